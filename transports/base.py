@@ -1,0 +1,66 @@
+"""The transport interface: move one frame, as bytes, to a URL and bring one back.
+
+A transport is deliberately tiny (two methods), like a WSGI server: `get` fetches a
+document such as an Agent Card, `post` carries one JSON-RPC frame. Both return an
+`HttpResponse` even in-process, so a peer app answers with the same statuses (401,
+404, 413 ...) whichever transport carries it. A peer is an app: `app(HttpRequest) ->
+HttpResponse`. Essay: Delegation over JSON-RPC. Not here: envelopes (see `jsonrpc`),
+A2A objects (see `peers/`), printing (see `printer`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    method: str  # "GET" or "POST"
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+    def header(self, name: str) -> str | None:
+        """Header lookup ignoring case, as HTTP does."""
+        return _lookup(self.headers, name)
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+    def header(self, name: str) -> str | None:
+        return _lookup(self.headers, name)
+
+
+def _lookup(headers: dict[str, str], name: str) -> str | None:
+    wanted = name.lower()
+    return next((v for k, v in headers.items() if k.lower() == wanted), None)
+
+
+PeerApp = Callable[[HttpRequest], HttpResponse]
+
+
+class Transport(Protocol):
+    """What the support agent needs from a transport, and all a printer wraps."""
+
+    label: str  # one phrase for the [transport] banner
+
+    def get(self, url: str, headers: dict[str, str]) -> HttpResponse: ...
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse: ...
+
+
+class TransportError(Exception):
+    """No exchange happened: nothing listens at the URL, the connection failed or timed out.
+
+    `sent` says whether the request may have reached the peer, which decides whether a
+    retry is safe (a delegation that may have landed must not be blindly repeated).
+    """
+
+    def __init__(self, reason: str, *, sent: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.sent = sent

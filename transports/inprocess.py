@@ -1,0 +1,40 @@
+"""The in-process JSON-RPC shim: base URL -> peer app, no sockets, real bytes.
+
+Essay: "[transport] in-process JSON-RPC shim (Part 12 reused)". The shim routes a URL
+to the peer app serving its origin (scheme://host[:port]) and hands it the same
+`HttpRequest` an HTTP server would build, so the bytes that cross here are the bytes
+that would cross a socket. It does not copy HTTP's framing, TLS or timeouts: those live
+in the network transport.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from transports.base import HttpRequest, HttpResponse, PeerApp, TransportError
+
+
+def origin_of(url: str) -> str:
+    """'https://billing.acme.example/a2a' -> 'https://billing.acme.example'."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        raise TransportError(f"not an absolute URL: {url!r}")
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+class InProcessTransport:
+    label = "in-process JSON-RPC shim (Part 12 reused)"
+
+    def __init__(self, apps: dict[str, PeerApp]) -> None:
+        self.apps = {origin_of(base_url): app for base_url, app in apps.items()}
+
+    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
+        return self._call(HttpRequest("GET", url, dict(headers)))
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+        return self._call(HttpRequest("POST", url, dict(headers), bytes(body)))
+
+    def _call(self, request: HttpRequest) -> HttpResponse:
+        app = self.apps.get(origin_of(request.url))
+        if app is None:
+            raise TransportError(f"nothing serves {origin_of(request.url)} in this process")
+        return app(request)

@@ -1,0 +1,222 @@
+"""JSON-RPC 2.0, sans-IO: bytes in, bytes out; no sockets, printing, clocks or randomness.
+
+Essay: Delegation over JSON-RPC (the same `"jsonrpc": "2.0"` envelope Part 12 used for
+tools). Spec: https://www.jsonrpc.org/specification, sections 4-6.
+
+The server side is one function, `dispatch()`, and it is the only place where an
+exception becomes an error object on the wire. The client side is `encode_request()`
+and `decode_response()`. The codec is strict, because a peer we do not own may send
+anything: NaN/Infinity, duplicate keys, bool or float ids, oversize frames and batches
+are refused. This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, Callable, Mapping
+
+MAX_FRAME_BYTES = 1 << 20  # 1 MiB: a delegation frame is a few hundred bytes
+
+
+class ErrorCode(IntEnum):
+    PARSE_ERROR = -32700  # the bytes are not JSON
+    INVALID_REQUEST = -32600  # JSON, but not a Request object
+    METHOD_NOT_FOUND = -32601  # no such method here
+    INVALID_PARAMS = -32602  # the method exists; its params are wrong
+    INTERNAL_ERROR = -32603  # the server failed; details stay in its log
+
+
+class JsonRpcError(Exception):
+    """An error a server sends on purpose. One subclass per code; `message` goes on the wire."""
+
+    code: int = ErrorCode.INTERNAL_ERROR
+    title: str = "Internal error"
+
+    def __init__(self, detail: str | None = None, data: Any = None) -> None:
+        self.message = f"{self.title}: {detail}" if detail else self.title
+        self.data = data
+        super().__init__(self.message)
+
+    def to_wire(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": int(self.code), "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ParseError(JsonRpcError):
+    code, title = ErrorCode.PARSE_ERROR, "Parse error"
+
+
+class InvalidRequest(JsonRpcError):
+    code, title = ErrorCode.INVALID_REQUEST, "Invalid Request"
+
+
+class MethodNotFound(JsonRpcError):
+    code, title = ErrorCode.METHOD_NOT_FOUND, "Method not found"
+
+
+class InvalidParams(JsonRpcError):
+    code, title = ErrorCode.INVALID_PARAMS, "Invalid params"
+
+
+class InternalError(JsonRpcError):
+    code, title = ErrorCode.INTERNAL_ERROR, "Internal error"
+
+
+class RemoteError(Exception):
+    """The peer answered with a JSON-RPC error object: it understood us and said no."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code, self.message, self.data = code, message, data
+
+
+class ProtocolViolation(Exception):
+    """The peer answered, but not with a valid JSON-RPC response to our request."""
+
+
+# -- the strict codec ------------------------------------------------------------------
+
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Python keeps the last of two equal keys; a peer could hide a second "amount" that way.
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key {key!r}")
+        seen.add(key)
+    return dict(pairs)
+
+
+def loads_strict(data: bytes | str) -> Any:
+    """Parse JSON as a peer we do not own may send it. Raises ValueError with the reason."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def dumps(obj: Any) -> bytes:
+    """The one encoding used on the wire: `json.dumps` defaults, as the essay prints frames."""
+    return json.dumps(obj, allow_nan=False).encode("utf-8")
+
+
+def is_valid_id(value: Any) -> bool:
+    # bool is an int in Python, and a float id is ambiguous (spec 4: "SHOULD NOT contain
+    # fractional parts"); both are refused so an id always echoes back exactly.
+    return value is None or isinstance(value, str) or (type(value) is int)
+
+
+# -- the server side ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    params: dict[str, Any] | list[Any] | None
+    id: str | int | None
+    is_notification: bool
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> "Request":
+        if isinstance(obj, list):
+            raise InvalidRequest("batch requests are not supported; send one request per frame")
+        if not isinstance(obj, dict):
+            raise InvalidRequest("a request must be a JSON object")
+        if obj.get("jsonrpc") != "2.0":
+            raise InvalidRequest('"jsonrpc" must be exactly "2.0"')
+        if not isinstance(obj.get("method"), str):
+            raise InvalidRequest('"method" must be a string')
+        if "id" in obj and not is_valid_id(obj["id"]):
+            raise InvalidRequest('"id" must be a string, an integer or null')
+        params = obj.get("params")
+        if "params" in obj and not isinstance(params, (dict, list)):
+            raise InvalidRequest('"params" must be an object or an array')
+        return cls(obj["method"], params, obj.get("id"), "id" not in obj)
+
+
+Handler = Callable[[Any, Any], Any]  # handler(params, context) -> result
+
+
+def dispatch(frame: bytes, methods: Mapping[str, Handler], context: Any = None, *,
+             log: Callable[[str], None] | None = None,
+             max_bytes: int = MAX_FRAME_BYTES) -> bytes | None:
+    """Answer one request frame with one response frame (None for a notification).
+
+    The single place where exceptions become wire errors. A `JsonRpcError` goes out as
+    itself; anything else is a bug in the handler, so it goes out as a bare -32603 and
+    its detail goes only to `log`, never into the frame.
+    """
+    request_id: Any = None
+    request: Request | None = None
+    try:
+        if len(frame) > max_bytes:
+            raise InvalidRequest(f"frame larger than {max_bytes} bytes")
+        try:
+            obj = loads_strict(frame)
+        except ValueError as exc:
+            raise ParseError(str(exc)) from None
+        if isinstance(obj, dict) and is_valid_id(obj.get("id")):
+            request_id = obj.get("id")  # echo it even if the rest is invalid (spec 5)
+        request = Request.from_wire(obj)
+        handler = methods.get(request.method)
+        if handler is None:
+            raise MethodNotFound()
+        result = handler(request.params, context)
+        response = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        body = dumps(response)
+    except JsonRpcError as exc:
+        body = encode_error(request_id, exc)
+    except Exception as exc:  # a bug, not the caller's fault: hide the detail
+        if log is not None:
+            log(f"internal error in {request.method if request else 'dispatch'}: {exc!r}")
+        body = encode_error(request_id, InternalError())
+    if request is not None and request.is_notification:
+        return None  # spec 4.1: the server MUST NOT reply to a notification
+    return body
+
+
+def encode_error(request_id: Any, error: JsonRpcError) -> bytes:
+    return dumps({"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()})
+
+
+# -- the client side ------------------------------------------------------------------
+
+def encode_request(request_id: int | str, method: str, params: Any) -> bytes:
+    """A request frame, keys in the essay's order: jsonrpc, id, method, params."""
+    if not is_valid_id(request_id) or request_id is None:
+        raise ValueError(f"not a usable request id: {request_id!r}")
+    return dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+
+
+def decode_response(frame: bytes, request_id: int | str, *,
+                    max_bytes: int = MAX_FRAME_BYTES) -> Any:
+    """The `result` of a response to `request_id`. Raises RemoteError or ProtocolViolation."""
+    if len(frame) > max_bytes:
+        raise ProtocolViolation(f"response larger than {max_bytes} bytes")
+    try:
+        obj = loads_strict(frame)
+    except ValueError as exc:
+        raise ProtocolViolation(f"response is not JSON ({exc})") from None
+    if not isinstance(obj, dict) or obj.get("jsonrpc") != "2.0":
+        raise ProtocolViolation('response is not a JSON-RPC 2.0 object')
+    if ("result" in obj) == ("error" in obj):
+        raise ProtocolViolation('response must carry exactly one of "result" and "error"')
+    if "error" in obj:
+        error = obj["error"]
+        if (not isinstance(error, dict) or type(error.get("code")) is not int
+                or not isinstance(error.get("message"), str)):
+            raise ProtocolViolation("error object must have an integer code and a string message")
+        if obj.get("id") not in (request_id, None):
+            raise ProtocolViolation(f"error answers id {obj.get('id')!r}, not {request_id!r}")
+        raise RemoteError(error["code"], error["message"], error.get("data"))
+    if type(obj.get("id")) is not type(request_id) or obj.get("id") != request_id:
+        raise ProtocolViolation(f"response answers id {obj.get('id')!r}, not {request_id!r}")
+    return obj["result"]

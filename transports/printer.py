@@ -1,0 +1,101 @@
+"""FramePrinter: wraps any transport, prints every frame that crosses it, and keeps them.
+
+Essay: the `-->` / `<--` lines of Delegation over JSON-RPC, and the card in The Agent
+Card. The printer is the only code that prints frames, and it prints the bytes that
+actually crossed, never a re-encoding. Everything a peer controls is escaped first, so
+a card or artifact cannot move the learner's cursor or recolour their terminal, and
+credentials are masked before a frame is printed or recorded. Modelled on the MCP SDK's
+recording transport: it implements the same two methods as the transport it wraps.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from transports.base import HttpResponse, Transport
+
+SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
+MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
+
+# C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape(text: str, *, keep_newlines: bool = False) -> str:
+    """Make peer-controlled text safe to print: every control character becomes visible."""
+    def visible(match: re.Match[str]) -> str:
+        ch = match.group()
+        if keep_newlines and ch == "\n":
+            return ch
+        return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+    return _UNSAFE.sub(visible, text)
+
+
+def mask(headers: dict[str, str]) -> dict[str, str]:
+    """Hide credentials but keep their scheme: 'Bearer s3cret' -> 'Bearer ****'."""
+    def hidden(value: str) -> str:
+        scheme, _, secret = value.partition(" ")
+        return f"{scheme} ****" if secret else "****"
+    return {k: hidden(v) if k.lower() in SECRET_HEADERS else v for k, v in headers.items()}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One direction of one exchange, as it crossed the transport (credentials masked)."""
+
+    seq: int
+    direction: str  # "-->" (we sent it) or "<--" (the peer sent it)
+    http_method: str  # "GET" or "POST"
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    status: int | None = None  # for "<--": the HTTP status
+
+
+class FramePrinter:
+    def __init__(self, inner: Transport, write: Callable[[str], None] | None = None) -> None:
+        self.inner = inner
+        self.label = inner.label
+        self.write = write  # None records without printing (benchmarks, tests)
+        self.frames: list[Frame] = []
+
+    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
+        self._record("-->", "GET", url, headers, b"")
+        self._show(f"--> GET {url}")
+        response = self.inner.get(url, headers)
+        self._record("<--", "GET", url, response.headers, response.body, response.status)
+        if response.status != 200:
+            self._show(f"<-- HTTP {response.status} {self._text(response.body)}")
+        else:  # a card: shown as served, line by line, so its layout stays readable
+            self._show(self._text(response.body, keep_newlines=True))
+        return response
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+        self._record("-->", "POST", url, headers, body)
+        self._show(f"--> {self._text(body)}")
+        response = self.inner.post(url, body, headers)
+        self._record("<--", "POST", url, response.headers, response.body, response.status)
+        status = "" if response.status == 200 else f"HTTP {response.status} "
+        self._show(f"<-- {status}{self._text(response.body)}")
+        return response
+
+    def sent_to(self, origin: str) -> list[Frame]:
+        """The frames we sent to one peer (tests count them: a refused peer gets none)."""
+        return [f for f in self.frames if f.direction == "-->" and f.url.startswith(origin)]
+
+    def _record(self, direction: str, http_method: str, url: str, headers: dict[str, str],
+                body: bytes, status: int | None = None) -> None:
+        self.frames.append(Frame(len(self.frames) + 1, direction, http_method, url,
+                                 mask(headers), body, status))
+
+    def _show(self, text: str) -> None:
+        if self.write is not None:
+            self.write(text)
+
+    @staticmethod
+    def _text(body: bytes, *, keep_newlines: bool = False) -> str:
+        text = body.decode("utf-8", errors="backslashreplace").rstrip("\n")
+        if len(text) > MAX_SHOWN:
+            text = f"{text[:MAX_SHOWN]} ... ({len(text) - MAX_SHOWN} more characters not shown)"
+        return escape(text, keep_newlines=keep_newlines)
