@@ -1,0 +1,113 @@
+"""A2A objects in the specification's own words: AgentCard, AgentSkill, Task, TaskState,
+Artifact, Part. Wire-neutral: how each is spelled in JSON is a wire format's job
+(`peers/wire_essay.py` for the essay's frames), so the same Task can be sent in any of them.
+
+Essay: The Agent Card; Delegation over JSON-RPC ("a delegated task moves through states").
+Spec: A2A "Data model" (Task, TaskStatus, TaskState, Artifact, Part, AgentCard).
+Frozen dataclasses: a task's lifecycle grows by making a new Task, so every state a
+peer passed through is recorded as it happens, in order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any
+
+
+class TaskState(Enum):
+    SUBMITTED = "submitted"  # the peer accepted the task
+    WORKING = "working"  # the peer is doing it
+    INPUT_REQUIRED = "input-required"  # paused: the peer needs more from the caller
+    AUTH_REQUIRED = "auth-required"  # paused: the peer needs credentials or an approval
+    COMPLETED = "completed"  # done; the result is in the artifacts
+    FAILED = "failed"  # tried and could not; the status message says why
+    CANCELED = "canceled"  # the caller withdrew it
+    REJECTED = "rejected"  # the peer would not attempt it
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in TERMINAL
+
+
+TERMINAL = {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
+PAUSED = {TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED}
+
+# Which state may follow which. A peer that follows the protocol asks Task.advance, which
+# refuses anything else; a terminal state has no successor.
+NEXT: dict[TaskState, set[TaskState]] = {
+    TaskState.SUBMITTED: {TaskState.WORKING, TaskState.REJECTED, TaskState.CANCELED,
+                          TaskState.AUTH_REQUIRED, TaskState.FAILED},
+    TaskState.WORKING: {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED} | PAUSED,
+    TaskState.INPUT_REQUIRED: {TaskState.WORKING, TaskState.CANCELED, TaskState.FAILED},
+    TaskState.AUTH_REQUIRED: {TaskState.WORKING, TaskState.CANCELED, TaskState.FAILED},
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One piece of content: text, or structured data (a JSON object)."""
+
+    text: str | None = None
+    data: dict[str, Any] | None = None
+    media_type: str | None = None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """What a task produced. The essay's refund confirmation is one text artifact."""
+
+    artifact_id: str
+    parts: tuple[Part, ...]
+    name: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if p.text is not None)
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    lifecycle: tuple[TaskState, ...] = (TaskState.SUBMITTED,)
+    artifacts: tuple[Artifact, ...] = ()
+    status_message: str | None = None  # the peer's word on the current state
+    context_id: str | None = None
+
+    @property
+    def state(self) -> TaskState:
+        return self.lifecycle[-1]
+
+    def advance(self, state: TaskState, *, message: str | None = None,
+                artifacts: tuple[Artifact, ...] = ()) -> "Task":
+        """This task, one state later. Raises ValueError for a move the protocol forbids."""
+        if state not in NEXT.get(self.state, set()):
+            raise ValueError(f"task {self.id}: {self.state.value} -> {state.value} is not allowed")
+        return replace(self, lifecycle=self.lifecycle + (state,), status_message=message,
+                       artifacts=self.artifacts + artifacts)
+
+
+@dataclass(frozen=True)
+class AgentSkill:
+    id: str
+    description: str
+    name: str = ""
+    input_modes: tuple[str, ...] = ("application/json",)
+    output_modes: tuple[str, ...] = ("application/json",)
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AgentCard:
+    """A peer's public self-description, served at /.well-known/agent-card.json."""
+
+    name: str
+    description: str
+    url: str  # the JSON-RPC endpoint frames are posted to
+    version: str
+    skills: tuple[AgentSkill, ...]
+    streaming: bool = False
+    auth_schemes: tuple[str, ...] = ()  # "bearer", or "none"
+
+    @property
+    def skill_ids(self) -> list[str]:
+        return [s.id for s in self.skills]
