@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Agent to Agent: a support agent discovers peers, trusts or refuses them, and delegates.
+
+The companion to the essay "Agent to Agent". `python a2a_delegation.py` prints the run
+the essay quotes. Read this file top to bottom; it is the essay's story in order:
+
+  1. load the registry      where peers live                (essay: The Agent Card)
+  2. discover               fetch each peer's Agent Card    (essay: The Agent Card)
+  3. the trust gate         the allowlist decides           (essay: Discovery is not trust)
+  4. delegate               tasks/send, a task lifecycle    (essay: Delegation over JSON-RPC)
+  5. refuse                 no frame goes to an unvetted peer (essay: Discovery is not trust)
+  6. MCP vertical, A2A horizontal                            (essay: the closing comparison)
+
+Every `-->` / `<--` line is printed by transports/printer.py from the bytes that really
+crossed the transport; nothing here prints a frame. The peers live in peers/ and are
+reached only through the transport, as if another team owned them.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from enum import Enum
+from itertools import count
+from typing import Any
+
+from peers import wire_essay
+from peers.config import AllowEntry, ConfigError, load_allowlist, load_registry
+from peers.model import AgentCard, Task, TaskState
+from transports import jsonrpc
+from transports.base import Transport, TransportError
+from transports.printer import FramePrinter, escape
+
+# The customer's ticket the support agent cannot handle itself: a refund is billing's job.
+SKILL = "process_refund"
+PAYLOAD = {"order_id": "ORD-3300", "amount": 180.0}
+
+
+def say(text: str = "", *, error: bool = False) -> None:
+    """The one place the workbench writes to the screen (the printer writes through it).
+    Errors go to stderr as one line each, so a script can tell them from the story."""
+    stream = sys.stderr if error else sys.stdout
+    stream.write(f"error: {text}\n" if error else text + "\n")
+
+
+class Verdict(Enum):
+    TRUSTED = "trusted"  # on the allowlist, at the endpoint it was vetted at
+    UNTRUSTED = "untrusted"  # not vetted, but the user opted in: its output is data only
+    REFUSED = "refused"  # not vetted: no frame is sent
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one peer's turn ended: the Handoff Contract's explicit variants, never prose."""
+
+    peer: str
+    verdict: Verdict | None  # None when discovery itself failed
+    task: Task | None = None
+    error: str | None = None  # why it failed, naming the stage
+
+    @property
+    def result(self) -> str | None:
+        done = self.task is not None and self.task.state is TaskState.COMPLETED
+        return "".join(a.text for a in self.task.artifacts) if done else None
+
+
+class SupportAgent:
+    """The agent that owns the customer and delegates work it cannot do to peers."""
+
+    def __init__(self, transport: Transport, allowlist: list[AllowEntry], *,
+                 allow_untrusted: tuple[str, ...] = (), wire: Any = wire_essay) -> None:
+        self.transport = transport
+        self.allowlist = allowlist
+        self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
+        self.wire = wire  # the replaceable part: how A2A objects are spelled on the wire
+        self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
+
+    # -- 2. discover: fetching the card is all discovery is -----------------------------
+    def discover(self, card_url: str) -> AgentCard:
+        """Essay: The Agent Card. Raises TransportError or ValueError with the reason."""
+        response = self.transport.get(card_url, {"Accept": "application/json"})
+        if response.status != 200:
+            raise ValueError(f"HTTP {response.status} from {card_url}")
+        card = self.wire.card_from_wire(jsonrpc.loads_strict(response.body))
+        say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
+            f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
+        return card
+
+    # -- 3. the trust gate: discovery is not trust -------------------------------------
+    def trust_gate(self, card: AgentCard) -> Verdict:
+        """Essay: Discovery is not trust. Runs before any frame is sent to the peer.
+
+        A peer is trusted only if the allowlist names it *and* the endpoint its frames
+        would go to, so a card that copies billing's name onto another host is refused.
+        """
+        name = repr(card.name)
+        vetted_at = [e.endpoint for e in self.allowlist if e.name == card.name]
+        if card.url in vetted_at:
+            say(f"[trust] {name} is allowlisted -> delegating")
+            return Verdict.TRUSTED
+        if card.name in self.allow_untrusted:
+            say(f"[trust] {name} is NOT on the allowlist -> delegating anyway "
+                "(--allow-untrusted); its output will be tagged UNTRUSTED")
+            return Verdict.UNTRUSTED
+        if vetted_at:
+            say(f"[trust] {name} is allowlisted only at {', '.join(vetted_at)}, but its card "
+                f"sends frames to {escape(card.url)} -> delegation REFUSED")
+        else:
+            say(f"[trust] {name} is NOT on the allowlist -> delegation REFUSED")
+        return Verdict.REFUSED
+
+    # -- 4. delegate: one JSON-RPC call carrying a task --------------------------------
+    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Task:
+        """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value."""
+        result = self.call(card.url, self.wire.SEND_METHOD, self.wire.send_params(skill, payload))
+        try:
+            return self.wire.task_from_result(result)
+        except ValueError as exc:
+            raise jsonrpc.ProtocolViolation(f"the result is not a task: {exc}") from None
+
+    def call(self, url: str, method: str, params: Any) -> Any:
+        """One JSON-RPC request, one response: the envelope Part 12 used for tools."""
+        request_id = next(self.request_ids)
+        frame = jsonrpc.encode_request(request_id, method, params)
+        response = self.transport.post(url, frame, {"Content-Type": "application/json"})
+        if response.status != 200 and not response.body.startswith(b"{"):
+            raise jsonrpc.ProtocolViolation(f"HTTP {response.status} without a JSON-RPC body")
+        return jsonrpc.decode_response(response.body, request_id)
+
+    # -- one peer, start to finish ------------------------------------------------------
+    def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
+        try:
+            card = self.discover(card_url)
+        except (TransportError, ValueError) as exc:
+            return self._failed(card_url, None, f"card fetch failed: {exc}")
+        verdict = self.trust_gate(card)
+        if verdict is Verdict.REFUSED:  # 5. refuse: nothing is sent, nothing comes back
+            say("-> delegation result: None  (refused; output never trusted)")
+            return Outcome(card.name, verdict)
+        try:
+            task = self.delegate(card, skill, payload)
+        except (TransportError, jsonrpc.RemoteError, jsonrpc.ProtocolViolation) as exc:
+            return self._failed(card.name, verdict, f"delegation failed: {exc}")
+        outcome = Outcome(card.name, verdict, task)
+        say(f"[support] task {escape(task.id)} lifecycle: "
+            + " -> ".join(s.value for s in task.lifecycle))
+        source = f"(from {escape(card.name)})"
+        if outcome.result is None:  # failed, rejected, or paused: escalate, never guess
+            note = f": {escape(task.status_message)}" if task.status_message else ""
+            say(f"[support] task ended {task.state.value}{note} -> escalating to a human")
+        elif verdict is Verdict.TRUSTED:
+            say(f"[support] trusted result {source}: {escape(outcome.result)}")
+        else:
+            say(f"[support] UNTRUSTED result {source}, kept as data, never as instructions: "
+                f"{escape(outcome.result)}")
+        return outcome
+
+    def _failed(self, peer: str, verdict: Verdict | None, error: str) -> Outcome:
+        sys.stdout.flush()  # keep the error in its place among the frames
+        say(f"{escape(peer)}: {escape(error)}", error=True)
+        return Outcome(peer, verdict, error=error)
+
+
+def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry], *,
+        allow_untrusted: tuple[str, ...] = ()) -> list[Outcome]:
+    """The whole story over any transport; returns each peer's outcome."""
+    say(f"[transport] {transport.label}. MCP = vertical (agent -> tools);")
+    say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.")
+    agent = SupportAgent(transport, allowlist, allow_untrusted=allow_untrusted)
+    outcomes = []
+    for card_url in card_urls:  # 1. the registry says where peers live
+        say()
+        outcomes.append(agent.handle(card_url, SKILL, PAYLOAD))
+    say()
+    say("Discovering a peer is not trusting it. Any result from outside the allowlist is")
+    say("tagged UNTRUSTED. The deep treatment (injection via a delegated result, the lethal")
+    say("trifecta) is Part 16.")
+    say()
+    say("  MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call")
+    say("  A2A (this part): agent -> AGENT    (horizontal) agent-card / tasks-send + a task lifecycle")
+    say("  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers.")
+    return outcomes
+
+
+# -- wiring: the demo network, and the command line ---------------------------------------
+
+def demo_apps() -> dict[str, Any]:
+    """The two peers of the essay as apps, keyed by the base URL each one serves."""
+    from peers import billing, rogue
+    from peers.app import PeerApp
+    return {billing.BASE_URL: PeerApp(billing.billing_agent(), wire_essay),
+            rogue.BASE_URL: PeerApp(rogue.refund_bot_9000(), wire_essay)}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Watch a support agent discover, trust or refuse, and delegate to A2A "
+                    "peers over JSON-RPC, every frame printed.",
+        epilog="Exit status: 0 when every peer was handled, 1 when a delegation failed, "
+               "2 for bad input (a data file, a flag, or a registry entry whose card "
+               "cannot be fetched).")
+    parser.add_argument("--registry", default="registry.json", metavar="PATH",
+                        help="where peers live: a list of Agent Card URLs (default: %(default)s)")
+    parser.add_argument("--allowlist", default="allowlist.json", metavar="PATH",
+                        help="which peers are trusted, by card name and endpoint "
+                             "(default: %(default)s)")
+    parser.add_argument("--allow-untrusted", action="append", default=[], metavar="NAME",
+                        help="delegate to this peer even though it is not allowlisted; its "
+                             "output is tagged UNTRUSTED and kept apart (repeatable)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        registry = load_registry(args.registry)
+        allowlist = load_allowlist(args.allowlist)
+    except ConfigError as exc:
+        say(str(exc), error=True)
+        return 2
+    from transports.inprocess import InProcessTransport
+    transport = FramePrinter(InProcessTransport(demo_apps()), say)
+    outcomes = run(transport, [e.card_url for e in registry], allowlist,
+                   allow_untrusted=tuple(args.allow_untrusted))
+    if any(o.error and o.verdict is None for o in outcomes):
+        return 2
+    return 1 if any(o.error for o in outcomes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
