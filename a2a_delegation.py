@@ -17,12 +17,10 @@ reached only through the transport, as if another team owned them.
 """
 from __future__ import annotations
 
-import argparse
 import sys
-from dataclasses import dataclass
 from enum import Enum
 from itertools import count
-from typing import Any
+from typing import Any, NamedTuple
 
 from peers import wire_essay
 from peers.config import AllowEntry, ConfigError, load_allowlist, load_registry
@@ -49,8 +47,7 @@ class Verdict(Enum):
     REFUSED = "refused"  # not vetted: no frame is sent
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """How one peer's turn ended: the Handoff Contract's explicit variants, never prose."""
 
     peer: str
@@ -192,26 +189,36 @@ def demo_apps() -> dict[str, Any]:
             rogue.BASE_URL: PeerApp(rogue.refund_bot_9000(), wire_essay)}
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
+class Options(NamedTuple):
+    registry: str = "registry.json"
+    allowlist: str = "allowlist.json"
+    allow_untrusted: tuple[str, ...] = ()
+
+
+def parse_args(argv: list[str]) -> Options:
+    if not argv:  # nothing to parse: the default run skips loading argparse (start-up budget)
+        return Options()
+    import argparse
+    defaults = Options()
     parser = argparse.ArgumentParser(
         description="Watch a support agent discover, trust or refuse, and delegate to A2A "
                     "peers over JSON-RPC, every frame printed.",
         epilog="Exit status: 0 when every peer was handled, 1 when a delegation failed, "
                "2 for bad input (a data file, a flag, or a registry entry whose card "
                "cannot be fetched).")
-    parser.add_argument("--registry", default="registry.json", metavar="PATH",
+    parser.add_argument("--registry", default=defaults.registry, metavar="PATH",
                         help="where peers live: a list of Agent Card URLs (default: %(default)s)")
-    parser.add_argument("--allowlist", default="allowlist.json", metavar="PATH",
+    parser.add_argument("--allowlist", default=defaults.allowlist, metavar="PATH",
                         help="which peers are trusted, by card name and endpoint "
                              "(default: %(default)s)")
     parser.add_argument("--allow-untrusted", action="append", default=[], metavar="NAME",
                         help="delegate to this peer even though it is not allowlisted; its "
                              "output is tagged UNTRUSTED and kept apart (repeatable)")
-    return parser.parse_args(argv)
+    return Options(**vars(parser.parse_args(argv)))
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         registry = load_registry(args.registry)
         allowlist = load_allowlist(args.allowlist)

@@ -9,7 +9,6 @@ before the JSON-RPC layer; everything after is `transports.jsonrpc.dispatch`.
 """
 from __future__ import annotations
 
-import hmac
 import json
 import sys
 from types import ModuleType
@@ -69,6 +68,7 @@ class PeerApp:
         return HttpResponse(200, dict(JSON), body)
 
     def _authorized(self, request: HttpRequest) -> bool:
+        import hmac  # here, not at the top: it loads OpenSSL, and only token checks need it
         scheme, _, token = (request.header("Authorization") or "").partition(" ")
         # compare_digest: the time taken must not reveal how much of a guess was right.
         return scheme.lower() == "bearer" and hmac.compare_digest(token.encode(),

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from peers.model import AgentCard, AgentSkill
 from peers.peer import Peer, Skill, require_fields
@@ -23,8 +22,7 @@ ORDER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_REFUND = 1_000_000.0  # no order is worth more; anything above is a typo or an attack
 
 
-@dataclass(frozen=True)
-class RefundRequest:
+class RefundRequest(NamedTuple):
     order_id: str
     amount: float
 

@@ -11,9 +11,8 @@ notes for people and are skipped; any other unknown key is an error (a typo such
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 
@@ -21,13 +20,11 @@ class ConfigError(Exception):
     """A data file is missing or wrong. The message is one line, fit to show the user."""
 
 
-@dataclass(frozen=True)
-class RegistryEntry:
+class RegistryEntry(NamedTuple):
     card_url: str  # where the peer's Agent Card is served: https://host/.well-known/agent-card.json
 
 
-@dataclass(frozen=True)
-class AllowEntry:
+class AllowEntry(NamedTuple):
     name: str  # the name on the peer's card
     endpoint: str  # the URL frames to that peer go to, as vetted
 

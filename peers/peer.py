@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from peers.model import AgentCard, AgentSkill, Artifact, Part, Task, TaskState
 from transports.jsonrpc import InvalidParams
@@ -28,8 +27,7 @@ class SkillFailed(Exception):
         self.reason, self.retry_safe = reason, retry_safe
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises
     parse: Callable[[dict[str, Any]], Any]  # input -> typed payload; raises InvalidParams
     run: Callable[[Any], str]  # payload -> result text; raises SkillFailed

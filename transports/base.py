@@ -9,15 +9,13 @@ A2A objects (see `peers/`), printing (see `printer`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 
-@dataclass(frozen=True)
-class HttpRequest:
+class HttpRequest(NamedTuple):
     method: str  # "GET" or "POST"
     url: str
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str]
     body: bytes = b""
 
     def header(self, name: str) -> str | None:
@@ -25,10 +23,9 @@ class HttpRequest:
         return _lookup(self.headers, name)
 
 
-@dataclass(frozen=True)
-class HttpResponse:
+class HttpResponse(NamedTuple):
     status: int
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str]
     body: bytes = b""
 
     def header(self, name: str) -> str | None:

@@ -12,9 +12,8 @@ are refused. This module knows nothing about A2A; A2A errors subclass `JsonRpcEr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 MAX_FRAME_BYTES = 1 << 20  # 1 MiB: a delegation frame is a few hundred bytes
 
@@ -117,8 +116,7 @@ def is_valid_id(value: Any) -> bool:
 
 # -- the server side ------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     method: str
     params: dict[str, Any] | list[Any] | None
     id: str | int | None

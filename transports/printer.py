@@ -9,27 +9,27 @@ recording transport: it implements the same two methods as the transport it wrap
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from transports.base import HttpResponse, Transport
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 
-# C0 and C1 controls, DEL, and the bidirectional overrides that can disguise text.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
 def escape(text: str, *, keep_newlines: bool = False) -> str:
-    """Make peer-controlled text safe to print: every control character becomes visible."""
-    def visible(match: re.Match[str]) -> str:
-        ch = match.group()
-        if keep_newlines and ch == "\n":
+    """Make peer-controlled text safe to print: every invisible character becomes visible.
+
+    Python's isprintable() is False for control characters (C0, C1, DEL), format
+    characters such as the bidirectional overrides that can disguise text, and line or
+    paragraph separators: exactly what a terminal must never receive raw from a peer.
+    """
+    if text.isprintable():
+        return text  # the common case, checked at C speed
+    def visible(ch: str) -> str:
+        if ch.isprintable() or (keep_newlines and ch == "\n"):
             return ch
         return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
-    return _UNSAFE.sub(visible, text)
+    return "".join(visible(ch) for ch in text)
 
 
 def mask(headers: dict[str, str]) -> dict[str, str]:
@@ -40,8 +40,7 @@ def mask(headers: dict[str, str]) -> dict[str, str]:
     return {k: hidden(v) if k.lower() in SECRET_HEADERS else v for k, v in headers.items()}
 
 
-@dataclass(frozen=True)
-class Frame:
+class Frame(NamedTuple):
     """One direction of one exchange, as it crossed the transport (credentials masked)."""
 
     seq: int

@@ -1,0 +1,158 @@
+"""The sans-IO JSON-RPC core, against the JSON-RPC 2.0 specification's own examples
+(section 7) and hostile input a peer we do not own might send."""
+import json
+
+import pytest
+
+from transports import jsonrpc
+from transports.jsonrpc import ErrorCode, InvalidParams, dispatch
+
+
+def subtract(params, context):
+    if isinstance(params, list):
+        return params[0] - params[1]
+    if not isinstance(params, dict) or set(params) != {"minuend", "subtrahend"}:
+        raise InvalidParams("expected minuend and subtrahend")
+    return params["minuend"] - params["subtrahend"]
+
+
+def broken(params, context):
+    raise RuntimeError("database password is hunter2")
+
+
+METHODS = {"subtract": subtract, "update": lambda p, c: None, "broken": broken}
+LOG: list[str] = []
+
+
+def answer(frame: str | bytes):
+    data = frame.encode() if isinstance(frame, str) else frame
+    body = dispatch(data, METHODS, log=LOG.append)
+    return None if body is None else json.loads(body)
+
+
+# -- the specification's examples ------------------------------------------------------
+
+@pytest.mark.parametrize("frame, result, rid", [
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}', 19, 1),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}', -19, 2),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}', 19, 3),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}', 19, 4),
+])
+def test_spec_calls_with_positional_and_named_params(frame, result, rid):
+    assert answer(frame) == {"jsonrpc": "2.0", "id": rid, "result": result}
+
+
+@pytest.mark.parametrize("frame", [
+    '{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}',
+    '{"jsonrpc": "2.0", "method": "foobar"}',
+])
+def test_spec_notifications_get_no_reply_even_for_unknown_methods(frame):
+    assert answer(frame) is None
+
+
+def test_spec_unknown_method_is_minus_32601():
+    reply = answer('{"jsonrpc": "2.0", "method": "foobar", "id": "1"}')
+    assert reply["id"] == "1" and reply["error"]["code"] == -32601
+    assert reply["error"]["message"] == "Method not found"
+
+
+@pytest.mark.parametrize("frame", [
+    '{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]',
+    '[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"}, {"jsonrpc": "2.0", "method"]',
+])
+def test_spec_invalid_json_is_parse_error_with_null_id(frame):
+    reply = answer(frame)
+    assert reply["error"]["code"] == -32700 and reply["id"] is None
+
+
+@pytest.mark.parametrize("frame", [
+    '{"jsonrpc": "2.0", "method": 1, "params": "bar"}',
+    "[]",
+    "[1]",
+    "[1,2,3]",
+    '[{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}]',
+])
+def test_spec_invalid_request_and_batches_are_minus_32600(frame):
+    reply = answer(frame)
+    assert isinstance(reply, dict), "one error object, never an array"
+    assert reply["error"]["code"] == -32600 and reply["id"] is None
+
+
+# -- hostile and edge input ------------------------------------------------------------
+
+@pytest.mark.parametrize("frame, code", [
+    (b"\xff\xfe not utf-8", ErrorCode.PARSE_ERROR),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [NaN, 1], "id": 1}', ErrorCode.PARSE_ERROR),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [Infinity, 1], "id": 1}', ErrorCode.PARSE_ERROR),
+    ('{"jsonrpc": "2.0", "method": "subtract", "method": "update", "id": 1}', ErrorCode.PARSE_ERROR),
+    ("[" * 100_000, ErrorCode.PARSE_ERROR),
+    ('{"jsonrpc": "1.0", "method": "subtract", "params": [1, 1], "id": 1}', ErrorCode.INVALID_REQUEST),
+    ('{"method": "subtract", "params": [1, 1], "id": 1}', ErrorCode.INVALID_REQUEST),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [1, 1], "id": true}', ErrorCode.INVALID_REQUEST),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [1, 1], "id": 1.5}', ErrorCode.INVALID_REQUEST),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [1, 1], "id": {"a": 1}}', ErrorCode.INVALID_REQUEST),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": 5, "id": 1}', ErrorCode.INVALID_REQUEST),
+    ('"just a string"', ErrorCode.INVALID_REQUEST),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 1}, "id": 1}', ErrorCode.INVALID_PARAMS),
+])
+def test_hostile_frames_get_the_right_code(frame, code):
+    reply = answer(frame)
+    assert reply["error"]["code"] == code
+    assert reply["jsonrpc"] == "2.0"
+
+
+def test_a_valid_id_is_echoed_even_when_the_request_is_invalid():
+    reply = answer('{"jsonrpc": "2.0", "method": 7, "id": "abc"}')
+    assert reply == {"jsonrpc": "2.0", "id": "abc",
+                     "error": {"code": -32600, "message": 'Invalid Request: "method" must be a string'}}
+
+
+def test_oversize_frames_are_refused_before_parsing():
+    big = b'{"jsonrpc": "2.0", "method": "update", "params": ["' + b"x" * 2048 + b'"], "id": 1}'
+    reply = json.loads(dispatch(big, METHODS, max_bytes=1024))
+    assert reply["error"]["code"] == -32600 and "larger than 1024" in reply["error"]["message"]
+
+
+def test_internal_errors_are_a_generic_minus_32603_and_the_detail_goes_to_the_log():
+    LOG.clear()
+    reply = answer('{"jsonrpc": "2.0", "method": "broken", "id": 9}')
+    assert reply == {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "Internal error"}}
+    assert "hunter2" in LOG[0]
+
+
+def test_a_result_that_cannot_be_encoded_is_an_internal_error_not_a_crash():
+    body = dispatch(b'{"jsonrpc": "2.0", "method": "x", "id": 1}', {"x": lambda p, c: float("nan")})
+    assert json.loads(body)["error"]["code"] == -32603
+
+
+# -- the client side ---------------------------------------------------------------------
+
+def test_requests_are_encoded_in_the_essays_key_order():
+    frame = jsonrpc.encode_request(1, "tasks/send", {"skill": "s", "input": {}})
+    assert frame == b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "s", "input": {}}}'
+
+
+def test_a_remote_error_is_raised_with_its_code():
+    with pytest.raises(jsonrpc.RemoteError) as info:
+        jsonrpc.decode_response(b'{"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "Method not found"}}', 3)
+    assert info.value.code == -32601
+
+
+@pytest.mark.parametrize("frame", [
+    b"<html>502 Bad Gateway</html>",
+    b'{"jsonrpc": "2.0", "id": 2, "result": 1}',  # answers another request
+    b'{"jsonrpc": "2.0", "id": "1", "result": 1}',  # same digits, different type
+    b'{"jsonrpc": "2.0", "id": 1}',  # neither result nor error
+    b'{"jsonrpc": "2.0", "id": 1, "result": 1, "error": {"code": 1, "message": "x"}}',
+    b'{"jsonrpc": "2.0", "id": 1, "error": {"code": "bad", "message": "x"}}',
+    b'{"jsonrpc": "2.0", "id": 1, "result": 1, "result": 2}',  # duplicate key
+])
+def test_broken_responses_are_protocol_violations(frame):
+    with pytest.raises(jsonrpc.ProtocolViolation):
+        jsonrpc.decode_response(frame, 1)
+
+
+@pytest.mark.parametrize("bad_id", [True, 1.0, None, [1]])
+def test_the_client_never_sends_an_ambiguous_id(bad_id):
+    with pytest.raises(ValueError):
+        jsonrpc.encode_request(bad_id, "m", {})

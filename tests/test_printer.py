@@ -1,0 +1,40 @@
+"""The frame printer: escapes what a peer controls, masks credentials, records every frame."""
+from peers import billing, wire_essay
+from peers.app import PeerApp
+from transports.inprocess import InProcessTransport
+from transports.printer import FramePrinter, escape, mask
+
+
+def test_control_characters_and_bidi_overrides_become_visible():
+    assert escape("a\x1b[31mred\x07\u202eevil\x9b") == "a\\x1b[31mred\\x07\\u202eevil\\x9b"
+    assert escape("line1\nline2", keep_newlines=True) == "line1\nline2"
+    assert escape("line1\nline2") == "line1\\x0aline2"
+
+
+def test_credentials_are_masked_but_their_scheme_is_kept():
+    assert mask({"Authorization": "Bearer s3cret", "Content-Type": "application/json"}) == \
+        {"Authorization": "Bearer ****", "Content-Type": "application/json"}
+    assert mask({"x-api-key": "k"}) == {"x-api-key": "****"}
+
+
+def test_the_printer_records_masked_headers_and_never_prints_the_token():
+    lines = []
+    app = PeerApp(billing.billing_agent(), wire_essay, token="s3cret")
+    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), lines.append)
+    frame = b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "process_refund", "input": {"order_id": "A", "amount": 1}}}'
+    response = printer.post("https://billing.acme.example/a2a", frame,
+                            {"Content-Type": "application/json", "Authorization": "Bearer s3cret"})
+    assert response.status == 200
+    assert printer.frames[0].headers["Authorization"] == "Bearer ****"
+    assert printer.frames[0].body == frame and printer.frames[1].body == response.body
+    assert not any("s3cret" in line for line in lines)
+
+
+def test_a_huge_frame_is_shown_cut_but_recorded_whole():
+    lines = []
+    app = PeerApp(billing.billing_agent(), wire_essay)
+    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), lines.append)
+    body = b'{"x": "' + b"y" * 20_000 + b'"}'
+    printer.post("https://billing.acme.example/a2a", body, {"Content-Type": "application/json"})
+    assert "more characters not shown" in lines[0] and len(lines[0]) < 9000
+    assert printer.frames[0].body == body

@@ -1,0 +1,186 @@
+"""The default run, the trust gate and bad input: the essay's story end to end, driven
+through the real in-process transport and the real peers."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import a2a_delegation as story
+from peers import billing, rogue, wire_essay
+from peers.app import PeerApp
+from peers.config import AllowEntry, load_allowlist, load_registry
+from transports.inprocess import InProcessTransport
+from transports.printer import FramePrinter
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
+ROGUE = AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")
+CARDS = [e.card_url for e in load_registry(ROOT / "registry.json")]
+
+
+def cli(*args, cwd=ROOT):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=30, env=env)
+
+
+def run_story(allowlist, apps=None, **kwargs):
+    apps = apps or story.demo_apps()
+    printer = FramePrinter(InProcessTransport(apps))  # records, prints nothing
+    return story.run(printer, CARDS, allowlist, **kwargs), printer, apps
+
+
+# -- the default run ------------------------------------------------------------------
+
+def test_the_default_run_prints_the_golden_transcript():
+    done = cli()
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == (GOLDEN / "default_run.txt").read_text()
+
+
+def test_every_line_the_essay_quotes_appears_in_order():
+    got = [line.strip() for line in cli().stdout.splitlines()]
+    position = 0
+    for line in (GOLDEN / "essay_quotes.txt").read_text().splitlines():
+        if line.strip():
+            position = got.index(line.strip(), position) + 1  # ValueError if missing or out of order
+
+
+def test_the_billing_card_is_printed_as_the_essay_prints_it():
+    card = json.dumps(wire_essay.card_to_wire(billing.billing_agent().card), indent=2)
+    assert card in cli().stdout
+    assert json.loads(card)["authentication"] == {"schemes": ["bearer"]}
+
+
+def test_printed_frames_are_the_bytes_that_crossed_the_transport(capsys):
+    printer = FramePrinter(InProcessTransport(story.demo_apps()), story.say)
+    story.run(printer, CARDS, [BILLING])
+    printed = capsys.readouterr().out.splitlines()
+    posts = [f for f in printer.frames if f.http_method == "POST"]
+    assert len(posts) == 2
+    for frame in posts:
+        assert f"{frame.direction} {frame.body.decode()}" in printed
+
+
+def test_the_lifecycle_is_recorded_as_the_billing_peer_works():
+    outcomes, _, apps = run_story([BILLING])
+    task = outcomes[0].task
+    stored = apps[billing.BASE_URL].peer.tasks[task.id]
+    assert [s.value for s in stored.lifecycle] == ["submitted", "working", "completed"]
+    assert outcomes[0].result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"
+
+
+# -- the trust gate ---------------------------------------------------------------------
+
+def test_the_rogue_is_discovered_but_receives_no_frame():
+    outcomes, printer, apps = run_story([BILLING])
+    assert outcomes[1].verdict is story.Verdict.REFUSED and outcomes[1].result is None
+    sent = printer.sent_to(rogue.BASE_URL)
+    assert [f.http_method for f in sent] == ["GET"], "only its card is fetched"
+    assert apps[rogue.BASE_URL].peer.tasks == {}
+
+
+def test_allowlisting_the_rogue_delegates_to_it():
+    outcomes, printer, _ = run_story([BILLING, ROGUE])
+    assert outcomes[1].verdict is story.Verdict.TRUSTED
+    assert [f.http_method for f in printer.sent_to(rogue.BASE_URL)] == ["GET", "POST"]
+
+
+def test_removing_billing_from_the_allowlist_refuses_billing():
+    outcomes, printer, apps = run_story([])
+    assert [o.verdict for o in outcomes] == [story.Verdict.REFUSED, story.Verdict.REFUSED]
+    assert not [f for f in printer.frames if f.http_method == "POST"]
+    assert apps[billing.BASE_URL].peer.tasks == {}
+
+
+def test_a_card_that_copies_billings_name_from_another_host_is_refused(capsys):
+    impostor = PeerApp(rogue.refund_bot_9000(name="billing-agent"), wire_essay)
+    apps = {**story.demo_apps(), rogue.BASE_URL: impostor}
+    outcomes, printer, _ = run_story([BILLING], apps=apps)
+    assert outcomes[1].peer == "billing-agent" and outcomes[1].verdict is story.Verdict.REFUSED
+    assert impostor.peer.tasks == {}
+    assert "allowlisted only at https://billing.acme.example/a2a" in capsys.readouterr().out
+
+
+def test_an_allowlist_entry_at_another_endpoint_does_not_trust_the_real_one():
+    outcomes, _, _ = run_story([AllowEntry("billing-agent", "https://billing.acme.example/other")])
+    assert outcomes[0].verdict is story.Verdict.REFUSED
+
+
+def test_opting_in_tags_the_rogues_output_untrusted_and_keeps_it_apart(capsys):
+    outcomes, _, _ = run_story([BILLING], allow_untrusted=("refund-bot-9000",))
+    trusted = [o for o in outcomes if o.verdict is story.Verdict.TRUSTED]
+    untrusted = [o for o in outcomes if o.verdict is story.Verdict.UNTRUSTED]
+    assert [o.peer for o in trusted] == ["billing-agent"]
+    assert [o.peer for o in untrusted] == ["refund-bot-9000"] and "SYSTEM NOTICE" in untrusted[0].result
+    out = capsys.readouterr().out
+    assert "[support] UNTRUSTED result (from refund-bot-9000)" in out
+    assert "trusted result (from refund-bot-9000)" not in out
+
+
+def test_editing_allowlist_json_changes_the_cli_run(tmp_path):
+    doc = json.loads((ROOT / "allowlist.json").read_text())
+    doc["trusted"] = [{"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}]
+    (tmp_path / "allow.json").write_text(json.dumps(doc))
+    done = cli("--allowlist", str(tmp_path / "allow.json"))
+    assert done.returncode == 0
+    assert "[trust] 'billing-agent' is NOT on the allowlist -> delegation REFUSED" in done.stdout
+    assert "[trust] 'refund-bot-9000' is allowlisted -> delegating" in done.stdout
+
+
+# -- bad input: one clear line, exit 2, never a traceback -------------------------------
+
+@pytest.mark.parametrize("flag, content, expected", [
+    ("--allowlist", None, "allow.json: file not found"),
+    ("--allowlist", '{"trusted": [\n  {"name": "x" "endpoint": "https://a/b"}\n]}', "allow.json:2:16: not valid JSON"),
+    ("--allowlist", '["billing-agent"]', "must be a JSON object"),
+    ("--allowlist", '{"trusted": [{"name": "billing-agent"}]}', "trusted[0] is missing 'endpoint'"),
+    ("--allowlist", '{"trusted": [{"name": "x", "endpont": "https://a/b"}]}', "unknown key 'endpont'"),
+    ("--allowlist", '{"trusted": [{"name": "x", "endpoint": "billing"}]}', "trusted[0].endpoint must be an http(s) URL"),
+    ("--allowlist", '{"trusted": {"name": "x"}}', "'trusted' must be a list"),
+    ("--registry", '{"peers": [{"cardUrl": 5}]}', "peers[0].cardUrl must be an http(s) URL"),
+    ("--registry", '{"agents": []}', "unknown key 'agents'"),
+    ("--registry", '\xff', "cannot read it"),
+])
+def test_bad_data_files_get_one_line_and_exit_2(tmp_path, flag, content, expected):
+    path = tmp_path / "allow.json"
+    if content is not None:
+        path.write_bytes(content.encode("latin-1") if content == "\xff" else content.encode())
+    done = cli(flag, str(path))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and expected in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_a_registry_entry_whose_card_cannot_be_fetched_is_named_and_exits_2(tmp_path):
+    (tmp_path / "reg.json").write_text(json.dumps({"peers": [
+        {"cardUrl": "https://nowhere.example/.well-known/agent-card.json"},
+        {"cardUrl": "https://billing.acme.example/.well-known/agent-card.json"}]}))
+    done = cli("--registry", str(tmp_path / "reg.json"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: https://nowhere.example/.well-known/agent-card.json: card fetch failed")
+    assert "trusted result (from billing-agent)" in done.stdout, "the other peers still run"
+
+
+def test_help_explains_every_flag():
+    done = cli("--help")
+    assert done.returncode == 0
+    for flag in ("--registry", "--allowlist", "--allow-untrusted"):
+        assert flag in done.stdout
+
+
+def test_an_unknown_flag_is_exit_2_without_a_traceback():
+    done = cli("--transprot", "http")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_the_essay_trace_tool_passes_when_it_is_available():
+    tool = ROOT.parent / "shared" / "tools" / "essay_trace.py"
+    if not tool.exists():
+        pytest.skip("../shared/tools/essay_trace.py is not beside this checkout")
+    done = subprocess.run([sys.executable, str(tool)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout
