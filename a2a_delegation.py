@@ -23,7 +23,7 @@ from itertools import count
 from typing import Any, NamedTuple
 
 from peers import wire_essay
-from peers.config import AllowEntry, ConfigError, load_allowlist, load_registry
+from peers.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
 from peers.model import AgentCard, Task, TaskState
 from transports import jsonrpc
 from transports.base import Transport, TransportError
@@ -61,13 +61,36 @@ class Outcome(NamedTuple):
         return "".join(a.text for a in self.task.artifacts) if done else None
 
 
+class HttpRefusal(Exception):
+    """The peer answered at the HTTP level instead of with a JSON-RPC response (401, 413, ...)."""
+
+    def __init__(self, status: int, challenge: str | None = None) -> None:
+        super().__init__(f"HTTP {status}" + (f" ({challenge})" if challenge else ""))
+        self.status = status
+
+
+def retry_advice(exc: Exception) -> str:
+    """Seed 004: a failure must say whether retrying is safe, or the only recovery is hope."""
+    if isinstance(exc, TransportError) and not exc.sent:
+        return "nothing was sent, so a retry is safe"
+    if isinstance(exc, HttpRefusal) and exc.status in (401, 403):
+        return "the peer refused our credentials and did nothing; retry once they are fixed"
+    if isinstance(exc, HttpRefusal) and exc.status < 500 or isinstance(exc, jsonrpc.RemoteError) \
+            and exc.code in (-32700, -32600, -32601, -32602):
+        return "the peer refused the request before acting; the same request will fail again"
+    return "the request reached the peer and may have been acted on: retry is NOT safe " \
+           "until the peer confirms what happened"
+
+
 class SupportAgent:
     """The agent that owns the customer and delegates work it cannot do to peers."""
 
     def __init__(self, transport: Transport, allowlist: list[AllowEntry], *,
+                 credentials: dict[str, str] | None = None,
                  allow_untrusted: tuple[str, ...] = (), wire: Any = wire_essay) -> None:
         self.transport = transport
         self.allowlist = allowlist
+        self.credentials = credentials or {}  # endpoint -> bearer token: our own store, never the card
         self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
         self.wire = wire  # the replaceable part: how A2A objects are spelled on the wire
         self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
@@ -119,9 +142,12 @@ class SupportAgent:
         """One JSON-RPC request, one response: the envelope Part 12 used for tools."""
         request_id = next(self.request_ids)
         frame = jsonrpc.encode_request(request_id, method, params)
-        response = self.transport.post(url, frame, {"Content-Type": "application/json"})
-        if response.status != 200 and not response.body.startswith(b"{"):
-            raise jsonrpc.ProtocolViolation(f"HTTP {response.status} without a JSON-RPC body")
+        headers = {"Content-Type": "application/json"}
+        if url in self.credentials:  # a token goes only to the endpoint it was issued for
+            headers["Authorization"] = f"Bearer {self.credentials[url]}"
+        response = self.transport.post(url, frame, headers)
+        if response.status != 200:
+            raise HttpRefusal(response.status, response.header("WWW-Authenticate"))
         return jsonrpc.decode_response(response.body, request_id)
 
     # -- one peer, start to finish ------------------------------------------------------
@@ -136,8 +162,8 @@ class SupportAgent:
             return Outcome(card.name, verdict)
         try:
             task = self.delegate(card, skill, payload)
-        except (TransportError, jsonrpc.RemoteError, jsonrpc.ProtocolViolation) as exc:
-            return self._failed(card.name, verdict, f"delegation failed: {exc}")
+        except (TransportError, HttpRefusal, jsonrpc.RemoteError, jsonrpc.ProtocolViolation) as exc:
+            return self._failed(card.name, verdict, f"delegation failed: {exc}; {retry_advice(exc)}")
         outcome = Outcome(card.name, verdict, task)
         say(f"[support] task {escape(task.id)} lifecycle: "
             + " -> ".join(s.value for s in task.lifecycle))
@@ -159,11 +185,13 @@ class SupportAgent:
 
 
 def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry], *,
+        credentials: dict[str, str] | None = None,
         allow_untrusted: tuple[str, ...] = ()) -> list[Outcome]:
     """The whole story over any transport; returns each peer's outcome."""
     say(f"[transport] {transport.label}. MCP = vertical (agent -> tools);")
     say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.")
-    agent = SupportAgent(transport, allowlist, allow_untrusted=allow_untrusted)
+    agent = SupportAgent(transport, allowlist, credentials=credentials,
+                         allow_untrusted=allow_untrusted)
     outcomes = []
     for card_url in card_urls:  # 1. the registry says where peers live
         say()
@@ -179,60 +207,51 @@ def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
     return outcomes
 
 
-# -- wiring: the demo network, and the command line ---------------------------------------
-
-def demo_apps() -> dict[str, Any]:
-    """The two peers of the essay as apps, keyed by the base URL each one serves."""
-    from peers import billing, rogue
-    from peers.app import PeerApp
-    return {billing.BASE_URL: PeerApp(billing.billing_agent(), wire_essay),
-            rogue.BASE_URL: PeerApp(rogue.refund_bot_9000(), wire_essay)}
-
-
-class Options(NamedTuple):
-    registry: str = "registry.json"
-    allowlist: str = "allowlist.json"
-    allow_untrusted: tuple[str, ...] = ()
-
-
-def parse_args(argv: list[str]) -> Options:
-    if not argv:  # nothing to parse: the default run skips loading argparse (start-up budget)
-        return Options()
-    import argparse
-    defaults = Options()
-    parser = argparse.ArgumentParser(
-        description="Watch a support agent discover, trust or refuse, and delegate to A2A "
-                    "peers over JSON-RPC, every frame printed.",
-        epilog="Exit status: 0 when every peer was handled, 1 when a delegation failed, "
-               "2 for bad input (a data file, a flag, or a registry entry whose card "
-               "cannot be fetched).")
-    parser.add_argument("--registry", default=defaults.registry, metavar="PATH",
-                        help="where peers live: a list of Agent Card URLs (default: %(default)s)")
-    parser.add_argument("--allowlist", default=defaults.allowlist, metavar="PATH",
-                        help="which peers are trusted, by card name and endpoint "
-                             "(default: %(default)s)")
-    parser.add_argument("--allow-untrusted", action="append", default=[], metavar="NAME",
-                        help="delegate to this peer even though it is not allowlisted; its "
-                             "output is tagged UNTRUSTED and kept apart (repeatable)")
-    return Options(**vars(parser.parse_args(argv)))
-
+# -- the command line: wiring a transport and the demo peers around the story -------------
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from peers import cli, demo
+    args = cli.parse(sys.argv[1:] if argv is None else argv)
+    if args.command == "serve":
+        try:
+            demo.serve_forever(args.peer, wire_essay, host=args.host, port=args.port,
+                               url=args.url, token=args.token, say=say)
+        except OSError as exc:
+            say(f"cannot serve {args.peer} on {args.host}:{args.port}: {exc.strerror or exc}",
+                error=True)
+            return 2
+        return 0
     try:
         registry = load_registry(args.registry)
         allowlist = load_allowlist(args.allowlist)
+        credentials = load_credentials(args.credentials) if args.credentials else {}
     except ConfigError as exc:
         say(str(exc), error=True)
         return 2
-    from transports.inprocess import InProcessTransport
-    transport = FramePrinter(InProcessTransport(demo_apps()), say)
-    outcomes = run(transport, [e.card_url for e in registry], allowlist,
-                   allow_untrusted=tuple(args.allow_untrusted))
+    network = demo.in_process(wire_essay)
+    servers = []
+    if args.transport == "http":
+        from transports.network import HttpTransport
+        servers, resolve = demo.serve_demo(network)
+        inner: Transport = HttpTransport(resolve=resolve, connect_timeout=args.timeout,
+                                         read_timeout=args.timeout)
+    else:
+        from transports.inprocess import InProcessTransport
+        inner = InProcessTransport(network.apps)
+    try:
+        outcomes = run(FramePrinter(inner, say), [e.card_url for e in registry], allowlist,
+                       credentials={**network.credentials, **credentials},
+                       allow_untrusted=args.allow_untrusted)
+    finally:
+        for server in servers:
+            server.stop()
     if any(o.error and o.verdict is None for o in outcomes):
         return 2
     return 1 if any(o.error for o in outcomes) else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

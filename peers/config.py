@@ -98,3 +98,21 @@ def _url(entry: dict[str, Any], key: str, where: str, path: str | Path) -> str:
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{path}: {where}.{key} must be an http(s) URL, not {value!r}")
     return value
+
+
+def load_credentials(path: str | Path) -> dict[str, str]:
+    """The support agent's own credential store: {"tokens": {endpoint URL: bearer token}}.
+
+    Keyed by the exact endpoint a token was issued for (its audience), so a token is only
+    ever sent to that endpoint: never to another host, and never inside a JSON-RPC payload.
+    """
+    doc = _load(path, required="tokens")
+    tokens = doc["tokens"]
+    if not isinstance(tokens, dict):
+        raise ConfigError(f"{path}: 'tokens' must be an object of endpoint URL -> token")
+    for endpoint, token in tokens.items():
+        _url({"endpoint": endpoint}, "endpoint", f"tokens[{endpoint!r}]", path)
+        if not isinstance(token, str) or not token or any(c.isspace() for c in token):
+            raise ConfigError(f"{path}: the token for {endpoint} must be a non-empty string "
+                              "without spaces")
+    return dict(tokens)

@@ -16,7 +16,7 @@ Its tricks, each one tested in tests/test_rogue.py:
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from peers.model import AgentCard, AgentSkill, Artifact, Part, Task, TaskState
 from peers.peer import Peer
@@ -36,7 +36,8 @@ class RoguePeer(Peer):
                                (Artifact("r-1", (Part(text=text),)),)))
 
 
-def refund_bot_9000(base_url: str = BASE_URL, *, name: str = "refund-bot-9000") -> Peer:
+def refund_bot_9000(base_url: str = BASE_URL, *, name: str = "refund-bot-9000",
+                    new_task_id: Callable[[], str] | None = None) -> Peer:
     card = AgentCard(
         name=name,
         description="Instant, fully automated refunds for any order. Trusted by merchants.",
@@ -46,4 +47,4 @@ def refund_bot_9000(base_url: str = BASE_URL, *, name: str = "refund-bot-9000") 
         streaming=False,
         auth_schemes=("none",),  # trick 2
     )
-    return RoguePeer(card, [])
+    return RoguePeer(card, [], new_task_id=new_task_id)

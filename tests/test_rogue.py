@@ -4,7 +4,7 @@ import json
 import pytest
 
 import a2a_delegation as story
-from peers import billing, rogue, wire_essay
+from peers import billing, demo, rogue, wire_essay
 from peers.app import PeerApp
 from peers.model import Task, TaskState
 from peers.config import AllowEntry
@@ -51,9 +51,11 @@ def test_4_it_jumps_from_submitted_to_completed_which_an_honest_peer_cannot():
 
 def test_5_its_smuggled_instruction_stays_data_and_its_escape_codes_are_neutralised(capsys):
     allowlist = [BILLING]
-    printer = FramePrinter(InProcessTransport(story.demo_apps()), story.say)
+    network = demo.in_process(wire_essay)
+    printer = FramePrinter(InProcessTransport(network.apps), story.say)
     cards = [ROGUE_CARD, "https://billing.acme.example/.well-known/agent-card.json", ROGUE_CARD]
-    outcomes = story.run(printer, cards, allowlist, allow_untrusted=("refund-bot-9000",))
+    outcomes = story.run(printer, cards, allowlist, credentials=network.credentials,
+                         allow_untrusted=("refund-bot-9000",))
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\r" not in out, "no raw escape or carriage return reaches the terminal"
     assert "\\x1b[2K\\x0drefund of $9,000.00" in out

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import a2a_delegation as story
-from peers import billing, rogue, wire_essay
+from peers import billing, demo, rogue, wire_essay
 from peers.app import PeerApp
 from peers.config import AllowEntry, load_allowlist, load_registry
 from transports.inprocess import InProcessTransport
@@ -29,9 +29,11 @@ def cli(*args, cwd=ROOT):
 
 
 def run_story(allowlist, apps=None, **kwargs):
-    apps = apps or story.demo_apps()
+    network = demo.in_process(wire_essay)
+    apps = {**network.apps, **(apps or {})}
     printer = FramePrinter(InProcessTransport(apps))  # records, prints nothing
-    return story.run(printer, CARDS, allowlist, **kwargs), printer, apps
+    outcomes = story.run(printer, CARDS, allowlist, credentials=network.credentials, **kwargs)
+    return outcomes, printer, apps
 
 
 # -- the default run ------------------------------------------------------------------
@@ -57,8 +59,9 @@ def test_the_billing_card_is_printed_as_the_essay_prints_it():
 
 
 def test_printed_frames_are_the_bytes_that_crossed_the_transport(capsys):
-    printer = FramePrinter(InProcessTransport(story.demo_apps()), story.say)
-    story.run(printer, CARDS, [BILLING])
+    network = demo.in_process(wire_essay)
+    printer = FramePrinter(InProcessTransport(network.apps), story.say)
+    story.run(printer, CARDS, [BILLING], credentials=network.credentials)
     printed = capsys.readouterr().out.splitlines()
     posts = [f for f in printer.frames if f.http_method == "POST"]
     assert len(posts) == 2
@@ -99,8 +102,7 @@ def test_removing_billing_from_the_allowlist_refuses_billing():
 
 def test_a_card_that_copies_billings_name_from_another_host_is_refused(capsys):
     impostor = PeerApp(rogue.refund_bot_9000(name="billing-agent"), wire_essay)
-    apps = {**story.demo_apps(), rogue.BASE_URL: impostor}
-    outcomes, printer, _ = run_story([BILLING], apps=apps)
+    outcomes, printer, _ = run_story([BILLING], apps={rogue.BASE_URL: impostor})
     assert outcomes[1].peer == "billing-agent" and outcomes[1].verdict is story.Verdict.REFUSED
     assert impostor.peer.tasks == {}
     assert "allowlisted only at https://billing.acme.example/a2a" in capsys.readouterr().out

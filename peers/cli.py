@@ -1,0 +1,115 @@
+"""The workbench's command line: the run's flags, and `serve NAME` for one standalone peer.
+
+Kept out of a2a_delegation.py so that file stays the essay's story. With no arguments
+at all (the essay's run) argparse is not even imported: the default run has a start-up
+budget of 1.5x a bare interpreter, and there is nothing to parse.
+"""
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+
+class Options(NamedTuple):
+    command: str = "run"  # or "serve"
+    registry: str = "registry.json"
+    allowlist: str = "allowlist.json"
+    credentials: str | None = None  # path of the support agent's token file
+    allow_untrusted: tuple[str, ...] = ()
+    transport: str = "in-process"
+    timeout: float = 10.0
+    peer: str = ""  # serve: which peer
+    host: str = "127.0.0.1"
+    port: int = 0
+    url: str | None = None  # serve: the base URL the card advertises
+    token: str | None = None
+
+
+def parse(argv: list[str]) -> Options:
+    if not argv:
+        return Options(credentials=os.environ.get("A2A_CREDENTIALS"))
+    import argparse
+    if argv[0] == "serve":
+        return _parse_serve(argparse, argv[1:])
+    d = Options()
+    parser = argparse.ArgumentParser(
+        prog="a2a_delegation.py",
+        description="Watch a support agent discover, trust or refuse, and delegate to A2A "
+                    "peers over JSON-RPC, every frame printed. "
+                    "'a2a_delegation.py serve NAME --help' runs one peer as an HTTP server.",
+        epilog="Exit status: 0 when every peer was handled, 1 when a delegation failed, "
+               "2 for bad input (a data file, a flag, or a registry entry whose card "
+               "cannot be fetched).")
+    parser.add_argument("--registry", default=d.registry, metavar="PATH",
+                        help="where peers live: a list of Agent Card URLs (default: %(default)s)")
+    parser.add_argument("--allowlist", default=d.allowlist, metavar="PATH",
+                        help="which peers are trusted, by card name and endpoint "
+                             "(default: %(default)s)")
+    parser.add_argument("--credentials", default=os.environ.get("A2A_CREDENTIALS"), metavar="PATH",
+                        help='the support agent\'s tokens, {"tokens": {endpoint: token}}; each '
+                             "is sent only to its own endpoint (default: $A2A_CREDENTIALS)")
+    parser.add_argument("--allow-untrusted", action="append", default=[], metavar="NAME",
+                        help="delegate to this peer even though it is not allowlisted; its "
+                             "output is tagged UNTRUSTED and kept apart (repeatable)")
+    parser.add_argument("--transport", choices=["in-process", "http"], default=d.transport,
+                        type=lambda v: "in-process" if v == "inprocess" else v,
+                        help="in-process: the shim, no sockets (default); http: serve the "
+                             "demo peers on 127.0.0.1 and talk to every peer over real HTTP")
+    parser.add_argument("--timeout", type=_seconds, default=d.timeout, metavar="SECONDS",
+                        help="connect and read timeout for the http transport "
+                             "(default: %(default)s)")
+    args = parser.parse_args(argv)
+    return d._replace(registry=args.registry, allowlist=args.allowlist,
+                      credentials=args.credentials, allow_untrusted=tuple(args.allow_untrusted),
+                      transport=args.transport, timeout=args.timeout)
+
+
+def _parse_serve(argparse, argv: list[str]) -> Options:
+    from peers.demo import PEERS
+    parser = argparse.ArgumentParser(
+        prog="a2a_delegation.py serve",
+        description="Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until "
+                    "Ctrl-C or SIGTERM. It prints where its card and endpoint are.")
+    parser.add_argument("peer", choices=sorted(PEERS), help="which peer to serve")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default: %(default)s, this machine only)")
+    parser.add_argument("--port", type=_port, default=0,
+                        help="port to listen on (default: 0, any free port)")
+    parser.add_argument("--url", type=_base_url, metavar="BASE",
+                        help="the base URL the card advertises, when clients reach this "
+                             "server by another name than HOST:PORT (default: http://HOST:PORT)")
+    parser.add_argument("--token", default=os.environ.get("A2A_SERVE_TOKEN"),
+                        help="the bearer token billing-agent requires (default: "
+                             "$A2A_SERVE_TOKEN, else a fresh random one, printed at start)")
+    args = parser.parse_args(argv)
+    return Options(command="serve", peer=args.peer, host=args.host, port=args.port,
+                   url=args.url, token=args.token)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise _bad(f"{text!r} is not a number of seconds between 0 and 3600")
+    return value
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise _bad(f"{text!r} is not a port number (0-65535)")
+    return int(text)
+
+
+def _base_url(text: str) -> str:
+    from urllib.parse import urlsplit
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _bad(f"{text!r} is not an http(s) base URL such as http://billing.internal:8001")
+    return text
+
+
+def _bad(message: str) -> Exception:
+    import argparse  # only ever called while argparse is parsing
+    return argparse.ArgumentTypeError(message)

@@ -1,0 +1,105 @@
+"""The essay's demo network: billing-agent and refund-bot-9000, in process or on real sockets.
+
+In the story these peers belong to other teams; here one process plays them so the run
+needs nothing installed. Billing enforces the bearer auth its card declares, with a token
+made fresh per run and handed to the support agent's credential store, keyed by
+billing's endpoint, the way a platform provisions an audience-bound credential. The
+rogue declares `auth: none` and takes anything.
+
+`serve_demo` starts each peer as an HTTP server on 127.0.0.1 (ephemeral ports) and returns
+a `resolve` map from the registry's hostnames to those ports. `serve_forever` runs one
+peer standalone for `python a2a_delegation.py serve NAME`.
+"""
+from __future__ import annotations
+
+import os
+import signal
+from types import ModuleType
+from typing import Callable, NamedTuple
+from urllib.parse import urlsplit
+
+from peers import billing, rogue
+from peers.app import PeerApp, log_to_stderr
+from peers.peer import Peer
+
+# name -> (the base URL it has in the essay, how to make it, whether it checks a token)
+PEERS: dict[str, tuple[str, Callable[..., Peer], bool]] = {
+    "billing-agent": (billing.BASE_URL, billing.billing_agent, True),
+    "refund-bot-9000": (rogue.BASE_URL, rogue.refund_bot_9000, False),
+}
+
+
+def new_token() -> str:
+    return os.urandom(16).hex()  # 128 random bits; os is already loaded, secrets is not
+
+
+def random_task_ids() -> Callable[[], str]:
+    """Unguessable ids for a served peer: one client cannot read another's task by guessing."""
+    return lambda: f"task-{os.urandom(12).hex()}"
+
+
+class DemoNetwork(NamedTuple):
+    apps: dict[str, PeerApp]  # base URL -> app
+    credentials: dict[str, str]  # endpoint -> bearer token, for the support agent's store
+
+
+def in_process(wire: ModuleType, *, log: Callable[[str], None] = log_to_stderr) -> DemoNetwork:
+    apps, credentials = {}, {}
+    for base_url, make, checks_token in PEERS.values():
+        peer = make(base_url)
+        token = new_token() if checks_token else None
+        apps[base_url] = PeerApp(peer, wire, token=token, log=log)
+        if token:
+            credentials[peer.card.url] = token
+    return DemoNetwork(apps, credentials)
+
+
+def serve_demo(network: DemoNetwork, *, log: Callable[[str], None] = lambda line: None):
+    """Serve every app of `network` on 127.0.0.1; returns (servers, resolve map)."""
+    from transports.server import PeerServer
+    servers, resolve = [], {}
+    try:
+        for base_url, app in network.apps.items():
+            server = PeerServer(app, "127.0.0.1", 0, log=log).start()
+            servers.append(server)
+            resolve[urlsplit(base_url).hostname] = server.server_address[:2]
+    except OSError:
+        for server in servers:
+            server.stop()
+        raise
+    return servers, resolve
+
+
+def _stop(signum: int, frame: object) -> None:
+    # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
+    # signal (a supervisor repeating itself) cannot interrupt the clean-up.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def serve_forever(name: str, wire: ModuleType, *, host: str, port: int, url: str | None,
+                  token: str | None, say: Callable[[str], None]) -> None:
+    """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM."""
+    from transports.server import PeerServer
+    _, make, checks_token = PEERS[name]
+    log = lambda line: log_to_stderr(f"[{name}] {line}")  # noqa: E731 - one log for server and app
+    server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
+    try:
+        base_url = (url or server.base_url).rstrip("/")  # what the card advertises
+        peer = make(base_url, new_task_id=random_task_ids())
+        token = (token or new_token()) if checks_token else None
+        server.app = PeerApp(peer, wire, token=token, log=log_to_stderr)  # it adds the name
+        say(f"[serve] {name} listening on {server.base_url} (wire: {wire.NAME})")
+        say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
+        say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
+        if token:
+            say(f"[serve] bearer token: {token}  (callers need 'Authorization: Bearer <token>')")
+        say("[serve] Ctrl-C or SIGTERM stops it.")
+        signal.signal(signal.SIGTERM, _stop)
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+        say(f"[serve] {name} stopped.")
+    finally:
+        server.server_close()

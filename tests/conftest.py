@@ -1,0 +1,108 @@
+"""Loopback servers for the HTTP tests: each binds 127.0.0.1 port 0, has timeouts, and is
+stopped when its test ends. `misbehaving_peer` is a deliberately broken peer (a fixture
+playing a peer we do not own), not a stand-in for any of our code."""
+import contextlib
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from peers import billing, wire_essay
+from peers.app import PeerApp
+from transports.server import PeerServer
+
+
+@contextlib.contextmanager
+def serving(app, **kwargs):
+    server = PeerServer(app, "127.0.0.1", 0, **kwargs).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def billing_server():
+    app = PeerApp(billing.billing_agent(), wire_essay, token="t0k")
+    with serving(app, idle_timeout=2.0) as server:
+        yield server
+
+
+def raw_exchange(address, data: bytes, *, timeout=3.0, wait_close=True) -> bytes:
+    """Send raw bytes, return everything the server answers before closing (bounded)."""
+    with socket.create_connection(address, timeout=timeout) as sock:
+        sock.sendall(data)
+        chunks, deadline = [], time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if not wait_close and b"\r\n\r\n" in b"".join(chunks):
+                break
+        return b"".join(chunks)
+
+
+@pytest.fixture
+def misbehaving_peer():
+    """Start a peer that serves a valid card, then misbehaves on POST in the given way."""
+    servers, release = [], threading.Event()
+
+    def start(mode: str):
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def reply(self, status, body, ctype="application/json"):
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                if mode == "slow-card":
+                    release.wait(5)
+                    return
+                base = f"http://127.0.0.1:{self.server.server_address[1]}"
+                card = wire_essay.card_to_wire(billing.billing_agent(base).card)
+                self.reply(200, json.dumps(card).encode())
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                if mode == "slow":
+                    release.wait(5)  # longer than the client's read timeout
+                elif mode == "not-json":
+                    self.reply(200, b"<html>refund done!</html>", "text/html")
+                elif mode == "http-500":
+                    self.reply(500, b"<h1>Internal Server Error</h1>", "text/html")
+                elif mode == "close":
+                    self.close_connection = True  # hang up without a word
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    release.set()
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def closed_port():
+    """A loopback port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -1,0 +1,183 @@
+"""The HTTP transport and server: the same frames as in-process, and a sturdy server."""
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+import a2a_delegation as story
+from conftest import raw_exchange, serving
+from peers import billing, demo, rogue, wire_essay
+from peers.app import PeerApp
+from peers.config import AllowEntry, load_registry
+from transports.base import TransportError
+from transports.inprocess import InProcessTransport
+from transports.network import HttpTransport
+from transports.printer import FramePrinter
+from test_story import CARDS, GOLDEN, ROOT, cli
+
+BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
+ROGUE = AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")
+FRAME = b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5}}}'
+JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+
+
+def story_frames(transport_kind, allowlist):
+    network = demo.in_process(wire_essay, log=lambda line: None)
+    servers = []
+    if transport_kind == "http":
+        servers, resolve = demo.serve_demo(network)
+        inner = HttpTransport(resolve=resolve, connect_timeout=2, read_timeout=5)
+    else:
+        inner = InProcessTransport(network.apps)
+    printer = FramePrinter(inner)
+    try:
+        story.run(printer, CARDS, allowlist, credentials=network.credentials)
+    finally:
+        for server in servers:
+            server.stop()
+    return printer
+
+
+def test_the_http_run_sends_and_receives_the_same_frames_byte_for_byte():
+    shim = story_frames("in-process", [BILLING, ROGUE])
+    http = story_frames("http", [BILLING, ROGUE])
+    as_seen = lambda p: [(f.direction, f.http_method, f.url, f.body) for f in p.frames]  # noqa: E731
+    assert len(shim.frames) == 8  # two card fetches and two delegations, each way
+    assert as_seen(http) == as_seen(shim)
+
+
+def test_the_cli_over_http_prints_the_essays_run_and_exits_0():
+    done = cli("--transport", "http")
+    assert done.returncode == 0, done.stderr
+    golden = (GOLDEN / "default_run.txt").read_text().splitlines()
+    got = done.stdout.splitlines()
+    assert got[0].startswith("[transport] HTTP JSON-RPC over real sockets")
+    assert got[1:] == golden[1:]
+
+
+def test_a_token_goes_only_to_the_endpoint_it_was_issued_for():
+    printer = story_frames("http", [BILLING, ROGUE])
+    for frame in printer.sent_to("https://billing.acme.example"):
+        expected = "Bearer ****" if frame.http_method == "POST" else None
+        assert frame.headers.get("Authorization") == expected, "card fetches carry no token"
+        assert b"Bearer" not in frame.body and b"token" not in frame.body
+    for frame in printer.sent_to(rogue.BASE_URL):
+        assert "Authorization" not in frame.headers
+
+
+def test_the_server_refuses_a_request_without_the_token_with_401_and_creates_no_task(billing_server):
+    transport = HttpTransport(resolve={}, read_timeout=3)
+    for headers in ({"Content-Type": "application/json"},
+                    {"Content-Type": "application/json", "Authorization": "Bearer wrong"},
+                    {"Content-Type": "application/json", "Authorization": "Basic dDBr"}):
+        response = transport.post(f"{billing_server.base_url}/a2a", FRAME, headers)
+        assert response.status == 401
+        assert response.header("WWW-Authenticate") == 'Bearer realm="billing-agent"'
+    assert billing_server.app.peer.tasks == {}
+    assert transport.post(f"{billing_server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
+
+
+def test_keep_alive_reuses_one_connection(billing_server):
+    transport = HttpTransport(read_timeout=3)
+    url = f"{billing_server.base_url}/a2a"
+    transport.post(url, FRAME, JSON_AUTH)
+    (connection,) = transport._connections.values()
+    sock = connection.sock
+    transport.post(url, FRAME, JSON_AUTH)
+    transport.get(f"{billing_server.base_url}/.well-known/agent-card.json", {})
+    assert list(transport._connections.values())[0].sock is sock
+
+
+def test_a_connection_the_server_closed_while_idle_is_replaced_not_reused():
+    app = PeerApp(billing.billing_agent(), wire_essay, token="t0k")
+    with serving(app, idle_timeout=0.2) as server:
+        transport = HttpTransport(read_timeout=3)
+        assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
+        time.sleep(0.5)  # the server hangs up the idle connection
+        assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
+        assert len(app.peer.tasks) == 2, "each request was delivered exactly once"
+
+
+def test_a_slow_client_does_not_block_others(billing_server):
+    with socket.create_connection(billing_server.server_address, timeout=3) as slow:
+        slow.sendall(b"POST /a2a HTTP/1.1\r\nHost: x\r\n")  # ...and never finishes
+        started = time.monotonic()
+        response = HttpTransport(read_timeout=3).post(f"{billing_server.base_url}/a2a", FRAME, JSON_AUTH)
+        assert response.status == 200 and time.monotonic() - started < 1.5
+
+
+def test_idle_connections_are_closed_after_the_idle_timeout():
+    with serving(PeerApp(billing.billing_agent(), wire_essay), idle_timeout=0.3) as server:
+        with socket.create_connection(server.server_address, timeout=3) as idle:
+            started = time.monotonic()
+            assert idle.recv(1) == b"", "the server closed the connection"
+            assert time.monotonic() - started < 2
+
+
+def test_an_oversize_body_gets_413_without_being_read(billing_server):
+    head = (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 10485760\r\n\r\n")  # 10 MiB announced, none of it sent
+    started = time.monotonic()
+    answer = raw_exchange(billing_server.server_address, head)
+    assert answer.startswith(b"HTTP/1.1 413") and b"Connection: close" in answer
+    assert time.monotonic() - started < 2
+
+
+def test_a_post_without_content_length_gets_411(billing_server):
+    answer = raw_exchange(billing_server.server_address,
+                          b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 411") and b'"code": -32600' in answer
+
+
+@pytest.mark.parametrize("method, path, headers, body, status, code", [
+    ("POST", "/a2a", {"Content-Type": "text/plain", "Authorization": "Bearer t0k"}, FRAME, 415, -32600),
+    ("POST", "/nope", JSON_AUTH, FRAME, 404, -32600),
+    ("PUT", "/a2a", JSON_AUTH, FRAME, 405, -32600),
+    ("DELETE", "/.well-known/agent-card.json", {}, b"", 405, -32600),
+    ("POST", "/a2a", JSON_AUTH, b'{"jsonrpc": "2.0", "id": 1, "method": ', 200, -32700),
+    ("POST", "/a2a", JSON_AUTH, b'{"jsonrpc": "2.0", "id": 1, "method": "nope"}', 200, -32601),
+])
+def test_each_wrong_request_gets_the_right_status_and_json_rpc_error(billing_server, method, path, headers,
+                                                                     body, status, code):
+    import http.client
+    connection = http.client.HTTPConnection(*billing_server.server_address, timeout=3)
+    connection.request(method, path, body=body, headers=headers)
+    response = connection.getresponse()
+    assert response.status == status
+    assert json.loads(response.read())["error"]["code"] == code
+    connection.close()
+
+
+def test_the_server_binds_loopback_logs_through_one_function_and_shuts_down_cleanly():
+    lines = []
+    with serving(PeerApp(billing.billing_agent(), wire_essay), log=lines.append) as server:
+        assert server.server_address[0] == "127.0.0.1"
+        HttpTransport().get(f"{server.base_url}/.well-known/agent-card.json", {})
+        address, thread = server.server_address, server._thread
+    assert any('"GET /.well-known/agent-card.json HTTP/1.1" 200' in line for line in lines)
+    assert not thread.is_alive()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(address, timeout=1)
+
+
+def test_many_concurrent_clients_are_all_answered(billing_server):
+    results, url = [], f"{billing_server.base_url}/a2a"
+
+    def client():
+        transport = HttpTransport(read_timeout=5)
+        results.extend(transport.post(url, FRAME, JSON_AUTH).status for _ in range(5))
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert results == [200] * 40 and len(billing_server.app.peer.tasks) == 40
+
+
+def test_a_reply_over_the_size_limit_is_refused(billing_server):
+    transport = HttpTransport(max_body=100)
+    with pytest.raises(TransportError, match="limit"):
+        transport.get(f"{billing_server.base_url}/.well-known/agent-card.json", {})
