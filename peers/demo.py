@@ -34,8 +34,23 @@ def new_token() -> str:
 
 
 def random_task_ids() -> Callable[[], str]:
-    """Unguessable ids for a served peer: one client cannot read another's task by guessing."""
-    return lambda: f"task-{os.urandom(12).hex()}"
+    """Unguessable ids for a served peer: one client cannot read another's task by guessing.
+
+    96 random bits each, drawn from a pool the OS refills 256 ids at a time: os.urandom is
+    a system call that lets other threads run mid-request, and paying that per task
+    halved the served peer's throughput under concurrent load (bench/http_load.py).
+    """
+    import threading
+    pool, lock = bytearray(), threading.Lock()
+
+    def new_id() -> str:
+        with lock:  # two threads must never take the same bytes
+            if len(pool) < 12:
+                pool.extend(os.urandom(12 * 256))
+            chunk = bytes(pool[:12])
+            del pool[:12]
+        return f"task-{chunk.hex()}"
+    return new_id
 
 
 class DemoNetwork(NamedTuple):

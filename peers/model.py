@@ -77,10 +77,10 @@ class Task(NamedTuple):
     def advance(self, state: TaskState, *, message: str | None = None,
                 artifacts: tuple[Artifact, ...] = ()) -> "Task":
         """This task, one state later. Raises ValueError for a move the protocol forbids."""
-        if state not in NEXT.get(self.state, set()):
+        if state not in NEXT.get(self.state, ()):
             raise ValueError(f"task {self.id}: {self.state.value} -> {state.value} is not allowed")
-        return self._replace(lifecycle=self.lifecycle + (state,), status_message=message,
-                       artifacts=self.artifacts + artifacts)
+        return Task(self.id, self.lifecycle + (state,), self.artifacts + artifacts, message,
+                    self.context_id)
 
 
 class AgentSkill(NamedTuple):

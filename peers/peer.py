@@ -66,10 +66,10 @@ class Peer:
         return self._keep(task.advance(TaskState.COMPLETED, artifacts=(artifact,)))
 
     def _keep(self, task: Task) -> Task:
-        """Store the task's latest state, evicting the oldest so memory stays bounded."""
-        self.tasks[task.id] = task
-        self.tasks.move_to_end(task.id)
-        while len(self.tasks) > self.max_tasks:
+        """Store the task's latest state; a new task evicts the oldest, so memory stays bounded."""
+        is_new = task.id not in self.tasks
+        self.tasks[task.id] = task  # insertion order is creation order: the oldest is first
+        if is_new and len(self.tasks) > self.max_tasks:
             self.tasks.popitem(last=False)
         return task
 

@@ -33,6 +33,8 @@ class HttpResponse(NamedTuple):
 
 
 def _lookup(headers: dict[str, str], name: str) -> str | None:
+    if name in headers:  # the usual spelling: no scan needed
+        return headers[name]
     wanted = name.lower()
     return next((v for k, v in headers.items() if k.lower() == wanted), None)
 

@@ -84,19 +84,23 @@ def _no_constants(name: str) -> None:
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     # Python keeps the last of two equal keys; a peer could hide a second "amount" that way.
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key {key!r}")
-        seen.add(key)
-    return dict(pairs)
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # cheap check first; name the key only when there is one
+        keys = [key for key, _ in pairs]
+        raise ValueError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
+    return obj
+
+
+# Built once: json.loads/dumps with options would build a new decoder/encoder per frame.
+_DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+_ENCODER = json.JSONEncoder(allow_nan=False)
 
 
 def loads_strict(data: bytes | str) -> Any:
     """Parse JSON as a peer we do not own may send it. Raises ValueError with the reason."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+        return _DECODER.decode(text)
     except UnicodeDecodeError:
         raise ValueError("not UTF-8") from None
     except RecursionError:
@@ -105,7 +109,7 @@ def loads_strict(data: bytes | str) -> Any:
 
 def dumps(obj: Any) -> bytes:
     """The one encoding used on the wire: `json.dumps` defaults, as the essay prints frames."""
-    return json.dumps(obj, allow_nan=False).encode("utf-8")
+    return _ENCODER.encode(obj).encode("utf-8")
 
 
 def is_valid_id(value: Any) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
@@ -31,9 +32,13 @@ def _refusal(status: int, message: str, code: int = ErrorCode.INVALID_REQUEST) -
     return HttpResponse(status, {"Content-Type": "application/json"}, json.dumps(body).encode())
 
 
+_date_cache: list = [0, ""]  # [second, formatted]; replaced whole, so threads see a pair
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive by default
     disable_nagle_algorithm = True
+    wbufsize = 8192  # headers and body leave in one write; http.server flushes per request
     server: "PeerServer"
 
     def setup(self) -> None:
@@ -66,6 +71,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(response.body)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        # The Date header changes once a second; formatting it per response costs ~10% of
+        # a request's CPU, so each second's string is made once (as nginx does).
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        now = int(time.time())
+        if _date_cache[0] != now:
+            _date_cache[:] = [now, super().date_time_string(now)]
+        return _date_cache[1]
 
     def log_message(self, format: str, *args: object) -> None:
         self.server.log(f"{self.address_string()} {format % args}")
