@@ -15,6 +15,11 @@ from types import ModuleType
 from urllib.parse import urlsplit
 
 from peers.peer import Peer
+
+try:  # constant-time comparison, without loading OpenSSL as `import hmac` does (start-up
+    from _operator import _compare_digest as compare_digest  # budget); hmac falls back to it
+except ImportError:  # pragma: no cover - other Python implementations
+    from hmac import compare_digest
 from transports.base import HttpRequest, HttpResponse
 from transports.jsonrpc import MAX_FRAME_BYTES, InvalidRequest, JsonRpcError, dispatch, encode_error
 
@@ -69,11 +74,9 @@ class PeerApp:
         return HttpResponse(200, dict(JSON), body)
 
     def _authorized(self, request: HttpRequest) -> bool:
-        import hmac  # here, not at the top: it loads OpenSSL, and only token checks need it
         scheme, _, token = (request.header("Authorization") or "").partition(" ")
         # compare_digest: the time taken must not reveal how much of a guess was right.
-        return scheme.lower() == "bearer" and hmac.compare_digest(token.encode(),
-                                                                  str(self.token).encode())
+        return scheme.lower() == "bearer" and compare_digest(token.encode(), self.token.encode())
 
 
 def _error(status: int, error: JsonRpcError, **headers: str) -> HttpResponse:

@@ -13,7 +13,6 @@ peer standalone for `python a2a_delegation.py serve NAME`.
 from __future__ import annotations
 
 import os
-import signal
 from types import ModuleType
 from typing import Callable, NamedTuple
 from urllib.parse import urlsplit
@@ -86,6 +85,7 @@ def serve_demo(network: DemoNetwork, *, log: Callable[[str], None] = lambda line
 
 
 def _stop(signum: int, frame: object) -> None:
+    import signal
     # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
     # signal (a supervisor repeating itself) cannot interrupt the clean-up.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -96,6 +96,7 @@ def _stop(signum: int, frame: object) -> None:
 def serve_forever(name: str, wire: ModuleType, *, host: str, port: int, url: str | None,
                   token: str | None, say: Callable[[str], None]) -> None:
     """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM."""
+    import signal
     from transports.server import PeerServer
     _, make, checks_token = PEERS[name]
     log = lambda line: log_to_stderr(f"[{name}] {line}")  # noqa: E731 - one log for server and app
