@@ -20,9 +20,10 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from itertools import count
+from types import ModuleType
 from typing import Any, NamedTuple
 
-from peers import wire_essay
+from peers import wires
 from peers.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
 from peers.model import AgentCard, Task, TaskState
 from transports import jsonrpc
@@ -87,13 +88,15 @@ class SupportAgent:
 
     def __init__(self, transport: Transport, allowlist: list[AllowEntry], *,
                  credentials: dict[str, str] | None = None,
-                 allow_untrusted: tuple[str, ...] = (), wire: Any = wire_essay) -> None:
+                 allow_untrusted: tuple[str, ...] = (), wire: ModuleType | None = None) -> None:
         self.transport = transport
         self.allowlist = allowlist
         self.credentials = credentials or {}  # endpoint -> bearer token: our own store, never the card
         self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
-        self.wire = wire  # the replaceable part: how A2A objects are spelled on the wire
+        self.forced_wire = wire  # None: speak whichever wire each peer's card declares
+        self.wire_of: dict[str, ModuleType] = {}  # endpoint -> its wire format (peers/wires.py)
         self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
+        self.message_ids = count(1)  # A2A messageIds too (0.3 and 1.0 frames carry one)
 
     # -- 2. discover: fetching the card is all discovery is -----------------------------
     def discover(self, card_url: str) -> AgentCard:
@@ -101,7 +104,10 @@ class SupportAgent:
         response = self.transport.get(card_url, {"Accept": "application/json"})
         if response.status != 200:
             raise ValueError(f"HTTP {response.status} from {card_url}")
-        card = self.wire.card_from_wire(jsonrpc.loads_strict(response.body))
+        document = jsonrpc.loads_strict(response.body)
+        wire = self.forced_wire or wires.declared_by(document)  # the card says how to speak
+        card = wire.card_from_wire(document)
+        self.wire_of[card.url] = wire
         say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
             f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
         return card
@@ -132,17 +138,19 @@ class SupportAgent:
     # -- 4. delegate: one JSON-RPC call carrying a task --------------------------------
     def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Task:
         """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value."""
-        result = self.call(card.url, self.wire.SEND_METHOD, self.wire.send_params(skill, payload))
+        wire = self.wire_of[card.url]
+        params = wire.send_params(skill, payload, f"msg-{next(self.message_ids)}")
+        result = self.call(card.url, wire.SEND_METHOD, params, wire.HEADERS)
         try:
-            return self.wire.task_from_result(result)
+            return wire.task_from_result(result)
         except ValueError as exc:
             raise jsonrpc.ProtocolViolation(f"the result is not a task: {exc}") from None
 
-    def call(self, url: str, method: str, params: Any) -> Any:
+    def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str]) -> Any:
         """One JSON-RPC request, one response: the envelope Part 12 used for tools."""
         request_id = next(self.request_ids)
         frame = jsonrpc.encode_request(request_id, method, params)
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", **extra_headers}
         if url in self.credentials:  # a token goes only to the endpoint it was issued for
             headers["Authorization"] = f"Bearer {self.credentials[url]}"
         response = self.transport.post(url, frame, headers)
@@ -165,8 +173,8 @@ class SupportAgent:
         except (TransportError, HttpRefusal, jsonrpc.RemoteError, jsonrpc.ProtocolViolation) as exc:
             return self._failed(card.name, verdict, f"delegation failed: {exc}; {retry_advice(exc)}")
         outcome = Outcome(card.name, verdict, task)
-        say(f"[support] task {escape(task.id)} lifecycle: "
-            + " -> ".join(s.value for s in task.lifecycle))
+        seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
+        say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
         source = f"(from {escape(card.name)})"
         if outcome.result is None:  # failed, rejected, or paused: escalate, never guess
             note = f": {escape(task.status_message)}" if task.status_message else ""
@@ -185,13 +193,13 @@ class SupportAgent:
 
 
 def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry], *,
-        credentials: dict[str, str] | None = None,
-        allow_untrusted: tuple[str, ...] = ()) -> list[Outcome]:
+        credentials: dict[str, str] | None = None, allow_untrusted: tuple[str, ...] = (),
+        wire: ModuleType | None = None) -> list[Outcome]:
     """The whole story over any transport; returns each peer's outcome."""
     say(f"[transport] {transport.label}. MCP = vertical (agent -> tools);")
     say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.")
     agent = SupportAgent(transport, allowlist, credentials=credentials,
-                         allow_untrusted=allow_untrusted)
+                         allow_untrusted=allow_untrusted, wire=wire)
     outcomes = []
     for card_url in card_urls:  # 1. the registry says where peers live
         say()
@@ -214,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     args = cli.parse(sys.argv[1:] if argv is None else argv)
     if args.command == "serve":
         try:
-            demo.serve_forever(args.peer, wire_essay, host=args.host, port=args.port,
+            demo.serve_forever(args.peer, wires.wire(args.wire), host=args.host, port=args.port,
                                url=args.url, token=args.token, say=say)
         except OSError as exc:
             say(f"cannot serve {args.peer} on {args.host}:{args.port}: {exc.strerror or exc}",
@@ -228,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         say(str(exc), error=True)
         return 2
-    network = demo.in_process(wire_essay)
+    card_wire = wires.wire(args.wire or "essay")  # the card the demo peers serve
+    network = demo.in_process(card_wire)
     servers = []
     if args.transport == "http":
         from transports.network import HttpTransport
@@ -241,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         outcomes = run(FramePrinter(inner, say), [e.card_url for e in registry], allowlist,
                        credentials={**network.credentials, **credentials},
-                       allow_untrusted=args.allow_untrusted)
+                       allow_untrusted=args.allow_untrusted,
+                       wire=wires.wire(args.wire) if args.wire else None)
     finally:
         for server in servers:
             server.stop()

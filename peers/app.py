@@ -15,16 +15,26 @@ from types import ModuleType
 from urllib.parse import urlsplit
 
 from peers.peer import Peer
+from peers.wires import AllMethods
 
 try:  # constant-time comparison, without loading OpenSSL as `import hmac` does (start-up
     from _operator import _compare_digest as compare_digest  # budget); hmac falls back to it
 except ImportError:  # pragma: no cover - other Python implementations
     from hmac import compare_digest
 from transports.base import HttpRequest, HttpResponse
+from typing import NamedTuple
+
 from transports.jsonrpc import MAX_FRAME_BYTES, InvalidRequest, JsonRpcError, dispatch, encode_error
 
 CARD_PATH = "/.well-known/agent-card.json"
 JSON = {"Content-Type": "application/json"}
+
+
+class Caller(NamedTuple):
+    """What a method handler may know of who is calling: the context dispatch() passes."""
+
+    owner: str  # whose tasks it may see: its credentials, or "" where none are checked
+    version: str | None  # the A2A-Version header, if any (1.0 methods require "1.0")
 
 
 def log_to_stderr(line: str) -> None:
@@ -39,7 +49,7 @@ class PeerApp:
         self.peer, self.wire, self.token, self.max_body = peer, wire, token, max_body
         self.log = lambda line: log(f"[{peer.card.name}] {line}")
         self.endpoint_path = urlsplit(peer.card.url).path or "/"
-        self.methods = wire.methods(peer)
+        self.methods = AllMethods(peer)  # every wire's method names, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         self.card_body = json.dumps(wire.card_to_wire(peer.card), indent=2).encode() + b"\n"
 
@@ -67,11 +77,15 @@ class PeerApp:
                           **{"WWW-Authenticate": f'Bearer realm="{self.peer.card.name}"'})
         if len(request.body) > self.max_body:
             return _error(413, InvalidRequest(f"body larger than {self.max_body} bytes"))
-        body = dispatch(request.body, self.methods, request, log=self.log,
-                        max_bytes=self.max_body)
+        caller = Caller(self._owner(request), request.header("A2A-Version"))
+        body = dispatch(request.body, self.methods, caller, log=self.log, max_bytes=self.max_body)
         if body is None:  # a notification: nothing to say
             return HttpResponse(204, {}, b"")
         return HttpResponse(200, dict(JSON), body)
+
+    def _owner(self, request: HttpRequest) -> str:
+        # The credentials a caller proved: with them it sees its own tasks and no others.
+        return (request.header("Authorization") or "") if self.token is not None else ""
 
     def _authorized(self, request: HttpRequest) -> bool:
         scheme, _, token = (request.header("Authorization") or "").partition(" ")

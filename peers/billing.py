@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from peers.model import AgentCard, AgentSkill
 from peers.peer import Peer, Skill, require_fields
@@ -39,14 +39,28 @@ class RefundRequest(NamedTuple):
         return cls(order_id, amount)
 
 
+TEXT_ORDER = re.compile(r"\b([A-Z]{2,10}-\d{1,20})\b")
+TEXT_AMOUNT = re.compile(r"\$\s?(\d{1,7}(?:,\d{3})*(?:\.\d{1,2})?)")
+
+
+def refund_from_text(text: str) -> dict[str, Any]:
+    """Read a refund from plain text ("Please refund $180 on order ORD-3300"), for clients
+    that send only text parts, as seed 000's does. Exactly one order id and one amount."""
+    orders, amounts = TEXT_ORDER.findall(text), TEXT_AMOUNT.findall(text)
+    if len(orders) != 1 or len(amounts) != 1:
+        raise InvalidParams("say exactly one order id (like ORD-3300) and one amount "
+                            "(like $180.00), or send a data part {order_id, amount}")
+    return {"order_id": orders[0], "amount": float(amounts[0].replace(",", ""))}
+
+
 def process_refund(refund: RefundRequest) -> str:
     """Issue the refund. The reference is derived from the order, so a retry is recognisable."""
     return (f"refund of ${refund.amount:,.2f} issued for {refund.order_id} "
             f"(ref BILL-{refund.order_id})")
 
 
-def billing_agent(base_url: str = BASE_URL, *,
-                  new_task_id: Callable[[], str] | None = None) -> Peer:
+def billing_agent(base_url: str = BASE_URL, **options: Any) -> Peer:
+    """billing-agent at `base_url`; `options` go to Peer (task ids, clock, store size)."""
     card = AgentCard(
         name="billing-agent",
         description="Issues refunds and credits for orders.",
@@ -57,5 +71,5 @@ def billing_agent(base_url: str = BASE_URL, *,
         streaming=False,
         auth_schemes=("bearer",),
     )
-    skill = Skill(card.skills[0], RefundRequest.from_input, process_refund)
-    return Peer(card, [skill], new_task_id=new_task_id)
+    skill = Skill(card.skills[0], RefundRequest.from_input, process_refund, refund_from_text)
+    return Peer(card, [skill], **options)

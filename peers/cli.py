@@ -17,6 +17,7 @@ class Options(NamedTuple):
     credentials: str | None = None  # path of the support agent's token file
     allow_untrusted: tuple[str, ...] = ()
     transport: str = "in-process"
+    wire: str | None = None  # "essay", "0.3" or "1.0"; None: as each card declares
     timeout: float = 10.0
     peer: str = ""  # serve: which peer
     host: str = "127.0.0.1"
@@ -55,13 +56,17 @@ def parse(argv: list[str]) -> Options:
                         type=lambda v: "in-process" if v == "inprocess" else v,
                         help="in-process: the shim, no sockets (default); http: serve the "
                              "demo peers on 127.0.0.1 and talk to every peer over real HTTP")
+    parser.add_argument("--wire", choices=["essay", "0.3", "1.0"],
+                        help="the A2A wire format: the demo peers serve this card, and the "
+                             "support agent speaks it to every peer (default: the essay's "
+                             "frames for the demo peers; for others, what each card declares)")
     parser.add_argument("--timeout", type=_seconds, default=d.timeout, metavar="SECONDS",
                         help="connect and read timeout for the http transport "
                              "(default: %(default)s)")
     args = parser.parse_args(argv)
     return d._replace(registry=args.registry, allowlist=args.allowlist,
                       credentials=args.credentials, allow_untrusted=tuple(args.allow_untrusted),
-                      transport=args.transport, timeout=args.timeout)
+                      transport=args.transport, wire=args.wire, timeout=args.timeout)
 
 
 def _parse_serve(argparse, argv: list[str]) -> Options:
@@ -71,6 +76,9 @@ def _parse_serve(argparse, argv: list[str]) -> Options:
         description="Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until "
                     "Ctrl-C or SIGTERM. It prints where its card and endpoint are.")
     parser.add_argument("peer", choices=sorted(PEERS), help="which peer to serve")
+    parser.add_argument("--wire", choices=["essay", "0.3", "1.0"], default="essay",
+                        help="which card to serve (the endpoint answers all three wires' "
+                             "methods either way; default: %(default)s)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to bind (default: %(default)s, this machine only)")
     parser.add_argument("--port", type=_port, default=0,
@@ -83,7 +91,7 @@ def _parse_serve(argparse, argv: list[str]) -> Options:
                              "$A2A_SERVE_TOKEN, else a fresh random one, printed at start)")
     args = parser.parse_args(argv)
     return Options(command="serve", peer=args.peer, host=args.host, port=args.port,
-                   url=args.url, token=args.token)
+                   url=args.url, token=args.token, wire=args.wire)
 
 
 def _seconds(text: str) -> float:

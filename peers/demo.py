@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from peers import billing, rogue
 from peers.app import PeerApp, log_to_stderr
-from peers.peer import Peer
+from peers.peer import Peer, utc_now
 
 # name -> (the base URL it has in the essay, how to make it, whether it checks a token)
 PEERS: dict[str, tuple[str, Callable[..., Peer], bool]] = {
@@ -103,7 +103,7 @@ def serve_forever(name: str, wire: ModuleType, *, host: str, port: int, url: str
     server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
-        peer = make(base_url, new_task_id=random_task_ids())
+        peer = make(base_url, new_task_id=random_task_ids(), clock=utc_now)
         token = (token or new_token()) if checks_token else None
         server.app = PeerApp(peer, wire, token=token, log=log_to_stderr)  # it adds the name
         say(f"[serve] {name} listening on {server.base_url} (wire: {wire.NAME})")

@@ -63,24 +63,41 @@ class Artifact(NamedTuple):
         return "".join(p.text for p in self.parts if p.text is not None)
 
 
+class Message(NamedTuple):
+    """One turn of the conversation: the caller's request ("user") or the agent's reply."""
+
+    message_id: str
+    role: str  # "user" or "agent"; each wire spells it its own way
+    parts: tuple[Part, ...]
+    context_id: str | None = None
+    task_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if p.text is not None)
+
+
 class Task(NamedTuple):
     id: str
     lifecycle: tuple[TaskState, ...] = (TaskState.SUBMITTED,)
     artifacts: tuple[Artifact, ...] = ()
     status_message: str | None = None  # the peer's word on the current state
     context_id: str | None = None
+    history: tuple[Message, ...] = ()  # the messages that made this task
+    timestamp: str | None = None  # when it entered its current state (ISO 8601 UTC)
 
     @property
     def state(self) -> TaskState:
         return self.lifecycle[-1]
 
     def advance(self, state: TaskState, *, message: str | None = None,
-                artifacts: tuple[Artifact, ...] = ()) -> "Task":
+                artifacts: tuple[Artifact, ...] = (), timestamp: str | None = None) -> "Task":
         """This task, one state later. Raises ValueError for a move the protocol forbids."""
         if state not in NEXT.get(self.state, ()):
             raise ValueError(f"task {self.id}: {self.state.value} -> {state.value} is not allowed")
         return Task(self.id, self.lifecycle + (state,), self.artifacts + artifacts, message,
-                    self.context_id)
+                    self.context_id, self.history, timestamp)
 
 
 class AgentSkill(NamedTuple):

@@ -12,10 +12,11 @@ so a learner's transcript is stable; a served peer passes unguessable ids instea
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
-from peers.model import AgentCard, AgentSkill, Artifact, Part, Task, TaskState
+from peers.errors import TaskNotCancelable
+from peers.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
+from peers.store import TaskStore
 from transports.jsonrpc import InvalidParams
 
 
@@ -31,6 +32,7 @@ class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises
     parse: Callable[[dict[str, Any]], Any]  # input -> typed payload; raises InvalidParams
     run: Callable[[Any], str]  # payload -> result text; raises SkillFailed
+    from_text: Callable[[str], dict[str, Any]] | None = None  # a plain-text request -> input
 
 
 def counter_ids(prefix: str) -> Callable[[], str]:
@@ -41,37 +43,92 @@ def counter_ids(prefix: str) -> Callable[[], str]:
 
 class Peer:
     def __init__(self, card: AgentCard, skills: list[Skill], *,
-                 new_task_id: Callable[[], str] | None = None, max_tasks: int = 1000) -> None:
+                 new_task_id: Callable[[], str] | None = None, max_tasks: int = 1000,
+                 clock: Callable[[], str] | None = None) -> None:
         self.card = card
         self.skills = {s.card.id: s for s in skills}
         self.new_task_id = new_task_id or counter_ids("task")
-        self.max_tasks = max_tasks
-        self.tasks: OrderedDict[str, Task] = OrderedDict()  # oldest first, for eviction
+        self.store = TaskStore(max_tasks)
+        self.clock = clock  # None: no timestamps, so a learner's transcript never changes
 
-    def send(self, skill_id: str, payload: dict[str, Any]) -> Task:
-        """Run one skill as a task: validate, then submitted -> working -> a terminal state."""
+    @property
+    def tasks(self) -> dict[str, Task]:
+        return self.store.tasks
+
+    def send(self, skill_id: str, payload: Any, *, owner: str = "",
+             message: Message | None = None) -> Task:
+        """Run one skill as a task: validate, then submitted -> working -> a terminal state.
+
+        `owner` is who asked (see store.py); a `message` already seen from that owner gets
+        the task it made the first time, and the skill does not run again.
+        """
         skill = self.skills.get(skill_id)
         if skill is None:
             raise InvalidParams(f"unknown skill {skill_id!r}; this agent offers "
                                 f"{sorted(self.skills)}")
         typed = skill.parse(payload)  # bad input fails here, before any task exists
-        task = self._keep(Task(self.new_task_id()))  # submitted: accepted
-        task = self._keep(task.advance(TaskState.WORKING))
+        with self.store.lock:  # "seen this message?" and "make its task" as one step
+            if message is not None and (seen := self.store.by_message(owner, message.message_id)):
+                return seen
+            task_id = self.new_task_id()
+            context = (message.context_id if message else None) or f"context-{task_id}"
+            history = (message._replace(task_id=task_id, context_id=context),) if message else ()
+            task = self._keep(Task(task_id, context_id=context, history=history,
+                                   timestamp=self._now()), owner, message)  # submitted
+        task = self._keep(task.advance(TaskState.WORKING, timestamp=self._now()), owner)
         try:
             text = skill.run(typed)
         except SkillFailed as exc:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
-            return self._keep(task.advance(TaskState.FAILED, message=note))
+            return self._keep(task.advance(TaskState.FAILED, message=note,
+                                           timestamp=self._now()), owner)
         artifact = Artifact(f"{task.id}-result", (Part(text=text),))
-        return self._keep(task.advance(TaskState.COMPLETED, artifacts=(artifact,)))
+        return self._keep(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
+                                       timestamp=self._now()), owner)
 
-    def _keep(self, task: Task) -> Task:
-        """Store the task's latest state; a new task evicts the oldest, so memory stays bounded."""
-        is_new = task.id not in self.tasks
-        self.tasks[task.id] = task  # insertion order is creation order: the oldest is first
-        if is_new and len(self.tasks) > self.max_tasks:
-            self.tasks.popitem(last=False)
-        return task
+    def send_message(self, message: Message, *, owner: str = "") -> Task:
+        """The message-shaped request of A2A 0.3/1.0: find the skill and its input in it.
+
+        A data part is the skill's input as is; otherwise the text is read by the skill's
+        `from_text` (so a client that only sends text, as seed 000's does, is understood).
+        """
+        skill_id = (message.metadata or {}).get("skillId")
+        if skill_id is None and len(self.skills) == 1:
+            skill_id = next(iter(self.skills))
+        skill = self.skills.get(skill_id) if isinstance(skill_id, str) else None
+        if skill is None:
+            raise InvalidParams(f"name a skill in message.metadata.skillId: one of {sorted(self.skills)}")
+        data = next((p.data for p in message.parts if p.data is not None), None)
+        if data is None:
+            if skill.from_text is None:
+                raise InvalidParams(f"skill {skill_id!r} needs a data part")
+            data = skill.from_text(message.text)
+        return self.send(skill_id, data, owner=owner, message=message)
+
+    def get_task(self, task_id: str, *, owner: str = "") -> Task:
+        return self.store.get(task_id, owner)
+
+    def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
+        task = self.store.get(task_id, owner)
+        if task.state.is_terminal:
+            raise TaskNotCancelable(f"task {task_id!r} is already {task.state.value}")
+        return self._keep(task.advance(TaskState.CANCELED, timestamp=self._now()), owner)
+
+    def list_tasks(self, *, owner: str = "", context_id: str | None = None,
+                   state: TaskState | None = None) -> list[Task]:
+        return self.store.owned_by(owner, context_id=context_id, state=state)
+
+    def _keep(self, task: Task, owner: str, message: Message | None = None) -> Task:
+        return self.store.put(task, owner, message.message_id if message else None)
+
+    def _now(self) -> str | None:
+        return self.clock() if self.clock else None
+
+
+def utc_now() -> str:
+    """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
+    from datetime import datetime, timezone
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # -- helpers for a skill's `parse`: typed payloads, errors that name the field --------

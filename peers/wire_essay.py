@@ -6,7 +6,7 @@ instead of `{skill, input}`), kept exactly as the essay prints it. A wire format
 replaceable part: a module with these names, used by both the support agent (client)
 and the peer apps (server):
 
-    NAME, SEND_METHOD, card_to_wire, card_from_wire, send_params, task_to_wire,
+    NAME, SEND_METHOD, HEADERS, card_to_wire, card_from_wire, send_params,
     task_from_result, methods(peer)
 
 `*_from_wire` functions read what a peer we do not own sent: they raise ValueError
@@ -17,11 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from peers.model import AgentCard, AgentSkill, Artifact, Part, Task, TaskState
+from peers.fields import field as _field, obj as _object, strings as _strings, url as _url
 from peers.peer import Peer
 from transports.jsonrpc import Handler, InvalidParams
 
 NAME = "essay"
 SEND_METHOD = "tasks/send"
+HEADERS: dict[str, str] = {}  # extra HTTP headers on every request: none for the essay
 
 
 def card_to_wire(card: AgentCard) -> dict[str, Any]:
@@ -52,8 +54,8 @@ def card_from_wire(obj: Any) -> AgentCard:
         auth_schemes=tuple(_strings(schemes, "authentication.schemes")))
 
 
-def send_params(skill_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-    return {"skill": skill_id, "input": payload}
+def send_params(skill_id: str, payload: dict[str, Any], message_id: str) -> dict[str, Any]:
+    return {"skill": skill_id, "input": payload}  # the essay's frames carry no message id
 
 
 def task_to_wire(task: Task) -> dict[str, Any]:
@@ -88,36 +90,9 @@ def methods(peer: Peer) -> dict[str, Handler]:
             raise InvalidParams('params must be an object {"skill": ..., "input": {...}}')
         if not isinstance(params.get("skill"), str):
             raise InvalidParams('"skill" must be a string')
-        return task_to_wire(peer.send(params["skill"], params.get("input")))
+        owner = getattr(context, "owner", "")  # who may read the task back (store.py)
+        return task_to_wire(peer.send(params["skill"], params.get("input"), owner=owner))
     return {SEND_METHOD: tasks_send}
-
-
-# -- reading what a peer sent -----------------------------------------------------------
-
-_MISSING = object()
-_NAMES = {str: "a string", list: "an array", dict: "an object"}
-
-
-def _object(value: Any, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ValueError(f"{path} must be an object")
-    return value
-
-
-def _field(obj: dict[str, Any], key: str, kind: type, prefix: str = "",
-           default: Any = _MISSING) -> Any:
-    if key not in obj and default is not _MISSING:
-        return default
-    value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise ValueError(f"{prefix}{key} must be {_NAMES[kind]}")
-    return value
-
-
-def _strings(values: list[Any], path: str) -> list[str]:
-    if not all(isinstance(v, str) for v in values):
-        raise ValueError(f"{path} must hold strings")
-    return values
 
 
 def _skill(obj: Any, path: str) -> AgentSkill:
@@ -134,9 +109,3 @@ def _state(value: Any, path: str) -> TaskState:
         return TaskState(value)
     except ValueError:
         raise ValueError(f"{path} {value!r} is not a task state") from None
-
-
-def _url(value: str) -> str:
-    if not value.startswith(("https://", "http://")):
-        raise ValueError(f"url {value!r} must be an http(s) URL")
-    return value

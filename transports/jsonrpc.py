@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from enum import IntEnum
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, NamedTuple, Protocol
 
 MAX_FRAME_BYTES = 1 << 20  # 1 MiB: a delegation frame is a few hundred bytes
 
@@ -147,7 +147,13 @@ class Request(NamedTuple):
 Handler = Callable[[Any, Any], Any]  # handler(params, context) -> result
 
 
-def dispatch(frame: bytes, methods: Mapping[str, Handler], context: Any = None, *,
+class MethodTable(Protocol):
+    """Where dispatch() finds a method's handler: a plain dict will do."""
+
+    def get(self, method: str) -> Handler | None: ...
+
+
+def dispatch(frame: bytes, methods: MethodTable, context: Any = None, *,
              log: Callable[[str], None] | None = None,
              max_bytes: int = MAX_FRAME_BYTES) -> bytes | None:
     """Answer one request frame with one response frame (None for a notification).

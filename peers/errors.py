@@ -1,0 +1,84 @@
+"""A2A's own JSON-RPC errors (-32001 ... -32009), one exception class per code.
+
+Spec: A2A 1.0 section 5.4 (error codes) and 9.5 (JSON-RPC error objects). They subclass
+the JSON-RPC layer's `JsonRpcError`, so `transports.jsonrpc.dispatch` turns them into
+error objects like any other; the JSON-RPC layer itself never learns A2A's names.
+A2A 1.0 adds `data`: a list of google.rpc detail objects, at least an ErrorInfo with an
+UPPER_SNAKE `reason` in the "a2a-protocol.org" domain. `error_details` builds it; the
+1.0 wire attaches it, while 0.3 leaves `data` out.
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+from transports.jsonrpc import ErrorCode, JsonRpcError
+
+
+class A2AErrorCode(IntEnum):
+    TASK_NOT_FOUND = -32001  # no such task (or not one this caller may see)
+    TASK_NOT_CANCELABLE = -32002  # the task already ended
+    PUSH_NOTIFICATION_NOT_SUPPORTED = -32003
+    UNSUPPORTED_OPERATION = -32004  # e.g. streaming on a peer that does not stream
+    CONTENT_TYPE_NOT_SUPPORTED = -32005  # a part's media type the skill cannot take
+    INVALID_AGENT_RESPONSE = -32006  # the agent produced something the protocol forbids
+    EXTENDED_AGENT_CARD_NOT_CONFIGURED = -32007
+    EXTENSION_SUPPORT_REQUIRED = -32008  # the client must support an extension first
+    VERSION_NOT_SUPPORTED = -32009  # the A2A-Version asked for is not spoken here
+
+
+class A2AError(JsonRpcError):
+    """An A2A error: its code, the spec's title, and the ErrorInfo reason 1.0 sends."""
+
+    reason = "INTERNAL_ERROR"
+
+
+class TaskNotFound(A2AError):
+    code, title, reason = A2AErrorCode.TASK_NOT_FOUND, "Task not found", "TASK_NOT_FOUND"
+
+
+class TaskNotCancelable(A2AError):
+    code, title, reason = A2AErrorCode.TASK_NOT_CANCELABLE, "Task cannot be canceled", "TASK_NOT_CANCELABLE"
+
+
+class PushNotificationNotSupported(A2AError):
+    code, title, reason = A2AErrorCode.PUSH_NOTIFICATION_NOT_SUPPORTED, "Push notifications are not supported", "PUSH_NOTIFICATION_NOT_SUPPORTED"
+
+
+class UnsupportedOperation(A2AError):
+    code, title, reason = A2AErrorCode.UNSUPPORTED_OPERATION, "This operation is not supported", "UNSUPPORTED_OPERATION"
+
+
+class ContentTypeNotSupported(A2AError):
+    code, title, reason = A2AErrorCode.CONTENT_TYPE_NOT_SUPPORTED, "Incompatible content types", "CONTENT_TYPE_NOT_SUPPORTED"
+
+
+class InvalidAgentResponse(A2AError):
+    code, title, reason = A2AErrorCode.INVALID_AGENT_RESPONSE, "Invalid agent response", "INVALID_AGENT_RESPONSE"
+
+
+class ExtendedAgentCardNotConfigured(A2AError):
+    code, title, reason = A2AErrorCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED, "Extended agent card is not configured", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+
+
+class ExtensionSupportRequired(A2AError):
+    code, title, reason = A2AErrorCode.EXTENSION_SUPPORT_REQUIRED, "Extension support is required", "EXTENSION_SUPPORT_REQUIRED"
+
+
+class VersionNotSupported(A2AError):
+    code, title, reason = A2AErrorCode.VERSION_NOT_SUPPORTED, "Protocol version is not supported", "VERSION_NOT_SUPPORTED"
+
+
+_STANDARD_REASONS = {ErrorCode.INVALID_PARAMS: "INVALID_PARAMS",
+                     ErrorCode.INVALID_REQUEST: "INVALID_REQUEST",
+                     ErrorCode.INTERNAL_ERROR: "INTERNAL_ERROR"}
+
+
+def error_details(error: JsonRpcError) -> list[dict[str, Any]] | None:
+    """The A2A 1.0 `data` for an error: [ErrorInfo]; None where the spec's peers send none
+    (-32700 and -32601)."""
+    reason = getattr(error, "reason", None) or _STANDARD_REASONS.get(error.code)
+    if reason is None:
+        return None
+    return [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
+             "domain": "a2a-protocol.org", "metadata": {}}]

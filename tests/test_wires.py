@@ -1,0 +1,199 @@
+"""A2A 1.0 and 0.3 beside the essay's frames: the specification's shapes field for field,
+the version rules, the error table, idempotency, scoping, and the card each wire serves."""
+import json
+
+import pytest
+
+import a2a_delegation as story
+from conftest import serving
+from peers import billing, demo, errors, rogue, wires
+from peers.app import PeerApp
+from peers.config import AllowEntry
+from transports.inprocess import InProcessTransport
+from transports.network import HttpTransport
+from transports.printer import FramePrinter
+
+ENDPOINT = "https://billing.acme.example/a2a"
+AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+V1 = {**AUTH, "A2A-Version": "1.0"}
+
+
+@pytest.fixture
+def app():
+    return PeerApp(billing.billing_agent(), wires.wire("1.0"), token="t0k")
+
+
+def rpc(app, method, params, headers=V1, rid=1):
+    frame = json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode()
+    response = InProcessTransport({billing.BASE_URL: app}).post(ENDPOINT, frame, headers)
+    assert response.status == 200
+    return json.loads(response.body)
+
+
+def text_message(text, message_id="m-1", roles=("ROLE_USER", None)):
+    return {"message": {"messageId": message_id, "role": roles[0], "parts": [{"text": text}]}}
+
+
+# -- A2A 1.0 ------------------------------------------------------------------------------
+
+def test_a_spec_shaped_1_0_send_message_gets_a_task_as_the_spec_spells_it(app):
+    reply = rpc(app, "SendMessage", text_message("Please refund $180 on order ORD-3300"))
+    task = reply["result"]["task"]
+    assert set(task) == {"id", "contextId", "status", "artifacts", "history"}
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    answer = task["status"]["message"]
+    assert answer["role"] == "ROLE_AGENT" and "kind" not in answer
+    assert answer["parts"] == [{"text": "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"}]
+    assert task["artifacts"] == [{"artifactId": f"{task['id']}-result", "parts": answer["parts"]}]
+    assert task["history"] == [{"messageId": "m-1", "contextId": task["contextId"], "taskId": task["id"],
+                                "role": "ROLE_USER", "parts": [{"text": "Please refund $180 on order ORD-3300"}]}]
+
+
+def test_a_data_part_with_a_media_type_is_the_skills_typed_input(app):
+    params = {"message": {"messageId": "m-9", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-5", "amount": 2.5}, "mediaType": "application/json"}]}}
+    task = rpc(app, "SendMessage", params)["result"]["task"]
+    assert "ORD-5" in task["status"]["message"]["parts"][0]["text"]
+
+
+@pytest.mark.parametrize("version", [None, "", "0.3", "2.0", "1"])
+def test_a_1_0_method_without_version_1_0_is_minus_32009_with_error_info(app, version):
+    headers = dict(AUTH) if version is None else {**AUTH, "A2A-Version": version}
+    reply = rpc(app, "SendMessage", text_message("refund $1 for ORD-1"), headers)
+    assert reply["error"]["code"] == -32009
+    assert reply["error"]["data"] == [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                                       "reason": "VERSION_NOT_SUPPORTED", "domain": "a2a-protocol.org",
+                                       "metadata": {}}]
+    assert app.peer.tasks == {}
+
+
+def test_get_task_answers_the_bare_task_and_minus_32001_for_an_unknown_id(app):
+    task = rpc(app, "SendMessage", text_message("refund $3 for ORD-3"))["result"]["task"]
+    got = rpc(app, "GetTask", {"id": task["id"], "historyLength": 0})["result"]
+    assert got["id"] == task["id"] and "task" not in got and "history" not in got
+    missing = rpc(app, "GetTask", {"id": "task-404"})["error"]
+    assert missing["code"] == -32001 and missing["data"][0]["reason"] == "TASK_NOT_FOUND"
+
+
+def test_cancelling_a_completed_task_is_minus_32002(app):
+    task = rpc(app, "SendMessage", text_message("refund $3 for ORD-3"))["result"]["task"]
+    error = rpc(app, "CancelTask", {"id": task["id"]})["error"]
+    assert error["code"] == -32002 and error["data"][0]["reason"] == "TASK_NOT_CANCELABLE"
+
+
+def test_list_tasks_pages_through_the_callers_tasks(app):
+    for n in range(5):
+        rpc(app, "SendMessage", text_message(f"refund $1 for ORD-{n}", message_id=f"m-{n}"))
+    first = rpc(app, "ListTasks", {"pageSize": 2})["result"]
+    assert first["totalSize"] == 5 and len(first["tasks"]) == 2 and first["nextPageToken"] == "2"
+    last = rpc(app, "ListTasks", {"pageSize": 2, "pageToken": "4"})["result"]
+    assert len(last["tasks"]) == 1 and last["nextPageToken"] == ""
+    assert rpc(app, "ListTasks", {"status": "TASK_STATE_WORKING"})["result"]["totalSize"] == 0
+    assert rpc(app, "ListTasks", {"pageSize": 0})["error"]["code"] == -32602
+
+
+def test_one_client_cannot_read_another_clients_task_even_knowing_its_id():
+    app = PeerApp(billing.billing_agent(), wires.wire("1.0"), token="t0k")
+    task = rpc(app, "SendMessage", text_message("refund $3 for ORD-3"))["result"]["task"]
+    app.token = "other"  # a second client, with its own credentials
+    other = {**V1, "Authorization": "Bearer other"}
+    assert rpc(app, "GetTask", {"id": task["id"]}, other)["error"]["code"] == -32001
+    assert rpc(app, "ListTasks", {}, other)["result"]["totalSize"] == 0
+
+
+def test_a_repeated_message_id_returns_the_same_task_and_refunds_once(app):
+    first = rpc(app, "SendMessage", text_message("refund $7 for ORD-7", message_id="dup-1"))
+    again = rpc(app, "SendMessage", text_message("refund $7 for ORD-7", message_id="dup-1"), rid=2)
+    assert first["result"] == again["result"]
+    assert len(app.peer.tasks) == 1
+
+
+@pytest.mark.parametrize("params, code", [
+    ({}, -32602),
+    ({"message": {"role": "ROLE_USER", "parts": [{"text": "x"}]}}, -32602),  # no messageId
+    ({"message": {"messageId": "m", "role": "user", "parts": [{"text": "refund $1 for A-1"}]}}, -32602),  # 0.3 role
+    ({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}, -32602),
+    ({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hello"}]}}, -32602),
+    ({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"raw": "iVBORw==", "mediaType": "image/png"}]}}, -32005),
+])
+def test_bad_1_0_messages_get_the_right_error(app, params, code):
+    assert rpc(app, "SendMessage", params)["error"]["code"] == code
+
+
+def test_the_error_table_has_every_a2a_code_with_the_spec_numbers():
+    expected = {"TaskNotFound": -32001, "TaskNotCancelable": -32002, "PushNotificationNotSupported": -32003,
+                "UnsupportedOperation": -32004, "ContentTypeNotSupported": -32005, "InvalidAgentResponse": -32006,
+                "ExtendedAgentCardNotConfigured": -32007, "ExtensionSupportRequired": -32008,
+                "VersionNotSupported": -32009}
+    for name, code in expected.items():
+        error = getattr(errors, name)("x")
+        assert error.code == code and error.to_wire()["code"] == code
+        assert errors.error_details(error)[0]["reason"] == errors.A2AErrorCode(code).name
+
+
+# -- A2A 0.3 ------------------------------------------------------------------------------
+
+def test_a_spec_shaped_0_3_message_send_gets_a_bare_task_with_kinds(app):
+    params = {"message": {"kind": "message", "messageId": "m-1", "role": "user",
+                          "parts": [{"kind": "text", "text": "refund $12.50 for ORD-12"}]},
+              "configuration": {"blocking": True}}
+    task = rpc(app, "message/send", params, AUTH)["result"]
+    assert task["kind"] == "task" and task["status"]["state"] == "completed"
+    assert task["status"]["message"]["kind"] == "message" and task["status"]["message"]["role"] == "agent"
+    assert task["artifacts"][0]["parts"] == [{"kind": "text", "text": "refund of $12.50 issued for ORD-12 (ref BILL-ORD-12)"}]
+    got = rpc(app, "tasks/get", {"id": task["id"]}, AUTH)["result"]
+    assert got["id"] == task["id"] and got["kind"] == "task"
+    assert rpc(app, "tasks/cancel", {"id": task["id"]}, AUTH)["error"] == {
+        "code": -32002, "message": f"Task cannot be canceled: task '{task['id']}' is already completed"}
+
+
+# -- cards, and the support agent choosing the wire -----------------------------------------
+
+def test_each_wire_serves_its_own_card():
+    def card(name):
+        app = PeerApp(billing.billing_agent(), wires.wire(name))
+        return json.loads(InProcessTransport({billing.BASE_URL: app}).get(
+            "https://billing.acme.example/.well-known/agent-card.json", {}).body)
+    v1, v03, essay = card("1.0"), card("0.3"), card("essay")
+    assert v1["supportedInterfaces"] == [{"url": ENDPOINT, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    assert v1["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
+    assert v1["securityRequirements"] == [{"schemes": {"bearer": {"list": []}}}]
+    assert v1["skills"][0] == {"id": "process_refund", "name": "Process refund",
+                               "description": "Issue a refund for an order", "tags": ["billing", "refunds"]}
+    assert "url" not in v1 and "protocolVersion" not in v1
+    assert (v03["url"], v03["preferredTransport"], v03["protocolVersion"]) == (ENDPOINT, "JSONRPC", "0.3.0")
+    assert v03["security"] == [{"bearer": []}]
+    assert essay["authentication"] == {"schemes": ["bearer"]}
+
+
+def test_the_support_agent_speaks_the_wire_each_card_declares():
+    network = demo.in_process(wires.wire("1.0"))
+    apps = dict(network.apps)
+    apps[rogue.BASE_URL] = PeerApp(rogue.refund_bot_9000(), wires.wire("0.3"))
+    printer = FramePrinter(InProcessTransport(apps))
+    cards = [f"{base}/.well-known/agent-card.json" for base in (billing.BASE_URL, rogue.BASE_URL)]
+    allow = [AllowEntry("billing-agent", ENDPOINT), AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")]
+    outcomes = story.run(printer, cards, allow, credentials=network.credentials)
+    methods = [json.loads(f.body)["method"] for f in printer.frames if f.http_method == "POST" and f.direction == "-->"]
+    assert methods == ["SendMessage", "message/send"]
+    assert printer.frames[2].headers["A2A-Version"] == "1.0"
+    assert outcomes[0].result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"
+
+
+def test_every_method_name_belongs_to_the_wire_that_serves_it():
+    peer = billing.billing_agent()
+    owned = {name: owner for owner in wires.NAMES for name in wires.wire(owner).methods(peer)}
+    assert owned == wires.METHOD_OWNERS
+
+
+def test_a_client_written_as_in_seed_000_gets_the_refund_text_over_http():
+    with serving(None) as server:  # bind first: the port is part of the card's URL
+        base = server.base_url
+        server.app = PeerApp(billing.billing_agent(base), wires.wire("0.3"), token="t0k")
+        http = HttpTransport(read_timeout=5)
+        card = json.loads(http.get(f"{base}/.well-known/agent-card.json", {}).body)
+        body = json.dumps({"jsonrpc": "2.0", "method": "message/send", "params": {"message": {
+            "messageId": "msg-1234", "role": "user", "parts": [{"text": "refund $42 on ORD-42"}]}}, "id": 1})
+        envelope = json.loads(http.post(card["url"], body.encode(), AUTH).body)
+        reply = "".join(p.get("text", "") for p in envelope["result"]["status"]["message"]["parts"])
+        assert reply == "refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)"
