@@ -237,24 +237,11 @@ def main(argv: list[str] | None = None) -> int:
         say(str(exc), error=True)
         return 2
     card_wire = wires.wire(args.wire or "essay")  # the card the demo peers serve
-    network = demo.in_process(card_wire)
-    servers = []
-    if args.transport == "http":
-        from transports.network import HttpTransport
-        servers, resolve = demo.serve_demo(network)
-        inner: Transport = HttpTransport(resolve=resolve, connect_timeout=args.timeout,
-                                         read_timeout=args.timeout)
-    else:
-        from transports.inprocess import InProcessTransport
-        inner = InProcessTransport(network.apps)
-    try:
+    with demo.transport(args.transport, card_wire, timeout=args.timeout) as (inner, provisioned):
         outcomes = run(FramePrinter(inner, say), [e.card_url for e in registry], allowlist,
-                       credentials={**network.credentials, **credentials},
+                       credentials={**provisioned, **credentials},
                        allow_untrusted=args.allow_untrusted,
                        wire=wires.wire(args.wire) if args.wire else None)
-    finally:
-        for server in servers:
-            server.stop()
     if any(o.error and o.verdict is None for o in outcomes):
         return 2
     return 1 if any(o.error for o in outcomes) else 0

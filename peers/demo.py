@@ -13,8 +13,9 @@ peer standalone for `python a2a_delegation.py serve NAME`.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from types import ModuleType
-from typing import Callable, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 from urllib.parse import urlsplit
 
 from peers import billing, rogue
@@ -66,6 +67,26 @@ def in_process(wire: ModuleType, *, log: Callable[[str], None] = log_to_stderr) 
         if token:
             credentials[peer.card.url] = token
     return DemoNetwork(apps, credentials)
+
+
+@contextmanager
+def transport(kind: str, wire: ModuleType, *, timeout: float) -> Iterator[tuple[Any, dict[str, str]]]:
+    """The transport a run uses, with the demo peers behind it: "in-process", or "http"
+    with each peer served on 127.0.0.1 until the run ends. Yields it and the credentials
+    the support agent was provisioned with."""
+    network = in_process(wire)
+    if kind != "http":
+        from transports.inprocess import InProcessTransport
+        yield InProcessTransport(network.apps), network.credentials
+        return
+    from transports.network import HttpTransport
+    servers, resolve = serve_demo(network)
+    try:
+        yield (HttpTransport(resolve=resolve, connect_timeout=timeout, read_timeout=timeout),
+               network.credentials)
+    finally:
+        for server in servers:
+            server.stop()
 
 
 def serve_demo(network: DemoNetwork, *, log: Callable[[str], None] = lambda line: None):

@@ -197,3 +197,22 @@ def test_a_client_written_as_in_seed_000_gets_the_refund_text_over_http():
         envelope = json.loads(http.post(card["url"], body.encode(), AUTH).body)
         reply = "".join(p.get("text", "") for p in envelope["result"]["status"]["message"]["parts"])
         assert reply == "refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)"
+
+
+def test_the_task_store_is_bounded_and_forgets_evicted_message_ids():
+    peer = billing.billing_agent(max_tasks=3)
+    from peers.model import Message, Part
+    for n in range(5):
+        peer.send_message(Message(f"m-{n}", "user", (Part(text=f"refund $1 for ORD-{n}"),)))
+    assert list(peer.tasks) == ["task-3", "task-4", "task-5"]
+    assert peer.store.by_message("", "m-0") is None and len(peer.store._by_message) == 3
+    again = peer.send_message(Message("m-4", "user", (Part(text="refund $1 for ORD-4"),)))
+    assert again.id == "task-5" and len(peer.tasks) == 3, "a kept message id is still idempotent"
+
+
+def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
+    from peers.peer import utc_now
+    app = PeerApp(billing.billing_agent(clock=utc_now), wires.wire("1.0"), token="t0k")
+    status = rpc(app, "SendMessage", text_message("refund $2 for ORD-2"))["result"]["task"]["status"]
+    import re
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", status["timestamp"])

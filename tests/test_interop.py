@@ -1,0 +1,82 @@
+"""Interoperability with the official A2A SDK, the acceptance test of the 1.0 wire.
+
+The project stays dependency-free, so these tests need an interpreter that has the SDK,
+named by A2A_SDK_PYTHON; without it they are skipped. To run them:
+    python -m venv .sdk && .sdk/bin/pip install "a2a-sdk[http-server]" uvicorn
+    A2A_SDK_PYTHON=.sdk/bin/python python -m pytest tests/test_interop.py
+Everything listens on 127.0.0.1 and is stopped when the test ends.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SDK_PYTHON = os.environ.get("A2A_SDK_PYTHON")
+pytestmark = pytest.mark.skipif(not SDK_PYTHON, reason="set A2A_SDK_PYTHON to a Python with a2a-sdk")
+ROOT = Path(__file__).resolve().parent.parent
+INTEROP = Path(__file__).resolve().parent / "interop"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_line(process, marker: str, seconds: float = 20) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if marker in line:
+            return line
+        if not line and process.poll() is not None:
+            break
+    raise AssertionError(f"no {marker!r} from {process.args}: {process.stderr.read()[:2000]}")
+
+
+def test_the_official_sdk_client_gets_the_refund_from_our_served_peer():
+    serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                              "--wire", "1.0", "--token", "interop-token"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        base = wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
+        done = subprocess.run([SDK_PYTHON, str(INTEROP / "sdk_client.py"), base, "interop-token",
+                               "Please refund $42 on order ORD-42"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in done.stdout
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=10)
+
+
+def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp_path):
+    port = free_port()
+    server = subprocess.Popen([SDK_PYTHON, str(INTEROP / "sdk_server.py"), str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_line(server, "ready")
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):  # "ready" comes just before uvicorn binds; wait until it does
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        (tmp_path / "reg.json").write_text(json.dumps({"peers": [{"cardUrl": f"{base}/.well-known/agent-card.json"}]}))
+        (tmp_path / "allow.json").write_text(json.dumps({"trusted": [{"name": "echo-refunds", "endpoint": f"{base}/"}]}))
+        done = subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), "--transport", "http",
+                               "--registry", str(tmp_path / "reg.json"), "--allowlist", str(tmp_path / "allow.json")],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert '"method": "SendMessage"' in done.stdout
+        result = next(line for line in done.stdout.splitlines() if line.startswith("[support] trusted result"))
+        assert result.startswith("[support] trusted result (from echo-refunds): sdk-agent received: ")
+        assert '"order_id": "ORD-3300"' in result and '"amount": 180.0' in result  # our data part arrived
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
