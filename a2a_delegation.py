@@ -23,16 +23,32 @@ from itertools import count
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from peers import wires
+from peers import planner, wires
+from peers.generate import Generate, GenerateError
+from peers.prompts import InvalidDecision
 from peers.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
 from peers.model import AgentCard, Task, TaskState
+from peers.schema import REFUND_INPUT
 from transports import jsonrpc
-from transports.base import Transport, TransportError
+from transports.base import HttpRefusal, Transport, TransportError, retry_advice
 from transports.printer import FramePrinter, escape
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
 PAYLOAD = {"order_id": "ORD-3300", "amount": 180.0}
+# The input contracts the support agent relies on (seed 000's typed payload), for peers
+# whose cards cannot carry a skill's schema, such as the essay's.
+CONTRACTS = {"process_refund": REFUND_INPUT}
+
+
+CLOSING = """
+Discovering a peer is not trusting it. Any result from outside the allowlist is
+tagged UNTRUSTED. The deep treatment (injection via a delegated result, the lethal
+trifecta) is Part 16.
+
+  MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
+  A2A (this part): agent -> AGENT    (horizontal) agent-card / tasks-send + a task lifecycle
+  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
 
 
 def say(text: str = "", *, error: bool = False) -> None:
@@ -60,27 +76,6 @@ class Outcome(NamedTuple):
     def result(self) -> str | None:
         done = self.task is not None and self.task.state is TaskState.COMPLETED
         return "".join(a.text for a in self.task.artifacts) if done else None
-
-
-class HttpRefusal(Exception):
-    """The peer answered at the HTTP level instead of with a JSON-RPC response (401, 413, ...)."""
-
-    def __init__(self, status: int, challenge: str | None = None) -> None:
-        super().__init__(f"HTTP {status}" + (f" ({challenge})" if challenge else ""))
-        self.status = status
-
-
-def retry_advice(exc: Exception) -> str:
-    """Seed 004: a failure must say whether retrying is safe, or the only recovery is hope."""
-    if isinstance(exc, TransportError) and not exc.sent:
-        return "nothing was sent, so a retry is safe"
-    if isinstance(exc, HttpRefusal) and exc.status in (401, 403):
-        return "the peer refused our credentials and did nothing; retry once they are fixed"
-    if isinstance(exc, HttpRefusal) and exc.status < 500 or isinstance(exc, jsonrpc.RemoteError) \
-            and exc.code in (-32700, -32600, -32601, -32602):
-        return "the peer refused the request before acting; the same request will fail again"
-    return "the request reached the peer and may have been acted on: retry is NOT safe " \
-           "until the peer confirms what happened"
 
 
 class SupportAgent:
@@ -164,6 +159,9 @@ class SupportAgent:
             card = self.discover(card_url)
         except (TransportError, ValueError) as exc:
             return self._failed(card_url, None, f"card fetch failed: {exc}")
+        return self.gate_then_delegate(card, skill, payload)
+
+    def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Outcome:
         verdict = self.trust_gate(card)
         if verdict is Verdict.REFUSED:  # 5. refuse: nothing is sent, nothing comes back
             say("-> delegation result: None  (refused; output never trusted)")
@@ -192,6 +190,29 @@ class SupportAgent:
         return Outcome(peer, verdict, error=error)
 
 
+def run_request(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
+                request: str, generate: Generate, *, show_prompts: bool = False,
+                **agent_options: Any) -> Outcome:
+    """--request: the model chooses the peer and skill; the trust gate still decides.
+    Essay: Discovery is not trust. Raises InvalidDecision or GenerateError."""
+    say(f"[transport] {transport.label}; delegation chosen by generate()")
+    agent = SupportAgent(transport, allowlist, **agent_options)
+    cards = []
+    for card_url in card_urls:
+        try:
+            cards.append(agent.discover(card_url))
+        except (TransportError, ValueError) as exc:
+            agent._failed(card_url, None, f"card fetch failed: {exc}")
+    decision = planner.choose(request, cards, generate, CONTRACTS, show=show_prompts, say=say)
+    outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
+    if outcome.verdict is Verdict.REFUSED:
+        say("[support] the model chose it; the trust gate, in code, refused it. Nothing was sent.")
+    if outcome.result is not None:  # the result goes back to the model as fenced data
+        planner.reply(request, outcome.peer, outcome.result, outcome.verdict is Verdict.TRUSTED,
+                      generate, show=show_prompts, say=say)
+    return outcome
+
+
 def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry], *,
         credentials: dict[str, str] | None = None, allow_untrusted: tuple[str, ...] = (),
         wire: ModuleType | None = None) -> list[Outcome]:
@@ -204,14 +225,7 @@ def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
     for card_url in card_urls:  # 1. the registry says where peers live
         say()
         outcomes.append(agent.handle(card_url, SKILL, PAYLOAD))
-    say()
-    say("Discovering a peer is not trusting it. Any result from outside the allowlist is")
-    say("tagged UNTRUSTED. The deep treatment (injection via a delegated result, the lethal")
-    say("trifecta) is Part 16.")
-    say()
-    say("  MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call")
-    say("  A2A (this part): agent -> AGENT    (horizontal) agent-card / tasks-send + a task lifecycle")
-    say("  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers.")
+    say(CLOSING)
     return outcomes
 
 
@@ -220,28 +234,32 @@ def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
 def main(argv: list[str] | None = None) -> int:
     from peers import cli, demo
     args = cli.parse(sys.argv[1:] if argv is None else argv)
-    if args.command == "serve":
-        try:
-            demo.serve_forever(args.peer, wires.wire(args.wire), host=args.host, port=args.port,
-                               url=args.url, token=args.token, say=say)
-        except OSError as exc:
-            say(f"cannot serve {args.peer} on {args.host}:{args.port}: {exc.strerror or exc}",
-                error=True)
-            return 2
-        return 0
+    if args.command == "serve":  # one peer as a standalone A2A server
+        return demo.serve_command(args, wires.wire(args.wire), say)
     try:
         registry = load_registry(args.registry)
         allowlist = load_allowlist(args.allowlist)
         credentials = load_credentials(args.credentials) if args.credentials else {}
-    except ConfigError as exc:
+        generate = cli.generator(args) if args.request is not None else None
+    except (ConfigError, GenerateError) as exc:
         say(str(exc), error=True)
         return 2
     card_wire = wires.wire(args.wire or "essay")  # the card the demo peers serve
-    with demo.transport(args.transport, card_wire, timeout=args.timeout) as (inner, provisioned):
-        outcomes = run(FramePrinter(inner, say), [e.card_url for e in registry], allowlist,
-                       credentials={**provisioned, **credentials},
-                       allow_untrusted=args.allow_untrusted,
-                       wire=wires.wire(args.wire) if args.wire else None)
+    options = dict(allow_untrusted=args.allow_untrusted,
+                   wire=wires.wire(args.wire) if args.wire else None)
+    with demo.transport(args.transport, card_wire, timeout=args.timeout,
+                        scenario=args.scenario) as (inner, provisioned):
+        options["credentials"] = {**provisioned, **credentials}
+        cards, printer = [e.card_url for e in registry], FramePrinter(inner, say)
+        if args.request is None:
+            outcomes = run(printer, cards, allowlist, **options)
+        else:  # issue 5: a model (or its offline stand-in) chooses; the gate decides
+            try:
+                outcomes = [run_request(printer, cards, allowlist, args.request, generate,
+                                        show_prompts=args.show_prompts, **options)]
+            except (InvalidDecision, GenerateError) as exc:
+                say(f"the model's delegation could not be used: {exc}", error=True)
+                return 1
     if any(o.error and o.verdict is None for o in outcomes):
         return 2
     return 1 if any(o.error for o in outcomes) else 0

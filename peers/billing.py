@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from peers.model import AgentCard, AgentSkill
 from peers.peer import Peer, Skill, require_fields
+from peers.schema import REFUND_INPUT
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
@@ -67,7 +68,8 @@ def billing_agent(base_url: str = BASE_URL, **options: Any) -> Peer:
         url=f"{base_url}/a2a",
         version="1.0.0",
         skills=(AgentSkill("process_refund", "Issue a refund for an order",
-                           name="Process refund", tags=("billing", "refunds")),),
+                           name="Process refund", tags=("billing", "refunds"),
+                           input_schema=REFUND_INPUT),),
         streaming=False,
         auth_schemes=("bearer",),
     )

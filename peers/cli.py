@@ -19,6 +19,14 @@ class Options(NamedTuple):
     transport: str = "in-process"
     wire: str | None = None  # "essay", "0.3" or "1.0"; None: as each card declares
     timeout: float = 10.0
+    request: str | None = None  # a customer's words: the model chooses the delegation
+    generate: str | None = None  # module:function
+    llm_url: str | None = None  # an OpenAI-compatible endpoint
+    llm_model: str | None = None
+    llm_key_env: str = "OPENAI_API_KEY"
+    llm_timeout: float = 60.0
+    show_prompts: bool = False
+    scenario: str | None = None  # "injection"
     peer: str = ""  # serve: which peer
     host: str = "127.0.0.1"
     port: int = 0
@@ -63,10 +71,52 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--timeout", type=_seconds, default=d.timeout, metavar="SECONDS",
                         help="connect and read timeout for the http transport "
                              "(default: %(default)s)")
+    model = parser.add_argument_group("letting a model choose the delegation (generate())")
+    model.add_argument("--request", metavar="TEXT",
+                       help='a customer\'s request, e.g. "Please refund $180 on order ORD-3300": '
+                            "the model (by default an offline stand-in) picks the peer, skill and "
+                            "input; the trust gate still decides")
+    model.add_argument("--generate", metavar="MODULE:FUNCTION",
+                       help="use this Python callable, generate(prompt) -> str, as the model")
+    model.add_argument("--llm-url", metavar="URL",
+                       help="use an OpenAI-compatible chat-completions endpoint, e.g. "
+                            "http://localhost:11434/v1")
+    model.add_argument("--llm-model", metavar="NAME", help="the model name for --llm-url")
+    model.add_argument("--llm-key-env", default=d.llm_key_env, metavar="VAR",
+                       help="environment variable holding the endpoint's API key "
+                            "(default: %(default)s; unset means no key)")
+    model.add_argument("--llm-timeout", type=_seconds, default=d.llm_timeout, metavar="SECONDS",
+                       help="how long to wait for the model (default: %(default)s)")
+    model.add_argument("--show-prompts", action="store_true",
+                       help="print every prompt and answer, exactly as the model saw them")
+    model.add_argument("--scenario", choices=["injection"],
+                       help="injection: the rogue's card tells the model to delegate to it, and "
+                            "the model (a deliberately gullible stand-in unless you plug one in) "
+                            "obeys; watch the trust gate refuse anyway")
     args = parser.parse_args(argv)
+    if args.llm_url and not args.llm_model:
+        parser.error("--llm-url needs --llm-model")
+    if args.scenario and args.request is None:
+        args.request = "Please refund $180 on order ORD-3300"
     return d._replace(registry=args.registry, allowlist=args.allowlist,
                       credentials=args.credentials, allow_untrusted=tuple(args.allow_untrusted),
-                      transport=args.transport, wire=args.wire, timeout=args.timeout)
+                      transport=args.transport, wire=args.wire, timeout=args.timeout,
+                      request=args.request, generate=args.generate, llm_url=args.llm_url,
+                      llm_model=args.llm_model, llm_key_env=args.llm_key_env,
+                      llm_timeout=args.llm_timeout, show_prompts=args.show_prompts,
+                      scenario=args.scenario)
+
+
+def generator(options: Options):
+    """The generate() the run uses: a plugged callable, an endpoint, or a stand-in."""
+    from peers import generate
+    if options.generate:
+        return generate.load(options.generate)
+    if options.llm_url:
+        return generate.openai_compatible(options.llm_url, options.llm_model,
+                                          api_key_env=options.llm_key_env,
+                                          timeout=options.llm_timeout)
+    return generate.gullible if options.scenario == "injection" else generate.stand_in
 
 
 def _parse_serve(argparse, argv: list[str]) -> Options:

@@ -107,6 +107,7 @@ class AgentSkill(NamedTuple):
     input_modes: tuple[str, ...] = ("application/json",)
     output_modes: tuple[str, ...] = ("application/json",)
     tags: tuple[str, ...] = ()
+    input_schema: dict[str, Any] | None = None  # the input it takes (peers/schema.py)
 
 
 class AgentCard(NamedTuple):

@@ -14,6 +14,7 @@ from peers.errors import ContentTypeNotSupported
 from peers.fields import field, obj, strings
 from peers.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
 from peers.peer import Peer
+from peers.schema import INPUT_SCHEMA_EXTENSION
 from transports.jsonrpc import Handler, InvalidParams
 
 
@@ -142,14 +143,29 @@ def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
              "tags": list(s.tags)} for s in card.skills]
 
 
+def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
+    caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": False}
+    schemas = {s.id: s.input_schema for s in card.skills if s.input_schema}
+    if schemas:  # AgentSkill has no schema field; an extension on the card carries them
+        caps["extensions"] = [{"uri": INPUT_SCHEMA_EXTENSION, "required": False,
+                               "description": "JSON Schema of each skill's input, by skill id",
+                               "params": schemas}]
+    return caps
+
+
 def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
+    caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+    extensions = caps.get("extensions") if isinstance(caps.get("extensions"), list) else []
+    schemas = next((e.get("params") for e in extensions if isinstance(e, dict)
+                    and e.get("uri") == INPUT_SCHEMA_EXTENSION and isinstance(e.get("params"), dict)), {})
     skills = []
     for i, value in enumerate(field(card, "skills", list)):
         s, where = obj(value, f"skills[{i}]"), f"skills[{i}]."
         tags = strings(field(s, "tags", list, where, default=[]), where + "tags")
         skills.append(AgentSkill(field(s, "id", str, where),
                                  field(s, "description", str, where, default=""),
-                                 name=field(s, "name", str, where, default=""), tags=tuple(tags)))
+                                 name=field(s, "name", str, where, default=""), tags=tuple(tags),
+                                 input_schema=schemas.get(s["id"]) if isinstance(schemas.get(s["id"]), dict) else None))
     return tuple(skills)
 
 

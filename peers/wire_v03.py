@@ -13,7 +13,7 @@ from typing import Any
 from peers.fields import field, obj, url
 from peers.model import AgentCard, Message, Part, Task, TaskState
 from peers.peer import Peer
-from peers.wire_message import (Dialect, client_task, message_to_wire, operations,
+from peers.wire_message import (Dialect, capabilities_to_wire, client_task, message_to_wire, operations,
                                  skills_from_wire, skills_to_wire)
 from transports.jsonrpc import Handler
 
@@ -32,7 +32,7 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "url": card.url,
         "preferredTransport": "JSONRPC",
         "version": card.version,
-        "capabilities": {"streaming": card.streaming, "pushNotifications": False},
+        "capabilities": capabilities_to_wire(card),
         "defaultInputModes": ["application/json", "text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": skills_to_wire(card),

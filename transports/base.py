@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Protocol
 
+from transports.jsonrpc import RemoteError
+
 
 class HttpRequest(NamedTuple):
     method: str  # "GET" or "POST"
@@ -52,6 +54,15 @@ class Transport(Protocol):
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse: ...
 
 
+class HttpRefusal(Exception):
+    """The peer answered at the HTTP level instead of with a JSON-RPC response (401, 413 ...):
+    an exchange happened, but not the protocol's."""
+
+    def __init__(self, status: int, challenge: str | None = None) -> None:
+        super().__init__(f"HTTP {status}" + (f" ({challenge})" if challenge else ""))
+        self.status = status
+
+
 class TransportError(Exception):
     """No exchange happened: nothing listens at the URL, the connection failed or timed out.
 
@@ -63,3 +74,16 @@ class TransportError(Exception):
         super().__init__(reason)
         self.reason = reason
         self.sent = sent
+
+
+def retry_advice(exc: Exception) -> str:
+    """Seed 004: a failure must say whether retrying is safe, or the only recovery is hope."""
+    if isinstance(exc, TransportError) and not exc.sent:
+        return "nothing was sent, so a retry is safe"
+    if isinstance(exc, HttpRefusal) and exc.status in (401, 403):
+        return "the peer refused our credentials and did nothing; retry once they are fixed"
+    if isinstance(exc, HttpRefusal) and exc.status < 500 or isinstance(exc, RemoteError) \
+            and exc.code in (-32700, -32600, -32601, -32602):
+        return "the peer refused the request before acting; the same request will fail again"
+    return "the request reached the peer and may have been acted on: retry is NOT safe " \
+           "until the peer confirms what happened"

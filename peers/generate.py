@@ -1,0 +1,119 @@
+"""generate(prompt: str) -> str: the one hook a model plugs into.
+
+Essay: "a real LLM driving the delegation decisions through generate() ... one step
+away". Three ways to fill it:
+- `stand_in`: offline and deterministic, the default. It reads the fenced data as data
+  (JSON), takes the first peer offering a refund skill, and reads the order and amount
+  from the customer's words. No model, no network.
+- `gullible`: the same, except that it obeys any "delegate to NAME" it finds anywhere,
+  the way a model falls for prompt injection. `--scenario injection` uses it to show that
+  a fooled model still cannot pass the trust gate.
+- `load("module:function")` for any Python callable, and `openai_compatible(url, model)`
+  for any OpenAI-compatible chat-completions endpoint (standard library only).
+Every failure is a GenerateError with one clear sentence.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from importlib import import_module
+from typing import Any, Callable
+
+from peers.prompts import CLOSE, DECIDE, OPEN
+
+Generate = Callable[[str], str]
+
+
+class GenerateError(Exception):
+    """The model could not be reached, loaded, or answered something unusable."""
+
+
+def stand_in(prompt: str) -> str:
+    blocks = _fenced(prompt)
+    if DECIDE not in prompt:  # a summary prompt: report the result, quoted as a claim
+        return f"About your request: the refund service reports {json.dumps(blocks[-1])}."
+    request, peers = blocks[0], blocks[1]
+    refunders = [p for p in peers for s in p["skills"] if "refund" in (s["id"] + s["description"]).lower()]
+    if not refunders:
+        return '{"error": "no peer offers refunds"}'
+    return json.dumps(_refund_choice(request, refunders[0]["peer"]))
+
+
+def gullible(prompt: str) -> str:
+    ordered = re.search(r"delegate to ([A-Za-z0-9_.-]+)", prompt, re.IGNORECASE)
+    if DECIDE in prompt and ordered:  # obeys text it should only have read
+        return json.dumps(_refund_choice(_fenced(prompt)[0], ordered.group(1).rstrip(".")))
+    return stand_in(prompt)
+
+
+def _refund_choice(request: str, peer: str) -> dict[str, Any]:
+    order = re.search(r"\b[A-Z]{2,10}-\d{1,20}\b", request)
+    amount = re.search(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)", request)
+    payload: dict[str, Any] = {}
+    if order:
+        payload["order_id"] = order.group()
+    if amount:
+        payload["amount"] = float(amount.group(1).replace(",", ""))
+    return {"peer": peer, "skill": "process_refund", "input": payload}
+
+
+def _fenced(prompt: str) -> list[Any]:
+    """The JSON inside each UNTRUSTED DATA block, in order (the stand-in reads data as data)."""
+    head = OPEN.split("{label}")[0]
+    values = []
+    for chunk in prompt.split(head)[1:]:
+        body = chunk.split(">>>\n", 1)[1].split("\n" + CLOSE, 1)[0]
+        values.append(json.loads(body))
+    return values
+
+
+def load(spec: str) -> Generate:
+    """'package.module:function' -> that callable (the current directory is importable)."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise GenerateError(f"--generate wants module:function, not {spec!r}")
+    try:
+        function = getattr(import_module(module_name), attribute)
+    except ImportError as exc:
+        raise GenerateError(f"cannot import {module_name!r}: {exc}") from None
+    except AttributeError:
+        raise GenerateError(f"{module_name!r} has no {attribute!r}") from None
+    if not callable(function):
+        raise GenerateError(f"{spec} is not callable")
+    return function
+
+
+def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
+                      timeout: float = 60.0) -> Generate:
+    """A chat-completions client: POST {url}/chat/completions, one user message."""
+    import urllib.error
+    import urllib.request
+    endpoint = url.rstrip("/") + "/chat/completions"
+
+    def generate(prompt: str) -> str:
+        body = json.dumps({"model": model, "temperature": 0,
+                           "messages": [{"role": "user", "content": prompt}]}).encode()
+        headers = {"Content-Type": "application/json"}
+        if os.environ.get(api_key_env):
+            headers["Authorization"] = f"Bearer {os.environ[api_key_env]}"
+        request = urllib.request.Request(endpoint, body, headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                reply = json.loads(response.read(1 << 22))
+        except urllib.error.HTTPError as exc:
+            detail = exc.read(300).decode("utf-8", "replace").strip()
+            raise GenerateError(f"the model endpoint {endpoint} answered HTTP {exc.code}: {detail}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise GenerateError(f"cannot reach the model endpoint {endpoint}: {reason}") from None
+        except ValueError:
+            raise GenerateError(f"the model endpoint {endpoint} did not answer JSON") from None
+        try:
+            content = reply["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            content = None
+        if not isinstance(content, str):
+            raise GenerateError(f"the model endpoint {endpoint} answered no choices[0].message.content")
+        return content
+    return generate

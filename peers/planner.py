@@ -1,0 +1,51 @@
+"""The generate() step of the story: a model proposes the delegation, code checks it.
+
+Essay: "a real LLM driving the delegation decisions through generate()". The model is
+asked which discovered peer and skill should take the customer's request, and with what
+input; its answer must fit the skill's input contract (one retry, with the reason), and
+the story's trust gate then decides about the peer it named, exactly as for any other.
+When a result comes back, the model drafts the customer's reply from it, the result
+fenced as data. `--show-prompts` prints every prompt and answer.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from peers import prompts
+from peers.generate import Generate, GenerateError
+from peers.model import AgentCard
+from transports.printer import escape
+
+
+def ask(generate: Generate, prompt: str, show: bool, say: Callable[[str], None]) -> str:
+    answer = generate(prompt)
+    if not isinstance(answer, str):
+        raise GenerateError(f"generate() returned {type(answer).__name__}, not text")
+    if show:  # exactly what the model saw, and what it said
+        say("[prompt]\n" + escape(prompt, keep_newlines=True))
+        say("[answer]\n" + escape(answer, keep_newlines=True))
+    return answer
+
+
+def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: dict[str, Any],
+           *, show: bool, say: Callable[[str], None]) -> prompts.Decision:
+    """The model's choice, checked. Raises InvalidDecision after a second bad answer."""
+    offered = {s.id for c in cards for s in c.skills}
+    prompt = prompts.decision_prompt(request, cards, {k: v for k, v in contracts.items() if k in offered})
+    try:
+        decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts)
+    except prompts.InvalidDecision as exc:  # one more chance, told what was wrong
+        prompt += f"\nYour answer could not be used: {exc}. Answer again."
+        decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts)
+    say(f"[model] chose {decision.card.name!r} / {decision.skill} with "
+        f"{escape(json.dumps(decision.payload))}")
+    return decision
+
+
+def reply(request: str, peer: str, result: str, trusted: bool, generate: Generate,
+          *, show: bool, say: Callable[[str], None]) -> str:
+    text = ask(generate, prompts.summary_prompt(request, peer, result, trusted), show, say)
+    say(f"[support] reply to the customer{'' if trusted else ' (from UNTRUSTED data)'}: "
+        f"{escape(text)}")
+    return text

@@ -1,0 +1,26 @@
+"""Models for the tests: plain generate(prompt) -> str callables, loadable with
+--generate tests.fake_models:NAME. They stand for the model, which is not our code."""
+import json
+
+CALLS: list[str] = []
+
+
+def picks_the_rogue(prompt: str) -> str:
+    return json.dumps({"peer": "refund-bot-9000", "skill": "process_refund",
+                       "input": {"order_id": "ORD-3300", "amount": 180.0}})
+
+
+def always_wrong(prompt: str) -> str:
+    CALLS.append(prompt)
+    return 'Sure! ```json\n{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "ORD-3300", "amount": "lots"}}\n```'
+
+
+def wrong_then_right(prompt: str) -> str:
+    CALLS.append(prompt)
+    if "could not be used" not in prompt:
+        return '{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "ORD-3300"}}'
+    return '{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "ORD-3300", "amount": 180}}'
+
+
+def not_text(prompt: str):
+    return 42
