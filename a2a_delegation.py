@@ -21,9 +21,10 @@ import sys
 from enum import Enum
 from itertools import count
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from peers import planner, wires
+from peers.output import say  # the one output function: colour, --quiet, --trace
 from peers.generate import Generate, GenerateError
 from peers.prompts import InvalidDecision
 from peers.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
@@ -32,6 +33,7 @@ from peers.schema import REFUND_INPUT
 from transports import jsonrpc
 from transports.base import HttpRefusal, Transport, TransportError, retry_advice
 from transports.printer import FramePrinter, escape
+from transports.stepping import StopRun
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
@@ -49,13 +51,6 @@ trifecta) is Part 16.
   MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
   A2A (this part): agent -> AGENT    (horizontal) agent-card / tasks-send + a task lifecycle
   Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
-
-
-def say(text: str = "", *, error: bool = False) -> None:
-    """The one place the workbench writes to the screen (the printer writes through it).
-    Errors go to stderr as one line each, so a script can tell them from the story."""
-    stream = sys.stderr if error else sys.stdout
-    stream.write(f"error: {text}\n" if error else text + "\n")
 
 
 class Verdict(Enum):
@@ -83,7 +78,8 @@ class SupportAgent:
 
     def __init__(self, transport: Transport, allowlist: list[AllowEntry], *,
                  credentials: dict[str, str] | None = None,
-                 allow_untrusted: tuple[str, ...] = (), wire: ModuleType | None = None) -> None:
+                 allow_untrusted: tuple[str, ...] = (), wire: ModuleType | None = None,
+                 notify: Callable[..., None] | None = None) -> None:
         self.transport = transport
         self.allowlist = allowlist
         self.credentials = credentials or {}  # endpoint -> bearer token: our own store, never the card
@@ -92,6 +88,7 @@ class SupportAgent:
         self.wire_of: dict[str, ModuleType] = {}  # endpoint -> its wire format (peers/wires.py)
         self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
         self.message_ids = count(1)  # A2A messageIds too (0.3 and 1.0 frames carry one)
+        self.notify = notify or (lambda kind, **facts: None)  # tells --trace/--diagram
 
     # -- 2. discover: fetching the card is all discovery is -----------------------------
     def discover(self, card_url: str) -> AgentCard:
@@ -163,6 +160,7 @@ class SupportAgent:
 
     def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Outcome:
         verdict = self.trust_gate(card)
+        self.notify("trust", peer=card.name, endpoint=card.url, verdict=verdict.value)
         if verdict is Verdict.REFUSED:  # 5. refuse: nothing is sent, nothing comes back
             say("-> delegation result: None  (refused; output never trusted)")
             return Outcome(card.name, verdict)
@@ -213,14 +211,13 @@ def run_request(transport: Transport, card_urls: list[str], allowlist: list[Allo
     return outcome
 
 
-def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry], *,
-        credentials: dict[str, str] | None = None, allow_untrusted: tuple[str, ...] = (),
-        wire: ModuleType | None = None) -> list[Outcome]:
-    """The whole story over any transport; returns each peer's outcome."""
+def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
+        **agent_options: Any) -> list[Outcome]:
+    """The whole story over any transport; returns each peer's outcome. `agent_options`
+    are SupportAgent's: credentials, allow_untrusted, wire, notify."""
     say(f"[transport] {transport.label}. MCP = vertical (agent -> tools);")
     say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.")
-    agent = SupportAgent(transport, allowlist, credentials=credentials,
-                         allow_untrusted=allow_untrusted, wire=wire)
+    agent = SupportAgent(transport, allowlist, **agent_options)
     outcomes = []
     for card_url in card_urls:  # 1. the registry says where peers live
         say()
@@ -232,34 +229,44 @@ def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
 # -- the command line: wiring a transport and the demo peers around the story -------------
 
 def main(argv: list[str] | None = None) -> int:
-    from peers import cli, demo
+    from peers import cli, demo, output, trace
     args = cli.parse(sys.argv[1:] if argv is None else argv)
+    output.configure(colour=False if args.no_color else None, quiet=args.quiet)
     if args.command == "serve":  # one peer as a standalone A2A server
         return demo.serve_command(args, wires.wire(args.wire), say)
     try:
+        if args.replay:  # a saved run, printed again with no peers
+            trace.replay(trace.load(args.replay), say)
+            return 0
         registry = load_registry(args.registry)
         allowlist = load_allowlist(args.allowlist)
         credentials = load_credentials(args.credentials) if args.credentials else {}
         generate = cli.generator(args) if args.request is not None else None
-    except (ConfigError, GenerateError) as exc:
+    except (ConfigError, GenerateError, ValueError) as exc:
         say(str(exc), error=True)
         return 2
     card_wire = wires.wire(args.wire or "essay")  # the card the demo peers serve
-    options = dict(allow_untrusted=args.allow_untrusted,
-                   wire=wires.wire(args.wire) if args.wire else None)
+    cards = [e.card_url for e in registry]
     with demo.transport(args.transport, card_wire, timeout=args.timeout,
-                        scenario=args.scenario) as (inner, provisioned):
-        options["credentials"] = {**provisioned, **credentials}
-        cards, printer = [e.card_url for e in registry], FramePrinter(inner, say)
-        if args.request is None:
-            outcomes = run(printer, cards, allowlist, **options)
-        else:  # issue 5: a model (or its offline stand-in) chooses; the gate decides
-            try:
+                        scenario=args.scenario) as (inner, provisioned), \
+            cli.recording(args, inner.label, cards) as recorder:
+        printer = FramePrinter(cli.stepping(args, inner), say, verbose=args.verbose,
+                               observe=recorder and recorder.frame)
+        options = dict(credentials={**provisioned, **credentials},
+                       allow_untrusted=args.allow_untrusted, notify=recorder and recorder.event,
+                       wire=wires.wire(args.wire) if args.wire else None)
+        try:
+            if args.request is None:
+                outcomes = run(printer, cards, allowlist, **options)
+            else:  # issue 5: a model (or its offline stand-in) chooses; the gate decides
                 outcomes = [run_request(printer, cards, allowlist, args.request, generate,
                                         show_prompts=args.show_prompts, **options)]
-            except (InvalidDecision, GenerateError) as exc:
-                say(f"the model's delegation could not be used: {exc}", error=True)
-                return 1
+        except (InvalidDecision, GenerateError) as exc:
+            say(f"the model's delegation could not be used: {exc}", error=True)
+            return 1
+        except StopRun:
+            say("[step] stopped before that frame left; nothing more was sent.")
+            return 0
     if any(o.error and o.verdict is None for o in outcomes):
         return 2
     return 1 if any(o.error for o in outcomes) else 0

@@ -7,6 +7,7 @@ budget of 1.5x a bare interpreter, and there is nothing to parse.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from typing import NamedTuple
 
 
@@ -27,6 +28,14 @@ class Options(NamedTuple):
     llm_timeout: float = 60.0
     show_prompts: bool = False
     scenario: str | None = None  # "injection"
+    step: bool = False
+    debug: bool = False  # --break
+    trace: str | None = None
+    replay: str | None = None
+    diagram: str | None = None
+    no_color: bool = False
+    verbose: bool = False
+    quiet: bool = False
     peer: str = ""  # serve: which peer
     host: str = "127.0.0.1"
     port: int = 0
@@ -93,7 +102,27 @@ def parse(argv: list[str]) -> Options:
                        help="injection: the rogue's card tells the model to delegate to it, and "
                             "the model (a deliberately gullible stand-in unless you plug one in) "
                             "obeys; watch the trust gate refuse anyway")
+    learn = parser.add_argument_group("watching, stepping, saving")
+    learn.add_argument("--step", action="store_true",
+                       help="before each frame leaves, show it and wait: Enter sends it, q stops")
+    learn.add_argument("--break", dest="debug", action="store_true",
+                       help="stop in the Python debugger as each frame crosses the transport "
+                            "(inspect `request`, then `reply`; `c` goes on)")
+    learn.add_argument("--trace", metavar="FILE.jsonl",
+                       help="write every frame, line and trust decision as JSON lines")
+    learn.add_argument("--replay", metavar="FILE.jsonl",
+                       help="print a saved trace again as the live run did, with no peers")
+    learn.add_argument("--diagram", metavar="FILE",
+                       help="draw the run as a sequence diagram: .svg, .html or .mmd (Mermaid)")
+    learn.add_argument("--no-color", action="store_true",
+                       help="no colour (also when NO_COLOR is set or output is not a terminal)")
+    shown = learn.add_mutually_exclusive_group()
+    shown.add_argument("--verbose", action="store_true",
+                       help="also show each frame's HTTP status, headers (masked) and timing")
+    shown.add_argument("--quiet", action="store_true", help="print only the outcome lines")
     args = parser.parse_args(argv)
+    if args.diagram and not args.diagram.lower().endswith((".svg", ".html", ".mmd")):
+        parser.error("--diagram FILE must end in .svg, .html or .mmd")
     if args.llm_url and not args.llm_model:
         parser.error("--llm-url needs --llm-model")
     if args.scenario and args.request is None:
@@ -104,7 +133,9 @@ def parse(argv: list[str]) -> Options:
                       request=args.request, generate=args.generate, llm_url=args.llm_url,
                       llm_model=args.llm_model, llm_key_env=args.llm_key_env,
                       llm_timeout=args.llm_timeout, show_prompts=args.show_prompts,
-                      scenario=args.scenario)
+                      scenario=args.scenario, step=args.step, debug=args.debug, trace=args.trace,
+                      replay=args.replay, diagram=args.diagram, no_color=args.no_color,
+                      verbose=args.verbose, quiet=args.quiet)
 
 
 def generator(options: Options):
@@ -171,3 +202,32 @@ def _base_url(text: str) -> str:
 def _bad(message: str) -> Exception:
     import argparse  # only ever called while argparse is parsing
     return argparse.ArgumentTypeError(message)
+
+
+@contextmanager
+def recording(options: Options, transport: str, cards: list[str]):
+    """A Recorder while --trace or --diagram asks for one (else None); the files are
+    written when the run ends, however it ends, so nothing recorded is lost."""
+    if not (options.trace or options.diagram):
+        yield None
+        return
+    from peers import diagram, output, trace
+    recorder = trace.Recorder(transport)
+    recorder.event("registry", path=options.registry, cards=cards)
+    output.Settings.listeners.append(recorder.line)
+    try:
+        yield recorder
+    finally:
+        output.Settings.listeners.remove(recorder.line)
+        if options.trace:
+            recorder.write(options.trace)
+        if options.diagram:
+            diagram.write(options.diagram, recorder.resolved())
+
+
+def stepping(options: Options, inner):
+    """The transport, wrapped for --step or --break when asked."""
+    if not (options.step or options.debug):
+        return inner
+    from transports.stepping import Stepper
+    return Stepper(inner, debugger=options.debug)

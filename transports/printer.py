@@ -9,6 +9,7 @@ recording transport: it implements the same two methods as the transport it wrap
 """
 from __future__ import annotations
 
+import time
 from typing import Callable, NamedTuple
 
 from transports.base import HttpResponse, Transport
@@ -50,33 +51,39 @@ class Frame(NamedTuple):
     headers: dict[str, str]
     body: bytes
     status: int | None = None  # for "<--": the HTTP status
+    offset_ms: float = 0.0  # when it crossed, since the printer was made
+    elapsed_ms: float | None = None  # for "<--": how long the peer took to answer
 
 
 class FramePrinter:
-    def __init__(self, inner: Transport, write: Callable[[str], None] | None = None) -> None:
+    def __init__(self, inner: Transport, write: Callable[[str], None] | None = None, *,
+                 verbose: bool = False, observe: Callable[[Frame], None] | None = None) -> None:
         self.inner = inner
         self.label = inner.label
         self.write = write  # None records without printing (benchmarks, tests)
+        self.verbose = verbose  # --verbose: HTTP status, headers (masked) and timing too
+        self.observe = observe  # told of every frame as it is recorded (--trace)
         self.frames: list[Frame] = []
+        self._start = time.perf_counter()
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
-        self._record("-->", "GET", url, headers, b"")
-        self._show(f"--> GET {url}")
+        sent = self._record("-->", "GET", url, headers, b"")
+        self._show(f"--> GET {url}", sent)
         response = self.inner.get(url, headers)
-        self._record("<--", "GET", url, response.headers, response.body, response.status)
+        got = self._record("<--", "GET", url, response.headers, response.body, response.status, sent)
         if response.status != 200:
-            self._show(f"<-- HTTP {response.status} {self._text(response.body)}")
+            self._show(f"<-- HTTP {response.status} {self._text(response.body)}", got)
         else:  # a card: shown as served, line by line, so its layout stays readable
-            self._show(self._text(response.body, keep_newlines=True))
+            self._show(self._text(response.body, keep_newlines=True), got)
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
-        self._record("-->", "POST", url, headers, body)
-        self._show(f"--> {self._text(body)}")
+        sent = self._record("-->", "POST", url, headers, body)
+        self._show(f"--> {self._text(body)}", sent)
         response = self.inner.post(url, body, headers)
-        self._record("<--", "POST", url, response.headers, response.body, response.status)
+        got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
         status = "" if response.status == 200 else f"HTTP {response.status} "
-        self._show(f"<-- {status}{self._text(response.body)}")
+        self._show(f"<-- {status}{self._text(response.body)}", got)
         return response
 
     def sent_to(self, origin: str) -> list[Frame]:
@@ -84,13 +91,21 @@ class FramePrinter:
         return [f for f in self.frames if f.direction == "-->" and f.url.startswith(origin)]
 
     def _record(self, direction: str, http_method: str, url: str, headers: dict[str, str],
-                body: bytes, status: int | None = None) -> None:
-        self.frames.append(Frame(len(self.frames) + 1, direction, http_method, url,
-                                 mask(headers), body, status))
+                body: bytes, status: int | None = None, sent: Frame | None = None) -> Frame:
+        offset = (time.perf_counter() - self._start) * 1000
+        elapsed = None if sent is None else offset - sent.offset_ms
+        frame = Frame(len(self.frames) + 1, direction, http_method, url, mask(headers), body,
+                      status, offset, elapsed)
+        self.frames.append(frame)
+        if self.observe is not None:
+            self.observe(frame)
+        return frame
 
-    def _show(self, text: str) -> None:
+    def _show(self, text: str, frame: Frame) -> None:
         if self.write is not None:
             self.write(text)
+            if self.verbose:
+                self.write(_details(frame))
 
     @staticmethod
     def _text(body: bytes, *, keep_newlines: bool = False) -> str:
@@ -98,3 +113,11 @@ class FramePrinter:
         if len(text) > MAX_SHOWN:
             text = f"{text[:MAX_SHOWN]} ... ({len(text) - MAX_SHOWN} more characters not shown)"
         return escape(text, keep_newlines=keep_newlines)
+
+
+def _details(frame: Frame) -> str:
+    """--verbose: one indented line of what HTTP said about a frame (secrets masked)."""
+    head = f"HTTP {frame.status}, {frame.elapsed_ms:.1f} ms" if frame.direction == "<--" \
+        else f"{frame.http_method} {frame.url}"
+    headers = "; ".join(f"{k}: {v}" for k, v in frame.headers.items())
+    return escape(f"    [{frame.direction} {head}] {headers}")

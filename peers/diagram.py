@@ -1,0 +1,143 @@
+"""--diagram FILE: the run as a sequence diagram, from the --trace records.
+
+Lanes: the support agent, the registry, the trust gate, and each peer in order of
+appearance. One arrow per frame (class "frame"), labelled with its method and JSON-RPC
+id; the gate's question and answer (class "gate"); a refusal is a stop mark on the gate's
+lane (class "stop") with no arrow beyond it, because nothing was sent. `.svg` and `.html`
+are self-contained (no external assets) and follow the reader's light or dark theme;
+`.mmd` is Mermaid text for pasting into docs. Peer-controlled names are escaped.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+from xml.sax.saxutils import escape as xml_escape
+
+from transports.printer import escape
+
+SUPPORT, REGISTRY, GATE = "support agent", "registry", "trust gate"
+STYLE = """.bg{fill:#ffffff}text{fill:#1f2328;font:13px system-ui,sans-serif}
+.lane rect{fill:none;stroke:#8c959f}.life{stroke:#8c959f;stroke-dasharray:4 4}
+.frame{stroke:#0969da}.gate,.registry{stroke:#1a7f37}.stop{stroke:#cf222e;stroke-width:3;fill:none}
+.stop-label{fill:#cf222e;font-weight:600}#head path{fill:#1f2328}
+@media (prefers-color-scheme:dark){.bg{fill:#0d1117}text{fill:#e6edf3}#head path{fill:#e6edf3}
+.lane rect,.life{stroke:#6e7681}.frame{stroke:#58a6ff}.gate,.registry{stroke:#3fb950}
+.stop{stroke:#f85149}.stop-label{fill:#f85149}}"""
+
+
+class Step(NamedTuple):
+    source: str
+    target: str
+    label: str
+    kind: str  # "frame", "gate", "registry" or "stop"
+
+
+def steps(records: list[dict[str, Any]]) -> list[Step]:
+    out = []
+    for r in records:
+        if r["kind"] == "registry":
+            out.append(Step(SUPPORT, REGISTRY, f"read registry ({len(r.get('cards', []))} peers)", "registry"))
+        elif r["kind"] == "trust":
+            peer, verdict = _safe(r.get("peer")), r.get("verdict")
+            out.append(Step(SUPPORT, GATE, f"trust {peer}?", "gate"))
+            if verdict == "refused":
+                out.append(Step(GATE, GATE, f"REFUSED {peer}: nothing sent", "stop"))
+            else:
+                out.append(Step(GATE, SUPPORT, "allowlisted" if verdict == "trusted" else
+                                "NOT allowlisted: opted in, output UNTRUSTED", "gate"))
+        elif r["kind"] == "frame":
+            peer = _safe(r.get("peer"))
+            out.append(Step(SUPPORT, peer, _label(r), "frame") if r.get("direction") == "-->"
+                       else Step(peer, SUPPORT, _label(r), "frame"))
+    return out
+
+
+def _label(r: dict[str, Any]) -> str:
+    rid = f" (id {r['jsonrpc_id']})" if r.get("jsonrpc_id") is not None else ""
+    if r.get("direction") == "-->":
+        return _safe(r.get("method") or r.get("http_method")) + rid
+    if r.get("http_method") == "GET":
+        return "agent card" if r.get("http_status") == 200 else f"HTTP {r.get('http_status')}"
+    try:
+        body = json.loads(r.get("body") or "")
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return f"error {body['error'].get('code')}{rid}"
+    status = r.get("http_status")
+    return ("result" if status == 200 else f"HTTP {status}") + rid
+
+
+def _safe(text: Any) -> str:
+    return escape(str(text))[:60]
+
+
+def lanes(all_steps: list[Step]) -> list[str]:
+    names = [SUPPORT, REGISTRY, GATE]
+    for step in all_steps:
+        for lane in (step.source, step.target):
+            if lane not in names:
+                names.append(lane)
+    return names
+
+
+def svg(records: list[dict[str, Any]]) -> str:
+    all_steps = steps(records)
+    names = lanes(all_steps)
+    x = {name: 100 + i * 190 for i, name in enumerate(names)}
+    height = 110 + 40 * len(all_steps)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{100 + 190 * len(names)}" '
+             f'height="{height}" viewBox="0 0 {100 + 190 * len(names)} {height}">',
+             f"<style>{STYLE}</style>",
+             '<defs><marker id="head" markerWidth="10" markerHeight="8" refX="9" refY="4" '
+             'orient="auto"><path d="M0,0 L10,4 L0,8 z"/></marker></defs>',
+             '<rect class="bg" width="100%" height="100%"/>']
+    for name in names:
+        parts.append(f'<g class="lane"><rect x="{x[name] - 80}" y="16" width="160" height="30" rx="6"/>'
+                     f'<text x="{x[name]}" y="36" text-anchor="middle">{xml_escape(name)}</text>'
+                     f'<line class="life" x1="{x[name]}" y1="46" x2="{x[name]}" y2="{height - 10}"/></g>')
+    for i, step in enumerate(all_steps):
+        y = 80 + 40 * i
+        label = xml_escape(step.label)
+        if step.kind == "stop":
+            cx = x[GATE]
+            parts.append(f'<path class="stop" d="M{cx - 8},{y - 8} L{cx + 8},{y + 8} M{cx + 8},{y - 8} '
+                         f'L{cx - 8},{y + 8}"/><text class="stop-label" x="{cx + 14}" y="{y + 4}">{label}</text>')
+            continue
+        x1, x2 = x[step.source], x[step.target]
+        parts.append(f'<line class="{step.kind}" x1="{x1}" y1="{y}" x2="{x2 + (-8 if x2 > x1 else 8)}" '
+                     f'y2="{y}" marker-end="url(#head)"/>'
+                     f'<text x="{(x1 + x2) / 2}" y="{y - 6}" text-anchor="middle">{label}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def html(records: list[dict[str, Any]]) -> str:
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>A2A delegation: sequence</title>"
+            "<style>body{margin:24px;background:Canvas;color:CanvasText}"
+            ":root{color-scheme:light dark}</style></head><body>\n"
+            + svg(records) + "\n</body></html>\n")
+
+
+def mermaid(records: list[dict[str, Any]]) -> str:
+    all_steps = steps(records)
+    ids = {name: f"L{i}" for i, name in enumerate(lanes(all_steps))}
+    clean = lambda text: "".join(c for c in text if c.isalnum() or c in " -_.,()?:'/").strip()  # noqa: E731
+    out = ["sequenceDiagram"] + [f"    participant {i} as {clean(name)}" for name, i in ids.items()]
+    for step in all_steps:
+        if step.kind == "stop":
+            out.append(f"    Note over {ids[GATE]}: {clean(step.label)}")
+        else:
+            arrow = "-->>" if step.source != SUPPORT else "->>"
+            out.append(f"    {ids[step.source]}{arrow}{ids[step.target]}: {clean(step.label)}")
+    return "\n".join(out) + "\n"
+
+
+def write(path: str | Path, records: list[dict[str, Any]]) -> None:
+    suffix = Path(path).suffix.lower()
+    render = {".svg": svg, ".html": html, ".mmd": mermaid}.get(suffix)
+    if render is None:
+        raise ValueError(f"{path}: the diagram is written as .svg, .html or .mmd")
+    Path(path).write_text(render(records), encoding="utf-8")

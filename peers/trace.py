@@ -1,0 +1,100 @@
+"""--trace FILE.jsonl and --replay FILE.jsonl: a run kept as one JSON line per record.
+
+A Recorder listens to the one output function and to the frame printer, so it keeps, in
+order: every printed line (`"kind": "line"`), every frame (`"kind": "frame"`: sequence,
+time offset, direction, peer, transport, wire format, method, JSON-RPC id, HTTP status
+and headers with secrets masked, the body exactly as sent, elapsed milliseconds), and the
+story's events (`"kind": "registry"` and `"trust"`). Replaying prints the lines again,
+so a saved run reads exactly as it did live, with no peers. The diagram is drawn from
+the same records (peers/diagram.py).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from peers.wires import METHOD_OWNERS
+from transports.printer import Frame, escape
+
+
+class Recorder:
+    def __init__(self, transport: str) -> None:
+        self.transport = transport
+        self.records: list[dict[str, Any]] = []
+        self.names: dict[str, str] = {}  # origin -> the name on the card served there
+        self._asked: dict[str, tuple[str, Any]] = {}  # url -> (method, id) of the last request
+
+    def line(self, text: str) -> None:
+        self._add({"kind": "line", "text": text})
+
+    def event(self, kind: str, **data: Any) -> None:
+        self._add({"kind": kind, **data})
+
+    def frame(self, frame: Frame) -> None:
+        body = frame.body.decode("utf-8", errors="backslashreplace")
+        parsed = _json(frame.body)
+        origin = "{0.scheme}://{0.netloc}".format(urlsplit(frame.url))
+        if frame.http_method == "GET":
+            method, rpc_id = "GET agent card", None
+            if frame.direction == "<--" and isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
+                self.names[origin] = parsed["name"]
+        elif frame.direction == "-->":
+            method = parsed.get("method") if isinstance(parsed, dict) else None
+            rpc_id = parsed.get("id") if isinstance(parsed, dict) else None
+            self._asked[frame.url] = (method, rpc_id)
+        else:
+            method, rpc_id = self._asked.get(frame.url, (None, None))
+        self._add({"kind": "frame", "t_ms": round(frame.offset_ms, 3), "direction": frame.direction,
+                   "peer": origin,  # named after the card served there, in resolved()
+                   "transport": self.transport, "wire": _wire(method), "method": method,
+                   "jsonrpc_id": rpc_id, "http_method": frame.http_method, "url": frame.url,
+                   "http_status": frame.status, "headers": frame.headers, "body": body,
+                   "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 3)})
+
+    def resolved(self) -> list[dict[str, Any]]:
+        """The records, each frame's peer given the name on its card once that was seen
+        (a card fetch happens before the name is known)."""
+        return [{**r, "peer": self.names.get(r["peer"], urlsplit(r["peer"]).hostname)}
+                if r["kind"] == "frame" else r for r in self.records]
+
+    def write(self, path: str | Path) -> None:
+        with open(path, "w", encoding="utf-8") as out:
+            for record in self.resolved():
+                out.write(json.dumps(record) + "\n")
+
+    def _add(self, record: dict[str, Any]) -> None:
+        self.records.append({"seq": len(self.records) + 1, **record})
+
+
+def load(path: str | Path) -> list[dict[str, Any]]:
+    """A saved trace; ValueError with file and line for anything else."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        record = _json(line.encode())
+        if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
+            raise ValueError(f"{path}:{number}: not a trace record")
+        records.append(record)
+    return records
+
+
+def replay(records: list[dict[str, Any]], say: Callable[[str], None]) -> None:
+    for record in records:
+        if record["kind"] == "line" and isinstance(record.get("text"), str):
+            say(escape(record["text"], keep_newlines=True))  # a trace file is input too
+
+
+def _wire(method: str | None) -> str | None:
+    return "card" if method == "GET agent card" else METHOD_OWNERS.get(method or "")
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None

@@ -1,0 +1,148 @@
+"""Learner tools: --step, --break, --trace/--replay, --diagram, colour, --verbose, --quiet."""
+import json
+import os
+import pty
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from test_story import GOLDEN, ROOT, cli
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def cli_input(stdin: str, *args):
+    return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], input=stdin,
+                          capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+
+
+@pytest.mark.parametrize("transport", ["in-process", "http"])
+def test_step_waits_before_each_frame_and_q_stops_cleanly(transport):
+    done = cli_input("\nq\n", "--step", "--transport", transport)  # send the card fetch, stop the refund
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("[step] Enter sends it, q stops:") == 2
+    assert "[step] stopped before that frame left; nothing more was sent." in done.stdout
+    assert '"method": "tasks/send"' in done.stdout and "<-- {" not in done.stdout, \
+        "the delegation frame was shown, but q stopped it before it left"
+
+
+def test_step_with_enter_each_time_runs_the_whole_story():
+    done = cli_input("\n" * 10, "--step")
+    assert done.returncode == 0 and "trusted result (from billing-agent)" in done.stdout
+
+
+def test_break_stops_where_request_and_reply_are_plain_locals():
+    commands = "c\nc\np request['method']\nc\np reply['result']['id']\nc\n" + "c\n" * 4
+    done = cli_input(commands, "--break")
+    assert done.returncode == 0, done.stderr
+    assert "(Pdb) 'tasks/send'" in done.stdout and "(Pdb) 'task-1'" in done.stdout
+
+
+def test_trace_writes_one_json_line_per_record_with_secrets_masked_and_replay_matches(tmp_path):
+    path = tmp_path / "run.jsonl"
+    live = cli("--trace", str(path), "--allow-untrusted", "refund-bot-9000")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    frames = [r for r in records if r["kind"] == "frame"]
+    assert len(frames) == 8 and [r["seq"] for r in records] == list(range(1, len(records) + 1))
+    post = next(f for f in frames if f["method"] == "tasks/send" and f["peer"] == "billing-agent")
+    assert post["headers"]["Authorization"] == "Bearer ****" and post["wire"] == "essay"
+    assert post["jsonrpc_id"] == 1 and post["transport"].startswith("in-process")
+    answer = next(f for f in frames if f["direction"] == "<--" and f["method"] == "tasks/send")
+    assert answer["http_status"] == 200 and answer["elapsed_ms"] >= 0 and answer["jsonrpc_id"] == 1
+    assert f"--> {post['body']}" in live.stdout, "the body is recorded exactly as sent"
+    assert [r["verdict"] for r in records if r["kind"] == "trust"] == ["trusted", "untrusted"]
+    replayed = cli("--replay", str(path))
+    assert replayed.returncode == 0 and replayed.stdout == live.stdout
+
+
+def test_replay_escapes_what_a_trace_file_says(tmp_path):
+    path = tmp_path / "evil.jsonl"
+    path.write_text(json.dumps({"seq": 1, "kind": "line", "text": "\x1b[2Jgone"}) + "\n")
+    done = cli("--replay", str(path))
+    assert done.stdout == "\\x1b[2Jgone\n"
+
+
+@pytest.mark.parametrize("content, message", [(None, "cannot read"), ("not json\n", ":1: not a trace record")])
+def test_replay_of_a_bad_file_is_one_line_and_exit_2(tmp_path, content, message):
+    path = tmp_path / "t.jsonl"
+    if content is not None:
+        path.write_text(content)
+    done = cli("--replay", str(path))
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_svg_diagram_has_an_arrow_per_frame_and_a_stop_at_the_gate(tmp_path):
+    trace, picture = tmp_path / "run.jsonl", tmp_path / "run.svg"
+    cli("--trace", str(trace), "--diagram", str(picture))
+    frames = [json.loads(line) for line in trace.read_text().splitlines() if '"kind": "frame"' in line]
+    root = ET.parse(picture).getroot()
+    arrows = [e for e in root.iter(f"{SVG}line") if e.get("class") == "frame"]
+    assert len(arrows) == len(frames) == 6
+    assert len([e for e in root.iter(f"{SVG}path") if e.get("class") == "stop"]) == 1
+    labels = [t.text for t in root.iter(f"{SVG}text")]
+    assert "tasks/send (id 1)" in labels and "REFUSED refund-bot-9000: nothing sent" in labels
+    rogue_lane = labels.index("refund-bot-9000")
+    assert rogue_lane > 0 and "tasks/send (id 2)" not in labels, "no arrow beyond the gate"
+    text = picture.read_text()
+    assert "prefers-color-scheme:dark" in text and "href=\"http" not in text and "@import" not in text
+
+
+def test_html_and_mermaid_diagrams(tmp_path):
+    cli("--diagram", str(tmp_path / "run.html"))
+    cli("--diagram", str(tmp_path / "run.mmd"))
+    page = (tmp_path / "run.html").read_text()
+    assert page.startswith("<!doctype html>") and "<svg" in page and "<script" not in page
+    mermaid = (tmp_path / "run.mmd").read_text().splitlines()
+    assert mermaid[0] == "sequenceDiagram" and "Note over L2: REFUSED refund-bot-9000: nothing sent" in "\n".join(mermaid)
+    assert cli("--diagram", str(tmp_path / "run.png")).returncode == 2
+
+
+def run_in_terminal(*args, env_extra=None):
+    """Run the CLI on a pseudo-terminal, as a learner would see it."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env_extra or {}))
+    env.pop("NO_COLOR", None) if not env_extra or "NO_COLOR" not in env_extra else None
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, "a2a_delegation.py", *args], env)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode()
+
+
+def test_colour_on_a_terminal_and_none_with_no_color_or_a_pipe():
+    coloured = run_in_terminal()
+    assert "\x1b[36m-->" in coloured and "\x1b[31m[trust] 'refund-bot-9000'" in coloured
+    assert "\x1b[32m[trust] 'billing-agent'" in coloured
+    assert "\x1b[" not in run_in_terminal(env_extra={"NO_COLOR": "1"})
+    assert "\x1b[" not in run_in_terminal("--no-color")
+    assert "\x1b[" not in cli().stdout, "piped output has no escape codes"
+
+
+def test_verbose_adds_status_masked_headers_and_timing():
+    out = cli("--verbose").stdout
+    assert "    [--> POST https://billing.acme.example/a2a] Content-Type: application/json; Authorization: Bearer ****" in out
+    assert "    [<-- HTTP 200, " in out and " ms] Content-Type: application/json" in out
+
+
+def test_quiet_prints_only_the_outcome_lines():
+    lines = cli("--quiet").stdout.splitlines()
+    assert lines == ["[trust] 'billing-agent' is allowlisted -> delegating",
+                     "[support] trusted result (from billing-agent): refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)",
+                     "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED",
+                     "-> delegation result: None  (refused; output never trusted)"]
+
+
+def test_the_default_run_is_still_the_golden_transcript_with_all_tools_off():
+    assert cli().stdout == (GOLDEN / "default_run.txt").read_text()
