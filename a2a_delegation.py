@@ -23,17 +23,14 @@ from itertools import count
 from types import ModuleType
 from typing import Any, Callable, NamedTuple
 
-from peers import planner, wires
+from peers import wires
 from peers.output import say  # the one output function: colour, --quiet, --trace
-from peers.generate import Generate, GenerateError
-from peers.prompts import InvalidDecision
 from peers.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
 from peers.model import AgentCard, Task, TaskState
 from peers.schema import REFUND_INPUT
 from transports import jsonrpc
-from transports.base import HttpRefusal, Transport, TransportError, retry_advice
+from transports.base import HttpRefusal, StopRun, Transport, TransportError, retry_advice
 from transports.printer import FramePrinter, escape
-from transports.stepping import StopRun
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
@@ -183,32 +180,8 @@ class SupportAgent:
         return outcome
 
     def _failed(self, peer: str, verdict: Verdict | None, error: str) -> Outcome:
-        sys.stdout.flush()  # keep the error in its place among the frames
         say(f"{escape(peer)}: {escape(error)}", error=True)
         return Outcome(peer, verdict, error=error)
-
-
-def run_request(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
-                request: str, generate: Generate, *, show_prompts: bool = False,
-                **agent_options: Any) -> Outcome:
-    """--request: the model chooses the peer and skill; the trust gate still decides.
-    Essay: Discovery is not trust. Raises InvalidDecision or GenerateError."""
-    say(f"[transport] {transport.label}; delegation chosen by generate()")
-    agent = SupportAgent(transport, allowlist, **agent_options)
-    cards = []
-    for card_url in card_urls:
-        try:
-            cards.append(agent.discover(card_url))
-        except (TransportError, ValueError) as exc:
-            agent._failed(card_url, None, f"card fetch failed: {exc}")
-    decision = planner.choose(request, cards, generate, CONTRACTS, show=show_prompts, say=say)
-    outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
-    if outcome.verdict is Verdict.REFUSED:
-        say("[support] the model chose it; the trust gate, in code, refused it. Nothing was sent.")
-    if outcome.result is not None:  # the result goes back to the model as fenced data
-        planner.reply(request, outcome.peer, outcome.result, outcome.verdict is Verdict.TRUSTED,
-                      generate, show=show_prompts, say=say)
-    return outcome
 
 
 def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
@@ -226,23 +199,52 @@ def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
     return outcomes
 
 
+def run_request(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
+                request: str, generate: Callable[[str], str], *, show_prompts: bool = False,
+                **agent_options: Any) -> Outcome | None:
+    """--request: the model chooses the peer and skill; the trust gate still decides.
+    Essay: Discovery is not trust. None when the model's answer could not be used."""
+    from peers import planner  # loaded only when a model is asked
+    say(f"[transport] {transport.label}; delegation chosen by generate()")
+    agent = SupportAgent(transport, allowlist, **agent_options)
+    cards = []
+    for card_url in card_urls:
+        try:
+            cards.append(agent.discover(card_url))
+        except (TransportError, ValueError) as exc:
+            agent._failed(card_url, None, f"card fetch failed: {exc}")
+    try:
+        decision = planner.choose(request, cards, generate, CONTRACTS, show=show_prompts, say=say)
+    except planner.ModelStepFailed as exc:
+        say(f"the model's delegation could not be used: {exc}", error=True)
+        return None
+    outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
+    if outcome.verdict is Verdict.REFUSED:
+        say("[support] the model chose it; the trust gate, in code, refused it. Nothing was sent.")
+    if outcome.result is not None:  # the result goes back to the model as fenced data
+        planner.reply(request, outcome.peer, outcome.result, outcome.verdict is Verdict.TRUSTED,
+                      generate, show=show_prompts, say=say)
+    return outcome
+
+
 # -- the command line: wiring a transport and the demo peers around the story -------------
 
 def main(argv: list[str] | None = None) -> int:
-    from peers import cli, demo, output, trace
+    from peers import cli, demo, output
     args = cli.parse(sys.argv[1:] if argv is None else argv)
     output.configure(colour=False if args.no_color else None, quiet=args.quiet)
     if args.command == "serve":  # one peer as a standalone A2A server
         return demo.serve_command(args, wires.wire(args.wire), say)
     try:
         if args.replay:  # a saved run, printed again with no peers
+            from peers import trace
             trace.replay(trace.load(args.replay), say)
             return 0
         registry = load_registry(args.registry)
         allowlist = load_allowlist(args.allowlist)
         credentials = load_credentials(args.credentials) if args.credentials else {}
         generate = cli.generator(args) if args.request is not None else None
-    except (ConfigError, GenerateError, ValueError) as exc:
+    except (ConfigError, ValueError) as exc:
         say(str(exc), error=True)
         return 2
     card_wire = wires.wire(args.wire or "essay")  # the card the demo peers serve
@@ -258,12 +260,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.request is None:
                 outcomes = run(printer, cards, allowlist, **options)
-            else:  # issue 5: a model (or its offline stand-in) chooses; the gate decides
-                outcomes = [run_request(printer, cards, allowlist, args.request, generate,
-                                        show_prompts=args.show_prompts, **options)]
-        except (InvalidDecision, GenerateError) as exc:
-            say(f"the model's delegation could not be used: {exc}", error=True)
-            return 1
+            else:  # a model (or its offline stand-in) chooses; the gate decides
+                chosen = run_request(printer, cards, allowlist, args.request, generate,
+                                     show_prompts=args.show_prompts, **options)
+                if chosen is None:
+                    return 1
+                outcomes = [chosen]
         except StopRun:
             say("[step] stopped before that frame left; nothing more was sent.")
             return 0

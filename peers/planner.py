@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 from peers import prompts
 from peers.generate import Generate, GenerateError
+
+ModelStepFailed = (prompts.InvalidDecision, GenerateError)  # what choose() may raise
 from peers.model import AgentCard
 from transports.printer import escape
 

@@ -45,11 +45,12 @@ def test_a_model_that_picks_the_rogue_is_refused_and_no_frame_is_sent():
     assert posts(printer) == [] and network.apps[rogue.BASE_URL].peer.tasks == {}
 
 
-def test_an_invalid_answer_is_sent_back_once_with_the_reason_then_fails_without_a_frame():
+def test_an_invalid_answer_is_sent_back_once_with_the_reason_then_fails_without_a_frame(capsys):
     CALLS.clear()
-    with pytest.raises(prompts.InvalidDecision, match="amount must be a number"):
-        ask(always_wrong)
+    outcome, printer, _ = ask(always_wrong)
+    assert outcome is None and posts(printer) == []
     assert len(CALLS) == 2 and "could not be used: input.amount must be a number" in CALLS[1]
+    assert "amount must be a number" in capsys.readouterr().err
 
 
 def test_a_corrected_answer_on_the_retry_is_delegated():
@@ -60,9 +61,10 @@ def test_a_corrected_answer_on_the_retry_is_delegated():
     assert json.loads(posts(printer)[0].body)["params"]["input"] == {"order_id": "ORD-3300", "amount": 180}
 
 
-def test_a_model_that_returns_no_text_is_a_clear_error():
-    with pytest.raises(GenerateError, match="returned int"):
-        ask(not_text)
+def test_a_model_that_returns_no_text_is_a_clear_error(capsys):
+    outcome, printer, _ = ask(not_text)
+    assert outcome is None and posts(printer) == []
+    assert "generate() returned int, not text" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("answer, reason", [

@@ -54,6 +54,10 @@ class Transport(Protocol):
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse: ...
 
 
+class StopRun(Exception):
+    """The learner asked to stop before the next frame left (q at a --step prompt)."""
+
+
 class HttpRefusal(Exception):
     """The peer answered at the HTTP level instead of with a JSON-RPC response (401, 413 ...):
     an exchange happened, but not the protocol's."""

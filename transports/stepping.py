@@ -13,11 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from transports.base import HttpResponse, Transport
-
-
-class StopRun(Exception):
-    """The learner pressed q at a --step prompt."""
+from transports.base import HttpResponse, StopRun, Transport
 
 
 class Stepper:
