@@ -127,7 +127,7 @@ class SupportAgent:
     # -- 4. delegate: one JSON-RPC call carrying a task --------------------------------
     def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Task:
         """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value."""
-        wire = self.wire_of[card.url]
+        wire = self.wire_of.get(card.url) or self.forced_wire or wires.wire("essay")
         params = wire.send_params(skill, payload, f"msg-{next(self.message_ids)}")
         result = self.call(card.url, wire.SEND_METHOD, params, wire.HEADERS)
         try:

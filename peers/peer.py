@@ -12,6 +12,7 @@ so a learner's transcript is stable; a served peer passes unguessable ids instea
 from __future__ import annotations
 
 import itertools
+import time
 from typing import Any, Callable, NamedTuple
 
 from peers.errors import TaskNotCancelable
@@ -125,10 +126,18 @@ class Peer:
         return self.clock() if self.clock else None
 
 
+_SECOND: list[tuple[int, str]] = [(-1, "")]  # (second, its text); swapped whole, never torn
+
+
 def utc_now() -> str:
-    """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
-    from datetime import datetime, timezone
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks. A task is
+    stamped three times, so each second's text is formatted once, not per stamp."""
+    now = time.time()
+    second, text = _SECOND[0]
+    if second != int(now):
+        second, text = int(now), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+        _SECOND[0] = (second, text)
+    return f"{text}.{int((now - second) * 1000):03d}Z"
 
 
 # -- helpers for a skill's `parse`: typed payloads, errors that name the field --------

@@ -29,14 +29,16 @@ class TaskStore:
         self.lock = threading.RLock()  # held by Peer.send across "seen it? / create it"
 
     def put(self, task: Task, owner: str = "", message_id: str | None = None) -> Task:
-        with self.lock:
-            if task.id not in self.tasks:
-                self._owner[task.id] = owner
-                if message_id is not None:
-                    self._by_message[(owner, message_id)] = task.id
-                    self._message_of[task.id] = (owner, message_id)
-                if len(self.tasks) >= self.max_tasks:
-                    self._forget(next(iter(self.tasks)))
+        if task.id in self.tasks:  # a known task's next state: one dict store, no lock
+            self.tasks[task.id] = task
+            return task
+        with self.lock:  # a new task: register its owner and message, evict the oldest
+            self._owner[task.id] = owner
+            if message_id is not None:
+                self._by_message[(owner, message_id)] = task.id
+                self._message_of[task.id] = (owner, message_id)
+            if len(self.tasks) >= self.max_tasks:
+                self._forget(next(iter(self.tasks)))
             self.tasks[task.id] = task
             return task
 

@@ -32,7 +32,7 @@ def _refusal(status: int, message: str, code: int = ErrorCode.INVALID_REQUEST) -
     return HttpResponse(status, {"Content-Type": "application/json"}, json.dumps(body).encode())
 
 
-_date_cache: list = [0, ""]  # [second, formatted]; replaced whole, so threads see a pair
+_date_cache: list[tuple[int, str]] = [(0, "")]  # (second, text); swapped whole, never torn
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -78,9 +78,11 @@ class _Handler(BaseHTTPRequestHandler):
         if timestamp is not None:
             return super().date_time_string(timestamp)
         now = int(time.time())
-        if _date_cache[0] != now:
-            _date_cache[:] = [now, super().date_time_string(now)]
-        return _date_cache[1]
+        second, text = _date_cache[0]
+        if second != now:
+            second, text = now, super().date_time_string(now)
+            _date_cache[0] = (second, text)
+        return text
 
     def log_message(self, format: str, *args: object) -> None:
         self.server.log(f"{self.address_string()} {format % args}")
