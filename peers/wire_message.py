@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from peers.errors import ContentTypeNotSupported
+from peers.errors import ContentTypeNotSupported, PushNotificationNotSupported, UnsupportedOperation
 from peers.fields import field, obj, strings
 from peers.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
 from peers.peer import Peer
 from peers.schema import INPUT_SCHEMA_EXTENSION
-from transports.jsonrpc import Handler, InvalidParams
+from transports.jsonrpc import Handler, InvalidParams, JsonRpcError
 
 
 class Dialect(NamedTuple):
@@ -192,6 +192,27 @@ def operations(d: Dialect, peer: Peer, wrap_send: Callable[[dict[str, Any]], Any
         return task_to_wire(d, peer.cancel_task(_task_id(_params(params)), owner=_owner(caller)))
 
     return {"send": send, "get": get, "cancel": cancel}
+
+
+def refusing(error: type[JsonRpcError], why: str) -> Handler:
+    """A method this peer knows but does not offer (spec 3.3.4: a capability the card does
+    not declare is refused with its own error, not "Method not found")."""
+    def refuse(params: Any, caller: Any) -> Any:
+        raise error(why)
+    return refuse
+
+
+def unsupported(streaming: list[str], push: list[str], card: list[str],
+                card_error: type[JsonRpcError]) -> dict[str, Handler]:
+    """The refusals for streaming, push notifications and the extended card, by name."""
+    table: dict[str, Handler] = {}
+    for name in streaming:
+        table[name] = refusing(UnsupportedOperation, "this agent does not stream (capabilities.streaming is false)")
+    for name in push:
+        table[name] = refusing(PushNotificationNotSupported, "this agent does not send push notifications")
+    for name in card:
+        table[name] = refusing(card_error, "this agent has no extended card")
+    return table
 
 
 def _params(params: Any) -> dict[str, Any]:

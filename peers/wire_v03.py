@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from peers.errors import ExtendedAgentCardNotConfigured
 from peers.fields import field, obj, url
 from peers.model import AgentCard, Message, Part, Task, TaskState
 from peers.peer import Peer
 from peers.wire_message import (Dialect, capabilities_to_wire, client_task, message_to_wire, operations,
-                                 skills_from_wire, skills_to_wire)
+                                 skills_from_wire, skills_to_wire, unsupported)
 from transports.jsonrpc import Handler
 
 NAME = "0.3"
@@ -75,4 +76,9 @@ def task_from_result(result: Any) -> Task:
 
 def methods(peer: Peer) -> dict[str, Handler]:
     ops = operations(DIALECT, peer, wrap_send=lambda task: task)  # 0.3: the bare Task
-    return {"message/send": ops["send"], "tasks/get": ops["get"], "tasks/cancel": ops["cancel"]}
+    table = {"message/send": ops["send"], "tasks/get": ops["get"], "tasks/cancel": ops["cancel"]}
+    table.update(unsupported(["message/stream", "tasks/resubscribe"],
+                             ["tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
+                              "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete"],
+                             ["agent/getAuthenticatedExtendedCard"], ExtendedAgentCardNotConfigured))
+    return table

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.errors import VersionNotSupported, error_details
+from peers.errors import UnsupportedOperation, VersionNotSupported, error_details
 from peers.fields import field, obj, url
 from peers.model import AgentCard, Message, Part, Task, TaskState
 from peers.peer import Peer
 from peers.wire_message import (Dialect, capabilities_to_wire, client_task, message_to_wire, operations,
-                                 skills_from_wire, skills_to_wire, task_to_wire)
+                                 skills_from_wire, skills_to_wire, task_to_wire, unsupported)
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError
 
 NAME = "1.0"
@@ -80,7 +80,12 @@ def methods(peer: Peer) -> dict[str, Handler]:
     ops = operations(DIALECT, peer, wrap_send=lambda task: {"task": task})
     ops["list"] = lambda params, caller: _list_tasks(peer, params, caller)
     names = {"send": "SendMessage", "get": "GetTask", "cancel": "CancelTask", "list": "ListTasks"}
-    return {names[op]: _version_1_0(handler) for op, handler in ops.items()}
+    table = {names[op]: handler for op, handler in ops.items()}
+    table.update(unsupported(["SendStreamingMessage", "SubscribeToTask"],
+                             ["CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+                              "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig"],
+                             ["GetExtendedAgentCard"], UnsupportedOperation))
+    return {name: _version_1_0(handler) for name, handler in table.items()}
 
 
 def _version_1_0(handler: Handler) -> Handler:

@@ -18,8 +18,17 @@ NAMES = ("essay", "0.3", "1.0")
 _MODULES = {"essay": "peers.wire_essay", "0.3": "peers.wire_v03", "1.0": "peers.wire_v10"}
 # Which wire owns each JSON-RPC method name; the names never collide across versions.
 METHOD_OWNERS = {"tasks/send": "essay",
-                 "message/send": "0.3", "tasks/get": "0.3", "tasks/cancel": "0.3",
-                 "SendMessage": "1.0", "GetTask": "1.0", "CancelTask": "1.0", "ListTasks": "1.0"}
+                 **dict.fromkeys(["message/send", "tasks/get", "tasks/cancel", "message/stream",
+                                  "tasks/resubscribe", "tasks/pushNotificationConfig/set",
+                                  "tasks/pushNotificationConfig/get",
+                                  "tasks/pushNotificationConfig/list",
+                                  "tasks/pushNotificationConfig/delete",
+                                  "agent/getAuthenticatedExtendedCard"], "0.3"),
+                 **dict.fromkeys(["SendMessage", "GetTask", "CancelTask", "ListTasks",
+                                  "SendStreamingMessage", "SubscribeToTask",
+                                  "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+                                  "ListTaskPushNotificationConfigs",
+                                  "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard"], "1.0")}
 
 
 def wire(name: str) -> ModuleType:

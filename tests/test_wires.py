@@ -216,3 +216,15 @@ def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
     status = rpc(app, "SendMessage", text_message("refund $2 for ORD-2"))["result"]["task"]["status"]
     import re
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", status["timestamp"])
+
+
+@pytest.mark.parametrize("method, headers, code", [
+    ("SendStreamingMessage", V1, -32004), ("SubscribeToTask", V1, -32004),
+    ("CreateTaskPushNotificationConfig", V1, -32003), ("GetExtendedAgentCard", V1, -32004),
+    ("message/stream", AUTH, -32004), ("tasks/pushNotificationConfig/set", AUTH, -32003),
+    ("agent/getAuthenticatedExtendedCard", AUTH, -32007),
+])
+def test_capabilities_the_card_does_not_declare_get_their_own_error_not_method_not_found(app, method, headers, code):
+    error = rpc(app, method, {}, headers)["error"]
+    assert error["code"] == code
+    assert ("data" in error) == (headers is V1), "1.0 errors carry ErrorInfo details; 0.3 ones do not"
