@@ -149,6 +149,7 @@ class SupportAgent:
 
     # -- one peer, start to finish ------------------------------------------------------
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
+        """One peer's whole turn in the essay's run: discover, then gate, then delegate."""
         try:
             card = self.discover(card_url)
         except (TransportError, ValueError) as exc:
@@ -156,6 +157,8 @@ class SupportAgent:
         return self.gate_then_delegate(card, skill, payload)
 
     def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Outcome:
+        """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
+        a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
         verdict = self.trust_gate(card)
         self.notify("trust", peer=card.name, endpoint=card.url, verdict=verdict.value)
         if verdict is Verdict.REFUSED:  # 5. refuse: nothing is sent, nothing comes back
@@ -169,9 +172,10 @@ class SupportAgent:
         seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
         say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
         source = f"(from {escape(card.name)})"
-        if outcome.result is None:  # failed, rejected, or paused: escalate, never guess
+        if outcome.result is None:  # paused, failed or rejected: escalate, never guess
             note = f": {escape(task.status_message)}" if task.status_message else ""
-            say(f"[support] task ended {task.state.value}{note} -> escalating to a human")
+            how = "ended" if task.state.is_terminal else "paused"
+            say(f"[support] task {how} {task.state.value}{note} -> escalating to a human")
         elif verdict is Verdict.TRUSTED:
             say(f"[support] trusted result {source}: {escape(outcome.result)}")
         else:

@@ -12,19 +12,18 @@ from __future__ import annotations
 import json
 import sys
 from types import ModuleType
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from peers.peer import Peer
 from peers.wires import AllMethods
+from transports.base import HttpRequest, HttpResponse
+from transports.jsonrpc import MAX_FRAME_BYTES, InvalidRequest, JsonRpcError, dispatch, encode_error
 
 try:  # constant-time comparison, without loading OpenSSL as `import hmac` does (start-up
     from _operator import _compare_digest as compare_digest  # budget); hmac falls back to it
 except ImportError:  # pragma: no cover - other Python implementations
     from hmac import compare_digest
-from transports.base import HttpRequest, HttpResponse
-from typing import NamedTuple
-
-from transports.jsonrpc import MAX_FRAME_BYTES, InvalidRequest, JsonRpcError, dispatch, encode_error
 
 CARD_PATH = "/.well-known/agent-card.json"
 JSON = {"Content-Type": "application/json"}
@@ -69,7 +68,7 @@ class PeerApp:
 
     def _post(self, request: HttpRequest) -> HttpResponse:
         media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
-        if media_type != "application/json":
+        if media_type not in ("application/json", "application/a2a+json"):
             return _error(415, InvalidRequest("Content-Type must be application/json"))
         if self.token is not None and not self._authorized(request):
             # No task is created: the frame is not even parsed.

@@ -14,13 +14,14 @@ import re
 from typing import Any, NamedTuple
 
 from peers.model import AgentCard, AgentSkill
-from peers.peer import Peer, Skill, require_fields
+from peers.peer import NeedsApproval, Peer, Skill, require_fields
 from peers.schema import REFUND_INPUT
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
 ORDER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_REFUND = 1_000_000.0  # no order is worth more; anything above is a typo or an attack
+APPROVAL_LIMIT = 5_000.0  # above this, a refund is a person's decision, not an agent's
 
 
 class RefundRequest(NamedTuple):
@@ -55,7 +56,12 @@ def refund_from_text(text: str) -> dict[str, Any]:
 
 
 def process_refund(refund: RefundRequest) -> str:
-    """Issue the refund. The reference is derived from the order, so a retry is recognisable."""
+    """Issue the refund. The reference is derived from the order, so a retry is recognisable.
+    Above the approval limit nothing is issued: the task asks for a person's approval."""
+    if refund.amount > APPROVAL_LIMIT:
+        raise NeedsApproval(f"approval required: a refund of ${refund.amount:,.2f} for "
+                            f"{refund.order_id} is above the ${APPROVAL_LIMIT:,.2f} limit "
+                            "for automatic refunds; nothing was issued")
     return (f"refund of ${refund.amount:,.2f} issued for {refund.order_id} "
             f"(ref BILL-{refund.order_id})")
 

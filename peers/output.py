@@ -15,7 +15,8 @@ import sys
 from typing import Callable
 
 OUTCOMES = ("[trust]", "[support] trusted result", "[support] UNTRUSTED result",
-            "-> delegation result", "[support] task ended", "[support] reply",
+            "-> delegation result", "[support] task ended", "[support] task paused",
+            "[support] reply",
             "[support] the model chose it", "[model] chose")
 _COLOURS = (("-->", "36"), ("<-- HTTP", "31"), ("<--", "34"), ("[trust]", None),
             ("[support] trusted result", "32"), ("[support] UNTRUSTED", "33"),

@@ -29,6 +29,11 @@ class SkillFailed(Exception):
         self.reason, self.retry_safe = reason, retry_safe
 
 
+class NeedsApproval(Exception):
+    """A decision the skill may not take alone (seed 004: releasing money above a threshold).
+    The task pauses in input-required with the proposed effect, for a person to approve."""
+
+
 class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises
     parse: Callable[[dict[str, Any]], Any]  # input -> typed payload; raises InvalidParams
@@ -82,6 +87,9 @@ class Peer:
         except SkillFailed as exc:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
             return self._keep(task.advance(TaskState.FAILED, message=note,
+                                           timestamp=self._now()), owner)
+        except NeedsApproval as exc:  # nothing was done; a person must decide
+            return self._keep(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
                                            timestamp=self._now()), owner)
         artifact = Artifact(f"{task.id}-result", (Part(text=text),))
         return self._keep(task.advance(TaskState.COMPLETED, artifacts=(artifact,),

@@ -186,3 +186,29 @@ def test_the_essay_trace_tool_passes_when_it_is_available():
         pytest.skip("../shared/tools/essay_trace.py is not beside this checkout")
     done = subprocess.run([sys.executable, str(tool)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout
+
+
+def test_a_refund_above_the_approval_limit_pauses_for_a_person_and_is_escalated(capsys):
+    network = demo.in_process(wire_essay)
+    printer = FramePrinter(InProcessTransport(network.apps), story.say)
+    agent = story.SupportAgent(printer, [BILLING], credentials=network.credentials)
+    outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-77", "amount": 6000.0})
+    assert outcome.result is None and outcome.task.state.value == "input-required"
+    assert [s.value for s in outcome.task.lifecycle] == ["submitted", "working", "input-required"]
+    out = capsys.readouterr().out
+    assert "[support] task paused input-required: approval required: a refund of $6,000.00" in out
+    assert "-> escalating to a human" in out and "refund of $6,000.00 issued" not in out
+
+
+def test_a_skill_that_fails_says_whether_a_retry_is_safe_and_is_escalated(capsys):
+    from peers.model import AgentCard, AgentSkill
+    from peers.peer import Peer, Skill, SkillFailed
+
+    def ledger_down(payload):
+        raise SkillFailed("the ledger is unavailable", retry_safe=True)
+    card = AgentCard("billing-agent", "", "https://billing.acme.example/a2a", "1", (AgentSkill("process_refund", ""),))
+    apps = {billing.BASE_URL: PeerApp(Peer(card, [Skill(card.skills[0], lambda p: p, ledger_down)]), wire_essay)}
+    agent = story.SupportAgent(FramePrinter(InProcessTransport(apps), story.say), [BILLING])
+    outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-1", "amount": 1})
+    assert outcome.task.state.value == "failed" and outcome.result is None
+    assert "[support] task ended failed: the ledger is unavailable (retry is safe) -> escalating to a human" in capsys.readouterr().out
