@@ -9,7 +9,6 @@ import pytest
 import a2a_delegation as story
 from fake_models import CALLS, always_wrong, not_text, picks_the_rogue, wrong_then_right
 from peers import demo, generate, prompts, rogue, schema, wire_essay
-from peers.app import PeerApp
 from peers.config import AllowEntry
 from peers.generate import GenerateError
 from test_story import CARDS, cli

@@ -10,12 +10,12 @@ import a2a_delegation as story
 from conftest import raw_exchange, serving
 from peers import billing, demo, rogue, wire_essay
 from peers.app import PeerApp
-from peers.config import AllowEntry, load_registry
+from peers.config import AllowEntry
 from transports.base import TransportError
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
-from test_story import CARDS, GOLDEN, ROOT, cli
+from test_story import CARDS, GOLDEN, cli
 
 BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
 ROGUE = AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")

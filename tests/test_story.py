@@ -11,7 +11,7 @@ import pytest
 import a2a_delegation as story
 from peers import billing, demo, rogue, wire_essay
 from peers.app import PeerApp
-from peers.config import AllowEntry, load_allowlist, load_registry
+from peers.config import AllowEntry, load_registry
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter
 
