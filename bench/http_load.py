@@ -150,7 +150,8 @@ def main() -> None:
                                 "--token", TOKEN],
         "floor: bare http.server": [sys.executable, "-c", FLOOR],
     }
-    runs: dict[str, dict[int, list[dict[str, float]]]] = {name: {1: [], 4: [], 16: []} for name in servers}
+    runs: dict[str, dict[int, list[dict[str, float]]]] = {
+        name: {1: [], 4: [], 16: []} for name in servers}
     peaks: dict[str, float] = {name: 0.0 for name in servers}
     for _ in range(options.rounds):
         for name, args in servers.items():

@@ -37,7 +37,8 @@ def steps(records: list[dict[str, Any]]) -> list[Step]:
     out = []
     for r in records:
         if r["kind"] == "registry":
-            out.append(Step(SUPPORT, REGISTRY, f"read registry ({len(r.get('cards', []))} peers)", "registry"))
+            peers = len(r.get("cards", []))
+            out.append(Step(SUPPORT, REGISTRY, f"read registry ({peers} peers)", "registry"))
         elif r["kind"] == "trust":
             peer, verdict = _safe(r.get("peer")), r.get("verdict")
             out.append(Step(SUPPORT, GATE, f"trust {peer}?", "gate"))
@@ -96,14 +97,16 @@ def svg(records: list[dict[str, Any]]) -> str:
     for name in names:
         parts.append(f'<g class="lane"><rect x="{x[name] - 80}" y="16" width="160" height="30" rx="6"/>'
                      f'<text x="{x[name]}" y="36" text-anchor="middle">{xml_escape(name)}</text>'
-                     f'<line class="life" x1="{x[name]}" y1="46" x2="{x[name]}" y2="{height - 10}"/></g>')
+                     f'<line class="life" x1="{x[name]}" y1="46" x2="{x[name]}" '
+                     f'y2="{height - 10}"/></g>')
     for i, step in enumerate(all_steps):
         y = 80 + 40 * i
         label = xml_escape(step.label)
         if step.kind == "stop":
             cx = x[GATE]
-            parts.append(f'<path class="stop" d="M{cx - 8},{y - 8} L{cx + 8},{y + 8} M{cx + 8},{y - 8} '
-                         f'L{cx - 8},{y + 8}"/><text class="stop-label" x="{cx + 14}" y="{y + 4}">{label}</text>')
+            parts.append(f'<path class="stop" d="M{cx - 8},{y - 8} L{cx + 8},{y + 8} '
+                         f'M{cx + 8},{y - 8} L{cx - 8},{y + 8}"/>'
+                         f'<text class="stop-label" x="{cx + 14}" y="{y + 4}">{label}</text>')
             continue
         x1, x2 = x[step.source], x[step.target]
         parts.append(f'<line class="{step.kind}" x1="{x1}" y1="{y}" x2="{x2 + (-8 if x2 > x1 else 8)}" '

@@ -34,39 +34,48 @@ class A2AError(JsonRpcError):
 
 
 class TaskNotFound(A2AError):
-    code, title, reason = A2AErrorCode.TASK_NOT_FOUND, "Task not found", "TASK_NOT_FOUND"
+    code = A2AErrorCode.TASK_NOT_FOUND
+    title, reason = "Task not found", code.name
 
 
 class TaskNotCancelable(A2AError):
-    code, title, reason = A2AErrorCode.TASK_NOT_CANCELABLE, "Task cannot be canceled", "TASK_NOT_CANCELABLE"
+    code = A2AErrorCode.TASK_NOT_CANCELABLE
+    title, reason = "Task cannot be canceled", code.name
 
 
 class PushNotificationNotSupported(A2AError):
-    code, title, reason = A2AErrorCode.PUSH_NOTIFICATION_NOT_SUPPORTED, "Push notifications are not supported", "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    code = A2AErrorCode.PUSH_NOTIFICATION_NOT_SUPPORTED
+    title, reason = "Push notifications are not supported", code.name
 
 
 class UnsupportedOperation(A2AError):
-    code, title, reason = A2AErrorCode.UNSUPPORTED_OPERATION, "This operation is not supported", "UNSUPPORTED_OPERATION"
+    code = A2AErrorCode.UNSUPPORTED_OPERATION
+    title, reason = "This operation is not supported", code.name
 
 
 class ContentTypeNotSupported(A2AError):
-    code, title, reason = A2AErrorCode.CONTENT_TYPE_NOT_SUPPORTED, "Incompatible content types", "CONTENT_TYPE_NOT_SUPPORTED"
+    code = A2AErrorCode.CONTENT_TYPE_NOT_SUPPORTED
+    title, reason = "Incompatible content types", code.name
 
 
 class InvalidAgentResponse(A2AError):
-    code, title, reason = A2AErrorCode.INVALID_AGENT_RESPONSE, "Invalid agent response", "INVALID_AGENT_RESPONSE"
+    code = A2AErrorCode.INVALID_AGENT_RESPONSE
+    title, reason = "Invalid agent response", code.name
 
 
 class ExtendedAgentCardNotConfigured(A2AError):
-    code, title, reason = A2AErrorCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED, "Extended agent card is not configured", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+    code = A2AErrorCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED
+    title, reason = "Extended agent card is not configured", code.name
 
 
 class ExtensionSupportRequired(A2AError):
-    code, title, reason = A2AErrorCode.EXTENSION_SUPPORT_REQUIRED, "Extension support is required", "EXTENSION_SUPPORT_REQUIRED"
+    code = A2AErrorCode.EXTENSION_SUPPORT_REQUIRED
+    title, reason = "Extension support is required", code.name
 
 
 class VersionNotSupported(A2AError):
-    code, title, reason = A2AErrorCode.VERSION_NOT_SUPPORTED, "Protocol version is not supported", "VERSION_NOT_SUPPORTED"
+    code = A2AErrorCode.VERSION_NOT_SUPPORTED
+    title, reason = "Protocol version is not supported", code.name
 
 
 _STANDARD_REASONS = {ErrorCode.INVALID_PARAMS: "INVALID_PARAMS",

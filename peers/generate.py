@@ -34,7 +34,8 @@ def stand_in(prompt: str) -> str:
     if DECIDE not in prompt:  # a summary prompt: report the result, quoted as a claim
         return f"About your request: the refund service reports {json.dumps(blocks[-1])}."
     request, peers = blocks[0], blocks[1]
-    refunders = [p for p in peers for s in p["skills"] if "refund" in (s["id"] + s["description"]).lower()]
+    refunders = [p for p in peers for s in p["skills"]
+                 if "refund" in (s["id"] + s["description"]).lower()]
     if not refunders:
         return '{"error": "no peer offers refunds"}'
     return json.dumps(_refund_choice(request, refunders[0]["peer"]))
@@ -103,7 +104,8 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
                 reply = json.loads(response.read(1 << 22))
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
-            raise GenerateError(f"the model endpoint {endpoint} answered HTTP {exc.code}: {detail}") from None
+            raise GenerateError(f"the model endpoint {endpoint} answered HTTP {exc.code}: "
+                                f"{detail}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise GenerateError(f"cannot reach the model endpoint {endpoint}: {reason}") from None

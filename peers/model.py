@@ -5,7 +5,8 @@ Artifact, Part. Wire-neutral: how each is spelled in JSON is a wire format's job
 Essay: The Agent Card; Delegation over JSON-RPC ("a delegated task moves through states").
 Spec: A2A "Data model" (Task, TaskStatus, TaskState, Artifact, Part, AgentCard).
 Immutable records (NamedTuple: the same shape as a frozen dataclass, at a tenth of the
-import cost, which the default run's start-up budget needs): a task's lifecycle grows by making a new Task, so every state a
+import cost, which the default run's start-up budget needs): a task's lifecycle grows
+by making a new Task, so every state a
 peer passed through is recorded as it happens, in order.
 """
 from __future__ import annotations

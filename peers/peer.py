@@ -106,7 +106,8 @@ class Peer:
             skill_id = next(iter(self.skills))
         skill = self.skills.get(skill_id) if isinstance(skill_id, str) else None
         if skill is None:
-            raise InvalidParams(f"name a skill in message.metadata.skillId: one of {sorted(self.skills)}")
+            raise InvalidParams("name a skill in message.metadata.skillId: one of "
+                                f"{sorted(self.skills)}")
         data = next((p.data for p in message.parts if p.data is not None), None)
         if data is None:
             if skill.from_text is None:

@@ -34,7 +34,8 @@ def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: 
            *, show: bool, say: Callable[[str], None]) -> prompts.Decision:
     """The model's choice, checked. Raises InvalidDecision after a second bad answer."""
     offered = {s.id for c in cards for s in c.skills}
-    prompt = prompts.decision_prompt(request, cards, {k: v for k, v in contracts.items() if k in offered})
+    known = {skill: schema for skill, schema in contracts.items() if skill in offered}
+    prompt = prompts.decision_prompt(request, cards, known)
     try:
         decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts)
     except prompts.InvalidDecision as exc:  # one more chance, told what was wrong

@@ -38,8 +38,9 @@ class Recorder:
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(frame.url))
         if frame.http_method == "GET":
             method, rpc_id = "GET agent card", None
-            if frame.direction == "<--" and isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
-                self.names[origin] = parsed["name"]
+            name = parsed.get("name") if isinstance(parsed, dict) else None
+            if frame.direction == "<--" and isinstance(name, str):
+                self.names[origin] = name
         elif frame.direction == "-->":
             method = parsed.get("method") if isinstance(parsed, dict) else None
             rpc_id = parsed.get("id") if isinstance(parsed, dict) else None

@@ -156,8 +156,9 @@ def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
 def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
     caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
     extensions = caps.get("extensions") if isinstance(caps.get("extensions"), list) else []
-    schemas = next((e.get("params") for e in extensions if isinstance(e, dict)
-                    and e.get("uri") == INPUT_SCHEMA_EXTENSION and isinstance(e.get("params"), dict)), {})
+    schemas = next((e["params"] for e in extensions if isinstance(e, dict)
+                    and e.get("uri") == INPUT_SCHEMA_EXTENSION
+                    and isinstance(e.get("params"), dict)), {})
     skills = []
     for i, value in enumerate(field(card, "skills", list)):
         s, where = obj(value, f"skills[{i}]"), f"skills[{i}]."
@@ -165,7 +166,7 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
         skills.append(AgentSkill(field(s, "id", str, where),
                                  field(s, "description", str, where, default=""),
                                  name=field(s, "name", str, where, default=""), tags=tuple(tags),
-                                 input_schema=schemas.get(s["id"]) if isinstance(schemas.get(s["id"]), dict) else None))
+                                 input_schema=_dict_or_none(schemas.get(s["id"]))))
     return tuple(skills)
 
 
@@ -202,14 +203,20 @@ def refusing(error: type[JsonRpcError], why: str) -> Handler:
     return refuse
 
 
+def _dict_or_none(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
 def unsupported(streaming: list[str], push: list[str], card: list[str],
                 card_error: type[JsonRpcError]) -> dict[str, Handler]:
     """The refusals for streaming, push notifications and the extended card, by name."""
     table: dict[str, Handler] = {}
     for name in streaming:
-        table[name] = refusing(UnsupportedOperation, "this agent does not stream (capabilities.streaming is false)")
+        table[name] = refusing(UnsupportedOperation,
+                               "this agent does not stream (capabilities.streaming is false)")
     for name in push:
-        table[name] = refusing(PushNotificationNotSupported, "this agent does not send push notifications")
+        table[name] = refusing(PushNotificationNotSupported,
+                               "this agent does not send push notifications")
     for name in card:
         table[name] = refusing(card_error, "this agent has no extended card")
     return table

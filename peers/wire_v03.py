@@ -78,7 +78,7 @@ def methods(peer: Peer) -> dict[str, Handler]:
     ops = operations(DIALECT, peer, wrap_send=lambda task: task)  # 0.3: the bare Task
     table = {"message/send": ops["send"], "tasks/get": ops["get"], "tasks/cancel": ops["cancel"]}
     table.update(unsupported(["message/stream", "tasks/resubscribe"],
-                             ["tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
-                              "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete"],
+                             [f"tasks/pushNotificationConfig/{verb}"
+                              for verb in ("set", "get", "list", "delete")],
                              ["agent/getAuthenticatedExtendedCard"], ExtendedAgentCardNotConfigured))
     return table

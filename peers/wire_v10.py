@@ -124,8 +124,8 @@ def _list_tasks(peer: Peer, params: Any, caller: Any) -> dict[str, Any]:
     length = p.get("historyLength")
     if length is not None and (type(length) is not int or length < 0):
         raise InvalidParams("historyLength must be a whole number")
-    tasks = peer.list_tasks(owner=getattr(caller, "owner", ""), state=state,
-                            context_id=p.get("contextId") if isinstance(p.get("contextId"), str) else None)
+    context = p.get("contextId") if isinstance(p.get("contextId"), str) else None
+    tasks = peer.list_tasks(owner=getattr(caller, "owner", ""), state=state, context_id=context)
     start = int(token)
     page = tasks[start:start + size]
     more = start + size < len(tasks)
