@@ -30,7 +30,7 @@ from peers.model import AgentCard, Task, TaskState
 from peers.schema import REFUND_INPUT
 from transports import jsonrpc
 from transports.base import HttpRefusal, StopRun, Transport, TransportError, retry_advice
-from transports.printer import FramePrinter, escape
+from transports.printer import escape
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
@@ -251,16 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, ValueError) as exc:
         say(str(exc), error=True)
         return 2
-    card_wire = wires.wire(args.wire or "essay")  # the card the demo peers serve
     cards = [e.card_url for e in registry]
-    with demo.transport(args.transport, card_wire, timeout=args.timeout,
-                        scenario=args.scenario) as (inner, provisioned), \
-            cli.recording(args, inner.label, cards) as recorder:
-        printer = FramePrinter(cli.stepping(args, inner), say, verbose=args.verbose,
-                               observe=recorder and recorder.frame)
-        options = dict(credentials={**provisioned, **credentials},
-                       allow_untrusted=args.allow_untrusted, notify=recorder and recorder.event,
-                       wire=wires.wire(args.wire) if args.wire else None)
+    # The transport with the demo peers behind it, wrapped by the frame printer (and
+    # --step/--break, --trace/--diagram when asked): see peers/cli.py.
+    with cli.session(args, cards, credentials, say) as (printer, options):
         try:
             if args.request is None:
                 outcomes = run(printer, cards, allowlist, **options)

@@ -67,6 +67,25 @@ def generator(options: Options):
 
 
 @contextmanager
+def session(options: Options, cards: list[str], credentials: dict[str, str], say):
+    """Everything a run needs around the story: the demo peers behind the chosen
+    transport, the frame printer wrapping it (with --step/--break inside it and a
+    --trace/--diagram recorder listening), and the support agent's options."""
+    from peers import demo, wires
+    from transports.printer import FramePrinter
+    card_wire = wires.wire(options.wire or "essay")  # the card the demo peers serve
+    with demo.transport(options.transport, card_wire, timeout=options.timeout,
+                        scenario=options.scenario) as (inner, provisioned), \
+            recording(options, inner.label, cards) as recorder:
+        printer = FramePrinter(stepping(options, inner), say, verbose=options.verbose,
+                               observe=recorder and recorder.frame)
+        yield printer, dict(credentials={**provisioned, **credentials},
+                            allow_untrusted=options.allow_untrusted,
+                            notify=recorder and recorder.event,
+                            wire=wires.wire(options.wire) if options.wire else None)
+
+
+@contextmanager
 def recording(options: Options, transport: str, cards: list[str]):
     """A Recorder while --trace or --diagram asks for one (else None); the files are
     written when the run ends, however it ends, so nothing recorded is lost."""
