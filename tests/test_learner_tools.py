@@ -1,7 +1,6 @@
 """Learner tools: --step, --break, --trace/--replay, --diagram, colour, --verbose, --quiet."""
 import json
 import os
-import pty
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -102,8 +101,10 @@ def test_html_and_mermaid_diagrams(tmp_path):
 
 def run_in_terminal(*args, env_extra=None):
     """Run the CLI on a pseudo-terminal, as a learner would see it."""
+    pty = pytest.importorskip("pty")  # POSIX only
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env_extra or {}))
-    env.pop("NO_COLOR", None) if not env_extra or "NO_COLOR" not in env_extra else None
+    if "NO_COLOR" not in (env_extra or {}):
+        env.pop("NO_COLOR", None)  # the learner's own setting must not decide this test
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(ROOT)
