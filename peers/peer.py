@@ -15,7 +15,6 @@ import itertools
 import time
 from typing import Any, Callable, NamedTuple
 
-from peers.errors import TaskNotCancelable
 from peers.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
 from peers.store import TaskStore
 from transports.jsonrpc import InvalidParams
@@ -121,6 +120,7 @@ class Peer:
     def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
         task = self.store.get(task_id, owner)
         if task.state.is_terminal:
+            from peers.errors import TaskNotCancelable  # only the 0.3/1.0 wires cancel
             raise TaskNotCancelable(f"task {task_id!r} is already {task.state.value}")
         return self._keep(task.advance(TaskState.CANCELED, timestamp=self._now()), owner)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from peers.errors import TaskNotFound
 from peers.model import Task, TaskState
 
 
@@ -45,6 +44,7 @@ class TaskStore:
     def get(self, task_id: str, owner: str = "") -> Task:
         task = self.tasks.get(task_id)
         if task is None or self._owner.get(task_id) != owner:
+            from peers.errors import TaskNotFound  # only the 0.3/1.0 wires look tasks up
             raise TaskNotFound(f"no task {task_id!r}")  # another owner's task: same answer
         return task
 
