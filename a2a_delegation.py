@@ -4,50 +4,53 @@
 The companion to the essay "Agent to Agent". `python a2a_delegation.py` prints the run
 the essay quotes. Read this file top to bottom; it is the essay's story in order:
 
-  1. load the registry      where peers live                (essay: The Agent Card)
-  2. discover               fetch each peer's Agent Card    (essay: The Agent Card)
-  3. the trust gate         the allowlist decides           (essay: Discovery is not trust)
-  4. delegate               tasks/send, a task lifecycle    (essay: Delegation over JSON-RPC)
+  1. the registry           where peers live                  (essay: The Agent Card)
+  2. discover               fetch each peer's Agent Card      (essay: The Agent Card)
+  3. the trust gate         the allowlist decides             (essay: Discovery is not trust)
+  4. delegate               tasks/send, a task lifecycle      (essay: Delegation over JSON-RPC)
   5. refuse                 no frame goes to an unvetted peer (essay: Discovery is not trust)
-  6. MCP vertical, A2A horizontal                            (essay: the closing comparison)
+  6. MCP vertical, A2A horizontal                              (essay: the closing comparison)
 
-Every `-->` / `<--` line is printed by transports/printer.py from the bytes that really
-crossed the transport; nothing here prints a frame. The peers live in peers/ and are
-reached only through the transport, as if another team owned them.
+then `run()`, which tells the story over any transport, and `main()`, which builds the
+transport: FramePrinter(InProcessTransport(the demo peers)). Every `-->` / `<--` line
+is printed by transports/printer.py from the bytes that really crossed the transport;
+nothing here prints a frame. The peers (peers/) are reached only through the transport,
+as if another team owned them: this file imports none of them. What both sides share,
+the A2A protocol, is in peers/a2a/; the support agent's own modules are in peers/support/.
 """
 from __future__ import annotations
 
+import os
 import sys
+from contextlib import ExitStack
 from enum import Enum
 from itertools import count
-from types import ModuleType
 from typing import Any, Callable, NamedTuple
 
-from peers import wires
-from peers.output import say  # the one output function: colour, --quiet, --trace
-from peers.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
-from peers.model import AgentCard, Task, TaskState
-from peers.schema import REFUND_INPUT
+from peers.a2a import wire as wires
+from peers.a2a.fields import WireError
+from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
+from peers.support.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
+from peers.support.contracts import CONTRACTS
+from peers.support.output import Console, Kind
 from transports import jsonrpc
-from transports.base import HttpRefusal, StopRun, Transport, TransportError, retry_advice
-from transports.printer import escape
+from transports.base import HttpResponse, Transport
+from transports.errors import HttpRefusal, PeerError, ProtocolViolation
+from transports.inprocess import InProcessTransport
+from transports.printer import FramePrinter, StopRun, escape
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
 PAYLOAD = {"order_id": "ORD-3300", "amount": 180.0}
-# The input contracts the support agent relies on (seed 000's typed payload), for peers
-# whose cards cannot carry a skill's schema, such as the essay's.
-CONTRACTS = {"process_refund": REFUND_INPUT}
 
 
-CLOSING = """
-Discovering a peer is not trusting it. Any result from outside the allowlist is
-tagged UNTRUSTED. The deep treatment (injection via a delegated result, the lethal
-trifecta) is Part 16.
+# -- 1. the registry: where peers live ----------------------------------------------------
 
-  MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
-  A2A (this part): agent -> AGENT    (horizontal) agent-card / tasks-send + a task lifecycle
-  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
+def read_registry(path: str) -> list[str]:
+    """Essay: "a registry locates peers (where each lives, keyed by its well-known URL)".
+    It says where each peer's Agent Card is; it does not decide trust (the allowlist does)."""
+    return load_registry(path)
 
 
 class Verdict(Enum):
@@ -62,7 +65,7 @@ class Outcome(NamedTuple):
     peer: str
     verdict: Verdict | None  # None when discovery itself failed
     task: Task | None = None
-    error: str | None = None  # why it failed, naming the stage
+    error: str | None = None  # why it failed, naming the stage, and whether a retry is safe
 
     @property
     def result(self) -> str | None:
@@ -73,35 +76,37 @@ class Outcome(NamedTuple):
 class SupportAgent:
     """The agent that owns the customer and delegates work it cannot do to peers."""
 
-    def __init__(self, transport: Transport, allowlist: list[AllowEntry], *,
-                 credentials: dict[str, str] | None = None,
-                 allow_untrusted: tuple[str, ...] = (), wire: ModuleType | None = None,
-                 notify: Callable[..., None] | None = None) -> None:
-        self.transport = transport
-        self.allowlist = allowlist
-        self.credentials = credentials or {}  # endpoint -> bearer token: our own store, never the card
+    def __init__(self, transport: Transport, allowlist: list[AllowEntry],
+                 credentials: dict[str, str], say: Callable[..., None], *,
+                 allow_untrusted: tuple[str, ...] = (), wire: str | None = None) -> None:
+        self.transport = transport  # 2. cards are fetched through it, 4. frames sent
+        self.allowlist = allowlist  # 3. the trust gate reads it
+        self.credentials = credentials  # 4. endpoint -> bearer token: our own store, never a card's
+        self.say = say
         self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
-        self.forced_wire = wire  # None: speak whichever wire each peer's card declares
-        self.wire_of: dict[str, ModuleType] = {}  # endpoint -> its wire format (peers/wires.py)
+        self.forced_wire = wires.by_name(wire) if wire else None  # else: as each card declares
+        self.wire_of: dict[str, wires.WireFormat] = {}  # endpoint -> the wire its card speaks
         self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
         self.message_ids = count(1)  # A2A messageIds too (0.3 and 1.0 frames carry one)
-        self.notify = notify or (lambda kind, **facts: None)  # tells --trace/--diagram
 
-    # -- 2. discover: fetching the card is all discovery is -----------------------------
+    # -- 2. discover: fetching the card is all discovery is -------------------------------
     def discover(self, card_url: str) -> AgentCard:
-        """Essay: The Agent Card. Raises TransportError or ValueError with the reason."""
+        """Essay: The Agent Card. Raises PeerError (transports/errors.py) with the reason."""
         response = self.transport.get(card_url, {"Accept": "application/json"})
         if response.status != 200:
-            raise ValueError(f"HTTP {response.status} from {card_url}")
-        document = jsonrpc.loads_strict(response.body)
-        wire = self.forced_wire or wires.declared_by(document)  # the card says how to speak
-        card = wire.card_from_wire(document)
+            raise HttpRefusal(response.status, "the card could not be fetched")
+        document = read_json(response.body, "the card")
+        wire = wires.declared_by(document)  # the card says how to speak to its peer
+        if self.forced_wire and self.forced_wire.NAME != wire.NAME:
+            raise ProtocolViolation(f"the card speaks the {wire.NAME} wire, not the "
+                                    f"{self.forced_wire.NAME} that --wire asked for")
+        card = read(wire.card_from_wire, document, "the card")
         self.wire_of[card.url] = wire
-        say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
-            f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
+        self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
+                 f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
         return card
 
-    # -- 3. the trust gate: discovery is not trust -------------------------------------
+    # -- 3. the trust gate: discovery is not trust --------------------------------------
     def trust_gate(self, card: AgentCard) -> Verdict:
         """Essay: Discovery is not trust. Runs before any frame is sent to the peer.
 
@@ -109,31 +114,33 @@ class SupportAgent:
         would go to, so a card that copies billing's name onto another host is refused.
         """
         name = repr(card.name)
-        vetted_at = [e.endpoint for e in self.allowlist if e.name == card.name]
+        vetted_at = [entry.endpoint for entry in self.allowlist if entry.name == card.name]
         if card.url in vetted_at:
-            say(f"[trust] {name} is allowlisted -> delegating")
-            return Verdict.TRUSTED
-        if card.name in self.allow_untrusted:
-            say(f"[trust] {name} is NOT on the allowlist -> delegating anyway "
+            verdict, line = Verdict.TRUSTED, f"[trust] {name} is allowlisted -> delegating"
+        elif card.name in self.allow_untrusted:
+            verdict, line = Verdict.UNTRUSTED, (
+                f"[trust] {name} is NOT on the allowlist -> delegating anyway "
                 "(--allow-untrusted); its output will be tagged UNTRUSTED")
-            return Verdict.UNTRUSTED
-        if vetted_at:
-            say(f"[trust] {name} is allowlisted only at {', '.join(vetted_at)}, but its card "
+        elif vetted_at:
+            verdict, line = Verdict.REFUSED, (
+                f"[trust] {name} is allowlisted only at {', '.join(vetted_at)}, but its card "
                 f"sends frames to {escape(card.url)} -> delegation REFUSED")
         else:
-            say(f"[trust] {name} is NOT on the allowlist -> delegation REFUSED")
-        return Verdict.REFUSED
+            verdict, line = Verdict.REFUSED, f"[trust] {name} is NOT on the allowlist -> delegation REFUSED"
+        self.say(line, Kind[verdict.name], event="trust", peer=card.name, endpoint=card.url,
+                 verdict=verdict.value)
+        return verdict
 
-    # -- 4. delegate: one JSON-RPC call carrying a task --------------------------------
+    # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
     def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Task:
-        """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value."""
-        wire = self.wire_of.get(card.url) or self.forced_wire or wires.wire("essay")
-        params = wire.send_params(skill, payload, f"msg-{next(self.message_ids)}")
-        result = self.call(card.url, wire.SEND_METHOD, params, wire.HEADERS)
-        try:
-            return wire.task_from_result(result)
-        except ValueError as exc:
-            raise jsonrpc.ProtocolViolation(f"the result is not a task: {exc}") from None
+        """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value.
+        Raises PeerError with the reason."""
+        wire = self.wire_of[card.url]
+        message = Message(f"msg-{next(self.message_ids)}", "user",
+                          (Part(data=payload, media_type="application/json"),),
+                          metadata={"skillId": skill})
+        result = self.call(card.url, wire.SEND_METHOD, wire.send_params(message), wire.HEADERS)
+        return read(wire.task_from_result, result, "the result")
 
     def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str]) -> Any:
         """One JSON-RPC request, one response: the envelope Part 12 used for tools."""
@@ -144,128 +151,195 @@ class SupportAgent:
             headers["Authorization"] = f"Bearer {self.credentials[url]}"
         response = self.transport.post(url, frame, headers)
         if response.status != 200:
-            raise HttpRefusal(response.status, response.header("WWW-Authenticate"))
+            raise HttpRefusal(response.status, why_refused(response, sent_token=url in self.credentials))
         return jsonrpc.decode_response(response.body, request_id)
 
-    # -- one peer, start to finish ------------------------------------------------------
+    # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
         """One peer's whole turn in the essay's run: discover, then gate, then delegate."""
         try:
             card = self.discover(card_url)
-        except (TransportError, ValueError) as exc:
-            return self._failed(card_url, None, f"card fetch failed: {exc}")
+        except PeerError as failure:
+            return self.failed(card_url, None, f"card fetch failed: {failure}")
         return self.gate_then_delegate(card, skill, payload)
 
     def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
         verdict = self.trust_gate(card)
-        self.notify("trust", peer=card.name, endpoint=card.url, verdict=verdict.value)
         if verdict is Verdict.REFUSED:  # 5. refuse: nothing is sent, nothing comes back
-            say("-> delegation result: None  (refused; output never trusted)")
+            self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
             return Outcome(card.name, verdict)
         try:
             task = self.delegate(card, skill, payload)
-        except (TransportError, HttpRefusal, jsonrpc.RemoteError, jsonrpc.ProtocolViolation) as exc:
-            return self._failed(card.name, verdict, f"delegation failed: {exc}; {retry_advice(exc)}")
-        outcome = Outcome(card.name, verdict, task)
+        except PeerError as failure:
+            return self.failed(card.name, verdict,
+                               f"delegation failed: {failure}; {failure.retry_advice()}")
+        self.report(card, verdict, task)
+        return Outcome(card.name, verdict, task)
+
+    def report(self, card: AgentCard, verdict: Verdict, task: Task) -> None:
+        """What came back, said as what it is: a result (trusted or not), or an escalation."""
         seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
-        say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
+        self.say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
         source = f"(from {escape(card.name)})"
-        if outcome.result is None:  # paused, failed or rejected: escalate, never guess
+        result = Outcome(card.name, verdict, task).result
+        if result is None:  # paused, failed or rejected: escalate, never guess
             note = f": {escape(task.status_message)}" if task.status_message else ""
             how = "ended" if task.state.is_terminal else "paused"
-            say(f"[support] task {how} {task.state.value}{note} -> escalating to a human")
+            self.say(f"[support] task {how} {task.state.value}{note} -> escalating to a human",
+                     Kind.ESCALATED)
         elif verdict is Verdict.TRUSTED:
-            say(f"[support] trusted result {source}: {escape(outcome.result)}")
+            self.say(f"[support] trusted result {source}: {escape(result)}", Kind.TRUSTED)
         else:
-            say(f"[support] UNTRUSTED result {source}, kept as data, never as instructions: "
-                f"{escape(outcome.result)}")
-        return outcome
+            self.say(f"[support] UNTRUSTED result {source}, kept as data, never as instructions: "
+                     f"{escape(result)}", Kind.UNTRUSTED)
 
-    def _failed(self, peer: str, verdict: Verdict | None, error: str) -> Outcome:
-        say(f"{escape(peer)}: {escape(error)}", error=True)
+    def failed(self, peer: str, verdict: Verdict | None, error: str) -> Outcome:
+        self.say(f"{escape(peer)}: {escape(error)}", Kind.ERROR)
         return Outcome(peer, verdict, error=error)
 
 
-def run(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
-        **agent_options: Any) -> list[Outcome]:
-    """The whole story over any transport; returns each peer's outcome. `agent_options`
-    are SupportAgent's: credentials, allow_untrusted, wire, notify."""
-    say(f"[transport] {transport.label}. MCP = vertical (agent -> tools);")
-    say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.")
-    agent = SupportAgent(transport, allowlist, **agent_options)
+def read_json(body: bytes, what: str) -> Any:
+    """A peer's bytes as JSON, strictly (transports/jsonrpc.py), or a ProtocolViolation."""
+    try:
+        return jsonrpc.loads_strict(body)
+    except ValueError as exc:
+        raise ProtocolViolation(f"{what} is not usable JSON ({exc})") from None
+
+
+def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
+    """What a peer sent, read by its wire format: a shape it cannot read of any kind (a
+    wrong type, a missing field, a state that does not exist) is the peer's protocol
+    violation, never our traceback."""
+    try:
+        return reader(value)
+    except WireError as exc:
+        raise ProtocolViolation(f"{what} is malformed: {exc}") from None
+
+
+def why_refused(response: HttpResponse, *, sent_token: bool) -> str:
+    if response.status == 401 and not sent_token:
+        return ("the peer requires credentials and none were sent: give the support agent a "
+                "token for this endpoint with --credentials")
+    if response.status in (401, 403):
+        return "the peer refused our credentials"
+    return "the peer refused the frame at the HTTP level"
+
+
+# -- 6. MCP vertical, A2A horizontal -------------------------------------------------------
+
+CLOSING = """
+Discovering a peer is not trusting it. Any result from outside the allowlist is
+tagged UNTRUSTED. The deep treatment (injection via a delegated result, the lethal
+trifecta) is Part 16.
+
+  MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
+  A2A (this part): agent -> AGENT    (horizontal) agent-card / tasks-send + a task lifecycle
+  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
+
+
+# -- the whole story, over any transport ----------------------------------------------------
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+    """Steps 1-6 in order, one peer after another; returns each peer's outcome."""
+    agent.say(f"[transport] {agent.transport.label}. MCP = vertical (agent -> tools);", Kind.BANNER)
+    agent.say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.", Kind.BANNER)
     outcomes = []
     for card_url in card_urls:  # 1. the registry says where peers live
-        say()
+        agent.say()
         outcomes.append(agent.handle(card_url, SKILL, PAYLOAD))
-    say(CLOSING)
+    agent.say(CLOSING, Kind.BANNER)
     return outcomes
 
 
-def run_request(transport: Transport, card_urls: list[str], allowlist: list[AllowEntry],
-                request: str, generate: Callable[[str], str], *, show_prompts: bool = False,
-                **agent_options: Any) -> Outcome | None:
+def run_request(agent: SupportAgent, card_urls: list[str], request: str,
+                generate: Callable[[str], str], *, show_prompts: bool = False) -> Outcome | None:
     """--request: the model chooses the peer and skill; the trust gate still decides.
     Essay: Discovery is not trust. None when the model's answer could not be used."""
-    from peers import planner  # loaded only when a model is asked
-    say(f"[transport] {transport.label}; delegation chosen by generate()")
-    agent = SupportAgent(transport, allowlist, **agent_options)
+    from peers.support import planner  # loaded only when a model is asked
+    agent.say(f"[transport] {agent.transport.label}; delegation chosen by generate()", Kind.BANNER)
     cards = []
     for card_url in card_urls:
         try:
             cards.append(agent.discover(card_url))
-        except (TransportError, ValueError) as exc:
-            agent._failed(card_url, None, f"card fetch failed: {exc}")
+        except PeerError as failure:
+            agent.failed(card_url, None, f"card fetch failed: {failure}")
     try:
-        decision = planner.choose(request, cards, generate, CONTRACTS, show=show_prompts, say=say)
+        decision = planner.choose(request, cards, generate, CONTRACTS, show=show_prompts, say=agent.say)
     except planner.ModelStepFailed as exc:
-        say(f"the model's delegation could not be used: {exc}", error=True)
+        agent.say(f"the model's delegation could not be used: {exc}", Kind.ERROR)
         return None
     outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
     if outcome.verdict is Verdict.REFUSED:
-        say("[support] the model chose it; the trust gate, in code, refused it. Nothing was sent.")
+        agent.say("[support] the model chose it; the trust gate, in code, refused it. "
+                  "Nothing was sent.", Kind.REFUSED)
     if outcome.result is not None:  # the result goes back to the model as fenced data
-        planner.reply(request, outcome.peer, outcome.result, outcome.verdict is Verdict.TRUSTED,
-                      generate, show=show_prompts, say=say)
+        try:
+            planner.reply(request, outcome.peer, outcome.result, outcome.verdict is Verdict.TRUSTED,
+                          generate, show=show_prompts, say=agent.say)
+        except planner.ModelStepFailed as exc:
+            agent.say(f"the model could not draft the reply: {exc}", Kind.ERROR)
     return outcome
 
 
-# -- the command line: wiring a transport and the demo peers around the story -------------
+# -- the command line: the transport, the demo peers behind it, and the story ---------------
 
 def main(argv: list[str] | None = None) -> int:
-    from peers import cli, demo, output
-    args = cli.parse(sys.argv[1:] if argv is None else argv)
-    output.configure(colour=False if args.no_color else None, quiet=args.quiet)
-    if args.command == "serve":  # one peer as a standalone A2A server
-        return demo.serve_command(args, wires.wire(args.wire), say)
-    try:
-        if args.replay:  # a saved run, printed again with no peers
-            from peers import trace
-            trace.replay(trace.load(args.replay), say)
-            return 0
-        registry = load_registry(args.registry)
-        allowlist = load_allowlist(args.allowlist)
-        credentials = load_credentials(args.credentials) if args.credentials else {}
-        generate = cli.generator(args) if args.request is not None else None
-    except (ConfigError, ValueError) as exc:
-        say(str(exc), error=True)
-        return 2
-    cards = [e.card_url for e in registry]
-    # The transport with the demo peers behind it, wrapped by the frame printer (and
-    # --step/--break, --trace/--diagram when asked): see peers/cli.py.
-    with cli.session(args, cards, credentials, say) as (printer, options):
+    from peers import demo  # the other teams' peers, played in this process for the demo
+    from peers.support import flags
+    options = flags.parse(sys.argv[1:] if argv is None else argv, servable=tuple(demo.PEERS))
+    console = Console(colour=False if options.no_color else None, quiet=options.quiet)
+    if options.command == "serve":  # one peer as a standalone A2A server
         try:
-            if args.request is None:
-                outcomes = run(printer, cards, allowlist, **options)
+            demo.serve(options.peer, wires.by_name(options.wire), host=options.host,
+                       port=options.port, url=options.url, token=options.token, say=console.say)
+        except OSError as exc:
+            console.say(f"cannot serve {options.peer} on {options.host}:{options.port}: "
+                        f"{exc.strerror or exc}", Kind.ERROR)
+            return 2
+        return 0
+    try:
+        if options.replay:  # a saved run, printed again with no peers
+            from peers.support import trace
+            trace.replay(trace.load(options.replay), console.say)
+            return 0
+        card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json"))
+        allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
+        credentials = load_credentials(options.credentials) if options.credentials else {}
+        generate = None
+        if options.request is not None:
+            from peers.support.generate import from_options
+            generate = from_options(options)
+    except (ConfigError, ValueError) as exc:  # GenerateError and trace errors are ValueErrors too
+        console.say(str(exc), Kind.ERROR)
+        return 2
+    # The demo peers serve the card of --wire (the essay's by default); a token is made
+    # for billing and handed to the support agent's store, as a platform would provision it.
+    network = demo.network(wires.by_name(options.wire or "essay"), scenario=options.scenario)
+    with ExitStack() as stack:
+        transport: Transport = InProcessTransport(network.apps)
+        if options.transport == "http":  # the same peers, served on 127.0.0.1
+            from transports.network import HttpTransport
+            resolve = stack.enter_context(demo.serving(network))
+            transport = HttpTransport(resolve=resolve, timeout=options.timeout)
+        printer = FramePrinter(transport, console.frame, verbose=options.verbose)
+        if options.step or options.debugger or options.trace or options.diagram:
+            from peers.support import tools  # --step/--break/--trace/--diagram hook the printer
+            stack.enter_context(tools.attached(options, printer, console, card_urls))
+        agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
+                             allow_untrusted=tuple(options.allow_untrusted), wire=options.wire)
+        try:
+            if options.request is None:
+                outcomes = run(agent, card_urls)
             else:  # a model (or its offline stand-in) chooses; the gate decides
-                chosen = run_request(printer, cards, allowlist, args.request, generate,
-                                     show_prompts=args.show_prompts, **options)
+                chosen = run_request(agent, card_urls, options.request, generate,
+                                     show_prompts=options.show_prompts)
                 if chosen is None:
                     return 1
                 outcomes = [chosen]
         except StopRun:
-            say("[step] stopped before that frame left; nothing more was sent.")
+            console.say("[step] stopped before that frame left; nothing more was sent.")
             return 0
     if any(o.error and o.verdict is None for o in outcomes):
         return 2

@@ -1,4 +1,11 @@
-"""Everything that speaks A2A: the objects (`model`), a wire format (`wire_essay`), the
-peer core that runs skills (`peer`), the HTTP-shaped app that serves it (`app`), and the
-two peers of the essay (`billing`, `rogue`). Essay: The Agent Card; Discovery is not trust.
+"""The other teams' peers: agents the support agent does not own and reaches only by frames.
+
+Here: the peer core that turns a request into a task (`peer`), where it keeps its tasks
+(`store`), how each wire's JSON-RPC methods map onto it (`methods`), the app that serves
+its card and answers frames (`app`), the essay's two peers (`billing`, `rogue`), and the
+demo network that runs them in this process or on 127.0.0.1 (`demo`).
+Essay: The Agent Card; Discovery is not trust.
+
+May import: `peers.a2a` (the protocol both sides share) and `transports`.
+Must not import: `peers.support` (the support agent's side of the boundary).
 """

@@ -6,143 +6,84 @@ made fresh per run and handed to the support agent's credential store, keyed by
 billing's endpoint, the way a platform provisions an audience-bound credential. The
 rogue declares `auth: none` and takes anything.
 
-`serve_demo` starts each peer as an HTTP server on 127.0.0.1 (ephemeral ports) and returns
-a `resolve` map from the registry's hostnames to those ports. `serve_forever` runs one
+`network()` builds the apps; `serving()` puts each on 127.0.0.1 (an ephemeral port) for
+`--transport http` and yields where each hostname now lives; `serve` runs one
 peer standalone for `python a2a_delegation.py serve NAME`.
 """
 from __future__ import annotations
 
 import os
+import signal
 from contextlib import contextmanager
-from types import ModuleType
 from typing import Any, Callable, Iterator, NamedTuple
 from urllib.parse import urlsplit
 
 from peers import billing, rogue
+from peers.a2a.wire import WireFormat
 from peers.app import PeerApp, log_to_stderr
 from peers.peer import Peer, utc_now
 
-# name -> (the base URL it has in the essay, how to make it, whether it checks a token)
-PEERS: dict[str, tuple[str, Callable[..., Peer], bool]] = {
-    "billing-agent": (billing.BASE_URL, billing.billing_agent, True),
-    "refund-bot-9000": (rogue.BASE_URL, rogue.refund_bot_9000, False),
-}
+
+class DemoPeer(NamedTuple):
+    base_url: str  # where it lives in the essay
+    make: Callable[..., Peer]
+    checks_token: bool  # billing does; the rogue takes anything
 
 
-def new_token() -> str:
-    return os.urandom(16).hex()  # 128 random bits; os is already loaded, secrets is not
+PEERS = {"billing-agent": DemoPeer(billing.BASE_URL, billing.billing_agent, True),
+         "refund-bot-9000": DemoPeer(rogue.BASE_URL, rogue.refund_bot_9000, False)}
 
 
-def random_task_ids() -> Callable[[], str]:
-    """Unguessable ids for a served peer: one client cannot read another's task by guessing.
-
-    96 random bits each, drawn from a pool the OS refills 256 ids at a time: os.urandom is
-    a system call that lets other threads run mid-request, and paying that per task
-    halved the served peer's throughput under concurrent load (bench/http_load.py).
-    """
-    import threading
-    pool, lock = bytearray(), threading.Lock()
-
-    def new_id() -> str:
-        with lock:  # two threads must never take the same bytes
-            if len(pool) < 12:
-                pool.extend(os.urandom(12 * 256))
-            chunk = bytes(pool[:12])
-            del pool[:12]
-        return f"task-{chunk.hex()}"
-    return new_id
-
-
-class DemoNetwork(NamedTuple):
+class Network(NamedTuple):
     apps: dict[str, PeerApp]  # base URL -> app
     credentials: dict[str, str]  # endpoint -> bearer token, for the support agent's store
 
 
-def in_process(wire: ModuleType, *, log: Callable[[str], None] = log_to_stderr,
-               scenario: str | None = None) -> DemoNetwork:
+def network(wire: WireFormat, *, log: Callable[[str], None] = log_to_stderr,
+            scenario: str | None = None) -> Network:
+    """The demo peers as apps serving `wire`'s card, with counter task ids (stable runs)."""
     apps, credentials = {}, {}
-    for name, (base_url, make, checks_token) in PEERS.items():
-        peer = make(base_url)
+    for name, demo in PEERS.items():
+        peer = demo.make(demo.base_url)
         if scenario == "injection" and name == "refund-bot-9000":
             peer.card = peer.card._replace(description=rogue.INJECTED_DESCRIPTION)  # trick 6
-        token = new_token() if checks_token else None
-        apps[base_url] = PeerApp(peer, wire, token=token, log=log)
+        token = new_token() if demo.checks_token else None
+        apps[demo.base_url] = PeerApp(peer, wire, token=token, log=log)
         if token:
             credentials[peer.card.url] = token
-    return DemoNetwork(apps, credentials)
+    return Network(apps, credentials)
 
 
 @contextmanager
-def transport(kind: str, wire: ModuleType, *, timeout: float,
-              scenario: str | None = None) -> Iterator[tuple[Any, dict[str, str]]]:
-    """The transport a run uses, with the demo peers behind it: "in-process", or "http"
-    with each peer served on 127.0.0.1 until the run ends. Yields it and the credentials
-    the support agent was provisioned with."""
-    network = in_process(wire, scenario=scenario)
-    if kind != "http":
-        from transports.inprocess import InProcessTransport
-        yield InProcessTransport(network.apps), network.credentials
-        return
-    from transports.network import HttpTransport
-    servers, resolve = serve_demo(network)
+def serving(network: Network) -> Iterator[dict[str, tuple[str, int]]]:
+    """Serve every app on 127.0.0.1 until the block ends; yields hostname -> (ip, port),
+    a map the HTTP transport uses the way `curl --resolve` does."""
+    from transports.server import PeerServer  # sockets and threads: only when asked for
+    servers, resolve = [], {}
     try:
-        yield (HttpTransport(resolve=resolve, connect_timeout=timeout, read_timeout=timeout),
-               network.credentials)
+        for base_url, app in network.apps.items():
+            server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None).start()
+            servers.append(server)
+            resolve[urlsplit(base_url).hostname] = server.server_address[:2]
+        yield resolve
     finally:
         for server in servers:
             server.stop()
 
 
-def serve_demo(network: DemoNetwork, *, log: Callable[[str], None] = lambda line: None):
-    """Serve every app of `network` on 127.0.0.1; returns (servers, resolve map)."""
+def serve(name: str, wire: WireFormat, *, host: str, port: int, url: str | None,
+          token: str | None, say: Callable[[str], None]) -> None:
+    """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM. Raises OSError
+    when the address cannot be had."""
     from transports.server import PeerServer
-    servers, resolve = [], {}
-    try:
-        for base_url, app in network.apps.items():
-            server = PeerServer(app, "127.0.0.1", 0, log=log).start()
-            servers.append(server)
-            resolve[urlsplit(base_url).hostname] = server.server_address[:2]
-    except OSError:
-        for server in servers:
-            server.stop()
-        raise
-    return servers, resolve
-
-
-def serve_command(args: Any, wire: ModuleType, say: Callable[..., None]) -> int:
-    """`a2a_delegation.py serve NAME`: exit status 0, or 2 when the port cannot be had."""
-    try:
-        serve_forever(args.peer, wire, host=args.host, port=args.port, url=args.url,
-                      token=args.token, say=say)
-    except OSError as exc:
-        say(f"cannot serve {args.peer} on {args.host}:{args.port}: {exc.strerror or exc}",
-            error=True)
-        return 2
-    return 0
-
-
-def _stop(signum: int, frame: object) -> None:
-    import signal
-    # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
-    # signal (a supervisor repeating itself) cannot interrupt the clean-up.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
-
-
-def serve_forever(name: str, wire: ModuleType, *, host: str, port: int, url: str | None,
-                  token: str | None, say: Callable[[str], None]) -> None:
-    """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM."""
-    import signal
-    from transports.server import PeerServer
-    _, make, checks_token = PEERS[name]
+    demo = PEERS[name]
     log = lambda line: log_to_stderr(f"[{name}] {line}")  # noqa: E731 - one log for server and app
     server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
-        peer = make(base_url, new_task_id=random_task_ids(), clock=utc_now)
-        token = (token or new_token()) if checks_token else None
-        server.app = PeerApp(peer, wire, token=token, log=log_to_stderr)  # it adds the name
+        peer = demo.make(base_url, new_task_id=unguessable_task_id, clock=utc_now)
+        token = (token or new_token()) if demo.checks_token else None
+        server.app = PeerApp(peer, wire, token=token)
         say(f"[serve] {name} listening on {server.base_url} (wire: {wire.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
@@ -156,3 +97,20 @@ def serve_forever(name: str, wire: ModuleType, *, host: str, port: int, url: str
         say(f"[serve] {name} stopped.")
     finally:
         server.server_close()
+
+
+def new_token() -> str:
+    return os.urandom(16).hex()  # 128 bits from the OS's random source, as secrets.token_hex
+
+
+def unguessable_task_id() -> str:
+    """A served peer's task ids: 96 random bits, so no client finds another's by guessing."""
+    return f"task-{os.urandom(12).hex()}"
+
+
+def _stop(signum: int, frame: Any) -> None:
+    # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
+    # signal (a supervisor repeating itself) cannot interrupt the clean-up.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt

@@ -2,12 +2,14 @@
 
 Essay: Delegation over JSON-RPC ("submitted (the peer accepted it), working (the peer is
 doing it), and completed (the peer is done)"). Seed 000's Handoff Contract: a skill
-takes a typed payload (`parse` rejects anything else before a task exists) and ends in
-an explicit variant: completed with an artifact, or failed saying whether a retry is safe.
+takes a typed payload (checked against the skill's input schema before any task
+exists) and ends in an explicit variant: completed with an artifact, failed saying
+whether a retry is safe, or paused for a person's approval.
 
-Wire-neutral and transport-neutral: a wire format (`wire_essay`) maps its methods onto
-`send`, and an app (`app.PeerApp`) serves it. Task ids come from a counter by default,
-so a learner's transcript is stable; a served peer passes unguessable ids instead.
+Wire-neutral and transport-neutral: `peers/methods.py` maps each wire's JSON-RPC methods
+onto `send_message`, `get_task`, `cancel_task` and `list_tasks`, and `peers/app.py`
+serves it. Task ids come from a counter by default, so a learner's transcript is
+stable; a served peer passes unguessable ids instead.
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import itertools
 import time
 from typing import Any, Callable, NamedTuple
 
-from peers.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
+from peers.a2a.errors import ContentTypeNotSupported, TaskNotCancelable
+from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
+from peers.a2a.schema import check
 from peers.store import TaskStore
 from transports.jsonrpc import InvalidParams
 
@@ -34,16 +38,21 @@ class NeedsApproval(Exception):
 
 
 class Skill(NamedTuple):
-    card: AgentSkill  # what the Agent Card advertises
-    parse: Callable[[dict[str, Any]], Any]  # input -> typed payload; raises InvalidParams
-    run: Callable[[Any], str]  # payload -> result text; raises SkillFailed
-    from_text: Callable[[str], dict[str, Any]] | None = None  # a plain-text request -> input
+    card: AgentSkill  # what the Agent Card advertises, input schema included
+    run: Callable[[Any], str]  # checked input -> result text; raises SkillFailed, NeedsApproval
+    from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
 
 
 def counter_ids(prefix: str) -> Callable[[], str]:
     """task-1, task-2, ...: deterministic ids for a run a learner reads."""
     numbers = itertools.count(1)
     return lambda: f"{prefix}-{next(numbers)}"
+
+
+def utc_now() -> str:
+    """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
 class Peer:
@@ -56,63 +65,30 @@ class Peer:
         self.store = TaskStore(max_tasks)
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
 
-    @property
-    def tasks(self) -> dict[str, Task]:
-        return self.store.tasks
+    def send_message(self, message: Message, *, owner: str = "") -> Task:
+        """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
-    def send(self, skill_id: str, payload: Any, *, owner: str = "",
-             message: Message | None = None) -> Task:
-        """Run one skill as a task: validate, then submitted -> working -> a terminal state.
-
-        `owner` is who asked (see store.py); a `message` already seen from that owner gets
+        `owner` is who asked (see store.py); a message already seen from that owner gets
         the task it made the first time, and the skill does not run again.
         """
-        skill = self.skills.get(skill_id)
-        if skill is None:
-            raise InvalidParams(f"unknown skill {skill_id!r}; this agent offers "
-                                f"{sorted(self.skills)}")
-        typed = skill.parse(payload)  # bad input fails here, before any task exists
-        with self.store.lock:  # "seen this message?" and "make its task" as one step
-            if message is not None and (seen := self.store.by_message(owner, message.message_id)):
-                return seen
-            task_id = self.new_task_id()
-            context = (message.context_id if message else None) or f"context-{task_id}"
-            history = (message._replace(task_id=task_id, context_id=context),) if message else ()
-            task = self._keep(Task(task_id, context_id=context, history=history,
-                                   timestamp=self._now()), owner, message)  # submitted
-        task = self._keep(task.advance(TaskState.WORKING, timestamp=self._now()), owner)
+        skill = self._skill_for(message)
+        payload = self._input_of(message, skill)  # bad input fails here, before any task
+        submitted = self._new_task(message)
+        task, is_new = self.store.add(submitted, owner, message.message_id)
+        if not is_new:  # a duplicate delivery: the first answer, and no second refund
+            return task
+        task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now()))
         try:
-            text = skill.run(typed)
+            text = skill.run(payload)
         except SkillFailed as exc:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
-            return self._keep(task.advance(TaskState.FAILED, message=note,
-                                           timestamp=self._now()), owner)
+            return self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now()))
         except NeedsApproval as exc:  # nothing was done; a person must decide
-            return self._keep(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
-                                           timestamp=self._now()), owner)
+            return self.store.update(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
+                                                  timestamp=self._now()))
         artifact = Artifact(f"{task.id}-result", (Part(text=text),))
-        return self._keep(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
-                                       timestamp=self._now()), owner)
-
-    def send_message(self, message: Message, *, owner: str = "") -> Task:
-        """The message-shaped request of A2A 0.3/1.0: find the skill and its input in it.
-
-        A data part is the skill's input as is; otherwise the text is read by the skill's
-        `from_text` (so a client that only sends text, as seed 000's does, is understood).
-        """
-        skill_id = (message.metadata or {}).get("skillId")
-        if skill_id is None and len(self.skills) == 1:
-            skill_id = next(iter(self.skills))
-        skill = self.skills.get(skill_id) if isinstance(skill_id, str) else None
-        if skill is None:
-            raise InvalidParams("name a skill in message.metadata.skillId: one of "
-                                f"{sorted(self.skills)}")
-        data = next((p.data for p in message.parts if p.data is not None), None)
-        if data is None:
-            if skill.from_text is None:
-                raise InvalidParams(f"skill {skill_id!r} needs a data part")
-            data = skill.from_text(message.text)
-        return self.send(skill_id, data, owner=owner, message=message)
+        return self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
+                                              timestamp=self._now()))
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
         return self.store.get(task_id, owner)
@@ -120,57 +96,46 @@ class Peer:
     def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
         task = self.store.get(task_id, owner)
         if task.state.is_terminal:
-            from peers.errors import TaskNotCancelable  # only the 0.3/1.0 wires cancel
             raise TaskNotCancelable(f"task {task_id!r} is already {task.state.value}")
-        return self._keep(task.advance(TaskState.CANCELED, timestamp=self._now()), owner)
+        return self.store.update(task.advance(TaskState.CANCELED, timestamp=self._now()))
 
-    def list_tasks(self, *, owner: str = "", context_id: str | None = None,
-                   state: TaskState | None = None) -> list[Task]:
-        return self.store.owned_by(owner, context_id=context_id, state=state)
+    def list_tasks(self, query: ListQuery, *, owner: str = "") -> list[Task]:
+        return self.store.owned_by(owner, context_id=query.context_id, state=query.state)
 
-    def _keep(self, task: Task, owner: str, message: Message | None = None) -> Task:
-        return self.store.put(task, owner, message.message_id if message else None)
+    def _new_task(self, message: Message) -> Task:
+        """A submitted task for `message`, which becomes the first entry of its history."""
+        task_id = self.new_task_id()
+        context = message.context_id or f"context-{task_id}"
+        history = () if message.message_id is None else \
+            (message._replace(task_id=task_id, context_id=context),)
+        return Task(task_id, context_id=context, history=history, timestamp=self._now())
+
+    def _skill_for(self, message: Message) -> Skill:
+        """The skill a message names in metadata.skillId, or the only one there is."""
+        skill_id = message.skill_id
+        if skill_id is None and len(self.skills) == 1:
+            skill_id = next(iter(self.skills))
+        if skill_id is None:
+            raise InvalidParams(f"name a skill in message.metadata.skillId: one of {sorted(self.skills)}")
+        if skill_id not in self.skills:
+            raise InvalidParams(f"unknown skill {skill_id[:60]!r}; this agent offers {sorted(self.skills)}")
+        return self.skills[skill_id]
+
+    def _input_of(self, message: Message, skill: Skill) -> Any:
+        """The skill's checked input: a data part as it is, or text read by `from_text`."""
+        if any(p.raw is not None or p.url is not None for p in message.parts):
+            raise ContentTypeNotSupported(f"skill {skill.card.id!r} takes data or text, not files")
+        data = next((p for p in message.parts if p.data is not None), None)
+        if data is not None:
+            payload = data.data
+        elif skill.from_text is not None:
+            payload = skill.from_text(message.text)
+        else:
+            raise InvalidParams(f"skill {skill.card.id!r} needs a data part")
+        problem = check(payload, skill.card.input_schema) if skill.card.input_schema else None
+        if problem:
+            raise InvalidParams(problem)
+        return payload
 
     def _now(self) -> str | None:
         return self.clock() if self.clock else None
-
-
-_SECOND: list[tuple[int, str]] = [(-1, "")]  # (second, its text); swapped whole, never torn
-
-
-def utc_now() -> str:
-    """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks. A task is
-    stamped three times, so each second's text is formatted once, not per stamp."""
-    now = time.time()
-    second, text = _SECOND[0]
-    if second != int(now):
-        second, text = int(now), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
-        _SECOND[0] = (second, text)
-    return f"{text}.{int((now - second) * 1000):03d}Z"
-
-
-# -- helpers for a skill's `parse`: typed payloads, errors that name the field --------
-
-def require_fields(payload: Any, fields: dict[str, type | tuple[type, ...]]) -> None:
-    """Exactly these fields, of these JSON types (bool is never a number)."""
-    if not isinstance(payload, dict):
-        raise InvalidParams('"input" must be an object')
-    for name in payload:
-        if name not in fields:
-            raise InvalidParams(f"unexpected field {name!r}; expected {sorted(fields)}")
-    for name, kind in fields.items():
-        if name not in payload:
-            raise InvalidParams(f"missing field {name!r}")
-        value = payload[name]
-        if isinstance(value, bool) or not isinstance(value, kind):
-            raise InvalidParams(f"field {name!r} must be {_json_type(kind)}, "
-                                f"not {type(value).__name__}")
-
-
-_JSON_NAMES = {str: "a string", int: "a number", float: "a number", dict: "an object",
-               list: "an array"}
-
-
-def _json_type(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(dict.fromkeys(_JSON_NAMES[k] for k in kinds))

@@ -1,18 +1,57 @@
-"""Loopback servers for the HTTP tests: each binds 127.0.0.1 port 0, has timeouts, and is
-stopped when its test ends. `misbehaving_peer` is a deliberately broken peer (a fixture
-playing a peer we do not own), not a stand-in for any of our code."""
+"""Shared helpers: the CLI as a subprocess, a support agent wired to the real demo peers
+over the real in-process transport, and loopback servers for the HTTP tests (each binds
+127.0.0.1 port 0, has timeouts, and is stopped when its test ends). `misbehaving_peer`
+is a deliberately broken peer (a fixture playing a peer we do not own), not a stand-in
+for any of our code."""
 import contextlib
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
-from peers import billing, wire_essay
+import a2a_delegation as story
+from peers import billing, demo
+from peers.a2a import wire_essay
+from peers.a2a.wire import by_name
 from peers.app import PeerApp
+from peers.support.config import AllowEntry, load_registry
+from peers.support.output import Console
+from transports.inprocess import InProcessTransport
+from transports.printer import FramePrinter
 from transports.server import PeerServer
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
+ROGUE = AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")
+CARDS = load_registry(str(ROOT / "registry.json"))
+BILLING_CARD, ROGUE_CARD = CARDS
+
+
+def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
+    """The workbench as a learner runs it: a subprocess, its output captured."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
+    return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
+                          input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def support_agent(allowlist, *, apps=None, wire="essay", printed=False, scenario=None, **options):
+    """A support agent wired to the demo peers (plus `apps`) through a recording printer.
+    printed=True prints lines and frames to stdout (for capsys). Returns (agent, printer, apps)."""
+    network = demo.network(by_name(wire), log=lambda line: None, scenario=scenario)
+    apps = {**network.apps, **(apps or {})}
+    console = Console(colour=False) if printed else None
+    printer = FramePrinter(InProcessTransport(apps), console.frame if console else None)
+    say = console.say if console else (lambda *args, **facts: None)
+    agent = story.SupportAgent(printer, allowlist, network.credentials, say, **options)
+    return agent, printer, apps
 
 
 @contextlib.contextmanager

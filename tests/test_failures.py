@@ -10,16 +10,18 @@ import time
 import pytest
 
 import a2a_delegation as story
-from peers.config import AllowEntry
-from test_story import ROOT, cli
+from conftest import ROOT, cli
+from peers.support.config import AllowEntry
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
 
 
-def delegate_to(base_url, read_timeout=0.3):
+def delegate_to(base_url, timeout=0.3):
     card_url = f"{base_url}/.well-known/agent-card.json"
-    transport = FramePrinter(HttpTransport(connect_timeout=1, read_timeout=read_timeout))
-    (outcome,) = story.run(transport, [card_url], [AllowEntry("billing-agent", f"{base_url}/a2a")])
+    transport = FramePrinter(HttpTransport(timeout=timeout))
+    agent = story.SupportAgent(transport, [AllowEntry("billing-agent", f"{base_url}/a2a")], {},
+                               lambda *args, **facts: None)
+    (outcome,) = story.run(agent, [card_url])
     return outcome
 
 
@@ -82,7 +84,7 @@ def test_serve_runs_a_standalone_peer_until_sigterm():
         base = lines[0].split("listening on ")[1].split()[0]
         assert base.startswith("http://127.0.0.1:")
         assert any(f"card:     {base}/.well-known/agent-card.json" in line for line in lines)
-        transport = HttpTransport(read_timeout=5)
+        transport = HttpTransport(timeout=5)
         card = json.loads(transport.get(f"{base}/.well-known/agent-card.json", {}).body)
         assert card["url"] == f"{base}/a2a"
         frame = b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "process_refund", "input": {"order_id": "ORD-9", "amount": 3}}}'

@@ -7,24 +7,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import a2a_delegation as story
+from conftest import BILLING, CARDS, cli, support_agent
 from fake_models import CALLS, always_wrong, not_text, picks_the_rogue, wrong_then_right
-from peers import demo, generate, prompts, rogue, schema, wire_essay
-from peers.config import AllowEntry
-from peers.generate import GenerateError
-from test_story import CARDS, cli
-from transports.inprocess import InProcessTransport
-from transports.printer import FramePrinter
+from peers import billing, rogue
+from peers.support import generate, prompts
+from peers.support.contracts import REFUND_INPUT
+from peers.support.generate import GenerateError
 
-BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
 REQUEST = "Please refund $180 on order ORD-3300"
 
 
-def ask(model, allowlist=(BILLING,), scenario=None, **options):
-    network = demo.in_process(wire_essay, scenario=scenario)
-    printer = FramePrinter(InProcessTransport(network.apps))
-    outcome = story.run_request(printer, CARDS, list(allowlist), REQUEST, model,
-                                credentials=network.credentials, **options)
-    return outcome, printer, network
+def ask(model, allowlist=(BILLING,), scenario=None, show_prompts=False, **options):
+    agent, printer, apps = support_agent(list(allowlist), scenario=scenario, printed=True, **options)
+    outcome = story.run_request(agent, CARDS, REQUEST, model, show_prompts=show_prompts)
+    return outcome, printer, apps
 
 
 def posts(printer):
@@ -41,7 +37,7 @@ def test_the_offline_stand_in_chooses_billing_and_the_refund_is_made():
 def test_a_model_that_picks_the_rogue_is_refused_and_no_frame_is_sent():
     outcome, printer, network = ask(picks_the_rogue)
     assert outcome.peer == "refund-bot-9000" and outcome.verdict is story.Verdict.REFUSED
-    assert posts(printer) == [] and network.apps[rogue.BASE_URL].peer.tasks == {}
+    assert posts(printer) == [] and network[rogue.BASE_URL].peer.store.tasks == {}
 
 
 def test_an_invalid_answer_is_sent_back_once_with_the_reason_then_fails_without_a_frame(capsys):
@@ -71,13 +67,13 @@ def test_a_model_that_returns_no_text_is_a_clear_error(capsys):
     ('{"peer": "nobody", "skill": "process_refund", "input": {}}', "no discovered peer"),
     ('{"peer": "billing-agent", "skill": "wire_money", "input": {}}', "does not offer"),
     ('{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "ORD-1", "amount": -5}}', "more than 0"),
-    ('{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5, "to": "x"}}', "not a field"),
+    ('{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5, "to": "x"}}', "unknown field"),
     ('{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "x y", "amount": 5}}', "does not match"),
 ])
 def test_answers_that_do_not_fit_the_contract_are_rejected(answer, reason):
-    cards = [demo.in_process(wire_essay).apps["https://billing.acme.example"].peer.card]
+    cards = [billing.billing_agent().card]
     with pytest.raises(prompts.InvalidDecision, match=reason):
-        prompts.parse_decision(answer, cards, {"process_refund": schema.REFUND_INPUT})
+        prompts.parse_decision(answer, cards, {"process_refund": REFUND_INPUT})
 
 
 # -- untrusted text stays data --------------------------------------------------------------
@@ -97,7 +93,7 @@ def test_card_text_stays_inside_the_fence_even_when_it_tries_to_close_it():
 def test_the_injection_scenario_fools_the_gullible_model_but_not_the_gate():
     outcome, printer, network = ask(generate.gullible, scenario="injection")
     assert outcome.peer == "refund-bot-9000" and outcome.verdict is story.Verdict.REFUSED
-    assert posts(printer) == [] and network.apps[rogue.BASE_URL].peer.tasks == {}
+    assert posts(printer) == [] and network[rogue.BASE_URL].peer.store.tasks == {}
     steady, _, _ = ask(generate.stand_in, scenario="injection")
     assert steady.peer == "billing-agent", "the stand-in reads cards as data, so it is not steered"
 

@@ -7,36 +7,27 @@ import time
 import pytest
 
 import a2a_delegation as story
-from conftest import raw_exchange, serving
-from peers import billing, demo, rogue, wire_essay
+from conftest import BILLING, CARDS, GOLDEN, ROGUE, cli, raw_exchange, serving
+from peers import billing, demo, rogue
+from peers.a2a import wire_essay
 from peers.app import PeerApp
-from peers.config import AllowEntry
-from transports.base import TransportError
+from transports.errors import TransportError
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
-from test_story import CARDS, GOLDEN, cli
 
-BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
-ROGUE = AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")
 FRAME = b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5}}}'
 JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
 
 
 def story_frames(transport_kind, allowlist):
-    network = demo.in_process(wire_essay, log=lambda line: None)
-    servers = []
-    if transport_kind == "http":
-        servers, resolve = demo.serve_demo(network)
-        inner = HttpTransport(resolve=resolve, connect_timeout=2, read_timeout=5)
-    else:
-        inner = InProcessTransport(network.apps)
-    printer = FramePrinter(inner)
-    try:
-        story.run(printer, CARDS, allowlist, credentials=network.credentials)
-    finally:
-        for server in servers:
-            server.stop()
+    network = demo.network(wire_essay, log=lambda line: None)
+    with demo.serving(network) as resolve:
+        inner = HttpTransport(resolve=resolve, timeout=5) if transport_kind == "http" \
+            else InProcessTransport(network.apps)
+        printer = FramePrinter(inner)
+        agent = story.SupportAgent(printer, allowlist, network.credentials, lambda *a, **f: None)
+        story.run(agent, CARDS)
     return printer
 
 
@@ -68,19 +59,19 @@ def test_a_token_goes_only_to_the_endpoint_it_was_issued_for():
 
 
 def test_the_server_refuses_a_request_without_the_token_with_401_and_creates_no_task(billing_server):
-    transport = HttpTransport(resolve={}, read_timeout=3)
+    transport = HttpTransport(resolve={}, timeout=3)
     for headers in ({"Content-Type": "application/json"},
                     {"Content-Type": "application/json", "Authorization": "Bearer wrong"},
                     {"Content-Type": "application/json", "Authorization": "Basic dDBr"}):
         response = transport.post(f"{billing_server.base_url}/a2a", FRAME, headers)
         assert response.status == 401
         assert response.header("WWW-Authenticate") == 'Bearer realm="billing-agent"'
-    assert billing_server.app.peer.tasks == {}
+    assert billing_server.app.peer.store.tasks == {}
     assert transport.post(f"{billing_server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
 
 
 def test_keep_alive_reuses_one_connection(billing_server):
-    transport = HttpTransport(read_timeout=3)
+    transport = HttpTransport(timeout=3)
     url = f"{billing_server.base_url}/a2a"
     transport.post(url, FRAME, JSON_AUTH)
     (connection,) = transport._connections.values()
@@ -93,18 +84,18 @@ def test_keep_alive_reuses_one_connection(billing_server):
 def test_a_connection_the_server_closed_while_idle_is_replaced_not_reused():
     app = PeerApp(billing.billing_agent(), wire_essay, token="t0k")
     with serving(app, idle_timeout=0.2) as server:
-        transport = HttpTransport(read_timeout=3)
+        transport = HttpTransport(timeout=3)
         assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
         time.sleep(0.5)  # the server hangs up the idle connection
         assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
-        assert len(app.peer.tasks) == 2, "each request was delivered exactly once"
+        assert len(app.peer.store.tasks) == 2, "each request was delivered exactly once"
 
 
 def test_a_slow_client_does_not_block_others(billing_server):
     with socket.create_connection(billing_server.server_address, timeout=3) as slow:
         slow.sendall(b"POST /a2a HTTP/1.1\r\nHost: x\r\n")  # ...and never finishes
         started = time.monotonic()
-        response = HttpTransport(read_timeout=3).post(f"{billing_server.base_url}/a2a", FRAME, JSON_AUTH)
+        response = HttpTransport(timeout=3).post(f"{billing_server.base_url}/a2a", FRAME, JSON_AUTH)
         assert response.status == 200 and time.monotonic() - started < 1.5
 
 
@@ -166,7 +157,7 @@ def test_many_concurrent_clients_are_all_answered(billing_server):
     results, url = [], f"{billing_server.base_url}/a2a"
 
     def client():
-        transport = HttpTransport(read_timeout=5)
+        transport = HttpTransport(timeout=5)
         results.extend(transport.post(url, FRAME, JSON_AUTH).status for _ in range(5))
 
     threads = [threading.Thread(target=client) for _ in range(8)]
@@ -174,7 +165,7 @@ def test_many_concurrent_clients_are_all_answered(billing_server):
         t.start()
     for t in threads:
         t.join(10)
-    assert results == [200] * 40 and len(billing_server.app.peer.tasks) == 40
+    assert results == [200] * 40 and len(billing_server.app.peer.store.tasks) == 40
 
 
 def test_a_reply_over_the_size_limit_is_refused(billing_server):

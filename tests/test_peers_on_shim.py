@@ -4,9 +4,10 @@ import json
 
 import pytest
 
-from peers import billing, wire_essay
+from peers import billing
+from peers.a2a import wire_essay
 from peers.app import PeerApp
-from peers.model import AgentCard, AgentSkill
+from peers.a2a.model import AgentCard, AgentSkill
 from peers.peer import Peer, Skill
 from transports.inprocess import InProcessTransport
 
@@ -78,17 +79,17 @@ def test_envelope_level_errors(billing_app, frame, code):
     ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 0}}, "amount"),
     ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": "180"}}, "amount"),
     ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": True}}, "amount"),
-    ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 1.005}}, "cents"),
+    ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 1.005}}, "multiple of 0.01"),
     ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 1e12}}, "amount"),
     ({"skill": "process_refund", "input": {"order_id": 3300, "amount": 1}}, "order_id"),
     ({"skill": "process_refund", "input": {"order_id": "ORD 1; DROP", "amount": 1}}, "order_id"),
-    ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 1, "note": "x"}}, "unexpected field"),
+    ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 1, "note": "x"}}, "unknown field 'note'"),
 ])
 def test_missing_or_mistyped_params_are_minus_32602_and_create_no_task(billing_app, params, mentions):
     reply = send(billing_app, params)
     assert error_code(reply) == -32602
     assert mentions in reply["error"]["message"]
-    assert billing_app.peer.tasks == {}, "a refused payload must never become a task"
+    assert billing_app.peer.store.tasks == {}, "a refused payload must never become a task"
 
 
 def test_an_internal_failure_is_a_bare_minus_32603_and_the_detail_stays_in_the_log():
@@ -96,7 +97,7 @@ def test_an_internal_failure_is_a_bare_minus_32603_and_the_detail_stays_in_the_l
         raise KeyError("ledger row 7 for customer alice@example.com")
     card = AgentCard("crashy", "", "https://billing.acme.example/a2a", "1", (AgentSkill("s", ""),))
     logged = []
-    app = PeerApp(Peer(card, [Skill(card.skills[0], lambda p: p, crash)]), wire_essay, log=logged.append)
+    app = PeerApp(Peer(card, [Skill(card.skills[0], crash)]), wire_essay, log=logged.append)
     response = post(app, '{"jsonrpc": "2.0", "id": 7, "method": "tasks/send", "params": {"skill": "s", "input": {}}}')
     assert json.loads(response.body) == {"jsonrpc": "2.0", "id": 7,
                                          "error": {"code": -32603, "message": "Internal error"}}
@@ -134,5 +135,5 @@ def test_a_bearer_token_is_enforced_when_the_app_has_one():
     frame = '{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "process_refund", "input": {"order_id": "A", "amount": 1}}}'
     refused = post(app, frame, {**JSON, "Authorization": "Bearer guess"})
     assert refused.status == 401 and refused.header("www-authenticate").startswith("Bearer")
-    assert app.peer.tasks == {}
+    assert app.peer.store.tasks == {}
     assert post(app, frame, {**JSON, "Authorization": "Bearer s3cret"}).status == 200

@@ -1,5 +1,6 @@
 """The frame printer: escapes what a peer controls, masks credentials, records every frame."""
-from peers import billing, wire_essay
+from peers import billing
+from peers.a2a import wire_essay
 from peers.app import PeerApp
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, escape, mask
@@ -20,7 +21,7 @@ def test_credentials_are_masked_but_their_scheme_is_kept():
 def test_the_printer_records_masked_headers_and_never_prints_the_token():
     lines = []
     app = PeerApp(billing.billing_agent(), wire_essay, token="s3cret")
-    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), lines.append)
+    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), lambda text, frame: lines.append(text))
     frame = b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "process_refund", "input": {"order_id": "A", "amount": 1}}}'
     response = printer.post("https://billing.acme.example/a2a", frame,
                             {"Content-Type": "application/json", "Authorization": "Bearer s3cret"})
@@ -33,7 +34,7 @@ def test_the_printer_records_masked_headers_and_never_prints_the_token():
 def test_a_huge_frame_is_shown_cut_but_recorded_whole():
     lines = []
     app = PeerApp(billing.billing_agent(), wire_essay)
-    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), lines.append)
+    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), lambda text, frame: lines.append(text))
     body = b'{"x": "' + b"y" * 20_000 + b'"}'
     printer.post("https://billing.acme.example/a2a", body, {"Content-Type": "application/json"})
     assert "more characters not shown" in lines[0] and len(lines[0]) < 9000

@@ -1,39 +1,24 @@
 """The default run, the trust gate and bad input: the essay's story end to end, driven
 through the real in-process transport and the real peers."""
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import a2a_delegation as story
-from peers import billing, demo, rogue, wire_essay
+from conftest import BILLING, CARDS, GOLDEN, ROGUE, ROOT, cli, support_agent
+from peers import billing, rogue
+from peers.a2a import wire_essay
+from peers.a2a.model import AgentCard, AgentSkill, ListQuery
 from peers.app import PeerApp
-from peers.config import AllowEntry, load_registry
-from transports.inprocess import InProcessTransport
-from transports.printer import FramePrinter
-
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden"
-BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
-ROGUE = AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")
-CARDS = [e.card_url for e in load_registry(ROOT / "registry.json")]
+from peers.peer import Peer, Skill, SkillFailed
+from peers.support.config import AllowEntry
 
 
-def cli(*args, cwd=ROOT):
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=30, env=env)
-
-
-def run_story(allowlist, apps=None, **kwargs):
-    network = demo.in_process(wire_essay)
-    apps = {**network.apps, **(apps or {})}
-    printer = FramePrinter(InProcessTransport(apps))  # records, prints nothing
-    outcomes = story.run(printer, CARDS, allowlist, credentials=network.credentials, **kwargs)
-    return outcomes, printer, apps
+def run_story(allowlist, apps=None, printed=False, **options):
+    agent, printer, apps = support_agent(allowlist, apps=apps, printed=printed, **options)
+    return story.run(agent, CARDS), printer, apps
 
 
 # -- the default run ------------------------------------------------------------------
@@ -59,9 +44,7 @@ def test_the_billing_card_is_printed_as_the_essay_prints_it():
 
 
 def test_printed_frames_are_the_bytes_that_crossed_the_transport(capsys):
-    network = demo.in_process(wire_essay)
-    printer = FramePrinter(InProcessTransport(network.apps), story.say)
-    story.run(printer, CARDS, [BILLING], credentials=network.credentials)
+    _, printer, _ = run_story([BILLING], printed=True)
     printed = capsys.readouterr().out.splitlines()
     posts = [f for f in printer.frames if f.http_method == "POST"]
     assert len(posts) == 2
@@ -72,7 +55,7 @@ def test_printed_frames_are_the_bytes_that_crossed_the_transport(capsys):
 def test_the_lifecycle_is_recorded_as_the_billing_peer_works():
     outcomes, _, apps = run_story([BILLING])
     task = outcomes[0].task
-    stored = apps[billing.BASE_URL].peer.tasks[task.id]
+    stored = apps[billing.BASE_URL].peer.get_task(task.id, owner=apps[billing.BASE_URL].token)
     assert [s.value for s in stored.lifecycle] == ["submitted", "working", "completed"]
     assert outcomes[0].result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"
 
@@ -84,7 +67,7 @@ def test_the_rogue_is_discovered_but_receives_no_frame():
     assert outcomes[1].verdict is story.Verdict.REFUSED and outcomes[1].result is None
     sent = printer.sent_to(rogue.BASE_URL)
     assert [f.http_method for f in sent] == ["GET"], "only its card is fetched"
-    assert apps[rogue.BASE_URL].peer.tasks == {}
+    assert apps[rogue.BASE_URL].peer.list_tasks(ListQuery()) == []
 
 
 def test_allowlisting_the_rogue_delegates_to_it():
@@ -97,14 +80,14 @@ def test_removing_billing_from_the_allowlist_refuses_billing():
     outcomes, printer, apps = run_story([])
     assert [o.verdict for o in outcomes] == [story.Verdict.REFUSED, story.Verdict.REFUSED]
     assert not [f for f in printer.frames if f.http_method == "POST"]
-    assert apps[billing.BASE_URL].peer.tasks == {}
+    assert apps[billing.BASE_URL].peer.list_tasks(ListQuery(), owner=apps[billing.BASE_URL].token) == []
 
 
 def test_a_card_that_copies_billings_name_from_another_host_is_refused(capsys):
     impostor = PeerApp(rogue.refund_bot_9000(name="billing-agent"), wire_essay)
-    outcomes, printer, _ = run_story([BILLING], apps={rogue.BASE_URL: impostor})
+    outcomes, printer, _ = run_story([BILLING], apps={rogue.BASE_URL: impostor}, printed=True)
     assert outcomes[1].peer == "billing-agent" and outcomes[1].verdict is story.Verdict.REFUSED
-    assert impostor.peer.tasks == {}
+    assert impostor.peer.list_tasks(ListQuery()) == []
     assert "allowlisted only at https://billing.acme.example/a2a" in capsys.readouterr().out
 
 
@@ -114,7 +97,7 @@ def test_an_allowlist_entry_at_another_endpoint_does_not_trust_the_real_one():
 
 
 def test_opting_in_tags_the_rogues_output_untrusted_and_keeps_it_apart(capsys):
-    outcomes, _, _ = run_story([BILLING], allow_untrusted=("refund-bot-9000",))
+    outcomes, _, _ = run_story([BILLING], allow_untrusted=("refund-bot-9000",), printed=True)
     trusted = [o for o in outcomes if o.verdict is story.Verdict.TRUSTED]
     untrusted = [o for o in outcomes if o.verdict is story.Verdict.UNTRUSTED]
     assert [o.peer for o in trusted] == ["billing-agent"]
@@ -139,13 +122,17 @@ def test_editing_allowlist_json_changes_the_cli_run(tmp_path):
 @pytest.mark.parametrize("flag, content, expected", [
     ("--allowlist", None, "allow.json: file not found"),
     ("--allowlist", '{"trusted": [\n  {"name": "x" "endpoint": "https://a/b"}\n]}', "allow.json:2:16: not valid JSON"),
-    ("--allowlist", '["billing-agent"]', "must be a JSON object"),
-    ("--allowlist", '{"trusted": [{"name": "billing-agent"}]}', "trusted[0] is missing 'endpoint'"),
-    ("--allowlist", '{"trusted": [{"name": "x", "endpont": "https://a/b"}]}', "unknown key 'endpont'"),
+    ("--allowlist", '["billing-agent"]', "the document must be an object"),
+    ("--allowlist", '{"trusted": [{"name": "billing-agent"}]}', "trusted[0].endpoint is missing"),
+    ("--allowlist", '{"trusted": [{"name": "x", "endpont": "https://a/b"}]}', "trusted[0] has an unknown field 'endpont'"),
     ("--allowlist", '{"trusted": [{"name": "x", "endpoint": "billing"}]}', "trusted[0].endpoint must be an http(s) URL"),
-    ("--allowlist", '{"trusted": {"name": "x"}}', "'trusted' must be a list"),
-    ("--registry", '{"peers": [{"cardUrl": 5}]}', "peers[0].cardUrl must be an http(s) URL"),
-    ("--registry", '{"agents": []}', "unknown key 'agents'"),
+    ("--allowlist", '{"trusted": {"name": "x"}}', "trusted must be an array"),
+    ("--allowlist", '{"trusted": [\n  {"name": "x", "endpoint": "https://a/b"},\n]}', "allow.json:2:43: not valid JSON (a trailing comma"),
+    ("--allowlist", '{"trusted": [], "trusted": [{"name": "x", "endpoint": "https://a/b"}]}', "duplicate key 'trusted'"),
+    ("--allowlist", '\ufeff{"trusted": []}', "byte order mark"),
+    ("--registry", '{"peers": [{"cardUrl": 5}]}', "peers[0].cardUrl must be a string"),
+    ("--registry", '{"peers": [{"cardUrl": "https://x:99999/card"}]}', "peers[0].cardUrl must be an http(s) URL"),
+    ("--registry", '{"agents": []}', "has an unknown field 'agents'"),
     ("--registry", '\xff', "cannot read it"),
 ])
 def test_bad_data_files_get_one_line_and_exit_2(tmp_path, flag, content, expected):
@@ -189,9 +176,7 @@ def test_the_essay_trace_tool_passes_when_it_is_available():
 
 
 def test_a_refund_above_the_approval_limit_pauses_for_a_person_and_is_escalated(capsys):
-    network = demo.in_process(wire_essay)
-    printer = FramePrinter(InProcessTransport(network.apps), story.say)
-    agent = story.SupportAgent(printer, [BILLING], credentials=network.credentials)
+    agent, _, _ = support_agent([BILLING], printed=True)
     outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-77", "amount": 6000.0})
     assert outcome.result is None and outcome.task.state.value == "input-required"
     assert [s.value for s in outcome.task.lifecycle] == ["submitted", "working", "input-required"]
@@ -201,14 +186,11 @@ def test_a_refund_above_the_approval_limit_pauses_for_a_person_and_is_escalated(
 
 
 def test_a_skill_that_fails_says_whether_a_retry_is_safe_and_is_escalated(capsys):
-    from peers.model import AgentCard, AgentSkill
-    from peers.peer import Peer, Skill, SkillFailed
-
     def ledger_down(payload):
         raise SkillFailed("the ledger is unavailable", retry_safe=True)
     card = AgentCard("billing-agent", "", "https://billing.acme.example/a2a", "1", (AgentSkill("process_refund", ""),))
-    apps = {billing.BASE_URL: PeerApp(Peer(card, [Skill(card.skills[0], lambda p: p, ledger_down)]), wire_essay)}
-    agent = story.SupportAgent(FramePrinter(InProcessTransport(apps), story.say), [BILLING])
+    apps = {billing.BASE_URL: PeerApp(Peer(card, [Skill(card.skills[0], ledger_down)]), wire_essay)}
+    agent, _, _ = support_agent([BILLING], apps=apps, printed=True)
     outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-1", "amount": 1})
     assert outcome.task.state.value == "failed" and outcome.result is None
     assert "[support] task ended failed: the ledger is unavailable (retry is safe) -> escalating to a human" in capsys.readouterr().out

@@ -4,14 +4,19 @@ import json
 
 import pytest
 
+import re
+
 import a2a_delegation as story
-from conftest import serving
-from peers import billing, demo, errors, rogue, wires
+from conftest import serving, support_agent
+from peers import billing, rogue
+from peers.a2a import errors, wire as wires
+from peers.a2a.model import Message, Part
 from peers.app import PeerApp
-from peers.config import AllowEntry
+from peers.methods import OPERATIONS
+from peers.peer import utc_now
+from peers.support.config import AllowEntry
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
-from transports.printer import FramePrinter
 
 ENDPOINT = "https://billing.acme.example/a2a"
 AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
@@ -20,7 +25,7 @@ V1 = {**AUTH, "A2A-Version": "1.0"}
 
 @pytest.fixture
 def app():
-    return PeerApp(billing.billing_agent(), wires.wire("1.0"), token="t0k")
+    return PeerApp(billing.billing_agent(), wires.by_name("1.0"), token="t0k")
 
 
 def rpc(app, method, params, headers=V1, rid=1):
@@ -64,7 +69,7 @@ def test_a_1_0_method_without_version_1_0_is_minus_32009_with_error_info(app, ve
     assert reply["error"]["data"] == [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
                                        "reason": "VERSION_NOT_SUPPORTED", "domain": "a2a-protocol.org",
                                        "metadata": {}}]
-    assert app.peer.tasks == {}
+    assert app.peer.store.tasks == {}
 
 
 def test_get_task_answers_the_bare_task_and_minus_32001_for_an_unknown_id(app):
@@ -93,7 +98,7 @@ def test_list_tasks_pages_through_the_callers_tasks(app):
 
 
 def test_one_client_cannot_read_another_clients_task_even_knowing_its_id():
-    app = PeerApp(billing.billing_agent(), wires.wire("1.0"), token="t0k")
+    app = PeerApp(billing.billing_agent(), wires.by_name("1.0"), token="t0k")
     task = rpc(app, "SendMessage", text_message("refund $3 for ORD-3"))["result"]["task"]
     app.token = "other"  # a second client, with its own credentials
     other = {**V1, "Authorization": "Bearer other"}
@@ -105,7 +110,7 @@ def test_a_repeated_message_id_returns_the_same_task_and_refunds_once(app):
     first = rpc(app, "SendMessage", text_message("refund $7 for ORD-7", message_id="dup-1"))
     again = rpc(app, "SendMessage", text_message("refund $7 for ORD-7", message_id="dup-1"), rid=2)
     assert first["result"] == again["result"]
-    assert len(app.peer.tasks) == 1
+    assert len(app.peer.store.tasks) == 1
 
 
 @pytest.mark.parametrize("params, code", [
@@ -151,7 +156,7 @@ def test_a_spec_shaped_0_3_message_send_gets_a_bare_task_with_kinds(app):
 
 def test_each_wire_serves_its_own_card():
     def card(name):
-        app = PeerApp(billing.billing_agent(), wires.wire(name))
+        app = PeerApp(billing.billing_agent(), wires.by_name(name))
         return json.loads(InProcessTransport({billing.BASE_URL: app}).get(
             "https://billing.acme.example/.well-known/agent-card.json", {}).body)
     v1, v03, essay = card("1.0"), card("0.3"), card("essay")
@@ -167,30 +172,28 @@ def test_each_wire_serves_its_own_card():
 
 
 def test_the_support_agent_speaks_the_wire_each_card_declares():
-    network = demo.in_process(wires.wire("1.0"))
-    apps = dict(network.apps)
-    apps[rogue.BASE_URL] = PeerApp(rogue.refund_bot_9000(), wires.wire("0.3"))
-    printer = FramePrinter(InProcessTransport(apps))
-    cards = [f"{base}/.well-known/agent-card.json" for base in (billing.BASE_URL, rogue.BASE_URL)]
     allow = [AllowEntry("billing-agent", ENDPOINT), AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")]
-    outcomes = story.run(printer, cards, allow, credentials=network.credentials)
+    agent, printer, _ = support_agent(allow, wire="1.0", apps={
+        rogue.BASE_URL: PeerApp(rogue.refund_bot_9000(), wires.by_name("0.3"))})
+    cards = [f"{base}/.well-known/agent-card.json" for base in (billing.BASE_URL, rogue.BASE_URL)]
+    outcomes = story.run(agent, cards)
     methods = [json.loads(f.body)["method"] for f in printer.frames if f.http_method == "POST" and f.direction == "-->"]
     assert methods == ["SendMessage", "message/send"]
     assert printer.frames[2].headers["A2A-Version"] == "1.0"
     assert outcomes[0].result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"
 
 
-def test_every_method_name_belongs_to_the_wire_that_serves_it():
-    peer = billing.billing_agent()
-    owned = {name: owner for owner in wires.NAMES for name in wires.wire(owner).methods(peer)}
-    assert owned == wires.METHOD_OWNERS
+def test_no_method_name_is_claimed_by_two_wires_and_each_names_a_known_operation():
+    claimed = [method for name in wires.NAMES for method in wires.by_name(name).METHODS]
+    assert len(claimed) == len(set(claimed)) == 1 + 10 + 11  # essay, 0.3, 1.0
+    assert {op for name in wires.NAMES for op in wires.by_name(name).METHODS.values()} == set(OPERATIONS)
 
 
 def test_a_client_written_as_in_seed_000_gets_the_refund_text_over_http():
     with serving(None) as server:  # bind first: the port is part of the card's URL
         base = server.base_url
-        server.app = PeerApp(billing.billing_agent(base), wires.wire("0.3"), token="t0k")
-        http = HttpTransport(read_timeout=5)
+        server.app = PeerApp(billing.billing_agent(base), wires.by_name("0.3"), token="t0k")
+        http = HttpTransport(timeout=5)
         card = json.loads(http.get(f"{base}/.well-known/agent-card.json", {}).body)
         body = json.dumps({"jsonrpc": "2.0", "method": "message/send", "params": {"message": {
             "messageId": "msg-1234", "role": "user", "parts": [{"text": "refund $42 on ORD-42"}]}}, "id": 1})
@@ -201,20 +204,18 @@ def test_a_client_written_as_in_seed_000_gets_the_refund_text_over_http():
 
 def test_the_task_store_is_bounded_and_forgets_evicted_message_ids():
     peer = billing.billing_agent(max_tasks=3)
-    from peers.model import Message, Part
     for n in range(5):
         peer.send_message(Message(f"m-{n}", "user", (Part(text=f"refund $1 for ORD-{n}"),)))
-    assert list(peer.tasks) == ["task-3", "task-4", "task-5"]
-    assert peer.store.by_message("", "m-0") is None and len(peer.store._by_message) == 3
+    assert list(peer.store.tasks) == ["task-3", "task-4", "task-5"]
+    assert ("", "m-0") not in peer.store.by_message and len(peer.store.by_message) == 3
     again = peer.send_message(Message("m-4", "user", (Part(text="refund $1 for ORD-4"),)))
-    assert again.id == "task-5" and len(peer.tasks) == 3, "a kept message id is still idempotent"
+    assert again.id == "task-5" and len(peer.store.tasks) == 3, \
+        "a kept message id is still idempotent"
 
 
 def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
-    from peers.peer import utc_now
-    app = PeerApp(billing.billing_agent(clock=utc_now), wires.wire("1.0"), token="t0k")
+    app = PeerApp(billing.billing_agent(clock=utc_now), wires.by_name("1.0"), token="t0k")
     status = rpc(app, "SendMessage", text_message("refund $2 for ORD-2"))["result"]["task"]["status"]
-    import re
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", status["timestamp"])
 
 

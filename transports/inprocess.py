@@ -8,17 +8,8 @@ in the network transport.
 """
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
-from transports.base import HttpRequest, HttpResponse, PeerApp, TransportError
-
-
-def origin_of(url: str) -> str:
-    """'https://billing.acme.example/a2a' -> 'https://billing.acme.example'."""
-    parts = urlsplit(url)
-    if not parts.scheme or not parts.netloc:
-        raise TransportError(f"not an absolute URL: {url!r}")
-    return f"{parts.scheme}://{parts.netloc}".lower()
+from transports.base import HttpRequest, HttpResponse, PeerApp, is_http_url, origin_of
+from transports.errors import TransportError
 
 
 class InProcessTransport:
@@ -34,6 +25,8 @@ class InProcessTransport:
         return self._call(HttpRequest("POST", url, dict(headers), bytes(body)))
 
     def _call(self, request: HttpRequest) -> HttpResponse:
+        if not is_http_url(request.url):
+            raise TransportError(f"not an http(s) URL: {request.url!r}")
         app = self.apps.get(origin_of(request.url))
         if app is None:
             raise TransportError(f"nothing serves {origin_of(request.url)} in this process")

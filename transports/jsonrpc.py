@@ -5,15 +5,20 @@ tools). Spec: https://www.jsonrpc.org/specification, sections 4-6.
 
 The server side is one function, `dispatch()`, and it is the only place where an
 exception becomes an error object on the wire. The client side is `encode_request()`
-and `decode_response()`. The codec is strict, because a peer we do not own may send
-anything: NaN/Infinity, duplicate keys, bool or float ids, oversize frames and batches
-are refused. This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
+and `decode_response()`, which raise the client's own errors (`transports.errors`).
+The codec is strict, because a peer we do not own may send anything: NaN/Infinity,
+duplicate keys, bool or float ids and batches are refused, and size, depth, container
+count and number length are bounded (`Limits`), each checked in time linear in the frame.
+This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 """
 from __future__ import annotations
 
 import json
+import re
 from enum import IntEnum
 from typing import Any, Callable, NamedTuple, Protocol
+
+from transports.errors import ProtocolViolation, RemoteError
 
 MAX_FRAME_BYTES = 1 << 20  # 1 MiB: a delegation frame is a few hundred bytes
 
@@ -64,47 +69,100 @@ class InternalError(JsonRpcError):
     code, title = ErrorCode.INTERNAL_ERROR, "Internal error"
 
 
-class RemoteError(Exception):
-    """The peer answered with a JSON-RPC error object: it understood us and said no."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{message} ({code})")
-        self.code, self.message, self.data = code, message, data
-
-
-class ProtocolViolation(Exception):
-    """The peer answered, but not with a valid JSON-RPC response to our request."""
-
-
 # -- the strict codec ------------------------------------------------------------------
+# A peer we do not own may send anything. Python's json module alone would accept NaN,
+# keep the last of two equal keys (a second "amount" could hide behind the first), turn
+# 1e999 into infinity, and recurse on deep nesting until it runs out of stack. So every
+# decode is bounded, and each check costs time linear in the frame.
+
+class Limits(NamedTuple):
+    """What one JSON document may hold: low enough that anything accepted can also be
+    encoded back and kept in memory without amplification."""
+
+    max_bytes: int = MAX_FRAME_BYTES
+    max_depth: int = 32  # nested arrays/objects; a delegation frame needs about 6
+    max_containers: int = 10_000  # arrays and objects in all: 1 MiB of `[],` would be 350,000
+    max_number_chars: int = 40  # one number's characters: 10**400 is not an amount
+
+
+LIMITS = Limits()
+
+
+class LimitExceeded(ValueError):
+    """Well-formed JSON, but more than `Limits` allow: refused, never half-kept."""
+
 
 def _no_constants(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+def _bounded_int(text: str) -> int:
+    if len(text) > LIMITS.max_number_chars:
+        raise LimitExceeded(f"a number longer than {LIMITS.max_number_chars} characters")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if len(text) > LIMITS.max_number_chars or value in (float("inf"), float("-inf")):
+        raise LimitExceeded(f"the number {text[:20]} is out of range")
+    return value
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # Python keeps the last of two equal keys; a peer could hide a second "amount" that way.
     obj = dict(pairs)
-    if len(obj) != len(pairs):  # cheap check first; name the key only when there is one
-        keys = [key for key, _ in pairs]
-        raise ValueError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
+    if len(obj) != len(pairs):  # rare: then find the first repeated key, in one pass
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key[:40]!r}")
+            seen.add(key)
     return obj
 
 
-# Built once: json.loads/dumps with options would build a new decoder/encoder per frame.
-_DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+# Brackets outside strings: a string is skipped whole, escapes included.
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _check_structure(text: str, limits: Limits) -> None:
+    """Depth and container count, before the decoder recurses into them. A quick count
+    of brackets settles small frames; only a large one is scanned token by token."""
+    if text.count("[") + text.count("{") <= limits.max_depth:
+        return
+    depth = containers = 0
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            containers += 1
+            if depth > limits.max_depth:
+                raise LimitExceeded(f"nested deeper than {limits.max_depth} levels")
+            if containers > limits.max_containers:
+                raise LimitExceeded(f"more than {limits.max_containers} arrays and objects")
+        elif token in "]}":
+            depth -= 1
+
+
+# Built once: json.loads with options would build a new decoder for every frame.
+_DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates,
+                            parse_int=_bounded_int, parse_float=_finite_float)
 _ENCODER = json.JSONEncoder(allow_nan=False)
 
 
-def loads_strict(data: bytes | str) -> Any:
-    """Parse JSON as a peer we do not own may send it. Raises ValueError with the reason."""
+def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
+    """Parse JSON as a peer we do not own may send it. Raises ValueError with the reason
+    (`LimitExceeded` when it is valid JSON but too big, deep or long)."""
+    if len(data) > limits.max_bytes:
+        raise LimitExceeded(f"larger than {limits.max_bytes} bytes")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return _DECODER.decode(text)
     except UnicodeDecodeError:
         raise ValueError("not UTF-8") from None
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
+    _check_structure(text, limits)
+    try:
+        return _DECODER.decode(text)
+    except RecursionError:  # unreachable within max_depth; kept so no input can crash us
+        raise LimitExceeded("nested too deeply") from None
 
 
 def dumps(obj: Any) -> bytes:
@@ -166,10 +224,10 @@ def dispatch(frame: bytes, methods: MethodTable, context: Any = None, *,
     request: Request | None = None
     try:
         if len(frame) > max_bytes:
-            raise InvalidRequest(f"frame larger than {max_bytes} bytes")
+            raise InvalidRequest(f"frame larger than {max_bytes} bytes")  # before decoding it
         try:
             obj = loads_strict(frame)
-        except ValueError as exc:
+        except ValueError as exc:  # not JSON, or more than our limits let us parse
             raise ParseError(str(exc)) from None
         if isinstance(obj, dict) and is_valid_id(obj.get("id")):
             request_id = obj.get("id")  # echo it even if the rest is invalid (spec 5)
@@ -223,8 +281,14 @@ def decode_response(frame: bytes, request_id: int | str, *,
                 or not isinstance(error.get("message"), str)):
             raise ProtocolViolation("error object must have an integer code and a string message")
         if obj.get("id") not in (request_id, None):
-            raise ProtocolViolation(f"error answers id {obj.get('id')!r}, not {request_id!r}")
-        raise RemoteError(error["code"], error["message"], error.get("data"))
+            raise ProtocolViolation(f"error answers id {_short(obj.get('id'))}, not {request_id!r}")
+        raise RemoteError(error["code"], _short(error["message"], quoted=False), error.get("data"))
     if type(obj.get("id")) is not type(request_id) or obj.get("id") != request_id:
-        raise ProtocolViolation(f"response answers id {obj.get('id')!r}, not {request_id!r}")
+        raise ProtocolViolation(f"response answers id {_short(obj.get('id'))}, not {request_id!r}")
     return obj["result"]
+
+
+def _short(value: Any, *, quoted: bool = True, limit: int = 200) -> str:
+    """A peer's value in one of our messages: cut to a line, whatever it sent."""
+    text = repr(value) if quoted else str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"

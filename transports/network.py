@@ -18,7 +18,8 @@ import select
 import socket
 from urllib.parse import urlsplit
 
-from transports.base import HttpResponse, TransportError
+from transports.base import HttpResponse
+from transports.errors import TransportError
 from transports.jsonrpc import MAX_FRAME_BYTES
 
 _Key = tuple[str, str, int]  # (scheme, host, port)
@@ -26,8 +27,8 @@ _Key = tuple[str, str, int]  # (scheme, host, port)
 
 class HttpTransport:
     def __init__(self, *, resolve: dict[str, tuple[str, int]] | None = None,
-                 connect_timeout: float = 5.0, read_timeout: float = 30.0,
-                 max_body: int = MAX_FRAME_BYTES) -> None:
+                 timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES) -> None:
+        connect_timeout = read_timeout = timeout
         self.resolve = {host.lower(): addr for host, addr in (resolve or {}).items()}
         self.connect_timeout, self.read_timeout, self.max_body = connect_timeout, read_timeout, max_body
         self.label = ("HTTP JSON-RPC over real sockets"

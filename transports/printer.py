@@ -6,6 +6,11 @@ actually crossed, never a re-encoding. Everything a peer controls is escaped fir
 a card or artifact cannot move the learner's cursor or recolour their terminal, and
 credentials are masked before a frame is printed or recorded. Modelled on the MCP SDK's
 recording transport: it implements the same two methods as the transport it wraps.
+
+Behaviour changes through two documented hooks, as http.server's do: `before_send(frame)`
+runs after a request is shown and before it leaves (--step and --break pause there; it
+may raise `StopRun`), and each of `listeners` is told of every frame as it is recorded
+(--trace). `show(text, frame)` decides how a frame line looks; None records silently.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from transports.base import HttpResponse, Transport
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 
+
 def escape(text: str, *, keep_newlines: bool = False) -> str:
     """Make peer-controlled text safe to print: every invisible character becomes visible.
 
@@ -24,8 +30,6 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
     characters such as the bidirectional overrides that can disguise text, and line or
     paragraph separators: exactly what a terminal must never receive raw from a peer.
     """
-    if text.isprintable():
-        return text  # the common case, checked at C speed
     def visible(ch: str) -> str:
         if ch.isprintable() or (keep_newlines and ch == "\n"):
             return ch
@@ -39,6 +43,10 @@ def mask(headers: dict[str, str]) -> dict[str, str]:
         scheme, _, secret = value.partition(" ")
         return f"{scheme} ****" if secret else "****"
     return {k: hidden(v) if k.lower() in SECRET_HEADERS else v for k, v in headers.items()}
+
+
+class StopRun(Exception):
+    """The learner asked to stop before the next frame left (q at a --step prompt)."""
 
 
 class Frame(NamedTuple):
@@ -56,34 +64,37 @@ class Frame(NamedTuple):
 
 
 class FramePrinter:
-    def __init__(self, inner: Transport, write: Callable[[str], None] | None = None, *,
-                 verbose: bool = False, observe: Callable[[Frame], None] | None = None) -> None:
+    def __init__(self, inner: Transport, show: Callable[[str, Frame], None] | None = None, *,
+                 verbose: bool = False) -> None:
         self.inner = inner
         self.label = inner.label
-        self.write = write  # None records without printing (benchmarks, tests)
+        self.show = show  # None records without printing (benchmarks, tests)
         self.verbose = verbose  # --verbose: HTTP status, headers (masked) and timing too
-        self.observe = observe  # told of every frame as it is recorded (--trace)
         self.frames: list[Frame] = []
+        self.listeners: list[Callable[[Frame], None]] = []  # hook: told of every frame
+        self.before_send: Callable[[Frame], None] = lambda frame: None  # hook: may StopRun
         self._start = time.perf_counter()
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
         sent = self._record("-->", "GET", url, headers, b"")
         self._show(f"--> GET {url}", sent)
+        self.before_send(sent)
         response = self.inner.get(url, headers)
         got = self._record("<--", "GET", url, response.headers, response.body, response.status, sent)
         if response.status != 200:
-            self._show(f"<-- HTTP {response.status} {self._text(response.body)}", got)
+            self._show(f"<-- HTTP {response.status} {_text(response.body)}", got)
         else:  # a card: shown as served, line by line, so its layout stays readable
-            self._show(self._text(response.body, keep_newlines=True), got)
+            self._show(_text(response.body, keep_newlines=True), got)
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
         sent = self._record("-->", "POST", url, headers, body)
-        self._show(f"--> {self._text(body)}", sent)
+        self._show(f"--> {_text(body)}", sent)
+        self.before_send(sent)
         response = self.inner.post(url, body, headers)
         got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
         status = "" if response.status == 200 else f"HTTP {response.status} "
-        self._show(f"<-- {status}{self._text(response.body)}", got)
+        self._show(f"<-- {status}{_text(response.body)}", got)
         return response
 
     def sent_to(self, origin: str) -> list[Frame]:
@@ -97,22 +108,22 @@ class FramePrinter:
         frame = Frame(len(self.frames) + 1, direction, http_method, url, mask(headers), body,
                       status, offset, elapsed)
         self.frames.append(frame)
-        if self.observe is not None:
-            self.observe(frame)
+        for listener in self.listeners:
+            listener(frame)
         return frame
 
     def _show(self, text: str, frame: Frame) -> None:
-        if self.write is not None:
-            self.write(text)
+        if self.show is not None:
+            self.show(text, frame)
             if self.verbose:
-                self.write(_details(frame))
+                self.show(_details(frame), frame)
 
-    @staticmethod
-    def _text(body: bytes, *, keep_newlines: bool = False) -> str:
-        text = body.decode("utf-8", errors="backslashreplace").rstrip("\n")
-        if len(text) > MAX_SHOWN:
-            text = f"{text[:MAX_SHOWN]} ... ({len(text) - MAX_SHOWN} more characters not shown)"
-        return escape(text, keep_newlines=keep_newlines)
+
+def _text(body: bytes, *, keep_newlines: bool = False) -> str:
+    text = body.decode("utf-8", errors="backslashreplace").rstrip("\n")
+    if len(text) > MAX_SHOWN:
+        text = f"{text[:MAX_SHOWN]} ... ({len(text) - MAX_SHOWN} more characters not shown)"
+    return escape(text, keep_newlines=keep_newlines)
 
 
 def _details(frame: Frame) -> str:

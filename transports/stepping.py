@@ -1,64 +1,65 @@
-"""--step and --break: pause at each frame, on any transport, by wrapping it.
+"""--step and --break: pause before each frame leaves, on any transport.
 
-Placed inside the FramePrinter (printer -> stepper -> transport), so the learner first
+A hook on the FramePrinter (`printer.before_send = Stepper(...)`), so the learner first
 sees the frame printed, then the workbench waits before it leaves:
 - `--step`: Enter sends it, `q` stops the run cleanly (StopRun); end of input sends.
-- `--break`: the Python debugger stops in `post`/`get` below, where the frame about to
-  leave is the local `request` (parsed JSON, or the card URL) and, one stop later, the
-  answer is `reply`. Try `pp request`, then `c`; `pp reply`, then `c`.
-Same two methods as any transport; nothing here knows A2A.
+- `--break`: the Python debugger stops in `Stepper.__call__` below, where the frame about
+  to leave is the local `request` (the parsed JSON-RPC request, or the card URL), and,
+  as a listener of the printer, once more in `Stepper.on_reply`, where the peer's answer
+  is `reply`. Try `pp request`, `c`, `pp reply`, `c`; `q` ends the run cleanly too.
+Nothing here knows A2A.
 """
 from __future__ import annotations
 
+import bdb
 import json
-from typing import Any, Callable
+import sys
+from typing import Any, Callable, TextIO
 
-from transports.base import HttpResponse, StopRun, Transport
+from transports.printer import Frame, StopRun
 
 
 class Stepper:
-    def __init__(self, inner: Transport, *, debugger: bool = False,
-                 read: Callable[[str], str] = input) -> None:
-        self.inner, self.debugger, self.read = inner, debugger, read
-        self.label = inner.label
+    def __init__(self, *, debugger: bool = False, read: Callable[[str], str] = input,
+                 prompt_to: TextIO = sys.stdout) -> None:
+        self.debugger, self.read, self.prompt_to = debugger, read, prompt_to
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
-        request = url  # a card fetch: what is asked for is the URL
-        self._pause(request)
-        response = self.inner.get(url, headers)
-        reply = _parsed(response.body)  # noqa: F841 - for the debugger: `pp reply`
-        self._after(response)
-        return response
+    def __call__(self, frame: Frame) -> None:
+        request = _parsed(frame.body) if frame.body else frame.url  # noqa: F841 - `pp request`
+        if not self.debugger:
+            return self._ask()
+        try:
+            _start_debugger()  # pdb stops on the next line, in this function
+            return  # stopped here: `pp request` is the frame about to leave; `c` sends it
+        except bdb.BdbQuit:  # `q` in the debugger: end the run as cleanly as --step's q
+            raise StopRun() from None
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
-        request = _parsed(body)  # the JSON-RPC request about to leave: `pp request`
-        self._pause(request)
-        response = self.inner.post(url, body, headers)
-        reply = _parsed(response.body)  # noqa: F841 - the peer's answer: `pp reply`
-        self._after(response)
-        return response
-
-    def _pause(self, request: Any) -> None:
-        if self.debugger:
-            _debug()  # stops in post()/get() on the line that sends it: `pp request`
+    def on_reply(self, frame: Frame) -> None:
+        """A printer listener: with --break, stop again when the peer's answer arrives."""
+        if not self.debugger or frame.direction != "<--":
             return
+        reply = _parsed(frame.body)  # noqa: F841 - for the debugger: `pp reply`
+        try:
+            _start_debugger()  # pdb stops on the next line, in this function
+            return  # stopped here: `pp reply` is the peer's answer; `c` goes on
+        except bdb.BdbQuit:
+            raise StopRun() from None
+
+    def _ask(self) -> None:
+        self.prompt_to.flush()
         try:
             answer = self.read("[step] Enter sends it, q stops: ")
         except EOFError:  # no one to ask: keep going
-            return
+            answer = ""
+        if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
+            self.prompt_to.write("\n")
         if answer.strip().lower() in ("q", "quit"):
             raise StopRun()
 
-    def _after(self, response: HttpResponse) -> None:
-        if self.debugger:
-            _debug()  # stops in post()/get() on its return: `pp reply`
 
-
-def _debug() -> None:
+def _start_debugger() -> None:
     import pdb
-    import sys
-    # Stop two frames up, in Stepper.post()/get(), where the frame is a plain local.
-    pdb.Pdb().set_trace(sys._getframe(2))
+    pdb.Pdb().set_trace(sys._getframe(1))  # trace the caller, Stepper.__call__
 
 
 def _parsed(body: bytes) -> Any:

@@ -10,7 +10,7 @@ are self-contained (no external assets) and follow the reader's light or dark th
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape as xml_escape
 
@@ -138,9 +138,10 @@ def mermaid(records: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def write(path: str | Path, records: list[dict[str, Any]]) -> None:
-    suffix = Path(path).suffix.lower()
+def write(path: str, records: list[dict[str, Any]]) -> None:
+    suffix = os.path.splitext(path)[1].lower()
     render = {".svg": svg, ".html": html, ".mmd": mermaid}.get(suffix)
     if render is None:
         raise ValueError(f"{path}: the diagram is written as .svg, .html or .mmd")
-    Path(path).write_text(render(records), encoding="utf-8")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(render(records))

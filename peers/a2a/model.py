@@ -1,6 +1,7 @@
 """A2A objects in the specification's own words: AgentCard, AgentSkill, Task, TaskState,
-Artifact, Part. Wire-neutral: how each is spelled in JSON is a wire format's job
-(`peers/wire_essay.py` for the essay's frames), so the same Task can be sent in any of them.
+Message, Artifact, Part. Wire-neutral: how each is spelled in JSON is a wire format's job
+(`wire_essay.py` for the essay's frames, `wire_v03.py`, `wire_v10.py`), so the same Task
+can be sent in any of them.
 
 Essay: The Agent Card; Delegation over JSON-RPC ("a delegated task moves through states").
 Spec: A2A "Data model" (Task, TaskStatus, TaskState, Artifact, Part, AgentCard).
@@ -11,6 +12,7 @@ peer passed through is recorded as it happens, in order.
 """
 from __future__ import annotations
 
+import json
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -45,11 +47,24 @@ NEXT: dict[TaskState, set[TaskState]] = {
 
 
 class Part(NamedTuple):
-    """One piece of content: text, or structured data (a JSON object)."""
+    """One piece of content: text, structured data (any JSON value), or a file, given
+    inline (`raw` bytes) or by reference (`url`). Exactly one of the four is set."""
 
     text: str | None = None
-    data: dict[str, Any] | None = None
+    data: Any = None
+    raw: bytes | None = None
+    url: str | None = None
+    filename: str | None = None
     media_type: str | None = None
+
+    def describe(self) -> str:
+        """The part as one line of text: what a support agent can show of it."""
+        if self.text is not None:
+            return self.text
+        if self.raw is not None or self.url is not None:
+            size = f"{len(self.raw)} bytes" if self.raw is not None else self.url
+            return f"[file {self.filename or '(unnamed)'}, {self.media_type or 'no type'}, {size}]"
+        return json.dumps(self.data)
 
 
 class Artifact(NamedTuple):
@@ -61,13 +76,13 @@ class Artifact(NamedTuple):
 
     @property
     def text(self) -> str:
-        return "".join(p.text for p in self.parts if p.text is not None)
+        return "".join(p.describe() for p in self.parts)
 
 
 class Message(NamedTuple):
     """One turn of the conversation: the caller's request ("user") or the agent's reply."""
 
-    message_id: str
+    message_id: str | None  # None only on the essay's wire, which carries no message ids
     role: str  # "user" or "agent"; each wire spells it its own way
     parts: tuple[Part, ...]
     context_id: str | None = None
@@ -77,6 +92,12 @@ class Message(NamedTuple):
     @property
     def text(self) -> str:
         return "".join(p.text for p in self.parts if p.text is not None)
+
+    @property
+    def skill_id(self) -> str | None:
+        """The skill a request names (A2A has no field for it: metadata carries it)."""
+        skill = (self.metadata or {}).get("skillId")
+        return skill if isinstance(skill, str) else None
 
 
 class Task(NamedTuple):
@@ -99,6 +120,16 @@ class Task(NamedTuple):
             raise ValueError(f"task {self.id}: {self.state.value} -> {state.value} is not allowed")
         return Task(self.id, self.lifecycle + (state,), self.artifacts + artifacts, message,
                     self.context_id, self.history, timestamp)
+
+
+class ListQuery(NamedTuple):
+    """Which tasks a ListTasks call asks for (A2A 1.0 ListTasksRequest), one page of them."""
+
+    context_id: str | None = None
+    state: TaskState | None = None
+    page_size: int = 50
+    offset: int = 0  # where the page starts; the page token is this number
+    history_length: int | None = None
 
 
 class AgentSkill(NamedTuple):

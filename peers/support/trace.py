@@ -1,22 +1,26 @@
 """--trace FILE.jsonl and --replay FILE.jsonl: a run kept as one JSON line per record.
 
-A Recorder listens to the one output function and to the frame printer, so it keeps, in
-order: every printed line (`"kind": "line"`), every frame (`"kind": "frame"`: sequence,
-time offset, direction, peer, transport, wire format, method, JSON-RPC id, HTTP status
-and headers with secrets masked, the body exactly as sent, elapsed milliseconds), and the
-story's events (`"kind": "registry"` and `"trust"`). Replaying prints the lines again,
-so a saved run reads exactly as it did live, with no peers. The diagram is drawn from
-the same records (peers/diagram.py).
+A Recorder listens to the Console and to the frame printer, so it keeps, in order: every
+printed line (`"kind": "line"`, with what kind of line it is), every frame (`"kind":
+"frame"`: sequence, time offset, direction, peer, transport, wire format, method,
+JSON-RPC id, HTTP status and headers with secrets masked, the body exactly as sent,
+elapsed milliseconds), and the story's events (`"kind": "registry"` and `"trust"`).
+Replaying prints the lines again, so a saved run reads exactly as it did live, with no
+peers. The diagram is drawn from the same records (diagram.py).
 """
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from peers.wires import METHOD_OWNERS
+from peers.a2a import wire
+from peers.support.output import Kind
+from transports.jsonrpc import loads_strict
 from transports.printer import Frame, escape
+
+# JSON-RPC method -> the wire format it belongs to (the names never collide).
+WIRE_OF = {method: name for name in wire.NAMES for method in wire.by_name(name).METHODS}
 
 
 class Recorder:
@@ -26,8 +30,11 @@ class Recorder:
         self.names: dict[str, str] = {}  # origin -> the name on the card served there
         self._asked: dict[str, tuple[str, Any]] = {}  # url -> (method, id) of the last request
 
-    def line(self, text: str) -> None:
-        self._add({"kind": "line", "text": text})
+    def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
+        """A Console listener. A line whose facts name an `event` records that event too."""
+        if "event" in facts:
+            self._add({"kind": facts["event"], **{k: v for k, v in facts.items() if k != "event"}})
+        self._add({"kind": "line", "line": kind.label, "text": text})
 
     def event(self, kind: str, **data: Any) -> None:
         self._add({"kind": kind, **data})
@@ -60,7 +67,7 @@ class Recorder:
         return [{**r, "peer": self.names.get(r["peer"], urlsplit(r["peer"]).hostname)}
                 if r["kind"] == "frame" else r for r in self.records]
 
-    def write(self, path: str | Path) -> None:
+    def write(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as out:
             for record in self.resolved():
                 out.write(json.dumps(record) + "\n")
@@ -69,12 +76,15 @@ class Recorder:
         self.records.append({"seq": len(self.records) + 1, **record})
 
 
-def load(path: str | Path) -> list[dict[str, Any]]:
+def load(path: str) -> list[dict[str, Any]]:
     """A saved trace; ValueError with file and line for anything else."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    if not lines:
+        raise ValueError(f"{path}: empty; a trace has one JSON record per line")
     records = []
     for number, line in enumerate(lines, 1):
         record = _json(line.encode())
@@ -84,18 +94,24 @@ def load(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
-def replay(records: list[dict[str, Any]], say: Callable[[str], None]) -> None:
+def replay(records: list[dict[str, Any]], say: Callable[..., None]) -> None:
+    """Print the recorded lines again, each as the kind of line it was."""
+    kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
     for record in records:
         if record["kind"] == "line" and isinstance(record.get("text"), str):
-            say(escape(record["text"], keep_newlines=True))  # a trace file is input too
+            kind = kinds.get(record.get("line"), Kind.STORY) if isinstance(record.get("line"), str) \
+                else Kind.STORY
+            say(escape(record["text"], keep_newlines=True), kind)  # a trace file is input too
 
 
-def _wire(method: str | None) -> str | None:
-    return "card" if method == "GET agent card" else METHOD_OWNERS.get(method or "")
+def _wire(method: Any) -> str | None:
+    if method == "GET agent card":
+        return "card"
+    return WIRE_OF.get(method) if isinstance(method, str) else None
 
 
 def _json(data: bytes) -> Any:
     try:
-        return json.loads(data)
+        return loads_strict(data)
     except ValueError:
         return None

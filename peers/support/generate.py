@@ -18,14 +18,16 @@ import json
 import os
 import re
 from importlib import import_module
+from types import ModuleType
 from typing import Any, Callable
 
-from peers.prompts import CLOSE, DECIDE, OPEN
+from peers.a2a.refund_text import read_refund
+from peers.support.prompts import CLOSE, DECIDE, OPEN
 
 Generate = Callable[[str], str]
 
 
-class GenerateError(Exception):
+class GenerateError(ValueError):
     """The model could not be reached, loaded, or answered something unusable."""
 
 
@@ -49,14 +51,7 @@ def gullible(prompt: str) -> str:
 
 
 def _refund_choice(request: str, peer: str) -> dict[str, Any]:
-    order = re.search(r"\b[A-Z]{2,10}-\d{1,20}\b", request)
-    amount = re.search(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)", request)
-    payload: dict[str, Any] = {}
-    if order:
-        payload["order_id"] = order.group()
-    if amount:
-        payload["amount"] = float(amount.group(1).replace(",", ""))
-    return {"peer": peer, "skill": "process_refund", "input": payload}
+    return {"peer": peer, "skill": "process_refund", "input": read_refund(request)}
 
 
 def _fenced(prompt: str) -> list[Any]:
@@ -70,19 +65,43 @@ def _fenced(prompt: str) -> list[Any]:
 
 
 def load(spec: str) -> Generate:
-    """'package.module:function' -> that callable (the current directory is importable)."""
-    module_name, _, attribute = spec.partition(":")
+    """'package.module:function' (importable from here) or 'path/to/file.py:function'."""
+    module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:
-        raise GenerateError(f"--generate wants module:function, not {spec!r}")
+        raise GenerateError(f"--generate wants module:function or file.py:function, not {spec!r}")
     try:
-        function = getattr(import_module(module_name), attribute)
+        module = _from_file(module_name) if module_name.endswith(".py") else import_module(module_name)
+        function = getattr(module, attribute)
     except ImportError as exc:
-        raise GenerateError(f"cannot import {module_name!r}: {exc}") from None
+        raise GenerateError(f"cannot import {module_name!r}: {exc} (give an importable module "
+                            "name, or the path of a .py file)") from None
     except AttributeError:
         raise GenerateError(f"{module_name!r} has no {attribute!r}") from None
+    except Exception as exc:  # the module's own code failed while loading: say which, in one line
+        raise GenerateError(f"loading {module_name!r} failed: {exc.__class__.__name__}: {exc}") from None
     if not callable(function):
         raise GenerateError(f"{spec} is not callable")
     return function
+
+
+def _from_file(path: str) -> ModuleType:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    if spec is None or spec.loader is None or not os.path.isfile(path):
+        raise ImportError(f"no such file: {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def from_options(options: Any) -> Generate:
+    """The generate() a run uses: a plugged callable, an endpoint, or an offline stand-in."""
+    if options.generate:
+        return load(options.generate)
+    if options.llm_url:
+        return openai_compatible(options.llm_url, options.llm_model,
+                                 api_key_env=options.llm_key_env, timeout=options.llm_timeout)
+    return gullible if options.scenario == "injection" else stand_in
 
 
 def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",

@@ -12,16 +12,22 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from peers import prompts
-from peers.generate import Generate, GenerateError
-
-ModelStepFailed = (prompts.InvalidDecision, GenerateError)  # what choose() may raise
-from peers.model import AgentCard
+from peers.a2a.model import AgentCard
+from peers.support import prompts
+from peers.support.generate import Generate, GenerateError
+from peers.support.output import Kind
 from transports.printer import escape
 
+ModelStepFailed = (prompts.InvalidDecision, GenerateError)  # what choose() may raise
 
-def ask(generate: Generate, prompt: str, show: bool, say: Callable[[str], None]) -> str:
-    answer = generate(prompt)
+
+def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -> str:
+    try:
+        answer = generate(prompt)
+    except GenerateError:
+        raise
+    except Exception as exc:  # the plugged-in model's own failure: one line, nothing sent
+        raise GenerateError(f"generate() raised {exc.__class__.__name__}: {exc}") from exc
     if not isinstance(answer, str):
         raise GenerateError(f"generate() returned {type(answer).__name__}, not text")
     if show:  # exactly what the model saw, and what it said
@@ -31,7 +37,7 @@ def ask(generate: Generate, prompt: str, show: bool, say: Callable[[str], None])
 
 
 def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: dict[str, Any],
-           *, show: bool, say: Callable[[str], None]) -> prompts.Decision:
+           *, show: bool, say: Callable[..., None]) -> prompts.Decision:
     """The model's choice, checked. Raises InvalidDecision after a second bad answer."""
     offered = {s.id for c in cards for s in c.skills}
     known = {skill: schema for skill, schema in contracts.items() if skill in offered}
@@ -41,14 +47,14 @@ def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: 
     except prompts.InvalidDecision as exc:  # one more chance, told what was wrong
         prompt += f"\nYour answer could not be used: {exc}. Answer again."
         decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts)
-    say(f"[model] chose {decision.card.name!r} / {decision.skill} with "
-        f"{escape(json.dumps(decision.payload))}")
+    say(f"[model] chose {escape(repr(decision.card.name))} / {escape(decision.skill)} with "
+        f"{escape(json.dumps(decision.payload))}", Kind.MODEL)
     return decision
 
 
 def reply(request: str, peer: str, result: str, trusted: bool, generate: Generate,
-          *, show: bool, say: Callable[[str], None]) -> str:
+          *, show: bool, say: Callable[..., None]) -> str:
     text = ask(generate, prompts.summary_prompt(request, peer, result, trusted), show, say)
     say(f"[support] reply to the customer{'' if trusted else ' (from UNTRUSTED data)'}: "
-        f"{escape(text)}")
+        f"{escape(text)}", Kind.TRUSTED if trusted else Kind.UNTRUSTED)
     return text

@@ -1,0 +1,66 @@
+"""Reading JSON that a party we do not own sent: each helper checks one thing and, when it
+is wrong, raises `WireError` naming the field (`skills[0].id must be a string`).
+
+Shared by the wire formats and so by both sides: a peer turns a WireError into -32602
+for its caller; the support agent turns it into a ProtocolViolation about its peer.
+Nothing here trusts a type: a value may be a list where a string belongs, an object
+where a number belongs, or anything unhashable, so each value is checked with
+isinstance before it is used as a key or compared. Fields nobody asked for are
+ignored, as the A2A spec says (section 5.7).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from transports.base import is_http_url
+
+MISSING = object()
+_NAMES = {str: "a string", list: "an array", dict: "an object", bool: "true or false",
+          int: "an integer"}
+
+
+class WireError(ValueError):
+    """What was received does not have the shape the protocol gives it."""
+
+
+def obj(value: Any, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise WireError(f"{path} must be an object")
+    return value
+
+
+def field(source: dict[str, Any], key: str, kind: type, prefix: str = "",
+          default: Any = MISSING) -> Any:
+    """source[key], which must be of `kind` (bool is never an int), or `default` if absent."""
+    if key not in source and default is not MISSING:
+        return default
+    value = source.get(key)
+    if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+        raise WireError(f"{prefix}{key} must be {_NAMES[kind]}")
+    return value
+
+
+def optional_str(source: dict[str, Any], key: str) -> str | None:
+    """A string if the field holds one; anything else is treated as absent."""
+    value = source.get(key)
+    return value if isinstance(value, str) else None
+
+
+def strings(values: list[Any], path: str) -> list[str]:
+    if not all(isinstance(v, str) for v in values):
+        raise WireError(f"{path} must hold strings")
+    return values
+
+
+def one_of(value: Any, spellings: dict[str, Any], path: str) -> Any:
+    """The meaning of an enum's spelling (a state, a role): only strings are looked up."""
+    if not isinstance(value, str) or value not in spellings:
+        shown = repr(value) if isinstance(value, (str, int, float, type(None))) else type(value).__name__
+        raise WireError(f"{path} {shown[:60]} is not one of {sorted(spellings)}")
+    return spellings[value]
+
+
+def url(value: str, path: str = "url") -> str:
+    if not is_http_url(value):
+        raise WireError(f"{path} {value[:80]!r} must be an http(s) URL")
+    return value

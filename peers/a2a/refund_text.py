@@ -1,0 +1,26 @@
+"""Reading a refund out of a customer's words: "Please refund $180 on order ORD-3300".
+
+Not part of A2A. It is the demo's one rule for it, needed on both sides of the boundary:
+billing reads text parts with it (clients that send only text, as seed 000's does, are
+understood), and the support agent's offline stand-in model reads the customer's request
+with it. It lives in the shared package so the rule exists once.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ORDER_ID = re.compile(r"\b[A-Z]{2,10}-\d{1,20}\b")  # ORD-3300
+AMOUNT = re.compile(r"\$\s?(\d{1,7}(?:,\d{3})*(?:\.\d{1,2})?)(?![\d,])")  # $180, $6,000.50
+
+
+def read_refund(text: str) -> dict[str, Any]:
+    """{"order_id", "amount"} for what the text names exactly once; a field the text does
+    not name, or names twice, is left out (so a schema check then says which is missing)."""
+    refund: dict[str, Any] = {}
+    orders, amounts = ORDER_ID.findall(text), AMOUNT.findall(text)
+    if len(orders) == 1:
+        refund["order_id"] = orders[0]
+    if len(amounts) == 1:
+        refund["amount"] = float(amounts[0].replace(",", ""))
+    return refund

@@ -1,0 +1,93 @@
+"""The one input checker: does a JSON value fit a (small) JSON Schema? Used by billing for
+its refund payload, by the support agent for its own copy of that contract, by the model
+step for the model's answer, and by the support agent's config files.
+
+Seed 000's Handoff Contract: "a typed payload (what's transferred)". A skill's input is
+declared as a JSON Schema and carried on 1.0 and 0.3 cards by a card extension
+(`INPUT_SCHEMA_EXTENSION`), since A2A's AgentSkill has no schema field. `check` returns
+the first problem as one sentence naming the field, or None. It never raises, whatever
+the value: a number too large for a float, an unhashable key, a deep structure.
+
+Subset: type (object, array, string, number, integer, boolean), properties, required,
+additionalProperties: false, items, minLength, maxLength, pattern, exclusiveMinimum,
+minimum, maximum, multipleOf.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+INPUT_SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
+
+_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool}
+_ARTICLES = {"object": "an object", "array": "an array", "string": "a string",
+             "boolean": "true or false", "number": "a number", "integer": "an integer"}
+
+
+def check(value: Any, schema: dict[str, Any], path: str = "input") -> str | None:
+    """None if `value` fits `schema`, else why not, naming the field (`input.amount ...`)."""
+    kind = schema.get("type")
+    if kind in ("number", "integer"):
+        return _check_number(value, schema, path, integer=kind == "integer")
+    if kind in _TYPES and (not isinstance(value, _TYPES[kind]) or
+                           (kind != "boolean" and isinstance(value, bool))):
+        return f"{path or 'the document'} must be {_ARTICLES[kind]}"
+    if kind == "string":
+        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
+            return f"{path} must be {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            return f"{path} {value[:60]!r} does not match {schema['pattern']}"
+    if kind == "array" and "items" in schema:
+        for i, item in enumerate(value):
+            problem = check(item, schema["items"], f"{path}[{i}]")
+            if problem:
+                return problem
+    if kind == "object":
+        return _check_object(value, schema, path)
+    return None
+
+
+def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str) -> str | None:
+    properties = schema.get("properties", {})
+    if schema.get("additionalProperties", True) is False:  # a typo first: "endpont", not "endpoint missing"
+        unknown = next((name for name in value if name not in properties), None)
+        if unknown is not None:
+            return (f"{path or 'the document'} has an unknown field {unknown[:60]!r} "
+                    f"(expected {sorted(properties)})")
+    for name in schema.get("required", []):
+        if name not in value:
+            return f"{_join(path, name)} is missing"
+    for name, item in value.items():
+        if name in properties:
+            problem = check(item, properties[name], _join(path, name))
+            if problem:
+                return problem
+    return None
+
+
+def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: bool) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return f"{path} must be {'an integer' if integer else 'a number'}"
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float: 10**400
+        return f"{path} is out of range"
+    if not math.isfinite(number):  # NaN or infinity, from a lenient JSON parser
+        return f"{path} must be a finite number"
+    if integer and not number.is_integer():
+        return f"{path} must be an integer"
+    if "exclusiveMinimum" in schema and not number > schema["exclusiveMinimum"]:
+        return f"{path} must be more than {schema['exclusiveMinimum']}"
+    if "minimum" in schema and number < schema["minimum"]:
+        return f"{path} must be at least {schema['minimum']}"
+    if "maximum" in schema and number > schema["maximum"]:
+        return f"{path} must be at most {schema['maximum']:,}"
+    step = schema.get("multipleOf")
+    if step and abs(number / step - round(number / step)) > 1e-6:
+        return f"{path} must be a multiple of {step}"
+    return None
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name

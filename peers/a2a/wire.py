@@ -1,0 +1,72 @@
+"""A wire format: how one version of A2A spells cards, messages and tasks in JSON.
+
+Three implement the `WireFormat` interface below, each a module: `wire_essay` (the
+essay's `tasks/send` frames), `wire_v03` (A2A 0.3) and `wire_v10` (A2A 1.0). Both sides
+use the same module: the support agent writes requests and reads results with it, a
+peer reads requests and writes results with it. So a wire module knows the protocol's
+spelling and nothing about either side (it never imports a peer or the support agent).
+
+The support agent speaks the wire a peer's card declares: a 1.0 card lists
+`supportedInterfaces`, a 0.3 card has a top-level `protocolVersion`, and the essay's card
+has neither. Every reader raises `fields.WireError` naming the field it could not read.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any, Protocol
+
+from peers.a2a.model import AgentCard, Message, Task
+from transports.jsonrpc import JsonRpcError
+
+NAMES = ("essay", "0.3", "1.0")
+
+
+class WireFormat(Protocol):
+    NAME: str  # "essay", "0.3" or "1.0"
+    HEADERS: dict[str, str]  # extra HTTP headers on every request (1.0: A2A-Version)
+    SEND_METHOD: str  # the JSON-RPC method that delegates: tasks/send, message/send, SendMessage
+    # Every JSON-RPC method name this version defines -> the operation it asks for:
+    # "send", "get", "cancel", "list", or one a peer may not offer ("stream", "subscribe",
+    # "push", "extended-card", "authenticated-extended-card"), which it must refuse with
+    # the spec's own error (peers/methods.py).
+    METHODS: dict[str, str]
+
+    def card_to_wire(self, card: AgentCard) -> dict[str, Any]: ...
+
+    def card_from_wire(self, document: Any) -> AgentCard: ...
+
+    def send_params(self, message: Message) -> dict[str, Any]:
+        """Client: the params of SEND_METHOD carrying `message`."""
+
+    def message_from_params(self, params: Any) -> Message:
+        """Peer: the message that SEND_METHOD's params carry."""
+
+    def send_result(self, task: Task) -> Any:
+        """Peer: SEND_METHOD's result for `task`."""
+
+    def task_from_result(self, result: Any) -> Task:
+        """Client: the task in SEND_METHOD's result (a direct reply becomes a completed task)."""
+
+    def task_to_wire(self, task: Task, history_length: int | None = None) -> dict[str, Any]: ...
+
+    def check_version(self, requested: str | None) -> None:
+        """Peer: raise VersionNotSupported unless `requested` (the A2A-Version header) is
+        a version whose semantics this wire's methods have."""
+
+    def error_data(self, error: JsonRpcError) -> Any:
+        """Peer: the `data` this version attaches to an error object (None for none)."""
+
+
+def by_name(name: str) -> WireFormat:
+    module: Any = import_module({"essay": "peers.a2a.wire_essay", "0.3": "peers.a2a.wire_v03",
+                                 "1.0": "peers.a2a.wire_v10"}[name])
+    return module
+
+
+def declared_by(card: Any) -> WireFormat:
+    """The wire a fetched card speaks, by the fields only that version's cards have."""
+    if isinstance(card, dict) and "supportedInterfaces" in card:
+        return by_name("1.0")
+    if isinstance(card, dict) and "protocolVersion" in card:
+        return by_name("0.3")
+    return by_name("essay")

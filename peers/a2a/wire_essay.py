@@ -1,0 +1,107 @@
+"""The essay's wire format: `tasks/send` with `{skill, input}`, a task with a `lifecycle`.
+
+Essay: The Agent Card (the card as printed) and Delegation over JSON-RPC (the frames).
+This is a teaching simplification of early A2A (0.1 used `tasks/send` too, with a message
+instead of `{skill, input}`), kept exactly as the essay prints it. It implements the
+`WireFormat` interface of wire.py. It has no message ids, no get or cancel, and no
+version header: where a lesson needs those, the 0.3 and 1.0 wires show it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings, url
+from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
+from transports.jsonrpc import JsonRpcError
+
+NAME = "essay"
+HEADERS: dict[str, str] = {}
+SEND_METHOD = "tasks/send"
+METHODS = {"tasks/send": "send"}
+STATES = {state.value: state for state in TaskState}  # "completed" -> TaskState.COMPLETED
+
+
+def card_to_wire(card: AgentCard) -> dict[str, Any]:
+    """The card exactly as the essay prints it, in its key order."""
+    return {
+        "name": card.name,
+        "description": card.description,
+        "url": card.url,
+        "version": card.version,
+        "skills": [{"id": s.id, "description": s.description,
+                    "inputModes": list(s.input_modes), "outputModes": list(s.output_modes)}
+                   for s in card.skills],
+        "capabilities": {"streaming": card.streaming},
+        "authentication": {"schemes": list(card.auth_schemes)},
+    }
+
+
+def card_from_wire(document: Any) -> AgentCard:
+    card = obj(document, "card")
+    skills = [_skill(s, f"skills[{i}]") for i, s in enumerate(field(card, "skills", list))]
+    capabilities = obj(card.get("capabilities", {}), "capabilities")
+    auth = obj(card.get("authentication", {}), "authentication")
+    schemes = field(auth, "schemes", list, "authentication.", default=[])
+    return AgentCard(
+        name=field(card, "name", str), description=field(card, "description", str, default=""),
+        url=url(field(card, "url", str)), version=field(card, "version", str, default=""),
+        skills=tuple(skills), streaming=capabilities.get("streaming") is True,
+        auth_schemes=tuple(strings(schemes, "authentication.schemes")))
+
+
+def send_params(message: Message) -> dict[str, Any]:
+    """{skill, input}: the skill named in the message's metadata, its data part as input."""
+    data = next((p.data for p in message.parts if p.data is not None), None)
+    return {"skill": message.skill_id, "input": data}
+
+
+def message_from_params(params: Any) -> Message:
+    p = obj(params, "params")
+    skill = field(p, "skill", str)
+    if p.get("input") is None:
+        raise WireError("input is missing: the skill's input, such as {\"order_id\": ..., \"amount\": ...}")
+    return Message(None, "user", (Part(data=p["input"]),), metadata={"skillId": skill})
+
+
+def send_result(task: Task) -> dict[str, Any]:
+    return task_to_wire(task)
+
+
+def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any]:
+    status: dict[str, Any] = {"state": task.state.value}
+    if task.status_message:
+        status["message"] = task.status_message
+    return {"id": task.id, "lifecycle": [s.value for s in task.lifecycle], "status": status,
+            "artifacts": [{"type": "text", "text": a.text} for a in task.artifacts]}
+
+
+def task_from_result(result: Any) -> Task:
+    task = obj(result, "result")
+    lifecycle = tuple(one_of(s, STATES, f"lifecycle[{i}]")
+                      for i, s in enumerate(field(task, "lifecycle", list)))
+    status = obj(task.get("status"), "status")
+    state = one_of(status.get("state"), STATES, "status.state")
+    if not lifecycle or lifecycle[-1] is not state:
+        raise WireError(f"status.state {state.value!r} is not the last lifecycle state")
+    artifacts = []
+    for i, a in enumerate(field(task, "artifacts", list, default=[])):
+        text = field(obj(a, f"artifacts[{i}]"), "text", str, f"artifacts[{i}].")
+        artifacts.append(Artifact(f"artifact-{i + 1}", (Part(text=text),)))
+    return Task(field(task, "id", str), lifecycle, tuple(artifacts), optional_str(status, "message"))
+
+
+def check_version(requested: str | None) -> None:
+    return None  # the essay's frames carry no version
+
+
+def error_data(error: JsonRpcError) -> Any:
+    return error.data
+
+
+def _skill(value: Any, path: str) -> AgentSkill:
+    skill = obj(value, path)
+    modes = {k: tuple(strings(field(skill, k, list, path + ".", default=[]), f"{path}.{k}"))
+             for k in ("inputModes", "outputModes")}
+    return AgentSkill(field(skill, "id", str, path + "."),
+                      field(skill, "description", str, path + ".", default=""),
+                      input_modes=modes["inputModes"], output_modes=modes["outputModes"])

@@ -1,0 +1,229 @@
+"""What A2A 0.3 and 1.0 share: messages made of parts, tasks with a status, artifacts and
+history. They differ only in spelling, so each version is a `Dialect` (wire_v03.py,
+wire_v10.py) and this module writes and reads both from the same code.
+
+Spec: A2A 1.0 "Data model" (Message, Part, Task, TaskStatus, Artifact) and 0.3's JSON
+schema (the `kind` discriminators, kebab-case states, lowercase roles, `file` parts).
+Reading raises `WireError` naming the field; what a WireError means is the reader's
+side's business (a peer answers -32602, the support agent reports a protocol violation).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, NamedTuple
+
+from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings
+from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
+from peers.a2a.schema import INPUT_SCHEMA_EXTENSION
+
+
+class Dialect(NamedTuple):
+    name: str  # "1.0" or "0.3"
+    kind: bool  # 0.3 tags every object with "kind"; 1.0 tells them apart by their fields
+    states: dict[TaskState, str]  # TaskState -> its spelling on this wire
+    roles: dict[str, str]  # "user"/"agent" -> its spelling on this wire
+
+
+def _tag(d: Dialect, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": kind, **body} if d.kind else body
+
+
+# -- writing ---------------------------------------------------------------------------
+
+def part_to_wire(d: Dialect, part: Part) -> dict[str, Any]:
+    if part.text is not None:
+        return _tag(d, "text", {"text": part.text})
+    if part.raw is not None or part.url is not None:
+        return _file_to_wire(d, part)
+    body: dict[str, Any] = {"data": part.data}
+    if part.media_type and not d.kind:  # 0.3 data parts had no media type
+        body["mediaType"] = part.media_type
+    return _tag(d, "data", body)
+
+
+def _file_to_wire(d: Dialect, part: Part) -> dict[str, Any]:
+    content = {"raw": base64.b64encode(part.raw).decode()} if part.raw is not None else {"url": part.url}
+    if d.kind:  # 0.3: {"kind": "file", "file": {"bytes" | "uri", "name", "mimeType"}}
+        file = {"bytes" if "raw" in content else "uri": next(iter(content.values()))}
+        file.update({"name": part.filename} if part.filename else {})
+        file.update({"mimeType": part.media_type} if part.media_type else {})
+        return {"kind": "file", "file": file}
+    content.update({"filename": part.filename} if part.filename else {})
+    content.update({"mediaType": part.media_type} if part.media_type else {})
+    return content
+
+
+def message_to_wire(d: Dialect, m: Message) -> dict[str, Any]:
+    body: dict[str, Any] = {"messageId": m.message_id}
+    if m.context_id:
+        body["contextId"] = m.context_id
+    if m.task_id:
+        body["taskId"] = m.task_id
+    body["role"] = d.roles[m.role]
+    body["parts"] = [part_to_wire(d, p) for p in m.parts]
+    if m.metadata:
+        body["metadata"] = m.metadata
+    return _tag(d, "message", body)
+
+
+def reply_of(task: Task) -> Message | None:
+    """The agent's word on the task's current state, for `status.message`: the result
+    text once completed (where seed 000's client reads it), else the peer's note."""
+    text = task.status_message
+    if text is None and task.state is TaskState.COMPLETED:
+        text = "".join(a.text for a in task.artifacts)
+    if not text:
+        return None
+    return Message(f"{task.id}-status-{len(task.lifecycle)}", "agent", (Part(text=text),),
+                   task.context_id, task.id)
+
+
+def task_to_wire(d: Dialect, task: Task, *, history_length: int | None = None) -> dict[str, Any]:
+    status: dict[str, Any] = {"state": d.states[task.state]}
+    reply = reply_of(task)
+    if reply is not None:
+        status["message"] = message_to_wire(d, reply)
+    if task.timestamp:
+        status["timestamp"] = task.timestamp
+    body: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
+    if task.artifacts:
+        body["artifacts"] = [{"artifactId": a.artifact_id, **({"name": a.name} if a.name else {}),
+                              "parts": [part_to_wire(d, p) for p in a.parts]}
+                             for a in task.artifacts]
+    history = task.history
+    if history_length is not None:  # historyLength: the most recent N, 0 for none
+        history = history[-history_length:] if history_length > 0 else ()
+    if history:
+        body["history"] = [message_to_wire(d, m) for m in history]
+    return _tag(d, "task", body)
+
+
+# -- reading -----------------------------------------------------------------------------
+
+def part_from_wire(d: Dialect, value: Any, path: str) -> Part:
+    part = obj(value, path)
+    if "text" in part:
+        return Part(text=field(part, "text", str, path + "."), media_type=optional_str(part, "mediaType"))
+    if "data" in part:
+        data = part["data"] if not d.kind else field(part, "data", dict, path + ".")
+        return Part(data=data, media_type=optional_str(part, "mediaType"))
+    if d.kind and "file" in part:  # 0.3
+        file = obj(part["file"], path + ".file")
+        raw = _base64(file["bytes"], path + ".file.bytes") if "bytes" in file else None
+        link = None if raw is not None else field(file, "uri", str, path + ".file.")
+        return Part(raw=raw, url=link, filename=optional_str(file, "name"),
+                    media_type=optional_str(file, "mimeType"))
+    if "raw" in part or "url" in part:  # 1.0
+        raw = _base64(part["raw"], path + ".raw") if "raw" in part else None
+        link = None if raw is not None else field(part, "url", str, path + ".")
+        return Part(raw=raw, url=link, filename=optional_str(part, "filename"),
+                    media_type=optional_str(part, "mediaType"))
+    raise WireError(f"{path} must have text, data or a file")
+
+
+def _base64(value: Any, path: str) -> bytes:
+    if not isinstance(value, str):
+        raise WireError(f"{path} must be base64 text")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise WireError(f"{path} is not valid base64") from None
+
+
+def message_from_wire(d: Dialect, value: Any, path: str = "message") -> Message:
+    m = obj(value, path)
+    role = one_of(m.get("role"), {wire: ours for ours, wire in d.roles.items()}, path + ".role")
+    parts = field(m, "parts", list, path + ".")
+    if not parts:
+        raise WireError(f"{path}.parts must not be empty")
+    metadata = m.get("metadata") if isinstance(m.get("metadata"), dict) else None
+    return Message(field(m, "messageId", str, path + "."), role,
+                   tuple(part_from_wire(d, p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
+                   field(m, "contextId", str, path + ".", default=None),
+                   field(m, "taskId", str, path + ".", default=None), metadata)
+
+
+def task_from_wire(d: Dialect, value: Any, path: str = "task") -> Task:
+    t = obj(value, path)
+    status = obj(t.get("status"), path + ".status")
+    state = one_of(status.get("state"), {wire: ours for ours, wire in d.states.items()},
+                   path + ".status.state")
+    artifacts = []
+    for i, a in enumerate(field(t, "artifacts", list, path + ".", default=[])):
+        where = f"{path}.artifacts[{i}]"
+        artifact = obj(a, where)
+        parts = field(artifact, "parts", list, where + ".")
+        artifacts.append(Artifact(field(artifact, "artifactId", str, where + "."),
+                                  tuple(part_from_wire(d, p, f"{where}.parts[{j}]")
+                                        for j, p in enumerate(parts)),
+                                  optional_str(artifact, "name")))
+    note = None
+    if "message" in status and state is not TaskState.COMPLETED:
+        note = message_from_wire(d, status["message"], path + ".status.message").text
+    return Task(field(t, "id", str, path + "."), (state,), tuple(artifacts), note,
+                field(t, "contextId", str, path + ".", default=None),
+                timestamp=optional_str(status, "timestamp"))
+
+
+def reply_as_task(d: Dialect, value: Any) -> Task:
+    """A direct Message answer (no task was made) read as a completed task, so the
+    support agent handles both answers A2A allows in one way."""
+    reply = message_from_wire(d, value, "message")
+    return Task(f"(reply {reply.message_id})", (TaskState.COMPLETED,),
+                (Artifact("reply", reply.parts),), context_id=reply.context_id)
+
+
+# -- the skills on a card: spelled alike in both versions (spec: AgentSkill) ---------------
+
+def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
+    return [{"id": s.id, "name": s.name or s.id, "description": s.description,
+             "tags": list(s.tags)} for s in card.skills]
+
+
+def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
+    caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": False}
+    schemas = {s.id: s.input_schema for s in card.skills if s.input_schema}
+    if schemas:  # AgentSkill has no schema field; an extension on the card carries them
+        caps["extensions"] = [{"uri": INPUT_SCHEMA_EXTENSION, "required": False,
+                               "description": "JSON Schema of each skill's input, by skill id",
+                               "params": schemas}]
+    return caps
+
+
+def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
+    caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+    extensions = caps.get("extensions") if isinstance(caps.get("extensions"), list) else []
+    schemas = next((e["params"] for e in extensions if isinstance(e, dict)
+                    and e.get("uri") == INPUT_SCHEMA_EXTENSION
+                    and isinstance(e.get("params"), dict)), {})
+    skills = []
+    for i, value in enumerate(field(card, "skills", list)):
+        s, where = obj(value, f"skills[{i}]"), f"skills[{i}]."
+        skill_id = field(s, "id", str, where)
+        schema = schemas.get(skill_id)
+        skills.append(AgentSkill(skill_id, field(s, "description", str, where, default=""),
+                                 name=field(s, "name", str, where, default=""),
+                                 tags=tuple(strings(field(s, "tags", list, where, default=[]),
+                                                    where + "tags")),
+                                 input_schema=schema if isinstance(schema, dict) else None))
+    return tuple(skills)
+
+
+def auth_schemes(schemes: Any, is_bearer) -> tuple[str, ...]:
+    """The card's security scheme names, "bearer" for an HTTP bearer scheme, or ("none",)."""
+    found = []
+    for name, scheme in obj(schemes, "securitySchemes").items():
+        found.append("bearer" if is_bearer(obj(scheme, f"securitySchemes.{name}")) else name)
+    return tuple(found) or ("none",)
+
+
+def history_length(params: dict[str, Any]) -> int | None:
+    length = params.get("historyLength")
+    if length is not None and (type(length) is not int or length < 0):
+        raise WireError("historyLength must be a whole number")
+    return length
+
+
+def task_id(params: Any) -> str:
+    return field(obj(params, "params"), "id", str)

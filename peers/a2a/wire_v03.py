@@ -1,0 +1,102 @@
+"""A2A 0.3 over JSON-RPC: message/send, tasks/get, tasks/cancel, and the 0.3 card.
+
+Spec: A2A v0.3.0 (specification/json/a2a.json and docs/specification.md sections 5, 7, 9):
+every object carries a `kind`, states are lowercase kebab-case (`completed`,
+`input-required`), roles are `user`/`agent`, and message/send answers a bare Task or
+Message. This is the wire seed 000's client and server speak. There is no version header
+in 0.3. Implements wire.WireFormat, plus get/cancel; the shared shapes are in wire_message.py.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a import wire_message as shapes
+from peers.a2a.fields import WireError, field, obj, url
+from peers.a2a.model import AgentCard, Message, Task, TaskState
+from transports.jsonrpc import JsonRpcError
+
+NAME = "0.3"
+HEADERS: dict[str, str] = {}
+SEND_METHOD = "message/send"
+METHODS = {"message/send": "send", "tasks/get": "get", "tasks/cancel": "cancel",
+           "message/stream": "stream", "tasks/resubscribe": "subscribe",
+           **{f"tasks/pushNotificationConfig/{verb}": "push" for verb in ("set", "get", "list", "delete")},
+           "agent/getAuthenticatedExtendedCard": "authenticated-extended-card"}
+DIALECT = shapes.Dialect("0.3", kind=True, states={s: s.value for s in TaskState},
+                         roles={"user": "user", "agent": "agent"})
+
+
+def card_to_wire(card: AgentCard) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "protocolVersion": "0.3.0",
+        "name": card.name,
+        "description": card.description,
+        "url": card.url,
+        "preferredTransport": "JSONRPC",
+        "version": card.version,
+        "capabilities": shapes.capabilities_to_wire(card),
+        "defaultInputModes": ["application/json", "text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": shapes.skills_to_wire(card),
+    }
+    if "bearer" in card.auth_schemes:
+        document["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+        document["security"] = [{"bearer": []}]
+    return document
+
+
+def card_from_wire(document: Any) -> AgentCard:
+    card = obj(document, "card")
+    version = field(card, "protocolVersion", str)
+    if version.split(".")[:2] != ["0", "3"]:
+        raise WireError(f"protocolVersion {version[:20]!r} is not 0.3")
+    if card.get("preferredTransport", "JSONRPC") != "JSONRPC":
+        raise WireError("preferredTransport is not JSONRPC")
+    capabilities = obj(card.get("capabilities", {}), "capabilities")
+    return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
+                     url(field(card, "url", str)), field(card, "version", str, default=""),
+                     shapes.skills_from_wire(card), streaming=capabilities.get("streaming") is True,
+                     auth_schemes=shapes.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
+
+
+def _is_bearer(scheme: dict[str, Any]) -> bool:
+    return scheme.get("type") == "http" and isinstance(scheme.get("scheme"), str) \
+        and scheme["scheme"].lower() == "bearer"
+
+
+def send_params(message: Message) -> dict[str, Any]:
+    return {"message": shapes.message_to_wire(DIALECT, message)}
+
+
+def message_from_params(params: Any) -> Message:
+    return shapes.message_from_wire(DIALECT, obj(params, "params").get("message"))
+
+
+def send_result(task: Task) -> dict[str, Any]:
+    return task_to_wire(task)  # 0.3: the bare Task
+
+
+def task_from_result(result: Any) -> Task:
+    answer = obj(result, "result")
+    if answer.get("kind") == "task":
+        return shapes.task_from_wire(DIALECT, answer, "result")
+    if answer.get("kind") == "message":
+        return shapes.reply_as_task(DIALECT, answer)
+    raise WireError("result.kind must be 'task' or 'message'")
+
+
+def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any]:
+    return shapes.task_to_wire(DIALECT, task, history_length=history_length)
+
+
+def task_query(params: Any) -> tuple[str, int | None]:
+    """tasks/get / tasks/cancel: the task's id and, for tasks/get, how much history to send."""
+    return shapes.task_id(params), shapes.history_length(params)
+
+
+def check_version(requested: str | None) -> None:
+    return None  # 0.3 has no version header; an empty one means 0.3
+
+
+def error_data(error: JsonRpcError) -> Any:
+    return error.data  # 0.3's data is free-form; we send none

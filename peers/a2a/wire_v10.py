@@ -1,0 +1,141 @@
+"""A2A 1.0 over JSON-RPC: SendMessage, GetTask, CancelTask, ListTasks, and the 1.0 card.
+
+Spec: A2A 1.0 sections 5.3 (methods), 5.5-5.6 (JSON: camelCase, SCREAMING_SNAKE enums,
+no `kind`), 8 (the Agent Card: supportedInterfaces, securitySchemes), 9 (JSON-RPC binding,
+errors with google.rpc details) and 3.6 (versioning). Every request carries the header
+`A2A-Version: 1.0`; a 1.0 method asked for under another version, or none (which means
+0.3), is answered with -32009 VersionNotSupported, as the spec and the official SDK do.
+Implements wire.WireFormat, plus get/cancel/list; the shared shapes are in wire_message.py.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a import wire_message as shapes
+from peers.a2a.errors import VersionNotSupported, error_details
+from peers.a2a.fields import WireError, field, obj, url
+from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskState
+from transports.jsonrpc import JsonRpcError
+
+NAME = "1.0"
+HEADERS = {"A2A-Version": "1.0"}  # on every request (spec 3.6.1)
+SEND_METHOD = "SendMessage"
+METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "ListTasks": "list",
+           "SendStreamingMessage": "stream", "SubscribeToTask": "subscribe",
+           "CreateTaskPushNotificationConfig": "push", "GetTaskPushNotificationConfig": "push",
+           "ListTaskPushNotificationConfigs": "push", "DeleteTaskPushNotificationConfig": "push",
+           "GetExtendedAgentCard": "extended-card"}
+DIALECT = shapes.Dialect("1.0", kind=False,
+                         states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState},
+                         roles={"user": "ROLE_USER", "agent": "ROLE_AGENT"})
+MAX_PAGE_TOKEN = 9  # digits: a page token is an offset into at most a few thousand tasks
+
+
+def card_to_wire(card: AgentCard) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "name": card.name,
+        "description": card.description,
+        "version": card.version,
+        "supportedInterfaces": [{"url": card.url, "protocolBinding": "JSONRPC",
+                                 "protocolVersion": "1.0"}],
+        "capabilities": shapes.capabilities_to_wire(card),
+        "defaultInputModes": ["application/json", "text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": shapes.skills_to_wire(card),
+    }
+    if "bearer" in card.auth_schemes:
+        document["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
+        document["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]
+    return document
+
+
+def card_from_wire(document: Any) -> AgentCard:
+    card = obj(document, "card")
+    endpoint = None
+    for i, interface in enumerate(field(card, "supportedInterfaces", list)):
+        interface = obj(interface, f"supportedInterfaces[{i}]")
+        version = str(interface.get("protocolVersion", "")).split(".")[:2]
+        if interface.get("protocolBinding") == "JSONRPC" and version == ["1", "0"]:
+            endpoint = url(field(interface, "url", str, f"supportedInterfaces[{i}]."),
+                           f"supportedInterfaces[{i}].url")
+            break
+    if endpoint is None:
+        raise WireError("supportedInterfaces has no JSONRPC interface for protocol 1.0")
+    capabilities = obj(card.get("capabilities", {}), "capabilities")
+    return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
+                     endpoint, field(card, "version", str, default=""), shapes.skills_from_wire(card),
+                     streaming=capabilities.get("streaming") is True,
+                     auth_schemes=shapes.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
+
+
+def _is_bearer(scheme: dict[str, Any]) -> bool:
+    http = scheme.get("httpAuthSecurityScheme")
+    return isinstance(http, dict) and isinstance(http.get("scheme"), str) \
+        and http["scheme"].lower() == "bearer"
+
+
+def send_params(message: Message) -> dict[str, Any]:
+    return {"message": shapes.message_to_wire(DIALECT, message)}
+
+
+def message_from_params(params: Any) -> Message:
+    return shapes.message_from_wire(DIALECT, obj(params, "params").get("message"))
+
+
+def send_result(task: Task) -> dict[str, Any]:
+    return {"task": task_to_wire(task)}  # 1.0 wraps the result: {"task"} or {"message"}
+
+
+def task_from_result(result: Any) -> Task:
+    answer = obj(result, "result")
+    if "task" in answer:
+        return shapes.task_from_wire(DIALECT, answer["task"])
+    if "message" in answer:
+        return shapes.reply_as_task(DIALECT, answer["message"])
+    raise WireError("result holds neither a task nor a message")
+
+
+def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any]:
+    return shapes.task_to_wire(DIALECT, task, history_length=history_length)
+
+
+def task_query(params: Any) -> tuple[str, int | None]:
+    """GetTask / CancelTask: the task's id and, for GetTask, how much history to send."""
+    return shapes.task_id(params), shapes.history_length(params)
+
+
+def list_query(params: Any) -> ListQuery:
+    p = {} if params is None else obj(params, "params")
+    states = {spelling: state for state, spelling in DIALECT.states.items()}
+    state = None
+    if "status" in p:
+        state = states.get(p["status"]) if isinstance(p["status"], str) else None
+        if state is None:
+            raise WireError(f"status must be one of {sorted(states)}")
+    size = p.get("pageSize", 50)
+    if type(size) is not int or not 1 <= size <= 100:
+        raise WireError("pageSize must be an integer from 1 to 100")
+    token = p.get("pageToken", "") or "0"
+    if not (isinstance(token, str) and token.isascii() and token.isdigit()
+            and len(token) <= MAX_PAGE_TOKEN):
+        raise WireError("pageToken must be a token from an earlier ListTasks")
+    context = field(p, "contextId", str, default=None)
+    return ListQuery(context, state, size, int(token), shapes.history_length(p))
+
+
+def list_result(tasks: list[Task], query: ListQuery) -> dict[str, Any]:
+    page = tasks[query.offset:query.offset + query.page_size]
+    more = query.offset + query.page_size < len(tasks)
+    return {"tasks": [task_to_wire(t, query.history_length) for t in page],
+            "nextPageToken": str(query.offset + query.page_size) if more else "",
+            "pageSize": query.page_size, "totalSize": len(tasks)}
+
+
+def check_version(requested: str | None) -> None:
+    if not requested or requested.strip().split(".")[:2] != ["1", "0"]:
+        raise VersionNotSupported(f"A2A-Version {(requested or '(none, meaning 0.3)')[:20]} "
+                                  "asked for a 1.0 method; send 'A2A-Version: 1.0'")
+
+
+def error_data(error: JsonRpcError) -> Any:
+    return error.data if error.data is not None else error_details(error)

@@ -1,0 +1,106 @@
+"""How a peer answers JSON-RPC: every wire's method names, mapped onto the peer core.
+
+A served peer answers the essay's, 0.3's and 1.0's methods on one endpoint, choosing by
+method name (the names never collide across versions). Each wire module says which
+operation each of its names asks for (`METHODS`); this module maps those operations onto
+`Peer`, and is where what a wire could not read becomes -32602. An operation the peer's
+card does not declare (streaming, push notifications, an extended card) is refused with
+the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4).
+Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 3.6 (versions).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+from peers.a2a import wire
+from peers.a2a.errors import (ExtendedAgentCardNotConfigured, PushNotificationNotSupported,
+                              UnsupportedOperation)
+from peers.a2a.fields import WireError
+from peers.a2a.wire import WireFormat
+from peers.peer import Peer
+from transports.jsonrpc import Handler, InvalidParams, JsonRpcError
+
+
+class Caller(NamedTuple):
+    """What a method may know of who is calling: the context dispatch() passes."""
+
+    owner: str  # whose tasks it may see: its credential, or "" where none are checked
+    version: str | None  # the A2A-Version header, if any (1.0 methods require "1.0")
+
+
+def _send(w: WireFormat, peer: Peer) -> Handler:
+    def send(params: Any, caller: Caller) -> Any:
+        message = read(w.message_from_params, params)
+        if message.role != "user":
+            raise InvalidParams("message.role must be the user's")
+        return w.send_result(peer.send_message(message, owner=caller.owner))
+    return send
+
+
+def _get(w: Any, peer: Peer) -> Handler:
+    def get(params: Any, caller: Caller) -> Any:
+        task_id, history_length = read(w.task_query, params)
+        return w.task_to_wire(peer.get_task(task_id, owner=caller.owner), history_length)
+    return get
+
+
+def _cancel(w: Any, peer: Peer) -> Handler:
+    def cancel(params: Any, caller: Caller) -> Any:
+        task_id, _ = read(w.task_query, params)
+        return w.task_to_wire(peer.cancel_task(task_id, owner=caller.owner))
+    return cancel
+
+
+def _list(w: Any, peer: Peer) -> Handler:
+    def list_tasks(params: Any, caller: Caller) -> Any:
+        query = read(w.list_query, params)
+        return w.list_result(peer.list_tasks(query, owner=caller.owner), query)
+    return list_tasks
+
+
+def _refusal(error: type[JsonRpcError], why: str) -> Callable[[WireFormat, Peer], Handler]:
+    def refuse(params: Any, caller: Caller) -> Any:
+        raise error(why)
+    return lambda w, peer: refuse
+
+
+OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
+    "send": _send, "get": _get, "cancel": _cancel, "list": _list,
+    "stream": _refusal(UnsupportedOperation, "this agent does not stream (capabilities.streaming is false)"),
+    "subscribe": _refusal(UnsupportedOperation, "this agent does not stream (capabilities.streaming is false)"),
+    "push": _refusal(PushNotificationNotSupported, "this agent does not send push notifications"),
+    "extended-card": _refusal(UnsupportedOperation, "this agent declares no extended card"),
+    "authenticated-extended-card": _refusal(ExtendedAgentCardNotConfigured,
+                                            "this agent has no extended card"),
+}
+
+
+def method_table(peer: Peer) -> dict[str, Handler]:
+    """Every JSON-RPC method of every wire, for `peer`: the table dispatch() looks in."""
+    table = {}
+    for name in wire.NAMES:
+        w = wire.by_name(name)
+        for method, operation in w.METHODS.items():
+            table[method] = _in_version(w, OPERATIONS[operation](w, peer))
+    return table
+
+
+def _in_version(w: WireFormat, handler: Handler) -> Handler:
+    """The version check first (1.0 methods need A2A-Version: 1.0), and every A2A error
+    with the data that version attaches (1.0: an ErrorInfo)."""
+    def answer(params: Any, caller: Caller) -> Any:
+        try:
+            w.check_version(caller.version)
+            return handler(params, caller)
+        except JsonRpcError as exc:
+            exc.data = w.error_data(exc)
+            raise
+    return answer
+
+
+def read(reader: Callable[[Any], Any], params: Any) -> Any:
+    """What a wire reads from params; a shape it cannot read is the caller's -32602."""
+    try:
+        return reader(params)
+    except WireError as exc:
+        raise InvalidParams(str(exc)) from None

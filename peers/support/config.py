@@ -1,0 +1,119 @@
+"""Reading the support agent's data files, registry.json, allowlist.json and its tokens.
+
+Essay: "a tiny registry so the support agent can find where a peer lives" and "an
+allowlist of agents we trust". Both are plain JSON a learner edits by hand, so every
+mistake is reported as one line naming the file, and the line and column or the field:
+`allowlist.json:4:7: not valid JSON (Expecting ',' delimiter)`,
+`registry.json: peers[1].cardUrl must be an http(s) URL`. Each file's shape is a JSON
+Schema checked by the one checker (peers/a2a/schema.py); keys starting with "_" are
+notes for people and are skipped; any other unknown key is an error (a typo such as
+"endpont" must not silently drop a trust rule).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from peers.a2a.schema import check
+from transports.base import is_http_url
+from transports.jsonrpc import loads_strict
+
+
+class ConfigError(Exception):
+    """A data file is missing or wrong. The message is one line, fit to show the user."""
+
+
+class AllowEntry(NamedTuple):
+    name: str  # the name on the peer's card
+    endpoint: str  # the URL frames to that peer go to, as vetted
+
+
+def _list_of(item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": item}
+
+
+def _entry(*keys: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {k: {"type": "string", "minLength": 1} for k in keys},
+            "required": list(keys), "additionalProperties": False}
+
+
+REGISTRY = {"type": "object", "properties": {"peers": _list_of(_entry("cardUrl"))},
+            "required": ["peers"], "additionalProperties": False}
+ALLOWLIST = {"type": "object", "properties": {"trusted": _list_of(_entry("name", "endpoint"))},
+             "required": ["trusted"], "additionalProperties": False}
+TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}},
+          "required": ["tokens"], "additionalProperties": False}
+
+
+def load_registry(path: str) -> list[str]:
+    """The Agent Card URLs the registry lists, in order."""
+    doc = _load(path, REGISTRY)
+    return [_url(entry["cardUrl"], f"peers[{i}].cardUrl", path) for i, entry in enumerate(doc["peers"])]
+
+
+def load_allowlist(path: str) -> list[AllowEntry]:
+    doc = _load(path, ALLOWLIST)
+    return [AllowEntry(entry["name"], _url(entry["endpoint"], f"trusted[{i}].endpoint", path))
+            for i, entry in enumerate(doc["trusted"])]
+
+
+def load_credentials(path: str) -> dict[str, str]:
+    """The support agent's own credential store: {"tokens": {endpoint URL: bearer token}}.
+
+    Keyed by the exact endpoint a token was issued for (its audience), so a token is only
+    ever sent to that endpoint: never to another host, and never inside a JSON-RPC payload.
+    """
+    tokens = _load(path, TOKENS)["tokens"]
+    for endpoint, token in tokens.items():
+        _url(endpoint, f"tokens[{endpoint[:60]!r}]", path)
+        if not isinstance(token, str) or not token or not token.isprintable() or " " in token:
+            raise ConfigError(f"{path}: the token for {endpoint} must be a non-empty string "
+                              "without spaces or control characters")
+    return dict(tokens)
+
+
+def _load(path: str, schema: dict[str, Any]) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    if text.startswith("\ufeff"):
+        raise ConfigError(f"{path}: starts with a byte order mark; save it as UTF-8 without one")
+    try:
+        doc = loads_strict(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{_where_json_broke(exc)}") from None
+    except ValueError as exc:  # a duplicate key, or nesting deeper than any config needs
+        raise ConfigError(f"{path}: not usable JSON ({exc})") from None
+    problem = check(_without_notes(doc), schema, "")
+    if problem:
+        raise ConfigError(f"{path}: {problem}")
+    return doc
+
+
+def _without_notes(value: Any) -> Any:
+    """The document without its "_" keys, which are notes for people."""
+    if isinstance(value, dict):
+        return {k: _without_notes(v) for k, v in value.items() if not k.startswith("_")}
+    if isinstance(value, list):
+        return [_without_notes(v) for v in value]
+    return value
+
+
+def _where_json_broke(exc: json.JSONDecodeError) -> str:
+    """line:column: why. json reports `[1, 2,]` at the "]"; a person looks for the comma."""
+    before = exc.doc[:exc.pos].rstrip()
+    if before.endswith(",") and exc.doc[exc.pos:exc.pos + 1] in ("]", "}"):
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1)
+        return f"{line}:{column}: not valid JSON (a trailing comma: JSON allows none)"
+    return f"{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})"
+
+
+def _url(value: str, where: str, path: str) -> str:
+    if not is_http_url(value):
+        raise ConfigError(f"{path}: {where} must be an http(s) URL, not {value[:80]!r}")
+    return value

@@ -1,0 +1,180 @@
+"""The command line: `a2a_delegation.py [flags]` and `a2a_delegation.py serve NAME [flags]`.
+
+Each flag is written once, in the FLAGS and SERVE_FLAGS tables: its name, default and
+help. From them come both --help (argparse) and the options of a run with no flags at
+all, which never loads argparse (the essay's run has a start-up budget and nothing to
+parse). A bad value is one line and exit status 2, argparse's own convention.
+"""
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+from typing import Any, NamedTuple
+
+
+class Flag(NamedTuple):
+    name: str  # "--registry", or a positional's name
+    default: Any
+    help: str
+    group: str = ""  # the --help section
+    options: dict[str, Any] = {}  # more argparse keywords: choices, type, action, metavar
+
+    @property
+    def dest(self) -> str:
+        return self.options.get("dest") or self.name.lstrip("-").replace("-", "_")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise _bad(f"{text!r} is not a number of seconds between 0 and 3600")
+    return value
+
+
+def _port(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise _bad(f"{text!r} is not a port number (0-65535)")
+    return int(text)
+
+
+def _base_url(text: str) -> str:
+    from transports.base import is_http_url
+    if not is_http_url(text):
+        raise _bad(f"{text!r} is not an http(s) base URL such as http://billing.internal:8001")
+    return text
+
+
+def _bad(message: str) -> Exception:
+    import argparse
+    return argparse.ArgumentTypeError(message)
+
+
+MODEL, LEARN = "letting a model choose the delegation (generate())", "watching, stepping, saving"
+FLAGS = (
+    Flag("--registry", None, "where peers live: a list of Agent Card URLs (default: the "
+         "registry.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
+    Flag("--allowlist", None, "which peers are trusted, by card name and endpoint (default: "
+         "the allowlist.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
+    Flag("--credentials", None, 'the support agent\'s tokens, {"tokens": {endpoint: token}}; each '
+         "is sent only to its own endpoint (default: $A2A_CREDENTIALS)", options={"metavar": "PATH"}),
+    Flag("--allow-untrusted", [], "delegate to this peer even though it is not allowlisted; its "
+         "output is tagged UNTRUSTED and kept apart (repeatable)",
+         options={"action": "append", "metavar": "NAME"}),
+    Flag("--transport", "in-process", "in-process: the shim, no sockets (default); http: serve the "
+         "demo peers on 127.0.0.1 and talk to every peer over real HTTP",
+         options={"choices": ["in-process", "http"]}),
+    Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
+         "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
+         "others, what each card declares)", options={"choices": ["essay", "0.3", "1.0"]}),
+    Flag("--timeout", 10.0, "how long one exchange with a peer may take, over HTTP "
+         "(default: %(default)s)", options={"type": _seconds, "metavar": "SECONDS"}),
+    Flag("--request", None, 'a customer\'s request, e.g. \'Please refund $180 on order ORD-3300\' '
+         "(single quotes: in double quotes the shell expands $1): the model (by default an offline "
+         "stand-in) picks the peer, skill and input; the trust gate still decides", MODEL,
+         {"metavar": "TEXT"}),
+    Flag("--generate", None, "use this Python callable, generate(prompt) -> str, as the model",
+         MODEL, {"metavar": "MODULE:FUNCTION"}),
+    Flag("--llm-url", None, "use an OpenAI-compatible chat-completions endpoint, e.g. "
+         "http://localhost:11434/v1", MODEL, {"metavar": "URL"}),
+    Flag("--llm-model", None, "the model name for --llm-url", MODEL, {"metavar": "NAME"}),
+    Flag("--llm-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key "
+         "(default: %(default)s; unset means no key)", MODEL, {"metavar": "VAR"}),
+    Flag("--llm-timeout", 60.0, "how long to wait for the model (default: %(default)s)", MODEL,
+         {"type": _seconds, "metavar": "SECONDS"}),
+    Flag("--show-prompts", False, "print every prompt and answer, exactly as the model saw them",
+         MODEL, {"action": "store_true"}),
+    Flag("--scenario", None, "injection: the rogue's card tells the model to delegate to it, and "
+         "the model (a deliberately gullible stand-in unless you plug one in) obeys; watch the "
+         "trust gate refuse anyway", MODEL, {"choices": ["injection"]}),
+    Flag("--step", False, "before each frame leaves, show it and wait: Enter sends it, q stops",
+         LEARN, {"action": "store_true"}),
+    Flag("--break", False, "stop in the Python debugger before each frame leaves (inspect "
+         "`request`; `c` sends it, `q` stops)", LEARN, {"action": "store_true", "dest": "debugger"}),
+    Flag("--trace", None, "write every frame, line and trust decision as JSON lines", LEARN,
+         {"metavar": "FILE.jsonl"}),
+    Flag("--replay", None, "print a saved trace again as the live run did, with no peers", LEARN,
+         {"metavar": "FILE.jsonl"}),
+    Flag("--diagram", None, "draw the run as a sequence diagram: .svg, .html or .mmd (Mermaid)",
+         LEARN, {"metavar": "FILE"}),
+    Flag("--no-color", False, "no colour (also when NO_COLOR is set, TERM is dumb, or output is "
+         "not a terminal)", LEARN, {"action": "store_true"}),
+    Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
+         LEARN, {"action": "store_true"}),
+    Flag("--quiet", False, "print only the outcome lines", LEARN, {"action": "store_true"}),
+)
+SERVE_FLAGS = (
+    Flag("peer", None, "which peer to serve"),
+    Flag("--wire", "essay", "which card to serve (the endpoint answers all three wires' methods "
+         "either way; default: %(default)s)", options={"choices": ["essay", "0.3", "1.0"]}),
+    Flag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)"),
+    Flag("--port", 0, "port to listen on (default: 0, any free port)", options={"type": _port}),
+    Flag("--url", None, "the base URL the card advertises, when clients reach this server by "
+         "another name than HOST:PORT (default: http://HOST:PORT)",
+         options={"type": _base_url, "metavar": "BASE"}),
+    Flag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
+         "else a fresh random one, printed at start)"),
+)
+
+
+def defaults() -> SimpleNamespace:
+    """The options of a run with no flags: each flag's default, argparse not loaded."""
+    options = SimpleNamespace(command="run", **{f.dest: f.default for f in FLAGS})
+    options.allow_untrusted = []
+    return _from_environment(options)
+
+
+def parse(argv: list[str], *, servable: tuple[str, ...]) -> SimpleNamespace:
+    """The run's flags, or `serve NAME ...` (NAME one of `servable`)."""
+    if not argv:
+        return defaults()
+    import argparse
+    serving = argv[0] == "serve"
+    parser = argparse.ArgumentParser(
+        prog="a2a_delegation.py serve" if serving else "a2a_delegation.py",
+        description="Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until Ctrl-C "
+                    "or SIGTERM." if serving else
+        "Watch a support agent discover, trust or refuse, and delegate to A2A peers over "
+        "JSON-RPC, every frame printed. 'a2a_delegation.py serve NAME --help' runs one peer "
+        "as an HTTP server.",
+        epilog=None if serving else "Exit status: 0 when every peer was handled, 1 when a "
+        "delegation failed, 2 for bad input (a data file, a flag, or a registry entry whose "
+        "card cannot be fetched).")
+    groups: dict[str, Any] = {}
+    for flag in SERVE_FLAGS if serving else FLAGS:
+        group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
+                                  if flag.group else parser)
+        options = {"choices": servable} if flag.name == "peer" else dict(flag.options)
+        if flag.name.startswith("-"):
+            options.update(default=flag.default, dest=flag.dest)
+            if options.get("action") == "append":
+                options["default"] = []  # a fresh list per run, never the table's
+        group.add_argument(flag.name, help=flag.help, **options)
+    options = parser.parse_args(argv[1:] if serving else argv, namespace=SimpleNamespace(
+        command="serve", no_color=False, quiet=False) if serving else SimpleNamespace(command="run"))
+    if not serving:
+        _check_run(parser, options)
+    return _from_environment(options)
+
+
+def _check_run(parser: Any, options: SimpleNamespace) -> None:
+    """What argparse cannot say about one flag alone."""
+    if options.verbose and options.quiet:
+        parser.error("--verbose and --quiet cannot be used together")
+    if options.diagram and not options.diagram.lower().endswith((".svg", ".html", ".mmd")):
+        parser.error("--diagram FILE must end in .svg, .html or .mmd")
+    if options.llm_url and not options.llm_model:
+        parser.error("--llm-url needs --llm-model")
+    if options.scenario == "injection" and options.request is None:
+        options.request = "Please refund $180 on order ORD-3300"
+
+
+def _from_environment(options: SimpleNamespace) -> SimpleNamespace:
+    """Secrets and paths that may come from the environment instead of the command line."""
+    if options.command == "serve":
+        options.token = options.token or os.environ.get("A2A_SERVE_TOKEN")
+    else:
+        options.credentials = options.credentials or os.environ.get("A2A_CREDENTIALS")
+    return options

@@ -1,0 +1,82 @@
+"""The one output path: a `Console` the story says each line to, with what kind it is.
+
+Everything printed passes here: story lines (`console.say(text, Kind.TRUSTED)`) and
+frames (the FramePrinter calls `console.frame(text, frame)`). Because each line says
+what it is, colour and --quiet follow the story's meaning, never the wording:
+- colour by kind and direction, on a stream that is a terminal, unless NO_COLOR is set,
+  TERM is dumb, or --no-color (https://no-color.org); stdout and stderr decide apart;
+- --quiet keeps only outcomes (trust decisions, results, refusals, escalations) and errors;
+- listeners (the --trace recorder) receive every line uncoloured, with its kind and facts.
+Errors go to stderr, one line each, so a script can tell them from the story.
+A Console is made per run and passed along: there is no global output state.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import Any, Callable, TextIO
+
+from transports.printer import Frame
+
+Listener = Callable[[str, "Kind", dict[str, Any]], None]
+
+
+class Kind(Enum):
+    """What a printed line is, in the story's terms: (value, colour, is an outcome)."""
+
+    BANNER = ("banner", None, False)  # the [transport] line, the closing comparison
+    STORY = ("story", None, False)  # discovery, a task's lifecycle, the model's steps
+    TRUSTED = ("trusted", "32", True)  # the gate let a vetted peer through; its result
+    UNTRUSTED = ("untrusted", "33", True)  # an unvetted peer the user opted in to; its result
+    REFUSED = ("refused", "31", True)  # the gate refused a peer; nothing was sent
+    ESCALATED = ("escalated", "33", True)  # a task paused or failed: a person decides
+    MODEL = ("model", None, True)  # what the model chose; the gate decides after it
+    FRAME = ("frame", None, False)  # a frame that crossed the transport (coloured by direction)
+    ERROR = ("error", "31", True)  # a failure, to stderr
+
+    def __init__(self, label: str, colour: str | None, is_outcome: bool) -> None:
+        self.label, self.colour, self.is_outcome = label, colour, is_outcome
+
+
+FRAME_COLOURS = {"-->": "36", "<--": "34"}  # sent cyan, received blue; an HTTP error red
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Colour only for a person at a terminal that can show it."""
+    return (stream.isatty() and not os.environ.get("NO_COLOR")
+            and os.environ.get("TERM") != "dumb")
+
+
+class Console:
+    def __init__(self, *, colour: bool | None = None, quiet: bool = False,
+                 out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out, self.err = out or sys.stdout, err or sys.stderr
+        self.colour_out = wants_colour(self.out) if colour is None else colour
+        self.colour_err = wants_colour(self.err) if colour is None else colour
+        self.quiet = quiet
+        self.listeners: list[Listener] = []  # --trace: told of every line
+
+    def say(self, text: str = "", kind: Kind = Kind.STORY, **facts: Any) -> None:
+        """Print one story line. `facts` (peer, verdict ...) go to listeners only."""
+        for listener in self.listeners:
+            listener(text, kind, facts)
+        if kind is Kind.ERROR:
+            self.out.flush()  # keep the error in its place among the lines before it
+            self.err.write(_paint(f"error: {text}", kind.colour, self.colour_err) + "\n")
+            self.err.flush()
+        elif not self.quiet or kind.is_outcome:
+            self.out.write(_paint(text, kind.colour, self.colour_out) + "\n")
+
+    def frame(self, text: str, frame: Frame) -> None:
+        """Print one frame line for the FramePrinter (hidden by --quiet)."""
+        for listener in self.listeners:
+            listener(text, Kind.FRAME, {})
+        if not self.quiet:
+            failed = frame.status is not None and frame.status >= 400
+            colour = "31" if failed else FRAME_COLOURS[frame.direction]
+            self.out.write(_paint(text, colour, self.colour_out) + "\n")
+
+
+def _paint(text: str, colour: str | None, enabled: bool) -> str:
+    return f"\x1b[{colour}m{text}\x1b[0m" if colour and enabled and text else text

@@ -1,0 +1,73 @@
+"""What can go wrong when we call a peer: one family of exceptions, `PeerError`.
+
+These are the client side's errors, kept apart from the server side's (`jsonrpc.JsonRpcError`,
+which a server raises on purpose to answer with an error object), as h11 keeps local and
+remote errors apart. The class says who is at fault:
+
+- `TransportError`: no exchange happened, or it broke off (nothing listens, a timeout,
+  a hang-up, a reply too large or not HTTP at all).
+- `HttpRefusal`: the peer answered at the HTTP level instead of with JSON-RPC (401, 404 ...).
+- `RemoteError`: the peer answered with a JSON-RPC error object: it understood, and said no.
+- `ProtocolViolation`: the peer answered, but with something the protocol does not allow
+  (not JSON-RPC, the wrong id, a malformed card or task of any shape).
+
+Each can say whether a retry is safe (seed 004: "a failure has to say whether retrying
+is safe and which effects may already have landed"). The support agent catches
+`PeerError` once per stage and turns it into an outcome; nothing a peer sends can get
+past that as a traceback. Essay: Delegation over JSON-RPC. No A2A vocabulary here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+MAY_HAVE_ACTED = ("the request reached the peer and may have been acted on: retry is NOT "
+                  "safe until the peer confirms what happened")
+REFUSED_BEFORE_ACTING = "the peer refused the request before acting; the same request will fail again"
+# JSON-RPC 2.0's own codes are all answered before a method runs, so nothing was done.
+PRE_DISPATCH_CODES = (-32700, -32600, -32601, -32602)
+
+
+class PeerError(Exception):
+    """Anything that went wrong in one exchange with a peer. `str()` is one line."""
+
+    def retry_advice(self) -> str:
+        return MAY_HAVE_ACTED
+
+
+class TransportError(PeerError):
+    """No complete exchange: `sent` says whether the request may have reached the peer."""
+
+    def __init__(self, reason: str, *, sent: bool = False) -> None:
+        super().__init__(reason)
+        self.reason, self.sent = reason, sent
+
+    def retry_advice(self) -> str:
+        return MAY_HAVE_ACTED if self.sent else "nothing was sent, so a retry is safe"
+
+
+class HttpRefusal(PeerError):
+    """The peer answered with an HTTP error status instead of a JSON-RPC response."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(f"HTTP {status}: {reason}")
+        self.status = status
+
+    def retry_advice(self) -> str:
+        if self.status in (401, 403):
+            return "the peer did nothing; retry once the credentials are fixed"
+        return REFUSED_BEFORE_ACTING if self.status < 500 else MAY_HAVE_ACTED
+
+
+class RemoteError(PeerError):
+    """The peer answered with a JSON-RPC error object."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code, self.message, self.data = code, message, data
+
+    def retry_advice(self) -> str:
+        return REFUSED_BEFORE_ACTING if self.code in PRE_DISPATCH_CODES else MAY_HAVE_ACTED
+
+
+class ProtocolViolation(PeerError):
+    """The peer answered, but not with anything the protocol allows."""
