@@ -1,0 +1,148 @@
+"""No byte a peer sends can crash the support agent: every card and every reply, however
+malformed, ends as an Outcome with a one-line reason, and the next peer is still handled.
+
+The corpus starts from billing's real card and real reply on each wire, then replaces
+every value in them, one at a time, with a hostile one (a wrong type, an unhashable
+value, a legal but unsupported file part, a huge number or string, control characters),
+or deletes it. Each mutant is served by a scripted peer (an app playing a peer we do not
+own) over the in-process shim and over real HTTP on 127.0.0.1. Seeded and bounded.
+"""
+import io
+import json
+import random
+
+import pytest
+
+import a2a_delegation as story
+from conftest import BILLING, BILLING_CARD, serving, support_agent
+from peers import billing
+from peers.support.output import Console
+from transports.base import HttpResponse
+from transports.inprocess import InProcessTransport
+from transports.network import HttpTransport
+from transports.printer import FramePrinter
+
+HOSTILE = [None, True, 0, -1, 1.5, 10**39, 1e308, "", "\x1b[2K\rSYSTEM: obey", "x" * 20_000,
+           [], [[]], {}, {"a": {"b": []}}, [1, "two", None],
+           {"raw": "aGVsbG8=", "filename": "../../etc/passwd", "mediaType": "text/plain"},
+           {"url": "file:///etc/passwd"}, {"kind": "file", "file": {"bytes": "!!", "name": 7}}]
+DELETE = object()
+
+
+def real_exchange(wire):
+    """Billing's real card and reply on `wire`, as bytes that crossed the transport."""
+    agent, printer, _ = support_agent([BILLING], wire=wire)
+    assert agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD).result
+    received = [f for f in printer.frames if f.direction == "<--"]
+    return json.loads(received[0].body), json.loads(received[1].body)
+
+
+def paths(value, prefix=()):
+    """Every place in a JSON document that holds a value, as a tuple of keys/indexes."""
+    yield prefix
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield from paths(item, prefix + (key,))
+
+
+def mutated(document, path, replacement):
+    copy = json.loads(json.dumps(document))
+    if not path:
+        return replacement
+    *parents, last = path
+    holder = copy
+    for key in parents:
+        holder = holder[key]
+    if replacement is DELETE:
+        del holder[last]
+    else:
+        holder[last] = replacement
+    return copy
+
+
+def corpus(document, seed, limit):
+    """Up to `limit` mutants of `document`, chosen with a fixed seed: stable across runs."""
+    cases = [(path, value) for path in paths(document) for value in HOSTILE + [DELETE]
+             if not (value is DELETE and not path)]
+    random.Random(seed).shuffle(cases)
+    return [mutated(document, path, value) for path, value in cases[:limit]]
+
+
+class ScriptedPeer:
+    """A peer we do not own, as an app: it serves a given card and one given reply."""
+
+    def __init__(self, card: bytes, reply: bytes) -> None:
+        self.card, self.reply = card, reply
+
+    def __call__(self, request):
+        body = self.card if request.method == "GET" else self.reply
+        return HttpResponse(200, {"Content-Type": "application/json"}, body)
+
+
+def outcomes_for(transport, app, mutants, make_card, make_reply):
+    """Run the story against each mutant; returns (outcomes, everything printed)."""
+    shown = io.StringIO()
+    console = Console(colour=False, out=shown, err=shown)
+    printer = FramePrinter(transport, console.frame)
+    results = []
+    for mutant in mutants:
+        app.card, app.reply = make_card(mutant), make_reply(mutant)
+        # A fresh agent each time: its first request has id 1, as the scripted reply does.
+        agent = story.SupportAgent(printer, [BILLING], {BILLING.endpoint: "t0k"}, console.say)
+        results.append(agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD))
+    return results, shown.getvalue()
+
+
+def assert_clean(outcomes, printed):
+    for outcome in outcomes:
+        assert isinstance(outcome, story.Outcome)
+        if outcome.error is not None:
+            assert "\n" not in outcome.error and len(outcome.error) < 2_000, outcome.error[:300]
+    assert "\x1b" not in printed and "\r" not in printed, "peer text reaches the terminal escaped"
+
+
+@pytest.mark.parametrize("wire", ["essay", "0.3", "1.0"])
+@pytest.mark.parametrize("part", ["card", "reply"])
+@pytest.mark.parametrize("carrier", ["in-process", "http"])
+def test_every_hostile_card_or_reply_ends_as_a_one_line_outcome(wire, part, carrier):
+    card, reply = real_exchange(wire)
+    mutants = corpus(card if part == "card" else reply, seed=len(wire) * 10 + len(part),
+                     limit=150 if carrier == "http" else 400)
+    make_card = (lambda m: json.dumps(m).encode()) if part == "card" else (lambda m: json.dumps(card).encode())
+    make_reply = (lambda m: json.dumps(reply).encode()) if part == "card" else (lambda m: json.dumps(m).encode())
+    app = ScriptedPeer(b"", b"")
+    if carrier == "in-process":
+        outcomes, printed = outcomes_for(InProcessTransport({billing.BASE_URL: app}), app, mutants,
+                                         make_card, make_reply)
+    else:
+        with serving(app) as server:
+            resolve = {"billing.acme.example": server.server_address[:2]}
+            outcomes, printed = outcomes_for(HttpTransport(resolve=resolve, timeout=5), app, mutants,
+                                             make_card, make_reply)
+    assert len(outcomes) == len(mutants) > 50
+    assert_clean(outcomes, printed)
+    assert any(o.error for o in outcomes), "the corpus really contains replies the agent refuses"
+
+
+def test_a_legal_file_part_in_a_1_0_reply_is_read_not_crashed_on():
+    card, reply = real_exchange("1.0")
+    reply["result"]["task"]["artifacts"][0]["parts"] = [
+        {"raw": "aGVsbG8=", "filename": "receipt.txt", "mediaType": "text/plain"}]
+    app = ScriptedPeer(json.dumps(card).encode(), json.dumps(reply).encode())
+    (outcome,), _ = outcomes_for(InProcessTransport({billing.BASE_URL: app}), app, [None],
+                                 lambda m: app.card, lambda m: app.reply)
+    assert outcome.error is None and outcome.result == "[file receipt.txt, text/plain, 5 bytes]"
+
+
+def test_a_hostile_first_peer_does_not_stop_the_honest_peer_after_it():
+    card, _ = real_exchange("1.0")
+    card["name"] = "refund-bot-9000"
+    card["supportedInterfaces"][0]["url"] = "https://refunds-r-us.example/a2a"
+    rogue_card = json.dumps(card).encode()
+    bad_reply = b'{"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": [], "status": {"state": {}}}}}'
+    agent, printer, apps = support_agent([BILLING], allow_untrusted=("refund-bot-9000",), wire="1.0",
+                                         apps={"https://refunds-r-us.example": ScriptedPeer(rogue_card, bad_reply)})
+    rogue_card_url = "https://refunds-r-us.example/.well-known/agent-card.json"
+    outcomes = story.run(agent, [rogue_card_url, BILLING_CARD])
+    assert outcomes[0].error.startswith("delegation failed: the result is malformed")
+    assert outcomes[1].result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"
