@@ -12,11 +12,13 @@ the essay quotes. Read this file top to bottom; it is the essay's story in order
   6. MCP vertical, A2A horizontal                              (essay: the closing comparison)
 
 then `run()`, which tells the story over any transport, and `main()`, which builds the
-transport: FramePrinter(InProcessTransport(the demo peers)). Every `-->` / `<--` line
-is printed by transports/printer.py from the bytes that really crossed the transport;
-nothing here prints a frame. The peers (peers/) are reached only through the transport,
-as if another team owned them: this file imports none of them. What both sides share,
-the A2A protocol, is in peers/a2a/; the support agent's own modules are in peers/support/.
+transport: FramePrinter(InProcessTransport(the demo peers)). With --request a model
+chooses the delegation instead (peers/support/planner.py), through the same trust gate.
+Every `-->` / `<--` line is printed by transports/printer.py from the bytes that really
+crossed the transport; nothing here prints a frame. The peers (peers/) are reached only
+through the transport, as if another team owned them: this file imports none of them
+(main() starts the demo network that plays them). What both sides share, the A2A
+protocol, is in peers/a2a/; the support agent's own modules are in peers/support/.
 """
 from __future__ import annotations
 
@@ -31,10 +33,10 @@ from peers.a2a import wire as wires
 from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.support.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
-from peers.support.contracts import CONTRACTS
 from peers.support.output import Console, Kind
 from transports import jsonrpc
-from transports.base import HttpResponse, Transport
+from transports.base import Transport
+from transports.codec import loads_strict
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, StopRun, escape
@@ -94,7 +96,7 @@ class SupportAgent:
         """Essay: The Agent Card. Raises PeerError (transports/errors.py) with the reason."""
         response = self.transport.get(card_url, {"Accept": "application/json"})
         if response.status != 200:
-            raise HttpRefusal(response.status, "the card could not be fetched")
+            raise HttpRefusal(response.status, credentials_sent=False)
         document = read_json(response.body, "the card")
         wire = wires.declared_by(document)  # the card says how to speak to its peer
         if self.forced_wire and self.forced_wire.NAME != wire.NAME:
@@ -151,7 +153,7 @@ class SupportAgent:
             headers["Authorization"] = f"Bearer {self.credentials[url]}"
         response = self.transport.post(url, frame, headers)
         if response.status != 200:
-            raise HttpRefusal(response.status, why_refused(response, sent_token=url in self.credentials))
+            raise HttpRefusal(response.status, credentials_sent="Authorization" in headers)
         return jsonrpc.decode_response(response.body, request_id)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
@@ -203,7 +205,7 @@ class SupportAgent:
 def read_json(body: bytes, what: str) -> Any:
     """A peer's bytes as JSON, strictly (transports/jsonrpc.py), or a ProtocolViolation."""
     try:
-        return jsonrpc.loads_strict(body)
+        return loads_strict(body)
     except ValueError as exc:
         raise ProtocolViolation(f"{what} is not usable JSON ({exc})") from None
 
@@ -216,15 +218,6 @@ def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
         return reader(value)
     except WireError as exc:
         raise ProtocolViolation(f"{what} is malformed: {exc}") from None
-
-
-def why_refused(response: HttpResponse, *, sent_token: bool) -> str:
-    if response.status == 401 and not sent_token:
-        return ("the peer requires credentials and none were sent: give the support agent a "
-                "token for this endpoint with --credentials")
-    if response.status in (401, 403):
-        return "the peer refused our credentials"
-    return "the peer refused the frame at the HTTP level"
 
 
 # -- 6. MCP vertical, A2A horizontal -------------------------------------------------------
@@ -251,36 +244,6 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         outcomes.append(agent.handle(card_url, SKILL, PAYLOAD))
     agent.say(CLOSING, Kind.BANNER)
     return outcomes
-
-
-def run_request(agent: SupportAgent, card_urls: list[str], request: str,
-                generate: Callable[[str], str], *, show_prompts: bool = False) -> Outcome | None:
-    """--request: the model chooses the peer and skill; the trust gate still decides.
-    Essay: Discovery is not trust. None when the model's answer could not be used."""
-    from peers.support import planner  # loaded only when a model is asked
-    agent.say(f"[transport] {agent.transport.label}; delegation chosen by generate()", Kind.BANNER)
-    cards = []
-    for card_url in card_urls:
-        try:
-            cards.append(agent.discover(card_url))
-        except PeerError as failure:
-            agent.failed(card_url, None, f"card fetch failed: {failure}")
-    try:
-        decision = planner.choose(request, cards, generate, CONTRACTS, show=show_prompts, say=agent.say)
-    except planner.ModelStepFailed as exc:
-        agent.say(f"the model's delegation could not be used: {exc}", Kind.ERROR)
-        return None
-    outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
-    if outcome.verdict is Verdict.REFUSED:
-        agent.say("[support] the model chose it; the trust gate, in code, refused it. "
-                  "Nothing was sent.", Kind.REFUSED)
-    if outcome.result is not None:  # the result goes back to the model as fenced data
-        try:
-            planner.reply(request, outcome.peer, outcome.result, outcome.verdict is Verdict.TRUSTED,
-                          generate, show=show_prompts, say=agent.say)
-        except planner.ModelStepFailed as exc:
-            agent.say(f"the model could not draft the reply: {exc}", Kind.ERROR)
-    return outcome
 
 
 # -- the command line: the transport, the demo peers behind it, and the story ---------------
@@ -333,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
             if options.request is None:
                 outcomes = run(agent, card_urls)
             else:  # a model (or its offline stand-in) chooses; the gate decides
-                chosen = run_request(agent, card_urls, options.request, generate,
-                                     show_prompts=options.show_prompts)
+                from peers.support import planner
+                chosen = planner.run_request(agent, card_urls, options.request, generate,
+                                             show_prompts=options.show_prompts)
                 if chosen is None:
                     return 1
                 outcomes = [chosen]

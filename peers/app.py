@@ -20,7 +20,8 @@ from peers.a2a.wire import WireFormat
 from peers.methods import Caller, method_table
 from peers.peer import Peer
 from transports.base import HttpRequest, HttpResponse
-from transports.jsonrpc import MAX_FRAME_BYTES, InvalidRequest, dispatch, encode_error
+from transports.codec import MAX_FRAME_BYTES
+from transports.jsonrpc import InvalidRequest, dispatch, encode_error
 
 CARD_PATH = "/.well-known/agent-card.json"
 JSON = {"Content-Type": "application/json"}

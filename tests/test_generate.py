@@ -10,7 +10,7 @@ import a2a_delegation as story
 from conftest import BILLING, CARDS, cli, support_agent
 from fake_models import CALLS, always_wrong, not_text, picks_the_rogue, wrong_then_right
 from peers import billing, rogue
-from peers.support import generate, prompts
+from peers.support import generate, planner, prompts
 from peers.support.contracts import REFUND_INPUT
 from peers.support.generate import GenerateError
 
@@ -19,7 +19,7 @@ REQUEST = "Please refund $180 on order ORD-3300"
 
 def ask(model, allowlist=(BILLING,), scenario=None, show_prompts=False, **options):
     agent, printer, apps = support_agent(list(allowlist), scenario=scenario, printed=True, **options)
-    outcome = story.run_request(agent, CARDS, REQUEST, model, show_prompts=show_prompts)
+    outcome = planner.run_request(agent, CARDS, REQUEST, model, show_prompts=show_prompts)
     return outcome, printer, apps
 
 

@@ -48,7 +48,14 @@ class TransportError(PeerError):
 class HttpRefusal(PeerError):
     """The peer answered with an HTTP error status instead of a JSON-RPC response."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, *, credentials_sent: bool) -> None:
+        if status == 401 and not credentials_sent:
+            reason = ("the peer requires credentials and none were sent: give the support "
+                      "agent a token for this endpoint (--credentials)")
+        elif status in (401, 403):
+            reason = "the peer refused our credentials"
+        else:
+            reason = "the peer refused at the HTTP level"
         super().__init__(f"HTTP {status}: {reason}")
         self.status = status
 

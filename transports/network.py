@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 from transports.base import HttpResponse
 from transports.errors import TransportError
-from transports.jsonrpc import MAX_FRAME_BYTES
+from transports.codec import MAX_FRAME_BYTES
 
 MAX_HEAD = 16 * 1024  # status line and header lines of one reply, CRLFs included
 MAX_HEADERS = 100

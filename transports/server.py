@@ -23,7 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
 from transports.base import HttpRequest, HttpResponse, PeerApp
-from transports.jsonrpc import MAX_FRAME_BYTES, ErrorCode
+from transports.codec import MAX_FRAME_BYTES
+from transports.jsonrpc import ErrorCode
 
 
 def _refusal(status: int, message: str, code: int = ErrorCode.INVALID_REQUEST) -> HttpResponse:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from peers.a2a.schema import check
 from transports.base import is_http_url
-from transports.jsonrpc import loads_strict
+from transports.codec import loads_strict
 
 
 class ConfigError(Exception):

@@ -22,12 +22,12 @@ from types import ModuleType
 from typing import Any, Callable
 
 from peers.a2a.refund_text import read_refund
-from peers.support.prompts import CLOSE, DECIDE, OPEN
+from peers.support.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed
 
 Generate = Callable[[str], str]
 
 
-class GenerateError(ValueError):
+class GenerateError(ModelStepFailed):
     """The model could not be reached, loaded, or answered something unusable."""
 
 

@@ -15,10 +15,11 @@ from typing import Any, Callable
 from peers.a2a.model import AgentCard
 from peers.support import prompts
 from peers.support.generate import Generate, GenerateError
+from peers.support.prompts import ModelStepFailed
+from peers.support.contracts import CONTRACTS
 from peers.support.output import Kind
+from transports.errors import PeerError
 from transports.printer import escape
-
-ModelStepFailed = (prompts.InvalidDecision, GenerateError)  # what choose() may raise
 
 
 def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -> str:
@@ -58,3 +59,33 @@ def reply(request: str, peer: str, result: str, trusted: bool, generate: Generat
     say(f"[support] reply to the customer{'' if trusted else ' (from UNTRUSTED data)'}: "
         f"{escape(text)}", Kind.TRUSTED if trusted else Kind.UNTRUSTED)
     return text
+
+
+def run_request(agent: Any, card_urls: list[str], request: str, generate: Generate, *,
+                show_prompts: bool = False) -> Any:
+    """--request: the model chooses the peer and skill; the story's trust gate still decides.
+    Essay: Discovery is not trust. `agent` is the story's SupportAgent. Returns its Outcome,
+    or None when the model's answer could not be used."""
+    agent.say(f"[transport] {agent.transport.label}; delegation chosen by generate()", Kind.BANNER)
+    cards = []
+    for card_url in card_urls:
+        try:
+            cards.append(agent.discover(card_url))
+        except PeerError as failure:
+            agent.failed(card_url, None, f"card fetch failed: {failure}")
+    try:
+        decision = choose(request, cards, generate, CONTRACTS, show=show_prompts, say=agent.say)
+    except ModelStepFailed as exc:
+        agent.say(f"the model's delegation could not be used: {exc}", Kind.ERROR)
+        return None
+    outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
+    trusted = outcome.verdict is not None and outcome.verdict.value == "trusted"
+    if outcome.verdict is not None and outcome.verdict.value == "refused":
+        agent.say("[support] the model chose it; the trust gate, in code, refused it. "
+                  "Nothing was sent.", Kind.REFUSED)
+    if outcome.result is not None:  # the result goes back to the model as fenced data
+        try:
+            reply(request, outcome.peer, outcome.result, trusted, generate, show=show_prompts, say=agent.say)
+        except ModelStepFailed as exc:
+            agent.say(f"the model could not draft the reply: {exc}", Kind.ERROR)
+    return outcome

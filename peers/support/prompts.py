@@ -66,7 +66,11 @@ class Decision(NamedTuple):
     payload: dict[str, Any]
 
 
-class InvalidDecision(ValueError):
+class ModelStepFailed(ValueError):
+    """The model step could not be used: it failed, or answered what cannot be sent."""
+
+
+class InvalidDecision(ModelStepFailed):
     """The model's answer cannot be sent as it is; the message says why, for a retry."""
 
 

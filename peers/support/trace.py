@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from peers.a2a import wire
 from peers.support.output import Kind
-from transports.jsonrpc import loads_strict
+from transports.codec import loads_strict
 from transports.printer import Frame, escape
 
 # JSON-RPC method -> the wire format it belongs to (the names never collide).

@@ -1,0 +1,71 @@
+"""The folders show the story's boundary, and the imports keep it: the shared protocol
+imports neither side, a peer never imports the support agent's side, the support side
+never imports another team's peer, the story imports no peer but the demo network that
+plays them, and the transports know nothing of A2A."""
+import ast
+
+import pytest
+
+from conftest import ROOT
+
+
+def imports_of(path):
+    """Every module a file imports, at any depth of its code (lazy imports included)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def modules(folder):
+    return sorted(p for p in (ROOT / folder).glob("*.py"))
+
+
+def violations(files, forbidden):
+    return [(f.relative_to(ROOT).as_posix(), name) for f in files for name in imports_of(f)
+            if any(name == bad or name.startswith(bad + ".") for bad in forbidden)]
+
+
+OTHER_TEAMS = ["peers.peer", "peers.store", "peers.methods", "peers.app", "peers.billing",
+               "peers.rogue", "peers.demo"]
+
+
+def test_the_shared_protocol_imports_neither_side():
+    assert violations(modules("peers/a2a"), OTHER_TEAMS + ["peers.support"]) == []
+
+
+def test_no_peer_imports_the_support_agents_side():
+    assert violations(modules("peers"), ["peers.support"]) == []
+
+
+def test_the_support_side_never_imports_another_teams_peer():
+    assert violations(modules("peers/support"), OTHER_TEAMS) == []
+
+
+def test_the_story_imports_no_peer_only_the_demo_network_that_plays_them():
+    story = [ROOT / "a2a_delegation.py"]
+    assert violations(story, [m for m in OTHER_TEAMS if m != "peers.demo"]) == []
+
+
+def test_the_transports_know_nothing_of_a2a():
+    assert violations(modules("transports"), ["peers"]) == []
+
+
+@pytest.mark.parametrize("package", ["peers", "peers/a2a", "peers/support", "transports"])
+def test_each_package_docstring_says_what_lives_there_and_what_it_must_not_import(package):
+    doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text())) or ""
+    assert len(doc) > 200 and ("must not import" in doc.lower() or "no a2a vocabulary" in doc.lower()
+                               or "knows a2a" in doc.lower() or "nothing in this package knows a2a" in doc.lower())
+
+
+def test_every_module_stays_small_enough_to_read_in_one_sitting():
+    """About 250 lines each; the story, which holds the central idea, may run a little longer."""
+    files = [p for folder in ("transports", "peers", "peers/a2a", "peers/support") for p in modules(folder)]
+    too_long = {f.relative_to(ROOT).as_posix(): n for f in files
+                if (n := len(f.read_text().splitlines())) > 260}
+    assert too_long == {}
+    assert len((ROOT / "a2a_delegation.py").read_text().splitlines()) <= 320
