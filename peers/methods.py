@@ -28,40 +28,40 @@ class Caller(NamedTuple):
     version: str | None  # the A2A-Version header, if any (1.0 methods require "1.0")
 
 
-def _send(w: WireFormat, peer: Peer) -> Handler:
+def _send(wire_format: WireFormat, peer: Peer) -> Handler:
     def send(params: Any, caller: Caller) -> Any:
-        message = read(w.message_from_params, params)
+        message = read(wire_format.message_from_params, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        return w.send_result(peer.send_message(message, owner=caller.owner))
+        return wire_format.send_result(peer.send_message(message, owner=caller.owner))
     return send
 
 
-def _get(w: Any, peer: Peer) -> Handler:
+def _get(wire_format: Any, peer: Peer) -> Handler:
     def get(params: Any, caller: Caller) -> Any:
-        task_id, history_length = read(w.task_query, params)
-        return w.task_to_wire(peer.get_task(task_id, owner=caller.owner), history_length)
+        task_id, history_length = read(wire_format.task_query, params)
+        return wire_format.task_to_wire(peer.get_task(task_id, owner=caller.owner), history_length)
     return get
 
 
-def _cancel(w: Any, peer: Peer) -> Handler:
+def _cancel(wire_format: Any, peer: Peer) -> Handler:
     def cancel(params: Any, caller: Caller) -> Any:
-        task_id, _ = read(w.task_query, params)
-        return w.task_to_wire(peer.cancel_task(task_id, owner=caller.owner))
+        task_id, _ = read(wire_format.task_query, params)
+        return wire_format.task_to_wire(peer.cancel_task(task_id, owner=caller.owner))
     return cancel
 
 
-def _list(w: Any, peer: Peer) -> Handler:
+def _list(wire_format: Any, peer: Peer) -> Handler:
     def list_tasks(params: Any, caller: Caller) -> Any:
-        query = read(w.list_query, params)
-        return w.list_result(peer.list_tasks(query, owner=caller.owner), query)
+        query = read(wire_format.list_query, params)
+        return wire_format.list_result(peer.list_tasks(query, owner=caller.owner), query)
     return list_tasks
 
 
 def _refusal(error: type[JsonRpcError], why: str) -> Callable[[WireFormat, Peer], Handler]:
     def refuse(params: Any, caller: Caller) -> Any:
         raise error(why)
-    return lambda w, peer: refuse
+    return lambda wire_format, peer: refuse
 
 
 OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
@@ -79,21 +79,21 @@ def method_table(peer: Peer) -> dict[str, Handler]:
     """Every JSON-RPC method of every wire, for `peer`: the table dispatch() looks in."""
     table = {}
     for name in wire.NAMES:
-        w = wire.by_name(name)
-        for method, operation in w.METHODS.items():
-            table[method] = _in_version(w, OPERATIONS[operation](w, peer))
+        wire_format = wire.by_name(name)
+        for method, operation in wire_format.METHODS.items():
+            table[method] = _in_version(wire_format, OPERATIONS[operation](wire_format, peer))
     return table
 
 
-def _in_version(w: WireFormat, handler: Handler) -> Handler:
+def _in_version(wire_format: WireFormat, handler: Handler) -> Handler:
     """The version check first (1.0 methods need A2A-Version: 1.0), and every A2A error
     with the data that version attaches (1.0: an ErrorInfo)."""
     def answer(params: Any, caller: Caller) -> Any:
         try:
-            w.check_version(caller.version)
+            wire_format.check_version(caller.version)
             return handler(params, caller)
         except JsonRpcError as exc:
-            exc.data = w.error_data(exc)
+            exc.data = wire_format.error_data(exc)
             raise
     return answer
 

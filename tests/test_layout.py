@@ -69,3 +69,26 @@ def test_every_module_stays_small_enough_to_read_in_one_sitting():
                 if (n := len(f.read_text().splitlines())) > 260}
     assert too_long == {}
     assert len((ROOT / "a2a_delegation.py").read_text().splitlines()) <= 320
+
+
+def single_letter_names(path):
+    """Names bound outside comprehensions (arguments, assignments, loop targets) that are
+    one letter long: a reader stepping through should not have to guess what `d` was."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        bound = []
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            bound = [a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs]
+        elif isinstance(node, (ast.Assign, ast.For, ast.With, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if not isinstance(node, ast.With) else \
+                [item.optional_vars for item in node.items if item.optional_vars is not None]
+            bound = [n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)]
+        found += [f"{path.name}:{node.lineno}: {name}" for name in bound if len(name) == 1 and name != "_"]
+    return found
+
+
+def test_no_single_letter_names_outside_comprehensions():
+    files = [ROOT / "a2a_delegation.py"] + [p for folder in ("transports", "peers", "peers/a2a", "peers/support")
+                                            for p in modules(folder)]
+    assert [name for f in files for name in single_letter_names(f)] == []

@@ -10,7 +10,7 @@ envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printe
 """
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 
@@ -39,7 +39,10 @@ def header(headers: dict[str, str], name: str) -> str | None:
     return next((value for key, value in headers.items() if key.lower() == wanted), None)
 
 
-PeerApp = Callable[[HttpRequest], HttpResponse]
+class App(Protocol):
+    """A peer as an app, like WSGI's: one HTTP request in, one HTTP response out."""
+
+    def __call__(self, request: HttpRequest) -> HttpResponse: ...
 
 
 class Transport(Protocol):

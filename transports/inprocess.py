@@ -8,14 +8,14 @@ in the network transport.
 """
 from __future__ import annotations
 
-from transports.base import HttpRequest, HttpResponse, PeerApp, is_http_url, origin_of
+from transports.base import App, HttpRequest, HttpResponse, is_http_url, origin_of
 from transports.errors import TransportError
 
 
 class InProcessTransport:
     label = "in-process JSON-RPC shim (Part 12 reused)"
 
-    def __init__(self, apps: dict[str, PeerApp]) -> None:
+    def __init__(self, apps: dict[str, App]) -> None:
         self.apps = {origin_of(base_url): app for base_url, app in apps.items()}
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:

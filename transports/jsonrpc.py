@@ -96,7 +96,11 @@ class Request(NamedTuple):
         return cls(obj["method"], params, obj.get("id"), "id" not in obj)
 
 
-Handler = Callable[[Any, Any], Any]  # handler(params, context) -> result
+class Handler(Protocol):
+    """One JSON-RPC method: its params and the caller's context in, its result out.
+    Raises a JsonRpcError subclass to answer with that error."""
+
+    def __call__(self, params: Any, context: Any) -> Any: ...
 
 
 class MethodTable(Protocol):

@@ -54,7 +54,12 @@ _CHUNK = re.compile(r"([0-9A-Fa-f]{1,16})(?:[ \t]*;[\t\x20-\x7e\x80-\xff]*)?")  
 _PRINTABLE = re.compile(r"[!-~]+")  # a request target or Host: visible ASCII, no space
 _FRAMING = ("host", "content-length", "transfer-encoding")  # request headers we write ourselves
 
-_Key = tuple[str, str, int]  # (scheme, host, port)
+class _Key(NamedTuple):
+    """Which kept-alive connection a URL uses."""
+
+    scheme: str
+    host: str
+    port: int
 
 
 class _Connection(NamedTuple):
@@ -170,7 +175,7 @@ def _request_head(method: str, url: str, body: bytes | None,
     except UnicodeEncodeError:
         raise TransportError("a request header value is not Latin-1 text") from None
     default = 443 if parts.scheme == "https" else 80
-    return (parts.scheme, parts.hostname.lower(), port or default), head
+    return _Key(parts.scheme, parts.hostname.lower(), port or default), head
 
 
 def _open(host: str, port: int, deadline: float) -> socket.socket:

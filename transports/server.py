@@ -22,7 +22,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-from transports.base import HttpRequest, HttpResponse, PeerApp
+from transports.base import App, HttpRequest, HttpResponse
 from transports.codec import MAX_FRAME_BYTES
 from transports.jsonrpc import ErrorCode
 
@@ -93,7 +93,7 @@ class PeerServer(ThreadingHTTPServer):
     daemon_threads = True  # a stuck connection never keeps the process alive
     block_on_close = False
 
-    def __init__(self, app: PeerApp | None, host: str = "127.0.0.1", port: int = 0, *,
+    def __init__(self, app: App | None, host: str = "127.0.0.1", port: int = 0, *,
                  log: Callable[[str], None] = lambda line: None, idle_timeout: float = 30.0,
                  max_body: int = MAX_FRAME_BYTES) -> None:
         self.app = app  # may be set after binding, once the port (and so the card URL) is known

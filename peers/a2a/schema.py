@@ -39,8 +39,8 @@ def check(value: Any, schema: dict[str, Any], path: str = "input") -> str | None
         if "pattern" in schema and not re.search(schema["pattern"], value):
             return f"{path} {value[:60]!r} does not match {schema['pattern']}"
     if kind == "array" and "items" in schema:
-        for i, item in enumerate(value):
-            problem = check(item, schema["items"], f"{path}[{i}]")
+        for index, item in enumerate(value):
+            problem = check(item, schema["items"], f"{path}[{index}]")
             if problem:
                 return problem
     if kind == "object":

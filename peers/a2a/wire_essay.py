@@ -56,11 +56,11 @@ def send_params(message: Message) -> dict[str, Any]:
 
 
 def message_from_params(params: Any) -> Message:
-    p = obj(params, "params")
-    skill = field(p, "skill", str)
-    if p.get("input") is None:
+    request = obj(params, "params")
+    skill = field(request, "skill", str)
+    if request.get("input") is None:
         raise WireError("input is missing: the skill's input, such as {\"order_id\": ..., \"amount\": ...}")
-    return Message(None, "user", (Part(data=p["input"]),), metadata={"skillId": skill})
+    return Message(None, "user", (Part(data=request["input"]),), metadata={"skillId": skill})
 
 
 def send_result(task: Task) -> dict[str, Any]:
@@ -84,9 +84,10 @@ def task_from_result(result: Any) -> Task:
     if not lifecycle or lifecycle[-1] is not state:
         raise WireError(f"status.state {state.value!r} is not the last lifecycle state")
     artifacts = []
-    for i, a in enumerate(field(task, "artifacts", list, default=[])):
-        text = field(obj(a, f"artifacts[{i}]"), "text", str, f"artifacts[{i}].")
-        artifacts.append(Artifact(f"artifact-{i + 1}", (Part(text=text),)))
+    for index, artifact in enumerate(field(task, "artifacts", list, default=[])):
+        where = f"artifacts[{index}]"
+        text = field(obj(artifact, where), "text", str, f"{where}.")
+        artifacts.append(Artifact(f"artifact-{index + 1}", (Part(text=text),)))
     return Task(field(task, "id", str), lifecycle, tuple(artifacts), optional_str(status, "message"))
 
 

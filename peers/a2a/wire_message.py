@@ -25,26 +25,26 @@ class Dialect(NamedTuple):
     roles: dict[str, str]  # "user"/"agent" -> its spelling on this wire
 
 
-def _tag(d: Dialect, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": kind, **body} if d.kind else body
+def _tag(dialect: Dialect, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": kind, **body} if dialect.kind else body
 
 
 # -- writing ---------------------------------------------------------------------------
 
-def part_to_wire(d: Dialect, part: Part) -> dict[str, Any]:
+def part_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
     if part.text is not None:
-        return _tag(d, "text", {"text": part.text})
+        return _tag(dialect, "text", {"text": part.text})
     if part.raw is not None or part.url is not None:
-        return _file_to_wire(d, part)
+        return _file_to_wire(dialect, part)
     body: dict[str, Any] = {"data": part.data}
-    if part.media_type and not d.kind:  # 0.3 data parts had no media type
+    if part.media_type and not dialect.kind:  # 0.3 data parts had no media type
         body["mediaType"] = part.media_type
-    return _tag(d, "data", body)
+    return _tag(dialect, "data", body)
 
 
-def _file_to_wire(d: Dialect, part: Part) -> dict[str, Any]:
+def _file_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
     content = {"raw": base64.b64encode(part.raw).decode()} if part.raw is not None else {"url": part.url}
-    if d.kind:  # 0.3: {"kind": "file", "file": {"bytes" | "uri", "name", "mimeType"}}
+    if dialect.kind:  # 0.3: {"kind": "file", "file": {"bytes" | "uri", "name", "mimeType"}}
         file = {"bytes" if "raw" in content else "uri": next(iter(content.values()))}
         file.update({"name": part.filename} if part.filename else {})
         file.update({"mimeType": part.media_type} if part.media_type else {})
@@ -54,17 +54,17 @@ def _file_to_wire(d: Dialect, part: Part) -> dict[str, Any]:
     return content
 
 
-def message_to_wire(d: Dialect, m: Message) -> dict[str, Any]:
-    body: dict[str, Any] = {"messageId": m.message_id}
-    if m.context_id:
-        body["contextId"] = m.context_id
-    if m.task_id:
-        body["taskId"] = m.task_id
-    body["role"] = d.roles[m.role]
-    body["parts"] = [part_to_wire(d, p) for p in m.parts]
-    if m.metadata:
-        body["metadata"] = m.metadata
-    return _tag(d, "message", body)
+def message_to_wire(dialect: Dialect, message: Message) -> dict[str, Any]:
+    body: dict[str, Any] = {"messageId": message.message_id}
+    if message.context_id:
+        body["contextId"] = message.context_id
+    if message.task_id:
+        body["taskId"] = message.task_id
+    body["role"] = dialect.roles[message.role]
+    body["parts"] = [part_to_wire(dialect, p) for p in message.parts]
+    if message.metadata:
+        body["metadata"] = message.metadata
+    return _tag(dialect, "message", body)
 
 
 def reply_of(task: Task) -> Message | None:
@@ -79,36 +79,36 @@ def reply_of(task: Task) -> Message | None:
                    task.context_id, task.id)
 
 
-def task_to_wire(d: Dialect, task: Task, *, history_length: int | None = None) -> dict[str, Any]:
-    status: dict[str, Any] = {"state": d.states[task.state]}
+def task_to_wire(dialect: Dialect, task: Task, *, history_length: int | None = None) -> dict[str, Any]:
+    status: dict[str, Any] = {"state": dialect.states[task.state]}
     reply = reply_of(task)
     if reply is not None:
-        status["message"] = message_to_wire(d, reply)
+        status["message"] = message_to_wire(dialect, reply)
     if task.timestamp:
         status["timestamp"] = task.timestamp
     body: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
     if task.artifacts:
         body["artifacts"] = [{"artifactId": a.artifact_id, **({"name": a.name} if a.name else {}),
-                              "parts": [part_to_wire(d, p) for p in a.parts]}
+                              "parts": [part_to_wire(dialect, p) for p in a.parts]}
                              for a in task.artifacts]
     history = task.history
     if history_length is not None:  # historyLength: the most recent N, 0 for none
         history = history[-history_length:] if history_length > 0 else ()
     if history:
-        body["history"] = [message_to_wire(d, m) for m in history]
-    return _tag(d, "task", body)
+        body["history"] = [message_to_wire(dialect, m) for m in history]
+    return _tag(dialect, "task", body)
 
 
 # -- reading -----------------------------------------------------------------------------
 
-def part_from_wire(d: Dialect, value: Any, path: str) -> Part:
+def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     part = obj(value, path)
     if "text" in part:
         return Part(text=field(part, "text", str, path + "."), media_type=optional_str(part, "mediaType"))
     if "data" in part:
-        data = part["data"] if not d.kind else field(part, "data", dict, path + ".")
+        data = part["data"] if not dialect.kind else field(part, "data", dict, path + ".")
         return Part(data=data, media_type=optional_str(part, "mediaType"))
-    if d.kind and "file" in part:  # 0.3
+    if dialect.kind and "file" in part:  # 0.3
         file = obj(part["file"], path + ".file")
         raw = _base64(file["bytes"], path + ".file.bytes") if "bytes" in file else None
         link = None if raw is not None else field(file, "uri", str, path + ".file.")
@@ -131,45 +131,45 @@ def _base64(value: Any, path: str) -> bytes:
         raise WireError(f"{path} is not valid base64") from None
 
 
-def message_from_wire(d: Dialect, value: Any, path: str = "message") -> Message:
-    m = obj(value, path)
-    role = one_of(m.get("role"), {wire: ours for ours, wire in d.roles.items()}, path + ".role")
-    parts = field(m, "parts", list, path + ".")
+def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Message:
+    source = obj(value, path)
+    role = one_of(source.get("role"), {wire: ours for ours, wire in dialect.roles.items()}, path + ".role")
+    parts = field(source, "parts", list, path + ".")
     if not parts:
         raise WireError(f"{path}.parts must not be empty")
-    metadata = m.get("metadata") if isinstance(m.get("metadata"), dict) else None
-    return Message(field(m, "messageId", str, path + "."), role,
-                   tuple(part_from_wire(d, p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
-                   field(m, "contextId", str, path + ".", default=None),
-                   field(m, "taskId", str, path + ".", default=None), metadata)
+    metadata = source.get("metadata") if isinstance(source.get("metadata"), dict) else None
+    return Message(field(source, "messageId", str, path + "."), role,
+                   tuple(part_from_wire(dialect, p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
+                   field(source, "contextId", str, path + ".", default=None),
+                   field(source, "taskId", str, path + ".", default=None), metadata)
 
 
-def task_from_wire(d: Dialect, value: Any, path: str = "task") -> Task:
-    t = obj(value, path)
-    status = obj(t.get("status"), path + ".status")
-    state = one_of(status.get("state"), {wire: ours for ours, wire in d.states.items()},
+def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
+    source = obj(value, path)
+    status = obj(source.get("status"), path + ".status")
+    state = one_of(status.get("state"), {wire: ours for ours, wire in dialect.states.items()},
                    path + ".status.state")
     artifacts = []
-    for i, a in enumerate(field(t, "artifacts", list, path + ".", default=[])):
-        where = f"{path}.artifacts[{i}]"
-        artifact = obj(a, where)
+    for index, item in enumerate(field(source, "artifacts", list, path + ".", default=[])):
+        where = f"{path}.artifacts[{index}]"
+        artifact = obj(item, where)
         parts = field(artifact, "parts", list, where + ".")
         artifacts.append(Artifact(field(artifact, "artifactId", str, where + "."),
-                                  tuple(part_from_wire(d, p, f"{where}.parts[{j}]")
+                                  tuple(part_from_wire(dialect, p, f"{where}.parts[{j}]")
                                         for j, p in enumerate(parts)),
                                   optional_str(artifact, "name")))
     note = None
     if "message" in status and state is not TaskState.COMPLETED:
-        note = message_from_wire(d, status["message"], path + ".status.message").text
-    return Task(field(t, "id", str, path + "."), (state,), tuple(artifacts), note,
-                field(t, "contextId", str, path + ".", default=None),
+        note = message_from_wire(dialect, status["message"], path + ".status.message").text
+    return Task(field(source, "id", str, path + "."), (state,), tuple(artifacts), note,
+                field(source, "contextId", str, path + ".", default=None),
                 timestamp=optional_str(status, "timestamp"))
 
 
-def reply_as_task(d: Dialect, value: Any) -> Task:
+def reply_as_task(dialect: Dialect, value: Any) -> Task:
     """A direct Message answer (no task was made) read as a completed task, so the
     support agent handles both answers A2A allows in one way."""
-    reply = message_from_wire(d, value, "message")
+    reply = message_from_wire(dialect, value, "message")
     return Task(f"(reply {reply.message_id})", (TaskState.COMPLETED,),
                 (Artifact("reply", reply.parts),), context_id=reply.context_id)
 
@@ -198,13 +198,13 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
                     and e.get("uri") == INPUT_SCHEMA_EXTENSION
                     and isinstance(e.get("params"), dict)), {})
     skills = []
-    for i, value in enumerate(field(card, "skills", list)):
-        s, where = obj(value, f"skills[{i}]"), f"skills[{i}]."
-        skill_id = field(s, "id", str, where)
+    for index, value in enumerate(field(card, "skills", list)):
+        skill, where = obj(value, f"skills[{index}]"), f"skills[{index}]."
+        skill_id = field(skill, "id", str, where)
         schema = schemas.get(skill_id)
-        skills.append(AgentSkill(skill_id, field(s, "description", str, where, default=""),
-                                 name=field(s, "name", str, where, default=""),
-                                 tags=tuple(strings(field(s, "tags", list, where, default=[]),
+        skills.append(AgentSkill(skill_id, field(skill, "description", str, where, default=""),
+                                 name=field(skill, "name", str, where, default=""),
+                                 tags=tuple(strings(field(skill, "tags", list, where, default=[]),
                                                     where + "tags")),
                                  input_schema=schema if isinstance(schema, dict) else None))
     return tuple(skills)

@@ -52,12 +52,12 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
 def card_from_wire(document: Any) -> AgentCard:
     card = obj(document, "card")
     endpoint = None
-    for i, interface in enumerate(field(card, "supportedInterfaces", list)):
-        interface = obj(interface, f"supportedInterfaces[{i}]")
+    for index, interface in enumerate(field(card, "supportedInterfaces", list)):
+        where = f"supportedInterfaces[{index}]"
+        interface = obj(interface, where)
         version = str(interface.get("protocolVersion", "")).split(".")[:2]
         if interface.get("protocolBinding") == "JSONRPC" and version == ["1", "0"]:
-            endpoint = url(field(interface, "url", str, f"supportedInterfaces[{i}]."),
-                           f"supportedInterfaces[{i}].url")
+            endpoint = url(field(interface, "url", str, f"{where}."), f"{where}.url")
             break
     if endpoint is None:
         raise WireError("supportedInterfaces has no JSONRPC interface for protocol 1.0")
@@ -105,22 +105,22 @@ def task_query(params: Any) -> tuple[str, int | None]:
 
 
 def list_query(params: Any) -> ListQuery:
-    p = {} if params is None else obj(params, "params")
+    request = {} if params is None else obj(params, "params")
     states = {spelling: state for state, spelling in DIALECT.states.items()}
     state = None
-    if "status" in p:
-        state = states.get(p["status"]) if isinstance(p["status"], str) else None
+    if "status" in request:
+        state = states.get(request["status"]) if isinstance(request["status"], str) else None
         if state is None:
             raise WireError(f"status must be one of {sorted(states)}")
-    size = p.get("pageSize", 50)
+    size = request.get("pageSize", 50)
     if type(size) is not int or not 1 <= size <= 100:
         raise WireError("pageSize must be an integer from 1 to 100")
-    token = p.get("pageToken", "") or "0"
+    token = request.get("pageToken", "") or "0"
     if not (isinstance(token, str) and token.isascii() and token.isdigit()
             and len(token) <= MAX_PAGE_TOKEN):
         raise WireError("pageToken must be a token from an earlier ListTasks")
-    context = field(p, "contextId", str, default=None)
-    return ListQuery(context, state, size, int(token), shapes.history_length(p))
+    context = field(request, "contextId", str, default=None)
+    return ListQuery(context, state, size, int(token), shapes.history_length(request))
 
 
 def list_result(tasks: list[Task], query: ListQuery) -> dict[str, Any]:

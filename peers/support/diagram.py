@@ -35,38 +35,38 @@ class Step(NamedTuple):
 
 def steps(records: list[dict[str, Any]]) -> list[Step]:
     out = []
-    for r in records:
-        if r["kind"] == "registry":
-            peers = len(r.get("cards", []))
+    for record in records:
+        if record["kind"] == "registry":
+            peers = len(record.get("cards", []))
             out.append(Step(SUPPORT, REGISTRY, f"read registry ({peers} peers)", "registry"))
-        elif r["kind"] == "trust":
-            peer, verdict = _safe(r.get("peer")), r.get("verdict")
+        elif record["kind"] == "trust":
+            peer, verdict = _safe(record.get("peer")), record.get("verdict")
             out.append(Step(SUPPORT, GATE, f"trust {peer}?", "gate"))
             if verdict == "refused":
                 out.append(Step(GATE, GATE, f"REFUSED {peer}: nothing sent", "stop"))
             else:
                 out.append(Step(GATE, SUPPORT, "allowlisted" if verdict == "trusted" else
                                 "NOT allowlisted: opted in, output UNTRUSTED", "gate"))
-        elif r["kind"] == "frame":
-            peer = _safe(r.get("peer"))
-            out.append(Step(SUPPORT, peer, _label(r), "frame") if r.get("direction") == "-->"
-                       else Step(peer, SUPPORT, _label(r), "frame"))
+        elif record["kind"] == "frame":
+            peer = _safe(record.get("peer"))
+            out.append(Step(SUPPORT, peer, _label(record), "frame") if record.get("direction") == "-->"
+                       else Step(peer, SUPPORT, _label(record), "frame"))
     return out
 
 
-def _label(r: dict[str, Any]) -> str:
-    rid = f" (id {r['jsonrpc_id']})" if r.get("jsonrpc_id") is not None else ""
-    if r.get("direction") == "-->":
-        return _safe(r.get("method") or r.get("http_method")) + rid
-    if r.get("http_method") == "GET":
-        return "agent card" if r.get("http_status") == 200 else f"HTTP {r.get('http_status')}"
+def _label(record: dict[str, Any]) -> str:
+    rid = f" (id {record['jsonrpc_id']})" if record.get("jsonrpc_id") is not None else ""
+    if record.get("direction") == "-->":
+        return _safe(record.get("method") or record.get("http_method")) + rid
+    if record.get("http_method") == "GET":
+        return "agent card" if record.get("http_status") == 200 else f"HTTP {record.get('http_status')}"
     try:
-        body = json.loads(r.get("body") or "")
+        body = json.loads(record.get("body") or "")
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         return f"error {body['error'].get('code')}{rid}"
-    status = r.get("http_status")
+    status = record.get("http_status")
     return ("result" if status == 200 else f"HTTP {status}") + rid
 
 
@@ -86,7 +86,7 @@ def lanes(all_steps: list[Step]) -> list[str]:
 def svg(records: list[dict[str, Any]]) -> str:
     all_steps = steps(records)
     names = lanes(all_steps)
-    x = {name: 100 + i * 190 for i, name in enumerate(names)}
+    lane_x = {name: 100 + i * 190 for i, name in enumerate(names)}
     height = 110 + 40 * len(all_steps)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{100 + 190 * len(names)}" '
              f'height="{height}" viewBox="0 0 {100 + 190 * len(names)} {height}">',
@@ -95,23 +95,23 @@ def svg(records: list[dict[str, Any]]) -> str:
              'orient="auto"><path d="M0,0 L10,4 L0,8 z"/></marker></defs>',
              '<rect class="bg" width="100%" height="100%"/>']
     for name in names:
-        parts.append(f'<g class="lane"><rect x="{x[name] - 80}" y="16" width="160" height="30" rx="6"/>'
-                     f'<text x="{x[name]}" y="36" text-anchor="middle">{xml_escape(name)}</text>'
-                     f'<line class="life" x1="{x[name]}" y1="46" x2="{x[name]}" '
+        parts.append(f'<g class="lane"><rect x="{lane_x[name] - 80}" y="16" width="160" height="30" rx="6"/>'
+                     f'<text x="{lane_x[name]}" y="36" text-anchor="middle">{xml_escape(name)}</text>'
+                     f'<line class="life" x1="{lane_x[name]}" y1="46" x2="{lane_x[name]}" '
                      f'y2="{height - 10}"/></g>')
-    for i, step in enumerate(all_steps):
-        y = 80 + 40 * i
+    for row, step in enumerate(all_steps):
+        row_y = 80 + 40 * row
         label = xml_escape(step.label)
         if step.kind == "stop":
-            cx = x[GATE]
-            parts.append(f'<path class="stop" d="M{cx - 8},{y - 8} L{cx + 8},{y + 8} '
-                         f'M{cx + 8},{y - 8} L{cx - 8},{y + 8}"/>'
-                         f'<text class="stop-label" x="{cx + 14}" y="{y + 4}">{label}</text>')
+            cx = lane_x[GATE]
+            parts.append(f'<path class="stop" d="M{cx - 8},{row_y - 8} L{cx + 8},{row_y + 8} '
+                         f'M{cx + 8},{row_y - 8} L{cx - 8},{row_y + 8}"/>'
+                         f'<text class="stop-label" x="{cx + 14}" y="{row_y + 4}">{label}</text>')
             continue
-        x1, x2 = x[step.source], x[step.target]
-        parts.append(f'<line class="{step.kind}" x1="{x1}" y1="{y}" x2="{x2 + (-8 if x2 > x1 else 8)}" '
-                     f'y2="{y}" marker-end="url(#head)"/>'
-                     f'<text x="{(x1 + x2) / 2}" y="{y - 6}" text-anchor="middle">{label}</text>')
+        x1, x2 = lane_x[step.source], lane_x[step.target]
+        parts.append(f'<line class="{step.kind}" x1="{x1}" y1="{row_y}" x2="{x2 + (-8 if x2 > x1 else 8)}" '
+                     f'y2="{row_y}" marker-end="url(#head)"/>'
+                     f'<text x="{(x1 + x2) / 2}" y="{row_y - 6}" text-anchor="middle">{label}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 

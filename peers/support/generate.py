@@ -19,12 +19,15 @@ import os
 import re
 from importlib import import_module
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from peers.a2a.refund_text import read_refund
 from peers.support.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed
 
-Generate = Callable[[str], str]
+class Generate(Protocol):
+    """The one hook a model plugs into: a prompt in, the model's text out."""
+
+    def __call__(self, prompt: str) -> str: ...
 
 
 class GenerateError(ModelStepFailed):

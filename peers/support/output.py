@@ -15,11 +15,10 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import Any, Callable, TextIO
+from typing import Any, Protocol, TextIO
 
 from transports.printer import Frame
 
-Listener = Callable[[str, "Kind", dict[str, Any]], None]
 
 
 class Kind(Enum):
@@ -40,6 +39,12 @@ class Kind(Enum):
 
 
 FRAME_COLOURS = {"-->": "36", "<--": "34"}  # sent cyan, received blue; an HTTP error red
+
+
+class Listener(Protocol):
+    """Told of every line as it is printed: its text, its kind, the story's facts."""
+
+    def __call__(self, text: str, kind: Kind, facts: dict[str, Any]) -> None: ...
 
 
 def wants_colour(stream: TextIO) -> bool:
