@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import ExitStack
 from enum import Enum
 from itertools import count
 from typing import Any, Callable, NamedTuple
@@ -280,31 +279,36 @@ def main(argv: list[str] | None = None) -> int:
     # The demo peers serve the card of --wire (the essay's by default); a token is made
     # for billing and handed to the support agent's store, as a platform would provision it.
     network = demo.network(wires.by_name(options.wire or "essay"), scenario=options.scenario)
-    with ExitStack() as stack:
-        transport: Transport = InProcessTransport(network.apps)
-        if options.transport == "http":  # the same peers, served on 127.0.0.1
-            from transports.network import HttpTransport
-            resolve = stack.enter_context(demo.serving(network))
-            transport = HttpTransport(resolve=resolve, timeout=options.timeout)
-        printer = FramePrinter(transport, console.frame, verbose=options.verbose)
-        if options.step or options.debugger or options.trace or options.diagram:
-            from peers.support import tools  # --step/--break/--trace/--diagram hook the printer
-            stack.enter_context(tools.attached(options, printer, console, card_urls))
-        agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
-                             allow_untrusted=tuple(options.allow_untrusted), wire=options.wire)
-        try:
-            if options.request is None:
-                outcomes = run(agent, card_urls)
-            else:  # a model (or its offline stand-in) chooses; the gate decides
-                from peers.support import planner
-                chosen = planner.run_request(agent, card_urls, options.request, generate,
-                                             show_prompts=options.show_prompts)
-                if chosen is None:
-                    return 1
-                outcomes = [chosen]
-        except StopRun:
-            console.say("[step] stopped before that frame left; nothing more was sent.")
-            return 0
+    transport: Transport = InProcessTransport(network.apps)
+    served = tools = None
+    if options.transport == "http":  # the same peers, served on 127.0.0.1
+        from transports.network import HttpTransport
+        served = demo.Served(network)
+        transport = HttpTransport(resolve=served.resolve, timeout=options.timeout)
+    printer = FramePrinter(transport, console.frame, verbose=options.verbose)
+    if options.step or options.debugger or options.trace or options.diagram:
+        from peers.support.tools import LearnerTools  # they hook the printer and the console
+        tools = LearnerTools(options, printer, console, card_urls)
+    agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
+                         allow_untrusted=tuple(options.allow_untrusted), wire=options.wire)
+    try:
+        if options.request is None:
+            outcomes = run(agent, card_urls)
+        else:  # a model (or its offline stand-in) chooses; the gate decides
+            from peers.support import planner
+            chosen = planner.run_request(agent, card_urls, options.request, generate,
+                                         show_prompts=options.show_prompts)
+            if chosen is None:
+                return 1
+            outcomes = [chosen]
+    except StopRun:
+        console.say("[step] stopped before that frame left; nothing more was sent.")
+        return 0
+    finally:  # however the run ended: write what was recorded, stop what was served
+        if tools:
+            tools.finish()
+        if served:
+            served.stop()
     if any(o.error and o.verdict is None for o in outcomes):
         return 2
     return 1 if any(o.error for o in outcomes) else 0

@@ -14,12 +14,11 @@ import hmac
 import json
 import sys
 from typing import Callable
-from urllib.parse import urlsplit
 
 from peers.a2a.wire import WireFormat
-from peers.methods import Caller, method_table
+from peers.methods import Caller, MethodTable
 from peers.peer import Peer
-from transports.base import HttpRequest, HttpResponse
+from transports.base import HttpRequest, HttpResponse, parse_url
 from transports.codec import MAX_FRAME_BYTES
 from transports.jsonrpc import InvalidRequest, dispatch, encode_error
 
@@ -38,13 +37,13 @@ class PeerApp:
         self.peer, self.wire, self.token, self.max_body = peer, wire, token, max_body
         self.name = peer.card.name
         self.log = log
-        self.endpoint_path = urlsplit(peer.card.url).path.rstrip("/") or "/"
-        self.methods = method_table(peer)  # every wire's method names, on one endpoint
+        self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
+        self.methods = MethodTable(peer, wire)  # every wire's method names, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         self.card_body = json.dumps(wire.card_to_wire(peer.card), indent=2).encode() + b"\n"
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        path = urlsplit(request.url).path
+        path = parse_url(request.url).path  # a transport hands the app only URLs that parse
         if path == CARD_PATH:
             if request.method != "GET":
                 return _error(405, "the Agent Card is read with GET", Allow="GET")

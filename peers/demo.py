@@ -6,22 +6,20 @@ made fresh per run and handed to the support agent's credential store, keyed by
 billing's endpoint, the way a platform provisions an audience-bound credential. The
 rogue declares `auth: none` and takes anything.
 
-`network()` builds the apps; `serving()` puts each on 127.0.0.1 (an ephemeral port) for
+`network()` builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for
 `--transport http` and yields where each hostname now lives; `serve` runs one
 peer standalone for `python a2a_delegation.py serve NAME`.
 """
 from __future__ import annotations
 
 import os
-import signal
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, NamedTuple
-from urllib.parse import urlsplit
+from typing import Any, Callable, NamedTuple
 
 from peers import billing, rogue
 from peers.a2a.wire import WireFormat
 from peers.app import PeerApp, log_to_stderr
 from peers.peer import Peer, utc_now
+from transports.base import parse_url
 
 
 class DemoPeer(NamedTuple):
@@ -54,21 +52,33 @@ def network(wire: WireFormat, *, log: Callable[[str], None] = log_to_stderr,
     return Network(apps, credentials)
 
 
-@contextmanager
-def serving(network: Network) -> Iterator[dict[str, tuple[str, int]]]:
-    """Serve every app on 127.0.0.1 until the block ends; yields hostname -> (ip, port),
-    a map the HTTP transport uses the way `curl --resolve` does."""
-    from transports.server import PeerServer  # sockets and threads: only when asked for
-    servers, resolve = [], {}
-    try:
-        for base_url, app in network.apps.items():
-            server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None).start()
-            servers.append(server)
-            resolve[urlsplit(base_url).hostname] = server.server_address[:2]
-        yield resolve
-    finally:
-        for server in servers:
+class Served:
+    """Every app of `network` served on 127.0.0.1 (ephemeral ports) until `stop()`, or the
+    end of a `with` block. `resolve` maps each hostname to (ip, port), which the HTTP
+    transport uses the way `curl --resolve` does."""
+
+    def __init__(self, network: Network) -> None:
+        from transports.server import PeerServer  # sockets and threads: only when asked for
+        self.servers: list[Any] = []
+        self.resolve: dict[str, tuple[str, int]] = {}
+        try:
+            for base_url, app in network.apps.items():
+                server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None).start()
+                self.servers.append(server)
+                self.resolve[parse_url(base_url).host] = server.server_address[:2]
+        except OSError:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        for server in self.servers:
             server.stop()
+
+    def __enter__(self) -> "Served":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
 
 
 def serve(name: str, wire: WireFormat, *, host: str, port: int, url: str | None,
@@ -90,9 +100,11 @@ def serve(name: str, wire: WireFormat, *, host: str, port: int, url: str | None,
         if token:
             say(f"[serve] bearer token: {token}  (callers need 'Authorization: Bearer <token>')")
         say("[serve] Ctrl-C or SIGTERM stops it.")
+        import signal  # only a standalone server handles signals
         signal.signal(signal.SIGTERM, _stop)
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
+        import signal
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
         say(f"[serve] {name} stopped.")
     finally:
@@ -109,6 +121,7 @@ def unguessable_task_id() -> str:
 
 
 def _stop(signum: int, frame: Any) -> None:
+    import signal
     # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
     # signal (a supervisor repeating itself) cannot interrupt the clean-up.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -75,14 +75,27 @@ OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
 }
 
 
-def method_table(peer: Peer) -> dict[str, Handler]:
-    """Every JSON-RPC method of every wire, for `peer`: the table dispatch() looks in."""
-    table = {}
-    for name in wire.NAMES:
-        wire_format = wire.by_name(name)
-        for method, operation in wire_format.METHODS.items():
-            table[method] = _in_version(wire_format, OPERATIONS[operation](wire_format, peer))
-    return table
+class MethodTable:
+    """Every wire's JSON-RPC methods for one peer: the table dispatch() looks in.
+
+    The wire the peer's card speaks is mapped at once; the other wires the first time a
+    caller uses a method that one lacks, so the essay's run never loads 0.3 and 1.0."""
+
+    def __init__(self, peer: Peer, card_wire: WireFormat) -> None:
+        self.peer = peer
+        self.handlers = self.methods_of(card_wire)
+        self.complete = False  # True once every wire's methods are in `handlers`
+
+    def get(self, method: str) -> Handler | None:
+        if method not in self.handlers and not self.complete:
+            for name in wire.NAMES:
+                self.handlers.update(self.methods_of(wire.by_name(name)))
+            self.complete = True
+        return self.handlers.get(method)
+
+    def methods_of(self, wire_format: WireFormat) -> dict[str, Handler]:
+        return {method: _in_version(wire_format, OPERATIONS[operation](wire_format, self.peer))
+                for method, operation in wire_format.METHODS.items()}
 
 
 def _in_version(wire_format: WireFormat, handler: Handler) -> Handler:

@@ -22,8 +22,8 @@ JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
 
 def story_frames(transport_kind, allowlist):
     network = demo.network(wire_essay, log=lambda line: None)
-    with demo.serving(network) as resolve:
-        inner = HttpTransport(resolve=resolve, timeout=5) if transport_kind == "http" \
+    with demo.Served(network) as served:
+        inner = HttpTransport(resolve=served.resolve, timeout=5) if transport_kind == "http" \
             else InProcessTransport(network.apps)
         printer = FramePrinter(inner)
         agent = story.SupportAgent(printer, allowlist, network.credentials, lambda *a, **f: None)

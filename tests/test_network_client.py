@@ -400,7 +400,7 @@ def test_the_request_is_host_then_the_callers_headers_then_content_length(hostil
     server = hostile(replies())
     transport = HttpTransport(timeout=1)
     port = server.url.rsplit(":", 1)[1]
-    transport.post(f"http://user:pw@127.0.0.1:{port}/a2a?x=1#frag", b"abc", {"Content-Type": "text/plain"})
+    transport.post(f"http://127.0.0.1:{port}/a2a?x=1#frag", b"abc", {"Content-Type": "text/plain"})
     assert server.requests == [f"POST /a2a?x=1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
                                f"Content-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc".encode()]
 
@@ -424,13 +424,10 @@ def test_a_bad_request_header_is_refused_before_anything_is_sent(hostile, header
     assert server.accepted == 0
 
 
-@pytest.mark.parametrize("url, match", [
-    ("ftp://example.com/x", "not an http"), ("http:///path", "not an http"), ("example.com/x", "not an http"),
-    ("http://h:99999/", "bad host or port"), ("http://h:abc/", "bad host or port"), ("http://h:0/", "bad port"),
-    ("http://[::1/", "bad host or port"), ("http://h/a b", "space, control"),
-])
-def test_a_bad_url_is_refused_before_anything_is_sent(url, match):
-    with pytest.raises(TransportError, match=match) as caught:
+@pytest.mark.parametrize("url", ["ftp://h/", "http:///a2a", "http://h:99999/", "http://h:abc/", "http://h:0/",
+                                 "http://[::1/", "http://h/a b", "http://user:pw@h/", "http://h\u00e9/", "http://h/\x1b"])
+def test_a_bad_url_is_refused_before_anything_is_sent(url):
+    with pytest.raises(TransportError, match="not an http.s. URL") as caught:
         HttpTransport(timeout=1).get(url, {})
     assert caught.value.sent is False
 

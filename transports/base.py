@@ -10,8 +10,8 @@ envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printe
 """
 from __future__ import annotations
 
+import re
 from typing import NamedTuple, Protocol
-from urllib.parse import urlsplit
 
 
 class HttpRequest(NamedTuple):
@@ -55,20 +55,42 @@ class Transport(Protocol):
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse: ...
 
 
+class Url(NamedTuple):
+    """An absolute http(s) URL, split: the only kind of URL the workbench accepts."""
+
+    scheme: str  # "http" or "https", lower case
+    host: str  # lower case; an IPv6 address keeps its brackets
+    port: int  # as written, or the scheme's default (80, 443)
+    target: str  # path and query, at least "/": what an HTTP request line asks for
+
+    @property
+    def path(self) -> str:
+        return self.target.split("?", 1)[0]
+
+    @property
+    def origin(self) -> str:
+        """'https://billing.acme.example/a2a' -> 'https://billing.acme.example'."""
+        default = {"http": 80, "https": 443}[self.scheme]
+        return f"{self.scheme}://{self.host}" + ("" if self.port == default else f":{self.port}")
+
+
+# scheme :// host [: port] [target] [#fragment]; visible ASCII only, no user:password@.
+_URL = re.compile(r"(https?)://(\[[0-9a-f:.]+\]|[a-z0-9][a-z0-9.-]*)(?::([0-9]{1,5}))?"
+                  r"([/?][!-~]*)?", re.ASCII | re.IGNORECASE)
+
+
+def parse_url(value: object) -> Url | None:
+    """The one URL check: every URL from a file, a flag, a peer's card or a request passes
+    here, and both transports route by what it returns. None for anything else."""
+    match = _URL.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    scheme, host, port, target = match.groups()
+    number = int(port) if port else {"http": 80, "https": 443}[scheme.lower()]
+    if not 0 < number < 65536:
+        return None
+    return Url(scheme.lower(), host.lower(), number, (target or "/").split("#", 1)[0] or "/")
+
+
 def is_http_url(value: object) -> bool:
-    """The one URL check: an absolute http(s) URL with a host and, if any, a valid port.
-    Every URL that comes from a file, a flag or a peer's card passes here first."""
-    if not isinstance(value, str) or not value.isprintable() or " " in value:
-        return False
-    parts = urlsplit(value)
-    try:
-        parts.port  # raises ValueError for a port that is not a number in range
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
-def origin_of(url: str) -> str:
-    """'https://billing.acme.example/a2a' -> 'https://billing.acme.example' (lower case)."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
+    return parse_url(value) is not None

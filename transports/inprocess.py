@@ -8,7 +8,7 @@ in the network transport.
 """
 from __future__ import annotations
 
-from transports.base import App, HttpRequest, HttpResponse, is_http_url, origin_of
+from transports.base import App, HttpRequest, HttpResponse, parse_url
 from transports.errors import TransportError
 
 
@@ -16,7 +16,7 @@ class InProcessTransport:
     label = "in-process JSON-RPC shim (Part 12 reused)"
 
     def __init__(self, apps: dict[str, App]) -> None:
-        self.apps = {origin_of(base_url): app for base_url, app in apps.items()}
+        self.apps = {parse_url(base_url).origin: app for base_url, app in apps.items()}
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
         return self._call(HttpRequest("GET", url, dict(headers)))
@@ -25,9 +25,10 @@ class InProcessTransport:
         return self._call(HttpRequest("POST", url, dict(headers), bytes(body)))
 
     def _call(self, request: HttpRequest) -> HttpResponse:
-        if not is_http_url(request.url):
-            raise TransportError(f"not an http(s) URL: {request.url!r}")
-        app = self.apps.get(origin_of(request.url))
+        url = parse_url(request.url)
+        if url is None:
+            raise TransportError(f"not an http(s) URL: {request.url[:80]!r}")
+        app = self.apps.get(url.origin)
         if app is None:
-            raise TransportError(f"nothing serves {origin_of(request.url)} in this process")
+            raise TransportError(f"nothing serves {url.origin} in this process")
         return app(request)

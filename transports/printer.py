@@ -30,6 +30,8 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
     characters such as the bidirectional overrides that can disguise text, and line or
     paragraph separators: exactly what a terminal must never receive raw from a peer.
     """
+    if text.isprintable():
+        return text  # nearly every line: nothing to do
     def visible(ch: str) -> str:
         if ch.isprintable() or (keep_newlines and ch == "\n"):
             return ch

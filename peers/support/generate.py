@@ -19,7 +19,7 @@ import os
 import re
 from importlib import import_module
 from types import ModuleType
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from peers.a2a.refund_text import read_refund
 from peers.support.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed

@@ -9,34 +9,35 @@ Loaded only when one of them is asked for.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 from types import SimpleNamespace
-from typing import Iterator
 
 from peers.support.output import Console
 from transports.printer import FramePrinter
 
 
-@contextmanager
-def attached(options: SimpleNamespace, printer: FramePrinter, console: Console,
-             card_urls: list[str]) -> Iterator[None]:
-    if options.step or options.debugger:
-        from transports.stepping import Stepper
-        stepper = Stepper(debugger=options.debugger)
-        printer.before_send = stepper
-        printer.listeners.append(stepper.on_reply)
-    if not (options.trace or options.diagram):
-        yield
-        return
-    from peers.support import diagram, trace
-    recorder = trace.Recorder(printer.label)
-    recorder.event("registry", cards=card_urls)
-    printer.listeners.append(recorder.frame)
-    console.listeners.append(recorder.line)
-    try:
-        yield
-    finally:
-        if options.trace:
-            recorder.write(options.trace)
-        if options.diagram:
-            diagram.write(options.diagram, recorder.resolved())
+class LearnerTools:
+    """Attach with `LearnerTools(options, printer, console, card_urls)`; call `finish()`
+    when the run ends, however it ends: it writes the --trace and --diagram files."""
+
+    def __init__(self, options: SimpleNamespace, printer: FramePrinter, console: Console,
+                 card_urls: list[str]) -> None:
+        self.options = options
+        if options.step or options.debugger:
+            from transports.stepping import Stepper
+            stepper = Stepper(debugger=options.debugger)
+            printer.before_send = stepper
+            printer.listeners.append(stepper.on_reply)
+        self.recorder = None
+        if options.trace or options.diagram:
+            from peers.support import trace
+            self.recorder = trace.Recorder(printer.label)
+            self.recorder.event("registry", cards=card_urls)
+            printer.listeners.append(self.recorder.frame)
+            console.listeners.append(self.recorder.line)
+
+    def finish(self) -> None:
+        if self.options.trace:
+            self.recorder.write(self.options.trace)
+        if self.options.diagram:
+            from peers.support import diagram
+            diagram.write(self.options.diagram, self.recorder.resolved())

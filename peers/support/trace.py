@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from peers.a2a import wire
 from peers.support.output import Kind
+from transports.base import parse_url
 from transports.codec import loads_strict
 from transports.printer import Frame, escape
 
@@ -42,7 +42,7 @@ class Recorder:
     def frame(self, frame: Frame) -> None:
         body = frame.body.decode("utf-8", errors="backslashreplace")
         parsed = _json(frame.body)
-        origin = "{0.scheme}://{0.netloc}".format(urlsplit(frame.url))
+        origin = parse_url(frame.url).origin  # every URL that crossed a transport parses
         if frame.http_method == "GET":
             method, rpc_id = "GET agent card", None
             name = parsed.get("name") if isinstance(parsed, dict) else None
@@ -64,7 +64,7 @@ class Recorder:
     def resolved(self) -> list[dict[str, Any]]:
         """The records, each frame's peer given the name on its card once that was seen
         (a card fetch happens before the name is known)."""
-        return [{**r, "peer": self.names.get(r["peer"], urlsplit(r["peer"]).hostname)}
+        return [{**r, "peer": self.names.get(r["peer"], parse_url(r["peer"]).host)}
                 if r["kind"] == "frame" else r for r in self.records]
 
     def write(self, path: str) -> None:
