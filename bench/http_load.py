@@ -57,12 +57,13 @@ server.serve_forever()
 def in_process_round_trip(n: int) -> float:
     """Microseconds per delegation through the shim, the real peer app and the JSON codec."""
     import a2a_delegation as story
-    from peers import demo, wire_essay
+    from peers import demo
+    from peers.a2a import wire_essay
     from transports.inprocess import InProcessTransport
-    network = demo.in_process(wire_essay)
-    agent = story.SupportAgent(InProcessTransport(network.apps), [],
-                               credentials=network.credentials)
-    card = network.apps["https://billing.acme.example"].peer.card
+    network = demo.network(wire_essay)
+    agent = story.SupportAgent(InProcessTransport(network.apps), [], network.credentials,
+                               lambda *args, **facts: None)
+    card = agent.discover("https://billing.acme.example/.well-known/agent-card.json")
     for _ in range(200):  # warm up
         agent.delegate(card, story.SKILL, story.PAYLOAD)
     start = time.perf_counter()

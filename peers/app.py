@@ -59,13 +59,14 @@ class PeerApp:
         media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
         if media_type not in ("application/json", "application/a2a+json"):
             return _error(415, "Content-Type must be application/json")
-        if self.token is not None and self.credential(request) != self.token:
+        credential = self.credential(request)
+        if self.token is not None and credential is None:
             # No task is created: the frame is not even parsed.
             return _error(401, "a valid bearer token is required",
                           **{"WWW-Authenticate": f'Bearer realm="{self.name}"'})
         if len(request.body) > self.max_body:
             return _error(413, f"body larger than {self.max_body} bytes")
-        caller = Caller(self.credential(request) or "", request.header("A2A-Version"))
+        caller = Caller(credential or "", request.header("A2A-Version"))
         body = dispatch(request.body, self.methods, caller, log=self._log, max_bytes=self.max_body)
         if body is None:  # a notification: nothing to say
             return HttpResponse(204, {}, b"")

@@ -15,14 +15,24 @@ from typing import NamedTuple, Protocol
 
 
 class HttpRequest(NamedTuple):
+    """What an app receives. Header names are case-insensitive in HTTP, so every transport
+    hands the app lower-case names (`request(...)` below makes sure of it)."""
+
     method: str  # "GET" or "POST"
     url: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # lower-case names
     body: bytes = b""
 
     def header(self, name: str) -> str | None:
-        """Header lookup ignoring case, as HTTP does."""
-        return header(self.headers, name)
+        return self.headers.get(name.lower())
+
+
+def request(method: str, url: str, headers: dict[str, str], body: bytes = b"") -> HttpRequest:
+    """An HttpRequest, header names lower-cased; a repeated name keeps its first value."""
+    lowered: dict[str, str] = {}
+    for name, value in headers.items():
+        lowered.setdefault(name.lower(), value)
+    return HttpRequest(method, url, lowered, body)
 
 
 class HttpResponse(NamedTuple):

@@ -8,7 +8,7 @@ in the network transport.
 """
 from __future__ import annotations
 
-from transports.base import App, HttpRequest, HttpResponse, parse_url
+from transports.base import App, HttpRequest, HttpResponse, parse_url, request
 from transports.errors import TransportError
 
 
@@ -19,16 +19,16 @@ class InProcessTransport:
         self.apps = {parse_url(base_url).origin: app for base_url, app in apps.items()}
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
-        return self._call(HttpRequest("GET", url, dict(headers)))
+        return self._call(request("GET", url, headers))
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
-        return self._call(HttpRequest("POST", url, dict(headers), bytes(body)))
+        return self._call(request("POST", url, headers, bytes(body)))
 
-    def _call(self, request: HttpRequest) -> HttpResponse:
-        url = parse_url(request.url)
+    def _call(self, http_request: HttpRequest) -> HttpResponse:
+        url = parse_url(http_request.url)
         if url is None:
-            raise TransportError(f"not an http(s) URL: {request.url[:80]!r}")
+            raise TransportError(f"not an http(s) URL: {http_request.url[:80]!r}")
         app = self.apps.get(url.origin)
         if app is None:
             raise TransportError(f"nothing serves {url.origin} in this process")
-        return app(request)
+        return app(http_request)

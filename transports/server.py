@@ -22,7 +22,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-from transports.base import App, HttpRequest, HttpResponse
+from transports.base import App, HttpResponse, request
 from transports.codec import MAX_FRAME_BYTES
 from transports.jsonrpc import ErrorCode
 
@@ -58,7 +58,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = self.rfile.read(int(length)) if length else b""
             url = f"http://{self.headers.get('Host', 'localhost')}{self.path}"
             try:
-                response = self.server.app(HttpRequest(self.command, url, dict(self.headers), body))
+                response = self.server.app(request(self.command, url, dict(self.headers), body))
             except Exception as exc:  # a bug in the app: say so in the log, not on the wire
                 self.server.log(f"internal error serving {self.command} {self.path}: {exc!r}")
                 response = _refusal(500, "Internal error", ErrorCode.INTERNAL_ERROR)
