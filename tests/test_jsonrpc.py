@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from transports import jsonrpc
+from transports import codec, jsonrpc
 from transports.jsonrpc import ErrorCode, InvalidParams, dispatch
 
 
@@ -38,7 +38,7 @@ def answer(frame: str | bytes):
     ('{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}', 19, 3),
     ('{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}', 19, 4),
 ])
-def test_spec_calls_with_positional_and_named_params(frame, result, rid):
+def test_the_specs_calls_with_positional_and_named_params_get_its_results(frame, result, rid):
     assert answer(frame) == {"jsonrpc": "2.0", "id": rid, "result": result}
 
 
@@ -156,3 +156,30 @@ def test_broken_responses_are_protocol_violations(frame):
 def test_the_client_never_sends_an_ambiguous_id(bad_id):
     with pytest.raises(ValueError):
         jsonrpc.encode_request(bad_id, "m", {})
+
+
+# -- the codec's limits: well-formed JSON can still be too much ------------------------------
+
+@pytest.mark.parametrize("document, reason", [
+    ("[" * 33 + "]" * 33, "nested deeper than 32"),
+    ("[" + "[]," * 10_001 + "[]]", "more than 10000 arrays and objects"),
+    ('{"amount": ' + "9" * 41 + "}", "longer than 40 characters"),
+    ('{"amount": 1e999}', "out of range"),
+    ('{"amount": -1e999}', "out of range"),
+    ('{"a": 1, ' + ", ".join(f'"k{n}": 0' for n in range(40_000)) + ', "a": 2}', "duplicate key 'a'"),
+])
+def test_the_codec_refuses_what_exceeds_its_limits_naming_the_limit(document, reason):
+    with pytest.raises(ValueError, match=reason):
+        codec.loads_strict(document)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    text = '{"note": "' + "[" * 5000 + '\\" {{{"}'
+    assert codec.loads_strict(text) == {"note": "[" * 5000 + '" {{{'}
+
+
+def test_everything_the_codec_accepts_can_be_encoded_back():
+    deepest = "[" * 32 + "]" * 32
+    widest = '{"n": ' + "1" * 40 + ', "s": "\\ud800", "x": 1.7976931348623157e308}'
+    for text in (deepest, widest):
+        assert codec.loads_strict(codec.dumps(codec.loads_strict(text))) == codec.loads_strict(text)

@@ -89,7 +89,7 @@ def test_the_svg_diagram_has_an_arrow_per_frame_and_a_stop_at_the_gate(tmp_path)
     assert "prefers-color-scheme:dark" in text and "href=\"http" not in text and "@import" not in text
 
 
-def test_html_and_mermaid_diagrams(tmp_path):
+def test_the_html_and_mermaid_diagrams_are_written_and_a_png_is_refused(tmp_path):
     cli("--diagram", str(tmp_path / "run.html"))
     cli("--diagram", str(tmp_path / "run.mmd"))
     page = (tmp_path / "run.html").read_text()

@@ -62,7 +62,7 @@ def test_task_ids_count_up_per_peer(billing_app):
     ('{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": null}', -32600),
     ('{"jsonrpc": "2.0", "id": 1, "method": "tasks/refund_everything", "params": {}}', -32601),
 ])
-def test_envelope_level_errors(billing_app, frame, code):
+def test_a_broken_envelope_gets_the_json_rpc_error_code_for_what_is_wrong(billing_app, frame, code):
     response = post(billing_app, frame)
     assert response.status == 200
     assert error_code(json.loads(response.body)) == code
