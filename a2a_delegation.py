@@ -28,7 +28,7 @@ from enum import Enum
 from itertools import count
 from typing import Any, Callable, NamedTuple
 
-from peers.a2a import wire as wires
+from peers.a2a import wire_format
 from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.support.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
@@ -79,14 +79,14 @@ class SupportAgent:
 
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
-                 allow_untrusted: tuple[str, ...] = (), wire: str | None = None) -> None:
+                 allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None) -> None:
         self.transport = transport  # 2. cards are fetched through it, 4. frames sent
         self.allowlist = allowlist  # 3. the trust gate reads it
         self.credentials = credentials  # 4. endpoint -> bearer token: our own store, never a card's
         self.say = say
         self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
-        self.forced_wire = wires.by_name(wire) if wire else None  # else: as each card declares
-        self.wire_of: dict[str, wires.WireFormat] = {}  # endpoint -> the wire its card speaks
+        self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
+        self.format_of: dict[str, wire_format.WireFormat] = {}  # endpoint -> the format its card speaks
         self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
         self.message_ids = count(1)  # A2A messageIds too (0.3 and 1.0 frames carry one)
 
@@ -97,12 +97,12 @@ class SupportAgent:
         if response.status != 200:
             raise HttpRefusal(response.status, credentials_sent=False)
         document = read_json(response.body, "the card")
-        wire = wires.declared_by(document)  # the card says how to speak to its peer
-        if self.forced_wire and self.forced_wire.NAME != wire.NAME:
-            raise ProtocolViolation(f"the card speaks the {wire.NAME} wire, not the "
-                                    f"{self.forced_wire.NAME} that --wire asked for")
-        card = read(wire.card_from_wire, document, "the card")
-        self.wire_of[card.url] = wire
+        spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
+        if self.forced_format and self.forced_format.NAME != spoken.NAME:
+            raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
+                                    f"{self.forced_format.NAME} that --wire asked for")
+        card = read(spoken.card_from_wire, document, "the card")
+        self.format_of[card.url] = spoken
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
                  f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
         return card
@@ -136,12 +136,12 @@ class SupportAgent:
     def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Task:
         """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value.
         Raises PeerError with the reason."""
-        wire = self.wire_of[card.url]
+        spoken = self.format_of[card.url]
         message = Message(f"msg-{next(self.message_ids)}", "user",
                           (Part(data=payload, media_type="application/json"),),
                           metadata={"skillId": skill})
-        result = self.call(card.url, wire.SEND_METHOD, wire.send_params(message), wire.HEADERS)
-        return read(wire.task_from_result, result, "the result")
+        result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
+        return read(spoken.task_from_result, result, "the result")
 
     def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str]) -> Any:
         """One JSON-RPC request, one response: the envelope Part 12 used for tools."""
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(colour=False if options.no_color else None, quiet=options.quiet)
     if options.command == "serve":  # one peer as a standalone A2A server
         try:
-            demo.serve(options.peer, wires.by_name(options.wire), host=options.host,
+            demo.serve(options.peer, wire_format.by_name(options.wire), host=options.host,
                        port=options.port, url=options.url, token=options.token, say=console.say)
         except OSError as exc:
             console.say(f"cannot serve {options.peer} on {options.host}:{options.port}: "
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # The demo peers serve the card of --wire (the essay's by default); a token is made
     # for billing and handed to the support agent's store, as a platform would provision it.
-    network = demo.network(wires.by_name(options.wire or "essay"), scenario=options.scenario)
+    network = demo.network(wire_format.by_name(options.wire or "essay"), scenario=options.scenario)
     transport: Transport = InProcessTransport(network.apps)
     served = tools = None
     if options.transport == "http":  # the same peers, served on 127.0.0.1
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         from peers.support.tools import LearnerTools  # they hook the printer and the console
         tools = LearnerTools(options, printer, console, card_urls)
     agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
-                         allow_untrusted=tuple(options.allow_untrusted), wire=options.wire)
+                         allow_untrusted=tuple(options.allow_untrusted), wire_name=options.wire)
     try:
         if options.request is None:
             outcomes = run(agent, card_urls)

@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Callable
 
-from peers.a2a.wire import WireFormat
+from peers.a2a.wire_format import WireFormat
 from peers.methods import Caller, MethodTable
 from peers.peer import Peer
 from transports.base import HttpRequest, HttpResponse, parse_url
@@ -32,15 +32,15 @@ def log_to_stderr(line: str) -> None:
 
 
 class PeerApp:
-    def __init__(self, peer: Peer, wire: WireFormat, *, token: str | None = None,
+    def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  log: Callable[[str], None] = log_to_stderr, max_body: int = MAX_FRAME_BYTES) -> None:
-        self.peer, self.wire, self.token, self.max_body = peer, wire, token, max_body
+        self.peer, self.token, self.max_body = peer, token, max_body
         self.name = peer.card.name
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
-        self.methods = MethodTable(peer, wire)  # every wire's method names, on one endpoint
+        self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
-        self.card_body = json.dumps(wire.card_to_wire(peer.card), indent=2).encode() + b"\n"
+        self.card_body = json.dumps(card_format.card_to_wire(peer.card), indent=2).encode() + b"\n"
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = parse_url(request.url).path  # a transport hands the app only URLs that parse

@@ -16,7 +16,7 @@ import os
 from typing import Any, Callable, NamedTuple
 
 from peers import billing, rogue
-from peers.a2a.wire import WireFormat
+from peers.a2a.wire_format import WireFormat
 from peers.app import PeerApp, log_to_stderr
 from peers.peer import Peer, utc_now
 from transports.base import parse_url
@@ -37,16 +37,16 @@ class Network(NamedTuple):
     credentials: dict[str, str]  # endpoint -> bearer token, for the support agent's store
 
 
-def network(wire: WireFormat, *, log: Callable[[str], None] = log_to_stderr,
+def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stderr,
             scenario: str | None = None) -> Network:
-    """The demo peers as apps serving `wire`'s card, with counter task ids (stable runs)."""
+    """The demo peers as apps serving their cards in `card_format`, with counter task ids."""
     apps, credentials = {}, {}
     for name, demo in PEERS.items():
         peer = demo.make(demo.base_url)
         if scenario == "injection" and name == "refund-bot-9000":
             peer.card = peer.card._replace(description=rogue.INJECTED_DESCRIPTION)  # trick 6
         token = new_token() if demo.checks_token else None
-        apps[demo.base_url] = PeerApp(peer, wire, token=token, log=log)
+        apps[demo.base_url] = PeerApp(peer, card_format, token=token, log=log)
         if token:
             credentials[peer.card.url] = token
     return Network(apps, credentials)
@@ -81,7 +81,7 @@ class Served:
         self.stop()
 
 
-def serve(name: str, wire: WireFormat, *, host: str, port: int, url: str | None,
+def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str | None,
           token: str | None, say: Callable[[str], None]) -> None:
     """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM. Raises OSError
     when the address cannot be had."""
@@ -93,8 +93,8 @@ def serve(name: str, wire: WireFormat, *, host: str, port: int, url: str | None,
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_id, clock=utc_now)
         token = (token or new_token()) if demo.checks_token else None
-        server.app = PeerApp(peer, wire, token=token)
-        say(f"[serve] {name} listening on {server.base_url} (wire: {wire.NAME})")
+        server.app = PeerApp(peer, card_format, token=token)
+        say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
         if token:

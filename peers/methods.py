@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from peers.a2a import wire
+from peers.a2a import wire_format as wire_formats
 from peers.a2a.errors import (ExtendedAgentCardNotConfigured, PushNotificationNotSupported,
                               UnsupportedOperation)
 from peers.a2a.fields import WireError
-from peers.a2a.wire import WireFormat
+from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers.peer import Peer
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError
 
@@ -37,21 +37,21 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
     return send
 
 
-def _get(wire_format: Any, peer: Peer) -> Handler:
+def _get(wire_format: TaskQueries, peer: Peer) -> Handler:
     def get(params: Any, caller: Caller) -> Any:
         task_id, history_length = read(wire_format.task_query, params)
         return wire_format.task_to_wire(peer.get_task(task_id, owner=caller.owner), history_length)
     return get
 
 
-def _cancel(wire_format: Any, peer: Peer) -> Handler:
+def _cancel(wire_format: TaskQueries, peer: Peer) -> Handler:
     def cancel(params: Any, caller: Caller) -> Any:
         task_id, _ = read(wire_format.task_query, params)
         return wire_format.task_to_wire(peer.cancel_task(task_id, owner=caller.owner))
     return cancel
 
 
-def _list(wire_format: Any, peer: Peer) -> Handler:
+def _list(wire_format: TaskQueries, peer: Peer) -> Handler:
     def list_tasks(params: Any, caller: Caller) -> Any:
         query = read(wire_format.list_query, params)
         return wire_format.list_result(peer.list_tasks(query, owner=caller.owner), query)
@@ -81,15 +81,15 @@ class MethodTable:
     The wire the peer's card speaks is mapped at once; the other wires the first time a
     caller uses a method that one lacks, so the essay's run never loads 0.3 and 1.0."""
 
-    def __init__(self, peer: Peer, card_wire: WireFormat) -> None:
+    def __init__(self, peer: Peer, card_format: WireFormat) -> None:
         self.peer = peer
-        self.handlers = self.methods_of(card_wire)
+        self.handlers = self.methods_of(card_format)
         self.complete = False  # True once every wire's methods are in `handlers`
 
     def get(self, method: str) -> Handler | None:
         if method not in self.handlers and not self.complete:
-            for name in wire.NAMES:
-                self.handlers.update(self.methods_of(wire.by_name(name)))
+            for name in wire_formats.NAMES:
+                self.handlers.update(self.methods_of(wire_formats.by_name(name)))
             self.complete = True
         return self.handlers.get(method)
 

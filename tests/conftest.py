@@ -19,7 +19,7 @@ import pytest
 import a2a_delegation as story
 from peers import billing, demo
 from peers.a2a import wire_essay
-from peers.a2a.wire import by_name
+from peers.a2a.wire_format import by_name
 from peers.app import PeerApp
 from peers.support.config import AllowEntry, load_registry
 from peers.support.output import Console

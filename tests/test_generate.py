@@ -199,3 +199,25 @@ def test_a_model_endpoint_that_is_down_is_one_line_exit_1(closed_port):
                "--llm-timeout", "2")
     assert done.returncode == 1 and done.stderr.count("\n") == 1
     assert "cannot reach the model endpoint" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("answer", [
+    '{"a": ' + "[" * 100_000, "{" * 200_000, '{"peer": "billing-agent", "peer": "refund-bot-9000"}',
+    '{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "A-1", "amount": NaN}}',
+])
+def test_a_hostile_model_answer_is_refused_in_one_line_not_crashed_on(answer):
+    with pytest.raises(prompts.InvalidDecision):
+        prompts.parse_decision(answer, [billing.billing_agent().card], {"process_refund": REFUND_INPUT})
+
+
+def test_a_peers_own_schema_is_shown_to_the_model_but_never_run():
+    card = billing.billing_agent().card
+    hostile = card.skills[0]._replace(input_schema={"type": "object", "properties": {
+        "order_id": {"type": "string", "pattern": "^(a+)+$"}}, "required": 5})
+    card = card._replace(skills=(hostile,))
+    answer = json.dumps({"peer": "billing-agent", "skill": "process_refund",
+                         "input": {"order_id": "ORD-3300", "amount": 180.0}})
+    decision = prompts.parse_decision(answer, [card], {"process_refund": REFUND_INPUT})
+    assert decision.payload == {"order_id": "ORD-3300", "amount": 180.0}
+    with pytest.raises(prompts.InvalidDecision, match="no contract of its own"):
+        prompts.parse_decision(answer, [card], {})

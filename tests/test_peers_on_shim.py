@@ -83,6 +83,7 @@ def test_a_broken_envelope_gets_the_json_rpc_error_code_for_what_is_wrong(billin
     ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 1e12}}, "amount"),
     ({"skill": "process_refund", "input": {"order_id": 3300, "amount": 1}}, "order_id"),
     ({"skill": "process_refund", "input": {"order_id": "ORD 1; DROP", "amount": 1}}, "order_id"),
+    ({"skill": "process_refund", "input": {"order_id": "ORD-1\n", "amount": 1}}, "order_id"),
     ({"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 1, "note": "x"}}, "unknown field 'note'"),
 ])
 def test_missing_or_mistyped_params_are_minus_32602_and_create_no_task(billing_app, params, mentions):

@@ -24,7 +24,8 @@ def test_the_origin_leaves_out_a_default_port_and_keeps_any_other():
     None, 5, ["http://a/"], "", "billing.acme.example/a2a", "ftp://host/", "http://", "http:///a2a",
     "http://host:0/", "http://host:65536/", "http://host:12ab/", "http://user:pw@host/", "http://ho st/",
     "http://host/a b", "http://host/\x1b[2K", "http://h\u00e9st/", "http://host\u2028/", "http://[::1/",
-    "http://-host/", "javascript:alert(1)",
+    "http://-host/", "javascript:alert(1)", "http://a..b/a2a", "http://" + "a" * 64 + ".example/",
+    "http://" + "a." * 127 + "example/",
 ])
 def test_anything_else_is_not_a_url_the_workbench_will_use(text):
     assert parse_url(text) is None

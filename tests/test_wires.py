@@ -9,7 +9,7 @@ import re
 import a2a_delegation as story
 from conftest import serving, support_agent
 from peers import billing, rogue
-from peers.a2a import errors, wire as wires
+from peers.a2a import errors, wire_format as wire_formats
 from peers.a2a.model import Message, Part
 from peers.app import PeerApp
 from peers.methods import OPERATIONS
@@ -25,7 +25,7 @@ V1 = {**AUTH, "A2A-Version": "1.0"}
 
 @pytest.fixture
 def app():
-    return PeerApp(billing.billing_agent(), wires.by_name("1.0"), token="t0k")
+    return PeerApp(billing.billing_agent(), wire_formats.by_name("1.0"), token="t0k")
 
 
 def rpc(app, method, params, headers=V1, rid=1):
@@ -98,7 +98,7 @@ def test_list_tasks_pages_through_the_callers_tasks(app):
 
 
 def test_one_client_cannot_read_another_clients_task_even_knowing_its_id():
-    app = PeerApp(billing.billing_agent(), wires.by_name("1.0"), token="t0k")
+    app = PeerApp(billing.billing_agent(), wire_formats.by_name("1.0"), token="t0k")
     task = rpc(app, "SendMessage", text_message("refund $3 for ORD-3"))["result"]["task"]
     app.token = "other"  # a second client, with its own credentials
     other = {**V1, "Authorization": "Bearer other"}
@@ -156,7 +156,7 @@ def test_a_spec_shaped_0_3_message_send_gets_a_bare_task_with_kinds(app):
 
 def test_each_wire_serves_its_own_card():
     def card(name):
-        app = PeerApp(billing.billing_agent(), wires.by_name(name))
+        app = PeerApp(billing.billing_agent(), wire_formats.by_name(name))
         return json.loads(InProcessTransport({billing.BASE_URL: app}).get(
             "https://billing.acme.example/.well-known/agent-card.json", {}).body)
     v1, v03, essay = card("1.0"), card("0.3"), card("essay")
@@ -174,7 +174,7 @@ def test_each_wire_serves_its_own_card():
 def test_the_support_agent_speaks_the_wire_each_card_declares():
     allow = [AllowEntry("billing-agent", ENDPOINT), AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")]
     agent, printer, _ = support_agent(allow, wire="1.0", apps={
-        rogue.BASE_URL: PeerApp(rogue.refund_bot_9000(), wires.by_name("0.3"))})
+        rogue.BASE_URL: PeerApp(rogue.refund_bot_9000(), wire_formats.by_name("0.3"))})
     cards = [f"{base}/.well-known/agent-card.json" for base in (billing.BASE_URL, rogue.BASE_URL)]
     outcomes = story.run(agent, cards)
     methods = [json.loads(f.body)["method"] for f in printer.frames if f.http_method == "POST" and f.direction == "-->"]
@@ -184,15 +184,15 @@ def test_the_support_agent_speaks_the_wire_each_card_declares():
 
 
 def test_no_method_name_is_claimed_by_two_wires_and_each_names_a_known_operation():
-    claimed = [method for name in wires.NAMES for method in wires.by_name(name).METHODS]
+    claimed = [method for name in wire_formats.NAMES for method in wire_formats.by_name(name).METHODS]
     assert len(claimed) == len(set(claimed)) == 1 + 10 + 11  # essay, 0.3, 1.0
-    assert {op for name in wires.NAMES for op in wires.by_name(name).METHODS.values()} == set(OPERATIONS)
+    assert {op for name in wire_formats.NAMES for op in wire_formats.by_name(name).METHODS.values()} == set(OPERATIONS)
 
 
 def test_a_client_written_as_in_seed_000_gets_the_refund_text_over_http():
     with serving(None) as server:  # bind first: the port is part of the card's URL
         base = server.base_url
-        server.app = PeerApp(billing.billing_agent(base), wires.by_name("0.3"), token="t0k")
+        server.app = PeerApp(billing.billing_agent(base), wire_formats.by_name("0.3"), token="t0k")
         http = HttpTransport(timeout=5)
         card = json.loads(http.get(f"{base}/.well-known/agent-card.json", {}).body)
         body = json.dumps({"jsonrpc": "2.0", "method": "message/send", "params": {"message": {
@@ -214,7 +214,7 @@ def test_the_task_store_is_bounded_and_forgets_evicted_message_ids():
 
 
 def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
-    app = PeerApp(billing.billing_agent(clock=utc_now), wires.by_name("1.0"), token="t0k")
+    app = PeerApp(billing.billing_agent(clock=utc_now), wire_formats.by_name("1.0"), token="t0k")
     status = rpc(app, "SendMessage", text_message("refund $2 for ORD-2"))["result"]["task"]["status"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", status["timestamp"])
 

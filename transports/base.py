@@ -80,13 +80,16 @@ class Url(NamedTuple):
     @property
     def origin(self) -> str:
         """'https://billing.acme.example/a2a' -> 'https://billing.acme.example'."""
-        default = {"http": 80, "https": 443}[self.scheme]
+        default = DEFAULT_PORTS[self.scheme]
         return f"{self.scheme}://{self.host}" + ("" if self.port == default else f":{self.port}")
 
 
 # scheme :// host [: port] [target] [#fragment]; visible ASCII only, no user:password@.
-_URL = re.compile(r"(https?)://(\[[0-9a-f:.]+\]|[a-z0-9][a-z0-9.-]*)(?::([0-9]{1,5}))?"
+# A host name is dot-separated labels of 1-63 letters, digits and inner hyphens (RFC 1123).
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_URL = re.compile(rf"(https?)://(\[[0-9a-f:.]+\]|{_LABEL}(?:\.{_LABEL})*)(?::([0-9]{{1,5}}))?"
                   r"([/?][!-~]*)?", re.ASCII | re.IGNORECASE)
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def parse_url(value: object) -> Url | None:
@@ -96,8 +99,8 @@ def parse_url(value: object) -> Url | None:
     if match is None:
         return None
     scheme, host, port, target = match.groups()
-    number = int(port) if port else {"http": 80, "https": 443}[scheme.lower()]
-    if not 0 < number < 65536:
+    number = int(port) if port else DEFAULT_PORTS[scheme.lower()]
+    if not 0 < number < 65536 or len(host) > 253:
         return None
     return Url(scheme.lower(), host.lower(), number, (target or "/").split("#", 1)[0] or "/")
 

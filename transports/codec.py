@@ -61,8 +61,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-# Brackets outside strings: a string is skipped whole, escapes included.
-_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# Brackets outside strings: a string is skipped whole, escapes included. A string left
+# open runs to the end of the text, so no start position is ever scanned twice.
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]')
 
 
 def _check_structure(text: str, limits: Limits) -> None:

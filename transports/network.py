@@ -115,7 +115,7 @@ class HttpTransport:
         except TimeoutError:
             raise TransportError(f"could not connect to {host}:{port} within "
                                  f"{self.timeout:g}s (timeout)") from None
-        except OSError as exc:
+        except (OSError, UnicodeError) as exc:  # UnicodeError: a name the resolver cannot encode
             raise TransportError(f"could not connect to {host}:{port}: {_reason(exc)}") from None
         self._connections[key] = _Connection(sock)
         return sock

@@ -36,7 +36,7 @@ def check(value: Any, schema: dict[str, Any], path: str = "input") -> str | None
     if kind == "string":
         if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
             return f"{path} must be {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
-        if "pattern" in schema and not re.search(schema["pattern"], value):
+        if "pattern" in schema and not re.search(_ecma(schema["pattern"]), value):
             return f"{path} {value[:60]!r} does not match {schema['pattern']}"
     if kind == "array" and "items" in schema:
         for index, item in enumerate(value):
@@ -87,6 +87,12 @@ def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: boo
     if step and abs(number / step - round(number / step)) > 1e-6:
         return f"{path} must be a multiple of {step}"
     return None
+
+
+def _ecma(pattern: str) -> str:
+    """JSON Schema patterns are ECMA-262 regular expressions, where `$` is the end of the
+    text; Python's `$` also matches before a final newline ("ORD-1\\n" would pass)."""
+    return pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
 
 
 def _join(path: str, name: str) -> str:

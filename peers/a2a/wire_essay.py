@@ -3,7 +3,7 @@
 Essay: The Agent Card (the card as printed) and Delegation over JSON-RPC (the frames).
 This is a teaching simplification of early A2A (0.1 used `tasks/send` too, with a message
 instead of `{skill, input}`), kept exactly as the essay prints it. It implements the
-`WireFormat` interface of wire.py. It has no message ids, no get or cancel, and no
+`WireFormat` interface of wire_format.py. It has no message ids, no get or cancel, and no
 version header: where a lesson needs those, the 0.3 and 1.0 wires show it.
 """
 from __future__ import annotations

@@ -9,11 +9,11 @@ are self-contained (no external assets) and follow the reader's light or dark th
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape as xml_escape
 
+from transports.codec import loads_strict
 from transports.printer import escape
 
 SUPPORT, REGISTRY, GATE = "support agent", "registry", "trust gate"
@@ -61,7 +61,7 @@ def _label(record: dict[str, Any]) -> str:
     if record.get("http_method") == "GET":
         return "agent card" if record.get("http_status") == 200 else f"HTTP {record.get('http_status')}"
     try:
-        body = json.loads(record.get("body") or "")
+        body = loads_strict(record.get("body") or "")  # a peer's body: bounded, like any
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("error"), dict):

@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from peers.a2a import wire
+from peers.a2a import wire_format
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
 from transports.printer import Frame, escape
 
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
-WIRE_OF = {method: name for name in wire.NAMES for method in wire.by_name(name).METHODS}
+WIRE_OF = {method: name for name in wire_format.NAMES for method in wire_format.by_name(name).METHODS}
 
 
 class Recorder:

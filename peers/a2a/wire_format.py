@@ -1,5 +1,9 @@
 """A wire format: how one version of A2A spells cards, messages and tasks in JSON.
 
+Words, used the same way everywhere: "on the wire" is the JSON that crosses a transport
+(`card_to_wire`, `task_from_wire`); a `WireFormat` is one version's spelling of it; a
+wire format's NAME ("essay", "0.3", "1.0") is what the --wire flag takes.
+
 Three implement the `WireFormat` interface below, each a module: `wire_essay` (the
 essay's `tasks/send` frames), `wire_v03` (A2A 0.3) and `wire_v10` (A2A 1.0). Both sides
 use the same module: the support agent writes requests and reads results with it, a
@@ -15,7 +19,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any, Protocol
 
-from peers.a2a.model import AgentCard, Message, Task
+from peers.a2a.model import AgentCard, ListQuery, Message, Task
 from transports.jsonrpc import JsonRpcError
 
 NAMES = ("essay", "0.3", "1.0")
@@ -55,6 +59,20 @@ class WireFormat(Protocol):
 
     def error_data(self, error: JsonRpcError) -> Any:
         """Peer: the `data` this version attaches to an error object (None for none)."""
+
+
+class TaskQueries(Protocol):
+    """What the 0.3 and 1.0 formats add for reading tasks back (the essay's has no such
+    methods): GetTask / CancelTask params, and 1.0's ListTasks."""
+
+    def task_query(self, params: Any) -> tuple[str, int | None]:
+        """The task id, and how much history to send back (None: all of it)."""
+
+    def task_to_wire(self, task: Task, history_length: int | None = None) -> dict[str, Any]: ...
+
+    def list_query(self, params: Any) -> ListQuery: ...
+
+    def list_result(self, tasks: list[Task], query: ListQuery) -> dict[str, Any]: ...
 
 
 def by_name(name: str) -> WireFormat:
