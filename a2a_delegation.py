@@ -29,13 +29,12 @@ from itertools import count
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a import wire_format
-from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.support.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
 from peers.support.output import Console, Kind
+from peers.support.replies import read, read_json
 from transports import jsonrpc
 from transports.base import Transport
-from transports.codec import loads_strict
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, StopRun, escape
@@ -72,6 +71,14 @@ class Outcome(NamedTuple):
     def result(self) -> str | None:
         done = self.task is not None and self.task.state is TaskState.COMPLETED
         return "".join(a.text for a in self.task.artifacts) if done else None
+
+    @property
+    def trusted(self) -> bool:
+        return self.verdict is Verdict.TRUSTED
+
+    @property
+    def refused(self) -> bool:
+        return self.verdict is Verdict.REFUSED
 
 
 class SupportAgent:
@@ -152,17 +159,26 @@ class SupportAgent:
             headers["Authorization"] = f"Bearer {self.credentials[url]}"
         response = self.transport.post(url, frame, headers)
         if response.status != 200:
-            raise HttpRefusal(response.status, credentials_sent="Authorization" in headers)
+            sent = "Authorization" in headers
+            hint = "" if sent else f"give the support agent a token for {url} with --credentials"
+            raise HttpRefusal(response.status, credentials_sent=sent, hint=hint)
         return jsonrpc.decode_response(response.body, request_id)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
         """One peer's whole turn in the essay's run: discover, then gate, then delegate."""
+        found = self.find(card_url)
+        if isinstance(found, Outcome):
+            return found
+        return self.gate_then_delegate(found, skill, payload)
+
+    def find(self, card_url: str) -> AgentCard | Outcome:
+        """Step 2, with its failure as an outcome: the card, or why it could not be had."""
         try:
-            card = self.discover(card_url)
-        except PeerError as failure:
-            return self.failed(card_url, None, f"card fetch failed: {failure}")
-        return self.gate_then_delegate(card, skill, payload)
+            return self.discover(card_url)
+        except PeerError as failure:  # a GET of a public document changes nothing
+            return self.failed(card_url, None, f"card fetch failed: {failure}; fetching a card "
+                                               "has no effect, so a retry is safe")
 
     def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
@@ -199,24 +215,6 @@ class SupportAgent:
     def failed(self, peer: str, verdict: Verdict | None, error: str) -> Outcome:
         self.say(f"{escape(peer)}: {escape(error)}", Kind.ERROR)
         return Outcome(peer, verdict, error=error)
-
-
-def read_json(body: bytes, what: str) -> Any:
-    """A peer's bytes as JSON, strictly (transports/jsonrpc.py), or a ProtocolViolation."""
-    try:
-        return loads_strict(body)
-    except ValueError as exc:
-        raise ProtocolViolation(f"{what} is not usable JSON ({exc})") from None
-
-
-def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
-    """What a peer sent, read by its wire format: a shape it cannot read of any kind (a
-    wrong type, a missing field, a state that does not exist) is the peer's protocol
-    violation, never our traceback."""
-    try:
-        return reader(value)
-    except WireError as exc:
-        raise ProtocolViolation(f"{what} is malformed: {exc}") from None
 
 
 # -- 6. MCP vertical, A2A horizontal -------------------------------------------------------
@@ -296,11 +294,10 @@ def main(argv: list[str] | None = None) -> int:
             outcomes = run(agent, card_urls)
         else:  # a model (or its offline stand-in) chooses; the gate decides
             from peers.support import planner
-            chosen = planner.run_request(agent, card_urls, options.request, generate,
-                                         show_prompts=options.show_prompts)
-            if chosen is None:
+            outcomes = planner.run_request(agent, card_urls, options.request, generate,
+                                           show_prompts=options.show_prompts)
+            if outcomes is None:
                 return 1
-            outcomes = [chosen]
     except StopRun:
         console.say("[step] stopped before that frame left; nothing more was sent.")
         return 0

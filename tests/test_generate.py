@@ -19,8 +19,8 @@ REQUEST = "Please refund $180 on order ORD-3300"
 
 def ask(model, allowlist=(BILLING,), scenario=None, show_prompts=False, **options):
     agent, printer, apps = support_agent(list(allowlist), scenario=scenario, printed=True, **options)
-    outcome = planner.run_request(agent, CARDS, REQUEST, model, show_prompts=show_prompts)
-    return outcome, printer, apps
+    outcomes = planner.run_request(agent, CARDS, REQUEST, model, show_prompts=show_prompts)
+    return (outcomes[-1] if outcomes else None), printer, apps
 
 
 def posts(printer):

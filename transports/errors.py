@@ -48,15 +48,14 @@ class TransportError(PeerError):
 class HttpRefusal(PeerError):
     """The peer answered with an HTTP error status instead of a JSON-RPC response."""
 
-    def __init__(self, status: int, *, credentials_sent: bool) -> None:
+    def __init__(self, status: int, *, credentials_sent: bool, hint: str = "") -> None:
         if status == 401 and not credentials_sent:
-            reason = ("the peer requires credentials and none were sent: give the support "
-                      "agent a token for this endpoint (--credentials)")
+            reason = "the peer requires credentials and none were sent"
         elif status in (401, 403):
-            reason = "the peer refused our credentials"
+            reason = "the peer refused the credentials sent"
         else:
             reason = "the peer refused at the HTTP level"
-        super().__init__(f"HTTP {status}: {reason}")
+        super().__init__(f"HTTP {status}: {reason}" + (f" ({hint})" if hint else ""))
         self.status = status
 
     def retry_advice(self) -> str:

@@ -18,7 +18,6 @@ from peers.support.generate import Generate, GenerateError
 from peers.support.prompts import ModelStepFailed
 from peers.support.contracts import CONTRACTS
 from peers.support.output import Kind
-from transports.errors import PeerError
 from transports.printer import escape
 
 
@@ -62,30 +61,28 @@ def reply(request: str, peer: str, result: str, trusted: bool, generate: Generat
 
 
 def run_request(agent: Any, card_urls: list[str], request: str, generate: Generate, *,
-                show_prompts: bool = False) -> Any:
+                show_prompts: bool = False) -> list[Any] | None:
     """--request: the model chooses the peer and skill; the story's trust gate still decides.
-    Essay: Discovery is not trust. `agent` is the story's SupportAgent. Returns its Outcome,
-    or None when the model's answer could not be used."""
+    Essay: Discovery is not trust. `agent` is the story's SupportAgent. Returns the outcomes
+    (cards that could not be fetched, then the delegation), or None when the model's answer
+    could not be used."""
     agent.say(f"[transport] {agent.transport.label}; delegation chosen by generate()", Kind.BANNER)
-    cards = []
-    for card_url in card_urls:
-        try:
-            cards.append(agent.discover(card_url))
-        except PeerError as failure:
-            agent.failed(card_url, None, f"card fetch failed: {failure}")
+    found = [agent.find(card_url) for card_url in card_urls]
+    cards = [card for card in found if isinstance(card, AgentCard)]
+    failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
     try:
         decision = choose(request, cards, generate, CONTRACTS, show=show_prompts, say=agent.say)
     except ModelStepFailed as exc:
         agent.say(f"the model's delegation could not be used: {exc}", Kind.ERROR)
         return None
     outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
-    trusted = outcome.verdict is not None and outcome.verdict.value == "trusted"
-    if outcome.verdict is not None and outcome.verdict.value == "refused":
+    if outcome.refused:
         agent.say("[support] the model chose it; the trust gate, in code, refused it. "
                   "Nothing was sent.", Kind.REFUSED)
     if outcome.result is not None:  # the result goes back to the model as fenced data
         try:
-            reply(request, outcome.peer, outcome.result, trusted, generate, show=show_prompts, say=agent.say)
+            reply(request, outcome.peer, outcome.result, outcome.trusted, generate,
+                  show=show_prompts, say=agent.say)
         except ModelStepFailed as exc:
             agent.say(f"the model could not draft the reply: {exc}", Kind.ERROR)
-    return outcome
+    return failures + [outcome]

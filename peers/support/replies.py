@@ -1,0 +1,32 @@
+"""Where what a peer sent becomes an object, or the peer's ProtocolViolation.
+
+Essay: Delegation over JSON-RPC, read from the caller's side. The support agent reads a
+card and a result in two steps: the bytes as JSON, strictly (transports/codec.py), then
+the JSON as a card or a task, by the peer's wire format (peers/a2a/). Whatever shape a
+peer sends, a wrong type, a missing field, a state that does not exist, nesting deeper
+than any card needs, each step ends either with the object or with a ProtocolViolation
+naming what was wrong: never with our traceback. The story calls these two only.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from peers.a2a.fields import WireError
+from transports.codec import loads_strict
+from transports.errors import ProtocolViolation
+
+
+def read_json(body: bytes, what: str) -> Any:
+    """A peer's bytes as JSON, within the codec's limits, or a ProtocolViolation."""
+    try:
+        return loads_strict(body)
+    except ValueError as exc:
+        raise ProtocolViolation(f"{what} is not usable JSON ({exc})") from None
+
+
+def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
+    """`value` read by a wire format's reader, or a ProtocolViolation naming the field."""
+    try:
+        return reader(value)
+    except WireError as exc:
+        raise ProtocolViolation(f"{what} is malformed: {exc}") from None
