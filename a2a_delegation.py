@@ -302,8 +302,9 @@ def main(argv: list[str] | None = None) -> int:
         console.say("[step] stopped before that frame left; nothing more was sent.")
         return 0
     finally:  # however the run ended: write what was recorded, stop what was served
-        if tools:
-            tools.finish()
+        problem = tools.finish() if tools else None
+        if problem:
+            console.say(problem, Kind.ERROR)
         if served:
             served.stop()
     if any(o.error and o.verdict is None for o in outcomes):

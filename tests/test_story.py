@@ -194,3 +194,25 @@ def test_a_skill_that_fails_says_whether_a_retry_is_safe_and_is_escalated(capsys
     outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-1", "amount": 1})
     assert outcome.task.state.value == "failed" and outcome.result is None
     assert "[support] task ended failed: the ledger is unavailable (retry is safe) -> escalating to a human" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--trace", "/nonexistent/dir/run.jsonl"], "--trace /nonexistent/dir/run.jsonl: No such file or directory"),
+    (["--trace", "/tmp"], "is a folder"),
+    (["--diagram", "/nonexistent/run.svg"], "--diagram /nonexistent/run.svg: No such file"),
+    (["--registry", "/dev/zero"], "larger than 1,048,576 characters"),
+    (["--replay", "/dev/zero"], "larger than"),
+    (["--request", "refund $5 on ORD-1", "--llm-url", "file:///etc", "--llm-model", "m"], "not an http(s) base URL"),
+    (["serve", "billing-agent", "--token", "two words"], "printable ASCII without spaces"),
+])
+def test_a_bad_path_or_value_is_one_line_and_exit_2_before_any_frame_is_sent(args, expected):
+    done = cli(*args)
+    assert done.returncode == 2 and expected in done.stderr, done.stderr
+    assert done.stderr.count("\n") <= 2 and "Traceback" not in done.stderr
+    assert "-->" not in done.stdout, "nothing was sent"
+
+
+def test_notes_are_allowed_among_the_tokens_too(tmp_path):
+    (tmp_path / "tokens.json").write_text(json.dumps({"tokens": {"_about": "demo tokens",
+                                                                 "https://billing.acme.example/a2a": "t0k"}}))
+    assert cli("--credentials", str(tmp_path / "tokens.json")).returncode == 1  # the wrong token: a 401

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-ORDER_ID = re.compile(r"\b[A-Z]{2,10}-\d{1,20}\b")  # ORD-3300
-AMOUNT = re.compile(r"\$\s?(\d{1,7}(?:,\d{3})*(?:\.\d{1,2})?)(?![\d,])")  # $180, $6,000.50
+# [0-9], not \d: \d also matches other scripts' digits, which float() would then read.
+ORDER_ID = re.compile(r"\b[A-Z]{2,10}-[0-9]{1,20}\b")  # ORD-3300
+AMOUNT = re.compile(r"\$ ?([0-9]{1,7}(?:,[0-9]{3})*(?:\.[0-9]{1,2})?)(?![0-9,])")  # $180, $6,000.50
 
 
 def read_refund(text: str) -> dict[str, Any]:

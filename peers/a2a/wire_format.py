@@ -22,7 +22,8 @@ from typing import Any, Protocol
 from peers.a2a.model import AgentCard, ListQuery, Message, Task
 from transports.jsonrpc import JsonRpcError
 
-NAMES = ("essay", "0.3", "1.0")
+MODULES = {"essay": "peers.a2a.wire_essay", "0.3": "peers.a2a.wire_v03", "1.0": "peers.a2a.wire_v10"}
+NAMES = tuple(MODULES)  # "essay", "0.3", "1.0": what --wire takes
 
 
 class WireFormat(Protocol):
@@ -76,8 +77,7 @@ class TaskQueries(Protocol):
 
 
 def by_name(name: str) -> WireFormat:
-    module: Any = import_module({"essay": "peers.a2a.wire_essay", "0.3": "peers.a2a.wire_v03",
-                                 "1.0": "peers.a2a.wire_v10"}[name])
+    module: Any = import_module(MODULES[name])
     return module
 
 

@@ -19,6 +19,9 @@ from transports.base import is_http_url
 from transports.codec import loads_strict
 
 
+MAX_FILE_CHARS = 1 << 20  # a registry of thousands of peers is still far smaller
+
+
 class ConfigError(Exception):
     """A data file is missing or wrong. The message is one line, fit to show the user."""
 
@@ -63,23 +66,27 @@ def load_credentials(path: str) -> dict[str, str]:
     Keyed by the exact endpoint a token was issued for (its audience), so a token is only
     ever sent to that endpoint: never to another host, and never inside a JSON-RPC payload.
     """
-    tokens = _load(path, TOKENS)["tokens"]
+    tokens = {endpoint: token for endpoint, token in _load(path, TOKENS)["tokens"].items()
+              if not endpoint.startswith("_")}  # "_" keys are notes, as everywhere
     for endpoint, token in tokens.items():
         _url(endpoint, f"tokens[{endpoint[:60]!r}]", path)
-        if not isinstance(token, str) or not token or not token.isprintable() or " " in token:
+        if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable() \
+                or " " in token:
             raise ConfigError(f"{path}: the token for {endpoint} must be a non-empty string "
                               "without spaces or control characters")
-    return dict(tokens)
+    return tokens
 
 
 def _load(path: str, schema: dict[str, Any]) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as file:
-            text = file.read()
+            text = file.read(MAX_FILE_CHARS + 1)  # a data file, not /dev/zero
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    if len(text) > MAX_FILE_CHARS:
+        raise ConfigError(f"{path}: larger than {MAX_FILE_CHARS:,} characters; is it the right file?")
     if text.startswith("\ufeff"):
         raise ConfigError(f"{path}: starts with a byte order mark; save it as UTF-8 without one")
     try:

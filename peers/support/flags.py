@@ -11,6 +11,8 @@ import os
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
+from peers.a2a.wire_format import NAMES
+
 
 class Flag(NamedTuple):
     name: str  # "--registry", or a positional's name
@@ -47,6 +49,12 @@ def _base_url(text: str) -> str:
     return text
 
 
+def _token(text: str) -> str:
+    if not text or not text.isascii() or not text.isprintable() or " " in text:
+        raise _bad("a token is printable ASCII without spaces (it travels in an HTTP header)")
+    return text
+
+
 def _bad(message: str) -> Exception:
     import argparse
     return argparse.ArgumentTypeError(message)
@@ -68,7 +76,7 @@ FLAGS = (
          options={"choices": ["in-process", "http"]}),
     Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
-         "others, what each card declares)", options={"choices": ["essay", "0.3", "1.0"]}),
+         "others, what each card declares)", options={"choices": list(NAMES)}),
     Flag("--timeout", 10.0, "how long one exchange with a peer may take, over HTTP "
          "(default: %(default)s)", options={"type": _seconds, "metavar": "SECONDS"}),
     Flag("--request", None, 'a customer\'s request, e.g. \'Please refund $180 on order ORD-3300\' '
@@ -78,7 +86,7 @@ FLAGS = (
     Flag("--generate", None, "use this Python callable, generate(prompt) -> str, as the model",
          MODEL, {"metavar": "MODULE:FUNCTION"}),
     Flag("--llm-url", None, "use an OpenAI-compatible chat-completions endpoint, e.g. "
-         "http://localhost:11434/v1", MODEL, {"metavar": "URL"}),
+         "http://localhost:11434/v1", MODEL, {"metavar": "URL", "type": _base_url}),
     Flag("--llm-model", None, "the model name for --llm-url", MODEL, {"metavar": "NAME"}),
     Flag("--llm-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key "
          "(default: %(default)s; unset means no key)", MODEL, {"metavar": "VAR"}),
@@ -108,14 +116,14 @@ FLAGS = (
 SERVE_FLAGS = (
     Flag("peer", None, "which peer to serve"),
     Flag("--wire", "essay", "which card to serve (the endpoint answers all three wires' methods "
-         "either way; default: %(default)s)", options={"choices": ["essay", "0.3", "1.0"]}),
+         "either way; default: %(default)s)", options={"choices": list(NAMES)}),
     Flag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)"),
     Flag("--port", 0, "port to listen on (default: 0, any free port)", options={"type": _port}),
     Flag("--url", None, "the base URL the card advertises, when clients reach this server by "
          "another name than HOST:PORT (default: http://HOST:PORT)",
          options={"type": _base_url, "metavar": "BASE"}),
     Flag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
-         "else a fresh random one, printed at start)"),
+         "else a fresh random one, printed at start)", options={"type": _token}),
 )
 
 
@@ -131,8 +139,13 @@ def parse(argv: list[str], *, servable: tuple[str, ...]) -> SimpleNamespace:
     if not argv:
         return defaults()
     import argparse
+
+    class OneLineParser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # one line, not the whole usage: exit 2 as argparse does
+            self.exit(2, f"error: {message} (--help lists every flag)\n")
+
     serving = argv[0] == "serve"
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="a2a_delegation.py serve" if serving else "a2a_delegation.py",
         description="Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until Ctrl-C "
                     "or SIGTERM." if serving else
@@ -160,15 +173,36 @@ def parse(argv: list[str], *, servable: tuple[str, ...]) -> SimpleNamespace:
 
 
 def _check_run(parser: Any, options: SimpleNamespace) -> None:
-    """What argparse cannot say about one flag alone."""
+    """What argparse cannot say about one flag alone. Output files are checked here,
+    before any frame is sent, so a typo in a path never costs a whole run."""
     if options.verbose and options.quiet:
         parser.error("--verbose and --quiet cannot be used together")
     if options.diagram and not options.diagram.lower().endswith((".svg", ".html", ".mmd")):
         parser.error("--diagram FILE must end in .svg, .html or .mmd")
+    for flag, path in (("--trace", options.trace), ("--diagram", options.diagram)):
+        problem = path and _unwritable(path)
+        if problem:
+            parser.error(f"{flag} {path}: {problem}")
     if options.llm_url and not options.llm_model:
         parser.error("--llm-url needs --llm-model")
     if options.scenario == "injection" and options.request is None:
         options.request = "Please refund $180 on order ORD-3300"
+
+
+def _unwritable(path: str) -> str | None:
+    """Why `path` cannot be written, or None. Tried by opening it to append, which creates
+    nothing that was not there: an empty file made by the try is removed again."""
+    if os.path.isdir(path):
+        return "is a folder; give a file name"
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return exc.strerror or exc.__class__.__name__
+    if not existed:
+        os.remove(path)
+    return None
 
 
 def _from_environment(options: SimpleNamespace) -> SimpleNamespace:

@@ -35,9 +35,15 @@ class LearnerTools:
             printer.listeners.append(self.recorder.frame)
             console.listeners.append(self.recorder.line)
 
-    def finish(self) -> None:
-        if self.options.trace:
-            self.recorder.write(self.options.trace)
-        if self.options.diagram:
-            from peers.support import diagram
-            diagram.write(self.options.diagram, self.recorder.resolved())
+    def finish(self) -> str | None:
+        """Write the files; None, or why one could not be written (the path was checked
+        before the run, but a disk can fill up or a folder vanish meanwhile)."""
+        try:
+            if self.options.trace:
+                self.recorder.write(self.options.trace)
+            if self.options.diagram:
+                from peers.support import diagram
+                diagram.write(self.options.diagram, self.recorder.resolved())
+        except OSError as exc:
+            return f"could not write {exc.filename}: {exc.strerror or exc}"
+        return None

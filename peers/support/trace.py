@@ -19,6 +19,7 @@ from transports.base import parse_url
 from transports.codec import loads_strict
 from transports.printer import Frame, escape
 
+MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
 WIRE_OF = {method: name for name in wire_format.NAMES for method in wire_format.by_name(name).METHODS}
 
@@ -80,9 +81,12 @@ def load(path: str) -> list[dict[str, Any]]:
     """A saved trace; ValueError with file and line for anything else."""
     try:
         with open(path, encoding="utf-8") as file:
-            lines = file.read().splitlines()
+            text = file.read(MAX_TRACE_CHARS + 1)
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    if len(text) > MAX_TRACE_CHARS:
+        raise ValueError(f"{path}: larger than {MAX_TRACE_CHARS:,} characters; not a trace of one run")
+    lines = text.splitlines()
     if not lines:
         raise ValueError(f"{path}: empty; a trace has one JSON record per line")
     records = []
