@@ -278,11 +278,11 @@ def main(argv: list[str] | None = None) -> int:
     # for billing and handed to the support agent's store, as a platform would provision it.
     network = demo.network(wire_format.by_name(options.wire or "essay"), scenario=options.scenario)
     transport: Transport = InProcessTransport(network.apps)
-    served = tools = None
+    served = http = tools = None
     if options.transport == "http":  # the same peers, served on 127.0.0.1
         from transports.network import HttpTransport
         served = demo.Served(network)
-        transport = HttpTransport(resolve=served.resolve, timeout=options.timeout)
+        transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout)
     printer = FramePrinter(transport, console.frame, verbose=options.verbose)
     if options.step or options.debugger or options.trace or options.diagram:
         from peers.support.tools import LearnerTools  # they hook the printer and the console
@@ -305,7 +305,8 @@ def main(argv: list[str] | None = None) -> int:
         problem = tools.finish() if tools else None
         if problem:
             console.say(problem, Kind.ERROR)
-        if served:
+        if http:
+            http.close()
             served.stop()
     if any(o.error and o.verdict is None for o in outcomes):
         return 2

@@ -87,7 +87,8 @@ def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str 
     when the address cannot be had."""
     from transports.server import PeerServer
     demo = PEERS[name]
-    log = lambda line: log_to_stderr(f"[{name}] {line}")  # noqa: E731 - one log for server and app
+    def log(line: str) -> None:  # one log for the server and the app
+        log_to_stderr(f"[{name}] {line}")
     server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises

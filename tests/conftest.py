@@ -33,6 +33,11 @@ BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
 ROGUE = AllowEntry("refund-bot-9000", "https://refunds-r-us.example/a2a")
 CARDS = load_registry(str(ROOT / "registry.json"))
 BILLING_CARD, ROGUE_CARD = CARDS
+# A refund frame as a client would send it, and the headers of a client holding the token
+# "t0k" that the `billing_server` fixture's peer requires.
+FRAME = (b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", '
+         b'"params": {"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5}}}')
+JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
 
 
 def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
@@ -137,6 +142,13 @@ def misbehaving_peer():
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (for a server started in a subprocess)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 @pytest.fixture

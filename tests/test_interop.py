@@ -12,20 +12,14 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from conftest import ROOT, free_port
+
 SDK_PYTHON = os.environ.get("A2A_SDK_PYTHON")
 pytestmark = pytest.mark.skipif(not SDK_PYTHON, reason="set A2A_SDK_PYTHON to a Python with a2a-sdk")
-ROOT = Path(__file__).resolve().parent.parent
-INTEROP = Path(__file__).resolve().parent / "interop"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+INTEROP = ROOT / "tests" / "interop"
 
 
 def wait_for_line(process, marker: str, seconds: float = 20) -> str:

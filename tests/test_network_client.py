@@ -15,15 +15,13 @@ import time
 
 import pytest
 
-from conftest import ROOT, serving
+from conftest import FRAME, JSON_AUTH, ROOT, serving
 from peers import billing
 from peers.a2a import wire_essay
 from peers.app import PeerApp
 from transports.errors import TransportError
 from transports.network import HttpTransport
 
-FRAME = b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5}}}'
-JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 

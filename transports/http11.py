@@ -40,10 +40,10 @@ class MalformedMessage(ValueError):
 
 def left(deadline: float) -> float:
     """Seconds left before the deadline; TimeoutError once none are."""
-    left = deadline - time.monotonic()
-    if left <= 0:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
         raise TimeoutError
-    return left
+    return remaining
 
 
 class Reader:
@@ -127,7 +127,8 @@ def read_reply(reader: Reader, method: str, max_body: int) -> tuple[HttpResponse
             break
     else:
         raise MalformedMessage(f"the peer sent more than {MAX_INTERIM} interim (1xx) replies")
-    values = lambda wanted: [v for n, v in fields if n.lower() == wanted]  # noqa: E731
+    def values(wanted: str) -> list[str]:
+        return [value for name, value in fields if name.lower() == wanted]
     lengths, codings = set(values("content-length")), values("transfer-encoding")
     tokens = {t.strip().lower() for v in values("connection") for t in v.split(",")}
     keep = minor >= 1 and "close" not in tokens  # HTTP/1.0 peers are not kept: simpler

@@ -103,13 +103,13 @@ class Handler(Protocol):
     def __call__(self, params: Any, context: Any) -> Any: ...
 
 
-class MethodTable(Protocol):
+class Methods(Protocol):
     """Where dispatch() finds a method's handler: a plain dict will do."""
 
     def get(self, method: str) -> Handler | None: ...
 
 
-def dispatch(frame: bytes, methods: MethodTable, context: Any = None, *,
+def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
              log: Callable[[str], None] | None = None,
              max_bytes: int = MAX_FRAME_BYTES) -> bytes | None:
     """Answer one request frame with one response frame (None for a notification).

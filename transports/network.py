@@ -44,10 +44,6 @@ class _Key(NamedTuple):
     port: int
 
 
-class _Connection(NamedTuple):
-    sock: socket.socket
-
-
 class HttpTransport:
     def __init__(self, *, resolve: dict[str, tuple[str, int]] | None = None,
                  timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES, tls: Any = None) -> None:
@@ -55,7 +51,7 @@ class HttpTransport:
         self.timeout, self.max_body = timeout, max_body
         self.label = ("HTTP JSON-RPC over real sockets"
                       + (" (hostnames mapped to 127.0.0.1, like curl --resolve)" if resolve else ""))
-        self._connections: dict[_Key, _Connection] = {}
+        self._connections: dict[_Key, socket.socket] = {}  # kept-alive, by where they go
         self.tls = tls  # an ssl.SSLContext; None: the system's, made on the first https URL
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
@@ -99,8 +95,8 @@ class HttpTransport:
         if kept is not None:
             # Readable while we have sent nothing means the peer closed it (an idle timeout)
             # or sent junk: either way open a new one now, rather than resend after a failure.
-            if not select.select([kept.sock], [], [], 0)[0]:
-                return kept.sock
+            if not select.select([kept], [], [], 0)[0]:
+                return kept
             self._drop(key)
         scheme, host, port = key
         address = self.resolve.get(host, (host, port))
@@ -117,13 +113,13 @@ class HttpTransport:
                                  f"{self.timeout:g}s (timeout)") from None
         except (OSError, UnicodeError) as exc:  # UnicodeError: a name the resolver cannot encode
             raise TransportError(f"could not connect to {host}:{port}: {_reason(exc)}") from None
-        self._connections[key] = _Connection(sock)
+        self._connections[key] = sock
         return sock
 
     def _drop(self, key: _Key) -> None:
         connection = self._connections.pop(key, None)
         if connection is not None:
-            connection.sock.close()
+            connection.close()
 
 
 def _request_head(method: str, url: str, body: bytes | None,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import Callable, NamedTuple
 
-from transports.base import HttpResponse, Transport
+from transports.base import HttpResponse, Transport, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
@@ -101,7 +101,9 @@ class FramePrinter:
 
     def sent_to(self, origin: str) -> list[Frame]:
         """The frames we sent to one peer (tests count them: a refused peer gets none)."""
-        return [f for f in self.frames if f.direction == "-->" and f.url.startswith(origin)]
+        wanted = parse_url(origin)
+        return [f for f in self.frames if f.direction == "-->" and wanted is not None
+                and parse_url(f.url) is not None and parse_url(f.url).origin == wanted.origin]
 
     def _record(self, direction: str, http_method: str, url: str, headers: dict[str, str],
                 body: bytes, status: int | None = None, sent: Frame | None = None) -> Frame:
