@@ -139,7 +139,7 @@ class AgentSkill(NamedTuple):
     input_modes: tuple[str, ...] = ("application/json",)
     output_modes: tuple[str, ...] = ("application/json",)
     tags: tuple[str, ...] = ()
-    input_schema: dict[str, Any] | None = None  # the input it takes (peers/schema.py)
+    input_schema: dict[str, Any] | None = None  # the input it takes, as JSON Schema (schema.py)
 
 
 class AgentCard(NamedTuple):

@@ -1,6 +1,7 @@
 """Our side of the boundary: the support agent's own modules, around the story in
 a2a_delegation.py. Its config files (`config`), its own copy of the contracts it relies
-on (`contracts`), the command line (`flags`), the one output path (`output`), the model
+on (`contracts`), reading what a peer sent (`replies`), the command line (`flags`), the
+one output path (`output`), the model
 step and its hooks (`planner`, `prompts`, `generate`), and the learner tools (`tools`,
 `trace`, `diagram`). Essay: Discovery is not trust (the allowlist); the generate() hook.
 
