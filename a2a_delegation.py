@@ -187,6 +187,10 @@ class SupportAgent:
         if verdict is Verdict.REFUSED:  # 5. refuse: nothing is sent, nothing comes back
             self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
             return Outcome(card.name, verdict)
+        # Trusted is not enough: the card must also say this agent takes what we would send.
+        problem = card.refusal(skill, "application/json", holds_credential=card.url in self.credentials)
+        if problem:
+            return self.failed(card.name, verdict, f"not sent: {problem}")
         try:
             task = self.delegate(card, skill, payload)
         except PeerError as failure:

@@ -19,8 +19,8 @@ from transports.printer import FramePrinter
 def delegate_to(base_url, timeout=0.3):
     card_url = f"{base_url}/.well-known/agent-card.json"
     transport = FramePrinter(HttpTransport(timeout=timeout))
-    agent = story.SupportAgent(transport, [AllowEntry("billing-agent", f"{base_url}/a2a")], {},
-                               lambda *args, **facts: None)
+    agent = story.SupportAgent(transport, [AllowEntry("billing-agent", f"{base_url}/a2a")],
+                               {f"{base_url}/a2a": "t0k"}, lambda *args, **facts: None)
     (outcome,) = story.run(agent, [card_url])
     return outcome
 
@@ -57,8 +57,9 @@ def test_the_cli_names_the_peer_and_stage_in_one_line(tmp_path, misbehaving_peer
     base = misbehaving_peer("http-500")
     (tmp_path / "reg.json").write_text(json.dumps({"peers": [{"cardUrl": f"{base}/.well-known/agent-card.json"}]}))
     (tmp_path / "allow.json").write_text(json.dumps({"trusted": [{"name": "billing-agent", "endpoint": f"{base}/a2a"}]}))
+    (tmp_path / "tokens.json").write_text(json.dumps({"tokens": {f"{base}/a2a": "t0k"}}))
     done = cli("--transport", "http", "--timeout", "2", "--registry", str(tmp_path / "reg.json"),
-               "--allowlist", str(tmp_path / "allow.json"))
+               "--allowlist", str(tmp_path / "allow.json"), "--credentials", str(tmp_path / "tokens.json"))
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith("error: billing-agent: delegation failed: HTTP 500")

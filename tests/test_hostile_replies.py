@@ -138,6 +138,7 @@ def test_a_hostile_first_peer_does_not_stop_the_honest_peer_after_it():
     card, _ = real_exchange("1.0")
     card["name"] = "refund-bot-9000"
     card["supportedInterfaces"][0]["url"] = "https://refunds-r-us.example/a2a"
+    del card["securitySchemes"], card["securityRequirements"]  # the rogue takes anyone
     rogue_card = json.dumps(card).encode()
     bad_reply = b'{"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": [], "status": {"state": {}}}}}'
     agent, printer, apps = support_agent([BILLING], allow_untrusted=("refund-bot-9000",), wire="1.0",

@@ -216,3 +216,24 @@ def test_notes_are_allowed_among_the_tokens_too(tmp_path):
     (tmp_path / "tokens.json").write_text(json.dumps({"tokens": {"_about": "demo tokens",
                                                                  "https://billing.acme.example/a2a": "t0k"}}))
     assert cli("--credentials", str(tmp_path / "tokens.json")).returncode == 1  # the wrong token: a 401
+
+
+@pytest.mark.parametrize("skills, auth, credentials, expected", [
+    ((AgentSkill("issue_credit", "Credit an account"),), ("none",), {}, "its card offers no 'process_refund' skill"),
+    ((AgentSkill("process_refund", "", input_modes=("text/plain",)),), ("none",), {},
+     "its 'process_refund' skill takes ['text/plain'], not application/json"),
+    ((AgentSkill("process_refund", ""),), ("bearer",), {}, "requires ['bearer'] and the support agent holds no credential"),
+    ((AgentSkill("process_refund", ""),), ("oauth2",), {"https://billing.acme.example/a2a": "t"},
+     "requires ['oauth2']"),
+])
+def test_an_allowlisted_peer_whose_card_says_no_gets_no_frame_and_the_check_is_named(capsys, skills, auth,
+                                                                                      credentials, expected):
+    card = AgentCard("billing-agent", "", "https://billing.acme.example/a2a", "1", skills, auth_schemes=auth)
+    app = PeerApp(Peer(card, [Skill(skill, lambda payload: "done") for skill in skills]), wire_essay)
+    agent, printer, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, printed=True)
+    agent.credentials = credentials
+    outcome = agent.handle(CARDS[0], story.SKILL, story.PAYLOAD)
+    assert outcome.verdict is story.Verdict.TRUSTED and outcome.task is None
+    assert outcome.error.startswith("not sent: ") and expected in outcome.error
+    assert [f.http_method for f in printer.sent_to(billing.BASE_URL)] == ["GET"], "only its card was fetched"
+    assert expected in capsys.readouterr().err

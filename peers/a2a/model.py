@@ -156,3 +156,23 @@ class AgentCard(NamedTuple):
     @property
     def skill_ids(self) -> list[str]:
         return [s.id for s in self.skills]
+
+    def refusal(self, skill_id: str, media_type: str, *, holds_credential: bool) -> str | None:
+        """Why, by its own card, this agent cannot be sent `skill_id` with input of
+        `media_type`; None if it can. Essay: the card is "everything a caller needs to know
+        to decide whether and how to talk to this agent": the skill, the modes, the auth."""
+        skill = next((s for s in self.skills if s.id == skill_id), None)
+        if skill is None:
+            return f"its card offers no {skill_id!r} skill (it offers {clip(self.skill_ids)})"
+        if media_type not in skill.input_modes and "*/*" not in skill.input_modes:
+            return f"its {skill_id!r} skill takes {clip(list(skill.input_modes))}, not {media_type}"
+        required = [scheme for scheme in self.auth_schemes if scheme != "none"]
+        if required and not ("bearer" in required and holds_credential):
+            return f"its card requires {clip(required)} and the support agent holds no credential for it"
+        return None
+
+
+def clip(value: Any, limit: int = 120) -> str:
+    """A peer's value, as it would be printed, cut to fit in one line of ours."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"

@@ -197,13 +197,16 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
     schemas = next((e["params"] for e in extensions if isinstance(e, dict)
                     and e.get("uri") == INPUT_SCHEMA_EXTENSION
                     and isinstance(e.get("params"), dict)), {})
+    default_modes = strings(field(card, "defaultInputModes", list, default=[]), "defaultInputModes")
     skills = []
     for index, value in enumerate(field(card, "skills", list)):
         skill, where = obj(value, f"skills[{index}]"), f"skills[{index}]."
         skill_id = field(skill, "id", str, where)
         schema = schemas.get(skill_id)
+        modes = strings(field(skill, "inputModes", list, where, default=default_modes), where + "inputModes")
         skills.append(AgentSkill(skill_id, field(skill, "description", str, where, default=""),
                                  name=field(skill, "name", str, where, default=""),
+                                 input_modes=tuple(modes),  # its own, else the card's defaults
                                  tags=tuple(strings(field(skill, "tags", list, where, default=[]),
                                                     where + "tags")),
                                  input_schema=schema if isinstance(schema, dict) else None))
