@@ -94,6 +94,7 @@ class SupportAgent:
         self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
         self.format_of: dict[str, wire_format.WireFormat] = {}  # endpoint -> the format its card speaks
+        self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
         self.message_ids = count(1)  # A2A messageIds too (0.3 and 1.0 frames carry one)
 
@@ -147,6 +148,7 @@ class SupportAgent:
         message = Message(f"msg-{next(self.message_ids)}", "user",
                           (Part(data=payload, media_type="application/json"),),
                           metadata={"skillId": skill})
+        self.delegated_to.append(card)
         result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         return read(spoken.task_from_result, result, "the result")
 
@@ -229,7 +231,7 @@ tagged UNTRUSTED. The deep treatment (injection via a delegated result, the leth
 trifecta) is Part 16.
 
   MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
-  A2A (this part): agent -> AGENT    (horizontal) agent-card / tasks-send + a task lifecycle
+  A2A (this part): agent -> AGENT    (horizontal) agent-card / {send} + a task lifecycle
   Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
 
 
@@ -243,7 +245,10 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     for card_url in card_urls:  # 1. the registry says where peers live
         agent.say()
         outcomes.append(agent.handle(card_url, SKILL, PAYLOAD))
-    agent.say(CLOSING, Kind.BANNER)
+    for name in sorted(agent.allow_untrusted - {outcome.peer for outcome in outcomes}):
+        agent.say(f"--allow-untrusted {name!r} named no peer found in the registry", Kind.WARNING)
+    sent_with = sorted({agent.format_of[card.url].SEND_METHOD for card in agent.delegated_to})
+    agent.say(CLOSING.format(send=" / ".join(sent_with).replace("/", "-") or "tasks-send"), Kind.BANNER)
     return outcomes
 
 
@@ -254,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     from peers.support import flags
     options = flags.parse(sys.argv[1:] if argv is None else argv, servable=tuple(demo.PEERS))
     console = Console(colour=False if options.no_color else None, quiet=options.quiet)
+    for warning in flags.ignored(options) if options.command == "run" else ():
+        console.say(warning, Kind.WARNING)
     if options.command == "serve":  # one peer as a standalone A2A server
         try:
             demo.serve(options.peer, wire_format.by_name(options.wire), host=options.host,
@@ -264,10 +271,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     try:
-        if options.replay:  # a saved run, printed again with no peers
+        if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)
             from peers.support import trace
-            trace.replay(trace.load(options.replay), console.say)
-            return 0
+            return trace.replay(trace.load(options.replay), console.say, options)
         card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json"))
         allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
         credentials = load_credentials(options.credentials) if options.credentials else {}
@@ -299,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         else:  # a model (or its offline stand-in) chooses; the gate decides
             from peers.support import planner
             outcomes = planner.run_request(agent, card_urls, options.request, generate,
-                                           show_prompts=options.show_prompts)
+                                           show_prompts=options.show_prompts, verbose=options.verbose)
             if outcomes is None:
                 return 1
     except StopRun:

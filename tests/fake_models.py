@@ -24,3 +24,7 @@ def wrong_then_right(prompt: str) -> str:
 
 def not_text(prompt: str):
     return 42
+
+
+def boom(prompt: str) -> str:
+    raise RuntimeError("the model's server is on fire")

@@ -99,15 +99,19 @@ def test_the_html_and_mermaid_diagrams_are_written_and_a_png_is_refused(tmp_path
     assert cli("--diagram", str(tmp_path / "run.png")).returncode == 2
 
 
-def run_in_terminal(*args, env_extra=None):
-    """Run the CLI on a pseudo-terminal, as a learner would see it."""
+def run_in_terminal(*args, env_extra=None, stderr_to=None):
+    """Run the CLI on a pseudo-terminal, as a learner would see it (stderr to a file if asked)."""
     pty = pytest.importorskip("pty")  # POSIX only
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env_extra or {}))
     if "NO_COLOR" not in (env_extra or {}):
         env.pop("NO_COLOR", None)  # the learner's own setting must not decide this test
+    if "TERM" not in (env_extra or {}):
+        env["TERM"] = "xterm"
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(ROOT)
+        if stderr_to:
+            os.dup2(os.open(stderr_to, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
         os.execve(sys.executable, [sys.executable, "a2a_delegation.py", *args], env)
     chunks = []
     while True:

@@ -50,7 +50,8 @@ class HttpTransport:
         self.resolve = {host.lower(): addr for host, addr in (resolve or {}).items()}
         self.timeout, self.max_body = timeout, max_body
         self.label = ("HTTP JSON-RPC over real sockets"
-                      + (" (hostnames mapped to 127.0.0.1, like curl --resolve)" if resolve else ""))
+                      + (" (the registry's hostnames mapped to 127.0.0.1, like curl --resolve;"
+                         " plain HTTP there, no TLS)" if resolve else ""))
         self._connections: dict[_Key, socket.socket] = {}  # kept-alive, by where they go
         self.tls = tls  # an ssl.SSLContext; None: the system's, made on the first https URL
 

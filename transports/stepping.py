@@ -30,7 +30,7 @@ class Stepper:
             return self._ask()
         try:
             _start_debugger()  # pdb stops on the next line, in this function
-            return  # stopped here: `pp request` is the frame about to leave; `c` sends it
+            stopped = True  # noqa: F841 - stopped here: `pp request` is the frame about to leave
         except bdb.BdbQuit:  # `q` in the debugger: end the run as cleanly as --step's q
             raise StopRun() from None
 
@@ -41,7 +41,7 @@ class Stepper:
         reply = _parsed(frame.body)  # noqa: F841 - for the debugger: `pp reply`
         try:
             _start_debugger()  # pdb stops on the next line, in this function
-            return  # stopped here: `pp reply` is the peer's answer; `c` goes on
+            stopped = True  # noqa: F841 - stopped here: `pp reply` is the peer's answer; `c` goes on
         except bdb.BdbQuit:
             raise StopRun() from None
 

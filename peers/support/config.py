@@ -51,7 +51,10 @@ TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}},
 def load_registry(path: str) -> list[str]:
     """The Agent Card URLs the registry lists, in order."""
     doc = _load(path, REGISTRY)
-    return [_url(entry["cardUrl"], f"peers[{i}].cardUrl", path) for i, entry in enumerate(doc["peers"])]
+    if not doc["peers"]:
+        raise ConfigError(f"{path}: lists no peers, so there is nobody to delegate to")
+    return [_url(entry["cardUrl"], f"peers[{index}].cardUrl", path)
+            for index, entry in enumerate(doc["peers"])]
 
 
 def load_allowlist(path: str) -> list[AllowEntry]:

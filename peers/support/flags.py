@@ -177,6 +177,9 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
     before any frame is sent, so a typo in a path never costs a whole run."""
     if options.verbose and options.quiet:
         parser.error("--verbose and --quiet cannot be used together")
+    if options.step and options.quiet:
+        parser.error("--step shows each frame before it leaves, and --quiet hides frames: "
+                     "use one of them")
     if options.diagram and not options.diagram.lower().endswith((".svg", ".html", ".mmd")):
         parser.error("--diagram FILE must end in .svg, .html or .mmd")
     for flag, path in (("--trace", options.trace), ("--diagram", options.diagram)):
@@ -203,6 +206,16 @@ def _unwritable(path: str) -> str | None:
     if not existed:
         os.remove(path)
     return None
+
+
+def ignored(options: SimpleNamespace) -> list[str]:
+    """Flags given that will do nothing in this run, each as a sentence to warn with."""
+    without_request = [flag for flag, value in (("--generate", options.generate),
+                                                ("--llm-url", options.llm_url),
+                                                ("--show-prompts", options.show_prompts))
+                       if value and options.request is None]
+    return [f"{flag} does nothing without --request (the essay's run delegates by rule)"
+            for flag in without_request]
 
 
 def _from_environment(options: SimpleNamespace) -> SimpleNamespace:

@@ -30,6 +30,10 @@ class Generate(Protocol):
     def __call__(self, prompt: str) -> str: ...
 
 
+STAND_IN_READS = ("the offline stand-in reads one order id like ORD-3300 and one amount like "
+                  "$180 from the request; plug in a model with --generate or --llm-url")
+
+
 class GenerateError(ModelStepFailed):
     """The model could not be reached, loaded, or answered something unusable."""
 

@@ -33,6 +33,7 @@ class Kind(Enum):
     MODEL = ("model", None, True)  # what the model chose; the gate decides after it
     FRAME = ("frame", None, False)  # a frame that crossed the transport (coloured by direction)
     ERROR = ("error", "31", True)  # a failure, to stderr
+    WARNING = ("warning", "33", True)  # something asked for that will do nothing, to stderr
 
     def __init__(self, label: str, colour: str | None, is_outcome: bool) -> None:
         self.label, self.colour, self.is_outcome = label, colour, is_outcome
@@ -66,9 +67,9 @@ class Console:
         """Print one story line. `facts` (peer, verdict ...) go to listeners only."""
         for listener in self.listeners:
             listener(text, kind, facts)
-        if kind is Kind.ERROR:
+        if kind in (Kind.ERROR, Kind.WARNING):
             self.out.flush()  # keep the error in its place among the lines before it
-            self.err.write(_paint(f"error: {text}", kind.colour, self.colour_err) + "\n")
+            self.err.write(_paint(f"{kind.label}: {text}", kind.colour, self.colour_err) + "\n")
             self.err.flush()
         elif not self.quiet or kind.is_outcome:
             self.out.write(_paint(text, kind.colour, self.colour_out) + "\n")

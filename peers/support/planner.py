@@ -10,11 +10,13 @@ fenced as data. `--show-prompts` prints every prompt and answer.
 from __future__ import annotations
 
 import json
+import sys
+import traceback
 from typing import Any, Callable
 
 from peers.a2a.model import AgentCard
 from peers.support import prompts
-from peers.support.generate import Generate, GenerateError
+from peers.support.generate import STAND_IN_READS, Generate, GenerateError, gullible, stand_in
 from peers.support.prompts import ModelStepFailed
 from peers.support.contracts import CONTRACTS
 from peers.support.output import Kind
@@ -61,7 +63,7 @@ def reply(request: str, peer: str, result: str, trusted: bool, generate: Generat
 
 
 def run_request(agent: Any, card_urls: list[str], request: str, generate: Generate, *,
-                show_prompts: bool = False) -> list[Any] | None:
+                show_prompts: bool = False, verbose: bool = False) -> list[Any] | None:
     """--request: the model chooses the peer and skill; the story's trust gate still decides.
     Essay: Discovery is not trust. `agent` is the story's SupportAgent. Returns the outcomes
     (cards that could not be fetched, then the delegation), or None when the model's answer
@@ -73,7 +75,10 @@ def run_request(agent: Any, card_urls: list[str], request: str, generate: Genera
     try:
         decision = choose(request, cards, generate, CONTRACTS, show=show_prompts, say=agent.say)
     except ModelStepFailed as exc:
-        agent.say(f"the model's delegation could not be used: {exc}", Kind.ERROR)
+        hint = f" ({STAND_IN_READS})" if generate in (stand_in, gullible) else ""
+        agent.say(f"the model's delegation could not be used: {exc}{hint}", Kind.ERROR)
+        if verbose and exc.__cause__ is not None:  # the plugged-in model's own traceback
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
         return None
     outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
     if outcome.refused:

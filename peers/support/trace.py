@@ -69,12 +69,16 @@ class Recorder:
                 if r["kind"] == "frame" else r for r in self.records]
 
     def write(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as out:
-            for record in self.resolved():
-                out.write(json.dumps(record) + "\n")
+        write(path, self.resolved())
 
     def _add(self, record: dict[str, Any]) -> None:
         self.records.append({"seq": len(self.records) + 1, **record})
+
+
+def write(path: str, records: list[dict[str, Any]]) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps(record) + "\n")
 
 
 def load(path: str) -> list[dict[str, Any]]:
@@ -98,14 +102,25 @@ def load(path: str) -> list[dict[str, Any]]:
     return records
 
 
-def replay(records: list[dict[str, Any]], say: Callable[..., None]) -> None:
-    """Print the recorded lines again, each as the kind of line it was."""
+def replay(records: list[dict[str, Any]], say: Callable[..., None], options: Any) -> int:
+    """Print the recorded lines again, each as the kind of line it was; then write the
+    --trace and --diagram files from the same records, if asked. Returns the exit status."""
     kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
     for record in records:
         if record["kind"] == "line" and isinstance(record.get("text"), str):
             kind = kinds.get(record.get("line"), Kind.STORY) if isinstance(record.get("line"), str) \
                 else Kind.STORY
             say(escape(record["text"], keep_newlines=True), kind)  # a trace file is input too
+    try:
+        if options.trace:
+            write(options.trace, records)
+        if options.diagram:
+            from peers.support import diagram
+            diagram.write(options.diagram, records)
+    except OSError as exc:
+        say(f"could not write {exc.filename}: {exc.strerror or exc}", Kind.ERROR)
+        return 2
+    return 0
 
 
 def _wire(method: Any) -> str | None:
