@@ -32,7 +32,7 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.support.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
 from peers.support.output import Console, Kind
-from peers.support.replies import read, read_json
+from peers.support.replies import check_card, read, read_json
 from transports import jsonrpc
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation
@@ -109,6 +109,7 @@ class SupportAgent:
         if self.forced_format and self.forced_format.NAME != spoken.NAME:
             raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
                                     f"{self.forced_format.NAME} that --wire asked for")
+        check_card(document, spoken)  # every field its version requires, or each problem named
         card = read(spoken.card_from_wire, document, "the card")
         self.format_of[card.url] = spoken
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
@@ -262,14 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     for warning in flags.ignored(options) if options.command == "run" else ():
         console.say(warning, Kind.WARNING)
     if options.command == "serve":  # one peer as a standalone A2A server
-        try:
-            demo.serve(options.peer, wire_format.by_name(options.wire), host=options.host,
-                       port=options.port, url=options.url, token=options.token, say=console.say)
-        except OSError as exc:
-            console.say(f"cannot serve {options.peer} on {options.host}:{options.port}: "
-                        f"{exc.strerror or exc}", Kind.ERROR)
-            return 2
-        return 0
+        return demo.serve(options.peer, wire_format.by_name(options.wire), host=options.host,
+                          port=options.port, url=options.url, token=options.token, say=console.say,
+                          fail=lambda line: console.say(line, Kind.ERROR))
     try:
         if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)
             from peers.support import trace

@@ -82,14 +82,19 @@ class Served:
 
 
 def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str | None,
-          token: str | None, say: Callable[[str], None]) -> None:
-    """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM. Raises OSError
-    when the address cannot be had."""
+          token: str | None, say: Callable[[str], None], fail: Callable[[str], None]) -> int:
+    """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM; the exit status:
+    0, or 2 (said through `fail`) when the address cannot be had."""
     from transports.server import PeerServer
     demo = PEERS[name]
+
     def log(line: str) -> None:  # one log for the server and the app
         log_to_stderr(f"[{name}] {line}")
-    server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
+    try:
+        server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
+    except OSError as exc:
+        fail(f"cannot serve {name} on {host}:{port}: {exc.strerror or exc}")
+        return 2
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_id, clock=utc_now)
@@ -110,6 +115,7 @@ def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str 
         say(f"[serve] {name} stopped.")
     finally:
         server.server_close()
+    return 0
 
 
 def new_token() -> str:

@@ -147,3 +147,16 @@ def test_a_hostile_first_peer_does_not_stop_the_honest_peer_after_it():
     outcomes = story.run(agent, [rogue_card_url, BILLING_CARD])
     assert outcomes[0].error.startswith("delegation failed: the result is malformed")
     assert outcomes[1].result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"
+
+
+def test_a_card_missing_what_its_version_requires_is_refused_naming_each_problem():
+    card, _ = real_exchange("1.0")
+    del card["version"], card["skills"][0]["tags"]
+    card["defaultInputModes"] = "application/json"
+    app = ScriptedPeer(json.dumps(card).encode(), b"")
+    (outcome,), _ = outcomes_for(InProcessTransport({billing.BASE_URL: app}), app, [None],
+                                 lambda m: app.card, lambda m: app.reply)
+    assert outcome.error.startswith("card fetch failed: the card lacks what A2A 1.0 requires: ")
+    for problem in ("card.version is missing", "card.defaultInputModes must be an array",
+                    "card.skills[0].tags is missing"):
+        assert problem in outcome.error

@@ -1,7 +1,6 @@
 """The learner's path, walked as a newcomer would: nothing ends in a traceback, nothing
 asked for is silently ignored, and what is printed says what happened."""
 import json
-import os
 import shutil
 import subprocess
 import sys

@@ -9,14 +9,15 @@ the first problem as one sentence naming the field, or None. It never raises, wh
 the value: a number too large for a float, an unhashable key, a deep structure.
 
 Subset: type (object, array, string, number, integer, boolean), properties, required,
-additionalProperties: false, items, minLength, maxLength, pattern, exclusiveMinimum,
-minimum, maximum, multipleOf.
+additionalProperties: false, items, minItems, minLength, maxLength, pattern,
+exclusiveMinimum, minimum, maximum, multipleOf. `problems` lists every way a value does
+not fit (a card with three faults names all three); `check` gives the first.
 """
 from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Iterator
 
 INPUT_SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
 
@@ -27,43 +28,58 @@ _ARTICLES = {"object": "an object", "array": "an array", "string": "a string",
 
 def check(value: Any, schema: dict[str, Any], path: str = "input") -> str | None:
     """None if `value` fits `schema`, else why not, naming the field (`input.amount ...`)."""
+    return next(_problems(value, schema, path), None)
+
+
+def problems(value: Any, schema: dict[str, Any], path: str = "", *, most: int = 10) -> list[str]:
+    """Every way `value` does not fit `schema` (up to `most`), each naming its field."""
+    found = []
+    for problem in _problems(value, schema, path):
+        found.append(problem)
+        if len(found) == most:
+            break
+    return found
+
+
+def _problems(value: Any, schema: dict[str, Any], path: str) -> Iterator[str]:
     kind = schema.get("type")
     if kind in ("number", "integer"):
-        return _check_number(value, schema, path, integer=kind == "integer")
+        problem = _check_number(value, schema, path, integer=kind == "integer")
+        if problem:
+            yield problem
+        return
     if kind in _TYPES and (not isinstance(value, _TYPES[kind]) or
                            (kind != "boolean" and isinstance(value, bool))):
-        return f"{path or 'the document'} must be {_ARTICLES[kind]}"
+        yield f"{path or 'the document'} must be {_ARTICLES[kind]}"
+        return
     if kind == "string":
         if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
-            return f"{path} must be {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
-        if "pattern" in schema and not re.search(_ecma(schema["pattern"]), value):
-            return f"{path} {value[:60]!r} does not match {schema['pattern']}"
-    if kind == "array" and "items" in schema:
-        for index, item in enumerate(value):
-            problem = check(item, schema["items"], f"{path}[{index}]")
-            if problem:
-                return problem
+            yield f"{path} must be {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
+        elif "pattern" in schema and not re.search(_ecma(schema["pattern"]), value):
+            yield f"{path} {value[:60]!r} does not match {schema['pattern']}"
+    if kind == "array":
+        if len(value) < schema.get("minItems", 0):
+            yield f"{path} must hold at least {schema['minItems']} item(s)"
+        for index, item in enumerate(value if "items" in schema else ()):
+            yield from _problems(item, schema["items"], f"{path}[{index}]")
     if kind == "object":
-        return _check_object(value, schema, path)
-    return None
+        yield from _object_problems(value, schema, path)
 
 
-def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str) -> str | None:
+def _object_problems(value: dict[str, Any], schema: dict[str, Any], path: str) -> Iterator[str]:
     properties = schema.get("properties", {})
     if schema.get("additionalProperties", True) is False:  # a typo first: "endpont", not "endpoint missing"
         unknown = next((name for name in value if name not in properties), None)
         if unknown is not None:
-            return (f"{path or 'the document'} has an unknown field {unknown[:60]!r} "
-                    f"(expected {sorted(properties)})")
+            yield (f"{path or 'the document'} has an unknown field {unknown[:60]!r} "
+                   f"(expected {sorted(properties)})")
+            return
     for name in schema.get("required", []):
         if name not in value:
-            return f"{_join(path, name)} is missing"
+            yield f"{_join(path, name)} is missing"
     for name, item in value.items():
         if name in properties:
-            problem = check(item, properties[name], _join(path, name))
-            if problem:
-                return problem
-    return None
+            yield from _problems(item, properties[name], _join(path, name))
 
 
 def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: bool) -> str | None:

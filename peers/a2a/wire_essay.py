@@ -18,7 +18,20 @@ NAME = "essay"
 HEADERS: dict[str, str] = {}
 SEND_METHOD = "tasks/send"
 METHODS = {"tasks/send": "send"}
-STATES = {state.value: state for state in TaskState}  # "completed" -> TaskState.COMPLETED
+STATES = {state.value: state for state in TaskState}
+_TEXT, _WORDS = {"type": "string"}, {"type": "array", "items": {"type": "string"}}
+# The essay's card, field by field as the essay prints it: every one is required.
+CARD_SCHEMA = {"type": "object",
+               "required": ["name", "description", "url", "version", "skills", "capabilities",
+                            "authentication"],
+               "properties": {"name": {"type": "string", "minLength": 1}, "description": _TEXT,
+                              "url": _TEXT, "version": _TEXT, "capabilities": {"type": "object"},
+                              "authentication": {"type": "object", "properties": {"schemes": _WORDS}},
+                              "skills": {"type": "array", "items": {
+                                  "type": "object", "required": ["id", "description"],
+                                  "properties": {"id": {"type": "string", "minLength": 1},
+                                                 "description": _TEXT, "inputModes": _WORDS,
+                                                 "outputModes": _WORDS}}}}}  # "completed" -> TaskState.COMPLETED
 
 
 def card_to_wire(card: AgentCard) -> dict[str, Any]:

@@ -30,6 +30,7 @@ class WireFormat(Protocol):
     NAME: str  # "essay", "0.3" or "1.0"
     HEADERS: dict[str, str]  # extra HTTP headers on every request (1.0: A2A-Version)
     SEND_METHOD: str  # the JSON-RPC method that delegates: tasks/send, message/send, SendMessage
+    CARD_SCHEMA: dict[str, Any]  # the card's required fields, as JSON Schema (checked on fetch)
     # Every JSON-RPC method name this version defines -> the operation it asks for:
     # "send", "get", "cancel", "list", or one a peer may not offer ("stream", "subscribe",
     # "push", "extended-card", "authenticated-extended-card"), which it must refuse with

@@ -176,6 +176,21 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
 
 # -- the skills on a card: spelled alike in both versions (spec: AgentSkill) ---------------
 
+def card_schema(required: list[str], where: dict[str, Any]) -> dict[str, Any]:
+    """A card's required fields as JSON Schema, for the one checker: every problem is named.
+    `where` adds what only this version has (1.0's supportedInterfaces, 0.3's url)."""
+    text = {"type": "string"}
+    words = {"type": "array", "items": text}
+    skill = {"type": "object", "required": ["id", "name", "description", "tags"],
+             "properties": {"id": {"type": "string", "minLength": 1}, "name": text,
+                            "description": text, "tags": words}}
+    return {"type": "object", "required": required,
+            "properties": {"name": {"type": "string", "minLength": 1}, "description": text,
+                           "version": text, "capabilities": {"type": "object"},
+                           "defaultInputModes": words, "defaultOutputModes": words,
+                           "skills": {"type": "array", "items": skill}, **where}}
+
+
 def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
     return [{"id": s.id, "name": s.name or s.id, "description": s.description,
              "tags": list(s.tags)} for s in card.skills]

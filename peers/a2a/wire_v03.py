@@ -22,6 +22,11 @@ METHODS = {"message/send": "send", "tasks/get": "get", "tasks/cancel": "cancel",
            "message/stream": "stream", "tasks/resubscribe": "subscribe",
            **{f"tasks/pushNotificationConfig/{verb}": "push" for verb in ("set", "get", "list", "delete")},
            "agent/getAuthenticatedExtendedCard": "authenticated-extended-card"}
+# A 0.3 card's required fields (v0.3.0 specification/json/a2a.json), checked on fetch.
+CARD_SCHEMA = shapes.card_schema(
+    ["name", "description", "url", "version", "protocolVersion", "capabilities", "defaultInputModes",
+     "defaultOutputModes", "skills"],
+    {"url": {"type": "string"}, "protocolVersion": {"type": "string"}})
 DIALECT = shapes.Dialect("0.3", kind=True, states={s: s.value for s in TaskState},
                          roles={"user": "user", "agent": "agent"})
 

@@ -28,6 +28,13 @@ METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "Lis
 DIALECT = shapes.Dialect("1.0", kind=False,
                          states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState},
                          roles={"user": "ROLE_USER", "agent": "ROLE_AGENT"})
+# A 1.0 card's required fields (A2A 1.0 section 8, the proto's REQUIRED), checked on fetch.
+CARD_SCHEMA = shapes.card_schema(
+    ["name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes",
+     "defaultOutputModes", "skills"],
+    {"supportedInterfaces": {"type": "array", "minItems": 1, "items": {
+        "type": "object", "required": ["url", "protocolBinding", "protocolVersion"],
+        "properties": {name: {"type": "string"} for name in ("url", "protocolBinding", "protocolVersion")}}}})
 MAX_PAGE_TOKEN = 9  # digits: a page token is an offset into at most a few thousand tasks
 
 

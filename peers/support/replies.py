@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from peers.a2a.fields import WireError
+from peers.a2a.schema import problems
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation
 
@@ -22,6 +23,14 @@ def read_json(body: bytes, what: str) -> Any:
         return loads_strict(body)
     except ValueError as exc:
         raise ProtocolViolation(f"{what} is not usable JSON ({exc})") from None
+
+
+def check_card(document: Any, spoken: Any) -> None:
+    """Every field the card's wire format requires, present and of its type; otherwise a
+    ProtocolViolation naming each problem (up to five), so a card's author can fix them all."""
+    found = problems(document, spoken.CARD_SCHEMA, "card", most=5)
+    if found:
+        raise ProtocolViolation(f"the card lacks what A2A {spoken.NAME} requires: " + "; ".join(found))
 
 
 def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
