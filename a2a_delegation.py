@@ -30,11 +30,12 @@ from typing import Any, Callable, NamedTuple
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
-from peers.support.config import AllowEntry, ConfigError, load_allowlist, load_credentials, load_registry
+from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
+                                  load_registry, trust_hint)
 from peers.support.output import Console, Kind
 from peers.support.replies import check_card, read, read_json
 from transports import jsonrpc
-from transports.base import Transport
+from transports.base import Transport, parse_url
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, StopRun, escape
@@ -94,6 +95,7 @@ class SupportAgent:
         self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
         self.format_of: dict[str, wire_format.WireFormat] = {}  # endpoint -> the format its card speaks
+        self.discovered: dict[str, AgentCard] = {}  # card URL -> the card found there
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
         self.message_ids = count(1)  # A2A messageIds too (0.3 and 1.0 frames carry one)
@@ -112,6 +114,7 @@ class SupportAgent:
         check_card(document, spoken)  # every field its version requires, or each problem named
         card = read(spoken.card_from_wire, document, "the card")
         self.format_of[card.url] = spoken
+        self.discovered[card_url] = card
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
                  f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
         return card
@@ -158,8 +161,8 @@ class SupportAgent:
         request_id = next(self.request_ids)
         frame = jsonrpc.encode_request(request_id, method, params)
         headers = {"Content-Type": "application/json", **extra_headers}
-        if url in self.credentials:  # a token goes only to the endpoint it was issued for
-            headers["Authorization"] = f"Bearer {self.credentials[url]}"
+        if self.token_for(url):  # a token goes only to the endpoint (or origin) it was issued for
+            headers["Authorization"] = f"Bearer {self.token_for(url)}"
         response = self.transport.post(url, frame, headers)
         if response.status != 200:
             sent = "Authorization" in headers
@@ -174,6 +177,12 @@ class SupportAgent:
         if isinstance(found, Outcome):
             return found
         return self.gate_then_delegate(found, skill, payload)
+
+    def token_for(self, endpoint: str) -> str | None:
+        """Our own credential store: a token issued for this endpoint, or for its origin
+        (--peer with --token-env), and never one issued for anywhere else."""
+        url = parse_url(endpoint)
+        return self.credentials.get(endpoint) or (self.credentials.get(url.origin) if url else None)
 
     def find(self, card_url: str) -> AgentCard | Outcome:
         """Step 2, with its failure as an outcome: the card, or why it could not be had."""
@@ -191,7 +200,7 @@ class SupportAgent:
             self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
             return Outcome(card.name, verdict)
         # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = card.refusal(skill, "application/json", holds_credential=card.url in self.credentials)
+        problem = card.refusal(skill, "application/json", holds_credential=bool(self.token_for(card.url)))
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}")
         try:
@@ -270,9 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)
             from peers.support import trace
             return trace.replay(trace.load(options.replay), console.say, options)
-        card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json"))
+        card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json")) \
+            + flags.peer_card_urls(options)  # --peer: agents added to this run
         allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
-        credentials = load_credentials(options.credentials) if options.credentials else {}
+        credentials = load_credentials(options)
         generate = None
         if options.request is not None:
             from peers.support.generate import from_options
@@ -314,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         if http:
             http.close()
             served.stop()
+    for card_url in flags.peer_card_urls(options):  # --peer: what trusting it would take
+        console.say(trust_hint(agent.discovered.get(card_url), allowlist))
     if any(o.error and o.verdict is None for o in outcomes):
         return 2
     return 1 if any(o.error for o in outcomes) else 0

@@ -144,3 +144,46 @@ def test_step_with_piped_answers_ends_each_prompt_line_before_the_next_frame():
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert "[step] Enter sends it, q stops: \n" in done.stdout
     assert "q stops: -->" not in done.stdout and "q stops: {" not in done.stdout
+
+
+def start_serve(*args):
+    """`serve` as a learner starts it in a second terminal; returns (process, base URL)."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return process, process.stdout.readline().split("listening on ")[1].split()[0]
+
+
+def test_peer_points_the_run_at_any_agent_and_prints_the_entry_that_would_trust_it(tmp_path):
+    server, base = start_serve("billing-agent", "--wire", "1.0", "--token", "s3cret")
+    try:
+        env = {"MY_TOKEN": "s3cret"}
+        untrusted = cli("--peer", base, "--token-env", "MY_TOKEN", env=env)
+        assert "[trust] 'billing-agent' is allowlisted only at https://billing.acme.example/a2a" in untrusted.stdout
+        entry = json.dumps({"name": "billing-agent", "endpoint": f"{base}/a2a"})
+        assert f"[support] to trust 'billing-agent', vet it, then add this to the allowlist: {entry}" \
+            in untrusted.stdout
+        allow = json.loads((ROOT / "allowlist.json").read_text())
+        allow["trusted"].append(json.loads(entry))
+        (tmp_path / "allow.json").write_text(json.dumps(allow))
+        trusted = cli("--peer", f"{base}/.well-known/agent-card.json", "--token-env", "MY_TOKEN",
+                      "--allowlist", str(tmp_path / "allow.json"), env=env)
+        assert trusted.returncode == 0, trusted.stderr
+        assert trusted.stdout.count("[support] trusted result (from billing-agent): refund of $180.00") == 2
+        assert "Bearer s3cret" not in trusted.stdout + trusted.stderr, "the token is never printed"
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
+
+
+def test_a_peer_token_goes_only_to_that_peers_origin(tmp_path):
+    server, base = start_serve("refund-bot-9000", "--wire", "1.0")
+    try:
+        done = cli("--peer", base, "--token-env", "MY_TOKEN", "--allow-untrusted", "refund-bot-9000",
+                   "--verbose", env={"MY_TOKEN": "s3cret"})
+        posts = [line for line in done.stdout.splitlines() if line.startswith("    [--> POST")]
+        to_peer = [line for line in posts if base in line]
+        assert to_peer and all("Authorization: Bearer ****" in line for line in to_peer)
+        assert not any("Bearer" in line for line in posts if base not in line and "refunds-r-us" in line)
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)

@@ -12,10 +12,11 @@ notes for people and are skipped; any other unknown key is an error (a typo such
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, NamedTuple
 
 from peers.a2a.schema import check
-from transports.base import is_http_url
+from transports.base import is_http_url, parse_url
 from transports.codec import loads_strict
 
 
@@ -63,21 +64,42 @@ def load_allowlist(path: str) -> list[AllowEntry]:
             for i, entry in enumerate(doc["trusted"])]
 
 
-def load_credentials(path: str) -> dict[str, str]:
-    """The support agent's own credential store: {"tokens": {endpoint URL: bearer token}}.
+def load_credentials(options: Any) -> dict[str, str]:
+    """The support agent's own credential store, from --credentials (a file of
+    {"tokens": {endpoint URL: bearer token}}) and --token-env (one token for the origins of
+    the --peer agents). Keyed by the audience a token was issued for, so a token is only
+    ever sent there: never to another host, and never inside a JSON-RPC payload."""
+    tokens = _tokens_file(options.credentials) if options.credentials else {}
+    if options.token_env:
+        token = os.environ[options.token_env]
+        _check_token(token, f"${options.token_env}")
+        tokens.update({parse_url(url).origin: token for url in options.peer})
+    return tokens
 
-    Keyed by the exact endpoint a token was issued for (its audience), so a token is only
-    ever sent to that endpoint: never to another host, and never inside a JSON-RPC payload.
-    """
+
+def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:
+    """For a --peer agent: the allowlist entry that would trust it, once a person vetted it."""
+    if card is None:
+        return "[support] its card could not be read, so there is nothing to trust yet"
+    if AllowEntry(card.name, card.url) in allowlist:
+        return f"[support] {card.name!r} at {card.url} is on the allowlist"
+    return (f"[support] to trust {card.name!r}, vet it, then add this to the allowlist: "
+            + json.dumps({"name": card.name, "endpoint": card.url}))
+
+
+def _tokens_file(path: str) -> dict[str, str]:
     tokens = {endpoint: token for endpoint, token in _load(path, TOKENS)["tokens"].items()
               if not endpoint.startswith("_")}  # "_" keys are notes, as everywhere
     for endpoint, token in tokens.items():
         _url(endpoint, f"tokens[{endpoint[:60]!r}]", path)
-        if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable() \
-                or " " in token:
-            raise ConfigError(f"{path}: the token for {endpoint} must be a non-empty string "
-                              "without spaces or control characters")
+        _check_token(token, f"{path}: the token for {endpoint}")
     return tokens
+
+
+def _check_token(token: Any, what: str) -> None:
+    if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable() \
+            or " " in token:
+        raise ConfigError(f"{what} must be printable ASCII without spaces (it travels in a header)")
 
 
 def _load(path: str, schema: dict[str, Any]) -> dict[str, Any]:

@@ -71,6 +71,12 @@ FLAGS = (
     Flag("--allow-untrusted", [], "delegate to this peer even though it is not allowlisted; its "
          "output is tagged UNTRUSTED and kept apart (repeatable)",
          options={"action": "append", "metavar": "NAME"}),
+    Flag("--peer", [], "add an A2A agent to this run: its card URL, or its base URL (the card is "
+         "then at /.well-known/agent-card.json); repeatable; implies --transport http",
+         options={"action": "append", "metavar": "URL", "type": _base_url}),
+    Flag("--token-env", None, "the environment variable holding a bearer token for the --peer "
+         "agents: sent only to their own origin, never given on the command line",
+         options={"metavar": "VAR"}),
     Flag("--transport", "in-process", "in-process: the shim, no sockets (default); http: serve the "
          "demo peers on 127.0.0.1 and talk to every peer over real HTTP",
          options={"choices": ["in-process", "http"]}),
@@ -130,7 +136,7 @@ SERVE_FLAGS = (
 def defaults() -> SimpleNamespace:
     """The options of a run with no flags: each flag's default, argparse not loaded."""
     options = SimpleNamespace(command="run", **{f.dest: f.default for f in FLAGS})
-    options.allow_untrusted = []
+    options.allow_untrusted, options.peer = [], []
     return _from_environment(options)
 
 
@@ -188,6 +194,10 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
             parser.error(f"{flag} {path}: {problem}")
     if options.llm_url and not options.llm_model:
         parser.error("--llm-url needs --llm-model")
+    if options.peer:
+        options.transport = "http"  # a real agent is reached over the network
+    if options.token_env and not os.environ.get(options.token_env):
+        parser.error(f"--token-env {options.token_env}: that environment variable is not set")
     if options.scenario == "injection" and options.request is None:
         options.request = "Please refund $180 on order ORD-3300"
 
@@ -208,14 +218,23 @@ def _unwritable(path: str) -> str | None:
     return None
 
 
+def peer_card_urls(options: SimpleNamespace) -> list[str]:
+    """--peer URLs as card URLs: a base URL gets the well-known path."""
+    return [url if url.endswith(".json") else url.rstrip("/") + "/.well-known/agent-card.json"
+            for url in options.peer]
+
+
 def ignored(options: SimpleNamespace) -> list[str]:
     """Flags given that will do nothing in this run, each as a sentence to warn with."""
     without_request = [flag for flag, value in (("--generate", options.generate),
                                                 ("--llm-url", options.llm_url),
                                                 ("--show-prompts", options.show_prompts))
                        if value and options.request is None]
-    return [f"{flag} does nothing without --request (the essay's run delegates by rule)"
-            for flag in without_request]
+    warnings = [f"{flag} does nothing without --request (the essay's run delegates by rule)"
+                for flag in without_request]
+    if options.token_env and not options.peer:
+        warnings.append("--token-env does nothing without --peer")
+    return warnings
 
 
 def _from_environment(options: SimpleNamespace) -> SimpleNamespace:
