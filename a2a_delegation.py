@@ -287,12 +287,12 @@ def main(argv: list[str] | None = None) -> int:
         if options.request is not None:
             from peers.support.generate import from_options
             generate = from_options(options)
-    except (ConfigError, ValueError) as exc:  # GenerateError and trace errors are ValueErrors too
+        # The demo peers serve the card of --wire (the essay's by default); a token is made
+        # for billing and handed to the support agent's store, as a platform would provision it.
+        network = demo.network(wire_format.by_name(options.wire or "essay"), scenario=options.scenario)
+    except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
         console.say(str(exc), Kind.ERROR)
         return 2
-    # The demo peers serve the card of --wire (the essay's by default); a token is made
-    # for billing and handed to the support agent's store, as a platform would provision it.
-    network = demo.network(wire_format.by_name(options.wire or "essay"), scenario=options.scenario)
     transport: Transport = InProcessTransport(network.apps)
     served = http = tools = None
     if options.transport == "http":  # the same peers, served on 127.0.0.1

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.model import AgentCard, AgentSkill
 from peers.a2a.refund_text import read_refund
+from peers.card_files import load_card
 from peers.peer import NeedsApproval, Peer, Skill
 from transports.jsonrpc import InvalidParams
 
@@ -51,17 +51,13 @@ def process_refund(refund: dict[str, Any]) -> str:
     return f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"
 
 
-def billing_agent(base_url: str = BASE_URL, **options: Any) -> Peer:
-    """billing-agent at `base_url`; `options` go to Peer (task ids, clock, store size)."""
-    card = AgentCard(
-        name="billing-agent",
-        description="Issues refunds and credits for orders.",
-        url=f"{base_url}/a2a",
-        version="1.0.0",
-        skills=(AgentSkill("process_refund", "Issue a refund for an order",
-                           name="Process refund", tags=("billing", "refunds"),
-                           input_schema=REFUND_INPUT),),
-        streaming=False,
-        auth_schemes=("bearer",),
-    )
-    return Peer(card, [Skill(card.skills[0], process_refund, refund_from_text)], **options)
+def billing_agent(base_url: str | None = None, **options: Any) -> Peer:
+    """billing-agent with the card in peers/cards/billing-agent.json (moved under `base_url`
+    if given). `options` go to Peer: task ids, clock, store size. It runs the skills it
+    knows that its card offers; it checks a refund's input against REFUND_INPUT."""
+    card = load_card("billing-agent", base_url)
+    card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT)
+                                      if skill.id == "process_refund" else skill for skill in card.skills))
+    skills = [Skill(skill, process_refund, refund_from_text) for skill in card.skills
+              if skill.id == "process_refund"]
+    return Peer(card, skills, **options)

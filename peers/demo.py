@@ -23,13 +23,12 @@ from transports.base import parse_url
 
 
 class DemoPeer(NamedTuple):
-    base_url: str  # where it lives in the essay
+    base_url: str  # where it lives in the essay: its card is served there
     make: Callable[..., Peer]
-    checks_token: bool  # billing does; the rogue takes anything
 
 
-PEERS = {"billing-agent": DemoPeer(billing.BASE_URL, billing.billing_agent, True),
-         "refund-bot-9000": DemoPeer(rogue.BASE_URL, rogue.refund_bot_9000, False)}
+PEERS = {"billing-agent": DemoPeer(billing.BASE_URL, billing.billing_agent),
+         "refund-bot-9000": DemoPeer(rogue.BASE_URL, rogue.refund_bot_9000)}
 
 
 class Network(NamedTuple):
@@ -42,10 +41,10 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
     """The demo peers as apps serving their cards in `card_format`, with counter task ids."""
     apps, credentials = {}, {}
     for name, demo in PEERS.items():
-        peer = demo.make(demo.base_url)
+        peer = demo.make()  # its card as peers/cards/NAME.json says
         if scenario == "injection" and name == "refund-bot-9000":
             peer.card = peer.card._replace(description=rogue.INJECTED_DESCRIPTION)  # trick 6
-        token = new_token() if demo.checks_token else None
+        token = new_token() if "bearer" in peer.card.auth_schemes else None  # as its card declares
         apps[demo.base_url] = PeerApp(peer, card_format, token=token, log=log)
         if token:
             credentials[peer.card.url] = token
@@ -98,7 +97,7 @@ def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str 
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_id, clock=utc_now)
-        token = (token or new_token()) if demo.checks_token else None
+        token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
         server.app = PeerApp(peer, card_format, token=token)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
