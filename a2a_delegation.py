@@ -229,7 +229,7 @@ class SupportAgent:
                      f"{escape(result)}", Kind.UNTRUSTED)
 
     def failed(self, peer: str, verdict: Verdict | None, error: str) -> Outcome:
-        self.say(f"{escape(peer)}: {escape(error)}", Kind.ERROR)
+        self.say(f"{escape(peer)}: {escape(error)}", Kind.ERROR, event="failure", peer=peer, error=error)
         return Outcome(peer, verdict, error=error)
 
 

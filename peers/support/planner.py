@@ -50,7 +50,8 @@ def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: 
         prompt += f"\nYour answer could not be used: {exc}. Answer again."
         decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts)
     say(f"[model] chose {escape(repr(decision.card.name))} / {escape(decision.skill)} with "
-        f"{escape(json.dumps(decision.payload))}", Kind.MODEL)
+        f"{escape(json.dumps(decision.payload))}", Kind.MODEL, event="model",
+        peer=decision.card.name, skill=decision.skill)
     return decision
 
 

@@ -34,7 +34,11 @@ class Recorder:
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
         """A Console listener. A line whose facts name an `event` records that event too."""
         if "event" in facts:
-            self._add({"kind": facts["event"], **{k: v for k, v in facts.items() if k != "event"}})
+            record = {"kind": facts["event"], **{k: v for k, v in facts.items() if k != "event"}}
+            url = parse_url(record.get("peer"))
+            if url is not None:  # a peer known only by its card URL: its lane is its origin
+                record["peer"] = url.origin
+            self._add(record)
         self._add({"kind": "line", "line": kind.label, "text": text})
 
     def event(self, kind: str, **data: Any) -> None:
@@ -65,8 +69,12 @@ class Recorder:
     def resolved(self) -> list[dict[str, Any]]:
         """The records, each frame's peer given the name on its card once that was seen
         (a card fetch happens before the name is known)."""
-        return [{**r, "peer": self.names.get(r["peer"], parse_url(r["peer"]).host)}
-                if r["kind"] == "frame" else r for r in self.records]
+        return [{**r, "peer": self._name_of(r["peer"])} if r["kind"] in ("frame", "failure") else r
+                for r in self.records]
+
+    def _name_of(self, peer: str) -> str:
+        url = parse_url(peer)
+        return peer if url is None else self.names.get(url.origin, url.host)
 
     def write(self, path: str) -> None:
         write(path, self.resolved())
