@@ -47,3 +47,78 @@ def test_the_readme_names_exactly_two_set_up_commands_and_ci_runs_the_second():
     assert len(setup) == 2 and setup[0].startswith("python a2a_delegation.py")
     test_command = setup[1].split("#")[0].strip()
     assert test_command in (ROOT / ".ci" / "run").read_text()
+
+
+# -- every command in the README runs as printed, in bash ------------------------------------
+
+def sh_commands():
+    """Every command in the README's ```sh blocks, continuation lines joined."""
+    found = []
+    for block in re.findall(r"```sh\n(.*?)```", README, re.S):
+        found += [line.strip() for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+    return found
+
+
+def bash(command, *, timeout=60):
+    return subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def with_free_ports(command, ports):
+    """The one change the test makes to a command: a port the machine may already use."""
+    for printed, free in ports.items():
+        command = command.replace(f":{printed}", f":{free}").replace(f"--port {printed}", f"--port {free}")
+    return command
+
+
+def test_no_command_in_the_readme_puts_a_dollar_and_digit_inside_double_quotes():
+    # bash and zsh expand "$1" in "refund $180": the model would read "refund 80".
+    assert [c for c in sh_commands() if re.search(r'"[^"]*\$[0-9][^"]*"', c)] == []
+
+
+STORY_COMMANDS = [c for c in sh_commands() if c.startswith("python a2a_delegation.py") and " serve " not in c
+                  and "--peer" not in c]
+
+
+@pytest.mark.parametrize("command", STORY_COMMANDS)
+def test_each_run_command_in_the_readme_works_as_printed(command):
+    done = bash(command)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "trusted result (from billing-agent)" in done.stdout or "[model] chose" in done.stdout
+
+
+SERVE_COMMANDS = [c for c in sh_commands() if " serve " in c]
+
+
+@pytest.mark.parametrize("command", SERVE_COMMANDS)
+def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_work(command):
+    from conftest import free_port
+    printed = re.search(r"--port (\d+)", command)[1]
+    ports = {printed: free_port()}
+    users = [c for c in sh_commands() if f":{printed}" in c and " serve " not in c]
+    server = subprocess.Popen(["bash", "-c", "exec " + with_free_ports(command, ports)], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "listening on" in server.stdout.readline()
+        for line in server.stdout:  # the rest of its banner, up to how to stop it
+            if "Ctrl-C" in line:
+                break
+        for user in users:
+            done = bash(with_free_ports(user, ports))
+            assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, done.stderr
+            if user.startswith("curl -X POST"):
+                assert "refund of $180.00 issued for ORD-3300" in done.stdout
+            elif user.startswith("curl"):
+                assert '"name": "billing-agent"' in done.stdout
+            else:
+                assert "to trust 'billing-agent', vet it, then add this to the allowlist" in done.stdout
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
+
+
+def test_the_readme_commands_that_need_the_network_are_valid_bash():
+    # Installing the official SDK needs the package index; it is an opt-in step.
+    for command in sh_commands():
+        if ".sdk" in command:
+            assert bash(f"bash -n <<'EOF'\n{command}\nEOF").returncode == 0
