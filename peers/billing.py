@@ -40,6 +40,12 @@ def refund_from_text(text: str) -> dict[str, Any]:
     return refund
 
 
+def refunded_order(refund: dict[str, Any]) -> str:
+    """What makes two refund requests the same refund: the order. An order is refunded
+    once, however often, by whichever wire, under whatever messageId it is asked for."""
+    return f"refund of {refund['order_id']}"
+
+
 def process_refund(refund: dict[str, Any]) -> str:
     """Issue the refund. The reference is derived from the order, so a retry is recognisable.
     Above the approval limit nothing is issued: the task asks for a person's approval."""
@@ -58,6 +64,6 @@ def billing_agent(base_url: str | None = None, **options: Any) -> Peer:
     card = load_card("billing-agent", base_url)
     card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, process_refund, refund_from_text) for skill in card.skills
-              if skill.id == "process_refund"]
+    skills = [Skill(skill, process_refund, refund_from_text, effect_of=refunded_order)
+              for skill in card.skills if skill.id == "process_refund"]
     return Peer(card, skills, **options)

@@ -14,13 +14,14 @@ stable; a served peer passes unguessable ids instead.
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import ContentTypeNotSupported, TaskNotCancelable
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.store import TaskStore
+from peers.store import Effect, Ledger, TaskStore
 from transports.jsonrpc import InvalidParams
 
 
@@ -41,6 +42,15 @@ class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises, input schema included
     run: Callable[[Any], str]  # checked input -> result text; raises SkillFailed, NeedsApproval
     from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
+    # What makes two requests the same effect in the world (billing: the order refunded),
+    # so that it happens once however often it is asked for; None: no effect to guard.
+    effect_of: Callable[[Any], str] | None = None
+
+
+def content_of(message: Message) -> str:
+    """What a message asks, as text that tells a resent copy from a different request."""
+    return json.dumps([message.metadata, [part._asdict() for part in message.parts]],
+                      sort_keys=True, default=repr)
 
 
 def counter_ids(prefix: str) -> Callable[[], str]:
@@ -63,6 +73,7 @@ class Peer:
         self.skills = {s.card.id: s for s in skills}
         self.new_task_id = new_task_id or counter_ids("task")
         self.store = TaskStore(max_tasks)
+        self.ledger = Ledger()  # what this peer has done, kept beyond the store's window
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
 
     def send_message(self, message: Message, *, owner: str = "") -> Task:
@@ -73,10 +84,22 @@ class Peer:
         """
         skill = self._skill_for(message)
         payload = self._input_of(message, skill)  # bad input fails here, before any task
-        submitted = self._new_task(message)
-        task, is_new = self.store.add(submitted, owner, message.message_id)
-        if not is_new:  # a duplicate delivery: the first answer, and no second refund
+        effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
+        with self.ledger.lock:  # from "done already?" to "recorded", as one step
+            earlier = self.ledger.get(effect)
+            if earlier is not None:  # the same effect asked for again: it never happens twice
+                return self._already_done(earlier, message, owner, payload)
+            submitted = self._new_task(message)
+            task, is_new = self.store.add(submitted, owner, message.message_id, content_of(message))
+            if not is_new:  # the same message delivered again: the first answer
+                return task
+            task = self._run(skill, payload, task)
+            if effect is not None and task.state is TaskState.COMPLETED:
+                self.ledger.record(effect, Effect(owner, task.id, payload, task.artifacts[0].text))
             return task
+
+    def _run(self, skill: Skill, payload: Any, task: Task) -> Task:
+        """submitted -> working -> completed, failed, or paused for a person."""
         task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now()))
         try:
             text = skill.run(payload)
@@ -89,6 +112,21 @@ class Peer:
         artifact = Artifact(f"{task.id}-result", (Part(text=text),))
         return self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
                                               timestamp=self._now()))
+
+    def _already_done(self, earlier: Effect, message: Message, owner: str, payload: Any) -> Task:
+        """A request for an effect already carried out: the original task, when the same
+        caller asks the same again and it is still kept; else a rejection saying why."""
+        if earlier.owner == owner and earlier.payload == payload and earlier.task_id in self.store.tasks:
+            return self.store.get(earlier.task_id, owner)
+        if earlier.owner != owner:
+            note = "this was already done for another caller; nothing was done again"
+        elif earlier.payload == payload:
+            note = f"already done by task {earlier.task_id}: {earlier.summary}; nothing was done again"
+        else:
+            note = (f"task {earlier.task_id} already did this: {earlier.summary}; this request "
+                    "differs from it, so nothing was done")
+        rejected = self._new_task(message).advance(TaskState.REJECTED, message=note, timestamp=self._now())
+        return self.store.add(rejected, owner, message.message_id, content_of(message))[0]
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
         return self.store.get(task_id, owner)

@@ -1,4 +1,4 @@
-"""Where a peer keeps its tasks: bounded, scoped to their owner, idempotent per message.
+"""Where a peer keeps its tasks, and the ledger of what it has done.
 
 Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004's failure list asks
 for duplicate delivery to be harmless. So:
@@ -7,7 +7,11 @@ for duplicate delivery to be harmless. So:
 - scoped: a task is visible only to the caller who created it (its `owner`, derived from
   the credentials it presented), so nobody reads another client's refund by its id;
 - idempotent: `add` with a messageId already seen from the same owner returns the task
-  that message made, and stores nothing, so the skill does not run twice.
+  that message made, and stores nothing, so the skill does not run twice; the same
+  messageId with different content is refused (-32602), never silently answered.
+The `Ledger` is kept apart, because the store's window forgets: it holds each effect a
+peer carried out (billing: a refund, by its order), so no duplicate delivery, however
+late, new messageId or not, makes it happen twice (seed 004's failure list).
 Thread-safe: a served peer calls it from one thread per connection, so every method
 holds the store's own lock, and nobody outside takes it.
 """
@@ -16,8 +20,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from typing import Any, NamedTuple
+
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import Task, TaskState
+from transports.jsonrpc import InvalidParams
 
 
 class TaskStore:
@@ -27,15 +34,20 @@ class TaskStore:
         self.owners: dict[str, str] = {}  # task id -> owner
         self.by_message: dict[tuple[str, str], str] = {}  # (owner, messageId) -> task id
         self.message_of: dict[str, tuple[str, str]] = {}  # task id -> (owner, messageId)
+        self.contents: dict[str, str] = {}  # task id -> what its message said, to spot a reuse
         self.lock = threading.Lock()
 
-    def add(self, task: Task, owner: str, message_id: str | None) -> tuple[Task, bool]:
+    def add(self, task: Task, owner: str, message_id: str | None,
+            content: str = "") -> tuple[Task, bool]:
         """Keep a new task; or, if this owner's message already made one, that task.
         Returns (the task, whether it is new), as one step: two copies of one message
-        arriving together still make one task."""
+        arriving together still make one task. `content` tells a copy from a conflict."""
         with self.lock:
             seen = self.by_message.get((owner, message_id)) if message_id is not None else None
             if seen is not None:
+                if self.contents.get(seen, content) != content:
+                    raise InvalidParams(f"messageId {message_id[:80]!r} was already used for a "
+                                        f"different message (task {seen}); use a new messageId")
                 return self.tasks[seen], False
             if len(self.tasks) >= self.max_tasks:
                 self._forget(next(iter(self.tasks)))
@@ -44,6 +56,7 @@ class TaskStore:
             if message_id is not None:
                 self.by_message[(owner, message_id)] = task.id
                 self.message_of[task.id] = (owner, message_id)
+                self.contents[task.id] = content
             return task, True
 
     def update(self, task: Task) -> Task:
@@ -71,4 +84,29 @@ class TaskStore:
         del self.tasks[task_id], self.owners[task_id]
         key = self.message_of.pop(task_id, None)
         if key is not None:
-            del self.by_message[key]
+            del self.by_message[key], self.contents[task_id]
+
+
+class Effect(NamedTuple):
+    """One thing a peer did in the world, and who asked for it."""
+
+    owner: str
+    task_id: str
+    payload: Any  # the checked input that did it
+    summary: str  # what was done, as the task's result said: "refund of $180.00 issued ..."
+
+
+class Ledger:
+    """The effects a peer has carried out, by what makes two requests the same effect.
+    Never forgotten (unlike tasks), so an effect never happens twice. `lock` is held by the
+    peer from "done already?" to "recorded", so two copies arriving together run once."""
+
+    def __init__(self) -> None:
+        self.effects: dict[str, Effect] = {}
+        self.lock = threading.Lock()
+
+    def get(self, key: str | None) -> Effect | None:
+        return None if key is None else self.effects.get(key)
+
+    def record(self, key: str, effect: Effect) -> None:
+        self.effects[key] = effect

@@ -40,6 +40,12 @@ FRAME = (b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", '
 JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
 
 
+def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes:
+    """A refund frame on the essay's wire for one order (an order is refunded only once)."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tasks/send", "params": {
+        "skill": "process_refund", "input": {"order_id": order_id, "amount": amount}}}).encode()
+
+
 def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
     """The workbench as a learner runs it: a subprocess, its output captured."""
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))

@@ -7,7 +7,7 @@ import time
 import pytest
 
 import a2a_delegation as story
-from conftest import BILLING, CARDS, FRAME, GOLDEN, JSON_AUTH, ROGUE, cli, raw_exchange, serving
+from conftest import BILLING, CARDS, FRAME, GOLDEN, JSON_AUTH, ROGUE, cli, raw_exchange, refund_frame, serving
 from peers import billing, demo, rogue
 from peers.a2a import wire_essay
 from peers.app import PeerApp
@@ -131,11 +131,11 @@ def test_the_server_binds_loopback_logs_through_one_function_and_shuts_down_clea
 def test_many_concurrent_clients_are_all_answered(billing_server):
     results, url = [], f"{billing_server.base_url}/a2a"
 
-    def client():
+    def client(number):
         transport = HttpTransport(timeout=5)
-        results.extend(transport.post(url, FRAME, JSON_AUTH).status for _ in range(5))
+        results.extend(transport.post(url, refund_frame(f"ORD-{number}-{n}"), JSON_AUTH).status for n in range(5))
 
-    threads = [threading.Thread(target=client) for _ in range(8)]
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(8)]
     for t in threads:
         t.start()
     for t in threads:

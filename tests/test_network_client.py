@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import FRAME, JSON_AUTH, ROOT, serving
+from conftest import FRAME, JSON_AUTH, ROOT, refund_frame, serving
 from peers import billing
 from peers.a2a import wire_essay
 from peers.app import PeerApp
@@ -159,9 +159,9 @@ def test_a_connection_the_real_peer_closed_while_idle_is_replaced():
     app = PeerApp(billing.billing_agent(), wire_essay, token="t0k")
     with serving(app, idle_timeout=0.2) as server:
         transport = HttpTransport(timeout=3)
-        assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
+        assert transport.post(f"{server.base_url}/a2a", refund_frame("ORD-1"), JSON_AUTH).status == 200
         time.sleep(0.5)
-        assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
+        assert transport.post(f"{server.base_url}/a2a", refund_frame("ORD-2"), JSON_AUTH).status == 200
         assert len(app.peer.store.tasks) == 2
 
 

@@ -46,8 +46,8 @@ def test_a_good_refund_runs_the_skill_and_computes_its_text(billing_app):
 
 
 def test_task_ids_count_up_per_peer(billing_app):
-    ids = [send(billing_app, {"skill": "process_refund", "input": {"order_id": "A1", "amount": 1}})["result"]["id"]
-           for _ in range(3)]
+    ids = [send(billing_app, {"skill": "process_refund", "input": {"order_id": f"A{n}", "amount": 1}})["result"]["id"]
+           for n in range(3)]
     assert ids == ["task-1", "task-2", "task-3"]
 
 

@@ -1,0 +1,104 @@
+"""Duplicate delivery is harmless (seed 004): an order is refunded once, however often, by
+whichever wire, under whatever messageId, by however many threads, and after its task
+has left the store's window. Driven through real frames into the real billing app."""
+import json
+import threading
+
+import pytest
+
+from conftest import JSON_AUTH, refund_frame
+from peers import billing
+from peers.a2a import wire_essay, wire_v10
+from peers.app import PeerApp
+from transports.inprocess import InProcessTransport
+
+ENDPOINT = "https://billing.acme.example/a2a"
+V1 = {**JSON_AUTH, "A2A-Version": "1.0"}
+
+
+def post(app, frame, headers=JSON_AUTH):
+    response = InProcessTransport({billing.BASE_URL: app}).post(ENDPOINT, frame, headers)
+    return json.loads(response.body)
+
+
+def send_v1(app, order, amount, message_id, headers=V1):
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": message_id, "role": "ROLE_USER", "metadata": {"skillId": "process_refund"},
+        "parts": [{"data": {"order_id": order, "amount": amount}}]}}}).encode()
+    return post(app, frame, headers)
+
+
+def refunds(app):
+    return [effect.summary for effect in app.peer.ledger.effects.values()]
+
+
+@pytest.fixture
+def app():
+    return PeerApp(billing.billing_agent(max_tasks=3), wire_v10, token="t0k")
+
+
+def test_repeating_the_essays_tasks_send_answers_with_the_same_task_and_refunds_once(app):
+    first, again = post(app, refund_frame("ORD-3300", 180.0)), post(app, refund_frame("ORD-3300", 180.0))
+    assert first == again and first["result"]["status"]["state"] == "completed"
+    assert refunds(app) == ["refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"]
+
+
+def test_the_same_order_under_a_new_message_id_gets_the_original_task(app):
+    first = send_v1(app, "ORD-7", 7.0, "m-1")["result"]["task"]
+    again = send_v1(app, "ORD-7", 7.0, "m-2")["result"]["task"]
+    assert again["id"] == first["id"] and len(refunds(app)) == 1
+
+
+def test_the_same_order_for_another_amount_is_rejected_naming_the_refund_already_made(app):
+    first = send_v1(app, "ORD-7", 7.0, "m-1")["result"]["task"]
+    other = send_v1(app, "ORD-7", 70.0, "m-2")["result"]["task"]
+    assert other["status"]["state"] == "TASK_STATE_REJECTED"
+    note = other["status"]["message"]["parts"][0]["text"]
+    assert f"task {first['id']} already did this: refund of $7.00 issued for ORD-7" in note
+    assert refunds(app) == ["refund of $7.00 issued for ORD-7 (ref BILL-ORD-7)"]
+
+
+def test_another_caller_asking_for_the_same_refund_learns_nothing_of_the_first(app):
+    first = send_v1(app, "ORD-7", 7.0, "m-1")["result"]["task"]
+    app.token = "other"  # a second client, with its own credentials
+    other = send_v1(app, "ORD-7", 7.0, "m-1", {**V1, "Authorization": "Bearer other"})["result"]["task"]
+    note = other["status"]["message"]["parts"][0]["text"]
+    assert other["status"]["state"] == "TASK_STATE_REJECTED" and first["id"] not in note and "$7.00" not in note
+    assert len(refunds(app)) == 1
+
+
+def test_a_message_id_reused_for_a_different_request_is_refused_naming_the_conflict(app):
+    send_v1(app, "ORD-1", 1.0, "m-1")
+    error = send_v1(app, "ORD-2", 2.0, "m-1")["error"]
+    assert error["code"] == -32602 and "messageId 'm-1' was already used for a different message" in error["message"]
+
+
+def test_an_order_is_never_refunded_again_after_its_task_left_the_store(app):
+    send_v1(app, "ORD-1", 1.0, "m-1")
+    for n in range(2, 6):  # the store keeps 3 tasks: ORD-1's is forgotten
+        send_v1(app, f"ORD-{n}", 1.0, f"m-{n}")
+    late = send_v1(app, "ORD-1", 1.0, "m-99")["result"]["task"]
+    assert late["status"]["state"] == "TASK_STATE_REJECTED"
+    assert "already done by task task-1" in late["status"]["message"]["parts"][0]["text"]
+    assert len(refunds(app)) == 5
+
+
+def test_the_bearer_scheme_in_any_case_is_the_same_caller(app):
+    tasks = [send_v1(app, "ORD-9", 9.0, "m-1", {**V1, "Authorization": f"{scheme} t0k"})["result"]["task"]["id"]
+             for scheme in ("Bearer", "bearer", "BEARER")]
+    assert len(set(tasks)) == 1 and len(refunds(app)) == 1
+
+
+def test_duplicates_arriving_together_refund_once():
+    app = PeerApp(billing.billing_agent(), wire_essay, token="t0k")
+    answers = []
+
+    def client(order):
+        answers.append(post(app, refund_frame(order, 3.0))["result"]["id"])
+    threads = [threading.Thread(target=client, args=(f"ORD-{n % 4}",)) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(answers) == 16 and len(set(answers)) == 4
+    assert sorted(refunds(app)) == [f"refund of $3.00 issued for ORD-{n} (ref BILL-ORD-{n})" for n in range(4)]
