@@ -266,11 +266,14 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
 
 def main(argv: list[str] | None = None) -> int:
     from peers import demo  # the other teams' peers, played in this process for the demo
-    from peers.support import flags
+    from peers.support import flags, scenarios
     options = flags.parse(sys.argv[1:] if argv is None else argv, servable=tuple(demo.PEERS))
     console = Console(colour=False if options.no_color else None, quiet=options.quiet)
     for warning in flags.ignored(options) if options.command == "run" else ():
         console.say(warning, Kind.WARNING)
+    if options.command == "run" and options.list_scenarios:
+        console.say(scenarios.listing())
+        return 0
     if options.command == "serve":  # one peer as a standalone A2A server
         return demo.serve(options.peer, wire_format.by_name(options.wire), host=options.host,
                           port=options.port, url=options.url, token=options.token, say=console.say,
@@ -293,11 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
         console.say(str(exc), Kind.ERROR)
         return 2
-    transport: Transport = InProcessTransport(network.apps)
+    apps = {**network.apps, **scenarios.own_apps(options)}  # + the support agent's own tool, if any
+    transport: Transport = InProcessTransport(apps)
     served = http = tools = None
-    if options.transport == "http":  # the same peers, served on 127.0.0.1
+    if options.transport == "http":  # the same apps, served on 127.0.0.1
         from transports.network import HttpTransport
-        served = demo.Served(network)
+        served = demo.Served(apps)
         transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout)
     printer = FramePrinter(transport, console.frame, verbose=options.verbose)
     if options.step or options.debugger or options.trace or options.diagram:
@@ -306,12 +310,10 @@ def main(argv: list[str] | None = None) -> int:
     agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
                          allow_untrusted=tuple(options.allow_untrusted), wire_name=options.wire)
     try:
-        if options.request is None:
+        if options.request is None and options.scenario is None:
             outcomes = run(agent, card_urls)
-        else:  # a model (or its offline stand-in) chooses; the gate decides
-            from peers.support import planner
-            outcomes = planner.run_request(agent, card_urls, options.request, generate,
-                                           show_prompts=options.show_prompts, verbose=options.verbose)
+        else:  # a lesson of its own, or a model (or its offline stand-in) chooses: the gate decides
+            outcomes = scenarios.run(options, agent, card_urls, generate)
             if outcomes is None:
                 return 1
     except StopRun:

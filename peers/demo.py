@@ -52,16 +52,16 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
 
 
 class Served:
-    """Every app of `network` served on 127.0.0.1 (ephemeral ports) until `stop()`, or the
-    end of a `with` block. `resolve` maps each hostname to (ip, port), which the HTTP
-    transport uses the way `curl --resolve` does."""
+    """Every app served on 127.0.0.1 (ephemeral ports) until `stop()`, or the end of a
+    `with` block. `apps` maps a base URL to its app. `resolve` maps each hostname to
+    (ip, port), which the HTTP transport uses the way `curl --resolve` does."""
 
-    def __init__(self, network: Network) -> None:
+    def __init__(self, apps: dict[str, Any]) -> None:
         from transports.server import PeerServer  # sockets and threads: only when asked for
         self.servers: list[Any] = []
         self.resolve: dict[str, tuple[str, int]] = {}
         try:
-            for base_url, app in network.apps.items():
+            for base_url, app in apps.items():
                 server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None).start()
                 self.servers.append(server)
                 self.resolve[parse_url(base_url).host] = server.server_address[:2]

@@ -19,7 +19,7 @@ from transports.printer import FramePrinter
 
 def story_frames(transport_kind, allowlist):
     network = demo.network(wire_essay, log=lambda line: None)
-    with demo.Served(network) as served:
+    with demo.Served(network.apps) as served:
         inner = HttpTransport(resolve=served.resolve, timeout=5) if transport_kind == "http" \
             else InProcessTransport(network.apps)
         printer = FramePrinter(inner)

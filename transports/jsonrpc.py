@@ -160,6 +160,11 @@ def encode_request(request_id: int | str, method: str, params: Any) -> bytes:
     return dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
 
 
+def encode_notification(method: str, params: Any = None) -> bytes:
+    """A notification: a request without an id, which the server must not answer (spec 4.1)."""
+    return dumps({"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})})
+
+
 def decode_response(frame: bytes, request_id: int | str, *,
                     max_bytes: int = MAX_FRAME_BYTES) -> Any:
     """The `result` of a response to `request_id`. Raises RemoteError or ProtocolViolation."""

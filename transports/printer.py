@@ -96,7 +96,7 @@ class FramePrinter:
         response = self.inner.post(url, body, headers)
         got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
         status = "" if response.status == 200 else f"HTTP {response.status} "
-        self._show(f"<-- {status}{_text(response.body)}", got)
+        self._show(f"<-- {status}{_text(response.body)}".rstrip(), got)
         return response
 
     def sent_to(self, origin: str) -> list[Frame]:

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import NAMES
+from peers.support.scenarios import SCENARIOS
 
 
 class Flag(NamedTuple):
@@ -100,9 +101,10 @@ FLAGS = (
          {"type": _seconds, "metavar": "SECONDS"}),
     Flag("--show-prompts", False, "print every prompt and answer, exactly as the model saw them",
          MODEL, {"action": "store_true"}),
-    Flag("--scenario", None, "injection: the rogue's card tells the model to delegate to it, and "
-         "the model (a deliberately gullible stand-in unless you plug one in) obeys; watch the "
-         "trust gate refuse anyway", MODEL, {"choices": ["injection"]}),
+    Flag("--scenario", None, "run a lesson beyond the essay's run, by name (--list-scenarios "
+         "says what each shows)", MODEL, {"choices": list(SCENARIOS), "metavar": "NAME"}),
+    Flag("--list-scenarios", False, "list the scenarios, one line each, and exit", MODEL,
+         {"action": "store_true"}),
     Flag("--step", False, "before each frame leaves, show it and wait: Enter sends it, q stops",
          LEARN, {"action": "store_true"}),
     Flag("--break", False, "stop in the Python debugger before each frame leaves (inspect "

@@ -1,0 +1,67 @@
+"""--scenario mcp: MCP vertical, then A2A horizontal, in one run, through one printer.
+
+Essay: "MCP vertical, A2A horizontal" (Fig 3): "one agent can reach down to its tools and
+across to its peers in the same run, and both exchanges look like JSON-RPC on the wire".
+The support agent first asks its own tool (orders_tool.py) what the order was charged,
+over MCP: `initialize`, the `notifications/initialized` notification, `tools/list`,
+`tools/call`. Then it delegates the refund of that amount across to billing over A2A,
+through the trust gate. The tool has no gate: the support agent's team wired it in. The
+peers do: they belong to other teams. The output says so.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.schema import check
+from peers.support.orders_tool import PROTOCOL_VERSION, TOOLS_URL
+from peers.support.output import Kind
+from transports import jsonrpc
+from transports.errors import PeerError, ProtocolViolation
+
+ORDER = "ORD-3300"
+LOOKED_UP = {"type": "object", "required": ["order_id", "charged"],
+             "properties": {"order_id": {"type": "string"},
+                            "charged": {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000}}}
+HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": PROTOCOL_VERSION}
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """The tool call down, then the delegation across. `agent` is the story's SupportAgent."""
+    say = agent.say
+    say(f"[transport] {agent.transport.label}. MCP = vertical (agent -> tools);", Kind.BANNER)
+    say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.", Kind.BANNER)
+    say()
+    say(f"[mcp] down to the support agent's own tool server at {TOOLS_URL}: wired in by us, "
+        "so there is no trust gate")
+    try:
+        charged = look_up(agent, ORDER)
+    except PeerError as failure:
+        return [agent.failed(TOOLS_URL, None, f"the tool call failed: {failure}")]
+    say(f"[mcp] the tool says {ORDER} was charged ${charged:,.2f}: that is the refund to ask for")
+    outcomes = []
+    for card_url in card_urls:  # across, to the peers: each meets the trust gate
+        say()
+        outcomes.append(agent.handle(card_url, "process_refund", {"order_id": ORDER, "amount": charged}))
+    say()
+    say("[support] the tool was called with no trust gate: we wired it in. Each peer met the gate:",
+        Kind.BANNER)
+    say("we do not own it. Both rode the same JSON-RPC envelope, through the same printer.", Kind.BANNER)
+    return outcomes
+
+
+def look_up(agent: Any, order_id: str) -> float:
+    """initialize, initialized, tools/list, tools/call: the charge of `order_id`."""
+    agent.call(TOOLS_URL, "initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                                         "clientInfo": {"name": "support-agent", "version": "1.0.0"}}, HEADERS)
+    agent.transport.post(TOOLS_URL, jsonrpc.encode_notification("notifications/initialized"),
+                         {"Content-Type": "application/json", **HEADERS})
+    tools = agent.call(TOOLS_URL, "tools/list", {}, HEADERS)
+    if not isinstance(tools, dict) or "lookup_order" not in [t.get("name") for t in tools.get("tools", [])
+                                                              if isinstance(t, dict)]:
+        raise ProtocolViolation("the tool server lists no lookup_order tool")
+    result = agent.call(TOOLS_URL, "tools/call", {"name": "lookup_order", "arguments": {"order_id": order_id}},
+                        HEADERS)
+    found = result.get("structuredContent") if isinstance(result, dict) else None
+    if check(found, LOOKED_UP, "structuredContent") or result.get("isError") is not False:
+        raise ProtocolViolation(f"the tool gave no charge for {order_id}")
+    return float(found["charged"])

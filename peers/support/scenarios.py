@@ -1,0 +1,41 @@
+"""--scenario NAME and --list-scenarios: lessons beyond the essay's run, one line each.
+
+The essay's run stays the default. A scenario is a short story of its own, told through
+the same support agent, printer and transport: its frames are printed like any others.
+`own_apps` names the servers of the support agent's own that a scenario needs beside
+the demo peers (the MCP tool server); `run` tells it.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+SCENARIOS = {
+    "injection": "the rogue's card tells the model to delegate to it; a gullible model obeys; "
+                 "the trust gate refuses anyway, and nothing reaches the rogue",
+    "mcp": "MCP vertical, A2A horizontal in one run: the support agent looks up the charge with "
+           "its own tool over MCP (no gate: we wired it in), then delegates the refund to billing "
+           "over A2A (gated: another team's)",
+}
+
+
+def listing() -> str:
+    return "\n".join(f"{name:<10} {about}" for name, about in SCENARIOS.items())
+
+
+def own_apps(options: SimpleNamespace) -> dict[str, Any]:
+    """base URL -> app, for the support agent's own servers this run needs."""
+    if options.scenario != "mcp":
+        return {}
+    from peers.support import orders_tool
+    return {orders_tool.TOOLS_URL: orders_tool.app}
+
+
+def run(options: SimpleNamespace, agent: Any, card_urls: list[str], generate: Any) -> list[Any] | None:
+    """The scenario asked for, or --request: a model chooses the delegation."""
+    if options.scenario == "mcp":
+        from peers.support import mcp
+        return mcp.run(agent, card_urls)
+    from peers.support import planner
+    return planner.run_request(agent, card_urls, options.request, generate,
+                               show_prompts=options.show_prompts, verbose=options.verbose)

@@ -1,0 +1,59 @@
+"""--scenario mcp: the support agent reaches down to its own tool over MCP, then across to
+billing over A2A, through one printer and one transport, in-process or over HTTP."""
+import json
+
+import pytest
+
+from conftest import cli
+from peers.support import orders_tool
+from transports.inprocess import InProcessTransport
+
+
+def sent_methods(stdout):
+    return [json.loads(line[4:]).get("method") for line in stdout.splitlines() if line.startswith("--> {")]
+
+
+@pytest.mark.parametrize("transport", ["in-process", "http"])
+def test_the_tool_is_called_over_mcp_then_the_refund_is_delegated_over_a2a(transport):
+    done = cli("--scenario", "mcp", "--transport", transport)
+    assert done.returncode == 0, done.stderr
+    assert sent_methods(done.stdout) == ["initialize", "notifications/initialized", "tools/list", "tools/call",
+                                         "tasks/send"]
+    assert "[mcp] the tool says ORD-3300 was charged $180.00" in done.stdout
+    assert "trusted result (from billing-agent): refund of $180.00 issued for ORD-3300" in done.stdout
+
+
+def test_the_tool_meets_no_trust_gate_and_the_peers_do_and_the_output_says_why():
+    out = cli("--scenario", "mcp").stdout
+    gated = [line for line in out.splitlines() if line.startswith("[trust]")]
+    assert gated == ["[trust] 'billing-agent' is allowlisted -> delegating",
+                     "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED"]
+    assert "wired in by us, so there is no trust gate" in out
+    assert "the tool was called with no trust gate: we wired it in. Each peer met the gate:" in out
+
+
+def test_the_frames_are_the_same_over_both_transports():
+    def frames(transport):
+        return [line for line in cli("--scenario", "mcp", "--transport", transport).stdout.splitlines()
+                if line.startswith(("--> {", "<-- {"))]
+    assert frames("in-process") == frames("http")
+
+
+def mcp(frame):
+    transport = InProcessTransport({orders_tool.TOOLS_URL: orders_tool.app})
+    return transport.post(orders_tool.TOOLS_URL, json.dumps(frame).encode(), {"Content-Type": "application/json"})
+
+
+def test_the_tool_server_answers_in_the_mcp_specifications_shapes():
+    init = json.loads(mcp({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).body)
+    assert set(init["result"]) == {"protocolVersion", "capabilities", "serverInfo"}
+    assert mcp({"jsonrpc": "2.0", "method": "notifications/initialized"}).status == 202
+    listed = json.loads(mcp({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).body)["result"]["tools"]
+    assert [tool["name"] for tool in listed] == ["lookup_order"] and "inputSchema" in listed[0]
+    missing = json.loads(mcp({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "lookup_order", "arguments": {"order_id": "ORD-1"}}}).body)["result"]
+    assert missing["isError"] is True, "a tool's own failure is a result, not a protocol error"
+    bad = json.loads(mcp({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "lookup_order", "arguments": {"order": []}}}).body)
+    assert bad["error"]["code"] == -32602
