@@ -1,0 +1,168 @@
+"""The server's half of HTTP/1.1 (RFC 9112), sans-IO: judge a request head, write a reply head.
+
+`head_end()` finds where a request head ends in the bytes received so far, `parse_head()`
+turns it into a `Head`, and both raise `Refusal(status, why)` for a request that must not
+be served; `response_head()` writes the status line and headers of an answer. Nothing
+here touches a socket, so each rule is tested with plain bytes (tests/test_server_hardening.py).
+`http11.py` is the client's half, and lends its character classes and limits.
+
+Strict on purpose: where two programs could read the same bytes two ways (smuggling one
+request inside another), the request is refused instead.
+- Request line: `METHOD SP target SP HTTP/1.x` [3], single spaces. The target is origin-form
+  [3.2.1]: "/" then visible ASCII, no "#", at most MAX_TARGET bytes (414). Else 400;
+  versions other than 1.0 and 1.1 are 505.
+- Lines end in CRLF (a bare LF is 400 at once, not waited on). Head at most MAX_HEAD bytes
+  and MAX_HEADERS lines (431). Names are tokens, values hold no control character but tab
+  (so no NUL, no lone CR or LF), no obs-fold [5.2] (400). Names reach the app lower-cased;
+  a repeated one is joined with ", " [RFC 9110 5.3], except Host and the framing headers.
+- Framing [6]: HTTP/1.1 needs exactly one Host [3.2] (400). Any Transfer-Encoding is 501:
+  chunked request bodies are not supported, and half-honouring the header is how requests
+  get smuggled. Content-Length is 1 to 18 ASCII digits, one header, at most `max_body`
+  (413, before any of the body is read). POST without it is 411; GET or DELETE with a
+  body is 400 (RFC 9110 9.3.1: a body there has no meaning, so it can only hide one).
+"""
+from __future__ import annotations
+
+import re
+import time
+from http import HTTPStatus
+from typing import NamedTuple
+
+from transports.http11 import DIGITS, FIELD_VALUE, MAX_HEAD, MAX_HEADERS, TOKEN
+
+MAX_TARGET = 8 * 1024
+METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH")  # an app may be asked these; others 501
+_VERSION = re.compile(r"HTTP/[0-9]\.[0-9]")
+_ORIGIN_FORM = re.compile(r"/[!-\"$-~]*")  # visible ASCII but "#": no fragment on the wire
+_ONE_ONLY = ("host", "content-length", "transfer-encoding")
+
+
+class Refusal(Exception):
+    """The request cannot be served as sent: answer `status`, then close the connection."""
+
+    def __init__(self, status: int, why: str) -> None:
+        super().__init__(why)
+        self.status, self.why = status, why
+
+
+class Head(NamedTuple):
+    method: str
+    target: str  # origin-form: path and query
+    version: str  # "HTTP/1.0" or "HTTP/1.1"
+    headers: dict[str, str]  # lower-case names
+    length: int  # body bytes after the head
+    keep_alive: bool
+    expect_continue: bool  # the client waits for "100 Continue" before sending its body
+
+
+def head_end(buffer: bytearray) -> int | None:
+    """Where the head ends (the index of its empty line), or None while more must come."""
+    end = buffer.find(b"\r\n\r\n")
+    if 0 <= end <= MAX_HEAD:
+        return end
+    if end < 0 and len(buffer) <= MAX_HEAD:
+        if buffer.count(b"\n") != buffer.count(b"\r\n"):  # else we would wait for a CRLF
+            raise Refusal(400, "lines must end with CRLF, not a bare LF")
+        return None
+    if b"\r\n" not in buffer[:MAX_HEAD]:
+        raise Refusal(414, f"the request line is over {MAX_HEAD} bytes")
+    raise Refusal(431, f"the request head is over {MAX_HEAD} bytes")
+
+
+def parse_head(head: bytes, max_body: int) -> Head:
+    """The head's bytes, without the empty line that ends it, judged by the rules above."""
+    line, *fields = head.decode("latin-1").split("\r\n")  # any byte decodes; patterns judge
+    parts = line.split(" ")
+    if len(parts) != 3:
+        raise Refusal(400, "the request line must be: METHOD /path HTTP/1.1")
+    method, target, version = parts
+    if not _VERSION.fullmatch(version):
+        raise Refusal(400, "malformed HTTP version")
+    if version not in ("HTTP/1.1", "HTTP/1.0"):
+        raise Refusal(505, "only HTTP/1.0 and HTTP/1.1 are supported")
+    if not TOKEN.fullmatch(method):
+        raise Refusal(400, "malformed method")
+    if len(target) > MAX_TARGET:
+        raise Refusal(414, f"the request target is over {MAX_TARGET} bytes")
+    if not _ORIGIN_FORM.fullmatch(target):
+        raise Refusal(400, "the request target must be a path starting with /")
+    if len(fields) > MAX_HEADERS:
+        raise Refusal(431, f"more than {MAX_HEADERS} header lines")
+    headers: dict[str, str] = {}
+    for field in fields:
+        if field[:1] in (" ", "\t"):
+            raise Refusal(400, "a header folded onto a second line (obs-fold) is not accepted")
+        name, colon, value = field.partition(":")
+        value = value.strip(" \t")
+        if not colon or not TOKEN.fullmatch(name) or not FIELD_VALUE.fullmatch(value):
+            raise Refusal(400, "malformed header line")
+        name = name.lower()
+        if name not in headers:
+            headers[name] = value
+        elif name in _ONE_ONLY:
+            raise Refusal(400, f"more than one {name} header")
+        else:
+            headers[name] += ", " + value
+
+    if version == "HTTP/1.1" and "host" not in headers:
+        raise Refusal(400, "HTTP/1.1 requires a Host header")
+    if "transfer-encoding" in headers:
+        raise Refusal(501, "Transfer-Encoding in requests is not supported; send Content-Length")
+    length_text = headers.get("content-length")
+    if length_text is None:
+        if method == "POST":
+            raise Refusal(411, "Content-Length is required")
+        length = 0
+    elif len(length_text) > 18 or not DIGITS.fullmatch(length_text):  # int() takes "+1", "²"
+        raise Refusal(400, "Content-Length must be 1 to 18 ASCII digits")
+    else:
+        length = int(length_text)
+    if length > max_body:
+        raise Refusal(413, f"body larger than {max_body} bytes")
+    if length and method in ("GET", "DELETE"):
+        raise Refusal(400, f"a {method} request has no body")
+    if method not in METHODS:
+        raise Refusal(501, f"method {method} is not supported")
+    expect = headers.get("expect")
+    if expect is not None and expect.lower() != "100-continue":
+        raise Refusal(417, "the only expectation supported is 100-continue")
+    tokens = {token.strip().lower() for token in headers.get("connection", "").split(",")}
+    keep_alive = "close" not in tokens if version == "HTTP/1.1" else "keep-alive" in tokens
+    return Head(method, target, version, headers, length, keep_alive,
+                expect is not None and version == "HTTP/1.1")
+
+
+_REASONS = {status.value: status.phrase for status in HTTPStatus}
+_FRAMING = ("content-length", "transfer-encoding", "connection")  # ours to write, not the app's
+_DAYS = "Mon Tue Wed Thu Fri Sat Sun".split()  # not strftime: its names follow the locale
+_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+
+
+def response_head(status: int, headers: dict[str, str], length: int | None, *, close: bool,
+                  http10: bool = False) -> bytes:
+    """Status line and headers. `length` None: a body of unknown length follows, chunked
+    for HTTP/1.1, ended by closing for HTTP/1.0 (the caller passes close=True then)."""
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Unknown')}", f"Date: {_date()}"]
+    lines += [f"{name}: {value}" for name, value in headers.items()
+              if name.lower() not in _FRAMING]
+    if status in (204, 304):
+        pass  # never a body, so never a length [RFC 9110 8.6]
+    elif length is not None:
+        lines.append(f"Content-Length: {length}")
+    elif not http10:
+        lines.append("Transfer-Encoding: chunked")
+    if close:
+        lines.append("Connection: close")
+    elif http10:
+        lines.append("Connection: keep-alive")  # HTTP/1.0 closes unless told otherwise
+    text = "\r\n".join(lines) + "\r\n\r\n"
+    if text.count("\n") != len(lines) + 1 or text.count("\r") != len(lines) + 1:
+        raise ValueError("a response header holds a line break")  # header injection
+    return text.encode("latin-1")
+
+
+def _date() -> str:
+    """Now, as HTTP writes a date (RFC 9110 5.6.7): Sun, 06 Nov 1994 08:49:37 GMT."""
+    parts = time.gmtime()
+    return (f"{_DAYS[parts.tm_wday]}, {parts.tm_mday:02d} {_MONTHS[parts.tm_mon - 1]} "
+            f"{parts.tm_year} {parts.tm_hour:02d}:{parts.tm_min:02d}:{parts.tm_sec:02d} GMT")
