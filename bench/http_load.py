@@ -18,6 +18,7 @@ Every loop is bounded by a duration. Run from the project root:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import socket
@@ -31,8 +32,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TOKEN = "bench-token"
-FRAME = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {
-    "skill": "process_refund", "input": {"order_id": "ORD-3300", "amount": 180.0}}}).encode()
+RUN = itertools.count()  # every request refunds an order of its own: a repeated order would
+                         # only be looked up in billing's ledger, which is not the work measured
+
+
+def refund_request(port: int, client: int) -> bytes:
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {
+        "skill": "process_refund", "input": {"order_id": f"ORD-{client}-{next(RUN)}", "amount": 180.0}}}).encode()
+    return (f"POST /a2a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nContent-Length: {len(frame)}\r\n\r\n").encode() + frame
 FLOOR = r"""
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -64,11 +72,12 @@ def in_process_round_trip(n: int) -> float:
     agent = story.SupportAgent(InProcessTransport(network.apps), [], network.credentials,
                                lambda *args, **facts: None)
     card = agent.discover("https://billing.acme.example/.well-known/agent-card.json")
-    for _ in range(200):  # warm up
-        agent.delegate(card, story.SKILL, story.PAYLOAD)
+    refunds = [{"order_id": f"ORD-{number}", "amount": 180.0} for number in range(n + 200)]
+    for refund in refunds[:200]:  # warm up
+        agent.delegate(card, story.SKILL, refund)
     start = time.perf_counter()
-    for _ in range(n):
-        agent.delegate(card, story.SKILL, story.PAYLOAD)
+    for refund in refunds[200:]:  # each a refund of its own, as in the load below
+        agent.delegate(card, story.SKILL, refund)
     return (time.perf_counter() - start) / n * 1e6
 
 
@@ -81,20 +90,19 @@ def start(args: list[str]) -> tuple[subprocess.Popen, int]:
 
 
 def load(port: int, concurrency: int, seconds: float) -> dict[str, float]:
-    request = (f"POST /a2a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-               f"Authorization: Bearer {TOKEN}\r\nContent-Length: {len(FRAME)}\r\n\r\n").encode() + FRAME
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
 
-    def client() -> None:
+    def client(number: int) -> None:
         mine, failed = [], 0
         try:
             sock = socket.create_connection(("127.0.0.1", port), timeout=5)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             buffer = b""
             while time.monotonic() < deadline:
+                request = refund_request(port, number)
                 sent = time.perf_counter()
                 sock.sendall(request)
                 while b"\r\n\r\n" not in buffer:
@@ -117,7 +125,7 @@ def load(port: int, concurrency: int, seconds: float) -> dict[str, float]:
             latencies.extend(mine)
             errors[0] += failed
 
-    threads = [threading.Thread(target=client) for _ in range(concurrency)]
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(concurrency)]
     started = time.monotonic()
     for t in threads:
         t.start()

@@ -48,9 +48,16 @@ class Skill(NamedTuple):
 
 
 def content_of(message: Message) -> str:
-    """What a message asks, as text that tells a resent copy from a different request."""
+    """What a message asks, as text that tells a resent copy from a different request
+    (the essay's frames carry no messageId, so there is nothing to tell apart)."""
+    if message.message_id is None:
+        return ""
     return json.dumps([message.metadata, [part._asdict() for part in message.parts]],
                       sort_keys=True, default=repr)
+
+
+def canonical(payload: Any) -> str:
+    return json.dumps(payload, sort_keys=True)
 
 
 def counter_ids(prefix: str) -> Callable[[], str]:
@@ -85,18 +92,23 @@ class Peer:
         skill = self._skill_for(message)
         payload = self._input_of(message, skill)  # bad input fails here, before any task
         effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
-        with self.ledger.lock:  # from "done already?" to "recorded", as one step
+        submitted, content, claim = self._new_task(message), content_of(message), canonical(payload)
+        with self.ledger.lock:  # "done already?" and "claim it" as one step
             earlier = self.ledger.get(effect)
-            if earlier is not None:  # the same effect asked for again: it never happens twice
-                return self._already_done(earlier, message, owner, payload)
-            submitted = self._new_task(message)
-            task, is_new = self.store.add(submitted, owner, message.message_id, content_of(message))
-            if not is_new:  # the same message delivered again: the first answer
-                return task
-            task = self._run(skill, payload, task)
-            if effect is not None and task.state is TaskState.COMPLETED:
-                self.ledger.record(effect, Effect(owner, task.id, payload, task.artifacts[0].text))
+            if earlier is None:
+                task, is_new = self.store.add(submitted, owner, message.message_id, content)
+                if is_new and effect is not None:  # claimed: a copy arriving meanwhile finds this task
+                    self.ledger.record(effect, Effect(owner, task.id, claim, "being done now"))
+        if earlier is not None:  # the same effect asked for again: it never happens twice
+            return self._already_done(earlier, message, owner, payload)
+        if not is_new:  # the same message delivered again: the first answer
             return task
+        task = self._run(skill, payload, task)
+        if effect is not None and task.state is TaskState.COMPLETED:
+            self.ledger.record(effect, Effect(owner, task.id, claim, task.artifacts[0].text))
+        elif effect is not None:  # nothing was done (failed, or waiting for a person): it may be asked again
+            self.ledger.forget(effect)
+        return task
 
     def _run(self, skill: Skill, payload: Any, task: Task) -> Task:
         """submitted -> working -> completed, failed, or paused for a person."""
@@ -114,13 +126,15 @@ class Peer:
                                               timestamp=self._now()))
 
     def _already_done(self, earlier: Effect, message: Message, owner: str, payload: Any) -> Task:
-        """A request for an effect already carried out: the original task, when the same
-        caller asks the same again and it is still kept; else a rejection saying why."""
-        if earlier.owner == owner and earlier.payload == payload and earlier.task_id in self.store.tasks:
+        """A request for an effect already carried out (or being carried out): the original
+        task, when the same caller asks the same again and it is still kept; else a
+        rejection saying why."""
+        same = earlier.payload == canonical(payload)
+        if earlier.owner == owner and same and earlier.task_id in self.store.tasks:
             return self.store.get(earlier.task_id, owner)
         if earlier.owner != owner:
             note = "this was already done for another caller; nothing was done again"
-        elif earlier.payload == payload:
+        elif same:
             note = f"already done by task {earlier.task_id}: {earlier.summary}; nothing was done again"
         else:
             note = (f"task {earlier.task_id} already did this: {earlier.summary}; this request "

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import Task, TaskState
@@ -92,21 +92,29 @@ class Effect(NamedTuple):
 
     owner: str
     task_id: str
-    payload: Any  # the checked input that did it
+    payload: str  # the checked input that did it, as canonical JSON
     summary: str  # what was done, as the task's result said: "refund of $180.00 issued ..."
 
 
 class Ledger:
     """The effects a peer has carried out, by what makes two requests the same effect.
-    Never forgotten (unlike tasks), so an effect never happens twice. `lock` is held by the
-    peer from "done already?" to "recorded", so two copies arriving together run once."""
+    Kept far longer than tasks: the last `max_effects` (10,000 refunds by default, about
+    3 MB) in memory, so an effect is never repeated within them. The peer holds `lock`
+    from "done already?" to claiming the effect, so of two copies arriving together one
+    runs and the other finds its task; a claim that ends with nothing done is forgotten."""
 
-    def __init__(self) -> None:
-        self.effects: dict[str, Effect] = {}
+    def __init__(self, max_effects: int = 10_000) -> None:
+        self.max_effects = max_effects
+        self.effects: dict[str, Effect] = {}  # oldest first
         self.lock = threading.Lock()
 
     def get(self, key: str | None) -> Effect | None:
         return None if key is None else self.effects.get(key)
 
     def record(self, key: str, effect: Effect) -> None:
+        if key not in self.effects and len(self.effects) >= self.max_effects:
+            del self.effects[next(iter(self.effects))]
         self.effects[key] = effect
+
+    def forget(self, key: str) -> None:
+        self.effects.pop(key, None)
