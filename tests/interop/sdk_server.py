@@ -40,7 +40,7 @@ def main(port: int) -> None:
         name="echo-refunds", description="Echoes refund requests (official SDK).", version="0.1.0",
         supported_interfaces=[AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")],
         capabilities=AgentCapabilities(streaming=False),
-        default_input_modes=["text/plain"], default_output_modes=["text/plain"],
+        default_input_modes=["application/json", "text/plain"], default_output_modes=["text/plain"],
         skills=[AgentSkill(id="process_refund", name="Echo", description="Echo", tags=["demo"])])
     handler = DefaultRequestHandler(agent_executor=EchoRefunds(), task_store=InMemoryTaskStore(),
                                     agent_card=card)
