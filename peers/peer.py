@@ -47,13 +47,21 @@ class Skill(NamedTuple):
     effect_of: Callable[[Any], str] | None = None
 
 
+MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
+
+
 def content_of(message: Message) -> str:
-    """What a message asks, as text that tells a resent copy from a different request
-    (the essay's frames carry no messageId, so there is nothing to tell apart)."""
-    if message.message_id is None:
-        return ""
+    """What a message asks, as text: it tells a resent copy from a different request, and
+    its length is what the task store counts against its byte budget."""
     return json.dumps([message.metadata, [part._asdict() for part in message.parts]],
                       sort_keys=True, default=repr)
+
+
+def refuse_if_too_big(content: str) -> None:
+    """A message larger than a peer keeps is refused before any task, not truncated."""
+    if len(content) > MAX_MESSAGE_BYTES:
+        raise InvalidParams(f"the message is {len(content):,} bytes; this agent takes messages "
+                            f"of at most {MAX_MESSAGE_BYTES:,} bytes")
 
 
 def canonical(payload: Any) -> str:
@@ -92,7 +100,9 @@ class Peer:
         skill = self._skill_for(message)
         payload = self._input_of(message, skill)  # bad input fails here, before any task
         effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
-        submitted, content, claim = self._new_task(message), content_of(message), canonical(payload)
+        content = content_of(message)
+        refuse_if_too_big(content)  # before any task: a request that cannot be kept does nothing
+        submitted, claim = self._new_task(message), canonical(payload)
         with self.ledger.lock:  # "done already?" and "claim it" as one step
             earlier = self.ledger.get(effect)
             if earlier is None:
@@ -100,7 +110,7 @@ class Peer:
                 if is_new and effect is not None:  # claimed: a copy arriving meanwhile finds this task
                     self.ledger.record(effect, Effect(owner, task.id, claim, "being done now"))
         if earlier is not None:  # the same effect asked for again: it never happens twice
-            return self._already_done(earlier, message, owner, payload)
+            return self._already_done(earlier, message, owner, payload, content)
         if not is_new:  # the same message delivered again: the first answer
             return task
         task = self._run(skill, payload, task)
@@ -125,7 +135,8 @@ class Peer:
         return self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
                                               timestamp=self._now()))
 
-    def _already_done(self, earlier: Effect, message: Message, owner: str, payload: Any) -> Task:
+    def _already_done(self, earlier: Effect, message: Message, owner: str, payload: Any,
+                      content: str) -> Task:
         """A request for an effect already carried out (or being carried out): the original
         task, when the same caller asks the same again and it is still kept; else a
         rejection saying why."""
@@ -140,7 +151,7 @@ class Peer:
             note = (f"task {earlier.task_id} already did this: {earlier.summary}; this request "
                     "differs from it, so nothing was done")
         rejected = self._new_task(message).advance(TaskState.REJECTED, message=note, timestamp=self._now())
-        return self.store.add(rejected, owner, message.message_id, content_of(message))[0]
+        return self.store.add(rejected, owner, message.message_id, content)[0]
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
         return self.store.get(task_id, owner)

@@ -2,8 +2,9 @@
 
 Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004's failure list asks
 for duplicate delivery to be harmless. So:
-- bounded: past `max_tasks` the oldest task is forgotten, so a long-running server does
-  not grow without limit (a forgotten task is then "not found", as the spec allows);
+- bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the
+  oldest task is forgotten, so a long-running server does not grow without limit (a
+  forgotten task is then "not found", as the spec allows);
 - scoped: a task is visible only to the caller who created it (its `owner`, derived from
   the credentials it presented), so nobody reads another client's refund by its id;
 - idempotent: `add` with a messageId already seen from the same owner returns the task
@@ -28,13 +29,15 @@ from transports.jsonrpc import InvalidParams
 
 
 class TaskStore:
-    def __init__(self, max_tasks: int = 1000) -> None:
-        self.max_tasks = max_tasks
+    def __init__(self, max_tasks: int = 1000, max_bytes: int = 16 << 20) -> None:
+        self.max_tasks, self.max_bytes = max_tasks, max_bytes
         self.tasks: OrderedDict[str, Task] = OrderedDict()  # oldest first
         self.owners: dict[str, str] = {}  # task id -> owner
         self.by_message: dict[tuple[str, str], str] = {}  # (owner, messageId) -> task id
         self.message_of: dict[str, tuple[str, str]] = {}  # task id -> (owner, messageId)
-        self.contents: dict[str, str] = {}  # task id -> what its message said, to spot a reuse
+        self.contents: dict[str, int] = {}  # task id -> a hash of what its message said
+        self.sizes: dict[str, int] = {}  # task id -> the bytes of message it keeps
+        self.kept_bytes = 0  # the sum of `sizes`
         self.lock = threading.Lock()
 
     def add(self, task: Task, owner: str, message_id: str | None,
@@ -45,18 +48,21 @@ class TaskStore:
         with self.lock:
             seen = self.by_message.get((owner, message_id)) if message_id is not None else None
             if seen is not None:
-                if self.contents.get(seen, content) != content:
+                if self.contents.get(seen, hash(content)) != hash(content):
                     raise InvalidParams(f"messageId {message_id[:80]!r} was already used for a "
                                         f"different message (task {seen}); use a new messageId")
                 return self.tasks[seen], False
-            if len(self.tasks) >= self.max_tasks:
+            while self.tasks and (len(self.tasks) >= self.max_tasks
+                                  or self.kept_bytes + len(content) > self.max_bytes):
                 self._forget(next(iter(self.tasks)))
             self.tasks[task.id] = task
             self.owners[task.id] = owner
+            self.sizes[task.id] = len(content)
+            self.kept_bytes += len(content)
             if message_id is not None:
                 self.by_message[(owner, message_id)] = task.id
                 self.message_of[task.id] = (owner, message_id)
-                self.contents[task.id] = content
+                self.contents[task.id] = hash(content)
             return task, True
 
     def update(self, task: Task) -> Task:
@@ -81,6 +87,7 @@ class TaskStore:
                     and (state is None or t.state is state)]
 
     def _forget(self, task_id: str) -> None:
+        self.kept_bytes -= self.sizes.pop(task_id)
         del self.tasks[task_id], self.owners[task_id]
         key = self.message_of.pop(task_id, None)
         if key is not None:

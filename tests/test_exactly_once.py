@@ -102,3 +102,22 @@ def test_duplicates_arriving_together_refund_once():
         thread.join(10)
     assert len(answers) == 16 and len(set(answers)) == 4
     assert sorted(refunds(app)) == [f"refund of $3.00 issued for ORD-{n} (ref BILL-ORD-{n})" for n in range(4)]
+
+
+def test_a_message_too_big_to_keep_is_refused_before_any_task(app):
+    error = send_v1(app, "ORD-1", 1.0, "m-big", {**V1})  # a normal one first
+    huge = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-2", "role": "ROLE_USER", "metadata": {"skillId": "process_refund", "note": "x" * 70_000},
+        "parts": [{"data": {"order_id": "ORD-2", "amount": 2.0}}]}}}).encode()
+    refused = post(app, huge, V1)["error"]
+    assert refused["code"] == -32602 and "this agent takes messages of at most 65,536 bytes" in refused["message"]
+    assert "result" in error and len(app.peer.store.tasks) == 1
+
+
+def test_the_task_store_forgets_oldest_tasks_to_stay_within_its_byte_budget():
+    from peers.store import TaskStore
+    from peers.a2a.model import Task
+    store = TaskStore(max_tasks=1000, max_bytes=10_000)
+    for number in range(10):
+        store.add(Task(f"t-{number}"), "", f"m-{number}", "x" * 3_000)
+    assert list(store.tasks) == ["t-7", "t-8", "t-9"] and store.kept_bytes == 9_000
