@@ -1,0 +1,57 @@
+"""Thousands of seeded hostile frames, and no client mistake is ever our internal error:
+every answer is a well-formed JSON-RPC error (never -32603) or a result, nothing is
+logged as an internal error, and a valid delegation still succeeds afterwards. In
+process for the bulk, then a share over real HTTP through the real server."""
+import json
+
+import pytest
+
+from conftest import JSON_AUTH, refund_frame, serving
+from fuzz_frames import cases
+from peers import billing, rogue
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from transports.inprocess import InProcessTransport
+from transports.network import HttpTransport
+
+ENDPOINT_PATH = "/a2a"
+
+
+def check_answer(status, body, logged):
+    assert status in (200, 204, 401, 413, 415), status
+    if status == 204:
+        assert body == b""
+        return
+    answer = json.loads(body)
+    assert answer["jsonrpc"] == "2.0" and ("result" in answer) != ("error" in answer)
+    if "error" in answer:
+        assert isinstance(answer["error"]["code"], int) and answer["error"]["code"] != -32603, answer
+        assert isinstance(answer["error"]["message"], str)
+    assert not [line for line in logged if "internal error" in line], logged[-1:]
+
+
+@pytest.mark.parametrize("make", [billing.billing_agent, rogue.refund_bot_9000], ids=["billing", "rogue"])
+def test_three_thousand_hostile_frames_in_process_are_each_answered_cleanly(make):
+    logged = []
+    app = PeerApp(make(), wire_v10, token="t0k", log=logged.append)
+    transport = InProcessTransport({"https://peer.example": app})
+    codes = {}
+    for body, headers in cases(seed=11, count=3000):
+        response = transport.post(f"https://peer.example{ENDPOINT_PATH}", body, headers)
+        check_answer(response.status, response.body, logged)
+        code = json.loads(response.body).get("error", {}).get("code") if response.body else None
+        codes[code] = codes.get(code, 0) + 1
+    assert len(codes) > 5, f"the cases reach many different answers: {codes}"
+    assert transport.post(f"https://peer.example{ENDPOINT_PATH}", refund_frame("ORD-77"), JSON_AUTH).status == 200
+
+
+def test_hostile_frames_over_http_are_each_answered_and_the_peer_still_serves():
+    logged = []
+    with serving(None) as server:
+        server.app = PeerApp(billing.billing_agent(server.base_url), wire_v10, token="t0k", log=logged.append)
+        transport = HttpTransport(timeout=5)
+        for body, headers in cases(seed=12, count=600):
+            response = transport.post(server.base_url + ENDPOINT_PATH, body, headers)
+            check_answer(response.status, response.body, logged)
+        valid = json.loads(transport.post(server.base_url + ENDPOINT_PATH, refund_frame("ORD-78"), JSON_AUTH).body)
+        assert valid["result"]["status"]["state"] == "completed"
