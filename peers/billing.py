@@ -9,6 +9,7 @@ any task exists and answers -32602 naming the field. 1.0 and 0.3 cards publish i
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from peers.a2a.refund_text import read_refund
@@ -50,11 +51,14 @@ def process_refund(refund: dict[str, Any]) -> str:
     """Issue the refund. The reference is derived from the order, so a retry is recognisable.
     Above the approval limit nothing is issued: the task asks for a person's approval."""
     order, amount = refund["order_id"], float(refund["amount"])
-    if amount > APPROVAL_LIMIT:
+    issue = lambda: f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"  # noqa: E731
+    if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve
+        proposal = {"order_id": order, "amount": amount, "currency": "USD"}
         raise NeedsApproval(f"approval required: a refund of ${amount:,.2f} for {order} is "
                             f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
-                            "nothing was issued")
-    return f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"
+                            "nothing was issued. To approve, continue this task with the data "
+                            f"part {json.dumps({'approval': proposal})}", proposal, then=issue)
+    return issue()
 
 
 def billing_agent(base_url: str | None = None, **options: Any) -> Peer:

@@ -35,7 +35,19 @@ class SkillFailed(Exception):
 
 class NeedsApproval(Exception):
     """A decision the skill may not take alone (seed 004: releasing money above a threshold).
-    The task pauses in input-required with the proposed effect, for a person to approve."""
+    The task pauses in input-required naming the exact `proposal`; a follow-up to the same
+    task approving exactly that proposal lets `then()` do it, once (see `_approval`)."""
+
+    def __init__(self, reason: str, proposal: dict[str, Any], then: Callable[[], str]) -> None:
+        super().__init__(reason)
+        self.proposal, self.then = proposal, then
+
+
+class Pending(NamedTuple):
+    """What a paused task waits for, kept beside it in the store."""
+    approval: NeedsApproval
+    effect: str | None  # the effect it will have, claimed in the ledger once approved
+    claim: str  # the checked input, as canonical JSON
 
 
 class Skill(NamedTuple):
@@ -95,8 +107,11 @@ class Peer:
         """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
         `owner` is who asked (see store.py); a message already seen from that owner gets
-        the task it made the first time, and the skill does not run again.
+        the task it made the first time, and the skill does not run again. A message
+        naming a task (its taskId) is the next turn of that task: see `_continue`.
         """
+        if message.task_id is not None:
+            return self._continue(message, owner)
         skill = self._skill_for(message)
         payload = self._input_of(message, skill)  # bad input fails here, before any task
         effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
@@ -113,27 +128,56 @@ class Peer:
             return self._already_done(earlier, message, owner, payload, content)
         if not is_new:  # the same message delivered again: the first answer
             return task
-        task = self._run(skill, payload, task)
-        if effect is not None and task.state is TaskState.COMPLETED:
-            self.ledger.record(effect, Effect(owner, task.id, claim, task.artifacts[0].text))
-        elif effect is not None:  # nothing was done (failed, or waiting for a person): it may be asked again
-            self.ledger.forget(effect)
-        return task
+        return self._run(lambda: skill.run(payload), task, Pending(None, effect, claim), owner)
 
-    def _run(self, skill: Skill, payload: Any, task: Task) -> Task:
-        """submitted -> working -> completed, failed, or paused for a person."""
+    def _continue(self, message: Message, owner: str) -> Task:
+        """The next turn of a task (A2A: a message carrying taskId). Only a paused task
+        takes one, and only with what it waits for; the turn joins the task's history."""
+        content = content_of(message)
+        refuse_if_too_big(content)
+        task = self.store.get(message.task_id, owner)  # unknown, or another caller's: -32001
+        if message.context_id not in (None, task.context_id):
+            raise InvalidParams(f"contextId {message.context_id[:80]!r} is not the context of "
+                                f"task {task.id} ({task.context_id})")
+        asked = Message(f"{task.id}-asked-{len(task.history)}", "agent",  # the turn it paused on
+                        (Part(text=task.status_message or ""),), task.context_id, task.id)
+        turns = (asked, message._replace(context_id=task.context_id))
+        task, pending = self.store.resume(task.id, owner, turns, content,
+                                          lambda pending: _approval(pending, message))
+        if pending is None:  # the same follow-up delivered again: the task as it is now
+            return task
+        with self.ledger.lock:  # approved: claim the effect, unless it was done meanwhile
+            earlier = self.ledger.get(pending.effect)
+            if earlier is None and pending.effect is not None:
+                self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, "being done now"))
+        if earlier is not None:
+            done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
+            return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(
+                f"{done_by} already did this meanwhile; nothing was done again (retry is NOT safe)")))
+        return self._run(pending.approval.then, task, pending, owner)
+
+    def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str) -> Task:
+        """-> working -> completed, failed, or paused for a person; the ledger records an
+        effect done, and forgets a claim that ended with nothing done."""
         task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now()))
+        effect = pending.effect
         try:
-            text = skill.run(payload)
+            text = work()
         except SkillFailed as exc:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
-            return self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now()))
+            task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now()))
         except NeedsApproval as exc:  # nothing was done; a person must decide
-            return self.store.update(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
+            task = self.store.pause(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
+                                                 timestamp=self._now()), pending._replace(approval=exc))
+        else:
+            artifact = Artifact(f"{task.id}-result", (Part(text=text),))
+            task = self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
                                                   timestamp=self._now()))
-        artifact = Artifact(f"{task.id}-result", (Part(text=text),))
-        return self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
-                                              timestamp=self._now()))
+        if effect is not None and task.state is TaskState.COMPLETED:
+            self.ledger.record(effect, Effect(owner, task.id, pending.claim, task.artifacts[0].text))
+        elif effect is not None:  # nothing was done: it may be asked for again
+            self.ledger.forget(effect)
+        return task
 
     def _already_done(self, earlier: Effect, message: Message, owner: str, payload: Any,
                       content: str) -> Task:
@@ -202,3 +246,12 @@ class Peer:
 
     def _now(self) -> str | None:
         return self.clock() if self.clock else None
+
+
+def _approval(pending: Pending, message: Message) -> None:
+    """A follow-up releases a paused effect only by approving exactly what was proposed:
+    an approval for $600 cannot release $900. Anything else leaves the task paused."""
+    data = next((part.data for part in message.parts if part.data is not None), None)
+    if not isinstance(data, dict) or data.get("approval") != pending.approval.proposal:
+        raise InvalidParams("this task waits for a data part {\"approval\": " + canonical(
+            pending.approval.proposal) + "} approving exactly what it proposed; nothing was done")

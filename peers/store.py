@@ -8,8 +8,10 @@ for duplicate delivery to be harmless. So:
 - scoped: a task is visible only to the caller who created it (its `owner`, derived from
   the credentials it presented), so nobody reads another client's refund by its id;
 - idempotent: `add` with a messageId already seen from the same owner returns the task
-  that message made, and stores nothing, so the skill does not run twice; the same
-  messageId with different content is refused (-32602), never silently answered.
+  that message made (or continued), and stores nothing, so the skill does not run twice;
+  the same messageId with different content is refused (-32602), never silently answered;
+- turns: a paused task keeps what it waits for; `resume` hands that to one follow-up
+  only, so a second follow-up sent at the same moment cannot run the work again.
 The `Ledger` is kept apart, because the store's window forgets: it holds each effect a
 peer carried out (billing: a refund, by its order), so no duplicate delivery, however
 late, new messageId or not, makes it happen twice (seed 004's failure list).
@@ -21,10 +23,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple
 
-from peers.a2a.errors import TaskNotFound
-from peers.a2a.model import Task, TaskState
+from peers.a2a.errors import TaskNotFound, UnsupportedOperation
+from peers.a2a.model import Message, Task, TaskState
 from transports.jsonrpc import InvalidParams
 
 
@@ -33,11 +35,12 @@ class TaskStore:
         self.max_tasks, self.max_bytes = max_tasks, max_bytes
         self.tasks: OrderedDict[str, Task] = OrderedDict()  # oldest first
         self.owners: dict[str, str] = {}  # task id -> owner
-        self.by_message: dict[tuple[str, str], str] = {}  # (owner, messageId) -> task id
-        self.message_of: dict[str, tuple[str, str]] = {}  # task id -> (owner, messageId)
-        self.contents: dict[str, int] = {}  # task id -> a hash of what its message said
-        self.sizes: dict[str, int] = {}  # task id -> the bytes of message it keeps
+        # (owner, messageId) -> (the task it made or continued, a hash of what it said)
+        self.by_message: dict[tuple[str, str], tuple[str, int]] = {}
+        self.message_keys: dict[str, list[tuple[str, str]]] = {}  # task id -> its messages
+        self.sizes: dict[str, int] = {}  # task id -> the bytes of messages it keeps
         self.kept_bytes = 0  # the sum of `sizes`
+        self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.lock = threading.Lock()
 
     def add(self, task: Task, owner: str, message_id: str | None,
@@ -46,24 +49,54 @@ class TaskStore:
         Returns (the task, whether it is new), as one step: two copies of one message
         arriving together still make one task. `content` tells a copy from a conflict."""
         with self.lock:
-            seen = self.by_message.get((owner, message_id)) if message_id is not None else None
+            seen = self._seen(owner, message_id, content)
             if seen is not None:
-                if self.contents.get(seen, hash(content)) != hash(content):
-                    raise InvalidParams(f"messageId {message_id[:80]!r} was already used for a "
-                                        f"different message (task {seen}); use a new messageId")
-                return self.tasks[seen], False
+                return seen, False
             while self.tasks and (len(self.tasks) >= self.max_tasks
                                   or self.kept_bytes + len(content) > self.max_bytes):
                 self._forget(next(iter(self.tasks)))
             self.tasks[task.id] = task
             self.owners[task.id] = owner
-            self.sizes[task.id] = len(content)
-            self.kept_bytes += len(content)
-            if message_id is not None:
-                self.by_message[(owner, message_id)] = task.id
-                self.message_of[task.id] = (owner, message_id)
-                self.contents[task.id] = hash(content)
+            self.sizes[task.id], self.message_keys[task.id] = 0, []
+            self._keep(task.id, owner, message_id, content)
             return task, True
+
+    def seen(self, owner: str, message_id: str | None, content: str) -> Task | None:
+        """The task this owner's message already made or continued, if it was sent before."""
+        with self.lock:
+            return self._seen(owner, message_id, content)
+
+    def pause(self, task: Task, waiting: Any) -> Task:
+        """Keep a task that paused, and what would let it go on (see `resume`)."""
+        with self.lock:
+            if task.id in self.tasks:
+                self.tasks[task.id], self.waiting[task.id] = task, waiting
+        return task
+
+    def resume(self, task_id: str, owner: str, turns: tuple[Message, ...], content: str,
+               accept: Callable[[Any], None]) -> tuple[Task, Any]:
+        """Continue a paused task with a follow-up (the last of `turns`), as one step:
+        `accept(waiting)` judges it against what the task waits for, raising to refuse it
+        (the task stays paused). Accepted, the turns join the task's history; returns
+        (the task, what it waited for). Of two follow-ups at once, one wins; the same
+        follow-up again returns (the task as it is now, None)."""
+        message_id = turns[-1].message_id
+        with self.lock:
+            task = self._get(task_id, owner)
+            seen = self._seen(owner, message_id, content)
+            if seen is not None:
+                return seen, None
+            waiting = self.waiting.get(task_id)
+            if waiting is None:
+                raise UnsupportedOperation(
+                    f"task {task_id[:80]!r} is {task.state.value} and takes no more messages"
+                    + ("; send a new message (the same contextId keeps the conversation)"
+                       if task.state.is_terminal else ""))
+            accept(waiting)
+            del self.waiting[task_id]
+            self._keep(task_id, owner, message_id, content)
+            task = self.tasks[task_id] = task._replace(history=task.history + turns)
+            return task, waiting
 
     def update(self, task: Task) -> Task:
         """The task's next state. A task forgotten meanwhile stays forgotten."""
@@ -74,10 +107,7 @@ class TaskStore:
 
     def get(self, task_id: str, owner: str) -> Task:
         with self.lock:
-            task = self.tasks.get(task_id)
-            if task is None or self.owners.get(task_id) != owner:
-                raise TaskNotFound(f"no task {task_id[:80]!r}")  # another owner's: the same answer
-            return task
+            return self._get(task_id, owner)
 
     def owned_by(self, owner: str, *, context_id: str | None = None,
                  state: TaskState | None = None) -> list[Task]:
@@ -86,12 +116,34 @@ class TaskStore:
                     and (context_id is None or t.context_id == context_id)
                     and (state is None or t.state is state)]
 
+    def _get(self, task_id: str, owner: str) -> Task:
+        task = self.tasks.get(task_id)
+        if task is None or self.owners.get(task_id) != owner:
+            raise TaskNotFound(f"no task {task_id[:80]!r}")  # another owner's: the same answer
+        return task
+
+    def _seen(self, owner: str, message_id: str | None, content: str) -> Task | None:
+        seen = self.by_message.get((owner, message_id)) if message_id is not None else None
+        if seen is None:
+            return None
+        if seen[1] != hash(content):
+            raise InvalidParams(f"messageId {message_id[:80]!r} was already used for a "
+                                f"different message (task {seen[0]}); use a new messageId")
+        return self.tasks[seen[0]]
+
+    def _keep(self, task_id: str, owner: str, message_id: str | None, content: str) -> None:
+        self.sizes[task_id] += len(content)
+        self.kept_bytes += len(content)
+        if message_id is not None:
+            self.by_message[(owner, message_id)] = (task_id, hash(content))
+            self.message_keys[task_id].append((owner, message_id))
+
     def _forget(self, task_id: str) -> None:
         self.kept_bytes -= self.sizes.pop(task_id)
         del self.tasks[task_id], self.owners[task_id]
-        key = self.message_of.pop(task_id, None)
-        if key is not None:
-            del self.by_message[key], self.contents[task_id]
+        self.waiting.pop(task_id, None)
+        for key in self.message_keys.pop(task_id):
+            del self.by_message[key]
 
 
 class Effect(NamedTuple):

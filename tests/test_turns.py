@@ -1,0 +1,185 @@
+"""A task across turns (A2A: a message carrying taskId continues that task). A follow-up to
+an unknown or another caller's task is -32001, to a finished one -32004, with a contextId
+not the task's -32602; a paused task continues only with what it waits for (billing: an
+approval of exactly the refund it proposed), once; every turn stays in its history.
+Real frames through the real billing app, in process and over HTTP on 127.0.0.1."""
+import json
+import threading
+
+import pytest
+
+from conftest import serving
+from peers import billing
+from peers.a2a import wire_v03, wire_v10
+from peers.app import PeerApp
+from transports.inprocess import InProcessTransport
+from transports.network import HttpTransport
+
+HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A2A-Version": "1.0"}
+BIG = 6000.0  # over billing's approval limit: the task pauses for a person
+PROPOSAL = {"order_id": "ORD-9", "amount": BIG, "currency": "USD"}
+
+
+class Client:
+    """A 1.0 client of one billing peer, over the carrier the test names."""
+
+    def __init__(self, carrier: str, server=None, wire=wire_v10) -> None:
+        if carrier == "http":
+            self.peer = billing.billing_agent(server.base_url)
+            server.app = self.app = PeerApp(self.peer, wire, token="t0k")
+            self.url, self.transport = server.base_url + "/a2a", HttpTransport(timeout=5)
+        else:
+            self.peer = billing.billing_agent()
+            self.app = PeerApp(self.peer, wire, token="t0k")
+            self.url = billing.BASE_URL + "/a2a"
+            self.transport = InProcessTransport({billing.BASE_URL: self.app})
+        self.ids = 0
+
+    def call(self, method: str, params: dict, headers=HEADERS) -> dict:
+        self.ids += 1
+        frame = json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+        return json.loads(self.transport.post(self.url, frame.encode(), headers).body)
+
+    def send(self, message_id: str, data: dict, **fields) -> dict:
+        message = {"messageId": message_id, "role": "ROLE_USER", "metadata": {"skillId": "process_refund"},
+                   "parts": [{"data": data}], **fields}
+        return self.call("SendMessage", {"message": message})
+
+    def refunds(self) -> list[str]:
+        return [effect.summary for effect in self.peer.ledger.effects.values()]
+
+
+@pytest.fixture(params=["in-process", "http"])
+def client(request):
+    if request.param == "http":
+        with serving(None) as server:
+            yield Client("http", server)
+    else:
+        yield Client("in-process")
+
+
+def paused(client: Client, message_id="m-1") -> dict:
+    task = client.send(message_id, {"order_id": "ORD-9", "amount": BIG})["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", task
+    assert json.dumps({"approval": PROPOSAL}) in task["status"]["message"]["parts"][0]["text"]
+    return task
+
+
+def test_a_follow_up_to_an_unknown_task_is_task_not_found(client):
+    error = client.send("m-1", {"approval": PROPOSAL}, taskId="task-404")["error"]
+    assert error["code"] == -32001 and "task-404" in error["message"]
+
+
+def test_a_follow_up_to_a_finished_task_is_unsupported_and_makes_no_task(client):
+    done = client.send("m-1", {"order_id": "ORD-1", "amount": 5})["result"]["task"]
+    error = client.send("m-2", {"order_id": "ORD-2", "amount": 5}, taskId=done["id"])["error"]
+    assert error["code"] == -32004 and "completed" in error["message"]
+    assert len(client.call("ListTasks", {})["result"]["tasks"]) == 1
+    assert client.refunds() == ["refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"]
+
+
+def test_a_follow_up_whose_context_is_not_the_tasks_is_invalid_params_naming_both(client):
+    task = paused(client)
+    error = client.send("m-2", {"approval": PROPOSAL}, taskId=task["id"], contextId="ctx-other")["error"]
+    assert error["code"] == -32602 and "ctx-other" in error["message"] and task["contextId"] in error["message"]
+
+
+def test_a_message_without_a_context_gets_one_and_tasks_are_listed_by_it(client):
+    first = client.send("m-1", {"order_id": "ORD-1", "amount": 5})["result"]["task"]
+    second = client.send("m-2", {"order_id": "ORD-2", "amount": 5}, contextId=first["contextId"])["result"]["task"]
+    client.send("m-3", {"order_id": "ORD-3", "amount": 5})
+    assert first["contextId"] and second["contextId"] == first["contextId"]
+    listed = client.call("ListTasks", {"contextId": first["contextId"]})["result"]["tasks"]
+    assert sorted(task["id"] for task in listed) == sorted([first["id"], second["id"]])
+
+
+def test_an_approval_of_exactly_the_proposal_continues_the_same_task_to_one_refund(client):
+    task = paused(client)
+    done = client.send("m-2", {"approval": PROPOSAL}, taskId=task["id"])["result"]["task"]
+    assert done["id"] == task["id"] and done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert done["artifacts"][0]["parts"][0]["text"] == "refund of $6,000.00 issued for ORD-9 (ref BILL-ORD-9)"
+    roles = [turn["role"] for turn in done["history"]]
+    assert roles == ["ROLE_USER", "ROLE_AGENT", "ROLE_USER"], "every turn stays in the history"
+    assert done["history"][1]["parts"][0]["text"].startswith("approval required")
+    again = client.send("m-2", {"approval": PROPOSAL}, taskId=task["id"])["result"]["task"]
+    assert again == done, "the same follow-up delivered twice: the task as it is, nothing redone"
+    later = client.send("m-3", {"approval": PROPOSAL}, taskId=task["id"])["error"]
+    assert later["code"] == -32004, "an approval is single-use"
+    assert client.refunds() == ["refund of $6,000.00 issued for ORD-9 (ref BILL-ORD-9)"]
+
+
+@pytest.mark.parametrize("approval", [
+    {**PROPOSAL, "amount": 9000.0}, {**PROPOSAL, "order_id": "ORD-10"}, {**PROPOSAL, "currency": "EUR"},
+    {"order_id": "ORD-9", "amount": BIG}, "yes", None, [PROPOSAL]])
+def test_an_approval_of_anything_else_leaves_the_task_paused_and_does_nothing(client, approval):
+    task = paused(client)
+    error = client.send("m-2", {"approval": approval}, taskId=task["id"])["error"]
+    assert error["code"] == -32602 and "approving exactly what it proposed" in error["message"]
+    still = client.call("GetTask", {"id": task["id"]})["result"]
+    assert still["status"]["state"] == "TASK_STATE_INPUT_REQUIRED" and client.refunds() == []
+    done = client.send("m-3", {"approval": PROPOSAL}, taskId=task["id"])["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED", "a refused approval did not use it up"
+
+
+def test_another_callers_task_cannot_be_continued_or_told_apart_from_none():
+    client = Client("in-process")
+    task = paused(client)
+    client.app.token = "other"  # now a second caller, with its own credential
+    other = {**HEADERS, "Authorization": "Bearer other"}
+
+    def follow_up(task_id):
+        return client.call("SendMessage", {"message": {"messageId": f"m-{task_id}", "role": "ROLE_USER",
+                                                       "taskId": task_id, "parts": [{"data": {"approval": PROPOSAL}}]}},
+                           other)["error"]
+    theirs, nobodys = follow_up(task["id"]), follow_up("task-404")
+    assert theirs["code"] == nobodys["code"] == -32001
+    assert theirs["message"].replace(task["id"], "ID") == nobodys["message"].replace("task-404", "ID")
+    assert client.refunds() == []
+
+
+def test_sixteen_approvals_at_once_release_the_refund_once(client):
+    task = paused(client)
+    answers, start = [], threading.Barrier(16, timeout=10)
+
+    def approve(number):
+        own = Client.__new__(Client)  # the same peer; each thread its own ids and connection
+        own.__dict__.update(client.__dict__, ids=0)
+        if isinstance(client.transport, HttpTransport):
+            own.transport = HttpTransport(timeout=5)
+        start.wait()
+        answers.append(own.send(f"m-approve-{number}", {"approval": PROPOSAL}, taskId=task["id"]))
+    threads = [threading.Thread(target=approve, args=(n,)) for n in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    completed = [a for a in answers if "result" in a]
+    assert len(answers) == 16 and len(completed) == 1, answers
+    assert {a["error"]["code"] for a in answers if "error" in a} == {-32004}
+    assert client.refunds() == ["refund of $6,000.00 issued for ORD-9 (ref BILL-ORD-9)"]
+
+
+def test_two_paused_tasks_for_one_order_release_it_once(client):
+    first, second = paused(client, "m-1"), paused(client, "m-2")
+    assert first["id"] != second["id"]
+    done = client.send("m-3", {"approval": PROPOSAL}, taskId=first["id"])["result"]["task"]
+    late = client.send("m-4", {"approval": PROPOSAL}, taskId=second["id"])["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert late["status"]["state"] == "TASK_STATE_FAILED"
+    assert f"task {first['id']} already did this meanwhile" in late["status"]["message"]["parts"][0]["text"]
+    assert len(client.refunds()) == 1
+
+
+def test_the_0_3_wire_continues_a_task_with_message_send():
+    client = Client("in-process", wire=wire_v03)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+
+    def send(message_id, data, **fields):
+        return client.call("message/send", {"message": {
+            "kind": "message", "messageId": message_id, "role": "user", "metadata": {"skillId": "process_refund"},
+            "parts": [{"kind": "data", "data": data}], **fields}}, headers)["result"]
+    task = send("m-1", {"order_id": "ORD-9", "amount": BIG})
+    assert task["status"]["state"] == "input-required"
+    done = send("m-2", {"approval": PROPOSAL}, taskId=task["id"], contextId=task["contextId"])
+    assert done["id"] == task["id"] and done["status"]["state"] == "completed"
+    assert [turn["role"] for turn in done["history"]] == ["user", "agent", "user"]
