@@ -26,7 +26,7 @@ from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import TaskNotFound, UnsupportedOperation
-from peers.a2a.model import Message, Task, TaskState
+from peers.a2a.model import PAUSED, Message, Task, TaskState
 from transports.jsonrpc import InvalidParams
 
 
@@ -99,10 +99,13 @@ class TaskStore:
             return task, waiting
 
     def update(self, task: Task) -> Task:
-        """The task's next state. A task forgotten meanwhile stays forgotten."""
+        """The task's next state. A task forgotten meanwhile stays forgotten; a task no
+        longer paused (canceled, say) waits for nothing any more."""
         with self.lock:
             if task.id in self.tasks:
                 self.tasks[task.id] = task
+                if task.state not in PAUSED:
+                    self.waiting.pop(task.id, None)
         return task
 
     def get(self, task_id: str, owner: str) -> Task:

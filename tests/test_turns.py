@@ -121,6 +121,13 @@ def test_an_approval_of_anything_else_leaves_the_task_paused_and_does_nothing(cl
     assert done["status"]["state"] == "TASK_STATE_COMPLETED", "a refused approval did not use it up"
 
 
+def test_a_canceled_paused_task_takes_no_approval(client):
+    task = paused(client)
+    assert client.call("CancelTask", {"id": task["id"]})["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+    error = client.send("m-2", {"approval": PROPOSAL}, taskId=task["id"])["error"]
+    assert error["code"] == -32004 and "canceled" in error["message"] and client.refunds() == []
+
+
 def test_another_callers_task_cannot_be_continued_or_told_apart_from_none():
     client = Client("in-process")
     task = paused(client)
