@@ -140,7 +140,9 @@ class Peer:
             raise InvalidParams(f"contextId {message.context_id[:80]!r} is not the context of "
                                 f"task {task.id} ({task.context_id})")
         asked = Message(f"{task.id}-asked-{len(task.history)}", "agent",  # the turn it paused on
-                        (Part(text=task.status_message or ""),), task.context_id, task.id)
+                        (Part(text=task.status_message or ""),)
+                        + ((Part(data=task.status_data),) if task.status_data else ()),
+                        task.context_id, task.id)
         turns = (asked, message._replace(context_id=task.context_id))
         task, pending = self.store.resume(task.id, owner, turns, content,
                                           lambda pending: _approval(pending, message))
@@ -168,6 +170,7 @@ class Peer:
             task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now()))
         except NeedsApproval as exc:  # nothing was done; a person must decide
             task = self.store.pause(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
+                                                 data={"approval": exc.proposal},
                                                  timestamp=self._now()), pending._replace(approval=exc))
         else:
             artifact = Artifact(f"{task.id}-result", (Part(text=text),))

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from conftest import serving
+from conftest import cli, serving
 from peers import billing
 from peers.a2a import wire_v03, wire_v10
 from peers.app import PeerApp
@@ -190,3 +190,25 @@ def test_the_0_3_wire_continues_a_task_with_message_send():
     done = send("m-2", {"approval": PROPOSAL}, taskId=task["id"], contextId=task["contextId"])
     assert done["id"] == task["id"] and done["status"]["state"] == "completed"
     assert [turn["role"] for turn in done["history"]] == ["user", "agent", "user"]
+
+
+def test_the_approval_lesson_prints_the_same_frames_on_both_transports_and_ends_in_one_refund():
+    runs = [cli("--scenario", "approval", *extra) for extra in ([], ["--transport", "http"])]
+    for done in runs:
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
+    assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
+    answers = [line for line in shown[0] if line.startswith("<-- {")]
+    states = [json.loads(line[4:]).get("result", {}).get("task", {}).get("status", {}).get("state")
+              or json.loads(line[4:])["error"]["code"] for line in answers]
+    assert states == ["TASK_STATE_INPUT_REQUIRED", -32602, "TASK_STATE_COMPLETED", -32004]
+    task_ids = {json.loads(line[4:])["params"]["message"].get("taskId") for line in shown[0] if line.startswith("--> {")}
+    assert task_ids == {None, "task-1"}, "every follow-up continues the same task"
+    assert sum("refund of $6,200.00 issued" in line for line in shown[0] if line.startswith("[support] trusted")) == 1
+
+
+def test_the_approval_lesson_on_the_essays_wire_says_it_cannot_continue_a_task():
+    done = cli("--scenario", "approval", "--wire", "essay")
+    assert done.returncode == 0
+    assert "the essay's wire carries no taskId, so the task cannot be continued" in done.stdout + done.stderr
+    assert "refund of $6,200.00 issued" not in done.stdout

@@ -108,18 +108,20 @@ class Task(NamedTuple):
     context_id: str | None = None
     history: tuple[Message, ...] = ()  # the messages that made this task
     timestamp: str | None = None  # when it entered its current state (ISO 8601 UTC)
+    status_data: dict[str, Any] | None = None  # what a paused task asks for, as data
 
     @property
     def state(self) -> TaskState:
         return self.lifecycle[-1]
 
     def advance(self, state: TaskState, *, message: str | None = None,
-                artifacts: tuple[Artifact, ...] = (), timestamp: str | None = None) -> "Task":
+                artifacts: tuple[Artifact, ...] = (), timestamp: str | None = None,
+                data: dict[str, Any] | None = None) -> "Task":
         """This task, one state later. Raises ValueError for a move the protocol forbids."""
         if state not in NEXT.get(self.state, ()):
             raise ValueError(f"task {self.id}: {self.state.value} -> {state.value} is not allowed")
         return Task(self.id, self.lifecycle + (state,), self.artifacts + artifacts, message,
-                    self.context_id, self.history, timestamp)
+                    self.context_id, self.history, timestamp, data)
 
 
 class ListQuery(NamedTuple):

@@ -75,7 +75,8 @@ def reply_of(task: Task) -> Message | None:
         text = "".join(a.text for a in task.artifacts)
     if not text:
         return None
-    return Message(f"{task.id}-status-{len(task.lifecycle)}", "agent", (Part(text=text),),
+    asked = (Part(data=task.status_data),) if task.status_data else ()  # machine-readable too
+    return Message(f"{task.id}-status-{len(task.lifecycle)}", "agent", (Part(text=text),) + asked,
                    task.context_id, task.id)
 
 
@@ -158,12 +159,14 @@ def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
                                   tuple(part_from_wire(dialect, p, f"{where}.parts[{j}]")
                                         for j, p in enumerate(parts)),
                                   optional_str(artifact, "name")))
-    note = None
+    note = asked = None
     if "message" in status and state is not TaskState.COMPLETED:
-        note = message_from_wire(dialect, status["message"], path + ".status.message").text
+        said = message_from_wire(dialect, status["message"], path + ".status.message")
+        note = said.text
+        asked = next((p.data for p in said.parts if isinstance(p.data, dict)), None)
     return Task(field(source, "id", str, path + "."), (state,), tuple(artifacts), note,
                 field(source, "contextId", str, path + ".", default=None),
-                timestamp=optional_str(status, "timestamp"))
+                timestamp=optional_str(status, "timestamp"), status_data=asked)
 
 
 def reply_as_task(dialect: Dialect, value: Any) -> Task:

@@ -1,0 +1,79 @@
+"""--scenario approval: a refund above billing's limit is a person's decision, and the
+task waits for it: one task across turns.
+
+Seed 004: authority travels with a handoff and is checked before any effect. Billing
+does not refund $6,200 on an agent's say-so: it pauses the task in `input-required`,
+naming the exact effect it proposes (order, amount, currency). A person decides (here a
+script plays them). The support agent then continues the *same task*, a message that
+carries its taskId and contextId, approving exactly what was proposed. The peer checks
+the approval against its proposal: an approval for more is refused and the task stays
+paused; the exact one releases the refund, once; asking again finds the task finished.
+The essay's wire has no taskId, so it cannot carry this lesson: the scenario speaks 1.0
+unless --wire says 0.3.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
+from peers.support.output import Kind
+from peers.support.replies import read
+from transports.errors import PeerError, RemoteError
+
+ORDER, AMOUNT = "ORD-4100", 6200.0
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """Delegate a refund that needs a person; continue the same task once they approve."""
+    agent.say(f"[transport] {agent.transport.label}. One task, three turns: a refund above "
+              "billing's limit waits for a person.", Kind.BANNER)
+    agent.say()
+    card = agent.find(card_urls[0])  # billing, first in the registry
+    if not isinstance(card, AgentCard):
+        return [card]  # the card could not be had: the outcome says why
+    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    task = outcome.task
+    if task is None or task.state is not TaskState.INPUT_REQUIRED:
+        return [outcome]
+    if agent.format_of[card.url].NAME == "essay":
+        agent.say("[support] the essay's wire carries no taskId, so the task cannot be continued: "
+                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+        return [outcome]
+    proposal = (task.status_data or {}).get("approval")
+    if not isinstance(proposal, dict):
+        agent.say("[support] the task is paused, but it names no proposal to approve", Kind.WARNING)
+        return [outcome]
+    agent.say(f"[support] billing proposes {json.dumps(proposal)} and waits for a person")
+    inflated = {**proposal, "amount": proposal["amount"] * 1.5}
+    agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
+    turn = outcome.verdict, card
+    try:
+        answer(agent, turn, follow_up(agent, task, inflated))
+    except RemoteError as refused:  # the peer checks the approval against its proposal
+        agent.say(f"[support] billing refused it ({refused}); the task is still paused", Kind.REFUSED)
+    agent.say(f"[person] approves exactly {json.dumps(proposal)}")
+    try:
+        task = answer(agent, turn, follow_up(agent, task, proposal))
+        agent.say("[support] the same approval again, as a new message: it was single-use")
+        answer(agent, turn, follow_up(agent, task, proposal))
+    except PeerError as failure:
+        agent.say(f"[support] billing answered: {failure}", Kind.REFUSED)
+    return [outcome._replace(task=task)]
+
+
+def follow_up(agent: Any, task: Task, approval: dict[str, Any]) -> Message:
+    """The next turn of `task`: a message naming it, carrying the approval as data."""
+    agent.say(f"[support] continuing task {task.id} (context {task.context_id}) with that approval")
+    return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data={"approval": approval}),),
+                   task.context_id, task.id, metadata={"skillId": "process_refund"})
+
+
+def answer(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task:
+    """Send one turn to the peer the gate already trusted; report the task it answers."""
+    verdict, card = turn
+    spoken = agent.format_of[card.url]
+    result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
+    task = read(spoken.task_from_result, result, "the result")
+    agent.report(card, verdict, task)
+    return task
