@@ -31,9 +31,10 @@ class Caller(NamedTuple):
 def _send(wire_format: WireFormat, peer: Peer) -> Handler:
     def send(params: Any, caller: Caller) -> Any:
         message = read(wire_format.message_from_params, params)
+        shown = read(wire_format.send_history_length, params)  # judged before any effect
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        return wire_format.send_result(peer.send_message(message, owner=caller.owner))
+        return wire_format.send_result(peer.send_message(message, owner=caller.owner), shown)
     return send
 
 

@@ -212,3 +212,21 @@ def test_the_approval_lesson_on_the_essays_wire_says_it_cannot_continue_a_task()
     assert done.returncode == 0
     assert "the essay's wire carries no taskId, so the task cannot be continued" in done.stdout + done.stderr
     assert "refund of $6,200.00 issued" not in done.stdout
+
+
+@pytest.mark.parametrize("length, shown", [(0, 0), (1, 1), (2, 2), (10, 3), (None, 3)])
+def test_send_message_returns_as_much_history_as_its_configuration_asks(client, length, shown):
+    task = paused(client)
+    configuration = {} if length is None else {"configuration": {"historyLength": length}}
+    message = {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"], "parts": [{"data": {"approval": PROPOSAL}}]}
+    done = client.call("SendMessage", {"message": message, **configuration})["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    history = done.get("history", [])
+    assert len(history) == shown and [turn["messageId"] for turn in history] == ["m-1", f"{task['id']}-asked-1", "m-2"][3 - shown:]
+
+
+@pytest.mark.parametrize("configuration", [{"historyLength": -1}, {"historyLength": "2"}, {"historyLength": 1.5}, [], "x"])
+def test_a_bad_history_length_is_refused_before_the_refund(client, configuration):
+    message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]}
+    error = client.call("SendMessage", {"message": message, "configuration": configuration})["error"]
+    assert error["code"] == -32602 and client.refunds() == []

@@ -76,7 +76,11 @@ def message_from_params(params: Any) -> Message:
     return Message(None, "user", (Part(data=request["input"]),), metadata={"skillId": skill})
 
 
-def send_result(task: Task) -> dict[str, Any]:
+def send_history_length(params: Any) -> None:
+    return None  # tasks/send has no configuration, and its tasks no history
+
+
+def send_result(task: Task, history_length: int | None = None) -> dict[str, Any]:
     return task_to_wire(task)
 
 

@@ -47,7 +47,11 @@ class WireFormat(Protocol):
     def message_from_params(self, params: Any) -> Message:
         """Peer: the message that SEND_METHOD's params carry."""
 
-    def send_result(self, task: Task) -> Any:
+    def send_history_length(self, params: Any) -> int | None:
+        """Peer: how much of the task's history SEND_METHOD's result carries, as its params
+        ask (configuration.historyLength); None: all. Read before the message is acted on."""
+
+    def send_result(self, task: Task, history_length: int | None = None) -> Any:
         """Peer: SEND_METHOD's result for `task`."""
 
     def task_from_result(self, result: Any) -> Task:

@@ -246,5 +246,13 @@ def history_length(params: dict[str, Any]) -> int | None:
     return length
 
 
+def send_history_length(params: Any) -> int | None:
+    """SendMessage's configuration.historyLength (0.3 and 1.0 alike), or None."""
+    configuration = obj(params, "params").get("configuration")
+    if configuration is None:
+        return None
+    return history_length(obj(configuration, "params.configuration"))
+
+
 def task_id(params: Any) -> str:
     return field(obj(params, "params"), "id", str)

@@ -77,8 +77,12 @@ def message_from_params(params: Any) -> Message:
     return shapes.message_from_wire(DIALECT, obj(params, "params").get("message"))
 
 
-def send_result(task: Task) -> dict[str, Any]:
-    return task_to_wire(task)  # 0.3: the bare Task
+def send_history_length(params: Any) -> int | None:
+    return shapes.send_history_length(params)
+
+
+def send_result(task: Task, history_length: int | None = None) -> dict[str, Any]:
+    return task_to_wire(task, history_length)  # 0.3: the bare Task
 
 
 def task_from_result(result: Any) -> Task:

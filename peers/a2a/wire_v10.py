@@ -89,8 +89,12 @@ def message_from_params(params: Any) -> Message:
     return shapes.message_from_wire(DIALECT, obj(params, "params").get("message"))
 
 
-def send_result(task: Task) -> dict[str, Any]:
-    return {"task": task_to_wire(task)}  # 1.0 wraps the result: {"task"} or {"message"}
+def send_history_length(params: Any) -> int | None:
+    return shapes.send_history_length(params)
+
+
+def send_result(task: Task, history_length: int | None = None) -> dict[str, Any]:
+    return {"task": task_to_wire(task, history_length)}  # 1.0 wraps it: {"task"} or {"message"}
 
 
 def task_from_result(result: Any) -> Task:
