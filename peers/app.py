@@ -10,6 +10,7 @@ method table of `peers/methods.py`. All its error bodies are built by `_error`.
 """
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import sys
@@ -24,6 +25,7 @@ from transports.jsonrpc import InvalidRequest, dispatch, encode_error
 
 CARD_PATH = "/.well-known/agent-card.json"
 JSON = {"Content-Type": "application/json"}
+CARD_MAX_AGE = 300  # seconds: a card changes when its agent is redeployed, not per request
 
 
 def log_to_stderr(line: str) -> None:
@@ -41,13 +43,19 @@ class PeerApp:
         self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         self.card_body = json.dumps(card_format.card_to_wire(peer.card), indent=2).encode() + b"\n"
+        # Spec 8.6: a card SHOULD say how long it may be cached, and carry an ETag, so a
+        # client can ask "changed?" (If-None-Match) and get 304 and no body if not.
+        self.card_cache = {"Cache-Control": f"max-age={CARD_MAX_AGE}",
+                           "ETag": f'"{hashlib.blake2b(self.card_body, digest_size=12).hexdigest()}"'}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = parse_url(request.url).path  # a transport hands the app only URLs that parse
         if path == CARD_PATH:
             if request.method != "GET":
                 return _error(405, "the Agent Card is read with GET", Allow="GET")
-            return HttpResponse(200, dict(JSON), self.card_body)
+            if _matches(request.header("If-None-Match"), self.card_cache["ETag"]):
+                return HttpResponse(304, dict(self.card_cache), b"")
+            return HttpResponse(200, {**JSON, **self.card_cache}, self.card_body)
         if (path.rstrip("/") or "/") == self.endpoint_path:  # "/a2a/" is "/a2a"
             if request.method != "POST":
                 return _error(405, "JSON-RPC frames are sent with POST", Allow="POST")
@@ -85,6 +93,12 @@ class PeerApp:
 
     def _log(self, line: str) -> None:
         self.log(f"[{self.name}] {line}")
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    """RFC 9110 13.1.2: any listed tag equal to ours (weakly: W/ ignored), or "*"."""
+    tags = [tag.strip().removeprefix("W/") for tag in (if_none_match or "").split(",")]
+    return "*" in tags or etag in tags
 
 
 def _error(status: int, why: str, **headers: str) -> HttpResponse:

@@ -143,3 +143,18 @@ def test_many_concurrent_clients_are_all_answered(billing_server):
     assert results == [200] * 40 and len(billing_server.app.peer.store.tasks) == 40
 
 
+
+
+def test_the_card_says_how_long_to_cache_it_and_answers_an_unchanged_etag_with_304(billing_server):
+    transport, url = HttpTransport(timeout=5), billing_server.base_url + "/.well-known/agent-card.json"
+    first = transport.get(url, {})
+    assert first.status == 200 and first.header("Cache-Control") == "max-age=300"
+    etag = first.header("ETag")
+    assert etag.startswith('"') and etag.endswith('"') and len(etag) > 10
+    for asked in (etag, f"W/{etag}", f'"other", {etag}', "*"):
+        again = transport.get(url, {"If-None-Match": asked})
+        assert (again.status, again.body, again.header("ETag")) == (304, b"", etag), asked
+        assert again.header("Cache-Control") == "max-age=300"
+    for asked in ('"other"', "", etag[:-2] + '"'):
+        assert transport.get(url, {"If-None-Match": asked}).body == first.body, asked
+    assert transport.get(url, {}).status == 200, "the connection is still good after 304s"
