@@ -49,6 +49,26 @@ def test_the_official_sdk_client_gets_the_refund_from_our_served_peer():
         serve.communicate(timeout=10)
 
 
+def test_the_official_sdk_client_continues_a_task_paused_for_approval_on_our_served_peer():
+    serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                              "--wire", "1.0", "--token", "interop-token"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        base = wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
+        done = subprocess.run([SDK_PYTHON, str(INTEROP / "sdk_client.py"), base, "interop-token",
+                               "Please refund $6200 on order ORD-62", "--approve"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr[-2000:]
+        states = [line.split() for line in done.stdout.splitlines() if line.startswith("state ")]
+        assert [fields[1] for fields in states] == ["6", "3"], done.stdout  # INPUT_REQUIRED, then COMPLETED
+        assert states[0][3] == states[1][3], "the same task, continued"
+        assert states[1][5] == "3", "its history holds all three turns"
+        assert "text refund of $6,200.00 issued for ORD-62 (ref BILL-ORD-62)" in done.stdout
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=10)
+
+
 def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp_path):
     port = free_port()
     server = subprocess.Popen([SDK_PYTHON, str(INTEROP / "sdk_server.py"), str(port)],
