@@ -33,7 +33,7 @@ from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
                                   load_registry, trust_hint)
 from peers.support.output import Console, Kind
-from peers.support.replies import check_card, read, read_json
+from peers.support.replies import check_card, read, read_card, read_json
 from transports import jsonrpc
 from transports.base import Transport, parse_url
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation
@@ -112,7 +112,7 @@ class SupportAgent:
             raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
                                     f"{self.forced_format.NAME} that --wire asked for")
         check_card(document, spoken)  # every field its version requires, or each problem named
-        card = read(spoken.card_from_wire, document, "the card")
+        card = read_card(spoken, document)  # + our own contract copy where it publishes none
         self.format_of[card.url] = spoken
         self.discovered[card_url] = card
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
@@ -200,7 +200,7 @@ class SupportAgent:
             self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
             return Outcome(card.name, verdict)
         # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = card.refusal(skill, "application/json", holds_credential=bool(self.token_for(card.url)))
+        problem = card.refusal(skill, payload, holds_credential=bool(self.token_for(card.url)))
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}")
         try:

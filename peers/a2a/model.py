@@ -16,6 +16,8 @@ import json
 from enum import Enum
 from typing import Any, NamedTuple
 
+from peers.a2a.schema import check
+
 
 class TaskState(Enum):
     SUBMITTED = "submitted"  # the peer accepted the task
@@ -159,15 +161,19 @@ class AgentCard(NamedTuple):
     def skill_ids(self) -> list[str]:
         return [s.id for s in self.skills]
 
-    def refusal(self, skill_id: str, media_type: str, *, holds_credential: bool) -> str | None:
-        """Why, by its own card, this agent cannot be sent `skill_id` with input of
-        `media_type`; None if it can. Essay: the card is "everything a caller needs to know
-        to decide whether and how to talk to this agent": the skill, the modes, the auth."""
+    def refusal(self, skill_id: str, payload: Any, *, holds_credential: bool,
+                media_type: str = "application/json") -> str | None:
+        """Why, by its own card, this agent cannot be sent `payload` for `skill_id`; None
+        if it can. Essay: the card is "everything a caller needs to know to decide whether
+        and how to talk to this agent": the skill, the modes, the input contract, the auth."""
         skill = next((s for s in self.skills if s.id == skill_id), None)
         if skill is None:
             return f"its card offers no {skill_id!r} skill (it offers {clip(self.skill_ids)})"
         if media_type not in skill.input_modes and "*/*" not in skill.input_modes:
             return f"its {skill_id!r} skill takes {clip(list(skill.input_modes))}, not {media_type}"
+        problem = check(payload, skill.input_schema, "payload") if skill.input_schema else None
+        if problem:  # seed 000: a payload that breaks the contract never leaves
+            return f"the payload breaks its {skill_id!r} skill's input contract: {problem}"
         required = [scheme for scheme in self.auth_schemes if scheme != "none"]
         if required and not ("bearer" in required and holds_credential):
             return f"its card requires {clip(required)} and the support agent holds no credential for it"

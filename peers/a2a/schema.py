@@ -11,7 +11,9 @@ the value: a number too large for a float, an unhashable key, a deep structure.
 Subset: type (object, array, string, number, integer, boolean), properties, required,
 additionalProperties: false, items, minItems, minLength, maxLength, pattern,
 exclusiveMinimum, minimum, maximum, multipleOf. `problems` lists every way a value does
-not fit (a card with three faults names all three); `check` gives the first.
+not fit (a card with three faults names all three); `check` gives the first. A schema a
+peer publishes is itself hostile input: `unreadable` judges its shape first, so `check`
+only ever runs a schema whose keywords have the types it expects.
 """
 from __future__ import annotations
 
@@ -41,6 +43,42 @@ def problems(value: Any, schema: dict[str, Any], path: str = "", *, most: int = 
     return found
 
 
+_NUMBERS = ("exclusiveMinimum", "minimum", "maximum", "multipleOf")
+_COUNTS = ("minItems", "minLength", "maxLength")
+MAX_PATTERN = 1000
+
+
+def unreadable(schema: Any, path: str = "schema", depth: int = 0) -> str | None:
+    """Why `schema` is not one `check` can run (naming where), or None. Keywords outside
+    the subset are ignored, as JSON Schema ignores unknown keywords."""
+    if not isinstance(schema, dict):
+        return f"{path} must be an object"
+    if depth > 8:
+        return f"{path} is nested deeper than 8 levels"
+    if not isinstance(schema.get("type", "object"), str) or schema.get("type", "object") not in _ARTICLES:
+        return f"{path}.type must be one of {sorted(_ARTICLES)}"
+    for name in _NUMBERS + _COUNTS:
+        value = schema.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int if name in _COUNTS else (int, float)) \
+                or not -1e15 < value < 1e15 or (name in _COUNTS + ("multipleOf",) and value < 0):
+            return f"{path}.{name} must be a {'count' if name in _COUNTS else 'number'} in range"
+    pattern = schema.get("pattern", "")
+    if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN:
+        return f"{path}.pattern must be text of at most {MAX_PATTERN} characters"
+    try:
+        re.compile(_ecma(pattern))
+    except (re.error, RecursionError, OverflowError):
+        return f"{path}.pattern is not a regular expression"
+    required, properties = schema.get("required", []), schema.get("properties", {})
+    if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
+        return f"{path}.required must be a list of names"
+    if not isinstance(properties, dict) or not isinstance(schema.get("additionalProperties", True), bool):
+        return f"{path}.properties must be an object, additionalProperties true or false"
+    inner = [(f"{path}.properties.{name[:40]}", item) for name, item in properties.items()]
+    inner += [(f"{path}.items", schema["items"])] if "items" in schema else []
+    return next((found for where, item in inner if (found := unreadable(item, where, depth + 1))), None)
+
+
 def _problems(value: Any, schema: dict[str, Any], path: str) -> Iterator[str]:
     kind = schema.get("type")
     if kind in ("number", "integer"):
@@ -56,7 +94,7 @@ def _problems(value: Any, schema: dict[str, Any], path: str) -> Iterator[str]:
         if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
             yield f"{path} must be {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
         elif "pattern" in schema and not re.search(_ecma(schema["pattern"]), value):
-            yield f"{path} {value[:60]!r} does not match {schema['pattern']}"
+            yield f"{path} {value[:60]!r} does not match {schema['pattern'][:80]}"
     if kind == "array":
         if len(value) < schema.get("minItems", 0):
             yield f"{path} must hold at least {schema['minItems']} item(s)"
@@ -112,4 +150,5 @@ def _ecma(pattern: str) -> str:
 
 
 def _join(path: str, name: str) -> str:
+    name = name if len(name) <= 60 else name[:60] + "..."  # a name from a peer's schema, too
     return f"{path}.{name}" if path else name

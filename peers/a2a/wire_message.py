@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
-from peers.a2a.schema import INPUT_SCHEMA_EXTENSION
+from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, unreadable
 
 
 class Dialect(NamedTuple):
@@ -221,13 +221,15 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
         skill, where = obj(value, f"skills[{index}]"), f"skills[{index}]."
         skill_id = field(skill, "id", str, where)
         schema = schemas.get(skill_id)
+        if schema is not None and (problem := unreadable(schema, f"the input schema of {skill_id[:40]!r}")):
+            raise WireError(problem)  # a contract we cannot read is refused, not half-applied
         modes = strings(field(skill, "inputModes", list, where, default=default_modes), where + "inputModes")
         skills.append(AgentSkill(skill_id, field(skill, "description", str, where, default=""),
                                  name=field(skill, "name", str, where, default=""),
                                  input_modes=tuple(modes),  # its own, else the card's defaults
                                  tags=tuple(strings(field(skill, "tags", list, where, default=[]),
                                                     where + "tags")),
-                                 input_schema=schema if isinstance(schema, dict) else None))
+                                 input_schema=schema))
     return tuple(skills)
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from peers.a2a.fields import WireError
+from peers.a2a.model import AgentCard
 from peers.a2a.schema import problems
+from peers.support.contracts import CONTRACTS
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation
 
@@ -31,6 +33,16 @@ def check_card(document: Any, spoken: Any) -> None:
     found = problems(document, spoken.CARD_SCHEMA, "card", most=5)
     if found:
         raise ProtocolViolation(f"the card lacks what A2A {spoken.NAME} requires: " + "; ".join(found))
+
+
+def read_card(spoken: Any, document: Any) -> AgentCard:
+    """The card as an object. A skill we rely on whose card publishes no input contract
+    (the essay's card has no place for one) gets our own copy (contracts.py), so every
+    payload is checked against a contract before it is sent."""
+    card = read(spoken.card_from_wire, document, "the card")
+    return card._replace(skills=tuple(
+        skill._replace(input_schema=CONTRACTS[skill.id])
+        if skill.input_schema is None and skill.id in CONTRACTS else skill for skill in card.skills))
 
 
 def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
