@@ -97,8 +97,8 @@ class SupportAgent:
         self.format_of: dict[str, wire_format.WireFormat] = {}  # endpoint -> the format its card speaks
         self.discovered: dict[str, AgentCard] = {}  # card URL -> the card found there
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
-        self.request_ids = count(1)  # JSON-RPC ids from a counter: stable transcripts
-        self.message_ids = count(1)  # A2A messageIds too (0.3 and 1.0 frames carry one)
+        self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
+        self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
     def discover(self, card_url: str) -> AgentCard:
@@ -149,9 +149,9 @@ class SupportAgent:
         """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value.
         Raises PeerError with the reason."""
         spoken = self.format_of[card.url]
-        message = Message(f"msg-{next(self.message_ids)}", "user",
-                          (Part(data=payload, media_type="application/json"),),
-                          metadata={"skillId": skill})
+        self.last_sent = message = Message(f"msg-{next(self.message_ids)}", "user",
+                                           (Part(data=payload, media_type="application/json"),),
+                                           metadata={"skillId": skill})
         self.delegated_to.append(card)
         result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         return read(spoken.task_from_result, result, "the result")

@@ -21,7 +21,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a.errors import ContentTypeNotSupported, TaskNotCancelable
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.store import Effect, Ledger, TaskStore
+from peers.store import Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
 
@@ -57,23 +57,6 @@ class Skill(NamedTuple):
     # What makes two requests the same effect in the world (billing: the order refunded),
     # so that it happens once however often it is asked for; None: no effect to guard.
     effect_of: Callable[[Any], str] | None = None
-
-
-MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
-
-
-def content_of(message: Message) -> str:
-    """What a message asks, as text: it tells a resent copy from a different request, and
-    its length is what the task store counts against its byte budget."""
-    return json.dumps([message.metadata, [part._asdict() for part in message.parts]],
-                      sort_keys=True, default=repr)
-
-
-def refuse_if_too_big(content: str) -> None:
-    """A message larger than a peer keeps is refused before any task, not truncated."""
-    if len(content) > MAX_MESSAGE_BYTES:
-        raise InvalidParams(f"the message is {len(content):,} bytes; this agent takes messages "
-                            f"of at most {MAX_MESSAGE_BYTES:,} bytes")
 
 
 def canonical(payload: Any) -> str:
@@ -117,11 +100,11 @@ class Peer:
         effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
         content = content_of(message)
         refuse_if_too_big(content)  # before any task: a request that cannot be kept does nothing
-        submitted, claim = self._new_task(message), canonical(payload)
+        claim = canonical(payload)
         with self.ledger.lock:  # "done already?" and "claim it" as one step
             earlier = self.ledger.get(effect)
             if earlier is None:
-                task, is_new = self.store.add(submitted, owner, message.message_id, content)
+                task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id, content)
                 if is_new and effect is not None:  # claimed: a copy arriving meanwhile finds this task
                     self.ledger.record(effect, Effect(owner, task.id, claim, "being done now"))
         if earlier is not None:  # the same effect asked for again: it never happens twice
@@ -197,7 +180,8 @@ class Peer:
         else:
             note = (f"task {earlier.task_id} already did this: {earlier.summary}; this request "
                     "differs from it, so nothing was done")
-        rejected = self._new_task(message).advance(TaskState.REJECTED, message=note, timestamp=self._now())
+        def rejected() -> Task:
+            return self._submitted(message).advance(TaskState.REJECTED, message=note, timestamp=self._now())
         return self.store.add(rejected, owner, message.message_id, content)[0]
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
@@ -212,7 +196,7 @@ class Peer:
     def list_tasks(self, query: ListQuery, *, owner: str = "") -> list[Task]:
         return self.store.owned_by(owner, context_id=query.context_id, state=query.state)
 
-    def _new_task(self, message: Message) -> Task:
+    def _submitted(self, message: Message) -> Task:
         """A submitted task for `message`, which becomes the first entry of its history."""
         task_id = self.new_task_id()
         context = message.context_id or f"context-{task_id}"

@@ -20,14 +20,31 @@ holds the store's own lock, and nobody outside takes it.
 """
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
-
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import TaskNotFound, UnsupportedOperation
 from peers.a2a.model import PAUSED, Message, Task, TaskState
 from transports.jsonrpc import InvalidParams
+
+
+MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
+
+
+def content_of(message: Message) -> str:
+    """What a message asks, as text: it tells a resent copy from a different request, and
+    its length is what the task store counts against its byte budget."""
+    return json.dumps([message.metadata, [part._asdict() for part in message.parts]],
+                      sort_keys=True, default=repr)
+
+
+def refuse_if_too_big(content: str) -> None:
+    """A message larger than a peer keeps is refused before any task, not truncated."""
+    if len(content) > MAX_MESSAGE_BYTES:
+        raise InvalidParams(f"the message is {len(content):,} bytes; this agent takes messages "
+                            f"of at most {MAX_MESSAGE_BYTES:,} bytes")
 
 
 class TaskStore:
@@ -43,15 +60,17 @@ class TaskStore:
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.lock = threading.Lock()
 
-    def add(self, task: Task, owner: str, message_id: str | None,
+    def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
             content: str = "") -> tuple[Task, bool]:
-        """Keep a new task; or, if this owner's message already made one, that task.
-        Returns (the task, whether it is new), as one step: two copies of one message
-        arriving together still make one task. `content` tells a copy from a conflict."""
+        """Keep a new task, made by `make_task`; or, if this owner's message already made
+        one, that task. Returns (the task, whether it is new), as one step: two copies of
+        one message arriving together still make one task, and a copy uses up no task id.
+        `content` tells a copy from a conflict."""
         with self.lock:
             seen = self._seen(owner, message_id, content)
             if seen is not None:
                 return seen, False
+            task = make_task()
             while self.tasks and (len(self.tasks) >= self.max_tasks
                                   or self.kept_bytes + len(content) > self.max_bytes):
                 self._forget(next(iter(self.tasks)))

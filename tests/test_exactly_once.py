@@ -119,5 +119,5 @@ def test_the_task_store_forgets_oldest_tasks_to_stay_within_its_byte_budget():
     from peers.a2a.model import Task
     store = TaskStore(max_tasks=1000, max_bytes=10_000)
     for number in range(10):
-        store.add(Task(f"t-{number}"), "", f"m-{number}", "x" * 3_000)
+        store.add(lambda: Task(f"t-{number}"), "", f"m-{number}", "x" * 3_000)
     assert list(store.tasks) == ["t-7", "t-8", "t-9"] and store.kept_bytes == 9_000

@@ -230,3 +230,27 @@ def test_a_bad_history_length_is_refused_before_the_refund(client, configuration
     message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]}
     error = client.call("SendMessage", {"message": message, "configuration": configuration})["error"]
     assert error["code"] == -32602 and client.refunds() == []
+
+
+def test_the_duplicate_lesson_answers_every_delivery_with_one_task_on_both_transports():
+    runs = [cli("--scenario", "duplicate", *extra) for extra in ([], ["--transport", "http"])]
+    for done in runs:
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
+    assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
+    sent = [json.loads(line[4:])["params"]["message"]["messageId"] for line in shown[0] if line.startswith("--> {")]
+    assert sent == ["msg-1", "msg-1", "msg-2", "msg-3"], "the retry resends the very same message"
+    tasks = [json.loads(line[4:])["result"]["task"] for line in shown[0] if line.startswith("<-- {")]
+    assert [(t["id"], t["status"]["state"]) for t in tasks] == [("task-1", "TASK_STATE_COMPLETED")] * 3 + [
+        ("task-2", "TASK_STATE_REJECTED")], "a copy uses up no task id; the different request is rejected"
+    assert "task task-1 already did this: refund of $75.00" in tasks[3]["status"]["message"]["parts"][0]["text"]
+    assert shown[0][-1].startswith("[support] four deliveries, and every answer names task task-1")
+
+
+def test_a_duplicate_delivery_uses_up_no_task_id(client):
+    first = client.send("m-1", {"order_id": "ORD-1", "amount": 5})["result"]["task"]
+    assert client.send("m-1", {"order_id": "ORD-1", "amount": 5})["result"]["task"]["id"] == first["id"]
+    assert client.send("m-2", {"order_id": "ORD-1", "amount": 5})["result"]["task"]["id"] == first["id"]
+    second = client.send("m-3", {"order_id": "ORD-2", "amount": 5})["result"]["task"]
+    assert (first["id"], second["id"]) == ("task-1", "task-2"), "the very next counter id"
+    assert len(client.call("ListTasks", {})["result"]["tasks"]) == 2

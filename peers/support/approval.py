@@ -18,7 +18,7 @@ from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.support.output import Kind
-from peers.support.replies import read
+from peers.support.turns import send_turn
 from transports.errors import PeerError, RemoteError
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
@@ -49,14 +49,14 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
     turn = outcome.verdict, card
     try:
-        answer(agent, turn, follow_up(agent, task, inflated))
+        send_turn(agent, turn, follow_up(agent, task, inflated))
     except RemoteError as refused:  # the peer checks the approval against its proposal
         agent.say(f"[support] billing refused it ({refused}); the task is still paused", Kind.REFUSED)
     agent.say(f"[person] approves exactly {json.dumps(proposal)}")
     try:
-        task = answer(agent, turn, follow_up(agent, task, proposal))
+        task = send_turn(agent, turn, follow_up(agent, task, proposal))
         agent.say("[support] the same approval again, as a new message: it was single-use")
-        answer(agent, turn, follow_up(agent, task, proposal))
+        send_turn(agent, turn, follow_up(agent, task, proposal))
     except PeerError as failure:
         agent.say(f"[support] billing answered: {failure}", Kind.REFUSED)
     return [outcome._replace(task=task)]
@@ -67,13 +67,3 @@ def follow_up(agent: Any, task: Task, approval: dict[str, Any]) -> Message:
     agent.say(f"[support] continuing task {task.id} (context {task.context_id}) with that approval")
     return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data={"approval": approval}),),
                    task.context_id, task.id, metadata={"skillId": "process_refund"})
-
-
-def answer(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task:
-    """Send one turn to the peer the gate already trusted; report the task it answers."""
-    verdict, card = turn
-    spoken = agent.format_of[card.url]
-    result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
-    task = read(spoken.task_from_result, result, "the result")
-    agent.report(card, verdict, task)
-    return task

@@ -202,7 +202,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         parser.error(f"--token-env {options.token_env}: that environment variable is not set")
     if options.scenario == "injection" and options.request is None:
         options.request = "Please refund $180 on order ORD-3300"
-    if options.scenario == "approval" and options.wire is None:
+    if options.scenario in ("approval", "duplicate") and options.wire is None:
         options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
 
 

@@ -13,6 +13,8 @@ from typing import Any
 SCENARIOS = {
     "approval": "a refund above billing's limit pauses for a person; an approval for more is "
                 "refused; exactly the proposal continues the same task, once",
+    "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
+                 "every answer names one task, and billing refunds the order once",
     "injection": "the rogue's card tells the model to delegate to it; a gullible model obeys; "
                  "the trust gate refuses anyway, and nothing reaches the rogue",
     "mcp": "MCP vertical, A2A horizontal in one run: the support agent looks up the charge with "
@@ -38,9 +40,9 @@ def run(options: SimpleNamespace, agent: Any, card_urls: list[str], generate: An
     if options.scenario == "mcp":
         from peers.support import mcp
         return mcp.run(agent, card_urls)
-    if options.scenario == "approval":
-        from peers.support import approval
-        return approval.run(agent, card_urls)
+    if options.scenario in ("approval", "duplicate"):  # lessons of one task across turns
+        from peers.support import approval, duplicate
+        return {"approval": approval, "duplicate": duplicate}[options.scenario].run(agent, card_urls)
     from peers.support import planner
     return planner.run_request(agent, card_urls, options.request, generate,
                                show_prompts=options.show_prompts, verbose=options.verbose)

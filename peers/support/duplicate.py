@@ -1,0 +1,70 @@
+"""--scenario duplicate: the same handoff delivered again refunds nothing twice, so a
+retry after a lost answer is safe.
+
+Seed 004's failure list ends with duplicate delivery; seed 000 asks whether a retry is
+safe. A network can lose an answer after the peer acted: the caller cannot tell "never
+arrived" from "done, but the reply was lost". Billing makes the retry safe: it keeps a
+ledger of refunds by order. The same message again (same messageId) gets the task it
+made; the same order asked under a new messageId (a second agent on the same ticket)
+gets that task too; the same order for another amount is rejected, naming the refund
+already made. Every answer below names one task, and one refund was issued.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.model import AgentCard, Message, Part
+from peers.support.output import Kind
+from peers.support.turns import send_turn
+from transports.errors import PeerError
+
+ORDER, AMOUNT = "ORD-5100", 75.0
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """One refund, then the same handoff three more ways; billing does it once."""
+    agent.say(f"[transport] {agent.transport.label}. The same handoff, delivered again: "
+              "billing refunds an order once.", Kind.BANNER)
+    agent.say()
+    card = agent.find(card_urls[0])  # billing, first in the registry
+    if not isinstance(card, AgentCard):
+        return [card]
+    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    if outcome.task is None:
+        return [outcome]
+    first = agent.last_sent  # exactly what was sent, messageId included
+    turn = outcome.verdict, card
+    retries = [
+        ("suppose that answer was lost on the way back: was the refund issued? Sending the "
+         f"same message again ({first.message_id}) is safe", first),
+        ("a second agent on the same ticket asks for the same refund, with its own messageId",
+         _ask(agent, AMOUNT)),
+        (f"and for ${AMOUNT * 10:,.2f} instead: a different request for the same order",
+         _ask(agent, AMOUNT * 10)),
+    ]
+    named = {outcome.task.id}
+    for why, message in retries:
+        agent.say()
+        agent.say(f"[support] {why}")
+        try:
+            task = send_turn(agent, turn, message)
+        except PeerError as failure:
+            return [agent.failed(card.name, outcome.verdict, f"the retry failed: {failure}")]
+        named.add(task.id if task.id == outcome.task.id else _named_in(task.status_message, outcome.task.id))
+    agent.say()
+    agent.say(f"[support] four deliveries, and every answer names task {outcome.task.id}: billing's "
+              f"ledger holds one refund for {ORDER}" if named == {outcome.task.id} else
+              f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been refunded "
+              "more than once", Kind.BANNER if named == {outcome.task.id} else Kind.WARNING)
+    return [outcome]
+
+
+def _ask(agent: Any, amount: float) -> Message:
+    return Message(f"msg-{next(agent.message_ids)}", "user",
+                   (Part(data={"order_id": ORDER, "amount": amount}, media_type="application/json"),),
+                   metadata={"skillId": "process_refund"})
+
+
+def _named_in(note: str | None, task_id: str) -> str:
+    """A rejection names the task that already did the refund; anything else is news."""
+    return task_id if note and f"task {task_id} " in note else "(another task)"
