@@ -145,13 +145,13 @@ class SupportAgent:
         return verdict
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
-    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Task:
+    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any], **metadata: Any) -> Task:
         """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value.
         Raises PeerError with the reason."""
         spoken = self.format_of[card.url]
         self.last_sent = message = Message(f"msg-{next(self.message_ids)}", "user",
                                            (Part(data=payload, media_type="application/json"),),
-                                           metadata={"skillId": skill})
+                                           metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
         result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         return read(spoken.task_from_result, result, "the result")
@@ -192,7 +192,8 @@ class SupportAgent:
             return self.failed(card_url, None, f"card fetch failed: {failure}; fetching a card "
                                                "has no effect, so a retry is safe")
 
-    def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any]) -> Outcome:
+    def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any],
+                           **metadata: Any) -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
         verdict = self.trust_gate(card)
@@ -204,7 +205,7 @@ class SupportAgent:
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}")
         try:
-            task = self.delegate(card, skill, payload)
+            task = self.delegate(card, skill, payload, **metadata)  # metadata: a handoff envelope
         except PeerError as failure:
             return self.failed(card.name, verdict,
                                f"delegation failed: {failure}; {failure.retry_advice()}")
@@ -220,8 +221,7 @@ class SupportAgent:
         if result is None:  # paused, failed or rejected: escalate, never guess
             note = f": {escape(task.status_message)}" if task.status_message else ""
             how = "ended" if task.state.is_terminal else "paused"
-            self.say(f"[support] task {how} {task.state.value}{note} -> escalating to a human",
-                     Kind.ESCALATED)
+            self.say(f"[support] task {how} {task.state.value}{note} -> escalating to a human", Kind.ESCALATED)
         elif verdict is Verdict.TRUSTED:
             self.say(f"[support] trusted result {source}: {escape(result)}", Kind.TRUSTED)
         else:

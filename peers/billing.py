@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from peers.a2a import handoff
 from peers.a2a.refund_text import read_refund
 from peers.card_files import load_card
-from peers.peer import NeedsApproval, Peer, Skill
+from peers.peer import NeedsApproval, Peer, Skill, utc_now
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
@@ -47,6 +48,15 @@ def refunded_order(refund: dict[str, Any]) -> str:
     return f"refund of {refund['order_id']}"
 
 
+def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | None:
+    """Seed 004: "permitted actions, with limits and an expiry", checked before any effect.
+    A message with no envelope is the essay's plain delegation: the token alone admits it."""
+    if "handoff" not in metadata:
+        return None
+    envelope = handoff.read(metadata["handoff"])  # an unsupported version or a bad field: -32602
+    return handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
+
+
 def process_refund(refund: dict[str, Any]) -> str:
     """Issue the refund. The reference is derived from the order, so a retry is recognisable.
     Above the approval limit nothing is issued: the task asks for a person's approval."""
@@ -68,6 +78,6 @@ def billing_agent(base_url: str | None = None, **options: Any) -> Peer:
     card = load_card("billing-agent", base_url)
     card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, process_refund, refund_from_text, effect_of=refunded_order)
+    skills = [Skill(skill, process_refund, refund_from_text, effect_of=refunded_order, admit=within_handoff)
               for skill in card.skills if skill.id == "process_refund"]
     return Peer(card, skills, **options)

@@ -57,6 +57,9 @@ class Skill(NamedTuple):
     # What makes two requests the same effect in the world (billing: the order refunded),
     # so that it happens once however often it is asked for; None: no effect to guard.
     effect_of: Callable[[Any], str] | None = None
+    # Seed 004: whether what came with the request permits it (billing: the handoff
+    # envelope's grant); a reason makes a rejected task before any effect, None admits it.
+    admit: Callable[[Any, dict[str, Any]], str | None] | None = None
 
 
 def canonical(payload: Any) -> str:
@@ -100,6 +103,9 @@ class Peer:
         effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
         content = content_of(message)
         refuse_if_too_big(content)  # before any task: a request that cannot be kept does nothing
+        refused = skill.admit(payload, message.metadata or {}) if skill.admit else None
+        if refused:  # not permitted: a rejected task says why, and nothing was done
+            return self._rejected(message, owner, content, refused)
         claim = canonical(payload)
         with self.ledger.lock:  # "done already?" and "claim it" as one step
             earlier = self.ledger.get(effect)
@@ -180,6 +186,9 @@ class Peer:
         else:
             note = (f"task {earlier.task_id} already did this: {earlier.summary}; this request "
                     "differs from it, so nothing was done")
+        return self._rejected(message, owner, content, note)
+
+    def _rejected(self, message: Message, owner: str, content: str, note: str) -> Task:
         def rejected() -> Task:
             return self._submitted(message).advance(TaskState.REJECTED, message=note, timestamp=self._now())
         return self.store.add(rejected, owner, message.message_id, content)[0]

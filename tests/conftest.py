@@ -18,12 +18,13 @@ import pytest
 
 import a2a_delegation as story
 from peers import billing, demo
-from peers.a2a import wire_essay
+from peers.a2a import wire_essay, wire_v10
 from peers.a2a.wire_format import by_name
 from peers.app import PeerApp
 from peers.support.config import AllowEntry, load_registry
 from peers.support.output import Console
 from transports.inprocess import InProcessTransport
+from transports.network import HttpTransport
 from transports.printer import FramePrinter
 from transports.server import PeerServer
 
@@ -163,3 +164,45 @@ def closed_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+# A 1.0 client of one served billing peer, and the fixture that runs a test on each carrier.
+HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A2A-Version": "1.0"}
+
+
+class Client:
+    """A 1.0 client of one billing peer, over the carrier the test names."""
+
+    def __init__(self, carrier: str, server=None, wire=wire_v10) -> None:
+        if carrier == "http":
+            self.peer = billing.billing_agent(server.base_url)
+            server.app = self.app = PeerApp(self.peer, wire, token="t0k")
+            self.url, self.transport = server.base_url + "/a2a", HttpTransport(timeout=5)
+        else:
+            self.peer = billing.billing_agent()
+            self.app = PeerApp(self.peer, wire, token="t0k")
+            self.url = billing.BASE_URL + "/a2a"
+            self.transport = InProcessTransport({billing.BASE_URL: self.app})
+        self.ids = 0
+
+    def call(self, method: str, params: dict, headers=HEADERS) -> dict:
+        self.ids += 1
+        frame = json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+        return json.loads(self.transport.post(self.url, frame.encode(), headers).body)
+
+    def send(self, message_id: str, data: dict, **fields) -> dict:
+        message = {"messageId": message_id, "role": "ROLE_USER", "metadata": {"skillId": "process_refund"},
+                   "parts": [{"data": data}], **fields}
+        return self.call("SendMessage", {"message": message})
+
+    def refunds(self) -> list[str]:
+        return [effect.summary for effect in self.peer.ledger.effects.values()]
+
+
+@pytest.fixture(params=["in-process", "http"])
+def client(request):
+    if request.param == "http":
+        with serving(None) as server:
+            yield Client("http", server)
+    else:
+        yield Client("in-process")

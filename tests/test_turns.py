@@ -8,54 +8,12 @@ import threading
 
 import pytest
 
-from conftest import cli, serving
-from peers import billing
-from peers.a2a import wire_v03, wire_v10
-from peers.app import PeerApp
-from transports.inprocess import InProcessTransport
+from conftest import HEADERS, Client, cli
+from peers.a2a import wire_v03
 from transports.network import HttpTransport
 
-HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A2A-Version": "1.0"}
 BIG = 6000.0  # over billing's approval limit: the task pauses for a person
 PROPOSAL = {"order_id": "ORD-9", "amount": BIG, "currency": "USD"}
-
-
-class Client:
-    """A 1.0 client of one billing peer, over the carrier the test names."""
-
-    def __init__(self, carrier: str, server=None, wire=wire_v10) -> None:
-        if carrier == "http":
-            self.peer = billing.billing_agent(server.base_url)
-            server.app = self.app = PeerApp(self.peer, wire, token="t0k")
-            self.url, self.transport = server.base_url + "/a2a", HttpTransport(timeout=5)
-        else:
-            self.peer = billing.billing_agent()
-            self.app = PeerApp(self.peer, wire, token="t0k")
-            self.url = billing.BASE_URL + "/a2a"
-            self.transport = InProcessTransport({billing.BASE_URL: self.app})
-        self.ids = 0
-
-    def call(self, method: str, params: dict, headers=HEADERS) -> dict:
-        self.ids += 1
-        frame = json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
-        return json.loads(self.transport.post(self.url, frame.encode(), headers).body)
-
-    def send(self, message_id: str, data: dict, **fields) -> dict:
-        message = {"messageId": message_id, "role": "ROLE_USER", "metadata": {"skillId": "process_refund"},
-                   "parts": [{"data": data}], **fields}
-        return self.call("SendMessage", {"message": message})
-
-    def refunds(self) -> list[str]:
-        return [effect.summary for effect in self.peer.ledger.effects.values()]
-
-
-@pytest.fixture(params=["in-process", "http"])
-def client(request):
-    if request.param == "http":
-        with serving(None) as server:
-            yield Client("http", server)
-    else:
-        yield Client("in-process")
 
 
 def paused(client: Client, message_id="m-1") -> dict:

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import NAMES
-from peers.support.scenarios import SCENARIOS
+from peers.support.scenarios import HANDOFF_LESSONS, SCENARIOS
 
 
 class Flag(NamedTuple):
@@ -202,7 +202,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         parser.error(f"--token-env {options.token_env}: that environment variable is not set")
     if options.scenario == "injection" and options.request is None:
         options.request = "Please refund $180 on order ORD-3300"
-    if options.scenario in ("approval", "duplicate") and options.wire is None:
+    if options.scenario in HANDOFF_LESSONS and options.wire is None:
         options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
 
 

@@ -13,6 +13,8 @@ from typing import Any
 SCENARIOS = {
     "approval": "a refund above billing's limit pauses for a person; an approval for more is "
                 "refused; exactly the proposal continues the same task, once",
+    "authority": "the same refund under six handoff envelopes (too small, expired, unknown "
+                 "version, bounced, a smuggled token, valid): billing admits only the last",
     "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
                  "every answer names one task, and billing refunds the order once",
     "injection": "the rogue's card tells the model to delegate to it; a gullible model obeys; "
@@ -21,6 +23,9 @@ SCENARIOS = {
            "its own tool over MCP (no gate: we wired it in), then delegates the refund to billing "
            "over A2A (gated: another team's)",
 }
+
+
+HANDOFF_LESSONS = ("approval", "authority", "duplicate")  # they speak 1.0 unless --wire says
 
 
 def listing() -> str:
@@ -40,9 +45,10 @@ def run(options: SimpleNamespace, agent: Any, card_urls: list[str], generate: An
     if options.scenario == "mcp":
         from peers.support import mcp
         return mcp.run(agent, card_urls)
-    if options.scenario in ("approval", "duplicate"):  # lessons of one task across turns
-        from peers.support import approval, duplicate
-        return {"approval": approval, "duplicate": duplicate}[options.scenario].run(agent, card_urls)
+    if options.scenario in HANDOFF_LESSONS:  # seed 004's lessons; they need a message's metadata
+        from peers.support import approval, authority, duplicate
+        lessons = {"approval": approval, "authority": authority, "duplicate": duplicate}
+        return lessons[options.scenario].run(agent, card_urls)
     from peers.support import planner
     return planner.run_request(agent, card_urls, options.request, generate,
                                show_prompts=options.show_prompts, verbose=options.verbose)

@@ -1,0 +1,95 @@
+"""The handoff envelope: what a delegation carries besides its payload (seed 004).
+
+"The envelope we send is deliberately small": the contract version it follows, the
+objective, the actions the receiver is permitted to take with their limits, when that
+permission expires, and the hops the handoff has already made, with a limit and who owns
+the decision if it runs out. What it never carries: the transcript, the receiver's
+prompt, the transferor's credentials (a token in a payload "is a permission escalation
+with extra steps"; the receiver's own credentials travel in HTTP Authorization).
+
+It is shared like the A2A protocol: the support agent writes it, billing reads it. On
+the 0.3 and 1.0 wires it rides in the message's `metadata.handoff`; the essay's
+`tasks/send` has no metadata, so it cannot carry one. A receiver judges it before any
+effect: `read` refuses an unsupported contract version (-32602, naming the versions it
+supports) or a malformed envelope; `refusal` says why a permitted action does not cover
+what is asked, or None.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from peers.a2a.schema import check
+from transports.jsonrpc import InvalidParams
+
+CONTRACT = "refund-handoff/1"
+SUPPORTED = (CONTRACT,)
+_TEXT = {"type": "string", "minLength": 1, "maxLength": 200}
+SCHEMA = {
+    "type": "object",
+    "required": ["contract", "objective", "permitted", "expiresAt", "hops", "maxHops", "decisionOwner"],
+    "additionalProperties": False,  # so a token or a transcript cannot ride along unnoticed
+    "properties": {
+        "contract": _TEXT, "objective": _TEXT, "decisionOwner": _TEXT,
+        "permitted": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["action", "maxAmount", "currency"], "additionalProperties": False,
+            "properties": {"action": _TEXT, "currency": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                           "maxAmount": {"type": "number", "minimum": 0, "maximum": 1_000_000}}}},
+        "expiresAt": {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"},
+        "hops": {"type": "array", "items": _TEXT},
+        "maxHops": {"type": "integer", "minimum": 1, "maximum": 10},
+    },
+}
+
+
+class Permit(NamedTuple):
+    action: str  # "refund"
+    max_amount: float
+    currency: str
+
+
+class Envelope(NamedTuple):
+    objective: str
+    permitted: tuple[Permit, ...]
+    expires_at: str  # ISO 8601 UTC: compared as text, which orders such times correctly
+    decision_owner: str  # who decides when the handoff cannot go on (seed 004: "who owns it")
+    hops: tuple[str, ...] = ()  # the agents it has passed through, the sender last
+    max_hops: int = 3
+    contract: str = CONTRACT
+
+
+def to_wire(envelope: Envelope) -> dict[str, Any]:
+    return {"contract": envelope.contract, "objective": envelope.objective,
+            "permitted": [{"action": p.action, "maxAmount": p.max_amount, "currency": p.currency}
+                          for p in envelope.permitted],
+            "expiresAt": envelope.expires_at, "hops": list(envelope.hops), "maxHops": envelope.max_hops,
+            "decisionOwner": envelope.decision_owner}
+
+
+def read(value: Any) -> Envelope:
+    """The envelope a message carries, or InvalidParams naming what is wrong with it."""
+    contract = value.get("contract") if isinstance(value, dict) else None
+    if isinstance(contract, str) and contract not in SUPPORTED:  # first: a newer sender's fields differ
+        raise InvalidParams(f"handoff contract {contract[:40]!r} is not supported; this agent "
+                            f"supports {', '.join(SUPPORTED)}")
+    problem = check(value, SCHEMA, "metadata.handoff")
+    if problem:
+        raise InvalidParams(problem)
+    permitted = tuple(Permit(p["action"], float(p["maxAmount"]), p["currency"]) for p in value["permitted"])
+    return Envelope(value["objective"], permitted, value["expiresAt"], value["decisionOwner"],
+                    tuple(value["hops"]), value["maxHops"], contract)
+
+
+def refusal(envelope: Envelope, action: str, amount: float, currency: str, now: str) -> str | None:
+    """Why the envelope does not permit `action` for `amount` at `now`, or None."""
+    if len(envelope.hops) >= envelope.max_hops:
+        return (f"the handoff has made {len(envelope.hops)} hops ({' -> '.join(envelope.hops)}), its "
+                f"limit; {envelope.decision_owner} owns this decision; nothing was done")
+    if envelope.expires_at <= now:
+        return f"the permission to {action} expired at {envelope.expires_at}; nothing was done"
+    permits = [p for p in envelope.permitted if p.action == action and p.currency == currency]
+    if not permits:
+        return f"the handoff does not permit {action} in {currency}; nothing was done"
+    if amount > max(p.max_amount for p in permits):
+        return (f"the handoff permits {action} up to {max(p.max_amount for p in permits):,.2f} "
+                f"{currency}, not {amount:,.2f}; nothing was done")
+    return None

@@ -1,0 +1,61 @@
+"""--scenario authority: the handoff envelope's permission, checked before any effect.
+
+Seed 004: what must cross the boundary is "a task the receiver can accept or reject, and
+a bounded set of actions it is permitted to take", with limits and an expiry; the tests
+are "missing fields, expired authority, unsupported schema version ... and a handoff
+chain that bounces". The support agent sends the same refund five times, each with a
+different envelope (peers/a2a/handoff.py) in the message's metadata. Billing judges each
+before anything happens: a grant too small, a grant expired, a contract version it does
+not speak, a chain at its hop limit are all refused, and only a grant that covers the
+refund lets it happen. The bearer token stays in HTTP Authorization, never in the
+envelope (whose schema admits no other field).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a import handoff
+from peers.a2a.model import AgentCard
+from peers.support.output import Kind
+
+ORDER, AMOUNT = "ORD-6200", 180.0
+LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
+
+
+def grant(max_amount: float, expires_at: str = LATER, hops: tuple[str, ...] = ("support-agent",)) -> dict:
+    return handoff.to_wire(handoff.Envelope(
+        objective=f"refund {ORDER} in full; done when billing returns a refund reference",
+        permitted=(handoff.Permit("refund", max_amount, "USD"),), expires_at=expires_at,
+        decision_owner="support-agent (the customer's owner)", hops=hops))
+
+
+ATTEMPTS = [
+    ("a grant for refunds up to $100.00: less than the refund", grant(100.0)),
+    (f"a grant for up to $500.00 that expired at {EXPIRED}", grant(500.0, EXPIRED)),
+    ("an envelope in contract version refund-handoff/2, which billing does not speak",
+     {**grant(500.0), "contract": "refund-handoff/2"}),
+    ("a handoff that already went support-agent -> billing-agent -> support-agent",
+     grant(500.0, hops=("support-agent", "billing-agent", "support-agent"))),
+    ("an envelope that also carries the caller's bearer token", {**grant(500.0), "token": "t0k"}),
+    (f"a grant for refunds up to $500.00 until {LATER}", grant(500.0)),
+]
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """The same refund, under each envelope in turn; billing decides each before acting."""
+    agent.say(f"[transport] {agent.transport.label}. The handoff envelope: permission with "
+              "limits and an expiry, checked before any effect.", Kind.BANNER)
+    card = agent.find(card_urls[0])  # billing, first in the registry
+    if not isinstance(card, AgentCard):
+        return [card]
+    if agent.format_of[card.url].NAME == "essay":
+        agent.say("[support] the essay's tasks/send has no metadata to carry an envelope: "
+                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+        return []
+    outcomes = []
+    for why, envelope in ATTEMPTS:
+        agent.say()
+        agent.say(f"[support] handing off the refund with {why}")
+        outcomes.append(agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
+                                                 handoff=envelope))
+    return outcomes[-1:]  # the refusals above were the lesson; the last handoff is the outcome

@@ -1,0 +1,94 @@
+"""Seed 004's envelope: a handoff carries permitted actions with limits and an expiry, a
+contract version and a hop limit, and billing judges them before any effect. Real
+frames through the real billing app, in process and over HTTP; hostile envelopes too."""
+import json
+import random
+
+import pytest
+
+from conftest import Client, cli
+from peers.a2a import handoff, wire_v03
+from transports.jsonrpc import InvalidParams
+
+ENVELOPE = handoff.Envelope("refund ORD-7 in full", (handoff.Permit("refund", 50.0, "USD"),),
+                            "2099-01-01T00:00:00Z", "support-agent")
+
+
+def send(client, message_id, amount, envelope):
+    return client.send(message_id, {"order_id": "ORD-7", "amount": amount},
+                       metadata={"skillId": "process_refund", "handoff": envelope})
+
+
+@pytest.mark.parametrize("envelope, why", [
+    (ENVELOPE._replace(permitted=(handoff.Permit("refund", 49.99, "USD"),)), "permits refund up to 49.99 USD, not 50.00"),
+    (ENVELOPE._replace(expires_at="2020-01-01T00:00:00Z"), "expired at 2020-01-01T00:00:00Z"),
+    (ENVELOPE._replace(permitted=(handoff.Permit("refund", 50.0, "EUR"),)), "does not permit refund in USD"),
+    (ENVELOPE._replace(permitted=(handoff.Permit("credit", 50.0, "USD"),)), "does not permit refund in USD"),
+    (ENVELOPE._replace(hops=("a", "b", "c")), "made 3 hops (a -> b -> c), its limit; support-agent owns this decision"),
+])
+def test_an_envelope_that_does_not_cover_the_refund_is_rejected_before_it_and_a_good_one_still_works(client, envelope, why):
+    rejected = send(client, "m-1", 50.0, handoff.to_wire(envelope))["result"]["task"]
+    assert rejected["status"]["state"] == "TASK_STATE_REJECTED"
+    assert why in rejected["status"]["message"]["parts"][0]["text"] and client.refunds() == []
+    done = send(client, "m-2", 50.0, handoff.to_wire(ENVELOPE))["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED", "a rejection claims nothing in the ledger"
+    assert client.refunds() == ["refund of $50.00 issued for ORD-7 (ref BILL-ORD-7)"]
+
+
+@pytest.mark.parametrize("change, named", [
+    ({"contract": "refund-handoff/2"}, "this agent supports refund-handoff/1"),
+    ({"token": "t0k"}, "metadata.handoff has an unknown field 'token'"),
+    ({"expiresAt": "tomorrow"}, "metadata.handoff.expiresAt"),
+    ({"permitted": []}, "metadata.handoff.permitted must hold at least 1"),
+    ({"maxHops": 0}, "metadata.handoff.maxHops must be at least 1"),
+    ({"hops": [{"agent": "x"}]}, "metadata.handoff.hops[0] must be a string"),
+])
+def test_an_unsupported_or_malformed_envelope_is_invalid_params_naming_it_and_makes_no_task(client, change, named):
+    error = send(client, "m-1", 5.0, {**handoff.to_wire(ENVELOPE), **change})["error"]
+    assert error["code"] == -32602 and named in error["message"]
+    assert client.call("ListTasks", {})["result"]["tasks"] == [] and client.refunds() == []
+
+
+def test_the_0_3_wire_carries_the_envelope_too():
+    client = Client("in-process", wire=wire_v03)
+    answer = client.call("message/send", {"message": {
+        "kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "data", "data": {
+            "order_id": "ORD-7", "amount": 80.0}}], "metadata": {"skillId": "process_refund",
+                                                                  "handoff": handoff.to_wire(ENVELOPE)}}},
+        {"Content-Type": "application/json", "Authorization": "Bearer t0k"})["result"]
+    assert answer["status"]["state"] == "rejected" and client.refunds() == []
+
+
+def test_two_thousand_mutated_envelopes_are_each_admitted_rejected_or_refused_never_crashed():
+    rng, valid, outcomes = random.Random(7), handoff.to_wire(ENVELOPE), set()
+    hostile = [None, True, -1, 1e308, 10**40, "", "x" * 5000, [], {}, [[]], {"a": {}}, "2099-01-01T00:00:00Z"]
+    for _ in range(2000):
+        envelope = json.loads(json.dumps(valid))
+        for _ in range(rng.randint(1, 3)):
+            holder = envelope if rng.random() < 0.6 else envelope["permitted"][0] if envelope.get("permitted") \
+                and isinstance(envelope["permitted"], list) and isinstance(envelope["permitted"][0], dict) else envelope
+            key = rng.choice(sorted(holder) + ["extra"])
+            if rng.random() < 0.2:
+                holder.pop(key, None)
+            else:
+                holder[key] = rng.choice(hostile)
+        try:
+            note = handoff.refusal(handoff.read(envelope), "refund", 10.0, "USD", "2026-11-30T00:00:00Z")
+            outcomes.add("admitted" if note is None else "rejected")
+        except InvalidParams as refused:
+            assert "\n" not in str(refused) and len(str(refused)) < 400
+            outcomes.add("refused")
+    assert outcomes == {"admitted", "rejected", "refused"}
+
+
+def test_the_authority_lesson_admits_only_the_last_envelope_on_both_transports():
+    runs = [cli("--scenario", "authority", *extra) for extra in ([], ["--transport", "http"])]
+    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
+    assert shown[0] == shown[1] and runs[0].stderr == runs[1].stderr
+    answers = [json.loads(line[4:]) for line in shown[0] if line.startswith("<-- {")]
+    states = [a["result"]["task"]["status"]["state"] if "result" in a else a["error"]["code"] for a in answers]
+    assert states == ["TASK_STATE_REJECTED", "TASK_STATE_REJECTED", -32602, "TASK_STATE_REJECTED", -32602,
+                      "TASK_STATE_COMPLETED"]
+    sent = [json.loads(line[4:]) for line in shown[0] if line.startswith("--> {")]
+    assert all("Authorization" not in json.dumps(m) for m in sent[:4] + sent[5:]), "no credential in an envelope"
+    assert runs[0].returncode == 0 and runs[0].stderr.count("\n") == 2, runs[0].stderr
