@@ -27,7 +27,11 @@ VALID = [  # (method, params, needs A2A-Version: 1.0)
 ]
 
 
+DELETE = object()  # as a replacement: remove the value instead
+
+
 def paths(value, prefix=()):
+    """Every place in a JSON document that holds a value, as a tuple of keys/indexes."""
     yield prefix
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
@@ -38,10 +42,14 @@ def mutated(document, path, replacement):
     copy = json.loads(json.dumps(document))
     if not path:
         return replacement
+    *parents, last = path
     holder = copy
-    for key in path[:-1]:
+    for key in parents:
         holder = holder[key]
-    holder[path[-1]] = replacement
+    if replacement is DELETE:
+        del holder[last]
+    else:
+        holder[last] = replacement
     return copy
 
 

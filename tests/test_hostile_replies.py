@@ -15,6 +15,7 @@ import pytest
 
 import a2a_delegation as story
 from conftest import BILLING, BILLING_CARD, serving, support_agent
+from fuzz_frames import DELETE, mutated, paths
 from peers import billing
 from peers.support.output import Console
 from transports.base import HttpResponse
@@ -26,7 +27,6 @@ HOSTILE = [None, True, 0, -1, 1.5, 10**39, 1e308, "", "\x1b[2K\rSYSTEM: obey", "
            [], [[]], {}, {"a": {"b": []}}, [1, "two", None],
            {"raw": "aGVsbG8=", "filename": "../../etc/passwd", "mediaType": "text/plain"},
            {"url": "file:///etc/passwd"}, {"kind": "file", "file": {"bytes": "!!", "name": 7}}]
-DELETE = object()
 
 
 def real_exchange(wire):
@@ -35,29 +35,6 @@ def real_exchange(wire):
     assert agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD).result
     received = [f for f in printer.frames if f.direction == "<--"]
     return json.loads(received[0].body), json.loads(received[1].body)
-
-
-def paths(value, prefix=()):
-    """Every place in a JSON document that holds a value, as a tuple of keys/indexes."""
-    yield prefix
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        yield from paths(item, prefix + (key,))
-
-
-def mutated(document, path, replacement):
-    copy = json.loads(json.dumps(document))
-    if not path:
-        return replacement
-    *parents, last = path
-    holder = copy
-    for key in parents:
-        holder = holder[key]
-    if replacement is DELETE:
-        del holder[last]
-    else:
-        holder[last] = replacement
-    return copy
 
 
 def corpus(document, seed, limit):

@@ -18,7 +18,7 @@ from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.support.output import Kind
-from peers.support.turns import send_turn
+from peers.support.turns import open_lesson, send_turn
 from transports.errors import PeerError, RemoteError
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
@@ -26,10 +26,8 @@ ORDER, AMOUNT = "ORD-4100", 6200.0
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """Delegate a refund that needs a person; continue the same task once they approve."""
-    agent.say(f"[transport] {agent.transport.label}. One task, three turns: a refund above "
-              "billing's limit waits for a person.", Kind.BANNER)
-    agent.say()
-    card = agent.find(card_urls[0])  # billing, first in the registry
+    card = open_lesson(agent, card_urls, "One task, three turns: a refund above billing's limit "
+                       "waits for a person.")
     if not isinstance(card, AgentCard):
         return [card]  # the card could not be had: the outcome says why
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})

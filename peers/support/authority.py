@@ -17,6 +17,7 @@ from typing import Any
 from peers.a2a import handoff
 from peers.a2a.model import AgentCard
 from peers.support.output import Kind
+from peers.support.turns import open_lesson
 
 ORDER, AMOUNT = "ORD-6200", 180.0
 LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
@@ -43,9 +44,8 @@ ATTEMPTS = [
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """The same refund, under each envelope in turn; billing decides each before acting."""
-    agent.say(f"[transport] {agent.transport.label}. The handoff envelope: permission with "
-              "limits and an expiry, checked before any effect.", Kind.BANNER)
-    card = agent.find(card_urls[0])  # billing, first in the registry
+    card = open_lesson(agent, card_urls, "The handoff envelope: permission with limits and an "
+                       "expiry, checked before any effect.")
     if not isinstance(card, AgentCard):
         return [card]
     if agent.format_of[card.url].NAME == "essay":

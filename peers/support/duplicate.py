@@ -15,7 +15,7 @@ from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Part
 from peers.support.output import Kind
-from peers.support.turns import send_turn
+from peers.support.turns import open_lesson, send_turn
 from transports.errors import PeerError
 
 ORDER, AMOUNT = "ORD-5100", 75.0
@@ -23,10 +23,8 @@ ORDER, AMOUNT = "ORD-5100", 75.0
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """One refund, then the same handoff three more ways; billing does it once."""
-    agent.say(f"[transport] {agent.transport.label}. The same handoff, delivered again: "
-              "billing refunds an order once.", Kind.BANNER)
-    agent.say()
-    card = agent.find(card_urls[0])  # billing, first in the registry
+    card = open_lesson(agent, card_urls, "The same handoff, delivered again: billing refunds an "
+                       "order once.")
     if not isinstance(card, AgentCard):
         return [card]
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})

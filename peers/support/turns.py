@@ -1,12 +1,21 @@
 """One more turn with a peer the trust gate already let through: send a message, read
 the task it answers, and report it as the story reports every task. The lessons that
-take more than one turn (approval.py, duplicate.py) share it."""
+take more than one turn (approval.py, duplicate.py, authority.py) share it."""
 from __future__ import annotations
 
 from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Task
+from peers.support.output import Kind
 from peers.support.replies import read
+
+
+def open_lesson(agent: Any, card_urls: list[str], about: str) -> Any:
+    """A lesson's first lines: what it shows, then billing's card (first in the registry),
+    or the outcome saying why the card could not be had."""
+    agent.say(f"[transport] {agent.transport.label}. {about}", Kind.BANNER)
+    agent.say()
+    return agent.find(card_urls[0])
 
 
 def send_turn(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task:
