@@ -16,9 +16,10 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from functools import partial
 from typing import Any, Callable, NamedTuple
 
-from peers.a2a.errors import ContentTypeNotSupported, TaskNotCancelable
+from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.store import Effect, Ledger, TaskStore, content_of, refuse_if_too_big
@@ -48,6 +49,7 @@ class Pending(NamedTuple):
     approval: NeedsApproval
     effect: str | None  # the effect it will have, claimed in the ledger once approved
     claim: str  # the checked input, as canonical JSON
+    admit: Callable[[], str | None]  # the skill's admission check, judged again on approval
 
 
 class Skill(NamedTuple):
@@ -103,7 +105,8 @@ class Peer:
         effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
         content = content_of(message)
         refuse_if_too_big(content)  # before any task: a request that cannot be kept does nothing
-        refused = skill.admit(payload, message.metadata or {}) if skill.admit else None
+        admit = partial(skill.admit, payload, message.metadata or {}) if skill.admit else lambda: None
+        refused = admit()
         if refused:  # not permitted: a rejected task says why, and nothing was done
             return self._rejected(message, owner, content, refused)
         claim = canonical(payload)
@@ -117,7 +120,7 @@ class Peer:
             return self._already_done(earlier, message, owner, payload, content)
         if not is_new:  # the same message delivered again: the first answer
             return task
-        return self._run(lambda: skill.run(payload), task, Pending(None, effect, claim), owner)
+        return self._run(partial(skill.run, payload), task, Pending(None, effect, claim, admit), owner)
 
     def _continue(self, message: Message, owner: str) -> Task:
         """The next turn of a task (A2A: a message carrying taskId). Only a paused task
@@ -137,6 +140,9 @@ class Peer:
                                           lambda pending: _approval(pending, message))
         if pending is None:  # the same follow-up delivered again: the task as it is now
             return task
+        refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile
+        if refused:
+            return self.store.update(task.advance(TaskState.FAILED, message=refused, timestamp=self._now()))
         with self.ledger.lock:  # approved: claim the effect, unless it was done meanwhile
             earlier = self.ledger.get(pending.effect)
             if earlier is None and pending.effect is not None:
@@ -197,10 +203,9 @@ class Peer:
         return self.store.get(task_id, owner)
 
     def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
-        task = self.store.get(task_id, owner)
-        if task.state.is_terminal:
-            raise TaskNotCancelable(f"task {task_id!r} is already {task.state.value}")
-        return self.store.update(task.advance(TaskState.CANCELED, timestamp=self._now()))
+        """Only a task waiting for its caller can be canceled (see TaskStore.cancel)."""
+        return self.store.cancel(task_id, owner,
+                                 lambda task: task.advance(TaskState.CANCELED, timestamp=self._now()))
 
     def list_tasks(self, query: ListQuery, *, owner: str = "") -> list[Task]:
         return self.store.owned_by(owner, context_id=query.context_id, state=query.state)

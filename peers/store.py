@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
-from peers.a2a.errors import TaskNotFound, UnsupportedOperation
+from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from peers.a2a.model import PAUSED, Message, Task, TaskState
 from transports.jsonrpc import InvalidParams
 
@@ -71,9 +71,7 @@ class TaskStore:
             if seen is not None:
                 return seen, False
             task = make_task()
-            while self.tasks and (len(self.tasks) >= self.max_tasks
-                                  or self.kept_bytes + len(content) > self.max_bytes):
-                self._forget(next(iter(self.tasks)))
+            self._make_room(len(content), new_task=True)
             self.tasks[task.id] = task
             self.owners[task.id] = owner
             self.sizes[task.id], self.message_keys[task.id] = 0, []
@@ -113,9 +111,24 @@ class TaskStore:
                        if task.state.is_terminal else ""))
             accept(waiting)
             del self.waiting[task_id]
+            self._make_room(len(content), new_task=False, keep=task_id)
             self._keep(task_id, owner, message_id, content)
             task = self.tasks[task_id] = task._replace(history=task.history + turns)
             return task, waiting
+
+    def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> Task:
+        """Cancel a task that waits for its caller, as one step with `resume`: of a cancel
+        and a follow-up arriving together, one wins. A task being worked on is not stopped
+        midway (its skill may be issuing a refund that moment), and an ended one stays so."""
+        with self.lock:
+            task = self._get(task_id, owner)
+            if task_id not in self.waiting:
+                raise TaskNotCancelable(f"task {task_id[:80]!r} is " + (
+                    f"already {task.state.value}" if task.state.is_terminal
+                    else f"{task.state.value}: it cannot be stopped midway"))
+            del self.waiting[task_id]
+            task = self.tasks[task_id] = canceled(task)
+            return task
 
     def update(self, task: Task) -> Task:
         """The task's next state. A task forgotten meanwhile stays forgotten; a task no
@@ -159,6 +172,16 @@ class TaskStore:
         if message_id is not None:
             self.by_message[(owner, message_id)] = (task_id, hash(content))
             self.message_keys[task_id].append((owner, message_id))
+
+    def _make_room(self, size: int, *, new_task: bool, keep: str | None = None) -> None:
+        """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more
+        task if `new_task`: follow-ups count against the budget as first messages do."""
+        for oldest in list(self.tasks):
+            if not ((new_task and len(self.tasks) >= self.max_tasks)
+                    or self.kept_bytes + size > self.max_bytes):
+                return
+            if oldest != keep:
+                self._forget(oldest)
 
     def _forget(self, task_id: str) -> None:
         self.kept_bytes -= self.sizes.pop(task_id)

@@ -42,6 +42,9 @@ def test_an_envelope_that_does_not_cover_the_refund_is_rejected_before_it_and_a_
     ({"permitted": []}, "metadata.handoff.permitted must hold at least 1"),
     ({"maxHops": 0}, "metadata.handoff.maxHops must be at least 1"),
     ({"hops": [{"agent": "x"}]}, "metadata.handoff.hops[0] must be a string"),
+    ({"expiresAt": "\u0662\u0660\u0662\u0660-01-01T00:00:00Z"}, "metadata.handoff.expiresAt"),  # Arabic-Indic 2020
+    ({"expiresAt": "\uff12\uff10\uff12\uff10-01-01T00:00:00Z"}, "metadata.handoff.expiresAt"),  # full-width 2020
+    ({"expiresAt": "2099-01-01T00:00:00.5Z"}, "metadata.handoff.expiresAt"),  # to the second, or text misorders
 ])
 def test_an_unsupported_or_malformed_envelope_is_invalid_params_naming_it_and_makes_no_task(client, change, named):
     error = send(client, "m-1", 5.0, {**handoff.to_wire(ENVELOPE), **change})["error"]
@@ -92,3 +95,19 @@ def test_the_authority_lesson_admits_only_the_last_envelope_on_both_transports()
     sent = [json.loads(line[4:]) for line in shown[0] if line.startswith("--> {")]
     assert all("Authorization" not in json.dumps(m) for m in sent[:4] + sent[5:]), "no credential in an envelope"
     assert runs[0].returncode == 0 and runs[0].stderr.count("\n") == 2, runs[0].stderr
+
+
+def test_a_grant_that_expires_while_the_task_waits_for_approval_releases_nothing():
+    import time
+    from datetime import datetime, timedelta, timezone
+    client = Client("in-process")
+    soon = (datetime.now(timezone.utc) + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    grant = handoff.to_wire(ENVELOPE._replace(permitted=(handoff.Permit("refund", 9000.0, "USD"),), expires_at=soon))
+    task = send(client, "m-1", 6000.0, grant)["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    while datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") < soon:  # at most ~1 s
+        time.sleep(0.05)
+    approval = task["status"]["message"]["parts"][1]["data"]
+    done = client.send("m-2", approval, taskId=task["id"])["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_FAILED" and "expired" in done["status"]["message"]["parts"][0]["text"]
+    assert client.refunds() == []

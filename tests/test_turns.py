@@ -212,3 +212,43 @@ def test_a_duplicate_delivery_uses_up_no_task_id(client):
     second = client.send("m-3", {"order_id": "ORD-2", "amount": 5})["result"]["task"]
     assert (first["id"], second["id"]) == ("task-1", "task-2"), "the very next counter id"
     assert len(client.call("ListTasks", {})["result"]["tasks"]) == 2
+
+
+def test_a_cancel_racing_an_approval_never_leaves_a_refunded_task_canceled():
+    for round_number in range(40):
+        client = Client("in-process")
+        task = paused(client)
+        answers, start = {}, threading.Barrier(2, timeout=5)
+
+        def act(name, method, params):
+            start.wait()
+            answers[name] = client.call(method, params)
+        approve = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"],
+                               "parts": [{"data": {"approval": PROPOSAL}}]}}
+        threads = [threading.Thread(target=act, args=("approve", "SendMessage", approve)),
+                   threading.Thread(target=act, args=("cancel", "CancelTask", {"id": task["id"]}))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        final = client.call("GetTask", {"id": task["id"]})["result"]["status"]["state"]
+        won = ["approve" if "result" in answers["approve"] else None, "cancel" if "result" in answers["cancel"] else None]
+        assert won.count(None) == 1, (round_number, answers)  # exactly one of the two wins
+        assert (final == "TASK_STATE_COMPLETED") == bool(client.refunds()), (round_number, final)
+        assert final == ("TASK_STATE_COMPLETED" if won[0] else "TASK_STATE_CANCELED")
+
+
+def test_follow_ups_count_against_the_stores_byte_budget():
+    from peers.a2a.model import Message, Part, Task, TaskState
+    from peers.store import TaskStore
+    store = TaskStore(max_bytes=10_000)
+    for number in range(3):
+        task, _ = store.add(lambda: Task(f"t-{number}", (TaskState.SUBMITTED, TaskState.WORKING, TaskState.INPUT_REQUIRED)),
+                            "", f"m-{number}", "x" * 1_000)
+        store.pause(task, "what it waits for")
+    for number in range(3):
+        follow_up = Message(f"f-{number}", "user", (Part(text="y"),), task_id=f"t-{number}")
+        if f"t-{number}" in store.tasks:
+            store.resume(f"t-{number}", "", (follow_up,), "y" * 4_000, lambda waiting: None)
+        assert store.kept_bytes <= store.max_bytes
+    assert "t-2" in store.tasks and store.kept_bytes == sum(store.sizes.values())

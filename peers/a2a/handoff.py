@@ -34,7 +34,7 @@ SCHEMA = {
             "type": "object", "required": ["action", "maxAmount", "currency"], "additionalProperties": False,
             "properties": {"action": _TEXT, "currency": {"type": "string", "pattern": "^[A-Z]{3}$"},
                            "maxAmount": {"type": "number", "minimum": 0, "maximum": 1_000_000}}}},
-        "expiresAt": {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"},
+        "expiresAt": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"},
         "hops": {"type": "array", "items": _TEXT},
         "maxHops": {"type": "integer", "minimum": 1, "maximum": 10},
     },
@@ -50,7 +50,7 @@ class Permit(NamedTuple):
 class Envelope(NamedTuple):
     objective: str
     permitted: tuple[Permit, ...]
-    expires_at: str  # ISO 8601 UTC: compared as text, which orders such times correctly
+    expires_at: str  # ISO 8601 UTC to the second: as text, such times sort in time order
     decision_owner: str  # who decides when the handoff cannot go on (seed 004: "who owns it")
     hops: tuple[str, ...] = ()  # the agents it has passed through, the sender last
     max_hops: int = 3
@@ -84,7 +84,7 @@ def refusal(envelope: Envelope, action: str, amount: float, currency: str, now: 
     if len(envelope.hops) >= envelope.max_hops:
         return (f"the handoff has made {len(envelope.hops)} hops ({' -> '.join(envelope.hops)}), its "
                 f"limit; {envelope.decision_owner} owns this decision; nothing was done")
-    if envelope.expires_at <= now:
+    if envelope.expires_at <= now[:19] + "Z":  # `now` to the second, as the expiry is written
         return f"the permission to {action} expired at {envelope.expires_at}; nothing was done"
     permits = [p for p in envelope.permitted if p.action == action and p.currency == currency]
     if not permits:

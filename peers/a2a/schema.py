@@ -66,7 +66,7 @@ def unreadable(schema: Any, path: str = "schema", depth: int = 0) -> str | None:
     if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN:
         return f"{path}.pattern must be text of at most {MAX_PATTERN} characters"
     try:
-        re.compile(_ecma(pattern))
+        re.compile(_ecma(pattern), re.ASCII)
     except (re.error, RecursionError, OverflowError):
         return f"{path}.pattern is not a regular expression"
     required, properties = schema.get("required", []), schema.get("properties", {})
@@ -93,7 +93,7 @@ def _problems(value: Any, schema: dict[str, Any], path: str) -> Iterator[str]:
     if kind == "string":
         if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
             yield f"{path} must be {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
-        elif "pattern" in schema and not re.search(_ecma(schema["pattern"]), value):
+        elif "pattern" in schema and not re.search(_ecma(schema["pattern"]), value, re.ASCII):
             yield f"{path} {value[:60]!r} does not match {schema['pattern'][:80]}"
     if kind == "array":
         if len(value) < schema.get("minItems", 0):
@@ -145,7 +145,8 @@ def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: boo
 
 def _ecma(pattern: str) -> str:
     """JSON Schema patterns are ECMA-262 regular expressions, where `$` is the end of the
-    text; Python's `$` also matches before a final newline ("ORD-1\\n" would pass)."""
+    text; Python's `$` also matches before a final newline ("ORD-1\\n" would pass). And
+    ECMA's \\d is 0-9 only: callers pass re.ASCII, or "٢٠٢٠" would be a year."""
     return pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
 
 
