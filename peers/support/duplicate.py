@@ -50,10 +50,12 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
             return [agent.failed(card.name, outcome.verdict, f"the retry failed: {failure}")]
         named.add(task.id if task.id == outcome.task.id else _named_in(task.status_message, outcome.task.id))
     agent.say()
-    agent.say(f"[support] four deliveries, and every answer names task {outcome.task.id}: billing's "
-              f"ledger holds one refund for {ORDER}" if named == {outcome.task.id} else
-              f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been refunded "
-              "more than once", Kind.BANNER if named == {outcome.task.id} else Kind.WARNING)
+    if named == {outcome.task.id}:
+        agent.say(f"[support] four deliveries, and every answer names task {outcome.task.id}: "
+                  f"billing's ledger holds one refund for {ORDER}", Kind.BANNER)
+    else:  # a peer without a ledger: say what it did, do not hide it
+        agent.say(f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been "
+                  "refunded more than once", Kind.WARNING)
     return [outcome]
 
 
