@@ -15,7 +15,8 @@ from typing import Any
 from peers.a2a import handoff
 from peers.a2a.refund_text import read_refund
 from peers.card_files import load_card
-from peers.peer import NeedsApproval, Peer, Skill, utc_now
+from peers.pause import NeedsApproval
+from peers.peer import Peer, Skill, utc_now
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"

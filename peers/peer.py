@@ -22,6 +22,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
+from peers.pause import NeedsApproval, Pending, approved
 from peers.store import Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
@@ -32,24 +33,6 @@ class SkillFailed(Exception):
     def __init__(self, reason: str, *, retry_safe: bool) -> None:
         super().__init__(reason)
         self.reason, self.retry_safe = reason, retry_safe
-
-
-class NeedsApproval(Exception):
-    """A decision the skill may not take alone (seed 004: releasing money above a threshold).
-    The task pauses in input-required naming the exact `proposal`; a follow-up to the same
-    task approving exactly that proposal lets `then()` do it, once (see `_approval`)."""
-
-    def __init__(self, reason: str, proposal: dict[str, Any], then: Callable[[], str]) -> None:
-        super().__init__(reason)
-        self.proposal, self.then = proposal, then
-
-
-class Pending(NamedTuple):
-    """What a paused task waits for, kept beside it in the store."""
-    approval: NeedsApproval
-    effect: str | None  # the effect it will have, claimed in the ledger once approved
-    claim: str  # the checked input, as canonical JSON
-    admit: Callable[[], str | None]  # the skill's admission check, judged again on approval
 
 
 class Skill(NamedTuple):
@@ -137,7 +120,7 @@ class Peer:
                         task.context_id, task.id)
         turns = (asked, message._replace(context_id=task.context_id))
         task, pending = self.store.resume(task.id, owner, turns, content,
-                                          lambda pending: _approval(pending, message))
+                                          lambda pending: approved(pending, message))
         if pending is None:  # the same follow-up delivered again: the task as it is now
             return task
         refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile
@@ -248,11 +231,3 @@ class Peer:
     def _now(self) -> str | None:
         return self.clock() if self.clock else None
 
-
-def _approval(pending: Pending, message: Message) -> None:
-    """A follow-up releases a paused effect only by approving exactly what was proposed:
-    an approval for $600 cannot release $900. Anything else leaves the task paused."""
-    data = next((part.data for part in message.parts if part.data is not None), None)
-    if not isinstance(data, dict) or data.get("approval") != pending.approval.proposal:
-        raise InvalidParams("this task waits for a data part {\"approval\": " + canonical(
-            pending.approval.proposal) + "} approving exactly what it proposed; nothing was done")
