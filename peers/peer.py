@@ -23,7 +23,7 @@ from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.pause import NeedsApproval, Pending, approved
-from peers.store import Effect, Ledger, TaskStore, content_of, refuse_if_too_big
+from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
 
@@ -94,7 +94,7 @@ class Peer:
             return self._rejected(message, owner, content, refused)
         claim = canonical(payload)
         with self.ledger.lock:  # "done already?" and "claim it" as one step
-            earlier = self.ledger.get(effect)
+            earlier = self._held(effect)
             if earlier is None:
                 task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id, content)
                 if is_new and effect is not None:  # claimed: a copy arriving meanwhile finds this task
@@ -125,9 +125,12 @@ class Peer:
             return task
         refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile
         if refused:
+            self._release(pending.effect, task.id)
             return self.store.update(task.advance(TaskState.FAILED, message=refused, timestamp=self._now()))
-        with self.ledger.lock:  # approved: claim the effect, unless it was done meanwhile
+        with self.ledger.lock:  # approved: claim the effect, unless another task did it meanwhile
             earlier = self.ledger.get(pending.effect)
+            if earlier is not None and earlier.task_id == task.id:
+                earlier = None  # the claim this task held while it waited
             if earlier is None and pending.effect is not None:
                 self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, "being done now"))
         if earlier is not None:
@@ -156,6 +159,8 @@ class Peer:
                                                   timestamp=self._now()))
         if effect is not None and task.state is TaskState.COMPLETED:
             self.ledger.record(effect, Effect(owner, task.id, pending.claim, task.artifacts[0].text))
+        elif effect is not None and task.state is TaskState.INPUT_REQUIRED:  # held for its approver
+            self.ledger.record(effect, Effect(owner, task.id, pending.claim, WAITING))
         elif effect is not None:  # nothing was done: it may be asked for again
             self.ledger.forget(effect)
         return task
@@ -170,6 +175,8 @@ class Peer:
             return self.store.get(earlier.task_id, owner)
         if earlier.owner != owner:
             note = "this was already done for another caller; nothing was done again"
+        elif earlier.summary == WAITING:
+            note = f"task {earlier.task_id} waits for a person's approval of this refund; nothing was done"
         elif same:
             note = f"already done by task {earlier.task_id}: {earlier.summary}; nothing was done again"
         else:
@@ -187,8 +194,26 @@ class Peer:
 
     def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
         """Only a task waiting for its caller can be canceled (see TaskStore.cancel)."""
-        return self.store.cancel(task_id, owner,
-                                 lambda task: task.advance(TaskState.CANCELED, timestamp=self._now()))
+        task, pending = self.store.cancel(task_id, owner,
+                                          lambda task: task.advance(TaskState.CANCELED, timestamp=self._now()))
+        self._release(pending.effect, task.id)
+        return task
+
+    def _held(self, effect: str | None) -> Effect | None:
+        """The ledger's entry for `effect` (under the ledger's lock). A claim held by a paused
+        task that has since left the store is let go: nobody can approve it any more."""
+        earlier = self.ledger.get(effect)
+        if earlier is not None and earlier.summary == WAITING and earlier.task_id not in self.store.tasks:
+            self.ledger.forget(effect)
+            return None
+        return earlier
+
+    def _release(self, effect: str | None, task_id: str) -> None:
+        """Let go of the claim `task_id` holds on `effect`: it ended with nothing done."""
+        with self.ledger.lock:
+            held = self.ledger.get(effect)
+            if held is not None and held.task_id == task_id:
+                self.ledger.forget(effect)
 
     def list_tasks(self, query: ListQuery, *, owner: str = "") -> list[Task]:
         return self.store.owned_by(owner, context_id=query.context_id, state=query.state)

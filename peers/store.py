@@ -116,19 +116,20 @@ class TaskStore:
             task = self.tasks[task_id] = task._replace(history=task.history + turns)
             return task, waiting
 
-    def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> Task:
+    def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> tuple[Task, Any]:
         """Cancel a task that waits for its caller, as one step with `resume`: of a cancel
         and a follow-up arriving together, one wins. A task being worked on is not stopped
-        midway (its skill may be issuing a refund that moment), and an ended one stays so."""
+        midway (its skill may be issuing a refund that moment), and an ended one stays so.
+        Returns (the canceled task, what it waited for)."""
         with self.lock:
             task = self._get(task_id, owner)
             if task_id not in self.waiting:
                 raise TaskNotCancelable(f"task {task_id[:80]!r} is " + (
                     f"already {task.state.value}" if task.state.is_terminal
                     else f"{task.state.value}: it cannot be stopped midway"))
-            del self.waiting[task_id]
+            waiting = self.waiting.pop(task_id)
             task = self.tasks[task_id] = canceled(task)
-            return task
+            return task, waiting
 
     def update(self, task: Task) -> Task:
         """The task's next state. A task forgotten meanwhile stays forgotten; a task no
@@ -191,6 +192,9 @@ class TaskStore:
             del self.by_message[key]
 
 
+WAITING = "nothing yet: a person must approve it"  # the summary of a claim a paused task holds
+
+
 class Effect(NamedTuple):
     """One thing a peer did in the world, and who asked for it."""
 
@@ -205,7 +209,9 @@ class Ledger:
     Kept far longer than tasks: the last `max_effects` (10,000 refunds by default, about
     3 MB) in memory, so an effect is never repeated within them. The peer holds `lock`
     from "done already?" to claiming the effect, so of two copies arriving together one
-    runs and the other finds its task; a claim that ends with nothing done is forgotten."""
+    runs and the other finds its task; a claim that ends with nothing done is forgotten. A
+    task paused for approval holds its claim (summary WAITING) until it is approved,
+    canceled or forgotten, so a second request for the same order meanwhile gets that task."""
 
     def __init__(self, max_effects: int = 10_000) -> None:
         self.max_effects = max_effects

@@ -21,6 +21,7 @@ from peers import billing, demo
 from peers.a2a import wire_essay, wire_v10
 from peers.a2a.wire_format import by_name
 from peers.app import PeerApp
+from peers.store import WAITING
 from peers.support.config import AllowEntry, load_registry
 from peers.support.output import Console
 from transports.inprocess import InProcessTransport
@@ -196,7 +197,8 @@ class Client:
         return self.call("SendMessage", {"message": message})
 
     def refunds(self) -> list[str]:
-        return [effect.summary for effect in self.peer.ledger.effects.values()]
+        """The refunds billing issued: its ledger, less the claims paused tasks hold."""
+        return [effect.summary for effect in self.peer.ledger.effects.values() if effect.summary != WAITING]
 
 
 @pytest.fixture(params=["in-process", "http"])
