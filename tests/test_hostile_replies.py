@@ -137,3 +137,30 @@ def test_a_card_missing_what_its_version_requires_is_refused_naming_each_problem
     for problem in ("card.version is missing", "card.defaultInputModes must be an array",
                     "card.skills[0].tags is missing"):
         assert problem in outcome.error
+
+
+def test_a_hostile_proposal_in_a_paused_task_is_never_approved_or_crashed_on():
+    from peers.a2a.schema import check
+    from peers.support import approval
+    card, reply = real_exchange("1.0")
+    proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
+    proposals = corpus(proposal, seed=404, limit=80) + [None, [proposal], "yes", {**proposal, "token": "t0k"}]
+    app = ScriptedPeer(json.dumps(card).encode(), b"")
+    shown, rejected = io.StringIO(), 0
+    console = Console(colour=False, out=shown, err=shown)
+    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), console.frame)
+    for hostile in proposals:
+        reply["result"]["task"]["status"] = {"state": "TASK_STATE_INPUT_REQUIRED", "message": {
+            "messageId": "s-1", "role": "ROLE_AGENT", "parts": [{"text": "approve?"}, {"data": {"approval": hostile}}]}}
+        app.reply = json.dumps(reply).encode()
+        agent = story.SupportAgent(printer, [BILLING], {BILLING.endpoint: "t0k"}, console.say)
+        sent_before = len(printer.frames)
+        (outcome,) = approval.run(agent, [BILLING_CARD])  # no exception, whatever was proposed
+        follow_ups = len(printer.frames) - sent_before - 4  # card and first delegation: 4 frames
+        if check(hostile, approval.PROPOSAL) is not None:
+            assert follow_ups == 0 and outcome.error is None, f"a follow-up was sent approving {hostile!r}"
+            rejected += 1
+        else:  # a well-formed proposal: approved, and this scripted peer's reply is then broken
+            assert follow_ups > 0 and "\n" not in outcome.error
+    assert shown.getvalue().count("names no proposal a person could approve") == rejected > 50
+    assert "\x1b" not in shown.getvalue()

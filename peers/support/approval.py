@@ -17,11 +17,18 @@ import json
 from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
+from peers.a2a.schema import check
 from peers.support.output import Kind
 from peers.support.turns import open_lesson, send_turn
 from transports.errors import PeerError, RemoteError
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
+# What a person can be asked to approve: a peer's proposal is its data, so it is checked
+# like any reply before it is shown, inflated or sent back as our approval.
+PROPOSAL = {"type": "object", "required": ["order_id", "amount", "currency"], "additionalProperties": False,
+            "properties": {"order_id": {"type": "string", "minLength": 1, "maxLength": 64},
+                           "amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000},
+                           "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}}
 
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
@@ -39,25 +46,41 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
                   "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
         return [outcome]
     proposal = (task.status_data or {}).get("approval")
-    if not isinstance(proposal, dict):
-        agent.say("[support] the task is paused, but it names no proposal to approve", Kind.WARNING)
+    problem = check(proposal, PROPOSAL, "the proposal")
+    if problem:  # nothing a person could approve: escalated as it is
+        agent.say(f"[support] the task is paused, but it names no proposal a person could approve "
+                  f"({problem})", Kind.WARNING)
         return [outcome]
     agent.say(f"[support] billing proposes {json.dumps(proposal)} and waits for a person")
-    inflated = {**proposal, "amount": proposal["amount"] * 1.5}
-    agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
     turn = outcome.verdict, card
     try:
-        send_turn(agent, turn, follow_up(agent, task, inflated))
-    except RemoteError as refused:  # the peer checks the approval against its proposal
-        agent.say(f"[support] billing refused it ({refused}); the task is still paused", Kind.REFUSED)
-    agent.say(f"[person] approves exactly {json.dumps(proposal)}")
-    try:
-        task = send_turn(agent, turn, follow_up(agent, task, proposal))
-        agent.say("[support] the same approval again, as a new message: it was single-use")
-        send_turn(agent, turn, follow_up(agent, task, proposal))
-    except PeerError as failure:
-        agent.say(f"[support] billing answered: {failure}", Kind.REFUSED)
+        inflated = {**proposal, "amount": proposal["amount"] * 1.5}
+        agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
+        said(agent, attempt(agent, turn, follow_up(agent, task, inflated)), "the task is still paused")
+        agent.say(f"[person] approves exactly {json.dumps(proposal)}")
+        done = attempt(agent, turn, follow_up(agent, task, proposal))
+        said(agent, done, "the task is still paused")
+        if isinstance(done, Task):
+            task = done
+            agent.say("[support] the same approval again, as a new message: it was single-use")
+            said(agent, attempt(agent, turn, follow_up(agent, task, proposal)), "")
+    except PeerError as failure:  # not a refusal: the peer broke the exchange
+        return [agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; "
+                                                         f"{failure.retry_advice()}")]
     return [outcome._replace(task=task)]
+
+
+def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task | RemoteError:
+    """One turn: the task the peer answers, or its refusal (a JSON-RPC error) as a value."""
+    try:
+        return send_turn(agent, turn, message)
+    except RemoteError as refused:
+        return refused
+
+
+def said(agent: Any, answer: Task | RemoteError, after: str) -> None:
+    if isinstance(answer, RemoteError):  # the peer checks every approval against its proposal
+        agent.say(f"[support] billing refused it ({answer})" + (f"; {after}" if after else ""), Kind.REFUSED)
 
 
 def follow_up(agent: Any, task: Task, approval: dict[str, Any]) -> Message:
