@@ -29,13 +29,14 @@ from itertools import count
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a import wire_format
-from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
+from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
-                                  load_registry, trust_hint)
+                                  load_registry, token_for, trust_hint)
+from peers.support.outcomes import Variant, variant_of
 from peers.support.output import Console, Kind
 from peers.support.replies import check_card, read, read_card, read_json
 from transports import jsonrpc
-from transports.base import Transport, parse_url
+from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, StopRun, escape
@@ -61,16 +62,22 @@ class Verdict(Enum):
 
 
 class Outcome(NamedTuple):
-    """How one peer's turn ended: the Handoff Contract's explicit variants, never prose."""
+    """How one peer's turn ended: one of the Handoff Contract's explicit variants, never
+    prose. peers/support/outcomes.py says which variant, and what is done with each."""
 
     peer: str
     verdict: Verdict | None  # None when discovery itself failed
     task: Task | None = None
     error: str | None = None  # why it failed, naming the stage, and whether a retry is safe
+    failure: PeerError | None = None  # what was raised, when a stage failed with an exception
+
+    @property
+    def variant(self) -> Variant:
+        return variant_of(self.task, self.failure)
 
     @property
     def result(self) -> str | None:
-        done = self.task is not None and self.task.state is TaskState.COMPLETED
+        done = self.variant is Variant.COMPLETED
         return "".join(a.text for a in self.task.artifacts) if done else None
 
     @property
@@ -156,13 +163,15 @@ class SupportAgent:
         result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         return read(spoken.task_from_result, result, "the result")
 
-    def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str]) -> Any:
+    def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str],
+             scope: str | None = None) -> Any:
         """One JSON-RPC request, one response: the envelope Part 12 used for tools."""
         request_id = next(self.request_ids)
         frame = jsonrpc.encode_request(request_id, method, params)
         headers = {"Content-Type": "application/json", **extra_headers}
-        if self.token_for(url):  # a token goes only to the endpoint (or origin) it was issued for
-            headers["Authorization"] = f"Bearer {self.token_for(url)}"
+        token = token_for(self.credentials, url, scope)  # only ever the one issued for `url`
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         response = self.transport.post(url, frame, headers)
         if response.status != 200:
             sent = "Authorization" in headers
@@ -177,12 +186,6 @@ class SupportAgent:
         if isinstance(found, Outcome):
             return found
         return self.gate_then_delegate(found, skill, payload)
-
-    def token_for(self, endpoint: str) -> str | None:
-        """Our own credential store: a token issued for this endpoint, or for its origin
-        (--peer with --token-env), and never one issued for anywhere else."""
-        url = parse_url(endpoint)
-        return self.credentials.get(endpoint) or (self.credentials.get(url.origin) if url else None)
 
     def find(self, card_url: str) -> AgentCard | Outcome:
         """Step 2, with its failure as an outcome: the card, or why it could not be had."""
@@ -201,36 +204,36 @@ class SupportAgent:
             self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
             return Outcome(card.name, verdict)
         # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = card.refusal(skill, payload, holds_credential=bool(self.token_for(card.url)))
+        problem = card.refusal(skill, payload, holds_credential=bool(token_for(self.credentials, card.url)))
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}")
         try:
             task = self.delegate(card, skill, payload, **metadata)  # metadata: a handoff envelope
         except PeerError as failure:
             return self.failed(card.name, verdict,
-                               f"delegation failed: {failure}; {failure.retry_advice()}")
+                               f"delegation failed: {failure}; {failure.retry_advice()}", failure)
         self.report(card, verdict, task)
         return Outcome(card.name, verdict, task)
 
     def report(self, card: AgentCard, verdict: Verdict, task: Task) -> None:
-        """What came back, said as what it is: a result (trusted or not), or an escalation."""
+        """What came back, said as the variant it is: a result (trusted or not), or the
+        handling its variant calls for (peers/support/outcomes.py); never a guess."""
         seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
         self.say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
-        source = f"(from {escape(card.name)})"
-        result = Outcome(card.name, verdict, task).result
-        if result is None:  # paused, failed or rejected: escalate, never guess
+        source, outcome = f"(from {escape(card.name)})", Outcome(card.name, verdict, task)
+        if outcome.variant is not Variant.COMPLETED:  # paused, failed, rejected ...: say what is done
             note = f": {escape(task.status_message)}" if task.status_message else ""
-            how = "ended" if task.state.is_terminal else "paused"
-            self.say(f"[support] task {how} {task.state.value}{note} -> escalating to a human", Kind.ESCALATED)
+            self.say(f"[support] task {outcome.variant.label}{note} -> {outcome.variant.handling}", Kind.ESCALATED)
         elif verdict is Verdict.TRUSTED:
-            self.say(f"[support] trusted result {source}: {escape(result)}", Kind.TRUSTED)
+            self.say(f"[support] trusted result {source}: {escape(outcome.result)}", Kind.TRUSTED)
         else:
             self.say(f"[support] UNTRUSTED result {source}, kept as data, never as instructions: "
-                     f"{escape(result)}", Kind.UNTRUSTED)
+                     f"{escape(outcome.result)}", Kind.UNTRUSTED)
 
-    def failed(self, peer: str, verdict: Verdict | None, error: str) -> Outcome:
+    def failed(self, peer: str, verdict: Verdict | None, error: str,
+               failure: PeerError | None = None) -> Outcome:
         self.say(f"{escape(peer)}: {escape(error)}", Kind.ERROR, event="failure", peer=peer, error=error)
-        return Outcome(peer, verdict, error=error)
+        return Outcome(peer, verdict, error=error, failure=failure)
 
 
 # -- 6. MCP vertical, A2A horizontal -------------------------------------------------------

@@ -10,17 +10,21 @@ any task exists and answers -32602 naming the field. 1.0 and 0.3 cards publish i
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from peers.a2a import handoff
 from peers.a2a.refund_text import read_refund
 from peers.card_files import load_card
-from peers.pause import NeedsApproval
+from peers.pause import NeedsApproval, SkillFailed
 from peers.peer import Peer, Skill, utc_now
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
 APPROVAL_LIMIT = 5_000.0  # above this, a refund is a person's decision, not an agent's
+# Billing's own record of what each order was charged, for the lessons that need one
+# (`billing_agent(orders=ORDER_BOOK)`); the essay's run and a served peer take any order.
+ORDER_BOOK = {"ORD-3300": 180.0, "ORD-4100": 6200.0, "ORD-4200": 2400.0, "ORD-5100": 75.0,
+              "ORD-6200": 180.0, "ORD-42": 42.0, "ORD-77": 6000.0}
 
 REFUND_INPUT = {
     "type": "object",
@@ -58,27 +62,48 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
     return handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
 
 
-def process_refund(refund: dict[str, Any]) -> str:
-    """Issue the refund. The reference is derived from the order, so a retry is recognisable.
-    Above the approval limit nothing is issued: the task asks for a person's approval."""
-    order, amount = refund["order_id"], float(refund["amount"])
-    issue = lambda: f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"  # noqa: E731
-    if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve
-        proposal = {"order_id": order, "amount": amount, "currency": "USD"}
-        raise NeedsApproval(f"approval required: a refund of ${amount:,.2f} for {order} is "
-                            f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
-                            "nothing was issued. To approve, continue this task with the data "
-                            f"part {json.dumps({'approval': proposal})}", proposal, then=issue)
-    return issue()
+def refunds(orders: dict[str, float] | None) -> Callable[[dict[str, Any]], str]:
+    """The refund skill, over billing's own record of what each order was charged (None:
+    no record, so any order is refunded: the peer as a test double)."""
+    def process_refund(refund: dict[str, Any]) -> str:
+        """Issue the refund; the reference is derived from the order, so a retry is
+        recognisable. Above the approval limit nothing is issued: a person must approve."""
+        order, amount = refund["order_id"], float(refund["amount"])
+        if orders is not None and order not in orders:  # looked up before anything is done
+            raise SkillFailed(f"billing has no order {order}; nothing was refunded", retry_safe=True)
+        issue = lambda: f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"  # noqa: E731
+        if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve
+            proposal = {"order_id": order, "amount": amount, "currency": "USD"}
+            raise NeedsApproval(f"approval required: a refund of ${amount:,.2f} for {order} is "
+                                f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
+                                "nothing was issued. To approve, continue this task with the data "
+                                f"part {json.dumps({'approval': proposal})}", proposal, then=issue)
+        return issue()
+    return process_refund
 
 
-def billing_agent(base_url: str | None = None, **options: Any) -> Peer:
+def admission(orders: dict[str, float] | None) -> Callable[[dict[str, Any], dict[str, Any]], str | None]:
+    """Why a refund is not billing's to make, before any effect: more than the order was
+    charged (a rejection: the same request will never succeed), or outside the handoff."""
+    def admit(refund: dict[str, Any], metadata: dict[str, Any]) -> str | None:
+        charged = (orders or {}).get(refund["order_id"])
+        if charged is not None and float(refund["amount"]) > charged:
+            return (f"{refund['order_id']} was charged ${charged:,.2f}; a refund of "
+                    f"${float(refund['amount']):,.2f} is more than that; nothing was done")
+        return within_handoff(refund, metadata)
+    return admit
+
+
+def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | None = None,
+                  **options: Any) -> Peer:
     """billing-agent with the card in peers/cards/billing-agent.json (moved under `base_url`
     if given). `options` go to Peer: task ids, clock, store size. It runs the skills it
-    knows that its card offers; it checks a refund's input against REFUND_INPUT."""
+    knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
+    given `orders` (order id -> what it was charged), each refund against its order."""
     card = load_card("billing-agent", base_url)
     card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, process_refund, refund_from_text, effect_of=refunded_order, admit=within_handoff)
+    skills = [Skill(skill, refunds(orders), refund_from_text, effect_of=refunded_order,
+                    admit=admission(orders))
               for skill in card.skills if skill.id == "process_refund"]
     return Peer(card, skills, **options)

@@ -1,4 +1,5 @@
-"""What a paused task waits for, and what lets it go on (seed 004: non-delegable decisions).
+"""How a skill ends without a result: it failed (`SkillFailed`), or it may not decide alone
+and the task waits for a person (seed 004: non-delegable decisions).
 
 A skill that may not decide alone raises `NeedsApproval` with the exact effect it
 proposes; the peer pauses the task in input-required and keeps a `Pending` beside it in
@@ -13,6 +14,18 @@ from typing import Any, Callable, NamedTuple
 
 from peers.a2a.model import Message
 from transports.jsonrpc import InvalidParams
+
+
+class SkillFailed(Exception):
+    """A skill ran and could not finish. Seed 004: a failure says "whether retrying is safe
+    and which effects may already have landed", as data a caller can act on, not prose."""
+
+    def __init__(self, reason: str, *, retry_safe: bool, landed: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason, self.retry_safe, self.landed = reason, retry_safe, landed
+
+    def as_data(self) -> dict[str, Any]:
+        return {"retrySafe": self.retry_safe, "effectsLanded": list(self.landed)}
 
 
 class NeedsApproval(Exception):

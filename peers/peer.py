@@ -22,17 +22,9 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.pause import NeedsApproval, Pending, approved
+from peers.pause import NeedsApproval, Pending, SkillFailed, approved
 from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
-
-
-class SkillFailed(Exception):
-    """A skill ran and could not finish. `retry_safe` tells the caller whether to try again."""
-
-    def __init__(self, reason: str, *, retry_safe: bool) -> None:
-        super().__init__(reason)
-        self.reason, self.retry_safe = reason, retry_safe
 
 
 class Skill(NamedTuple):
@@ -148,7 +140,8 @@ class Peer:
             text = work()
         except SkillFailed as exc:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
-            task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now()))
+            task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now(),
+                                                  data=exc.as_data()))
         except NeedsApproval as exc:  # nothing was done; a person must decide
             task = self.store.pause(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
                                                  data={"approval": exc.proposal},

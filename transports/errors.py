@@ -35,11 +35,13 @@ class PeerError(Exception):
 
 
 class TransportError(PeerError):
-    """No complete exchange: `sent` says whether the request may have reached the peer."""
+    """No complete exchange: `sent` says whether the request may have reached the peer,
+    `timed_out` whether it was sent and the deadline passed before the reply (the peer
+    may still be working on it)."""
 
-    def __init__(self, reason: str, *, sent: bool = False) -> None:
+    def __init__(self, reason: str, *, sent: bool = False, timed_out: bool = False) -> None:
         super().__init__(reason)
-        self.reason, self.sent = reason, sent
+        self.reason, self.sent, self.timed_out = reason, sent, timed_out
 
     def retry_advice(self) -> str:
         return MAY_HAVE_ACTED if self.sent else "nothing was sent, so a retry is safe"

@@ -86,7 +86,7 @@ class HttpTransport:
                 reason = f"the reply did not finish within {self.timeout:g}s"
             else:
                 reason = f"no reply within {self.timeout:g}s (read timeout)"
-            raise TransportError(reason, sent=True) from None
+            raise TransportError(reason, sent=True, timed_out=isinstance(exc, TimeoutError)) from None
         if not keep or reader.buffer:  # bytes after the reply: its framing is not to be trusted
             self._drop(key)
         return response

@@ -77,6 +77,16 @@ def load_credentials(options: Any) -> dict[str, str]:
     return tokens
 
 
+def token_for(credentials: dict[str, str], endpoint: str, scope: str | None = None) -> str | None:
+    """The support agent's own credential store: a token issued for this endpoint, or for
+    its origin (--peer with --token-env), and never one issued for anywhere else. A peer
+    that asks for a step-up names a scope; such a token is kept as "ENDPOINT SCOPE"."""
+    if scope is not None:
+        return credentials.get(f"{endpoint} {scope}")
+    url = parse_url(endpoint)
+    return credentials.get(endpoint) or (credentials.get(url.origin) if url else None)
+
+
 def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:
     """For a --peer agent: the allowlist entry that would trust it, once a person vetted it."""
     if card is None:

@@ -1,0 +1,75 @@
+"""The outcome variants of a delegation, and what the support agent does with each.
+
+Seed 000's Handoff Contract: "a typed result with explicit success and failure
+variants", never prose a caller has to interpret. A delegation ends in exactly one
+`Variant`; `variant_of` is the one place that decides which, from the task a peer
+answered (its state, and the data its status carries) or from why no task came back;
+each variant names what the support agent does next (`handling`), and which class it
+belongs to: terminal (the task is over), interrupted (the same task waits for us),
+active (the peer may still be working) or no task (nothing was delegated).
+A2A: TaskState (section 4.1.3); "timed out" is ours: the protocol cannot know it.
+"""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from peers.a2a.model import Task, TaskState
+from transports.errors import PeerError, TransportError
+
+
+class Variant(Enum):
+    """(what it is, its class, what the support agent does with it)"""
+
+    COMPLETED = ("completed", "terminal", "use the result (an unvetted peer's stays data, tagged UNTRUSTED)")
+    FAILED = ("failed", "terminal", "escalating to a human, saying whether a retry is safe and "
+                                    "which effects already landed")
+    REJECTED = ("rejected", "terminal", "escalating to a human: the peer would not do it, and did nothing")
+    CANCELED = ("canceled", "terminal", "nothing more to do: the task was withdrawn")
+    INPUT_REQUIRED = ("input required", "interrupted", "supply what it asks as the next turn of "
+                                                       "the same task, or escalate to a human")
+    APPROVAL_REQUIRED = ("approval required", "interrupted", "escalating to a human: a person "
+                         "approves exactly the proposed effect, then the same task goes on")
+    AUTH_REQUIRED = ("auth required", "interrupted", "present the credential it names from our "
+                     "own store (never in the payload), as the next turn of the same task")
+    WORKING = ("working", "active", "ask again (GetTask) until it ends, within the deadline")
+    TIMED_OUT = ("timed out", "active", "the peer may still be working: look for the task "
+                 "(ListTasks, GetTask) before any retry")
+    NOT_DELEGATED = ("not delegated", "no task", "the error says why, and whether a retry is safe")
+
+    def __init__(self, label: str, group: str, handling: str) -> None:
+        self.label, self.group, self.handling = label, group, handling
+
+
+BY_STATE = {TaskState.COMPLETED: Variant.COMPLETED, TaskState.FAILED: Variant.FAILED,
+            TaskState.REJECTED: Variant.REJECTED, TaskState.CANCELED: Variant.CANCELED,
+            TaskState.AUTH_REQUIRED: Variant.AUTH_REQUIRED, TaskState.SUBMITTED: Variant.WORKING,
+            TaskState.WORKING: Variant.WORKING}
+
+
+def variant_of(task: Task | None, failure: PeerError | None = None) -> Variant:
+    """The one mapping: a task's state (and what its status asks for), or the failure."""
+    if task is None:
+        timed_out = isinstance(failure, TransportError) and failure.timed_out
+        return Variant.TIMED_OUT if timed_out else Variant.NOT_DELEGATED
+    if task.state is TaskState.INPUT_REQUIRED:
+        asks_approval = isinstance(task.status_data, dict) and "approval" in task.status_data
+        return Variant.APPROVAL_REQUIRED if asks_approval else Variant.INPUT_REQUIRED
+    return BY_STATE[task.state]
+
+
+def failure_facts(task: Task | None) -> dict[str, Any]:
+    """What a failed task's status says as data: {retrySafe, effectsLanded}, where given."""
+    data = task.status_data if task is not None and isinstance(task.status_data, dict) else {}
+    facts = {key: data[key] for key in ("retrySafe", "effectsLanded") if key in data}
+    return facts if isinstance(facts.get("retrySafe", False), bool) \
+        and isinstance(facts.get("effectsLanded", []), list) else {}
+
+
+def legend() -> list[str]:
+    """Every variant, by class: the lines the outcomes lesson ends with."""
+    lines = []
+    for group in ("terminal", "interrupted", "active", "no task"):
+        lines.append(f"  {group}:")
+        lines += [f"    {v.label:<18} -> {v.handling}" for v in Variant if v.group == group]
+    return lines
