@@ -32,7 +32,7 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
                                   load_registry, token_for, trust_hint)
-from peers.support.outcomes import Variant, variant_of
+from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Console, Kind
 from peers.support.replies import check_card, read, read_card, read_json
 from transports import jsonrpc
@@ -152,13 +152,14 @@ class SupportAgent:
         return verdict
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
-    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any], **metadata: Any) -> Task:
+    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any], context: str | None = None,
+                 **metadata: Any) -> Task:
         """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value.
-        Raises PeerError with the reason."""
+        `context`: the conversation (A2A contextId) it belongs to, if we keep one. Raises PeerError."""
         spoken = self.format_of[card.url]
         self.last_sent = message = Message(f"msg-{next(self.message_ids)}", "user",
                                            (Part(data=payload, media_type="application/json"),),
-                                           metadata={"skillId": skill, **metadata})
+                                           context, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
         result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         return read(spoken.task_from_result, result, "the result")
@@ -196,7 +197,7 @@ class SupportAgent:
                                                "has no effect, so a retry is safe")
 
     def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any],
-                           **metadata: Any) -> Outcome:
+                           context: str | None = None, **metadata: Any) -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
         verdict = self.trust_gate(card)
@@ -208,7 +209,7 @@ class SupportAgent:
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}")
         try:
-            task = self.delegate(card, skill, payload, **metadata)  # metadata: a handoff envelope
+            task = self.delegate(card, skill, payload, context, **metadata)  # metadata: a handoff envelope
         except PeerError as failure:
             return self.failed(card.name, verdict,
                                f"delegation failed: {failure}; {failure.retry_advice()}", failure)
@@ -223,7 +224,9 @@ class SupportAgent:
         source, outcome = f"(from {escape(card.name)})", Outcome(card.name, verdict, task)
         if outcome.variant is not Variant.COMPLETED:  # paused, failed, rejected ...: say what is done
             note = f": {escape(task.status_message)}" if task.status_message else ""
-            self.say(f"[support] task {outcome.variant.label}{note} -> {outcome.variant.handling}", Kind.ESCALATED)
+            variant = outcome.variant
+            self.say(f"[support] {variant.label} ({variant.group}){note}{escape(as_data(task))} "
+                     f"-> {variant.handling}", Kind.ESCALATED)
         elif verdict is Verdict.TRUSTED:
             self.say(f"[support] trusted result {source}: {escape(outcome.result)}", Kind.TRUSTED)
         else:
@@ -300,12 +303,12 @@ def main(argv: list[str] | None = None) -> int:
         console.say(str(exc), Kind.ERROR)
         return 2
     apps = {**network.apps, **scenarios.own_apps(options)}  # + the support agent's own tool, if any
-    transport: Transport = InProcessTransport(apps)
+    transport: Transport = InProcessTransport(apps, timeout=options.timeout)
     served = http = tools = None
     if options.transport == "http":  # the same apps, served on 127.0.0.1
         from transports.network import HttpTransport
         served = demo.Served(apps)
-        transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout)
+        transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout or 10.0)
     printer = FramePrinter(transport, console.frame, verbose=options.verbose)
     if options.step or options.debugger or options.trace or options.diagram:
         from peers.support.tools import LearnerTools  # they hook the printer and the console

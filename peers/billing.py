@@ -10,6 +10,7 @@ any task exists and answers -32602 naming the field. 1.0 and 0.3 cards publish i
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Callable
 
 from peers.a2a import handoff
@@ -62,13 +63,16 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
     return handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
 
 
-def refunds(orders: dict[str, float] | None) -> Callable[[dict[str, Any]], str]:
+def refunds(orders: dict[str, float] | None, slow: float = 0.0) -> Callable[[dict[str, Any]], str]:
     """The refund skill, over billing's own record of what each order was charged (None:
-    no record, so any order is refunded: the peer as a test double)."""
+    no record, so any order is refunded: the peer as a test double); `slow`: seconds
+    each refund takes (the slow-peer lesson)."""
     def process_refund(refund: dict[str, Any]) -> str:
         """Issue the refund; the reference is derived from the order, so a retry is
         recognisable. Above the approval limit nothing is issued: a person must approve."""
         order, amount = refund["order_id"], float(refund["amount"])
+        if slow:
+            time.sleep(slow)
         if orders is not None and order not in orders:  # looked up before anything is done
             raise SkillFailed(f"billing has no order {order}; nothing was refunded", retry_safe=True)
         issue = lambda: f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"  # noqa: E731
@@ -95,7 +99,7 @@ def admission(orders: dict[str, float] | None) -> Callable[[dict[str, Any], dict
 
 
 def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | None = None,
-                  **options: Any) -> Peer:
+                  slow: float = 0.0, **options: Any) -> Peer:
     """billing-agent with the card in peers/cards/billing-agent.json (moved under `base_url`
     if given). `options` go to Peer: task ids, clock, store size. It runs the skills it
     knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
@@ -103,7 +107,7 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     card = load_card("billing-agent", base_url)
     card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, refunds(orders), refund_from_text, effect_of=refunded_order,
+    skills = [Skill(skill, refunds(orders, slow), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders))
               for skill in card.skills if skill.id == "process_refund"]
     return Peer(card, skills, **options)

@@ -32,6 +32,13 @@ PEERS = {"billing-agent": DemoPeer(billing.BASE_URL, billing.billing_agent),
          "refund-bot-9000": DemoPeer(rogue.BASE_URL, rogue.refund_bot_9000)}
 
 
+# What a lesson needs of a demo peer beyond the essay's run (peers/support/lessons/).
+LESSON_OPTIONS: dict[tuple[str | None, str], dict[str, Any]] = {
+    ("outcomes", "billing-agent"): {"orders": billing.ORDER_BOOK},  # unknown order, over-refund
+    ("slow", "billing-agent"): {"slow": 1.0},  # each refund takes a second
+}
+
+
 class Network(NamedTuple):
     apps: dict[str, PeerApp]  # base URL -> app
     credentials: dict[str, str]  # endpoint -> bearer token, for the support agent's store
@@ -42,7 +49,7 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
     """The demo peers as apps serving their cards in `card_format`, with counter task ids."""
     apps, credentials = {}, {}
     for name, demo in PEERS.items():
-        peer = demo.make()  # its card as peers/cards/NAME.json says
+        peer = demo.make(**LESSON_OPTIONS.get((scenario, name), {}))  # its card as peers/cards/NAME.json says
         if scenario == "injection" and name == "refund-bot-9000":
             peer.card = peer.card._replace(description=rogue.INJECTED_DESCRIPTION)  # trick 6
         token = new_token() if "bearer" in peer.card.auth_schemes else None  # as its card declares

@@ -141,7 +141,7 @@ def test_a_card_missing_what_its_version_requires_is_refused_naming_each_problem
 
 def test_a_hostile_proposal_in_a_paused_task_is_never_approved_or_crashed_on():
     from peers.a2a.schema import check
-    from peers.support import approval
+    from peers.support.lessons import approval
     card, reply = real_exchange("1.0")
     proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
     proposals = corpus(proposal, seed=404, limit=80) + [None, [proposal], "yes", {**proposal, "token": "t0k"}]

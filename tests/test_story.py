@@ -182,7 +182,7 @@ def test_a_refund_above_the_approval_limit_pauses_for_a_person_and_is_escalated(
     assert [s.value for s in outcome.task.lifecycle] == ["submitted", "working", "input-required"]
     out = capsys.readouterr().out
     # The essay's wire carries the status as text only, so the variant is "input required".
-    assert "[support] task input required: approval required: a refund of $6,000.00" in out
+    assert "[support] input required (interrupted): approval required: a refund of $6,000.00" in out
     assert "-> supply what it asks as the next turn" in out and "refund of $6,000.00 issued" not in out
 
 
@@ -194,7 +194,8 @@ def test_a_skill_that_fails_says_whether_a_retry_is_safe_and_is_escalated(capsys
     agent, _, _ = support_agent([BILLING], apps=apps, printed=True)
     outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-1", "amount": 1})
     assert outcome.task.state.value == "failed" and outcome.result is None
-    assert "[support] task failed: the ledger is unavailable (retry is safe) -> escalating to a human" in capsys.readouterr().out
+    # The essay's wire carries the status as text only: the data (retrySafe ...) rides on 0.3 and 1.0.
+    assert "[support] failed (terminal): the ledger is unavailable (retry is safe) -> escalating to a human" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args, expected", [

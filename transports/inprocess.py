@@ -3,10 +3,15 @@
 Essay: "[transport] in-process JSON-RPC shim (Part 12 reused)". The shim routes a URL
 to the peer app serving its origin (scheme://host[:port]) and hands it the same
 `HttpRequest` an HTTP server would build, so the bytes that cross here are the bytes
-that would cross a socket. It does not copy HTTP's framing, TLS or timeouts: those live
-in the network transport.
+that would cross a socket. It does not copy HTTP's framing or TLS: those live in the
+network transport. A deadline it keeps only when given one (`timeout`): then the app
+runs in a worker thread, and a caller that stops waiting does not stop the peer, as
+over a network. Without one, the app runs in the caller's thread, so a debugger can
+step from the support agent into the peer.
 """
 from __future__ import annotations
+
+from typing import Any
 
 from transports.base import App, HttpRequest, HttpResponse, parse_url, request
 from transports.errors import TransportError
@@ -15,8 +20,9 @@ from transports.errors import TransportError
 class InProcessTransport:
     label = "in-process JSON-RPC shim (Part 12 reused)"
 
-    def __init__(self, apps: dict[str, App]) -> None:
+    def __init__(self, apps: dict[str, App], *, timeout: float | None = None) -> None:
         self.apps = {parse_url(base_url).origin: app for base_url, app in apps.items()}
+        self.timeout = timeout
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
         return self._call(request("GET", url, headers))
@@ -31,4 +37,23 @@ class InProcessTransport:
         app = self.apps.get(url.origin)
         if app is None:
             raise TransportError(f"nothing serves {url.origin} in this process")
-        return app(http_request)
+        return app(http_request) if self.timeout is None else self._within_deadline(app, http_request)
+
+    def _within_deadline(self, app: App, http_request: HttpRequest) -> HttpResponse:
+        import threading
+        answer: list[Any] = []
+
+        def work() -> None:
+            try:
+                answer.append(app(http_request))
+            except BaseException as exc:  # re-raised in the caller's thread, as if called there
+                answer.append(exc)
+        worker = threading.Thread(target=work, daemon=True)  # the peer finishes on its own
+        worker.start()
+        worker.join(self.timeout)
+        if not answer:  # the same words as the network transport's read timeout
+            raise TransportError(f"no reply within {self.timeout:g}s (read timeout)", sent=True,
+                                 timed_out=True)
+        if isinstance(answer[0], BaseException):
+            raise answer[0]
+        return answer[0]

@@ -78,6 +78,9 @@ class TaskQueries(Protocol):
 
     def list_query(self, params: Any) -> ListQuery: ...
 
+    def task_from_wire(self, value: Any) -> Task:
+        """Client: the task GetTask or CancelTask answers."""
+
     def list_result(self, tasks: list[Task], query: ListQuery) -> dict[str, Any]: ...
 
 

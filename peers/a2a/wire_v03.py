@@ -98,6 +98,11 @@ def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any
     return shapes.task_to_wire(DIALECT, task, history_length=history_length)
 
 
+def task_from_wire(value: Any) -> Task:
+    """Client: the task tasks/get or tasks/cancel answers."""
+    return shapes.task_from_wire(DIALECT, value, "result")
+
+
 def task_query(params: Any) -> tuple[str, int | None]:
     """tasks/get / tasks/cancel: the task's id and, for tasks/get, how much history to send."""
     return shapes.task_id(params), shapes.history_length(params)

@@ -110,6 +110,17 @@ def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any
     return shapes.task_to_wire(DIALECT, task, history_length=history_length)
 
 
+def task_from_wire(value: Any) -> Task:
+    """Client: the task GetTask or CancelTask answers (1.0: the bare Task)."""
+    return shapes.task_from_wire(DIALECT, value, "result")
+
+
+def tasks_from_list(result: Any) -> list[Task]:
+    """Client: the tasks a ListTasks result holds (this page of them)."""
+    return [shapes.task_from_wire(DIALECT, task, f"result.tasks[{n}]")
+            for n, task in enumerate(field(obj(result, "result"), "tasks", list, "result."))]
+
+
 def task_query(params: Any) -> tuple[str, int | None]:
     """GetTask / CancelTask: the task's id and, for GetTask, how much history to send."""
     return shapes.task_id(params), shapes.history_length(params)

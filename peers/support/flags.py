@@ -12,7 +12,8 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import NAMES
-from peers.support.scenarios import HANDOFF_LESSONS, SCENARIOS
+from peers.support import scenarios
+from peers.support.scenarios import SCENARIOS
 
 
 class Flag(NamedTuple):
@@ -84,8 +85,9 @@ FLAGS = (
     Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
          "others, what each card declares)", options={"choices": list(NAMES)}),
-    Flag("--timeout", 10.0, "how long one exchange with a peer may take, over HTTP "
-         "(default: %(default)s)", options={"type": _seconds, "metavar": "SECONDS"}),
+    Flag("--timeout", None, "how long one exchange with a peer may take (default: 10 over "
+         "HTTP; in process, no limit, so a debugger can stop inside a peer)",
+         options={"type": _seconds, "metavar": "SECONDS"}),
     Flag("--request", None, 'a customer\'s request, e.g. \'Please refund $180 on order ORD-3300\' '
          "(single quotes: in double quotes the shell expands $1): the model (by default an offline "
          "stand-in) picks the peer, skill and input; the trust gate still decides", MODEL,
@@ -200,10 +202,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         options.transport = "http"  # a real agent is reached over the network
     if options.token_env and not os.environ.get(options.token_env):
         parser.error(f"--token-env {options.token_env}: that environment variable is not set")
-    if options.scenario == "injection" and options.request is None:
-        options.request = "Please refund $180 on order ORD-3300"
-    if options.scenario in HANDOFF_LESSONS and options.wire is None:
-        options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
+    scenarios.defaults(options, timeout_given=options.timeout is not None)  # what a lesson needs
 
 
 def _unwritable(path: str) -> str | None:

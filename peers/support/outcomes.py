@@ -58,12 +58,15 @@ def variant_of(task: Task | None, failure: PeerError | None = None) -> Variant:
     return BY_STATE[task.state]
 
 
-def failure_facts(task: Task | None) -> dict[str, Any]:
-    """What a failed task's status says as data: {retrySafe, effectsLanded}, where given."""
-    data = task.status_data if task is not None and isinstance(task.status_data, dict) else {}
-    facts = {key: data[key] for key in ("retrySafe", "effectsLanded") if key in data}
-    return facts if isinstance(facts.get("retrySafe", False), bool) \
-        and isinstance(facts.get("effectsLanded", []), list) else {}
+def as_data(task: Task) -> str:
+    """What a failed task's status says as data (seed 004: "whether retrying is safe and
+    which effects may already have landed"), said plainly; "" when it says nothing."""
+    data = task.status_data if isinstance(task.status_data, dict) else {}
+    safe, landed = data.get("retrySafe"), data.get("effectsLanded")
+    if task.state is not TaskState.FAILED or not isinstance(safe, bool) or not isinstance(landed, list):
+        return ""
+    effects = ", ".join(str(effect)[:80] for effect in landed[:5]) or "none"
+    return f" [as data: retry {'is' if safe else 'is NOT'} safe; effects landed: {effects}]"
 
 
 def legend() -> list[str]:

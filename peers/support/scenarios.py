@@ -7,6 +7,7 @@ the demo peers (the MCP tool server); `run` tells it.
 """
 from __future__ import annotations
 
+from importlib import import_module
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,14 +23,29 @@ SCENARIOS = {
     "mcp": "MCP vertical, A2A horizontal in one run: the support agent looks up the charge with "
            "its own tool over MCP (no gate: we wired it in), then delegates the refund to billing "
            "over A2A (gated: another team's)",
+    "outcomes": "every way a delegation can end, each a named variant with its handling: "
+                "completed, failed, rejected, approval required, canceled; then the legend",
+    "slow": "billing takes longer than the support agent waits: the timeout does not mean it "
+            "stopped, so the support agent finds the task (ListTasks, GetTask) before any retry",
 }
-
-
-HANDOFF_LESSONS = ("approval", "authority", "duplicate")  # they speak 1.0 unless --wire says
+# The lessons of seed 004 and seed 000 that need a message's metadata or a taskId: they
+# speak 1.0 unless --wire says; each is a module in peers/support/lessons/.
+HANDOFF_LESSONS = ("approval", "authority", "duplicate", "outcomes", "slow")
+TIMEOUTS = {"slow": 0.5}  # seconds the support agent waits, unless --timeout says
 
 
 def listing() -> str:
     return "\n".join(f"{name:<10} {about}" for name, about in SCENARIOS.items())
+
+
+def defaults(options: SimpleNamespace, timeout_given: bool) -> None:
+    """What a scenario needs unless the command line says otherwise."""
+    if options.scenario == "injection" and options.request is None:
+        options.request = "Please refund $180 on order ORD-3300"
+    if options.scenario in HANDOFF_LESSONS and options.wire is None:
+        options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
+    if options.scenario in TIMEOUTS and not timeout_given:
+        options.timeout = TIMEOUTS[options.scenario]
 
 
 def own_apps(options: SimpleNamespace) -> dict[str, Any]:
@@ -42,13 +58,9 @@ def own_apps(options: SimpleNamespace) -> dict[str, Any]:
 
 def run(options: SimpleNamespace, agent: Any, card_urls: list[str], generate: Any) -> list[Any] | None:
     """The scenario asked for, or --request: a model chooses the delegation."""
-    if options.scenario == "mcp":
-        from peers.support import mcp
-        return mcp.run(agent, card_urls)
-    if options.scenario in HANDOFF_LESSONS:  # seed 004's lessons; they need a message's metadata
-        from peers.support import approval, authority, duplicate
-        lessons = {"approval": approval, "authority": authority, "duplicate": duplicate}
-        return lessons[options.scenario].run(agent, card_urls)
+    if options.scenario in SCENARIOS and options.scenario != "injection":
+        lesson: Any = import_module(f"peers.support.lessons.{options.scenario}")
+        return lesson.run(agent, card_urls)
     from peers.support import planner
     return planner.run_request(agent, card_urls, options.request, generate,
                                show_prompts=options.show_prompts, verbose=options.verbose)

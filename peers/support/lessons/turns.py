@@ -27,3 +27,17 @@ def send_turn(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task
     task = read(spoken.task_from_result, result, "the result")
     agent.report(card, verdict, task)
     return task
+
+
+def ask(agent: Any, card: AgentCard, operation: str, params: dict[str, Any]) -> Any:
+    """GetTask, CancelTask or ListTasks ("get", "cancel", "list") in the wire the card
+    speaks: the JSON-RPC result. Raises PeerError, and KeyError if the wire lacks it."""
+    spoken = agent.format_of[card.url]
+    method = next(name for name, op in spoken.METHODS.items() if op == operation)
+    return agent.call(card.url, method, params, spoken.HEADERS)
+
+
+def look_up(agent: Any, card: AgentCard, operation: str, task_id: str) -> Task:
+    """GetTask or CancelTask ("get", "cancel") on one task: the task as the peer has it now."""
+    result = ask(agent, card, operation, {"id": task_id})
+    return read(agent.format_of[card.url].task_from_wire, result, "the task")

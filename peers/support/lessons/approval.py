@@ -19,7 +19,7 @@ from typing import Any
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.support.output import Kind
-from peers.support.turns import open_lesson, send_turn
+from peers.support.lessons.turns import open_lesson, send_turn
 from transports.errors import PeerError, RemoteError
 
 ORDER, AMOUNT = "ORD-4100", 6200.0

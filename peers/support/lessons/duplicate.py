@@ -15,7 +15,7 @@ from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Part
 from peers.support.output import Kind
-from peers.support.turns import open_lesson, send_turn
+from peers.support.lessons.turns import open_lesson, send_turn
 from transports.errors import PeerError
 
 ORDER, AMOUNT = "ORD-5100", 75.0

@@ -1,0 +1,59 @@
+"""--scenario outcomes: every way a delegation can end is a named variant, never prose.
+
+Seed 000's Handoff Contract asks for "a typed result with explicit success and failure
+variants". The support agent hands billing four refunds, each ending differently: one
+completes; one names an order billing has no record of, and fails, saying as data that
+a retry is safe and that no effect landed; one asks for more than the order was charged,
+and is rejected before anything happens; one is above billing's limit and waits for a
+person, and the support agent withdraws it (CancelTask), so it ends canceled. Each
+answer is mapped to its variant in one place (peers/support/outcomes.py), and the
+support agent says what it does with it. The lesson ends with the legend: every
+variant, terminal, interrupted or active. Billing here checks each refund against its
+order book (peers/billing.py ORDER_BOOK), as the essay's run does not.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.model import AgentCard
+from peers.support.lessons.turns import look_up, open_lesson
+from peers.support.outcomes import Variant, legend
+from peers.support.output import Kind
+from transports.errors import PeerError
+
+REFUNDS = [
+    ("ORD-3300, for the $180.00 it was charged", "ORD-3300", 180.0),
+    ("ORD-9999, an order billing has no record of", "ORD-9999", 20.0),
+    ("$420.00 on ORD-42, which was charged $42.00", "ORD-42", 420.0),
+    ("$6,200.00 on ORD-4100, above billing's limit for automatic refunds", "ORD-4100", 6200.0),
+]
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """Four refunds, four endings, then a withdrawal and the legend."""
+    card = open_lesson(agent, card_urls, "Every ending is a named variant: four refunds, "
+                       "handed to billing.")
+    if not isinstance(card, AgentCard):
+        return [card]
+    outcomes = []
+    for why, order, amount in REFUNDS:
+        agent.say()
+        agent.say(f"[support] refund {why}")
+        outcomes.append(agent.gate_then_delegate(card, "process_refund", {"order_id": order, "amount": amount}))
+    paused = outcomes[-1]
+    if paused.variant is Variant.APPROVAL_REQUIRED and agent.format_of[card.url].NAME != "essay":
+        agent.say()
+        agent.say(f"[support] the customer withdrew the request: canceling task {paused.task.id}, "
+                  "which nothing has been done for yet")
+        try:
+            canceled = look_up(agent, card, "cancel", paused.task.id)
+        except PeerError as failure:
+            return [agent.failed(card.name, paused.verdict, f"the cancel failed: {failure}; "
+                                                            f"{failure.retry_advice()}", failure)]
+        agent.report(card, paused.verdict, canceled)
+        outcomes[-1] = paused._replace(task=canceled)
+    agent.say()
+    agent.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
+    for line in legend():
+        agent.say(line, Kind.BANNER)
+    return outcomes[:1]  # the other endings were the lesson; the first is the run's outcome

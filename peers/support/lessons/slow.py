@@ -1,0 +1,80 @@
+"""--scenario slow: a timeout on our side does not mean the peer stopped.
+
+Seed 004 asks of every failure "whether retrying is safe and which effects may already
+have landed". A timeout is the hardest case: the request left, no answer came back in
+time, and the caller cannot tell "never arrived" from "still being done". Billing here
+takes a second per refund and the support agent waits half of one (--timeout). Instead
+of retrying blindly, the support agent looks for the task first: it sent the message
+in a context of its own (the customer's ticket), so ListTasks by that contextId finds
+the task its lost answer would have named, still working; it asks again (GetTask, after
+a growing pause, a bounded number of times) until the task ends. 0.3 has no ListTasks:
+there the same message is sent again (the same messageId), which billing answers with
+the task it already made, never with a second refund.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from peers.a2a.model import AgentCard, Task
+from peers.support.lessons.turns import ask, look_up, open_lesson
+from peers.support.outcomes import Variant
+from peers.support.output import Kind
+from peers.support.replies import read
+from transports.errors import PeerError
+
+TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
+PAUSES = (1.0, 1.0, 2.0, 4.0)  # seconds between looks: bounded, growing
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """Delegate a refund that outlasts our deadline; find the task before any retry."""
+    card = open_lesson(agent, card_urls, "A slow peer: our deadline passes; the task goes on.")
+    if not isinstance(card, AgentCard):
+        return [card]
+    if agent.format_of[card.url].NAME == "essay":
+        agent.say("[support] the essay's wire has no contextId or GetTask to find a task by: "
+                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+        return []
+    agent.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, in context {TICKET} (the customer's ticket)")
+    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT}, TICKET)
+    if outcome.variant is not Variant.TIMED_OUT:
+        return [outcome]  # answered in time, refused, or failed otherwise: the story said why
+    agent.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {outcome.variant.handling}",
+              Kind.ESCALATED)
+    try:
+        task = _find(agent, card)
+        for pause in PAUSES:
+            if task is None or task.state.is_terminal:
+                break
+            agent.say(f"[support] task {task.id} is {task.state.value}; asking again in {pause:g}s")
+            time.sleep(pause)
+            task = look_up(agent, card, "get", task.id)
+    except PeerError as failure:
+        return [agent.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}; "
+                                                         f"{failure.retry_advice()}", failure)]
+    if task is None:  # it never arrived: a retry cannot do anything twice
+        agent.say("[support] no task in that context: the message never arrived, so a retry is safe")
+        return [outcome]
+    agent.report(card, outcome.verdict, task)
+    if not task.state.is_terminal:
+        return [agent.failed(card.name, outcome.verdict, f"task {task.id} is still {task.state.value} "
+                             "after every look: retry is NOT safe; ask a person to check billing")]
+    agent.say(f"[support] task {task.id} ended {task.state.value} while nobody waited: no retry "
+              "(a blind retry would have asked billing for this refund again)", Kind.BANNER)
+    return [outcome._replace(task=task, error=None, failure=None)]
+
+
+def _find(agent: Any, card: AgentCard) -> Task | None:
+    """The task the lost answer would have named: ListTasks by our contextId where the
+    wire has it (1.0); else the same message again, which names its task (0.3)."""
+    spoken = agent.format_of[card.url]
+    if "list" in spoken.METHODS.values():
+        agent.say(f"[support] looking for the task in context {TICKET} before any retry")
+        found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET}), "the list")
+        return found[0] if found else None
+    message = agent.last_sent
+    agent.say(f"[support] {spoken.NAME} has no ListTasks: sending the same message again "
+              f"({message.message_id}), which billing answers with the task it made")
+    result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
+    return read(spoken.task_from_result, result, "the result")

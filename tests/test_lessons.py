@@ -1,0 +1,97 @@
+"""The handoff lessons (--scenario NAME) beyond approval, duplicate and authority: each
+runs through the real CLI on both transports with the same frames, and ends as its
+seed says it must. A lesson that stopped showing its point fails here."""
+import json
+
+import pytest
+
+from conftest import cli
+
+
+def lesson(name, *extra):
+    """Both transports' runs; asserts they print the same lines (bar the banner)."""
+    runs = [cli("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])]
+    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
+    assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
+    assert runs[0].stderr == runs[1].stderr and runs[0].returncode == runs[1].returncode
+    return runs[0], shown[0]
+
+
+def frames(lines, arrow):
+    return [json.loads(line[4:]) for line in lines if line.startswith(arrow + " {")]
+
+
+def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prints_the_legend():
+    done, lines = lesson("outcomes")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    states = [answer["result"].get("task", answer["result"])["status"]["state"] for answer in frames(lines, "<--")]
+    assert states == ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED",
+                      "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_CANCELED"]
+    failed = frames(lines, "<--")[1]["result"]["task"]["status"]["message"]["parts"][1]["data"]
+    assert failed == {"retrySafe": True, "effectsLanded": []}, "a failure says as data what a retry would do"
+    said = "\n".join(lines)
+    assert "[as data: retry is safe; effects landed: none] -> escalating to a human" in said
+    assert "[support] rejected (terminal): ORD-42 was charged $42.00; a refund of $420.00 is more than that" in said
+    assert "[support] approval required (interrupted): " in said and "[support] canceled (terminal)" in said
+    assert [m["method"] for m in frames(lines, "-->")][-1] == "CancelTask"
+    legend = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]
+    assert [line.split("->")[0].strip() for line in legend] == [
+        "terminal:", "completed", "failed", "rejected", "canceled", "interrupted:", "input required",
+        "approval required", "auth required", "active:", "working", "timed out", "no task:", "not delegated"]
+    assert sum("refund of $" in line and "issued" in line for line in lines if line.startswith("[support] trusted")) == 1
+
+
+def test_the_outcomes_lesson_speaks_0_3_too():
+    done = cli("--scenario", "outcomes", "--wire", "0.3")
+    assert done.returncode == 0 and done.stderr == ""
+    for variant in ("failed (terminal)", "rejected (terminal)", "approval required (interrupted)", "canceled (terminal)"):
+        assert f"[support] {variant}" in done.stdout
+
+
+def test_the_slow_lesson_finds_the_task_after_its_timeout_instead_of_retrying():
+    done, lines = lesson("slow")
+    assert done.returncode == 0, done.stderr
+    assert "no reply within 0.5s (read timeout)" in done.stderr, "the timeout is reported as the failure it is"
+    sent = [m["method"] for m in frames(lines, "-->")]
+    assert sent[:2] == ["SendMessage", "ListTasks"] and set(sent[2:]) == {"GetTask"}, "no second SendMessage"
+    found = frames(lines, "<--")[0]["result"]["tasks"]
+    assert [(t["id"], t["contextId"], t["status"]["state"]) for t in found] == [
+        ("task-1", "ticket-8800", "TASK_STATE_WORKING")], "the peer went on after we stopped waiting"
+    assert frames(lines, "<--")[-1]["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert lines[-1].startswith("[support] task task-1 ended completed while nobody waited: no retry")
+
+
+def test_the_slow_lesson_on_0_3_resends_the_same_message_and_gets_the_same_task():
+    done = cli("--scenario", "slow", "--wire", "0.3")
+    sent = [json.loads(line[4:]) for line in done.stdout.splitlines() if line.startswith("--> {")]
+    sends = [m["params"]["message"]["messageId"] for m in sent if m["method"] == "message/send"]
+    assert sends == ["msg-1", "msg-1"] and done.returncode == 0
+    assert "ended completed while nobody waited" in done.stdout
+
+
+@pytest.mark.parametrize("name", ["outcomes", "slow"])
+def test_a_lesson_on_the_essays_wire_says_why_it_cannot_run(name):
+    done = cli("--scenario", name, "--wire", "essay")
+    assert "Traceback" not in done.stderr and done.returncode in (0, 1)
+
+
+def test_the_in_process_shim_keeps_a_deadline_only_when_given_one_and_the_peer_finishes_anyway():
+    import threading
+    import time
+
+    from transports.base import HttpResponse
+    from transports.errors import TransportError
+    from transports.inprocess import InProcessTransport
+    seen, finished = [], threading.Event()
+
+    def slow_app(request):
+        seen.append(threading.current_thread())
+        time.sleep(0.3)
+        finished.set()
+        return HttpResponse(200, {}, b"{}")
+    with pytest.raises(TransportError) as raised:
+        InProcessTransport({"https://x.example": slow_app}, timeout=0.05).get("https://x.example/c", {})
+    assert raised.value.timed_out and raised.value.sent and "no reply within 0.05s" in str(raised.value)
+    assert finished.wait(2), "the peer finished its work after the caller stopped waiting"
+    assert InProcessTransport({"https://x.example": slow_app}).get("https://x.example/c", {}).status == 200
+    assert seen[-1] is threading.current_thread(), "without a deadline the app runs in the caller's thread"
