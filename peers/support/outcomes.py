@@ -12,7 +12,6 @@ A2A: TaskState (section 4.1.3); "timed out" is ours: the protocol cannot know it
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from peers.a2a.model import Task, TaskState
 from transports.errors import PeerError, TransportError
