@@ -35,8 +35,12 @@ def log_to_stderr(line: str) -> None:
 
 class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
-                 log: Callable[[str], None] = log_to_stderr, max_body: int = MAX_FRAME_BYTES) -> None:
+                 step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
+                 max_body: int = MAX_FRAME_BYTES) -> None:
         self.peer, self.token, self.max_body = peer, token, max_body
+        # A step-up token -> the scope it grants: issued to the same caller as `token`, so
+        # the tasks it sees are the same ones; it only proves more (peers/pause.py).
+        self.step_ups = dict(step_ups or {})
         self.name = peer.card.name
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
@@ -67,29 +71,37 @@ class PeerApp:
         media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
         if media_type not in ("application/json", "application/a2a+json"):
             return _error(415, "Content-Type must be application/json")
-        credential = self.credential(request)
+        credential, scopes = self.credential(request)
         if self.token is not None and credential is None:
             # No task is created: the frame is not even parsed.
             return _error(401, "a valid bearer token is required",
                           **{"WWW-Authenticate": f'Bearer realm="{self.name}"'})
         if len(request.body) > self.max_body:
             return _error(413, f"body larger than {self.max_body} bytes")
-        caller = Caller(credential or "", request.header("A2A-Version"))
+        caller = Caller(credential or "", request.header("A2A-Version"), scopes)
         body = dispatch(request.body, self.methods, caller, log=self._log, max_bytes=self.max_body)
         if body is None:  # a notification: nothing to say
             return HttpResponse(204, {}, b"")
         return HttpResponse(200, dict(JSON), body)
 
-    def credential(self, request: HttpRequest) -> str | None:
-        """The bearer token the caller proved, if it is this peer's. It is also who owns
-        the tasks the caller makes: `Bearer x` and `bearer x` are the same caller."""
+    def credential(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
+        """The bearer token the caller proved, if it is this peer's, and the scopes a
+        step-up token adds. The token is also who owns the tasks the caller makes:
+        `Bearer x` and `bearer x` are the same caller, and so is its step-up token."""
         if self.token is None:
-            return None
+            return None, frozenset()
         scheme, _, token = (request.header("Authorization") or "").partition(" ")
-        # compare_digest: the time taken must not reveal how much of a guess was right.
-        if scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self.token.encode()):
-            return self.token
-        return None
+        if scheme.lower() != "bearer":
+            return None, frozenset()
+        offered = token.strip().encode()
+        # compare_digest: the time taken must not reveal how much of a guess was right;
+        # every known token is compared, so the time does not say which one nearly matched.
+        matches = [(known, hmac.compare_digest(offered, known.encode()))
+                   for known in (self.token, *self.step_ups)]
+        if matches[0][1]:
+            return self.token, frozenset()
+        scopes = frozenset(self.step_ups[known] for known, matched in matches[1:] if matched)
+        return (self.token, scopes) if scopes else (None, frozenset())
 
     def _log(self, line: str) -> None:
         self.log(f"[{self.name}] {line}")

@@ -16,12 +16,13 @@ from typing import Any, Callable
 from peers.a2a import handoff
 from peers.a2a.refund_text import read_refund
 from peers.card_files import load_card
-from peers.pause import NeedsApproval, SkillFailed
+from peers.pause import NeedsApproval, NeedsCredential, SkillFailed
 from peers.peer import Peer, Skill, utc_now
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
 APPROVAL_LIMIT = 5_000.0  # above this, a refund is a person's decision, not an agent's
+STEP_UP_SCOPE = "refunds:large"  # what a step-up token grants (the auth lesson)
 # Billing's own record of what each order was charged, for the lessons that need one
 # (`billing_agent(orders=ORDER_BOOK)`); the essay's run and a served peer take any order.
 ORDER_BOOK = {"ORD-3300": 180.0, "ORD-4100": 6200.0, "ORD-4200": 2400.0, "ORD-5100": 75.0,
@@ -63,10 +64,11 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
     return handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
 
 
-def refunds(orders: dict[str, float] | None, slow: float = 0.0) -> Callable[[dict[str, Any]], str]:
+def refunds(orders: dict[str, float] | None, slow: float = 0.0,
+            step_up_above: float | None = None) -> Callable[[dict[str, Any]], str]:
     """The refund skill, over billing's own record of what each order was charged (None:
     no record, so any order is refunded: the peer as a test double); `slow`: seconds
-    each refund takes (the slow-peer lesson)."""
+    each refund takes; `step_up_above`: above this, a refund also needs a step-up token."""
     def process_refund(refund: dict[str, Any]) -> str:
         """Issue the refund; the reference is derived from the order, so a retry is
         recognisable. Above the approval limit nothing is issued: a person must approve."""
@@ -82,6 +84,10 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0) -> Callable[[dic
                                 f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
                                 "nothing was issued. To approve, continue this task with the data "
                                 f"part {json.dumps({'approval': proposal})}", proposal, then=issue)
+        if step_up_above is not None and amount > step_up_above:  # more proof, not a person
+            raise NeedsCredential(f"a refund of ${amount:,.2f} is above ${step_up_above:,.2f}: send "
+                                  f"the next turn of this task with a bearer token for scope "
+                                  f"{STEP_UP_SCOPE!r}; nothing was issued", STEP_UP_SCOPE, then=issue)
         return issue()
     return process_refund
 
@@ -99,7 +105,7 @@ def admission(orders: dict[str, float] | None) -> Callable[[dict[str, Any], dict
 
 
 def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | None = None,
-                  slow: float = 0.0, **options: Any) -> Peer:
+                  slow: float = 0.0, step_up_above: float | None = None, **options: Any) -> Peer:
     """billing-agent with the card in peers/cards/billing-agent.json (moved under `base_url`
     if given). `options` go to Peer: task ids, clock, store size. It runs the skills it
     knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
@@ -107,7 +113,7 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     card = load_card("billing-agent", base_url)
     card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, refunds(orders, slow), refund_from_text, effect_of=refunded_order,
+    skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders))
               for skill in card.skills if skill.id == "process_refund"]
     return Peer(card, skills, **options)

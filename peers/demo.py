@@ -36,6 +36,7 @@ PEERS = {"billing-agent": DemoPeer(billing.BASE_URL, billing.billing_agent),
 LESSON_OPTIONS: dict[tuple[str | None, str], dict[str, Any]] = {
     ("outcomes", "billing-agent"): {"orders": billing.ORDER_BOOK},  # unknown order, over-refund
     ("slow", "billing-agent"): {"slow": 1.0},  # each refund takes a second
+    ("auth", "billing-agent"): {"step_up_above": 1_000.0},  # a large refund needs a step-up
 }
 
 
@@ -53,9 +54,13 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
         if scenario == "injection" and name == "refund-bot-9000":
             peer.card = peer.card._replace(description=rogue.INJECTED_DESCRIPTION)  # trick 6
         token = new_token() if "bearer" in peer.card.auth_schemes else None  # as its card declares
-        apps[demo.base_url] = PeerApp(peer, card_format, token=token, log=log)
+        # The auth lesson: a second token, for the same caller, that proves more (a scope).
+        step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and scenario == "auth" else {}
+        apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log)
         if token:
             credentials[peer.card.url] = token
+        for step_up, scope in step_ups.items():  # kept as "ENDPOINT SCOPE" (config.token_for)
+            credentials[f"{peer.card.url} {scope}"] = step_up
     return Network(apps, credentials)
 
 

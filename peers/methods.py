@@ -26,6 +26,7 @@ class Caller(NamedTuple):
 
     owner: str  # whose tasks it may see: its credential, or "" where none are checked
     version: str | None  # the A2A-Version header, if any (1.0 methods require "1.0")
+    scopes: frozenset[str] = frozenset()  # what its credential grants beyond asking (a step-up)
 
 
 def _send(wire_format: WireFormat, peer: Peer) -> Handler:
@@ -34,7 +35,8 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         shown = read(wire_format.send_history_length, params)  # judged before any effect
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        return wire_format.send_result(peer.send_message(message, owner=caller.owner), shown)
+        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes)
+        return wire_format.send_result(task, shown)
     return send
 
 

@@ -1,18 +1,18 @@
 """How a skill ends without a result: it failed (`SkillFailed`), or it may not decide alone
 and the task waits for a person (seed 004: non-delegable decisions).
 
-A skill that may not decide alone raises `NeedsApproval` with the exact effect it
-proposes; the peer pauses the task in input-required and keeps a `Pending` beside it in
-the store. A follow-up to that task goes on only if `approved` finds it approves exactly
-that proposal, "because an approval is evidence about one specific action rather than a
-standing permission"; the peer then judges the request's admission again and does it.
+A skill that may not finish alone raises a `Paused`: `NeedsApproval` with the exact
+effect it proposes (input-required), or `NeedsCredential` naming the scope of a step-up
+credential (auth-required). The peer pauses the task and keeps a `Pending` beside it in
+the store; a follow-up to that task goes on only if the pause's `accept` lets it, and
+the peer then judges the request's admission again before doing the work.
 """
 from __future__ import annotations
 
 import json
 from typing import Any, Callable, NamedTuple
 
-from peers.a2a.model import Message
+from peers.a2a.model import Message, TaskState
 from transports.jsonrpc import InvalidParams
 
 
@@ -28,29 +28,61 @@ class SkillFailed(Exception):
         return {"retrySafe": self.retry_safe, "effectsLanded": list(self.landed)}
 
 
-class NeedsApproval(Exception):
+class Paused(Exception):
+    """The skill may not finish alone: the task pauses in `STATE`, its status naming what
+    it asks for as data (`asked`); a follow-up to the same task that `accept` lets through
+    has `then()` do the work, once. Nothing is done before that."""
+
+    STATE = TaskState.INPUT_REQUIRED
+
+    def __init__(self, reason: str, asked: dict[str, Any], then: Callable[[], str]) -> None:
+        super().__init__(reason)
+        self.asked, self.then = asked, then
+
+    def accept(self, message: Message, scopes: frozenset[str]) -> None:
+        """Raise InvalidParams (the task stays paused) unless the follow-up gives what was asked."""
+        raise NotImplementedError
+
+
+class NeedsApproval(Paused):
     """A decision the skill may not take alone (seed 004: releasing money above a threshold).
-    The task pauses in input-required naming the exact `proposal`; a follow-up to the same
-    task approving exactly that proposal lets `then()` do it, once (see `approved`)."""
+    The task pauses in input-required naming the exact `proposal`; only a follow-up that
+    approves exactly it goes on: an approval for $600 cannot release $900, "because an
+    approval is evidence about one specific action rather than a standing permission"."""
 
     def __init__(self, reason: str, proposal: dict[str, Any], then: Callable[[], str]) -> None:
-        super().__init__(reason)
-        self.proposal, self.then = proposal, then
+        super().__init__(reason, {"approval": proposal}, then)
+        self.proposal = proposal
+
+    def accept(self, message: Message, scopes: frozenset[str]) -> None:
+        data = next((part.data for part in message.parts if part.data is not None), None)
+        if not isinstance(data, dict) or data.get("approval") != self.proposal:
+            proposal = json.dumps(self.proposal, sort_keys=True)
+            raise InvalidParams(f'this task waits for a data part {{"approval": {proposal}}} approving '
+                                "exactly what it proposed; nothing was done")
+
+
+class NeedsCredential(Paused):
+    """A step-up: the caller's credential admits it, but this effect needs more (a token
+    with `scope`). The task pauses in auth-required naming the scope; the follow-up goes
+    on only if it was sent with such a token, in HTTP Authorization: a credential never
+    travels in a message, where it would be logged, stored and forwarded."""
+
+    STATE = TaskState.AUTH_REQUIRED
+
+    def __init__(self, reason: str, scope: str, then: Callable[[], str]) -> None:
+        super().__init__(reason, {"credential": {"scheme": "bearer", "scope": scope}}, then)
+        self.scope = scope
+
+    def accept(self, message: Message, scopes: frozenset[str]) -> None:
+        if self.scope not in scopes:
+            raise InvalidParams(f"this task waits for a follow-up sent with a bearer token for scope "
+                                f"{self.scope!r} in HTTP Authorization; nothing was done")
 
 
 class Pending(NamedTuple):
     """What a paused task waits for, kept beside it in the store."""
-    approval: NeedsApproval
-    effect: str | None  # the effect it will have, claimed in the ledger once approved
+    paused: Paused
+    effect: str | None  # the effect it will have, claimed in the ledger once it goes on
     claim: str  # the checked input, as canonical JSON
-    admit: Callable[[], str | None]  # the skill's admission check, judged again on approval
-
-
-def approved(pending: Pending, message: Message) -> None:
-    """A follow-up releases a paused effect only by approving exactly what was proposed:
-    an approval for $600 cannot release $900. Anything else leaves the task paused."""
-    data = next((part.data for part in message.parts if part.data is not None), None)
-    if not isinstance(data, dict) or data.get("approval") != pending.approval.proposal:
-        proposal = json.dumps(pending.approval.proposal, sort_keys=True)
-        raise InvalidParams(f'this task waits for a data part {{"approval": {proposal}}} approving '
-                            "exactly what it proposed; nothing was done")
+    admit: Callable[[], str | None]  # the skill's admission check, judged again before it goes on

@@ -20,16 +20,16 @@ from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import ContentTypeNotSupported
-from peers.a2a.model import AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
+from peers.a2a.model import PAUSED, AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.pause import NeedsApproval, Pending, SkillFailed, approved
+from peers.pause import Paused, Pending, SkillFailed
 from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
 
 class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises, input schema included
-    run: Callable[[Any], str]  # checked input -> result text; raises SkillFailed, NeedsApproval
+    run: Callable[[Any], str]  # checked input -> result text; raises SkillFailed or Paused
     from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
     # What makes two requests the same effect in the world (billing: the order refunded),
     # so that it happens once however often it is asked for; None: no effect to guard.
@@ -66,15 +66,16 @@ class Peer:
         self.ledger = Ledger()  # what this peer has done, kept beyond the store's window
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
 
-    def send_message(self, message: Message, *, owner: str = "") -> Task:
+    def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset()) -> Task:
         """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
         `owner` is who asked (see store.py); a message already seen from that owner gets
         the task it made the first time, and the skill does not run again. A message
         naming a task (its taskId) is the next turn of that task: see `_continue`.
+        `scopes`: what the caller's credential grants beyond asking (a step-up's scope).
         """
         if message.task_id is not None:
-            return self._continue(message, owner)
+            return self._continue(message, owner, scopes)
         skill = self._skill_for(message)
         payload = self._input_of(message, skill)  # bad input fails here, before any task
         effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
@@ -97,7 +98,7 @@ class Peer:
             return task
         return self._run(partial(skill.run, payload), task, Pending(None, effect, claim, admit), owner)
 
-    def _continue(self, message: Message, owner: str) -> Task:
+    def _continue(self, message: Message, owner: str, scopes: frozenset[str]) -> Task:
         """The next turn of a task (A2A: a message carrying taskId). Only a paused task
         takes one, and only with what it waits for; the turn joins the task's history."""
         content = content_of(message)
@@ -112,7 +113,7 @@ class Peer:
                         task.context_id, task.id)
         turns = (asked, message._replace(context_id=task.context_id))
         task, pending = self.store.resume(task.id, owner, turns, content,
-                                          lambda pending: approved(pending, message))
+                                          lambda pending: pending.paused.accept(message, scopes))
         if pending is None:  # the same follow-up delivered again: the task as it is now
             return task
         refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile
@@ -129,7 +130,7 @@ class Peer:
             done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(
                 f"{done_by} already did this meanwhile; nothing was done again (retry is NOT safe)")))
-        return self._run(pending.approval.then, task, pending, owner)
+        return self._run(pending.paused.then, task, pending, owner)
 
     def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str) -> Task:
         """-> working -> completed, failed, or paused for a person; the ledger records an
@@ -142,17 +143,16 @@ class Peer:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
             task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now(),
                                                   data=exc.as_data()))
-        except NeedsApproval as exc:  # nothing was done; a person must decide
-            task = self.store.pause(task.advance(TaskState.INPUT_REQUIRED, message=str(exc),
-                                                 data={"approval": exc.proposal},
-                                                 timestamp=self._now()), pending._replace(approval=exc))
+        except Paused as exc:  # nothing was done: a person, or a stronger credential, must say
+            task = self.store.pause(task.advance(exc.STATE, message=str(exc), data=exc.asked,
+                                                 timestamp=self._now()), pending._replace(paused=exc))
         else:
             artifact = Artifact(f"{task.id}-result", (Part(text=text),))
             task = self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
                                                   timestamp=self._now()))
         if effect is not None and task.state is TaskState.COMPLETED:
             self.ledger.record(effect, Effect(owner, task.id, pending.claim, task.artifacts[0].text))
-        elif effect is not None and task.state is TaskState.INPUT_REQUIRED:  # held for its approver
+        elif effect is not None and task.state in PAUSED:  # held for the caller who may release it
             self.ledger.record(effect, Effect(owner, task.id, pending.claim, WAITING))
         elif effect is not None:  # nothing was done: it may be asked for again
             self.ledger.forget(effect)
@@ -169,7 +169,8 @@ class Peer:
         if earlier.owner != owner:
             note = "this was already done for another caller; nothing was done again"
         elif earlier.summary == WAITING:
-            note = f"task {earlier.task_id} waits for a person's approval of this refund; nothing was done"
+            note = (f"task {earlier.task_id} is paused, waiting for its caller (an approval or a "
+                    "credential); nothing was done")
         elif same:
             note = f"already done by task {earlier.task_id}: {earlier.summary}; nothing was done again"
         else:

@@ -192,7 +192,7 @@ class TaskStore:
             del self.by_message[key]
 
 
-WAITING = "nothing yet: a person must approve it"  # the summary of a claim a paused task holds
+WAITING = "nothing yet: the task waits for its caller"  # the summary of a claim a paused task holds
 
 
 class Effect(NamedTuple):

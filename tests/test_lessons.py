@@ -95,3 +95,68 @@ def test_the_in_process_shim_keeps_a_deadline_only_when_given_one_and_the_peer_f
     assert finished.wait(2), "the peer finished its work after the caller stopped waiting"
     assert InProcessTransport({"https://x.example": slow_app}).get("https://x.example/c", {}).status == 200
     assert seen[-1] is threading.current_thread(), "without a deadline the app runs in the caller's thread"
+
+
+def test_the_auth_lesson_continues_the_same_task_once_the_step_up_token_is_in_authorization():
+    done, lines = lesson("auth")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    answers = frames(lines, "<--")
+    assert answers[0]["result"]["task"]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+    assert answers[0]["result"]["task"]["status"]["message"]["parts"][1]["data"] == {
+        "credential": {"scheme": "bearer", "scope": "refunds:large"}}
+    assert answers[1]["error"]["code"] == -32602, "the ordinary token does not release it"
+    finished = answers[2]["result"]["task"]
+    assert (finished["id"], finished["status"]["state"]) == ("task-1", "TASK_STATE_COMPLETED")
+    sent = frames(lines, "-->")
+    assert [m["params"]["message"].get("taskId") for m in sent] == [None, "task-1", "task-1"]
+    assert not any("refunds:large" in json.dumps(m["params"]["message"]) and "Bearer" in json.dumps(m)
+                   for m in sent), "no credential rides in a message"
+
+
+def step_up_client(carrier_server=None):
+    from peers import billing
+    from peers.app import PeerApp
+    from peers.a2a import wire_v10
+    from transports.inprocess import InProcessTransport
+    peer = billing.billing_agent(step_up_above=1000.0)
+    app = PeerApp(peer, wire_v10, token="t0k", step_ups={"up-t0k": billing.STEP_UP_SCOPE})
+    transport = InProcessTransport({billing.BASE_URL: app})
+
+    def call(method, params, token="t0k"):
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": f"Bearer {token}"}
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        response = transport.post(billing.BASE_URL + "/a2a", frame, headers)
+        return response.status, json.loads(response.body)
+    return peer, call
+
+
+def message(message_id, parts, **fields):
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": parts,
+                        "metadata": {"skillId": "process_refund"}, **fields}}
+
+
+def test_a_step_up_token_is_the_same_caller_and_only_it_releases_the_paused_refund():
+    peer, call = step_up_client()
+    _, paused = call("SendMessage", message("m-1", [{"data": {"order_id": "ORD-1", "amount": 2000}}]))
+    task = paused["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_AUTH_REQUIRED" and peer.ledger.effects
+    # Neither a token in the message nor a made-up one releases it; a stranger's token is a 401.
+    smuggled = [{"data": {"credential": {"scheme": "bearer", "scope": "refunds:large", "token": "up-t0k"}}}]
+    assert call("SendMessage", message("m-2", smuggled, taskId=task["id"]))[1]["error"]["code"] == -32602
+    assert call("SendMessage", message("m-3", [{"text": "go"}], taskId=task["id"]), token="up-t0kX")[0] == 401
+    assert call("GetTask", {"id": task["id"]}, token="up-t0k")[1]["result"]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+    _, done = call("SendMessage", message("m-4", [{"text": "go"}], taskId=task["id"]), token="up-t0k")
+    assert done["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert [e.summary for e in peer.ledger.effects.values()] == ["refund of $2,000.00 issued for ORD-1 (ref BILL-ORD-1)"]
+    # Meanwhile the same order asked again got the paused task's claim, not a second refund.
+    _, again = call("SendMessage", message("m-5", [{"data": {"order_id": "ORD-1", "amount": 2000}}]))
+    assert again["result"]["task"]["id"] == task["id"]
+
+
+def test_a_task_paused_for_a_step_up_can_be_canceled_and_then_releases_its_claim():
+    peer, call = step_up_client()
+    task = call("SendMessage", message("m-1", [{"data": {"order_id": "ORD-2", "amount": 1500}}]))[1]["result"]["task"]
+    assert call("CancelTask", {"id": task["id"]})[1]["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+    assert peer.ledger.effects == {}, "nothing was done, so nothing is claimed"
+    gone = call("SendMessage", message("m-2", [{"text": "go"}], taskId=task["id"]), token="up-t0k")[1]
+    assert gone["error"]["code"] == -32004

@@ -130,7 +130,7 @@ def test_an_order_waiting_for_approval_is_not_asked_again_and_is_refunded_once(c
     assert again["id"] == first["id"], "the same request again gets the task already waiting"
     other = client.send("m-3", {"order_id": "ORD-9", "amount": BIG + 1})["result"]["task"]
     assert other["status"]["state"] == "TASK_STATE_REJECTED"
-    assert f"task {first['id']} waits for a person's approval" in other["status"]["message"]["parts"][0]["text"]
+    assert f"task {first['id']} is paused, waiting for its caller" in other["status"]["message"]["parts"][0]["text"]
     done = client.send("m-4", {"approval": PROPOSAL}, taskId=first["id"])["result"]["task"]
     assert done["status"]["state"] == "TASK_STATE_COMPLETED" and len(client.refunds()) == 1
 

@@ -14,6 +14,8 @@ from typing import Any
 SCENARIOS = {
     "approval": "a refund above billing's limit pauses for a person; an approval for more is "
                 "refused; exactly the proposal continues the same task, once",
+    "auth": "a refund above $1,000 pauses in auth-required for a step-up token; the support "
+            "agent sends the next turn with it from its own store (never in the payload)",
     "authority": "the same refund under six handoff envelopes (too small, expired, unknown "
                  "version, bounced, a smuggled token, valid): billing admits only the last",
     "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
@@ -30,7 +32,7 @@ SCENARIOS = {
 }
 # The lessons of seed 004 and seed 000 that need a message's metadata or a taskId: they
 # speak 1.0 unless --wire says; each is a module in peers/support/lessons/.
-HANDOFF_LESSONS = ("approval", "authority", "duplicate", "outcomes", "slow")
+HANDOFF_LESSONS = ("approval", "auth", "authority", "duplicate", "outcomes", "slow")
 TIMEOUTS = {"slow": 0.5}  # seconds the support agent waits, unless --timeout says
 
 

@@ -1,0 +1,90 @@
+"""--scenario auth: a task paused for a stronger credential goes on once it is shown.
+
+A2A's auth-required state: the peer accepted the caller, but this step needs more proof.
+Billing here asks for a step-up for any refund above $1,000: the task pauses in
+auth-required, naming as data the scheme and the scope it needs. The support agent looks
+in its own credential store for a token for that endpoint and scope (a platform issued
+it, as it issued the ordinary one) and sends the next turn of the same task with that
+token in HTTP Authorization. The payload never carries a credential: "a token in a
+payload is a permission escalation with extra steps" (seed 004), and a message is
+logged, stored and forwarded. A follow-up without the step-up is refused and the task
+stays paused; with it, the same task completes. The printer masks both tokens.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.model import AgentCard, Message, Part, Task
+from peers.a2a.schema import check
+from peers.support.config import token_for
+from peers.support.lessons.turns import open_lesson
+from peers.support.outcomes import Variant
+from peers.support.output import Kind
+from peers.support.replies import read
+from transports.errors import PeerError, RemoteError
+
+ORDER, AMOUNT = "ORD-4200", 2400.0
+# What a paused task may ask for as a credential: a peer's data, checked like any reply.
+ASKED = {"type": "object", "required": ["scheme", "scope"], "additionalProperties": False,
+         "properties": {"scheme": {"enum": ["bearer"]},
+                        "scope": {"type": "string", "pattern": "^[A-Za-z0-9:._-]{1,64}$"}}}
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """A refund that needs a step-up: the task pauses, our store supplies it, it goes on."""
+    card = open_lesson(agent, card_urls, "auth-required: a step-up credential, from our own "
+                       "store, continues the same task.")
+    if not isinstance(card, AgentCard):
+        return [card]
+    if agent.format_of[card.url].NAME == "essay":
+        agent.say("[support] the essay's wire has no auth-required state or taskId: "
+                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+        return []
+    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    if outcome.variant is not Variant.AUTH_REQUIRED:
+        return [outcome]
+    task = outcome.task
+    asked = (task.status_data or {}).get("credential")
+    problem = check(asked, ASKED, "the credential asked for")
+    if problem:
+        agent.say(f"[support] the task is paused, but names no credential we could look up ({problem})",
+                  Kind.WARNING)
+        return [outcome]
+    scope = asked["scope"]
+    if token_for(agent.credentials, card.url, scope) is None:
+        agent.say(f"[support] our store holds no token for {card.url} with scope {scope!r}: "
+                  "a person must obtain one", Kind.ESCALATED)
+        return [outcome]
+    try:
+        agent.say(f"[support] billing asks for a bearer token with scope {scope!r}; first, the next "
+                  "turn with the token we already sent")
+        _said(agent, _turn(agent, card, outcome.verdict, task, None))
+        agent.say(f"[support] now with the {scope!r} token from our store, in HTTP Authorization "
+                  "(the message itself carries none)")
+        answer = _turn(agent, card, outcome.verdict, task, scope)
+    except PeerError as failure:
+        return [agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; "
+                                                         f"{failure.retry_advice()}", failure)]
+    _said(agent, answer)
+    return [outcome._replace(task=answer) if isinstance(answer, Task) else outcome]
+
+
+def _turn(agent: Any, card: AgentCard, verdict: Any, task: Task, scope: str | None) -> Task | RemoteError:
+    """The next turn of `task`, sent with the token for `scope` (None: the ordinary one);
+    the task the peer answers, or its refusal as a value."""
+    spoken = agent.format_of[card.url]
+    message = Message(f"msg-{next(agent.message_ids)}", "user",
+                      (Part(text="continuing with the credential asked for (in Authorization)"),),
+                      task.context_id, task.id, metadata={"skillId": "process_refund"})
+    try:
+        result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS, scope)
+    except RemoteError as refused:
+        return refused
+    answer = read(spoken.task_from_result, result, "the result")
+    agent.report(card, verdict, answer)
+    return answer
+
+
+def _said(agent: Any, answer: Task | RemoteError) -> None:
+    if isinstance(answer, RemoteError):
+        agent.say(f"[support] billing refused it ({answer}); the task is still paused", Kind.REFUSED)
