@@ -40,6 +40,18 @@ REFUND_INPUT = {
 }
 
 
+# Seed 000: "a typed result with explicit success and failure variants", published on the
+# card (peers/a2a/wire_card.py) so a caller knows every ending before it sends anything.
+REFUND_RESULTS = {
+    "completed": "the refund was issued; the artifact names its reference (BILL-<order>)",
+    "failed": "nothing was refunded (an unknown order); the status data says retrySafe and effectsLanded",
+    "rejected": "refused before any effect: more than the order was charged, or outside the handoff's grant",
+    "input-required": "above the approval limit: the status data names the exact proposal a person approves",
+    "auth-required": "above the step-up limit: the status data names the bearer scope to continue with",
+    "canceled": "withdrawn by its caller while it waited; nothing was refunded",
+}
+
+
 def refund_from_text(text: str) -> dict[str, Any]:
     """A refund from plain text, for clients that send only text parts."""
     refund = read_refund(text)
@@ -111,7 +123,7 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
     given `orders` (order id -> what it was charged), each refund against its order."""
     card = load_card("billing-agent", base_url)
-    card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT)
+    card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
     skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders))

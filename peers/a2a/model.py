@@ -144,6 +144,7 @@ class AgentSkill(NamedTuple):
     output_modes: tuple[str, ...] = ("application/json",)
     tags: tuple[str, ...] = ()
     input_schema: dict[str, Any] | None = None  # the input it takes, as JSON Schema (schema.py)
+    results: dict[str, str] | None = None  # task state it may end in -> what that means (seed 000)
 
 
 class AgentCard(NamedTuple):

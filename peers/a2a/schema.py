@@ -22,6 +22,7 @@ import re
 from typing import Any, Iterator
 
 INPUT_SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
+RESULTS_EXTENSION = "urn:a2a-delegation-workbench:skill-results:v1"  # wire_card.py
 
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool}
 _ARTICLES = {"object": "an object", "array": "an array", "string": "a string",

@@ -14,8 +14,7 @@ import binascii
 from typing import Any, NamedTuple
 
 from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings
-from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
-from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, unreadable
+from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 
 
 class Dialect(NamedTuple):
@@ -178,68 +177,6 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
 
 
 # -- the skills on a card: spelled alike in both versions (spec: AgentSkill) ---------------
-
-def card_schema(required: list[str], where: dict[str, Any]) -> dict[str, Any]:
-    """A card's required fields as JSON Schema, for the one checker: every problem is named.
-    `where` adds what only this version has (1.0's supportedInterfaces, 0.3's url)."""
-    text = {"type": "string"}
-    words = {"type": "array", "items": text}
-    skill = {"type": "object", "required": ["id", "name", "description", "tags"],
-             "properties": {"id": {"type": "string", "minLength": 1}, "name": text,
-                            "description": text, "tags": words}}
-    return {"type": "object", "required": required,
-            "properties": {"name": {"type": "string", "minLength": 1}, "description": text,
-                           "version": text, "capabilities": {"type": "object"},
-                           "defaultInputModes": words, "defaultOutputModes": words,
-                           "skills": {"type": "array", "items": skill}, **where}}
-
-
-def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
-    return [{"id": s.id, "name": s.name or s.id, "description": s.description,
-             "tags": list(s.tags)} for s in card.skills]
-
-
-def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
-    caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": False}
-    schemas = {s.id: s.input_schema for s in card.skills if s.input_schema}
-    if schemas:  # AgentSkill has no schema field; an extension on the card carries them
-        caps["extensions"] = [{"uri": INPUT_SCHEMA_EXTENSION, "required": False,
-                               "description": "JSON Schema of each skill's input, by skill id",
-                               "params": schemas}]
-    return caps
-
-
-def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
-    caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
-    extensions = caps.get("extensions") if isinstance(caps.get("extensions"), list) else []
-    schemas = next((e["params"] for e in extensions if isinstance(e, dict)
-                    and e.get("uri") == INPUT_SCHEMA_EXTENSION
-                    and isinstance(e.get("params"), dict)), {})
-    default_modes = strings(field(card, "defaultInputModes", list, default=[]), "defaultInputModes")
-    skills = []
-    for index, value in enumerate(field(card, "skills", list)):
-        skill, where = obj(value, f"skills[{index}]"), f"skills[{index}]."
-        skill_id = field(skill, "id", str, where)
-        schema = schemas.get(skill_id)
-        if schema is not None and (problem := unreadable(schema, f"the input schema of {skill_id[:40]!r}")):
-            raise WireError(problem)  # a contract we cannot read is refused, not half-applied
-        modes = strings(field(skill, "inputModes", list, where, default=default_modes), where + "inputModes")
-        skills.append(AgentSkill(skill_id, field(skill, "description", str, where, default=""),
-                                 name=field(skill, "name", str, where, default=""),
-                                 input_modes=tuple(modes),  # its own, else the card's defaults
-                                 tags=tuple(strings(field(skill, "tags", list, where, default=[]),
-                                                    where + "tags")),
-                                 input_schema=schema))
-    return tuple(skills)
-
-
-def auth_schemes(schemes: Any, is_bearer) -> tuple[str, ...]:
-    """The card's security scheme names, "bearer" for an HTTP bearer scheme, or ("none",)."""
-    found = []
-    for name, scheme in obj(schemes, "securitySchemes").items():
-        found.append("bearer" if is_bearer(obj(scheme, f"securitySchemes.{name}")) else name)
-    return tuple(found) or ("none",)
-
 
 def history_length(params: dict[str, Any]) -> int | None:
     length = params.get("historyLength")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a.fields import WireError, field, obj, url
 from peers.a2a.model import AgentCard, Message, Task, TaskState
@@ -23,7 +24,7 @@ METHODS = {"message/send": "send", "tasks/get": "get", "tasks/cancel": "cancel",
            **{f"tasks/pushNotificationConfig/{verb}": "push" for verb in ("set", "get", "list", "delete")},
            "agent/getAuthenticatedExtendedCard": "authenticated-extended-card"}
 # A 0.3 card's required fields (v0.3.0 specification/json/a2a.json), checked on fetch.
-CARD_SCHEMA = shapes.card_schema(
+CARD_SCHEMA = cards.card_schema(
     ["name", "description", "url", "version", "protocolVersion", "capabilities", "defaultInputModes",
      "defaultOutputModes", "skills"],
     {"url": {"type": "string"}, "protocolVersion": {"type": "string"}})
@@ -39,10 +40,10 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "url": card.url,
         "preferredTransport": "JSONRPC",
         "version": card.version,
-        "capabilities": shapes.capabilities_to_wire(card),
+        "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": ["application/json", "text/plain"],
         "defaultOutputModes": ["text/plain"],
-        "skills": shapes.skills_to_wire(card),
+        "skills": cards.skills_to_wire(card),
     }
     if "bearer" in card.auth_schemes:
         document["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
@@ -60,8 +61,8 @@ def card_from_wire(document: Any) -> AgentCard:
     capabilities = obj(card.get("capabilities", {}), "capabilities")
     return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
                      url(field(card, "url", str)), field(card, "version", str, default=""),
-                     shapes.skills_from_wire(card), streaming=capabilities.get("streaming") is True,
-                     auth_schemes=shapes.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
+                     cards.skills_from_wire(card), streaming=capabilities.get("streaming") is True,
+                     auth_schemes=cards.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
 
 
 def _is_bearer(scheme: dict[str, Any]) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a.errors import VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, obj, url
@@ -29,7 +30,7 @@ DIALECT = shapes.Dialect("1.0", kind=False,
                          states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState},
                          roles={"user": "ROLE_USER", "agent": "ROLE_AGENT"})
 # A 1.0 card's required fields (A2A 1.0 section 8, the proto's REQUIRED), checked on fetch.
-CARD_SCHEMA = shapes.card_schema(
+CARD_SCHEMA = cards.card_schema(
     ["name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes",
      "defaultOutputModes", "skills"],
     {"supportedInterfaces": {"type": "array", "minItems": 1, "items": {
@@ -45,10 +46,10 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "version": card.version,
         "supportedInterfaces": [{"url": card.url, "protocolBinding": "JSONRPC",
                                  "protocolVersion": "1.0"}],
-        "capabilities": shapes.capabilities_to_wire(card),
+        "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": ["application/json", "text/plain"],
         "defaultOutputModes": ["text/plain"],
-        "skills": shapes.skills_to_wire(card),
+        "skills": cards.skills_to_wire(card),
     }
     if "bearer" in card.auth_schemes:
         document["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
@@ -70,9 +71,9 @@ def card_from_wire(document: Any) -> AgentCard:
         raise WireError("supportedInterfaces has no JSONRPC interface for protocol 1.0")
     capabilities = obj(card.get("capabilities", {}), "capabilities")
     return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
-                     endpoint, field(card, "version", str, default=""), shapes.skills_from_wire(card),
+                     endpoint, field(card, "version", str, default=""), cards.skills_from_wire(card),
                      streaming=capabilities.get("streaming") is True,
-                     auth_schemes=shapes.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
+                     auth_schemes=cards.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
 
 
 def _is_bearer(scheme: dict[str, Any]) -> bool:

@@ -1,0 +1,94 @@
+"""What A2A 0.3 and 1.0 cards share: skills, capabilities (with the extensions that carry
+each skill's contract), security schemes. The versions differ in the card's outer shape,
+which wire_v03.py and wire_v10.py write and read; these parts they spell alike.
+
+A2A's AgentSkill has no field for the input a skill takes or the results it ends in, so
+a card publishes them as extensions declared in its capabilities (spec: "Extensions"),
+each with a URI that carries its version: `INPUT_SCHEMA_EXTENSION` (JSON Schema of each
+skill's input) and `RESULTS_EXTENSION` (each skill's result variants: the task states it
+ends in, and what each means). A card's contract the reader cannot read is refused,
+not half applied. Reading raises `WireError` naming the field.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.fields import WireError, field, obj, strings
+from peers.a2a.model import AgentCard, AgentSkill
+from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
+
+# A skill's result variants, as a card may declare them: the A2A task states, each with
+# a sentence saying what that ending means for this skill.
+_STATES = ("completed", "failed", "rejected", "canceled", "input-required", "auth-required")
+RESULTS_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
+    state: {"type": "string", "minLength": 1, "maxLength": 300} for state in _STATES}}
+
+
+def card_schema(required: list[str], where: dict[str, Any]) -> dict[str, Any]:
+    """A card's required fields as JSON Schema, for the one checker: every problem is named.
+    `where` adds what only this version has (1.0's supportedInterfaces, 0.3's url)."""
+    text = {"type": "string"}
+    words = {"type": "array", "items": text}
+    skill = {"type": "object", "required": ["id", "name", "description", "tags"],
+             "properties": {"id": {"type": "string", "minLength": 1}, "name": text,
+                            "description": text, "tags": words}}
+    return {"type": "object", "required": required,
+            "properties": {"name": {"type": "string", "minLength": 1}, "description": text,
+                           "version": text, "capabilities": {"type": "object"},
+                           "defaultInputModes": words, "defaultOutputModes": words,
+                           "skills": {"type": "array", "items": skill}, **where}}
+
+
+def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
+    return [{"id": s.id, "name": s.name or s.id, "description": s.description,
+             "tags": list(s.tags)} for s in card.skills]
+
+
+def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
+    caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": False}
+    schemas = {s.id: s.input_schema for s in card.skills if s.input_schema}
+    results = {s.id: s.results for s in card.skills if s.results}
+    extensions = [{"uri": uri, "required": False, "description": about, "params": params}
+                  for uri, about, params in (
+                      (INPUT_SCHEMA_EXTENSION, "JSON Schema of each skill's input, by skill id", schemas),
+                      (RESULTS_EXTENSION, "the task states each skill ends in, and what each means",
+                       results)) if params]
+    if extensions:  # AgentSkill has no field for either: extensions on the card carry them
+        caps["extensions"] = extensions
+    return caps
+
+
+def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
+    caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+    extensions = caps.get("extensions") if isinstance(caps.get("extensions"), list) else []
+    schemas, results = (next((e["params"] for e in extensions if isinstance(e, dict) and e.get("uri") == uri
+                              and isinstance(e.get("params"), dict)), {})
+                        for uri in (INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION))
+    default_modes = strings(field(card, "defaultInputModes", list, default=[]), "defaultInputModes")
+    skills = []
+    for index, value in enumerate(field(card, "skills", list)):
+        skill, where = obj(value, f"skills[{index}]"), f"skills[{index}]."
+        skill_id = field(skill, "id", str, where)
+        schema = schemas.get(skill_id)
+        if schema is not None and (problem := unreadable(schema, f"the input schema of {skill_id[:40]!r}")):
+            raise WireError(problem)  # a contract we cannot read is refused, not half-applied
+        ends = results.get(skill_id)
+        problem = ends and check(ends, RESULTS_SCHEMA, f"the result variants of {skill_id[:40]!r}")
+        if ends is not None and problem:
+            raise WireError(problem)
+        modes = strings(field(skill, "inputModes", list, where, default=default_modes), where + "inputModes")
+        skills.append(AgentSkill(skill_id, field(skill, "description", str, where, default=""),
+                                 name=field(skill, "name", str, where, default=""),
+                                 input_modes=tuple(modes),  # its own, else the card's defaults
+                                 tags=tuple(strings(field(skill, "tags", list, where, default=[]),
+                                                    where + "tags")),
+                                 input_schema=schema, results=ends))
+    return tuple(skills)
+
+
+def auth_schemes(schemes: Any, is_bearer) -> tuple[str, ...]:
+    """The card's security scheme names, "bearer" for an HTTP bearer scheme, or ("none",)."""
+    found = []
+    for name, scheme in obj(schemes, "securitySchemes").items():
+        found.append("bearer" if is_bearer(obj(scheme, f"securitySchemes.{name}")) else name)
+    return tuple(found) or ("none",)
