@@ -160,3 +160,56 @@ def test_a_task_paused_for_a_step_up_can_be_canceled_and_then_releases_its_claim
     assert peer.ledger.effects == {}, "nothing was done, so nothing is claimed"
     gone = call("SendMessage", message("m-2", [{"text": "go"}], taskId=task["id"]), token="up-t0k")[1]
     assert gone["error"]["code"] == -32004
+
+
+def test_the_contract_lesson_stops_three_broken_payloads_before_any_frame_and_billing_checks_again():
+    done, lines = lesson("contract")
+    assert done.returncode == 0
+    said = "\n".join(lines)
+    assert "(urn:a2a-delegation-workbench:skill-input-schema:v1): fields ['amount', 'order_id']" in said
+    assert ("(urn:a2a-delegation-workbench:skill-results:v1): completed, failed, rejected, input-required, "
+            "auth-required, canceled") in said
+    refused = [line for line in done.stderr.splitlines() if "not sent: the payload breaks" in line]
+    assert [line.rsplit(": ", 1)[1] for line in refused] == [
+        "payload.amount is missing", "payload.amount must be a number", "payload.amount must be more than 0"]
+    sent = frames(lines, "-->")
+    assert len(sent) == 2, "the three broken payloads sent nothing; the careless client and the valid one did"
+    assert frames(lines, "<--")[0]["error"]["code"] == -32602 and "input.amount is missing" in frames(lines, "<--")[0]["error"]["message"]
+    assert frames(lines, "<--")[1]["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_the_versions_lesson_reads_the_supported_versions_from_the_error_and_hands_off_in_one_both_speak():
+    for wire in ("1.0", "0.3"):
+        done, lines = lesson("versions", "--wire", wire)
+        assert done.returncode == 0, done.stderr
+        contracts = [m["params"]["message"]["metadata"]["handoff"]["contract"] for m in frames(lines, "-->")]
+        assert contracts == ["refund-handoff/2", "refund-handoff/1"]
+        refusal, answer = frames(lines, "<--")
+        assert refusal["error"]["code"] == -32602 and "supports refund-handoff/1" in refusal["error"]["message"]
+        assert answer["result"].get("task", answer["result"])["status"]["state"] in ("TASK_STATE_COMPLETED", "completed")
+
+
+@pytest.mark.parametrize("data, named", [
+    ([{"metadata": {"supportedContracts": "refund-handoff/1 refund-handoff/0"}}], ["refund-handoff/1", "refund-handoff/0"]),
+    ({"supportedContracts": "refund-handoff/1"}, ["refund-handoff/1"]),
+    (None, None), ([], None), ([None], None), ("refund-handoff/1", None), ({"supportedContracts": ["x"]}, None),
+    ({"supportedContracts": "a b c d e f g h i j k"}, None),  # more than ten: not a version list
+    ({"supportedContracts": "x" * 100}, None), ({"supportedContracts": "\x1b[2Kv1"}, None),
+    ([{"metadata": [1]}], None), ({"supportedContracts": {"$ne": 1}}, None),
+])
+def test_a_peers_list_of_versions_is_read_only_when_it_is_one(data, named):
+    from peers.support.lessons.versions import supported_by
+    assert supported_by(data) == named
+
+
+@pytest.mark.parametrize("results", [[], "x", {"done": "y"}, {"completed": 5}, {"completed": "x" * 400}, 0])
+def test_a_card_whose_result_variants_cannot_be_read_is_refused_naming_them(results):
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.a2a.fields import WireError
+    document = json.loads(json.dumps(wire_v10.card_to_wire(billing.billing_agent().card)))
+    extension = document["capabilities"]["extensions"][1]
+    assert extension["uri"] == "urn:a2a-delegation-workbench:skill-results:v1"
+    extension["params"]["process_refund"] = results
+    with pytest.raises(WireError, match="the result variants of 'process_refund'"):
+        wire_v10.card_from_wire(document)

@@ -90,4 +90,4 @@ def error_details(error: JsonRpcError) -> list[dict[str, Any]] | None:
     if reason is None:
         return None
     return [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
-             "domain": "a2a-protocol.org", "metadata": {}}]
+             "domain": "a2a-protocol.org", "metadata": dict(getattr(error, "details", {}))}]

@@ -41,6 +41,17 @@ SCHEMA = {
 }
 
 
+class ContractNotSupported(InvalidParams):
+    """-32602 for a contract version this agent does not speak, naming the ones it does in
+    words and as data (`details`: on 1.0 the ErrorInfo's metadata, on 0.3 the error's
+    data), so a sender that speaks several can choose one both speak."""
+
+    def __init__(self, offered: str) -> None:
+        super().__init__(f"handoff contract {offered[:40]!r} is not supported; this agent "
+                         f"supports {', '.join(SUPPORTED)}")
+        self.details = {"supportedContracts": " ".join(SUPPORTED)}
+
+
 class Permit(NamedTuple):
     action: str  # "refund"
     max_amount: float
@@ -69,8 +80,7 @@ def read(value: Any) -> Envelope:
     """The envelope a message carries, or InvalidParams naming what is wrong with it."""
     contract = value.get("contract") if isinstance(value, dict) else None
     if isinstance(contract, str) and contract not in SUPPORTED:  # first: a newer sender's fields differ
-        raise InvalidParams(f"handoff contract {contract[:40]!r} is not supported; this agent "
-                            f"supports {', '.join(SUPPORTED)}")
+        raise ContractNotSupported(contract)
     problem = check(value, SCHEMA, "metadata.handoff")
     if problem:
         raise InvalidParams(problem)

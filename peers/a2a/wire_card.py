@@ -73,9 +73,10 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
         if schema is not None and (problem := unreadable(schema, f"the input schema of {skill_id[:40]!r}")):
             raise WireError(problem)  # a contract we cannot read is refused, not half-applied
         ends = results.get(skill_id)
-        problem = ends and check(ends, RESULTS_SCHEMA, f"the result variants of {skill_id[:40]!r}")
-        if ends is not None and problem:
-            raise WireError(problem)
+        if ends is not None:
+            problem = check(ends, RESULTS_SCHEMA, f"the result variants of {skill_id[:40]!r}")
+            if problem:
+                raise WireError(problem)
         modes = strings(field(skill, "inputModes", list, where, default=default_modes), where + "inputModes")
         skills.append(AgentSkill(skill_id, field(skill, "description", str, where, default=""),
                                  name=field(skill, "name", str, where, default=""),

@@ -13,7 +13,7 @@ import base64
 import binascii
 from typing import Any, NamedTuple
 
-from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings
+from peers.a2a.fields import WireError, field, obj, one_of, optional_str
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 
 

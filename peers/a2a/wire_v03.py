@@ -114,4 +114,5 @@ def check_version(requested: str | None) -> None:
 
 
 def error_data(error: JsonRpcError) -> Any:
-    return error.data  # 0.3's data is free-form; we send none
+    # 0.3's data is free-form: an error's details (name -> text) where it has any, else none.
+    return error.data if error.data is not None else (getattr(error, "details", None) or None)

@@ -18,6 +18,8 @@ SCENARIOS = {
             "agent sends the next turn with it from its own store (never in the payload)",
     "authority": "the same refund under six handoff envelopes (too small, expired, unknown "
                  "version, bounced, a smuggled token, valid): billing admits only the last",
+    "contract": "billing's card publishes the refund's input schema and result variants; three "
+                "broken payloads stop before any frame; billing checks again; the valid one is sent",
     "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
                  "every answer names one task, and billing refunds the order once",
     "injection": "the rogue's card tells the model to delegate to it; a gullible model obeys; "
@@ -29,10 +31,12 @@ SCENARIOS = {
                 "completed, failed, rejected, approval required, canceled; then the legend",
     "slow": "billing takes longer than the support agent waits: the timeout does not mean it "
             "stopped, so the support agent finds the task (ListTasks, GetTask) before any retry",
+    "versions": "the support agent hands off in refund-handoff/2; billing refuses, naming the "
+                "versions it speaks as data; the support agent hands off again in refund-handoff/1",
 }
 # The lessons of seed 004 and seed 000 that need a message's metadata or a taskId: they
 # speak 1.0 unless --wire says; each is a module in peers/support/lessons/.
-HANDOFF_LESSONS = ("approval", "auth", "authority", "duplicate", "outcomes", "slow")
+HANDOFF_LESSONS = ("approval", "auth", "authority", "contract", "duplicate", "outcomes", "slow", "versions")
 TIMEOUTS = {"slow": 0.5}  # seconds the support agent waits, unless --timeout says
 
 

@@ -1,0 +1,68 @@
+"""--scenario contract: the handoff's payload is typed, and checked on both sides.
+
+Seed 000's Handoff Contract: "a typed payload (what's transferred)" and "a typed result
+with explicit success and failure variants". Billing's 1.0 card publishes both for its
+refund skill, as extensions declared in its capabilities, each with a URI that carries
+its version: the input as JSON Schema, and the result variants (the task states the
+skill ends in, and what each means). The support agent checks each payload against
+the card's contract before sending: a missing field, a wrong type, an amount out of
+range each stop it, naming the field path, and no frame leaves. Billing does not rely
+on that: a client that skips the check gets -32602 naming the same field path, and no
+task. Only the payload that meets the contract is delegated.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.model import AgentCard, Message, Part
+from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
+from peers.support.lessons.turns import open_lesson, send_turn
+from peers.support.output import Kind
+from transports.errors import PeerError, RemoteError
+
+BROKEN = [
+    ("without an amount", {"order_id": "ORD-3300"}),
+    ('with the amount as text, "180"', {"order_id": "ORD-3300", "amount": "180"}),
+    ("for -$180.00", {"order_id": "ORD-3300", "amount": -180.0}),
+]
+VALID = {"order_id": "ORD-3300", "amount": 180.0}
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """The contract as the card publishes it, three payloads that break it, one that meets it."""
+    card = open_lesson(agent, card_urls, "The handoff contract: a typed payload, checked "
+                       "before sending and again on arrival.")
+    if not isinstance(card, AgentCard):
+        return [card]
+    skill = next((s for s in card.skills if s.id == "process_refund"), None)
+    if skill is None or skill.input_schema is None:
+        agent.say("[support] billing's card publishes no contract for process_refund: nothing to "
+                  "check a payload against (the 1.0 and 0.3 cards carry it)", Kind.WARNING)
+        return []
+    agent.say(f"[support] billing's card publishes process_refund's input ({INPUT_SCHEMA_EXTENSION}): "
+              f"fields {sorted(skill.input_schema.get('properties', {}))}, "
+              f"required {skill.input_schema.get('required', [])}")
+    if skill.results:
+        agent.say(f"[support] and its result variants ({RESULTS_EXTENSION}): {', '.join(skill.results)}")
+    for why, payload in BROKEN:
+        agent.say()
+        agent.say(f"[support] a refund {why}: checked against the card's contract first")
+        agent.gate_then_delegate(card, "process_refund", payload)  # refused before any frame
+    agent.say()
+    agent.say("[support] a client that skips that check, sending the refund without an amount: "
+              "billing checks again")
+    verdict = agent.trust_gate(card)
+    careless = Message(f"msg-{next(agent.message_ids)}", "user",
+                       (Part(data=BROKEN[0][1], media_type="application/json"),),
+                       metadata={"skillId": "process_refund"})
+    try:
+        send_turn(agent, (verdict, card), careless)
+        agent.say("[support] billing accepted a payload that breaks its own contract", Kind.WARNING)
+    except RemoteError as refused:
+        agent.say(f"[support] billing refused it, naming the field: {refused}", Kind.REFUSED)
+    except PeerError as failure:
+        return [agent.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
+                             failure)]
+    agent.say()
+    agent.say("[support] the refund as the contract says: order_id and a positive amount")
+    return [agent.gate_then_delegate(card, "process_refund", VALID)]
