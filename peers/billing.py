@@ -16,7 +16,7 @@ from typing import Any, Callable
 from peers.a2a import handoff
 from peers.a2a.refund_text import read_refund
 from peers.card_files import load_card
-from peers.pause import NeedsApproval, NeedsCredential, SkillFailed
+from peers.pause import NeedsApproval, NeedsCredential, Refusal, SkillFailed
 from peers.peer import Peer, Skill, utc_now
 from transports.jsonrpc import InvalidParams
 
@@ -104,20 +104,30 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
     return process_refund
 
 
-def admission(orders: dict[str, float] | None) -> Callable[[dict[str, Any], dict[str, Any]], str | None]:
-    """Why a refund is not billing's to make, before any effect: more than the order was
-    charged (a rejection: the same request will never succeed), or outside the handoff."""
-    def admit(refund: dict[str, Any], metadata: dict[str, Any]) -> str | None:
-        charged = (orders or {}).get(refund["order_id"])
-        if charged is not None and float(refund["amount"]) > charged:
-            return (f"{refund['order_id']} was charged ${charged:,.2f}; a refund of "
-                    f"${float(refund['amount']):,.2f} is more than that; nothing was done")
-        return within_handoff(refund, metadata)
+def admission(orders: dict[str, float] | None,
+              disputed: dict[str, str] | None = None) -> Callable[[dict[str, Any], dict[str, Any]], str | Refusal | None]:
+    """Why a refund is not billing's to make, before any effect: outside the handoff's grant
+    (first, so a chain at its hop limit stops here), more than the order was charged, or
+    an order under dispute (`disputed`: order -> the agent that decides it), referred there."""
+    def admit(refund: dict[str, Any], metadata: dict[str, Any]) -> str | Refusal | None:
+        order, amount = refund["order_id"], float(refund["amount"])
+        outside = within_handoff(refund, metadata)
+        if outside:
+            return outside
+        charged = (orders or {}).get(order)
+        if charged is not None and amount > charged:
+            return f"{order} was charged ${charged:,.2f}; a refund of ${amount:,.2f} is more than that; nothing was done"
+        desk = (disputed or {}).get(order)
+        if desk is not None:
+            return Refusal(f"{order} has an open dispute: {desk} decides it before any refund; "
+                           "nothing was done", {"referTo": desk})
+        return None
     return admit
 
 
 def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | None = None,
-                  slow: float = 0.0, step_up_above: float | None = None, **options: Any) -> Peer:
+                  slow: float = 0.0, step_up_above: float | None = None,
+                  disputed: dict[str, str] | None = None, **options: Any) -> Peer:
     """billing-agent with the card in peers/cards/billing-agent.json (moved under `base_url`
     if given). `options` go to Peer: task ids, clock, store size. It runs the skills it
     knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
@@ -126,6 +136,6 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
     skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
-                    admit=admission(orders))
+                    admit=admission(orders, disputed))
               for skill in card.skills if skill.id == "process_refund"]
     return Peer(card, skills, **options)

@@ -37,6 +37,7 @@ LESSON_OPTIONS: dict[tuple[str | None, str], dict[str, Any]] = {
     ("outcomes", "billing-agent"): {"orders": billing.ORDER_BOOK},  # unknown order, over-refund
     ("slow", "billing-agent"): {"slow": 1.0},  # each refund takes a second
     ("auth", "billing-agent"): {"step_up_above": 1_000.0},  # a large refund needs a step-up
+    ("bounce", "billing-agent"): {"disputed": {"ORD-5500": "disputes-agent"}},  # not billing's yet
 }
 
 

@@ -28,6 +28,17 @@ class SkillFailed(Exception):
         return {"retrySafe": self.retry_safe, "effectsLanded": list(self.landed)}
 
 
+class Refusal(NamedTuple):
+    """Why a request is not admitted (a skill's `admit` may return this or just the reason),
+    and, as data, what a caller can act on: billing names where a request belongs instead."""
+    reason: str
+    data: dict[str, Any] | None = None
+
+
+def reason_and_data(refused: str | Refusal) -> tuple[str, dict[str, Any] | None]:
+    return (refused, None) if isinstance(refused, str) else (refused.reason, refused.data)
+
+
 class Paused(Exception):
     """The skill may not finish alone: the task pauses in `STATE`, its status naming what
     it asks for as data (`asked`); a follow-up to the same task that `accept` lets through

@@ -22,7 +22,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import PAUSED, AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.pause import Paused, Pending, SkillFailed
+from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data
 from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
@@ -35,8 +35,9 @@ class Skill(NamedTuple):
     # so that it happens once however often it is asked for; None: no effect to guard.
     effect_of: Callable[[Any], str] | None = None
     # Seed 004: whether what came with the request permits it (billing: the handoff
-    # envelope's grant); a reason makes a rejected task before any effect, None admits it.
-    admit: Callable[[Any, dict[str, Any]], str | None] | None = None
+    # envelope's grant); a reason (or a Refusal, with data) makes a rejected task before
+    # any effect; None admits it.
+    admit: Callable[[Any, dict[str, Any]], str | Refusal | None] | None = None
 
 
 def canonical(payload: Any) -> str:
@@ -119,7 +120,8 @@ class Peer:
         refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile
         if refused:
             self._release(pending.effect, task.id)
-            return self.store.update(task.advance(TaskState.FAILED, message=refused, timestamp=self._now()))
+            note, data = reason_and_data(refused)
+            return self.store.update(task.advance(TaskState.FAILED, message=note, data=data, timestamp=self._now()))
         with self.ledger.lock:  # approved: claim the effect, unless another task did it meanwhile
             earlier = self.ledger.get(pending.effect)
             if earlier is not None and earlier.task_id == task.id:
@@ -178,9 +180,12 @@ class Peer:
                     "differs from it, so nothing was done")
         return self._rejected(message, owner, content, note)
 
-    def _rejected(self, message: Message, owner: str, content: str, note: str) -> Task:
+    def _rejected(self, message: Message, owner: str, content: str, refused: str | Refusal) -> Task:
+        note, data = reason_and_data(refused)
+
         def rejected() -> Task:
-            return self._submitted(message).advance(TaskState.REJECTED, message=note, timestamp=self._now())
+            return self._submitted(message).advance(TaskState.REJECTED, message=note, data=data,
+                                                    timestamp=self._now())
         return self.store.add(rejected, owner, message.message_id, content)[0]
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:

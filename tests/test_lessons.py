@@ -36,7 +36,7 @@ def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prin
     assert [m["method"] for m in frames(lines, "-->")][-1] == "CancelTask"
     legend = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]
     assert [line.split("->")[0].strip() for line in legend] == [
-        "terminal:", "completed", "failed", "rejected", "canceled", "interrupted:", "input required",
+        "terminal:", "completed", "failed", "rejected", "referred", "canceled", "interrupted:", "input required",
         "approval required", "auth required", "active:", "working", "timed out", "no task:", "not delegated"]
     assert sum("refund of $" in line and "issued" in line for line in lines if line.startswith("[support] trusted")) == 1
 
@@ -213,3 +213,38 @@ def test_a_card_whose_result_variants_cannot_be_read_is_refused_naming_them(resu
     extension["params"]["process_refund"] = results
     with pytest.raises(WireError, match="the result variants of 'process_refund'"):
         wire_v10.card_from_wire(document)
+
+
+def test_the_remote_as_local_pipeline_calls_run_on_both_stages_and_only_the_remote_one_makes_frames():
+    done, lines = lesson("remote-as-local")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert [line for line in lines if line.startswith("[pipeline] stage ") and ".run(" in line] == [
+        '[pipeline] stage 1: triage.run({"ticket": "Order ORD-3300 arrived broken. I\'d like my money back, please."})',
+        '[pipeline] stage 2: billing-agent.run({"order_id": "ORD-3300", "amount": 180.0})']
+    first_frame = next(n for n, line in enumerate(lines) if line.startswith("--> {"))
+    assert first_frame > lines.index("[pipeline] stage 1 ended completed"), "stage one crossed nothing"
+    sent = frames(lines, "-->")
+    assert len(sent) == 1 and sent[0]["params"]["input"] == {"order_id": "ORD-3300", "amount": 180.0}, \
+        "stage one's data is stage two's payload (on the essay's wire, by default)"
+
+
+def test_the_remote_and_local_agents_answer_the_same_call_with_a_task():
+    from peers.support.lessons.remote_as_local import triage
+    from peers.support.lessons.stages import LocalAgent
+    agent = LocalAgent("triage", triage)
+    done, refused = agent.run({"ticket": "about ORD-42"}), agent.run({"ticket": "no order here"})
+    assert (done.state.value, [p.data for p in done.artifacts[0].parts][1]) == ("completed", {"order_id": "ORD-42", "amount": 42.0})
+    assert refused.lifecycle[-1].value == "rejected" and refused.id == "triage-task-2"
+
+
+def test_the_bounce_lesson_is_stopped_by_the_hop_limit_naming_who_owns_the_decision():
+    done, lines = lesson("bounce")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    hops = [m["params"]["message"]["metadata"]["handoff"]["hops"] for m in frames(lines, "-->")]
+    assert hops == [["support-agent"], ["support-agent", "billing-agent", "disputes-agent"]]
+    first, last = (answer["result"]["task"] for answer in frames(lines, "<--"))
+    assert first["status"]["message"]["parts"][1]["data"] == {"referTo": "disputes-agent"}
+    assert last["status"]["state"] == "TASK_STATE_REJECTED"
+    assert "its limit; support-agent (the customer's owner) owns this decision" in last["status"]["message"]["parts"][0]["text"]
+    assert "[support] disputes-agent refers it to billing-agent" in "\n".join(lines)
+    assert lines[-1].startswith("[support] the support agent owns this decision")

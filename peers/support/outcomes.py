@@ -24,6 +24,8 @@ class Variant(Enum):
     FAILED = ("failed", "terminal", "escalating to a human, saying whether a retry is safe and "
                                     "which effects already landed")
     REJECTED = ("rejected", "terminal", "escalating to a human: the peer would not do it, and did nothing")
+    REFERRED = ("referred", "terminal", "the peer did nothing and names who decides it: hand it "
+                "there, within the handoff's hop limit")
     CANCELED = ("canceled", "terminal", "nothing more to do: the task was withdrawn")
     INPUT_REQUIRED = ("input required", "interrupted", "supply what it asks as the next turn of "
                                                        "the same task, or escalate to a human")
@@ -51,6 +53,9 @@ def variant_of(task: Task | None, failure: PeerError | None = None) -> Variant:
     if task is None:
         timed_out = isinstance(failure, TransportError) and failure.timed_out
         return Variant.TIMED_OUT if timed_out else Variant.NOT_DELEGATED
+    if task.state is TaskState.REJECTED and isinstance(task.status_data, dict) \
+            and isinstance(task.status_data.get("referTo"), str):
+        return Variant.REFERRED
     if task.state is TaskState.INPUT_REQUIRED:
         asks_approval = isinstance(task.status_data, dict) and "approval" in task.status_data
         return Variant.APPROVAL_REQUIRED if asks_approval else Variant.INPUT_REQUIRED

@@ -18,6 +18,8 @@ SCENARIOS = {
             "agent sends the next turn with it from its own store (never in the payload)",
     "authority": "the same refund under six handoff envelopes (too small, expired, unknown "
                  "version, bounced, a smuggled token, valid): billing admits only the last",
+    "bounce": "billing refers a disputed refund to our disputes desk, which refers it back; the "
+              "handoff's hop limit stops the chain, naming the support agent as the decision's owner",
     "contract": "billing's card publishes the refund's input schema and result variants; three "
                 "broken payloads stop before any frame; billing checks again; the valid one is sent",
     "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
@@ -29,6 +31,8 @@ SCENARIOS = {
            "over A2A (gated: another team's)",
     "outcomes": "every way a delegation can end, each a named variant with its handling: "
                 "completed, failed, rejected, approval required, canceled; then the legend",
+    "remote-as-local": "a two-stage pipeline calls run() on our own triage, then on billing "
+                       "across the transport: the same call, and the pipeline cannot tell",
     "slow": "billing takes longer than the support agent waits: the timeout does not mean it "
             "stopped, so the support agent finds the task (ListTasks, GetTask) before any retry",
     "versions": "the support agent hands off in refund-handoff/2; billing refuses, naming the "
@@ -36,12 +40,12 @@ SCENARIOS = {
 }
 # The lessons of seed 004 and seed 000 that need a message's metadata or a taskId: they
 # speak 1.0 unless --wire says; each is a module in peers/support/lessons/.
-HANDOFF_LESSONS = ("approval", "auth", "authority", "contract", "duplicate", "outcomes", "slow", "versions")
+HANDOFF_LESSONS = ("approval", "auth", "authority", "bounce", "contract", "duplicate", "outcomes", "slow", "versions")
 TIMEOUTS = {"slow": 0.5}  # seconds the support agent waits, unless --timeout says
 
 
 def listing() -> str:
-    return "\n".join(f"{name:<10} {about}" for name, about in SCENARIOS.items())
+    return "\n".join(f"{name:<16} {about}" for name, about in SCENARIOS.items())
 
 
 def defaults(options: SimpleNamespace, timeout_given: bool) -> None:
@@ -65,7 +69,7 @@ def own_apps(options: SimpleNamespace) -> dict[str, Any]:
 def run(options: SimpleNamespace, agent: Any, card_urls: list[str], generate: Any) -> list[Any] | None:
     """The scenario asked for, or --request: a model chooses the delegation."""
     if options.scenario in SCENARIOS and options.scenario != "injection":
-        lesson: Any = import_module(f"peers.support.lessons.{options.scenario}")
+        lesson: Any = import_module(f"peers.support.lessons.{options.scenario.replace('-', '_')}")
         return lesson.run(agent, card_urls)
     from peers.support import planner
     return planner.run_request(agent, card_urls, options.request, generate,

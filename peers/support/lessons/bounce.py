@@ -1,0 +1,86 @@
+"""--scenario bounce: two specialists hand a refund back and forth until the handoff's hop
+limit stops it, ending in a state that names who owns the decision.
+
+Seed 004's last test: "a handoff chain that bounces between specialists because nobody
+owns the terminal decision". Billing will not refund an order under dispute: it refers
+it to disputes-agent (a rejection whose data names where it belongs). Our own
+disputes desk finds the customer right and refers the refund back to billing, which
+still sees the dispute open. The support agent routes each referral, and every handoff
+carries the envelope (peers/a2a/handoff.py) with the hops made so far and a limit. At
+the limit the receiver refuses before doing anything, naming the decision's owner: the
+support agent, which stops routing and escalates. Without the limit this would loop
+forever; the router is bounded too. Each specialist is called with the same `run`
+(stages.py): billing across the transport, the disputes desk in this process.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from peers.a2a import handoff
+from peers.a2a.model import AgentCard, TaskState
+from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
+from peers.support.lessons.turns import open_lesson
+from peers.support.output import Kind
+from transports.jsonrpc import InvalidParams
+
+ORDER, AMOUNT, OWNER = "ORD-5500", 64.0, "support-agent (the customer's owner)"
+MAX_HOPS, MAX_ROUTES = 3, 10  # the envelope's limit; the router's own bound, whatever peers say
+
+
+def envelope(hops: list[str]) -> dict[str, Any]:
+    return handoff.to_wire(handoff.Envelope(
+        objective=f"refund {ORDER} once its dispute is settled", decision_owner=OWNER,
+        permitted=(handoff.Permit("refund", AMOUNT, "USD"),), expires_at="2099-01-01T00:00:00Z",
+        hops=tuple(hops), max_hops=MAX_HOPS))
+
+
+def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[TaskState, str, dict[str, Any] | None]:
+    """Our own specialist: it judges the envelope as billing does, then refers the refund on."""
+    try:
+        grant = handoff.read(metadata.get("handoff"))
+    except InvalidParams as exc:
+        return TaskState.REJECTED, str(exc), None
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    refused = handoff.refusal(grant, "refund", float(payload["amount"]), "USD", now)
+    if refused:
+        return TaskState.REJECTED, refused, None
+    return (TaskState.REJECTED, f"the customer is right about {payload['order_id']}; issuing the refund "
+            "is billing-agent's job", {"referTo": "billing-agent"})
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    card = open_lesson(agent, card_urls, "A chain that bounces: two specialists, one refund, "
+                       f"and a limit of {MAX_HOPS} hops.")
+    if not isinstance(card, AgentCard):
+        return [card]
+    if agent.format_of[card.url].NAME == "essay":
+        agent.say("[support] the essay's tasks/send has no metadata to carry an envelope: "
+                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+        return []
+    billing = RemoteAgent(agent, card, "process_refund")
+    specialists = {billing.name: billing, "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}
+    hops, target = ["support-agent"], billing.name
+    for _ in range(MAX_ROUTES):
+        agent.say()
+        agent.say(f"[support] handing {ORDER} to {target} ({specialists[target].where}); "
+                  f"hops so far: {' -> '.join(hops)}")
+        try:
+            task = specialists[target].run({"order_id": ORDER, "amount": AMOUNT}, handoff=envelope(hops))
+        except NotDelegated as refused:
+            return [refused.outcome]
+        referral = (task.status_data or {}).get("referTo") if task.state is TaskState.REJECTED else None
+        if referral not in specialists or referral == target:
+            break
+        agent.say(f"[support] {target} refers it to {referral}: {task.status_message}")
+        hops, target = hops + [target], referral
+    else:
+        return [agent.failed(target, None, f"still bouncing after {MAX_ROUTES} routes; escalating")]
+    agent.say()
+    if task.state is TaskState.COMPLETED:
+        agent.say(f"[support] {target} completed it", Kind.TRUSTED)
+    else:
+        agent.say(f"[support] {target} ended it {task.state.value}: {task.status_message}", Kind.ESCALATED)
+        agent.say("[support] the support agent owns this decision: the refund goes to a person, "
+                  "with both specialists' answers; nobody routes it again", Kind.ESCALATED)
+    return [billing.outcome] if billing.outcome is not None else []
