@@ -248,3 +248,12 @@ def test_the_bounce_lesson_is_stopped_by_the_hop_limit_naming_who_owns_the_decis
     assert "its limit; support-agent (the customer's owner) owns this decision" in last["status"]["message"]["parts"][0]["text"]
     assert "[support] disputes-agent refers it to billing-agent" in "\n".join(lines)
     assert lines[-1].startswith("[support] the support agent owns this decision")
+
+
+@pytest.mark.parametrize("asked", [{"scheme": "basic", "scope": "refunds:large"}, {"scheme": "bearer"},
+                                   {"scheme": "bearer", "scope": "x y"}, {"scheme": "bearer", "scope": "s", "token": "t"},
+                                   ["bearer"], "bearer", None])
+def test_a_credential_request_the_support_agent_cannot_read_is_never_looked_up(asked):
+    from peers.a2a.schema import check
+    from peers.support.lessons.auth import ASKED
+    assert check(asked, ASKED, "asked") is not None

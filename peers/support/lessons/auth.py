@@ -26,7 +26,7 @@ from transports.errors import PeerError, RemoteError
 ORDER, AMOUNT = "ORD-4200", 2400.0
 # What a paused task may ask for as a credential: a peer's data, checked like any reply.
 ASKED = {"type": "object", "required": ["scheme", "scope"], "additionalProperties": False,
-         "properties": {"scheme": {"enum": ["bearer"]},
+         "properties": {"scheme": {"type": "string", "pattern": "^bearer$"},
                         "scope": {"type": "string", "pattern": "^[A-Za-z0-9:._-]{1,64}$"}}}
 
 
