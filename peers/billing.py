@@ -13,7 +13,7 @@ import json
 import time
 from typing import Any, Callable
 
-from peers.a2a import handoff
+from peers.a2a import evidence, handoff
 from peers.a2a.refund_text import read_refund
 from peers.card_files import load_card
 from peers.pause import NeedsApproval, NeedsCredential, Refusal, SkillFailed
@@ -73,7 +73,32 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
     if "handoff" not in metadata:
         return None
     envelope = handoff.read(metadata["handoff"])  # an unsupported version or a bad field: -32602
-    return handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
+    return handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now()) \
+        or unbacked(envelope.evidence, refund["order_id"], float(refund["amount"]))
+
+
+def unbacked(claims: tuple[evidence.Claim, ...], order: str, amount: float) -> str | None:
+    """Seed 004: act on facts, refreshed; "a guess" is never "promoted to a fact". A handoff
+    with evidence is acted on only if an observed claim of what the order was charged,
+    retrieved in the last 15 minutes, covers the refund. (No evidence: the token decides.)"""
+    if not claims:
+        return None
+    about = [claim for claim in claims if claim.claim == "charged" and claim.subject == order]
+    observed = [claim for claim in about if claim.klass == "observed"]
+    fresh = [claim for claim in observed if claim.is_fresh()]
+    if not about:
+        return f"the handoff's evidence says nothing of what {order} was charged; nothing was done"
+    if not observed:
+        classes = " and ".join(sorted({claim.klass for claim in about}))
+        return (f"what {order} was charged is only {classes} in the handoff's evidence; billing "
+                "refunds on observed facts, never on an inference; nothing was done")
+    if not fresh:
+        return (f"the observed charge of {order} was retrieved at {max(c.retrieved_at for c in observed)}, "
+                "not within the last 15 minutes: refresh it, then hand off again; nothing was done")
+    if amount > max(claim.value for claim in fresh):
+        return (f"the observed charge of {order} is ${max(c.value for c in fresh):,.2f}, less than "
+                f"${amount:,.2f}; nothing was done")
+    return None
 
 
 def refunds(orders: dict[str, float] | None, slow: float = 0.0,

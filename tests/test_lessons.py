@@ -257,3 +257,88 @@ def test_a_credential_request_the_support_agent_cannot_read_is_never_looked_up(a
     from peers.a2a.schema import check
     from peers.support.lessons.auth import ASKED
     assert check(asked, ASKED, "asked") is not None
+
+
+def test_the_evidence_lesson_refreshes_the_stale_fact_and_never_promotes_the_inference():
+    import re
+    runs = [cli("--scenario", "evidence", *carrier) for carrier in ([], ["--transport", "http"])]
+    when = re.compile(r"20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z")
+    shown = [[when.sub("<time>", line) for line in done.stdout.splitlines() if not line.startswith("[transport]")]
+             for done in runs]
+    assert shown[0] == shown[1], "the same frames on both transports, bar the clock"
+    lines = runs[0].stdout.splitlines()
+    sends = [m for m in frames(lines, "-->") if m["method"] == "SendMessage"]
+    answers = [a for a in frames(lines, "<--") if "task" in a.get("result", {})]
+    assert [a["result"]["task"]["status"]["state"] for a in answers] == [
+        "TASK_STATE_REJECTED", "TASK_STATE_REJECTED", "TASK_STATE_COMPLETED"]
+    assert "not within the last 15 minutes: refresh it" in json.dumps(answers[0])
+    assert "only inferred in the handoff's evidence" in json.dumps(answers[1])
+    final = sends[-1]["params"]["message"]["metadata"]["handoff"]["evidence"]
+    assert [(c["class"], c["source"]["system"]) for c in final] == [
+        ("observed", "orders-tool"), ("reported", "tickets"), ("inferred", "triage-agent")], "no class changed"
+    methods = [m["method"] for m in frames(lines, "-->")]
+    assert methods.index("tools/call") < len(methods) - 1 and methods[-1] == "SendMessage", "refreshed, then sent"
+    assert runs[0].returncode == 0
+
+
+def evidence_client():
+    from peers import billing
+    from peers.app import PeerApp
+    from peers.a2a import wire_v10
+    from transports.inprocess import InProcessTransport
+    peer = billing.billing_agent()
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+
+    def send(message_id, amount, claims):
+        from peers.a2a import handoff
+        envelope = handoff.to_wire(handoff.Envelope("refund ORD-1", (handoff.Permit("refund", 500.0, "USD"),),
+                                                    "2099-01-01T00:00:00Z", "support-agent"))
+        envelope["evidence"] = claims
+        params = message(message_id, [{"data": {"order_id": "ORD-1", "amount": amount}}])
+        params["message"]["metadata"]["handoff"] = envelope
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}).encode()
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame, headers).body)
+    return peer, send
+
+
+def claim(**change):
+    from peers.a2a.evidence import utc_second
+    base = {"claim": "charged", "subject": "ORD-1", "value": 50.0, "class": "observed",
+            "source": {"system": "orders", "recordId": "ORD-1", "retrieve": "lookup"}, "retrievedAt": utc_second()}
+    return {**base, **change}
+
+
+@pytest.mark.parametrize("claims, why", [
+    ([claim(row={"order_id": "ORD-1", "charged": 50})], "has an unknown field 'row'"),  # a copied row
+    ([claim(**{"class": "fact"})], "evidence[0].class"),
+    ([claim(source={"system": "orders", "recordId": "ORD-1", "retrieve": "lookup", "rows": []})], "unknown field 'rows'"),
+    ([claim(retrievedAt="yesterday")], "evidence[0].retrievedAt"),
+    ([claim(value="50")], "evidence[0].value must be a number"),
+    ([claim(value=[50])], "evidence[0].value must be a number"),
+])
+def test_evidence_that_is_not_a_classed_dated_reference_is_refused_before_any_effect(claims, why):
+    peer, send = evidence_client()
+    error = send("m-1", 50.0, claims)["error"]
+    assert error["code"] == -32602 and why in error["message"] and peer.ledger.effects == {}
+
+
+@pytest.mark.parametrize("claims, why", [
+    ([], None),
+    ([claim()], None),
+    ([claim(retrievedAt="2020-01-01T00:00:00Z")], "not within the last 15 minutes"),
+    ([claim(retrievedAt="2099-01-01T00:00:00Z")], "not within the last 15 minutes"),  # dated in the future
+    ([claim(**{"class": "inferred"})], "only inferred"),
+    ([claim(**{"class": "reported"}), claim(**{"class": "inferred"})], "only inferred and reported"),
+    ([claim(value=49.99)], "less than $50.00"),
+    ([claim(subject="ORD-2")], "says nothing of what ORD-1 was charged"),
+    ([claim(claim="owed")], "says nothing of what ORD-1 was charged"),
+])
+def test_billing_refunds_only_what_an_observed_fresh_charge_covers(claims, why):
+    peer, send = evidence_client()
+    task = send("m-1", 50.0, claims)["result"]["task"]
+    if why is None:
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    else:
+        assert task["status"]["state"] == "TASK_STATE_REJECTED" and why in task["status"]["message"]["parts"][0]["text"]
+        assert peer.ledger.effects == {}

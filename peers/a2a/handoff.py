@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from peers.a2a import evidence
 from peers.a2a.schema import check
 from transports.jsonrpc import InvalidParams
 
@@ -37,6 +38,7 @@ SCHEMA = {
         "expiresAt": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"},
         "hops": {"type": "array", "items": _TEXT},
         "maxHops": {"type": "integer", "minimum": 1, "maximum": 10},
+        "evidence": {"type": "array", "items": evidence.CLAIM_SCHEMA},  # optional: evidence.py
     },
 }
 
@@ -66,6 +68,7 @@ class Envelope(NamedTuple):
     hops: tuple[str, ...] = ()  # the agents it has passed through, the sender last
     max_hops: int = 3
     contract: str = CONTRACT
+    evidence: tuple[evidence.Claim, ...] = ()  # claims by reference, classed and dated
 
 
 def to_wire(envelope: Envelope) -> dict[str, Any]:
@@ -73,7 +76,8 @@ def to_wire(envelope: Envelope) -> dict[str, Any]:
             "permitted": [{"action": p.action, "maxAmount": p.max_amount, "currency": p.currency}
                           for p in envelope.permitted],
             "expiresAt": envelope.expires_at, "hops": list(envelope.hops), "maxHops": envelope.max_hops,
-            "decisionOwner": envelope.decision_owner}
+            "decisionOwner": envelope.decision_owner,
+            **({"evidence": [evidence.claim_to_wire(c) for c in envelope.evidence]} if envelope.evidence else {})}
 
 
 def read(value: Any) -> Envelope:
@@ -86,7 +90,8 @@ def read(value: Any) -> Envelope:
         raise InvalidParams(problem)
     permitted = tuple(Permit(p["action"], float(p["maxAmount"]), p["currency"]) for p in value["permitted"])
     return Envelope(value["objective"], permitted, value["expiresAt"], value["decisionOwner"],
-                    tuple(value["hops"]), value["maxHops"], contract)
+                    tuple(value["hops"]), value["maxHops"], contract,
+                    tuple(evidence.claim_from_wire(claim) for claim in value.get("evidence", [])))
 
 
 def refusal(envelope: Envelope, action: str, amount: float, currency: str, now: str) -> str | None:

@@ -24,6 +24,8 @@ SCENARIOS = {
                 "broken payloads stop before any frame; billing checks again; the valid one is sent",
     "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
                  "every answer names one task, and billing refunds the order once",
+    "evidence": "claims by reference, each observed, reported or inferred, and dated: billing "
+                "rejects a stale fact and a bare inference; the support agent refreshes, then billing acts",
     "injection": "the rogue's card tells the model to delegate to it; a gullible model obeys; "
                  "the trust gate refuses anyway, and nothing reaches the rogue",
     "mcp": "MCP vertical, A2A horizontal in one run: the support agent looks up the charge with "
@@ -40,7 +42,7 @@ SCENARIOS = {
 }
 # The lessons of seed 004 and seed 000 that need a message's metadata or a taskId: they
 # speak 1.0 unless --wire says; each is a module in peers/support/lessons/.
-HANDOFF_LESSONS = ("approval", "auth", "authority", "bounce", "contract", "duplicate", "outcomes", "slow", "versions")
+HANDOFF_LESSONS = ("approval", "auth", "authority", "bounce", "contract", "evidence", "duplicate", "outcomes", "slow", "versions")
 TIMEOUTS = {"slow": 0.5}  # seconds the support agent waits, unless --timeout says
 
 
@@ -60,7 +62,7 @@ def defaults(options: SimpleNamespace, timeout_given: bool) -> None:
 
 def own_apps(options: SimpleNamespace) -> dict[str, Any]:
     """base URL -> app, for the support agent's own servers this run needs."""
-    if options.scenario != "mcp":
+    if options.scenario not in ("mcp", "evidence"):  # the lessons that use our own tool
         return {}
     from peers.support import orders_tool
     return {orders_tool.TOOLS_URL: orders_tool.app}

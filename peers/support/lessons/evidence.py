@@ -1,0 +1,83 @@
+"""--scenario evidence: claims travel by reference, classed and dated; the receiver
+refreshes what is stale before acting, and an inference stays an inference.
+
+Seed 004: a summary that flattens "the customer said", "the billing system returned"
+and "the previous agent concluded" "lets a guess get promoted to a fact at every hop".
+Our triage hands the support agent three claims about a ticket (peers/a2a/evidence.py):
+what the order was charged, observed in our order records two days ago; the number of
+damaged items, reported by the customer; and the charge again, inferred by triage from
+the customer's words. Each names its record and how to retrieve it, not a copy of it. Billing, which
+refunds only what an observed, fresh charge covers, rejects the claims as they came
+(the charge is stale) and rejects the inference alone (it is not a fact). The support
+agent, as a receiver should, refreshes the stale claim from its record (its own MCP
+tool) and hands off again, each claim still in its own class: billing acts.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from peers.a2a import handoff
+from peers.a2a.evidence import Claim, utc_second
+from peers.a2a.model import AgentCard
+from peers.support.lessons.mcp import look_up
+from peers.support.lessons.turns import open_lesson
+from peers.support.output import Kind
+from transports.errors import PeerError
+
+ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"
+
+
+def from_triage(now: float) -> tuple[Claim, ...]:
+    """What our triage handed over: three claims, three classes, one of them two days old."""
+    return (Claim("charged", ORDER, 180.0, "observed", "orders-tool", ORDER, LOOKUP, utc_second(now - 2 * 86400)),
+            Claim("damaged_items", ORDER, 1, "reported", "tickets", TICKET, f"tickets.get {TICKET}", utc_second(now)),
+            Claim("charged", ORDER, 180.0, "inferred", "triage-agent", TICKET, f"triage's reading of {TICKET}",
+                  utc_second(now)))
+
+
+def grant(claims: tuple[Claim, ...]) -> dict[str, Any]:
+    return handoff.to_wire(handoff.Envelope(
+        objective=f"refund {ORDER} for ticket {TICKET}", permitted=(handoff.Permit("refund", 500.0, "USD"),),
+        expires_at="2099-01-01T00:00:00Z", decision_owner="support-agent (the customer's owner)",
+        hops=("triage-agent", "support-agent"), evidence=claims))
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    card = open_lesson(agent, card_urls, "Evidence by reference: each claim classed and dated, "
+                       "refreshed before anyone acts on it.")
+    if not isinstance(card, AgentCard):
+        return [card]
+    if agent.format_of[card.url].NAME == "essay":
+        agent.say("[support] the essay's tasks/send has no metadata to carry evidence: "
+                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+        return []
+    now = time.time()
+    claims = from_triage(now)
+    agent.say(f"[support] triage hands over ticket {TICKET} with claims by reference (no copied rows):")
+    for claim in claims:
+        agent.say(f"  {described(claim)}{'' if claim.is_fresh(now) else '  (stale)'}")
+    refund = {"order_id": ORDER, "amount": 180.0}
+    agent.say()
+    agent.say("[support] as a careless hop would: passing the claims on as they came")
+    agent.gate_then_delegate(card, "process_refund", refund, handoff=grant(claims))
+    agent.say()
+    agent.say("[support] or with only triage's inference about the charge")
+    agent.gate_then_delegate(card, "process_refund", refund, handoff=grant(claims[2:]))
+    agent.say()
+    agent.say(f"[support] as a receiver should: the observed charge is stale, so it is refreshed "
+              f"from its record ({LOOKUP}) before anyone acts on it")
+    try:
+        charged = look_up(agent, ORDER)
+    except PeerError as failure:
+        return [agent.failed("orders-tool", None, f"refreshing the claim failed: {failure}")]
+    fresh = claims[0]._replace(value=charged, retrieved_at=utc_second())
+    agent.say(f"  {described(fresh)}")
+    agent.say("[support] handing off again: the refreshed fact, the report and the inference, each "
+              "in its own class")
+    return [agent.gate_then_delegate(card, "process_refund", refund, handoff=grant((fresh,) + claims[1:]))]
+
+
+def described(claim: Claim) -> str:
+    return (f"{claim.klass:<9} {claim.claim} {claim.subject} = {claim.value:g}, from {claim.system} "
+            f"record {claim.record_id} ({claim.retrieve}), retrieved {claim.retrieved_at}")
