@@ -342,3 +342,16 @@ def test_billing_refunds_only_what_an_observed_fresh_charge_covers(claims, why):
     else:
         assert task["status"]["state"] == "TASK_STATE_REJECTED" and why in task["status"]["message"]["parts"][0]["text"]
         assert peer.ledger.effects == {}
+
+
+@pytest.mark.parametrize("answer, state", [("y\n", "TASK_STATE_COMPLETED"), ("yes\n", "TASK_STATE_COMPLETED"),
+                                           ("n\n", "TASK_STATE_CANCELED"), ("", "TASK_STATE_CANCELED"),
+                                           ("maybe\n", "TASK_STATE_CANCELED")])
+def test_with_interactive_the_person_at_the_terminal_decides_the_paused_refund(answer, state):
+    done = cli("--scenario", "approval", "--interactive", stdin=answer)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "[person] approve a refund of $6,200.00 for ORD-4100 (USD)? [y/N]" in done.stdout
+    answers = frames(done.stdout.splitlines(), "<--")
+    final = answers[-1]["result"].get("task", answers[-1]["result"])
+    assert (final["id"], final["status"]["state"]) == ("task-1", state)
+    assert len(answers) == 2, "one question, one answer carried out: no scripted extra turns"

@@ -105,6 +105,8 @@ FLAGS = (
          MODEL, {"action": "store_true"}),
     Flag("--scenario", None, "run a lesson beyond the essay's run, by name (--list-scenarios "
          "says what each shows)", MODEL, {"choices": list(SCENARIOS), "metavar": "NAME"}),
+    Flag("--interactive", False, "with --scenario approval: you are the person asked to approve",
+         MODEL, {"action": "store_true"}),
     Flag("--list-scenarios", False, "list the scenarios, one line each, and exit", MODEL,
          {"action": "store_true"}),
     Flag("--step", False, "before each frame leaves, show it and wait: Enter sends it, q stops",
@@ -237,6 +239,8 @@ def ignored(options: SimpleNamespace) -> list[str]:
                 for flag in without_request]
     if options.token_env and not options.peer:
         warnings.append("--token-env does nothing without --peer")
+    if options.interactive and options.scenario != "approval":
+        warnings.append("--interactive does nothing without --scenario approval")
     return warnings
 
 

@@ -72,6 +72,8 @@ def run(options: SimpleNamespace, agent: Any, card_urls: list[str], generate: An
     """The scenario asked for, or --request: a model chooses the delegation."""
     if options.scenario in SCENARIOS and options.scenario != "injection":
         lesson: Any = import_module(f"peers.support.lessons.{options.scenario.replace('-', '_')}")
+        if options.interactive and options.scenario == "approval":  # a person at the terminal decides
+            return lesson.run(agent, card_urls, ask=lesson.person_at_terminal)
         return lesson.run(agent, card_urls)
     from peers.support import planner
     return planner.run_request(agent, card_urls, options.request, generate,

@@ -14,12 +14,12 @@ unless --wire says 0.3.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.support.output import Kind
-from peers.support.lessons.turns import open_lesson, send_turn
+from peers.support.lessons.turns import look_up, open_lesson, send_turn
 from transports.errors import PeerError, RemoteError
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
@@ -31,8 +31,9 @@ PROPOSAL = {"type": "object", "required": ["order_id", "amount", "currency"], "a
                            "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}}
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
-    """Delegate a refund that needs a person; continue the same task once they approve."""
+def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = None) -> list[Any]:
+    """Delegate a refund that needs a person; continue the same task once they approve.
+    `ask`: a real person's yes or no (--interactive); None: a script plays them."""
     card = open_lesson(agent, card_urls, "One task, three turns: a refund above billing's limit "
                        "waits for a person.")
     if not isinstance(card, AgentCard):
@@ -53,6 +54,10 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         return [outcome]
     agent.say(f"[support] billing proposes {json.dumps(proposal)} and waits for a person")
     turn = outcome.verdict, card
+    if ask is not None:
+        return [decided(agent, turn, task, proposal, ask(
+            f"approve a refund of ${proposal['amount']:,.2f} for {proposal['order_id']} "
+            f"({proposal['currency']})?"), outcome)]
     try:
         inflated = {**proposal, "amount": proposal["amount"] * 1.5}
         agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
@@ -68,6 +73,32 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         return [agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; "
                                                          f"{failure.retry_advice()}")]
     return [outcome._replace(task=task)]
+
+
+def decided(agent: Any, turn: tuple[Any, AgentCard], task: Task, proposal: dict[str, Any],
+            approve: bool, outcome: Any) -> Any:
+    """A person's answer, carried out: the exact approval as the task's next turn, or the
+    task canceled (nothing was done, and its claim on the order is let go)."""
+    try:
+        if approve:
+            agent.say(f"[person] approves exactly {json.dumps(proposal)}")
+            done = attempt(agent, turn, follow_up(agent, task, proposal))
+            said(agent, done, "the task is still paused")
+        else:
+            agent.say(f"[person] declines: canceling task {task.id}")
+            done = look_up(agent, turn[1], "cancel", task.id)
+            agent.report(turn[1], turn[0], done)
+    except PeerError as failure:
+        return agent.failed(turn[1].name, turn[0], f"a follow-up failed: {failure}; {failure.retry_advice()}")
+    return outcome._replace(task=done) if isinstance(done, Task) else outcome
+
+
+def person_at_terminal(question: str) -> bool:
+    """--interactive: ask the person at the terminal; anything but yes (or no terminal) is no."""
+    try:
+        return input(f"[person] {question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
 
 
 def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task | RemoteError:
