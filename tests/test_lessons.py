@@ -355,3 +355,16 @@ def test_with_interactive_the_person_at_the_terminal_decides_the_paused_refund(a
     final = answers[-1]["result"].get("task", answers[-1]["result"])
     assert (final["id"], final["status"]["state"]) == ("task-1", state)
     assert len(answers) == 2, "one question, one answer carried out: no scripted extra turns"
+
+
+def test_a_reader_that_stops_reading_ends_the_run_quietly_not_with_a_traceback():
+    import subprocess
+    import sys
+    from conftest import ROOT
+    for args in ([], ["--scenario", "duplicate", "--transport", "http"]):
+        run = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        run.stdout.readline()  # as `| head -1` does, then the pipe closes
+        run.stdout.close()
+        _, err = run.communicate(timeout=30)
+        assert run.returncode == 141 and "Traceback" not in err, err
