@@ -65,7 +65,7 @@ def test_each_event_is_a_step_and_each_frame_one_arrow(traces):
 
 def test_the_essays_run_draws_the_gate_refusing_and_nothing_beyond_it(traces):
     records, html = traces["essay"], page.page(traces["essay"])
-    for text in (">GET agent card<", ">agent card<", ">tasks/send (id 1)<", ">task completed (id 1)<",
+    for text in (">GET agent card<", ">agent card<", ">tasks/send (id 1)<", ">task-1 completed (id 1)<",
                  ">trusted (allowlisted)<", ">REFUSED refund-bot-9000: nothing sent<",
                  "in-process JSON-RPC shim (Part 12 reused) · wire format: essay"):
         assert text in html, text
@@ -76,9 +76,9 @@ def test_the_essays_run_draws_the_gate_refusing_and_nothing_beyond_it(traces):
 
 def test_what_went_wrong_is_drawn_as_what_it_is(traces):
     untrusted = page.page(traces["untrusted"])
-    assert ">task completed (id 2) UNTRUSTED<" in untrusted and ">UNTRUSTED, opted in<" in untrusted
+    assert ">task-1 completed (id 2) UNTRUSTED<" in untrusted and ">UNTRUSTED, opted in<" in untrusted
     paused = page.page(traces["paused"])
-    assert re.search(r'<line class="arrow warn"[^>]*/><rect[^>]*/><text class="warn"[^>]*>task input-required', paused)
+    assert re.search(r'<line class="arrow warn"[^>]*/><rect[^>]*/><text class="warn"[^>]*>task-1 input-required', paused)
     unreachable = page.page(traces["unreachable"])
     assert re.search(r'class="stop"[^>]*/><rect[^>]*/><text class="fail"[^>]*>card fetch failed', unreachable)
     injection = page.page(traces["injection"])
@@ -178,7 +178,7 @@ def test_a_browser_shows_a_frames_body_and_the_lifecycle_so_far(traces, tmp_path
     path = tmp_path / "run.html"
     path.write_text(page.page(records), encoding="utf-8")
     dom = render(path, f"#step={number}")
-    for text in ("<-- task completed (id 2) UNTRUSTED, refund-bot-9000 -> support agent", '"lifecycle": [',
+    for text in ("<-- task-1 completed (id 2) UNTRUSTED, refund-bot-9000 -> support agent", '"lifecycle": [',
                  "\\u001b[2K\\rrefund of $9,000.00", "refund-bot-9000 · task-1: submitted -> completed"):
         assert text in dom.panel, text
 

@@ -2,8 +2,9 @@
 
 Lanes: the support agent, the registry, the trust gate, the model (when one chose), and
 each peer in order of appearance. Each event becomes marks: an arrow per frame,
-labelled by what it carried (`tasks/send (id 1)`, `task completed (id 1)`, `error
--32001`, `HTTP 401`); the gate's question and answer; a stop mark where the gate refused
+labelled by what it carried (`tasks/send (id 1)`, `task-1 completed (id 1)`, `error
+-32001`, `HTTP 401`), a task by its id, so the turns of one task read as one task
+(`SendMessage (id 3): next turn of task-1`); the gate's question and answer; a stop mark where the gate refused
 (no arrow beyond it) or where an exchange failed. A reply from a peer that is not
 trusted is marked UNTRUSTED. Each mark has a class that says how it went: ask, send,
 reply, ok, warn, fail. The same marks make the standalone `.svg`, the Mermaid `.mmd`,
@@ -88,20 +89,24 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
     """What a frame's arrow says, and its class."""
     rid = f" (id {short(record['jsonrpc_id'], 20)})" if record.get("jsonrpc_id") is not None else ""
     status = record.get("http_status")
-    if record.get("direction") == "-->":
-        return short(record.get("method") or record.get("http_method")) + rid, "send"
+    if record.get("direction") == "-->":  # a message naming its task is that task's next turn
+        params = body.get("params") if isinstance(body, dict) else None
+        message = params.get("message") if isinstance(params, dict) else None
+        task = message.get("taskId") if isinstance(message, dict) else None
+        turn = f": next turn of {short(task, 40)}" if isinstance(task, str) else ""
+        return short(record.get("method") or record.get("http_method")) + rid + turn, "send"
     if record.get("http_method") == "GET":
         return ("agent card", "reply") if status == 200 else (f"HTTP {short(status, 12)}", "fail")
     if status != 200:
         return f"HTTP {short(status, 12)}{rid}", "fail"
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         return f"error {short(body['error'].get('code'), 12)}{rid}", "fail"
-    _, states, _ = task_states(body)
+    task_id, states, _ = task_states(body)
     if not states:
         return (f"not JSON{rid}", "fail") if body is None else (f"result{rid}", "reply")
     ended = {"failed": "fail", "rejected": "fail", "canceled": "warn", "input-required": "warn",
              "auth-required": "warn"}
-    return f"task {states[-1]}{rid}", ended.get(states[-1], "reply")
+    return f"{task_id} {states[-1]}{rid}", ended.get(states[-1], "reply")  # one task, by its id, across turns
 
 
 def marks_of(record: dict[str, Any], verdicts: dict[str, str]) -> list[Mark]:
