@@ -84,7 +84,13 @@ def test_each_run_command_in_the_readme_works_as_printed(command):
     done = bash(command)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stdout + done.stderr
-    assert "trusted result (from billing-agent)" in done.stdout or "[model] chose" in done.stdout
+    if "--list-scenarios" in command:
+        from peers.support.scenarios import SCENARIOS
+        assert [line.split()[0] for line in done.stdout.splitlines()] == list(SCENARIOS)
+    elif "--scenario bounce" in command:  # its point: the hop limit stops it, and a person decides
+        assert "[support] the support agent owns this decision" in done.stdout
+    else:
+        assert "trusted result (from billing-agent)" in done.stdout or "[model] chose" in done.stdout
 
 
 SERVE_COMMANDS = [c for c in sh_commands() if " serve " in c]
