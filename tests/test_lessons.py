@@ -377,3 +377,13 @@ def test_the_diagram_draws_every_turn_of_a_task_as_that_task(tmp_path):
     assert arrows == ["L0->>L3: SendMessage (id 1)", "L3-->>L0: task-1 input-required (id 1)",
                       "L0->>L3: SendMessage (id 2): next turn of task-1", "L0->>L3: SendMessage (id 3): next turn of task-1",
                       "L3-->>L0: task-1 completed (id 3)", "L0->>L3: SendMessage (id 4): next turn of task-1"]
+
+
+@pytest.mark.parametrize("name", ["contract", "outcomes", "approval", "auth", "duplicate", "slow", "authority",
+                                  "versions", "evidence", "bounce", "remote-as-local"])
+def test_every_handoff_lesson_speaks_0_3_too_and_reaches_its_end(name):
+    done = cli("--scenario", name, "--wire", "0.3")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "message/send" in done.stdout and "SendMessage" not in done.stdout
+    last = [line for line in done.stdout.splitlines() if line.startswith("[")][-1]
+    assert "error" not in last.lower() or name == "bounce", last
