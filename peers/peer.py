@@ -215,7 +215,8 @@ class Peer:
                 self.ledger.forget(effect)
 
     def list_tasks(self, query: ListQuery, *, owner: str = "") -> list[Task]:
-        return self.store.owned_by(owner, context_id=query.context_id, state=query.state)
+        return self.store.owned_by(owner, context_id=query.context_id, state=query.state,
+                                   updated_after=query.updated_after)
 
     def _submitted(self, message: Message) -> Task:
         """A submitted task for `message`, which becomes the first entry of its history."""

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
-from peers.a2a.model import PAUSED, Message, Task, TaskState
+from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
 from transports.jsonrpc import InvalidParams
 
 
@@ -145,12 +145,17 @@ class TaskStore:
         with self.lock:
             return self._get(task_id, owner)
 
-    def owned_by(self, owner: str, *, context_id: str | None = None,
-                 state: TaskState | None = None) -> list[Task]:
+    def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
+                 updated_after: str | None = None) -> list[Task]:
+        """This owner's tasks, most recently updated first (A2A ListTasks: by status
+        timestamp, newest first; tasks without one, the newest made first)."""
         with self.lock:
-            return [t for t in self.tasks.values() if self.owners.get(t.id) == owner
-                    and (context_id is None or t.context_id == context_id)
-                    and (state is None or t.state is state)]
+            found = [t for t in self.tasks.values() if self.owners.get(t.id) == owner
+                     and (context_id is None or t.context_id == context_id)
+                     and (state is None or t.state is state)
+                     and (updated_after is None or (instant(t.timestamp) or "") > updated_after)]
+        order = {task.id: number for number, task in enumerate(found)}
+        return sorted(found, key=lambda task: (instant(task.timestamp) or "", order[task.id]), reverse=True)
 
     def _get(self, task_id: str, owner: str) -> Task:
         task = self.tasks.get(task_id)

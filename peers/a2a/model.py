@@ -134,6 +134,22 @@ class ListQuery(NamedTuple):
     page_size: int = 50
     offset: int = 0  # where the page starts; the page token is this number
     history_length: int | None = None
+    updated_after: str | None = None  # statusTimestampAfter, as `instant` spells it
+    include_artifacts: bool = False  # ListTasks leaves artifacts out unless asked (spec 3.1.4)
+
+
+def instant(timestamp: str | None) -> str | None:
+    """An RFC 3339 UTC timestamp ("2026-11-30T12:00:00.5Z") in a form that sorts as text
+    in time order (the fraction padded to nine digits), or None if it is not one."""
+    if not isinstance(timestamp, str) or len(timestamp) > 40 or not timestamp.endswith("Z"):
+        return None
+    whole, dot, fraction = timestamp[:-1].partition(".")
+    digits = whole.replace("-", "").replace("T", "").replace(":", "")
+    shape = len(whole) == 19 and whole[4] + whole[7] + whole[10] + whole[13] + whole[16] == "--T::"
+    if not (shape and digits.isascii() and digits.isdigit() and len(digits) == 14
+            and len(fraction) <= 9 and (not dot or (fraction.isascii() and fraction.isdigit()))):
+        return None
+    return f"{whole}.{fraction:0<9}"
 
 
 class AgentSkill(NamedTuple):

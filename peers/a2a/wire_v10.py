@@ -15,7 +15,7 @@ from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a.errors import VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, obj, url
-from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskState
+from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskState, instant
 from transports.jsonrpc import JsonRpcError
 
 NAME = "1.0"
@@ -143,13 +143,21 @@ def list_query(params: Any) -> ListQuery:
             and len(token) <= MAX_PAGE_TOKEN):
         raise WireError("pageToken must be a token from an earlier ListTasks")
     context = field(request, "contextId", str, default=None)
-    return ListQuery(context, state, size, int(token), shapes.history_length(request))
+    after = request.get("statusTimestampAfter")  # null, as in proto JSON, is the default
+    if after is not None and instant(after) is None:
+        raise WireError("statusTimestampAfter must be an RFC 3339 UTC timestamp, like 2026-11-30T12:00:00Z")
+    artifacts = request.get("includeArtifacts")
+    if artifacts is not None and not isinstance(artifacts, bool):
+        raise WireError("includeArtifacts must be true or false")
+    return ListQuery(context, state, size, int(token), shapes.history_length(request), instant(after),
+                     artifacts is True)
 
 
 def list_result(tasks: list[Task], query: ListQuery) -> dict[str, Any]:
     page = tasks[query.offset:query.offset + query.page_size]
     more = query.offset + query.page_size < len(tasks)
-    return {"tasks": [task_to_wire(t, query.history_length) for t in page],
+    shown = page if query.include_artifacts else [task._replace(artifacts=()) for task in page]
+    return {"tasks": [task_to_wire(t, query.history_length) for t in shown],
             "nextPageToken": str(query.offset + query.page_size) if more else "",
             "pageSize": query.page_size, "totalSize": len(tasks)}
 
