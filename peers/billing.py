@@ -17,7 +17,8 @@ from peers.a2a import evidence, handoff
 from peers.a2a.refund_text import read_refund
 from peers.card_files import load_card
 from peers.pause import NeedsApproval, NeedsCredential, Refusal, SkillFailed
-from peers.peer import Peer, Skill, utc_now
+from peers.peer import Peer, Skill
+from peers.stamps import utc_now
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
@@ -114,18 +115,22 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
             time.sleep(slow)
         if orders is not None and order not in orders:  # looked up before anything is done
             raise SkillFailed(f"billing has no order {order}; nothing was refunded", retry_safe=True)
-        issue = lambda: f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"  # noqa: E731
-        if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve
+        def issue() -> str:
+            return f"refund of ${amount:,.2f} issued for {order} (ref BILL-{order})"
+
+        def proven() -> str:  # above the step-up limit, more proof first (not a person)
+            if step_up_above is None or amount <= step_up_above:
+                return issue()
+            raise NeedsCredential(f"a refund of ${amount:,.2f} is above ${step_up_above:,.2f}: send "
+                                  f"the next turn of this task with a bearer token for scope "
+                                  f"{STEP_UP_SCOPE!r}; nothing was issued", STEP_UP_SCOPE, then=issue)
+        if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve; then the proof
             proposal = {"order_id": order, "amount": amount, "currency": "USD"}
             raise NeedsApproval(f"approval required: a refund of ${amount:,.2f} for {order} is "
                                 f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
                                 "nothing was issued. To approve, continue this task with the data "
-                                f"part {json.dumps({'approval': proposal})}", proposal, then=issue)
-        if step_up_above is not None and amount > step_up_above:  # more proof, not a person
-            raise NeedsCredential(f"a refund of ${amount:,.2f} is above ${step_up_above:,.2f}: send "
-                                  f"the next turn of this task with a bearer token for scope "
-                                  f"{STEP_UP_SCOPE!r}; nothing was issued", STEP_UP_SCOPE, then=issue)
-        return issue()
+                                f"part {json.dumps({'approval': proposal})}", proposal, then=proven)
+        return proven()
     return process_refund
 
 

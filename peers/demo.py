@@ -12,14 +12,14 @@ peer standalone for `python a2a_delegation.py serve NAME`.
 """
 from __future__ import annotations
 
-import itertools
 import os
 from typing import Any, Callable, NamedTuple
 
 from peers import billing, rogue
 from peers.a2a.wire_format import WireFormat
 from peers.app import PeerApp, log_to_stderr
-from peers.peer import Peer, utc_now
+from peers.peer import Peer
+from peers.stamps import unguessable_task_ids, utc_now
 from transports.base import parse_url
 
 
@@ -133,20 +133,6 @@ def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str 
 
 def new_token() -> str:
     return os.urandom(16).hex()  # 128 bits from the OS's random source, as secrets.token_hex
-
-
-def unguessable_task_ids() -> Callable[[], str]:
-    """A served peer's task ids, so no client finds another's by guessing: each a keyed
-    hash (BLAKE2b) of a counter, under a key drawn once from the OS, so as unguessable as
-    fresh random bytes. Not os.urandom per task: that system call lets other threads take
-    the interpreter mid-request, and cost a quarter of the throughput at 4 clients
-    (bench/http_load.py)."""
-    import hashlib
-    key, numbers = os.urandom(32), itertools.count()
-
-    def new_id() -> str:
-        return "task-" + hashlib.blake2b(str(next(numbers)).encode(), key=key, digest_size=12).hexdigest()
-    return new_id
 
 
 def _stop(signum: int, frame: Any) -> None:

@@ -54,6 +54,10 @@ class Paused(Exception):
         """Raise InvalidParams (the task stays paused) unless the follow-up gives what was asked."""
         raise NotImplementedError
 
+    def granted(self, scopes: frozenset[str]) -> bool:
+        """Whether the request that met this pause already brought what it asks for."""
+        return False
+
 
 class NeedsApproval(Paused):
     """A decision the skill may not take alone (seed 004: releasing money above a threshold).
@@ -85,10 +89,26 @@ class NeedsCredential(Paused):
         super().__init__(reason, {"credential": {"scheme": "bearer", "scope": scope}}, then)
         self.scope = scope
 
+    def granted(self, scopes: frozenset[str]) -> bool:
+        return self.scope in scopes  # the step-up token came with the request itself
+
     def accept(self, message: Message, scopes: frozenset[str]) -> None:
         if self.scope not in scopes:
             raise InvalidParams(f"this task waits for a follow-up sent with a bearer token for scope "
                                 f"{self.scope!r} in HTTP Authorization; nothing was done")
+
+
+def run_granted(work: Callable[[], str], scopes: frozenset[str]) -> str:
+    """Run `work`; a pause the request already satisfies (its step-up token came with it)
+    goes straight on to what follows it. A skill chains a few steps at most: bounded."""
+    for _ in range(8):
+        try:
+            return work()
+        except Paused as pause:
+            if not pause.granted(scopes):
+                raise
+            work = pause.then
+    raise RuntimeError("a skill paused more than 8 times in a row")  # a bug in a skill: -32603
 
 
 class Pending(NamedTuple):
@@ -96,4 +116,4 @@ class Pending(NamedTuple):
     paused: Paused
     effect: str | None  # the effect it will have, claimed in the ledger once it goes on
     claim: str  # the checked input, as canonical JSON
-    admit: Callable[[], str | None]  # the skill's admission check, judged again before it goes on
+    admit: Callable[[], str | Refusal | None]  # the skill's admission check, judged again before it goes on

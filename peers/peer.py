@@ -13,16 +13,15 @@ stable; a served peer passes unguessable ids instead.
 """
 from __future__ import annotations
 
-import itertools
 import json
-import time
 from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import PAUSED, AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data
+from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data, run_granted
+from peers.stamps import counter_ids
 from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
@@ -42,18 +41,6 @@ class Skill(NamedTuple):
 
 def canonical(payload: Any) -> str:
     return json.dumps(payload, sort_keys=True)
-
-
-def counter_ids(prefix: str) -> Callable[[], str]:
-    """task-1, task-2, ...: deterministic ids for a run a learner reads."""
-    numbers = itertools.count(1)
-    return lambda: f"{prefix}-{next(numbers)}"
-
-
-def utc_now() -> str:
-    """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
 class Peer:
@@ -97,7 +84,8 @@ class Peer:
             return self._already_done(earlier, message, owner, payload, content)
         if not is_new:  # the same message delivered again: the first answer
             return task
-        return self._run(partial(skill.run, payload), task, Pending(None, effect, claim, admit), owner)
+        pending = Pending(None, effect, claim, admit)
+        return self._run(partial(skill.run, payload), task, pending, owner, scopes)
 
     def _continue(self, message: Message, owner: str, scopes: frozenset[str]) -> Task:
         """The next turn of a task (A2A: a message carrying taskId). Only a paused task
@@ -132,15 +120,16 @@ class Peer:
             done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(
                 f"{done_by} already did this meanwhile; nothing was done again (retry is NOT safe)")))
-        return self._run(pending.paused.then, task, pending, owner)
+        return self._run(pending.paused.then, task, pending, owner, scopes)
 
-    def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str) -> Task:
+    def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str,
+             scopes: frozenset[str]) -> Task:
         """-> working -> completed, failed, or paused for a person; the ledger records an
         effect done, and forgets a claim that ended with nothing done."""
         task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now()))
         effect = pending.effect
         try:
-            text = work()
+            text = run_granted(work, scopes)
         except SkillFailed as exc:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
             task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now(),

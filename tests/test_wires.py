@@ -13,7 +13,7 @@ from peers.a2a import errors, wire_format as wire_formats
 from peers.a2a.model import Message, Part
 from peers.app import PeerApp
 from peers.methods import OPERATIONS
-from peers.peer import utc_now
+from peers.stamps import utc_now
 from peers.support.config import AllowEntry
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
