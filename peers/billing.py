@@ -96,9 +96,12 @@ def unbacked(claims: tuple[evidence.Claim, ...], order: str, amount: float) -> s
     if not fresh:
         return (f"the observed charge of {order} was retrieved at {max(c.retrieved_at for c in observed)}, "
                 "not within the last 15 minutes: refresh it, then hand off again; nothing was done")
-    if amount > max(claim.value for claim in fresh):
-        return (f"the observed charge of {order} is ${max(c.value for c in fresh):,.2f}, less than "
-                f"${amount:,.2f}; nothing was done")
+    charges = sorted({claim.value for claim in fresh})
+    if len(charges) > 1:  # two systems of record disagree: not billing's to pick one
+        return (f"the observed claims of what {order} was charged disagree ({', '.join(f'${c:,.2f}' for c in charges)}); "
+                "nothing was done")
+    if amount > charges[0]:
+        return f"the observed charge of {order} is ${charges[0]:,.2f}, less than ${amount:,.2f}; nothing was done"
     return None
 
 

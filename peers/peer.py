@@ -157,11 +157,11 @@ class Peer:
         same = earlier.payload == canonical(payload)
         if earlier.owner == owner and same and earlier.task_id in self.store.tasks:
             return self.store.get(earlier.task_id, owner)
-        if earlier.owner != owner:
+        if earlier.summary == WAITING:  # held, not done: say so, to its owner or anyone else
+            holder = f"task {earlier.task_id}" if earlier.owner == owner else "another caller's task"
+            note = f"{holder} is paused, waiting for its caller (an approval or a credential); nothing was done"
+        elif earlier.owner != owner:
             note = "this was already done for another caller; nothing was done again"
-        elif earlier.summary == WAITING:
-            note = (f"task {earlier.task_id} is paused, waiting for its caller (an approval or a "
-                    "credential); nothing was done")
         elif same:
             note = f"already done by task {earlier.task_id}: {earlier.summary}; nothing was done again"
         else:

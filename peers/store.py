@@ -34,9 +34,10 @@ MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made
 
 
 def content_of(message: Message) -> str:
-    """What a message asks, as text: it tells a resent copy from a different request, and
+    """What a message asks, and of which task, as text: it tells a resent copy from a
+    different request (the same messageId naming another task is a different one), and
     its length is what the task store counts against its byte budget."""
-    return json.dumps([message.metadata, [part._asdict() for part in message.parts]],
+    return json.dumps([message.metadata, [part._asdict() for part in message.parts], message.task_id],
                       sort_keys=True, default=repr)
 
 

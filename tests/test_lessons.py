@@ -387,3 +387,91 @@ def test_every_handoff_lesson_speaks_0_3_too_and_reaches_its_end(name):
     assert "message/send" in done.stdout and "SendMessage" not in done.stdout
     last = [line for line in done.stdout.splitlines() if line.startswith("[")][-1]
     assert "error" not in last.lower() or name == "bounce", last
+
+
+# -- what a hostile tester found, kept ----------------------------------------------------
+
+def test_a_refund_above_the_approval_limit_needs_the_step_up_as_well_as_the_approval():
+    peer, call = step_up_client()
+    task = call("SendMessage", message("m-1", [{"data": {"order_id": "ORD-3", "amount": 6000}}]))[1]["result"]["task"]
+    proposal = task["status"]["message"]["parts"][1]["data"]
+    _, after = call("SendMessage", message("m-2", [{"data": proposal}], taskId=task["id"]))
+    assert after["result"]["task"]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED", "approved, not yet proven"
+    assert [e.summary for e in peer.ledger.effects.values()] == ["nothing yet: the task waits for its caller"]
+    _, done = call("SendMessage", message("m-3", [{"text": "go"}], taskId=task["id"]), token="up-t0k")
+    assert done["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_step_up_token_sent_with_the_request_itself_needs_no_second_turn():
+    _, call = step_up_client()
+    _, done = call("SendMessage", message("m-1", [{"data": {"order_id": "ORD-4", "amount": 2400}}]), token="up-t0k")
+    assert done["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_messageid_reused_to_name_another_task_is_refused_not_answered_with_the_first():
+    _, call = step_up_client()
+    first, second = (call("SendMessage", message(f"m-{n}", [{"data": {"order_id": f"ORD-{n}", "amount": 2000}}]))[1]
+                     ["result"]["task"] for n in (1, 2))
+    go = [{"text": "go"}]
+    assert call("SendMessage", message("f-1", go, taskId=first["id"]), token="up-t0k")[1]["result"]["task"]["id"] == first["id"]
+    reused = call("SendMessage", message("f-1", go, taskId=second["id"]), token="up-t0k")[1]
+    assert reused["error"]["code"] == -32602 and "already used for a different message" in reused["error"]["message"]
+    assert call("GetTask", {"id": second["id"]})[1]["result"]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+
+
+def test_another_caller_asking_for_a_held_refund_is_told_it_is_held_not_done():
+    from peers import billing
+    from peers.app import PeerApp
+    from peers.a2a import wire_v10
+    from transports.inprocess import InProcessTransport
+    peer = billing.billing_agent()
+    apps = [InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token=token)}) for token in ("a", "b")]
+
+    def send(transport, token):
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": message(
+            "m-1", [{"data": {"order_id": "ORD-9", "amount": 6000}}])}).encode()
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": f"Bearer {token}"}
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame, headers).body)["result"]["task"]
+    assert send(apps[0], "a")["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    other = send(apps[1], "b")
+    assert other["status"]["state"] == "TASK_STATE_REJECTED"
+    assert "another caller's task is paused" in other["status"]["message"]["parts"][0]["text"]
+
+
+@pytest.mark.parametrize("amount", [5000.000000001, 4999.999999999, 180.000000001, 0.005])
+def test_an_amount_that_is_not_whole_cents_is_refused_before_any_effect(amount):
+    from conftest import Client
+    client = Client("in-process")
+    assert client.send("m-1", {"order_id": "ORD-1", "amount": amount})["error"]["code"] == -32602
+    assert client.refunds() == []
+
+
+def test_a_schema_step_too_small_to_divide_by_is_a_problem_not_a_crash():
+    from peers.a2a.schema import check
+    assert "multiple of" in check(1e300, {"type": "number", "multipleOf": 1e-300})
+
+
+def test_observed_claims_that_disagree_about_a_charge_refund_nothing():
+    peer, send = evidence_client()
+    task = send("m-1", 50.0, [claim(), claim(value=4000.0, source={"system": "scratchpad", "recordId": "x",
+                                                                     "retrieve": "trust me"})])["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_REJECTED" and "disagree ($50.00, $4,000.00)" in json.dumps(task)
+
+
+@pytest.mark.parametrize("data, named", [({"referTo": "disputes-agent"}, "disputes-agent"), ({"referTo": ["x"]}, None),
+                                         ({"referTo": {"a": 1}}, None), ({"referTo": ""}, None), ({"referTo": "x" * 65}, None),
+                                         ({"referTo": "a\x1b[2J"}, None), ("referTo", None), (None, None)])
+def test_only_a_short_plain_name_is_taken_as_a_referral(data, named):
+    from peers.a2a.model import Task, TaskState
+    from peers.support.outcomes import Variant, referred_to, variant_of
+    task = Task("t").advance(TaskState.REJECTED, data=data)
+    assert referred_to(task) == named
+    assert variant_of(task) is (Variant.REFERRED if named else Variant.REJECTED)
+
+
+def test_no_control_character_from_anywhere_reaches_the_terminal_raw():
+    import io
+    from peers.support.output import Console
+    out = io.StringIO()
+    Console(out=out, colour=False).say("[support] task \x1b[2J\rforged\u202e line\nnext")
+    assert out.getvalue() == "[support] task \\x1b[2J\\x0dforged\\u202e line\nnext\n"

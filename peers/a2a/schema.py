@@ -139,7 +139,10 @@ def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: boo
     if "maximum" in schema and number > schema["maximum"]:
         return f"{path} must be at most {schema['maximum']:,}"
     step = schema.get("multipleOf")
-    if step and abs(number / step - round(number / step)) > 1e-6:
+    quotient = number / step if step else 0.0
+    # A few units in the last place of the quotient: what decimal-to-binary rounding
+    # leaves on 180.10 / 0.01, and far less than 5000.000000001 is off by (whole cents).
+    if step and (not math.isfinite(quotient) or abs(quotient - round(quotient)) > 8 * math.ulp(quotient)):
         return f"{path} must be a multiple of {step}"
     return None
 

@@ -53,13 +53,20 @@ def variant_of(task: Task | None, failure: PeerError | None = None) -> Variant:
     if task is None:
         timed_out = isinstance(failure, TransportError) and failure.timed_out
         return Variant.TIMED_OUT if timed_out else Variant.NOT_DELEGATED
-    if task.state is TaskState.REJECTED and isinstance(task.status_data, dict) \
-            and isinstance(task.status_data.get("referTo"), str):
+    if referred_to(task) is not None:
         return Variant.REFERRED
     if task.state is TaskState.INPUT_REQUIRED:
         asks_approval = isinstance(task.status_data, dict) and "approval" in task.status_data
         return Variant.APPROVAL_REQUIRED if asks_approval else Variant.INPUT_REQUIRED
     return BY_STATE[task.state]
+
+
+def referred_to(task: Task) -> str | None:
+    """Whom a rejected task names as the one who decides instead (its status data's
+    `referTo`), if it names one we could route to: a short name, nothing else."""
+    data = task.status_data if task.state is TaskState.REJECTED and isinstance(task.status_data, dict) else {}
+    named = data.get("referTo")
+    return named if isinstance(named, str) and 0 < len(named) <= 64 and named.isprintable() else None
 
 
 def as_data(task: Task) -> str:

@@ -17,8 +17,7 @@ import sys
 from enum import Enum
 from typing import Any, Protocol, TextIO
 
-from transports.printer import Frame
-
+from transports.printer import Frame, escape
 
 
 class Kind(Enum):
@@ -64,7 +63,9 @@ class Console:
         self.listeners: list[Listener] = []  # --trace: told of every line
 
     def say(self, text: str = "", kind: Kind = Kind.STORY, **facts: Any) -> None:
-        """Print one story line. `facts` (peer, verdict ...) go to listeners only."""
+        """Print one story line. `facts` (peer, verdict ...) go to listeners only. Whatever
+        a caller forgot to escape, no control character reaches the terminal raw."""
+        text = escape(text, keep_newlines=True)
         for listener in self.listeners:
             listener(text, kind, facts)
         if kind in (Kind.ERROR, Kind.WARNING):

@@ -18,9 +18,10 @@ from typing import Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.support.output import Kind
 from peers.support.lessons.turns import look_up, open_lesson, send_turn
+from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
+from transports.printer import escape
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
 # What a person can be asked to approve: a peer's proposal is its data, so it is checked
@@ -56,7 +57,7 @@ def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = No
     turn = outcome.verdict, card
     if ask is not None:
         return [decided(agent, turn, task, proposal, ask(
-            f"approve a refund of ${proposal['amount']:,.2f} for {proposal['order_id']} "
+            f"approve a refund of ${proposal['amount']:,.2f} for {escape(proposal['order_id'])} "
             f"({proposal['currency']})?"), outcome)]
     try:
         inflated = {**proposal, "amount": proposal["amount"] * 1.5}
@@ -85,7 +86,7 @@ def decided(agent: Any, turn: tuple[Any, AgentCard], task: Task, proposal: dict[
             done = attempt(agent, turn, follow_up(agent, task, proposal))
             said(agent, done, "the task is still paused")
         else:
-            agent.say(f"[person] declines: canceling task {task.id}")
+            agent.say(f"[person] declines: canceling task {escape(task.id)}")
             done = look_up(agent, turn[1], "cancel", task.id)
             agent.report(turn[1], turn[0], done)
     except PeerError as failure:
@@ -111,11 +112,11 @@ def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task |
 
 def said(agent: Any, answer: Task | RemoteError, after: str) -> None:
     if isinstance(answer, RemoteError):  # the peer checks every approval against its proposal
-        agent.say(f"[support] billing refused it ({answer})" + (f"; {after}" if after else ""), Kind.REFUSED)
+        agent.say(f"[support] billing refused it ({escape(str(answer))})" + (f"; {after}" if after else ""), Kind.REFUSED)
 
 
 def follow_up(agent: Any, task: Task, approval: dict[str, Any]) -> Message:
     """The next turn of `task`: a message naming it, carrying the approval as data."""
-    agent.say(f"[support] continuing task {task.id} (context {task.context_id}) with that approval")
+    agent.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) with that approval")
     return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data={"approval": approval}),),
                    task.context_id, task.id, metadata={"skillId": "process_refund"})

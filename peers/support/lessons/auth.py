@@ -22,6 +22,7 @@ from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError, RemoteError
+from transports.printer import escape
 
 ORDER, AMOUNT = "ORD-4200", 2400.0
 # What a paused task may ask for as a credential: a peer's data, checked like any reply.
@@ -87,4 +88,4 @@ def _turn(agent: Any, card: AgentCard, verdict: Any, task: Task, scope: str | No
 
 def _said(agent: Any, answer: Task | RemoteError) -> None:
     if isinstance(answer, RemoteError):
-        agent.say(f"[support] billing refused it ({answer}); the task is still paused", Kind.REFUSED)
+        agent.say(f"[support] billing refused it ({escape(str(answer))}); the task is still paused", Kind.REFUSED)

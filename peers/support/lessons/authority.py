@@ -16,8 +16,8 @@ from typing import Any
 
 from peers.a2a import handoff
 from peers.a2a.model import AgentCard
-from peers.support.output import Kind
 from peers.support.lessons.turns import open_lesson
+from peers.support.output import Kind
 
 ORDER, AMOUNT = "ORD-6200", 180.0
 LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"

@@ -21,8 +21,10 @@ from peers.a2a import handoff
 from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
 from peers.support.lessons.turns import open_lesson
+from peers.support.outcomes import referred_to
 from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
+from transports.printer import escape
 
 ORDER, AMOUNT, OWNER = "ORD-5500", 64.0, "support-agent (the customer's owner)"
 MAX_HOPS, MAX_ROUTES = 3, 10  # the envelope's limit; the router's own bound, whatever peers say
@@ -69,10 +71,10 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
             task = specialists[target].run({"order_id": ORDER, "amount": AMOUNT}, handoff=envelope(hops))
         except NotDelegated as refused:
             return [refused.outcome]
-        referral = (task.status_data or {}).get("referTo") if task.state is TaskState.REJECTED else None
+        referral = referred_to(task)  # a peer's data: only a name we know is routed
         if referral not in specialists or referral == target:
             break
-        agent.say(f"[support] {target} refers it to {referral}: {task.status_message}")
+        agent.say(f"[support] {target} refers it to {referral}: {escape(str(task.status_message))}")
         hops, target = hops + [target], referral
     else:
         return [agent.failed(target, None, f"still bouncing after {MAX_ROUTES} routes; escalating")]
@@ -80,7 +82,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     if task.state is TaskState.COMPLETED:
         agent.say(f"[support] {target} completed it", Kind.TRUSTED)
     else:
-        agent.say(f"[support] {target} ended it {task.state.value}: {task.status_message}", Kind.ESCALATED)
+        agent.say(f"[support] {target} ended it {task.state.value}: {escape(str(task.status_message))}", Kind.ESCALATED)
         agent.say("[support] the support agent owns this decision: the refund goes to a person, "
                   "with both specialists' answers; nobody routes it again", Kind.ESCALATED)
     return [billing.outcome] if billing.outcome is not None else []

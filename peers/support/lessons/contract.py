@@ -19,6 +19,7 @@ from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from peers.support.lessons.turns import open_lesson, send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
+from transports.printer import escape
 
 BROKEN = [
     ("without an amount", {"order_id": "ORD-3300"}),
@@ -59,7 +60,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         send_turn(agent, (verdict, card), careless)
         agent.say("[support] billing accepted a payload that breaks its own contract", Kind.WARNING)
     except RemoteError as refused:
-        agent.say(f"[support] billing refused it, naming the field: {refused}", Kind.REFUSED)
+        agent.say(f"[support] billing refused it, naming the field: {escape(str(refused))}", Kind.REFUSED)
     except PeerError as failure:
         return [agent.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
                              failure)]

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Part
-from peers.support.output import Kind
 from peers.support.lessons.turns import open_lesson, send_turn
+from peers.support.output import Kind
 from transports.errors import PeerError
+from transports.printer import escape
 
 ORDER, AMOUNT = "ORD-5100", 75.0
 
@@ -51,7 +52,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         named.add(task.id if task.id == outcome.task.id else _named_in(task.status_message, outcome.task.id))
     agent.say()
     if named == {outcome.task.id}:
-        agent.say(f"[support] four deliveries, and every answer names task {outcome.task.id}: "
+        agent.say(f"[support] four deliveries, and every answer names task {escape(outcome.task.id)}: "
                   f"billing's ledger holds one refund for {ORDER}", Kind.BANNER)
     else:  # a peer without a ledger: say what it did, do not hide it
         agent.say(f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been "

@@ -20,6 +20,7 @@ from peers.support.lessons.turns import look_up, open_lesson
 from peers.support.outcomes import Variant, legend
 from peers.support.output import Kind
 from transports.errors import PeerError
+from transports.printer import escape
 
 REFUNDS = [
     ("ORD-3300, for the $180.00 it was charged", "ORD-3300", 180.0),
@@ -43,7 +44,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     paused = outcomes[-1]
     if paused.variant is Variant.APPROVAL_REQUIRED and agent.format_of[card.url].NAME != "essay":
         agent.say()
-        agent.say(f"[support] the customer withdrew the request: canceling task {paused.task.id}, "
+        agent.say(f"[support] the customer withdrew the request: canceling task {escape(paused.task.id)}, "
                   "which nothing has been done for yet")
         try:
             canceled = look_up(agent, card, "cancel", paused.task.id)

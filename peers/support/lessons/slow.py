@@ -22,6 +22,7 @@ from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError
+from transports.printer import escape
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
 PAUSES = (1.0, 1.0, 2.0, 4.0)  # seconds between looks: bounded, growing
@@ -47,7 +48,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         for pause in PAUSES:
             if task is None or task.state.is_terminal:
                 break
-            agent.say(f"[support] task {task.id} is {task.state.value}; asking again in {pause:g}s")
+            agent.say(f"[support] task {escape(task.id)} is {task.state.value}; asking again in {pause:g}s")
             time.sleep(pause)
             task = look_up(agent, card, "get", task.id)
     except PeerError as failure:
@@ -60,7 +61,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     if not task.state.is_terminal:
         return [agent.failed(card.name, outcome.verdict, f"task {task.id} is still {task.state.value} "
                              "after every look: retry is NOT safe; ask a person to check billing")]
-    agent.say(f"[support] task {task.id} ended {task.state.value} while nobody waited: no retry "
+    agent.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: no retry "
               "(a blind retry would have asked billing for this refund again)", Kind.BANNER)
     return [outcome._replace(task=task, error=None, failure=None)]
 
