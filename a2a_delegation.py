@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             served.stop()
     for card_url in flags.peer_card_urls(options):  # --peer: what trusting it would take
         console.say(trust_hint(agent.discovered.get(card_url), allowlist))
-    if any(o.error and o.verdict is None for o in outcomes):
+    if problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable
         return 2
     return 1 if any(o.error for o in outcomes) else 0
 

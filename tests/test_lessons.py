@@ -51,14 +51,14 @@ def test_the_outcomes_lesson_speaks_0_3_too():
 def test_the_slow_lesson_finds_the_task_after_its_timeout_instead_of_retrying():
     done, lines = lesson("slow")
     assert done.returncode == 0, done.stderr
-    assert "no reply within 0.5s (read timeout)" in done.stderr, "the timeout is reported as the failure it is"
+    assert "no reply within 0.25s (read timeout)" in done.stderr, "the timeout is reported as the failure it is"
     sent = [m["method"] for m in frames(lines, "-->")]
     assert sent[:2] == ["SendMessage", "ListTasks"] and set(sent[2:]) == {"GetTask"}, "no second SendMessage"
     found = frames(lines, "<--")[0]["result"]["tasks"]
     assert [(t["id"], t["contextId"], t["status"]["state"]) for t in found] == [
         ("task-1", "ticket-8800", "TASK_STATE_WORKING")], "the peer went on after we stopped waiting"
     assert frames(lines, "<--")[-1]["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
-    assert lines[-1].startswith("[support] task task-1 ended completed while nobody waited: no retry")
+    assert lines[-1].startswith("[support] task task-1 ended completed while nobody waited: nothing to retry")
 
 
 def test_the_slow_lesson_on_0_3_resends_the_same_message_and_gets_the_same_task():
@@ -475,3 +475,23 @@ def test_no_control_character_from_anywhere_reaches_the_terminal_raw():
     out = io.StringIO()
     Console(out=out, colour=False).say("[support] task \x1b[2J\rforged\u202e line\nnext")
     assert out.getvalue() == "[support] task \\x1b[2J\\x0dforged\\u202e line\nnext\n"
+
+
+def test_a_trace_that_cannot_be_written_names_its_file_and_fails_the_run():
+    import os
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here to fill a disk with")
+    done = cli("--trace", "/dev/full", "--quiet")
+    assert done.returncode == 2 and "error: could not write /dev/full: No space left on device" in done.stderr
+
+
+def test_trace_and_diagram_on_one_file_are_refused_before_the_run(tmp_path):
+    same = tmp_path / "run.svg"
+    done = cli("--trace", str(same), "--diagram", str(same))
+    assert done.returncode == 2 and "--trace and --diagram need two different files" in done.stderr
+    assert not same.exists() and done.stdout == ""
+
+
+def test_a_request_a_lesson_would_ignore_is_warned_about():
+    done = cli("--scenario", "duplicate", "--request", "Please refund $180 on order ORD-3300")
+    assert "warning: --request does nothing with --scenario duplicate" in done.stderr

@@ -198,6 +198,8 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         problem = path and _unwritable(path)
         if problem:
             parser.error(f"{flag} {path}: {problem}")
+    if options.trace and options.diagram and os.path.realpath(options.trace) == os.path.realpath(options.diagram):
+        parser.error("--trace and --diagram need two different files")
     if options.llm_url and not options.llm_model:
         parser.error("--llm-url needs --llm-model")
     if options.peer:
@@ -239,6 +241,8 @@ def ignored(options: SimpleNamespace) -> list[str]:
                 for flag in without_request]
     if options.token_env and not options.peer:
         warnings.append("--token-env does nothing without --peer")
+    if options.request is not None and options.scenario not in (None, "injection"):
+        warnings.append(f"--request does nothing with --scenario {options.scenario}")
     if options.interactive and options.scenario != "approval":
         warnings.append("--interactive does nothing without --scenario approval")
     return warnings

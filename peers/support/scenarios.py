@@ -43,7 +43,7 @@ SCENARIOS = {
 # The lessons of seed 004 and seed 000 that need a message's metadata or a taskId: they
 # speak 1.0 unless --wire says; each is a module in peers/support/lessons/.
 HANDOFF_LESSONS = ("approval", "auth", "authority", "bounce", "contract", "evidence", "duplicate", "outcomes", "slow", "versions")
-TIMEOUTS = {"slow": 0.5}  # seconds the support agent waits, unless --timeout says
+TIMEOUTS = {"slow": 0.25}  # seconds the support agent waits, unless --timeout says
 
 
 def listing() -> str:

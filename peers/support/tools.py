@@ -38,12 +38,14 @@ class LearnerTools:
     def finish(self) -> str | None:
         """Write the files; None, or why one could not be written (the path was checked
         before the run, but a disk can fill up or a folder vanish meanwhile)."""
+        path = self.options.trace
         try:
-            if self.options.trace:
-                self.recorder.write(self.options.trace)
-            if self.options.diagram:
+            if path:
+                self.recorder.write(path)
+            path = self.options.diagram
+            if path:
                 from peers.support import diagram
-                diagram.write(self.options.diagram, self.recorder.resolved())
-        except OSError as exc:
-            return f"could not write {exc.filename}: {exc.strerror or exc}"
+                diagram.write(path, self.recorder.resolved())
+        except OSError as exc:  # ENOSPC and its kind carry no file name: ours does
+            return f"could not write {path}: {exc.strerror or exc}"
         return None

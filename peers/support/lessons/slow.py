@@ -3,7 +3,7 @@
 Seed 004 asks of every failure "whether retrying is safe and which effects may already
 have landed". A timeout is the hardest case: the request left, no answer came back in
 time, and the caller cannot tell "never arrived" from "still being done". Billing here
-takes a second per refund and the support agent waits half of one (--timeout). Instead
+takes a second per refund and the support agent waits a quarter of one (--timeout). Instead
 of retrying blindly, the support agent looks for the task first: it sent the message
 in a context of its own (the customer's ticket), so ListTasks by that contextId finds
 the task its lost answer would have named, still working; it asks again (GetTask, after
@@ -25,7 +25,7 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
-PAUSES = (1.0, 1.0, 2.0, 4.0)  # seconds between looks: bounded, growing
+PAUSES = (1.5, 1.5, 2.0, 4.0)  # seconds between looks: bounded, growing
 
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
@@ -50,32 +50,35 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
                 break
             agent.say(f"[support] task {escape(task.id)} is {task.state.value}; asking again in {pause:g}s")
             time.sleep(pause)
-            task = look_up(agent, card, "get", task.id)
+            looked = look_up(agent, card, "get", task.id)
+            task = looked if looked.id == task.id else None  # an answer about another task is none
     except PeerError as failure:
         return [agent.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}; "
                                                          f"{failure.retry_advice()}", failure)]
-    if task is None:  # it never arrived: a retry cannot do anything twice
-        agent.say("[support] no task in that context: the message never arrived, so a retry is safe")
+    if task is None:  # not found, or not yet: only the very same message may go again
+        agent.say("[support] no task found in that context yet: the message may not have arrived, or "
+                  "not been taken up yet; only the same message (same messageId) is safe to send again",
+                  Kind.ESCALATED)
         return [outcome]
     agent.report(card, outcome.verdict, task)
-    if not task.state.is_terminal:
-        return [agent.failed(card.name, outcome.verdict, f"task {task.id} is still {task.state.value} "
-                             "after every look: retry is NOT safe; ask a person to check billing")]
-    agent.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: no retry "
-              "(a blind retry would have asked billing for this refund again)", Kind.BANNER)
-    return [outcome._replace(task=task, error=None, failure=None)]
+    if task.state.is_terminal:
+        agent.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: nothing "
+                  "to retry (a new request would have asked billing for this refund again)", Kind.BANNER)
+    return [outcome._replace(task=task, error=None, failure=None)]  # still working: the variant says so
 
 
 def _find(agent: Any, card: AgentCard) -> Task | None:
     """The task the lost answer would have named: ListTasks by our contextId where the
-    wire has it (1.0); else the same message again, which names its task (0.3)."""
+    wire has it (1.0); else the same message again, which names its task (0.3). A task
+    in another context is not ours to find."""
     spoken = agent.format_of[card.url]
     if "list" in spoken.METHODS.values():
         agent.say(f"[support] looking for the task in context {TICKET} before any retry")
         found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET}), "the list")
-        return found[0] if found else None
-    message = agent.last_sent
-    agent.say(f"[support] {spoken.NAME} has no ListTasks: sending the same message again "
-              f"({message.message_id}), which billing answers with the task it made")
-    result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
-    return read(spoken.task_from_result, result, "the result")
+    else:
+        message = agent.last_sent
+        agent.say(f"[support] {spoken.NAME} has no ListTasks: sending the same message again "
+                  f"({message.message_id}), which billing answers with the task it made, never a second refund")
+        result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
+        found = [read(spoken.task_from_result, result, "the result")]
+    return next((task for task in found if task.context_id == TICKET), None)
