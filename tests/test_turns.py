@@ -206,7 +206,7 @@ def test_the_approval_lesson_prints_the_same_frames_on_both_transports_and_ends_
 def test_the_approval_lesson_on_the_essays_wire_says_it_cannot_continue_a_task():
     done = cli("--scenario", "approval", "--wire", "essay")
     assert done.returncode == 0
-    assert "the essay's wire carries no taskId, so the task cannot be continued" in done.stdout + done.stderr
+    assert "the essay's tasks/send has no taskId to continue the task with" in done.stdout + done.stderr
     assert "refund of $6,200.00 issued" not in done.stdout
 
 

@@ -18,9 +18,16 @@ from typing import Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.support.lessons.turns import look_up, open_lesson, send_turn
+from peers.support.lessons.turns import (
+    attempt,
+    essay_cannot,
+    look_up,
+    open_lesson,
+    said,
+    turn_failed,
+)
 from peers.support.output import Kind
-from transports.errors import PeerError, RemoteError
+from transports.errors import PeerError
 from transports.printer import escape
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
@@ -43,9 +50,7 @@ def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = No
     task = outcome.task
     if task is None or task.state is not TaskState.INPUT_REQUIRED:
         return [outcome]
-    if agent.format_of[card.url].NAME == "essay":
-        agent.say("[support] the essay's wire carries no taskId, so the task cannot be continued: "
-                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    if essay_cannot(agent, card, "taskId to continue the task with"):
         return [outcome]
     proposal = (task.status_data or {}).get("approval")
     problem = check(proposal, PROPOSAL, "the proposal")
@@ -62,17 +67,16 @@ def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = No
     try:
         inflated = {**proposal, "amount": proposal["amount"] * 1.5}
         agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
-        said(agent, attempt(agent, turn, follow_up(agent, task, inflated)), "the task is still paused")
+        said(agent, attempt(agent, turn, follow_up(agent, task, inflated)))
         agent.say(f"[person] approves exactly {json.dumps(proposal)}")
         done = attempt(agent, turn, follow_up(agent, task, proposal))
-        said(agent, done, "the task is still paused")
+        said(agent, done)
         if isinstance(done, Task):
             task = done
             agent.say("[support] the same approval again, as a new message: it was single-use")
             said(agent, attempt(agent, turn, follow_up(agent, task, proposal)), "")
     except PeerError as failure:  # not a refusal: the peer broke the exchange
-        return [agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; "
-                                                         f"{failure.retry_advice()}")]
+        return [turn_failed(agent, card, outcome._replace(task=task), failure)]
     return [outcome._replace(task=task)]
 
 
@@ -84,13 +88,13 @@ def decided(agent: Any, turn: tuple[Any, AgentCard], task: Task, proposal: dict[
         if approve:
             agent.say(f"[person] approves exactly {json.dumps(proposal)}")
             done = attempt(agent, turn, follow_up(agent, task, proposal))
-            said(agent, done, "the task is still paused")
+            said(agent, done)
         else:
             agent.say(f"[person] declines: canceling task {escape(task.id)}")
             done = look_up(agent, turn[1], "cancel", task.id)
             agent.report(turn[1], turn[0], done)
     except PeerError as failure:
-        return agent.failed(turn[1].name, turn[0], f"a follow-up failed: {failure}; {failure.retry_advice()}")
+        return turn_failed(agent, turn[1], outcome, failure)
     return outcome._replace(task=done) if isinstance(done, Task) else outcome
 
 
@@ -102,21 +106,9 @@ def person_at_terminal(question: str) -> bool:
         return False
 
 
-def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task | RemoteError:
-    """One turn: the task the peer answers, or its refusal (a JSON-RPC error) as a value."""
-    try:
-        return send_turn(agent, turn, message)
-    except RemoteError as refused:
-        return refused
-
-
-def said(agent: Any, answer: Task | RemoteError, after: str) -> None:
-    if isinstance(answer, RemoteError):  # the peer checks every approval against its proposal
-        agent.say(f"[support] billing refused it ({escape(str(answer))})" + (f"; {after}" if after else ""), Kind.REFUSED)
-
-
 def follow_up(agent: Any, task: Task, approval: dict[str, Any]) -> Message:
     """The next turn of `task`: a message naming it, carrying the approval as data."""
-    agent.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) with that approval")
+    agent.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) "
+              "with that approval")
     return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data={"approval": approval}),),
                    task.context_id, task.id, metadata={"skillId": "process_refund"})

@@ -17,12 +17,16 @@ from typing import Any
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.config import token_for
-from peers.support.lessons.turns import open_lesson
+from peers.support.lessons.turns import (
+    attempt,
+    essay_cannot,
+    open_lesson,
+    said,
+    turn_failed,
+)
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
-from peers.support.replies import read
-from transports.errors import PeerError, RemoteError
-from transports.printer import escape
+from transports.errors import PeerError
 
 ORDER, AMOUNT = "ORD-4200", 2400.0
 # What a paused task may ask for as a credential: a peer's data, checked like any reply.
@@ -37,9 +41,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
                        "store, continues the same task.")
     if not isinstance(card, AgentCard):
         return [card]
-    if agent.format_of[card.url].NAME == "essay":
-        agent.say("[support] the essay's wire has no auth-required state or taskId: "
-                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    if essay_cannot(agent, card, "auth-required state, nor a taskId to continue a task with"):
         return []
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.variant is not Variant.AUTH_REQUIRED:
@@ -56,36 +58,22 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         agent.say(f"[support] our store holds no token for {card.url} with scope {scope!r}: "
                   "a person must obtain one", Kind.ESCALATED)
         return [outcome]
+    turn = outcome.verdict, card
     try:
         agent.say(f"[support] billing asks for a bearer token with scope {scope!r}; first, the next "
                   "turn with the token we already sent")
-        _said(agent, _turn(agent, card, outcome.verdict, task, None))
+        said(agent, attempt(agent, turn, next_turn(agent, task)))
         agent.say(f"[support] now with the {scope!r} token from our store, in HTTP Authorization "
                   "(the message itself carries none)")
-        answer = _turn(agent, card, outcome.verdict, task, scope)
+        answer = attempt(agent, turn, next_turn(agent, task), scope)
     except PeerError as failure:
-        return [agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; "
-                                                         f"{failure.retry_advice()}", failure)]
-    _said(agent, answer)
+        return [turn_failed(agent, card, outcome, failure)]
+    said(agent, answer)
     return [outcome._replace(task=answer) if isinstance(answer, Task) else outcome]
 
 
-def _turn(agent: Any, card: AgentCard, verdict: Any, task: Task, scope: str | None) -> Task | RemoteError:
-    """The next turn of `task`, sent with the token for `scope` (None: the ordinary one);
-    the task the peer answers, or its refusal as a value."""
-    spoken = agent.format_of[card.url]
-    message = Message(f"msg-{next(agent.message_ids)}", "user",
-                      (Part(text="continuing with the credential asked for (in Authorization)"),),
-                      task.context_id, task.id, metadata={"skillId": "process_refund"})
-    try:
-        result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS, scope)
-    except RemoteError as refused:
-        return refused
-    answer = read(spoken.task_from_result, result, "the result")
-    agent.report(card, verdict, answer)
-    return answer
-
-
-def _said(agent: Any, answer: Task | RemoteError) -> None:
-    if isinstance(answer, RemoteError):
-        agent.say(f"[support] billing refused it ({escape(str(answer))}); the task is still paused", Kind.REFUSED)
+def next_turn(agent: Any, task: Task) -> Message:
+    """The next turn of `task`: it carries no credential, only words saying where it is."""
+    return Message(f"msg-{next(agent.message_ids)}", "user",
+                   (Part(text="continuing with the credential asked for (in Authorization)"),),
+                   task.context_id, task.id, metadata={"skillId": "process_refund"})

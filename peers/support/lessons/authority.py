@@ -16,8 +16,7 @@ from typing import Any
 
 from peers.a2a import handoff
 from peers.a2a.model import AgentCard
-from peers.support.lessons.turns import open_lesson
-from peers.support.output import Kind
+from peers.support.lessons.turns import essay_cannot, open_lesson
 
 ORDER, AMOUNT = "ORD-6200", 180.0
 LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
@@ -48,9 +47,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
                        "expiry, checked before any effect.")
     if not isinstance(card, AgentCard):
         return [card]
-    if agent.format_of[card.url].NAME == "essay":
-        agent.say("[support] the essay's tasks/send has no metadata to carry an envelope: "
-                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    if essay_cannot(agent, card, "metadata to carry an envelope"):
         return []
     outcomes = []
     for why, envelope in ATTEMPTS:

@@ -20,7 +20,7 @@ from typing import Any
 from peers.a2a import handoff
 from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
-from peers.support.lessons.turns import open_lesson
+from peers.support.lessons.turns import essay_cannot, open_lesson
 from peers.support.outcomes import referred_to
 from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
@@ -56,9 +56,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
                        f"and a limit of {MAX_HOPS} hops.")
     if not isinstance(card, AgentCard):
         return [card]
-    if agent.format_of[card.url].NAME == "essay":
-        agent.say("[support] the essay's tasks/send has no metadata to carry an envelope: "
-                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    if essay_cannot(agent, card, "metadata to carry an envelope"):
         return []
     billing = RemoteAgent(agent, card, "process_refund")
     specialists = {billing.name: billing, "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}

@@ -21,8 +21,7 @@ from peers.a2a import handoff
 from peers.a2a.evidence import Claim, utc_second
 from peers.a2a.model import AgentCard
 from peers.support.lessons.mcp import look_up
-from peers.support.lessons.turns import open_lesson
-from peers.support.output import Kind
+from peers.support.lessons.turns import essay_cannot, open_lesson
 from transports.errors import PeerError
 
 ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"
@@ -48,9 +47,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
                        "refreshed before anyone acts on it.")
     if not isinstance(card, AgentCard):
         return [card]
-    if agent.format_of[card.url].NAME == "essay":
-        agent.say("[support] the essay's tasks/send has no metadata to carry evidence: "
-                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    if essay_cannot(agent, card, "metadata to carry evidence"):
         return []
     now = time.time()
     claims = from_triage(now)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.model import AgentCard
-from peers.support.lessons.turns import look_up, open_lesson
+from peers.support.lessons.turns import look_up, open_lesson, turn_failed
 from peers.support.outcomes import Variant, legend
 from peers.support.output import Kind
 from transports.errors import PeerError
@@ -42,17 +42,15 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         agent.say(f"[support] refund {why}")
         outcomes.append(agent.gate_then_delegate(card, "process_refund", {"order_id": order, "amount": amount}))
     paused = outcomes[-1]
-    if paused.variant is Variant.APPROVAL_REQUIRED and agent.format_of[card.url].NAME != "essay":
+    if paused.variant is Variant.APPROVAL_REQUIRED:  # on the essay's wire it is "input-required"
         agent.say()
         agent.say(f"[support] the customer withdrew the request: canceling task {escape(paused.task.id)}, "
                   "which nothing has been done for yet")
         try:
             canceled = look_up(agent, card, "cancel", paused.task.id)
         except PeerError as failure:
-            return [agent.failed(card.name, paused.verdict, f"the cancel failed: {failure}; "
-                                                            f"{failure.retry_advice()}", failure)]
+            return [turn_failed(agent, card, paused, failure)]
         agent.report(card, paused.verdict, canceled)
-        outcomes[-1] = paused._replace(task=canceled)
     agent.say()
     agent.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
     for line in legend():

@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from peers.a2a.model import AgentCard, Task
-from peers.support.lessons.turns import ask, look_up, open_lesson
+from peers.support.lessons.turns import ask, essay_cannot, look_up, open_lesson
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.replies import read
@@ -33,9 +33,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     card = open_lesson(agent, card_urls, "A slow peer: our deadline passes; the task goes on.")
     if not isinstance(card, AgentCard):
         return [card]
-    if agent.format_of[card.url].NAME == "essay":
-        agent.say("[support] the essay's wire has no contextId or GetTask to find a task by: "
-                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    if essay_cannot(agent, card, "contextId, nor a GetTask to find a task by"):
         return []
     agent.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, in context {TICKET} (the customer's ticket)")
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT}, TICKET)

@@ -1,6 +1,7 @@
-"""One more turn with a peer the trust gate already let through: send a message, read
-the task it answers, and report it as the story reports every task. The lessons that
-take more than one turn (approval.py, duplicate.py, authority.py) share it."""
+"""What the lessons share: opening a lesson, saying when the essay's wire cannot carry it,
+one more turn with a peer the trust gate already let through (send a message, read the
+task it answers, report it as the story reports every task), and reading tasks back
+(GetTask, CancelTask, ListTasks) in the wire the peer's card speaks."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,6 +9,8 @@ from typing import Any
 from peers.a2a.model import AgentCard, Message, Task
 from peers.support.output import Kind
 from peers.support.replies import read
+from transports.errors import PeerError, RemoteError
+from transports.printer import escape
 
 
 def open_lesson(agent: Any, card_urls: list[str], about: str) -> Any:
@@ -18,20 +21,54 @@ def open_lesson(agent: Any, card_urls: list[str], about: str) -> Any:
     return agent.find(card_urls[0])
 
 
-def send_turn(agent: Any, turn: tuple[Any, AgentCard], message: Message) -> Task:
-    """Send `message` to the card's endpoint in the wire its card speaks; `turn` is the
-    gate's verdict and the card. Raises PeerError, as the story's own delegate does."""
+def essay_cannot(agent: Any, card: AgentCard, lacks: str) -> bool:
+    """Whether the card speaks the essay's wire, which lacks what the lesson needs (a
+    taskId, a contextId, metadata): then say so, and how to run it."""
+    if agent.format_of[card.url].NAME != "essay":
+        return False
+    agent.say(f"[support] the essay's tasks/send has no {lacks}: run with --wire 1.0 or --wire 0.3",
+              Kind.WARNING)
+    return True
+
+
+def send_turn(agent: Any, turn: tuple[Any, AgentCard], message: Message, scope: str | None = None) -> Task:
+    """Send `message` to the card's endpoint in the wire its card speaks, with the token our
+    store holds for it (for `scope`, if a step-up is asked for); `turn` is the gate's
+    verdict and the card. Raises PeerError, as the story's own delegate does."""
     verdict, card = turn
     spoken = agent.format_of[card.url]
-    result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
+    result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS, scope)
     task = read(spoken.task_from_result, result, "the result")
     agent.report(card, verdict, task)
     return task
 
 
+def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message, scope: str | None = None) -> Task | RemoteError:
+    """One turn: the task the peer answers, or its refusal (a JSON-RPC error) as a value."""
+    try:
+        return send_turn(agent, turn, message, scope)
+    except RemoteError as refused:
+        return refused
+
+
+def said(agent: Any, answer: Task | RemoteError, after: str = "the task is still paused") -> None:
+    """A refusal, said as one (a task needs no words here: send_turn reported it)."""
+    if isinstance(answer, RemoteError):
+        agent.say(f"[support] billing refused it ({escape(str(answer))})" + (f"; {after}" if after else ""),
+                  Kind.REFUSED)
+
+
+def turn_failed(agent: Any, card: AgentCard, outcome: Any, failure: PeerError) -> Any:
+    """A later turn broke the exchange (not a refusal): said as an error, and the outcome
+    keeps the task it already has, so its variant is still what that task is."""
+    error = agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; {failure.retry_advice()}",
+                         failure).error
+    return outcome._replace(error=error, failure=failure)
+
+
 def ask(agent: Any, card: AgentCard, operation: str, params: dict[str, Any]) -> Any:
     """GetTask, CancelTask or ListTasks ("get", "cancel", "list") in the wire the card
-    speaks: the JSON-RPC result. Raises PeerError, and KeyError if the wire lacks it."""
+    speaks: the JSON-RPC result. Raises PeerError, and StopIteration if the wire lacks it."""
     spoken = agent.format_of[card.url]
     method = next(name for name, op in spoken.METHODS.items() if op == operation)
     return agent.call(card.url, method, params, spoken.HEADERS)

@@ -17,7 +17,7 @@ from typing import Any
 from peers.a2a import handoff
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
-from peers.support.lessons.turns import open_lesson
+from peers.support.lessons.turns import essay_cannot, open_lesson
 from peers.support.output import Kind
 from transports.errors import RemoteError
 
@@ -38,9 +38,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
                        "billing speaks; handed off again in one both speak.")
     if not isinstance(card, AgentCard):
         return [card]
-    if agent.format_of[card.url].NAME == "essay":
-        agent.say("[support] the essay's tasks/send has no metadata to carry a contract: "
-                  "run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    if essay_cannot(agent, card, "metadata to carry a contract version"):
         return []
     newest = next(iter(SPEAKS))
     agent.say(f"[support] handing off in {newest}, the newest contract the support agent speaks")
