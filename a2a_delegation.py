@@ -152,14 +152,14 @@ class SupportAgent:
         return verdict
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
-    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any], context: str | None = None,
+    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any], context_id: str | None = None,
                  **metadata: Any) -> Task:
         """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value.
-        `context`: the conversation (A2A contextId) it belongs to, if we keep one. Raises PeerError."""
+        `context_id`: the conversation it belongs to, if we keep one. Raises PeerError."""
         spoken = self.format_of[card.url]
         self.last_sent = message = Message(f"msg-{next(self.message_ids)}", "user",
                                            (Part(data=payload, media_type="application/json"),),
-                                           context, metadata={"skillId": skill, **metadata})
+                                           context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
         result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         return read(spoken.task_from_result, result, "the result")
@@ -197,7 +197,7 @@ class SupportAgent:
                                                "has no effect, so a retry is safe")
 
     def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any],
-                           context: str | None = None, **metadata: Any) -> Outcome:
+                           context_id: str | None = None, **metadata: Any) -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
         verdict = self.trust_gate(card)
@@ -209,7 +209,7 @@ class SupportAgent:
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}")
         try:
-            task = self.delegate(card, skill, payload, context, **metadata)  # metadata: a handoff envelope
+            task = self.delegate(card, skill, payload, context_id, **metadata)  # metadata: a handoff envelope
         except PeerError as failure:
             return self.failed(card.name, verdict,
                                f"delegation failed: {failure}; {failure.retry_advice()}", failure)
@@ -308,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.transport == "http":  # the same apps, served on 127.0.0.1
         from transports.network import HttpTransport
         served = demo.Served(apps)
-        transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout or 10.0)
+        transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout or flags.HTTP_TIMEOUT)
     printer = FramePrinter(transport, console.frame, verbose=options.verbose)
     if options.step or options.debugger or options.trace or options.diagram:
         from peers.support.tools import LearnerTools  # they hook the printer and the console

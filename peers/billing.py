@@ -81,7 +81,7 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
 def unbacked(claims: tuple[evidence.Claim, ...], order: str, amount: float) -> str | None:
     """Seed 004: act on facts, refreshed; "a guess" is never "promoted to a fact". A handoff
     with evidence is acted on only if an observed claim of what the order was charged,
-    retrieved in the last 15 minutes, covers the refund. (No evidence: the token decides.)"""
+    retrieved within evidence.MAX_AGE_SECONDS, covers the refund. (No evidence: the token decides.)"""
     if not claims:
         return None
     about = [claim for claim in claims if claim.claim == "charged" and claim.subject == order]
@@ -95,7 +95,8 @@ def unbacked(claims: tuple[evidence.Claim, ...], order: str, amount: float) -> s
                 "refunds on observed facts, never on an inference; nothing was done")
     if not fresh:
         return (f"the observed charge of {order} was retrieved at {max(c.retrieved_at for c in observed)}, "
-                "not within the last 15 minutes: refresh it, then hand off again; nothing was done")
+                f"not within the last {evidence.MAX_AGE_SECONDS // 60} minutes (or in the future): refresh it, "
+                "then hand off again; nothing was done")
     charges = sorted({claim.value for claim in fresh})
     if len(charges) > 1:  # two systems of record disagree: not billing's to pick one
         return (f"the observed claims of what {order} was charged disagree ({', '.join(f'${c:,.2f}' for c in charges)}); "

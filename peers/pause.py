@@ -1,5 +1,6 @@
-"""How a skill ends without a result: it failed (`SkillFailed`), or it may not decide alone
-and the task waits for a person (seed 004: non-delegable decisions).
+"""How a skill ends without a result: it failed (`SkillFailed`), it was not admitted
+(`Refusal`), or it may not go on alone and the task waits for its caller: for a person's
+approval (seed 004: non-delegable decisions) or for a stronger credential.
 
 A skill that may not finish alone raises a `Paused`: `NeedsApproval` with the exact
 effect it proposes (input-required), or `NeedsCredential` naming the scope of a step-up

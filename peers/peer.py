@@ -4,7 +4,8 @@ Essay: Delegation over JSON-RPC ("submitted (the peer accepted it), working (the
 doing it), and completed (the peer is done)"). Seed 000's Handoff Contract: a skill
 takes a typed payload (checked against the skill's input schema before any task
 exists) and ends in an explicit variant: completed with an artifact, failed saying
-whether a retry is safe, or paused for a person's approval.
+whether a retry is safe, rejected before any effect, or paused for its caller (an
+approval, or a step-up credential: peers/pause.py).
 
 Wire-neutral and transport-neutral: `peers/methods.py` maps each wire's JSON-RPC methods
 onto `send_message`, `get_task`, `cancel_task` and `list_tasks`, and `peers/app.py`

@@ -181,8 +181,8 @@ def test_a_refund_above_the_approval_limit_pauses_for_a_person_and_is_escalated(
     assert outcome.result is None and outcome.task.state.value == "input-required"
     assert [s.value for s in outcome.task.lifecycle] == ["submitted", "working", "input-required"]
     out = capsys.readouterr().out
-    # The essay's wire carries the status as text only, so the variant is "input required".
-    assert "[support] input required (interrupted): approval required: a refund of $6,000.00" in out
+    # The essay's wire carries the status as text only, so the variant is "input-required".
+    assert "[support] input-required (interrupted): approval required: a refund of $6,000.00" in out
     assert "-> supply what it asks as the next turn" in out and "refund of $6,000.00 issued" not in out
 
 

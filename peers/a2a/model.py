@@ -23,7 +23,7 @@ class TaskState(Enum):
     SUBMITTED = "submitted"  # the peer accepted the task
     WORKING = "working"  # the peer is doing it
     INPUT_REQUIRED = "input-required"  # paused: the peer needs more from the caller
-    AUTH_REQUIRED = "auth-required"  # paused: the peer needs credentials or an approval
+    AUTH_REQUIRED = "auth-required"  # paused: the peer needs (more) credentials from the caller
     COMPLETED = "completed"  # done; the result is in the artifacts
     FAILED = "failed"  # tried and could not; the status message says why
     CANCELED = "canceled"  # the caller withdrew it

@@ -81,6 +81,9 @@ class TaskQueries(Protocol):
     def task_from_wire(self, value: Any) -> Task:
         """Client: the task GetTask or CancelTask answers."""
 
+    # 1.0 only (0.3 has no ListTasks): `tasks_from_list(result) -> list[Task]`, the client's
+    # reading of a ListTasks result. A client asks for it where METHODS has "list".
+
     def list_result(self, tasks: list[Task], query: ListQuery) -> dict[str, Any]: ...
 
 

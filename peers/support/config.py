@@ -19,7 +19,6 @@ from peers.a2a.schema import check
 from transports.base import is_http_url, parse_url
 from transports.codec import loads_strict
 
-
 MAX_FILE_CHARS = 1 << 20  # a registry of thousands of peers is still far smaller
 
 
@@ -85,6 +84,22 @@ def token_for(credentials: dict[str, str], endpoint: str, scope: str | None = No
         return credentials.get(f"{endpoint} {scope}")
     url = parse_url(endpoint)
     return credentials.get(endpoint) or (credentials.get(url.origin) if url else None)
+
+
+def unwritable(path: str) -> str | None:
+    """Why `path` cannot be written, or None. Tried by opening it to append, which creates
+    nothing that was not there: an empty file made by the try is removed again."""
+    if os.path.isdir(path):
+        return "is a folder; give a file name"
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return exc.strerror or exc.__class__.__name__
+    if not existed:
+        os.remove(path)
+    return None
 
 
 def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:

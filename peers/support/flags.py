@@ -13,7 +13,10 @@ from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import NAMES
 from peers.support import scenarios
+from peers.support.config import unwritable
 from peers.support.scenarios import SCENARIOS
+
+HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 
 
 class Flag(NamedTuple):
@@ -85,8 +88,9 @@ FLAGS = (
     Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
          "others, what each card declares)", options={"choices": list(NAMES)}),
-    Flag("--timeout", None, "how long one exchange with a peer may take (default: 10 over "
-         "HTTP; in process, no limit, so a debugger can stop inside a peer)",
+    Flag("--timeout", None, f"how long one exchange with a peer may take (default: {HTTP_TIMEOUT:g} "
+         "over HTTP; in process, no limit, so a debugger can stop inside a peer; "
+         f"--scenario slow: {scenarios.TIMEOUTS['slow']:g})",
          options={"type": _seconds, "metavar": "SECONDS"}),
     Flag("--request", None, 'a customer\'s request, e.g. \'Please refund $180 on order ORD-3300\' '
          "(single quotes: in double quotes the shell expands $1): the model (by default an offline "
@@ -195,7 +199,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
     if options.diagram and not options.diagram.lower().endswith((".svg", ".html", ".mmd")):
         parser.error("--diagram FILE must end in .svg, .html or .mmd")
     for flag, path in (("--trace", options.trace), ("--diagram", options.diagram)):
-        problem = path and _unwritable(path)
+        problem = path and unwritable(path)
         if problem:
             parser.error(f"{flag} {path}: {problem}")
     if options.trace and options.diagram and os.path.realpath(options.trace) == os.path.realpath(options.diagram):
@@ -207,22 +211,6 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
     if options.token_env and not os.environ.get(options.token_env):
         parser.error(f"--token-env {options.token_env}: that environment variable is not set")
     scenarios.defaults(options, timeout_given=options.timeout is not None)  # what a lesson needs
-
-
-def _unwritable(path: str) -> str | None:
-    """Why `path` cannot be written, or None. Tried by opening it to append, which creates
-    nothing that was not there: an empty file made by the try is removed again."""
-    if os.path.isdir(path):
-        return "is a folder; give a file name"
-    existed = os.path.exists(path)
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        return exc.strerror or exc.__class__.__name__
-    if not existed:
-        os.remove(path)
-    return None
 
 
 def peer_card_urls(options: SimpleNamespace) -> list[str]:

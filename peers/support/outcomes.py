@@ -7,7 +7,10 @@ answered (its state, and the data its status carries) or from why no task came b
 each variant names what the support agent does next (`handling`), and which class it
 belongs to: terminal (the task is over), interrupted (the same task waits for us),
 active (the peer may still be working) or no task (nothing was delegated).
-A2A: TaskState (section 4.1.3); "timed out" is ours: the protocol cannot know it.
+Most variants are A2A's TaskStates (section 4.1.3), spelled as the spec does; ours are
+"approval required" and "referred" (an input-required or rejected task whose status
+data says so: seed 004's variants), "timed out" (the protocol cannot know it) and "not
+delegated" (refused before sending, or no answer that makes a task).
 """
 from __future__ import annotations
 
@@ -27,11 +30,11 @@ class Variant(Enum):
     REFERRED = ("referred", "terminal", "the peer did nothing and names who decides it: hand it "
                 "there, within the handoff's hop limit")
     CANCELED = ("canceled", "terminal", "nothing more to do: the task was withdrawn")
-    INPUT_REQUIRED = ("input required", "interrupted", "supply what it asks as the next turn of "
+    INPUT_REQUIRED = ("input-required", "interrupted", "supply what it asks as the next turn of "
                                                        "the same task, or escalate to a human")
     APPROVAL_REQUIRED = ("approval required", "interrupted", "escalating to a human: a person "
                          "approves exactly the proposed effect, then the same task goes on")
-    AUTH_REQUIRED = ("auth required", "interrupted", "present the credential it names from our "
+    AUTH_REQUIRED = ("auth-required", "interrupted", "present the credential it names from our "
                      "own store (never in the payload), as the next turn of the same task")
     WORKING = ("working", "active", "ask again (GetTask) until it ends, within the deadline")
     TIMED_OUT = ("timed out", "active", "the peer may still be working: look for the task "
@@ -42,6 +45,7 @@ class Variant(Enum):
         self.label, self.group, self.handling = label, group, handling
 
 
+# The states that are a variant as they are; input-required and rejected are read further.
 BY_STATE = {TaskState.COMPLETED: Variant.COMPLETED, TaskState.FAILED: Variant.FAILED,
             TaskState.REJECTED: Variant.REJECTED, TaskState.CANCELED: Variant.CANCELED,
             TaskState.AUTH_REQUIRED: Variant.AUTH_REQUIRED, TaskState.SUBMITTED: Variant.WORKING,

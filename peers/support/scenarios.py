@@ -40,9 +40,9 @@ SCENARIOS = {
     "versions": "the support agent hands off in refund-handoff/2; billing refuses, naming the "
                 "versions it speaks as data; the support agent hands off again in refund-handoff/1",
 }
-# The lessons of seed 004 and seed 000 that need a message's metadata or a taskId: they
-# speak 1.0 unless --wire says; each is a module in peers/support/lessons/.
-HANDOFF_LESSONS = ("approval", "auth", "authority", "bounce", "contract", "evidence", "duplicate", "outcomes", "slow", "versions")
+# The lessons that need what the essay's tasks/send lacks (a taskId, a contextId, metadata,
+# a card that publishes contracts): they speak 1.0 unless --wire says.
+LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "contract", "evidence", "duplicate", "outcomes", "slow", "versions")
 TIMEOUTS = {"slow": 0.25}  # seconds the support agent waits, unless --timeout says
 
 
@@ -54,7 +54,7 @@ def defaults(options: SimpleNamespace, timeout_given: bool) -> None:
     """What a scenario needs unless the command line says otherwise."""
     if options.scenario == "injection" and options.request is None:
         options.request = "Please refund $180 on order ORD-3300"
-    if options.scenario in HANDOFF_LESSONS and options.wire is None:
+    if options.scenario in LESSONS_ON_1_0 and options.wire is None:
         options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
     if options.scenario in TIMEOUTS and not timeout_given:
         options.timeout = TIMEOUTS[options.scenario]

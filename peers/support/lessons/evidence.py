@@ -20,7 +20,7 @@ from typing import Any
 from peers.a2a import handoff
 from peers.a2a.evidence import Claim, utc_second
 from peers.a2a.model import AgentCard
-from peers.support.lessons.mcp import look_up
+from peers.support.lessons.mcp import lookup_order
 from peers.support.lessons.turns import essay_cannot, open_lesson
 from transports.errors import PeerError
 
@@ -65,7 +65,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     agent.say(f"[support] as a receiver should: the observed charge is stale, so it is refreshed "
               f"from its record ({LOOKUP}) before anyone acts on it")
     try:
-        charged = look_up(agent, ORDER)
+        charged = lookup_order(agent, ORDER)
     except PeerError as failure:
         return [agent.failed("orders-tool", None, f"refreshing the claim failed: {failure}")]
     fresh = claims[0]._replace(value=charged, retrieved_at=utc_second())

@@ -34,7 +34,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     say(f"[mcp] down to the support agent's own tool server at {TOOLS_URL}: wired in by us, "
         "so there is no trust gate")
     try:
-        charged = look_up(agent, ORDER)
+        charged = lookup_order(agent, ORDER)
     except PeerError as failure:
         return [agent.failed(TOOLS_URL, None, f"the tool call failed: {failure}")]
     say(f"[mcp] the tool says {ORDER} was charged ${charged:,.2f}: that is the refund to ask for")
@@ -49,7 +49,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     return outcomes
 
 
-def look_up(agent: Any, order_id: str) -> float:
+def lookup_order(agent: Any, order_id: str) -> float:
     """initialize, initialized, tools/list, tools/call: the charge of `order_id`."""
     agent.call(TOOLS_URL, "initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
                                          "clientInfo": {"name": "support-agent", "version": "1.0.0"}}, HEADERS)

@@ -8,7 +8,7 @@ and is rejected before anything happens; one is above billing's limit and waits 
 person, and the support agent withdraws it (CancelTask), so it ends canceled. Each
 answer is mapped to its variant in one place (peers/support/outcomes.py), and the
 support agent says what it does with it. The lesson ends with the legend: every
-variant, terminal, interrupted or active. Billing here checks each refund against its
+variant, by class: terminal, interrupted, active, or no task. Billing here checks each refund against its
 order book (peers/billing.py ORDER_BOOK), as the essay's run does not.
 """
 from __future__ import annotations
