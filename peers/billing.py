@@ -74,8 +74,10 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
     if "handoff" not in metadata:
         return None
     envelope = handoff.read(metadata["handoff"])  # an unsupported version or a bad field: -32602
-    return handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now()) \
-        or unbacked(envelope.evidence, refund["order_id"], float(refund["amount"]))
+    outside = handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
+    if outside:  # the grant: hops, expiry, action, amount
+        return outside
+    return unbacked(envelope.evidence, refund["order_id"], float(refund["amount"]))  # the facts
 
 
 def unbacked(claims: tuple[evidence.Claim, ...], order: str, amount: float) -> str | None:

@@ -72,12 +72,14 @@ class Envelope(NamedTuple):
 
 
 def to_wire(envelope: Envelope) -> dict[str, Any]:
-    return {"contract": envelope.contract, "objective": envelope.objective,
+    wire = {"contract": envelope.contract, "objective": envelope.objective,
             "permitted": [{"action": p.action, "maxAmount": p.max_amount, "currency": p.currency}
                           for p in envelope.permitted],
             "expiresAt": envelope.expires_at, "hops": list(envelope.hops), "maxHops": envelope.max_hops,
-            "decisionOwner": envelope.decision_owner,
-            **({"evidence": [evidence.claim_to_wire(c) for c in envelope.evidence]} if envelope.evidence else {})}
+            "decisionOwner": envelope.decision_owner}
+    if envelope.evidence:  # optional: an envelope without claims carries no empty list
+        wire["evidence"] = [evidence.claim_to_wire(claim) for claim in envelope.evidence]
+    return wire
 
 
 def read(value: Any) -> Envelope:

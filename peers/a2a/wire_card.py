@@ -14,14 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.fields import WireError, field, obj, strings
-from peers.a2a.model import AgentCard, AgentSkill
+from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
 
 # A skill's result variants, as a card may declare them: the A2A task states, each with
 # a sentence saying what that ending means for this skill.
-_STATES = ("completed", "failed", "rejected", "canceled", "input-required", "auth-required")
 RESULTS_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
-    state: {"type": "string", "minLength": 1, "maxLength": 300} for state in _STATES}}
+    state.value: {"type": "string", "minLength": 1, "maxLength": 300} for state in TERMINAL | PAUSED}}
 
 
 def card_schema(required: list[str], where: dict[str, Any]) -> dict[str, Any]:
@@ -46,24 +45,32 @@ def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
 
 def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
     caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": False}
+    # AgentSkill has no field for either contract: extensions on the card carry them.
+    extensions = []
     schemas = {s.id: s.input_schema for s in card.skills if s.input_schema}
+    if schemas:
+        extensions.append({"uri": INPUT_SCHEMA_EXTENSION, "required": False,
+                           "description": "JSON Schema of each skill's input, by skill id", "params": schemas})
     results = {s.id: s.results for s in card.skills if s.results}
-    extensions = [{"uri": uri, "required": False, "description": about, "params": params}
-                  for uri, about, params in (
-                      (INPUT_SCHEMA_EXTENSION, "JSON Schema of each skill's input, by skill id", schemas),
-                      (RESULTS_EXTENSION, "the task states each skill ends in, and what each means",
-                       results)) if params]
-    if extensions:  # AgentSkill has no field for either: extensions on the card carry them
+    if results:
+        extensions.append({"uri": RESULTS_EXTENSION, "required": False,
+                           "description": "the task states each skill ends in, and what each means",
+                           "params": results})
+    if extensions:
         caps["extensions"] = extensions
     return caps
+
+
+def _extension(extensions: list[Any], uri: str) -> dict[str, Any]:
+    """The params of the card's extension `uri`, if it declares it with an object; else {}."""
+    return next((e["params"] for e in extensions if isinstance(e, dict) and e.get("uri") == uri
+                 and isinstance(e.get("params"), dict)), {})
 
 
 def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
     caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
     extensions = caps.get("extensions") if isinstance(caps.get("extensions"), list) else []
-    schemas, results = (next((e["params"] for e in extensions if isinstance(e, dict) and e.get("uri") == uri
-                              and isinstance(e.get("params"), dict)), {})
-                        for uri in (INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION))
+    schemas, results = _extension(extensions, INPUT_SCHEMA_EXTENSION), _extension(extensions, RESULTS_EXTENSION)
     default_modes = strings(field(card, "defaultInputModes", list, default=[]), "defaultInputModes")
     skills = []
     for index, value in enumerate(field(card, "skills", list)):

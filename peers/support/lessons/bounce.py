@@ -14,10 +14,10 @@ forever; the router is bounded too. Each specialist is called with the same `run
 """
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from peers.a2a import handoff
+from peers.a2a.evidence import utc_second
 from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
 from peers.support.lessons.turns import essay_cannot, open_lesson
@@ -43,8 +43,7 @@ def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[Ta
         grant = handoff.read(metadata.get("handoff"))
     except InvalidParams as exc:
         return TaskState.REJECTED, str(exc), None
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    refused = handoff.refusal(grant, "refund", float(payload["amount"]), "USD", now)
+    refused = handoff.refusal(grant, "refund", float(payload["amount"]), "USD", utc_second())
     if refused:
         return TaskState.REJECTED, refused, None
     return (TaskState.REJECTED, f"the customer is right about {payload['order_id']}; issuing the refund "

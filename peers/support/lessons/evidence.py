@@ -29,10 +29,12 @@ ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"
 
 def from_triage(now: float) -> tuple[Claim, ...]:
     """What our triage handed over: three claims, three classes, one of them two days old."""
-    return (Claim("charged", ORDER, 180.0, "observed", "orders-tool", ORDER, LOOKUP, utc_second(now - 2 * 86400)),
-            Claim("damaged_items", ORDER, 1, "reported", "tickets", TICKET, f"tickets.get {TICKET}", utc_second(now)),
-            Claim("charged", ORDER, 180.0, "inferred", "triage-agent", TICKET, f"triage's reading of {TICKET}",
-                  utc_second(now)))
+    return (Claim(claim="charged", subject=ORDER, value=180.0, klass="observed", system="orders-tool",
+                  record_id=ORDER, retrieve=LOOKUP, retrieved_at=utc_second(now - 2 * 86400)),
+            Claim(claim="damaged_items", subject=ORDER, value=1, klass="reported", system="tickets",
+                  record_id=TICKET, retrieve=f"tickets.get {TICKET}", retrieved_at=utc_second(now)),
+            Claim(claim="charged", subject=ORDER, value=180.0, klass="inferred", system="triage-agent",
+                  record_id=TICKET, retrieve=f"triage's reading of {TICKET}", retrieved_at=utc_second(now)))
 
 
 def grant(claims: tuple[Claim, ...]) -> dict[str, Any]:
