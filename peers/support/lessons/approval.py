@@ -18,14 +18,7 @@ from typing import Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.support.lessons.turns import (
-    attempt,
-    essay_cannot,
-    look_up,
-    open_lesson,
-    said,
-    turn_failed,
-)
+from peers.support.lessons.turns import attempt, essay_cannot, look_up, open_lesson, said, turn_failed
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape

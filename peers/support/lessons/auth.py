@@ -17,13 +17,7 @@ from typing import Any
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.config import token_for
-from peers.support.lessons.turns import (
-    attempt,
-    essay_cannot,
-    open_lesson,
-    said,
-    turn_failed,
-)
+from peers.support.lessons.turns import attempt, essay_cannot, open_lesson, said, turn_failed
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from transports.errors import PeerError
