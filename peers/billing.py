@@ -101,8 +101,8 @@ def unbacked(claims: tuple[evidence.Claim, ...], order: str, amount: float) -> s
                 "then hand off again; nothing was done")
     charges = sorted({claim.value for claim in fresh})
     if len(charges) > 1:  # two systems of record disagree: not billing's to pick one
-        return (f"the observed claims of what {order} was charged disagree ({', '.join(f'${c:,.2f}' for c in charges)}); "
-                "nothing was done")
+        amounts = ", ".join(f"${charge:,.2f}" for charge in charges)
+        return f"the observed claims of what {order} was charged disagree ({amounts}); nothing was done"
     if amount > charges[0]:
         return f"the observed charge of {order} is ${charges[0]:,.2f}, less than ${amount:,.2f}; nothing was done"
     return None
@@ -140,8 +140,10 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
     return process_refund
 
 
-def admission(orders: dict[str, float] | None,
-              disputed: dict[str, str] | None = None) -> Callable[[dict[str, Any], dict[str, Any]], str | Refusal | None]:
+Admit = Callable[[dict[str, Any], dict[str, Any]], "str | Refusal | None"]  # Skill.admit's shape
+
+
+def admission(orders: dict[str, float] | None, disputed: dict[str, str] | None = None) -> Admit:
     """Why a refund is not billing's to make, before any effect: outside the handoff's grant
     (first, so a chain at its hop limit stops here), more than the order was charged, or
     an order under dispute (`disputed`: order -> the agent that decides it), referred there."""
@@ -152,7 +154,8 @@ def admission(orders: dict[str, float] | None,
             return outside
         charged = (orders or {}).get(order)
         if charged is not None and amount > charged:
-            return f"{order} was charged ${charged:,.2f}; a refund of ${amount:,.2f} is more than that; nothing was done"
+            return (f"{order} was charged ${charged:,.2f}; a refund of ${amount:,.2f} is more than that; "
+                    "nothing was done")
         desk = (disputed or {}).get(order)
         if desk is not None:
             return Refusal(f"{order} has an open dispute: {desk} decides it before any refund; "

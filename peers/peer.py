@@ -110,7 +110,8 @@ class Peer:
         if refused:
             self._release(pending.effect, task.id)
             note, data = reason_and_data(refused)
-            return self.store.update(task.advance(TaskState.FAILED, message=note, data=data, timestamp=self._now()))
+            return self.store.update(task.advance(TaskState.FAILED, message=note, data=data,
+                                                  timestamp=self._now()))
         with self.ledger.lock:  # approved: claim the effect, unless another task did it meanwhile
             earlier = self.ledger.get(pending.effect)
             if earlier is not None and earlier.task_id == task.id:

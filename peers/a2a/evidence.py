@@ -27,7 +27,8 @@ CLAIM_SCHEMA = {
         "claim": {"type": "string", "pattern": "^[a-z_]{1,40}$"}, "subject": _ID,
         "value": {"type": "number", "minimum": -1_000_000, "maximum": 1_000_000},
         "class": {"type": "string", "pattern": f"^({'|'.join(CLASSES)})$"},
-        "source": {"type": "object", "additionalProperties": False, "required": ["system", "recordId", "retrieve"],
+        "source": {"type": "object", "additionalProperties": False,
+                   "required": ["system", "recordId", "retrieve"],
                    "properties": {"system": _ID, "recordId": _ID,
                                   "retrieve": {"type": "string", "minLength": 1, "maxLength": 120}}},
         "retrievedAt": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"},
@@ -62,9 +63,9 @@ def claim_to_wire(claim: Claim) -> dict[str, Any]:
 def claim_from_wire(value: dict[str, Any]) -> Claim:
     """A claim already checked against CLAIM_SCHEMA."""
     source = value["source"]
-    return Claim(claim=value["claim"], subject=value["subject"], value=float(value["value"]), klass=value["class"],
-                 system=source["system"], record_id=source["recordId"], retrieve=source["retrieve"],
-                 retrieved_at=value["retrievedAt"])
+    return Claim(claim=value["claim"], subject=value["subject"], value=float(value["value"]),
+                 klass=value["class"], system=source["system"], record_id=source["recordId"],
+                 retrieve=source["retrieve"], retrieved_at=value["retrievedAt"])
 
 
 def utc_second(now: float | None = None) -> str:

@@ -42,7 +42,8 @@ SCENARIOS = {
 }
 # The lessons that need what the essay's tasks/send lacks (a taskId, a contextId, metadata,
 # a card that publishes contracts): they speak 1.0 unless --wire says.
-LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "contract", "evidence", "duplicate", "outcomes", "slow", "versions")
+LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "contract", "evidence", "duplicate",
+                  "outcomes", "slow", "versions")
 TIMEOUTS = {"slow": 0.25}  # seconds the support agent waits, unless --timeout says
 
 

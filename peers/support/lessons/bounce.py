@@ -37,7 +37,7 @@ def envelope(hops: list[str]) -> dict[str, Any]:
         hops=tuple(hops), max_hops=MAX_HOPS))
 
 
-def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[TaskState, str, dict[str, Any] | None]:
+def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[TaskState, str, dict | None]:
     """Our own specialist: it judges the envelope as billing does, then refers the refund on."""
     try:
         grant = handoff.read(metadata.get("handoff"))
@@ -79,7 +79,8 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     if task.state is TaskState.COMPLETED:
         agent.say(f"[support] {target} completed it", Kind.TRUSTED)
     else:
-        agent.say(f"[support] {target} ended it {task.state.value}: {escape(str(task.status_message))}", Kind.ESCALATED)
+        agent.say(f"[support] {target} ended it {task.state.value}: {escape(str(task.status_message))}",
+                  Kind.ESCALATED)
         agent.say("[support] the support agent owns this decision: the refund goes to a person, "
                   "with both specialists' answers; nobody routes it again", Kind.ESCALATED)
     return [billing.outcome] if billing.outcome is not None else []

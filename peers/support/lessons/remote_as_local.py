@@ -62,5 +62,6 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
         agent.say(f"[pipeline] stage {number}, {stage.name}, was {stage.where}", Kind.BANNER)
     agent.say("[pipeline] the pipeline called run() on each and never asked which was which", Kind.BANNER)
     if task is None or task.state is not TaskState.COMPLETED:
-        return [agent.failed("the pipeline", None, f"it stopped: {task.status_message if task else 'no stages'}")]
+        why = task.status_message if task is not None else "no stages"
+        return [agent.failed("the pipeline", None, f"it stopped: {why}")]
     return [stages[-1].outcome]

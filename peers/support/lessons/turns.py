@@ -43,7 +43,8 @@ def send_turn(agent: Any, turn: tuple[Any, AgentCard], message: Message, scope: 
     return task
 
 
-def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message, scope: str | None = None) -> Task | RemoteError:
+def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message,
+            scope: str | None = None) -> Task | RemoteError:
     """One turn: the task the peer answers, or its refusal (a JSON-RPC error) as a value."""
     try:
         return send_turn(agent, turn, message, scope)
