@@ -2,6 +2,7 @@
 runs through the real CLI on both transports with the same frames, and ends as its
 seed says it must. A lesson that stopped showing its point fails here."""
 import json
+import re
 
 import pytest
 
@@ -69,10 +70,14 @@ def test_the_slow_lesson_on_0_3_resends_the_same_message_and_gets_the_same_task(
     assert "ended completed while nobody waited" in done.stdout
 
 
-@pytest.mark.parametrize("name", ["outcomes", "slow"])
-def test_a_lesson_on_the_essays_wire_says_why_it_cannot_run(name):
+@pytest.mark.parametrize("name, lacks", [("approval", "taskId"), ("auth", "auth-required state"),
+                                         ("authority", "metadata"), ("bounce", "metadata"), ("evidence", "metadata"),
+                                         ("slow", "contextId"), ("versions", "metadata")])
+def test_a_lesson_on_the_essays_wire_says_what_the_wire_lacks_and_how_to_run_it(name, lacks):
     done = cli("--scenario", name, "--wire", "essay")
     assert "Traceback" not in done.stderr and done.returncode in (0, 1)
+    assert f"warning: [support] the essay's tasks/send has no {lacks}" in done.stderr
+    assert "run with --wire 1.0 or --wire 0.3" in done.stderr
 
 
 def test_the_in_process_shim_keeps_a_deadline_only_when_given_one_and_the_peer_finishes_anyway():
@@ -109,8 +114,14 @@ def test_the_auth_lesson_continues_the_same_task_once_the_step_up_token_is_in_au
     assert (finished["id"], finished["status"]["state"]) == ("task-1", "TASK_STATE_COMPLETED")
     sent = frames(lines, "-->")
     assert [m["params"]["message"].get("taskId") for m in sent] == [None, "task-1", "task-1"]
-    assert not any("refunds:large" in json.dumps(m["params"]["message"]) and "Bearer" in json.dumps(m)
-                   for m in sent), "no credential rides in a message"
+    assert [m["params"]["message"]["parts"] for m in sent[1:]] == [
+        [{"text": "continuing with the credential asked for (in Authorization)"}]] * 2, "no credential in a message"
+
+
+def test_the_auth_lesson_shows_both_tokens_only_masked():
+    done = cli("--scenario", "auth", "--verbose")
+    assert done.stdout.count("Authorization: Bearer ****") == 3, "the card fetch sends none; three POSTs do"
+    assert not re.search(r"Bearer (?!\*\*\*\*)", done.stdout), "no token value is ever printed"
 
 
 def step_up_client(carrier_server=None):
@@ -151,6 +162,15 @@ def test_a_step_up_token_is_the_same_caller_and_only_it_releases_the_paused_refu
     # Meanwhile the same order asked again got the paused task's claim, not a second refund.
     _, again = call("SendMessage", message("m-5", [{"data": {"order_id": "ORD-1", "amount": 2000}}]))
     assert again["result"]["task"]["id"] == task["id"]
+
+
+def test_while_a_task_waits_for_its_step_up_it_holds_its_order():
+    peer, call = step_up_client()
+    task = call("SendMessage", message("m-1", [{"data": {"order_id": "ORD-1", "amount": 2000}}]))[1]["result"]["task"]
+    held = call("SendMessage", message("m-2", [{"data": {"order_id": "ORD-1", "amount": 2000}}]))[1]["result"]["task"]
+    assert held["id"] == task["id"] and held["status"]["state"] == "TASK_STATE_AUTH_REQUIRED", "the waiting task"
+    other = call("SendMessage", message("m-3", [{"data": {"order_id": "ORD-1", "amount": 1500}}]))[1]["result"]["task"]
+    assert other["status"]["state"] == "TASK_STATE_REJECTED" and f"task {task['id']} is paused" in json.dumps(other)
 
 
 def test_a_task_paused_for_a_step_up_can_be_canceled_and_then_releases_its_claim():
@@ -309,34 +329,34 @@ def claim(**change):
     return {**base, **change}
 
 
-@pytest.mark.parametrize("claims, why", [
-    ([claim(row={"order_id": "ORD-1", "charged": 50})], "has an unknown field 'row'"),  # a copied row
-    ([claim(**{"class": "fact"})], "evidence[0].class"),
-    ([claim(source={"system": "orders", "recordId": "ORD-1", "retrieve": "lookup", "rows": []})], "unknown field 'rows'"),
-    ([claim(retrievedAt="yesterday")], "evidence[0].retrievedAt"),
-    ([claim(value="50")], "evidence[0].value must be a number"),
-    ([claim(value=[50])], "evidence[0].value must be a number"),
+@pytest.mark.parametrize("changes, why", [
+    ([{"row": {"order_id": "ORD-1", "charged": 50}}], "has an unknown field 'row'"),  # a copied row
+    ([{"class": "fact"}], "evidence[0].class"),
+    ([{"source": {"system": "orders", "recordId": "ORD-1", "retrieve": "lookup", "rows": []}}], "unknown field 'rows'"),
+    ([{"retrievedAt": "yesterday"}], "evidence[0].retrievedAt"),
+    ([{"value": "50"}], "evidence[0].value must be a number"),
+    ([{"value": [50]}], "evidence[0].value must be a number"),
 ])
-def test_evidence_that_is_not_a_classed_dated_reference_is_refused_before_any_effect(claims, why):
+def test_evidence_that_is_not_a_classed_dated_reference_is_refused_before_any_effect(changes, why):
     peer, send = evidence_client()
-    error = send("m-1", 50.0, claims)["error"]
+    error = send("m-1", 50.0, [claim(**change) for change in changes])["error"]
     assert error["code"] == -32602 and why in error["message"] and peer.ledger.effects == {}
 
 
-@pytest.mark.parametrize("claims, why", [
+@pytest.mark.parametrize("changes, why", [  # each claim made when the test runs: "fresh" is now
     ([], None),
-    ([claim()], None),
-    ([claim(retrievedAt="2020-01-01T00:00:00Z")], "not within the last 15 minutes"),
-    ([claim(retrievedAt="2099-01-01T00:00:00Z")], "not within the last 15 minutes"),  # dated in the future
-    ([claim(**{"class": "inferred"})], "only inferred"),
-    ([claim(**{"class": "reported"}), claim(**{"class": "inferred"})], "only inferred and reported"),
-    ([claim(value=49.99)], "less than $50.00"),
-    ([claim(subject="ORD-2")], "says nothing of what ORD-1 was charged"),
-    ([claim(claim="owed")], "says nothing of what ORD-1 was charged"),
+    ([{}], None),
+    ([{"retrievedAt": "2020-01-01T00:00:00Z"}], "not within the last 15 minutes"),
+    ([{"retrievedAt": "2099-01-01T00:00:00Z"}], "not within the last 15 minutes"),  # dated in the future
+    ([{"class": "inferred"}], "only inferred"),
+    ([{"class": "reported"}, {"class": "inferred"}], "only inferred and reported"),
+    ([{"value": 49.99}], "less than $50.00"),
+    ([{"subject": "ORD-2"}], "says nothing of what ORD-1 was charged"),
+    ([{"claim": "owed"}], "says nothing of what ORD-1 was charged"),
 ])
-def test_billing_refunds_only_what_an_observed_fresh_charge_covers(claims, why):
+def test_billing_refunds_only_what_an_observed_fresh_charge_covers(changes, why):
     peer, send = evidence_client()
-    task = send("m-1", 50.0, claims)["result"]["task"]
+    task = send("m-1", 50.0, [claim(**change) for change in changes])["result"]["task"]
     if why is None:
         assert task["status"]["state"] == "TASK_STATE_COMPLETED"
     else:
@@ -364,8 +384,7 @@ def test_a_reader_that_stops_reading_ends_the_run_quietly_not_with_a_traceback()
     for args in ([], ["--scenario", "duplicate", "--transport", "http"]):
         run = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        run.stdout.readline()  # as `| head -1` does, then the pipe closes
-        run.stdout.close()
+        run.stdout.close()  # before its first line: whatever it writes meets a closed pipe
         _, err = run.communicate(timeout=30)
         assert run.returncode == 141 and "Traceback" not in err, err
 
@@ -379,14 +398,24 @@ def test_the_diagram_draws_every_turn_of_a_task_as_that_task(tmp_path):
                       "L3-->>L0: task-1 completed (id 3)", "L0->>L3: SendMessage (id 4): next turn of task-1"]
 
 
-@pytest.mark.parametrize("name", ["contract", "outcomes", "approval", "auth", "duplicate", "slow", "authority",
-                                  "versions", "evidence", "bounce", "remote-as-local"])
+ENDINGS = {"contract": "trusted result (from billing-agent): refund of $180.00",
+           "outcomes": "[support] every variant, and what the support agent does with it:",
+           "approval": "[support] billing refused it (This operation is not supported",  # single-use
+           "auth": "trusted result (from billing-agent): refund of $2,400.00",
+           "duplicate": "[support] four deliveries, and every answer names task task-1",
+           "slow": "ended completed while nobody waited", "authority": "refund of $180.00 issued for ORD-6200",
+           "versions": "refund of $120.00 issued for ORD-7300", "evidence": "refund of $180.00 issued for ORD-3300",
+           "bounce": "[support] the support agent owns this decision",
+           "remote-as-local": "[pipeline] the pipeline called run() on each"}
+
+
+@pytest.mark.parametrize("name", list(ENDINGS))
 def test_every_handoff_lesson_speaks_0_3_too_and_reaches_its_end(name):
     done = cli("--scenario", name, "--wire", "0.3")
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "message/send" in done.stdout and "SendMessage" not in done.stdout
     last = [line for line in done.stdout.splitlines() if line.startswith("[")][-1]
-    assert "error" not in last.lower() or name == "bounce", last
+    assert ENDINGS[name] in last, last
 
 
 # -- what a hostile tester found, kept ----------------------------------------------------
