@@ -14,14 +14,16 @@ import hashlib
 import hmac
 import json
 import sys
+import time
 from typing import Callable
 
+from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.wire_format import WireFormat
 from peers.methods import Caller, MethodTable
 from peers.peer import Peer
 from transports.base import HttpRequest, HttpResponse, parse_url
 from transports.codec import MAX_FRAME_BYTES
-from transports.jsonrpc import InvalidRequest, dispatch, encode_error
+from transports.jsonrpc import InvalidRequest, JsonRpcError, dispatch, encode_error
 
 CARD_PATH = "/.well-known/agent-card.json"
 JSON = {"Content-Type": "application/json"}
@@ -49,8 +51,10 @@ class PeerApp:
         self.card_body = json.dumps(card_format.card_to_wire(peer.card), indent=2).encode() + b"\n"
         # Spec 8.6: a card SHOULD say how long it may be cached, and carry an ETag, so a
         # client can ask "changed?" (If-None-Match) and get 304 and no body if not.
+        # Last-Modified: the card is what it was when this app began serving it.
         self.card_cache = {"Cache-Control": f"max-age={CARD_MAX_AGE}",
-                           "ETag": f'"{hashlib.blake2b(self.card_body, digest_size=12).hexdigest()}"'}
+                           "ETag": f'"{hashlib.blake2b(self.card_body, digest_size=12).hexdigest()}"',
+                           "Last-Modified": time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = parse_url(request.url).path  # a transport hands the app only URLs that parse
@@ -70,7 +74,8 @@ class PeerApp:
     def _post(self, request: HttpRequest) -> HttpResponse:
         media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
         if media_type not in ("application/json", "application/a2a+json"):
-            return _error(415, "Content-Type must be application/json")
+            # A2A names this failure: ContentTypeNotSupportedError (-32005), in the 415's body.
+            return _error(415, "Content-Type must be application/json", ContentTypeNotSupported)
         credential, scopes = self.credential(request)
         if self.token is not None and credential is None:
             # No task is created: the frame is not even parsed.
@@ -113,5 +118,5 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def _error(status: int, why: str, **headers: str) -> HttpResponse:
-    return HttpResponse(status, {**JSON, **headers}, encode_error(None, InvalidRequest(why)))
+def _error(status: int, why: str, error: type[JsonRpcError] = InvalidRequest, **headers: str) -> HttpResponse:
+    return HttpResponse(status, {**JSON, **headers}, encode_error(None, error(why)))

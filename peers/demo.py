@@ -32,6 +32,15 @@ PEERS = {"billing-agent": DemoPeer(billing.BASE_URL, billing.billing_agent),
          "refund-bot-9000": DemoPeer(rogue.BASE_URL, rogue.refund_bot_9000)}
 
 
+def _conformance_agent(*args: Any, **options: Any) -> Peer:
+    from peers.conformance import conformance_agent  # only `serve conformance-agent` needs it
+    return conformance_agent(*args, **options)
+
+
+# What `serve NAME` can serve: the story's two peers, and the conformance kit's test double.
+SERVABLE = {**PEERS, "conformance-agent": DemoPeer("https://conformance.example", _conformance_agent)}
+
+
 # What a lesson needs of a demo peer beyond the essay's run (peers/support/lessons/).
 LESSON_OPTIONS: dict[tuple[str | None, str], dict[str, Any]] = {
     ("outcomes", "billing-agent"): {"orders": billing.ORDER_BOOK},  # unknown order, over-refund
@@ -99,7 +108,7 @@ def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str 
     """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM; the exit status:
     0, or 2 (said through `fail`) when the address cannot be had."""
     from transports.server import PeerServer
-    demo = PEERS[name]
+    demo = SERVABLE[name]
 
     def log(line: str) -> None:  # one log for the server and the app
         log_to_stderr(f"[{name}] {line}")

@@ -78,6 +78,18 @@ class NeedsApproval(Paused):
                                 "exactly what it proposed; nothing was done")
 
 
+class NeedsInput(Paused):
+    """The plainest pause: the skill asks its caller for more, and whatever the next turn
+    says is the answer; `answered(message)` does the work with it."""
+
+    def __init__(self, reason: str, answered: Callable[[Message], Any]) -> None:
+        super().__init__(reason, {}, then=lambda: answered(self.answer))
+        self.answer: Message | None = None
+
+    def accept(self, message: Message, scopes: frozenset[str]) -> None:
+        self.answer = message
+
+
 class NeedsCredential(Paused):
     """A step-up: the caller's credential admits it, but this effect needs more (a token
     with `scope`). The task pauses in auth-required naming the scope; the follow-up goes

@@ -29,7 +29,7 @@ from transports.jsonrpc import InvalidParams
 
 class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises, input schema included
-    run: Callable[[Any], str]  # checked input -> result text; raises SkillFailed or Paused
+    run: Callable[[Any], str | tuple[Part, ...]]  # checked input -> the result; raises SkillFailed, Paused
     from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
     # What makes two requests the same effect in the world (billing: the order refunded),
     # so that it happens once however often it is asked for; None: no effect to guard.
@@ -140,7 +140,8 @@ class Peer:
             task = self.store.pause(task.advance(exc.STATE, message=str(exc), data=exc.asked,
                                                  timestamp=self._now()), pending._replace(paused=exc))
         else:
-            artifact = Artifact(f"{task.id}-result", (Part(text=text),))
+            parts = (Part(text=text),) if isinstance(text, str) else tuple(text)  # words, or parts
+            artifact = Artifact(f"{task.id}-result", parts)
             task = self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
                                                   timestamp=self._now()))
         if effect is not None and task.state is TaskState.COMPLETED:

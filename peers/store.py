@@ -49,8 +49,12 @@ def refuse_if_too_big(content: str) -> None:
 
 
 class TaskStore:
-    def __init__(self, max_tasks: int = 1000, max_bytes: int = 16 << 20) -> None:
+    def __init__(self, max_tasks: int = 1000, max_bytes: int = 16 << 20, *,
+                 remember_messages: bool = True) -> None:
         self.max_tasks, self.max_bytes = max_tasks, max_bytes
+        # False: every message is new, even under a messageId seen before (a test double
+        # for a client that reuses messageIds; peers/conformance.py). Not for real peers.
+        self.remember_messages = remember_messages
         self.tasks: OrderedDict[str, Task] = OrderedDict()  # oldest first
         self.owners: dict[str, str] = {}  # task id -> owner
         # (owner, messageId) -> (the task it made or continued, a hash of what it said)
@@ -165,7 +169,8 @@ class TaskStore:
         return task
 
     def _seen(self, owner: str, message_id: str | None, content: str) -> Task | None:
-        seen = self.by_message.get((owner, message_id)) if message_id is not None else None
+        remembered = message_id is not None and self.remember_messages
+        seen = self.by_message.get((owner, message_id)) if remembered else None
         if seen is None:
             return None
         if seen[1] != hash(content):

@@ -78,3 +78,85 @@ def test_include_artifacts_must_be_true_or_false(value):
     ("2026-11-30T12:00:00.Z", None), ("2026-1-30T12:00:00Z", None), ("", None), ("Z", None)])
 def test_instant_makes_timestamps_sort_as_text_in_time_order(text, sortable):
     assert instant(text) == sortable
+
+
+# -- the conformance peer: the kit's scripted behaviours, by messageId prefix ---------------
+
+def conformance_call():
+    from peers.conformance import conformance_agent
+    transport = InProcessTransport({"https://conformance.example": PeerApp(conformance_agent(), wire_v10)})
+
+    def call(method, params):
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+        return json.loads(transport.post("https://conformance.example/a2a", frame, headers).body)
+    return call
+
+
+def tck_send(call, message_id, text="hi", **fields):
+    return call("SendMessage", {"message": {"messageId": message_id, "role": "ROLE_USER",
+                                            "parts": [{"text": text}], **fields}})
+
+
+@pytest.mark.parametrize("message_id, part", [
+    ("tck-complete-task-1", {"text": "Hello from TCK"}),
+    ("tck-artifact-text-1", {"text": "Generated text content"}),
+    ("tck-artifact-file-1", {"raw": "dGNr", "filename": "output.txt", "mediaType": "text/plain"}),
+    ("tck-artifact-file-url-1", {"url": "https://example.com/output.txt", "filename": "output.txt",
+                                 "mediaType": "text/plain"}),  # the longer prefix wins over tck-artifact-file
+    ("tck-artifact-data-1", {"data": {"key": "value", "count": 42}}),
+    ("anything-else", {"text": "Hello from TCK"}),
+])
+def test_the_conformance_peer_completes_with_the_artifact_its_prefix_names(message_id, part):
+    task = tck_send(conformance_call(), message_id)["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and task["artifacts"][0]["parts"] == [part]
+
+
+def test_the_conformance_peer_answers_a_message_response_with_a_message_and_no_task():
+    call = conformance_call()
+    answer = tck_send(call, "tck-message-response-1")["result"]
+    assert list(answer) == ["message"] and answer["message"]["parts"] == [{"text": "Direct message response"}]
+    assert answer["message"]["role"] == "ROLE_AGENT"
+    assert call("ListTasks", {})["result"]["tasks"] == []
+
+
+def test_the_conformance_peer_asks_for_input_then_the_next_turn_decides_and_it_can_be_canceled():
+    call = conformance_call()
+    paused = tck_send(call, "tck-input-required-1")["result"]["task"]
+    assert paused["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    done = tck_send(call, "tck-artifact-text-2", taskId=paused["id"])["result"]["task"]
+    assert (done["id"], done["status"]["state"]) == (paused["id"], "TASK_STATE_COMPLETED")
+    assert done["artifacts"][0]["parts"] == [{"text": "Generated text content"}]
+    other = tck_send(call, "tck-input-required-2")["result"]["task"]
+    assert call("CancelTask", {"id": other["id"]})["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+
+
+def test_the_conformance_peer_rejects_and_refuses_files_and_takes_a_reused_message_id_as_new():
+    call = conformance_call()
+    assert tck_send(call, "tck-reject-task-1")["result"]["task"]["status"]["state"] == "TASK_STATE_REJECTED"
+    files = call("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [
+        {"raw": "dGNr", "mediaType": "application/x-unsupported"}]}})
+    assert files["error"]["code"] == -32005
+    first, second = (tck_send(call, "tck-complete-task-same", text)["result"]["task"]["id"] for text in ("a", "b"))
+    assert first != second, "the kit sends different messages under one messageId: each is new here"
+
+
+def test_proto_field_names_are_read_as_their_json_names():
+    call = peer_with_clock()
+    task = send(call, "m-1", "ORD-1", context="ctx-a")
+    send(call, "m-2", "ORD-2", context="ctx-b")
+    assert [t["id"] for t in call("ListTasks", {"context_id": "ctx-a"})["result"]["tasks"]] == [task["id"]]
+    got = call("GetTask", {"id": task["id"], "history_length": 0})["result"]
+    assert "history" not in got
+    snake = call("SendMessage", {"message": {"message_id": "m-3", "role": "ROLE_USER", "context_id": "ctx-a",
+                                             "parts": [{"data": {"order_id": "ORD-3", "amount": 5}}]},
+                                 "configuration": {"history_length": 0}})["result"]["task"]
+    assert snake["contextId"] == "ctx-a" and "history" not in snake
+
+
+def test_the_card_says_when_it_was_last_modified_and_how_long_to_keep_it():
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10, token="t0k")})
+    headers = transport.get(billing.BASE_URL + "/.well-known/agent-card.json", {}).headers
+    assert headers["Cache-Control"] == "max-age=300" and headers["ETag"].startswith('"')
+    import email.utils
+    assert email.utils.parsedate_to_datetime(headers["Last-Modified"]).tzinfo is not None

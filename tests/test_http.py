@@ -99,7 +99,7 @@ def test_a_post_without_content_length_gets_411(billing_server):
 
 
 @pytest.mark.parametrize("method, path, headers, body, status, code", [
-    ("POST", "/a2a", {"Content-Type": "text/plain", "Authorization": "Bearer t0k"}, FRAME, 415, -32600),
+    ("POST", "/a2a", {"Content-Type": "text/plain", "Authorization": "Bearer t0k"}, FRAME, 415, -32005),
     ("POST", "/nope", JSON_AUTH, FRAME, 404, -32600),
     ("PUT", "/a2a", JSON_AUTH, FRAME, 405, -32600),
     ("DELETE", "/.well-known/agent-card.json", {}, b"", 405, -32600),

@@ -117,7 +117,8 @@ def test_http_level_refusals_carry_a_json_rpc_error(billing_app, method, url, he
     transport = InProcessTransport({billing.BASE_URL: billing_app})
     call = transport.get(url, headers) if method == "GET" else transport.post(url, b"{}", headers)
     assert call.status == status
-    assert json.loads(call.body)["error"]["code"] == -32600
+    # A wrong Content-Type is A2A's ContentTypeNotSupportedError; the others, Invalid Request.
+    assert json.loads(call.body)["error"]["code"] == (-32005 if status == 415 else -32600)
 
 
 def test_an_oversize_body_is_413(billing_app):

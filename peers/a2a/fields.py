@@ -29,6 +29,20 @@ def obj(value: Any, path: str) -> dict[str, Any]:
     return value
 
 
+def json_names(value: Any) -> Any:
+    """A request object with proto field names (`history_length`) read as their JSON names
+    (`historyLength`): proto3 JSON parsers accept both, and A2A 1.0 is defined in proto.
+    Where both are given, the JSON name wins. Anything but an object is left as it is."""
+    if not isinstance(value, dict) or not any(isinstance(key, str) and "_" in key for key in value):
+        return value
+    renamed = {}
+    for key, item in value.items():
+        if isinstance(key, str) and "_" in key:
+            head, *rest = key.split("_")
+            renamed.setdefault(head + "".join(word[:1].upper() + word[1:] for word in rest), item)
+    return {**renamed, **{key: item for key, item in value.items() if not (isinstance(key, str) and "_" in key)}}
+
+
 def field(source: dict[str, Any], key: str, kind: type, prefix: str = "",
           default: Any = MISSING) -> Any:
     """source[key], which must be of `kind` (bool is never an int), or `default` if absent."""

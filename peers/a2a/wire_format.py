@@ -51,8 +51,8 @@ class WireFormat(Protocol):
         """Peer: how much of the task's history SEND_METHOD's result carries, as its params
         ask (configuration.historyLength); None: all. Read before the message is acted on."""
 
-    def send_result(self, task: Task, history_length: int | None = None) -> Any:
-        """Peer: SEND_METHOD's result for `task`."""
+    def send_result(self, answer: Task | Message, history_length: int | None = None) -> Any:
+        """Peer: SEND_METHOD's result for `answer`: the task, or a direct reply (0.3, 1.0)."""
 
     def task_from_result(self, result: Any) -> Task:
         """Client: the task in SEND_METHOD's result (a direct reply becomes a completed task)."""

@@ -82,8 +82,10 @@ def send_history_length(params: Any) -> int | None:
     return shapes.send_history_length(params)
 
 
-def send_result(task: Task, history_length: int | None = None) -> dict[str, Any]:
-    return task_to_wire(task, history_length)  # 0.3: the bare Task
+def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:
+    if isinstance(answer, Message):  # an agent may answer with a message and make no task
+        return shapes.message_to_wire(DIALECT, answer)
+    return task_to_wire(answer, history_length)  # 0.3: the bare Task
 
 
 def task_from_result(result: Any) -> Task:

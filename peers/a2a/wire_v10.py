@@ -14,7 +14,7 @@ from typing import Any
 from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a.errors import VersionNotSupported, error_details
-from peers.a2a.fields import WireError, field, obj, url
+from peers.a2a.fields import WireError, field, json_names, obj, url
 from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskState, instant
 from transports.jsonrpc import JsonRpcError
 
@@ -87,15 +87,18 @@ def send_params(message: Message) -> dict[str, Any]:
 
 
 def message_from_params(params: Any) -> Message:
-    return shapes.message_from_wire(DIALECT, obj(params, "params").get("message"))
+    return shapes.message_from_wire(DIALECT, json_names(json_names(obj(params, "params")).get("message")))
 
 
 def send_history_length(params: Any) -> int | None:
-    return shapes.send_history_length(params)
+    request = json_names(obj(params, "params"))
+    return shapes.send_history_length({**request, "configuration": json_names(request.get("configuration"))})
 
 
-def send_result(task: Task, history_length: int | None = None) -> dict[str, Any]:
-    return {"task": task_to_wire(task, history_length)}  # 1.0 wraps it: {"task"} or {"message"}
+def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:
+    if isinstance(answer, Message):  # an agent may answer with a message and make no task
+        return {"message": shapes.message_to_wire(DIALECT, answer)}
+    return {"task": task_to_wire(answer, history_length)}  # 1.0 wraps it: {"task"} or {"message"}
 
 
 def task_from_result(result: Any) -> Task:
@@ -124,11 +127,12 @@ def tasks_from_list(result: Any) -> list[Task]:
 
 def task_query(params: Any) -> tuple[str, int | None]:
     """GetTask / CancelTask: the task's id and, for GetTask, how much history to send."""
-    return shapes.task_id(params), shapes.history_length(params)
+    request = json_names(obj(params, "params"))
+    return shapes.task_id(request), shapes.history_length(request)
 
 
 def list_query(params: Any) -> ListQuery:
-    request = {} if params is None else obj(params, "params")
+    request = {} if params is None else json_names(obj(params, "params"))
     states = {spelling: state for state, spelling in DIALECT.states.items()}
     state = None
     if "status" in request:

@@ -1,0 +1,86 @@
+"""conformance-agent: a third servable peer that acts out the official A2A conformance
+kit's scripted behaviours, so anyone can run the kit against the workbench's own server.
+
+The kit (github.com/a2aproject/a2a-tck, `scenarios/*.feature`) chooses what the agent
+under test does by the prefix of each message's `messageId`; the longest prefix that
+matches wins. Everything else a conforming server must do (task ids, contextId rules,
+history, GetTask, ListTasks, CancelTask, the error codes) is the same peer core and app
+billing runs on: this module only scripts the skill. Not a story peer: the essay's run
+never meets it. Serve it with `python a2a_delegation.py serve conformance-agent --wire 1.0`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from peers.a2a.errors import ContentTypeNotSupported
+from peers.a2a.model import Message, Part, Task
+from peers.card_files import load_card
+from peers.pause import NeedsInput, Refusal
+from peers.peer import Peer, Skill
+from peers.store import TaskStore
+
+def _text_artifact(text: str) -> Callable[[], tuple[Part, ...]]:
+    return lambda: (Part(text=text),)
+
+
+# messageId prefix -> what the task ends with (the feature files' "Then ..." lines).
+BEHAVIOURS: dict[str, Callable[[], Any]] = {
+    "tck-complete-task": _text_artifact("Hello from TCK"),
+    "tck-artifact-text": _text_artifact("Generated text content"),
+    "tck-artifact-file": lambda: (Part(raw=b"tck", filename="output.txt", media_type="text/plain"),),
+    "tck-artifact-file-url": lambda: (Part(url="https://example.com/output.txt", filename="output.txt",
+                                           media_type="text/plain"),),
+    "tck-artifact-data": lambda: (Part(data={"key": "value", "count": 42}),),
+}
+DIRECT_REPLY, ASKS_INPUT, REJECTS = "tck-message-response", "tck-input-required", "tck-reject-task"
+DEFAULT = _text_artifact("Hello from TCK")  # any other messageId: complete, as the kit's SUT does
+
+
+def behaviour(message_id: str) -> Callable[[], Any]:
+    """The longest prefix of `message_id` with a behaviour; the default otherwise."""
+    matching = [prefix for prefix in BEHAVIOURS if message_id.startswith(prefix)]
+    return BEHAVIOURS[max(matching, key=len)] if matching else DEFAULT
+
+
+def act(message: Message) -> Any:
+    """The skill: what the message's id asks for. Its input is the message itself."""
+    if (message.message_id or "").startswith(ASKS_INPUT):
+        raise NeedsInput("input required: send the next turn of this task",
+                         answered=lambda answer: act(answer))
+    return behaviour(message.message_id or "")()
+
+
+def admit(message: Message, metadata: dict[str, Any]) -> str | Refusal | None:
+    """tck-reject-task: the agent will not attempt it (a rejected task, before any work)."""
+    return "rejected" if (message.message_id or "").startswith(REJECTS) else None
+
+
+class ConformancePeer(Peer):
+    """The peer core, with three documented differences: the skill's input is the whole
+    message (the kit's scripts key on its messageId); a tck-message-response message is
+    answered with a Message and makes no task, as A2A allows; and every message is new,
+    because the kit sends different messages under one messageId within a run (billing
+    would refuse those with -32602, and answers a true resend with its first task)."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self.store = TaskStore(self.store.max_tasks, remember_messages=False)
+
+    def send_message(self, message: Message, *, owner: str = "",
+                     scopes: frozenset[str] = frozenset()) -> Task | Message:
+        if message.task_id is None and (message.message_id or "").startswith(DIRECT_REPLY):
+            self._input_of(message, self.skills["tck"])  # the same content-type rules first
+            return Message(f"{message.message_id}-reply", "agent", (Part(text="Direct message response"),),
+                           message.context_id)
+        return super().send_message(message, owner=owner, scopes=scopes)
+
+    def _input_of(self, message: Message, skill: Skill) -> Any:
+        if any(part.raw is not None or part.url is not None for part in message.parts):
+            raise ContentTypeNotSupported("this agent takes text or data parts, not files")
+        return message
+
+
+def conformance_agent(base_url: str | None = None, **options: Any) -> Peer:
+    """conformance-agent with the card in peers/cards/conformance-agent.json."""
+    card = load_card("conformance-agent", base_url)
+    return ConformancePeer(card, [Skill(card.skills[0], act, admit=admit)], **options)
