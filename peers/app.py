@@ -22,6 +22,7 @@ from peers.a2a.wire_format import WireFormat
 from peers.methods import Caller, MethodTable
 from peers.peer import Peer
 from transports.base import HttpRequest, HttpResponse, parse_url
+from transports import sse
 from transports.codec import MAX_FRAME_BYTES
 from transports.jsonrpc import InvalidRequest, JsonRpcError, dispatch, encode_error
 
@@ -87,6 +88,9 @@ class PeerApp:
         body = dispatch(request.body, self.methods, caller, log=self._log, max_bytes=self.max_body)
         if body is None:  # a notification: nothing to say
             return HttpResponse(204, {}, b"")
+        if isinstance(body, list):  # a stream: one Server-Sent Event per result
+            return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache"},
+                                sse.encode(body))
         return HttpResponse(200, dict(JSON), body)
 
     def credential(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:

@@ -174,7 +174,8 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
     given `orders` (order id -> what it was charged), each refund against its order."""
     card = load_card("billing-agent", base_url)
-    card = card._replace(skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
+    # Billing streams its tasks on 0.3 and 1.0 (the essay's wire cannot: its card says false).
+    card = card._replace(streaming=True, skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
     skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders, disputed))

@@ -18,7 +18,9 @@ from peers.a2a.errors import (ExtendedAgentCardNotConfigured, PushNotificationNo
 from peers.a2a.fields import WireError
 from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers.peer import Peer
-from transports.jsonrpc import Handler, InvalidParams, JsonRpcError
+from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
+
+NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
 
 
 class Caller(NamedTuple):
@@ -38,6 +40,36 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes)
         return wire_format.send_result(task, shown)
     return send
+
+
+def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
+    """SendStreamingMessage: the turn's events, one JSON-RPC result each (an SSE stream),
+    if the card declares streaming; else the spec's refusal."""
+    if not peer.card.streaming:
+        return _refusal(UnsupportedOperation, NO_STREAMING)(wire_format, peer)
+
+    def stream(params: Any, caller: Caller) -> Any:
+        message = read(wire_format.message_from_params, params)
+        if message.role != "user":
+            raise InvalidParams("message.role must be the user's")
+        events = peer.stream_message(message, owner=caller.owner, scopes=caller.scopes)
+        return Stream(tuple(wire_format.stream_result(event) for event in events))
+    return stream
+
+
+def _subscribe(wire_format: Any, peer: Peer) -> Handler:
+    """SubscribeToTask: a task's stream from where it is now. A finished task has no more
+    events (-32004); a waiting one has the task as it is, and the stream ends there."""
+    if not peer.card.streaming:
+        return _refusal(UnsupportedOperation, NO_STREAMING)(wire_format, peer)
+
+    def subscribe(params: Any, caller: Caller) -> Any:
+        task_id, _ = read(wire_format.task_query, params)
+        task = peer.get_task(task_id, owner=caller.owner)
+        if task.state.is_terminal:
+            raise UnsupportedOperation(f"task {task.id[:80]!r} is {task.state.value}: it has no more events")
+        return Stream((wire_format.stream_result(task),))
+    return subscribe
 
 
 def _get(wire_format: TaskQueries, peer: Peer) -> Handler:
@@ -69,8 +101,7 @@ def _refusal(error: type[JsonRpcError], why: str) -> Callable[[WireFormat, Peer]
 
 OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
     "send": _send, "get": _get, "cancel": _cancel, "list": _list,
-    "stream": _refusal(UnsupportedOperation, "this agent does not stream (capabilities.streaming is false)"),
-    "subscribe": _refusal(UnsupportedOperation, "this agent does not stream (capabilities.streaming is false)"),
+    "stream": _stream, "subscribe": _subscribe,
     "push": _refusal(PushNotificationNotSupported, "this agent does not send push notifications"),
     "extended-card": _refusal(UnsupportedOperation, "this agent declares no extended card"),
     "authenticated-extended-card": _refusal(ExtendedAgentCardNotConfigured,

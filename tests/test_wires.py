@@ -225,7 +225,10 @@ def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
     ("message/stream", AUTH, -32004), ("tasks/pushNotificationConfig/set", AUTH, -32003),
     ("agent/getAuthenticatedExtendedCard", AUTH, -32007),
 ])
-def test_capabilities_the_card_does_not_declare_get_their_own_error_not_method_not_found(app, method, headers, code):
+def test_capabilities_the_card_does_not_declare_get_their_own_error_not_method_not_found(method, headers, code):
+    peer = billing.billing_agent()
+    peer.card = peer.card._replace(streaming=False)  # billing streams; a peer that says it does not
+    app = PeerApp(peer, wire_formats.by_name("1.0"), token="t0k")
     error = rpc(app, method, {}, headers)["error"]
     assert error["code"] == code
     assert ("data" in error) == (headers is V1), "1.0 errors carry ErrorInfo details; 0.3 ones do not"

@@ -109,10 +109,19 @@ class Methods(Protocol):
     def get(self, method: str) -> Handler | None: ...
 
 
+class Stream(NamedTuple):
+    """A handler's answer that is several results for one request: `dispatch` answers it
+    with one response frame per result, all with the request's id, for the caller to
+    send as a stream (Server-Sent Events: transports/sse.py), as A2A and MCP do."""
+
+    results: tuple[Any, ...]
+
+
 def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
              log: Callable[[str], None] | None = None,
-             max_bytes: int = MAX_FRAME_BYTES) -> bytes | None:
-    """Answer one request frame with one response frame (None for a notification).
+             max_bytes: int = MAX_FRAME_BYTES) -> bytes | list[bytes] | None:
+    """Answer one request frame with one response frame (None for a notification), or,
+    for a handler that answers with a `Stream`, with a list of frames.
 
     The single place where exceptions become wire errors. A `JsonRpcError` goes out as
     itself; anything else is a bug in the handler, so it goes out as a bare -32603 and
@@ -134,6 +143,8 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
         if handler is None:
             raise MethodNotFound()
         result = handler(request.params, context)
+        if isinstance(result, Stream) and not request.is_notification:
+            return [dumps({"jsonrpc": "2.0", "id": request_id, "result": each}) for each in result.results]
         response = {"jsonrpc": "2.0", "id": request_id, "result": result}
         body = dumps(response)
     except JsonRpcError as exc:

@@ -44,7 +44,7 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "skills": [{"id": s.id, "description": s.description,
                     "inputModes": list(s.input_modes), "outputModes": list(s.output_modes)}
                    for s in card.skills],
-        "capabilities": {"streaming": card.streaming},
+        "capabilities": {"streaming": False},  # tasks/send has no streaming twin: never here
         "authentication": {"schemes": list(card.auth_schemes)},
     }
 

@@ -78,6 +78,12 @@ class TaskQueries(Protocol):
 
     def list_query(self, params: Any) -> ListQuery: ...
 
+    def stream_result(self, event: Any) -> Any:
+        """Peer: one result of a stream (SendStreamingMessage, SubscribeToTask): an SSE event."""
+
+    def event_from_result(self, result: Any) -> Any:
+        """Client: the event (peers/a2a/stream.py) one stream result carries."""
+
     def task_from_wire(self, value: Any) -> Task:
         """Client: the task GetTask or CancelTask answers."""
 

@@ -12,8 +12,10 @@ from typing import Any
 
 from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
+from peers.a2a import wire_stream as streamed
 from peers.a2a.fields import WireError, field, obj, url
 from peers.a2a.model import AgentCard, Message, Task, TaskState
+from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
 NAME = "0.3"
@@ -104,6 +106,17 @@ def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any
 def task_from_wire(value: Any) -> Task:
     """Client: the task tasks/get or tasks/cancel answers."""
     return shapes.task_from_wire(DIALECT, value, "result")
+
+
+
+def stream_result(event: Event) -> dict[str, Any]:
+    """Peer: one result of a stream (SSE event), for SendStreamingMessage or SubscribeToTask."""
+    return streamed.event_to_wire(DIALECT, event)
+
+
+def event_from_result(result: Any) -> Event:
+    """Client: the event one stream result carries."""
+    return streamed.event_from_wire(DIALECT, result)
 
 
 def task_query(params: Any) -> tuple[str, int | None]:

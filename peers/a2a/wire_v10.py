@@ -13,9 +13,11 @@ from typing import Any
 
 from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
+from peers.a2a import wire_stream as streamed
 from peers.a2a.errors import VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, url
 from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskState, instant
+from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
 NAME = "1.0"
@@ -123,6 +125,17 @@ def tasks_from_list(result: Any) -> list[Task]:
     """Client: the tasks a ListTasks result holds (this page of them)."""
     return [shapes.task_from_wire(DIALECT, task, f"result.tasks[{n}]")
             for n, task in enumerate(field(obj(result, "result"), "tasks", list, "result."))]
+
+
+
+def stream_result(event: Event) -> dict[str, Any]:
+    """Peer: one result of a stream (SSE event), for SendStreamingMessage or SubscribeToTask."""
+    return streamed.event_to_wire(DIALECT, event)
+
+
+def event_from_result(result: Any) -> Event:
+    """Client: the event one stream result carries."""
+    return streamed.event_from_wire(DIALECT, result)
 
 
 def task_query(params: Any) -> tuple[str, int | None]:

@@ -1,0 +1,82 @@
+"""A task, streamed: the events of A2A's SendStreamingMessage and SubscribeToTask.
+
+Spec: A2A 1.0 sections 3.1.2 and 4.2 (StreamResponse: a Task, a Message, a
+TaskStatusUpdateEvent or a TaskArtifactUpdateEvent). A stream starts with the task as
+it is, then says each state it enters and each artifact it makes, and ends after a
+terminal or interrupted state. `events_of` turns a task's recorded lifecycle into
+those events (a peer); `fold` turns events back into the task (a client). Each wire
+format spells them (wire_message.py); the support agent prints each as it reads it.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from peers.a2a.model import PAUSED, Artifact, Message, Task, TaskState
+
+
+class StatusUpdate(NamedTuple):
+    """The task entered `state` (TaskStatusUpdateEvent); `final`: the stream ends here."""
+
+    task_id: str
+    context_id: str | None
+    state: TaskState
+    message: str | None = None
+    data: dict[str, Any] | None = None
+    timestamp: str | None = None
+    final: bool = False
+
+
+class ArtifactUpdate(NamedTuple):
+    """The task made (part of) an artifact (TaskArtifactUpdateEvent)."""
+
+    task_id: str
+    context_id: str | None
+    artifact: Artifact
+    append: bool = False
+    last_chunk: bool = False  # a whole artifact, sent once, is neither appended nor chunked
+
+
+Event = Task | Message | StatusUpdate | ArtifactUpdate
+
+
+def events_of(task: Task, since: int = 0) -> list[Event]:
+    """The stream for `task` from lifecycle step `since` on: the task as it was there, then
+    each later state (its artifacts just before it ends). A follow-up's stream starts
+    where that turn began, so a client sees only what this turn did."""
+    seen = task.lifecycle[:since + 1]
+    first = task._replace(lifecycle=seen, artifacts=(), status_message=None, status_data=None)
+    events: list[Event] = [first]
+    later = task.lifecycle[since + 1:]
+    for number, state in enumerate(later, 1):
+        last = number == len(later)
+        if last and state is TaskState.COMPLETED:
+            events += [ArtifactUpdate(task.id, task.context_id, artifact) for artifact in task.artifacts]
+        events.append(StatusUpdate(task.id, task.context_id, state,
+                                   task.status_message if last else None, task.status_data if last else None,
+                                   task.timestamp if last else None, last and ends(state)))
+    return events
+
+
+def ends(state: TaskState) -> bool:
+    """A stream ends at a terminal state, or where the task waits for its caller."""
+    return state.is_terminal or state in PAUSED
+
+
+def fold(events: list[Event]) -> Task | None:
+    """The task a stream describes (or a direct reply as a completed task); None if it
+    held no task. Events about another task id than the first are not this stream's."""
+    task: Task | None = None
+    for event in events:
+        if isinstance(event, Task) and task is None:
+            task = event
+        elif isinstance(event, Message) and task is None:
+            text = "".join(part.describe() for part in event.parts)
+            return Task(event.message_id or "reply", (TaskState.COMPLETED,), status_message=text,
+                        context_id=event.context_id)
+        elif task is not None and getattr(event, "task_id", None) == task.id:
+            if isinstance(event, ArtifactUpdate):
+                task = task._replace(artifacts=task.artifacts + (event.artifact,))
+            elif isinstance(event, StatusUpdate):
+                task = task._replace(lifecycle=task.lifecycle + (event.state,), status_message=event.message,
+                                     status_data=event.data, timestamp=event.timestamp)
+    return task

@@ -1,0 +1,78 @@
+"""How 0.3 and 1.0 spell a stream's events (peers/a2a/stream.py), on top of the task and
+message spellings in wire_message.py.
+
+1.0 wraps each result in the name of what it is (`{"task"}`, `{"message"}`,
+`{"statusUpdate"}`, `{"artifactUpdate"}`, defaults omitted); 0.3 sends it bare, tagged by
+`kind` (`"status-update"` with `final`, `"artifact-update"` with `append` and
+`lastChunk`). A status or artifact event is written and read through the same code as
+a task's status and artifacts, so the two can never disagree.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a import wire_message as shapes
+from peers.a2a.fields import WireError, field, obj
+from peers.a2a.model import Message, Task, TaskState
+from peers.a2a.stream import ArtifactUpdate, Event, StatusUpdate
+
+_KINDS = {"task": "task", "message": "message", "statusUpdate": "status-update",
+          "artifactUpdate": "artifact-update"}  # 1.0's wrapper -> 0.3's kind
+
+
+def event_to_wire(dialect: shapes.Dialect, event: Event) -> dict[str, Any]:
+    if isinstance(event, Task):
+        return _wrap(dialect, "task", shapes.task_to_wire(dialect, event))
+    if isinstance(event, Message):
+        return _wrap(dialect, "message", shapes.message_to_wire(dialect, event))
+    body: dict[str, Any] = {"taskId": event.task_id, "contextId": event.context_id}
+    if isinstance(event, StatusUpdate):
+        standing = Task(event.task_id, (event.state,), (), event.message, event.context_id,
+                        timestamp=event.timestamp, status_data=event.data)
+        body["status"] = shapes.task_to_wire(dialect, standing)["status"]
+        if dialect.kind:
+            body.update(kind="status-update", final=event.final)
+        return _wrap(dialect, "statusUpdate", body)
+    holding = Task(event.task_id, artifacts=(event.artifact,), context_id=event.context_id)
+    body["artifact"] = shapes.task_to_wire(dialect, holding)["artifacts"][0]
+    if dialect.kind:
+        body.update(kind="artifact-update", append=event.append, lastChunk=event.last_chunk)
+    else:
+        body.update({key: True for key, value in (("append", event.append), ("lastChunk", event.last_chunk))
+                     if value})
+    return _wrap(dialect, "artifactUpdate", body)
+
+
+def event_from_wire(dialect: shapes.Dialect, value: Any, path: str = "result") -> Event:
+    """One stream result, read as the event it is; WireError naming what is wrong."""
+    source = obj(value, path)
+    if dialect.kind:
+        kind = source.get("kind")
+        name = next((wrapper for wrapper, tag in _KINDS.items() if tag == kind), None)
+        body = source
+    else:
+        name = next((wrapper for wrapper in _KINDS if wrapper in source), None)
+        body = source.get(name) if name else None
+    if name is None:
+        raise WireError(f"{path} is none of a task, a message, a status update or an artifact update")
+    where = path if dialect.kind else f"{path}.{name}"
+    if name == "task":
+        return shapes.task_from_wire(dialect, body, where)
+    if name == "message":
+        return shapes.message_from_wire(dialect, body, where)
+    event = obj(body, where)
+    task_id = field(event, "taskId", str, where + ".")
+    context_id = field(event, "contextId", str, where + ".", default=None)
+    if name == "statusUpdate":
+        read = shapes.task_from_wire(dialect, {"id": task_id, "status": event.get("status")}, where)
+        return StatusUpdate(task_id, context_id, read.state, read.status_message, read.status_data,
+                            read.timestamp, event.get("final") is True)
+    holder = {"id": task_id, "status": {"state": dialect.states[TaskState.WORKING]},  # any state will do
+              "artifacts": [event.get("artifact")]}
+    read = shapes.task_from_wire(dialect, holder, where)
+    return ArtifactUpdate(task_id, context_id, read.artifacts[0], event.get("append") is True,
+                          event.get("lastChunk") is True)
+
+
+def _wrap(dialect: shapes.Dialect, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    return body if dialect.kind else {name: body}
