@@ -34,8 +34,8 @@ from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_
                                   load_registry, token_for, trust_hint)
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Console, Kind
-from peers.support.replies import check_card, read, read_card, read_json
-from transports import jsonrpc
+from peers.support.replies import check_card, read, read_card, read_json, stream_method, task_from_stream
+from transports import jsonrpc, sse
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation
 from transports.inprocess import InProcessTransport
@@ -94,7 +94,8 @@ class SupportAgent:
 
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
-                 allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None) -> None:
+                 allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None,
+                 stream: bool = False) -> None:
         self.transport = transport  # 2. cards are fetched through it, 4. frames sent
         self.allowlist = allowlist  # 3. the trust gate reads it
         self.credentials = credentials  # 4. endpoint -> bearer token: our own store, never a card's
@@ -106,6 +107,7 @@ class SupportAgent:
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
+        self.stream = stream  # --stream: a task streamed, event by event, where the card offers it
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
     def discover(self, card_url: str) -> AgentCard:
@@ -161,6 +163,9 @@ class SupportAgent:
                                            (Part(data=payload, media_type="application/json"),),
                                            context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
+        if self.stream and card.streaming and spoken.NAME != "essay":  # the same task, event by event
+            events = self.call(card.url, stream_method(spoken), spoken.send_params(message), spoken.HEADERS)
+            return read(task_from_stream(spoken), events, "the stream")
         result = self.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         return read(spoken.task_from_result, result, "the result")
 
@@ -178,6 +183,8 @@ class SupportAgent:
             sent = "Authorization" in headers
             hint = "" if sent else f"give the support agent a token for {url} with --credentials"
             raise HttpRefusal(response.status, credentials_sent=sent, hint=hint)
+        if sse.is_stream(response.header("Content-Type")):  # a stream: one response per event
+            return [jsonrpc.decode_response(event, request_id) for event in sse.decode(response.body)]
         return jsonrpc.decode_response(response.body, request_id)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
@@ -314,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         from peers.support.tools import LearnerTools  # they hook the printer and the console
         tools = LearnerTools(options, printer, console, card_urls)
     agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
-                         allow_untrusted=tuple(options.allow_untrusted), wire_name=options.wire)
+                         allow_untrusted=tuple(options.allow_untrusted), wire_name=options.wire,
+                         stream=options.stream)
     try:
         if options.request is None and options.scenario is None:
             outcomes = run(agent, card_urls)

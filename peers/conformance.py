@@ -31,6 +31,13 @@ BEHAVIOURS: dict[str, Callable[[], Any]] = {
     "tck-artifact-file-url": lambda: (Part(url="https://example.com/output.txt", filename="output.txt",
                                            media_type="text/plain"),),
     "tck-artifact-data": lambda: (Part(data={"key": "value", "count": 42}),),
+    # Streamed (SendStreamingMessage): working, the artifact, completed.
+    "tck-stream-001": _text_artifact("Stream hello from TCK"),
+    "tck-stream-002": _text_artifact("Stream completed"),
+    "tck-stream-003": _text_artifact("Stream task lifecycle"),
+    "tck-stream-ordering-001": _text_artifact("Ordered output"),
+    "tck-stream-artifact-text": _text_artifact("Streamed text content"),
+    "tck-stream-artifact-file": lambda: (Part(raw=b"tck", filename="output.txt", media_type="text/plain"),),
 }
 DIRECT_REPLY, ASKS_INPUT, REJECTS = "tck-message-response", "tck-input-required", "tck-reject-task"
 DEFAULT = _text_artifact("Hello from TCK")  # any other messageId: complete, as the kit's SUT does

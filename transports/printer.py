@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Callable, NamedTuple
 
+from transports import sse
 from transports.base import HttpResponse, Transport, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
@@ -95,6 +96,13 @@ class FramePrinter:
         self.before_send(sent)
         response = self.inner.post(url, body, headers)
         got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
+        if response.status == 200 and sse.is_stream(response.header("Content-Type")):
+            events = sse.decode(response.body)  # each event its own line, as it was its own frame
+            self._show(f"<-- a stream of {len(events)} events, numbered [1], [2] ... by the workbench "
+                       "(the numbers are not part of A2A)", got)
+            for number, event in enumerate(events, 1):
+                self._show(f"<-- [{number}] {_text(event)}", got)
+            return response
         status = "" if response.status == 200 else f"HTTP {response.status} "
         self._show(f"<-- {status}{_text(response.body)}".rstrip(), got)
         return response

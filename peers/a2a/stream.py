@@ -64,7 +64,8 @@ def ends(state: TaskState) -> bool:
 
 def fold(events: list[Event]) -> Task | None:
     """The task a stream describes (or a direct reply as a completed task); None if it
-    held no task. Events about another task id than the first are not this stream's."""
+    held no task. Events about another task id than the first are not this stream's, and
+    nothing after the state that ends the stream counts."""
     task: Task | None = None
     for event in events:
         if isinstance(event, Task) and task is None:
@@ -79,4 +80,6 @@ def fold(events: list[Event]) -> Task | None:
             elif isinstance(event, StatusUpdate):
                 task = task._replace(lifecycle=task.lifecycle + (event.state,), status_message=event.message,
                                      status_data=event.data, timestamp=event.timestamp)
+                if ends(event.state):  # the stream is over, whatever a peer sends after it
+                    break
     return task

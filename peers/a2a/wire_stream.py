@@ -30,13 +30,13 @@ def event_to_wire(dialect: shapes.Dialect, event: Event) -> dict[str, Any]:
         standing = Task(event.task_id, (event.state,), (), event.message, event.context_id,
                         timestamp=event.timestamp, status_data=event.data)
         body["status"] = shapes.task_to_wire(dialect, standing)["status"]
-        if dialect.kind:
-            body.update(kind="status-update", final=event.final)
+        if dialect.kind:  # 0.3: the kind first, as on every object; `final` last
+            body = {"kind": "status-update", **body, "final": event.final}
         return _wrap(dialect, "statusUpdate", body)
     holding = Task(event.task_id, artifacts=(event.artifact,), context_id=event.context_id)
     body["artifact"] = shapes.task_to_wire(dialect, holding)["artifacts"][0]
     if dialect.kind:
-        body.update(kind="artifact-update", append=event.append, lastChunk=event.last_chunk)
+        body = {"kind": "artifact-update", **body, "append": event.append, "lastChunk": event.last_chunk}
     else:
         body.update({key: True for key, value in (("append", event.append), ("lastChunk", event.last_chunk))
                      if value})

@@ -19,6 +19,7 @@ import os
 from html import escape as xml_escape
 from typing import Any, NamedTuple
 
+from transports import sse
 from transports.codec import loads_strict
 from transports.printer import escape
 
@@ -59,9 +60,14 @@ def short(value: Any, limit: int = 48) -> str:
 
 
 def body_of(record: dict[str, Any]) -> Any:
-    """A frame's body as JSON, read like any peer input (bounded), or None."""
+    """A frame's body as JSON, read like any peer input (bounded), or None. A stream (Server-
+    Sent Events) is drawn as its last event: where the task got to."""
+    body = record.get("body")
+    if isinstance(body, str) and body.startswith("data:"):
+        events = sse.decode(body.encode())
+        body = events[-1].decode(errors="replace") if events else ""
     try:
-        return loads_strict(record["body"]) if isinstance(record.get("body"), str) and record["body"] else None
+        return loads_strict(body) if isinstance(body, str) and body else None
     except ValueError:
         return None
 
@@ -72,7 +78,8 @@ def task_states(body: Any) -> tuple[str, list[str], bool]:
     result = body.get("result") if isinstance(body, dict) else None
     if not isinstance(result, dict):
         return "", [], False
-    task = result["task"] if isinstance(result.get("task"), dict) else result
+    wrapped = next((result[key] for key in ("task", "statusUpdate") if isinstance(result.get(key), dict)), None)
+    task = wrapped if wrapped is not None else result  # a stream's status event names its task too
     status = task.get("status")
     if isinstance(result.get("lifecycle"), list):
         states, whole = result["lifecycle"], True
@@ -82,7 +89,7 @@ def task_states(body: Any) -> tuple[str, list[str], bool]:
         states, whole = [], False
     names = [short(state, 40) for state in states]  # 1.0 says TASK_STATE_INPUT_REQUIRED
     names = [n[11:].lower().replace("_", "-") if n.startswith("TASK_STATE_") else n for n in names]
-    return short(task.get("id", "task"), 40), names, whole
+    return short(task.get("id", task.get("taskId", "task")), 40), names, whole
 
 
 def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:

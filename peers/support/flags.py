@@ -109,6 +109,8 @@ FLAGS = (
          MODEL, {"action": "store_true"}),
     Flag("--scenario", None, "run a lesson beyond the essay's run, by name (--list-scenarios "
          "says what each shows)", MODEL, {"choices": list(SCENARIOS), "metavar": "NAME"}),
+    Flag("--stream", False, "stream each task, event by event, from a peer whose card offers it "
+         "(0.3 and 1.0: message/stream, SendStreamingMessage)", options={"action": "store_true"}),
     Flag("--interactive", False, "with --scenario approval: you are the person asked to approve",
          MODEL, {"action": "store_true"}),
     Flag("--list-scenarios", False, "list the scenarios, one line each, and exit", MODEL,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from peers.a2a.fields import WireError
-from peers.a2a.model import AgentCard
+from peers.a2a.model import AgentCard, Task
+from peers.a2a.stream import fold
 from peers.a2a.schema import problems
 from peers.support.contracts import CONTRACTS
 from transports.codec import loads_strict
@@ -51,3 +52,21 @@ def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
         return reader(value)
     except WireError as exc:
         raise ProtocolViolation(f"{what} is malformed: {exc}") from None
+
+
+def stream_method(spoken: Any) -> str:
+    """The method that sends a message and streams the task (1.0 SendStreamingMessage,
+    0.3 message/stream)."""
+    return next(name for name, operation in spoken.METHODS.items() if operation == "stream")
+
+
+def task_from_stream(spoken: Any) -> Callable[[Any], Task]:
+    """A reader of a stream's results (a list, one per event) as the task they describe."""
+    def read_events(results: Any) -> Task:
+        if not isinstance(results, list):  # a single JSON answer where a stream was asked for
+            return spoken.task_from_result(results)
+        task = fold([spoken.event_from_result(result) for result in results])
+        if task is None:
+            raise WireError("the stream described no task")
+        return task
+    return read_events

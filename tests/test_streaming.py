@@ -1,0 +1,181 @@
+"""Streaming: SendStreamingMessage / message/stream answer with Server-Sent Events, one
+JSON-RPC response per event; SubscribeToTask gives a waiting task; the support agent
+streams with --stream where the card offers it, and the printer shows each event on its
+own numbered line. Real frames through the real apps, in process and over HTTP, and
+hostile streams from a peer we do not own."""
+import json
+
+import pytest
+
+from conftest import BILLING, BILLING_CARD, Client, cli, support_agent
+from peers import billing
+from peers.a2a import wire_v03, wire_v10
+from peers.app import PeerApp
+from transports import sse
+from transports.base import HttpResponse
+
+
+# -- the SSE codec ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, events", [
+    (b"data: a\n\ndata: b\n\n", [b"a", b"b"]),
+    (b"data: a\r\n\r\ndata:b\r\rdata: c", [b"a", b"b", b"c"]),  # CRLF, CR, no space, no final blank
+    (b": a comment\nevent: x\nid: 7\nretry: 3\ndata: a\ndata: b\n\n", [b"a\nb"]),
+    (b"event: only\n\n\n\n", []), (b"", []), (b"dataX: no\n\n", []),
+])
+def test_server_sent_events_are_read_as_the_html_standard_says(body, events):
+    assert sse.decode(body) == events
+
+
+def test_a_stream_of_endless_events_is_cut_at_the_bound():
+    assert len(sse.decode(b"data: x\n\n" * (sse.MAX_EVENTS + 5))) == sse.MAX_EVENTS
+
+
+def test_encode_then_decode_gives_the_frames_back():
+    frames = [b'{"a": 1}', b'{"b": [2]}']
+    assert sse.decode(sse.encode(frames)) == frames
+
+
+# -- the server --------------------------------------------------------------------------
+
+def stream(client, method, params, headers=None):
+    client.ids += 1
+    frame = json.dumps({"jsonrpc": "2.0", "id": client.ids, "method": method, "params": params})
+    from conftest import HEADERS
+    response = client.transport.post(client.url, frame.encode(), headers or HEADERS)
+    assert response.status == 200
+    if not sse.is_stream(response.header("Content-Type")):
+        return json.loads(response.body)
+    return [json.loads(event) for event in sse.decode(response.body)]
+
+
+def refund(message_id, amount=5, **fields):
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "metadata": {"skillId": "process_refund"},
+                        "parts": [{"data": {"order_id": "ORD-1", "amount": amount}}], **fields}}
+
+
+def test_a_streamed_refund_is_the_task_then_each_state_then_its_artifact_then_the_end(client):
+    events = [event["result"] for event in stream(client, "SendStreamingMessage", refund("m-1"))]
+    assert [next(iter(e)) for e in events] == ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]
+    assert events[0]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED" and "artifacts" not in events[0]["task"]
+    assert [e["statusUpdate"]["status"]["state"] for e in (events[1], events[3])] == [
+        "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    assert events[2]["artifactUpdate"]["artifact"]["parts"] == [{"text": "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"}]
+    assert {e[next(iter(e))].get("taskId", e[next(iter(e))].get("id")) for e in events} == {"task-1"}
+    assert client.refunds() == ["refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"], "streamed, done once"
+    again = client.call("GetTask", {"id": "task-1"})["result"]
+    assert again["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_0_3_streams_bare_events_tagged_by_kind_with_final_on_the_last():
+    client = Client("in-process", wire=wire_v03)
+    params = {"message": {"kind": "message", "messageId": "m-1", "role": "user", "metadata": {"skillId": "process_refund"},
+                          "parts": [{"kind": "data", "data": {"order_id": "ORD-1", "amount": 5}}]}}
+    events = [event["result"] for event in stream(client, "message/stream", params, {"Content-Type": "application/json",
+                                                                                       "Authorization": "Bearer t0k"})]
+    assert [e["kind"] for e in events] == ["task", "status-update", "artifact-update", "status-update"]
+    assert [e.get("final") for e in events] == [None, False, None, True]
+    assert events[2]["append"] is False and events[2]["lastChunk"] is False
+
+
+def test_a_follow_up_streams_from_where_the_task_was_and_a_waiting_task_can_be_subscribed_to(client):
+    paused = stream(client, "SendStreamingMessage", refund("m-1", 6000))
+    task_id = paused[0]["result"]["task"]["id"]
+    assert paused[-1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    subscribed = stream(client, "SubscribeToTask", {"id": task_id})
+    assert [e["result"]["task"]["status"]["state"] for e in subscribed] == ["TASK_STATE_INPUT_REQUIRED"]
+    proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
+    go = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task_id, "parts": [{"data": {"approval": proposal}}]}}
+    turn = [e["result"] for e in stream(client, "SendStreamingMessage", go)]
+    assert turn[0]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", "the task as this turn found it"
+    assert [e["statusUpdate"]["status"]["state"] for e in turn if "statusUpdate" in e] == [
+        "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    finished = stream(client, "SubscribeToTask", {"id": task_id})
+    assert finished["error"]["code"] == -32004, "a finished task has no more events: a plain JSON error"
+
+
+@pytest.mark.parametrize("method, params, code", [
+    ("SendStreamingMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}, -32602),
+    ("SendStreamingMessage", {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "x"}]}}, -32602),
+    ("SubscribeToTask", {"id": "task-404"}, -32001), ("SubscribeToTask", {"id": ["x"]}, -32602),
+    ("SubscribeToTask", [], -32602),
+])
+def test_a_stream_that_cannot_start_is_one_plain_json_error(client, method, params, code):
+    answer = stream(client, method, params)
+    assert isinstance(answer, dict) and answer["error"]["code"] == code
+    assert client.refunds() == []
+
+
+def test_another_callers_task_cannot_be_subscribed_to(client):
+    task_id = stream(client, "SendStreamingMessage", refund("m-1", 6000))[0]["result"]["task"]["id"]
+    stranger = PeerApp(client.peer, wire_v10, token="other")
+    from transports.inprocess import InProcessTransport
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": task_id}}).encode()
+    answer = InProcessTransport({billing.BASE_URL: stranger}).post(
+        billing.BASE_URL + "/a2a", frame, {"Content-Type": "application/json", "A2A-Version": "1.0",
+                                          "Authorization": "Bearer other"})
+    assert json.loads(answer.body)["error"]["code"] == -32001
+
+
+# -- the support agent -------------------------------------------------------------------
+
+def test_with_stream_the_support_agent_streams_and_prints_each_event_the_same_on_both_transports():
+    runs = [cli("--wire", "1.0", "--stream", *extra) for extra in ([], ["--transport", "http"])]
+    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
+    assert shown[0] == shown[1] and runs[0].returncode == 0
+    lines = shown[0]
+    assert "<-- a stream of 4 events, numbered [1], [2] ... by the workbench (the numbers are not part of A2A)" in lines
+    numbered = [line for line in lines if line.startswith("<-- [")]
+    assert [line.split("]")[0] for line in numbered] == ["<-- [1", "<-- [2", "<-- [3", "<-- [4"]
+    assert "[support] task task-1 lifecycle: submitted -> working -> completed" in lines
+    assert any(line.startswith("[support] trusted result (from billing-agent): refund of $180.00") for line in lines)
+
+
+def test_without_a_streaming_card_stream_changes_nothing():
+    done = cli("--stream")  # the essay's card says streaming: false
+    assert done.returncode == 0 and "SendStreamingMessage" not in done.stdout and "message/stream" not in done.stdout
+    assert "tasks/send" in done.stdout
+
+
+def hostile(body, content_type="text/event-stream"):
+    card = json.dumps(wire_v10.card_to_wire(billing.billing_agent().card)).encode()
+
+    def app(request):
+        if request.method == "GET":
+            return HttpResponse(200, {"Content-Type": "application/json"}, card)
+        return HttpResponse(200, {"Content-Type": content_type}, body)
+    agent, printer, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, stream=True)
+    return agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-1", "amount": 5}), printer
+
+
+def event(result, request_id=1):
+    return b"data: " + json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).encode() + b"\n\n"
+
+
+TASK = {"task": {"id": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_SUBMITTED"}}}
+DONE = {"statusUpdate": {"taskId": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
+
+
+@pytest.mark.parametrize("body, why", [
+    (b"", "the stream described no task"),
+    (b"data: not json\n\n", "not"),
+    (event(TASK, request_id=2), "id"),
+    (event({"surprise": 1}), "none of a task"),
+    (event(DONE), "the stream described no task"),  # an update for a task never announced
+    (event(TASK) + b"data: {\"jsonrpc\": \"2.0\", \"id\": 1, \"error\": {\"code\": -32603, \"message\": \"boom\"}}\n\n", "boom"),
+    (event({"statusUpdate": {"taskId": "t-1", "status": {"state": "TASK_STATE_NONSENSE"}}}), "state"),
+])
+def test_a_hostile_stream_is_one_line_of_failure_never_a_traceback(body, why):
+    outcome, _ = hostile(body)
+    assert outcome.task is None and outcome.error and why in outcome.error, outcome.error
+
+
+def test_events_about_another_task_do_not_change_the_one_streamed():
+    other = {"statusUpdate": {"taskId": "t-2", "contextId": "c", "status": {"state": "TASK_STATE_FAILED"}}}
+    outcome, _ = hostile(event(TASK) + event(other) + event(DONE))
+    assert [state.value for state in outcome.task.lifecycle] == ["submitted", "completed"]
+
+
+def test_a_stream_of_many_events_is_read_within_bounds():
+    outcome, printer = hostile(event(TASK) + event(DONE) * 20_000)
+    assert [state.value for state in outcome.task.lifecycle] == ["submitted", "completed"], "nothing after the end"
