@@ -88,9 +88,9 @@ class PeerApp:
         body = dispatch(request.body, self.methods, caller, log=self._log, max_bytes=self.max_body)
         if body is None:  # a notification: nothing to say
             return HttpResponse(204, {}, b"")
-        if isinstance(body, list):  # a stream: one Server-Sent Event per result
+        if not isinstance(body, bytes):  # a stream: one Server-Sent Event per result, as made
             return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache"},
-                                sse.encode(body))
+                                (sse.encode([frame]) for frame in body))
         return HttpResponse(200, dict(JSON), body)
 
     def credential(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:

@@ -17,6 +17,7 @@ from peers.a2a.errors import (ExtendedAgentCardNotConfigured, PushNotificationNo
                               UnsupportedOperation)
 from peers.a2a.fields import WireError
 from peers.a2a.wire_format import TaskQueries, WireFormat
+from peers import streaming
 from peers.peer import Peer
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
 
@@ -52,23 +53,24 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        events = peer.stream_message(message, owner=caller.owner, scopes=caller.scopes)
+        events = streaming.stream_message(peer, message, owner=caller.owner, scopes=caller.scopes)
         return Stream(tuple(wire_format.stream_result(event) for event in events))
     return stream
 
 
 def _subscribe(wire_format: Any, peer: Peer) -> Handler:
-    """SubscribeToTask: a task's stream from where it is now. A finished task has no more
-    events (-32004); a waiting one has the task as it is, and the stream ends there."""
+    """SubscribeToTask: a task's stream from where it is now, each change as it happens,
+    until it ends. A finished task has no more events (-32004), as a plain JSON error."""
     if not peer.card.streaming:
         return _refusal(UnsupportedOperation, NO_STREAMING)(wire_format, peer)
 
     def subscribe(params: Any, caller: Caller) -> Any:
         task_id, _ = read(wire_format.task_query, params)
-        task = peer.get_task(task_id, owner=caller.owner)
+        task = peer.get_task(task_id, owner=caller.owner)  # unknown, or another's: -32001 now
         if task.state.is_terminal:
             raise UnsupportedOperation(f"task {task.id[:80]!r} is {task.state.value}: it has no more events")
-        return Stream((wire_format.stream_result(task),))
+        events = streaming.watch(peer, task.id, owner=caller.owner)
+        return Stream(wire_format.stream_result(event) for event in events)  # as they happen
     return subscribe
 
 

@@ -21,7 +21,6 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import PAUSED, AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
-from peers.a2a.stream import Event, events_of
 from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data, run_granted
 from peers.stamps import counter_ids
 from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
@@ -183,14 +182,6 @@ class Peer:
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
         return self.store.get(task_id, owner)
-
-    def stream_message(self, message: Message, *, owner: str = "",
-                       scopes: frozenset[str] = frozenset()) -> list[Event]:
-        """SendStreamingMessage: what send_message does, as the events of this turn (the
-        task as this turn found it, each state it entered, its artifacts)."""
-        since = len(self.store.get(message.task_id, owner).lifecycle) - 1 if message.task_id else 0
-        answer = self.send_message(message, owner=owner, scopes=scopes)
-        return [answer] if isinstance(answer, Message) else events_of(answer, since)
 
     def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
         """Only a task waiting for its caller can be canceled (see TaskStore.cancel)."""

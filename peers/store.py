@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
@@ -64,6 +65,7 @@ class TaskStore:
         self.kept_bytes = 0  # the sum of `sizes`
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)  # told of every change: subscribers wait on it
 
     def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
             content: str = "") -> tuple[Task, bool]:
@@ -93,6 +95,7 @@ class TaskStore:
         with self.lock:
             if task.id in self.tasks:
                 self.tasks[task.id], self.waiting[task.id] = task, waiting
+                self.changed.notify_all()
         return task
 
     def resume(self, task_id: str, owner: str, turns: tuple[Message, ...], content: str,
@@ -119,6 +122,7 @@ class TaskStore:
             self._make_room(len(content), new_task=False, keep=task_id)
             self._keep(task_id, owner, message_id, content)
             task = self.tasks[task_id] = task._replace(history=task.history + turns)
+            self.changed.notify_all()
             return task, waiting
 
     def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> tuple[Task, Any]:
@@ -134,6 +138,7 @@ class TaskStore:
                     else f"{task.state.value}: it cannot be stopped midway"))
             waiting = self.waiting.pop(task_id)
             task = self.tasks[task_id] = canceled(task)
+            self.changed.notify_all()
             return task, waiting
 
     def update(self, task: Task) -> Task:
@@ -144,11 +149,25 @@ class TaskStore:
                 self.tasks[task.id] = task
                 if task.state not in PAUSED:
                     self.waiting.pop(task.id, None)
+                self.changed.notify_all()
         return task
 
     def get(self, task_id: str, owner: str) -> Task:
         with self.lock:
             return self._get(task_id, owner)
+
+    def next_change(self, task: Task, owner: str, deadline: float) -> Task | None:
+        """The task once it is no longer `task` (a new state, a new turn), or None if the
+        monotonic `deadline` passes first or the task is forgotten meanwhile."""
+        with self.lock:
+            while True:
+                now = self.tasks.get(task.id)
+                if now is None or self.owners.get(task.id) != owner:
+                    return None
+                if now is not task:
+                    return now
+                if not self.changed.wait(deadline - time.monotonic()) and time.monotonic() >= deadline:
+                    return None
 
     def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
                  updated_after: str | None = None) -> list[Task]:

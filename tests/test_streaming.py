@@ -38,11 +38,11 @@ def test_encode_then_decode_gives_the_frames_back():
 
 # -- the server --------------------------------------------------------------------------
 
-def stream(client, method, params, headers=None):
+def stream(client, method, params, headers=None, transport=None):
     client.ids += 1
     frame = json.dumps({"jsonrpc": "2.0", "id": client.ids, "method": method, "params": params})
     from conftest import HEADERS
-    response = client.transport.post(client.url, frame.encode(), headers or HEADERS)
+    response = (transport or client.transport).post(client.url, frame.encode(), headers or HEADERS)
     assert response.status == 200
     if not sse.is_stream(response.header("Content-Type")):
         return json.loads(response.body)
@@ -78,15 +78,29 @@ def test_0_3_streams_bare_events_tagged_by_kind_with_final_on_the_last():
     assert events[2]["append"] is False and events[2]["lastChunk"] is False
 
 
-def test_a_follow_up_streams_from_where_the_task_was_and_a_waiting_task_can_be_subscribed_to(client):
+def test_a_follow_up_streams_from_where_the_task_was_and_a_subscriber_sees_it_as_it_happens(client):
+    import threading
+    import time
     paused = stream(client, "SendStreamingMessage", refund("m-1", 6000))
     task_id = paused[0]["result"]["task"]["id"]
     assert paused[-1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    subscribed = stream(client, "SubscribeToTask", {"id": task_id})
-    assert [e["result"]["task"]["status"]["state"] for e in subscribed] == ["TASK_STATE_INPUT_REQUIRED"]
+    from transports.network import HttpTransport
+    own = HttpTransport(timeout=5) if client.url.startswith("http://") else client.transport  # one per thread
+    seen = []
+    subscriber = threading.Thread(target=lambda: seen.extend(stream(client, "SubscribeToTask", {"id": task_id},
+                                                                    transport=own)))
+    subscriber.start()
+    time.sleep(0.3)  # the subscriber is waiting on the task now
     proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
     go = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task_id, "parts": [{"data": {"approval": proposal}}]}}
     turn = [e["result"] for e in stream(client, "SendStreamingMessage", go)]
+    subscriber.join(5)
+    assert not subscriber.is_alive(), "the subscription ended with the task"
+    watched = [e["result"] for e in seen]
+    assert watched[0]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert [e["statusUpdate"]["status"]["state"] for e in watched if "statusUpdate" in e] == [
+        "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    assert any("artifactUpdate" in e for e in watched)
     assert turn[0]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", "the task as this turn found it"
     assert [e["statusUpdate"]["status"]["state"] for e in turn if "statusUpdate" in e] == [
         "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
@@ -179,3 +193,15 @@ def test_events_about_another_task_do_not_change_the_one_streamed():
 def test_a_stream_of_many_events_is_read_within_bounds():
     outcome, printer = hostile(event(TASK) + event(DONE) * 20_000)
     assert [state.value for state in outcome.task.lifecycle] == ["submitted", "completed"], "nothing after the end"
+
+
+def test_a_subscription_that_sees_no_change_closes_at_its_deadline():
+    import time
+    from peers import streaming
+    from peers.a2a.model import Message, Part
+    peer = billing.billing_agent()
+    task = peer.send_message(Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
+                                     metadata={"skillId": "process_refund"}))
+    started = time.monotonic()
+    events = list(streaming.watch(peer, task.id, seconds=0.2))
+    assert [type(event).__name__ for event in events] == ["Task"] and 0.15 < time.monotonic() - started < 2

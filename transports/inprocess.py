@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from transports.base import App, HttpRequest, HttpResponse, parse_url, request
+from transports.codec import MAX_FRAME_BYTES
 from transports.errors import TransportError
 
 
@@ -37,7 +38,8 @@ class InProcessTransport:
         app = self.apps.get(url.origin)
         if app is None:
             raise TransportError(f"nothing serves {url.origin} in this process")
-        return app(http_request) if self.timeout is None else self._within_deadline(app, http_request)
+        response = app(http_request) if self.timeout is None else self._within_deadline(app, http_request)
+        return response if isinstance(response.body, bytes) else response._replace(body=_whole(response.body))
 
     def _within_deadline(self, app: App, http_request: HttpRequest) -> HttpResponse:
         import threading
@@ -57,3 +59,14 @@ class InProcessTransport:
         if isinstance(answer[0], BaseException):
             raise answer[0]
         return answer[0]
+
+
+def _whole(chunks: Any) -> bytes:
+    """A streamed body (an app may answer with chunks, as it makes them), read to its end,
+    as an HTTP client reads a chunked reply: bounded by the same size."""
+    body = bytearray()
+    for chunk in chunks:
+        body += chunk
+        if len(body) > MAX_FRAME_BYTES:
+            raise TransportError(f"the reply is larger than {MAX_FRAME_BYTES} bytes", sent=True)
+    return bytes(body)

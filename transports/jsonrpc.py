@@ -13,7 +13,7 @@ This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
 from transports.errors import ProtocolViolation, RemoteError
@@ -114,14 +114,15 @@ class Stream(NamedTuple):
     with one response frame per result, all with the request's id, for the caller to
     send as a stream (Server-Sent Events: transports/sse.py), as A2A and MCP do."""
 
-    results: tuple[Any, ...]
+    results: Iterable[Any]  # a tuple, or an iterator whose results come as they happen
 
 
 def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
              log: Callable[[str], None] | None = None,
-             max_bytes: int = MAX_FRAME_BYTES) -> bytes | list[bytes] | None:
+             max_bytes: int = MAX_FRAME_BYTES) -> bytes | Iterator[bytes] | None:
     """Answer one request frame with one response frame (None for a notification), or,
-    for a handler that answers with a `Stream`, with a list of frames.
+    for a handler that answers with a `Stream`, with an iterator of frames (each made
+    when the handler's next result is; an error after the first is the stream's end).
 
     The single place where exceptions become wire errors. A `JsonRpcError` goes out as
     itself; anything else is a bug in the handler, so it goes out as a bare -32603 and
@@ -144,7 +145,7 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
             raise MethodNotFound()
         result = handler(request.params, context)
         if isinstance(result, Stream) and not request.is_notification:
-            return [dumps({"jsonrpc": "2.0", "id": request_id, "result": each}) for each in result.results]
+            return (dumps({"jsonrpc": "2.0", "id": request_id, "result": each}) for each in result.results)
         response = {"jsonrpc": "2.0", "id": request_id, "result": result}
         body = dumps(response)
     except JsonRpcError as exc:
