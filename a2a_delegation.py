@@ -37,7 +37,7 @@ from peers.support.output import Console, Kind
 from peers.support.replies import check_card, read, read_card, read_json, stream_method, task_from_stream
 from transports import jsonrpc, sse
 from transports.base import Transport
-from transports.errors import HttpRefusal, PeerError, ProtocolViolation
+from transports.errors import HttpRefusal, PeerError
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, StopRun, escape
 
@@ -117,11 +117,9 @@ class SupportAgent:
             raise HttpRefusal(response.status, credentials_sent=False)
         document = read_json(response.body, "the card")
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
-        if self.forced_format and self.forced_format.NAME != spoken.NAME:
-            raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
-                                    f"{self.forced_format.NAME} that --wire asked for")
         check_card(document, spoken)  # every field its version requires, or each problem named
-        card = read_card(spoken, document)  # + our own contract copy where it publishes none
+        # --wire, where the card offers that too; + our own contract copy where it publishes none
+        card, spoken = read_card(spoken, document, self.forced_format)
         self.format_of[card.url] = spoken
         self.discovered[card_url] = card
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "

@@ -80,7 +80,7 @@ class PeerApp:
         credential, scopes = self.credential(request)
         if self.token is not None and credential is None:
             # No task is created: the frame is not even parsed.
-            return _error(401, "a valid bearer token is required",
+            return _error(401, "a valid bearer token is required", Unauthenticated,
                           **{"WWW-Authenticate": f'Bearer realm="{self.name}"'})
         if len(request.body) > self.max_body:
             return _error(413, f"body larger than {self.max_body} bytes")
@@ -120,6 +120,15 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     """RFC 9110 13.1.2: any listed tag equal to ours (weakly: W/ ignored), or "*"."""
     tags = [tag.strip().removeprefix("W/") for tag in (if_none_match or "").split(",")]
     return "*" in tags or etag in tags
+
+
+class Unauthenticated(InvalidRequest):
+    """The 401's body: Invalid Request, with the ErrorInfo an A2A 1.0 client reads (the
+    reason google.rpc names a missing or wrong credential)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why, data=[{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                                     "reason": "UNAUTHENTICATED", "domain": "a2a-protocol.org"}])
 
 
 def _error(status: int, why: str, error: type[JsonRpcError] = InvalidRequest, **headers: str) -> HttpResponse:

@@ -160,3 +160,30 @@ def test_the_card_says_when_it_was_last_modified_and_how_long_to_keep_it():
     assert headers["Cache-Control"] == "max-age=300" and headers["ETag"].startswith('"')
     import email.utils
     assert email.utils.parsedate_to_datetime(headers["Last-Modified"]).tzinfo is not None
+
+
+def test_a_401_says_unauthenticated_as_error_info():
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10, token="t0k")})
+    refused = transport.post(billing.BASE_URL + "/a2a", b"{}", {"Content-Type": "application/json"})
+    error = json.loads(refused.body)["error"]
+    assert refused.status == 401 and error["code"] == -32600
+    assert error["data"] == [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNAUTHENTICATED",
+                              "domain": "a2a-protocol.org"}]
+
+
+@pytest.mark.parametrize("interfaces, found", [
+    ([{"url": "https://x.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+      {"url": "https://x.example/v03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0"}], "https://x.example/v03"),
+    ([{"url": "https://x.example/v03", "protocolBinding": "GRPC", "protocolVersion": "0.3"}], None),
+    ("not a list", None), ([None, 5, "x"], None), ([{"url": ["x"], "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}], None),
+])
+def test_a_1_0_card_may_offer_a_0_3_interface_and_only_a_well_formed_one_counts(interfaces, found):
+    assert wire_v10.interface_url({"supportedInterfaces": interfaces}, "0.3") == found
+
+
+def test_a_0_3_task_in_the_unknown_state_is_read_and_handled_as_still_going():
+    from peers.a2a import wire_v03
+    from peers.support.outcomes import Variant, variant_of
+    task = wire_v03.task_from_result({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "unknown"}})
+    assert task.state.value == "unknown" and variant_of(task) is Variant.WORKING
+    assert wire_v10.task_to_wire(task)["status"]["state"] == "TASK_STATE_UNSPECIFIED"

@@ -89,20 +89,24 @@ def test_replaying_a_trace_can_draw_it_and_write_it_again(tmp_path):
     assert (tmp_path / "again.jsonl").read_text() == (tmp_path / "run.jsonl").read_text()
 
 
-def test_a_forced_wire_format_the_card_does_not_speak_is_named(tmp_path):
-    # billing serves a 1.0 card (--wire 1.0 for the demo), and the support agent is forced to 0.3
+@pytest.mark.parametrize("served, forced, works", [("1.0", "0.3", True), ("0.3", "1.0", False), ("essay", "1.0", False)])
+def test_a_forced_wire_format_is_spoken_where_the_card_offers_it_and_named_where_not(served, forced, works):
+    # A 1.0 card lists a 0.3 interface too (one endpoint answers both); a 0.3 card lists none.
     from peers import demo
-    from peers.a2a import wire_v10
+    from peers.a2a import wire_format
     from peers.support.output import Console
     import a2a_delegation as story
     from conftest import BILLING, BILLING_CARD
     from transports.inprocess import InProcessTransport
     from transports.printer import FramePrinter
-    network = demo.network(wire_v10, log=lambda line: None)
-    agent = story.SupportAgent(FramePrinter(InProcessTransport(network.apps)), [BILLING], network.credentials,
-                               Console(colour=False).say, wire_name="0.3")
+    network = demo.network(wire_format.by_name(served), log=lambda line: None)
+    printer = FramePrinter(InProcessTransport(network.apps))
+    agent = story.SupportAgent(printer, [BILLING], network.credentials, Console(colour=False).say, wire_name=forced)
     outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
-    assert "the card speaks the 1.0 wire format, not the 0.3 that --wire asked for" in outcome.error
+    if works:
+        assert outcome.result.startswith("refund of $180.00") and b'"method": "message/send"' in printer.frames[-2].body
+    else:
+        assert f"the card speaks the {served} wire format, not the {forced} that --wire asked for" in outcome.error
 
 
 def test_a_401_when_no_token_was_sent_says_so_and_how_to_give_one(tmp_path):

@@ -28,6 +28,7 @@ class TaskState(Enum):
     FAILED = "failed"  # tried and could not; the status message says why
     CANCELED = "canceled"  # the caller withdrew it
     REJECTED = "rejected"  # the peer would not attempt it
+    UNKNOWN = "unknown"  # 0.3: the peer cannot say (1.0 spells it TASK_STATE_UNSPECIFIED); ours never are
 
     @property
     def is_terminal(self) -> bool:

@@ -29,7 +29,8 @@ METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "Lis
            "ListTaskPushNotificationConfigs": "push", "DeleteTaskPushNotificationConfig": "push",
            "GetExtendedAgentCard": "extended-card"}
 DIALECT = shapes.Dialect("1.0", kind=False,
-                         states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState},
+                         states={s: "TASK_STATE_" + ("UNSPECIFIED" if s is TaskState.UNKNOWN else
+                                                     s.value.upper().replace("-", "_")) for s in TaskState},
                          roles={"user": "ROLE_USER", "agent": "ROLE_AGENT"})
 # A 1.0 card's required fields (A2A 1.0 section 8, the proto's REQUIRED), checked on fetch.
 CARD_SCHEMA = cards.card_schema(
@@ -46,8 +47,9 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "name": card.name,
         "description": card.description,
         "version": card.version,
-        "supportedInterfaces": [{"url": card.url, "protocolBinding": "JSONRPC",
-                                 "protocolVersion": "1.0"}],
+        # One endpoint answers both versions' methods (peers/methods.py): say so.
+        "supportedInterfaces": [{"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": version}
+                                for version in ("1.0", "0.3")],
         "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": ["application/json", "text/plain"],
         "defaultOutputModes": ["text/plain"],
@@ -76,6 +78,18 @@ def card_from_wire(document: Any) -> AgentCard:
                      endpoint, field(card, "version", str, default=""), cards.skills_from_wire(card),
                      streaming=capabilities.get("streaming") is True,
                      auth_schemes=cards.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
+
+
+def interface_url(document: Any, version: str) -> str | None:
+    """The URL of the card's JSON-RPC interface for protocol `version` ("0.3"), if it
+    lists one: a 1.0 card may offer older versions beside its own."""
+    interfaces = document.get("supportedInterfaces") if isinstance(document, dict) else None
+    for interface in interfaces if isinstance(interfaces, list) else []:
+        if isinstance(interface, dict) and interface.get("protocolBinding") == "JSONRPC" \
+                and str(interface.get("protocolVersion", "")).split(".")[:2] == version.split(".")[:2] \
+                and isinstance(interface.get("url"), str):
+            return url(interface["url"], "supportedInterfaces[].url")
+    return None
 
 
 def _is_bearer(scheme: dict[str, Any]) -> bool:

@@ -49,7 +49,7 @@ class Variant(Enum):
 BY_STATE = {TaskState.COMPLETED: Variant.COMPLETED, TaskState.FAILED: Variant.FAILED,
             TaskState.REJECTED: Variant.REJECTED, TaskState.CANCELED: Variant.CANCELED,
             TaskState.AUTH_REQUIRED: Variant.AUTH_REQUIRED, TaskState.SUBMITTED: Variant.WORKING,
-            TaskState.WORKING: Variant.WORKING}
+            TaskState.WORKING: Variant.WORKING, TaskState.UNKNOWN: Variant.WORKING}  # unknown: ask again
 
 
 def variant_of(task: Task | None, failure: PeerError | None = None) -> Variant:

@@ -36,14 +36,22 @@ def check_card(document: Any, spoken: Any) -> None:
         raise ProtocolViolation(f"the card lacks what A2A {spoken.NAME} requires: " + "; ".join(found))
 
 
-def read_card(spoken: Any, document: Any) -> AgentCard:
-    """The card as an object. A skill we rely on whose card publishes no input contract
-    (the essay's card has no place for one) gets our own copy (contracts.py), so every
-    payload is checked against a contract before it is sent."""
+def read_card(spoken: Any, document: Any, wanted: Any = None) -> tuple[AgentCard, Any]:
+    """The card as an object, and the wire to speak to its agent: the card's own, or
+    `wanted` (--wire) if the card offers that too (a 1.0 card may list a 0.3 interface).
+    A skill we rely on whose card publishes no input contract (the essay's card has no
+    place for one) gets our own copy (contracts.py), so every payload is checked."""
     card = read(spoken.card_from_wire, document, "the card")
+    if wanted is not None and wanted.NAME != spoken.NAME:
+        other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card") \
+            if hasattr(spoken, "interface_url") else None
+        if other is None:
+            raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
+                                    f"{wanted.NAME} that --wire asked for")
+        card, spoken = card._replace(url=other), wanted
     return card._replace(skills=tuple(
         skill._replace(input_schema=CONTRACTS[skill.id])
-        if skill.input_schema is None and skill.id in CONTRACTS else skill for skill in card.skills))
+        if skill.input_schema is None and skill.id in CONTRACTS else skill for skill in card.skills)), spoken
 
 
 def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
