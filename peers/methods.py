@@ -36,9 +36,10 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
     def send(params: Any, caller: Caller) -> Any:
         message = read(wire_format.message_from_params, params)
         shown = read(wire_format.send_history_length, params)  # judged before any effect
+        at_once = read(wire_format.send_returns_immediately, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes)
+        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once)
         return wire_format.send_result(task, shown)
     return send
 

@@ -14,34 +14,21 @@ stable; a served peer passes unguessable ids instead.
 """
 from __future__ import annotations
 
-import json
+import threading
 from functools import partial
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a.errors import ContentTypeNotSupported
-from peers.a2a.model import PAUSED, AgentCard, AgentSkill, Artifact, ListQuery, Message, Part, Task, TaskState
+from peers.a2a.model import PAUSED, AgentCard, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data, run_granted
+from peers.skill import Skill, canonical
 from peers.stamps import counter_ids
 from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
 
-class Skill(NamedTuple):
-    card: AgentSkill  # what the Agent Card advertises, input schema included
-    run: Callable[[Any], str | tuple[Part, ...]]  # checked input -> the result; raises SkillFailed, Paused
-    from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
-    # What makes two requests the same effect in the world (billing: the order refunded),
-    # so that it happens once however often it is asked for; None: no effect to guard.
-    effect_of: Callable[[Any], str] | None = None
-    # Seed 004: whether what came with the request permits it (billing: the handoff
-    # envelope's grant); a reason (or a Refusal, with data) makes a rejected task before
-    # any effect; None admits it.
-    admit: Callable[[Any, dict[str, Any]], str | Refusal | None] | None = None
-
-
-def canonical(payload: Any) -> str:
-    return json.dumps(payload, sort_keys=True)
+MAX_BACKGROUND = 16  # tasks worked on after their answer (returnImmediately) at one time
 
 
 class Peer:
@@ -54,14 +41,18 @@ class Peer:
         self.store = TaskStore(max_tasks)
         self.ledger = Ledger()  # what this peer has done, kept beyond the store's window
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
+        self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
 
-    def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset()) -> Task:
+    def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
+                     wait: bool = True) -> Task:
         """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
         `owner` is who asked (see store.py); a message already seen from that owner gets
         the task it made the first time, and the skill does not run again. A message
         naming a task (its taskId) is the next turn of that task: see `_continue`.
         `scopes`: what the caller's credential grants beyond asking (a step-up's scope).
+        `wait=False` (returnImmediately): the task is answered as submitted, and its work
+        goes on in the background (at most MAX_BACKGROUND at once; beyond, it waits).
         """
         if message.task_id is not None:
             return self._continue(message, owner, scopes)
@@ -86,7 +77,17 @@ class Peer:
         if not is_new:  # the same message delivered again: the first answer
             return task
         pending = Pending(None, effect, claim, admit)
-        return self._run(partial(skill.run, payload), task, pending, owner, scopes)
+        work = partial(self._run, partial(skill.run, payload), task, pending, owner, scopes)
+        if not wait and self.background.acquire(blocking=False):  # the caller asks how it went later
+            threading.Thread(target=self._in_background, args=(work,), daemon=True).start()
+            return task
+        return work()
+
+    def _in_background(self, work: Callable[[], Task]) -> None:
+        try:
+            work()
+        finally:
+            self.background.release()
 
     def _continue(self, message: Message, owner: str, scopes: frozenset[str]) -> Task:
         """The next turn of a task (A2A: a message carrying taskId). Only a paused task

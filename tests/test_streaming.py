@@ -205,3 +205,100 @@ def test_a_subscription_that_sees_no_change_closes_at_its_deadline():
     started = time.monotonic()
     events = list(streaming.watch(peer, task.id, seconds=0.2))
     assert [type(event).__name__ for event in events] == ["Task"] and 0.15 < time.monotonic() - started < 2
+
+
+# -- long tasks without holding a connection: returnImmediately, and asking again ---------
+
+def test_return_immediately_answers_submitted_and_the_work_goes_on(client):
+    import time
+    answer = client.call("SendMessage", {**refund("m-1"), "configuration": {"returnImmediately": True}})["result"]["task"]
+    assert answer["status"]["state"] == "TASK_STATE_SUBMITTED"
+    for _ in range(50):  # bounded: the work is instant, the thread only needs a moment
+        if client.call("GetTask", {"id": answer["id"]})["result"]["status"]["state"] == "TASK_STATE_COMPLETED":
+            break
+        time.sleep(0.02)
+    assert client.call("GetTask", {"id": answer["id"]})["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert client.refunds() == ["refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"]
+
+
+@pytest.mark.parametrize("configuration", [{"returnImmediately": "yes"}, {"returnImmediately": 1}, {"blocking": "no"}])
+def test_a_configuration_that_is_not_true_or_false_is_refused_before_any_work(configuration):
+    wire, method = (wire_v03, "message/send") if "blocking" in configuration else (wire_v10, "SendMessage")
+    client = Client("in-process", wire=wire)
+    params = refund("m-1") if wire is wire_v10 else {"message": {
+        "kind": "message", "messageId": "m-1", "role": "user", "metadata": {"skillId": "process_refund"},
+        "parts": [{"kind": "data", "data": {"order_id": "ORD-1", "amount": 5}}]}}
+    headers = None if wire is wire_v10 else {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+    answer = stream(client, method, {**params, "configuration": configuration}, headers)
+    assert answer["error"]["code"] == -32602 and client.refunds() == []
+
+
+def test_background_work_is_bounded_and_beyond_the_bound_the_caller_waits():
+    from peers import peer as core
+    from transports.inprocess import InProcessTransport
+    app = PeerApp(billing.billing_agent(slow=0.5), wire_v10, token="t0k")
+    transport = InProcessTransport({billing.BASE_URL: app})
+    states = []
+    for n in range(core.MAX_BACKGROUND + 1):
+        frame = json.dumps({"jsonrpc": "2.0", "id": n, "method": "SendMessage", "params": {
+            **refund(f"m-{n}"), "configuration": {"returnImmediately": True}}}).encode()
+        frame = frame.replace(b'"ORD-1"', f'"ORD-{n}"'.encode())
+        from conftest import HEADERS
+        states.append(json.loads(transport.post(billing.BASE_URL + "/a2a", frame, HEADERS).body)
+                      ["result"]["task"]["status"]["state"])
+    assert states[:core.MAX_BACKGROUND] == ["TASK_STATE_SUBMITTED"] * core.MAX_BACKGROUND
+    assert states[core.MAX_BACKGROUND:] == ["TASK_STATE_COMPLETED"], "no more threads: done while it waits"
+
+
+def test_with_no_wait_the_support_agent_asks_again_until_the_task_ends_on_both_transports():
+    for extra in ([], ["--transport", "http"]):
+        done = cli("--wire", "1.0", "--no-wait", *extra)
+        sent = [json.loads(line[4:]) for line in done.stdout.splitlines() if line.startswith("--> {")]
+        assert sent[0]["params"]["configuration"] == {"returnImmediately": True}
+        assert {m["method"] for m in sent[1:]} == {"GetTask"} and 1 <= len(sent[1:]) <= 5
+        assert "[support] task task-1 is submitted: asking again in 0.1s" in done.stdout
+        assert "[support] trusted result (from billing-agent): refund of $180.00" in done.stdout
+
+
+def still_working(task_id="t-1"):
+    working = {"id": task_id, "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}
+
+    def answer(request):
+        frame = json.loads(request.body)
+        result = {"task": working} if frame["method"] == "SendMessage" else working
+        return HttpResponse(200, {"Content-Type": "application/json"},
+                            json.dumps({"jsonrpc": "2.0", "id": frame["id"], "result": result}).encode())
+    return answer
+
+
+def agent_with(answer, patience):
+    card = json.dumps(wire_v10.card_to_wire(billing.billing_agent().card)).encode()
+
+    def app(request):
+        if request.method == "GET":
+            return HttpResponse(200, {"Content-Type": "application/json"}, card)
+        return answer(request)
+    agent, printer, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, patience=patience)
+    return agent, printer
+
+
+def test_a_task_that_never_ends_is_asked_about_within_the_deadline_and_reported_as_working():
+    import time
+    agent, printer = agent_with(still_working(), patience=1.0)
+    started = time.monotonic()
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-1", "amount": 5})
+    assert time.monotonic() - started < 2.5 and outcome.variant.label == "working"
+    asks = [f for f in printer.frames if f.direction == "-->" and b'"GetTask"' in f.body]
+    assert 2 <= len(asks) <= 6, "the pauses grow: a second brings a handful of asks, not hundreds"
+
+
+def test_a_get_task_that_answers_about_another_task_is_a_protocol_violation():
+    def answer(request):
+        frame = json.loads(request.body)
+        task = {"id": "t-1" if frame["method"] == "SendMessage" else "t-OTHER", "status": {"state": "TASK_STATE_WORKING"}}
+        result = {"task": task} if frame["method"] == "SendMessage" else task
+        return HttpResponse(200, {"Content-Type": "application/json"},
+                            json.dumps({"jsonrpc": "2.0", "id": frame["id"], "result": result}).encode())
+    agent, _ = agent_with(answer, patience=2.0)
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-1", "amount": 5})
+    assert outcome.task is None and "answered about another" in outcome.error

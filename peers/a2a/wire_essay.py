@@ -62,7 +62,7 @@ def card_from_wire(document: Any) -> AgentCard:
         auth_schemes=tuple(strings(schemes, "authentication.schemes")))
 
 
-def send_params(message: Message) -> dict[str, Any]:
+def send_params(message: Message, return_immediately: bool = False) -> dict[str, Any]:
     """{skill, input}: the skill named in the message's metadata, its data part as input."""
     data = next((p.data for p in message.parts if p.data is not None), None)
     return {"skill": message.skill_id, "input": data}
@@ -74,6 +74,10 @@ def message_from_params(params: Any) -> Message:
     if request.get("input") is None:
         raise WireError("input is missing: the skill's input, such as {\"order_id\": ..., \"amount\": ...}")
     return Message(None, "user", (Part(data=request["input"]),), metadata={"skillId": skill})
+
+
+def send_returns_immediately(params: Any) -> bool:
+    return False  # tasks/send always answers with the finished task
 
 
 def send_history_length(params: Any) -> None:

@@ -41,8 +41,12 @@ class WireFormat(Protocol):
 
     def card_from_wire(self, document: Any) -> AgentCard: ...
 
-    def send_params(self, message: Message) -> dict[str, Any]:
-        """Client: the params of SEND_METHOD carrying `message`."""
+    def send_params(self, message: Message, return_immediately: bool = False) -> dict[str, Any]:
+        """Client: the params of SEND_METHOD carrying `message` (asking, if the wire can, for
+        the task at once rather than when it ends)."""
+
+    def send_returns_immediately(self, params: Any) -> bool:
+        """Peer: whether SEND_METHOD's params ask for the task at once (returnImmediately)."""
 
     def message_from_params(self, params: Any) -> Message:
         """Peer: the message that SEND_METHOD's params carry."""

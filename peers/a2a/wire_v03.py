@@ -72,8 +72,17 @@ def _is_bearer(scheme: dict[str, Any]) -> bool:
         and scheme["scheme"].lower() == "bearer"
 
 
-def send_params(message: Message) -> dict[str, Any]:
-    return {"message": shapes.message_to_wire(DIALECT, message)}
+def send_params(message: Message, return_immediately: bool = False) -> dict[str, Any]:
+    params: dict[str, Any] = {"message": shapes.message_to_wire(DIALECT, message)}
+    if return_immediately:  # 0.3 says it the other way round: not blocking
+        params["configuration"] = {"blocking": False}
+    return params
+
+
+def send_returns_immediately(params: Any) -> bool:
+    """configuration.blocking false (0.3's default is to block)."""
+    configuration = obj(params, "params").get("configuration") or {}
+    return field(obj(configuration, "params.configuration"), "blocking", bool, default=True) is False
 
 
 def message_from_params(params: Any) -> Message:

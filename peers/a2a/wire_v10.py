@@ -98,12 +98,21 @@ def _is_bearer(scheme: dict[str, Any]) -> bool:
         and http["scheme"].lower() == "bearer"
 
 
-def send_params(message: Message) -> dict[str, Any]:
-    return {"message": shapes.message_to_wire(DIALECT, message)}
+def send_params(message: Message, return_immediately: bool = False) -> dict[str, Any]:
+    params: dict[str, Any] = {"message": shapes.message_to_wire(DIALECT, message)}
+    if return_immediately:  # "answer with the task now; I will ask how it went" (spec 3.2.2)
+        params["configuration"] = {"returnImmediately": True}
+    return params
 
 
 def message_from_params(params: Any) -> Message:
     return shapes.message_from_wire(DIALECT, json_names(json_names(obj(params, "params")).get("message")))
+
+
+def send_returns_immediately(params: Any) -> bool:
+    """configuration.returnImmediately: true or false (default false: wait for the end)."""
+    configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
+    return field(obj(configuration, "params.configuration"), "returnImmediately", bool, default=False)
 
 
 def send_history_length(params: Any) -> int | None:

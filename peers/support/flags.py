@@ -111,6 +111,8 @@ FLAGS = (
          "says what each shows)", MODEL, {"choices": list(SCENARIOS), "metavar": "NAME"}),
     Flag("--stream", False, "stream each task, event by event, from a peer whose card offers it "
          "(0.3 and 1.0: message/stream, SendStreamingMessage)", options={"action": "store_true"}),
+    Flag("--no-wait", False, "ask the peer for its task at once (returnImmediately), then ask "
+         "again (GetTask) until it ends, within --timeout", options={"action": "store_true"}),
     Flag("--interactive", False, "with --scenario approval: you are the person asked to approve",
          MODEL, {"action": "store_true"}),
     Flag("--list-scenarios", False, "list the scenarios, one line each, and exit", MODEL,

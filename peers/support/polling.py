@@ -1,0 +1,38 @@
+"""A task that came back still going: ask again (GetTask), waiting longer each time.
+
+A2A lets a peer answer before its task ends: when asked to (returnImmediately, the
+support agent's --no-wait), or when the work is long. A caller that needs the outcome
+then asks again, without holding a connection open meanwhile. Each ask is a frame the
+printer shows; the pauses grow (0.1 s, 0.2 s, 0.4 s ...) so a long task is not asked
+about a thousand times; and the whole wait is bounded (--timeout), after which the task
+is reported as still working, for a person or a later run to look up.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from peers.a2a.model import AgentCard, Task, TaskState
+from peers.support.replies import read
+from transports.errors import ProtocolViolation
+from transports.printer import escape
+
+GOING = (TaskState.SUBMITTED, TaskState.WORKING, TaskState.UNKNOWN)
+FIRST_PAUSE, LONGEST_PAUSE = 0.1, 2.0  # seconds
+
+
+def settle(agent: Any, card: AgentCard, task: Task, seconds: float) -> Task:
+    """`task` as it is once it ends or pauses, asking again with GetTask while it goes on,
+    or as it last was when `seconds` have passed (or the wire has no GetTask)."""
+    spoken = agent.format_of[card.url]
+    method = next((name for name, operation in spoken.METHODS.items() if operation == "get"), None)
+    deadline, pause = time.monotonic() + seconds, FIRST_PAUSE
+    while task.state in GOING and method is not None and time.monotonic() + pause <= deadline:
+        agent.say(f"[support] task {escape(task.id)} is {task.state.value}: asking again in {pause:g}s")
+        time.sleep(pause)
+        later = read(spoken.task_from_wire, agent.call(card.url, method, {"id": task.id}, spoken.HEADERS),
+                     "the task")
+        if later.id != task.id:
+            raise ProtocolViolation(f"asked for task {task.id[:80]!r}, the peer answered about another")
+        task, pause = later, min(pause * 2, LONGEST_PAUSE)
+    return task
