@@ -22,6 +22,8 @@ from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
 APPROVAL_LIMIT = 5_000.0  # above this, a refund is a person's decision, not an agent's
+EXTENDED_NOTE = (f" For authenticated callers: a refund above ${APPROVAL_LIMIT:,.0f} waits for a "
+                 "person's approval; a refund's reference is BILL-<order>; an order is refunded once.")
 STEP_UP_SCOPE = "refunds:large"  # what a step-up token grants (the auth lesson)
 # Billing's own record of what each order was charged, for the lessons that need one
 # (`billing_agent(orders=ORDER_BOOK)`); the essay's run and a served peer take any order.
@@ -180,4 +182,7 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders, disputed))
               for skill in card.skills if skill.id == "process_refund"]
-    return Peer(card, skills, **options)
+    peer = Peer(card._replace(extended_card=True), skills, **options)
+    # What billing tells a caller who proved who it is (its token), and nobody else.
+    peer.extended_card = peer.card._replace(description=peer.card.description + EXTENDED_NOTE)
+    return peer

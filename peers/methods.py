@@ -75,6 +75,17 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
     return subscribe
 
 
+def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
+    """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard): the fuller card a
+    peer shows a caller that proved who it is; a peer with none refuses as its version says."""
+    if peer.extended_card is None:
+        return REFUSE_EXTENDED[wire_format.NAME](wire_format, peer)
+
+    def extended(params: Any, caller: Caller) -> Any:
+        return wire_format.card_to_wire(peer.extended_card)
+    return extended
+
+
 def _get(wire_format: TaskQueries, peer: Peer) -> Handler:
     def get(params: Any, caller: Caller) -> Any:
         task_id, history_length = read(wire_format.task_query, params)
@@ -106,10 +117,10 @@ OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
     "send": _send, "get": _get, "cancel": _cancel, "list": _list,
     "stream": _stream, "subscribe": _subscribe,
     "push": _refusal(PushNotificationNotSupported, "this agent does not send push notifications"),
-    "extended-card": _refusal(UnsupportedOperation, "this agent declares no extended card"),
-    "authenticated-extended-card": _refusal(ExtendedAgentCardNotConfigured,
-                                            "this agent has no extended card"),
+    "extended-card": _extended_card, "authenticated-extended-card": _extended_card,
 }
+REFUSE_EXTENDED = {"1.0": _refusal(UnsupportedOperation, "this agent declares no extended card"),
+                   "0.3": _refusal(ExtendedAgentCardNotConfigured, "this agent has no extended card")}
 
 
 class MethodTable:

@@ -42,6 +42,7 @@ class Peer:
         self.ledger = Ledger()  # what this peer has done, kept beyond the store's window
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
+        self.extended_card: AgentCard | None = None  # shown only to authenticated callers
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
                      wait: bool = True) -> Task:

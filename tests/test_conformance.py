@@ -187,3 +187,48 @@ def test_a_0_3_task_in_the_unknown_state_is_read_and_handled_as_still_going():
     task = wire_v03.task_from_result({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "unknown"}})
     assert task.state.value == "unknown" and variant_of(task) is Variant.WORKING
     assert wire_v10.task_to_wire(task)["status"]["state"] == "TASK_STATE_UNSPECIFIED"
+
+
+# -- the extended card, and the extensions a caller activates -----------------------------
+
+def rpc(app, method, params, headers):
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    response = InProcessTransport({billing.BASE_URL: app}).post(billing.BASE_URL + "/a2a", frame, headers)
+    return response, json.loads(response.body)
+
+
+def test_billing_shows_its_extended_card_to_a_caller_with_its_token_and_declares_it():
+    from peers.a2a import wire_v03
+    for wire, method, headers, flag in (
+            (wire_v10, "GetExtendedAgentCard", HEADERS, lambda card: card["capabilities"]["extendedAgentCard"]),
+            (wire_v03, "agent/getAuthenticatedExtendedCard", {"Content-Type": "application/json",
+                                                              "Authorization": "Bearer t0k"},
+             lambda card: card["supportsAuthenticatedExtendedCard"])):
+        app = PeerApp(billing.billing_agent(), wire, token="t0k")
+        public = json.loads(InProcessTransport({billing.BASE_URL: app}).get(
+            billing.BASE_URL + "/.well-known/agent-card.json", {}).body)
+        assert flag(public) is True and "For authenticated callers" not in public["description"]
+        _, answer = rpc(app, method, {}, headers)
+        assert answer["result"]["name"] == "billing-agent"
+        assert answer["result"]["description"].endswith("an order is refunded once.")
+        stranger, _ = rpc(app, method, {}, {**headers, "Authorization": "Bearer guess"})
+        assert stranger.status == 401
+
+
+def test_activated_extensions_are_echoed_and_a_required_one_left_out_is_minus_32008():
+    from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
+    peer = billing.billing_agent()
+    app = PeerApp(peer, wire_v10, token="t0k")
+    response, _ = rpc(app, "ListTasks", {}, {**HEADERS, "A2A-Extensions": f"{RESULTS_EXTENSION}, urn:unknown:x"})
+    assert response.header("A2A-Extensions") == RESULTS_EXTENSION, "only what the card declares is echoed"
+    response, _ = rpc(app, "ListTasks", {}, HEADERS)
+    assert response.header("A2A-Extensions") is None
+    peer.card = peer.card._replace(required_extensions=(INPUT_SCHEMA_EXTENSION,))
+    strict = PeerApp(peer, wire_v10, token="t0k")
+    card = json.loads(InProcessTransport({billing.BASE_URL: strict}).get(
+        billing.BASE_URL + "/.well-known/agent-card.json", {}).body)
+    assert [e["required"] for e in card["capabilities"]["extensions"]] == [True, False]
+    _, refused = rpc(strict, "SendMessage", {}, HEADERS)
+    assert refused["error"]["code"] == -32008 and INPUT_SCHEMA_EXTENSION in refused["error"]["message"]
+    response, answer = rpc(strict, "ListTasks", {}, {**HEADERS, "X-A2A-Extensions": INPUT_SCHEMA_EXTENSION})
+    assert "result" in answer and response.header("A2A-Extensions") == INPUT_SCHEMA_EXTENSION

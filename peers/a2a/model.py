@@ -16,7 +16,7 @@ import json
 from enum import Enum
 from typing import Any, NamedTuple
 
-from peers.a2a.schema import check
+from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check
 
 
 class TaskState(Enum):
@@ -174,6 +174,14 @@ class AgentCard(NamedTuple):
     skills: tuple[AgentSkill, ...]
     streaming: bool = False
     auth_schemes: tuple[str, ...] = ()  # "bearer", or "none"
+    extended_card: bool = False  # a fuller card for authenticated callers (GetExtendedAgentCard)
+    required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
+
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        """The extension URIs the card declares: those carrying its skills' contracts."""
+        return tuple(uri for uri, used in ((INPUT_SCHEMA_EXTENSION, any(s.input_schema for s in self.skills)),
+                                           (RESULTS_EXTENSION, any(s.results for s in self.skills))) if used)
 
     @property
     def skill_ids(self) -> list[str]:

@@ -45,15 +45,18 @@ def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
 
 def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
     caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": False}
+    if card.extended_card:  # 1.0's place for it (0.3 says supportsAuthenticatedExtendedCard)
+        caps["extendedAgentCard"] = True
     # AgentSkill has no field for either contract: extensions on the card carry them.
     extensions = []
     schemas = {s.id: s.input_schema for s in card.skills if s.input_schema}
     if schemas:
-        extensions.append({"uri": INPUT_SCHEMA_EXTENSION, "required": False,
+        extensions.append({"uri": INPUT_SCHEMA_EXTENSION,
+                           "required": INPUT_SCHEMA_EXTENSION in card.required_extensions,
                            "description": "JSON Schema of each skill's input, by skill id", "params": schemas})
     results = {s.id: s.results for s in card.skills if s.results}
     if results:
-        extensions.append({"uri": RESULTS_EXTENSION, "required": False,
+        extensions.append({"uri": RESULTS_EXTENSION, "required": RESULTS_EXTENSION in card.required_extensions,
                            "description": "the task states each skill ends in, and what each means",
                            "params": results})
     if extensions:

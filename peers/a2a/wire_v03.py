@@ -50,6 +50,9 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
     if "bearer" in card.auth_schemes:
         document["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
         document["security"] = [{"bearer": []}]
+    if card.extended_card:
+        document["supportsAuthenticatedExtendedCard"] = True
+        document["capabilities"].pop("extendedAgentCard", None)  # 1.0's spelling, not 0.3's
     return document
 
 
