@@ -290,8 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         console.say(scenarios.listing())
         return 0
     if options.command == "serve":  # one peer as a standalone A2A server
-        return demo.serve(options.peer, wire_format.by_name(options.wire), host=options.host,
-                          port=options.port, url=options.url, token=options.token, say=console.say,
+        return demo.serve(options, wire_format.by_name(options.wire), say=console.say,
                           fail=lambda line: console.say(line, Kind.ERROR))
     try:
         if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)

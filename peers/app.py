@@ -39,7 +39,7 @@ def log_to_stderr(line: str) -> None:
 class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
-                 max_body: int = MAX_FRAME_BYTES) -> None:
+                 max_body: int = MAX_FRAME_BYTES, allow_private_webhooks: bool = False) -> None:
         self.peer, self.token, self.max_body = peer, token, max_body
         # A step-up token -> the scope it grants: issued to the same caller as `token`, so
         # the tasks it sees are the same ones; it only proves more (peers/pause.py).
@@ -47,6 +47,10 @@ class PeerApp:
         self.name = peer.card.name
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
+        if peer.card.push_notifications and peer.webhooks is None:  # the card says it will tell webhooks
+            from peers.push import Webhooks
+            peer.webhooks = Webhooks(allow_private=allow_private_webhooks, log=self._log)
+            peer.store.listeners.append(peer.webhooks.changed)
         self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         self.card_body = json.dumps(card_format.card_to_wire(peer.card), indent=2).encode() + b"\n"

@@ -89,5 +89,5 @@ class ConformancePeer(Peer):
 
 def conformance_agent(base_url: str | None = None, **options: Any) -> Peer:
     """conformance-agent with the card in peers/cards/conformance-agent.json."""
-    card = load_card("conformance-agent", base_url)
+    card = load_card("conformance-agent", base_url)._replace(push_notifications=True)  # the file cannot say it
     return ConformancePeer(card, [Skill(card.skills[0], act, admit=admit)], **options)

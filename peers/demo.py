@@ -66,7 +66,9 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
         token = new_token() if "bearer" in peer.card.auth_schemes else None  # as its card declares
         # The auth lesson: a second token, for the same caller, that proves more (a scope).
         step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and scenario == "auth" else {}
-        apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log)
+        # Webhooks on this machine are allowed: the demo's receivers are the support agent's own.
+        apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
+                                      allow_private_webhooks=True)
         if token:
             credentials[peer.card.url] = token
         for step_up, scope in step_ups.items():  # kept as "ENDPOINT SCOPE" (config.token_for)
@@ -103,11 +105,13 @@ class Served:
         self.stop()
 
 
-def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str | None,
-          token: str | None, say: Callable[[str], None], fail: Callable[[str], None]) -> int:
-    """Run one peer as a standalone A2A server until Ctrl-C or SIGTERM; the exit status:
-    0, or 2 (said through `fail`) when the address cannot be had."""
+def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
+          fail: Callable[[str], None]) -> int:
+    """`serve NAME`: one peer as a standalone A2A server until Ctrl-C or SIGTERM, as the
+    serve flags say (peer, host, port, url, token, allow_private_webhooks); the exit
+    status: 0, or 2 (said through `fail`) when the address cannot be had."""
     from transports.server import PeerServer
+    name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
     demo = SERVABLE[name]
 
     def log(line: str) -> None:  # one log for the server and the app
@@ -121,7 +125,8 @@ def serve(name: str, card_format: WireFormat, *, host: str, port: int, url: str 
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_ids(), clock=utc_now)
         token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
-        server.app = PeerApp(peer, card_format, token=token)
+        server.app = PeerApp(peer, card_format, token=token,
+                             allow_private_webhooks=options.allow_private_webhooks)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")

@@ -16,12 +16,14 @@ from peers.a2a import wire_format as wire_formats
 from peers.a2a.errors import (ExtendedAgentCardNotConfigured, PushNotificationNotSupported,
                               UnsupportedOperation)
 from peers.a2a.fields import WireError
+from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers import streaming
 from peers.peer import Peer
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
 
 NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
+NO_PUSH = "this agent does not send push notifications (capabilities.pushNotifications is false)"
 
 
 class Caller(NamedTuple):
@@ -37,11 +39,43 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         shown = read(wire_format.send_history_length, params)  # judged before any effect
         at_once = read(wire_format.send_returns_immediately, params)
+        push = read(wire_format.send_push_config, params) if hasattr(wire_format, "send_push_config") else None
+        if push is not None and peer.webhooks is None:
+            raise PushNotificationNotSupported(NO_PUSH)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once)
+        if push is not None and isinstance(task, Task):  # told of what happens next, and of now
+            peer.webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id),
+                              wire_format.stream_result)
+            peer.webhooks.changed(peer.get_task(task.id, owner=caller.owner), caller.owner)
         return wire_format.send_result(task, shown)
     return send
+
+
+def _push(verb: str) -> Callable[[Any, Peer], Handler]:
+    """The push-config methods (set, get, list, delete) on the caller's own tasks, if the
+    peer sends push notifications; else the spec's -32003."""
+    def make(wire_format: Any, peer: Peer) -> Handler:
+        if peer.webhooks is None:
+            return _refusal(PushNotificationNotSupported, NO_PUSH)(wire_format, peer)
+
+        def handle(params: Any, caller: Caller) -> Any:
+            if verb == "set":
+                config = read(wire_format.push_config, params)
+                peer.get_task(config.task_id, owner=caller.owner)  # one's own task, or -32001
+                kept = peer.webhooks.set(caller.owner, config, wire_format.stream_result)
+                return wire_format.push_to_wire(kept)
+            task_id, config_id = read(wire_format.push_query, params)
+            peer.get_task(task_id, owner=caller.owner)
+            if verb == "list":
+                return wire_format.push_list_result(peer.webhooks.list(caller.owner, task_id))
+            if verb == "get":
+                return wire_format.push_to_wire(peer.webhooks.get(caller.owner, task_id, config_id or task_id))
+            peer.webhooks.delete(caller.owner, task_id, config_id or task_id)
+            return None
+        return handle
+    return make
 
 
 def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
@@ -116,7 +150,7 @@ def _refusal(error: type[JsonRpcError], why: str) -> Callable[[WireFormat, Peer]
 OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
     "send": _send, "get": _get, "cancel": _cancel, "list": _list,
     "stream": _stream, "subscribe": _subscribe,
-    "push": _refusal(PushNotificationNotSupported, "this agent does not send push notifications"),
+    **{f"push-{verb}": _push(verb) for verb in ("set", "get", "list", "delete")},
     "extended-card": _extended_card, "authenticated-extended-card": _extended_card,
 }
 REFUSE_EXTENDED = {"1.0": _refusal(UnsupportedOperation, "this agent declares no extended card"),

@@ -24,7 +24,8 @@ from peers.a2a.schema import check
 from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data, run_granted
 from peers.skill import Skill, canonical
 from peers.stamps import counter_ids
-from peers.store import WAITING, Effect, Ledger, TaskStore, content_of, refuse_if_too_big
+from peers.ledger import WAITING, Effect, Ledger
+from peers.store import TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
 
@@ -43,6 +44,7 @@ class Peer:
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
         self.extended_card: AgentCard | None = None  # shown only to authenticated callers
+        self.webhooks: Any = None  # peers/push.py Webhooks, where the card declares push notifications
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
                      wait: bool = True) -> Task:

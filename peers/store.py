@@ -12,7 +12,7 @@ for duplicate delivery to be harmless. So:
   the same messageId with different content is refused (-32602), never silently answered;
 - turns: a paused task keeps what it waits for; `resume` hands that to one follow-up
   only, so a second follow-up sent at the same moment cannot run the work again.
-The `Ledger` is kept apart, because the store's window forgets: it holds each effect a
+The `Ledger` (peers/ledger.py) is kept apart, because the store's window forgets: it holds each effect a
 peer carried out (billing: a refund, by its order), so no duplicate delivery, however
 late, new messageId or not, makes it happen twice (seed 004's failure list).
 Thread-safe: a served peer calls it from one thread per connection, so every method
@@ -24,7 +24,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
@@ -66,6 +66,7 @@ class TaskStore:
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)  # told of every change: subscribers wait on it
+        self.listeners: list[Callable[[Task, str], None]] = []  # called with (task, owner) after each change
 
     def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
             content: str = "") -> tuple[Task, bool]:
@@ -96,7 +97,7 @@ class TaskStore:
             if task.id in self.tasks:
                 self.tasks[task.id], self.waiting[task.id] = task, waiting
                 self.changed.notify_all()
-        return task
+        return self._told(task)
 
     def resume(self, task_id: str, owner: str, turns: tuple[Message, ...], content: str,
                accept: Callable[[Any], None]) -> tuple[Task, Any]:
@@ -123,7 +124,7 @@ class TaskStore:
             self._keep(task_id, owner, message_id, content)
             task = self.tasks[task_id] = task._replace(history=task.history + turns)
             self.changed.notify_all()
-            return task, waiting
+        return self._told(task), waiting
 
     def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> tuple[Task, Any]:
         """Cancel a task that waits for its caller, as one step with `resume`: of a cancel
@@ -139,7 +140,7 @@ class TaskStore:
             waiting = self.waiting.pop(task_id)
             task = self.tasks[task_id] = canceled(task)
             self.changed.notify_all()
-            return task, waiting
+        return self._told(task), waiting
 
     def update(self, task: Task) -> Task:
         """The task's next state. A task forgotten meanwhile stays forgotten; a task no
@@ -150,6 +151,13 @@ class TaskStore:
                 if task.state not in PAUSED:
                     self.waiting.pop(task.id, None)
                 self.changed.notify_all()
+        return self._told(task)
+
+    def _told(self, task: Task) -> Task:
+        """Tell the listeners (push notifications) of a change, outside the lock."""
+        owner = self.owners.get(task.id)
+        for listener in self.listeners if owner is not None else ():
+            listener(task, owner)
         return task
 
     def get(self, task_id: str, owner: str) -> Task:
@@ -220,41 +228,3 @@ class TaskStore:
         self.waiting.pop(task_id, None)
         for key in self.message_keys.pop(task_id):
             del self.by_message[key]
-
-
-WAITING = "nothing yet: the task waits for its caller"  # the summary of a claim a paused task holds
-
-
-class Effect(NamedTuple):
-    """One thing a peer did in the world, and who asked for it."""
-
-    owner: str
-    task_id: str
-    payload: str  # the checked input that did it, as canonical JSON
-    summary: str  # what was done, as the task's result said: "refund of $180.00 issued ..."
-
-
-class Ledger:
-    """The effects a peer has carried out, by what makes two requests the same effect.
-    Kept far longer than tasks: the last `max_effects` (10,000 refunds by default, about
-    3 MB) in memory, so an effect is never repeated within them. The peer holds `lock`
-    from "done already?" to claiming the effect, so of two copies arriving together one
-    runs and the other finds its task; a claim that ends with nothing done is forgotten. A
-    task paused for approval holds its claim (summary WAITING) until it is approved,
-    canceled or forgotten, so a second request for the same order meanwhile gets that task."""
-
-    def __init__(self, max_effects: int = 10_000) -> None:
-        self.max_effects = max_effects
-        self.effects: dict[str, Effect] = {}  # oldest first
-        self.lock = threading.Lock()
-
-    def get(self, key: str | None) -> Effect | None:
-        return None if key is None else self.effects.get(key)
-
-    def record(self, key: str, effect: Effect) -> None:
-        if key not in self.effects and len(self.effects) >= self.max_effects:
-            del self.effects[next(iter(self.effects))]
-        self.effects[key] = effect
-
-    def forget(self, key: str) -> None:
-        self.effects.pop(key, None)

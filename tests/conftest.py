@@ -21,7 +21,7 @@ from peers import billing, demo
 from peers.a2a import wire_essay, wire_v10
 from peers.a2a.wire_format import by_name
 from peers.app import PeerApp
-from peers.store import WAITING
+from peers.ledger import WAITING
 from peers.support.config import AllowEntry, load_registry
 from peers.support.output import Console
 from transports.inprocess import InProcessTransport

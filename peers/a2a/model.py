@@ -153,6 +153,16 @@ def instant(timestamp: str | None) -> str | None:
     return f"{whole}.{fraction:0<9}"
 
 
+class PushConfig(NamedTuple):
+    """A webhook a caller registered for one task (A2A TaskPushNotificationConfig)."""
+
+    task_id: str
+    id: str
+    url: str
+    token: str | None = None  # sent back in X-A2A-Notification-Token, so forged pushes are told apart
+    authentication: tuple[str, str] | None = None  # (scheme, credentials), sent in Authorization
+
+
 class AgentSkill(NamedTuple):
     id: str
     description: str
@@ -175,6 +185,7 @@ class AgentCard(NamedTuple):
     streaming: bool = False
     auth_schemes: tuple[str, ...] = ()  # "bearer", or "none"
     extended_card: bool = False  # a fuller card for authenticated callers (GetExtendedAgentCard)
+    push_notifications: bool = False  # it tells a caller's webhook of each change (peers/push.py)
     required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
 
     @property

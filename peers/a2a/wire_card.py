@@ -44,7 +44,7 @@ def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
 
 
 def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
-    caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": False}
+    caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": card.push_notifications}
     if card.extended_card:  # 1.0's place for it (0.3 says supportsAuthenticatedExtendedCard)
         caps["extendedAgentCard"] = True
     # AgentSkill has no field for either contract: extensions on the card carry them.

@@ -12,9 +12,10 @@ from typing import Any
 
 from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
+from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.fields import WireError, field, obj, url
-from peers.a2a.model import AgentCard, Message, Task, TaskState
+from peers.a2a.model import AgentCard, Message, PushConfig, Task, TaskState
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
@@ -23,7 +24,7 @@ HEADERS: dict[str, str] = {}
 SEND_METHOD = "message/send"
 METHODS = {"message/send": "send", "tasks/get": "get", "tasks/cancel": "cancel",
            "message/stream": "stream", "tasks/resubscribe": "subscribe",
-           **{f"tasks/pushNotificationConfig/{verb}": "push" for verb in ("set", "get", "list", "delete")},
+           **{f"tasks/pushNotificationConfig/{verb}": f"push-{verb}" for verb in ("set", "get", "list", "delete")},
            "agent/getAuthenticatedExtendedCard": "authenticated-extended-card"}
 # A 0.3 card's required fields (v0.3.0 specification/json/a2a.json), checked on fetch.
 CARD_SCHEMA = cards.card_schema(
@@ -67,6 +68,7 @@ def card_from_wire(document: Any) -> AgentCard:
     return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
                      url(field(card, "url", str)), field(card, "version", str, default=""),
                      cards.skills_from_wire(card), streaming=capabilities.get("streaming") is True,
+                     push_notifications=capabilities.get("pushNotifications") is True,
                      auth_schemes=cards.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
 
 
@@ -129,6 +131,32 @@ def stream_result(event: Event) -> dict[str, Any]:
 def event_from_result(result: Any) -> Event:
     """Client: the event one stream result carries."""
     return streamed.event_from_wire(DIALECT, result)
+
+
+
+def push_config(params: Any) -> PushConfig:
+    """tasks/pushNotificationConfig/set's config (nested in pushNotificationConfig)."""
+    return pushes.config_from_wire(True, params)
+
+
+def push_query(params: Any) -> tuple[str, str | None]:
+    return pushes.query(True, params)
+
+
+def push_to_wire(config: PushConfig) -> dict[str, Any]:
+    return pushes.config_to_wire(True, config)
+
+
+def push_list_result(configs: list[PushConfig]) -> list[dict[str, Any]]:
+    return [push_to_wire(config) for config in configs]
+
+
+def send_push_config(params: Any) -> PushConfig | None:
+    """message/send's configuration.pushNotificationConfig (its task id comes later)."""
+    configuration = obj(params, "params").get("configuration") or {}
+    inline = obj(configuration, "params.configuration").get("pushNotificationConfig")
+    return None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline},
+                                                               task_id="")
 
 
 def task_query(params: Any) -> tuple[str, int | None]:

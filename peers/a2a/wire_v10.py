@@ -13,10 +13,11 @@ from typing import Any
 
 from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
+from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.errors import VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, url
-from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskState, instant
+from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskState, instant
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
@@ -25,8 +26,8 @@ HEADERS = {"A2A-Version": "1.0"}  # on every request (spec 3.6.1)
 SEND_METHOD = "SendMessage"
 METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "ListTasks": "list",
            "SendStreamingMessage": "stream", "SubscribeToTask": "subscribe",
-           "CreateTaskPushNotificationConfig": "push", "GetTaskPushNotificationConfig": "push",
-           "ListTaskPushNotificationConfigs": "push", "DeleteTaskPushNotificationConfig": "push",
+           "CreateTaskPushNotificationConfig": "push-set", "GetTaskPushNotificationConfig": "push-get",
+           "ListTaskPushNotificationConfigs": "push-list", "DeleteTaskPushNotificationConfig": "push-delete",
            "GetExtendedAgentCard": "extended-card"}
 DIALECT = shapes.Dialect("1.0", kind=False,
                          states={s: "TASK_STATE_" + ("UNSPECIFIED" if s is TaskState.UNKNOWN else
@@ -77,6 +78,7 @@ def card_from_wire(document: Any) -> AgentCard:
     return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
                      endpoint, field(card, "version", str, default=""), cards.skills_from_wire(card),
                      streaming=capabilities.get("streaming") is True,
+                     push_notifications=capabilities.get("pushNotifications") is True,
                      auth_schemes=cards.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
 
 
@@ -159,6 +161,31 @@ def stream_result(event: Event) -> dict[str, Any]:
 def event_from_result(result: Any) -> Event:
     """Client: the event one stream result carries."""
     return streamed.event_from_wire(DIALECT, result)
+
+
+
+def push_config(params: Any) -> PushConfig:
+    """CreateTaskPushNotificationConfig's config (flattened into the request)."""
+    return pushes.config_from_wire(False, params)
+
+
+def push_query(params: Any) -> tuple[str, str | None]:
+    return pushes.query(False, params)
+
+
+def push_to_wire(config: PushConfig) -> dict[str, Any]:
+    return pushes.config_to_wire(False, config)
+
+
+def push_list_result(configs: list[PushConfig]) -> dict[str, Any]:
+    return {"configs": [push_to_wire(config) for config in configs], "nextPageToken": ""}
+
+
+def send_push_config(params: Any) -> PushConfig | None:
+    """SendMessage's configuration.taskPushNotificationConfig (its task id comes later)."""
+    configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
+    inline = obj(configuration, "params.configuration").get("taskPushNotificationConfig")
+    return None if inline is None else pushes.config_from_wire(False, inline, task_id="")
 
 
 def task_query(params: Any) -> tuple[str, int | None]:

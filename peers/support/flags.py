@@ -144,6 +144,9 @@ SERVE_FLAGS = (
          options={"type": _base_url, "metavar": "BASE"}),
     Flag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
          "else a fresh random one, printed at start)", options={"type": _token}),
+    Flag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
+         "addresses, such as a receiver on this machine (off: a guard against request forgery)",
+         options={"action": "store_true"}),
 )
 
 

@@ -1,0 +1,66 @@
+"""How 0.3 and 1.0 spell a push-notification config (A2A TaskPushNotificationConfig).
+
+1.0 flattens it into the request (`{taskId, id, url, token, authentication: {scheme,
+credentials}}`) and names the config by `id`; 0.3 nests it (`{taskId,
+pushNotificationConfig: {url, id, token, authentication: {schemes: [...], credentials}}}`)
+and asks for one by the task's `id` and a `pushNotificationConfigId`. A config with no
+id of its own is named after its task, as 0.3 does. Reading raises WireError naming the
+field; the URL's safety is the server's business (peers/push.py), not the wire's.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.fields import WireError, field, json_names, obj
+from peers.a2a.model import PushConfig
+
+MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
+
+
+def _text(source: dict[str, Any], key: str, where: str, default: Any = None) -> Any:
+    value = field(source, key, str, where, default=default)
+    if isinstance(value, str) and not 0 < len(value) <= MAX_TEXT:
+        raise WireError(f"{where}{key} must be 1 to {MAX_TEXT} characters")
+    return value
+
+
+def config_from_wire(nested: bool, params: Any, task_id: str | None = None) -> PushConfig:
+    """The config a set request (or a send's configuration, with `task_id`) carries."""
+    request = json_names(obj(params, "params"))
+    task_id = task_id if task_id is not None else _text(request, "taskId", "params.")
+    source = json_names(obj(request.get("pushNotificationConfig"), "params.pushNotificationConfig")) if nested \
+        else request
+    where = "params.pushNotificationConfig." if nested else "params."
+    auth = source.get("authentication")
+    credentials = None
+    if auth is not None:
+        auth = obj(auth, where + "authentication")
+        if nested:
+            schemes = field(auth, "schemes", list, where + "authentication.")
+            scheme = schemes[0] if schemes and isinstance(schemes[0], str) else None
+        else:
+            scheme = _text(auth, "scheme", where + "authentication.")
+        if not isinstance(scheme, str) or not scheme.isalnum():
+            raise WireError(f"{where}authentication must name one scheme, like Bearer")
+        credentials = (scheme, _text(auth, "credentials", where + "authentication."))
+    config_id = _text(source, "id", where, default=None) or task_id  # none of its own: the task's
+    return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where), credentials)
+
+
+def query(nested: bool, params: Any) -> tuple[str, str | None]:
+    """(task id, config id) of a get, list or delete request."""
+    request = json_names(obj(params, "params"))
+    if nested:
+        return _text(request, "id", "params."), _text(request, "pushNotificationConfigId", "params.")
+    return _text(request, "taskId", "params."), _text(request, "id", "params.")
+
+
+def config_to_wire(nested: bool, config: PushConfig) -> dict[str, Any]:
+    body: dict[str, Any] = {"id": config.id, "url": config.url}
+    if config.token:
+        body["token"] = config.token
+    if config.authentication:
+        scheme, credentials = config.authentication
+        body["authentication"] = ({"schemes": [scheme], "credentials": credentials} if nested
+                                  else {"scheme": scheme, "credentials": credentials})
+    return {"taskId": config.task_id, "pushNotificationConfig": body} if nested else {"taskId": config.task_id, **body}

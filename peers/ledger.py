@@ -1,0 +1,48 @@
+"""The ledger of what a peer has done in the world, kept apart from its tasks.
+
+Seed 004's failure list ends with duplicate delivery: an effect (billing: a refund, by
+its order) must happen once, however late, under whatever messageId, a copy arrives.
+The task store (store.py) forgets old tasks; the ledger remembers effects far longer.
+"""
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+
+WAITING = "nothing yet: the task waits for its caller"  # the summary of a claim a paused task holds
+
+
+class Effect(NamedTuple):
+    """One thing a peer did in the world, and who asked for it."""
+
+    owner: str
+    task_id: str
+    payload: str  # the checked input that did it, as canonical JSON
+    summary: str  # what was done, as the task's result said: "refund of $180.00 issued ..."
+
+
+class Ledger:
+    """The effects a peer has carried out, by what makes two requests the same effect.
+    Kept far longer than tasks: the last `max_effects` (10,000 refunds by default, about
+    3 MB) in memory, so an effect is never repeated within them. The peer holds `lock`
+    from "done already?" to claiming the effect, so of two copies arriving together one
+    runs and the other finds its task; a claim that ends with nothing done is forgotten. A
+    task paused for approval holds its claim (summary WAITING) until it is approved,
+    canceled or forgotten, so a second request for the same order meanwhile gets that task."""
+
+    def __init__(self, max_effects: int = 10_000) -> None:
+        self.max_effects = max_effects
+        self.effects: dict[str, Effect] = {}  # oldest first
+        self.lock = threading.Lock()
+
+    def get(self, key: str | None) -> Effect | None:
+        return None if key is None else self.effects.get(key)
+
+    def record(self, key: str, effect: Effect) -> None:
+        if key not in self.effects and len(self.effects) >= self.max_effects:
+            del self.effects[next(iter(self.effects))]
+        self.effects[key] = effect
+
+    def forget(self, key: str) -> None:
+        self.effects.pop(key, None)

@@ -1,0 +1,169 @@
+"""Push notifications: the push-config methods on a caller's own tasks, delivery to a real
+webhook on 127.0.0.1 with the config's token and authentication, bounded retries, and
+the guard against server-side request forgery. Real frames through the real billing app."""
+import http.server
+import json
+import threading
+import time
+
+import pytest
+
+from peers import billing
+from peers.a2a import wire_v03, wire_v10
+from peers.app import PeerApp
+from transports.inprocess import InProcessTransport
+
+HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A2A-Version": "1.0"}
+
+
+def peer_app(wire=wire_v10, allow_private=True, token="t0k"):
+    app = PeerApp(billing.billing_agent(), wire, token=token, allow_private_webhooks=allow_private)
+    transport = InProcessTransport({billing.BASE_URL: app})
+
+    def call(method, params, headers=HEADERS):
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame, headers).body)
+    return app, call
+
+
+def paused_task(call, message_id="m-1"):
+    return call("SendMessage", {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-1", "amount": 6000}}]}})["result"]["task"]
+
+
+class Receiver:
+    """A webhook on 127.0.0.1 (port 0) that records what it is sent; `statuses` says what it answers."""
+
+    def __init__(self, statuses=()):
+        self.requests, self.statuses = [], list(statuses)
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.requests.append((dict(self.headers), json.loads(body)))
+                self.send_response(outer.statuses.pop(0) if outer.statuses else 200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def wait_for(self, count, seconds=5):
+        deadline = time.monotonic() + seconds
+        while len(self.requests) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.requests
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_the_card_declares_push_and_a_caller_sets_gets_lists_and_deletes_configs_of_its_own_task():
+    app, call = peer_app()
+    assert app.peer.card.push_notifications
+    task = paused_task(call)
+    config = {"taskId": task["id"], "id": "cfg-1", "url": "https://hooks.example/a2a", "token": "tok",
+              "authentication": {"scheme": "Bearer", "credentials": "creds"}}
+    assert call("CreateTaskPushNotificationConfig", config)["result"] == config
+    assert call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})["result"] == config
+    assert call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})["result"] == {
+        "configs": [config], "nextPageToken": ""}
+    assert call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})["result"] is None
+    assert call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})["result"] is None
+    assert call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})["error"]["code"] == -32001
+
+
+def test_configs_are_for_ones_own_existing_tasks_and_bounded():
+    app, call = peer_app()
+    assert call("CreateTaskPushNotificationConfig", {"taskId": "nope", "url": "https://h.example/"})["error"]["code"] == -32001
+    task = paused_task(call)
+    stranger = InProcessTransport({billing.BASE_URL: PeerApp(app.peer, wire_v10, token="other")})
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "CreateTaskPushNotificationConfig",
+                        "params": {"taskId": task["id"], "url": "https://h.example/"}}).encode()
+    theirs = json.loads(stranger.post(billing.BASE_URL + "/a2a", frame, {**HEADERS, "Authorization": "Bearer other"}).body)
+    assert theirs["error"]["code"] == -32001, "another caller's task is not found, for configs too"
+    for n in range(10):
+        assert "result" in call("CreateTaskPushNotificationConfig", {"taskId": task["id"], "id": f"c{n}",
+                                                                     "url": "https://h.example/"})
+    eleventh = call("CreateTaskPushNotificationConfig", {"taskId": task["id"], "id": "c10", "url": "https://h.example/"})
+    assert eleventh["error"]["code"] == -32602 and "at most 10" in eleventh["error"]["message"]
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:1/x", "http://localhost/x", "http://[::1]/x", "http://10.0.0.7/x",
+                                 "http://169.254.169.254/latest/meta-data", "http://0.0.0.0/", "ftp://h.example/x",
+                                 "not a url"])
+def test_a_webhook_at_a_private_address_or_not_http_is_refused_unless_the_server_allows_private(url):
+    _, call = peer_app(allow_private=False)
+    task = paused_task(call)
+    refused = call("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": url})
+    assert refused["error"]["code"] == -32602
+    assert call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})["result"]["configs"] == []
+
+
+@pytest.mark.parametrize("config, field", [({"url": 5}, "url"), ({"url": "https://h.example/", "token": ["x"]}, "token"),
+                                           ({"url": "https://h.example/", "authentication": {"scheme": "a b", "credentials": "c"}},
+                                            "authentication"), ({"url": "https://h.example/" + "x" * 3000}, "url")])
+def test_a_malformed_config_is_invalid_params_naming_the_field(config, field):
+    _, call = peer_app()
+    task = paused_task(call)
+    refused = call("CreateTaskPushNotificationConfig", {"taskId": task["id"], **config})
+    assert refused["error"]["code"] == -32602 and field in refused["error"]["message"]
+
+
+def test_each_change_is_delivered_with_the_configs_token_and_authentication():
+    with Receiver() as hook:
+        _, call = peer_app()
+        task = paused_task(call)
+        call("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": hook.url, "token": "tok",
+                                                  "authentication": {"scheme": "Bearer", "credentials": "creds"}})
+        proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
+        call("SendMessage", {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"],
+                                         "parts": [{"data": {"approval": proposal}}]}})
+        got = hook.wait_for(3)
+        states = [body["task"]["status"]["state"] for _, body in got]
+        assert states[-1] == "TASK_STATE_COMPLETED" and "TASK_STATE_WORKING" in states
+        headers = got[-1][0]
+        assert headers["X-A2A-Notification-Token"] == "tok" and headers["Authorization"] == "Bearer creds"
+
+
+def test_a_config_sent_with_the_message_is_told_of_the_task_at_once():
+    with Receiver() as hook:
+        _, call = peer_app()
+        call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"taskPushNotificationConfig": {
+                "url": hook.url, "token": "t"}}})
+        got = hook.wait_for(1)
+        assert got and got[0][1]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_failing_webhook_is_tried_three_times_then_left():
+    with Receiver(statuses=[500, 503, 502, 500]) as hook:
+        app, call = peer_app()
+        call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": "ORD-3", "amount": 5}}]}, "configuration": {"taskPushNotificationConfig": {
+                "url": hook.url}}})
+        hook.wait_for(3)
+        time.sleep(1.0)  # the pauses after the third attempt: no fourth comes
+        assert len(hook.requests) == 3 and [status for _, status in app.peer.webhooks.delivered] == [500, 503, 502]
+
+
+def test_0_3_spells_configs_nested_and_asks_for_them_by_task_id():
+    _, call = peer_app(wire=wire_v03)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+    task = call("message/send", {"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [
+        {"kind": "data", "data": {"order_id": "ORD-1", "amount": 6000}}]}}, headers)["result"]
+    config = {"taskId": task["id"], "pushNotificationConfig": {"id": "c", "url": "https://h.example/",
+                                                               "authentication": {"schemes": ["Bearer"], "credentials": "x"}}}
+    assert call("tasks/pushNotificationConfig/set", config, headers)["result"] == config
+    assert call("tasks/pushNotificationConfig/get", {"id": task["id"], "pushNotificationConfigId": "c"}, headers)["result"] == config
+    assert call("tasks/pushNotificationConfig/list", {"id": task["id"]}, headers)["result"] == [config]
+    assert call("tasks/pushNotificationConfig/delete", {"id": task["id"], "pushNotificationConfigId": "c"},
+                headers)["result"] is None
