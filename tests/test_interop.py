@@ -49,6 +49,24 @@ def test_the_official_sdk_client_gets_the_refund_from_our_served_peer():
         serve.communicate(timeout=10)
 
 
+def test_the_official_sdk_client_streams_a_refund_from_our_served_peer():
+    serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                              "--wire", "1.0", "--token", "interop-token"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        base = wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
+        done = subprocess.run([SDK_PYTHON, str(INTEROP / "sdk_client.py"), base, "interop-token",
+                               "Please refund $42 on order ORD-42", "--stream"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr[-2000:]
+        kinds = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("event ")]
+        assert kinds == ["task", "status_update", "artifact_update", "status_update"], done.stdout
+        assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in done.stdout
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=10)
+
+
 def test_the_official_sdk_client_continues_a_task_paused_for_approval_on_our_served_peer():
     serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
                               "--wire", "1.0", "--token", "interop-token"],

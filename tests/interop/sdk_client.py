@@ -3,8 +3,9 @@
 The official SDK's 1.0 client calls one of our served peers: it resolves the card, sends
 a text message with the bearer token, and prints the text it got back. With --approve,
 a task that pauses in input-required is continued: the same task (its taskId and
-contextId), a data part approving exactly what the peer's status message proposes. Usage:
-    python sdk_client.py BASE_URL TOKEN "refund $42 on ORD-42" [--approve]
+contextId), a data part approving exactly what the peer's status message proposes. With
+--stream, the client streams (SendStreamingMessage) and prints each event's kind. Usage:
+    python sdk_client.py BASE_URL TOKEN "refund $42 on ORD-42" [--approve | --stream]
 """
 import asyncio
 import sys
@@ -14,6 +15,23 @@ import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest
 from google.protobuf.json_format import MessageToDict, ParseDict
+
+
+async def stream(base_url: str, token: str, text: str) -> None:
+    """The SDK's own streaming client: each event as it reads it, then the artifact's text."""
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=10) as http:
+        client = await create_client(base_url, ClientConfig(httpx_client=http, streaming=True))
+        message = Message(message_id=f"sdk-{uuid.uuid4()}", role=Role.ROLE_USER, parts=[Part(text=text)])
+        texts = []
+        async for event in client.send_message(SendMessageRequest(message=message)):
+            kind = next(name for name in ("task", "message", "status_update", "artifact_update")
+                        if event.HasField(name))
+            state = event.status_update.status.state if kind == "status_update" else ""
+            print("event", kind, state)
+            if kind == "artifact_update":
+                texts += [part.text for part in event.artifact_update.artifact.parts if part.text]
+        print("text", "".join(texts))
+        await client.close()
 
 
 async def main(base_url: str, token: str, text: str, approve: bool = False) -> None:
@@ -41,4 +59,7 @@ async def main(base_url: str, token: str, text: str, approve: bool = False) -> N
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:4], approve="--approve" in sys.argv[4:]))
+    if "--stream" in sys.argv[4:]:
+        asyncio.run(stream(*sys.argv[1:4]))
+    else:
+        asyncio.run(main(*sys.argv[1:4], approve="--approve" in sys.argv[4:]))
