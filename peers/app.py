@@ -47,10 +47,8 @@ class PeerApp:
         self.name = peer.card.name
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
-        if peer.card.push_notifications and peer.webhooks is None:  # the card says it will tell webhooks
-            from peers.push import Webhooks
-            peer.webhooks = Webhooks(allow_private=allow_private_webhooks, log=self._log)
-            peer.store.listeners.append(peer.webhooks.changed)
+        # Where push notifications may go; the webhooks themselves are set up when first used.
+        peer.allow_private_webhooks, peer.log = allow_private_webhooks, self._log
         self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         self.card_body = json.dumps(card_format.card_to_wire(peer.card), indent=2).encode() + b"\n"

@@ -18,7 +18,6 @@ from peers.a2a.errors import (ExtendedAgentCardNotConfigured, PushNotificationNo
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
-from peers import streaming
 from peers.peer import Peer
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
 
@@ -40,15 +39,16 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         shown = read(wire_format.send_history_length, params)  # judged before any effect
         at_once = read(wire_format.send_returns_immediately, params)
         push = read(wire_format.send_push_config, params) if hasattr(wire_format, "send_push_config") else None
-        if push is not None and peer.webhooks is None:
+        if push is not None and not peer.card.push_notifications:
             raise PushNotificationNotSupported(NO_PUSH)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once)
         if push is not None and isinstance(task, Task):  # told of what happens next, and of now
-            peer.webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id),
-                              wire_format.stream_result)
-            peer.webhooks.changed(peer.get_task(task.id, owner=caller.owner), caller.owner)
+            from peers.push import webhooks_of
+            webhooks_of(peer).set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id),
+                                  wire_format.stream_result)
+            webhooks_of(peer).changed(peer.get_task(task.id, owner=caller.owner), caller.owner)
         return wire_format.send_result(task, shown)
     return send
 
@@ -57,22 +57,24 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
     """The push-config methods (set, get, list, delete) on the caller's own tasks, if the
     peer sends push notifications; else the spec's -32003."""
     def make(wire_format: Any, peer: Peer) -> Handler:
-        if peer.webhooks is None:
+        if not peer.card.push_notifications:
             return _refusal(PushNotificationNotSupported, NO_PUSH)(wire_format, peer)
 
         def handle(params: Any, caller: Caller) -> Any:
+            from peers.push import webhooks_of
+            webhooks = webhooks_of(peer)
             if verb == "set":
                 config = read(wire_format.push_config, params)
                 peer.get_task(config.task_id, owner=caller.owner)  # one's own task, or -32001
-                kept = peer.webhooks.set(caller.owner, config, wire_format.stream_result)
+                kept = webhooks.set(caller.owner, config, wire_format.stream_result)
                 return wire_format.push_to_wire(kept)
             task_id, config_id = read(wire_format.push_query, params)
             peer.get_task(task_id, owner=caller.owner)
             if verb == "list":
-                return wire_format.push_list_result(peer.webhooks.list(caller.owner, task_id))
+                return wire_format.push_list_result(webhooks.list(caller.owner, task_id))
             if verb == "get":
-                return wire_format.push_to_wire(peer.webhooks.get(caller.owner, task_id, config_id or task_id))
-            peer.webhooks.delete(caller.owner, task_id, config_id or task_id)
+                return wire_format.push_to_wire(webhooks.get(caller.owner, task_id, config_id or task_id))
+            webhooks.delete(caller.owner, task_id, config_id or task_id)
             return None
         return handle
     return make
@@ -88,6 +90,7 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
+        from peers import streaming  # only a stream needs it
         events = streaming.stream_message(peer, message, owner=caller.owner, scopes=caller.scopes)
         return Stream(tuple(wire_format.stream_result(event) for event in events))
     return stream
@@ -104,6 +107,7 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
         task = peer.get_task(task_id, owner=caller.owner)  # unknown, or another's: -32001 now
         if task.state.is_terminal:
             raise UnsupportedOperation(f"task {task.id[:80]!r} is {task.state.value}: it has no more events")
+        from peers import streaming
         events = streaming.watch(peer, task.id, owner=caller.owner)
         return Stream(wire_format.stream_result(event) for event in events)  # as they happen
     return subscribe

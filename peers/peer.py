@@ -44,7 +44,9 @@ class Peer:
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
         self.extended_card: AgentCard | None = None  # shown only to authenticated callers
-        self.webhooks: Any = None  # peers/push.py Webhooks, where the card declares push notifications
+        self.webhooks: Any = None  # peers/push.py Webhooks, made when a caller first registers one
+        self.allow_private_webhooks = False  # set by the app that serves it, with its log:
+        self.log: Callable[[str], None] = lambda line: None
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
                      wait: bool = True) -> Task:

@@ -20,10 +20,7 @@ The rules, because a webhook URL is a caller telling the server where to send re
 """
 from __future__ import annotations
 
-import ipaddress
 import json
-import queue
-import socket
 import threading
 import time
 from typing import Any, Callable
@@ -40,6 +37,8 @@ IDLE_SECONDS = 5.0  # the worker leaves when nothing has waited this long
 
 def public_address(url: str, allow_private: bool) -> tuple[str, int]:
     """The (ip, port) a webhook URL reaches, checked; InvalidParams naming why not."""
+    import ipaddress
+    import socket  # here, not at the top: most runs never meet a webhook
     parsed = parse_url(url)
     if parsed is None:
         raise InvalidParams("the webhook url must be an http(s) URL")
@@ -56,6 +55,7 @@ def public_address(url: str, allow_private: bool) -> tuple[str, int]:
 
 
 def _is_literal(host: str) -> bool:
+    import ipaddress
     try:
         ipaddress.ip_address(host.strip("[]"))
         return True
@@ -71,6 +71,7 @@ class Webhooks:
         self.payloads: dict[tuple[str, str, str], Callable[[Task], Any]] = {}  # how each was asked to be told
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()
+        import queue
         self.waiting: queue.Queue = queue.Queue(MAX_WAITING)
         self.delivered: list[tuple[str, int]] = []  # (url, HTTP status) of each delivery, for tests
         self.worker: threading.Thread | None = None  # started when there is something to send
@@ -111,10 +112,11 @@ class Webhooks:
 
     def changed(self, task: Task, owner: str) -> None:
         """The store's listener: queue a delivery to each webhook of this task."""
+        from queue import Full
         for config in self.list(owner, task.id):
             try:
                 self.waiting.put_nowait((config, self.payloads.get((owner, task.id, config.id)), task))
-            except queue.Full:
+            except Full:
                 self.log(f"push to {config.url[:80]} dropped: {MAX_WAITING} deliveries already waiting")
                 continue
             with self.lock:  # one worker, alive while there is work (it leaves after 5 s idle)
@@ -123,10 +125,11 @@ class Webhooks:
                     self.worker.start()
 
     def _deliver_while_busy(self) -> None:
+        from queue import Empty
         while True:
             try:
                 config, payload, task = self.waiting.get(timeout=IDLE_SECONDS)
-            except queue.Empty:
+            except Empty:
                 with self.lock:
                     if self.waiting.empty():
                         self.worker = None
@@ -161,3 +164,16 @@ class Webhooks:
             except (PeerError, InvalidParams) as exc:
                 self.log(f"push to {config.url[:80]}, attempt {attempt + 1}: {exc}")
             time.sleep(0.2 * 2 ** attempt)
+
+
+_MAKING = threading.Lock()
+
+
+def webhooks_of(peer: Any) -> Webhooks:
+    """The peer's webhooks, made (and told of every change in its store) when first needed,
+    so a run that never registers one never pays for them."""
+    with _MAKING:
+        if peer.webhooks is None:
+            peer.webhooks = Webhooks(allow_private=peer.allow_private_webhooks, log=peer.log)
+            peer.store.listeners.append(peer.webhooks.changed)
+        return peer.webhooks

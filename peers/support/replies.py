@@ -13,7 +13,6 @@ from typing import Any, Callable
 
 from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard, Task
-from peers.a2a.stream import fold
 from peers.a2a.schema import problems
 from peers.support.contracts import CONTRACTS
 from transports.codec import loads_strict
@@ -71,6 +70,7 @@ def stream_method(spoken: Any) -> str:
 def task_from_stream(spoken: Any) -> Callable[[Any], Task]:
     """A reader of a stream's results (a list, one per event) as the task they describe."""
     def read_events(results: Any) -> Task:
+        from peers.a2a.stream import fold  # only a streamed run needs it
         if not isinstance(results, list):  # a single JSON answer where a stream was asked for
             return spoken.task_from_result(results)
         task = fold([spoken.event_from_result(result) for result in results])
