@@ -215,9 +215,12 @@ class TaskStore:
     def _make_room(self, size: int, *, new_task: bool, keep: str | None = None) -> None:
         """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more
         task if `new_task`: follow-ups count against the budget as first messages do."""
+        def full() -> bool:
+            return (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes
+        if not full():  # nearly always: no copy of a thousand task ids per request
+            return
         for oldest in list(self.tasks):
-            if not ((new_task and len(self.tasks) >= self.max_tasks)
-                    or self.kept_bytes + size > self.max_bytes):
+            if not full():
                 return
             if oldest != keep:
                 self._forget(oldest)
