@@ -73,13 +73,12 @@ class ConformancePeer(Peer):
         super().__init__(*args, **options)
         self.store = TaskStore(self.store.max_tasks, remember_messages=False)
 
-    def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
-                     wait: bool = True) -> Task | Message:
+    def send_message(self, message: Message, *, owner: str = "", **options: Any) -> Task | Message:
         if message.task_id is None and (message.message_id or "").startswith(DIRECT_REPLY):
             self._input_of(message, self.skills["tck"])  # the same content-type rules first
             return Message(f"{message.message_id}-reply", "agent", (Part(text="Direct message response"),),
                            message.context_id)
-        return super().send_message(message, owner=owner, scopes=scopes, wait=wait)
+        return super().send_message(message, owner=owner, **options)
 
     def _input_of(self, message: Message, skill: Skill) -> Any:
         if any(part.raw is not None or part.url is not None for part in message.parts):

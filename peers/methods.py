@@ -38,19 +38,36 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         shown = read(wire_format.send_history_length, params)  # judged before any effect
         at_once = read(wire_format.send_returns_immediately, params)
-        push = read(wire_format.send_push_config, params) if hasattr(wire_format, "send_push_config") else None
-        if push is not None and not peer.card.push_notifications:
-            raise PushNotificationNotSupported(NO_PUSH)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once)
-        if push is not None and isinstance(task, Task):  # told of what happens next, and of now
-            from peers.push import webhooks_of
-            webhooks_of(peer).set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id),
-                                  wire_format.stream_result)
-            webhooks_of(peer).changed(peer.get_task(task.id, owner=caller.owner), caller.owner)
+        started = _webhook_with(wire_format, peer, params, caller, message)  # judged before any effect too
+        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once,
+                                 started=started)
         return wire_format.send_result(task, shown)
     return send
+
+
+def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, message: Any) -> Any:
+    """A webhook sent with the message (configuration.taskPushNotificationConfig), judged
+    now, before anything is done. For a new task, what registers it once the task exists
+    and before its work begins, so no change goes untold; for a task's next turn, it is
+    registered here."""
+    push = read(wire_format.send_push_config, params) if hasattr(wire_format, "send_push_config") else None
+    if push is None:
+        return None
+    if not peer.card.push_notifications:
+        raise PushNotificationNotSupported(NO_PUSH)
+    from peers.push import webhooks_of
+    webhooks = webhooks_of(peer)
+    webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
+
+    def started(task: Task) -> None:
+        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format.stream_result)
+        webhooks.changed(task, caller.owner)  # submitted: the first thing it is told
+    if message.task_id is not None:
+        started(peer.get_task(message.task_id, owner=caller.owner))
+        return None
+    return started
 
 
 def _push(verb: str) -> Callable[[Any, Peer], Handler]:

@@ -45,19 +45,19 @@ class Peer:
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
         self.extended_card: AgentCard | None = None  # shown only to authenticated callers
         self.webhooks: Any = None  # peers/push.py Webhooks, made when a caller first registers one
-        self.allow_private_webhooks = False  # set by the app that serves it, with its log:
-        self.log: Callable[[str], None] = lambda line: None
+        self.allow_private_webhooks, self.log = False, (lambda line: None)  # the serving app's
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
-                     wait: bool = True) -> Task:
+                     wait: bool = True, started: Callable[[Task], None] | None = None) -> Task:
         """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
         `owner` is who asked (see store.py); a message already seen from that owner gets
         the task it made the first time, and the skill does not run again. A message
         naming a task (its taskId) is the next turn of that task: see `_continue`.
-        `scopes`: what the caller's credential grants beyond asking (a step-up's scope).
-        `wait=False` (returnImmediately): the task is answered as submitted, and its work
-        goes on in the background (at most MAX_BACKGROUND at once; beyond, it waits).
+        `scopes`: what the caller's credential grants beyond asking (a step-up's scope). With
+        `wait=False` (returnImmediately) the task is answered as submitted and worked on in
+        the background (MAX_BACKGROUND at once; beyond, the caller waits). `started(task)`
+        is told of a new task before its work begins (to register the caller's webhook).
         """
         if message.task_id is not None:
             return self._continue(message, owner, scopes)
@@ -81,6 +81,8 @@ class Peer:
             return self._already_done(earlier, message, owner, payload, content)
         if not is_new:  # the same message delivered again: the first answer
             return task
+        if started is not None:
+            started(task)
         pending = Pending(None, effect, claim, admit)
         work = partial(self._run, partial(skill.run, payload), task, pending, owner, scopes)
         if not wait and self.background.acquire(blocking=False):  # the caller asks how it went later
@@ -91,6 +93,8 @@ class Peer:
     def _in_background(self, work: Callable[[], Task]) -> None:
         try:
             work()
+        except Exception as exc:  # noqa: BLE001 - a skill's bug: said in the log, never lost in a thread
+            self.log(f"internal error in background work: {exc!r}")
         finally:
             self.background.release()
 

@@ -8,14 +8,16 @@ config's `token` in `X-A2A-Notification-Token` and its `authentication` in
 
 The rules, because a webhook URL is a caller telling the server where to send requests:
 - server-side request forgery: the URL must be http(s), and its host must resolve only
-  to public addresses, unless the server was started allowing private ones (the demo
+  to public addresses (an address in any spelling is judged when the config is made, a
+  name at each delivery), unless the server was started allowing private ones (the demo
   network, and `serve --allow-private-webhooks`, for a receiver on this machine). The
   address is checked again at delivery, and a plain-http delivery connects to the very
   address checked, so a second DNS answer cannot point it elsewhere;
-- bounded: at most 10 configs per task and 1,000 in all; at most 3 attempts per
-  delivery, 2 s each, with growing pauses; at most 1,000 deliveries waiting, one worker
-  thread sending them (beyond that, a delivery is dropped and logged, never blocking a
-  request);
+- bounded: at most 10 configs per task and 1,000 in all, gone with their task when the
+  store forgets it; at most 3 attempts per delivery, 2 s each, with growing pauses, and
+  none again for a refusal that would repeat; at most 1,000 deliveries waiting, and 4
+  workers sending them, so one slow webhook does not hold up the rest (beyond the queue,
+  a delivery is dropped and logged, never blocking a request);
 - scoped: a caller sees and changes only the configs of its own tasks.
 """
 from __future__ import annotations
@@ -32,65 +34,74 @@ from transports.errors import PeerError
 from transports.jsonrpc import InvalidParams
 
 MAX_PER_TASK, MAX_CONFIGS, MAX_WAITING, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 1000, 3, 2.0
-IDLE_SECONDS = 5.0  # the worker leaves when nothing has waited this long
+WORKERS, IDLE_SECONDS = 4, 5.0  # deliveries in parallel; a worker leaves when idle this long
 
 
-def public_address(url: str, allow_private: bool) -> tuple[str, int]:
-    """The (ip, port) a webhook URL reaches, checked; InvalidParams naming why not."""
+def public_address(url: str, allow_private: bool, *, numeric_only: bool = False) -> tuple[str, int] | None:
+    """The (ip, port) a webhook URL reaches, checked; InvalidParams naming why not. With
+    `numeric_only`, a host that is a name (not an address in any of its spellings:
+    2130706433, 0x7f.1, [::1] ...) is not looked up: None, judged at delivery instead."""
     import ipaddress
     import socket  # here, not at the top: most runs never meet a webhook
     parsed = parse_url(url)
     if parsed is None:
         raise InvalidParams("the webhook url must be an http(s) URL")
+    host = parsed.host.strip("[]")  # an IPv6 address comes bracketed in a URL
+    flags = socket.AI_NUMERICHOST if numeric_only and host.lower() != "localhost" else 0
     try:
-        found = socket.getaddrinfo(parsed.host, parsed.port, type=socket.SOCK_STREAM)
+        found = socket.getaddrinfo(host, parsed.port, type=socket.SOCK_STREAM, flags=flags)
     except (OSError, UnicodeError):
+        if numeric_only:
+            return None  # a name: looked up, and judged, when there is something to deliver
         raise InvalidParams(f"the webhook host {parsed.host[:80]!r} does not resolve") from None
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
-    private = [a for a in addresses if not a.is_global]
-    if private and not allow_private:
+    if any(not address.is_global for address in addresses) and not allow_private:
         raise InvalidParams(f"the webhook host {parsed.host[:80]!r} is a private, loopback or reserved "
                             "address; this server sends to public addresses only")
     return str(addresses[0]), parsed.port
 
 
-def _is_literal(host: str) -> bool:
-    import ipaddress
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-        return True
-    except ValueError:
-        return False
+def _header_safe(value: str | None, what: str) -> None:
+    """A token or credentials go in an HTTP header: visible ASCII only, or never sent."""
+    if value is not None and not (value.isascii() and value.isprintable()):
+        raise InvalidParams(f"the push config's {what} must be visible ASCII characters")
 
 
 class Webhooks:
-    """The push configs of one peer's tasks, and the one worker that delivers to them."""
+    """The push configs of one peer's tasks, and the few workers that deliver to them."""
 
     def __init__(self, *, allow_private: bool = False, log: Callable[[str], None] = lambda line: None) -> None:
+        import collections
+        import queue
         self.allow_private, self.log = allow_private, log
         self.payloads: dict[tuple[str, str, str], Callable[[Task], Any]] = {}  # how each was asked to be told
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()
-        import queue
-        self.waiting: queue.Queue = queue.Queue(MAX_WAITING)
-        self.delivered: list[tuple[str, int]] = []  # (url, HTTP status) of each delivery, for tests
-        self.worker: threading.Thread | None = None  # started when there is something to send
+        # One queue and one worker per shard of webhook URLs: a URL's deliveries keep their
+        # order, and a slow URL holds up only its own shard.
+        self.queues = [queue.Queue(MAX_WAITING // WORKERS) for _ in range(WORKERS)]
+        self.workers: list[threading.Thread | None] = [None] * WORKERS  # started when there is work
+        self.delivered: collections.deque = collections.deque(maxlen=100)  # (url, HTTP status), the last 100
 
-    def set(self, owner: str, config: PushConfig, payload: Callable[[Task], Any]) -> PushConfig:
-        """Keep `config`; its deliveries say the task as `payload` spells it (the wire it
-        was registered in). A URL naming a private address outright is refused here; a
-        host name is looked up, and judged, at each delivery."""
-        named = parse_url(config.url)
-        if named is None:
-            raise InvalidParams("the webhook url must be an http(s) URL")
-        if _is_literal(named.host) or named.host.lower() == "localhost":
-            public_address(config.url, self.allow_private)
+    def admit(self, owner: str, config: PushConfig) -> None:
+        """Refuse, before anything is done, a config that could never be delivered: not
+        http(s), an address that is not public (in any spelling), a header value that is
+        not one, or one over the limits."""
+        public_address(config.url, self.allow_private, numeric_only=True)
+        _header_safe(config.token, "token")
+        _header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
         with self.lock:
-            kept = self.configs.setdefault((owner, config.task_id), {})
+            kept = self.configs.get((owner, config.task_id), {})
             if config.id not in kept and (len(kept) >= MAX_PER_TASK
                                           or sum(map(len, self.configs.values())) >= MAX_CONFIGS):
                 raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task, {MAX_CONFIGS} in all")
-            kept[config.id] = config
+
+    def set(self, owner: str, config: PushConfig, payload: Callable[[Task], Any]) -> PushConfig:
+        """Keep `config` (admitted first); its deliveries say the task as `payload` spells
+        it (the wire it was registered in)."""
+        self.admit(owner, config)
+        with self.lock:
+            self.configs.setdefault((owner, config.task_id), {})[config.id] = config
             self.payloads[(owner, config.task_id, config.id)] = payload
         return config
 
@@ -110,29 +121,38 @@ class Webhooks:
             self.configs.get((owner, task_id), {}).pop(config_id, None)
             self.payloads.pop((owner, task_id, config_id), None)
 
+    def forgotten(self, task_id: str, owner: str) -> None:
+        """The store forgot a task: its webhooks go with it."""
+        with self.lock:
+            for config_id in self.configs.pop((owner, task_id), {}):
+                self.payloads.pop((owner, task_id, config_id), None)
+
     def changed(self, task: Task, owner: str) -> None:
         """The store's listener: queue a delivery to each webhook of this task."""
         from queue import Full
         for config in self.list(owner, task.id):
+            shard = hash(config.url) % WORKERS
             try:
-                self.waiting.put_nowait((config, self.payloads.get((owner, task.id, config.id)), task))
+                self.queues[shard].put_nowait((config, self.payloads.get((owner, task.id, config.id)), task))
             except Full:
-                self.log(f"push to {config.url[:80]} dropped: {MAX_WAITING} deliveries already waiting")
+                self.log(f"push to {config.url[:80]} dropped: {MAX_WAITING // WORKERS} deliveries already waiting")
                 continue
-            with self.lock:  # one worker, alive while there is work (it leaves after 5 s idle)
-                if self.worker is None or not self.worker.is_alive():
-                    self.worker = threading.Thread(target=self._deliver_while_busy, daemon=True)
-                    self.worker.start()
+            with self.lock:
+                worker = self.workers[shard]
+                if worker is None or not worker.is_alive():
+                    worker = self.workers[shard] = threading.Thread(target=self._deliver_while_busy,
+                                                                    args=(self.queues[shard],), daemon=True)
+                    worker.start()
 
-    def _deliver_while_busy(self) -> None:
+    def _deliver_while_busy(self, waiting: Any) -> None:
         from queue import Empty
         while True:
             try:
-                config, payload, task = self.waiting.get(timeout=IDLE_SECONDS)
+                config, payload, task = waiting.get(timeout=IDLE_SECONDS)
             except Empty:
-                with self.lock:
-                    if self.waiting.empty():
-                        self.worker = None
+                with self.lock:  # idle: leave, unless a delivery arrived just now
+                    if waiting.empty():
+                        self.workers[self.queues.index(waiting)] = None
                         return
                 continue
             try:
@@ -151,18 +171,21 @@ class Webhooks:
         for attempt in range(ATTEMPTS):
             try:
                 ip, port = public_address(config.url, self.allow_private)  # again: DNS may have changed
-                url = parse_url(config.url)
-                pinned = {url.host: (ip, port)} if url.scheme == "http" else None
-                client = HttpTransport(resolve=pinned, timeout=ATTEMPT_SECONDS)
-                try:
-                    status = client.post(config.url, body, headers).status
-                finally:
-                    client.close()
+            except InvalidParams as refused:  # it will not change by trying again: not retried
+                self.log(f"push to {config.url[:80]} refused: {refused}")
+                return
+            url = parse_url(config.url)
+            client = HttpTransport(resolve={url.host: (ip, port)} if url.scheme == "http" else None,
+                                   timeout=ATTEMPT_SECONDS)
+            try:
+                status = client.post(config.url, body, headers).status
                 self.delivered.append((config.url, status))
                 if status < 500:
                     return  # delivered (a 4xx will not get better by trying again)
-            except (PeerError, InvalidParams) as exc:
+            except PeerError as exc:
                 self.log(f"push to {config.url[:80]}, attempt {attempt + 1}: {exc}")
+            finally:
+                client.close()
             time.sleep(0.2 * 2 ** attempt)
 
 
@@ -176,4 +199,5 @@ def webhooks_of(peer: Any) -> Webhooks:
         if peer.webhooks is None:
             peer.webhooks = Webhooks(allow_private=peer.allow_private_webhooks, log=peer.log)
             peer.store.listeners.append(peer.webhooks.changed)
+            peer.store.forgetters.append(peer.webhooks.forgotten)
         return peer.webhooks

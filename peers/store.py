@@ -67,6 +67,7 @@ class TaskStore:
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)  # told of every change: subscribers wait on it
         self.listeners: list[Callable[[Task, str], None]] = []  # called with (task, owner) after each change
+        self.forgetters: list[Callable[[str, str], None]] = []  # called with (task id, owner) when one goes
 
     def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
             content: str = "") -> tuple[Task, bool]:
@@ -154,8 +155,10 @@ class TaskStore:
         return self._told(task)
 
     def _told(self, task: Task) -> Task:
-        """Tell the listeners (push notifications) of a change, outside the lock."""
-        owner = self.owners.get(task.id)
+        """Tell the listeners (push notifications) of a change, outside the lock; the
+        changes of one task happen in one thread at a time, so they are told in order."""
+        with self.lock:
+            owner = self.owners.get(task.id)
         for listener in self.listeners if owner is not None else ():
             listener(task, owner)
         return task
@@ -208,7 +211,7 @@ class TaskStore:
     def _keep(self, task_id: str, owner: str, message_id: str | None, content: str) -> None:
         self.sizes[task_id] += len(content)
         self.kept_bytes += len(content)
-        if message_id is not None:
+        if message_id is not None and self.remember_messages:
             self.by_message[(owner, message_id)] = (task_id, hash(content))
             self.message_keys[task_id].append((owner, message_id))
 
@@ -226,8 +229,11 @@ class TaskStore:
                 self._forget(oldest)
 
     def _forget(self, task_id: str) -> None:
+        for forgetter in self.forgetters:  # what is kept beside a task goes with it (its webhooks)
+            forgetter(task_id, self.owners[task_id])
         self.kept_bytes -= self.sizes.pop(task_id)
         del self.tasks[task_id], self.owners[task_id]
+        self.changed.notify_all()  # a subscriber to it learns it is gone (next_change: None)
         self.waiting.pop(task_id, None)
         for key in self.message_keys.pop(task_id):
             del self.by_message[key]

@@ -33,6 +33,8 @@ def watch(peer: Peer, task_id: str, *, owner: str = "",
     or pauses again, or `seconds` pass."""
     task = peer.store.get(task_id, owner)
     yield task
+    if task.state.is_terminal:  # it ended between the subscribe and now: nothing more will come
+        return
     deadline = time.monotonic() + seconds
     while True:
         later = peer.store.next_change(task, owner, deadline)

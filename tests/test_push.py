@@ -134,22 +134,37 @@ def test_each_change_is_delivered_with_the_configs_token_and_authentication():
         assert headers["X-A2A-Notification-Token"] == "tok" and headers["Authorization"] == "Bearer creds"
 
 
-def test_a_config_sent_with_the_message_is_told_of_the_task_at_once():
+@pytest.mark.parametrize("at_once", [False, True])
+def test_a_config_sent_with_the_message_is_told_of_every_state_in_order(at_once):
     with Receiver() as hook:
         _, call = peer_app()
         call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
-            {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"taskPushNotificationConfig": {
+            {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"returnImmediately": at_once,
+                                                                               "taskPushNotificationConfig": {
                 "url": hook.url, "token": "t"}}})
-        got = hook.wait_for(1)
-        assert got and got[0][1]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        got = hook.wait_for(3)
+        assert [body["task"]["status"]["state"] for _, body in got] == [
+            "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], "registered before the work"
+
+
+@pytest.mark.parametrize("config, why", [({"url": "http://127.0.0.1:9/h"}, "private"), ({"url": "ftp://x/y"}, "http(s)"),
+                                         ({"url": "http://2130706433/h"}, "private"), ({"url": "http://0x7f.1/h"}, "private"),
+                                         ({"url": "https://h.example/", "token": "a\r\nX-Evil: 1"}, "visible ASCII"),
+                                         ({"url": "https://h.example/", "token": "\u20acuro"}, "visible ASCII")])
+def test_a_webhook_that_could_never_be_told_refuses_the_message_before_anything_is_done(config, why):
+    app, call = peer_app(allow_private=False)
+    answer = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"taskPushNotificationConfig": config}})
+    assert answer["error"]["code"] == -32602 and why in answer["error"]["message"]
+    assert app.peer.ledger.effects == {} and app.peer.store.tasks == {}, "nothing was done"
 
 
 def test_a_failing_webhook_is_tried_three_times_then_left():
     with Receiver(statuses=[500, 503, 502, 500]) as hook:
         app, call = peer_app()
-        call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
-            {"data": {"order_id": "ORD-3", "amount": 5}}]}, "configuration": {"taskPushNotificationConfig": {
-                "url": hook.url}}})
+        task = paused_task(call)
+        call("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": hook.url})
+        call("CancelTask", {"id": task["id"]})  # one change, so one delivery
         hook.wait_for(3)
         time.sleep(1.0)  # the pauses after the third attempt: no fourth comes
         assert len(hook.requests) == 3 and [status for _, status in app.peer.webhooks.delivered] == [500, 503, 502]

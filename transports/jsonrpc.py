@@ -144,8 +144,9 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
         if handler is None:
             raise MethodNotFound()
         result = handler(request.params, context)
-        if isinstance(result, Stream) and not request.is_notification:
-            return (dumps({"jsonrpc": "2.0", "id": request_id, "result": each}) for each in result.results)
+        if isinstance(result, Stream):  # a notification gets no stream either
+            return None if request.is_notification else \
+                (dumps({"jsonrpc": "2.0", "id": request_id, "result": each}) for each in result.results)
         response = {"jsonrpc": "2.0", "id": request_id, "result": result}
         body = dumps(response)
     except JsonRpcError as exc:

@@ -13,6 +13,7 @@ peer passed through is recorded as it happens, in order.
 from __future__ import annotations
 
 import json
+import time
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -149,6 +150,10 @@ def instant(timestamp: str | None) -> str | None:
     shape = len(whole) == 19 and whole[4] + whole[7] + whole[10] + whole[13] + whole[16] == "--T::"
     if not (shape and digits.isascii() and digits.isdigit() and len(digits) == 14
             and len(fraction) <= 9 and (not dot or (fraction.isascii() and fraction.isdigit()))):
+        return None
+    try:  # the shape is right; the month, day and time must be real too
+        time.strptime(whole, "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
         return None
     return f"{whole}.{fraction:0<9}"
 

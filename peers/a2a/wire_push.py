@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.fields import WireError, field, json_names, obj
+from peers.a2a.fields import MISSING, WireError, field, json_names, obj
 from peers.a2a.model import PushConfig
 
 MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
 
 
-def _text(source: dict[str, Any], key: str, where: str, default: Any = None) -> Any:
+def _text(source: dict[str, Any], key: str, where: str, default: Any = MISSING) -> Any:
+    """source[key] as bounded text; required unless a `default` is given."""
     value = field(source, key, str, where, default=default)
     if isinstance(value, str) and not 0 < len(value) <= MAX_TEXT:
         raise WireError(f"{where}{key} must be 1 to {MAX_TEXT} characters")
@@ -44,15 +45,16 @@ def config_from_wire(nested: bool, params: Any, task_id: str | None = None) -> P
             raise WireError(f"{where}authentication must name one scheme, like Bearer")
         credentials = (scheme, _text(auth, "credentials", where + "authentication."))
     config_id = _text(source, "id", where, default=None) or task_id  # none of its own: the task's
-    return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where), credentials)
+    return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where, default=None),
+                      credentials)
 
 
 def query(nested: bool, params: Any) -> tuple[str, str | None]:
     """(task id, config id) of a get, list or delete request."""
     request = json_names(obj(params, "params"))
     if nested:
-        return _text(request, "id", "params."), _text(request, "pushNotificationConfigId", "params.")
-    return _text(request, "taskId", "params."), _text(request, "id", "params.")
+        return _text(request, "id", "params."), _text(request, "pushNotificationConfigId", "params.", default=None)
+    return _text(request, "taskId", "params."), _text(request, "id", "params.", default=None)
 
 
 def config_to_wire(nested: bool, config: PushConfig) -> dict[str, Any]:

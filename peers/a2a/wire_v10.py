@@ -198,7 +198,7 @@ def list_query(params: Any) -> ListQuery:
     request = {} if params is None else json_names(obj(params, "params"))
     states = {spelling: state for state, spelling in DIALECT.states.items()}
     state = None
-    if "status" in request:
+    if request.get("status") not in (None, "TASK_STATE_UNSPECIFIED"):  # proto3's default: no filter
         state = states.get(request["status"]) if isinstance(request["status"], str) else None
         if state is None:
             raise WireError(f"status must be one of {sorted(states)}")
