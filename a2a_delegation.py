@@ -166,7 +166,7 @@ class SupportAgent:
         self.delegated_to.append(card)
         if self.stream and card.streaming and spoken.NAME != "essay":  # the same task, event by event
             events = self.call(card.url, stream_method(spoken), spoken.send_params(message), spoken.HEADERS)
-            return read(task_from_stream(spoken), events, "the stream")
+            return settle(self, card, read(task_from_stream(spoken), events, "the stream"), self.patience)
         params = spoken.send_params(message, return_immediately=self.no_wait)
         result = self.call(card.url, spoken.SEND_METHOD, params, spoken.HEADERS)
         return settle(self, card, read(spoken.task_from_result, result, "the result"), self.patience)
@@ -185,8 +185,8 @@ class SupportAgent:
             sent = "Authorization" in headers
             hint = "" if sent else f"give the support agent a token for {url} with --credentials"
             raise HttpRefusal(response.status, credentials_sent=sent, hint=hint)
-        if sse.is_stream(response.header("Content-Type")):  # a stream: one response per event
-            return [jsonrpc.decode_response(event, request_id) for event in sse.decode(response.body)]
+        if sse.is_stream(response.header("Content-Type")):  # a stream: one response per event, read in turn
+            return (jsonrpc.decode_response(event, request_id) for event in sse.decode(response.body))
         return jsonrpc.decode_response(response.body, request_id)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------

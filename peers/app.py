@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Callable
 
-from peers.a2a.errors import ContentTypeNotSupported, ExtensionSupportRequired
+from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.wire_format import WireFormat
 from peers.methods import Caller, MethodTable
 from peers.peer import Peer
@@ -87,21 +87,20 @@ class PeerApp:
         if len(request.body) > self.max_body:
             return _error(413, f"body larger than {self.max_body} bytes")
         # A2A-Extensions (0.3: X-A2A-Extensions): the extensions the caller activates. Those
-        # this agent declares are echoed back; one it requires and the caller left out: -32008.
-        asked = request.header("A2A-Extensions") or request.header("X-A2A-Extensions") or ""
-        activated = [uri for uri in (part.strip() for part in asked.split(",")) if uri in self.peer.card.extensions]
-        missing = [uri for uri in self.peer.card.required_extensions if uri not in activated]
-        if missing:
-            return HttpResponse(200, dict(JSON), encode_error(None, ExtensionSupportRequired(
-                f"activate {', '.join(missing)} with the A2A-Extensions header")))
-        caller = Caller(credential or "", request.header("A2A-Version"), scopes)
+        # this agent declares are echoed back under the same name (a method checks the
+        # ones it requires: peers/methods.py).
+        named = "A2A-Extensions" if request.header("A2A-Extensions") is not None else "X-A2A-Extensions"
+        asked = (request.header(named) or "").split(",")
+        activated = tuple(dict.fromkeys(uri for uri in (part.strip() for part in asked)
+                                        if uri in self.peer.card.extensions))  # each once, in order
+        caller = Caller(credential or "", request.header("A2A-Version"), scopes, activated)
         body = dispatch(request.body, self.methods, caller, log=self._log, max_bytes=self.max_body)
-        echoed = {"A2A-Extensions": ", ".join(activated)} if activated else {}
+        echoed = {named: ", ".join(activated)} if activated else {}
         if body is None:  # a notification: nothing to say
             return HttpResponse(204, {}, b"")
         if not isinstance(body, bytes):  # a stream: one Server-Sent Event per result, as made
             return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **echoed},
-                                (sse.encode([frame]) for frame in body))
+                                (sse.KEEP_ALIVE if frame is None else sse.encode([frame]) for frame in body))
         return HttpResponse(200, {**JSON, **echoed}, body)
 
     def credential(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a import wire_format as wire_formats
-from peers.a2a.errors import (ExtendedAgentCardNotConfigured, PushNotificationNotSupported,
-                              UnsupportedOperation)
+from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRequired,
+                              PushNotificationNotSupported, UnsupportedOperation)
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
@@ -31,6 +31,7 @@ class Caller(NamedTuple):
     owner: str  # whose tasks it may see: its credential, or "" where none are checked
     version: str | None  # the A2A-Version header, if any (1.0 methods require "1.0")
     scopes: frozenset[str] = frozenset()  # what its credential grants beyond asking (a step-up)
+    extensions: tuple[str, ...] = ()  # the card's extensions it activated (A2A-Extensions)
 
 
 def _send(wire_format: WireFormat, peer: Peer) -> Handler:
@@ -126,7 +127,7 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
             raise UnsupportedOperation(f"task {task.id[:80]!r} is {task.state.value}: it has no more events")
         from peers import streaming
         events = streaming.watch(peer, task.id, owner=caller.owner)
-        return Stream(wire_format.stream_result(event) for event in events)  # as they happen
+        return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return subscribe
 
 
@@ -197,16 +198,20 @@ class MethodTable:
         return self.handlers.get(method)
 
     def methods_of(self, wire_format: WireFormat) -> dict[str, Handler]:
-        return {method: _in_version(wire_format, OPERATIONS[operation](wire_format, self.peer))
+        return {method: _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer))
                 for method, operation in wire_format.METHODS.items()}
 
 
-def _in_version(wire_format: WireFormat, handler: Handler) -> Handler:
-    """The version check first (1.0 methods need A2A-Version: 1.0), and every A2A error
-    with the data that version attaches (1.0: an ErrorInfo)."""
+def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler) -> Handler:
+    """The version check first (1.0 methods need A2A-Version: 1.0), then, in 1.0, the
+    extensions the card requires (-32008 for one the caller did not activate), and every
+    A2A error with the data that version attaches (1.0: an ErrorInfo)."""
     def answer(params: Any, caller: Caller) -> Any:
         try:
             wire_format.check_version(caller.version)
+            missing = [uri for uri in peer.card.required_extensions if uri not in caller.extensions]
+            if missing and wire_format.NAME == "1.0":  # 0.3 has no such error
+                raise ExtensionSupportRequired(f"activate {', '.join(missing)} with the A2A-Extensions header")
             return handler(params, caller)
         except JsonRpcError as exc:
             exc.data = wire_format.error_data(exc)

@@ -16,6 +16,7 @@ from peers.a2a.stream import Event, StatusUpdate, events_of
 from peers.peer import Peer
 
 SUBSCRIPTION_SECONDS = 30.0
+KEEP_ALIVE_SECONDS = 1.0  # how often a quiet subscription says it is still open
 
 
 def stream_message(peer: Peer, message: Message, *, owner: str = "",
@@ -28,17 +29,22 @@ def stream_message(peer: Peer, message: Message, *, owner: str = "",
 
 
 def watch(peer: Peer, task_id: str, *, owner: str = "",
-          seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event]:
+          seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
     """SubscribeToTask: the task as it is, then each change as it happens, until it ends
-    or pauses again, or `seconds` pass."""
+    or pauses again, or `seconds` pass. While nothing changes, a None each second: the
+    server writes it as an SSE comment, so a subscriber that hung up is noticed (its
+    write fails) and its thread freed within a second or two, not at the deadline."""
     task = peer.store.get(task_id, owner)
     yield task
     if task.state.is_terminal:  # it ended between the subscribe and now: nothing more will come
         return
     deadline = time.monotonic() + seconds
-    while True:
-        later = peer.store.next_change(task, owner, deadline)
-        if later is None:  # the deadline passed, or the task was forgotten
+    while time.monotonic() < deadline:
+        later = peer.store.next_change(task, owner, min(deadline, time.monotonic() + KEEP_ALIVE_SECONDS))
+        if later is None and task.id in peer.store.tasks:  # nothing yet: say so, which also finds
+            yield None                                     # out whether the subscriber is still there
+            continue
+        if later is None:  # the task was forgotten
             return
         for event in events_of(later, len(task.lifecycle) - 1)[1:]:  # what changed
             yield event

@@ -230,5 +230,9 @@ def test_activated_extensions_are_echoed_and_a_required_one_left_out_is_minus_32
     assert [e["required"] for e in card["capabilities"]["extensions"]] == [True, False]
     _, refused = rpc(strict, "SendMessage", {}, HEADERS)
     assert refused["error"]["code"] == -32008 and INPUT_SCHEMA_EXTENSION in refused["error"]["message"]
+    assert refused["id"] == 1 and refused["error"]["data"][0]["reason"] == "EXTENSION_SUPPORT_REQUIRED"
+    doubled = {**HEADERS, "A2A-Extensions": f"{INPUT_SCHEMA_EXTENSION},{INPUT_SCHEMA_EXTENSION}"}
+    response, answer = rpc(strict, "ListTasks", {}, doubled)
+    assert "result" in answer and response.header("A2A-Extensions") == INPUT_SCHEMA_EXTENSION, "each once"
     response, answer = rpc(strict, "ListTasks", {}, {**HEADERS, "X-A2A-Extensions": INPUT_SCHEMA_EXTENSION})
-    assert "result" in answer and response.header("A2A-Extensions") == INPUT_SCHEMA_EXTENSION
+    assert "result" in answer and response.header("X-A2A-Extensions") == INPUT_SCHEMA_EXTENSION, "the name it came in"

@@ -47,7 +47,9 @@ class InProcessTransport:
 
         def work() -> None:
             try:
-                answer.append(app(http_request))
+                response = app(http_request)  # a streamed body is read here, within the deadline too
+                answer.append(response if isinstance(response.body, bytes) else response._replace(
+                    body=_whole(response.body)))
             except BaseException as exc:  # re-raised in the caller's thread, as if called there
                 answer.append(exc)
         worker = threading.Thread(target=work, daemon=True)  # the peer finishes on its own

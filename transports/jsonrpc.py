@@ -114,7 +114,8 @@ class Stream(NamedTuple):
     with one response frame per result, all with the request's id, for the caller to
     send as a stream (Server-Sent Events: transports/sse.py), as A2A and MCP do."""
 
-    results: Iterable[Any]  # a tuple, or an iterator whose results come as they happen
+    results: Iterable[Any]  # a tuple, or an iterator whose results come as they happen; None: no
+    # result yet, only a sign of life (the stream's writer sends a comment, and so learns if it is read)
 
 
 def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
@@ -146,7 +147,8 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
         result = handler(request.params, context)
         if isinstance(result, Stream):  # a notification gets no stream either
             return None if request.is_notification else \
-                (dumps({"jsonrpc": "2.0", "id": request_id, "result": each}) for each in result.results)
+                (None if each is None else dumps({"jsonrpc": "2.0", "id": request_id, "result": each})
+                 for each in result.results)
         response = {"jsonrpc": "2.0", "id": request_id, "result": result}
         body = dumps(response)
     except JsonRpcError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 MEDIA_TYPE = "text/event-stream"
+KEEP_ALIVE = b": still here\n\n"  # a comment: no event, but a write that fails if nobody reads
 MAX_EVENTS = 10_000
 _LINES = re.compile(rb"\r\n|\r|\n")
 

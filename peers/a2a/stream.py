@@ -9,7 +9,7 @@ format spells them (wire_message.py); the support agent prints each as it reads 
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from peers.a2a.model import PAUSED, Artifact, Message, Task, TaskState
 
@@ -57,12 +57,22 @@ def events_of(task: Task, since: int = 0) -> list[Event]:
     return events
 
 
+def appended(artifacts: tuple[Artifact, ...], update: ArtifactUpdate) -> tuple[Artifact, ...]:
+    """The task's artifacts after an artifact update: a new artifact, or, with `append`,
+    its parts added to the artifact of the same id."""
+    same = next((n for n, artifact in enumerate(artifacts) if artifact.artifact_id == update.artifact.artifact_id), None)
+    if not update.append or same is None:
+        return artifacts + (update.artifact,)
+    grown = artifacts[same]._replace(parts=artifacts[same].parts + update.artifact.parts)
+    return artifacts[:same] + (grown,) + artifacts[same + 1:]
+
+
 def ends(state: TaskState) -> bool:
     """A stream ends at a terminal state, or where the task waits for its caller."""
     return state.is_terminal or state in PAUSED
 
 
-def fold(events: list[Event]) -> Task | None:
+def fold(events: Iterable[Event]) -> Task | None:
     """The task a stream describes (or a direct reply as a completed task); None if it
     held no task. Events about another task id than the first are not this stream's, and
     nothing after the state that ends the stream counts."""
@@ -75,8 +85,8 @@ def fold(events: list[Event]) -> Task | None:
             return Task(event.message_id or "reply", (TaskState.COMPLETED,), status_message=text,
                         context_id=event.context_id)
         elif task is not None and getattr(event, "task_id", None) == task.id:
-            if isinstance(event, ArtifactUpdate):
-                task = task._replace(artifacts=task.artifacts + (event.artifact,))
+            if isinstance(event, ArtifactUpdate):  # a chunk (append) joins the artifact it continues
+                task = task._replace(artifacts=appended(task.artifacts, event))
             elif isinstance(event, StatusUpdate):
                 task = task._replace(lifecycle=task.lifecycle + (event.state,), status_message=event.message,
                                      status_data=event.data, timestamp=event.timestamp)

@@ -9,7 +9,7 @@ naming what was wrong: never with our traceback. The story calls these two only.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard, Task
@@ -68,12 +68,13 @@ def stream_method(spoken: Any) -> str:
 
 
 def task_from_stream(spoken: Any) -> Callable[[Any], Task]:
-    """A reader of a stream's results (a list, one per event) as the task they describe."""
+    """A reader of a stream's results (one per event, decoded as they are read, so nothing
+    after the event that ends the stream is even looked at) as the task they describe."""
     def read_events(results: Any) -> Task:
         from peers.a2a.stream import fold  # only a streamed run needs it
-        if not isinstance(results, list):  # a single JSON answer where a stream was asked for
+        if not isinstance(results, Iterator):  # a single JSON answer where a stream was asked for
             return spoken.task_from_result(results)
-        task = fold([spoken.event_from_result(result) for result in results])
+        task = fold(spoken.event_from_result(result) for result in results)
         if task is None:
             raise WireError("the stream described no task")
         return task
