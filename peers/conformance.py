@@ -16,7 +16,8 @@ from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import Message, Part, Task
 from peers.card_files import load_card
 from peers.pause import NeedsInput, Refusal
-from peers.peer import Peer, Skill
+from peers.peer import Peer
+from peers.skill import Skill
 from peers.store import TaskStore
 
 def _text_artifact(text: str) -> Callable[[], tuple[Part, ...]]:

@@ -18,7 +18,9 @@ from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRe
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
+from peers import streaming
 from peers.peer import Peer
+from peers.push import webhooks_of
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
 
 NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
@@ -53,12 +55,11 @@ def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, mes
     now, before anything is done. For a new task, what registers it once the task exists
     and before its work begins, so no change goes untold; for a task's next turn, it is
     registered here."""
-    push = read(wire_format.send_push_config, params) if hasattr(wire_format, "send_push_config") else None
+    push = read(wire_format.send_push_config, params)
     if push is None:
         return None
     if not peer.card.push_notifications:
         raise PushNotificationNotSupported(NO_PUSH)
-    from peers.push import webhooks_of
     webhooks = webhooks_of(peer)
     webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
 
@@ -79,7 +80,6 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
             return _refusal(PushNotificationNotSupported, NO_PUSH)(wire_format, peer)
 
         def handle(params: Any, caller: Caller) -> Any:
-            from peers.push import webhooks_of
             webhooks = webhooks_of(peer)
             if verb == "set":
                 config = read(wire_format.push_config, params)
@@ -108,7 +108,6 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        from peers import streaming  # only a stream needs it
         events = streaming.stream_message(peer, message, owner=caller.owner, scopes=caller.scopes)
         return Stream(tuple(wire_format.stream_result(event) for event in events))
     return stream
@@ -125,7 +124,6 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
         task = peer.get_task(task_id, owner=caller.owner)  # unknown, or another's: -32001 now
         if task.state.is_terminal:
             raise UnsupportedOperation(f"task {task.id[:80]!r} is {task.state.value}: it has no more events")
-        from peers import streaming
         events = streaming.watch(peer, task.id, owner=caller.owner)
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return subscribe

@@ -99,7 +99,7 @@ class FramePrinter:
         if response.status == 200 and sse.is_stream(response.header("Content-Type")):
             events = sse.decode(response.body)  # each event its own line, as it was its own frame
             self._show(f"<-- a stream of {len(events)} events, numbered [1], [2] ... by the workbench "
-                       "(the numbers are not part of A2A)", got)
+                       "(the numbers are not part of the protocol)", got)
             for number, event in enumerate(events, 1):
                 self._show(f"<-- [{number}] {_text(event)}", got)
             return response

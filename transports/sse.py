@@ -1,7 +1,7 @@
 """Server-Sent Events: how JSON-RPC responses are streamed over one HTTP response.
 
-A2A (`SendStreamingMessage`, `message/stream`) and MCP stream the same way: the response
-has `Content-Type: text/event-stream`, and each event's `data:` is one whole JSON-RPC
+Protocols that stream JSON-RPC over HTTP do it this way: the response has
+`Content-Type: text/event-stream`, and each event's `data:` is one whole JSON-RPC
 response frame. Sans-IO, like jsonrpc.py: frames in, bytes out (`encode`), and bytes
 in, each event's data out (`decode`). Only `data:` fields matter here; `event:`, `id:`
 and `retry:` are read past, and comment lines (starting with ':') skipped, as the

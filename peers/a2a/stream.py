@@ -5,7 +5,7 @@ TaskStatusUpdateEvent or a TaskArtifactUpdateEvent). A stream starts with the ta
 it is, then says each state it enters and each artifact it makes, and ends after a
 terminal or interrupted state. `events_of` turns a task's recorded lifecycle into
 those events (a peer); `fold` turns events back into the task (a client). Each wire
-format spells them (wire_message.py); the support agent prints each as it reads it.
+format spells them (wire_stream.py); the support agent prints each as it reads it.
 """
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def events_of(task: Task, since: int = 0) -> list[Event]:
     each later state (its artifacts just before it ends). A follow-up's stream starts
     where that turn began, so a client sees only what this turn did."""
     seen = task.lifecycle[:since + 1]
-    first = task._replace(lifecycle=seen, artifacts=(), status_message=None, status_data=None)
+    first = task._replace(lifecycle=seen, artifacts=(), status_message=None, status_data=None,
+                          timestamp=None)  # its own time is not recorded; the last state's is not its
     events: list[Event] = [first]
     later = task.lifecycle[since + 1:]
     for number, state in enumerate(later, 1):

@@ -76,6 +76,14 @@ def message_from_params(params: Any) -> Message:
     return Message(None, "user", (Part(data=request["input"]),), metadata={"skillId": skill})
 
 
+def send_push_config(params: Any) -> None:
+    return None  # tasks/send carries no webhook
+
+
+def interface_url(document: Any, version: str) -> None:
+    return None  # the essay's card lists no other interfaces
+
+
 def send_returns_immediately(params: Any) -> bool:
     return False  # tasks/send always answers with the finished task
 

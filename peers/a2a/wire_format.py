@@ -48,6 +48,12 @@ class WireFormat(Protocol):
     def send_returns_immediately(self, params: Any) -> bool:
         """Peer: whether SEND_METHOD's params ask for the task at once (returnImmediately)."""
 
+    def send_push_config(self, params: Any) -> Any:
+        """Peer: the webhook SEND_METHOD's params register with the message, or None."""
+
+    def interface_url(self, document: Any, version: str) -> str | None:
+        """Client: the URL of the card's JSON-RPC interface for another `version`, if listed."""
+
     def message_from_params(self, params: Any) -> Message:
         """Peer: the message that SEND_METHOD's params carry."""
 

@@ -134,6 +134,10 @@ def event_from_result(result: Any) -> Event:
 
 
 
+def interface_url(document: Any, version: str) -> None:
+    return None  # a 0.3 card's additionalInterfaces are not read here
+
+
 def push_config(params: Any) -> PushConfig:
     """tasks/pushNotificationConfig/set's config (nested in pushNotificationConfig)."""
     return pushes.config_from_wire(True, params)

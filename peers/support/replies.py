@@ -42,8 +42,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None) -> tuple[AgentCard
     place for one) gets our own copy (contracts.py), so every payload is checked."""
     card = read(spoken.card_from_wire, document, "the card")
     if wanted is not None and wanted.NAME != spoken.NAME:
-        other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card") \
-            if hasattr(spoken, "interface_url") else None
+        other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:
             raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
                                     f"{wanted.NAME} that --wire asked for")
