@@ -18,7 +18,10 @@ HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A
 def peer_with_clock():
     """billing with a clock that ticks a second per reading, so every state change is later."""
     seconds = itertools.count()
-    clock = lambda: f"2026-11-30T12:{next(seconds) // 60:02d}:{next(seconds) % 60:02d}.5Z"  # noqa: E731
+
+    def clock():
+        second = next(seconds)
+        return f"2026-11-30T{12 + second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}.5Z"
     transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(clock=clock), wire_v10, token="t0k")})
 
     def call(method, params):
@@ -34,14 +37,18 @@ def send(call, message_id, order, context="ctx"):
 
 def test_list_tasks_puts_the_most_recently_updated_first_and_leaves_artifacts_out_unless_asked():
     call = peer_with_clock()
+    paused = call("SendMessage", {"message": {"messageId": "m-p", "role": "ROLE_USER", "contextId": "ctx", "parts": [
+        {"data": {"order_id": "ORD-P", "amount": 6000}}]}})["result"]["task"]["id"]  # made first ...
     made = [send(call, f"m-{n}", f"ORD-{n}")["id"] for n in range(3)]
+    call("SendMessage", {"message": {"messageId": "m-a", "role": "ROLE_USER", "taskId": paused, "parts": [
+        {"data": {"approval": {"order_id": "ORD-P", "amount": 6000.0, "currency": "USD"}}}]}})  # ... updated last
     listed = call("ListTasks", {"contextId": "ctx"})["result"]
-    assert [t["id"] for t in listed["tasks"]] == made[::-1]
+    assert [t["id"] for t in listed["tasks"]] == [paused] + made[::-1], "by update, not by creation"
     stamps = [t["status"]["timestamp"] for t in listed["tasks"]]
     assert stamps == sorted(stamps, key=instant, reverse=True)
     assert all("artifacts" not in t for t in listed["tasks"]) and listed["nextPageToken"] == ""
     with_artifacts = call("ListTasks", {"contextId": "ctx", "includeArtifacts": True})["result"]["tasks"]
-    assert all(t["artifacts"][0]["parts"][0]["text"].startswith("refund of $5.00") for t in with_artifacts)
+    assert all(t["artifacts"][0]["parts"][0]["text"].startswith("refund of $") for t in with_artifacts)
 
 
 def test_list_tasks_filters_by_status_timestamp_after():

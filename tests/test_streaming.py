@@ -90,7 +90,10 @@ def test_a_follow_up_streams_from_where_the_task_was_and_a_subscriber_sees_it_as
     subscriber = threading.Thread(target=lambda: seen.extend(stream(client, "SubscribeToTask", {"id": task_id},
                                                                     transport=own)))
     subscriber.start()
-    time.sleep(0.3)  # the subscriber is waiting on the task now
+    for _ in range(500):  # bounded: until the subscriber waits on the task (the store's condition)
+        if client.peer.store.changed._waiters:
+            break
+        time.sleep(0.01)
     proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
     go = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task_id, "parts": [{"data": {"approval": proposal}}]}}
     turn = [e["result"] for e in stream(client, "SendStreamingMessage", go)]
@@ -237,7 +240,7 @@ def test_a_configuration_that_is_not_true_or_false_is_refused_before_any_work(co
 def test_background_work_is_bounded_and_beyond_the_bound_the_caller_waits():
     from peers import peer as core
     from transports.inprocess import InProcessTransport
-    app = PeerApp(billing.billing_agent(slow=0.5), wire_v10, token="t0k")
+    app = PeerApp(billing.billing_agent(slow=3.0), wire_v10, token="t0k")  # busy far longer than 17 posts take
     transport = InProcessTransport({billing.BASE_URL: app})
     states = []
     for n in range(core.MAX_BACKGROUND + 1):
