@@ -136,6 +136,9 @@ def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
         return REFUSE_EXTENDED[wire_format.NAME](wire_format, peer)
 
     def extended(params: Any, caller: Caller) -> Any:
+        if not caller.owner:  # nobody proved who they are: served without a token
+            raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
+                                                 "this server checks no credentials")
         return wire_format.card_to_wire(peer.extended_card)
     return extended
 

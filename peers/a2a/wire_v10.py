@@ -30,8 +30,9 @@ METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "Lis
            "ListTaskPushNotificationConfigs": "push-list", "DeleteTaskPushNotificationConfig": "push-delete",
            "GetExtendedAgentCard": "extended-card"}
 DIALECT = shapes.Dialect("1.0", kind=False,
-                         states={s: "TASK_STATE_" + ("UNSPECIFIED" if s is TaskState.UNKNOWN else
-                                                     s.value.upper().replace("-", "_")) for s in TaskState},
+                         # 1.0 has no unknown state (UNSPECIFIED is only proto's "not set")
+                         states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState
+                                 if s is not TaskState.UNKNOWN},
                          roles={"user": "ROLE_USER", "agent": "ROLE_AGENT"})
 # A 1.0 card's required fields (A2A 1.0 section 8, the proto's REQUIRED), checked on fetch.
 CARD_SCHEMA = cards.card_schema(
