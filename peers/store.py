@@ -66,6 +66,7 @@ class TaskStore:
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)  # told of every change: subscribers wait on it
+        self.subscribers = 0  # how many wait on it now
         self.listeners: list[Callable[[Task, str], None]] = []  # called with (task, owner) after each change
         self.forgetters: list[Callable[[str, str], None]] = []  # called with (task id, owner) when one goes
 
@@ -97,7 +98,7 @@ class TaskStore:
         with self.lock:
             if task.id in self.tasks:
                 self.tasks[task.id], self.waiting[task.id] = task, waiting
-                self.changed.notify_all()
+                self._wake()
         return self._told(task)
 
     def resume(self, task_id: str, owner: str, turns: tuple[Message, ...], content: str,
@@ -124,7 +125,7 @@ class TaskStore:
             self._make_room(len(content), new_task=False, keep=task_id)
             self._keep(task_id, owner, message_id, content)
             task = self.tasks[task_id] = task._replace(history=task.history + turns)
-            self.changed.notify_all()
+            self._wake()
         return self._told(task), waiting
 
     def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> tuple[Task, Any]:
@@ -140,7 +141,7 @@ class TaskStore:
                     else f"{task.state.value}: it cannot be stopped midway"))
             waiting = self.waiting.pop(task_id)
             task = self.tasks[task_id] = canceled(task)
-            self.changed.notify_all()
+            self._wake()
         return self._told(task), waiting
 
     def update(self, task: Task) -> Task:
@@ -151,12 +152,20 @@ class TaskStore:
                 self.tasks[task.id] = task
                 if task.state not in PAUSED:
                     self.waiting.pop(task.id, None)
-                self.changed.notify_all()
+                self._wake()
         return self._told(task)
+
+    def _wake(self) -> None:
+        """Wake the subscribers waiting for a change (called under the lock); none, nearly
+        always: then nothing is done at all, on every request's path."""
+        if self.subscribers:
+            self.changed.notify_all()
 
     def _told(self, task: Task) -> Task:
         """Tell the listeners (push notifications) of a change, outside the lock; the
         changes of one task happen in one thread at a time, so they are told in order."""
+        if not self.listeners:  # no webhooks: nothing to tell, and no lock to take
+            return task
         with self.lock:
             owner = self.owners.get(task.id)
         for listener in self.listeners if owner is not None else ():
@@ -177,7 +186,12 @@ class TaskStore:
                     return None
                 if now is not task:
                     return now
-                if not self.changed.wait(deadline - time.monotonic()) and time.monotonic() >= deadline:
+                self.subscribers += 1
+                try:
+                    woken = self.changed.wait(deadline - time.monotonic())
+                finally:
+                    self.subscribers -= 1
+                if not woken and time.monotonic() >= deadline:
                     return None
 
     def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
@@ -233,7 +247,7 @@ class TaskStore:
             forgetter(task_id, self.owners[task_id])
         self.kept_bytes -= self.sizes.pop(task_id)
         del self.tasks[task_id], self.owners[task_id]
-        self.changed.notify_all()  # a subscriber to it learns it is gone (next_change: None)
+        self._wake()  # a subscriber to it learns it is gone (next_change: None)
         self.waiting.pop(task_id, None)
         for key in self.message_keys.pop(task_id):
             del self.by_message[key]

@@ -91,7 +91,7 @@ def test_a_follow_up_streams_from_where_the_task_was_and_a_subscriber_sees_it_as
                                                                     transport=own)))
     subscriber.start()
     for _ in range(500):  # bounded: until the subscriber waits on the task (the store's condition)
-        if client.peer.store.changed._waiters:
+        if client.peer.store.subscribers:
             break
         time.sleep(0.01)
     proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}

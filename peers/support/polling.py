@@ -24,6 +24,8 @@ FIRST_PAUSE, LONGEST_PAUSE = 0.1, 2.0  # seconds
 def settle(agent: Any, card: AgentCard, task: Task, seconds: float) -> Task:
     """`task` as it is once it ends or pauses, asking again with GetTask while it goes on,
     or as it last was when `seconds` have passed (or the wire has no GetTask)."""
+    if task.state not in GOING:  # nearly always: the task came back finished, or paused
+        return task
     spoken = agent.format_of[card.url]
     method = next((name for name, operation in spoken.METHODS.items() if operation == "get"), None)
     deadline, pause = time.monotonic() + seconds, FIRST_PAUSE
