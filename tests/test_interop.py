@@ -33,58 +33,45 @@ def wait_for_line(process, marker: str, seconds: float = 20) -> str:
     raise AssertionError(f"no {marker!r} from {process.args}: {process.stderr.read()[:2000]}")
 
 
-def test_the_official_sdk_client_gets_the_refund_from_our_served_peer():
-    serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
-                              "--wire", "1.0", "--token", "interop-token"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        base = wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
-        done = subprocess.run([SDK_PYTHON, str(INTEROP / "sdk_client.py"), base, "interop-token",
-                               "Please refund $42 on order ORD-42"],
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr[-2000:]
-        assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in done.stdout
-    finally:
-        serve.terminate()
-        serve.communicate(timeout=10)
-
-
-def test_the_official_sdk_client_streams_a_refund_from_our_served_peer():
+@pytest.fixture
+def served_billing():
+    """`serve billing-agent --wire 1.0` on a free port: its base URL, until the test ends."""
     serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
                               "--wire", "1.0", "--token", "interop-token"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        base = wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
-        done = subprocess.run([SDK_PYTHON, str(INTEROP / "sdk_client.py"), base, "interop-token",
-                               "Please refund $42 on order ORD-42", "--stream"],
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr[-2000:]
-        kinds = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("event ")]
-        assert kinds == ["task", "status_update", "artifact_update", "status_update"], done.stdout
-        assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in done.stdout
+        yield wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
     finally:
         serve.terminate()
         serve.communicate(timeout=10)
 
 
-def test_the_official_sdk_client_continues_a_task_paused_for_approval_on_our_served_peer():
-    serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
-                              "--wire", "1.0", "--token", "interop-token"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        base = wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
-        done = subprocess.run([SDK_PYTHON, str(INTEROP / "sdk_client.py"), base, "interop-token",
-                               "Please refund $6200 on order ORD-62", "--approve"],
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr[-2000:]
-        states = [line.split() for line in done.stdout.splitlines() if line.startswith("state ")]
-        assert [fields[1] for fields in states] == ["6", "3"], done.stdout  # INPUT_REQUIRED, then COMPLETED
-        assert states[0][3] == states[1][3], "the same task, continued"
-        assert states[1][5] == "3", "its history holds all three turns"
-        assert "text refund of $6,200.00 issued for ORD-62 (ref BILL-ORD-62)" in done.stdout
-    finally:
-        serve.terminate()
-        serve.communicate(timeout=10)
+def sdk_client(base, text, *flags):
+    done = subprocess.run([SDK_PYTHON, str(INTEROP / "sdk_client.py"), base, "interop-token", text, *flags],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_official_sdk_client_gets_the_refund_from_our_served_peer(served_billing):
+    out = sdk_client(served_billing, "Please refund $42 on order ORD-42")
+    assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in out
+
+
+def test_the_official_sdk_client_streams_a_refund_from_our_served_peer(served_billing):
+    out = sdk_client(served_billing, "Please refund $42 on order ORD-42", "--stream")
+    kinds = [line.split()[1] for line in out.splitlines() if line.startswith("event ")]
+    assert kinds == ["task", "status_update", "artifact_update", "status_update"], out
+    assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in out
+
+
+def test_the_official_sdk_client_continues_a_task_paused_for_approval_on_our_served_peer(served_billing):
+    out = sdk_client(served_billing, "Please refund $6200 on order ORD-62", "--approve")
+    states = [line.split() for line in out.splitlines() if line.startswith("state ")]
+    assert [fields[1] for fields in states] == ["6", "3"], out  # INPUT_REQUIRED, then COMPLETED
+    assert states[0][3] == states[1][3], "the same task, continued"
+    assert states[1][5] == "3", "its history holds all three turns"
+    assert "text refund of $6,200.00 issued for ORD-62 (ref BILL-ORD-62)" in out
 
 
 def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp_path):

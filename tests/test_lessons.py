@@ -524,3 +524,15 @@ def test_trace_and_diagram_on_one_file_are_refused_before_the_run(tmp_path):
 def test_a_request_a_lesson_would_ignore_is_warned_about():
     done = cli("--scenario", "duplicate", "--request", "Please refund $180 on order ORD-3300")
     assert "warning: --request does nothing with --scenario duplicate" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["approval", "auth", "contract", "outcomes", "remote-as-local", "slow", "versions"])
+def test_a_lesson_whose_card_cannot_be_had_ends_with_that_one_line(name, tmp_path, closed_port):
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps({"peers": [{"cardUrl": f"http://127.0.0.1:{closed_port}/.well-known/agent-card.json"}]}))
+    done = cli("--scenario", name, "--registry", str(registry), "--transport", "http")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert [line for line in done.stderr.splitlines() if line.startswith("error:")] == [
+        f"error: http://127.0.0.1:{closed_port}/.well-known/agent-card.json: card fetch failed: could not connect "
+        f"to 127.0.0.1:{closed_port}: connection refused (is the peer running?); fetching a card has no effect, "
+        "so a retry is safe"]

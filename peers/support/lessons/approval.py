@@ -38,7 +38,7 @@ def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = No
     card = open_lesson(agent, card_urls, "One task, three turns: a refund above billing's limit "
                        "waits for a person.")
     if not isinstance(card, AgentCard):
-        return [card]  # the card could not be had: the outcome says why
+        return card  # the card could not be had: the outcome says why
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     task = outcome.task
     if task is None or task.state is not TaskState.INPUT_REQUIRED:

@@ -17,7 +17,7 @@ from typing import Any
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.config import token_for
-from peers.support.lessons.turns import attempt, essay_cannot, open_lesson, said, turn_failed
+from peers.support.lessons.turns import attempt, open_lesson, said, turn_failed
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from transports.errors import PeerError
@@ -32,11 +32,10 @@ ASKED = {"type": "object", "required": ["scheme", "scope"], "additionalPropertie
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """A refund that needs a step-up: the task pauses, our store supplies it, it goes on."""
     card = open_lesson(agent, card_urls, "auth-required: a step-up credential, from our own "
-                       "store, continues the same task.")
+                       "store, continues the same task.",
+                       lacks="auth-required state, nor a taskId to continue a task with")
     if not isinstance(card, AgentCard):
-        return [card]
-    if essay_cannot(agent, card, "auth-required state, nor a taskId to continue a task with"):
-        return []
+        return card  # why it cannot go on, said already
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.variant is not Variant.AUTH_REQUIRED:
         return [outcome]

@@ -16,7 +16,7 @@ from typing import Any
 
 from peers.a2a import handoff
 from peers.a2a.model import AgentCard
-from peers.support.lessons.turns import essay_cannot, open_lesson
+from peers.support.lessons.turns import open_lesson
 
 ORDER, AMOUNT = "ORD-6200", 180.0
 LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
@@ -44,11 +44,10 @@ ATTEMPTS = [
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """The same refund, under each envelope in turn; billing decides each before acting."""
     card = open_lesson(agent, card_urls, "The handoff envelope: permission with limits and an "
-                       "expiry, checked before any effect.")
+                       "expiry, checked before any effect.",
+                       lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
-        return [card]
-    if essay_cannot(agent, card, "metadata to carry an envelope"):
-        return []
+        return card  # why it cannot go on, said already
     outcomes = []
     for why, envelope in ATTEMPTS:
         agent.say()

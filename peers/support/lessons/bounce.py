@@ -20,7 +20,7 @@ from peers.a2a import handoff
 from peers.a2a.evidence import utc_second
 from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
-from peers.support.lessons.turns import essay_cannot, open_lesson
+from peers.support.lessons.turns import open_lesson
 from peers.support.outcomes import referred_to
 from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
@@ -52,11 +52,10 @@ def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[Ta
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     card = open_lesson(agent, card_urls, "A chain that bounces: two specialists, one refund, "
-                       f"and a limit of {MAX_HOPS} hops.")
+                       f"and a limit of {MAX_HOPS} hops.",
+                       lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
-        return [card]
-    if essay_cannot(agent, card, "metadata to carry an envelope"):
-        return []
+        return card  # why it cannot go on, said already
     billing = RemoteAgent(agent, card, "process_refund")
     specialists = {billing.name: billing, "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}
     hops, target = ["support-agent"], billing.name

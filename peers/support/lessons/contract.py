@@ -34,7 +34,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     card = open_lesson(agent, card_urls, "The handoff contract: a typed payload, checked "
                        "before sending and again on arrival.")
     if not isinstance(card, AgentCard):
-        return [card]
+        return card  # why it cannot go on, said already
     skill = next((s for s in card.skills if s.id == "process_refund"), None)
     if skill is None or skill.input_schema is None:
         agent.say("[support] billing's card publishes no contract for process_refund: nothing to "

@@ -27,7 +27,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     card = open_lesson(agent, card_urls, "The same handoff, delivered again: billing refunds an "
                        "order once.")
     if not isinstance(card, AgentCard):
-        return [card]
+        return card  # why it cannot go on, said already
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.task is None:
         return [outcome]

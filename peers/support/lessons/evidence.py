@@ -21,7 +21,7 @@ from peers.a2a import handoff
 from peers.a2a.evidence import Claim, utc_second
 from peers.a2a.model import AgentCard
 from peers.support.lessons.mcp import lookup_order
-from peers.support.lessons.turns import essay_cannot, open_lesson
+from peers.support.lessons.turns import open_lesson
 from transports.errors import PeerError
 
 ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"
@@ -46,11 +46,10 @@ def grant(claims: tuple[Claim, ...]) -> dict[str, Any]:
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     card = open_lesson(agent, card_urls, "Evidence by reference: each claim classed and dated, "
-                       "refreshed before anyone acts on it.")
+                       "refreshed before anyone acts on it.",
+                       lacks="metadata to carry evidence")
     if not isinstance(card, AgentCard):
-        return [card]
-    if essay_cannot(agent, card, "metadata to carry evidence"):
-        return []
+        return card  # why it cannot go on, said already
     now = time.time()
     claims = from_triage(now)
     agent.say(f"[support] triage hands over ticket {TICKET} with claims by reference (no copied rows):")

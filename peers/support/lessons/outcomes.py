@@ -35,7 +35,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     card = open_lesson(agent, card_urls, "Every ending is a named variant: four refunds, "
                        "handed to billing.")
     if not isinstance(card, AgentCard):
-        return [card]
+        return card  # why it cannot go on, said already
     outcomes = []
     for why, order, amount in REFUNDS:
         agent.say()

@@ -50,7 +50,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     card = open_lesson(agent, card_urls, "Remote as local: one pipeline, two stages, one of "
                        "them across the transport.")
     if not isinstance(card, AgentCard):
-        return [card]
+        return card  # why it cannot go on, said already
     stages = [LocalAgent("triage", triage), RemoteAgent(agent, card, "process_refund")]
     agent.say()
     try:

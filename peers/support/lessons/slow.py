@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from peers.a2a.model import AgentCard, Task
-from peers.support.lessons.turns import ask, essay_cannot, look_up, open_lesson
+from peers.support.lessons.turns import ask, look_up, open_lesson
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.replies import read
@@ -30,11 +30,10 @@ PAUSES = (1.5, 1.5, 2.0, 4.0)  # seconds between looks: bounded, growing
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """Delegate a refund that outlasts our deadline; find the task before any retry."""
-    card = open_lesson(agent, card_urls, "A slow peer: our deadline passes; the task goes on.")
+    card = open_lesson(agent, card_urls, "A slow peer: our deadline passes; the task goes on.",
+                       lacks="contextId, nor a GetTask to find a task by")
     if not isinstance(card, AgentCard):
-        return [card]
-    if essay_cannot(agent, card, "contextId, nor a GetTask to find a task by"):
-        return []
+        return card  # why it cannot go on, said already
     agent.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, in context {TICKET} (the customer's ticket)")
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT}, TICKET)
     if outcome.variant is not Variant.TIMED_OUT:

@@ -13,12 +13,16 @@ from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
 
-def open_lesson(agent: Any, card_urls: list[str], about: str) -> Any:
-    """A lesson's first lines: what it shows, then billing's card (first in the registry),
-    or the outcome saying why the card could not be had."""
+def open_lesson(agent: Any, card_urls: list[str], about: str, lacks: str | None = None) -> Any:
+    """A lesson's first lines: what it shows, then billing's card (first in the registry).
+    Instead of the card, the outcomes the lesson ends with: [why the card could not be
+    had], or, if it speaks the essay's wire and that `lacks` what the lesson needs, []."""
     agent.say(f"[transport] {agent.transport.label}. {about}", Kind.BANNER)
     agent.say()
-    return agent.find(card_urls[0])
+    card = agent.find(card_urls[0])
+    if not isinstance(card, AgentCard):
+        return [card]
+    return [] if lacks is not None and essay_cannot(agent, card, lacks) else card
 
 
 def essay_cannot(agent: Any, card: AgentCard, lacks: str) -> bool:

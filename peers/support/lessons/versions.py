@@ -17,7 +17,7 @@ from typing import Any
 from peers.a2a import handoff
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
-from peers.support.lessons.turns import essay_cannot, open_lesson
+from peers.support.lessons.turns import open_lesson
 from peers.support.output import Kind
 from transports.errors import RemoteError
 
@@ -35,11 +35,10 @@ SUPPORTED = {"type": "string", "pattern": "^[A-Za-z0-9/._-]{1,40}( [A-Za-z0-9/._
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """Hand off in the newest contract; on refusal, in the newest one billing names."""
     card = open_lesson(agent, card_urls, "Contract versions: refused with the versions "
-                       "billing speaks; handed off again in one both speak.")
+                       "billing speaks; handed off again in one both speak.",
+                       lacks="metadata to carry a contract version")
     if not isinstance(card, AgentCard):
-        return [card]
-    if essay_cannot(agent, card, "metadata to carry a contract version"):
-        return []
+        return card  # why it cannot go on, said already
     newest = next(iter(SPEAKS))
     agent.say(f"[support] handing off in {newest}, the newest contract the support agent speaks")
     outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
