@@ -34,6 +34,7 @@ from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_
                                   load_registry, token_for, trust_hint)
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.polling import settle
+from peers.support.webhook import webhook_for
 from peers.support.output import Console, Kind
 from peers.support.replies import check_card, read, read_card, read_json, stream_method, task_from_stream
 from transports import jsonrpc, sse
@@ -96,7 +97,7 @@ class SupportAgent:
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None,
-                 stream: bool = False, no_wait: bool = False, patience: float = 10.0) -> None:
+                 stream: bool = False, no_wait: str = "", patience: float = 10.0) -> None:
         self.transport = transport  # 2. cards are fetched through it, 4. frames sent
         self.allowlist = allowlist  # 3. the trust gate reads it
         self.credentials = credentials  # 4. endpoint -> bearer token: our own store, never a card's
@@ -108,8 +109,8 @@ class SupportAgent:
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
-        # --stream: a task streamed, event by event, where the card offers it; --no-wait: the
-        # task answered at once, then asked about again for up to `patience` seconds (--timeout)
+        # --stream: a task streamed, event by event, where the card offers it; --no-wait ("poll")
+        # or --push ("push"): the task answered at once, then followed for `patience` seconds
         self.stream, self.no_wait, self.patience = stream, no_wait, patience
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
@@ -167,7 +168,7 @@ class SupportAgent:
         if self.stream and card.streaming and spoken.NAME != "essay":  # the same task, event by event
             events = self.call(card.url, stream_method(spoken), spoken.send_params(message), spoken.HEADERS)
             return settle(self, card, read(task_from_stream(spoken), events, "the stream"), self.patience)
-        params = spoken.send_params(message, return_immediately=self.no_wait)
+        params = spoken.send_params(message, bool(self.no_wait), webhook_for(self, card))  # --push: ours
         result = self.call(card.url, spoken.SEND_METHOD, params, spoken.HEADERS)
         return settle(self, card, read(spoken.task_from_result, result, "the result"), self.patience)
 
@@ -323,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         tools = LearnerTools(options, printer, console, card_urls)
     agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
                          allow_untrusted=tuple(options.allow_untrusted), wire_name=options.wire,
-                         stream=options.stream, no_wait=options.no_wait,
+                         stream=options.stream, no_wait="push" if options.push else "poll" * options.no_wait,
                          patience=options.timeout or flags.HTTP_TIMEOUT)
     try:
         if options.request is None and options.scenario is None:

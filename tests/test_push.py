@@ -182,3 +182,37 @@ def test_0_3_spells_configs_nested_and_asks_for_them_by_task_id():
     assert call("tasks/pushNotificationConfig/list", {"id": task["id"]}, headers)["result"] == [config]
     assert call("tasks/pushNotificationConfig/delete", {"id": task["id"], "pushNotificationConfigId": "c"},
                 headers)["result"] is None
+
+
+def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_on_both_transports():
+    import re
+    from conftest import cli
+    runs = [cli("--wire", wire, "--push", *extra) for wire in ("1.0", "0.3") for extra in ([], ["--transport", "http"])]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+        pushed = [line for line in done.stdout.splitlines() if line.startswith("<-- (pushed to our webhook)")]
+        states = [re.search(r'"state": "([A-Za-z_-]+)"', line).group(1) for line in pushed]
+        assert states[-1] in ("TASK_STATE_COMPLETED", "completed") and len(states) == 3, states
+        assert "[support] trusted result (from billing-agent): refund of $180.00" in done.stdout
+        sent = json.loads(next(line for line in done.stdout.splitlines() if '"configuration"' in line)[4:])
+        hook = sent["params"]["configuration"].get("taskPushNotificationConfig") or \
+            sent["params"]["configuration"]["pushNotificationConfig"]
+        assert hook["url"].startswith("http://127.0.0.1:") and len(hook["token"]) == 32
+    assert "pushed" not in cli("--push").stdout, "the essay's card offers no push: nothing waits"
+
+
+def test_our_webhook_takes_only_pushes_with_its_token():
+    from transports.network import HttpTransport
+    from peers.support.webhook import Receiver
+    receiver = Receiver()
+    try:
+        http = HttpTransport(timeout=2)
+        assert http.post(receiver.url, b'{"task": {}}', {"Content-Type": "application/json"}).status == 403
+        assert http.post(receiver.url, b'{"task": {}}', {"Content-Type": "application/json",
+                                                        "X-A2A-Notification-Token": "guess"}).status == 403
+        assert http.post(receiver.url, b"{}", {"Content-Type": "application/json",
+                                               "X-A2A-Notification-Token": receiver.token}).status == 200
+        http.close()
+        assert receiver.forged == 2 and receiver.next_push(1) == b"{}" and receiver.next_push(0.1) is None
+    finally:
+        receiver.close()

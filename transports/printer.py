@@ -107,6 +107,11 @@ class FramePrinter:
         self._show(f"<-- {status}{_text(response.body)}".rstrip(), got)
         return response
 
+    def received(self, where: str, body: bytes) -> None:
+        """A request a peer made to us (a push to our webhook), shown as the frame it is."""
+        got = self._record("<--", "POST", where, {}, body, 200)
+        self._show(f"<-- (pushed to {where}) {_text(body)}", got)
+
     def sent_to(self, origin: str) -> list[Frame]:
         """The frames we sent to one peer (tests count them: a refused peer gets none)."""
         wanted = parse_url(origin)

@@ -62,7 +62,7 @@ def card_from_wire(document: Any) -> AgentCard:
         auth_schemes=tuple(strings(schemes, "authentication.schemes")))
 
 
-def send_params(message: Message, return_immediately: bool = False) -> dict[str, Any]:
+def send_params(message: Message, return_immediately: bool = False, webhook: Any = None) -> dict[str, Any]:
     """{skill, input}: the skill named in the message's metadata, its data part as input."""
     data = next((p.data for p in message.parts if p.data is not None), None)
     return {"skill": message.skill_id, "input": data}

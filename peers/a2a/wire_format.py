@@ -41,9 +41,10 @@ class WireFormat(Protocol):
 
     def card_from_wire(self, document: Any) -> AgentCard: ...
 
-    def send_params(self, message: Message, return_immediately: bool = False) -> dict[str, Any]:
+    def send_params(self, message: Message, return_immediately: bool = False,
+                    webhook: Any = None) -> dict[str, Any]:
         """Client: the params of SEND_METHOD carrying `message` (asking, if the wire can, for
-        the task at once rather than when it ends)."""
+        the task at once rather than when it ends, and to tell `webhook`, a PushConfig)."""
 
     def send_returns_immediately(self, params: Any) -> bool:
         """Peer: whether SEND_METHOD's params ask for the task at once (returnImmediately)."""

@@ -77,10 +77,16 @@ def _is_bearer(scheme: dict[str, Any]) -> bool:
         and scheme["scheme"].lower() == "bearer"
 
 
-def send_params(message: Message, return_immediately: bool = False) -> dict[str, Any]:
+def send_params(message: Message, return_immediately: bool = False,
+                webhook: PushConfig | None = None) -> dict[str, Any]:
     params: dict[str, Any] = {"message": shapes.message_to_wire(DIALECT, message)}
+    configuration: dict[str, Any] = {}
     if return_immediately:  # 0.3 says it the other way round: not blocking
-        params["configuration"] = {"blocking": False}
+        configuration["blocking"] = False
+    if webhook is not None:
+        configuration["pushNotificationConfig"] = push_to_wire(webhook)["pushNotificationConfig"]
+    if configuration:
+        params["configuration"] = configuration
     return params
 
 

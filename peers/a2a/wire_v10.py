@@ -101,10 +101,17 @@ def _is_bearer(scheme: dict[str, Any]) -> bool:
         and http["scheme"].lower() == "bearer"
 
 
-def send_params(message: Message, return_immediately: bool = False) -> dict[str, Any]:
+def send_params(message: Message, return_immediately: bool = False,
+                webhook: PushConfig | None = None) -> dict[str, Any]:
     params: dict[str, Any] = {"message": shapes.message_to_wire(DIALECT, message)}
+    configuration: dict[str, Any] = {}
     if return_immediately:  # "answer with the task now; I will ask how it went" (spec 3.2.2)
-        params["configuration"] = {"returnImmediately": True}
+        configuration["returnImmediately"] = True
+    if webhook is not None:  # "... or tell this webhook of each change"
+        configuration["taskPushNotificationConfig"] = {key: value for key, value in push_to_wire(webhook).items()
+                                                       if key != "taskId"}
+    if configuration:
+        params["configuration"] = configuration
     return params
 
 

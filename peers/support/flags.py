@@ -113,6 +113,9 @@ FLAGS = (
          "(0.3 and 1.0: message/stream, SendStreamingMessage)", options={"action": "store_true"}),
     Flag("--no-wait", False, "ask the peer for its task at once (returnImmediately), then ask "
          "again (GetTask) until it ends, within --timeout", options={"action": "store_true"}),
+    Flag("--push", False, "like --no-wait, but the peer tells a webhook of ours (on 127.0.0.1) "
+         "of each change instead of being asked, where its card offers push notifications",
+         options={"action": "store_true"}),
     Flag("--interactive", False, "with --scenario approval: you are the person asked to approve",
          MODEL, {"action": "store_true"}),
     Flag("--list-scenarios", False, "list the scenarios, one line each, and exit", MODEL,

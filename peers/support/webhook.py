@@ -1,0 +1,72 @@
+"""--push: the support agent's own webhook, so a peer can tell it how a task went.
+
+A2A push notifications (section 4.3): instead of asking again and again (polling.py),
+the caller gives the peer a URL and a token with the message, and the peer POSTs each
+change of the task there. `webhook_for` starts a receiver on 127.0.0.1 (an ephemeral
+port) for one delegation, where the card offers push notifications; `settle` in
+polling.py waits on it. It takes only POSTs that carry its token in
+X-A2A-Notification-Token (anything else could be anyone: dropped and counted), hands
+each body over as it arrives, and refuses bodies over 64 KiB and more than 100 pushes.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from peers.a2a.model import AgentCard, PushConfig
+
+MAX_BODY, MAX_PUSHES = 64 * 1024, 100
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.token = os.urandom(16).hex()
+        self.pushes: queue.Queue = queue.Queue(MAX_PUSHES)
+        self.forged = 0
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = self.headers.get("Content-Length", "")
+                size = int(length) if length.isdigit() and len(length) < 9 else MAX_BODY + 1
+                if self.headers.get("X-A2A-Notification-Token") != receiver.token or size > MAX_BODY:
+                    receiver.forged += 1
+                    self.send_response(403 if size <= MAX_BODY else 413)
+                else:
+                    try:
+                        receiver.pushes.put_nowait(self.rfile.read(size))
+                        self.send_response(200)
+                    except queue.Full:
+                        self.send_response(429)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass  # the printer shows what matters
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/a2a-push"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+
+    def next_push(self, seconds: float) -> bytes | None:
+        try:
+            return self.pushes.get(timeout=max(seconds, 0.0))
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def webhook_for(agent: Any, card: AgentCard) -> PushConfig | None:
+    """With --push and a card that offers push notifications: a receiver for this
+    delegation (kept on the agent until `settle` is done with it) and the config that
+    names it; else None, and the task is asked about instead."""
+    if agent.no_wait != "push" or not card.push_notifications or agent.format_of[card.url].NAME == "essay":
+        return None
+    agent.receiver = Receiver()
+    return PushConfig("", "support-agent", agent.receiver.url, agent.receiver.token)
