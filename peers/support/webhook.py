@@ -11,9 +11,7 @@ each body over as it arrives, and refuses bodies over 64 KiB and more than 100 p
 from __future__ import annotations
 
 import os
-import queue
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from peers.a2a.model import AgentCard, PushConfig
@@ -23,8 +21,10 @@ MAX_BODY, MAX_PUSHES = 64 * 1024, 100
 
 class Receiver:
     def __init__(self) -> None:
+        import queue  # here, not at the top: only --push listens, and http.server is heavy to load
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         self.token = os.urandom(16).hex()
-        self.pushes: queue.Queue = queue.Queue(MAX_PUSHES)
+        self.pushes: Any = queue.Queue(MAX_PUSHES)
         self.forged = 0
         receiver = self
 
@@ -52,6 +52,7 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
 
     def next_push(self, seconds: float) -> bytes | None:
+        import queue
         try:
             return self.pushes.get(timeout=max(seconds, 0.0))
         except queue.Empty:
