@@ -96,3 +96,18 @@ def test_no_single_letter_names_outside_comprehensions():
     files = [ROOT / "a2a_delegation.py"] + [p for folder in ("transports", "peers", "peers/a2a", "peers/support")
                                             for p in modules(folder)]
     assert [name for f in files for name in single_letter_names(f)] == []
+
+
+def test_the_default_run_loads_nothing_only_other_runs_need():
+    """Not a timing (bench/startup.py measures); a guard: sockets, http.server, TLS, queues,
+    the handoff envelope and the conformance peer load only in the runs that use them."""
+    import subprocess
+    import sys
+    probe = ("import contextlib, io, sys; import a2a_delegation\n"
+             "with contextlib.redirect_stdout(io.StringIO()): a2a_delegation.main([])\n"
+             "print(' '.join(sorted(sys.modules)))")
+    loaded = set(subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                                timeout=30).stdout.split())
+    assert "a2a_delegation" in loaded
+    assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.a2a.evidence",
+                         "peers.a2a.handoff", "peers.conformance"}
