@@ -1,4 +1,6 @@
 """The frame printer: escapes what a peer controls, masks credentials, records every frame."""
+import pytest
+
 from peers import billing
 from peers.a2a import wire_essay
 from peers.app import PeerApp
@@ -39,3 +41,13 @@ def test_a_huge_frame_is_shown_cut_but_recorded_whole():
     printer.post("https://billing.acme.example/a2a", body, {"Content-Type": "application/json"})
     assert "more characters not shown" in lines[0] and len(lines[0]) < 9000
     assert printer.frames[0].body == body
+
+
+@pytest.mark.parametrize("body, shown", [
+    (b'{"token": "s3cret"}', '{"token": "****"}'),
+    (b'{"a": {"credentials": "x\\"y"}, "token":"t"}', '{"a": {"credentials": "****"}, "token":"****"}'),
+    (b'{"tokens": "keep"}', '{"tokens": "keep"}'),
+])
+def test_a_secret_inside_a_body_is_shown_masked(body, shown):
+    from transports.printer import _text
+    assert _text(body) == shown

@@ -14,6 +14,7 @@ may raise `StopRun`), and each of `listeners` is told of every frame as it is re
 """
 from __future__ import annotations
 
+import re
 import time
 from typing import Callable, NamedTuple
 
@@ -21,6 +22,8 @@ from transports import sse
 from transports.base import HttpResponse, Transport, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
+# The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
+SECRET_FIELDS = re.compile(r'("(?:token|credentials|X-A2A-Notification-Token)"\s*:\s*")(?:[^"\\]|\\.)*"')
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 
 
@@ -137,7 +140,7 @@ class FramePrinter:
 
 
 def _text(body: bytes, *, keep_newlines: bool = False) -> str:
-    text = body.decode("utf-8", errors="backslashreplace").rstrip("\n")
+    text = SECRET_FIELDS.sub(r'\1****"', body.decode("utf-8", errors="backslashreplace").rstrip("\n"))
     if len(text) > MAX_SHOWN:
         text = f"{text[:MAX_SHOWN]} ... ({len(text) - MAX_SHOWN} more characters not shown)"
     return escape(text, keep_newlines=keep_newlines)
