@@ -3,7 +3,8 @@
 A Recorder listens to the Console and to the frame printer, so it keeps, in order: every
 printed line (`"kind": "line"`, with what kind of line it is), every frame (`"kind":
 "frame"`: sequence, time offset, direction, peer, transport, wire format, method,
-JSON-RPC id, HTTP status and headers with secrets masked, the body exactly as sent,
+JSON-RPC id, HTTP status and headers with secrets masked, the body as sent (with the
+values of its `token` and `credentials` fields masked too),
 elapsed milliseconds), and the story's events (`"kind": "registry"` and `"trust"`).
 Replaying prints the lines again, so a saved run reads exactly as it did live, with no
 peers. The diagram is drawn from the same records (diagram.py).
@@ -17,7 +18,7 @@ from peers.a2a import wire_format
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
-from transports.printer import Frame, escape
+from transports.printer import SECRET_FIELDS, Frame, escape
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
@@ -45,7 +46,7 @@ class Recorder:
         self._add({"kind": kind, **data})
 
     def frame(self, frame: Frame) -> None:
-        body = frame.body.decode("utf-8", errors="backslashreplace")
+        body = SECRET_FIELDS.sub(r'\1****"', frame.body.decode("utf-8", errors="backslashreplace"))
         parsed = _json(frame.body)
         origin = parse_url(frame.url).origin  # every URL that crossed a transport parses
         if frame.http_method == "GET":
