@@ -216,3 +216,21 @@ def test_our_webhook_takes_only_pushes_with_its_token():
         assert receiver.forged == 2 and receiver.next_push(1) == b"{}" and receiver.next_push(0.1) is None
     finally:
         receiver.close()
+
+
+def test_our_webhook_closes_itself_if_nobody_waits_on_it_and_a_dripping_push_gives_up():
+    import socket
+    from transports.errors import TransportError
+    from transports.network import HttpTransport
+    from peers.support.webhook import Receiver
+    receiver = Receiver(lifetime=0.3)
+    port = int(receiver.url.split(":")[2].split("/")[0])
+    drip = socket.create_connection(("127.0.0.1", port), timeout=5)
+    drip.sendall(b"POST /a2a-push HTTP/1.1\r\nContent-Length: 10\r\n")  # and never the rest
+    started = time.monotonic()
+    assert drip.recv(100) == b"" and time.monotonic() - started < 4, "the handler gave up on it"
+    drip.close()
+    time.sleep(0.5)
+    with pytest.raises(TransportError):  # its lifetime passed: nothing listens any more
+        HttpTransport(timeout=1).post(receiver.url, b"{}", {"Content-Type": "application/json"})
+    receiver.close()  # closing again is harmless

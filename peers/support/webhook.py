@@ -20,7 +20,9 @@ MAX_BODY, MAX_PUSHES = 64 * 1024, 100
 
 
 class Receiver:
-    def __init__(self) -> None:
+    def __init__(self, lifetime: float = 60.0) -> None:
+        """Listening at once; closed by `close`, or by itself after `lifetime` seconds (if the
+        delegation failed before anyone waited on it, nobody else would close it)."""
         import queue  # here, not at the top: only --push listens, and http.server is heavy to load
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         self.token = os.urandom(16).hex()
@@ -29,6 +31,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = 2.0  # a peer that drips its push gives up its thread after this
             def do_POST(self) -> None:
                 length = self.headers.get("Content-Length", "")
                 size = int(length) if length.isdigit() and len(length) < 9 else MAX_BODY + 1
@@ -50,6 +53,10 @@ class Receiver:
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/a2a-push"
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        self.closed, self.closing_lock = False, threading.Lock()
+        self.closing = threading.Timer(lifetime, self.close)
+        self.closing.daemon = True
+        self.closing.start()
 
     def next_push(self, seconds: float) -> bytes | None:
         import queue
@@ -59,6 +66,11 @@ class Receiver:
             return None
 
     def close(self) -> None:
+        self.closing.cancel()
+        with self.closing_lock:  # once, whether the waiter or the timer comes first
+            if self.closed:
+                return
+            self.closed = True
         self.server.shutdown()
         self.server.server_close()
 
@@ -69,5 +81,5 @@ def webhook_for(agent: Any, card: AgentCard) -> PushConfig | None:
     names it; else None, and the task is asked about instead."""
     if agent.no_wait != "push" or not card.push_notifications or agent.format_of[card.url].NAME == "essay":
         return None
-    agent.receiver = Receiver()
+    agent.receiver = Receiver(lifetime=agent.patience + 5)
     return PushConfig("", "support-agent", agent.receiver.url, agent.receiver.token)
