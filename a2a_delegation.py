@@ -36,7 +36,8 @@ from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.polling import settle
 from peers.support.webhook import webhook_for
 from peers.support.output import Console, Kind
-from peers.support.replies import check_card, read, read_card, read_json, stream_method, task_from_stream
+from peers.support.replies import check_card, read, read_card, read_json
+from peers.support.streams import follow
 from transports import jsonrpc, sse
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError
@@ -166,28 +167,27 @@ class SupportAgent:
                                            context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
         if self.stream and card.streaming and spoken.NAME != "essay":  # the same task, event by event
-            events = self.call(card.url, stream_method(spoken), spoken.send_params(message), spoken.HEADERS)
-            return settle(self, card, read(task_from_stream(spoken), events, "the stream"), self.patience)
+            return follow(self, card, spoken, message)
         params = spoken.send_params(message, bool(self.no_wait), webhook_for(self, card))  # --push: ours
         result = self.call(card.url, spoken.SEND_METHOD, params, spoken.HEADERS)
         return settle(self, card, read(spoken.task_from_result, result, "the result"), self.patience)
 
     def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str],
-             scope: str | None = None) -> Any:
-        """One JSON-RPC request, one response: the envelope Part 12 used for tools."""
+             scope: str | None = None, stream: bool = False) -> Any:
+        """One JSON-RPC request, one response (a stream: one per event, as each arrives)."""
         request_id = next(self.request_ids)
         frame = jsonrpc.encode_request(request_id, method, params)
         headers = {"Content-Type": "application/json", **extra_headers}
         token = token_for(self.credentials, url, scope)  # only ever the one issued for `url`
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        response = self.transport.post(url, frame, headers)
+        response = (self.transport.stream if stream else self.transport.post)(url, frame, headers)
         if response.status != 200:
             sent = "Authorization" in headers
             hint = "" if sent else f"give the support agent a token for {url} with --credentials"
             raise HttpRefusal(response.status, credentials_sent=sent, hint=hint)
-        if sse.is_stream(response.header("Content-Type")):  # a stream: one response per event, read in turn
-            return (jsonrpc.decode_response(event, request_id) for event in sse.decode(response.body))
+        if sse.is_stream(response.header("Content-Type")):
+            return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
         return jsonrpc.decode_response(response.body, request_id)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------

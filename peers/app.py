@@ -39,8 +39,12 @@ def log_to_stderr(line: str) -> None:
 class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
-                 max_body: int = MAX_FRAME_BYTES, allow_private_webhooks: bool = False) -> None:
+                 max_body: int = MAX_FRAME_BYTES, allow_private_webhooks: bool = False,
+                 cut_streams_after: int | None = None) -> None:
         self.peer, self.token, self.max_body = peer, token, max_body
+        # A test double's hook: each streamed send breaks off after this many events, as
+        # when a connection drops (--scenario broken-stream tests a client's resume with it).
+        peer.cut_streams_after = cut_streams_after
         # A step-up token -> the scope it grants: issued to the same caller as `token`, so
         # the tasks it sees are the same ones; it only proves more (peers/pause.py).
         self.step_ups = dict(step_ups or {})

@@ -47,7 +47,10 @@ LESSON_OPTIONS: dict[tuple[str | None, str], dict[str, Any]] = {
     ("slow", "billing-agent"): {"slow": 1.0},  # each refund takes a second
     ("auth", "billing-agent"): {"step_up_above": 1_000.0},  # a large refund needs a step-up
     ("bounce", "billing-agent"): {"disputed": {"ORD-5500": "disputes-agent"}},  # not billing's yet
+    ("broken-stream", "billing-agent"): {"slow": 2.0},  # still working when the stream breaks
 }
+# ... and of the app serving it: here, a connection that drops two events into a stream.
+LESSON_APP_OPTIONS = {("broken-stream", "billing-agent"): {"cut_streams_after": 2}}
 
 
 class Network(NamedTuple):
@@ -68,7 +71,8 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
         step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and scenario == "auth" else {}
         # Webhooks on this machine are allowed: the demo's receivers are the support agent's own.
         apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
-                                      allow_private_webhooks=True)
+                                      allow_private_webhooks=True,
+                                      **LESSON_APP_OPTIONS.get((scenario, name), {}))
         if token:
             credentials[peer.card.url] = token
         for step_up, scope in step_ups.items():  # kept as "ENDPOINT SCOPE" (config.token_for)
@@ -126,7 +130,8 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
         peer = demo.make(base_url, new_task_id=unguessable_task_ids(), clock=utc_now)
         token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
         server.app = PeerApp(peer, card_format, token=token,
-                             allow_private_webhooks=options.allow_private_webhooks)
+                             allow_private_webhooks=options.allow_private_webhooks,
+                             cut_streams_after=options.cut_streams_after)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")

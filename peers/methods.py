@@ -109,7 +109,7 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         events = streaming.stream_message(peer, message, owner=caller.owner, scopes=caller.scopes)
-        return Stream(tuple(wire_format.stream_result(event) for event in events))
+        return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream
 
 

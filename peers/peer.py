@@ -28,7 +28,6 @@ from peers.ledger import WAITING, Effect, Ledger
 from peers.store import TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
-
 MAX_BACKGROUND = 16  # tasks worked on after their answer (returnImmediately) at one time
 
 
@@ -46,6 +45,7 @@ class Peer:
         self.extended_card: AgentCard | None = None  # shown only to authenticated callers
         self.webhooks: Any = None  # peers/push.py Webhooks, made when a caller first registers one
         self.allow_private_webhooks, self.log = False, (lambda line: None)  # the serving app's
+        self.cut_streams_after: int | None = None  # the serving app's test-double hook
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
                      wait: bool = True, started: Callable[[Task], None] | None = None) -> Task:

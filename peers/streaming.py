@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Iterator
 
-from peers.a2a.model import Message
+from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event, StatusUpdate, events_of
 from peers.peer import Peer
 
@@ -19,25 +19,59 @@ SUBSCRIPTION_SECONDS = 30.0
 KEEP_ALIVE_SECONDS = 1.0  # how often a quiet subscription says it is still open
 
 
-def stream_message(peer: Peer, message: Message, *, owner: str = "",
-                   scopes: frozenset[str] = frozenset()) -> list[Event]:
-    """SendStreamingMessage: what send_message does, as the events of this turn (the task
-    as this turn found it, each state it entered, its artifacts)."""
+def stream_message(peer: Peer, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
+                   seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
+    """SendStreamingMessage: what send_message does, told as it happens. The message is
+    taken (or refused, with an error instead of a stream) before this returns; the work
+    then goes on in the background, as returnImmediately's does, while the stream tells
+    of each state it enters and each artifact it makes. Where the work is done at once
+    (a follow-up turn, a duplicate, every background worker busy) the stream is that
+    turn's events. Either way the events are the same, however fast the work was."""
     since = len(peer.store.get(message.task_id, owner).lifecycle) - 1 if message.task_id else 0
-    answer = peer.send_message(message, owner=owner, scopes=scopes)
-    return [answer] if isinstance(answer, Message) else events_of(answer, since)
+    answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False)
+    if isinstance(answer, Message):
+        return iter([answer])
+    events = _told(peer, answer, events_of(answer, since), owner, seconds)
+    return events if peer.cut_streams_after is None else cut(events, peer.cut_streams_after)
+
+
+class StreamCut(Exception):
+    """A streamed send cut on purpose (the test double's cut_streams_after): the server
+    ends the body there without its end, which is what a client sees when a connection
+    drops. The task goes on."""
+
+
+def cut(events: Iterator[Event | None], after: int) -> Iterator[Event | None]:
+    """`events` until `after` of them have gone; whatever would follow (an event, or a
+    keep-alive while the task works on) breaks the stream instead."""
+    try:
+        for event in events:
+            if after == 0:
+                raise StreamCut("the stream was cut here on purpose (cut_streams_after)")
+            after -= event is not None
+            yield event
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
 
 
 def watch(peer: Peer, task_id: str, *, owner: str = "",
           seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
     """SubscribeToTask: the task as it is, then each change as it happens, until it ends
-    or pauses again, or `seconds` pass. While nothing changes, a None each second: the
-    server writes it as an SSE comment, so a subscriber that hung up is noticed (its
-    write fails) and its thread freed within a second or two, not at the deadline."""
+    or pauses again, or `seconds` pass."""
     task = peer.store.get(task_id, owner)
-    yield task
-    if task.state.is_terminal:  # it ended between the subscribe and now: nothing more will come
-        return
+    return _told(peer, task, [task], owner, seconds)
+
+
+def _told(peer: Peer, task: Task, first: list[Event], owner: str, seconds: float) -> Iterator[Event | None]:
+    """`first`, then each change to `task` after it, as the store makes it. While nothing
+    changes, a None each second: the server writes it as an SSE comment, so a subscriber
+    that hung up is noticed (its write fails) and its thread freed within a second or
+    two, not at the deadline."""
+    yield from first
+    if task.state.is_terminal or (isinstance(first[-1], StatusUpdate) and first[-1].final):
+        return  # it ended (or paused) already: nothing more will come on this stream
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         later = peer.store.next_change(task, owner, min(deadline, time.monotonic() + KEEP_ALIVE_SECONDS))

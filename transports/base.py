@@ -1,7 +1,8 @@
 """The transport interface: move one frame, as bytes, to a URL and bring one back.
 
-A transport is deliberately tiny (two methods), like a WSGI server: `get` fetches a
-document such as an Agent Card, `post` carries one JSON-RPC frame. Both return an
+A transport is deliberately tiny, like a WSGI server: `get` fetches a document such as
+an Agent Card, `post` carries one JSON-RPC frame, and `stream` is `post` for a reply that
+comes in parts (Server-Sent Events), handed over as it arrives. Each returns an
 `HttpResponse` even in-process, so a peer app answers with the same statuses (401,
 404, 413 ...) whichever transport carries it. A peer is an app: `app(HttpRequest) ->
 HttpResponse`. A transport that cannot complete an exchange raises
@@ -63,6 +64,10 @@ class Transport(Protocol):
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse: ...
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse: ...
+
+    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+        """`post`; but a 200 reply of Content-Type text/event-stream has as its `body` an
+        iterator of the bytes as they arrive (closing it hangs up), not bytes."""
 
 
 class Url(NamedTuple):

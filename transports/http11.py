@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import socket
 import time
+from typing import Iterator
 
 from transports.base import HttpResponse
 
@@ -112,8 +113,10 @@ def read_fields(reader: Reader, budget: int) -> list[tuple[str, str]]:
     return fields
 
 
-def read_reply(reader: Reader, method: str, max_body: int) -> tuple[HttpResponse, bool]:
-    """The final reply, and whether its connection may be kept [6.3, 9.3]."""
+def read_reply(reader: Reader, method: str, max_body: int, *,
+               lazy: bool = False) -> tuple[HttpResponse, bool]:
+    """The final reply, and whether its connection may be kept [6.3, 9.3]. `lazy`: a chunked
+    body comes back unread, as an iterator of its chunks, each read when asked for (a stream)."""
     for _ in range(MAX_INTERIM + 1):
         line = reader.line(MAX_HEAD, f"the reply's status line is over {MAX_HEAD} bytes")
         match = STATUS_LINE.fullmatch(line)
@@ -144,7 +147,7 @@ def read_reply(reader: Reader, method: str, max_body: int) -> tuple[HttpResponse
     if method == "HEAD" or status in (204, 304):
         body = b""  # a Content-Length here describes what a GET would have returned
     elif codings:
-        body = read_chunked(reader, max_body)
+        body = each_chunk(reader, max_body) if lazy else read_chunked(reader, max_body)
     elif length is not None:
         if len(length) > 18 or int(length) > max_body:  # len first: int() refuses 4,301+ digits
             raise MalformedMessage(f"the reply's Content-Length is over the {max_body}-byte limit")
@@ -160,8 +163,13 @@ def read_reply(reader: Reader, method: str, max_body: int) -> tuple[HttpResponse
 
 
 def read_chunked(reader: Reader, max_body: int) -> bytes:
-    """A chunked body [7.1]: hex size, CRLF, data, CRLF ... then 0, trailers, CRLF."""
-    body = bytearray()
+    return b"".join(each_chunk(reader, max_body))
+
+
+def each_chunk(reader: Reader, max_body: int) -> Iterator[bytes]:
+    """A chunked body [7.1]: hex size, CRLF, data, CRLF ... then 0, trailers, CRLF; each
+    chunk's data given as it is read, within `max_body` bytes in all."""
+    size_so_far = 0
     while True:
         line = reader.line(MAX_CHUNK_LINE, f"a chunk-size line is over {MAX_CHUNK_LINE} bytes")
         match = CHUNK_SIZE.fullmatch(line)
@@ -170,10 +178,11 @@ def read_chunked(reader: Reader, max_body: int) -> bytes:
         size = int(match[1], 16)
         if size == 0:
             break
-        if len(body) + size > max_body:
+        size_so_far += size
+        if size_so_far > max_body:
             raise MalformedMessage(f"the reply is over the {max_body}-byte limit")
-        body += reader.exactly(size)
+        data = reader.exactly(size)
         if reader.exactly(2) != b"\r\n":
             raise MalformedMessage("a chunk of the reply does not end with CRLF")
+        yield data
     read_fields(reader, MAX_HEAD)  # trailers: bounded like headers, then ignored
-    return bytes(body)

@@ -7,12 +7,16 @@ that would cross a socket. It does not copy HTTP's framing or TLS: those live in
 network transport. A deadline it keeps only when given one (`timeout`): then the app
 runs in a worker thread, and a caller that stops waiting does not stop the peer, as
 over a network. Without one, the app runs in the caller's thread, so a debugger can
-step from the support agent into the peer.
+step from the support agent into the peer. `stream` hands over a stream's chunks as the
+app makes them, in the caller's thread (the deadline is checked between chunks); an app
+that fails mid-stream is, to the caller, a connection cut mid-body, as over HTTP.
 """
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Iterator
 
+from transports import sse
 from transports.base import App, HttpRequest, HttpResponse, parse_url, request
 from transports.codec import MAX_FRAME_BYTES
 from transports.errors import TransportError
@@ -31,14 +35,25 @@ class InProcessTransport:
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
         return self._call(request("POST", url, headers, bytes(body)))
 
-    def _call(self, http_request: HttpRequest) -> HttpResponse:
+    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+        """`post`, but a 200 text/event-stream reply comes back as the app makes it: its body
+        an iterator of chunks. Closing the iterator early stops the app's stream."""
+        return self._call(request("POST", url, headers, bytes(body)), stream=True)
+
+    def _call(self, http_request: HttpRequest, stream: bool = False) -> HttpResponse:
         url = parse_url(http_request.url)
         if url is None:
             raise TransportError(f"not an http(s) URL: {http_request.url[:80]!r}")
         app = self.apps.get(url.origin)
         if app is None:
             raise TransportError(f"nothing serves {url.origin} in this process")
-        response = app(http_request) if self.timeout is None else self._within_deadline(app, http_request)
+        if stream:  # in the caller's thread: each chunk is handed over as the app makes it
+            started, response = time.monotonic(), app(http_request)
+            if not isinstance(response.body, bytes) and response.status == 200 and sse.is_stream(
+                    response.header("Content-Type")):
+                return response._replace(body=_arriving(response.body, started, self.timeout))
+        else:
+            response = app(http_request) if self.timeout is None else self._within_deadline(app, http_request)
         return response if isinstance(response.body, bytes) else response._replace(body=_whole(response.body))
 
     def _within_deadline(self, app: App, http_request: HttpRequest) -> HttpResponse:
@@ -61,6 +76,28 @@ class InProcessTransport:
         if isinstance(answer[0], BaseException):
             raise answer[0]
         return answer[0]
+
+
+def _arriving(chunks: Any, started: float, timeout: float | None) -> Iterator[bytes]:
+    """A stream's chunks as the app makes them, bounded in size (and in time, between
+    chunks, when there is a deadline). The app's own failure reads as a cut-off body."""
+    size = 0
+    try:
+        for chunk in chunks:
+            size += len(chunk)
+            if size > MAX_FRAME_BYTES:
+                raise TransportError(f"the reply is over the {MAX_FRAME_BYTES}-byte limit", sent=True)
+            if timeout is not None and time.monotonic() > started + timeout:  # the network's words
+                raise TransportError(f"the reply did not finish within {timeout:g}s", sent=True, timed_out=True)
+            yield bytes(chunk)
+    except TransportError:
+        raise
+    except Exception:  # what an HTTP client of a server whose app failed mid-stream would see
+        raise TransportError("the connection broke before a full reply: the peer closed it", sent=True) from None
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:  # the app's stream ends now (its `finally` runs), not when collected
+            close()
 
 
 def _whole(chunks: Any) -> bytes:

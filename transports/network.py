@@ -1,4 +1,4 @@
-"""The network transport: the same two methods as the in-process shim, over real HTTP/1.1.
+"""The network transport: the same methods as the in-process shim, over real HTTP/1.1.
 
 Essay: "a real network transport ... one step away". Raw sockets, not http.client: a peer
 we do not own may answer anything, and http.client lets one that drips a byte at a time
@@ -9,7 +9,8 @@ tests/test_network_client.py:
   the reply. Each wait gets only the time left, so a dripped reply, endless headers,
   endless `100 Continue`s or an endless body all fail on time.
 - The reply is read strictly by `http11.py` (RFC 9112): status line, bounded head, one
-  framing, lengths in ASCII digits within `max_body`.
+  framing, lengths in ASCII digits within `max_body`. `stream` reads a Server-Sent Events
+  reply chunk by chunk, as it arrives, under the same deadline and the same `max_body`.
 - One kept-alive connection per (scheme, host, port), reused only if the peer has not closed
   it while idle: checked before sending, never by resending after a failure, so a POST is
   never sent twice. Dropped after `Connection: close`, HTTP/1.0, a body ended by close, or
@@ -27,8 +28,9 @@ from __future__ import annotations
 import select
 import socket
 import time
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
+from transports import sse
 from transports.base import HttpResponse, parse_url
 from transports.errors import TransportError
 from transports.codec import MAX_FRAME_BYTES
@@ -61,12 +63,18 @@ class HttpTransport:
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
         return self._exchange("POST", url, body, headers)
 
+    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+        """`post`, but a chunked 200 text/event-stream reply comes back as it arrives: its
+        body an iterator of chunks, each read when asked for, within the same deadline.
+        Closing the iterator early hangs up (the connection is not reused)."""
+        return self._exchange("POST", url, body, headers, lazy=True)
+
     def close(self) -> None:
         for key in list(self._connections):
             self._drop(key)
 
     def _exchange(self, method: str, url: str, body: bytes | None,
-                  headers: dict[str, str]) -> HttpResponse:
+                  headers: dict[str, str], lazy: bool = False) -> HttpResponse:
         deadline = time.monotonic() + self.timeout
         key, head = _request_head(method, url, body, headers)
         sock = self._connect(key, deadline)
@@ -74,22 +82,31 @@ class HttpTransport:
         try:  # from the first byte written on, the request may have arrived: sent=True
             sock.settimeout(left(deadline))
             sock.sendall(head + (body or b""))  # one write: a lone head waits on a delayed ACK
-            response, keep = read_reply(reader, method, self.max_body)
-        except MalformedMessage as exc:  # any reply at all means the request arrived
+            response, keep = read_reply(reader, method, self.max_body, lazy=lazy)
+            if not isinstance(response.body, bytes) and not (
+                    response.status == 200 and sse.is_stream(response.header("Content-Type"))):
+                response = response._replace(body=b"".join(response.body))  # not a stream: all now
+        except (MalformedMessage, OSError) as exc:
             self._drop(key)
-            raise TransportError(str(exc), sent=True) from None
-        except OSError as exc:  # TimeoutError included
-            self._drop(key)
-            if not isinstance(exc, TimeoutError):
-                reason = f"the connection broke before a full reply: {_reason(exc)}"
-            elif reader.received:
-                reason = f"the reply did not finish within {self.timeout:g}s"
-            else:
-                reason = f"no reply within {self.timeout:g}s (read timeout)"
-            raise TransportError(reason, sent=True, timed_out=isinstance(exc, TimeoutError)) from None
+            raise _failure(exc, reader, self.timeout) from None
+        if not isinstance(response.body, bytes):
+            return response._replace(body=self._arriving(key, reader, response.body, keep))
         if not keep or reader.buffer:  # bytes after the reply: its framing is not to be trusted
             self._drop(key)
         return response
+
+    def _arriving(self, key: _Key, reader: Reader, chunks: Iterator[bytes], keep: bool) -> Iterator[bytes]:
+        """A stream's chunks as they are read. Its connection is kept only if it was read to
+        its end, cleanly; a stream given up half-read is hung up."""
+        ended = False
+        try:
+            yield from chunks
+            ended = True
+        except (MalformedMessage, OSError) as exc:
+            raise _failure(exc, reader, self.timeout) from None
+        finally:
+            if not (ended and keep and not reader.buffer):
+                self._drop(key)
 
     def _connect(self, key: _Key, deadline: float) -> socket.socket:
         kept = self._connections.get(key)
@@ -165,6 +182,20 @@ def _open(host: str, port: int, deadline: float) -> socket.socket:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms stalls
         return sock
     raise error
+
+
+def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportError:
+    """Why an exchange failed, once the request may have arrived (any reply at all means
+    it did): sent=True."""
+    if isinstance(exc, MalformedMessage):
+        return TransportError(str(exc), sent=True)
+    if not isinstance(exc, TimeoutError):
+        reason = f"the connection broke before a full reply: {_reason(exc)}"
+    elif reader.received:
+        reason = f"the reply did not finish within {timeout:g}s"
+    else:
+        reason = f"no reply within {timeout:g}s (read timeout)"
+    return TransportError(reason, sent=True, timed_out=isinstance(exc, TimeoutError))
 
 
 def _reason(exc: BaseException) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from transports import sse
 from transports.base import HttpResponse, Transport, parse_url
@@ -94,21 +94,49 @@ class FramePrinter:
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+        return self._send(self.inner.post, url, body, headers)
+
+    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+        """`post`, for a reply that may come as a stream: each event is shown on its own
+        line as it arrives; the whole stream is recorded as one frame when it ends."""
+        return self._send(self.inner.stream, url, body, headers)
+
+    def _send(self, send: Callable[..., HttpResponse], url: str, body: bytes,
+              headers: dict[str, str]) -> HttpResponse:
         sent = self._record("-->", "POST", url, headers, body)
         self._show(f"--> {_text(body)}", sent)
         self.before_send(sent)
-        response = self.inner.post(url, body, headers)
-        got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
+        response = send(url, body, headers)
         if response.status == 200 and sse.is_stream(response.header("Content-Type")):
-            events = sse.decode(response.body)  # each event its own line, as it was its own frame
-            self._show(f"<-- a stream of {len(events)} events, numbered [1], [2] ... by the workbench "
-                       "(the numbers are not part of the protocol)", got)
-            for number, event in enumerate(events, 1):
-                self._show(f"<-- [{number}] {_text(event)}", got)
+            if not isinstance(response.body, bytes):
+                return response._replace(body=self._events(url, response, sent))
+            for _ in self._events(url, response._replace(body=[response.body]), sent):
+                pass  # a stream read whole (post): each event shown at once
             return response
+        got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
         status = "" if response.status == 200 else f"HTTP {response.status} "
         self._show(f"<-- {status}{_text(response.body)}".rstrip(), got)
         return response
+
+    def _events(self, url: str, response: HttpResponse, sent: Frame) -> Iterator[bytes]:
+        # What the lines are shown with until the stream ends and its whole frame is recorded.
+        head = Frame(len(self.frames) + 1, "<--", "POST", url, mask(response.headers), b"", 200,
+                     sent.offset_ms, None)
+        self._show("<-- a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
+                   "workbench (the numbers are not part of the protocol)", head)
+        decoder, received, number = sse.Decoder(), bytearray(), 0
+        try:
+            for chunk in response.body:
+                received += chunk
+                for event in decoder.feed(chunk):
+                    number += 1
+                    self._show(f"<-- [{number}] {_text(event)}", head)
+                yield chunk
+            for event in decoder.end():
+                number += 1
+                self._show(f"<-- [{number}] {_text(event)}", head)
+        finally:  # ended, broken off, or hung up on: the frame is what arrived
+            self._record("<--", "POST", url, response.headers, bytes(received), 200, sent)
 
     def received(self, where: str, body: bytes) -> None:
         """A request a peer made to us (a push to our webhook), shown as the frame it is."""

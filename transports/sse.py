@@ -12,6 +12,7 @@ a body may be; this bounds the count).
 from __future__ import annotations
 
 import re
+from typing import Any, Callable, Iterable, Iterator
 
 MEDIA_TYPE = "text/event-stream"
 KEEP_ALIVE = b": still here\n\n"  # a comment: no event, but a write that fails if nobody reads
@@ -26,22 +27,73 @@ def encode(frames: list[bytes]) -> bytes:
 
 def decode(body: bytes) -> list[bytes]:
     """The data of each event in `body`, in order; an event without data is no event."""
-    events: list[bytes] = []
-    data: list[bytes] = []
-    for line in _LINES.split(body):
-        if not line:  # a blank line ends an event
-            if data:
-                events.append(b"\n".join(data))
-                if len(events) >= MAX_EVENTS:
-                    return events
-            data = []
-        elif line.startswith(b"data"):
-            field, _, value = line.partition(b":")
-            if field == b"data":
-                data.append(value[1:] if value.startswith(b" ") else value)
-    if data:  # the last event, if the stream ended without its blank line
-        events.append(b"\n".join(data))
-    return events
+    decoder = Decoder()
+    return (decoder.feed(body) + decoder.end())[:MAX_EVENTS]
+
+
+class Decoder:
+    """The same parsing, for a body read in chunks as they arrive: `feed` each chunk and
+    get the events it completed; `end` when the body has ended. A line (or a CRLF) may be
+    split across chunks, so an unfinished line is kept until its end arrives."""
+
+    def __init__(self) -> None:
+        self.pending = bytearray()  # the start of a line whose end has not arrived yet
+        self.data: list[bytes] = []  # the data lines of the event being read
+        self.count = 0
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self.pending += chunk  # amortised: a line dripped a byte at a time is not re-copied
+        if b"\n" not in chunk and b"\r" not in chunk:
+            return []
+        # A CR at the very end may be the first half of a CRLF: keep it for the next chunk.
+        held = self.pending.endswith(b"\r")
+        lines = _LINES.split(bytes(self.pending[:-1] if held else self.pending))
+        self.pending = bytearray(lines.pop() + (b"\r" if held else b""))
+        return self._lines(lines)
+
+    def end(self) -> list[bytes]:
+        """What is left once the body ends: the last event, even without its blank line."""
+        lines = _LINES.split(bytes(self.pending))
+        self.pending = bytearray()
+        if not lines[-1]:  # the body ended with a line end: nothing unfinished
+            lines.pop()
+        events = self._lines(lines)
+        if self.data and self.count < MAX_EVENTS:
+            events.append(b"\n".join(self.data))
+        self.data = []
+        return events
+
+    def _lines(self, lines: list[bytes]) -> list[bytes]:
+        events: list[bytes] = []
+        for line in lines:
+            if self.count >= MAX_EVENTS:
+                break
+            if not line:  # a blank line ends an event
+                if self.data:
+                    events.append(b"\n".join(self.data))
+                    self.count += 1
+                self.data = []
+            elif line.startswith(b"data"):
+                field, _, value = line.partition(b":")
+                if field == b"data":
+                    self.data.append(value[1:] if value.startswith(b" ") else value)
+        return events
+
+
+def events(chunks: bytes | Iterable[bytes], decode: Callable[[bytes], Any] = bytes) -> Iterator[Any]:
+    """Each event's data, `decode`d, as soon as the chunks that complete it arrive (or
+    from a whole body). Closing this closes `chunks` too: a reader that stops early hangs
+    up at once."""
+    decoder = Decoder()
+    chunks = [chunks] if isinstance(chunks, bytes) else chunks
+    try:
+        for chunk in chunks:
+            yield from map(decode, decoder.feed(chunk))
+        yield from map(decode, decoder.end())
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
 
 
 def is_stream(content_type: str | None) -> bool:

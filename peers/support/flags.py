@@ -41,9 +41,9 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _port(text: str) -> int:
+def _port(text: str) -> int:  # a port, or any other small count
     if not (text.isascii() and text.isdigit()) or int(text) > 65535:
-        raise _bad(f"{text!r} is not a port number (0-65535)")
+        raise _bad(f"{text!r} is not a whole number from 0 to 65535")
     return int(text)
 
 
@@ -150,6 +150,8 @@ SERVE_FLAGS = (
     Flag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
          "addresses, such as a receiver on this machine (off: a guard against request forgery)",
          options={"action": "store_true"}),
+    Flag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
+         "send off after N events, as a dropped connection would", options={"type": _port, "metavar": "N"}),
 )
 
 

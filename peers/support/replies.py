@@ -9,10 +9,10 @@ naming what was wrong: never with our traceback. The story calls these two only.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from peers.a2a.fields import WireError
-from peers.a2a.model import AgentCard, Task
+from peers.a2a.model import AgentCard
 from peers.a2a.schema import problems
 from peers.support.contracts import CONTRACTS
 from transports.codec import loads_strict
@@ -60,21 +60,7 @@ def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
         raise ProtocolViolation(f"{what} is malformed: {exc}") from None
 
 
-def stream_method(spoken: Any) -> str:
-    """The method that sends a message and streams the task (1.0 SendStreamingMessage,
-    0.3 message/stream)."""
-    return next(name for name, operation in spoken.METHODS.items() if operation == "stream")
-
-
-def task_from_stream(spoken: Any) -> Callable[[Any], Task]:
-    """A reader of a stream's results (one per event, decoded as they are read, so nothing
-    after the event that ends the stream is even looked at) as the task they describe."""
-    def read_events(results: Any) -> Task:
-        from peers.a2a.stream import fold  # only a streamed run needs it
-        if not isinstance(results, Iterator):  # a single JSON answer where a stream was asked for
-            return spoken.task_from_result(results)
-        task = fold(spoken.event_from_result(result) for result in results)
-        if task is None:
-            raise WireError("the stream described no task")
-        return task
-    return read_events
+def method_for(spoken: Any, operation: str) -> str | None:
+    """The wire's name for an operation ("stream": 1.0 SendStreamingMessage, 0.3
+    message/stream), or None where the wire has no such method."""
+    return next((name for name, named in spoken.METHODS.items() if named == operation), None)

@@ -18,6 +18,8 @@ SCENARIOS = {
             "agent sends the next turn with it from its own store (never in the payload)",
     "authority": "the same refund under six handoff envelopes (too small, expired, unknown "
                  "version, bounced, a smuggled token, valid): billing admits only the last",
+    "broken-stream": "billing's stream breaks off after two events; the task goes on: the support "
+                     "agent subscribes to it again (SubscribeToTask) and says what it missed",
     "bounce": "billing refers a disputed refund to our disputes desk, which refers it back; the "
               "handoff's hop limit stops the chain, naming the support agent as the decision's owner",
     "contract": "billing's card publishes the refund's input schema and result variants; three "
@@ -42,7 +44,7 @@ SCENARIOS = {
 }
 # The lessons that need what the essay's tasks/send lacks (a taskId, a contextId, metadata,
 # a card that publishes contracts): they speak 1.0 unless --wire says.
-LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "contract", "evidence", "duplicate",
+LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "broken-stream", "contract", "evidence", "duplicate",
                   "outcomes", "slow", "versions")
 TIMEOUTS = {"slow": 0.25}  # seconds the support agent waits, unless --timeout says
 
