@@ -10,6 +10,7 @@ never meets it. Serve it with `python a2a_delegation.py serve conformance-agent 
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from peers.a2a.errors import ContentTypeNotSupported
@@ -39,7 +40,13 @@ BEHAVIOURS: dict[str, Callable[[], Any]] = {
     "tck-stream-ordering-001": _text_artifact("Ordered output"),
     "tck-stream-artifact-text": _text_artifact("Streamed text content"),
     "tck-stream-artifact-file": lambda: (Part(raw=b"tck", filename="output.txt", media_type="text/plain"),),
+    # One artifact of two parts: streamed a part per event, the second appended, the last chunk.
+    "tck-stream-artifact-chunked": lambda: (Part(text="chunk-1 "), Part(text="chunk-2")),
+    # A long task, for SubscribeToTask: working, a pause (the kit's two streaming timeouts),
+    # then completed, with no artifact.
+    "test-resubscribe-message-id": lambda: time.sleep(RESUBSCRIBE_PAUSE) or (),
 }
+RESUBSCRIBE_PAUSE = 4.0  # seconds
 DIRECT_REPLY, ASKS_INPUT, REJECTS = "tck-message-response", "tck-input-required", "tck-reject-task"
 DEFAULT = _text_artifact("Hello from TCK")  # any other messageId: complete, as the kit's SUT does
 

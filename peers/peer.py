@@ -7,10 +7,9 @@ exists) and ends in an explicit variant: completed with an artifact, failed sayi
 whether a retry is safe, rejected before any effect, or paused for its caller (an
 approval, or a step-up credential: peers/pause.py).
 
-Wire-neutral and transport-neutral: `peers/methods.py` maps each wire's JSON-RPC methods
-onto `send_message`, `get_task`, `cancel_task` and `list_tasks`, and `peers/app.py`
-serves it. Task ids come from a counter by default, so a learner's transcript is
-stable; a served peer passes unguessable ids instead.
+Wire- and transport-neutral: `peers/methods.py` maps each wire's methods onto `send_message`,
+`get_task`, `cancel_task` and `list_tasks`; `peers/app.py` serves it. Task ids come from a
+counter by default, so a learner's transcript is stable; a served peer's are unguessable.
 """
 from __future__ import annotations
 
@@ -29,6 +28,7 @@ from peers.store import TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
 MAX_BACKGROUND = 16  # tasks worked on after their answer (returnImmediately) at one time
+MAX_STREAMS = 32  # streams open at once: half a server's 64 connections, so plain requests get in
 
 
 class Peer:
@@ -44,8 +44,9 @@ class Peer:
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
         self.extended_card: AgentCard | None = None  # shown only to authenticated callers
         self.webhooks: Any = None  # peers/push.py Webhooks, made when a caller first registers one
-        self.allow_private_webhooks, self.log = False, (lambda line: None)  # the serving app's
-        self.cut_streams_after: int | None = None  # the serving app's test-double hook
+        self.streams = threading.BoundedSemaphore(MAX_STREAMS)  # open streams (peers/streaming.py)
+        # What the serving app sets: where pushes may go, its log, its test double's stream cut.
+        self.allow_private_webhooks, self.log, self.cut_streams_after = False, (lambda line: None), None
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
                      wait: bool = True, started: Callable[[Task], None] | None = None) -> Task:
@@ -152,8 +153,8 @@ class Peer:
         else:
             parts = (Part(text=text),) if isinstance(text, str) else tuple(text)  # words, or parts
             artifact = Artifact(f"{task.id}-result", parts)
-            task = self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,),
-                                                  timestamp=self._now()))
+            task = self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,) if parts else (),
+                                                  timestamp=self._now()))  # no parts: no artifact
         if effect is not None and task.state is TaskState.COMPLETED:
             self.ledger.record(effect, Effect(owner, task.id, pending.claim, task.artifacts[0].text))
         elif effect is not None and task.state in PAUSED:  # held for the caller who may release it
@@ -224,8 +225,7 @@ class Peer:
         """A submitted task for `message`, which becomes the first entry of its history."""
         task_id = self.new_task_id()
         context = message.context_id or f"context-{task_id}"
-        history = () if message.message_id is None else \
-            (message._replace(task_id=task_id, context_id=context),)
+        history = () if message.message_id is None else (message._replace(task_id=task_id, context_id=context),)
         return Task(task_id, context_id=context, history=history, timestamp=self._now())
 
     def _skill_for(self, message: Message) -> Skill:

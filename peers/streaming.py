@@ -3,17 +3,20 @@
 Spec: A2A 1.0 sections 3.1.2 and 3.1.6. A streamed send is the same send (peer.py),
 said as the events of that turn (peers/a2a/stream.py); a subscription is a task as it
 is and then each change as it happens, pushed by the task store as it is made, until
-the task ends or pauses again. A subscription holds a connection, so it is bounded in
-time: after `seconds` the stream closes and the client subscribes again.
+the task ends or pauses again. A stream holds a connection, so it is bounded in time
+(after `seconds` it closes and the client subscribes again) and in number: at most
+MAX_STREAMS open at once per peer, so streams cannot take every connection a server has.
 """
 from __future__ import annotations
 
+import threading
 import time
 from typing import Iterator
 
 from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event, StatusUpdate, events_of
-from peers.peer import Peer
+from peers.peer import MAX_STREAMS, Peer
+from transports.jsonrpc import JsonRpcError
 
 SUBSCRIPTION_SECONDS = 30.0
 KEEP_ALIVE_SECONDS = 1.0  # how often a quiet subscription says it is still open
@@ -28,11 +31,63 @@ def stream_message(peer: Peer, message: Message, *, owner: str = "", scopes: fro
     (a follow-up turn, a duplicate, every background worker busy) the stream is that
     turn's events. Either way the events are the same, however fast the work was."""
     since = len(peer.store.get(message.task_id, owner).lifecycle) - 1 if message.task_id else 0
-    answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False)
+    slot = _open_slot(peer)  # before the work: a refused stream has done nothing
+    try:
+        answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False)
+    except BaseException:
+        slot.close()
+        raise
     if isinstance(answer, Message):
-        return iter([answer])
+        return slot.holding(iter([answer]))
     events = _told(peer, answer, events_of(answer, since), owner, seconds)
-    return events if peer.cut_streams_after is None else cut(events, peer.cut_streams_after)
+    return slot.holding(events if peer.cut_streams_after is None else cut(events, peer.cut_streams_after))
+
+
+class TooManyStreams(JsonRpcError):
+    """Every stream slot is in use. Refused before any work, so a retry is safe; a task
+    can be asked about (GetTask) meanwhile."""
+
+    title = "Too many open streams"
+
+
+class _Slot:
+    """One of the peer's MAX_STREAMS stream slots, given back exactly once however its
+    stream ends: read to the end, closed, or dropped without ever being read (a client
+    that left before the first byte)."""
+
+    def __init__(self, slots: threading.BoundedSemaphore) -> None:
+        self.slots, self.events = slots, iter(())
+
+    def holding(self, events: Iterator[Event | None]) -> "_Slot":
+        self.events = events
+        return self
+
+    def __iter__(self) -> "_Slot":
+        return self
+
+    def __next__(self) -> Event | None:
+        try:
+            return next(self.events)
+        except BaseException:  # StopIteration included: the stream is over
+            self.close()
+            raise
+
+    def close(self) -> None:
+        slots, self.slots = self.slots, None
+        if slots is not None:
+            slots.release()
+            close = getattr(self.events, "close", None)
+            if close is not None:
+                close()
+
+    __del__ = close
+
+
+def _open_slot(peer: Peer) -> _Slot:
+    if not peer.streams.acquire(blocking=False):
+        raise TooManyStreams(f"{MAX_STREAMS} streams are open on this agent; try again shortly, or "
+                             "ask about the task with GetTask (nothing was done)")
+    return _Slot(peer.streams)
 
 
 class StreamCut(Exception):
@@ -61,7 +116,7 @@ def watch(peer: Peer, task_id: str, *, owner: str = "",
     """SubscribeToTask: the task as it is, then each change as it happens, until it ends
     or pauses again, or `seconds` pass."""
     task = peer.store.get(task_id, owner)
-    return _told(peer, task, [task], owner, seconds)
+    return _open_slot(peer).holding(_told(peer, task, [task], owner, seconds))
 
 
 def _told(peer: Peer, task: Task, first: list[Event], owner: str, seconds: float) -> Iterator[Event | None]:

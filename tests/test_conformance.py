@@ -9,7 +9,11 @@ import pytest
 from peers import billing
 from peers.a2a import wire_v10
 from peers.a2a.model import instant
+from peers import conformance
+from peers.a2a.stream import fold
 from peers.app import PeerApp
+from peers.conformance import conformance_agent
+from transports import sse
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A2A-Version": "1.0"}
@@ -136,6 +140,41 @@ def test_the_conformance_peer_asks_for_input_then_the_next_turn_decides_and_it_c
     assert done["artifacts"][0]["parts"] == [{"text": "Generated text content"}]
     other = tck_send(call, "tck-input-required-2")["result"]["task"]
     assert call("CancelTask", {"id": other["id"]})["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+
+
+def tck_stream(method, params, transport):
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    response = transport.stream("https://conformance.example/a2a", frame,
+                                {"Content-Type": "application/json", "A2A-Version": "1.0"})
+    return [json.loads(data)["result"] for data in sse.events(response.body)]
+
+
+def test_the_chunked_scenario_streams_one_artifact_in_two_chunks_that_fold_back_into_one():
+    transport = InProcessTransport({"https://conformance.example": PeerApp(conformance_agent(), wire_v10)})
+    results = tck_stream("SendStreamingMessage", {"message": {
+        "messageId": "tck-stream-artifact-chunked-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}, transport)
+    assert [list(result) for result in results] == [["task"], ["statusUpdate"], ["artifactUpdate"],
+                                                    ["artifactUpdate"], ["statusUpdate"]]
+    first, second = results[2]["artifactUpdate"], results[3]["artifactUpdate"]
+    assert first["artifact"]["parts"] == [{"text": "chunk-1 "}] and "append" not in first
+    assert second["artifact"]["parts"] == [{"text": "chunk-2"}] and second["append"] and second["lastChunk"]
+    assert first["artifact"]["artifactId"] == second["artifact"]["artifactId"]
+    task = fold(wire_v10.event_from_result(result) for result in results)
+    assert [part.text for part in task.artifacts[0].parts] == ["chunk-1 ", "chunk-2"]
+
+
+def test_the_resubscribe_scenario_works_then_pauses_and_a_subscriber_sees_it_complete(monkeypatch):
+    monkeypatch.setattr(conformance, "RESUBSCRIBE_PAUSE", 0.5)  # the kit's SUT waits 4 s
+    transport = InProcessTransport({"https://conformance.example": PeerApp(conformance_agent(), wire_v10)})
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "test-resubscribe-message-id-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+        "configuration": {"returnImmediately": True}}}).encode()
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+    task = json.loads(transport.post("https://conformance.example/a2a", frame, headers).body)["result"]["task"]
+    watched = tck_stream("SubscribeToTask", {"id": task["id"]}, transport)  # while it works
+    assert watched[0]["task"]["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
+    assert watched[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert not any("artifactUpdate" in result for result in watched), "it completes with no artifact"
 
 
 def test_the_conformance_peer_rejects_and_refuses_files_and_takes_a_reused_message_id_as_new():

@@ -202,3 +202,36 @@ def test_serve_cut_streams_after_breaks_each_streamed_send_for_a_clients_resume_
         process.terminate()
         process.communicate(timeout=10)
     assert process.returncode == 0
+
+
+# -- streams are bounded in number -----------------------------------------------------------
+
+def test_streams_beyond_the_peers_slots_are_refused_before_any_work_and_a_slot_comes_back_when_one_ends():
+    peer = billing.billing_agent()
+    peer.streams = threading.BoundedSemaphore(1)  # one slot, so the limit is reached at once
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10)})
+    url = f"{billing.BASE_URL}/a2a"
+
+    def frame(method, params, request_id=1):
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+    paused = json.loads(transport.post(url, STREAM_FRAME.replace(b"SendStreamingMessage", b"SendMessage").replace(
+        b'"amount": 5', b'"amount": 6000').replace(b"m-1", b"m-0").replace(b"ORD-7", b"ORD-70"), HEADERS).body)["result"]["task"]  # waits for a person
+    held = transport.stream(url, frame("SubscribeToTask", {"id": paused["id"]}), HEADERS).body
+    assert b'"task"' in next(held)  # open, and holding the only slot
+    refused = transport.stream(url, frame("SubscribeToTask", {"id": paused["id"]}, 2), HEADERS)
+    error = json.loads(refused.body)["error"]
+    assert error["code"] == -32603 and "nothing was done" in error["message"]
+    tasks = len(peer.store.tasks)
+    send = json.loads(transport.stream(url, STREAM_FRAME, HEADERS).body)
+    assert send["error"]["code"] == -32603 and len(peer.store.tasks) == tasks, "refused before any task"
+    held.close()
+    assert len(sse.decode(b"".join(transport.stream(url, STREAM_FRAME, HEADERS).body))) == 4
+
+
+def test_a_stream_dropped_before_it_was_ever_read_gives_its_slot_back():
+    from peers import streaming
+    peer = billing.billing_agent()
+    peer.streams = threading.BoundedSemaphore(1)
+    events = streaming.stream_message(peer, wire_v10.message_from_params(json.loads(STREAM_FRAME)["params"]))
+    del events  # a client that left before the first byte: the generator never started
+    assert peer.streams.acquire(blocking=False), "the slot came back"

@@ -51,11 +51,22 @@ def events_of(task: Task, since: int = 0) -> list[Event]:
     for number, state in enumerate(later, 1):
         last = number == len(later)
         if last and state is TaskState.COMPLETED:
-            events += [ArtifactUpdate(task.id, task.context_id, artifact) for artifact in task.artifacts]
+            events += [chunk for artifact in task.artifacts for chunk in chunks(task, artifact)]
         events.append(StatusUpdate(task.id, task.context_id, state,
                                    task.status_message if last else None, task.status_data if last else None,
                                    task.timestamp if last else None, last and ends(state)))
     return events
+
+
+def chunks(task: Task, artifact: Artifact) -> list[ArtifactUpdate]:
+    """An artifact's events: a one-part artifact whole, in one; one of several parts, a part
+    per event, as an agent making it piece by piece sends it (the first starts it, each
+    later one is appended to it, and the last says it is the last chunk)."""
+    if len(artifact.parts) <= 1:
+        return [ArtifactUpdate(task.id, task.context_id, artifact)]
+    last = len(artifact.parts) - 1
+    return [ArtifactUpdate(task.id, task.context_id, artifact._replace(parts=(part,)), append=number > 0,
+                           last_chunk=number == last) for number, part in enumerate(artifact.parts)]
 
 
 def appended(artifacts: tuple[Artifact, ...], update: ArtifactUpdate) -> tuple[Artifact, ...]:
