@@ -235,3 +235,80 @@ def test_a_stream_dropped_before_it_was_ever_read_gives_its_slot_back():
     events = streaming.stream_message(peer, wire_v10.message_from_params(json.loads(STREAM_FRAME)["params"]))
     del events  # a client that left before the first byte: the generator never started
     assert peer.streams.acquire(blocking=False), "the slot came back"
+
+
+# -- found by a hostile tester (each a regression test) --------------------------------------
+
+def test_a_request_while_a_stream_is_open_gets_its_own_connection_and_the_stream_goes_on():
+    seen = []
+    gate = threading.Event()
+
+    def app(request):
+        frame = json.loads(request.body)
+        seen.append(frame["method"])
+        if frame["method"] == "stream":
+            def body():
+                yield b'data: {"first": 1}\n\n'
+                gate.wait(5)
+                yield b'data: {"second": 2}\n\n'
+            return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE}, body())
+        gate.set()
+        return HttpResponse(200, {"Content-Type": "application/json"}, b'{"ok": true}')
+    with serving(app) as server:
+        transport = HttpTransport(timeout=5)
+        url = f"{server.base_url}/a2a"
+        events = sse.events(transport.stream(url, b'{"method": "stream"}', {"Content-Type": "application/json"}).body)
+        assert next(events) == b'{"first": 1}'
+        assert transport.post(url, b'{"method": "GetTask"}', {"Content-Type": "application/json"}).body == b'{"ok": true}'
+        assert list(events) == [b'{"second": 2}'] and seen == ["stream", "GetTask"]
+        transport.close()
+
+
+@pytest.mark.parametrize("carrier", ["inprocess", "http"])
+def test_a_stream_closed_before_its_first_read_hangs_up_and_is_recorded(carrier):
+    made = []
+
+    def app(request):
+        def body():
+            yield event(WORKING)
+            yield event(DONE)
+        made.append(body())
+        return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE}, made[-1])
+    if carrier == "http":
+        with serving(app) as server:
+            inner = HttpTransport(timeout=5)
+            printer = FramePrinter(inner)
+            printer.stream(f"{server.base_url}/a2a", STREAM_FRAME, HEADERS).body.close()
+            assert inner._connections == {}, "hung up, not kept for the next request"
+            assert json.loads(inner.post(f"{server.base_url}/a2a", STREAM_FRAME, HEADERS).body.split(b"data: ")[1])
+    else:
+        printer = FramePrinter(InProcessTransport({"https://peer.example": app}))
+        printer.stream("https://peer.example/a2a", STREAM_FRAME, HEADERS).body.close()
+        assert made[0].gi_frame is None, "the app's stream was closed at once"
+    assert [frame.direction for frame in printer.frames][:2] == ["-->", "<--"], "the reply is recorded"
+
+
+@pytest.mark.parametrize("carrier", ["inprocess", "http"])
+def test_verbose_shows_a_streams_details_line(carrier):
+    done = cli("--wire", "1.0", "--stream", "--verbose", *(["--transport", "http"] if carrier == "http" else []))
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "[<-- HTTP 200," in done.stdout
+
+
+def test_a_stream_that_is_one_finished_task_ends_there_whatever_follows():
+    finished = {"task": {"id": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"},
+                         "artifacts": [{"artifactId": "a", "parts": [{"text": "done"}]}]}}
+
+    def app(request):
+        if request.method == "GET":
+            return HttpResponse(200, {"Content-Type": "application/json"}, CARD_JSON)
+        return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE}, iter([event(finished), b"data: not json\n\n"]))
+    agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, stream=True)
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-1", "amount": 5})
+    assert outcome.error is None and outcome.result == "done"
+
+
+def test_an_event_ended_by_lone_crs_is_given_at_once():
+    assert sse.Decoder().feed(b"data: a\r\r") == [b"a"]
+    decoder = sse.Decoder()
+    assert decoder.feed(b"data: b\r") == [] and decoder.feed(b"\n\r\n") == [b"b"]  # a CRLF split in two

@@ -12,7 +12,7 @@ envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printe
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Protocol
+from typing import Any, Callable, Iterable, NamedTuple, Protocol
 
 
 class HttpRequest(NamedTuple):
@@ -48,6 +48,45 @@ class HttpResponse(NamedTuple):
 def header(headers: dict[str, str], name: str) -> str | None:
     wanted = name.lower()
     return next((value for key, value in headers.items() if key.lower() == wanted), None)
+
+
+class Body:
+    """A body read as it arrives: an iterator of its chunks whose `finish(completed)` runs
+    exactly once, however reading stops: at the end (True); broken off by an error, or
+    closed early (False), even closed or dropped before the first read, when a
+    generator's own `finally` would never run. Closing it closes `chunks` first."""
+
+    def __init__(self, chunks: Iterable[Any], finish: Callable[[bool], None]) -> None:
+        self._finish: Callable[[bool], None] | None = finish
+        self.chunks = iter(chunks)
+
+    def __iter__(self) -> "Body":
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self.chunks)
+        except StopIteration:
+            self.end(True)
+            raise
+        except BaseException:
+            self.end(False)
+            raise
+
+    def close(self) -> None:
+        self.end(False)
+
+    def end(self, completed: bool) -> None:
+        finish, self._finish = self._finish, None
+        if finish is not None:
+            try:
+                close = getattr(self.chunks, "close", None)
+                if close is not None:
+                    close()
+            finally:
+                finish(completed)
+
+    __del__ = close
 
 
 class App(Protocol):

@@ -17,7 +17,7 @@ import time
 from typing import Any, Iterator
 
 from transports import sse
-from transports.base import App, HttpRequest, HttpResponse, parse_url, request
+from transports.base import App, Body, HttpRequest, HttpResponse, parse_url, request
 from transports.codec import MAX_FRAME_BYTES
 from transports.errors import TransportError
 
@@ -78,26 +78,32 @@ class InProcessTransport:
         return answer[0]
 
 
-def _arriving(chunks: Any, started: float, timeout: float | None) -> Iterator[bytes]:
+def _arriving(chunks: Any, started: float, timeout: float | None) -> Body:
     """A stream's chunks as the app makes them, bounded in size (and in time, between
-    chunks, when there is a deadline). The app's own failure reads as a cut-off body."""
-    size = 0
-    try:
-        for chunk in chunks:
-            size += len(chunk)
-            if size > MAX_FRAME_BYTES:
-                raise TransportError(f"the reply is over the {MAX_FRAME_BYTES}-byte limit", sent=True)
-            if timeout is not None and time.monotonic() > started + timeout:  # the network's words
-                raise TransportError(f"the reply did not finish within {timeout:g}s", sent=True, timed_out=True)
-            yield bytes(chunk)
-    except TransportError:
-        raise
-    except Exception:  # what an HTTP client of a server whose app failed mid-stream would see
-        raise TransportError("the connection broke before a full reply: the peer closed it", sent=True) from None
-    finally:
+    chunks, when there is a deadline). The app's own failure reads as a cut-off body.
+    However reading stops, the app's stream is closed then (its `finally` runs now)."""
+    def read() -> Iterator[bytes]:
+        size = 0
+        try:
+            for chunk in chunks:
+                size += len(chunk)
+                if size > MAX_FRAME_BYTES:
+                    raise TransportError(f"the reply is over the {MAX_FRAME_BYTES}-byte limit", sent=True)
+                if timeout is not None and time.monotonic() > started + timeout:  # the network's words
+                    raise TransportError(f"the reply did not finish within {timeout:g}s", sent=True,
+                                         timed_out=True)
+                yield bytes(chunk)
+        except TransportError:
+            raise
+        except Exception:  # what an HTTP client of a server whose app failed mid-stream would see
+            raise TransportError("the connection broke before a full reply: the peer closed it",
+                                 sent=True) from None
+
+    def closed(completed: bool) -> None:
         close = getattr(chunks, "close", None)
-        if close is not None:  # the app's stream ends now (its `finally` runs), not when collected
+        if close is not None:
             close()
+    return Body(read(), closed)
 
 
 def _whole(chunks: Any) -> bytes:

@@ -28,10 +28,11 @@ from __future__ import annotations
 import select
 import socket
 import time
+from functools import partial
 from typing import Any, Iterator, NamedTuple
 
 from transports import sse
-from transports.base import HttpResponse, parse_url
+from transports.base import Body, HttpResponse, parse_url
 from transports.errors import TransportError
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
@@ -89,24 +90,29 @@ class HttpTransport:
         except (MalformedMessage, OSError) as exc:
             self._drop(key)
             raise _failure(exc, reader, self.timeout) from None
-        if not isinstance(response.body, bytes):
-            return response._replace(body=self._arriving(key, reader, response.body, keep))
+        if not isinstance(response.body, bytes):  # a stream: its connection is its own until it ends
+            self._connections.pop(key, None)
+            return response._replace(body=Body(self._arriving(reader, response.body),
+                                               partial(self._ended, key, sock, reader, keep)))
         if not keep or reader.buffer:  # bytes after the reply: its framing is not to be trusted
             self._drop(key)
         return response
 
-    def _arriving(self, key: _Key, reader: Reader, chunks: Iterator[bytes], keep: bool) -> Iterator[bytes]:
-        """A stream's chunks as they are read. Its connection is kept only if it was read to
-        its end, cleanly; a stream given up half-read is hung up."""
-        ended = False
+    def _arriving(self, reader: Reader, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """A stream's chunks as they are read; a failure is a TransportError, as ever."""
         try:
             yield from chunks
-            ended = True
         except (MalformedMessage, OSError) as exc:
             raise _failure(exc, reader, self.timeout) from None
-        finally:
-            if not (ended and keep and not reader.buffer):
-                self._drop(key)
+
+    def _ended(self, key: _Key, sock: socket.socket, reader: Reader, keep: bool, completed: bool) -> None:
+        """A stream's connection, once the stream is over: kept only if it was read to its
+        end, cleanly (and no other connection to that peer was kept meanwhile); a stream
+        given up half-read is hung up."""
+        if completed and keep and not reader.buffer and key not in self._connections:
+            self._connections[key] = sock
+        else:
+            sock.close()
 
     def _connect(self, key: _Key, deadline: float) -> socket.socket:
         kept = self._connections.get(key)

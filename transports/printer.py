@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 import time
+from itertools import count
 from typing import Callable, Iterator, NamedTuple
 
 from transports import sse
-from transports.base import HttpResponse, Transport, parse_url
+from transports.base import Body, HttpResponse, Transport, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
 # The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
@@ -118,25 +119,30 @@ class FramePrinter:
         self._show(f"<-- {status}{_text(response.body)}".rstrip(), got)
         return response
 
-    def _events(self, url: str, response: HttpResponse, sent: Frame) -> Iterator[bytes]:
+    def _events(self, url: str, response: HttpResponse, sent: Frame) -> Body:
         # What the lines are shown with until the stream ends and its whole frame is recorded.
-        head = Frame(len(self.frames) + 1, "<--", "POST", url, mask(response.headers), b"", 200,
-                     sent.offset_ms, None)
+        now = (time.perf_counter() - self._start) * 1000
+        head = Frame(len(self.frames) + 1, "<--", "POST", url, mask(response.headers), b"", 200, now,
+                     now - sent.offset_ms)
         self._show("<-- a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
                    "workbench (the numbers are not part of the protocol)", head)
-        decoder, received, number = sse.Decoder(), bytearray(), 0
-        try:
+        decoder, received, numbers = sse.Decoder(), bytearray(), count(1)
+
+        def arriving() -> Iterator[bytes]:
             for chunk in response.body:
-                received += chunk
+                received.extend(chunk)
                 for event in decoder.feed(chunk):
-                    number += 1
-                    self._show(f"<-- [{number}] {_text(event)}", head)
+                    self._show(f"<-- [{next(numbers)}] {_text(event)}", head)
                 yield chunk
             for event in decoder.end():
-                number += 1
-                self._show(f"<-- [{number}] {_text(event)}", head)
-        finally:  # ended, broken off, or hung up on: the frame is what arrived
+                self._show(f"<-- [{next(numbers)}] {_text(event)}", head)
+
+        def recorded(completed: bool) -> None:  # ended, broken off, or hung up on: what arrived
+            close = getattr(response.body, "close", None)
+            if close is not None:
+                close()
             self._record("<--", "POST", url, response.headers, bytes(received), 200, sent)
+        return Body(arriving(), recorded)
 
     def received(self, where: str, body: bytes) -> None:
         """A request a peer made to us (a push to our webhook), shown as the frame it is."""

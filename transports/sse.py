@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Iterator
 
+from transports.base import Body
+
 MEDIA_TYPE = "text/event-stream"
 KEEP_ALIVE = b": still here\n\n"  # a comment: no event, but a write that fails if nobody reads
 MAX_EVENTS = 10_000
@@ -38,17 +40,20 @@ class Decoder:
 
     def __init__(self) -> None:
         self.pending = bytearray()  # the start of a line whose end has not arrived yet
+        self.after_cr = False  # the last chunk ended with CR
         self.data: list[bytes] = []  # the data lines of the event being read
         self.count = 0
 
     def feed(self, chunk: bytes) -> list[bytes]:
+        if self.after_cr and chunk.startswith(b"\n"):  # the LF of a CRLF split across chunks
+            chunk = chunk[1:]
+        if chunk:
+            self.after_cr = chunk.endswith(b"\r")  # a CR ends its line now; an LF after it is skipped
         self.pending += chunk  # amortised: a line dripped a byte at a time is not re-copied
         if b"\n" not in chunk and b"\r" not in chunk:
             return []
-        # A CR at the very end may be the first half of a CRLF: keep it for the next chunk.
-        held = self.pending.endswith(b"\r")
-        lines = _LINES.split(bytes(self.pending[:-1] if held else self.pending))
-        self.pending = bytearray(lines.pop() + (b"\r" if held else b""))
+        lines = _LINES.split(bytes(self.pending))
+        self.pending = bytearray(lines.pop())
         return self._lines(lines)
 
     def end(self) -> list[bytes]:
@@ -80,20 +85,24 @@ class Decoder:
         return events
 
 
-def events(chunks: bytes | Iterable[bytes], decode: Callable[[bytes], Any] = bytes) -> Iterator[Any]:
+def events(chunks: bytes | Iterable[bytes], decode: Callable[[bytes], Any] = bytes) -> Body:
     """Each event's data, `decode`d, as soon as the chunks that complete it arrive (or
-    from a whole body). Closing this closes `chunks` too: a reader that stops early hangs
-    up at once."""
-    decoder = Decoder()
+    from a whole body). Closing this closes `chunks` too, even before the first read: a
+    reader that stops early hangs up at once."""
     chunks = [chunks] if isinstance(chunks, bytes) else chunks
-    try:
+    decoder = Decoder()
+
+    def read() -> Iterator[Any]:
         for chunk in chunks:
             yield from map(decode, decoder.feed(chunk))
         yield from map(decode, decoder.end())
-    finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()
+    return Body(read(), lambda completed: _close(chunks))
+
+
+def _close(chunks: Any) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
 
 
 def is_stream(content_type: str | None) -> bool:

@@ -92,6 +92,8 @@ def fold(events: Iterable[Event]) -> Task | None:
     for event in events:
         if isinstance(event, Task) and task is None:
             task = event
+            if task.state.is_terminal:  # a stream may be just the task, finished: nothing follows
+                break
         elif isinstance(event, Message) and task is None:
             text = "".join(part.describe() for part in event.parts)
             return Task(event.message_id or "reply", (TaskState.COMPLETED,), status_message=text,
