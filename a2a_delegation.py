@@ -11,14 +11,13 @@ the essay quotes. Read this file top to bottom; it is the essay's story in order
   5. refuse                 no frame goes to an unvetted peer (essay: Discovery is not trust)
   6. MCP vertical, A2A horizontal                              (essay: the closing comparison)
 
-then `run()`, which tells the story over any transport, and `main()`, which builds the
-transport: FramePrinter(InProcessTransport(the demo peers)). With --request a model
-chooses the delegation instead (peers/support/planner.py), through the same trust gate.
-Every `-->` / `<--` line is printed by transports/printer.py from the bytes that really
-crossed the transport; nothing here prints a frame. The peers (peers/) are reached only
-through the transport, as if another team owned them: this file imports none of them
-(main() starts the demo network that plays them). What both sides share, the A2A
-protocol, is in peers/a2a/; the support agent's own modules are in peers/support/.
+then `run()`, which tells the story over any transport, and `main()`, which builds
+FramePrinter(InProcessTransport(the demo peers)). With --request a model chooses the
+delegation instead (peers/support/planner.py), through the same trust gate. Every `-->`
+/ `<--` line is printed by transports/printer.py from the bytes that really crossed;
+nothing here prints a frame. The peers (peers/) are reached only through the transport,
+as if another team owned them: this file imports none (main() starts the demo network
+that plays them). The protocol both share is in peers/a2a/; our own side, peers/support/.
 """
 from __future__ import annotations
 
@@ -110,8 +109,7 @@ class SupportAgent:
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
-        # --stream: a task streamed, event by event, where the card offers it; --no-wait ("poll")
-        # or --push ("push"): the task answered at once, then followed for `patience` seconds
+        # --stream (event by event), --no-wait ("poll"), --push ("push"): how a task is followed
         self.stream, self.no_wait, self.patience = stream, no_wait, patience
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
@@ -136,18 +134,20 @@ class SupportAgent:
         """Essay: Discovery is not trust. Runs before any frame is sent to the peer.
 
         A peer is trusted only if the allowlist names it *and* the endpoint its frames
-        would go to, so a card that copies billing's name onto another host is refused.
+        would go to (and, where it pins a key, the card is signed by that key), so a card
+        that copies billing's name onto another host is refused.
         """
         name = repr(card.name)
         vetted_at = [entry.endpoint for entry in self.allowlist if entry.name == card.name]
-        if card.url in vetted_at:
+        unproven = next(filter(None, (entry.unproven(card) for entry in self.allowlist)), None)
+        if card.url in vetted_at and not unproven:
             verdict, line = Verdict.TRUSTED, f"[trust] {name} is allowlisted -> delegating"
         elif card.name in self.allow_untrusted:
             verdict, line = Verdict.UNTRUSTED, (
                 f"[trust] {name} is NOT on the allowlist -> delegating anyway "
                 "(--allow-untrusted); its output will be tagged UNTRUSTED")
-        elif vetted_at:
-            verdict, line = Verdict.REFUSED, (
+        elif vetted_at:  # elsewhere; or here, but its card is not signed by the key pinned here
+            verdict, line = Verdict.REFUSED, f"[trust] {name} {unproven} -> delegation REFUSED" if unproven else (
                 f"[trust] {name} is allowlisted only at {', '.join(vetted_at)}, but its card "
                 f"sends frames to {escape(card.url)} -> delegation REFUSED")
         else:

@@ -15,8 +15,9 @@ import hmac
 import json
 import sys
 import time
-from typing import Callable
+from typing import Any, Callable
 
+from peers.a2a import card_signature
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.wire_format import WireFormat
 from peers.methods import Caller, MethodTable
@@ -40,7 +41,7 @@ class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
                  max_body: int = MAX_FRAME_BYTES, allow_private_webhooks: bool = False,
-                 cut_streams_after: int | None = None) -> None:
+                 cut_streams_after: int | None = None, signing_key: Any = None) -> None:
         self.peer, self.token, self.max_body = peer, token, max_body
         # A test double's hook: each streamed send breaks off after this many events, as
         # when a connection drops (--scenario broken-stream tests a client's resume with it).
@@ -55,7 +56,10 @@ class PeerApp:
         peer.allow_private_webhooks, peer.log = allow_private_webhooks, self._log
         self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
-        self.card_body = json.dumps(card_format.card_to_wire(peer.card), indent=2).encode() + b"\n"
+        document = card_format.card_to_wire(peer.card)
+        if signing_key is not None:  # an rs256.PrivateKey: the card is served signed (1.0 section 8.4)
+            document = card_signature.sign(document, signing_key)
+        self.card_body = json.dumps(document, indent=2).encode() + b"\n"
         # Spec 8.6: a card SHOULD say how long it may be cached, and carry an ETag, so a
         # client can ask "changed?" (If-None-Match) and get 304 and no body if not.
         # Last-Modified: the card is what it was when this app began serving it.

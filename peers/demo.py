@@ -117,6 +117,9 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     from transports.server import PeerServer
     name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
     demo = SERVABLE[name]
+    key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
+    if key == 2:
+        return 2
 
     def log(line: str) -> None:  # one log for the server and the app
         log_to_stderr(f"[{name}] {line}")
@@ -131,7 +134,7 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
         token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
         server.app = PeerApp(peer, card_format, token=token,
                              allow_private_webhooks=options.allow_private_webhooks,
-                             cut_streams_after=options.cut_streams_after)
+                             cut_streams_after=options.cut_streams_after, signing_key=key)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
@@ -148,6 +151,22 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     finally:
         server.server_close()
     return 0
+
+
+def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:
+    """--signing-key FILE: the private key the card is signed with, or 2 (said through `fail`)."""
+    from peers.a2a import rs256
+    if card_format.NAME == "essay":
+        fail("--signing-key: the essay's card has no signatures; serve it with --wire 1.0 or --wire 0.3")
+        return 2
+    try:
+        with open(path, encoding="ascii") as file:
+            return rs256.private_from_pem(file.read(64 * 1024))
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"--signing-key {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
+    except rs256.BadKey as exc:
+        fail(f"--signing-key {path}: {exc}")
+    return 2
 
 
 def new_token() -> str:

@@ -192,6 +192,7 @@ class AgentCard(NamedTuple):
     extended_card: bool = False  # a fuller card for authenticated callers (GetExtendedAgentCard)
     push_notifications: bool = False  # it tells a caller's webhook of each change (peers/push.py)
     required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
+    signed: Any = None  # as fetched: what its signatures cover, and them (card_signature.py)
 
     @property
     def extensions(self) -> tuple[str, ...]:

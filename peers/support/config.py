@@ -29,6 +29,16 @@ class ConfigError(Exception):
 class AllowEntry(NamedTuple):
     name: str  # the name on the peer's card
     endpoint: str  # the URL frames to that peer go to, as vetted
+    public_key: Any = None  # rs256.PublicKey pinned for it ("publicKey", a JWK): its card must be signed by it
+
+    def unproven(self, card: Any) -> str | None:
+        """Why `card` is not shown to come from the peer vetted here: signed by the key this
+        entry pins (A2A 1.0 signed cards). None if it is, or if this entry pins no key or
+        is not about this card."""
+        if self.public_key is None or (card.name, card.url) != (self.name, self.endpoint):
+            return None
+        from peers.a2a.card_signature import unproven  # only an allowlist that pins a key needs it
+        return unproven(card.signed, self.public_key)
 
 
 def _list_of(item: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +52,9 @@ def _entry(*keys: str) -> dict[str, Any]:
 
 REGISTRY = {"type": "object", "properties": {"peers": _list_of(_entry("cardUrl"))},
             "required": ["peers"], "additionalProperties": False}
-ALLOWLIST = {"type": "object", "properties": {"trusted": _list_of(_entry("name", "endpoint"))},
+ALLOWED = _entry("name", "endpoint")
+ALLOWED["properties"]["publicKey"] = {"type": "object"}  # optional: a JWK its card must be signed by
+ALLOWLIST = {"type": "object", "properties": {"trusted": _list_of(ALLOWED)},
              "required": ["trusted"], "additionalProperties": False}
 TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}},
           "required": ["tokens"], "additionalProperties": False}
@@ -59,8 +71,19 @@ def load_registry(path: str) -> list[str]:
 
 def load_allowlist(path: str) -> list[AllowEntry]:
     doc = _load(path, ALLOWLIST)
-    return [AllowEntry(entry["name"], _url(entry["endpoint"], f"trusted[{i}].endpoint", path))
+    return [AllowEntry(entry["name"], _url(entry["endpoint"], f"trusted[{i}].endpoint", path),
+                       _pinned(entry.get("publicKey"), f"trusted[{i}].publicKey", path))
             for i, entry in enumerate(doc["trusted"])]
+
+
+def _pinned(jwk: Any, where: str, path: str) -> Any:
+    if jwk is None:
+        return None
+    from peers.a2a import rs256  # only an allowlist that pins a key needs it
+    try:
+        return rs256.public_from_jwk(jwk)
+    except rs256.BadKey as exc:
+        raise ConfigError(f"{path}: {where}: {exc}") from None
 
 
 def load_credentials(options: Any) -> dict[str, str]:

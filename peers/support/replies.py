@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from peers.a2a.card_signature import signed_content
 from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import problems
@@ -40,7 +41,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None) -> tuple[AgentCard
     `wanted` (--wire) if the card offers that too (a 1.0 card may list a 0.3 interface).
     A skill we rely on whose card publishes no input contract (the essay's card has no
     place for one) gets our own copy (contracts.py), so every payload is checked."""
-    card = read(spoken.card_from_wire, document, "the card")
+    card = read(spoken.card_from_wire, document, "the card")._replace(signed=signed_content(document))
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:

@@ -1,0 +1,102 @@
+"""Signed Agent Cards: who made this card? (A2A 1.0 section 8.4; RFC 7515 JWS; RFC 8785 JCS.)
+
+A card is signed with a detached JWS: each entry of its `signatures` holds a
+base64url `protected` header (naming `alg`, `typ: JOSE` and the key's `kid`) and the
+base64url `signature` over `protected + "." + base64url(payload)`. The payload is the
+card itself: without its `signatures` member and without empty strings, lists and
+objects (dropped recursively, as the official SDK does, so a signature made by either
+verifies in the other), in RFC 8785 canonical form (jcs.py).
+
+What a signature proves: that whoever holds the private key made these exact bytes.
+Not that the key is billing's: that comes from the allowlist, which pins the key, out
+of band. So a header's `jku` or `jwk` (a key the card offers for its own checking) is
+never fetched or used; the pinned key alone decides. Only RS256 is accepted (rs256.py),
+which closes the "alg: none" and algorithm-confusion doors.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from peers.a2a import rs256
+from peers.a2a.jcs import canonical
+from transports.codec import loads_strict
+
+ALGORITHM = "RS256"
+MAX_SIGNATURES = 8  # a card with more is not checked further: nobody signs one card 1,000 times
+
+
+class SignedContent(NamedTuple):
+    """What a fetched card's signatures cover, and the signatures as sent."""
+
+    payload: bytes | None  # None: the card has no canonical form (so nothing can verify)
+    signatures: tuple[Any, ...]
+
+
+def payload(document: dict[str, Any]) -> bytes:
+    """The bytes a card's signatures sign: the card without `signatures` or empty values, JCS."""
+    return canonical(_without_empty({k: v for k, v in document.items() if k != "signatures"}))
+
+
+def _without_empty(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = {k: v for k, v in ((k, _without_empty(v)) for k, v in value.items()) if v is not None}
+        return kept or None
+    if isinstance(value, list):
+        kept_items = [v for v in (_without_empty(item) for item in value) if v is not None]
+        return kept_items or None
+    return None if value == "" else value
+
+
+def sign(document: dict[str, Any], key: rs256.PrivateKey) -> dict[str, Any]:
+    """`document` with one more signature, by `key`."""
+    header = {"alg": ALGORITHM, "kid": key.public.jwk()["kid"], "typ": "JOSE"}
+    protected = rs256.b64url(canonical(header))
+    signing_input = f"{protected}.{rs256.b64url(payload(document))}".encode("ascii")
+    entry = {"protected": protected, "signature": rs256.b64url(rs256.sign(key, signing_input))}
+    return {**document, "signatures": [*document.get("signatures", []), entry]}
+
+
+def signed_content(document: Any) -> SignedContent:
+    signatures = document.get("signatures") if isinstance(document, dict) else None
+    if not isinstance(signatures, list) or not signatures:
+        return SignedContent(None, ())
+    try:
+        return SignedContent(payload(document), tuple(signatures[:MAX_SIGNATURES]))
+    except ValueError:  # no canonical form (a lone surrogate, say): no signature can verify
+        return SignedContent(None, tuple(signatures[:MAX_SIGNATURES]))
+
+
+def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | None:
+    """Why the card is not shown to be made by the holder of `pinned`; None if it is."""
+    if signed is None or not signed.signatures:
+        return "its card is unsigned, but the allowlist pins a key for it"
+    kids = []
+    for entry in signed.signatures:
+        header = _header(entry)
+        if header is None or header.get("alg") != ALGORITHM:
+            continue  # not a signature we can check: another may be
+        kids.append(header.get("kid"))
+        try:
+            signature = rs256.from_b64url(entry["signature"])
+        except ValueError:
+            continue
+        if signed.payload is not None and rs256.verify(
+                pinned, f"{entry['protected']}.{rs256.b64url(signed.payload)}".encode("ascii"), signature):
+            return None
+    if not kids:
+        return f"its card carries no {ALGORITHM} signature the pinned key could check"
+    if pinned.jwk()["kid"] not in kids:
+        return (f"its card is signed by another key (kid {str(kids[0])[:60]!r}), not the one the "
+                "allowlist pins")
+    return "its card was altered after it was signed: the pinned key's signature does not match"
+
+
+def _header(entry: Any) -> dict[str, Any] | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("protected"), str) \
+            or not isinstance(entry.get("signature"), str):
+        return None
+    try:
+        header = loads_strict(rs256.from_b64url(entry["protected"]))  # bounded: depth, size
+    except ValueError:  # not base64url, not UTF-8, not JSON
+        return None
+    return header if isinstance(header, dict) else None

@@ -1,0 +1,104 @@
+"""Making an RSA key pair for signing cards: `python -m peers.a2a.new_key FILE`.
+
+Two random primes of 1,024 bits (Miller-Rabin, 40 rounds, from `secrets`), e = 65537,
+written as a PKCS#1 PEM file that rs256.py, OpenSSL and the official SDK's JOSE library
+all read; the public half is printed as the JWK an allowlist entry pins. Never over an
+existing file. Not here: reading keys, signing, checking (rs256.py).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+
+from peers.a2a.rs256 import MIN_BITS, PrivateKey, _bytes
+
+PUBLIC_EXPONENT = 65537
+
+
+def new_private_key(bits: int = MIN_BITS) -> PrivateKey:
+    """A fresh RSA key (e = 65537) from two random primes of bits/2 each."""
+    while True:
+        first, second = _prime(bits // 2), _prime(bits // 2)
+        modulus, totient = first * second, (first - 1) * (second - 1)
+        if first != second and modulus.bit_length() == bits and totient % PUBLIC_EXPONENT:
+            return PrivateKey(modulus, PUBLIC_EXPONENT, pow(PUBLIC_EXPONENT, -1, totient), (first, second))
+
+
+def _prime(bits: int) -> int:
+    for _ in range(100_000):  # about bits*ln(2)/2 candidates are tried on average
+        candidate = secrets.randbits(bits) | (3 << (bits - 2)) | 1  # top two bits: n has all its bits
+        if _probably_prime(candidate):
+            return candidate
+    raise RuntimeError("no prime found")  # not reached in practice
+
+
+def _probably_prime(candidate: int, rounds: int = 40) -> bool:
+    """Miller-Rabin: a composite survives one round with probability at most 1/4."""
+    if any(candidate % small == 0 for small in (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)):
+        return False
+    odd, twos = candidate - 1, 0  # candidate - 1 = odd * 2**twos
+    while odd % 2 == 0:
+        odd, twos = odd // 2, twos + 1
+    for _ in range(rounds):
+        witness = pow(secrets.randbelow(candidate - 3) + 2, odd, candidate)
+        if witness in (1, candidate - 1):
+            continue
+        for _ in range(twos - 1):
+            witness = pow(witness, 2, candidate)
+            if witness == candidate - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def to_pem(key: PrivateKey) -> str:
+    """The key as a PKCS#1 PEM file (RFC 8017 A.1.2, its CRT values included)."""
+    first, second = key.primes
+    values = [0, key.n, key.e, key.d, first, second, key.d % (first - 1), key.d % (second - 1),
+              pow(second, -1, first)]
+    der = _encode(0x30, b"".join(_encode(0x02, _signed_bytes(value)) for value in values))
+    body = base64.b64encode(der).decode("ascii")
+    lines = "\n".join(body[start:start + 64] for start in range(0, len(body), 64))
+    return f"-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----\n"
+
+
+def _signed_bytes(value: int) -> bytes:
+    data = _bytes(value)
+    return b"\x00" + data if data[0] & 0x80 else data
+
+
+def _encode(tag: int, contents: bytes) -> bytes:
+    size = len(contents)
+    length = bytes([size]) if size < 0x80 else bytes([0x80 | ((size.bit_length() + 7) // 8)]) + _bytes(size)
+    return bytes([tag]) + length + contents
+
+
+def main(argv: list[str]) -> int:
+    """`python -m peers.a2a.new_key FILE`: a new key pair; the private key to FILE (never over
+    an existing file), the public key printed as the JWK an allowlist entry pins."""
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print("usage: python -m peers.a2a.new_key FILE   (writes a new RSA private key to FILE)")
+        return 2
+    key = new_private_key()
+    try:
+        with open(argv[0], "x", encoding="ascii") as file:  # "x": an existing key is never replaced
+            file.write(to_pem(key))
+    except OSError as exc:
+        print(f"error: {argv[0]}: {exc.strerror or exc}")
+        return 2
+    print(f"wrote a new {MIN_BITS}-bit RSA private key to {argv[0]}: keep it secret. Its public key, "
+          'to pin as "publicKey" in allowlist.json:')
+    print(json.dumps(key.public.jwk()))
+    return 0
+
+
+if __name__ == "__main__":
+    import os
+    import sys
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # `... | head` stopped reading: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
