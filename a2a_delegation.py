@@ -31,6 +31,7 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
                                   load_registry, token_for, trust_hint)
+from peers.support.legacy_cards import LegacyCardPrinter
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.polling import settle
 from peers.support.webhook import webhook_for
@@ -122,7 +123,7 @@ class SupportAgent:
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
         check_card(document, spoken)  # every field its version requires, or each problem named
         # --wire, where the card offers that too; + our own contract copy where it publishes none
-        card, spoken = read_card(spoken, document, self.forced_format)
+        card, spoken = read_card(spoken, document, self.forced_format, card_url)
         self.format_of[card.url] = spoken
         self.discovered[card_url] = card
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
@@ -301,10 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             + flags.peer_card_urls(options)  # --peer: agents added to this run
         allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
         credentials = load_credentials(options)
-        generate = None
-        if options.request is not None:
-            from peers.support.generate import from_options
-            generate = from_options(options)
+        generate = scenarios.generator(options)  # --request: the model that chooses
         # The demo peers serve the card of --wire (the essay's by default); a token is made
         # for billing and handed to the support agent's store, as a platform would provision it.
         network = demo.network(wire_format.by_name(options.wire or "essay"), scenario=options.scenario)
@@ -318,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         from transports.network import HttpTransport
         served = demo.Served(apps)
         transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout or flags.HTTP_TIMEOUT)
-    printer = FramePrinter(transport, console.frame, verbose=options.verbose)
+    printer = FramePrinter(transport, console.frame, verbose=options.verbose) if not options.legacy_card_path else \
+        LegacyCardPrinter(transport, console.frame, verbose=options.verbose,  # + 0.2's card path
+                          warn=lambda line: console.say(line, Kind.WARNING))
     if options.step or options.debugger or options.trace or options.diagram:
         from peers.support.tools import LearnerTools  # they hook the printer and the console
         tools = LearnerTools(options, printer, console, card_urls)

@@ -2,7 +2,7 @@
 
 The project stays dependency-free, so these tests need an interpreter that has the SDK,
 named by A2A_SDK_PYTHON; without it they are skipped. To run them:
-    python -m venv .sdk && .sdk/bin/pip install "a2a-sdk[http-server]" uvicorn
+    python -m venv .sdk && .sdk/bin/pip install "a2a-sdk[http-server,signing]" uvicorn
     A2A_SDK_PYTHON=.sdk/bin/python python -m pytest tests/test_interop.py
 Everything listens on 127.0.0.1 and is stopped when the test ends.
 """
@@ -99,3 +99,30 @@ def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp
     finally:
         server.terminate()
         server.communicate(timeout=10)
+
+
+def test_a_card_we_sign_verifies_in_the_official_sdk_and_one_it_signs_verifies_here(tmp_path):
+    """A2A 1.0 signed cards: the same canonical bytes on both sides (RFC 8785, empties dropped)."""
+    if subprocess.run([SDK_PYTHON, "-c", "import jwt"], capture_output=True).returncode != 0:
+        pytest.skip("the SDK's signing extra (PyJWT) is not installed: a2a-sdk[signing]")
+    from peers import billing
+    from peers.a2a import card_signature, rs256, wire_v10
+    from peers.app import PeerApp
+    key_file = ROOT / "tests" / "keys" / "signer.pem"
+    key = rs256.private_from_pem(key_file.read_text())
+    (tmp_path / "ours.json").write_bytes(PeerApp(billing.billing_agent(), wire_v10, signing_key=key).card_body)
+    (tmp_path / "key.jwk").write_text(json.dumps(key.public.jwk()))
+    script = str(INTEROP / "sdk_signing.py")
+    verified = subprocess.run([SDK_PYTHON, script, "verify", str(tmp_path / "ours.json"), str(tmp_path / "key.jwk")],
+                              capture_output=True, text=True, timeout=60)
+    assert verified.stdout.strip() == "verified", verified.stderr[-2000:]
+    (tmp_path / "unsigned.json").write_bytes(PeerApp(billing.billing_agent(), wire_v10).card_body)
+    (tmp_path / "key.pem").write_text(key_file.read_text())
+    (tmp_path / "key.pem.kid").write_text(json.dumps(key.public.jwk()))
+    signed = subprocess.run([SDK_PYTHON, script, "sign", str(tmp_path / "key.pem"), str(tmp_path / "unsigned.json")],
+                            capture_output=True, text=True, timeout=60)
+    assert signed.returncode == 0, signed.stderr[-2000:]
+    document = json.loads(signed.stdout)
+    assert card_signature.unproven(card_signature.signed_content(document), key.public) is None
+    document["description"] += " (altered)"
+    assert "altered after it was signed" in card_signature.unproven(card_signature.signed_content(document), key.public)

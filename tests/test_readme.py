@@ -1,12 +1,13 @@
 """The README is part of the product: its commands work and its breakpoints are true."""
 import ast
+import json
 import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, free_port
 
 README = (ROOT / "README.md").read_text()
 # | `b path:line` | `Function` | `inspect` ... | `n` K times, then `expression` ... |
@@ -89,11 +90,13 @@ def test_each_run_command_in_the_readme_works_as_printed(command):
         assert [line.split()[0] for line in done.stdout.splitlines()] == list(SCENARIOS)
     elif "--scenario bounce" in command:  # its point: the hop limit stops it, and a person decides
         assert "[support] the support agent owns this decision" in done.stdout
+    elif "--scenario spoof" in command:  # its point: every copy is refused, each saying why
+        assert done.stdout.count("-> delegation REFUSED") == 3 and "trusted result" not in done.stdout
     else:
         assert "trusted result (from billing-agent)" in done.stdout or "[model] chose" in done.stdout
 
 
-SERVE_COMMANDS = [c for c in sh_commands() if " serve " in c]
+SERVE_COMMANDS = [c for c in sh_commands() if " serve " in c and "signing-key" not in c]  # that one: below
 
 
 @pytest.mark.parametrize("command", SERVE_COMMANDS)
@@ -128,3 +131,25 @@ def test_the_readme_commands_that_need_the_network_are_valid_bash():
     for command in sh_commands():
         if ".sdk" in command:
             assert bash(f"bash -n <<'EOF'\n{command}\nEOF").returncode == 0
+
+
+def test_the_readmes_signing_key_commands_make_a_key_and_serve_a_card_it_signed(tmp_path):
+    from peers.a2a import card_signature, rs256
+    from transports.network import HttpTransport
+    make, serve = [c for c in sh_commands() if "signing-key.pem" in c]
+    env = {**__import__("os").environ, "HOME": str(tmp_path)}  # `~` is a fresh folder
+    done = subprocess.run(["bash", "-c", make], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0 and (tmp_path / "billing-signing-key.pem").exists()
+    key = rs256.public_from_jwk(json.loads(done.stdout.splitlines()[-1]))  # what the README says to pin
+    again = subprocess.run(["bash", "-c", make], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    assert again.returncode == 2 and "File exists" in again.stdout, "an existing key is never replaced"
+    port = free_port()
+    server = subprocess.Popen(["bash", "-c", "exec " + with_free_ports(serve, {8001: port})], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "listening on" in server.stdout.readline()
+        card = json.loads(HttpTransport(timeout=5).get(f"http://127.0.0.1:{port}/.well-known/agent-card.json", {}).body)
+        assert card_signature.unproven(card_signature.signed_content(card), key) is None
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)

@@ -69,7 +69,7 @@ def signed_content(document: Any) -> SignedContent:
 def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | None:
     """Why the card is not shown to be made by the holder of `pinned`; None if it is."""
     if signed is None or not signed.signatures:
-        return "its card is unsigned, but the allowlist pins a key for it"
+        return "has an unsigned card, but the allowlist pins a key for it"
     kids = []
     for entry in signed.signatures:
         header = _header(entry)
@@ -84,11 +84,11 @@ def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | Non
                 pinned, f"{entry['protected']}.{rs256.b64url(signed.payload)}".encode("ascii"), signature):
             return None
     if not kids:
-        return f"its card carries no {ALGORITHM} signature the pinned key could check"
+        return f"has a card with no {ALGORITHM} signature the pinned key could check"
     if pinned.jwk()["kid"] not in kids:
-        return (f"its card is signed by another key (kid {str(kids[0])[:60]!r}), not the one the "
+        return (f"has a card signed by another key (kid {str(kids[0])[:60]!r}), not the one the "
                 "allowlist pins")
-    return "its card was altered after it was signed: the pinned key's signature does not match"
+    return "has a card altered after it was signed: the pinned key's signature does not match it"
 
 
 def _header(entry: Any) -> dict[str, Any] | None:

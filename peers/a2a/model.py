@@ -193,6 +193,7 @@ class AgentCard(NamedTuple):
     push_notifications: bool = False  # it tells a caller's webhook of each change (peers/push.py)
     required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
     signed: Any = None  # as fetched: what its signatures cover, and them (card_signature.py)
+    fetched_from: str | None = None  # the URL the card was fetched from (not part of the card)
 
     @property
     def extensions(self) -> tuple[str, ...]:

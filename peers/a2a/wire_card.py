@@ -47,21 +47,26 @@ def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
     caps: dict[str, Any] = {"streaming": card.streaming, "pushNotifications": card.push_notifications}
     if card.extended_card:  # 1.0's place for it (0.3 says supportsAuthenticatedExtendedCard)
         caps["extendedAgentCard"] = True
-    # AgentSkill has no field for either contract: extensions on the card carry them.
+    # AgentSkill has no field for either contract: extensions on the card carry them. An
+    # extension's `required` is written only when true: false is its default, which proto3
+    # JSON leaves out, so a card signed here verifies in the official SDK and back.
     extensions = []
     schemas = {s.id: s.input_schema for s in card.skills if s.input_schema}
     if schemas:
-        extensions.append({"uri": INPUT_SCHEMA_EXTENSION,
-                           "required": INPUT_SCHEMA_EXTENSION in card.required_extensions,
+        extensions.append({"uri": INPUT_SCHEMA_EXTENSION, **_required(INPUT_SCHEMA_EXTENSION, card),
                            "description": "JSON Schema of each skill's input, by skill id", "params": schemas})
     results = {s.id: s.results for s in card.skills if s.results}
     if results:
-        extensions.append({"uri": RESULTS_EXTENSION, "required": RESULTS_EXTENSION in card.required_extensions,
+        extensions.append({"uri": RESULTS_EXTENSION, **_required(RESULTS_EXTENSION, card),
                            "description": "the task states each skill ends in, and what each means",
                            "params": results})
     if extensions:
         caps["extensions"] = extensions
     return caps
+
+
+def _required(uri: str, card: AgentCard) -> dict[str, bool]:
+    return {"required": True} if uri in card.required_extensions else {}
 
 
 def _extension(extensions: list[Any], uri: str) -> dict[str, Any]:

@@ -32,10 +32,17 @@ class AllowEntry(NamedTuple):
     public_key: Any = None  # rs256.PublicKey pinned for it ("publicKey", a JWK): its card must be signed by it
 
     def unproven(self, card: Any) -> str | None:
-        """Why `card` is not shown to come from the peer vetted here: signed by the key this
-        entry pins (A2A 1.0 signed cards). None if it is, or if this entry pins no key or
-        is not about this card."""
-        if self.public_key is None or (card.name, card.url) != (self.name, self.endpoint):
+        """Why `card` is not shown to come from the peer vetted here; None if it is, or if
+        this entry is not about this card. Two rules: a card is believed only from its own
+        endpoint's origin (anyone can serve a copy elsewhere, altered or stale), and where
+        this entry pins a key, only if that key signed it (A2A 1.0 signed cards)."""
+        if (card.name, card.url) != (self.name, self.endpoint):
+            return None
+        fetched, endpoint = parse_url(card.fetched_from), parse_url(card.url)
+        if fetched is not None and endpoint is not None and fetched.origin != endpoint.origin:
+            return (f"has a card fetched from {fetched.origin}, but its endpoint is at {endpoint.origin}: "
+                    "a card is believed only from its own endpoint's origin")
+        if self.public_key is None:
             return None
         from peers.a2a.card_signature import unproven  # only an allowlist that pins a key needs it
         return unproven(card.signed, self.public_key)

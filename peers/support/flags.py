@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from peers.a2a.wire_format import NAMES
 from peers.support import scenarios
 from peers.support.config import unwritable
+from peers.support import flag_values as values
 from peers.support.scenarios import SCENARIOS
 
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
@@ -31,40 +32,6 @@ class Flag(NamedTuple):
         return self.options.get("dest") or self.name.lstrip("-").replace("-", "_")
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 3600:
-        raise _bad(f"{text!r} is not a number of seconds between 0 and 3600")
-    return value
-
-
-def _port(text: str) -> int:  # a port, or any other small count
-    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
-        raise _bad(f"{text!r} is not a whole number from 0 to 65535")
-    return int(text)
-
-
-def _base_url(text: str) -> str:
-    from transports.base import is_http_url
-    if not is_http_url(text):
-        raise _bad(f"{text!r} is not an http(s) base URL such as http://billing.internal:8001")
-    return text
-
-
-def _token(text: str) -> str:
-    if not text or not text.isascii() or not text.isprintable() or " " in text:
-        raise _bad("a token is printable ASCII without spaces (it travels in an HTTP header)")
-    return text
-
-
-def _bad(message: str) -> Exception:
-    import argparse
-    return argparse.ArgumentTypeError(message)
-
-
 MODEL, LEARN = "letting a model choose the delegation (generate())", "watching, stepping, saving"
 FLAGS = (
     Flag("--registry", None, "where peers live: a list of Agent Card URLs (default: the "
@@ -78,7 +45,7 @@ FLAGS = (
          options={"action": "append", "metavar": "NAME"}),
     Flag("--peer", [], "add an A2A agent to this run: its card URL, or its base URL (the card is "
          "then at /.well-known/agent-card.json); repeatable; implies --transport http",
-         options={"action": "append", "metavar": "URL", "type": _base_url}),
+         options={"action": "append", "metavar": "URL", "type": values.base_url}),
     Flag("--token-env", None, "the environment variable holding a bearer token for the --peer "
          "agents: sent only to their own origin, never given on the command line",
          options={"metavar": "VAR"}),
@@ -91,7 +58,7 @@ FLAGS = (
     Flag("--timeout", None, f"how long one exchange with a peer may take (default: {HTTP_TIMEOUT:g} "
          "over HTTP; in process, no limit, so a debugger can stop inside a peer; "
          f"--scenario slow: {scenarios.TIMEOUTS['slow']:g})",
-         options={"type": _seconds, "metavar": "SECONDS"}),
+         options={"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--request", None, 'a customer\'s request, e.g. \'Please refund $180 on order ORD-3300\' '
          "(single quotes: in double quotes the shell expands $1): the model (by default an offline "
          "stand-in) picks the peer, skill and input; the trust gate still decides", MODEL,
@@ -99,16 +66,18 @@ FLAGS = (
     Flag("--generate", None, "use this Python callable, generate(prompt) -> str, as the model",
          MODEL, {"metavar": "MODULE:FUNCTION"}),
     Flag("--llm-url", None, "use an OpenAI-compatible chat-completions endpoint, e.g. "
-         "http://localhost:11434/v1", MODEL, {"metavar": "URL", "type": _base_url}),
+         "http://localhost:11434/v1", MODEL, {"metavar": "URL", "type": values.base_url}),
     Flag("--llm-model", None, "the model name for --llm-url", MODEL, {"metavar": "NAME"}),
     Flag("--llm-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key "
          "(default: %(default)s; unset means no key)", MODEL, {"metavar": "VAR"}),
     Flag("--llm-timeout", 60.0, "how long to wait for the model (default: %(default)s)", MODEL,
-         {"type": _seconds, "metavar": "SECONDS"}),
+         {"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--show-prompts", False, "print every prompt and answer, exactly as the model saw them",
          MODEL, {"action": "store_true"}),
     Flag("--scenario", None, "run a lesson beyond the essay's run, by name (--list-scenarios "
          "says what each shows)", MODEL, {"choices": list(SCENARIOS), "metavar": "NAME"}),
+    Flag("--legacy-card-path", False, "if a card is not at /.well-known/agent-card.json, try "
+         "/.well-known/agent.json (A2A 0.2 and earlier), with a warning", options={"action": "store_true"}),
     Flag("--stream", False, "stream each task, event by event, from a peer whose card offers it "
          "(0.3 and 1.0: message/stream, SendStreamingMessage)", options={"action": "store_true"}),
     Flag("--no-wait", False, "ask the peer for its task at once (returnImmediately), then ask "
@@ -141,19 +110,19 @@ SERVE_FLAGS = (
     Flag("--wire", "essay", "which card to serve (the endpoint answers all three wires' methods "
          "either way; default: %(default)s)", options={"choices": list(NAMES)}),
     Flag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)"),
-    Flag("--port", 0, "port to listen on (default: 0, any free port)", options={"type": _port}),
+    Flag("--port", 0, "port to listen on (default: 0, any free port)", options={"type": values.port}),
     Flag("--url", None, "the base URL the card advertises, when clients reach this server by "
          "another name than HOST:PORT (default: http://HOST:PORT)",
-         options={"type": _base_url, "metavar": "BASE"}),
+         options={"type": values.base_url, "metavar": "BASE"}),
     Flag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
-         "else a fresh random one, printed at start)", options={"type": _token}),
+         "else a fresh random one, printed at start)", options={"type": values.token}),
     Flag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
          "addresses, such as a receiver on this machine (off: a guard against request forgery)",
          options={"action": "store_true"}),
     Flag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
          "python -m peers.a2a.new_key FILE makes one), as A2A 1.0 signed cards are", options={"metavar": "FILE"}),
     Flag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
-         "send off after N events, as a dropped connection would", options={"type": _port, "metavar": "N"}),
+         "send off after N events, as a dropped connection would", options={"type": values.port, "metavar": "N"}),
 )
 
 

@@ -36,12 +36,14 @@ def check_card(document: Any, spoken: Any) -> None:
         raise ProtocolViolation(f"the card lacks what A2A {spoken.NAME} requires: " + "; ".join(found))
 
 
-def read_card(spoken: Any, document: Any, wanted: Any = None) -> tuple[AgentCard, Any]:
+def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str | None = None
+              ) -> tuple[AgentCard, Any]:
     """The card as an object, and the wire to speak to its agent: the card's own, or
     `wanted` (--wire) if the card offers that too (a 1.0 card may list a 0.3 interface).
     A skill we rely on whose card publishes no input contract (the essay's card has no
     place for one) gets our own copy (contracts.py), so every payload is checked."""
-    card = read(spoken.card_from_wire, document, "the card")._replace(signed=signed_content(document))
+    card = read(spoken.card_from_wire, document, "the card")._replace(
+        signed=signed_content(document), fetched_from=fetched_from)
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:

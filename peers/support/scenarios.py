@@ -37,15 +37,19 @@ SCENARIOS = {
                 "completed, failed, rejected, approval required, canceled; then the legend",
     "remote-as-local": "a two-stage pipeline calls run() on our own triage, then on billing "
                        "across the transport: the same call, and the pipeline cannot tell",
+    "signed-card": "billing signs its card and the allowlist pins its key: the card as served is "
+                   "trusted; altered in transit, or re-signed by another key, it is refused before any frame",
     "slow": "billing takes longer than the support agent waits: the timeout does not mean it "
             "stopped, so the support agent finds the task (ListTasks, GetTask) before any retry",
+    "spoof": "billing's card copied to look-alike hosts: sending frames elsewhere, altered but naming "
+             "billing's endpoint, and billing's own signed card replayed; each refused, saying why",
     "versions": "the support agent hands off in refund-handoff/2; billing refuses, naming the "
                 "versions it speaks as data; the support agent hands off again in refund-handoff/1",
 }
 # The lessons that need what the essay's tasks/send lacks (a taskId, a contextId, metadata,
 # a card that publishes contracts): they speak 1.0 unless --wire says.
 LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "broken-stream", "contract", "evidence", "duplicate",
-                  "outcomes", "slow", "versions")
+                  "outcomes", "signed-card", "slow", "spoof", "versions")
 TIMEOUTS = {"slow": 0.25}  # seconds the support agent waits, unless --timeout says
 
 
@@ -61,6 +65,14 @@ def defaults(options: SimpleNamespace, timeout_given: bool) -> None:
         options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
     if options.scenario in TIMEOUTS and not timeout_given:
         options.timeout = TIMEOUTS[options.scenario]
+
+
+def generator(options: SimpleNamespace) -> Any:
+    """The generate() a --request run asks (peers/support/generate.py); None without one."""
+    if options.request is None:
+        return None
+    from peers.support.generate import from_options  # only a model's run needs it
+    return from_options(options)
 
 
 def own_apps(options: SimpleNamespace) -> dict[str, Any]:

@@ -1,0 +1,41 @@
+"""What each flag's value must be: one check per kind of value, a bad one one line.
+
+Used by flags.py as argparse `type=` functions: each returns the value, or raises
+argparse's ArgumentTypeError with a sentence saying what was expected, which argparse
+prints as one line (and exit status 2). argparse is imported only when a value is bad.
+"""
+from __future__ import annotations
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise _bad(f"{text!r} is not a number of seconds between 0 and 3600")
+    return value
+
+
+def port(text: str) -> int:  # a port, or any other small count
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise _bad(f"{text!r} is not a whole number from 0 to 65535")
+    return int(text)
+
+
+def base_url(text: str) -> str:
+    from transports.base import is_http_url
+    if not is_http_url(text):
+        raise _bad(f"{text!r} is not an http(s) base URL such as http://billing.internal:8001")
+    return text
+
+
+def token(text: str) -> str:
+    if not text or not text.isascii() or not text.isprintable() or " " in text:
+        raise _bad("a token is printable ASCII without spaces (it travels in an HTTP header)")
+    return text
+
+
+def _bad(message: str) -> Exception:
+    import argparse
+    return argparse.ArgumentTypeError(message)

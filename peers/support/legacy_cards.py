@@ -1,0 +1,35 @@
+"""--legacy-card-path: an agent that still serves its card where A2A 0.2 put it.
+
+A2A 0.3 and 1.0 serve the Agent Card at /.well-known/agent-card.json (1.0 section 8.2,
+registered with IANA); A2A 0.1 to 0.2.6 used /.well-known/agent.json. The support
+agent asks only at the new path unless told otherwise: an old path found by guessing
+would be a second place to plant a card. Asked (this flag), a card that is not at the
+new path (404) is fetched from the old one, with a warning, and then checked like any
+other card. Both fetches are printed frames: it is the printer that asks twice.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from transports.base import HttpResponse
+from transports.printer import FramePrinter
+
+CARD_PATH, LEGACY_PATH = "/.well-known/agent-card.json", "/.well-known/agent.json"
+
+
+class LegacyCardPrinter(FramePrinter):
+    """A FramePrinter that, for a card missing at 1.0's path (404), asks at 0.2's path too,
+    saying so through `warn` (a hook, like the printer's own): both fetches are frames."""
+
+    def __init__(self, inner: Any, show: Any, *, verbose: bool = False,
+                 warn: Callable[[str], None] = lambda line: None) -> None:
+        super().__init__(inner, show, verbose=verbose)
+        self.warn = warn
+
+    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
+        response = super().get(url, headers)
+        if response.status != 404 or not url.endswith(CARD_PATH):
+            return response
+        legacy = url[:-len(CARD_PATH)] + LEGACY_PATH
+        self.warn(f"no card at {url}; trying {legacy}, the path of A2A 0.2 and earlier (--legacy-card-path)")
+        return super().get(legacy, headers)
