@@ -17,7 +17,6 @@ import sys
 import time
 from typing import Any, Callable
 
-from peers.a2a import card_signature
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.wire_format import WireFormat
 from peers.methods import Caller, MethodTable
@@ -58,7 +57,8 @@ class PeerApp:
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         document = card_format.card_to_wire(peer.card)
         if signing_key is not None:  # an rs256.PrivateKey: the card is served signed (1.0 section 8.4)
-            document = card_signature.sign(document, signing_key)
+            from peers.a2a.card_signature import sign
+            document = sign(document, signing_key)
         self.card_body = json.dumps(document, indent=2).encode() + b"\n"
         # Spec 8.6: a card SHOULD say how long it may be cached, and carry an ETag, so a
         # client can ask "changed?" (If-None-Match) and get 304 and no body if not.

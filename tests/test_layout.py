@@ -100,7 +100,7 @@ def test_no_single_letter_names_outside_comprehensions():
 
 def test_the_default_run_loads_nothing_only_other_runs_need():
     """Not a timing (bench/startup.py measures); a guard: sockets, http.server, TLS, queues,
-    the handoff envelope and the conformance peer load only in the runs that use them."""
+    the handoff envelope, the conformance peer and card signing load only in the runs that use them."""
     import subprocess
     import sys
     probe = ("import contextlib, io, sys; import a2a_delegation\n"
@@ -110,4 +110,5 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
                                 timeout=30).stdout.split())
     assert "a2a_delegation" in loaded
     assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.a2a.evidence",
-                         "peers.a2a.handoff", "peers.conformance"}
+                         "peers.a2a.handoff", "peers.conformance", "peers.a2a.card_signature",
+                         "peers.a2a.rs256", "peers.a2a.jcs", "peers.a2a.new_key"}

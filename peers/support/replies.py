@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from peers.a2a.card_signature import signed_content
 from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import problems
@@ -43,7 +42,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     A skill we rely on whose card publishes no input contract (the essay's card has no
     place for one) gets our own copy (contracts.py), so every payload is checked."""
     card = read(spoken.card_from_wire, document, "the card")._replace(
-        signed=signed_content(document), fetched_from=fetched_from)
+        signed=_signed(document), fetched_from=fetched_from)
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:
@@ -53,6 +52,14 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     return card._replace(skills=tuple(
         skill._replace(input_schema=CONTRACTS[skill.id])
         if skill.input_schema is None and skill.id in CONTRACTS else skill for skill in card.skills)), spoken
+
+
+def _signed(document: Any) -> Any:
+    """What a signed card's signatures cover (card_signature.py, loaded only for such a card)."""
+    if not isinstance(document, dict) or "signatures" not in document:
+        return None
+    from peers.a2a.card_signature import signed_content
+    return signed_content(document)
 
 
 def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
