@@ -30,7 +30,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
-                                  load_registry, token_for, trust_hint)
+                                  load_registry, token_for, trust_hint, unproven_card)
 from peers.support.legacy_cards import LegacyCardPrinter
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.polling import settle
@@ -134,27 +134,27 @@ class SupportAgent:
     def trust_gate(self, card: AgentCard) -> Verdict:
         """Essay: Discovery is not trust. Runs before any frame is sent to the peer.
 
-        A peer is trusted only if the allowlist names it *and* the endpoint its frames
-        would go to (and, where it pins a key, the card is signed by that key), so a card
-        that copies billing's name onto another host is refused.
+        Trusted only if the allowlist names the peer *and* the endpoint its frames would go
+        to, and its card is shown to come from there (config.py), so a copy is refused.
         """
         name = repr(card.name)
         vetted_at = [entry.endpoint for entry in self.allowlist if entry.name == card.name]
-        unproven = next(filter(None, (entry.unproven(card) for entry in self.allowlist)), None)
+        unproven = unproven_card(card, self.allowlist)  # fetched elsewhere, or not signed by a pinned key
         if card.url in vetted_at and not unproven:
             verdict, line = Verdict.TRUSTED, f"[trust] {name} is allowlisted -> delegating"
         elif card.name in self.allow_untrusted:
             verdict, line = Verdict.UNTRUSTED, (
-                f"[trust] {name} is NOT on the allowlist -> delegating anyway "
+                f"[trust] {name} {unproven or 'is NOT on the allowlist'} -> delegating anyway "
                 "(--allow-untrusted); its output will be tagged UNTRUSTED")
-        elif vetted_at:  # elsewhere; or here, but its card is not signed by the key pinned here
-            verdict, line = Verdict.REFUSED, f"[trust] {name} {unproven} -> delegation REFUSED" if unproven else (
+        elif unproven:  # vetted at this endpoint, but this card is not shown to come from it
+            verdict, line = Verdict.REFUSED, f"[trust] {name} {unproven} -> delegation REFUSED"
+        elif vetted_at:
+            verdict, line = Verdict.REFUSED, (
                 f"[trust] {name} is allowlisted only at {', '.join(vetted_at)}, but its card "
                 f"sends frames to {escape(card.url)} -> delegation REFUSED")
         else:
             verdict, line = Verdict.REFUSED, f"[trust] {name} is NOT on the allowlist -> delegation REFUSED"
-        self.say(line, Kind[verdict.name], event="trust", peer=card.name, endpoint=card.url,
-                 verdict=verdict.value)
+        self.say(line, Kind[verdict.name], event="trust", peer=card.name, endpoint=card.url, verdict=verdict.value)
         return verdict
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------

@@ -156,7 +156,7 @@ class Peer:
             task = self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,) if parts else (),
                                                   timestamp=self._now()))  # no parts: no artifact
         if effect is not None and task.state is TaskState.COMPLETED:
-            self.ledger.record(effect, Effect(owner, task.id, pending.claim, task.artifacts[0].text))
+            self.ledger.record(effect, Effect(owner, task.id, pending.claim, "".join(a.text for a in task.artifacts)))
         elif effect is not None and task.state in PAUSED:  # held for the caller who may release it
             self.ledger.record(effect, Effect(owner, task.id, pending.claim, WAITING))
         elif effect is not None:  # nothing was done: it may be asked for again

@@ -13,10 +13,10 @@ import threading
 import time
 from typing import Iterator
 
+from peers.a2a.errors import TooManyStreams
 from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event, StatusUpdate, events_of
 from peers.peer import MAX_STREAMS, Peer
-from transports.jsonrpc import JsonRpcError
 
 SUBSCRIPTION_SECONDS = 30.0
 KEEP_ALIVE_SECONDS = 1.0  # how often a quiet subscription says it is still open
@@ -41,13 +41,6 @@ def stream_message(peer: Peer, message: Message, *, owner: str = "", scopes: fro
         return slot.holding(iter([answer]))
     events = _told(peer, answer, events_of(answer, since), owner, seconds)
     return slot.holding(events if peer.cut_streams_after is None else cut(events, peer.cut_streams_after))
-
-
-class TooManyStreams(JsonRpcError):
-    """Every stream slot is in use. Refused before any work, so a retry is safe; a task
-    can be asked about (GetTask) meanwhile."""
-
-    title = "Too many open streams"
 
 
 class _Slot:

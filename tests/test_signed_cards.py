@@ -245,9 +245,39 @@ def test_a_card_fetched_from_another_origin_than_its_endpoint_is_refused_even_un
     app = PeerApp(billing.billing_agent(), wire_v10)
     agent, printer, _ = support_agent([BILLING], apps={"https://billing-copy.example": card_copy(app.card_body),
                                                        billing.BASE_URL: app}, wire="1.0")
+    lines = []
+    agent.say = lambda line="", *args, **facts: lines.append(line)
     outcome = agent.handle("https://billing-copy.example/.well-known/agent-card.json", "process_refund",
                            {"order_id": "ORD-5", "amount": 5})
     assert outcome.refused and printer.sent_to(billing.BASE_URL) == []
+    assert ("[trust] 'billing-agent' has a card fetched from https://billing-copy.example, but its endpoint is at "
+            "https://billing.acme.example: a card is believed only from its own endpoint's origin "
+            "-> delegation REFUSED") in lines
+
+
+def test_while_a_key_is_rotated_a_card_signed_by_either_pinned_key_is_trusted():
+    both = [pinned(SIGNER), pinned(OTHER)]  # two entries for one peer: the old key and the new
+    for key in (SIGNER, OTHER):
+        agent, _, _ = support_agent(both, apps={billing.BASE_URL: signed_billing(key)}, wire="1.0")
+        assert agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5}).trusted
+
+
+def test_with_allow_untrusted_a_card_that_fails_its_check_says_which_check(capsys):
+    agent, _, _ = support_agent([pinned()], apps={billing.BASE_URL: signed_billing(OTHER)}, wire="1.0",
+                                printed=True, allow_untrusted=("billing-agent",))
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5})
+    out = capsys.readouterr().out
+    assert outcome.verdict.value == "untrusted"
+    assert "[trust] 'billing-agent' has a card signed by another key" in out and "delegating anyway" in out
+
+
+@pytest.mark.skipif(not __import__("shutil").which("openssl"), reason="needs the openssl command")
+def test_openssl_reads_our_key_files_and_makes_the_same_signature(tmp_path):
+    import subprocess
+    (tmp_path / "data").write_bytes(b"refund ORD-1")
+    made = subprocess.run(["openssl", "dgst", "-sha256", "-sign", str(KEYS / "signer.pem"), str(tmp_path / "data")],
+                          capture_output=True, timeout=30)
+    assert made.returncode == 0 and made.stdout == rs256.sign(SIGNER, b"refund ORD-1")
 
 
 # -- the legacy card path, only when asked ----------------------------------------------------

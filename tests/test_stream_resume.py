@@ -42,11 +42,11 @@ def event(result, request_id=1):
 
 def test_events_read_chunk_by_chunk_are_the_events_of_the_whole_body():
     rng = random.Random(13)
-    body = b"data: a\r\n\r\ndata: b\r\rdata:c\n\n: note\n\nevent: x\ndata: d\ndata: e\n\ndata: last"
+    body = b"data: a\r\n\r\ndata: b\r\rdata:c\n\n: note\n\nevent: x\ndata: d\ndata: e\n\ndata: x\r\n\ndata: last"
     for _ in range(300):  # every way of cutting it, CRLFs split included
         cuts = sorted(rng.sample(range(1, len(body)), rng.randint(1, 12)))
         pieces = [body[i:j] for i, j in zip([0, *cuts], [*cuts, len(body)])]
-        assert list(sse.events(iter(pieces))) == sse.decode(body) == [b"a", b"b", b"c", b"d\ne", b"last"]
+        assert list(sse.events(iter(pieces))) == sse.decode(body) == [b"a", b"b", b"c", b"d\ne", b"x", b"last"]
 
 
 def test_a_line_dripped_a_byte_at_a_time_is_not_copied_again_and_again():
@@ -220,10 +220,10 @@ def test_streams_beyond_the_peers_slots_are_refused_before_any_work_and_a_slot_c
     assert b'"task"' in next(held)  # open, and holding the only slot
     refused = transport.stream(url, frame("SubscribeToTask", {"id": paused["id"]}, 2), HEADERS)
     error = json.loads(refused.body)["error"]
-    assert error["code"] == -32603 and "nothing was done" in error["message"]
+    assert error["code"] == -32050 and "nothing was done" in error["message"]
     tasks = len(peer.store.tasks)
     send = json.loads(transport.stream(url, STREAM_FRAME, HEADERS).body)
-    assert send["error"]["code"] == -32603 and len(peer.store.tasks) == tasks, "refused before any task"
+    assert send["error"]["code"] == -32050 and len(peer.store.tasks) == tasks, "refused before any task"
     held.close()
     assert len(sse.decode(b"".join(transport.stream(url, STREAM_FRAME, HEADERS).body))) == 4
 
@@ -312,3 +312,15 @@ def test_an_event_ended_by_lone_crs_is_given_at_once():
     assert sse.Decoder().feed(b"data: a\r\r") == [b"a"]
     decoder = sse.Decoder()
     assert decoder.feed(b"data: b\r") == [] and decoder.feed(b"\n\r\n") == [b"b"]  # a CRLF split in two
+    decoder = sse.Decoder()
+    assert [decoder.feed(piece) for piece in (b"data: x\r", b"\n", b"\n", b"data: y\n\n")] == [[], [], [b"x"], [b"y"]]
+
+
+def test_a_stream_that_times_out_is_a_timeout_and_the_task_is_found_before_any_retry():
+    extras = ("", "--transport http")
+    with ThreadPoolExecutor(2) as pool:  # found by a reviewer: it once ended with no result and no reason
+        runs = list(pool.map(lambda extra: cli("--scenario", "slow", "--stream", *extra.split()), extras))
+    for done in runs:
+        assert done.returncode == 0 and "Traceback" not in done.stderr
+        assert "[support] trusted result (from billing-agent): refund of $95.00 issued for ORD-8800" in done.stdout
+        assert sum('"method": "SendStreamingMessage"' in line for line in done.stdout.splitlines()) == 1

@@ -23,8 +23,10 @@ from typing import Any
 MAY_HAVE_ACTED = ("the request reached the peer and may have been acted on: retry is NOT "
                   "safe until the peer confirms what happened")
 REFUSED_BEFORE_ACTING = "the peer refused the request before acting; the same request will fail again"
+BUSY = "the peer was too busy to take the request and did nothing; it may be sent again later"
 # JSON-RPC 2.0's own codes are all answered before a method runs, so nothing was done.
 PRE_DISPATCH_CODES = (-32700, -32600, -32601, -32602)
+BUSY_CODE = -32050  # a server error of the workbench's own (JSON-RPC's -32000 to -32099): busy, nothing done
 
 
 class PeerError(Exception):
@@ -74,6 +76,8 @@ class RemoteError(PeerError):
         self.code, self.message, self.data = code, message, data
 
     def retry_advice(self) -> str:
+        if self.code == BUSY_CODE:
+            return BUSY
         return REFUSED_BEFORE_ACTING if self.code in PRE_DISPATCH_CODES else MAY_HAVE_ACTED
 
 

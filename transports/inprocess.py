@@ -8,8 +8,9 @@ network transport. A deadline it keeps only when given one (`timeout`): then the
 runs in a worker thread, and a caller that stops waiting does not stop the peer, as
 over a network. Without one, the app runs in the caller's thread, so a debugger can
 step from the support agent into the peer. `stream` hands over a stream's chunks as the
-app makes them, in the caller's thread (the deadline is checked between chunks); an app
-that fails mid-stream is, to the caller, a connection cut mid-body, as over HTTP.
+app makes them (the app's answer within the deadline, as `post`'s; then each chunk in
+the caller's thread, the deadline checked between chunks); an app that fails
+mid-stream is, to the caller, a connection cut mid-body, as over HTTP.
 """
 from __future__ import annotations
 
@@ -47,8 +48,10 @@ class InProcessTransport:
         app = self.apps.get(url.origin)
         if app is None:
             raise TransportError(f"nothing serves {url.origin} in this process")
-        if stream:  # in the caller's thread: each chunk is handed over as the app makes it
-            started, response = time.monotonic(), app(http_request)
+        if stream:  # each chunk is handed over as the app makes it, in the caller's thread
+            started = time.monotonic()
+            response = app(http_request) if self.timeout is None else \
+                self._within_deadline(app, http_request, whole=False)
             if not isinstance(response.body, bytes) and response.status == 200 and sse.is_stream(
                     response.header("Content-Type")):
                 return response._replace(body=_arriving(response.body, started, self.timeout))
@@ -56,15 +59,15 @@ class InProcessTransport:
             response = app(http_request) if self.timeout is None else self._within_deadline(app, http_request)
         return response if isinstance(response.body, bytes) else response._replace(body=_whole(response.body))
 
-    def _within_deadline(self, app: App, http_request: HttpRequest) -> HttpResponse:
+    def _within_deadline(self, app: App, http_request: HttpRequest, whole: bool = True) -> HttpResponse:
         import threading
         answer: list[Any] = []
 
         def work() -> None:
             try:
                 response = app(http_request)  # a streamed body is read here, within the deadline too
-                answer.append(response if isinstance(response.body, bytes) else response._replace(
-                    body=_whole(response.body)))
+                answer.append(response if isinstance(response.body, bytes) or not whole else
+                              response._replace(body=_whole(response.body)))
             except BaseException as exc:  # re-raised in the caller's thread, as if called there
                 answer.append(exc)
         worker = threading.Thread(target=work, daemon=True)  # the peer finishes on its own

@@ -46,7 +46,7 @@ class Decoder:
 
     def feed(self, chunk: bytes) -> list[bytes]:
         if self.after_cr and chunk.startswith(b"\n"):  # the LF of a CRLF split across chunks
-            chunk = chunk[1:]
+            chunk, self.after_cr = chunk[1:], False
         if chunk:
             self.after_cr = chunk.endswith(b"\r")  # a CR ends its line now; an LF after it is skipped
         self.pending += chunk  # amortised: a line dripped a byte at a time is not re-copied

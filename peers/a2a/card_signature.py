@@ -3,8 +3,8 @@
 A card is signed with a detached JWS: each entry of its `signatures` holds a
 base64url `protected` header (naming `alg`, `typ: JOSE` and the key's `kid`) and the
 base64url `signature` over `protected + "." + base64url(payload)`. The payload is the
-card itself: without its `signatures` member and without empty strings, lists and
-objects (dropped recursively, as the official SDK does, so a signature made by either
+card itself: without its `signatures` member and without nulls, empty strings, lists
+and objects (dropped recursively, as the official SDK does, so a signature made by either
 verifies in the other), in RFC 8785 canonical form (jcs.py).
 
 What a signature proves: that whoever holds the private key made these exact bytes.

@@ -12,6 +12,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
+from transports.errors import BUSY_CODE
 from transports.jsonrpc import ErrorCode, JsonRpcError
 
 
@@ -56,6 +57,14 @@ class UnsupportedOperation(A2AError):
 class ContentTypeNotSupported(A2AError):
     code = A2AErrorCode.CONTENT_TYPE_NOT_SUPPORTED
     title, reason = "Incompatible content types", code.name
+
+
+class TooManyStreams(JsonRpcError):
+    """The workbench's own server error (JSON-RPC leaves -32000 to -32099 to servers): every
+    stream slot of this agent is in use. Refused before any work, so the same request may
+    be sent again later; a task can be asked about (GetTask) meanwhile."""
+
+    code, title = BUSY_CODE, "Too many open streams"
 
 
 class InvalidAgentResponse(A2AError):

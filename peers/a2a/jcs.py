@@ -8,7 +8,7 @@ does (only '"', '\\' and control characters; everything else as UTF-8); numbers 
 ECMAScript writes an IEEE 754 double (the shortest digits that read back the same,
 an exponent outside 1e-7 .. 1e21); true, false, null. NaN, infinities, lone surrogates
 and non-string member names are not JSON values and raise ValueError, as does nesting
-deeper than MAX_DEPTH. Not here: what is signed (wire_card.py) or how (jws.py).
+deeper than MAX_DEPTH. Not here: what is signed, or how (card_signature.py, rs256.py).
 """
 from __future__ import annotations
 

@@ -48,6 +48,14 @@ class AllowEntry(NamedTuple):
         return unproven(card.signed, self.public_key)
 
 
+def unproven_card(card: Any, allowlist: list[AllowEntry]) -> str | None:
+    """Why `card` is not shown to come from the peer an entry vetted at its endpoint, or
+    None. Where several entries name that peer there (a key being rotated: one pin each),
+    the card needs to satisfy only one of them."""
+    doubts = [entry.unproven(card) for entry in allowlist if (entry.name, entry.endpoint) == (card.name, card.url)]
+    return None if not doubts or None in doubts else doubts[0]
+
+
 def _list_of(item: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": item}
 

@@ -17,9 +17,15 @@ def seconds(text: str) -> float:
     return value
 
 
-def port(text: str) -> int:  # a port, or any other small count
+def port(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) > 65535:
-        raise _bad(f"{text!r} is not a whole number from 0 to 65535")
+        raise _bad(f"{text!r} is not a port number (0-65535)")
+    return int(text)
+
+
+def count(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        raise _bad(f"{text!r} is not a whole number from 0 to 999999")
     return int(text)
 
 

@@ -122,7 +122,7 @@ SERVE_FLAGS = (
     Flag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
          "python -m peers.a2a.new_key FILE makes one), as A2A 1.0 signed cards are", options={"metavar": "FILE"}),
     Flag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
-         "send off after N events, as a dropped connection would", options={"type": values.port, "metavar": "N"}),
+         "send off after N events, as a dropped connection would", options={"type": values.count, "metavar": "N"}),
 )
 
 

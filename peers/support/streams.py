@@ -14,7 +14,8 @@ the subscription), so it is asked for instead (GetTask). The same happens if a s
 ends cleanly before its task does. At
 most RESUMES times and within the delegation's patience; after that, or on a wire with
 no subscription, the task is asked about instead (polling.py). A stream that broke
-before it named its task cannot be picked up: that failure is the delegation's.
+before it named its task cannot be picked up, and one still broken when the delegation's
+time is up is reported as it is (a timeout, say): those failures are the delegation's.
 """
 from __future__ import annotations
 
@@ -47,23 +48,24 @@ def follow(agent: Any, card: AgentCard, spoken: Any, message: Message) -> Task:
         def found(now: Any, seen: Task = task) -> None:  # said as soon as the first event arrives
             agent.say(f"[support] missed while not listening: {escape(_missed(seen, now))}")
         try:
-            later, broke = _read(spoken, agent.call(card.url, subscribe, {"id": task.id}, spoken.HEADERS,
-                                                    stream=True), found)
+            results = agent.call(card.url, subscribe, {"id": task.id}, spoken.HEADERS, stream=True)
         except RemoteError as refused:  # a task that ended meanwhile has no stream to join (1.0
             get = method_for(spoken, "get")  # 3.1.6: UnsupportedOperationError): ask for it instead
             if get is None:
                 raise
             agent.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task "
                       f"instead ({get})")
-            later, broke = read(spoken.task_from_wire, agent.call(card.url, get, {"id": task.id},
-                                                                  spoken.HEADERS), "the task"), None
+            results = agent.call(card.url, get, {"id": task.id}, spoken.HEADERS)
+            later, broke = read(spoken.task_from_wire, results, "the task"), None
             found(later)
+        else:
+            later, broke = _read(spoken, results, found)
         if later is not None and later.id != task.id:
             raise ProtocolViolation(f"subscribed to task {task.id[:80]!r}, the peer answered about another")
         task = _caught_up(task, later)
+    if broke is not None and (task is None or (not ends(task.state) and time.monotonic() >= deadline)):
+        raise broke  # before it named its task (nothing to subscribe to), or out of time: as it is
     if task is None:
-        if broke is not None:  # it broke before naming its task: nothing to subscribe to
-            raise broke
         raise ProtocolViolation("the stream described no task")
     return settle(agent, card, task, max(0.0, deadline - time.monotonic()))
 

@@ -71,7 +71,8 @@ def _find(agent: Any, card: AgentCard) -> Task | None:
     spoken = agent.format_of[card.url]
     if "list" in spoken.METHODS.values():
         agent.say(f"[support] looking for the task in context {TICKET} before any retry")
-        found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET}), "the list")
+        found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
+                     "the list")  # with its result, should it have ended meanwhile
     else:
         message = agent.last_sent
         agent.say(f"[support] {spoken.NAME} has no ListTasks: sending the same message again "
