@@ -157,6 +157,13 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_ids(), clock=utc_now)
+        if options.store:  # tasks and ledger in SQLite: what a client was told survives a restart
+            from peers.durable import DurableError, open_store
+            try:
+                peer.store, peer.ledger = open_store(options.store, peer.store, peer.ledger)
+            except DurableError as exc:
+                fail(str(exc))
+                return 2
         token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
         server.app = PeerApp(peer, card_format, token=token,
                              allow_private_webhooks=options.allow_private_webhooks,

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 
 WAITING = "nothing yet: the task waits for its caller"  # the summary of a claim a paused task holds
+BEING_DONE = "being done now"  # the summary of a claim while its skill runs
 
 
 class Effect(NamedTuple):

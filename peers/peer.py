@@ -23,7 +23,7 @@ from peers.a2a.schema import check
 from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data, run_granted
 from peers.skill import Skill, canonical
 from peers.stamps import counter_ids
-from peers.ledger import WAITING, Effect, Ledger
+from peers.ledger import BEING_DONE, WAITING, Effect, Ledger
 from peers.store import TaskStore, content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
 
@@ -77,7 +77,7 @@ class Peer:
             if earlier is None:
                 task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id, content)
                 if is_new and effect is not None:  # claimed: a copy arriving meanwhile finds this task
-                    self.ledger.record(effect, Effect(owner, task.id, claim, "being done now"))
+                    self.ledger.record(effect, Effect(owner, task.id, claim, BEING_DONE))
         if earlier is not None:  # the same effect asked for again: it never happens twice
             return self._already_done(earlier, message, owner, payload, content)
         if not is_new:  # the same message delivered again: the first answer
@@ -128,7 +128,7 @@ class Peer:
             if earlier is not None and earlier.task_id == task.id:
                 earlier = None  # the claim this task held while it waited
             if earlier is None and pending.effect is not None:
-                self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, "being done now"))
+                self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, BEING_DONE))
         if earlier is not None:
             done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(

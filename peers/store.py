@@ -20,6 +20,7 @@ holds the store's own lock, and nobody outside takes it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -40,6 +41,12 @@ def content_of(message: Message) -> str:
     its length is what the task store counts against its byte budget."""
     return json.dumps([message.metadata, [part._asdict() for part in message.parts], message.task_id],
                       sort_keys=True, default=repr)
+
+
+def digest(content: str) -> str:
+    """What tells a resent copy from a different message: a SHA-256, the same in every
+    process (Python's own hash() of a string is not), so it can be kept on disk too."""
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def refuse_if_too_big(content: str) -> None:
@@ -217,7 +224,7 @@ class TaskStore:
         seen = self.by_message.get((owner, message_id)) if remembered else None
         if seen is None:
             return None
-        if seen[1] != hash(content):
+        if seen[1] != digest(content):
             raise InvalidParams(f"messageId {message_id[:80]!r} was already used for a "
                                 f"different message (task {seen[0]}); use a new messageId")
         return self.tasks[seen[0]]
@@ -226,7 +233,7 @@ class TaskStore:
         self.sizes[task_id] += len(content)
         self.kept_bytes += len(content)
         if message_id is not None and self.remember_messages:
-            self.by_message[(owner, message_id)] = (task_id, hash(content))
+            self.by_message[(owner, message_id)] = (task_id, digest(content))
             self.message_keys[task_id].append((owner, message_id))
 
     def _make_room(self, size: int, *, new_task: bool, keep: str | None = None) -> None:

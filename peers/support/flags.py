@@ -119,6 +119,8 @@ SERVE_FLAGS = (
     Flag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
          "addresses, such as a receiver on this machine (off: a guard against request forgery)",
          options={"action": "store_true"}),
+    Flag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file, so a "
+         "restart loses nothing (default: in memory)", options={"metavar": "FILE.db"}),
     Flag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
          "python -m peers.a2a.new_key FILE makes one), as A2A 1.0 signed cards are", options={"metavar": "FILE"}),
     Flag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "

@@ -1,0 +1,59 @@
+"""A task, or a ledger's effect, as JSON text and back: what the store file keeps (durable.py).
+
+The peer's records are NamedTuples holding tuples, enums, bytes and plain JSON values.
+JSON has none of the first three, so each is written as an object naming what it was:
+{"$": "Task", ...fields}, {"$state": "completed"}, {"$bytes": base64}, {"$tuple": [...]};
+a list (JSON a peer was sent, kept as it came) stays a list. Only the record types named
+in RECORDS are read back, so a row cannot make the reader build anything else.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from peers.a2a.model import Artifact, Message, Part, Task, TaskState
+from peers.ledger import Effect
+
+RECORDS = {cls.__name__: cls for cls in (Task, Message, Part, Artifact, Effect)}
+
+
+def to_json(record: Any) -> str:
+    return json.dumps(_plain(record), separators=(",", ":"), sort_keys=True)
+
+
+def from_json(text: str) -> Any:
+    return _record(json.loads(text))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, TaskState):
+        return {"$state": value.value}
+    if isinstance(value, bytes):
+        return {"$bytes": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, tuple) and type(value).__name__ in RECORDS:
+        return {"$": type(value).__name__, **{name: _plain(item) for name, item in value._asdict().items()}}
+    if isinstance(value, tuple):
+        return {"$tuple": [_plain(item) for item in value]}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def _record(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_record(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if "$tuple" in value:
+        return tuple(_record(item) for item in value["$tuple"])
+    if "$state" in value:
+        return TaskState(value["$state"])
+    if "$bytes" in value:
+        return base64.b64decode(value["$bytes"], validate=True)
+    if "$" in value:
+        fields = {key: _record(item) for key, item in value.items() if key != "$"}
+        return RECORDS[value["$"]](**fields)
+    return {key: _record(item) for key, item in value.items()}

@@ -1,0 +1,143 @@
+"""`serve --store FILE.db`: a peer's tasks and ledger survive a restart, and a retry after
+one never repeats an effect. Real SQLite files, the real store, peer and app; one test
+kills a real served process with SIGKILL and starts it again on the same file."""
+import json
+import signal
+import sqlite3
+
+import pytest
+
+from conftest import cli
+from peers import billing
+from peers.a2a import wire_v10
+from peers.a2a.errors import TaskNotFound
+from peers.a2a.model import TaskState
+from peers.app import PeerApp
+from peers.durable import INTERRUPTED, SCHEMA_VERSION, DurableError, open_store
+from peers.ledger import BEING_DONE, Effect
+from transports.inprocess import InProcessTransport
+
+HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
+
+
+def durable_billing(path, **options):
+    """billing, its store and ledger on `path`, served in process; (peer, call)."""
+    peer = billing.billing_agent(**options)
+    peer.store, peer.ledger = open_store(str(path), peer.store, peer.ledger)
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+
+    def call(method, params, token="t0k"):
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame,
+                                         {**HEADERS, "Authorization": f"Bearer {token}"}).body)
+    return peer, call
+
+
+def refund(message_id, order, amount=5, **fields):
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [{"data": {
+        "order_id": order, "amount": amount}}], **fields}}
+
+
+def test_after_a_restart_tasks_are_there_for_their_owner_only_and_nothing_is_refunded_twice(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    first = call("SendMessage", refund("m-1", "ORD-1", context="ctx"))["result"]["task"]
+    paused = call("SendMessage", refund("m-2", "ORD-2", 6000))["result"]["task"]  # waits for a person
+    peer.store.file.close()
+    peer, call = durable_billing(path)  # the same file, a new process's worth of objects
+    assert call("GetTask", {"id": first["id"]})["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    with pytest.raises(TaskNotFound):  # the same visibility rules: another caller's id is no task
+        peer.store.get(first["id"], "another-caller")
+    assert [t["id"] for t in call("ListTasks", {})["result"]["tasks"]][-1] == first["id"]
+    assert call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]["id"] == first["id"], "a resend: its task"
+    again = call("SendMessage", refund("m-3", "ORD-1"))["result"]["task"]
+    assert again["id"] == first["id"], "the same refund under a new messageId: the task that did it"
+    assert list(peer.ledger.effects) == ["refund of ORD-1"], "the paused task's claim was let go"
+    interrupted = call("GetTask", {"id": paused["id"]})["result"]
+    assert interrupted["status"]["state"] == "TASK_STATE_FAILED"
+    assert "while this task waited" in interrupted["status"]["message"]["parts"][0]["text"]
+
+
+def test_a_task_a_restart_interrupted_is_failed_as_safe_to_retry_and_its_claim_is_let_go(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    task, _ = peer.store.add(lambda: peer._submitted(wire_v10.message_from_params(refund("m-9", "ORD-9"))),
+                             "t0k", "m-9")
+    peer.ledger.record("refund of ORD-9", Effect("t0k", task.id, "{}", BEING_DONE))
+    peer.store.update(task.advance(TaskState.WORKING))  # ... and the process dies here
+    peer.store.file.close()
+    peer, call = durable_billing(path)
+    found = call("GetTask", {"id": task.id})["result"]
+    assert found["status"]["state"] == "TASK_STATE_FAILED"
+    assert found["status"]["message"]["parts"][0]["text"] == INTERRUPTED
+    assert peer.ledger.effects == {}
+    retried = call("SendMessage", refund("m-10", "ORD-9"))["result"]["task"]
+    assert retried["status"]["state"] == "TASK_STATE_COMPLETED" and list(peer.ledger.effects) == ["refund of ORD-9"]
+
+
+def test_the_store_bounds_hold_on_disk(tmp_path):
+    path = tmp_path / "billing.db"
+    peer = billing.billing_agent(max_tasks=3)
+    peer.store, peer.ledger = open_store(str(path), peer.store, peer.ledger)
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+    for number in range(5):
+        transport.post(billing.BASE_URL + "/a2a", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                       "params": refund(f"m-{number}", f"ORD-{number}")}).encode(), HEADERS)
+    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == 3
+
+
+@pytest.mark.parametrize("make, why", [
+    (lambda path: path.write_bytes(b"not a database, just bytes" * 100), "not a SQLite database"),
+    (lambda path: sqlite3.connect(path).executescript(
+        f"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION + 1}');"),
+     "made by a newer version"),
+    (lambda path: path.mkdir(), "cannot be opened for writing"),
+])
+def test_a_store_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, make, why):
+    path = tmp_path / "billing.db"
+    make(path)
+    with pytest.raises(DurableError, match=why) as raised:
+        open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+    assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
+
+
+def test_a_store_file_another_peer_holds_is_refused_as_locked(tmp_path):
+    path = tmp_path / "billing.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA journal_mode=WAL")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(DurableError, match="locked"):
+            open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_serve_with_a_bad_store_file_exits_2_with_one_line(tmp_path):
+    (tmp_path / "bad.db").write_bytes(b"garbage" * 200)
+    done = cli("serve", "billing-agent", "--port", "0", "--store", str(tmp_path / "bad.db"), timeout=20)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'bad.db'}: cannot be used as the store" in done.stdout + done.stderr
+
+
+def test_a_served_peer_killed_with_sigkill_restarts_on_its_file_and_answers_a_retry_with_the_first_task(tmp_path):
+    from test_failures import start_serve
+    from transports.network import HttpTransport
+    path, env = str(tmp_path / "billing.db"), {"A2A_SERVE_TOKEN": "tok-1"}
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": refund("m-1", "ORD-1")}).encode()
+    headers = {**HEADERS, "Authorization": "Bearer tok-1"}
+    answers = []
+    for _ in range(2):
+        process, lines = start_serve("billing-agent", "--wire", "1.0", "--port", "0", "--store", path, env=env)
+        try:
+            base = lines[0].split("listening on ")[1].split()[0]
+            transport = HttpTransport(timeout=5)
+            answers.append(json.loads(transport.post(f"{base}/a2a", frame, headers).body)["result"]["task"])
+            transport.close()
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.communicate(timeout=10)
+    assert answers[0]["id"] == answers[1]["id"] and answers[1]["status"]["state"] == "TASK_STATE_COMPLETED"
+    effects = sqlite3.connect(path).execute("SELECT key FROM effects").fetchall()
+    assert effects == [("refund of ORD-1",)], "refunded once, across the kill"
