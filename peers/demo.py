@@ -71,7 +71,8 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
         # The auth lesson: a second token, for the same caller, that proves more (a scope).
         step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and scenario == "auth" else {}
         # The signed-card lessons: billing signs its card with its (published) demo key.
-        signing_key = demo_key(name) if scenario in ("signed-card", "spoof") and name == "billing-agent" else None
+        signing_key = demo_key(name) if scenario in ("signed-card", "spoof") and name == "billing-agent" \
+            and card_format.NAME != "essay" else None  # the essay's card has no signatures
         # Webhooks on this machine are allowed: the demo's receivers are the support agent's own.
         apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
                                       allow_private_webhooks=True, signing_key=signing_key,

@@ -305,3 +305,45 @@ def test_the_legacy_card_path_is_tried_only_when_asked_and_with_a_warning():
         assert [frame.url for frame in printer.frames if frame.direction == "-->"] == (
             [BILLING_CARD, BILLING_CARD.replace("agent-card.json", "agent.json")] if asked else [BILLING_CARD])
         assert len(warnings) == asked and (not asked or "A2A 0.2 and earlier" in warnings[0])
+
+
+# -- found by a hostile tester (each a regression test) --------------------------------------
+
+def test_a_key_file_whose_parts_do_not_belong_together_is_refused_when_loaded(tmp_path):
+    from peers.a2a.new_key import to_pem
+    broken = SIGNER._replace(d=SIGNER.d ^ (1 << 100))  # one bit of d flipped: still well-formed DER
+    with pytest.raises(rs256.BadKey, match="do not belong together"):
+        rs256.private_from_pem(to_pem(broken))
+
+
+def test_a_pinned_key_with_a_huge_exponent_is_refused():
+    jwk = {**SIGNER.public.jwk(), "e": rs256.b64url((2**40 + 1).to_bytes(6, "big"))}
+    with pytest.raises(rs256.BadKey, match="below 2\\*\\*32"):
+        rs256.public_from_jwk(jwk)
+
+
+def test_a_new_key_is_readable_by_its_owner_only(tmp_path):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "peers.a2a.new_key", str(tmp_path / "k.pem")],
+                          cwd=Path(__file__).parent.parent, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and (tmp_path / "k.pem").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_signature_respelled_or_marked_critical_does_not_verify():
+    document = json.loads(signed_billing().card_body)
+    entry = document["signatures"][0]
+    last = entry["signature"][-1]
+    respelled = dict(entry, signature=entry["signature"][:-1] + ("B" if last == "A" else "A"))  # stray bits
+    header = {**json.loads(rs256.from_b64url(entry["protected"])), "crit": ["exp"], "exp": 1}
+    critical = dict(entry, protected=rs256.b64url(json.dumps(header).encode()))
+    for variant in (respelled, critical):
+        signed = card_signature.signed_content({**document, "signatures": [variant]})
+        assert card_signature.unproven(signed, SIGNER.public) is not None
+
+
+def test_the_signed_card_lessons_do_not_sign_the_essays_card():
+    from peers import demo
+    from peers.a2a.wire_format import by_name
+    card = demo.network(by_name("essay"), log=lambda line: None, scenario="signed-card").apps[billing.BASE_URL].card_body
+    assert b"signatures" not in card

@@ -77,8 +77,8 @@ def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | Non
     kids = []
     for entry in signed.signatures:
         header = _header(entry)
-        if header is None or header.get("alg") != ALGORITHM:
-            continue  # not a signature we can check: another may be
+        if header is None or header.get("alg") != ALGORITHM or "crit" in header or "b64" in header:
+            continue  # not a signature we can check (RFC 7515 4.1.11: an unknown `crit` is refused)
         kids.append(header.get("kid"))
         try:
             signature = rs256.from_b64url(entry["signature"])
@@ -89,6 +89,8 @@ def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | Non
             return None
     if not kids:
         return f"has a card with no {ALGORITHM} signature the pinned key could check"
+    if signed.payload is None:
+        return "has a card with no canonical form (RFC 8785), so no signature of it can be checked"
     if pinned.jwk()["kid"] not in kids:
         return (f"has a card signed by another key (kid {str(kids[0])[:60]!r}), not the one the "
                 "allowlist pins")

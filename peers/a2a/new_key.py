@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import secrets
 
 from peers.a2a.rs256 import MIN_BITS, PrivateKey, _bytes
@@ -82,8 +83,8 @@ def main(argv: list[str]) -> int:
         print("usage: python -m peers.a2a.new_key FILE   (writes a new RSA private key to FILE)")
         return 2
     key = new_private_key()
-    try:
-        with open(argv[0], "x", encoding="ascii") as file:  # "x": an existing key is never replaced
+    try:  # never over an existing file; readable by its owner only, as ssh-keygen's keys are
+        with os.fdopen(os.open(argv[0], os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "w", encoding="ascii") as file:
             file.write(to_pem(key))
     except OSError as exc:
         print(f"error: {argv[0]}: {exc.strerror or exc}")
@@ -95,7 +96,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    import os
     import sys
     try:
         sys.exit(main(sys.argv[1:]))

@@ -58,10 +58,15 @@ def b64url(data: bytes) -> str:
 
 
 def from_b64url(text: str) -> bytes:
-    """Base64url without padding, strictly (RFC 7515 section 2): ValueError otherwise."""
+    """Base64url without padding, strictly (RFC 7515 section 2), in its one spelling (no
+    stray bits in the last character, so a signature cannot be respelled and still
+    verify): ValueError otherwise."""
     if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", text) or len(text) % 4 == 1:
         raise ValueError("not base64url text")
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64url(data) != text:
+        raise ValueError("not base64url text in its one spelling")
+    return data
 
 
 def sign(key: PrivateKey, data: bytes) -> bytes:
@@ -100,14 +105,18 @@ def public_from_jwk(jwk: object) -> PublicKey:
 
 
 def _checked(key: PublicKey) -> PublicKey:
-    if not MIN_BITS <= key.n.bit_length() <= MAX_BITS or key.e < 3 or key.e % 2 == 0 or key.e >= key.n:
-        raise BadKey(f"not an RSA key of {MIN_BITS} to {MAX_BITS} bits with an odd exponent")
+    # An exponent beyond 2**32 is no stronger, only slower: a pinned key with a huge one
+    # would make every forged signature cost a second to check (OpenSSL caps it too).
+    if not MIN_BITS <= key.n.bit_length() <= MAX_BITS or not 3 <= key.e < 2**32 or key.e % 2 == 0:
+        raise BadKey(f"not an RSA key of {MIN_BITS} to {MAX_BITS} bits with an odd exponent below 2**32")
     return key
 
 
 def private_from_pem(text: str) -> PrivateKey:
     """The key in a PEM file: PKCS#8 or PKCS#1, unencrypted. BadKey naming the problem."""
-    found = re.search(r"-----BEGIN (RSA )?PRIVATE KEY-----([A-Za-z0-9+/=\s]+)-----END \1?PRIVATE KEY-----", text)
+    if not isinstance(text, str) or text.count("-----BEGIN ") > 1:
+        raise BadKey("a key file holds one PEM block of text")
+    found = re.search(r"-----BEGIN ((?:RSA )?)PRIVATE KEY-----([A-Za-z0-9+/=\s]+)-----END \1PRIVATE KEY-----", text)
     if found is None:
         raise BadKey("no unencrypted 'BEGIN PRIVATE KEY' or 'BEGIN RSA PRIVATE KEY' block")
     try:
@@ -117,12 +126,24 @@ def private_from_pem(text: str) -> PrivateKey:
             if _der(algorithm, 0x30)[0:1] != b"\x06" or _sequence(algorithm, None)[0] != RSA_OID:
                 raise BadKey("the PKCS#8 key is not an RSA key")
             der = _der(inner, 0x04)
-        fields = [int.from_bytes(_der(item, 0x02), "big") for item in _sequence(der, 9)]
+        fields = [_integer(_der(item, 0x02)) for item in _sequence(der, 9)]
     except (ValueError, IndexError) as exc:
         raise BadKey(f"the key is not well-formed DER ({exc})") from None
-    key = PrivateKey(fields[1], fields[2], fields[3], (fields[4], fields[5]))
+    version, n, e, d, p, q = fields[:6]
+    key = PrivateKey(n, e, d, (p, q))
     _checked(key.public)
+    # Parts that do not belong together would sign cards that no key verifies, and the
+    # peer's callers would be told its card was altered: refuse the file instead.
+    if version != 0 or p * q != n or not verify(key.public, b"check", sign(key, b"check")):
+        raise BadKey("the key's parts do not belong together (n is not p*q, or d does not undo e)")
     return key
+
+
+def _integer(contents: bytes) -> int:
+    """A DER INTEGER's value: here only non-negative, in its fewest bytes."""
+    if not contents or contents[0] & 0x80 or (len(contents) > 1 and contents[0] == 0 and not contents[1] & 0x80):
+        raise ValueError("an integer that is empty, negative or not in its fewest bytes")
+    return int.from_bytes(contents, "big")
 
 
 def _der(element: bytes, tag: int) -> bytes:
@@ -142,6 +163,8 @@ def _element(data: bytes, tag: int | None) -> tuple[bytes, bytes]:
         if not 1 <= count <= 4:
             raise ValueError("a length of more than 4 bytes")
         length, offset = int.from_bytes(data[2:2 + count], "big"), 2 + count
+        if length < 0x80 or length.bit_length() <= 8 * (count - 1):
+            raise ValueError("a length not in its fewest bytes")
     if offset + length > len(data):
         raise ValueError("truncated")
     return data[offset:offset + length], data[offset + length:]
