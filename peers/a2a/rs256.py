@@ -129,12 +129,12 @@ def private_from_pem(text: str) -> PrivateKey:
         fields = [_integer(_der(item, 0x02)) for item in _sequence(der, 9)]
     except (ValueError, IndexError) as exc:
         raise BadKey(f"the key is not well-formed DER ({exc})") from None
-    version, n, e, d, p, q = fields[:6]
-    key = PrivateKey(n, e, d, (p, q))
+    version, modulus, exponent, private_exponent, *primes = fields[:6]
+    key = PrivateKey(modulus, exponent, private_exponent, (primes[0], primes[1]))
     _checked(key.public)
     # Parts that do not belong together would sign cards that no key verifies, and the
     # peer's callers would be told its card was altered: refuse the file instead.
-    if version != 0 or p * q != n or not verify(key.public, b"check", sign(key, b"check")):
+    if version != 0 or primes[0] * primes[1] != modulus or not verify(key.public, b"check", sign(key, b"check")):
         raise BadKey("the key's parts do not belong together (n is not p*q, or d does not undo e)")
     return key
 
