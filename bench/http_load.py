@@ -8,7 +8,9 @@ Measures, in one run, on this machine (issue 3's targets in brackets):
       [at concurrency 4: >= 70% of the floor's throughput, zero errors];
   (c) the floor: a bare standard-library http.server answering a fixed JSON body, with
       the same keep-alive and Nagle settings, under the same load;
-  and the served peer's peak memory [under 30 MB].
+  and the served peer's peak memory [under 30 MB];
+  (d) the same served peer with `--store` (its tasks and ledger in SQLite, a transaction
+      per change, synchronous=FULL): what durability costs, against (b) in the same run.
 
 Both servers run as child processes; the load client is raw sockets on 127.0.0.1 with
 pre-built requests, so it costs far less per request than the servers it measures.
@@ -32,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TOKEN = "bench-token"
+STORE = Path(__import__("tempfile").gettempdir()) / "a2a-bench-billing.db"
 RUN = itertools.count()  # every request refunds an order of its own: a repeated order would
                          # only be looked up in billing's ledger, which is not the work measured
 
@@ -158,12 +161,16 @@ def main() -> None:
         "served billing peer": [sys.executable, "a2a_delegation.py", "serve", "billing-agent",
                                 "--token", TOKEN],
         "floor: bare http.server": [sys.executable, "-c", FLOOR],
+        "served peer, --store": [sys.executable, "a2a_delegation.py", "serve", "billing-agent",
+                                 "--token", TOKEN, "--store", str(STORE)],
     }
     runs: dict[str, dict[int, list[dict[str, float]]]] = {
         name: {1: [], 4: [], 16: []} for name in servers}
     peaks: dict[str, float] = {name: 0.0 for name in servers}
     for _ in range(options.rounds):
         for name, args in servers.items():
+            for stale in STORE.parent.glob(STORE.name + "*"):  # each round on a fresh file
+                stale.unlink()
             process, port = start(args)
             try:
                 load(port, 4, 0.3)  # warm up
@@ -189,6 +196,10 @@ def main() -> None:
     print(f"served peer at concurrency 4: {share:.0%} of the floor's throughput, {errors} errors "
           f"at any level, peak memory {peak:.1f} MB (floor {peaks['floor: bare http.server']:.1f} MB)"
           f" -> {'meets' if ok else 'MISSES'} the target (>= 70%, 0 errors, < 30 MB)")
+    durable = runs["served peer, --store"][4]
+    print(f"with --store at concurrency 4: {median(durable, 'rps'):.0f} req/s, "
+          f"{median(durable, 'rps') / median(peer, 'rps'):.0%} of the in-memory peer in the same run, "
+          f"peak memory {peaks['served peer, --store']:.1f} MB")
 
 
 if __name__ == "__main__":

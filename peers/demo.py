@@ -144,6 +144,9 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     from transports.server import PeerServer
     name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
     demo = SERVABLE[name]
+    if options.crash_at and not options.store:
+        fail("--crash-at needs --store: a crash test is about what the store file keeps")
+        return 2
     key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
     if key == 2:
         return 2
@@ -159,9 +162,9 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_ids(), clock=utc_now)
         if options.store:  # tasks and ledger in SQLite: what a client was told survives a restart
-            from peers.durable import DurableError, open_store
+            from peers.durable import DurableError, attach
             try:
-                peer.store, peer.ledger = open_store(options.store, peer.store, peer.ledger)
+                kept = attach(peer, options.store, options.crash_at)
             except DurableError as exc:
                 fail(str(exc))
                 return 2
@@ -172,6 +175,8 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
+        for line in kept if options.store else ():
+            say(line)
         if token:
             say(f"[serve] bearer token: {token}  (callers need 'Authorization: Bearer <token>')")
         say("[serve] Ctrl-C or SIGTERM stops it.")

@@ -21,6 +21,7 @@ Not here: the bytes of a task (durable_codec.py), what a peer does (peer.py).
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from typing import Any, Callable
@@ -163,17 +164,23 @@ class DurableStore(TaskStore):
 
 
 class DurableLedger(Ledger):
-    """The ledger, each effect also written to the store file."""
+    """The ledger, each effect also written to the store file. `crash_at` is a test
+    double's hook (`serve --crash-at`): the process dies, as under SIGKILL, right after
+    an effect is claimed ("before-effect": the skill has not run) or right after it is
+    committed as done ("after-commit": before the peer answers)."""
 
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
-        self.file, self.seq = file, 0
+        self.file, self.seq, self.crash_at = file, 0, None
 
     def record(self, key: str, effect: Effect) -> None:
         super().record(key, effect)
         self.seq += 1
         self.file.write([("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body",
                           (key, self.seq, to_json(effect)))])
+        done = effect.summary not in (BEING_DONE, WAITING)
+        if (self.crash_at, done) in (("before-effect", False), ("after-commit", True)):
+            os._exit(137)  # no clean-up, no answer: as a killed process
 
     def forget(self, key: str) -> None:
         super().forget(key)
@@ -203,6 +210,16 @@ def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStor
                                       for table in ("tasks", "effects"))
     _settle_interrupted(durable, effects)
     return durable, effects
+
+
+def attach(peer: Any, path: str, crash_at: str | None = None) -> list[str]:
+    """Give `peer` a durable store and ledger on `path`; returns what `serve --store` says
+    of them as it starts (the ledger's newest five effects). DurableError if it cannot."""
+    peer.store, peer.ledger = open_store(path, peer.store, peer.ledger)
+    peer.ledger.crash_at = crash_at
+    effects = list(peer.ledger.effects.items())
+    return [f"[serve] store: {path} ({len(peer.store.tasks)} tasks, {len(effects)} effects in the ledger)"] + [
+        f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
 
 
 def _settle_interrupted(store: DurableStore, ledger: DurableLedger) -> None:

@@ -141,3 +141,128 @@ def test_a_served_peer_killed_with_sigkill_restarts_on_its_file_and_answers_a_re
     assert answers[0]["id"] == answers[1]["id"] and answers[1]["status"]["state"] == "TASK_STATE_COMPLETED"
     effects = sqlite3.connect(path).execute("SELECT key FROM effects").fetchall()
     assert effects == [("refund of ORD-1",)], "refunded once, across the kill"
+
+
+# -- killed at each point of a delegation, over many seeded runs ----------------------------
+
+def served(path, *extra, token="tok-1"):
+    from test_failures import start_serve
+    process, lines = start_serve("billing-agent", "--wire", "1.0", "--port", "0", "--store", path, *extra,
+                                 env={"A2A_SERVE_TOKEN": token})
+    assert lines and "listening on" in lines[0], lines
+    return process, lines[0].split("listening on ")[1].split()[0], lines
+
+
+def send(base, message_id, order, amount=5, token="tok-1"):
+    """A refund's answer: the task, or None if the connection broke before an answer."""
+    from transports.errors import TransportError
+    from transports.network import HttpTransport
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                        "params": refund(message_id, order, amount)}).encode()
+    transport = HttpTransport(timeout=5)
+    try:
+        return json.loads(transport.post(f"{base}/a2a", frame, {**HEADERS, "Authorization": f"Bearer {token}"}).body)
+    except TransportError:
+        return None
+    finally:
+        transport.close()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_killed_before_the_effect_after_the_commit_or_after_the_answer_nothing_is_lost_or_done_twice(tmp_path, seed):
+    import random
+    rng = random.Random(seed)
+    path = str(tmp_path / "billing.db")
+    told = {}  # order -> the task id the client was told about
+    for number in range(3):
+        point = rng.choice(["before-effect", "after-commit", "after-answer"])
+        order, message_id, amount = f"ORD-{seed}-{number}", f"m-{seed}-{number}", rng.randint(1, 900)
+        process, base, _ = served(path, *(["--crash-at", point] if point != "after-answer" else []))
+        try:
+            answer = send(base, message_id, order, amount)
+        finally:
+            process.kill()
+            process.communicate(timeout=10)
+        assert (answer is None) == (point != "after-answer"), (point, answer)
+        process, base, _ = served(path)  # restarted on the same file, no crash this time
+        try:
+            again = send(base, message_id, order, amount)["result"]["task"]  # the same message: safe to resend
+            if answer is not None:
+                assert again["id"] == answer["result"]["task"]["id"], "the task the client was told about"
+            if again["status"]["state"] == "TASK_STATE_FAILED":  # interrupted before its effect: a new message
+                assert point == "before-effect" and "a retry" in again["status"]["message"]["parts"][0]["text"]
+                again = send(base, f"{message_id}-retry", order, amount)["result"]["task"]
+            assert again["status"]["state"] == "TASK_STATE_COMPLETED"
+            told[order] = again["id"]
+        finally:
+            process.terminate()
+            process.communicate(timeout=10)
+    rows = sqlite3.connect(path).execute("SELECT key, body FROM effects").fetchall()
+    assert sorted(key for key, _ in rows) == sorted(f"refund of {order}" for order in told), "each once, none lost"
+    assert {json.loads(body)["task_id"] for _, body in rows} == set(told.values())
+
+
+def test_sixteen_clients_and_a_restart_midway_lose_nothing_and_repeat_nothing(tmp_path):
+    import threading
+    import time
+    from conftest import free_port
+    from test_failures import start_serve
+    path, port = str(tmp_path / "billing.db"), free_port()
+    base = f"http://127.0.0.1:{port}"
+    args = ("billing-agent", "--wire", "1.0", "--port", str(port), "--store", path)
+    process, _ = start_serve(*args, env={"A2A_SERVE_TOKEN": "tok-1"})
+    done, problems, answered = {}, [], threading.Semaphore(0)
+
+    def client(number):
+        for turn in range(5):
+            order, message_id = f"ORD-{number}-{turn}", f"m-{number}-{turn}"
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:  # refused or cut off during the restart: the same message again
+                answer = send(base, message_id, order)
+                if answer is None:
+                    time.sleep(0.05)
+                    continue
+                task = answer.get("result", {}).get("task")
+                if task is None:
+                    problems.append(answer)
+                    break
+                if task["status"]["state"] == "TASK_STATE_FAILED":  # interrupted before its effect
+                    message_id += "-again"
+                    continue
+                done[order] = task["id"]
+                answered.release()
+                break
+            else:
+                problems.append(f"{order}: no answer within 20 s")
+    clients = [threading.Thread(target=client, args=(number,)) for number in range(16)]
+    for thread in clients:
+        thread.start()
+    try:
+        for _ in range(40):  # half the refunds answered, then the peer dies and comes back
+            assert answered.acquire(timeout=20)
+        process.kill()
+        process.communicate(timeout=10)
+        process, _ = start_serve(*args, env={"A2A_SERVE_TOKEN": "tok-1"})
+        for thread in clients:
+            thread.join(timeout=60)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    assert problems == [] and len(done) == 80
+    rows = sqlite3.connect(path).execute("SELECT key, body FROM effects").fetchall()
+    assert sorted(key for key, _ in rows) == sorted(f"refund of {order}" for order in done), "each once"
+    assert {json.loads(body)["task_id"] for _, body in rows} == set(done.values())
+
+
+def test_the_crash_lesson_fails_safely_restarts_billing_and_its_retry_gets_the_one_refund():
+    done = cli("--scenario", "crash", timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    lines = done.stdout.splitlines()
+    assert any("may have been acted on: retry is NOT safe until the peer confirms" in line for line in done.stderr.splitlines() + lines)
+    assert "[support] billing exited (137); starting it again on the same store" in lines
+    stores = [line for line in lines if line.startswith("[billing] store: ")]
+    assert [line.split("(")[1] for line in stores] == ["0 tasks, 0 effects in the ledger)", "1 tasks, 1 effects in the ledger)"]
+    (ledger,) = [line for line in lines if line.startswith("[billing] ledger: refund of ORD-9100")]
+    task_id = ledger.rsplit("(task ", 1)[1].rstrip(")")
+    assert f"[support] task {task_id} state: completed" in lines, "the retry got the task billing made before it died"
+    assert sum('"method": "SendMessage"' in line for line in lines) == 2

@@ -121,6 +121,9 @@ SERVE_FLAGS = (
          options={"action": "store_true"}),
     Flag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file, so a "
          "restart loses nothing (default: in memory)", options={"metavar": "FILE.db"}),
+    Flag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "
+         "right before its first effect, or right after committing it", options={"choices": ["before-effect",
+                                                                                              "after-commit"]}),
     Flag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
          "python -m peers.a2a.new_key FILE makes one), as A2A 1.0 signed cards are", options={"metavar": "FILE"}),
     Flag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "

@@ -24,6 +24,8 @@ SCENARIOS = {
               "handoff's hop limit stops the chain, naming the support agent as the decision's owner",
     "contract": "billing's card publishes the refund's input schema and result variants; three "
                 "broken payloads stop before any frame; billing checks again; the valid one is sent",
+    "crash": "billing (its own process, with a store file) dies after refunding, before answering; "
+             "restarted, it answers the same message with the task it made: one refund",
     "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
                  "every answer names one task, and billing refunds the order once",
     "evidence": "claims by reference, each observed, reported or inferred, and dated: billing "
@@ -48,7 +50,7 @@ SCENARIOS = {
 }
 # The lessons that need what the essay's tasks/send lacks (a taskId, a contextId, metadata,
 # a card that publishes contracts): they speak 1.0 unless --wire says.
-LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "broken-stream", "contract", "evidence", "duplicate",
+LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "broken-stream", "contract", "crash", "evidence", "duplicate",
                   "outcomes", "signed-card", "slow", "spoof", "versions")
 TIMEOUTS = {"slow": 0.25}  # seconds the support agent waits, unless --timeout says
 
@@ -63,6 +65,8 @@ def defaults(options: SimpleNamespace, timeout_given: bool) -> None:
         options.request = "Please refund $180 on order ORD-3300"
     if options.scenario in LESSONS_ON_1_0 and options.wire is None:
         options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
+    if options.scenario == "crash":
+        options.transport = "http"  # billing is a process of its own: reached over real HTTP
     if options.scenario in TIMEOUTS and not timeout_given:
         options.timeout = TIMEOUTS[options.scenario]
 

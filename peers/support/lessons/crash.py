@@ -1,0 +1,97 @@
+"""--scenario crash: billing dies after refunding and before answering; no second refund.
+
+Seed 004 asks of every failure "whether retrying is safe and which effects may already
+have landed". Here billing runs as a process of its own, keeping its tasks and ledger in
+a store file (`serve --store`), started with a test double's flag that kills it right
+after it commits the refund and before it answers (`--crash-at after-commit`). The
+support agent's delegation fails with no answer: the request left, so the refund may
+have landed, and the support agent says a retry is not safe until billing confirms.
+Billing starts again on the same file; its banner shows its ledger, which kept the
+refund. The support agent sends the very same message (the same messageId): billing
+answers with the task it made before it died. One refund. The frames go over real HTTP
+to that process (this lesson implies --transport http); its ids and port change run to run.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from peers.support.config import AllowEntry
+from peers.support.lessons.turns import send_turn
+from peers.support.output import Kind
+from transports.errors import PeerError
+
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))),
+                      "a2a_delegation.py")
+TOKEN, TICKET = "crash-lesson-token", "ticket-9100"
+PAYLOAD = {"order_id": "ORD-9100", "amount": 180.0}
+
+
+def start_billing(port: int, store: str, wire: str, *extra: str) -> tuple[subprocess.Popen, list[str]]:
+    """`serve billing-agent` as its own process; its banner's lines, up to how to stop it."""
+    process = subprocess.Popen([sys.executable, SCRIPT, "serve", "billing-agent", "--wire", wire, "--port",
+                                str(port), "--token", TOKEN, "--store", store, *extra],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    banner = []
+    for line in process.stdout:  # ends if it exits; it prints its banner at once
+        banner.append(line.rstrip("\n"))
+        if "Ctrl-C" in line or len(banner) > 20:
+            break
+    return process, banner
+
+
+def show_ledger(agent: Any, banner: list[str]) -> None:
+    for line in banner:
+        if line.startswith(("[serve] store:", "[serve] ledger:")):
+            agent.say(f"[billing] {line.removeprefix('[serve] ')}")
+
+
+def run(agent: Any, card_urls: list[str]) -> list[Any]:
+    """Delegate a refund to a billing that dies after it; restart it; resend; one refund."""
+    agent.say(f"[transport] {agent.transport.label}. A crash: billing dies after the refund, before "
+              "its answer.", Kind.BANNER)
+    wire = agent.forced_format.NAME if agent.forced_format else "1.0"
+    with tempfile.TemporaryDirectory() as folder:
+        store, port = os.path.join(folder, "billing.db"), _free_port()
+        endpoint = f"http://127.0.0.1:{port}/a2a"
+        agent.allowlist = agent.allowlist + [AllowEntry("billing-agent", endpoint)]
+        agent.credentials[endpoint] = TOKEN  # as a platform would issue it
+        process, banner = start_billing(port, store, wire, "--crash-at", "after-commit")
+        try:
+            agent.say()
+            agent.say(f"[support] billing runs as process {process.pid}, keeping its tasks and ledger in "
+                      "billing.db; a test double's flag kills it after it commits a refund, before it answers")
+            show_ledger(agent, banner)
+            card = agent.find(f"http://127.0.0.1:{port}/.well-known/agent-card.json")
+            if not hasattr(card, "url"):
+                return [card]
+            outcome = agent.gate_then_delegate(card, "process_refund", PAYLOAD, TICKET)
+            process.wait(timeout=10)
+            agent.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
+            process, banner = start_billing(port, store, wire)
+            show_ledger(agent, banner)
+            if outcome.error is None or agent.last_sent is None:
+                return [outcome]  # answered after all: nothing to find out
+            same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
+                if agent.format_of[card.url].NAME == "essay" else f"the very same message ({agent.last_sent.message_id})"
+            agent.say(f"[support] sending {same} again: a peer that keeps its word answers with the task it "
+                      "made, never a second refund")
+            try:
+                send_turn(agent, (outcome.verdict, card), agent.last_sent)
+            except PeerError as failure:
+                return [agent.failed(card.name, outcome.verdict, f"the retry failed: {failure}", failure)]
+            agent.say("[support] one refund: billing's ledger above is the one that answered", Kind.BANNER)
+            return [outcome._replace(error=None, failure=None)]
+        finally:
+            process.terminate()
+            process.communicate(timeout=10)
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
