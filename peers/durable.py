@@ -208,6 +208,10 @@ def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStor
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
     (durable.seq,), (effects.seq,) = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0]
                                       for table in ("tasks", "effects"))
+    with durable.lock:  # the store's bounds hold on disk too: a file kept under larger ones is cut
+        durable._make_room(0, new_task=False)
+        while len(durable.tasks) > durable.max_tasks:
+            durable._forget(next(iter(durable.tasks)))
     _settle_interrupted(durable, effects)
     return durable, effects
 

@@ -266,3 +266,15 @@ def test_the_crash_lesson_fails_safely_restarts_billing_and_its_retry_gets_the_o
     task_id = ledger.rsplit("(task ", 1)[1].rstrip(")")
     assert f"[support] task {task_id} state: completed" in lines, "the retry got the task billing made before it died"
     assert sum('"method": "SendMessage"' in line for line in lines) == 2
+
+
+def test_a_file_kept_under_larger_bounds_is_cut_to_the_stores_on_start(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    made = [call("SendMessage", refund(f"m-{n}", f"ORD-{n}"))["result"]["task"]["id"] for n in range(5)]
+    peer.store.file.close()
+    small = billing.billing_agent(max_tasks=2)
+    small.store, small.ledger = open_store(str(path), small.store, small.ledger)
+    assert list(small.store.tasks) == made[-2:], "the newest kept, the oldest forgotten"
+    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == 2
+    assert len(small.ledger.effects) == 5, "the ledger outlives the tasks' window, as in memory"
