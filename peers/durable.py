@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import threading
-from typing import Any, Callable
+from typing import Any
 
 from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
 from peers.durable_codec import from_json, to_json
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger
-from peers.store import TaskStore, digest
+from peers.store import TaskStore
 
 SCHEMA_VERSION = 1
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
@@ -49,23 +50,36 @@ class DurableError(Exception):
 
 
 class StoreFile:
-    """One peer's SQLite file: opened, checked and written here only."""
+    """One peer's SQLite file: opened, checked and written here only. It is held for the
+    process's life (locking_mode EXCLUSIVE), so a second peer on the same file is refused
+    as locked, rather than keeping a ledger of its own beside the first's."""
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
+        if path == ":memory:" or path.startswith("file:"):
+            raise DurableError(f"{path}: a store is a file's path (a store in memory survives nothing)")
         try:
             self.db = sqlite3.connect(path, timeout=1.0, isolation_level=None, check_same_thread=False)
+            tables = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "meta" not in tables:  # someone's own database: never changed
+                raise DurableError(f"{path}: holds tables of something else ({', '.join(sorted(tables))[:80]}); "
+                                   "a store file is made by this peer, or is a new file")
+            self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            with self._transaction():
+            with self._transaction():  # takes the file's lock, kept from now on
                 for statement in filter(str.strip, _TABLES.split(";")):
                     self.db.execute(statement)
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                 if found is None:
                     self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                elif not found[0].isdigit() or int(found[0]) > SCHEMA_VERSION:
-                    raise DurableError(f"{path}: made by a newer version of this peer (schema {found[0][:20]}); "
-                                       f"this one reads schema {SCHEMA_VERSION}")
+                elif found[0] != str(SCHEMA_VERSION):
+                    version = found[0]
+                    newer = isinstance(version, str) and version.isascii() and version.isdigit() \
+                        and int(version) > SCHEMA_VERSION
+                    raise DurableError(f"{path}: " + (
+                        f"made by a newer version of this peer (schema {version}); this one reads schema "
+                        f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})"))
         except sqlite3.Error as exc:
             raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
 
@@ -73,10 +87,17 @@ class StoreFile:
         return _Transaction(self.db)
 
     def write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-        """The statements as one transaction, on disk when this returns."""
-        with self.lock, self._transaction():
-            for sql, values in statements:
-                self.db.execute(sql, values)
+        """The statements as one transaction, on disk when this returns. A write that fails
+        (a full disk, a failing device) stops the process: what it holds in memory would
+        otherwise run ahead of the file, and a restart from the file is the truth."""
+        try:
+            with self.lock, self._transaction():
+                for sql, values in statements:
+                    self.db.execute(sql, values)
+        except sqlite3.Error as exc:
+            print(f"[store] {self.path}: a write failed ({_why(exc)}); stopping, so that nothing is "
+                  "answered that is not on disk", file=sys.stderr, flush=True)
+            os._exit(70)
 
     def rows(self, sql: str) -> list[tuple[Any, ...]]:
         with self.lock:
@@ -110,51 +131,22 @@ def _why(exc: sqlite3.Error) -> str:
 
 
 class DurableStore(TaskStore):
-    """The task store, each change also written to the store file (see the module's rules)."""
+    """The task store, each change written to the store file under the store's lock,
+    before the change is told to anyone (subscribers, webhooks, the caller)."""
 
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
         self.file, self.seq = file, 0
 
-    def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
-            content: str = "") -> tuple[Task, bool]:
-        task, is_new = super().add(make_task, owner, message_id, content)
-        if is_new:
-            self._write(task, owner, message_id, content)
-        return task, is_new
-
-    def resume(self, task_id: str, owner: str, turns: Any, content: str, accept: Any) -> tuple[Task, Any]:
-        task, waiting = super().resume(task_id, owner, turns, content, accept)
-        if waiting is not None:
-            self._write(task, owner, turns[-1].message_id, content)
-        return task, waiting
-
-    def pause(self, task: Task, waiting: Any) -> Task:
-        return self._written(super().pause(task, waiting))
-
-    def cancel(self, task_id: str, owner: str, canceled: Any) -> tuple[Task, Any]:
-        task, waiting = super().cancel(task_id, owner, canceled)
-        return self._written(task), waiting
-
-    def update(self, task: Task) -> Task:
-        return self._written(super().update(task))
-
-    def _written(self, task: Task) -> Task:
-        with self.lock:
-            owner = self.owners.get(task.id)
-        if owner is not None:  # a task forgotten meanwhile stays forgotten
-            self._write(task, owner)
-        return task
-
-    def _write(self, task: Task, owner: str, message_id: str | None = None, content: str = "") -> None:
-        with self.lock:
-            self.seq += 1
-            size = self.sizes.get(task.id, 0)
+    def _kept(self, task_id: str) -> None:
+        self.seq += 1
+        owner = self.owners[task_id]
         statements = [("INSERT INTO tasks VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                       "body = excluded.body, size = excluded.size", (task.id, self.seq, owner, size, to_json(task)))]
-        if message_id is not None and self.remember_messages:
-            statements.append(("INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)",
-                               (owner, message_id, task.id, digest(content))))
+                       "body = excluded.body, size = excluded.size",
+                       (task_id, self.seq, owner, self.sizes[task_id], to_json(self.tasks[task_id])))]
+        statements += [("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?)", (key[0], key[1], task_id,
+                                                                               self.by_message[key][1]))
+                       for key in self.message_keys[task_id][-1:]]  # the newest: the others are kept
         self.file.write(statements)
 
     def _forget(self, task_id: str) -> None:
@@ -164,20 +156,24 @@ class DurableStore(TaskStore):
 
 
 class DurableLedger(Ledger):
-    """The ledger, each effect also written to the store file. `crash_at` is a test
-    double's hook (`serve --crash-at`): the process dies, as under SIGKILL, right after
-    an effect is claimed ("before-effect": the skill has not run) or right after it is
-    committed as done ("after-commit": before the peer answers)."""
+    """The ledger, each effect written to the store file (and one it forgets, deleted),
+    under the ledger's own bound. `crash_at` is a test double's hook (`serve --crash-at`):
+    the process dies, as under SIGKILL, right after an effect is claimed ("before-effect":
+    the skill has not run) or right after it is committed as done ("after-commit": before
+    the peer answers)."""
 
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
         self.file, self.seq, self.crash_at = file, 0, None
 
     def record(self, key: str, effect: Effect) -> None:
+        evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
+            else None
         super().record(key, effect)
         self.seq += 1
         self.file.write([("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body",
-                          (key, self.seq, to_json(effect)))])
+                          (key, self.seq, to_json(effect)))]
+                        + ([("DELETE FROM effects WHERE key = ?", (evicted,))] if evicted is not None else []))
         done = effect.summary not in (BEING_DONE, WAITING)
         if (self.crash_at, done) in (("before-effect", False), ("after-commit", True)):
             os._exit(137)  # no clean-up, no answer: as a killed process
@@ -195,16 +191,20 @@ def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStor
     effects = DurableLedger(file, ledger.max_effects)
     try:
         for key, body in file.rows("SELECT key, body FROM effects ORDER BY seq"):
-            Ledger.record(effects, key, from_json(body))
+            Ledger.record(effects, key, _of_type(from_json(body), Effect))
         for task_id, owner, size, body in file.rows("SELECT id, owner, size, body FROM tasks ORDER BY seq"):
-            durable.tasks[task_id], durable.owners[task_id] = from_json(body), owner
+            task = _of_type(from_json(body), Task)
+            if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
+                    or not isinstance(owner, str) or not isinstance(size, int) or size < 0:
+                raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
+            durable.tasks[task_id], durable.owners[task_id] = task, owner
             durable.sizes[task_id], durable.message_keys[task_id] = size, []
             durable.kept_bytes += size
         for owner, message_id, task_id, seen in file.rows("SELECT owner, message_id, task_id, digest FROM messages"):
             if task_id in durable.tasks:
                 durable.by_message[(owner, message_id)] = (task_id, seen)
                 durable.message_keys[task_id].append((owner, message_id))
-    except (ValueError, KeyError, TypeError) as exc:
+    except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
     (durable.seq,), (effects.seq,) = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0]
                                       for table in ("tasks", "effects"))
@@ -224,6 +224,12 @@ def attach(peer: Any, path: str, crash_at: str | None = None) -> list[str]:
     effects = list(peer.ledger.effects.items())
     return [f"[serve] store: {path} ({len(peer.store.tasks)} tasks, {len(effects)} effects in the ledger)"] + [
         f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
+
+
+def _of_type(value: Any, kind: type) -> Any:
+    if not isinstance(value, kind):
+        raise ValueError(f"a row that is not a {kind.__name__}")
+    return value
 
 
 def _settle_interrupted(store: DurableStore, ledger: DurableLedger) -> None:

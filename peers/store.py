@@ -1,22 +1,18 @@
 """Where a peer keeps its tasks, and the ledger of what it has done.
 
-Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004's failure list asks
-for duplicate delivery to be harmless. So:
+Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004 asks for duplicate
+delivery to be harmless. So:
 - bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the
-  oldest task is forgotten, so a long-running server does not grow without limit (a
-  forgotten task is then "not found", as the spec allows);
-- scoped: a task is visible only to the caller who created it (its `owner`, derived from
-  the credentials it presented), so nobody reads another client's refund by its id;
-- idempotent: `add` with a messageId already seen from the same owner returns the task
-  that message made (or continued), and stores nothing, so the skill does not run twice;
-  the same messageId with different content is refused (-32602), never silently answered;
-- turns: a paused task keeps what it waits for; `resume` hands that to one follow-up
-  only, so a second follow-up sent at the same moment cannot run the work again.
-The `Ledger` (peers/ledger.py) is kept apart, because the store's window forgets: it holds each effect a
-peer carried out (billing: a refund, by its order), so no duplicate delivery, however
-late, new messageId or not, makes it happen twice (seed 004's failure list).
-Thread-safe: a served peer calls it from one thread per connection, so every method
-holds the store's own lock, and nobody outside takes it.
+  oldest task is forgotten ("not found" then, as the spec allows);
+- scoped: a task is visible only to the caller who created it (its `owner`, from its
+  credentials), so nobody reads another client's refund by its id;
+- idempotent: `add` with a messageId this owner sent before returns the task it made (or
+  continued) and stores nothing; the same messageId saying something else is -32602;
+- turns: a paused task keeps what it waits for; `resume` hands that to one follow-up only.
+The `Ledger` (peers/ledger.py) is kept apart, because this store's window forgets: no
+duplicate, however late, makes an effect happen twice. Thread-safe: every method holds
+the store's own lock. `_kept(task_id)` is told of each change under it, before anyone
+else hears of it (a hook: peers/durable.py writes the change to disk there).
 """
 from __future__ import annotations
 
@@ -31,21 +27,18 @@ from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperati
 from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
 from transports.jsonrpc import InvalidParams
 
-
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
 
 
 def content_of(message: Message) -> str:
     """What a message asks, and of which task, as text: it tells a resent copy from a
-    different request (the same messageId naming another task is a different one), and
-    its length is what the task store counts against its byte budget."""
+    different request, and its length counts against the store's byte budget."""
     return json.dumps([message.metadata, [part._asdict() for part in message.parts], message.task_id],
                       sort_keys=True, default=repr)
 
 
 def digest(content: str) -> str:
-    """What tells a resent copy from a different message: a SHA-256, the same in every
-    process (Python's own hash() of a string is not), so it can be kept on disk too."""
+    """`content`'s SHA-256: the same in every process (hash() is not), so kept on disk too."""
     return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -60,8 +53,7 @@ class TaskStore:
     def __init__(self, max_tasks: int = 1000, max_bytes: int = 16 << 20, *,
                  remember_messages: bool = True) -> None:
         self.max_tasks, self.max_bytes = max_tasks, max_bytes
-        # False: every message is new, even under a messageId seen before (a test double
-        # for a client that reuses messageIds; peers/conformance.py). Not for real peers.
+        # False: every message is new, even under a messageId seen before (conformance.py's).
         self.remember_messages = remember_messages
         self.tasks: OrderedDict[str, Task] = OrderedDict()  # oldest first
         self.owners: dict[str, str] = {}  # task id -> owner
@@ -93,6 +85,7 @@ class TaskStore:
             self.owners[task.id] = owner
             self.sizes[task.id], self.message_keys[task.id] = 0, []
             self._keep(task.id, owner, message_id, content)
+            self._kept(task.id)
             return task, True
 
     def seen(self, owner: str, message_id: str | None, content: str) -> Task | None:
@@ -105,6 +98,7 @@ class TaskStore:
         with self.lock:
             if task.id in self.tasks:
                 self.tasks[task.id], self.waiting[task.id] = task, waiting
+                self._kept(task.id)
                 self._wake()
         return self._told(task)
 
@@ -132,6 +126,7 @@ class TaskStore:
             self._make_room(len(content), new_task=False, keep=task_id)
             self._keep(task_id, owner, message_id, content)
             task = self.tasks[task_id] = task._replace(history=task.history + turns)
+            self._kept(task_id)
             self._wake()
         return self._told(task), waiting
 
@@ -148,6 +143,7 @@ class TaskStore:
                     else f"{task.state.value}: it cannot be stopped midway"))
             waiting = self.waiting.pop(task_id)
             task = self.tasks[task_id] = canceled(task)
+            self._kept(task_id)
             self._wake()
         return self._told(task), waiting
 
@@ -159,8 +155,12 @@ class TaskStore:
                 self.tasks[task.id] = task
                 if task.state not in PAUSED:
                     self.waiting.pop(task.id, None)
+                self._kept(task.id)
                 self._wake()
         return self._told(task)
+
+    def _kept(self, task_id: str) -> None:
+        """A hook, called under the lock after each change to a task (see the docstring)."""
 
     def _wake(self) -> None:
         """Wake the subscribers waiting for a change (called under the lock); none, nearly

@@ -83,6 +83,7 @@ def test_the_store_bounds_hold_on_disk(tmp_path):
     for number in range(5):
         transport.post(billing.BASE_URL + "/a2a", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
                        "params": refund(f"m-{number}", f"ORD-{number}")}).encode(), HEADERS)
+    peer.store.file.close()  # the peer holds its file while it runs
     assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == 3
 
 
@@ -276,5 +277,67 @@ def test_a_file_kept_under_larger_bounds_is_cut_to_the_stores_on_start(tmp_path)
     small = billing.billing_agent(max_tasks=2)
     small.store, small.ledger = open_store(str(path), small.store, small.ledger)
     assert list(small.store.tasks) == made[-2:], "the newest kept, the oldest forgotten"
+    small.store.file.close()
     assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == 2
     assert len(small.ledger.effects) == 5, "the ledger outlives the tasks' window, as in memory"
+
+
+# -- found by a hostile tester (each a regression test) --------------------------------------
+
+def test_a_second_peer_on_the_same_store_file_is_refused_as_locked(tmp_path):
+    path = str(tmp_path / "billing.db")
+    first, base, _ = served(path)
+    try:
+        assert send(base, "m-1", "ORD-1")["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        second = cli("serve", "billing-agent", "--port", "0", "--store", path, timeout=20)  # first one idle
+        assert second.returncode == 2 and "locked" in second.stdout + second.stderr
+    finally:
+        first.terminate()
+        first.communicate(timeout=10)
+
+
+def test_someone_elses_database_is_refused_and_left_as_it_was(tmp_path):
+    path = tmp_path / "contacts.sqlite"
+    theirs = sqlite3.connect(path)
+    theirs.executescript("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ada');")
+    theirs.close()
+    before = path.read_bytes()
+    with pytest.raises(DurableError, match="holds tables of something else"):
+        open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+    assert path.read_bytes() == before and not (tmp_path / "contacts.sqlite-wal").exists()
+
+
+def test_every_change_is_on_disk_before_anyone_is_told_of_it(tmp_path):
+    peer, call = durable_billing(tmp_path / "billing.db")
+    seen = []
+
+    def listener(task, owner):  # as a webhook is told: the file must already say the same
+        (body,) = peer.store.file.rows(f"SELECT body FROM tasks WHERE id = '{task.id}'")[0]
+        seen.append((task.state.value, json.loads(body)["lifecycle"]["$tuple"][-1]["$state"]))
+    peer.store.listeners.append(listener)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    assert seen and all(told == kept for told, kept in seen), seen
+
+
+def test_the_ledgers_bound_holds_on_disk(tmp_path):
+    peer = billing.billing_agent()
+    peer.ledger.max_effects = 3
+    peer.store, peer.ledger = open_store(str(tmp_path / "billing.db"), peer.store, peer.ledger)
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+    for number in range(6):
+        transport.post(billing.BASE_URL + "/a2a", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                       "params": refund(f"m-{number}", f"ORD-{number}")}).encode(), HEADERS)
+    assert peer.store.file.rows("SELECT COUNT(*) FROM effects")[0][0] == len(peer.ledger.effects) == 3
+
+
+@pytest.mark.parametrize("row", ['{"$": "Effect", "owner": "o", "task_id": "t", "payload": "", "summary": ""}',
+                                 "7", '{"$": "Task", "id": "task-x", "lifecycle": ["working"]}', "[" * 5000])
+def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path, row):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.write([("UPDATE tasks SET body = ?", (row,))])
+    peer.store.file.close()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+    assert "\n" not in str(raised.value)
