@@ -4,19 +4,22 @@ Seed 004 asks of every failure "whether retrying is safe and which effects may a
 have landed". A peer that keeps everything in memory forgets, when it restarts, both
 the tasks its clients were told about and the refunds it made, so a client's retry
 after a crash would refund again. With a store file:
-- Every change is written, one transaction each, before the call that made it returns,
-  so before the peer answers: a task, the messages that made or continued it (by owner
-  and messageId, with a SHA-256 of what they said, so a resent copy after a restart
-  gets its first task), and each effect the ledger records. WAL journal, synchronous
-  FULL: a transaction that returned is on disk, whatever happens to the process.
-- On start, all of it is read back, oldest first, within the store's bounds (its task
-  count and byte budget hold on disk too: what the store forgets is deleted). A task the
-  restart interrupted cannot go on, because its work was a running function: one whose
-  effect the ledger shows done is completed with that result; any other, running or
-  waiting for its caller, is failed saying nothing was done and a retry is safe, and its
-  claim on the effect is let go.
-- The file carries a schema version. A file from a newer version, locked by another
-  process, not a SQLite database, or not writable is a DurableError naming the file.
+- Every change is written, one transaction each, under the store's lock and before
+  anyone hears of it (the caller, a subscriber, a webhook): a task, the message that
+  made or continued it (owner, messageId and a SHA-256 of what it said, so a resent copy
+  after a restart gets its first task), each effect the ledger records. WAL journal,
+  synchronous FULL: a transaction that returned is on disk. A write that fails stops
+  the process: memory must never run ahead of the file.
+- The file is held for the process's life: a second peer on it is refused as locked.
+- On start, all of it is read back, oldest first, within the store's and the ledger's
+  bounds (which hold on disk too). A task the restart interrupted cannot go on, because
+  its work was a running function: one whose effect the ledger shows done is completed
+  with that result; any other, running or waiting for its caller, is failed saying
+  nothing was done and a retry is safe, and its claim on the effect is let go. A task
+  completed whose claim was not yet marked done has it marked.
+- The file carries a schema version. A file from a newer version, someone else's
+  database, one locked by another process, not SQLite, not writable, or holding rows
+  this peer did not write is a DurableError naming the file (serve: one line, exit 2).
 Not here: the bytes of a task (durable_codec.py), what a peer does (peer.py).
 """
 from __future__ import annotations
@@ -235,10 +238,13 @@ def _of_type(value: Any, kind: type) -> Any:
 def _settle_interrupted(store: DurableStore, ledger: DurableLedger) -> None:
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
     for task in list(store.tasks.values()):
-        if task.state.is_terminal:
-            continue
         key = claims.get(task.id)
         done = ledger.effects[key] if key is not None else None
+        if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE:
+            # completed, and the process died before its claim was marked done: mark it now
+            ledger.record(key, done._replace(summary="".join(a.text for a in task.artifacts)))
+        if task.state.is_terminal:
+            continue
         if done is not None and done.summary not in (WAITING, BEING_DONE) and task.state is TaskState.WORKING:
             store.update(task.advance(TaskState.COMPLETED, timestamp=task.timestamp,  # it was done: say so
                                       artifacts=(Artifact(f"{task.id}-result", (Part(text=done.summary),)),)))

@@ -341,3 +341,15 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
     assert "\n" not in str(raised.value)
+
+
+def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    task = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    key, effect = next(iter(peer.ledger.effects.items()))
+    peer.ledger.record(key, effect._replace(summary=BEING_DONE))  # as if it died between the two writes
+    peer.store.file.close()
+    peer, call = durable_billing(path)
+    assert peer.ledger.effects[key].summary == "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"
+    assert call("SendMessage", refund("m-2", "ORD-1"))["result"]["task"]["id"] == task["id"]
