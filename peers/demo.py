@@ -162,7 +162,8 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_ids(), clock=utc_now)
         if options.store:  # tasks and ledger in SQLite: what a client was told survives a restart
-            from peers.durable import DurableError, attach
+            from peers.durable import DurableError
+            from peers.restart import attach
             try:
                 kept = attach(peer, options.store, options.crash_at)
             except DurableError as exc:

@@ -12,11 +12,8 @@ after a crash would refund again. With a store file:
   the process: memory must never run ahead of the file.
 - The file is held for the process's life: a second peer on it is refused as locked.
 - On start, all of it is read back, oldest first, within the store's and the ledger's
-  bounds (which hold on disk too). A task the restart interrupted cannot go on, because
-  its work was a running function: one whose effect the ledger shows done is completed
-  with that result; any other, running or waiting for its caller, is failed saying
-  nothing was done and a retry is safe, and its claim on the effect is let go. A task
-  completed whose claim was not yet marked done has it marked.
+  bounds (which hold on disk too); what becomes of the tasks the restart interrupted is
+  restart.py's.
 - The file carries a schema version. A file from a newer version, someone else's
   database, one locked by another process, not SQLite, not writable, or holding rows
   this peer did not write is a DurableError naming the file (serve: one line, exit 2).
@@ -30,14 +27,12 @@ import sys
 import threading
 from typing import Any
 
-from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
+from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, to_json
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger
 from peers.store import TaskStore
 
 SCHEMA_VERSION = 1
-INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
-               "message) is safe")
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, owner TEXT NOT NULL,
@@ -187,8 +182,8 @@ class DurableLedger(Ledger):
 
 
 def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStore, DurableLedger]:
-    """A durable store and ledger on `path`, with everything it kept read back and every
-    interrupted task settled; DurableError if the file cannot be used."""
+    """A durable store and ledger on `path`, with everything it kept read back (tasks the
+    restart interrupted are settled by restart.py); DurableError if the file cannot be used."""
     file = StoreFile(path)
     durable = DurableStore(file, store.max_tasks, store.max_bytes, remember_messages=store.remember_messages)
     effects = DurableLedger(file, ledger.max_effects)
@@ -215,43 +210,10 @@ def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStor
         durable._make_room(0, new_task=False)
         while len(durable.tasks) > durable.max_tasks:
             durable._forget(next(iter(durable.tasks)))
-    _settle_interrupted(durable, effects)
     return durable, effects
-
-
-def attach(peer: Any, path: str, crash_at: str | None = None) -> list[str]:
-    """Give `peer` a durable store and ledger on `path`; returns what `serve --store` says
-    of them as it starts (the ledger's newest five effects). DurableError if it cannot."""
-    peer.store, peer.ledger = open_store(path, peer.store, peer.ledger)
-    peer.ledger.crash_at = crash_at
-    effects = list(peer.ledger.effects.items())
-    return [f"[serve] store: {path} ({len(peer.store.tasks)} tasks, {len(effects)} effects in the ledger)"] + [
-        f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
 
 
 def _of_type(value: Any, kind: type) -> Any:
     if not isinstance(value, kind):
         raise ValueError(f"a row that is not a {kind.__name__}")
     return value
-
-
-def _settle_interrupted(store: DurableStore, ledger: DurableLedger) -> None:
-    claims = {effect.task_id: key for key, effect in ledger.effects.items()}
-    for task in list(store.tasks.values()):
-        key = claims.get(task.id)
-        done = ledger.effects[key] if key is not None else None
-        if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE:
-            # completed, and the process died before its claim was marked done: mark it now
-            ledger.record(key, done._replace(summary="".join(a.text for a in task.artifacts)))
-        if task.state.is_terminal:
-            continue
-        if done is not None and done.summary not in (WAITING, BEING_DONE) and task.state is TaskState.WORKING:
-            store.update(task.advance(TaskState.COMPLETED, timestamp=task.timestamp,  # it was done: say so
-                                      artifacts=(Artifact(f"{task.id}-result", (Part(text=done.summary),)),)))
-            continue
-        if key is not None:
-            ledger.forget(key)
-        note = INTERRUPTED if task.state not in PAUSED else INTERRUPTED.replace("before this task ended",
-                                                                                "while this task waited")
-        store.update(task.advance(TaskState.FAILED, message=note, timestamp=task.timestamp,
-                                  data={"retrySafe": True, "effectsLanded": False}))

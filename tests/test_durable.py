@@ -13,7 +13,8 @@ from peers.a2a import wire_v10
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import TaskState
 from peers.app import PeerApp
-from peers.durable import INTERRUPTED, SCHEMA_VERSION, DurableError, open_store
+from peers.durable import SCHEMA_VERSION, DurableError, open_store
+from peers.restart import INTERRUPTED, attach, settle
 from peers.ledger import BEING_DONE, Effect
 from transports.inprocess import InProcessTransport
 
@@ -21,9 +22,10 @@ HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorizat
 
 
 def durable_billing(path, **options):
-    """billing, its store and ledger on `path`, served in process; (peer, call)."""
+    """billing, its store and ledger on `path` as `serve --store` has them, served in
+    process; (peer, call)."""
     peer = billing.billing_agent(**options)
-    peer.store, peer.ledger = open_store(str(path), peer.store, peer.ledger)
+    attach(peer, str(path))
     transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
 
     def call(method, params, token="t0k"):
@@ -52,13 +54,16 @@ def test_after_a_restart_tasks_are_there_for_their_owner_only_and_nothing_is_ref
     assert call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]["id"] == first["id"], "a resend: its task"
     again = call("SendMessage", refund("m-3", "ORD-1"))["result"]["task"]
     assert again["id"] == first["id"], "the same refund under a new messageId: the task that did it"
-    assert list(peer.ledger.effects) == ["refund of ORD-1"], "the paused task's claim was let go"
-    interrupted = call("GetTask", {"id": paused["id"]})["result"]
-    assert interrupted["status"]["state"] == "TASK_STATE_FAILED"
-    assert "while this task waited" in interrupted["status"]["message"]["parts"][0]["text"]
+    waiting = call("GetTask", {"id": paused["id"]})["result"]  # continued: it waits for its approval again
+    assert waiting["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    approval = {"approval": {"order_id": "ORD-2", "amount": 6000.0, "currency": "USD"}}
+    approved = call("SendMessage", {"message": {"messageId": "m-2a", "role": "ROLE_USER", "taskId": paused["id"],
+                                                "parts": [{"data": approval}]}})["result"]["task"]
+    assert approved["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert sorted(peer.ledger.effects) == ["refund of ORD-1", "refund of ORD-2"]
 
 
-def test_a_task_a_restart_interrupted_is_failed_as_safe_to_retry_and_its_claim_is_let_go(tmp_path):
+def test_a_task_a_restart_interrupted_mid_work_is_continued_and_refunds_once(tmp_path):
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
     task, _ = peer.store.add(lambda: peer._submitted(wire_v10.message_from_params(refund("m-9", "ORD-9"))),
@@ -68,11 +73,22 @@ def test_a_task_a_restart_interrupted_is_failed_as_safe_to_retry_and_its_claim_i
     peer.store.file.close()
     peer, call = durable_billing(path)
     found = call("GetTask", {"id": task.id})["result"]
-    assert found["status"]["state"] == "TASK_STATE_FAILED"
-    assert found["status"]["message"]["parts"][0]["text"] == INTERRUPTED
-    assert peer.ledger.effects == {}
-    retried = call("SendMessage", refund("m-10", "ORD-9"))["result"]["task"]
-    assert retried["status"]["state"] == "TASK_STATE_COMPLETED" and list(peer.ledger.effects) == ["refund of ORD-9"]
+    assert found["status"]["state"] == "TASK_STATE_COMPLETED" and list(peer.ledger.effects) == ["refund of ORD-9"]
+    assert call("SendMessage", refund("m-10", "ORD-9"))["result"]["task"]["id"] == task.id, "no second refund"
+
+
+def test_without_a_peer_to_continue_it_an_interrupted_task_is_failed_as_safe_to_retry(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    task, _ = peer.store.add(lambda: peer._submitted(wire_v10.message_from_params(refund("m-9", "ORD-9"))),
+                             "t0k", "m-9")
+    peer.ledger.record("refund of ORD-9", Effect("t0k", task.id, "{}", BEING_DONE))
+    peer.store.update(task.advance(TaskState.WORKING))
+    peer.store.file.close()
+    store, ledger = open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+    settle(store, ledger)  # no go_on: nothing is continued
+    assert store.tasks[task.id].state is TaskState.FAILED and store.tasks[task.id].status_message == INTERRUPTED
+    assert ledger.effects == {}, "its claim let go"
 
 
 def test_the_store_bounds_hold_on_disk(tmp_path):
@@ -190,10 +206,7 @@ def test_killed_before_the_effect_after_the_commit_or_after_the_answer_nothing_i
             again = send(base, message_id, order, amount)["result"]["task"]  # the same message: safe to resend
             if answer is not None:
                 assert again["id"] == answer["result"]["task"]["id"], "the task the client was told about"
-            if again["status"]["state"] == "TASK_STATE_FAILED":  # interrupted before its effect: a new message
-                assert point == "before-effect" and "a retry" in again["status"]["message"]["parts"][0]["text"]
-                again = send(base, f"{message_id}-retry", order, amount)["result"]["task"]
-            assert again["status"]["state"] == "TASK_STATE_COMPLETED"
+            assert again["status"]["state"] == "TASK_STATE_COMPLETED", "done, or continued on restart"
             told[order] = again["id"]
         finally:
             process.terminate()
