@@ -7,7 +7,8 @@ after a crash would refund again. With a store file:
 - Every change is written, one transaction each, under the store's lock and before
   anyone hears of it (the caller, a subscriber, a webhook): a task, the message that
   made or continued it (owner, messageId and a SHA-256 of what it said, so a resent copy
-  after a restart gets its first task), each effect the ledger records. WAL journal,
+  after a restart gets its first task), each effect the ledger records. A task's
+  completion and its effect's ledger row, marked done, are one transaction. WAL journal,
   synchronous FULL: a transaction that returned is on disk. A write that fails stops
   the process: memory must never run ahead of the file.
 - The file is held for the process's life: a second peer on it is refused as locked.
@@ -130,11 +131,14 @@ def _why(exc: sqlite3.Error) -> str:
 
 class DurableStore(TaskStore):
     """The task store, each change written to the store file under the store's lock,
-    before the change is told to anyone (subscribers, webhooks, the caller)."""
+    before the change is told to anyone (subscribers, webhooks, the caller). A task that
+    completes is written in one transaction with its claim in the ledger, marked done:
+    the effect and its ledger row land together, or neither does."""
 
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
         self.file, self.seq = file, 0
+        self.ledger: DurableLedger | None = None  # whose claims a completed task marks done
 
     def _kept(self, task_id: str) -> None:
         self.seq += 1
@@ -145,6 +149,12 @@ class DurableStore(TaskStore):
         statements += [("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?)", (key[0], key[1], task_id,
                                                                                self.by_message[key][1]))
                        for key in self.message_keys[task_id][-1:]]  # the newest: the others are kept
+        task = self.tasks[task_id]
+        claim = self.ledger.claims.get(task_id) if self.ledger is not None else None
+        claimed = self.ledger.effects.get(claim) if claim is not None else None
+        if claimed is not None and task.state is TaskState.COMPLETED:
+            done = claimed._replace(summary="".join(a.text for a in task.artifacts))
+            statements.append(("UPDATE effects SET body = ? WHERE key = ?", (to_json(done), claim)))
         self.file.write(statements)
 
     def _forget(self, task_id: str) -> None:
@@ -163,11 +173,16 @@ class DurableLedger(Ledger):
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
         self.file, self.seq, self.crash_at = file, 0, None
+        self.claims: dict[str, str] = {}  # task id -> the effect it is doing now (BEING_DONE)
 
     def record(self, key: str, effect: Effect) -> None:
         evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
             else None
         super().record(key, effect)
+        if effect.summary == BEING_DONE:
+            self.claims[effect.task_id] = key
+        else:
+            self.claims.pop(effect.task_id, None)
         self.seq += 1
         self.file.write([("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body",
                           (key, self.seq, to_json(effect)))]
@@ -177,7 +192,10 @@ class DurableLedger(Ledger):
             os._exit(137)  # no clean-up, no answer: as a killed process
 
     def forget(self, key: str) -> None:
+        forgotten = self.effects.get(key)
         super().forget(key)
+        if forgotten is not None:
+            self.claims.pop(forgotten.task_id, None)
         self.file.write([("DELETE FROM effects WHERE key = ?", (key,))])
 
 
@@ -210,6 +228,8 @@ def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStor
         durable._make_room(0, new_task=False)
         while len(durable.tasks) > durable.max_tasks:
             durable._forget(next(iter(durable.tasks)))
+    durable.ledger = effects
+    effects.claims = {effect.task_id: key for key, effect in effects.effects.items() if effect.summary == BEING_DONE}
     return durable, effects
 
 

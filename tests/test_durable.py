@@ -366,3 +366,16 @@ def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start
     peer, call = durable_billing(path)
     assert peer.ledger.effects[key].summary == "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"
     assert call("SendMessage", refund("m-2", "ORD-1"))["result"]["task"]["id"] == task["id"]
+
+
+def test_a_completed_task_and_its_effect_are_on_disk_together_before_anyone_is_told(tmp_path):
+    peer, call = durable_billing(tmp_path / "billing.db")
+    seen = []
+
+    def listener(task, owner):
+        if task.state is TaskState.COMPLETED:
+            (body,) = peer.store.file.rows("SELECT body FROM effects")[0]
+            seen.append(json.loads(body)["summary"])
+    peer.store.listeners.append(listener)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    assert seen == ["refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"], "marked done in the same transaction"
