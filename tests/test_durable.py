@@ -63,14 +63,20 @@ def test_after_a_restart_tasks_are_there_for_their_owner_only_and_nothing_is_ref
     assert sorted(peer.ledger.effects) == ["refund of ORD-1", "refund of ORD-2"]
 
 
-def test_a_task_a_restart_interrupted_mid_work_is_continued_and_refunds_once(tmp_path):
-    path = tmp_path / "billing.db"
-    peer, call = durable_billing(path)
+def interrupted_mid_work(path):
+    """A store file holding a refund claimed and working, as a process that died then leaves it."""
+    peer, _ = durable_billing(path)
     task, _ = peer.store.add(lambda: peer._submitted(wire_v10.message_from_params(refund("m-9", "ORD-9"))),
                              "t0k", "m-9")
     peer.ledger.record("refund of ORD-9", Effect("t0k", task.id, "{}", BEING_DONE))
     peer.store.update(task.advance(TaskState.WORKING))  # ... and the process dies here
     peer.store.file.close()
+    return task
+
+
+def test_a_task_a_restart_interrupted_mid_work_is_continued_and_refunds_once(tmp_path):
+    path = tmp_path / "billing.db"
+    task = interrupted_mid_work(path)
     peer, call = durable_billing(path)
     found = call("GetTask", {"id": task.id})["result"]
     assert found["status"]["state"] == "TASK_STATE_COMPLETED" and list(peer.ledger.effects) == ["refund of ORD-9"]
@@ -79,12 +85,7 @@ def test_a_task_a_restart_interrupted_mid_work_is_continued_and_refunds_once(tmp
 
 def test_without_a_peer_to_continue_it_an_interrupted_task_is_failed_as_safe_to_retry(tmp_path):
     path = tmp_path / "billing.db"
-    peer, call = durable_billing(path)
-    task, _ = peer.store.add(lambda: peer._submitted(wire_v10.message_from_params(refund("m-9", "ORD-9"))),
-                             "t0k", "m-9")
-    peer.ledger.record("refund of ORD-9", Effect("t0k", task.id, "{}", BEING_DONE))
-    peer.store.update(task.advance(TaskState.WORKING))
-    peer.store.file.close()
+    task = interrupted_mid_work(path)
     store, ledger = open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
     settle(store, ledger)  # no go_on: nothing is continued
     assert store.tasks[task.id].state is TaskState.FAILED and store.tasks[task.id].status_message == INTERRUPTED

@@ -19,8 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.model import AgentCard
-from peers.support.lessons.signed_card import REFUND, pin_billing_key
-from peers.support.lessons.turns import open_lesson
+from peers.support.lessons.signed_card import REFUND, open_pinned
 from peers.support.output import Kind
 
 CASES = (
@@ -37,11 +36,9 @@ CASES = (
 
 def run(agent: Any, card_urls: list[str]) -> list[Any]:
     """Each copy, discovered and gated; none gets a frame."""
-    card = open_lesson(agent, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.",
-                       lacks="signatures (A2A 1.0 signed cards)")
+    card = open_pinned(agent, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    pin_billing_key(agent, card)
     outcomes = []
     for host, about, why in CASES:
         agent.say()
