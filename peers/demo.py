@@ -144,7 +144,7 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     from transports.server import PeerServer
     name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
     demo = SERVABLE[name]
-    if options.crash_at and not options.store:
+    if options.crash_at and options.store is None:
         fail("--crash-at needs --store: a crash test is about what the store file keeps")
         return 2
     key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
@@ -161,7 +161,7 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         peer = demo.make(base_url, new_task_id=unguessable_task_ids(), clock=utc_now)
-        if options.store:  # tasks and ledger in SQLite: what a client was told survives a restart
+        if options.store is not None:  # tasks and ledger in SQLite: what a client was told survives a restart
             from peers.durable import DurableError
             from peers.restart import attach
             try:
@@ -176,7 +176,7 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
-        for line in kept if options.store else ():
+        for line in kept if options.store is not None else ():
             say(line)
         if token:
             say(f"[serve] bearer token: {token}  (callers need 'Authorization: Bearer <token>')")

@@ -4,17 +4,17 @@ Seed 004 asks of every failure "whether retrying is safe and which effects may a
 have landed". A peer that keeps everything in memory forgets, when it restarts, both
 the tasks its clients were told about and the refunds it made, so a client's retry
 after a crash would refund again. With a store file:
-- Every change is written, one transaction each, under the store's lock and before
-  anyone hears of it (the caller, a subscriber, a webhook): a task, the message that
-  made or continued it (owner, messageId and a SHA-256 of what it said, so a resent copy
-  after a restart gets its first task), each effect the ledger records. A task's
-  completion and its effect's ledger row, marked done, are one transaction. WAL journal,
-  synchronous FULL: a transaction that returned is on disk. A write that fails stops
-  the process: memory must never run ahead of the file.
+- Every change is written, one transaction each, under the store's lock (the ledger's
+  under a lock of its own, memory and file together) and before anyone hears of it
+  (the caller, a subscriber, a webhook): a task, the message that made or continued it
+  (owner, messageId and a SHA-256 of what it said, so a resent copy after a restart gets
+  its first task), each effect the ledger records. A task's completion and its effect's
+  ledger row, marked done, are one transaction. WAL journal, synchronous FULL: a
+  transaction that returned is on disk. A write that fails stops the process: memory
+  must never run ahead of the file.
 - The file is held for the process's life: a second peer on it is refused as locked.
-- On start, all of it is read back, oldest first, within the store's and the ledger's
-  bounds (which hold on disk too); what becomes of the tasks the restart interrupted is
-  restart.py's.
+- On start, all of it is read back, oldest first; restart.py settles the tasks the
+  restart interrupted, then cuts the store to its bounds, which hold on disk too.
 - The file carries a schema version. A file from a newer version, someone else's
   database, one locked by another process, not SQLite, not writable, or holding rows
   this peer did not write is a DurableError naming the file (serve: one line, exit 2).
@@ -55,7 +55,7 @@ class StoreFile:
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
-        if path == ":memory:" or path.startswith("file:"):
+        if not path or path == ":memory:" or path.startswith("file:"):
             raise DurableError(f"{path}: a store is a file's path (a store in memory survives nothing)")
         try:
             self.db = sqlite3.connect(path, timeout=1.0, isolation_level=None, check_same_thread=False)
@@ -78,7 +78,8 @@ class StoreFile:
                         and int(version) > SCHEMA_VERSION
                     raise DurableError(f"{path}: " + (
                         f"made by a newer version of this peer (schema {version}); this one reads schema "
-                        f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})"))
+                        f"{SCHEMA_VERSION}" if newer else
+                        f"has a schema this peer does not know ({str(version)[:20]!r})"))
         except sqlite3.Error as exc:
             raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
 
@@ -154,7 +155,8 @@ class DurableStore(TaskStore):
         claimed = self.ledger.effects.get(claim) if claim is not None else None
         if claimed is not None and task.state is TaskState.COMPLETED:
             done = claimed._replace(summary="".join(a.text for a in task.artifacts))
-            statements.append(("UPDATE effects SET body = ? WHERE key = ?", (to_json(done), claim)))
+            statements.append(("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                               "body = excluded.body", (claim, 0, to_json(done))))
         self.file.write(statements)
 
     def _forget(self, task_id: str) -> None:
@@ -174,29 +176,34 @@ class DurableLedger(Ledger):
         super().__init__(*args)
         self.file, self.seq, self.crash_at = file, 0, None
         self.claims: dict[str, str] = {}  # task id -> the effect it is doing now (BEING_DONE)
+        # Memory and file change together under it: two threads' record and forget of one
+        # effect can never land on disk in the other order than they did in memory.
+        self.writing = threading.Lock()
 
     def record(self, key: str, effect: Effect) -> None:
-        evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
-            else None
-        super().record(key, effect)
-        if effect.summary == BEING_DONE:
-            self.claims[effect.task_id] = key
-        else:
-            self.claims.pop(effect.task_id, None)
-        self.seq += 1
-        self.file.write([("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body",
-                          (key, self.seq, to_json(effect)))]
-                        + ([("DELETE FROM effects WHERE key = ?", (evicted,))] if evicted is not None else []))
+        with self.writing:
+            evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
+                else None
+            super().record(key, effect)
+            if effect.summary == BEING_DONE:
+                self.claims[effect.task_id] = key
+            else:
+                self.claims.pop(effect.task_id, None)
+            self.seq += 1
+            self.file.write([("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                              "body = excluded.body, seq = excluded.seq", (key, self.seq, to_json(effect)))]
+                            + ([("DELETE FROM effects WHERE key = ?", (evicted,))] if evicted is not None else []))
         done = effect.summary not in (BEING_DONE, WAITING)
         if (self.crash_at, done) in (("before-effect", False), ("after-commit", True)):
             os._exit(137)  # no clean-up, no answer: as a killed process
 
     def forget(self, key: str) -> None:
-        forgotten = self.effects.get(key)
-        super().forget(key)
-        if forgotten is not None:
-            self.claims.pop(forgotten.task_id, None)
-        self.file.write([("DELETE FROM effects WHERE key = ?", (key,))])
+        with self.writing:
+            forgotten = self.effects.get(key)
+            super().forget(key)
+            if forgotten is not None:
+                self.claims.pop(forgotten.task_id, None)
+            self.file.write([("DELETE FROM effects WHERE key = ?", (key,))])
 
 
 def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStore, DurableLedger]:
@@ -224,10 +231,6 @@ def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStor
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
     (durable.seq,), (effects.seq,) = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0]
                                       for table in ("tasks", "effects"))
-    with durable.lock:  # the store's bounds hold on disk too: a file kept under larger ones is cut
-        durable._make_room(0, new_task=False)
-        while len(durable.tasks) > durable.max_tasks:
-            durable._forget(next(iter(durable.tasks)))
     durable.ledger = effects
     effects.claims = {effect.task_id: key for key, effect in effects.effects.items() if effect.summary == BEING_DONE}
     return durable, effects

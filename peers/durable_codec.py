@@ -3,8 +3,9 @@
 The peer's records are NamedTuples holding tuples, enums, bytes and plain JSON values.
 JSON has none of the first three, so each is written as an object naming what it was:
 {"$": "Task", ...fields}, {"$state": "completed"}, {"$bytes": base64}, {"$tuple": [...]};
-a list (JSON a peer was sent, kept as it came) stays a list. Only the record types named
-in RECORDS are read back, so a row cannot make the reader build anything else.
+a list (JSON a peer was sent, kept as it came) stays a list, and a dict it was sent whose
+keys start with "$" is wrapped as {"$dict": ...}, so no client's data passes for a
+marker. Only the record types in RECORDS are read back: a row builds nothing else.
 """
 from __future__ import annotations
 
@@ -37,8 +38,9 @@ def _plain(value: Any) -> Any:
         return {"$tuple": [_plain(item) for item in value]}
     if isinstance(value, list):
         return [_plain(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, dict):  # a dict a peer was sent: escaped if it could pass for a marker
+        plain = {key: _plain(item) for key, item in value.items()}
+        return {"$dict": plain} if any(str(key).startswith("$") for key in plain) else plain
     return value
 
 
@@ -47,6 +49,8 @@ def _record(value: Any) -> Any:
         return [_record(item) for item in value]
     if not isinstance(value, dict):
         return value
+    if "$dict" in value:  # a dict as it was sent, its keys not markers
+        return {key: _record(item) for key, item in value["$dict"].items()}
     if "$tuple" in value:
         return tuple(_record(item) for item in value["$tuple"])
     if "$state" in value:

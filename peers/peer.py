@@ -160,7 +160,7 @@ class Peer:
         elif effect is not None and task.state in PAUSED:  # held for the caller who may release it
             self.ledger.record(effect, Effect(owner, task.id, pending.claim, WAITING))
         elif effect is not None:  # nothing was done: it may be asked for again
-            self.ledger.forget(effect)
+            self._release(effect, task.id)
         return task
 
     def _already_done(self, earlier: Effect, message: Message, owner: str, payload: Any,

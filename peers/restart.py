@@ -16,6 +16,8 @@ Not here: reading and writing the file (durable.py).
 """
 from __future__ import annotations
 
+import threading
+import time
 from functools import partial
 from typing import Any, Callable
 
@@ -27,6 +29,7 @@ from peers.skill import canonical
 
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
                "message) is safe")
+CONTINUE_SECONDS = 5.0  # how long a restart waits for the tasks it continues, in all
 
 
 def attach(peer: Any, path: str, crash_at: str | None = None) -> list[str]:
@@ -40,25 +43,30 @@ def attach(peer: Any, path: str, crash_at: str | None = None) -> list[str]:
         f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
 
 
+class CannotGoOn(Exception):
+    """Why an interrupted task is not continued; said in the note it is failed with."""
+
+
 def _go_on(peer: Any, task: Task, owner: str) -> None:
     """Continue a task the restart interrupted, by the peer core's own steps, as
-    send_message began it: its message's work again, from submitted, under the ledger's
-    claim (so its effect still happens at most once), with the skill's admission judged
-    again. A task of one turn only: one with a follow-up (an approval given, a step-up)
-    would need that turn's grant again, which only its caller can give."""
+    send_message began it: its message's work again under the ledger's claim (so its
+    effect still happens at most once), the skill's admission judged again. Its lifecycle
+    starts again from submitted: the work is done again, from the start. A task of one
+    turn only: a follow-up's grant (an approval, a step-up) only its caller can give."""
     turns = [message for message in task.history if message.role == "user"]
     if len(turns) != 1:
-        raise ValueError("only a task of one turn is continued")
+        raise CannotGoOn("a later turn's grant is needed again")
     skill = peer._skill_for(turns[0])
     payload = peer._input_of(turns[0], skill)
     effect = skill.effect_of(payload) if skill.effect_of else None
     admit = partial(skill.admit, payload, turns[0].metadata or {}) if skill.admit else lambda: None
-    if admit():
-        raise ValueError("its admission no longer holds")
+    refused = admit()
+    if refused:
+        raise CannotGoOn(f"it is no longer admitted: {str(getattr(refused, 'reason', refused))[:200]}")
     with peer.ledger.lock:
         held = peer.ledger.get(effect)
         if held is not None and held.task_id != task.id:
-            raise ValueError("another task holds its effect")
+            raise CannotGoOn("another task holds its effect")
         if effect is not None:
             peer.ledger.record(effect, Effect(owner, task.id, canonical(payload), BEING_DONE))
     again = peer.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
@@ -68,8 +76,12 @@ def _go_on(peer: Any, task: Task, owner: str) -> None:
 
 def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], None] | None = None) -> None:
     """Each task the restart interrupted, as the module's rules say (`go_on(task, owner)`
-    continues one, or raises if it cannot; without it, none is continued)."""
+    continues one, or raises if it cannot; without it, none is continued). Continuing
+    runs in threads, waited for CONTINUE_SECONDS in all; one still running then goes on
+    (its task is working, as it would be). Then claims whose task is gone are let go,
+    and the store is cut to its bounds."""
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
+    going: list[threading.Thread] = []
     for task in list(store.tasks.values()):
         key = claims.get(task.id)
         done = ledger.effects[key] if key is not None else None
@@ -81,18 +93,38 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
         if done is not None and done.summary not in (WAITING, BEING_DONE) and task.state is TaskState.WORKING:
             store.update(task.advance(TaskState.COMPLETED, timestamp=task.timestamp,  # it was done: say so
                                       artifacts=(Artifact(f"{task.id}-result", (Part(text=done.summary),)),)))
-            continue
-        if go_on is not None:
-            try:
-                go_on(task, store.owners[task.id])
-                continue
-            except Exception:  # noqa: BLE001 - it cannot go on (see _go_on): failed, as below
-                task = store.tasks[task.id]
-        if key is not None and key in ledger.effects:
+        elif go_on is None:
+            _fail(store, ledger, task, "")
+        else:
+            going.append(threading.Thread(target=_continue, args=(store, ledger, go_on, task), daemon=True))
+            going[-1].start()
+    deadline = time.monotonic() + CONTINUE_SECONDS
+    for thread in going:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    for key, effect in list(ledger.effects.items()):  # a claim whose task the store no longer has
+        if effect.summary in (BEING_DONE, WAITING) and effect.task_id not in store.tasks:
             ledger.forget(key)
-        if task.state.is_terminal:
-            continue
-        note = INTERRUPTED if task.state not in PAUSED else INTERRUPTED.replace("before this task ended",
-                                                                                "while this task waited")
-        store.update(task.advance(TaskState.FAILED, message=note, timestamp=task.timestamp,
-                                  data={"retrySafe": True, "effectsLanded": False}))
+    with store.lock:  # the store's bounds hold on disk too: a file kept under larger ones is cut
+        store._make_room(0, new_task=False)
+        while len(store.tasks) > store.max_tasks:
+            store._forget(next(iter(store.tasks)))
+
+
+def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], None], task: Task) -> None:
+    try:
+        go_on(task, store.owners[task.id])
+    except Exception as exc:  # noqa: BLE001 - it cannot go on (CannotGoOn, or its skill's bug): failed
+        _fail(store, ledger, store.tasks.get(task.id, task), str(exc) if isinstance(exc, CannotGoOn) else "")
+
+
+def _fail(store: DurableStore, ledger: DurableLedger, task: Task, why: str) -> None:
+    """Failed, saying nothing was done; its claim (however it was made) let go."""
+    for key, effect in list(ledger.effects.items()):
+        if effect.task_id == task.id and effect.summary in (BEING_DONE, WAITING):
+            ledger.forget(key)
+    if task.state.is_terminal or task.id not in store.tasks:
+        return
+    note = INTERRUPTED if task.state not in PAUSED else INTERRUPTED.replace("before this task ended",
+                                                                            "while this task waited")
+    store.update(task.advance(TaskState.FAILED, message=note + (f" (not continued: {why})" if why else ""),
+                              timestamp=task.timestamp, data={"retrySafe": True, "effectsLanded": False}))

@@ -289,7 +289,7 @@ def test_a_file_kept_under_larger_bounds_is_cut_to_the_stores_on_start(tmp_path)
     made = [call("SendMessage", refund(f"m-{n}", f"ORD-{n}"))["result"]["task"]["id"] for n in range(5)]
     peer.store.file.close()
     small = billing.billing_agent(max_tasks=2)
-    small.store, small.ledger = open_store(str(path), small.store, small.ledger)
+    attach(small, str(path))
     assert list(small.store.tasks) == made[-2:], "the newest kept, the oldest forgotten"
     small.store.file.close()
     assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == 2
@@ -380,3 +380,44 @@ def test_a_completed_task_and_its_effect_are_on_disk_together_before_anyone_is_t
     peer.store.listeners.append(listener)
     call("SendMessage", refund("m-1", "ORD-1"))
     assert seen == ["refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"], "marked done in the same transaction"
+
+
+
+def test_a_clients_metadata_can_never_pass_for_the_stores_own_markers(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    tricks = [{"$state": "completed"}, {"x": {"$": "Effect"}}, {"$bytes": "!!"}, {"$dict": {"$tuple": [1]}}]
+    made = [call("SendMessage", refund(f"m-{n}", f"ORD-{n}", metadata=trick))["result"]["task"]["id"]
+            for n, trick in enumerate(tricks)]
+    peer.store.file.close()
+    peer, call = durable_billing(path)  # found by a reviewer: one such message made the file unreadable
+    for task_id, trick in zip(made, tricks):
+        task = call("GetTask", {"id": task_id})["result"]
+        assert task["history"][0]["metadata"] == trick
+
+
+def test_a_claim_whose_task_is_gone_is_let_go_on_start(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    peer.ledger.record("refund of ORD-77", Effect("t0k", "task-gone", "{}", BEING_DONE))  # its task trimmed away
+    peer.store.file.close()
+    peer, call = durable_billing(path)
+    assert "refund of ORD-77" not in peer.ledger.effects
+    assert call("SendMessage", refund("m-77", "ORD-77"))["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_task_a_later_turn_granted_is_not_continued_but_failed_saying_why_and_its_claim_let_go(tmp_path):
+    path = tmp_path / "billing.db"
+    task = interrupted_mid_work(path)
+    peer, _ = durable_billing(path)  # continued once (one turn): completed; now make one of two turns
+    approval = wire_v10.message_from_params(refund("m-9b", "ORD-9"))
+    two_turns = peer.store.update(peer.store.tasks[task.id]._replace(
+        lifecycle=(TaskState.SUBMITTED, TaskState.WORKING), history=peer.store.tasks[task.id].history + (approval,)))
+    key = next(iter(peer.ledger.effects))
+    peer.ledger.record(key, peer.ledger.effects[key]._replace(summary=BEING_DONE))
+    peer.store.file.close()
+    peer, call = durable_billing(path)
+    found = call("GetTask", {"id": two_turns.id})["result"]["status"]
+    assert found["state"] == "TASK_STATE_FAILED"
+    assert found["message"]["parts"][0]["text"].endswith("(not continued: a later turn's grant is needed again)")
+    assert peer.ledger.effects == {}, "its claim let go: the order can be asked for again"

@@ -119,8 +119,8 @@ SERVE_FLAGS = (
     Flag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
          "addresses, such as a receiver on this machine (off: a guard against request forgery)",
          options={"action": "store_true"}),
-    Flag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file, so a "
-         "restart loses nothing (default: in memory)", options={"metavar": "FILE.db"}),
+    Flag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
+         "survive a restart (default: in memory)", options={"metavar": "FILE.db"}),
     Flag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "
          "right before its first effect, or right after committing it", options={"choices": ["before-effect",
                                                                                               "after-commit"]}),
