@@ -58,7 +58,7 @@ class StoreFile:
         if not path or path == ":memory:" or path.startswith("file:"):
             raise DurableError(f"{path}: a store is a file's path (a store in memory survives nothing)")
         try:
-            self.db = sqlite3.connect(path, timeout=1.0, isolation_level=None, check_same_thread=False)
+            self.db = sqlite3.connect(path, timeout=0.25, isolation_level=None, check_same_thread=False)
             tables = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "meta" not in tables:  # someone's own database: never changed
                 raise DurableError(f"{path}: holds tables of something else ({', '.join(sorted(tables))[:80]}); "
