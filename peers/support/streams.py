@@ -11,11 +11,11 @@ subscribes to the task again: the first event of a subscription is the task as i
 now, so comparing it with the last one seen says what was missed (states entered,
 artifacts made). A task that ended meanwhile has no stream to join (a 1.0 peer refuses
 the subscription), so it is asked for instead (GetTask). The same happens if a stream
-ends cleanly before its task does. At
-most RESUMES times and within the delegation's patience; after that, or on a wire with
-no subscription, the task is asked about instead (polling.py). A stream that broke
-before it named its task cannot be picked up, and one still broken when the delegation's
-time is up is reported as it is (a timeout, say): those failures are the delegation's.
+ends cleanly before its task does. At most RESUMES times, within the delegation's
+patience; after that, or on a wire with no subscription, the task is asked about
+(polling.py). A stream that broke before it named its task cannot be picked up, and one
+still broken when the delegation's time is up is reported as what it is (a timeout,
+say): those failures are the delegation's.
 """
 from __future__ import annotations
 
@@ -45,21 +45,7 @@ def follow(agent: Any, card: AgentCard, spoken: Any, message: Message) -> Task:
         why = f"broke off ({broke})" if broke else "ended before the task did"
         agent.say(f"[support] the stream {escape(why)}; task {escape(task.id)} was last seen "
                   f"{task.state.value}: subscribing to it again ({subscribe}) for what was missed")
-        def found(now: Any, seen: Task = task) -> None:  # said as soon as the first event arrives
-            agent.say(f"[support] missed while not listening: {escape(_missed(seen, now))}")
-        try:
-            results = agent.call(card.url, subscribe, {"id": task.id}, spoken.HEADERS, stream=True)
-        except RemoteError as refused:  # a task that ended meanwhile has no stream to join (1.0
-            get = method_for(spoken, "get")  # 3.1.6: UnsupportedOperationError): ask for it instead
-            if get is None:
-                raise
-            agent.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task "
-                      f"instead ({get})")
-            results = agent.call(card.url, get, {"id": task.id}, spoken.HEADERS)
-            later, broke = read(spoken.task_from_wire, results, "the task"), None
-            found(later)
-        else:
-            later, broke = _read(spoken, results, found)
+        later, broke = _resume(agent, card, spoken, subscribe, task)
         if later is not None and later.id != task.id:
             raise ProtocolViolation(f"subscribed to task {task.id[:80]!r}, the peer answered about another")
         task = _caught_up(task, later)
@@ -68,6 +54,27 @@ def follow(agent: Any, card: AgentCard, spoken: Any, message: Message) -> Task:
     if task is None:
         raise ProtocolViolation("the stream described no task")
     return settle(agent, card, task, max(0.0, deadline - time.monotonic()))
+
+
+def _resume(agent: Any, card: AgentCard, spoken: Any, subscribe: str,
+            seen: Task) -> tuple[Task | None, TransportError | None]:
+    """The task's stream joined again; or, for a task that ended meanwhile (1.0 section
+    3.1.6: no stream to join, UnsupportedOperationError), the task asked for (GetTask).
+    What was missed is said as soon as the first event arrives."""
+    def found(now: Any) -> None:
+        agent.say(f"[support] missed while not listening: {escape(_missed(seen, now))}")
+    try:
+        results = agent.call(card.url, subscribe, {"id": seen.id}, spoken.HEADERS, stream=True)
+    except RemoteError as refused:
+        get = method_for(spoken, "get")
+        if get is None:
+            raise
+        agent.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task "
+                  f"instead ({get})")
+        later = read(spoken.task_from_wire, agent.call(card.url, get, {"id": seen.id}, spoken.HEADERS), "the task")
+        found(later)
+        return later, None
+    return _read(spoken, results, found)
 
 
 def _read(spoken: Any, results: Any, first: Callable[[Any], None] = lambda event: None
