@@ -5,13 +5,16 @@ go on: its work was a running function, gone with the process. So, on start
 (`serve --store`, through `attach`):
 - a task whose effect the ledger shows done is completed, with that result (the process
   died between committing the effect and saying so);
-- a task of one turn is continued: its message's work runs again from submitted, by the
-  peer core's own steps, under the ledger's claim, with the skill's admission judged
-  again, so its effect still happens at most once; it completes, or pauses for its
-  caller again (an approval asked for again is the same proposal);
+- a task of one turn is continued: its message's work runs again, its lifecycle from
+  submitted, by the peer core's own steps, under the ledger's claim, with the skill's
+  admission judged again, so its effect still happens at most once; it completes, or
+  pauses for its caller again (an approval asked for again is the same proposal). The
+  restart waits CONTINUE_SECONDS for these in all; one still running then goes on;
 - any other (a follow-up's grant, an approval or a step-up, only its caller can give
-  again) is failed, saying nothing was done and a retry is safe, and its claim let go;
-- a completed task whose claim was not yet marked done has it marked.
+  again), or one that cannot go on, is failed, saying why, that nothing was done and a
+  retry is safe, and any claim it holds is let go;
+- a completed task whose claim was not yet marked done has it marked; a claim whose task
+  is gone is let go; and then the store is cut to its bounds.
 Not here: reading and writing the file (durable.py).
 """
 from __future__ import annotations
