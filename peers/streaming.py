@@ -9,14 +9,14 @@ MAX_STREAMS open at once per peer, so streams cannot take every connection a ser
 """
 from __future__ import annotations
 
-import threading
 import time
-from typing import Iterator
+from typing import Callable, Iterator
 
 from peers.a2a.errors import TooManyStreams
 from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event, StatusUpdate, events_of
 from peers.peer import MAX_STREAMS, Peer
+from transports.base import Body, hang_up
 
 SUBSCRIPTION_SECONDS = 30.0
 KEEP_ALIVE_SECONDS = 1.0  # how often a quiet subscription says it is still open
@@ -31,56 +31,26 @@ def stream_message(peer: Peer, message: Message, *, owner: str = "", scopes: fro
     (a follow-up turn, a duplicate, every background worker busy) the stream is that
     turn's events. Either way the events are the same, however fast the work was."""
     since = len(peer.store.get(message.task_id, owner).lifecycle) - 1 if message.task_id else 0
-    slot = _open_slot(peer)  # before the work: a refused stream has done nothing
+    give_back = _open_slot(peer)  # before the work: a refused stream has done nothing
     try:
         answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False)
     except BaseException:
-        slot.close()
+        give_back(False)
         raise
     if isinstance(answer, Message):
-        return slot.holding(iter([answer]))
+        return Body(iter([answer]), give_back)
     events = _told(peer, answer, events_of(answer, since), owner, seconds)
-    return slot.holding(events if peer.cut_streams_after is None else cut(events, peer.cut_streams_after))
+    return Body(events if peer.cut_streams_after is None else cut(events, peer.cut_streams_after), give_back)
 
 
-class _Slot:
-    """One of the peer's MAX_STREAMS stream slots, given back exactly once however its
-    stream ends: read to the end, closed, or dropped without ever being read (a client
-    that left before the first byte)."""
-
-    def __init__(self, slots: threading.BoundedSemaphore) -> None:
-        self.slots, self.events = slots, iter(())
-
-    def holding(self, events: Iterator[Event | None]) -> "_Slot":
-        self.events = events
-        return self
-
-    def __iter__(self) -> "_Slot":
-        return self
-
-    def __next__(self) -> Event | None:
-        try:
-            return next(self.events)
-        except BaseException:  # StopIteration included: the stream is over
-            self.close()
-            raise
-
-    def close(self) -> None:
-        slots, self.slots = self.slots, None
-        if slots is not None:
-            slots.release()
-            close = getattr(self.events, "close", None)
-            if close is not None:
-                close()
-
-    __del__ = close
-
-
-def _open_slot(peer: Peer) -> _Slot:
+def _open_slot(peer: Peer) -> Callable[[bool], None]:
+    """One of the peer's MAX_STREAMS stream slots, and how to give it back: its stream is
+    a Body, whose end runs exactly once however the stream stops (read to the end,
+    closed, or dropped before it was ever read: a client that left before the first byte)."""
     if not peer.streams.acquire(blocking=False):
         raise TooManyStreams(f"{MAX_STREAMS} streams are open on this agent; try again shortly, or "
                              "ask about the task with GetTask (nothing was done)")
-    return _Slot(peer.streams)
+    return lambda completed: peer.streams.release()
 
 
 class StreamCut(Exception):
@@ -99,9 +69,7 @@ def cut(events: Iterator[Event | None], after: int) -> Iterator[Event | None]:
             after -= event is not None
             yield event
     finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
+        hang_up(events)
 
 
 def watch(peer: Peer, task_id: str, *, owner: str = "",
@@ -109,7 +77,7 @@ def watch(peer: Peer, task_id: str, *, owner: str = "",
     """SubscribeToTask: the task as it is, then each change as it happens, until it ends
     or pauses again, or `seconds` pass."""
     task = peer.store.get(task_id, owner)
-    return _open_slot(peer).holding(_told(peer, task, [task], owner, seconds))
+    return Body(_told(peer, task, [task], owner, seconds), _open_slot(peer))
 
 
 def _told(peer: Peer, task: Task, first: list[Event], owner: str, seconds: float) -> Iterator[Event | None]:

@@ -80,13 +80,19 @@ class Body:
         finish, self._finish = self._finish, None
         if finish is not None:
             try:
-                close = getattr(self.chunks, "close", None)
-                if close is not None:
-                    close()
+                hang_up(self.chunks)
             finally:
                 finish(completed)
 
     __del__ = close
+
+
+def hang_up(chunks: Any) -> None:
+    """Hang up on a body read in chunks: close it if it can be (a generator's `finally`
+    then runs now, not whenever it is collected)."""
+    closing = getattr(chunks, "close", None)
+    if closing is not None:
+        closing()
 
 
 class App(Protocol):

@@ -18,7 +18,7 @@ import time
 from typing import Any, Iterator
 
 from transports import sse
-from transports.base import App, Body, HttpRequest, HttpResponse, parse_url, request
+from transports.base import App, Body, HttpRequest, HttpResponse, hang_up, parse_url, request
 from transports.codec import MAX_FRAME_BYTES
 from transports.errors import TransportError
 
@@ -102,11 +102,7 @@ def _arriving(chunks: Any, started: float, timeout: float | None) -> Body:
             raise TransportError("the connection broke before a full reply: the peer closed it",
                                  sent=True) from None
 
-    def closed(completed: bool) -> None:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()
-    return Body(read(), closed)
+    return Body(read(), lambda completed: hang_up(chunks))
 
 
 def _whole(chunks: Any) -> bytes:

@@ -20,7 +20,7 @@ from itertools import count
 from typing import Callable, Iterator, NamedTuple
 
 from transports import sse
-from transports.base import Body, HttpResponse, Transport, parse_url
+from transports.base import Body, HttpResponse, Transport, hang_up, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
 # The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
@@ -138,9 +138,7 @@ class FramePrinter:
                 self._show(f"<-- [{next(numbers)}] {_text(event)}", head)
 
         def recorded(completed: bool) -> None:  # ended, broken off, or hung up on: what arrived
-            close = getattr(response.body, "close", None)
-            if close is not None:
-                close()
+            hang_up(response.body)
             self._record("<--", "POST", url, response.headers, bytes(received), 200, sent)
         return Body(arriving(), recorded)
 

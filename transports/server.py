@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Callable, Iterable
 
-from transports.base import App, HttpRequest
+from transports.base import App, HttpRequest, hang_up
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import Reader
 from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
@@ -253,6 +253,4 @@ class PeerServer(socketserver.TCPServer):
         except Exception as exc:  # the client gets no last chunk: it sees a cut-off body
             return f" app raised {_escape(repr(exc), _OUR_TEXT)} mid-stream"
         finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:  # a generator's `finally` runs now, not when collected
-                close()
+            hang_up(chunks)  # a generator's `finally` runs now, not when collected

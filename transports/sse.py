@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from transports.base import Body
+from transports.base import Body, hang_up
 
 MEDIA_TYPE = "text/event-stream"
 KEEP_ALIVE = b": still here\n\n"  # a comment: no event, but a write that fails if nobody reads
@@ -96,13 +96,7 @@ def events(chunks: bytes | Iterable[bytes], decode: Callable[[bytes], Any] = byt
         for chunk in chunks:
             yield from map(decode, decoder.feed(chunk))
         yield from map(decode, decoder.end())
-    return Body(read(), lambda completed: _close(chunks))
-
-
-def _close(chunks: Any) -> None:
-    close = getattr(chunks, "close", None)
-    if close is not None:
-        close()
+    return Body(read(), lambda completed: hang_up(chunks))
 
 
 def is_stream(content_type: str | None) -> bool:
