@@ -27,7 +27,7 @@ from typing import Any, Callable
 from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
 from peers.durable import DurableLedger, DurableStore, open_store
 from peers.ledger import BEING_DONE, WAITING, Effect
-from peers.pause import Pending
+from peers.pause import Pending, reason_and_data
 from peers.skill import canonical
 
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
@@ -65,16 +65,16 @@ def _go_on(peer: Any, task: Task, owner: str) -> None:
     admit = partial(skill.admit, payload, turns[0].metadata or {}) if skill.admit else lambda: None
     refused = admit()
     if refused:
-        raise CannotGoOn(f"it is no longer admitted: {str(getattr(refused, 'reason', refused))[:200]}")
+        raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
+    claim = canonical(payload)
     with peer.ledger.lock:
         held = peer.ledger.get(effect)
         if held is not None and held.task_id != task.id:
             raise CannotGoOn("another task holds its effect")
         if effect is not None:
-            peer.ledger.record(effect, Effect(owner, task.id, canonical(payload), BEING_DONE))
+            peer.ledger.record(effect, Effect(owner, task.id, claim, BEING_DONE))
     again = peer.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
-    peer._run(partial(skill.run, payload), again, Pending(None, effect, canonical(payload), admit), owner,
-              frozenset())
+    peer._run(partial(skill.run, payload), again, Pending(None, effect, claim, admit), owner, frozenset())
 
 
 def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], None] | None = None) -> None:
