@@ -167,7 +167,7 @@ class SupportAgent:
                                            (Part(data=payload, media_type="application/json"),),
                                            context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
-        if self.stream and card.streaming and spoken.NAME != "essay":  # the same task, event by event
+        if self.stream and card.streaming and wire_format.method_for(spoken, "stream"):  # event by event
             return follow(self, card, spoken, message)
         params = spoken.send_params(message, bool(self.no_wait), webhook_for(self, card))  # --push: ours
         result = self.call(card.url, spoken.SEND_METHOD, params, spoken.HEADERS)
@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         generate = scenarios.generator(options)  # --request: the model that chooses
         # The demo peers serve the card of --wire (the essay's by default); a token is made
         # for billing and handed to the support agent's store, as a platform would provision it.
-        network = demo.network(wire_format.by_name(options.wire or "essay"), scenario=options.scenario)
+        network = demo.network(wire_format.by_name(options.wire or wire_format.DEFAULT), scenario=options.scenario)
     except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
         console.say(str(exc), Kind.ERROR)
         return 2

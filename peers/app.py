@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable
 
 from peers.a2a.errors import ContentTypeNotSupported
-from peers.a2a.wire_format import WireFormat
+from peers.a2a.wire_format import CARD_PATH, WireFormat
 from peers.methods import Caller, MethodTable
 from peers.peer import Peer
 from transports.base import HttpRequest, HttpResponse, parse_url
@@ -26,7 +26,6 @@ from transports import sse
 from transports.codec import MAX_FRAME_BYTES
 from transports.jsonrpc import InvalidRequest, JsonRpcError, dispatch, encode_error
 
-CARD_PATH = "/.well-known/agent-card.json"
 JSON = {"Content-Type": "application/json"}
 CARD_MAX_AGE = 300  # seconds: a card changes when its agent is redeployed, not per request
 
@@ -57,7 +56,7 @@ class PeerApp:
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         document = card_format.card_to_wire(peer.card)
         if signing_key is not None:  # an rs256.PrivateKey: the card is served signed (1.0 section 8.4)
-            from peers.a2a.card_signature import sign
+            from peers.signing.card_signature import sign
             document = sign(document, signing_key)
         self.card_body = json.dumps(document, indent=2).encode() + b"\n"
         # Spec 8.6: a card SHOULD say how long it may be cached, and carry an ETag, so a

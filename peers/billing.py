@@ -13,7 +13,7 @@ import json
 import time
 from typing import Any, Callable
 
-from peers.a2a.refund_text import read_refund
+from peers.contracts.refund_text import read_refund
 from peers.card_files import load_card
 from peers.pause import NeedsApproval, NeedsCredential, Refusal, SkillFailed
 from peers.peer import Peer, Skill
@@ -74,7 +74,7 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
     A message with no envelope is the essay's plain delegation: the token alone admits it."""
     if "handoff" not in metadata:
         return None
-    from peers.a2a import handoff  # here: the essay's run carries no envelope, and starts faster
+    from peers.contracts import handoff  # here: the essay's run carries no envelope, and starts faster
     envelope = handoff.read(metadata["handoff"])  # an unsupported version or a bad field: -32602
     outside = handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
     if outside:  # the grant: hops, expiry, action, amount
@@ -87,7 +87,7 @@ def unbacked(claims: tuple[Any, ...], order: str, amount: float) -> str | None:
     with evidence is acted on only if an observed claim of what the order was charged,
     retrieved within evidence.MAX_AGE_SECONDS, covers the refund. (No evidence: the token decides.)
     `claims`: evidence.Claim, as the envelope carries them."""
-    from peers.a2a import evidence
+    from peers.contracts import evidence
     if not claims:
         return None
     about = [claim for claim in claims if claim.claim == "charged" and claim.subject == order]

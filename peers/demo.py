@@ -17,7 +17,7 @@ import os
 from typing import Any, Callable, NamedTuple
 
 from peers import billing, rogue
-from peers.a2a.wire_format import WireFormat
+from peers.a2a.wire_format import WireFormat, card_url
 from peers.app import PeerApp, log_to_stderr
 from peers.peer import Peer
 from peers.stamps import unguessable_task_ids, utc_now
@@ -72,7 +72,7 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
         step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and scenario == "auth" else {}
         # The signed-card lessons: billing signs its card with its (published) demo key.
         signing_key = demo_key(name) if scenario in ("signed-card", "spoof") and name == "billing-agent" \
-            and card_format.NAME != "essay" else None  # the essay's card has no signatures
+            and card_format.SIGNED_CARDS else None  # the essay's card has no signatures
         # Webhooks on this machine are allowed: the demo's receivers are the support agent's own.
         apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
                                       allow_private_webhooks=True, signing_key=signing_key,
@@ -88,7 +88,7 @@ def network(card_format: WireFormat, *, log: Callable[[str], None] = log_to_stde
 
 def demo_key(name: str) -> Any:
     """The peer's published demo signing key (peers/keys/NAME.DEMO-KEY.pem): lessons only."""
-    from peers.a2a import rs256
+    from peers.signing import rs256
     with open(os.path.join(os.path.dirname(__file__), "keys", f"{name}.DEMO-KEY.pem"), encoding="ascii") as file:
         return rs256.private_from_pem(file.read())
 
@@ -174,7 +174,7 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
                              allow_private_webhooks=options.allow_private_webhooks,
                              cut_streams_after=options.cut_streams_after, signing_key=key)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
-        say(f"[serve] card:     {base_url}/.well-known/agent-card.json")
+        say(f"[serve] card:     {card_url(base_url)}")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
         for line in kept if options.store is not None else ():
             say(line)
@@ -195,8 +195,8 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
 
 def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:
     """--signing-key FILE: the private key the card is signed with, or 2 (said through `fail`)."""
-    from peers.a2a import rs256
-    if card_format.NAME == "essay":
+    from peers.signing import rs256
+    if not card_format.SIGNED_CARDS:
         fail("--signing-key: the essay's card has no signatures; serve it with --wire 1.0 or --wire 0.3")
         return 2
     try:

@@ -133,7 +133,7 @@ def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
     """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard): the fuller card a
     peer shows a caller that proved who it is; a peer with none refuses as its version says."""
     if peer.extended_card is None:
-        return REFUSE_EXTENDED[wire_format.NAME](wire_format, peer)
+        return _refusal(wire_format.NO_EXTENDED_CARD, "this agent declares no extended card")(wire_format, peer)
 
     def extended(params: Any, caller: Caller) -> Any:
         if not caller.owner:  # nobody proved who they are: served without a token
@@ -176,8 +176,6 @@ OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
     **{f"push-{verb}": _push(verb) for verb in ("set", "get", "list", "delete")},
     "extended-card": _extended_card, "authenticated-extended-card": _extended_card,
 }
-REFUSE_EXTENDED = {"1.0": _refusal(UnsupportedOperation, "this agent declares no extended card"),
-                   "0.3": _refusal(ExtendedAgentCardNotConfigured, "this agent has no extended card")}
 
 
 class MethodTable:
@@ -211,7 +209,7 @@ def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler) -> Handle
         try:
             wire_format.check_version(caller.version)
             missing = [uri for uri in peer.card.required_extensions if uri not in caller.extensions]
-            if missing and wire_format.NAME == "1.0":  # 0.3 has no such error
+            if missing and wire_format.EXTENSION_ERRORS:  # 0.3 has no such error
                 raise ExtensionSupportRequired(f"activate {', '.join(missing)} with the A2A-Extensions header")
             return handler(params, caller)
         except JsonRpcError as exc:

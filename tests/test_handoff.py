@@ -7,7 +7,8 @@ import random
 import pytest
 
 from conftest import Client, cli
-from peers.a2a import handoff, wire_v03
+from peers.a2a import wire_v03
+from peers.contracts import handoff
 from transports.jsonrpc import InvalidParams
 
 ENVELOPE = handoff.Envelope("refund ORD-7 in full", (handoff.Permit("refund", 50.0, "USD"),),

@@ -106,7 +106,8 @@ def test_a_card_we_sign_verifies_in_the_official_sdk_and_one_it_signs_verifies_h
     if subprocess.run([SDK_PYTHON, "-c", "import jwt"], capture_output=True).returncode != 0:
         pytest.skip("the SDK's signing extra (PyJWT) is not installed: a2a-sdk[signing]")
     from peers import billing
-    from peers.a2a import card_signature, rs256, wire_v10
+    from peers.a2a import wire_v10
+    from peers.signing import card_signature, rs256
     from peers.app import PeerApp
     key_file = ROOT / "tests" / "keys" / "signer.pem"
     key = rs256.private_from_pem(key_file.read_text())

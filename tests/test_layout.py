@@ -39,7 +39,15 @@ OTHER_TEAMS = sorted(f"peers.{p.stem}" for p in (ROOT / "peers").glob("*.py") if
 
 
 def test_the_shared_protocol_imports_neither_side():
-    assert violations(modules("peers/a2a"), OTHER_TEAMS + ["peers.support"]) == []
+    assert violations(modules("peers/a2a"), OTHER_TEAMS + ["peers.support", "peers.signing", "peers.contracts"]) == []
+
+
+def test_signing_imports_neither_side_nor_the_protocol():
+    assert violations(modules("peers/signing"), OTHER_TEAMS + ["peers.support", "peers.a2a", "peers.contracts"]) == []
+
+
+def test_the_demos_contracts_import_neither_side():
+    assert violations(modules("peers/contracts"), OTHER_TEAMS + ["peers.support", "peers.signing"]) == []
 
 
 def test_no_peer_imports_the_support_agents_side():
@@ -59,7 +67,8 @@ def test_the_transports_know_nothing_of_a2a():
     assert violations(modules("transports"), ["peers"]) == []
 
 
-@pytest.mark.parametrize("package", ["peers", "peers/a2a", "peers/support", "peers/support/lessons", "transports"])
+@pytest.mark.parametrize("package", ["peers", "peers/a2a", "peers/signing", "peers/contracts", "peers/support",
+                                     "peers/support/lessons", "transports"])
 def test_each_package_docstring_says_what_lives_there_and_what_it_must_not_import(package):
     doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text())) or ""
     assert len(doc) > 200 and ("must not import" in doc.lower() or "no a2a vocabulary" in doc.lower()
@@ -68,7 +77,8 @@ def test_each_package_docstring_says_what_lives_there_and_what_it_must_not_impor
 
 def test_every_module_stays_small_enough_to_read_in_one_sitting():
     """About 250 lines each; the story, which holds the central idea, may run a little longer."""
-    files = [p for folder in ("transports", "peers", "peers/a2a", "peers/support") for p in modules(folder)]
+    files = [p for folder in ("transports", "peers", "peers/a2a", "peers/signing", "peers/contracts",
+                                                   "peers/support") for p in modules(folder)]
     too_long = {f.relative_to(ROOT).as_posix(): n for f in files
                 if (n := len(f.read_text().splitlines())) > 260}
     assert too_long == {}
@@ -93,7 +103,8 @@ def single_letter_names(path):
 
 
 def test_no_single_letter_names_outside_comprehensions():
-    files = [ROOT / "a2a_delegation.py"] + [p for folder in ("transports", "peers", "peers/a2a", "peers/support")
+    files = [ROOT / "a2a_delegation.py"] + [p for folder in ("transports", "peers", "peers/a2a", "peers/signing",
+                                                             "peers/contracts", "peers/support")
                                             for p in modules(folder)]
     assert [name for f in files for name in single_letter_names(f)] == []
 
@@ -109,6 +120,6 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
     loaded = set(subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
                                 timeout=30).stdout.split())
     assert "a2a_delegation" in loaded
-    assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.a2a.evidence",
-                         "peers.a2a.handoff", "peers.conformance", "peers.a2a.card_signature",
-                         "peers.a2a.rs256", "peers.a2a.jcs", "peers.a2a.new_key"}
+    assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.contracts.evidence",
+                         "peers.contracts.handoff", "peers.conformance", "peers.signing.card_signature",
+                         "peers.signing.rs256", "peers.signing.jcs", "peers.signing.new_key"}

@@ -310,7 +310,7 @@ def evidence_client():
     transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
 
     def send(message_id, amount, claims):
-        from peers.a2a import handoff
+        from peers.contracts import handoff
         envelope = handoff.to_wire(handoff.Envelope("refund ORD-1", (handoff.Permit("refund", 500.0, "USD"),),
                                                     "2099-01-01T00:00:00Z", "support-agent"))
         envelope["evidence"] = claims
@@ -323,7 +323,7 @@ def evidence_client():
 
 
 def claim(**change):
-    from peers.a2a.evidence import utc_second
+    from peers.contracts.evidence import utc_second
     base = {"claim": "charged", "subject": "ORD-1", "value": 50.0, "class": "observed",
             "source": {"system": "orders", "recordId": "ORD-1", "retrieve": "lookup"}, "retrievedAt": utc_second()}
     return {**base, **change}

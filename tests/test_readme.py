@@ -134,7 +134,7 @@ def test_the_readme_commands_that_need_the_network_are_valid_bash():
 
 
 def test_the_readmes_signing_key_commands_make_a_key_and_serve_a_card_it_signed(tmp_path):
-    from peers.a2a import card_signature, rs256
+    from peers.signing import card_signature, rs256
     from transports.network import HttpTransport
     make, serve = [c for c in sh_commands() if "signing-key.pem" in c]
     env = {**__import__("os").environ, "HOME": str(tmp_path)}  # `~` is a fresh folder

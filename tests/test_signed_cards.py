@@ -9,8 +9,9 @@ import pytest
 
 from conftest import BILLING, BILLING_CARD, cli, support_agent
 from peers import billing
-from peers.a2a import card_signature, rs256, wire_v10
-from peers.a2a.jcs import canonical, number
+from peers.a2a import wire_v10
+from peers.signing import card_signature, rs256
+from peers.signing.jcs import canonical, number
 from peers.app import PeerApp
 from peers.support.config import AllowEntry, ConfigError, load_allowlist
 from transports.base import HttpResponse
@@ -310,7 +311,7 @@ def test_the_legacy_card_path_is_tried_only_when_asked_and_with_a_warning():
 # -- found by a hostile tester (each a regression test) --------------------------------------
 
 def test_a_key_file_whose_parts_do_not_belong_together_is_refused_when_loaded(tmp_path):
-    from peers.a2a.new_key import to_pem
+    from peers.signing.new_key import to_pem
     broken = SIGNER._replace(d=SIGNER.d ^ (1 << 100))  # one bit of d flipped: still well-formed DER
     with pytest.raises(rs256.BadKey, match="do not belong together"):
         rs256.private_from_pem(to_pem(broken))
@@ -325,7 +326,7 @@ def test_a_pinned_key_with_a_huge_exponent_is_refused():
 def test_a_new_key_is_readable_by_its_owner_only(tmp_path):
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-m", "peers.a2a.new_key", str(tmp_path / "k.pem")],
+    done = subprocess.run([sys.executable, "-m", "peers.signing.new_key", str(tmp_path / "k.pem")],
                           cwd=Path(__file__).parent.parent, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and (tmp_path / "k.pem").stat().st_mode & 0o777 == 0o600
 

@@ -18,6 +18,9 @@ NAME = "essay"
 HEADERS: dict[str, str] = {}
 SEND_METHOD = "tasks/send"
 METHODS = {"tasks/send": "send"}
+# What the essay's frames can carry: no taskId or contextId (a task cannot be continued, nor
+# a conversation kept), no signatures on its card, and no error for a missing extension.
+TURNS, SIGNED_CARDS, EXTENSION_ERRORS = False, False, False
 STATES = {state.value: state for state in TaskState}
 _TEXT, _WORDS = {"type": "string"}, {"type": "array", "items": {"type": "string"}}
 # The essay's card, field by field as the essay prints it: every one is required.

@@ -24,6 +24,13 @@ from transports.jsonrpc import JsonRpcError
 
 MODULES = {"essay": "peers.a2a.wire_essay", "0.3": "peers.a2a.wire_v03", "1.0": "peers.a2a.wire_v10"}
 NAMES = tuple(MODULES)  # "essay", "0.3", "1.0": what --wire takes
+DEFAULT = "essay"  # the demo peers' card, and a card that declares no version: the essay's frames
+CARD_PATH = "/.well-known/agent-card.json"  # where every version serves its card (1.0 section 8.2)
+
+
+def card_url(base_url: str) -> str:
+    """Where the agent at `base_url` serves its Agent Card: discovery is fetching it."""
+    return base_url.rstrip("/") + CARD_PATH
 
 
 class WireFormat(Protocol):
@@ -36,6 +43,14 @@ class WireFormat(Protocol):
     # "push", "extended-card", "authenticated-extended-card"), which it must refuse with
     # the spec's own error (peers/methods.py).
     METHODS: dict[str, str]
+    # Ask what a wire can carry, never its NAME: whether its messages carry taskId and
+    # contextId (a task continued across turns), whether its cards carry signatures, and
+    # whether it has an error for an extension a card requires and a caller did not activate.
+    TURNS: bool
+    SIGNED_CARDS: bool
+    EXTENSION_ERRORS: bool
+    # A wire with an extended-card method also names the error a peer without one refuses
+    # it with (NO_EXTENDED_CARD: 1.0 UnsupportedOperation, 0.3 its own -32007).
 
     def card_to_wire(self, card: AgentCard) -> dict[str, Any]: ...
 
@@ -104,6 +119,12 @@ class TaskQueries(Protocol):
     def list_result(self, tasks: list[Task], query: ListQuery) -> dict[str, Any]: ...
 
 
+def method_for(spoken: WireFormat, operation: str) -> str | None:
+    """The wire's method name for an operation ("get": 1.0 GetTask, 0.3 tasks/get), or
+    None where the wire has no such method (the essay's has only tasks/send)."""
+    return next((name for name, named in spoken.METHODS.items() if named == operation), None)
+
+
 def by_name(name: str) -> WireFormat:
     module: Any = import_module(MODULES[name])
     return module
@@ -115,4 +136,4 @@ def declared_by(card: Any) -> WireFormat:
         return by_name("1.0")
     if isinstance(card, dict) and "protocolVersion" in card:
         return by_name("0.3")
-    return by_name("essay")
+    return by_name(DEFAULT)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a import wire_card as cards
+from peers.a2a.errors import ExtendedAgentCardNotConfigured
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
@@ -26,6 +27,9 @@ METHODS = {"message/send": "send", "tasks/get": "get", "tasks/cancel": "cancel",
            "message/stream": "stream", "tasks/resubscribe": "subscribe",
            **{f"tasks/pushNotificationConfig/{verb}": f"push-{verb}" for verb in ("set", "get", "list", "delete")},
            "agent/getAuthenticatedExtendedCard": "authenticated-extended-card"}
+TURNS, SIGNED_CARDS = True, True  # messages carry taskId and contextId; cards may be signed
+EXTENSION_ERRORS = False  # 0.3 has no error for a required extension
+NO_EXTENDED_CARD = ExtendedAgentCardNotConfigured  # how a peer without an extended card refuses
 # A 0.3 card's required fields (v0.3.0 specification/json/a2a.json), checked on fetch.
 CARD_SCHEMA = cards.card_schema(
     ["name", "description", "url", "version", "protocolVersion", "capabilities", "defaultInputModes",

@@ -15,7 +15,7 @@ from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
-from peers.a2a.errors import VersionNotSupported, error_details
+from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, url
 from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskState, instant
 from peers.a2a.stream import Event
@@ -29,6 +29,9 @@ METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "Lis
            "CreateTaskPushNotificationConfig": "push-set", "GetTaskPushNotificationConfig": "push-get",
            "ListTaskPushNotificationConfigs": "push-list", "DeleteTaskPushNotificationConfig": "push-delete",
            "GetExtendedAgentCard": "extended-card"}
+TURNS, SIGNED_CARDS = True, True  # messages carry taskId and contextId; cards may be signed
+EXTENSION_ERRORS = True  # -32008 for a required extension not activated
+NO_EXTENDED_CARD = UnsupportedOperation  # how a peer without an extended card refuses (not declared)
 DIALECT = shapes.Dialect("1.0", kind=False,
                          # 1.0 has no unknown state (UNSPECIFIED is only proto's "not set")
                          states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState

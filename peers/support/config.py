@@ -44,7 +44,7 @@ class AllowEntry(NamedTuple):
                     "a card is believed only from its own endpoint's origin")
         if self.public_key is None:
             return None
-        from peers.a2a.card_signature import unproven  # only an allowlist that pins a key needs it
+        from peers.signing.card_signature import unproven  # only an allowlist that pins a key needs it
         return unproven(card.signed, self.public_key)
 
 
@@ -94,7 +94,7 @@ def load_allowlist(path: str) -> list[AllowEntry]:
 def _pinned(jwk: Any, where: str, path: str) -> Any:
     if jwk is None:
         return None
-    from peers.a2a import rs256  # only an allowlist that pins a key needs it
+    from peers.signing import rs256  # only an allowlist that pins a key needs it
     try:
         return rs256.public_from_jwk(jwk)
     except rs256.BadKey as exc:

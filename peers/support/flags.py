@@ -11,7 +11,7 @@ import os
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
-from peers.a2a.wire_format import NAMES
+from peers.a2a.wire_format import CARD_PATH, DEFAULT, NAMES, card_url
 from peers.support import scenarios
 from peers.support.config import unwritable
 from peers.support import flag_values as values
@@ -44,7 +44,7 @@ FLAGS = (
          "output is tagged UNTRUSTED and kept apart (repeatable)",
          options={"action": "append", "metavar": "NAME"}),
     Flag("--peer", [], "add an A2A agent to this run: its card URL, or its base URL (the card is "
-         "then at /.well-known/agent-card.json); repeatable; implies --transport http",
+         f"then at {CARD_PATH}); repeatable; implies --transport http",
          options={"action": "append", "metavar": "URL", "type": values.base_url}),
     Flag("--token-env", None, "the environment variable holding a bearer token for the --peer "
          "agents: sent only to their own origin, never given on the command line",
@@ -76,7 +76,7 @@ FLAGS = (
          MODEL, {"action": "store_true"}),
     Flag("--scenario", None, "run a lesson beyond the essay's run, by name (--list-scenarios "
          "says what each shows)", MODEL, {"choices": list(SCENARIOS), "metavar": "NAME"}),
-    Flag("--legacy-card-path", False, "if a card is not at /.well-known/agent-card.json, try "
+    Flag("--legacy-card-path", False, f"if a card is not at {CARD_PATH}, try "
          "/.well-known/agent.json (A2A 0.2 and earlier), with a warning", options={"action": "store_true"}),
     Flag("--stream", False, "stream each task, event by event, from a peer whose card offers it "
          "(0.3 and 1.0: message/stream, SendStreamingMessage)", options={"action": "store_true"}),
@@ -107,7 +107,7 @@ FLAGS = (
 )
 SERVE_FLAGS = (
     Flag("peer", None, "which peer to serve"),
-    Flag("--wire", "essay", "which card to serve (the endpoint answers all three wires' methods "
+    Flag("--wire", DEFAULT, "which card to serve (the endpoint answers all three wires' methods "
          "either way; default: %(default)s)", options={"choices": list(NAMES)}),
     Flag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)"),
     Flag("--port", 0, "port to listen on (default: 0, any free port)", options={"type": values.port}),
@@ -125,7 +125,7 @@ SERVE_FLAGS = (
          "right before its first effect, or right after committing it", options={"choices": ["before-effect",
                                                                                               "after-commit"]}),
     Flag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
-         "python -m peers.a2a.new_key FILE makes one), as A2A 1.0 signed cards are", options={"metavar": "FILE"}),
+         "python -m peers.signing.new_key FILE makes one), as A2A 1.0 signed cards are", options={"metavar": "FILE"}),
     Flag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
          "send off after N events, as a dropped connection would", options={"type": values.count, "metavar": "N"}),
 )
@@ -203,7 +203,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
 
 def peer_card_urls(options: SimpleNamespace) -> list[str]:
     """--peer URLs as card URLs: a base URL gets the well-known path."""
-    return [url if url.endswith(".json") else url.rstrip("/") + "/.well-known/agent-card.json"
+    return [url if url.endswith(".json") else card_url(url)
             for url in options.peer]
 
 

@@ -21,7 +21,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Protocol
 
-from peers.a2a.refund_text import read_refund
+from peers.contracts.refund_text import read_refund
 from peers.support.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed
 
 class Generate(Protocol):

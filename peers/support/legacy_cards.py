@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from peers.a2a.wire_format import CARD_PATH
 from transports.base import HttpResponse
 from transports.printer import FramePrinter
 
-CARD_PATH, LEGACY_PATH = "/.well-known/agent-card.json", "/.well-known/agent.json"
+LEGACY_PATH = "/.well-known/agent.json"
 
 
 class LegacyCardPrinter(FramePrinter):

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from peers.a2a.model import AgentCard, Task, TaskState
+from peers.a2a.wire_format import method_for
 from peers.support.replies import read, read_json
 from transports.errors import ProtocolViolation
 from transports.printer import escape
@@ -40,7 +41,7 @@ def settle(agent: Any, card: AgentCard, task: Task, seconds: float) -> Task:
 
 def _asked(agent: Any, card: AgentCard, task: Task, seconds: float) -> Task:
     spoken = agent.format_of[card.url]
-    method = next((name for name, operation in spoken.METHODS.items() if operation == "get"), None)
+    method = method_for(spoken, "get")
     deadline, pause = time.monotonic() + seconds, FIRST_PAUSE
     while task.state in GOING and method is not None and time.monotonic() + pause <= deadline:
         agent.say(f"[support] task {escape(task.id)} is {task.state.value}: asking again in {pause:g}s")

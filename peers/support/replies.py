@@ -58,7 +58,7 @@ def _signed(document: Any) -> Any:
     """What a signed card's signatures cover (card_signature.py, loaded only for such a card)."""
     if not isinstance(document, dict) or "signatures" not in document:
         return None
-    from peers.a2a.card_signature import signed_content
+    from peers.signing.card_signature import signed_content
     return signed_content(document)
 
 
@@ -69,8 +69,3 @@ def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
     except WireError as exc:
         raise ProtocolViolation(f"{what} is malformed: {exc}") from None
 
-
-def method_for(spoken: Any, operation: str) -> str | None:
-    """The wire's name for an operation ("stream": 1.0 SendStreamingMessage, 0.3
-    message/stream), or None where the wire has no such method."""
-    return next((name for name, named in spoken.METHODS.items() if named == operation), None)

@@ -25,7 +25,8 @@ from typing import Any, Callable, Iterator
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.stream import ends, fold
 from peers.support.polling import settle
-from peers.support.replies import method_for, read
+from peers.a2a.wire_format import method_for
+from peers.support.replies import read
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
 

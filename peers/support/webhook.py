@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from peers.a2a.model import AgentCard, PushConfig
+from peers.a2a.wire_format import method_for
 
 MAX_BODY, MAX_PUSHES = 64 * 1024, 100
 
@@ -79,7 +80,7 @@ def webhook_for(agent: Any, card: AgentCard) -> PushConfig | None:
     """With --push and a card that offers push notifications: a receiver for this
     delegation (kept on the agent until `settle` is done with it) and the config that
     names it; else None, and the task is asked about instead."""
-    if agent.no_wait != "push" or not card.push_notifications or agent.format_of[card.url].NAME == "essay":
+    if agent.no_wait != "push" or not card.push_notifications or method_for(agent.format_of[card.url], "push-set") is None:
         return None
     agent.receiver = Receiver(lifetime=agent.patience + 5)
     return PushConfig("", "support-agent", agent.receiver.url, agent.receiver.token)

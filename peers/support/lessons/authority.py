@@ -4,7 +4,7 @@ Seed 004: what must cross the boundary is "a task the receiver can accept or rej
 a bounded set of actions it is permitted to take", with limits and an expiry; the tests
 are "missing fields, expired authority, unsupported schema version ... and a handoff
 chain that bounces". The support agent sends the same refund five times, each with a
-different envelope (peers/a2a/handoff.py) in the message's metadata. Billing judges each
+different envelope (peers/contracts/handoff.py) in the message's metadata. Billing judges each
 before anything happens: a grant too small, a grant expired, a contract version it does
 not speak, a chain at its hop limit are all refused, and only a grant that covers the
 refund lets it happen. The bearer token stays in HTTP Authorization, never in the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a import handoff
+from peers.contracts import handoff
 from peers.a2a.model import AgentCard
 from peers.support.lessons.turns import open_lesson
 

@@ -6,7 +6,7 @@ owns the terminal decision". Billing will not refund an order under dispute: it 
 it to disputes-agent (a rejection whose data names where it belongs). Our own
 disputes desk finds the customer right and refers the refund back to billing, which
 still sees the dispute open. The support agent routes each referral, and every handoff
-carries the envelope (peers/a2a/handoff.py) with the hops made so far and a limit. At
+carries the envelope (peers/contracts/handoff.py) with the hops made so far and a limit. At
 the limit the receiver refuses before doing anything, naming the decision's owner: the
 support agent, which stops routing and escalates. Without the limit this would loop
 forever; the router is bounded too. Each specialist is called with the same `run`
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a import handoff
-from peers.a2a.evidence import utc_second
+from peers.contracts import handoff
+from peers.contracts.evidence import utc_second
 from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
 from peers.support.lessons.turns import open_lesson

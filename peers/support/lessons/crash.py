@@ -19,6 +19,7 @@ import sys
 import tempfile
 from typing import Any
 
+from peers.a2a.wire_format import card_url
 from peers.support.config import AllowEntry
 from peers.support.lessons.turns import send_turn
 from peers.support.output import Kind
@@ -65,7 +66,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
             agent.say(f"[support] billing runs as process {process.pid}, keeping its tasks and ledger in "
                       "billing.db; a test double's flag kills it after it commits a refund, before it answers")
             show_ledger(agent, banner)
-            card = agent.find(f"http://127.0.0.1:{port}/.well-known/agent-card.json")
+            card = agent.find(card_url(f"http://127.0.0.1:{port}"))
             if not hasattr(card, "url"):
                 return [card]
             outcome = agent.gate_then_delegate(card, "process_refund", PAYLOAD, TICKET)
@@ -76,7 +77,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
             if outcome.error is None or agent.last_sent is None:
                 return [outcome]  # answered after all: nothing to find out
             same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
-                if agent.format_of[card.url].NAME == "essay" else f"the very same message ({agent.last_sent.message_id})"
+                if not agent.format_of[card.url].TURNS else f"the very same message ({agent.last_sent.message_id})"
             agent.say(f"[support] sending {same} again: a peer that keeps its word answers with the task it "
                       "made, never a second refund")
             try:

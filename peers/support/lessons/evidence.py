@@ -3,7 +3,7 @@ refreshes what is stale before acting, and an inference stays an inference.
 
 Seed 004: a summary that flattens "the customer said", "the billing system returned"
 and "the previous agent concluded" "lets a guess get promoted to a fact at every hop".
-Our triage hands the support agent three claims about a ticket (peers/a2a/evidence.py):
+Our triage hands the support agent three claims about a ticket (peers/contracts/evidence.py):
 what the order was charged, observed in our order records two days ago; the number of
 damaged items, reported by the customer; and the charge again, inferred by triage from
 the customer's words. Each names its record and how to retrieve it, not a copy of it. Billing, which
@@ -17,8 +17,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from peers.a2a import handoff
-from peers.a2a.evidence import Claim, utc_second
+from peers.contracts import handoff
+from peers.contracts.evidence import Claim, utc_second
 from peers.a2a.model import AgentCard
 from peers.support.lessons.mcp import lookup_order
 from peers.support.lessons.turns import open_lesson

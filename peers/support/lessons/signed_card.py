@@ -16,7 +16,7 @@ import json
 import os
 from typing import Any, Callable
 
-from peers.a2a import card_signature, rs256
+from peers.signing import card_signature, rs256
 from peers.a2a.model import AgentCard
 from peers.support.lessons.turns import open_lesson
 from peers.support.output import Kind

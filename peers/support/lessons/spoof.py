@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.model import AgentCard
+from peers.a2a.wire_format import card_url
 from peers.support.lessons.signed_card import REFUND, open_pinned
 from peers.support.output import Kind
 
@@ -43,7 +44,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     for host, about, why in CASES:
         agent.say()
         agent.say(f"[support] {about}, found at {host}:")
-        found = agent.find(f"{host}/.well-known/agent-card.json")
+        found = agent.find(card_url(host))
         if isinstance(found, AgentCard):
             outcomes.append(agent.gate_then_delegate(found, "process_refund", REFUND))
             agent.say(f"[support] {why}", Kind.BANNER)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.model import AgentCard, Message, Task
+from peers.a2a.wire_format import method_for
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError, RemoteError
@@ -28,7 +29,7 @@ def open_lesson(agent: Any, card_urls: list[str], about: str, lacks: str | None 
 def essay_cannot(agent: Any, card: AgentCard, lacks: str) -> bool:
     """Whether the card speaks the essay's wire, which lacks what the lesson needs (a
     taskId, a contextId, metadata): then say so, and how to run it."""
-    if agent.format_of[card.url].NAME != "essay":
+    if agent.format_of[card.url].TURNS:
         return False
     agent.say(f"[support] the essay's tasks/send has no {lacks}: run with --wire 1.0 or --wire 0.3",
               Kind.WARNING)
@@ -75,7 +76,9 @@ def ask(agent: Any, card: AgentCard, operation: str, params: dict[str, Any]) -> 
     """GetTask, CancelTask or ListTasks ("get", "cancel", "list") in the wire the card
     speaks: the JSON-RPC result. Raises PeerError, and StopIteration if the wire lacks it."""
     spoken = agent.format_of[card.url]
-    method = next(name for name, op in spoken.METHODS.items() if op == operation)
+    method = method_for(spoken, operation)
+    if method is None:
+        raise StopIteration(f"the {spoken.NAME} wire has no {operation!r} method")
     return agent.call(card.url, method, params, spoken.HEADERS)
 
 

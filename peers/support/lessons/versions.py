@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a import handoff
+from peers.contracts import handoff
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
 from peers.support.lessons.turns import open_lesson

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from peers.a2a import evidence
+from peers.contracts import evidence
 from peers.a2a.schema import check
 from transports.jsonrpc import InvalidParams
 

@@ -18,7 +18,7 @@ import hmac
 import re
 from typing import NamedTuple
 
-from peers.a2a.jcs import canonical
+from peers.signing.jcs import canonical
 
 RSA_OID = bytes.fromhex("2a864886f70d010101")  # 1.2.840.113549.1.1.1, rsaEncryption
 SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
@@ -38,7 +38,7 @@ class PublicKey(NamedTuple):
         return (self.n.bit_length() + 7) // 8
 
     def jwk(self) -> dict[str, str]:
-        members = {"e": b64url(_bytes(self.e)), "kty": "RSA", "n": b64url(_bytes(self.n))}
+        members = {"e": b64url(int_bytes(self.e)), "kty": "RSA", "n": b64url(int_bytes(self.n))}
         return {**members, "kid": b64url(hashlib.sha256(canonical(members)).digest())}
 
 
@@ -70,14 +70,14 @@ def from_b64url(text: str) -> bytes:
 
 
 def sign(key: PrivateKey, data: bytes) -> bytes:
-    return _bytes(pow(int.from_bytes(_encoded(data, key.public.size), "big"), key.d, key.n), key.public.size)
+    return int_bytes(pow(int.from_bytes(_encoded(data, key.public.size), "big"), key.d, key.n), key.public.size)
 
 
 def verify(key: PublicKey, data: bytes, signature: bytes) -> bool:
     """Whether `signature` is `key`'s RS256 signature of `data`."""
     if len(signature) != key.size or int.from_bytes(signature, "big") >= key.n:
         return False
-    recovered = _bytes(pow(int.from_bytes(signature, "big"), key.e, key.n), key.size)
+    recovered = int_bytes(pow(int.from_bytes(signature, "big"), key.e, key.n), key.size)
     return hmac.compare_digest(recovered, _encoded(data, key.size))
 
 
@@ -87,7 +87,7 @@ def _encoded(data: bytes, size: int) -> bytes:
     return b"\x00\x01" + b"\xff" * (size - len(digest) - 3) + b"\x00" + digest
 
 
-def _bytes(number: int, size: int | None = None) -> bytes:
+def int_bytes(number: int, size: int | None = None) -> bytes:
     return number.to_bytes(size or max(1, (number.bit_length() + 7) // 8), "big")
 
 

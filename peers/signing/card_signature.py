@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from peers.a2a.jcs import canonical
+from peers.signing.jcs import canonical
 from transports.codec import loads_strict
 
 if TYPE_CHECKING:  # rs256 (and hashlib, 10 ms to load) only when a card is signed or checked
-    from peers.a2a import rs256
+    from peers.signing import rs256
 
 ALGORITHM = "RS256"
 MAX_SIGNATURES = 8  # a card with more is not checked further: nobody signs one card 1,000 times
@@ -51,7 +51,7 @@ def _without_empty(value: Any) -> Any:
 
 def sign(document: dict[str, Any], key: rs256.PrivateKey) -> dict[str, Any]:
     """`document` with one more signature, by `key`."""
-    from peers.a2a import rs256
+    from peers.signing import rs256
     header = {"alg": ALGORITHM, "kid": key.public.jwk()["kid"], "typ": "JOSE"}
     protected = rs256.b64url(canonical(header))
     signing_input = f"{protected}.{rs256.b64url(payload(document))}".encode("ascii")
@@ -71,7 +71,7 @@ def signed_content(document: Any) -> SignedContent:
 
 def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | None:
     """Why the card is not shown to be made by the holder of `pinned`; None if it is."""
-    from peers.a2a import rs256
+    from peers.signing import rs256
     if signed is None or not signed.signatures:
         return "has an unsigned card, but the allowlist pins a key for it"
     kids = []
@@ -98,7 +98,7 @@ def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | Non
 
 
 def _header(entry: Any) -> dict[str, Any] | None:
-    from peers.a2a import rs256
+    from peers.signing import rs256
     if not isinstance(entry, dict) or not isinstance(entry.get("protected"), str) \
             or not isinstance(entry.get("signature"), str):
         return None

@@ -1,4 +1,4 @@
-"""Making an RSA key pair for signing cards: `python -m peers.a2a.new_key FILE`.
+"""Making an RSA key pair for signing cards: `python -m peers.signing.new_key FILE`.
 
 Two random primes of 1,024 bits (Miller-Rabin, 40 rounds, from `secrets`), e = 65537,
 written as a PKCS#1 PEM file that rs256.py, OpenSSL and the official SDK's JOSE library
@@ -12,7 +12,7 @@ import json
 import os
 import secrets
 
-from peers.a2a.rs256 import MIN_BITS, PrivateKey, _bytes
+from peers.signing.rs256 import MIN_BITS, PrivateKey, int_bytes
 
 PUBLIC_EXPONENT = 65537
 
@@ -66,21 +66,21 @@ def to_pem(key: PrivateKey) -> str:
 
 
 def _signed_bytes(value: int) -> bytes:
-    data = _bytes(value)
+    data = int_bytes(value)
     return b"\x00" + data if data[0] & 0x80 else data
 
 
 def _encode(tag: int, contents: bytes) -> bytes:
     size = len(contents)
-    length = bytes([size]) if size < 0x80 else bytes([0x80 | ((size.bit_length() + 7) // 8)]) + _bytes(size)
+    length = bytes([size]) if size < 0x80 else bytes([0x80 | ((size.bit_length() + 7) // 8)]) + int_bytes(size)
     return bytes([tag]) + length + contents
 
 
 def main(argv: list[str]) -> int:
-    """`python -m peers.a2a.new_key FILE`: a new key pair; the private key to FILE (never over
+    """`python -m peers.signing.new_key FILE`: a new key pair; the private key to FILE (never over
     an existing file), the public key printed as the JWK an allowlist entry pins."""
     if len(argv) != 1 or argv[0].startswith("-"):
-        print("usage: python -m peers.a2a.new_key FILE   (writes a new RSA private key to FILE)")
+        print("usage: python -m peers.signing.new_key FILE   (writes a new RSA private key to FILE)")
         return 2
     key = new_private_key()
     try:  # never over an existing file; readable by its owner only, as ssh-keygen's keys are
