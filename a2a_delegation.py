@@ -12,12 +12,11 @@ the essay quotes. Read this file top to bottom; it is the essay's story in order
   6. MCP vertical, A2A horizontal                              (essay: the closing comparison)
 
 then `run()`, which tells the story over any transport, and `main()`, which builds
-FramePrinter(InProcessTransport(the demo peers)). With --request a model chooses the
-delegation instead (peers/support/planner.py), through the same trust gate. Every `-->`
-/ `<--` line is printed by transports/printer.py from the bytes that really crossed;
-nothing here prints a frame. The peers (peers/) are reached only through the transport,
-as if another team owned them: this file imports none (main() starts the demo network
-that plays them). The protocol both share is in peers/a2a/; our own side, peers/support/.
+FramePrinter(InProcessTransport(the demo peers)). Every `-->` / `<--` line is printed by
+transports/printer.py from the bytes that really crossed; nothing here prints a frame.
+The peers (peers/) are reached only through the transport, as if another team owned
+them: this file imports none but the demo network that plays them. The protocol both
+share is in peers/a2a/; our own side, peers/support/.
 """
 from __future__ import annotations
 
@@ -31,6 +30,7 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
                                   load_registry, token_for, trust_hint, unproven_card)
+from peers.support.cards import FetchedCard, refusal
 from peers.support.legacy_cards import LegacyCardPrinter
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.polling import settle
@@ -106,7 +106,7 @@ class SupportAgent:
         self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
         self.format_of: dict[str, wire_format.WireFormat] = {}  # endpoint -> the format its card speaks
-        self.discovered: dict[str, AgentCard] = {}  # card URL -> the card found there
+        self.fetched: dict[str, FetchedCard] = {}  # endpoint -> its card as we found it (cards.py)
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
@@ -123,9 +123,9 @@ class SupportAgent:
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
         check_card(document, spoken)  # every field its version requires, or each problem named
         # --wire, where the card offers that too; + our own contract copy where it publishes none
-        card, spoken = read_card(spoken, document, self.forced_format, card_url)
-        self.format_of[card.url] = spoken
-        self.discovered[card_url] = card
+        fetched = read_card(spoken, document, self.forced_format, card_url)
+        card = fetched.card
+        self.format_of[card.url], self.fetched[card.url] = fetched.wire, fetched
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
                  f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
         return card
@@ -139,7 +139,7 @@ class SupportAgent:
         """
         name = repr(card.name)
         vetted_at = [entry.endpoint for entry in self.allowlist if entry.name == card.name]
-        unproven = unproven_card(card, self.allowlist)  # fetched elsewhere, or not signed by a pinned key
+        unproven = unproven_card(self.fetched[card.url], self.allowlist)  # from elsewhere, or not signed
         if card.url in vetted_at and not unproven:
             verdict, line = Verdict.TRUSTED, f"[trust] {name} is allowlisted -> delegating"
         elif card.name in self.allow_untrusted:
@@ -212,11 +212,10 @@ class SupportAgent:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
         verdict = self.trust_gate(card)
-        if verdict is Verdict.REFUSED:  # 5. refuse: nothing is sent, nothing comes back
-            self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
-            return Outcome(card.name, verdict)
+        if verdict is Verdict.REFUSED:
+            return self.refuse(card)
         # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = card.refusal(skill, payload, holds_credential=bool(token_for(self.credentials, card.url)))
+        problem = refusal(card, skill, payload, holds_credential=bool(token_for(self.credentials, card.url)))
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}")
         try:
@@ -226,6 +225,12 @@ class SupportAgent:
                                f"delegation failed: {failure}; {failure.retry_advice()}", failure)
         self.report(card, verdict, task)
         return Outcome(card.name, verdict, task)
+
+    # -- 5. refuse: no frame goes to an unvetted peer --------------------------------------
+    def refuse(self, card: AgentCard) -> Outcome:
+        """Essay: Discovery is not trust. "No tasks/send frame ever goes to this peer"."""
+        self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
+        return Outcome(card.name, Verdict.REFUSED)
 
     def report(self, card: AgentCard, verdict: Verdict, task: Task) -> None:
         """What came back, said as the variant it is: a result (trusted or not), or the
@@ -344,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
             http.close()
             served.stop()
     for card_url in flags.peer_card_urls(options):  # --peer: what trusting it would take
-        console.say(trust_hint(agent.discovered.get(card_url), allowlist))
+        console.say(trust_hint(next((found.card for found in agent.fetched.values()
+                                     if found.fetched_from == card_url), None), allowlist))
     if problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable
         return 2
     return 1 if any(o.error for o in outcomes) else 0

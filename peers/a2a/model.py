@@ -17,7 +17,7 @@ import time
 from enum import Enum
 from typing import Any, NamedTuple
 
-from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check
+from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 
 
 class TaskState(Enum):
@@ -192,8 +192,6 @@ class AgentCard(NamedTuple):
     extended_card: bool = False  # a fuller card for authenticated callers (GetExtendedAgentCard)
     push_notifications: bool = False  # it tells a caller's webhook of each change (peers/push.py)
     required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
-    signed: Any = None  # as fetched: what its signatures cover, and them (card_signature.py)
-    fetched_from: str | None = None  # the URL the card was fetched from (not part of the card)
 
     @property
     def extensions(self) -> tuple[str, ...]:
@@ -204,24 +202,6 @@ class AgentCard(NamedTuple):
     @property
     def skill_ids(self) -> list[str]:
         return [s.id for s in self.skills]
-
-    def refusal(self, skill_id: str, payload: Any, *, holds_credential: bool,
-                media_type: str = "application/json") -> str | None:
-        """Why, by its own card, this agent cannot be sent `payload` for `skill_id`; None
-        if it can. Essay: the card is "everything a caller needs to know to decide whether
-        and how to talk to this agent": the skill, the modes, the input contract, the auth."""
-        skill = next((s for s in self.skills if s.id == skill_id), None)
-        if skill is None:
-            return f"its card offers no {skill_id!r} skill (it offers {clip(self.skill_ids)})"
-        if media_type not in skill.input_modes and "*/*" not in skill.input_modes:
-            return f"its {skill_id!r} skill takes {clip(list(skill.input_modes))}, not {media_type}"
-        problem = check(payload, skill.input_schema, "payload") if skill.input_schema else None
-        if problem:  # seed 000: a payload that breaks the contract never leaves
-            return f"the payload breaks its {skill_id!r} skill's input contract: {problem}"
-        required = [scheme for scheme in self.auth_schemes if scheme != "none"]
-        if required and not ("bearer" in required and holds_credential):
-            return f"its card requires {clip(required)} and the support agent holds no credential for it"
-        return None
 
 
 def clip(value: Any, limit: int = 120) -> str:

@@ -31,28 +31,30 @@ class AllowEntry(NamedTuple):
     endpoint: str  # the URL frames to that peer go to, as vetted
     public_key: Any = None  # rs256.PublicKey pinned for it ("publicKey", a JWK): its card must be signed by it
 
-    def unproven(self, card: Any) -> str | None:
+    def unproven(self, fetched: Any) -> str | None:
         """Why `card` is not shown to come from the peer vetted here; None if it is, or if
         this entry is not about this card. Two rules: a card is believed only from its own
         endpoint's origin (anyone can serve a copy elsewhere, altered or stale), and where
         this entry pins a key, only if that key signed it (A2A 1.0 signed cards)."""
+        card = fetched.card
         if (card.name, card.url) != (self.name, self.endpoint):
             return None
-        fetched, endpoint = parse_url(card.fetched_from), parse_url(card.url)
-        if fetched is not None and endpoint is not None and fetched.origin != endpoint.origin:
-            return (f"has a card fetched from {fetched.origin}, but its endpoint is at {endpoint.origin}: "
+        origin, endpoint = parse_url(fetched.fetched_from), parse_url(card.url)
+        if origin is not None and endpoint is not None and origin.origin != endpoint.origin:
+            return (f"has a card fetched from {origin.origin}, but its endpoint is at {endpoint.origin}: "
                     "a card is believed only from its own endpoint's origin")
         if self.public_key is None:
             return None
         from peers.signing.card_signature import unproven  # only an allowlist that pins a key needs it
-        return unproven(card.signed, self.public_key)
+        return unproven(fetched.signed, self.public_key)
 
 
-def unproven_card(card: Any, allowlist: list[AllowEntry]) -> str | None:
-    """Why `card` is not shown to come from the peer an entry vetted at its endpoint, or
-    None. Where several entries name that peer there (a key being rotated: one pin each),
-    the card needs to satisfy only one of them."""
-    doubts = [entry.unproven(card) for entry in allowlist if (entry.name, entry.endpoint) == (card.name, card.url)]
+def unproven_card(fetched: Any, allowlist: list[AllowEntry]) -> str | None:
+    """Why a fetched card is not shown to come from the peer an entry vetted at its
+    endpoint, or None. Where several entries name that peer there (a key being rotated: one
+    pin each), the card needs to satisfy only one of them."""
+    card = fetched.card
+    doubts = [entry.unproven(fetched) for entry in allowlist if (entry.name, entry.endpoint) == (card.name, card.url)]
     return None if not doubts or None in doubts else doubts[0]
 
 

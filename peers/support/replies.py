@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from peers.a2a.fields import WireError
-from peers.a2a.model import AgentCard
 from peers.a2a.schema import problems
+from peers.support.cards import FetchedCard
 from peers.support.contracts import CONTRACTS
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation
@@ -35,23 +35,23 @@ def check_card(document: Any, spoken: Any) -> None:
         raise ProtocolViolation(f"the card lacks what A2A {spoken.NAME} requires: " + "; ".join(found))
 
 
-def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str | None = None
-              ) -> tuple[AgentCard, Any]:
-    """The card as an object, and the wire to speak to its agent: the card's own, or
+def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str | None = None) -> FetchedCard:
+    """The card as an object, with our facts about it (cards.py): where it was fetched
+    from, what its signatures cover, and the wire to speak to its agent: the card's own, or
     `wanted` (--wire) if the card offers that too (a 1.0 card may list a 0.3 interface).
     A skill we rely on whose card publishes no input contract (the essay's card has no
     place for one) gets our own copy (contracts.py), so every payload is checked."""
-    card = read(spoken.card_from_wire, document, "the card")._replace(
-        signed=_signed(document), fetched_from=fetched_from)
+    card = read(spoken.card_from_wire, document, "the card")
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:
             raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
                                     f"{wanted.NAME} that --wire asked for")
         card, spoken = card._replace(url=other), wanted
-    return card._replace(skills=tuple(
-        skill._replace(input_schema=CONTRACTS[skill.id])
-        if skill.input_schema is None and skill.id in CONTRACTS else skill for skill in card.skills)), spoken
+    card = card._replace(skills=tuple(skill._replace(input_schema=CONTRACTS[skill.id])
+                                      if skill.input_schema is None and skill.id in CONTRACTS else skill
+                                      for skill in card.skills))
+    return FetchedCard(card, fetched_from, _signed(document), spoken)
 
 
 def _signed(document: Any) -> Any:
