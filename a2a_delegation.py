@@ -18,10 +18,13 @@ The peers (peers/) are reached only through the transport, as if another team ow
 them: this file imports none but the demo network that plays them. The protocol both
 share is in peers/a2a/; our own side, peers/support/.
 """
-from __future__ import annotations
 
 import os
 import sys
+
+if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, not a traceback
+    sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
+                   file=sys.stderr) or 2)
 from enum import Enum
 from itertools import count
 from typing import Any, Callable, NamedTuple
@@ -29,7 +32,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
-                                  load_registry, token_for, trust_hint, unproven_card)
+                                  load_registry, same_endpoint, token_for, trust_hint, unproven_card)
 from peers.support.cards import FetchedCard, refusal
 from peers.support.legacy_cards import LegacyCardPrinter
 from peers.support.outcomes import Variant, as_data, variant_of
@@ -140,7 +143,7 @@ class SupportAgent:
         name = repr(card.name)
         vetted_at = [entry.endpoint for entry in self.allowlist if entry.name == card.name]
         unproven = unproven_card(self.fetched[card.url], self.allowlist)  # from elsewhere, or not signed
-        if card.url in vetted_at and not unproven:
+        if any(same_endpoint(card.url, endpoint) for endpoint in vetted_at) and not unproven:
             verdict, line = Verdict.TRUSTED, f"[trust] {name} is allowlisted -> delegating"
         elif card.name in self.allow_untrusted:
             verdict, line = Verdict.UNTRUSTED, (

@@ -2,7 +2,8 @@
 
 A hook on the FramePrinter (`printer.before_send = Stepper(...)`), so the learner first
 sees the frame printed, then the workbench waits before it leaves:
-- `--step`: Enter sends it, `q` stops the run cleanly (StopRun); end of input sends.
+- `--step`: Enter sends it, `q` stops the run cleanly (StopRun), and so does end of input
+  (nobody is there to say "send"); any other answer is asked again, a few times at most.
 - `--break`: the Python debugger stops in `Stepper.__call__` below, where the frame about
   to leave is the local `request` (the parsed JSON-RPC request, or the card URL), and,
   as a listener of the printer, once more in `Stepper.on_reply`, where the peer's answer
@@ -17,6 +18,9 @@ import sys
 from typing import Any, Callable, TextIO
 
 from transports.printer import Frame, StopRun
+
+
+ASKS = 5  # answers that are neither Enter nor q before the run stops: a prompt never loops forever
 
 
 class Stepper:
@@ -46,15 +50,21 @@ class Stepper:
             raise StopRun() from None
 
     def _ask(self) -> None:
-        self.prompt_to.flush()
-        try:
-            answer = self.read("[step] Enter sends it, q stops: ")
-        except EOFError:  # no one to ask: keep going
-            answer = ""
-        if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
-            self.prompt_to.write("\n")
-        if answer.strip().lower() in ("q", "quit"):
-            raise StopRun()
+        """Only Enter sends: a frame leaves because someone said so, never by default."""
+        for _ in range(ASKS):
+            self.prompt_to.flush()
+            try:
+                answer = self.read("[step] Enter sends it, q stops: ")
+            except EOFError:  # no one left to ask: stop, as q would
+                answer = "q"
+            if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
+                self.prompt_to.write("\n")
+            if not answer.strip():
+                return
+            if answer.strip().lower() in ("q", "quit"):
+                raise StopRun()
+            self.prompt_to.write(f"[step] {answer.strip()[:20]!r} is neither Enter nor q\n")
+        raise StopRun()  # asked ASKS times with no answer either way: nothing is sent
 
 
 def _start_debugger() -> None:

@@ -76,11 +76,22 @@ def _encode(tag: int, contents: bytes) -> bytes:
     return bytes([tag]) + length + contents
 
 
+USAGE = """usage: python -m peers.signing.new_key FILE           write a new RSA private key to FILE
+       python -m peers.signing.new_key --public FILE  print the public key of FILE again
+The public key is printed as the JWK an allowlist entry pins ("publicKey")."""
+
+
 def main(argv: list[str]) -> int:
     """`python -m peers.signing.new_key FILE`: a new key pair; the private key to FILE (never over
-    an existing file), the public key printed as the JWK an allowlist entry pins."""
+    an existing file), the public key printed as the JWK an allowlist entry pins. `--public
+    FILE` prints that JWK again for a key file made before."""
+    if argv in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if len(argv) == 2 and argv[0] == "--public":
+        return _print_public(argv[1])
     if len(argv) != 1 or argv[0].startswith("-"):
-        print("usage: python -m peers.signing.new_key FILE   (writes a new RSA private key to FILE)")
+        print(USAGE)
         return 2
     key = new_private_key()
     try:  # never over an existing file; readable by its owner only, as ssh-keygen's keys are
@@ -91,6 +102,21 @@ def main(argv: list[str]) -> int:
         return 2
     print(f"wrote a new {MIN_BITS}-bit RSA private key to {argv[0]}: keep it secret. Its public key, "
           'to pin as "publicKey" in allowlist.json:')
+    print(json.dumps(key.public.jwk()))
+    return 0
+
+
+def _print_public(path: str) -> int:
+    from peers.signing.rs256 import BadKey, private_from_pem
+    try:
+        with open(path, encoding="ascii") as file:
+            key = private_from_pem(file.read(64 * 1024))
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
+        return 2
+    except BadKey as exc:
+        print(f"error: {path}: {exc}")
+        return 2
     print(json.dumps(key.public.jwk()))
     return 0
 

@@ -26,6 +26,13 @@ class ConfigError(Exception):
     """A data file is missing or wrong. The message is one line, fit to show the user."""
 
 
+def same_endpoint(first: str, second: str) -> bool:
+    """Whether two URLs name one endpoint: as HTTP compares them, host names and schemes
+    without regard to case and a default port written or not (BILLING.acme.example is
+    billing.acme.example), the path exactly."""
+    return first == second or (parse_url(first) or first) == (parse_url(second) or second)
+
+
 class AllowEntry(NamedTuple):
     name: str  # the name on the peer's card
     endpoint: str  # the URL frames to that peer go to, as vetted
@@ -37,7 +44,7 @@ class AllowEntry(NamedTuple):
         endpoint's origin (anyone can serve a copy elsewhere, altered or stale), and where
         this entry pins a key, only if that key signed it (A2A 1.0 signed cards)."""
         card = fetched.card
-        if (card.name, card.url) != (self.name, self.endpoint):
+        if card.name != self.name or not same_endpoint(card.url, self.endpoint):
             return None
         origin, endpoint = parse_url(fetched.fetched_from), parse_url(card.url)
         if origin is not None and endpoint is not None and origin.origin != endpoint.origin:
@@ -54,7 +61,8 @@ def unproven_card(fetched: Any, allowlist: list[AllowEntry]) -> str | None:
     endpoint, or None. Where several entries name that peer there (a key being rotated: one
     pin each), the card needs to satisfy only one of them."""
     card = fetched.card
-    doubts = [entry.unproven(fetched) for entry in allowlist if (entry.name, entry.endpoint) == (card.name, card.url)]
+    doubts = [entry.unproven(fetched) for entry in allowlist
+              if entry.name == card.name and same_endpoint(entry.endpoint, card.url)]
     return None if not doubts or None in doubts else doubts[0]
 
 
@@ -146,7 +154,7 @@ def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:
     """For a --peer agent: the allowlist entry that would trust it, once a person vetted it."""
     if card is None:
         return "[support] its card could not be read, so there is nothing to trust yet"
-    if AllowEntry(card.name, card.url) in allowlist:
+    if any(entry.name == card.name and same_endpoint(entry.endpoint, card.url) for entry in allowlist):
         return f"[support] {card.name!r} at {card.url} is on the allowlist"
     return (f"[support] to trust {card.name!r}, vet it, then add this to the allowlist: "
             + json.dumps({"name": card.name, "endpoint": card.url}))

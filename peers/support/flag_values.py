@@ -12,8 +12,8 @@ def seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not 0 < value <= 3600:
-        raise _bad(f"{text!r} is not a number of seconds between 0 and 3600")
+    if not 0 < value <= 3600:  # 0 would be no time at all: no exchange could finish
+        raise _bad(f"{text!r} is not a number of seconds more than 0 and at most 3600")
     return value
 
 

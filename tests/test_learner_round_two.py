@@ -1,0 +1,102 @@
+"""What got in a new learner's way, each fixed and kept fixed: a prompt that sent frames on
+end of input, a traceback on an old Python, a puzzling --timeout 0, an allowlist host name
+compared by case, and a key tool whose --help was an error."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, cli
+
+STORY = str(ROOT / "a2a_delegation.py")
+
+
+def step(stdin: str):
+    return subprocess.run([sys.executable, STORY, "--step"], input=stdin, capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+
+
+def test_end_of_input_at_a_step_prompt_stops_the_run_and_sends_nothing():
+    done = step("")
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "[step] stopped before that frame left; nothing more was sent." in done.stdout
+    assert "discovered" not in done.stdout, "the card fetch never left, so no card was read"
+
+
+def test_end_of_input_after_one_answer_sends_only_that_frame():
+    done = step("\n")
+    assert "[support] discovered 'billing-agent'" in done.stdout and '"method": "tasks/send"' in done.stdout
+    assert "<--" not in done.stdout and "trusted result" not in done.stdout, "the refund never left"
+
+
+def test_an_answer_that_is_neither_enter_nor_q_is_asked_again_and_never_sends():
+    done = step("yes\n" * 20)
+    assert "[step] 'yes' is neither Enter nor q" in done.stdout
+    assert "discovered" not in done.stdout and done.stdout.count("[step] Enter sends it") == 5
+    assert "[step] stopped before that frame left" in done.stdout
+
+
+def old_pythons():
+    """Pythons older than 3.10 that really run here (a pyenv shim may name one that does not)."""
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[6-9].*/bin/python")), reverse=True)
+    found += [shutil.which(f"python3.{minor}") for minor in (9, 8, 7)]
+    return [path for path in found if path and subprocess.run([path, "-c", "pass"], capture_output=True,
+                                                              timeout=30).returncode == 0]
+
+
+@pytest.mark.skipif(not old_pythons(), reason="no Python older than 3.10 on this machine")
+@pytest.mark.parametrize("args", [[], ["--help"], ["serve", "billing-agent", "--help"]])
+def test_an_old_python_gets_one_line_and_exit_2(args):
+    done = subprocess.run([old_pythons()[0], STORY, *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("a2a_delegation.py needs Python 3.10 or newer (this is 3.")
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_timeout_of_zero_says_why_zero_is_not_one():
+    done = cli("--timeout", "0")
+    assert done.returncode == 2
+    assert "'0' is not a number of seconds more than 0 and at most 3600" in done.stderr
+
+
+def test_an_allowlist_host_name_matches_whatever_its_case(tmp_path):
+    allowlist = tmp_path / "allowlist.json"
+    allowlist.write_text(json.dumps({"trusted": [{"name": "billing-agent",
+                                                  "endpoint": "HTTPS://BILLING.Acme.example:443/a2a"}]}))
+    done = cli("--allowlist", str(allowlist))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[trust] 'billing-agent' is allowlisted -> delegating" in done.stdout
+
+
+def test_an_allowlist_path_still_compares_exactly(tmp_path):
+    allowlist = tmp_path / "allowlist.json"
+    allowlist.write_text(json.dumps({"trusted": [{"name": "billing-agent", "endpoint": "https://billing.acme.example/A2A"}]}))
+    done = cli("--allowlist", str(allowlist))
+    assert "'billing-agent' is allowlisted only at https://billing.acme.example/A2A" in done.stdout
+
+
+def new_key(*args):
+    return subprocess.run([sys.executable, "-m", "peers.signing.new_key", *args], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+
+
+def test_the_key_tools_help_is_not_an_error():
+    done = new_key("--help")
+    assert done.returncode == 0 and done.stdout.startswith("usage: python -m peers.signing.new_key FILE")
+
+
+def test_a_key_files_public_key_can_be_printed_again(tmp_path):
+    made = new_key(str(tmp_path / "key.pem"))
+    assert made.returncode == 0
+    again = new_key("--public", str(tmp_path / "key.pem"))
+    assert again.returncode == 0 and json.loads(again.stdout) == json.loads(made.stdout.splitlines()[-1])
+
+
+def test_printing_the_public_key_of_something_else_is_one_line(tmp_path):
+    for path in (tmp_path / "missing.pem", ROOT / "README.md"):
+        done = new_key("--public", str(path))
+        assert done.returncode == 2 and len(done.stdout.splitlines()) == 1 and "Traceback" not in done.stderr
