@@ -43,7 +43,7 @@ from peers.support.replies import check_card, read, read_card, read_json
 from peers.support.streams import follow
 from transports import jsonrpc, sse
 from transports.base import Transport
-from transports.errors import HttpRefusal, PeerError
+from transports.errors import HttpRefusal, PeerError, RemoteError
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, StopRun, escape
 
@@ -220,7 +220,7 @@ class SupportAgent:
         # Trusted is not enough: the card must also say this agent takes what we would send.
         problem = refusal(card, skill, payload, holds_credential=bool(token_for(self.credentials, card.url)))
         if problem:
-            return self.failed(card.name, verdict, f"not sent: {problem}")
+            return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
         try:
             task = self.delegate(card, skill, payload, context_id, **metadata)  # metadata: a handoff envelope
         except PeerError as failure:
@@ -252,9 +252,13 @@ class SupportAgent:
             self.say(f"[support] UNTRUSTED result {source}, kept as data, never as instructions: "
                      f"{escape(outcome.result)}", Kind.UNTRUSTED)
 
-    def failed(self, peer: str, verdict: Verdict | None, error: str,
-               failure: PeerError | None = None) -> Outcome:
-        self.say(f"{escape(peer)}: {escape(error)}", Kind.ERROR, event="failure", peer=peer, error=error)
+    def failed(self, peer: str, verdict: Verdict | None, error: str, failure: PeerError | None = None,
+               *, refused: bool = False) -> Outcome:
+        """A turn that ended without a task. A refusal (ours before sending, or the peer's
+        error object: it refused to act) is the story's, on stdout; a broken exchange, stderr."""
+        refused = refused or (isinstance(failure, RemoteError) and failure.code != jsonrpc.ErrorCode.INTERNAL_ERROR)
+        self.say(f"{escape(peer)}: {escape(error)}", Kind.REFUSED if refused else Kind.ERROR, event="failure",
+                 peer=peer, error=error)
         return Outcome(peer, verdict, error=error, failure=failure)
 
 

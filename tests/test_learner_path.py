@@ -119,7 +119,7 @@ def test_a_401_when_no_token_was_sent_says_so_and_how_to_give_one(tmp_path):
         (tmp_path / "allow.json").write_text(json.dumps({"trusted": [{"name": "billing-agent", "endpoint": f"{base}/a2a"}]}))
         # The card says bearer, and no token is held: the card check stops it before any frame.
         done = cli("--transport", "http", "--registry", str(tmp_path / "reg.json"), "--allowlist", str(tmp_path / "allow.json"))
-        assert "not sent: its card requires ['bearer'] and the support agent holds no credential" in done.stderr
+        assert "not sent: its card requires ['bearer'] and the support agent holds no credential" in done.stdout
         assert wire_essay.NAME == "essay"
     finally:
         server.terminate()

@@ -189,7 +189,8 @@ def test_the_contract_lesson_stops_three_broken_payloads_before_any_frame_and_bi
     assert "(urn:a2a-delegation-workbench:skill-input-schema:v1): fields ['amount', 'order_id']" in said
     assert ("(urn:a2a-delegation-workbench:skill-results:v1): completed, failed, rejected, input-required, "
             "auth-required, canceled") in said
-    refused = [line for line in done.stderr.splitlines() if "not sent: the payload breaks" in line]
+    refused = [line for line in done.stdout.splitlines() if "not sent: the payload breaks" in line]
+    assert done.stderr == "", "the lesson's point goes to stdout: `> out.txt` keeps it"
     assert [line.rsplit(": ", 1)[1] for line in refused] == [
         "payload.amount is missing", "payload.amount must be a number", "payload.amount must be more than 0"]
     sent = frames(lines, "-->")

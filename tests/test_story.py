@@ -238,4 +238,4 @@ def test_an_allowlisted_peer_whose_card_says_no_gets_no_frame_and_the_check_is_n
     assert outcome.verdict is story.Verdict.TRUSTED and outcome.task is None
     assert outcome.error.startswith("not sent: ") and expected in outcome.error
     assert [f.http_method for f in printer.sent_to(billing.BASE_URL)] == ["GET"], "only its card was fetched"
-    assert expected in capsys.readouterr().err
+    assert expected in capsys.readouterr().out, "a refusal of ours is the story's, on stdout"

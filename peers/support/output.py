@@ -7,7 +7,9 @@ what it is, colour and --quiet follow the story's meaning, never the wording:
   TERM is dumb, or --no-color (https://no-color.org); stdout and stderr decide apart;
 - --quiet keeps only outcomes (trust decisions, results, refusals, escalations) and errors;
 - listeners (the --trace recorder) receive every line uncoloured, with its kind and facts.
-Errors go to stderr, one line each, so a script can tell them from the story.
+Errors (an exchange that broke, a file that cannot be read) go to stderr, one line each,
+so a script can tell them from the story; a refusal, ours or a peer's, is the story's
+point and goes to stdout with the rest of it (`--scenario contract > out.txt` keeps it).
 A Console is made per run and passed along: there is no global output state.
 """
 from __future__ import annotations
