@@ -100,3 +100,12 @@ def test_printing_the_public_key_of_something_else_is_one_line(tmp_path):
     for path in (tmp_path / "missing.pem", ROOT / "README.md"):
         done = new_key("--public", str(path))
         assert done.returncode == 2 and len(done.stdout.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_registry_naming_a_real_server_says_the_shim_cannot_reach_it(tmp_path):
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps({"peers": [{"cardUrl": "http://127.0.0.1:8002/.well-known/agent-card.json"}]}))
+    done = cli("--registry", str(registry))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "nothing serves http://127.0.0.1:8002 in this process" in done.stderr
+    assert "a real server needs --transport http" in done.stderr

@@ -47,7 +47,8 @@ class InProcessTransport:
             raise TransportError(f"not an http(s) URL: {http_request.url[:80]!r}")
         app = self.apps.get(url.origin)
         if app is None:
-            raise TransportError(f"nothing serves {url.origin} in this process")
+            raise TransportError(f"nothing serves {url.origin} in this process (the in-process shim "
+                                 "reaches only the apps it runs; a real server needs --transport http)")
         if stream:  # each chunk is handed over as the app makes it, in the caller's thread
             started = time.monotonic()
             response = app(http_request) if self.timeout is None else \
