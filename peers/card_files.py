@@ -16,7 +16,7 @@ from peers.a2a.fields import WireError
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import problems
 from transports.base import parse_url
-from transports.codec import loads_strict
+from transports.json_file import JsonFileError, load_json_file
 
 CARDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cards")
 MAX_CARD_CHARS = 64 * 1024
@@ -30,10 +30,9 @@ def load_card(name: str, base_url: str | None = None) -> AgentCard:
     """peers/cards/NAME.json as an AgentCard; its URL moved under `base_url` if given."""
     path = os.path.join(CARDS, f"{name}.json")
     try:
-        with open(path, encoding="utf-8") as file:
-            document = loads_strict(file.read(MAX_CARD_CHARS + 1))
-    except (OSError, ValueError) as exc:
-        raise CardFileError(f"{path}: cannot be read as JSON ({exc})") from None
+        document = load_json_file(path, MAX_CARD_CHARS)
+    except JsonFileError as exc:  # said as every data file says it: file:line:column: why
+        raise CardFileError(str(exc)) from None
     found = problems(document, wire_essay.CARD_SCHEMA, "card")
     if found:
         raise CardFileError(f"{path}: " + "; ".join(found))

@@ -66,3 +66,12 @@ def test_a_card_file_with_mistakes_is_one_line_naming_the_file_and_each_field(wo
     done = run_copy(workbench)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "billing-agent.json: card.version is missing; card.skills[0].id must be a string" in done.stderr
+
+
+def test_a_card_file_that_is_not_json_points_at_the_line_as_the_allowlist_does(workbench):
+    path = workbench / "peers" / "cards" / "billing-agent.json"
+    path.write_text(path.read_text().replace('"version": "1.0.0",', '"version": "1.0.0"', 1))
+    done = run_copy(workbench)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    line = next(number for number, text in enumerate(path.read_text().splitlines(), 1) if '"skills"' in text)
+    assert f"billing-agent.json:{line}:3: not valid JSON (Expecting ',' delimiter)" in done.stderr, done.stderr

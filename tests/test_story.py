@@ -133,7 +133,7 @@ def test_editing_allowlist_json_changes_the_cli_run(tmp_path):
     ("--registry", '{"peers": [{"cardUrl": 5}]}', "peers[0].cardUrl must be a string"),
     ("--registry", '{"peers": [{"cardUrl": "https://x:99999/card"}]}', "peers[0].cardUrl must be an http(s) URL"),
     ("--registry", '{"agents": []}', "has an unknown field 'agents'"),
-    ("--registry", '\xff', "cannot read it"),
+    ("--registry", '\xff', "allow.json:1:1: not UTF-8 (byte 0xff)"),
 ])
 def test_bad_data_files_get_one_line_and_exit_2(tmp_path, flag, content, expected):
     path = tmp_path / "allow.json"

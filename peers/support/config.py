@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from peers.a2a.schema import check
 from transports.base import is_http_url, parse_url
-from transports.codec import loads_strict
+from transports.json_file import JsonFileError, load_json_file
 
 MAX_FILE_CHARS = 1 << 20  # a registry of thousands of peers is still far smaller
 
@@ -177,22 +177,9 @@ def _check_token(token: Any, what: str) -> None:
 
 def _load(path: str, schema: dict[str, Any]) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read(MAX_FILE_CHARS + 1)  # a data file, not /dev/zero
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
-    if len(text) > MAX_FILE_CHARS:
-        raise ConfigError(f"{path}: larger than {MAX_FILE_CHARS:,} characters; is it the right file?")
-    if text.startswith("\ufeff"):
-        raise ConfigError(f"{path}: starts with a byte order mark; save it as UTF-8 without one")
-    try:
-        doc = loads_strict(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}:{_where_json_broke(exc)}") from None
-    except ValueError as exc:  # a duplicate key, or nesting deeper than any config needs
-        raise ConfigError(f"{path}: not usable JSON ({exc})") from None
+        doc = load_json_file(path, MAX_FILE_CHARS)
+    except JsonFileError as exc:
+        raise ConfigError(str(exc)) from None
     problem = check(_without_notes(doc), schema, "")
     if problem:
         raise ConfigError(f"{path}: {problem}")
@@ -206,16 +193,6 @@ def _without_notes(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_notes(v) for v in value]
     return value
-
-
-def _where_json_broke(exc: json.JSONDecodeError) -> str:
-    """line:column: why. json reports `[1, 2,]` at the "]"; a person looks for the comma."""
-    before = exc.doc[:exc.pos].rstrip()
-    if before.endswith(",") and exc.doc[exc.pos:exc.pos + 1] in ("]", "}"):
-        line = before.count("\n") + 1
-        column = len(before) - (before.rfind("\n") + 1)
-        return f"{line}:{column}: not valid JSON (a trailing comma: JSON allows none)"
-    return f"{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})"
 
 
 def _url(value: str, where: str, path: str) -> str:

@@ -1,0 +1,62 @@
+"""A JSON file a person wrote: read strictly, and each mistake said as one line that
+points at it, `allowlist.json:4:7: not valid JSON (Expecting ',' delimiter)`.
+
+Every data file the workbench reads (the registry, the allowlist, the credentials, the
+demo peers' card files) passes here, so each says its mistakes the same way: the file,
+the line and column where that is known, and what to do. The bytes go through the
+strict codec (codec.py): no duplicate keys, no NaN, bounded depth. Nothing here knows
+what the document means; its caller checks its shape.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from transports.codec import loads_strict
+
+
+class JsonFileError(ValueError):
+    """A JSON file that cannot be used: one line, naming the file and where it broke."""
+
+
+def load_json_file(path: str, max_chars: int) -> Any:
+    """The JSON document in `path`, or JsonFileError saying where and why it is not one."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(4 * max_chars + 1)  # a data file, not /dev/zero: UTF-8 is at most 4 bytes a character
+    except FileNotFoundError:
+        raise JsonFileError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise JsonFileError(f"{path}: is a folder; give the file's name") from None
+    except OSError as exc:
+        raise JsonFileError(f"{path}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _line_and_column(data[:exc.start].decode("utf-8", "replace"))
+        raise JsonFileError(f"{path}:{line}:{column}: not UTF-8 (byte 0x{data[exc.start]:02x}); "
+                            "save the file as UTF-8") from None
+    if len(text) > max_chars:
+        raise JsonFileError(f"{path}: larger than {max_chars:,} characters; is it the right file?")
+    if text.startswith("\ufeff"):
+        raise JsonFileError(f"{path}: starts with a byte order mark; save it as UTF-8 without one")
+    try:
+        return loads_strict(text)
+    except json.JSONDecodeError as exc:
+        raise JsonFileError(f"{path}:{_where_json_broke(exc)}") from None
+    except ValueError as exc:  # a duplicate key, or nesting deeper than any data file needs
+        raise JsonFileError(f"{path}: not usable JSON ({exc})") from None
+
+
+def _line_and_column(before: str) -> tuple[int, int]:
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+
+
+def _where_json_broke(exc: json.JSONDecodeError) -> str:
+    """line:column: why. json reports `[1, 2,]` at the "]"; a person looks for the comma."""
+    before = exc.doc[:exc.pos].rstrip()
+    if before.endswith(",") and exc.doc[exc.pos:exc.pos + 1] in ("]", "}"):
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1)
+        return f"{line}:{column}: not valid JSON (a trailing comma: JSON allows none)"
+    return f"{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})"
