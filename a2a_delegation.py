@@ -67,6 +67,10 @@ class Verdict(Enum):
     REFUSED = "refused"  # not vetted: no frame is sent
 
 
+ARROWS = {Verdict.TRUSTED: "delegating", Verdict.REFUSED: "delegation REFUSED",  # what the gate does next
+          Verdict.UNTRUSTED: "delegating anyway (--allow-untrusted); its output will be tagged UNTRUSTED"}
+
+
 class Outcome(NamedTuple):
     """How one peer's turn ended: one of the Handoff Contract's explicit variants, never
     prose. peers/support/outcomes.py says which variant, and what is done with each."""
@@ -140,24 +144,23 @@ class SupportAgent:
         Trusted only if the allowlist names the peer *and* the endpoint its frames would go
         to, and its card is shown to come from there (config.py), so a copy is refused.
         """
-        name = repr(card.name)
-        vetted_at = [entry.endpoint for entry in self.allowlist if entry.name == card.name]
+        vetted = [entry for entry in self.allowlist if entry.name == card.name]
+        here = [entry for entry in vetted if same_endpoint(card.url, entry.endpoint)]
         unproven = unproven_card(self.fetched[card.url], self.allowlist)  # from elsewhere, or not signed
-        if any(same_endpoint(card.url, endpoint) for endpoint in vetted_at) and not unproven:
-            verdict, line = Verdict.TRUSTED, f"[trust] {name} is allowlisted -> delegating"
+        if here and not unproven:  # a pinned key was checked too: the line says so
+            verdict, why = Verdict.TRUSTED, "is allowlisted" + (
+                " and its card is signed by the pinned key" if any(entry.public_key for entry in here) else "")
         elif card.name in self.allow_untrusted:
-            verdict, line = Verdict.UNTRUSTED, (
-                f"[trust] {name} {unproven or 'is NOT on the allowlist'} -> delegating anyway "
-                "(--allow-untrusted); its output will be tagged UNTRUSTED")
+            verdict, why = Verdict.UNTRUSTED, unproven or "is NOT on the allowlist"
         elif unproven:  # vetted at this endpoint, but this card is not shown to come from it
-            verdict, line = Verdict.REFUSED, f"[trust] {name} {unproven} -> delegation REFUSED"
-        elif vetted_at:
-            verdict, line = Verdict.REFUSED, (
-                f"[trust] {name} is allowlisted only at {', '.join(vetted_at)}, but its card "
-                f"sends frames to {escape(card.url)} -> delegation REFUSED")
+            verdict, why = Verdict.REFUSED, unproven
+        elif vetted:
+            verdict, why = Verdict.REFUSED, (f"is allowlisted only at {', '.join(e.endpoint for e in vetted)}, "
+                                             f"but its card sends frames to {escape(card.url)}")
         else:
-            verdict, line = Verdict.REFUSED, f"[trust] {name} is NOT on the allowlist -> delegation REFUSED"
-        self.say(line, Kind[verdict.name], event="trust", peer=card.name, endpoint=card.url, verdict=verdict.value)
+            verdict, why = Verdict.REFUSED, "is NOT on the allowlist"
+        self.say(f"[trust] {card.name!r} {why} -> {ARROWS[verdict]}", Kind[verdict.name], event="trust",
+                 peer=card.name, endpoint=card.url, verdict=verdict.value, reason=why)
         return verdict
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------

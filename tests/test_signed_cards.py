@@ -212,7 +212,7 @@ def test_the_signed_card_lesson_trusts_the_card_as_served_and_refuses_it_altered
     lines = shown(lessons["signed-card", ""])
     assert lines == shown(lessons["signed-card", "--transport http"]), "the same on both transports"
     assert sum(line.startswith("--> {") for line in lines) == 1, "one frame: the refund for the card as served"
-    assert "[trust] 'billing-agent' is allowlisted -> delegating" in lines
+    assert "[trust] 'billing-agent' is allowlisted and its card is signed by the pinned key -> delegating" in lines
     refusals = [line for line in lines if line.endswith("-> delegation REFUSED")]
     assert refusals == [
         "[trust] 'billing-agent' has a card altered after it was signed: the pinned key's signature does not "
