@@ -5,13 +5,21 @@ named by A2A_SDK_PYTHON; without it they are skipped. To run them:
     python -m venv .sdk && .sdk/bin/pip install "a2a-sdk[http-server,signing]" uvicorn
     A2A_SDK_PYTHON=.sdk/bin/python python -m pytest tests/test_interop.py
 Everything listens on 127.0.0.1 and is stopped when the test ends.
+
+The last tests follow a task the SDK's agent takes its time over (tests/interop/
+sdk_push_server.py) with --no-wait, --stream and --push (with --trace and --diagram too):
+each run must end with the agent's result and exit status 0, within FOLLOW_TIMEOUT.
+tests/test_interop_js.py runs the same ones against the JavaScript SDK's agent.
 """
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from typing import NamedTuple
 
 import pytest
 
@@ -127,3 +135,120 @@ def test_a_card_we_sign_verifies_in_the_official_sdk_and_one_it_signs_verifies_h
     assert card_signature.unproven(card_signature.signed_content(document), key.public) is None
     document["description"] += " (altered)"
     assert "altered after it was signed" in card_signature.unproven(card_signature.signed_content(document), key.public)
+
+
+# -- following a task the SDK's agent takes its time over: --no-wait, --stream, --push --
+
+FOLLOW_TIMEOUT = 8  # our --timeout: far over the agent's 0.5 s of work, far under a run's 60 s
+FOLLOWS = [  # how our support agent follows the task; each list is the run's flags
+    ["--wire", "1.0"],  # blocking: the one answer is the finished task (shows the agent works)
+    ["--wire", "1.0", "--no-wait"],
+    ["--wire", "1.0", "--stream"],
+    ["--wire", "1.0", "--push"],
+    ["--push"],  # the wire the card declares (1.0), not one we chose
+    ["--wire", "1.0", "--push", "--trace", "run.jsonl"],
+    ["--wire", "1.0", "--push", "--diagram", "run.mmd"],
+]
+
+
+class ServedAgent(NamedTuple):
+    base: str  # its base URL: the card is at /.well-known/agent-card.json
+    trusted: dict  # the allowlist entry that trusts it: the name on its card, its endpoint
+    log: list  # every line it has printed, for a failing test's message
+
+
+@contextlib.contextmanager
+def served_agent(command: list, cwd=None, seconds: float = 30):
+    """Runs an agent that prints "listening on BASE_URL {name, endpoint}" once it is bound;
+    yields it as a ServedAgent, and stops it however the test ends."""
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log, listening = [], threading.Event()
+
+    def drain() -> None:  # reads to the end, so a chatty agent never blocks on a full pipe
+        for line in process.stdout:
+            log.append(line.rstrip("\n"))
+            if line.startswith("listening on "):
+                listening.set()
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        deadline = time.monotonic() + seconds
+        while not listening.wait(0.1):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"{command[-1]} did not start listening:\n" + "\n".join(log[-30:]))
+        first = next(line for line in log if line.startswith("listening on "))
+        _, _, base, trusted = first.split(" ", 3)
+        yield ServedAgent(base, json.loads(trusted), log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def follow(agent: ServedAgent, flags: list, folder) -> subprocess.CompletedProcess:
+    """Our support agent delegates the refund to `agent`, trusted by a fresh allowlist,
+    following the task as `flags` say (file names in them are made paths in `folder`)."""
+    allowlist = folder / "allow.json"
+    allowlist.write_text(json.dumps({"trusted": [agent.trusted]}))
+    flags = [str(folder / flag) if flag.endswith((".jsonl", ".mmd")) else flag for flag in flags]
+    return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), "--peer", agent.base,
+                           "--allowlist", str(allowlist), "--timeout", str(FOLLOW_TIMEOUT), *flags],
+                          capture_output=True, text=True, timeout=60)
+
+
+def assert_followed(done: subprocess.CompletedProcess, agent: ServedAgent, flags: list, result: str) -> None:
+    """The run ended well, with `result` from the agent, having followed the task as asked."""
+    name, out = agent.trusted["name"], done.stdout
+    its_turn = out[out.find(f"[trust] '{name}'"):]  # what the run printed from its trust decision on
+    shown = (f"exit {done.returncode}; its turn:\n{its_turn[:4000]}\nstderr ends:\n{done.stderr[-2000:]}\n"
+             f"{name} printed:\n" + "\n".join(agent.log[-20:]))
+    assert "Traceback" not in done.stderr, shown
+    assert done.returncode == 0, shown
+    finished = f"[support] trusted result (from {name}): {result}" in out.splitlines()
+    assert finished, shown
+    if "--stream" in flags:
+        assert '"method": "SendStreamingMessage"' in out, shown
+    if "--no-wait" in flags:  # the first answer was not the last: it had to ask again
+        assert '"returnImmediately": true' in out and '"method": "GetTask"' in out, shown
+    if "--push" in flags:  # the agent pushed the artifact and the completed status: no need to ask
+        assert '"taskPushNotificationConfig"' in out and '"method": "GetTask"' not in out, shown
+
+
+def assert_recorded(folder, agent: ServedAgent, flags: list) -> None:
+    """--trace: the trace shows each push (the working and completed status updates, the
+    artifact) as a record of its own, not only as a printed line, and as coming from the
+    agent that pushed it. --diagram, drawn from the same records: the pushes are arrows
+    from that agent's lane (beyond its card and its first answer)."""
+    name = agent.trusted["name"]
+    if "--trace" in flags:
+        records = [json.loads(line) for line in (folder / "run.jsonl").read_text().splitlines()]
+        told = [record for record in records if record.get("kind") != "line"
+                and any(kind in json.dumps(record) for kind in ("statusUpdate", "artifactUpdate"))]
+        shown = "\n".join(json.dumps(record)[:300] for record in told)
+        assert sum("statusUpdate" in json.dumps(record) for record in told) >= 2, shown
+        assert any("artifactUpdate" in json.dumps(record) for record in told), shown
+        assert any("TASK_STATE_COMPLETED" in json.dumps(record) for record in told), shown
+        assert {record.get("peer", name) for record in told} == {name}, shown
+    if "--diagram" in flags:
+        drawn = (folder / "run.mmd").read_text()
+        lane = next((line.split()[1] for line in drawn.splitlines()
+                     if line.strip().startswith("participant ") and line.rstrip().endswith(f" as {name}")), None)
+        assert drawn.startswith("sequenceDiagram") and lane is not None, drawn[-3000:]
+        assert sum(line.strip().startswith(f"{lane}--") for line in drawn.splitlines()) >= 3, drawn[-3000:]
+
+
+@pytest.fixture(scope="module")
+def slow_sdk_agent():
+    """tests/interop/sdk_push_server.py on a free port, for the whole module."""
+    with served_agent([SDK_PYTHON, str(INTEROP / "sdk_push_server.py")]) as agent:
+        yield agent
+
+
+@pytest.mark.parametrize("flags", FOLLOWS, ids=" ".join)
+def test_our_support_agent_follows_a_slow_task_on_an_agent_built_with_the_official_sdk(
+        slow_sdk_agent, tmp_path, flags):
+    done = follow(slow_sdk_agent, flags, tmp_path)
+    assert_followed(done, slow_sdk_agent, flags, "sdk refund of 180.0 for ORD-3300 (ref SDK-ORD-3300)")
+    assert_recorded(tmp_path, slow_sdk_agent, flags)

@@ -1,0 +1,97 @@
+// Run with node, from a folder whose node_modules has @a2a-js/sdk and express
+// (tests/test_interop_js.py does: NODE_PATH is not read for ES modules, so it is run with
+// that folder as its working directory and imports resolved from there).
+//
+// An A2A 1.0 agent built with the official JavaScript SDK that takes its time, so that a
+// caller who does not hold the connection open (--no-wait, --push) really has to follow
+// the task: `slow-refunds-js` declares streaming and push notifications, keeps push
+// configs in the SDK's InMemoryPushNotificationStore and delivers them with its
+// DefaultPushNotificationSender. Its executor takes a refund request (a data part, or
+// text), says the task is working, waits WORK_MS, emits one artifact, "js refund of
+// <amount> for <order> (ref JS-<order>)", and completes.
+//
+// It binds 127.0.0.1 (PORT, or 0 for a free one) and prints "listening on BASE_URL {name,
+// endpoint}" once bound. It does not check a token, cancel, or keep anything after it
+// stops. Usage: node js_server.mjs [PORT]
+import { createRequire } from "node:module";
+import path from "node:path";
+
+// Resolved from the working directory (the SDK's folder), not from this file's folder.
+const require = createRequire(path.join(process.cwd(), "noop.js"));
+const load = (name) => import(require.resolve(name));
+const express = (await load("express")).default;
+const { TaskState } = await load("@a2a-js/sdk");
+const { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore,
+        InMemoryTaskStore } = await load("@a2a-js/sdk/server");
+const { UserBuilder, agentCardHandler, jsonRpcHandler } = await load("@a2a-js/sdk/server/express");
+
+const NAME = "slow-refunds-js";
+const RPC_PATH = "/a2a";
+const WORK_MS = 500; // long enough that the first answer to --no-wait and --push is not the last
+const MODES = ["application/json", "text/plain"];
+
+function refundOf(message) {
+  for (const part of message.parts ?? []) {
+    const request = part.content?.$case === "data" ? part.content.value : undefined;
+    if (request && typeof request === "object" && "order_id" in request) {
+      return `js refund of ${request.amount} for ${request.order_id} (ref JS-${request.order_id})`;
+    }
+  }
+  const text = (message.parts ?? []).filter((part) => part.content?.$case === "text")
+    .map((part) => part.content.value).join(" ");
+  return `js refund for: ${text || "(no text)"}`;
+}
+
+function status(state) {
+  return { state, message: undefined, timestamp: new Date().toISOString() };
+}
+
+class SlowRefunds {
+  async execute(context, bus) {
+    const { taskId, contextId } = context;
+    const result = refundOf(context.userMessage);
+    bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED),
+                                  artifacts: [], history: [context.userMessage], metadata: undefined }));
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING),
+                                          metadata: undefined }));
+    await new Promise((resolve) => setTimeout(resolve, WORK_MS));
+    bus.publish(AgentEvent.artifactUpdate({
+      taskId, contextId, append: false, lastChunk: true, metadata: undefined,
+      artifact: { artifactId: `refund-${taskId}`, name: "refund", description: "", extensions: [], metadata: undefined,
+                  parts: [{ content: { $case: "text", value: result }, metadata: undefined, filename: "",
+                            mediaType: "text/plain" }] } }));
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED),
+                                          metadata: undefined }));
+    bus.finished();
+  }
+
+  async cancelTask() {
+    throw new Error("slow-refunds-js does not cancel");
+  }
+}
+
+function agentCard(base) {
+  return {
+    name: NAME, description: "Refunds, slowly (official JavaScript SDK, push and streaming).", version: "0.1.0",
+    supportedInterfaces: [{ url: base + RPC_PATH, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+    provider: undefined,
+    capabilities: { streaming: true, pushNotifications: true, extensions: [] },
+    securitySchemes: {}, securityRequirements: [], signatures: [],
+    defaultInputModes: MODES, defaultOutputModes: ["text/plain"],
+    skills: [{ id: "process_refund", name: "Refund", description: "Issues a refund", tags: ["demo"], examples: [],
+               inputModes: MODES, outputModes: MODES, securityRequirements: [] }],
+  };
+}
+
+const port = Number(process.argv[2] ?? 0);
+const app = express();
+const listener = app.listen(port, "127.0.0.1", () => {
+  const base = `http://127.0.0.1:${listener.address().port}`;
+  const pushes = new InMemoryPushNotificationStore();
+  const handler = new DefaultRequestHandler(agentCard(base), new InMemoryTaskStore(), new SlowRefunds(), undefined,
+                                            pushes, new DefaultPushNotificationSender(pushes, { timeout: 5000 }));
+  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }));
+  app.use(RPC_PATH, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  console.log(`listening on ${base} ${JSON.stringify({ name: NAME, endpoint: base + RPC_PATH })}`);
+});
+process.on("SIGTERM", () => listener.close(() => process.exit(0)));

@@ -1,0 +1,94 @@
+"""Run with a Python that has `a2a-sdk[http-server]` and `uvicorn` (tests/test_interop.py does).
+
+An A2A 1.0 agent built with the official Python SDK that takes its time, so that a caller
+who does not hold the connection open (--no-wait, --push) really has to follow the task:
+`slow-refunds` declares streaming and push notifications, keeps push configs in the SDK's
+InMemoryPushNotificationConfigStore and delivers them with its BasePushNotificationSender.
+Its executor takes a refund request (a data part, or text), says the task is working,
+waits WORK_SECONDS, emits one artifact, "sdk refund of <amount> for <order> (ref
+SDK-<order>)", and completes.
+
+It binds 127.0.0.1 (PORT, or 0 for a free one), then prints "listening on BASE_URL" once
+the socket is bound. It accepts any push URL (the SDK's default: no URL screening), which
+is what lets our webhook on 127.0.0.1 be told. It does not check a token, cancel, or keep
+anything after it stops. Usage: python sdk_push_server.py [PORT]
+"""
+import asyncio
+import json
+import socket
+import sys
+
+import httpx
+import uvicorn
+from a2a.helpers import new_task
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import (BasePushNotificationSender, InMemoryPushNotificationConfigStore,
+                              InMemoryTaskStore, TaskUpdater)
+from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part, TaskState
+from google.protobuf.json_format import MessageToDict
+from starlette.applications import Starlette
+
+NAME, RPC_PATH = "slow-refunds", "/a2a"
+WORK_SECONDS = 0.5  # long enough that the first answer to --no-wait and --push is not the last
+
+
+def refund_of(context: RequestContext) -> str:
+    """The result for the refund asked for: from a data part {"order_id", "amount"}, else the text."""
+    for part in context.message.parts:
+        if part.HasField("data"):
+            request = MessageToDict(part.data)
+            if isinstance(request, dict) and "order_id" in request:
+                order = str(request["order_id"])
+                return f"sdk refund of {request.get('amount')} for {order} (ref SDK-{order})"
+    text = context.get_user_input() or "(no text)"
+    return f"sdk refund for: {text}"
+
+
+class SlowRefunds(AgentExecutor):
+    async def execute(self, context: RequestContext, event_queue) -> None:
+        # SDK 1.3: the Task must be on the queue before any status update.
+        await event_queue.enqueue_event(new_task(context.task_id, context.context_id,
+                                                 TaskState.TASK_STATE_SUBMITTED))
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        await updater.start_work()
+        await asyncio.sleep(WORK_SECONDS)
+        await updater.add_artifact([Part(text=refund_of(context))], name="refund")
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue) -> None:
+        raise NotImplementedError
+
+
+def agent_card(base: str) -> AgentCard:
+    return AgentCard(
+        name=NAME, description="Refunds, slowly (official Python SDK, push and streaming).", version="0.1.0",
+        supported_interfaces=[AgentInterface(url=base + RPC_PATH, protocol_binding="JSONRPC",
+                                             protocol_version="1.0")],
+        capabilities=AgentCapabilities(streaming=True, push_notifications=True),
+        default_input_modes=["application/json", "text/plain"], default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="process_refund", name="Refund", description="Issues a refund", tags=["demo"],
+                           input_modes=["application/json", "text/plain"],
+                           output_modes=["application/json", "text/plain"])])
+
+
+def main(port: int) -> None:
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))  # bound before the card is made: the card names the port
+    base = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    card = agent_card(base)
+    configs = InMemoryPushNotificationConfigStore()
+    sender = BasePushNotificationSender(httpx.AsyncClient(timeout=5.0), configs)
+    handler = DefaultRequestHandler(agent_executor=SlowRefunds(), task_store=InMemoryTaskStore(), agent_card=card,
+                                    push_config_store=configs, push_sender=sender)
+    app = Starlette(routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, RPC_PATH))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    listener.listen(64)  # connections queue from here on, before uvicorn starts taking them
+    print(f"listening on {base} {json.dumps({'name': NAME, 'endpoint': base + RPC_PATH})}", flush=True)
+    server.run(sockets=[listener])
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
