@@ -13,15 +13,25 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Task, TaskState
+from peers.support.lessons import Lesson
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, data_of
 from peers.support.lessons.turns import open_lesson
 from peers.support.orders_tool import ORDERS
 from peers.support.output import Kind
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
 TICKET = {"ticket": "Order ORD-3300 arrived broken. I'd like my money back, please."}
+
+
+LESSON = Lesson(
+    about="a two-stage pipeline calls run() on our own triage, then on billing across the transport: the "
+          "same call, and the pipeline cannot tell",
+    teaches="seed 000: a remote agent, called as a local one", order=170)
 
 
 def triage(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[TaskState, str, dict[str, Any] | None]:
@@ -46,12 +56,12 @@ def pipeline(stages: list[Any], payload: dict[str, Any], say: Any) -> Task | Non
     return task
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     card = open_lesson(agent, card_urls, "Remote as local: one pipeline, two stages, one of "
                        "them across the transport.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    stages = [LocalAgent("triage", triage), RemoteAgent(agent, card, "process_refund")]
+    stages = [LocalAgent("triage", triage), RemoteAgent(agent.gate_then_delegate, card, "process_refund")]
     agent.say()
     try:
         task = pipeline(stages, TICKET, agent.say)
