@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import CARD_PATH, DEFAULT, NAMES, card_url
+from peers.support import scenarios
 from peers.support.config import unwritable
 from peers.support import flag_values as values
 
@@ -146,13 +147,13 @@ def parse(argv: list[str], *, servable: tuple[str, ...]) -> SimpleNamespace:
     import argparse
 
     serving = argv[0] == "serve"
-    lesson_help = None if serving else _lesson_help(argv)
+    lesson_help = None if serving else scenarios.help_asked(argv)  # --scenario NAME --help
 
     class OneLineParser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # one line, not the whole usage: exit 2 as argparse does
             self.exit(2, f"error: {message} (--help lists every flag)\n")
 
-        def print_help(self, file: Any = None) -> None:  # --scenario NAME --help: that lesson's
+        def print_help(self, file: Any = None) -> None:
             if lesson_help is None:
                 return super().print_help(file)
             (file or sys.stdout).write(lesson_help)
@@ -206,27 +207,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         options.transport = "http"  # a real agent is reached over the network
     if options.token_env and not os.environ.get(options.token_env):
         parser.error(f"--token-env {options.token_env}: that environment variable is not set")
-    _as_the_lesson_says(options)
-
-
-def _as_the_lesson_says(options: SimpleNamespace) -> None:
-    """The flags a lesson sets (its LESSON.flags), where the command line left the default."""
-    from peers.support.scenarios import lesson_of
-    lesson = lesson_of(options)
-    defaults = {flag.name: flag.default for flag in FLAGS}
-    for flag, value in lesson.flags.items() if lesson is not None else ():
-        if getattr(options, dest_of(flag)) == defaults[flag]:
-            setattr(options, dest_of(flag), value)
-
-
-def _lesson_help(argv: list[str]) -> str | None:
-    """The help of the lesson `--scenario NAME` names, when --help (or -h) is asked for too."""
-    if not {"--help", "-h"} & set(argv):
-        return None
-    named = [value for flag, value in zip(argv, argv[1:]) if flag == "--scenario"]
-    named += [arg.split("=", 1)[1] for arg in argv if arg.startswith("--scenario=")]
-    from peers.support.scenarios import help_for
-    return help_for(named[-1]) if named else None
+    scenarios.set_flags(options, {flag.name: flag.default for flag in FLAGS})  # what a lesson needs
 
 
 def dest_of(flag: str) -> str:
@@ -250,20 +231,12 @@ def ignored(options: SimpleNamespace) -> list[str]:
                 for flag in without_request]
     if options.token_env and not options.peer:
         warnings.append("--token-env does nothing without --peer")
-    if options.request is not None and options.scenario is not None and not _read("--request", options):
+    if options.request is not None and options.scenario is not None and not scenarios.reads("--request", options):
         warnings.append(f"--request does nothing with --scenario {options.scenario}")
-    if options.interactive and not _read("--interactive", options):
-        from peers.support.scenarios import readers_of
+    if options.interactive and not scenarios.reads("--interactive", options):
         warnings.append("--interactive does nothing without " + " or ".join(
-            f"--scenario {name}" for name in readers_of("--interactive")))
+            f"--scenario {name}" for name in scenarios.readers_of("--interactive")))
     return warnings
-
-
-def _read(flag: str, options: SimpleNamespace) -> bool:
-    """Whether the lesson this run asked for gives `flag` a meaning (its LESSON.reads)."""
-    from peers.support.scenarios import lesson_of
-    lesson = lesson_of(options)
-    return lesson is not None and flag in lesson.reads
 
 
 def _from_environment(options: SimpleNamespace) -> SimpleNamespace:

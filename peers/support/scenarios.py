@@ -38,10 +38,35 @@ def listing() -> str:
     return "\n".join(f"{name_of(module.__name__):<16} {module.LESSON.about}" for module in every())
 
 
+def set_flags(options: SimpleNamespace, defaults: dict[str, Any]) -> None:
+    """The flags the lesson sets (its LESSON.flags), where the command line left them at
+    their `defaults` (flag -> default)."""
+    from peers.support.flags import dest_of
+    lesson = lesson_of(options)
+    for flag, value in lesson.flags.items() if lesson is not None else ():
+        if getattr(options, dest_of(flag)) == defaults[flag]:
+            setattr(options, dest_of(flag), value)
+
+
+def reads(flag: str, options: SimpleNamespace) -> bool:
+    """Whether the lesson this run asked for gives `flag` a meaning (its LESSON.reads)."""
+    lesson = lesson_of(options)
+    return lesson is not None and flag in lesson.reads
+
+
 def readers_of(flag: str) -> list[str]:
     """The lessons that give `flag` a meaning, by name."""
     from peers.support.lessons import every, name_of
     return [name_of(module.__name__) for module in every() if flag in module.LESSON.reads]
+
+
+def help_asked(argv: list[str]) -> str | None:
+    """The help of the lesson `--scenario NAME` names, when --help (or -h) is asked for too."""
+    if not {"--help", "-h"} & set(argv):
+        return None
+    named = [value for flag, value in zip(argv, argv[1:]) if flag == "--scenario"]
+    named += [arg.split("=", 1)[1] for arg in argv if arg.startswith("--scenario=")]
+    return help_for(named[-1]) if named else None
 
 
 def help_for(name: str) -> str | None:
