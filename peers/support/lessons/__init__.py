@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from importlib import import_module
 from types import ModuleType
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from peers.support.generate import Generate
 
 
 class Lesson(NamedTuple):
@@ -35,7 +38,7 @@ class Lesson(NamedTuple):
     # What it asks of each demo peer, as plain data (peer name -> settings; peers/demo.py says which).
     peers: dict[str, dict[str, Any]] = {}
     own_apps: dict[str, Any] = {}  # base URL -> app: servers of our own it needs beside the peers
-    model: Callable[[str], str] | None = None  # the offline generate() a --request it reads uses
+    model: Generate | None = None  # the offline generate() a --request it reads uses
 
 
 def name_of(module: str) -> str:

@@ -20,7 +20,7 @@ from peers.contracts import handoff
 from peers.contracts.evidence import utc_second
 from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons import Lesson
-from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
+from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage
 from peers.support.lessons.turns import open_lesson
 from peers.support.outcomes import referred_to
 from peers.support.output import Kind
@@ -69,7 +69,8 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     billing = RemoteAgent(agent.gate_then_delegate, card, "process_refund")
-    specialists = {billing.name: billing, "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}
+    specialists: dict[str, Stage] = {billing.name: billing,
+                                     "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}
     hops, target = ["support-agent"], billing.name
     for _ in range(MAX_ROUTES):
         agent.say()

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TYPE_CHECKING
+from typing import Any, Callable, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Task, TaskState
 from peers.support.lessons import Lesson
-from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, data_of
+from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage, data_of
 from peers.support.lessons.turns import open_lesson
 from peers.support.orders_tool import ORDERS
 from peers.support.output import Kind
@@ -43,7 +43,7 @@ def triage(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[TaskState
     return TaskState.COMPLETED, f"a full refund of {order}", {"order_id": order, "amount": ORDERS[order]}
 
 
-def pipeline(stages: list[Any], payload: dict[str, Any], say: Any) -> Task | None:
+def pipeline(stages: list[Stage], payload: dict[str, Any], say: Callable[..., None]) -> Task | None:
     """Each stage's run(), its data the next one's input: the orchestration, all of it."""
     task = None
     for number, stage in enumerate(stages, 1):
@@ -61,7 +61,8 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
                        "them across the transport.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    stages = [LocalAgent("triage", triage), RemoteAgent(agent.gate_then_delegate, card, "process_refund")]
+    billing = RemoteAgent(agent.gate_then_delegate, card, "process_refund")
+    stages: list[Stage] = [LocalAgent("triage", triage), billing]
     agent.say()
     try:
         task = pipeline(stages, TICKET, agent.say)
@@ -74,4 +75,4 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     if task is None or task.state is not TaskState.COMPLETED:
         why = task.status_message if task is not None else "no stages"
         return [agent.failed("the pipeline", None, f"it stopped: {why}")]
-    return [stages[-1].outcome]
+    return [billing.outcome] if billing.outcome is not None else []

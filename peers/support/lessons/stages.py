@@ -12,7 +12,7 @@ bounce.py call `run` and nothing else.
 from __future__ import annotations
 
 from itertools import count
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from peers.a2a.model import AgentCard, Artifact, Part, Task, TaskState
 
@@ -26,6 +26,15 @@ class NotDelegated(Exception):
     def __init__(self, outcome: Outcome) -> None:
         super().__init__(outcome.error or "the trust gate refused it; nothing was sent")
         self.outcome = outcome
+
+
+class Stage(Protocol):
+    """What an orchestration calls, wherever the agent runs: its name, where it runs, and run()."""
+
+    name: str
+    where: str
+
+    def run(self, payload: dict[str, Any], **metadata: Any) -> Task: ...
 
 
 # What a local agent's work returns: how its task ends, its words, and its data.
