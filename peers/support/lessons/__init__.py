@@ -33,7 +33,8 @@ class Lesson(NamedTuple):
     # Flags it sets where the command line left them at their default, e.g. {"--wire": "1.0"}.
     flags: dict[str, Any] = {}
     # Flags it gives a meaning to (flag -> that meaning); run() gets each as a keyword argument
-    # named as the flag's option (--interactive: interactive). Others with no meaning here warn.
+    # named as the flag's option (--interactive: interactive). --request or --interactive given
+    # to a lesson that does not read it is warned about (flags.ignored).
     reads: dict[str, str] = {}
     # What it asks of each demo peer, as plain data (peer name -> settings; peers/demo.py says which).
     peers: dict[str, dict[str, Any]] = {}
