@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         generate = scenarios.generator(options)  # --request: the model that chooses
         # The demo peers serve the card of --wire (the essay's by default); a token is made
         # for billing and handed to the support agent's store, as a platform would provision it.
-        network = demo.network(wire_format.by_name(options.wire or wire_format.DEFAULT), scenario=options.scenario)
+        network = demo.network(wire_format.by_name(options.wire or wire_format.DEFAULT), scenarios.settings(options))
     except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
         console.say(str(exc), Kind.ERROR)
         return 2

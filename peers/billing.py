@@ -24,8 +24,8 @@ BASE_URL = "https://billing.acme.example"
 APPROVAL_LIMIT = 5_000.0  # above this, a refund is a person's decision, not an agent's
 EXTENDED_NOTE = (f" For authenticated callers: a refund above ${APPROVAL_LIMIT:,.0f} waits for a "
                  "person's approval; a refund's reference is BILL-<order>; an order is refunded once.")
-STEP_UP_SCOPE = "refunds:large"  # what a step-up token grants (the auth lesson)
-# Billing's own record of what each order was charged, for the lessons that need one
+STEP_UP_SCOPE = "refunds:large"  # what a step-up token grants (billing_agent(step_up_above=...))
+# Billing's own record of what each order was charged, for the runs that ask for it
 # (`billing_agent(orders=ORDER_BOOK)`); the essay's run and a served peer take any order.
 ORDER_BOOK = {"ORD-3300": 180.0, "ORD-4100": 6200.0, "ORD-4200": 2400.0, "ORD-5100": 75.0,
               "ORD-6200": 180.0, "ORD-42": 42.0, "ORD-77": 6000.0}

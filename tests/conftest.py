@@ -55,10 +55,17 @@ def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
                           input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
 
 
+def lesson_settings(name):
+    """What the lesson `name` asks of the demo peers (its LESSON.peers); {} for none."""
+    from peers.support.lessons import find
+    return find(name).LESSON.peers if name else {}
+
+
 def support_agent(allowlist, *, apps=None, wire="essay", printed=False, scenario=None, **options):
-    """A support agent wired to the demo peers (plus `apps`) through a recording printer.
+    """A support agent wired to the demo peers (plus `apps`, and what the lesson `scenario`
+    asks of them) through a recording printer.
     printed=True prints lines and frames to stdout (for capsys). Returns (agent, printer, apps)."""
-    network = demo.network(by_name(wire), log=lambda line: None, scenario=scenario)
+    network = demo.network(by_name(wire), lesson_settings(scenario), log=lambda line: None)
     apps = {**network.apps, **(apps or {})}
     console = Console(colour=False) if printed else None
     printer = FramePrinter(InProcessTransport(apps), console.frame if console else None)

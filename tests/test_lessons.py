@@ -1,12 +1,17 @@
 """The handoff lessons (--scenario NAME) beyond approval, duplicate and authority: each
 runs through the real CLI on both transports with the same frames, and ends as its
 seed says it must. A lesson that stopped showing its point fails here."""
+import ast
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
-from conftest import cli
+from conftest import ROOT, cli
 
 
 def lesson(name, *extra):
@@ -537,3 +542,133 @@ def test_a_lesson_whose_card_cannot_be_had_ends_with_that_one_line(name, tmp_pat
         f"error: http://127.0.0.1:{closed_port}/.well-known/agent-card.json: card fetch failed: could not connect "
         f"to 127.0.0.1:{closed_port}: connection refused (is the peer running?); fetching a card has no effect, "
         "so a retry is safe"]
+
+
+# -- a lesson is one module: its data and its run(), found where it lives -------------------
+
+def lesson_modules():
+    from peers.support.lessons import every
+    return every()
+
+
+def test_every_lesson_module_is_found_and_its_data_is_complete_and_plain():
+    from peers import demo
+    from peers.support import flags
+    from peers.support.lessons import Lesson, name_of
+    found = {name_of(module.__name__): module for module in lesson_modules()}
+    with_run = {path.stem.replace("_", "-") for path in (ROOT / "peers/support/lessons").glob("*.py")
+                if any(isinstance(node, ast.FunctionDef) and node.name == "run"
+                       for node in ast.parse(path.read_text()).body)}
+    assert set(found) == with_run and len(found) >= 17, "a module with a run() is a lesson, and is found"
+    orders = [module.LESSON.order for module in found.values()]
+    assert orders == sorted(orders) and len(set(orders)) == len(orders), "teaching order: one place each"
+    run_flags = {flag.name for flag in flags.FLAGS}
+    for name, module in found.items():
+        lesson = module.LESSON
+        assert isinstance(lesson, Lesson) and callable(module.run)
+        assert lesson.about and "\n" not in lesson.about and lesson.teaches.startswith(("essay: ", "seed 0"))
+        assert module.__doc__.startswith(f"--scenario {name}: ") and len(module.__doc__) > 300, name
+        assert set(lesson.flags) | set(lesson.reads) <= run_flags, name
+        assert all(peer in demo.PEERS and set(asked) <= set(demo.SETTINGS) for peer, asked in lesson.peers.items())
+        assert json.loads(json.dumps(lesson.peers)) == lesson.peers, "what a peer is asked is plain data"
+
+
+def test_list_scenarios_prints_one_line_per_lesson_in_teaching_order_as_the_readme_lists_them():
+    from peers.support.lessons import name_of
+    listed = [line.split()[0] for line in cli("--list-scenarios").stdout.splitlines()]
+    assert listed == [name_of(module.__name__) for module in lesson_modules()]
+    lessons_part = (ROOT / "README.md").read_text().split("## Lessons")[1].split("\n## ")[0]
+    headed = [name for line in lessons_part.splitlines() if line.startswith("### ")
+              for name in re.findall(r"`--scenario ([a-z-]+)`", line)]
+    assert headed == listed, "the README's lessons, in the same order"
+    teaches = [module.LESSON.teaches.split(":")[0] for module in lesson_modules()]
+    assert teaches == sorted(teaches, key=["essay", "seed 004", "seed 004's tests", "seed 000"].index)
+
+
+def test_a_lessons_help_is_its_docstring_and_what_it_sets_reads_and_asks_of_the_peers():
+    done = cli("--scenario", "approval", "--help")
+    assert done.returncode == 0 and done.stdout.startswith("--scenario approval: a refund above billing's limit")
+    assert "runs as: --scenario approval --wire 1.0 (where those flags are not given)" in done.stdout
+    assert "reads --interactive: you are the person asked to approve" in done.stdout
+    assert "asks of billing-agent: slow=2.0, cut_streams_after=2" in cli("--help", "--scenario=broken-stream").stdout
+    assert "usage:" in cli("--help").stdout and "usage:" not in done.stdout
+
+
+def test_a_name_that_is_not_a_lesson_is_one_line_and_nothing_is_imported_by_it():
+    for name in ("turns", "stages", "broken_stream", "../flags", "os", "x" * 10_000):
+        done = cli("--scenario", name)
+        assert done.returncode == 2 and "is not a lesson (--list-scenarios lists them)" in done.stderr
+        assert done.stderr.count("\n") == 1 and len(done.stderr) < 200
+
+
+def test_a_lessons_flags_give_way_to_the_ones_given():
+    done = cli("--scenario", "slow", "--timeout", "5")
+    assert done.returncode == 0 and "no reply within" not in done.stderr, "5 seconds is long enough to wait"
+    assert "[support] trusted result (from billing-agent)" in done.stdout
+    assert '"method": "message/send"' in cli("--scenario", "duplicate", "--wire", "0.3").stdout
+
+
+TINY = '''"""--scenario tiny: a lesson written by a test, to show that a lesson is one file.
+
+It asks billing to take a moment over each refund, speaks A2A 0.3 unless --wire says,
+and delegates one refund through the trust gate, as the essay's run does. Nothing else
+in the workbench names it: --list-scenarios finds it, --scenario tiny --help prints this.
+"""
+from peers.support.lessons import Lesson
+from peers.support.lessons.turns import open_lesson
+
+LESSON = Lesson(about="one refund, from a lesson that is one file", teaches="essay: a test of the seam",
+                order=15, flags={"--wire": "0.3"}, peers={"billing-agent": {"slow": 0.01}})
+
+
+def run(agent, card_urls):
+    card = open_lesson(agent, card_urls, "A lesson in one file.")
+    return [agent.gate_then_delegate(card, "process_refund", {"order_id": "ORD-3300", "amount": 180.0})]
+'''
+
+
+def test_adding_a_lesson_is_adding_one_file(tmp_path):
+    copy = tmp_path / "workbench"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", "*.db"))
+    (copy / "peers/support/lessons/tiny.py").write_text(TINY)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "a2a_delegation.py", *args], cwd=copy, capture_output=True,
+                              text=True, timeout=30, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    listed = [line.split()[0] for line in run("--list-scenarios").stdout.splitlines()]
+    assert listed[:3] == ["signed-card", "tiny", "spoof"], "in its place in the teaching order"
+    done = run("--scenario", "tiny")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert '"method": "message/send"' in done.stdout, "the wire it sets"
+    assert "[support] trusted result (from billing-agent): refund of $180.00 issued" in done.stdout
+    assert run("--scenario", "tiny", "--help").stdout.startswith("--scenario tiny: a lesson written by a test")
+
+
+def names_lessons(path, names):
+    """Where a module keys a table by lesson names, or compares a scenario with one."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        strings = [item.value for item in ast.walk(node) if isinstance(item, ast.Constant) and item.value in names]
+        if isinstance(node, ast.Compare) and strings and "scenario" in ast.unparse(node):
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)[:60]}")
+        elif isinstance(node, (ast.Dict, ast.Tuple, ast.List, ast.Set)) and len(set(strings)) >= 3:
+            found.append(f"{path.name}:{node.lineno}: a table of lessons")  # a field called "contract" is not
+    return found
+
+
+def test_no_module_outside_the_lessons_keeps_a_table_of_them_and_the_demo_peers_name_none():
+    from peers.support.lessons import name_of
+    names = {name_of(module.__name__) for module in lesson_modules()}
+    code = [path for path in ROOT.rglob("*.py") if not {"tests", "lessons", ".git"} & set(path.parts)]
+    assert [hit for path in code for hit in names_lessons(path, names)] == []
+    demo = (ROOT / "peers/demo.py").read_text().lower()
+    assert "scenario" not in demo and "lesson" not in demo, "the demo network takes settings, never a lesson"
+
+
+def test_the_essays_run_loads_no_lesson():
+    probe = ("import contextlib, io, sys; import a2a_delegation\n"
+             "with contextlib.redirect_stdout(io.StringIO()): a2a_delegation.main([])\n"
+             "print(' '.join(sorted(sys.modules)))")
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                            timeout=30).stdout.split()
+    assert "a2a_delegation" in loaded and not [name for name in loaded if name.startswith("peers.support.lessons")]

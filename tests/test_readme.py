@@ -86,8 +86,8 @@ def test_each_run_command_in_the_readme_works_as_printed(command):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stdout + done.stderr
     if "--list-scenarios" in command:
-        from peers.support.scenarios import SCENARIOS
-        assert [line.split()[0] for line in done.stdout.splitlines()] == list(SCENARIOS)
+        from peers.support.lessons import every, name_of
+        assert [line.split()[0] for line in done.stdout.splitlines()] == [name_of(m.__name__) for m in every()]
     elif "--scenario bounce" in command:  # its point: the hop limit stops it, and a person decides
         assert "[support] the support agent owns this decision" in done.stdout
     elif "--scenario spoof" in command:  # its point: every copy is refused, each saying why

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BILLING, BILLING_CARD, cli, support_agent
+from conftest import BILLING, BILLING_CARD, cli, lesson_settings, support_agent
 from peers import billing
 from peers.a2a import wire_v10
 from peers.signing import card_signature, rs256
@@ -346,5 +346,6 @@ def test_a_signature_respelled_or_marked_critical_does_not_verify():
 def test_the_signed_card_lessons_do_not_sign_the_essays_card():
     from peers import demo
     from peers.a2a.wire_format import by_name
-    card = demo.network(by_name("essay"), log=lambda line: None, scenario="signed-card").apps[billing.BASE_URL].card_body
+    card = demo.network(by_name("essay"), lesson_settings("signed-card"), log=lambda line: None).apps[
+        billing.BASE_URL].card_body
     assert b"signatures" not in card

@@ -42,6 +42,13 @@ def token(text: str) -> str:
     return text
 
 
+def lesson(text: str) -> str:
+    from peers.support.lessons import find  # only a run that names a lesson looks for one
+    if find(text) is None:
+        raise _bad(f"{text[:40]!r} is not a lesson (--list-scenarios lists them)")
+    return text
+
+
 def _bad(message: str) -> Exception:
     import argparse
     return argparse.ArgumentTypeError(message)

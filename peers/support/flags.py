@@ -8,6 +8,7 @@ parse). A bad value is one line and exit status 2, argparse's own convention.
 from __future__ import annotations
 
 import os
+import sys
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
@@ -15,7 +16,6 @@ from peers.a2a.wire_format import CARD_PATH, DEFAULT, NAMES, card_url
 from peers.support import scenarios
 from peers.support.config import unwritable
 from peers.support import flag_values as values
-from peers.support.scenarios import SCENARIOS
 
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 
@@ -56,8 +56,8 @@ FLAGS = (
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
          "others, what each card declares)", options={"choices": list(NAMES)}),
     Flag("--timeout", None, f"how long one exchange with a peer may take (default: {HTTP_TIMEOUT:g} "
-         "over HTTP; in process, no limit, so a debugger can stop inside a peer; "
-         f"--scenario slow: {scenarios.TIMEOUTS['slow']:g})",
+         "over HTTP; in process, no limit, so a debugger can stop inside a peer; a lesson may "
+         "set its own: --scenario NAME --help says)",
          options={"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--request", None, 'a customer\'s request, e.g. \'Please refund $180 on order ORD-3300\' '
          "(single quotes: in double quotes the shell expands $1): the model (by default an offline "
@@ -75,7 +75,8 @@ FLAGS = (
     Flag("--show-prompts", False, "print every prompt and answer, exactly as the model saw them",
          MODEL, {"action": "store_true"}),
     Flag("--scenario", None, "run a lesson beyond the essay's run, by name (--list-scenarios "
-         "says what each shows)", MODEL, {"choices": list(SCENARIOS), "metavar": "NAME"}),
+         "says what each shows; --scenario NAME --help, what it teaches and how it runs)", MODEL,
+         {"type": values.lesson, "metavar": "NAME"}),
     Flag("--legacy-card-path", False, f"if a card is not at {CARD_PATH}, try "
          "/.well-known/agent.json (A2A 0.2 and earlier), with a warning", options={"action": "store_true"}),
     Flag("--stream", False, "stream each task, event by event, from a peer whose card offers it "
@@ -85,9 +86,10 @@ FLAGS = (
     Flag("--push", False, "like --no-wait, but the peer tells a webhook of ours (on 127.0.0.1) "
          "of each change instead of being asked, where its card offers push notifications",
          options={"action": "store_true"}),
-    Flag("--interactive", False, "with --scenario approval: you are the person asked to approve",
+    Flag("--interactive", False, "in a lesson where a person decides, you are that person "
+         "(--scenario NAME --help says whether it has one)",
          MODEL, {"action": "store_true"}),
-    Flag("--list-scenarios", False, "list the scenarios, one line each, and exit", MODEL,
+    Flag("--list-scenarios", False, "list the lessons, one line each, in teaching order, and exit", MODEL,
          {"action": "store_true"}),
     Flag("--step", False, "before each frame leaves, show it and wait: Enter sends it, q stops",
          LEARN, {"action": "store_true"}),
@@ -144,11 +146,18 @@ def parse(argv: list[str], *, servable: tuple[str, ...]) -> SimpleNamespace:
         return defaults()
     import argparse
 
+    serving = argv[0] == "serve"
+    lesson_help = None if serving else scenarios.help_asked(argv)  # --scenario NAME --help
+
     class OneLineParser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # one line, not the whole usage: exit 2 as argparse does
             self.exit(2, f"error: {message} (--help lists every flag)\n")
 
-    serving = argv[0] == "serve"
+        def print_help(self, file: Any = None) -> None:
+            if lesson_help is None:
+                return super().print_help(file)
+            (file or sys.stdout).write(lesson_help)
+
     parser = OneLineParser(
         prog="a2a_delegation.py serve" if serving else "a2a_delegation.py",
         description="Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until Ctrl-C "
@@ -198,7 +207,12 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         options.transport = "http"  # a real agent is reached over the network
     if options.token_env and not os.environ.get(options.token_env):
         parser.error(f"--token-env {options.token_env}: that environment variable is not set")
-    scenarios.defaults(options, timeout_given=options.timeout is not None)  # what a lesson needs
+    scenarios.set_flags(options, {flag.name: flag.default for flag in FLAGS})  # what a lesson needs
+
+
+def dest_of(flag: str) -> str:
+    """The option a run's flag sets: --show-prompts -> show_prompts, --break -> debugger."""
+    return next(entry.dest for entry in FLAGS if entry.name == flag)
 
 
 def peer_card_urls(options: SimpleNamespace) -> list[str]:
@@ -217,10 +231,11 @@ def ignored(options: SimpleNamespace) -> list[str]:
                 for flag in without_request]
     if options.token_env and not options.peer:
         warnings.append("--token-env does nothing without --peer")
-    if options.request is not None and options.scenario not in (None, "injection"):
+    if options.request is not None and options.scenario is not None and not scenarios.reads("--request", options):
         warnings.append(f"--request does nothing with --scenario {options.scenario}")
-    if options.interactive and options.scenario != "approval":
-        warnings.append("--interactive does nothing without --scenario approval")
+    if options.interactive and not scenarios.reads("--interactive", options):
+        warnings.append("--interactive does nothing without " + " or ".join(
+            f"--scenario {name}" for name in scenarios.readers_of("--interactive")))
     return warnings
 
 

@@ -101,14 +101,15 @@ def _from_file(path: str) -> ModuleType:
     return module
 
 
-def from_options(options: Any) -> Generate:
-    """The generate() a run uses: a plugged callable, an endpoint, or an offline stand-in."""
+def from_options(options: Any, offline: Generate | None = None) -> Generate:
+    """The generate() a run uses: a plugged callable, an endpoint, or an offline stand-in
+    (`offline`, the one a lesson chose, else `stand_in`)."""
     if options.generate:
         return load(options.generate)
     if options.llm_url:
         return openai_compatible(options.llm_url, options.llm_model,
                                  api_key_env=options.llm_key_env, timeout=options.llm_timeout)
-    return gullible if options.scenario == "injection" else stand_in
+    return offline or stand_in
 
 
 def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",

@@ -1,74 +1,103 @@
-"""--scenario NAME and --list-scenarios: lessons beyond the essay's run, one line each.
+"""--scenario NAME, --list-scenarios and --request: the runs beyond the essay's.
 
-The essay's run stays the default. A scenario is a short story of its own, told through
-the same support agent, printer and transport: its frames are printed like any others.
-`own_apps` names the servers of the support agent's own that a scenario needs beside
-the demo peers (the MCP tool server); `run` tells it.
+The essay's run stays the default. A lesson (peers/support/lessons/, one module each)
+is a short story of its own, told through the same support agent, printer and transport:
+its frames are printed like any others. This module reads what a lesson says of itself
+(its `LESSON`) for the rest of the run: the one line --list-scenarios prints, the help
+`--scenario NAME --help` prints, the flags it sets, what the demo peers are asked
+(`settings`), the servers of our own it needs (`own_apps`), and its `run`. It names
+no lesson. Not here: the lessons' stories, or how the demo peers carry the settings out.
 """
 from __future__ import annotations
 
-from importlib import import_module
-from types import SimpleNamespace
-from typing import Any
+from types import ModuleType, SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-SCENARIOS = {
-    "approval": "a refund above billing's limit pauses for a person; an approval for more is "
-                "refused; exactly the proposal continues the same task, once",
-    "auth": "a refund above $1,000 pauses in auth-required for a step-up token; the support "
-            "agent sends the next turn with it from its own store (never in the payload)",
-    "authority": "the same refund under six handoff envelopes (too small, expired, unknown "
-                 "version, bounced, a smuggled token, valid): billing admits only the last",
-    "broken-stream": "billing's stream breaks off after two events; the task goes on: the support "
-                     "agent subscribes to it again (SubscribeToTask) and says what it missed",
-    "bounce": "billing refers a disputed refund to our disputes desk, which refers it back; the "
-              "handoff's hop limit stops the chain, naming the support agent as the decision's owner",
-    "contract": "billing's card publishes the refund's input schema and result variants; three "
-                "broken payloads stop before any frame; billing checks again; the valid one is sent",
-    "crash": "billing (its own process, with a store file) dies after refunding, before answering; "
-             "restarted, it answers the same message with the task it made: one refund",
-    "duplicate": "the same handoff delivered again (same messageId, a new one, another amount): "
-                 "every answer names one task, and billing refunds the order once",
-    "evidence": "claims by reference, each observed, reported or inferred, and dated: billing "
-                "rejects a stale fact and a bare inference; the support agent refreshes, then billing acts",
-    "injection": "the rogue's card tells the model to delegate to it; a gullible model obeys; "
-                 "the trust gate refuses anyway, and nothing reaches the rogue",
-    "mcp": "MCP vertical, A2A horizontal in one run: the support agent looks up the charge with "
-           "its own tool over MCP (no gate: we wired it in), then delegates the refund to billing "
-           "over A2A (gated: another team's)",
-    "outcomes": "every way a delegation can end, each a named variant with its handling: "
-                "completed, failed, rejected, approval required, canceled; then the legend",
-    "remote-as-local": "a two-stage pipeline calls run() on our own triage, then on billing "
-                       "across the transport: the same call, and the pipeline cannot tell",
-    "signed-card": "billing signs its card and the allowlist pins its key: the card as served is "
-                   "trusted; altered in transit, or re-signed by another key, it is refused before any frame",
-    "slow": "billing takes longer than the support agent waits: the timeout does not mean it "
-            "stopped, so the support agent finds the task (ListTasks, GetTask) before any retry",
-    "spoof": "billing's card copied to look-alike hosts: sending frames elsewhere, altered but naming "
-             "billing's endpoint, and billing's own signed card replayed; each refused, saying why",
-    "versions": "the support agent hands off in refund-handoff/2; billing refuses, naming the "
-                "versions it speaks as data; the support agent hands off again in refund-handoff/1",
-}
-# The lessons that need what the essay's tasks/send lacks (a taskId, a contextId, metadata,
-# a card that publishes contracts): they speak 1.0 unless --wire says.
-LESSONS_ON_1_0 = ("approval", "auth", "authority", "bounce", "broken-stream", "contract", "crash", "evidence", "duplicate",
-                  "outcomes", "signed-card", "slow", "spoof", "versions")
-TIMEOUTS = {"slow": 0.25}  # seconds the support agent waits, unless --timeout says
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.lessons import Lesson
+
+
+def find(name: str | None) -> ModuleType | None:
+    """The lesson module called `name`, or None (the essay's run loads no lesson)."""
+    if not name:
+        return None
+    from peers.support import lessons
+    return lessons.find(name)
+
+
+def lesson_of(options: SimpleNamespace) -> Lesson | None:
+    """The data of the lesson this run asked for (--scenario), or None."""
+    module = find(options.scenario)
+    return module.LESSON if module is not None else None
 
 
 def listing() -> str:
-    return "\n".join(f"{name:<16} {about}" for name, about in SCENARIOS.items())
+    """--list-scenarios: one line per lesson, in teaching order."""
+    from peers.support.lessons import every, name_of
+    return "\n".join(f"{name_of(module.__name__):<16} {module.LESSON.about}" for module in every())
 
 
-def defaults(options: SimpleNamespace, timeout_given: bool) -> None:
-    """What a scenario needs unless the command line says otherwise."""
-    if options.scenario == "injection" and options.request is None:
-        options.request = "Please refund $180 on order ORD-3300"
-    if options.scenario in LESSONS_ON_1_0 and options.wire is None:
-        options.wire = "1.0"  # the essay's wire has no taskId: a task cannot be continued on it
-    if options.scenario == "crash":
-        options.transport = "http"  # billing is a process of its own: reached over real HTTP
-    if options.scenario in TIMEOUTS and not timeout_given:
-        options.timeout = TIMEOUTS[options.scenario]
+def set_flags(options: SimpleNamespace, defaults: dict[str, Any]) -> None:
+    """The flags the lesson sets (its LESSON.flags), where the command line left them at
+    their `defaults` (flag -> default)."""
+    from peers.support.flags import dest_of
+    lesson = lesson_of(options)
+    for flag, value in lesson.flags.items() if lesson is not None else ():
+        if getattr(options, dest_of(flag)) == defaults[flag]:
+            setattr(options, dest_of(flag), value)
+
+
+def reads(flag: str, options: SimpleNamespace) -> bool:
+    """Whether the lesson this run asked for gives `flag` a meaning (its LESSON.reads)."""
+    lesson = lesson_of(options)
+    return lesson is not None and flag in lesson.reads
+
+
+def readers_of(flag: str) -> list[str]:
+    """The lessons that give `flag` a meaning, by name."""
+    from peers.support.lessons import every, name_of
+    return [name_of(module.__name__) for module in every() if flag in module.LESSON.reads]
+
+
+def help_asked(argv: list[str]) -> str | None:
+    """The help of the lesson `--scenario NAME` names, when --help (or -h) is asked for too."""
+    if not {"--help", "-h"} & set(argv):
+        return None
+    named = [value for flag, value in zip(argv, argv[1:]) if flag == "--scenario"]
+    named += [arg.split("=", 1)[1] for arg in argv if arg.startswith("--scenario=")]
+    return help_for(named[-1]) if named else None
+
+
+def help_for(name: str) -> str | None:
+    """--scenario NAME --help: the lesson's own explanation (its docstring), then what it
+    sets, reads and asks of the demo peers; None if no lesson has that name."""
+    module = find(name)
+    if module is None:
+        return None
+    lesson: Lesson = module.LESSON
+    lines = [(module.__doc__ or "").strip(), "", f"teaches: {lesson.teaches}"]
+    if lesson.flags:
+        lines.append(f"runs as: --scenario {name} " + " ".join(
+            flag if value is True else f"{flag} {value}" for flag, value in lesson.flags.items())
+            + " (where those flags are not given)")
+    lines += [f"reads {flag}: {meaning}" for flag, meaning in lesson.reads.items()]
+    lines += [f"asks of {peer}: " + ", ".join(f"{key}={value!r}" for key, value in settings.items())
+              for peer, settings in lesson.peers.items()]
+    lines += [f"serves our own: {base_url}" for base_url in lesson.own_apps]
+    return "\n".join(lines) + "\n"
+
+
+def settings(options: SimpleNamespace) -> dict[str, dict[str, Any]]:
+    """What this run's lesson asks of the demo peers (peers/demo.py network()); {} for none."""
+    lesson = lesson_of(options)
+    return lesson.peers if lesson is not None else {}
+
+
+def own_apps(options: SimpleNamespace) -> dict[str, Any]:
+    """base URL -> app, for the support agent's own servers this run needs."""
+    lesson = lesson_of(options)
+    return dict(lesson.own_apps) if lesson is not None else {}
 
 
 def generator(options: SimpleNamespace) -> Any:
@@ -76,24 +105,21 @@ def generator(options: SimpleNamespace) -> Any:
     if options.request is None:
         return None
     from peers.support.generate import from_options  # only a model's run needs it
-    return from_options(options)
+    lesson = lesson_of(options)
+    return from_options(options, offline=lesson.model if lesson is not None else None)
 
 
-def own_apps(options: SimpleNamespace) -> dict[str, Any]:
-    """base URL -> app, for the support agent's own servers this run needs."""
-    if options.scenario not in ("mcp", "evidence"):  # the lessons that use our own tool
-        return {}
-    from peers.support import orders_tool
-    return {orders_tool.TOOLS_URL: orders_tool.app}
+def run(options: SimpleNamespace, agent: SupportAgent, card_urls: list[str],
+        generate: Any) -> list[Outcome] | None:
+    """The lesson asked for, given the flags it reads; or --request: a model chooses."""
+    module = find(options.scenario)
+    if module is None:
+        from peers.support import planner
+        return planner.run_request(agent, card_urls, options.request, generate,
+                                   show_prompts=options.show_prompts, verbose=options.verbose)
+    from peers.support.flags import dest_of
+    given = {dest_of(flag): getattr(options, dest_of(flag)) for flag in module.LESSON.reads}
+    if "--request" in module.LESSON.reads:  # a model reads the request: the one the flags chose
+        given["generate"] = generate
+    return module.run(agent, card_urls, **given)
 
-
-def run(options: SimpleNamespace, agent: Any, card_urls: list[str], generate: Any) -> list[Any] | None:
-    """The scenario asked for, or --request: a model chooses the delegation."""
-    if options.scenario in SCENARIOS and options.scenario != "injection":
-        lesson: Any = import_module(f"peers.support.lessons.{options.scenario.replace('-', '_')}")
-        if options.interactive and options.scenario == "approval":  # a person at the terminal decides
-            return lesson.run(agent, card_urls, ask=lesson.person_at_terminal)
-        return lesson.run(agent, card_urls)
-    from peers.support import planner
-    return planner.run_request(agent, card_urls, options.request, generate,
-                               show_prompts=options.show_prompts, verbose=options.verbose)

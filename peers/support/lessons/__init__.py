@@ -1,8 +1,69 @@
 """The lessons beyond the essay's run: `python a2a_delegation.py --scenario NAME`, one
-module each (peers/support/scenarios.py lists them). Each is a short story told through
-the same support agent, printer and transport as the essay's run, so its frames are
-printed like any others; `turns.py` holds what the multi-turn lessons share.
+module each. Each is a short story told through the same support agent, printer and
+transport as the essay's run, so its frames are printed like any others.
 
-May import what peers/support may: `peers.a2a`, `transports` and our own modules.
-Must not import billing or the rogue: they are reached only through a transport.
+A lesson is one module: its `LESSON` (a `Lesson` below: what it is about, the essay's or
+a seed's section it teaches, its place in the teaching order, the flags it sets and
+reads, what it asks of the demo peers, the servers of our own it needs), its docstring
+(the longer explanation `--scenario NAME --help` prints), and `run(agent, card_urls)`.
+Nothing else names a lesson: `every()` finds them here, so adding one adds one file.
+A module without a `LESSON` (`turns.py`, `stages.py`) holds what lessons share.
+
+May import what peers/support may: `peers.a2a`, `peers.contracts`, `peers.signing`,
+`transports` and our own modules. Must not import billing or the rogue, or any module
+directly in peers/: they are reached only through a transport, and what a lesson needs of
+them is said as plain data (`Lesson.peers`) that peers/demo.py reads.
 """
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from peers.support.generate import Generate
+
+
+class Lesson(NamedTuple):
+    """What a lesson is, as data, built by keyword beside its `run()`."""
+
+    about: str  # the one line --list-scenarios prints
+    teaches: str  # the essay's or a seed's section it belongs to: "essay: ...", "seed 004: ..."
+    order: int  # its place in the teaching order: the essay's sections, then seed 004, then seed 000
+    # Flags it sets where the command line left them at their default, e.g. {"--wire": "1.0"}.
+    flags: dict[str, Any] = {}
+    # Flags it gives a meaning to (flag -> that meaning); run() gets each as a keyword argument
+    # named as the flag's option (--interactive: interactive). --request or --interactive given
+    # to a lesson that does not read it is warned about (flags.ignored).
+    reads: dict[str, str] = {}
+    # What it asks of each demo peer, as plain data (peer name -> settings; peers/demo.py says which).
+    peers: dict[str, dict[str, Any]] = {}
+    own_apps: dict[str, Any] = {}  # base URL -> app: servers of our own it needs beside the peers
+    model: Generate | None = None  # the offline generate() a --request it reads uses
+
+
+def name_of(module: str) -> str:
+    """A lesson's name from its module's: broken_stream -> broken-stream."""
+    return module.rsplit(".", 1)[-1].replace("_", "-")
+
+
+def find(name: str | None) -> ModuleType | None:
+    """The lesson called `name`, or None: only a module of this package that has a LESSON."""
+    if not name:
+        return None  # the essay's run: nothing to look for
+    module_name = name.replace("-", "_")
+    if name != name_of(module_name) or module_name not in _module_names():
+        return None  # never an import of whatever was typed
+    module = import_module(f"{__name__}.{module_name}")
+    return module if isinstance(getattr(module, "LESSON", None), Lesson) else None
+
+
+def every() -> list[ModuleType]:
+    """Every lesson, in teaching order."""
+    found = [find(name_of(module_name)) for module_name in _module_names()]
+    return sorted((module for module in found if module is not None), key=lambda module: module.LESSON.order)
+
+
+def _module_names() -> list[str]:
+    import pkgutil  # only a run that names a lesson looks for one
+    return [info.name for info in pkgutil.iter_modules(__path__)]

@@ -14,14 +14,19 @@ unless --wire says 0.3.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import attempt, essay_cannot, look_up, open_lesson, said, turn_failed
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.lessons.turns import Turn
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
 # What a person can be asked to approve: a peer's proposal is its data, so it is checked
@@ -32,9 +37,17 @@ PROPOSAL = {"type": "object", "required": ["order_id", "amount", "currency"], "a
                            "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}}
 
 
-def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = None) -> list[Any]:
+LESSON = Lesson(
+    about="a refund above billing's limit pauses for a person; an approval for more is refused; exactly "
+          "the proposal continues the same task, once",
+    teaches="seed 004: non-delegable decisions (an approval is evidence about one specific action)",
+    order=130, flags={"--wire": "1.0"},
+    reads={"--interactive": "you are the person asked to approve (otherwise a script plays them)"})
+
+
+def run(agent: SupportAgent, card_urls: list[str], *, interactive: bool = False) -> list[Outcome]:
     """Delegate a refund that needs a person; continue the same task once they approve.
-    `ask`: a real person's yes or no (--interactive); None: a script plays them."""
+    `interactive`: the person at the terminal says yes or no; otherwise a script plays them."""
     card = open_lesson(agent, card_urls, "One task, three turns: a refund above billing's limit "
                        "waits for a person.")
     if not isinstance(card, AgentCard):
@@ -43,7 +56,7 @@ def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = No
     task = outcome.task
     if task is None or task.state is not TaskState.INPUT_REQUIRED:
         return [outcome]
-    if essay_cannot(agent, card, "taskId to continue the task with"):
+    if essay_cannot(agent.format_of[card.url], "taskId to continue the task with", agent.say):
         return [outcome]
     proposal = (task.status_data or {}).get("approval")
     problem = check(proposal, PROPOSAL, "the proposal")
@@ -53,35 +66,35 @@ def run(agent: Any, card_urls: list[str], ask: Callable[[str], bool] | None = No
         return [outcome]
     agent.say(f"[support] billing proposes {json.dumps(proposal)} and waits for a person")
     turn = outcome.verdict, card
-    if ask is not None:
-        return [decided(agent, turn, task, proposal, ask(
+    if interactive:
+        return [decided(agent, turn, task, proposal, person_at_terminal(
             f"approve a refund of ${proposal['amount']:,.2f} for {escape(proposal['order_id'])} "
             f"({proposal['currency']})?"), outcome)]
     try:
         inflated = {**proposal, "amount": proposal["amount"] * 1.5}
         agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
-        said(agent, attempt(agent, turn, follow_up(agent, task, inflated)))
+        said(agent.say, attempt(agent, turn, follow_up(agent, task, inflated)))
         agent.say(f"[person] approves exactly {json.dumps(proposal)}")
         done = attempt(agent, turn, follow_up(agent, task, proposal))
-        said(agent, done)
+        said(agent.say, done)
         if isinstance(done, Task):
             task = done
             agent.say("[support] the same approval again, as a new message: it was single-use")
-            said(agent, attempt(agent, turn, follow_up(agent, task, proposal)), "")
+            said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal)), "")
     except PeerError as failure:  # not a refusal: the peer broke the exchange
         return [turn_failed(agent, card, outcome._replace(task=task), failure)]
     return [outcome._replace(task=task)]
 
 
-def decided(agent: Any, turn: tuple[Any, AgentCard], task: Task, proposal: dict[str, Any],
-            approve: bool, outcome: Any) -> Any:
+def decided(agent: SupportAgent, turn: Turn, task: Task, proposal: dict[str, Any],
+            approve: bool, outcome: Outcome) -> Outcome:
     """A person's answer, carried out: the exact approval as the task's next turn, or the
     task canceled (nothing was done, and its claim on the order is let go)."""
     try:
         if approve:
             agent.say(f"[person] approves exactly {json.dumps(proposal)}")
             done = attempt(agent, turn, follow_up(agent, task, proposal))
-            said(agent, done)
+            said(agent.say, done)
         else:
             agent.say(f"[person] declines: canceling task {escape(task.id)}")
             done = look_up(agent, turn[1], "cancel", task.id)
@@ -99,7 +112,7 @@ def person_at_terminal(question: str) -> bool:
         return False
 
 
-def follow_up(agent: Any, task: Task, approval: dict[str, Any]) -> Message:
+def follow_up(agent: SupportAgent, task: Task, approval: dict[str, Any]) -> Message:
     """The next turn of `task`: a message naming it, carrying the approval as data."""
     agent.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) "
               "with that approval")

@@ -12,15 +12,19 @@ stays paused; with it, the same task completes. The printer masks both tokens.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.config import token_for
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import attempt, open_lesson, said, turn_failed
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from transports.errors import PeerError
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 ORDER, AMOUNT = "ORD-4200", 2400.0
 # What a paused task may ask for as a credential: a peer's data, checked like any reply.
@@ -29,7 +33,15 @@ ASKED = {"type": "object", "required": ["scheme", "scope"], "additionalPropertie
                         "scope": {"type": "string", "pattern": "^[A-Za-z0-9:._-]{1,64}$"}}}
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="a refund above $1,000 pauses in auth-required for a step-up token; the support agent sends the "
+          "next turn with it from its own store (never in the payload)",
+    teaches="seed 004: the receiver's own audience-bound credentials, never a token in a payload",
+    order=70, flags={"--wire": "1.0"},
+    peers={"billing-agent": {"step_up_above": 1_000.0}})  # a large refund needs a step-up
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """A refund that needs a step-up: the task pauses, our store supplies it, it goes on."""
     card = open_lesson(agent, card_urls, "auth-required: a step-up credential, from our own "
                        "store, continues the same task.",
@@ -55,17 +67,17 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     try:
         agent.say(f"[support] billing asks for a bearer token with scope {scope!r}; first, the next "
                   "turn with the token we already sent")
-        said(agent, attempt(agent, turn, next_turn(agent, task)))
+        said(agent.say, attempt(agent, turn, next_turn(agent, task)))
         agent.say(f"[support] now with the {scope!r} token from our store, in HTTP Authorization "
                   "(the message itself carries none)")
         answer = attempt(agent, turn, next_turn(agent, task), scope)
     except PeerError as failure:
         return [turn_failed(agent, card, outcome, failure)]
-    said(agent, answer)
+    said(agent.say, answer)
     return [outcome._replace(task=answer) if isinstance(answer, Task) else outcome]
 
 
-def next_turn(agent: Any, task: Task) -> Message:
+def next_turn(agent: SupportAgent, task: Task) -> Message:
     """The next turn of `task`: it carries no credential, only words saying where it is."""
     return Message(f"msg-{next(agent.message_ids)}", "user",
                    (Part(text="continuing with the credential asked for (in Authorization)"),),

@@ -12,14 +12,25 @@ envelope (whose schema admits no other field).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.contracts import handoff
 from peers.a2a.model import AgentCard
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 ORDER, AMOUNT = "ORD-6200", 180.0
 LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
+
+
+LESSON = Lesson(
+    about="the same refund under six handoff envelopes (too small, expired, unknown version, bounced, a "
+          "smuggled token, valid): billing admits only the last",
+    teaches="seed 004: permitted actions, with limits and an expiry; no credentials in the envelope",
+    order=50, flags={"--wire": "1.0"})  # the essay's tasks/send has no metadata to carry an envelope
 
 
 def grant(max_amount: float, expires_at: str = LATER, hops: tuple[str, ...] = ("support-agent",)) -> dict:
@@ -41,7 +52,7 @@ ATTEMPTS = [
 ]
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """The same refund, under each envelope in turn; billing decides each before acting."""
     card = open_lesson(agent, card_urls, "The handoff envelope: permission with limits and an "
                        "expiry, checked before any effect.",

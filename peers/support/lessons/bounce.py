@@ -14,20 +14,32 @@ forever; the router is bounded too. Each specialist is called with the same `run
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from peers.contracts import handoff
 from peers.contracts.evidence import utc_second
 from peers.a2a.model import AgentCard, TaskState
-from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent
+from peers.support.lessons import Lesson
+from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage
 from peers.support.lessons.turns import open_lesson
 from peers.support.outcomes import referred_to
 from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
 from transports.printer import escape
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
 ORDER, AMOUNT, OWNER = "ORD-5500", 64.0, "support-agent (the customer's owner)"
 MAX_HOPS, MAX_ROUTES = 3, 10  # the envelope's limit; the router's own bound, whatever peers say
+
+
+LESSON = Lesson(
+    about="billing refers a disputed refund to our disputes desk, which refers it back; the handoff's hop "
+          "limit stops the chain, naming the support agent as the decision's owner",
+    teaches="seed 004's tests: a handoff chain that bounces because nobody owns the terminal decision",
+    order=160, flags={"--wire": "1.0"},
+    peers={"billing-agent": {"disputed": {ORDER: "disputes-agent"}}})  # not billing's to decide yet
 
 
 def envelope(hops: list[str]) -> dict[str, Any]:
@@ -50,14 +62,15 @@ def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[Ta
             "is billing-agent's job", {"referTo": "billing-agent"})
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     card = open_lesson(agent, card_urls, "A chain that bounces: two specialists, one refund, "
                        f"and a limit of {MAX_HOPS} hops.",
                        lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    billing = RemoteAgent(agent, card, "process_refund")
-    specialists = {billing.name: billing, "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}
+    billing = RemoteAgent(agent.gate_then_delegate, card, "process_refund")
+    specialists: dict[str, Stage] = {billing.name: billing,
+                                     "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}
     hops, target = ["support-agent"], billing.name
     for _ in range(MAX_ROUTES):
         agent.say()

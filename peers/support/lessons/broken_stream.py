@@ -7,25 +7,37 @@ the message would be wrong (a second refund, or at best a duplicate to untangle)
 Billing here streams its refund, and the demo network cuts the connection after two
 events (PeerApp's cut_streams_after; `serve` users get the same test double from a
 flag). The support agent keeps what it read, subscribes to the same task, and says
-what it missed while it was not listening (peers/support/streams.py). On 0.3 the
-subscription is tasks/resubscribe; the essay's tasks/send has no stream at all.
+what it missed while it was not listening (peers/support/streams.py). The lesson runs as
+if --stream were given. On 0.3 the subscription is tasks/resubscribe; the essay's
+tasks/send has no stream at all.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 ORDER, AMOUNT = "ORD-3300", 180.0
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="billing's stream breaks off after two events; the task goes on: the support agent subscribes "
+          "to it again (SubscribeToTask) and says what it missed",
+    teaches="seed 004: whether retrying is safe, when a stream breaks (A2A 1.0 section 3.1.6)", order=110,
+    flags={"--wire": "1.0", "--stream": True},  # this lesson is about streams: as if --stream were given
+    peers={"billing-agent": {"slow": 2.0, "cut_streams_after": 2}})  # still working when the stream breaks
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """Stream a refund over a connection that drops; pick the task up again."""
     card = open_lesson(agent, card_urls, "A broken stream: the connection drops, the task goes on.",
                        lacks="stream (message/stream, SendStreamingMessage)")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    agent.stream = True  # this lesson is about streams: as if --stream were given
     agent.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, streamed: each event shown as it arrives")
     return [agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})]

@@ -12,14 +12,18 @@ task. Only the payload that meets the contract is delegated.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson, send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 BROKEN = [
     ("without an amount", {"order_id": "ORD-3300"}),
@@ -29,7 +33,14 @@ BROKEN = [
 VALID = {"order_id": "ORD-3300", "amount": 180.0}
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="billing's card publishes the refund's input schema and result variants; three broken payloads "
+          "stop before any frame; billing checks again; the valid one is sent",
+    teaches="seed 004: a return schema, and missing fields (seed 000: the Handoff Contract's typed payload)",
+    order=60, flags={"--wire": "1.0"})  # the essay's card publishes no contract
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """The contract as the card publishes it, three payloads that break it, one that meets it."""
     card = open_lesson(agent, card_urls, "The handoff contract: a typed payload, checked "
                        "before sending and again on arrival.")

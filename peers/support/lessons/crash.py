@@ -17,18 +17,30 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Callable
 
+from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
 from peers.support.config import AllowEntry
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))),
                       "a2a_delegation.py")
 TOKEN, TICKET = "crash-lesson-token", "ticket-9100"
 PAYLOAD = {"order_id": "ORD-9100", "amount": 180.0}
+
+
+LESSON = Lesson(
+    about="billing (its own process, with a store file) dies after refunding, before answering; restarted, "
+          "it answers the same message with the task it made: one refund",
+    teaches="seed 004: which effects may already have landed, when a peer dies", order=120,
+    flags={"--wire": "1.0", "--transport": "http"})  # billing is a process of its own: reached over HTTP
 
 
 def start_billing(port: int, store: str, wire: str, *extra: str) -> tuple[subprocess.Popen, list[str]]:
@@ -44,17 +56,17 @@ def start_billing(port: int, store: str, wire: str, *extra: str) -> tuple[subpro
     return process, banner
 
 
-def show_ledger(agent: Any, banner: list[str]) -> None:
+def show_ledger(say: Callable[..., None], banner: list[str]) -> None:
     for line in banner:
         if line.startswith(("[serve] store:", "[serve] ledger:")):
-            agent.say(f"[billing] {line.removeprefix('[serve] ')}")
+            say(f"[billing] {line.removeprefix('[serve] ')}")
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """Delegate a refund to a billing that dies after it; restart it; resend; one refund."""
     agent.say(f"[transport] {agent.transport.label}. A crash: billing dies after the refund, before "
               "its answer.", Kind.BANNER)
-    wire = agent.forced_format.NAME if agent.forced_format else "1.0"
+    wire = agent.forced_format.NAME if agent.forced_format else LESSON.flags["--wire"]  # what billing serves
     with tempfile.TemporaryDirectory() as folder:
         store, port = os.path.join(folder, "billing.db"), _free_port()
         endpoint = f"http://127.0.0.1:{port}/a2a"
@@ -65,15 +77,15 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
             agent.say()
             agent.say(f"[support] billing runs as process {process.pid}, keeping its tasks and ledger in "
                       "billing.db; a test double's flag kills it after it commits a refund, before it answers")
-            show_ledger(agent, banner)
+            show_ledger(agent.say, banner)
             card = agent.find(card_url(f"http://127.0.0.1:{port}"))
-            if not hasattr(card, "url"):
+            if not isinstance(card, AgentCard):
                 return [card]
             outcome = agent.gate_then_delegate(card, "process_refund", PAYLOAD, TICKET)
             process.wait(timeout=10)
             agent.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
             process, banner = start_billing(port, store, wire)
-            show_ledger(agent, banner)
+            show_ledger(agent.say, banner)
             if outcome.error is None or agent.last_sent is None:
                 return [outcome]  # answered after all: nothing to find out
             same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \

@@ -11,18 +11,29 @@ already made. Every answer below names one task, and one refund was issued.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson, send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
 ORDER, AMOUNT = "ORD-5100", 75.0
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="the same handoff delivered again (same messageId, a new one, another amount): every answer "
+          "names one task, and billing refunds the order once",
+    teaches="seed 004's tests: duplicate delivery (seed 000: is a retry safe?)", order=150,
+    flags={"--wire": "1.0"})
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """One refund, then the same handoff three more ways; billing does it once."""
     card = open_lesson(agent, card_urls, "The same handoff, delivered again: billing refunds an "
                        "order once.")
@@ -60,7 +71,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     return [outcome]
 
 
-def _ask(agent: Any, amount: float) -> Message:
+def _ask(agent: SupportAgent, amount: float) -> Message:
     return Message(f"msg-{next(agent.message_ids)}", "user",
                    (Part(data={"order_id": ORDER, "amount": amount}, media_type="application/json"),),
                    metadata={"skillId": "process_refund"})

@@ -15,16 +15,30 @@ tool) and hands off again, each claim still in its own class: billing acts.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from peers.contracts import handoff
 from peers.contracts.evidence import Claim, utc_second
 from peers.a2a.model import AgentCard
+from peers.support import orders_tool
+from peers.support.lessons import Lesson
 from peers.support.lessons.mcp import lookup_order
 from peers.support.lessons.turns import open_lesson
+from peers.support.orders_tool import TOOLS_URL
 from transports.errors import PeerError
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
 ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"
+
+
+LESSON = Lesson(
+    about="claims by reference, each observed, reported or inferred, and dated: billing rejects a stale fact "
+          "and a bare inference; the support agent refreshes, then billing acts",
+    teaches="seed 004: evidence by reference, each claim classed and dated", order=80,
+    flags={"--wire": "1.0"},
+    own_apps={TOOLS_URL: orders_tool.app})  # the stale claim is refreshed from our own tool
 
 
 def from_triage(now: float) -> tuple[Claim, ...]:
@@ -44,7 +58,7 @@ def grant(claims: tuple[Claim, ...]) -> dict[str, Any]:
         hops=("triage-agent", "support-agent"), evidence=claims))
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     card = open_lesson(agent, card_urls, "Evidence by reference: each claim classed and dated, "
                        "refreshed before anyone acts on it.",
                        lacks="metadata to carry evidence")

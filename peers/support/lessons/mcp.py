@@ -10,13 +10,18 @@ peers do: they belong to other teams. The output says so.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.schema import check
+from peers.support.lessons import Lesson
+from peers.support import orders_tool
 from peers.support.orders_tool import PROTOCOL_VERSION, TOOLS_URL
 from peers.support.output import Kind
 from transports import jsonrpc
 from transports.errors import PeerError, ProtocolViolation
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 ORDER = "ORD-3300"
 LOOKED_UP = {"type": "object", "required": ["order_id", "charged"],
@@ -25,7 +30,15 @@ LOOKED_UP = {"type": "object", "required": ["order_id", "charged"],
 HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": PROTOCOL_VERSION}
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="MCP vertical, A2A horizontal in one run: the support agent looks up the charge with its own "
+          "tool over MCP (no gate: we wired it in), then delegates the refund to billing over A2A "
+          "(gated: another team's)",
+    teaches="essay: MCP vertical, A2A horizontal", order=40,
+    own_apps={TOOLS_URL: orders_tool.app})
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """The tool call down, then the delegation across. `agent` is the story's SupportAgent."""
     say = agent.say
     say(f"[transport] {agent.transport.label}. MCP = vertical (agent -> tools);", Kind.BANNER)
@@ -49,7 +62,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     return outcomes
 
 
-def lookup_order(agent: Any, order_id: str) -> float:
+def lookup_order(agent: SupportAgent, order_id: str) -> float:
     """initialize, initialized, tools/list, tools/call: the charge of `order_id`."""
     agent.call(TOOLS_URL, "initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
                                          "clientInfo": {"name": "support-agent", "version": "1.0.0"}}, HEADERS)

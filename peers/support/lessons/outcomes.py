@@ -13,14 +13,18 @@ order book (peers/billing.py ORDER_BOOK), as the essay's run does not.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import look_up, open_lesson, turn_failed
 from peers.support.outcomes import Variant, legend
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 REFUNDS = [
     ("ORD-3300, for the $180.00 it was charged", "ORD-3300", 180.0),
@@ -30,7 +34,15 @@ REFUNDS = [
 ]
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="every way a delegation can end, each a named variant with its handling: completed, failed, "
+          "rejected, approval required, canceled; then the legend",
+    teaches="seed 004: terminal states enumerated and structured (seed 000: explicit success and failure "
+            "variants)", order=90, flags={"--wire": "1.0"},
+    peers={"billing-agent": {"check_orders": True}})  # an unknown order, an over-refund
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """Four refunds, four endings, then a withdrawal and the legend."""
     card = open_lesson(agent, card_urls, "Every ending is a named variant: four refunds, "
                        "handed to billing.")

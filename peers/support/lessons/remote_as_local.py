@@ -13,15 +13,25 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Callable, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Task, TaskState
-from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, data_of
+from peers.support.lessons import Lesson
+from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage, data_of
 from peers.support.lessons.turns import open_lesson
 from peers.support.orders_tool import ORDERS
 from peers.support.output import Kind
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
 TICKET = {"ticket": "Order ORD-3300 arrived broken. I'd like my money back, please."}
+
+
+LESSON = Lesson(
+    about="a two-stage pipeline calls run() on our own triage, then on billing across the transport: the "
+          "same call, and the pipeline cannot tell",
+    teaches="seed 000: a remote agent, called as a local one", order=170)
 
 
 def triage(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[TaskState, str, dict[str, Any] | None]:
@@ -33,7 +43,7 @@ def triage(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[TaskState
     return TaskState.COMPLETED, f"a full refund of {order}", {"order_id": order, "amount": ORDERS[order]}
 
 
-def pipeline(stages: list[Any], payload: dict[str, Any], say: Any) -> Task | None:
+def pipeline(stages: list[Stage], payload: dict[str, Any], say: Callable[..., None]) -> Task | None:
     """Each stage's run(), its data the next one's input: the orchestration, all of it."""
     task = None
     for number, stage in enumerate(stages, 1):
@@ -46,12 +56,13 @@ def pipeline(stages: list[Any], payload: dict[str, Any], say: Any) -> Task | Non
     return task
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     card = open_lesson(agent, card_urls, "Remote as local: one pipeline, two stages, one of "
                        "them across the transport.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    stages = [LocalAgent("triage", triage), RemoteAgent(agent, card, "process_refund")]
+    billing = RemoteAgent(agent.gate_then_delegate, card, "process_refund")
+    stages: list[Stage] = [LocalAgent("triage", triage), billing]
     agent.say()
     try:
         task = pipeline(stages, TICKET, agent.say)
@@ -64,4 +75,4 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     if task is None or task.state is not TaskState.COMPLETED:
         why = task.status_message if task is not None else "no stages"
         return [agent.failed("the pipeline", None, f"it stopped: {why}")]
-    return [stages[-1].outcome]
+    return [billing.outcome] if billing.outcome is not None else []

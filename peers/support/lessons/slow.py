@@ -14,9 +14,10 @@ the task it already made, never with a second refund.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Task
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, look_up, open_lesson
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
@@ -24,11 +25,22 @@ from peers.support.replies import read
 from transports.errors import PeerError
 from transports.printer import escape
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
 PAUSES = (1.5, 1.5, 2.0, 4.0)  # seconds between looks: bounded, growing
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="billing takes longer than the support agent waits: the timeout does not mean it stopped, so the "
+          "support agent finds the task (ListTasks, GetTask) before any retry",
+    teaches="seed 004: whether retrying is safe, after a timeout", order=100,
+    flags={"--wire": "1.0", "--timeout": 0.25},  # we wait a quarter of a second ...
+    peers={"billing-agent": {"slow": 1.0}})  # ... for a refund that takes a second
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """Delegate a refund that outlasts our deadline; find the task before any retry."""
     card = open_lesson(agent, card_urls, "A slow peer: our deadline passes; the task goes on.",
                        lacks="contextId, nor a GetTask to find a task by")
@@ -64,7 +76,7 @@ def run(agent: Any, card_urls: list[str]) -> list[Any]:
     return [outcome._replace(task=task, error=None, failure=None)]  # still working: the variant says so
 
 
-def _find(agent: Any, card: AgentCard) -> Task | None:
+def _find(agent: SupportAgent, card: AgentCard) -> Task | None:
     """The task the lost answer would have named: ListTasks by our contextId where the
     wire has it (1.0); else the same message again, which names its task (0.3). A task
     in another context is not ours to find."""

@@ -16,32 +16,43 @@ The allowlist pins billing's key, as in --scenario signed-card.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
+from peers.support.lessons import Lesson
 from peers.support.lessons.signed_card import REFUND, open_pinned
 from peers.support.output import Kind
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
+# Where the rogue serves each copy (trick 7), what the copy is, and why the rule that refuses it exists.
 CASES = (
-    ("https://billing-acme.example", "(a) a copy of billing's card that sends frames to its copier",
+    ("https://billing-acme.example", "redirected", "(a) a copy of billing's card that sends frames to its copier",
      "why the rule exists: names are free to copy, so the allowlist pins where frames go"),
-    ("https://billing.acme-payments.example", "(b) a copy that keeps billing's endpoint, altered, served elsewhere",
+    ("https://billing.acme-payments.example", "altered", "(b) a copy that keeps billing's endpoint, altered, served elsewhere",
      "why the rule exists: only billing's own host speaks for billing; anyone can serve words in its "
      "name from anywhere else"),
-    ("https://acme-billing.example", "(c) billing's own signed card, replayed byte for byte from another host",
+    ("https://acme-billing.example", "replayed", "(c) billing's own signed card, replayed byte for byte from another host",
      "why the rule exists: a signature proves who wrote a card, not who serves it or when: a replayed "
      "card may be one billing has since replaced"),
 )
+LESSON = Lesson(
+    about="billing's card copied to look-alike hosts: sending frames elsewhere, altered but naming "
+          "billing's endpoint, and billing's own signed card replayed; each refused, saying why",
+    teaches="essay: Discovery is not trust (a card is a public document: anyone can serve a copy)", order=20,
+    flags={"--wire": "1.0"},
+    peers={"billing-agent": {"sign_card": True, "copied_to": {host: kind for host, kind, _, _ in CASES}}})
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """Each copy, discovered and gated; none gets a frame."""
     card = open_pinned(agent, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     outcomes = []
-    for host, about, why in CASES:
+    for host, _, about, why in CASES:
         agent.say()
         agent.say(f"[support] {about}, found at {host}:")
         found = agent.find(card_url(host))

@@ -12,17 +12,29 @@ bounce.py call `run` and nothing else.
 from __future__ import annotations
 
 from itertools import count
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from peers.a2a.model import AgentCard, Artifact, Part, Task, TaskState
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome
 
 
 class NotDelegated(Exception):
     """A remote stage made no task; `outcome` (the support agent's) says why."""
 
-    def __init__(self, outcome: Any) -> None:
+    def __init__(self, outcome: Outcome) -> None:
         super().__init__(outcome.error or "the trust gate refused it; nothing was sent")
         self.outcome = outcome
+
+
+class Stage(Protocol):
+    """What an orchestration calls, wherever the agent runs: its name, where it runs, and run()."""
+
+    name: str
+    where: str
+
+    def run(self, payload: dict[str, Any], **metadata: Any) -> Task: ...
 
 
 # What a local agent's work returns: how its task ends, its words, and its data.
@@ -50,17 +62,18 @@ class LocalAgent:
 
 
 class RemoteAgent:
-    """A peer behind the transport, with the same `run`: the trust gate first, then one
-    delegation; the task the peer answers."""
+    """A peer behind the transport, with the same `run`: `delegate` (the support agent's
+    gate_then_delegate: the trust gate first, then one delegation) on its card and skill;
+    the task the peer answers."""
 
     where = "remote: its frames are printed"
 
-    def __init__(self, agent: Any, card: AgentCard, skill: str) -> None:
-        self.agent, self.card, self.skill, self.name = agent, card, skill, card.name
-        self.outcome: Any = None  # the support agent's outcome of the last run
+    def __init__(self, delegate: Callable[..., Outcome], card: AgentCard, skill: str) -> None:
+        self.delegate, self.card, self.skill, self.name = delegate, card, skill, card.name
+        self.outcome: Outcome | None = None  # the support agent's outcome of the last run
 
     def run(self, payload: dict[str, Any], **metadata: Any) -> Task:
-        self.outcome = self.agent.gate_then_delegate(self.card, self.skill, payload, **metadata)
+        self.outcome = self.delegate(self.card, self.skill, payload, **metadata)
         if self.outcome.task is None:
             raise NotDelegated(self.outcome)
         return self.outcome.task

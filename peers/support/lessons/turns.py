@@ -1,20 +1,26 @@
 """What the lessons share: opening a lesson, saying when the essay's wire cannot carry it,
 one more turn with a peer the trust gate already let through (send a message, read the
 task it answers, report it as the story reports every task), and reading tasks back
-(GetTask, CancelTask, ListTasks) in the wire the peer's card speaks."""
+(GetTask, CancelTask, ListTasks) in the wire the peer's card speaks. Each takes the
+story's SupportAgent where it sends through it, and only values where it does not."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Task
-from peers.a2a.wire_format import method_for
+from peers.a2a.wire_format import WireFormat, method_for
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent, Verdict
+    Turn = tuple[Verdict | None, AgentCard]  # the trust gate's verdict on a card, and the card
 
-def open_lesson(agent: Any, card_urls: list[str], about: str, lacks: str | None = None) -> Any:
+
+def open_lesson(agent: SupportAgent, card_urls: list[str], about: str,
+                lacks: str | None = None) -> AgentCard | list[Outcome]:
     """A lesson's first lines: what it shows, then billing's card (first in the registry).
     Instead of the card, the outcomes the lesson ends with: [why the card could not be
     had], or, if it speaks the essay's wire and that `lacks` what the lesson needs, []."""
@@ -23,20 +29,21 @@ def open_lesson(agent: Any, card_urls: list[str], about: str, lacks: str | None 
     card = agent.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]
-    return [] if lacks is not None and essay_cannot(agent, card, lacks) else card
+    if lacks is not None and essay_cannot(agent.format_of[card.url], lacks, agent.say):
+        return []
+    return card
 
 
-def essay_cannot(agent: Any, card: AgentCard, lacks: str) -> bool:
-    """Whether the card speaks the essay's wire, which lacks what the lesson needs (a
+def essay_cannot(spoken: WireFormat, lacks: str, say: Callable[..., None]) -> bool:
+    """Whether the wire a card speaks is the essay's, which lacks what the lesson needs (a
     taskId, a contextId, metadata): then say so, and how to run it."""
-    if agent.format_of[card.url].TURNS:
+    if spoken.TURNS:
         return False
-    agent.say(f"[support] the essay's tasks/send has no {lacks}: run with --wire 1.0 or --wire 0.3",
-              Kind.WARNING)
+    say(f"[support] the essay's tasks/send has no {lacks}: run with --wire 1.0 or --wire 0.3", Kind.WARNING)
     return True
 
 
-def send_turn(agent: Any, turn: tuple[Any, AgentCard], message: Message, scope: str | None = None) -> Task:
+def send_turn(agent: SupportAgent, turn: Turn, message: Message, scope: str | None = None) -> Task:
     """Send `message` to the card's endpoint in the wire its card speaks, with the token our
     store holds for it (for `scope`, if a step-up is asked for); `turn` is the gate's
     verdict and the card. Raises PeerError, as the story's own delegate does."""
@@ -48,7 +55,7 @@ def send_turn(agent: Any, turn: tuple[Any, AgentCard], message: Message, scope: 
     return task
 
 
-def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message,
+def attempt(agent: SupportAgent, turn: Turn, message: Message,
             scope: str | None = None) -> Task | RemoteError:
     """One turn: the task the peer answers, or its refusal (a JSON-RPC error) as a value."""
     try:
@@ -57,14 +64,14 @@ def attempt(agent: Any, turn: tuple[Any, AgentCard], message: Message,
         return refused
 
 
-def said(agent: Any, answer: Task | RemoteError, after: str = "the task is still paused") -> None:
+def said(say: Callable[..., None], answer: Task | RemoteError, after: str = "the task is still paused") -> None:
     """A refusal, said as one (a task needs no words here: send_turn reported it)."""
     if isinstance(answer, RemoteError):
-        agent.say(f"[support] billing refused it ({escape(str(answer))})" + (f"; {after}" if after else ""),
+        say(f"[support] billing refused it ({escape(str(answer))})" + (f"; {after}" if after else ""),
                   Kind.REFUSED)
 
 
-def turn_failed(agent: Any, card: AgentCard, outcome: Any, failure: PeerError) -> Any:
+def turn_failed(agent: SupportAgent, card: AgentCard, outcome: Outcome, failure: PeerError) -> Outcome:
     """A later turn broke the exchange (not a refusal): said as an error, and the outcome
     keeps the task it already has, so its variant is still what that task is."""
     error = agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; {failure.retry_advice()}",
@@ -72,7 +79,7 @@ def turn_failed(agent: Any, card: AgentCard, outcome: Any, failure: PeerError) -
     return outcome._replace(error=error, failure=failure)
 
 
-def ask(agent: Any, card: AgentCard, operation: str, params: dict[str, Any]) -> Any:
+def ask(agent: SupportAgent, card: AgentCard, operation: str, params: dict[str, Any]) -> Any:
     """GetTask, CancelTask or ListTasks ("get", "cancel", "list") in the wire the card
     speaks: the JSON-RPC result. Raises PeerError, and StopIteration if the wire lacks it."""
     spoken = agent.format_of[card.url]
@@ -82,7 +89,7 @@ def ask(agent: Any, card: AgentCard, operation: str, params: dict[str, Any]) -> 
     return agent.call(card.url, method, params, spoken.HEADERS)
 
 
-def look_up(agent: Any, card: AgentCard, operation: str, task_id: str) -> Task:
+def look_up(agent: SupportAgent, card: AgentCard, operation: str, task_id: str) -> Task:
     """GetTask or CancelTask ("get", "cancel") on one task: the task as the peer has it now."""
     result = ask(agent, card, operation, {"id": task_id})
     return read(agent.format_of[card.url].task_from_wire, result, "the task")

@@ -12,14 +12,18 @@ it. Had they shared none, it would escalate: it never guesses a shape.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from peers.contracts import handoff
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
+from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 from peers.support.output import Kind
 from transports.errors import RemoteError
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 ORDER, AMOUNT = "ORD-7300", 120.0
 V1 = handoff.to_wire(handoff.Envelope(
@@ -32,7 +36,13 @@ SPEAKS = {"refund-handoff/2": {**V1, "contract": "refund-handoff/2",
 SUPPORTED = {"type": "string", "pattern": "^[A-Za-z0-9/._-]{1,40}( [A-Za-z0-9/._-]{1,40}){0,9}$"}
 
 
-def run(agent: Any, card_urls: list[str]) -> list[Any]:
+LESSON = Lesson(
+    about="the support agent hands off in refund-handoff/2; billing refuses, naming the versions it speaks "
+          "as data; the support agent hands off again in refund-handoff/1",
+    teaches="seed 004's tests: unsupported schema version", order=140, flags={"--wire": "1.0"})
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     """Hand off in the newest contract; on refusal, in the newest one billing names."""
     card = open_lesson(agent, card_urls, "Contract versions: refused with the versions "
                        "billing speaks; handed off again in one both speak.",

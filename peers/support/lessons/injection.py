@@ -1,0 +1,42 @@
+"""--scenario injection: the rogue's card tells the model to delegate to it; a gullible
+model obeys; the trust gate refuses anyway, and nothing reaches the rogue.
+
+Essay: Discovery is not trust ("The deep treatment (injection via a delegated result,
+the lethal trifecta) is Part 16"). This is a --request run (peers/support/planner.py):
+a model reads the customer's words and the peers' cards, and chooses the peer, skill and
+input. Here the rogue's card description carries an instruction to any AI reading it
+(the rogue's trick 6), and the offline stand-in is a gullible one that obeys any
+"delegate to NAME" it finds (peers/support/generate.py). The model chooses the rogue;
+the trust gate, in code, refuses it, so no frame is sent to it. Card text reaches the
+model only inside fenced UNTRUSTED DATA blocks; a real model may or may not be fooled
+(--generate, --llm-url), and the gate decides either way.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from peers.support import planner
+from peers.support.generate import Generate, gullible
+from peers.support.lessons import Lesson
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
+REQUEST = "Please refund $180 on order ORD-3300"
+
+LESSON = Lesson(
+    about="the rogue's card tells the model to delegate to it; a gullible model obeys; the trust gate "
+          "refuses anyway, and nothing reaches the rogue",
+    teaches="essay: Discovery is not trust (injection, whose deep treatment is Part 16)", order=30,
+    flags={"--request": REQUEST},
+    reads={"--request": f"the customer's words the model reads (default: {REQUEST!r})",
+           "--show-prompts": "print every prompt and answer, exactly as the model saw them",
+           "--verbose": "also the plugged-in model's own traceback, if it fails"},
+    peers={"refund-bot-9000": {"injected_card": True}},  # trick 6: an instruction in its card
+    model=gullible)  # the offline stand-in, unless --generate or --llm-url plugs in a model
+
+
+def run(agent: SupportAgent, card_urls: list[str], *, request: str, generate: Generate,
+        show_prompts: bool = False, verbose: bool = False) -> list[Outcome] | None:
+    """The model chooses, fooled or not; the trust gate decides."""
+    return planner.run_request(agent, card_urls, request, generate, show_prompts=show_prompts, verbose=verbose)
