@@ -19,7 +19,6 @@ them: this file imports none but the demo network that plays them. The protocol 
 share is in peers/a2a/; our own side, peers/support/.
 """
 
-import os
 import sys
 
 if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, not a traceback
@@ -31,23 +30,20 @@ from typing import Any, Callable, NamedTuple
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
-from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
-                                  load_registry, same_endpoint, token_for, trust_hint, unproven_card)
+from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
 from peers.support.cards import FetchedCard, refusal
-from peers.support.legacy_cards import LegacyCardPrinter
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.polling import settle
 from peers.support.webhook import webhook_for
-from peers.support.output import Console, Kind
+from peers.support.output import Kind
 from peers.support.replies import check_card, read, read_card, read_json
 from peers.support.streams import follow
 from transports import jsonrpc, sse
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError
 from transports.inprocess import InProcessTransport
-from transports.printer import FramePrinter, StopRun, escape
+from transports.printer import escape
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
 PAYLOAD = {"order_id": "ORD-3300", "amount": 180.0}
@@ -294,76 +290,22 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     return outcomes
 
 
-# -- the command line: the transport, the demo peers behind it, and the story ---------------
+# -- the command line: the demo peers, the transport, the printer, and the story -----------
 
 def main(argv: list[str] | None = None) -> int:
+    """FramePrinter(InProcessTransport(the demo peers)), the support agent speaking through
+    it, and the story told; flags, files, lessons and learner tools are peers/support/session.py's."""
     from peers import demo  # the other teams' peers, played in this process for the demo
-    from peers.support import flags, scenarios
-    options = flags.parse(sys.argv[1:] if argv is None else argv, servable=tuple(demo.SERVABLE))
-    console = Console(colour=False if options.no_color else None, quiet=options.quiet)
-    for warning in flags.ignored(options) if options.command == "run" else ():
-        console.say(warning, Kind.WARNING)
-    if options.command == "run" and options.list_scenarios:
-        console.say(scenarios.listing())
-        return 0
-    if options.command == "serve":  # one peer as a standalone A2A server
-        return demo.serve(options, wire_format.by_name(options.wire), say=console.say,
-                          fail=lambda line: console.say(line, Kind.ERROR))
-    try:
-        if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)
-            from peers.support import trace
-            return trace.replay(trace.load(options.replay), console.say, options)
-        card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json")) \
-            + flags.peer_card_urls(options)  # --peer: agents added to this run
-        allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
-        credentials = load_credentials(options)
-        generate = scenarios.generator(options)  # --request: the model that chooses
-        # The demo peers serve the card of --wire (the essay's by default); a token is made
-        # for billing and handed to the support agent's store, as a platform would provision it.
-        network = demo.network(wire_format.by_name(options.wire or wire_format.DEFAULT), scenarios.settings(options))
-    except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
-        console.say(str(exc), Kind.ERROR)
-        return 2
-    apps = {**network.apps, **scenarios.own_apps(options)}  # + the support agent's own tool, if any
-    transport: Transport = InProcessTransport(apps, timeout=options.timeout)
-    served = http = tools = None
-    if options.transport == "http":  # the same apps, served on 127.0.0.1
-        from transports.network import HttpTransport
-        served = demo.Served(apps)
-        transport = http = HttpTransport(resolve=served.resolve, timeout=options.timeout or flags.HTTP_TIMEOUT)
-    printer = FramePrinter(transport, console.frame, verbose=options.verbose) if not options.legacy_card_path else \
-        LegacyCardPrinter(transport, console.frame, verbose=options.verbose,  # + 0.2's card path
-                          warn=lambda line: console.say(line, Kind.WARNING))
-    if options.step or options.debugger or options.trace or options.diagram:
-        from peers.support.tools import LearnerTools  # they hook the printer and the console
-        tools = LearnerTools(options, printer, console, card_urls)
-    agent = SupportAgent(printer, allowlist, {**network.credentials, **credentials}, console.say,
-                         allow_untrusted=tuple(options.allow_untrusted), wire_name=options.wire,
-                         stream=options.stream, no_wait="push" if options.push else "poll" * options.no_wait,
-                         patience=options.timeout or flags.HTTP_TIMEOUT)
-    try:
-        if options.request is None and options.scenario is None:
-            outcomes = run(agent, card_urls)
-        else:  # a lesson of its own, or a model (or its offline stand-in) chooses: the gate decides
-            outcomes = scenarios.run(options, agent, card_urls, generate)
-            if outcomes is None:
-                return 1
-    except StopRun:
-        console.say("[step] stopped before that frame left; nothing more was sent.")
-        return 0
-    finally:  # however the run ended: write what was recorded, stop what was served
-        problem = tools.finish() if tools else None
-        if problem:
-            console.say(problem, Kind.ERROR)
-        if http:
-            http.close()
-            served.stop()
-    for card_url in flags.peer_card_urls(options):  # --peer: what trusting it would take
-        console.say(trust_hint(next((found.card for found in agent.fetched.values()
-                                     if found.fetched_from == card_url), None), allowlist))
-    if problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable
-        return 2
-    return 1 if any(o.error for o in outcomes) else 0
+    from peers.support.session import Session
+    session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry)
+    if isinstance(session, int):  # serve, --list-scenarios, --replay, or a mistake said: done
+        return session
+    transport = InProcessTransport(session.apps, timeout=session.options.timeout)  # Part 12's shim
+    with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1
+        printer = session.printer_of(transport)  # a FramePrinter: every frame that crosses is shown
+        agent = SupportAgent(printer, session.allowlist, session.credentials, session.console.say,
+                             **session.agent_options())
+        return session.tell(agent, printer, story=run)
 
 
 if __name__ == "__main__":
@@ -371,6 +313,6 @@ if __name__ == "__main__":
         sys.exit(main())
     except KeyboardInterrupt:
         sys.exit(130)
-    except BrokenPipeError:  # `python a2a_delegation.py | head` stopped reading: stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail
-        sys.exit(141)
+    except BrokenPipeError:  # `python a2a_delegation.py | head` stopped reading
+        from peers.support.session import exit_quietly_on_broken_pipe
+        sys.exit(exit_quietly_on_broken_pipe())

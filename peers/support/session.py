@@ -1,0 +1,155 @@
+"""One run of the command line: everything main() hands over, from the flags to the exit status.
+
+main() (a2a_delegation.py) shows the one shape of every run: the peers behind
+FramePrinter(InProcessTransport(...)), and the support agent speaking through it. The
+rest is here, in the order a run needs it: the flags (flags.py) and the data files
+(config.py) are read, the demo network main() hands in is built (peers/demo.py plays the
+other teams' peers; our side never imports them), the apps are served on 127.0.0.1 for
+--transport http, the lesson or model the run asks for is told (scenarios.py) with the
+learner tools around it (tools.py), and the outcomes become the exit status. A run that
+is over before any peer is needed (--list-scenarios, serve, --replay, a mistake in a
+flag or a file) ends in `begin`, as its exit status.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
+
+from peers.a2a import wire_format
+from peers.support import flags, scenarios
+from peers.support.config import ConfigError, load_allowlist, load_credentials, trust_hint
+from peers.support.output import Console, Kind
+from transports.base import Transport
+from transports.printer import FramePrinter, StopRun
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
+HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # beside the story
+
+
+class DemoNetwork(Protocol):
+    """What main() hands in of peers/demo.py: the peers this process plays for the demo."""
+
+    SERVABLE: dict[str, Any]
+
+    def network(self, card_format: Any, settings: dict[str, dict[str, Any]]) -> Any: ...
+
+    def serve(self, options: Any, card_format: Any, *, say: Callable[..., None],
+              fail: Callable[[str], None]) -> int: ...
+
+    def Served(self, apps: dict[str, Any]) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
+
+
+class Session:
+    """One run, set up (`begin`), then told (`tell`)."""
+
+    def __init__(self, options: Any, console: Console, demo: DemoNetwork, card_urls: list[str],
+                 allowlist: list[Any], credentials: dict[str, str], apps: dict[str, Any], generate: Any) -> None:
+        self.options, self.console, self.demo = options, console, demo
+        self.card_urls, self.allowlist, self.credentials = card_urls, allowlist, credentials
+        self.apps, self.generate = apps, generate  # base URL -> app: the demo's, and our own tools
+
+    @classmethod
+    def begin(cls, argv: list[str], demo: DemoNetwork,
+              read_registry: Callable[[str], list[str]]) -> Session | int:
+        """The run the command line asks for, with its files read and its peers built; or,
+        for a run that is over already, its exit status."""
+        options = flags.parse(argv, servable=tuple(demo.SERVABLE))
+        console = Console(colour=False if options.no_color else None, quiet=options.quiet)
+        if options.command == "serve":  # one peer as a standalone A2A server
+            return demo.serve(options, wire_format.by_name(options.wire), say=console.say,
+                              fail=lambda line: console.say(line, Kind.ERROR))
+        for warning in flags.ignored(options):
+            console.say(warning, Kind.WARNING)
+        if options.list_scenarios:
+            console.say(scenarios.listing())
+            return 0
+        try:
+            if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)
+                from peers.support import trace
+                return trace.replay(trace.load(options.replay), console.say, options)
+            card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json")) \
+                + flags.peer_card_urls(options)  # --peer: agents added to this run
+            allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
+            credentials = load_credentials(options)
+            generate = scenarios.generator(options)  # --request: the model that chooses
+            # The demo peers serve the card of --wire, with what the lesson asks of them; a
+            # token made for billing goes to our credential store, as a platform provisions one.
+            network = demo.network(wire_format.by_name(options.wire or wire_format.DEFAULT),
+                                   scenarios.settings(options))
+        except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
+            console.say(str(exc), Kind.ERROR)
+            return 2
+        return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **credentials},
+                   {**network.apps, **scenarios.own_apps(options)}, generate)
+
+    @contextlib.contextmanager
+    def over_http(self, transport: Transport) -> Iterator[Transport]:
+        """`transport` as it is; with --transport http, the same apps served on 127.0.0.1
+        and reached over real HTTP instead, until the run ends."""
+        if self.options.transport != "http":
+            yield transport
+            return
+        from transports.network import HttpTransport
+        served = self.demo.Served(self.apps)
+        http = HttpTransport(resolve=served.resolve, timeout=self.options.timeout or flags.HTTP_TIMEOUT)
+        try:
+            yield http
+        finally:
+            http.close()
+            served.stop()
+
+    def printer_of(self, transport: Transport) -> FramePrinter:
+        """The frame printer over `transport`: every frame that crosses it is shown (with
+        --legacy-card-path, one that also asks at A2A 0.2's card path)."""
+        if not self.options.legacy_card_path:
+            return FramePrinter(transport, self.console.frame, verbose=self.options.verbose)
+        from peers.support.legacy_cards import LegacyCardPrinter
+        return LegacyCardPrinter(transport, self.console.frame, verbose=self.options.verbose,
+                                 warn=lambda line: self.console.say(line, Kind.WARNING))
+
+    def agent_options(self) -> dict[str, Any]:
+        """How the support agent follows and trusts, as the flags say."""
+        options = self.options
+        return {"allow_untrusted": tuple(options.allow_untrusted), "wire_name": options.wire,
+                "stream": options.stream, "no_wait": "push" if options.push else "poll" * options.no_wait,
+                "patience": options.timeout or flags.HTTP_TIMEOUT}
+
+    def tell(self, agent: SupportAgent, printer: FramePrinter,
+             story: Callable[[SupportAgent, list[str]], list[Outcome]]) -> int:
+        """The story (the essay's run), or the lesson or model asked for, with the learner
+        tools around it; then what trusting a --peer would take. Returns the exit status:
+        0 every peer handled, 1 a delegation failed, 2 a peer unreachable or a file unwritten."""
+        options, console, tools = self.options, self.console, None
+        if options.step or options.debugger or options.trace or options.diagram:
+            from peers.support.tools import LearnerTools  # they hook the printer and the console
+            tools = LearnerTools(options, printer, console, self.card_urls)
+        try:
+            if options.request is None and options.scenario is None:
+                outcomes = story(agent, self.card_urls)
+            else:  # a lesson of its own, or a model (or its offline stand-in) chooses: the gate decides
+                outcomes = scenarios.run(options, agent, self.card_urls, self.generate)
+                if outcomes is None:
+                    return 1
+        except StopRun:
+            console.say("[step] stopped before that frame left; nothing more was sent.")
+            return 0
+        finally:  # however the run ended: write what was recorded
+            problem = tools.finish() if tools else None
+            if problem:
+                console.say(problem, Kind.ERROR)
+        for card_url in flags.peer_card_urls(options):  # --peer: what trusting it would take
+            found = next((fetched.card for fetched in agent.fetched.values() if fetched.fetched_from == card_url), None)
+            console.say(trust_hint(found, self.allowlist))
+        if problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable
+            return 2
+        return 1 if any(o.error for o in outcomes) else 0
+
+
+def exit_quietly_on_broken_pipe() -> int:
+    """`python a2a_delegation.py | head` stopped reading: stop quietly (141, as a shell says)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail
+    return 141
