@@ -203,9 +203,8 @@ def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_o
 
 def test_our_webhook_takes_only_pushes_with_its_token():
     from transports.network import HttpTransport
-    from peers.support.webhook import Receiver
-    receiver = Receiver()
-    try:
+    from peers.support.webhook import listening
+    with listening(True) as receiver:
         http = HttpTransport(timeout=2)
         assert http.post(receiver.url, b'{"task": {}}', {"Content-Type": "application/json"}).status == 403
         assert http.post(receiver.url, b'{"task": {}}', {"Content-Type": "application/json",
@@ -213,24 +212,27 @@ def test_our_webhook_takes_only_pushes_with_its_token():
         assert http.post(receiver.url, b"{}", {"Content-Type": "application/json",
                                                "X-A2A-Notification-Token": receiver.token}).status == 200
         http.close()
-        assert receiver.forged == 2 and receiver.next_push(1) == b"{}" and receiver.next_push(0.1) is None
-    finally:
-        receiver.close()
+        push = receiver.next_push(1)
+        assert receiver.forged == 2 and push.body == b"{}" and push.url == receiver.url
+        assert push.headers["X-A2A-Notification-Token"] == receiver.token and receiver.next_push(0.1) is None
 
 
-def test_our_webhook_closes_itself_if_nobody_waits_on_it_and_a_dripping_push_gives_up():
+def test_our_webhook_is_closed_when_the_delegation_ends_however_it_ends_and_a_dripping_push_gives_up():
     import socket
     from transports.errors import TransportError
     from transports.network import HttpTransport
-    from peers.support.webhook import Receiver
-    receiver = Receiver(lifetime=0.3)
-    port = int(receiver.url.split(":")[2].split("/")[0])
-    drip = socket.create_connection(("127.0.0.1", port), timeout=5)
-    drip.sendall(b"POST /a2a-push HTTP/1.1\r\nContent-Length: 10\r\n")  # and never the rest
-    started = time.monotonic()
-    assert drip.recv(100) == b"" and time.monotonic() - started < 4, "the handler gave up on it"
-    drip.close()
-    time.sleep(0.5)
-    with pytest.raises(TransportError):  # its lifetime passed: nothing listens any more
+    from peers.support.webhook import listening
+    with pytest.raises(RuntimeError, match="the delegation failed"):
+        with listening(True) as receiver:
+            port = int(receiver.url.split(":")[2].split("/")[0])
+            drip = socket.create_connection(("127.0.0.1", port), timeout=5)
+            drip.sendall(b"POST /a2a-push HTTP/1.1\r\nContent-Length: 10\r\n")  # and never the rest
+            started = time.monotonic()
+            assert drip.recv(100) == b"" and time.monotonic() - started < 4, "the handler gave up on it"
+            drip.close()
+            raise RuntimeError("the delegation failed")
+    with pytest.raises(TransportError):  # the block ended: nothing listens any more
         HttpTransport(timeout=1).post(receiver.url, b"{}", {"Content-Type": "application/json"})
     receiver.close()  # closing again is harmless
+    with listening(False) as none:
+        assert none is None, "no --push, or a card without push notifications: no webhook"

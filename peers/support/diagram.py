@@ -78,7 +78,8 @@ def task_states(body: Any) -> tuple[str, list[str], bool]:
     result = body.get("result") if isinstance(body, dict) else None
     if not isinstance(result, dict):
         return "", [], False
-    wrapped = next((result[key] for key in ("task", "statusUpdate") if isinstance(result.get(key), dict)), None)
+    wrapped = next((result[key] for key in ("task", "statusUpdate", "artifactUpdate")
+                    if isinstance(result.get(key), dict)), None)
     task = wrapped if wrapped is not None else result  # a stream's status event names its task too
     status = task.get("status")
     if isinstance(result.get("lifecycle"), list):
@@ -106,6 +107,8 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
         return ("agent card", "reply") if status == 200 else (f"HTTP {short(status, 12)}", "fail")
     if status != 200:
         return f"HTTP {short(status, 12)}{rid}", "fail"
+    if record.get("method") == "push to our webhook" and body is not None:  # trace.PUSH: a StreamResponse,
+        body, rid = {"result": body}, " (pushed)"  # read as a stream's event is
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         return f"error {short(body['error'].get('code'), 12)}{rid}", "fail"
     task_id, states, _ = task_states(body)
