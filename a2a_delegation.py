@@ -32,7 +32,7 @@ from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import (AllowEntry, ConfigError, load_allowlist, load_credentials,
                                   load_registry, token_for, trust_hint, unproven_card)
 from peers.support.legacy_cards import LegacyCardPrinter
-from peers.support.follow import Delegation, Told, task_of, way_to_follow
+from peers.support.follow import Delegation, Told, followed, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Console, Kind
 from peers.support.replies import check_card, read_card, read_json
@@ -171,7 +171,7 @@ class SupportAgent:
         with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
             params = spoken.send_params(message, way.at_once, webhook and webhook.config)
             reply = self.call(card.url, way.method, params, spoken.HEADERS, stream=way.streamed)
-            return task_of(reply, Delegation(card, spoken, self.call, self.say, self.told), self.patience, webhook)
+            return followed(reply, Delegation(card, spoken, self.call, self.say, self.told), self.patience, webhook)
 
     def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str],
              scope: str | None = None, stream: bool = False) -> Any:

@@ -139,6 +139,18 @@ def test_push_with_trace_and_diagram_records_and_draws_each_push_as_a_frame_of_i
     assert again.returncode == 0 and (tmp_path / "again.html").read_text().count("(pushed)") >= 3
 
 
+@pytest.mark.parametrize("body, label", [
+    ({"artifactUpdate": {"taskId": "t-1", "artifact": {"artifactId": "a", "parts": []}}}, "t-1 artifact (pushed)"),
+    ({"kind": "artifact-update", "taskId": "t-1", "artifact": {"artifactId": "a", "parts": []}}, "t-1 artifact (pushed)"),
+    ({"statusUpdate": {"taskId": "t-1", "status": {"state": "TASK_STATE_FAILED"}}}, "t-1 failed (pushed)"),
+    ({"kind": "status-update", "taskId": "t-1", "status": {"state": "working"}}, "t-1 working (pushed)")])
+def test_a_pushed_update_of_either_wire_is_drawn_as_what_it_says_of_its_task(body, label):
+    from peers.support.diagram import frame_label
+    from peers.support.trace import PUSH
+    record = {"direction": "<--", "http_method": "POST", "http_status": 200, "method": PUSH}
+    assert frame_label(record, body)[0] == label
+
+
 def test_verbose_says_where_each_push_arrived_and_from_whom_with_its_token_masked():
     done = cli("--wire", "1.0", "--push", "--verbose")
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

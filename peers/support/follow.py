@@ -10,7 +10,7 @@ A peer may answer before its task ends: when asked to (returnImmediately, --no-w
 one of a StreamResponse's four kinds (peers/a2a/stream.py): the task as it now is, a
 status it entered, an artifact (or a chunk of one) it made, a message. `follow(updates,
 task, deadline)` folds them into the task until it ends or pauses, the updates stop, or
-the deadline passes; it does not know where they come from. `task_of` chooses the source,
+the deadline passes; it does not know where they come from. `followed` chooses the source,
 as the card and the flags did when the message was sent:
 - `streamed`: the events of a stream, read as they arrive (the printer shows each). A
   stream can break (the connection drops, a proxy times out, the peer restarts); the task
@@ -105,7 +105,7 @@ def folded(task: Task | None, update: Event) -> Task | None:
     return fold((task, update))
 
 
-def task_of(reply: Any, delegation: Delegation, seconds: float, webhook: Receiver | None = None) -> Task:
+def followed(reply: Any, delegation: Delegation, seconds: float, webhook: Receiver | None = None) -> Task:
     """The task a send's `reply` (a result, or a stream of them) starts, followed until it
     ends or pauses, or `seconds` pass: streamed, then told to our webhook or asked about."""
     deadline = time.monotonic() + seconds
