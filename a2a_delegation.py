@@ -167,11 +167,11 @@ class SupportAgent:
                                            (Part(data=payload, media_type="application/json"),),
                                            context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
-        way = way_to_follow(card, spoken, self.stream, self.no_wait)  # as the flags ask and the card allows
+        way = way_to_follow(card, spoken, self.stream, self.no_wait, self.patience)  # as flags ask, the card allows
         with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
             params = spoken.send_params(message, way.at_once, webhook and webhook.config)
             reply = self.call(card.url, way.method, params, spoken.HEADERS, stream=way.streamed)
-            return followed(reply, Delegation(card, spoken, self.call, self.say, self.told), self.patience, webhook)
+            return followed(reply, Delegation(card, spoken, self.call, self.say, self.told), way.until, webhook)
 
     def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str],
              scope: str | None = None, stream: bool = False) -> Any:

@@ -48,22 +48,27 @@ Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body,
 
 
 class Way(NamedTuple):
-    """How a delegated task is followed, as the flags ask and the peer's card allows."""
+    """How a delegated task is followed, as the flags ask and the peer's card allows, and
+    until when."""
 
     method: str  # the send: SEND_METHOD, or the wire's streaming send
     streamed: bool  # --stream, to a card that streams: the reply is the task's events
     at_once: bool  # --no-wait or --push: the reply is the task as it is (returnImmediately)
     pushed: bool  # --push, to a card that takes webhooks: ours is told of each change
+    until: float  # time.monotonic() when our patience runs out: counted from the send, for all of it
 
 
-def way_to_follow(card: AgentCard, spoken: WireFormat, stream: bool, no_wait: str) -> Way:
-    """--stream where the card streams; else --push ("push") where it takes webhooks, or
-    --no-wait ("poll"): the task asked about; else the reply is awaited as the task ends."""
+def way_to_follow(card: AgentCard, spoken: WireFormat, stream: bool, no_wait: str, patience: float) -> Way:
+    """With --stream, to a card that streams: the streaming send. Else the send, asking for
+    the task at once with --no-wait ("poll") or --push ("push"), and with --push, where the
+    card takes webhooks, naming ours; a card that takes none has its task asked about.
+    Called as the message is about to leave: `patience` seconds from then, we stop."""
+    until = time.monotonic() + patience
     streaming = method_for(spoken, "stream") if stream and card.streaming else None
     if streaming is not None:
-        return Way(streaming, True, False, False)
+        return Way(streaming, True, False, False, until)
     pushed = no_wait == "push" and card.push_notifications and method_for(spoken, "push-set") is not None
-    return Way(spoken.SEND_METHOD, False, bool(no_wait), pushed)
+    return Way(spoken.SEND_METHOD, False, bool(no_wait), pushed, until)
 
 
 class Delegation(NamedTuple):
@@ -105,17 +110,16 @@ def folded(task: Task | None, update: Event) -> Task | None:
     return fold((task, update))
 
 
-def followed(reply: Any, delegation: Delegation, seconds: float, webhook: Receiver | None = None) -> Task:
+def followed(reply: Any, delegation: Delegation, deadline: float, webhook: Receiver | None = None) -> Task:
     """The task a send's `reply` (a result, or a stream of them) starts, followed until it
-    ends or pauses, or `seconds` pass: streamed, then told to our webhook or asked about."""
-    deadline = time.monotonic() + seconds
+    ends or pauses, or `deadline` passes: streamed, then told to our webhook or asked about."""
     if isinstance(reply, Iterator):
         task = streamed(reply, delegation, deadline)
     else:
         task = read(delegation.spoken.task_from_result, reply, "the result")
     if ends(task.state):  # nearly always: the task came back finished, or paused
         return task
-    more = pushed(delegation, task, webhook, deadline) if webhook else polled(delegation, task, deadline)
+    more = polled(delegation, task, deadline) if webhook is None else pushed(delegation, task, webhook, deadline)
     return follow(more, task, deadline) or task
 
 
