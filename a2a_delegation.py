@@ -32,12 +32,11 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
 from peers.support.cards import FetchedCard, refusal
+from peers.support.follow import Delegation, Told, followed, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
-from peers.support.polling import settle
-from peers.support.webhook import webhook_for
 from peers.support.output import Kind
-from peers.support.replies import check_card, read, read_card, read_json
-from peers.support.streams import follow
+from peers.support.replies import check_card, read_card, read_json
+from peers.support.webhook import listening
 from transports import jsonrpc, sse
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError
@@ -101,7 +100,7 @@ class SupportAgent:
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None,
-                 stream: bool = False, no_wait: str = "", patience: float = 10.0) -> None:
+                 stream: bool = False, no_wait: str = "", patience: float = 10.0, told: Told | None = None) -> None:
         self.transport = transport  # 2. cards are fetched through it, 4. frames sent
         self.allowlist = allowlist  # 3. the trust gate reads it
         self.credentials = credentials  # 4. endpoint -> bearer token: our own store, never a card's
@@ -113,8 +112,9 @@ class SupportAgent:
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
-        # --stream (event by event), --no-wait ("poll"), --push ("push"): how a task is followed
-        self.stream, self.no_wait, self.patience = stream, no_wait, patience
+        # --stream (event by event), --no-wait ("poll"), --push ("push"): how a task is followed;
+        # `told`: shown each push to our webhook (main() hands it the printer's `received`)
+        self.stream, self.no_wait, self.patience, self.told = stream, no_wait, patience, told
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
     def discover(self, card_url: str) -> AgentCard:
@@ -162,18 +162,18 @@ class SupportAgent:
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
     def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any], context_id: str | None = None,
                  **metadata: Any) -> Task:
-        """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value.
-        `context_id`: the conversation it belongs to, if we keep one. Raises PeerError."""
+        """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value, followed to
+        its end (peers/support/follow.py). `context_id`: its conversation, if we keep one. Raises PeerError."""
         spoken = self.format_of[card.url]
         self.last_sent = message = Message(f"msg-{next(self.message_ids)}", "user",
                                            (Part(data=payload, media_type="application/json"),),
                                            context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
-        if self.stream and card.streaming and wire_format.method_for(spoken, "stream"):  # event by event
-            return follow(self, card, spoken, message)
-        params = spoken.send_params(message, bool(self.no_wait), webhook_for(self, card))  # --push: ours
-        result = self.call(card.url, spoken.SEND_METHOD, params, spoken.HEADERS)
-        return settle(self, card, read(spoken.task_from_result, result, "the result"), self.patience)
+        way = way_to_follow(card, spoken, self.stream, self.no_wait, self.patience)  # as flags ask, the card allows
+        with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
+            params = spoken.send_params(message, way.at_once, webhook and webhook.config)
+            reply = self.call(card.url, way.method, params, spoken.HEADERS, stream=way.streamed)
+            return followed(reply, Delegation(card, spoken, self.call, self.say, self.told), way.until, webhook)
 
     def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str],
              scope: str | None = None, stream: bool = False) -> Any:
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1
         printer = session.printer_of(transport)  # a FramePrinter: every frame that crosses is shown
         agent = SupportAgent(printer, session.allowlist, session.credentials, session.console.say,
-                             **session.agent_options())
+                             told=printer.received, **session.agent_options())  # pushes: frames too
         return session.tell(agent, printer, story=run)
 
 

@@ -116,6 +116,49 @@ def run_in_terminal(*args, env_extra=None, stderr_to=None):
     return b"".join(chunks).decode()
 
 
+@pytest.mark.parametrize("wire, drawing", [("1.0", "run.svg"), ("0.3", "run.mmd")])
+def test_push_with_trace_and_diagram_records_and_draws_each_push_as_a_frame_of_its_own(tmp_path, wire, drawing):
+    trace, picture = tmp_path / "run.jsonl", tmp_path / drawing
+    done = cli("--wire", wire, "--push", "--trace", str(trace), "--diagram", str(picture))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    pushes = [r for r in records if r["kind"] == "frame" and r["method"] == "push to our webhook"]
+    assert len(pushes) == 3 and {(r["direction"], r["peer"], r["wire"], r["http_status"]) for r in pushes} == {
+        ("<--", "billing-agent", wire, 200)}, "from the peer we gave our webhook to, in its wire"
+    assert all(r["url"].startswith("http://127.0.0.1:") and r["headers"]["X-A2A-Notification-Token"] == "****"
+               for r in pushes), "where each arrived, its token masked"
+    assert [r["body"] for r in pushes] == [line.split(") ", 1)[1] for line in done.stdout.splitlines()
+                                           if line.startswith("<-- (pushed to our webhook) ")]
+    if drawing.endswith(".svg"):
+        labels = [t.text for t in ET.parse(picture).getroot().iter(f"{SVG}text")]
+    else:
+        labels = picture.read_text().splitlines()
+    pushed = [label for label in labels if label.endswith("(pushed)")]
+    assert len(pushed) == 3 and pushed[-1].endswith("task-1 completed (pushed)"), pushed
+    again = cli("--replay", str(trace), "--diagram", str(tmp_path / "again.html"))
+    assert again.returncode == 0 and (tmp_path / "again.html").read_text().count("(pushed)") >= 3
+
+
+@pytest.mark.parametrize("body, label", [
+    ({"artifactUpdate": {"taskId": "t-1", "artifact": {"artifactId": "a", "parts": []}}}, "t-1 artifact (pushed)"),
+    ({"kind": "artifact-update", "taskId": "t-1", "artifact": {"artifactId": "a", "parts": []}}, "t-1 artifact (pushed)"),
+    ({"statusUpdate": {"taskId": "t-1", "status": {"state": "TASK_STATE_FAILED"}}}, "t-1 failed (pushed)"),
+    ({"kind": "status-update", "taskId": "t-1", "status": {"state": "working"}}, "t-1 working (pushed)")])
+def test_a_pushed_update_of_either_wire_is_drawn_as_what_it_says_of_its_task(body, label):
+    from peers.support.diagram import frame_label
+    from peers.support.trace import PUSH
+    record = {"direction": "<--", "http_method": "POST", "http_status": 200, "method": PUSH}
+    assert frame_label(record, body)[0] == label
+
+
+def test_verbose_says_where_each_push_arrived_and_from_whom_with_its_token_masked():
+    done = cli("--wire", "1.0", "--push", "--verbose")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    details = [line for line in done.stdout.splitlines() if line.startswith("    [<-- POST http://127.0.0.1:")]
+    assert len(details) == 3 and all(", from https://billing.acme.example/a2a] " in line
+                                     and "X-A2A-Notification-Token: ****" in line for line in details)
+
+
 def test_colour_on_a_terminal_and_none_with_no_color_or_a_pipe():
     coloured = run_in_terminal()
     assert "\x1b[36m-->" in coloured and "\x1b[31m[trust] 'refund-bot-9000'" in coloured

@@ -10,6 +10,8 @@ import pytest
 
 from peers import billing
 from peers.a2a import wire_v03, wire_v10
+from peers.a2a.model import Artifact, Message, Part, Task, TaskState
+from peers.a2a.stream import ArtifactUpdate, StatusUpdate
 from peers.app import PeerApp
 from transports.inprocess import InProcessTransport
 
@@ -203,9 +205,8 @@ def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_o
 
 def test_our_webhook_takes_only_pushes_with_its_token():
     from transports.network import HttpTransport
-    from peers.support.webhook import Receiver
-    receiver = Receiver()
-    try:
+    from peers.support.webhook import listening
+    with listening(True) as receiver:
         http = HttpTransport(timeout=2)
         assert http.post(receiver.url, b'{"task": {}}', {"Content-Type": "application/json"}).status == 403
         assert http.post(receiver.url, b'{"task": {}}', {"Content-Type": "application/json",
@@ -213,24 +214,121 @@ def test_our_webhook_takes_only_pushes_with_its_token():
         assert http.post(receiver.url, b"{}", {"Content-Type": "application/json",
                                                "X-A2A-Notification-Token": receiver.token}).status == 200
         http.close()
-        assert receiver.forged == 2 and receiver.next_push(1) == b"{}" and receiver.next_push(0.1) is None
-    finally:
-        receiver.close()
+        push = receiver.next_push(1)
+        assert receiver.forged == 2 and push.body == b"{}" and push.url == receiver.url
+        assert push.headers["X-A2A-Notification-Token"] == receiver.token and receiver.next_push(0.1) is None
 
 
-def test_our_webhook_closes_itself_if_nobody_waits_on_it_and_a_dripping_push_gives_up():
+def test_our_webhook_is_closed_when_the_delegation_ends_however_it_ends_and_a_dripping_push_gives_up():
     import socket
     from transports.errors import TransportError
     from transports.network import HttpTransport
-    from peers.support.webhook import Receiver
-    receiver = Receiver(lifetime=0.3)
-    port = int(receiver.url.split(":")[2].split("/")[0])
-    drip = socket.create_connection(("127.0.0.1", port), timeout=5)
-    drip.sendall(b"POST /a2a-push HTTP/1.1\r\nContent-Length: 10\r\n")  # and never the rest
-    started = time.monotonic()
-    assert drip.recv(100) == b"" and time.monotonic() - started < 4, "the handler gave up on it"
-    drip.close()
-    time.sleep(0.5)
-    with pytest.raises(TransportError):  # its lifetime passed: nothing listens any more
+    from peers.support.webhook import listening
+    with pytest.raises(RuntimeError, match="the delegation failed"):
+        with listening(True) as receiver:
+            port = int(receiver.url.split(":")[2].split("/")[0])
+            drip = socket.create_connection(("127.0.0.1", port), timeout=5)
+            drip.sendall(b"POST /a2a-push HTTP/1.1\r\nContent-Length: 10\r\n")  # and never the rest
+            started = time.monotonic()
+            assert drip.recv(100) == b"" and time.monotonic() - started < 4, "the handler gave up on it"
+            drip.close()
+            raise RuntimeError("the delegation failed")
+    with pytest.raises(TransportError):  # the block ended: nothing listens any more
         HttpTransport(timeout=1).post(receiver.url, b"{}", {"Content-Type": "application/json"})
     receiver.close()  # closing again is harmless
+    with listening(False) as none:
+        assert none is None, "no --push, or a card without push notifications: no webhook"
+
+
+# -- our side: every kind of push a peer may send, from a peer of the test's own ---------------
+
+def pushing_peer(wire, updates):
+    """A peer app of the test's own, as the official SDK's server behaves: it answers the
+    message with the task just submitted, then POSTs `updates(token)` (StreamResponses as
+    `wire` spells them, each with the token to send it with) to the webhook the message
+    registered, over real HTTP on 127.0.0.1. Returns (app, statuses our webhook answered, threads)."""
+    from transports.base import HttpResponse
+    from transports.network import HttpTransport
+    card = json.dumps(wire.card_to_wire(billing.billing_agent().card)).encode()
+    answered, threads = [], []
+
+    def deliver(config):
+        http = HttpTransport(timeout=5)
+        for update, token in updates(config.token):  # raw bytes are sent as they are
+            headers = {"Content-Type": "application/json", "X-A2A-Notification-Token": token}
+            body = update if isinstance(update, bytes) else json.dumps(update).encode()
+            answered.append(http.post(config.url, body, headers).status)
+        http.close()
+
+    def app(request):
+        if request.method == "GET":
+            return HttpResponse(200, {"Content-Type": "application/json"}, card)
+        frame = json.loads(request.body)
+        config = wire.send_push_config(frame["params"])
+        if config is not None:
+            threads.append(threading.Thread(target=deliver, args=(config,), daemon=True))
+            threads[-1].start()
+        result = wire.send_result(Task("t-1", context_id="c-1"))
+        return HttpResponse(200, {"Content-Type": "application/json"},
+                            json.dumps({"jsonrpc": "2.0", "id": frame["id"], "result": result}).encode())
+    return app, answered, threads
+
+
+def every_kind(wire):
+    """What the spec lets a push carry (1.0 section 4.3: a StreamResponse), about our task
+    and one about another, and one with the wrong token."""
+    def status(state, task_id="t-1"):
+        return wire.stream_result(StatusUpdate(task_id, "c-1", state, final=state is TaskState.COMPLETED))
+    made = wire.stream_result(ArtifactUpdate("t-1", "c-1", Artifact("a-1", (Part(text="refund issued"),))))
+    said = wire.stream_result(Message("m-9", "agent", (Part(text="on it"),), "c-1", "t-1"))
+    return lambda token: [(status(TaskState.WORKING), token), (status(TaskState.FAILED, "t-other"), token),
+                          (made, token), (said, token), (status(TaskState.FAILED), "a guess"),
+                          (status(TaskState.COMPLETED), token)]
+
+
+def pushed_to(wire, updates, patience=10.0):
+    """Our support agent delegating with --push to `pushing_peer`, its printer wired as main() wires it."""
+    import a2a_delegation as story
+    from conftest import BILLING, BILLING_CARD
+    from transports.printer import FramePrinter
+    app, answered, threads = pushing_peer(wire, updates)
+    printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}))
+    agent = story.SupportAgent(printer, [BILLING], {BILLING.endpoint: "t0k"}, lambda *args, **facts: None,
+                               no_wait="push", patience=patience, told=printer.received)
+    started = time.monotonic()
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5})
+    for thread in threads:
+        thread.join(5)
+    return outcome, printer, answered, time.monotonic() - started
+
+
+@pytest.mark.parametrize("wire", [wire_v10, wire_v03])
+def test_with_push_status_and_artifact_updates_pushed_by_the_peer_complete_the_task(wire):
+    outcome, printer, answered, _ = pushed_to(wire, every_kind(wire))
+    assert outcome.error is None and outcome.task.lifecycle[-1] is TaskState.COMPLETED
+    assert [state.value for state in outcome.task.lifecycle] == ["submitted", "working", "completed"], \
+        "another task's failure and a forged one changed nothing"
+    assert outcome.result == "refund issued"
+    assert answered == [200, 200, 200, 200, 403, 200], "only the forged push was refused"
+    pushes = [frame for frame in printer.frames if frame.sender is not None]
+    assert len(pushes) == 5 and {frame.sender for frame in pushes} == {"https://billing.acme.example/a2a"}
+    assert all(frame.url.startswith("http://127.0.0.1:") and frame.headers["X-A2A-Notification-Token"] == "****"
+               for frame in pushes), "each push is its own frame, where it arrived, its token masked"
+
+
+def test_with_push_a_peer_that_never_tells_leaves_the_task_as_it_was_when_our_patience_ran_out():
+    from transports.errors import TransportError
+    from transports.network import HttpTransport
+    outcome, printer, answered, took = pushed_to(wire_v10, lambda token: [], patience=0.5)
+    assert outcome.error is None and outcome.task.lifecycle[-1] is TaskState.SUBMITTED and 0.5 <= took < 3
+    sent = json.loads(printer.frames[2].body)["params"]["configuration"]["taskPushNotificationConfig"]
+    with pytest.raises(TransportError):  # the delegation ended: so did our webhook
+        HttpTransport(timeout=1).post(sent["url"], b"{}", {"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize("body", [b"not json", b'{"task": 5}', b'{"nothing": {}}', b"[" * 5000, b'{"a": 1, "a": 2}'],
+                         ids=["not JSON", "a task that is no object", "no kind of update", "deep", "a duplicate key"])
+def test_a_push_that_is_no_stream_response_fails_the_delegation_in_one_line_and_at_once(body):
+    outcome, _, answered, took = pushed_to(wire_v10, lambda token: [(body, token)], patience=5)
+    assert answered == [200] and outcome.error.startswith("delegation failed: a push ") and "\n" not in outcome.error
+    assert took < 3, "not waited out"

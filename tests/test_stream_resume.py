@@ -16,7 +16,7 @@ from conftest import BILLING, BILLING_CARD, cli, serving, support_agent
 from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
-from peers.support import streams
+from peers.support import follow
 from transports import sse
 from transports.base import HttpResponse
 from transports.errors import TransportError
@@ -164,7 +164,7 @@ def test_resuming_is_bounded_then_the_task_is_asked_about():
     app, calls = flaky(done)
     agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, stream=True, patience=5)
     outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-1", "amount": 5})
-    assert calls == ["SendStreamingMessage"] + ["SubscribeToTask"] * streams.RESUMES + ["GetTask"]
+    assert calls == ["SendStreamingMessage"] + ["SubscribeToTask"] * follow.RESUMES + ["GetTask"]
     assert outcome.task.state.value == "completed"
 
 

@@ -11,6 +11,9 @@ Behaviour changes through two documented hooks, as http.server's do: `before_sen
 runs after a request is shown and before it leaves (--step and --break pause there; it
 may raise `StopRun`), and each of `listeners` is told of every frame as it is recorded
 (--trace). `show(text, frame)` decides how a frame line looks; None records silently.
+A request a peer makes to us (a push to a webhook of ours) crosses no transport we
+call, so whoever received it hands it to `received`, which shows and records it as the
+frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from typing import Callable, Iterator, NamedTuple
 from transports import sse
 from transports.base import Body, HttpResponse, Transport, hang_up, parse_url
 
-SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
+SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
 # The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
 SECRET_FIELDS = re.compile(r'("(?:token|credentials|X-A2A-Notification-Token)"\s*:\s*")(?:[^"\\]|\\.)*"')
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
@@ -68,6 +71,7 @@ class Frame(NamedTuple):
     status: int | None = None  # for "<--": the HTTP status
     offset_ms: float = 0.0  # when it crossed, since the printer was made
     elapsed_ms: float | None = None  # for "<--": how long the peer took to answer
+    sender: str | None = None  # for a request made to us (a push): the URL of the peer we gave ours to
 
 
 class FramePrinter:
@@ -142,10 +146,11 @@ class FramePrinter:
             self._record("<--", "POST", url, response.headers, bytes(received), 200, sent)
         return Body(arriving(), recorded)
 
-    def received(self, where: str, body: bytes) -> None:
-        """A request a peer made to us (a push to our webhook), shown as the frame it is."""
-        got = self._record("<--", "POST", where, {}, body, 200)
-        self._show(f"<-- (pushed to {where}) {_text(body)}", got)
+    def received(self, url: str, headers: dict[str, str], body: bytes, sender: str) -> None:
+        """A request `sender` made to us at `url` (a push to our webhook), which we answered
+        200: shown and recorded as the frame it is."""
+        got = self._record("<--", "POST", url, headers, body, 200, sender=sender)
+        self._show(f"<-- (pushed to our webhook) {_text(body)}", got)
 
     def sent_to(self, origin: str) -> list[Frame]:
         """The frames we sent to one peer (tests count them: a refused peer gets none)."""
@@ -154,11 +159,12 @@ class FramePrinter:
                 and parse_url(f.url) is not None and parse_url(f.url).origin == wanted.origin]
 
     def _record(self, direction: str, http_method: str, url: str, headers: dict[str, str],
-                body: bytes, status: int | None = None, sent: Frame | None = None) -> Frame:
+                body: bytes, status: int | None = None, sent: Frame | None = None, *,
+                sender: str | None = None) -> Frame:
         offset = (time.perf_counter() - self._start) * 1000
         elapsed = None if sent is None else offset - sent.offset_ms
         frame = Frame(len(self.frames) + 1, direction, http_method, url, mask(headers), body,
-                      status, offset, elapsed)
+                      status, offset, elapsed, sender)
         self.frames.append(frame)
         for listener in self.listeners:
             listener(frame)
@@ -180,7 +186,11 @@ def _text(body: bytes, *, keep_newlines: bool = False) -> str:
 
 def _details(frame: Frame) -> str:
     """--verbose: one indented line of what HTTP said about a frame (secrets masked)."""
-    head = f"HTTP {frame.status}, {frame.elapsed_ms:.1f} ms" if frame.direction == "<--" \
-        else f"{frame.http_method} {frame.url}"
+    if frame.sender is not None:  # a request made to us: no time of ours to measure it by
+        head = f"{frame.http_method} {frame.url}, from {frame.sender}"
+    elif frame.direction == "<--":
+        head = f"HTTP {frame.status}, {frame.elapsed_ms:.1f} ms"
+    else:
+        head = f"{frame.http_method} {frame.url}"
     headers = "; ".join(f"{k}: {v}" for k, v in frame.headers.items())
     return escape(f"    [{frame.direction} {head}] {headers}")

@@ -3,9 +3,10 @@
 Lanes: the support agent, the registry, the trust gate, the model (when one chose), and
 each peer in order of appearance. Each event becomes marks: an arrow per frame,
 labelled by what it carried (`tasks/send (id 1)`, `task-1 completed (id 1)`, `error
--32001`, `HTTP 401`), a task by its id, so the turns of one task read as one task
-(`SendMessage (id 3): next turn of task-1`); the gate's question and answer; a stop mark where the gate refused
-(no arrow beyond it) or where an exchange failed. A reply from a peer that is not
+-32001`, `HTTP 401`, a push to our webhook as `task-1 working (pushed)`), a task by its
+id, so the turns of one task read as one task (`SendMessage (id 3): next turn of
+task-1`); the gate's question and answer; a stop mark where the gate refused (no arrow
+beyond it) or where an exchange failed. A reply from a peer that is not
 trusted is marked UNTRUSTED. Each mark has a class that says how it went: ask, send,
 reply, ok, warn, fail. The same marks make the standalone `.svg`, the Mermaid `.mmd`,
 and the diagram of the step-through page (`.html`, page.py).
@@ -19,6 +20,7 @@ import os
 from html import escape as xml_escape
 from typing import Any, NamedTuple
 
+from peers.support.trace import PUSH
 from transports import sse
 from transports.codec import loads_strict
 from transports.printer import escape
@@ -78,7 +80,8 @@ def task_states(body: Any) -> tuple[str, list[str], bool]:
     result = body.get("result") if isinstance(body, dict) else None
     if not isinstance(result, dict):
         return "", [], False
-    wrapped = next((result[key] for key in ("task", "statusUpdate") if isinstance(result.get(key), dict)), None)
+    wrapped = next((result[key] for key in ("task", "statusUpdate", "artifactUpdate")
+                    if isinstance(result.get(key), dict)), None)
     task = wrapped if wrapped is not None else result  # a stream's status event names its task too
     status = task.get("status")
     if isinstance(result.get("lifecycle"), list):
@@ -106,9 +109,14 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
         return ("agent card", "reply") if status == 200 else (f"HTTP {short(status, 12)}", "fail")
     if status != 200:
         return f"HTTP {short(status, 12)}{rid}", "fail"
+    if record.get("method") == PUSH and body is not None:  # a StreamResponse: read as a stream's event is
+        body, rid = {"result": body}, " (pushed)"
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         return f"error {short(body['error'].get('code'), 12)}{rid}", "fail"
     task_id, states, _ = task_states(body)
+    result = body.get("result") if isinstance(body, dict) else None
+    if isinstance(result, dict) and ("artifactUpdate" in result or result.get("kind") == "artifact-update"):
+        return f"{task_id} artifact{rid}", "reply"  # 1.0 wraps it, 0.3 tags it
     if not states:
         return (f"not JSON{rid}", "fail") if body is None else (f"result{rid}", "reply")
     ended = {"failed": "fail", "rejected": "fail", "canceled": "warn", "input-required": "warn",

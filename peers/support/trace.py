@@ -5,7 +5,9 @@ printed line (`"kind": "line"`, with what kind of line it is), every frame (`"ki
 "frame"`: sequence, time offset, direction, peer, transport, wire format, method,
 JSON-RPC id, HTTP status and headers with secrets masked, the body as sent (with the
 values of its `token` and `credentials` fields masked too),
-elapsed milliseconds), and the story's events (`"kind": "registry"` and `"trust"`).
+elapsed milliseconds), and the story's events (`"kind": "registry"` and `"trust"`). A push
+to our webhook is a frame of its own, from the peer we gave the webhook to, its method
+PUSH, since no JSON-RPC method names it.
 Replaying prints the lines again, so a saved run reads exactly as it did live, with no
 peers. The diagram is drawn from the same records (diagram.py).
 """
@@ -23,6 +25,7 @@ from transports.printer import SECRET_FIELDS, Frame, escape
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
 WIRE_OF = {method: name for name in wire_format.NAMES for method in wire_format.by_name(name).METHODS}
+PUSH = "push to our webhook"  # a frame's method, where a peer POSTed a task's change to us
 
 
 class Recorder:
@@ -48,8 +51,11 @@ class Recorder:
     def frame(self, frame: Frame) -> None:
         body = SECRET_FIELDS.sub(r'\1****"', frame.body.decode("utf-8", errors="backslashreplace"))
         parsed = _json(frame.body)
-        origin = parse_url(frame.url).origin  # every URL that crossed a transport parses
-        if frame.http_method == "GET":
+        origin = parse_url(frame.sender or frame.url).origin  # every URL that crossed a transport parses
+        if frame.sender is not None:  # a push: in the wire of what we last sent that peer
+            method, rpc_id = PUSH, None
+            wire = _wire(self._asked.get(frame.sender, (None, None))[0])
+        elif frame.http_method == "GET":
             method, rpc_id = "GET agent card", None
             name = parsed.get("name") if isinstance(parsed, dict) else None
             if frame.direction == "<--" and isinstance(name, str):
@@ -62,7 +68,7 @@ class Recorder:
             method, rpc_id = self._asked.get(frame.url, (None, None))
         self._add({"kind": "frame", "t_ms": round(frame.offset_ms, 3), "direction": frame.direction,
                    "peer": origin,  # named after the card served there, in resolved()
-                   "transport": self.transport, "wire": _wire(method), "method": method,
+                   "transport": self.transport, "wire": wire if method == PUSH else _wire(method), "method": method,
                    "jsonrpc_id": rpc_id, "http_method": frame.http_method, "url": frame.url,
                    "http_status": frame.status, "headers": frame.headers, "body": body,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 3)})

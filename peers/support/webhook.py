@@ -1,29 +1,39 @@
 """--push: the support agent's own webhook, so a peer can tell it how a task went.
 
-A2A push notifications (section 4.3): instead of asking again and again (polling.py),
+A2A push notifications (1.0 sections 3.1.7 and 4.3): instead of asking again and again,
 the caller gives the peer a URL and a token with the message, and the peer POSTs each
-change of the task there. `webhook_for` starts a receiver on 127.0.0.1 (an ephemeral
-port) for one delegation, where the card offers push notifications; `settle` in
-polling.py waits on it. It takes only POSTs that carry its token in
-X-A2A-Notification-Token (anything else could be anyone: dropped and counted), hands
-each body over as it arrives, and refuses bodies over 64 KiB and more than 100 pushes.
+change of the task there, as a StreamResponse (the task, a status update, an artifact
+update or a message). `listening(wanted)` is a receiver on 127.0.0.1 (an ephemeral port)
+for one delegation, closed when the delegation's `with` block ends, however it ends.
+It takes only POSTs that carry its token in X-A2A-Notification-Token (anything else
+could be anyone: refused and counted), hands each over as it arrives, as a `Push`, to
+the one loop that follows the task (follow.py), and refuses bodies over 64 KiB and more
+than 100 pushes waiting. It does not read what a push says (follow.py does), nor show it
+(the frame printer does, as main() wired it).
 """
 from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator, NamedTuple
 
-from peers.a2a.model import AgentCard, PushConfig
-from peers.a2a.wire_format import method_for
+from peers.a2a.model import PushConfig
 
 MAX_BODY, MAX_PUSHES = 64 * 1024, 100
 
 
+class Push(NamedTuple):
+    """One POST a peer made to our webhook, as it arrived."""
+
+    url: str  # where it arrived: our webhook's URL
+    headers: dict[str, str]
+    body: bytes
+
+
 class Receiver:
-    def __init__(self, lifetime: float = 60.0) -> None:
-        """Listening at once; closed by `close`, or by itself after `lifetime` seconds (if the
-        delegation failed before anyone waited on it, nobody else would close it)."""
+    def __init__(self) -> None:
+        """Listening at once, until `close` (the `with` block of `listening` calls it)."""
         import queue  # here, not at the top: only --push listens, and http.server is heavy to load
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         self.token = os.urandom(16).hex()
@@ -41,7 +51,7 @@ class Receiver:
                     self.send_response(403 if size <= MAX_BODY else 413)
                 else:
                     try:
-                        receiver.pushes.put_nowait(self.rfile.read(size))
+                        receiver.pushes.put_nowait(Push(receiver.url, dict(self.headers), self.rfile.read(size)))
                         self.send_response(200)
                     except queue.Full:
                         self.send_response(429)
@@ -53,13 +63,12 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/a2a-push"
+        self.config = PushConfig("", "support-agent", self.url, self.token)  # what the message registers
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
         self.closed, self.closing_lock = False, threading.Lock()
-        self.closing = threading.Timer(lifetime, self.close)
-        self.closing.daemon = True
-        self.closing.start()
 
-    def next_push(self, seconds: float) -> bytes | None:
+    def next_push(self, seconds: float) -> Push | None:
+        """The next push, waiting at most `seconds` for it; None if none came."""
         import queue
         try:
             return self.pushes.get(timeout=max(seconds, 0.0))
@@ -67,8 +76,7 @@ class Receiver:
             return None
 
     def close(self) -> None:
-        self.closing.cancel()
-        with self.closing_lock:  # once, whether the waiter or the timer comes first
+        with self.closing_lock:  # once, however often it is called
             if self.closed:
                 return
             self.closed = True
@@ -76,11 +84,15 @@ class Receiver:
         self.server.server_close()
 
 
-def webhook_for(agent: Any, card: AgentCard) -> PushConfig | None:
-    """With --push and a card that offers push notifications: a receiver for this
-    delegation (kept on the agent until `settle` is done with it) and the config that
-    names it; else None, and the task is asked about instead."""
-    if agent.no_wait != "push" or not card.push_notifications or method_for(agent.format_of[card.url], "push-set") is None:
-        return None
-    agent.receiver = Receiver(lifetime=agent.patience + 5)
-    return PushConfig("", "support-agent", agent.receiver.url, agent.receiver.token)
+@contextmanager
+def listening(wanted: bool) -> Iterator[Receiver | None]:
+    """A receiver while the block runs, if `wanted` (--push, to a card that offers push
+    notifications); else None, and the task is asked about instead."""
+    if not wanted:
+        yield None
+        return
+    receiver = Receiver()
+    try:
+        yield receiver
+    finally:
+        receiver.close()

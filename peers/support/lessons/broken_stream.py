@@ -7,7 +7,7 @@ the message would be wrong (a second refund, or at best a duplicate to untangle)
 Billing here streams its refund, and the demo network cuts the connection after two
 events (PeerApp's cut_streams_after; `serve` users get the same test double from a
 flag). The support agent keeps what it read, subscribes to the same task, and says
-what it missed while it was not listening (peers/support/streams.py). The lesson runs as
+what it missed while it was not listening (peers/support/follow.py). The lesson runs as
 if --stream were given. On 0.3 the subscription is tasks/resubscribe; the essay's
 tasks/send has no stream at all.
 """

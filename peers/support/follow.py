@@ -1,0 +1,233 @@
+"""Following a delegated task to its end: one loop over its updates, whatever brings them.
+
+Essay: Delegation over JSON-RPC ("the reply is a task, not a value"). Spec: A2A 1.0
+sections 3.1.2 (SendStreamingMessage), 3.1.3 (GetTask), 3.1.6 (SubscribeToTask), 4.2
+(StreamResponse) and 4.3 (push notifications, whose payload is a StreamResponse too);
+0.3 calls them message/stream, tasks/get and tasks/resubscribe.
+
+A peer may answer before its task ends: when asked to (returnImmediately, --no-wait,
+--push), or while streaming it (--stream). What happens next reaches us as updates, each
+one of a StreamResponse's four kinds (peers/a2a/stream.py): the task as it now is, a
+status it entered, an artifact (or a chunk of one) it made, a message. `follow(updates,
+task, deadline)` folds them into the task until it ends or pauses, the updates stop, or
+the deadline passes; it does not know where they come from. `followed` chooses the source,
+as the card and the flags did when the message was sent:
+- `streamed`: the events of a stream, read as they arrive (the printer shows each). A
+  stream can break (the connection drops, a proxy times out, the peer restarts); the task
+  goes on without us, so we subscribe to it again: the first event of a subscription is
+  the task as it is now, and comparing it with what was seen says what was missed. A task
+  that ended meanwhile has no stream to join (1.0 refuses), so it is asked for (GetTask).
+  The same when a stream ends before its task does. At most RESUMES times; a stream that
+  broke before it named its task, or is still broken when time is up, is the delegation's
+  failure, said as what it is (a timeout, say).
+- `pushed`: what the peer POSTs to our webhook (webhook.py), each shown as its own frame
+  by whatever main() wired to `told` (the frame printer), then read as an update.
+- `polled`: GetTask again, after pauses that grow (0.1 s, 0.2 s ... 2 s), so a long task
+  is not asked about a thousand times; and for whatever a stream left going.
+Everything within one deadline (the delegation's patience, --timeout); a task still going
+then is reported as what it is, for a person or a later run to look up. What this does
+not do: send the message again (only the peer knows whether it was acted on).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Generator, Iterator, NamedTuple
+
+from peers.a2a.model import AgentCard, Task
+from peers.a2a.stream import Event, ends, fold
+from peers.a2a.wire_format import WireFormat, method_for
+from peers.support.replies import read, read_json
+from peers.support.webhook import Receiver
+from transports.errors import ProtocolViolation, RemoteError, TransportError
+from transports.printer import escape
+
+RESUMES = 3
+FIRST_PAUSE, LONGEST_PAUSE = 0.1, 2.0  # seconds
+Updates = Generator[Event, None, None]
+Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
+
+
+class Way(NamedTuple):
+    """How a delegated task is followed, as the flags ask and the peer's card allows, and
+    until when."""
+
+    method: str  # the send: SEND_METHOD, or the wire's streaming send
+    streamed: bool  # --stream, to a card that streams: the reply is the task's events
+    at_once: bool  # --no-wait or --push: the reply is the task as it is (returnImmediately)
+    pushed: bool  # --push, to a card that takes webhooks: ours is told of each change
+    until: float  # time.monotonic() when our patience runs out: counted from the send, for all of it
+
+
+def way_to_follow(card: AgentCard, spoken: WireFormat, stream: bool, no_wait: str, patience: float) -> Way:
+    """With --stream, to a card that streams: the streaming send. Else the send, asking for
+    the task at once with --no-wait ("poll") or --push ("push"), and with --push, where the
+    card takes webhooks, naming ours; a card that takes none has its task asked about.
+    Called as the message is about to leave: `patience` seconds from then, we stop."""
+    until = time.monotonic() + patience
+    streaming = method_for(spoken, "stream") if stream and card.streaming else None
+    if streaming is not None:
+        return Way(streaming, True, False, False, until)
+    pushed = no_wait == "push" and card.push_notifications and method_for(spoken, "push-set") is not None
+    return Way(spoken.SEND_METHOD, False, bool(no_wait), pushed, until)
+
+
+class Delegation(NamedTuple):
+    """One delegation, as following its task needs it: values, not the support agent."""
+
+    card: AgentCard  # the peer's: its name for the lines said, its url for every call
+    spoken: WireFormat  # the wire its card speaks
+    call: Callable[..., Any]  # call(url, method, params, headers, stream=False): one JSON-RPC call, its result
+    say: Callable[..., None]  # the story's lines
+    told: Told | None  # the frame printer's `received`, as main() wired it
+
+    def ask(self, method: str, params: Any, stream: bool = False) -> Any:
+        """One JSON-RPC call to the peer, its result (a stream: its results, as they arrive)."""
+        return self.call(self.card.url, method, params, self.spoken.HEADERS, stream=stream)
+
+
+def follow(updates: Updates, task: Task | None, deadline: float) -> Task | None:
+    """The task as `updates` leave it: each folded in, until the task ends or pauses, the
+    updates stop, or `deadline` (time.monotonic()) passes. The updates are closed then, so
+    a stream read no further is hung up on at once."""
+    try:
+        for update in updates:
+            task = folded(task, update)
+            if (task is not None and ends(task.state)) or time.monotonic() >= deadline:
+                break
+    finally:
+        updates.close()
+    return task
+
+
+def folded(task: Task | None, update: Event) -> Task | None:
+    """`task` after one update. A whole task is the task as the peer now tells it; a status
+    or an artifact update is added to it (stream.fold's rules); a message is the answer
+    only where no task was made. An update about another task is not this one's."""
+    if task is None:
+        return fold((update,))
+    if isinstance(update, Task):
+        return update if update.id == task.id else task
+    return fold((task, update))
+
+
+def followed(reply: Any, delegation: Delegation, deadline: float, webhook: Receiver | None = None) -> Task:
+    """The task a send's `reply` (a result, or a stream of them) starts, followed until it
+    ends or pauses, or `deadline` passes: streamed, then told to our webhook or asked about."""
+    if isinstance(reply, Iterator):
+        task = streamed(reply, delegation, deadline)
+    else:
+        task = read(delegation.spoken.task_from_result, reply, "the result")
+    if ends(task.state):  # nearly always: the task came back finished, or paused
+        return task
+    more = polled(delegation, task, deadline) if webhook is None else pushed(delegation, task, webhook, deadline)
+    return follow(more, task, deadline) or task
+
+
+def polled(delegation: Delegation, task: Task, deadline: float) -> Updates:
+    """GetTask, asked again after a growing pause while the task is going and the pause
+    fits before the deadline (where the wire has GetTask; the essay's has not)."""
+    spoken, pause = delegation.spoken, FIRST_PAUSE
+    method = method_for(spoken, "get")
+    while not ends(task.state) and method is not None and time.monotonic() + pause <= deadline:
+        delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: asking again in {pause:g}s")
+        time.sleep(pause)
+        later = read(spoken.task_from_wire, delegation.ask(method, {"id": task.id}), "the task")
+        if later.id != task.id:
+            raise ProtocolViolation(f"asked for task {task.id[:80]!r}, the peer answered about another")
+        task, pause = later, min(pause * 2, LONGEST_PAUSE)
+        yield task
+
+
+def pushed(delegation: Delegation, task: Task, webhook: Receiver, deadline: float) -> Updates:
+    """Each push to our webhook, shown as the frame it is, then read as an update."""
+    delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell our "
+                   "webhook of each change")
+    while time.monotonic() < deadline:
+        push = webhook.next_push(deadline - time.monotonic())
+        if push is None:
+            return
+        if delegation.told is not None:  # the frame printer, as main() wired it
+            delegation.told(push.url, push.headers, push.body, delegation.card.url)
+        yield read(delegation.spoken.event_from_result, read_json(push.body, "a push"), "a push")
+
+
+def streamed(results: Iterator[Any], delegation: Delegation, deadline: float) -> Task:
+    """The task a stream describes, joined again if the stream breaks off, or ends, before
+    the task does."""
+    spoken, broke = delegation.spoken, []
+    task = follow(_events(results, spoken, broke), None, deadline)
+    subscribe = method_for(spoken, "subscribe")
+    for _ in range(RESUMES):
+        if task is None or ends(task.state) or subscribe is None or time.monotonic() >= deadline:
+            break
+        why = f"broke off ({broke[-1]})" if broke else "ended before the task did"
+        delegation.say(f"[support] the stream {escape(why)}; task {escape(task.id)} was last seen "
+                       f"{task.state.value}: subscribing to it again ({subscribe}) for what was missed")
+        broke = []
+        task = _rejoined(delegation, subscribe, task, broke, deadline)
+    if broke and (task is None or (not ends(task.state) and time.monotonic() >= deadline)):
+        raise broke[-1]  # before it named its task (nothing to subscribe to), or out of time: as it is
+    if task is None:
+        raise ProtocolViolation("the stream described no task")
+    return task
+
+
+def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[TransportError],
+              deadline: float) -> Task:
+    """The task's stream joined again; or, for a task that ended meanwhile (1.0 section
+    3.1.6: no stream to join, UnsupportedOperationError), the task asked for (GetTask).
+    What was missed is said as soon as the first event arrives."""
+    def caught_up(now: Any) -> Any:
+        if isinstance(now, Task) and now.id != seen.id:
+            raise ProtocolViolation(f"subscribed to task {seen.id[:80]!r}, the peer answered about another")
+        delegation.say(f"[support] missed while not listening: {escape(_missed(seen, now))}")
+        return _continued(seen, now) if isinstance(now, Task) else now
+    try:
+        results = delegation.ask(subscribe, {"id": seen.id}, stream=True)
+    except RemoteError as refused:
+        get = method_for(delegation.spoken, "get")
+        if get is None:
+            raise
+        delegation.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task "
+                       f"instead ({get})")
+        return caught_up(read(delegation.spoken.task_from_wire, delegation.ask(get, {"id": seen.id}), "the task"))
+    return follow(_events(results, delegation.spoken, broke, caught_up), seen, deadline) or seen
+
+
+def _events(results: Any, spoken: WireFormat, broke: list[TransportError],
+            first: Callable[[Any], Any] = lambda event: event) -> Updates:
+    """The events of a stream as they arrive, `first` applied to the first (a subscription's:
+    the task as it was when we came back). A break in the connection is kept in `broke`,
+    not raised: it is not the peer's word, and the task goes on without us."""
+    if not isinstance(results, Iterator):  # one JSON answer where a stream was asked for
+        yield first(read(spoken.task_from_result, results, "the result"))
+        return
+    try:
+        for number, result in enumerate(results):
+            event = read(spoken.event_from_result, result, "the stream")
+            yield first(event) if number == 0 else event
+    except TransportError as exc:
+        broke.append(exc)
+    finally:
+        results.close()  # the event that ends the stream was read, or we stopped: hang up
+
+
+def _missed(seen: Task, now: Any) -> str:
+    """What changed between the last event read and the task as we found it again."""
+    if not isinstance(now, Task):
+        return "unknown: the peer did not say how the task was when we came back"
+    states = now.lifecycle[1:] if now.lifecycle[:1] == seen.lifecycle[-1:] else now.lifecycle
+    known = {artifact.artifact_id for artifact in seen.artifacts}
+    made = [repr(artifact.artifact_id) for artifact in now.artifacts if artifact.artifact_id not in known]
+    missed = ([f"the task became {' -> '.join(state.value for state in states)}"] if states else []) \
+        + ([f"artifact {', '.join(made)}"] if made else [])
+    return "; ".join(missed) or "nothing: the task is as it was"
+
+
+def _continued(seen: Task, later: Task) -> Task:
+    """The task as we found it again, its lifecycle and artifacts continuing what was seen
+    before (an artifact sent again replaces the copy we had)."""
+    states = later.lifecycle[1:] if later.lifecycle[:1] == seen.lifecycle[-1:] else later.lifecycle
+    fresh = {artifact.artifact_id for artifact in later.artifacts}
+    artifacts = tuple(a for a in seen.artifacts if a.artifact_id not in fresh) + later.artifacts
+    return later._replace(lifecycle=seen.lifecycle + states, artifacts=artifacts)
