@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard
 from peers.support import prompts
@@ -21,6 +21,9 @@ from peers.support.prompts import ModelStepFailed
 from peers.support.contracts import CONTRACTS
 from peers.support.output import Kind
 from transports.printer import escape
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
 
 
 def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -> str:
@@ -63,8 +66,8 @@ def reply(request: str, peer: str, result: str, trusted: bool, generate: Generat
     return text
 
 
-def run_request(agent: Any, card_urls: list[str], request: str, generate: Generate, *,
-                show_prompts: bool = False, verbose: bool = False) -> list[Any] | None:
+def run_request(agent: SupportAgent, card_urls: list[str], request: str, generate: Generate, *,
+                show_prompts: bool = False, verbose: bool = False) -> list[Outcome] | None:
     """--request: the model chooses the peer and skill; the story's trust gate still decides.
     Essay: Discovery is not trust. `agent` is the story's SupportAgent. Returns the outcomes
     (cards that could not be fetched, then the delegation), or None when the model's answer

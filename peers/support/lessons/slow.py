@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Task
+from peers.a2a.wire_format import method_for
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, look_up, open_lesson
 from peers.support.outcomes import Variant
@@ -81,7 +82,7 @@ def _find(agent: SupportAgent, card: AgentCard) -> Task | None:
     wire has it (1.0); else the same message again, which names its task (0.3). A task
     in another context is not ours to find."""
     spoken = agent.format_of[card.url]
-    if "list" in spoken.METHODS.values():
+    if method_for(spoken, "list"):
         agent.say(f"[support] looking for the task in context {TICKET} before any retry")
         found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
                      "the list")  # with its result, should it have ended meanwhile
