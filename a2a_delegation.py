@@ -169,7 +169,8 @@ class SupportAgent:
                                            (Part(data=payload, media_type="application/json"),),
                                            context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
-        way = way_to_follow(card, spoken, self.stream, self.no_wait, self.patience)  # as flags ask, the card allows
+        way = way_to_follow(card, spoken, self.stream, self.no_wait, self.patience,  # as flags ask, the card allows
+                            lambda line: self.say(line, Kind.WARNING))
         with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
             params = spoken.send_params(message, way.at_once, webhook and webhook.config)
             reply = self.call(card.url, way.method, params, spoken.HEADERS, stream=way.streamed)

@@ -109,3 +109,35 @@ def test_a_registry_naming_a_real_server_says_the_shim_cannot_reach_it(tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "nothing serves http://127.0.0.1:8002 in this process" in done.stderr
     assert "a real server needs --transport http" in done.stderr
+
+
+@pytest.mark.parametrize("flag, said", [
+    ("--stream", "--stream does nothing for billing-agent: the essay wire has no streaming send"),
+    ("--no-wait", "--no-wait does nothing for billing-agent: the essay wire cannot answer before the task ends"),
+    ("--push", "--push does nothing for billing-agent: the essay wire cannot answer before the task ends"),
+])
+def test_a_following_flag_the_essays_wire_cannot_honour_says_so(flag, said):
+    done = cli(flag)
+    assert done.returncode == 0 and said in done.stderr and "trusted result" in done.stdout
+
+
+def test_a_following_flag_the_wire_honours_says_nothing():
+    for flag in ("--stream", "--no-wait", "--push"):
+        done = cli("--wire", "1.0", flag)
+        assert done.returncode == 0 and "does nothing" not in done.stderr, (flag, done.stderr)
+
+
+def test_replay_says_which_live_run_flags_it_ignores(tmp_path):
+    trace = tmp_path / "run.jsonl"
+    assert cli("--trace", str(trace)).returncode == 0
+    done = cli("--replay", str(trace), "--scenario", "slow", "--peer", "http://127.0.0.1:9")
+    assert done.returncode == 0 and "trusted result (from billing-agent)" in done.stdout
+    warned = [line for line in done.stderr.splitlines() if "does nothing with --replay" in line]
+    assert [line.split()[1] for line in warned] == ["--scenario", "--peer"], "only what was given, nothing a lesson implied"
+    assert cli("--replay", str(trace)).stderr == ""
+
+
+def test_a_diagram_says_where_it_was_written(tmp_path):
+    done = cli("--diagram", str(tmp_path / "run.html"))
+    assert done.returncode == 0 and (tmp_path / "run.html").exists()
+    assert done.stdout.splitlines()[-1] == f"[diagram] wrote {tmp_path / 'run.html'}: open it in a browser"

@@ -236,6 +236,12 @@ def mermaid(records: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def wrote(path: str) -> str:
+    """What is said once the diagram is written: where it is, and how to look at it."""
+    how = "open it in a browser" if path.lower().endswith((".html", ".svg")) else "paste it into a Mermaid viewer"
+    return f"[diagram] wrote {os.path.abspath(path)}: {how}"
+
+
 def write(path: str, records: list[dict[str, Any]]) -> None:
     suffix = os.path.splitext(path)[1].lower()
     if suffix == ".html":

@@ -203,6 +203,8 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         parser.error("--trace and --diagram need two different files")
     if options.llm_url and not options.llm_model:
         parser.error("--llm-url needs --llm-model")
+    if options.replay:  # a saved run, printed again: the flags of a live run stay as given (ignored())
+        return
     if options.peer:
         options.transport = "http"  # a real agent is reached over the network
     if options.token_env and not os.environ.get(options.token_env):
@@ -233,6 +235,13 @@ def ignored(options: SimpleNamespace) -> list[str]:
         warnings.append("--token-env does nothing without --peer")
     if options.request is not None and options.scenario is not None and not scenarios.reads("--request", options):
         warnings.append(f"--request does nothing with --scenario {options.scenario}")
+    if options.replay:  # a replay prints a saved run: nothing is asked of any peer
+        warnings += [f"{flag} does nothing with --replay (it prints the saved run; no peer is asked)"
+                     for flag, given in (("--scenario", options.scenario), ("--wire", options.wire),
+                                         ("--transport", options.transport != "in-process"),
+                                         ("--peer", options.peer), ("--request", options.request),
+                                         ("--stream", options.stream), ("--push", options.push),
+                                         ("--no-wait", options.no_wait), ("--step", options.step)) if given]
     if options.interactive and not scenarios.reads("--interactive", options):
         warnings.append("--interactive does nothing without " + " or ".join(
             f"--scenario {name}" for name in scenarios.readers_of("--interactive")))

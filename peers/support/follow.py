@@ -58,16 +58,29 @@ class Way(NamedTuple):
     until: float  # time.monotonic() when our patience runs out: counted from the send, for all of it
 
 
-def way_to_follow(card: AgentCard, spoken: WireFormat, stream: bool, no_wait: str, patience: float) -> Way:
+def way_to_follow(card: AgentCard, spoken: WireFormat, stream: bool, no_wait: str, patience: float,
+                  warn: Callable[[str], None] = lambda line: None) -> Way:
     """With --stream, to a card that streams: the streaming send. Else the send, asking for
     the task at once with --no-wait ("poll") or --push ("push"), and with --push, where the
-    card takes webhooks, naming ours; a card that takes none has its task asked about.
+    card takes webhooks, naming ours; a card that takes none has its task asked about. A flag
+    this card or wire cannot honour is said (`warn`), never silently dropped.
     Called as the message is about to leave: `patience` seconds from then, we stop."""
-    until = time.monotonic() + patience
+    until, name = time.monotonic() + patience, card.name
     streaming = method_for(spoken, "stream") if stream and card.streaming else None
     if streaming is not None:
         return Way(streaming, True, False, False, until)
+    if stream:
+        warn(f"--stream does nothing for {name}: " + ("its card declares no streaming" if method_for(
+             spoken, "stream") else f"the {spoken.NAME} wire has no streaming send (0.3 and 1.0 have one)")
+             + "; its task is followed as sent")
+    asks_again = method_for(spoken, "get") is not None
+    if no_wait and not asks_again:  # the essay's tasks/send: no returnImmediately, no GetTask
+        warn(f"--{'push' if no_wait == 'push' else 'no-wait'} does nothing for {name}: the {spoken.NAME} "
+             "wire cannot answer before the task ends, nor be asked again; its answer is awaited")
+        return Way(spoken.SEND_METHOD, False, False, False, until)
     pushed = no_wait == "push" and card.push_notifications and method_for(spoken, "push-set") is not None
+    if no_wait == "push" and not pushed:
+        warn(f"--push: {name}'s card declares no push notifications; its task is asked about instead (GetTask)")
     return Way(spoken.SEND_METHOD, False, bool(no_wait), pushed, until)
 
 

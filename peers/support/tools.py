@@ -21,7 +21,7 @@ class LearnerTools:
 
     def __init__(self, options: SimpleNamespace, printer: FramePrinter, console: Console,
                  card_urls: list[str]) -> None:
-        self.options = options
+        self.options, self.console = options, console
         if options.step or options.debugger:
             from transports.stepping import Stepper
             stepper = Stepper(debugger=options.debugger)
@@ -46,6 +46,7 @@ class LearnerTools:
             if path:
                 from peers.support import diagram
                 diagram.write(path, self.recorder.resolved())
+                self.console.say(diagram.wrote(path))
         except OSError as exc:  # ENOSPC and its kind carry no file name: ours does
             return f"could not write {path}: {exc.strerror or exc}"
         return None

@@ -132,6 +132,7 @@ def replay(records: list[dict[str, Any]], say: Callable[..., None], options: Any
         if options.diagram:
             from peers.support import diagram
             diagram.write(options.diagram, records)
+            say(diagram.wrote(options.diagram))
     except OSError as exc:
         say(f"could not write {exc.filename}: {exc.strerror or exc}", Kind.ERROR)
         return 2
