@@ -112,6 +112,7 @@ class SupportAgent:
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
+        self.said_why_one_state = False  # 0.3 and 1.0 show one state: why is said once a run
         # --stream (event by event), --no-wait ("poll"), --push ("push"): how a task is followed;
         # `told`: shown each push to our webhook (main() hands it the printer's `received`)
         self.stream, self.no_wait, self.patience, self.told = stream, no_wait, patience, told
@@ -240,10 +241,16 @@ class SupportAgent:
         handling its variant calls for (peers/support/outcomes.py); never a guess."""
         seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
         self.say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
+        if seen == "state" and not self.said_why_one_state:  # once a run: the essay taught a lifecycle
+            self.said_why_one_state = True
+            self.say("[support] (0.3 and 1.0 answer with a task's current state, not each state it passed "
+                     "through: --stream shows each as it is entered)")
         source, outcome = f"(from {escape(card.name)})", Outcome(card.name, verdict, task)
         if outcome.variant is not Variant.COMPLETED:  # paused, failed, rejected ...: say what is done
-            note = f": {escape(task.status_message)}" if task.status_message else ""
             variant = outcome.variant
+            said = task.status_message or ""  # its own words, without repeating the variant's name
+            said = said[len(variant.label) + 1:].lstrip() if said.lower().startswith(variant.label + ":") else said
+            note = f": {escape(said)}" if said else ""
             self.say(f"[support] {variant.label} ({variant.group}){note}{escape(as_data(task))} "
                      f"-> {variant.handling}", Kind.ESCALATED)
         elif verdict is Verdict.TRUSTED:
