@@ -284,7 +284,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
 def main(argv: list[str] | None = None) -> int:
     from peers import demo  # the other teams' peers, played in this process for the demo
     from peers.support import flags, scenarios
-    options = flags.parse(sys.argv[1:] if argv is None else argv, servable=tuple(demo.SERVABLE))
+    options = flags.parse(sys.argv[1:] if argv is None else argv, serve_flags=demo.SERVE_FLAGS)
     console = Console(colour=False if options.no_color else None, quiet=options.quiet)
     for warning in flags.ignored(options) if options.command == "run" else ():
         console.say(warning, Kind.WARNING)
