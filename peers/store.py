@@ -222,13 +222,11 @@ class TaskStore:
         task if `new_task`: follow-ups count against the budget as first messages do."""
         def full() -> bool:
             return (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes
-        if not full():  # nearly always: no copy of a thousand task ids per request
-            return
-        for oldest in list(self.tasks):
-            if not full():
+        while full():  # once full, nearly always one task: the oldest, found at once
+            oldest = next((task_id for task_id in self.tasks if task_id != keep), None)
+            if oldest is None:
                 return
-            if oldest != keep:
-                self._forget(oldest)
+            self._forget(oldest)
 
     def trim(self) -> None:
         """Forget the oldest tasks until the store is within its bounds (a store read
