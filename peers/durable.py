@@ -11,12 +11,11 @@ after a crash would refund again. With a store file:
   transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
   stream's or a subscription's event, a webhook's delivery): a request nobody watches is
   one commit, however many changes it made, and a commit carries every request's changes
-  staged by then. A row changed twice before a commit is written once, as it is last.
+  staged by then (a row changed twice, once, as it is last).
   WAL journal, synchronous FULL: a commit that returned is on disk. A write that fails
   stops the process: memory must never run ahead of what was told.
 - The file is held for the process's life: a second peer on it is refused as locked.
-- On start, all of it is read back, oldest first; restart.py settles the tasks the
-  restart interrupted, then cuts the store to its bounds, which hold on disk too.
+- On start, all of it is read back, oldest first (restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's
   database, one locked by another process, not SQLite, not writable, or holding rows
   this peer did not write is a DurableError naming the file (serve: one line, exit 2).
@@ -28,7 +27,7 @@ import os
 import sqlite3
 import sys
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, to_json
@@ -63,10 +62,13 @@ class StoreFile:
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
-        # Rows staged since the last commit: (table, key) -> (statement, values, record to
-        # write as JSON last, if any). Serialised at the commit: once per row, as it is then.
+        # Staged since the last commit: (table, key) -> (statement, values, a record to add
+        # as JSON, if any: serialised at the commit, once per row).
         self.pending: dict[tuple[str, ...], tuple[str, tuple[Any, ...], Any]] = {}
         self.staging = threading.Lock()
+        # Group commit: changes staged, and on disk, so far; whether a commit is under way.
+        self.staged, self.written, self.committing = 0, 0, False
+        self.finished = threading.Condition(self.staging)  # a commit under way is done
         if not path or path == ":memory:" or path.startswith("file:"):
             raise DurableError(f"{path}: a store is a file's path (a store in memory survives nothing)")
         try:
@@ -78,7 +80,7 @@ class StoreFile:
             self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            with self._transaction():  # takes the file's lock, kept from now on
+            with _Transaction(self.db):  # takes the file's lock, kept from now on
                 for statement in filter(str.strip, _TABLES.split(";")):
                     self.db.execute(statement)
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -95,24 +97,33 @@ class StoreFile:
         except sqlite3.Error as exc:
             raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
 
-    def _transaction(self) -> Any:
-        return _Transaction(self.db)
-
     def stage(self, row: tuple[str, ...], sql: str, values: tuple[Any, ...], record: Any = None) -> None:
         """Keep `row`'s change for the next commit, replacing one staged before it."""
         with self.staging:
             self.pending[row] = (sql, values, record)
+            self.staged += 1
 
     def commit(self) -> None:
-        """Everything staged so far, as one transaction, on disk when this returns. Of
-        several threads committing at once, one writes what all of them staged (the others
-        then find nothing left): one fsync for them all."""
-        with self.lock:
-            with self.staging:
-                staged, self.pending = self.pending, {}
-            if staged:
+        """Everything staged so far on disk, in one transaction, when this returns. A
+        commit under way may carry it: then it waits for that one, and leaves. Otherwise it
+        writes what every thread has staged by now, while the others go on working: one
+        fsync for all of them (waiting in turn for the file, each would write its own)."""
+        with self.staging:
+            wanted = self.staged
+            while self.committing and self.written < wanted:
+                self.finished.wait()
+            if self.written >= wanted:
+                return
+            self.committing, upto = True, self.staged
+            staged, self.pending = self.pending, {}
+        try:
+            with self.lock:
                 self._write([(sql, values if record is None else (*values, to_json(record)))
                              for sql, values, record in staged.values()])
+        finally:
+            with self.staging:
+                self.committing, self.written = False, max(self.written, upto)
+                self.finished.notify_all()
 
     def write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
         """The statements as one transaction, now (what is staged waits for its commit)."""
@@ -120,11 +131,10 @@ class StoreFile:
             self._write(statements)
 
     def _write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-        """Called holding the lock. A write that fails (a full disk, a failing device)
-        stops the process: what it holds in memory would otherwise run ahead of the file,
-        and a restart from the file is the truth."""
+        """Called holding the lock. A write that fails (a full disk, a failing device) stops
+        the process: memory would otherwise run ahead of the file, which a restart trusts."""
         try:
-            with self._transaction():
+            with _Transaction(self.db):
                 for sql, values in statements:
                     self.db.execute(sql, values)
         except sqlite3.Error as exc:
@@ -143,9 +153,8 @@ class StoreFile:
             self.db.close()
 
 
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+class _Transaction(NamedTuple):
+    db: sqlite3.Connection
 
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")  # the write lock now, not halfway through
@@ -166,8 +175,7 @@ def _why(exc: sqlite3.Error) -> str:
 
 
 class DurableStore(TaskStore):
-    """The task store, each change staged for the store file under the store's lock, and
-    written before the change is told to anyone (`flush`: subscribers, webhooks, the caller)."""
+    """The task store, each change staged under its lock, written before it is told (`flush`)."""
 
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
@@ -175,11 +183,10 @@ class DurableStore(TaskStore):
         self.order: dict[str, int] = {}  # task id -> its row's seq: the order tasks were made in
 
     def _kept(self, task_id: str) -> None:
-        if task_id not in self.order:
-            self.seq += 1
-            self.order[task_id] = self.seq
-        self.file.stage(("tasks", task_id), TASK_ROW, (task_id, self.order[task_id], self.owners[task_id],
-                                                       self.sizes[task_id]), self.tasks[task_id])
+        seq = self.order.setdefault(task_id, self.seq + 1)  # a new task: the next in order
+        self.seq = max(self.seq, seq)
+        self.file.stage(("tasks", task_id), TASK_ROW, (task_id, seq, self.owners[task_id], self.sizes[task_id]),
+                        self.tasks[task_id])
         for key in self.message_keys[task_id][-1:]:  # the newest: the others are staged already
             self.file.stage(("messages", *key), MESSAGE_ROW, (*key, task_id, self.by_message[key][1]))
 
@@ -195,14 +202,12 @@ class DurableStore(TaskStore):
 
 
 class DurableLedger(Ledger):
-    """The ledger, each effect it records (and one it forgets, deleted) staged for the
-    store file, and written with the store's next commit, under the ledger's own bound."""
+    """The ledger, each effect it records (or forgets) staged, written with the next commit."""
 
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
         self.file, self.seq = file, 0
-        # Memory and file change together under it: two threads' record and forget of one
-        # effect can never be staged in the other order than they happened in memory.
+        # Memory and file change together under it: never staged in another order than made.
         self.writing = threading.Lock()
 
     def record(self, key: str, effect: Effect) -> None:
@@ -223,8 +228,7 @@ class DurableLedger(Ledger):
 
 def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, max_effects: int = 10_000,
                remember_messages: bool = True) -> tuple[DurableStore, DurableLedger]:
-    """A durable store and ledger on `path`, with everything it kept read back (tasks the
-    restart interrupted are settled by restart.py); DurableError if the file cannot be used."""
+    """A store and ledger on `path`, all it kept read back; DurableError if it cannot be used."""
     file = StoreFile(path)
     durable = DurableStore(file, max_tasks, max_bytes, remember_messages=remember_messages)
     effects = DurableLedger(file, max_effects)
