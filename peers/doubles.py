@@ -6,8 +6,10 @@ can be tested and taught. No peer has one unless it is given one: `serve`'s flag
   when a connection drops (a client's resume: --scenario broken-stream).
 - `CrashingLedger`: the peer's durable ledger, and the process killed (exit 137, no
   clean-up, no answer, as under SIGKILL) at a crash point: right after an effect is
-  claimed, before its skill runs ("before-effect"), or right after the effect is
-  committed as done, before the peer answers ("after-commit": --scenario crash).
+  claimed, before its skill runs ("before-effect": a request nobody was told of is not
+  on disk yet, durable.py), or right after the effect is committed as done, before the
+  peer answers ("after-commit": --scenario crash). From the first effect on, those a
+  restart continues included.
 Not here: the parts themselves (streaming.py, durable.py), which know of no double.
 """
 from __future__ import annotations
