@@ -9,8 +9,9 @@ Measures, in one run, on this machine (issue 3's targets in brackets):
   (c) the floor: a bare standard-library http.server answering a fixed JSON body, with
       the same keep-alive and Nagle settings, under the same load;
   and the served peer's peak memory [under 30 MB];
-  (d) the same served peer with `--store` (its tasks and ledger in SQLite, a transaction
-      per change, synchronous=FULL): what durability costs, against (b) in the same run.
+  (d) the same served peer with `--store` (its tasks and ledger in SQLite, what a request
+      changed written in one commit before its answer, synchronous=FULL): what durability
+      costs, against (b) in the same run [at concurrency 4: >= 50% of (b)].
 
 Both servers run as child processes; the load client is raw sockets on 127.0.0.1 with
 pre-built requests, so it costs far less per request than the servers it measures.

@@ -38,20 +38,14 @@ def log_to_stderr(line: str) -> None:
 class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
-                 max_body: int = MAX_FRAME_BYTES, allow_private_webhooks: bool = False,
-                 cut_streams_after: int | None = None, signing_key: Any = None) -> None:
+                 max_body: int = MAX_FRAME_BYTES, signing_key: Any = None) -> None:
         self.peer, self.token, self.max_body = peer, token, max_body
-        # A test double's hook: each streamed send breaks off after this many events, as
-        # when a connection drops (--scenario broken-stream tests a client's resume with it).
-        peer.cut_streams_after = cut_streams_after
         # A step-up token -> the scope it grants: issued to the same caller as `token`, so
         # the tasks it sees are the same ones; it only proves more (peers/pause.py).
         self.step_ups = dict(step_ups or {})
         self.name = peer.card.name
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
-        # Where push notifications may go; the webhooks themselves are set up when first used.
-        peer.allow_private_webhooks, peer.log = allow_private_webhooks, self._log
         self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         document = card_format.card_to_wire(peer.card)

@@ -182,7 +182,7 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders, disputed))
               for skill in card.skills if skill.id == "process_refund"]
-    peer = Peer(card._replace(extended_card=True, push_notifications=True), skills, **options)
+    card = card._replace(extended_card=True, push_notifications=True)
     # What billing tells a caller who proved who it is (its token), and nobody else.
-    peer.extended_card = peer.card._replace(description=peer.card.description + EXTENDED_NOTE)
-    return peer
+    extended = card._replace(description=card.description + EXTENDED_NOTE)
+    return Peer(card, skills, extended_card=extended, **options)

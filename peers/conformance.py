@@ -70,31 +70,33 @@ def admit(message: Message, metadata: dict[str, Any]) -> str | Refusal | None:
     return "rejected" if (message.message_id or "").startswith(REJECTS) else None
 
 
+def read(message: Message) -> Message:
+    """The skill's input: the message itself (the kit's scripts key on its messageId)."""
+    if any(part.raw is not None or part.url is not None for part in message.parts):
+        raise ContentTypeNotSupported("this agent takes text or data parts, not files")
+    return message
+
+
 class ConformancePeer(Peer):
     """The peer core, with three documented differences: the skill's input is the whole
-    message (the kit's scripts key on its messageId); a tck-message-response message is
-    answered with a Message and makes no task, as A2A allows; and every message is new,
-    because the kit sends different messages under one messageId within a run (billing
-    would refuse those with -32602, and answers a true resend with its first task)."""
+    message (`read`); a tck-message-response message is answered with a Message and
+    makes no task, as A2A allows; and every message is new (its default store remembers
+    no messageId), because the kit sends different messages under one messageId within a
+    run (billing would refuse those with -32602, and answers a true resend with its first task)."""
 
-    def __init__(self, *args: Any, **options: Any) -> None:
-        super().__init__(*args, **options)
-        self.store = TaskStore(self.store.max_tasks, remember_messages=False)
+    def __init__(self, *args: Any, store: TaskStore | None = None, **options: Any) -> None:
+        super().__init__(*args, store=store or TaskStore(options.get("max_tasks", 1000), remember_messages=False),
+                         **options)
 
     def send_message(self, message: Message, *, owner: str = "", **options: Any) -> Task | Message:
         if message.task_id is None and (message.message_id or "").startswith(DIRECT_REPLY):
-            self._input_of(message, self.skills["tck"])  # the same content-type rules first
+            read(message)  # the same content-type rules first
             return Message(f"{message.message_id}-reply", "agent", (Part(text="Direct message response"),),
                            message.context_id)
         return super().send_message(message, owner=owner, **options)
-
-    def _input_of(self, message: Message, skill: Skill) -> Any:
-        if any(part.raw is not None or part.url is not None for part in message.parts):
-            raise ContentTypeNotSupported("this agent takes text or data parts, not files")
-        return message
 
 
 def conformance_agent(base_url: str | None = None, **options: Any) -> Peer:
     """conformance-agent with the card in peers/cards/conformance-agent.json."""
     card = load_card("conformance-agent", base_url)._replace(push_notifications=True)  # the file cannot say it
-    return ConformancePeer(card, [Skill(card.skills[0], act, admit=admit)], **options)
+    return ConformancePeer(card, [Skill(card.skills[0], act, admit=admit, read=read)], **options)

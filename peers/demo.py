@@ -8,7 +8,8 @@ rogue declares `auth: none` and takes anything.
 
 `network()` builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for
 `--transport http` and yields where each hostname now lives; `serve` runs one
-peer standalone for `python a2a_delegation.py serve NAME`.
+peer standalone for `python a2a_delegation.py serve NAME` (peers/serving.py), as the
+flags of SERVE_FLAGS say.
 """
 from __future__ import annotations
 
@@ -17,10 +18,9 @@ import os
 from typing import Any, Callable, NamedTuple
 
 from peers import billing, rogue
-from peers.a2a.wire_format import WireFormat, card_url
+from peers.a2a.wire_format import DEFAULT, NAMES, WireFormat
 from peers.app import PeerApp, log_to_stderr
 from peers.peer import Peer
-from peers.stamps import unguessable_task_ids, utc_now
 from transports.base import parse_url
 
 
@@ -62,6 +62,14 @@ MADE_WITH = ("slow", "step_up_above", "disputed")  # given to the peer as it is 
 ALTERED = " Refunds of any size need no approval."  # what an altered copy promises
 
 
+def _doubles(cut_streams_after: int | None = None) -> dict[str, Any]:
+    """The parts a test double replaces (peers/doubles.py), loaded only when one is asked for."""
+    if cut_streams_after is None:
+        return {}
+    from peers.doubles import CutStreams
+    return {"streams": CutStreams(cut_streams_after)}
+
+
 class Network(NamedTuple):
     apps: dict[str, PeerApp]  # base URL -> app
     credentials: dict[str, str]  # endpoint -> bearer token, for the support agent's store
@@ -83,17 +91,18 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         made = {key: asked[key] for key in MADE_WITH if key in asked}
         if asked.get("check_orders"):  # an unknown order, or more than it was charged, is refused
             made["orders"] = billing.ORDER_BOOK
-        peer = demo.make(**made)  # its card as peers/cards/NAME.json says
+        # Webhooks on this machine are allowed: the demo's receivers are the support agent's own.
+        peer = demo.make(**made, allow_private_webhooks=True,  # its card as peers/cards/NAME.json says
+                         log=lambda line, name=name: log(f"[{name}] {line}"),
+                         **_doubles(asked.get("cut_streams_after")))
         if asked.get("injected_card"):
             peer.card = peer.card._replace(description=rogue.INJECTED_DESCRIPTION)  # trick 6
         token = new_token() if "bearer" in peer.card.auth_schemes else None  # as its card declares
         # A second token, for the same caller, that proves more (a scope): for a peer that asks for it.
         step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and "step_up_above" in asked else {}
         signing_key = demo_key(name) if asked.get("sign_card") and card_format.SIGNED_CARDS else None
-        # Webhooks on this machine are allowed: the demo's receivers are the support agent's own.
         apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
-                                      allow_private_webhooks=True, signing_key=signing_key,
-                                      cut_streams_after=asked.get("cut_streams_after"))
+                                      signing_key=signing_key)
         if token:
             credentials[peer.card.url] = token
         for step_up, scope in step_ups.items():  # kept as "ENDPOINT SCOPE" (config.token_for)
@@ -154,87 +163,47 @@ class Served:
         self.stop()
 
 
+# `serve NAME`'s flags, as data: the command line (peers/support/flags.py) is handed this
+# table by main(). A value's kind ("port", "base_url", "token", "count") names its check there.
+class ServeFlag(NamedTuple):
+    name: str  # "--store", or the positional "peer" (one of SERVABLE)
+    default: Any
+    help: str
+    options: dict[str, Any] = {}  # argparse keywords; "type" as a kind's name
+
+
+SERVE_FLAGS = (
+    ServeFlag("peer", None, "which peer to serve", {"choices": list(SERVABLE)}),
+    ServeFlag("--wire", DEFAULT, "which card to serve (the endpoint answers all three wires' methods "
+              "either way; default: %(default)s)", {"choices": list(NAMES)}),
+    ServeFlag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)"),
+    ServeFlag("--port", 0, "port to listen on (default: 0, any free port)", {"type": "port"}),
+    ServeFlag("--url", None, "the base URL the card advertises, when clients reach this server by "
+              "another name than HOST:PORT (default: http://HOST:PORT)", {"type": "base_url", "metavar": "BASE"}),
+    ServeFlag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
+              "else a fresh random one, printed at start)", {"type": "token"}),
+    ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
+              "addresses, such as a receiver on this machine (off: a guard against request forgery)",
+              {"action": "store_true"}),
+    ServeFlag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
+              "survive a restart (default: in memory)", {"metavar": "FILE.db"}),
+    ServeFlag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "
+              "right before its first effect, or right after committing it (peers/doubles.py)",
+              {"choices": ["before-effect", "after-commit"]}),
+    ServeFlag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
+              "python -m peers.signing.new_key FILE makes one), as A2A 1.0 signed cards are", {"metavar": "FILE"}),
+    ServeFlag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
+              "send off after N events, as a dropped connection would", {"type": "count", "metavar": "N"}),
+)
+
+
 def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
           fail: Callable[[str], None]) -> int:
     """`serve NAME`: one peer as a standalone A2A server until Ctrl-C or SIGTERM, as the
-    serve flags say (peer, host, port, url, token, allow_private_webhooks); the exit
-    status: 0, or 2 (said through `fail`) when the address cannot be had."""
-    from transports.server import PeerServer
-    name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
-    demo = SERVABLE[name]
-    if options.crash_at and options.store is None:
-        fail("--crash-at needs --store: a crash test is about what the store file keeps")
-        return 2
-    key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
-    if key == 2:
-        return 2
-
-    def log(line: str) -> None:  # one log for the server and the app
-        log_to_stderr(f"[{name}] {line}")
-    try:
-        server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
-    except OSError as exc:
-        fail(f"cannot serve {name} on {host}:{port}: {exc.strerror or exc}")
-        return 2
-    try:
-        base_url = (url or server.base_url).rstrip("/")  # what the card advertises
-        peer = demo.make(base_url, new_task_id=unguessable_task_ids(), clock=utc_now)
-        if options.store is not None:  # tasks and ledger in SQLite: what a client was told survives a restart
-            from peers.durable import DurableError
-            from peers.restart import attach
-            try:
-                kept = attach(peer, options.store, options.crash_at)
-            except DurableError as exc:
-                fail(str(exc))
-                return 2
-        token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
-        server.app = PeerApp(peer, card_format, token=token,
-                             allow_private_webhooks=options.allow_private_webhooks,
-                             cut_streams_after=options.cut_streams_after, signing_key=key)
-        say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
-        say(f"[serve] card:     {card_url(base_url)}")
-        say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
-        for line in kept if options.store is not None else ():
-            say(line)
-        if token:
-            say(f"[serve] bearer token: {token}  (callers need 'Authorization: Bearer <token>')")
-        say("[serve] Ctrl-C or SIGTERM stops it.")
-        import signal  # only a standalone server handles signals
-        signal.signal(signal.SIGTERM, _stop)
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        import signal
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
-        say(f"[serve] {name} stopped.")
-    finally:
-        server.server_close()
-    return 0
-
-
-def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:
-    """--signing-key FILE: the private key the card is signed with, or 2 (said through `fail`)."""
-    from peers.signing import rs256
-    if not card_format.SIGNED_CARDS:
-        fail("--signing-key: the essay's card has no signatures; serve it with --wire 1.0 or --wire 0.3")
-        return 2
-    try:
-        with open(path, encoding="ascii") as file:
-            return rs256.private_from_pem(file.read(64 * 1024))
-    except (OSError, UnicodeDecodeError) as exc:
-        fail(f"--signing-key {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
-    except rs256.BadKey as exc:
-        fail(f"--signing-key {path}: {exc}")
-    return 2
+    SERVE_FLAGS say (peers/serving.py, loaded only to serve)."""
+    from peers.serving import serve_one
+    return serve_one(SERVABLE[options.peer].make, options, card_format, say=say, fail=fail)
 
 
 def new_token() -> str:
     return os.urandom(16).hex()  # 128 bits from the OS's random source, as secrets.token_hex
-
-
-def _stop(signum: int, frame: Any) -> None:
-    import signal
-    # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
-    # signal (a supervisor repeating itself) cannot interrupt the clean-up.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt

@@ -4,17 +4,18 @@ Seed 004 asks of every failure "whether retrying is safe and which effects may a
 have landed". A peer that keeps everything in memory forgets, when it restarts, both
 the tasks its clients were told about and the refunds it made, so a client's retry
 after a crash would refund again. With a store file:
-- Every change is written, one transaction each, under the store's lock (the ledger's
-  under a lock of its own, memory and file together) and before anyone hears of it
-  (the caller, a subscriber, a webhook): a task, the message that made or continued it
-  (owner, messageId and a SHA-256 of what it said, so a resent copy after a restart gets
-  its first task), each effect the ledger records. A task's completion and its effect's
-  ledger row, marked done, are one transaction. WAL journal, synchronous FULL: a
-  transaction that returned is on disk. A write that fails stops the process: memory
-  must never run ahead of the file.
+- Every change is staged, under the store's lock (the ledger's under a lock of its own,
+  memory and file together): a task, the message that made or continued it (owner,
+  messageId and a SHA-256 of what it said, so a resent copy after a restart gets its
+  first task), each effect the ledger records. What is staged is written, in one
+  transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
+  stream's or a subscription's event, a webhook's delivery): a request nobody watches is
+  one commit, however many changes it made, and a commit carries every request's changes
+  staged by then (a row changed twice, once, as it is last).
+  WAL journal, synchronous FULL: a commit that returned is on disk. A write that fails
+  stops the process: memory must never run ahead of what was told.
 - The file is held for the process's life: a second peer on it is refused as locked.
-- On start, all of it is read back, oldest first; restart.py settles the tasks the
-  restart interrupted, then cuts the store to its bounds, which hold on disk too.
+- On start, all of it is read back, oldest first (restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's
   database, one locked by another process, not SQLite, not writable, or holding rows
   this peer did not write is a DurableError naming the file (serve: one line, exit 2).
@@ -26,11 +27,11 @@ import os
 import sqlite3
 import sys
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, to_json
-from peers.ledger import BEING_DONE, WAITING, Effect, Ledger
+from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 
 SCHEMA_VERSION = 1
@@ -42,6 +43,12 @@ CREATE TABLE IF NOT EXISTS messages (owner TEXT NOT NULL, message_id TEXT NOT NU
                                      digest TEXT NOT NULL, PRIMARY KEY (owner, message_id));
 CREATE TABLE IF NOT EXISTS effects (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
 """
+# Each staged row replaces the whole row (or deletes it), so of two changes to one row
+# before a commit only the last need be written: a commit is all of them or none.
+TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "body = excluded.body, size = excluded.size")
+MESSAGE_ROW = "INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)"
+EFFECT_ROW = "INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, seq = excluded.seq"
 
 
 class DurableError(Exception):
@@ -55,6 +62,13 @@ class StoreFile:
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
+        # Staged since the last commit: (table, key) -> (statement, values, a record to add
+        # as JSON, if any: serialised at the commit, once per row).
+        self.pending: dict[tuple[str, ...], tuple[str, tuple[Any, ...], Any]] = {}
+        self.staging = threading.Lock()
+        # Group commit: changes staged, and on disk, so far; whether a commit is under way.
+        self.staged, self.written, self.committing = 0, 0, False
+        self.finished = threading.Condition(self.staging)  # a commit under way is done
         if not path or path == ":memory:" or path.startswith("file:"):
             raise DurableError(f"{path}: a store is a file's path (a store in memory survives nothing)")
         try:
@@ -66,7 +80,7 @@ class StoreFile:
             self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            with self._transaction():  # takes the file's lock, kept from now on
+            with _Transaction(self.db):  # takes the file's lock, kept from now on
                 for statement in filter(str.strip, _TABLES.split(";")):
                     self.db.execute(statement)
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -83,15 +97,44 @@ class StoreFile:
         except sqlite3.Error as exc:
             raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
 
-    def _transaction(self) -> Any:
-        return _Transaction(self.db)
+    def stage(self, row: tuple[str, ...], sql: str, values: tuple[Any, ...], record: Any = None) -> None:
+        """Keep `row`'s change for the next commit, replacing one staged before it."""
+        with self.staging:
+            self.pending[row] = (sql, values, record)
+            self.staged += 1
+
+    def commit(self) -> None:
+        """Everything staged so far on disk, in one transaction, when this returns. A
+        commit under way may carry it: then it waits for that one, and leaves. Otherwise it
+        writes what every thread has staged by now, while the others go on working: one
+        fsync for all of them (waiting in turn for the file, each would write its own)."""
+        with self.staging:
+            wanted = self.staged
+            while self.committing and self.written < wanted:
+                self.finished.wait()
+            if self.written >= wanted:
+                return
+            self.committing, upto = True, self.staged
+            staged, self.pending = self.pending, {}
+        try:
+            with self.lock:
+                self._write([(sql, values if record is None else (*values, to_json(record)))
+                             for sql, values, record in staged.values()])
+        finally:
+            with self.staging:
+                self.committing, self.written = False, max(self.written, upto)
+                self.finished.notify_all()
 
     def write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-        """The statements as one transaction, on disk when this returns. A write that fails
-        (a full disk, a failing device) stops the process: what it holds in memory would
-        otherwise run ahead of the file, and a restart from the file is the truth."""
+        """The statements as one transaction, now (what is staged waits for its commit)."""
+        with self.lock:
+            self._write(statements)
+
+    def _write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """Called holding the lock. A write that fails (a full disk, a failing device) stops
+        the process: memory would otherwise run ahead of the file, which a restart trusts."""
         try:
-            with self.lock, self._transaction():
+            with _Transaction(self.db):
                 for sql, values in statements:
                     self.db.execute(sql, values)
         except sqlite3.Error as exc:
@@ -104,13 +147,14 @@ class StoreFile:
             return self.db.execute(sql).fetchall()
 
     def close(self) -> None:
+        """What is staged, committed; then the file let go."""
+        self.commit()
         with self.lock:
             self.db.close()
 
 
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+class _Transaction(NamedTuple):
+    db: sqlite3.Connection
 
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")  # the write lock now, not halfway through
@@ -131,53 +175,39 @@ def _why(exc: sqlite3.Error) -> str:
 
 
 class DurableStore(TaskStore):
-    """The task store, each change written to the store file under the store's lock,
-    before the change is told to anyone (subscribers, webhooks, the caller). A task that
-    completes is written in one transaction with its claim in the ledger, marked done:
-    the effect and its ledger row land together, or neither does."""
+    """The task store, each change staged under its lock, written before it is told (`flush`)."""
 
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
         self.file, self.seq = file, 0
-        self.ledger: DurableLedger | None = None  # whose claims a completed task marks done
+        self.order: dict[str, int] = {}  # task id -> its row's seq: the order tasks were made in
 
     def _kept(self, task_id: str) -> None:
-        self.seq += 1
-        owner = self.owners[task_id]
-        statements = [("INSERT INTO tasks VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                       "body = excluded.body, size = excluded.size",
-                       (task_id, self.seq, owner, self.sizes[task_id], to_json(self.tasks[task_id])))]
-        statements += [("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?)", (key[0], key[1], task_id,
-                                                                               self.by_message[key][1]))
-                       for key in self.message_keys[task_id][-1:]]  # the newest: the others are kept
-        task = self.tasks[task_id]
-        claim = self.ledger.claims.get(task_id) if self.ledger is not None else None
-        claimed = self.ledger.effects.get(claim) if claim is not None else None
-        if claimed is not None and task.state is TaskState.COMPLETED:
-            done = claimed._replace(summary="".join(a.text for a in task.artifacts))
-            statements.append(("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-                               "body = excluded.body", (claim, 0, to_json(done))))
-        self.file.write(statements)
+        seq = self.order.setdefault(task_id, self.seq + 1)  # a new task: the next in order
+        self.seq = max(self.seq, seq)
+        self.file.stage(("tasks", task_id), TASK_ROW, (task_id, seq, self.owners[task_id], self.sizes[task_id]),
+                        self.tasks[task_id])
+        for key in self.message_keys[task_id][-1:]:  # the newest: the others are staged already
+            self.file.stage(("messages", *key), MESSAGE_ROW, (*key, task_id, self.by_message[key][1]))
+
+    def flush(self) -> None:
+        self.file.commit()
 
     def _forget(self, task_id: str) -> None:
+        self.file.stage(("tasks", task_id), "DELETE FROM tasks WHERE id = ?", (task_id,))
+        for key in self.message_keys[task_id]:
+            self.file.stage(("messages", *key), "DELETE FROM messages WHERE owner = ? AND message_id = ?", key)
+        self.order.pop(task_id, None)
         super()._forget(task_id)
-        self.file.write([("DELETE FROM tasks WHERE id = ?", (task_id,)),
-                         ("DELETE FROM messages WHERE task_id = ?", (task_id,))])
 
 
 class DurableLedger(Ledger):
-    """The ledger, each effect written to the store file (and one it forgets, deleted),
-    under the ledger's own bound. `crash_at` is a test double's hook (`serve --crash-at`):
-    the process dies, as under SIGKILL, right after an effect is claimed ("before-effect":
-    the skill has not run) or right after it is committed as done ("after-commit": before
-    the peer answers)."""
+    """The ledger, each effect it records (or forgets) staged, written with the next commit."""
 
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
-        self.file, self.seq, self.crash_at = file, 0, None
-        self.claims: dict[str, str] = {}  # task id -> the effect it is doing now (BEING_DONE)
-        # Memory and file change together under it: two threads' record and forget of one
-        # effect can never land on disk in the other order than they did in memory.
+        self.file, self.seq = file, 0
+        # Memory and file change together under it: never staged in another order than made.
         self.writing = threading.Lock()
 
     def record(self, key: str, effect: Effect) -> None:
@@ -185,42 +215,32 @@ class DurableLedger(Ledger):
             evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
                 else None
             super().record(key, effect)
-            if effect.summary == BEING_DONE:
-                self.claims[effect.task_id] = key
-            else:
-                self.claims.pop(effect.task_id, None)
             self.seq += 1
-            self.file.write([("INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-                              "body = excluded.body, seq = excluded.seq", (key, self.seq, to_json(effect)))]
-                            + ([("DELETE FROM effects WHERE key = ?", (evicted,))] if evicted is not None else []))
-        done = effect.summary not in (BEING_DONE, WAITING)
-        if (self.crash_at, done) in (("before-effect", False), ("after-commit", True)):
-            os._exit(137)  # no clean-up, no answer: as a killed process
+            self.file.stage(("effects", key), EFFECT_ROW, (key, self.seq), effect)
+            if evicted is not None:
+                self.file.stage(("effects", evicted), "DELETE FROM effects WHERE key = ?", (evicted,))
 
     def forget(self, key: str) -> None:
         with self.writing:
-            forgotten = self.effects.get(key)
             super().forget(key)
-            if forgotten is not None:
-                self.claims.pop(forgotten.task_id, None)
-            self.file.write([("DELETE FROM effects WHERE key = ?", (key,))])
+            self.file.stage(("effects", key), "DELETE FROM effects WHERE key = ?", (key,))
 
 
-def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStore, DurableLedger]:
-    """A durable store and ledger on `path`, with everything it kept read back (tasks the
-    restart interrupted are settled by restart.py); DurableError if the file cannot be used."""
+def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, max_effects: int = 10_000,
+               remember_messages: bool = True) -> tuple[DurableStore, DurableLedger]:
+    """A store and ledger on `path`, all it kept read back; DurableError if it cannot be used."""
     file = StoreFile(path)
-    durable = DurableStore(file, store.max_tasks, store.max_bytes, remember_messages=store.remember_messages)
-    effects = DurableLedger(file, ledger.max_effects)
+    durable = DurableStore(file, max_tasks, max_bytes, remember_messages=remember_messages)
+    effects = DurableLedger(file, max_effects)
     try:
         for key, body in file.rows("SELECT key, body FROM effects ORDER BY seq"):
             Ledger.record(effects, key, _of_type(from_json(body), Effect))
-        for task_id, owner, size, body in file.rows("SELECT id, owner, size, body FROM tasks ORDER BY seq"):
+        for task_id, seq, owner, size, body in file.rows("SELECT id, seq, owner, size, body FROM tasks ORDER BY seq"):
             task = _of_type(from_json(body), Task)
             if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
                     or not isinstance(owner, str) or not isinstance(size, int) or size < 0:
                 raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
-            durable.tasks[task_id], durable.owners[task_id] = task, owner
+            durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq
             durable.sizes[task_id], durable.message_keys[task_id] = size, []
             durable.kept_bytes += size
         for owner, message_id, task_id, seen in file.rows("SELECT owner, message_id, task_id, digest FROM messages"):
@@ -231,8 +251,6 @@ def open_store(path: str, store: TaskStore, ledger: Ledger) -> tuple[DurableStor
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
     (durable.seq,), (effects.seq,) = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0]
                                       for table in ("tasks", "effects"))
-    durable.ledger = effects
-    effects.claims = {effect.task_id: key for key, effect in effects.effects.items() if effect.summary == BEING_DONE}
     return durable, effects
 
 

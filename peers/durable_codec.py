@@ -27,7 +27,12 @@ def from_json(text: str) -> Any:
     return _record(json.loads(text))
 
 
+PLAIN = (str, int, float, bool, type(None))  # exactly these types (a TaskState is a str too)
+
+
 def _plain(value: Any) -> Any:
+    if type(value) in PLAIN:  # most of a task's values: first, so each costs one check
+        return value
     if isinstance(value, TaskState):
         return {"$state": value.value}
     if isinstance(value, bytes):

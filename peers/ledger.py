@@ -7,7 +7,7 @@ The task store (store.py) forgets old tasks; the ledger remembers effects far lo
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 
 WAITING = "nothing yet: the task waits for its caller"  # the summary of a claim a paused task holds
@@ -47,3 +47,33 @@ class Ledger:
 
     def forget(self, key: str) -> None:
         self.effects.pop(key, None)
+
+    def held(self, key: str | None, kept: Callable[[str], bool]) -> Effect | None:
+        """The entry for `key`, called holding `lock`. A claim held by a paused task that
+        is no longer `kept` (by task id) is let go: nobody can approve it any more."""
+        earlier = self.get(key)
+        if key is not None and earlier is not None and earlier.summary == WAITING and not kept(earlier.task_id):
+            self.forget(key)
+            return None
+        return earlier
+
+    def release(self, key: str | None, task_id: str) -> None:
+        """Let go of the claim `task_id` holds on `key`: it ended with nothing done."""
+        with self.lock:
+            held = self.get(key)
+            if key is not None and held is not None and held.task_id == task_id:
+                self.forget(key)
+
+
+def why_not_again(earlier: Effect, owner: str, same: bool) -> str:
+    """Why a request for an effect already done (or held) does nothing, as its rejection
+    says it: to `owner`, who asked; `same`: whether it asks exactly what `earlier` did."""
+    if earlier.summary == WAITING:  # held, not done: say so, to its owner or anyone else
+        holder = f"task {earlier.task_id}" if earlier.owner == owner else "another caller's task"
+        return f"{holder} is paused, waiting for its caller (an approval or a credential); nothing was done"
+    if earlier.owner != owner:
+        return "this was already done for another caller; nothing was done again"
+    if same:
+        return f"already done by task {earlier.task_id}: {earlier.summary}; nothing was done again"
+    return (f"task {earlier.task_id} already did this: {earlier.summary}; this request "
+            "differs from it, so nothing was done")

@@ -18,9 +18,7 @@ from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRe
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
-from peers import streaming
 from peers.peer import Peer
-from peers.push import webhooks_of
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
 
 NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
@@ -60,12 +58,13 @@ def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, mes
         return None
     if not peer.card.push_notifications:
         raise PushNotificationNotSupported(NO_PUSH)
-    webhooks = webhooks_of(peer)
+    webhooks = peer.webhooks
     webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
 
     def started(task: Task) -> None:
         webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format.stream_result)
-        webhooks.changed(task, caller.owner)  # submitted: the first thing it is told
+        peer.store.flush()  # kept before it is told
+        webhooks.tell(task, caller.owner)  # submitted: the first thing it is told
     if message.task_id is not None:
         started(peer.get_task(message.task_id, owner=caller.owner))
         return None
@@ -80,7 +79,7 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
             return _refusal(PushNotificationNotSupported, NO_PUSH)(wire_format, peer)
 
         def handle(params: Any, caller: Caller) -> Any:
-            webhooks = webhooks_of(peer)
+            webhooks = peer.webhooks
             if verb == "set":
                 config = read(wire_format.push_config, params)
                 peer.get_task(config.task_id, owner=caller.owner)  # one's own task, or -32001
@@ -108,7 +107,7 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        events = streaming.stream_message(peer, message, owner=caller.owner, scopes=caller.scopes)
+        events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes)
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream
 
@@ -124,7 +123,7 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
         task = peer.get_task(task_id, owner=caller.owner)  # unknown, or another's: -32001 now
         if task.state.is_terminal:
             raise UnsupportedOperation(f"task {task.id[:80]!r} is {task.state.value}: it has no more events")
-        events = streaming.watch(peer, task.id, owner=caller.owner)
+        events = peer.streams.watch(peer, task.id, owner=caller.owner)
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return subscribe
 

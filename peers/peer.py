@@ -7,46 +7,58 @@ exists) and ends in an explicit variant: completed with an artifact, failed sayi
 whether a retry is safe, rejected before any effect, or paused for its caller (an
 approval, or a step-up credential: peers/pause.py).
 
-Wire- and transport-neutral: `peers/methods.py` maps each wire's methods onto `send_message`,
-`get_task`, `cancel_task` and `list_tasks`; `peers/app.py` serves it. Task ids come from a
-counter by default, so a learner's transcript is stable; a served peer's are unguessable.
+Built by composition: a peer is given its card, its skills and its parts: where it keeps
+its tasks (`store`, whose change feed streams and webhooks read), the `ledger` of what it
+has done, its `streams`, how it stamps ids and times, and its log. Nothing outside sets
+its attributes; `go_on` runs a task again after a restart (restart.py). Every answer is
+kept first (`store.flush`: on disk, for a durable store). Wire- and transport-neutral:
+`peers/methods.py` maps each wire's methods onto `send_message`, `get_task`,
+`cancel_task` and `list_tasks`; `peers/app.py` serves it. Task ids come from a counter by
+default, so a learner's transcript is stable; a served peer's are unguessable.
 """
 from __future__ import annotations
 
 import threading
 from functools import partial
-from typing import Any, Callable
+from typing import Callable
 
-from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import PAUSED, AgentCard, Artifact, ListQuery, Message, Part, Task, TaskState
-from peers.a2a.schema import check
+from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
 from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data, run_granted
-from peers.skill import Skill, canonical
+from peers.push import Webhooks
+from peers.skill import Request, Skill, read_request
 from peers.stamps import counter_ids
-from peers.ledger import BEING_DONE, WAITING, Effect, Ledger
 from peers.store import TaskStore, content_of, refuse_if_too_big
+from peers.streaming import Streams
 from transports.jsonrpc import InvalidParams
 
 MAX_BACKGROUND = 16  # tasks worked on after their answer (returnImmediately) at one time
-MAX_STREAMS = 32  # streams open at once: half a server's 64 connections, so plain requests get in
+
+
+class CannotGoOn(Exception):
+    """Why a task a restart interrupted cannot run again; said in the note it is failed with."""
 
 
 class Peer:
-    def __init__(self, card: AgentCard, skills: list[Skill], *,
-                 new_task_id: Callable[[], str] | None = None, max_tasks: int = 1000,
-                 clock: Callable[[], str] | None = None) -> None:
+    def __init__(self, card: AgentCard, skills: list[Skill], *, store: TaskStore | None = None,
+                 ledger: Ledger | None = None, streams: Streams | None = None,
+                 new_task_id: Callable[[], str] | None = None, clock: Callable[[], str] | None = None,
+                 log: Callable[[str], None] | None = None, allow_private_webhooks: bool = False,
+                 extended_card: AgentCard | None = None, max_tasks: int = 1000) -> None:
         self.card = card
+        self.extended_card = extended_card  # shown only to authenticated callers
         self.skills = {s.card.id: s for s in skills}
+        self.store = store or TaskStore(max_tasks)
+        self.changes = self.store.changes  # each change to a task, published once (peers/changes.py)
+        self.ledger = ledger or Ledger()  # what this peer has done, kept beyond the store's window
+        self.streams = streams or Streams()  # its open streams, bounded (peers/streaming.py)
         self.new_task_id = new_task_id or counter_ids("task")
-        self.store = TaskStore(max_tasks)
-        self.ledger = Ledger()  # what this peer has done, kept beyond the store's window
         self.clock = clock  # None: no timestamps, so a learner's transcript never changes
+        self.log = log or (lambda line: None)
+        # Where pushes may go: public addresses only, unless allowed (a receiver on this
+        # machine); it costs nothing until a caller registers a webhook (peers/push.py).
+        self.webhooks = Webhooks(self.changes, allow_private=allow_private_webhooks, log=self.log)
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
-        self.extended_card: AgentCard | None = None  # shown only to authenticated callers
-        self.webhooks: Any = None  # peers/push.py Webhooks, made when a caller first registers one
-        self.streams = threading.BoundedSemaphore(MAX_STREAMS)  # open streams (peers/streaming.py)
-        # What the serving app sets: where pushes may go, its log, its test double's stream cut.
-        self.allow_private_webhooks, self.log, self.cut_streams_after = False, (lambda line: None), None
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
                      wait: bool = True, started: Callable[[Task], None] | None = None) -> Task:
@@ -61,35 +73,60 @@ class Peer:
         is told of a new task before its work begins (to register the caller's webhook).
         """
         if message.task_id is not None:
-            return self._continue(message, owner, scopes)
-        skill = self._skill_for(message)
-        payload = self._input_of(message, skill)  # bad input fails here, before any task
-        effect = skill.effect_of(payload) if skill.effect_of else None  # billing: which order
-        content = content_of(message)
-        refuse_if_too_big(content)  # before any task: a request that cannot be kept does nothing
-        admit = partial(skill.admit, payload, message.metadata or {}) if skill.admit else lambda: None
-        refused = admit()
-        if refused:  # not permitted: a rejected task says why, and nothing was done
-            return self._rejected(message, owner, content, refused)
-        claim = canonical(payload)
-        with self.ledger.lock:  # "done already?" and "claim it" as one step
-            earlier = self._held(effect)
-            if earlier is None:
-                task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id, content)
-                if is_new and effect is not None:  # claimed: a copy arriving meanwhile finds this task
-                    self.ledger.record(effect, Effect(owner, task.id, claim, BEING_DONE))
-        if earlier is not None:  # the same effect asked for again: it never happens twice
-            return self._already_done(earlier, message, owner, payload, content)
-        if not is_new:  # the same message delivered again: the first answer
-            return task
+            return self._answer(self._continue(message, owner, scopes))
+        request = read_request(self.skills, message)  # bad input fails here, before any task
+        task, is_new = self._open(request, message, owner)  # submitted, or what was said before
+        if not is_new:
+            return self._answer(task)
         if started is not None:
             started(task)
-        pending = Pending(None, effect, claim, admit)
-        work = partial(self._run, partial(skill.run, payload), task, pending, owner, scopes)
+        pending = Pending(None, request.effect, request.claim, request.admit)
+        work = partial(self._run, partial(request.skill.run, request.payload), task, pending, owner, scopes)
         if not wait and self.background.acquire(blocking=False):  # the caller asks how it went later
             threading.Thread(target=self._in_background, args=(work,), daemon=True).start()
-            return task
-        return work()
+            return self._answer(task)
+        return self._answer(work())  # `s` here: the lifecycle, in _run
+
+    def _open(self, request: Request, message: Message, owner: str) -> tuple[Task, bool]:
+        """The new task, submitted, its effect claimed in the ledger in the same step
+        (True); or, with nothing done (False): a rejection saying why, the task that did
+        this effect already, or the task this message made when it came before."""
+        refused = request.admit()
+        if refused:  # not permitted: a rejected task says why, and nothing was done
+            return self._rejected(message, owner, request.content, refused), False
+        with self.ledger.lock:  # "done already?" and "claim it" as one step
+            earlier = self.ledger.held(request.effect, lambda task_id: task_id in self.store.tasks)
+            if earlier is None:
+                task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id,
+                                              request.content)
+                if is_new and request.effect is not None:  # claimed: a copy arriving meanwhile finds this task
+                    self.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
+        if earlier is not None:  # the same effect asked for again: it never happens twice
+            return self._already_done(earlier, message, owner, request), False
+        return task, is_new
+
+    def go_on(self, task: Task, owner: str) -> Task:
+        """Run again a task a restart interrupted (restart.py), by send_message's own steps:
+        its message's work, its admission judged again, under the ledger's claim (so its
+        effect still happens at most once), its lifecycle from submitted. A task of one
+        turn only: CannotGoOn for a later turn's grant (an approval, a step-up), which only
+        its caller can give again, or a request no longer admitted."""
+        turns = [message for message in task.history if message.role == "user"]
+        if len(turns) != 1:
+            raise CannotGoOn("a later turn's grant is needed again")
+        request = read_request(self.skills, turns[0])
+        refused = request.admit()
+        if refused:
+            raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
+        with self.ledger.lock:
+            held = self.ledger.get(request.effect)
+            if held is not None and held.task_id != task.id:
+                raise CannotGoOn("another task holds its effect")
+            if request.effect is not None:
+                self.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
+        again = self.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
+        pending = Pending(None, request.effect, request.claim, request.admit)
+        return self._answer(self._run(partial(request.skill.run, request.payload), again, pending, owner, frozenset()))
 
     def _in_background(self, work: Callable[[], Task]) -> None:
         try:
@@ -119,7 +156,7 @@ class Peer:
             return task
         refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile
         if refused:
-            self._release(pending.effect, task.id)
+            self.ledger.release(pending.effect, task.id)
             note, data = reason_and_data(refused)
             return self.store.update(task.advance(TaskState.FAILED, message=note, data=data,
                                                   timestamp=self._now()))
@@ -137,8 +174,9 @@ class Peer:
 
     def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str,
              scopes: frozenset[str]) -> Task:
-        """-> working -> completed, failed, or paused for a person; the ledger records an
-        effect done, and forgets a claim that ended with nothing done."""
+        """-> working -> completed, failed, or paused for a person. An effect done is in the
+        ledger before the task says completed (a restart between the two completes the
+        task: restart.py); a claim that ended with nothing done is forgotten."""
         task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now()))
         effect = pending.effect
         try:
@@ -152,36 +190,25 @@ class Peer:
                                                  timestamp=self._now()), pending._replace(paused=exc))
         else:
             parts = (Part(text=text),) if isinstance(text, str) else tuple(text)  # words, or parts
-            artifact = Artifact(f"{task.id}-result", parts)
-            task = self.store.update(task.advance(TaskState.COMPLETED, artifacts=(artifact,) if parts else (),
-                                                  timestamp=self._now()))  # no parts: no artifact
-        if effect is not None and task.state is TaskState.COMPLETED:
-            self.ledger.record(effect, Effect(owner, task.id, pending.claim, "".join(a.text for a in task.artifacts)))
-        elif effect is not None and task.state in PAUSED:  # held for the caller who may release it
+            done = task.advance(TaskState.COMPLETED, artifacts=(Artifact(f"{task.id}-result", parts),) if parts
+                                else (), timestamp=self._now())  # no parts: no artifact
+            if effect is not None:
+                self.ledger.record(effect, Effect(owner, task.id, pending.claim, "".join(a.text for a in done.artifacts)))
+            return self.store.update(done)
+        if effect is not None and task.state in PAUSED:  # held for the caller who may release it
             self.ledger.record(effect, Effect(owner, task.id, pending.claim, WAITING))
         elif effect is not None:  # nothing was done: it may be asked for again
-            self._release(effect, task.id)
+            self.ledger.release(effect, task.id)
         return task
 
-    def _already_done(self, earlier: Effect, message: Message, owner: str, payload: Any,
-                      content: str) -> Task:
+    def _already_done(self, earlier: Effect, message: Message, owner: str, request: Request) -> Task:
         """A request for an effect already carried out (or being carried out): the original
         task, when the same caller asks the same again and it is still kept; else a
         rejection saying why."""
-        same = earlier.payload == canonical(payload)
+        same = earlier.payload == request.claim
         if earlier.owner == owner and same and earlier.task_id in self.store.tasks:
             return self.store.get(earlier.task_id, owner)
-        if earlier.summary == WAITING:  # held, not done: say so, to its owner or anyone else
-            holder = f"task {earlier.task_id}" if earlier.owner == owner else "another caller's task"
-            note = f"{holder} is paused, waiting for its caller (an approval or a credential); nothing was done"
-        elif earlier.owner != owner:
-            note = "this was already done for another caller; nothing was done again"
-        elif same:
-            note = f"already done by task {earlier.task_id}: {earlier.summary}; nothing was done again"
-        else:
-            note = (f"task {earlier.task_id} already did this: {earlier.summary}; this request "
-                    "differs from it, so nothing was done")
-        return self._rejected(message, owner, content, note)
+        return self._rejected(message, owner, request.content, why_not_again(earlier, owner, same))
 
     def _rejected(self, message: Message, owner: str, content: str, refused: str | Refusal) -> Task:
         note, data = reason_and_data(refused)
@@ -192,34 +219,26 @@ class Peer:
         return self.store.add(rejected, owner, message.message_id, content)[0]
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
-        return self.store.get(task_id, owner)
+        return self._answer(self.store.get(task_id, owner))
 
     def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
         """Only a task waiting for its caller can be canceled (see TaskStore.cancel)."""
         task, pending = self.store.cancel(task_id, owner,
                                           lambda task: task.advance(TaskState.CANCELED, timestamp=self._now()))
-        self._release(pending.effect, task.id)
-        return task
-
-    def _held(self, effect: str | None) -> Effect | None:
-        """The ledger's entry for `effect` (under the ledger's lock). A claim held by a paused
-        task that has since left the store is let go: nobody can approve it any more."""
-        earlier = self.ledger.get(effect)
-        if earlier is not None and earlier.summary == WAITING and earlier.task_id not in self.store.tasks:
-            self.ledger.forget(effect)
-            return None
-        return earlier
-
-    def _release(self, effect: str | None, task_id: str) -> None:
-        """Let go of the claim `task_id` holds on `effect`: it ended with nothing done."""
-        with self.ledger.lock:
-            held = self.ledger.get(effect)
-            if held is not None and held.task_id == task_id:
-                self.ledger.forget(effect)
+        self.ledger.release(pending.effect, task.id)
+        return self._answer(task)
 
     def list_tasks(self, query: ListQuery, *, owner: str = "") -> list[Task]:
-        return self.store.owned_by(owner, context_id=query.context_id, state=query.state,
-                                   updated_after=query.updated_after)
+        found = self.store.owned_by(owner, context_id=query.context_id, state=query.state,
+                                    updated_after=query.updated_after)
+        self.store.flush()
+        return found
+
+    def _answer(self, task: Task) -> Task:
+        """`task`, once every change it tells of is kept: a durable store writes what it
+        staged (this request's changes, and any other's), in one commit, before the answer."""
+        self.store.flush()
+        return task
 
     def _submitted(self, message: Message) -> Task:
         """A submitted task for `message`, which becomes the first entry of its history."""
@@ -227,33 +246,6 @@ class Peer:
         context = message.context_id or f"context-{task_id}"
         history = () if message.message_id is None else (message._replace(task_id=task_id, context_id=context),)
         return Task(task_id, context_id=context, history=history, timestamp=self._now())
-
-    def _skill_for(self, message: Message) -> Skill:
-        """The skill a message names in metadata.skillId, or the only one there is."""
-        skill_id = message.skill_id
-        if skill_id is None and len(self.skills) == 1:
-            skill_id = next(iter(self.skills))
-        if skill_id is None:
-            raise InvalidParams(f"name a skill in message.metadata.skillId: one of {sorted(self.skills)}")
-        if skill_id not in self.skills:
-            raise InvalidParams(f"unknown skill {skill_id[:60]!r}; this agent offers {sorted(self.skills)}")
-        return self.skills[skill_id]
-
-    def _input_of(self, message: Message, skill: Skill) -> Any:
-        """The skill's checked input: a data part as it is, or text read by `from_text`."""
-        if any(p.raw is not None or p.url is not None for p in message.parts):
-            raise ContentTypeNotSupported(f"skill {skill.card.id!r} takes data or text, not files")
-        data = next((p for p in message.parts if p.data is not None), None)
-        if data is not None:
-            payload = data.data
-        elif skill.from_text is not None:
-            payload = skill.from_text(message.text)
-        else:
-            raise InvalidParams(f"skill {skill.card.id!r} needs a data part")
-        problem = check(payload, skill.card.input_schema) if skill.card.input_schema else None
-        if problem:
-            raise InvalidParams(problem)
-        return payload
 
     def _now(self) -> str | None:
         return self.clock() if self.clock else None

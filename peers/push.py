@@ -19,16 +19,20 @@ The rules, because a webhook URL is a caller telling the server where to send re
   workers sending them, so one slow webhook does not hold up the rest (beyond the queue,
   a delivery is dropped and logged, never blocking a request);
 - scoped: a caller sees and changes only the configs of its own tasks.
+A peer's `Webhooks` is made with the peer, costing nothing until a caller registers one:
+then it follows the store's change feed (peers/changes.py), and starts its first worker.
 """
 from __future__ import annotations
 
 import json
 import threading
 import time
+from collections import deque
 from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
+from peers.changes import Changes
 from transports.base import parse_url
 from transports.errors import PeerError
 from transports.jsonrpc import InvalidParams
@@ -70,18 +74,18 @@ def _header_safe(value: str | None, what: str) -> None:
 class Webhooks:
     """The push configs of one peer's tasks, and the few workers that deliver to them."""
 
-    def __init__(self, *, allow_private: bool = False, log: Callable[[str], None] = lambda line: None) -> None:
-        import collections
-        import queue
-        self.allow_private, self.log = allow_private, log
+    def __init__(self, changes: Changes, *, allow_private: bool = False,
+                 log: Callable[[str], None] = lambda line: None) -> None:
+        self.changes, self.allow_private, self.log = changes, allow_private, log
         self.payloads: dict[tuple[str, str, str], Callable[[Task], Any]] = {}  # how each was asked to be told
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()
         # One queue and one worker per shard of webhook URLs: a URL's deliveries keep their
-        # order, and a slow URL holds up only its own shard.
-        self.queues = [queue.Queue(MAX_WAITING // WORKERS) for _ in range(WORKERS)]
+        # order, and a slow URL holds up only its own shard. Made with the first config:
+        # queues and threads cost a run that never registers a webhook nothing.
+        self.queues: list[Any] = []
         self.workers: list[threading.Thread | None] = [None] * WORKERS  # started when there is work
-        self.delivered: collections.deque = collections.deque(maxlen=100)  # (url, HTTP status), the last 100
+        self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
 
     def admit(self, owner: str, config: PushConfig) -> None:
         """Refuse, before anything is done, a config that could never be delivered: not
@@ -101,6 +105,10 @@ class Webhooks:
         it (the wire it was registered in)."""
         self.admit(owner, config)
         with self.lock:
+            if not self.queues:  # the first webhook: from now on, every change is heard
+                import queue
+                self.queues = [queue.Queue(MAX_WAITING // WORKERS) for _ in range(WORKERS)]
+                self.changes.follow(self.heard)
             self.configs.setdefault((owner, config.task_id), {})[config.id] = config
             self.payloads[(owner, config.task_id, config.id)] = payload
         return config
@@ -121,14 +129,18 @@ class Webhooks:
             self.configs.get((owner, task_id), {}).pop(config_id, None)
             self.payloads.pop((owner, task_id, config_id), None)
 
-    def forgotten(self, task_id: str, owner: str) -> None:
-        """The store forgot a task: its webhooks go with it."""
+    def heard(self, task: Task, owner: str, gone: bool) -> None:
+        """The change feed's follower: a change is told to the task's webhooks; a task the
+        store forgot takes its webhooks with it."""
+        if not gone:
+            self.tell(task, owner)
+            return
         with self.lock:
-            for config_id in self.configs.pop((owner, task_id), {}):
-                self.payloads.pop((owner, task_id, config_id), None)
+            for config_id in self.configs.pop((owner, task.id), {}):
+                self.payloads.pop((owner, task.id, config_id), None)
 
-    def changed(self, task: Task, owner: str) -> None:
-        """The store's listener: queue a delivery to each webhook of this task."""
+    def tell(self, task: Task, owner: str) -> None:
+        """Queue a delivery of `task`, as it is now, to each webhook of it (kept already)."""
         from queue import Full
         for config in self.list(owner, task.id):
             shard = hash(config.url) % WORKERS
@@ -187,17 +199,3 @@ class Webhooks:
             finally:
                 client.close()
             time.sleep(0.2 * 2 ** attempt)
-
-
-_MAKING = threading.Lock()
-
-
-def webhooks_of(peer: Any) -> Webhooks:
-    """The peer's webhooks, made (and told of every change in its store) when first needed,
-    so a run that never registers one never pays for them."""
-    with _MAKING:
-        if peer.webhooks is None:
-            peer.webhooks = Webhooks(allow_private=peer.allow_private_webhooks, log=peer.log)
-            peer.store.listeners.append(peer.webhooks.changed)
-            peer.store.forgetters.append(peer.webhooks.forgotten)
-        return peer.webhooks

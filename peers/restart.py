@@ -2,11 +2,11 @@
 
 A task that was running, or waiting for its caller, when the process died cannot simply
 go on: its work was a running function, gone with the process. So, on start
-(`serve --store`, through `attach`):
+(`serve --store`: a peer made on `open_store`'s store and ledger, then `restarted`):
 - a task whose effect the ledger shows done is completed, with that result (the process
   died between committing the effect and saying so);
 - a task of one turn is continued: its message's work runs again, its lifecycle from
-  submitted, by the peer core's own steps, under the ledger's claim, with the skill's
+  submitted, by the peer core's own steps (`Peer.go_on`), under the ledger's claim, with the skill's
   admission judged again, so its effect still happens at most once; it completes, or
   pauses for its caller again (an approval asked for again is the same proposal). The
   restart waits CONTINUE_SECONDS for these in all; one still running then goes on;
@@ -15,74 +15,40 @@ go on: its work was a running function, gone with the process. So, on start
   retry is safe, and any claim it holds is let go;
 - a completed task whose claim was not yet marked done has it marked; a claim whose task
   is gone is let go; and then the store is cut to its bounds.
-Not here: reading and writing the file (durable.py).
+Not here: reading and writing the file (durable.py); running a task again (peer.py).
 """
 from __future__ import annotations
 
 import threading
 import time
-from functools import partial
-from typing import Any, Callable
+from typing import Callable
 
 from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
-from peers.durable import DurableLedger, DurableStore, open_store
-from peers.ledger import BEING_DONE, WAITING, Effect
-from peers.pause import Pending, reason_and_data
-from peers.skill import canonical
+from peers.durable import DurableLedger, DurableStore
+from peers.ledger import BEING_DONE, WAITING
+from peers.peer import CannotGoOn, Peer
 
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
                "message) is safe")
 CONTINUE_SECONDS = 5.0  # how long a restart waits for the tasks it continues, in all
 
 
-def attach(peer: Any, path: str, crash_at: str | None = None) -> list[str]:
-    """Give `peer` a durable store and ledger on `path`; returns what `serve --store` says
-    of them as it starts (the ledger's newest five effects). DurableError if it cannot."""
-    peer.store, peer.ledger = open_store(path, peer.store, peer.ledger)
-    settle(peer.store, peer.ledger, partial(_go_on, peer))
-    peer.ledger.crash_at = crash_at
+def restarted(peer: Peer, path: str) -> list[str]:
+    """Settle the tasks a restart interrupted, on a peer made with `open_store(path)`'s
+    store and ledger; returns what `serve --store` says of them as it starts (the
+    ledger's newest five effects)."""
+    settle(peer.store, peer.ledger, peer.go_on)
     effects = list(peer.ledger.effects.items())
     return [f"[serve] store: {path} ({len(peer.store.tasks)} tasks, {len(effects)} effects in the ledger)"] + [
         f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
 
 
-class CannotGoOn(Exception):
-    """Why an interrupted task is not continued; said in the note it is failed with."""
-
-
-def _go_on(peer: Any, task: Task, owner: str) -> None:
-    """Continue a task the restart interrupted, by the peer core's own steps, as
-    send_message began it: its message's work again under the ledger's claim (so its
-    effect still happens at most once), the skill's admission judged again. Its lifecycle
-    starts again from submitted: the work is done again, from the start. A task of one
-    turn only: a follow-up's grant (an approval, a step-up) only its caller can give."""
-    turns = [message for message in task.history if message.role == "user"]
-    if len(turns) != 1:
-        raise CannotGoOn("a later turn's grant is needed again")
-    skill = peer._skill_for(turns[0])
-    payload = peer._input_of(turns[0], skill)
-    effect = skill.effect_of(payload) if skill.effect_of else None
-    admit = partial(skill.admit, payload, turns[0].metadata or {}) if skill.admit else lambda: None
-    refused = admit()
-    if refused:
-        raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
-    claim = canonical(payload)
-    with peer.ledger.lock:
-        held = peer.ledger.get(effect)
-        if held is not None and held.task_id != task.id:
-            raise CannotGoOn("another task holds its effect")
-        if effect is not None:
-            peer.ledger.record(effect, Effect(owner, task.id, claim, BEING_DONE))
-    again = peer.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
-    peer._run(partial(skill.run, payload), again, Pending(None, effect, claim, admit), owner, frozenset())
-
-
-def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], None] | None = None) -> None:
+def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object] | None = None) -> None:
     """Each task the restart interrupted, as the module's rules say (`go_on(task, owner)`
     continues one, or raises if it cannot; without it, none is continued). Continuing
     runs in threads, waited for CONTINUE_SECONDS in all; one still running then goes on
     (its task is working, as it would be). Then claims whose task is gone are let go,
-    and the store is cut to its bounds."""
+    and the store is cut to its bounds; then all of it is written."""
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
     going: list[threading.Thread] = []
     for task in list(store.tasks.values()):
@@ -107,13 +73,11 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     for key, effect in list(ledger.effects.items()):  # a claim whose task the store no longer has
         if effect.summary in (BEING_DONE, WAITING) and effect.task_id not in store.tasks:
             ledger.forget(key)
-    with store.lock:  # the store's bounds hold on disk too: a file kept under larger ones is cut
-        store._make_room(0, new_task=False)
-        while len(store.tasks) > store.max_tasks:
-            store._forget(next(iter(store.tasks)))
+    store.trim()  # the store's bounds hold on disk too: a file kept under larger ones is cut
+    store.flush()
 
 
-def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], None], task: Task) -> None:
+def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object], task: Task) -> None:
     try:
         go_on(task, store.owners[task.id])
     except Exception as exc:  # noqa: BLE001 - it cannot go on (CannotGoOn, or its skill's bug): failed

@@ -2,15 +2,21 @@
 from checked input to a result, and the hooks the peer core (peer.py) asks before it
 runs: reading plain text, what makes two requests the same effect, and whether what
 came with a request permits it. Seed 000's Handoff Contract is the card's part: a typed
-input (checked before any task exists) and explicit result variants.
+input (checked before any task exists) and explicit result variants. Here too: what a
+message asks for, read and checked before any task (`read_request`).
 """
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Callable, NamedTuple
 
-from peers.a2a.model import AgentSkill, Part
+from peers.a2a.errors import ContentTypeNotSupported
+from peers.a2a.model import AgentSkill, Message, Part
+from peers.a2a.schema import check
 from peers.pause import Refusal
+from peers.store import content_of, refuse_if_too_big
+from transports.jsonrpc import InvalidParams
 
 
 class Skill(NamedTuple):
@@ -24,7 +30,64 @@ class Skill(NamedTuple):
     # envelope's grant); a reason (or a Refusal, with data) makes a rejected task before
     # any effect; None admits it.
     admit: Callable[[Any, dict[str, Any]], str | Refusal | None] | None = None
+    # The whole message -> input, for a skill whose input is the message itself (the
+    # conformance kit's); None: a data part, or text read by `from_text`, as `input_of` does.
+    read: Callable[[Message], Any] | None = None
+
+
+class Request(NamedTuple):
+    """What a message asks for, read and checked before any task exists."""
+
+    skill: Skill
+    payload: Any  # the skill's checked input
+    effect: str | None  # the effect in the world it would have (billing: the order refunded), if any
+    claim: str  # the checked input as canonical JSON: the same request, or another, for the ledger
+    content: str  # the message as text (store.py: a resent copy, or a different message)
+    admit: Callable[[], str | Refusal | None]  # the skill's admission check, judged again on a later turn
 
 
 def canonical(payload: Any) -> str:
     return json.dumps(payload, sort_keys=True)
+
+
+def read_request(skills: dict[str, Skill], message: Message) -> Request:
+    """What a message asks for, before any task: its skill, its input (bad input fails
+    here), the effect it would have, and whether what came with it permits it."""
+    skill = skill_for(skills, message)
+    payload = input_of(skill, message)
+    content = content_of(message)
+    refuse_if_too_big(content)  # a request that cannot be kept does nothing
+    admit = partial(skill.admit, payload, message.metadata or {}) if skill.admit else lambda: None
+    return Request(skill, payload, skill.effect_of(payload) if skill.effect_of else None,
+                   canonical(payload), content, admit)
+
+
+def skill_for(skills: dict[str, Skill], message: Message) -> Skill:
+    """The skill a message names in metadata.skillId, or the only one there is."""
+    skill_id = message.skill_id
+    if skill_id is None and len(skills) == 1:
+        skill_id = next(iter(skills))
+    if skill_id is None:
+        raise InvalidParams(f"name a skill in message.metadata.skillId: one of {sorted(skills)}")
+    if skill_id not in skills:
+        raise InvalidParams(f"unknown skill {skill_id[:60]!r}; this agent offers {sorted(skills)}")
+    return skills[skill_id]
+
+
+def input_of(skill: Skill, message: Message) -> Any:
+    """The skill's checked input: a data part as it is, or text read by `from_text`."""
+    if skill.read is not None:
+        return skill.read(message)
+    if any(p.raw is not None or p.url is not None for p in message.parts):
+        raise ContentTypeNotSupported(f"skill {skill.card.id!r} takes data or text, not files")
+    data = next((p for p in message.parts if p.data is not None), None)
+    if data is not None:
+        payload = data.data
+    elif skill.from_text is not None:
+        payload = skill.from_text(message.text)
+    else:
+        raise InvalidParams(f"skill {skill.card.id!r} needs a data part")
+    problem = check(payload, skill.card.input_schema) if skill.card.input_schema else None
+    if problem:
+        raise InvalidParams(problem)
+    return payload

@@ -12,19 +12,22 @@ delivery to be harmless. So:
 The `Ledger` (peers/ledger.py) is kept apart, because this store's window forgets: no
 duplicate, however late, makes an effect happen twice. Thread-safe: every method holds
 the store's own lock. `_kept(task_id)` is told of each change under it, before anyone
-else hears of it (a hook: peers/durable.py writes the change to disk there).
+else hears of it (a hook: peers/durable.py stages the change for its file there). Then
+the change is published once on the store's feed (`changes`, peers/changes.py), which
+streams, subscriptions and push delivery read; `flush()` first, so a durable store has
+it on disk before anyone is told. Not here: who is told what (the feed's followers).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import threading
-import time
 from collections import OrderedDict
 from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
+from peers.changes import Changes
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
@@ -51,7 +54,7 @@ def refuse_if_too_big(content: str) -> None:
 
 class TaskStore:
     def __init__(self, max_tasks: int = 1000, max_bytes: int = 16 << 20, *,
-                 remember_messages: bool = True) -> None:
+                 remember_messages: bool = True, changes: Changes | None = None) -> None:
         self.max_tasks, self.max_bytes = max_tasks, max_bytes
         # False: every message is new, even under a messageId seen before (conformance.py's).
         self.remember_messages = remember_messages
@@ -64,10 +67,7 @@ class TaskStore:
         self.kept_bytes = 0  # the sum of `sizes`
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.lock = threading.Lock()
-        self.changed = threading.Condition(self.lock)  # told of every change: subscribers wait on it
-        self.subscribers = 0  # how many wait on it now
-        self.listeners: list[Callable[[Task, str], None]] = []  # called with (task, owner) after each change
-        self.forgetters: list[Callable[[str, str], None]] = []  # called with (task id, owner) when one goes
+        self.changes = changes or Changes()  # where each change is published, once
 
     def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
             content: str = "") -> tuple[Task, bool]:
@@ -86,7 +86,7 @@ class TaskStore:
             self.sizes[task.id], self.message_keys[task.id] = 0, []
             self._keep(task.id, owner, message_id, content)
             self._kept(task.id)
-            return task, True
+        return self._tell(task, owner), True
 
     def seen(self, owner: str, message_id: str | None, content: str) -> Task | None:
         """The task this owner's message already made or continued, if it was sent before."""
@@ -96,11 +96,11 @@ class TaskStore:
     def pause(self, task: Task, waiting: Any) -> Task:
         """Keep a task that paused, and what would let it go on (see `resume`)."""
         with self.lock:
-            if task.id in self.tasks:
+            owner = self.owners.get(task.id)
+            if owner is not None:
                 self.tasks[task.id], self.waiting[task.id] = task, waiting
                 self._kept(task.id)
-                self._wake()
-        return self._told(task)
+        return self._tell(task, owner)
 
     def resume(self, task_id: str, owner: str, turns: tuple[Message, ...], content: str,
                accept: Callable[[Any], None]) -> tuple[Task, Any]:
@@ -127,8 +127,7 @@ class TaskStore:
             self._keep(task_id, owner, message_id, content)
             task = self.tasks[task_id] = task._replace(history=task.history + turns)
             self._kept(task_id)
-            self._wake()
-        return self._told(task), waiting
+        return self._tell(task, owner), waiting
 
     def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> tuple[Task, Any]:
         """Cancel a task that waits for its caller, as one step with `resume`: of a cancel
@@ -144,62 +143,44 @@ class TaskStore:
             waiting = self.waiting.pop(task_id)
             task = self.tasks[task_id] = canceled(task)
             self._kept(task_id)
-            self._wake()
-        return self._told(task), waiting
+        return self._tell(task, owner), waiting
 
     def update(self, task: Task) -> Task:
         """The task's next state. A task forgotten meanwhile stays forgotten; a task no
         longer paused (canceled, say) waits for nothing any more."""
         with self.lock:
-            if task.id in self.tasks:
+            owner = self.owners.get(task.id)
+            if owner is not None:
                 self.tasks[task.id] = task
                 if task.state not in PAUSED:
                     self.waiting.pop(task.id, None)
                 self._kept(task.id)
-                self._wake()
-        return self._told(task)
+        return self._tell(task, owner)
 
     def _kept(self, task_id: str) -> None:
         """A hook, called under the lock after each change to a task (see the docstring)."""
 
-    def _wake(self) -> None:
-        """Wake the subscribers waiting for a change (called under the lock); none, nearly
-        always: then nothing is done at all, on every request's path."""
-        if self.subscribers:
-            self.changed.notify_all()
+    def flush(self) -> None:
+        """Every change so far kept where it outlives the process, before anyone is told
+        of it: in memory, nothing to do (durable.py writes its file)."""
 
-    def _told(self, task: Task) -> Task:
-        """Tell the listeners (push notifications) of a change, outside the lock; the
-        changes of one task happen in one thread at a time, so they are told in order."""
-        if not self.listeners:  # no webhooks: nothing to tell, and no lock to take
-            return task
-        with self.lock:
-            owner = self.owners.get(task.id)
-        for listener in self.listeners if owner is not None else ():
-            listener(task, owner)
+    def _tell(self, task: Task, owner: str | None) -> Task:
+        """Publish a change, outside the lock, once it is kept. Nobody follows the feed,
+        nearly always: then nothing is done at all, on every request's path."""
+        if self.changes.followers and owner is not None:
+            self.flush()
+            self.changes.publish(task, owner)
         return task
 
     def get(self, task_id: str, owner: str) -> Task:
         with self.lock:
             return self._get(task_id, owner)
 
-    def next_change(self, task: Task, owner: str, deadline: float) -> Task | None:
-        """The task once it is no longer `task` (a new state, a new turn), or None if the
-        monotonic `deadline` passes first or the task is forgotten meanwhile."""
+    def find(self, task_id: str, owner: str) -> Task | None:
+        """The task as it is now, or None if it is forgotten (or another owner's)."""
         with self.lock:
-            while True:
-                now = self.tasks.get(task.id)
-                if now is None or self.owners.get(task.id) != owner:
-                    return None
-                if now is not task:
-                    return now
-                self.subscribers += 1
-                try:
-                    woken = self.changed.wait(deadline - time.monotonic())
-                finally:
-                    self.subscribers -= 1
-                if not woken and time.monotonic() >= deadline:
-                    return None
+            task = self.tasks.get(task_id)
+            return task if task is not None and self.owners.get(task_id) == owner else None
 
     def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
                  updated_after: str | None = None) -> list[Task]:
@@ -241,20 +222,26 @@ class TaskStore:
         task if `new_task`: follow-ups count against the budget as first messages do."""
         def full() -> bool:
             return (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes
-        if not full():  # nearly always: no copy of a thousand task ids per request
-            return
-        for oldest in list(self.tasks):
-            if not full():
+        while full():  # once full, nearly always one task: the oldest, found at once
+            oldest = next((task_id for task_id in self.tasks if task_id != keep), None)
+            if oldest is None:
                 return
-            if oldest != keep:
-                self._forget(oldest)
+            self._forget(oldest)
+
+    def trim(self) -> None:
+        """Forget the oldest tasks until the store is within its bounds (a store read
+        back from a file kept under larger ones: restart.py)."""
+        with self.lock:
+            self._make_room(0, new_task=False)
+            while len(self.tasks) > self.max_tasks:
+                self._forget(next(iter(self.tasks)))
 
     def _forget(self, task_id: str) -> None:
-        for forgetter in self.forgetters:  # what is kept beside a task goes with it (its webhooks)
-            forgetter(task_id, self.owners[task_id])
+        task, owner = self.tasks.pop(task_id), self.owners.pop(task_id)
         self.kept_bytes -= self.sizes.pop(task_id)
-        del self.tasks[task_id], self.owners[task_id]
-        self._wake()  # a subscriber to it learns it is gone (next_change: None)
         self.waiting.pop(task_id, None)
         for key in self.message_keys.pop(task_id):
             del self.by_message[key]
+        # What is kept beside it goes with it (its webhooks); a stream of it ends. Not a
+        # change anyone is promised, so told at once, not flushed first.
+        self.changes.publish(task, owner, gone=True)

@@ -14,18 +14,26 @@ from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import TaskState
 from peers.app import PeerApp
 from peers.durable import SCHEMA_VERSION, DurableError, open_store
-from peers.restart import INTERRUPTED, attach, settle
+from peers.restart import INTERRUPTED, restarted, settle
 from peers.ledger import BEING_DONE, Effect
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
 
 
+def on_file(path, max_tasks=1000, **options):
+    """billing, made on a store and ledger on `path` as `serve --store` makes it, with
+    what a restart interrupted settled."""
+    store, ledger = open_store(str(path), max_tasks=max_tasks)
+    peer = billing.billing_agent(store=store, ledger=ledger, **options)
+    restarted(peer, str(path))
+    return peer
+
+
 def durable_billing(path, **options):
     """billing, its store and ledger on `path` as `serve --store` has them, served in
     process; (peer, call)."""
-    peer = billing.billing_agent(**options)
-    attach(peer, str(path))
+    peer = on_file(path, **options)
     transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
 
     def call(method, params, token="t0k"):
@@ -86,7 +94,7 @@ def test_a_task_a_restart_interrupted_mid_work_is_continued_and_refunds_once(tmp
 def test_without_a_peer_to_continue_it_an_interrupted_task_is_failed_as_safe_to_retry(tmp_path):
     path = tmp_path / "billing.db"
     task = interrupted_mid_work(path)
-    store, ledger = open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+    store, ledger = open_store(str(path))
     settle(store, ledger)  # no go_on: nothing is continued
     assert store.tasks[task.id].state is TaskState.FAILED and store.tasks[task.id].status_message == INTERRUPTED
     assert ledger.effects == {}, "its claim let go"
@@ -94,8 +102,8 @@ def test_without_a_peer_to_continue_it_an_interrupted_task_is_failed_as_safe_to_
 
 def test_the_store_bounds_hold_on_disk(tmp_path):
     path = tmp_path / "billing.db"
-    peer = billing.billing_agent(max_tasks=3)
-    peer.store, peer.ledger = open_store(str(path), peer.store, peer.ledger)
+    store, ledger = open_store(str(path), max_tasks=3)
+    peer = billing.billing_agent(store=store, ledger=ledger)
     transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
     for number in range(5):
         transport.post(billing.BASE_URL + "/a2a", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
@@ -115,7 +123,7 @@ def test_a_store_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, make, 
     path = tmp_path / "billing.db"
     make(path)
     with pytest.raises(DurableError, match=why) as raised:
-        open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+        open_store(str(path))
     assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
 
 
@@ -126,7 +134,7 @@ def test_a_store_file_another_peer_holds_is_refused_as_locked(tmp_path):
     holder.execute("BEGIN EXCLUSIVE")
     try:
         with pytest.raises(DurableError, match="locked"):
-            open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+            open_store(str(path))
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -288,8 +296,7 @@ def test_a_file_kept_under_larger_bounds_is_cut_to_the_stores_on_start(tmp_path)
     peer, call = durable_billing(path)
     made = [call("SendMessage", refund(f"m-{n}", f"ORD-{n}"))["result"]["task"]["id"] for n in range(5)]
     peer.store.file.close()
-    small = billing.billing_agent(max_tasks=2)
-    attach(small, str(path))
+    small = on_file(path, max_tasks=2)
     assert list(small.store.tasks) == made[-2:], "the newest kept, the oldest forgotten"
     small.store.file.close()
     assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == 2
@@ -317,7 +324,7 @@ def test_someone_elses_database_is_refused_and_left_as_it_was(tmp_path):
     theirs.close()
     before = path.read_bytes()
     with pytest.raises(DurableError, match="holds tables of something else"):
-        open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+        open_store(str(path))
     assert path.read_bytes() == before and not (tmp_path / "contacts.sqlite-wal").exists()
 
 
@@ -325,18 +332,17 @@ def test_every_change_is_on_disk_before_anyone_is_told_of_it(tmp_path):
     peer, call = durable_billing(tmp_path / "billing.db")
     seen = []
 
-    def listener(task, owner):  # as a webhook is told: the file must already say the same
+    def listener(task, owner, gone):  # as a webhook is told: the file must already say the same
         (body,) = peer.store.file.rows(f"SELECT body FROM tasks WHERE id = '{task.id}'")[0]
         seen.append((task.state.value, json.loads(body)["lifecycle"]["$tuple"][-1]["$state"]))
-    peer.store.listeners.append(listener)
+    peer.changes.follow(listener)
     call("SendMessage", refund("m-1", "ORD-1"))
     assert seen and all(told == kept for told, kept in seen), seen
 
 
 def test_the_ledgers_bound_holds_on_disk(tmp_path):
-    peer = billing.billing_agent()
-    peer.ledger.max_effects = 3
-    peer.store, peer.ledger = open_store(str(tmp_path / "billing.db"), peer.store, peer.ledger)
+    store, ledger = open_store(str(tmp_path / "billing.db"), max_effects=3)
+    peer = billing.billing_agent(store=store, ledger=ledger)
     transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
     for number in range(6):
         transport.post(billing.BASE_URL + "/a2a", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
@@ -353,7 +359,7 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     peer.store.file.write([("UPDATE tasks SET body = ?", (row,))])
     peer.store.file.close()
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
-        open_store(str(path), billing.billing_agent().store, billing.billing_agent().ledger)
+        open_store(str(path))
     assert "\n" not in str(raised.value)
 
 
@@ -373,11 +379,11 @@ def test_a_completed_task_and_its_effect_are_on_disk_together_before_anyone_is_t
     peer, call = durable_billing(tmp_path / "billing.db")
     seen = []
 
-    def listener(task, owner):
+    def listener(task, owner, gone):
         if task.state is TaskState.COMPLETED:
             (body,) = peer.store.file.rows("SELECT body FROM effects")[0]
             seen.append(json.loads(body)["summary"])
-    peer.store.listeners.append(listener)
+    peer.changes.follow(listener)
     call("SendMessage", refund("m-1", "ORD-1"))
     assert seen == ["refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"], "marked done in the same transaction"
 

@@ -19,7 +19,7 @@ HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A
 
 
 def peer_app(wire=wire_v10, allow_private=True, token="t0k"):
-    app = PeerApp(billing.billing_agent(), wire, token=token, allow_private_webhooks=allow_private)
+    app = PeerApp(billing.billing_agent(allow_private_webhooks=allow_private), wire, token=token)
     transport = InProcessTransport({billing.BASE_URL: app})
 
     def call(method, params, headers=HEADERS):

@@ -4,7 +4,7 @@ Both transports hand a stream over chunk by chunk, so the printer shows an event
 the peer has made the next; a stream that breaks off is followed by a subscription to
 the same task (or, for a task that ended meanwhile, GetTask), never by the message
 again. Real apps, real frames, in process and over HTTP; the breaks are the test
-double's own (`cut_streams_after`, `serve --cut-streams-after`) or a hostile peer's."""
+double's own (peers/doubles.py CutStreams, `serve --cut-streams-after`) or a hostile peer's."""
 import json
 import random
 import threading
@@ -125,8 +125,9 @@ def test_the_broken_stream_lesson_subscribes_again_and_prints_the_same_on_both_t
 
 
 def test_a_task_that_ended_while_the_stream_was_down_is_asked_for_never_sent_again(capsys):
-    peer = billing.billing_agent()  # fast: the refund is done before the cut is noticed
-    app = PeerApp(peer, wire_v10, cut_streams_after=2)
+    from peers.doubles import CutStreams
+    peer = billing.billing_agent(streams=CutStreams(2))  # fast: the refund is done before the cut is noticed
+    app = PeerApp(peer, wire_v10)
     agent, printer, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, wire="1.0", stream=True,
                                       printed=True)
     outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-31", "amount": 12})
@@ -207,8 +208,8 @@ def test_serve_cut_streams_after_breaks_each_streamed_send_for_a_clients_resume_
 # -- streams are bounded in number -----------------------------------------------------------
 
 def test_streams_beyond_the_peers_slots_are_refused_before_any_work_and_a_slot_comes_back_when_one_ends():
-    peer = billing.billing_agent()
-    peer.streams = threading.BoundedSemaphore(1)  # one slot, so the limit is reached at once
+    from peers.streaming import Streams
+    peer = billing.billing_agent(streams=Streams(1))  # one slot, so the limit is reached at once
     transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10)})
     url = f"{billing.BASE_URL}/a2a"
 
@@ -229,12 +230,11 @@ def test_streams_beyond_the_peers_slots_are_refused_before_any_work_and_a_slot_c
 
 
 def test_a_stream_dropped_before_it_was_ever_read_gives_its_slot_back():
-    from peers import streaming
-    peer = billing.billing_agent()
-    peer.streams = threading.BoundedSemaphore(1)
-    events = streaming.stream_message(peer, wire_v10.message_from_params(json.loads(STREAM_FRAME)["params"]))
+    from peers.streaming import Streams
+    peer = billing.billing_agent(streams=Streams(1))
+    events = peer.streams.send(peer, wire_v10.message_from_params(json.loads(STREAM_FRAME)["params"]))
     del events  # a client that left before the first byte: the generator never started
-    assert peer.streams.acquire(blocking=False), "the slot came back"
+    assert peer.streams.slots.acquire(blocking=False), "the slot came back"
 
 
 # -- found by a hostile tester (each a regression test) --------------------------------------

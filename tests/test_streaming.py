@@ -90,8 +90,8 @@ def test_a_follow_up_streams_from_where_the_task_was_and_a_subscriber_sees_it_as
     subscriber = threading.Thread(target=lambda: seen.extend(stream(client, "SubscribeToTask", {"id": task_id},
                                                                     transport=own)))
     subscriber.start()
-    for _ in range(500):  # bounded: until the subscriber waits on the task (the store's condition)
-        if client.peer.store.subscribers:
+    for _ in range(500):  # bounded: until the subscriber waits on the task (it follows the change feed)
+        if client.peer.changes.followers:
             break
         time.sleep(0.01)
     proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
@@ -201,13 +201,12 @@ def test_a_stream_of_many_events_is_read_within_bounds():
 
 def test_a_subscription_that_sees_no_change_closes_at_its_deadline():
     import time
-    from peers import streaming
     from peers.a2a.model import Message, Part
     peer = billing.billing_agent()
     task = peer.send_message(Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
                                      metadata={"skillId": "process_refund"}))
     started = time.monotonic()
-    events = list(streaming.watch(peer, task.id, seconds=0.2))
+    events = list(peer.streams.watch(peer, task.id, seconds=0.2))
     assert [type(event).__name__ for event in events if event is not None] == ["Task"]
     assert 0.15 < time.monotonic() - started < 2
 

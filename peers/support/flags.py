@@ -1,7 +1,7 @@
 """The command line: `a2a_delegation.py [flags]` and `a2a_delegation.py serve NAME [flags]`.
 
-Each flag is written once, in the FLAGS and SERVE_FLAGS tables: its name, default and
-help. From them come both --help (argparse) and the options of a run with no flags at
+Each flag is written once, in the FLAGS table (and `serve NAME`'s in the peer side's
+table, handed to `parse`): its name, default and help. From them come both --help (argparse) and the options of a run with no flags at
 all, which never loads argparse (the essay's run has a start-up budget and nothing to
 parse). A bad value is one line and exit status 2, argparse's own convention.
 """
@@ -12,7 +12,7 @@ import sys
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
-from peers.a2a.wire_format import CARD_PATH, DEFAULT, NAMES, card_url
+from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
 from peers.support import scenarios
 from peers.support.config import unwritable
 from peers.support import flag_values as values
@@ -107,30 +107,10 @@ FLAGS = (
          LEARN, {"action": "store_true"}),
     Flag("--quiet", False, "print only the outcome lines", LEARN, {"action": "store_true"}),
 )
-SERVE_FLAGS = (
-    Flag("peer", None, "which peer to serve"),
-    Flag("--wire", DEFAULT, "which card to serve (the endpoint answers all three wires' methods "
-         "either way; default: %(default)s)", options={"choices": list(NAMES)}),
-    Flag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)"),
-    Flag("--port", 0, "port to listen on (default: 0, any free port)", options={"type": values.port}),
-    Flag("--url", None, "the base URL the card advertises, when clients reach this server by "
-         "another name than HOST:PORT (default: http://HOST:PORT)",
-         options={"type": values.base_url, "metavar": "BASE"}),
-    Flag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
-         "else a fresh random one, printed at start)", options={"type": values.token}),
-    Flag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
-         "addresses, such as a receiver on this machine (off: a guard against request forgery)",
-         options={"action": "store_true"}),
-    Flag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
-         "survive a restart (default: in memory)", options={"metavar": "FILE.db"}),
-    Flag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "
-         "right before its first effect, or right after committing it", options={"choices": ["before-effect",
-                                                                                              "after-commit"]}),
-    Flag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
-         "python -m peers.signing.new_key FILE makes one), as A2A 1.0 signed cards are", options={"metavar": "FILE"}),
-    Flag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
-         "send off after N events, as a dropped connection would", options={"type": values.count, "metavar": "N"}),
-)
+# What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
+# `parse` (serve_flags). A serve flag names the kind of its value; its check is here.
+KINDS = {"port": values.port, "count": values.count, "base_url": values.base_url, "token": values.token,
+         "seconds": values.seconds}
 
 
 def defaults() -> SimpleNamespace:
@@ -140,8 +120,9 @@ def defaults() -> SimpleNamespace:
     return _from_environment(options)
 
 
-def parse(argv: list[str], *, servable: tuple[str, ...]) -> SimpleNamespace:
-    """The run's flags, or `serve NAME ...` (NAME one of `servable`)."""
+def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamespace:
+    """The run's flags, or `serve NAME ...` with the peer side's `serve_flags`: each a
+    name, default, help and argparse options (NAME's choices among them, a "type" by kind)."""
     if not argv:
         return defaults()
     import argparse
@@ -169,10 +150,13 @@ def parse(argv: list[str], *, servable: tuple[str, ...]) -> SimpleNamespace:
         "delegation failed, 2 for bad input (a data file, a flag, or a registry entry whose "
         "card cannot be fetched).")
     groups: dict[str, Any] = {}
-    for flag in SERVE_FLAGS if serving else FLAGS:
+    served = tuple(Flag(flag.name, flag.default, flag.help, options={
+        **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
+        for flag in serve_flags)
+    for flag in served if serving else FLAGS:
         group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
                                   if flag.group else parser)
-        options = {"choices": servable} if flag.name == "peer" else dict(flag.options)
+        options = dict(flag.options)
         if flag.name.startswith("-"):
             options.update(default=flag.default, dest=flag.dest)
             if options.get("action") == "append":

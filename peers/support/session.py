@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 class DemoNetwork(Protocol):
     """What main() hands in of peers/demo.py: the peers this process plays for the demo."""
 
-    SERVABLE: dict[str, Any]
+    SERVE_FLAGS: Any  # `serve NAME`'s flags: the peer side defines them (peers/demo.py)
 
     def network(self, card_format: Any, settings: dict[str, dict[str, Any]]) -> Any: ...
 
@@ -57,7 +57,7 @@ class Session:
               read_registry: Callable[[str], list[str]]) -> Session | int:
         """The run the command line asks for, with its files read and its peers built; or,
         for a run that is over already, its exit status."""
-        options = flags.parse(argv, servable=tuple(demo.SERVABLE))
+        options = flags.parse(argv, serve_flags=demo.SERVE_FLAGS)
         console = Console(colour=False if options.no_color else None, quiet=options.quiet)
         if options.command == "serve":  # one peer as a standalone A2A server
             return demo.serve(options, wire_format.by_name(options.wire), say=console.say,

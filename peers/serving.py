@@ -1,0 +1,110 @@
+"""`python a2a_delegation.py serve NAME`: one peer as a standalone A2A server.
+
+Essay: The Agent Card (a card served at its well-known URL) and Delegation over JSON-RPC,
+on a real socket, for other clients (the official SDKs, the conformance kit, curl). The
+peer is assembled here from what the serve flags (peers/demo.py SERVE_FLAGS) ask for, and
+given its parts at once: unguessable task ids and a clock, its log, where its pushes may
+go, a durable store and ledger (--store: durable.py, then restart.py settles what a
+restart interrupted), and, only when asked, a test double (peers/doubles.py). Not here:
+the server (transports/server.py), the app (app.py), the demo network (demo.py).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from peers.a2a.wire_format import WireFormat, card_url
+from peers.app import PeerApp, log_to_stderr
+from peers.demo import new_token
+from peers.peer import Peer
+from peers.stamps import unguessable_task_ids, utc_now
+
+
+def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, *,
+              say: Callable[[str], None], fail: Callable[[str], None]) -> int:
+    """The peer `make` makes, served until Ctrl-C or SIGTERM as the serve flags say; the
+    exit status: 0, or 2 (said through `fail`) when a flag's file or the address cannot
+    be had."""
+    from transports.server import PeerServer
+    name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
+    if options.crash_at and options.store is None:
+        fail("--crash-at needs --store: a crash test is about what the store file keeps")
+        return 2
+    key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
+    if key == 2:
+        return 2
+
+    def log(line: str) -> None:  # one log for the server and the peer
+        log_to_stderr(f"[{name}] {line}")
+    try:
+        server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
+    except OSError as exc:
+        fail(f"cannot serve {name} on {host}:{port}: {exc.strerror or exc}")
+        return 2
+    try:
+        base_url = (url or server.base_url).rstrip("/")  # what the card advertises
+        parts = {"new_task_id": unguessable_task_ids(), "clock": utc_now, "log": log,
+                 "allow_private_webhooks": options.allow_private_webhooks}
+        if options.cut_streams_after is not None:
+            from peers.doubles import CutStreams
+            parts["streams"] = CutStreams(options.cut_streams_after)
+        kept: list[str] = []
+        if options.store is None:
+            peer = make(base_url, **parts)
+        else:  # tasks and ledger in SQLite: what a client was told survives a restart
+            from peers.durable import DurableError, open_store
+            from peers.restart import restarted
+            try:
+                store, ledger = open_store(options.store)
+            except DurableError as exc:
+                fail(str(exc))
+                return 2
+            if options.crash_at:
+                from peers.doubles import CrashingLedger
+                ledger = CrashingLedger(ledger, options.crash_at, store.flush)
+            peer = make(base_url, store=store, ledger=ledger, **parts)
+            kept = restarted(peer, options.store)
+        token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
+        server.app = PeerApp(peer, card_format, token=token, signing_key=key)
+        say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
+        say(f"[serve] card:     {card_url(base_url)}")
+        say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
+        for line in kept:
+            say(line)
+        if token:
+            say(f"[serve] bearer token: {token}  (callers need 'Authorization: Bearer <token>')")
+        say("[serve] Ctrl-C or SIGTERM stops it.")
+        import signal  # only a standalone server handles signals
+        signal.signal(signal.SIGTERM, _stop)
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+        say(f"[serve] {name} stopped.")
+    finally:
+        server.server_close()
+    return 0
+
+
+def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:
+    """--signing-key FILE: the private key the card is signed with, or 2 (said through `fail`)."""
+    from peers.signing import rs256
+    if not card_format.SIGNED_CARDS:
+        fail("--signing-key: the essay's card has no signatures; serve it with --wire 1.0 or --wire 0.3")
+        return 2
+    try:
+        with open(path, encoding="ascii") as file:
+            return rs256.private_from_pem(file.read(64 * 1024))
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"--signing-key {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
+    except rs256.BadKey as exc:
+        fail(f"--signing-key {path}: {exc}")
+    return 2
+
+
+def _stop(signum: int, frame: Any) -> None:
+    import signal
+    # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
+    # signal (a supervisor repeating itself) cannot interrupt the clean-up.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
