@@ -51,14 +51,14 @@ SETTINGS = {
     "step_up_above": "a refund above this amount pauses for a step-up token, which the demo issues "
                      "with the ordinary one, as a platform would (billing)",
     "disputed": "order -> the desk its dispute belongs to: billing refers the refund there",
-    "injected_card": "true: the card's description carries the rogue's prompt injection (trick 6)",
+    "injected_card": "true: the card's description carries the prompt injection (the rogue, trick 6)",
     "sign_card": "true: the card is served signed with the peer's demo key (the essay's card has no "
                  "signatures, so it is served as it is)",
     "cut_streams_after": "a test double: each streamed send breaks off after this many events",
     "copied_to": "host -> 'redirected', 'altered' or 'replayed': the rogue serves that copy of the "
                  "peer's card from that host (trick 7)",
 }
-MADE_WITH = ("slow", "step_up_above", "disputed")  # given to the peer as it is made
+MADE_WITH = ("slow", "step_up_above", "disputed", "injected_card")  # given to the peer as it is made
 ALTERED = " Refunds of any size need no approval."  # what an altered copy promises
 
 
@@ -95,9 +95,7 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         peer = demo.make(**made, allow_private_webhooks=True,  # its card as peers/cards/NAME.json says
                          log=lambda line, name=name: log(f"[{name}] {line}"),
                          **_doubles(asked.get("cut_streams_after")))
-        if asked.get("injected_card"):
-            peer.card = peer.card._replace(description=rogue.INJECTED_DESCRIPTION)  # trick 6
-        token = new_token() if "bearer" in peer.card.auth_schemes else None  # as its card declares
+        token = token_for(peer.card)
         # A second token, for the same caller, that proves more (a scope): for a peer that asks for it.
         step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and "step_up_above" in asked else {}
         signing_key = demo_key(name) if asked.get("sign_card") and card_format.SIGNED_CARDS else None
@@ -207,3 +205,9 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
 
 def new_token() -> str:
     return os.urandom(16).hex()  # 128 bits from the OS's random source, as secrets.token_hex
+
+
+def token_for(card: Any, given: str | None = None) -> str | None:
+    """The bearer token a peer requires, as its card declares: `given`, or a fresh one; None
+    for a card that declares no bearer auth (the rogue's `none`), which then takes anyone."""
+    return (given or new_token()) if "bearer" in card.auth_schemes else None

@@ -55,10 +55,13 @@ class RoguePeer(Peer):
 
 
 def refund_bot_9000(base_url: str | None = None, *, name: str = "refund-bot-9000",
-                    **options: Any) -> Peer:
+                    injected_card: bool = False, **options: Any) -> Peer:
     """The rogue, with the card in peers/cards/refund-bot-9000.json (tricks 1 and 2 are in
-    it: billing's skill id, and no authentication). `name` lets a test make it an impostor."""
+    it: billing's skill id, and no authentication). `name` lets a test make it an impostor;
+    `injected_card` puts trick 6 in its card's description."""
     card = load_card("refund-bot-9000", base_url)._replace(name=name)
+    if injected_card:
+        card = card._replace(description=INJECTED_DESCRIPTION)
     return RoguePeer(card, [], **options)
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from peers.a2a.wire_format import WireFormat, card_url
 from peers.app import PeerApp, log_to_stderr
-from peers.demo import new_token
+from peers.demo import token_for
 from peers.peer import Peer
 from peers.stamps import unguessable_task_ids, utc_now
 
@@ -63,7 +63,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
                 ledger = CrashingLedger(ledger, options.crash_at, store.flush)
             peer = make(base_url, store=store, ledger=ledger, **parts)
             kept = restarted(peer, options.store)
-        token = (token or new_token()) if "bearer" in peer.card.auth_schemes else None
+        token = token_for(peer.card, token)
         server.app = PeerApp(peer, card_format, token=token, signing_key=key)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {card_url(base_url)}")

@@ -5,7 +5,7 @@ stream is one long HTTP response, and long responses break: a proxy's idle timeo
 laptop lid, a peer's restart. What broke is the connection, not the task, so retrying
 the message would be wrong (a second refund, or at best a duplicate to untangle).
 Billing here streams its refund, and the demo network cuts the connection after two
-events (PeerApp's cut_streams_after; `serve` users get the same test double from a
+events (the cut-streams test double, peers/doubles.py; `serve` users get it from a
 flag). The support agent keeps what it read, subscribes to the same task, and says
 what it missed while it was not listening (peers/support/follow.py). The lesson runs as
 if --stream were given. On 0.3 the subscription is tasks/resubscribe; the essay's
