@@ -1,11 +1,17 @@
 """Our side of the boundary: the support agent's own modules, around the story in
-a2a_delegation.py. Its config files (`config`), its own copy of the contracts it relies
-on (`contracts`), reading what a peer sent (`replies`), the command line (`flags`), the
-one output path (`output`), the model
-step and its hooks (`planner`, `prompts`, `generate`), and the learner tools (`tools`,
-`trace`, `diagram`). Essay: Discovery is not trust (the allowlist); the generate() hook.
+a2a_delegation.py. What it knows of a card that the card does not say (`cards`: where it
+was fetched, its signature, our decision to send), its data files (`config`), its own
+copy of the contracts it relies on (`contracts`), reading what a peer sent (`replies`),
+following a delegated task whatever brings its updates (`follow`, with our webhook in
+`webhook`), how a delegation ended (`outcomes`), the one output path (`output`), one run
+of the command line from flags to exit status (`session`, with `flags`, `flag_values`
+and `scenarios`), the lessons (`lessons/`, one module each), the model step and its
+hooks (`planner`, `prompts`, `generate`), and the learner tools (`tools`, `trace`,
+`diagram`, `page`). Essay: Discovery is not trust (the allowlist); the generate() hook.
 
-May import: `peers.a2a` (the protocol both sides share) and `transports`.
-Must not import: `peers` outside `peers.a2a` and this package: billing and the rogue are
-other teams' code, reached only through a transport.
+May import: `peers.a2a` (the protocol both sides share), `peers.signing`,
+`peers.contracts` and `transports`.
+Must not import: the modules directly in `peers/` (billing, the rogue, the peer core,
+the demo network): other teams' code, reached only through a transport. main() hands
+the demo network in (session.DemoNetwork).
 """
