@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import sys
 import time
 from typing import Any, Callable
@@ -125,6 +126,16 @@ class PeerApp:
 
     def _log(self, line: str) -> None:
         self.log(f"[{self.name}] {line}")
+
+
+def new_token() -> str:
+    return os.urandom(16).hex()  # 128 bits from the OS's random source, as secrets.token_hex
+
+
+def token_for(card: Any, given: str | None = None) -> str | None:
+    """The bearer token a peer requires, as its card declares: `given`, or a fresh one; None
+    for a card that declares no bearer auth (the rogue's `none`), which then takes anyone."""
+    return (given or new_token()) if "bearer" in card.auth_schemes else None
 
 
 def _matches(if_none_match: str | None, etag: str) -> bool:

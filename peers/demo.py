@@ -19,7 +19,7 @@ from typing import Any, Callable, NamedTuple
 
 from peers import billing, rogue
 from peers.a2a.wire_format import DEFAULT, NAMES, WireFormat
-from peers.app import PeerApp, log_to_stderr
+from peers.app import PeerApp, log_to_stderr, new_token, token_for
 from peers.peer import Peer
 from transports.base import parse_url
 
@@ -201,13 +201,3 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     SERVE_FLAGS say (peers/serving.py, loaded only to serve)."""
     from peers.serving import serve_one
     return serve_one(SERVABLE[options.peer].make, options, card_format, say=say, fail=fail)
-
-
-def new_token() -> str:
-    return os.urandom(16).hex()  # 128 bits from the OS's random source, as secrets.token_hex
-
-
-def token_for(card: Any, given: str | None = None) -> str | None:
-    """The bearer token a peer requires, as its card declares: `given`, or a fresh one; None
-    for a card that declares no bearer auth (the rogue's `none`), which then takes anyone."""
-    return (given or new_token()) if "bearer" in card.auth_schemes else None

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from peers.a2a.wire_format import WireFormat, card_url
 from peers.app import PeerApp, log_to_stderr
-from peers.demo import token_for
+from peers.app import token_for
 from peers.peer import Peer
 from peers.stamps import unguessable_task_ids, utc_now
 
