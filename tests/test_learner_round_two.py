@@ -166,3 +166,17 @@ def test_ctrl_c_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_
         assert list(folder.rglob("*")) == [], f"left behind after Ctrl-C at {0.05 * moment:.2f}s"
         left = subprocess.run(["pgrep", "-f", f"--store {folder}"], capture_output=True, text=True)
         assert left.stdout == "", "billing still running"
+
+
+def test_a_paused_tasks_words_do_not_repeat_its_variants_name():
+    done = cli("--scenario", "approval")
+    paused = [line for line in done.stdout.splitlines() if line.startswith("[support] approval required (")]
+    assert paused and all("): approval required:" not in line for line in paused), paused
+    assert "[support] approval required (interrupted): a refund of $6,200.00 for ORD-4100" in done.stdout
+
+
+def test_a_run_on_1_0_says_once_why_it_shows_one_state():
+    done = cli("--wire", "1.0", "--scenario", "duplicate")
+    why = "(0.3 and 1.0 answer with a task's current state, not each state it passed through"
+    assert done.stdout.count(why) == 1 and "--stream shows each as it is entered" in done.stdout
+    assert why not in cli().stdout, "the essay's run prints its lifecycle: nothing to explain"
