@@ -5,7 +5,9 @@ printed line (`"kind": "line"`, with what kind of line it is), every frame (`"ki
 "frame"`: sequence, time offset, direction, peer, transport, wire format, method,
 JSON-RPC id, HTTP status and headers with secrets masked, the body as sent (with the
 values of its `token` and `credentials` fields masked too),
-elapsed milliseconds), and the story's events (`"kind": "registry"` and `"trust"`). A push
+elapsed milliseconds, and the origin it crossed to or came from), and the story's events:
+`"kind": "registry"`, and, each just before the line that says it, `"trust"` (its verdict
+and reason), `"failure"` (its error), `"model"`, and a stream's `"broken"` and `"resumed"`. A push
 to our webhook is a frame of its own, from the peer we gave the webhook to, its method
 PUSH, since no JSON-RPC method names it.
 Replaying prints the lines again, so a saved run reads exactly as it did live, with no
@@ -41,7 +43,7 @@ class Recorder:
             record = {"kind": facts["event"], **{k: v for k, v in facts.items() if k != "event"}}
             url = parse_url(record.get("peer"))
             if url is not None:  # a peer known only by its card URL: its lane is its origin
-                record["peer"] = url.origin
+                record["peer"] = record["origin"] = url.origin
             self._add(record)
         self._add({"kind": "line", "line": kind.label, "text": text})
 
@@ -68,6 +70,7 @@ class Recorder:
             method, rpc_id = self._asked.get(frame.url, (None, None))
         self._add({"kind": "frame", "t_ms": round(frame.offset_ms, 3), "direction": frame.direction,
                    "peer": origin,  # named after the card served there, in resolved()
+                   "origin": origin,  # its lane: a look-alike host serving billing's card is not billing
                    "transport": self.transport, "wire": wire if method == PUSH else _wire(method), "method": method,
                    "jsonrpc_id": rpc_id, "http_method": frame.http_method, "url": frame.url,
                    "http_status": frame.status, "headers": frame.headers, "body": body,
