@@ -209,3 +209,23 @@ def test_the_broken_streams_diagram_marks_where_it_broke_and_where_it_was_joined
     notes = [line.strip() for line in mmd.read_text().splitlines() if line.strip().startswith("Note over")]
     assert any(note.startswith("Note over L3,L0: support the stream broke off") for note in notes), notes
     assert any(note.startswith("Note over L0: support missed while not listening") for note in notes), notes
+
+
+def test_a_hostile_trace_is_drawn_without_an_error_and_without_a_raw_control_character():
+    """Seeded, bounded: 300 traces of records as a file could hold them (wrong types, control
+    characters, huge and empty values, events without their lines) are read, drawn and paged."""
+    import random
+
+    from peers.support import diagram, page
+    rng = random.Random(21)
+    values = [None, 0, -1, 1.5, True, [], {}, ["x"], {"a": 1}, "", " ", "\n", "\x1b[2J\x07\u202e", "x" * 5000,
+              "https://billing.acme.example/a2a", "https://[::1]:8/a", "data: {}\n\n", '{"result": {"id": 1}}',
+              "-->", "<--", "refused", "trusted", "untrusted", "push to our webhook", "\nclosing"]
+    kinds = ["registry", "trust", "model", "failure", "frame", "broken", "resumed", "line", "other", 7]
+    fields = ["peer", "endpoint", "verdict", "reason", "error", "direction", "method", "http_method", "http_status",
+              "body", "headers", "url", "origin", "text", "line", "cards", "task", "jsonrpc_id", "wire", "seq"]
+    for _ in range(300):
+        records = [{"kind": rng.choice(kinds), **{rng.choice(fields): rng.choice(values) for _ in range(rng.randint(0, 8))}}
+                   for _ in range(rng.randint(0, 12))]
+        for drawn_text in (page.page(records), diagram.svg(records), diagram.mermaid(records)):
+            assert not any(ch in drawn_text for ch in ("\x1b", "\x07", "\u202e")), records
