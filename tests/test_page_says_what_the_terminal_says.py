@@ -83,7 +83,9 @@ def browse(path, fragment="", size="1280,900"):
 def moved_card(tmp_path_factory):
     """A copy of the workbench whose billing card sends frames to another host."""
     copy = tmp_path_factory.mktemp("moved") / "workbench"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", ".sdk", "tests", "bench"))
+    skipped = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", "*.db", ".venv", ".sdk", ".js-sdk",
+                                     "tests", "bench")
+    shutil.copytree(ROOT, copy, ignore=skipped)
     path = copy / "peers" / "cards" / "billing-agent.json"
     card = json.loads(path.read_text())
     card["url"] = "https://billing.acme-payments.example/a2a"
