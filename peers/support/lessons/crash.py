@@ -105,8 +105,22 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
             return [outcome._replace(error=None, failure=None)]
         finally:  # before the folder goes: no store file is left behind, and no process
             for process in running:
-                process.terminate()
-                process.communicate(timeout=10)
+                stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a billing this lesson started, and wait until it is gone, even if a second
+    Ctrl-C cuts the wait short: then it is killed, waited for, and the Ctrl-C goes on."""
+    process.terminate()
+    try:
+        process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:  # it would not stop: it is killed
+        process.kill()
+        process.wait(timeout=10)
+    except KeyboardInterrupt:
+        process.kill()
+        process.wait(timeout=10)
+        raise
 
 
 def _free_port() -> int:
