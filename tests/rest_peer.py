@@ -20,21 +20,26 @@ NUMBERS = ("historyLength", "pageSize")
 
 class RestOnly:
     """`app` (a PeerApp serving a 1.0 card) as an agent whose card lists one HTTP+JSON
-    interface, at the same URL, and which answers nothing else."""
+    interface, at the same URL, and which answers nothing else (with `jsonrpc_too`, its
+    JSON-RPC interface as well)."""
 
-    def __init__(self, app, tenant=None):
+    def __init__(self, app, tenant=None, jsonrpc_too=False):
         self.app, self.base = app, parse_url(app.peer.card.url).path.rstrip("/")
         self.requests = []  # (verb, path): what reached it, in order
         card = json.loads(app.card_body)
         card["supportedInterfaces"] = [{"url": app.peer.card.url, "protocolBinding": "HTTP+JSON",
                                         "protocolVersion": "1.0", **({"tenant": tenant} if tenant else {})}]
+        if jsonrpc_too:  # the app's own JSON-RPC interface too, first: an agent offering both
+            card["supportedInterfaces"].insert(0, {**card["supportedInterfaces"][0], "protocolBinding": "JSONRPC"})
         self.card = json.dumps(card).encode()
-        self.tenant = tenant
+        self.tenant, self.jsonrpc_too = tenant, jsonrpc_too
 
     def __call__(self, http):
         url = parse_url(http.url)
         if url.path.endswith("/agent-card.json"):
             return HttpResponse(200, {"Content-Type": "application/json"}, self.card)
+        if self.jsonrpc_too and url.path.rstrip("/") == self.base:
+            return self.app(http)  # a JSON-RPC frame, to the app as it is
         path = url.path[len(self.base):] if url.path.startswith(self.base + "/") else None
         if self.tenant and path is not None:
             path = path[len(self.tenant) + 1:] if path.startswith(f"/{self.tenant}/") else None

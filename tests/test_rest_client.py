@@ -11,7 +11,7 @@ import json
 import pytest
 
 import a2a_delegation as story
-from conftest import BILLING, BILLING_CARD, serving
+from conftest import BILLING, BILLING_CARD, cli, serving
 from peers import demo
 from peers.a2a import wire_v10
 from peers.support import http_json
@@ -129,7 +129,7 @@ def test_json_rpc_is_chosen_where_offered_else_http_json_else_the_card_is_unsupp
     assert chosen([("JSONRPC", "https://a/rpc"), ("HTTP+JSON", "https://a/rest")], "HTTP+JSON")[1] == "https://a/rest"
     with pytest.raises(Unspeakable, match="offers GRPC, not JSONRPC or HTTP[+]JSON"):
         chosen([("GRPC", "https://a/g")])
-    with pytest.raises(Unspeakable, match="offers JSONRPC, not the HTTP[+]JSON that --binding asked for"):
+    with pytest.raises(Unspeakable, match="offers JSONRPC, not the HTTP[+]JSON asked for"):
         chosen([("JSONRPC", "https://a/rpc")], "HTTP+JSON")
 
 
@@ -156,7 +156,7 @@ def test_a_valid_card_whose_bindings_we_cannot_speak_is_refused_as_unsupported_n
 def test_binding_forces_one_the_card_offers_and_refuses_one_it_does_not():
     agent, peer, lines = rest_only(binding="JSONRPC")
     outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
-    assert outcome.error.endswith("it offers HTTP+JSON, not the JSONRPC that --binding asked for") and not peer.requests
+    assert outcome.error.endswith("it offers HTTP+JSON, not the JSONRPC asked for") and not peer.requests
 
 
 def test_a_skill_listing_no_input_modes_takes_the_cards_defaults():
@@ -207,3 +207,32 @@ def test_an_operation_the_binding_has_no_route_for_is_refused_before_sending():
         http_json.request_for("GetTask", {"id": 7})
     assert http_json.request_for("GetTask", {"id": "a/b?c", "historyLength": 2}) == \
         ("GET", "/tasks/a%2Fb%3Fc?historyLength=2", b"")
+
+
+# -- the lesson: the same refund by each binding ------------------------------------------------
+
+def test_the_bindings_lesson_sends_the_same_refund_by_each_binding_and_gets_the_same_task():
+    from peers.support.lessons import bindings
+    network = demo.network(wire_v10, {}, log=lambda line: None)
+    peer = RestOnly(network.apps[BASE], jsonrpc_too=True)
+    lines = []
+    printer = FramePrinter(InProcessTransport({**network.apps, BASE: peer}), lambda text, frame: lines.append(text))
+    agent = story.SupportAgent(printer, [BILLING], network.credentials,
+                               lambda *args, **facts: lines.append(args[0] if args else ""))
+    outcomes = bindings.run(agent, [BILLING_CARD])
+    assert [outcome.result for outcome in outcomes] == ["refund of $75.00 issued for ORD-5100 (ref BILL-ORD-5100)"] * 2
+    sent = [line for line in lines if line.startswith("--> ") and "GET" not in line]
+    assert sent[0].startswith('--> {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": ')
+    assert sent[1].startswith('--> POST /a2a/message:send {"message": ')
+    assert peer.requests == [("POST", "/message:send")]  # one REST request; the JSON-RPC frame went by as it is
+    assert "[bindings] the message: the same but for its messageId; the result: the same" in "\n".join(lines)
+
+
+def test_the_bindings_lesson_on_a_card_offering_only_json_rpc_says_so_and_shows_that_half():
+    done = cli("--scenario", "bindings")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    offered = '"protocolBinding": "HTTP+JSON"' in done.stdout
+    if not offered:  # peers that serve JSON-RPC only: the lesson says what the card offers
+        assert "the card is not supported: it offers JSONRPC, not the HTTP+JSON asked for: only the JSONRPC " \
+               "half can be shown" in done.stderr
+    assert "trusted result (from billing-agent): refund of $75.00 issued for ORD-5100" in done.stdout

@@ -74,7 +74,7 @@ def chosen(offered: list[tuple[str, str]], forced: str | None = None) -> tuple[B
             module: Any = import_module(SPOKEN[name])
             return module.BINDING, urls[name]
     listed = ", ".join(dict.fromkeys(name[:40] for name, _ in offered)) or "no interface"
-    asked = f"the {forced} that --binding asked for" if forced else f"{JSONRPC} or {HTTP_JSON}"
+    asked = f"the {forced} asked for" if forced else f"{JSONRPC} or {HTTP_JSON}"
     raise Unspeakable(f"the card is not supported: it offers {listed[:200]}, not {asked}")
 
 
