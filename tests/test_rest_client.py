@@ -236,3 +236,19 @@ def test_the_bindings_lesson_on_a_card_offering_only_json_rpc_says_so_and_shows_
         assert "the card is not supported: it offers JSONRPC, not the HTTP+JSON asked for: only the JSONRPC " \
                "half can be shown" in done.stderr
     assert "trusted result (from billing-agent): refund of $75.00 issued for ORD-5100" in done.stdout
+
+
+def test_a_trace_and_a_diagram_name_each_http_json_exchange_by_its_operation_not_as_a_card():
+    from peers.support import diagram
+    from peers.support.trace import Recorder
+    agent, peer, lines = rest_only({"slow": 0.3}, no_wait="poll", patience=10)
+    recorder = Recorder("in-process")
+    agent.transport.listeners.append(recorder.frame)
+    agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+    frames = [record for record in recorder.resolved() if record["kind"] == "frame"]
+    assert [record["method"] for record in frames][:3] == ["GET agent card", "GET agent card", "SendMessage"]
+    assert {record["method"] for record in frames[4:]} == {"GetTask"}
+    assert all(record["binding"] == "HTTP+JSON" for record in frames[2:]) and "binding" not in frames[0]
+    labels = [diagram.frame_label(record, diagram.body_of(record))[0] for record in frames[2:]]
+    assert labels[0] == "SendMessage" and labels[1].startswith("task-1 ") and labels[-1] == "task-1 completed", labels
+    assert not any("agent card" in label for label in labels)

@@ -74,6 +74,18 @@ def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
     return "GET", path + ("?" + urlencode(query) if query else ""), b""
 
 
+def method_of(verb: str, path: str) -> str | None:
+    """The wire_v10 method a request line spells (for traces and diagrams), by the end of its
+    path: whatever base and tenant come before it."""
+    for method, operation in wire_v10.METHODS.items():
+        route = ROUTES.get(operation)
+        if route is not None and route.verb == verb and \
+                re.search(_PLACEHOLDER.sub("[^/]+", re.escape(route.path).replace(r"\{", "{").replace(r"\}", "}"))
+                          + "$", path):
+            return method
+    return None
+
+
 class HttpJson:
     """The HTTP+JSON binding (cards.Binding): one request per operation, to the interface's
     URL joined with the operation's path."""
