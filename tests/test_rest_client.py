@@ -124,13 +124,18 @@ def test_http_json_over_real_sockets_the_same_task():
 # -- choosing a binding from the card -----------------------------------------------------------
 
 def test_json_rpc_is_chosen_where_offered_else_http_json_else_the_card_is_unsupported():
-    assert chosen([("HTTP+JSON", "https://a/rest"), ("JSONRPC", "https://a/rpc")])[0].NAME == "JSONRPC"
-    assert chosen([("GRPC", "https://a/g"), ("HTTP+JSON", "https://a/rest")]) == (http_json.BINDING, "https://a/rest")
-    assert chosen([("JSONRPC", "https://a/rpc"), ("HTTP+JSON", "https://a/rest")], "HTTP+JSON")[1] == "https://a/rest"
+    rest, rpc, grpc = ("HTTP+JSON", "https://a/rest", None), ("JSONRPC", "https://a/rpc", None), ("GRPC", "https://a/g", None)
+    assert chosen([rest, rpc])[0].NAME == "JSONRPC"
+    assert chosen([grpc, rest]) == (http_json.BINDING, "https://a/rest")
+    assert chosen([rpc, rest], "HTTP+JSON")[1] == "https://a/rest"
+    assert chosen([("HTTP+JSON", "https://a/rest/", "acme corp")])[1] == "https://a/rest/acme%20corp"
+    assert chosen([("JSONRPC", "https://a/rpc", "acme")])[1] == "https://a/rpc"  # JSON-RPC: not in the URL
     with pytest.raises(Unspeakable, match="offers GRPC, not JSONRPC or HTTP[+]JSON"):
-        chosen([("GRPC", "https://a/g")])
+        chosen([grpc])
     with pytest.raises(Unspeakable, match="offers JSONRPC, not the HTTP[+]JSON asked for"):
-        chosen([("JSONRPC", "https://a/rpc")], "HTTP+JSON")
+        chosen([rpc], "HTTP+JSON")
+    with pytest.raises(Unspeakable, match="offers no interface"):
+        chosen([])
 
 
 def card_offering(*bindings, modes=None):
@@ -225,7 +230,8 @@ def test_the_bindings_lesson_sends_the_same_refund_by_each_binding_and_gets_the_
     assert sent[0].startswith('--> {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": ')
     assert sent[1].startswith('--> POST /a2a/message:send {"message": ')
     assert peer.requests == [("POST", "/message:send")]  # one REST request; the JSON-RPC frame went by as it is
-    assert "[bindings] the message: the same but for its messageId; the result: the same" in "\n".join(lines)
+    assert "[bindings] the message: the same but for its messageId; the task: task-1 both times; the result: " \
+           "the same" in "\n".join(lines)
 
 
 def test_the_bindings_lesson_on_a_card_offering_only_json_rpc_says_so_and_shows_that_half():

@@ -37,6 +37,10 @@ class Binding(Protocol):
     """How the support agent sends one A2A operation to an interface, and reads its answer."""
 
     NAME: str  # as cards name it: "JSONRPC", "HTTP+JSON"
+    ENVELOPE: str  # how it carries an operation, in a few words (a lesson sets the two side by side)
+
+    def at(self, url: str, tenant: str | None) -> str:
+        """Where its requests go, for an interface at `url` serving `tenant` (None: the default)."""
 
     def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
              request_id: int, stream: bool = False) -> Any:
@@ -63,17 +67,17 @@ class FetchedCard(NamedTuple):
     binding: Binding | None = None  # how our frames reach it; None: JSON-RPC, as every card before 1.0
 
 
-def chosen(offered: list[tuple[str, str]], forced: str | None = None) -> tuple[Binding, str]:
-    """The binding we speak to an agent offering `offered` ((binding, url) pairs, in the
-    card's order), and its URL: JSON-RPC where offered (the essay's), else HTTP+JSON; or
-    `forced` (--binding). Raises Unspeakable naming what the card offers."""
-    urls = {name: url for name, url in reversed(offered)}  # the first of each: the card's preferred
+def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple[Binding, str]:
+    """The binding we speak to an agent offering `offered` ((binding, url, tenant), in the
+    card's order), and where its requests go: JSON-RPC where offered (the essay's), else
+    HTTP+JSON; or `forced` (--binding). Raises Unspeakable naming what the card offers."""
+    urls = {name: (url, tenant) for name, url, tenant in reversed(offered)}  # the first of each: the preferred
     wanted = [forced] if forced else [JSONRPC, HTTP_JSON]
     for name in wanted:
         if name in urls:
-            module: Any = import_module(SPOKEN[name])
-            return module.BINDING, urls[name]
-    listed = ", ".join(dict.fromkeys(name[:40] for name, _ in offered)) or "no interface"
+            binding: Binding = import_module(SPOKEN[name]).BINDING
+            return binding, binding.at(*urls[name])
+    listed = ", ".join(dict.fromkeys(name[:40] for name, _, _ in offered)) or "no interface"
     asked = f"the {forced} asked for" if forced else f"{JSONRPC} or {HTTP_JSON}"
     raise Unspeakable(f"the card is not supported: it offers {listed[:200]}, not {asked}")
 
@@ -83,6 +87,10 @@ class JsonRpc:
     envelope to the one endpoint, the method inside it; a stream, one envelope per event."""
 
     NAME = JSONRPC
+    ENVELOPE = "one envelope POSTed to the endpoint, the operation named inside it (\"method\")"
+
+    def at(self, url: str, tenant: str | None) -> str:
+        return url  # a tenant would ride in each request's params (the support agent names none)
 
     def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
              request_id: int, stream: bool = False) -> Any:

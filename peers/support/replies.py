@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from urllib.parse import quote
-
 from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
 from peers.support.cards import JSONRPC, FetchedCard, chosen
@@ -49,13 +47,13 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     contract (the essay's card has no place for one) gets our own copy (contracts.py), so
     every payload is checked."""
     card = read(spoken.card_from_wire, document, "the card")
-    offered = _interfaces(document, spoken.NAME) or [(JSONRPC, card.url)]  # before 1.0: JSON-RPC only
+    offered = _interfaces(document, spoken.NAME) or [(JSONRPC, card.url, None)]  # before 1.0: JSON-RPC only
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:
             raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
                                     f"{wanted.NAME} that --wire asked for")
-        offered, spoken = [(JSONRPC, other)], wanted
+        offered, spoken = [(JSONRPC, other, None)], wanted
     speaking, endpoint = chosen(offered, binding)
     defaults = _modes(document.get("defaultInputModes"))
     card = card._replace(url=endpoint, skills=tuple(
@@ -65,9 +63,9 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     return FetchedCard(card, fetched_from, _signed(document), spoken, speaking)
 
 
-def _interfaces(document: Any, version: str) -> list[tuple[str, str]]:
-    """The (binding, URL) of each interface a 1.0 card lists for `version`, in its order
-    (its preference), a tenant's path folded into the URL (1.0 section 11: /{tenant}/...)."""
+def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]]:
+    """The (binding, URL, tenant) of each interface a 1.0 card lists for `version`, in its
+    order (its preference)."""
     listed = document.get("supportedInterfaces") if isinstance(document, dict) else None
     found = []
     for interface in listed if isinstance(listed, list) else []:
@@ -76,9 +74,7 @@ def _interfaces(document: Any, version: str) -> list[tuple[str, str]]:
             continue
         where = read(lambda value: url(value, "supportedInterfaces[].url"), interface.get("url"), "the card")
         tenant = interface.get("tenant")
-        if isinstance(tenant, str) and tenant and interface["protocolBinding"] != JSONRPC:
-            where = where.rstrip("/") + "/" + quote(tenant, safe="")  # JSON-RPC carries it in params
-        found.append((interface["protocolBinding"], where))
+        found.append((interface["protocolBinding"], where, tenant if isinstance(tenant, str) and tenant else None))
     return found
 
 

@@ -62,7 +62,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         outcomes.append(outcome)
         if outcome.task is None:
             break
-        seen.append((binding, agent.last_sent, outcome))
+        seen.append((agent.fetched[card.url].binding, agent.last_sent, outcome))
     if len(seen) == len(BINDINGS):
         side_by_side(agent, seen)
     return outcomes
@@ -77,16 +77,15 @@ def binding_of(agent: SupportAgent, card: AgentCard) -> str:
 def side_by_side(agent: SupportAgent, seen: list) -> None:
     """What differed between the two exchanges, and what did not."""
     agent.say()
-    for binding, _, outcome in seen:
-        how = "a POST of one envelope to the endpoint, the operation inside it (\"method\": \"SendMessage\")" \
-            if binding == BINDINGS[0] else "the operation in the request line (POST /message:send), no envelope"
-        agent.say(f"[bindings] {binding:<9} {how}; answered {outcome.task.state.value}: "
+    for binding, _, outcome in seen:  # each binding says how it carries an operation
+        agent.say(f"[bindings] {binding.NAME:<9} {binding.ENVELOPE}; answered {outcome.task.state.value}: "
                   f"{escape(outcome.result or '')}", Kind.BANNER)
     (_, first, done), (_, second, again) = seen  # the messages, the outcomes
     same_message = first is not None and second is not None and \
         json.dumps(first._replace(message_id="")._asdict(), default=str) == \
         json.dumps(second._replace(message_id="")._asdict(), default=str)
+    task = f"{escape(done.task.id)} both times" if done.task.id == again.task.id else "two tasks"
     agent.say(f"[bindings] the message: {'the same' if same_message else 'NOT the same'} but for its "
-              f"messageId; the result: {'the same' if done.result == again.result else 'NOT the same'}"
+              f"messageId; the task: {task}; the result: {'the same' if done.result == again.result else 'NOT the same'}"
               " (billing refunds an order once, whichever way it is asked)", Kind.BANNER)
     agent.say("[bindings] the binding changed the envelope; the task is the protocol's, in either", Kind.BANNER)
