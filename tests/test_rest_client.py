@@ -7,6 +7,7 @@ behind a translation of each REST request); the official SDK's REST-only server 
 real one (tests/test_interop.py). Frames cross the real in-process transport, and real
 sockets where a test says so."""
 import json
+import random
 
 import pytest
 
@@ -18,7 +19,7 @@ from peers.support import http_json
 from peers.support.cards import Unspeakable, chosen
 from rest_peer import RestOnly
 from transports.base import HttpResponse
-from transports.errors import HttpRefusal, ProtocolViolation, RemoteError
+from transports.errors import HttpRefusal, PeerError, ProtocolViolation, RemoteError
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
@@ -258,3 +259,48 @@ def test_a_trace_and_a_diagram_name_each_http_json_exchange_by_its_operation_not
     labels = [diagram.frame_label(record, diagram.body_of(record))[0] for record in frames[2:]]
     assert labels[0] == "SendMessage" and labels[1].startswith("task-1 ") and labels[-1] == "task-1 completed", labels
     assert not any("agent card" in label for label in labels)
+
+
+def hostile_bodies(seed, count):
+    """Seeded bodies an HTTP+JSON peer might answer with: JSON of every shape, near-misses of
+    google.rpc.Status, and bytes that are not JSON at all."""
+    rng = random.Random(seed)
+    values = [None, True, 0, -32001, 1e308, "", "x" * 5000, [], {}, ["TASK_NOT_FOUND"], {"reason": 7}]
+    for _ in range(count):
+        shape = rng.randrange(4)
+        if shape == 0:
+            yield bytes(rng.randrange(256) for _ in range(rng.randrange(40)))
+        elif shape == 1:
+            yield json.dumps(rng.choice(values)).encode()
+        else:
+            info = {"@type": rng.choice([http_json.ERROR_INFO, "x", 5]), "reason": rng.choice(values + ["TASK_NOT_FOUND"])}
+            error = {"code": rng.choice(values), "message": rng.choice(values), "details": rng.choice([[info], info, None])}
+            yield json.dumps({"error": rng.choice([error, info, None, []])} if shape == 2 else error).encode()
+
+
+def test_whatever_an_http_json_peer_answers_the_support_agent_ends_the_turn_in_one_line():
+    network = demo.network(wire_v10, {}, log=lambda line: None)
+    card = json.loads(RestOnly(network.apps[BASE]).card)
+    answers = iter([(status, body) for status, body in zip(random.Random(5).choices([200, 400, 404, 500, 503], k=300),
+                                                           hostile_bodies(22, 300))])
+
+    def hostile(request):
+        if request.url.endswith("agent-card.json"):
+            return HttpResponse(200, {"Content-Type": "application/json"}, json.dumps(card).encode())
+        status, body = next(answers)
+        return HttpResponse(status, {"Content-Type": "application/a2a+json"}, body)
+    agent = story.SupportAgent(FramePrinter(InProcessTransport({BASE: hostile})), [BILLING], network.credentials,
+                               lambda *args, **facts: None)
+    for _ in range(300):
+        outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+        assert outcome.error is None or ("\n" not in outcome.error and len(outcome.error) < 600), outcome.error
+        assert outcome.task is not None or outcome.error
+
+
+def test_http_json_errors_and_events_of_any_shape_are_peer_errors_never_tracebacks():
+    for body in hostile_bodies(7, 2000):
+        assert isinstance(http_json.error_of(404, body, {}, BASE), PeerError)
+        try:
+            http_json.event_of(body)
+        except PeerError as failure:
+            assert "\n" not in str(failure) and len(str(failure)) < 600
