@@ -118,8 +118,8 @@ class SupportAgent:
         self.stream, self.no_wait, self.patience, self.told = stream, no_wait, patience, told
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
-    def discover(self, card_url: str) -> AgentCard:
-        """Essay: The Agent Card. Raises PeerError (transports/errors.py) with the reason."""
+    def discover(self, card_url: str, binding: str | None = None) -> AgentCard:
+        """Essay: The Agent Card. Raises PeerError (transports/errors.py); `binding` overrides --binding."""
         response = self.transport.get(card_url, {"Accept": "application/json"})
         if response.status != 200:
             raise HttpRefusal(response.status, credentials_sent=False)
@@ -127,7 +127,7 @@ class SupportAgent:
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
         check_card(document, spoken)  # every field its version requires, or each problem named
         # --wire, where the card offers that too; + our own contract copy where it publishes none
-        fetched = read_card(spoken, document, self.forced_format, card_url, self.forced_binding)
+        fetched = read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding)
         card = fetched.card
         self.format_of[card.url], self.fetched[card.url] = fetched.wire, fetched
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
