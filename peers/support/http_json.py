@@ -64,7 +64,7 @@ def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
     if route is None:
         raise TransportError(f"the support agent's HTTP+JSON binding has no route for {method[:60]}")
     params = dict(params) if isinstance(params, dict) else {}
-    filled = [name for name in _PLACEHOLDER.findall(route.path)]
+    filled = _PLACEHOLDER.findall(route.path)
     if any(not isinstance(params.get(name), str) for name in filled):
         raise TransportError(f"{method} needs {', '.join(filled)} for its path")
     path = _PLACEHOLDER.sub(lambda match: quote(params[match.group(1)], safe=""), route.path)
@@ -77,13 +77,13 @@ def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
 def method_of(verb: str, path: str) -> str | None:
     """The wire_v10 method a request line spells (for traces and diagrams), by the end of its
     path: whatever base and tenant come before it."""
-    for method, operation in wire_v10.METHODS.items():
-        route = ROUTES.get(operation)
-        if route is not None and route.verb == verb and \
-                re.search(_PLACEHOLDER.sub("[^/]+", re.escape(route.path).replace(r"\{", "{").replace(r"\}", "}"))
-                          + "$", path):
-            return method
-    return None
+    return next((method for method, operation in wire_v10.METHODS.items() if operation in ROUTES
+                 and ROUTES[operation].verb == verb and _pattern(ROUTES[operation]).search(path)), None)
+
+
+def _pattern(route: Route) -> re.Pattern[str]:
+    """A route's path as a pattern for the end of a request's path, each {placeholder} one segment."""
+    return re.compile("[^/]+".join(re.escape(text) for text in _PLACEHOLDER.split(route.path)[::2]) + "$")
 
 
 class HttpJson:
