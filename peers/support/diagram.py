@@ -82,7 +82,12 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
         task = message.get("taskId") if isinstance(message, dict) else None
         turn = f": next turn of {short(task, 40)}" if isinstance(task, str) else ""
         return short(record.get("method") or record.get("http_method")) + rid + turn, "send"
-    if record.get("http_method") == "GET":
+    if record.get("binding") == "HTTP+JSON":  # the result is the whole body; an error, its status
+        if not isinstance(status, int) or not 200 <= status < 300:
+            error = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else {}
+            return f"HTTP {short(status, 12)} {short(error.get('status', ''), 30)}".rstrip(), "fail"
+        body, status = {"result": body}, 200
+    elif record.get("http_method") == "GET":
         return ("agent card", "reply") if status == 200 else (f"HTTP {short(status, 12)}", "fail")
     if status != 200:
         return f"HTTP {short(status, 12)}{rid}", "fail"

@@ -55,6 +55,9 @@ FLAGS = (
     Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
          "others, what each card declares)", options={"choices": list(NAMES)}),
+    Flag("--binding", None, "how frames reach each peer: jsonrpc (one envelope per call, the essay's) or "
+         "http+json (A2A 1.0's REST binding: a verb and a path per operation), where its card offers it "
+         "(default: JSON-RPC where a card offers it, else HTTP+JSON)", options={"choices": ["jsonrpc", "http+json"]}),
     Flag("--timeout", None, f"how long one exchange with a peer may take (default: {HTTP_TIMEOUT:g} "
          "over HTTP; in process, no limit, so a debugger can stop inside a peer; a lesson may "
          "set its own: --scenario NAME --help says)",
@@ -223,6 +226,7 @@ def ignored(options: SimpleNamespace) -> list[str]:
         warnings += [f"{flag} does nothing with --replay (it prints the saved run; no peer is asked)"
                      for flag, given in (("--scenario", options.scenario), ("--wire", options.wire),
                                          ("--transport", options.transport != "in-process"),
+                                         ("--binding", options.binding),
                                          ("--peer", options.peer), ("--request", options.request),
                                          ("--stream", options.stream), ("--push", options.push),
                                          ("--no-wait", options.no_wait), ("--step", options.step)) if given]

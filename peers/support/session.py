@@ -115,6 +115,7 @@ class Session:
         """How the support agent follows and trusts, as the flags say."""
         options = self.options
         return {"allow_untrusted": tuple(options.allow_untrusted), "wire_name": options.wire,
+                "binding": options.binding and options.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
                 "stream": options.stream, "no_wait": "push" if options.push else "poll" * options.no_wait,
                 "patience": options.timeout or flags.HTTP_TIMEOUT}
 
