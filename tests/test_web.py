@@ -1,0 +1,242 @@
+"""`a2a_delegation.py web`, the live page's server, over plain HTTP on 127.0.0.1.
+
+The door (token, Host, Origin, CSP) is held to each rule with real requests; runs are
+main() itself, watched, and their events are read as the page reads them: server-sent
+events over the same socket. The browser's side is tests/test_web_page.py."""
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+import a2a_delegation as story
+from conftest import ROOT, cli
+from peers.support.web import server as web
+
+ESSAY_ALLOWLIST = (ROOT / "allowlist.json").read_text()
+
+
+@pytest.fixture
+def page(tmp_path):
+    """The page's server in this process, with a 1-second request deadline and its own allowlist file."""
+    path = tmp_path / "allowlist.json"
+    path.write_text(ESSAY_ALLOWLIST)
+    server, app, url = web.listening(0, str(path), story.main, request_timeout=1.0)
+    base, token = url.split("/?token=")
+    yield {"base": base, "token": token, "url": url, "port": server.server_address[1], "path": path,
+           "server": server}
+    web.close(server, app)
+
+
+def ask(page, path, method="GET", body=None, headers=None, token=True, origin=True):
+    """One request as the page would send it (token header, its own Origin), unless told otherwise."""
+    sent = {**({"X-Workbench-Token": page["token"]} if token else {}),
+            **({"Origin": page["base"]} if origin and method != "GET" else {}), **(headers or {})}
+    request = urllib.request.Request(page["base"] + path, method=method, headers=sent,
+                                     data=None if body is None else json.dumps(body).encode())
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read()
+
+
+def events_of(page, run_id, until=lambda event: event["type"] == "end"):
+    """The run's events, read as server-sent events until `until` says stop (or the run ends)."""
+    request = urllib.request.Request(f"{page['base']}/runs/{run_id}/events",
+                                     headers={"X-Workbench-Token": page["token"]})
+    events = []
+    with urllib.request.urlopen(request, timeout=30) as response:
+        for raw in response:
+            if raw.startswith(b"data: "):
+                events.append(json.loads(raw[6:]))
+                if until(events[-1]) or events[-1]["type"] == "end":
+                    return events
+    return events
+
+
+def started(page, **asked):
+    status, _, body = ask(page, "/runs", "POST", {"run": "default", **asked})
+    assert status == 201, body
+    return json.loads(body)["id"]
+
+
+def test_the_web_command_prints_a_loopback_url_with_a_token_and_stops_on_sigterm():
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web"], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert re.fullmatch(r"\[web\] the live page: http://127\.0\.0\.1:\d+/\?token=[\w-]{32}\n", line)
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+
+
+def test_the_page_listens_on_loopback_only(page):
+    assert page["server"].server_address[0] == "127.0.0.1"
+
+
+def test_no_token_no_page(page):
+    for path, method in (("/", "GET"), ("/lessons", "GET"), ("/allowlist", "GET"), ("/runs", "POST")):
+        status, _, body = ask(page, path, method, {"run": "default"} if method == "POST" else None, token=False)
+        assert status == 401 and b"no token" in body, path
+    assert ask(page, "/lessons", headers={"X-Workbench-Token": "not-it"}, token=False)[0] == 401
+
+
+def test_the_token_in_the_address_opens_the_page_once_then_a_strict_cookie_carries_it(page):
+    status, headers, body = ask(page, f"/?token={page['token']}", token=False)
+    assert status == 200 and b"<title>" in body
+    cookie = headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and page["token"] in cookie
+    assert ask(page, "/lessons", headers={"Cookie": cookie.split(";")[0]}, token=False)[0] == 200
+    assert ask(page, f"/lessons?token={page['token']}", token=False)[0] == 401, "the query opens only the page"
+
+
+def test_a_foreign_host_is_refused_even_with_the_token(page):
+    port = page["port"]
+    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1:{port + 1}", "127.0.0.1", f"[::1]:{port}"):
+        status, _, body = ask(page, "/lessons", headers={"Host": host})
+        assert status == 421, host
+    assert ask(page, "/lessons", headers={"Host": f"localhost:{port}"})[0] == 200
+
+
+def test_a_change_from_a_foreign_origin_is_refused(page):
+    for origin in ("http://evil.example", f"http://localhost:{page['port'] + 1}", "null", None):
+        headers = {"Origin": origin} if origin else {}
+        status, _, body = ask(page, "/runs", "POST", {"run": "default"}, headers=headers, origin=False)
+        assert status == 403 and b"Origin" in body, origin
+    assert ask(page, "/allowlist", "POST", {"text": "{}", "save": True}, origin=False)[0] == 403
+    assert page["path"].read_text() == ESSAY_ALLOWLIST
+
+
+def test_every_answer_forbids_inline_script_and_the_page_has_none(page):
+    for path in ("/", "/live.js", "/lessons", "/nowhere"):
+        _, headers, body = ask(page, path)
+        policy = headers["Content-Security-Policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "default-src 'none'" in policy
+    html = ask(page, "/")[2].decode()
+    assert re.findall(r"<script[^>]*>", html) == ['<script src="/live.js" defer>']
+    assert not re.search(r"<script[^>]*>\s*[^<\s]", html), "no inline script"
+    assert not re.search(r"\son\w+\s*=", html), "no inline event handler"
+
+
+def test_an_oversize_body_is_refused_before_it_is_read(page):
+    with socket.create_connection(("127.0.0.1", page["port"]), timeout=5) as sock:
+        sock.sendall(f"POST /runs HTTP/1.1\r\nHost: 127.0.0.1:{page['port']}\r\n"
+                     f"Content-Length: {web.MAX_BODY + 1}\r\n\r\n".encode())
+        assert sock.recv(200).startswith(b"HTTP/1.1 413")
+
+
+def test_a_slow_request_is_cut_off_at_its_deadline(page):
+    started_at = time.monotonic()
+    with socket.create_connection(("127.0.0.1", page["port"]), timeout=5) as sock:
+        for piece in (b"GET /lessons HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"X-A: b\r\n"):
+            sock.sendall(piece)
+            time.sleep(0.4)
+        answer = sock.recv(200)
+    assert answer.startswith(b"HTTP/1.1 408") and time.monotonic() - started_at < 4
+
+
+def test_a_malformed_request_body_is_one_line_not_a_traceback(page):
+    for body in (b"[1, 2", b'{"run": 5}', b'{"run": "default", "step": "yes"}', b"[" * 5000):
+        request = urllib.request.Request(page["base"] + "/runs", data=body, method="POST",
+                                         headers={"X-Workbench-Token": page["token"], "Origin": page["base"]})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 400 and b"\n" not in refused.value.read()
+    assert ask(page, "/runs", "POST", {"run": "../../etc/passwd"})[0] == 400
+    assert ask(page, "/runs", "POST", {"run": "default", "transport": "carrier-pigeon"})[0] == 400
+
+
+def test_the_essays_run_streams_the_lines_the_terminal_prints(page):
+    events = events_of(page, started(page))
+    shown = "\n".join(event["text"] for event in events if event["type"] == "line") + "\n"
+    assert shown == cli().stdout
+    trust = [event for event in events if event["type"] == "trust"]
+    assert [(event["peer"], event["verdict"]) for event in trust] == [("billing-agent", "trusted"),
+                                                                      ("refund-bot-9000", "refused")]
+    assert trust[1]["reason"] == "is NOT on the allowlist"
+    frames = [event for event in events if event["type"] == "frame"]
+    assert [event["direction"] for event in frames] == ["-->", "<--"] * 3
+    assert frames[2]["headers"]["Authorization"] == "Bearer ****" and frames[3]["status"] == 200
+    assert events[-1] == {"type": "end", "status": 0}
+
+
+def test_a_lesson_over_http_streams_its_frames_with_status_and_masked_headers(page):
+    events = events_of(page, started(page, run="approval", transport="http"))
+    frames = [event for event in events if event["type"] == "frame"]
+    answers = [event for event in frames if event["direction"] == "<--"]
+    assert answers and all(event["status"] == 200 and "Date" in event["headers"] for event in answers), \
+        "real HTTP answered: its status and headers are shown"
+    assert all("t0k" not in json.dumps(event) for event in events)
+    lines = [event["text"] for event in events if event["type"] == "line"]
+    assert lines[0].startswith("[transport] HTTP JSON-RPC over real sockets"), lines[0]
+
+
+def test_in_step_mode_nothing_is_sent_until_send(page):
+    run_id = started(page, step=True)
+    events = events_of(page, run_id, until=lambda event: event["type"] == "held")
+    assert events[-1] == {"type": "held", "seq": 1}
+    time.sleep(0.5)
+    waiting = events_of(page, run_id, until=lambda event: event["type"] == "held")
+    assert [event for event in waiting if event["type"] == "frame"] == \
+        [event for event in events if event["type"] == "frame"], "nothing crossed while held"
+    assert [event["direction"] for event in waiting if event["type"] == "frame"] == ["-->"]
+    assert ask(page, f"/runs/{run_id}/send", "POST")[0] == 200
+    after = events_of(page, run_id, until=lambda event: event["type"] == "held" and event["seq"] > 1)
+    assert [event["direction"] for event in after if event["type"] == "frame"] == ["-->", "<--", "-->"]
+    assert ask(page, f"/runs/{run_id}/stop", "POST")[0] == 200
+    ended = events_of(page, run_id)
+    assert ended[-1] == {"type": "end", "status": 0}
+    assert [event["direction"] for event in ended if event["type"] == "frame"] == ["-->", "<--", "-->"]
+
+
+def test_only_a_few_runs_go_at_once(page):
+    held = [started(page, step=True) for _ in range(3)]
+    status, _, body = ask(page, "/runs", "POST", {"run": "default"})
+    assert status == 429 and b"three runs" in body
+    for run_id in held:
+        ask(page, f"/runs/{run_id}/stop", "POST")
+        assert events_of(page, run_id)[-1]["type"] == "end"
+    assert ask(page, "/runs", "POST", {"run": "default"})[0] == 201
+
+
+def test_an_edited_allowlist_is_checked_by_the_loader_and_a_run_uses_it(page):
+    status, _, body = ask(page, "/allowlist", "POST", {"text": '{"trusted": [{"name": "billing-agent"}]}'})
+    problem = json.loads(body)["problem"]
+    assert status == 200 and problem.startswith("the allowlist in the page") and "endpoint" in problem
+    emptied = json.dumps({"trusted": []})
+    assert json.loads(ask(page, "/allowlist", "POST", {"text": emptied})[2]) == {"problem": None, "entries": []}
+    events = events_of(page, started(page, allowlist=emptied))
+    assert [(event["peer"], event["verdict"]) for event in events if event["type"] == "trust"] == \
+        [("billing-agent", "refused"), ("refund-bot-9000", "refused")]
+    assert page["path"].read_text() == ESSAY_ALLOWLIST, "the file changes only when saved"
+
+
+def test_saving_the_allowlist_replaces_the_file_whole_and_only_when_the_loader_takes_it(page):
+    status, _, body = ask(page, "/allowlist", "POST", {"text": "{not json", "save": True})
+    assert status == 400 and json.loads(body)["saved"] is False
+    assert page["path"].read_text() == ESSAY_ALLOWLIST
+    emptied = json.dumps({"trusted": []})
+    assert ask(page, "/allowlist", "POST", {"text": emptied, "save": True})[0] == 200
+    assert page["path"].read_text() == emptied
+    assert [p.name for p in page["path"].parent.iterdir()] == ["allowlist.json"], "no temporary file left"
+
+
+def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):
+    run_id = started(page)
+    events_of(page, run_id)
+    status, headers, body = ask(page, f"/runs/{run_id}/trace.jsonl")
+    records = [json.loads(line) for line in body.decode().splitlines()]
+    cli("--trace", str(tmp_path / "run.jsonl"))
+    flagged = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
+    def shape(recorded):
+        return [(r["kind"], r.get("text"), r.get("direction"), r.get("method")) for r in recorded
+                if r["kind"] != "registry"]
+    assert status == 200 and "attachment" in headers["Content-Disposition"]
+    assert shape(records) == shape(flagged)
