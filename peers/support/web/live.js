@@ -45,7 +45,7 @@ async function start() {
   $("trace").hidden = true;
   const {status, answer} = await ask("POST", "/runs", {
     run: $("run").value, transport: $("transport").value, wire: $("wire").value,
-    step: $("step").checked, allowlist: $("allowlist").value,
+    step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
   });
   if (status !== 201) {
     setState("refused", answer.error || `HTTP ${status}`);
@@ -127,6 +127,7 @@ async function load() {
   const asked = new URLSearchParams(location.hash.slice(1));
   if (asked.has("transport")) $("transport").value = asked.get("transport");
   if (asked.has("wire")) $("wire").value = asked.get("wire");
+  if (asked.has("peer")) $("peer").value = asked.get("peer");
   $("step").checked = asked.get("step") === "1";
   if (asked.has("run") && lessons.some((entry) => entry.name === asked.get("run"))) {
     $("run").value = asked.get("run");

@@ -27,7 +27,7 @@ from peers.a2a import wire_format
 from peers.support.output import Console
 from peers.support.web import allowlist
 from peers.support.web.runs import Run, Runs
-from transports.base import HttpRequest, HttpResponse
+from transports.base import HttpRequest, HttpResponse, is_http_url
 from transports.codec import Limits, loads_strict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,6 +128,11 @@ class WebApp:
             return _answer(400, {"error": problem})
         argv = (["--scenario", name] if name != "default" else []) + ["--transport", transport, "--allowlist", path]
         argv += (["--wire", wire] if wire else []) + (["--verbose"] if _field(request, "verbose", bool, False) else [])
+        peer = _field(request, "peer", str, "")  # any agent: what --peer does, its card fetched and gated
+        if peer and not (len(peer) <= 2000 and is_http_url(peer)):
+            remove()
+            return _answer(400, {"error": "the agent's URL must be an http(s) URL, its card's or its base"})
+        argv += ["--peer", peer] if peer else []
         run = self.runs.start(argv, _field(request, "step", bool, False), remove)
         if run is None:
             remove()
