@@ -240,3 +240,12 @@ def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):
                 if r["kind"] != "registry"]
     assert status == 200 and "attachment" in headers["Content-Disposition"]
     assert shape(records) == shape(flagged)
+
+
+def test_a_finished_run_opens_in_the_step_through_view_with_no_inline_script_but_its_own(page):
+    run_id = started(page)
+    events_of(page, run_id)
+    status, headers, body = ask(page, f"/runs/{run_id}/steps.html")
+    policy = headers["Content-Security-Policy"]
+    assert status == 200 and b"A2A delegation, step by step" in body
+    assert "unsafe-inline" not in policy and re.search(r"script-src 'sha256-[A-Za-z0-9+/]+=*';", policy)

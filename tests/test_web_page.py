@@ -159,3 +159,17 @@ def test_markup_from_a_peer_is_shown_as_text_and_never_runs(page, hostile_peer, 
         lines = browser.evaluate(FRAMES)
         said = "trusted result (from hostile" if not errs else "delegation failed"
         assert any(said in line and PAYLOAD in line for line in lines), lines[-8:]
+
+
+def test_a_finished_run_steps_through_in_the_existing_view(page):
+    with Browser(page[0] + "#run=default") as browser:
+        browser.wait_for(ENDED)
+        browser.evaluate("location.href = document.getElementById('steps').href")
+        browser.wait_for("document.getElementById('step') && document.getElementById('panel').textContent")
+        browser.evaluate("document.getElementById('next').click()")
+        assert browser.wait_for("document.getElementById('step').textContent === '2'")
+        assert browser.evaluate("document.getElementById('panel').textContent").startswith("Step 2 of ")
+        browser.evaluate("location.hash = '#step=5'")
+        assert "GET https://billing.acme.example/.well-known/agent-card.json" in \
+            browser.wait_for("document.getElementById('step').textContent === '5' && "
+                             "document.getElementById('panel').textContent")

@@ -43,6 +43,7 @@ async function start() {
   $("frames").replaceChildren();
   $("decisions").replaceChildren();
   $("trace").hidden = true;
+  $("steps").hidden = true;
   const {status, answer} = await ask("POST", "/runs", {
     run: $("run").value, transport: $("transport").value, wire: $("wire").value,
     step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
@@ -90,6 +91,8 @@ function show(event) {
     const trace = $("trace");
     trace.href = `/runs/${encodeURIComponent(current.id)}/trace.jsonl`;
     trace.hidden = false;
+    $("steps").href = `/runs/${encodeURIComponent(current.id)}/steps.html`;
+    $("steps").hidden = false;
   }
   frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});
 }

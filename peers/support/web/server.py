@@ -16,9 +16,12 @@ live.js and live.css beside this file. Not here: how a run is told (main(), sess
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -108,6 +111,8 @@ class WebApp:
             body = "".join(json.dumps(record) + "\n" for record in run.records()).encode()
             return HttpResponse(200, {**_headers(), "Content-Type": "application/jsonl",
                                       "Content-Disposition": f'attachment; filename="run-{run.id}.jsonl"'}, body)
+        if method == "GET" and parts[2] == "steps.html":  # the finished run in the step-through view
+            return steps_view(run.records())
         if method == "POST" and parts[2] in ("send", "stop"):
             run.ask(parts[2])
             return _answer(200, {"asked": parts[2]})
@@ -155,6 +160,20 @@ class WebApp:
                 yield f"id: {index}\ndata: {json.dumps(event)}\n\n".encode()
             if events[-1]["type"] == "end":
                 return
+
+
+def steps_view(records: list[dict[str, Any]]) -> HttpResponse:
+    """The step-through page (peers/support/page.py) of a run, as --diagram run.html draws it.
+    Its own script and style are inline; the policy allows exactly those, by their hashes,
+    and still no other script: a peer's text reaches that page only as JSON data and text."""
+    from peers.support import page
+    html = page.page(records)
+    allowed = {tag: " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()}'"
+                             for body in re.findall(f"<{tag}>(.*?)</{tag}>", html, re.S)) for tag in ("script", "style")}
+    policy = POLICY.replace("script-src 'self'", f"script-src {allowed['script']}").replace(
+        "style-src 'self'", f"style-src {allowed['style']}")
+    return HttpResponse(200, {**_headers(), "Content-Security-Policy": policy, "Content-Type": "text/html; charset=utf-8"},
+                        html.encode())
 
 
 def lessons() -> list[dict[str, str]]:
