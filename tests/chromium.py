@@ -42,17 +42,22 @@ class Browser:
             time.sleep(0.05 if page is None else 0)
         self.sock = _websocket(page["webSocketDebuggerUrl"], timeout)
 
-    def evaluate(self, expression: str):
+    def call(self, method: str, **params):
+        """One DevTools command; its result (events that arrive meanwhile are passed over)."""
         call_id = next(self.ids)
-        _send(self.sock, json.dumps({"id": call_id, "method": "Runtime.evaluate", "params": {
-            "expression": expression, "returnByValue": True, "awaitPromise": True}}))
+        _send(self.sock, json.dumps({"id": call_id, "method": method, "params": params}))
         while True:
             reply = json.loads(_receive(self.sock))
             if reply.get("id") == call_id:
-                result = reply["result"]
-                if "exceptionDetails" in result:
-                    raise RuntimeError(result["exceptionDetails"].get("text"))
-                return result["result"].get("value")
+                if "error" in reply:
+                    raise RuntimeError(reply["error"].get("message"))
+                return reply["result"]
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(result["exceptionDetails"].get("text"))
+        return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout: float = 30.0):
         deadline = time.monotonic() + timeout

@@ -249,3 +249,46 @@ def test_a_finished_run_opens_in_the_step_through_view_with_no_inline_script_but
     policy = headers["Content-Security-Policy"]
     assert status == 200 and b"A2A delegation, step by step" in body
     assert "unsafe-inline" not in policy and re.search(r"script-src 'sha256-[A-Za-z0-9+/]+=*';", policy)
+
+
+def test_a_reconnecting_page_gets_the_events_after_the_last_it_saw(page):
+    run_id = started(page)
+    everything = events_of(page, run_id)
+    request = urllib.request.Request(f"{page['base']}/runs/{run_id}/events",
+                                     headers={"X-Workbench-Token": page["token"], "Last-Event-ID": "5"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        text = response.read().decode()
+    assert text.startswith("id: 6\n")
+    assert [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")] == everything[5:]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hostile_requests_get_one_short_answer_each_and_the_page_keeps_serving(page, seed):
+    import random
+    chance = random.Random(seed)
+    pieces = [b"GET / HTTP/1.1\r\n", b"POST /runs HTTP/1.1\r\n", b"GET /runs/1/events HTTP/1.1\r\n",
+              f"Host: 127.0.0.1:{page['port']}\r\n".encode(), b"Host: evil.example\r\n",
+              f"X-Workbench-Token: {page['token']}\r\n".encode(), b"Content-Length: 12\r\n",
+              b"Content-Length: -1\r\n", b"Transfer-Encoding: chunked\r\n", f"Origin: {page['base']}\r\n".encode(),
+              b"Cookie: " + b"a=b;" * 3000 + b"\r\n", b"\x00\xff\x1b[2J", b"GET /" + b"A" * 9000 + b" HTTP/1.1\r\n",
+              b'{"run": "default", "step": true}', b"\r\n", b"\r\n\r\n"]
+    for _ in range(20):
+        data = b"".join(chance.choice(pieces) for _ in range(chance.randint(1, 7))) + b"\r\n\r\n"
+        with socket.create_connection(("127.0.0.1", page["port"]), timeout=5) as sock:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            answer = b""
+            while len(answer) < 1 << 16 and (chunk := sock.recv(4096)):
+                answer += chunk
+                if b"text/event-stream" in answer:
+                    break  # an event stream goes on while its run does: it answered
+        assert answer == b"" or re.match(rb"HTTP/1\.1 \d{3} ", answer), data[:80]
+        assert b"Traceback" not in answer
+    for run_id in list(web_runs(page)):
+        ask(page, f"/runs/{run_id}/stop", "POST")
+    assert ask(page, "/lessons")[0] == 200
+
+
+def web_runs(page):
+    """The ids of the runs the page's server holds (a hostile request may have started one)."""
+    return list(page["server"].app.runs.by_id)

@@ -173,3 +173,14 @@ def test_a_finished_run_steps_through_in_the_existing_view(page):
         assert "GET https://billing.acme.example/.well-known/agent-card.json" in \
             browser.wait_for("document.getElementById('step').textContent === '5' && "
                              "document.getElementById('panel').textContent")
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(page, width):
+    with Browser(page[0] + "#run=approval") as browser:
+        browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+        browser.wait_for(ENDED)
+        assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
+        frames, decisions = (browser.evaluate(f"document.getElementById('{which}').getBoundingClientRect().left")
+                             for which in ("frames", "decisions"))
+        assert (decisions > frames) if width == 1280 else (decisions < 40), "side by side, or one above the other"
