@@ -292,3 +292,57 @@ def test_hostile_requests_get_one_short_answer_each_and_the_page_keeps_serving(p
 def web_runs(page):
     """The ids of the runs the page's server holds (a hostile request may have started one)."""
     return list(page["server"].app.runs.by_id)
+
+
+@pytest.fixture
+def agent_wanting_a_token():
+    """An agent on 127.0.0.1 whose card declares bearer auth; it keeps each Authorization it was sent."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from peers import billing
+    from peers.a2a import wire_essay
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def reply(self, document):
+            body = json.dumps(document).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            seen.append(self.headers.get("Authorization"))
+            self.reply(wire_essay.card_to_wire(billing.billing_agent(f"http://127.0.0.1:{self.server.server_port}").card))
+
+        def do_POST(self):
+            seen.append(self.headers.get("Authorization"))
+            asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            self.reply({"jsonrpc": "2.0", "id": asked["id"], "result": {
+                "id": "task-9", "lifecycle": ["submitted", "completed"], "status": {"state": "completed"},
+                "artifacts": [{"type": "text", "text": "done"}]}})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}", seen
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_token_for_an_agent_goes_to_that_agent_alone_and_is_never_shown(page, agent_wanting_a_token):
+    base, seen = agent_wanting_a_token
+    trusting = json.dumps({"trusted": [{"name": "billing-agent", "endpoint": base + "/a2a"}]})
+    run_id = started(page, peer=base, token="s3cret-for-it", allowlist=trusting)
+    events = events_of(page, run_id)
+    assert seen == [None, "Bearer s3cret-for-it"], "the card is public; the task is sent with the token"
+    assert any(event.get("text") == "[support] trusted result (from billing-agent): done" for event in events)
+    assert "s3cret-for-it" not in json.dumps(events) + ask(page, f"/runs/{run_id}/trace.jsonl")[2].decode()
+    assert "s3cret" not in " ".join(str(p.read_bytes()) for p in page["path"].parent.rglob("*") if p.is_file())
+    assert ask(page, "/runs", "POST", {"run": "default", "peer": base, "token": "two words"})[0] == 400

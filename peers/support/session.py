@@ -47,9 +47,11 @@ class DemoNetwork(Protocol):
 
 class Watch(Protocol):
     """Something following a run from outside the terminal (the web page): the Console the
-    run says its lines to, and `attach(printer)`, which hooks the printer once it is made."""
+    run says its lines to, `attach(printer)`, which hooks the printer once it is made, and
+    tokens it was given for this run (origin -> bearer token), held in memory only."""
 
     console: Console
+    credentials: dict[str, str]
 
     def attach(self, printer: FramePrinter) -> None: ...
 
@@ -93,7 +95,7 @@ class Session:
             card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json")) \
                 + flags.peer_card_urls(options)  # --peer: agents added to this run
             allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
-            credentials = load_credentials(options)
+            credentials = {**load_credentials(options), **(watch.credentials if watch is not None else {})}
             generate = scenarios.generator(options)  # --request: the model that chooses
             # The demo peers serve the card of --wire, with what the lesson asks of them; a
             # token made for billing goes to our credential store, as a platform provisions one.

@@ -47,6 +47,7 @@ async function start() {
   const {status, answer} = await ask("POST", "/runs", {
     run: $("run").value, transport: $("transport").value, wire: $("wire").value,
     step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
+    token: $("token").value.trim(), follow: $("follow").value,
   });
   if (status !== 201) {
     setState("refused", answer.error || `HTTP ${status}`);
@@ -131,6 +132,7 @@ async function load() {
   if (asked.has("transport")) $("transport").value = asked.get("transport");
   if (asked.has("wire")) $("wire").value = asked.get("wire");
   if (asked.has("peer")) $("peer").value = asked.get("peer");
+  if (asked.has("follow")) $("follow").value = asked.get("follow");
   $("step").checked = asked.get("step") === "1";
   if (asked.has("run") && lessons.some((entry) => entry.name === asked.get("run"))) {
     $("run").value = asked.get("run");

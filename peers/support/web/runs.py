@@ -41,8 +41,10 @@ class _Nowhere(io.TextIOBase):
 class Run:
     """One run: `again(argv, run)` in a thread; its events; Send and Stop."""
 
-    def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None]) -> None:
+    def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None],
+                 credentials: dict[str, str] | None = None) -> None:
         self.id, self.argv, self.step, self.cleanup = run_id, argv, step, cleanup
+        self.credentials = credentials or {}  # origin -> token: the session's store, never a file
         self.console = Console(colour=False, out=_Nowhere(), err=_Nowhere())
         self.console.listeners.append(self.line)
         self.events: list[dict[str, Any]] = []
@@ -146,12 +148,13 @@ class Runs:
         self.ids = count(1)
         self.lock = threading.Lock()
 
-    def start(self, argv: list[str], step: bool, cleanup: Callable[[], None]) -> Run | None:
+    def start(self, argv: list[str], step: bool, cleanup: Callable[[], None],
+              credentials: dict[str, str] | None = None) -> Run | None:
         """A new run, started; None when MAX_LIVE are going already."""
         with self.lock:
             if sum(not run.done for run in self.by_id.values()) >= MAX_LIVE:
                 return None
-            run = Run(str(next(self.ids)), argv, step, cleanup)
+            run = Run(str(next(self.ids)), argv, step, cleanup, credentials)
             self.by_id[run.id] = run
             finished = [key for key, old in self.by_id.items() if old.done]
             for key in finished[:max(0, len(finished) - MAX_KEPT)]:

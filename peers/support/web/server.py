@@ -16,12 +16,9 @@ live.js and live.css beside this file. Not here: how a run is told (main(), sess
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
 import json
 import os
-import re
 import secrets
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -29,15 +26,15 @@ from urllib.parse import parse_qs, urlsplit
 from peers.a2a import wire_format
 from peers.support.output import Console
 from peers.support.web import allowlist
+from peers.support.web.pages import headers, lessons, steps_view
 from peers.support.web.runs import Run, Runs
-from transports.base import HttpRequest, HttpResponse, is_http_url
+from transports.base import HttpRequest, HttpResponse, is_http_url, parse_url
 from transports.codec import Limits, loads_strict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),
           "/live.css": ("live.css", "text/css")}
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
-          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
 REQUEST_LIMITS = Limits(max_bytes=MAX_BODY, max_depth=16, max_containers=10_000)
 REQUEST_TIMEOUT = 10.0  # seconds for a whole request to arrive, however it is dripped
@@ -87,7 +84,7 @@ class WebApp:
         if method == "GET" and path in STATIC:
             name, media_type = STATIC[path]
             with open(os.path.join(HERE, name), "rb") as file:
-                return HttpResponse(200, {**_headers(), "Content-Type": f"{media_type}; charset=utf-8"}, file.read())
+                return HttpResponse(200, {**headers(), "Content-Type": f"{media_type}; charset=utf-8"}, file.read())
         if method == "GET" and path == "/lessons":
             return _answer(200, {"runs": lessons(), "wires": list(wire_format.NAMES)})
         if path == "/allowlist":
@@ -105,11 +102,11 @@ class WebApp:
         if run is None:
             return _answer(404, {"error": "no such page or run"})
         if method == "GET" and parts[2] == "events":
-            return HttpResponse(200, {**_headers(), "Content-Type": "text/event-stream"},
+            return HttpResponse(200, {**headers(), "Content-Type": "text/event-stream"},
                                 self.stream(run, _after(request.header("last-event-id"))))
         if method == "GET" and parts[2] == "trace.jsonl":
             body = "".join(json.dumps(record) + "\n" for record in run.records()).encode()
-            return HttpResponse(200, {**_headers(), "Content-Type": "application/jsonl",
+            return HttpResponse(200, {**headers(), "Content-Type": "application/jsonl",
                                       "Content-Disposition": f'attachment; filename="run-{run.id}.jsonl"'}, body)
         if method == "GET" and parts[2] == "steps.html":  # the finished run in the step-through view
             return steps_view(run.records())
@@ -133,12 +130,16 @@ class WebApp:
             return _answer(400, {"error": problem})
         argv = (["--scenario", name] if name != "default" else []) + ["--transport", transport, "--allowlist", path]
         argv += (["--wire", wire] if wire else []) + (["--verbose"] if _field(request, "verbose", bool, False) else [])
-        peer = _field(request, "peer", str, "")  # any agent: what --peer does, its card fetched and gated
-        if peer and not (len(peer) <= 2000 and is_http_url(peer)):
+        peer, token = _field(request, "peer", str, ""), _field(request, "token", str, "")
+        follow = _field(request, "follow", str, "")  # how a task is followed, as the flags say it
+        if peer and not (len(peer) <= 2000 and is_http_url(peer)) or follow not in FOLLOW or \
+                not (len(token) <= 4096 and token.isascii() and (token.isprintable() and " " not in token)):
             remove()
-            return _answer(400, {"error": "the agent's URL must be an http(s) URL, its card's or its base"})
-        argv += ["--peer", peer] if peer else []
-        run = self.runs.start(argv, _field(request, "step", bool, False), remove)
+            return _answer(400, {"error": "an agent's URL is http(s); follow is one of " + ", ".join(FOLLOW)
+                                          + "; a token is printable ASCII without spaces"})
+        argv += (["--peer", peer] if peer else []) + FOLLOW[follow]
+        credentials = {parse_url(peer).origin: token} if peer and token else {}  # for its origin alone
+        run = self.runs.start(argv, _field(request, "step", bool, False), remove, credentials)
         if run is None:
             remove()
             return _answer(429, {"error": "three runs are going already; stop one or wait"})
@@ -160,27 +161,6 @@ class WebApp:
                 yield f"id: {index}\ndata: {json.dumps(event)}\n\n".encode()
             if events[-1]["type"] == "end":
                 return
-
-
-def steps_view(records: list[dict[str, Any]]) -> HttpResponse:
-    """The step-through page (peers/support/page.py) of a run, as --diagram run.html draws it.
-    Its own script and style are inline; the policy allows exactly those, by their hashes,
-    and still no other script: a peer's text reaches that page only as JSON data and text."""
-    from peers.support import page
-    html = page.page(records)
-    allowed = {tag: " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()}'"
-                             for body in re.findall(f"<{tag}>(.*?)</{tag}>", html, re.S)) for tag in ("script", "style")}
-    policy = POLICY.replace("script-src 'self'", f"script-src {allowed['script']}").replace(
-        "style-src 'self'", f"style-src {allowed['style']}")
-    return HttpResponse(200, {**_headers(), "Content-Security-Policy": policy, "Content-Type": "text/html; charset=utf-8"},
-                        html.encode())
-
-
-def lessons() -> list[dict[str, str]]:
-    """The runs the page offers, in teaching order: the essay's, then each lesson's one line."""
-    from peers.support.lessons import every, name_of
-    return [{"name": "default", "about": "the essay's run: discover, trust or refuse, delegate"}] + [
-        {"name": name_of(module.__name__), "about": module.LESSON.about} for module in every()]
 
 
 def listening(port: int, allowlist_path: str, again: Callable[[list[str], Any], int], *,
@@ -238,10 +218,5 @@ def _after(last_event_id: str | None) -> int:
     return int(text) if text.isascii() and text.isdigit() and len(text) < 9 else 0
 
 
-def _headers() -> dict[str, str]:
-    return {"Content-Security-Policy": POLICY, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
-            "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin"}
-
-
 def _answer(status: int, document: dict[str, Any]) -> HttpResponse:
-    return HttpResponse(status, {**_headers(), "Content-Type": "application/json"}, json.dumps(document).encode())
+    return HttpResponse(status, {**headers(), "Content-Type": "application/json"}, json.dumps(document).encode())
