@@ -4,6 +4,7 @@ The door (token, Host, Origin, CSP) is held to each rule with real requests; run
 main() itself, watched, and their events are read as the page reads them: server-sent
 events over the same socket. The browser's side is tests/test_web_page.py."""
 import json
+import os
 import re
 import socket
 import subprocess
@@ -72,6 +73,22 @@ def test_the_web_command_prints_a_loopback_url_with_a_token_and_stops_on_sigterm
     try:
         line = process.stdout.readline()
         assert re.fullmatch(r"\[web\] the live page: http://127\.0\.0\.1:\d+/\?token=[\w-]{32}\n", line)
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+
+
+def test_open_hands_the_url_with_its_token_to_the_default_browser(tmp_path):
+    opened = tmp_path / "opened.txt"
+    browser = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\" {opened} %s"
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web", "--open"], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, "BROWSER": browser})
+    try:
+        url = process.stdout.readline().split()[-1]
+        deadline = time.monotonic() + 10
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened.read_text() == url and "?token=" in url
     finally:
         process.terminate()
         assert process.wait(timeout=10) == 0
@@ -346,3 +363,14 @@ def test_a_token_for_an_agent_goes_to_that_agent_alone_and_is_never_shown(page, 
     assert "s3cret-for-it" not in json.dumps(events) + ask(page, f"/runs/{run_id}/trace.jsonl")[2].decode()
     assert "s3cret" not in " ".join(str(p.read_bytes()) for p in page["path"].parent.rglob("*") if p.is_file())
     assert ask(page, "/runs", "POST", {"run": "default", "peer": base, "token": "two words"})[0] == 400
+
+
+@pytest.mark.parametrize("follow, marker", [("stream", "<-- [1] "), ("push", "<-- (pushed to our webhook) ")])
+def test_each_streamed_event_and_each_push_is_a_frame_line_of_its_own(page, follow, marker):
+    events = events_of(page, started(page, wire="1.0", follow=follow))
+    terminal = cli("--wire", "1.0", f"--{follow}").stdout.splitlines()
+    lines = [event["text"] for event in events if event["type"] == "line" and event["kind"] == "frame"]
+    assert sum(line.startswith(marker) for line in lines) == sum(line.startswith(marker) for line in terminal) > 0
+    if follow == "push":
+        pushed = [event for event in events if event["type"] == "frame" and event["pushed_by"]]
+        assert pushed and all(event["pushed_by"].startswith("https://billing.acme.example") for event in pushed)

@@ -106,7 +106,7 @@ class Run:
             except SystemExit as exc:  # a flag the page built was refused: said on the Console
                 status = exc.code if isinstance(exc.code, int) else 2
             except Exception as exc:  # a bug of ours: one line on the page, not a traceback
-                self.console.say(f"the run failed: {exc.__class__.__name__}", Kind.ERROR)
+                self.console.say(f"the run failed: {repr(exc)[:300]}", Kind.ERROR)  # the Console escapes it
             finally:
                 self.cleanup()
                 with self.changed:
