@@ -374,3 +374,15 @@ def test_each_streamed_event_and_each_push_is_a_frame_line_of_its_own(page, foll
     if follow == "push":
         pushed = [event for event in events if event["type"] == "frame" and event["pushed_by"]]
         assert pushed and all(event["pushed_by"].startswith("https://billing.acme.example") for event in pushed)
+
+
+def test_a_saved_trace_opens_again_as_the_lines_it_recorded(page, tmp_path):
+    cli("--scenario", "approval", "--trace", str(tmp_path / "run.jsonl"))
+    status, _, body = ask(page, "/traces", "POST", {"text": (tmp_path / "run.jsonl").read_text()})
+    assert status == 201
+    events = events_of(page, json.loads(body)["id"])
+    replayed = cli("--replay", str(tmp_path / "run.jsonl")).stdout
+    assert "\n".join(event["text"] for event in events if event["type"] == "line") + "\n" == replayed
+    assert ask(page, f"/runs/{json.loads(body)['id']}/steps.html")[0] == 200
+    status, _, body = ask(page, "/traces", "POST", {"text": '{"kind": "line"}\n[1]\n'})
+    assert status == 400 and b"the trace opened:2: not a trace record" in body

@@ -184,3 +184,16 @@ def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(page, width):
         frames, decisions = (browser.evaluate(f"document.getElementById('{which}').getBoundingClientRect().left")
                              for which in ("frames", "decisions"))
         assert (decisions > frames) if width == 1280 else (decisions < 40), "side by side, or one above the other"
+
+
+def test_a_saved_run_opens_in_the_page(page, tmp_path):
+    from conftest import cli
+    cli("--trace", str(tmp_path / "run.jsonl"))
+    with Browser(page[0]) as browser:
+        browser.wait_for("document.getElementById('run').options.length > 1")
+        node = browser.call("DOM.querySelector", nodeId=browser.call("DOM.getDocument")["root"]["nodeId"],
+                            selector="#open")["nodeId"]
+        browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(tmp_path / "run.jsonl")])
+        browser.wait_for(ENDED)
+        assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in browser.evaluate(FRAMES)
+        assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)

@@ -38,17 +38,26 @@ function showAbout() {
   $("about").textContent = chosen ? chosen.about : "";
 }
 
-async function start() {
+function start() {
+  return follow("/runs", {
+    run: $("run").value, transport: $("transport").value, wire: $("wire").value,
+    step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
+    token: $("token").value.trim(), follow: $("follow").value,
+  });
+}
+
+async function openSaved() {
+  const file = $("open").files[0];
+  if (file) await follow("/traces", {text: await file.text()});
+}
+
+async function follow(path, asked) {
   if (current) current.events.close();
   $("frames").replaceChildren();
   $("decisions").replaceChildren();
   $("trace").hidden = true;
   $("steps").hidden = true;
-  const {status, answer} = await ask("POST", "/runs", {
-    run: $("run").value, transport: $("transport").value, wire: $("wire").value,
-    step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
-    token: $("token").value.trim(), follow: $("follow").value,
-  });
+  const {status, answer} = await ask("POST", path, asked);
   if (status !== 201) {
     setState("refused", answer.error || `HTTP ${status}`);
     return;
@@ -126,6 +135,7 @@ async function load() {
   $("send").addEventListener("click", () => ask("POST", `/runs/${current.id}/send`));
   $("stop").addEventListener("click", () => ask("POST", `/runs/${current.id}/stop`));
   $("check").addEventListener("click", () => allowlist(false));
+  $("open").addEventListener("change", openSaved);
   $("save").addEventListener("click", () => allowlist(true));
   // #run=NAME starts that run when the page loads (#run=approval&step=1&transport=http ...).
   const asked = new URLSearchParams(location.hash.slice(1));

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from peers.support import trace
 from peers.support.output import Console, Kind
-from transports.printer import Frame, FramePrinter, StopRun
+from transports.printer import Frame, FramePrinter, StopRun, escape
 
 MAX_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
 STEP_PATIENCE = 900.0  # seconds a held frame waits for Send before the run stops on its own
@@ -53,6 +53,7 @@ class Run:
         self.status: int | None = None  # the exit status once it ended
         self.asked: str | None = None  # "send" or "stop", from the page, for the frame held
         self.stopping = False
+        self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
 
     # -- the session's Watch ------------------------------------------------------------
     def attach(self, printer: FramePrinter) -> None:
@@ -65,8 +66,7 @@ class Run:
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
         """A Console listener: the line as the terminal shows it, and a trust decision's facts."""
         if facts.get("event") == "trust":
-            self._add({"type": "trust", **{key: str(facts.get(key)) for key in ("peer", "endpoint", "verdict",
-                                                                                  "reason")}})
+            self._trust(facts)
         self._add({"type": "line", "kind": kind.label, "text": text})
 
     def frame(self, frame: Frame) -> None:
@@ -127,7 +127,28 @@ class Run:
 
     def records(self) -> list[dict[str, Any]]:
         """The run as --trace keeps it (trace.py), for saving and the step-through view."""
+        if self.opened is not None:
+            return self.opened
         return self.recorder.resolved() if self.recorder is not None else []
+
+    def replay(self, records: list[dict[str, Any]]) -> None:
+        """A saved run (a trace file), shown again as --replay prints it: its lines, its trust
+        decisions; then it has ended. Its frames are in the step-through view."""
+        self.opened = records
+        kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
+        for record in records:
+            if record["kind"] == "trust":
+                self._trust(record)
+            elif record["kind"] == "line" and isinstance(record.get("text"), str):
+                label = record.get("line")
+                kind = kinds.get(label, Kind.FRAME if label == "frame" else Kind.STORY) \
+                    if isinstance(label, str) else Kind.STORY
+                self._add({"type": "line", "kind": kind.label, "text": escape(record["text"], keep_newlines=True)})
+        self.status = 0
+        self._add({"type": "end", "status": 0})
+
+    def _trust(self, facts: dict[str, Any]) -> None:
+        self._add({"type": "trust", **{key: str(facts.get(key)) for key in ("peer", "endpoint", "verdict", "reason")}})
 
     def _add(self, event: dict[str, Any]) -> None:
         with self.changed:
@@ -160,6 +181,26 @@ class Runs:
             for key in finished[:max(0, len(finished) - MAX_KEPT)]:
                 del self.by_id[key]
         run.start(self.again)
+        return run
+
+    def opened(self, text: str) -> Run:
+        """A run that is a saved trace (`text`, as --trace wrote it), shown again; kept as a
+        finished run is. ValueError, naming the line, if it is not a trace (trace.load)."""
+        import os
+        import tempfile
+        handle, path = tempfile.mkstemp(prefix="a2a-web-trace-", suffix=".jsonl")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            records = trace.load(path)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace(path, "the trace opened")) from None
+        finally:
+            os.unlink(path)
+        with self.lock:
+            run = Run(str(next(self.ids)), [], False, lambda: None)
+            self.by_id[run.id] = run
+        run.replay(records)
         return run
 
     def get(self, run_id: str) -> Run | None:

@@ -98,6 +98,8 @@ class WebApp:
             return _answer(200, {"problem": problem, "entries": entries})
         if method == "POST" and path == "/runs":
             return self.start(request)
+        if method == "POST" and path == "/traces":  # a saved run, opened: checked as --replay checks it
+            return _answer(201, {"id": self.runs.opened(_field(request, "text")).id, "command": "a saved run"})
         run = self.runs.get(parts[1]) if len(parts) == 3 and parts[0] == "runs" else None
         if run is None:
             return _answer(404, {"error": "no such page or run"})
