@@ -297,13 +297,14 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
 
 # -- the command line: the demo peers, the transport, the printer, and the story -----------
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, watch: Any = None) -> int:
     """FramePrinter(InProcessTransport(the demo peers)), the support agent speaking through
-    it, and the story told; flags, files, lessons and learner tools are peers/support/session.py's."""
+    it, and the story told; flags, files, lessons, learner tools and `watch` (the web page
+    following this run) are peers/support/session.py's; `web` runs main again for each run."""
     from peers import demo  # the other teams' peers, played in this process for the demo
     from peers.support.session import Session
-    session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry)
-    if isinstance(session, int):  # serve, --list-scenarios, --replay, or a mistake said: done
+    session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
+    if isinstance(session, int):  # serve, web, --list-scenarios, --replay, or a mistake said: done
         return session
     transport = InProcessTransport(session.apps, timeout=session.options.timeout)  # Part 12's shim
     with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1
