@@ -84,9 +84,7 @@ class StoreFile:
                 for statement in filter(str.strip, _TABLES.split(";")):
                     self.db.execute(statement)
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                if found is None or found[0] == str(SCHEMA_VERSION):
-                    # Written even when it is there already: a file that opens but cannot be
-                    # written (read-only) is refused now, not at the first refund.
+                if found is None or found[0] == str(SCHEMA_VERSION):  # written even if there: a read-only file fails now
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 else:
                     version = found[0]
