@@ -94,6 +94,31 @@ def test_when_full_the_connection_idle_longest_makes_room_and_a_request_begun_is
             sock.close()
 
 
+def test_large_requests_held_at_once_are_bounded_in_bytes_as_well_as_in_connections():
+    from transports.server import _MOST_HELD
+    with served_billing() as server:
+        head = (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer t0k\r\n"
+                b"Content-Length: 1048576\r\n\r\n")
+        socks, refused = [], 0
+        for _ in range(_MOST_HELD // (1 << 20) + 8):  # bodies of 1 MiB, each a byte short of whole
+            sock = socket.create_connection(server.server_address, timeout=3)
+            try:
+                sock.sendall(head + b" " * ((1 << 20) - 1))
+            except OSError:
+                pass  # answered 503 and drained: the rest is not wanted
+            socks.append(sock)
+        time.sleep(0.3)
+        for sock in socks:
+            sock.setblocking(False)
+            try:
+                answer = sock.recv(1000)
+                refused += answer.startswith(b"HTTP/1.1 503") and b"too many large requests" in answer
+            except (BlockingIOError, ConnectionResetError):
+                pass
+            sock.close()
+        assert 1 <= refused <= 8 + 2, f"{refused} refused: past {_MOST_HELD >> 20} MiB held, large requests wait"
+
+
 # 2. A token holder holds every stream slot
 
 def two_callers(peer, wire=wire_v10):

@@ -6,8 +6,8 @@ request becomes an `HttpRequest` for the same peer app the in-process shim calls
 (tests/test_http.py, test_server_hardening.py and test_hostile_two.py hold it to each):
 - Requests are read strictly (transports/http11_server.py). One that is malformed, oversize
   or ambiguous is refused with its status and a JSON-RPC error, and the connection closed:
-  bytes after a refused head are never read as a request.
-- The app sees the request path under this server's own base URL; Host is never used.
+  bytes after a refused head are never read as a request. The app sees the request path
+  under this server's own base URL; Host is never used.
 - A connection costs a client more than it costs the server: one thread (`serve_forever`)
   waits on all of them with `selectors`, so an idle or dripping one is a socket and a
   buffer, not a thread; a request read in full goes to one of `max_workers` threads
@@ -15,10 +15,11 @@ request becomes an `HttpRequest` for the same peer app the in-process shim calls
   its first byte however it is dripped (else 408); between requests a connection may idle
   `idle_timeout`. At most `max_connections` are open (fewer if the file limit is lower);
   when full, the one idle longest (over a second) is closed to make room; if none, the
-  newcomer is answered 503 with Retry-After.
+  newcomer is answered 503 with Retry-After. Past 64 MiB of requests held in all, a large
+  one arriving is answered 503 too, so a thousand slow bodies cannot take a gigabyte.
 - Answers as server_answer.py says. One `log(line)`, one line per request or incident, never
   a traceback; what a client sent escaped (ESC shows as \\x1b); an app's exception is a bare 500.
-- Binds 127.0.0.1 unless told otherwise; `stop()` ends every connection promptly.
+  Binds 127.0.0.1 unless told otherwise; `stop()` ends every connection promptly.
 Not here: TLS (put a proxy in front), chunked request bodies, HEAD, HTTP/2.
 """
 from __future__ import annotations
@@ -42,6 +43,7 @@ _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would res
 _MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at once
 _SWEEP = 0.05  # how often deadlines are looked at, in seconds
 _GRACE = 1.0  # seconds a connection may idle before it can be closed to make room
+_MOST_HELD = 64 << 20  # bytes of requests held at once, all connections together: past it, large ones wait
 IDLE, READING, BUSY, CLOSING = "idle", "reading", "busy", "closing"  # a connection's states
 
 
@@ -59,7 +61,6 @@ class PeerServer:
                                            else socket.AF_INET, backlog=self.request_queue_size)
         self.socket.setblocking(False)
         self.server_address = self.socket.getsockname()
-        self._base = self.base_url  # made once: every request's URL starts with it
         self._open: dict[socket.socket, Connection] = {}  # every connection, by its socket
         self._closing = 0  # of them, those we have answered and are draining: not counted as open
         self._returned: deque[Connection] = deque()  # answered by a worker, back to the loop
@@ -94,8 +95,7 @@ class PeerServer:
             self._thread.join(timeout=5)
         self.server_close()
 
-    def shutdown(self) -> None:
-        """Ask `serve_forever` to return (it does within _SWEEP seconds)."""
+    def shutdown(self) -> None:  # serve_forever returns within _SWEEP seconds
         self._stop_asked = True
         self._nudge()
 
@@ -143,9 +143,11 @@ class PeerServer:
                 sock, client = self.socket.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as exc:  # out of files, say: the backlog keeps them for a moment
-                self.log(f"accept failed: {exc.strerror or exc}")
-                return
+            except OSError as exc:  # out of files, say: the backlog keeps them a moment; a pause, not a spin
+                if not self._make_room():
+                    self.log(f"accept failed: {exc.strerror or exc}")
+                    return time.sleep(_SWEEP)
+                continue
             if len(self._open) - self._closing >= self.max_connections and not self._make_room():
                 self._turn_away(sock, client[0])
                 continue
@@ -155,8 +157,7 @@ class PeerServer:
             self._selector.register(sock, selectors.EVENT_READ, conn)
 
     def _make_room(self) -> bool:
-        """Full: close the connection idle the longest (a second at least), so waiting
-        sockets never keep out a client with something to ask."""
+        """Full: close the one idle longest (over a second): waiting never keeps out asking."""
         longest = min((conn for conn in self._open.values() if conn.state == IDLE), key=lambda conn: conn.since,
                       default=None)
         if longest is not None and time.monotonic() - longest.since >= _GRACE:
@@ -193,15 +194,15 @@ class PeerServer:
             return
         except OSError:  # reset: as good as gone
             data = b""
-        if conn.state == CLOSING:  # draining what the client still sends after our answer
-            if not data:
-                self._close(conn)
+        if conn.state == CLOSING and data:  # draining what the client still sends after our answer
             return
         if not data and conn.state == READING:  # the client left; only a request begun is news
             self.log(f'{conn.ip} "{escape(conn.line or conn.first_line())}" client disconnected mid-request')
         if not data:
             return self._close(conn)
         conn.buffer += data
+        if len(conn.buffer) > 65536 and sum(len(held.buffer) for held in self._open.values()) > _MOST_HELD:
+            return self._refuse(conn, 503, "the server holds too many large requests now; retry in a second")
         self._advance(conn)
 
     def _advance(self, conn: Connection) -> None:
@@ -222,9 +223,8 @@ class PeerServer:
             self._selector.unregister(conn.sock)
             self.workers.give(partial(self._work, conn, *request))
 
-    def _work(self, conn: Connection, head: Head, body: bytes) -> None:
-        """In a worker: answer, then give the connection back to the loop."""
-        conn.keep = conn.answer(self.app, self._base, head, body, self.request_timeout, self.log)
+    def _work(self, conn: Connection, head: Head, body: bytes) -> None:  # in a worker, then back to the loop
+        conn.keep = conn.answer(self.app, self.base_url, head, body, self.request_timeout, self.log)
         self._returned.append(conn)
         self._nudge()
 
