@@ -92,9 +92,10 @@ def subscriptions() -> str:
     try:
         paused = [call(attacker.base_url, "attacker", "SendMessage", refund(f"a-{n}", f"ORD-A{n}", 6000))
                   ["result"]["task"]["id"] for n in range(16)]
-        for n in range(32):
+        for number in range(32):
             transport = HttpTransport(timeout=5)
-            frame = json.dumps({"jsonrpc": "2.0", "id": n, "method": "SubscribeToTask", "params": {"id": paused[n % 16]}})
+            frame = json.dumps({"jsonrpc": "2.0", "id": number, "method": "SubscribeToTask",
+                                "params": {"id": paused[number % 16]}})
             reply = transport.stream(f"{attacker.base_url}/a2a", frame.encode(), headers("attacker"))
             if isinstance(reply.body, bytes):
                 transport.close()
@@ -201,13 +202,15 @@ def rebinding() -> str:
             reached[name] += conn.recv(1)[:1] == b"\x16"  # a TLS ClientHello
             conn.close()
     socket.getaddrinfo = dns
-    threads = [threading.Thread(target=listen, args=item, daemon=True) for item in (("checked", checked), ("rebound", rebound))]
+    threads = [threading.Thread(target=listen, args=item, daemon=True)
+               for item in (("checked", checked), ("rebound", rebound))]
     for thread in threads:
         thread.start()
     try:
         webhooks = Webhooks(Changes(), allow_private=True)
-        task = billing.billing_agent().send_message(Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
-                                                            metadata={"skillId": "process_refund"}), owner="o")
+        message = Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
+                          metadata={"skillId": "process_refund"})
+        task = billing.billing_agent().send_message(message, owner="o")
         webhooks.set("o", PushConfig(task.id, "c", f"https://hook.rebind.test:{port}/hook"), lambda task: {})
         webhooks.tell(task, "o")
         for thread in threads:

@@ -151,10 +151,10 @@ def test_32_subscriptions_from_one_token_leave_honest_streamed_sends_their_slots
         paused = [call(attacker.base_url, "attacker", "SendMessage", refund(f"a-{n}", f"ORD-A{n}", 6000))
                   ["result"]["task"]["id"] for n in range(16)]
         held, refused = [], 0
-        for n in range(32):  # every slot, as the attacker would keep them (renewing at 29.5 s)
+        for number in range(32):  # every slot, as the attacker would keep them (renewing at 29.5 s)
             transport = HttpTransport(timeout=5)
-            frame = json.dumps({"jsonrpc": "2.0", "id": n, "method": "SubscribeToTask",
-                                "params": {"id": paused[n % 16]}}).encode()
+            frame = json.dumps({"jsonrpc": "2.0", "id": number, "method": "SubscribeToTask",
+                                "params": {"id": paused[number % 16]}}).encode()
             reply = transport.stream(f"{attacker.base_url}/a2a", frame, headers("attacker"))
             if isinstance(reply.body, bytes):
                 refused += json.loads(reply.body)["error"]["code"] == -32050
@@ -208,9 +208,9 @@ def test_400_hanging_webhooks_of_other_tasks_neither_delay_nor_drop_an_honest_ta
     try:
         with attacker_server as attacker, honest_server as honest, Receiver() as hook:
             refused = 0
-            for n in range(400):  # each a refund whose webhook hangs: three pushes each
+            for number in range(400):  # each a refund whose webhook hangs: three pushes each
                 answer = call(attacker.base_url, "attacker", "SendMessage", refund(
-                    f"a-{n}", f"ORD-A{n}", 5, taskPushNotificationConfig={"url": hanging.urls[n % 8]}))
+                    f"a-{number}", f"ORD-A{number}", 5, taskPushNotificationConfig={"url": hanging.urls[number % 8]}))
                 refused += "error" in answer
             assert refused == 300, "one caller keeps at most 100 webhooks: the rest are refused, nothing done"
 

@@ -5,9 +5,10 @@ in full is given to a `Workers` pool, whose thread calls the app and writes the 
 the connection (`Connection.answer`), as a whole or, for an iterator body (Server-Sent
 Events), chunk by chunk as the app makes it. A response is one write, Nagle off, with
 Content-Length; keep-alive for HTTP/1.1 unless the client says `Connection: close`, for
-HTTP/1.0 if it asks; an iterator body is sent chunked (HTTP/1.0: ended by closing). Error bodies of the server's own (`refusal`)
-and the escaping of what a client sent into the log (`escape`) live here too. Not here:
-reading requests, deadlines, the cap on connections (server.py).
+HTTP/1.0 if it asks; an iterator body is sent chunked (HTTP/1.0: ended by closing).
+Error bodies of the server's own (`refusal`) and the escaping of what a client sent into
+the log (`escape`) live here too. Not here: reading requests, deadlines, the cap on
+connections (server.py).
 """
 from __future__ import annotations
 
