@@ -8,7 +8,7 @@ ratios. Not here: what the server does about them (transports/server.py).
 """
 from __future__ import annotations
 
-import select
+import selectors
 import socket
 import threading
 import time
@@ -73,9 +73,10 @@ class Attack:
         ends, round_number = time.monotonic() + MOST_SECONDS, 0
         while not self.stopping.is_set() and time.monotonic() < ends:
             round_number += 1
-            readable = set()
-            for start in range(0, len(self.socks), 256):  # select() takes only so many at once
-                readable |= set(select.select(self.socks[start:start + 256], [], [], 0)[0])
+            with selectors.DefaultSelector() as waiting:  # select() itself takes no fd over 1023
+                for sock in self.socks:
+                    waiting.register(sock, selectors.EVENT_READ)
+                readable = {key.fileobj for key, _ in waiting.select(0)}
             for index, sock in enumerate(self.socks):
                 if sock in readable and not self._still_open(sock):
                     sock.close()
