@@ -84,9 +84,9 @@ class StoreFile:
                 for statement in filter(str.strip, _TABLES.split(";")):
                     self.db.execute(statement)
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                if found is None:
-                    self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                elif found[0] != str(SCHEMA_VERSION):
+                if found is None or found[0] == str(SCHEMA_VERSION):  # written even if there: a read-only file fails now
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                else:
                     version = found[0]
                     newer = isinstance(version, str) and version.isascii() and version.isdigit() \
                         and int(version) > SCHEMA_VERSION

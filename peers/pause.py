@@ -7,13 +7,22 @@ effect it proposes (input-required), or `NeedsCredential` naming the scope of a 
 credential (auth-required). The peer pauses the task and keeps a `Pending` beside it in
 the store; a follow-up to that task goes on only if the pause's `accept` lets it, and
 the peer then judges the request's admission again before doing the work.
+
+A paused task holds its effect (a refund of one order) so nobody else does it meanwhile;
+so that no caller can hold effects for ever, or hold many, a caller may have at most
+MAX_PAUSED_PER_CALLER tasks paused at once, and on a peer with a clock each hold ends at
+a stated time, HOLD_SECONDS after the task first paused: its status data says when
+("holdsUntil"), and the time is kept with the task, so a restart does not renew it.
+After it, the effect may be asked for again; the task, approved later, goes on only if
+nobody did (peer.py).
 """
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import Any, Callable, NamedTuple
 
-from peers.a2a.model import Message, TaskState
+from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
 from transports.jsonrpc import InvalidParams
 
 
@@ -130,3 +139,38 @@ class Pending(NamedTuple):
     effect: str | None  # the effect it will have, claimed in the ledger once it goes on
     claim: str  # the checked input, as canonical JSON
     admit: Callable[[], str | Refusal | None]  # the skill's admission check, judged again before it goes on
+    holds_until: str | None = None  # when its hold on the effect ends, once stated (kept across a restart)
+
+
+MAX_PAUSED_PER_CALLER = 20  # tasks one caller may have waiting at once
+HOLD_SECONDS = 600.0  # how long a paused task holds its effect against other requests
+
+
+def hold_end(now: str | None, seconds: float) -> str | None:
+    """`seconds` after `now` (an RFC 3339 UTC timestamp, as a peer's clock says it), in the
+    same form; None without a clock: a learner's run states no time, and its holds do not end."""
+    if now is None or instant(now) is None:
+        return None
+    later = datetime.fromisoformat(now.replace("Z", "+00:00")) + timedelta(seconds=seconds)
+    return later.strftime("%Y-%m-%dT%H:%M:%S.") + f"{later.microsecond // 1000:03d}Z"
+
+
+def hold_over(task: Task, now: str | None) -> bool:
+    """Whether a paused task's stated hold has ended by `now`."""
+    until = (task.status_data or {}).get("holdsUntil")
+    return task.state in PAUSED and instant(until) is not None and instant(now) is not None \
+        and instant(now) >= instant(until)
+
+
+def paused_or_failed(task: Task, paused: Paused, waiting_already: int, holds_until: str | None,
+                     hold_seconds: float | None, now: str | None) -> Task:
+    """`task`, paused as `paused` asks, saying when its hold ends (`holds_until`, stated
+    before a restart, or `hold_seconds` from `now`); or, when its caller has
+    MAX_PAUSED_PER_CALLER tasks waiting already, failed as safe to retry: nothing is held."""
+    if waiting_already >= MAX_PAUSED_PER_CALLER:
+        return task.advance(TaskState.FAILED, timestamp=now, data={"retrySafe": True, "effectsLanded": []}, message=(
+            f"{MAX_PAUSED_PER_CALLER} of your tasks wait for you already; approve or cancel one, then ask "
+            "again (nothing was done; retry is safe)"))
+    until = holds_until or hold_end(now, HOLD_SECONDS if hold_seconds is None else hold_seconds)
+    data = paused.asked if until is None else {**paused.asked, "holdsUntil": until}
+    return task.advance(paused.STATE, message=str(paused), timestamp=now, data=data)

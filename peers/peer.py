@@ -24,7 +24,7 @@ from typing import Callable
 
 from peers.a2a.model import PAUSED, AgentCard, Artifact, ListQuery, Message, Part, Task, TaskState
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
-from peers.pause import Paused, Pending, Refusal, SkillFailed, reason_and_data, run_granted
+from peers.pause import Paused, Pending, Refusal, SkillFailed, hold_over, paused_or_failed, reason_and_data, run_granted
 from peers.push import Webhooks
 from peers.skill import Request, Skill, read_request
 from peers.stamps import counter_ids
@@ -44,7 +44,7 @@ class Peer:
                  ledger: Ledger | None = None, streams: Streams | None = None,
                  new_task_id: Callable[[], str] | None = None, clock: Callable[[], str] | None = None,
                  log: Callable[[str], None] | None = None, allow_private_webhooks: bool = False,
-                 extended_card: AgentCard | None = None, max_tasks: int = 1000) -> None:
+                 extended_card: AgentCard | None = None, max_tasks: int = 1000, hold_seconds: float | None = None) -> None:
         self.card = card
         self.extended_card = extended_card  # shown only to authenticated callers
         self.skills = {s.card.id: s for s in skills}
@@ -53,7 +53,7 @@ class Peer:
         self.ledger = ledger or Ledger()  # what this peer has done, kept beyond the store's window
         self.streams = streams or Streams()  # its open streams, bounded (peers/streaming.py)
         self.new_task_id = new_task_id or counter_ids("task")
-        self.clock = clock  # None: no timestamps, so a learner's transcript never changes
+        self.clock, self.hold_seconds = clock, hold_seconds  # no clock: a stable transcript, and no hold ends
         self.log = log or (lambda line: None)
         # Where pushes may go: public addresses only, unless allowed (a receiver on this
         # machine); it costs nothing until a caller registers a webhook (peers/push.py).
@@ -95,7 +95,7 @@ class Peer:
         if refused:  # not permitted: a rejected task says why, and nothing was done
             return self._rejected(message, owner, request.content, refused), False
         with self.ledger.lock:  # "done already?" and "claim it" as one step
-            earlier = self.ledger.held(request.effect, lambda task_id: task_id in self.store.tasks)
+            earlier = self.ledger.held(request.effect, self._holds)
             if earlier is None:
                 task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id,
                                               request.content)
@@ -124,8 +124,9 @@ class Peer:
                 raise CannotGoOn("another task holds its effect")
             if request.effect is not None:
                 self.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
+        until = (task.status_data or {}).get("holdsUntil") if task.state in PAUSED else None  # not renewed
         again = self.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
-        pending = Pending(None, request.effect, request.claim, request.admit)
+        pending = Pending(None, request.effect, request.claim, request.admit, until if isinstance(until, str) else None)
         return self._answer(self._run(partial(request.skill.run, request.payload), again, pending, owner, frozenset()))
 
     def _in_background(self, work: Callable[[], Task]) -> None:
@@ -186,8 +187,10 @@ class Peer:
             task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now(),
                                                   data=exc.as_data()))
         except Paused as exc:  # nothing was done: a person, or a stronger credential, must say
-            task = self.store.pause(task.advance(exc.STATE, message=str(exc), data=exc.asked,
-                                                 timestamp=self._now()), pending._replace(paused=exc))
+            task = paused_or_failed(task, exc, self.store.paused_by(owner), pending.holds_until, self.hold_seconds,
+                                    self._now())
+            task = self.store.pause(task, pending._replace(paused=exc)) if task.state in PAUSED \
+                else self.store.update(task)  # over the caller's share: nothing is held
         else:
             parts = (Part(text=text),) if isinstance(text, str) else tuple(text)  # words, or parts
             done = task.advance(TaskState.COMPLETED, artifacts=(Artifact(f"{task.id}-result", parts),) if parts
@@ -217,6 +220,9 @@ class Peer:
             return self._submitted(message).advance(TaskState.REJECTED, message=note, data=data,
                                                     timestamp=self._now())
         return self.store.add(rejected, owner, message.message_id, content)[0]
+
+    def _holds(self, task_id: str) -> bool:  # a paused task's claim: kept, and its stated hold not over
+        return task_id in self.store.tasks and not hold_over(self.store.tasks[task_id], self._now())
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
         return self._answer(self.store.get(task_id, owner))

@@ -10,14 +10,18 @@ The rules, because a webhook URL is a caller telling the server where to send re
 - server-side request forgery: the URL must be http(s), and its host must resolve only
   to public addresses (an address in any spelling is judged when the config is made, a
   name at each delivery), unless the server was started allowing private ones (the demo
-  network, and `serve --allow-private-webhooks`, for a receiver on this machine). The
-  address is checked again at delivery, and a plain-http delivery connects to the very
-  address checked, so a second DNS answer cannot point it elsewhere;
-- bounded: at most 10 configs per task and 1,000 in all, gone with their task when the
-  store forgets it; at most 3 attempts per delivery, 2 s each, with growing pauses, and
-  none again for a refusal that would repeat; at most 1,000 deliveries waiting, and 4
-  workers sending them, so one slow webhook does not hold up the rest (beyond the queue,
-  a delivery is dropped and logged, never blocking a request);
+  network, and `serve --allow-private-webhooks`, for a receiver on this machine). Public
+  means the address reached: an IPv4 address inside an IPv6 one is unwrapped and judged,
+  and multicast, reserved and unspecified ranges are refused (`is_public`). The address
+  is checked again at delivery, and the delivery connects to the very address checked,
+  http or https (TLS keeps the name), so a second DNS answer cannot point it elsewhere;
+- bounded and isolated: at most 10 configs per task, 100 per caller and 1,000 in all, gone
+  with their task when the store forgets it; at most 3 attempts per delivery, 2 s each,
+  with growing pauses, and none again for a refusal that would repeat. Deliveries wait
+  per destination (a URL's origin), at most 100 each, and each destination has a thread
+  of its own (at most 256 at once), so a webhook that hangs delays only its own pushes;
+  beyond its queue a delivery is dropped, counted and logged for that destination, never
+  blocking a request. The log shows a webhook URL without its query (it may hold a secret);
 - scoped: a caller sees and changes only the configs of its own tasks.
 A peer's `Webhooks` is made with the peer, costing nothing until a caller registers one:
 then it follows the store's change feed (peers/changes.py), and starts its first worker.
@@ -27,7 +31,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotFound
@@ -37,8 +41,8 @@ from transports.base import parse_url
 from transports.errors import PeerError
 from transports.jsonrpc import InvalidParams
 
-MAX_PER_TASK, MAX_CONFIGS, MAX_WAITING, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 1000, 3, 2.0
-WORKERS, IDLE_SECONDS = 4, 5.0  # deliveries in parallel; a worker leaves when idle this long
+MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 100, 3, 2.0
+MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per destination; destinations sent to at once
 
 
 def public_address(url: str, allow_private: bool, *, numeric_only: bool = False) -> tuple[str, int] | None:
@@ -59,10 +63,41 @@ def public_address(url: str, allow_private: bool, *, numeric_only: bool = False)
             return None  # a name: looked up, and judged, when there is something to deliver
         raise InvalidParams(f"the webhook host {parsed.host[:80]!r} does not resolve") from None
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
-    if any(not address.is_global for address in addresses) and not allow_private:
-        raise InvalidParams(f"the webhook host {parsed.host[:80]!r} is a private, loopback or reserved "
-                            "address; this server sends to public addresses only")
+    if not allow_private and not all(map(is_public, addresses)):
+        raise InvalidParams(f"the webhook host {parsed.host[:80]!r} is a private, loopback, multicast or "
+                            "reserved address; this server sends to public addresses only")
     return str(addresses[0]), parsed.port
+
+
+def is_public(address: Any) -> bool:
+    """Whether an address, and every IPv4 address written inside it, is one anyone may be
+    sent to. `is_global` alone is not enough: it says True for multicast, and judges
+    ::127.0.0.1 as an IPv6 address, while a host (or a NAT64 or 6to4 gateway) delivers
+    it to the IPv4 address inside. So each embedding is unwrapped (RFC 4291 mapped and
+    compatible, RFC 2765 translated, RFC 6052 NAT64, RFC 3056 6to4, RFC 4380 Teredo's
+    server and client) and each address judged."""
+    import ipaddress
+    inside = [address]
+    if address.version == 6:
+        number = int(address)
+        low = ipaddress.IPv4Address(number & 0xFFFFFFFF)
+        wrapped = number >> 32 in (0, 0xFFFF, 0xFFFF0000, 0x64FF9B << 64)  # ::, ::ffff:, ::ffff:0:, NAT64
+        if wrapped and number > 1:  # only a wrapping: the IPv4 address inside is what is reached
+            inside = [low]
+        if number >> 80 == 0x64FF9B0001:  # local-use NAT64 (RFC 8215): judged as the IPv4 inside too
+            inside.append(low)
+        if address.sixtofour is not None:
+            inside.append(address.sixtofour)
+        if address.teredo is not None:
+            inside.extend(address.teredo)
+    return all(one.is_global and not (one.is_multicast or one.is_reserved or one.is_unspecified
+                                      or one.is_loopback or one.is_link_local or one.is_private)
+               for one in inside)
+
+
+def shown(url: str) -> str:
+    """A webhook URL as the log shows it: without its query, which may carry a secret."""
+    return url.split("?", 1)[0].split("#", 1)[0][:80]
 
 
 def _header_safe(value: str | None, what: str) -> None:
@@ -80,11 +115,14 @@ class Webhooks:
         self.payloads: dict[tuple[str, str, str], Callable[[Task], Any]] = {}  # how each was asked to be told
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()
-        # One queue and one worker per shard of webhook URLs: a URL's deliveries keep their
-        # order, and a slow URL holds up only its own shard. Made with the first config:
-        # queues and threads cost a run that never registers a webhook nothing.
-        self.queues: list[Any] = []
-        self.workers: list[threading.Thread | None] = [None] * WORKERS  # started when there is work
+        self.following = False
+        # Deliveries wait per destination (a URL's origin), each destination sent to by a
+        # thread of its own, in order: a webhook that hangs holds up only its own pushes, and
+        # a destination's queue that overflows drops only its own, counted in `dropped`.
+        # Nothing is made before there is something to deliver.
+        self.waiting: dict[str, deque[tuple[PushConfig, Any, Task]]] = {}
+        self.sending: set[str] = set()  # destinations a thread is delivering to now
+        self.dropped: Counter[str] = Counter()  # destination -> pushes dropped, since the start
         self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
 
     def admit(self, owner: str, config: PushConfig) -> None:
@@ -96,18 +134,21 @@ class Webhooks:
         _header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
         with self.lock:
             kept = self.configs.get((owner, config.task_id), {})
-            if config.id not in kept and (len(kept) >= MAX_PER_TASK
-                                          or sum(map(len, self.configs.values())) >= MAX_CONFIGS):
-                raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task, {MAX_CONFIGS} in all")
+            if config.id in kept:
+                return
+            mine = sum(len(held) for (holder, _), held in self.configs.items() if holder == owner)
+            if len(kept) >= MAX_PER_TASK or mine >= MAX_PER_CALLER \
+                    or sum(map(len, self.configs.values())) >= MAX_CONFIGS:
+                raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, "
+                                    f"{MAX_CONFIGS} in all")
 
     def set(self, owner: str, config: PushConfig, payload: Callable[[Task], Any]) -> PushConfig:
         """Keep `config` (admitted first); its deliveries say the task as `payload` spells
         it (the wire it was registered in)."""
         self.admit(owner, config)
         with self.lock:
-            if not self.queues:  # the first webhook: from now on, every change is heard
-                import queue
-                self.queues = [queue.Queue(MAX_WAITING // WORKERS) for _ in range(WORKERS)]
+            if not self.following:  # the first webhook: from now on, every change is heard
+                self.following = True
                 self.changes.follow(self.heard)
             self.configs.setdefault((owner, config.task_id), {})[config.id] = config
             self.payloads[(owner, config.task_id, config.id)] = payload
@@ -141,36 +182,42 @@ class Webhooks:
 
     def tell(self, task: Task, owner: str) -> None:
         """Queue a delivery of `task`, as it is now, to each webhook of it (kept already)."""
-        from queue import Full
         for config in self.list(owner, task.id):
-            shard = hash(config.url) % WORKERS
-            try:
-                self.queues[shard].put_nowait((config, self.payloads.get((owner, task.id, config.id)), task))
-            except Full:
-                self.log(f"push to {config.url[:80]} dropped: {MAX_WAITING // WORKERS} deliveries already waiting")
-                continue
+            destination = parse_url(config.url).origin
             with self.lock:
-                worker = self.workers[shard]
-                if worker is None or not worker.is_alive():
-                    worker = self.workers[shard] = threading.Thread(target=self._deliver_while_busy,
-                                                                    args=(self.queues[shard],), daemon=True)
-                    worker.start()
+                waiting = self.waiting.setdefault(destination, deque())
+                if len(waiting) >= MAX_WAITING:
+                    self.dropped[destination] += 1
+                    dropped = self.dropped[destination]
+                else:
+                    waiting.append((config, self.payloads.get((owner, task.id, config.id)), task))
+                    dropped = 0
+                    if destination not in self.sending and len(self.sending) < MAX_SENDING:
+                        self.sending.add(destination)
+                        threading.Thread(target=self._deliver_while_busy, args=(destination,), daemon=True).start()
+            if dropped:
+                self.log(f"push to {shown(config.url)} dropped: {MAX_WAITING} deliveries already wait for "
+                         f"{destination} ({dropped} dropped for it so far)")
 
-    def _deliver_while_busy(self, waiting: Any) -> None:
-        from queue import Empty
+    def _deliver_while_busy(self, destination: str) -> None:
+        """Deliver to `destination` until nothing waits for it; then take over one that
+        waits with no thread (when MAX_SENDING were busy), or leave."""
         while True:
-            try:
-                config, payload, task = waiting.get(timeout=IDLE_SECONDS)
-            except Empty:
-                with self.lock:  # idle: leave, unless a delivery arrived just now
-                    if waiting.empty():
-                        self.workers[self.queues.index(waiting)] = None
+            with self.lock:
+                waiting = self.waiting.get(destination)
+                if not waiting:
+                    self.waiting.pop(destination, None)
+                    self.sending.discard(destination)
+                    destination = next((other for other in self.waiting if other not in self.sending), "")
+                    if not destination:
                         return
-                continue
+                    self.sending.add(destination)
+                    continue
+                config, payload, task = waiting.popleft()
             try:
                 self._deliver(config, payload(task))
             except Exception as exc:  # noqa: BLE001 - one bad delivery must not stop the worker
-                self.log(f"push to {config.url[:80]} failed: {exc!r}")
+                self.log(f"push to {shown(config.url)} failed: {exc!r}")
 
     def _deliver(self, config: PushConfig, said: Any) -> None:
         from transports.network import HttpTransport  # sockets: only when there is a webhook
@@ -184,18 +231,18 @@ class Webhooks:
             try:
                 ip, port = public_address(config.url, self.allow_private)  # again: DNS may have changed
             except InvalidParams as refused:  # it will not change by trying again: not retried
-                self.log(f"push to {config.url[:80]} refused: {refused}")
+                self.log(f"push to {shown(config.url)} refused: {refused}")
                 return
             url = parse_url(config.url)
-            client = HttpTransport(resolve={url.host: (ip, port)} if url.scheme == "http" else None,
-                                   timeout=ATTEMPT_SECONDS)
+            # To the very address checked, http or https (TLS still checks the name)
+            client = HttpTransport(pinned={url.host: (ip, port)}, timeout=ATTEMPT_SECONDS)
             try:
                 status = client.post(config.url, body, headers).status
                 self.delivered.append((config.url, status))
                 if status < 500:
                     return  # delivered (a 4xx will not get better by trying again)
             except PeerError as exc:
-                self.log(f"push to {config.url[:80]}, attempt {attempt + 1}: {exc}")
+                self.log(f"push to {shown(config.url)}, attempt {attempt + 1}: {exc}")
             finally:
                 client.close()
             time.sleep(0.2 * 2 ** attempt)

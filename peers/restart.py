@@ -8,7 +8,8 @@ go on: its work was a running function, gone with the process. So, on start
 - a task of one turn is continued: its message's work runs again, its lifecycle from
   submitted, by the peer core's own steps (`Peer.go_on`), under the ledger's claim, with the skill's
   admission judged again, so its effect still happens at most once; it completes, or
-  pauses for its caller again (an approval asked for again is the same proposal). The
+  pauses for its caller again (an approval asked for again is the same proposal, its
+  hold ending at the time stated before the restart, not renewed: pause.py). The
   restart waits CONTINUE_SECONDS for these in all; one still running then goes on;
 - any other (a follow-up's grant, an approval or a step-up, only its caller can give
   again), or one that cannot go on, is failed, saying why, that nothing was done and a

@@ -10,6 +10,7 @@ the server (transports/server.py), the app (app.py), the demo network (demo.py).
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 from peers.a2a.wire_format import WireFormat, card_url
@@ -63,6 +64,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
                 ledger = CrashingLedger(ledger, options.crash_at, store.flush)
             peer = make(base_url, store=store, ledger=ledger, **parts)
             kept = restarted(peer, options.store)
+        made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
         token = token_for(peer.card, token)
         server.app = PeerApp(peer, card_format, token=token, signing_key=key)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
@@ -70,8 +72,10 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
         for line in kept:
             say(line)
-        if token:
-            say(f"[serve] bearer token: {token}  (callers need 'Authorization: Bearer <token>')")
+        if token:  # a token it was given is never printed: stdout ends up in logs and CI output
+            source = ("made for this run, shown this once: " + token if made else
+                      "from $A2A_SERVE_TOKEN" if token == os.environ.get("A2A_SERVE_TOKEN") else "from --token")
+            say(f"[serve] bearer token {source}  (callers need 'Authorization: Bearer <token>')")
         say("[serve] Ctrl-C or SIGTERM stops it.")
         import signal  # only a standalone server handles signals
         signal.signal(signal.SIGTERM, _stop)

@@ -102,6 +102,11 @@ class TaskStore:
                 self._kept(task.id)
         return self._tell(task, owner)
 
+    def paused_by(self, owner: str) -> int:
+        """How many of `owner`'s tasks wait for it (a caller's share is bounded: pause.py)."""
+        with self.lock:
+            return sum(self.owners.get(task_id) == owner for task_id in self.waiting)
+
     def resume(self, task_id: str, owner: str, turns: tuple[Message, ...], content: str,
                accept: Callable[[Any], None]) -> tuple[Task, Any]:
         """Continue a paused task with a follow-up (the last of `turns`), as one step:

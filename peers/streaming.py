@@ -6,12 +6,15 @@ is and then each change as it happens, read from the store's change feed (change
 until the task ends or pauses again. A stream holds a connection, so it is bounded in
 time (after `seconds` it closes and the client subscribes again) and in number: a
 peer's `Streams` keeps at most MAX_STREAMS open at once, so streams cannot take every
-connection a server has. Not here: cutting a stream on purpose (doubles.py).
+worker a server has, and one caller (one owner: one bearer token) at most half of them,
+so a caller renewing its subscriptions cannot keep every other caller's streams out.
+Not here: cutting a stream on purpose (doubles.py).
 """
 from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from peers.a2a.errors import TooManyStreams
@@ -23,18 +26,20 @@ from transports.base import Body
 if TYPE_CHECKING:
     from peers.peer import Peer
 
-MAX_STREAMS = 32  # streams open at once: half a server's 64 connections, so plain requests get in
+MAX_STREAMS = 32  # streams open at once: half a server's 64 workers, so plain requests get in
 SUBSCRIPTION_SECONDS = 30.0
 KEEP_ALIVE_SECONDS = 1.0  # how often a quiet subscription says it is still open
 
 
 class Streams:
-    """A peer's streams, at most `most` open at once: each holds a slot from when it is
-    asked for until it ends, however it ends."""
+    """A peer's streams, at most `most` open at once, and at most `share` (half, or one)
+    for one caller: each holds a slot from when it is asked for until it ends, however it
+    ends."""
 
     def __init__(self, most: int = MAX_STREAMS) -> None:
-        self.most = most
-        self.slots = threading.BoundedSemaphore(most)
+        self.most, self.share = most, max(1, most // 2)
+        self.lock = threading.Lock()
+        self.open: Counter[str] = Counter()  # owner -> its streams open now
 
     def send(self, peer: Peer, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
              seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
@@ -45,7 +50,7 @@ class Streams:
         (a follow-up turn, a duplicate, every background worker busy) the stream is that
         turn's events. Either way the events are the same, however fast the work was."""
         since = len(peer.store.get(message.task_id, owner).lifecycle) - 1 if message.task_id else 0
-        give_back = self.open_slot()  # before the work: a refused stream has done nothing
+        give_back = self.open_slot(owner)  # before the work: a refused stream has done nothing
         try:
             answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False)
         except BaseException:
@@ -60,16 +65,27 @@ class Streams:
         """SubscribeToTask: the task as it is, then each change as it happens, until it ends
         or pauses again, or `seconds` pass."""
         task = peer.get_task(task_id, owner=owner)
-        return Body(_told(peer, task, [task], owner, seconds), self.open_slot())
+        return Body(_told(peer, task, [task], owner, seconds), self.open_slot(owner))
 
-    def open_slot(self) -> Callable[[bool], None]:
-        """One of the stream slots, and how to give it back: its stream is a Body, whose
-        end runs exactly once however the stream stops (read to the end, closed, or
-        dropped before it was ever read: a client that left before the first byte)."""
-        if not self.slots.acquire(blocking=False):
-            raise TooManyStreams(f"{self.most} streams are open on this agent; try again shortly, or "
-                                 "ask about the task with GetTask (nothing was done)")
-        return lambda completed: self.slots.release()
+    def open_slot(self, owner: str = "") -> Callable[[bool], None]:
+        """One of the stream slots, for `owner`, and how to give it back: its stream is a
+        Body, whose end runs exactly once however the stream stops (read to the end,
+        closed, or dropped before it was ever read: a client that left before the first byte)."""
+        with self.lock:
+            if sum(self.open.values()) >= self.most:
+                raise TooManyStreams(f"{self.most} streams are open on this agent; try again shortly, or "
+                                     "ask about the task with GetTask (nothing was done)")
+            if self.open[owner] >= self.share:
+                raise TooManyStreams(f"you have {self.share} streams open on this agent, a caller's share; "
+                                     "close one, or ask about the task with GetTask (nothing was done)")
+            self.open[owner] += 1
+
+        def give_back(completed: bool) -> None:
+            with self.lock:
+                self.open[owner] -= 1
+                if not self.open[owner]:
+                    del self.open[owner]
+        return give_back
 
 
 def _told(peer: Peer, task: Task, first: list[Event], owner: str, seconds: float) -> Iterator[Event | None]:

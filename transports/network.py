@@ -17,7 +17,9 @@ tests/test_network_client.py:
   any error.
 - `resolve` maps a hostname to (ip, port) like `curl --resolve`: a loopback peer this process
   started, spoken to in plain HTTP with the original Host header. Other https URLs get TLS
-  with the system's CA certificates. Redirects are never followed (a 3xx is returned), so a
+  with the system's CA certificates. `pinned` maps a hostname to the (ip, port) already
+  checked (a webhook's), so no second DNS answer can move it; TLS is kept, and its name
+  sent (SNI) and checked against the certificate as ever. Redirects are never followed (a 3xx is returned), so a
   peer cannot bounce a request, and its credentials, to another host.
 
 Errors are TransportError: a one-line reason, and `sent`, False only when the request
@@ -49,8 +51,10 @@ class _Key(NamedTuple):
 
 class HttpTransport:
     def __init__(self, *, resolve: dict[str, tuple[str, int]] | None = None,
-                 timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES, tls: Any = None) -> None:
+                 timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES, tls: Any = None,
+                 pinned: dict[str, tuple[str, int]] | None = None) -> None:
         self.resolve = {host.lower(): addr for host, addr in (resolve or {}).items()}
+        self.pinned = {host.lower(): addr for host, addr in (pinned or {}).items()}
         self.timeout, self.max_body = timeout, max_body
         self.label = ("HTTP JSON-RPC over real sockets"
                       + (" (the registry's hostnames mapped to 127.0.0.1, like curl --resolve;"
@@ -123,7 +127,7 @@ class HttpTransport:
                 return kept
             self._drop(key)
         scheme, host, port = key
-        address = self.resolve.get(host, (host, port))
+        address = self.pinned.get(host) or self.resolve.get(host, (host, port))
         try:
             sock = _open(*address, deadline)
             if scheme == "https" and host not in self.resolve:
@@ -131,7 +135,7 @@ class HttpTransport:
                     import ssl  # here, not at the top: start-up time matters, most runs never need it
                     self.tls = ssl.create_default_context()
                 sock.settimeout(left(deadline))  # the handshake shares the deadline
-                sock = self.tls.wrap_socket(sock, server_hostname=host)  # closes sock on failure
+                sock = self.tls.wrap_socket(sock, server_hostname=host.strip("[]"))  # closes sock on failure
         except TimeoutError:
             raise TransportError(f"could not connect to {host}:{port} within "
                                  f"{self.timeout:g}s (timeout)") from None

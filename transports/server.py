@@ -3,254 +3,258 @@
 Essay: "a real network transport ... one step away". The server only moves bytes: each
 request becomes an `HttpRequest` for the same peer app the in-process shim calls, and its
 `HttpResponse` goes back, so frames are byte-identical on both transports. The rules
-(tests/test_http.py and tests/test_server_hardening.py hold it to each):
+(tests/test_http.py, test_server_hardening.py and test_hostile_two.py hold it to each):
 - Requests are read strictly (transports/http11_server.py). One that is malformed, oversize
   or ambiguous is refused with its status and a JSON-RPC error, and the connection closed:
-  bytes after a refused head are never read as a request.
-- The app sees the request path under this server's own base URL; Host is never used.
-- Time is bounded: a request, head and body, must arrive within `request_timeout` of its
-  first byte however it is dripped (else 408); between requests a connection may idle
-  `idle_timeout`. Threads are bounded: one per connection, at most `max_connections`; the
-  next connection is answered 503 with Retry-After and closed at once.
-- A response is one write, Nagle off, with Content-Length; keep-alive for HTTP/1.1 unless
-  the client says `Connection: close`, for HTTP/1.0 if it asks. A body that is an iterator
-  of bytes (Server-Sent Events, later) is sent chunked, each chunk as it comes.
-- One `log(line)` function, one line per request or incident, never a traceback. What a
-  client sent is escaped first (ESC shows as \\x1b), so it cannot forge lines or drive a
-  terminal. An exception in the app is logged and answered 500, its detail never sent.
-- Binds 127.0.0.1 unless told otherwise; `stop()` ends every connection promptly.
+  bytes after a refused head are never read as a request. The app sees the request path
+  under this server's own base URL; Host is never used.
+- A connection costs a client more than it costs the server: one thread (`serve_forever`)
+  waits on all of them with `selectors`, so an idle or dripping one is a socket and a
+  buffer, not a thread; a request read in full goes to one of `max_workers` threads
+  (server_answer.py). A request, head and body, must arrive within `request_timeout` of
+  its first byte however it is dripped (else 408); between requests a connection may idle
+  `idle_timeout`. At most `max_connections` are open (fewer if the file limit is lower);
+  when full, the one idle longest (over a second) is closed to make room; if none, the
+  newcomer is answered 503 with Retry-After. Past 64 MiB of requests held in all, a large
+  one arriving is answered 503 too, so a thousand slow bodies cannot take a gigabyte.
+- Answers as server_answer.py says. One `log(line)`, one line per request or incident, never
+  a traceback; what a client sent escaped (ESC shows as \\x1b); an app's exception is a bare 500.
+  Binds 127.0.0.1 unless told otherwise; `stop()` ends every connection promptly.
 Not here: TLS (put a proxy in front), chunked request bodies, HEAD, HTTP/2.
 """
 from __future__ import annotations
 
-import re
+import selectors
 import socket
-import socketserver
 import threading
 import time
-from typing import Callable, Iterable
+from collections import deque
+from contextlib import suppress
+from functools import partial
+from typing import Callable
 
-from transports.base import App, HttpRequest, hang_up
+from transports.base import App
 from transports.codec import MAX_FRAME_BYTES
-from transports.http11 import Reader
-from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
-from transports.jsonrpc import InternalError, InvalidRequest, JsonRpcError, encode_error
+from transports.http11_server import Head, Refusal
+from transports.jsonrpc import InvalidRequest
+from transports.server_answer import Connection, Workers, escape, files_to_spare, refusal
 
-_CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
-_OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an exception's repr
 _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
+_MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at once
+_SWEEP = 0.05  # how often deadlines are looked at, in seconds
+_GRACE = 1.0  # seconds a connection may idle before it can be closed to make room
+_MOST_HELD = 64 << 20  # bytes of requests held at once, all connections together: past it, large ones wait
+IDLE, READING, BUSY, CLOSING = "idle", "reading", "busy", "closing"  # a connection's states
 
 
-def _escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 300) -> str:
-    if not isinstance(text, str):
-        text = bytes(text).decode("latin-1")  # one character per byte: every byte shows
-    shown = pattern.sub(lambda found: ascii(found[0])[1:-1] if found[0] != '"' else "\\x22",
-                        text[:limit])
-    return shown + "..." if len(text) > limit else shown
-
-
-def _refusal(status: int, error: JsonRpcError, **headers: str) -> bytes:
-    # A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals.
-    body = encode_error(None, error)
-    return response_head(status, {"Content-Type": "application/json", **headers}, len(body),
-                         close=True) + body
-
-
-class _Connection(Reader):
-    """One client socket. As for the client's replies, http11's Reader keeps the bytes not
-    used yet in `buffer`, and each wait gets only the time left before `deadline`: a
-    deadline, not a timeout per read, so a dripping client cannot make the waits add up."""
-
-    def __init__(self, sock: socket.socket, write_timeout: float) -> None:
-        super().__init__(sock, deadline=0.0)
-        self.write_timeout = write_timeout
-        self.linger = False  # we answered and close: the client may still be sending
-
-    def more(self) -> None:
-        """Wait for more bytes: TimeoutError at the deadline, EOFError if the client left."""
-        if not self.fill():
-            raise EOFError
-
-    def first_line(self) -> bytes:  # what the log shows of a request not read in full
-        return bytes(self.buffer[:301]).partition(b"\r\n")[0]  # over 300: _escape adds "..."
-
-    def send(self, data: bytes) -> None:
-        self.sock.settimeout(self.write_timeout)  # a client that stops reading is let go
-        self.sock.sendall(data)
-
-
-class PeerServer(socketserver.TCPServer):
-    allow_reuse_address = True  # a restarted peer can bind its port again at once
-    request_queue_size = 128  # accepting is quick: connections over the cap get their 503
-
+class PeerServer:
+    request_queue_size = 1024  # the listen backlog: accepting is quick, the loop takes them in turn
     def __init__(self, app: App | None, host: str = "127.0.0.1", port: int = 0, *,
                  log: Callable[[str], None] = lambda line: None, idle_timeout: float = 30.0,
                  request_timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES,
-                 max_connections: int = 64) -> None:
+                 max_connections: int = 1024, max_workers: int = 64) -> None:
         self.app = app  # may be set after binding, once the port (and so the card URL) is known
         self.log, self.idle_timeout, self.request_timeout = log, idle_timeout, request_timeout
-        self.max_body, self.max_connections = max_body, max_connections
+        self.max_body, self.max_connections = max_body, min(max_connections, files_to_spare())
+        self.workers = Workers(max_workers)
+        self.socket = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host
+                                           else socket.AF_INET, backlog=self.request_queue_size)
+        self.socket.setblocking(False)
+        self.server_address = self.socket.getsockname()
+        self._open: dict[socket.socket, Connection] = {}  # every connection, by its socket
+        self._closing = 0  # of them, those we have answered and are draining: not counted as open
+        self._returned: deque[Connection] = deque()  # answered by a worker, back to the loop
+        self._wake_up, self._waker = socket.socketpair()  # a worker's nudge to the loop
+        self._waker.setblocking(False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.socket, selectors.EVENT_READ, "accept")
+        self._selector.register(self._wake_up, selectors.EVENT_READ, "wake")
+        self._stop_asked = False
         self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._workers: dict[socket.socket, threading.Thread] = {}  # one per open connection
-        super().__init__((host, port), None)
-        self._base = self.base_url  # made once: every request's URL starts with it
 
     @property
     def base_url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
+    @property
+    def connections(self) -> int:  # open now, but those being closed: what the cap counts
+        return len(self._open) - self._closing
+
     def start(self) -> "PeerServer":
         """Serve in a background thread (tests, `--transport http`); returns self."""
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"peer-server-{self.server_address[1]}", daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever, name=f"peer-server-{self.server_address[1]}",
+                                        kwargs={"poll_interval": _SWEEP}, daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
         """Stop accepting, end each connection once its current answer is sent, and wait."""
+        self.shutdown()
         if self._thread is not None:
-            self.shutdown()
             self._thread.join(timeout=5)
         self.server_close()
-        with self._lock:  # a worker leaves the dict before it closes its socket
-            workers = dict(self._workers)
-            for sock in workers:
-                try:  # its next read meets end-of-file; an answer being sent still goes out
-                    sock.shutdown(socket.SHUT_RD)
-                except OSError:
-                    pass
-        deadline = time.monotonic() + 2
-        for worker in workers.values():
-            worker.join(timeout=max(0.0, deadline - time.monotonic()))
 
-    def process_request(self, sock: socket.socket, client: tuple) -> None:
-        # socketserver calls this in the accepting thread for each new connection.
-        with self._lock:
-            if len(self._workers) < self.max_connections:
-                worker = threading.Thread(target=self._serve, args=(sock, client), daemon=True)
-                self._workers[sock] = worker
-                try:
-                    return worker.start()
-                except RuntimeError:  # no thread to be had: as good as full
-                    del self._workers[sock]
-        self.log(f"{client[0]} 503 turned away: {self.max_connections} connections are open")
-        try:  # no thread for this one: a fresh socket takes one small send without blocking
+    def shutdown(self) -> None:  # serve_forever returns within _SWEEP seconds
+        self._stop_asked = True
+        self._nudge()
+
+    def server_close(self) -> None:
+        """Close the listening socket and every connection not being answered; a worker's
+        connection closes when its answer is sent (waited for up to 2 s)."""
+        self._stop_asked = True
+        for conn in [conn for conn in self._open.values() if conn.state != BUSY]:
+            self._close(conn)
+        self.socket.close()
+        self.workers.close(2.0)
+        for conn in list(self._open.values()):
+            self._close(conn)
+        for closing in (self._selector, self._wake_up, self._waker):
+            closing.close()
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """The loop: accept, read, hand complete requests to workers, mind the deadlines."""
+        swept = 0.0
+        while not self._stop_asked:
+            for key, _ in self._selector.select(timeout=min(poll_interval, _SWEEP)):
+                if key.data == "accept":
+                    self._accept()
+                elif key.data == "wake":
+                    self._wake_up.recv(4096)  # readable: it does not block
+                else:
+                    self._readable(key.data)
+            while self._returned:
+                self._taken_back(self._returned.popleft())
+            if (now := time.monotonic()) >= swept + _SWEEP:
+                swept = now
+                for conn in [conn for conn in self._open.values() if conn.state != BUSY and now >= conn.deadline]:
+                    if conn.state == READING:
+                        self._refuse(conn, 408, f"the request took over {self.request_timeout:g} s")
+                    else:  # idle for idle_timeout, or drained long enough: no news
+                        self._close(conn)
+
+    def _nudge(self) -> None:
+        with suppress(OSError):  # full (a nudge is waiting already) or closed (the server is closing)
+            self._waker.send(b"!")
+
+    def _accept(self) -> None:
+        for _ in range(64):  # a few at a time, so the connections already open are read too
+            try:
+                sock, client = self.socket.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # out of files, say: the backlog keeps them a moment; a pause, not a spin
+                if not self._make_room():
+                    self.log(f"accept failed: {exc.strerror or exc}")
+                    return time.sleep(_SWEEP)
+                continue
+            if len(self._open) - self._closing >= self.max_connections and not self._make_room():
+                self._turn_away(sock, client[0])
+                continue
             sock.setblocking(False)
-            sock.send(_refusal(503, InvalidRequest("too many connections; retry in a second"),
-                               **{"Retry-After": "1"}))
-            sock.recv(65536)  # what arrived already: closing on unread bytes sends a reset
-        except OSError:
-            pass
-        sock.close()
-
-    def _serve(self, sock: socket.socket, client: tuple) -> None:
-        conn = _Connection(sock, self.request_timeout)
-        try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # else ~40 ms stalls
-            while self._exchange(conn, client[0]):
-                pass
-            if conn.linger:
-                sock.shutdown(socket.SHUT_WR)  # our answer is whole; drain, then close
-                conn.deadline = time.monotonic() + min(_LINGER, self.request_timeout)
-                while True:
-                    conn.more()
-                    conn.buffer.clear()
-        except (OSError, EOFError):
-            pass  # the client left: its request's log line said so already
-        except Exception as exc:  # a bug of ours: one line, and this connection ends
-            self.log(f"{client[0]} server error: {_escape(repr(exc), _OUR_TEXT)}")
-        finally:
-            with self._lock:
-                del self._workers[sock]
-            sock.close()
+            conn = self._open[sock] = Connection(sock, client[0], time.monotonic(), self.idle_timeout)
+            self._selector.register(sock, selectors.EVENT_READ, conn)
 
-    def _exchange(self, conn: _Connection, ip: str) -> bool:
-        """Read one request and answer it; False when the connection should end."""
-        buffer, line = conn.buffer, b""
-        try:  # between requests, the idle timeout; a client leaving or timing out is no news
-            conn.deadline = time.monotonic() + self.idle_timeout
-            while not buffer.lstrip(b"\r\n"):  # RFC 9112 2.2: empty lines before a request
-                buffer.clear()
-                conn.more()
-        except (OSError, EOFError):
-            return False
+    def _make_room(self) -> bool:
+        """Full: close the one idle longest (over a second): waiting never keeps out asking."""
+        longest = min((conn for conn in self._open.values() if conn.state == IDLE), key=lambda conn: conn.since,
+                      default=None)
+        if longest is not None and time.monotonic() - longest.since >= _GRACE:
+            self._close(longest)
+        return longest is not None and longest.sock.fileno() < 0  # closed: there is room
+
+    def _turn_away(self, sock: socket.socket, ip: str) -> None:
+        self.log(f"{ip} 503 turned away: {self.max_connections} connections are open")
+        try:  # a fresh socket takes one small send without blocking
+            sock.setblocking(False)
+            sock.send(refusal(503, InvalidRequest("too many connections; retry in a second"), **{"Retry-After": "1"}))
+        except OSError:
+            return sock.close()
+        if self._closing >= _MOST_LINGERING:  # a flood: no draining, a reset will do
+            return sock.close()
+        conn = self._open[sock] = Connection(sock, ip, time.monotonic(), 0.0)  # drained, as any we hang up on
+        self._selector.register(sock, selectors.EVENT_READ, conn)
+        self._linger(conn)
+
+    def _linger(self, conn: Connection) -> None:
+        """Our side is done: drain what the client still sends for a moment, then close
+        (closing on unread bytes would reset the connection, and the answer with it)."""
+        with suppress(OSError):
+            conn.sock.shutdown(socket.SHUT_WR)
+        self._closing += conn.state != CLOSING
+        conn.state, conn.head = CLOSING, None
+        conn.buffer.clear()
+        conn.deadline = time.monotonic() + min(_LINGER, self.request_timeout)
+
+    def _readable(self, conn: Connection) -> None:
         try:
-            del buffer[:len(buffer) - len(buffer.lstrip(b"\r\n"))]
-            conn.deadline = time.monotonic() + self.request_timeout  # from its first byte
-            while (end := head_end(buffer)) is None:
-                conn.more()
-            head = parse_head(bytes(buffer[:end]), self.max_body)
-            line = conn.first_line()
-            del buffer[:end + 4]
-            if head.expect_continue and len(buffer) < head.length:
-                conn.send(b"HTTP/1.1 100 Continue\r\n\r\n")
-            while len(buffer) < head.length:
-                conn.more()
-            body = bytes(buffer[:head.length])
-            del buffer[:head.length]
-        except Refusal as refusal:
-            return self._refuse(conn, ip, line or conn.first_line(), refusal.status, refusal.why)
-        except TimeoutError:
-            return self._refuse(conn, ip, line or conn.first_line(), 408,
-                                f"the request took over {self.request_timeout:g} s")
-        except (OSError, EOFError):
-            self.log(f'{ip} "{_escape(line or conn.first_line())}" client disconnected mid-request')
-            return False
-        return self._answer(conn, ip, line, head, body)
+            data = conn.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:  # reset: as good as gone
+            data = b""
+        if conn.state == CLOSING and data:  # draining what the client still sends after our answer
+            return
+        if not data and conn.state == READING:  # the client left; only a request begun is news
+            self.log(f'{conn.ip} "{escape(conn.line or conn.first_line())}" client disconnected mid-request')
+        if not data:
+            return self._close(conn)
+        conn.buffer += data
+        if len(conn.buffer) > 65536 and sum(len(held.buffer) for held in self._open.values()) > _MOST_HELD:
+            return self._refuse(conn, 503, "the server holds too many large requests now; retry in a second")
+        self._advance(conn)
 
-    def _refuse(self, conn: _Connection, ip: str, line: bytes, status: int, why: str) -> bool:
+    def _advance(self, conn: Connection) -> None:
+        """Read as much of a request as has arrived; a whole one goes to a worker."""
+        if conn.state == IDLE:
+            del conn.buffer[:len(conn.buffer) - len(conn.buffer.lstrip(b"\r\n"))]  # RFC 9112 2.2
+            if not conn.buffer:
+                return
+            conn.state, conn.deadline = READING, time.monotonic() + self.request_timeout  # from its first byte
+        try:
+            request = conn.take_request(self.max_body)
+        except Refusal as refused:
+            return self._refuse(conn, refused.status, refused.why)
+        except OSError:  # the 100 Continue could not be sent: the client is gone
+            return self._close(conn)
+        if request is not None:
+            conn.state = BUSY
+            self._selector.unregister(conn.sock)
+            self.workers.give(partial(self._work, conn, *request))
+
+    def _work(self, conn: Connection, head: Head, body: bytes) -> None:  # in a worker, then back to the loop
+        conn.keep = conn.answer(self.app, self.base_url, head, body, self.request_timeout, self.log)
+        self._returned.append(conn)
+        self._nudge()
+
+    def _taken_back(self, conn: Connection) -> None:
+        if self._stop_asked or conn.sock not in self._open:
+            return self._close(conn)
+        try:
+            conn.sock.setblocking(False)
+            self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+        except (OSError, ValueError):
+            return self._close(conn)
+        if not conn.keep:  # our answer is whole: drain, then close
+            return self._linger(conn)
+        conn.state, conn.line, conn.since = IDLE, b"", time.monotonic()  # set in the loop: the sweep reads it
+        conn.deadline = conn.since + self.idle_timeout
+        self._advance(conn)  # the client may have sent its next request already
+
+    def _refuse(self, conn: Connection, status: int, why: str) -> None:
         note = f"refused: {why}"
         try:
-            conn.send(_refusal(status, InvalidRequest(why)))
+            conn.sock.send(refusal(status, InvalidRequest(why)))  # small: the socket takes it whole
         except OSError:
             note += "; the client left"
-        self.log(f'{ip} "{_escape(line)}" {status} {note}')
-        conn.linger = True
-        return False
+        self.log(f'{conn.ip} "{escape(conn.line or conn.first_line())}" {status} {note}')
+        self._linger(conn)  # said, then the end of our side: the answer, then end-of-file
 
-    def _answer(self, conn: _Connection, ip: str, line: bytes, head: Head, body: bytes) -> bool:
-        http10, note = head.version == "HTTP/1.0", ""
-        try:
-            # Header names are lower-case already, as transports.base.request makes them.
-            response = self.app(HttpRequest(head.method, self._base + head.target, head.headers,
-                                            body))
-            status, body = response.status, response.body
-            streaming = not isinstance(body, (bytes, bytearray))
-            if streaming:
-                iter(body)  # TypeError if not iterable: the app's bug, answered 500 below
-            close = not head.keep_alive or (streaming and http10)  # 1.0 has no chunks
-            out = response_head(status, response.headers, None if streaming else len(body),
-                                close=close, http10=http10)
-        except Exception as exc:  # a bug in the app: say so in the log, not on the wire
-            note = f" app raised {_escape(repr(exc), _OUR_TEXT)}"
-            status, body, streaming, close = 500, b"", False, True
-            out = _refusal(500, InternalError())
-        try:
-            if streaming:
-                note += self._stream(conn, out, body, chunked=not http10)
-            else:
-                conn.send(out + body if status not in (204, 304) else out)
-        except OSError:
-            note += " client disconnected mid-response"
-        self.log(f'{ip} "{_escape(line)}" {status}{note}')
-        conn.linger = close or bool(note)
-        return not conn.linger
-
-    def _stream(self, conn: _Connection, head: bytes, chunks: Iterable, chunked: bool) -> str:
-        """Send each chunk as the app makes it; returns a note for the log if it broke off."""
-        try:
-            conn.send(head)
-            for chunk in chunks:  # a chunk that is not bytes fails below: TypeError
-                if chunk:  # an empty chunk would mean "the end"
-                    conn.send(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
-            if chunked:
-                conn.send(b"0\r\n\r\n")
-            return ""
-        except OSError:
-            raise  # the client left (an app's own OSError is reported the same way)
-        except Exception as exc:  # the client gets no last chunk: it sees a cut-off body
-            return f" app raised {_escape(repr(exc), _OUR_TEXT)} mid-stream"
-        finally:
-            hang_up(chunks)  # a generator's `finally` runs now, not when collected
+    def _close(self, conn: Connection) -> None:
+        if self._open.pop(conn.sock, None) is not None and conn.state == CLOSING:
+            self._closing -= 1
+        if conn.state != BUSY:
+            with suppress(KeyError, ValueError):
+                self._selector.unregister(conn.sock)
+        conn.sock.close()

@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""Issue 23's resource attacks, heavier than the tests run them, and honest service under each.
+
+For each finding, one line: the attack, and the honest-service ratio (honest requests
+answered within 1 s while it runs) or what was refused. Every attack runs on 127.0.0.1,
+port 0, from this process, bounded in time; its sockets are tests/attacks.py's. Run it
+on any checkout (`--root`, default this one) to compare before and after:
+    python bench/attacks.py [--root PATH] [--scale 1]
+`--scale 4` runs the stranger's attacks at 2,000 connections instead of 500.
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+FRAME = (b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", '
+         b'"params": {"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5}}}')
+EMBEDDED = ["[::127.0.0.1]", "[::a9fe:a9fe]", "[::ffff:0:7f00:1]", "[64:ff9b::7f00:1]", "[64:ff9b::a9fe:a9fe]",
+            "[2002:7f00:1::]", "[2002:a9fe:a9fe::]", "224.0.0.1"]
+
+
+def headers(token: str, version: str | None = "1.0") -> dict[str, str]:
+    return {"Content-Type": "application/json", "Authorization": f"Bearer {token}",
+            **({"A2A-Version": version} if version else {})}
+
+
+def call(base: str, token: str, method: str, params: dict, timeout: float = 5) -> dict:
+    from transports.network import HttpTransport
+    transport = HttpTransport(timeout=timeout)
+    try:
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        return json.loads(transport.post(f"{base}/a2a", frame, headers(token)).body)
+    finally:
+        transport.close()
+
+
+def refund(message_id: str, order: str, amount: float, **configuration: object) -> dict:
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": order, "amount": amount}}]}, **({"configuration": configuration} if configuration else {})}
+
+
+def served(app):
+    from transports.server import PeerServer
+    return PeerServer(app, "127.0.0.1", 0).start()
+
+
+def stranger(scale: int) -> list[str]:
+    from attacks import DrippingHeads, IdleSockets, KeptAlive, SlowBodies, answered_within, enough_files, honest_ratio
+    from peers import billing
+    from peers.a2a import wire_essay
+    from peers.app import PeerApp
+    size = 500 * scale
+    enough_files(4 * size + 200)
+    lines = []
+    card = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n"
+    for name, make in [("idle", lambda address: IdleSockets(address, size)),
+                       ("dripping heads", lambda address: DrippingHeads(address, size)),
+                       ("kept-alive after one request", lambda address: KeptAlive(address, size, card)),
+                       ("slow bodies", lambda address: SlowBodies(address, size))]:
+        server = served(PeerApp(billing.billing_agent(), wire_essay, token="t0k"))
+        try:
+            with make(server.server_address) as attack:
+                time.sleep(1.0)
+                answered, asked = honest_ratio(lambda: answered_within(server.base_url, FRAME, headers("t0k", None)), 100)
+                reopened = attack.reopened
+        finally:
+            server.stop()
+        lines.append(f"1. {size} {name}: {answered}/{asked} honest answered within 1 s "
+                     f"({reopened} of the stranger's sockets closed by the server and reopened)")
+    return lines
+
+
+def subscriptions() -> str:
+    from attacks import honest_ratio
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    from transports.network import HttpTransport
+    peer = billing.billing_agent()
+    attacker, honest = served(PeerApp(peer, wire_v10, token="attacker")), served(PeerApp(peer, wire_v10, token="honest"))
+    held = []
+    try:
+        paused = [call(attacker.base_url, "attacker", "SendMessage", refund(f"a-{n}", f"ORD-A{n}", 6000))
+                  ["result"]["task"]["id"] for n in range(16)]
+        for number in range(32):
+            transport = HttpTransport(timeout=5)
+            frame = json.dumps({"jsonrpc": "2.0", "id": number, "method": "SubscribeToTask",
+                                "params": {"id": paused[number % 16]}})
+            reply = transport.stream(f"{attacker.base_url}/a2a", frame.encode(), headers("attacker"))
+            if isinstance(reply.body, bytes):
+                transport.close()
+            else:
+                next(reply.body)
+                held.append((transport, reply.body))
+        numbers = iter(range(1000))
+
+        def streamed() -> bool:
+            number, started, transport = next(numbers), time.monotonic(), HttpTransport(timeout=1)
+            try:
+                frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                                    "params": refund(f"h-{number}", f"ORD-H{number}", 5)}).encode()
+                body = b"".join(transport.stream(f"{honest.base_url}/a2a", frame, headers("honest")).body)
+                return b"TASK_STATE_COMPLETED" in body and time.monotonic() - started <= 1
+            except Exception:  # noqa: BLE001
+                return False
+            finally:
+                transport.close()
+        answered, asked = honest_ratio(streamed, 65)
+    finally:
+        for transport, body in held:
+            body.close()
+            transport.close()
+        attacker.stop()
+        honest.stop()
+    return f"2. 32 subscriptions from one token ({len(held)} held): {answered}/{asked} honest streamed sends answered"
+
+
+def hanging_webhooks() -> list[str]:
+    from attacks import honest_ratio
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    sys.path.insert(1, str(HERE / "tests"))
+    from test_push import Receiver
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    hanging = [socket.create_server(("127.0.0.1", 0), backlog=1024) for _ in range(8)]
+    urls = [f"http://127.0.0.1:{sock.getsockname()[1]}/hook" for sock in hanging]
+    attacker, honest = served(PeerApp(peer, wire_v10, token="attacker")), served(PeerApp(peer, wire_v10, token="honest"))
+    try:
+        with Receiver() as hook:
+            refused = sum("error" in call(attacker.base_url, "attacker", "SendMessage", refund(
+                f"a-{n}", f"ORD-A{n}", 5, taskPushNotificationConfig={"url": urls[n % 8]})) for n in range(400))
+            numbers = iter(range(1000))
+
+            def pushed() -> bool:
+                number, before, started = next(numbers), len(hook.requests), time.monotonic()
+                call(honest.base_url, "honest", "SendMessage", refund(
+                    f"h-{number}", f"ORD-H{number}", 5, taskPushNotificationConfig={"url": hook.url}))
+                hook.wait_for(before + 3, seconds=1)
+                return len(hook.requests) >= before + 3 and time.monotonic() - started <= 1
+            answered, asked = honest_ratio(pushed, 40)
+            dropped = (dict(peer.webhooks.dropped) or "none") if hasattr(peer.webhooks, "dropped") else "not counted"
+    finally:
+        for sock in hanging:
+            sock.close()
+        attacker.stop()
+        honest.stop()
+    return [f"3. 400 refunds whose webhooks hang ({400 - refused} accepted, {refused} refused): {answered}/{asked} "
+            f"honest tasks had all 3 pushes within 1 s; dropped per destination: {dropped}"]
+
+
+def guard() -> str:
+    from peers.push import public_address
+    from transports.jsonrpc import InvalidParams
+    accepted = []
+    for host in EMBEDDED:
+        try:
+            public_address(f"http://{host}:8080/hook", False, numeric_only=True)
+            accepted.append(host)
+        except InvalidParams:
+            pass
+    return f"4. webhook guard: {len(accepted)} of {len(EMBEDDED)} private spellings accepted {accepted or ''}"
+
+
+def rebinding() -> str:
+    from peers import billing
+    from peers.a2a.model import Message, Part, PushConfig
+    from peers.changes import Changes
+    from peers.push import Webhooks
+    checked = socket.create_server(("127.0.0.1", 0))
+    port = checked.getsockname()[1]
+    rebound = socket.create_server(("127.0.0.2", port))
+    reached = {"checked": 0, "rebound": 0}
+    real = socket.getaddrinfo
+
+    def dns(host, *args, **options):  # the guard's lookups see 127.0.0.1; any other, a rebound answer
+        if host != "hook.rebind.test":
+            return real(host, *args, **options)
+        if (options.get("flags", 0) or (args[3] if len(args) > 3 else 0)) & socket.AI_NUMERICHOST:
+            raise socket.gaierror("not numeric")
+        judged = any(frame.function == "public_address" for frame in inspect.stack(0))
+        return real("127.0.0.1" if judged else "127.0.0.2", *args, **options)
+
+    def listen(name, sock):
+        sock.settimeout(1)
+        ends = time.monotonic() + 12
+        while time.monotonic() < ends:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            reached[name] += conn.recv(1)[:1] == b"\x16"  # a TLS ClientHello
+            conn.close()
+    socket.getaddrinfo = dns
+    threads = [threading.Thread(target=listen, args=item, daemon=True)
+               for item in (("checked", checked), ("rebound", rebound))]
+    for thread in threads:
+        thread.start()
+    try:
+        webhooks = Webhooks(Changes(), allow_private=True)
+        message = Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
+                          metadata={"skillId": "process_refund"})
+        task = billing.billing_agent().send_message(message, owner="o")
+        webhooks.set("o", PushConfig(task.id, "c", f"https://hook.rebind.test:{port}/hook"), lambda task: {})
+        webhooks.tell(task, "o")
+        for thread in threads:
+            thread.join()
+    finally:
+        socket.getaddrinfo = real
+        checked.close()
+        rebound.close()
+    return (f"5. https webhook, DNS rebound after the check: {reached['rebound']} ClientHellos reached the rebound "
+            f"address, {reached['checked']} the checked one")
+
+
+def holds() -> list[str]:
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    from peers.stamps import utc_now
+    try:
+        peer = billing.billing_agent(clock=utc_now, hold_seconds=2.0)
+        stated = "2 s"
+    except TypeError:  # before: no hold ends
+        peer, stated = billing.billing_agent(clock=utc_now), None
+    attacker, honest = served(PeerApp(peer, wire_v10, token="attacker")), served(PeerApp(peer, wire_v10, token="honest"))
+    try:
+        states = [call(attacker.base_url, "attacker", "SendMessage", refund(f"a-{n}", f"ORD-{n}", 999_999))
+                  ["result"]["task"]["status"]["state"] for n in range(300)]
+        paused = sum(state == "TASK_STATE_INPUT_REQUIRED" for state in states)
+
+        def honest_refunds(attempt: int) -> int:
+            return sum(call(honest.base_url, "honest", "SendMessage", refund(f"h-{n}-{attempt}", f"ORD-{n}", 25))
+                       ["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED" for n in range(0, 300, 6))
+        during = honest_refunds(1)
+        time.sleep(2.2)
+        after = honest_refunds(2)
+    finally:
+        attacker.stop()
+        honest.stop()
+    return [f"6. 300 paused $999,999 refunds from one token ({paused} paused, {300 - paused} refused): "
+            f"{during}/50 honest $25 refunds of those orders done meanwhile, {after}/50 "
+            f"{'after the stated hold (' + stated + ')' if stated else '2.2 s later (no hold ends)'}"]
+
+
+def banner(root: Path) -> str:
+    process = subprocess.Popen([sys.executable, str(root / "a2a_delegation.py"), "serve", "billing-agent", "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=dict(os.environ, A2A_SERVE_TOKEN="sekrit-42", PYTHONDONTWRITEBYTECODE="1"))
+    lines, ends = [], time.monotonic() + 15
+    while time.monotonic() < ends and not any("Ctrl-C" in line for line in lines):
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+    process.terminate()
+    process.communicate(timeout=10)
+    shown = [line.strip() for line in lines if "token" in line]
+    return f"7. serve banner with $A2A_SERVE_TOKEN: token printed: {'sekrit-42' in ''.join(lines)} ({shown})"
+
+
+def read_only_store(root: Path) -> str:
+    folder = Path(tempfile.mkdtemp())
+    path = folder / "billing.db"
+    subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r}); from peers.durable import "
+                    f"open_store; open_store({str(path)!r})[0].file.close()"], check=True,
+                   env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    path.chmod(0o444)
+    frozen = os.geteuid() == 0 and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
+    try:
+        process = subprocess.Popen([sys.executable, str(root / "a2a_delegation.py"), "serve", "billing-agent", "--port",
+                                    "0", "--store", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ, A2A_SERVE_TOKEN="tok", PYTHONDONTWRITEBYTECODE="1"))
+        try:
+            out, err = process.communicate(timeout=4)
+            return f"8. read-only store: exit {process.returncode} at start: {(out + err).strip()[:120]}"
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return "8. read-only store: started and served (the first refund would find it out)"
+    finally:
+        if frozen:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=str(HERE), help="the checkout to attack (default: this one)")
+    parser.add_argument("--scale", type=int, default=1, help="stranger attacks at 500 x SCALE connections")
+    options = parser.parse_args()
+    root = Path(options.root).resolve()
+    sys.dont_write_bytecode = True
+    sys.path[:0] = [str(root), str(HERE / "tests")]
+    print(f"attacking {root}")
+    for part in (stranger(options.scale), subscriptions(), hanging_webhooks(), guard(), rebinding(), holds(),
+                 banner(root), read_only_store(root)):
+        for line in part if isinstance(part, list) else [part]:
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,420 @@
+"""Hostile input, round two (issue 23): resource attacks by a stranger and by a token holder.
+
+Each finding is one test over real sockets on 127.0.0.1, seeded where it draws anything
+and bounded in time. Honest service is measured as a ratio in one run (honest requests
+answered within a second while the attack runs), never as a timed assertion: the goal
+is 95%. The attacks are tests/attacks.py's; bench/attacks.py runs them heavier.
+"""
+import inspect
+import ipaddress
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from attacks import DrippingHeads, IdleSockets, KeptAlive, SlowBodies, answered_within, enough_files, honest_ratio
+from conftest import FRAME, JSON_AUTH, ROOT, serving
+from peers import billing
+from peers.a2a import wire_essay, wire_v10
+from peers.a2a.model import PushConfig
+from peers.app import PeerApp
+from peers.changes import Changes
+from peers.durable import open_store
+from peers.push import Webhooks, public_address
+from peers.restart import restarted
+from peers.stamps import utc_now
+from transports.jsonrpc import InvalidParams
+from transports.network import HttpTransport
+
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+STRANGER_SIZE = 500  # idle connections, or dripping heads, one stranger opens
+
+
+def served_billing(**server_options):
+    return serving(PeerApp(billing.billing_agent(), wire_essay, token="t0k"), **server_options)
+
+
+# 1. A stranger with no token holds every connection
+
+@pytest.mark.parametrize("attack", ["idle", "dripping heads", "kept-alive", "slow bodies"])
+def test_a_stranger_with_500_waiting_connections_leaves_honest_requests_answered(attack):
+    if not enough_files(4 * STRANGER_SIZE):
+        pytest.skip("this process may not open enough files for 500 connections and their server side")
+    with served_billing() as server:
+        request = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n"
+        stranger = {"idle": IdleSockets(server.server_address, STRANGER_SIZE),
+                    "dripping heads": DrippingHeads(server.server_address, STRANGER_SIZE, every=0.25),
+                    "kept-alive": KeptAlive(server.server_address, STRANGER_SIZE, request),
+                    "slow bodies": SlowBodies(server.server_address, STRANGER_SIZE, every=0.25)}[attack]
+        with stranger:
+            answered, asked = honest_ratio(lambda: answered_within(server.base_url, FRAME, JSON_AUTH), 40)
+            assert answered / asked >= 0.95, f"{answered} of {asked} honest requests answered under {attack}"
+            assert server.connections >= STRANGER_SIZE, "the stranger's connections were all held, not dropped"
+
+
+def test_when_full_the_connection_idle_longest_makes_room_and_a_request_begun_is_never_dropped():
+    with served_billing(max_connections=4) as server:
+        def connect(first=b""):
+            sock = socket.create_connection(server.server_address, timeout=3)
+            sock.sendall(first)
+            return sock
+
+        def settled(count):  # the server has taken in (or let go of) every connection so far
+            deadline = time.monotonic() + 3
+            while server.connections != count and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return server.connections == count
+        begun = [connect(b"P"), connect(b"P")]  # requests begun: never closed to make room
+        idle = [connect(), connect()]
+        assert settled(4)
+        time.sleep(1.2)  # idle for over a second: now they may be closed to make room
+        assert answered_within(server.base_url, FRAME, JSON_AUTH, seconds=2)
+        assert idle[0].recv(10) == b"", "the connection idle longest was closed for it"
+        assert settled(3)
+        begun.append(connect(b"P"))  # full again: three requests begun, one idle
+        assert settled(4)
+        assert answered_within(server.base_url, FRAME, JSON_AUTH, seconds=2)
+        assert idle[1].recv(10) == b""
+        assert settled(3)
+        begun.append(connect(b"P"))  # full of requests begun: a newcomer is turned away
+        assert settled(4)
+        transport = HttpTransport(timeout=2)
+        try:
+            assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 503
+        finally:
+            transport.close()
+        assert settled(4), "the requests begun are all still open"
+        for sock in begun + idle:
+            sock.close()
+
+
+def test_large_requests_held_at_once_are_bounded_in_bytes_as_well_as_in_connections():
+    from transports.server import _MOST_HELD
+    with served_billing() as server:
+        head = (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer t0k\r\n"
+                b"Content-Length: 1048576\r\n\r\n")
+        socks, refused = [], 0
+        for _ in range(_MOST_HELD // (1 << 20) + 8):  # bodies of 1 MiB, each a byte short of whole
+            sock = socket.create_connection(server.server_address, timeout=3)
+            try:
+                sock.sendall(head + b" " * ((1 << 20) - 1))
+            except OSError:
+                pass  # answered 503 and drained: the rest is not wanted
+            socks.append(sock)
+        time.sleep(0.3)
+        for sock in socks:
+            sock.setblocking(False)
+            try:
+                answer = sock.recv(1000)
+                refused += answer.startswith(b"HTTP/1.1 503") and b"too many large requests" in answer
+            except (BlockingIOError, ConnectionResetError):
+                pass
+            sock.close()
+        assert 1 <= refused <= 8 + 2, f"{refused} refused: past {_MOST_HELD >> 20} MiB held, large requests wait"
+
+
+# 2. A token holder holds every stream slot
+
+def two_callers(peer, wire=wire_v10):
+    """One peer, served to two callers with tokens of their own (each a PeerServer)."""
+    return (serving(PeerApp(peer, wire, token="attacker")), serving(PeerApp(peer, wire, token="honest")))
+
+
+def headers(token):
+    return {"Content-Type": "application/json", "Authorization": f"Bearer {token}", "A2A-Version": "1.0"}
+
+
+def call(base, token, method, params, request_id=1):
+    transport = HttpTransport(timeout=5)
+    try:
+        frame = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+        return json.loads(transport.post(f"{base}/a2a", frame, headers(token)).body)
+    finally:
+        transport.close()
+
+
+def refund(message_id, order, amount, **configuration):
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": order, "amount": amount}}]}, **({"configuration": configuration} if configuration else {})}
+
+
+def test_32_subscriptions_from_one_token_leave_honest_streamed_sends_their_slots():
+    peer = billing.billing_agent()
+    attacker_server, honest_server = two_callers(peer)
+    with attacker_server as attacker, honest_server as honest:
+        paused = [call(attacker.base_url, "attacker", "SendMessage", refund(f"a-{n}", f"ORD-A{n}", 6000))
+                  ["result"]["task"]["id"] for n in range(16)]
+        held, refused = [], 0
+        for number in range(32):  # every slot, as the attacker would keep them (renewing at 29.5 s)
+            transport = HttpTransport(timeout=5)
+            frame = json.dumps({"jsonrpc": "2.0", "id": number, "method": "SubscribeToTask",
+                                "params": {"id": paused[number % 16]}}).encode()
+            reply = transport.stream(f"{attacker.base_url}/a2a", frame, headers("attacker"))
+            if isinstance(reply.body, bytes):
+                refused += json.loads(reply.body)["error"]["code"] == -32050
+                transport.close()
+            else:
+                next(reply.body)
+                held.append((transport, reply.body))
+        try:
+            assert (len(held), refused) == (16, 16), "one caller holds at most half of the slots"
+
+            def streamed_send(counter=iter(range(1000))):
+                number, started = next(counter), time.monotonic()
+                transport = HttpTransport(timeout=1)
+                try:
+                    frame = json.dumps({"jsonrpc": "2.0", "id": number, "method": "SendStreamingMessage",
+                                        "params": refund(f"h-{number}", f"ORD-H{number}", 5)}).encode()
+                    body = b"".join(transport.stream(f"{honest.base_url}/a2a", frame, headers("honest")).body)
+                    return b"TASK_STATE_COMPLETED" in body and time.monotonic() - started <= 1
+                except Exception:  # noqa: BLE001 - refused or too slow: not answered
+                    return False
+                finally:
+                    transport.close()
+            answered, asked = honest_ratio(streamed_send, 40)
+            assert answered / asked >= 0.95, f"{answered} of {asked} honest streamed sends answered"
+        finally:
+            for transport, body in held:
+                body.close()
+                transport.close()
+
+
+# 3. Push delivery blocked and dropped by other tasks' webhooks
+
+class HangingWebhooks:
+    """Listening sockets that never accept: a delivery connects (the backlog takes it) and
+    then waits for an answer that never comes, 2 s an attempt."""
+
+    def __init__(self, count):
+        self.socks = [socket.create_server(("127.0.0.1", 0), backlog=1024) for _ in range(count)]
+        self.urls = [f"http://127.0.0.1:{sock.getsockname()[1]}/hook" for sock in self.socks]
+
+    def close(self):
+        for sock in self.socks:
+            sock.close()
+
+
+def test_400_hanging_webhooks_of_other_tasks_neither_delay_nor_drop_an_honest_tasks_pushes():
+    from test_push import Receiver
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    hanging = HangingWebhooks(8)
+    attacker_server, honest_server = two_callers(peer)
+    try:
+        with attacker_server as attacker, honest_server as honest, Receiver() as hook:
+            refused = 0
+            for number in range(400):  # each a refund whose webhook hangs: three pushes each
+                answer = call(attacker.base_url, "attacker", "SendMessage", refund(
+                    f"a-{number}", f"ORD-A{number}", 5, taskPushNotificationConfig={"url": hanging.urls[number % 8]}))
+                refused += "error" in answer
+            assert refused == 300, "one caller keeps at most 100 webhooks: the rest are refused, nothing done"
+
+            def pushed_within_a_second(counter=iter(range(1000))):
+                number, before = next(counter), len(hook.requests)
+                started = time.monotonic()
+                call(honest.base_url, "honest", "SendMessage", refund(
+                    f"h-{number}", f"ORD-H{number}", 5, taskPushNotificationConfig={"url": hook.url}))
+                hook.wait_for(before + 3, seconds=1)  # submitted, working, completed
+                return len(hook.requests) >= before + 3 and time.monotonic() - started <= 1
+            answered, asked = honest_ratio(pushed_within_a_second, 20)
+            assert answered / asked >= 0.95, f"{answered} of {asked} honest tasks had their pushes within 1 s"
+            assert not peer.webhooks.dropped[hook.url.rsplit("/", 1)[0]], "none of the honest task's was dropped"
+    finally:
+        hanging.close()
+        with peer.webhooks.lock:  # the test is over: what still waits for the hanging ones is let go
+            peer.webhooks.waiting.clear()
+
+
+def test_a_destinations_overflow_is_counted_and_said_for_that_destination_only():
+    lines, hanging = [], HangingWebhooks(1)
+    webhooks = Webhooks(Changes(), allow_private=True, log=lines.append)
+    task = billing.billing_agent().send_message(billing_refund_message(), owner="o")
+    try:
+        webhooks.set("o", PushConfig(task.id, "c", hanging.urls[0] + "?key=sekrit"), lambda task: {})
+        for _ in range(150):
+            webhooks.tell(task, "o")
+        destination = hanging.urls[0].rsplit("/", 1)[0]
+        dropped = webhooks.dropped[destination]
+        assert list(webhooks.dropped) == [destination] and dropped in (49, 50), "100 wait (one may be on its way)"
+        assert sum("dropped" in line for line in lines) == dropped
+        assert all("sekrit" not in line and destination in line for line in lines), "the query is never logged"
+    finally:
+        hanging.close()
+        with webhooks.lock:
+            webhooks.waiting.clear()
+
+
+def billing_refund_message():
+    from peers.a2a.model import Message, Part
+    return Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
+                   metadata={"skillId": "process_refund"})
+
+
+# 4. The webhook guard and IPv6 embeddings
+
+EMBEDDED = ["[::127.0.0.1]", "[::a9fe:a9fe]", "[::ffff:0:7f00:1]", "[64:ff9b::7f00:1]", "[64:ff9b::a9fe:a9fe]",
+            "[2002:7f00:1::]", "[2002:a9fe:a9fe::]", "224.0.0.1", "[::ffff:7f00:1]", "[64:ff9b:1::a9fe:a9fe]",
+            "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "[ff02::1]", "240.0.0.1", "0.0.0.0", "[::]"]
+
+
+def test_a_webhook_at_a_private_address_inside_an_ipv6_one_or_multicast_is_refused_over_the_wire():
+    with serving(PeerApp(billing.billing_agent(), wire_v10, token="t0k")) as server:
+        task = call(server.base_url, "t0k", "SendMessage", refund("m-1", "ORD-1", 6000))["result"]["task"]
+        answers = {host: call(server.base_url, "t0k", "CreateTaskPushNotificationConfig",
+                              {"taskId": task["id"], "id": f"c{n}", "url": f"http://{host}:8080/hook"})
+                   for n, host in enumerate(EMBEDDED)}
+    accepted = [host for host, answer in answers.items() if "error" not in answer]
+    assert accepted == [], f"accepted: {accepted}"
+    assert all(answer["error"]["code"] == -32602 for answer in answers.values())
+
+
+def test_public_addresses_inside_ipv6_are_still_accepted():
+    from peers.push import is_public
+    for address in ["8.8.8.8", "2606:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"]:
+        assert is_public(ipaddress.ip_address(address)), address
+    assert public_address("http://[64:ff9b::808:808]:8080/hook", False, numeric_only=True) == ("64:ff9b::808:808", 8080)
+    with pytest.raises(InvalidParams, match="multicast"):
+        public_address("http://224.0.0.1/hook", False)
+
+
+# 5. https webhooks resolve the name again at connect time
+
+def test_an_https_delivery_connects_to_the_address_checked_with_the_name_kept_for_tls(monkeypatch):
+    checked = socket.create_server(("127.0.0.1", 0))
+    port = checked.getsockname()[1]
+    try:
+        rebound = socket.create_server(("127.0.0.2", port))
+    except OSError:
+        checked.close()
+        pytest.skip("127.0.0.2 cannot be bound here")
+    real = socket.getaddrinfo
+
+    def dns(host, *args, **options):  # the guard's lookups see 127.0.0.1; any other, a rebound answer
+        if host != "hook.rebind.test":
+            return real(host, *args, **options)
+        if (options.get("flags", 0) or (args[3] if len(args) > 3 else 0)) & socket.AI_NUMERICHOST:
+            raise socket.gaierror("not numeric")
+        judged = any(frame.function == "public_address" for frame in inspect.stack(0))
+        return real("127.0.0.1" if judged else "127.0.0.2", *args, **options)
+    monkeypatch.setattr(socket, "getaddrinfo", dns)
+    seen = {"checked": b"", "rebound": b""}
+
+    def listen(name, sock):
+        sock.settimeout(4)
+        try:
+            conn, _ = sock.accept()
+            conn.settimeout(2)
+            seen[name] = conn.recv(4096)
+            conn.close()
+        except OSError:
+            pass
+    listeners = [threading.Thread(target=listen, args=item, daemon=True)
+                 for item in (("checked", checked), ("rebound", rebound))]
+    for listener in listeners:
+        listener.start()
+    webhooks = Webhooks(Changes(), allow_private=True)
+    task = billing.billing_agent().send_message(billing_refund_message(), owner="o")
+    try:
+        webhooks.set("o", PushConfig(task.id, "c", f"https://hook.rebind.test:{port}/hook"), lambda task: {})
+        webhooks.tell(task, "o")
+        listeners[0].join(5)
+        assert seen["checked"][:1] == b"\x16", "a TLS ClientHello reached the address checked"
+        assert b"hook.rebind.test" in seen["checked"], "with the name kept for SNI"
+        assert seen["rebound"] == b"", "nothing reached the address a second DNS answer named"
+    finally:
+        checked.close()
+        rebound.close()
+        with webhooks.lock:
+            webhooks.waiting.clear()
+
+
+# 6. Paused tasks hold orders with no end
+
+def test_a_caller_holds_at_most_its_share_of_orders_and_each_hold_ends_at_its_stated_time():
+    from peers.pause import MAX_PAUSED_PER_CALLER
+    peer = billing.billing_agent(clock=utc_now, hold_seconds=1.5)
+    attacker_server, honest_server = two_callers(peer)
+    with attacker_server as attacker, honest_server as honest:
+        held = [call(attacker.base_url, "attacker", "SendMessage", refund(f"a-{n}", f"ORD-{n}", 999_999))
+                ["result"]["task"] for n in range(30)]
+        states = [task["status"]["state"] for task in held]
+        assert states.count("TASK_STATE_INPUT_REQUIRED") == MAX_PAUSED_PER_CALLER
+        assert states.count("TASK_STATE_FAILED") == 30 - MAX_PAUSED_PER_CALLER, "over the share: nothing held"
+        until = held[0]["status"]["message"]["parts"][1]["data"]["holdsUntil"]
+        assert until.endswith("Z") and until > held[0]["status"]["timestamp"], "the hold's end is stated"
+
+        def honest_refund(order, attempt):
+            task = call(honest.base_url, "honest", "SendMessage", refund(f"h-{order}-{attempt}", f"ORD-{order}", 25))
+            return task["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        during = sum(honest_refund(n, 1) for n in range(30))
+        assert during == 30 - MAX_PAUSED_PER_CALLER, "only the share's orders are held meanwhile"
+        time.sleep(1.6)  # past the stated time
+        after = sum(honest_refund(n, 2) for n in range(MAX_PAUSED_PER_CALLER))
+        assert after == MAX_PAUSED_PER_CALLER, "once each hold's stated time passed, every order could be refunded"
+
+
+def test_a_holds_stated_end_is_kept_across_a_restart_not_renewed(tmp_path):
+    path = str(tmp_path / "billing.db")
+    store, ledger = open_store(path)
+    peer = billing.billing_agent(store=store, ledger=ledger, clock=utc_now, hold_seconds=600)
+    task = peer.send_message(billing_refund_message(), owner="attacker")
+    until = task.status_data["holdsUntil"]
+    store.file.close()
+    time.sleep(0.01)
+    store, ledger = open_store(path)
+    again = billing.billing_agent(store=store, ledger=ledger, clock=utc_now, hold_seconds=600)
+    restarted(again, path)
+    after = again.store.tasks[task.id]
+    assert after.state.value == task.state.value and after.status_data["holdsUntil"] == until
+    store.file.close()
+
+
+# 7. Secrets printed: the serve banner, a webhook's query
+
+def test_the_serve_banner_never_prints_a_token_it_was_given():
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                                "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, A2A_SERVE_TOKEN="sekrit-token-42"))
+    lines, deadline = [], time.monotonic() + 15
+    try:
+        while time.monotonic() < deadline and not any("Ctrl-C" in line for line in lines):
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    banner = "".join(lines)
+    assert "Ctrl-C" in banner and "sekrit-token-42" not in banner
+    assert "bearer token from $A2A_SERVE_TOKEN" in banner
+
+
+# 8. A read-only store file passes start-up
+
+def test_a_store_file_that_cannot_be_written_is_refused_at_start_with_one_line_and_exit_2(tmp_path):
+    path = tmp_path / "billing.db"
+    store, _ = open_store(str(path))
+    store.file.close()
+    path.chmod(0o444)
+    frozen = False
+    if os.geteuid() == 0:  # root writes a read-only file all the same: make it immutable instead
+        frozen = subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
+        if not frozen:
+            pytest.skip("as root, and chattr +i is not available: no file here cannot be written")
+    try:
+        done = subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                               "--port", "0", "--store", str(path)], capture_output=True, text=True, timeout=20,
+                              env=dict(os.environ, A2A_SERVE_TOKEN="tok"))
+    finally:
+        if frozen:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+    said = (done.stdout + done.stderr).strip().splitlines()
+    assert done.returncode == 2, said
+    assert said == [f"error: {path}: cannot be used as the store (it cannot be opened for writing)"]
+    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == 0

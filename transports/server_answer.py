@@ -1,0 +1,188 @@
+"""The server's workers: a request read in full, answered by the app, the answer sent.
+
+transports/server.py reads requests on one thread for every connection; each request read
+in full is given to a `Workers` pool, whose thread calls the app and writes the answer on
+the connection (`Connection.answer`), as a whole or, for an iterator body (Server-Sent
+Events), chunk by chunk as the app makes it. A response is one write, Nagle off, with
+Content-Length; keep-alive for HTTP/1.1 unless the client says `Connection: close`, for
+HTTP/1.0 if it asks; an iterator body is sent chunked (HTTP/1.0: ended by closing).
+Error bodies of the server's own (`refusal`) and the escaping of what a client sent into
+the log (`escape`) live here too. Not here: reading requests, deadlines, the cap on
+connections (server.py).
+"""
+from __future__ import annotations
+
+import re
+import socket
+import threading
+from collections import deque
+from typing import Callable, Iterable
+
+from transports.base import App, HttpRequest, hang_up
+from transports.http11_server import Head, head_end, parse_head, response_head
+from transports.jsonrpc import InternalError, JsonRpcError, encode_error
+
+_CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
+_OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an exception's repr
+IDLE_WORKER_SECONDS = 5.0  # a worker with nothing to do for this long leaves
+
+
+def escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 300) -> str:
+    if not isinstance(text, str):
+        text = bytes(text).decode("latin-1")  # one character per byte: every byte shows
+    shown = pattern.sub(lambda found: ascii(found[0])[1:-1] if found[0] != '"' else "\\x22",
+                        text[:limit])
+    return shown + "..." if len(text) > limit else shown
+
+
+def refusal(status: int, error: JsonRpcError, **headers: str) -> bytes:
+    """A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals."""
+    body = encode_error(None, error)
+    return response_head(status, {"Content-Type": "application/json", **headers}, len(body),
+                         close=True) + body
+
+
+class Workers:
+    """At most `most` threads running the work given to them, in the order given; made
+    when there is work and none is free, gone when idle IDLE_WORKER_SECONDS."""
+
+    def __init__(self, most: int) -> None:
+        self.most, self.lock = most, threading.Condition()
+        self.waiting: deque[Callable[[], None]] = deque()
+        self.threads: set[threading.Thread] = set()
+        self.free, self.closed = 0, False
+
+    def give(self, work: Callable[[], None]) -> None:
+        with self.lock:
+            self.waiting.append(work)
+            if self.free > len(self.waiting) - 1 or len(self.threads) >= self.most:
+                self.lock.notify()
+                return
+            thread = threading.Thread(target=self._run, daemon=True, name="peer-server-worker")
+            self.threads.add(thread)
+        thread.start()
+
+    def close(self, seconds: float) -> None:
+        """Let idle workers go now, and wait up to `seconds` for those still answering."""
+        import time
+        with self.lock:
+            self.closed = True
+            self.lock.notify_all()
+        deadline = time.monotonic() + seconds
+        for thread in list(self.threads):
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _run(self) -> None:
+        while True:
+            with self.lock:
+                self.free += 1
+                if not self.waiting and not self.closed:
+                    self.lock.wait(IDLE_WORKER_SECONDS)
+                self.free -= 1
+                if not self.waiting:
+                    self.threads.discard(threading.current_thread())
+                    return
+                work = self.waiting.popleft()
+            work()  # never raises: Connection.answer turns every failure into a log line
+
+
+class Connection:
+    """One client socket: what has arrived of its next request, and its state (server.py)."""
+
+    def __init__(self, sock: socket.socket, ip: str, now: float, idle_timeout: float) -> None:
+        self.sock, self.ip, self.deadline = sock, ip, now + idle_timeout
+        self.buffer = bytearray()
+        self.state, self.since, self.keep = "idle", now, False  # since: when it went idle
+        self.head: Head | None = None  # read, while its body arrives
+        self.line = b""  # the request line of the request being read, for the log
+
+    def first_line(self) -> bytes:  # what the log shows of a request not read in full
+        return bytes(self.buffer[:301]).partition(b"\r\n")[0]  # over 300: escape adds "..."
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def take_request(self, max_body: int) -> tuple[Head, bytes] | None:
+        """The request in `buffer`, head and body, once all of it has arrived (None until
+        then); Refusal for one that must not be served. Its head is judged as soon as it is
+        whole, so an oversize body is refused before it is sent (and 100 Continue is said)."""
+        if self.head is None:
+            end = head_end(self.buffer)
+            if end is None:
+                return None
+            self.head = parse_head(bytes(self.buffer[:end]), max_body)
+            self.line = self.first_line()
+            del self.buffer[:end + 4]
+            if self.head.expect_continue and len(self.buffer) < self.head.length:
+                self.sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")  # a small send: the socket takes it
+        head = self.head
+        if len(self.buffer) < head.length:
+            return None
+        body = bytes(self.buffer[:head.length])
+        del self.buffer[:head.length]
+        self.head = None
+        return head, body
+
+    def answer(self, app: App, base: str, head: Head, body: bytes, write_timeout: float,
+               log: Callable[[str], None]) -> bool:
+        """Call the app and send its answer; whether the connection may take another request."""
+        try:
+            self.sock.settimeout(write_timeout)  # blocking, for a worker; a client that stops reading is let go
+            return self._answer(app, base, head, body, log)
+        except Exception as exc:  # a bug of ours: one line, and this connection ends
+            log(f"{self.ip} server error: {escape(repr(exc), _OUR_TEXT)}")
+            return False
+
+    def _answer(self, app: App, base: str, head: Head, body: bytes, log: Callable[[str], None]) -> bool:
+        http10, note, line = head.version == "HTTP/1.0", "", self.line
+        try:
+            # Header names are lower-case already, as transports.base.request makes them.
+            response = app(HttpRequest(head.method, base + head.target, head.headers, body))
+            status, body = response.status, response.body
+            streaming = not isinstance(body, (bytes, bytearray))
+            if streaming:
+                iter(body)  # TypeError if not iterable: the app's bug, answered 500 below
+            close = not head.keep_alive or (streaming and http10)  # 1.0 has no chunks
+            out = response_head(status, response.headers, None if streaming else len(body),
+                                close=close, http10=http10)
+        except Exception as exc:  # a bug in the app: say so in the log, not on the wire
+            note = f" app raised {escape(repr(exc), _OUR_TEXT)}"
+            status, body, streaming, close = 500, b"", False, True
+            out = refusal(500, InternalError())
+        try:
+            if streaming:
+                note += self._stream(out, body, chunked=not http10)
+            else:
+                self.send(out + body if status not in (204, 304) else out)
+        except OSError:
+            note += " client disconnected mid-response"
+        log(f'{self.ip} "{escape(line)}" {status}{note}')
+        return not (close or note)
+
+    def _stream(self, head: bytes, chunks: Iterable, chunked: bool) -> str:
+        """Send each chunk as the app makes it; returns a note for the log if it broke off."""
+        try:
+            self.send(head)
+            for chunk in chunks:  # a chunk that is not bytes fails below: TypeError
+                if chunk:  # an empty chunk would mean "the end"
+                    self.send(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
+            if chunked:
+                self.send(b"0\r\n\r\n")
+            return ""
+        except OSError:
+            raise  # the client left (an app's own OSError is reported the same way)
+        except Exception as exc:  # the client gets no last chunk: it sees a cut-off body
+            return f" app raised {escape(repr(exc), _OUR_TEXT)} mid-stream"
+        finally:
+            hang_up(chunks)  # a generator's `finally` runs now, not when collected
+
+
+def files_to_spare() -> int:
+    """How many connections this process can hold open: its file limit, less some for the
+    store, logs and the peer's own client sockets."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return 1024
+    return 1 << 30 if soft == resource.RLIM_INFINITY else max(16, soft - 64)
