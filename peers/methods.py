@@ -1,12 +1,14 @@
-"""How a peer answers JSON-RPC: every wire's method names, mapped onto the peer core.
+"""How a peer answers each A2A operation: every wire's method names, mapped onto the peer core.
 
 A served peer answers the essay's, 0.3's and 1.0's methods on one endpoint, choosing by
 method name (the names never collide across versions). Each wire module says which
 operation each of its names asks for (`METHODS`); this module maps those operations onto
 `Peer`, and is where what a wire could not read becomes -32602. An operation the peer's
 card does not declare (streaming, push notifications, an extended card) is refused with
-the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4).
-Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 3.6 (versions).
+the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4). `OPERATIONS` is the
+one table from operation to handler: JSON-RPC reaches it by method name (`MethodTable`),
+HTTP+JSON by route (peers/rest.py), so an operation is added once, for both bindings.
+Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
 """
 from __future__ import annotations
 
@@ -196,8 +198,12 @@ class MethodTable:
         return self.handlers.get(method)
 
     def methods_of(self, wire_format: WireFormat) -> dict[str, Handler]:
-        return {method: _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer))
-                for method, operation in wire_format.METHODS.items()}
+        return {method: self.operation(wire_format, operation) for method, operation in wire_format.METHODS.items()}
+
+    def operation(self, wire_format: WireFormat, operation: str) -> Handler:
+        """One operation ("send", "get", ...: OPERATIONS) in `wire_format`'s spelling, with
+        its version check: what a JSON-RPC method name and an HTTP+JSON route both reach."""
+        return _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer))
 
 
 def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler) -> Handler:

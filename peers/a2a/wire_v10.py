@@ -52,9 +52,11 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "name": card.name,
         "description": card.description,
         "version": card.version,
-        # One endpoint answers both versions' methods (peers/methods.py): say so.
-        "supportedInterfaces": [{"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": version}
-                                for version in ("1.0", "0.3")],
+        # One endpoint answers both versions' methods (peers/methods.py), and 1.0's HTTP+JSON
+        # routes below it (peers/rest.py): say so, JSON-RPC first, the binding we prefer.
+        "supportedInterfaces": [*({"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": version}
+                                  for version in ("1.0", "0.3")),
+                                {"url": card.url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}],
         "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": ["application/json", "text/plain"],
         "defaultOutputModes": ["text/plain"],
