@@ -132,12 +132,19 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
 
 def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
     """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard): the fuller card a
-    peer shows a caller that proved who it is; a peer with none refuses as its version says."""
+    peer shows a caller that proved who it is. A card that does not declare one is refused as
+    its version says; one that declares it with none configured, with -32007 (spec 3.1.11)."""
+    if peer.extended_card is None and peer.card.extended_card:
+        return _refusal(ExtendedAgentCardNotConfigured, "the card declares an extended card, but none is "
+                        "configured")(wire_format, peer)
     if peer.extended_card is None:
         return _refusal(wire_format.NO_EXTENDED_CARD, "this agent declares no extended card")(wire_format, peer)
 
     def extended(params: Any, caller: Caller) -> Any:
-        if not caller.owner:  # nobody proved who they are: served without a token
+        # Spec 3.1.11: the caller authenticates with a scheme the public card declares. One
+        # that declares bearer auth, served without a token, can tell nobody apart: refused.
+        # A card that declares no scheme has none to prove: it shows its extended card to all.
+        if not caller.owner and "bearer" in peer.card.auth_schemes:
             raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
                                                  "this server checks no credentials")
         return wire_format.card_to_wire(peer.extended_card)

@@ -230,8 +230,9 @@ def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
 ])
 def test_capabilities_the_card_does_not_declare_get_their_own_error_not_method_not_found(method, headers, code):
     peer = billing.billing_agent()
-    peer.card = peer.card._replace(streaming=False, push_notifications=False)  # billing does both; not this one
-    peer.extended_card = None  # ... and has no extended card
+    # billing does all three; this one declares none of them
+    peer.card = peer.card._replace(streaming=False, push_notifications=False, extended_card=False)
+    peer.extended_card = None
     app = PeerApp(peer, wire_formats.by_name("1.0"), token="t0k")
     error = rpc(app, method, {}, headers)["error"]
     assert error["code"] == code

@@ -60,6 +60,10 @@ def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
         extensions.append({"uri": RESULTS_EXTENSION, **_required(RESULTS_EXTENSION, card),
                            "description": "the task states each skill ends in, and what each means",
                            "params": results})
+    # Any other extension the card requires: declared with no params, as only its URI is known.
+    written = {INPUT_SCHEMA_EXTENSION} if schemas else set()
+    written |= {RESULTS_EXTENSION} if results else set()
+    extensions += [{"uri": uri, "required": True} for uri in card.required_extensions if uri not in written]
     if extensions:
         caps["extensions"] = extensions
     return caps
