@@ -43,11 +43,20 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         at_once = read(wire_format.send_returns_immediately, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
+        _answerable(peer, message, read(wire_format.send_accepted_modes, params))  # before any effect
         started = _webhook_with(wire_format, peer, params, caller, message)  # judged before any effect too
         task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once,
                                  started=started)
         return wire_format.send_result(task, shown)
     return send
+
+
+def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
+    """acceptedOutputModes, if the caller sent any: peers/modes.py refuses a skill that
+    answers in none of them (loaded only then: the essay's frames never send them)."""
+    if accepted:
+        from peers.modes import refuse_unless_answerable
+        refuse_unless_answerable(peer, message, accepted)
 
 
 def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, message: Any) -> Any:
@@ -109,6 +118,7 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
+        _answerable(peer, message, read(wire_format.send_accepted_modes, params))  # before any effect
         events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes)
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream
