@@ -26,10 +26,12 @@ from transports import sse
 from transports.base import HttpRequest, HttpResponse, hang_up
 from transports.codec import dumps, loads_strict
 from transports.errors import BUSY_CODE
-from transports.jsonrpc import (ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError,
-                                ParseError, Stream)
+from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
 
 NAME = "HTTP+JSON"  # the card's protocolBinding
+# Section 11.1: a2a+json SHOULD be used; the official SDK answers with it too. Errors go
+# out as plain application/json, as the SDK sends them and the conformance kit requires.
+MEDIA_TYPE = "application/a2a+json"
 MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
 
 
@@ -126,7 +128,6 @@ class RestBinding:
 
     def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
         found, fields = next((match for match in routes_for(route) if match[0].verb == request.method))
-        media = _media_type(request)
         try:
             params = {**_body(request.body), **_query(request.url), **fields}
             result = self.methods.operation(wire_v10, found.operation)(params, caller)
@@ -139,7 +140,7 @@ class RestBinding:
             return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **headers},
                                 _events(result.results))
         # DeleteTaskPushNotificationConfig answers google.protobuf.Empty: {} in JSON.
-        return HttpResponse(200, {"Content-Type": media, **headers}, dumps({} if result is None else result))
+        return HttpResponse(200, {"Content-Type": MEDIA_TYPE, **headers}, dumps({} if result is None else result))
 
     def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
         """A google.rpc.Status under `status` (section 11.6): its code, the google.rpc code's
@@ -158,21 +159,14 @@ def _events(results: Any) -> Iterator[bytes]:
         hang_up(results)  # the stream's slot is given back however the client left
 
 
-def _media_type(request: HttpRequest) -> str:
-    """The answer's media type: the one the request sent, if it was a2a+json; else plain
-    application/json, which every client reads (the SDK sends it; the kit requires it)."""
-    sent = (request.header("Content-Type") or "").split(";")[0].strip().lower()
-    return "application/a2a+json" if sent == "application/a2a+json" else "application/json"
-
-
 def _body(body: bytes) -> dict[str, Any]:
     """A POST's body: a JSON object (a SendMessageRequest, a push config, ...), or nothing."""
     if not body.strip():
         return {}
     try:
         value = loads_strict(body)
-    except ValueError as exc:  # not JSON, or more than the codec's limits
-        raise ParseError(str(exc)) from None
+    except ValueError as exc:  # not JSON, or more than the codec's limits: the SDK's INVALID_REQUEST too
+        raise InvalidRequest(f"the body is not JSON ({exc})") from None
     if not isinstance(value, dict):
         raise InvalidRequest("the body must be a JSON object")
     return value
