@@ -29,9 +29,11 @@ from transports.errors import BUSY_CODE
 from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
 
 NAME = "HTTP+JSON"  # the card's protocolBinding
-# Section 11.1: a2a+json SHOULD be used; the official SDK answers with it too. Errors go
-# out as plain application/json, as the SDK sends them and the conformance kit requires.
-MEDIA_TYPE = "application/a2a+json"
+# Section 11.1 said application/json in A2A 1.0.0 and prefers application/a2a+json since
+# 1.0.1: a result goes out in the one the client used (its Content-Type, or for a GET its
+# Accept), so clients of either text get theirs. Errors go out as application/json, as the
+# official SDK sends them and the conformance kit requires.
+MEDIA_TYPES = ("application/json", "application/a2a+json")
 MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
 
 
@@ -124,7 +126,7 @@ class RestBinding:
     def takes(self, media_type: str, body: bytes) -> bool:
         """A body is JSON (application/json, or the a2a+json section 11.1 prefers); a GET
         or a bodiless POST (a cancel) may say nothing of its type."""
-        return not body or media_type in ("application/json", "application/a2a+json")
+        return not body or media_type in MEDIA_TYPES
 
     def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
         found, fields = next((match for match in routes_for(route) if match[0].verb == request.method))
@@ -140,7 +142,8 @@ class RestBinding:
             return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **headers},
                                 _events(result.results))
         # DeleteTaskPushNotificationConfig answers google.protobuf.Empty: {} in JSON.
-        return HttpResponse(200, {"Content-Type": MEDIA_TYPE, **headers}, dumps({} if result is None else result))
+        answer = {"Content-Type": _media_type(request), **headers}
+        return HttpResponse(200, answer, dumps({} if result is None else result))
 
     def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
         """A google.rpc.Status under `status` (section 11.6): its code, the google.rpc code's
@@ -157,6 +160,13 @@ def _events(results: Any) -> Iterator[bytes]:
             yield sse.KEEP_ALIVE if result is None else sse.encode([dumps(result)])
     finally:
         hang_up(results)  # the stream's slot is given back however the client left
+
+
+def _media_type(request: HttpRequest) -> str:
+    """application/a2a+json for a client that sent it or asks for it; else application/json."""
+    sent = (request.header("Content-Type") or "").split(";")[0].strip().lower()
+    asked = [kind.split(";")[0].strip().lower() for kind in (request.header("Accept") or "").split(",")]
+    return MEDIA_TYPES[1] if sent == MEDIA_TYPES[1] or (not sent and MEDIA_TYPES[1] in asked) else MEDIA_TYPES[0]
 
 
 def _body(body: bytes) -> dict[str, Any]:
