@@ -28,7 +28,6 @@ from transports.codec import dumps, loads_strict
 from transports.errors import BUSY_CODE
 from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
 
-NAME = "HTTP+JSON"  # the card's protocolBinding
 # Section 11.1 said application/json in A2A 1.0.0 and prefers application/a2a+json since
 # 1.0.1: a result goes out in the one the client used (its Content-Type, or for a GET its
 # Accept), so clients of either text get theirs. Errors go out as application/json, as the
@@ -76,7 +75,6 @@ STATUS: dict[int, tuple[int, str]] = {
     A2AErrorCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED: (400, "FAILED_PRECONDITION"),
     A2AErrorCode.EXTENSION_SUPPORT_REQUIRED: (400, "FAILED_PRECONDITION"),
     A2AErrorCode.VERSION_NOT_SUPPORTED: (400, "FAILED_PRECONDITION"),
-    ErrorCode.PARSE_ERROR: (400, "INVALID_ARGUMENT"),
     ErrorCode.INVALID_REQUEST: (400, "INVALID_ARGUMENT"),
     ErrorCode.INVALID_PARAMS: (400, "INVALID_ARGUMENT"),
     ErrorCode.METHOD_NOT_FOUND: (404, "NOT_FOUND"),
@@ -101,16 +99,13 @@ PATTERNS = [(route, _pattern(route.path)) for route in ROUTES]
 def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
     """Every route `path` (under the endpoint, no leading '/') names, with the request
     fields its {names} fill, percent-decoded; first without a tenant, then with one."""
-    found = []
-    for candidate, tenant in ((path, None), *([path.split("/", 1)[::-1]] if "/" in path else [])):
-        for route, pattern in PATTERNS:
-            matched = pattern.fullmatch(candidate)
-            if matched:
-                named = {name: unquote(value) for name, value in matched.groupdict().items()}
-                found.append((route, {**named, **({"tenant": unquote(tenant)} if tenant else {})}))
+    tenant, _, below = path.partition("/")
+    for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
+        found = [(route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
+                 for route, pattern in PATTERNS if (matched := pattern.fullmatch(candidate))]
         if found:
             return found
-    return found
+    return []
 
 
 class RestBinding:
@@ -131,7 +126,9 @@ class RestBinding:
     def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
         found, fields = next((match for match in routes_for(route) if match[0].verb == request.method))
         try:
-            params = {**_body(request.body), **_query(request.url), **fields}
+            # Section 11.5: a GET or DELETE carries its fields in the query; a POST, in its body.
+            asked = _query(request.url) if request.method in ("GET", "DELETE") else _body(request.body)
+            params = {**asked, **fields}  # the path's fields are the ones that name the resource
             result = self.methods.operation(wire_v10, found.operation)(params, caller)
         except JsonRpcError as exc:
             return self.error(STATUS.get(exc.code, (500, "INTERNAL"))[0], exc, {})
@@ -148,7 +145,8 @@ class RestBinding:
     def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
         """A google.rpc.Status under `status` (section 11.6): its code, the google.rpc code's
         name, the message, and the ErrorInfo an A2A error carries (its `data` in 1.0)."""
-        code = STATUS[error.code][1] if STATUS.get(error.code, (0,))[0] == status else HTTP_CODES.get(status, "UNKNOWN")
+        mapped = STATUS.get(error.code)
+        code = mapped[1] if mapped and mapped[0] == status else HTTP_CODES.get(status, "UNKNOWN")
         details = error.data if isinstance(error.data, list) else wire_v10.error_data(error)
         body = {"code": status, "status": code, "message": error.message, **({"details": details} if details else {})}
         return HttpResponse(status, {"Content-Type": "application/json", **headers}, dumps({"error": body}))
