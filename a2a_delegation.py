@@ -31,13 +31,13 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
-from peers.support.cards import FetchedCard, refusal
+from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, refusal
 from peers.support.follow import Delegation, Told, followed, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Kind
 from peers.support.replies import check_card, read_card, read_json
 from peers.support.webhook import listening
-from transports import jsonrpc, sse
+from transports import jsonrpc
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError
 from transports.inprocess import InProcessTransport
@@ -99,16 +99,16 @@ class SupportAgent:
 
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
-                 allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None,
+                 allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
                  stream: bool = False, no_wait: str = "", patience: float = 10.0, told: Told | None = None) -> None:
         self.transport = transport  # 2. cards are fetched through it, 4. frames sent
         self.allowlist = allowlist  # 3. the trust gate reads it
         self.credentials = credentials  # 4. endpoint -> bearer token: our own store, never a card's
         self.say = say
-        self.allow_untrusted = set(allow_untrusted)  # names the user explicitly opted in to
+        self.allow_untrusted, self.forced_binding = set(allow_untrusted), binding  # opted in to; --binding
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
         self.format_of: dict[str, wire_format.WireFormat] = {}  # endpoint -> the format its card speaks
-        self.fetched: dict[str, FetchedCard] = {}  # endpoint -> its card as we found it (cards.py)
+        self.fetched: dict[str, FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
         self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
@@ -118,8 +118,8 @@ class SupportAgent:
         self.stream, self.no_wait, self.patience, self.told = stream, no_wait, patience, told
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
-    def discover(self, card_url: str) -> AgentCard:
-        """Essay: The Agent Card. Raises PeerError (transports/errors.py) with the reason."""
+    def discover(self, card_url: str, binding: str | None = None) -> AgentCard:
+        """Essay: The Agent Card. Raises PeerError (transports/errors.py); `binding` overrides --binding."""
         response = self.transport.get(card_url, {"Accept": "application/json"})
         if response.status != 200:
             raise HttpRefusal(response.status, credentials_sent=False)
@@ -127,7 +127,7 @@ class SupportAgent:
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
         check_card(document, spoken)  # every field its version requires, or each problem named
         # --wire, where the card offers that too; + our own contract copy where it publishes none
-        fetched = read_card(spoken, document, self.forced_format, card_url)
+        fetched = read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding)
         card = fetched.card
         self.format_of[card.url], self.fetched[card.url] = fetched.wire, fetched
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
@@ -179,21 +179,16 @@ class SupportAgent:
 
     def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str],
              scope: str | None = None, stream: bool = False) -> Any:
-        """One JSON-RPC request, one response (a stream: one per event, as each arrives)."""
-        request_id = next(self.request_ids)
-        frame = jsonrpc.encode_request(request_id, method, params)
-        headers = {"Content-Type": "application/json", **extra_headers}
+        """One request, one response (a stream: one per event, as each arrives), by the binding
+        its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/cards.py)."""
+        fetched = self.fetched.get(url)
+        binding = fetched.binding if fetched is not None and fetched.binding is not None else JSON_RPC
+        headers = dict(extra_headers)
         token = token_for(self.credentials, url, scope)  # only ever the one issued for `url`
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        response = (self.transport.stream if stream else self.transport.post)(url, frame, headers)
-        if response.status != 200:
-            sent = "Authorization" in headers
-            hint = "" if sent else f"give the support agent a token for {url} with --credentials"
-            raise HttpRefusal(response.status, credentials_sent=sent, hint=hint)
-        if sse.is_stream(response.header("Content-Type")):
-            return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
-        return jsonrpc.decode_response(response.body, request_id)
+        return binding.call(self.transport, url, method, params, headers, request_id=next(self.request_ids),
+                            stream=stream)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
@@ -207,6 +202,8 @@ class SupportAgent:
         """Step 2, with its failure as an outcome: the card, or why it could not be had."""
         try:
             return self.discover(card_url)
+        except Unspeakable as failure:  # a valid card, none of whose bindings we speak
+            return self.failed(card_url, None, f"not sent: {failure}", failure, refused=True)
         except PeerError as failure:  # a GET of a public document changes nothing
             return self.failed(card_url, None, f"card fetch failed: {failure}; fetching a card "
                                                "has no effect, so a retry is safe")
@@ -300,13 +297,14 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
 
 # -- the command line: the demo peers, the transport, the printer, and the story -----------
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, watch: Any = None) -> int:
     """FramePrinter(InProcessTransport(the demo peers)), the support agent speaking through
-    it, and the story told; flags, files, lessons and learner tools are peers/support/session.py's."""
+    it, and the story told; flags, files, lessons, learner tools and `watch` (the web page
+    following this run) are peers/support/session.py's; `web` runs main again for each run."""
     from peers import demo  # the other teams' peers, played in this process for the demo
     from peers.support.session import Session
-    session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry)
-    if isinstance(session, int):  # serve, --list-scenarios, --replay, or a mistake said: done
+    session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
+    if isinstance(session, int):  # serve, web, --list-scenarios, --replay, or a mistake said: done
         return session
     transport = InProcessTransport(session.apps, timeout=session.options.timeout)  # Part 12's shim
     with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1

@@ -39,7 +39,9 @@ def restarted(peer: Peer, path: str) -> list[str]:
     ledger's newest five effects)."""
     settle(peer.store, peer.ledger, peer.go_on)
     effects = list(peer.ledger.effects.items())
-    return [f"[serve] store: {path} ({len(peer.store.tasks)} tasks, {len(effects)} effects in the ledger)"] + [
+    tasks = len(peer.store.tasks)
+    return [f"[serve] store: {path} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
+            f"effect{'' if len(effects) == 1 else 's'} in the ledger)"] + [
         f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
 
 

@@ -13,7 +13,7 @@ from conftest import GOLDEN, ROOT, cli
 @pytest.fixture
 def workbench(tmp_path):
     copy = tmp_path / "wb"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", ".sdk", "tests"))
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", ".sdk", ".venv", ".js-sdk", "tests"))
     return copy
 
 

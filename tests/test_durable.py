@@ -284,7 +284,7 @@ def test_the_crash_lesson_fails_safely_restarts_billing_and_its_retry_gets_the_o
     assert any("may have been acted on: retry is NOT safe until the peer confirms" in line for line in done.stderr.splitlines() + lines)
     assert "[support] billing exited (137); starting it again on the same store" in lines
     stores = [line for line in lines if line.startswith("[billing] store: ")]
-    assert [line.split("(")[1] for line in stores] == ["0 tasks, 0 effects in the ledger)", "1 tasks, 1 effects in the ledger)"]
+    assert [line.split("(")[1] for line in stores] == ["0 tasks, 0 effects in the ledger)", "1 task, 1 effect in the ledger)"]
     (ledger,) = [line for line in lines if line.startswith("[billing] ledger: refund of ORD-9100")]
     task_id = ledger.rsplit("(task ", 1)[1].rstrip(")")
     assert f"[support] task {task_id} state: completed" in lines, "the retry got the task billing made before it died"

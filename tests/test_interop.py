@@ -261,3 +261,37 @@ def test_our_support_agent_follows_a_slow_task_on_an_agent_built_with_the_offici
     done = follow(slow_sdk_agent, flags, tmp_path)
     assert_followed(done, slow_sdk_agent, flags, "sdk refund of 180.0 for ORD-3300 (ref SDK-ORD-3300)")
     assert_recorded(tmp_path, slow_sdk_agent, flags)
+
+
+# -- an agent that offers only HTTP+JSON: the SDK's REST routes, nothing else ----------------
+
+REST_FOLLOWS = {  # our flags -> what must have crossed (the request lines the printer shows)
+    "plain": ([], ["--> POST /rest/message:send "]),
+    "stream": (["--stream"], ["--> POST /rest/message:stream ", "<-- 200 a stream of events"]),
+    "no-wait": (["--no-wait"], ["--> POST /rest/message:send ", '"returnImmediately": true', "--> GET /rest/tasks/"]),
+    "push": (["--push"], ["--> POST /rest/message:send ", '"taskPushNotificationConfig"', "(pushed to our webhook)"]),
+}
+
+
+@pytest.fixture(scope="module")
+def rest_only_sdk_agent():
+    """tests/interop/sdk_push_server.py --rest-only: create_rest_routes only, a card with one HTTP+JSON interface."""
+    with served_agent([SDK_PYTHON, str(INTEROP / "sdk_push_server.py"), "--rest-only"]) as agent:
+        yield agent
+
+
+@pytest.mark.parametrize("how", list(REST_FOLLOWS))
+def test_our_support_agent_follows_a_task_on_the_official_sdks_rest_only_server(rest_only_sdk_agent, tmp_path, how):
+    flags, crossed = REST_FOLLOWS[how]
+    done = follow(rest_only_sdk_agent, flags, tmp_path)
+    assert_followed(done, rest_only_sdk_agent, [], "sdk refund of 180.0 for ORD-3300 (ref SDK-ORD-3300)")
+    for line in crossed:
+        assert line in done.stdout, f"{line!r} did not cross:\n{done.stdout[-3000:]}"
+    assert '"jsonrpc"' not in done.stdout and "malformed" not in done.stdout + done.stderr
+
+
+def test_our_support_agent_refuses_the_rest_only_server_when_told_to_speak_json_rpc(rest_only_sdk_agent, tmp_path):
+    done = follow(rest_only_sdk_agent, ["--binding", "jsonrpc"], tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "not sent: the card is not supported: it offers HTTP+JSON, not the JSONRPC asked for" in done.stdout
+    assert "--> POST" not in done.stdout  # nothing but the card crossed

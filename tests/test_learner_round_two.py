@@ -141,3 +141,42 @@ def test_a_diagram_says_where_it_was_written(tmp_path):
     done = cli("--diagram", str(tmp_path / "run.html"))
     assert done.returncode == 0 and (tmp_path / "run.html").exists()
     assert done.stdout.splitlines()[-1] == f"[diagram] wrote {tmp_path / 'run.html'}: open it in a browser"
+
+
+def test_ctrl_c_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_path):
+    """Ctrl-C at eight moments of --scenario crash (a terminal sends it to the whole process
+    group): each time, the temporary folder with billing's store is gone, and so is billing."""
+    import signal
+    import time
+    for moment in range(8):
+        folder = tmp_path / f"run{moment}"
+        folder.mkdir()
+        run = subprocess.Popen([sys.executable, STORY, "--scenario", "crash"], cwd=ROOT, start_new_session=True,
+                               env={**os.environ, "TMPDIR": str(folder)}, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        time.sleep(0.05 * moment)
+        try:
+            os.killpg(run.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass  # it had finished
+        run.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while list(folder.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(folder.rglob("*")) == [], f"left behind after Ctrl-C at {0.05 * moment:.2f}s"
+        left = subprocess.run(["pgrep", "-f", f"--store {folder}"], capture_output=True, text=True)
+        assert left.stdout == "", "billing still running"
+
+
+def test_a_paused_tasks_words_do_not_repeat_its_variants_name():
+    done = cli("--scenario", "approval")
+    paused = [line for line in done.stdout.splitlines() if line.startswith("[support] approval required (")]
+    assert paused and all("): approval required:" not in line for line in paused), paused
+    assert "[support] approval required (interrupted): a refund of $6,200.00 for ORD-4100" in done.stdout
+
+
+def test_a_run_on_1_0_says_once_why_it_shows_one_state():
+    done = cli("--wire", "1.0", "--scenario", "duplicate")
+    why = "(0.3 and 1.0 answer with a task's current state, not each state it passed through"
+    assert done.stdout.count(why) == 1 and "--stream shows each as it is entered" in done.stdout
+    assert why not in cli().stdout, "the essay's run prints its lifecycle: nothing to explain"

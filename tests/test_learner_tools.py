@@ -82,8 +82,9 @@ def test_the_svg_diagram_has_an_arrow_per_frame_and_a_stop_at_the_gate(tmp_path)
               and not {"ask", "ok", "warn"} & set(e.get("class").split())]
     assert len(arrows) == len(frames) == 6
     assert len([e for e in root.iter(f"{SVG}path") if e.get("class") == "stop"]) == 1
-    labels = [t.text for t in root.iter(f"{SVG}text")]
-    assert "tasks/send (id 1)" in labels and "REFUSED refund-bot-9000: nothing sent" in labels
+    labels = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]  # a long label wraps into tspans
+    assert "tasks/send (id 1)" in labels
+    assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in labels, "as the terminal says"
     assert "refund-bot-9000" in labels and "tasks/send (id 2)" not in labels, "no arrow beyond the gate"
     text = picture.read_text()
     assert "prefers-color-scheme:dark" in text and "href=\"http" not in text and "@import" not in text

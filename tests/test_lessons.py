@@ -398,7 +398,8 @@ def test_a_reader_that_stops_reading_ends_the_run_quietly_not_with_a_traceback()
 def test_the_diagram_draws_every_turn_of_a_task_as_that_task(tmp_path):
     drawn = tmp_path / "approval.mmd"
     assert cli("--scenario", "approval", "--diagram", str(drawn)).returncode == 0
-    arrows = [line.strip() for line in drawn.read_text().splitlines() if "SendMessage" in line or "task-1" in line]
+    arrows = [line.strip() for line in drawn.read_text().splitlines()
+              if ("SendMessage" in line or "task-1" in line) and not line.strip().startswith("Note")]
     assert arrows == ["L0->>L3: SendMessage (id 1)", "L3-->>L0: task-1 input-required (id 1)",
                       "L0->>L3: SendMessage (id 2): next turn of task-1", "L0->>L3: SendMessage (id 3): next turn of task-1",
                       "L3-->>L0: task-1 completed (id 3)", "L0->>L3: SendMessage (id 4): next turn of task-1"]
@@ -578,9 +579,8 @@ def test_list_scenarios_prints_one_line_per_lesson_in_teaching_order_as_the_read
     listed = [line.split()[0] for line in cli("--list-scenarios").stdout.splitlines()]
     assert listed == [name_of(module.__name__) for module in lesson_modules()]
     lessons_part = (ROOT / "README.md").read_text().split("## Lessons")[1].split("\n## ")[0]
-    headed = [name for line in lessons_part.splitlines() if line.startswith("### ")
-              for name in re.findall(r"`--scenario ([a-z-]+)`", line)]
-    assert headed == listed, "the README's lessons, in the same order"
+    tabled = re.findall(r"^\| `([a-z-]+)` \| ", lessons_part, re.M)
+    assert tabled == listed, "the README's table of lessons, in the same order"
     teaches = [module.LESSON.teaches.split(":")[0] for module in lesson_modules()]
     assert teaches == sorted(teaches, key=["essay", "seed 004", "seed 004's tests", "seed 000"].index)
 
@@ -629,7 +629,7 @@ def run(agent, card_urls):
 
 def test_adding_a_lesson_is_adding_one_file(tmp_path):
     copy = tmp_path / "workbench"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", "*.db"))
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache", "*.db", ".venv", ".sdk", ".js-sdk"))
     (copy / "peers/support/lessons/tiny.py").write_text(TINY)
 
     def run(*args):

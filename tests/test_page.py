@@ -40,12 +40,10 @@ def steps_of(html):
     return json.loads(re.search(r'<script type="application/json" id="run-data">(.*?)</script>', html, re.S)[1])
 
 
-def events_of(records):
-    return [r for r in records if r["kind"] in page.EVENTS]
-
-
 def step_where(records, **match):
-    return next(n for n, r in enumerate(events_of(records), 1) if all(r.get(k) == v for k, v in match.items()))
+    """The page's number of the step whose record matches."""
+    seq = next(r["seq"] for r in records if all(r.get(k) == v for k, v in match.items()))
+    return next(n for n, step in enumerate(steps_of(page.page(records)), 1) if step["seq"] == seq)
 
 
 def test_the_page_needs_no_network_to_open(traces):
@@ -58,15 +56,32 @@ def test_the_page_needs_no_network_to_open(traces):
 def test_each_event_is_a_step_and_each_frame_one_arrow(traces):
     for records in traces.values():
         html = page.page(records)
-        assert len(steps_of(html)) == len(events_of(records))
+        shown = steps_of(html)
+        events = [r["seq"] for r in records if r["kind"] in ("registry", "trust", "model", "failure", "frame")]
+        assert [step["seq"] for step in shown if step["kind"] != "result"] == events, "each event once, in order"
         frames = [r for r in records if r["kind"] == "frame"]
         assert html.count('<line class="arrow send') == sum(r["direction"] == "-->" for r in frames)
+
+
+def test_the_default_runs_page_has_one_step_per_event_not_one_per_printed_line(traces):
+    """Not a frame and its printed line, not the blank lines: the registry, each card fetch
+    (its GET and the card), each trust decision, each frame, each result."""
+    html = page.page(traces["essay"])
+    shown = steps_of(html)
+    assert [(step["kind"], step["cls"]) for step in shown] == [
+        ("registry", ""), ("frame", "send"), ("frame", "reply"), ("trust", "ok"), ("frame", "send"),
+        ("frame", "reply"), ("result", "ok"), ("frame", "send"), ("frame", "reply"), ("trust", "fail")]
+    assert "</output> of 10</span>" in html and html.count('<li data-step="') == 10
+    printed = "\n".join(step["printed"] or "" for step in shown)
+    assert "[support] task task-1 lifecycle: submitted -> working -> completed" in printed, "story lines kept"
+    assert "-> delegation result: None  (refused; output never trusted)" in shown[-1]["printed"]
 
 
 def test_the_essays_run_draws_the_gate_refusing_and_nothing_beyond_it(traces):
     records, html = traces["essay"], page.page(traces["essay"])
     for text in (">GET agent card<", ">agent card<", ">tasks/send (id 1)<", ">task-1 completed (id 1)<",
-                 ">trusted (allowlisted)<", ">REFUSED refund-bot-9000: nothing sent<",
+                 ">trusted (allowlisted)<", ">[trust] &#x27;refund-bot-9000&#x27; is NOT on the allowlist -&gt; ",
+                 ">delegation REFUSED</tspan>",
                  "in-process JSON-RPC shim (Part 12 reused) · wire format: essay"):
         assert text in html, text
     refused = step_where(records, kind="trust", verdict="refused")
@@ -94,7 +109,7 @@ def test_the_svg_and_mermaid_diagrams_draw_the_same_marks(traces, tmp_path):
     assert 'class="tag"' in svg, "labels sit on a background, never struck through by a lifeline"
     mermaid = (tmp_path / "run.mmd").read_text()
     assert mermaid.startswith("sequenceDiagram\n    title over in-process")
-    assert "Note over L2: REFUSED refund-bot-9000: nothing sent" in mermaid
+    assert "Note over L2: trust 'refund-bot-9000' is NOT on the allowlist - delegation REFUSED" in mermaid
     with pytest.raises(ValueError, match=".svg, .html or .mmd"):
         diagram.write(str(tmp_path / "run.png"), records)
 
@@ -165,7 +180,7 @@ def test_a_browser_opens_the_page_at_the_step_the_url_names(traces, tmp_path, wh
     records = traces["essay"]
     path = tmp_path / "run.html"
     path.write_text(page.page(records), encoding="utf-8")
-    total = len(events_of(records))
+    total = len(steps_of(page.page(records)))
     number = {"first": 1, "third": 3, "last": total}[which]
     dom = render(path, f"#step={number}")
     assert dom.step == str(number) and set(dom.current) == {str(number)}
@@ -197,6 +212,6 @@ def test_the_arrow_keys_and_buttons_move_one_step_and_update_the_url(traces, tmp
 def test_a_browser_runs_none_of_a_peers_text(tmp_path):
     path = tmp_path / "hostile.html"
     path.write_text(page.page(hostile_records()), encoding="utf-8")
-    for number in range(1, 7):
+    for number in range(1, len(steps_of(page.page(hostile_records()))) + 1):
         dom = render(path, f"#step={number}")
         assert not dom.pwned and dom.imgs == 0 and dom.step == str(number)

@@ -45,7 +45,7 @@ def test_each_breakpoint_stops_there_and_its_names_exist_after_the_steps_it_says
 
 def test_the_readme_names_exactly_two_set_up_commands_and_ci_runs_the_second():
     setup = README.split("```sh\n", 1)[1].split("```", 1)[0].strip().splitlines()
-    assert len(setup) == 2 and setup[0].startswith("python a2a_delegation.py")
+    assert len(setup) == 2 and setup[0].startswith("python3 a2a_delegation.py")
     test_command = setup[1].split("#")[0].strip()
     assert test_command in (ROOT / ".ci" / "run").read_text()
 
@@ -76,8 +76,9 @@ def test_no_command_in_the_readme_puts_a_dollar_and_digit_inside_double_quotes()
     assert [c for c in sh_commands() if re.search(r'"[^"]*\$[0-9][^"]*"', c)] == []
 
 
-STORY_COMMANDS = [c for c in sh_commands() if c.startswith("python a2a_delegation.py") and " serve " not in c
-                  and "--peer" not in c]
+MY_FILES = "/tmp/my-"  # the three small files of the README's own recipe, written by its echo commands
+STORY_COMMANDS = [c for c in sh_commands() if c.startswith("python3 a2a_delegation.py") and " serve " not in c
+                  and "--peer" not in c and MY_FILES not in c]
 
 
 @pytest.mark.parametrize("command", STORY_COMMANDS)
@@ -104,7 +105,8 @@ def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_wo
     from conftest import free_port
     printed = re.search(r"--port (\d+)", command)[1]
     ports = {printed: free_port()}
-    users = [c for c in sh_commands() if f":{printed}" in c and " serve " not in c]
+    users = [c for c in sh_commands() if (f":{printed}" in c or (MY_FILES in c and printed == "8001"))
+             and " serve " not in c]
     server = subprocess.Popen(["bash", "-c", "exec " + with_free_ports(command, ports)], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -119,18 +121,21 @@ def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_wo
                 assert "refund of $180.00 issued for ORD-3300" in done.stdout
             elif user.startswith("curl"):
                 assert '"name": "billing-agent"' in done.stdout
-            else:
+            elif "--peer" in user:
                 assert "to trust 'billing-agent', vet it, then add this to the allowlist" in done.stdout
+            elif not user.startswith("echo"):  # the three small files, used over real HTTP
+                assert "trusted result (from billing-agent)" in done.stdout, done.stdout
     finally:
         server.terminate()
         server.communicate(timeout=10)
 
 
 def test_the_readme_commands_that_need_the_network_are_valid_bash():
-    # Installing the official SDK needs the package index; it is an opt-in step.
-    for command in sh_commands():
-        if ".sdk" in command:
-            assert bash(f"bash -n <<'EOF'\n{command}\nEOF").returncode == 0
+    # Installing the official SDKs needs the package indexes; it is an opt-in step.
+    needing = [command for command in sh_commands() if ".sdk" in command or "npm" in command or "A2A_JS_SDK" in command]
+    assert len(needing) == 4
+    for command in needing:
+        assert bash(f"bash -n <<'EOF'\n{command}\nEOF").returncode == 0
 
 
 def test_the_readmes_signing_key_commands_make_a_key_and_serve_a_card_it_signed(tmp_path):
@@ -153,3 +158,46 @@ def test_the_readmes_signing_key_commands_make_a_key_and_serve_a_card_it_signed(
     finally:
         server.terminate()
         server.communicate(timeout=10)
+
+
+# -- the two set-up commands on a stock machine: only `python3` on the PATH -----------------
+
+STOCK_PYTHON3 = "/usr/bin/python3"  # the distribution's own: no `python`, pip externally managed
+
+
+def only_python3(tmp_path):
+    """A PATH holding one program, the stock python3, as a fresh Debian or Ubuntu has."""
+    import os
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "python3").symlink_to(STOCK_PYTHON3)
+    return {**os.environ, "PATH": str(folder)}
+
+
+def setup_commands():
+    return [line.split("  #")[0].strip() for line in
+            README.split("```sh\n", 1)[1].split("```", 1)[0].strip().splitlines()]
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(STOCK_PYTHON3), reason=f"no {STOCK_PYTHON3} here")
+def test_the_run_command_works_with_only_a_stock_python3_on_the_path(tmp_path):
+    done = subprocess.run(["/bin/bash", "-c", setup_commands()[0]], cwd=ROOT, env=only_python3(tmp_path),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "trusted result (from billing-agent)" in done.stdout, done.stderr
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(STOCK_PYTHON3), reason=f"no {STOCK_PYTHON3} here")
+def test_the_test_command_needs_nothing_a_stock_python3_lacks(tmp_path):
+    """Each step of the test command, with only the stock python3 on the PATH, short of the
+    download itself (tests reach loopback only; .ci/run does the download for real): the
+    venv is made without ensurepip, and the system's pip installs into it, which an
+    externally managed pip allows for a venv."""
+    venv, pip, test = (part.strip() for part in setup_commands()[1].split("&&"))
+    assert venv.startswith("python3 -m venv .venv") and test == ".venv/bin/python -m pytest"
+    env = only_python3(tmp_path)
+    made = subprocess.run(["/bin/bash", "-c", venv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    asked = pip.split(" install ")[0] + " --version"  # the same pip, told the same target, asked only its version
+    done = subprocess.run(["/bin/bash", "-c", asked], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("pip "), done.stderr
+    assert (tmp_path / ".venv" / "bin" / "python").exists()

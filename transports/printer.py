@@ -11,7 +11,12 @@ Behaviour changes through two documented hooks, as http.server's do: `before_sen
 runs after a request is shown and before it leaves (--step and --break pause there; it
 may raise `StopRun`), and each of `listeners` is told of every frame as it is recorded
 (--trace). `show(text, frame)` decides how a frame line looks; None records silently.
-A request a peer makes to us (a push to a webhook of ours) crosses no transport we
+A JSON-RPC frame names its operation inside it, so it is shown as the bytes alone, as
+the essay quotes it. A request in a REST style (A2A's HTTP+JSON binding) names its
+operation by its verb and path instead, so those are shown before its body, and its
+answer's status before the answer (`--> POST /message:send {...}`, `<-- 200 {...}`). The
+printer tells them apart by the media type the request speaks (`named_by_path`), not by
+reading the body. A request a peer makes to us (a push to a webhook of ours) crosses no transport we
 call, so whoever received it hands it to `received`, which shows and records it as the
 frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
 """
@@ -23,7 +28,7 @@ from itertools import count
 from typing import Callable, Iterator, NamedTuple
 
 from transports import sse
-from transports.base import Body, HttpResponse, Transport, hang_up, parse_url
+from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
 # The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
@@ -88,11 +93,14 @@ class FramePrinter:
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
         sent = self._record("-->", "GET", url, headers, b"")
-        self._show(f"--> GET {url}", sent)
+        rest = named_by_path(headers)
+        self._show(f"--> GET {_target(url) if rest else url}", sent)
         self.before_send(sent)
         response = self.inner.get(url, headers)
         got = self._record("<--", "GET", url, response.headers, response.body, response.status, sent)
-        if response.status != 200:
+        if rest:  # an operation's answer, with its status: one line, as a POST's
+            self._show(f"<-- {response.status} {_text(response.body)}".rstrip(), got)
+        elif response.status != 200:
             self._show(f"<-- HTTP {response.status} {_text(response.body)}", got)
         else:  # a card: shown as served, line by line, so its layout stays readable
             self._show(_text(response.body, keep_newlines=True), got)
@@ -108,27 +116,27 @@ class FramePrinter:
 
     def _send(self, send: Callable[..., HttpResponse], url: str, body: bytes,
               headers: dict[str, str]) -> HttpResponse:
-        sent = self._record("-->", "POST", url, headers, body)
-        self._show(f"--> {_text(body)}", sent)
+        sent, rest = self._record("-->", "POST", url, headers, body), named_by_path(headers)
+        self._show(f"--> {f'POST {_target(url)} ' if rest else ''}{_text(body)}", sent)
         self.before_send(sent)
         response = send(url, body, headers)
         if response.status == 200 and sse.is_stream(response.header("Content-Type")):
             if not isinstance(response.body, bytes):
-                return response._replace(body=self._events(url, response, sent))
-            for _ in self._events(url, response._replace(body=[response.body]), sent):
+                return response._replace(body=self._events(url, response, sent, rest))
+            for _ in self._events(url, response._replace(body=[response.body]), sent, rest):
                 pass  # a stream read whole (post): each event shown at once
             return response
         got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
-        status = "" if response.status == 200 else f"HTTP {response.status} "
+        status = f"{response.status} " if rest else "" if response.status == 200 else f"HTTP {response.status} "
         self._show(f"<-- {status}{_text(response.body)}".rstrip(), got)
         return response
 
-    def _events(self, url: str, response: HttpResponse, sent: Frame) -> Body:
+    def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
         # What the lines are shown with until the stream ends and its whole frame is recorded.
         now = (time.perf_counter() - self._start) * 1000
         head = Frame(len(self.frames) + 1, "<--", "POST", url, mask(response.headers), b"", 200, now,
                      now - sent.offset_ms)
-        self._show("<-- a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
+        self._show(f"<-- {'200 ' if rest else ''}a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
                    "workbench (the numbers are not part of the protocol)", head)
         decoder, received, numbers = sse.Decoder(), bytearray(), count(1)
 
@@ -175,6 +183,21 @@ class FramePrinter:
             self.show(text, frame)
             if self.verbose:
                 self.show(_details(frame), frame)
+
+
+def named_by_path(headers: dict[str, str]) -> bool:
+    """Whether a request names its operation by its verb and path (a REST API's way) rather
+    than inside its body (JSON-RPC's) or is a document fetched (a card): told by the media
+    type it speaks, an API's own JSON (RFC 6839's "+json", A2A's application/a2a+json)
+    where JSON-RPC and a fetched document speak plain application/json."""
+    spoken = header(headers, "Content-Type") or header(headers, "Accept") or ""
+    return spoken.split(";")[0].strip().lower().endswith("+json")
+
+
+def _target(url: str) -> str:
+    """What a request line names: the URL's path and query (the host is the peer's)."""
+    parsed = parse_url(url)
+    return escape(parsed.target if parsed is not None else url)
 
 
 def _text(body: bytes, *, keep_newlines: bool = False) -> str:

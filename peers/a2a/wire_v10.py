@@ -70,16 +70,17 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
 
 def card_from_wire(document: Any) -> AgentCard:
     card = obj(document, "card")
-    endpoint = None
+    offered = []  # each 1.0 interface: (binding, URL); a client speaks the binding it picks, at its URL
     for index, interface in enumerate(field(card, "supportedInterfaces", list)):
         where = f"supportedInterfaces[{index}]"
         interface = obj(interface, where)
         version = str(interface.get("protocolVersion", "")).split(".")[:2]
-        if interface.get("protocolBinding") == "JSONRPC" and version == ["1", "0"]:
-            endpoint = url(field(interface, "url", str, f"{where}."), f"{where}.url")
-            break
-    if endpoint is None:
-        raise WireError("supportedInterfaces has no JSONRPC interface for protocol 1.0")
+        if version == ["1", "0"]:
+            offered.append((interface.get("protocolBinding"),
+                            url(field(interface, "url", str, f"{where}."), f"{where}.url")))
+    if not offered:
+        raise WireError("supportedInterfaces has no interface for protocol 1.0")
+    endpoint = next((where for binding, where in offered if binding == "JSONRPC"), offered[0][1])
     capabilities = obj(card.get("capabilities", {}), "capabilities")
     return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
                      endpoint, field(card, "version", str, default=""), cards.skills_from_wire(card),

@@ -1,28 +1,117 @@
-"""What our side knows of a card that the card itself does not say.
+"""What our side knows of a card that the card itself does not say, and how we reach its agent.
 
 Essay: "Discovering it, though, is not the same as trusting it." An AgentCard
 (peers/a2a/model.py) is the peer's own words, the same object on both sides. Where we
-fetched it, what its signatures cover, and the wire we will speak to its agent are our
-facts about it (`FetchedCard`); whether we may send it a payload is our decision
-(`refusal`). Neither belongs in the shared protocol: a peer never has them.
-Not here: the allowlist's verdict (config.py, and the trust gate in the story).
+fetched it, what its signatures cover, the wire we will speak to its agent and the
+binding that carries it are our facts about it (`FetchedCard`); whether we may send it
+a payload is our decision (`refusal`). Neither belongs in the shared protocol: a peer
+never has them.
+
+A binding (A2A 1.0 section 5: JSON-RPC, gRPC, HTTP+JSON) is how one operation travels
+over HTTP; the wire format (peers/a2a/) is how its objects are spelled, the same in
+every binding. A 1.0 card lists its interfaces, each a binding at a URL, in its order of
+preference. We speak two (`Binding` below): JSON-RPC (here: the essay's, every card
+offers it but a 1.0 card may not) and HTTP+JSON (http_json.py, loaded only for a card
+that needs it). `chosen` picks JSON-RPC where offered, else HTTP+JSON, or the one
+--binding forces; a valid card offering neither is `Unspeakable`, naming what it offers,
+never called malformed. Not here: the allowlist's verdict (config.py, and the trust
+gate in the story); gRPC.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from importlib import import_module
+from typing import Any, NamedTuple, Protocol
 
 from peers.a2a.model import AgentCard, clip
 from peers.a2a.schema import check
 from peers.a2a.wire_format import WireFormat
+from transports import jsonrpc, sse
+from transports.base import Transport
+from transports.errors import HttpRefusal, PeerError
+
+JSONRPC, HTTP_JSON = "JSONRPC", "HTTP+JSON"  # as a card's supportedInterfaces name them
+SPOKEN = {JSONRPC: __name__, HTTP_JSON: "peers.support.http_json"}  # binding -> the module with it
+
+
+class Binding(Protocol):
+    """How the support agent sends one A2A operation to an interface, and reads its answer."""
+
+    NAME: str  # as cards name it: "JSONRPC", "HTTP+JSON"
+    ENVELOPE: str  # how it carries an operation, in a few words (a lesson sets the two side by side)
+
+    def at(self, url: str, tenant: str | None) -> str:
+        """Where its requests go, for an interface at `url` serving `tenant` (None: the default)."""
+
+    def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
+             request_id: int, stream: bool = False) -> Any:
+        """`method` (the wire's JSON-RPC name for an operation) with `params` (its request,
+        as the wire spells it) at the interface `url`: the result, as JSON-RPC's `result`
+        would hold it; for a stream, an iterator of them as they arrive. Raises PeerError."""
+
+
+class Unspeakable(PeerError):
+    """A card we read and could trust, whose agent we cannot reach by any binding we speak:
+    nothing was sent, and the same card will be refused again."""
+
+    def retry_advice(self) -> str:
+        return "nothing was sent; the same card will be refused again until its agent offers JSONRPC or HTTP+JSON"
 
 
 class FetchedCard(NamedTuple):
     """A card as our side found it: the card, and our own facts about it."""
 
-    card: AgentCard
+    card: AgentCard  # its url: the interface we will call, by `binding`
     fetched_from: str | None  # the URL we fetched it from (the trust gate compares origins)
     signed: Any  # what its signatures cover, and them (peers/signing/card_signature.py); None: unsigned
     wire: WireFormat  # how we speak to its agent: the card's version, or --wire where it offers that too
+    binding: Binding | None = None  # how our frames reach it; None: JSON-RPC, as every card before 1.0
+
+
+def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple[Binding, str]:
+    """The binding we speak to an agent offering `offered` ((binding, url, tenant), in the
+    card's order), and where its requests go: JSON-RPC where offered (the essay's), else
+    HTTP+JSON; or `forced` (--binding). Raises Unspeakable naming what the card offers."""
+    urls = {name: (url, tenant) for name, url, tenant in reversed(offered)}  # the first of each: the preferred
+    wanted = [forced] if forced else [JSONRPC, HTTP_JSON]
+    for name in wanted:
+        if name in urls:
+            binding: Binding = import_module(SPOKEN[name]).BINDING
+            return binding, binding.at(*urls[name])
+    listed = ", ".join(dict.fromkeys(name[:40] for name, _, _ in offered)) or "no interface"
+    asked = f"the {forced} asked for" if forced else f"{JSONRPC} or {HTTP_JSON}"
+    raise Unspeakable(f"the card is not supported: it offers {listed[:200]}, not {asked}")
+
+
+class JsonRpc:
+    """A2A's JSON-RPC binding (1.0 section 9; the essay's): every operation a POST of one
+    envelope to the one endpoint, the method inside it; a stream, one envelope per event."""
+
+    NAME = JSONRPC
+    ENVELOPE = "one envelope POSTed to the endpoint, the operation named inside it (\"method\")"
+
+    def at(self, url: str, tenant: str | None) -> str:
+        return url  # a tenant would ride in each request's params (the support agent names none)
+
+    def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
+             request_id: int, stream: bool = False) -> Any:
+        frame = jsonrpc.encode_request(request_id, method, params)
+        headers = {"Content-Type": "application/json", **headers}
+        response = (transport.stream if stream else transport.post)(url, frame, headers)
+        if response.status != 200:
+            raise refused(response.status, headers, url)
+        if sse.is_stream(response.header("Content-Type")):
+            return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
+        return jsonrpc.decode_response(response.body, request_id)
+
+
+BINDING = JsonRpc()
+
+
+def refused(status: int, headers: dict[str, str], url: str) -> HttpRefusal:
+    """An HTTP error with no A2A answer in it, saying whether a credential went with it."""
+    sent = "Authorization" in headers
+    return HttpRefusal(status, credentials_sent=sent,
+                       hint="" if sent else f"give the support agent a token for {url} with --credentials")
 
 
 def refusal(card: AgentCard, skill_id: str, payload: Any, *, holds_credential: bool,

@@ -153,7 +153,7 @@ def unwritable(path: str) -> str | None:
 def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:
     """For a --peer agent: the allowlist entry that would trust it, once a person vetted it."""
     if card is None:
-        return "[support] its card could not be read, so there is nothing to trust yet"
+        return "[support] its card could not be read or spoken to (said above), so there is nothing to trust yet"
     if any(entry.name == card.name and same_endpoint(entry.endpoint, card.url) for entry in allowlist):
         return f"[support] {card.name!r} at {card.url} is on the allowlist"
     return (f"[support] to trust {card.name!r}, vet it, then add this to the allowlist: "

@@ -1,15 +1,21 @@
 """--diagram FILE: the run as a sequence diagram, drawn from the --trace records.
 
 Lanes: the support agent, the registry, the trust gate, the model (when one chose), and
-each peer in order of appearance. Each event becomes marks: an arrow per frame,
-labelled by what it carried (`tasks/send (id 1)`, `task-1 completed (id 1)`, `error
--32001`, `HTTP 401`, a push to our webhook as `task-1 working (pushed)`), a task by its
-id, so the turns of one task read as one task (`SendMessage (id 3): next turn of
-task-1`); the gate's question and answer; a stop mark where the gate refused (no arrow
-beyond it) or where an exchange failed. A reply from a peer that is not
-trusted is marked UNTRUSTED. Each mark has a class that says how it went: ask, send,
-reply, ok, warn, fail. The same marks make the standalone `.svg`, the Mermaid `.mmd`,
-and the diagram of the step-through page (`.html`, page.py).
+each peer endpoint in order of appearance, labelled with the name on its card and its host
+(a look-alike host serving billing's card is a lane of its own: steps.py). Each step of
+the run (steps.py) becomes marks: an arrow per frame, labelled by what it carried
+(`tasks/send (id 1)`, `task-1 completed (id 1)`, `error -32001`, `HTTP 401`, a push to our
+webhook as `task-1 working (pushed)`), a task by its id, so the turns of one task read as
+one task (`SendMessage (id 3): next turn of task-1`); the gate's question, and its answer
+in the words the terminal printed (`[trust] 'billing-agent' has a card altered after it
+was signed ... -> delegation REFUSED`), a stop mark where it refused (no arrow beyond it);
+a stop mark with the failure's error where an exchange failed or we refused to send; a
+cut across a stream that broke off, and a note where it was joined again saying what was
+missed; a note on the support agent's lane for each result, pause or peer's refusal, as
+printed. A reply from a peer that is not trusted is marked UNTRUSTED. Each mark has a
+class that says how it went: ask, send, reply, ok, warn, fail. The same marks make the
+standalone `.svg` (drawn by picture.py), the Mermaid `.mmd`, and the diagram of the
+step-through page (`.html`, page.py).
 
 Everything a peer controls is hostile: names, bodies, lines. It is shortened, its
 invisible characters written out, and XML-escaped before it is drawn.
@@ -17,48 +23,19 @@ invisible characters written out, and XML-escaped before it is drawn.
 from __future__ import annotations
 
 import os
-from html import escape as xml_escape
-from typing import Any, NamedTuple
+from typing import Any
 
+from peers.support.picture import Mark, picture
+from peers.support.steps import Run, Step, read_run, short
 from peers.support.trace import PUSH
 from transports import sse
 from transports.codec import loads_strict
-from transports.printer import escape
 
 SUPPORT, REGISTRY, GATE, MODEL = "support agent", "registry", "trust gate", "model"
-LEFT, GAP, TOP, ROW = 96, 140, 84, 34  # first lane's x, lane spacing, first row's y, row height
-CHAR = 7.2  # width of one character of the 12px monospace labels
 VERDICTS = {"trusted": ("trusted (allowlisted)", "ok"), "untrusted": ("UNTRUSTED, opted in", "warn"),
             "refused": ("REFUSED: nothing sent", "fail")}
-STYLE = """:root{--bg:#fff;--fg:#1f2328;--line:#8c959f;--soft:#f6f8fa;--hl:#fff1a8;--ask:#57606a;
---send:#0969da;--ok:#1a7f37;--warn:#9a6700;--fail:#cf222e}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--line:#6e7681;--soft:#161b22;
---hl:#4b3d00;--ask:#9198a1;--send:#58a6ff;--ok:#3fb950;--warn:#d29922;--fail:#ff7b72}}
-svg text{fill:var(--fg);font:12px ui-monospace,monospace} .bg{fill:var(--bg)}
-.lane rect{fill:var(--soft);stroke:var(--line)} .lane.peer rect{stroke-width:2}
-.lane text{font:600 13px system-ui,sans-serif} .life{stroke:var(--line);stroke-dasharray:4 4}
-.band{fill:transparent} .tag{fill:var(--bg)} .arrow{stroke-width:1.6} .title{font:600 14px system-ui,sans-serif}
-.arrow.ask{stroke:var(--ask)} .arrow.send{stroke:var(--send)} .arrow.reply{stroke:var(--send);stroke-dasharray:2 3}
-.arrow.ok{stroke:var(--ok)} .arrow.warn{stroke:var(--warn)} .arrow.fail{stroke:var(--fail);stroke-dasharray:8 4}
-text.fail{fill:var(--fail);font-weight:700} text.warn{fill:var(--warn)}
-.stop{stroke:var(--fail);stroke-width:3.5;fill:none}
-#tip-ask path{fill:var(--ask)} #tip-send path,#tip-reply path{fill:var(--send)} #tip-ok path{fill:var(--ok)}
-#tip-warn path{fill:var(--warn)} #tip-fail path{fill:var(--fail)}"""
-
-
-class Mark(NamedTuple):
-    """One thing drawn: an arrow from `source` to `target`, or a stop mark on `source`."""
-
-    source: str
-    target: str
-    text: str
-    cls: str  # ask, send, reply, ok, warn or fail
-    stop: bool = False
-
-
-def short(value: Any, limit: int = 48) -> str:
-    text = escape(str(value))
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+RESULTS = {"trusted": "ok", "untrusted": "warn", "escalated": "warn", "refused": "fail", "error": "fail",
+           "warning": "warn"}  # a result line's kind -> its mark's class
 
 
 def body_of(record: dict[str, Any]) -> Any:
@@ -105,7 +82,12 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
         task = message.get("taskId") if isinstance(message, dict) else None
         turn = f": next turn of {short(task, 40)}" if isinstance(task, str) else ""
         return short(record.get("method") or record.get("http_method")) + rid + turn, "send"
-    if record.get("http_method") == "GET":
+    if record.get("binding") == "HTTP+JSON":  # the result is the whole body; an error, its status
+        if not isinstance(status, int) or not 200 <= status < 300:
+            error = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else {}
+            return f"HTTP {short(status, 12)} {short(error.get('status', ''), 30)}".rstrip(), "fail"
+        body, status = {"result": body}, 200
+    elif record.get("http_method") == "GET":
         return ("agent card", "reply") if status == 200 else (f"HTTP {short(status, 12)}", "fail")
     if status != 200:
         return f"HTTP {short(status, 12)}{rid}", "fail"
@@ -124,10 +106,11 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
     return f"{task_id} {states[-1]}{rid}", ended.get(states[-1], "reply")  # one task, by its id, across turns
 
 
-def marks_of(record: dict[str, Any], verdicts: dict[str, str]) -> list[Mark]:
-    """The marks one record draws; `verdicts` (peer -> the gate's verdict) is kept up to date."""
-    kind, peer = record.get("kind"), short(record.get("peer"), 60)
-    lane = f"peer:{peer}"  # a peer calling itself "registry" gets a lane of its own
+def marks_of(step: Step, verdicts: dict[str, str]) -> list[Mark]:
+    """The marks one step draws; `verdicts` (peer -> the gate's verdict) is kept up to date.
+    What the gate, a failure or a result says is the line the terminal printed for it."""
+    record, kind, lane = step.record, step.kind, step.lane or SUPPORT
+    peer = short(record.get("peer"), 60)
     if kind == "registry":
         cards = record.get("cards") if isinstance(record.get("cards"), list) else []
         return [Mark(SUPPORT, REGISTRY, f"read registry ({len(cards)} peer{'' if len(cards) == 1 else 's'})",
@@ -137,15 +120,23 @@ def marks_of(record: dict[str, Any], verdicts: dict[str, str]) -> list[Mark]:
                 Mark(MODEL, SUPPORT, f"chose {short(peer, 32)} / {short(record.get('skill'), 24)}", "warn")]
     if kind == "trust":
         verdicts[peer] = str(record.get("verdict"))
-        said, cls = VERDICTS.get(verdicts[peer], (short(record.get("verdict")), "warn"))
+        answer, cls = VERDICTS.get(verdicts[peer], (short(record.get("verdict")), "warn"))
+        reason = record.get("reason")  # a trace from before the reason and the line were kept: the verdict
+        words = step.said or (f"{peer} {short(reason, 300)}" if isinstance(reason, str) else f"{answer} ({peer})")
         ask = Mark(SUPPORT, GATE, f"trust {short(peer, 32)}?", "ask")
         if verdicts[peer] == "refused":
-            return [ask, Mark(GATE, GATE, f"REFUSED {short(peer, 32)}: nothing sent", "fail", stop=True)]
-        return [ask, Mark(GATE, SUPPORT, said, cls)]
-    if kind == "failure":
-        error = str(record.get("error", ""))
-        where = SUPPORT if error.startswith("not sent") else lane
-        return [Mark(where, where, short(error, 60), "fail", stop=True)]
+            return [ask, Mark(GATE, GATE, words, "fail", "stop")]
+        return [ask, Mark(GATE, SUPPORT, answer, cls, aside=words)]
+    if kind == "failure":  # on the peer's lane the lane names it; on ours (not sent), the line does
+        error = short(record.get("error", ""), 400)
+        if error.startswith("not sent") or lane == SUPPORT:
+            return [Mark(SUPPORT, SUPPORT, step.said or f"{peer}: {error}", "fail", "stop")]
+        return [Mark(lane, lane, error, "fail", "stop")]
+    if kind == "broken":
+        return [Mark(lane, SUPPORT, step.said or "the stream broke off", "warn", "cut")]
+    if kind in ("resumed", "result"):
+        cls = "ok" if kind == "resumed" else RESULTS.get(str(record.get("line")), "reply")
+        return [Mark(SUPPORT, SUPPORT, step.said, cls, "note")]
     if kind == "frame":
         text, cls = frame_label(record, body_of(record))
         if record.get("direction") == "-->":
@@ -156,83 +147,51 @@ def marks_of(record: dict[str, Any], verdicts: dict[str, str]) -> list[Mark]:
     return []
 
 
-def lanes(records: list[dict[str, Any]]) -> list[str]:
-    peers = [short(r.get("peer"), 60) for r in records if r.get("kind") in ("trust", "frame", "failure")]
-    model = [MODEL] if any(r.get("kind") == "model" for r in records) else []
-    return [SUPPORT, REGISTRY, GATE, *model] + [f"peer:{p}" for p in dict.fromkeys(peers)]
+def marked(records: list[Any]) -> tuple[Run, list[list[Mark]]]:
+    """The run's steps, and the marks of each."""
+    run, verdicts = read_run(records), {}
+    return run, [marks_of(step, verdicts) for step in run.steps]
 
 
-def title(records: list[dict[str, Any]]) -> str:
-    frames = [r for r in records if r.get("kind") == "frame"]
+def lanes(run: Run) -> dict[str, tuple[str, str]]:
+    """Every lane, in order: lane -> (its name, its host: "" for our own lanes)."""
+    model = {MODEL: (MODEL, "")} if any(step.kind == "model" for step in run.steps) else {}
+    return {SUPPORT: (SUPPORT, ""), REGISTRY: (REGISTRY, ""), GATE: (GATE, ""), **model, **run.lanes}
+
+
+def title(records: list[Any]) -> str:
+    frames = [r for r in records if isinstance(r, dict) and r.get("kind") == "frame"]
     transport = short(frames[0].get("transport"), 90) if frames else "no frames"
     formats = [w for w in dict.fromkeys(short(r.get("wire")) for r in frames) if w not in ("card", "None")]
     return f"over {transport} · " + (f"wire format: {', '.join(formats)}" if formats else "no delegation sent")
 
 
-def tag(left_x: float, row_y: float, text: str, cls: str, anchor: str = "middle") -> str:
-    """A label on a background rect, so no lifeline runs through it."""
-    width = len(text) * CHAR + 10
-    left = left_x - width / 2 if anchor == "middle" else left_x - 5
-    return (f'<rect class="tag" x="{left:.0f}" y="{row_y - 13}" width="{width:.0f}" height="17" rx="3"/>'
-            f'<text class="{cls}" x="{left_x:.0f}" y="{row_y}" text-anchor="{anchor}">{xml_escape(text)}</text>')
+def svg(records: list[Any], *, drawn: tuple[Run, list[list[Mark]]] | None = None, fit: bool = False) -> str:
+    """The diagram as one SVG document (picture.py); `drawn`: the steps and marks the page
+    already has, so its numbers are the page's."""
+    run, marks = drawn or marked(records)
+    return picture(lanes(run), marks, title(records), fit=fit)
 
 
-def draw(mark: Mark, lane_x: dict[str, int], row_y: int) -> str:
-    source, target = lane_x[mark.source], lane_x[mark.target]
-    if mark.stop:
-        return (f'<path class="stop" d="M{source - 9},{row_y - 9} L{source + 9},{row_y + 9} '
-                f'M{source + 9},{row_y - 9} L{source - 9},{row_y + 9}"/>'
-                + tag(source + 18, row_y + 5, mark.text, mark.cls, "start"))
-    return (f'<line class="arrow {mark.cls}" x1="{source}" y1="{row_y}" x2="{target}" y2="{row_y}" '
-            f'marker-end="url(#tip-{mark.cls})"/>' + tag((source + target) / 2, row_y - 7, mark.text, mark.cls))
-
-
-def svg(records: list[dict[str, Any]], *, steps: list[list[Mark]] | None = None) -> str:
-    """The diagram as one SVG document. With `steps` (the marks of each event, from the
-    page), each event's marks are a group with data-step=N, so the page can highlight it."""
-    verdicts: dict[str, str] = {}
-    steps = steps if steps is not None else [marks_of(r, verdicts) for r in records]
-    names = lanes(records)
-    lane_x = {name: LEFT + i * GAP for i, name in enumerate(names)}
-    rows, groups = 0, []
-    for number, marks in enumerate(steps, 1):
-        if marks:
-            drawn = "".join(draw(mark, lane_x, TOP + (rows + i) * ROW) for i, mark in enumerate(marks))
-            cls = " ".join(dict.fromkeys(m.cls for m in marks))
-            groups.append(f'<g class="step {cls}" data-step="{number}"><rect class="band" x="0" '
-                          f'y="{TOP + rows * ROW - 25}" width="100%" height="{ROW * len(marks)}"/>{drawn}</g>')
-            rows += len(marks)
-    width, height = LEFT + GAP * (len(names) - 1) + 76, TOP + rows * ROW + 10
-    heads = [f'<g class="lane{" peer" if name.startswith("peer:") else ""}"><title>{xml_escape(name)}</title>'
-             f'<line class="life" x1="{cx}" y1="44" x2="{cx}" y2="{height - 4}"/>'
-             f'<rect x="{cx - 66}" y="12" width="132" height="32" rx="6"/><text x="{cx}" y="33" '
-             f'text-anchor="middle">{xml_escape(short(name.removeprefix("peer:"), 16))}</text></g>'
-             for name, cx in lane_x.items()]
-    tips = "".join(f'<marker id="tip-{c}" markerWidth="10" markerHeight="8" refX="10" refY="4" orient="auto" '
-                   f'markerUnits="userSpaceOnUse"><path d="M0,0 L10,4 L0,8 z"/></marker>'
-                   for c in ("ask", "send", "reply", "ok", "warn", "fail"))
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" id="diagram" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-label="sequence diagram: {xml_escape(title(records))}">'
-            f'<style>{STYLE}</style><defs>{tips}</defs><rect class="bg" width="100%" height="100%"/>'
-            + "".join(heads) + "".join(groups) + "</svg>")
-
-
-def mermaid(records: list[dict[str, Any]]) -> str:
-    verdicts: dict[str, str] = {}
-    ids = {name: f"L{i}" for i, name in enumerate(lanes(records))}
+def mermaid(records: list[Any]) -> str:
+    run, marks = marked(records)
+    labels = lanes(run)
+    ids = {lane: f"L{number}" for number, lane in enumerate(labels)}
+    names = [name for name, _ in labels.values()]
 
     def clean(text: str) -> str:  # Mermaid's syntax has few safe characters
         return "".join(c for c in text if c.isalnum() or c in " -_.,()?:'/").strip()
-    out = ["sequenceDiagram", f"    title {clean(title(records))}"]
-    out += [f"    participant {i} as {clean(name.removeprefix('peer:'))}" for name, i in ids.items()]
-    for record in records:
-        for mark in marks_of(record, verdicts):
-            source, target = ids[mark.source], ids[mark.target]
-            if mark.stop:
-                out.append(f"    Note over {source}: {clean(mark.text)}")
-            else:
-                arrow = "->>" if mark.source == SUPPORT else "-->>"
-                out.append(f"    {source}{arrow}{target}: {clean(mark.text)}")
+    out = ["sequenceDiagram", f"    title {clean(title(records))}"]  # a name on two lanes: each with its host
+    out += [f"    participant {ids[lane]} as {clean(name if names.count(name) == 1 else f'{name} at {host}')}"
+            for lane, (name, host) in labels.items()]
+    for mark in (mark for step in marks for mark in step):
+        source, target = ids[mark.source], ids[mark.target]
+        if mark.shape == "arrow":
+            out.append(f"    {source}{'->>' if mark.source == SUPPORT else '-->>'}{target}: {clean(mark.text)}")
+            if mark.aside:
+                out.append(f"    Note right of {ids[GATE]}: {clean(mark.aside)}")
+        else:
+            out.append(f"    Note over {source}{',' + target if mark.shape == 'cut' else ''}: {clean(mark.text)}")
     return "\n".join(out) + "\n"
 
 

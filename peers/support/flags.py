@@ -1,4 +1,5 @@
-"""The command line: `a2a_delegation.py [flags]` and `a2a_delegation.py serve NAME [flags]`.
+"""The command line: `a2a_delegation.py [flags]`, `a2a_delegation.py serve NAME [flags]`
+and `a2a_delegation.py web [flags]` (the live page, WEB_FLAGS).
 
 Each flag is written once, in the FLAGS table (and `serve NAME`'s in the peer side's
 table, handed to `parse`): its name, default and help. From them come both --help (argparse) and the options of a run with no flags at
@@ -55,6 +56,9 @@ FLAGS = (
     Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
          "others, what each card declares)", options={"choices": list(NAMES)}),
+    Flag("--binding", None, "how frames reach each peer: jsonrpc (one envelope per call, the essay's) or "
+         "http+json (A2A 1.0's REST binding: a verb and a path per operation), where its card offers it "
+         "(default: JSON-RPC where a card offers it, else HTTP+JSON)", options={"choices": ["jsonrpc", "http+json"]}),
     Flag("--timeout", None, f"how long one exchange with a peer may take (default: {HTTP_TIMEOUT:g} "
          "over HTTP; in process, no limit, so a debugger can stop inside a peer; a lesson may "
          "set its own: --scenario NAME --help says)",
@@ -107,6 +111,12 @@ FLAGS = (
          LEARN, {"action": "store_true"}),
     Flag("--quiet", False, "print only the outcome lines", LEARN, {"action": "store_true"}),
 )
+WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
+    Flag("--port", 0, "the page's port on 127.0.0.1 (default: a free one)", options={"type": values.port}),
+    Flag("--open", False, "also open the page in the default browser", options={"action": "store_true"}),
+    Flag("--allowlist", None, "the allowlist the page edits and saves to when asked (default: the "
+         "allowlist.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
+)
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.
 KINDS = {"port": values.port, "count": values.count, "base_url": values.base_url, "token": values.token,
@@ -127,7 +137,7 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
         return defaults()
     import argparse
 
-    serving = argv[0] == "serve"
+    serving, command = argv[0] in ("serve", "web"), argv[0] if argv[0] in ("serve", "web") else "run"
     lesson_help = None if serving else scenarios.help_asked(argv)  # --scenario NAME --help
 
     class OneLineParser(argparse.ArgumentParser):
@@ -140,12 +150,14 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
             (file or sys.stdout).write(lesson_help)
 
     parser = OneLineParser(
-        prog="a2a_delegation.py serve" if serving else "a2a_delegation.py",
-        description="Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until Ctrl-C "
+        prog=f"a2a_delegation.py {command}" if serving else "a2a_delegation.py",
+        description="Serve the live page on 127.0.0.1 until Ctrl-C: runs, their frames as they cross, "
+                    "the allowlist, any agent." if command == "web" else
+        "Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until Ctrl-C "
                     "or SIGTERM." if serving else
         "Watch a support agent discover, trust or refuse, and delegate to A2A peers over "
         "JSON-RPC, every frame printed. 'a2a_delegation.py serve NAME --help' runs one peer "
-        "as an HTTP server.",
+        "as an HTTP server; 'a2a_delegation.py web' serves the live page.",
         epilog=None if serving else "Exit status: 0 when every peer was handled, 1 when a "
         "delegation failed, 2 for bad input (a data file, a flag, or a registry entry whose "
         "card cannot be fetched).")
@@ -153,7 +165,7 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
     served = tuple(Flag(flag.name, flag.default, flag.help, options={
         **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
         for flag in serve_flags)
-    for flag in served if serving else FLAGS:
+    for flag in (WEB_FLAGS if command == "web" else served) if serving else FLAGS:
         group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
                                   if flag.group else parser)
         options = dict(flag.options)
@@ -163,7 +175,7 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
                 options["default"] = []  # a fresh list per run, never the table's
         group.add_argument(flag.name, help=flag.help, **options)
     options = parser.parse_args(argv[1:] if serving else argv, namespace=SimpleNamespace(
-        command="serve", no_color=False, quiet=False) if serving else SimpleNamespace(command="run"))
+        command=command, no_color=False, quiet=False) if serving else SimpleNamespace(command="run"))
     if not serving:
         _check_run(parser, options)
     return _from_environment(options)
@@ -223,6 +235,7 @@ def ignored(options: SimpleNamespace) -> list[str]:
         warnings += [f"{flag} does nothing with --replay (it prints the saved run; no peer is asked)"
                      for flag, given in (("--scenario", options.scenario), ("--wire", options.wire),
                                          ("--transport", options.transport != "in-process"),
+                                         ("--binding", options.binding),
                                          ("--peer", options.peer), ("--request", options.request),
                                          ("--stream", options.stream), ("--push", options.push),
                                          ("--no-wait", options.no_wait), ("--step", options.step)) if given]
@@ -236,6 +249,6 @@ def _from_environment(options: SimpleNamespace) -> SimpleNamespace:
     """Secrets and paths that may come from the environment instead of the command line."""
     if options.command == "serve":
         options.token = options.token or os.environ.get("A2A_SERVE_TOKEN")
-    else:
+    elif options.command == "run":
         options.credentials = options.credentials or os.environ.get("A2A_CREDENTIALS")
     return options

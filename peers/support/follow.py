@@ -175,7 +175,8 @@ def streamed(results: Iterator[Any], delegation: Delegation, deadline: float) ->
             break
         why = f"broke off ({broke[-1]})" if broke else "ended before the task did"
         delegation.say(f"[support] the stream {escape(why)}; task {escape(task.id)} was last seen "
-                       f"{task.state.value}: subscribing to it again ({subscribe}) for what was missed")
+                       f"{task.state.value}: subscribing to it again ({subscribe}) for what was missed",
+                       event="broken", peer=delegation.card.name, endpoint=delegation.card.url, task=task.id)
         broke = []
         task = _rejoined(delegation, subscribe, task, broke, deadline)
     if broke and (task is None or (not ends(task.state) and time.monotonic() >= deadline)):
@@ -193,7 +194,8 @@ def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[Tr
     def caught_up(now: Any) -> Any:
         if isinstance(now, Task) and now.id != seen.id:
             raise ProtocolViolation(f"subscribed to task {seen.id[:80]!r}, the peer answered about another")
-        delegation.say(f"[support] missed while not listening: {escape(_missed(seen, now))}")
+        delegation.say(f"[support] missed while not listening: {escape(_missed(seen, now))}", event="resumed",
+                       peer=delegation.card.name, endpoint=delegation.card.url, task=seen.id)
         return _continued(seen, now) if isinstance(now, Task) else now
     try:
         results = delegation.ask(subscribe, {"id": seen.id}, stream=True)

@@ -1,9 +1,12 @@
 """--diagram run.html: one self-contained page that steps through a run, as the essay's
-Fig 2 does: the sequence diagram (diagram.py), the list of events, and a panel with the
-current event in full: a frame's pretty-printed body, method, URL, status and masked
-headers; a trust decision; a failure; the task lifecycle seen so far.
+Fig 2 does: the sequence diagram (diagram.py), the list of steps, and a panel with the
+current step in full: a frame's pretty-printed body, method, URL, status and masked
+headers; a trust decision with its reason; a failure with its error; a result; what the
+terminal printed with it, word for word; the task lifecycle seen so far.
 
-Previous/Next and the Left/Right keys move one event; `run.html#step=N` opens at event N,
+One step per event (steps.py says which records are events and which printed lines go
+with each): a frame is one step, not a frame and its printed line; blank lines are none.
+Previous/Next and the Left/Right keys move one step; `run.html#step=N` opens at step N,
 and the step shown is in `<output id="step">`. No network: no fonts, no scripts from
 elsewhere; it opens from a file with the machine offline. The HTML, CSS and script are
 in page.html beside this file.
@@ -20,47 +23,53 @@ from html import escape as html_escape
 from string import Template
 from typing import Any
 
-from peers.support.diagram import VERDICTS, Mark, body_of, marks_of, short, svg, task_states, title
+from peers.support.diagram import VERDICTS, Mark, body_of, marked, svg, task_states, title
+from peers.support.steps import Step, short
 from transports.printer import escape
 
-EVENTS = ("registry", "trust", "model", "failure", "frame", "line")
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page.html")
-MEANINGS = {"trusted": "trusted: on the allowlist, so the support agent delegates",
-            "untrusted": "UNTRUSTED: not on the allowlist, delegated anyway (--allow-untrusted); "
-                         "its output is tagged UNTRUSTED",
-            "refused": "REFUSED: not on the allowlist; nothing is sent to it"}
+MEANINGS = {"trusted": "trusted: the support agent delegates to it",
+            "untrusted": "UNTRUSTED: delegated anyway (--allow-untrusted); its output is tagged UNTRUSTED",
+            "refused": "REFUSED: nothing is sent to it"}  # what each verdict does; the reason is the record's
 
 
-def describe(record: dict[str, Any], marks: list[Mark]) -> dict[str, Any]:
-    """What the panel shows for one event, and its one-line summary in the event list;
-    a frame is named as its arrow is (`marks`), UNTRUSTED included."""
-    kind, peer = record["kind"], escape(str(record.get("peer")))
+def describe(step: Step, marks: list[Mark], who: str | None = None) -> dict[str, Any]:
+    """What the panel shows for one step, and its one-line summary in the list; a frame is
+    named as its arrow is (`marks`), UNTRUSTED included, its peer as `who` (with its host
+    where another lane bears the same name). A decision, a failure or a result is titled
+    with what the terminal printed for it, or the record's own reason."""
+    record, kind = step.record, step.kind
+    peer = escape(str(record.get("peer")))
+    who = who or peer
     if kind == "registry":
         cards = record.get("cards") if isinstance(record.get("cards"), list) else []
         return {"title": "The support agent reads the registry",
                 "summary": f"registry: {len(cards)} card URL{'' if len(cards) == 1 else 's'}",
                 "fields": [["Card URLs", "\n".join(escape(str(card)) for card in cards)]]}
     if kind == "trust":
-        said, cls = VERDICTS.get(str(record.get("verdict")), (short(record.get("verdict")), "warn"))
-        return {"title": f"Trust gate: {short(peer, 80)} is {said}", "peer": peer, "cls": cls,
-                "summary": f"trust gate: {short(peer, 40)} -> {short(record.get('verdict'), 20)}",
+        verdict = str(record.get("verdict"))
+        answer, cls = VERDICTS.get(verdict, (short(verdict), "warn"))
+        reason = escape(str(record["reason"])) if isinstance(record.get("reason"), str) else answer
+        return {"title": f"Trust gate: {short(peer, 80)} {short(reason, 300)}", "peer": peer, "cls": cls,
+                "summary": f"trust gate: {short(peer, 40)} {reason}",
                 "fields": [["Peer", peer], ["Endpoint", escape(str(record.get("endpoint")))],
-                           ["Verdict", MEANINGS.get(str(record.get("verdict")), said)]]}
+                           ["Verdict", MEANINGS.get(verdict, answer)], ["Reason", reason]]}
     if kind == "model":
         return {"title": f"The model chose {short(peer, 60)} / {short(record.get('skill'), 40)}",
                 "peer": peer, "cls": "warn", "summary": f"model chose {short(peer, 40)}",
                 "fields": [["Chosen peer", peer], ["Skill", escape(str(record.get("skill")))],
                            ["What happens next", "the trust gate decides, in code: the model cannot pass it"]]}
     if kind == "failure":
-        return {"title": f"Failed: {short(peer, 60)}", "peer": peer, "cls": "fail",
-                "summary": f"failed: {short(record.get('error'), 80)}",
-                "fields": [["Peer", peer], ["What went wrong", escape(str(record.get("error")))]]}
-    if kind == "frame":
-        return _describe_frame(record, peer, marks[0])
-    text = escape(str(record.get("text", "")), keep_newlines=True)
-    return {"title": "A printed line", "body": text or "(an empty line)",
-            "summary": short(" ".join(part.strip() for part in text.split("\n") if part.strip()), 110)
-            or "(an empty line)"}
+        error = escape(str(record.get("error")))
+        return {"title": step.said or f"{short(peer, 60)}: {short(error, 300)}", "peer": peer, "cls": "fail",
+                "summary": step.said or f"{peer}: {error}", "fields": [["Peer", peer], ["What went wrong", error]]}
+    if kind in ("broken", "resumed", "result"):
+        cls = marks[0].cls if marks else ""
+        what = {"broken": "The stream broke off", "resumed": "Subscribed again: what was missed"}.get(kind, "Result")
+        fields = [["Peer", peer], ["Task", escape(str(record.get("task")))]] if kind != "result" else []
+        return {"title": step.said or what, "peer": peer if kind != "result" else None, "cls": cls,
+                "summary": step.said or what, "fields": fields}
+    return _describe_frame(record, who, marks[0])
 
 
 def _describe_frame(record: dict[str, Any], peer: str, mark: Mark) -> dict[str, Any]:
@@ -84,32 +93,34 @@ def _describe_frame(record: dict[str, Any], peer: str, mark: Mark) -> dict[str, 
             "body": escape(str(shown), keep_newlines=True)}
 
 
-def page(records: list[dict[str, Any]]) -> str:
-    events = [r for r in records if isinstance(r, dict) and r.get("kind") in EVENTS]
-    verdicts: dict[str, str] = {}
-    marks = [marks_of(record, verdicts) for record in events]
+def page(records: list[Any]) -> str:
+    run, marks = marked(records)
+    names = [name for name, _ in run.lanes.values()]
+    who = {lane: name if names.count(name) == 1 else f"{name} at {host}" for lane, (name, host) in run.lanes.items()}
     tasks: dict[str, dict[str, list[str]]] = {}  # peer -> task id -> the states seen so far
     items, steps = [], []
-    for number, record in enumerate(events, 1):
-        step = {"kind": record["kind"], "fields": [], "body": None, "peer": None, "cls": "",
-                **describe(record, marks[number - 1])}
-        if record["kind"] == "frame" and record.get("direction") == "<--":
+    for number, step in enumerate(run.steps, 1):
+        record = step.record
+        shown = {"kind": step.kind, "seq": record.get("seq"), "fields": [], "body": None, "peer": None, "cls": "",
+                 "printed": escape("\n".join(step.printed), keep_newlines=True) or None,
+                 **describe(step, marks[number - 1], who.get(step.lane or ""))}
+        if step.kind == "frame" and record.get("direction") == "<--":
             task_id, states, whole = task_states(body_of(record))
             if states:
-                seen = tasks.setdefault(step["peer"], {}).setdefault(task_id, [])
+                seen = tasks.setdefault(shown["peer"], {}).setdefault(task_id, [])
                 if whole:  # the essay's wire sends the whole history each time
                     seen[:] = states
                 elif not seen or seen[-1] != states[-1]:
                     seen.append(states[-1])
-        step["tasks"] = [f"{short(peer, 40)} · {task_id}: {' -> '.join(states)}"
-                         for peer in ([step["peer"]] if step["peer"] else tasks)
-                         for task_id, states in tasks.get(peer, {}).items()]
-        items.append(f'<li data-step="{number}" class="{step["kind"]} {step["cls"]}"><span class="n">'
-                     f'{number}</span> {html_escape(step.pop("summary"))}</li>')
-        steps.append(step)
+        shown["tasks"] = [f"{short(peer, 40)} · {task_id}: {' -> '.join(states)}"
+                          for peer in ([shown["peer"]] if shown["peer"] else tasks)
+                          for task_id, states in tasks.get(peer, {}).items()]
+        items.append(f'<li data-step="{number}" class="{step.kind} {shown["cls"]}"><span class="n">'
+                     f'{number}</span> {html_escape(short(shown.pop("summary"), 200))}</li>')
+        steps.append(shown)
     data = json.dumps(steps, ensure_ascii=True)  # U+2028, U+2029 and all non-ASCII become \u escapes
     data = data.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
     with open(TEMPLATE, encoding="utf-8") as file:
         template = Template(file.read())
-    return template.substitute(title=html_escape(title(events)), svg=svg(events, steps=marks),
+    return template.substitute(title=html_escape(title(records)), svg=svg(records, drawn=(run, marks), fit=True),
                                items="\n".join(items), total=len(steps), data=data)

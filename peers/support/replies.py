@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from peers.a2a.fields import WireError
+from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
-from peers.support.cards import FetchedCard
+from peers.support.cards import JSONRPC, FetchedCard, chosen
 from peers.support.contracts import CONTRACTS
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation
@@ -35,23 +35,52 @@ def check_card(document: Any, spoken: Any) -> None:
         raise ProtocolViolation(f"the card lacks what A2A {spoken.NAME} requires: " + "; ".join(found))
 
 
-def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str | None = None) -> FetchedCard:
+def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str | None = None,
+              binding: str | None = None) -> FetchedCard:
     """The card as an object, with our facts about it (cards.py): where it was fetched
     from, what its signatures cover, and the wire to speak to its agent: the card's own, or
-    `wanted` (--wire) if the card offers that too (a 1.0 card may list a 0.3 interface).
-    A skill we rely on whose card publishes no input contract (the essay's card has no
-    place for one) gets our own copy (contracts.py), so every payload is checked."""
+    `wanted` (--wire) if the card offers that too (a 1.0 card may list a 0.3 interface),
+    and the binding to carry it: JSON-RPC where offered, else HTTP+JSON, or `binding`
+    (--binding); the card's url becomes that interface's. A skill that lists no input modes
+    takes the card's defaults (a2a.proto: a skill's modes override them, and proto3 cannot
+    tell an empty list from none). A skill we rely on whose card publishes no input
+    contract (the essay's card has no place for one) gets our own copy (contracts.py), so
+    every payload is checked."""
     card = read(spoken.card_from_wire, document, "the card")
+    offered = _interfaces(document, spoken.NAME) or [(JSONRPC, card.url, None)]  # before 1.0: JSON-RPC only
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:
             raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
                                     f"{wanted.NAME} that --wire asked for")
-        card, spoken = card._replace(url=other), wanted
-    card = card._replace(skills=tuple(skill._replace(input_schema=CONTRACTS[skill.id])
-                                      if skill.input_schema is None and skill.id in CONTRACTS else skill
-                                      for skill in card.skills))
-    return FetchedCard(card, fetched_from, _signed(document), spoken)
+        offered, spoken = [(JSONRPC, other, None)], wanted
+    speaking, endpoint = chosen(offered, binding)
+    defaults = _modes(document.get("defaultInputModes"))
+    card = card._replace(url=endpoint, skills=tuple(
+        skill._replace(input_modes=skill.input_modes or defaults,
+                       input_schema=CONTRACTS.get(skill.id) if skill.input_schema is None else skill.input_schema)
+        for skill in card.skills))
+    return FetchedCard(card, fetched_from, _signed(document), spoken, speaking)
+
+
+def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]]:
+    """The (binding, URL, tenant) of each interface a 1.0 card lists for `version`, in its
+    order (its preference)."""
+    listed = document.get("supportedInterfaces") if isinstance(document, dict) else None
+    found = []
+    for interface in listed if isinstance(listed, list) else []:
+        if not isinstance(interface, dict) or not isinstance(interface.get("protocolBinding"), str) \
+                or str(interface.get("protocolVersion", "")).split(".")[:2] != version.split(".")[:2]:
+            continue
+        where = read(lambda value: url(value, "supportedInterfaces[].url"), interface.get("url"), "the card")
+        tenant = interface.get("tenant")
+        found.append((interface["protocolBinding"], where, tenant if isinstance(tenant, str) and tenant else None))
+    return found
+
+
+def _modes(value: Any) -> tuple[str, ...]:
+    """A card's defaultInputModes, as far as it is a list of strings (the schema checked it)."""
+    return tuple(mode for mode in value if isinstance(mode, str)) if isinstance(value, list) else ()
 
 
 def _signed(document: Any) -> Any:

@@ -8,7 +8,9 @@ other teams' peers; our side never imports them), the apps are served on 127.0.0
 --transport http, the lesson or model the run asks for is told (scenarios.py) with the
 learner tools around it (tools.py), and the outcomes become the exit status. A run that
 is over before any peer is needed (--list-scenarios, serve, --replay, a mistake in a
-flag or a file) ends in `begin`, as its exit status.
+flag or a file) ends in `begin`, as its exit status; so does `web`, the live page
+(peers/support/web/), which runs main() again for each run it starts, with a `Watch`: the
+Console the run's lines go to, and the printer's hooks it attaches once the printer is made.
 """
 from __future__ import annotations
 
@@ -43,25 +45,44 @@ class DemoNetwork(Protocol):
     def Served(self, apps: dict[str, Any]) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
 
 
+class Watch(Protocol):
+    """Something following a run from outside the terminal (the web page): the Console the
+    run says its lines to, `attach(printer)`, which hooks the printer once it is made, and
+    tokens it was given for this run (origin -> bearer token), held in memory only."""
+
+    console: Console
+    credentials: dict[str, str]
+
+    def attach(self, printer: FramePrinter) -> None: ...
+
+
 class Session:
     """One run, set up (`begin`), then told (`tell`)."""
 
     def __init__(self, options: Any, console: Console, demo: DemoNetwork, card_urls: list[str],
-                 allowlist: list[Any], credentials: dict[str, str], apps: dict[str, Any], generate: Any) -> None:
+                 allowlist: list[Any], credentials: dict[str, str], apps: dict[str, Any], generate: Any,
+                 watch: Watch | None = None) -> None:
         self.options, self.console, self.demo = options, console, demo
         self.card_urls, self.allowlist, self.credentials = card_urls, allowlist, credentials
         self.apps, self.generate = apps, generate  # base URL -> app: the demo's, and our own tools
+        self.watch = watch
 
     @classmethod
-    def begin(cls, argv: list[str], demo: DemoNetwork,
-              read_registry: Callable[[str], list[str]]) -> Session | int:
+    def begin(cls, argv: list[str], demo: DemoNetwork, read_registry: Callable[[str], list[str]],
+              again: Callable[[list[str], Watch], int] | None = None, watch: Watch | None = None) -> Session | int:
         """The run the command line asks for, with its files read and its peers built; or,
-        for a run that is over already, its exit status."""
+        for a run that is over already, its exit status. `again(argv, watch)` runs once more
+        (main itself), for `web`; `watch` follows this run instead of the terminal."""
         options = flags.parse(argv, serve_flags=demo.SERVE_FLAGS)
-        console = Console(colour=False if options.no_color else None, quiet=options.quiet)
+        console = watch.console if watch is not None else \
+            Console(colour=False if options.no_color else None, quiet=options.quiet)
         if options.command == "serve":  # one peer as a standalone A2A server
             return demo.serve(options, wire_format.by_name(options.wire), say=console.say,
                               fail=lambda line: console.say(line, Kind.ERROR))
+        if options.command == "web":  # the live page: each run it starts is `again`, watched
+            from peers.support.web.server import serve
+            options.allowlist = options.allowlist or os.path.join(HERE, "allowlist.json")
+            return serve(options, console, again)
         for warning in flags.ignored(options):
             console.say(warning, Kind.WARNING)
         if options.list_scenarios:
@@ -74,7 +95,7 @@ class Session:
             card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json")) \
                 + flags.peer_card_urls(options)  # --peer: agents added to this run
             allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
-            credentials = load_credentials(options)
+            credentials = {**load_credentials(options), **(watch.credentials if watch is not None else {})}
             generate = scenarios.generator(options)  # --request: the model that chooses
             # The demo peers serve the card of --wire, with what the lesson asks of them; a
             # token made for billing goes to our credential store, as a platform provisions one.
@@ -84,7 +105,7 @@ class Session:
             console.say(str(exc), Kind.ERROR)
             return 2
         return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **credentials},
-                   {**network.apps, **scenarios.own_apps(options)}, generate)
+                   {**network.apps, **scenarios.own_apps(options)}, generate, watch)
 
     @contextlib.contextmanager
     def over_http(self, transport: Transport) -> Iterator[Transport]:
@@ -106,15 +127,20 @@ class Session:
         """The frame printer over `transport`: every frame that crosses it is shown (with
         --legacy-card-path, one that also asks at A2A 0.2's card path)."""
         if not self.options.legacy_card_path:
-            return FramePrinter(transport, self.console.frame, verbose=self.options.verbose)
-        from peers.support.legacy_cards import LegacyCardPrinter
-        return LegacyCardPrinter(transport, self.console.frame, verbose=self.options.verbose,
-                                 warn=lambda line: self.console.say(line, Kind.WARNING))
+            printer = FramePrinter(transport, self.console.frame, verbose=self.options.verbose)
+        else:
+            from peers.support.legacy_cards import LegacyCardPrinter
+            printer = LegacyCardPrinter(transport, self.console.frame, verbose=self.options.verbose,
+                                        warn=lambda line: self.console.say(line, Kind.WARNING))
+        if self.watch is not None:  # the web page: told of each frame, and may hold one before it leaves
+            self.watch.attach(printer)
+        return printer
 
     def agent_options(self) -> dict[str, Any]:
         """How the support agent follows and trusts, as the flags say."""
         options = self.options
         return {"allow_untrusted": tuple(options.allow_untrusted), "wire_name": options.wire,
+                "binding": options.binding and options.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
                 "stream": options.stream, "no_wait": "push" if options.push else "poll" * options.no_wait,
                 "patience": options.timeout or flags.HTTP_TIMEOUT}
 

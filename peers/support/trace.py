@@ -5,7 +5,9 @@ printed line (`"kind": "line"`, with what kind of line it is), every frame (`"ki
 "frame"`: sequence, time offset, direction, peer, transport, wire format, method,
 JSON-RPC id, HTTP status and headers with secrets masked, the body as sent (with the
 values of its `token` and `credentials` fields masked too),
-elapsed milliseconds), and the story's events (`"kind": "registry"` and `"trust"`). A push
+elapsed milliseconds, and the origin it crossed to or came from), and the story's events:
+`"kind": "registry"`, and, each just before the line that says it, `"trust"` (its verdict
+and reason), `"failure"` (its error), `"model"`, and a stream's `"broken"` and `"resumed"`. A push
 to our webhook is a frame of its own, from the peer we gave the webhook to, its method
 PUSH, since no JSON-RPC method names it.
 Replaying prints the lines again, so a saved run reads exactly as it did live, with no
@@ -20,7 +22,7 @@ from peers.a2a import wire_format
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
-from transports.printer import SECRET_FIELDS, Frame, escape
+from transports.printer import SECRET_FIELDS, Frame, escape, named_by_path
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
@@ -33,7 +35,7 @@ class Recorder:
         self.transport = transport
         self.records: list[dict[str, Any]] = []
         self.names: dict[str, str] = {}  # origin -> the name on the card served there
-        self._asked: dict[str, tuple[str, Any]] = {}  # url -> (method, id) of the last request
+        self._asked: dict[str, tuple[Any, ...]] = {}  # url -> (method, id, binding) of the last request
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
         """A Console listener. A line whose facts name an `event` records that event too."""
@@ -41,7 +43,7 @@ class Recorder:
             record = {"kind": facts["event"], **{k: v for k, v in facts.items() if k != "event"}}
             url = parse_url(record.get("peer"))
             if url is not None:  # a peer known only by its card URL: its lane is its origin
-                record["peer"] = url.origin
+                record["peer"] = record["origin"] = url.origin
             self._add(record)
         self._add({"kind": "line", "line": kind.label, "text": text})
 
@@ -50,12 +52,17 @@ class Recorder:
 
     def frame(self, frame: Frame) -> None:
         body = SECRET_FIELDS.sub(r'\1****"', frame.body.decode("utf-8", errors="backslashreplace"))
+        binding = None  # "HTTP+JSON" for a REST exchange: its request line, not its body, names the method
         parsed = _json(frame.body)
         origin = parse_url(frame.sender or frame.url).origin  # every URL that crossed a transport parses
         if frame.sender is not None:  # a push: in the wire of what we last sent that peer
             method, rpc_id = PUSH, None
             wire = _wire(self._asked.get(frame.sender, (None, None))[0])
-        elif frame.http_method == "GET":
+        elif frame.direction == "-->" and named_by_path(frame.headers):  # HTTP+JSON: its request line names it
+            from peers.support.http_json import method_of  # loaded only for a run that spoke it
+            method, rpc_id, binding = method_of(frame.http_method, parse_url(frame.url).path), None, "HTTP+JSON"
+            self._asked[frame.url] = (method, rpc_id, binding)
+        elif frame.http_method == "GET" and frame.url not in self._asked:
             method, rpc_id = "GET agent card", None
             name = parsed.get("name") if isinstance(parsed, dict) else None
             if frame.direction == "<--" and isinstance(name, str):
@@ -63,15 +70,17 @@ class Recorder:
         elif frame.direction == "-->":
             method = parsed.get("method") if isinstance(parsed, dict) else None
             rpc_id = parsed.get("id") if isinstance(parsed, dict) else None
-            self._asked[frame.url] = (method, rpc_id)
+            self._asked[frame.url] = (method, rpc_id, None)
         else:
-            method, rpc_id = self._asked.get(frame.url, (None, None))
+            method, rpc_id, binding = self._asked.get(frame.url, (None, None, None))
         self._add({"kind": "frame", "t_ms": round(frame.offset_ms, 3), "direction": frame.direction,
                    "peer": origin,  # named after the card served there, in resolved()
+                   "origin": origin,  # its lane: a look-alike host serving billing's card is not billing
                    "transport": self.transport, "wire": wire if method == PUSH else _wire(method), "method": method,
                    "jsonrpc_id": rpc_id, "http_method": frame.http_method, "url": frame.url,
                    "http_status": frame.status, "headers": frame.headers, "body": body,
-                   "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 3)})
+                   "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 3),
+                   **({"binding": binding} if binding else {})})
 
     def resolved(self) -> list[dict[str, Any]]:
         """The records, each frame's peer given the name on its card once that was seen

@@ -12,7 +12,11 @@
 //
 // It binds 127.0.0.1 (PORT, or 0 for a free one) and prints "listening on BASE_URL {name,
 // endpoint}" once bound. It does not check a token, cancel, or keep anything after it
-// stops. Usage: node js_server.mjs [PORT]
+// stops. `--bindings jsonrpc|rest|both` says what it serves and its card lists: jsonRpcHandler
+// at /a2a (the default), restHandler at /rest, or both (JSON-RPC listed first). With
+// `--no-modes` its skill sets no input or output modes, which this SDK writes as [] (proto3
+// cannot tell an empty list from none): the card's defaults apply.
+// Usage: node js_server.mjs [PORT] [--bindings jsonrpc|rest|both] [--no-modes]
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -23,10 +27,17 @@ const express = (await load("express")).default;
 const { TaskState } = await load("@a2a-js/sdk");
 const { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore,
         InMemoryTaskStore } = await load("@a2a-js/sdk/server");
-const { UserBuilder, agentCardHandler, jsonRpcHandler } = await load("@a2a-js/sdk/server/express");
+const { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } = await load("@a2a-js/sdk/server/express");
 
 const NAME = "slow-refunds-js";
 const RPC_PATH = "/a2a";
+const REST_PATH = "/rest";
+const args = process.argv.slice(2);
+const option = (name, otherwise) => (args.includes(name) ? args[args.indexOf(name) + 1] : otherwise);
+const BINDINGS = option("--bindings", "jsonrpc");
+const NO_MODES = args.includes("--no-modes");
+const JSONRPC = BINDINGS !== "rest";
+const REST = BINDINGS !== "jsonrpc";
 const WORK_MS = 500; // long enough that the first answer to --no-wait and --push is not the last
 const MODES = ["application/json", "text/plain"];
 
@@ -73,17 +84,19 @@ class SlowRefunds {
 function agentCard(base) {
   return {
     name: NAME, description: "Refunds, slowly (official JavaScript SDK, push and streaming).", version: "0.1.0",
-    supportedInterfaces: [{ url: base + RPC_PATH, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+    supportedInterfaces: [
+      ...(JSONRPC ? [{ url: base + RPC_PATH, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }] : []),
+      ...(REST ? [{ url: base + REST_PATH, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" }] : [])],
     provider: undefined,
     capabilities: { streaming: true, pushNotifications: true, extensions: [] },
     securitySchemes: {}, securityRequirements: [], signatures: [],
     defaultInputModes: MODES, defaultOutputModes: ["text/plain"],
     skills: [{ id: "process_refund", name: "Refund", description: "Issues a refund", tags: ["demo"], examples: [],
-               inputModes: MODES, outputModes: MODES, securityRequirements: [] }],
+               inputModes: NO_MODES ? [] : MODES, outputModes: NO_MODES ? [] : MODES, securityRequirements: [] }],
   };
 }
 
-const port = Number(process.argv[2] ?? 0);
+const port = Number(args.find((arg) => /^[0-9]+$/.test(arg)) ?? 0);
 const app = express();
 const listener = app.listen(port, "127.0.0.1", () => {
   const base = `http://127.0.0.1:${listener.address().port}`;
@@ -91,7 +104,9 @@ const listener = app.listen(port, "127.0.0.1", () => {
   const handler = new DefaultRequestHandler(agentCard(base), new InMemoryTaskStore(), new SlowRefunds(), undefined,
                                             pushes, new DefaultPushNotificationSender(pushes, { timeout: 5000 }));
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }));
-  app.use(RPC_PATH, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  console.log(`listening on ${base} ${JSON.stringify({ name: NAME, endpoint: base + RPC_PATH })}`);
+  if (JSONRPC) app.use(RPC_PATH, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  if (REST) app.use(REST_PATH, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  const endpoint = base + (JSONRPC ? RPC_PATH : REST_PATH);
+  console.log(`listening on ${base} ${JSON.stringify({ name: NAME, endpoint })}`);
 });
 process.on("SIGTERM", () => listener.close(() => process.exit(0)));

@@ -11,7 +11,9 @@ SDK-<order>)", and completes.
 It binds 127.0.0.1 (PORT, or 0 for a free one), then prints "listening on BASE_URL" once
 the socket is bound. It accepts any push URL (the SDK's default: no URL screening), which
 is what lets our webhook on 127.0.0.1 be told. It does not check a token, cancel, or keep
-anything after it stops. Usage: python sdk_push_server.py [PORT]
+anything after it stops. With --rest-only it serves the SDK's REST routes only
+(create_rest_routes) under /rest, and its card lists one interface, HTTP+JSON there: an
+agent a JSON-RPC-only client cannot reach. Usage: python sdk_push_server.py [PORT] [--rest-only]
 """
 import asyncio
 import json
@@ -23,14 +25,14 @@ import uvicorn
 from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import (BasePushNotificationSender, InMemoryPushNotificationConfigStore,
                               InMemoryTaskStore, TaskUpdater)
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part, TaskState
 from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 
-NAME, RPC_PATH = "slow-refunds", "/a2a"
+NAME, RPC_PATH, REST_PATH = "slow-refunds", "/a2a", "/rest"
 WORK_SECONDS = 0.5  # long enough that the first answer to --no-wait and --push is not the last
 
 
@@ -61,11 +63,12 @@ class SlowRefunds(AgentExecutor):
         raise NotImplementedError
 
 
-def agent_card(base: str) -> AgentCard:
+def agent_card(base: str, rest_only: bool = False) -> AgentCard:
+    interface = AgentInterface(url=base + REST_PATH, protocol_binding="HTTP+JSON", protocol_version="1.0") \
+        if rest_only else AgentInterface(url=base + RPC_PATH, protocol_binding="JSONRPC", protocol_version="1.0")
     return AgentCard(
         name=NAME, description="Refunds, slowly (official Python SDK, push and streaming).", version="0.1.0",
-        supported_interfaces=[AgentInterface(url=base + RPC_PATH, protocol_binding="JSONRPC",
-                                             protocol_version="1.0")],
+        supported_interfaces=[interface],
         capabilities=AgentCapabilities(streaming=True, push_notifications=True),
         default_input_modes=["application/json", "text/plain"], default_output_modes=["text/plain"],
         skills=[AgentSkill(id="process_refund", name="Refund", description="Issues a refund", tags=["demo"],
@@ -73,22 +76,25 @@ def agent_card(base: str) -> AgentCard:
                            output_modes=["application/json", "text/plain"])])
 
 
-def main(port: int) -> None:
+def main(port: int, rest_only: bool = False) -> None:
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))  # bound before the card is made: the card names the port
     base = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    card = agent_card(base)
+    card = agent_card(base, rest_only)
     configs = InMemoryPushNotificationConfigStore()
     sender = BasePushNotificationSender(httpx.AsyncClient(timeout=5.0), configs)
     handler = DefaultRequestHandler(agent_executor=SlowRefunds(), task_store=InMemoryTaskStore(), agent_card=card,
                                     push_config_store=configs, push_sender=sender)
-    app = Starlette(routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, RPC_PATH))
+    served = create_rest_routes(handler, path_prefix=REST_PATH) if rest_only else create_jsonrpc_routes(handler, RPC_PATH)
+    app = Starlette(routes=create_agent_card_routes(card) + served)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     listener.listen(64)  # connections queue from here on, before uvicorn starts taking them
-    print(f"listening on {base} {json.dumps({'name': NAME, 'endpoint': base + RPC_PATH})}", flush=True)
+    endpoint = base + (REST_PATH if rest_only else RPC_PATH)
+    print(f"listening on {base} {json.dumps({'name': NAME, 'endpoint': endpoint})}", flush=True)
     server.run(sockets=[listener])
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    numbers = [arg for arg in sys.argv[1:] if arg.isdigit()]
+    main(int(numbers[0]) if numbers else 0, "--rest-only" in sys.argv[1:])

@@ -10,6 +10,15 @@ the approval against its proposal: an approval for more is refused and the task 
 paused; the exact one releases the refund, once; asking again finds the task finished.
 The essay's wire has no taskId, so it cannot carry this lesson: the scenario speaks 1.0
 unless --wire says 0.3.
+
+The rules a served peer applies to any follow-up, on the 1.0 and 0.3 wires: an unknown
+taskId, or another caller's, is -32001; a finished task takes no more messages (-32004);
+a contextId that is not the task's is -32602 naming both; a message without a contextId
+gets one, and ListTasks filters by it; the same follow-up delivered twice answers with
+the task as it is; a paused task holds its order, so asking for that refund again gets
+the waiting task, and only a task still waiting can be canceled. A follow-up is judged
+under the handoff grant its task was created with (checked again, since it may have
+expired meanwhile); a follow-up's own metadata is not read, so it cannot widen the grant.
 """
 from __future__ import annotations
 

@@ -43,11 +43,15 @@ LESSON = Lesson(
     flags={"--wire": "1.0", "--transport": "http"})  # billing is a process of its own: reached over HTTP
 
 
-def start_billing(port: int, store: str, wire: str, *extra: str) -> tuple[subprocess.Popen, list[str]]:
-    """`serve billing-agent` as its own process; its banner's lines, up to how to stop it."""
+def start_billing(port: int, store: str, wire: str, *extra: str,
+                  running: list[subprocess.Popen]) -> tuple[subprocess.Popen, list[str]]:
+    """`serve billing-agent` as its own process, added to `running` at once (so however the
+    lesson ends, Ctrl-C included, it is stopped before its store's folder is removed); its
+    banner's lines, up to how to stop it."""
     process = subprocess.Popen([sys.executable, SCRIPT, "serve", "billing-agent", "--wire", wire, "--port",
                                 str(port), "--token", TOKEN, "--store", store, *extra],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    running.append(process)
     banner = []
     for line in process.stdout:  # ends if it exits; it prints its banner at once
         banner.append(line.rstrip("\n"))
@@ -72,8 +76,9 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         endpoint = f"http://127.0.0.1:{port}/a2a"
         agent.allowlist = agent.allowlist + [AllowEntry("billing-agent", endpoint)]
         agent.credentials[endpoint] = TOKEN  # as a platform would issue it
-        process, banner = start_billing(port, store, wire, "--crash-at", "after-commit")
+        running: list[subprocess.Popen] = []
         try:
+            process, banner = start_billing(port, store, wire, "--crash-at", "after-commit", running=running)
             agent.say()
             agent.say(f"[support] billing runs as process {process.pid}, keeping its tasks and ledger in "
                       "billing.db; a test double's flag kills it after it commits a refund, before it answers")
@@ -84,7 +89,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
             outcome = agent.gate_then_delegate(card, "process_refund", PAYLOAD, TICKET)
             process.wait(timeout=10)
             agent.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
-            process, banner = start_billing(port, store, wire)
+            process, banner = start_billing(port, store, wire, running=running)
             show_ledger(agent.say, banner)
             if outcome.error is None or agent.last_sent is None:
                 return [outcome]  # answered after all: nothing to find out
@@ -98,9 +103,24 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
                 return [agent.failed(card.name, outcome.verdict, f"the retry failed: {failure}", failure)]
             agent.say("[support] one refund: billing's ledger above is the one that answered", Kind.BANNER)
             return [outcome._replace(error=None, failure=None)]
-        finally:
-            process.terminate()
-            process.communicate(timeout=10)
+        finally:  # before the folder goes: no store file is left behind, and no process
+            for process in running:
+                stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a billing this lesson started, and wait until it is gone, even if a second
+    Ctrl-C cuts the wait short: then it is killed, waited for, and the Ctrl-C goes on."""
+    process.terminate()
+    try:
+        process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:  # it would not stop: it is killed
+        process.kill()
+        process.wait(timeout=10)
+    except KeyboardInterrupt:
+        process.kill()
+        process.wait(timeout=10)
+        raise
 
 
 def _free_port() -> int:

@@ -1,0 +1,163 @@
+"""A2A's HTTP+JSON binding, as the support agent speaks it: each operation a verb and a path.
+
+Essay: Delegation over JSON-RPC, told again without the envelope. Spec: A2A 1.0 section
+11 (HTTP+JSON/REST) and 5.3 (the operations in each binding). The objects are the same
+proto JSON as JSON-RPC's params and results (peers/a2a/wire_v10.py writes and reads both);
+what changes is the envelope: JSON-RPC posts every operation to one endpoint and names
+it in the frame, HTTP+JSON names it by the request's verb and path, puts a GET's
+parameters in the query, answers with the result as the whole body, an error with an
+HTTP status and a google.rpc.Status body (`{"error": {code, status, message, details}}`,
+its ErrorInfo's `reason` saying which A2A error it is), and streams bare StreamResponses.
+
+`ROUTES` is the one table: an operation (as wire_v10.METHODS names them) -> its verb, its
+path, and the params that fill the path. Loaded only for a card that offers HTTP+JSON and
+no JSON-RPC, or with --binding http+json (peers/support/cards.py chooses).
+Not here: DeleteTaskPushNotificationConfig (our transports send GET and POST only, and
+the support agent deletes nothing), gRPC, and A2A 0.3's REST paths (/v1/...).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+from urllib.parse import quote, urlencode
+
+from peers.a2a import wire_v10
+from peers.a2a.errors import A2AErrorCode
+from peers.support.cards import HTTP_JSON, refused
+from transports import sse
+from transports.base import Transport
+from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
+from transports.errors import ProtocolViolation, RemoteError, TransportError
+from transports.jsonrpc import ErrorCode
+
+MEDIA_TYPE = "application/a2a+json"  # A2A 1.0.1 section 11.1: HTTP+JSON's own (plain JSON is accepted)
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+
+
+class Route(NamedTuple):
+    verb: str  # "GET" or "POST"
+    path: str  # its {placeholders} are params of the request, taken out of it into the path
+
+
+# The proto's google.api.http annotations, as section 11.3 lists them. SubscribeToTask is
+# POST there (the proto says GET; the official SDK serves both): our transports stream a POST.
+ROUTES = {
+    "send": Route("POST", "/message:send"),
+    "stream": Route("POST", "/message:stream"),
+    "get": Route("GET", "/tasks/{id}"),
+    "list": Route("GET", "/tasks"),
+    "cancel": Route("POST", "/tasks/{id}:cancel"),
+    "subscribe": Route("POST", "/tasks/{id}:subscribe"),
+    "push-set": Route("POST", "/tasks/{taskId}/pushNotificationConfigs"),
+    "push-get": Route("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}"),
+    "push-list": Route("GET", "/tasks/{taskId}/pushNotificationConfigs"),
+    "extended-card": Route("GET", "/extendedAgentCard"),
+}
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# An error's ErrorInfo reason -> the code JSON-RPC would have answered with: the same refusal.
+CODES = {**{code.name: int(code) for code in A2AErrorCode}, **{code.name: int(code) for code in ErrorCode}}
+
+
+def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
+    """The verb, path (with its query) and body that spell `method(params)` in HTTP+JSON."""
+    route = ROUTES.get(wire_v10.METHODS.get(method, ""))
+    if route is None:
+        raise TransportError(f"the support agent's HTTP+JSON binding has no route for {method[:60]}")
+    params = dict(params) if isinstance(params, dict) else {}
+    filled = _PLACEHOLDER.findall(route.path)
+    if any(not isinstance(params.get(name), str) for name in filled):
+        raise TransportError(f"{method} needs {', '.join(filled)} for its path")
+    path = _PLACEHOLDER.sub(lambda match: quote(params[match.group(1)], safe=""), route.path)
+    if route.verb == "POST":  # the whole request as its body, as the official SDK's client sends it
+        return "POST", path, dumps(params)
+    query = {name: _query_value(value) for name, value in params.items() if name not in filled}
+    return "GET", path + ("?" + urlencode(query) if query else ""), b""
+
+
+def method_of(verb: str, path: str) -> str | None:
+    """The wire_v10 method a request line spells (for traces and diagrams), by the end of its
+    path: whatever base and tenant come before it."""
+    return next((method for method, operation in wire_v10.METHODS.items() if operation in ROUTES
+                 and ROUTES[operation].verb == verb and _pattern(ROUTES[operation]).search(path)), None)
+
+
+def _pattern(route: Route) -> re.Pattern[str]:
+    """A route's path as a pattern for the end of a request's path, each {placeholder} one segment."""
+    return re.compile("[^/]+".join(re.escape(text) for text in _PLACEHOLDER.split(route.path)[::2]) + "$")
+
+
+class HttpJson:
+    """The HTTP+JSON binding (cards.Binding): one request per operation, to the interface's
+    URL joined with the operation's path."""
+
+    NAME = HTTP_JSON
+    ENVELOPE = "no envelope: the operation named by the request line (POST /message:send), its answer by a status"
+
+    def at(self, url: str, tenant: str | None) -> str:
+        """1.0 section 11: a tenant is the first segment of every path, after the interface's URL."""
+        return url.rstrip("/") + "/" + quote(tenant, safe="") if tenant else url
+
+    def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
+             request_id: int, stream: bool = False) -> Any:
+        verb, path, body = request_for(method, params)
+        target = url.rstrip("/") + path
+        headers = {"Accept": MEDIA_TYPE, **({"Content-Type": MEDIA_TYPE} if verb == "POST" else {}), **headers}
+        if verb == "GET":
+            response = transport.get(target, headers)
+        else:
+            response = (transport.stream if stream else transport.post)(target, body, headers)
+        if not 200 <= response.status < 300:
+            raise error_of(response.status, response.body, headers, url)
+        if sse.is_stream(response.header("Content-Type")):
+            return sse.events(response.body, event_of)
+        return _json(response.body, "the answer")
+
+
+BINDING = HttpJson()
+
+
+def error_of(status: int, body: Any, headers: dict[str, str], url: str) -> Exception:
+    """An HTTP error status as what it says: the A2A error its ErrorInfo names (RemoteError,
+    with the code JSON-RPC would have used and the details as 1.0's `data`), or, for an
+    answer without one (or a refused credential), the HTTP refusal it is."""
+    if status in (401, 403) or not isinstance(body, bytes):
+        return refused(status, headers, url)
+    try:
+        error = loads_strict(body).get("error") if len(body) <= MAX_FRAME_BYTES else None
+    except (ValueError, AttributeError):
+        error = None
+    details = error.get("details") if isinstance(error, dict) else None
+    info = next((detail for detail in details if isinstance(detail, dict) and detail.get("@type") == ERROR_INFO),
+                None) if isinstance(details, list) else None
+    code = CODES.get(info.get("reason")) if info is not None and isinstance(info.get("reason"), str) else None
+    if code is None:
+        return refused(status, headers, url)
+    message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
+    return RemoteError(code, f"HTTP {status}: {message[:200]}", details)
+
+
+def event_of(data: bytes) -> Any:
+    """One event of an HTTP+JSON stream: a bare StreamResponse, or the error that ends it."""
+    event = _json(data, "a stream event")
+    if isinstance(event, dict) and isinstance(event.get("error"), dict):
+        failure = error_of(500, data, {"Authorization": ""}, "")
+        if isinstance(failure, RemoteError):
+            raise failure
+        raise ProtocolViolation("a stream event is an error naming no A2A error")
+    return event
+
+
+def _json(body: bytes, what: str) -> Any:
+    if len(body) > MAX_FRAME_BYTES:
+        raise ProtocolViolation(f"{what} is larger than {MAX_FRAME_BYTES} bytes")
+    try:
+        return loads_strict(body)
+    except ValueError as exc:
+        raise ProtocolViolation(f"{what} is not JSON ({exc})") from None
+
+
+def _query_value(value: Any) -> str:
+    """A query parameter as proto JSON spells a scalar: true/false, a number, a string."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)

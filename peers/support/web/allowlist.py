@@ -1,0 +1,101 @@
+"""The allowlist as the live page edits it: checked by the same loader as the file, used by
+the next run, and saved to the file only when asked, atomically.
+
+Essay: Discovery is not trust (the allowlist decides). The text the page sends is written
+to a private temporary folder and read there by config.load_allowlist, so an edit is held
+to exactly what the file is (each problem named, with line and column) and a run started
+with it reads it as `--allowlist`. Saving writes a temporary file in the allowlist's own
+folder, then os.replace()s the allowlist with it: a reader sees the old file or the new
+one, never half of either. Not here: the trust gate itself (a2a_delegation.py).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import Callable
+
+from peers.support.config import MAX_FILE_CHARS, ConfigError, load_allowlist
+
+SHOWN_AS = "the allowlist in the page"  # what a problem's file is called, not a temporary path
+
+
+class Edited:
+    """The page's allowlist text in a private file of its own; `remove()` deletes it."""
+
+    def __init__(self, text: str) -> None:
+        if len(text) > MAX_FILE_CHARS:
+            raise ConfigError(f"{SHOWN_AS}: larger than {MAX_FILE_CHARS:,} characters")
+        self.folder = tempfile.mkdtemp(prefix="a2a-web-allowlist-")
+        self.path = os.path.join(self.folder, "allowlist.json")
+        with open(self.path, "w", encoding="utf-8") as out:
+            out.write(text)
+
+    def problem(self) -> str | None:
+        """None when the loader takes it; else the loader's own words, naming the page's text."""
+        try:
+            load_allowlist(self.path)
+        except ConfigError as exc:
+            return str(exc).replace(self.path, SHOWN_AS)
+        return None
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def check(text: str) -> tuple[str | None, list[dict[str, str]]]:
+    """(the problem, or None; and the entries, by name and endpoint, when there is none)."""
+    try:
+        edited = Edited(text)
+    except ConfigError as exc:
+        return str(exc), []
+    try:
+        problem = edited.problem()
+        entries = [] if problem else [{"name": entry.name, "endpoint": entry.endpoint}
+                                      for entry in load_allowlist(edited.path)]
+        return problem, entries
+    finally:
+        edited.remove()
+
+
+def for_a_run(text: str) -> tuple[str | None, str, Callable[[], None]]:
+    """(the problem or None, the file a run reads as --allowlist, what removes it afterwards)."""
+    try:
+        edited = Edited(text)
+    except ConfigError as exc:
+        return str(exc), "", lambda: None
+    problem = edited.problem()
+    if problem:
+        edited.remove()
+    return problem, edited.path, edited.remove
+
+
+def save(path: str, text: str) -> str | None:
+    """Replace the allowlist file with `text`, if the loader takes it; None, or why not."""
+    problem, _ = check(text)
+    if problem:
+        return problem
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".allowlist-", suffix=".json", dir=folder)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as exc:
+        return f"could not save {path}: {exc.strerror or exc}"
+    return None
+
+
+def read(path: str) -> str:
+    """The allowlist file's text as it is now ("" if it cannot be read: the page says so)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read(MAX_FILE_CHARS + 1)[:MAX_FILE_CHARS]
+    except (OSError, UnicodeDecodeError):
+        return ""

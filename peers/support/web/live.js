@@ -1,0 +1,157 @@
+// The live page's script: starts runs, shows each frame as the server streams it, holds and
+// sends frames in step mode, and edits the allowlist. Everything a peer controls (card text,
+// artifacts, error messages, headers) reaches the DOM only as textContent, never as markup.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let current = null; // {id, events: EventSource}
+let lessons = [];
+
+function element(tag, text, className) {
+  const made = document.createElement(tag);
+  if (text !== undefined) made.textContent = text;
+  if (className) made.className = className;
+  return made;
+}
+
+async function ask(method, path, body) {
+  const response = await fetch(path, {
+    method, credentials: "same-origin",
+    headers: body === undefined ? {} : {"Content-Type": "application/json"},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let answer = {};
+  try { answer = await response.json(); } catch (ignored) { answer = {error: `HTTP ${response.status}`}; }
+  return {status: response.status, answer};
+}
+
+function setState(state, said) {
+  document.body.dataset.state = state;
+  $("status").textContent = said;
+  const going = state === "running" || state === "held";
+  $("stop").disabled = !going;
+  $("send").disabled = state !== "held";
+}
+
+function showAbout() {
+  const chosen = lessons.find((entry) => entry.name === $("run").value);
+  $("about").textContent = chosen ? chosen.about : "";
+}
+
+function start() {
+  return follow("/runs", {
+    run: $("run").value, transport: $("transport").value, wire: $("wire").value,
+    step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
+    token: $("token").value.trim(), follow: $("follow").value,
+  });
+}
+
+async function openSaved() {
+  const file = $("open").files[0];
+  if (file) await follow("/traces", {text: await file.text()});
+}
+
+async function follow(path, asked) {
+  if (current) current.events.close();
+  $("frames").replaceChildren();
+  $("decisions").replaceChildren();
+  $("trace").hidden = true;
+  $("steps").hidden = true;
+  const {status, answer} = await ask("POST", path, asked);
+  if (status !== 201) {
+    setState("refused", answer.error || `HTTP ${status}`);
+    return;
+  }
+  $("command").textContent = answer.command;
+  setState("running", "running");
+  const events = new EventSource(`/runs/${encodeURIComponent(answer.id)}/events`);
+  current = {id: answer.id, events};
+  document.body.dataset.run = answer.id;
+  events.onmessage = (message) => show(JSON.parse(message.data));
+}
+
+function show(event) {
+  const frames = $("frames");
+  if (event.type === "line") {
+    const item = element("li", undefined, `kind-${event.kind}`);
+    item.append(element("pre", event.text));
+    frames.append(item);
+    if (!["story", "banner", "frame"].includes(event.kind)) $("decisions").append(element("li", event.text, `kind-${event.kind}`));
+  } else if (event.type === "frame") {
+    const pushed = event.pushed_by ? `, pushed by ${event.pushed_by}` : "";
+    const head = event.direction === "-->" ? `${event.method} ${event.url}` : `HTTP ${event.status}${
+      event.elapsed_ms === null ? "" : `, ${event.elapsed_ms} ms`}${pushed}`;
+    const headers = Object.entries(event.headers).map(([name, value]) => `${name}: ${value}`).join("; ");
+    const item = element("li", `[${event.direction} #${event.seq} ${head}] ${headers}`,
+      `http ${event.direction === "-->" ? "send" : "receive"}${event.status >= 400 ? " failed" : ""}`);
+    item.dataset.seq = event.seq;
+    frames.append(item);
+  } else if (event.type === "trust") {
+    const item = element("li", undefined, `verdict-${event.verdict}`);
+    item.append(element("strong", `${event.peer}: ${event.verdict}`), element("span", ` (${event.reason})`));
+    $("decisions").append(item);
+  } else if (event.type === "held") {
+    frames.append(element("li", `frame #${event.seq} is held: Send lets it leave, Stop ends the run`, "held"));
+    setState("held", `frame #${event.seq} held`);
+  } else if (event.type === "sent") {
+    setState("running", "running");
+  } else if (event.type === "end") {
+    current.events.close();
+    setState("ended", `ended, exit status ${event.status}`);
+    const trace = $("trace");
+    trace.href = `/runs/${encodeURIComponent(current.id)}/trace.jsonl`;
+    trace.hidden = false;
+    $("steps").href = `/runs/${encodeURIComponent(current.id)}/steps.html`;
+    $("steps").hidden = false;
+  }
+  frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});
+}
+
+async function allowlist(save) {
+  const {answer} = await ask("POST", "/allowlist", {text: $("allowlist").value, save});
+  const said = $("allowlist-problem");
+  said.className = answer.problem || answer.error ? "bad" : "";
+  said.textContent = answer.problem || answer.error || (save ? "saved to the file" :
+    `the loader takes it: ${answer.entries.map((entry) => `${entry.name} at ${entry.endpoint}`).join(", ") || "no peer trusted"}`);
+}
+
+async function load() {
+  // The token was in the address once; the cookie carries it from now on.
+  history.replaceState(null, "", `/${location.hash}`);
+  const {answer} = await ask("GET", "/lessons");
+  lessons = answer.runs;
+  for (const entry of lessons) {
+    const option = element("option", `${entry.name}: ${entry.about}`);
+    option.value = entry.name;
+    $("run").append(option);
+  }
+  for (const wire of answer.wires) $("wire").append(element("option", wire));
+  const file = (await ask("GET", "/allowlist")).answer;
+  $("allowlist").value = file.text;
+  $("allowlist-path").textContent = file.path;
+  $("run").addEventListener("change", showAbout);
+  $("controls").addEventListener("submit", (submitted) => { submitted.preventDefault(); start(); });
+  $("rerun").addEventListener("click", start);
+  $("send").addEventListener("click", () => ask("POST", `/runs/${current.id}/send`));
+  $("stop").addEventListener("click", () => ask("POST", `/runs/${current.id}/stop`));
+  $("check").addEventListener("click", () => allowlist(false));
+  $("open").addEventListener("change", openSaved);
+  $("save").addEventListener("click", () => allowlist(true));
+  // #run=NAME starts that run when the page loads (#run=approval&step=1&transport=http ...).
+  const asked = new URLSearchParams(location.hash.slice(1));
+  if (asked.has("transport")) $("transport").value = asked.get("transport");
+  if (asked.has("wire")) $("wire").value = asked.get("wire");
+  if (asked.has("peer")) $("peer").value = asked.get("peer");
+  if (asked.has("follow")) $("follow").value = asked.get("follow");
+  $("step").checked = asked.get("step") === "1";
+  if (asked.has("run") && lessons.some((entry) => entry.name === asked.get("run"))) {
+    $("run").value = asked.get("run");
+    showAbout();
+    start();
+  } else {
+    showAbout();
+    setState("idle", "");
+  }
+}
+
+load();

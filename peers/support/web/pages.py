@@ -1,0 +1,51 @@
+"""What the live page's server answers with, besides the runs: the door's headers, the
+runs it offers (the essay's and each lesson's, in teaching order), and a finished run in
+the step-through view that --diagram run.html draws (peers/support/page.py).
+
+Every answer forbids inline script and anything from elsewhere (POLICY). The step-through
+view is the one page with inline script and style of its own: its policy allows exactly
+those, by their hashes, so a peer's text in it stays data. Not here: the door, the routes.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from string import Template
+from typing import Any
+
+from transports.base import HttpResponse
+
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def headers() -> dict[str, str]:
+    """On every answer: the policy, no caching, no sniffing, no referrer (the token was in the URL)."""
+    return {"Content-Security-Policy": POLICY, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin"}
+
+
+def steps_view(records: list[dict[str, Any]]) -> HttpResponse:
+    """The step-through page (peers/support/page.py) of a run, as --diagram run.html draws it.
+    Its own script and style are inline; the policy allows exactly those, by their hashes,
+    taken from its template (page.html), not from the page made: a peer's text reaches that
+    page only as escaped JSON data and text, and no script it could smuggle in would run."""
+    from peers.support import page
+    html = page.page(records)
+    with open(page.TEMPLATE, encoding="utf-8") as file:
+        template = Template(file.read()).safe_substitute()  # $$ -> $, as page() makes it; no data in these blocks
+    allowed = {tag: " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()}'"
+                             for body in re.findall(f"<{tag}>(.*?)</{tag}>", template, re.S))
+               for tag in ("script", "style")}
+    policy = POLICY.replace("script-src 'self'", f"script-src {allowed['script']}").replace(
+        "style-src 'self'", f"style-src {allowed['style']}")
+    return HttpResponse(200, {**headers(), "Content-Security-Policy": policy, "Content-Type": "text/html; charset=utf-8"},
+                        html.encode())
+
+
+def lessons() -> list[dict[str, str]]:
+    """The runs the page offers, in teaching order: the essay's, then each lesson's one line."""
+    from peers.support.lessons import every, name_of
+    return [{"name": "default", "about": "the essay's run: discover, trust or refuse, delegate"}] + [
+        {"name": name_of(module.__name__), "about": module.LESSON.about} for module in every()]

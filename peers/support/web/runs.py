@@ -1,0 +1,214 @@
+"""The runs the live page starts: each is main() run again in a thread of its own, watched.
+
+A `Run` is the session's Watch (peers/support/session.py): its Console prints nowhere and
+tells `line` every line the terminal would have printed, the same text; `attach(printer)`
+makes it a listener of the frame printer, so each frame is an event as it is recorded,
+with its HTTP status and headers as the printer masked them. Nothing is re-synthesised:
+the page shows what the printer and the Console said. A trust decision is an event with
+the reason the gate gave. The events are kept in order, a bounded list the page reads as
+server-sent events (`events_after`), from any point, as often as it reconnects.
+
+Step mode (the page's --step): the printer's `before_send` hook holds each frame until
+Send or Stop is asked, or until STEP_PATIENCE passes (then nothing more is sent). Stop
+works without step mode too: the next frame does not leave. A Recorder (trace.py) keeps
+the run as --trace would, so it can be saved as JSONL and shown in the step-through view.
+Not here: HTTP, the token, what a run is asked with (server.py builds its argv).
+"""
+from __future__ import annotations
+
+import io
+import threading
+from itertools import count
+from typing import Any, Callable
+
+from peers.support import trace
+from peers.support.output import Console, Kind
+from transports.printer import Frame, FramePrinter, StopRun, escape
+
+MAX_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
+STEP_PATIENCE = 900.0  # seconds a held frame waits for Send before the run stops on its own
+MAX_LIVE = 3  # runs going at once; the next is refused until one ends
+MAX_KEPT = 20  # finished runs kept for their events and trace; the oldest is forgotten first
+
+
+class _Nowhere(io.TextIOBase):
+    """Where a watched run's Console prints: the page has every line already."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+class Run:
+    """One run: `again(argv, run)` in a thread; its events; Send and Stop."""
+
+    def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None],
+                 credentials: dict[str, str] | None = None) -> None:
+        self.id, self.argv, self.step, self.cleanup = run_id, argv, step, cleanup
+        self.credentials = credentials or {}  # origin -> token: the session's store, never a file
+        self.console = Console(colour=False, out=_Nowhere(), err=_Nowhere())
+        self.console.listeners.append(self.line)
+        self.events: list[dict[str, Any]] = []
+        self.changed = threading.Condition()
+        self.recorder: trace.Recorder | None = None
+        self.status: int | None = None  # the exit status once it ended
+        self.asked: str | None = None  # "send" or "stop", from the page, for the frame held
+        self.stopping = False
+        self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
+
+    # -- the session's Watch ------------------------------------------------------------
+    def attach(self, printer: FramePrinter) -> None:
+        """Hook the printer main() made: every frame an event, and each one held if stepping."""
+        self.recorder = trace.Recorder(printer.label)
+        self.console.listeners.append(self.recorder.line)
+        printer.listeners += [self.recorder.frame, self.frame]
+        printer.before_send = self.before_send
+
+    def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
+        """A Console listener: the line as the terminal shows it, and a trust decision's facts."""
+        if facts.get("event") == "trust":
+            self._trust(facts)
+        self._add({"type": "line", "kind": kind.label, "text": text})
+
+    def frame(self, frame: Frame) -> None:
+        """A printer listener: what HTTP said of a frame as it crossed (secrets masked already)."""
+        self._add({"type": "frame", "seq": frame.seq, "direction": frame.direction,
+                   "method": frame.http_method, "url": frame.url, "status": frame.status,
+                   "headers": frame.headers, "pushed_by": frame.sender,
+                   "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 1)})
+
+    def before_send(self, frame: Frame) -> None:
+        """The printer's hook: the frame is shown; in step mode it leaves only on Send."""
+        if self.stopping:
+            raise StopRun()
+        if not self.step:
+            return
+        self._add({"type": "held", "seq": frame.seq})
+        with self.changed:
+            self.changed.wait_for(lambda: self.asked is not None, timeout=STEP_PATIENCE)
+            asked, self.asked = self.asked, None
+        if asked != "send":  # Stop, or no one said Send in time: nothing more leaves
+            raise StopRun()
+        self._add({"type": "sent", "seq": frame.seq})
+
+    # -- asked by the page ------------------------------------------------------------------
+    def ask(self, what: str) -> None:
+        """"send" lets the held frame go; "stop" stops the run before its next frame leaves."""
+        with self.changed:
+            self.stopping = self.stopping or what == "stop"
+            self.asked = what
+            self.changed.notify_all()
+
+    def start(self, again: Callable[[list[str], Any], int]) -> None:
+        def running() -> None:
+            status = 2
+            try:
+                status = again(self.argv, self)
+            except SystemExit as exc:  # a flag the page built was refused: said on the Console
+                status = exc.code if isinstance(exc.code, int) else 2
+            except Exception as exc:  # a bug of ours: one line on the page, not a traceback
+                self.console.say(f"the run failed: {repr(exc)[:300]}", Kind.ERROR)  # the Console escapes it
+            finally:
+                self.cleanup()
+                with self.changed:
+                    self.status = status
+                    self.changed.notify_all()
+                self._add({"type": "end", "status": status})
+        threading.Thread(target=running, name=f"web-run-{self.id}", daemon=True).start()
+
+    @property
+    def done(self) -> bool:
+        return self.status is not None
+
+    def events_after(self, index: int, timeout: float) -> list[dict[str, Any]]:
+        """The events after the first `index`, waiting up to `timeout` for one."""
+        with self.changed:
+            self.changed.wait_for(lambda: len(self.events) > index, timeout=timeout)
+            return self.events[index:]
+
+    def records(self) -> list[dict[str, Any]]:
+        """The run as --trace keeps it (trace.py), for saving and the step-through view."""
+        if self.opened is not None:
+            return self.opened
+        return self.recorder.resolved() if self.recorder is not None else []
+
+    def replay(self, records: list[dict[str, Any]]) -> None:
+        """A saved run (a trace file), shown again as --replay prints it: its lines, its trust
+        decisions; then it has ended. Its frames are in the step-through view."""
+        self.opened = records
+        kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
+        for record in records:
+            if record["kind"] == "trust":
+                self._trust(record)
+            elif record["kind"] == "line" and isinstance(record.get("text"), str):
+                label = record.get("line")
+                kind = kinds.get(label, Kind.FRAME if label == "frame" else Kind.STORY) \
+                    if isinstance(label, str) else Kind.STORY
+                self._add({"type": "line", "kind": kind.label, "text": escape(record["text"], keep_newlines=True)})
+        self.status = 0
+        self._add({"type": "end", "status": 0})
+
+    def _trust(self, facts: dict[str, Any]) -> None:
+        self._add({"type": "trust", **{key: str(facts.get(key)) for key in ("peer", "endpoint", "verdict", "reason")}})
+
+    def _add(self, event: dict[str, Any]) -> None:
+        with self.changed:
+            if len(self.events) < MAX_EVENTS or event["type"] == "end":
+                self.events.append(event)
+            elif len(self.events) == MAX_EVENTS:
+                self.events.append({"type": "line", "kind": "warning",
+                                    "text": f"the page shows the first {MAX_EVENTS} events of this run"})
+            self.changed.notify_all()
+
+
+class Runs:
+    """The page's runs by id: at most MAX_LIVE going at once, MAX_KEPT kept."""
+
+    def __init__(self, again: Callable[[list[str], Any], int]) -> None:
+        self.again = again
+        self.by_id: dict[str, Run] = {}
+        self.ids = count(1)
+        self.lock = threading.Lock()
+
+    def start(self, argv: list[str], step: bool, cleanup: Callable[[], None],
+              credentials: dict[str, str] | None = None) -> Run | None:
+        """A new run, started; None when MAX_LIVE are going already."""
+        with self.lock:
+            if sum(not run.done for run in self.by_id.values()) >= MAX_LIVE:
+                return None
+            run = Run(str(next(self.ids)), argv, step, cleanup, credentials)
+            self.by_id[run.id] = run
+            finished = [key for key, old in self.by_id.items() if old.done]
+            for key in finished[:max(0, len(finished) - MAX_KEPT)]:
+                del self.by_id[key]
+        run.start(self.again)
+        return run
+
+    def opened(self, text: str) -> Run:
+        """A run that is a saved trace (`text`, as --trace wrote it), shown again; kept as a
+        finished run is. ValueError, naming the line, if it is not a trace (trace.load)."""
+        import os
+        import tempfile
+        handle, path = tempfile.mkstemp(prefix="a2a-web-trace-", suffix=".jsonl")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            records = trace.load(path)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace(path, "the trace opened")) from None
+        finally:
+            os.unlink(path)
+        with self.lock:
+            run = Run(str(next(self.ids)), [], False, lambda: None)
+            self.by_id[run.id] = run
+        run.replay(records)
+        return run
+
+    def get(self, run_id: str) -> Run | None:
+        with self.lock:
+            return self.by_id.get(run_id)
+
+    def stop_all(self) -> None:
+        with self.lock:
+            going = list(self.by_id.values())
+        for run in going:
+            run.ask("stop")

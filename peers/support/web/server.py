@@ -1,0 +1,224 @@
+"""`a2a_delegation.py web`: the live page's server, on 127.0.0.1 only, and its door.
+
+The page can start runs, send frames and write the allowlist file, so any web page the
+person has open elsewhere must not be able to do the same. Every request passes `door`:
+- the Host must be 127.0.0.1:PORT or localhost:PORT, so a name rebound to 127.0.0.1 by a
+  hostile DNS server reaches nothing (DNS rebinding);
+- the token printed at start-up must come with it: in the query of the first load, which
+  answers with an HttpOnly SameSite=Strict cookie, then in that cookie or the
+  X-Workbench-Token header (compared in constant time);
+- a request that changes something (every POST) must carry the page's own Origin (CSRF).
+Every answer carries a Content-Security-Policy that allows no inline script and nothing
+from elsewhere, and is not cached. The server is the peers' own (transports/server.py):
+strict parsing, bounded bodies, a deadline per request, a bounded number of connections.
+A run's frames reach the page as server-sent events (runs.py); the page is live.html,
+live.js and live.css beside this file. Not here: how a run is told (main(), session.py).
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlsplit
+
+from peers.a2a import wire_format
+from peers.support.output import Console
+from peers.support.web import allowlist
+from peers.support.web.pages import headers, lessons, steps_view
+from peers.support.web.runs import Run, Runs
+from transports.base import HttpRequest, HttpResponse, is_http_url, parse_url
+from transports.codec import Limits, loads_strict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),
+          "/live.css": ("live.css", "text/css")}
+FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
+MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
+REQUEST_LIMITS = Limits(max_bytes=MAX_BODY, max_depth=16, max_containers=10_000)
+REQUEST_TIMEOUT = 10.0  # seconds for a whole request to arrive, however it is dripped
+MAX_CONNECTIONS = 32  # a browser opens about six; each open event stream holds one
+STREAM_WAIT = 15.0  # seconds between keep-alive comments on an idle event stream
+STREAM_LIFETIME = 3600.0  # an event stream ends after this; the browser reconnects where it left off
+
+
+class WebApp:
+    """The page's app (an App, as a peer's is): the door, then one route per path."""
+
+    def __init__(self, port: int, token: str, runs: Runs, allowlist_path: str) -> None:
+        self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        self.token, self.cookie = token, f"a2a-web-{port}"  # a cookie per port: two pages, two tokens
+        self.runs, self.allowlist_path = runs, allowlist_path
+        self.closing = False
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        url = urlsplit(request.url)
+        refused = self.door(request, url.path, parse_qs(url.query).get("token", [""])[0])
+        if refused:
+            return refused
+        try:
+            response = self.route(request, url.path)
+        except ValueError as exc:  # a body that is not the JSON asked for: one line
+            response = _answer(400, {"error": f"not a request the page sends: {exc}"})
+        if request.method == "GET" and url.path == "/" and "token" in url.query:
+            response.headers["Set-Cookie"] = f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/"
+        return response
+
+    def door(self, request: HttpRequest, path: str, query_token: str) -> HttpResponse | None:
+        """None when the request may go on; else its refusal, saying why in one line."""
+        host = request.header("host") or ""
+        if host not in self.hosts:
+            return _answer(421, {"error": "this page answers only at 127.0.0.1 or localhost on its own port"})
+        cookies = dict(part.strip().partition("=")[::2] for part in (request.header("cookie") or "").split(";"))
+        given = [query_token if path == "/" else "", cookies.get(self.cookie, ""),
+                 request.header("x-workbench-token") or ""]
+        if not any(value and hmac.compare_digest(value.encode(), self.token.encode()) for value in given):
+            return _answer(401, {"error": "no token: open the URL the web command printed"})
+        if request.method != "GET" and request.header("origin") != f"http://{host}":
+            return _answer(403, {"error": "a change must come from the page itself (its Origin)"})
+        return None
+
+    def route(self, request: HttpRequest, path: str) -> HttpResponse:
+        parts, method = path.strip("/").split("/"), request.method
+        if method == "GET" and path in STATIC:
+            name, media_type = STATIC[path]
+            with open(os.path.join(HERE, name), "rb") as file:
+                return HttpResponse(200, {**headers(), "Content-Type": f"{media_type}; charset=utf-8"}, file.read())
+        if method == "GET" and path == "/lessons":
+            return _answer(200, {"runs": lessons(), "wires": list(wire_format.NAMES)})
+        if path == "/allowlist":
+            if method == "GET":
+                return _answer(200, {"path": self.allowlist_path, "text": allowlist.read(self.allowlist_path)})
+            text = _field(request, "text")
+            if _field(request, "save", bool, False):
+                problem = allowlist.save(self.allowlist_path, text)
+                return _answer(400 if problem else 200, {"problem": problem, "saved": not problem})
+            problem, entries = allowlist.check(text)
+            return _answer(200, {"problem": problem, "entries": entries})
+        if method == "POST" and path == "/runs":
+            return self.start(request)
+        if method == "POST" and path == "/traces":  # a saved run, opened: checked as --replay checks it
+            return _answer(201, {"id": self.runs.opened(_field(request, "text")).id, "command": "a saved run"})
+        run = self.runs.get(parts[1]) if len(parts) == 3 and parts[0] == "runs" else None
+        if run is None:
+            return _answer(404, {"error": "no such page or run"})
+        if method == "GET" and parts[2] == "events":
+            return HttpResponse(200, {**headers(), "Content-Type": "text/event-stream"},
+                                self.stream(run, _after(request.header("last-event-id"))))
+        if method == "GET" and parts[2] == "trace.jsonl":
+            body = "".join(json.dumps(record) + "\n" for record in run.records()).encode()
+            return HttpResponse(200, {**headers(), "Content-Type": "application/jsonl",
+                                      "Content-Disposition": f'attachment; filename="run-{run.id}.jsonl"'}, body)
+        if method == "GET" and parts[2] == "steps.html":  # the finished run in the step-through view
+            return steps_view(run.records())
+        if method == "POST" and parts[2] in ("send", "stop"):
+            run.ask(parts[2])
+            return _answer(200, {"asked": parts[2]})
+        return _answer(404, {"error": "no such page or run"})
+
+    def start(self, request: HttpRequest) -> HttpResponse:
+        """POST /runs: the essay's run or a lesson, with the transport and wire asked for."""
+        name, transport = _field(request, "run"), _field(request, "transport", str, "in-process")
+        wire = _field(request, "wire", str, "")
+        if name != "default" and name not in {entry["name"] for entry in lessons()}:
+            return _answer(400, {"error": f"no run called {name[:40]!r}"})
+        if transport not in ("in-process", "http") or (wire and wire not in wire_format.NAMES):
+            return _answer(400, {"error": "transport is in-process or http; wire one of "
+                                          + ", ".join(wire_format.NAMES)})
+        text = _field(request, "allowlist", str, "") or allowlist.read(self.allowlist_path)
+        problem, path, remove = allowlist.for_a_run(text)
+        if problem:
+            return _answer(400, {"error": problem})
+        argv = (["--scenario", name] if name != "default" else []) + ["--transport", transport, "--allowlist", path]
+        argv += (["--wire", wire] if wire else []) + (["--verbose"] if _field(request, "verbose", bool, False) else [])
+        peer, token = _field(request, "peer", str, ""), _field(request, "token", str, "")
+        follow = _field(request, "follow", str, "")  # how a task is followed, as the flags say it
+        if peer and not (len(peer) <= 2000 and is_http_url(peer)) or follow not in FOLLOW or \
+                not (len(token) <= 4096 and token.isascii() and (token.isprintable() and " " not in token)):
+            remove()
+            return _answer(400, {"error": "an agent's URL is http(s); follow is one of " + ", ".join(FOLLOW)
+                                          + "; a token is printable ASCII without spaces"})
+        argv += (["--peer", peer] if peer else []) + FOLLOW[follow]
+        credentials = {parse_url(peer).origin: token} if peer and token else {}  # for its origin alone
+        run = self.runs.start(argv, _field(request, "step", bool, False), remove, credentials)
+        if run is None:
+            remove()
+            return _answer(429, {"error": "three runs are going already; stop one or wait"})
+        shown = [arg for arg in argv if arg != path and arg != "--allowlist"]  # as one would type it
+        return _answer(201, {"id": run.id, "command": " ".join(["python3 a2a_delegation.py", *shown])})
+
+    def stream(self, run: Run, index: int) -> Any:
+        """The run's events from `index` on, as server-sent events, each with its number as
+        its id (a reconnecting browser sends the last in Last-Event-ID); ends with the run."""
+        waited = 0.0
+        while not self.closing and waited < STREAM_LIFETIME:
+            events = run.events_after(index, STREAM_WAIT)
+            if not events:
+                waited += STREAM_WAIT
+                yield b": still running\n\n"
+                continue
+            for event in events:
+                index += 1
+                yield f"id: {index}\ndata: {json.dumps(event)}\n\n".encode()
+            if events[-1]["type"] == "end":
+                return
+
+
+def listening(port: int, allowlist_path: str, again: Callable[[list[str], Any], int], *,
+              request_timeout: float = REQUEST_TIMEOUT) -> tuple[Any, WebApp, str]:
+    """The page's server, bound to 127.0.0.1:`port` and serving: (server, app, URL with its token)."""
+    from transports.server import PeerServer
+    token = secrets.token_urlsafe(24)
+    server = PeerServer(None, "127.0.0.1", port, request_timeout=request_timeout, max_body=MAX_BODY,
+                        max_connections=MAX_CONNECTIONS, log=lambda line: None)
+    app = server.app = WebApp(server.server_address[1], token, Runs(again), allowlist_path)
+    return server.start(), app, f"{server.base_url}/?token={token}"
+
+
+def serve(options: Any, console: Console, again: Callable[[list[str], Any], int]) -> int:
+    """Serve the page until Ctrl-C or SIGTERM; print its URL with the token. Returns 0."""
+    import signal
+    import threading
+    stopped = threading.Event()
+    if threading.current_thread() is threading.main_thread():  # before the URL: a SIGTERM then is clean
+        signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
+    server, app, url = listening(options.port, options.allowlist, again)
+    console.say(f"[web] the live page: {url}")
+    console.say("[web] on 127.0.0.1 only; the token is this page's alone. Ctrl-C or SIGTERM stops it.")
+    console.out.flush()
+    if options.open:
+        import webbrowser
+        webbrowser.open(url)
+    try:
+        while not stopped.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+    close(server, app)
+    console.say("[web] stopped.")
+    return 0
+
+
+def close(server: Any, app: WebApp) -> None:
+    """Stop every run before its next frame, end the event streams, and stop serving."""
+    app.closing = True
+    app.runs.stop_all()
+    server.stop()
+
+
+def _field(request: HttpRequest, name: str, kind: type = str, default: Any = None) -> Any:
+    document = loads_strict(request.body or b"{}", REQUEST_LIMITS)
+    value = document.get(name, default) if isinstance(document, dict) else None
+    if not isinstance(value, kind):
+        raise ValueError(f"{name!r} must be a {kind.__name__}")
+    return value
+
+
+def _after(last_event_id: str | None) -> int:
+    text = (last_event_id or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 9 else 0
+
+
+def _answer(status: int, document: dict[str, Any]) -> HttpResponse:
+    return HttpResponse(status, {**headers(), "Content-Type": "application/json"}, json.dumps(document).encode())

@@ -1,0 +1,388 @@
+"""`a2a_delegation.py web`, the live page's server, over plain HTTP on 127.0.0.1.
+
+The door (token, Host, Origin, CSP) is held to each rule with real requests; runs are
+main() itself, watched, and their events are read as the page reads them: server-sent
+events over the same socket. The browser's side is tests/test_web_page.py."""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+import a2a_delegation as story
+from conftest import ROOT, cli
+from peers.support.web import server as web
+
+ESSAY_ALLOWLIST = (ROOT / "allowlist.json").read_text()
+
+
+@pytest.fixture
+def page(tmp_path):
+    """The page's server in this process, with a 1-second request deadline and its own allowlist file."""
+    path = tmp_path / "allowlist.json"
+    path.write_text(ESSAY_ALLOWLIST)
+    server, app, url = web.listening(0, str(path), story.main, request_timeout=1.0)
+    base, token = url.split("/?token=")
+    yield {"base": base, "token": token, "url": url, "port": server.server_address[1], "path": path,
+           "server": server}
+    web.close(server, app)
+
+
+def ask(page, path, method="GET", body=None, headers=None, token=True, origin=True):
+    """One request as the page would send it (token header, its own Origin), unless told otherwise."""
+    sent = {**({"X-Workbench-Token": page["token"]} if token else {}),
+            **({"Origin": page["base"]} if origin and method != "GET" else {}), **(headers or {})}
+    request = urllib.request.Request(page["base"] + path, method=method, headers=sent,
+                                     data=None if body is None else json.dumps(body).encode())
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read()
+
+
+def events_of(page, run_id, until=lambda event: event["type"] == "end"):
+    """The run's events, read as server-sent events until `until` says stop (or the run ends)."""
+    request = urllib.request.Request(f"{page['base']}/runs/{run_id}/events",
+                                     headers={"X-Workbench-Token": page["token"]})
+    events = []
+    with urllib.request.urlopen(request, timeout=30) as response:
+        for raw in response:
+            if raw.startswith(b"data: "):
+                events.append(json.loads(raw[6:]))
+                if until(events[-1]) or events[-1]["type"] == "end":
+                    return events
+    return events
+
+
+def started(page, **asked):
+    status, _, body = ask(page, "/runs", "POST", {"run": "default", **asked})
+    assert status == 201, body
+    return json.loads(body)["id"]
+
+
+def test_the_web_command_prints_a_loopback_url_with_a_token_and_stops_on_sigterm():
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web"], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert re.fullmatch(r"\[web\] the live page: http://127\.0\.0\.1:\d+/\?token=[\w-]{32}\n", line)
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+
+
+def test_open_hands_the_url_with_its_token_to_the_default_browser(tmp_path):
+    opened = tmp_path / "opened.txt"
+    browser = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\" {opened} %s"
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web", "--open"], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, "BROWSER": browser})
+    try:
+        url = process.stdout.readline().split()[-1]
+        deadline = time.monotonic() + 10
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened.read_text() == url and "?token=" in url
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+
+
+def test_the_page_listens_on_loopback_only(page):
+    assert page["server"].server_address[0] == "127.0.0.1"
+
+
+def test_no_token_no_page(page):
+    for path, method in (("/", "GET"), ("/lessons", "GET"), ("/allowlist", "GET"), ("/runs", "POST")):
+        status, _, body = ask(page, path, method, {"run": "default"} if method == "POST" else None, token=False)
+        assert status == 401 and b"no token" in body, path
+    assert ask(page, "/lessons", headers={"X-Workbench-Token": "not-it"}, token=False)[0] == 401
+
+
+def test_the_token_in_the_address_opens_the_page_once_then_a_strict_cookie_carries_it(page):
+    status, headers, body = ask(page, f"/?token={page['token']}", token=False)
+    assert status == 200 and b"<title>" in body
+    cookie = headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and page["token"] in cookie
+    assert ask(page, "/lessons", headers={"Cookie": cookie.split(";")[0]}, token=False)[0] == 200
+    assert ask(page, f"/lessons?token={page['token']}", token=False)[0] == 401, "the query opens only the page"
+
+
+def test_a_foreign_host_is_refused_even_with_the_token(page):
+    port = page["port"]
+    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1:{port + 1}", "127.0.0.1", f"[::1]:{port}"):
+        status, _, body = ask(page, "/lessons", headers={"Host": host})
+        assert status == 421, host
+    assert ask(page, "/lessons", headers={"Host": f"localhost:{port}"})[0] == 200
+
+
+def test_a_change_from_a_foreign_origin_is_refused(page):
+    for origin in ("http://evil.example", f"http://localhost:{page['port'] + 1}", "null", None):
+        headers = {"Origin": origin} if origin else {}
+        status, _, body = ask(page, "/runs", "POST", {"run": "default"}, headers=headers, origin=False)
+        assert status == 403 and b"Origin" in body, origin
+    assert ask(page, "/allowlist", "POST", {"text": "{}", "save": True}, origin=False)[0] == 403
+    assert page["path"].read_text() == ESSAY_ALLOWLIST
+
+
+def test_every_answer_forbids_inline_script_and_the_page_has_none(page):
+    for path in ("/", "/live.js", "/lessons", "/nowhere"):
+        _, headers, body = ask(page, path)
+        policy = headers["Content-Security-Policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "default-src 'none'" in policy
+    html = ask(page, "/")[2].decode()
+    assert re.findall(r"<script[^>]*>", html) == ['<script src="/live.js" defer>']
+    assert not re.search(r"<script[^>]*>\s*[^<\s]", html), "no inline script"
+    assert not re.search(r"\son\w+\s*=", html), "no inline event handler"
+
+
+def test_an_oversize_body_is_refused_before_it_is_read(page):
+    with socket.create_connection(("127.0.0.1", page["port"]), timeout=5) as sock:
+        sock.sendall(f"POST /runs HTTP/1.1\r\nHost: 127.0.0.1:{page['port']}\r\n"
+                     f"Content-Length: {web.MAX_BODY + 1}\r\n\r\n".encode())
+        assert sock.recv(200).startswith(b"HTTP/1.1 413")
+
+
+def test_a_slow_request_is_cut_off_at_its_deadline(page):
+    started_at = time.monotonic()
+    with socket.create_connection(("127.0.0.1", page["port"]), timeout=5) as sock:
+        for piece in (b"GET /lessons HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"X-A: b\r\n"):
+            sock.sendall(piece)
+            time.sleep(0.4)
+        answer = sock.recv(200)
+    assert answer.startswith(b"HTTP/1.1 408") and time.monotonic() - started_at < 4
+
+
+def test_a_malformed_request_body_is_one_line_not_a_traceback(page):
+    for body in (b"[1, 2", b'{"run": 5}', b'{"run": "default", "step": "yes"}', b"[" * 5000):
+        request = urllib.request.Request(page["base"] + "/runs", data=body, method="POST",
+                                         headers={"X-Workbench-Token": page["token"], "Origin": page["base"]})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 400 and b"\n" not in refused.value.read()
+    assert ask(page, "/runs", "POST", {"run": "../../etc/passwd"})[0] == 400
+    assert ask(page, "/runs", "POST", {"run": "default", "transport": "carrier-pigeon"})[0] == 400
+
+
+def test_the_essays_run_streams_the_lines_the_terminal_prints(page):
+    events = events_of(page, started(page))
+    shown = "\n".join(event["text"] for event in events if event["type"] == "line") + "\n"
+    assert shown == cli().stdout
+    trust = [event for event in events if event["type"] == "trust"]
+    assert [(event["peer"], event["verdict"]) for event in trust] == [("billing-agent", "trusted"),
+                                                                      ("refund-bot-9000", "refused")]
+    assert trust[1]["reason"] == "is NOT on the allowlist"
+    frames = [event for event in events if event["type"] == "frame"]
+    assert [event["direction"] for event in frames] == ["-->", "<--"] * 3
+    assert frames[2]["headers"]["Authorization"] == "Bearer ****" and frames[3]["status"] == 200
+    assert events[-1] == {"type": "end", "status": 0}
+
+
+def test_a_lesson_over_http_streams_its_frames_with_status_and_masked_headers(page):
+    events = events_of(page, started(page, run="approval", transport="http"))
+    frames = [event for event in events if event["type"] == "frame"]
+    answers = [event for event in frames if event["direction"] == "<--"]
+    assert answers and all(event["status"] == 200 and "Date" in event["headers"] for event in answers), \
+        "real HTTP answered: its status and headers are shown"
+    assert all("t0k" not in json.dumps(event) for event in events)
+    lines = [event["text"] for event in events if event["type"] == "line"]
+    assert lines[0].startswith("[transport] HTTP JSON-RPC over real sockets"), lines[0]
+
+
+def test_in_step_mode_nothing_is_sent_until_send(page):
+    run_id = started(page, step=True)
+    events = events_of(page, run_id, until=lambda event: event["type"] == "held")
+    assert events[-1] == {"type": "held", "seq": 1}
+    time.sleep(0.5)
+    waiting = events_of(page, run_id, until=lambda event: event["type"] == "held")
+    assert [event for event in waiting if event["type"] == "frame"] == \
+        [event for event in events if event["type"] == "frame"], "nothing crossed while held"
+    assert [event["direction"] for event in waiting if event["type"] == "frame"] == ["-->"]
+    assert ask(page, f"/runs/{run_id}/send", "POST")[0] == 200
+    after = events_of(page, run_id, until=lambda event: event["type"] == "held" and event["seq"] > 1)
+    assert [event["direction"] for event in after if event["type"] == "frame"] == ["-->", "<--", "-->"]
+    assert ask(page, f"/runs/{run_id}/stop", "POST")[0] == 200
+    ended = events_of(page, run_id)
+    assert ended[-1] == {"type": "end", "status": 0}
+    assert [event["direction"] for event in ended if event["type"] == "frame"] == ["-->", "<--", "-->"]
+
+
+def test_only_a_few_runs_go_at_once(page):
+    held = [started(page, step=True) for _ in range(3)]
+    status, _, body = ask(page, "/runs", "POST", {"run": "default"})
+    assert status == 429 and b"three runs" in body
+    for run_id in held:
+        ask(page, f"/runs/{run_id}/stop", "POST")
+        assert events_of(page, run_id)[-1]["type"] == "end"
+    assert ask(page, "/runs", "POST", {"run": "default"})[0] == 201
+
+
+def test_an_edited_allowlist_is_checked_by_the_loader_and_a_run_uses_it(page):
+    status, _, body = ask(page, "/allowlist", "POST", {"text": '{"trusted": [{"name": "billing-agent"}]}'})
+    problem = json.loads(body)["problem"]
+    assert status == 200 and problem.startswith("the allowlist in the page") and "endpoint" in problem
+    emptied = json.dumps({"trusted": []})
+    assert json.loads(ask(page, "/allowlist", "POST", {"text": emptied})[2]) == {"problem": None, "entries": []}
+    events = events_of(page, started(page, allowlist=emptied))
+    assert [(event["peer"], event["verdict"]) for event in events if event["type"] == "trust"] == \
+        [("billing-agent", "refused"), ("refund-bot-9000", "refused")]
+    assert page["path"].read_text() == ESSAY_ALLOWLIST, "the file changes only when saved"
+
+
+def test_saving_the_allowlist_replaces_the_file_whole_and_only_when_the_loader_takes_it(page):
+    status, _, body = ask(page, "/allowlist", "POST", {"text": "{not json", "save": True})
+    assert status == 400 and json.loads(body)["saved"] is False
+    assert page["path"].read_text() == ESSAY_ALLOWLIST
+    emptied = json.dumps({"trusted": []})
+    assert ask(page, "/allowlist", "POST", {"text": emptied, "save": True})[0] == 200
+    assert page["path"].read_text() == emptied
+    assert [p.name for p in page["path"].parent.iterdir()] == ["allowlist.json"], "no temporary file left"
+
+
+def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):
+    run_id = started(page)
+    events_of(page, run_id)
+    status, headers, body = ask(page, f"/runs/{run_id}/trace.jsonl")
+    records = [json.loads(line) for line in body.decode().splitlines()]
+    cli("--trace", str(tmp_path / "run.jsonl"))
+    flagged = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
+    def shape(recorded):
+        return [(r["kind"], r.get("text"), r.get("direction"), r.get("method")) for r in recorded
+                if r["kind"] != "registry"]
+    assert status == 200 and "attachment" in headers["Content-Disposition"]
+    assert shape(records) == shape(flagged)
+
+
+def test_a_finished_run_opens_in_the_step_through_view_with_no_inline_script_but_its_own(page):
+    run_id = started(page)
+    events_of(page, run_id)
+    status, headers, body = ask(page, f"/runs/{run_id}/steps.html")
+    policy = headers["Content-Security-Policy"]
+    assert status == 200 and b"A2A delegation, step by step" in body
+    assert "unsafe-inline" not in policy and re.search(r"script-src 'sha256-[A-Za-z0-9+/]+=*';", policy)
+
+
+def test_a_reconnecting_page_gets_the_events_after_the_last_it_saw(page):
+    run_id = started(page)
+    everything = events_of(page, run_id)
+    request = urllib.request.Request(f"{page['base']}/runs/{run_id}/events",
+                                     headers={"X-Workbench-Token": page["token"], "Last-Event-ID": "5"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        text = response.read().decode()
+    assert text.startswith("id: 6\n")
+    assert [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")] == everything[5:]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hostile_requests_get_one_short_answer_each_and_the_page_keeps_serving(page, seed):
+    import random
+    chance = random.Random(seed)
+    pieces = [b"GET / HTTP/1.1\r\n", b"POST /runs HTTP/1.1\r\n", b"GET /runs/1/events HTTP/1.1\r\n",
+              f"Host: 127.0.0.1:{page['port']}\r\n".encode(), b"Host: evil.example\r\n",
+              f"X-Workbench-Token: {page['token']}\r\n".encode(), b"Content-Length: 12\r\n",
+              b"Content-Length: -1\r\n", b"Transfer-Encoding: chunked\r\n", f"Origin: {page['base']}\r\n".encode(),
+              b"Cookie: " + b"a=b;" * 3000 + b"\r\n", b"\x00\xff\x1b[2J", b"GET /" + b"A" * 9000 + b" HTTP/1.1\r\n",
+              b'{"run": "default", "step": true}', b"\r\n", b"\r\n\r\n"]
+    for _ in range(20):
+        data = b"".join(chance.choice(pieces) for _ in range(chance.randint(1, 7))) + b"\r\n\r\n"
+        with socket.create_connection(("127.0.0.1", page["port"]), timeout=5) as sock:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            answer = b""
+            while len(answer) < 1 << 16 and (chunk := sock.recv(4096)):
+                answer += chunk
+                if b"text/event-stream" in answer:
+                    break  # an event stream goes on while its run does: it answered
+        assert answer == b"" or re.match(rb"HTTP/1\.1 \d{3} ", answer), data[:80]
+        assert b"Traceback" not in answer
+    for run_id in list(web_runs(page)):
+        ask(page, f"/runs/{run_id}/stop", "POST")
+    assert ask(page, "/lessons")[0] == 200
+
+
+def web_runs(page):
+    """The ids of the runs the page's server holds (a hostile request may have started one)."""
+    return list(page["server"].app.runs.by_id)
+
+
+@pytest.fixture
+def agent_wanting_a_token():
+    """An agent on 127.0.0.1 whose card declares bearer auth; it keeps each Authorization it was sent."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from peers import billing
+    from peers.a2a import wire_essay
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def reply(self, document):
+            body = json.dumps(document).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            seen.append(self.headers.get("Authorization"))
+            self.reply(wire_essay.card_to_wire(billing.billing_agent(f"http://127.0.0.1:{self.server.server_port}").card))
+
+        def do_POST(self):
+            seen.append(self.headers.get("Authorization"))
+            asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            self.reply({"jsonrpc": "2.0", "id": asked["id"], "result": {
+                "id": "task-9", "lifecycle": ["submitted", "completed"], "status": {"state": "completed"},
+                "artifacts": [{"type": "text", "text": "done"}]}})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}", seen
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_token_for_an_agent_goes_to_that_agent_alone_and_is_never_shown(page, agent_wanting_a_token):
+    base, seen = agent_wanting_a_token
+    trusting = json.dumps({"trusted": [{"name": "billing-agent", "endpoint": base + "/a2a"}]})
+    run_id = started(page, peer=base, token="s3cret-for-it", allowlist=trusting)
+    events = events_of(page, run_id)
+    assert seen == [None, "Bearer s3cret-for-it"], "the card is public; the task is sent with the token"
+    assert any(event.get("text") == "[support] trusted result (from billing-agent): done" for event in events)
+    assert "s3cret-for-it" not in json.dumps(events) + ask(page, f"/runs/{run_id}/trace.jsonl")[2].decode()
+    assert "s3cret" not in " ".join(str(p.read_bytes()) for p in page["path"].parent.rglob("*") if p.is_file())
+    assert ask(page, "/runs", "POST", {"run": "default", "peer": base, "token": "two words"})[0] == 400
+
+
+@pytest.mark.parametrize("follow, marker", [("stream", "<-- [1] "), ("push", "<-- (pushed to our webhook) ")])
+def test_each_streamed_event_and_each_push_is_a_frame_line_of_its_own(page, follow, marker):
+    events = events_of(page, started(page, wire="1.0", follow=follow))
+    terminal = cli("--wire", "1.0", f"--{follow}").stdout.splitlines()
+    lines = [event["text"] for event in events if event["type"] == "line" and event["kind"] == "frame"]
+    assert sum(line.startswith(marker) for line in lines) == sum(line.startswith(marker) for line in terminal) > 0
+    if follow == "push":
+        pushed = [event for event in events if event["type"] == "frame" and event["pushed_by"]]
+        assert pushed and all(event["pushed_by"].startswith("https://billing.acme.example") for event in pushed)
+
+
+def test_a_saved_trace_opens_again_as_the_lines_it_recorded(page, tmp_path):
+    cli("--scenario", "approval", "--trace", str(tmp_path / "run.jsonl"))
+    status, _, body = ask(page, "/traces", "POST", {"text": (tmp_path / "run.jsonl").read_text()})
+    assert status == 201
+    events = events_of(page, json.loads(body)["id"])
+    replayed = cli("--replay", str(tmp_path / "run.jsonl")).stdout
+    assert "\n".join(event["text"] for event in events if event["type"] == "line") + "\n" == replayed
+    assert ask(page, f"/runs/{json.loads(body)['id']}/steps.html")[0] == 200
+    status, _, body = ask(page, "/traces", "POST", {"text": '{"kind": "line"}\n[1]\n'})
+    assert status == 400 and b"the trace opened:2: not a trace record" in body

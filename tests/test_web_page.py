@@ -1,0 +1,199 @@
+"""The live page in a real browser: headless Chromium (Debian's `chromium`) driven over the
+DevTools protocol (tests/chromium.py), against the page's real server and real runs.
+
+A run is started the way a person shares one (`#run=NAME`) or by the page's own controls;
+what the test reads is what the page shows. Skipped, saying why, where Chromium is absent."""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import a2a_delegation as story
+from chromium import CHROMIUM, Browser
+from conftest import ROOT
+from peers import billing
+from peers.a2a import wire_essay
+from peers.support.web import server as web
+
+pytestmark = pytest.mark.skipif(not CHROMIUM, reason="headless Chromium is not installed here (Debian's "
+                                "chromium package; .ci/run installs it where the machine allows)")
+ENDED = "document.body.dataset.state === 'ended'"
+FRAMES = "[...document.querySelectorAll('#frames pre')].map((line) => line.textContent)"
+DECISIONS = "[...document.querySelectorAll('#decisions li')].map((line) => line.textContent)"
+# Markup a hostile peer puts in everything it controls; none of it may become an element or run.
+PAYLOAD = ("<img src=x onerror=\"document.body.dataset.pwned='img'\">"
+           "<script>document.body.dataset.pwned='script'</script>")
+
+
+@pytest.fixture
+def page(tmp_path):
+    path = tmp_path / "allowlist.json"
+    path.write_text((ROOT / "allowlist.json").read_text())
+    server, app, url = web.listening(0, str(path), story.main)
+    yield url, path
+    web.close(server, app)
+
+
+def test_run_default_shows_the_essays_frames_the_trusted_result_and_the_refusal(page):
+    with Browser(page[0] + "#run=default") as browser:
+        browser.wait_for(ENDED)
+        frames = browser.evaluate(FRAMES)
+        assert "--> GET https://billing.acme.example/.well-known/agent-card.json" in frames
+        assert any(line.startswith('--> {"jsonrpc": "2.0", "id": 1, "method": "tasks/send"') for line in frames)
+        assert "[support] trusted result (from billing-agent): refund of $180.00 issued for ORD-3300 " \
+               "(ref BILL-ORD-3300)" in frames
+        assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in frames
+        decisions = browser.evaluate(DECISIONS)
+        assert "billing-agent: trusted (is allowlisted)" in decisions
+        assert "refund-bot-9000: refused (is NOT on the allowlist)" in decisions
+        assert browser.evaluate("location.search") == "", "the token left the address bar"
+
+
+def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(page):
+    with Browser(page[0] + "#run=approval") as browser:
+        browser.wait_for(ENDED)
+        frames = browser.evaluate(FRAMES)
+        first = next(line for line in frames if line.startswith("<-- ") and '"task": {"id": "task-1"' in line)
+        follow_up = [line for line in frames if line.startswith("--> ") and '"taskId": "task-1"' in line]
+        assert follow_up and frames.index(follow_up[0]) > frames.index(first)
+        assert "[support] task task-1 state: completed" in frames
+
+
+def test_editing_the_allowlist_and_running_again_shows_billing_refused(page):
+    url, path = page
+    with Browser(url + "#run=default") as browser:
+        browser.wait_for(ENDED)
+        browser.evaluate("""(() => { const box = document.getElementById('allowlist');
+            box.value = JSON.stringify({trusted: []}); document.getElementById('check').click(); })()""")
+        assert browser.wait_for("document.getElementById('allowlist-problem').textContent") == \
+            "the loader takes it: no peer trusted"
+        browser.evaluate("document.getElementById('allowlist').value = '{\"trusted\": [{\"name\": 1}]}';"
+                         "document.getElementById('check').click()")
+        problem = browser.wait_for("document.getElementById('allowlist-problem').className === 'bad' && "
+                                   "document.getElementById('allowlist-problem').textContent")
+        assert problem.startswith("the allowlist in the page")
+        browser.evaluate("""(() => { document.getElementById('allowlist').value = JSON.stringify({trusted: []});
+            document.body.dataset.state = 'again'; document.getElementById('rerun').click(); })()""")
+        browser.wait_for(ENDED)
+        frames = browser.evaluate(FRAMES)
+        assert "[trust] 'billing-agent' is NOT on the allowlist -> delegation REFUSED" in frames
+        assert not any(line.startswith('--> {"jsonrpc"') for line in frames), "nothing was delegated"
+    assert json.loads(path.read_text())["trusted"], "the file is unchanged until Save"
+
+
+def test_step_mode_sends_nothing_until_send(page):
+    with Browser(page[0] + "#run=default&step=1") as browser:
+        browser.wait_for("document.body.dataset.state === 'held'")
+        sent = "[...document.querySelectorAll('#frames li.http')].map((line) => line.textContent.slice(0, 3))"
+        assert browser.evaluate(sent) == ["[--"]  # the card's GET, shown, held
+        assert browser.evaluate(f"{FRAMES}.some((line) => line.startsWith('{{'))") is False, "no card came back"
+        browser.evaluate("document.getElementById('send').click()")
+        browser.wait_for("document.querySelectorAll('li.held').length === 2")
+        assert browser.evaluate(sent) == ["[--", "[<-", "[--"]
+        browser.evaluate("document.getElementById('stop').click()")
+        browser.wait_for(ENDED)
+        assert browser.evaluate(sent) == ["[--", "[<-", "[--"], "Stop: nothing more left"
+
+
+@pytest.fixture
+def hostile_peer():
+    """An agent on 127.0.0.1 that puts markup in its card, its artifact, its error and its headers."""
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def reply(self, document):
+            body = json.dumps(document).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("X-Note", PAYLOAD)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            base = f"http://127.0.0.1:{self.server.server_address[1]}"
+            card = wire_essay.card_to_wire(billing.billing_agent(base).card)
+            self.reply({**card, "name": "hostile" + PAYLOAD, "description": PAYLOAD,
+                        "authentication": {"schemes": ["none"]}})
+
+        def do_POST(self):
+            asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if self.server.errs:
+                return self.reply({"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -32001, "message": PAYLOAD}})
+            self.reply({"jsonrpc": "2.0", "id": asked["id"], "result": {
+                "id": "task-1", "lifecycle": ["submitted", "working", "completed"], "status": {"state": "completed"},
+                "artifacts": [{"type": "text", "text": PAYLOAD}]}})
+
+    servers = []
+
+    def start(errs):
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.errs, server.daemon_threads = errs, True
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("errs", [False, True], ids=["in its artifact", "in its error message"])
+def test_markup_from_a_peer_is_shown_as_text_and_never_runs(page, hostile_peer, errs):
+    base = hostile_peer(errs)
+    trusting = json.dumps({"trusted": [{"name": "hostile" + PAYLOAD, "endpoint": base + "/a2a"}]})
+    with Browser(page[0]) as browser:
+        browser.wait_for("document.getElementById('run').options.length > 1")
+        browser.evaluate(f"""(() => {{ document.getElementById('peer').value = {json.dumps(base)};
+            document.getElementById('allowlist').value = {json.dumps(trusting)};
+            document.getElementById('start').click(); }})()""")
+        browser.wait_for(ENDED)
+        shown = browser.evaluate("document.querySelector('main').textContent")
+        assert shown.count(PAYLOAD) >= 3, "card, artifact or error, and headers: shown as the text they are"
+        assert browser.evaluate("document.body.dataset.pwned") is None
+        assert browser.evaluate("document.querySelectorAll('main img, main script').length") == 0
+        lines = browser.evaluate(FRAMES)
+        said = "trusted result (from hostile" if not errs else "delegation failed"
+        assert any(said in line and PAYLOAD in line for line in lines), lines[-8:]
+
+
+def test_a_finished_run_steps_through_in_the_existing_view(page):
+    with Browser(page[0] + "#run=default") as browser:
+        browser.wait_for(ENDED)
+        browser.evaluate("location.href = document.getElementById('steps').href")
+        browser.wait_for("document.getElementById('step') && document.getElementById('panel').textContent")
+        browser.evaluate("document.getElementById('next').click()")
+        assert browser.wait_for("document.getElementById('step').textContent === '2'")
+        assert browser.evaluate("document.getElementById('panel').textContent").startswith("Step 2 of ")
+        browser.evaluate("location.hash = '#step=5'")
+        assert "GET https://billing.acme.example/.well-known/agent-card.json" in \
+            browser.wait_for("document.getElementById('step').textContent === '5' && "
+                             "document.getElementById('panel').textContent")
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(page, width):
+    with Browser(page[0] + "#run=approval") as browser:
+        browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+        browser.wait_for(ENDED)
+        assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
+        frames, decisions = (browser.evaluate(f"document.getElementById('{which}').getBoundingClientRect().left")
+                             for which in ("frames", "decisions"))
+        assert (decisions > frames) if width == 1280 else (decisions < 40), "side by side, or one above the other"
+
+
+def test_a_saved_run_opens_in_the_page(page, tmp_path):
+    from conftest import cli
+    cli("--trace", str(tmp_path / "run.jsonl"))
+    with Browser(page[0]) as browser:
+        browser.wait_for("document.getElementById('run').options.length > 1")
+        node = browser.call("DOM.querySelector", nodeId=browser.call("DOM.getDocument")["root"]["nodeId"],
+                            selector="#open")["nodeId"]
+        browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(tmp_path / "run.jsonl")])
+        browser.wait_for(ENDED)
+        assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in browser.evaluate(FRAMES)
+        assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
