@@ -169,9 +169,11 @@ def test_a_finished_run_steps_through_in_the_existing_view(page):
         browser.evaluate("document.getElementById('next').click()")
         assert browser.wait_for("document.getElementById('step').textContent === '2'")
         assert browser.evaluate("document.getElementById('panel').textContent").startswith("Step 2 of ")
-        browser.evaluate("location.hash = '#step=5'")
+        fetch = browser.evaluate("[...document.querySelectorAll('li[data-step]')].find(item => "
+                                 "item.textContent.includes('GET agent card to billing-agent')).dataset.step")
+        browser.evaluate(f"location.hash = '#step={fetch}'")
         assert "GET https://billing.acme.example/.well-known/agent-card.json" in \
-            browser.wait_for("document.getElementById('step').textContent === '5' && "
+            browser.wait_for(f"document.getElementById('step').textContent === '{fetch}' && "
                              "document.getElementById('panel').textContent")
 
 
