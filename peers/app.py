@@ -1,12 +1,14 @@
-"""A peer as an app: it serves its Agent Card and answers one JSON-RPC frame.
+"""A peer as an app: it serves its Agent Card and answers one request, in either binding.
 
 Essay: The Agent Card ("a public description a peer serves at a well-known URL") and
 Delegation over JSON-RPC. Like a WSGI app, `PeerApp` is a callable from `HttpRequest` to
 `HttpResponse`; the in-process shim and the HTTP server both call it, so the bytes on
 the wire are the same whichever transport carries them. HTTP-level refusals (unknown
 path, wrong method or Content-Type, oversize body, missing credentials) happen here,
-before the JSON-RPC layer; everything after is `transports.jsonrpc.dispatch`, with the
-method table of `peers/methods.py`. All its error bodies are built by `_error`.
+before any operation is read; everything after is the binding's: JSON-RPC frames POSTed to
+the endpoint go to `transports.jsonrpc.dispatch`, requests to the HTTP+JSON routes below
+it to peers/rest.py, both onto the operations of `peers/methods.py`. Each binding builds
+its own error bodies (`Binding.error`); those outside both are built by `_error`.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.wire_format import CARD_PATH, WireFormat
@@ -48,6 +50,9 @@ class PeerApp:
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
         self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
+        # The bindings that carry them: JSON-RPC at the endpoint, HTTP+JSON below it (when asked).
+        self.jsonrpc: Binding = JsonRpcBinding(self.methods, self._log, max_body)
+        self.rest: Binding | None = None
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         document = card_format.card_to_wire(peer.card)
         if signing_key is not None:  # an rs256.PrivateKey: the card is served signed (1.0 section 8.4)
@@ -69,25 +74,45 @@ class PeerApp:
             if _matches(request.header("If-None-Match"), self.card_cache["ETag"]):
                 return HttpResponse(304, dict(self.card_cache), b"")
             return HttpResponse(200, {**JSON, **self.card_cache}, self.card_body)
-        if (path.rstrip("/") or "/") == self.endpoint_path:  # "/a2a/" is "/a2a"
-            if request.method != "POST":
-                return _error(405, "JSON-RPC frames are sent with POST", Allow="POST")
-            return self._post(request)
-        return _error(404, f"nothing at {path[:80]}: the card is at {CARD_PATH}, "
-                           f"the JSON-RPC endpoint at {self.endpoint_path}")
+        binding, route = self.binding_for(path)
+        if binding is None:
+            return _error(404, f"nothing at {path[:80]}: the card is at {CARD_PATH}, "
+                               f"the JSON-RPC endpoint at {self.endpoint_path}")
+        verbs = binding.verbs(route)
+        if not verbs:
+            return binding.error(404, InvalidRequest(f"nothing at {path[:80]}: no HTTP+JSON route "
+                                                     "of A2A 1.0 section 11.3"), {})
+        if request.method not in verbs:
+            return binding.error(405, InvalidRequest(f"{path[:80]} is asked with {' or '.join(verbs)}"),
+                                 {"Allow": ", ".join(verbs)})
+        return self._answer(request, binding, route)
 
-    def _post(self, request: HttpRequest) -> HttpResponse:
+    def binding_for(self, path: str) -> tuple[Binding | None, str]:
+        """Which binding a path under the endpoint belongs to, and the route it names: the
+        endpoint itself is JSON-RPC's ("/a2a/" is "/a2a"); a path below it is HTTP+JSON's
+        (loaded the first time one is asked for, so the essay's run never loads it)."""
+        if (path.rstrip("/") or "/") == self.endpoint_path:
+            return self.jsonrpc, ""
+        below = self.endpoint_path.rstrip("/") + "/"
+        if not path.startswith(below):
+            return None, ""
+        if self.rest is None:
+            from peers.rest import RestBinding
+            self.rest = RestBinding(self.methods, self._log)
+        return self.rest, path[len(below):].partition("?")[0]
+
+    def _answer(self, request: HttpRequest, binding: Binding, route: str) -> HttpResponse:
         media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
-        if media_type not in ("application/json", "application/a2a+json"):
+        if not binding.takes(media_type, request.body):
             # A2A names this failure: ContentTypeNotSupportedError (-32005), in the 415's body.
-            return _error(415, "Content-Type must be application/json", ContentTypeNotSupported)
+            return binding.error(415, ContentTypeNotSupported("Content-Type must be application/json"), {})
         credential, scopes = self.credential(request)
         if self.token is not None and credential is None:
-            # No task is created: the frame is not even parsed.
-            return _error(401, "a valid bearer token is required", Unauthenticated,
-                          **{"WWW-Authenticate": f'Bearer realm="{self.name}"'})
+            # No task is created: the request is not even parsed.
+            return binding.error(401, Unauthenticated("a valid bearer token is required"),
+                                 {"WWW-Authenticate": f'Bearer realm="{self.name}"'})
         if len(request.body) > self.max_body:
-            return _error(413, f"body larger than {self.max_body} bytes")
+            return binding.error(413, InvalidRequest(f"body larger than {self.max_body} bytes"), {})
         # A2A-Extensions (0.3: X-A2A-Extensions): the extensions the caller activates. Those
         # this agent declares are echoed back under the same name (a method checks the
         # ones it requires: peers/methods.py).
@@ -96,14 +121,7 @@ class PeerApp:
         activated = tuple(dict.fromkeys(uri for uri in (part.strip() for part in asked)
                                         if uri in self.peer.card.extensions))  # each once, in order
         caller = Caller(credential or "", request.header("A2A-Version"), scopes, activated)
-        body = dispatch(request.body, self.methods, caller, log=self._log, max_bytes=self.max_body)
-        echoed = {named: ", ".join(activated)} if activated else {}
-        if body is None:  # a notification: nothing to say
-            return HttpResponse(204, {}, b"")
-        if not isinstance(body, bytes):  # a stream: one Server-Sent Event per result, as made
-            return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **echoed},
-                                (sse.KEEP_ALIVE if frame is None else sse.encode([frame]) for frame in body))
-        return HttpResponse(200, {**JSON, **echoed}, body)
+        return binding.answer(request, route, caller, {named: ", ".join(activated)} if activated else {})
 
     def credential(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
         """The bearer token the caller proved, if it is this peer's, and the scopes a
@@ -126,6 +144,51 @@ class PeerApp:
 
     def _log(self, line: str) -> None:
         self.log(f"[{self.name}] {line}")
+
+
+class Binding(Protocol):
+    """A protocol binding (A2A 1.0 section 5): how an HTTP request to the agent's endpoint
+    carries one operation, and how its answers and errors are spelled. Two: JSON-RPC
+    (`JsonRpcBinding`, below) and HTTP+JSON (peers/rest.py); both reach the operations of
+    peers/methods.py, so the app never asks which one it is talking to."""
+
+    def verbs(self, route: str) -> tuple[str, ...]:
+        """The HTTP methods `route` (the path below the endpoint; "" the endpoint) answers."""
+
+    def takes(self, media_type: str, body: bytes) -> bool:
+        """Whether a request body of this Content-Type may be read at all."""
+
+    def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
+        """The operation's answer (with `headers` added), or its error, as this binding spells them."""
+
+    def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
+        """A refusal under `status`, in this binding's error body."""
+
+
+class JsonRpcBinding:
+    """JSON-RPC 2.0 (spec section 9): every frame POSTed to the endpoint itself, answered
+    by `transports.jsonrpc.dispatch` with the method table of peers/methods.py."""
+
+    def __init__(self, methods: MethodTable, log: Callable[[str], None], max_body: int) -> None:
+        self.methods, self.log, self.max_body = methods, log, max_body
+
+    def verbs(self, route: str) -> tuple[str, ...]:
+        return ("POST",)
+
+    def takes(self, media_type: str, body: bytes) -> bool:
+        return media_type in ("application/json", "application/a2a+json")
+
+    def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
+        body = dispatch(request.body, self.methods, caller, log=self.log, max_bytes=self.max_body)
+        if body is None:  # a notification: nothing to say
+            return HttpResponse(204, {}, b"")
+        if not isinstance(body, bytes):  # a stream: one Server-Sent Event per result, as made
+            return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **headers},
+                                (sse.KEEP_ALIVE if frame is None else sse.encode([frame]) for frame in body))
+        return HttpResponse(200, {**JSON, **headers}, body)
+
+    def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
+        return HttpResponse(status, {**JSON, **headers}, encode_error(None, error))
 
 
 def new_token() -> str:

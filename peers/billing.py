@@ -18,6 +18,7 @@ from peers.card_files import load_card
 from peers.pause import NeedsApproval, NeedsCredential, Refusal, SkillFailed
 from peers.peer import Peer, Skill
 from peers.stamps import utc_now
+from transports.codec import loads_strict
 from transports.jsonrpc import InvalidParams
 
 BASE_URL = "https://billing.acme.example"
@@ -55,11 +56,22 @@ REFUND_RESULTS = {
 
 
 def refund_from_text(text: str) -> dict[str, Any]:
-    """A refund from plain text, for clients that send only text parts."""
+    """A refund from plain text, for clients that send only text parts. A text that is a
+    JSON object is read as the data part it stands for ({"order_id": ..., "amount": ...},
+    checked against REFUND_INPUT like one), as the official Python SDK's server reads it:
+    a client that passes its caller's input on as one text part (seed 000's RemoteA2AAgent)
+    sends the order that way. The codec is the strict, bounded one every frame passes."""
+    if text.lstrip().startswith("{"):
+        try:
+            value = loads_strict(text.encode())
+        except ValueError as exc:
+            raise InvalidParams(f"the text part starts as a JSON object but is not one ({exc})") from None
+        if isinstance(value, dict):
+            return value
     refund = read_refund(text)
     if len(refund) != 2:
         raise InvalidParams("say exactly one order id (like ORD-3300) and one amount "
-                            "(like $180.00), or send a data part {order_id, amount}")
+                            "(like $180.00), or send {order_id, amount} as a data part or JSON text")
     return refund
 
 

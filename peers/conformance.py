@@ -96,7 +96,23 @@ class ConformancePeer(Peer):
         return super().send_message(message, owner=owner, **options)
 
 
-def conformance_agent(base_url: str | None = None, **options: Any) -> Peer:
-    """conformance-agent with the card in peers/cards/conformance-agent.json."""
-    card = load_card("conformance-agent", base_url)._replace(push_notifications=True)  # the file cannot say it
-    return ConformancePeer(card, [Skill(card.skills[0], act, admit=admit, read=read)], **options)
+# The shapes the kit needs a card in (serve flags: peers/demo.py SHAPE_FLAGS): some of its
+# tests run only against an agent that does not stream, sends no pushes, has an extended
+# card (or declares one it has not configured), or requires an extension of every caller.
+EXTENDED_NOTE = " Extended card: also shown to callers who ask for it (GetExtendedAgentCard)."
+
+
+def conformance_agent(base_url: str | None = None, *, no_streaming: bool = False, no_push: bool = False,
+                      extended_card: str | None = None, require_extension: str | None = None,
+                      **options: Any) -> Peer:
+    """conformance-agent with the card in peers/cards/conformance-agent.json, in the shape
+    asked: `extended_card` "served" (one, shown as its card's security allows: to all) or
+    "unconfigured" (declared, none configured); `require_extension` a URI every caller must
+    activate. `options` go to Peer."""
+    card = load_card("conformance-agent", base_url)._replace(
+        streaming=not no_streaming, push_notifications=not no_push,  # the file's format cannot say push
+        extended_card=extended_card is not None,
+        required_extensions=(require_extension,) if require_extension else ())
+    extended = card._replace(description=card.description + EXTENDED_NOTE) if extended_card == "served" else None
+    return ConformancePeer(card, [Skill(card.skills[0], act, admit=admit, read=read)], extended_card=extended,
+                           **options)

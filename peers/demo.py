@@ -27,6 +27,7 @@ from transports.base import parse_url
 class DemoPeer(NamedTuple):
     base_url: str  # where it lives in the essay: its card is served there
     make: Callable[..., Peer]
+    shapes: tuple[str, ...] = ()  # the card shapes `make` takes (SHAPE_FLAGS), for the conformance kit
 
 
 PEERS = {"billing-agent": DemoPeer(billing.BASE_URL, billing.billing_agent),
@@ -39,7 +40,8 @@ def _conformance_agent(*args: Any, **options: Any) -> Peer:
 
 
 # What `serve NAME` can serve: the story's two peers, and the conformance kit's test double.
-SERVABLE = {**PEERS, "conformance-agent": DemoPeer("https://conformance.example", _conformance_agent)}
+SHAPE_FLAGS = ("no_streaming", "no_push", "extended_card", "require_extension")  # peers/conformance.py SHAPES
+SERVABLE = {**PEERS, "conformance-agent": DemoPeer("https://conformance.example", _conformance_agent, SHAPE_FLAGS)}
 
 
 # What a run may ask of a demo peer beyond the essay's run, as plain data: each setting
@@ -192,6 +194,15 @@ SERVE_FLAGS = (
               "python -m peers.signing.new_key FILE makes one), as A2A 1.0 signed cards are", {"metavar": "FILE"}),
     ServeFlag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
               "send off after N events, as a dropped connection would", {"type": "count", "metavar": "N"}),
+    # The card shapes some of the conformance kit's tests need (README: "The conformance kit").
+    ServeFlag("--no-streaming", False, "conformance-agent: declare no streaming (the kit's refusal tests)",
+              {"action": "store_true"}),
+    ServeFlag("--no-push", False, "conformance-agent: declare no push notifications", {"action": "store_true"}),
+    ServeFlag("--extended-card", None, "conformance-agent: declare an extended card, served to the callers "
+              "its card admits (all: it declares no security scheme), or declared with none configured",
+              {"choices": ["served", "unconfigured"]}),
+    ServeFlag("--require-extension", None, "conformance-agent: require every caller to activate this "
+              "extension (A2A-Extensions)", {"metavar": "URI"}),
 )
 
 
@@ -200,4 +211,10 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     """`serve NAME`: one peer as a standalone A2A server until Ctrl-C or SIGTERM, as the
     SERVE_FLAGS say (peers/serving.py, loaded only to serve)."""
     from peers.serving import serve_one
-    return serve_one(SERVABLE[options.peer].make, options, card_format, say=say, fail=fail)
+    served = SERVABLE[options.peer]
+    shape = {name: getattr(options, name) for name in SHAPE_FLAGS if getattr(options, name)}
+    refused = [name for name in shape if name not in served.shapes]
+    if refused:
+        fail(f"--{refused[0].replace('_', '-')}: {options.peer} is served only in its own card's shape")
+        return 2
+    return serve_one(served.make, options, card_format, say=say, fail=fail, shape=shape)

@@ -1,12 +1,14 @@
-"""How a peer answers JSON-RPC: every wire's method names, mapped onto the peer core.
+"""How a peer answers each A2A operation: every wire's method names, mapped onto the peer core.
 
 A served peer answers the essay's, 0.3's and 1.0's methods on one endpoint, choosing by
 method name (the names never collide across versions). Each wire module says which
 operation each of its names asks for (`METHODS`); this module maps those operations onto
 `Peer`, and is where what a wire could not read becomes -32602. An operation the peer's
 card does not declare (streaming, push notifications, an extended card) is refused with
-the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4).
-Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 3.6 (versions).
+the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4). `OPERATIONS` is the
+one table from operation to handler: JSON-RPC reaches it by method name (`MethodTable`),
+HTTP+JSON by route (peers/rest.py), so an operation is added once, for both bindings.
+Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
 """
 from __future__ import annotations
 
@@ -41,11 +43,20 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         at_once = read(wire_format.send_returns_immediately, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
+        _answerable(peer, message, read(wire_format.send_accepted_modes, params))  # before any effect
         started = _webhook_with(wire_format, peer, params, caller, message)  # judged before any effect too
         task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once,
                                  started=started)
         return wire_format.send_result(task, shown)
     return send
+
+
+def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
+    """acceptedOutputModes, if the caller sent any: peers/modes.py refuses a skill that
+    answers in none of them (loaded only then: the essay's frames never send them)."""
+    if accepted:
+        from peers.modes import refuse_unless_answerable
+        refuse_unless_answerable(peer, message, accepted)
 
 
 def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, message: Any) -> Any:
@@ -107,6 +118,7 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         message = read(wire_format.message_from_params, params)
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
+        _answerable(peer, message, read(wire_format.send_accepted_modes, params))  # before any effect
         events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes)
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream
@@ -130,12 +142,19 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
 
 def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
     """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard): the fuller card a
-    peer shows a caller that proved who it is; a peer with none refuses as its version says."""
+    peer shows a caller that proved who it is. A card that does not declare one is refused as
+    its version says; one that declares it with none configured, with -32007 (spec 3.1.11)."""
+    if peer.extended_card is None and peer.card.extended_card:
+        return _refusal(ExtendedAgentCardNotConfigured, "the card declares an extended card, but none is "
+                        "configured")(wire_format, peer)
     if peer.extended_card is None:
         return _refusal(wire_format.NO_EXTENDED_CARD, "this agent declares no extended card")(wire_format, peer)
 
     def extended(params: Any, caller: Caller) -> Any:
-        if not caller.owner:  # nobody proved who they are: served without a token
+        # Spec 3.1.11: the caller authenticates with a scheme the public card declares. One
+        # that declares bearer auth, served without a token, can tell nobody apart: refused.
+        # A card that declares no scheme has none to prove: it shows its extended card to all.
+        if not caller.owner and "bearer" in peer.card.auth_schemes:
             raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
                                                  "this server checks no credentials")
         return wire_format.card_to_wire(peer.extended_card)
@@ -196,8 +215,12 @@ class MethodTable:
         return self.handlers.get(method)
 
     def methods_of(self, wire_format: WireFormat) -> dict[str, Handler]:
-        return {method: _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer))
-                for method, operation in wire_format.METHODS.items()}
+        return {method: self.operation(wire_format, operation) for method, operation in wire_format.METHODS.items()}
+
+    def operation(self, wire_format: WireFormat, operation: str) -> Handler:
+        """One operation ("send", "get", ...: OPERATIONS) in `wire_format`'s spelling, with
+        its version check: what a JSON-RPC method name and an HTTP+JSON route both reach."""
+        return _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer))
 
 
 def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler) -> Handler:

@@ -21,10 +21,10 @@ from peers.stamps import unguessable_task_ids, utc_now
 
 
 def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, *,
-              say: Callable[[str], None], fail: Callable[[str], None]) -> int:
-    """The peer `make` makes, served until Ctrl-C or SIGTERM as the serve flags say; the
-    exit status: 0, or 2 (said through `fail`) when a flag's file or the address cannot
-    be had."""
+              say: Callable[[str], None], fail: Callable[[str], None], shape: dict[str, Any] | None = None) -> int:
+    """The peer `make` makes (in the card `shape` asked for, if any), served until Ctrl-C
+    or SIGTERM as the serve flags say; the exit status: 0, or 2 (said through `fail`) when
+    a flag's file or the address cannot be had."""
     from transports.server import PeerServer
     name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
     if options.crash_at and options.store is None:
@@ -44,7 +44,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         parts = {"new_task_id": unguessable_task_ids(), "clock": utc_now, "log": log,
-                 "allow_private_webhooks": options.allow_private_webhooks}
+                 "allow_private_webhooks": options.allow_private_webhooks, **(shape or {})}
         if options.cut_streams_after is not None:
             from peers.doubles import CutStreams
             parts["streams"] = CutStreams(options.cut_streams_after)
@@ -69,7 +69,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         server.app = PeerApp(peer, card_format, token=token, signing_key=key)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {card_url(base_url)}")
-        say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST)")
+        say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST; HTTP+JSON routes below it)")
         for line in kept:
             say(line)
         if token:  # a token it was given is never printed: stdout ends up in logs and CI output

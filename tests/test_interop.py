@@ -73,6 +73,15 @@ def test_the_official_sdk_client_streams_a_refund_from_our_served_peer(served_bi
     assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in out
 
 
+@pytest.mark.parametrize("flags, kinds", [((), None), (("--stream",), ["task", "status_update",
+                                                                     "artifact_update", "status_update"])])
+def test_the_official_sdk_client_allowed_only_http_json_gets_the_refund_over_our_rest_routes(served_billing, flags,
+                                                                                             kinds):
+    out = sdk_client(served_billing, "Please refund $42 on order ORD-42", "--rest", *flags)
+    assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in out
+    assert kinds is None or [line.split()[1] for line in out.splitlines() if line.startswith("event ")] == kinds, out
+
+
 def test_the_official_sdk_client_continues_a_task_paused_for_approval_on_our_served_peer(served_billing):
     out = sdk_client(served_billing, "Please refund $6200 on order ORD-62", "--approve")
     states = [line.split() for line in out.splitlines() if line.startswith("state ")]

@@ -9,16 +9,20 @@ skipped. To run them:
 The agent (tests/interop/js_server.mjs) runs with that folder as its working directory,
 listens on 127.0.0.1 and is stopped when the module's tests end. The last tests serve it
 with skills that list no modes (this SDK writes them as []), over each binding: its
-jsonRpcHandler alone, its restHandler alone, and both (with --binding choosing).
+jsonRpcHandler alone, its restHandler alone, and both (with --binding choosing). The
+other way round, the SDK's client (tests/interop/js_client.mjs) gets a refund from our
+served billing over each binding its card lists, JSON-RPC and HTTP+JSON, plain and streaming.
 """
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
 from test_interop import FOLLOWS, REST_FOLLOWS, assert_followed, assert_recorded, follow, served_agent
+from test_interop import served_billing  # noqa: F401  (a fixture)
 
 JS_SDK = os.environ.get("A2A_JS_SDK")
 NODE = shutil.which("node")
@@ -85,3 +89,17 @@ def test_with_binding_http_json_our_support_agent_speaks_rest_to_a_javascript_sd
     # The demo peers in the same run offer JSON-RPC only: each refused as unsupported, nothing sent to it.
     assert out.count("not sent: the card is not supported: it offers JSONRPC, not the HTTP+JSON asked for") == 2
     assert done.returncode == 2  # a registry peer could not be had: the exit status says so
+
+
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
+@pytest.mark.parametrize("flags, kinds", [((), None), (("--stream",), ["task", "statusUpdate", "artifactUpdate",
+                                                                     "statusUpdate"])])
+def test_the_official_javascript_sdk_client_gets_a_refund_from_our_served_peer_over_each_binding(
+        served_billing, binding, flags, kinds):
+    done = subprocess.run([NODE, str(ROOT / "tests" / "interop" / "js_client.mjs"), served_billing, "interop-token",
+                           binding, "Please refund $42 on order ORD-42", *flags],
+                          cwd=Path(JS_SDK).resolve(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in done.stdout
+    assert kinds is None or [line.split()[1] for line in done.stdout.splitlines()
+                             if line.startswith("event ")] == kinds, done.stdout

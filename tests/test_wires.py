@@ -160,8 +160,10 @@ def test_each_wire_serves_its_own_card():
         return json.loads(InProcessTransport({billing.BASE_URL: app}).get(
             "https://billing.acme.example/.well-known/agent-card.json", {}).body)
     v1, v03, essay = card("1.0"), card("0.3"), card("essay")
-    assert v1["supportedInterfaces"] == [{"url": ENDPOINT, "protocolBinding": "JSONRPC", "protocolVersion": version}
-                                         for version in ("1.0", "0.3")], "one endpoint answers both"
+    assert v1["supportedInterfaces"] == [*({"url": ENDPOINT, "protocolBinding": "JSONRPC", "protocolVersion": version}
+                                           for version in ("1.0", "0.3")),
+                                         {"url": ENDPOINT, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}], \
+        "one endpoint answers both versions, and 1.0's HTTP+JSON routes below it"
     assert v1["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
     assert v1["securityRequirements"] == [{"schemes": {"bearer": {"list": []}}}]
     assert v1["skills"][0] == {"id": "process_refund", "name": "Process refund",
@@ -228,8 +230,9 @@ def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
 ])
 def test_capabilities_the_card_does_not_declare_get_their_own_error_not_method_not_found(method, headers, code):
     peer = billing.billing_agent()
-    peer.card = peer.card._replace(streaming=False, push_notifications=False)  # billing does both; not this one
-    peer.extended_card = None  # ... and has no extended card
+    # billing does all three; this one declares none of them
+    peer.card = peer.card._replace(streaming=False, push_notifications=False, extended_card=False)
+    peer.extended_card = None
     app = PeerApp(peer, wire_formats.by_name("1.0"), token="t0k")
     error = rpc(app, method, {}, headers)["error"]
     assert error["code"] == code

@@ -195,9 +195,11 @@ class AgentCard(NamedTuple):
 
     @property
     def extensions(self) -> tuple[str, ...]:
-        """The extension URIs the card declares: those carrying its skills' contracts."""
-        return tuple(uri for uri, used in ((INPUT_SCHEMA_EXTENSION, any(s.input_schema for s in self.skills)),
-                                           (RESULTS_EXTENSION, any(s.results for s in self.skills))) if used)
+        """The extension URIs the card declares: those carrying its skills' contracts, and
+        any other it requires of every caller."""
+        contracts = tuple(uri for uri, used in ((INPUT_SCHEMA_EXTENSION, any(s.input_schema for s in self.skills)),
+                                                (RESULTS_EXTENSION, any(s.results for s in self.skills))) if used)
+        return contracts + tuple(uri for uri in self.required_extensions if uri not in contracts)
 
     @property
     def skill_ids(self) -> list[str]:

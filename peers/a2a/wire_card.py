@@ -17,6 +17,11 @@ from peers.a2a.fields import WireError, field, obj, strings
 from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
 
+# What a 0.3 or 1.0 card we serve says its skills take and answer in: each skill lists no
+# modes of its own, so these apply to every one (a skill's modes override them, a2a.proto).
+DEFAULT_INPUT_MODES = ("application/json", "text/plain")
+DEFAULT_OUTPUT_MODES = ("text/plain",)
+
 # A skill's result variants, as a card may declare them: the A2A task states, each with
 # a sentence saying what that ending means for this skill.
 RESULTS_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
@@ -60,6 +65,10 @@ def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:
         extensions.append({"uri": RESULTS_EXTENSION, **_required(RESULTS_EXTENSION, card),
                            "description": "the task states each skill ends in, and what each means",
                            "params": results})
+    # Any other extension the card requires: declared with no params, as only its URI is known.
+    written = {INPUT_SCHEMA_EXTENSION} if schemas else set()
+    written |= {RESULTS_EXTENSION} if results else set()
+    extensions += [{"uri": uri, "required": True} for uri in card.required_extensions if uri not in written]
     if extensions:
         caps["extensions"] = extensions
     return caps
@@ -79,7 +88,8 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
     caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
     extensions = caps.get("extensions") if isinstance(caps.get("extensions"), list) else []
     schemas, results = _extension(extensions, INPUT_SCHEMA_EXTENSION), _extension(extensions, RESULTS_EXTENSION)
-    default_modes = strings(field(card, "defaultInputModes", list, default=[]), "defaultInputModes")
+    defaults = {key: strings(field(card, card_key, list, default=[]), card_key)
+                for key, card_key in (("inputModes", "defaultInputModes"), ("outputModes", "defaultOutputModes"))}
     skills = []
     for index, value in enumerate(field(card, "skills", list)):
         skill, where = obj(value, f"skills[{index}]"), f"skills[{index}]."
@@ -92,10 +102,14 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
             problem = check(ends, RESULTS_SCHEMA, f"the result variants of {skill_id[:40]!r}")
             if problem:
                 raise WireError(problem)
-        modes = strings(field(skill, "inputModes", list, where, default=default_modes), where + "inputModes")
+        # A skill's modes override the card's defaults; an empty list is no override: in
+        # proto3 it cannot be told from an unset one, and SDKs write [] for "not set".
+        modes = {key: strings(field(skill, key, list, where, default=[]), where + key) or defaults[key]
+                 for key in ("inputModes", "outputModes")}
         skills.append(AgentSkill(skill_id, field(skill, "description", str, where, default=""),
                                  name=field(skill, "name", str, where, default=""),
-                                 input_modes=tuple(modes),  # its own, else the card's defaults
+                                 input_modes=tuple(modes["inputModes"]),  # its own, else the card's defaults
+                                 output_modes=tuple(modes["outputModes"]),
                                  tags=tuple(strings(field(skill, "tags", list, where, default=[]),
                                                     where + "tags")),
                                  input_schema=schema, results=ends))

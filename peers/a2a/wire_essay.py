@@ -91,6 +91,10 @@ def send_returns_immediately(params: Any) -> bool:
     return False  # tasks/send always answers with the finished task
 
 
+def send_accepted_modes(params: Any) -> tuple[str, ...]:
+    return ()  # tasks/send says nothing of what the caller takes
+
+
 def send_history_length(params: Any) -> None:
     return None  # tasks/send has no configuration, and its tasks no history
 

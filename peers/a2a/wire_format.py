@@ -73,6 +73,10 @@ class WireFormat(Protocol):
     def message_from_params(self, params: Any) -> Message:
         """Peer: the message that SEND_METHOD's params carry."""
 
+    def send_accepted_modes(self, params: Any) -> tuple[str, ...]:
+        """Peer: the media types SEND_METHOD's params say the caller takes in the answer
+        (configuration.acceptedOutputModes); () where it says nothing: any."""
+
     def send_history_length(self, params: Any) -> int | None:
         """Peer: how much of the task's history SEND_METHOD's result carries, as its params
         ask (configuration.historyLength); None: all. Read before the message is acted on."""

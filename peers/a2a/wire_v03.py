@@ -15,7 +15,7 @@ from peers.a2a.errors import ExtendedAgentCardNotConfigured
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
-from peers.a2a.fields import WireError, field, obj, url
+from peers.a2a.fields import WireError, field, obj, strings, url
 from peers.a2a.model import AgentCard, Message, PushConfig, Task, TaskState
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
@@ -48,8 +48,8 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "preferredTransport": "JSONRPC",
         "version": card.version,
         "capabilities": cards.capabilities_to_wire(card),
-        "defaultInputModes": ["application/json", "text/plain"],
-        "defaultOutputModes": ["text/plain"],
+        "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
+        "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
         "skills": cards.skills_to_wire(card),
     }
     if "bearer" in card.auth_schemes:
@@ -98,6 +98,13 @@ def send_returns_immediately(params: Any) -> bool:
     """configuration.blocking false (0.3's default is to block)."""
     configuration = obj(params, "params").get("configuration") or {}
     return field(obj(configuration, "params.configuration"), "blocking", bool, default=True) is False
+
+
+def send_accepted_modes(params: Any) -> tuple[str, ...]:
+    """configuration.acceptedOutputModes: the media types the caller takes (none: any)."""
+    configuration = obj(obj(params, "params").get("configuration") or {}, "params.configuration")
+    modes = field(configuration, "acceptedOutputModes", list, default=[])
+    return tuple(strings(modes, "params.configuration.acceptedOutputModes"))
 
 
 def message_from_params(params: Any) -> Message:

@@ -16,7 +16,7 @@ from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
-from peers.a2a.fields import WireError, field, json_names, obj, url
+from peers.a2a.fields import WireError, field, json_names, obj, strings, url
 from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskState, instant
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
@@ -52,12 +52,14 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "name": card.name,
         "description": card.description,
         "version": card.version,
-        # One endpoint answers both versions' methods (peers/methods.py): say so.
-        "supportedInterfaces": [{"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": version}
-                                for version in ("1.0", "0.3")],
+        # One endpoint answers both versions' methods (peers/methods.py), and 1.0's HTTP+JSON
+        # routes below it (peers/rest.py): say so, JSON-RPC first, the binding we prefer.
+        "supportedInterfaces": [*({"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": version}
+                                  for version in ("1.0", "0.3")),
+                                {"url": card.url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}],
         "capabilities": cards.capabilities_to_wire(card),
-        "defaultInputModes": ["application/json", "text/plain"],
-        "defaultOutputModes": ["text/plain"],
+        "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
+        "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
         "skills": cards.skills_to_wire(card),
     }
     if "bearer" in card.auth_schemes:
@@ -127,6 +129,13 @@ def send_returns_immediately(params: Any) -> bool:
     """configuration.returnImmediately: true or false (default false: wait for the end)."""
     configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
     return field(obj(configuration, "params.configuration"), "returnImmediately", bool, default=False)
+
+
+def send_accepted_modes(params: Any) -> tuple[str, ...]:
+    """configuration.acceptedOutputModes: the media types the caller takes (none: any)."""
+    configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
+    modes = field(obj(configuration, "params.configuration"), "acceptedOutputModes", list, default=[])
+    return tuple(strings(modes, "params.configuration.acceptedOutputModes"))
 
 
 def send_history_length(params: Any) -> int | None:

@@ -4,8 +4,9 @@ The official SDK's 1.0 client calls one of our served peers: it resolves the car
 a text message with the bearer token, and prints the text it got back. With --approve,
 a task that pauses in input-required is continued: the same task (its taskId and
 contextId), a data part approving exactly what the peer's status message proposes. With
---stream, the client streams (SendStreamingMessage) and prints each event's kind. Usage:
-    python sdk_client.py BASE_URL TOKEN "refund $42 on ORD-42" [--approve | --stream]
+--stream, the client streams (SendStreamingMessage) and prints each event's kind. With
+--rest, the client may use only the HTTP+JSON binding (A2A 1.0 section 11). Usage:
+    python sdk_client.py BASE_URL TOKEN "refund $42 on ORD-42" [--approve | --stream] [--rest]
 """
 import asyncio
 import sys
@@ -13,6 +14,7 @@ import uuid
 
 import httpx
 from a2a.client import ClientConfig, create_client
+BINDINGS = {"supported_protocol_bindings": ["HTTP+JSON"]} if "--rest" in sys.argv[4:] else {}
 from a2a.types import Message, Part, Role, SendMessageRequest
 from google.protobuf.json_format import MessageToDict, ParseDict
 
@@ -20,7 +22,7 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 async def stream(base_url: str, token: str, text: str) -> None:
     """The SDK's own streaming client: each event as it reads it, then the artifact's text."""
     async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=10) as http:
-        client = await create_client(base_url, ClientConfig(httpx_client=http, streaming=True))
+        client = await create_client(base_url, ClientConfig(httpx_client=http, streaming=True, **BINDINGS))
         message = Message(message_id=f"sdk-{uuid.uuid4()}", role=Role.ROLE_USER, parts=[Part(text=text)])
         texts = []
         async for event in client.send_message(SendMessageRequest(message=message)):
@@ -36,7 +38,7 @@ async def stream(base_url: str, token: str, text: str) -> None:
 
 async def main(base_url: str, token: str, text: str, approve: bool = False) -> None:
     async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=10) as http:
-        client = await create_client(base_url, ClientConfig(httpx_client=http, streaming=False))
+        client = await create_client(base_url, ClientConfig(httpx_client=http, streaming=False, **BINDINGS))
         message = Message(message_id=f"sdk-{uuid.uuid4()}", role=Role.ROLE_USER, parts=[Part(text=text)])
         texts = []
         tasks = [event.task async for event in client.send_message(SendMessageRequest(message=message))

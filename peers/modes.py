@@ -1,0 +1,41 @@
+"""What a skill answers in, against what a caller takes: SendMessage's acceptedOutputModes.
+
+Spec: A2A 1.0 section 3.2.1 (SendMessageConfiguration.acceptedOutputModes: "the media
+types the client is prepared to accept"), 3.3.2 (ContentTypeNotSupportedError: a media
+type "implied for an artifact" the skill does not support) and a2a.proto's AgentSkill
+(a skill's modes override the card's defaults). A skill answers in its own output modes
+and in the card's defaults, which is what our 0.3 and 1.0 cards publish for each skill
+(they list no modes per skill). A caller that takes none of them is refused before any
+task exists, with -32005. Not here: reshaping an answer into another media type (a
+skill answers as it does; this only refuses the caller it cannot answer at all).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.errors import ContentTypeNotSupported
+from peers.a2a.wire_card import DEFAULT_OUTPUT_MODES
+from peers.peer import Peer
+
+
+def refuse_unless_answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
+    """Raise ContentTypeNotSupported if the skill `message` asks for answers in no media
+    type of `accepted`. A message naming no skill the peer has is left to the peer, which
+    says which skills it offers."""
+    skill = peer.skills.get(message.skill_id or "")
+    if skill is None and len(peer.skills) == 1 and message.skill_id is None:
+        skill = next(iter(peer.skills.values()))
+    if skill is None:
+        return
+    answers = tuple(dict.fromkeys((*skill.card.output_modes, *DEFAULT_OUTPUT_MODES)))
+    if not any(within(mode, wanted) for mode in answers for wanted in accepted):
+        raise ContentTypeNotSupported(f"skill {skill.card.id[:60]!r} answers in {list(answers)}; the "
+                                      f"acceptedOutputModes {[mode[:60] for mode in accepted[:10]]} "
+                                      "take none of them")
+
+
+def within(mode: str, wanted: str) -> bool:
+    """Whether media type `mode` is one that `wanted` names: itself, `type/*` or `*/*`
+    (parameters such as `; charset=utf-8` aside, case aside)."""
+    kind, asked = mode.split(";")[0].strip().lower(), wanted.split(";")[0].strip().lower()
+    return asked in (kind, "*/*", kind.split("/")[0] + "/*")

@@ -1,0 +1,200 @@
+"""A2A's HTTP+JSON binding: each operation at its own URL and HTTP verb, on the same handlers.
+
+Spec: A2A 1.0 section 11 (HTTP+JSON/REST: routes 11.3, query parameters 11.5, errors 11.6,
+streaming 11.7) and 5.4 (which HTTP status each A2A error maps to). Where JSON-RPC names
+an operation in the frame (`"method": "GetTask"`), this binding names it by the route
+(`GET /tasks/{id}`); both reach the same handler of peers/methods.py OPERATIONS, so the
+task a client gets is the same whichever binding carried it. The request is what the
+JSON-RPC `params` would be, gathered from the body, the query and the path; a result is
+the same JSON with no envelope; an error is a google.rpc.Status with an ErrorInfo, under
+the HTTP status section 5.4 gives it. Routes sit under the agent's endpoint (the card's
+URL), optionally after a tenant (`/{tenant}/tasks/...`), which this one-tenant peer reads
+and ignores. Always 1.0: a request must say `A2A-Version: 1.0`, as on JSON-RPC.
+Not here: the HTTP-level checks every binding shares (credentials, size: peers/app.py),
+and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator, NamedTuple
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from peers.a2a import wire_v10
+from peers.a2a.errors import A2AErrorCode
+from peers.methods import Caller, MethodTable
+from transports import sse
+from transports.base import HttpRequest, HttpResponse, hang_up
+from transports.codec import dumps, loads_strict
+from transports.errors import BUSY_CODE
+from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
+
+# Section 11.1 said application/json in A2A 1.0.0 and prefers application/a2a+json since
+# 1.0.1: a result goes out in the one the client used (its Content-Type, or for a GET its
+# Accept), so clients of either text get theirs. Errors go out as application/json, as the
+# official SDK sends them and the conformance kit requires.
+MEDIA_TYPES = ("application/json", "application/a2a+json")
+MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
+
+
+class Route(NamedTuple):
+    verb: str  # GET, POST or DELETE
+    path: str  # section 11.3's pattern, under the endpoint; {name}: a field of the request
+    operation: str  # what it asks for: a key of peers/methods.py OPERATIONS
+
+
+# Section 11.3, in its order. A path's {names} are the fields of the request they fill
+# (GetTask's `id`; a push config's `taskId` and its own `id`).
+ROUTES = (
+    Route("POST", "message:send", "send"),
+    Route("POST", "message:stream", "stream"),
+    Route("GET", "tasks/{id}", "get"),
+    Route("GET", "tasks", "list"),
+    Route("POST", "tasks/{id}:cancel", "cancel"),
+    # POST in section 11.3, GET in a2a.proto's http annotation: both answered, as the SDK does.
+    Route("POST", "tasks/{id}:subscribe", "subscribe"),
+    Route("GET", "tasks/{id}:subscribe", "subscribe"),
+    Route("POST", "tasks/{taskId}/pushNotificationConfigs", "push-set"),
+    Route("GET", "tasks/{taskId}/pushNotificationConfigs/{id}", "push-get"),
+    Route("GET", "tasks/{taskId}/pushNotificationConfigs", "push-list"),
+    Route("DELETE", "tasks/{taskId}/pushNotificationConfigs/{id}", "push-delete"),
+    Route("GET", "extendedAgentCard", "extended-card"),
+)
+# Section 11.5: a query parameter is a string; these fields are numbers or booleans.
+QUERY_NUMBERS, QUERY_BOOLEANS = ("historyLength", "pageSize"), ("includeArtifacts",)
+
+# Section 5.4 (1.0.1): each error's HTTP status, and the google.rpc code its Status names.
+# A2A 1.0.0 said 409, 415 and 502 for three of them; 1.0.1 moved them to google.rpc's own
+# mapping, which the official SDK follows too.
+STATUS: dict[int, tuple[int, str]] = {
+    A2AErrorCode.TASK_NOT_FOUND: (404, "NOT_FOUND"),
+    A2AErrorCode.TASK_NOT_CANCELABLE: (400, "FAILED_PRECONDITION"),
+    A2AErrorCode.PUSH_NOTIFICATION_NOT_SUPPORTED: (400, "FAILED_PRECONDITION"),
+    A2AErrorCode.UNSUPPORTED_OPERATION: (400, "FAILED_PRECONDITION"),
+    A2AErrorCode.CONTENT_TYPE_NOT_SUPPORTED: (400, "INVALID_ARGUMENT"),
+    A2AErrorCode.INVALID_AGENT_RESPONSE: (500, "INTERNAL"),
+    A2AErrorCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED: (400, "FAILED_PRECONDITION"),
+    A2AErrorCode.EXTENSION_SUPPORT_REQUIRED: (400, "FAILED_PRECONDITION"),
+    A2AErrorCode.VERSION_NOT_SUPPORTED: (400, "FAILED_PRECONDITION"),
+    ErrorCode.INVALID_REQUEST: (400, "INVALID_ARGUMENT"),
+    ErrorCode.INVALID_PARAMS: (400, "INVALID_ARGUMENT"),
+    ErrorCode.METHOD_NOT_FOUND: (404, "NOT_FOUND"),
+    ErrorCode.INTERNAL_ERROR: (500, "INTERNAL"),
+    BUSY_CODE: (503, "UNAVAILABLE"),  # every stream slot in use: ask again later
+}
+# A refusal made before any operation (peers/app.py): the google.rpc code of its status.
+HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED",
+              413: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT", 500: "INTERNAL"}
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    """A route's path as a regex: each {name} one path segment (a task id may hold ':')."""
+    parts = re.split(r"\{(\w+)\}", path)
+    return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>[^/]+)"
+                              for index, part in enumerate(parts)))
+
+
+PATTERNS = [(route, _pattern(route.path)) for route in ROUTES]
+
+
+def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
+    """Every route `path` (under the endpoint, no leading '/') names, with the request
+    fields its {names} fill, percent-decoded; first without a tenant, then with one."""
+    tenant, _, below = path.partition("/")
+    for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
+        found = [(route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
+                 for route, pattern in PATTERNS if (matched := pattern.fullmatch(candidate))]
+        if found:
+            return found
+    return []
+
+
+class RestBinding:
+    """The HTTP+JSON binding for one peer's app: the routes above, onto its method table."""
+
+    def __init__(self, methods: MethodTable, log: Callable[[str], None]) -> None:
+        self.methods, self.log = methods, log
+
+    def verbs(self, route: str) -> tuple[str, ...]:
+        """The HTTP verbs `route` answers; () where it is no route at all."""
+        return tuple(dict.fromkeys(found.verb for found, _ in routes_for(route)))
+
+    def takes(self, media_type: str, body: bytes) -> bool:
+        """A body is JSON (application/json, or the a2a+json section 11.1 prefers); a GET
+        or a bodiless POST (a cancel) may say nothing of its type."""
+        return not body or media_type in MEDIA_TYPES
+
+    def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
+        found, fields = next((match for match in routes_for(route) if match[0].verb == request.method))
+        try:
+            # Section 11.5: a GET or DELETE carries its fields in the query; a POST, in its body.
+            asked = _query(request.url) if request.method in ("GET", "DELETE") else _body(request.body)
+            params = {**asked, **fields}  # the path's fields are the ones that name the resource
+            result = self.methods.operation(wire_v10, found.operation)(params, caller)
+        except JsonRpcError as exc:
+            return self.error(STATUS.get(exc.code, (500, "INTERNAL"))[0], exc, {})
+        except Exception as exc:  # a bug, not the caller's fault: the detail stays in the log
+            self.log(f"internal error in {request.method} /{route[:80]}: {exc!r}")
+            return self.error(500, InternalError(), {})
+        if isinstance(result, Stream):  # Server-Sent Events, each data the bare StreamResponse (11.7)
+            return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **headers},
+                                _events(result.results))
+        # DeleteTaskPushNotificationConfig answers google.protobuf.Empty: {} in JSON.
+        answer = {"Content-Type": _media_type(request), **headers}
+        return HttpResponse(200, answer, dumps({} if result is None else result))
+
+    def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
+        """A google.rpc.Status under `status` (section 11.6): its code, the google.rpc code's
+        name, the message, and the ErrorInfo an A2A error carries (its `data` in 1.0)."""
+        mapped = STATUS.get(error.code)
+        code = mapped[1] if mapped and mapped[0] == status else HTTP_CODES.get(status, "UNKNOWN")
+        details = error.data if isinstance(error.data, list) else wire_v10.error_data(error)
+        body = {"code": status, "status": code, "message": error.message, **({"details": details} if details else {})}
+        return HttpResponse(status, {"Content-Type": "application/json", **headers}, dumps({"error": body}))
+
+
+def _events(results: Any) -> Iterator[bytes]:
+    try:
+        for result in results:
+            yield sse.KEEP_ALIVE if result is None else sse.encode([dumps(result)])
+    finally:
+        hang_up(results)  # the stream's slot is given back however the client left
+
+
+def _media_type(request: HttpRequest) -> str:
+    """application/a2a+json for a client that sent it or asks for it; else application/json."""
+    sent = (request.header("Content-Type") or "").split(";")[0].strip().lower()
+    asked = [kind.split(";")[0].strip().lower() for kind in (request.header("Accept") or "").split(",")]
+    return MEDIA_TYPES[1] if sent == MEDIA_TYPES[1] or (not sent and MEDIA_TYPES[1] in asked) else MEDIA_TYPES[0]
+
+
+def _body(body: bytes) -> dict[str, Any]:
+    """A POST's body: a JSON object (a SendMessageRequest, a push config, ...), or nothing."""
+    if not body.strip():
+        return {}
+    try:
+        value = loads_strict(body)
+    except ValueError as exc:  # not JSON, or more than the codec's limits: the SDK's INVALID_REQUEST too
+        raise InvalidRequest(f"the body is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise InvalidRequest("the body must be a JSON object")
+    return value
+
+
+def _query(url: str) -> dict[str, Any]:
+    """Section 11.5: the query's camelCase fields, numbers and booleans read as such; a
+    field given twice is refused rather than one of them silently chosen."""
+    try:
+        pairs = parse_qsl(urlsplit(url).query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS)
+    except ValueError:
+        raise InvalidParams(f"more than {MAX_QUERY_FIELDS} query parameters") from None
+    fields: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in fields:
+            raise InvalidParams(f"query parameter {name[:40]!r} is given more than once")
+        if name in QUERY_NUMBERS and value.isascii() and value.lstrip("-").isdigit() and len(value) < 10:
+            fields[name] = int(value)
+        elif name in QUERY_BOOLEANS and value in ("true", "false"):
+            fields[name] = value == "true"
+        else:
+            fields[name] = value  # the wire's reader names what is wrong with it
+    return fields

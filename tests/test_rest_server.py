@@ -1,0 +1,259 @@
+"""A2A 1.0's HTTP+JSON binding on the server side (spec section 11), over a real socket.
+
+Each test serves a peer on 127.0.0.1 (port 0) and speaks to it with http.client, the
+way any REST client would: the same operations as JSON-RPC, at their own routes, with
+the spec's status codes and google.rpc.Status error bodies.
+"""
+import http.client
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, serving
+from peers import billing, demo, rest
+from peers.a2a import wire_card, wire_v10
+from peers.a2a.wire_format import by_name
+from peers.app import PeerApp
+from peers.conformance import conformance_agent
+from peers.methods import OPERATIONS
+
+TOKEN = "t0k"
+V1 = {"A2A-Version": "1.0", "Authorization": f"Bearer {TOKEN}"}
+REFUND = {"message": {"messageId": "m-1", "role": "ROLE_USER",
+                      "parts": [{"data": {"order_id": "ORD-42", "amount": 42}}]}}
+
+
+@pytest.fixture
+def billing_rest():
+    """billing, serving its 1.0 card; `call(verb, path, body, headers)` -> (status, headers, JSON)."""
+    app = PeerApp(billing.billing_agent(), by_name("1.0"), token=TOKEN)
+    with serving(app, idle_timeout=2.0) as server:
+        yield Client(server.server_address[:2])
+
+
+class Client:
+    def __init__(self, address):
+        self.address = address
+
+    def raw(self, verb, path, body=b"", headers=None):
+        connection = http.client.HTTPConnection(*self.address, timeout=5)
+        try:
+            connection.request(verb, path, body=body, headers={**V1, **(headers or {})})
+            response = connection.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        finally:
+            connection.close()
+
+    def __call__(self, verb, path, body=None, headers=None):
+        sent = b"" if body is None else json.dumps(body).encode()
+        status, answer_headers, data = self.raw(verb, path, sent, {"Content-Type": "application/json",
+                                                                   **(headers or {})} if sent else headers)
+        return status, answer_headers, json.loads(data) if data and not data.startswith(b"data:") else data
+
+
+def error_of(body):
+    """The google.rpc.Status in a REST error body, and its ErrorInfo's reason."""
+    status = body["error"]
+    reason = next(detail["reason"] for detail in status["details"]
+                  if detail["@type"] == "type.googleapis.com/google.rpc.ErrorInfo")
+    return status["code"], status["status"], reason
+
+
+def test_every_operation_a_1_0_json_rpc_method_asks_for_has_an_http_json_route_onto_the_same_table():
+    assert {route.operation for route in rest.ROUTES} == set(wire_v10.METHODS.values())
+    assert all(route.operation in OPERATIONS for route in rest.ROUTES)
+
+
+def test_a_refund_sent_over_http_json_is_the_same_task_json_rpc_reads_back(billing_rest):
+    status, headers, sent = billing_rest("POST", "/a2a/message:send", REFUND)
+    assert status == 200 and headers["content-type"] == "application/json", "in the media type the client used"
+    assert billing_rest("POST", "/a2a/message:send", REFUND, {"Content-Type": "application/a2a+json"}
+                        )[1]["content-type"] == "application/a2a+json"
+    task = sent["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    frame = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": task["id"]}}
+    _, _, over_rpc = billing_rest("POST", "/a2a", frame)
+    status, _, over_rest = billing_rest("GET", f"/a2a/tasks/{task['id']}")
+    assert status == 200 and over_rest == over_rpc["result"] == task, "the binding changes the envelope only"
+
+
+def test_get_task_reads_history_length_from_the_query_and_a_tenant_prefix_is_read_past(billing_rest):
+    task = billing_rest("POST", "/a2a/message:send", REFUND)[2]["task"]
+    status, _, none_shown = billing_rest("GET", f"/a2a/acme/tasks/{task['id']}?historyLength=0")
+    assert status == 200 and none_shown["id"] == task["id"] and "history" not in none_shown
+
+
+def test_list_tasks_reads_its_query_parameters_as_section_11_5_spells_them(billing_rest):
+    for n in (1, 2, 3):
+        billing_rest("POST", "/a2a/message:send", {"message": {**REFUND["message"], "messageId": f"m-{n}",
+                                                   "parts": [{"data": {"order_id": f"ORD-{n}", "amount": n}}]}})
+    status, _, page = billing_rest("GET", "/a2a/tasks?pageSize=2&status=TASK_STATE_COMPLETED&includeArtifacts=true")
+    assert status == 200 and len(page["tasks"]) == 2 and page["totalSize"] == 3 and page["nextPageToken"] == "2"
+    assert page["tasks"][0]["artifacts"], "includeArtifacts=true is the boolean true"
+    for query, why in [("pageSize=abc", "pageSize"), ("pageSize=1&pageSize=2", "more than once"),
+                       ("&".join(f"f{n}=1" for n in range(30)), "query parameters")]:
+        status, _, body = billing_rest("GET", f"/a2a/tasks?{query}")
+        assert (status, error_of(body)[2]) == (400, "INVALID_PARAMS") and why in body["error"]["message"]
+
+
+@pytest.mark.parametrize("verb, path, body, headers, expected", [
+    ("GET", "/a2a/tasks/no-such-task", None, {}, (404, "NOT_FOUND", "TASK_NOT_FOUND")),
+    ("POST", "/a2a/tasks/no-such-task:cancel", None, {}, (404, "NOT_FOUND", "TASK_NOT_FOUND")),
+    ("POST", "/a2a/message:send", REFUND, {"A2A-Version": "0.3"}, (400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")),
+    ("POST", "/a2a/message:send", REFUND, {"Authorization": "Bearer wrong"}, (401, "UNAUTHENTICATED", "UNAUTHENTICATED")),
+    ("POST", "/a2a/message:send", {"message": {"role": "ROLE_USER"}}, {}, (400, "INVALID_ARGUMENT", "INVALID_PARAMS")),
+    ("POST", "/a2a/message:send", {**REFUND, "configuration": {"acceptedOutputModes": ["image/png"]}}, {},
+     (400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED")),
+])
+def test_errors_are_google_rpc_statuses_under_the_http_status_section_5_4_gives_them(billing_rest, verb, path, body,
+                                                                                     headers, expected):
+    status, answer_headers, answer = billing_rest(verb, path, body, headers)
+    assert (status, *error_of(answer)[1:]) == expected and answer["error"]["code"] == status
+    assert answer_headers["content-type"] == "application/json"
+    assert ("www-authenticate" in answer_headers) == (status == 401)
+
+
+def test_cancelling_a_finished_task_is_400_failed_precondition_as_a2a_1_0_1_maps_it(billing_rest):
+    task = billing_rest("POST", "/a2a/message:send", REFUND)[2]["task"]
+    status, _, body = billing_rest("POST", f"/a2a/tasks/{task['id']}:cancel")
+    assert (status, *error_of(body)[1:]) == (400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE")
+
+
+def test_a_route_asked_with_the_wrong_verb_is_405_with_allow_and_no_route_is_404(billing_rest):
+    status, headers, body = billing_rest("DELETE", "/a2a/message:send")
+    assert status == 405 and headers["allow"] == "POST" and body["error"]["status"] == "UNIMPLEMENTED"
+    status, _, body = billing_rest("GET", "/a2a/no/such/route/here")
+    assert status == 404 and body["error"]["code"] == 404
+    status, _, _ = billing_rest("GET", "/a2a/tasks/x:subscribe")  # GET is the proto's verb: a stream, or an error
+    assert status == 404, "an unknown task, not an unknown route"
+
+
+def test_message_stream_sends_bare_stream_responses_as_server_sent_events(billing_rest):
+    status, headers, body = billing_rest("POST", "/a2a/message:stream", REFUND)
+    events = [json.loads(line[len(b"data: "):]) for line in body.splitlines() if line.startswith(b"data: ")]
+    assert status == 200 and headers["content-type"] == "text/event-stream"
+    assert "jsonrpc" not in events[0] and "task" in events[0], "no JSON-RPC envelope: the StreamResponse itself"
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    status, _, finished = billing_rest("POST", f"/a2a/tasks/{events[0]['task']['id']}:subscribe")
+    assert (status, error_of(finished)[2]) == (400, "UNSUPPORTED_OPERATION"), "a finished task has no more events"
+
+
+def test_push_configs_are_created_read_listed_and_deleted_at_their_routes():
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    with serving(PeerApp(peer, by_name("1.0"), token=TOKEN), idle_timeout=2.0) as server:
+        call = Client(server.server_address[:2])
+        task = call("POST", "/a2a/message:send", REFUND)[2]["task"]
+        where = f"/a2a/tasks/{task['id']}/pushNotificationConfigs"
+        status, _, made = call("POST", where, {"id": "hook-1", "url": "http://127.0.0.1:9/hook", "token": "s3cret"})
+        assert status == 200 and (made["taskId"], made["id"]) == (task["id"], "hook-1")
+        assert call("GET", f"{where}/hook-1")[2] == made
+        assert call("GET", where)[2]["configs"] == [made]
+        assert call("DELETE", f"{where}/hook-1")[:3:2] == (200, {})
+        assert call("GET", where)[2]["configs"] == []
+
+
+def test_the_extended_card_is_at_its_route_for_a_caller_with_the_token(billing_rest):
+    status, _, card = billing_rest("GET", "/a2a/extendedAgentCard")
+    assert status == 200 and card["description"].endswith(billing.EXTENDED_NOTE)
+    assert billing_rest("GET", "/a2a/extendedAgentCard", headers={"Authorization": ""})[0] == 401
+
+
+def test_hostile_bodies_and_paths_get_one_line_errors_never_a_500():
+    shapes = [b"[1, 2]", b"{", b"\xff\xfe", b'{"a": 1, "a": 2}', b"[" * 5000, b"1e999", b'"text"']
+    rng = random.Random(22)
+    shapes += [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))) for _ in range(40)]
+    with serving(PeerApp(billing.billing_agent(), by_name("1.0"), token=TOKEN), idle_timeout=2.0) as server:
+        call = Client(server.server_address[:2])
+        for body in shapes:
+            status, headers, data = call.raw("POST", "/a2a/message:send", body, {"Content-Type": "application/json"})
+            answer = json.loads(data)["error"]
+            assert 400 <= status < 500 and answer["code"] == status and "\n" not in answer["message"]
+        status, _, _ = call.raw("POST", "/a2a/message:send", b"{" + b" " * (2 << 20) + b"}",
+                                {"Content-Type": "application/json"})
+        assert status == 413
+        for path in ["/a2a/tasks/%00%ff", "/a2a/" + "x/" * 300, "/a2a/tasks/" + "%2F" * 50, "/a2a/:cancel"]:
+            assert 400 <= call.raw("GET", path)[0] < 500
+
+
+# -- item 5: modes and text the way other SDKs send them -------------------------------------
+
+def test_a_skill_that_lists_no_modes_takes_the_cards_defaults_as_proto3_means_it():
+    card = {"defaultInputModes": ["application/json"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "process_refund", "inputModes": [], "outputModes": []},
+                       {"id": "draw", "outputModes": ["image/png"]}]}
+    refund, draw = wire_card.skills_from_wire(card)
+    assert (refund.input_modes, refund.output_modes) == (("application/json",), ("text/plain",))
+    assert (draw.input_modes, draw.output_modes) == (("application/json",), ("image/png",))
+
+
+def test_billing_reads_a_json_object_sent_as_a_text_part_as_the_python_sdk_server_does(billing_rest):
+    as_text = {"message": {**REFUND["message"], "parts": [{"text": '{"order_id": "ORD-7", "amount": 7}'}]}}
+    status, _, sent = billing_rest("POST", "/a2a/message:send", as_text)
+    assert status == 200 and "ORD-7" in sent["task"]["artifacts"][0]["parts"][0]["text"]
+    bad = {"message": {**REFUND["message"], "messageId": "m-2", "parts": [{"text": '{"order_id": "ORD-8"'}]}}
+    assert billing_rest("POST", "/a2a/message:send", bad)[0] == 400
+
+
+def test_accepted_output_modes_are_honoured_where_the_skill_answers_in_one_and_refused_where_it_cannot(billing_rest):
+    for accepted, expected in [(["text/*"], 200), (["*/*"], 200), (["application/json"], 200), (["image/png"], 400)]:
+        message = {**REFUND["message"], "messageId": f"m-{accepted[0]}"}
+        answer = billing_rest("POST", "/a2a/message:send", {"message": message,
+                                                            "configuration": {"acceptedOutputModes": accepted}})
+        assert answer[0] == expected, accepted
+    frame = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+             "params": {**REFUND, "configuration": {"acceptedOutputModes": ["image/png"]}}}
+    assert billing_rest("POST", "/a2a", frame)[2]["error"]["code"] == -32005, "the same refusal over JSON-RPC"
+
+
+# -- conformance-agent's shapes (item 4) -----------------------------------------------------
+
+def test_conformance_agent_declares_each_shape_the_kit_needs():
+    plain = by_name("1.0").card_to_wire(conformance_agent().card)
+    assert plain["capabilities"]["streaming"] and plain["capabilities"]["pushNotifications"]
+    shaped = conformance_agent(no_streaming=True, no_push=True, extended_card="served",
+                               require_extension="urn:a2a:tck:required-extension")
+    caps = by_name("1.0").card_to_wire(shaped.card)["capabilities"]
+    assert (caps["streaming"], caps["pushNotifications"], caps["extendedAgentCard"]) == (False, False, True)
+    assert {"uri": "urn:a2a:tck:required-extension", "required": True} in caps["extensions"]
+
+
+def test_an_extended_card_is_shown_to_anyone_when_the_card_declares_no_scheme_and_refused_when_unconfigured():
+    for shape, expected in [("served", 200), ("unconfigured", 400)]:
+        with serving(PeerApp(conformance_agent(extended_card=shape), by_name("1.0")), idle_timeout=2.0) as server:
+            status, _, body = Client(server.server_address[:2])("GET", "/a2a/extendedAgentCard",
+                                                               headers={"Authorization": ""})
+        assert status == expected
+        assert shape == "served" or error_of(body)[2] == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+
+
+def test_a_required_extension_is_refused_until_activated_on_either_binding():
+    uri = "urn:a2a:tck:required-extension"
+    app = PeerApp(conformance_agent(require_extension=uri), by_name("1.0"))
+    with serving(app, idle_timeout=2.0) as server:
+        call = Client(server.server_address[:2])
+        message = {"message": {"messageId": "tck-complete-task-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+        status, _, body = call("POST", "/a2a/message:send", message)
+        assert (status, error_of(body)[2]) == (400, "EXTENSION_SUPPORT_REQUIRED")
+        status, headers, _ = call("POST", "/a2a/message:send", message, {"A2A-Extensions": uri})
+        assert status == 200 and headers["a2a-extensions"] == uri
+
+
+def test_shape_flags_are_refused_for_a_peer_served_only_in_its_own_cards_shape():
+    said = []
+    options = type("Options", (), {"peer": "billing-agent", "no_push": True, "no_streaming": False,
+                                   "extended_card": None, "require_extension": None})()
+    assert demo.serve(options, by_name("1.0"), say=said.append, fail=said.append) == 2
+    assert said == ["--no-push: billing-agent is served only in its own card's shape"]
+
+
+def test_the_default_run_never_loads_the_http_json_binding():
+    probe = ("import contextlib, io, runpy, sys\n"
+             "sys.argv = ['a2a_delegation.py']\n"
+             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+             "    runpy.run_path('a2a_delegation.py', run_name='__main__')\n"
+             "print('peers.app' in sys.modules, 'peers.rest' in sys.modules, 'peers.modes' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["True", "False", "False"], result.stderr[-500:]
