@@ -18,6 +18,7 @@ from peers.support.web import server as web
 
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason="headless Chromium is not installed here (Debian's "
                                 "chromium package; .ci/run installs it where the machine allows)")
+READY = "document.body.dataset.state === 'idle'"  # loaded, and every control listening: set last
 ENDED = "document.body.dataset.state === 'ended'"
 FRAMES = "[...document.querySelectorAll('#frames pre')].map((line) => line.textContent)"
 DECISIONS = "[...document.querySelectorAll('#decisions li')].map((line) => line.textContent)"
@@ -147,7 +148,7 @@ def test_markup_from_a_peer_is_shown_as_text_and_never_runs(page, hostile_peer, 
     base = hostile_peer(errs)
     trusting = json.dumps({"trusted": [{"name": "hostile" + PAYLOAD, "endpoint": base + "/a2a"}]})
     with Browser(page[0]) as browser:
-        browser.wait_for("document.getElementById('run').options.length > 1")
+        browser.wait_for(READY)
         browser.evaluate(f"""(() => {{ document.getElementById('peer').value = {json.dumps(base)};
             document.getElementById('allowlist').value = {json.dumps(trusting)};
             document.getElementById('start').click(); }})()""")
@@ -192,7 +193,7 @@ def test_a_saved_run_opens_in_the_page(page, tmp_path):
     from conftest import cli
     cli("--trace", str(tmp_path / "run.jsonl"))
     with Browser(page[0]) as browser:
-        browser.wait_for("document.getElementById('run').options.length > 1")
+        browser.wait_for(READY)
         node = browser.call("DOM.querySelector", nodeId=browser.call("DOM.getDocument")["root"]["nodeId"],
                             selector="#open")["nodeId"]
         browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(tmp_path / "run.jsonl")])
