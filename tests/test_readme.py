@@ -86,7 +86,9 @@ def test_each_run_command_in_the_readme_works_as_printed(command):
     done = bash(command)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stdout + done.stderr
-    if "--list-scenarios" in command:
+    if command.endswith("--help"):
+        assert done.stdout.startswith("usage: a2a_delegation.py")
+    elif "--list-scenarios" in command:
         from peers.support.lessons import every, name_of
         assert [line.split()[0] for line in done.stdout.splitlines()] == [name_of(m.__name__) for m in every()]
     elif "--scenario bounce" in command:  # its point: the hop limit stops it, and a person decides
