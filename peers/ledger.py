@@ -30,7 +30,8 @@ class Ledger:
     from "done already?" to claiming the effect, so of two copies arriving together one
     runs and the other finds its task; a claim that ends with nothing done is forgotten. A
     task paused for approval holds its claim (summary WAITING) until it is approved,
-    canceled or forgotten, so a second request for the same order meanwhile gets that task."""
+    canceled or forgotten, or its hold ends at the time it states (pause.py: holdsUntil),
+    so a second request for the same order meanwhile gets that task, and never for ever."""
 
     def __init__(self, max_effects: int = 10_000) -> None:
         self.max_effects = max_effects
