@@ -9,6 +9,8 @@ sockets where a test says so."""
 import json
 import random
 
+import re
+
 import pytest
 
 import a2a_delegation as story
@@ -304,3 +306,15 @@ def test_http_json_errors_and_events_of_any_shape_are_peer_errors_never_tracebac
             http_json.event_of(body)
         except PeerError as failure:
             assert "\n" not in str(failure) and len(str(failure)) < 600
+
+
+def test_a_0_3_card_preferring_another_transport_is_unsupported_not_malformed():
+    from peers import billing
+    from peers.a2a import wire_v03
+    from peers.support.cards import Unspeakable
+    from peers.support.replies import read_card
+    document = wire_v03.card_to_wire(billing.billing_agent().card)
+    assert read_card(wire_v03, document).card.url == "https://billing.acme.example/a2a"
+    for transport in ("HTTP+JSON", "GRPC"):
+        with pytest.raises(Unspeakable, match=re.escape(f"it offers {transport} (A2A 0.3), not JSONRPC")):
+            read_card(wire_v03, {**document, "preferredTransport": transport})

@@ -66,8 +66,7 @@ def card_from_wire(document: Any) -> AgentCard:
     version = field(card, "protocolVersion", str)
     if version.split(".")[:2] != ["0", "3"]:
         raise WireError(f"protocolVersion {version[:20]!r} is not 0.3")
-    if card.get("preferredTransport", "JSONRPC") != "JSONRPC":
-        raise WireError("preferredTransport is not JSONRPC")
+    field(card, "preferredTransport", str, default="JSONRPC")  # which one it prefers: the caller's to judge
     capabilities = obj(card.get("capabilities", {}), "capabilities")
     return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
                      url(field(card, "url", str)), field(card, "version", str, default=""),

@@ -47,7 +47,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     contract (the essay's card has no place for one) gets our own copy (contracts.py), so
     every payload is checked."""
     card = read(spoken.card_from_wire, document, "the card")
-    offered = _interfaces(document, spoken.NAME) or [(JSONRPC, card.url, None)]  # before 1.0: JSON-RPC only
+    offered = _interfaces(document, spoken.NAME) or _preferred(document, card.url)
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None:
@@ -76,6 +76,14 @@ def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]
         tenant = interface.get("tenant")
         found.append((interface["protocolBinding"], where, tenant if isinstance(tenant, str) and tenant else None))
     return found
+
+
+def _preferred(document: Any, where: str) -> list[tuple[str, str, str | None]]:
+    """What a card before 1.0 offers: its url, in its preferredTransport (0.3; the essay's
+    card names none: JSON-RPC). Our HTTP+JSON is 1.0's, so 0.3's other transports are
+    named as 0.3's: a card offering only those is refused as unsupported, saying so."""
+    transport = document.get("preferredTransport", JSONRPC) if isinstance(document, dict) else JSONRPC
+    return [(JSONRPC if transport == JSONRPC else f"{str(transport)[:40]} (A2A 0.3)", where, None)]
 
 
 def _modes(value: Any) -> tuple[str, ...]:
