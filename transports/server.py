@@ -9,18 +9,15 @@ request becomes an `HttpRequest` for the same peer app the in-process shim calls
   bytes after a refused head are never read as a request. The app sees the request path
   under this server's own base URL; Host is never used.
 - A connection costs a client more than it costs the server: one thread (`serve_forever`)
-  waits on all of them with `selectors`, so an idle or dripping one is a socket and a
-  buffer, not a thread; a request read in full goes to one of `max_workers` threads
-  (server_answer.py). A request, head and body, must arrive within `request_timeout` of
-  its first byte however it is dripped (else 408); between requests a connection may idle
-  `idle_timeout`. At most `max_connections` are open (fewer if the file limit is lower);
-  when full, the one idle longest (over a second) is closed to make room; if none, the
-  newcomer is answered 503 with Retry-After. Past 64 MiB of requests held in all, a large
-  one arriving is answered 503 too, so a thousand slow bodies cannot take a gigabyte.
-- Answers as server_answer.py says. One `log(line)`, one line per request or incident, never
-  a traceback; what a client sent escaped (ESC shows as \\x1b); an app's exception is a bare 500.
-  Binds 127.0.0.1 unless told otherwise; `stop()` ends every connection promptly.
-Not here: TLS (put a proxy in front), chunked request bodies, HEAD, HTTP/2.
+  waits on all with `selectors`, so an idle or dripping one is a socket, not a thread; a
+  request read in full goes to one of `max_workers` threads (server_answer.py), which
+  answers the client's next requests too while each follows within 5 ms. A request must
+  arrive within `request_timeout` of its first byte however it is dripped (else 408);
+  between requests a connection may idle `idle_timeout`. At most `max_connections` are
+  open; when full, the one idle longest (over a second) is closed, else 503. Past 64 MiB
+  of requests held in all, a large one arriving is answered 503 too.
+- Answers as server_answer.py says; one log line per request or incident, never a traceback.
+  Binds 127.0.0.1 unless told otherwise. Not here: TLS, chunked request bodies, HEAD, HTTP/2.
 """
 from __future__ import annotations
 
@@ -45,6 +42,7 @@ _SWEEP = 0.05  # how often deadlines are looked at, in seconds
 _GRACE = 1.0  # seconds a connection may idle before it can be closed to make room
 _MOST_HELD = 64 << 20  # bytes of requests held at once, all connections together: past it, large ones wait
 IDLE, READING, BUSY, CLOSING = "idle", "reading", "busy", "closing"  # a connection's states
+_AT_ONCE, _IN_A_ROW = 0.005, 100  # a worker keeps a client whose next request comes this soon, this often
 
 
 class PeerServer:
@@ -65,12 +63,11 @@ class PeerServer:
         self._closing = 0  # of them, those we have answered and are draining: not counted as open
         self._returned: deque[Connection] = deque()  # answered by a worker, back to the loop
         self._wake_up, self._waker = socket.socketpair()  # a worker's nudge to the loop
-        self._waker.setblocking(False)
+        self._waker.setblocking(False)  # a nudge never waits: one already waiting is enough
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.socket, selectors.EVENT_READ, "accept")
         self._selector.register(self._wake_up, selectors.EVENT_READ, "wake")
-        self._stop_asked = False
-        self._thread: threading.Thread | None = None
+        self._stop_asked, self._thread = False, None  # the loop's thread, if start() made one
 
     @property
     def base_url(self) -> str:
@@ -83,16 +80,14 @@ class PeerServer:
 
     def start(self) -> "PeerServer":
         """Serve in a background thread (tests, `--transport http`); returns self."""
-        self._thread = threading.Thread(target=self.serve_forever, name=f"peer-server-{self.server_address[1]}",
-                                        kwargs={"poll_interval": _SWEEP}, daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever, args=(_SWEEP,), daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
         """Stop accepting, end each connection once its current answer is sent, and wait."""
         self.shutdown()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._thread is None or self._thread.join(timeout=5)
         self.server_close()
 
     def shutdown(self) -> None:  # serve_forever returns within _SWEEP seconds
@@ -224,7 +219,12 @@ class PeerServer:
             self.workers.give(partial(self._work, conn, *request))
 
     def _work(self, conn: Connection, head: Head, body: bytes) -> None:  # in a worker, then back to the loop
-        conn.keep = conn.answer(self.app, self.base_url, head, body, self.request_timeout, self.log)
+        for turn in range(1, _IN_A_ROW + 1):  # a busy client's next request, answered here while it keeps coming
+            conn.keep = conn.answer(self.app, self.base_url, head, body, self.request_timeout, self.log)
+            going_on = conn.keep and not self._stop_asked and turn < _IN_A_ROW  # else the loop reads the next
+            if not going_on or (following := conn.next_request(_AT_ONCE, self.max_body)) is None:
+                break
+            head, body = following
         self._returned.append(conn)
         self._nudge()
 

@@ -13,13 +13,14 @@ connections (server.py).
 from __future__ import annotations
 
 import re
+import select
 import socket
 import threading
 from collections import deque
 from typing import Callable, Iterable
 
 from transports.base import App, HttpRequest, hang_up
-from transports.http11_server import Head, head_end, parse_head, response_head
+from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
 
 _CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
@@ -122,6 +123,32 @@ class Connection:
         del self.buffer[:head.length]
         self.head = None
         return head, body
+
+    def next_request(self, wait: float, max_body: int) -> tuple[Head, bytes] | None:
+        """A busy keep-alive client's next request, if all of it arrives within `wait`
+        seconds of our answer (a worker asks, sparing the two hand-offs between threads a
+        trip back to the loop costs); None otherwise, and whatever did arrive stays in
+        `buffer` for the loop, which reads and judges it as any other (a refusal included)."""
+        waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
+        waiting.register(self.sock, select.POLLIN)
+        if not waiting.poll(wait * 1000):
+            return None
+        try:
+            self.sock.settimeout(0)
+            data = self.sock.recv(65536)
+        except OSError:  # nothing after all, or reset: the loop finds out
+            return None
+        if not data:  # the client is gone: the loop sees the end of the file too
+            return None
+        self.buffer += data
+        del self.buffer[:len(self.buffer) - len(self.buffer.lstrip(b"\r\n"))]  # RFC 9112 2.2
+        if self.head is not None or not self.buffer:
+            return None
+        try:
+            return self.take_request(max_body)
+        except (Refusal, OSError):  # judged again by the loop, which answers it
+            self.head = None
+            return None
 
     def answer(self, app: App, base: str, head: Head, body: bytes, write_timeout: float,
                log: Callable[[str], None]) -> bool:
