@@ -19,7 +19,6 @@ nobody did (peer.py).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
@@ -151,6 +150,7 @@ def hold_end(now: str | None, seconds: float) -> str | None:
     same form; None without a clock: a learner's run states no time, and its holds do not end."""
     if now is None or instant(now) is None:
         return None
+    from datetime import datetime, timedelta  # here: only a served peer's clock needs it, not a learner's run
     later = datetime.fromisoformat(now.replace("Z", "+00:00")) + timedelta(seconds=seconds)
     return later.strftime("%Y-%m-%dT%H:%M:%S.") + f"{later.microsecond // 1000:03d}Z"
 

@@ -20,7 +20,7 @@ gate in the story); gRPC.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from peers.a2a.model import AgentCard, clip
 from peers.a2a.schema import check
@@ -33,20 +33,21 @@ JSONRPC, HTTP_JSON = "JSONRPC", "HTTP+JSON"  # as a card's supportedInterfaces n
 SPOKEN = {JSONRPC: __name__, HTTP_JSON: "peers.support.http_json"}  # binding -> the module with it
 
 
-class Binding(Protocol):
-    """How the support agent sends one A2A operation to an interface, and reads its answer."""
+if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
+    class Binding(Protocol):
+        """How the support agent sends one A2A operation to an interface, and reads its answer."""
 
-    NAME: str  # as cards name it: "JSONRPC", "HTTP+JSON"
-    ENVELOPE: str  # how it carries an operation, in a few words (a lesson sets the two side by side)
+        NAME: str  # as cards name it: "JSONRPC", "HTTP+JSON"
+        ENVELOPE: str  # how it carries an operation, in a few words (a lesson sets the two side by side)
 
-    def at(self, url: str, tenant: str | None) -> str:
-        """Where its requests go, for an interface at `url` serving `tenant` (None: the default)."""
+        def at(self, url: str, tenant: str | None) -> str:
+            """Where its requests go, for an interface at `url` serving `tenant` (None: the default)."""
 
-    def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
-             request_id: int, stream: bool = False) -> Any:
-        """`method` (the wire's JSON-RPC name for an operation) with `params` (its request,
-        as the wire spells it) at the interface `url`: the result, as JSON-RPC's `result`
-        would hold it; for a stream, an iterator of them as they arrive. Raises PeerError."""
+        def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
+                 request_id: int, stream: bool = False) -> Any:
+            """`method` (the wire's JSON-RPC name for an operation) with `params` (its request,
+            as the wire spells it) at the interface `url`: the result, as JSON-RPC's `result`
+            would hold it; for a stream, an iterator of them as they arrive. Raises PeerError."""
 
 
 class Unspeakable(PeerError):

@@ -32,28 +32,28 @@ if TYPE_CHECKING:
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # beside the story
 
 
-class DemoNetwork(Protocol):
-    """What main() hands in of peers/demo.py: the peers this process plays for the demo."""
+if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
+    class DemoNetwork(Protocol):
+        """What main() hands in of peers/demo.py: the peers this process plays for the demo."""
 
-    SERVE_FLAGS: Any  # `serve NAME`'s flags: the peer side defines them (peers/demo.py)
+        SERVE_FLAGS: Any  # `serve NAME`'s flags: the peer side defines them (peers/demo.py)
 
-    def network(self, card_format: Any, settings: dict[str, dict[str, Any]]) -> Any: ...
+        def network(self, card_format: Any, settings: dict[str, dict[str, Any]]) -> Any: ...
 
-    def serve(self, options: Any, card_format: Any, *, say: Callable[..., None],
-              fail: Callable[[str], None]) -> int: ...
+        def serve(self, options: Any, card_format: Any, *, say: Callable[..., None],
+                  fail: Callable[[str], None]) -> int: ...
 
-    def Served(self, apps: dict[str, Any]) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
+        def Served(self, apps: dict[str, Any]) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
 
+    class Watch(Protocol):
+        """Something following a run from outside the terminal (the web page): the Console the
+        run says its lines to, `attach(printer)`, which hooks the printer once it is made, and
+        tokens it was given for this run (origin -> bearer token), held in memory only."""
 
-class Watch(Protocol):
-    """Something following a run from outside the terminal (the web page): the Console the
-    run says its lines to, `attach(printer)`, which hooks the printer once it is made, and
-    tokens it was given for this run (origin -> bearer token), held in memory only."""
+        console: Console
+        credentials: dict[str, str]
 
-    console: Console
-    credentials: dict[str, str]
-
-    def attach(self, printer: FramePrinter) -> None: ...
+        def attach(self, printer: FramePrinter) -> None: ...
 
 
 class Session:
