@@ -163,6 +163,8 @@ class Served:
         self.stop()
 
 
+AUTH_KINDS = ("bearer", "apikey", "basic", "oauth2", "oidc", "mtls")  # peers/schemes KINDS, unloaded till asked
+
 # `serve NAME`'s flags, as data: the command line (peers/support/flags.py) is handed this
 # table by main(). A value's kind ("port", "base_url", "token", "count") names its check there.
 class ServeFlag(NamedTuple):
@@ -180,7 +182,10 @@ SERVE_FLAGS = (
     ServeFlag("--port", 0, "port to listen on (default: 0, any free port)", {"type": "port"}),
     ServeFlag("--url", None, "the base URL the card advertises, when clients reach this server by "
               "another name than HOST:PORT (default: http://HOST:PORT)", {"type": "base_url", "metavar": "BASE"}),
-    ServeFlag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
+    ServeFlag("--auth", None, "the security scheme the card declares and the server enforces (default: "
+              "the card's own, bearer for billing-agent)", {"choices": list(AUTH_KINDS)}),
+    ServeFlag("--token", None, "the secret --auth checks: the bearer token, the API key, USER:PASSWORD "
+              "(basic) or CLIENT-ID:CLIENT-SECRET (oauth2, oidc) (default: $A2A_SERVE_TOKEN, "
               "else a fresh random one, printed at start)", {"type": "token"}),
     ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
               "addresses, such as a receiver on this machine (off: a guard against request forgery)",

@@ -65,8 +65,17 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             peer = make(base_url, store=store, ledger=ledger, **parts)
             kept = restarted(peer, options.store)
         made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
-        token = token_for(peer.card, token)
-        server.app = PeerApp(peer, card_format, token=token, signing_key=key)
+        scheme = None
+        if options.auth not in (None, "bearer"):
+            made_scheme = scheme_for(options.auth, token, base_url, peer, key, fail)
+            if made_scheme is None:
+                return 2
+            scheme, secret = made_scheme
+            token = None  # the scheme holds the secret, and says who is calling
+        elif options.auth == "bearer" and "bearer" not in peer.card.auth_schemes:
+            peer.card = peer.card._replace(auth_schemes=("bearer",))  # asked of a card that declares none
+        token = token_for(peer.card, token) if scheme is None else None
+        server.app = PeerApp(peer, card_format, token=token, signing_key=key, scheme=scheme)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {card_url(base_url)}")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST; HTTP+JSON routes below it)")
@@ -76,6 +85,10 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             source = ("made for this run, shown this once: " + token if made else
                       "from $A2A_SERVE_TOKEN" if token == os.environ.get("A2A_SERVE_TOKEN") else "from --token")
             say(f"[serve] bearer token {source}  (callers need 'Authorization: Bearer <token>')")
+        if scheme is not None:
+            say(f"[serve] {options.auth}: {_how_to_call(scheme.declared)}")
+            if made and secret:  # as with the bearer token: a secret it was given is never printed
+                say(f"[serve] its secret, made for this run, shown this once: {secret}")
         say("[serve] Ctrl-C or SIGTERM stops it.")
         import signal  # only a standalone server handles signals
         signal.signal(signal.SIGTERM, _stop)
@@ -87,6 +100,45 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     finally:
         server.server_close()
     return 0
+
+
+def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_key: Any,
+            fail: Callable[[str], None]) -> tuple[Any, str] | None:
+    """--auth KIND: the scheme (peers/schemes), declared on the peer's cards, and the
+    secret it holds; None when
+    --token is not the secret that scheme takes (said through `fail`). Without --token a
+    secret is made (shown once); oauth2 and oidc sign tokens with the card's key, if any,
+    else a fresh one: a token outlives no restart, so neither need its key."""
+    from peers.app import new_token
+    from peers.schemes import make_scheme
+    token_key = card_key
+    if kind in ("oauth2", "oidc") and token_key is None:
+        from peers.signing.new_key import new_private_key
+        token_key = new_private_key()
+    if secret is None and kind != "mtls":
+        secret = new_token() if kind == "apikey" else f"support-agent:{new_token()}"
+    try:
+        scheme = make_scheme(kind, secret or "", base_url, peer.card.url, peer.card.name, signing_key=token_key)
+    except ValueError as exc:
+        fail(f"--auth {kind}: {exc}")
+        return None
+    # The card says what the server enforces: this scheme, and no other.
+    declared = {"auth_schemes": (scheme.declared.name,), "security_schemes": (scheme.declared,)}
+    peer.card = peer.card._replace(**declared)
+    if peer.extended_card is not None:
+        peer.extended_card = peer.extended_card._replace(**declared)
+    return scheme, secret
+
+
+def _how_to_call(declared: Any) -> str:
+    """One line: what a caller sends, as the card's securitySchemes say it."""
+    return {"http": "callers send 'Authorization: Basic base64(USER:PASSWORD)'",
+            "apiKey": f"callers send '{declared.key_name}: <key>'",
+            "oauth2": f"callers get a token at {declared.token_url} (client credentials), then send "
+                      "'Authorization: Bearer <token>'",
+            "openIdConnect": f"callers find the token endpoint at {declared.open_id_connect_url}, then send "
+                             "'Authorization: Bearer <token>'",
+            "mutualTLS": "callers present a certificate issued by --client-ca"}[declared.type]
 
 
 def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:
