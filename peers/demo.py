@@ -187,6 +187,12 @@ SERVE_FLAGS = (
     ServeFlag("--token", None, "the secret --auth checks: the bearer token, the API key, USER:PASSWORD "
               "(basic) or CLIENT-ID:CLIENT-SECRET (oauth2, oidc) (default: $A2A_SERVE_TOKEN, "
               "else a fresh random one, printed at start)", {"type": "token"}),
+    ServeFlag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert "
+              "(implied by --auth mtls)", {"action": "store_true"}),
+    ServeFlag("--tls-cert", None, "the server's certificate (PEM) for --tls", {"metavar": "FILE"}),
+    ServeFlag("--tls-key", None, "the private key (PEM) of --tls-cert", {"metavar": "FILE"}),
+    ServeFlag("--client-ca", None, "--auth mtls: the CA whose client certificates are accepted "
+              "(default: the DEMO CA in peers/keys)", {"metavar": "FILE"}),
     ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
               "addresses, such as a receiver on this machine (off: a guard against request forgery)",
               {"action": "store_true"}),

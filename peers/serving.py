@@ -19,6 +19,10 @@ from peers.app import token_for
 from peers.peer import Peer
 from peers.stamps import unguessable_task_ids, utc_now
 
+# The demo TLS files (made with openssl, published: they prove nothing outside the lessons).
+DEMO_CERT, DEMO_KEY = "billing-agent.DEMO-TLS-CERT.pem", "billing-agent.DEMO-TLS-KEY.pem"
+DEMO_CA = "peers/keys/demo-ca.DEMO-CERT.pem"
+
 
 def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, *,
               say: Callable[[str], None], fail: Callable[[str], None], shape: dict[str, Any] | None = None) -> int:
@@ -33,11 +37,15 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
     if key == 2:
         return 2
+    asked_tls = options.tls or options.auth == "mtls" or options.tls_cert or options.tls_key or options.client_ca
+    tls = _tls_context(options, fail) if asked_tls else None  # a TLS file given alone is checked, not ignored
+    if tls == 2:
+        return 2
 
     def log(line: str) -> None:  # one log for the server and the peer
         log_to_stderr(f"[{name}] {line}")
     try:
-        server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
+        server = PeerServer(None, host, port, log=log, tls=tls)  # bind first: the port names the card URL
     except OSError as exc:
         fail(f"cannot serve {name} on {host}:{port}: {exc.strerror or exc}")
         return 2
@@ -79,6 +87,9 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {card_url(base_url)}")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST; HTTP+JSON routes below it)")
+        if tls is not None:
+            say(f"[serve] https with {options.tls_cert or 'the DEMO certificate'} (clients trust "
+                f"{'its CA' if options.tls_cert else DEMO_CA})")
         for line in kept:
             say(line)
         if token:  # a token it was given is never printed: stdout ends up in logs and CI output
@@ -128,6 +139,31 @@ def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_ke
     if peer.extended_card is not None:
         peer.extended_card = peer.extended_card._replace(**declared)
     return scheme, secret
+
+
+def _tls_context(options: Any, fail: Callable[[str], None]) -> Any:
+    """--tls (implied by --auth mtls): the server's TLS context, from --tls-cert and --tls-key
+    (default: the DEMO certificate in peers/keys) and, for mtls, --client-ca (default: the
+    DEMO CA); 2 (said through `fail`) when a file cannot be used."""
+    from transports import tls
+    if bool(options.tls_cert) != bool(options.tls_key):
+        fail("--tls-cert and --tls-key go together: the certificate and its private key")
+        return 2
+    if options.client_ca and options.auth != "mtls":
+        fail("--client-ca names the CA of the client certificates --auth mtls requires")
+        return 2
+    cert, key = (options.tls_cert, options.tls_key) if options.tls_cert else (_demo(DEMO_CERT), _demo(DEMO_KEY))
+    client_ca = options.client_ca or _demo("demo-ca.DEMO-CERT.pem") if options.auth == "mtls" else None
+    try:
+        return tls.server_context(cert, key, client_ca)
+    except OSError as exc:  # ssl.SSLError is one: a file that is not a certificate or its key
+        fail(f"--tls: cannot use {cert}, {key}{', ' + client_ca if client_ca else ''}: "
+             f"{getattr(exc, 'reason', None) or exc.strerror or exc}")
+    return 2
+
+
+def _demo(name: str) -> str:
+    return os.path.join(os.path.dirname(__file__), "keys", name)
 
 
 def _how_to_call(declared: Any) -> str:

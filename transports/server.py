@@ -19,8 +19,8 @@ request becomes an `HttpRequest` for the same peer app the in-process shim calls
   one arriving is answered 503 too, so a thousand slow bodies cannot take a gigabyte.
 - Answers as server_answer.py says. One `log(line)`, one line per request or incident, never
   a traceback; what a client sent escaped (ESC shows as \\x1b); an app's exception is a bare 500.
-  Binds 127.0.0.1 unless told otherwise; `stop()` ends every connection promptly.
-Not here: TLS (put a proxy in front), chunked request bodies, HEAD, HTTP/2.
+  Binds 127.0.0.1 unless told otherwise; `stop()` ends every connection promptly. With `tls`
+  (an ssl.SSLContext) it speaks https (tls.py). Not here: chunked request bodies, HEAD, HTTP/2.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import time
 from collections import deque
 from contextlib import suppress
 from functools import partial
-from typing import Callable
+from typing import Any, Callable
 
 from transports.base import App
 from transports.codec import MAX_FRAME_BYTES
@@ -52,8 +52,8 @@ class PeerServer:
     def __init__(self, app: App | None, host: str = "127.0.0.1", port: int = 0, *,
                  log: Callable[[str], None] = lambda line: None, idle_timeout: float = 30.0,
                  request_timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES,
-                 max_connections: int = 1024, max_workers: int = 64) -> None:
-        self.app = app  # may be set after binding, once the port (and so the card URL) is known
+                 max_connections: int = 1024, max_workers: int = 64, tls: Any = None) -> None:
+        self.app, self.tls = app, tls  # app: may be set after binding, once the port (and card URL) is known
         self.log, self.idle_timeout, self.request_timeout = log, idle_timeout, request_timeout
         self.max_body, self.max_connections = max_body, min(max_connections, files_to_spare())
         self.workers = Workers(max_workers)
@@ -74,8 +74,8 @@ class PeerServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        (host, port), scheme = self.server_address[:2], "https" if self.tls else "http"
+        return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
     @property
     def connections(self) -> int:  # open now, but those being closed: what the cap counts
@@ -151,10 +151,10 @@ class PeerServer:
             if len(self._open) - self._closing >= self.max_connections and not self._make_room():
                 self._turn_away(sock, client[0])
                 continue
-            sock.setblocking(False)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # else ~40 ms stalls
-            conn = self._open[sock] = Connection(sock, client[0], time.monotonic(), self.idle_timeout)
-            self._selector.register(sock, selectors.EVENT_READ, conn)
+            conn = Connection(sock, client[0], time.monotonic(), self.idle_timeout, self.tls, self.request_timeout)
+            self._open[conn.sock] = conn  # with TLS, a wrapped socket
+            self._selector.register(conn.sock, selectors.EVENT_READ, conn)
 
     def _make_room(self) -> bool:
         """Full: close the one idle longest (over a second): waiting never keeps out asking."""
@@ -189,7 +189,7 @@ class PeerServer:
 
     def _readable(self, conn: Connection) -> None:
         try:
-            data = conn.sock.recv(65536)
+            data = conn.receive(self.log)  # over TLS, a step of its handshake first
         except (BlockingIOError, InterruptedError):
             return
         except OSError:  # reset: as good as gone

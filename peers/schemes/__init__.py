@@ -7,10 +7,11 @@ with the interface `Scheme` below: what the card declares (`declared`), who a re
 proves to be (`caller`: the owner of the tasks it makes, or None), the challenge a
 refusal carries, and the routes it serves itself (an OAuth2 token endpoint, OpenID
 discovery and its JWKS). `http_basic` (Basic), `api_key` (a key in a named header),
-`oauth2` (client credentials; with OpenID discovery for oidc) and `tokens` (the RS256
-access tokens oauth2 issues and checks). The essay's static Bearer token stays in
-peers/app.py, so the default run loads none of this. Not here: TLS (transports/server.py
-wraps sockets), the support agent's side (its credential store, picking a scheme).
+`oauth2` (client credentials; with OpenID discovery for oidc), `tokens` (the RS256
+access tokens oauth2 issues and checks) and `mutual_tls` (the client certificate). The
+essay's static Bearer token stays in peers/app.py, so the default run loads none of
+this. Not here: TLS itself (transports/tls.py), the support agent's side (its
+credential store, picking a scheme).
 
 May import: `peers.a2a`, `peers.signing` and `transports`.
 Must not import: a module directly in `peers/`, nor `peers.support`.
@@ -55,4 +56,7 @@ def make_scheme(kind: str, secret: str, base_url: str, endpoint: str, realm: str
         from peers.schemes.oauth2 import ClientCredentials
         return ClientCredentials(secret, base_url, endpoint, realm, signing_key, discovery=kind == "oidc",
                                  clock=clock)
+    if kind == "mtls":
+        from peers.schemes.mutual_tls import MutualTls
+        return MutualTls(realm)
     raise ValueError(f"no scheme {kind!r}: one of {', '.join(KINDS)}")
