@@ -174,7 +174,8 @@ def _how_to_call(declared: Any) -> str:
                       "'Authorization: Bearer <token>'",
             "openIdConnect": f"callers find the token endpoint at {declared.open_id_connect_url}, then send "
                              "'Authorization: Bearer <token>'",
-            "mutualTLS": "callers present a certificate issued by --client-ca"}[declared.type]
+            "mutualTLS": "callers present a client certificate issued by the --client-ca CA "
+                         "(default: the DEMO CA; peers/keys/support-agent.DEMO-CLIENT-CERT.pem is one)"}[declared.type]
 
 
 def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:

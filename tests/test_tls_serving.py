@@ -1,7 +1,7 @@
 """https and mutual TLS served by the standard library (issue 25, item 3, the serving half):
 the DEMO certificate checked against the DEMO CA and the name 127.0.0.1; plain HTTP to the
-TLS port, a stalled handshake and a client certificate from another CA each one log line
-and a closed connection while others are served; under --auth mtls the client certificate
+TLS port and a client certificate from another CA are each one log line and a closed
+connection, and a stalled handshake is closed at the request deadline while others are served; under --auth mtls the client certificate
 is the caller. Checked by clients we did not write (curl, openssl s_client) where installed."""
 import json
 import shutil
