@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.wire_format import CARD_PATH, WireFormat
@@ -28,6 +28,9 @@ from transports.base import HttpRequest, HttpResponse, parse_url
 from transports import sse
 from transports.codec import MAX_FRAME_BYTES
 from transports.jsonrpc import InvalidRequest, JsonRpcError, dispatch, encode_error
+
+if TYPE_CHECKING:  # peers/schemes loads only when a server is told to use one
+    from peers.schemes import Scheme
 
 JSON = {"Content-Type": "application/json"}
 CARD_MAX_AGE = 300  # seconds: a card changes when its agent is redeployed, not per request
@@ -41,8 +44,10 @@ def log_to_stderr(line: str) -> None:
 class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
-                 max_body: int = MAX_FRAME_BYTES, signing_key: Any = None) -> None:
+                 max_body: int = MAX_FRAME_BYTES, signing_key: Any = None, scheme: Scheme | None = None) -> None:
         self.peer, self.token, self.max_body = peer, token, max_body
+        # Any scheme but the essay's static bearer token (peers/schemes): it says who is calling.
+        self.scheme = scheme
         # A step-up token -> the scope it grants: issued to the same caller as `token`, so
         # the tasks it sees are the same ones; it only proves more (peers/pause.py).
         self.step_ups = dict(step_ups or {})
@@ -74,6 +79,9 @@ class PeerApp:
             if _matches(request.header("If-None-Match"), self.card_cache["ETag"]):
                 return HttpResponse(304, dict(self.card_cache), b"")
             return HttpResponse(200, {**JSON, **self.card_cache}, self.card_body)
+        served = self.scheme.serve(request, path) if self.scheme is not None else None
+        if served is not None:  # a token endpoint, OpenID discovery: the scheme's own routes
+            return served
         binding, route = self.binding_for(path)
         if binding is None:
             return _error(404, f"nothing at {path[:80]}: the card is at {CARD_PATH}, "
@@ -107,10 +115,12 @@ class PeerApp:
             # A2A names this failure: ContentTypeNotSupportedError (-32005), in the 415's body.
             return binding.error(415, ContentTypeNotSupported("Content-Type must be application/json"), {})
         credential, scopes = self.credential(request)
-        if self.token is not None and credential is None:
+        if (self.token is not None or self.scheme is not None) and credential is None:
             # No task is created: the request is not even parsed.
-            return binding.error(401, Unauthenticated("a valid bearer token is required"),
-                                 {"WWW-Authenticate": f'Bearer realm="{self.name}"'})
+            wanted, challenge = (("bearer token", f'Bearer realm="{self.name}"') if self.scheme is None else
+                                 (f"{self.scheme.declared.name} credential", self.scheme.challenge()))
+            return binding.error(401, Unauthenticated(f"a valid {wanted} is required"),
+                                 {"WWW-Authenticate": challenge})
         if len(request.body) > self.max_body:
             return binding.error(413, InvalidRequest(f"body larger than {self.max_body} bytes"), {})
         # A2A-Extensions (0.3: X-A2A-Extensions): the extensions the caller activates. Those
@@ -124,9 +134,12 @@ class PeerApp:
         return binding.answer(request, route, caller, {named: ", ".join(activated)} if activated else {})
 
     def credential(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
-        """The bearer token the caller proved, if it is this peer's, and the scopes a
-        step-up token adds. The token is also who owns the tasks the caller makes:
-        `Bearer x` and `bearer x` are the same caller, and so is its step-up token."""
+        """Who the caller proved to be (the owner of the tasks it makes) and the scopes it
+        holds: as its scheme says, or, for the essay's static bearer token, the token if it
+        is this peer's, with the scopes a step-up token adds. `Bearer x` and `bearer x`
+        are the same caller, and so is its step-up token."""
+        if self.scheme is not None:
+            return self.scheme.caller(request)
         if self.token is None:
             return None, frozenset()
         scheme, _, token = (request.header("Authorization") or "").partition(" ")

@@ -163,6 +163,8 @@ class Served:
         self.stop()
 
 
+AUTH_KINDS = ("bearer", "apikey", "basic", "oauth2", "oidc", "mtls")  # peers/schemes KINDS, unloaded till asked
+
 # `serve NAME`'s flags, as data: the command line (peers/support/flags.py) is handed this
 # table by main(). A value's kind ("port", "base_url", "token", "count") names its check there.
 class ServeFlag(NamedTuple):
@@ -180,8 +182,17 @@ SERVE_FLAGS = (
     ServeFlag("--port", 0, "port to listen on (default: 0, any free port)", {"type": "port"}),
     ServeFlag("--url", None, "the base URL the card advertises, when clients reach this server by "
               "another name than HOST:PORT (default: http://HOST:PORT)", {"type": "base_url", "metavar": "BASE"}),
-    ServeFlag("--token", None, "the bearer token billing-agent requires (default: $A2A_SERVE_TOKEN, "
+    ServeFlag("--auth", None, "the security scheme the card declares and the server enforces (default: "
+              "the card's own, bearer for billing-agent)", {"choices": list(AUTH_KINDS)}),
+    ServeFlag("--token", None, "the secret --auth checks: the bearer token, the API key, USER:PASSWORD "
+              "(basic) or CLIENT-ID:CLIENT-SECRET (oauth2, oidc) (default: $A2A_SERVE_TOKEN, "
               "else a fresh random one, printed at start)", {"type": "token"}),
+    ServeFlag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert "
+              "(implied by --auth mtls)", {"action": "store_true"}),
+    ServeFlag("--tls-cert", None, "the server's certificate (PEM) for --tls", {"metavar": "FILE"}),
+    ServeFlag("--tls-key", None, "the private key (PEM) of --tls-cert", {"metavar": "FILE"}),
+    ServeFlag("--client-ca", None, "--auth mtls: the CA whose client certificates are accepted "
+              "(default: the DEMO CA in peers/keys)", {"metavar": "FILE"}),
     ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
               "addresses, such as a receiver on this machine (off: a guard against request forgery)",
               {"action": "store_true"}),

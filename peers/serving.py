@@ -19,6 +19,10 @@ from peers.app import token_for
 from peers.peer import Peer
 from peers.stamps import unguessable_task_ids, utc_now
 
+# The demo TLS files (made with openssl, published: they prove nothing outside the lessons).
+DEMO_CERT, DEMO_KEY = "billing-agent.DEMO-TLS-CERT.pem", "billing-agent.DEMO-TLS-KEY.pem"
+DEMO_CA = "peers/keys/demo-ca.DEMO-CERT.pem"
+
 
 def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, *,
               say: Callable[[str], None], fail: Callable[[str], None], shape: dict[str, Any] | None = None) -> int:
@@ -33,11 +37,15 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
     if key == 2:
         return 2
+    asked_tls = options.tls or options.auth == "mtls" or options.tls_cert or options.tls_key or options.client_ca
+    tls = _tls_context(options, fail) if asked_tls else None  # a TLS file given alone is checked, not ignored
+    if tls == 2:
+        return 2
 
     def log(line: str) -> None:  # one log for the server and the peer
         log_to_stderr(f"[{name}] {line}")
     try:
-        server = PeerServer(None, host, port, log=log)  # bind first: the port names the card URL
+        server = PeerServer(None, host, port, log=log, tls=tls)  # bind first: the port names the card URL
     except OSError as exc:
         fail(f"cannot serve {name} on {host}:{port}: {exc.strerror or exc}")
         return 2
@@ -65,17 +73,33 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             peer = make(base_url, store=store, ledger=ledger, **parts)
             kept = restarted(peer, options.store)
         made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
-        token = token_for(peer.card, token)
-        server.app = PeerApp(peer, card_format, token=token, signing_key=key)
+        scheme = None
+        if options.auth not in (None, "bearer"):
+            made_scheme = scheme_for(options.auth, token, base_url, peer, key, fail)
+            if made_scheme is None:
+                return 2
+            scheme, secret = made_scheme
+            token = None  # the scheme holds the secret, and says who is calling
+        elif options.auth == "bearer" and "bearer" not in peer.card.auth_schemes:
+            peer.card = peer.card._replace(auth_schemes=("bearer",))  # asked of a card that declares none
+        token = token_for(peer.card, token) if scheme is None else None
+        server.app = PeerApp(peer, card_format, token=token, signing_key=key, scheme=scheme)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {card_url(base_url)}")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST; HTTP+JSON routes below it)")
+        if tls is not None:
+            say(f"[serve] https with {options.tls_cert or 'the DEMO certificate'} (clients trust "
+                f"{'its CA' if options.tls_cert else DEMO_CA})")
         for line in kept:
             say(line)
         if token:  # a token it was given is never printed: stdout ends up in logs and CI output
             source = ("made for this run, shown this once: " + token if made else
                       "from $A2A_SERVE_TOKEN" if token == os.environ.get("A2A_SERVE_TOKEN") else "from --token")
             say(f"[serve] bearer token {source}  (callers need 'Authorization: Bearer <token>')")
+        if scheme is not None:
+            say(f"[serve] {options.auth}: {_how_to_call(scheme.declared)}")
+            if made and secret:  # as with the bearer token: a secret it was given is never printed
+                say(f"[serve] its secret, made for this run, shown this once: {secret}")
         say("[serve] Ctrl-C or SIGTERM stops it.")
         import signal  # only a standalone server handles signals
         signal.signal(signal.SIGTERM, _stop)
@@ -87,6 +111,71 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     finally:
         server.server_close()
     return 0
+
+
+def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_key: Any,
+            fail: Callable[[str], None]) -> tuple[Any, str] | None:
+    """--auth KIND: the scheme (peers/schemes), declared on the peer's cards, and the
+    secret it holds; None when
+    --token is not the secret that scheme takes (said through `fail`). Without --token a
+    secret is made (shown once); oauth2 and oidc sign tokens with the card's key, if any,
+    else a fresh one: a token outlives no restart, so neither need its key."""
+    from peers.app import new_token
+    from peers.schemes import make_scheme
+    token_key = card_key
+    if kind in ("oauth2", "oidc") and token_key is None:
+        from peers.signing.new_key import new_private_key
+        token_key = new_private_key()
+    if secret is None and kind != "mtls":
+        secret = new_token() if kind == "apikey" else f"support-agent:{new_token()}"
+    try:
+        scheme = make_scheme(kind, secret or "", base_url, peer.card.url, peer.card.name, signing_key=token_key)
+    except ValueError as exc:
+        fail(f"--auth {kind}: {exc}")
+        return None
+    # The card says what the server enforces: this scheme, and no other.
+    declared = {"auth_schemes": (scheme.declared.name,), "security_schemes": (scheme.declared,)}
+    peer.card = peer.card._replace(**declared)
+    if peer.extended_card is not None:
+        peer.extended_card = peer.extended_card._replace(**declared)
+    return scheme, secret
+
+
+def _tls_context(options: Any, fail: Callable[[str], None]) -> Any:
+    """--tls (implied by --auth mtls): the server's TLS context, from --tls-cert and --tls-key
+    (default: the DEMO certificate in peers/keys) and, for mtls, --client-ca (default: the
+    DEMO CA); 2 (said through `fail`) when a file cannot be used."""
+    from transports import tls
+    if bool(options.tls_cert) != bool(options.tls_key):
+        fail("--tls-cert and --tls-key go together: the certificate and its private key")
+        return 2
+    if options.client_ca and options.auth != "mtls":
+        fail("--client-ca names the CA of the client certificates --auth mtls requires")
+        return 2
+    cert, key = (options.tls_cert, options.tls_key) if options.tls_cert else (_demo(DEMO_CERT), _demo(DEMO_KEY))
+    client_ca = options.client_ca or _demo("demo-ca.DEMO-CERT.pem") if options.auth == "mtls" else None
+    try:
+        return tls.server_context(cert, key, client_ca)
+    except OSError as exc:  # ssl.SSLError is one: a file that is not a certificate or its key
+        fail(f"--tls: cannot use {cert}, {key}{', ' + client_ca if client_ca else ''}: "
+             f"{getattr(exc, 'reason', None) or exc.strerror or exc}")
+    return 2
+
+
+def _demo(name: str) -> str:
+    return os.path.join(os.path.dirname(__file__), "keys", name)
+
+
+def _how_to_call(declared: Any) -> str:
+    """One line: what a caller sends, as the card's securitySchemes say it."""
+    return {"http": "callers send 'Authorization: Basic base64(USER:PASSWORD)'",
+            "apiKey": f"callers send '{declared.key_name}: <key>'",
+            "oauth2": f"callers get a token at {declared.token_url} (client credentials), then send "
+                      "'Authorization: Bearer <token>'",
+            "openIdConnect": f"callers find the token endpoint at {declared.open_id_connect_url}, then send "
+                             "'Authorization: Bearer <token>'",
+            "mutualTLS": "callers present a client certificate issued by the --client-ca CA "
+                         "(default: the DEMO CA; peers/keys/support-agent.DEMO-CLIENT-CERT.pem is one)"}[declared.type]
 
 
 def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:

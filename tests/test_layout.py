@@ -50,6 +50,10 @@ def test_the_demos_contracts_import_neither_side():
     assert violations(modules("peers/contracts"), OTHER_TEAMS + ["peers.support", "peers.signing"]) == []
 
 
+def test_the_security_schemes_import_no_peer_and_not_the_support_side():
+    assert violations(modules("peers/schemes"), OTHER_TEAMS + ["peers.support", "peers.contracts"]) == []
+
+
 def test_no_peer_imports_the_support_agents_side():
     assert violations(modules("peers", nested=False), ["peers.support"]) == []
 
@@ -68,7 +72,7 @@ def test_the_transports_know_nothing_of_a2a():
 
 
 @pytest.mark.parametrize("package", ["peers", "peers/a2a", "peers/signing", "peers/contracts", "peers/support",
-                                     "peers/support/lessons", "transports"])
+                                     "peers/support/lessons", "peers/schemes", "transports"])
 def test_each_package_docstring_says_what_lives_there_and_what_it_must_not_import(package):
     doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text())) or ""
     assert len(doc) > 200 and ("must not import" in doc.lower() or "no a2a vocabulary" in doc.lower()

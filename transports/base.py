@@ -23,6 +23,7 @@ class HttpRequest(NamedTuple):
     url: str
     headers: dict[str, str]  # lower-case names
     body: bytes = b""
+    client_certificate: str = ""  # over TLS: the subject of the client certificate the handshake verified
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())

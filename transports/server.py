@@ -1,8 +1,8 @@
 """Serve a peer app over HTTP/1.1: a small, strict, bounded server on plain sockets.
 
-Essay: "a real network transport ... one step away". The server only moves bytes: each
-request becomes an `HttpRequest` for the same peer app the in-process shim calls, and its
-`HttpResponse` goes back, so frames are byte-identical on both transports. The rules
+Essay: "a real network transport ... one step away". It only moves bytes: each request
+becomes an `HttpRequest` for the peer app the in-process shim calls too, so frames are
+byte-identical on both transports. The rules
 (tests/test_http.py, test_server_hardening.py and test_hostile_two.py hold it to each):
 - Requests are read strictly (transports/http11_server.py). One that is malformed, oversize
   or ambiguous is refused with its status and a JSON-RPC error, and the connection closed:
@@ -17,7 +17,7 @@ request becomes an `HttpRequest` for the same peer app the in-process shim calls
   open; when full, the one idle longest (over a second) is closed, else 503. Past 64 MiB
   of requests held in all, a large one arriving is answered 503 too.
 - Answers as server_answer.py says; one log line per request or incident, never a traceback.
-  Binds 127.0.0.1 unless told otherwise. Not here: TLS, chunked request bodies, HEAD, HTTP/2.
+  Binds 127.0.0.1 by default; `tls`: https (tls.py). No chunked request bodies, HEAD, HTTP/2.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import time
 from collections import deque
 from contextlib import suppress
 from functools import partial
-from typing import Callable
+from typing import Any, Callable
 
 from transports.base import App
 from transports.codec import MAX_FRAME_BYTES
@@ -50,8 +50,8 @@ class PeerServer:
     def __init__(self, app: App | None, host: str = "127.0.0.1", port: int = 0, *,
                  log: Callable[[str], None] = lambda line: None, idle_timeout: float = 30.0,
                  request_timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES,
-                 max_connections: int = 1024, max_workers: int = 64) -> None:
-        self.app = app  # may be set after binding, once the port (and so the card URL) is known
+                 max_connections: int = 1024, max_workers: int = 64, tls: Any = None) -> None:
+        self.app, self.tls = app, tls  # app: may be set after binding, once the port (and card URL) is known
         self.log, self.idle_timeout, self.request_timeout = log, idle_timeout, request_timeout
         self.max_body, self.max_connections = max_body, min(max_connections, files_to_spare())
         self.workers = Workers(max_workers)
@@ -71,8 +71,8 @@ class PeerServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        (host, port), scheme = self.server_address[:2], "https" if self.tls else "http"
+        return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
     @property
     def connections(self) -> int:  # open now, but those being closed: what the cap counts
@@ -146,10 +146,10 @@ class PeerServer:
             if len(self._open) - self._closing >= self.max_connections and not self._make_room():
                 self._turn_away(sock, client[0])
                 continue
-            sock.setblocking(False)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # else ~40 ms stalls
-            conn = self._open[sock] = Connection(sock, client[0], time.monotonic(), self.idle_timeout)
-            self._selector.register(sock, selectors.EVENT_READ, conn)
+            conn = Connection(sock, client[0], time.monotonic(), self.idle_timeout, self.tls, self.request_timeout)
+            self._open[conn.sock] = conn  # with TLS, a wrapped socket
+            self._selector.register(conn.sock, selectors.EVENT_READ, conn)
 
     def _make_room(self) -> bool:
         """Full: close the one idle longest (over a second): waiting never keeps out asking."""
@@ -184,7 +184,7 @@ class PeerServer:
 
     def _readable(self, conn: Connection) -> None:
         try:
-            data = conn.sock.recv(65536)
+            data = conn.receive(self.log)  # over TLS, a step of its handshake first
         except (BlockingIOError, InterruptedError):
             return
         except OSError:  # reset: as good as gone

@@ -16,8 +16,9 @@ import re
 import select
 import socket
 import threading
+import time
 from collections import deque
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from transports.base import App, HttpRequest, hang_up
 from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
@@ -90,10 +91,17 @@ class Workers:
 class Connection:
     """One client socket: what has arrived of its next request, and its state (server.py)."""
 
-    def __init__(self, sock: socket.socket, ip: str, now: float, idle_timeout: float) -> None:
+    def __init__(self, sock: socket.socket, ip: str, now: float, idle_timeout: float,
+                 tls: Any = None, handshake_timeout: float = 0.0) -> None:
+        sock.setblocking(False)  # the loop's: a worker answering sets a timeout (answer)
         self.sock, self.ip, self.deadline = sock, ip, now + idle_timeout
         self.buffer = bytearray()
         self.state, self.since, self.keep = "idle", now, False  # since: when it went idle
+        self.client_certificate = ""  # the subject of the client's verified TLS certificate, if any
+        self.idle_timeout = idle_timeout
+        if tls is not None:  # an ssl.SSLContext: the handshake first, on a request's clock
+            from transports import tls as tls_steps
+            self.sock, self.state, self.deadline = tls_steps.wrap(tls, sock), "handshake", now + handshake_timeout
         self.head: Head | None = None  # read, while its body arrives
         self.line = b""  # the request line of the request being read, for the log
 
@@ -102,6 +110,25 @@ class Connection:
 
     def send(self, data: bytes) -> None:
         self.sock.sendall(data)
+
+    def receive(self, log: Callable[[str], None]) -> bytes:
+        """What has arrived; b"" at its end; BlockingIOError: nothing yet. Over TLS, decrypted,
+        and the handshake first, a step each time the client's bytes arrive: a failed one is
+        one line of `log`, then b"" (the end); once done, the connection is idle."""
+        if self.state == "closing" or not hasattr(self.sock, "pending"):  # draining: the TLS layer is gone
+            return self.sock.recv(65536)
+        from transports import tls
+        if self.state == "handshake":
+            failed = tls.handshake(self.sock)
+            if failed:
+                log(f"{self.ip} {failed}")
+                return b""
+            if failed == "":
+                raise BlockingIOError
+            self.client_certificate = tls.client_subject(self.sock)
+            self.state, self.since = "idle", time.monotonic()
+            self.deadline = self.since + self.idle_timeout
+        return tls.read(self.sock)
 
     def take_request(self, max_body: int) -> tuple[Head, bytes] | None:
         """The request in `buffer`, head and body, once all of it has arrived (None until
@@ -129,6 +156,8 @@ class Connection:
         seconds of our answer (a worker asks, sparing the two hand-offs between threads a
         trip back to the loop costs); None otherwise, and whatever did arrive stays in
         `buffer` for the loop, which reads and judges it as any other (a refusal included)."""
+        if hasattr(self.sock, "pending"):  # TLS: its records are read by the loop (receive), never here
+            return None
         waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
         waiting.register(self.sock, select.POLLIN)
         if not waiting.poll(wait * 1000):
@@ -164,7 +193,7 @@ class Connection:
         http10, note, line = head.version == "HTTP/1.0", "", self.line
         try:
             # Header names are lower-case already, as transports.base.request makes them.
-            response = app(HttpRequest(head.method, base + head.target, head.headers, body))
+            response = app(HttpRequest(head.method, base + head.target, head.headers, body, self.client_certificate))
             status, body = response.status, response.body
             streaming = not isinstance(body, (bytes, bytearray))
             if streaming:

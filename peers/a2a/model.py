@@ -179,6 +179,21 @@ class AgentSkill(NamedTuple):
     results: dict[str, str] | None = None  # task state it may end in -> what that means (seed 000)
 
 
+class SecurityScheme(NamedTuple):
+    """One way a caller proves who it is, as a card declares it (spec 4.5, SecurityScheme):
+    `type` one of "http" (with `scheme` Bearer or Basic), "apiKey" (`key_name` the header
+    that carries it), "oauth2" (the client-credentials flow: `token_url`, `scopes`),
+    "openIdConnect" (`open_id_connect_url`, the discovery document), "mutualTLS"."""
+
+    name: str  # its key in the card's securitySchemes, and in its securityRequirements
+    type: str
+    scheme: str = ""
+    key_name: str = ""
+    token_url: str = ""
+    scopes: tuple[tuple[str, str], ...] = ()  # scope -> what it allows, in order
+    open_id_connect_url: str = ""
+
+
 class AgentCard(NamedTuple):
     """A peer's public self-description, served at /.well-known/agent-card.json."""
 
@@ -192,6 +207,9 @@ class AgentCard(NamedTuple):
     extended_card: bool = False  # a fuller card for authenticated callers (GetExtendedAgentCard)
     push_notifications: bool = False  # it tells a caller's webhook of each change (peers/push.py)
     required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
+    # What `auth_schemes` names, spelled out, when a server was told how to enforce it
+    # (peers/schemes); empty: a "bearer" in auth_schemes is declared as plain HTTP Bearer.
+    security_schemes: tuple[SecurityScheme, ...] = ()
 
     @property
     def extensions(self) -> tuple[str, ...]:

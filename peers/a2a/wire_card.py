@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.fields import WireError, field, obj, strings
-from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill
+from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill, SecurityScheme
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
 
 # What a 0.3 or 1.0 card we serve says its skills take and answer in: each skill lists no
@@ -122,3 +122,44 @@ def auth_schemes(schemes: Any, is_bearer) -> tuple[str, ...]:
     for name, scheme in obj(schemes, "securitySchemes").items():
         found.append("bearer" if is_bearer(obj(scheme, f"securitySchemes.{name}")) else name)
     return tuple(found) or ("none",)
+
+
+def security_to_wire(card: AgentCard, version: str) -> dict[str, Any]:
+    """The card's securitySchemes and its requirement of them, as `version` ("1.0": the
+    proto's oneof wrappers and securityRequirements; "0.3": OpenAPI's, and security)."""
+    declared = card.security_schemes or ((SecurityScheme("bearer", "http", "Bearer"),)
+                                         if "bearer" in card.auth_schemes else ())
+    if not declared:
+        return {}
+    schemes = {scheme.name: (_scheme_v10 if version == "1.0" else _scheme_v03)(scheme) for scheme in declared}
+    scopes = {scheme.name: [scope for scope, _ in scheme.scopes] for scheme in declared}
+    if version == "1.0":
+        return {"securitySchemes": schemes, "securityRequirements": [
+            {"schemes": {name: {"list": listed} for name, listed in scopes.items()}}]}
+    return {"securitySchemes": schemes, "security": [scopes]}
+
+
+def _scheme_v10(scheme: SecurityScheme) -> dict[str, Any]:
+    if scheme.type == "http":
+        return {"httpAuthSecurityScheme": {"scheme": scheme.scheme}}
+    if scheme.type == "apiKey":
+        return {"apiKeySecurityScheme": {"location": "header", "name": scheme.key_name}}
+    if scheme.type == "oauth2":
+        return {"oauth2SecurityScheme": {"flows": {"clientCredentials": {
+            "tokenUrl": scheme.token_url, "scopes": dict(scheme.scopes)}}}}
+    if scheme.type == "openIdConnect":
+        return {"openIdConnectSecurityScheme": {"openIdConnectUrl": scheme.open_id_connect_url}}
+    return {"mtlsSecurityScheme": {}}
+
+
+def _scheme_v03(scheme: SecurityScheme) -> dict[str, Any]:
+    if scheme.type == "http":
+        return {"type": "http", "scheme": scheme.scheme.lower()}
+    if scheme.type == "apiKey":
+        return {"type": "apiKey", "in": "header", "name": scheme.key_name}
+    if scheme.type == "oauth2":
+        return {"type": "oauth2", "flows": {"clientCredentials": {
+            "tokenUrl": scheme.token_url, "scopes": dict(scheme.scopes)}}}
+    if scheme.type == "openIdConnect":
+        return {"type": "openIdConnect", "openIdConnectUrl": scheme.open_id_connect_url}
+    return {"type": "mutualTLS"}

@@ -52,9 +52,7 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
         "skills": cards.skills_to_wire(card),
     }
-    if "bearer" in card.auth_schemes:
-        document["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
-        document["security"] = [{"bearer": []}]
+    document.update(cards.security_to_wire(card, "0.3"))
     if card.extended_card:
         document["supportsAuthenticatedExtendedCard"] = True
         document["capabilities"].pop("extendedAgentCard", None)  # 1.0's spelling, not 0.3's

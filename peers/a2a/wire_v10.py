@@ -62,9 +62,7 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
         "skills": cards.skills_to_wire(card),
     }
-    if "bearer" in card.auth_schemes:
-        document["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
-        document["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]
+    document.update(cards.security_to_wire(card, "1.0"))
     return document
 
 

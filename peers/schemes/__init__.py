@@ -1,0 +1,62 @@
+"""How a served peer tells who is calling, for each security scheme an A2A card can declare.
+
+Spec 4.5 (SecurityScheme) and section 7 (authentication and authorization): a card
+declares how a caller must prove who it is, and the server refuses anything else with
+401 and a WWW-Authenticate challenge before any task is made. Each scheme is one part
+with the interface `Scheme` below: what the card declares (`declared`), who a request
+proves to be (`caller`: the owner of the tasks it makes, or None), the challenge a
+refusal carries, and the routes it serves itself (an OAuth2 token endpoint, OpenID
+discovery and its JWKS). `http_basic` (Basic), `api_key` (a key in a named header),
+`oauth2` (client credentials; with OpenID discovery for oidc), `tokens` (the RS256
+access tokens oauth2 issues and checks) and `mutual_tls` (the client certificate). The
+essay's static Bearer token stays in peers/app.py, so the default run loads none of
+this. Not here: TLS itself (transports/tls.py), the support agent's side (its
+credential store, picking a scheme).
+
+May import: `peers.a2a`, `peers.signing` and `transports`.
+Must not import: a module directly in `peers/`, nor `peers.support`.
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from peers.a2a.model import SecurityScheme
+from transports.base import HttpRequest, HttpResponse
+
+KINDS = ("bearer", "apikey", "basic", "oauth2", "oidc", "mtls")
+MAX_CREDENTIAL = 4096  # characters: no credential of ours needs more; a longer one is refused unread
+
+
+class Scheme(Protocol):
+    declared: SecurityScheme  # what the card says, spelled out (peers/a2a/wire_card.py writes it)
+
+    def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
+        """Who proved who they are (the owner of the tasks they make) and the scopes they
+        hold; (None, frozenset()) for anyone else."""
+
+    def challenge(self) -> str:
+        """The WWW-Authenticate value a 401 carries (RFC 9110 11.6.1)."""
+
+    def serve(self, request: HttpRequest, path: str) -> HttpResponse | None:
+        """The answer at a path this scheme serves itself (a token endpoint), else None."""
+
+
+def make_scheme(kind: str, secret: str, base_url: str, endpoint: str, realm: str, *,
+                signing_key: Any = None, clock: Any = None) -> Scheme:
+    """The scheme `kind` (one of KINDS but bearer, which peers/app.py keeps), with `secret`:
+    the API key, "user:password", or "client-id:client-secret"; mtls takes none.
+    `signing_key` (an rs256.PrivateKey) signs oauth2's and oidc's access tokens."""
+    if kind == "apikey":
+        from peers.schemes.api_key import ApiKey
+        return ApiKey(secret, realm)
+    if kind == "basic":
+        from peers.schemes.http_basic import Basic
+        return Basic(secret, realm)
+    if kind in ("oauth2", "oidc"):
+        from peers.schemes.oauth2 import ClientCredentials
+        return ClientCredentials(secret, base_url, endpoint, realm, signing_key, discovery=kind == "oidc",
+                                 clock=clock)
+    if kind == "mtls":
+        from peers.schemes.mutual_tls import MutualTls
+        return MutualTls(realm)
+    raise ValueError(f"no scheme {kind!r}: one of {', '.join(KINDS)}")

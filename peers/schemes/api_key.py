@@ -1,0 +1,40 @@
+"""An API key in a named request header (spec 4.5 APIKeySecurityScheme, location "header").
+
+The key travels only in the header the card names (`X-API-Key`); a key in the query
+string, another header or `Authorization` is not looked at: URLs end up in logs,
+so a card that says "header" is held to it. The key is compared in constant time. The
+caller it proves is the key's holder, named by a digest of the key (never the key
+itself, which would then sit in the task store). Not here: query or cookie keys.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from peers.a2a.model import SecurityScheme
+from peers.schemes import MAX_CREDENTIAL
+from transports.base import HttpRequest, HttpResponse
+
+HEADER = "X-API-Key"
+
+
+class ApiKey:
+    def __init__(self, key: str, realm: str) -> None:
+        self.key, self.realm = key.encode(), realm
+        self.declared = SecurityScheme("apiKey", "apiKey", key_name=HEADER)
+        self.owner = "apikey:" + hashlib.sha256(self.key).hexdigest()[:16]
+
+    def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
+        offered = request.header(HEADER) or ""
+        if not offered or len(offered) > MAX_CREDENTIAL:
+            return None, frozenset()
+        # compare_digest: the time taken must not say how much of a guess was right.
+        proved = hmac.compare_digest(offered.strip().encode("utf-8", "replace"), self.key)
+        return (self.owner, frozenset()) if proved else (None, frozenset())
+
+    def challenge(self) -> str:
+        # No registered challenge names API keys; this one says which header to send.
+        return f'APIKey realm="{self.realm}", header="{HEADER}"'
+
+    def serve(self, request: HttpRequest, path: str) -> HttpResponse | None:
+        return None

@@ -1,0 +1,56 @@
+"""HTTP Basic authentication (RFC 7617; spec 4.5 HTTPAuthSecurityScheme, scheme "Basic").
+
+`Authorization: Basic base64(user:password)`, checked against the one pair the server
+was given. Everything about the header is hostile until checked: its size, the base64
+(strictly, no stray characters), UTF-8 (the charset RFC 7617 names), and the colon
+that separates user and password; any failure is a 401, never a traceback. User and
+password are both compared in constant time, and both always (the time does not say
+which one was wrong). The caller it proves is the user. Not here: more than one user.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+
+from peers.a2a.model import SecurityScheme
+from peers.schemes import MAX_CREDENTIAL
+from transports.base import HttpRequest, HttpResponse
+
+
+def user_and_password(authorization: str | None, scheme: str = "basic") -> tuple[bytes, bytes] | None:
+    """The (user, password) an Authorization header (or a token request's) carries, as
+    UTF-8 bytes, or None when it is not a well-formed Basic credential."""
+    name, _, encoded = (authorization or "").partition(" ")
+    if name.lower() != scheme or not encoded or len(encoded) > MAX_CREDENTIAL:
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True)
+        decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    user, colon, password = decoded.partition(b":")
+    return (user, password) if colon else None
+
+
+class Basic:
+    def __init__(self, pair: str, realm: str) -> None:
+        user, colon, password = pair.partition(":")
+        if not colon or not user:
+            raise ValueError("basic needs --token USER:PASSWORD")
+        self.user, self.password, self.realm = user.encode(), password.encode(), realm
+        self.declared = SecurityScheme("basic", "http", "Basic")
+
+    def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
+        offered = user_and_password(request.header("Authorization"))
+        if offered is None:
+            return None, frozenset()
+        user_ok = hmac.compare_digest(offered[0], self.user)
+        password_ok = hmac.compare_digest(offered[1], self.password)
+        return ("basic:" + self.user.decode(), frozenset()) if user_ok & password_ok else (None, frozenset())
+
+    def challenge(self) -> str:
+        return f'Basic realm="{self.realm}", charset="UTF-8"'
+
+    def serve(self, request: HttpRequest, path: str) -> HttpResponse | None:
+        return None

@@ -1,0 +1,119 @@
+"""OAuth 2.0 client credentials and OpenID Connect discovery, served by the peer itself.
+
+Spec 4.5 (OAuth2SecurityScheme with a clientCredentials flow; OpenIdConnectSecurityScheme)
+and RFC 6749 section 4.4: a client POSTs `grant_type=client_credentials` to the token
+endpoint the card names (`tokenUrl`), authenticated by HTTP Basic or by `client_id` and
+`client_secret` form fields (not both: RFC 6749 2.3), and gets a short-lived access
+token (tokens.py) for this peer's endpoint, which it then sends as `Authorization:
+Bearer`. With `discovery` (oidc) the card names `/.well-known/openid-configuration`
+instead, which names the same token endpoint and a JWKS with the public key tokens are
+signed with. The token endpoint's answers and errors are RFC 6749 5.1 and 5.2's. Not
+here: other grants, refresh tokens, ID tokens, more than one client.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import time
+from typing import Any, Callable
+from urllib.parse import parse_qsl
+
+from peers.a2a.model import SecurityScheme
+from peers.schemes import MAX_CREDENTIAL, tokens
+from peers.schemes.http_basic import user_and_password
+from peers.signing import rs256
+from transports.base import HttpRequest, HttpResponse
+
+TOKEN_PATH = "/oauth2/token"
+DISCOVERY_PATH = "/.well-known/openid-configuration"
+JWKS_PATH = "/.well-known/jwks.json"
+SCOPE = "a2a"  # the one scope a caller needs: to send this agent tasks and read them back
+NO_STORE = {"Content-Type": "application/json", "Cache-Control": "no-store"}
+
+
+class ClientCredentials:
+    def __init__(self, pair: str, base_url: str, endpoint: str, realm: str, key: rs256.PrivateKey, *,
+                 discovery: bool = False, clock: Callable[[], float] | None = None) -> None:
+        client_id, colon, secret = pair.partition(":")
+        if not colon or not client_id or not secret:
+            raise ValueError("oauth2 and oidc need --token CLIENT-ID:CLIENT-SECRET")
+        self.client_id, self.secret = client_id.encode(), secret.encode()
+        self.issuer, self.audience, self.realm, self.key = base_url, endpoint, realm, key
+        self.clock = clock or time.time
+        self.discovery = discovery
+        self.declared = (SecurityScheme("oidc", "openIdConnect", open_id_connect_url=base_url + DISCOVERY_PATH)
+                         if discovery else
+                         SecurityScheme("oauth2", "oauth2", token_url=base_url + TOKEN_PATH,
+                                        scopes=((SCOPE, "send this agent tasks and read them back"),)))
+
+    def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
+        name, _, token = (request.header("Authorization") or "").partition(" ")
+        if name.lower() != "bearer":
+            return None, frozenset()
+        try:
+            claims = tokens.check(token.strip(), self.key.public, self.audience, SCOPE, self.clock)
+        except tokens.BadToken:  # why stays here: the caller learns only that it was refused
+            return None, frozenset()
+        return "client:" + claims["sub"], frozenset()
+
+    def challenge(self) -> str:
+        # RFC 6750 3: the scope a token needs, and (RFC 9728's idea) where to get one.
+        return f'Bearer realm="{self.realm}", scope="{SCOPE}"'
+
+    def serve(self, request: HttpRequest, path: str) -> HttpResponse | None:
+        if path == TOKEN_PATH:
+            return self.token(request) if request.method == "POST" else _oauth_error(
+                405, "invalid_request", "the token endpoint takes POST", Allow="POST")
+        if self.discovery and path in (DISCOVERY_PATH, JWKS_PATH):
+            if request.method != "GET":
+                return _oauth_error(405, "invalid_request", "read with GET", Allow="GET")
+            document = self.configuration() if path == DISCOVERY_PATH else \
+                {"keys": [{**self.key.public.jwk(), "use": "sig", "alg": "RS256"}]}
+            return HttpResponse(200, {"Content-Type": "application/json", "Cache-Control": "max-age=300"},
+                                json.dumps(document, indent=2).encode() + b"\n")
+        return None
+
+    def configuration(self) -> dict[str, Any]:
+        """OpenID Connect Discovery 1.0 section 3, for a server that only issues access tokens."""
+        return {"issuer": self.issuer, "token_endpoint": self.issuer + TOKEN_PATH,
+                "jwks_uri": self.issuer + JWKS_PATH, "grant_types_supported": ["client_credentials"],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+                "scopes_supported": [SCOPE], "response_types_supported": ["token"],
+                "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"]}
+
+    def token(self, request: HttpRequest) -> HttpResponse:
+        """RFC 6749 4.4.2 and 5: an access token for the one client, or the error."""
+        media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
+        if media_type != "application/x-www-form-urlencoded" or len(request.body) > MAX_CREDENTIAL:
+            return _oauth_error(400, "invalid_request", "a form (application/x-www-form-urlencoded) of at "
+                                f"most {MAX_CREDENTIAL} bytes")
+        try:
+            pairs = parse_qsl(request.body.decode("utf-8"), strict_parsing=True, max_num_fields=10)
+        except (UnicodeDecodeError, ValueError):
+            return _oauth_error(400, "invalid_request", "the form does not parse")
+        form = dict(pairs)
+        if len(form) != len(pairs):  # RFC 6749 3.2: parameters MUST NOT be included more than once
+            return _oauth_error(400, "invalid_request", "a parameter is repeated")
+        if form.get("grant_type") != "client_credentials":
+            return _oauth_error(400, "unsupported_grant_type", "only grant_type=client_credentials")
+        in_header = request.header("Authorization") is not None
+        if in_header and ("client_secret" in form or "client_id" in form):
+            return _oauth_error(400, "invalid_request", "the client authenticates one way, not two")
+        offered = user_and_password(request.header("Authorization")) if in_header else \
+            (form.get("client_id", "").encode(), form.get("client_secret", "").encode())
+        id_ok = offered is not None and hmac.compare_digest(offered[0], self.client_id)
+        secret_ok = offered is not None and hmac.compare_digest(offered[1], self.secret)
+        if not (id_ok and secret_ok):
+            return _oauth_error(401, "invalid_client", "unknown client or wrong secret",
+                                **{"WWW-Authenticate": f'Basic realm="{self.realm}"'})
+        asked = form.get("scope", SCOPE).split()
+        if any(scope != SCOPE for scope in asked):
+            return _oauth_error(400, "invalid_scope", f"the one scope here is {SCOPE}")
+        token = tokens.issue(self.key, self.issuer, self.audience, self.client_id.decode(), SCOPE, self.clock())
+        return HttpResponse(200, dict(NO_STORE), json.dumps(
+            {"access_token": token, "token_type": "Bearer", "expires_in": tokens.LIFETIME, "scope": SCOPE}).encode())
+
+
+def _oauth_error(status: int, error: str, description: str, **headers: str) -> HttpResponse:
+    return HttpResponse(status, {**NO_STORE, **headers},
+                        json.dumps({"error": error, "error_description": description}).encode())

@@ -1,0 +1,175 @@
+"""https and mutual TLS served by the standard library (issue 25, item 3, the serving half):
+the DEMO certificate checked against the DEMO CA and the name 127.0.0.1; plain HTTP to the
+TLS port and a client certificate from another CA are each one log line and a closed
+connection, and a stalled handshake is closed at the request deadline while others are served; under --auth mtls the client certificate
+is the caller. Checked by clients we did not write (curl, openssl s_client) where installed."""
+import json
+import shutil
+import socket
+import ssl
+import subprocess
+import time
+
+import pytest
+
+from conftest import ROOT, cli
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from peers.serving import scheme_for
+from transports import tls
+from transports.server import PeerServer
+
+KEYS = ROOT / "peers/keys"
+CA, CERT, KEY = (str(KEYS / name) for name in ("demo-ca.DEMO-CERT.pem", "billing-agent.DEMO-TLS-CERT.pem",
+                                                "billing-agent.DEMO-TLS-KEY.pem"))
+CLIENT = (str(KEYS / "support-agent.DEMO-CLIENT-CERT.pem"), str(KEYS / "support-agent.DEMO-CLIENT-KEY.pem"))
+STRANGER = (str(ROOT / "tests/keys/stranger.DEMO-CLIENT-CERT.pem"), str(ROOT / "tests/keys/stranger.DEMO-CLIENT-KEY.pem"))
+REFUND = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+    "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]}}}).encode()
+
+
+@pytest.fixture
+def https():
+    servers = []
+
+    def start(mtls=False, **options):
+        log = []
+        server = PeerServer(None, "127.0.0.1", 0, log=log.append, tls=tls.server_context(CERT, KEY, CA if mtls else None),
+                            **options)
+        peer = billing.billing_agent(server.base_url)
+        scheme = scheme_for("mtls", None, server.base_url, peer, None, pytest.fail)[0] if mtls else None
+        server.app = PeerApp(peer, wire_v10, token=None if mtls else "t0k", scheme=scheme, log=lambda line: None)
+        servers.append(server.start())
+        return server, log
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def client_context(certificate=None):
+    context = ssl.create_default_context(cafile=CA)  # hostname checked: the certificate names 127.0.0.1
+    if certificate:
+        context.load_cert_chain(*certificate)
+    return context
+
+
+def ask(server, method="GET", path="/.well-known/agent-card.json", body=None, headers=None, certificate=None):
+    import http.client
+    connection = http.client.HTTPSConnection("127.0.0.1", server.server_address[1], timeout=5,
+                                             context=client_context(certificate))
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read()
+    finally:
+        connection.close()
+
+
+def test_https_serves_the_card_under_an_https_url_with_a_certificate_the_demo_ca_vouches_for(https):
+    server, _ = https()
+    status, _, body = ask(server)
+    assert server.base_url.startswith("https://127.0.0.1:") and status == 200
+    assert json.loads(body)["supportedInterfaces"][0]["url"] == server.base_url + "/a2a"
+    status, _, body = ask(server, "POST", "/a2a", REFUND, {"Content-Type": "application/json", "A2A-Version": "1.0",
+                                                           "Authorization": "Bearer t0k"})
+    assert status == 200 and json.loads(body)["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_client_that_does_not_trust_the_demo_ca_refuses_the_server(https):
+    server, _ = https()
+    with socket.create_connection(server.server_address[:2], timeout=5) as sock:
+        with pytest.raises(ssl.SSLCertVerificationError):
+            ssl.create_default_context().wrap_socket(sock, server_hostname="127.0.0.1")
+
+
+def test_plain_http_to_the_tls_port_is_a_closed_connection_and_one_log_line(https):
+    server, log = https()
+    with socket.create_connection(server.server_address[:2], timeout=5) as sock:
+        sock.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        try:
+            answer = sock.recv(65536)
+        except ConnectionResetError:  # closed with our request unread: as good as end-of-file
+            answer = b""
+    assert b"HTTP/1.1 200" not in answer and b"billing-agent" not in answer  # no downgrade to plain http
+    assert ask(server)[0] == 200, "the server serves on"
+    assert any("TLS handshake failed: http request" in line for line in log), log
+
+
+def test_a_stalled_handshake_neither_blocks_the_loop_nor_stays_open(https):
+    server, log = https(request_timeout=0.5)
+    with socket.create_connection(server.server_address[:2], timeout=5) as stalled:
+        stalled.sendall(b"\x16\x03\x01")  # the first bytes of a ClientHello, and no more
+        started = time.monotonic()
+        assert ask(server)[0] == 200 and time.monotonic() - started < 2, "others are served meanwhile"
+        stalled.settimeout(3)
+        assert stalled.recv(100) == b"", "closed once the request deadline passed"
+
+
+def test_mutual_tls_takes_a_demo_ca_client_certificate_as_the_caller(https):
+    server, _ = https(mtls=True)
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+    card = json.loads(ask(server)[2])  # without a certificate: the card is public, and says what to present
+    assert card["securitySchemes"] == {"mtls": {"mtlsSecurityScheme": {}}}
+    status, answer_headers, _ = ask(server, "POST", "/a2a", REFUND, headers)
+    assert status == 401 and answer_headers["WWW-Authenticate"] == 'MutualTLS realm="billing-agent"'
+    status, _, body = ask(server, "POST", "/a2a", REFUND, headers, certificate=CLIENT)
+    assert status == 200 and json.loads(body)["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    listed = ask(server, "POST", "/a2a", json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ListTasks",
+                                                      "params": {}}).encode(), headers, certificate=CLIENT)
+    assert len(json.loads(listed[2])["result"]["tasks"]) == 1, "the refused request made no task"
+
+
+def test_a_client_certificate_from_another_ca_ends_the_handshake_in_one_log_line(https):
+    server, log = https(mtls=True)
+    with pytest.raises((ssl.SSLError, ConnectionError)):
+        ask(server, "POST", "/a2a", REFUND, {"Content-Type": "application/json"}, certificate=STRANGER)
+    deadline = time.monotonic() + 3
+    while not any("certificate verify failed" in line for line in log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any("TLS handshake failed: certificate verify failed" in line for line in log), log
+
+
+@pytest.mark.parametrize("flags, why", [
+    (["--tls", "--tls-cert", CERT], "--tls-cert and --tls-key go together"),
+    (["--tls", "--tls-cert", CA, "--tls-key", CA], "--tls: cannot use"),
+    (["--client-ca", CA], "--client-ca names the CA of the client certificates --auth mtls requires"),
+])
+def test_serve_refuses_tls_files_it_cannot_use_in_one_line(flags, why):
+    done = cli("serve", "billing-agent", "--port", "0", *flags)
+    assert done.returncode == 2 and why in done.stderr and "Traceback" not in done.stderr
+
+
+OPENSSL, CURL = shutil.which("openssl"), shutil.which("curl")
+
+
+def s_client(server, *extra):
+    request = b"GET /.well-known/agent-card.json HTTP/1.0\r\n\r\n"
+    done = subprocess.run([OPENSSL, "s_client", "-connect", f"127.0.0.1:{server.server_address[1]}", "-CAfile", CA,
+                           "-verify_return_error", "-verify_ip", "127.0.0.1", "-ign_eof", *extra],
+                          input=request, capture_output=True, timeout=10)
+    return done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
+
+
+@pytest.mark.skipif(OPENSSL is None, reason="openssl is not installed")
+def test_openssl_s_client_verifies_the_server_and_completes_the_mutual_tls_handshake(https):
+    server, _ = https(mtls=True)
+    plain = s_client(server)
+    assert "Verify return code: 0 (ok)" in plain and '"name": "billing-agent"' in plain
+    mutual = s_client(server, "-cert", CLIENT[0], "-key", CLIENT[1])
+    assert '"name": "billing-agent"' in mutual
+    refused = s_client(server, "-cert", STRANGER[0], "-key", STRANGER[1])
+    assert '"name": "billing-agent"' not in refused and "alert" in refused.lower()
+
+
+@pytest.mark.skipif(CURL is None, reason="curl is not installed")
+def test_curl_calls_an_mtls_peer_with_its_certificate_and_is_refused_without(https):
+    server, _ = https(mtls=True)
+
+    def curl(*args):
+        done = subprocess.run([CURL, "-s", "--max-time", "5", "--cacert", CA, "-H", "Content-Type: application/json",
+                               "-H", "A2A-Version: 1.0", "-d", REFUND, *args, server.base_url + "/a2a"],
+                              capture_output=True, timeout=10)
+        return json.loads(done.stdout)
+    assert curl("--cert", CLIENT[0], "--key", CLIENT[1])["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert curl()["error"]["data"][0]["reason"] == "UNAUTHENTICATED"

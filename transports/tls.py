@@ -1,0 +1,71 @@
+"""TLS for the server: https, and mutual TLS (a client certificate from a named CA).
+
+Spec: A2A section 7.1 makes TLS a MUST for production use. The selectors loop of
+server.py never blocks, so a handshake is driven there a step at a time as bytes
+arrive (`handshake`), under the same deadline a request has; a client that stops
+halfway, speaks plain HTTP to the TLS port, or presents a client certificate from
+another CA is one line in the log and a closed connection, never a stuck loop. `read`
+takes every decrypted byte the TLS layer holds, since the selector sees only the socket's. Loaded only by a server told to use TLS: the default run and
+plain HTTP never import `ssl`. Not here: certificates (made with `openssl`: peers/keys),
+the client side, which settings are trusted (Python's defaults, TLS 1.2 at least).
+"""
+from __future__ import annotations
+
+import socket
+import ssl
+
+MOST_AT_ONCE = 1 << 20  # bytes read from the TLS layer in one go: the loop's buffer caps the rest
+
+
+def server_context(certificate: str, key: str, client_ca: str | None = None) -> ssl.SSLContext:
+    """A context serving `certificate` (PEM) with its `key`; with `client_ca`, a client
+    certificate is asked for, and one that CA did not issue ends the handshake. OSError
+    (ssl.SSLError is one) for files that cannot be used."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(certificate, key)
+    if client_ca is not None:
+        context.load_verify_locations(client_ca)
+        # Optional, not required: a client without one still reads the card (which says what
+        # to present) and is refused by the app with a 401; one from another CA fails here.
+        context.verify_mode = ssl.CERT_OPTIONAL
+    return context
+
+
+def wrap(context: ssl.SSLContext, sock: socket.socket) -> ssl.SSLSocket:
+    """An accepted (non-blocking) socket, to be handshaken by `handshake` in the loop."""
+    return context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+
+
+def handshake(sock: ssl.SSLSocket) -> str | None:
+    """One step of the handshake: None when done, "" when it waits for the client, else
+    why it failed, in one line."""
+    try:
+        sock.do_handshake()
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+        return ""  # a handshake's records are small: the socket takes ours, we wait for theirs
+    except ssl.SSLError as exc:
+        return "TLS handshake failed: " + (exc.reason or "error").lower().replace("_", " ")
+    except OSError as exc:
+        return f"TLS handshake failed: {exc.strerror or 'connection lost'}"
+    return None
+
+
+def client_subject(sock: socket.socket) -> str:
+    """The verified client certificate's subject, as "CN=x, O=y"; "" without one."""
+    certificate = sock.getpeercert() if isinstance(sock, ssl.SSLSocket) else None
+    names = [f"{name}={value}" for field in (certificate or {}).get("subject", ()) for name, value in field]
+    return ", ".join(names)
+
+
+def read(sock: ssl.SSLSocket) -> bytes:
+    """What has arrived, decrypted; b"" at end of stream; BlockingIOError for nothing yet."""
+    try:
+        data = sock.recv(65536)
+        while data and sock.pending() and len(data) < MOST_AT_ONCE:
+            data += sock.recv(sock.pending())
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+        raise BlockingIOError from None
+    except ssl.SSLZeroReturnError:
+        return b""  # the client said close_notify
+    return data
