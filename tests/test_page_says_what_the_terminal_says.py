@@ -93,11 +93,21 @@ def moved_card(tmp_path_factory):
     return copy
 
 
+LIVE: dict = {}  # the flags of a run -> (the run, its trace): each run once, drawn as often as asked
+
+
 def run(tmp_path, name, *args, workbench=None):
-    """The workbench run with `--diagram NAME`; the run and the file."""
+    """The workbench run with `--diagram NAME`; the run and the file. A run of the checkout is
+    made once, with --trace, and each drawing of it made from that trace by --replay, which
+    draws from the same records (so the slow lessons are not run again for each picture)."""
     path = tmp_path / name
     if workbench is None:
-        done = cli(*args, "--diagram", str(path))
+        if args not in LIVE:
+            trace = tmp_path / f"live-{len(LIVE)}.jsonl"
+            LIVE[args] = (cli(*args, "--trace", str(trace)), trace)
+        done, trace = LIVE[args]
+        drawn_again = cli("--replay", str(trace), "--diagram", str(path))
+        assert drawn_again.returncode == 0 and "Traceback" not in drawn_again.stderr, drawn_again.stderr
     else:
         done = subprocess.run([sys.executable, "a2a_delegation.py", *args, "--diagram", str(path)], cwd=workbench,
                               capture_output=True, text=True, timeout=30)
