@@ -32,11 +32,10 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
 from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, refusal
-from peers.support.follow import Delegation, Told, followed, way_to_follow
+from peers.support.follow import Delegation, Told, followed, listening, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Kind
 from peers.support.replies import check_card, read_card, read_json
-from peers.support.webhook import listening
 from transports import jsonrpc
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError

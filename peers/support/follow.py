@@ -20,30 +20,30 @@ as the card and the flags did when the message was sent:
   The same when a stream ends before its task does. At most RESUMES times; a stream that
   broke before it named its task, or is still broken when time is up, is the delegation's
   failure, said as what it is (a timeout, say).
-- `pushed`: what the peer POSTs to our webhook (webhook.py), each shown as its own frame
-  by whatever main() wired to `told` (the frame printer), then read as an update.
+- `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each
+  shown as its own frame by what main() wired to `told`, then read as an update.
 - `polled`: GetTask again, after pauses that grow (0.1 s, 0.2 s ... 2 s), so a long task
   is not asked about a thousand times; and for whatever a stream left going.
-Everything within one deadline (the delegation's patience, --timeout); a task still going
-then is reported as what it is, for a person or a later run to look up. What this does
-not do: send the message again (only the peer knows whether it was acted on).
+All within one deadline (the delegation's patience, --timeout); a task still going then is
+reported as it is. Never done here: send the message again (only the peer knows if it acted).
 """
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Generator, Iterator, NamedTuple
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
 
 from peers.a2a.model import AgentCard, Task
 from peers.a2a.stream import Event, ends, fold
 from peers.a2a.wire_format import WireFormat, method_for
 from peers.support.replies import read, read_json
-from peers.support.webhook import Receiver
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
 
-RESUMES = 3
-FIRST_PAUSE, LONGEST_PAUSE = 0.1, 2.0  # seconds
-Updates = Generator[Event, None, None]
+RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
+if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens
+    from peers.support.webhook import Receiver
+    Updates = Generator[Event, None, None]
 Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
 
 
@@ -121,6 +121,18 @@ def folded(task: Task | None, update: Event) -> Task | None:
     if isinstance(update, Task):
         return update if update.id == task.id else task
     return fold((task, update))
+
+
+@contextmanager
+def listening(wanted: bool) -> Iterator[Receiver | None]:
+    """Our webhook (webhook.py) while the block runs, if `wanted` (--push, to a card that
+    takes webhooks); else None, and the task is asked about instead."""
+    if not wanted:
+        yield None
+        return
+    from peers.support.webhook import Receiver  # sockets and a server thread: --push only
+    with Receiver() as receiver:
+        yield receiver
 
 
 def followed(reply: Any, delegation: Delegation, deadline: float, webhook: Receiver | None = None) -> Task:

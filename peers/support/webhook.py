@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from contextlib import contextmanager
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 from peers.a2a.model import PushConfig
 
@@ -75,6 +74,12 @@ class Receiver:
         except queue.Empty:
             return None
 
+    def __enter__(self) -> "Receiver":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:  # however the delegation ended: no receiver outlives it
+        self.close()
+
     def close(self) -> None:
         with self.closing_lock:  # once, however often it is called
             if self.closed:
@@ -82,17 +87,3 @@ class Receiver:
             self.closed = True
         self.server.shutdown()
         self.server.server_close()
-
-
-@contextmanager
-def listening(wanted: bool) -> Iterator[Receiver | None]:
-    """A receiver while the block runs, if `wanted` (--push, to a card that offers push
-    notifications); else None, and the task is asked about instead."""
-    if not wanted:
-        yield None
-        return
-    receiver = Receiver()
-    try:
-        yield receiver
-    finally:
-        receiver.close()
