@@ -87,7 +87,8 @@ class PeerServer:
     def stop(self) -> None:
         """Stop accepting, end each connection once its current answer is sent, and wait."""
         self.shutdown()
-        self._thread is None or self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         self.server_close()
 
     def shutdown(self) -> None:  # serve_forever returns within _SWEEP seconds
@@ -95,8 +96,7 @@ class PeerServer:
         self._nudge()
 
     def server_close(self) -> None:
-        """Close the listening socket and every connection not being answered; a worker's
-        connection closes when its answer is sent (waited for up to 2 s)."""
+        """Close the listening socket and every connection; one being answered, once sent (2 s at most)."""
         self._stop_asked = True
         for conn in [conn for conn in self._open.values() if conn.state != BUSY]:
             self._close(conn)
