@@ -20,7 +20,6 @@ reading the body. A request a peer makes to us (a push to a webhook of ours) cro
 call, so whoever received it hands it to `received`, which shows and records it as the
 frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
 """
-from __future__ import annotations
 
 import re
 import time
@@ -45,6 +44,8 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
     """
     if text.isprintable():
         return text  # nearly every line: nothing to do
+    if keep_newlines and "\n" in text:  # a frame's body: each line is nearly always printable
+        return "\n".join(escape(line) for line in text.split("\n"))
     def visible(ch: str) -> str:
         if ch.isprintable() or (keep_newlines and ch == "\n"):
             return ch
