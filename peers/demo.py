@@ -11,7 +11,6 @@ rogue declares `auth: none` and takes anything.
 peer standalone for `python a2a_delegation.py serve NAME` (peers/serving.py), as the
 flags of SERVE_FLAGS say.
 """
-from __future__ import annotations
 
 import json
 import os

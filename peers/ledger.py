@@ -4,7 +4,6 @@ Seed 004's failure list ends with duplicate delivery: an effect (billing: a refu
 its order) must happen once, however late, under whatever messageId, a copy arrives.
 The task store (store.py) forgets old tasks; the ledger remembers effects far longer.
 """
-from __future__ import annotations
 
 import threading
 from typing import Callable, NamedTuple

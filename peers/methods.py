@@ -10,7 +10,6 @@ one table from operation to handler: JSON-RPC reaches it by method name (`Method
 HTTP+JSON by route (peers/rest.py), so an operation is added once, for both bindings.
 Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
 """
-from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 

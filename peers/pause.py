@@ -16,7 +16,6 @@ a stated time, HOLD_SECONDS after the task first paused: its status data says wh
 After it, the effect may be asked for again; the task, approved later, goes on only if
 nobody did (peer.py).
 """
-from __future__ import annotations
 
 import json
 from typing import Any, Callable, NamedTuple

@@ -5,7 +5,6 @@ came with a request permits it. Seed 000's Handoff Contract is the card's part: 
 input (checked before any task exists) and explicit result variants. Here too: what a
 message asks for, read and checked before any task (`read_request`).
 """
-from __future__ import annotations
 
 import json
 from functools import partial

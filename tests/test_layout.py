@@ -127,3 +127,20 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
     assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.contracts.evidence",
                          "peers.contracts.handoff", "peers.conformance", "peers.signing.card_signature",
                          "peers.signing.rs256", "peers.signing.jcs", "peers.signing.new_key"}
+
+
+def test_records_the_default_run_loads_have_real_annotations_not_strings():
+    """typing compiles each string annotation of a NamedTuple's fields at import, which
+    `from __future__ import annotations` makes of every one: a module the default run loads
+    that defines records leaves that import out (bench/startup.py measures the cost)."""
+    import subprocess
+    import sys
+    probe = ("import contextlib, io, sys; import a2a_delegation\n"
+             "with contextlib.redirect_stdout(io.StringIO()): a2a_delegation.main([])\n"
+             "print(' '.join(sorted(sys.modules)))")
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                            timeout=30).stdout.split()
+    files = [ROOT / (name.replace(".", "/") + ".py") for name in loaded if name.split(".")[0] in ("peers", "transports")]
+    with_strings = [str(path.relative_to(ROOT)) for path in files if path.exists()
+                    and "(NamedTuple):" in (text := path.read_text()) and "from __future__ import annotations" in text]
+    assert len(files) > 20 and with_strings == []

@@ -9,7 +9,6 @@ HttpResponse`. A transport that cannot complete an exchange raises
 `transports.errors.TransportError`. Essay: Delegation over JSON-RPC. Not here:
 envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printer`).
 """
-from __future__ import annotations
 
 import re
 from typing import Any, Callable, Iterable, NamedTuple, Protocol

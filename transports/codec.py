@@ -8,7 +8,6 @@ in all, one number's length), each bound is checked in time linear in the input,
 anything accepted can be encoded back. Used by JSON-RPC (`jsonrpc.py`), the support
 agent and the config files. Spec: RFC 8259 (JSON), section 4's duplicate names.
 """
-from __future__ import annotations
 
 import json
 import re

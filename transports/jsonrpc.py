@@ -10,7 +10,6 @@ Frames are decoded by the strict, bounded codec (`transports/codec.py`), because
 we do not own may send anything; bool or float ids and batches are refused here.
 This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 """
-from __future__ import annotations
 
 from enum import IntEnum
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol

@@ -6,11 +6,12 @@ can be sent in any of them.
 Essay: The Agent Card; Delegation over JSON-RPC ("a delegated task moves through states").
 Spec: A2A "Data model" (Task, TaskStatus, TaskState, Artifact, Part, AgentCard).
 Immutable records (NamedTuple: the same shape as a frozen dataclass, at a tenth of the
-import cost, which the default run's start-up budget needs): a task's lifecycle grows
+import cost, which the default run's start-up budget needs; and no `from __future__ import
+annotations`, which would make typing compile each field's annotation from a string at
+import, tests/test_layout.py): a task's lifecycle grows
 by making a new Task, so every state a
 peer passed through is recorded as it happens, in order.
 """
-from __future__ import annotations
 
 import json
 import time

@@ -7,7 +7,6 @@ terminal or interrupted state. `events_of` turns a task's recorded lifecycle int
 those events (a peer); `fold` turns events back into the task (a client). Each wire
 format spells them (wire_stream.py); the support agent prints each as it reads it.
 """
-from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple
 

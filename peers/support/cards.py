@@ -17,8 +17,6 @@ that needs it). `chosen` picks JSON-RPC where offered, else HTTP+JSON, or the on
 never called malformed. Not here: the allowlist's verdict (config.py, and the trust
 gate in the story); gRPC.
 """
-from __future__ import annotations
-
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -65,10 +63,10 @@ class FetchedCard(NamedTuple):
     fetched_from: str | None  # the URL we fetched it from (the trust gate compares origins)
     signed: Any  # what its signatures cover, and them (peers/signing/card_signature.py); None: unsigned
     wire: WireFormat  # how we speak to its agent: the card's version, or --wire where it offers that too
-    binding: Binding | None = None  # how our frames reach it; None: JSON-RPC, as every card before 1.0
+    binding: "Binding | None" = None  # how our frames reach it; None: JSON-RPC, as every card before 1.0
 
 
-def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple[Binding, str]:
+def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple["Binding", str]:
     """The binding we speak to an agent offering `offered` ((binding, url, tenant), in the
     card's order), and where its requests go: JSON-RPC where offered (the essay's), else
     HTTP+JSON; or `forced` (--binding). Raises Unspeakable naming what the card offers."""
@@ -76,7 +74,7 @@ def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None
     wanted = [forced] if forced else [JSONRPC, HTTP_JSON]
     for name in wanted:
         if name in urls:
-            binding: Binding = import_module(SPOKEN[name]).BINDING
+            binding: "Binding" = import_module(SPOKEN[name]).BINDING
             return binding, binding.at(*urls[name])
     listed = ", ".join(dict.fromkeys(name[:40] for name, _, _ in offered)) or "no interface"
     asked = f"the {forced} asked for" if forced else f"{JSONRPC} or {HTTP_JSON}"

@@ -9,7 +9,6 @@ Schema checked by the one checker (peers/a2a/schema.py); keys starting with "_" 
 notes for people and are skipped; any other unknown key is an error (a typo such as
 "endpont" must not silently drop a trust rule).
 """
-from __future__ import annotations
 
 import json
 import os

@@ -6,7 +6,6 @@ table, handed to `parse`): its name, default and help. From them come both --hel
 all, which never loads argparse (the essay's run has a start-up budget and nothing to
 parse). A bad value is one line and exit status 2, argparse's own convention.
 """
-from __future__ import annotations
 
 import os
 import sys

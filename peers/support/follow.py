@@ -27,8 +27,6 @@ as the card and the flags did when the message was sent:
 All within one deadline (the delegation's patience, --timeout); a task still going then is
 reported as it is. Never done here: send the message again (only the peer knows if it acted).
 """
-from __future__ import annotations
-
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
@@ -43,7 +41,7 @@ from transports.printer import escape
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
 if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens
     from peers.support.webhook import Receiver
-    Updates = Generator[Event, None, None]
+Updates = Generator[Event, None, None]  # what a follower reads: task updates, from any source
 Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
 
 
@@ -124,7 +122,7 @@ def folded(task: Task | None, update: Event) -> Task | None:
 
 
 @contextmanager
-def listening(wanted: bool) -> Iterator[Receiver | None]:
+def listening(wanted: bool) -> Iterator["Receiver | None"]:
     """Our webhook (webhook.py) while the block runs, if `wanted` (--push, to a card that
     takes webhooks); else None, and the task is asked about instead."""
     if not wanted:
@@ -135,7 +133,7 @@ def listening(wanted: bool) -> Iterator[Receiver | None]:
         yield receiver
 
 
-def followed(reply: Any, delegation: Delegation, deadline: float, webhook: Receiver | None = None) -> Task:
+def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Receiver | None" = None) -> Task:
     """The task a send's `reply` (a result, or a stream of them) starts, followed until it
     ends or pauses, or `deadline` passes: streamed, then told to our webhook or asked about."""
     if isinstance(reply, Iterator):
@@ -163,7 +161,7 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> Updates:
         yield task
 
 
-def pushed(delegation: Delegation, task: Task, webhook: Receiver, deadline: float) -> Updates:
+def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float) -> Updates:
     """Each push to our webhook, shown as the frame it is, then read as an update."""
     delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell our "
                    "webhook of each change")
