@@ -1,21 +1,18 @@
 """Serve a peer app over HTTP/1.1: a small, strict, bounded server on plain sockets.
 
-Essay: "a real network transport ... one step away". It only moves bytes: each request
-becomes an `HttpRequest` for the peer app the in-process shim calls too, so frames are
-byte-identical on both transports. The rules
-(tests/test_http.py, test_server_hardening.py and test_hostile_two.py hold it to each):
-- Requests are read strictly (transports/http11_server.py). One that is malformed, oversize
-  or ambiguous is refused with its status and a JSON-RPC error, and the connection closed:
-  bytes after a refused head are never read as a request. The app sees the request path
-  under this server's own base URL; Host is never used.
-- A connection costs a client more than it costs the server: one thread (`serve_forever`)
-  waits on all with `selectors`, so an idle or dripping one is a socket, not a thread; a
-  request read in full goes to one of `max_workers` threads (server_answer.py), which
-  answers the client's next requests too while each follows within 5 ms. A request must
-  arrive within `request_timeout` of its first byte however it is dripped (else 408);
-  between requests a connection may idle `idle_timeout`. At most `max_connections` are
-  open; when full, the one idle longest (over a second) is closed, else 503. Past 64 MiB
-  of requests held in all, a large one arriving is answered 503 too.
+Essay: "a real network transport ... one step away". It only moves bytes: each request becomes
+an `HttpRequest` for the peer app the in-process shim calls too, so frames are byte-identical
+on both transports. The rules (test_http.py, test_server_hardening.py, test_hostile_two.py):
+- Requests are read strictly (http11_server.py): one malformed, oversize or ambiguous is refused
+  with its status and a JSON-RPC error, and the connection closed (bytes after a refused head
+  are never read as a request). The app sees the path under this server's base URL, never Host.
+- A connection costs a client more than it costs the server: one thread (`serve_forever`) waits
+  on all with `selectors`, so an idle or dripping one is a socket, not a thread; a request read
+  in full goes to one of `max_workers` threads (server_answer.py), which answers the client's
+  next requests too while each follows within 5 ms. A request must arrive within `request_timeout`
+  of its first byte however it is dripped (else 408); between requests a connection may idle
+  `idle_timeout`. At most `max_connections` are open; when full, the one idle longest (over a
+  second) is closed, else 503. Past 64 MiB of requests held in all, a large one gets 503 too.
 - Answers as server_answer.py says; one log line per request or incident, never a traceback.
   Binds 127.0.0.1 by default; `tls`: https (tls.py). No chunked request bodies, HEAD, HTTP/2.
 """
@@ -41,7 +38,7 @@ _MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at o
 _SWEEP = 0.05  # how often deadlines are looked at, in seconds
 _GRACE = 1.0  # seconds a connection may idle before it can be closed to make room
 _MOST_HELD = 64 << 20  # bytes of requests held at once, all connections together: past it, large ones wait
-IDLE, READING, BUSY, CLOSING = "idle", "reading", "busy", "closing"  # a connection's states
+IDLE, READING, BUSY, CLOSING = "idle", "reading", "busy", "closing"  # a connection's states (TLS: "handshake" first)
 _AT_ONCE, _IN_A_ROW = 0.005, 100  # a worker keeps a client whose next request comes this soon, this often
 
 
@@ -125,7 +122,9 @@ class PeerServer:
                 for conn in [conn for conn in self._open.values() if conn.state != BUSY and now >= conn.deadline]:
                     if conn.state == READING:
                         self._refuse(conn, 408, f"the request took over {self.request_timeout:g} s")
-                    else:  # idle for idle_timeout, or drained long enough: no news
+                    else:  # idle for idle_timeout, or drained long enough: no news; a TLS client stalled: news
+                        if conn.state == "handshake":  # no 408: TLS was never agreed, so nothing to answer in
+                            self.log(f"{conn.ip} TLS handshake not done within {self.request_timeout:g} s: closed")
                         self._close(conn)
 
     def _nudge(self) -> None:
@@ -160,10 +159,11 @@ class PeerServer:
         return longest is not None and longest.sock.fileno() < 0  # closed: there is room
 
     def _turn_away(self, sock: socket.socket, ip: str) -> None:
-        self.log(f"{ip} 503 turned away: {self.max_connections} connections are open")
-        try:  # a fresh socket takes one small send without blocking
+        self.log(f"{ip} {'closed before TLS,' if self.tls else '503'} turned away: {self.max_connections} connections open")
+        try:  # a fresh socket takes one small send without blocking; over TLS, see tls.py: no send, a close
             sock.setblocking(False)
-            sock.send(refusal(503, InvalidRequest("too many connections; retry in a second"), **{"Retry-After": "1"}))
+            if self.tls is None:
+                sock.send(refusal(503, InvalidRequest("too many connections; retry in a second"), **{"Retry-After": "1"}))
         except OSError:
             return sock.close()
         if self._closing >= _MOST_LINGERING:  # a flood: no draining, a reset will do

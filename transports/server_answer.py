@@ -173,11 +173,14 @@ class Connection:
         del self.buffer[:len(self.buffer) - len(self.buffer.lstrip(b"\r\n"))]  # RFC 9112 2.2
         if self.head is not None or not self.buffer:
             return None
+        held = bytes(self.buffer)
         try:
-            return self.take_request(max_body)
+            request = self.take_request(max_body)
         except (Refusal, OSError):  # judged again by the loop, which answers it
-            self.head = None
-            return None
+            request = None
+        if request is None:  # a head whose body is still coming too: the loop reads it all again, from
+            self.head, self.buffer[:] = None, held  # its first byte (else its line is lost, its body read as a head)
+        return request
 
     def answer(self, app: App, base: str, head: Head, body: bytes, write_timeout: float,
                log: Callable[[str], None]) -> bool:

@@ -4,10 +4,16 @@ Spec: A2A section 7.1 makes TLS a MUST for production use. The selectors loop of
 server.py never blocks, so a handshake is driven there a step at a time as bytes
 arrive (`handshake`), under the same deadline a request has; a client that stops
 halfway, speaks plain HTTP to the TLS port, or presents a client certificate from
-another CA is one line in the log and a closed connection, never a stuck loop. `read`
-takes every decrypted byte the TLS layer holds, since the selector sees only the socket's. Loaded only by a server told to use TLS: the default run and
-plain HTTP never import `ssl`. Not here: certificates (made with `openssl`: peers/keys),
-the client side, which settings are trusted (Python's defaults, TLS 1.2 at least).
+another CA is one line in the log and a closed connection, never a stuck loop. Each is
+closed, not answered: there is no TLS yet to answer in, and an answer in plain text
+would tell a client that http works here (the downgrade 7.1 forbids). A server full
+(`max_connections`) closes a TLS client cleanly before the handshake rather than send
+the 503 a plain one gets: a plain 503 reads as a broken record, and a TLS one costs the
+handshake a full server is shedding. `read` takes every decrypted byte the TLS layer
+holds, since the selector sees only the socket's. Loaded only by a server told to use
+TLS: the default run and plain HTTP never import `ssl`. Not here: certificates (made
+with `openssl`: peers/keys), the client side, which settings are trusted (Python's
+defaults, TLS 1.2 at least).
 """
 from __future__ import annotations
 
@@ -44,7 +50,7 @@ def handshake(sock: ssl.SSLSocket) -> str | None:
         sock.do_handshake()
     except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
         return ""  # a handshake's records are small: the socket takes ours, we wait for theirs
-    except ssl.SSLError as exc:
+    except ssl.SSLError as exc:  # plain HTTP to this port too ("http request"): closed at once, unanswered
         return "TLS handshake failed: " + (exc.reason or "error").lower().replace("_", " ")
     except OSError as exc:
         return f"TLS handshake failed: {exc.strerror or 'connection lost'}"

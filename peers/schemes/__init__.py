@@ -44,7 +44,8 @@ class Scheme(Protocol):
 def make_scheme(kind: str, secret: str, base_url: str, endpoint: str, realm: str, *,
                 signing_key: Any = None, clock: Any = None) -> Scheme:
     """The scheme `kind` (one of KINDS but bearer, which peers/app.py keeps), with `secret`:
-    the API key, "user:password", or "client-id:client-secret"; mtls takes none.
+    the API key, "user:password", or "client-id:client-secret"; mtls takes none (ValueError
+    if given one, as for a secret its scheme cannot use).
     `signing_key` (an rs256.PrivateKey) signs oauth2's and oidc's access tokens."""
     if kind == "apikey":
         from peers.schemes.api_key import ApiKey
@@ -57,6 +58,9 @@ def make_scheme(kind: str, secret: str, base_url: str, endpoint: str, realm: str
         return ClientCredentials(secret, base_url, endpoint, realm, signing_key, discovery=kind == "oidc",
                                  clock=clock)
     if kind == "mtls":
+        if secret:  # never ignored in silence: its holder would believe it protects something
+            raise ValueError("mtls takes no secret (--token or $A2A_SERVE_TOKEN): the client certificate "
+                             "is the credential")
         from peers.schemes.mutual_tls import MutualTls
         return MutualTls(realm)
     raise ValueError(f"no scheme {kind!r}: one of {', '.join(KINDS)}")

@@ -1,0 +1,146 @@
+"""The edges of the server (issue 25, the serving half, its gaps): plain HTTP to the TLS
+port is closed at once, not at a deadline; a handshake stalled or never begun is cut at the
+request deadline with one log line each; a server full of connections closes a new TLS
+client cleanly (end-of-file before the handshake) where a plain one gets 503, since a
+plain 503 reads as a broken TLS record; `--auth mtls` refuses a secret it would have no
+use for; and a keep-alive request whose head comes just after the last answer and its body a
+moment later (as httpx, the official SDK's HTTP client, sends them) is read whole, its line
+logged. Every case over loopback with real sockets, each bounded by a timeout."""
+import json
+import socket
+import ssl
+import time
+
+import pytest
+
+from conftest import ROOT, cli
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from transports import tls
+from transports.server import PeerServer
+
+KEYS = ROOT / "peers/keys"
+CA, CERT, KEY = (str(KEYS / name) for name in ("demo-ca.DEMO-CERT.pem", "billing-agent.DEMO-TLS-CERT.pem",
+                                                "billing-agent.DEMO-TLS-KEY.pem"))
+CARD_REQUEST = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+@pytest.fixture
+def https():
+    servers = []
+
+    def start(**options):
+        log = []
+        server = PeerServer(None, "127.0.0.1", 0, log=log.append, tls=tls.server_context(CERT, KEY), **options)
+        server.app = PeerApp(billing.billing_agent(server.base_url), wire_v10, token="t0k", log=lambda line: None)
+        servers.append(server.start())
+        return server, log
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def tls_client(server, timeout=5.0):
+    context = ssl.create_default_context(cafile=CA)
+    return context.wrap_socket(socket.create_connection(server.server_address[:2], timeout=timeout),
+                               server_hostname="127.0.0.1")
+
+
+def card_over_tls(server) -> bytes:
+    with tls_client(server) as sock:
+        sock.sendall(CARD_REQUEST)
+        return sock.recv(65536)
+
+
+def end_of(sock, seconds: float) -> tuple[bytes, float]:
+    """What `sock` reads until the server closes it (reset counts as closed), and how long that took."""
+    started, got = time.monotonic(), b""
+    sock.settimeout(seconds)
+    try:
+        while chunk := sock.recv(65536):
+            got += chunk
+    except ConnectionResetError:
+        pass
+    return got, time.monotonic() - started
+
+
+def lines_with(log, text, seconds=3.0):
+    deadline = time.monotonic() + seconds
+    while not any(text in line for line in log) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return [line for line in log if text in line]
+
+
+def test_plain_http_to_the_tls_port_is_closed_at_once_not_answered_and_not_kept_to_a_deadline(https):
+    server, log = https(request_timeout=5.0)
+    with socket.create_connection(server.server_address[:2], timeout=5) as plain:
+        plain.sendall(CARD_REQUEST)
+        answer, took = end_of(plain, 4.0)
+    assert answer == b"", "no answer in plain text: that would tell the client http works here"
+    assert took < 1.0, f"closed at once, not at the 5 s request deadline ({took:.2f} s)"
+    assert len(lines_with(log, "TLS handshake failed: http request")) == 1, log
+
+
+def test_a_handshake_stalled_or_never_begun_is_cut_at_the_deadline_with_one_log_line_each(https):
+    server, log = https(request_timeout=0.3)
+    with socket.create_connection(server.server_address[:2], timeout=5) as stalled, \
+            socket.create_connection(server.server_address[:2], timeout=5) as silent:
+        stalled.sendall(b"\x16\x03\x01")  # the first bytes of a ClientHello, and no more
+        assert b"billing-agent" in card_over_tls(server), "others are served meanwhile"
+        for sock in (stalled, silent):
+            answer, took = end_of(sock, 3.0)
+            assert answer == b"" and took < 2.0, (answer, took)
+    cut = lines_with(log, "TLS handshake not done within 0.3 s: closed")
+    time.sleep(0.1)  # a second line for either would come on the next sweep
+    assert len([line for line in log if "TLS handshake not done" in line]) == 2 == len(cut), log
+    assert not any("Traceback" in line for line in log)
+
+
+def test_a_full_tls_server_closes_a_new_client_cleanly_before_the_handshake_and_serves_on(https):
+    server, log = https(max_connections=1)
+    with tls_client(server) as holding:
+        holding.sendall(CARD_REQUEST[:20])  # a request begun: not idle, so not closed to make room
+        started = time.monotonic()
+        with pytest.raises((ssl.SSLEOFError, ConnectionResetError)):  # not WRONG_VERSION_NUMBER: no plain 503
+            tls_client(server).close()
+        assert time.monotonic() - started < 1.0, "turned away at once"
+        assert len(lines_with(log, "closed before TLS, turned away: 1 connections open")) == 1, log
+        holding.sendall(CARD_REQUEST[20:])
+        assert b"HTTP/1.1 200" in holding.recv(65536), "the connection held is served"
+    deadline = time.monotonic() + 3
+    while server.connections and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert b"HTTP/1.1 200" in card_over_tls(server), "room again once it left"
+
+
+@pytest.mark.parametrize("flags, env", [(["--token", "s3cret"], None), ([], {"A2A_SERVE_TOKEN": "s3cret"})])
+def test_serve_with_auth_mtls_refuses_a_secret_in_one_line_rather_than_ignore_it(flags, env):
+    done = cli("serve", "billing-agent", "--port", "0", "--auth", "mtls", *flags, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == ["error: --auth mtls: mtls takes no secret (--token or "
+                                                "$A2A_SERVE_TOKEN): the client certificate is the credential"]
+    assert "listening" not in done.stdout
+
+
+def test_a_keep_alive_request_whose_body_trails_its_head_is_read_whole_and_logged_by_its_line():
+    log = []
+    server = PeerServer(None, "127.0.0.1", 0, log=log.append, request_timeout=2.0)
+    server.app = PeerApp(billing.billing_agent(server.base_url), wire_v10, token="t0k", log=lambda line: None)
+    server.start()
+    body = b"\r\n" + json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}).encode()
+    head = (b"POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
+            b"Authorization: Bearer t0k\r\nContent-Length: %d\r\n\r\n" % len(body))  # JSON may start with CRLF
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=5) as sock:
+            sock.sendall(head + body)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            sock.sendall(head)  # at once: a worker still minding this client reads it (server_answer.next_request)
+            time.sleep(0.05)
+            sock.sendall(body)
+            started = time.monotonic()
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200"), "not a 408 at the deadline"
+            assert time.monotonic() - started < 1.0
+    finally:
+        server.stop()
+    assert log == ['127.0.0.1 "POST /a2a HTTP/1.1" 200'] * 2, log
