@@ -31,7 +31,7 @@ from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError, ProtocolViolation
-from transports.printer import escape
+from transports.printer import escape, mask
 
 if TYPE_CHECKING:
     from a2a_delegation import Outcome, SupportAgent
@@ -55,6 +55,7 @@ class Asked(NamedTuple):
     skill: str = ""  # send: metadata.skillId, when the agent has more than one skill
     scheme: str = ""  # one of SCHEMES, or "": no credential
     secret: str = ""  # the credential itself: memory only, masked wherever a frame is shown
+    header: str = "X-API-Key"  # an API key's header, as entered, where the card's reading lacks it
 
 
 def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
@@ -68,7 +69,7 @@ def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcom
     verdict = agent.trust_gate(card)
     if verdict.value == "refused":  # no frame but the card's GET goes to an agent not vetted
         return [agent.refuse(card)]
-    headers, problem = credential(card, asked.scheme, asked.secret)
+    headers, problem = credential(card, asked.scheme, asked.secret, asked.header)
     if problem is None and asked.operation != "send" and method_for(agent.format_of[card.url], asked.operation) is None:
         problem = f"the {agent.format_of[card.url].NAME} wire its card speaks has no {asked.operation!r} operation"
     if problem:
@@ -94,12 +95,15 @@ def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcom
     return []
 
 
-def credential(card: AgentCard, scheme: str, secret: str) -> tuple[dict[str, str], str | None]:
+def credential(card: AgentCard, scheme: str, secret: str, header: str = "X-API-Key") -> tuple[dict[str, str], str | None]:
     """The headers that carry `secret` by the scheme the card declares that matches `scheme`,
-    and None; or no headers and why it cannot go. The page's only credential handling:
-    the credential store (config.py) takes this over when it covers every scheme."""
+    and None; or no headers and why it cannot go. An API key goes in the header the card
+    names where our reading of it keeps that, else in `header`, as entered. The page's only
+    credential handling: the credential store (config.py) takes it over for every scheme."""
     declared = card.security_schemes or ((SecurityScheme("bearer", "http", "Bearer"),)
                                          if "bearer" in card.auth_schemes else ())
+    declared += tuple(SecurityScheme(name, "apiKey", key_name=header) for name in card.auth_schemes
+                      if name not in ("bearer", "none") and not card.security_schemes)  # named, not spelled out
     if not secret:
         return {}, None  # a card that declares a scheme is answered 401, shown as it comes
     for offered in declared:
@@ -108,7 +112,9 @@ def credential(card: AgentCard, scheme: str, secret: str) -> tuple[dict[str, str
         if scheme == "api-key" and offered.type == "apiKey":
             name = offered.key_name
             if not HEADER_NAME.fullmatch(name) or name.lower() in NOT_A_KEY_HEADER:
-                return {}, f"its card names {escape(name[:64])!r} as its API key's header, which is not one"
+                return {}, f"{escape(name[:64])!r} cannot carry an API key: it is not a header of its own"
+            if mask({name: secret})[name] != "****":  # the printer's own rule: what it shows, we never send
+                return {}, f"{name!r} is not named as a key, token or secret, so a frame would show it"
             return {name: secret}, None
     named = ", ".join(f"{s.name[:40]} ({s.type[:20]})" for s in declared) or "none"
     return {}, f"the credential entered is {SCHEMES.get(scheme, scheme)}, but its card declares {named}"

@@ -55,7 +55,8 @@ def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str]
     part = _part(document) if operation == "send" else None
     flags = ["--peer", peer, *follow[how]] + (["--wire", wire] if wire else [])
     at = peer if peer.endswith(".json") else card_url(peer)  # as --peer reads it (flags.peer_card_urls)
-    return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme, secret), flags
+    header = _id(document, "header")[:64] or "X-API-Key"  # outside.credential checks it as a header name
+    return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme, secret, header), flags
 
 
 def _part(document: dict[str, Any]) -> Part:
