@@ -40,7 +40,7 @@ APPROVAL = {"approval": {"order_id": "ORD-4100", "amount": 6200.0, "currency": "
 def billing_served(auth=None):
     """billing-agent on 127.0.0.1:0, speaking 1.0, wanting TOKEN (or, auth="apikey", KEY in its header)."""
     server = PeerServer(None, "127.0.0.1", 0, log=lambda line: None)
-    peer = billing.billing_agent(server.base_url, log=lambda line: None)
+    peer = billing.billing_agent(server.base_url, log=lambda line: None, allow_private_webhooks=True)
     scheme = scheme_for(auth, KEY, server.base_url, peer, None, print)[0] if auth else None
     server.app = PeerApp(peer, wire_v10, token=None if auth else TOKEN, scheme=scheme, log=lambda line: None)
     return server.start(), peer.card.url
@@ -167,6 +167,18 @@ def test_a_paused_task_is_continued_by_its_ids_and_the_token_goes_only_as_its_ca
         assert TOKEN not in json.dumps(events)
         headers = [event["headers"] for event in events if event["type"] == "frame" and event["direction"] == "-->"]
         assert {"Authorization": "Bearer ****"}.items() <= headers[-1].items()
+
+
+@pytest.mark.parametrize("follow", ["push", "poll"])
+def test_a_send_is_followed_by_push_or_polling_as_asked(agents, follow):
+    events = operation(agents, agents["bearer"], operation="send", text=json.dumps({"order_id": f"ORD-45{len(follow)}", "amount": 20}),
+                       part="data", follow=follow, scheme="bearer", secret=TOKEN)
+    sent = next(line for line in lines(events) if '"method": "SendMessage"' in line)
+    assert '"returnImmediately": true' in sent, sent  # the task as it is at once, then followed
+    if follow == "push":
+        assert any(event["type"] == "frame" and event["pushed_by"] for event in events), lines(events)
+    assert any(event["type"] == "task" and event["state"] == "completed" for event in events)
+    assert TOKEN not in json.dumps(events)
 
 
 def test_an_api_key_goes_in_the_header_its_card_names_and_is_masked(agents):

@@ -31,9 +31,8 @@ from transports import sse
 from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
-# An API key travels in the header its card names (X-Billing-Key, Api-Token ...): any header
-# named as a key, token or secret is one too.
-SECRET_NAMED = re.compile(r"(?i)(?:^|[-_])(?:api[-_]?key|key|token|secret)$")
+SECRET_NAMED = re.compile(  # an API key in the header its card names (X-Billing-Key, Api-Token): a secret too
+    r"(?i)(?:^|[-_])(?:api[-_]?key|key|token|secret)$")
 # The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
 SECRET_FIELDS = re.compile(r'("(?:token|credentials|X-A2A-Notification-Token)"\s*:\s*")(?:[^"\\]|\\.)*"')
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte

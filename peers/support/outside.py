@@ -95,7 +95,8 @@ def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcom
     return []
 
 
-def credential(card: AgentCard, scheme: str, secret: str, header: str = "X-API-Key") -> tuple[dict[str, str], str | None]:
+def credential(card: AgentCard, scheme: str, secret: str,
+               header: str = "X-API-Key") -> tuple[dict[str, str], str | None]:
     """The headers that carry `secret` by the scheme the card declares that matches `scheme`,
     and None; or no headers and why it cannot go. An API key goes in the header the card
     names where our reading of it keeps that, else in `header`, as entered. The page's only
@@ -128,8 +129,8 @@ def send(agent: SupportAgent, card: AgentCard, call: Callable[..., Any], asked: 
         return None
     if asked.task_id:
         agent.say(f"[support] continuing task {escape(asked.task_id)} (context {escape(asked.context_id or '-')})")
-    message = Message(asked.message_id or f"msg-{next(agent.message_ids)}", "user", (asked.part,), asked.context_id or None,
-                      asked.task_id or None, metadata={"skillId": asked.skill} if asked.skill else None)
+    message = Message(asked.message_id or f"msg-{next(agent.message_ids)}", "user", (asked.part,),
+                      asked.context_id or None, asked.task_id or None, metadata={"skillId": asked.skill} if asked.skill else None)
     way = way_to_follow(card, spoken, agent.stream, agent.no_wait, agent.patience,
                         lambda line: agent.say(line, Kind.WARNING))
     with listening(way.pushed) as webhook:  # the page's "push": our webhook, for this send only

@@ -145,7 +145,7 @@ class WebApp:
     def talk(self, request: HttpRequest) -> HttpResponse:
         """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
         asked, argv = agent.asked(loads_strict(request.body or b"{}", REQUEST_LIMITS), FOLLOW)
-        shown = f"{asked.operation}, from the page, to the agent that `python3 a2a_delegation.py {' '.join(argv)}` finds"
+        shown = f"{asked.operation}, from the page, to the agent `python3 a2a_delegation.py {' '.join(argv)}` finds"
         return self.launch(request, argv, shown, story=partial(outside.talk, asked))
 
     def launch(self, request: HttpRequest, argv: list[str], command: str,
