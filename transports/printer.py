@@ -30,6 +30,8 @@ from transports import sse
 from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
+SECRET_NAMED = re.compile(  # an API key in the header its card names (X-Billing-Key, Api-Token): a secret too
+    r"(?i)(?:^|[-_])(?:api[-_]?key|key|token|secret)$")
 # The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
 SECRET_FIELDS = re.compile(r'("(?:token|credentials|X-A2A-Notification-Token)"\s*:\s*")(?:[^"\\]|\\.)*"')
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
@@ -58,7 +60,7 @@ def mask(headers: dict[str, str]) -> dict[str, str]:
     def hidden(value: str) -> str:
         scheme, _, secret = value.partition(" ")
         return f"{scheme} ****" if secret else "****"
-    return {k: hidden(v) if k.lower() in SECRET_HEADERS else v for k, v in headers.items()}
+    return {k: hidden(v) if k.lower() in SECRET_HEADERS or SECRET_NAMED.search(k) else v for k, v in headers.items()}
 
 
 class StopRun(Exception):

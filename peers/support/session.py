@@ -48,10 +48,12 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
     class Watch(Protocol):
         """Something following a run from outside the terminal (the web page): the Console the
         run says its lines to, `attach(printer)`, which hooks the printer once it is made, and
-        tokens it was given for this run (origin -> bearer token), held in memory only."""
+        tokens it was given for this run (origin -> bearer token), held in memory only, and
+        the story it tells instead of the essay's, if any (one operation on an agent)."""
 
         console: Console
         credentials: dict[str, str]
+        story: Callable[[SupportAgent, list[str]], list[Outcome]] | None
 
         def attach(self, printer: FramePrinter) -> None: ...
 
@@ -150,6 +152,7 @@ class Session:
         tools around it; then what trusting a --peer would take. Returns the exit status:
         0 every peer handled, 1 a delegation failed, 2 a peer unreachable or a file unwritten."""
         options, console, tools = self.options, self.console, None
+        story = self.watch.story or story if self.watch is not None else story  # the page's, if it asked one
         if options.step or options.debugger or options.trace or options.diagram:
             from peers.support.tools import LearnerTools  # they hook the printer and the console
             tools = LearnerTools(options, printer, console, self.card_urls)

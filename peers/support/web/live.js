@@ -6,6 +6,7 @@
 const $ = (id) => document.getElementById(id);
 let current = null; // {id, events: EventSource}
 let lessons = [];
+const ENDED = ["completed", "failed", "canceled", "rejected"];
 
 function element(tag, text, className) {
   const made = document.createElement(tag);
@@ -42,8 +43,37 @@ function start() {
   return follow("/runs", {
     run: $("run").value, transport: $("transport").value, wire: $("wire").value,
     step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
-    token: $("token").value.trim(), follow: $("follow").value,
+    token: $("scheme").value === "bearer" ? $("token").value.trim() : "", follow: $("follow").value,
   });
+}
+
+// One operation on the agent the URL field names (POST /agent): each is a run of its own.
+function talk(operation) {
+  const secret = $("token").value.trim();
+  return follow("/agent", {
+    operation, peer: $("peer").value.trim(), follow: $("follow").value, wire: $("wire").value,
+    step: $("step").checked, allowlist: $("allowlist").value, text: $("message").value,
+    part: $("part-data").checked ? "data" : "text", skill: $("skill").value,
+    task: $("task").value, context: $("context").value, scheme: secret ? $("scheme").value : "", secret,
+    header: $("key-header").value.trim(),
+  });
+}
+
+// A task an agent told of: listed with its state; a paused one is what the next message continues.
+function task(event) {
+  const item = element("li", `${event.task} (context ${event.context || "-"}): ${event.state}`, `state-${event.state}`);
+  const pick = element("button", "use");
+  pick.type = "button";
+  pick.addEventListener("click", () => { $("task").value = event.task; $("context").value = event.context; });
+  item.append(" ", pick);
+  $("tasks").append(item);
+  if (["input-required", "auth-required"].includes(event.state)) {
+    $("task").value = event.task;
+    $("context").value = event.context;
+  } else if (ENDED.includes(event.state) && $("task").value === event.task) {
+    $("task").value = ""; // it takes no more messages: the next one starts a new task
+    $("context").value = "";
+  }
 }
 
 async function openSaved() {
@@ -90,6 +120,8 @@ function show(event) {
     const item = element("li", undefined, `verdict-${event.verdict}`);
     item.append(element("strong", `${event.peer}: ${event.verdict}`), element("span", ` (${event.reason})`));
     $("decisions").append(item);
+  } else if (event.type === "task") {
+    task(event);
   } else if (event.type === "held") {
     frames.append(element("li", `frame #${event.seq} is held: Send lets it leave, Stop ends the run`, "held"));
     setState("held", `frame #${event.seq} held`);
@@ -137,6 +169,10 @@ async function load() {
   $("check").addEventListener("click", () => allowlist(false));
   $("open").addEventListener("change", openSaved);
   $("save").addEventListener("click", () => allowlist(true));
+  $("say").addEventListener("click", () => talk("send"));
+  $("list").addEventListener("click", () => { $("tasks").replaceChildren(); talk("list"); });
+  $("get").addEventListener("click", () => talk("get"));
+  $("cancel").addEventListener("click", () => talk("cancel"));
   // #run=NAME starts that run when the page loads (#run=approval&step=1&transport=http ...).
   const asked = new URLSearchParams(location.hash.slice(1));
   if (asked.has("transport")) $("transport").value = asked.get("transport");

@@ -42,9 +42,10 @@ class Run:
     """One run: `again(argv, run)` in a thread; its events; Send and Stop."""
 
     def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None],
-                 credentials: dict[str, str] | None = None) -> None:
+                 credentials: dict[str, str] | None = None, story: Callable[..., Any] | None = None) -> None:
         self.id, self.argv, self.step, self.cleanup = run_id, argv, step, cleanup
         self.credentials = credentials or {}  # origin -> token: the session's store, never a file
+        self.story = story  # what the run tells instead of the essay's story (an operation on an agent)
         self.console = Console(colour=False, out=_Nowhere(), err=_Nowhere())
         self.console.listeners.append(self.line)
         self.events: list[dict[str, Any]] = []
@@ -64,9 +65,12 @@ class Run:
         printer.before_send = self.before_send
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
-        """A Console listener: the line as the terminal shows it, and a trust decision's facts."""
+        """A Console listener: the line as the terminal shows it, and a trust decision's or a
+        task's facts."""
         if facts.get("event") == "trust":
             self._trust(facts)
+        elif facts.get("event") == "task":  # a task an agent told of: the page's next turn may name it
+            self._add({"type": "task", **{key: str(facts.get(key, "")) for key in ("task", "context", "state")}})
         self._add({"type": "line", "kind": kind.label, "text": text})
 
     def frame(self, frame: Frame) -> None:
@@ -109,6 +113,7 @@ class Run:
                 self.console.say(f"the run failed: {repr(exc)[:300]}", Kind.ERROR)  # the Console escapes it
             finally:
                 self.cleanup()
+                self.credentials, self.story = {}, None  # a credential lives as long as its run
                 with self.changed:
                     self.status = status
                     self.changed.notify_all()
@@ -170,12 +175,12 @@ class Runs:
         self.lock = threading.Lock()
 
     def start(self, argv: list[str], step: bool, cleanup: Callable[[], None],
-              credentials: dict[str, str] | None = None) -> Run | None:
+              credentials: dict[str, str] | None = None, story: Callable[..., Any] | None = None) -> Run | None:
         """A new run, started; None when MAX_LIVE are going already."""
         with self.lock:
             if sum(not run.done for run in self.by_id.values()) >= MAX_LIVE:
                 return None
-            run = Run(str(next(self.ids)), argv, step, cleanup, credentials)
+            run = Run(str(next(self.ids)), argv, step, cleanup, credentials, story)
             self.by_id[run.id] = run
             finished = [key for key, old in self.by_id.items() if old.done]
             for key in finished[:max(0, len(finished) - MAX_KEPT)]:

@@ -20,12 +20,14 @@ import hmac
 import json
 import os
 import secrets
+from functools import partial
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from peers.a2a import wire_format
+from peers.support import outside
 from peers.support.output import Console
-from peers.support.web import allowlist
+from peers.support.web import agent, allowlist
 from peers.support.web.pages import headers, lessons, steps_view
 from peers.support.web.runs import Run, Runs
 from transports.base import HttpRequest, HttpResponse, is_http_url, parse_url
@@ -98,6 +100,8 @@ class WebApp:
             return _answer(200, {"problem": problem, "entries": entries})
         if method == "POST" and path == "/runs":
             return self.start(request)
+        if method == "POST" and path == "/agent":  # an operation on the agent the URL field names
+            return self.talk(request)
         if method == "POST" and path == "/traces":  # a saved run, opened: checked as --replay checks it
             return _answer(201, {"id": self.runs.opened(_field(request, "text")).id, "command": "a saved run"})
         run = self.runs.get(parts[1]) if len(parts) == 3 and parts[0] == "runs" else None
@@ -126,27 +130,37 @@ class WebApp:
         if transport not in ("in-process", "http") or (wire and wire not in wire_format.NAMES):
             return _answer(400, {"error": "transport is in-process or http; wire one of "
                                           + ", ".join(wire_format.NAMES)})
-        text = _field(request, "allowlist", str, "") or allowlist.read(self.allowlist_path)
-        problem, path, remove = allowlist.for_a_run(text)
-        if problem:
-            return _answer(400, {"error": problem})
-        argv = (["--scenario", name] if name != "default" else []) + ["--transport", transport, "--allowlist", path]
+        argv = (["--scenario", name] if name != "default" else []) + ["--transport", transport]
         argv += (["--wire", wire] if wire else []) + (["--verbose"] if _field(request, "verbose", bool, False) else [])
         peer, token = _field(request, "peer", str, ""), _field(request, "token", str, "")
         follow = _field(request, "follow", str, "")  # how a task is followed, as the flags say it
         if peer and not (len(peer) <= 2000 and is_http_url(peer)) or follow not in FOLLOW or \
                 not (len(token) <= 4096 and token.isascii() and (token.isprintable() and " " not in token)):
-            remove()
             return _answer(400, {"error": "an agent's URL is http(s); follow is one of " + ", ".join(FOLLOW)
                                           + "; a token is printable ASCII without spaces"})
         argv += (["--peer", peer] if peer else []) + FOLLOW[follow]
         credentials = {parse_url(peer).origin: token} if peer and token else {}  # for its origin alone
-        run = self.runs.start(argv, _field(request, "step", bool, False), remove, credentials)
+        return self.launch(request, argv, " ".join(["python3 a2a_delegation.py", *argv]), credentials)
+
+    def talk(self, request: HttpRequest) -> HttpResponse:
+        """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
+        asked, argv = agent.asked(loads_strict(request.body or b"{}", REQUEST_LIMITS), FOLLOW)
+        shown = f"{asked.operation}, from the page, to the agent `python3 a2a_delegation.py {' '.join(argv)}` finds"
+        return self.launch(request, argv, shown, story=partial(outside.talk, asked))
+
+    def launch(self, request: HttpRequest, argv: list[str], command: str,
+               credentials: dict[str, str] | None = None, story: Callable[..., Any] | None = None) -> HttpResponse:
+        """A run of `argv` with the page's allowlist (checked by the loader first), started."""
+        text = _field(request, "allowlist", str, "") or allowlist.read(self.allowlist_path)
+        problem, path, remove = allowlist.for_a_run(text)
+        if problem:
+            return _answer(400, {"error": problem})
+        run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
+                              credentials, story)
         if run is None:
             remove()
             return _answer(429, {"error": "three runs are going already; stop one or wait"})
-        shown = [arg for arg in argv if arg != path and arg != "--allowlist"]  # as one would type it
-        return _answer(201, {"id": run.id, "command": " ".join(["python3 a2a_delegation.py", *shown])})
+        return _answer(201, {"id": run.id, "command": command})
 
     def stream(self, run: Run, index: int) -> Any:
         """The run's events from `index` on, as server-sent events, each with its number as

@@ -1,0 +1,91 @@
+"""The page's requests to talk to any agent: POST /agent, read and checked before a run starts.
+
+Issue 24, item 5: for an agent the allowlist trusts, send a message (a text or a data
+part), continue its task when it pauses (the same taskId and contextId), list its tasks,
+get one, cancel one, followed by stream, polling or push. Each request is one run of
+main() with --peer and the follow flag asked for, whose story is the one operation
+(peers/support/outside.py): the card is fetched, checked and gated again each time, and
+every frame crosses the run's printer, so the page shows it as it crosses.
+
+Everything in the request is checked here, each problem one line (ValueError), before any
+run starts: its types, sizes and ids; a data part is a JSON object read by the strict,
+bounded codec; a credential is printable ASCII without spaces (it travels in a header)
+and is handed to the run's story in memory, never to argv, a file or an answer. Not here:
+the door (server.py), what an operation sends (outside.py).
+"""
+from __future__ import annotations
+
+from typing import Any
+from uuid import uuid4
+
+from peers.a2a.model import Part
+from peers.a2a.wire_format import NAMES, card_url
+from peers.support.outside import OPERATIONS, SCHEMES, Asked
+from transports.base import is_http_url
+from transports.codec import Limits, loads_strict
+
+MAX_MESSAGE = 64 * 1024  # characters of one message part: a person types it
+DATA_LIMITS = Limits(max_bytes=4 * MAX_MESSAGE, max_depth=16, max_containers=2_000)
+MAX_ID, MAX_SECRET = 200, 4096
+
+
+def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str]]:
+    """The operation asked for, and the flags of its run (--peer, how to follow, --wire).
+    Raises ValueError saying, in one line, what is wrong with the request."""
+    if not isinstance(document, dict):
+        raise ValueError("the request is a JSON object")
+    peer, operation = _text(document, "peer", 2000), _text(document, "operation", 10)
+    if not is_http_url(peer):
+        raise ValueError("the agent's URL is http(s): its card's, or its base URL, as --peer")
+    if operation not in OPERATIONS:
+        raise ValueError(f"operation is one of {', '.join(OPERATIONS)}")
+    how, wire = _text(document, "follow", 10), _text(document, "wire", 10)
+    if how not in follow:
+        raise ValueError(f"follow is one of {', '.join(repr(name) for name in follow)}")
+    task, context, skill = (_id(document, name) for name in ("task", "context", "skill"))
+    if operation in ("get", "cancel") and not task:
+        raise ValueError(f"{operation} names a task: its id")
+    scheme, secret = _text(document, "scheme", 10), _text(document, "secret", MAX_SECRET)
+    if scheme not in ("", *SCHEMES) or bool(scheme) != bool(secret):
+        raise ValueError(f"a credential is one of {', '.join(SCHEMES)} with its secret, or none")
+    if secret and not (secret.isascii() and secret.isprintable() and " " not in secret):
+        raise ValueError("a credential is printable ASCII without spaces (it travels in an HTTP header)")
+    if wire and wire not in NAMES:
+        raise ValueError(f"wire is one of {', '.join(NAMES)}")
+    part = _part(document) if operation == "send" else None
+    flags = ["--peer", peer, *follow[how]] + (["--wire", wire] if wire else [])
+    at = peer if peer.endswith(".json") else card_url(peer)  # as --peer reads it (flags.peer_card_urls)
+    header = _id(document, "header")[:64] or "X-API-Key"  # outside.credential checks it as a header name
+    return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme, secret, header), flags
+
+
+def _part(document: dict[str, Any]) -> Part:
+    """The message's one part: its text, or (as "data") the JSON object that text spells."""
+    text, kind = _text(document, "text", MAX_MESSAGE), _text(document, "part", 10) or "text"
+    if kind not in ("text", "data") or not text.strip():
+        raise ValueError("a message is a text, or (part: data) a JSON object, and not empty")
+    if kind == "text":
+        return Part(text=text)
+    try:
+        data = loads_strict(text.encode(), DATA_LIMITS)
+    except ValueError as exc:
+        raise ValueError(f"the data part is not JSON the workbench reads: {str(exc)[:200]}") from None
+    if not isinstance(data, dict):
+        raise ValueError("a data part is a JSON object")
+    return Part(data=data, media_type="application/json")
+
+
+def _text(document: dict[str, Any], name: str, longest: int) -> str:
+    value = document.get(name, "")
+    if not isinstance(value, str):
+        raise ValueError(f"{name!r} must be a str")
+    if len(value) > longest:
+        raise ValueError(f"{name!r} is longer than {longest:,} characters")
+    return value
+
+
+def _id(document: dict[str, Any], name: str) -> str:
+    value = _text(document, name, MAX_ID).strip()
+    if not value.isprintable():
+        raise ValueError(f"{name!r} must be printable")
+    return value
