@@ -142,7 +142,7 @@ class Session:
         return {"allow_untrusted": tuple(options.allow_untrusted), "wire_name": options.wire,
                 "binding": options.binding and options.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
                 "stream": options.stream, "no_wait": "push" if options.push else "poll" * options.no_wait,
-                "patience": options.timeout or flags.HTTP_TIMEOUT}
+                "patience": options.timeout or flags.HTTP_TIMEOUT, "verbose": options.verbose}
 
     def tell(self, agent: SupportAgent, printer: FramePrinter,
              story: Callable[[SupportAgent, list[str]], list[Outcome]]) -> int:
