@@ -134,18 +134,43 @@ def spoofs(app: PeerApp, card_format: WireFormat, copied_to: dict[str, str]) -> 
     return copies
 
 
+# Whose DEMO certificate (peers/keys/NAME.DEMO-TLS-CERT.pem, each issued by the demo CA) a
+# demo host serves under --transport https: billing's own names, the rogue's (its look-alike
+# domains too: anyone can get a certificate for a name they own), the support agent's tool server.
+TLS_NAMES = {"billing-agent": ("billing.acme.example", ".billing.acme.example"),
+             "refund-bot-9000": ("refunds-r-us.example", "billing-acme.example", "billing.acme-payments.example",
+                                 "acme-billing.example"),
+             "support-agent": ("tools.support.example",)}
+DEMO_CA = os.path.join(os.path.dirname(__file__), "keys", "demo-ca.DEMO-CERT.pem")
+
+
+def tls_for(host: str) -> Any:
+    """The server TLS context serving the DEMO certificate whose names cover `host`."""
+    from transports import tls
+    owner = next((owner for owner, names in TLS_NAMES.items()  # ".name": any host below it
+                  if any(host == name or name.startswith(".") and host.endswith(name) for name in names)), None)
+    if owner is None:
+        raise ValueError(f"no DEMO certificate names {host}: --transport https serves only the demo's hosts")
+    keys = os.path.join(os.path.dirname(__file__), "keys", owner)
+    return tls.server_context(f"{keys}.DEMO-TLS-CERT.pem", f"{keys}.DEMO-TLS-KEY.pem")
+
+
 class Served:
     """Every app served on 127.0.0.1 (ephemeral ports) until `stop()`, or the end of a
     `with` block. `apps` maps a base URL to its app. `resolve` maps each hostname to
-    (ip, port), which the HTTP transport uses the way `curl --resolve` does."""
+    (ip, port), which the HTTP transport uses the way `curl --resolve` does. With `tls`,
+    each serves https with the DEMO certificate for its name (`ca`: the CA that issued them)."""
 
-    def __init__(self, apps: dict[str, Any]) -> None:
+    ca = DEMO_CA
+
+    def __init__(self, apps: dict[str, Any], tls: bool = False) -> None:
         from transports.server import PeerServer  # sockets and threads: only when asked for
         self.servers: list[Any] = []
         self.resolve: dict[str, tuple[str, int]] = {}
         try:
             for base_url, app in apps.items():
-                server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None).start()
+                context = tls_for(parse_url(base_url).host) if tls else None
+                server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None, tls=context).start()
                 self.servers.append(server)
                 self.resolve[parse_url(base_url).host] = server.server_address[:2]
         except OSError:

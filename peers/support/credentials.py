@@ -143,9 +143,12 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
         else:  # mutualTLS: the transport presents it in the handshake (client_tls)
             certificate = held.certificate
             said.append(f"our client certificate {held.certificate[0][-60:]}, in the TLS handshake")
+    if not way and held.bearer:  # issued for this very endpoint: sent, as the essay's token always was
+        headers["Authorization"] = f"Bearer {held.bearer}"
     why = (f"[auth] {card.name[:60]!r} requires {' and '.join(s.name[:40] for s in way)} "
            f"({', '.join(needs(s) for s in way)}): we send " + "; ".join(said)) if way else \
-        f"[auth] {card.name[:60]!r} declares no security scheme: we send no credential"
+        f"[auth] {card.name[:60]!r} declares no security scheme: we send " + (
+            "the bearer token our store holds for its endpoint" if held.bearer else "no credential")
     return Attached(tuple(scheme.name for scheme in way), headers, certificate, why)
 
 
