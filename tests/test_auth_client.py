@@ -306,3 +306,105 @@ def test_every_kind_of_credential_is_masked_in_headers_and_bodies():
         "grant_type=client_credentials&client_id=me&client_secret=****&scope=a2a"
     assert mask_body('{"access_token": "eyJ.x.y", "refresh_token": "r", "token_type": "Bearer"}') == \
         '{"access_token": "****", "refresh_token": "****", "token_type": "Bearer"}'
+
+
+# -- TLS: --ca, --transport https, mutual TLS, and no downgrade ---------------------------
+
+KEYS = ROOT / "peers/keys"
+CA = str(KEYS / "demo-ca.DEMO-CERT.pem")
+OURS = {"certificate": str(KEYS / "support-agent.DEMO-CLIENT-CERT.pem"),
+        "key": str(KEYS / "support-agent.DEMO-CLIENT-KEY.pem")}
+STRANGERS = {"certificate": str(KEYS / "stranger.DEMO-CLIENT-CERT.pem"),
+             "key": str(KEYS / "stranger.DEMO-CLIENT-KEY.pem")}
+
+
+def test_over_https_the_default_run_prints_the_same_frames_as_over_http_but_the_transport_line():
+    over_http, over_https = cli("--transport", "http"), cli("--transport", "https")
+    assert over_http.returncode == over_https.returncode == 0, over_https.stderr
+    first_http, *rest_http = over_http.stdout.splitlines()
+    first_https, *rest_https = over_https.stdout.splitlines()
+    assert rest_http == rest_https and "trusted result (from billing-agent)" in over_https.stdout
+    assert first_https.startswith("[transport] HTTP JSON-RPC over real sockets (the registry's hostnames mapped to "
+                                  "127.0.0.1, like curl --resolve; TLS there, each certificate checked for its name)")
+
+
+def test_a_ca_that_did_not_issue_the_peers_certificates_is_one_line_per_peer_and_no_frame_beyond_the_handshake():
+    done = cli("--transport", "https", "--ca", str(ROOT / "tests/keys/stranger.DEMO-CLIENT-CERT.pem"))
+    errors = done.stderr.splitlines()
+    assert done.returncode == 2 and len(errors) == 2 and "Traceback" not in done.stderr
+    assert all("card fetch failed: could not connect to" in line and "TLS: its certificate is not trusted "
+               "(unable to get local issuer certificate; --ca names the CA to trust)" in line for line in errors)
+    assert "-->" in done.stdout and "<--" not in done.stdout
+    unusable = cli("--transport", "https", "--ca", str(ROOT / "README.md"))
+    assert unusable.returncode == 2 and unusable.stderr.startswith("error: --ca ") and unusable.stderr.count("\n") == 1
+
+
+def test_a_certificate_for_another_name_is_refused_however_trusted_its_issuer():
+    from peers.demo import tls_for
+    from peers.support.credentials import trusting
+    server = PeerServer(lambda request: HttpResponse(200, {}, b"{}"), "127.0.0.1", 0,
+                        tls=tls_for("refunds-r-us.example")).start()  # the rogue's certificate, at billing's name
+    try:
+        transport = HttpTransport(resolve={"billing.acme.example": server.server_address[:2]}, resolved_tls=True,
+                                  tls=trusting(CA), timeout=5)
+        with pytest.raises(Exception, match="TLS: its certificate does not check out .*billing.acme.example"):
+            transport.get("https://billing.acme.example/.well-known/agent-card.json", {})
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def mtls_billing():
+    from peers.serving import DEMO_CA
+    from transports import tls
+    context = tls.server_context(str(KEYS / "billing-agent.DEMO-TLS-CERT.pem"),
+                                 str(KEYS / "billing-agent.DEMO-TLS-KEY.pem"), str(ROOT / DEMO_CA))
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=context)
+    peer = billing.billing_agent(server.base_url)
+    server.app = PeerApp(peer, wire_v10, scheme=scheme_for("mtls", None, server.base_url, peer, None, pytest.fail)[0],
+                         log=lambda line: None)
+    yield server.start().base_url
+    server.stop()
+
+
+def delegate_over_tls(base, store):
+    from peers.support.credentials import client_tls, trusting
+    printer = FramePrinter(HttpTransport(timeout=5, tls=trusting(CA), client_tls=client_tls(store, CA)))
+    agent = story.SupportAgent(printer, [AllowEntry("billing-agent", base + "/a2a")], store, lambda *a, **k: None)
+    try:
+        return agent.handle(base + "/.well-known/agent-card.json", story.SKILL, story.PAYLOAD), printer.frames
+    finally:
+        printer.inner.close()
+
+
+def test_mutual_tls_presents_our_client_certificate_and_a_strangers_fails_the_handshake_in_one_line(
+        mtls_billing, tmp_path):
+    base = mtls_billing
+    outcome, frames = delegate_over_tls(base, store_of(tmp_path, {base + "/a2a": {"clientCertificate": OURS}}))
+    assert outcome.result.startswith("refund of $180.00"), outcome.error
+    assert not any("Authorization" in frame.headers for frame in frames if frame.direction == "-->")
+    outcome, frames = delegate_over_tls(base, store_of(tmp_path, {base + "/a2a": {"clientCertificate": STRANGERS}}))
+    # presented to that host for every request, the card's too: the first one ends the handshake
+    assert outcome.error == (f"card fetch failed: could not connect to 127.0.0.1:{base.rsplit(':', 1)[1]}: TLS: the "
+                             "peer refused our client certificate (tlsv1 alert unknown ca); fetching a card has "
+                             "no effect, so a retry is safe")
+    outcome, _ = delegate_over_tls(base, store_of(tmp_path, {base + "/a2a": {"apiKey": "k"}}))
+    assert outcome.error == (f"not sent: its card requires mtls (a client certificate), and the support agent "
+                             f"holds none for {base}/a2a in --credentials")
+
+
+def test_our_client_certificate_goes_to_its_own_host_only(tmp_path):
+    from peers.support.credentials import client_tls
+    store = store_of(tmp_path, {"https://billing.acme.example/a2a": {"clientCertificate": OURS}})
+    assert list(client_tls(store, CA)) == ["billing.acme.example"]
+
+
+def test_a_card_read_over_http_that_names_an_https_endpoint_is_a_downgrade_refused_before_any_frame(served, tmp_path):
+    def make(base, peer):  # the card says https; the registry gave its URL as http
+        peer.card = peer.card._replace(url=peer.card.url.replace("http://", "https://"))
+        return PeerApp(peer, wire_v10, token="t0k", log=lambda line: None)
+    base = served(app=make)
+    outcome, frames, _ = delegate(base, {base.replace("http://", "https://") + "/a2a": "t0k"})
+    assert outcome.error == (f"not sent: the card was fetched over http but sends frames over https "
+                             f"({base.replace('http://', 'https://')}/a2a): a downgrade, refused")
+    assert [frame.direction for frame in frames] == ["-->", "<--"]

@@ -208,8 +208,7 @@ def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportErr
     if isinstance(exc, MalformedMessage):
         return TransportError(str(exc), sent=True)
     if "ALERT" in str(getattr(exc, "reason", "")):  # TLS 1.3: a client certificate refused after our Finished
-        return TransportError(f"the peer ended the TLS handshake: {_reason(exc)[5:]} (our request was "
-                              "never read)")
+        return TransportError(f"{_reason(exc)} (our request was never read)")
     if not isinstance(exc, TimeoutError):
         reason = f"the connection broke before a full reply: {_reason(exc)}"
     elif reader.received:
@@ -226,8 +225,11 @@ def _reason(exc: BaseException) -> str:
         return (f"TLS: its certificate is not trusted ({exc.verify_message}; --ca names the CA to trust)"
                 if "issuer" in exc.verify_message or "self-signed" in exc.verify_message else
                 f"TLS: its certificate does not check out ({exc.verify_message})")
-    if getattr(exc, "reason", None) and exc.__class__.__module__ == "ssl":  # an alert: the peer ended the handshake
-        return f"TLS: {exc.reason.lower().replace('_', ' ')}"
+    reason = getattr(exc, "reason", None)
+    if isinstance(reason, str) and exc.__class__.__module__ == "ssl":  # an alert: the peer ended the handshake
+        refused = "ALERT" in reason and ("CERTIFICATE" in reason or reason.endswith("_CA"))
+        said = reason.lower().replace("_", " ")
+        return f"TLS: the peer refused our client certificate ({said})" if refused else f"TLS: {said}"
     if isinstance(exc, socket.gaierror):
         return "unknown host"
     return getattr(exc, "strerror", None) or str(exc) or exc.__class__.__name__

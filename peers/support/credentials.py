@@ -218,11 +218,15 @@ def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:
     """host -> the TLS context to reach it with, for each endpoint we hold a client
     certificate for: it trusts `ca` (None: the system's CAs) and presents that certificate,
     to that host only. ConfigError for a CA file that cannot be used."""
+    import ssl
     contexts = {}
     for endpoint, held in store.items():
         if isinstance(held, Held) and held.certificate is not None and parse_url(endpoint) is not None:
             context = trusting(ca)
             context.load_cert_chain(*held.certificate)
+            # TLS 1.2: a server refusing the certificate then says so in the handshake, before any
+            # byte of a request; in 1.3 it may hang up after our first request is on its way.
+            context.maximum_version = ssl.TLSVersion.TLSv1_2
             contexts[parse_url(endpoint).host] = context
     return contexts
 
