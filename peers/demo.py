@@ -57,6 +57,8 @@ SETTINGS = {
     "sign_card": "true: the card is served signed with the peer's demo key (the essay's card has no "
                  "signatures, so it is served as it is)",
     "cut_streams_after": "a test double: each streamed send breaks off after this many events",
+    "schemes_at": "base URL -> a security scheme (apikey, basic, oauth2, oidc, mtls): billing is also served "
+                  "there, under that scheme, its credential provisioned to our store (peers/demo_auth.py)",
     "copied_to": "host -> 'redirected', 'altered' or 'replayed': the rogue serves that copy of the "
                  "peer's card from that host (trick 7)",
 }
@@ -74,7 +76,7 @@ def _doubles(cut_streams_after: int | None = None) -> dict[str, Any]:
 
 class Network(NamedTuple):
     apps: dict[str, PeerApp]  # base URL -> app
-    credentials: dict[str, str]  # endpoint -> bearer token, for the support agent's store
+    credentials: dict[str, Any]  # endpoint -> bearer token (or, as a credentials file spells it, another credential)
 
 
 def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None = None, *,
@@ -108,6 +110,10 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         for step_up, scope in step_ups.items():  # kept as "ENDPOINT SCOPE" (config.token_for)
             credentials[f"{peer.card.url} {scope}"] = step_up
         copies.update(spoofs(apps[demo.base_url], card_format, asked.get("copied_to", {})))
+        if asked.get("schemes_at"):  # billing under each scheme a card can declare, and its credentials
+            from peers.demo_auth import under_schemes
+            for base_url, (app, credential) in under_schemes(demo.make, asked["schemes_at"], card_format, log).items():
+                copies[base_url], credentials[app.peer.card.url] = app, credential
     apps.update(copies)  # the rogue's trick 7: a peer's card, copied to look-alike hosts
     return Network(apps, credentials)
 
@@ -134,42 +140,22 @@ def spoofs(app: PeerApp, card_format: WireFormat, copied_to: dict[str, str]) -> 
     return copies
 
 
-# Whose DEMO certificate (peers/keys/NAME.DEMO-TLS-CERT.pem, each issued by the demo CA) a
-# demo host serves under --transport https: billing's own names, the rogue's (its look-alike
-# domains too: anyone can get a certificate for a name they own), the support agent's tool server.
-TLS_NAMES = {"billing-agent": ("billing.acme.example", ".billing.acme.example"),
-             "refund-bot-9000": ("refunds-r-us.example", "billing-acme.example", "billing.acme-payments.example",
-                                 "acme-billing.example"),
-             "support-agent": ("tools.support.example",)}
-DEMO_CA = os.path.join(os.path.dirname(__file__), "keys", "demo-ca.DEMO-CERT.pem")
-
-
-def tls_for(host: str) -> Any:
-    """The server TLS context serving the DEMO certificate whose names cover `host`."""
-    from transports import tls
-    owner = next((owner for owner, names in TLS_NAMES.items()  # ".name": any host below it
-                  if any(host == name or name.startswith(".") and host.endswith(name) for name in names)), None)
-    if owner is None:
-        raise ValueError(f"no DEMO certificate names {host}: --transport https serves only the demo's hosts")
-    keys = os.path.join(os.path.dirname(__file__), "keys", owner)
-    return tls.server_context(f"{keys}.DEMO-TLS-CERT.pem", f"{keys}.DEMO-TLS-KEY.pem")
-
-
 class Served:
     """Every app served on 127.0.0.1 (ephemeral ports) until `stop()`, or the end of a
     `with` block. `apps` maps a base URL to its app. `resolve` maps each hostname to
     (ip, port), which the HTTP transport uses the way `curl --resolve` does. With `tls`,
     each serves https with the DEMO certificate for its name (`ca`: the CA that issued them)."""
 
-    ca = DEMO_CA
+    ca = os.path.join(os.path.dirname(__file__), "keys", "demo-ca.DEMO-CERT.pem")  # what issued each certificate
 
     def __init__(self, apps: dict[str, Any], tls: bool = False) -> None:
         from transports.server import PeerServer  # sockets and threads: only when asked for
+        from peers.demo_auth import served_tls
         self.servers: list[Any] = []
         self.resolve: dict[str, tuple[str, int]] = {}
         try:
             for base_url, app in apps.items():
-                context = tls_for(parse_url(base_url).host) if tls else None
+                context = served_tls(parse_url(base_url).host, app) if tls else None
                 server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None, tls=context).start()
                 self.servers.append(server)
                 self.resolve[parse_url(base_url).host] = server.server_address[:2]

@@ -340,10 +340,10 @@ def test_a_ca_that_did_not_issue_the_peers_certificates_is_one_line_per_peer_and
 
 
 def test_a_certificate_for_another_name_is_refused_however_trusted_its_issuer():
-    from peers.demo import tls_for
+    from peers.demo_auth import served_tls
     from peers.support.credentials import trusting
     server = PeerServer(lambda request: HttpResponse(200, {}, b"{}"), "127.0.0.1", 0,
-                        tls=tls_for("refunds-r-us.example")).start()  # the rogue's certificate, at billing's name
+                        tls=served_tls("refunds-r-us.example", None)).start()  # the rogue's certificate, at billing's name
     try:
         transport = HttpTransport(resolve={"billing.acme.example": server.server_address[:2]}, resolved_tls=True,
                                   tls=trusting(CA), timeout=5)
@@ -408,3 +408,23 @@ def test_a_card_read_over_http_that_names_an_https_endpoint_is_a_downgrade_refus
     assert outcome.error == (f"not sent: the card was fetched over http but sends frames over https "
                              f"({base.replace('http://', 'https://')}/a2a): a downgrade, refused")
     assert [frame.direction for frame in frames] == ["-->", "<--"]
+
+
+# -- the lesson ------------------------------------------------------------------------------
+
+def test_the_auth_schemes_lesson_refuses_without_and_with_a_wrong_credential_then_makes_each_refund():
+    done = cli("--scenario", "auth-schemes", timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    refusals = [line for line in lines if line.startswith("[support] billing answered HTTP 401")]
+    assert [line.split("WWW-Authenticate: ")[1] for line in refusals] == [
+        'APIKey realm="billing-agent", header="X-API-Key"; no task was made'] * 2 + [
+        'Basic realm="billing-agent", charset="UTF-8"; no task was made'] * 2 + [
+        'Bearer realm="billing-agent", scope="a2a"; no task was made'] * 4
+    assert sum(line.startswith("[support] trusted result (from billing-agent): refund of $180.00") for line in lines) == 5
+    assert lines.count("--> POST /oauth2/token grant_type=client_credentials&scope=a2a") == 1
+    assert lines.count("--> POST /oauth2/token grant_type=client_credentials") == 1  # oidc's names no scope
+    assert "--> GET https://oidc.billing.acme.example/.well-known/openid-configuration" in lines
+    assert done.stdout.count('<-- 200 {"access_token": "****", "token_type": "Bearer"') == 2
+    assert lines[-1].startswith("[support] A card that declares a scheme says what its server wants")
+    assert lines[0].startswith("[transport] HTTP JSON-RPC over real sockets") and "TLS there" in lines[0]

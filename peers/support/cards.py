@@ -127,9 +127,9 @@ def unheld(card: AgentCard, store: dict[str, Any]) -> str | None:
     """Why the support agent holds no credential the card asks for, saying what would be
     needed; None when it holds one, or the card asks for none. A card asking for more
     than a bearer token is judged by credentials.py, loaded only for such a card."""
-    if only_bearer(card):
+    if only_bearer(card) or not card.security_schemes:  # the essay's card names its schemes, no more
         required = [scheme for scheme in card.auth_schemes if scheme != "none"]
-        if required and not token_for(store, card.url):
+        if required and not ("bearer" in required and token_for(store, card.url)):
             return f"its card requires {clip(required)} and the support agent holds no credential for it"
         return None
     from peers.support.credentials import Unheld, choose

@@ -65,8 +65,9 @@ def requirements(card: AgentCard) -> list[tuple[SecurityScheme, ...]]:
     """Each way in the card offers, in its order: the schemes a caller presents together.
     A card that declares no scheme objects (the essay's) names bearer, or nothing."""
     declared = {scheme.name: scheme for scheme in card.security_schemes}
-    if not declared:
-        return [(SecurityScheme("bearer", "http", "Bearer"),)] if "bearer" in card.auth_schemes else []
+    if not declared:  # the essay's card: names only, of which we know bearer
+        return [(SecurityScheme(name, "http", "Bearer") if name == "bearer" else SecurityScheme(name, "unknown"),)
+                for name in card.auth_schemes if name != "none"]
     listed = card.security_requirements or tuple((name,) for name in declared)
     unknown = SecurityScheme("?", "unknown")  # a requirement naming an undeclared scheme cannot be met
     return [tuple(declared.get(name, unknown._replace(name=name)) for name in names) for names in listed]

@@ -107,7 +107,11 @@ class Session:
         except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
             console.say(str(exc), Kind.ERROR)
             return 2
-        return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **credentials},
+        provisioned = {url: held for url, held in network.credentials.items() if isinstance(held, dict)}
+        if provisioned:  # a lesson's credentials beyond bearer tokens, spelled as in a credentials file
+            from peers.support.credentials import read_held
+            provisioned = read_held(provisioned, "the demo network")
+        return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **provisioned, **credentials},
                    {**network.apps, **scenarios.own_apps(options)}, generate, watch)
 
     @contextlib.contextmanager
