@@ -222,9 +222,9 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused (is the peer running?)"
     if getattr(exc, "verify_message", None):  # ssl.SSLCertVerificationError: the one line that matters
-        return (f"TLS: its certificate is not trusted ({exc.verify_message}; --ca names the CA to trust)"
-                if "issuer" in exc.verify_message or "self-signed" in exc.verify_message else
-                f"TLS: its certificate does not check out ({exc.verify_message})")
+        untrusted = "issuer" in exc.verify_message or "self-signed" in exc.verify_message
+        return f"TLS: certificate verify failed: {exc.verify_message}" + (
+            " (--ca names the CA to trust)" if untrusted else "")
     reason = getattr(exc, "reason", None)
     if isinstance(reason, str) and exc.__class__.__module__ == "ssl":  # an alert: the peer ended the handshake
         refused = "ALERT" in reason and ("CERTIFICATE" in reason or reason.endswith("_CA"))
