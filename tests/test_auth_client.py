@@ -146,6 +146,14 @@ def test_a_card_asking_for_an_api_key_in_the_query_is_refused_saying_why(served,
     assert outcome.error.endswith("(we send an API key only in a header: a URL ends up in logs)")
 
 
+def test_an_api_key_goes_only_in_a_header_whose_name_the_printer_masks(served, tmp_path):
+    base = served(app=_declaring(SecurityScheme("key", "apiKey", key_name="X-Caller")))
+    outcome, frames, _ = delegate(base, store_of(tmp_path, {base + "/a2a": {"apiKey": "k3y-42"}}))
+    assert outcome.error.endswith("(we send an API key only in a header whose name says it is secret, so that "
+                                  "printed frames mask it)")
+    assert len(frames) == 2
+
+
 def test_the_card_chooses_among_what_we_hold_in_the_order_of_its_requirements(served, tmp_path):
     base = served("basic")
     everything = {base + "/a2a": {"bearer": "t0k", "apiKey": "k3y", "basic": "support-agent:pa55",

@@ -21,6 +21,7 @@ from peers.a2a.model import AgentCard, SecurityScheme
 from peers.support.config import ConfigError
 from transports.base import Transport, parse_url
 from transports.errors import PeerError
+from transports.printer import is_secret_header
 
 MAX_SECRET = 4096  # characters of any one secret in the file: more is a mistake, not a key
 KINDS = ("bearer", "apiKey", "basic", "oauth2", "tokenUrl", "clientCertificate")  # a file entry's keys
@@ -89,7 +90,8 @@ def needs(scheme: SecurityScheme) -> str:
 def _usable(scheme: SecurityScheme, held: Held) -> bool:
     kind = scheme.type + ":" + scheme.scheme.lower() if scheme.type == "http" else scheme.type
     return bool({"http:bearer": held.bearer, "http:basic": held.basic,
-                 "apiKey": held.api_key and scheme.location == "header" and scheme.key_name,
+                 # in a header, and one the printer knows to mask (its name says key, token, auth ...)
+                 "apiKey": held.api_key and scheme.location == "header" and is_secret_header(scheme.key_name),
                  "oauth2": held.client and scheme.token_url, "openIdConnect": held.client,
                  "mutualTLS": held.certificate}.get(kind))
 
@@ -106,8 +108,10 @@ def choose(card: AgentCard, store: dict[str, Any]) -> tuple[SecurityScheme, ...]
         if all(_usable(scheme, held) for scheme in way):
             return way
     wanted = " or ".join(" and ".join(f"{scheme.name[:40]} ({needs(scheme)})" for scheme in way) for way in ways[:4])
+    keys = [s for way in ways for s in way if s.type == "apiKey"]
     hint = " (we send an API key only in a header: a URL ends up in logs)" if any(
-        s.type == "apiKey" and s.location != "header" for way in ways for s in way) else ""
+        s.location != "header" for s in keys) else " (we send an API key only in a header whose name says it " \
+        "is secret, so that printed frames mask it)" if any(not is_secret_header(s.key_name) for s in keys) else ""
     raise Unheld(f"its card requires {wanted}, and the support agent holds none for {card.url[:120]} "
                  f"in --credentials{hint}")
 
