@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
-from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, refusal
+from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, only_bearer, refusal, unheld
 from peers.support.follow import Delegation, Told, followed, listening, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Kind
@@ -99,10 +99,13 @@ class SupportAgent:
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
-                 stream: bool = False, no_wait: str = "", patience: float = 10.0, told: Told | None = None) -> None:
+                 stream: bool = False, no_wait: str = "", patience: float = 10.0, told: Told | None = None,
+                 verbose: bool = False) -> None:
         self.transport = transport  # 2. cards are fetched through it, 4. frames sent
         self.allowlist = allowlist  # 3. the trust gate reads it
-        self.credentials = credentials  # 4. endpoint -> bearer token: our own store, never a card's
+        self.credentials = credentials  # 4. endpoint -> bearer token, or more (credentials.py): never a card's
+        self.issued: dict[Any, Any] = {}  # OAuth2 access tokens fetched for our clients, until they expire
+        self.verbose, self.said_why = verbose, set()  # --verbose: which scheme, and why, once per endpoint
         self.say = say
         self.allow_untrusted, self.forced_binding = set(allow_untrusted), binding  # opted in to; --binding
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
@@ -182,12 +185,24 @@ class SupportAgent:
         its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/cards.py)."""
         fetched = self.fetched.get(url)
         binding = fetched.binding if fetched is not None and fetched.binding is not None else JSON_RPC
-        headers = dict(extra_headers)
-        token = token_for(self.credentials, url, scope)  # only ever the one issued for `url`
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
+        headers = {**extra_headers, **self.credential(url, scope)}
         return binding.call(self.transport, url, method, params, headers, request_id=next(self.request_ids),
                             stream=stream)
+
+    def credential(self, url: str, scope: str | None = None) -> dict[str, str]:
+        """The headers that prove who we are to `url`, from our own store, never a card's: the
+        essay's bearer token issued for `url` (for `scope`, a step-up), or what its card's
+        scheme asks for (peers/support/credentials.py: an API key, Basic, an OAuth2 token ...)."""
+        fetched = self.fetched.get(url)
+        if scope is not None or fetched is None or (only_bearer(fetched.card) and not self.verbose):
+            token = token_for(self.credentials, url, scope)  # only ever the one issued for `url`
+            return {"Authorization": f"Bearer {token}"} if token else {}
+        from peers.support.credentials import credential_for
+        attached = credential_for(fetched.card, self.credentials, self.transport, self.issued)
+        if self.verbose and url not in self.said_why:
+            self.said_why.add(url)
+            self.say(attached.why)
+        return attached.headers
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
@@ -215,7 +230,7 @@ class SupportAgent:
         if verdict is Verdict.REFUSED:
             return self.refuse(card)
         # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = refusal(card, skill, payload, holds_credential=bool(token_for(self.credentials, card.url)))
+        problem = refusal(card, skill, payload, unheld=unheld(card, self.credentials))
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
         try:

@@ -56,6 +56,8 @@ SETTINGS = {
     "sign_card": "true: the card is served signed with the peer's demo key (the essay's card has no "
                  "signatures, so it is served as it is)",
     "cut_streams_after": "a test double: each streamed send breaks off after this many events",
+    "schemes_at": "base URL -> a security scheme (apikey, basic, oauth2, oidc, mtls): billing is also served "
+                  "there, under that scheme, its credential provisioned to our store (peers/demo_auth.py)",
     "copied_to": "host -> 'redirected', 'altered' or 'replayed': the rogue serves that copy of the "
                  "peer's card from that host (trick 7)",
 }
@@ -73,7 +75,7 @@ def _doubles(cut_streams_after: int | None = None) -> dict[str, Any]:
 
 class Network(NamedTuple):
     apps: dict[str, PeerApp]  # base URL -> app
-    credentials: dict[str, str]  # endpoint -> bearer token, for the support agent's store
+    credentials: dict[str, Any]  # endpoint -> bearer token (or, as a credentials file spells it, another credential)
 
 
 def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None = None, *,
@@ -107,6 +109,10 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         for step_up, scope in step_ups.items():  # kept as "ENDPOINT SCOPE" (config.token_for)
             credentials[f"{peer.card.url} {scope}"] = step_up
         copies.update(spoofs(apps[demo.base_url], card_format, asked.get("copied_to", {})))
+        if asked.get("schemes_at"):  # billing under each scheme a card can declare, and its credentials
+            from peers.demo_auth import under_schemes
+            for base_url, (app, credential) in under_schemes(demo.make, asked["schemes_at"], card_format, log).items():
+                copies[base_url], credentials[app.peer.card.url] = app, credential
     apps.update(copies)  # the rogue's trick 7: a peer's card, copied to look-alike hosts
     return Network(apps, credentials)
 
@@ -136,15 +142,20 @@ def spoofs(app: PeerApp, card_format: WireFormat, copied_to: dict[str, str]) -> 
 class Served:
     """Every app served on 127.0.0.1 (ephemeral ports) until `stop()`, or the end of a
     `with` block. `apps` maps a base URL to its app. `resolve` maps each hostname to
-    (ip, port), which the HTTP transport uses the way `curl --resolve` does."""
+    (ip, port), which the HTTP transport uses the way `curl --resolve` does. With `tls`,
+    each serves https with the DEMO certificate for its name (`ca`: the CA that issued them)."""
 
-    def __init__(self, apps: dict[str, Any]) -> None:
+    ca = os.path.join(os.path.dirname(__file__), "keys", "demo-ca.DEMO-CERT.pem")  # what issued each certificate
+
+    def __init__(self, apps: dict[str, Any], tls: bool = False) -> None:
         from transports.server import PeerServer  # sockets and threads: only when asked for
+        from peers.demo_auth import served_tls
         self.servers: list[Any] = []
         self.resolve: dict[str, tuple[str, int]] = {}
         try:
             for base_url, app in apps.items():
-                server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None).start()
+                context = served_tls(parse_url(base_url).host, app) if tls else None
+                server = PeerServer(app, "127.0.0.1", 0, log=lambda line: None, tls=context).start()
                 self.servers.append(server)
                 self.resolve[parse_url(base_url).host] = server.server_address[:2]
         except OSError:

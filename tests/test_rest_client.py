@@ -172,10 +172,9 @@ def test_a_skill_listing_no_input_modes_takes_the_cards_defaults():
     fetched = read_card(wire_v10, card_offering("JSONRPC", modes=[]))
     assert fetched.card.skills[0].input_modes == ("application/json", "text/plain")
     from peers.support.cards import refusal
-    assert refusal(fetched.card, "process_refund", story.PAYLOAD, holds_credential=True) is None
+    assert refusal(fetched.card, "process_refund", story.PAYLOAD) is None
     listed = read_card(wire_v10, card_offering("JSONRPC", modes=["text/plain"]))
-    assert "takes ['text/plain'], not application/json" in refusal(listed.card, "process_refund", story.PAYLOAD,
-                                                                     holds_credential=True)
+    assert "takes ['text/plain'], not application/json" in refusal(listed.card, "process_refund", story.PAYLOAD)
 
 
 # -- whatever an HTTP+JSON peer answers: one line ------------------------------------------------

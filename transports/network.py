@@ -16,8 +16,11 @@ tests/test_network_client.py:
   never sent twice. Dropped after `Connection: close`, HTTP/1.0, a body ended by close, or
   any error.
 - `resolve` maps a hostname to (ip, port) like `curl --resolve`: a loopback peer this process
-  started, spoken to in plain HTTP with the original Host header. Other https URLs get TLS
-  with the system's CA certificates. `pinned` maps a hostname to the (ip, port) already
+  started, spoken to in plain HTTP with the original Host header, or (`resolved_tls`) in
+  TLS, its name sent (SNI) and checked against its certificate. Other https URLs get TLS
+  with `tls` (a context trusting the CA --ca names) or the system's CA certificates; a host
+  in `client_tls` gets its own context, which presents our client certificate to that
+  host alone (mutual TLS). `pinned` maps a hostname to the (ip, port) already
   checked (a webhook's), so no second DNS answer can move it; TLS is kept, and its name
   sent (SNI) and checked against the certificate as ever. Redirects are never followed (a 3xx is returned), so a
   peer cannot bounce a request, and its credentials, to another host.
@@ -52,15 +55,19 @@ class _Key(NamedTuple):
 class HttpTransport:
     def __init__(self, *, resolve: dict[str, tuple[str, int]] | None = None,
                  timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES, tls: Any = None,
-                 pinned: dict[str, tuple[str, int]] | None = None) -> None:
+                 pinned: dict[str, tuple[str, int]] | None = None, client_tls: dict[str, Any] | None = None,
+                 resolved_tls: bool = False) -> None:
         self.resolve = {host.lower(): addr for host, addr in (resolve or {}).items()}
         self.pinned = {host.lower(): addr for host, addr in (pinned or {}).items()}
         self.timeout, self.max_body = timeout, max_body
         self.label = ("HTTP JSON-RPC over real sockets"
                       + (" (the registry's hostnames mapped to 127.0.0.1, like curl --resolve;"
-                         " plain HTTP there, no TLS)" if resolve else ""))
+                         + (" TLS there, each certificate checked for its name)" if resolved_tls else
+                            " plain HTTP there, no TLS)") if resolve else ""))
         self._connections: dict[_Key, socket.socket] = {}  # kept-alive, by where they go
         self.tls = tls  # an ssl.SSLContext; None: the system's, made on the first https URL
+        self.client_tls = {host.lower(): context for host, context in (client_tls or {}).items()}
+        self.resolved_tls = resolved_tls
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
         return self._exchange("GET", url, None, headers)
@@ -130,12 +137,13 @@ class HttpTransport:
         address = self.pinned.get(host) or self.resolve.get(host, (host, port))
         try:
             sock = _open(*address, deadline)
-            if scheme == "https" and host not in self.resolve:
+            if scheme == "https" and (host not in self.resolve or self.resolved_tls):
                 if self.tls is None:
                     import ssl  # here, not at the top: start-up time matters, most runs never need it
                     self.tls = ssl.create_default_context()
                 sock.settimeout(left(deadline))  # the handshake shares the deadline
-                sock = self.tls.wrap_socket(sock, server_hostname=host.strip("[]"))  # closes sock on failure
+                context = self.client_tls.get(host, self.tls)  # our client certificate, to its host only
+                sock = context.wrap_socket(sock, server_hostname=host.strip("[]"))  # closes sock on failure
         except TimeoutError:
             raise TransportError(f"could not connect to {host}:{port} within "
                                  f"{self.timeout:g}s (timeout)") from None
@@ -199,6 +207,8 @@ def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportErr
     it did): sent=True."""
     if isinstance(exc, MalformedMessage):
         return TransportError(str(exc), sent=True)
+    if "ALERT" in str(getattr(exc, "reason", "")):  # TLS 1.3: a client certificate refused after our Finished
+        return TransportError(f"{_reason(exc)} (our request was never read)")
     if not isinstance(exc, TimeoutError):
         reason = f"the connection broke before a full reply: {_reason(exc)}"
     elif reader.received:
@@ -211,6 +221,15 @@ def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportErr
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused (is the peer running?)"
+    if getattr(exc, "verify_message", None):  # ssl.SSLCertVerificationError: the one line that matters
+        untrusted = "issuer" in exc.verify_message or "self-signed" in exc.verify_message
+        return f"TLS: certificate verify failed: {exc.verify_message}" + (
+            " (--ca names the CA to trust)" if untrusted else "")
+    reason = getattr(exc, "reason", None)
+    if isinstance(reason, str) and exc.__class__.__module__ == "ssl":  # an alert: the peer ended the handshake
+        refused = "ALERT" in reason and ("CERTIFICATE" in reason or reason.endswith("_CA"))
+        said = reason.lower().replace("_", " ")
+        return f"TLS: the peer refused our client certificate ({said})" if refused else f"TLS: {said}"
     if isinstance(exc, socket.gaierror):
         return "unknown host"
     return getattr(exc, "strerror", None) or str(exc) or exc.__class__.__name__

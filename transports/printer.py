@@ -20,7 +20,6 @@ reading the body. A request a peer makes to us (a push to a webhook of ours) cro
 call, so whoever received it hands it to `received`, which shows and records it as the
 frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
 """
-
 import re
 import time
 from itertools import count
@@ -30,10 +29,17 @@ from transports import sse
 from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
 
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
-SECRET_NAMED = re.compile(  # an API key in the header its card names (X-Billing-Key, Api-Token): a secret too
-    r"(?i)(?:^|[-_])(?:api[-_]?key|key|token|secret)$")
-# The same secrets inside a body (a webhook's token, a push config's credentials): shown masked.
-SECRET_FIELDS = re.compile(r'("(?:token|credentials|X-A2A-Notification-Token)"\s*:\s*")(?:[^"\\]|\\.)*"')
+# An API key travels in whatever header a card names: one whose name says it is secret is masked too
+# (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
+SECRET_WORDS = re.compile(r"auth|key|token|secret|password|credential|cookie|session", re.IGNORECASE)
+NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
+# The same secrets inside a body (a webhook's token, a push config's credentials, an OAuth2
+# token answer's tokens): shown masked; and in a form (a token request's client_secret).
+SECRET_FIELDS = re.compile(r'("(?:token|credentials|X-A2A-Notification-Token|access_token|refresh_token|id_token|'
+                           r'client_secret|password)"\s*:\s*")(?:[^"\\]|\\.)*"')
+SECRET_FORM_FIELDS = re.compile(r"(?<![^&\s])((?:client_secret|password|access_token|refresh_token|client_assertion)=)"
+                                r"[^&\s]*")
+FORM = "application/x-www-form-urlencoded"
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 
 
@@ -55,12 +61,23 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
     return "".join(visible(ch) for ch in text)
 
 
+def is_secret_header(name: str) -> bool:
+    """Whether a header carries a credential: Authorization, an API key, a token, a cookie."""
+    lowered = name.lower()
+    return lowered in SECRET_HEADERS or (lowered not in NOT_SECRET and SECRET_WORDS.search(lowered) is not None)
+
+
 def mask(headers: dict[str, str]) -> dict[str, str]:
-    """Hide credentials but keep their scheme: 'Bearer s3cret' -> 'Bearer ****'."""
+    """Hide credentials but keep their scheme: 'Bearer s3cret' -> 'Bearer ****', 'Basic ****'."""
     def hidden(value: str) -> str:
         scheme, _, secret = value.partition(" ")
         return f"{scheme} ****" if secret else "****"
-    return {k: hidden(v) if k.lower() in SECRET_HEADERS or SECRET_NAMED.search(k) else v for k, v in headers.items()}
+    return {k: hidden(v) if is_secret_header(k) else v for k, v in headers.items()}
+
+
+def mask_body(text: str) -> str:
+    """A body's text with the values of its secret fields, JSON or form, shown as ****."""
+    return SECRET_FORM_FIELDS.sub(r"\1****", SECRET_FIELDS.sub(r'\1****"', text))
 
 
 class StopRun(Exception):
@@ -192,9 +209,10 @@ def named_by_path(headers: dict[str, str]) -> bool:
     """Whether a request names its operation by its verb and path (a REST API's way) rather
     than inside its body (JSON-RPC's) or is a document fetched (a card): told by the media
     type it speaks, an API's own JSON (RFC 6839's "+json", A2A's application/a2a+json)
-    where JSON-RPC and a fetched document speak plain application/json."""
-    spoken = header(headers, "Content-Type") or header(headers, "Accept") or ""
-    return spoken.split(";")[0].strip().lower().endswith("+json")
+    or a form (an OAuth2 token request), where JSON-RPC and a fetched document speak plain
+    application/json."""
+    spoken = (header(headers, "Content-Type") or header(headers, "Accept") or "").split(";")[0].strip().lower()
+    return spoken.endswith("+json") or spoken == FORM  # a form: an OAuth2 token request, to its path
 
 
 def _target(url: str) -> str:
@@ -204,7 +222,7 @@ def _target(url: str) -> str:
 
 
 def _text(body: bytes, *, keep_newlines: bool = False) -> str:
-    text = SECRET_FIELDS.sub(r'\1****"', body.decode("utf-8", errors="backslashreplace").rstrip("\n"))
+    text = mask_body(body.decode("utf-8", errors="backslashreplace").rstrip("\n"))
     if len(text) > MAX_SHOWN:
         text = f"{text[:MAX_SHOWN]} ... ({len(text) - MAX_SHOWN} more characters not shown)"
     return escape(text, keep_newlines=keep_newlines)

@@ -193,6 +193,7 @@ class SecurityScheme(NamedTuple):
     token_url: str = ""
     scopes: tuple[tuple[str, str], ...] = ()  # scope -> what it allows, in order
     open_id_connect_url: str = ""
+    location: str = "header"  # apiKey: where the key goes ("header"; a card may say "query", "cookie")
 
 
 class AgentCard(NamedTuple):
@@ -211,6 +212,9 @@ class AgentCard(NamedTuple):
     # What `auth_schemes` names, spelled out, when a server was told how to enforce it
     # (peers/schemes); empty: a "bearer" in auth_schemes is declared as plain HTTP Bearer.
     security_schemes: tuple[SecurityScheme, ...] = ()
+    # Which of them a caller must present: each entry one way in (all the schemes it names);
+    # empty: any one declared scheme.
+    security_requirements: tuple[tuple[str, ...], ...] = ()
 
     @property
     def extensions(self) -> tuple[str, ...]:

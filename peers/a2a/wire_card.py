@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.fields import WireError, field, obj, strings
+from peers.a2a.fields import WireError, field, obj, strings, url
 from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill, SecurityScheme
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
 
@@ -116,12 +116,62 @@ def skills_from_wire(card: dict[str, Any]) -> tuple[AgentSkill, ...]:
     return tuple(skills)
 
 
-def auth_schemes(schemes: Any, is_bearer) -> tuple[str, ...]:
-    """The card's security scheme names, "bearer" for an HTTP bearer scheme, or ("none",)."""
-    found = []
-    for name, scheme in obj(schemes, "securitySchemes").items():
-        found.append("bearer" if is_bearer(obj(scheme, f"securitySchemes.{name}")) else name)
-    return tuple(found) or ("none",)
+def security_from_wire(card: dict[str, Any], version: str) -> dict[str, Any]:
+    """The card's securitySchemes and what it requires of them, read back as
+    `security_to_wire` writes them ("1.0": the proto's oneof wrappers and
+    securityRequirements; "0.3": OpenAPI's, and security), as AgentCard's fields:
+    `auth_schemes` ("bearer" for HTTP Bearer; ("none",) for none), `security_schemes`
+    and `security_requirements`. A scheme of a kind we do not know is kept, typed
+    "unknown", so a caller can say what it would need; a wrong type raises WireError."""
+    declared = []
+    for name, value in obj(card.get("securitySchemes", {}), "securitySchemes").items():
+        where = f"securitySchemes.{name[:40]}."
+        scheme = obj(value, where[:-1])
+        declared.append((_scheme_from_v10 if version == "1.0" else _scheme_from_v03)(name[:100], scheme, where))
+    key = "securityRequirements" if version == "1.0" else "security"
+    required = []
+    for index, requirement in enumerate(field(card, key, list, default=[])):
+        schemes = obj(requirement, f"{key}[{index}]")
+        if version == "1.0":  # {"schemes": {name: {"list": [scope, ...]}}}; 0.3: {name: [scope, ...]}
+            schemes = obj(schemes.get("schemes", {}), f"{key}[{index}].schemes")
+        required.append(tuple(name[:100] for name in schemes))
+    bearer = [scheme.name for scheme in declared if scheme.type == "http" and scheme.scheme.lower() == "bearer"]
+    return {"auth_schemes": tuple("bearer" if s.name in bearer else s.name for s in declared) or ("none",),
+            "security_schemes": tuple(declared), "security_requirements": tuple(required)}
+
+
+def _scheme_from_v10(name: str, scheme: dict[str, Any], where: str) -> SecurityScheme:
+    kind = next((key for key in V10_KINDS if key in scheme), None)
+    inner = obj(scheme[kind], where + kind) if kind else {}
+    return _scheme(name, V10_KINDS.get(kind, "unknown"), inner, f"{where}{kind}.", inner.get("flows"))
+
+
+def _scheme_from_v03(name: str, scheme: dict[str, Any], where: str) -> SecurityScheme:
+    kind = scheme.get("type")
+    return _scheme(name, kind if kind in V10_KINDS.values() else "unknown", scheme, where, scheme.get("flows"))
+
+
+V10_KINDS = {"httpAuthSecurityScheme": "http", "apiKeySecurityScheme": "apiKey", "oauth2SecurityScheme": "oauth2",
+             "openIdConnectSecurityScheme": "openIdConnect", "mtlsSecurityScheme": "mutualTLS"}
+
+
+def _scheme(name: str, kind: str, inner: dict[str, Any], where: str, flows: Any) -> SecurityScheme:
+    """One scheme's fields, each checked; an OAuth2 scheme without a client credentials
+    flow keeps no token URL (the only flow a program acting for itself can use)."""
+    if kind == "http":
+        return SecurityScheme(name, kind, field(inner, "scheme", str, where))
+    if kind == "apiKey":
+        return SecurityScheme(name, kind, key_name=field(inner, "name", str, where),
+                              location=field(inner, "location" if "location" in inner else "in", str, where))
+    if kind == "oauth2":
+        flow = obj(obj(flows, where + "flows").get("clientCredentials", {}), where + "flows.clientCredentials")
+        scopes = obj(flow.get("scopes", {}), where + "flows.clientCredentials.scopes")
+        token_url = url(field(flow, "tokenUrl", str, where), where + "tokenUrl") if flow else ""
+        return SecurityScheme(name, kind, token_url=token_url, scopes=tuple((s, str(m)) for s, m in scopes.items()))
+    if kind == "openIdConnect":
+        return SecurityScheme(name, kind, open_id_connect_url=url(field(inner, "openIdConnectUrl", str, where),
+                                                                  where + "openIdConnectUrl"))
+    return SecurityScheme(name, kind)
 
 
 def security_to_wire(card: AgentCard, version: str) -> dict[str, Any]:
@@ -143,7 +193,7 @@ def _scheme_v10(scheme: SecurityScheme) -> dict[str, Any]:
     if scheme.type == "http":
         return {"httpAuthSecurityScheme": {"scheme": scheme.scheme}}
     if scheme.type == "apiKey":
-        return {"apiKeySecurityScheme": {"location": "header", "name": scheme.key_name}}
+        return {"apiKeySecurityScheme": {"location": scheme.location, "name": scheme.key_name}}
     if scheme.type == "oauth2":
         return {"oauth2SecurityScheme": {"flows": {"clientCredentials": {
             "tokenUrl": scheme.token_url, "scopes": dict(scheme.scopes)}}}}
@@ -156,7 +206,7 @@ def _scheme_v03(scheme: SecurityScheme) -> dict[str, Any]:
     if scheme.type == "http":
         return {"type": "http", "scheme": scheme.scheme.lower()}
     if scheme.type == "apiKey":
-        return {"type": "apiKey", "in": "header", "name": scheme.key_name}
+        return {"type": "apiKey", "in": scheme.location, "name": scheme.key_name}
     if scheme.type == "oauth2":
         return {"type": "oauth2", "flows": {"clientCredentials": {
             "tokenUrl": scheme.token_url, "scopes": dict(scheme.scopes)}}}

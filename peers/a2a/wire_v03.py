@@ -70,12 +70,7 @@ def card_from_wire(document: Any) -> AgentCard:
                      url(field(card, "url", str)), field(card, "version", str, default=""),
                      cards.skills_from_wire(card), streaming=capabilities.get("streaming") is True,
                      push_notifications=capabilities.get("pushNotifications") is True,
-                     auth_schemes=cards.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
-
-
-def _is_bearer(scheme: dict[str, Any]) -> bool:
-    return scheme.get("type") == "http" and isinstance(scheme.get("scheme"), str) \
-        and scheme["scheme"].lower() == "bearer"
+                     **cards.security_from_wire(card, "0.3"))
 
 
 def send_params(message: Message, return_immediately: bool = False,

@@ -84,7 +84,7 @@ def card_from_wire(document: Any) -> AgentCard:
                      endpoint, field(card, "version", str, default=""), cards.skills_from_wire(card),
                      streaming=capabilities.get("streaming") is True,
                      push_notifications=capabilities.get("pushNotifications") is True,
-                     auth_schemes=cards.auth_schemes(card.get("securitySchemes", {}), _is_bearer))
+                     **cards.security_from_wire(card, "1.0"))
 
 
 def interface_url(document: Any, version: str) -> str | None:
@@ -97,12 +97,6 @@ def interface_url(document: Any, version: str) -> str | None:
                 and isinstance(interface.get("url"), str):
             return url(interface["url"], "supportedInterfaces[].url")
     return None
-
-
-def _is_bearer(scheme: dict[str, Any]) -> bool:
-    http = scheme.get("httpAuthSecurityScheme")
-    return isinstance(http, dict) and isinstance(http.get("scheme"), str) \
-        and http["scheme"].lower() == "bearer"
 
 
 def send_params(message: Message, return_immediately: bool = False,

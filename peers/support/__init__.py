@@ -1,6 +1,8 @@
 """Our side of the boundary: the support agent's own modules, around the story in
 a2a_delegation.py. What it knows of a card that the card does not say (`cards`: where it
-was fetched, its signature, our decision to send), its data files (`config`), its own
+was fetched, its signature, our decision to send), its data files (`config`), the
+credentials each card's security scheme takes (`credentials`, with OAuth2 tokens fetched
+by `oauth_tokens`), its own
 copy of the contracts it relies on (`contracts`), the bindings it speaks (JSON-RPC in
 `cards`, HTTP+JSON in `http_json`), reading what a peer sent (`replies`),
 following a delegated task whatever brings its updates (`follow`, with our webhook in

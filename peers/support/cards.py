@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from peers.a2a.model import AgentCard, clip
 from peers.a2a.schema import check
 from peers.a2a.wire_format import WireFormat
+from peers.support.config import token_for
 from transports import jsonrpc, sse
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError
+from transports.printer import is_secret_header
 
 JSONRPC, HTTP_JSON = "JSONRPC", "HTTP+JSON"  # as a card's supportedInterfaces name them
 SPOKEN = {JSONRPC: __name__, HTTP_JSON: "peers.support.http_json"}  # binding -> the module with it
@@ -108,12 +110,35 @@ BINDING = JsonRpc()
 
 def refused(status: int, headers: dict[str, str], url: str) -> HttpRefusal:
     """An HTTP error with no A2A answer in it, saying whether a credential went with it."""
-    sent = "Authorization" in headers
+    sent = any(is_secret_header(name) for name in headers)
     return HttpRefusal(status, credentials_sent=sent,
-                       hint="" if sent else f"give the support agent a token for {url} with --credentials")
+                       hint="" if sent else f"give the support agent a credential for {url} with --credentials")
 
 
-def refusal(card: AgentCard, skill_id: str, payload: Any, *, holds_credential: bool,
+def only_bearer(card: AgentCard) -> bool:
+    """Whether the card asks for nothing but the essay's bearer token, if anything."""
+    return set(card.auth_schemes) <= {"bearer", "none"} and all(
+        scheme.type == "http" and scheme.scheme.lower() == "bearer" for scheme in card.security_schemes)
+
+
+def unheld(card: AgentCard, store: dict[str, Any]) -> str | None:
+    """Why the support agent holds no credential the card asks for, saying what would be
+    needed; None when it holds one, or the card asks for none. A card asking for more
+    than a bearer token is judged by credentials.py, loaded only for such a card."""
+    if only_bearer(card) or not card.security_schemes:  # the essay's card names its schemes, no more
+        required = [scheme for scheme in card.auth_schemes if scheme != "none"]
+        if required and not ("bearer" in required and token_for(store, card.url)):
+            return f"its card requires {clip(required)} and the support agent holds no credential for it"
+        return None
+    from peers.support.credentials import Unheld, choose
+    try:
+        choose(card, store)
+    except Unheld as refusal:
+        return str(refusal)
+    return None
+
+
+def refusal(card: AgentCard, skill_id: str, payload: Any, *, unheld: str | None = None,
             media_type: str = "application/json") -> str | None:
     """Why, by its own card, this agent cannot be sent `payload` for `skill_id`; None if it
     can. Essay: the card is "everything a caller needs to know to decide whether and how to
@@ -126,7 +151,4 @@ def refusal(card: AgentCard, skill_id: str, payload: Any, *, holds_credential: b
     problem = check(payload, skill.input_schema, "payload") if skill.input_schema else None
     if problem:  # seed 000: a payload that breaks the contract never leaves
         return f"the payload breaks its {skill_id!r} skill's input contract: {problem}"
-    required = [scheme for scheme in card.auth_schemes if scheme != "none"]
-    if required and not ("bearer" in required and holds_credential):
-        return f"its card requires {clip(required)} and the support agent holds no credential for it"
-    return None
+    return unheld  # the auth: a credential we hold for what the card asks (`unheld` says why not)

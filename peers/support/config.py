@@ -80,8 +80,8 @@ ALLOWED = _entry("name", "endpoint")
 ALLOWED["properties"]["publicKey"] = {"type": "object"}  # optional: a JWK its card must be signed by
 ALLOWLIST = {"type": "object", "properties": {"trusted": _list_of(ALLOWED)},
              "required": ["trusted"], "additionalProperties": False}
-TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}},
-          "required": ["tokens"], "additionalProperties": False}
+TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}, "credentials": {"type": "object"}},
+          "additionalProperties": False}
 
 
 def load_registry(path: str) -> list[str]:
@@ -110,10 +110,11 @@ def _pinned(jwk: Any, where: str, path: str) -> Any:
         raise ConfigError(f"{path}: {where}: {exc}") from None
 
 
-def load_credentials(options: Any) -> dict[str, str]:
+def load_credentials(options: Any) -> dict[str, Any]:
     """The support agent's own credential store, from --credentials (a file of
-    {"tokens": {endpoint URL: bearer token}}) and --token-env (one token for the origins of
-    the --peer agents). Keyed by the audience a token was issued for, so a token is only
+    {"tokens": {endpoint URL: bearer token}}, and {"credentials": {endpoint URL: {...}}}
+    for the other schemes: credentials.py) and --token-env (one token for the origins of
+    the --peer agents). Keyed by the audience a credential was issued for, so it is only
     ever sent there: never to another host, and never inside a JSON-RPC payload."""
     tokens = _tokens_file(options.credentials) if options.credentials else {}
     if options.token_env:
@@ -159,13 +160,21 @@ def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:
             + json.dumps({"name": card.name, "endpoint": card.url}))
 
 
-def _tokens_file(path: str) -> dict[str, str]:
-    tokens = {endpoint: token for endpoint, token in _load(path, TOKENS)["tokens"].items()
-              if not endpoint.startswith("_")}  # "_" keys are notes, as everywhere
+def _tokens_file(path: str) -> dict[str, Any]:
+    doc = _without_notes(_load(path, TOKENS))  # "_" keys are notes, as everywhere
+    if not doc:
+        raise ConfigError(f'{path}: holds neither "tokens" nor "credentials"')
+    tokens = doc.get("tokens", {})
     for endpoint, token in tokens.items():
         _url(endpoint, f"tokens[{endpoint[:60]!r}]", path)
         _check_token(token, f"{path}: the token for {endpoint}")
-    return tokens
+    if "credentials" not in doc:
+        return tokens
+    from peers.support.credentials import read_held  # only a store with more than bearer tokens needs it
+    held = read_held(doc["credentials"], path)
+    for endpoint, token in tokens.items():  # one endpoint in both: its bearer token joins the rest
+        held[endpoint] = held[endpoint]._replace(bearer=token) if endpoint in held else token
+    return held
 
 
 def _check_token(token: Any, what: str) -> None:

@@ -38,8 +38,10 @@ FLAGS = (
          "registry.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
     Flag("--allowlist", None, "which peers are trusted, by card name and endpoint (default: "
          "the allowlist.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
-    Flag("--credentials", None, 'the support agent\'s tokens, {"tokens": {endpoint: token}}; each '
-         "is sent only to its own endpoint (default: $A2A_CREDENTIALS)", options={"metavar": "PATH"}),
+    Flag("--credentials", None, 'the support agent\'s tokens, {"tokens": {endpoint: token}}, and other '
+         'credentials, {"credentials": {endpoint: {"apiKey" | "basic" | "oauth2" | "clientCertificate": ...}}} '
+         "(README: Authentication); each sent only to its own endpoint (default: $A2A_CREDENTIALS)",
+         options={"metavar": "PATH"}),
     Flag("--allow-untrusted", [], "delegate to this peer even though it is not allowlisted; its "
          "output is tagged UNTRUSTED and kept apart (repeatable)",
          options={"action": "append", "metavar": "NAME"}),
@@ -50,8 +52,10 @@ FLAGS = (
          "agents: sent only to their own origin, never given on the command line",
          options={"metavar": "VAR"}),
     Flag("--transport", "in-process", "in-process: the shim, no sockets (default); http: serve the "
-         "demo peers on 127.0.0.1 and talk to every peer over real HTTP",
-         options={"choices": ["in-process", "http"]}),
+         "demo peers on 127.0.0.1 and talk to every peer over real HTTP; https: the same over real TLS, "
+         "each certificate checked (against the demo CA, or --ca)", options={"choices": ["in-process", "http", "https"]}),
+    Flag("--ca", None, "trust the https peers whose certificates this CA (a PEM file) issued, instead of the "
+         "system's CAs (or, with --transport https, the demo CA)", options={"metavar": "FILE"}),
     Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
          "others, what each card declares)", options={"choices": list(NAMES)}),
@@ -200,7 +204,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
         parser.error("--llm-url needs --llm-model")
     if options.replay:  # a saved run, printed again: the flags of a live run stay as given (ignored())
         return
-    if options.peer:
+    if options.peer and options.transport == "in-process":
         options.transport = "http"  # a real agent is reached over the network
     if options.token_env and not os.environ.get(options.token_env):
         parser.error(f"--token-env {options.token_env}: that environment variable is not set")

@@ -13,9 +13,10 @@ from typing import Any, Callable
 
 from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
-from peers.support.cards import JSONRPC, FetchedCard, chosen
+from peers.support.cards import JSONRPC, FetchedCard, Unspeakable, chosen
 from peers.support.contracts import CONTRACTS
 from transports.codec import loads_strict
+from transports.base import parse_url
 from transports.errors import ProtocolViolation
 
 
@@ -55,6 +56,12 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
                                     f"{wanted.NAME} that --wire asked for")
         offered, spoken = [(JSONRPC, other, None)], wanted
     speaking, endpoint = chosen(offered, binding)
+    fetched_over, sent_over = (parse_url(where) for where in (fetched_from, endpoint))
+    if fetched_over is not None and sent_over is not None and fetched_over.scheme != sent_over.scheme:
+        # Spec 7.1: a card read in the clear could have been altered on its way; frames sent in
+        # the clear after a card read over TLS lose what TLS was for. Either way: nothing is sent.
+        raise Unspeakable(f"the card was fetched over {fetched_over.scheme} but sends frames over "
+                          f"{sent_over.scheme} ({endpoint[:80]}): a downgrade, refused")
     defaults = _modes(document.get("defaultInputModes"))
     card = card._replace(url=endpoint, skills=tuple(
         skill._replace(input_modes=skill.input_modes or defaults,

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
         def serve(self, options: Any, card_format: Any, *, say: Callable[..., None],
                   fail: Callable[[str], None]) -> int: ...
 
-        def Served(self, apps: dict[str, Any]) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
+        def Served(self, apps: dict[str, Any], tls: bool = False) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
 
     class Watch(Protocol):
         """Something following a run from outside the terminal (the web page): the Console the
@@ -98,6 +98,9 @@ class Session:
                 + flags.peer_card_urls(options)  # --peer: agents added to this run
             allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
             credentials = {**load_credentials(options), **(watch.credentials if watch is not None else {})}
+            if options.ca:  # a CA file that cannot be used is one line now, not a failed handshake later
+                from peers.support.credentials import trusting
+                trusting(options.ca)
             generate = scenarios.generator(options)  # --request: the model that chooses
             # The demo peers serve the card of --wire, with what the lesson asks of them; a
             # token made for billing goes to our credential store, as a platform provisions one.
@@ -106,24 +109,39 @@ class Session:
         except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
             console.say(str(exc), Kind.ERROR)
             return 2
-        return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **credentials},
+        provisioned = {url: held for url, held in network.credentials.items() if isinstance(held, dict)}
+        if provisioned:  # a lesson's credentials beyond bearer tokens, spelled as in a credentials file
+            from peers.support.credentials import read_held
+            provisioned = read_held(provisioned, "the demo network")
+        return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **provisioned, **credentials},
                    {**network.apps, **scenarios.own_apps(options)}, generate, watch)
 
     @contextlib.contextmanager
     def over_http(self, transport: Transport) -> Iterator[Transport]:
         """`transport` as it is; with --transport http, the same apps served on 127.0.0.1
-        and reached over real HTTP instead, until the run ends."""
-        if self.options.transport != "http":
+        and reached over real HTTP instead, until the run ends; with https, over real TLS,
+        each name checked against its certificate, issued by the demo CA (or --ca's)."""
+        if self.options.transport not in ("http", "https"):
             yield transport
             return
         from transports.network import HttpTransport
-        served = self.demo.Served(self.apps)
-        http = HttpTransport(resolve=served.resolve, timeout=self.options.timeout or flags.HTTP_TIMEOUT)
+        https, ca = self.options.transport == "https", self.options.ca
+        served = self.demo.Served(self.apps, tls=https)
+        http = HttpTransport(resolve=served.resolve, timeout=self.options.timeout or flags.HTTP_TIMEOUT,
+                             resolved_tls=https, **self.tls(ca or (served.ca if https else None)))
         try:
             yield http
         finally:
             http.close()
             served.stop()
+
+    def tls(self, ca: str | None) -> dict[str, Any]:
+        """How the HTTP transport checks https peers (trusting `ca`; None: the system's CAs)
+        and presents the client certificates our store holds, each to its own host only."""
+        if ca is None and all(isinstance(held, str) or held.certificate is None for held in self.credentials.values()):
+            return {}  # nothing asked of TLS beyond the defaults: ssl is loaded only for an https URL
+        from peers.support.credentials import client_tls, trusting
+        return {"tls": trusting(ca), "client_tls": client_tls(self.credentials, ca)}
 
     def printer_of(self, transport: Transport) -> FramePrinter:
         """The frame printer over `transport`: every frame that crosses it is shown (with
@@ -144,7 +162,7 @@ class Session:
         return {"allow_untrusted": tuple(options.allow_untrusted), "wire_name": options.wire,
                 "binding": options.binding and options.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
                 "stream": options.stream, "no_wait": "push" if options.push else "poll" * options.no_wait,
-                "patience": options.timeout or flags.HTTP_TIMEOUT}
+                "patience": options.timeout or flags.HTTP_TIMEOUT, "verbose": options.verbose}
 
     def tell(self, agent: SupportAgent, printer: FramePrinter,
              story: Callable[[SupportAgent, list[str]], list[Outcome]]) -> int:

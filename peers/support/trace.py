@@ -22,7 +22,7 @@ from peers.a2a import wire_format
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
-from transports.printer import SECRET_FIELDS, Frame, escape, named_by_path
+from transports.printer import Frame, escape, mask_body, named_by_path
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
@@ -51,7 +51,7 @@ class Recorder:
         self._add({"kind": kind, **data})
 
     def frame(self, frame: Frame) -> None:
-        body = SECRET_FIELDS.sub(r'\1****"', frame.body.decode("utf-8", errors="backslashreplace"))
+        body = mask_body(frame.body.decode("utf-8", errors="backslashreplace"))
         binding = None  # "HTTP+JSON" for a REST exchange: its request line, not its body, names the method
         parsed = _json(frame.body)
         origin = parse_url(frame.sender or frame.url).origin  # every URL that crossed a transport parses

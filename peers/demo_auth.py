@@ -1,0 +1,65 @@
+"""The demo network's security beyond billing's bearer token: TLS certificates, and every scheme.
+
+Spec 4.5 (SecurityScheme), 7.1 (TLS). For --transport https each demo host serves the
+DEMO certificate that names it (peers/keys, every one issued by the demo CA), and a peer
+whose scheme is mutual TLS asks for a client certificate from that CA (`served_tls`). For
+a lesson, billing is also served under each scheme a card can declare, at base URLs the
+lesson names (`under_schemes`), each with a fresh secret that is provisioned to the support
+agent's store as plain data, the way a platform provisions a credential: an API key, a
+Basic pair, OAuth2 client credentials, our DEMO client certificate. Not here: the
+schemes themselves (peers/schemes), serving (demo.py), the support agent's side.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from peers.a2a.wire_format import WireFormat
+from peers.app import PeerApp, new_token
+
+KEYS = os.path.join(os.path.dirname(__file__), "keys")
+DEMO_CA = os.path.join(KEYS, "demo-ca.DEMO-CERT.pem")
+# Whose DEMO certificate (peers/keys/NAME.DEMO-TLS-CERT.pem) each demo host serves: billing's own
+# names (".name": any host below it), the rogue's (its look-alike domains too: anyone can get a
+# certificate for a name they own), and the support agent's tool server.
+TLS_NAMES = {"billing-agent": ("billing.acme.example", ".billing.acme.example"),
+             "refund-bot-9000": ("refunds-r-us.example", "billing-acme.example", "billing.acme-payments.example",
+                                 "acme-billing.example"),
+             "support-agent": ("tools.support.example",)}
+OUR_CLIENT_CERTIFICATE = {"certificate": os.path.join(KEYS, "support-agent.DEMO-CLIENT-CERT.pem"),
+                          "key": os.path.join(KEYS, "support-agent.DEMO-CLIENT-KEY.pem")}
+
+
+def served_tls(host: str, app: Any) -> Any:
+    """The server TLS context for `host`: the DEMO certificate whose names cover it, asking
+    for a client certificate from the demo CA when the app's scheme is mutual TLS."""
+    from transports import tls
+    owner = next((owner for owner, names in TLS_NAMES.items()
+                  if any(host == name or name.startswith(".") and host.endswith(name) for name in names)), None)
+    if owner is None:
+        raise ValueError(f"no DEMO certificate names {host}: --transport https serves only the demo's hosts")
+    scheme = app.scheme if isinstance(app, PeerApp) else None
+    client_ca = DEMO_CA if scheme is not None and scheme.declared.type == "mutualTLS" else None
+    return tls.server_context(os.path.join(KEYS, f"{owner}.DEMO-TLS-CERT.pem"),
+                              os.path.join(KEYS, f"{owner}.DEMO-TLS-KEY.pem"), client_ca)
+
+
+def under_schemes(make: Callable[..., Any], schemes_at: dict[str, str], card_format: WireFormat,
+                  log: Callable[[str], None]) -> dict[str, tuple[PeerApp, dict[str, Any]]]:
+    """base URL -> (billing served there under that scheme, the credential for its endpoint,
+    as a credentials file spells it). Raises ValueError for a scheme there is none of."""
+    from peers.demo import demo_key
+    from peers.schemes import KINDS
+    from peers.serving import scheme_for
+    served = {}
+    for base_url, kind in schemes_at.items():
+        if kind not in KINDS or kind == "bearer":
+            raise ValueError(f"the demo network serves billing under {', '.join(KINDS[1:])}, not {kind!r}")
+        secret = None if kind == "mtls" else new_token() if kind == "apikey" else f"support-agent:{new_token()}"
+        peer = make(base_url, allow_private_webhooks=True, log=lambda line, url=base_url: log(f"[{url}] {line}"))
+        failed: list[str] = []
+        scheme, _ = scheme_for(kind, secret, base_url, peer, demo_key("billing-agent"), failed.append)
+        credential = {"apikey": {"apiKey": secret}, "basic": {"basic": secret}, "oauth2": {"oauth2": secret},
+                      "oidc": {"oauth2": secret}}.get(kind, {"clientCertificate": OUR_CLIENT_CERTIFICATE})
+        served[base_url] = (PeerApp(peer, card_format, scheme=scheme, log=log), credential)
+    return served

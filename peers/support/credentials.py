@@ -1,0 +1,249 @@
+"""The support agent's credentials beyond a bearer token, and which one a card's scheme takes.
+
+Spec 4.5 (SecurityScheme) and section 7 (authentication): a card declares how a caller
+must prove who it is; the proof comes from the caller's own store, never from the card.
+The store (--credentials, config.py) is keyed by the endpoint a credential was issued
+for, as bearer tokens always were: a `Held` per endpoint, with any of a bearer token,
+an API key, a Basic user and password, OAuth2 client credentials, a client certificate.
+`credential_for(card, store)` takes the card's requirements in its order and uses the
+first whose every scheme we hold a credential for, saying why; an OAuth2 or OpenID
+Connect scheme gets its access token from the token endpoint (oauth_tokens.py). A
+client certificate is presented in the TLS handshake, by the context `client_tls` makes
+for that endpoint's host only. Holding nothing the card asks for is `Unheld`: one line
+saying what would be needed. Not here: the essay's bearer token, which the story sends
+without loading this module (config.token_for); fetching tokens (oauth_tokens.py).
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from peers.a2a.model import AgentCard, SecurityScheme
+from peers.support.config import ConfigError
+from transports.base import Transport, parse_url
+from transports.errors import PeerError
+from transports.printer import is_secret_header
+
+MAX_SECRET = 4096  # characters of any one secret in the file: more is a mistake, not a key
+KINDS = ("bearer", "apiKey", "basic", "oauth2", "tokenUrl", "clientCertificate")  # a file entry's keys
+
+
+class Held(NamedTuple):
+    """What our store holds for one endpoint (a plain string in the store: a bearer token)."""
+
+    bearer: str | None = None
+    api_key: str | None = None
+    basic: tuple[str, str] | None = None  # user, password
+    client: tuple[str, str] | None = None  # OAuth2 client id, client secret
+    token_url: str | None = None  # the token endpoint the client secret may go to, when not the agent's origin
+    certificate: tuple[str, str] | None = None  # the client certificate's PEM file and its key's
+
+
+class Attached(NamedTuple):
+    """What goes with a request to the card's endpoint, and why: headers, and a client
+    certificate the transport presents (its files), if the scheme is mutual TLS."""
+
+    schemes: tuple[str, ...]  # the card's names for the schemes used
+    headers: dict[str, str]
+    certificate: tuple[str, str] | None
+    why: str  # one line, for --verbose
+
+
+class Unheld(PeerError):
+    """The card asks for a credential our store does not hold: nothing was sent."""
+
+    def retry_advice(self) -> str:
+        return "nothing was sent; add the credential to --credentials and run again"
+
+
+def held_for(store: dict[str, Any], endpoint: str) -> Held:
+    """What the store holds for `endpoint` (or its origin): a bearer token alone is a string."""
+    url = parse_url(endpoint)
+    found = store.get(endpoint) or (store.get(url.origin) if url else None)
+    return found if isinstance(found, Held) else Held(bearer=found if isinstance(found, str) else None)
+
+
+def requirements(card: AgentCard) -> list[tuple[SecurityScheme, ...]]:
+    """Each way in the card offers, in its order: the schemes a caller presents together.
+    A card that declares no scheme objects (the essay's) names bearer, or nothing."""
+    declared = {scheme.name: scheme for scheme in card.security_schemes}
+    if not declared:  # the essay's card: names only, of which we know bearer
+        return [(SecurityScheme(name, "http", "Bearer") if name == "bearer" else SecurityScheme(name, "unknown"),)
+                for name in card.auth_schemes if name != "none"]
+    listed = card.security_requirements or tuple((name,) for name in declared)
+    unknown = SecurityScheme("?", "unknown")  # a requirement naming an undeclared scheme cannot be met
+    return [tuple(declared.get(name, unknown._replace(name=name)) for name in names) for names in listed]
+
+
+def needs(scheme: SecurityScheme) -> str:
+    """What a scheme asks a caller to hold, in a few words."""
+    kind = (scheme.type, scheme.scheme.lower())
+    return {("http", "bearer"): "a bearer token", ("http", "basic"): "a Basic user and password",
+            ("apiKey", ""): f"an API key, in the {scheme.key_name[:40]} {scheme.location[:20]}",
+            ("oauth2", ""): "an OAuth2 client id and secret, " + (
+                f"for a token from {scheme.token_url[:80]}" if scheme.token_url else "but no client credentials flow"),
+            ("openIdConnect", ""): "an OAuth2 client id and secret, for a token from the endpoint "
+                                   f"{scheme.open_id_connect_url[:80]} names",
+            ("mutualTLS", ""): "a client certificate"}.get(kind if scheme.type == "http" else (scheme.type, ""),
+                                                           f"a {scheme.type[:40]} credential, which we cannot use")
+
+
+def _usable(scheme: SecurityScheme, held: Held) -> bool:
+    kind = scheme.type + ":" + scheme.scheme.lower() if scheme.type == "http" else scheme.type
+    return bool({"http:bearer": held.bearer, "http:basic": held.basic,
+                 # in a header, and one the printer knows to mask (its name says key, token, auth ...)
+                 "apiKey": held.api_key and scheme.location == "header" and is_secret_header(scheme.key_name),
+                 "oauth2": held.client and scheme.token_url, "openIdConnect": held.client,
+                 "mutualTLS": held.certificate}.get(kind))
+
+
+def choose(card: AgentCard, store: dict[str, Any]) -> tuple[SecurityScheme, ...]:
+    """The schemes we will present to `card`'s agent: the first of its requirements we hold
+    every credential for; () for a card that requires none. Raises Unheld, saying what
+    would be needed, when we hold none of them."""
+    ways = requirements(card)
+    if not ways:
+        return ()
+    held = held_for(store, card.url)
+    for way in ways:
+        if all(_usable(scheme, held) for scheme in way):
+            return way
+    wanted = " or ".join(" and ".join(f"{scheme.name[:40]} ({needs(scheme)})" for scheme in way) for way in ways[:4])
+    keys = [s for way in ways for s in way if s.type == "apiKey"]
+    hint = " (we send an API key only in a header: a URL ends up in logs)" if any(
+        s.location != "header" for s in keys) else " (we send an API key only in a header whose name says it " \
+        "is secret, so that printed frames mask it)" if any(not is_secret_header(s.key_name) for s in keys) else ""
+    raise Unheld(f"its card requires {wanted}, and the support agent holds none for {card.url[:120]} "
+                 f"in --credentials{hint}")
+
+
+def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport | None = None,
+                   cache: dict[Any, Any] | None = None) -> Attached:
+    """What proves who we are to `card`'s agent, from `store` (endpoint -> a bearer token or
+    a Held): the headers to send and the client certificate to present, and why. An OAuth2
+    or OpenID Connect token is fetched through `transport` (its frames are printed like any
+    other) and kept in `cache` until it expires. Raises Unheld, or a PeerError of the token
+    endpoint's. The web page calls this with a store it keeps in memory."""
+    way = choose(card, store)
+    held, headers, certificate, said = held_for(store, card.url), {}, None, []
+    for scheme in way:
+        kind = scheme.type + ":" + scheme.scheme.lower() if scheme.type == "http" else scheme.type
+        if kind == "http:bearer":
+            headers["Authorization"] = f"Bearer {held.bearer}"
+            said.append("our bearer token, in Authorization: Bearer")
+        elif kind == "http:basic":
+            import base64
+            pair = f"{held.basic[0]}:{held.basic[1]}".encode()
+            headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
+            said.append(f"our user {held.basic[0][:40]!r} and password, in Authorization: Basic")
+        elif kind == "apiKey":
+            headers[scheme.key_name] = held.api_key
+            said.append(f"our API key, in the {scheme.key_name[:40]} header")
+        elif kind in ("oauth2", "openIdConnect"):
+            from peers.support.oauth_tokens import access_token
+            if transport is None:
+                raise Unheld("an OAuth2 token is fetched from the token endpoint, and no transport was given")
+            token, source = access_token(scheme, held, card.url, transport, {} if cache is None else cache)
+            headers["Authorization"] = f"Bearer {token}"
+            said.append(f"an access token for our client {held.client[0][:40]!r} ({source}), in Authorization: Bearer")
+        else:  # mutualTLS: the transport presents it in the handshake (client_tls)
+            certificate = held.certificate
+            said.append(f"our client certificate {held.certificate[0][-60:]}, in the TLS handshake")
+    if not way and held.bearer:  # issued for this very endpoint: sent, as the essay's token always was
+        headers["Authorization"] = f"Bearer {held.bearer}"
+    why = (f"[auth] {card.name[:60]!r} requires {' and '.join(s.name[:40] for s in way)} "
+           f"({', '.join(needs(s) for s in way)}): we send " + "; ".join(said)) if way else \
+        f"[auth] {card.name[:60]!r} declares no security scheme: we send " + (
+            "the bearer token our store holds for its endpoint" if held.bearer else "no credential")
+    return Attached(tuple(scheme.name for scheme in way), headers, certificate, why)
+
+
+def read_held(entries: dict[str, Any], path: str) -> dict[str, Any]:
+    """The file's "credentials" object: endpoint URL -> {"bearer", "apiKey", "basic":
+    "USER:PASSWORD", "oauth2": "CLIENT-ID:CLIENT-SECRET", "tokenUrl", "clientCertificate":
+    {"certificate": FILE, "key": FILE}} (any of them), each checked, as Held; ConfigError, one line."""
+    store = {}
+    for endpoint, entry in entries.items():
+        where = f"{path}: credentials[{endpoint[:60]!r}]"
+        if parse_url(endpoint) is None:
+            raise ConfigError(f"{where} must be keyed by an http(s) URL")
+        if not isinstance(entry, dict) or not entry or set(entry) - set(KINDS):
+            raise ConfigError(f"{where} must be an object of some of {', '.join(KINDS)}")
+        texts = {kind: _secret(entry[kind], f"{where}.{kind}") for kind in KINDS[:5] if kind in entry}
+        store[endpoint] = Held(texts.get("bearer"), texts.get("apiKey"),
+                               _pair(texts.get("basic"), f"{where}.basic", "USER:PASSWORD"),
+                               _pair(texts.get("oauth2"), f"{where}.oauth2", "CLIENT-ID:CLIENT-SECRET"),
+                               _token_url(texts.get("tokenUrl"), endpoint, where),
+                               _certificate(entry.get("clientCertificate"), f"{where}.clientCertificate"))
+    return store
+
+
+def _secret(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_SECRET or not value.isascii() \
+            or not value.isprintable() or value != value.strip():
+        raise ConfigError(f"{where} must be printable ASCII of 1 to {MAX_SECRET} characters, not padded "
+                          "(it travels in a header)")
+    return value
+
+
+def _pair(value: str | None, where: str, form: str) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    first, colon, second = value.partition(":")
+    if not colon or not first or not second:
+        raise ConfigError(f"{where} must be {form}: two parts, the first without a colon")
+    return first, second
+
+
+def _token_url(value: str | None, endpoint: str, where: str) -> str | None:
+    if value is not None and (parse_url(value) is None or parse_url(value).origin == parse_url(endpoint).origin
+                              and parse_url(value).path == parse_url(endpoint).path):
+        raise ConfigError(f"{where}.tokenUrl must be an http(s) URL other than the endpoint itself")
+    return value
+
+
+def _certificate(value: Any, where: str) -> tuple[str, str] | None:
+    """The PEM files of a client certificate and its key, tried now, so a wrong file is
+    one line before any frame rather than a failed handshake later."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"certificate", "key"} or not all(
+            isinstance(name, str) and name for name in value.values()):
+        raise ConfigError(f'{where} must be {{"certificate": FILE, "key": FILE}} (PEM files)')
+    import ssl  # only a store that holds a client certificate needs it
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(value["certificate"], value["key"])
+    except (OSError, ssl.SSLError) as exc:
+        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc.__class__.__name__
+        raise ConfigError(f"{where}: cannot use {value['certificate'][:80]} with {value['key'][:80]}: "
+                          f"{str(reason).lower().replace('_', ' ')}") from None
+    return value["certificate"], value["key"]
+
+
+def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:
+    """host -> the TLS context to reach it with, for each endpoint we hold a client
+    certificate for: it trusts `ca` (None: the system's CAs) and presents that certificate,
+    to that host only. ConfigError for a CA file that cannot be used."""
+    import ssl
+    contexts = {}
+    for endpoint, held in store.items():
+        if isinstance(held, Held) and held.certificate is not None and parse_url(endpoint) is not None:
+            context = trusting(ca)
+            context.load_cert_chain(*held.certificate)
+            # TLS 1.2: a server refusing the certificate then says so in the handshake, before any
+            # byte of a request; in 1.3 it may hang up after our first request is on its way.
+            context.maximum_version = ssl.TLSVersion.TLSv1_2
+            contexts[parse_url(endpoint).host] = context
+    return contexts
+
+
+def trusting(ca: str | None) -> Any:
+    """A client TLS context that checks server certificates and names against `ca` (a PEM
+    file of one or more CA certificates; None: the system's). ConfigError, one line."""
+    import ssl
+    try:
+        return ssl.create_default_context(cafile=ca)
+    except (OSError, ssl.SSLError) as exc:
+        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc.__class__.__name__
+        raise ConfigError(f"--ca {str(ca)[:80]}: cannot use it as a CA certificate file: "
+                          f"{str(reason).lower().replace('_', ' ')}") from None
+

@@ -1,0 +1,127 @@
+"""An OAuth2 access token for our client: fetched with client credentials, kept until it expires.
+
+RFC 6749 section 4.4 (the client credentials grant; the client authenticated by HTTP
+Basic, 2.3.1) and 5.1 and 5.2 (the token endpoint's answer and errors); OpenID Connect
+Discovery 1.0 section 4 (the document whose `token_endpoint` we use). Spec 4.5
+(OAuth2SecurityScheme, OpenIdConnectSecurityScheme). The requests go through the
+transport the story speaks through, so they are printed (masked) like every frame.
+
+What the token endpoint answers is hostile until checked: a status other than 200, a
+body that is not JSON or over MAX_ANSWER bytes, no `access_token`, a `token_type` other
+than Bearer, an `expires_in` that is not a positive whole number: one line each
+(`TokenRefused`, or the transport's TransportError for one that is slow or endless). The
+client secret goes only to a token endpoint at the agent's own origin, or the one our
+store names for it, never to the agent's endpoint itself, and never from https down to
+http. A token is kept per token endpoint and client until shortly before it expires,
+then fetched once more. Not here: refresh tokens, other grants, checking the token
+(that is the agent's to do).
+"""
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any, Callable
+from urllib.parse import urlencode
+
+from peers.a2a.model import SecurityScheme
+from peers.support.config import same_endpoint
+from peers.support.credentials import MAX_SECRET, Held, Unheld
+from peers.support.replies import read_json
+from transports.base import Transport, parse_url
+from transports.errors import PeerError
+from transports.printer import escape
+
+MAX_ANSWER = 16 * 1024  # bytes: a token answer, or a discovery document, is a few hundred
+MARGIN = 5.0  # seconds before expiry a kept token is renewed: it must not expire on its way
+LONGEST = 24 * 3600  # seconds a token is kept at most, whatever expires_in says
+
+
+class TokenRefused(PeerError):
+    """The token endpoint (or the discovery document) gave us no usable token: nothing was
+    sent to the agent."""
+
+    def retry_advice(self) -> str:
+        return "nothing was sent to the agent, so a retry is safe once the token endpoint gives a usable token"
+
+
+def access_token(scheme: SecurityScheme, held: Held, endpoint: str, transport: Transport,
+                 cache: dict[Any, Any], clock: Callable[[], float] = time.monotonic) -> tuple[str, str]:
+    """A bearer token for `held`'s client at the agent `endpoint`, as `scheme` says where
+    to get it, and where it came from (for --verbose): kept in `cache` until it expires."""
+    token_url = _token_endpoint(scheme, held, endpoint, transport, cache)
+    kept = cache.get(("token", token_url, held.client[0]))
+    if kept is not None and clock() < kept[1]:
+        return kept[0], f"kept since it was fetched from {token_url}"
+    form = {"grant_type": "client_credentials"}
+    if scheme.scopes:  # the scopes the card lists for this scheme; none: the server's default
+        form["scope"] = " ".join(scope for scope, _ in scheme.scopes)
+    pair = base64.b64encode(f"{held.client[0]}:{held.client[1]}".encode()).decode()
+    response = transport.post(token_url, urlencode(form).encode(), {
+        "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json",
+        "Authorization": f"Basic {pair}"})  # RFC 6749 2.3.1: the way every server must take
+    answer = _answer(response, "the token endpoint", token_url)
+    token, kind, lifetime = answer.get("access_token"), answer.get("token_type"), answer.get("expires_in")
+    if not isinstance(token, str) or not 0 < len(token) <= MAX_SECRET or not token.isascii() \
+            or not token.isprintable() or " " in token:
+        raise TokenRefused(f"the token endpoint {token_url} answered no usable access_token")
+    if not isinstance(kind, str) or kind.lower() != "bearer":
+        raise TokenRefused(f"the token endpoint {token_url} issued a {escape(str(kind)[:20])!r} token, not Bearer")
+    if lifetime is not None and (not isinstance(lifetime, int) or isinstance(lifetime, bool) or lifetime <= 0):
+        raise TokenRefused(f"the token endpoint {token_url} gave expires_in {escape(str(lifetime)[:20])}, "
+                           "not a positive number of seconds")
+    lifetime = min(lifetime or 0, LONGEST)  # none said: used for this request only
+    cache[("token", token_url, held.client[0])] = (token, clock() + max(lifetime - MARGIN, lifetime / 2))
+    return token, f"fetched from {token_url}, for {lifetime} s" if lifetime else f"fetched from {token_url}"
+
+
+def _token_endpoint(scheme: SecurityScheme, held: Held, endpoint: str, transport: Transport,
+                    cache: dict[Any, Any]) -> str:
+    """Where the client secret goes: the card's tokenUrl, or the token_endpoint of its
+    OpenID discovery document (read once a run), if it may go there at all."""
+    if scheme.type == "oauth2":
+        return _may_go(scheme.token_url, held, endpoint, "its tokenUrl")
+    discovery = _may_go(scheme.open_id_connect_url, held, endpoint, "its OpenID discovery document")
+    if ("discovery", discovery) not in cache:
+        document = _answer(transport.get(discovery, {"Accept": "application/json"}), "the discovery document",
+                           discovery)
+        named = document.get("token_endpoint")
+        if not isinstance(named, str) or parse_url(named) is None:
+            raise TokenRefused(f"the discovery document at {discovery} names no token_endpoint URL")
+        cache[("discovery", discovery)] = named
+    return _may_go(cache[("discovery", discovery)], held, endpoint, "the token_endpoint its discovery names")
+
+
+def _may_go(url: str, held: Held, endpoint: str, what: str) -> str:
+    """`url`, if our client's secret may be sent there (or asked there, for discovery);
+    else Unheld, saying why, before anything is sent."""
+    where, agent = parse_url(url), parse_url(endpoint)
+    pinned = parse_url(held.token_url) if held.token_url else None
+    if where is None or agent is None:
+        raise Unheld(f"the card names {what} as {escape(url[:80])!r}, not an http(s) URL")
+    if same_endpoint(url, endpoint):
+        raise Unheld(f"the card names {what} as the agent's own endpoint: the client secret never goes there")
+    if agent.scheme == "https" and where.scheme != "https":
+        raise Unheld(f"the card names {what} over http for an https agent: the client secret is not sent "
+                     "in the clear")
+    if where.origin not in (agent.origin, pinned.origin if pinned else None):
+        raise Unheld(f"the card names {what} at {where.origin[:80]}, not at the agent's origin {agent.origin}: "
+                     "name that token endpoint as tokenUrl in --credentials to trust it")
+    return url
+
+
+def _answer(response: Any, what: str, url: str) -> dict[str, Any]:
+    """A token endpoint's (or discovery document's) JSON object, or TokenRefused in one line."""
+    body = response.body if isinstance(response.body, bytes) else b""
+    if len(body) > MAX_ANSWER:
+        raise TokenRefused(f"{what} at {url} answered {len(body)} bytes, over the {MAX_ANSWER}-byte limit")
+    if response.status != 200:  # RFC 6749 5.2: {"error": "invalid_client", ...}, if anything readable
+        try:
+            error = read_json(body, what).get("error")
+        except (PeerError, AttributeError):
+            error = None
+        said = f": {escape(error[:40])}" if isinstance(error, str) else ""
+        raise TokenRefused(f"{what} at {url} refused us: HTTP {response.status}{said}")
+    document = read_json(body, f"what {what} at {url} answered")
+    if not isinstance(document, dict):
+        raise TokenRefused(f"{what} at {url} answered JSON that is not an object")
+    return document
