@@ -1,0 +1,58 @@
+"""The live page in a second engine: headless Firefox (Debian's `firefox-esr`) over WebDriver
+BiDi (tests/firefox.py), the same checks that matter most as in Chromium: a shared
+`#run=default` shows the essay's frames and both verdicts, step mode holds the first frame,
+and a peer's markup is text that never runs. Skipped, saying why, where Firefox is absent
+(.ci/run does not install it: Chromium carries the page's tests there)."""
+import json
+
+import pytest
+
+import a2a_delegation as story
+from conftest import ROOT
+from firefox import FIREFOX, Firefox
+from peers.support.web import server as web
+from test_web_page import DECISIONS, ENDED, FRAMES, PAYLOAD, READY, hostile_peer  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.skipif(not FIREFOX, reason="headless Firefox is not installed here (Debian's "
+                                "firefox-esr package; .ci/run leaves it out, Chromium runs the page tests)")
+
+
+@pytest.fixture
+def page(tmp_path):
+    path = tmp_path / "allowlist.json"
+    path.write_text((ROOT / "allowlist.json").read_text())
+    server, app, url = web.listening(0, str(path), story.main)
+    yield url
+    web.close(server, app)
+
+
+def test_in_firefox_run_default_shows_the_essays_frames_and_both_verdicts_and_step_mode_holds(page):
+    with Firefox(page + "#run=default") as browser:
+        browser.wait_for(ENDED)
+        frames = browser.evaluate(FRAMES)
+        assert "--> GET https://billing.acme.example/.well-known/agent-card.json" in frames
+        assert "[support] trusted result (from billing-agent): refund of $180.00 issued for ORD-3300 " \
+               "(ref BILL-ORD-3300)" in frames
+        assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in frames
+        assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
+        assert browser.evaluate("location.search") == "", "the token left the address bar"
+        browser.call("browsingContext.navigate", context=browser.context, url=page + "#run=default&step=1",
+                     wait="complete")
+        browser.call("browsingContext.reload", context=browser.context, wait="complete")
+        browser.wait_for("document.body.dataset.state === 'held'")
+        sent = "[...document.querySelectorAll('#frames li.http')].map((line) => line.textContent.slice(0, 3))"
+        assert browser.evaluate(sent) == ["[--"], "the card's GET, shown and held: nothing more sent"
+
+
+def test_in_firefox_a_peers_markup_is_shown_as_text_and_never_runs(page, hostile_peer):
+    base = hostile_peer(False)
+    trusting = json.dumps({"trusted": [{"name": "hostile" + PAYLOAD, "endpoint": base + "/a2a"}]})
+    with Firefox(page) as browser:
+        browser.wait_for(READY)
+        browser.evaluate(f"""(() => {{ document.getElementById('peer').value = {json.dumps(base)};
+            document.getElementById('allowlist').value = {json.dumps(trusting)};
+            document.getElementById('start').click(); }})()""")
+        browser.wait_for(ENDED)
+        assert browser.evaluate("document.querySelector('main').textContent").count(PAYLOAD) >= 3
+        assert browser.evaluate("document.body.dataset.pwned") is None
+        assert browser.evaluate("document.querySelectorAll('main img, main script').length") == 0
