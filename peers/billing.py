@@ -13,7 +13,6 @@ import json
 import time
 from typing import Any, Callable
 
-from peers.contracts.refund_text import read_refund
 from peers.card_files import load_card
 from peers.pause import NeedsApproval, NeedsCredential, Refusal, SkillFailed
 from peers.peer import Peer, Skill
@@ -68,6 +67,7 @@ def refund_from_text(text: str) -> dict[str, Any]:
             raise InvalidParams(f"the text part starts as a JSON object but is not one ({exc})") from None
         if isinstance(value, dict):
             return value
+    from peers.contracts.refund_text import read_refund  # here: the essay's run sends data, never prose
     refund = read_refund(text)
     if len(refund) != 2:
         raise InvalidParams("say exactly one order id (like ORD-3300) and one amount "

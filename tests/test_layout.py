@@ -125,7 +125,7 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
                                 timeout=30).stdout.split())
     assert "a2a_delegation" in loaded
     assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.contracts.evidence",
-                         "peers.contracts.handoff", "peers.conformance", "peers.signing.card_signature",
+                         "peers.contracts.handoff", "peers.contracts.refund_text", "peers.conformance", "peers.signing.card_signature",
                          "peers.signing.rs256", "peers.signing.jcs", "peers.signing.new_key"}
 
 

@@ -31,15 +31,16 @@ from transports.base import Body, HttpResponse, Transport, hang_up, header, pars
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
 # An API key travels in whatever header a card names: one whose name says it is secret is masked too
 # (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
-SECRET_WORDS = re.compile(r"auth|key|token|secret|password|credential|cookie|session", re.IGNORECASE)
+SECRET_WORDS = ("auth", "key", "token", "secret", "password", "credential", "cookie", "session")
 NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
 # The same secrets inside a body (a webhook's token, a push config's credentials, an OAuth2
 # token answer's tokens): shown masked; and in a form (a token request's client_secret).
-SECRET_FIELDS = re.compile(r'("(?:token|credentials|X-A2A-Notification-Token|access_token|refresh_token|id_token|'
-                           r'client_secret|password)"\s*:\s*")(?:[^"\\]|\\.)*"')
-SECRET_FORM_FIELDS = re.compile(r"(?<![^&\s])((?:client_secret|password|access_token|refresh_token|client_assertion)=)"
-                                r"[^&\s]*")
+SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_token", "refresh_token", "id_token",
+                 "client_secret", "password")
+SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_token", "client_assertion")
 FORM = "application/x-www-form-urlencoded"
+_JSON_SECRET = r'("(?:%s)"\s*:\s*")(?:[^"\\]|\\.)*"' % "|".join(SECRET_FIELDS)
+_FORM_SECRET = r"(?<![^&\s])((?:%s)=)[^&\s]*" % "|".join(SECRET_FORM_FIELDS)
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 
 
@@ -64,7 +65,7 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
 def is_secret_header(name: str) -> bool:
     """Whether a header carries a credential: Authorization, an API key, a token, a cookie."""
     lowered = name.lower()
-    return lowered in SECRET_HEADERS or (lowered not in NOT_SECRET and SECRET_WORDS.search(lowered) is not None)
+    return lowered in SECRET_HEADERS or (lowered not in NOT_SECRET and any(word in lowered for word in SECRET_WORDS))
 
 
 def mask(headers: dict[str, str]) -> dict[str, str]:
@@ -77,7 +78,12 @@ def mask(headers: dict[str, str]) -> dict[str, str]:
 
 def mask_body(text: str) -> str:
     """A body's text with the values of its secret fields, JSON or form, shown as ****."""
-    return SECRET_FORM_FIELDS.sub(r"\1****", SECRET_FIELDS.sub(r'\1****"', text))
+    # Looked for first, matched only then: most bodies hold none, and a run need not compile these
+    if any(f'"{name}"' in text for name in SECRET_FIELDS):  # a JSON string value: "name": "..."
+        text = re.sub(_JSON_SECRET, r'\1****"', text)
+    if any(f"{name}=" in text for name in SECRET_FORM_FIELDS):  # a form's field: name=...&
+        text = re.sub(_FORM_SECRET, r"\1****", text)
+    return text
 
 
 class StopRun(Exception):
