@@ -9,8 +9,8 @@ the credential entered held for the agent's origin in the run's credential store
 as the card's scheme asks (an OAuth2 token fetched first), never shown; a credential of a
 kind the card does not declare refused with nothing but the card's GET sent. In headless
 Chromium (one browser for the module): a paused task continued by its taskId and
-contextId, its tasks listed and one canceled, a send followed by stream, and a hostile
-agent's payloads shown as text."""
+contextId, its tasks listed and one canceled, a send followed by stream, a Basic pair
+entered in the page, and a hostile agent's payloads shown as text."""
 import base64
 import json
 import random
@@ -322,7 +322,13 @@ def test_in_the_page_a_paused_task_continues_is_listed_and_a_stream_shows_each_e
     listed = browser.evaluate(TASKS)
     assert any(line.startswith(f"{task} ") and line.endswith(": completed") for line in listed)
     assert any(line.endswith(": canceled") for line in listed)
-    assert TOKEN not in browser.evaluate("document.documentElement.outerHTML")
+    browser.evaluate("document.getElementById('verbose').checked = true")
+    frames = press(browser, "list", peer=agents["basic"], scheme="basic", token=ENTERED["basic"][1])
+    browser.evaluate("document.getElementById('verbose').checked = false")
+    assert any(line.startswith("[auth] 'billing-agent' requires ") for line in frames), frames
+    assert any(line.startswith("[support] billing-agent lists ") for line in frames), frames
+    html = browser.evaluate("document.documentElement.outerHTML")
+    assert TOKEN not in html and ENTERED["basic"][1].split(":")[1] not in html
 
 
 def test_in_the_page_a_hostile_agents_markup_is_text_and_never_runs(agents, browser):
