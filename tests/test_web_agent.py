@@ -262,8 +262,9 @@ def test_hostile_schemes_and_secrets_are_each_refused_with_one_line(agents, seed
                ("bearer", "x" * 5000), ("api-key", "nul\x00"), ("bearer", " padded"), (["bearer"], "x"), ("bearer", 7)]
     rng.shuffle(entered)
     before = set(agents["server"].app.runs.by_id)
+    asked_of = {"/agent": {"peer": peer, "operation": "list"}, "/runs": {"run": "default", "peer": peer}}
     for scheme, secret in entered:
-        for path, body in (("/agent", {"peer": peer, "operation": "list"}), ("/runs", {"run": "default", "peer": peer})):
+        for path, body in asked_of.items():
             status, _, answer = ask(agents, path, "POST", {**body, "scheme": scheme, "secret": secret})
             error = json.loads(answer)["error"]
             assert status == 400 and "\n" not in error and len(error) < 300, (path, scheme, secret, error)

@@ -73,7 +73,7 @@ def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcom
         problem = f"the {agent.format_of[card.url].NAME} wire its card speaks has no {asked.operation!r} operation"
     if problem:
         return [agent.failed(card.name, verdict, f"not sent: {problem}", refused=True)]
-    call = agent.call  # the store attaches the credential, as on every call of every run
+    call = agent.call  # no header of ours: the store attaches the credential, as on every call of every run
     try:
         if asked.operation == "send":
             task = send(agent, card, call, asked)

@@ -135,7 +135,7 @@ class WebApp:
         peer, follow = _field(request, "peer", str, ""), _field(request, "follow", str, "")  # follow: as flags say
         if peer and not (len(peer) <= 2000 and is_http_url(peer)) or follow not in FOLLOW:
             return _answer(400, {"error": "an agent's URL is http(s); follow is one of " + ", ".join(FOLLOW)})
-        token = _field(request, "token", str, "")  # the page's first field: a bearer token, as "bearer"
+        token = _field(request, "token", str, "")  # a bearer token, as this request first took one: "bearer"
         scheme, secret = ("bearer", token) if token else (_field(request, "scheme", str, ""),
                                                           _field(request, "secret", str, ""))
         credentials = agent.credentials(peer, scheme, secret) if peer else {}  # for its origin alone
