@@ -1,13 +1,17 @@
 """The live page's "Any agent": one operation a run on an agent the allowlist trusts (POST
 /agent, peers/support/outside.py), against the demo's billing-agent served on 127.0.0.1
-port 0 as `serve billing-agent --wire 1.0` serves it (peers.serving's parts, in this
-process), and a hostile agent whose every reply carries markup.
+port 0 as `serve billing-agent --wire 1.0 --auth KIND` serves it (peers.serving's parts,
+in this process), under each scheme the page can hold a credential for, and a hostile
+agent whose every reply carries markup.
 
 Over plain HTTP: the door on the new endpoint, hostile bodies each refused with one line,
-the credential sent as the card's scheme and never shown. In headless Chromium (one
-browser for the module): a paused task continued by its taskId and contextId, its tasks
-listed and one canceled, a send followed by stream, and a hostile agent's payloads shown
-as text."""
+the credential entered held for the agent's origin in the run's credential store and sent
+as the card's scheme asks (an OAuth2 token fetched first), never shown; a credential of a
+kind the card does not declare refused with nothing but the card's GET sent. In headless
+Chromium (one browser for the module): a paused task continued by its taskId and
+contextId, its tasks listed and one canceled, a send followed by stream, a Basic pair
+entered in the page, and a hostile agent's payloads shown as text."""
+import base64
 import json
 import random
 import threading
@@ -19,31 +23,45 @@ import pytest
 
 import a2a_delegation as story
 from chromium import CHROMIUM, Browser
+from conftest import ROOT
 from peers import billing
 from peers.a2a import wire_v10
-from peers.a2a.model import AgentCard, Artifact, Part, SecurityScheme, Task, TaskState
+from peers.a2a.model import Artifact, Part, Task, TaskState
 from peers.app import PeerApp
 from peers.serving import scheme_for
-from peers.support.outside import credential
-from peers.support.web import server as web
+from peers.signing import rs256
+from peers.support.credentials import Held
+from peers.support.web import agent as page_agent, server as web
 from test_web import ask, events_of
-from transports.printer import mask
 from transports.server import PeerServer
 
 TOKEN, KEY = "outside-s3cret-token", "outside-k3y-secret"
+# What the page enters for each kind of agent (its scheme, its secret), and the --auth it is served with.
+ENTERED = {"bearer": ("bearer", TOKEN), "apikey": ("api-key", KEY), "basic": ("basic", "page-user:pa55-s3cret"),
+           "oauth2": ("oauth2", "page-client:cl1ent-s3cret"), "oidc": ("oauth2", "page-client:oidc-s3cret")}
+SIGNING_KEY = rs256.private_from_pem((ROOT / "peers/keys/billing-agent.DEMO-KEY.pem").read_text())
 PAYLOAD = ("<img src=x onerror=\"document.body.dataset.pwned='img'\">"
            "<script>document.body.dataset.pwned='script'</script>")
 REFUND = {"order_id": "ORD-4100", "amount": 6200}
 APPROVAL = {"approval": {"order_id": "ORD-4100", "amount": 6200.0, "currency": "USD"}}
 
 
-def billing_served(auth=None):
-    """billing-agent on 127.0.0.1:0, speaking 1.0, wanting TOKEN (or, auth="apikey", KEY in its header)."""
-    server = PeerServer(None, "127.0.0.1", 0, log=lambda line: None)
+def billing_served(auth="bearer"):
+    """billing-agent on 127.0.0.1:0, speaking 1.0, wanting ENTERED[auth]'s secret as `auth`
+    says; and each credential header it was sent (an OAuth2 access token among them)."""
+    server, seen = PeerServer(None, "127.0.0.1", 0, log=lambda line: None), []
     peer = billing.billing_agent(server.base_url, log=lambda line: None, allow_private_webhooks=True)
-    scheme = scheme_for(auth, KEY, server.base_url, peer, None, print)[0] if auth else None
-    server.app = PeerApp(peer, wire_v10, token=None if auth else TOKEN, scheme=scheme, log=lambda line: None)
-    return server.start(), peer.card.url
+    secret = ENTERED[auth][1]
+    scheme = None if auth == "bearer" else scheme_for(auth, secret, server.base_url, peer, SIGNING_KEY, print)[0]
+    app = PeerApp(peer, wire_v10, token=TOKEN if auth == "bearer" else None, scheme=scheme, log=lambda line: None)
+
+    carried_in = scheme.declared.key_name if auth == "apikey" else "authorization"
+
+    def recording(request):  # the real app; what crossed is kept, to look for it in what the page shows
+        seen.append(request.header(carried_in))
+        return app(request)
+    server.app = recording
+    return server.start(), peer.card.url, seen
 
 
 class Hostile(BaseHTTPRequestHandler):
@@ -78,23 +96,23 @@ class Hostile(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def agents(tmp_path_factory):
-    """billing (bearer), billing (API key), the hostile agent, and the page trusting all three."""
-    bearer, bearer_endpoint = billing_served()
-    keyed, keyed_endpoint = billing_served("apikey")
+    """billing under each scheme of ENTERED, the hostile agent, and the page trusting them all."""
+    served = {auth: billing_served(auth) for auth in ENTERED}
     hostile = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
     hostile.daemon_threads = True
     threading.Thread(target=hostile.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     hostile_base = f"http://127.0.0.1:{hostile.server_port}"
     trusting = {"trusted": [{"name": "billing-agent", "endpoint": endpoint}
-                            for endpoint in (bearer_endpoint, keyed_endpoint, hostile_base + "/a2a")]}
+                            for endpoint in [endpoint for _, endpoint, _ in served.values()] + [hostile_base + "/a2a"]]}
     path = tmp_path_factory.mktemp("page") / "allowlist.json"
     path.write_text(json.dumps(trusting))
     server, app, url = web.listening(0, str(path), story.main, request_timeout=1.0)
     base, token = url.split("/?token=")
-    yield {"base": base, "token": token, "url": url, "path": path, "bearer": bearer.base_url,
-           "keyed": keyed.base_url, "hostile": hostile_base, "server": server}
+    yield {"base": base, "token": token, "url": url, "path": path, "hostile": hostile_base, "server": server,
+           **{auth: peer.base_url for auth, (peer, _, _) in served.items()},
+           "seen": {auth: seen for auth, (_, _, seen) in served.items()}}
     web.close(server, app)
-    for peer in (bearer, keyed):
+    for peer, _, _ in served.values():
         peer.stop()
     hostile.shutdown()
     hostile.server_close()
@@ -181,26 +199,78 @@ def test_a_send_is_followed_by_push_or_polling_as_asked(agents, follow):
     assert TOKEN not in json.dumps(events)
 
 
-def test_an_api_key_goes_in_the_header_its_card_names_and_is_masked(agents):
-    events = operation(agents, agents["keyed"], operation="list", scheme="api-key", secret=KEY)
-    assert any(line.startswith("[support] billing-agent lists ") for line in lines(events)), lines(events)
-    assert KEY not in json.dumps(events) and "X-API-Key" in json.dumps(events)
-    refused = operation(agents, agents["keyed"], operation="list", scheme="bearer", secret=KEY)
-    assert any("the credential entered is HTTP Bearer, but its card declares" in line for line in lines(refused))
-    assert not any(event["type"] == "frame" and event["method"] == "POST" for event in refused), "nothing sent"
+def shown(page, events, run_id=None):
+    """Everything the page was told of a run: its events, and its trace as saved."""
+    return json.dumps(events) + (ask(page, f"/runs/{run_id}/trace.jsonl")[2].decode() if run_id else "")
 
 
-def test_the_credential_is_built_in_one_place_from_the_cards_scheme():
-    card = AgentCard("a", "b", "http://127.0.0.1:1/a2a", "1", (), auth_schemes=("key",),
-                     security_schemes=(SecurityScheme("key", "apiKey", key_name="X-Billing-Key"),))
-    assert credential(card, "api-key", "k") == ({"X-Billing-Key": "k"}, None)
-    assert mask({"X-Billing-Key": "k", "Api-Token": "t", "X-Trace": "kept"}) == \
-        {"X-Billing-Key": "****", "Api-Token": "****", "X-Trace": "kept"}
-    hostile = card._replace(security_schemes=(SecurityScheme("key", "apiKey", key_name="Host"),))
-    assert credential(hostile, "api-key", "k")[1] == "'Host' cannot carry an API key: it is not a header of its own"
-    named = card._replace(security_schemes=())  # the card names its scheme; the header is as entered
-    assert credential(named, "api-key", "k", "X-Billing-Key") == ({"X-Billing-Key": "k"}, None)
-    assert "a frame would show it" in credential(named, "api-key", "k", "X-Shown")[1]
+@pytest.mark.parametrize("auth", ["bearer", "apikey", "basic", "oauth2", "oidc"])
+def test_each_scheme_the_page_holds_reaches_billing_and_no_secret_is_shown(agents, auth):
+    scheme, secret = ENTERED[auth]
+    status, _, body = ask(agents, "/agent", "POST", {"peer": agents[auth], "operation": "send", "part": "data",
+                                                     "text": json.dumps({"order_id": "ORD-4500", "amount": 45}),
+                                                     "scheme": scheme, "secret": secret, "verbose": True})
+    assert status == 201, body
+    run_id = json.loads(body)["id"]
+    events = events_of(agents, run_id)
+    assert "[support] trusted result (from billing-agent): refund of $45.00 issued for ORD-4500 " \
+           "(ref BILL-ORD-4500)" in lines(events), lines(events)
+    if auth != "bearer":  # --verbose says which scheme went, and why (credentials.py)
+        assert any(line.startswith("[auth] 'billing-agent' requires ") for line in lines(events)), lines(events)
+    sent = [value.split(" ")[-1] for value in agents["seen"][auth] if value]  # a token, a Basic pair, an access token
+    assert sent, "the credential crossed"
+    everything = shown(agents, events, run_id)
+    # A user or client id is named (--verbose says whose); its password or client secret never is.
+    for kept in [secret, secret.split(":")[-1], base64.b64encode(secret.encode()).decode(), *sent]:
+        assert kept not in everything, kept
+    if auth.startswith("o"):  # the token fetch is frames of its own, before the task's
+        assert any(event["type"] == "frame" and event["url"].endswith("/oauth2/token") for event in events)
+
+
+@pytest.mark.parametrize("auth, entered", [("apikey", "bearer"), ("bearer", "api-key"), ("basic", "oauth2"),
+                                           ("oauth2", "basic")])
+def test_a_credential_of_a_kind_the_card_does_not_declare_is_refused_and_only_the_card_is_fetched(
+        agents, auth, entered):
+    before = len(agents["seen"][auth])
+    events = operation(agents, agents[auth], operation="list", scheme=entered, secret=ENTERED[auth][1])
+    refused = [line for line in lines(events) if line.startswith("billing-agent: not sent: its card requires ")]
+    assert len(refused) == 1 and "\n" not in refused[0], lines(events)
+    assert [event["method"] for event in events if event["type"] == "frame" and event["direction"] == "-->"] == ["GET"]
+    assert agents["seen"][auth][before:] == [None], "the card's GET, and nothing else, reached the agent"
+    assert ENTERED[auth][1] not in json.dumps(events)
+
+
+def test_without_a_credential_the_store_refuses_where_the_card_needs_one_it_must_act_for(agents):
+    events = operation(agents, agents["oauth2"], operation="list")
+    assert any(line.startswith("billing-agent: not sent: its card requires ") for line in lines(events)), lines(events)
+    assert not any(event["type"] == "frame" and event["method"] == "POST" for event in events), "nothing sent"
+
+
+def test_the_page_holds_what_was_entered_for_the_agents_origin_alone():
+    peer = "http://127.0.0.1:8/agents/billing/.well-known/agent-card.json"
+    assert page_agent.credentials(peer, "basic", "me:pa:ss") == {"http://127.0.0.1:8": Held(basic=("me", "pa:ss"))}
+    assert page_agent.credentials(peer, "oauth2", "id:s") == {"http://127.0.0.1:8": Held(client=("id", "s"))}
+    assert page_agent.credentials(peer, "api-key", "k") == {"http://127.0.0.1:8": Held(api_key="k")}
+    assert page_agent.credentials(peer, "", "") == {}
+
+
+@pytest.mark.parametrize("seed", [25])
+def test_hostile_schemes_and_secrets_are_each_refused_with_one_line(agents, seed):
+    peer, rng = agents["basic"], random.Random(seed)
+    entered = [("mtls", "x"), ("Bearer", "x"), ("bearer", ""), ("", "x"), ("basic", "no-colon"), ("basic", ":pass"),
+               ("basic", "user:"), ("oauth2", "id-only:"), ("bearer", "tab\there"), ("bearer", "é-not-ascii"),
+               ("bearer", "x" * 5000), ("api-key", "nul\x00"), ("bearer", " padded"), (["bearer"], "x"), ("bearer", 7)]
+    rng.shuffle(entered)
+    before = set(agents["server"].app.runs.by_id)
+    asked_of = {"/agent": {"peer": peer, "operation": "list"}, "/runs": {"run": "default", "peer": peer}}
+    for scheme, secret in entered:
+        for path, body in asked_of.items():
+            status, _, answer = ask(agents, path, "POST", {**body, "scheme": scheme, "secret": secret})
+            error = json.loads(answer)["error"]
+            assert status == 400 and "\n" not in error and len(error) < 300, (path, scheme, secret, error)
+            assert str(secret) not in error or len(str(secret)) < 2, "a secret is never said back"
+    assert ask(agents, "/agent", "POST", {"peer": peer, "operation": "list", "verbose": "yes"})[0] == 400
+    assert set(agents["server"].app.runs.by_id) == before
 
 
 def test_a_hostile_agents_reply_and_error_are_lines_of_text(agents):
@@ -253,7 +323,13 @@ def test_in_the_page_a_paused_task_continues_is_listed_and_a_stream_shows_each_e
     listed = browser.evaluate(TASKS)
     assert any(line.startswith(f"{task} ") and line.endswith(": completed") for line in listed)
     assert any(line.endswith(": canceled") for line in listed)
-    assert TOKEN not in browser.evaluate("document.documentElement.outerHTML")
+    browser.evaluate("document.getElementById('verbose').checked = true")
+    frames = press(browser, "list", peer=agents["basic"], scheme="basic", token=ENTERED["basic"][1])
+    browser.evaluate("document.getElementById('verbose').checked = false")
+    assert any(line.startswith("[auth] 'billing-agent' requires ") for line in frames), frames
+    assert any(line.startswith("[support] billing-agent lists ") for line in frames), frames
+    html = browser.evaluate("document.documentElement.outerHTML")
+    assert TOKEN not in html and ENTERED["basic"][1].split(":")[1] not in html
 
 
 def test_in_the_page_a_hostile_agents_markup_is_text_and_never_runs(agents, browser):

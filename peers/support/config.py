@@ -124,14 +124,17 @@ def load_credentials(options: Any) -> dict[str, Any]:
     return tokens
 
 
-def token_for(credentials: dict[str, str], endpoint: str, scope: str | None = None) -> str | None:
+def token_for(credentials: dict[str, Any], endpoint: str, scope: str | None = None) -> str | None:
     """The support agent's own credential store: a token issued for this endpoint, or for
     its origin (--peer with --token-env), and never one issued for anywhere else. A peer
     that asks for a step-up names a scope; such a token is kept as "ENDPOINT SCOPE"."""
     if scope is not None:
         return credentials.get(f"{endpoint} {scope}")
     url = parse_url(endpoint)
-    return credentials.get(endpoint) or (credentials.get(url.origin) if url else None)
+    found = credentials.get(endpoint) or (credentials.get(url.origin) if url else None)
+    # A Held (credentials.py) holds more than a bearer token: only its bearer token is one,
+    # never the record itself, whose other secrets are for other schemes.
+    return found if found is None or isinstance(found, str) else found.bearer
 
 
 def unwritable(path: str) -> str | None:

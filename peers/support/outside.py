@@ -13,34 +13,34 @@ is followed as the story's delegate follows a task (follow.py: stream, poll or p
 the card declares and the flags ask); a task's id, context and state are told to the
 page as a `task` event, so the next turn can name them.
 
-The credential the person entered, for the scheme the card declares, is added to every
-request by `credential` (the one place: the credential store, config.py, takes it over
-when it covers every scheme); it lives in this run's memory, is never written, and the
-printer masks it. Not here: the page's requests (web/agent.py); anything a card does not
-declare; sending a message again on our own (only the peer knows whether it acted).
+The credential the person entered is in the run's credential store (web/agent.py makes
+it, for the agent's origin alone), so it goes as every run's does: `agent.call` attaches
+what the card's scheme asks for (credentials.py), with no header of its own here. When
+one was entered the store is asked first, so a credential of a kind the card does not
+declare is refused with the store's one line and nothing but the card's GET is sent;
+without one the agent's answer (a 401 and its WWW-Authenticate) is shown as it comes.
+Not here: the page's requests (web/agent.py); which credential a scheme takes
+(credentials.py); sending a message again on our own (only the peer knows whether it acted).
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from peers.a2a.model import AgentCard, Message, Part, SecurityScheme, Task
+from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.wire_format import method_for
+from peers.support.cards import unheld
+from peers.support.credentials import Unheld
 from peers.support.follow import Delegation, followed, listening, way_to_follow
 from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError, ProtocolViolation
-from transports.printer import escape, mask
+from transports.printer import escape
 
 if TYPE_CHECKING:
     from a2a_delegation import Outcome, SupportAgent
 
 OPERATIONS = ("send", "list", "get", "cancel")
-SCHEMES = {"bearer": "HTTP Bearer", "api-key": "an API key in a header"}  # what the page holds, by its name
-HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}")
-NOT_A_KEY_HEADER = {"host", "content-length", "content-type", "transfer-encoding", "connection", "cookie",
-                    "accept", "expect", "te", "upgrade", "a2a-version", "a2a-extensions"}
 
 
 class Asked(NamedTuple):
@@ -53,9 +53,8 @@ class Asked(NamedTuple):
     task_id: str = ""  # send: the paused task it continues ("": a new task); get, cancel: the task
     context_id: str = ""  # send: the task's conversation, with its taskId
     skill: str = ""  # send: metadata.skillId, when the agent has more than one skill
-    scheme: str = ""  # one of SCHEMES, or "": no credential
-    secret: str = ""  # the credential itself: memory only, masked wherever a frame is shown
-    header: str = "X-API-Key"  # an API key's header, as entered, where the card's reading lacks it
+    scheme: str = ""  # the kind of credential entered (web/agent.py SCHEMES), or "": none. The
+    # credential itself is not here: it is in the run's credential store alone.
 
 
 def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
@@ -69,14 +68,12 @@ def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcom
     verdict = agent.trust_gate(card)
     if verdict.value == "refused":  # no frame but the card's GET goes to an agent not vetted
         return [agent.refuse(card)]
-    headers, problem = credential(card, asked.scheme, asked.secret, asked.header)
+    problem = unheld(card, agent.credentials) if asked.scheme else None  # the store's own reason
     if problem is None and asked.operation != "send" and method_for(agent.format_of[card.url], asked.operation) is None:
         problem = f"the {agent.format_of[card.url].NAME} wire its card speaks has no {asked.operation!r} operation"
     if problem:
         return [agent.failed(card.name, verdict, f"not sent: {problem}", refused=True)]
-
-    def call(url: str, method: str, params: Any, extra: dict[str, str], stream: bool = False) -> Any:
-        return agent.call(url, method, params, {**extra, **headers}, stream=stream)
+    call = agent.call  # no header of ours: the store attaches the credential, as on every call of every run
     try:
         if asked.operation == "send":
             task = send(agent, card, call, asked)
@@ -89,36 +86,12 @@ def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcom
             task = looked_up(agent, card, call, asked.operation, asked.task_id)
             agent.report(card, verdict, task)
             told(agent, card, task)
+    except Unheld as failure:  # the store could not attach what the card asks for: nothing sent
+        return [agent.failed(card.name, verdict, f"not sent: {failure}", refused=True)]
     except PeerError as failure:
         return [agent.failed(card.name, verdict, f"{asked.operation} failed: {failure}; "
                                                  f"{failure.retry_advice()}", failure)]
     return []
-
-
-def credential(card: AgentCard, scheme: str, secret: str,
-               header: str = "X-API-Key") -> tuple[dict[str, str], str | None]:
-    """The headers that carry `secret` by the scheme the card declares that matches `scheme`,
-    and None; or no headers and why it cannot go. An API key goes in the header the card
-    names where our reading of it keeps that, else in `header`, as entered. The page's only
-    credential handling: the credential store (config.py) takes it over for every scheme."""
-    declared = card.security_schemes or ((SecurityScheme("bearer", "http", "Bearer"),)
-                                         if "bearer" in card.auth_schemes else ())
-    declared += tuple(SecurityScheme(name, "apiKey", key_name=header) for name in card.auth_schemes
-                      if name not in ("bearer", "none") and not card.security_schemes)  # named, not spelled out
-    if not secret:
-        return {}, None  # a card that declares a scheme is answered 401, shown as it comes
-    for offered in declared:
-        if scheme == "bearer" and offered.type == "http" and offered.scheme.lower() == "bearer":
-            return {"Authorization": f"Bearer {secret}"}, None
-        if scheme == "api-key" and offered.type == "apiKey":
-            name = offered.key_name
-            if not HEADER_NAME.fullmatch(name) or name.lower() in NOT_A_KEY_HEADER:
-                return {}, f"{escape(name[:64])!r} cannot carry an API key: it is not a header of its own"
-            if mask({name: secret})[name] != "****":  # the printer's own rule: what it shows, we never send
-                return {}, f"{name!r} is not named as a key, token or secret, so a frame would show it"
-            return {name: secret}, None
-    named = ", ".join(f"{s.name[:40]} ({s.type[:20]})" for s in declared) or "none"
-    return {}, f"the credential entered is {SCHEMES.get(scheme, scheme)}, but its card declares {named}"
 
 
 def send(agent: SupportAgent, card: AgentCard, call: Callable[..., Any], asked: Asked) -> Task | None:

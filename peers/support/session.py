@@ -47,12 +47,13 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
 
     class Watch(Protocol):
         """Something following a run from outside the terminal (the web page): the Console the
-        run says its lines to, `attach(printer)`, which hooks the printer once it is made, and
-        tokens it was given for this run (origin -> bearer token), held in memory only, and
-        the story it tells instead of the essay's, if any (one operation on an agent)."""
+        run says its lines to, `attach(printer)`, which hooks the printer once it is made, the
+        credentials it was given for this run (origin -> a Held, credentials.py), held in
+        memory only and merged into the run's credential store, and the story it tells
+        instead of the essay's, if any (one operation on an agent)."""
 
         console: Console
-        credentials: dict[str, str]
+        credentials: dict[str, Any]
         story: Callable[[SupportAgent, list[str]], list[Outcome]] | None
 
         def attach(self, printer: FramePrinter) -> None: ...

@@ -9,9 +9,14 @@ every frame crosses the run's printer, so the page shows it as it crosses.
 
 Everything in the request is checked here, each problem one line (ValueError), before any
 run starts: its types, sizes and ids; a data part is a JSON object read by the strict,
-bounded codec; a credential is printable ASCII without spaces (it travels in a header)
-and is handed to the run's story in memory, never to argv, a file or an answer. Not here:
-the door (server.py), what an operation sends (outside.py).
+bounded codec. The credential entered (`credentials`, for these requests and POST /runs
+alike) is one of SCHEMES, printable ASCII without spaces (it travels in a header), a pair
+where the scheme takes one; it becomes a `Held` (credentials.py) for the agent's origin
+alone, the run's whole credential store, in memory: never argv, a file, a trace or an
+event. Which scheme the card asks for, and whether what was entered meets it, is the
+store's to say (credentials.py), as for every run. A client certificate is files, so it
+is not entered in the page (--credentials names them). Not here: the door (server.py),
+what an operation sends (outside.py).
 """
 from __future__ import annotations
 
@@ -20,18 +25,25 @@ from uuid import uuid4
 
 from peers.a2a.model import Part
 from peers.a2a.wire_format import NAMES, card_url
-from peers.support.outside import OPERATIONS, SCHEMES, Asked
-from transports.base import is_http_url
+from peers.support.credentials import MAX_SECRET, Held
+from peers.support.outside import OPERATIONS, Asked
+from transports.base import is_http_url, parse_url
 from transports.codec import Limits, loads_strict
 
 MAX_MESSAGE = 64 * 1024  # characters of one message part: a person types it
 DATA_LIMITS = Limits(max_bytes=4 * MAX_MESSAGE, max_depth=16, max_containers=2_000)
-MAX_ID, MAX_SECRET = 200, 4096
+MAX_ID = 200
+# What the page holds, by the name it sends: each a kind of Held. OAuth2 covers OpenID
+# Connect: both are client credentials, traded for a token at the endpoint the card names.
+SCHEMES = {"bearer": "an HTTP Bearer token", "api-key": "an API key", "basic": "an HTTP Basic user and password",
+           "oauth2": "OAuth2 client credentials"}
+PAIRS = {"basic": "USER:PASSWORD", "oauth2": "CLIENT-ID:CLIENT-SECRET"}  # as --credentials spells them
 
 
-def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str]]:
-    """The operation asked for, and the flags of its run (--peer, how to follow, --wire).
-    Raises ValueError saying, in one line, what is wrong with the request."""
+def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str], dict[str, Held]]:
+    """The operation asked for, the flags of its run (--peer, how to follow, --wire,
+    --verbose) and its credential store. Raises ValueError saying, in one line, what is
+    wrong with the request."""
     if not isinstance(document, dict):
         raise ValueError("the request is a JSON object")
     peer, operation = _text(document, "peer", 2000), _text(document, "operation", 10)
@@ -45,18 +57,38 @@ def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str]
     task, context, skill = (_id(document, name) for name in ("task", "context", "skill"))
     if operation in ("get", "cancel") and not task:
         raise ValueError(f"{operation} names a task: its id")
-    scheme, secret = _text(document, "scheme", 10), _text(document, "secret", MAX_SECRET)
-    if scheme not in ("", *SCHEMES) or bool(scheme) != bool(secret):
-        raise ValueError(f"a credential is one of {', '.join(SCHEMES)} with its secret, or none")
-    if secret and not (secret.isascii() and secret.isprintable() and " " not in secret):
-        raise ValueError("a credential is printable ASCII without spaces (it travels in an HTTP header)")
+    scheme = _text(document, "scheme", 10)
+    store = credentials(peer, scheme, _text(document, "secret", MAX_SECRET))
     if wire and wire not in NAMES:
         raise ValueError(f"wire is one of {', '.join(NAMES)}")
+    verbose = document.get("verbose", False)
+    if not isinstance(verbose, bool):
+        raise ValueError("'verbose' must be a bool")
     part = _part(document) if operation == "send" else None
-    flags = ["--peer", peer, *follow[how]] + (["--wire", wire] if wire else [])
+    flags = ["--peer", peer, *follow[how]] + (["--wire", wire] if wire else []) + (["--verbose"] if verbose else [])
     at = peer if peer.endswith(".json") else card_url(peer)  # as --peer reads it (flags.peer_card_urls)
-    header = _id(document, "header")[:64] or "X-API-Key"  # outside.credential checks it as a header name
-    return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme, secret, header), flags
+    return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme), flags, store
+
+
+def credentials(peer: str, scheme: str, secret: str) -> dict[str, Held]:
+    """The run's credential store: what was entered for `scheme`, held for the origin of
+    the agent at `peer` and nowhere else; {} when nothing was. ValueError, one line."""
+    if scheme not in ("", *SCHEMES) or bool(scheme) != bool(secret):
+        raise ValueError(f"a credential is one of {', '.join(SCHEMES)} with its secret, or none "
+                         "(a client certificate is files: give them with --credentials)")
+    if not secret:
+        return {}
+    if len(secret) > MAX_SECRET or not (secret.isascii() and secret.isprintable() and " " not in secret):
+        raise ValueError("a credential is printable ASCII without spaces (it travels in an HTTP header)")
+    first, colon, second = secret.partition(":")
+    if scheme in PAIRS and not (first and colon and second):
+        raise ValueError(f"{SCHEMES[scheme]}: entered as {PAIRS[scheme]}, two parts, the first without a colon")
+    origin = parse_url(peer)
+    if origin is None:
+        raise ValueError("the agent's URL is http(s): its card's, or its base URL, as --peer")
+    held = {"bearer": Held(bearer=secret), "api-key": Held(api_key=secret),
+            "basic": Held(basic=(first, second)), "oauth2": Held(client=(first, second))}[scheme]
+    return {origin.origin: held}
 
 
 def _part(document: dict[str, Any]) -> Part:

@@ -43,19 +43,23 @@ function start() {
   return follow("/runs", {
     run: $("run").value, transport: $("transport").value, wire: $("wire").value,
     step: $("step").checked, allowlist: $("allowlist").value, peer: $("peer").value.trim(),
-    token: $("scheme").value === "bearer" ? $("token").value.trim() : "", follow: $("follow").value,
+    ...credential(), follow: $("follow").value, verbose: $("verbose").checked,
   });
+}
+
+// The credential entered, for the server to hold for the agent's origin alone; none if the field is empty.
+function credential() {
+  const secret = $("token").value.trim();
+  return {scheme: secret ? $("scheme").value : "", secret};
 }
 
 // One operation on the agent the URL field names (POST /agent): each is a run of its own.
 function talk(operation) {
-  const secret = $("token").value.trim();
   return follow("/agent", {
     operation, peer: $("peer").value.trim(), follow: $("follow").value, wire: $("wire").value,
     step: $("step").checked, allowlist: $("allowlist").value, text: $("message").value,
     part: $("part-data").checked ? "data" : "text", skill: $("skill").value,
-    task: $("task").value, context: $("context").value, scheme: secret ? $("scheme").value : "", secret,
-    header: $("key-header").value.trim(),
+    task: $("task").value, context: $("context").value, ...credential(), verbose: $("verbose").checked,
   });
 }
 

@@ -42,9 +42,9 @@ class Run:
     """One run: `again(argv, run)` in a thread; its events; Send and Stop."""
 
     def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None],
-                 credentials: dict[str, str] | None = None, story: Callable[..., Any] | None = None) -> None:
+                 credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> None:
         self.id, self.argv, self.step, self.cleanup = run_id, argv, step, cleanup
-        self.credentials = credentials or {}  # origin -> token: the session's store, never a file
+        self.credentials = credentials or {}  # origin -> a Held (credentials.py): the session's store, never a file
         self.story = story  # what the run tells instead of the essay's story (an operation on an agent)
         self.console = Console(colour=False, out=_Nowhere(), err=_Nowhere())
         self.console.listeners.append(self.line)
@@ -175,7 +175,7 @@ class Runs:
         self.lock = threading.Lock()
 
     def start(self, argv: list[str], step: bool, cleanup: Callable[[], None],
-              credentials: dict[str, str] | None = None, story: Callable[..., Any] | None = None) -> Run | None:
+              credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> Run | None:
         """A new run, started; None when MAX_LIVE are going already."""
         with self.lock:
             if sum(not run.done for run in self.by_id.values()) >= MAX_LIVE:

@@ -30,7 +30,7 @@ from peers.support.output import Console
 from peers.support.web import agent, allowlist
 from peers.support.web.pages import headers, lessons, steps_view
 from peers.support.web.runs import Run, Runs
-from transports.base import HttpRequest, HttpResponse, is_http_url, parse_url
+from transports.base import HttpRequest, HttpResponse, is_http_url
 from transports.codec import Limits, loads_strict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,24 +132,24 @@ class WebApp:
                                           + ", ".join(wire_format.NAMES)})
         argv = (["--scenario", name] if name != "default" else []) + ["--transport", transport]
         argv += (["--wire", wire] if wire else []) + (["--verbose"] if _field(request, "verbose", bool, False) else [])
-        peer, token = _field(request, "peer", str, ""), _field(request, "token", str, "")
-        follow = _field(request, "follow", str, "")  # how a task is followed, as the flags say it
-        if peer and not (len(peer) <= 2000 and is_http_url(peer)) or follow not in FOLLOW or \
-                not (len(token) <= 4096 and token.isascii() and (token.isprintable() and " " not in token)):
-            return _answer(400, {"error": "an agent's URL is http(s); follow is one of " + ", ".join(FOLLOW)
-                                          + "; a token is printable ASCII without spaces"})
+        peer, follow = _field(request, "peer", str, ""), _field(request, "follow", str, "")  # follow: as flags say
+        if peer and not (len(peer) <= 2000 and is_http_url(peer)) or follow not in FOLLOW:
+            return _answer(400, {"error": "an agent's URL is http(s); follow is one of " + ", ".join(FOLLOW)})
+        token = _field(request, "token", str, "")  # a bearer token, as this request first took one: "bearer"
+        scheme, secret = ("bearer", token) if token else (_field(request, "scheme", str, ""),
+                                                          _field(request, "secret", str, ""))
+        credentials = agent.credentials(peer, scheme, secret) if peer else {}  # for its origin alone
         argv += (["--peer", peer] if peer else []) + FOLLOW[follow]
-        credentials = {parse_url(peer).origin: token} if peer and token else {}  # for its origin alone
         return self.launch(request, argv, " ".join(["python3 a2a_delegation.py", *argv]), credentials)
 
     def talk(self, request: HttpRequest) -> HttpResponse:
         """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
-        asked, argv = agent.asked(loads_strict(request.body or b"{}", REQUEST_LIMITS), FOLLOW)
+        asked, argv, credentials = agent.asked(loads_strict(request.body or b"{}", REQUEST_LIMITS), FOLLOW)
         shown = f"{asked.operation}, from the page, to the agent `python3 a2a_delegation.py {' '.join(argv)}` finds"
-        return self.launch(request, argv, shown, story=partial(outside.talk, asked))
+        return self.launch(request, argv, shown, credentials, partial(outside.talk, asked))
 
     def launch(self, request: HttpRequest, argv: list[str], command: str,
-               credentials: dict[str, str] | None = None, story: Callable[..., Any] | None = None) -> HttpResponse:
+               credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> HttpResponse:
         """A run of `argv` with the page's allowlist (checked by the loader first), started."""
         text = _field(request, "allowlist", str, "") or allowlist.read(self.allowlist_path)
         problem, path, remove = allowlist.for_a_run(text)
