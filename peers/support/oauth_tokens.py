@@ -1,7 +1,7 @@
 """An OAuth2 access token for our client: fetched with client credentials, kept until it expires.
 
 RFC 6749 section 4.4 (the client credentials grant; the client authenticated by HTTP
-Basic, 2.3.1) and 5.1 and 5.2 (the token endpoint's answer and errors); OpenID Connect
+Basic, its id and secret each form-urlencoded first, 2.3.1) and 5.1 and 5.2 (the token endpoint's answer and errors); OpenID Connect
 Discovery 1.0 section 4 (the document whose `token_endpoint` we use). Spec 4.5
 (OAuth2SecurityScheme, OpenIdConnectSecurityScheme). The requests go through the
 transport the story speaks through, so they are printed (masked) like every frame.
@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import time
 from typing import Any, Callable
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 from peers.a2a.model import SecurityScheme
 from peers.support.config import same_endpoint
@@ -55,10 +55,12 @@ def access_token(scheme: SecurityScheme, held: Held, endpoint: str, transport: T
     form = {"grant_type": "client_credentials"}
     if scheme.scopes:  # the scopes the card lists for this scheme; none: the server's default
         form["scope"] = " ".join(scope for scope, _ in scheme.scopes)
-    pair = base64.b64encode(f"{held.client[0]}:{held.client[1]}".encode()).decode()
+    # RFC 6749 2.3.1: id and secret form-urlencoded, then Basic (the way every server must
+    # take), so a colon in the id, or a '%', '+' or non-ASCII letter in either, arrives as sent.
+    pair = base64.b64encode(f"{quote_plus(held.client[0])}:{quote_plus(held.client[1])}".encode()).decode()
     response = transport.post(token_url, urlencode(form).encode(), {
         "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json",
-        "Authorization": f"Basic {pair}"})  # RFC 6749 2.3.1: the way every server must take
+        "Authorization": f"Basic {pair}"})
     answer = _answer(response, "the token endpoint", token_url)
     token, kind, lifetime = answer.get("access_token"), answer.get("token_type"), answer.get("expires_in")
     if not isinstance(token, str) or not 0 < len(token) <= MAX_SECRET or not token.isascii() \
