@@ -1,7 +1,10 @@
 """An OAuth2 client's credentials and tokens, finished (issue 25, item 4): the client id and
 secret are form-urlencoded before HTTP Basic and our token endpoint decodes them (RFC 6749
-2.3.1), so ':' '%' '+' and non-ASCII letters arrive as sent. Real frames to the real
-billing app on 127.0.0.1."""
+2.3.1), so ':' '%' '+' and non-ASCII letters arrive as sent; a kept access token the agent
+answers with 401 (its signing key replaced when billing restarts, or the token no longer
+taken) is dropped, one new token is fetched and the request is sent once more, only
+because a 401 is answered before anything is done; a second 401 is one line. Real frames
+to the real billing app on 127.0.0.1."""
 import base64
 import http.client
 import json
@@ -136,3 +139,75 @@ def test_our_token_endpoint_decodes_the_form_urlencoding_and_refuses_a_client_th
     for hostile in ("%", "%zz", "%ff%fe", "%00", "+" * 3000, "%C3%A9" * 500):  # each one 401, never a crash
         status, answer = _token_request(server.base_url, _basic(hostile, hostile))
         assert (status, answer["error"]) == (401, "invalid_client"), hostile
+
+
+# -- a kept token refused: renewed once, sent once more -----------------------------------
+
+def test_a_kept_token_refused_after_billing_restarts_with_a_new_key_is_renewed_once_and_the_request_sent_again(
+        server):
+    server.app = billing_under_oauth2(server.base_url, KEY)
+    server.start()
+    agent = Agent(server.base_url, Held(client=(ID, SECRET)))
+    try:
+        first, frames = agent.refund("ORD-1")
+        assert first.result is not None and frames == FETCHED + SENT
+        kept, frames = agent.refund("ORD-2")
+        assert kept.result is not None and frames == SENT, "kept while valid: no token request"
+        server.app = billing_under_oauth2(server.base_url, ROTATED)  # restarted: tokens signed by its new key
+        renewed, frames = agent.refund("ORD-3")
+    finally:
+        agent.close()
+    assert renewed.result is not None and renewed.result.startswith("refund of $5.00 issued for ORD-3"), renewed.error
+    assert frames == REFUSED + FETCHED + SENT, "exactly one new token request, and one retry"
+    sends = [json.loads(frame.body) for frame in agent.printer.frames[-6:] if frame.direction == "-->"
+             and frame.url.endswith("/a2a")]
+    assert sends[0]["params"]["message"] == sends[1]["params"]["message"], "the same message, sent once more"
+    assert renewed.task.id == "task-1", "the refused request made no task at the restarted billing"
+    assert agent.lines.count(f"[auth] {server.base_url}/a2a refused the access token we kept: fetching a new one, "
+                             "and sending once more (a 401 is answered before anything is done)") == 1
+
+
+def test_a_second_401_is_one_line_and_no_third_request_or_second_token_is_sent(server):
+    server.app = billing_under_oauth2(server.base_url, KEY)
+    server.start()
+    agent = Agent(server.base_url, Held(client=(ID, SECRET)))
+    issuing = billing_under_oauth2(server.base_url, KEY)  # still issues tokens with its old key ...
+    checking = billing_under_oauth2(server.base_url, ROTATED)  # ... but takes only its new key's
+    try:
+        assert agent.refund("ORD-1")[0].result is not None
+        server.app = lambda request: (issuing if request.url.endswith("/oauth2/token") else checking)(request)
+        refused, frames = agent.refund("ORD-2")
+        again, frames_again = agent.refund("ORD-3")
+    finally:
+        agent.close()
+    assert frames == REFUSED + FETCHED + REFUSED, "one new token, one retry, then no more"
+    assert refused.error == ("delegation failed: HTTP 401: the peer refused the credentials sent; the peer did "
+                             "nothing; retry once the credentials are fixed")
+    assert "\n" not in refused.error and frames_again == frames, "each delegation bounded the same way"
+
+
+def test_a_401_to_a_token_fetched_for_that_very_request_is_not_fetched_again(server):
+    issuing = billing_under_oauth2(server.base_url, KEY)
+    checking = billing_under_oauth2(server.base_url, ROTATED)
+    server.app = lambda request: (issuing if request.url.endswith("/oauth2/token") else checking)(request)
+    server.start()
+    agent = Agent(server.base_url, Held(client=(ID, SECRET)))
+    try:
+        outcome, frames = agent.refund("ORD-1")
+    finally:
+        agent.close()
+    assert frames == FETCHED + REFUSED and outcome.error.startswith("delegation failed: HTTP 401: ")
+    assert not [line for line in agent.lines if line.startswith("[auth]")]
+
+
+def test_a_401_under_another_scheme_is_never_retried(server):
+    peer = billing.billing_agent(server.base_url)
+    scheme = scheme_for("basic", "support-agent:pa55", server.base_url, peer, None, pytest.fail)[0]
+    server.app = PeerApp(peer, wire_v10, scheme=scheme, log=lambda line: None)
+    server.start()
+    agent = Agent(server.base_url, Held(basic=("support-agent", "wrong")))
+    try:
+        outcome, frames = agent.refund("ORD-1")
+    finally:
+        agent.close()
+    assert frames == REFUSED and outcome.error.startswith("delegation failed: HTTP 401: ")
