@@ -435,4 +435,5 @@ def test_the_auth_schemes_lesson_refuses_without_and_with_a_wrong_credential_the
     assert "--> GET https://oidc.billing.acme.example/.well-known/openid-configuration" in lines
     assert done.stdout.count('<-- 200 {"access_token": "****", "token_type": "Bearer"') == 2
     assert lines[-1].startswith("[support] A card that declares a scheme says what its server wants")
-    assert lines[0].startswith("[transport] HTTP JSON-RPC over real sockets") and "TLS there" in lines[0]
+    assert lines[0].startswith("[support] this lesson runs with --transport https, whatever the command line says")
+    assert lines[1].startswith("[transport] HTTP JSON-RPC over real sockets") and "TLS there" in lines[1]

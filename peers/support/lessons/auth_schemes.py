@@ -10,9 +10,10 @@ support agent, which reads the scheme from the card and takes the credential its
 store holds for that endpoint (provisioned by the platform, never read from a card): the
 refund is made. For OAuth2 the token fetch is frames of its own (the client secret goes
 to the token endpoint only, masked as every credential is); for OpenID Connect the
-discovery document names that endpoint first. Mutual TLS happens in the TLS handshake
-(so this lesson runs over --transport https): a certificate from another CA ends it in
-one line, which tests/test_auth_client.py shows; here our own is presented. It ends with
+discovery document names that endpoint first. Mutual TLS happens in the TLS handshake,
+so the lesson needs TLS and runs over --transport https whatever --transport says: a
+certificate from another CA ends the handshake in one line, which
+tests/test_auth_client.py shows; here our own is presented. It ends with
 the difference between a card that declares a scheme and a server that enforces it.
 """
 from __future__ import annotations
@@ -48,7 +49,9 @@ LESSON = Lesson(
     about="one refund under each security scheme a card can declare (API key, Basic, OAuth2, OpenID Connect, "
           "mutual TLS): refused without a credential, refused with a wrong one, made with ours",
     teaches="essay: Discovery is not trust (a card declares its auth; only the server enforces it: A2A 4.5, 7)",
-    order=25, flags={"--wire": "1.0", "--transport": "https"},
+    order=25, flags={"--wire": "1.0"},
+    needs={"--transport": ("https", "mutual TLS is proved in the TLS handshake, which plain HTTP and the "
+                                    "in-process shim do not have")},
     peers={"billing-agent": {"schemes_at": {host: kind for kind, host, _, _ in CASES}}})
 
 
