@@ -185,9 +185,19 @@ class SupportAgent:
         its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/cards.py)."""
         fetched = self.fetched.get(url)
         binding = fetched.binding if fetched is not None and fetched.binding is not None else JSON_RPC
-        headers = {**extra_headers, **self.credential(url, scope)}
-        return binding.call(self.transport, url, method, params, headers, request_id=next(self.request_ids),
-                            stream=stream)
+        for attempt in ("first", "again"):
+            headers = {**extra_headers, **self.credential(url, scope)}
+            try:
+                return binding.call(self.transport, url, method, params, headers,
+                                    request_id=next(self.request_ids), stream=stream)
+            except HttpRefusal as refusal:  # a 401 is answered before anything is done: safe to send again
+                if attempt == "again" or refusal.status != 401:
+                    raise
+                from peers.support.oauth_tokens import forget_kept  # was it an OAuth2 token we kept?
+                dropped = forget_kept(self.issued, url)  # then the next credential() fetches a new one
+                if dropped is None:
+                    raise
+                self.say(dropped, Kind.WARNING)
 
     def credential(self, url: str, scope: str | None = None) -> dict[str, str]:
         """The headers that prove who we are to `url`, from our own store, never a card's: the

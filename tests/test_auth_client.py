@@ -422,17 +422,56 @@ def test_a_card_read_over_http_that_names_an_https_endpoint_is_a_downgrade_refus
 
 def test_the_auth_schemes_lesson_refuses_without_and_with_a_wrong_credential_then_makes_each_refund():
     done = cli("--scenario", "auth-schemes", timeout=60)
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0 and done.stderr == "", done.stderr
     lines = done.stdout.splitlines()
     refusals = [line for line in lines if line.startswith("[support] billing answered HTTP 401")]
     assert [line.split("WWW-Authenticate: ")[1] for line in refusals] == [
         'APIKey realm="billing-agent", header="X-API-Key"; no task was made'] * 2 + [
         'Basic realm="billing-agent", charset="UTF-8"; no task was made'] * 2 + [
-        'Bearer realm="billing-agent", scope="a2a"; no task was made'] * 4
+        'Bearer realm="billing-agent", scope="a2a"; no task was made'] * 4 + [
+        'MutualTLS realm="billing-agent"; no task was made'], "mutual TLS without a certificate: a 401 too"
     assert sum(line.startswith("[support] trusted result (from billing-agent): refund of $180.00") for line in lines) == 5
     assert lines.count("--> POST /oauth2/token grant_type=client_credentials&scope=a2a") == 1
     assert lines.count("--> POST /oauth2/token grant_type=client_credentials") == 1  # oidc's names no scope
     assert "--> GET https://oidc.billing.acme.example/.well-known/openid-configuration" in lines
     assert done.stdout.count('<-- 200 {"access_token": "****", "token_type": "Bearer"') == 2
-    assert lines[-1].startswith("[support] A card that declares a scheme says what its server wants")
-    assert lines[0].startswith("[transport] HTTP JSON-RPC over real sockets") and "TLS there" in lines[0]
+    assert lines[0].startswith("[support] this lesson runs with --transport https, whatever the command line says")
+    assert lines[1].startswith("[transport] HTTP JSON-RPC over real sockets") and "TLS there" in lines[1]
+
+
+def test_the_auth_schemes_lesson_shows_a_certificate_another_ca_issued_ending_the_handshake_in_one_line():
+    done = cli("--scenario", "auth-schemes", timeout=60)
+    lines = done.stdout.splitlines()
+    mtls = lines[lines.index("[support] billing at https://mtls.billing.acme.example declares mtls (mutualTLS); "
+                             "our store holds a client certificate for it"):]
+    said = [line for line in mtls if line.startswith("[")]
+    assert said[:7] == [
+        "[support] billing at https://mtls.billing.acme.example declares mtls (mutualTLS); our store holds a "
+        "client certificate for it",
+        "[support] the refund with no credential, as a caller that ignores the card would send it:",
+        '[support] billing answered HTTP 401, WWW-Authenticate: MutualTLS realm="billing-agent"; no task was made',
+        "[support] the refund with a client certificate another CA issued:",
+        "[support] could not connect to mtls.billing.acme.example:443: TLS: the peer refused our client "
+        "certificate (tlsv1 alert unknown ca); nothing was sent, so a retry is safe",
+        "[support] now as the card asks, with the credential from our own store:",
+        "[trust] 'billing-agent' is allowlisted -> delegating"]
+    arrows = [line[:3] for line in mtls if line.startswith(("-->", "<--"))]
+    assert arrows == ["-->", "<--", "-->", "-->", "<--"], "the stranger's request is shown; no answer came"
+    assert "[support] trusted result (from billing-agent): refund of $180.00 issued for ORD-3300 (ref " \
+           "BILL-ORD-3300)" in said[7:]
+
+
+def test_the_auth_schemes_lesson_ends_with_what_a_declared_scheme_is_and_what_an_enforced_one_shows():
+    lines = cli("--scenario", "auth-schemes", timeout=60).stdout.splitlines()
+    tasks = [line for line in lines if line.startswith("[support] task ") and line.endswith("state: completed")]
+    assert tasks == ["[support] task task-1 state: completed"] * 5, "each billing's only task: the one we made"
+    assert lines[-1] == (
+        "[support] A card that declares a scheme only says what its server wants: anyone can write that into a "
+        "card, and a server that does not check it serves everyone (an extended card declared 'authenticated' "
+        "but served to anyone, a2a-samples #340). A server that enforces it refuses the rest before any task: "
+        "each billing's only task is task-1, the one our credential made.")
+
+
+def test_the_auth_schemes_lesson_prints_the_same_frames_each_run():
+    runs = [cli("--scenario", "auth-schemes", timeout=60).stdout for _ in range(2)]
+    assert runs[0] == runs[1], "fresh secrets each run, and every one of them masked: the same transcript"

@@ -569,7 +569,8 @@ def test_every_lesson_module_is_found_and_its_data_is_complete_and_plain():
         assert isinstance(lesson, Lesson) and callable(module.run)
         assert lesson.about and "\n" not in lesson.about and lesson.teaches.startswith(("essay: ", "seed 0"))
         assert module.__doc__.startswith(f"--scenario {name}: ") and len(module.__doc__) > 300, name
-        assert set(lesson.flags) | set(lesson.reads) <= run_flags, name
+        assert set(lesson.flags) | set(lesson.needs) | set(lesson.reads) <= run_flags, name
+        assert all(isinstance(why, str) and why for _, why in lesson.needs.values()), "a need says why"
         assert all(peer in demo.PEERS and set(asked) <= set(demo.SETTINGS) for peer, asked in lesson.peers.items())
         assert json.loads(json.dumps(lesson.peers)) == lesson.peers, "what a peer is asked is plain data"
 
@@ -599,6 +600,21 @@ def test_a_name_that_is_not_a_lesson_is_one_line_and_nothing_is_imported_by_it()
         done = cli("--scenario", name)
         assert done.returncode == 2 and "is not a lesson (--list-scenarios lists them)" in done.stderr
         assert done.stderr.count("\n") == 1 and len(done.stderr) < 200
+
+
+def test_a_lesson_that_needs_tls_runs_over_https_whatever_transport_says_and_the_readme_says_which():
+    from peers.support.lessons import name_of
+    needing = {name_of(module.__name__): module.LESSON.needs["--transport"] for module in lesson_modules()
+               if "--transport" in module.LESSON.needs}
+    intro = (ROOT / "README.md").read_text().split("## Lessons")[1].split("\n| lesson |")[0]
+    claim = " ".join(intro.split())
+    assert "Each runs over `--transport http` too, with the same frames" in claim
+    assert set(re.findall(r"but for `([a-z-]+)`, which needs TLS", claim)) == set(needing), "the README names each"
+    for name, (value, why) in needing.items():
+        done, lines = lesson(name)  # the same frames whatever --transport says, in-process or http
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert lines[0] == f"[support] this lesson runs with --transport {value}, whatever the command line says: {why}"
+        assert f"needs: --transport {value}, whatever is given ({why})" in cli("--scenario", name, "--help").stdout
 
 
 def test_a_lessons_flags_give_way_to_the_ones_given():

@@ -2,7 +2,8 @@
 
 Spec 4.5 (OAuth2SecurityScheme with a clientCredentials flow; OpenIdConnectSecurityScheme)
 and RFC 6749 section 4.4: a client POSTs `grant_type=client_credentials` to the token
-endpoint the card names (`tokenUrl`), authenticated by HTTP Basic or by `client_id` and
+endpoint the card names (`tokenUrl`), authenticated by HTTP Basic (id and secret each
+form-urlencoded first, RFC 6749 2.3.1, so decoded here) or by `client_id` and
 `client_secret` form fields (not both: RFC 6749 2.3), and gets a short-lived access
 token (tokens.py) for this peer's endpoint, which it then sends as `Authorization:
 Bearer`. With `discovery` (oidc) the card names `/.well-known/openid-configuration`
@@ -16,7 +17,7 @@ import hmac
 import json
 import time
 from typing import Any, Callable
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_plus
 
 from peers.a2a.model import SecurityScheme
 from peers.schemes import MAX_CREDENTIAL, tokens
@@ -99,7 +100,7 @@ class ClientCredentials:
         in_header = request.header("Authorization") is not None
         if in_header and ("client_secret" in form or "client_id" in form):
             return _oauth_error(400, "invalid_request", "the client authenticates one way, not two")
-        offered = user_and_password(request.header("Authorization")) if in_header else \
+        offered = _form_decoded(user_and_password(request.header("Authorization"))) if in_header else \
             (form.get("client_id", "").encode(), form.get("client_secret", "").encode())
         id_ok = offered is not None and hmac.compare_digest(offered[0], self.client_id)
         secret_ok = offered is not None and hmac.compare_digest(offered[1], self.secret)
@@ -112,6 +113,14 @@ class ClientCredentials:
         token = tokens.issue(self.key, self.issuer, self.audience, self.client_id.decode(), SCOPE, self.clock())
         return HttpResponse(200, dict(NO_STORE), json.dumps(
             {"access_token": token, "token_type": "Bearer", "expires_in": tokens.LIFETIME, "scope": SCOPE}).encode())
+
+
+def _form_decoded(pair: tuple[bytes, bytes] | None) -> tuple[bytes, bytes] | None:
+    """RFC 6749 2.3.1: a client's id and secret are form-urlencoded before they go into
+    Basic ("a%3Ab" is the id "a:b"); user_and_password has checked both are UTF-8."""
+    if pair is None:
+        return None
+    return unquote_plus(pair[0].decode()).encode(), unquote_plus(pair[1].decode()).encode()
 
 
 def _oauth_error(status: int, error: str, description: str, **headers: str) -> HttpResponse:

@@ -1,7 +1,7 @@
 """An OAuth2 access token for our client: fetched with client credentials, kept until it expires.
 
 RFC 6749 section 4.4 (the client credentials grant; the client authenticated by HTTP
-Basic, 2.3.1) and 5.1 and 5.2 (the token endpoint's answer and errors); OpenID Connect
+Basic, its id and secret each form-urlencoded first, 2.3.1) and 5.1 and 5.2 (the token endpoint's answer and errors); OpenID Connect
 Discovery 1.0 section 4 (the document whose `token_endpoint` we use). Spec 4.5
 (OAuth2SecurityScheme, OpenIdConnectSecurityScheme). The requests go through the
 transport the story speaks through, so they are printed (masked) like every frame.
@@ -13,7 +13,9 @@ than Bearer, an `expires_in` that is not a positive whole number: one line each
 client secret goes only to a token endpoint at the agent's own origin, or the one our
 store names for it, never to the agent's endpoint itself, and never from https down to
 http. A token is kept per token endpoint and client until shortly before it expires,
-then fetched once more. Not here: refresh tokens, other grants, checking the token
+then fetched once more; a kept token the agent answers with 401 (revoked, or signed with
+a key the agent has since replaced) is dropped by `forget_kept`, so the next request
+fetches a new one, once. Not here: refresh tokens, other grants, checking the token
 (that is the agent's to do).
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import base64
 import time
 from typing import Any, Callable
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 from peers.a2a.model import SecurityScheme
 from peers.support.config import same_endpoint
@@ -49,16 +51,20 @@ def access_token(scheme: SecurityScheme, held: Held, endpoint: str, transport: T
     """A bearer token for `held`'s client at the agent `endpoint`, as `scheme` says where
     to get it, and where it came from (for --verbose): kept in `cache` until it expires."""
     token_url = _token_endpoint(scheme, held, endpoint, transport, cache)
-    kept = cache.get(("token", token_url, held.client[0]))
+    key = ("token", token_url, held.client[0])
+    kept = cache.get(key)
     if kept is not None and clock() < kept[1]:
+        cache[("sent", endpoint)] = key, True  # a 401 to it may mean it was revoked: forget_kept
         return kept[0], f"kept since it was fetched from {token_url}"
     form = {"grant_type": "client_credentials"}
     if scheme.scopes:  # the scopes the card lists for this scheme; none: the server's default
         form["scope"] = " ".join(scope for scope, _ in scheme.scopes)
-    pair = base64.b64encode(f"{held.client[0]}:{held.client[1]}".encode()).decode()
+    # RFC 6749 2.3.1: id and secret form-urlencoded, then Basic (the way every server must
+    # take), so a colon in the id, or a '%', '+' or non-ASCII letter in either, arrives as sent.
+    pair = base64.b64encode(f"{quote_plus(held.client[0])}:{quote_plus(held.client[1])}".encode()).decode()
     response = transport.post(token_url, urlencode(form).encode(), {
         "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json",
-        "Authorization": f"Basic {pair}"})  # RFC 6749 2.3.1: the way every server must take
+        "Authorization": f"Basic {pair}"})
     answer = _answer(response, "the token endpoint", token_url)
     token, kind, lifetime = answer.get("access_token"), answer.get("token_type"), answer.get("expires_in")
     if not isinstance(token, str) or not 0 < len(token) <= MAX_SECRET or not token.isascii() \
@@ -70,8 +76,22 @@ def access_token(scheme: SecurityScheme, held: Held, endpoint: str, transport: T
         raise TokenRefused(f"the token endpoint {token_url} gave expires_in {escape(str(lifetime)[:20])}, "
                            "not a positive number of seconds")
     lifetime = min(lifetime or 0, LONGEST)  # none said: used for this request only
-    cache[("token", token_url, held.client[0])] = (token, clock() + max(lifetime - MARGIN, lifetime / 2))
+    cache[key] = (token, clock() + max(lifetime - MARGIN, lifetime / 2))
+    cache[("sent", endpoint)] = key, False  # fetched for this request: a 401 to it is not cured by another
     return token, f"fetched from {token_url}, for {lifetime} s" if lifetime else f"fetched from {token_url}"
+
+
+def forget_kept(cache: dict[Any, Any], endpoint: str) -> str | None:
+    """After `endpoint` answered 401: if what it refused was a token kept from before
+    (revoked, or signed with a key the agent has since replaced), drop it, so the next
+    request fetches a new one, and say so; else None. A token fetched for that very request
+    is not fetched again: the agent would refuse the next one for the same reason."""
+    key, kept = cache.pop(("sent", endpoint), (None, False))
+    if not kept:
+        return None
+    cache.pop(key, None)
+    return (f"[auth] {escape(endpoint[:120])} refused the access token we kept: fetching a new one, and sending "
+            "once more (a 401 is answered before anything is done)")
 
 
 def _token_endpoint(scheme: SecurityScheme, held: Held, endpoint: str, transport: Transport,

@@ -4,7 +4,7 @@ The essay's run stays the default. A lesson (peers/support/lessons/, one module 
 is a short story of its own, told through the same support agent, printer and transport:
 its frames are printed like any others. This module reads what a lesson says of itself
 (its `LESSON`) for the rest of the run: the one line --list-scenarios prints, the help
-`--scenario NAME --help` prints, the flags it sets, what the demo peers are asked
+`--scenario NAME --help` prints, the flags it sets and needs, what the demo peers are asked
 (`settings`), the servers of our own it needs (`own_apps`), and its `run`. It names
 no lesson. Not here: the lessons' stories, or how the demo peers carry the settings out.
 """
@@ -40,12 +40,14 @@ def listing() -> str:
 
 def set_flags(options: SimpleNamespace, defaults: dict[str, Any]) -> None:
     """The flags the lesson sets (its LESSON.flags), where the command line left them at
-    their `defaults` (flag -> default)."""
+    their `defaults` (flag -> default), and those it needs (LESSON.needs), whatever it says."""
     from peers.support.flags import dest_of
     lesson = lesson_of(options)
     for flag, value in lesson.flags.items() if lesson is not None else ():
         if getattr(options, dest_of(flag)) == defaults[flag]:
             setattr(options, dest_of(flag), value)
+    for flag, (value, _) in lesson.needs.items() if lesson is not None else ():
+        setattr(options, dest_of(flag), value)
 
 
 def reads(flag: str, options: SimpleNamespace) -> bool:
@@ -81,6 +83,7 @@ def help_for(name: str) -> str | None:
         lines.append(f"runs as: --scenario {name} " + " ".join(
             flag if value is True else f"{flag} {value}" for flag, value in lesson.flags.items())
             + " (where those flags are not given)")
+    lines += [f"needs: {flag} {value}, whatever is given ({why})" for flag, (value, why) in lesson.needs.items()]
     lines += [f"reads {flag}: {meaning}" for flag, meaning in lesson.reads.items()]
     lines += [f"asks of {peer}: " + ", ".join(f"{key}={value!r}" for key, value in settings.items())
               for peer, settings in lesson.peers.items()]
@@ -118,6 +121,8 @@ def run(options: SimpleNamespace, agent: SupportAgent, card_urls: list[str],
         return planner.run_request(agent, card_urls, options.request, generate,
                                    show_prompts=options.show_prompts, verbose=options.verbose)
     from peers.support.flags import dest_of
+    for flag, (value, why) in module.LESSON.needs.items():  # set whatever was given (set_flags): said once
+        agent.say(f"[support] this lesson runs with {flag} {value}, whatever the command line says: {why}")
     given = {dest_of(flag): getattr(options, dest_of(flag)) for flag in module.LESSON.reads}
     if "--request" in module.LESSON.reads:  # a model reads the request: the one the flags chose
         given["generate"] = generate

@@ -3,7 +3,7 @@ module each. Each is a short story told through the same support agent, printer 
 transport as the essay's run, so its frames are printed like any others.
 
 A lesson is one module: its `LESSON` (a `Lesson` below: what it is about, the essay's or
-a seed's section it teaches, its place in the teaching order, the flags it sets and
+a seed's section it teaches, its place in the teaching order, the flags it sets, needs and
 reads, what it asks of the demo peers, the servers of our own it needs), its docstring
 (the longer explanation `--scenario NAME --help` prints), and `run(agent, card_urls)`.
 Nothing else names a lesson: `every()` finds them here, so adding one adds one file.
@@ -32,6 +32,9 @@ class Lesson(NamedTuple):
     order: int  # its place in the teaching order: the essay's sections, then seed 004, then seed 000
     # Flags it sets where the command line left them at their default, e.g. {"--wire": "1.0"}.
     flags: dict[str, Any] = {}
+    # Flags it cannot be taught without, set whatever the command line says, each with why (the
+    # run says it in one line), e.g. {"--transport": ("https", "mutual TLS is proved in TLS")}.
+    needs: dict[str, tuple[Any, str]] = {}
     # Flags it gives a meaning to (flag -> that meaning); run() gets each as a keyword argument
     # named as the flag's option (--interactive: interactive). --request or --interactive given
     # to a lesson that does not read it is warned about (flags.ignored).

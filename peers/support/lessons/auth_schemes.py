@@ -10,45 +10,69 @@ support agent, which reads the scheme from the card and takes the credential its
 store holds for that endpoint (provisioned by the platform, never read from a card): the
 refund is made. For OAuth2 the token fetch is frames of its own (the client secret goes
 to the token endpoint only, masked as every credential is); for OpenID Connect the
-discovery document names that endpoint first. Mutual TLS happens in the TLS handshake
-(so this lesson runs over --transport https): a certificate from another CA ends it in
-one line, which tests/test_auth_client.py shows; here our own is presented. It ends with
+discovery document names that endpoint first. Mutual TLS is proved in the TLS handshake,
+so the lesson needs TLS and runs over --transport https whatever --transport says: with
+no client certificate billing answers 401 like the others, and a certificate another CA
+issued (a DEMO one, peers/keys) ends the handshake before any HTTP, in one line. The two
+callers without ours speak through a connection of their own, made as the run's is
+(the same hosts, the same CA trusted) but presenting only what they hold. It ends with
 the difference between a card that declares a scheme and a server that enforces it.
 """
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING
+import contextlib
+import os
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from peers.a2a.model import AgentCard, Message, Part
 from peers.a2a.wire_format import card_url
 from peers.support.config import AllowEntry
+from peers.support.credentials import Held, client_tls
 from peers.support.lessons import Lesson
 from peers.support.output import Kind
 from transports import jsonrpc
-from transports.printer import escape
+from transports.errors import TransportError
+from transports.network import HttpTransport
+from transports.printer import FramePrinter, escape
 
 if TYPE_CHECKING:
     from a2a_delegation import Outcome, SupportAgent
 
+KEYS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "keys")  # peers/keys: DEMO only
+DEMO_CA = os.path.join(KEYS, "demo-ca.DEMO-CERT.pem")  # what issued every certificate --transport https serves
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}
+
+
+class Caller(NamedTuple):
+    """A caller other than the support agent: the headers it sends, and the client
+    certificate (its PEM files) it presents in the TLS handshake, if any."""
+
+    headers: dict[str, str] = {}
+    certificate: tuple[str, str] | None = None
+
+
+NOBODY = Caller()  # no credential at all: a caller that ignores the card
 WRONG_BASIC = "Basic " + base64.b64encode(b"support-agent:not-the-password").decode()
-# Each scheme: where billing serves it, what a caller ignoring the card would try wrongly
-# (None: nothing to try outside the handshake), and what the store holds for it.
+STRANGER = Caller(certificate=(os.path.join(KEYS, "stranger.DEMO-CLIENT-CERT.pem"),
+                               os.path.join(KEYS, "stranger.DEMO-CLIENT-KEY.pem")))  # another CA issued it
+# Each scheme: where billing serves it, a caller with a wrong credential, what our store holds for it.
 CASES = (
-    ("apikey", "https://apikey.billing.acme.example", {"X-API-Key": "a-key-we-guessed"}, "an API key"),
-    ("basic", "https://basic.billing.acme.example", {"Authorization": WRONG_BASIC}, "a user and password"),
-    ("oauth2", "https://oauth2.billing.acme.example", {"Authorization": "Bearer a-token-billing-never-issued"},
+    ("apikey", "https://apikey.billing.acme.example", Caller({"X-API-Key": "a-key-we-guessed"}), "an API key"),
+    ("basic", "https://basic.billing.acme.example", Caller({"Authorization": WRONG_BASIC}), "a user and password"),
+    ("oauth2", "https://oauth2.billing.acme.example", Caller({"Authorization": "Bearer a-token-billing-never-issued"}),
      "an OAuth2 client id and secret"),
-    ("oidc", "https://oidc.billing.acme.example", {"Authorization": "Bearer a-token-billing-never-issued"},
+    ("oidc", "https://oidc.billing.acme.example", Caller({"Authorization": "Bearer a-token-billing-never-issued"}),
      "an OAuth2 client id and secret"),
-    ("mtls", "https://mtls.billing.acme.example", None, "a client certificate"),
+    ("mtls", "https://mtls.billing.acme.example", STRANGER, "a client certificate"),
 )
 LESSON = Lesson(
     about="one refund under each security scheme a card can declare (API key, Basic, OAuth2, OpenID Connect, "
           "mutual TLS): refused without a credential, refused with a wrong one, made with ours",
     teaches="essay: Discovery is not trust (a card declares its auth; only the server enforces it: A2A 4.5, 7)",
-    order=25, flags={"--wire": "1.0", "--transport": "https"},
+    order=25, flags={"--wire": "1.0"},
+    needs={"--transport": ("https", "mutual TLS is proved in the TLS handshake, which plain HTTP and the "
+                                    "in-process shim do not have")},
     peers={"billing-agent": {"schemes_at": {host: kind for kind, host, _, _ in CASES}}})
 
 
@@ -57,7 +81,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     agent.say(f"[transport] {agent.transport.label}. Security schemes: declared by the card, enforced by "
               "the server.", Kind.BANNER)
     outcomes = []
-    for kind, host, wrong, held in CASES:
+    for _, host, wrong, held in CASES:
         agent.say()
         card = agent.find(card_url(host))
         if not isinstance(card, AgentCard):
@@ -66,34 +90,60 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         declared = ", ".join(f"{scheme.name} ({scheme.type})" for scheme in card.security_schemes)
         agent.say(f"[support] billing at {host} declares {escape(declared)}; our store holds {held} for it")
         agent.allowlist = [*agent.allowlist, AllowEntry(card.name, card.url)]  # vetted at this endpoint too
-        if wrong is not None:
-            bare(agent, card, {}, "with no credential, as a caller that ignores the card would send it")
-            bare(agent, card, wrong, "with a wrong credential")
-        else:
-            agent.say("[support] mutual TLS is proved in the TLS handshake, before any HTTP: a client "
-                      "certificate another CA issued ends it (one line), and none at all gets a 401")
+        bare(agent, card, NOBODY, "with no credential, as a caller that ignores the card would send it")
+        bare(agent, card, wrong, "with a client certificate another CA issued" if wrong.certificate else
+             "with a wrong credential")
         agent.say("[support] now as the card asks, with the credential from our own store:")
         outcomes.append(agent.gate_then_delegate(card, "process_refund", REFUND))
     agent.say()
-    agent.say("[support] A card that declares a scheme says what its server wants; only a server that "
-              "enforces it refuses the rest. Each refusal above came before any task was made: billing "
-              "enforces what its card declares. A card alone proves nothing: an extended card declared "
-              "'authenticated' but served to anyone (a2a-samples #340) is a declaration, not a check.", Kind.BANNER)
+    # Task ids count from task-1 at each billing: if ours is task-1, no refusal above made one.
+    only_ours = len(outcomes) == len(CASES) and all(outcome.task is not None and outcome.task.id == "task-1"
+                                                     for outcome in outcomes)
+    agent.say("[support] A card that declares a scheme only says what its server wants: anyone can write "
+              "that into a card, and a server that does not check it serves everyone (an extended card "
+              "declared 'authenticated' but served to anyone, a2a-samples #340). A server that enforces it "
+              "refuses the rest before any task: " + (
+                  "each billing's only task is task-1, the one our credential made." if only_ours else
+                  "not every refund above was made, so this run cannot show it."), Kind.BANNER)
     return outcomes
 
 
-def bare(agent: SupportAgent, card: AgentCard, headers: dict[str, str], how: str) -> None:
-    """The refund sent straight through the transport with `headers` only (not by the
-    support agent, which would not send it): billing's 401 and its challenge, said."""
+def bare(agent: SupportAgent, card: AgentCard, caller: Caller, how: str) -> None:
+    """The refund sent straight by `caller` (not by the support agent, which would not
+    send it), over a connection of the caller's own: billing's 401 and its challenge,
+    said; or the handshake's failure, in one line."""
     agent.say(f"[support] the refund {how}:")
     spoken = agent.format_of[card.url]
     frame = jsonrpc.encode_request(next(agent.request_ids), spoken.SEND_METHOD,
                                    spoken.send_params(Message(f"msg-{next(agent.message_ids)}", "user", (
                                        Part(data=REFUND, media_type="application/json"),),
                                        metadata={"skillId": "process_refund"})))
-    response = agent.transport.post(card.url, frame, {"Content-Type": "application/json", **spoken.HEADERS,
-                                                      **headers})
+    headers = {"Content-Type": "application/json", **spoken.HEADERS, **caller.headers}
+    with connected_as(agent.transport, card.url, caller) as transport:
+        try:
+            response = transport.post(card.url, frame, headers)
+        except TransportError as failure:  # in the words the support agent says it in (delegation failed: ...)
+            agent.say(f"[support] {escape(str(failure))}; {failure.retry_advice()}", Kind.REFUSED)
+            return
     challenge = response.header("WWW-Authenticate") or "(none)"
     agent.say(f"[support] billing answered HTTP {response.status}, WWW-Authenticate: {escape(challenge[:200])}; "
               "no task was made", Kind.REFUSED if response.status == 401 else Kind.WARNING)
 
+
+@contextlib.contextmanager
+def connected_as(printer: FramePrinter, endpoint: str, caller: Caller) -> Iterator[FramePrinter]:
+    """The printer, speaking for the block through a transport of `caller`'s own: the run's
+    hosts, timeout and trusted CA, and to `endpoint`'s host only the caller's client
+    certificate (or none), in a context made as the run's are (credentials.client_tls,
+    trusting the demo CA, which issued every certificate the lesson's peers serve). Every
+    frame is still printed, and kept, by the run's printer; its transport is back after."""
+    network = printer.inner
+    store = {endpoint: Held(certificate=caller.certificate)} if caller.certificate else {}
+    own = HttpTransport(resolve=network.resolve, resolved_tls=network.resolved_tls, timeout=network.timeout,
+                        tls=network.tls, client_tls=client_tls(store, DEMO_CA))
+    printer.inner = own
+    try:
+        yield printer
+    finally:
+        printer.inner = network
+        own.close()
