@@ -83,6 +83,22 @@ def serving(app, **kwargs):
         server.stop()
 
 
+NO_CHROMIUM = ("headless Chromium is not installed here (Debian's chromium package; .ci/run installs it "
+               "where the machine allows)")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for every page test of the session (tests/chromium.py): each test
+    opens its own tab, in a browser context of its own. Skips, saying why, where it is absent."""
+    from chromium import CHROMIUM, Chromium
+    if not CHROMIUM:
+        pytest.skip(NO_CHROMIUM)
+    browser = Chromium()
+    yield browser
+    browser.close()
+
+
 @pytest.fixture
 def billing_server():
     app = PeerApp(billing.billing_agent(), wire_essay, token="t0k")
