@@ -6,9 +6,11 @@ for any of our code."""
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,6 +42,27 @@ BILLING_CARD, ROGUE_CARD = CARDS
 FRAME = (b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", '
          b'"params": {"skill": "process_refund", "input": {"order_id": "ORD-1", "amount": 5}}}')
 JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_folder(tmp_path_factory):
+    """The session's temporary files, ours and every subprocess's, in one folder of their own
+    (TMPDIR), so what a test leaves behind is found whatever else runs on the machine: the
+    session fails naming it, and the folder is removed either way. pytest's own tmp_path
+    folders stay where pytest keeps them between runs."""
+    tmp_path_factory.getbasetemp()
+    folder = tempfile.mkdtemp(prefix="a2a-tests-")
+    before = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
+    yield folder
+    if before[0] is None:
+        del os.environ["TMPDIR"]
+    else:
+        os.environ["TMPDIR"] = before[0]
+    tempfile.tempdir = before[1]
+    left = sorted(os.listdir(folder))
+    shutil.rmtree(folder, ignore_errors=True)
+    assert left == [], f"the tests left these in the temporary folder: {left}"
 
 
 def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes:
