@@ -1,6 +1,7 @@
 """What got in a new learner's way, each fixed and kept fixed: a prompt that sent frames on
 end of input, a traceback on an old Python, a puzzling --timeout 0, an allowlist host name
 compared by case, and a key tool whose --help was an error."""
+import functools
 import glob
 import json
 import os
@@ -40,18 +41,20 @@ def test_an_answer_that_is_neither_enter_nor_q_is_asked_again_and_never_sends():
     assert "[step] stopped before that frame left" in done.stdout
 
 
-def old_pythons():
-    """Pythons older than 3.10 that really run here (a pyenv shim may name one that does not)."""
+@functools.cache
+def old_python():
+    """The newest Python older than 3.10 that really runs here (a pyenv shim may name one that
+    does not), or None; looked for once, and only until one answers."""
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[6-9].*/bin/python")), reverse=True)
     found += [shutil.which(f"python3.{minor}") for minor in (9, 8, 7)]
-    return [path for path in found if path and subprocess.run([path, "-c", "pass"], capture_output=True,
-                                                              timeout=30).returncode == 0]
+    return next((path for path in found if path and subprocess.run([path, "-c", "pass"], capture_output=True,
+                                                                   timeout=30).returncode == 0), None)
 
 
-@pytest.mark.skipif(not old_pythons(), reason="no Python older than 3.10 on this machine")
+@pytest.mark.skipif(not old_python(), reason="no Python older than 3.10 on this machine")
 @pytest.mark.parametrize("args", [[], ["--help"], ["serve", "billing-agent", "--help"]])
 def test_an_old_python_gets_one_line_and_exit_2(args):
-    done = subprocess.run([old_pythons()[0], STORY, *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
+    done = subprocess.run([old_python(), STORY, *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("a2a_delegation.py needs Python 3.10 or newer (this is 3.")
     assert len(done.stderr.splitlines()) == 1
