@@ -65,6 +65,22 @@ def temporary_folder(tmp_path_factory):
     assert left == [], f"the tests left these in the temporary folder: {left}"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def bytecode_cache(tmp_path_factory):
+    """Every Python the tests start shares one cache of compiled modules, in pytest's own
+    temporary folder (PYTHONPYCACHEPREFIX): the workbench is compiled once a session, not
+    again by each of the hundreds of subprocesses, and the checkout gets no __pycache__."""
+    before = {name: os.environ.get(name) for name in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")}
+    os.environ["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("bytecode"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes:
     """A refund frame on the essay's wire for one order (an order is refunded only once)."""
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tasks/send", "params": {
@@ -72,8 +88,9 @@ def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes
 
 
 def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
-    """The workbench as a learner runs it: a subprocess, its output captured."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
+    """The workbench as a learner runs it: a subprocess, its output captured (its bytecode
+    in the session's cache: see `bytecode_cache`)."""
+    env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
                           input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
 
