@@ -95,6 +95,18 @@ def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
                           input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
 
 
+SHARED_RUNS: dict = {}
+
+
+def cli_once(*args):
+    """cli(*args), run once a session and its output shared by every test that reads it: for
+    runs of the checkout as it is, given no input, which print the same each time (the golden
+    transcripts and the both-transports tests hold them to that)."""
+    if args not in SHARED_RUNS:
+        SHARED_RUNS[args] = cli(*args)
+    return SHARED_RUNS[args]
+
+
 def lesson_settings(name):
     """What the lesson `name` asks of the demo peers (its LESSON.peers); {} for none."""
     from peers.support.lessons import find

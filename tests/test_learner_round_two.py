@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, cli_once
 
 STORY = str(ROOT / "a2a_delegation.py")
 
@@ -120,13 +120,13 @@ def test_a_registry_naming_a_real_server_says_the_shim_cannot_reach_it(tmp_path)
     ("--push", "--push does nothing for billing-agent: the essay wire cannot answer before the task ends"),
 ])
 def test_a_following_flag_the_essays_wire_cannot_honour_says_so(flag, said):
-    done = cli(flag)
+    done = cli_once(flag)
     assert done.returncode == 0 and said in done.stderr and "trusted result" in done.stdout
 
 
 def test_a_following_flag_the_wire_honours_says_nothing():
     for flag in ("--stream", "--no-wait", "--push"):
-        done = cli("--wire", "1.0", flag)
+        done = cli_once("--wire", "1.0", flag)
         assert done.returncode == 0 and "does nothing" not in done.stderr, (flag, done.stderr)
 
 
@@ -172,7 +172,7 @@ def test_ctrl_c_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_
 
 
 def test_a_paused_tasks_words_do_not_repeat_its_variants_name():
-    done = cli("--scenario", "approval")
+    done = cli_once("--scenario", "approval")
     paused = [line for line in done.stdout.splitlines() if line.startswith("[support] approval required (")]
     assert paused and all("): approval required:" not in line for line in paused), paused
     assert "[support] approval required (interrupted): a refund of $6,200.00 for ORD-4100" in done.stdout
@@ -182,4 +182,4 @@ def test_a_run_on_1_0_says_once_why_it_shows_one_state():
     done = cli("--wire", "1.0", "--scenario", "duplicate")
     why = "(0.3 and 1.0 answer with a task's current state, not each state it passed through"
     assert done.stdout.count(why) == 1 and "--stream shows each as it is entered" in done.stdout
-    assert why not in cli().stdout, "the essay's run prints its lifecycle: nothing to explain"
+    assert why not in cli_once().stdout, "the essay's run prints its lifecycle: nothing to explain"

@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 
 import a2a_delegation as story
-from conftest import ROOT, cli
+from conftest import ROOT, cli, cli_once
 from peers.support.web import server as web
 
 ESSAY_ALLOWLIST = (ROOT / "allowlist.json").read_text()
@@ -175,7 +175,7 @@ def test_a_malformed_request_body_is_one_line_not_a_traceback(page):
 def test_the_essays_run_streams_the_lines_the_terminal_prints(page):
     events = events_of(page, started(page))
     shown = "\n".join(event["text"] for event in events if event["type"] == "line") + "\n"
-    assert shown == cli().stdout
+    assert shown == cli_once().stdout
     trust = [event for event in events if event["type"] == "trust"]
     assert [(event["peer"], event["verdict"]) for event in trust] == [("billing-agent", "trusted"),
                                                                       ("refund-bot-9000", "refused")]
@@ -380,7 +380,7 @@ def test_a_token_for_an_agent_goes_to_that_agent_alone_and_is_never_shown(page, 
 @pytest.mark.parametrize("follow, marker", [("stream", "<-- [1] "), ("push", "<-- (pushed to our webhook) ")])
 def test_each_streamed_event_and_each_push_is_a_frame_line_of_its_own(page, follow, marker):
     events = events_of(page, started(page, wire="1.0", follow=follow))
-    terminal = cli("--wire", "1.0", f"--{follow}").stdout.splitlines()
+    terminal = cli_once("--wire", "1.0", f"--{follow}").stdout.splitlines()
     lines = [event["text"] for event in events if event["type"] == "line" and event["kind"] == "frame"]
     assert sum(line.startswith(marker) for line in lines) == sum(line.startswith(marker) for line in terminal) > 0
     if follow == "push":
