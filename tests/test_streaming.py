@@ -240,7 +240,7 @@ def test_a_configuration_that_is_not_true_or_false_is_refused_before_any_work(co
 def test_background_work_is_bounded_and_beyond_the_bound_the_caller_waits():
     from peers import peer as core
     from transports.inprocess import InProcessTransport
-    app = PeerApp(billing.billing_agent(slow=3.0), wire_v10, token="t0k")  # busy far longer than 17 posts take
+    app = PeerApp(billing.billing_agent(slow=1.0), wire_v10, token="t0k")  # busy far longer than 17 posts take
     transport = InProcessTransport({billing.BASE_URL: app})
     states = []
     for n in range(core.MAX_BACKGROUND + 1):
