@@ -107,6 +107,16 @@ def cli_once(*args):
     return SHARED_RUNS[args]
 
 
+@pytest.fixture(scope="session")
+def new_key(tmp_path_factory):
+    """One key made by `python -m peers.signing.new_key`, shared by the tests that read what
+    the tool made (finding an RSA key in pure Python takes about a second): (file, the run)."""
+    path = tmp_path_factory.mktemp("new-key") / "key.pem"
+    done = subprocess.run([sys.executable, "-m", "peers.signing.new_key", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    return path, done
+
+
 def lesson_settings(name):
     """What the lesson `name` asks of the demo peers (its LESSON.peers); {} for none."""
     from peers.support.lessons import find

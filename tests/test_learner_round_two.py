@@ -82,26 +82,26 @@ def test_an_allowlist_path_still_compares_exactly(tmp_path):
     assert "'billing-agent' is allowlisted only at https://billing.acme.example/A2A" in done.stdout
 
 
-def new_key(*args):
+def key_tool(*args):
     return subprocess.run([sys.executable, "-m", "peers.signing.new_key", *args], capture_output=True, text=True,
                           timeout=60, cwd=ROOT)
 
 
 def test_the_key_tools_help_is_not_an_error():
-    done = new_key("--help")
+    done = key_tool("--help")
     assert done.returncode == 0 and done.stdout.startswith("usage: python -m peers.signing.new_key FILE")
 
 
-def test_a_key_files_public_key_can_be_printed_again(tmp_path):
-    made = new_key(str(tmp_path / "key.pem"))
+def test_a_key_files_public_key_can_be_printed_again(new_key):
+    path, made = new_key
     assert made.returncode == 0
-    again = new_key("--public", str(tmp_path / "key.pem"))
+    again = key_tool("--public", str(path))
     assert again.returncode == 0 and json.loads(again.stdout) == json.loads(made.stdout.splitlines()[-1])
 
 
 def test_printing_the_public_key_of_something_else_is_one_line(tmp_path):
     for path in (tmp_path / "missing.pem", ROOT / "README.md"):
-        done = new_key("--public", str(path))
+        done = key_tool("--public", str(path))
         assert done.returncode == 2 and len(done.stdout.splitlines()) == 1 and "Traceback" not in done.stderr
 
 
