@@ -117,6 +117,14 @@ def new_key(tmp_path_factory):
     return path, done
 
 
+def cli_together(*runs: tuple) -> list:
+    """cli_once for each tuple of flags in `runs`, four at a time (a lesson's run mostly waits
+    on its peers' timings: run side by side, they wait once); in the order given."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(min(len(runs), 4)) as pool:
+        return list(pool.map(lambda flags: cli_once(*flags), runs))
+
+
 def lesson_settings(name):
     """What the lesson `name` asks of the demo peers (its LESSON.peers); {} for none."""
     from peers.support.lessons import find

@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from conftest import ROOT, cli, cli_once
+from conftest import ROOT, cli, cli_once, cli_together
 
 
 def lesson(name, *extra):
     """Both transports' runs; asserts they print the same lines (bar the banner)."""
-    runs = [cli_once("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])]
+    runs = cli_together(*[("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])])
     shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
     assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
     assert runs[0].stderr == runs[1].stderr and runs[0].returncode == runs[1].returncode
@@ -416,9 +416,15 @@ ENDINGS = {"contract": "trusted result (from billing-agent): refund of $180.00",
            "remote-as-local": "[pipeline] the pipeline called run() on each"}
 
 
+@pytest.fixture(scope="module")
+def on_0_3():
+    """Every handoff lesson on 0.3, run side by side (each mostly waits on billing's timings)."""
+    return dict(zip(ENDINGS, cli_together(*[("--scenario", name, "--wire", "0.3") for name in ENDINGS])))
+
+
 @pytest.mark.parametrize("name", list(ENDINGS))
-def test_every_handoff_lesson_speaks_0_3_too_and_reaches_its_end(name):
-    done = cli_once("--scenario", name, "--wire", "0.3")
+def test_every_handoff_lesson_speaks_0_3_too_and_reaches_its_end(on_0_3, name):
+    done = on_0_3[name]
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "message/send" in done.stdout and "SendMessage" not in done.stdout
     last = [line for line in done.stdout.splitlines() if line.startswith("[")][-1]

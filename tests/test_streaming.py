@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import BILLING, BILLING_CARD, Client, cli_once, support_agent
+from conftest import BILLING, BILLING_CARD, Client, cli_once, cli_together, support_agent
 from peers import billing
 from peers.a2a import wire_v03, wire_v10
 from peers.app import PeerApp
@@ -137,7 +137,7 @@ def test_another_callers_task_cannot_be_subscribed_to(client):
 # -- the support agent -------------------------------------------------------------------
 
 def test_with_stream_the_support_agent_streams_and_prints_each_event_the_same_on_both_transports():
-    runs = [cli_once("--wire", "1.0", "--stream", *extra) for extra in ([], ["--transport", "http"])]
+    runs = cli_together(*[("--wire", "1.0", "--stream", *extra) for extra in ([], ["--transport", "http"])])
     shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
     assert shown[0] == shown[1] and runs[0].returncode == 0
     lines = shown[0]
