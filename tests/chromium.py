@@ -2,10 +2,12 @@
 tests: Debian's `chromium`, on 127.0.0.1, a private profile, every wait bounded.
 
 One `Chromium` serves a whole test session (starting a browser costs about a second; a tab
-costs a few milliseconds). `tab(url)` opens the page in a browser context of its own, so no
+a fraction of that). `tab(url)` opens the page in a browser context of its own, so no
 cookie, storage or cache passes from one test to the next; `evaluate(js)` runs an expression
 in it and returns its value (promises awaited); `wait_for(js)` polls until the expression is
-true; `dom()` is the document once loaded, as `--dump-dom` would print it. `close()` ends
+true; `dom()` is the document once loaded, as `--dump-dom` would print it. `dom(url)` of the
+browser itself loads a page that keeps nothing (a file) as a new document in one tab kept
+for that, and returns what --dump-dom would print: the cheapest fresh look. `close()` ends
 the browser and removes its profile, in which Chromium also keeps its temporary files (it
 is given the profile as TMPDIR), so nothing of it is left in /tmp however a test ended.
 The WebSocket client is the least RFC 6455 the protocol needs: text frames, masked as a
@@ -30,7 +32,7 @@ class Chromium:
 
     def __init__(self, timeout: float = 30.0) -> None:
         self.profile = tempfile.mkdtemp(prefix="a2a-web-chromium-")
-        self.timeout, self.process, self.browser = timeout, None, None
+        self.timeout, self.process, self.browser, self.reader = timeout, None, None, None
         try:
             with open(os.path.join(self.profile, "stderr.txt"), "w") as errors:
                 self.process = subprocess.Popen(
@@ -80,6 +82,23 @@ class Chromium:
             tab.close()
             raise
         return tab
+
+    def dom(self, url: str, width: int | None = None, height: int = 900) -> str:
+        """The document at `url`, `width` x `height` if given, once loaded and its scripts ran.
+        Each load goes by about:blank, so even a URL that differs only in its #fragment is a
+        new document, opened as a browser opens a link, not a jump within the page before."""
+        if self.reader is None:
+            self.reader = self.tab()
+        before = self.reader.evaluate("performance.timeOrigin")  # each document has its own
+        if width:
+            self.reader.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
+                             mobile=False)
+        else:
+            self.reader.call("Emulation.clearDeviceMetricsOverride")
+        self.reader.call("Page.navigate", url="about:blank")
+        self.reader.call("Page.navigate", url=url)
+        self.reader.wait_for(f"performance.timeOrigin !== {before} && {LOADED}")
+        return self.reader.evaluate("document.documentElement.outerHTML")
 
     def close(self) -> None:
         """Ask the browser to quit, kill what is left of its process group, remove the profile."""

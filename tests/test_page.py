@@ -165,8 +165,7 @@ class Dom(HTMLParser):
 
 def render(chromium, path, fragment):
     """The page at `path` as a browser shows it once its script ran (the session's Chromium)."""
-    with chromium.tab(path.as_uri() + fragment) as tab:
-        return Dom(tab.dom())
+    return Dom(chromium.dom(path.as_uri() + fragment))
 
 
 @pytest.mark.parametrize("which", ["first", "third", "last"])

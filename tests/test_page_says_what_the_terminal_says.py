@@ -74,8 +74,7 @@ class Shown(HTMLParser):
 
 def browse(chromium, path, fragment="", width=1280, height=900):
     """The page as a `width` x `height` browser window shows it once its script ran."""
-    with chromium.tab(path.as_uri() + fragment, width=width, height=height) as tab:
-        return Shown(tab.dom())
+    return Shown(chromium.dom(path.as_uri() + fragment, width, height))
 
 
 @pytest.fixture(scope="module")
