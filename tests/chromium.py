@@ -28,7 +28,7 @@ LOADED = "location.href !== 'about:blank' && document.readyState === 'complete'"
 
 
 class Chromium:
-    """One headless browser process; each test opens its pages with `tab()`."""
+    """One headless browser process: `tab()` opens a page of a test's own, `dom(url)` reads a file's."""
 
     def __init__(self, timeout: float = 30.0) -> None:
         self.profile = tempfile.mkdtemp(prefix="a2a-web-chromium-")
@@ -102,6 +102,8 @@ class Chromium:
 
     def close(self) -> None:
         """Ask the browser to quit, kill what is left of its process group, remove the profile."""
+        if self.reader is not None:
+            self.reader.page.close()
         if self.browser is not None:
             try:
                 self.browser.call("Browser.close")
