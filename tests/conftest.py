@@ -56,7 +56,7 @@ def temporary_folder(tmp_path_factory):
     os.environ["TMPDIR"] = tempfile.tempdir = folder
     yield folder
     if before[0] is None:
-        del os.environ["TMPDIR"]
+        os.environ.pop("TMPDIR", None)
     else:
         os.environ["TMPDIR"] = before[0]
     tempfile.tempdir = before[1]
