@@ -6,9 +6,11 @@ for any of our code."""
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,6 +44,43 @@ FRAME = (b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", '
 JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def temporary_folder(tmp_path_factory):
+    """The session's temporary files, ours and every subprocess's, in one folder of their own
+    (TMPDIR), so what a test leaves behind is found whatever else runs on the machine: the
+    session fails naming it, and the folder is removed either way. pytest's own tmp_path
+    folders stay where pytest keeps them between runs."""
+    tmp_path_factory.getbasetemp()
+    folder = tempfile.mkdtemp(prefix="a2a-tests-")
+    before = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
+    yield folder
+    if before[0] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before[0]
+    tempfile.tempdir = before[1]
+    left = sorted(os.listdir(folder))
+    shutil.rmtree(folder, ignore_errors=True)
+    assert left == [], f"the tests left these in the temporary folder: {left}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bytecode_cache(tmp_path_factory):
+    """Every Python the tests start shares one cache of compiled modules, in pytest's own
+    temporary folder (PYTHONPYCACHEPREFIX): the workbench is compiled once a session, not
+    again by each of the hundreds of subprocesses, and the checkout gets no __pycache__."""
+    before = {name: os.environ.get(name) for name in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")}
+    os.environ["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("bytecode"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes:
     """A refund frame on the essay's wire for one order (an order is refunded only once)."""
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tasks/send", "params": {
@@ -49,10 +88,41 @@ def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes
 
 
 def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
-    """The workbench as a learner runs it: a subprocess, its output captured."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
+    """The workbench as a learner runs it: a subprocess, its output captured (its bytecode
+    in the session's cache: see `bytecode_cache`)."""
+    env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
                           input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+SHARED_RUNS: dict = {}
+
+
+def cli_once(*args):
+    """cli(*args), run once a session and its output shared by every test that reads it: for
+    runs of the checkout as it is, given no input, which print the same each time (the golden
+    transcripts and the both-transports tests hold them to that)."""
+    if args not in SHARED_RUNS:
+        SHARED_RUNS[args] = cli(*args)
+    return SHARED_RUNS[args]
+
+
+@pytest.fixture(scope="session")
+def new_key(tmp_path_factory):
+    """One key made by `python -m peers.signing.new_key`, shared by the tests that read what
+    the tool made (finding an RSA key in pure Python takes about a second): (file, the run)."""
+    path = tmp_path_factory.mktemp("new-key") / "key.pem"
+    done = subprocess.run([sys.executable, "-m", "peers.signing.new_key", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    return path, done
+
+
+def cli_together(*runs: tuple) -> list:
+    """cli_once for each tuple of flags in `runs`, four at a time (a lesson's run mostly waits
+    on its peers' timings: run side by side, they wait once); in the order given."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(min(len(runs), 4)) as pool:
+        return list(pool.map(lambda flags: cli_once(*flags), runs))
 
 
 def lesson_settings(name):
@@ -81,6 +151,22 @@ def serving(app, **kwargs):
         yield server
     finally:
         server.stop()
+
+
+NO_CHROMIUM = ("headless Chromium is not installed here (Debian's chromium package; .ci/run installs it "
+               "where the machine allows)")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for every page test of the session (tests/chromium.py): each test
+    opens its own tab, in a browser context of its own. Skips, saying why, where it is absent."""
+    from chromium import CHROMIUM, Chromium
+    if not CHROMIUM:
+        pytest.skip(NO_CHROMIUM)
+    browser = Chromium()
+    yield browser
+    browser.close()
 
 
 @pytest.fixture

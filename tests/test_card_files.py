@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import GOLDEN, ROOT, cli
+from conftest import GOLDEN, ROOT, cli_once
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def run_copy(workbench, *args):
 
 
 def test_the_untouched_card_files_give_the_essays_run():
-    assert cli().stdout == (GOLDEN / "default_run.txt").read_text()
+    assert cli_once().stdout == (GOLDEN / "default_run.txt").read_text()
 
 
 def test_a_skill_added_to_billings_card_is_discovered(workbench):

@@ -1,6 +1,7 @@
 """What got in a new learner's way, each fixed and kept fixed: a prompt that sent frames on
 end of input, a traceback on an old Python, a puzzling --timeout 0, an allowlist host name
 compared by case, and a key tool whose --help was an error."""
+import functools
 import glob
 import json
 import os
@@ -10,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, cli_once
 
 STORY = str(ROOT / "a2a_delegation.py")
 
@@ -40,18 +41,20 @@ def test_an_answer_that_is_neither_enter_nor_q_is_asked_again_and_never_sends():
     assert "[step] stopped before that frame left" in done.stdout
 
 
-def old_pythons():
-    """Pythons older than 3.10 that really run here (a pyenv shim may name one that does not)."""
+@functools.cache
+def old_python():
+    """The newest Python older than 3.10 that really runs here (a pyenv shim may name one that
+    does not), or None; looked for once, and only until one answers."""
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[6-9].*/bin/python")), reverse=True)
     found += [shutil.which(f"python3.{minor}") for minor in (9, 8, 7)]
-    return [path for path in found if path and subprocess.run([path, "-c", "pass"], capture_output=True,
-                                                              timeout=30).returncode == 0]
+    return next((path for path in found if path and subprocess.run([path, "-c", "pass"], capture_output=True,
+                                                                   timeout=30).returncode == 0), None)
 
 
-@pytest.mark.skipif(not old_pythons(), reason="no Python older than 3.10 on this machine")
+@pytest.mark.skipif(not old_python(), reason="no Python older than 3.10 on this machine")
 @pytest.mark.parametrize("args", [[], ["--help"], ["serve", "billing-agent", "--help"]])
 def test_an_old_python_gets_one_line_and_exit_2(args):
-    done = subprocess.run([old_pythons()[0], STORY, *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
+    done = subprocess.run([old_python(), STORY, *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("a2a_delegation.py needs Python 3.10 or newer (this is 3.")
     assert len(done.stderr.splitlines()) == 1
@@ -79,26 +82,26 @@ def test_an_allowlist_path_still_compares_exactly(tmp_path):
     assert "'billing-agent' is allowlisted only at https://billing.acme.example/A2A" in done.stdout
 
 
-def new_key(*args):
+def key_tool(*args):
     return subprocess.run([sys.executable, "-m", "peers.signing.new_key", *args], capture_output=True, text=True,
                           timeout=60, cwd=ROOT)
 
 
 def test_the_key_tools_help_is_not_an_error():
-    done = new_key("--help")
+    done = key_tool("--help")
     assert done.returncode == 0 and done.stdout.startswith("usage: python -m peers.signing.new_key FILE")
 
 
-def test_a_key_files_public_key_can_be_printed_again(tmp_path):
-    made = new_key(str(tmp_path / "key.pem"))
+def test_a_key_files_public_key_can_be_printed_again(new_key):
+    path, made = new_key
     assert made.returncode == 0
-    again = new_key("--public", str(tmp_path / "key.pem"))
+    again = key_tool("--public", str(path))
     assert again.returncode == 0 and json.loads(again.stdout) == json.loads(made.stdout.splitlines()[-1])
 
 
 def test_printing_the_public_key_of_something_else_is_one_line(tmp_path):
     for path in (tmp_path / "missing.pem", ROOT / "README.md"):
-        done = new_key("--public", str(path))
+        done = key_tool("--public", str(path))
         assert done.returncode == 2 and len(done.stdout.splitlines()) == 1 and "Traceback" not in done.stderr
 
 
@@ -117,13 +120,13 @@ def test_a_registry_naming_a_real_server_says_the_shim_cannot_reach_it(tmp_path)
     ("--push", "--push does nothing for billing-agent: the essay wire cannot answer before the task ends"),
 ])
 def test_a_following_flag_the_essays_wire_cannot_honour_says_so(flag, said):
-    done = cli(flag)
+    done = cli_once(flag)
     assert done.returncode == 0 and said in done.stderr and "trusted result" in done.stdout
 
 
 def test_a_following_flag_the_wire_honours_says_nothing():
     for flag in ("--stream", "--no-wait", "--push"):
-        done = cli("--wire", "1.0", flag)
+        done = cli_once("--wire", "1.0", flag)
         assert done.returncode == 0 and "does nothing" not in done.stderr, (flag, done.stderr)
 
 
@@ -169,7 +172,7 @@ def test_ctrl_c_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_
 
 
 def test_a_paused_tasks_words_do_not_repeat_its_variants_name():
-    done = cli("--scenario", "approval")
+    done = cli_once("--scenario", "approval")
     paused = [line for line in done.stdout.splitlines() if line.startswith("[support] approval required (")]
     assert paused and all("): approval required:" not in line for line in paused), paused
     assert "[support] approval required (interrupted): a refund of $6,200.00 for ORD-4100" in done.stdout
@@ -179,4 +182,4 @@ def test_a_run_on_1_0_says_once_why_it_shows_one_state():
     done = cli("--wire", "1.0", "--scenario", "duplicate")
     why = "(0.3 and 1.0 answer with a task's current state, not each state it passed through"
     assert done.stdout.count(why) == 1 and "--stream shows each as it is entered" in done.stdout
-    assert why not in cli().stdout, "the essay's run prints its lifecycle: nothing to explain"
+    assert why not in cli_once().stdout, "the essay's run prints its lifecycle: nothing to explain"

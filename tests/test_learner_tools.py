@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from conftest import cli_once
 from test_story import GOLDEN, ROOT, cli
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -166,7 +167,7 @@ def test_colour_on_a_terminal_and_none_with_no_color_or_a_pipe():
     assert "\x1b[32m[trust] 'billing-agent'" in coloured
     assert "\x1b[" not in run_in_terminal(env_extra={"NO_COLOR": "1"})
     assert "\x1b[" not in run_in_terminal("--no-color")
-    assert "\x1b[" not in cli().stdout, "piped output has no escape codes"
+    assert "\x1b[" not in cli_once().stdout, "piped output has no escape codes"
 
 
 def test_verbose_adds_status_masked_headers_and_timing():
@@ -184,4 +185,4 @@ def test_quiet_prints_only_the_outcome_lines():
 
 
 def test_the_default_run_is_still_the_golden_transcript_with_all_tools_off():
-    assert cli().stdout == (GOLDEN / "default_run.txt").read_text()
+    assert cli_once().stdout == (GOLDEN / "default_run.txt").read_text()

@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, cli_once, cli_together
 
 
 def lesson(name, *extra):
     """Both transports' runs; asserts they print the same lines (bar the banner)."""
-    runs = [cli("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])]
+    runs = cli_together(*[("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])])
     shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
     assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
     assert runs[0].stderr == runs[1].stderr and runs[0].returncode == runs[1].returncode
@@ -48,7 +48,7 @@ def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prin
 
 
 def test_the_outcomes_lesson_speaks_0_3_too():
-    done = cli("--scenario", "outcomes", "--wire", "0.3")
+    done = cli_once("--scenario", "outcomes", "--wire", "0.3")
     assert done.returncode == 0 and done.stderr == ""
     for variant in ("failed (terminal)", "rejected (terminal)", "approval required (interrupted)", "canceled (terminal)"):
         assert f"[support] {variant}" in done.stdout
@@ -68,7 +68,7 @@ def test_the_slow_lesson_finds_the_task_after_its_timeout_instead_of_retrying():
 
 
 def test_the_slow_lesson_on_0_3_resends_the_same_message_and_gets_the_same_task():
-    done = cli("--scenario", "slow", "--wire", "0.3")
+    done = cli_once("--scenario", "slow", "--wire", "0.3")
     sent = [json.loads(line[4:]) for line in done.stdout.splitlines() if line.startswith("--> {")]
     sends = [m["params"]["message"]["messageId"] for m in sent if m["method"] == "message/send"]
     assert sends == ["msg-1", "msg-1"] and done.returncode == 0
@@ -79,7 +79,7 @@ def test_the_slow_lesson_on_0_3_resends_the_same_message_and_gets_the_same_task(
                                          ("authority", "metadata"), ("bounce", "metadata"), ("evidence", "metadata"),
                                          ("slow", "contextId"), ("versions", "metadata")])
 def test_a_lesson_on_the_essays_wire_says_what_the_wire_lacks_and_how_to_run_it(name, lacks):
-    done = cli("--scenario", name, "--wire", "essay")
+    done = cli_once("--scenario", name, "--wire", "essay")
     assert "Traceback" not in done.stderr and done.returncode in (0, 1)
     assert f"warning: [support] the essay's tasks/send has no {lacks}" in done.stderr
     assert "run with --wire 1.0 or --wire 0.3" in done.stderr
@@ -416,9 +416,15 @@ ENDINGS = {"contract": "trusted result (from billing-agent): refund of $180.00",
            "remote-as-local": "[pipeline] the pipeline called run() on each"}
 
 
+@pytest.fixture(scope="module")
+def on_0_3():
+    """Every handoff lesson on 0.3, run side by side (each mostly waits on billing's timings)."""
+    return dict(zip(ENDINGS, cli_together(*[("--scenario", name, "--wire", "0.3") for name in ENDINGS])))
+
+
 @pytest.mark.parametrize("name", list(ENDINGS))
-def test_every_handoff_lesson_speaks_0_3_too_and_reaches_its_end(name):
-    done = cli("--scenario", name, "--wire", "0.3")
+def test_every_handoff_lesson_speaks_0_3_too_and_reaches_its_end(on_0_3, name):
+    done = on_0_3[name]
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "message/send" in done.stdout and "SendMessage" not in done.stdout
     last = [line for line in done.stdout.splitlines() if line.startswith("[")][-1]
@@ -592,7 +598,7 @@ def test_a_lessons_help_is_its_docstring_and_what_it_sets_reads_and_asks_of_the_
     assert "runs as: --scenario approval --wire 1.0 (where those flags are not given)" in done.stdout
     assert "reads --interactive: you are the person asked to approve" in done.stdout
     assert "asks of billing-agent: slow=2.0, cut_streams_after=2" in cli("--help", "--scenario=broken-stream").stdout
-    assert "usage:" in cli("--help").stdout and "usage:" not in done.stdout
+    assert "usage:" in cli_once("--help").stdout and "usage:" not in done.stdout
 
 
 def test_a_name_that_is_not_a_lesson_is_one_line_and_nothing_is_imported_by_it():
@@ -621,7 +627,7 @@ def test_a_lessons_flags_give_way_to_the_ones_given():
     done = cli("--scenario", "slow", "--timeout", "5")
     assert done.returncode == 0 and "no reply within" not in done.stderr, "5 seconds is long enough to wait"
     assert "[support] trusted result (from billing-agent)" in done.stdout
-    assert '"method": "message/send"' in cli("--scenario", "duplicate", "--wire", "0.3").stdout
+    assert '"method": "message/send"' in cli_once("--scenario", "duplicate", "--wire", "0.3").stdout
 
 
 TINY = '''"""--scenario tiny: a lesson written by a test, to show that a lesson is one file.
@@ -675,7 +681,10 @@ def names_lessons(path, names):
 def test_no_module_outside_the_lessons_keeps_a_table_of_them_and_the_demo_peers_name_none():
     from peers.support.lessons import name_of
     names = {name_of(module.__name__) for module in lesson_modules()}
-    code = [path for path in ROOT.rglob("*.py") if not {"tests", "lessons", ".git"} & set(path.parts)]
+    # The workbench's own modules: not the tests or lessons, nor what is installed beside it
+    # (.venv, where CI puts pytest and its dependencies, .sdk, .js-sdk) or .git.
+    code = [path for path in ROOT.rglob("*.py") if not {"tests", "lessons"} & set(path.relative_to(ROOT).parts)
+            and not any(part.startswith(".") for part in path.relative_to(ROOT).parts)]
     assert [hit for path in code for hit in names_lessons(path, names)] == []
     demo = (ROOT / "peers/demo.py").read_text().lower()
     assert "scenario" not in demo and "lesson" not in demo, "the demo network takes settings, never a lesson"

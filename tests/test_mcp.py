@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import cli
+from conftest import cli, cli_once
 from peers.support import orders_tool
 from transports.inprocess import InProcessTransport
 
@@ -15,7 +15,7 @@ def sent_methods(stdout):
 
 @pytest.mark.parametrize("transport", ["in-process", "http"])
 def test_the_tool_is_called_over_mcp_then_the_refund_is_delegated_over_a2a(transport):
-    done = cli("--scenario", "mcp", "--transport", transport)
+    done = cli_once("--scenario", "mcp", "--transport", transport)
     assert done.returncode == 0, done.stderr
     assert sent_methods(done.stdout) == ["initialize", "notifications/initialized", "tools/list", "tools/call",
                                          "tasks/send"]
@@ -34,7 +34,7 @@ def test_the_tool_meets_no_trust_gate_and_the_peers_do_and_the_output_says_why()
 
 def test_the_frames_are_the_same_over_both_transports():
     def frames(transport):
-        return [line for line in cli("--scenario", "mcp", "--transport", transport).stdout.splitlines()
+        return [line for line in cli_once("--scenario", "mcp", "--transport", transport).stdout.splitlines()
                 if line.startswith(("--> {", "<-- {"))]
     assert frames("in-process") == frames("http")
 

@@ -477,3 +477,4 @@ def test_tls_verifies_the_certificate_and_keeps_the_connection(tmp_path, hostile
     transport = HttpTransport(timeout=2, tls=ssl.create_default_context(cafile=tmp_path / "cert.pem"))
     assert transport.get(url, {}).body == b"ok" and transport.post(url, b"x", {}).body == b"ok"
     assert server.accepted == 2, "one refused handshake, then one connection for both requests"
+    transport.close()  # the server's handler reads until the client hangs up: now, not at its 2 s stop

@@ -2,11 +2,10 @@
 
 Pages are made from real --trace files of the workbench. The page is checked as text,
 and, where headless Chromium is installed (.ci/run installs Debian's `chromium` where
-the machine allows), rendered with --dump-dom to see which step a browser shows."""
+the machine allows), rendered in a tab of the session's browser (tests/chromium.py) to see
+which step a browser shows, from the document as its script left it (what --dump-dom prints)."""
 import json
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
 
 import pytest
@@ -19,7 +18,6 @@ RUNS = {"essay": [], "untrusted": ["--allow-untrusted", "refund-bot-9000"], "v10
         "injection": ["--scenario", "injection"], "unreachable": ["--registry", "{registry}"]}
 HOSTILE = "</script><script>document.body.setAttribute('data-pwned','1')</script>"
 IMG = "<img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">"
-CHROMIUM = shutil.which("chromium")
 
 
 @pytest.fixture(scope="module")
@@ -165,53 +163,48 @@ class Dom(HTMLParser):
         self.panel += data if "panel" in self.inside else ""
 
 
-def render(path, fragment):
-    if not CHROMIUM:
-        pytest.skip("headless Chromium is not installed here (Debian's chromium package; .ci/run installs it "
-                    "where the machine allows)")
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=2000",
-                           "--dump-dom", path.as_uri() + fragment], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return Dom(done.stdout)
+def render(chromium, path, fragment):
+    """The page at `path` as a browser shows it once its script ran (the session's Chromium)."""
+    return Dom(chromium.dom(path.as_uri() + fragment))
 
 
 @pytest.mark.parametrize("which", ["first", "third", "last"])
-def test_a_browser_opens_the_page_at_the_step_the_url_names(traces, tmp_path, which):
+def test_a_browser_opens_the_page_at_the_step_the_url_names(chromium, traces, tmp_path, which):
     records = traces["essay"]
     path = tmp_path / "run.html"
     path.write_text(page.page(records), encoding="utf-8")
     total = len(steps_of(page.page(records)))
     number = {"first": 1, "third": 3, "last": total}[which]
-    dom = render(path, f"#step={number}")
+    dom = render(chromium, path, f"#step={number}")
     assert dom.step == str(number) and set(dom.current) == {str(number)}
     assert f"Step {number} of {total}" in dom.panel
 
 
-def test_a_browser_shows_a_frames_body_and_the_lifecycle_so_far(traces, tmp_path):
+def test_a_browser_shows_a_frames_body_and_the_lifecycle_so_far(chromium, traces, tmp_path):
     records = traces["untrusted"]
     number = step_where(records, kind="frame", direction="<--", jsonrpc_id=2)
     path = tmp_path / "run.html"
     path.write_text(page.page(records), encoding="utf-8")
-    dom = render(path, f"#step={number}")
+    dom = render(chromium, path, f"#step={number}")
     for text in ("<-- task-1 completed (id 2) UNTRUSTED, refund-bot-9000 -> support agent", '"lifecycle": [',
                  "\\u001b[2K\\rrefund of $9,000.00", "refund-bot-9000 · task-1: submitted -> completed"):
         assert text in dom.panel, text
 
 
-def test_the_arrow_keys_and_buttons_move_one_step_and_update_the_url(traces, tmp_path):
+def test_the_arrow_keys_and_buttons_move_one_step_and_update_the_url(chromium, traces, tmp_path):
     driver = ("<script>for (const key of ['ArrowRight', 'ArrowRight', 'ArrowLeft', 'ArrowRight'])"
               " document.dispatchEvent(new KeyboardEvent('keydown', {key}));"
               " document.getElementById('next').click();"
               " document.body.setAttribute('data-hash', location.hash);</script>")
     path = tmp_path / "driven.html"
     path.write_text(page.page(traces["essay"]).replace("</body>", driver + "</body>"), encoding="utf-8")
-    dom = render(path, "#step=3")
+    dom = render(chromium, path, "#step=3")
     assert dom.step == "6"
 
 
-def test_a_browser_runs_none_of_a_peers_text(tmp_path):
+def test_a_browser_runs_none_of_a_peers_text(chromium, tmp_path):
     path = tmp_path / "hostile.html"
     path.write_text(page.page(hostile_records()), encoding="utf-8")
     for number in range(1, len(steps_of(page.page(hostile_records()))) + 1):
-        dom = render(path, f"#step={number}")
+        dom = render(chromium, path, f"#step={number}")
         assert not dom.pwned and dom.imgs == 0 and dom.step == str(number)

@@ -4,8 +4,11 @@ endpoint, so a look-alike host is not billing's lane; labels that fit; a broken 
 where it broke and where it was joined again.
 
 Every page is made by a real run of the workbench (`--diagram`), and read, where headless
-Chromium is installed, as a browser shows it: --dump-dom after the page's script ran, and,
-for the geometry, a copy of the page with a script that measures what is drawn."""
+Chromium is installed, as a browser shows it: the document after the page's script ran (what
+--dump-dom prints), in a tab of the session's browser, and, for the geometry, a copy of the
+page with a script that measures what is drawn."""
+import contextlib
+import io
 import json
 import re
 import shutil
@@ -17,8 +20,9 @@ from html.parser import HTMLParser
 
 import pytest
 
+import a2a_delegation as story
 from conftest import ROOT, cli
-from test_page import CHROMIUM, steps_of
+from test_page import steps_of
 
 SVG = "{http://www.w3.org/2000/svg}"
 REFUSED = re.compile(r"\[trust\] '([^']*)' (.*) -> delegation REFUSED")
@@ -68,15 +72,9 @@ class Shown(HTMLParser):
                 self.text[region] += data
 
 
-def browse(path, fragment="", size="1280,900"):
-    if not CHROMIUM:
-        pytest.skip("headless Chromium is not installed here (Debian's chromium package; .ci/run installs it "
-                    "where the machine allows)")
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=2000",
-                           f"--window-size={size}", "--dump-dom", path.as_uri() + fragment],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return Shown(done.stdout)
+def browse(chromium, path, fragment="", width=1280, height=900):
+    """The page as a `width` x `height` browser window shows it once its script ran."""
+    return Shown(chromium.dom(path.as_uri() + fragment, width, height))
 
 
 @pytest.fixture(scope="module")
@@ -99,15 +97,18 @@ LIVE: dict = {}  # the flags of a run -> (the run, its trace): each run once, dr
 def run(tmp_path, name, *args, workbench=None):
     """The workbench run with `--diagram NAME`; the run and the file. A run of the checkout is
     made once, with --trace, and each drawing of it made from that trace by --replay, which
-    draws from the same records (so the slow lessons are not run again for each picture)."""
+    draws from the same records (so the slow lessons are not run again for each picture). The
+    run is a real process; the drawing is main() itself, in this process, as `web` runs it."""
     path = tmp_path / name
     if workbench is None:
         if args not in LIVE:
             trace = tmp_path / f"live-{len(LIVE)}.jsonl"
             LIVE[args] = (cli(*args, "--trace", str(trace)), trace)
         done, trace = LIVE[args]
-        drawn_again = cli("--replay", str(trace), "--diagram", str(path))
-        assert drawn_again.returncode == 0 and "Traceback" not in drawn_again.stderr, drawn_again.stderr
+        printed, errors = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors):
+            status = story.main(["--replay", str(trace), "--diagram", str(path)])
+        assert status == 0 and "Traceback" not in errors.getvalue(), errors.getvalue()
     else:
         done = subprocess.run([sys.executable, "a2a_delegation.py", *args, "--diagram", str(path)], cwd=workbench,
                               capture_output=True, text=True, timeout=30)
@@ -122,7 +123,8 @@ def drawn(html, number):
 
 
 @pytest.mark.parametrize("lesson, refusals", [("signed-card", 2), ("spoof", 3), ("moved-card", 2)])
-def test_a_browser_shows_each_refusal_with_the_reason_the_terminal_printed(tmp_path, moved_card, lesson, refusals):
+def test_a_browser_shows_each_refusal_with_the_reason_the_terminal_printed(chromium, tmp_path, moved_card, lesson,
+                                                                           refusals):
     args, workbench = (["--scenario", lesson], None) if lesson != "moved-card" else ([], moved_card)
     done, path = run(tmp_path, "run.html", *args, workbench=workbench)
     said = [line for line in done.stdout.splitlines() if REFUSED.fullmatch(line)]
@@ -131,7 +133,7 @@ def test_a_browser_shows_each_refusal_with_the_reason_the_terminal_printed(tmp_p
     assert len(said) == len(numbers) == refusals, said
     for number, line in zip(numbers, said):
         name, reason = REFUSED.fullmatch(line).groups()
-        shown = browse(path, f"#step={number}")
+        shown = browse(chromium, path, f"#step={number}")
         assert shown.text["step"] == str(number)
         assert line in shown.text["panel"] and line in shown.text["drawn"].replace("\n", ""), (line, shown.text)
         assert f"trust gate: {name} {reason}" in shown.text["item"]
@@ -193,13 +195,13 @@ def test_the_svg_is_as_wide_as_its_widest_label(tmp_path, args):
 
 
 @pytest.mark.parametrize("lesson", ["injection", "signed-card", "spoof", "broken-stream"])
-def test_at_1280_pixels_every_label_of_the_diagram_is_in_view_and_readable(tmp_path, lesson):
+def test_at_1280_pixels_every_label_of_the_diagram_is_in_view_and_readable(chromium, tmp_path, lesson):
     """The injection lesson's rogue lane used to show as `refun`, a refusal as `REFUSED
     billing-agent: noth`: now the diagram shrinks to its column, to no less than 7/10."""
     _, path = run(tmp_path, "run.html", "--scenario", lesson)
     measured = tmp_path / "measured.html"
     measured.write_text(path.read_text().replace("</body>", MEASURE), encoding="utf-8")
-    shown = browse(measured, size="1280,900")
+    shown = browse(chromium, measured, width=1280, height=900)
     assert json.loads(shown.body["data-cut"]) == [] and float(shown.body["data-scale"]) >= 0.69, shown.body
     if lesson == "injection":
         assert ">refund-bot-9000</text>" in path.read_text()

@@ -188,8 +188,9 @@ def test_0_3_spells_configs_nested_and_asks_for_them_by_task_id():
 
 def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_on_both_transports():
     import re
-    from conftest import cli
-    runs = [cli("--wire", wire, "--push", *extra) for wire in ("1.0", "0.3") for extra in ([], ["--transport", "http"])]
+    from conftest import cli_once, cli_together
+    runs = cli_together(*[("--wire", wire, "--push", *extra) for wire in ("1.0", "0.3")
+                          for extra in ([], ["--transport", "http"])])
     for done in runs:
         assert done.returncode == 0, done.stderr
         pushed = [line for line in done.stdout.splitlines() if line.startswith("<-- (pushed to our webhook)")]
@@ -200,7 +201,7 @@ def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_o
         hook = sent["params"]["configuration"].get("taskPushNotificationConfig") or \
             sent["params"]["configuration"]["pushNotificationConfig"]
         assert hook["url"].startswith("http://127.0.0.1:") and hook["token"] == "****", "shown masked"
-    assert "pushed" not in cli("--push").stdout, "the essay's card offers no push: nothing waits"
+    assert "pushed" not in cli_once("--push").stdout, "the essay's card offers no push: nothing waits"
 
 
 def test_our_webhook_takes_only_pushes_with_its_token():

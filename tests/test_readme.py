@@ -64,11 +64,12 @@ def bash(command, *, timeout=60):
     return subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
-def with_free_ports(command, ports):
-    """The one change the test makes to a command: a port the machine may already use."""
+def with_free_ports(command, ports, folder=None):
+    """The changes the test makes to a command: a port the machine may already use, and the
+    README's /tmp made `folder`, the test's own (two runs at once share no store file)."""
     for printed, free in ports.items():
         command = command.replace(f":{printed}", f":{free}").replace(f"--port {printed}", f"--port {free}")
-    return command
+    return command.replace("/tmp/", f"{folder}/") if folder else command
 
 
 def test_no_command_in_the_readme_puts_a_dollar_and_digit_inside_double_quotes():
@@ -103,13 +104,13 @@ SERVE_COMMANDS = [c for c in sh_commands() if " serve " in c and "signing-key" n
 
 
 @pytest.mark.parametrize("command", SERVE_COMMANDS)
-def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_work(command):
+def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_work(command, tmp_path):
     from conftest import free_port
     printed = re.search(r"--port (\d+)", command)[1]
     ports = {printed: free_port()}
     users = [c for c in sh_commands() if (f":{printed}" in c or (MY_FILES in c and printed == "8001"))
              and " serve " not in c]
-    server = subprocess.Popen(["bash", "-c", "exec " + with_free_ports(command, ports)], cwd=ROOT,
+    server = subprocess.Popen(["bash", "-c", "exec " + with_free_ports(command, ports, tmp_path)], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert "listening on" in server.stdout.readline()
@@ -117,7 +118,7 @@ def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_wo
             if "Ctrl-C" in line:
                 break
         for user in users:
-            done = bash(with_free_ports(user, ports))
+            done = bash(with_free_ports(user, ports, tmp_path))
             assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, done.stderr
             if user.startswith("curl -X POST"):
                 assert "refund of $180.00 issued for ORD-3300" in done.stdout

@@ -323,12 +323,9 @@ def test_a_pinned_key_with_a_huge_exponent_is_refused():
         rs256.public_from_jwk(jwk)
 
 
-def test_a_new_key_is_readable_by_its_owner_only(tmp_path):
-    import subprocess
-    import sys
-    done = subprocess.run([sys.executable, "-m", "peers.signing.new_key", str(tmp_path / "k.pem")],
-                          cwd=Path(__file__).parent.parent, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and (tmp_path / "k.pem").stat().st_mode & 0o777 == 0o600
+def test_a_new_key_is_readable_by_its_owner_only(new_key):
+    path, done = new_key
+    assert done.returncode == 0 and path.stat().st_mode & 0o777 == 0o600
 
 
 def test_a_signature_respelled_or_marked_critical_does_not_verify():

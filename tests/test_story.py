@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import a2a_delegation as story
-from conftest import BILLING, CARDS, GOLDEN, ROGUE, ROOT, cli, support_agent
+from conftest import BILLING, CARDS, GOLDEN, ROGUE, ROOT, cli, cli_once, support_agent
 from peers import billing, rogue
 from peers.a2a import wire_essay
 from peers.a2a.model import AgentCard, AgentSkill, ListQuery
@@ -24,13 +24,13 @@ def run_story(allowlist, apps=None, printed=False, **options):
 # -- the default run ------------------------------------------------------------------
 
 def test_the_default_run_prints_the_golden_transcript():
-    done = cli()
+    done = cli_once()
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout == (GOLDEN / "default_run.txt").read_text()
 
 
 def test_every_line_the_essay_quotes_appears_in_order():
-    got = [line.strip() for line in cli().stdout.splitlines()]
+    got = [line.strip() for line in cli_once().stdout.splitlines()]
     position = 0
     for line in (GOLDEN / "essay_quotes.txt").read_text().splitlines():
         if line.strip():
@@ -39,7 +39,7 @@ def test_every_line_the_essay_quotes_appears_in_order():
 
 def test_the_billing_card_is_printed_as_the_essay_prints_it():
     card = json.dumps(wire_essay.card_to_wire(billing.billing_agent().card), indent=2)
-    assert card in cli().stdout
+    assert card in cli_once().stdout
     assert json.loads(card)["authentication"] == {"schemes": ["bearer"]}
 
 
@@ -156,7 +156,7 @@ def test_a_registry_entry_whose_card_cannot_be_fetched_is_named_and_exits_2(tmp_
 
 
 def test_help_explains_every_flag():
-    done = cli("--help")
+    done = cli_once("--help")
     assert done.returncode == 0
     for flag in ("--registry", "--allowlist", "--allow-untrusted"):
         assert flag in done.stdout

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import BILLING, BILLING_CARD, Client, cli, support_agent
+from conftest import BILLING, BILLING_CARD, Client, cli_once, cli_together, support_agent
 from peers import billing
 from peers.a2a import wire_v03, wire_v10
 from peers.app import PeerApp
@@ -137,7 +137,7 @@ def test_another_callers_task_cannot_be_subscribed_to(client):
 # -- the support agent -------------------------------------------------------------------
 
 def test_with_stream_the_support_agent_streams_and_prints_each_event_the_same_on_both_transports():
-    runs = [cli("--wire", "1.0", "--stream", *extra) for extra in ([], ["--transport", "http"])]
+    runs = cli_together(*[("--wire", "1.0", "--stream", *extra) for extra in ([], ["--transport", "http"])])
     shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
     assert shown[0] == shown[1] and runs[0].returncode == 0
     lines = shown[0]
@@ -150,7 +150,7 @@ def test_with_stream_the_support_agent_streams_and_prints_each_event_the_same_on
 
 
 def test_without_a_streaming_card_stream_changes_nothing():
-    done = cli("--stream")  # the essay's card says streaming: false
+    done = cli_once("--stream")  # the essay's card says streaming: false
     assert done.returncode == 0 and "SendStreamingMessage" not in done.stdout and "message/stream" not in done.stdout
     assert "tasks/send" in done.stdout
 
@@ -240,7 +240,7 @@ def test_a_configuration_that_is_not_true_or_false_is_refused_before_any_work(co
 def test_background_work_is_bounded_and_beyond_the_bound_the_caller_waits():
     from peers import peer as core
     from transports.inprocess import InProcessTransport
-    app = PeerApp(billing.billing_agent(slow=3.0), wire_v10, token="t0k")  # busy far longer than 17 posts take
+    app = PeerApp(billing.billing_agent(slow=1.0), wire_v10, token="t0k")  # busy far longer than 17 posts take
     transport = InProcessTransport({billing.BASE_URL: app})
     states = []
     for n in range(core.MAX_BACKGROUND + 1):
@@ -256,7 +256,7 @@ def test_background_work_is_bounded_and_beyond_the_bound_the_caller_waits():
 
 def test_with_no_wait_the_support_agent_asks_again_until_the_task_ends_on_both_transports():
     for extra in ([], ["--transport", "http"]):
-        done = cli("--wire", "1.0", "--no-wait", *extra)
+        done = cli_once("--wire", "1.0", "--no-wait", *extra)
         sent = [json.loads(line[4:]) for line in done.stdout.splitlines() if line.startswith("--> {")]
         assert sent[0]["params"]["configuration"] == {"returnImmediately": True}
         assert {m["method"] for m in sent[1:]} == {"GetTask"} and 1 <= len(sent[1:]) <= 5

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from conftest import HEADERS, Client, cli
+from conftest import HEADERS, Client, cli_once, cli_together
 from peers.a2a import wire_v03
 from transports.network import HttpTransport
 
@@ -189,7 +189,7 @@ def test_the_0_3_wire_continues_a_task_with_message_send():
 
 
 def test_the_approval_lesson_prints_the_same_frames_on_both_transports_and_ends_in_one_refund():
-    runs = [cli("--scenario", "approval", *extra) for extra in ([], ["--transport", "http"])]
+    runs = cli_together(*[("--scenario", "approval", *extra) for extra in ([], ["--transport", "http"])])
     for done in runs:
         assert done.returncode == 0 and done.stderr == "", done.stderr
     shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
@@ -204,7 +204,7 @@ def test_the_approval_lesson_prints_the_same_frames_on_both_transports_and_ends_
 
 
 def test_the_approval_lesson_on_the_essays_wire_says_it_cannot_continue_a_task():
-    done = cli("--scenario", "approval", "--wire", "essay")
+    done = cli_once("--scenario", "approval", "--wire", "essay")
     assert done.returncode == 0
     assert "the essay's tasks/send has no taskId to continue the task with" in done.stdout + done.stderr
     assert "refund of $6,200.00 issued" not in done.stdout
@@ -229,7 +229,7 @@ def test_a_bad_history_length_is_refused_before_the_refund(client, configuration
 
 
 def test_the_duplicate_lesson_answers_every_delivery_with_one_task_on_both_transports():
-    runs = [cli("--scenario", "duplicate", *extra) for extra in ([], ["--transport", "http"])]
+    runs = cli_together(*[("--scenario", "duplicate", *extra) for extra in ([], ["--transport", "http"])])
     for done in runs:
         assert done.returncode == 0 and done.stderr == "", done.stderr
     shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]

@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 
 import a2a_delegation as story
-from conftest import ROOT, cli
+from conftest import ROOT, cli, cli_once
 from peers.support.web import server as web
 
 ESSAY_ALLOWLIST = (ROOT / "allowlist.json").read_text()
@@ -30,7 +30,7 @@ def page(tmp_path):
     server, app, url = web.listening(0, str(path), story.main, request_timeout=1.0)
     base, token = url.split("/?token=")
     yield {"base": base, "token": token, "url": url, "port": server.server_address[1], "path": path,
-           "server": server}
+           "server": server, "app": app}
     web.close(server, app)
 
 
@@ -67,15 +67,17 @@ def started(page, **asked):
     return json.loads(body)["id"]
 
 
-def test_the_web_command_prints_a_loopback_url_with_a_token_and_stops_on_sigterm():
+def test_the_web_command_prints_a_loopback_url_with_a_token_and_stops_on_sigterm(tmp_path):
     process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web"], cwd=ROOT,
-                               stdout=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
         line = process.stdout.readline()
         assert re.fullmatch(r"\[web\] the live page: http://127\.0\.0\.1:\d+/\?token=[\w-]{32}\n", line)
+        assert [entry.name for entry in tmp_path.iterdir()][0].startswith("a2a-web-allowlist-")
     finally:
         process.terminate()
         assert process.wait(timeout=10) == 0
+    assert list(tmp_path.iterdir()) == [], "stopped, it leaves nothing in the temporary folder"
 
 
 def test_open_hands_the_url_with_its_token_to_the_default_browser(tmp_path):
@@ -173,7 +175,7 @@ def test_a_malformed_request_body_is_one_line_not_a_traceback(page):
 def test_the_essays_run_streams_the_lines_the_terminal_prints(page):
     events = events_of(page, started(page))
     shown = "\n".join(event["text"] for event in events if event["type"] == "line") + "\n"
-    assert shown == cli().stdout
+    assert shown == cli_once().stdout
     trust = [event for event in events if event["type"] == "trust"]
     assert [(event["peer"], event["verdict"]) for event in trust] == [("billing-agent", "trusted"),
                                                                       ("refund-bot-9000", "refused")]
@@ -233,6 +235,16 @@ def test_an_edited_allowlist_is_checked_by_the_loader_and_a_run_uses_it(page):
     assert [(event["peer"], event["verdict"]) for event in events if event["type"] == "trust"] == \
         [("billing-agent", "refused"), ("refund-bot-9000", "refused")]
     assert page["path"].read_text() == ESSAY_ALLOWLIST, "the file changes only when saved"
+
+
+def test_the_page_removes_every_allowlist_it_was_sent_when_it_stops(page):
+    scratch = page["app"].scratch.folder
+    assert ask(page, "/runs", "POST", {"run": "default", "step": "yes"})[0] == 400, "refused after its copy was made"
+    held = started(page, step=True)
+    assert events_of(page, held, until=lambda event: event["type"] == "held")[-1]["type"] == "held"
+    assert os.listdir(scratch), "the held run reads its allowlist from there"
+    web.close(page["server"], page["app"])
+    assert not os.path.exists(scratch)
 
 
 def test_saving_the_allowlist_replaces_the_file_whole_and_only_when_the_loader_takes_it(page):
@@ -368,7 +380,7 @@ def test_a_token_for_an_agent_goes_to_that_agent_alone_and_is_never_shown(page, 
 @pytest.mark.parametrize("follow, marker", [("stream", "<-- [1] "), ("push", "<-- (pushed to our webhook) ")])
 def test_each_streamed_event_and_each_push_is_a_frame_line_of_its_own(page, follow, marker):
     events = events_of(page, started(page, wire="1.0", follow=follow))
-    terminal = cli("--wire", "1.0", f"--{follow}").stdout.splitlines()
+    terminal = cli_once("--wire", "1.0", f"--{follow}").stdout.splitlines()
     lines = [event["text"] for event in events if event["type"] == "line" and event["kind"] == "frame"]
     assert sum(line.startswith(marker) for line in lines) == sum(line.startswith(marker) for line in terminal) > 0
     if follow == "push":

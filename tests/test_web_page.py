@@ -1,5 +1,6 @@
 """The live page in a real browser: headless Chromium (Debian's `chromium`) driven over the
-DevTools protocol (tests/chromium.py), against the page's real server and real runs.
+DevTools protocol (tests/chromium.py), against the page's real server and real runs. One
+browser serves the session; each test opens its own tab in a browser context of its own.
 
 A run is started the way a person shares one (`#run=NAME`) or by the page's own controls;
 what the test reads is what the page shows. Skipped, saying why, where Chromium is absent."""
@@ -10,14 +11,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import a2a_delegation as story
-from chromium import CHROMIUM, Browser
-from conftest import ROOT
+from chromium import CHROMIUM
+from conftest import NO_CHROMIUM, ROOT
 from peers import billing
 from peers.a2a import wire_essay
 from peers.support.web import server as web
 
-pytestmark = pytest.mark.skipif(not CHROMIUM, reason="headless Chromium is not installed here (Debian's "
-                                "chromium package; .ci/run installs it where the machine allows)")
+pytestmark = pytest.mark.skipif(not CHROMIUM, reason=NO_CHROMIUM)
 READY = "document.body.dataset.state === 'idle'"  # loaded, and every control listening: set last
 ENDED = "document.body.dataset.state === 'ended'"
 FRAMES = "[...document.querySelectorAll('#frames pre')].map((line) => line.textContent)"
@@ -36,8 +36,8 @@ def page(tmp_path):
     web.close(server, app)
 
 
-def test_run_default_shows_the_essays_frames_the_trusted_result_and_the_refusal(page):
-    with Browser(page[0] + "#run=default") as browser:
+def test_run_default_shows_the_essays_frames_the_trusted_result_and_the_refusal(chromium, page):
+    with chromium.tab(page[0] + "#run=default") as browser:
         browser.wait_for(ENDED)
         frames = browser.evaluate(FRAMES)
         assert "--> GET https://billing.acme.example/.well-known/agent-card.json" in frames
@@ -51,8 +51,8 @@ def test_run_default_shows_the_essays_frames_the_trusted_result_and_the_refusal(
         assert browser.evaluate("location.search") == "", "the token left the address bar"
 
 
-def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(page):
-    with Browser(page[0] + "#run=approval") as browser:
+def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(chromium, page):
+    with chromium.tab(page[0] + "#run=approval") as browser:
         browser.wait_for(ENDED)
         frames = browser.evaluate(FRAMES)
         first = next(line for line in frames if line.startswith("<-- ") and '"task": {"id": "task-1"' in line)
@@ -61,9 +61,9 @@ def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(page):
         assert "[support] task task-1 state: completed" in frames
 
 
-def test_editing_the_allowlist_and_running_again_shows_billing_refused(page):
+def test_editing_the_allowlist_and_running_again_shows_billing_refused(chromium, page):
     url, path = page
-    with Browser(url + "#run=default") as browser:
+    with chromium.tab(url + "#run=default") as browser:
         browser.wait_for(ENDED)
         browser.evaluate("""(() => { const box = document.getElementById('allowlist');
             box.value = JSON.stringify({trusted: []}); document.getElementById('check').click(); })()""")
@@ -83,8 +83,8 @@ def test_editing_the_allowlist_and_running_again_shows_billing_refused(page):
     assert json.loads(path.read_text())["trusted"], "the file is unchanged until Save"
 
 
-def test_step_mode_sends_nothing_until_send(page):
-    with Browser(page[0] + "#run=default&step=1") as browser:
+def test_step_mode_sends_nothing_until_send(chromium, page):
+    with chromium.tab(page[0] + "#run=default&step=1") as browser:
         browser.wait_for("document.body.dataset.state === 'held'")
         sent = "[...document.querySelectorAll('#frames li.http')].map((line) => line.textContent.slice(0, 3))"
         assert browser.evaluate(sent) == ["[--"]  # the card's GET, shown, held
@@ -144,10 +144,10 @@ def hostile_peer():
 
 
 @pytest.mark.parametrize("errs", [False, True], ids=["in its artifact", "in its error message"])
-def test_markup_from_a_peer_is_shown_as_text_and_never_runs(page, hostile_peer, errs):
+def test_markup_from_a_peer_is_shown_as_text_and_never_runs(chromium, page, hostile_peer, errs):
     base = hostile_peer(errs)
     trusting = json.dumps({"trusted": [{"name": "hostile" + PAYLOAD, "endpoint": base + "/a2a"}]})
-    with Browser(page[0]) as browser:
+    with chromium.tab(page[0]) as browser:
         browser.wait_for(READY)
         browser.evaluate(f"""(() => {{ document.getElementById('peer').value = {json.dumps(base)};
             document.getElementById('allowlist').value = {json.dumps(trusting)};
@@ -162,8 +162,8 @@ def test_markup_from_a_peer_is_shown_as_text_and_never_runs(page, hostile_peer, 
         assert any(said in line and PAYLOAD in line for line in lines), lines[-8:]
 
 
-def test_a_finished_run_steps_through_in_the_existing_view(page):
-    with Browser(page[0] + "#run=default") as browser:
+def test_a_finished_run_steps_through_in_the_existing_view(chromium, page):
+    with chromium.tab(page[0] + "#run=default") as browser:
         browser.wait_for(ENDED)
         browser.evaluate("location.href = document.getElementById('steps').href")
         browser.wait_for("document.getElementById('step') && document.getElementById('panel').textContent")
@@ -179,8 +179,8 @@ def test_a_finished_run_steps_through_in_the_existing_view(page):
 
 
 @pytest.mark.parametrize("width", [1280, 420])
-def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(page, width):
-    with Browser(page[0] + "#run=approval") as browser:
+def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(chromium, page, width):
+    with chromium.tab(page[0] + "#run=approval") as browser:
         browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
         browser.wait_for(ENDED)
         assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
@@ -189,10 +189,10 @@ def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(page, width):
         assert (decisions > frames) if width == 1280 else (decisions < 40), "side by side, or one above the other"
 
 
-def test_a_saved_run_opens_in_the_page(page, tmp_path):
+def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
     from conftest import cli
     cli("--trace", str(tmp_path / "run.jsonl"))
-    with Browser(page[0]) as browser:
+    with chromium.tab(page[0]) as browser:
         browser.wait_for(READY)
         node = browser.call("DOM.querySelector", nodeId=browser.call("DOM.getDocument")["root"]["nodeId"],
                             selector="#open")["nodeId"]

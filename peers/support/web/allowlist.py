@@ -4,9 +4,11 @@ the next run, and saved to the file only when asked, atomically.
 Essay: Discovery is not trust (the allowlist decides). The text the page sends is written
 to a private temporary folder and read there by config.load_allowlist, so an edit is held
 to exactly what the file is (each problem named, with line and column) and a run started
-with it reads it as `--allowlist`. Saving writes a temporary file in the allowlist's own
-folder, then os.replace()s the allowlist with it: a reader sees the old file or the new
-one, never half of either. Not here: the trust gate itself (a2a_delegation.py).
+with it reads it as `--allowlist`. Those folders sit in the page server's own `Scratch`
+folder, which it removes whole when it stops, whatever a run or a refused request left
+there. Saving writes a temporary file in the allowlist's own folder, then os.replace()s
+the allowlist with it: a reader sees the old file or the new one, never half of either.
+Not here: the trust gate itself (a2a_delegation.py).
 """
 from __future__ import annotations
 
@@ -20,13 +22,25 @@ from peers.support.config import MAX_FILE_CHARS, ConfigError, load_allowlist
 SHOWN_AS = "the allowlist in the page"  # what a problem's file is called, not a temporary path
 
 
-class Edited:
-    """The page's allowlist text in a private file of its own; `remove()` deletes it."""
+class Scratch:
+    """The page server's private folder for the texts it checks and runs with; `remove()`,
+    when the server stops, deletes it and everything in it."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self) -> None:
+        self.folder = tempfile.mkdtemp(prefix="a2a-web-allowlist-")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Edited:
+    """The page's allowlist text in a private file of its own (in `within`, the server's
+    Scratch folder, if given); `remove()` deletes it."""
+
+    def __init__(self, text: str, within: str | None = None) -> None:
         if len(text) > MAX_FILE_CHARS:
             raise ConfigError(f"{SHOWN_AS}: larger than {MAX_FILE_CHARS:,} characters")
-        self.folder = tempfile.mkdtemp(prefix="a2a-web-allowlist-")
+        self.folder = tempfile.mkdtemp(prefix="a2a-web-allowlist-", dir=within)
         self.path = os.path.join(self.folder, "allowlist.json")
         with open(self.path, "w", encoding="utf-8") as out:
             out.write(text)
@@ -43,10 +57,10 @@ class Edited:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def check(text: str) -> tuple[str | None, list[dict[str, str]]]:
+def check(text: str, within: str | None = None) -> tuple[str | None, list[dict[str, str]]]:
     """(the problem, or None; and the entries, by name and endpoint, when there is none)."""
     try:
-        edited = Edited(text)
+        edited = Edited(text, within)
     except ConfigError as exc:
         return str(exc), []
     try:
@@ -58,10 +72,10 @@ def check(text: str) -> tuple[str | None, list[dict[str, str]]]:
         edited.remove()
 
 
-def for_a_run(text: str) -> tuple[str | None, str, Callable[[], None]]:
+def for_a_run(text: str, within: str | None = None) -> tuple[str | None, str, Callable[[], None]]:
     """(the problem or None, the file a run reads as --allowlist, what removes it afterwards)."""
     try:
-        edited = Edited(text)
+        edited = Edited(text, within)
     except ConfigError as exc:
         return str(exc), "", lambda: None
     problem = edited.problem()

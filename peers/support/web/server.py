@@ -52,6 +52,7 @@ class WebApp:
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.token, self.cookie = token, f"a2a-web-{port}"  # a cookie per port: two pages, two tokens
         self.runs, self.allowlist_path = runs, allowlist_path
+        self.scratch = allowlist.Scratch()  # the edited allowlists' folder: removed by close()
         self.closing = False
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
@@ -96,7 +97,7 @@ class WebApp:
             if _field(request, "save", bool, False):
                 problem = allowlist.save(self.allowlist_path, text)
                 return _answer(400 if problem else 200, {"problem": problem, "saved": not problem})
-            problem, entries = allowlist.check(text)
+            problem, entries = allowlist.check(text, self.scratch.folder)
             return _answer(200, {"problem": problem, "entries": entries})
         if method == "POST" and path == "/runs":
             return self.start(request)
@@ -152,7 +153,7 @@ class WebApp:
                credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> HttpResponse:
         """A run of `argv` with the page's allowlist (checked by the loader first), started."""
         text = _field(request, "allowlist", str, "") or allowlist.read(self.allowlist_path)
-        problem, path, remove = allowlist.for_a_run(text)
+        problem, path, remove = allowlist.for_a_run(text, self.scratch.folder)
         if problem:
             return _answer(400, {"error": problem})
         run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
@@ -215,10 +216,12 @@ def serve(options: Any, console: Console, again: Callable[[list[str], Any], int]
 
 
 def close(server: Any, app: WebApp) -> None:
-    """Stop every run before its next frame, end the event streams, and stop serving."""
+    """Stop every run before its next frame, end the event streams, stop serving, and remove
+    the allowlist texts the page sent (its Scratch folder)."""
     app.closing = True
     app.runs.stop_all()
     server.stop()
+    app.scratch.remove()
 
 
 def _field(request: HttpRequest, name: str, kind: type = str, default: Any = None) -> Any:
