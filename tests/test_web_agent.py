@@ -22,7 +22,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import a2a_delegation as story
-from chromium import CHROMIUM, Browser
 from conftest import ROOT
 from peers import billing
 from peers.a2a import wire_v10
@@ -289,10 +288,8 @@ TASKS = "[...document.querySelectorAll('#tasks li')].map((line) => line.firstChi
 
 
 @pytest.fixture(scope="module")
-def browser(agents):
-    if not CHROMIUM:
-        pytest.skip("headless Chromium is not installed here (Debian's chromium package)")
-    with Browser(agents["url"]) as opened:
+def browser(agents, chromium):
+    with chromium.tab(agents["url"]) as opened:
         opened.wait_for("document.body.dataset.state === 'idle'")
         yield opened
 
