@@ -8,7 +8,9 @@ to the real billing app on 127.0.0.1."""
 import base64
 import http.client
 import json
-from urllib.parse import quote_plus, urlencode
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, quote_plus, urlencode
 
 import pytest
 
@@ -20,10 +22,12 @@ from peers.app import PeerApp
 from peers.serving import scheme_for
 from peers.signing import rs256
 from peers.support.config import AllowEntry
-from peers.support.credentials import Held
+from peers.a2a.model import AgentCard, SecurityScheme
+from peers.support.cards import unheld
+from peers.support.credentials import Held, credential_for
 from transports.base import HttpResponse
 from transports.network import HttpTransport
-from transports.printer import FramePrinter
+from transports.printer import FramePrinter, mask
 from transports.server import PeerServer
 
 KEY = rs256.private_from_pem((ROOT / "peers/keys/billing-agent.DEMO-KEY.pem").read_text())
@@ -211,3 +215,60 @@ def test_a_401_under_another_scheme_is_never_retried(server):
     finally:
         agent.close()
     assert frames == REFUSED and outcome.error.startswith("delegation failed: HTTP 401: ")
+
+
+# -- one identity provider, several agents: a token stays with the agent and scopes it was for --
+
+class Provider(BaseHTTPRequestHandler):
+    """An identity provider we do not own: a token endpoint that names each token it issues
+    after the scope it was asked for, and counts the requests."""
+    protocol_version, issued = "HTTP/1.1", []
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        form = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        Provider.issued.append(form)
+        body = json.dumps({"access_token": f"token-{len(Provider.issued)}", "token_type": "Bearer",
+                           "expires_in": "3600"}).encode()  # a string: some providers send one
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_token_from_a_shared_provider_goes_only_to_the_agent_and_scopes_it_was_fetched_for():
+    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
+    threading.Thread(target=provider.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    token_url = f"http://127.0.0.1:{provider.server_port}/token"
+    Provider.issued.clear()
+    try:
+        agents = {"http://127.0.0.1:1/a2a": "refunds:write", "http://127.0.0.1:2/a2a": "read"}
+        store = {url: Held(client=(ID, SECRET), token_url=token_url) for url in agents}
+        cards = {url: AgentCard(f"agent-{scope}", "", url, "1", (), auth_schemes=("oauth",), security_schemes=(
+            SecurityScheme("oauth", "oauth2", token_url=token_url, scopes=((scope, ""),)),)) for url, scope in agents.items()}
+        cache, transport = {}, HttpTransport(timeout=5)
+        sent = {url: credential_for(card, store, transport, cache).headers["Authorization"] for url, card in cards.items()}
+        again = credential_for(cards["http://127.0.0.1:1/a2a"], store, transport, cache).headers["Authorization"]
+        transport.close()
+    finally:
+        provider.shutdown()
+        provider.server_close()
+    assert sent == {"http://127.0.0.1:1/a2a": "Bearer token-1", "http://127.0.0.1:2/a2a": "Bearer token-2"}
+    assert [parse_qs(form)["scope"] for form in Provider.issued] == [["refunds:write"], ["read"]]
+    assert again == "Bearer token-1", "kept for the agent it was fetched for: no third request"
+
+
+def test_an_api_key_with_a_space_is_masked_whole_and_only_authorization_keeps_its_scheme():
+    shown = mask({"X-API-Key": "sk live-ABCDEF123", "Authorization": "Bearer s3cret", "Cookie": "a=1 b=2"})
+    assert shown == {"X-API-Key": "****", "Authorization": "Bearer ****", "Cookie": "****"}
+
+
+def test_a_card_that_also_admits_callers_with_nothing_is_called_without_a_credential():
+    optional = AgentCard("open-agent", "", "http://127.0.0.1:1/a2a", "1", (), auth_schemes=("bearer",),
+                         security_schemes=(SecurityScheme("bearer", "http", "Bearer"),),
+                         security_requirements=(("bearer",), ()))
+    assert unheld(optional, {}) is None
+    assert unheld(optional._replace(security_requirements=(("bearer",),)), {}).startswith("its card requires")

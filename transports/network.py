@@ -207,7 +207,10 @@ def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportErr
     it did): sent=True."""
     if isinstance(exc, MalformedMessage):
         return TransportError(str(exc), sent=True)
-    if "ALERT" in str(getattr(exc, "reason", "")):  # TLS 1.3: a client certificate refused after our Finished
+    alert = str(getattr(exc, "reason", ""))
+    # TLS 1.3: a client certificate refused after our Finished. Only that alert, before any
+    # reply, says the request was never read: any other may come after the peer acted on it.
+    if not reader.received and "ALERT" in alert and ("CERTIFICATE" in alert or alert.endswith("_CA")):
         return TransportError(f"{_reason(exc)} (our request was never read)")
     if not isinstance(exc, TimeoutError):
         reason = f"the connection broke before a full reply: {_reason(exc)}"

@@ -28,6 +28,7 @@ from typing import Callable, Iterator, NamedTuple
 from transports import sse
 from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
 
+AUTHORIZATION = {"authorization", "proxy-authorization"}  # "Scheme credentials": the scheme is no secret
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
 # An API key travels in whatever header a card names: one whose name says it is secret is masked too
 # (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
@@ -69,11 +70,12 @@ def is_secret_header(name: str) -> bool:
 
 
 def mask(headers: dict[str, str]) -> dict[str, str]:
-    """Hide credentials but keep their scheme: 'Bearer s3cret' -> 'Bearer ****', 'Basic ****'."""
-    def hidden(value: str) -> str:
+    """Hide credentials but keep an Authorization header's scheme: 'Bearer s3cret' -> 'Bearer ****';
+    any other secret header (an API key, a cookie) is all secret, spaces and all: '****'."""
+    def hidden(name: str, value: str) -> str:
         scheme, _, secret = value.partition(" ")
-        return f"{scheme} ****" if secret else "****"
-    return {k: hidden(v) if is_secret_header(k) else v for k, v in headers.items()}
+        return f"{scheme} ****" if secret and name.lower() in AUTHORIZATION else "****"
+    return {k: hidden(k, v) if is_secret_header(k) else v for k, v in headers.items()}
 
 
 def mask_body(text: str) -> str:

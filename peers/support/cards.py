@@ -116,8 +116,9 @@ def refused(status: int, headers: dict[str, str], url: str) -> HttpRefusal:
 
 
 def only_bearer(card: AgentCard) -> bool:
-    """Whether the card asks for nothing but the essay's bearer token, if anything."""
-    return set(card.auth_schemes) <= {"bearer", "none"} and all(
+    """Whether the card asks for nothing but the essay's bearer token, if anything. A card
+    that also lets a caller in with nothing (an empty requirement) is credentials.py's to judge."""
+    return set(card.auth_schemes) <= {"bearer", "none"} and () not in card.security_requirements and all(
         scheme.type == "http" and scheme.scheme.lower() == "bearer" for scheme in card.security_schemes)
 
 

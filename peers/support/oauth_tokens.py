@@ -51,14 +51,18 @@ def access_token(scheme: SecurityScheme, held: Held, endpoint: str, transport: T
     """A bearer token for `held`'s client at the agent `endpoint`, as `scheme` says where
     to get it, and where it came from (for --verbose): kept in `cache` until it expires."""
     token_url = _token_endpoint(scheme, held, endpoint, transport, cache)
-    key = ("token", token_url, held.client[0])
+    scope = " ".join(scope for scope, _ in scheme.scopes)  # the card's for this scheme; "": the server's default
+    # A token is kept for the agent it was fetched for, with the scopes asked: one client id
+    # at one token endpoint may serve several agents, and none may be handed another's token.
+    agent = parse_url(endpoint)
+    key = ("token", token_url, held.client[0], agent.origin if agent else endpoint, scope)
     kept = cache.get(key)
     if kept is not None and clock() < kept[1]:
         cache[("sent", endpoint)] = key, True  # a 401 to it may mean it was revoked: forget_kept
         return kept[0], f"kept since it was fetched from {token_url}"
     form = {"grant_type": "client_credentials"}
-    if scheme.scopes:  # the scopes the card lists for this scheme; none: the server's default
-        form["scope"] = " ".join(scope for scope, _ in scheme.scopes)
+    if scope:
+        form["scope"] = scope
     # RFC 6749 2.3.1: id and secret form-urlencoded, then Basic (the way every server must
     # take), so a colon in the id, or a '%', '+' or non-ASCII letter in either, arrives as sent.
     pair = base64.b64encode(f"{quote_plus(held.client[0])}:{quote_plus(held.client[1])}".encode()).decode()
@@ -72,6 +76,8 @@ def access_token(scheme: SecurityScheme, held: Held, endpoint: str, transport: T
         raise TokenRefused(f"the token endpoint {token_url} answered no usable access_token")
     if not isinstance(kind, str) or kind.lower() != "bearer":
         raise TokenRefused(f"the token endpoint {token_url} issued a {escape(str(kind)[:20])!r} token, not Bearer")
+    if isinstance(lifetime, str) and lifetime.isascii() and lifetime.isdigit() and len(lifetime) <= 9:  # some providers send "3600"
+        lifetime = int(lifetime)
     if lifetime is not None and (not isinstance(lifetime, int) or isinstance(lifetime, bool) or lifetime <= 0):
         raise TokenRefused(f"the token endpoint {token_url} gave expires_in {escape(str(lifetime)[:20])}, "
                            "not a positive number of seconds")
