@@ -143,16 +143,7 @@ class Tab:
         return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout: float = 30.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                value = self.evaluate(expression)
-            except RuntimeError:  # the page is still loading: what it names is not there yet
-                value = None
-            if value:
-                return value
-            time.sleep(0.05)
-        raise TimeoutError(f"never true: {expression}")
+        return wait_for(self.evaluate, expression, timeout)
 
     def dom(self) -> str:
         """The document once loaded and its scripts have run, as --dump-dom prints it."""
@@ -195,6 +186,20 @@ class Connection:
             self.sock.close()
         except OSError:
             pass
+
+
+def wait_for(evaluate, expression: str, timeout: float = 30.0):
+    """Poll `expression` in a page (through its browser's `evaluate`) until it is true: its value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = evaluate(expression)
+        except RuntimeError:  # the page is still loading: what it names is not there yet
+            value = None
+        if value:
+            return value
+        time.sleep(0.05)
+    raise TimeoutError(f"never true: {expression}")
 
 
 def _websocket(url: str, timeout: float) -> socket.socket:

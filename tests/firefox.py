@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import time
 
-from chromium import _receive, _send, _websocket
+from chromium import _receive, _send, _websocket, wait_for
 
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
 # Firefox calls home at start (updates, remote settings, telemetry): every one of those goes
@@ -74,16 +74,7 @@ class Firefox:
         return None if value is None else json.loads(value)
 
     def wait_for(self, expression: str, timeout: float = 30.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                value = self.evaluate(expression)
-            except RuntimeError:  # the page is still loading: what it names is not there yet
-                value = None
-            if value:
-                return value
-            time.sleep(0.1)
-        raise TimeoutError(f"never true: {expression}")
+        return wait_for(self.evaluate, expression, timeout)
 
     def close(self) -> None:
         try:

@@ -7,27 +7,15 @@ import json
 
 import pytest
 
-import a2a_delegation as story
-from conftest import ROOT
 from firefox import FIREFOX, Firefox
-from peers.support.web import server as web
-from test_web_page import DECISIONS, ENDED, FRAMES, PAYLOAD, READY, hostile_peer  # noqa: F401 (a fixture)
+from test_web_page import DECISIONS, ENDED, FRAMES, PAYLOAD, READY, hostile_peer, page  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(not FIREFOX, reason="headless Firefox is not installed here (Debian's "
                                 "firefox-esr package; .ci/run leaves it out, Chromium runs the page tests)")
 
 
-@pytest.fixture
-def page(tmp_path):
-    path = tmp_path / "allowlist.json"
-    path.write_text((ROOT / "allowlist.json").read_text())
-    server, app, url = web.listening(0, str(path), story.main)
-    yield url
-    web.close(server, app)
-
-
 def test_in_firefox_run_default_shows_the_essays_frames_and_both_verdicts_and_step_mode_holds(page):
-    with Firefox(page + "#run=default") as browser:
+    with Firefox(page[0] + "#run=default") as browser:
         browser.wait_for(ENDED)
         frames = browser.evaluate(FRAMES)
         assert "--> GET https://billing.acme.example/.well-known/agent-card.json" in frames
@@ -36,7 +24,7 @@ def test_in_firefox_run_default_shows_the_essays_frames_and_both_verdicts_and_st
         assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in frames
         assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
         assert browser.evaluate("location.search") == "", "the token left the address bar"
-        browser.call("browsingContext.navigate", context=browser.context, url=page + "#run=default&step=1",
+        browser.call("browsingContext.navigate", context=browser.context, url=page[0] + "#run=default&step=1",
                      wait="complete")
         browser.call("browsingContext.reload", context=browser.context, wait="complete")
         browser.wait_for("document.body.dataset.state === 'held'")
@@ -47,7 +35,7 @@ def test_in_firefox_run_default_shows_the_essays_frames_and_both_verdicts_and_st
 def test_in_firefox_a_peers_markup_is_shown_as_text_and_never_runs(page, hostile_peer):
     base = hostile_peer(False)
     trusting = json.dumps({"trusted": [{"name": "hostile" + PAYLOAD, "endpoint": base + "/a2a"}]})
-    with Firefox(page) as browser:
+    with Firefox(page[0]) as browser:
         browser.wait_for(READY)
         browser.evaluate(f"""(() => {{ document.getElementById('peer').value = {json.dumps(base)};
             document.getElementById('allowlist').value = {json.dumps(trusting)};
