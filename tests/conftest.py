@@ -153,6 +153,44 @@ def serving(app, **kwargs):
         server.stop()
 
 
+class OutsidePeer(BaseHTTPRequestHandler):
+    """A peer we do not own, played by a test (http.server, not our server): HTTP/1.1, silent,
+    each answer one JSON document, with `extra_headers` beside it (a hostile peer's fill them)."""
+    protocol_version = "HTTP/1.1"
+    extra_headers: dict = {}
+
+    def log_message(self, *args):
+        pass
+
+    def asked(self):
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def reply(self, document):
+        body = json.dumps(document).encode()
+        self.send_response(200)
+        for name, value in {"Content-Type": "application/json", **self.extra_headers,
+                            "Content-Length": str(len(body))}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@contextlib.contextmanager
+def outside_peer(handler, **server_attributes):
+    """`handler` (an OutsidePeer) served on 127.0.0.1, port 0, from a thread: its base URL;
+    stopped when the block ends. `server_attributes` are set on the server for it to read."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    for name, value in server_attributes.items():
+        setattr(server, name, value)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 NO_CHROMIUM = ("headless Chromium is not installed here (Debian's chromium package; .ci/run installs it "
                "where the machine allows)")
 

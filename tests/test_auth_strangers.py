@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT
 from peers.a2a import wire_v03, wire_v10
-from test_auth_schemes import REFUND, SECRETS, Served
+from test_auth_schemes import REFUND, SECRETS, served  # noqa: F401 (served: a fixture)
 from test_tls_serving import CA, CLIENT, https  # noqa: F401 (https: the fixture serving billing over TLS)
 
 OPENSSL, CURL = shutil.which("openssl"), shutil.which("curl")
@@ -60,18 +60,6 @@ def test_every_comparison_of_a_secret_on_the_served_side_goes_through_compare_di
     for name, secrets in (("api_key.py", 1), ("http_basic.py", 2), ("oauth2.py", 2), ("app.py", 1)):
         path = next(path for path in SECRET_HOLDERS if path.name == name)
         assert path.read_text().count("hmac.compare_digest(") == secrets, name
-
-
-@pytest.fixture
-def served():
-    peers = []
-
-    def start(kind, wire=wire_v10):
-        peers.append(Served(kind, wire))
-        return peers[-1]
-    yield start
-    for peer in peers:
-        peer.server.stop()
 
 
 def raw_call(peer, *headers: str) -> bytes:

@@ -8,14 +8,12 @@ to the real billing app on 127.0.0.1."""
 import base64
 import http.client
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote_plus, urlencode
 
 import pytest
 
 import a2a_delegation as story
-from conftest import ROOT
+from conftest import ROOT, OutsidePeer, outside_peer
 from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
@@ -219,32 +217,21 @@ def test_a_401_under_another_scheme_is_never_retried(server):
 
 # -- one identity provider, several agents: a token stays with the agent and scopes it was for --
 
-class Provider(BaseHTTPRequestHandler):
+class Provider(OutsidePeer):
     """An identity provider we do not own: a token endpoint that names each token it issues
     after the scope it was asked for, and counts the requests."""
-    protocol_version, issued = "HTTP/1.1", []
-
-    def log_message(self, *args):
-        pass
+    issued = []
 
     def do_POST(self):
-        form = self.rfile.read(int(self.headers["Content-Length"])).decode()
-        Provider.issued.append(form)
-        body = json.dumps({"access_token": f"token-{len(Provider.issued)}", "token_type": "Bearer",
-                           "expires_in": "3600"}).encode()  # a string: some providers send one
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        Provider.issued.append(self.rfile.read(int(self.headers["Content-Length"])).decode())
+        self.reply({"access_token": f"token-{len(Provider.issued)}", "token_type": "Bearer",
+                    "expires_in": "3600"})  # a string: some providers send one
 
 
 def test_a_token_from_a_shared_provider_goes_only_to_the_agent_and_scopes_it_was_fetched_for():
-    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
-    threading.Thread(target=provider.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    token_url = f"http://127.0.0.1:{provider.server_port}/token"
     Provider.issued.clear()
-    try:
+    with outside_peer(Provider) as provider:
+        token_url = f"{provider}/token"
         agents = {"http://127.0.0.1:1/a2a": "refunds:write", "http://127.0.0.1:2/a2a": "read"}
         store = {url: Held(client=(ID, SECRET), token_url=token_url) for url in agents}
         cards = {url: AgentCard(f"agent-{scope}", "", url, "1", (), auth_schemes=("oauth",), security_schemes=(
@@ -253,9 +240,6 @@ def test_a_token_from_a_shared_provider_goes_only_to_the_agent_and_scopes_it_was
         sent = {url: credential_for(card, store, transport, cache).headers["Authorization"] for url, card in cards.items()}
         again = credential_for(cards["http://127.0.0.1:1/a2a"], store, transport, cache).headers["Authorization"]
         transport.close()
-    finally:
-        provider.shutdown()
-        provider.server_close()
     assert sent == {"http://127.0.0.1:1/a2a": "Bearer token-1", "http://127.0.0.1:2/a2a": "Bearer token-2"}
     assert [parse_qs(form)["scope"] for form in Provider.issued] == [["refunds:write"], ["read"]]
     assert again == "Bearer token-1", "kept for the agent it was fetched for: no third request"

@@ -326,43 +326,24 @@ def web_runs(page):
 @pytest.fixture
 def agent_wanting_a_token():
     """An agent on 127.0.0.1 whose card declares bearer auth; it keeps each Authorization it was sent."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from conftest import OutsidePeer, outside_peer
     from peers import billing
     from peers.a2a import wire_essay
     seen = []
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def reply(self, document):
-            body = json.dumps(document).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(OutsidePeer):
         def do_GET(self):
             seen.append(self.headers.get("Authorization"))
             self.reply(wire_essay.card_to_wire(billing.billing_agent(f"http://127.0.0.1:{self.server.server_port}").card))
 
         def do_POST(self):
             seen.append(self.headers.get("Authorization"))
-            asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            self.reply({"jsonrpc": "2.0", "id": asked["id"], "result": {
+            self.reply({"jsonrpc": "2.0", "id": self.asked()["id"], "result": {
                 "id": "task-9", "lifecycle": ["submitted", "completed"], "status": {"state": "completed"},
                 "artifacts": [{"type": "text", "text": "done"}]}})
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}", seen
-    server.shutdown()
-    server.server_close()
+    with outside_peer(Handler) as base:
+        yield base, seen
 
 
 def test_a_token_for_an_agent_goes_to_that_agent_alone_and_is_never_shown(page, agent_wanting_a_token):

@@ -14,15 +14,13 @@ entered in the page, and a hostile agent's payloads shown as text."""
 import base64
 import json
 import random
-import threading
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import a2a_delegation as story
-from conftest import ROOT
+from conftest import ROOT, OutsidePeer, outside_peer
 from peers import billing
 from peers.a2a import wire_v10
 from peers.a2a.model import Artifact, Part, Task, TaskState
@@ -63,20 +61,8 @@ def billing_served(auth="bearer"):
     return server.start(), peer.card.url, seen
 
 
-class Hostile(BaseHTTPRequestHandler):
+class Hostile(OutsidePeer):
     """An agent whose card, task, status message, artifact and error message are all markup."""
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, document):
-        body = json.dumps(document).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self):
         base = f"http://127.0.0.1:{self.server.server_port}"
@@ -84,7 +70,7 @@ class Hostile(BaseHTTPRequestHandler):
         self.reply(wire_v10.card_to_wire(card))
 
     def do_POST(self):
-        asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        asked = self.asked()
         if asked["method"] != "SendMessage":
             self.reply({"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -32001, "message": PAYLOAD}})
             return
@@ -97,24 +83,19 @@ class Hostile(BaseHTTPRequestHandler):
 def agents(tmp_path_factory):
     """billing under each scheme of ENTERED, the hostile agent, and the page trusting them all."""
     served = {auth: billing_served(auth) for auth in ENTERED}
-    hostile = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
-    hostile.daemon_threads = True
-    threading.Thread(target=hostile.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    hostile_base = f"http://127.0.0.1:{hostile.server_port}"
-    trusting = {"trusted": [{"name": "billing-agent", "endpoint": endpoint}
-                            for endpoint in [endpoint for _, endpoint, _ in served.values()] + [hostile_base + "/a2a"]]}
-    path = tmp_path_factory.mktemp("page") / "allowlist.json"
-    path.write_text(json.dumps(trusting))
-    server, app, url = web.listening(0, str(path), story.main, request_timeout=1.0)
-    base, token = url.split("/?token=")
-    yield {"base": base, "token": token, "url": url, "path": path, "hostile": hostile_base, "server": server,
-           **{auth: peer.base_url for auth, (peer, _, _) in served.items()},
-           "seen": {auth: seen for auth, (_, _, seen) in served.items()}}
-    web.close(server, app)
-    for peer, _, _ in served.values():
-        peer.stop()
-    hostile.shutdown()
-    hostile.server_close()
+    with outside_peer(Hostile) as hostile_base:
+        trusting = {"trusted": [{"name": "billing-agent", "endpoint": endpoint} for endpoint
+                                in [endpoint for _, endpoint, _ in served.values()] + [hostile_base + "/a2a"]]}
+        path = tmp_path_factory.mktemp("page") / "allowlist.json"
+        path.write_text(json.dumps(trusting))
+        server, app, url = web.listening(0, str(path), story.main, request_timeout=1.0)
+        base, token = url.split("/?token=")
+        yield {"base": base, "token": token, "url": url, "path": path, "hostile": hostile_base, "server": server,
+               **{auth: peer.base_url for auth, (peer, _, _) in served.items()},
+               "seen": {auth: seen for auth, (_, _, seen) in served.items()}}
+        web.close(server, app)
+        for peer, _, _ in served.values():
+            peer.stop()
 
 
 def operation(page, peer, **asked):

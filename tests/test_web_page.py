@@ -4,15 +4,14 @@ browser serves the session; each test opens its own tab in a browser context of 
 
 A run is started the way a person shares one (`#run=NAME`) or by the page's own controls;
 what the test reads is what the page shows. Skipped, saying why, where Chromium is absent."""
+import contextlib
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import a2a_delegation as story
 from chromium import CHROMIUM
-from conftest import NO_CHROMIUM, ROOT
+from conftest import NO_CHROMIUM, ROOT, OutsidePeer, outside_peer
 from peers import billing
 from peers.a2a import wire_essay
 from peers.support.web import server as web
@@ -100,20 +99,8 @@ def test_step_mode_sends_nothing_until_send(chromium, page):
 @pytest.fixture
 def hostile_peer():
     """An agent on 127.0.0.1 that puts markup in its card, its artifact, its error and its headers."""
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def reply(self, document):
-            body = json.dumps(document).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("X-Note", PAYLOAD)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    class Handler(OutsidePeer):
+        extra_headers = {"X-Note": PAYLOAD}
 
         def do_GET(self):
             base = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -122,25 +109,15 @@ def hostile_peer():
                         "authentication": {"schemes": ["none"]}})
 
         def do_POST(self):
-            asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            asked = self.asked()
             if self.server.errs:
                 return self.reply({"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -32001, "message": PAYLOAD}})
             self.reply({"jsonrpc": "2.0", "id": asked["id"], "result": {
                 "id": "task-1", "lifecycle": ["submitted", "working", "completed"], "status": {"state": "completed"},
                 "artifacts": [{"type": "text", "text": PAYLOAD}]}})
 
-    servers = []
-
-    def start(errs):
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.errs, server.daemon_threads = errs, True
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with contextlib.ExitStack() as servers:
+        yield lambda errs: servers.enter_context(outside_peer(Handler, errs=errs))
 
 
 @pytest.mark.parametrize("errs", [False, True], ids=["in its artifact", "in its error message"])
