@@ -64,6 +64,15 @@ class Console:
         self.quiet = quiet
         self.listeners: list[Listener] = []  # --trace: told of every line
 
+    def line_by_line(self) -> None:
+        """For a command that runs until it is stopped (`serve`, `web`): each line reaches
+        a pipe when it is said. Python writes to a pipe in blocks unless PYTHONUNBUFFERED is
+        set, which a stock machine does not set: a log collector, a process manager or a
+        test reading the banner would see nothing until the server stopped."""
+        for stream in (self.out, self.err):
+            if hasattr(stream, "reconfigure"):  # a TextIOWrapper; a test's StringIO needs nothing
+                stream.reconfigure(line_buffering=True)
+
     def say(self, text: str = "", kind: Kind = Kind.STORY, **facts: Any) -> None:
         """Print one story line. `facts` (peer, verdict ...) go to listeners only. Whatever
         a caller forgot to escape, no control character reaches the terminal raw."""

@@ -79,6 +79,8 @@ class Session:
         options = flags.parse(argv, serve_flags=demo.SERVE_FLAGS)
         console = watch.console if watch is not None else \
             Console(colour=False if options.no_color else None, quiet=options.quiet)
+        if options.command in ("serve", "web"):  # they run until stopped: each line is seen as it is said
+            console.line_by_line()
         if options.command == "serve":  # one peer as a standalone A2A server
             return demo.serve(options, wire_format.by_name(options.wire), say=console.say,
                               fail=lambda line: console.say(line, Kind.ERROR))

@@ -34,6 +34,7 @@ SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.di
                       "a2a_delegation.py")
 TOKEN, TICKET = "crash-lesson-token", "ticket-9100"
 PAYLOAD = {"order_id": "ORD-9100", "amount": 180.0}
+BANNER_SECONDS = 20.0  # a billing that prints no banner in this long is not waited for
 
 
 LESSON = Lesson(
@@ -50,14 +51,26 @@ def start_billing(port: int, store: str, wire: str, *extra: str,
     banner's lines, up to how to stop it."""
     process = subprocess.Popen([sys.executable, SCRIPT, "serve", "billing-agent", "--wire", wire, "--port",
                                 str(port), "--token", TOKEN, "--store", store, *extra],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     running.append(process)
-    banner = []
-    for line in process.stdout:  # ends if it exits; it prints its banner at once
-        banner.append(line.rstrip("\n"))
-        if "Ctrl-C" in line or len(banner) > 20:
+    return process, banner_of(process, BANNER_SECONDS)
+
+
+def banner_of(process: subprocess.Popen, seconds: float) -> list[str]:
+    """The lines `serve` prints as it starts, up to how to stop it; what came within
+    `seconds`, if it says no more (a billing that hangs must not hang the lesson). Read
+    from the pipe's descriptor as it becomes readable, so no read can block."""
+    import select
+    import time
+    deadline, printed = time.monotonic() + seconds, b""
+    while b"Ctrl-C" not in printed and len(printed) < 8192:
+        left = deadline - time.monotonic()
+        chunk = os.read(process.stdout.fileno(), 4096) \
+            if left > 0 and select.select([process.stdout], [], [], left)[0] else b""
+        if not chunk:  # it exited, or said nothing more in time
             break
-    return process, banner
+        printed += chunk
+    return printed.decode("utf-8", "replace").splitlines()
 
 
 def show_ledger(say: Callable[..., None], banner: list[str]) -> None:
