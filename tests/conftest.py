@@ -4,9 +4,12 @@ over the real in-process transport, and loopback servers for the HTTP tests (eac
 is a deliberately broken peer (a fixture playing a peer we do not own), not a stand-in
 for any of our code."""
 import contextlib
+import faulthandler
 import json
 import os
+import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -93,6 +96,81 @@ def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
     env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
                           input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+TEST_SECONDS = 120  # no test waits for ever: past this, it fails with every thread's stack
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Fail a test that runs over TEST_SECONDS, naming where each thread was, rather than
+    let one wait (a read of a silent child, a server that never answers) hang the suite."""
+    def too_long(signum, frame):
+        faulthandler.dump_traceback(all_threads=True)
+        raise TimeoutError(f"{item.nodeid} ran over {TEST_SECONDS} s (every thread's stack is above)")
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(TEST_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class Child(subprocess.Popen):
+    """A process a test started (stdout a pipe, text) whose output is read with a deadline:
+    `until(marker)` is the lines up to the first holding `marker`. A child that stays silent,
+    or exits first, is killed and fails the test with what it printed. The pipe is read
+    straight from its descriptor, so `communicate()` still reads the rest afterwards."""
+
+    def __init__(self, args, **kwargs):
+        kwargs.setdefault("stdout", subprocess.PIPE)
+        kwargs.setdefault("text", True)
+        super().__init__(args, **kwargs)
+        self.seen: list[str] = []
+        self._partial = b""
+
+    def until(self, marker: str, seconds: float = 20) -> list[str]:
+        deadline = time.monotonic() + seconds
+        while not any(marker in line for line in self.seen):
+            left = deadline - time.monotonic()
+            ready = left > 0 and select.select([self.stdout], [], [], left)[0]
+            chunk = os.read(self.stdout.fileno(), 65536) if ready else b""
+            if not chunk:
+                self._fail(f"no line holding {marker!r} " + ("before it exited" if ready else f"within {seconds} s"))
+            *whole, self._partial = (self._partial + chunk).split(b"\n")
+            self.seen += [line.decode("utf-8", "replace") + "\n" for line in whole]
+        return self.seen[:next(n for n, line in enumerate(self.seen) if marker in line) + 1]
+
+    def _fail(self, why: str) -> None:
+        self.kill()
+        try:
+            _, err = self.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            err = ""
+        printed = "".join(self.seen) + self._partial.decode("utf-8", "replace")
+        pytest.fail(f"{why}: {self.args}\nit printed: {printed[-2000:]!r}\nstderr: {(err or '')[-2000:]!r}")
+
+    def stop(self, sig: int = signal.SIGTERM) -> tuple[str, str]:
+        """Signal it and wait for it to go (killed after 10 s): what else it printed."""
+        self.send_signal(sig)
+        try:
+            return self.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return self.communicate(timeout=10)
+
+
+def start_serve(*args, env=None, stderr=subprocess.PIPE):
+    """`a2a_delegation.py serve ARGS` and its banner, read up to how to stop it: (process, lines)."""
+    process = Child([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", *args], stderr=stderr,
+                    env=dict(os.environ, **(env or {})))
+    return process, process.until("Ctrl-C")
+
+
+def base_url(banner_line: str) -> str:
+    """The base URL a `[serve] NAME listening on URL ...` line names."""
+    return banner_line.split("listening on ")[1].split()[0]
 
 
 SHARED_RUNS: dict = {}

@@ -148,7 +148,7 @@ def test_serve_with_a_bad_store_file_exits_2_with_one_line(tmp_path):
 
 
 def test_a_served_peer_killed_with_sigkill_restarts_on_its_file_and_answers_a_retry_with_the_first_task(tmp_path):
-    from test_failures import start_serve
+    from conftest import start_serve
     from transports.network import HttpTransport
     path, env = str(tmp_path / "billing.db"), {"A2A_SERVE_TOKEN": "tok-1"}
     frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": refund("m-1", "ORD-1")}).encode()
@@ -172,7 +172,7 @@ def test_a_served_peer_killed_with_sigkill_restarts_on_its_file_and_answers_a_re
 # -- killed at each point of a delegation, over many seeded runs ----------------------------
 
 def served(path, *extra, token="tok-1"):
-    from test_failures import start_serve
+    from conftest import start_serve
     process, lines = start_serve("billing-agent", "--wire", "1.0", "--port", "0", "--store", path, *extra,
                                  env={"A2A_SERVE_TOKEN": token})
     assert lines and "listening on" in lines[0], lines
@@ -229,7 +229,7 @@ def test_sixteen_clients_and_a_restart_midway_lose_nothing_and_repeat_nothing(tm
     import threading
     import time
     from conftest import free_port
-    from test_failures import start_serve
+    from conftest import start_serve
     path, port = str(tmp_path / "billing.db"), free_port()
     base = f"http://127.0.0.1:{port}"
     args = ("billing-agent", "--wire", "1.0", "--port", str(port), "--store", path)

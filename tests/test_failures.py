@@ -1,7 +1,6 @@
 """No hangs, clear failures: one line naming the peer and the stage, and for a delegation,
 whether a retry is safe. Each misbehaving peer is a real server on 127.0.0.1."""
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -10,7 +9,7 @@ import time
 import pytest
 
 import a2a_delegation as story
-from conftest import ROOT, cli
+from conftest import ROOT, cli, start_serve
 from peers.support.config import AllowEntry
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
@@ -63,20 +62,6 @@ def test_the_cli_names_the_peer_and_stage_in_one_line(tmp_path, misbehaving_peer
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith("error: billing-agent: delegation failed: HTTP 500")
-
-
-def start_serve(*args, env=None):
-    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, **(env or {})))
-    lines = []
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not any("Ctrl-C" in line for line in lines):
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-    return process, lines
 
 
 def test_serve_runs_a_standalone_peer_until_sigterm():

@@ -19,7 +19,7 @@ import time
 import pytest
 
 from attacks import DrippingHeads, IdleSockets, KeptAlive, SlowBodies, answered_within, enough_files, honest_ratio
-from conftest import FRAME, JSON_AUTH, ROOT, serving
+from conftest import FRAME, JSON_AUTH, ROOT, serving, start_serve
 from peers import billing
 from peers.a2a import wire_essay, wire_v10
 from peers.a2a.model import PushConfig
@@ -274,7 +274,7 @@ def test_a_webhook_at_a_private_address_inside_an_ipv6_one_or_multicast_is_refus
 
 
 def test_public_addresses_inside_ipv6_are_still_accepted():
-    from peers.push import is_public
+    from peers.addresses import is_public
     for address in ["8.8.8.8", "2606:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"]:
         assert is_public(ipaddress.ip_address(address)), address
     assert public_address("http://[64:ff9b::808:808]:8080/hook", False, numeric_only=True) == ("64:ff9b::808:808", 8080)
@@ -377,19 +377,8 @@ def test_a_holds_stated_end_is_kept_across_a_restart_not_renewed(tmp_path):
 # 7. Secrets printed: the serve banner, a webhook's query
 
 def test_the_serve_banner_never_prints_a_token_it_was_given():
-    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
-                                "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, A2A_SERVE_TOKEN="sekrit-token-42"))
-    lines, deadline = [], time.monotonic() + 15
-    try:
-        while time.monotonic() < deadline and not any("Ctrl-C" in line for line in lines):
-            line = process.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
+    process, lines = start_serve("billing-agent", "--port", "0", env={"A2A_SERVE_TOKEN": "sekrit-token-42"})
+    process.stop()
     banner = "".join(lines)
     assert "Ctrl-C" in banner and "sekrit-token-42" not in banner
     assert "bearer token from $A2A_SERVE_TOKEN" in banner

@@ -23,32 +23,20 @@ from typing import NamedTuple
 
 import pytest
 
-from conftest import ROOT, free_port
+from conftest import ROOT, Child, base_url, free_port
 
 SDK_PYTHON = os.environ.get("A2A_SDK_PYTHON")
 pytestmark = pytest.mark.skipif(not SDK_PYTHON, reason="set A2A_SDK_PYTHON to a Python with a2a-sdk")
 INTEROP = ROOT / "tests" / "interop"
 
 
-def wait_for_line(process, marker: str, seconds: float = 20) -> str:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if marker in line:
-            return line
-        if not line and process.poll() is not None:
-            break
-    raise AssertionError(f"no {marker!r} from {process.args}: {process.stderr.read()[:2000]}")
-
-
 @pytest.fixture
 def served_billing():
     """`serve billing-agent --wire 1.0` on a free port: its base URL, until the test ends."""
-    serve = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
-                              "--wire", "1.0", "--token", "interop-token"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    serve = Child([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                   "--wire", "1.0", "--token", "interop-token"], stderr=subprocess.DEVNULL)
     try:
-        yield wait_for_line(serve, "listening on").split("listening on ")[1].split()[0]
+        yield base_url(serve.until("listening on")[-1])
     finally:
         serve.terminate()
         serve.communicate(timeout=10)
@@ -93,10 +81,9 @@ def test_the_official_sdk_client_continues_a_task_paused_for_approval_on_our_ser
 
 def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp_path):
     port = free_port()
-    server = subprocess.Popen([SDK_PYTHON, str(INTEROP / "sdk_server.py"), str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = Child([SDK_PYTHON, str(INTEROP / "sdk_server.py"), str(port)], stderr=subprocess.PIPE)
     try:
-        wait_for_line(server, "ready")
+        server.until("ready")
         base = f"http://127.0.0.1:{port}"
         for _ in range(100):  # "ready" comes just before uvicorn binds; wait until it does
             with socket.socket() as probe:

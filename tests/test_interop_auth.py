@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from conftest import ROOT
-from test_interop import INTEROP, SDK_PYTHON, wait_for_line
+from conftest import ROOT, Child, base_url
+from test_interop import INTEROP, SDK_PYTHON
 
 pytestmark = pytest.mark.skipif(not SDK_PYTHON, reason="set A2A_SDK_PYTHON to a Python with a2a-sdk")
 SECRETS = {"oauth2": "support-agent:s3cret", "oidc": "support-agent:s3cret", "apikey": "k3y-42"}
@@ -24,11 +24,11 @@ def serve():
     started = []
 
     def start(kind: str) -> tuple[str, list[str]]:
-        process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
-                                    "--wire", "1.0", "--port", "0", "--auth", kind, "--token", SECRETS[kind]],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = Child([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                         "--wire", "1.0", "--port", "0", "--auth", kind, "--token", SECRETS[kind]],
+                        stderr=subprocess.PIPE)
         started.append(process)
-        return wait_for_line(process, "listening on").split("listening on ")[1].split()[0]
+        return base_url(process.until("listening on")[-1])
     yield start
     for process in started:
         process.terminate()

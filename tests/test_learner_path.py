@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import GOLDEN, ROOT, cli
+from conftest import GOLDEN, ROOT, Child, base_url, cli
 from test_learner_tools import run_in_terminal
 
 
@@ -112,9 +112,9 @@ def test_a_forced_wire_format_is_spoken_where_the_card_offers_it_and_named_where
 def test_a_401_when_no_token_was_sent_says_so_and_how_to_give_one(tmp_path):
     from peers.a2a import wire_essay
     network_cmd = [sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent", "--token", "s3cret"]
-    server = subprocess.Popen(network_cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = Child(network_cmd, stderr=subprocess.DEVNULL)
     try:
-        base = server.stdout.readline().split("listening on ")[1].split()[0]
+        base = base_url(server.until("listening on")[-1])
         (tmp_path / "reg.json").write_text(json.dumps({"peers": [{"cardUrl": f"{base}/.well-known/agent-card.json"}]}))
         (tmp_path / "allow.json").write_text(json.dumps({"trusted": [{"name": "billing-agent", "endpoint": f"{base}/a2a"}]}))
         # The card says bearer, and no token is held: the card check stops it before any frame.
@@ -152,9 +152,8 @@ def test_step_with_piped_answers_ends_each_prompt_line_before_the_next_frame():
 
 def start_serve(*args):
     """`serve` as a learner starts it in a second terminal; returns (process, base URL)."""
-    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    return process, process.stdout.readline().split("listening on ")[1].split()[0]
+    process = Child([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", *args], stderr=subprocess.DEVNULL)
+    return process, base_url(process.until("listening on")[-1])
 
 
 def test_peer_points_the_run_at_any_agent_and_prints_the_entry_that_would_trust_it(tmp_path):

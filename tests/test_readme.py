@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, free_port
+from conftest import ROOT, Child, free_port
 
 README = (ROOT / "README.md").read_text()
 # | `b path:line` | `Function` | `inspect` ... | `n` K times, then `expression` ... |
@@ -110,13 +110,10 @@ def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_wo
     ports = {printed: free_port()}
     users = [c for c in sh_commands() if (f":{printed}" in c or (MY_FILES in c and printed == "8001"))
              and " serve " not in c]
-    server = subprocess.Popen(["bash", "-c", "exec " + with_free_ports(command, ports, tmp_path)], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = Child(["bash", "-c", "exec " + with_free_ports(command, ports, tmp_path)], cwd=ROOT,
+                   stderr=subprocess.PIPE)
     try:
-        assert "listening on" in server.stdout.readline()
-        for line in server.stdout:  # the rest of its banner, up to how to stop it
-            if "Ctrl-C" in line:
-                break
+        assert "listening on" in server.until("Ctrl-C")[0]  # its banner, up to how to stop it
         for user in users:
             done = bash(with_free_ports(user, ports, tmp_path))
             assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, done.stderr
@@ -152,10 +149,10 @@ def test_the_readmes_signing_key_commands_make_a_key_and_serve_a_card_it_signed(
     again = subprocess.run(["bash", "-c", make], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert again.returncode == 2 and "File exists" in again.stdout, "an existing key is never replaced"
     port = free_port()
-    server = subprocess.Popen(["bash", "-c", "exec " + with_free_ports(serve, {8001: port})], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = Child(["bash", "-c", "exec " + with_free_ports(serve, {8001: port})], cwd=ROOT, env=env,
+                   stderr=subprocess.PIPE)
     try:
-        assert "listening on" in server.stdout.readline()
+        assert "listening on" in server.until("listening on")[0]
         card = json.loads(HttpTransport(timeout=5).get(f"http://127.0.0.1:{port}/.well-known/agent-card.json", {}).body)
         assert card_signature.unproven(card_signature.signed_content(card), key) is None
     finally:
@@ -174,7 +171,7 @@ def only_python3(tmp_path):
     folder = tmp_path / "bin"
     folder.mkdir()
     (folder / "python3").symlink_to(STOCK_PYTHON3)
-    return {**os.environ, "PATH": str(folder)}
+    return {"PATH": str(folder), "HOME": str(tmp_path), "LANG": "C.UTF-8"}  # and nothing else set
 
 
 def setup_commands():
@@ -193,8 +190,8 @@ def test_the_run_command_works_with_only_a_stock_python3_on_the_path(tmp_path):
 def test_the_test_command_needs_nothing_a_stock_python3_lacks(tmp_path):
     """Each step of the test command, with only the stock python3 on the PATH, short of the
     download itself (tests reach loopback only; .ci/run does the download for real): the
-    venv is made without ensurepip, and the system's pip installs into it, which an
-    externally managed pip allows for a venv."""
+    venv is made with its own pip (Debian's python3-venv), which installs into the venv
+    whether or not the system's pip is externally managed."""
     venv, pip, test = (part.strip() for part in setup_commands()[1].split("&&"))
     assert venv.startswith("python3 -m venv .venv") and test == ".venv/bin/python -m pytest"
     env = only_python3(tmp_path)

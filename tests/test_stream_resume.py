@@ -186,7 +186,7 @@ def test_a_stream_that_breaks_before_naming_its_task_fails_with_the_retry_advice
 
 
 def test_serve_cut_streams_after_breaks_each_streamed_send_for_a_clients_resume_tests():
-    from test_failures import start_serve
+    from conftest import start_serve
     process, lines = start_serve("billing-agent", "--wire", "1.0", "--port", "0", "--cut-streams-after", "1",
                                  env={"A2A_SERVE_TOKEN": "tok-7"})
     try:

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -16,7 +15,7 @@ import urllib.request
 import pytest
 
 import a2a_delegation as story
-from conftest import ROOT, cli, cli_once
+from conftest import ROOT, Child, cli, cli_once
 from peers.support.web import server as web
 
 ESSAY_ALLOWLIST = (ROOT / "allowlist.json").read_text()
@@ -68,10 +67,10 @@ def started(page, **asked):
 
 
 def test_the_web_command_prints_a_loopback_url_with_a_token_and_stops_on_sigterm(tmp_path):
-    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web"], cwd=ROOT,
-                               stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
+    process = Child([sys.executable, str(ROOT / "a2a_delegation.py"), "web"], cwd=ROOT,
+                    env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
-        line = process.stdout.readline()
+        line = process.until("the live page")[0]
         assert re.fullmatch(r"\[web\] the live page: http://127\.0\.0\.1:\d+/\?token=[\w-]{32}\n", line)
         assert [entry.name for entry in tmp_path.iterdir()][0].startswith("a2a-web-allowlist-")
     finally:
@@ -83,10 +82,10 @@ def test_the_web_command_prints_a_loopback_url_with_a_token_and_stops_on_sigterm
 def test_open_hands_the_url_with_its_token_to_the_default_browser(tmp_path):
     opened = tmp_path / "opened.txt"
     browser = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write(sys.argv[2])\" {opened} %s"
-    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web", "--open"], cwd=ROOT,
-                               stdout=subprocess.PIPE, text=True, env={**os.environ, "BROWSER": browser})
+    process = Child([sys.executable, str(ROOT / "a2a_delegation.py"), "web", "--open"], cwd=ROOT,
+                    env={**os.environ, "BROWSER": browser})
     try:
-        url = process.stdout.readline().split()[-1]
+        url = process.until("the live page")[0].split()[-1]
         deadline = time.monotonic() + 10
         while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
             time.sleep(0.05)
