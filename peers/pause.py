@@ -150,7 +150,10 @@ def hold_end(now: str | None, seconds: float) -> str | None:
     if now is None or instant(now) is None:
         return None
     from datetime import datetime, timedelta  # here: only a served peer's clock needs it, not a learner's run
-    later = datetime.fromisoformat(now.replace("Z", "+00:00")) + timedelta(seconds=seconds)
+    # Read through `instant`, not datetime.fromisoformat: before 3.11 that refuses "Z" and
+    # a fraction of other than 3 or 6 digits, which RFC 3339 allows ("...:00.5Z").
+    whole, _, fraction = instant(now).partition(".")
+    later = datetime.strptime(whole, "%Y-%m-%dT%H:%M:%S") + timedelta(microseconds=int(fraction[:6]), seconds=seconds)
     return later.strftime("%Y-%m-%dT%H:%M:%S.") + f"{later.microsecond // 1000:03d}Z"
 
 

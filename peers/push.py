@@ -12,7 +12,7 @@ The rules, because a webhook URL is a caller telling the server where to send re
   name at each delivery), unless the server was started allowing private ones (the demo
   network, and `serve --allow-private-webhooks`, for a receiver on this machine). Public
   means the address reached: an IPv4 address inside an IPv6 one is unwrapped and judged,
-  and multicast, reserved and unspecified ranges are refused (`is_public`). The address
+  and multicast, reserved and unspecified ranges are refused (peers/addresses.py). The address
   is checked again at delivery, and the delivery connects to the very address checked,
   http or https (TLS keeps the name), so a second DNS answer cannot point it elsewhere;
 - bounded and isolated: at most 10 configs per task, 100 per caller and 1,000 in all, gone
@@ -51,6 +51,8 @@ def public_address(url: str, allow_private: bool, *, numeric_only: bool = False)
     2130706433, 0x7f.1, [::1] ...) is not looked up: None, judged at delivery instead."""
     import ipaddress
     import socket  # here, not at the top: most runs never meet a webhook
+
+    from peers.addresses import is_public
     parsed = parse_url(url)
     if parsed is None:
         raise InvalidParams("the webhook url must be an http(s) URL")
@@ -67,32 +69,6 @@ def public_address(url: str, allow_private: bool, *, numeric_only: bool = False)
         raise InvalidParams(f"the webhook host {parsed.host[:80]!r} is a private, loopback, multicast or "
                             "reserved address; this server sends to public addresses only")
     return str(addresses[0]), parsed.port
-
-
-def is_public(address: Any) -> bool:
-    """Whether an address, and every IPv4 address written inside it, is one anyone may be
-    sent to. `is_global` alone is not enough: it says True for multicast, and judges
-    ::127.0.0.1 as an IPv6 address, while a host (or a NAT64 or 6to4 gateway) delivers
-    it to the IPv4 address inside. So each embedding is unwrapped (RFC 4291 mapped and
-    compatible, RFC 2765 translated, RFC 6052 NAT64, RFC 3056 6to4, RFC 4380 Teredo's
-    server and client) and each address judged."""
-    import ipaddress
-    inside = [address]
-    if address.version == 6:
-        number = int(address)
-        low = ipaddress.IPv4Address(number & 0xFFFFFFFF)
-        wrapped = number >> 32 in (0, 0xFFFF, 0xFFFF0000, 0x64FF9B << 64)  # ::, ::ffff:, ::ffff:0:, NAT64
-        if wrapped and number > 1:  # only a wrapping: the IPv4 address inside is what is reached
-            inside = [low]
-        if number >> 80 == 0x64FF9B0001:  # local-use NAT64 (RFC 8215): judged as the IPv4 inside too
-            inside.append(low)
-        if address.sixtofour is not None:
-            inside.append(address.sixtofour)
-        if address.teredo is not None:
-            inside.extend(address.teredo)
-    return all(one.is_global and not (one.is_multicast or one.is_reserved or one.is_unspecified
-                                      or one.is_loopback or one.is_link_local or one.is_private)
-               for one in inside)
 
 
 def shown(url: str) -> str:
