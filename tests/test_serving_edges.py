@@ -102,7 +102,9 @@ def test_a_full_tls_server_closes_a_new_client_cleanly_before_the_handshake_and_
     with tls_client(server) as holding:
         holding.sendall(CARD_REQUEST[:20])  # a request begun: not idle, so not closed to make room
         started = time.monotonic()
-        with pytest.raises((ssl.SSLEOFError, ConnectionResetError)):  # not WRONG_VERSION_NUMBER: no plain 503
+        # Closed, however this OpenSSL reports a close before the handshake (an EOF, a reset, or
+        # a zero return on some builds), but never WRONG_VERSION_NUMBER: no plaintext 503 was written.
+        with pytest.raises((ssl.SSLEOFError, ssl.SSLZeroReturnError, ConnectionResetError)):
             tls_client(server).close()
         assert time.monotonic() - started < 1.0, "turned away at once"
         assert len(lines_with(log, "closed before TLS, turned away: 1 connections open")) == 1, log
