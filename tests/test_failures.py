@@ -1,6 +1,7 @@
 """No hangs, clear failures: one line naming the peer and the stage, and for a delegation,
 whether a retry is safe. Each misbehaving peer is a real server on 127.0.0.1."""
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import time
 import pytest
 
 import a2a_delegation as story
-from conftest import ROOT, cli, start_serve
+from conftest import ROOT, Child, cli, start_serve
 from peers.support.config import AllowEntry
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
@@ -83,6 +84,19 @@ def test_serve_runs_a_standalone_peer_until_sigterm():
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=10)
     assert process.returncode == 0 and "stopped" in out and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["serve", "billing-agent", "--port", "0"], ["web", "--port", "0"]])
+def test_a_server_command_prints_its_banner_to_a_pipe_at_once_without_pythonunbuffered(command, tmp_path):
+    """A stock machine sets no PYTHONUNBUFFERED: Python then writes a pipe in blocks, and a
+    log collector (or a test) would see nothing until the server stopped."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    process = Child([sys.executable, str(ROOT / "a2a_delegation.py"), *command], stderr=subprocess.DEVNULL,
+                    env={**env, "TMPDIR": str(tmp_path)})
+    try:
+        assert "Ctrl-C" in process.until("Ctrl-C", seconds=10)[-1]
+    finally:
+        process.stop()
 
 
 def test_serve_refuses_a_busy_port_with_one_line():

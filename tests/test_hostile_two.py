@@ -273,6 +273,18 @@ def test_a_webhook_at_a_private_address_inside_an_ipv6_one_or_multicast_is_refus
     assert all(answer["error"]["code"] == -32602 for answer in answers.values())
 
 
+@pytest.mark.parametrize("address, public", [
+    ("2002:808:808::1", True),  # 6to4 holding 8.8.8.8: private to 3.11.2's and 3.13.0's ipaddress
+    ("2002:7f00:1::1", False), ("2002:a00:1::1", False),  # 6to4 holding 127.0.0.1, 10.0.0.1
+    ("100.64.0.1", False), ("192.0.0.9", False), ("198.18.0.1", False), ("192.88.99.1", False),
+    ("2001:db8::1", False), ("3fff::1", False), ("5f00::1", False), ("fd00::1", False), ("fec0::1", False),
+    ("64:ff9b:1::a00:1", False), ("::ffff:10.0.0.1", False), ("::", False), ("255.255.255.255", False),
+    ("1.1.1.1", True), ("2606:4700::1111", True)])
+def test_a_webhook_address_is_judged_by_our_table_the_same_on_every_python(address, public):
+    from peers.addresses import is_public
+    assert is_public(ipaddress.ip_address(address)) is public
+
+
 def test_public_addresses_inside_ipv6_are_still_accepted():
     from peers.addresses import is_public
     for address in ["8.8.8.8", "2606:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"]:
