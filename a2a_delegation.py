@@ -340,9 +340,11 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        status = main()
+        sys.stdout.flush()  # what a pipe's buffer still holds meets a closed pipe here, not at exit
     except KeyboardInterrupt:
-        sys.exit(130)
+        status = 130
     except BrokenPipeError:  # `python a2a_delegation.py | head` stopped reading
         from peers.support.session import exit_quietly_on_broken_pipe
-        sys.exit(exit_quietly_on_broken_pipe())
+        status = exit_quietly_on_broken_pipe()
+    sys.exit(status)

@@ -387,9 +387,11 @@ def test_a_reader_that_stops_reading_ends_the_run_quietly_not_with_a_traceback()
     import subprocess
     import sys
     from conftest import ROOT
-    for args in ([], ["--scenario", "duplicate", "--transport", "http"]):
+    import os
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    for args, env in (([], buffered), ([], os.environ), (["--scenario", "duplicate", "--transport", "http"], buffered)):
         run = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         run.stdout.close()  # before its first line: whatever it writes meets a closed pipe
         _, err = run.communicate(timeout=30)
         assert run.returncode == 141 and "Traceback" not in err, err
