@@ -5,6 +5,7 @@ is a deliberately broken peer (a fixture playing a peer we do not own), not a st
 for any of our code."""
 import contextlib
 import faulthandler
+import io
 import json
 import os
 import select
@@ -90,12 +91,46 @@ def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes
         "skill": "process_refund", "input": {"order_id": order_id, "amount": amount}}}).encode()
 
 
-def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
+def cli_process(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
     """The workbench as a learner runs it: a subprocess, its output captured (its bytecode
-    in the session's cache: see `bytecode_cache`)."""
+    in the session's cache: see `bytecode_cache`). For what only a process shows: its
+    imports, signals, exit status on a closed pipe, a server that runs until stopped."""
     env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
                           input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+RUNS_UNTIL_STOPPED = ("serve", "web")  # servers: they install signal handlers and wait for one
+
+
+def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
+    """A run of the workbench with its command line, what it printed and its exit status (a
+    CompletedProcess, as cli_process gives): `main(args)` called in this process, its stdout,
+    stderr and stdin replaced, and `env` and `cwd` set for the run and put back after. It is
+    the same code a process runs (the live page runs main the same way for each run), short
+    of Python's start-up, which costs more than most runs themselves. `timeout` is the
+    process's; here the suite's per-test limit stands in for it."""
+    if args and args[0] in RUNS_UNTIL_STOPPED:
+        return cli_process(*args, cwd=cwd, stdin=stdin, env=env, timeout=timeout)
+    out, err, before, here = io.StringIO(), io.StringIO(), dict(os.environ), os.getcwd()
+    stdin_before = sys.stdin
+    try:
+        os.environ.update(env or {})
+        os.chdir(cwd)
+        sys.stdin = io.StringIO(stdin or "")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = story.main(list(map(str, args)))
+            except SystemExit as exc:  # a flag parser's refusal: as Python ends a process for it
+                status = exc.code if isinstance(exc.code, int) or exc.code is None else 1
+                if not isinstance(exc.code, (int, type(None))):
+                    print(exc.code, file=sys.stderr)
+    finally:
+        sys.stdin = stdin_before
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(before)
+    return subprocess.CompletedProcess(["a2a_delegation.py", *args], status or 0, out.getvalue(), err.getvalue())
 
 
 TEST_SECONDS = 120  # no test waits for ever: past this, it fails with every thread's stack
@@ -176,12 +211,12 @@ def base_url(banner_line: str) -> str:
 SHARED_RUNS: dict = {}
 
 
-def cli_once(*args):
+def cli_once(*args, runner=None):
     """cli(*args), run once a session and its output shared by every test that reads it: for
     runs of the checkout as it is, given no input, which print the same each time (the golden
     transcripts and the both-transports tests hold them to that)."""
     if args not in SHARED_RUNS:
-        SHARED_RUNS[args] = cli(*args)
+        SHARED_RUNS[args] = (runner or cli)(*args)
     return SHARED_RUNS[args]
 
 
@@ -197,10 +232,11 @@ def new_key(tmp_path_factory):
 
 def cli_together(*runs: tuple) -> list:
     """cli_once for each tuple of flags in `runs`, four at a time (a lesson's run mostly waits
-    on its peers' timings: run side by side, they wait once); in the order given."""
+    on its peers' timings: run side by side, they wait once); in the order given. Each is a
+    process: runs in this one share its stdout, so they cannot overlap."""
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(min(len(runs), 4)) as pool:
-        return list(pool.map(lambda flags: cli_once(*flags), runs))
+        return list(pool.map(lambda flags: cli_once(*flags, runner=cli_process), runs))
 
 
 def lesson_settings(name):
