@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from peers.contracts.refund_text import ORDER_ID
 from peers.support.prompts import fence
 
 UNVERIFIED = ("We have not confirmed anything about {subject} yet: a service we have not vetted "
@@ -31,8 +32,8 @@ def untrusted_reply(payload: dict[str, Any] | None = None) -> str:
     """The reply when the result came from outside the allowlist: made of our own words and
     our own request (`payload`: what we sent), nothing of what came back."""
     order = (payload or {}).get("order_id")
-    subject = f"your refund for {order}" if isinstance(order, str) and order.isprintable() else "your request"
-    return UNVERIFIED.format(subject=subject[:120])
+    named = isinstance(order, str) and ORDER_ID.fullmatch(order)  # an order id as we write them, or none
+    return UNVERIFIED.format(subject=f"your refund for {order}" if named else "your request")
 
 
 def trusted_reply(peer: str, result: str) -> str:
