@@ -77,3 +77,13 @@ def test_a_fenced_result_cannot_close_its_fence_or_open_another():
         head, body, tail = block.split("\n")
         assert head.startswith("<<<UNTRUSTED DATA: result returned by refund-bot-9000.") and tail == prompts.CLOSE
         assert block.count(prompts.CLOSE) == 1 and json.loads(body) == result and body.isprintable()
+
+
+def test_without_the_opted_in_peer_it_says_so_and_sends_nothing(tmp_path, closed_port):
+    from conftest import cli
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps({"peers": [{"cardUrl": f"http://127.0.0.1:{closed_port}/.well-known/agent-card.json"}]}))
+    done = cli("--scenario", "untrusted", "--registry", str(registry), "--transport", "http")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and '"method"' not in done.stdout
+    assert "card fetch failed: could not connect to" in done.stderr
+    assert "no peer this run opts in to (--allow-untrusted) was found" in done.stderr
