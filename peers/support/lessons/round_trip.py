@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from peers.a2a.model import AgentCard, Message
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, open_lesson
+from peers.support.lessons.turns import ask, kept_message, open_lesson
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -106,13 +106,9 @@ def difference(sent: str, back: str) -> str | None:
 
 
 def note_in(task: Any, message_id: str | None) -> str | None:
-    """The case note of the message `message_id` in a task's history, as the wire carries
-    it (1.0 and 0.3 spell a messageId and metadata alike); None if it is not there. A
-    peer's reply: every level is checked for its type before it is read."""
-    history = task.get("history") if isinstance(task, dict) else None
-    for message in history if isinstance(history, list) else []:
-        if isinstance(message, dict) and message.get("messageId") == message_id:
-            metadata = message.get("metadata")
-            note = metadata.get("caseNote") if isinstance(metadata, dict) else None
-            return note if isinstance(note, str) else None
-    return None
+    """The case note of our message `message_id` as a task's history keeps it (metadata's
+    caseNote), or None if it is not there."""
+    message = kept_message(task, message_id)
+    metadata = message.get("metadata") if message is not None else None
+    note = metadata.get("caseNote") if isinstance(metadata, dict) else None
+    return note if isinstance(note, str) else None
