@@ -110,3 +110,13 @@ def test_a_transfer_survives_the_envelope_round_trip_unchanged():
     envelope = ENVELOPE._replace(transfer=WHOLE)
     assert handoff.read(handoff.to_wire(envelope)) == envelope
     assert handoff.read(handoff.to_wire(ENVELOPE)).transfer is None
+
+
+def test_on_0_3_the_transfer_is_judged_and_linked_the_same_way():
+    (done,) = cli_together(("--scenario", "transfer", "--wire", "0.3"))
+    assert done.returncode == 0 and done.stderr == "" and "message/send" in done.stdout
+    lines = done.stdout.splitlines()
+    states = [answer["result"]["status"]["state"] for answer in frames(lines, "<--")[:2]]
+    assert states == ["rejected", "input-required"]
+    assert any(line.startswith("[support] delay notice to the customer, sent by support-agent") for line in lines)
+    assert lines[-1].endswith("advances the refund, linked to support-1: the task keeps the handoff that carried it")
