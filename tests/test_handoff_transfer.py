@@ -120,3 +120,11 @@ def test_on_0_3_the_transfer_is_judged_and_linked_the_same_way():
     assert states == ["rejected", "input-required"]
     assert any(line.startswith("[support] delay notice to the customer, sent by support-agent") for line in lines)
     assert lines[-1].endswith("advances the refund, linked to support-1: the task keeps the handoff that carried it")
+
+
+@pytest.mark.parametrize("kept", [None, [], "x", {"metadata": []}, {"metadata": {"handoff": "x"}},
+                                  {"metadata": {"handoff": {"span": [TRACE]}}}, {"metadata": {"handoff": None}}])
+def test_a_kept_message_that_carries_no_span_is_read_as_none_never_a_crash(kept):
+    from peers.support.lessons.transfer import carried_span
+    assert carried_span(kept) in (None, [TRACE])
+    assert carried_span({"metadata": {"handoff": {"span": {"traceId": TRACE}}}}) == {"traceId": TRACE}

@@ -129,9 +129,7 @@ def spans(agent: SupportAgent, card: AgentCard, task_id: str, message_id: str | 
     except PeerError as failure:
         agent.say(f"[support] billing's task could not be read back: {failure}", Kind.WARNING)
         return
-    carried = (kept or {}).get("metadata", {}).get("handoff", {}).get("span", {}) if isinstance(
-        (kept or {}).get("metadata"), dict) else {}
-    linked = isinstance(carried, dict) and carried == {"traceId": TRACE, "spanId": OUR_SPAN}
+    linked = carried_span(kept) == {"traceId": TRACE, "spanId": OUR_SPAN}
     agent.say(f"[trace] {TRACE}: the handoff, as linked responsibility spans")
     agent.say(f"[trace]   span {OUR_SPAN:<9} {US:<14} keeps the customer ({TICKET}), the delay notice included")
     if linked:
@@ -140,3 +138,11 @@ def spans(agent: SupportAgent, card: AgentCard, task_id: str, message_id: str | 
     else:
         agent.say(f"[trace]   task {escape(task_id):<9} {card.name:<14} keeps no handoff naming {OUR_SPAN}: "
                   "its work cannot be linked to ours", Kind.WARNING)
+
+
+def carried_span(message: Any) -> Any:
+    """The span the handoff in a kept message names (metadata.handoff.span), or None; a
+    peer's reply, so each level may be anything."""
+    for key in ("metadata", "handoff", "span"):
+        message = message.get(key) if isinstance(message, dict) else None
+    return message
