@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from peers.a2a.model import AgentCard
+from peers.a2a.model import AgentCard, TaskState
 from peers.contracts import handoff, transfer
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, kept_message, open_lesson
@@ -98,10 +98,11 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     owner = handoff.read(sent).transfer.user_owner
     if not outcome.task.state.is_terminal:  # the transfer takes time: the customer hears it from its owner
         if owner == US:
+            waits = ("is waiting for a person's approval" if outcome.task.state is TaskState.INPUT_REQUIRED
+                     else "is still at work on it")  # what billing's answer says, in the customer's words
             agent.say(f"[support] delay notice to the customer, sent by {US} (the envelope's userOwner): "
                       f"\"Your refund of ${AMOUNT:,.2f} for {ORDER} is with our billing team, which now handles "
-                      "it and is waiting for a person's approval; we will write as soon as it is decided.\"",
-                      Kind.ESCALATED)
+                      f"it and {waits}; we will write as soon as it is decided.\"", Kind.ESCALATED)
         else:
             agent.say(f"[support] the envelope names {escape(str(owner))} as the customer's owner: the delay "
                       "notice is theirs to send")
