@@ -87,3 +87,12 @@ def test_without_the_opted_in_peer_it_says_so_and_sends_nothing(tmp_path, closed
     assert done.returncode == 2 and "Traceback" not in done.stderr and '"method"' not in done.stdout
     assert "card fetch failed: could not connect to" in done.stderr
     assert "no peer this run opts in to (--allow-untrusted) was found" in done.stderr
+
+
+def test_with_the_rogue_on_the_allowlist_the_lesson_says_it_needs_a_peer_outside_it(tmp_path):
+    from conftest import cli
+    allowlist = tmp_path / "allowlist.json"
+    allowlist.write_text(json.dumps({"trusted": [{"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}]}))
+    done = cli("--scenario", "untrusted", "--allowlist", str(allowlist))
+    assert "its result is trusted: this lesson needs a peer outside it" in done.stderr
+    assert "reply to the customer" not in done.stdout, "no sentence about UNTRUSTED data where there is none"

@@ -59,6 +59,10 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     untrusted = agent.gate_then_delegate(opted[0], "process_refund", REFUND)
     if untrusted.result is None:
         return failures + [untrusted]  # refused, failed or paused: the story said why
+    if untrusted.trusted:  # this run's allowlist vets it: its result is not the lesson's to doubt
+        agent.say(f"[support] {untrusted.peer!r} is on this run's allowlist, so its result is trusted: "
+                  "this lesson needs a peer outside it", Kind.WARNING)
+        return failures + [untrusted]
     agent.say("[support] the result, fenced as data, as any later step (a model drafting a reply) "
               "would be shown it:")
     agent.say(customer.fenced(untrusted.peer, untrusted.result))
