@@ -4,21 +4,21 @@ status, who keeps the customer meanwhile, and the span billing's work is linked 
 Seed 004: "after this transfer, who is responsible for advancing the task? If the answer
 is the receiver, it is a handoff and it needs a contract. If the coordinator keeps the
 plan and only wants an answer back, that is a tool call wearing a handoff's clothes."
-The lesson prints the handoff envelope's contract as a table, field by field (the
-fields billing's schema reads, which are required, and what was sent in each). Then a
+The lesson prints the handoff envelope's contract as a table, field by field (each
+field billing's schema reads, whether it is required, and what we send in it). Then a
 $6,200.00 refund, three ways. Drafted with the support agent keeping the plan
 (`advancedBy: support-agent`), it is not sent as a handoff at all: that would hide where
-accountability lives. Handed over without naming who keeps the customer (`userOwner`),
-billing refuses it before any effect: "both parties assume the other one sent the delay
-notice". Handed over whole (billing advances it, from the current authoritative status
-in `status`, which billing requires of a transfer but does not check against its own
-records: --scenario evidence is where facts are refreshed; the support agent keeps the
-customer), billing takes it on; a refund
-this large then waits at billing for a person's approval, and the support agent, the
-owner the envelope names, sends the customer the delay notice. Last, the handoff traced
-as linked responsibility spans: the envelope carried our span's id (`span`); the task
-billing keeps (GetTask) holds the handoff, so billing's task is linked to our span.
-peers/contracts/transfer.py has the fields; billing judges them on arrival.
+accountability lives (billing, sent one, refuses it too). Handed over without naming who keeps the customer (`userOwner`),
+billing refuses it before any effect: otherwise "both parties assume the other one sent
+the delay notice". Handed over whole, billing takes it on: it advances the task, from
+the current authoritative status in `status` (which billing requires of a transfer, but
+does not check against its own records: --scenario evidence is where facts are
+refreshed), while the support agent keeps the customer. A refund this large then waits
+at billing for a person's approval, so the support agent, the owner the envelope names,
+sends the customer the delay notice. Last, the handoff traced as linked responsibility
+spans: the envelope carried our span's id (`span`); the task billing keeps (GetTask)
+holds the handoff, so billing's task is linked to our span. The fields are defined in
+peers/contracts/transfer.py; billing judges them on arrival.
 """
 from __future__ import annotations
 
