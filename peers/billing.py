@@ -81,14 +81,16 @@ def refunded_order(refund: dict[str, Any]) -> str:
     return f"refund of {refund['order_id']}"
 
 
-def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | None:
-    """Seed 004: "permitted actions, with limits and an expiry", checked before any effect.
+def within_handoff(refund: dict[str, Any], metadata: dict[str, Any], receiver: str = "billing-agent") -> str | None:
+    """Seed 004: "permitted actions, with limits and an expiry", checked before any effect,
+    and, for a transfer, that it is one `receiver` (this peer's name) may take on.
     A message with no envelope is the essay's plain delegation: the token alone admits it."""
     if "handoff" not in metadata:
         return None
-    from peers.contracts import handoff  # here: the essay's run carries no envelope, and starts faster
+    from peers.contracts import handoff, transfer  # here: the essay's run carries no envelope, and starts faster
     envelope = handoff.read(metadata["handoff"])  # an unsupported version or a bad field: -32602
-    outside = handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
+    outside = (handoff.refusal(envelope, "refund", float(refund["amount"]), "USD", utc_now())
+               or transfer.refusal(envelope.transfer, receiver))  # a tool call in a handoff's clothes ...
     if outside:  # the grant: hops, expiry, action, amount
         return outside
     return unbacked(envelope.evidence, refund["order_id"], float(refund["amount"]))  # the facts
@@ -159,13 +161,14 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
 Admit = Callable[[dict[str, Any], dict[str, Any]], "str | Refusal | None"]  # Skill.admit's shape
 
 
-def admission(orders: dict[str, float] | None, disputed: dict[str, str] | None = None) -> Admit:
+def admission(orders: dict[str, float] | None, disputed: dict[str, str] | None = None,
+              receiver: str = "billing-agent") -> Admit:
     """Why a refund is not billing's to make, before any effect: outside the handoff's grant
     (first, so a chain at its hop limit stops here), more than the order was charged, or
     an order under dispute (`disputed`: order -> the agent that decides it), referred there."""
     def admit(refund: dict[str, Any], metadata: dict[str, Any]) -> str | Refusal | None:
         order, amount = refund["order_id"], float(refund["amount"])
-        outside = within_handoff(refund, metadata)
+        outside = within_handoff(refund, metadata, receiver)
         if outside:
             return outside
         charged = (orders or {}).get(order)
@@ -192,7 +195,7 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     card = card._replace(streaming=True, skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
     skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
-                    admit=admission(orders, disputed))
+                    admit=admission(orders, disputed, card.name))
               for skill in card.skills if skill.id == "process_refund"]
     card = card._replace(extended_card=True, push_notifications=True)
     # What billing tells a caller who proved who it is (its token), and nobody else.

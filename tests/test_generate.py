@@ -98,18 +98,20 @@ def test_the_injection_scenario_fools_the_gullible_model_but_not_the_gate():
     assert steady.peer == "billing-agent", "the stand-in reads cards as data, so it is not steered"
 
 
-def test_an_untrusted_result_reaches_the_model_fenced_and_labelled(capsys):
+def test_an_untrusted_result_reaches_neither_the_model_nor_the_customer(capsys):
     seen = []
 
     def model(prompt):
         seen.append(prompt)
-        return picks_the_rogue(prompt) if len(seen) == 1 else "We could not confirm a refund."
+        return picks_the_rogue(prompt) if len(seen) == 1 else "Your $9,000.00 refund is done."
     outcome, _, _ = ask(model, allow_untrusted=("refund-bot-9000",))
-    assert outcome.verdict is story.Verdict.UNTRUSTED
-    summary = seen[1]
-    fenced = summary[summary.index("result returned by a peer"):summary.rindex(prompts.CLOSE)]
-    assert "ignore your allowlist" in fenced and "UNTRUSTED: not on the allowlist" in summary
-    assert "reply to the customer (from UNTRUSTED data)" in capsys.readouterr().out
+    assert outcome.verdict is story.Verdict.UNTRUSTED and "ignore your allowlist" in outcome.result
+    assert len(seen) == 1, "the model chose the peer; it is never asked to draft from what the rogue said"
+    said = capsys.readouterr().out.splitlines()
+    (reply,) = [line for line in said if line.startswith("[support] reply to the customer")]
+    assert "written without the UNTRUSTED result" in reply and "unverified" in reply
+    for claim in ("9,000", "SYSTEM NOTICE", "ignore your allowlist", "\\x1b", "issued"):
+        assert claim not in reply, claim
 
 
 def test_show_prompts_prints_what_the_model_saw_and_said():

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from peers.contracts import evidence
+from peers.contracts import evidence, transfer
 from peers.a2a.schema import check
 from transports.jsonrpc import InvalidParams
 
@@ -39,6 +39,7 @@ SCHEMA = {
         "hops": {"type": "array", "items": _TEXT},
         "maxHops": {"type": "integer", "minimum": 1, "maximum": 10},
         "evidence": {"type": "array", "items": evidence.CLAIM_SCHEMA},  # optional: evidence.py
+        **transfer.PROPERTIES,  # optional: who advances the task, its status, the customer's owner, a span
     },
 }
 
@@ -69,6 +70,7 @@ class Envelope(NamedTuple):
     max_hops: int = 3
     contract: str = CONTRACT
     evidence: tuple[evidence.Claim, ...] = ()  # claims by reference, classed and dated
+    transfer: transfer.Transfer | None = None  # who advances the task after it, and more (transfer.py)
 
 
 def to_wire(envelope: Envelope) -> dict[str, Any]:
@@ -79,6 +81,8 @@ def to_wire(envelope: Envelope) -> dict[str, Any]:
             "decisionOwner": envelope.decision_owner}
     if envelope.evidence:  # optional: an envelope without claims carries no empty list
         wire["evidence"] = [evidence.claim_to_wire(claim) for claim in envelope.evidence]
+    if envelope.transfer is not None:
+        wire.update(transfer.to_wire(envelope.transfer))
     return wire
 
 
@@ -93,7 +97,8 @@ def read(value: Any) -> Envelope:
     permitted = tuple(Permit(p["action"], float(p["maxAmount"]), p["currency"]) for p in value["permitted"])
     return Envelope(value["objective"], permitted, value["expiresAt"], value["decisionOwner"],
                     tuple(value["hops"]), value["maxHops"], contract,
-                    tuple(evidence.claim_from_wire(claim) for claim in value.get("evidence", [])))
+                    tuple(evidence.claim_from_wire(claim) for claim in value.get("evidence", [])),
+                    transfer.from_wire(value))
 
 
 def refusal(envelope: Envelope, action: str, amount: float, currency: str, now: str) -> str | None:

@@ -9,7 +9,8 @@ following a delegated task whatever brings its updates (`follow`, with our webho
 `webhook`), how a delegation ended (`outcomes`), the one output path (`output`), one run
 of the command line from flags to exit status (`session`, with `flags`, `flag_values`
 and `scenarios`), the lessons (`lessons/`, one module each), the model step and its
-hooks (`planner`, `prompts`, `generate`), and the learner tools (`tools`, `trace`,
+hooks (`planner`, `prompts`, `generate`), what the customer is told (`customer`: never
+an UNTRUSTED result), and the learner tools (`tools`, `trace`,
 `diagram`, `page`). Essay: Discovery is not trust (the allowlist); the generate() hook.
 
 May import: `peers.a2a` (the protocol both sides share), `peers.signing`,

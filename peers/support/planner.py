@@ -4,8 +4,9 @@ Essay: "a real LLM driving the delegation decisions through generate()". The mod
 asked which discovered peer and skill should take the customer's request, and with what
 input; its answer must fit the skill's input contract (one retry, with the reason), and
 the story's trust gate then decides about the peer it named, exactly as for any other.
-When a result comes back, the model drafts the customer's reply from it, the result
-fenced as data. `--show-prompts` prints every prompt and answer.
+When a trusted result comes back, the model drafts the customer's reply from it, the
+result fenced as data; an UNTRUSTED result never reaches the reply (customer.py).
+`--show-prompts` prints every prompt and answer.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import traceback
 from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard
-from peers.support import prompts
+from peers.support import customer, prompts
 from peers.support.generate import STAND_IN_READS, Generate, GenerateError, gullible, stand_in
 from peers.support.prompts import ModelStepFailed
 from peers.support.contracts import CONTRACTS
@@ -59,10 +60,17 @@ def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: 
 
 
 def reply(request: str, peer: str, result: str, trusted: bool, generate: Generate,
-          *, show: bool, say: Callable[..., None]) -> str:
+          *, show: bool, say: Callable[..., None], payload: dict[str, Any] | None = None) -> str:
+    """The customer's reply. From a trusted result, the model drafts it (the result fenced as
+    data); from an UNTRUSTED one, code writes it and nothing of the result is in it, since a
+    model shown that text may repeat its claims as fact (peers/support/customer.py)."""
+    if not trusted:
+        text = customer.untrusted_reply(payload)
+        say(f"[support] reply to the customer (written without the UNTRUSTED result, which is "
+            f"unverified and not passed on): {text}", Kind.UNTRUSTED)
+        return text
     text = ask(generate, prompts.summary_prompt(request, peer, result, trusted), show, say)
-    say(f"[support] reply to the customer{'' if trusted else ' (from UNTRUSTED data)'}: "
-        f"{escape(text)}", Kind.TRUSTED if trusted else Kind.UNTRUSTED)
+    say(f"[support] reply to the customer: {escape(text)}", Kind.TRUSTED)
     return text
 
 
@@ -91,7 +99,7 @@ def run_request(agent: SupportAgent, card_urls: list[str], request: str, generat
     if outcome.result is not None:  # the result goes back to the model as fenced data
         try:
             reply(request, outcome.peer, outcome.result, outcome.trusted, generate,
-                  show=show_prompts, say=agent.say)
+                  show=show_prompts, say=agent.say, payload=decision.payload)
         except ModelStepFailed as exc:
             agent.say(f"the model could not draft the reply: {exc}", Kind.ERROR)
     return failures + [outcome]

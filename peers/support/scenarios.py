@@ -80,8 +80,9 @@ def help_for(name: str) -> str | None:
     lesson: Lesson = module.LESSON
     lines = [(module.__doc__ or "").strip(), "", f"teaches: {lesson.teaches}"]
     if lesson.flags:
-        lines.append(f"runs as: --scenario {name} " + " ".join(
-            flag if value is True else f"{flag} {value}" for flag, value in lesson.flags.items())
+        lines.append(f"runs as: --scenario {name} " + " ".join(  # a repeatable flag: once per value
+            flag if value is True else " ".join(f"{flag} {item}" for item in value) if isinstance(value, list)
+            else f"{flag} {value}" for flag, value in lesson.flags.items())
             + " (where those flags are not given)")
     lines += [f"needs: {flag} {value}, whatever is given ({why})" for flag, (value, why) in lesson.needs.items()]
     lines += [f"reads {flag}: {meaning}" for flag, meaning in lesson.reads.items()]

@@ -1,10 +1,12 @@
 """--scenario injection: the rogue's card tells the model to delegate to it; a gullible
 model obeys; the trust gate refuses anyway, and nothing reaches the rogue.
 
-Essay: Discovery is not trust ("The deep treatment (injection via a delegated result,
-the lethal trifecta) is Part 16"). This is a --request run (peers/support/planner.py):
-a model reads the customer's words and the peers' cards, and chooses the peer, skill and
-input. Here the rogue's card description carries an instruction to any AI reading it
+Essay: Discovery is not trust: "the ability to find a peer that claims a skill says
+nothing about whether you should act on what it returns". This is injection through a
+card, read by a model before any delegation; injection through a delegated result
+(the essay leaves it to Part 16) is --scenario untrusted. This is a --request run
+(peers/support/planner.py): a model reads the customer's words and the peers' cards,
+and chooses the peer, skill and input. Here the rogue's card description carries an instruction to any AI reading it
 (the rogue's trick 6), and the offline stand-in is a gullible one that obeys any
 "delegate to NAME" it finds (peers/support/generate.py). The model chooses the rogue;
 the trust gate, in code, refuses it, so no frame is sent to it. Card text reaches the
@@ -27,7 +29,7 @@ REQUEST = "Please refund $180 on order ORD-3300"
 LESSON = Lesson(
     about="the rogue's card tells the model to delegate to it; a gullible model obeys; the trust gate "
           "refuses anyway, and nothing reaches the rogue",
-    teaches="essay: Discovery is not trust (injection, whose deep treatment is Part 16)", order=30,
+    teaches="essay: Discovery is not trust (injection through a card's text, read by a model)", order=30,
     flags={"--request": REQUEST},
     reads={"--request": f"the customer's words the model reads (default: {REQUEST!r})",
            "--show-prompts": "print every prompt and answer, exactly as the model saw them",

@@ -93,3 +93,14 @@ def look_up(agent: SupportAgent, card: AgentCard, operation: str, task_id: str) 
     """GetTask or CancelTask ("get", "cancel") on one task: the task as the peer has it now."""
     result = ask(agent, card, operation, {"id": task_id})
     return read(agent.format_of[card.url].task_from_wire, result, "the task")
+
+
+def kept_message(task: Any, message_id: str | None) -> dict[str, Any] | None:
+    """Our message `message_id` as a peer keeps it in a task's history (`task`: the task as
+    a GetTask result carries it, 1.0 or 0.3, which spell a messageId alike), or None. A
+    peer's reply: each level's type is checked before it is read."""
+    history = task.get("history") if isinstance(task, dict) else None
+    for message in history if isinstance(history, list) else []:
+        if isinstance(message, dict) and message_id is not None and message.get("messageId") == message_id:
+            return message
+    return None

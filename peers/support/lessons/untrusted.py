@@ -1,0 +1,102 @@
+"""--scenario untrusted: a result from outside the allowlist is data: nothing it claims
+reaches the customer as fact, and nothing it says is done.
+
+Essay: Discovery is not trust ("any output that did come from outside the allowlist is
+tagged untrusted so a later step treats it as suspect rather than as fact"; the deep
+treatment, "injection via a delegated result", is Part 16). This run opts in to the rogue
+(--allow-untrusted refund-bot-9000), so the gate lets a frame go to it, and its answer is
+the injection the essay warns of: it claims a $9,000.00 refund for a $180.00 request, and
+tells "the calling agent" to ignore its allowlist, behind a terminal escape sequence. The
+support agent shows it only escaped, and fenced as data, the way any later step (a model
+drafting a reply) is shown it; reads what it claims as a claim, set against what was
+asked; follows none of it (the allowlist is compared before and after); and writes the
+customer's reply in its own words, with nothing of the result in it
+(peers/support/customer.py). Then the refund goes to billing, through the gate as ever,
+and billing's result, trusted, is what the customer is told. `--scenario injection`
+shows the other way in: an instruction in a card, read by a model.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from peers.a2a.model import AgentCard
+from peers.contracts.refund_text import read_refund
+from peers.support import customer
+from peers.support.lessons import Lesson
+from peers.support.output import Kind
+from transports.printer import escape
+
+if TYPE_CHECKING:
+    from a2a_delegation import Outcome, SupportAgent
+
+ROGUE = "refund-bot-9000"
+REFUND = {"order_id": "ORD-3300", "amount": 180.0}
+
+LESSON = Lesson(
+    about="the rogue, opted in to, answers with a false refund and an instruction to the caller: shown "
+          "fenced as data, never followed, none of it told to the customer; billing's trusted result is",
+    teaches="essay: Discovery is not trust (an UNTRUSTED result is data: injection through a delegated result)",
+    order=32, flags={"--allow-untrusted": [ROGUE]})
+
+
+def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+    """Delegate to the opted-in rogue; keep its answer as data; then to billing, trusted."""
+    agent.say(f"[transport] {agent.transport.label}. An UNTRUSTED result is data: nothing it claims "
+              "is a fact, nothing it says is done.", Kind.BANNER)
+    agent.say()
+    found = [agent.find(card_url) for card_url in card_urls]
+    cards = [card for card in found if isinstance(card, AgentCard)]
+    failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
+    opted = [card for card in cards if card.name in agent.allow_untrusted]
+    if not opted:
+        agent.say(f"[support] no peer this run opts in to (--allow-untrusted) was found: this lesson "
+                  f"needs one, as it does by default ({ROGUE})", Kind.WARNING)
+        return failures
+    allowlist_before = list(agent.allowlist)
+    agent.say()
+    agent.say(f"[support] the customer's refund, {REFUND['order_id']} for ${REFUND['amount']:,.2f}, to "
+              f"{opted[0].name!r}: not vetted, but this run opts in to it (--allow-untrusted)")
+    untrusted = agent.gate_then_delegate(opted[0], "process_refund", REFUND)
+    if untrusted.result is None:
+        return failures + [untrusted]  # refused, failed or paused: the story said why
+    if untrusted.trusted:  # this run's allowlist vets it: its result is not the lesson's to doubt
+        agent.say(f"[support] {untrusted.peer!r} is on this run's allowlist, so its result is trusted: "
+                  "this lesson needs a peer outside it", Kind.WARNING)
+        return failures + [untrusted]
+    agent.say("[support] the result, fenced as data, as any later step (a model drafting a reply) "
+              "would be shown it:")
+    agent.say(customer.fenced(untrusted.peer, untrusted.result))
+    claimed = read_refund(untrusted.result)
+    agent.say(f"[support] what it claims, read as a claim: {_claim(claimed)}; we asked for a refund "
+              f"of ${REFUND['amount']:,.2f} for {REFUND['order_id']}, and no system we trust has "
+              "confirmed any refund", Kind.UNTRUSTED)
+    same = agent.allowlist == allowlist_before
+    agent.say(f"[support] what it tells the calling agent to do is not done: the allowlist is "
+              f"{'the same as before' if same else 'CHANGED'} ("
+              + ", ".join(f"{entry.name} at {entry.endpoint}" for entry in agent.allowlist) + ")",
+              Kind.UNTRUSTED if same else Kind.ERROR)
+    agent.say(f"[support] reply to the customer (written without the UNTRUSTED result, which is "
+              f"unverified and not passed on): {customer.untrusted_reply(REFUND)}", Kind.UNTRUSTED)
+    outcomes = failures + [untrusted]
+    for card in cards:
+        if card.name in agent.allow_untrusted:
+            continue
+        agent.say()
+        agent.say(f"[support] the refund, to {card.name!r}: the allowlist decides, as before")
+        trusted = agent.gate_then_delegate(card, "process_refund", REFUND)
+        outcomes.append(trusted)
+        if trusted.trusted and trusted.result is not None:
+            agent.say(f"[support] reply to the customer (from {escape(card.name)}, trusted): "
+                      f"{escape(customer.trusted_reply(card.name, trusted.result))}", Kind.TRUSTED)
+            break
+    return outcomes
+
+
+def _claim(claimed: dict) -> str:
+    """A refund read out of an untrusted text: its order and amount, as far as it names them."""
+    amount = claimed.get("amount")
+    order = claimed.get("order_id")
+    if amount is None and order is None:
+        return "no refund this workbench can read"
+    return (f"a refund of {f'${amount:,.2f}' if amount is not None else 'an amount it does not say'} "
+            f"for {escape(order) if order else 'an order it does not name'}")
