@@ -110,7 +110,8 @@ def cli(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
     the same code a process runs (the live page runs main the same way for each run), short
     of Python's start-up, which costs more than most runs themselves. `timeout` is the
     process's; here the suite's per-test limit stands in for it."""
-    if args and args[0] in RUNS_UNTIL_STOPPED:
+    if (args and args[0] in RUNS_UNTIL_STOPPED) or threading.current_thread() is not threading.main_thread():
+        # A server waits for a signal; runs side by side would share this process's stdout.
         return cli_process(*args, cwd=cwd, stdin=stdin, env=env, timeout=timeout)
     out, err, before, here = io.StringIO(), io.StringIO(), dict(os.environ), os.getcwd()
     stdin_before = sys.stdin
