@@ -9,6 +9,7 @@ import inspect
 import ipaddress
 import json
 import os
+import select
 import socket
 import sqlite3
 import subprocess
@@ -107,14 +108,20 @@ def test_large_requests_held_at_once_are_bounded_in_bytes_as_well_as_in_connecti
             except OSError:
                 pass  # answered 503 and drained: the rest is not wanted
             socks.append(sock)
-        time.sleep(0.3)
-        for sock in socks:
-            sock.setblocking(False)
-            try:
-                answer = sock.recv(1000)
+        # Read the answers as they come, not after a fixed pause a loaded machine can outrun:
+        # until the first refusal (5 s at most), then 0.3 s more for any others.
+        waiting, deadline = list(socks), time.monotonic() + 5
+        while waiting and time.monotonic() < deadline:
+            for sock in select.select(waiting, [], [], max(0.0, deadline - time.monotonic()))[0]:
+                waiting.remove(sock)
+                try:
+                    answer = sock.recv(1000)
+                except OSError:
+                    continue
                 refused += answer.startswith(b"HTTP/1.1 503") and b"too many large requests" in answer
-            except (BlockingIOError, ConnectionResetError):
-                pass
+                if refused == 1:
+                    deadline = min(deadline, time.monotonic() + 0.3)
+        for sock in socks:
             sock.close()
         assert 1 <= refused <= 8 + 2, f"{refused} refused: past {_MOST_HELD >> 20} MiB held, large requests wait"
 
