@@ -41,6 +41,13 @@ def log_to_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def owner_of_bearer(token: str) -> str:
+    """Who a bearer token's holder is, as the task store keeps it: a digest of the token,
+    never the token. An owner is written to the store file and can reach a log; neither
+    may hand out the credential that proves it (the API key scheme keeps its owner so too)."""
+    return "bearer:" + hashlib.sha256(b"a2a task owner\x00" + token.encode("utf-8", "replace")).hexdigest()[:32]
+
+
 class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
@@ -133,6 +140,11 @@ class PeerApp:
         caller = Caller(credential or "", request.header("A2A-Version"), scopes, activated)
         return binding.answer(request, route, caller, {named: ", ".join(activated)} if activated else {})
 
+    @property
+    def owner(self) -> str | None:
+        """Who the holder of this peer's bearer token is, as its tasks' owner."""
+        return owner_of_bearer(self.token) if self.token is not None else None
+
     def credential(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
         """Who the caller proved to be (the owner of the tasks it makes) and the scopes it
         holds: as its scheme says, or, for the essay's static bearer token, the token if it
@@ -151,9 +163,9 @@ class PeerApp:
         matches = [(known, hmac.compare_digest(offered, known.encode()))
                    for known in (self.token, *self.step_ups)]
         if matches[0][1]:
-            return self.token, frozenset()
+            return self.owner, frozenset()
         scopes = frozenset(self.step_ups[known] for known, matched in matches[1:] if matched)
-        return (self.token, scopes) if scopes else (None, frozenset())
+        return (self.owner, scopes) if scopes else (None, frozenset())
 
     def _log(self, line: str) -> None:
         self.log(f"[{self.name}] {line}")

@@ -14,7 +14,8 @@ after a crash would refund again. With a store file:
   staged by then (a row changed twice, once, as it is last).
   WAL journal, synchronous FULL: a commit that returned is on disk. A write that fails
   stops the process: memory must never run ahead of what was told.
-- The file is held for the process's life: a second peer on it is refused as locked.
+- The file is held for the process's life: a second peer on it is refused as locked. It is
+  its owner's alone, and holds no credential (durable_private.py).
 - On start, all of it is read back, oldest first (restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's
   database, one locked by another process, not SQLite, not writable, or holding rows
@@ -31,6 +32,7 @@ from typing import Any, NamedTuple
 
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, to_json
+from peers.durable_private import private_file, scrub_owners
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 
@@ -72,6 +74,7 @@ class StoreFile:
         if not path or path == ":memory:" or path.startswith("file:"):
             raise DurableError(f"{path}: a store is a file's path (a store in memory survives nothing)")
         try:
+            private_file(path)  # its owner's alone (durable_private.py)
             self.db = sqlite3.connect(path, timeout=0.25, isolation_level=None, check_same_thread=False)
             tables = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "meta" not in tables:  # someone's own database: never changed
@@ -80,12 +83,14 @@ class StoreFile:
             self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA secure_delete=ON")  # what is removed or replaced is zeroed
             with _Transaction(self.db):  # takes the file's lock, kept from now on
                 for statement in filter(str.strip, _TABLES.split(";")):
                     self.db.execute(statement)
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                 if found is None or found[0] == str(SCHEMA_VERSION):  # written even if there: a read-only file fails now
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                    scrub_owners(self.db)  # no token in clear, from an earlier version either
                 else:
                     version = found[0]
                     newer = isinstance(version, str) and version.isascii() and version.isdigit() \
@@ -234,9 +239,9 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     effects = DurableLedger(file, max_effects)
     try:
         for key, body in file.rows("SELECT key, body FROM effects ORDER BY seq"):
-            Ledger.record(effects, key, _of_type(from_json(body), Effect))
+            Ledger.record(effects, key, from_json(body, Effect))
         for task_id, seq, owner, size, body in file.rows("SELECT id, seq, owner, size, body FROM tasks ORDER BY seq"):
-            task = _of_type(from_json(body), Task)
+            task = from_json(body, Task)
             if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
                     or not isinstance(owner, str) or not isinstance(size, int) or size < 0:
                 raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
@@ -252,9 +257,3 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     (durable.seq,), (effects.seq,) = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0]
                                       for table in ("tasks", "effects"))
     return durable, effects
-
-
-def _of_type(value: Any, kind: type) -> Any:
-    if not isinstance(value, kind):
-        raise ValueError(f"a row that is not a {kind.__name__}")
-    return value

@@ -23,8 +23,12 @@ def to_json(record: Any) -> str:
     return json.dumps(_plain(record), separators=(",", ":"), sort_keys=True)
 
 
-def from_json(text: str) -> Any:
-    return _record(json.loads(text))
+def from_json(text: str, kind: type = object) -> Any:
+    """The record `text` holds; ValueError if it is not a `kind` (a row this peer did not write)."""
+    value = _record(json.loads(text))
+    if not isinstance(value, kind):
+        raise ValueError(f"a row that is not a {kind.__name__}")
+    return value
 
 
 PLAIN = (str, int, float, bool, type(None))  # exactly these types (a TaskState is a str too)

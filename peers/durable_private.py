@@ -1,0 +1,49 @@
+"""A store file keeps no credential, and only its owner may read it.
+
+A served peer's store (peers/durable.py) holds every caller's tasks, messages and the
+refunds it made: what one caller sent is not another local user's to read, and the owner
+of each task must not be a secret that proves it. So:
+- the file is made readable and writable by its owner alone (0600, whatever the umask);
+  SQLite makes its -wal and -shm files with the database's mode; a file an earlier version
+  made world-readable is narrowed, as are its -wal and -shm, when this process owns it;
+- freed pages are zeroed (secure_delete), so nothing removed lingers in the file;
+- a task's owner is a digest of the bearer token (peers/app.py `owner_of_bearer`), never
+  the token; owners an earlier version wrote in clear are replaced by their digest when
+  the file is opened, so the caller still finds its tasks and the file no longer holds it.
+"""
+import os
+import sqlite3
+
+from peers.app import owner_of_bearer
+
+# How owners are spelled by every way of telling who calls: a scheme's prefix, or "" for
+# anyone (a peer that asks no credential). Anything else is a bearer token in clear.
+OWNER_PREFIXES = ("bearer:", "apikey:", "basic:", "client:", "mtls:")
+
+
+def private_file(path: str) -> None:
+    """Make `path` 0600 if it is new; narrow it, and its -wal and -shm, if this process
+    owns them and they are readable by others. A path that is a link is left to SQLite,
+    which refuses what it cannot use."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+    except OSError:
+        pass  # it exists (or cannot be made: SQLite says why, in one line)
+    for name in (path, path + "-wal", path + "-shm"):
+        try:
+            found = os.lstat(name)
+            if found.st_uid == os.geteuid() and found.st_mode & 0o077 and not os.path.islink(name):
+                os.chmod(name, found.st_mode & 0o700)
+        except OSError:
+            continue
+
+
+def scrub_owners(db: sqlite3.Connection) -> int:
+    """Replace owners written in clear by an earlier version with their digest; how many
+    distinct owners were. Called inside the opening transaction."""
+    clear = [owner for (owner,) in db.execute("SELECT DISTINCT owner FROM tasks UNION SELECT DISTINCT owner "
+                                               "FROM messages") if owner and not owner.startswith(OWNER_PREFIXES)]
+    for owner in clear:
+        for table in ("tasks", "messages"):
+            db.execute(f"UPDATE {table} SET owner = ? WHERE owner = ?", (owner_of_bearer(owner), owner))
+    return len(clear)
