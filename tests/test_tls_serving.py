@@ -173,3 +173,44 @@ def test_curl_calls_an_mtls_peer_with_its_certificate_and_is_refused_without(htt
         return json.loads(done.stdout)
     assert curl("--cert", CLIENT[0], "--key", CLIENT[1])["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert curl()["error"]["data"][0]["reason"] == "UNAUTHENTICATED"
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed: it makes the test's CA")
+def test_a_certificate_whose_subject_spells_another_callers_is_not_that_caller(tmp_path):
+    """O="acme, commonName=alice" once read as O=acme, CN=alice: that certificate listed,
+    read and could cancel alice's tasks. A caller is its certificate: subject escaped as
+    RFC 4514 writes it, and the certificate's fingerprint."""
+    def openssl(*args):
+        subprocess.run(["openssl", *args], cwd=tmp_path, capture_output=True, timeout=20, check=True)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=test CA")
+    for name, subject in (("alice", "/O=acme/CN=alice"), ("mallory", "/O=acme, commonName=alice"),
+                          ("alice-again", "/O=acme/CN=alice")):  # the same subject, another key
+        openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", subject)
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", f"{name}.pem", "-days", "1")
+    server = PeerServer(None, "127.0.0.1", 0, log=lambda line: None,
+                        tls=tls.server_context(CERT, KEY, str(tmp_path / "ca.pem")))
+    peer = billing.billing_agent(server.base_url)
+    server.app = PeerApp(peer, wire_v10, scheme=scheme_for("mtls", None, server.base_url, peer, None, pytest.fail)[0],
+                         log=lambda line: None)
+    server.start()
+    try:
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+        listing = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {}}).encode()
+
+        def as_(name, body):
+            status, _, answer = ask(server, "POST", "/a2a", body, headers,
+                                    certificate=(str(tmp_path / f"{name}.pem"), str(tmp_path / f"{name}.key")))
+            assert status == 200, answer
+            return json.loads(answer)["result"]
+        made = as_("alice", REFUND)["task"]
+        assert [task["id"] for task in as_("alice", listing)["tasks"]] == [made["id"]]
+        for other in ("mallory", "alice-again"):
+            assert as_(other, listing)["tasks"] == [], other
+            asked = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": made["id"]}}).encode()
+            status, _, answer = ask(server, "POST", "/a2a", asked, headers,
+                                    certificate=(str(tmp_path / f"{other}.pem"), str(tmp_path / f"{other}.key")))
+            assert json.loads(answer)["error"]["code"] == -32001, other
+    finally:
+        server.stop()

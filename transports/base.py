@@ -22,7 +22,7 @@ class HttpRequest(NamedTuple):
     url: str
     headers: dict[str, str]  # lower-case names
     body: bytes = b""
-    client_certificate: str = ""  # over TLS: the subject of the client certificate the handshake verified
+    client_certificate: str = ""  # over TLS: who the verified client certificate names (subject, fingerprint)
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())

@@ -97,7 +97,7 @@ class Connection:
         self.sock, self.ip, self.deadline = sock, ip, now + idle_timeout
         self.buffer = bytearray()
         self.state, self.since, self.keep = "idle", now, False  # since: when it went idle
-        self.client_certificate = ""  # the subject of the client's verified TLS certificate, if any
+        self.client_certificate = ""  # who the verified client certificate names, if any (tls.client_subject)
         self.idle_timeout = idle_timeout
         if tls is not None:  # an ssl.SSLContext: the handshake first, on a request's clock
             from transports import tls as tls_steps

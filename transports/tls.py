@@ -57,11 +57,32 @@ def handshake(sock: ssl.SSLSocket) -> str | None:
     return None
 
 
+SHORT_NAMES = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU", "countryName": "C",
+               "localityName": "L", "stateOrProvinceName": "ST", "streetAddress": "STREET",
+               "domainComponent": "DC", "userId": "UID"}  # RFC 4514 section 3
+
+
 def client_subject(sock: socket.socket) -> str:
-    """The verified client certificate's subject, as "CN=x, O=y"; "" without one."""
+    """Who the verified client certificate names, unambiguously: its subject as RFC 4514
+    writes it (values escaped, so O="acme, CN=alice" is never read as O=acme, CN=alice)
+    and the certificate's SHA-256 fingerprint; "" without one. Two certificates are the
+    same caller only if they are the same certificate."""
+    import hashlib
     certificate = sock.getpeercert() if isinstance(sock, ssl.SSLSocket) else None
-    names = [f"{name}={value}" for field in (certificate or {}).get("subject", ()) for name, value in field]
-    return ", ".join(names)
+    der = sock.getpeercert(binary_form=True) if certificate else None
+    if not der:
+        return ""
+    rdns = ["+".join(f"{SHORT_NAMES.get(name, name)}={_escaped(value)}" for name, value in rdn)
+            for rdn in reversed(certificate.get("subject", ()))]  # RFC 4514 writes the last RDN first
+    return f"{','.join(rdns)} sha256:{hashlib.sha256(der).hexdigest()}"
+
+
+def _escaped(value: str) -> str:
+    """An attribute value as RFC 4514 section 2.4 escapes it (and "=" too, which it allows)."""
+    text = "".join("\\" + c if c in '"+,;<>\\=' else "\\00" if c == "\0" else c for c in value)
+    if text.startswith(("#", " ")):
+        text = "\\" + text
+    return text[:-1] + "\\ " if value.endswith(" ") and len(value) > 1 else text
 
 
 def read(sock: ssl.SSLSocket) -> bytes:

@@ -2,10 +2,11 @@
 
 The proof happens in the TLS handshake (transports/tls.py, with the CA `--client-ca`
 names): a client presenting a certificate another CA issued never gets as far as HTTP.
-A request carries the verified certificate's subject (`HttpRequest.client_certificate`),
-and that subject is who owns the tasks the caller makes. A request with none (no
-certificate: it may still read the card, which says what to present) is refused with
-401 like any missing credential. Not here: the TLS
+A request carries who the verified certificate names (`HttpRequest.client_certificate`:
+its subject, escaped as RFC 4514 writes it, and its SHA-256 fingerprint), and that is
+who owns the tasks the caller makes: two certificates are one caller only if they are
+one certificate. A request with none (no certificate: it may still read the card, which
+says what to present) is refused with 401 like any missing credential. Not here: the TLS
 settings, revocation lists, pinning one certificate rather than a CA.
 """
 from __future__ import annotations
