@@ -263,6 +263,23 @@ def test_the_client_secret_goes_only_to_a_token_endpoint_at_the_agents_origin(se
     assert [frame.url for frame in frames if frame.direction == "-->"] == [base + "/.well-known/agent-card.json"]
 
 
+def test_a_token_endpoint_the_store_names_is_the_only_one_the_client_secret_goes_to(served, tmp_path):
+    """A hostile agent's card names a tokenUrl at its own origin, hoping for the secret our
+    store holds for a shared provider: the secret goes to the provider the store names only."""
+    harvested, issued = [], []
+    provider = served(app=lambda base, peer: lambda request: issued.append(request.header("Authorization"))
+                      or _answer({"access_token": "t0k", "token_type": "Bearer", "expires_in": 60}))
+    base = served(app=_declaring(OAUTH2, counted=harvested, token_answer=lambda n: _answer(
+        {"access_token": "t0k", "token_type": "Bearer"})))
+    store = store_of(tmp_path, {base + "/a2a": {"oauth2": "support-agent:s3cret",
+                                                 "tokenUrl": provider + "/oauth2/token"}})
+    outcome, frames, printed = delegate(base, store)
+    assert outcome.result is not None, outcome.error
+    assert harvested == [], "nothing reached the token endpoint the card named"
+    assert len(issued) == 1 and issued[0].startswith("Basic "), "the provider the store names was asked, once"
+    assert f"fetched from {provider}/oauth2/token" in printed
+
+
 # -- the store, as a file: each mistake one line --------------------------------------------
 
 @pytest.mark.parametrize("entries, said", [

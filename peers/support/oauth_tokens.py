@@ -10,9 +10,9 @@ What the token endpoint answers is hostile until checked: a status other than 20
 body that is not JSON or over MAX_ANSWER bytes, no `access_token`, a `token_type` other
 than Bearer, an `expires_in` that is not a positive whole number: one line each
 (`TokenRefused`, or the transport's TransportError for one that is slow or endless). The
-client secret goes only to a token endpoint at the agent's own origin, or the one our
-store names for it, never to the agent's endpoint itself, and never from https down to
-http. A token is kept per token endpoint and client until shortly before it expires,
+client secret goes only to the token endpoint our store names for it, if it names one,
+else to one at the agent's own origin; never to the agent's endpoint itself, and never
+from https down to http. A token is kept per token endpoint and client until shortly before it expires,
 then fetched once more; a kept token the agent answers with 401 (revoked, or signed with
 a key the agent has since replaced) is dropped by `forget_kept`, so the next request
 fetches a new one, once. Not here: refresh tokens, other grants, checking the token
@@ -102,8 +102,12 @@ def forget_kept(cache: dict[Any, Any], endpoint: str) -> str | None:
 
 def _token_endpoint(scheme: SecurityScheme, held: Held, endpoint: str, transport: Transport,
                     cache: dict[Any, Any]) -> str:
-    """Where the client secret goes: the card's tokenUrl, or the token_endpoint of its
-    OpenID discovery document (read once a run), if it may go there at all."""
+    """Where the client secret goes: the tokenUrl our store names for this client, and
+    nowhere else, if it names one (a card, even at the agent's own origin, must not take
+    a secret meant for a shared provider); else the card's tokenUrl, or the token_endpoint
+    of its OpenID discovery document (read once a run), if it may go there at all."""
+    if held.token_url:
+        return _may_go(held.token_url, held, endpoint, "the tokenUrl --credentials names", said_by="")
     if scheme.type == "oauth2":
         return _may_go(scheme.token_url, held, endpoint, "its tokenUrl")
     discovery = _may_go(scheme.open_id_connect_url, held, endpoint, "its OpenID discovery document")
@@ -117,20 +121,19 @@ def _token_endpoint(scheme: SecurityScheme, held: Held, endpoint: str, transport
     return _may_go(cache[("discovery", discovery)], held, endpoint, "the token_endpoint its discovery names")
 
 
-def _may_go(url: str, held: Held, endpoint: str, what: str) -> str:
+def _may_go(url: str, held: Held, endpoint: str, what: str, said_by: str = "the card names ") -> str:
     """`url`, if our client's secret may be sent there (or asked there, for discovery);
     else Unheld, saying why, before anything is sent."""
     where, agent = parse_url(url), parse_url(endpoint)
-    pinned = parse_url(held.token_url) if held.token_url else None
     if where is None or agent is None:
-        raise Unheld(f"the card names {what} as {escape(url[:80])!r}, not an http(s) URL")
+        raise Unheld(f"{said_by}{what} as {escape(url[:80])!r}, not an http(s) URL")
     if same_endpoint(url, endpoint):
-        raise Unheld(f"the card names {what} as the agent's own endpoint: the client secret never goes there")
+        raise Unheld(f"{said_by}{what} as the agent's own endpoint: the client secret never goes there")
     if agent.scheme == "https" and where.scheme != "https":
-        raise Unheld(f"the card names {what} over http for an https agent: the client secret is not sent "
+        raise Unheld(f"{said_by}{what} over http for an https agent: the client secret is not sent "
                      "in the clear")
-    if where.origin not in (agent.origin, pinned.origin if pinned else None):
-        raise Unheld(f"the card names {what} at {where.origin[:80]}, not at the agent's origin {agent.origin}: "
+    if not held.token_url and where.origin != agent.origin:
+        raise Unheld(f"{said_by}{what} at {where.origin[:80]}, not at the agent's origin {agent.origin}: "
                      "name that token endpoint as tokenUrl in --credentials to trust it")
     return url
 
