@@ -418,10 +418,41 @@ def test_mutual_tls_presents_our_client_certificate_and_a_strangers_fails_the_ha
                              f"holds none for {base}/a2a in --credentials")
 
 
-def test_our_client_certificate_goes_to_its_own_host_only(tmp_path):
+def test_our_client_certificate_goes_to_its_own_origin_only(tmp_path):
     from peers.support.credentials import client_tls
-    store = store_of(tmp_path, {"https://billing.acme.example/a2a": {"clientCertificate": OURS}})
-    assert list(client_tls(store, CA)) == ["billing.acme.example"]
+    store = store_of(tmp_path, {"https://billing.acme.example/a2a": {"clientCertificate": OURS},
+                                "https://billing.acme.example:8443/a2a": {"bearer": "t0k"}})
+    assert list(client_tls(store, CA)) == ["https://billing.acme.example"]
+
+
+@pytest.fixture
+def another_mtls_billing(mtls_billing):
+    """A second mutual-TLS service on the same host, another port: (ours, the other's) base URLs."""
+    from peers.serving import DEMO_CA
+    from transports import tls
+    context = tls.server_context(str(KEYS / "billing-agent.DEMO-TLS-CERT.pem"),
+                                 str(KEYS / "billing-agent.DEMO-TLS-KEY.pem"), str(ROOT / DEMO_CA))
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=context)
+    peer = billing.billing_agent(server.base_url)
+    server.app = PeerApp(peer, wire_v10, scheme=scheme_for("mtls", None, server.base_url, peer, None, pytest.fail)[0],
+                         log=lambda line: None)
+    yield mtls_billing, server.start().base_url
+    server.stop()
+
+
+def test_a_service_on_the_same_host_that_asks_for_a_certificate_is_not_given_ours(another_mtls_billing, tmp_path):
+    from peers.support.credentials import client_tls, trusting
+    ours, other = another_mtls_billing
+    store = store_of(tmp_path, {ours + "/a2a": {"clientCertificate": OURS}})
+    transport = HttpTransport(timeout=5, tls=trusting(CA), client_tls=client_tls(store, CA))
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]}}}).encode()
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+    try:
+        assert transport.post(ours + "/a2a", frame, headers).status == 200, "presented where it is held for"
+        assert transport.post(other + "/a2a", frame, headers).status == 401, "not presented to the other port"
+    finally:
+        transport.close()
 
 
 def test_a_card_read_over_http_that_names_an_https_endpoint_is_a_downgrade_refused_before_any_frame(served, tmp_path):

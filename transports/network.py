@@ -19,8 +19,8 @@ tests/test_network_client.py:
   started, spoken to in plain HTTP with the original Host header, or (`resolved_tls`) in
   TLS, its name sent (SNI) and checked against its certificate. Other https URLs get TLS
   with `tls` (a context trusting the CA --ca names) or the system's CA certificates; a host
-  in `client_tls` gets its own context, which presents our client certificate to that
-  host alone (mutual TLS). `pinned` maps a hostname to the (ip, port) already
+  origin in `client_tls` gets its own context, which presents our client certificate to
+  that origin alone (mutual TLS). `pinned` maps a hostname to the (ip, port) already
   checked (a webhook's), so no second DNS answer can move it; TLS is kept, and its name
   sent (SNI) and checked against the certificate as ever. Redirects are never followed (a 3xx is returned), so a
   peer cannot bounce a request, and its credentials, to another host.
@@ -66,7 +66,7 @@ class HttpTransport:
                             " plain HTTP there, no TLS)") if resolve else ""))
         self._connections: dict[_Key, socket.socket] = {}  # kept-alive, by where they go
         self.tls = tls  # an ssl.SSLContext; None: the system's, made on the first https URL
-        self.client_tls = {host.lower(): context for host, context in (client_tls or {}).items()}
+        self.client_tls = {origin.lower(): context for origin, context in (client_tls or {}).items()}
         self.resolved_tls = resolved_tls
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
@@ -142,7 +142,8 @@ class HttpTransport:
                     import ssl  # here, not at the top: start-up time matters, most runs never need it
                     self.tls = ssl.create_default_context()
                 sock.settimeout(left(deadline))  # the handshake shares the deadline
-                context = self.client_tls.get(host, self.tls)  # our client certificate, to its host only
+                origin = f"https://{host}" + ("" if port == 443 else f":{port}")
+                context = self.client_tls.get(origin, self.tls)  # our client certificate, to its origin only
                 sock = context.wrap_socket(sock, server_hostname=host.strip("[]"))  # closes sock on failure
         except TimeoutError:
             raise TransportError(f"could not connect to {host}:{port} within "

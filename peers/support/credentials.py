@@ -220,9 +220,10 @@ def _certificate(value: Any, where: str) -> tuple[str, str] | None:
 
 
 def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:
-    """host -> the TLS context to reach it with, for each endpoint we hold a client
-    certificate for: it trusts `ca` (None: the system's CAs) and presents that certificate,
-    to that host only. ConfigError for a CA file that cannot be used."""
+    """origin -> the TLS context to reach it with, for each endpoint we hold a client
+    certificate for: it trusts `ca` (None: the system's CAs) and presents that certificate
+    to that origin only (scheme, host and port: another service on the same host that asks
+    for a certificate is not given this one). ConfigError for a CA file that cannot be used."""
     import ssl
     contexts = {}
     for endpoint, held in store.items():
@@ -232,7 +233,7 @@ def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:
             # TLS 1.2: a server refusing the certificate then says so in the handshake, before any
             # byte of a request; in 1.3 it may hang up after our first request is on its way.
             context.maximum_version = ssl.TLSVersion.TLSv1_2
-            contexts[parse_url(endpoint).host] = context
+            contexts[parse_url(endpoint).origin] = context
     return contexts
 
 
