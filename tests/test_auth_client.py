@@ -378,8 +378,8 @@ def test_a_certificate_for_another_name_is_refused_however_trusted_its_issuer():
         server.stop()
 
 
-@pytest.fixture
-def mtls_billing():
+def mtls_server() -> PeerServer:
+    """billing served on 127.0.0.1 under mutual TLS, trusting client certificates the DEMO CA issued."""
     from peers.serving import DEMO_CA
     from transports import tls
     context = tls.server_context(str(KEYS / "billing-agent.DEMO-TLS-CERT.pem"),
@@ -388,7 +388,13 @@ def mtls_billing():
     peer = billing.billing_agent(server.base_url)
     server.app = PeerApp(peer, wire_v10, scheme=scheme_for("mtls", None, server.base_url, peer, None, pytest.fail)[0],
                          log=lambda line: None)
-    yield server.start().base_url
+    return server.start()
+
+
+@pytest.fixture
+def mtls_billing():
+    server = mtls_server()
+    yield server.base_url
     server.stop()
 
 
@@ -428,15 +434,8 @@ def test_our_client_certificate_goes_to_its_own_origin_only(tmp_path):
 @pytest.fixture
 def another_mtls_billing(mtls_billing):
     """A second mutual-TLS service on the same host, another port: (ours, the other's) base URLs."""
-    from peers.serving import DEMO_CA
-    from transports import tls
-    context = tls.server_context(str(KEYS / "billing-agent.DEMO-TLS-CERT.pem"),
-                                 str(KEYS / "billing-agent.DEMO-TLS-KEY.pem"), str(ROOT / DEMO_CA))
-    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=context)
-    peer = billing.billing_agent(server.base_url)
-    server.app = PeerApp(peer, wire_v10, scheme=scheme_for("mtls", None, server.base_url, peer, None, pytest.fail)[0],
-                         log=lambda line: None)
-    yield mtls_billing, server.start().base_url
+    server = mtls_server()
+    yield mtls_billing, server.base_url
     server.stop()
 
 
