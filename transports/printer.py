@@ -7,10 +7,11 @@ a card or artifact cannot move the learner's cursor or recolour their terminal, 
 credentials are masked before a frame is printed or recorded. Modelled on the MCP SDK's
 recording transport: it implements the same two methods as the transport it wraps.
 
-Behaviour changes through two documented hooks, as http.server's do: `before_send(frame)`
+Behaviour changes through three documented hooks, as http.server's do: `before_send(frame)`
 runs after a request is shown and before it leaves (--step and --break pause there; it
-may raise `StopRun`), and each of `listeners` is told of every frame as it is recorded
-(--trace). `show(text, frame)` decides how a frame line looks; None records silently.
+may raise `StopRun`), each of `listeners` is told of every frame as it is recorded
+(--trace), and `summarize(frame, text)` may give a fetched document (a card) a line of
+its own instead of its whole text (a lesson's --frames summary); recorded whole either way. `show(text, frame)` decides how a frame line looks; None records silently.
 A JSON-RPC frame names its operation inside it, so it is shown as the bytes alone, as
 the essay quotes it. A request in a REST style (A2A's HTTP+JSON binding) names its
 operation by its verb and path instead, so those are shown before its body, and its
@@ -117,6 +118,8 @@ class FramePrinter:
         self.frames: list[Frame] = []
         self.listeners: list[Callable[[Frame], None]] = []  # hook: told of every frame
         self.before_send: Callable[[Frame], None] = lambda frame: None  # hook: may StopRun
+        # hook: a fetched document's summary, from its masked text, or None to show it whole
+        self.summarize: Callable[[Frame, str], str | None] = lambda frame, text: None
         self._start = time.perf_counter()
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
@@ -130,8 +133,10 @@ class FramePrinter:
             self._show(f"<-- {response.status} {_text(response.body)}".rstrip(), got)
         elif response.status != 200:
             self._show(f"<-- HTTP {response.status} {_text(response.body)}", got)
-        else:  # a card: shown as served, line by line, so its layout stays readable
-            self._show(_text(response.body, keep_newlines=True), got)
+        else:  # a card: shown as served, line by line, so its layout stays readable; or summarised
+            summary = self.show and self.summarize(got, mask_body(response.body.decode("utf-8", "backslashreplace")))
+            self._show(f"<-- 200 {escape(summary, keep_newlines=True)}" if summary else
+                       _text(response.body, keep_newlines=True), got)
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:

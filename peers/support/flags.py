@@ -13,9 +13,8 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
-from peers.support import scenarios
+from peers.support import flag_values as values, scenarios
 from peers.support.config import unwritable
-from peers.support import flag_values as values
 
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 
@@ -110,8 +109,11 @@ FLAGS = (
          LEARN, {"metavar": "FILE"}),
     Flag("--no-color", False, "no colour (also when NO_COLOR is set, TERM is dumb, or output is "
          "not a terminal)", LEARN, {"action": "store_true"}),
-    Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
+    Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing; every frame whole",
          LEARN, {"action": "store_true"}),
+    Flag("--frames", None, "full: every frame whole, a card as served (the essay's run's default, and --verbose's); summary: "
+         "a card as one line, a changed card as the fields that changed (a lesson's default); --trace keeps them whole",
+         LEARN, {"choices": ["full", "summary"]}),
     Flag("--quiet", False, "print only the outcome lines", LEARN, {"action": "store_true"}),
 )
 WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
