@@ -31,6 +31,7 @@ from transports.printer import Frame, escape
 WHOLE = "(--frames full shows it whole)"
 CLIP = 100  # characters of one value shown
 MAX_CHANGES = 8  # changed fields listed; past these, a count
+MAX_LISTED = 5  # skills, schemes, endpoints, signatures named in a summary; past these, a count
 
 
 class Summaries:
@@ -66,12 +67,18 @@ def is_card(document: dict[str, Any]) -> bool:
 
 def card_line(card: dict[str, Any]) -> str:
     """One line: name, description, endpoints with their bindings, skills, auth, signature."""
+    endpoints = [f"{_word(url, 200)}{f' ({spoken})' if spoken else ''}" for url, spoken in interfaces(card).items()]
+    skills = [_word(skill.get("id")) for skill in card["skills"] if isinstance(skill, dict)]
     parts = [_value(card["name"]), _value(card.get("description", ""), 240),  # what a model reads of it
-             "at " + "; ".join(f"{_word(url, 200)}{f' ({spoken})' if spoken else ''}"
-                               for url, spoken in interfaces(card).items()),
-             f"skills [{', '.join(_word(skill.get('id')) for skill in card['skills'] if isinstance(skill, dict))}]",
-             f"auth [{', '.join(_word(name) for name in declared_auth(card))}]", signature_state(card)]
+             f"at {_some(endpoints, '; ')}", f"skills [{_some(skills)}]",
+             f"auth [{_some([_word(name) for name in declared_auth(card)])}]", signature_state(card)]
     return ", ".join(parts)
+
+
+def _some(items: list[str], joiner: str = ", ") -> str:
+    """The first few of a list a peer made as long as it liked, and how many more."""
+    more = f"{joiner}and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else ""
+    return joiner.join(items[:MAX_LISTED]) + more
 
 
 def interfaces(card: dict[str, Any]) -> dict[str, str]:
@@ -114,7 +121,7 @@ def signature_state(card: dict[str, Any]) -> str:
     if not isinstance(signatures, list) or not signatures:
         return "no signature"
     kids = [_kid(entry.get("protected")) if isinstance(entry, dict) else "?" for entry in signatures]
-    return f"a signature naming kid {', '.join(kids)}"
+    return f"{'a signature' if len(kids) == 1 else f'{len(kids)} signatures'} naming kid {_some(kids)}"
 
 
 def _kid(protected: Any) -> str:
