@@ -188,3 +188,11 @@ def test_a_card_as_long_as_a_peer_likes_is_still_one_short_line():
             "securitySchemes": {f"scheme-{n}": {} for n in range(3000)}}
     lines, _ = served(json.dumps(huge).encode())
     assert len(lines) == 2 and len(lines[1]) < 600 and "and 2995 more" in lines[1]
+
+
+def test_a_replay_prints_the_summaries_it_saved_and_says_frames_cannot_widen_them(tmp_path):
+    trace = tmp_path / "run.jsonl"
+    _, lines, _ = told("--scenario", "spoof", "--trace", str(trace))
+    status, replayed, errors = told("--replay", str(trace), "--frames", "full")
+    assert status == 0 and replayed == lines
+    assert errors == ["warning: --frames does nothing with --replay (it prints the saved run; no peer is asked)"]

@@ -240,7 +240,7 @@ def ignored(options: SimpleNamespace) -> list[str]:
         warnings += [f"{flag} does nothing with --replay (it prints the saved run; no peer is asked)"
                      for flag, given in (("--scenario", options.scenario), ("--wire", options.wire),
                                          ("--transport", options.transport != "in-process"),
-                                         ("--binding", options.binding),
+                                         ("--binding", options.binding), ("--frames", options.frames),
                                          ("--peer", options.peer), ("--request", options.request),
                                          ("--stream", options.stream), ("--push", options.push),
                                          ("--no-wait", options.no_wait), ("--step", options.step)) if given]
