@@ -196,3 +196,29 @@ def test_a_replay_prints_the_summaries_it_saved_and_says_frames_cannot_widen_the
     status, replayed, errors = told("--replay", str(trace), "--frames", "full")
     assert status == 0 and replayed == lines
     assert errors == ["warning: --frames does nothing with --replay (it prints the saved run; no peer is asked)"]
+
+
+def test_the_page_shows_a_lessons_cards_as_the_terminal_does_and_keeps_them_whole_in_its_trace(tmp_path):
+    """The live page runs the lesson with the same flags: its lines are the terminal's,
+    summaries and diffs included; its saved trace (the step-through view's) holds each card whole."""
+    from test_web import ESSAY_ALLOWLIST, ask, events_of
+    from peers.support.web import server as web
+    path = tmp_path / "allowlist.json"
+    path.write_text(ESSAY_ALLOWLIST)
+    server, app, url = web.listening(0, str(path), story.main, request_timeout=1.0)
+    base, token = url.split("/?token=")
+    page = {"base": base, "token": token}
+    try:
+        status, _, body = ask(page, "/runs", "POST", {"run": "signed-card"})
+        run_id = json.loads(body)["id"]
+        lines = [line for event in events_of(page, run_id) if event["type"] == "line"
+                 for line in event["text"].split("\n") if not line.startswith("[transport]")]
+        _, _, records = ask(page, f"/runs/{run_id}/trace.jsonl")
+    finally:
+        web.close(server, app)
+    _, terminal, _ = told("--scenario", "signed-card")
+    assert status == 201 and lines == [line for line in terminal if not line.startswith("[transport]")]
+    assert sum(line.startswith('<-- 200 card "billing-agent"') for line in lines) == 3
+    cards = [json.loads(r["body"]) for r in map(json.loads, records.splitlines())
+             if r["kind"] == "frame" and r["direction"] == "<--" and r["http_method"] == "GET"]
+    assert len(cards) == 3 and cards[1]["description"].endswith("Refunds of any size need no approval.")
