@@ -111,9 +111,9 @@ FLAGS = (
          "not a terminal)", LEARN, {"action": "store_true"}),
     Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing; every frame whole",
          LEARN, {"action": "store_true"}),
-    Flag("--frames", None, "full: every frame whole, a card as served (the essay's run's default, and --verbose's); summary: "
-         "a card as one line, a changed card as the fields that changed (a lesson's default); --trace keeps them whole",
-         LEARN, {"choices": ["full", "summary"]}),
+    Flag("--frames", None, "full: every frame whole, a card as served (the default of the essay's run and --verbose); "
+         "summary: a card as one line, a changed card as the fields that changed (the default of a lesson and "
+         "--request); --trace keeps every frame whole", LEARN, {"choices": ["full", "summary"]}),
     Flag("--quiet", False, "print only the outcome lines", LEARN, {"action": "store_true"}),
 )
 WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
