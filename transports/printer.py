@@ -7,10 +7,10 @@ a card or artifact cannot move the learner's cursor or recolour their terminal, 
 credentials are masked before a frame is printed or recorded. Modelled on the MCP SDK's
 recording transport: it implements the same two methods as the transport it wraps.
 
-Behaviour changes through two documented hooks, as http.server's do: `before_send(frame)`
-runs after a request is shown and before it leaves (--step and --break pause there; it
-may raise `StopRun`), and each of `listeners` is told of every frame as it is recorded
-(--trace). `show(text, frame)` decides how a frame line looks; None records silently.
+Behaviour changes through documented hooks, as http.server's do: `before_send(frame)` runs after a
+request is shown and before it leaves (--step and --break pause there; it may raise `StopRun`), each
+of `listeners` is told of every frame as it is recorded (--trace), and `summarize(frame, text)` may
+give a fetched card one line instead (--frames summary). `show(text, frame)` prints; None records silently.
 A JSON-RPC frame names its operation inside it, so it is shown as the bytes alone, as
 the essay quotes it. A request in a REST style (A2A's HTTP+JSON binding) names its
 operation by its verb and path instead, so those are shown before its body, and its
@@ -110,13 +110,13 @@ class Frame(NamedTuple):
 class FramePrinter:
     def __init__(self, inner: Transport, show: Callable[[str, Frame], None] | None = None, *,
                  verbose: bool = False) -> None:
-        self.inner = inner
-        self.label = inner.label
+        self.inner, self.label = inner, inner.label
         self.show = show  # None records without printing (benchmarks, tests)
         self.verbose = verbose  # --verbose: HTTP status, headers (masked) and timing too
         self.frames: list[Frame] = []
         self.listeners: list[Callable[[Frame], None]] = []  # hook: told of every frame
         self.before_send: Callable[[Frame], None] = lambda frame: None  # hook: may StopRun
+        self.summarize: Callable[[Frame, str], str | None] = lambda frame, text: None  # hook: a card's line
         self._start = time.perf_counter()
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
@@ -130,8 +130,8 @@ class FramePrinter:
             self._show(f"<-- {response.status} {_text(response.body)}".rstrip(), got)
         elif response.status != 200:
             self._show(f"<-- HTTP {response.status} {_text(response.body)}", got)
-        else:  # a card: shown as served, line by line, so its layout stays readable
-            self._show(_text(response.body, keep_newlines=True), got)
+        else:  # a card: shown as served, line by line, so its layout stays readable (or summarised)
+            self._show(self._summary(got) or _text(response.body, keep_newlines=True), got)
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
@@ -205,6 +205,12 @@ class FramePrinter:
         for listener in self.listeners:
             listener(frame)
         return frame
+
+    def _summary(self, got: Frame) -> str | None:
+        """A fetched document's own line, if the `summarize` hook gives one (from its text with
+        its secrets masked); None: it is shown whole. Escaped here, as every frame line is."""
+        summary = self.show and self.summarize(got, mask_body(got.body.decode("utf-8", "backslashreplace")))
+        return f"<-- {got.status} {escape(summary, keep_newlines=True)}" if summary else None
 
     def _show(self, text: str, frame: Frame) -> None:
         if self.show is not None:

@@ -6,7 +6,8 @@ by `oauth_tokens`), its own
 copy of the contracts it relies on (`contracts`), the bindings it speaks (JSON-RPC in
 `cards`, HTTP+JSON in `http_json`), reading what a peer sent (`replies`),
 following a delegated task whatever brings its updates (`follow`, with our webhook in
-`webhook`), how a delegation ended (`outcomes`), the one output path (`output`), one run
+`webhook`), how a delegation ended (`outcomes`), the one output path (`output`, with a
+lesson's cards in brief: `frame_summaries`), one run
 of the command line from flags to exit status (`session`, with `flags`, `flag_values`
 and `scenarios`), the lessons (`lessons/`, one module each), the model step and its
 hooks (`planner`, `prompts`, `generate`), what the customer is told (`customer`: never

@@ -13,9 +13,8 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
-from peers.support import scenarios
+from peers.support import flag_values as values, scenarios
 from peers.support.config import unwritable
-from peers.support import flag_values as values
 
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 
@@ -110,8 +109,11 @@ FLAGS = (
          LEARN, {"metavar": "FILE"}),
     Flag("--no-color", False, "no colour (also when NO_COLOR is set, TERM is dumb, or output is "
          "not a terminal)", LEARN, {"action": "store_true"}),
-    Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
+    Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing; every frame whole",
          LEARN, {"action": "store_true"}),
+    Flag("--frames", None, "full: every frame whole, a card as served (the default of the essay's run and --verbose); "
+         "summary: a card as one line, a changed card as the fields that changed (the default of a lesson and "
+         "--request); --trace keeps every frame whole", LEARN, {"choices": ["full", "summary"]}),
     Flag("--quiet", False, "print only the outcome lines", LEARN, {"action": "store_true"}),
 )
 WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
@@ -238,7 +240,7 @@ def ignored(options: SimpleNamespace) -> list[str]:
         warnings += [f"{flag} does nothing with --replay (it prints the saved run; no peer is asked)"
                      for flag, given in (("--scenario", options.scenario), ("--wire", options.wire),
                                          ("--transport", options.transport != "in-process"),
-                                         ("--binding", options.binding),
+                                         ("--binding", options.binding), ("--frames", options.frames),
                                          ("--peer", options.peer), ("--request", options.request),
                                          ("--stream", options.stream), ("--push", options.push),
                                          ("--no-wait", options.no_wait), ("--step", options.step)) if given]

@@ -155,9 +155,19 @@ class Session:
             from peers.support.legacy_cards import LegacyCardPrinter
             printer = LegacyCardPrinter(transport, self.console.frame, verbose=self.options.verbose,
                                         warn=lambda line: self.console.say(line, Kind.WARNING))
+        if self.frames() == "summary":  # a card as one line, a changed one as what changed
+            from peers.support.frame_summaries import Summaries
+            printer.summarize = Summaries()
         if self.watch is not None:  # the web page: told of each frame, and may hold one before it leaves
             self.watch.attach(printer)
         return printer
+
+    def frames(self) -> str:
+        """--frames, as given; else whole in the essay's run (it quotes the card) and with
+        --verbose, and in brief in a lesson or a --request run, whose point is the decision."""
+        options = self.options
+        return options.frames or ("summary" if (options.scenario or options.request is not None)
+                                  and not options.verbose else "full")
 
     def agent_options(self) -> dict[str, Any]:
         """How the support agent follows and trusts, as the flags say."""
