@@ -55,7 +55,7 @@ def test_printed_frames_are_the_bytes_that_crossed_the_transport(capsys):
 def test_the_lifecycle_is_recorded_as_the_billing_peer_works():
     outcomes, _, apps = run_story([BILLING])
     task = outcomes[0].task
-    stored = apps[billing.BASE_URL].peer.get_task(task.id, owner=apps[billing.BASE_URL].token)
+    stored = apps[billing.BASE_URL].peer.get_task(task.id, owner=apps[billing.BASE_URL].owner)
     assert [s.value for s in stored.lifecycle] == ["submitted", "working", "completed"]
     assert outcomes[0].result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)"
 
@@ -80,7 +80,7 @@ def test_removing_billing_from_the_allowlist_refuses_billing():
     outcomes, printer, apps = run_story([])
     assert [o.verdict for o in outcomes] == [story.Verdict.REFUSED, story.Verdict.REFUSED]
     assert not [f for f in printer.frames if f.http_method == "POST"]
-    assert apps[billing.BASE_URL].peer.list_tasks(ListQuery(), owner=apps[billing.BASE_URL].token) == []
+    assert apps[billing.BASE_URL].peer.list_tasks(ListQuery(), owner=apps[billing.BASE_URL].owner) == []
 
 
 def test_a_card_that_copies_billings_name_from_another_host_is_refused(capsys):

@@ -371,7 +371,7 @@ def test_a_subscriber_that_hangs_up_frees_its_connection_within_seconds():
     app = PeerApp(billing.billing_agent(), wire_v10, token="t0k")
     with serving(app, max_connections=2) as server:
         task = app.peer.send_message(Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
-                                             metadata={"skillId": "process_refund"}), owner="t0k")
+                                             metadata={"skillId": "process_refund"}), owner=app.owner)
         frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": task.id}}).encode()
         head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS.items())
         subscribers = []
