@@ -237,6 +237,24 @@ def test_an_edited_allowlist_is_checked_by_the_loader_and_a_run_uses_it(page):
     assert page["path"].read_text() == ESSAY_ALLOWLIST, "the file changes only when saved"
 
 
+def test_the_command_shown_after_an_allowlist_edit_reproduces_the_run_in_a_terminal(page):
+    """Pasted into a terminal, the command must trust what the page's run trusted: it names
+    the allowlist the run read (the page's file, or the edit kept while the page serves)."""
+    import shlex
+    emptied = json.dumps({"trusted": []})
+    status, _, body = ask(page, "/runs", "POST", {"run": "default", "allowlist": emptied})
+    command = shlex.split(json.loads(body)["command"])
+    assert status == 201 and command[:2] == ["python3", "a2a_delegation.py"] and "--allowlist" in command
+    kept = command[command.index("--allowlist") + 1]
+    assert open(kept).read() == emptied
+    done = cli(*command[2:])
+    assert "[trust] 'billing-agent' is NOT on the allowlist -> delegation REFUSED" in done.stdout, done.stdout[-500:]
+    unedited = shlex.split(json.loads(ask(page, "/runs", "POST", {"run": "default"})[2])["command"])
+    assert unedited[unedited.index("--allowlist") + 1] == str(page["path"]), "the page's own file, by name"
+    web.close(page["server"], page["app"])
+    assert not os.path.exists(kept), "kept only while the page serves"
+
+
 def test_the_page_removes_every_allowlist_it_was_sent_when_it_stops(page):
     scratch = page["app"].scratch.folder
     assert ask(page, "/runs", "POST", {"run": "default", "step": "yes"})[0] == 400, "refused after its copy was made"

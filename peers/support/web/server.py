@@ -20,6 +20,7 @@ import hmac
 import json
 import os
 import secrets
+import shlex
 from functools import partial
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -141,27 +142,34 @@ class WebApp:
                                                           _field(request, "secret", str, ""))
         credentials = agent.credentials(peer, scheme, secret) if peer else {}  # for its origin alone
         argv += (["--peer", peer] if peer else []) + FOLLOW[follow]
-        return self.launch(request, argv, " ".join(["python3 a2a_delegation.py", *argv]), credentials)
+        return self.launch(request, argv, "{command}", credentials)
 
     def talk(self, request: HttpRequest) -> HttpResponse:
         """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
         asked, argv, credentials = agent.asked(loads_strict(request.body or b"{}", REQUEST_LIMITS), FOLLOW)
-        shown = f"{asked.operation}, from the page, to the agent `python3 a2a_delegation.py {' '.join(argv)}` finds"
+        shown = f"{asked.operation}, from the page, to the agent `{{command}}` finds"
         return self.launch(request, argv, shown, credentials, partial(outside.talk, asked))
 
-    def launch(self, request: HttpRequest, argv: list[str], command: str,
+    def launch(self, request: HttpRequest, argv: list[str], shown: str,
                credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> HttpResponse:
-        """A run of `argv` with the page's allowlist (checked by the loader first), started."""
-        text = _field(request, "allowlist", str, "") or allowlist.read(self.allowlist_path)
+        """A run of `argv` with the page's allowlist (checked by the loader first), started;
+        `shown` says it, with {command}: the command that does the same in a terminal."""
+        saved = allowlist.read(self.allowlist_path)
+        text = _field(request, "allowlist", str, "") or saved
         problem, path, remove = allowlist.for_a_run(text, self.scratch.folder)
         if problem:
             return _answer(400, {"error": problem})
+        # The command names the allowlist the run reads: an edit not saved yet is kept while
+        # the page serves, since without it the command would trust what the page refused.
+        named = self.allowlist_path if text == saved else allowlist.kept(text, self.scratch.folder)
+        flag = [] if named == allowlist.DEFAULT else ["--allowlist", named]
+        command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, *flag])
         run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
                               credentials, story)
         if run is None:
             remove()
             return _answer(429, {"error": "three runs are going already; stop one or wait"})
-        return _answer(201, {"id": run.id, "command": command})
+        return _answer(201, {"id": run.id, "command": shown.replace("{command}", command)})
 
     def stream(self, run: Run, index: int) -> Any:
         """The run's events from `index` on, as server-sent events, each with its number as
