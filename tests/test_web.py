@@ -283,9 +283,9 @@ def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):
     cli("--trace", str(tmp_path / "run.jsonl"))
     flagged = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
     def shape(recorded):
-        return [(r["kind"], r.get("text"), r.get("direction"), r.get("method")) for r in recorded
-                if r["kind"] != "registry"]
+        return [(r["kind"], r.get("text"), r.get("direction"), r.get("method"), r.get("cards")) for r in recorded]
     assert status == 200 and "attachment" in headers["Content-Disposition"]
+    assert [r["kind"] for r in records] == [r["kind"] for r in flagged], "the same records, kind by kind"
     assert shape(records) == shape(flagged)
 
 

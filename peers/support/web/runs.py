@@ -57,9 +57,11 @@ class Run:
         self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
 
     # -- the session's Watch ------------------------------------------------------------
-    def attach(self, printer: FramePrinter) -> None:
-        """Hook the printer main() made: every frame an event, and each one held if stepping."""
+    def attach(self, printer: FramePrinter, card_urls: list[str]) -> None:
+        """Hook the printer main() made: every frame an event, and each one held if stepping;
+        the trace starts with the registry's card URLs, as --trace's does (tools.py)."""
         self.recorder = trace.Recorder(printer.label)
+        self.recorder.event("registry", cards=card_urls)
         self.console.listeners.append(self.recorder.line)
         printer.listeners += [self.recorder.frame, self.frame]
         printer.before_send = self.before_send
