@@ -236,3 +236,15 @@ def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
         browser.wait_for(ENDED)
         assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in browser.evaluate(FRAMES)
         assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
+
+
+def test_failures_in_trust_decisions_and_outcomes_are_red(chromium, page, closed_port):
+    with chromium.tab(page[0] + f"#run=default&peer=http://127.0.0.1:{closed_port}/") as browser:
+        browser.wait_for(ENDED)
+        colours = browser.evaluate("[...document.querySelectorAll('#decisions li')].map((line) => "
+                                   "[line.className, line.textContent, getComputedStyle(line).color])")
+    failing = [(text, colour) for cls, text, colour in colours if cls in ("kind-refused", "kind-error")]
+    assert {cls for cls, _, _ in colours} >= {"kind-refused", "kind-error"}, colours
+    assert all(colour == "rgb(187, 0, 0)" for _, colour in failing), failing
+    trusted = [colour for cls, _, colour in colours if cls == "kind-trusted"]
+    assert trusted and all(colour == "rgb(0, 119, 0)" for colour in trusted)
