@@ -238,6 +238,23 @@ def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
         assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
 
 
+def test_an_input_error_keeps_the_last_runs_frames_and_says_only_what_is_wrong(chromium, page):
+    with chromium.tab(page[0] + "#run=default") as browser:
+        browser.wait_for(ENDED)
+        before = browser.evaluate(FRAMES)
+        browser.evaluate("document.getElementById('peer').value = ''; document.getElementById('say').click()")
+        said = browser.wait_for("document.body.dataset.state === 'refused' && document.getElementById('status').textContent")
+        assert said == "the agent's URL is http(s): its card's, or its base URL, as --peer"
+        assert browser.evaluate(FRAMES) == before, "the last run's frames stay"
+        assert browser.evaluate("getComputedStyle(document.getElementById('status')).color") == "rgb(187, 0, 0)"
+        browser.evaluate("""(() => { document.getElementById('peer').value = 'http://127.0.0.1:9/';
+            document.getElementById('part-data').checked = true; document.getElementById('message').value = '{bad';
+            document.body.dataset.state = 'again'; document.getElementById('say').click(); })()""")
+        said = browser.wait_for("document.body.dataset.state === 'refused' && document.getElementById('status').textContent")
+        assert said.startswith("the data part is not JSON the workbench reads: ") and "request" not in said
+        assert browser.evaluate(FRAMES) == before
+
+
 def test_failures_in_trust_decisions_and_outcomes_are_red(chromium, page, closed_port):
     with chromium.tab(page[0] + f"#run=default&peer=http://127.0.0.1:{closed_port}/") as browser:
         browser.wait_for(ENDED)

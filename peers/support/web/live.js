@@ -86,16 +86,16 @@ async function openSaved() {
 }
 
 async function follow(path, asked) {
+  const {status, answer} = await ask("POST", path, asked);
+  if (status !== 201) { // nothing started: the last run's frames stay, and the status says why
+    setState("refused", answer.error || `HTTP ${status}`);
+    return;
+  }
   if (current) current.events.close();
   $("frames").replaceChildren();
   $("decisions").replaceChildren();
   $("trace").hidden = true;
   $("steps").hidden = true;
-  const {status, answer} = await ask("POST", path, asked);
-  if (status !== 201) {
-    setState("refused", answer.error || `HTTP ${status}`);
-    return;
-  }
   $("command").textContent = answer.command;
   setState("running", "running");
   const events = new EventSource(`/runs/${encodeURIComponent(answer.id)}/events`);

@@ -63,8 +63,8 @@ class WebApp:
             return refused
         try:
             response = self.route(request, url.path)
-        except ValueError as exc:  # a body that is not the JSON asked for: one line
-            response = _answer(400, {"error": f"not a request the page sends: {exc}"})
+        except ValueError as exc:  # what was entered, or a body not as asked: one line, in its own words
+            response = _answer(400, {"error": str(exc)})
         if request.method == "GET" and url.path == "/" and "token" in url.query:
             response.headers["Set-Cookie"] = f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/"
         return response
