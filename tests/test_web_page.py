@@ -265,3 +265,18 @@ def test_failures_in_trust_decisions_and_outcomes_are_red(chromium, page, closed
     assert all(colour == "rgb(187, 0, 0)" for _, colour in failing), failing
     trusted = [colour for cls, _, colour in colours if cls == "kind-trusted"]
     assert trusted and all(colour == "rgb(0, 119, 0)" for colour in trusted)
+
+
+def test_enter_in_the_agents_url_starts_no_run(chromium, page):
+    with chromium.tab(page[0]) as browser:
+        browser.wait_for(READY)
+        browser.evaluate("document.getElementById('peer').value = 'http://127.0.0.1:9/'; "
+                         "document.getElementById('peer').focus()")
+        for kind in ("rawKeyDown", "char", "keyUp"):  # a real key press: the browser's implicit submission
+            browser.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                         **({"text": "\r"} if kind == "char" else {}))
+        assert "Enter runs nothing here" in browser.wait_for("document.getElementById('status').textContent")
+        assert browser.evaluate("document.body.dataset.state") == "idle"
+        assert browser.evaluate("document.body.dataset.run") is None, "no run was started"
+        browser.evaluate("document.getElementById('start').click()")  # the Run button still runs
+        browser.wait_for(ENDED)

@@ -167,6 +167,13 @@ async function load() {
   $("allowlist-path").textContent = file.path;
   $("run").addEventListener("change", showAbout);
   $("controls").addEventListener("submit", (submitted) => { submitted.preventDefault(); start(); });
+  // Enter in an agent's fields would submit the form, running the whole story: it says what does what instead.
+  for (const id of ["peer", "token"]) $(id).addEventListener("keydown", (pressed) => {
+    if (pressed.key !== "Enter") return;
+    pressed.preventDefault();
+    $("status").textContent = "Enter runs nothing here: Run runs the story with this agent added; " +
+      "the buttons under \"Talk to the agent at that URL\" talk to it alone";
+  });
   $("rerun").addEventListener("click", start);
   $("send").addEventListener("click", () => ask("POST", `/runs/${current.id}/send`));
   $("stop").addEventListener("click", () => ask("POST", `/runs/${current.id}/stop`));
