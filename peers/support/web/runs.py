@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from peers.support import trace
 from peers.support.output import Console, Kind
+from transports.errors import let_quit
 from transports.printer import Frame, FramePrinter, StopRun, escape
 
 MAX_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
@@ -112,6 +113,7 @@ class Run:
             except SystemExit as exc:  # a flag the page built was refused: said on the Console
                 status = exc.code if isinstance(exc.code, int) else 2
             except Exception as exc:  # a bug of ours: one line on the page, not a traceback
+                let_quit(exc)
                 self.console.say(f"the run failed: {repr(exc)[:300]}", Kind.ERROR)  # the Console escapes it
             finally:
                 self.cleanup()
