@@ -96,6 +96,15 @@ def test_open_hands_the_url_with_its_token_to_the_default_browser(tmp_path):
         assert process.wait(timeout=10) == 0
 
 
+def test_web_on_a_busy_port_says_so_in_one_line_and_exits_2_as_serve_does(page):
+    busy = str(page["port"])  # the page fixture's own server holds it
+    for command in (["web", "--port", busy], ["serve", "billing-agent", "--port", busy]):
+        done = cli(*command)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-800:]
+        assert done.stderr.startswith("error: cannot serve ") and f"on 127.0.0.1:{busy}: " in done.stderr
+        assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
+
+
 def test_the_page_listens_on_loopback_only(page):
     assert page["server"].server_address[0] == "127.0.0.1"
 

@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from peers.a2a import wire_format
 from peers.support import outside
-from peers.support.output import Console
+from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist
 from peers.support.web.pages import headers, lessons, steps_view
 from peers.support.web.runs import Run, Runs
@@ -200,13 +200,18 @@ def listening(port: int, allowlist_path: str, again: Callable[[list[str], Any], 
 
 
 def serve(options: Any, console: Console, again: Callable[[list[str], Any], int]) -> int:
-    """Serve the page until Ctrl-C or SIGTERM; print its URL with the token. Returns 0."""
+    """Serve the page until Ctrl-C or SIGTERM; print its URL with the token. Returns 0, or 2
+    when it cannot listen on the port."""
     import signal
     import threading
     stopped = threading.Event()
     if threading.current_thread() is threading.main_thread():  # before the URL: a SIGTERM then is clean
         signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
-    server, app, url = listening(options.port, options.allowlist, again)
+    try:
+        server, app, url = listening(options.port, options.allowlist, again)
+    except OSError as exc:  # a port in use, or not ours to take: one line and 2, as `serve` says it
+        console.say(f"cannot serve the page on 127.0.0.1:{options.port}: {exc.strerror or exc}", Kind.ERROR)
+        return 2
     console.say(f"[web] the live page: {url}")
     console.say("[web] on 127.0.0.1 only; the token is this page's alone. Ctrl-C or SIGTERM stops it.")
     console.out.flush()
