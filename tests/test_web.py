@@ -105,6 +105,30 @@ def test_web_on_a_busy_port_says_so_in_one_line_and_exits_2_as_serve_does(page):
         assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
 
 
+def test_open_with_no_browser_to_be_found_says_so_with_the_url(tmp_path):
+    """A machine with no browser (no BROWSER, none on PATH, no display): the page still serves,
+    and the person is told to open the URL themselves. Read from files, with a deadline."""
+    (tmp_path / "empty").mkdir()
+    env = {key: value for key, value in os.environ.items() if key not in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY")}
+    out, err = (open(tmp_path / name, "w+") for name in ("out.txt", "err.txt"))
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web", "--open"], cwd=ROOT,
+                               stdout=out, stderr=err, env={**env, "PATH": str(tmp_path / "empty")})
+    try:
+        deadline = time.monotonic() + 20
+        while "no browser" not in (tmp_path / "err.txt").read_text() and time.monotonic() < deadline \
+                and process.poll() is None:
+            time.sleep(0.05)
+        url = (tmp_path / "out.txt").read_text().split("\n")[0].split()[-1]
+        said = (tmp_path / "err.txt").read_text()
+        assert said == f"warning: --open found no browser to open; open {url} in one\n", said
+        assert "?token=" in url and process.poll() is None, "it goes on serving"
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+        out.close()
+        err.close()
+
+
 def test_the_page_listens_on_loopback_only(page):
     assert page["server"].server_address[0] == "127.0.0.1"
 

@@ -217,7 +217,8 @@ def serve(options: Any, console: Console, again: Callable[[list[str], Any], int]
     console.out.flush()
     if options.open:
         import webbrowser
-        webbrowser.open(url)
+        if not webbrowser.open(url):  # no browser this machine knows of: the person opens it
+            console.say(f"--open found no browser to open; open {url} in one", Kind.WARNING)
     try:
         while not stopped.wait(0.5):
             pass
