@@ -304,8 +304,17 @@ def test_saving_the_allowlist_replaces_the_file_whole_and_only_when_the_loader_t
     assert page["path"].read_text() == ESSAY_ALLOWLIST
     emptied = json.dumps({"trusted": []})
     assert ask(page, "/allowlist", "POST", {"text": emptied, "save": True})[0] == 200
-    assert page["path"].read_text() == emptied
+    assert page["path"].read_text() == emptied + "\n", "a text file ends with a newline, as a textarea's text may not"
     assert [p.name for p in page["path"].parent.iterdir()] == ["allowlist.json"], "no temporary file left"
+
+
+def test_saving_the_allowlist_as_the_page_read_it_leaves_the_file_byte_for_byte(page):
+    text = json.loads(ask(page, "/allowlist")[2])["text"]
+    assert text.endswith("}\n")
+    assert ask(page, "/allowlist", "POST", {"text": text, "save": True})[0] == 200
+    assert page["path"].read_text() == ESSAY_ALLOWLIST
+    assert ask(page, "/allowlist", "POST", {"text": text.rstrip("\n"), "save": True})[0] == 200
+    assert page["path"].read_text() == ESSAY_ALLOWLIST, "the final newline is kept, not dropped"
 
 
 def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):

@@ -103,6 +103,7 @@ def save(path: str, text: str) -> str | None:
     problem, _ = check(text)
     if problem:
         return problem
+    text = text if text.endswith("\n") else text + "\n"  # a text file ends with one, as the file did (POSIX)
     folder = os.path.dirname(os.path.abspath(path))
     try:
         handle, temporary = tempfile.mkstemp(prefix=".allowlist-", suffix=".json", dir=folder)
