@@ -162,6 +162,18 @@ def test_help_explains_every_flag():
         assert flag in done.stdout
 
 
+def test_help_files_the_lesson_flags_under_their_own_heading_not_the_models():
+    sections, heading = {}, None
+    for line in cli_once("--help").stdout.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            heading = line[:-1]
+        elif line.startswith("  --"):
+            sections.setdefault(heading, []).append(line.split()[0])
+    assert sections["lessons beyond the essay's run"] == ["--scenario", "--interactive", "--list-scenarios"]
+    model = sections["letting a model choose the delegation (generate())"]
+    assert model[0] == "--request" and not {"--scenario", "--interactive", "--list-scenarios"} & set(model)
+
+
 def test_an_unknown_flag_is_exit_2_without_a_traceback():
     done = cli("--transprot", "http")
     assert done.returncode == 2 and "Traceback" not in done.stderr
