@@ -146,7 +146,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
 
     class OneLineParser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # one line, not the whole usage: exit 2 as argparse does
-            self.exit(2, f"error: {message} (--help lists every flag)\n")
+            self.exit(2, f"error: {message}{values.near_flag(message, [f.name for f in table] + ['--help'])} "
+                         "(--help lists every flag)\n")
 
         def print_help(self, file: Any = None) -> None:
             if lesson_help is None:
@@ -169,7 +170,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
     served = tuple(Flag(flag.name, flag.default, flag.help, options={
         **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
         for flag in serve_flags)
-    for flag in (WEB_FLAGS if command == "web" else served) if serving else FLAGS:
+    table = (WEB_FLAGS if command == "web" else served) if serving else FLAGS
+    for flag in table:
         group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
                                   if flag.group else parser)
         options = dict(flag.options)
