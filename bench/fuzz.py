@@ -30,16 +30,36 @@ from fuzz_frames import cases  # noqa: E402
 from peers import billing  # noqa: E402
 from peers.a2a import wire_v10  # noqa: E402
 from peers.app import PeerApp  # noqa: E402
+from transports import sse  # noqa: E402
+from transports.base import HttpResponse  # noqa: E402
 from transports.codec import loads_strict  # noqa: E402
 from transports.inprocess import InProcessTransport  # noqa: E402
 from transports.network import HttpTransport  # noqa: E402
 
 
-def answer_of(status: int, body: bytes) -> str:
+def answer_of(response: HttpResponse) -> str:
+    """An answer in a word or two: its HTTP status and JSON-RPC code; for a streamed
+    (text/event-stream) reply, each distinct code its events carried, in order."""
+    status, body = response.status, response.body
     if not body:
         return f"HTTP {status}, no body"
-    code = json.loads(body).get("error", {}).get("code", "result")
-    return f"HTTP {status}, {code}"
+    if sse.is_stream(response.header("content-type")):  # each event's data is a whole answer
+        events = sse.decode(body)
+        return f"HTTP {status}, streamed: {', '.join(dict.fromkeys(code_of(event) for event in events)) or 'no event'}"
+    return f"HTTP {status}, {code_of(body)}"
+
+
+def code_of(text: str | bytes) -> str:
+    """A JSON-RPC response's error code, or "result"; "not JSON-RPC" for anything else
+    (counted, so a peer's odd answer is seen, never a crash of the count)."""
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return "not JSON"
+    if not isinstance(document, dict):
+        return "not JSON-RPC"
+    error = document.get("error")
+    return str(error.get("code")) if isinstance(error, dict) else "result" if "result" in document else "not JSON-RPC"
 
 
 def fuzz_in_process(count: int) -> collections.Counter:
@@ -49,7 +69,7 @@ def fuzz_in_process(count: int) -> collections.Counter:
     answers: collections.Counter = collections.Counter()
     for body, headers in cases(seed=1, count=count):
         response = transport.post("https://peer.example/a2a", body, headers)
-        answers[answer_of(response.status, response.body)] += 1
+        answers[answer_of(response)] += 1
     answers["internal errors logged"] = sum("internal error" in line for line in logged)
     return answers
 
@@ -70,7 +90,7 @@ def fuzz_over_http(count: int) -> collections.Counter:
             transport, answers = HttpTransport(timeout=5), collections.Counter()
             for body, headers in cases(seed=2, count=count):
                 response = transport.post(base + "/a2a", body, headers)
-                answers[answer_of(response.status, response.body)] += 1
+                answers[answer_of(response)] += 1
         finally:
             process.terminate()
             process.communicate(timeout=10)

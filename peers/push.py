@@ -38,7 +38,7 @@ from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
 from peers.changes import Changes
 from transports.base import parse_url
-from transports.errors import PeerError
+from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
 
 MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 100, 3, 2.0
@@ -193,6 +193,7 @@ class Webhooks:
             try:
                 self._deliver(config, payload(task))
             except Exception as exc:  # noqa: BLE001 - one bad delivery must not stop the worker
+                let_quit(exc)
                 self.log(f"push to {shown(config.url)} failed: {exc!r}")
 
     def _deliver(self, config: PushConfig, said: Any) -> None:

@@ -25,7 +25,7 @@ from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import HttpRequest, HttpResponse, hang_up
 from transports.codec import dumps, loads_strict
-from transports.errors import BUSY_CODE
+from transports.errors import BUSY_CODE, let_quit
 from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
 
 # Section 11.1 said application/json in A2A 1.0.0 and prefers application/a2a+json since
@@ -133,6 +133,7 @@ class RestBinding:
         except JsonRpcError as exc:
             return self.error(STATUS.get(exc.code, (500, "INTERNAL"))[0], exc, {})
         except Exception as exc:  # a bug, not the caller's fault: the detail stays in the log
+            let_quit(exc)
             self.log(f"internal error in {request.method} /{route[:80]}: {exc!r}")
             return self.error(500, InternalError(), {})
         if isinstance(result, Stream):  # Server-Sent Events, each data the bare StreamResponse (11.7)

@@ -28,6 +28,7 @@ from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
 from peers.durable import DurableLedger, DurableStore
 from peers.ledger import BEING_DONE, WAITING
 from peers.peer import CannotGoOn, Peer
+from transports.errors import let_quit
 
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
                "message) is safe")
@@ -84,6 +85,7 @@ def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task,
     try:
         go_on(task, store.owners[task.id])
     except Exception as exc:  # noqa: BLE001 - it cannot go on (CannotGoOn, or its skill's bug): failed
+        let_quit(exc)
         _fail(store, ledger, store.tasks.get(task.id, task), str(exc) if isinstance(exc, CannotGoOn) else "")
 
 

@@ -63,3 +63,18 @@ def test_hostile_frames_over_http_are_each_answered_and_the_peer_still_serves():
             check_answer(response.status, response.body, logged, response.headers)
         valid = json.loads(transport.post(server.base_url + ENDPOINT_PATH, refund_frame("ORD-78"), JSON_AUTH).body)
         assert valid["result"]["status"]["state"] == "completed"
+
+
+def test_the_fuzz_bench_counts_a_streamed_reply_instead_of_crashing_on_it():
+    """bench/fuzz.py read every answer as one JSON document and died on the first
+    text/event-stream reply; a run short enough to reach a few counts them by their events."""
+    import sys
+    from conftest import ROOT
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import fuzz as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    answers = bench.fuzz_in_process(100)
+    assert answers["HTTP 200, streamed: result"] >= 1, answers
+    assert answers["internal errors logged"] == 0 and sum(answers.values()) == 100

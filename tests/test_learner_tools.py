@@ -65,13 +65,28 @@ def test_replay_escapes_what_a_trace_file_says(tmp_path):
     assert done.stdout == "\\x1b[2Jgone\n"
 
 
-@pytest.mark.parametrize("content, message", [(None, "cannot read"), ("not json\n", ":1: not a trace record")])
+@pytest.mark.parametrize("content, message", [(None, "cannot read"), ("not json\n", ":1: not a trace record"),
+                                              ('{"kind": "mystery"}\n{"kind": "other", "seq": 2}\n',
+                                               ": no record of a kind a trace has (line, frame, ")])
 def test_replay_of_a_bad_file_is_one_line_and_exit_2(tmp_path, content, message):
     path = tmp_path / "t.jsonl"
     if content is not None:
         path.write_text(content)
     done = cli("--replay", str(path))
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_replay_shows_what_it_knows_and_names_the_records_it_skipped(tmp_path):
+    from peers.support.trace import KINDS
+    path = tmp_path / "run.jsonl"
+    live = cli("--trace", str(path), "--scenario", "slow", "--stream")
+    records = path.read_text().splitlines()
+    assert {json.loads(line)["kind"] for line in records} <= set(KINDS), "every kind recorded is one replay knows"
+    path.write_text("\n".join(records[:3] + ['{"kind": "hologram", "seq": 99}'] * 2 + records[3:]) + "\n")
+    done = cli("--replay", str(path))
+    assert done.returncode == 0 and done.stdout == live.stdout
+    assert done.stderr == "warning: skipping 2 records of a kind this workbench does not know: hologram\n" \
+        + live.stderr, "said once, before the run's own lines"
 
 
 def test_the_svg_diagram_has_an_arrow_per_frame_and_a_stop_at_the_gate(tmp_path):

@@ -138,6 +138,25 @@ def test_the_readme_commands_that_need_the_network_are_valid_bash():
         assert bash(f"bash -n <<'EOF'\n{command}\nEOF").returncode == 0
 
 
+def test_the_sdk_set_up_lines_install_what_the_interop_tests_need(tmp_path):
+    pip = next(c for c in sh_commands() if ".sdk/bin/pip install" in c)
+    assert {"http-server", "signing"} <= set(re.search(r'"a2a-sdk\[([^\]]*)\]"', pip)[1].split(",")), \
+        "tests/test_interop.py's signed-card test needs the signing extra (PyJWT)"
+    js = next(c for c in sh_commands() if "npm install" in c)
+    # `npm init -y` names the package after its folder, and npm refuses a name that starts with a dot.
+    assert "npm init" not in js
+    # The line as printed, in bash, with an npm that only says what it was asked (no registry in tests).
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "npm").write_text('#!/bin/sh\necho "$@" > asked.txt\n')
+    (tmp_path / "bin" / "npm").chmod(0o755)
+    done = subprocess.run(["bash", "-c", js], cwd=tmp_path, capture_output=True, text=True, timeout=30,
+                          env={**__import__("os").environ, "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
+    folder = tmp_path / re.search(r"mkdir -p (\S+)", js)[1]
+    assert done.returncode == 0, done.stderr
+    assert json.loads((folder / "package.json").read_text()) == {"private": True}
+    assert (folder / "asked.txt").read_text().split() == ["install", "-q", "@a2a-js/sdk", "express"]
+
+
 def test_the_readmes_signing_key_commands_make_a_key_and_serve_a_card_it_signed(tmp_path):
     from peers.signing import card_signature, rs256
     from transports.network import HttpTransport

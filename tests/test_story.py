@@ -162,9 +162,41 @@ def test_help_explains_every_flag():
         assert flag in done.stdout
 
 
+def test_help_files_the_lesson_flags_under_their_own_heading_not_the_models():
+    sections, heading = {}, None
+    for line in cli_once("--help").stdout.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            heading = line[:-1]
+        elif line.startswith("  --"):
+            sections.setdefault(heading, []).append(line.split()[0])
+    assert sections["lessons beyond the essay's run"] == ["--scenario", "--interactive", "--list-scenarios"]
+    model = sections["letting a model choose the delegation (generate())"]
+    assert model[0] == "--request" and not {"--scenario", "--interactive", "--list-scenarios"} & set(model)
+
+
 def test_an_unknown_flag_is_exit_2_without_a_traceback():
     done = cli("--transprot", "http")
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("typed, meant", [
+    (["--transprot", "http"], "unrecognized arguments: --transprot http; did you mean --transport?"),
+    (["--sream", "--verbse=1"], "unrecognized arguments: --sream --verbse=1; did you mean --stream --verbose?"),
+    (["--scenario", "crsh"], "argument --scenario: 'crsh' is not a lesson; did you mean crash?"),
+    (["--scenario", "broken_stream"], "'broken_stream' is not a lesson; did you mean broken-stream?"),
+    (["serve", "billing-agent", "--prot", "0"], "unrecognized arguments: --prot 0; did you mean --port?"),
+    (["web", "--opne"], "unrecognized arguments: --opne; did you mean --open?"),
+])
+def test_a_mistyped_flag_or_lesson_is_answered_with_the_nearest_name(typed, meant):
+    done = cli(*typed)
+    assert done.returncode == 2 and done.stdout == "" and meant in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_nothing_near_is_no_guess():
+    for typed in (["--zzzzzz"], ["--scenario", "qqqqqq"]):
+        done = cli(*typed)
+        assert done.returncode == 2 and "did you mean" not in done.stderr, done.stderr
 
 
 def test_the_essay_trace_tool_passes_when_it_is_available():

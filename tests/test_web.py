@@ -95,6 +95,39 @@ def test_open_hands_the_url_with_its_token_to_the_default_browser(tmp_path):
         assert process.wait(timeout=10) == 0
 
 
+def test_web_on_a_busy_port_says_so_in_one_line_and_exits_2_as_serve_does(page):
+    busy = str(page["port"])  # the page fixture's own server holds it
+    for command in (["web", "--port", busy], ["serve", "billing-agent", "--port", busy]):
+        done = cli(*command)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-800:]
+        assert done.stderr.startswith("error: cannot serve ") and f"on 127.0.0.1:{busy}: " in done.stderr
+        assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
+
+
+def test_open_with_no_browser_to_be_found_says_so_with_the_url(tmp_path):
+    """A machine with no browser (no BROWSER, none on PATH, no display): the page still serves,
+    and the person is told to open the URL themselves. Read from files, with a deadline."""
+    (tmp_path / "empty").mkdir()
+    env = {key: value for key, value in os.environ.items() if key not in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY")}
+    out, err = (open(tmp_path / name, "w+") for name in ("out.txt", "err.txt"))
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "web", "--open"], cwd=ROOT,
+                               stdout=out, stderr=err, env={**env, "PATH": str(tmp_path / "empty")})
+    try:
+        deadline = time.monotonic() + 20
+        while "no browser" not in (tmp_path / "err.txt").read_text() and time.monotonic() < deadline \
+                and process.poll() is None:
+            time.sleep(0.05)
+        url = (tmp_path / "out.txt").read_text().split("\n")[0].split()[-1]
+        said = (tmp_path / "err.txt").read_text()
+        assert said == f"warning: --open found no browser to open; open {url} in one\n", said
+        assert "?token=" in url and process.poll() is None, "it goes on serving"
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+        out.close()
+        err.close()
+
+
 def test_the_page_listens_on_loopback_only(page):
     assert page["server"].server_address[0] == "127.0.0.1"
 
@@ -236,6 +269,24 @@ def test_an_edited_allowlist_is_checked_by_the_loader_and_a_run_uses_it(page):
     assert page["path"].read_text() == ESSAY_ALLOWLIST, "the file changes only when saved"
 
 
+def test_the_command_shown_after_an_allowlist_edit_reproduces_the_run_in_a_terminal(page):
+    """Pasted into a terminal, the command must trust what the page's run trusted: it names
+    the allowlist the run read (the page's file, or the edit kept while the page serves)."""
+    import shlex
+    emptied = json.dumps({"trusted": []})
+    status, _, body = ask(page, "/runs", "POST", {"run": "default", "allowlist": emptied})
+    command = shlex.split(json.loads(body)["command"])
+    assert status == 201 and command[:2] == ["python3", "a2a_delegation.py"] and "--allowlist" in command
+    kept = command[command.index("--allowlist") + 1]
+    assert open(kept).read() == emptied
+    done = cli(*command[2:])
+    assert "[trust] 'billing-agent' is NOT on the allowlist -> delegation REFUSED" in done.stdout, done.stdout[-500:]
+    unedited = shlex.split(json.loads(ask(page, "/runs", "POST", {"run": "default"})[2])["command"])
+    assert unedited[unedited.index("--allowlist") + 1] == str(page["path"]), "the page's own file, by name"
+    web.close(page["server"], page["app"])
+    assert not os.path.exists(kept), "kept only while the page serves"
+
+
 def test_the_page_removes_every_allowlist_it_was_sent_when_it_stops(page):
     scratch = page["app"].scratch.folder
     assert ask(page, "/runs", "POST", {"run": "default", "step": "yes"})[0] == 400, "refused after its copy was made"
@@ -252,8 +303,17 @@ def test_saving_the_allowlist_replaces_the_file_whole_and_only_when_the_loader_t
     assert page["path"].read_text() == ESSAY_ALLOWLIST
     emptied = json.dumps({"trusted": []})
     assert ask(page, "/allowlist", "POST", {"text": emptied, "save": True})[0] == 200
-    assert page["path"].read_text() == emptied
+    assert page["path"].read_text() == emptied + "\n", "a text file ends with a newline, as a textarea's text may not"
     assert [p.name for p in page["path"].parent.iterdir()] == ["allowlist.json"], "no temporary file left"
+
+
+def test_saving_the_allowlist_as_the_page_read_it_leaves_the_file_byte_for_byte(page):
+    text = json.loads(ask(page, "/allowlist")[2])["text"]
+    assert text.endswith("}\n")
+    assert ask(page, "/allowlist", "POST", {"text": text, "save": True})[0] == 200
+    assert page["path"].read_text() == ESSAY_ALLOWLIST
+    assert ask(page, "/allowlist", "POST", {"text": text.rstrip("\n"), "save": True})[0] == 200
+    assert page["path"].read_text() == ESSAY_ALLOWLIST, "the final newline is kept, not dropped"
 
 
 def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):
@@ -264,9 +324,9 @@ def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):
     cli("--trace", str(tmp_path / "run.jsonl"))
     flagged = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
     def shape(recorded):
-        return [(r["kind"], r.get("text"), r.get("direction"), r.get("method")) for r in recorded
-                if r["kind"] != "registry"]
+        return [(r["kind"], r.get("text"), r.get("direction"), r.get("method"), r.get("cards")) for r in recorded]
     assert status == 200 and "attachment" in headers["Content-Disposition"]
+    assert [r["kind"] for r in records] == [r["kind"] for r in flagged], "the same records, kind by kind"
     assert shape(records) == shape(flagged)
 
 

@@ -4,8 +4,10 @@ browser serves the session; each test opens its own tab in a browser context of 
 
 A run is started the way a person shares one (`#run=NAME`) or by the page's own controls;
 what the test reads is what the page shows. Skipped, saying why, where Chromium is absent."""
+import base64
 import contextlib
 import json
+import zlib
 
 import pytest
 
@@ -155,6 +157,63 @@ def test_a_finished_run_steps_through_in_the_existing_view(chromium, page):
                              "document.getElementById('panel').textContent")
 
 
+def png_pixels(png: bytes) -> list[tuple[int, int, int]]:
+    """Every pixel of an 8-bit RGB or RGBA PNG as (r, g, b): its chunks, zlib and the five
+    row filters, standard library only (a screenshot's pixels are what a person sees)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    at, header, data = 8, None, b""
+    while at < len(png):
+        size = int.from_bytes(png[at:at + 4], "big")
+        kind, body = png[at + 4:at + 8], png[at + 8:at + 8 + size]
+        header = body if kind == b"IHDR" else header
+        data += body if kind == b"IDAT" else b""
+        at += 12 + size
+    width, height, depth, colour = int.from_bytes(header[:4], "big"), int.from_bytes(header[4:8], "big"), \
+        header[8], header[9]
+    assert depth == 8 and colour in (2, 6), "Chromium writes 8-bit RGB or RGBA"
+    step = 3 if colour == 2 else 4
+    raw, stride, pixels, previous = zlib.decompress(data), width * step, [], bytearray(width * step)
+    for row in range(height):
+        kind, line = raw[row * (stride + 1)], bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
+        for i in range(stride):
+            left, up = line[i - step] if i >= step else 0, previous[i]
+            corner = previous[i - step] if i >= step else 0
+            guess = (0, left, up, (left + up) // 2, min((left, up, corner),
+                     key=lambda c: abs(left + up - corner - c)))[kind]
+            line[i] = (line[i] + guess) & 0xFF
+        pixels += [tuple(line[i:i + 3]) for i in range(0, stride, step)]
+        previous = line
+    return pixels
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_step_through_view_draws_its_diagram_in_colour_not_black(chromium, page, scheme):
+    """The SVG's own style must apply under the page's policy: its background and arrows are
+    checked in the pixels of a screenshot, not in the DOM (the DOM was right while it drew black)."""
+    with chromium.tab(page[0] + "#run=default", width=1280) as browser:
+        browser.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": scheme}])
+        browser.wait_for(ENDED)
+        browser.evaluate("location.href = document.getElementById('steps').href")
+        last = browser.wait_for("document.getElementById('step') && document.getElementById('panel').textContent"
+                                " && document.querySelectorAll('li[data-step]').length")
+        browser.evaluate(f"location.hash = '#step={last}'")  # every step drawn in full, none faded as still to come
+        browser.wait_for(f"document.getElementById('step').textContent === '{last}'")
+        box = browser.evaluate("(() => { const r = document.getElementById('diagram').getBoundingClientRect();"
+                               " return [r.x, r.y, r.width, Math.min(r.height, 600)]; })()")
+        shot = browser.call("Page.captureScreenshot", format="png", clip=dict(
+            zip(("x", "y", "width", "height"), box), scale=1))
+    pixels = png_pixels(base64.b64decode(shot["data"]))
+    background = (255, 255, 255) if scheme == "light" else (0x0D, 0x11, 0x17)  # picture.STYLE's --bg
+    share = sum(pixel == background for pixel in pixels) / len(pixels)
+    assert share > 0.5, f"{share:.0%} of the diagram is its background colour {background}"
+    def near(colour, pixel):
+        return sum(abs(a - b) for a, b in zip(colour, pixel)) < 60
+    fail, send = ((0xCF, 0x22, 0x2E), (0x09, 0x69, 0xDA)) if scheme == "light" else \
+        ((0xFF, 0x7B, 0x72), (0x58, 0xA6, 0xFF))
+    assert any(near(fail, pixel) for pixel in pixels), "the refusal is drawn in the failure colour"
+    assert any(near(send, pixel) for pixel in pixels), "the frames sent are drawn in the send colour"
+
+
 @pytest.mark.parametrize("width", [1280, 420])
 def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(chromium, page, width):
     with chromium.tab(page[0] + "#run=approval") as browser:
@@ -177,3 +236,47 @@ def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
         browser.wait_for(ENDED)
         assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in browser.evaluate(FRAMES)
         assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
+
+
+def test_an_input_error_keeps_the_last_runs_frames_and_says_only_what_is_wrong(chromium, page):
+    with chromium.tab(page[0] + "#run=default") as browser:
+        browser.wait_for(ENDED)
+        before = browser.evaluate(FRAMES)
+        browser.evaluate("document.getElementById('peer').value = ''; document.getElementById('say').click()")
+        said = browser.wait_for("document.body.dataset.state === 'refused' && document.getElementById('status').textContent")
+        assert said == "the agent's URL is http(s): its card's, or its base URL, as --peer"
+        assert browser.evaluate(FRAMES) == before, "the last run's frames stay"
+        assert browser.evaluate("getComputedStyle(document.getElementById('status')).color") == "rgb(187, 0, 0)"
+        browser.evaluate("""(() => { document.getElementById('peer').value = 'http://127.0.0.1:9/';
+            document.getElementById('part-data').checked = true; document.getElementById('message').value = '{bad';
+            document.body.dataset.state = 'again'; document.getElementById('say').click(); })()""")
+        said = browser.wait_for("document.body.dataset.state === 'refused' && document.getElementById('status').textContent")
+        assert said.startswith("the data part is not JSON the workbench reads: ") and "request" not in said
+        assert browser.evaluate(FRAMES) == before
+
+
+def test_failures_in_trust_decisions_and_outcomes_are_red(chromium, page, closed_port):
+    with chromium.tab(page[0] + f"#run=default&peer=http://127.0.0.1:{closed_port}/") as browser:
+        browser.wait_for(ENDED)
+        colours = browser.evaluate("[...document.querySelectorAll('#decisions li')].map((line) => "
+                                   "[line.className, line.textContent, getComputedStyle(line).color])")
+    failing = [(text, colour) for cls, text, colour in colours if cls in ("kind-refused", "kind-error")]
+    assert {cls for cls, _, _ in colours} >= {"kind-refused", "kind-error"}, colours
+    assert all(colour == "rgb(187, 0, 0)" for _, colour in failing), failing
+    trusted = [colour for cls, _, colour in colours if cls == "kind-trusted"]
+    assert trusted and all(colour == "rgb(0, 119, 0)" for colour in trusted)
+
+
+def test_enter_in_the_agents_url_starts_no_run(chromium, page):
+    with chromium.tab(page[0]) as browser:
+        browser.wait_for(READY)
+        browser.evaluate("document.getElementById('peer').value = 'http://127.0.0.1:9/'; "
+                         "document.getElementById('peer').focus()")
+        for kind in ("rawKeyDown", "char", "keyUp"):  # a real key press: the browser's implicit submission
+            browser.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                         **({"text": "\r"} if kind == "char" else {}))
+        assert "Enter runs nothing here" in browser.wait_for("document.getElementById('status').textContent")
+        assert browser.evaluate("document.body.dataset.state") == "idle"
+        assert browser.evaluate("document.body.dataset.run") is None, "no run was started"
+        browser.evaluate("document.getElementById('start').click()")  # the Run button still runs
+        browser.wait_for(ENDED)

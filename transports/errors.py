@@ -18,6 +18,7 @@ past that as a traceback. Essay: Delegation over JSON-RPC. No A2A vocabulary her
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 MAY_HAVE_ACTED = ("the request reached the peer and may have been acted on: retry is NOT "
@@ -83,3 +84,14 @@ class RemoteError(PeerError):
 
 class ProtocolViolation(PeerError):
     """The peer answered, but not with anything the protocol allows."""
+
+
+def let_quit(exc: BaseException) -> None:
+    """Raise `exc` again if it is the debugger's quit (pdb's BdbQuit, which is an Exception),
+    so `q` quits wherever a breakpoint stopped: a catch-all calls this first, or it would turn
+    the quit into a made-up internal error and the run would go on. KeyboardInterrupt and
+    SystemExit are BaseExceptions, never caught by `except Exception`. bdb is looked up, not
+    imported: if no debugger loaded it, nothing can be its quit."""
+    bdb = sys.modules.get("bdb")
+    if bdb is not None and isinstance(exc, bdb.BdbQuit):
+        raise exc

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 from transports import sse
 from transports.base import App, Body, HttpRequest, HttpResponse, hang_up, parse_url, request
 from transports.codec import MAX_FRAME_BYTES
-from transports.errors import TransportError
+from transports.errors import TransportError, let_quit
 
 
 class InProcessTransport:
@@ -99,7 +99,8 @@ def _arriving(chunks: Any, started: float, timeout: float | None) -> Body:
                 yield bytes(chunk)
         except TransportError:
             raise
-        except Exception:  # what an HTTP client of a server whose app failed mid-stream would see
+        except Exception as exc:  # what an HTTP client of a server whose app failed mid-stream would see
+            let_quit(exc)
             raise TransportError("the connection broke before a full reply: the peer closed it",
                                  sent=True) from None
 

@@ -15,7 +15,7 @@ from enum import IntEnum
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
-from transports.errors import ProtocolViolation, RemoteError
+from transports.errors import ProtocolViolation, RemoteError, let_quit
 
 class ErrorCode(IntEnum):
     PARSE_ERROR = -32700  # the bytes are not JSON
@@ -153,6 +153,7 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
     except JsonRpcError as exc:
         body = encode_error(request_id, exc)
     except Exception as exc:  # a bug, not the caller's fault: hide the detail
+        let_quit(exc)
         if log is not None:
             log(f"internal error in {request.method if request else 'dispatch'}: {exc!r}")
         body = encode_error(request_id, InternalError())

@@ -21,6 +21,7 @@ from collections import deque
 from typing import Any, Callable, Iterable
 
 from transports.base import App, HttpRequest, hang_up
+from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
 
@@ -189,6 +190,7 @@ class Connection:
             self.sock.settimeout(write_timeout)  # blocking, for a worker; a client that stops reading is let go
             return self._answer(app, base, head, body, log)
         except Exception as exc:  # a bug of ours: one line, and this connection ends
+            let_quit(exc)
             log(f"{self.ip} server error: {escape(repr(exc), _OUR_TEXT)}")
             return False
 
@@ -205,6 +207,7 @@ class Connection:
             out = response_head(status, response.headers, None if streaming else len(body),
                                 close=close, http10=http10)
         except Exception as exc:  # a bug in the app: say so in the log, not on the wire
+            let_quit(exc)
             note = f" app raised {escape(repr(exc), _OUR_TEXT)}"
             status, body, streaming, close = 500, b"", False, True
             out = refusal(500, InternalError())
@@ -231,6 +234,7 @@ class Connection:
         except OSError:
             raise  # the client left (an app's own OSError is reported the same way)
         except Exception as exc:  # the client gets no last chunk: it sees a cut-off body
+            let_quit(exc)
             return f" app raised {escape(repr(exc), _OUR_TEXT)} mid-stream"
         finally:
             hang_up(chunks)  # a generator's `finally` runs now, not when collected

@@ -3,6 +3,7 @@
 Used by flags.py as argparse `type=` functions: each returns the value, or raises
 argparse's ArgumentTypeError with a sentence saying what was expected, which argparse
 prints as one line (and exit status 2). argparse is imported only when a value is bad.
+A mistyped lesson or flag is answered with the nearest name there is (difflib), as git does.
 """
 from __future__ import annotations
 
@@ -43,10 +44,26 @@ def token(text: str) -> str:
 
 
 def lesson(text: str) -> str:
-    from peers.support.lessons import find  # only a run that names a lesson looks for one
+    from peers.support.lessons import every, find, name_of  # only a run that names a lesson looks for one
     if find(text) is None:
-        raise _bad(f"{text[:40]!r} is not a lesson (--list-scenarios lists them)")
+        guess = _nearest([text[:40]], [name_of(module.__name__) for module in every()])
+        raise _bad(f"{text[:40]!r} is not a lesson{guess} (--list-scenarios lists them)")
     return text
+
+
+def near_flag(message: str, flags: list[str]) -> str:
+    """For argparse's "unrecognized arguments: ..." the nearest flags there are: "; did you
+    mean --transport?" ("" for any other message, or nothing near)."""
+    if not message.startswith("unrecognized arguments: "):
+        return ""
+    return _nearest([word.split("=", 1)[0] for word in message.split(": ", 1)[1].split() if word.startswith("--")],
+                    flags)
+
+
+def _nearest(typed: list[str], known: list[str]) -> str:
+    import difflib
+    near = [match for word in typed for match in difflib.get_close_matches(word, known, n=1)]
+    return f"; did you mean {' '.join(dict.fromkeys(near))}?" if near else ""
 
 
 def _bad(message: str) -> Exception:

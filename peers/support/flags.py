@@ -32,6 +32,7 @@ class Flag(NamedTuple):
 
 
 MODEL, LEARN = "letting a model choose the delegation (generate())", "watching, stepping, saving"
+LESSONS = "lessons beyond the essay's run"
 FLAGS = (
     Flag("--registry", None, "where peers live: a list of Agent Card URLs (default: the "
          "registry.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
@@ -81,7 +82,7 @@ FLAGS = (
     Flag("--show-prompts", False, "print every prompt and answer, exactly as the model saw them",
          MODEL, {"action": "store_true"}),
     Flag("--scenario", None, "run a lesson beyond the essay's run, by name (--list-scenarios "
-         "says what each shows; --scenario NAME --help, what it teaches and how it runs)", MODEL,
+         "says what each shows; --scenario NAME --help, what it teaches and how it runs)", LESSONS,
          {"type": values.lesson, "metavar": "NAME"}),
     Flag("--legacy-card-path", False, f"if a card is not at {CARD_PATH}, try "
          "/.well-known/agent.json (A2A 0.2 and earlier), with a warning", options={"action": "store_true"}),
@@ -94,8 +95,8 @@ FLAGS = (
          options={"action": "store_true"}),
     Flag("--interactive", False, "in a lesson where a person decides, you are that person "
          "(--scenario NAME --help says whether it has one)",
-         MODEL, {"action": "store_true"}),
-    Flag("--list-scenarios", False, "list the lessons, one line each, in teaching order, and exit", MODEL,
+         LESSONS, {"action": "store_true"}),
+    Flag("--list-scenarios", False, "list the lessons, one line each, in teaching order, and exit", LESSONS,
          {"action": "store_true"}),
     Flag("--step", False, "before each frame leaves, show it and wait: Enter sends it, q stops",
          LEARN, {"action": "store_true"}),
@@ -147,7 +148,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
 
     class OneLineParser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # one line, not the whole usage: exit 2 as argparse does
-            self.exit(2, f"error: {message} (--help lists every flag)\n")
+            self.exit(2, f"error: {message}{values.near_flag(message, [f.name for f in table] + ['--help'])} "
+                         "(--help lists every flag)\n")
 
         def print_help(self, file: Any = None) -> None:
             if lesson_help is None:
@@ -170,7 +172,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamesp
     served = tuple(Flag(flag.name, flag.default, flag.help, options={
         **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
         for flag in serve_flags)
-    for flag in (WEB_FLAGS if command == "web" else served) if serving else FLAGS:
+    table = (WEB_FLAGS if command == "web" else served) if serving else FLAGS
+    for flag in table:
         group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
                                   if flag.group else parser)
         options = dict(flag.options)

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from peers.contracts.refund_text import read_refund
 from peers.support.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed
+from transports.errors import let_quit
 
 class Generate(Protocol):
     """The one hook a model plugs into: a prompt in, the model's text out."""
@@ -85,6 +86,7 @@ def load(spec: str) -> Generate:
     except AttributeError:
         raise GenerateError(f"{module_name!r} has no {attribute!r}") from None
     except Exception as exc:  # the module's own code failed while loading: say which, in one line
+        let_quit(exc)
         raise GenerateError(f"loading {module_name!r} failed: {exc.__class__.__name__}: {exc}") from None
     if not callable(function):
         raise GenerateError(f"{spec} is not callable")

@@ -21,6 +21,7 @@ from peers.support.generate import STAND_IN_READS, Generate, GenerateError, gull
 from peers.support.prompts import ModelStepFailed
 from peers.support.contracts import CONTRACTS
 from peers.support.output import Kind
+from transports.errors import let_quit
 from transports.printer import escape
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -
     except GenerateError:
         raise
     except Exception as exc:  # the plugged-in model's own failure: one line, nothing sent
+        let_quit(exc)
         raise GenerateError(f"generate() raised {exc.__class__.__name__}: {exc}") from exc
     if not isinstance(answer, str):
         raise GenerateError(f"generate() returned {type(answer).__name__}, not text")

@@ -47,16 +47,17 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
 
     class Watch(Protocol):
         """Something following a run from outside the terminal (the web page): the Console the
-        run says its lines to, `attach(printer)`, which hooks the printer once it is made, the
-        credentials it was given for this run (origin -> a Held, credentials.py), held in
-        memory only and merged into the run's credential store, and the story it tells
-        instead of the essay's, if any (one operation on an agent)."""
+        run says its lines to, `attach(printer, card_urls)`, which hooks the printer once it is
+        made (and keeps the registry's card URLs, as --trace does), the credentials it was
+        given for this run (origin -> a Held, credentials.py), held in memory only and merged
+        into the run's credential store, and the story it tells instead of the essay's, if
+        any (one operation on an agent)."""
 
         console: Console
         credentials: dict[str, Any]
         story: Callable[[SupportAgent, list[str]], list[Outcome]] | None
 
-        def attach(self, printer: FramePrinter) -> None: ...
+        def attach(self, printer: FramePrinter, card_urls: list[str]) -> None: ...
 
 
 class Session:
@@ -159,7 +160,7 @@ class Session:
             from peers.support.frame_summaries import Summaries
             printer.summarize = Summaries()
         if self.watch is not None:  # the web page: told of each frame, and may hold one before it leaves
-            self.watch.attach(printer)
+            self.watch.attach(printer, self.card_urls)
         return printer
 
     def frames(self) -> str:

@@ -27,6 +27,8 @@ from transports.printer import Frame, escape, mask_body, named_by_path
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
 WIRE_OF = {method: name for name in wire_format.NAMES for method in wire_format.by_name(name).METHODS}
+# Every kind of record a Recorder writes: the Console's lines and events, and the frames.
+KINDS = ("line", "frame", "registry", "trust", "failure", "model", "broken", "resumed", "task")
 PUSH = "push to our webhook"  # a frame's method, where a peer POSTed a task's change to us
 
 
@@ -123,6 +125,9 @@ def load(path: str) -> list[dict[str, Any]]:
         if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
             raise ValueError(f"{path}:{number}: not a trace record")
         records.append(record)
+    if not any(record["kind"] in KINDS for record in records):  # nothing to print or draw: say so, not silence
+        raise ValueError(f"{path}: no record of a kind a trace has ({', '.join(KINDS)}); not a trace of this "
+                         f"workbench")
     return records
 
 
@@ -130,6 +135,11 @@ def replay(records: list[dict[str, Any]], say: Callable[..., None], options: Any
     """Print the recorded lines again, each as the kind of line it was; then write the
     --trace and --diagram files from the same records, if asked. Returns the exit status."""
     kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
+    unknown = {record["kind"] for record in records if record["kind"] not in KINDS}
+    if unknown:  # a newer workbench's, or an edited file's: what is known is shown, the rest named
+        skipped = sum(record["kind"] in unknown for record in records)
+        say(f"skipping {skipped} record{'s' * (skipped != 1)} of a kind this workbench does not know: "
+            f"{', '.join(sorted(escape(kind[:40]) for kind in unknown)[:5])}", Kind.WARNING)
     for record in records:
         if record["kind"] == "line" and isinstance(record.get("text"), str):
             kind = kinds.get(record.get("line"), Kind.STORY) if isinstance(record.get("line"), str) \

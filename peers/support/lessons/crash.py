@@ -41,7 +41,9 @@ LESSON = Lesson(
     about="billing (its own process, with a store file) dies after refunding, before answering; restarted, "
           "it answers the same message with the task it made: one refund",
     teaches="seed 004: which effects may already have landed, when a peer dies", order=120,
-    flags={"--wire": "1.0", "--transport": "http"})  # billing is a process of its own: reached over HTTP
+    flags={"--wire": "1.0"},
+    needs={"--transport": ("http", "billing is a process of its own here, so that it can die and restart, and only "
+                                   "HTTP reaches another process")})
 
 
 def start_billing(port: int, store: str, wire: str, *extra: str,

@@ -12,6 +12,7 @@ Not here: the trust gate itself (a2a_delegation.py).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -20,6 +21,8 @@ from typing import Callable
 from peers.support.config import MAX_FILE_CHARS, ConfigError, load_allowlist
 
 SHOWN_AS = "the allowlist in the page"  # what a problem's file is called, not a temporary path
+DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "allowlist.json")  # beside a2a_delegation.py: the flag's default
 
 
 class Scratch:
@@ -84,11 +87,23 @@ def for_a_run(text: str, within: str | None = None) -> tuple[str | None, str, Ca
     return problem, edited.path, edited.remove
 
 
+def kept(text: str, within: str) -> str:
+    """A copy of an edited allowlist that the command the page shows can name: in the server's
+    Scratch folder (`within`) until the page stops, named by its content, so an edit run
+    again is one file, not one per run."""
+    path = os.path.join(within, f"edited-{hashlib.sha256(text.encode()).hexdigest()[:12]}.json")
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    return path
+
+
 def save(path: str, text: str) -> str | None:
     """Replace the allowlist file with `text`, if the loader takes it; None, or why not."""
     problem, _ = check(text)
     if problem:
         return problem
+    text = text if text.endswith("\n") else text + "\n"  # a text file ends with one, as the file did (POSIX)
     folder = os.path.dirname(os.path.abspath(path))
     try:
         handle, temporary = tempfile.mkstemp(prefix=".allowlist-", suffix=".json", dir=folder)

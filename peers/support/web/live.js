@@ -86,16 +86,16 @@ async function openSaved() {
 }
 
 async function follow(path, asked) {
+  const {status, answer} = await ask("POST", path, asked);
+  if (status !== 201) { // nothing started: the last run's frames stay, and the status says why
+    setState("refused", answer.error || `HTTP ${status}`);
+    return;
+  }
   if (current) current.events.close();
   $("frames").replaceChildren();
   $("decisions").replaceChildren();
   $("trace").hidden = true;
   $("steps").hidden = true;
-  const {status, answer} = await ask("POST", path, asked);
-  if (status !== 201) {
-    setState("refused", answer.error || `HTTP ${status}`);
-    return;
-  }
   $("command").textContent = answer.command;
   setState("running", "running");
   const events = new EventSource(`/runs/${encodeURIComponent(answer.id)}/events`);
@@ -167,6 +167,13 @@ async function load() {
   $("allowlist-path").textContent = file.path;
   $("run").addEventListener("change", showAbout);
   $("controls").addEventListener("submit", (submitted) => { submitted.preventDefault(); start(); });
+  // Enter in an agent's fields would submit the form, running the whole story: it says what does what instead.
+  for (const id of ["peer", "token"]) $(id).addEventListener("keydown", (pressed) => {
+    if (pressed.key !== "Enter") return;
+    pressed.preventDefault();
+    $("status").textContent = "Enter runs nothing here: Run runs the story with this agent added; " +
+      "the buttons under \"Talk to the agent at that URL\" talk to it alone";
+  });
   $("rerun").addEventListener("click", start);
   $("send").addEventListener("click", () => ask("POST", `/runs/${current.id}/send`));
   $("stop").addEventListener("click", () => ask("POST", `/runs/${current.id}/stop`));

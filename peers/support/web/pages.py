@@ -29,15 +29,17 @@ def headers() -> dict[str, str]:
 def steps_view(records: list[dict[str, Any]]) -> HttpResponse:
     """The step-through page (peers/support/page.py) of a run, as --diagram run.html draws it.
     Its own script and style are inline; the policy allows exactly those, by their hashes,
-    taken from its template (page.html), not from the page made: a peer's text reaches that
-    page only as escaped JSON data and text, and no script it could smuggle in would run."""
-    from peers.support import page
+    taken from its template (page.html) and the diagram's style (picture.STYLE), not from
+    the page made: a peer's text reaches that page only as escaped JSON data and text, and
+    no script or style it could smuggle in would apply."""
+    from peers.support import page, picture
     html = page.page(records)
     with open(page.TEMPLATE, encoding="utf-8") as file:
         template = Template(file.read()).safe_substitute()  # $$ -> $, as page() makes it; no data in these blocks
+    blocks = {tag: re.findall(f"<{tag}>(.*?)</{tag}>", template, re.S) for tag in ("script", "style")}
+    blocks["style"].append(picture.STYLE)  # the diagram's own colours: without them the SVG paints black
     allowed = {tag: " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()}'"
-                             for body in re.findall(f"<{tag}>(.*?)</{tag}>", template, re.S))
-               for tag in ("script", "style")}
+                             for body in bodies) for tag, bodies in blocks.items()}
     policy = POLICY.replace("script-src 'self'", f"script-src {allowed['script']}").replace(
         "style-src 'self'", f"style-src {allowed['style']}")
     return HttpResponse(200, {**headers(), "Content-Security-Policy": policy, "Content-Type": "text/html; charset=utf-8"},

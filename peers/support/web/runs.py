@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from peers.support import trace
 from peers.support.output import Console, Kind
+from transports.errors import let_quit
 from transports.printer import Frame, FramePrinter, StopRun, escape
 
 MAX_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
@@ -57,9 +58,11 @@ class Run:
         self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
 
     # -- the session's Watch ------------------------------------------------------------
-    def attach(self, printer: FramePrinter) -> None:
-        """Hook the printer main() made: every frame an event, and each one held if stepping."""
+    def attach(self, printer: FramePrinter, card_urls: list[str]) -> None:
+        """Hook the printer main() made: every frame an event, and each one held if stepping;
+        the trace starts with the registry's card URLs, as --trace's does (tools.py)."""
         self.recorder = trace.Recorder(printer.label)
+        self.recorder.event("registry", cards=card_urls)
         self.console.listeners.append(self.recorder.line)
         printer.listeners += [self.recorder.frame, self.frame]
         printer.before_send = self.before_send
@@ -110,6 +113,7 @@ class Run:
             except SystemExit as exc:  # a flag the page built was refused: said on the Console
                 status = exc.code if isinstance(exc.code, int) else 2
             except Exception as exc:  # a bug of ours: one line on the page, not a traceback
+                let_quit(exc)
                 self.console.say(f"the run failed: {repr(exc)[:300]}", Kind.ERROR)  # the Console escapes it
             finally:
                 self.cleanup()

@@ -20,13 +20,14 @@ import hmac
 import json
 import os
 import secrets
+import shlex
 from functools import partial
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from peers.a2a import wire_format
 from peers.support import outside
-from peers.support.output import Console
+from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist
 from peers.support.web.pages import headers, lessons, steps_view
 from peers.support.web.runs import Run, Runs
@@ -62,8 +63,8 @@ class WebApp:
             return refused
         try:
             response = self.route(request, url.path)
-        except ValueError as exc:  # a body that is not the JSON asked for: one line
-            response = _answer(400, {"error": f"not a request the page sends: {exc}"})
+        except ValueError as exc:  # what was entered, or a body not as asked: one line, in its own words
+            response = _answer(400, {"error": str(exc)})
         if request.method == "GET" and url.path == "/" and "token" in url.query:
             response.headers["Set-Cookie"] = f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/"
         return response
@@ -141,27 +142,34 @@ class WebApp:
                                                           _field(request, "secret", str, ""))
         credentials = agent.credentials(peer, scheme, secret) if peer else {}  # for its origin alone
         argv += (["--peer", peer] if peer else []) + FOLLOW[follow]
-        return self.launch(request, argv, " ".join(["python3 a2a_delegation.py", *argv]), credentials)
+        return self.launch(request, argv, "{command}", credentials)
 
     def talk(self, request: HttpRequest) -> HttpResponse:
         """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
         asked, argv, credentials = agent.asked(loads_strict(request.body or b"{}", REQUEST_LIMITS), FOLLOW)
-        shown = f"{asked.operation}, from the page, to the agent `python3 a2a_delegation.py {' '.join(argv)}` finds"
+        shown = f"{asked.operation}, from the page, to the agent `{{command}}` finds"
         return self.launch(request, argv, shown, credentials, partial(outside.talk, asked))
 
-    def launch(self, request: HttpRequest, argv: list[str], command: str,
+    def launch(self, request: HttpRequest, argv: list[str], shown: str,
                credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> HttpResponse:
-        """A run of `argv` with the page's allowlist (checked by the loader first), started."""
-        text = _field(request, "allowlist", str, "") or allowlist.read(self.allowlist_path)
+        """A run of `argv` with the page's allowlist (checked by the loader first), started;
+        `shown` says it, with {command}: the command that does the same in a terminal."""
+        saved = allowlist.read(self.allowlist_path)
+        text = _field(request, "allowlist", str, "") or saved
         problem, path, remove = allowlist.for_a_run(text, self.scratch.folder)
         if problem:
             return _answer(400, {"error": problem})
+        # The command names the allowlist the run reads: an edit not saved yet is kept while
+        # the page serves, since without it the command would trust what the page refused.
+        named = self.allowlist_path if text == saved else allowlist.kept(text, self.scratch.folder)
+        flag = [] if named == allowlist.DEFAULT else ["--allowlist", named]
+        command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, *flag])
         run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
                               credentials, story)
         if run is None:
             remove()
             return _answer(429, {"error": "three runs are going already; stop one or wait"})
-        return _answer(201, {"id": run.id, "command": command})
+        return _answer(201, {"id": run.id, "command": shown.replace("{command}", command)})
 
     def stream(self, run: Run, index: int) -> Any:
         """The run's events from `index` on, as server-sent events, each with its number as
@@ -192,19 +200,25 @@ def listening(port: int, allowlist_path: str, again: Callable[[list[str], Any], 
 
 
 def serve(options: Any, console: Console, again: Callable[[list[str], Any], int]) -> int:
-    """Serve the page until Ctrl-C or SIGTERM; print its URL with the token. Returns 0."""
+    """Serve the page until Ctrl-C or SIGTERM; print its URL with the token. Returns 0, or 2
+    when it cannot listen on the port."""
     import signal
     import threading
     stopped = threading.Event()
     if threading.current_thread() is threading.main_thread():  # before the URL: a SIGTERM then is clean
         signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
-    server, app, url = listening(options.port, options.allowlist, again)
+    try:
+        server, app, url = listening(options.port, options.allowlist, again)
+    except OSError as exc:  # a port in use, or not ours to take: one line and 2, as `serve` says it
+        console.say(f"cannot serve the page on 127.0.0.1:{options.port}: {exc.strerror or exc}", Kind.ERROR)
+        return 2
     console.say(f"[web] the live page: {url}")
     console.say("[web] on 127.0.0.1 only; the token is this page's alone. Ctrl-C or SIGTERM stops it.")
     console.out.flush()
     if options.open:
         import webbrowser
-        webbrowser.open(url)
+        if not webbrowser.open(url):  # no browser this machine knows of: the person opens it
+            console.say(f"--open found no browser to open; open {url} in one", Kind.WARNING)
     try:
         while not stopped.wait(0.5):
             pass
