@@ -195,8 +195,7 @@ def _check_run(parser: Any, options: SimpleNamespace) -> None:
     if options.verbose and options.quiet:
         parser.error("--verbose and --quiet cannot be used together")
     if options.step and options.quiet:
-        parser.error("--step shows each frame before it leaves, and --quiet hides frames: "
-                     "use one of them")
+        parser.error("--step shows each frame before it leaves, and --quiet hides frames: use one of them")
     if options.diagram and not options.diagram.lower().endswith((".svg", ".html", ".mmd")):
         parser.error("--diagram FILE must end in .svg, .html or .mmd")
     for flag, path in (("--trace", options.trace), ("--diagram", options.diagram)):
@@ -223,8 +222,7 @@ def dest_of(flag: str) -> str:
 
 def peer_card_urls(options: SimpleNamespace) -> list[str]:
     """--peer URLs as card URLs: a base URL gets the well-known path."""
-    return [url if url.endswith(".json") else card_url(url)
-            for url in options.peer]
+    return [url if url.endswith(".json") else card_url(url) for url in options.peer]
 
 
 def ignored(options: SimpleNamespace) -> list[str]:
