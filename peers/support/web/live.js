@@ -4,6 +4,11 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// The token the web command printed, from this load's address or, after a reload, this tab's
+// sessionStorage (kept per port, unlike a cookie, which 127.0.0.1's other ports would be sent).
+const TOKEN = new URLSearchParams(location.search).get("token") || sessionStorage.getItem("a2a-web-token") || "";
+sessionStorage.setItem("a2a-web-token", TOKEN);
+const withToken = (path) => `${path}?token=${encodeURIComponent(TOKEN)}`; // for what a browser asks for itself
 let current = null; // {id, events: EventSource}
 let lessons = [];
 const ENDED = ["completed", "failed", "canceled", "rejected"];
@@ -17,8 +22,8 @@ function element(tag, text, className) {
 
 async function ask(method, path, body) {
   const response = await fetch(path, {
-    method, credentials: "same-origin",
-    headers: body === undefined ? {} : {"Content-Type": "application/json"},
+    method, credentials: "omit",
+    headers: {"X-Workbench-Token": TOKEN, ...(body === undefined ? {} : {"Content-Type": "application/json"})},
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   let answer = {};
@@ -98,7 +103,7 @@ async function follow(path, asked) {
   $("steps").hidden = true;
   $("command").textContent = answer.command;
   setState("running", "running");
-  const events = new EventSource(`/runs/${encodeURIComponent(answer.id)}/events`);
+  const events = new EventSource(withToken(`/runs/${encodeURIComponent(answer.id)}/events`));
   current = {id: answer.id, events};
   document.body.dataset.run = answer.id;
   events.onmessage = (message) => show(JSON.parse(message.data));
@@ -135,9 +140,9 @@ function show(event) {
     current.events.close();
     setState("ended", `ended, exit status ${event.status}`);
     const trace = $("trace");
-    trace.href = `/runs/${encodeURIComponent(current.id)}/trace.jsonl`;
+    trace.href = withToken(`/runs/${encodeURIComponent(current.id)}/trace.jsonl`);
     trace.hidden = false;
-    $("steps").href = `/runs/${encodeURIComponent(current.id)}/steps.html`;
+    $("steps").href = withToken(`/runs/${encodeURIComponent(current.id)}/steps.html`);
     $("steps").hidden = false;
   }
   frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});
@@ -152,8 +157,12 @@ async function allowlist(save) {
 }
 
 async function load() {
-  // The token was in the address once; the cookie carries it from now on.
+  // The token was in the address once; the script holds it from now on.
   history.replaceState(null, "", `/${location.hash}`);
+  if (!TOKEN) {
+    setState("idle", "no token: open the address the web command printed (it ends in ?token=...)");
+    return;
+  }
   const {answer} = await ask("GET", "/lessons");
   lessons = answer.runs;
   for (const entry of lessons) {
@@ -191,14 +200,14 @@ async function load() {
   if (asked.has("peer")) $("peer").value = asked.get("peer");
   if (asked.has("follow")) $("follow").value = asked.get("follow");
   $("step").checked = asked.get("step") === "1";
-  if (asked.has("run") && lessons.some((entry) => entry.name === asked.get("run"))) {
-    $("run").value = asked.get("run");
-    showAbout();
-    start();
-  } else {
-    showAbout();
-    setState("idle", "");
-  }
+  // A link sets the run up, and a person starts it: any page (one on another port of this
+  // machine too) can send the browser here with a fragment naming a run and an agent's URL.
+  const linked = asked.has("run") && lessons.some((entry) => entry.name === asked.get("run"));
+  if (linked) $("run").value = asked.get("run");
+  showAbout();
+  setState("idle", linked ? `set up from the link (${asked.get("run")}${asked.has("peer") ? `, with the agent ` +
+    `at ${$("peer").value}` : ""}): Run starts it` : "");
+  if (linked) $("start").focus();
 }
 
 load();

@@ -4,9 +4,14 @@ The page can start runs, send frames and write the allowlist file, so any web pa
 person has open elsewhere must not be able to do the same. Every request passes `door`:
 - the Host must be 127.0.0.1:PORT or localhost:PORT, so a name rebound to 127.0.0.1 by a
   hostile DNS server reaches nothing (DNS rebinding);
-- the token printed at start-up must come with it: in the query of the first load, which
-  answers with an HttpOnly SameSite=Strict cookie, then in that cookie or the
-  X-Workbench-Token header (compared in constant time);
+- the token printed at start-up must come with it: in the X-Workbench-Token header, or in
+  the query of a GET (the first load; the event stream, a saved trace and the step-through
+  view, which a browser asks for without headers of ours), compared in constant time. Never
+  in a cookie: a browser sends 127.0.0.1's cookies to every port of 127.0.0.1, so any local
+  service the person's browser visits would be handed it. The page keeps it in memory and
+  in its tab's sessionStorage, which, unlike a cookie, is kept per port (so a reload keeps
+  it). The page itself, its script and its style hold nothing secret and need no token:
+  everything they show comes from routes that do;
 - a request that changes something (every POST) must carry the page's own Origin (CSRF).
 Every answer carries a Content-Security-Policy that allows no inline script and nothing
 from elsewhere, and is not cached. The server is the peers' own (transports/server.py):
@@ -51,7 +56,7 @@ class WebApp:
 
     def __init__(self, port: int, token: str, runs: Runs, allowlist_path: str) -> None:
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
-        self.token, self.cookie = token, f"a2a-web-{port}"  # a cookie per port: two pages, two tokens
+        self.token = token
         self.runs, self.allowlist_path = runs, allowlist_path
         self.scratch = allowlist.Scratch()  # the edited allowlists' folder: removed by close()
         self.closing = False
@@ -62,21 +67,18 @@ class WebApp:
         if refused:
             return refused
         try:
-            response = self.route(request, url.path)
+            return self.route(request, url.path)
         except ValueError as exc:  # what was entered, or a body not as asked: one line, in its own words
-            response = _answer(400, {"error": str(exc)})
-        if request.method == "GET" and url.path == "/" and "token" in url.query:
-            response.headers["Set-Cookie"] = f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/"
-        return response
+            return _answer(400, {"error": str(exc)})
 
     def door(self, request: HttpRequest, path: str, query_token: str) -> HttpResponse | None:
         """None when the request may go on; else its refusal, saying why in one line."""
         host = request.header("host") or ""
         if host not in self.hosts:
             return _answer(421, {"error": "this page answers only at 127.0.0.1 or localhost on its own port"})
-        cookies = dict(part.strip().partition("=")[::2] for part in (request.header("cookie") or "").split(";"))
-        given = [query_token if path == "/" else "", cookies.get(self.cookie, ""),
-                 request.header("x-workbench-token") or ""]
+        if request.method == "GET" and path in STATIC:
+            return None  # the page, its script and style: nothing secret in them
+        given = [query_token if request.method == "GET" else "", request.header("x-workbench-token") or ""]
         if not any(value and hmac.compare_digest(value.encode(), self.token.encode()) for value in given):
             return _answer(401, {"error": "no token: open the URL the web command printed"})
         if request.method != "GET" and request.header("origin") != f"http://{host}":
