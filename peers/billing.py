@@ -125,10 +125,12 @@ def unbacked(claims: tuple[Any, ...], order: str, amount: float) -> str | None:
 
 
 def refunds(orders: dict[str, float] | None, slow: float = 0.0,
-            step_up_above: float | None = None) -> Callable[[dict[str, Any]], str]:
+            step_up_above: float | None = None, approver: Any = None) -> Callable[[dict[str, Any]], str]:
     """The refund skill, over billing's own record of what each order was charged (None:
     no record, so any order is refunded: the peer as a test double); `slow`: seconds
-    each refund takes; `step_up_above`: above this, a refund also needs a step-up token."""
+    each refund takes; `step_up_above`: above this, a refund also needs a step-up token;
+    `approver`: the public key whose signature an approval must carry (None: the bare
+    proposal, sent back, approves it, and the reason a task pauses with says so)."""
     def process_refund(refund: dict[str, Any]) -> str:
         """Issue the refund; the reference is derived from the order, so a retry is
         recognisable. Above the approval limit nothing is issued: a person must approve."""
@@ -148,10 +150,13 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
                                   f"{STEP_UP_SCOPE!r}; nothing was issued", STEP_UP_SCOPE, then=issue)
         if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve; then the proof
             proposal = {"order_id": order, "amount": amount, "currency": "USD"}
+            signed = (", signed by the approver key billing pins (an RS256 JWS over {approval, taskId} "
+                      'as \"signature\")') if approver is not None else ""
             raise NeedsApproval(f"approval required: a refund of ${amount:,.2f} for {order} is "
                                 f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
                                 "nothing was issued. To approve, continue this task with the data "
-                                f"part {json.dumps({'approval': proposal})}", proposal, then=proven)
+                                f"part {json.dumps({'approval': proposal})}{signed}", proposal, then=proven,
+                                approver=approver)
         return proven()
     return process_refund
 
@@ -182,16 +187,17 @@ def admission(orders: dict[str, float] | None, disputed: dict[str, str] | None =
 
 def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | None = None,
                   slow: float = 0.0, step_up_above: float | None = None,
-                  disputed: dict[str, str] | None = None, **options: Any) -> Peer:
+                  disputed: dict[str, str] | None = None, approver: Any = None, **options: Any) -> Peer:
     """billing-agent with the card in peers/cards/billing-agent.json (moved under `base_url`
     if given). `options` go to Peer: task ids, clock, store size. It runs the skills it
     knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
-    given `orders` (order id -> what it was charged), each refund against its order."""
+    given `orders` (order id -> what it was charged), each refund against its order;
+    given `approver` (an rs256.PublicKey it pins), an approval must carry its signature."""
     card = load_card("billing-agent", base_url)
     # Billing streams its tasks on 0.3 and 1.0 (the essay's wire cannot: its card says false).
     card = card._replace(streaming=True, skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
+    skills = [Skill(skill, refunds(orders, slow, step_up_above, approver), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders, disputed))
               for skill in card.skills if skill.id == "process_refund"]
     card = card._replace(extended_card=True, push_notifications=True)

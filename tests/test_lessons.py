@@ -402,12 +402,13 @@ def test_the_diagram_draws_every_turn_of_a_task_as_that_task(tmp_path):
               if ("SendMessage" in line or "task-1" in line) and not line.strip().startswith("Note")]
     assert arrows == ["L0->>L3: SendMessage (id 1)", "L3-->>L0: task-1 input-required (id 1)",
                       "L0->>L3: SendMessage (id 2): next turn of task-1", "L0->>L3: SendMessage (id 3): next turn of task-1",
-                      "L3-->>L0: task-1 completed (id 3)", "L0->>L3: SendMessage (id 4): next turn of task-1"]
+                      "L0->>L3: SendMessage (id 4): next turn of task-1",
+                      "L3-->>L0: task-1 completed (id 4)", "L0->>L3: SendMessage (id 5): next turn of task-1"]
 
 
 ENDINGS = {"contract": "trusted result (from billing-agent): refund of $180.00",
            "outcomes": "[support] every variant, and what the support agent does with it:",
-           "approval": "[support] billing refused it (This operation is not supported",  # single-use
+           "approval": "[support] what billing checked: the approval is exactly its proposal, signed",
            "auth": "trusted result (from billing-agent): refund of $2,400.00",
            "duplicate": "[support] four deliveries, and every answer names task task-1",
            "slow": "ended completed while nobody waited", "authority": "refund of $180.00 issued for ORD-6200",

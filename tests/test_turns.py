@@ -197,7 +197,7 @@ def test_the_approval_lesson_prints_the_same_frames_on_both_transports_and_ends_
     answers = [line for line in shown[0] if line.startswith("<-- {")]
     states = [json.loads(line[4:]).get("result", {}).get("task", {}).get("status", {}).get("state")
               or json.loads(line[4:])["error"]["code"] for line in answers]
-    assert states == ["TASK_STATE_INPUT_REQUIRED", -32602, "TASK_STATE_COMPLETED", -32004]
+    assert states == ["TASK_STATE_INPUT_REQUIRED", -32602, -32602, "TASK_STATE_COMPLETED", -32004]
     task_ids = {json.loads(line[4:])["params"]["message"].get("taskId") for line in shown[0] if line.startswith("--> {")}
     assert task_ids == {None, "task-1"}, "every follow-up continues the same task"
     assert sum("refund of $6,200.00 issued" in line for line in shown[0] if line.startswith("[support] trusted")) == 1
