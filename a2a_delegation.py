@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
-from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, only_bearer, refusal, unheld
+from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, only_bearer, refusal, smuggled, unheld
 from peers.support.follow import Delegation, Told, followed, listening, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Kind
@@ -240,7 +240,8 @@ class SupportAgent:
         if verdict is Verdict.REFUSED:
             return self.refuse(card)
         # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = refusal(card, skill, payload, unheld=unheld(card, self.credentials))
+        problem = refusal(card, skill, payload, unheld=unheld(card, self.credentials)) \
+            or smuggled(payload, metadata, self.credentials)  # seed 004: no credential in a handoff
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
         try:
