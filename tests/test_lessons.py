@@ -125,8 +125,11 @@ def test_the_auth_lesson_continues_the_same_task_once_the_step_up_token_is_in_au
 
 def test_the_auth_lesson_shows_both_tokens_only_masked():
     done = cli("--scenario", "auth", "--verbose")
-    assert done.stdout.count("Authorization: Bearer ****") == 3, "the card fetch sends none; three POSTs do"
+    shown = re.findall(r"Authorization: Bearer (\*{4}#[0-9a-f]{4})", done.stdout)
+    assert len(shown) == 3, "the card fetch sends none; three POSTs do"
+    assert shown[0] == shown[1] != shown[2], "the step-up is another credential, and the fingerprints say so"
     assert not re.search(r"Bearer (?!\*\*\*\*)", done.stdout), "no token value is ever printed"
+    assert "another credential than the first" in cli_once("--scenario", "auth").stdout
 
 
 def step_up_client(carrier_server=None):
