@@ -47,7 +47,8 @@ REFUND_INPUT = {
 REFUND_RESULTS = {
     "completed": "the refund was issued; the artifact names its reference (BILL-<order>)",
     "failed": "nothing was refunded (an unknown order); the status data says retrySafe and effectsLanded",
-    "rejected": "refused before any effect: more than the order was charged, or outside the handoff's grant",
+    "rejected": "refused before any effect: more than the order was charged, or outside the handoff's grant; "
+                "the status data's needsEvidence names a claim to observe again, when a fresh one would settle it",
     "input-required": "above the approval limit: the status data names the exact proposal a person approves",
     "auth-required": "above the step-up limit: the status data names the bearer scope to continue with",
     "canceled": "withdrawn by its caller while it waited; nothing was refunded",
@@ -81,7 +82,7 @@ def refunded_order(refund: dict[str, Any]) -> str:
     return f"refund of {refund['order_id']}"
 
 
-def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | None:
+def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | Refusal | None:
     """Seed 004: "permitted actions, with limits and an expiry", checked before any effect.
     A message with no envelope is the essay's plain delegation: the token alone admits it."""
     if "handoff" not in metadata:
@@ -94,27 +95,32 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any]) -> str | No
     return unbacked(envelope.evidence, refund["order_id"], float(refund["amount"]))  # the facts
 
 
-def unbacked(claims: tuple[Any, ...], order: str, amount: float) -> str | None:
+def unbacked(claims: tuple[Any, ...], order: str, amount: float) -> str | Refusal | None:
     """Seed 004: act on facts, refreshed; "a guess" is never "promoted to a fact". A handoff
     with evidence is acted on only if an observed claim of what the order was charged,
     retrieved within evidence.MAX_AGE_SECONDS, covers the refund. (No evidence: the token decides.)
-    `claims`: evidence.Claim, as the envelope carries them."""
+    `claims`: evidence.Claim, as the envelope carries them. Where a fresh observation would
+    settle it, the refusal says so as data (`needsEvidence`: the claim to observe again), so
+    the caller can refresh it and hand off again; where observed facts disagree or fall
+    short, it does not: that is for a person."""
     from peers.contracts import evidence
     if not claims:
         return None
     about = [claim for claim in claims if claim.claim == "charged" and claim.subject == order]
     observed = [claim for claim in about if claim.klass == "observed"]
     fresh = [claim for claim in observed if claim.is_fresh()]
+    needed = {"needsEvidence": {"claim": "charged", "subject": order, "klass": "observed",
+                                "maxAgeSeconds": evidence.MAX_AGE_SECONDS}}
     if not about:
-        return f"the handoff's evidence says nothing of what {order} was charged; nothing was done"
+        return Refusal(f"the handoff's evidence says nothing of what {order} was charged; nothing was done", needed)
     if not observed:
         classes = " and ".join(sorted({claim.klass for claim in about}))
-        return (f"what {order} was charged is only {classes} in the handoff's evidence; billing "
-                "refunds on observed facts, never on an inference; nothing was done")
+        return Refusal(f"what {order} was charged is only {classes} in the handoff's evidence; billing "
+                       "refunds on observed facts, never on an inference; nothing was done", needed)
     if not fresh:
-        return (f"the observed charge of {order} was retrieved at {max(c.retrieved_at for c in observed)}, "
-                f"not within the last {evidence.MAX_AGE_SECONDS // 60} minutes (or in the future): refresh it, "
-                "then hand off again; nothing was done")
+        return Refusal(f"the observed charge of {order} was retrieved at {max(c.retrieved_at for c in observed)}, "
+                       f"not within the last {evidence.MAX_AGE_SECONDS // 60} minutes (or in the future): refresh "
+                       "it, then hand off again; nothing was done", needed)
     charges = sorted({claim.value for claim in fresh})
     if len(charges) > 1:  # two systems of record disagree: not billing's to pick one
         amounts = ", ".join(f"${charge:,.2f}" for charge in charges)

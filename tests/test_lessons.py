@@ -42,7 +42,8 @@ def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prin
     assert [m["method"] for m in frames(lines, "-->")][-1] == "CancelTask"
     legend = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]
     assert [line.split("->")[0].strip() for line in legend] == [
-        "terminal:", "completed", "failed", "rejected", "referred", "canceled", "interrupted:", "input-required",
+        "terminal:", "completed", "failed", "rejected", "referred", "needs evidence", "canceled", "interrupted:",
+        "input-required",
         "approval required", "auth-required", "active:", "working", "timed out", "no task:", "not delegated"]
     assert sum("refund of $" in line and "issued" in line for line in lines if line.startswith("[support] trusted")) == 1
 
@@ -308,6 +309,22 @@ def test_the_evidence_lesson_refreshes_the_stale_fact_and_never_promotes_the_inf
     methods = [m["method"] for m in frames(lines, "-->")]
     assert methods.index("tools/call") < len(methods) - 1 and methods[-1] == "SendMessage", "refreshed, then sent"
     assert runs[0].returncode == 0
+    # What it says it does with each rejection is what it then does: refresh and hand off, not escalate.
+    handled = [line for line in lines if line.startswith("[support] needs evidence (terminal): ")]
+    assert len(handled) == 2 and all(line.endswith("refresh it from its record, then hand off again (a new task)")
+                                     for line in handled)
+    assert "escalating to a human" not in runs[0].stdout
+    needed = [a["result"]["task"]["status"]["message"]["parts"][1]["data"]["needsEvidence"] for a in answers[:2]]
+    assert needed == [{"claim": "charged", "subject": "ORD-3300", "klass": "observed", "maxAgeSeconds": 900}] * 2
+
+
+def test_a_rejection_that_no_fresh_observation_would_settle_still_goes_to_a_person():
+    from peers.support.outcomes import Variant, variant_of
+    from peers.a2a import wire_v10
+    peer, send = evidence_client()
+    task = send("m-1", 50.0, [claim(value=49.99)])["result"]["task"]
+    assert "needsEvidence" not in json.dumps(task), "observed and fresh, but short: not a refresh's to fix"
+    assert variant_of(wire_v10.task_from_wire(task)) is Variant.REJECTED
 
 
 def evidence_client():
