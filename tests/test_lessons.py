@@ -618,7 +618,7 @@ def test_a_lessons_help_is_its_docstring_and_what_it_sets_reads_and_asks_of_the_
     assert done.returncode == 0 and done.stdout.startswith("--scenario approval: a refund above billing's limit")
     assert "runs as: --scenario approval --wire 1.0 (where those flags are not given)" in done.stdout
     assert "reads --interactive: you are the person asked to approve" in done.stdout
-    assert "asks of billing-agent: slow=2.0, cut_streams_after=2" in cli("--help", "--scenario=broken-stream").stdout
+    assert "asks of billing-agent: slow=2.0, cut_streams_after=3" in cli("--help", "--scenario=broken-stream").stdout
     assert "usage:" in cli_once("--help").stdout and "usage:" not in done.stdout
 
 
