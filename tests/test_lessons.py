@@ -40,7 +40,11 @@ def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prin
     assert "[support] rejected (terminal): ORD-42 was charged $42.00; a refund of $420.00 is more than that" in said
     assert "[support] approval required (interrupted): " in said and "[support] canceled (terminal)" in said
     assert [m["method"] for m in frames(lines, "-->")][-1] == "CancelTask"
-    legend = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]
+    after = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]
+    legend, note = after[:after.index("")], after[after.index("") + 1:]
+    assert note[0] == ("[support] seed 004 counts input required, approval required and timed out as terminal "
+                       "states of a handoff; A2A calls the first two interrupted and the third active. Both are right:")
+    assert "the workflow that handed the work off" in note[1] and "the task at the peer: it has not ended" in note[2]
     assert [line.split("->")[0].strip() for line in legend] == [
         "terminal:", "completed", "failed", "rejected", "referred", "needs evidence", "canceled", "interrupted:",
         "input-required",
@@ -427,7 +431,7 @@ def test_the_diagram_draws_every_turn_of_a_task_as_that_task(tmp_path):
 
 
 ENDINGS = {"contract": "trusted result (from billing-agent): refund of $180.00",
-           "outcomes": "[support] every variant, and what the support agent does with it:",
+           "outcomes": "[support] seed 004 counts input required, approval required and timed out as terminal",
            "approval": "[support] what billing checked: the approval is exactly its proposal, signed",
            "auth": "trusted result (from billing-agent): refund of $2,400.00",
            "duplicate": "[support] four deliveries: 3 answers are task task-1 itself; task-2 (rejected)",
