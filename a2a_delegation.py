@@ -301,6 +301,11 @@ trifecta) is Part 16.
   MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
   A2A (this part): agent -> AGENT    (horizontal) agent-card / {send} + a task lifecycle
   Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
+# After the essay's lines, never among them: what the essay's wire simplifies, and where the real one is.
+SIMPLIFIED = """
+  The essay's tasks/send {skill, input} is a teaching simplification, not A2A 1.0's wire:
+  `python3 a2a_delegation.py --wire 1.0` shows real A2A 1.0 (SendMessage, a Message of
+  parts); add --stream for its streamed events (SendStreamingMessage)."""
 
 
 # -- the whole story, over any transport ----------------------------------------------------
@@ -317,6 +322,8 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         agent.say(f"--allow-untrusted {name!r} named no peer found in the registry", Kind.WARNING)
     sent_with = sorted({agent.format_of[card.url].SEND_METHOD for card in agent.delegated_to})
     agent.say(CLOSING.format(send=" / ".join(sent_with).replace("/", "-") or "tasks-send"), Kind.BANNER)
+    if sent_with in ([], ["tasks/send"]):  # the essay's wire spoke (or would have): say it is not A2A's
+        agent.say(SIMPLIFIED, Kind.BANNER)
     return outcomes
 
 
