@@ -123,7 +123,7 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
 
 def approver_key() -> Any:
     """The approver's public key billing pins (peers/keys/approver.jwk.json): its private half is
-    a published DEMO key, so a signature with it proves a person only inside the lessons."""
+    a published DEMO key, so a signature with it proves nothing outside this demo."""
     from peers.signing import rs256
     with open(os.path.join(os.path.dirname(__file__), "keys", "approver.jwk.json"), encoding="ascii") as file:
         return rs256.public_from_jwk(json.loads(file.read()))
