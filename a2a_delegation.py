@@ -305,7 +305,7 @@ trifecta) is Part 16.
 SIMPLIFIED = """
   The essay's tasks/send {skill, input} is a teaching simplification, not A2A 1.0's wire:
   `python3 a2a_delegation.py --wire 1.0` shows real A2A 1.0 (SendMessage, a Message of
-  parts); add --stream for its streamed events (SendStreamingMessage)."""
+  parts); add --stream to watch its task's events stream in as they happen."""
 
 
 # -- the whole story, over any transport ----------------------------------------------------

@@ -44,7 +44,7 @@ def test_after_the_essays_lines_the_run_says_its_wire_is_a_simplification_and_na
     assert [line.strip() for line in after] == [
         "", "The essay's tasks/send {skill, input} is a teaching simplification, not A2A 1.0's wire:",
         "`python3 a2a_delegation.py --wire 1.0` shows real A2A 1.0 (SendMessage, a Message of",
-        "parts); add --stream for its streamed events (SendStreamingMessage)."], "added after, never among them"
+        "parts); add --stream to watch its task's events stream in as they happen."], "added after, never among them"
     real = cli("--wire", "1.0").stdout
     assert '"method": "SendMessage"' in real and "teaching simplification" not in real, "the command named works"
     assert '"method": "SendStreamingMessage"' in cli("--wire", "1.0", "--stream").stdout
