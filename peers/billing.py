@@ -135,8 +135,9 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
     """The refund skill, over billing's own record of what each order was charged (None:
     no record, so any order is refunded: the peer as a test double); `slow`: seconds
     each refund takes; `step_up_above`: above this, a refund also needs a step-up token;
-    `approver`: the public key whose signature an approval must carry (None: the bare
-    proposal, sent back, approves it, and the reason a task pauses with says so)."""
+    `approver`: the public key whose signature an approval must carry, and the endpoint it
+    must be addressed to (None: the bare proposal, sent back, approves it, and the reason a
+    task pauses with says so)."""
     def process_refund(refund: dict[str, Any]) -> str:
         """Issue the refund; the reference is derived from the order, so a retry is
         recognisable. Above the approval limit nothing is issued: a person must approve."""
@@ -156,7 +157,7 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
                                   f"{STEP_UP_SCOPE!r}; nothing was issued", STEP_UP_SCOPE, then=issue)
         if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve; then the proof
             proposal = {"order_id": order, "amount": amount, "currency": "USD"}
-            signed = (", signed by the approver key billing pins (an RS256 JWS over {approval, taskId} "
+            signed = (", signed by the approver key billing pins (an RS256 JWS over {approval, audience, taskId} "
                       'as \"signature\")') if approver is not None else ""
             raise NeedsApproval(f"approval required: a refund of ${amount:,.2f} for {order} is "
                                 f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
@@ -203,7 +204,8 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
     # Billing streams its tasks on 0.3 and 1.0 (the essay's wire cannot: its card says false).
     card = card._replace(streaming=True, skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, refunds(orders, slow, step_up_above, approver), refund_from_text, effect_of=refunded_order,
+    pinned = None if approver is None else (approver, card.url)  # an approval names the agent it is for
+    skills = [Skill(skill, refunds(orders, slow, step_up_above, pinned), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders, disputed))
               for skill in card.skills if skill.id == "process_refund"]
     card = card._replace(extended_card=True, push_notifications=True)

@@ -74,7 +74,7 @@ class NeedsApproval(Paused):
     approval is evidence about one specific action rather than a standing permission".
 
     With an `approver` key pinned, the approval must also carry that key's signature over
-    the proposal and this task's id (peers/signing/approval_signature.py): then it is a
+    the proposal, this agent's endpoint and this task's id (peers/signing/approval_signature.py): then it is a
     person's decision, not anything a holder of the caller's token can type; and since the
     signature names the task and a task goes on once, it is used once. Without one, the
     bare proposal is all that is checked (the reason the task pauses with says which)."""
@@ -82,7 +82,7 @@ class NeedsApproval(Paused):
     def __init__(self, reason: str, proposal: dict[str, Any], then: Callable[[], str],
                  approver: Any = None) -> None:
         super().__init__(reason, {"approval": proposal}, then)
-        self.proposal, self.approver = proposal, approver  # approver: an rs256.PublicKey, or None
+        self.proposal, self.approver = proposal, approver  # approver: (an rs256.PublicKey, our endpoint), or None
 
     def accept(self, message: Message, scopes: frozenset[str]) -> None:
         data = next((part.data for part in message.parts if part.data is not None), None)
@@ -92,8 +92,9 @@ class NeedsApproval(Paused):
                                 "exactly what it proposed; nothing was done")
         if self.approver is not None:
             from peers.signing import approval_signature  # only a peer that pins an approver signs
-            unsigned = approval_signature.unproven(self.proposal, str(message.task_id), data.get("signature"),
-                                                   self.approver)
+            key, audience = self.approver
+            unsigned = approval_signature.unproven(self.proposal, audience, str(message.task_id),
+                                                   data.get("signature"), key)
             if unsigned:
                 raise InvalidParams(f"{unsigned}; nothing was done")
 

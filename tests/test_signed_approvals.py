@@ -18,6 +18,7 @@ from peers.support.lessons.approval import ANOTHER_KEY, APPROVER_KEY, key_at
 from transports.inprocess import InProcessTransport
 
 PROPOSAL = {"order_id": "ORD-9", "amount": 6000.0, "currency": "USD"}
+ENDPOINT = billing.BASE_URL + "/a2a"  # the agent an approval is addressed to
 
 
 @pytest.fixture
@@ -57,18 +58,18 @@ def test_an_unsigned_approval_is_an_agents_say_so_and_is_refused(call):
 
 def test_an_approval_signed_by_another_key_is_refused_naming_both_keys(call):
     task = paused(call)
-    forged = approval_signature.sign(PROPOSAL, task["id"], key_at(ANOTHER_KEY))
+    forged = approval_signature.sign(PROPOSAL, ENDPOINT, task["id"], key_at(ANOTHER_KEY))
     refused(call({"approval": PROPOSAL, "signature": forged}, taskId=task["id"]), "signed by another key")
 
 
 def test_an_approval_altered_after_it_was_signed_is_refused(call):
     task = paused(call)
-    signed = approval_signature.sign({**PROPOSAL, "amount": 600.0}, task["id"], key_at(APPROVER_KEY))
+    signed = approval_signature.sign({**PROPOSAL, "amount": 600.0}, ENDPOINT, task["id"], key_at(APPROVER_KEY))
     # The proposal sent is billing's, but the signature approved $600: it is not the person's yes to this.
     refused(call({"approval": PROPOSAL, "signature": signed}, taskId=task["id"]), "does not match this proposal")
     # And a bigger amount than proposed is not the proposal at all.
     more = {**PROPOSAL, "amount": 9000.0}
-    refused(call({"approval": more, "signature": approval_signature.sign(more, task["id"], key_at(APPROVER_KEY))},
+    refused(call({"approval": more, "signature": approval_signature.sign(more, ENDPOINT, task["id"], key_at(APPROVER_KEY))},
                  taskId=task["id"]), "approving exactly what it proposed")
 
 
@@ -81,7 +82,7 @@ def test_a_signature_that_is_not_an_rs256_jws_is_refused_in_one_line(call, signa
 
 def test_the_approvers_signature_releases_the_refund_once_and_never_again(call):
     task = paused(call)
-    signed = approval_signature.sign(PROPOSAL, task["id"], key_at(APPROVER_KEY))
+    signed = approval_signature.sign(PROPOSAL, ENDPOINT, task["id"], key_at(APPROVER_KEY))
     done = call({"approval": PROPOSAL, "signature": signed}, taskId=task["id"])["result"]["task"]
     assert done["status"]["state"] == "TASK_STATE_COMPLETED"
     again = call({"approval": PROPOSAL, "signature": signed}, taskId=task["id"])
@@ -90,12 +91,12 @@ def test_the_approvers_signature_releases_the_refund_once_and_never_again(call):
 
 def test_a_signed_approval_replayed_on_another_task_for_the_same_refund_is_refused(call):
     first = paused(call)
-    signed = approval_signature.sign(PROPOSAL, first["id"], key_at(APPROVER_KEY))
+    signed = approval_signature.sign(PROPOSAL, ENDPOINT, first["id"], key_at(APPROVER_KEY))
     # The person declines; the same refund is asked for again: a new task, the same proposal.
     assert call({"id": first["id"]}, method="CancelTask")["result"]["status"]["state"] == "TASK_STATE_CANCELED"
     second = paused(call)
     assert second["id"] != first["id"] and second["status"]["message"]["parts"][1]["data"]["approval"] == PROPOSAL
-    refused(call({"approval": PROPOSAL, "signature": signed}, taskId=second["id"]), "signed for another task")
+    refused(call({"approval": PROPOSAL, "signature": signed}, taskId=second["id"]), "signed for another task or agent")
 
 
 def test_the_approval_lesson_shows_the_unsigned_and_forged_refused_and_the_signed_accepted():
@@ -109,3 +110,21 @@ def test_the_approval_lesson_shows_the_unsigned_and_forged_refused_and_the_signe
     assert "[support] what billing checked: the approval is exactly its proposal, signed (RS256) by the approver" \
         in said
     assert "on an agent's say-so" not in said or "unsigned" in said
+
+
+def test_an_approval_addressed_to_another_agent_is_refused_even_for_the_same_task_id():
+    peer = billing.billing_agent(approver=approver_key())
+    assert peer.card.url == ENDPOINT
+    elsewhere = billing.billing_agent("https://billing.other.example", approver=approver_key())
+    transport = InProcessTransport({"https://billing.other.example": PeerApp(elsewhere, wire_v10, token="t0k")})
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
+
+    def send(data, **fields):
+        message = {"messageId": f"m-{len(data)}-{fields.get('taskId')}", "role": "ROLE_USER",
+                   "parts": [{"data": data}], **fields}
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}})
+        return json.loads(transport.post("https://billing.other.example/a2a", frame.encode(), headers).body)
+    task = send({"order_id": "ORD-9", "amount": 6000.0})["result"]["task"]
+    assert task["id"] == "task-1", "another billing, the same task id and the same proposal"
+    meant_for_us = approval_signature.sign(PROPOSAL, ENDPOINT, "task-1", key_at(APPROVER_KEY))
+    refused(send({"approval": PROPOSAL, "signature": meant_for_us}, taskId="task-1"), "signed for another task or agent")

@@ -8,11 +8,11 @@ script plays them, holding the approver's DEMO key, peers/keys/approver.DEMO-KEY
 The support agent then continues the *same task*, a message that carries its taskId and
 contextId and the approval. What billing checks (it pins the approver's public key): the
 approval is exactly its proposal, and carries an RS256 signature by that key over the
-proposal and this task's id (peers/signing/approval_signature.py). So the agent alone,
+proposal, billing's endpoint and this task's id (peers/signing/approval_signature.py). So the agent alone,
 which holds only the caller's token, cannot approve: its unsigned approval is refused,
 and so is one signed by another key; the person's signed one releases the refund, once;
 the same signature sent again finds the task finished, and it cannot release another
-task (it names this one). What billing cannot check: who holds the key. The demo key is
+task or agent (it names them). What billing cannot check: who holds the key. The demo key is
 published, so here it proves only the lesson's point.
 The essay's wire has no taskId, so it cannot carry this lesson: the scenario speaks 1.0
 unless --wire says 0.3.
@@ -98,21 +98,21 @@ def run(agent: SupportAgent, card_urls: list[str], *, interactive: bool = False)
         agent.say("[support] approving it myself, unsigned: I hold only the caller's token, not a person's key")
         said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal)))
         agent.say("[someone] signs exactly the proposal with a key that is not the approver's")
-        said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, key_at(ANOTHER_KEY))))
+        said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, key_at(ANOTHER_KEY), card.url)))
         agent.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
         signed = key_at(APPROVER_KEY)
-        done = attempt(agent, turn, follow_up(agent, task, proposal, signed))
+        done = attempt(agent, turn, follow_up(agent, task, proposal, signed, card.url))
         said(agent.say, done)
         if isinstance(done, Task):
             task = done
             agent.say("[support] the same signed approval again, as a new message:")
-            said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, signed)),
+            said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, signed, card.url)),
                  "it was for this task, which has gone on: used once")
     except PeerError as failure:  # not a refusal: the peer broke the exchange
         return [turn_failed(agent, card, outcome._replace(task=task), failure)]
     agent.say("[support] what billing checked: the approval is exactly its proposal, signed (RS256) by the "
-              "approver key it pins, over that proposal and this task's id; a task goes on once. It cannot "
-              "check who holds the key: the approver keeps it (this one is a published DEMO key).")
+              "approver key it pins, over that proposal, billing's endpoint and this task's id; a task goes on "
+              "once. It cannot check who holds the key: the approver keeps it (this one is a published DEMO key).")
     return [outcome._replace(task=task)]
 
 
@@ -123,7 +123,7 @@ def decided(agent: SupportAgent, turn: Turn, task: Task, proposal: dict[str, Any
     try:
         if approve:
             agent.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
-            done = attempt(agent, turn, follow_up(agent, task, proposal, key_at(APPROVER_KEY)))
+            done = attempt(agent, turn, follow_up(agent, task, proposal, key_at(APPROVER_KEY), turn[1].url))
             said(agent.say, done)
         else:
             agent.say(f"[person] declines: canceling task {escape(task.id)}")
@@ -149,13 +149,14 @@ def key_at(path: str) -> rs256.PrivateKey:
 
 
 def follow_up(agent: SupportAgent, task: Task, approval: dict[str, Any],
-              key: rs256.PrivateKey | None = None) -> Message:
+              key: rs256.PrivateKey | None = None, audience: str = "") -> Message:
     """The next turn of `task`: a message naming it, carrying the approval as data, and,
-    given the `key` that signs it, its signature over the approval and the task's id."""
+    given the `key` that signs it, its signature over the approval, the endpoint of the
+    agent it is for (`audience`) and the task's id."""
     agent.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) "
               "with that approval")
     data: dict[str, Any] = {"approval": approval}
     if key is not None:
-        data["signature"] = approval_signature.sign(approval, task.id, key)
+        data["signature"] = approval_signature.sign(approval, audience, task.id, key)
     return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data=data),),
                    task.context_id, task.id, metadata={"skillId": "process_refund"})
