@@ -69,8 +69,9 @@ UNREAD = ("const", "exclusiveMaximum", "maxItems", "uniqueItems", "contains", "m
 
 
 def unreadable(schema: Any, path: str = "schema", depth: int = 0) -> str | None:
-    """Why `schema` is not one `check` can run (naming where), or None. Keywords outside
-    the subset are ignored, as JSON Schema ignores unknown keywords."""
+    """Why `schema` is not one `check` can run (naming where), or None. A JSON Schema
+    keyword outside the subset (UNREAD) is refused; a name that is no keyword (an
+    annotation, a vendor's x-...) is ignored, as JSON Schema ignores unknown keywords."""
     if not isinstance(schema, dict):
         return f"{path} must be an object"
     if depth > 8:
