@@ -148,6 +148,15 @@ def test_billing_refuses_a_raw_frame_whose_envelope_carries_a_credential_naming_
     assert client.call("ListTasks", {})["result"]["tasks"] == [] and client.refunds() == []
 
 
+@pytest.mark.parametrize("text, credential", [
+    ("basic plan", False), ("Bearer bonds", False), ("Basic refund of ORD-7, in full", False),
+    ("Bearer t0k", True), ("basic dXNlcjpwYTU1", True), ("Bearer eyJhbGciOiJSUzI1NiJ9.e30.sig", True),
+    ("bearer abcdefghijklmnopqrstuvwxyz", True), ("BASIC dXNlcjpwYXNz", True), ("basic understanding", False),
+])
+def test_text_is_a_credential_when_it_reads_like_an_authorization_value_not_like_words(text, credential):
+    assert (handoff.credential_in({"note": text}, "v") is not None) is credential
+
+
 def test_an_objective_that_merely_starts_with_basic_is_no_credential(client):
     done = send(client, "m-1", 5.0, handoff.to_wire(ENVELOPE._replace(objective="Basic refund of ORD-7, in full")))
     assert done["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"

@@ -19,7 +19,10 @@ from typing import Any
 CREDENTIAL_NAMES = frozenset({"token", "accesstoken", "refreshtoken", "idtoken", "sessiontoken", "bearer",
                               "bearertoken", "authorization", "apikey", "password", "secret", "clientsecret",
                               "credential", "credentials", "cookie", "privatekey"})
-CREDENTIAL_TEXT = re.compile(r"(?i)(bearer|basic)\s+[A-Za-z0-9._~+/=-]+")
+# A token has a digit or a sign in it, a capital after a small letter, or is long: "Basic
+# dXNlcjpwYXNz", "Bearer t0k", but not "basic plan" or "Bearer Bonds", which are words.
+CREDENTIAL_TEXT = re.compile(r"(?i:bearer|basic)\s+(?=[A-Za-z0-9._~+/=-]*(?:[0-9._~+/=-]|[a-z][A-Z])|[A-Za-z]{20})"
+                             r"[A-Za-z0-9._~+/=-]+")
 ESCALATION = ("a bearer token sitting in a handoff payload is a permission escalation with extra steps "
               "(seed 004): credentials travel in HTTP Authorization, never in a payload")
 
