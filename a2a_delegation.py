@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
-from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, only_bearer, refusal, unheld
+from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, only_bearer, refusal, smuggled, unheld
 from peers.support.follow import Delegation, Told, followed, listening, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Kind
@@ -240,7 +240,8 @@ class SupportAgent:
         if verdict is Verdict.REFUSED:
             return self.refuse(card)
         # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = refusal(card, skill, payload, unheld=unheld(card, self.credentials))
+        problem = refusal(card, skill, payload, unheld=unheld(card, self.credentials)) \
+            or smuggled(payload, metadata, self.credentials)  # seed 004: no credential in a handoff
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
         try:
@@ -300,6 +301,11 @@ trifecta) is Part 16.
   MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
   A2A (this part): agent -> AGENT    (horizontal) agent-card / {send} + a task lifecycle
   Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
+# After the essay's lines, never among them: what the essay's wire simplifies, and where the real one is.
+SIMPLIFIED = """
+  The essay's tasks/send {skill, input} is a teaching simplification, not A2A 1.0's wire:
+  `python3 a2a_delegation.py --wire 1.0` shows real A2A 1.0 (SendMessage, a Message of
+  parts); add --stream to watch its task's events stream in as they happen."""
 
 
 # -- the whole story, over any transport ----------------------------------------------------
@@ -316,6 +322,8 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         agent.say(f"--allow-untrusted {name!r} named no peer found in the registry", Kind.WARNING)
     sent_with = sorted({agent.format_of[card.url].SEND_METHOD for card in agent.delegated_to})
     agent.say(CLOSING.format(send=" / ".join(sent_with).replace("/", "-") or "tasks-send"), Kind.BANNER)
+    if sent_with in ([], ["tasks/send"]):  # the essay's wire spoke (or would have): say it is not A2A's
+        agent.say(SIMPLIFIED, Kind.BANNER)
     return outcomes
 
 

@@ -47,7 +47,8 @@ REFUND_INPUT = {
 REFUND_RESULTS = {
     "completed": "the refund was issued; the artifact names its reference (BILL-<order>)",
     "failed": "nothing was refunded (an unknown order); the status data says retrySafe and effectsLanded",
-    "rejected": "refused before any effect: more than the order was charged, or outside the handoff's grant",
+    "rejected": "refused before any effect: more than the order was charged, or outside the handoff's grant; "
+                "the status data's needsEvidence names a claim to observe again, when a fresh one would settle it",
     "input-required": "above the approval limit: the status data names the exact proposal a person approves",
     "auth-required": "above the step-up limit: the status data names the bearer scope to continue with",
     "canceled": "withdrawn by its caller while it waited; nothing was refunded",
@@ -81,7 +82,8 @@ def refunded_order(refund: dict[str, Any]) -> str:
     return f"refund of {refund['order_id']}"
 
 
-def within_handoff(refund: dict[str, Any], metadata: dict[str, Any], receiver: str = "billing-agent") -> str | None:
+def within_handoff(refund: dict[str, Any], metadata: dict[str, Any],
+                   receiver: str = "billing-agent") -> str | Refusal | None:
     """Seed 004: "permitted actions, with limits and an expiry", checked before any effect,
     and, for a transfer, that it is one `receiver` (this peer's name) may take on.
     A message with no envelope is the essay's plain delegation: the token alone admits it."""
@@ -96,27 +98,32 @@ def within_handoff(refund: dict[str, Any], metadata: dict[str, Any], receiver: s
     return unbacked(envelope.evidence, refund["order_id"], float(refund["amount"]))  # the facts
 
 
-def unbacked(claims: tuple[Any, ...], order: str, amount: float) -> str | None:
+def unbacked(claims: tuple[Any, ...], order: str, amount: float) -> str | Refusal | None:
     """Seed 004: act on facts, refreshed; "a guess" is never "promoted to a fact". A handoff
     with evidence is acted on only if an observed claim of what the order was charged,
     retrieved within evidence.MAX_AGE_SECONDS, covers the refund. (No evidence: the token decides.)
-    `claims`: evidence.Claim, as the envelope carries them."""
+    `claims`: evidence.Claim, as the envelope carries them. Where a fresh observation would
+    settle it, the refusal says so as data (`needsEvidence`: the claim to observe again), so
+    the caller can refresh it and hand off again; where observed facts disagree or fall
+    short, it does not: that is for a person."""
     from peers.contracts import evidence
     if not claims:
         return None
     about = [claim for claim in claims if claim.claim == "charged" and claim.subject == order]
     observed = [claim for claim in about if claim.klass == "observed"]
     fresh = [claim for claim in observed if claim.is_fresh()]
+    needed = {"needsEvidence": {"claim": "charged", "subject": order, "klass": "observed",
+                                "maxAgeSeconds": evidence.MAX_AGE_SECONDS}}
     if not about:
-        return f"the handoff's evidence says nothing of what {order} was charged; nothing was done"
+        return Refusal(f"the handoff's evidence says nothing of what {order} was charged; nothing was done", needed)
     if not observed:
         classes = " and ".join(sorted({claim.klass for claim in about}))
-        return (f"what {order} was charged is only {classes} in the handoff's evidence; billing "
-                "refunds on observed facts, never on an inference; nothing was done")
+        return Refusal(f"what {order} was charged is only {classes} in the handoff's evidence; billing "
+                       "refunds on observed facts, never on an inference; nothing was done", needed)
     if not fresh:
-        return (f"the observed charge of {order} was retrieved at {max(c.retrieved_at for c in observed)}, "
-                f"not within the last {evidence.MAX_AGE_SECONDS // 60} minutes (or in the future): refresh it, "
-                "then hand off again; nothing was done")
+        return Refusal(f"the observed charge of {order} was retrieved at {max(c.retrieved_at for c in observed)}, "
+                       f"not within the last {evidence.MAX_AGE_SECONDS // 60} minutes (or in the future): refresh "
+                       "it, then hand off again; nothing was done", needed)
     charges = sorted({claim.value for claim in fresh})
     if len(charges) > 1:  # two systems of record disagree: not billing's to pick one
         amounts = ", ".join(f"${charge:,.2f}" for charge in charges)
@@ -127,10 +134,13 @@ def unbacked(claims: tuple[Any, ...], order: str, amount: float) -> str | None:
 
 
 def refunds(orders: dict[str, float] | None, slow: float = 0.0,
-            step_up_above: float | None = None) -> Callable[[dict[str, Any]], str]:
+            step_up_above: float | None = None, approver: Any = None) -> Callable[[dict[str, Any]], str]:
     """The refund skill, over billing's own record of what each order was charged (None:
     no record, so any order is refunded: the peer as a test double); `slow`: seconds
-    each refund takes; `step_up_above`: above this, a refund also needs a step-up token."""
+    each refund takes; `step_up_above`: above this, a refund also needs a step-up token;
+    `approver`: the public key whose signature an approval must carry, and the endpoint it
+    must be addressed to (None: the bare proposal, sent back, approves it, and the reason a
+    task pauses with says so)."""
     def process_refund(refund: dict[str, Any]) -> str:
         """Issue the refund; the reference is derived from the order, so a retry is
         recognisable. Above the approval limit nothing is issued: a person must approve."""
@@ -150,10 +160,13 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
                                   f"{STEP_UP_SCOPE!r}; nothing was issued", STEP_UP_SCOPE, then=issue)
         if amount > APPROVAL_LIMIT:  # the exact effect a person is asked to approve; then the proof
             proposal = {"order_id": order, "amount": amount, "currency": "USD"}
+            signed = (", signed by the approver key billing pins (an RS256 JWS over {approval, audience, taskId} "
+                      'as \"signature\")') if approver is not None else ""
             raise NeedsApproval(f"approval required: a refund of ${amount:,.2f} for {order} is "
                                 f"above the ${APPROVAL_LIMIT:,.2f} limit for automatic refunds; "
                                 "nothing was issued. To approve, continue this task with the data "
-                                f"part {json.dumps({'approval': proposal})}", proposal, then=proven)
+                                f"part {json.dumps({'approval': proposal})}{signed}", proposal, then=proven,
+                                approver=approver)
         return proven()
     return process_refund
 
@@ -185,16 +198,18 @@ def admission(orders: dict[str, float] | None, disputed: dict[str, str] | None =
 
 def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | None = None,
                   slow: float = 0.0, step_up_above: float | None = None,
-                  disputed: dict[str, str] | None = None, **options: Any) -> Peer:
+                  disputed: dict[str, str] | None = None, approver: Any = None, **options: Any) -> Peer:
     """billing-agent with the card in peers/cards/billing-agent.json (moved under `base_url`
     if given). `options` go to Peer: task ids, clock, store size. It runs the skills it
     knows that its card offers; it checks a refund's input against REFUND_INPUT, and,
-    given `orders` (order id -> what it was charged), each refund against its order."""
+    given `orders` (order id -> what it was charged), each refund against its order;
+    given `approver` (an rs256.PublicKey it pins), an approval must carry its signature."""
     card = load_card("billing-agent", base_url)
     # Billing streams its tasks on 0.3 and 1.0 (the essay's wire cannot: its card says false).
     card = card._replace(streaming=True, skills=tuple(skill._replace(input_schema=REFUND_INPUT, results=REFUND_RESULTS)
                                       if skill.id == "process_refund" else skill for skill in card.skills))
-    skills = [Skill(skill, refunds(orders, slow, step_up_above), refund_from_text, effect_of=refunded_order,
+    pinned = None if approver is None else (approver, card.url)  # an approval names the agent it is for
+    skills = [Skill(skill, refunds(orders, slow, step_up_above, pinned), refund_from_text, effect_of=refunded_order,
                     admit=admission(orders, disputed, card.name))
               for skill in card.skills if skill.id == "process_refund"]
     card = card._replace(extended_card=True, push_notifications=True)

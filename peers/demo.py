@@ -52,6 +52,8 @@ SETTINGS = {
     "step_up_above": "a refund above this amount pauses for a step-up token, which the demo issues "
                      "with the ordinary one, as a platform would (billing)",
     "disputed": "order -> the desk its dispute belongs to: billing refers the refund there",
+    "signed_approvals": "true: billing pins the approver's public key (peers/keys/approver.jwk.json) and takes "
+                        "an approval only signed with it, for that proposal and that task",
     "injected_card": "true: the card's description carries the prompt injection (the rogue, trick 6)",
     "sign_card": "true: the card is served signed with the peer's demo key (the essay's card has no "
                  "signatures, so it is served as it is)",
@@ -94,6 +96,8 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         made = {key: asked[key] for key in MADE_WITH if key in asked}
         if asked.get("check_orders"):  # an unknown order, or more than it was charged, is refused
             made["orders"] = billing.ORDER_BOOK
+        if asked.get("signed_approvals"):  # billing is given the public half only: it checks, never signs
+            made["approver"] = approver_key()
         # Webhooks on this machine are allowed: the demo's receivers are the support agent's own.
         peer = demo.make(**made, allow_private_webhooks=True,  # its card as peers/cards/NAME.json says
                          log=lambda line, name=name: log(f"[{name}] {line}"),
@@ -115,6 +119,14 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
                 copies[base_url], credentials[app.peer.card.url] = app, credential
     apps.update(copies)  # the rogue's trick 7: a peer's card, copied to look-alike hosts
     return Network(apps, credentials)
+
+
+def approver_key() -> Any:
+    """The approver's public key billing pins (peers/keys/approver.jwk.json): its private half is
+    a published DEMO key, so a signature with it proves nothing outside this demo."""
+    from peers.signing import rs256
+    with open(os.path.join(os.path.dirname(__file__), "keys", "approver.jwk.json"), encoding="ascii") as file:
+        return rs256.public_from_jwk(json.loads(file.read()))
 
 
 def demo_key(name: str) -> Any:

@@ -71,11 +71,18 @@ class NeedsApproval(Paused):
     """A decision the skill may not take alone (seed 004: releasing money above a threshold).
     The task pauses in input-required naming the exact `proposal`; only a follow-up that
     approves exactly it goes on: an approval for $600 cannot release $900, "because an
-    approval is evidence about one specific action rather than a standing permission"."""
+    approval is evidence about one specific action rather than a standing permission".
 
-    def __init__(self, reason: str, proposal: dict[str, Any], then: Callable[[], str]) -> None:
+    With an `approver` key pinned, the approval must also carry that key's signature over
+    the proposal, this agent's endpoint and this task's id (peers/signing/approval_signature.py): then it is a
+    person's decision, not anything a holder of the caller's token can type; and since the
+    signature names the task and a task goes on once, it is used once. Without one, the
+    bare proposal is all that is checked (the reason the task pauses with says which)."""
+
+    def __init__(self, reason: str, proposal: dict[str, Any], then: Callable[[], str],
+                 approver: Any = None) -> None:
         super().__init__(reason, {"approval": proposal}, then)
-        self.proposal = proposal
+        self.proposal, self.approver = proposal, approver  # approver: (an rs256.PublicKey, our endpoint), or None
 
     def accept(self, message: Message, scopes: frozenset[str]) -> None:
         data = next((part.data for part in message.parts if part.data is not None), None)
@@ -83,6 +90,13 @@ class NeedsApproval(Paused):
             proposal = json.dumps(self.proposal, sort_keys=True)
             raise InvalidParams(f'this task waits for a data part {{"approval": {proposal}}} approving '
                                 "exactly what it proposed; nothing was done")
+        if self.approver is not None:
+            from peers.signing import approval_signature  # only a peer that pins an approver signs
+            key, audience = self.approver
+            unsigned = approval_signature.unproven(self.proposal, audience, str(message.task_id),
+                                                   data.get("signature"), key)
+            if unsigned:
+                raise InvalidParams(f"{unsigned}; nothing was done")
 
 
 class NeedsInput(Paused):

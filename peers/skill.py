@@ -12,7 +12,7 @@ from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import AgentSkill, Message, Part
-from peers.a2a.schema import check
+from peers.a2a.schema import check, with_defaults
 from peers.pause import Refusal
 from peers.store import content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
@@ -89,4 +89,5 @@ def input_of(skill: Skill, message: Message) -> Any:
     problem = check(payload, skill.card.input_schema) if skill.card.input_schema else None
     if problem:
         raise InvalidParams(problem)
-    return payload
+    # Seed 000's contract, as Zod's .default: the receiver fills in a missing optional field.
+    return with_defaults(payload, skill.card.input_schema) if skill.card.input_schema else payload

@@ -89,3 +89,90 @@ def test_three_thousand_random_schemas_are_judged_and_a_readable_one_always_runs
                 result = check(value, schema)
                 assert result is None or isinstance(result, str)
     assert readable > 30, "the generator reaches schemas that pass"
+
+
+# -- enum and default: read, or the schema is refused -----------------------------------------
+
+WITH_CURRENCY = {"type": "object", "required": ["order_id", "amount"], "additionalProperties": False,
+                 "properties": {"order_id": {"type": "string"}, "amount": {"type": "number"},
+                                "currency": {"type": "string", "enum": ["USD", "EUR"], "default": "USD"}}}
+
+
+@pytest.mark.parametrize("value, problem", [
+    ({"order_id": "A", "amount": 5, "currency": "GBP"}, "input.currency 'GBP' is not one of 'USD', 'EUR'"),
+    ({"order_id": "A", "amount": 5, "currency": ["USD"]}, "input.currency (a list) is not one of"),
+    ({"order_id": "A", "amount": 5, "currency": {"x": 1}}, "input.currency (an object) is not one of"),
+    ({"order_id": "A", "amount": 5, "currency": "USD"}, None), ({"order_id": "A", "amount": 5}, None),
+])
+def test_a_value_outside_an_enum_is_refused_naming_the_field(value, problem):
+    found = check(value, WITH_CURRENCY)
+    assert found == problem if problem is None else problem in found
+
+
+def test_enum_compares_as_json_does_true_is_not_one_and_one_is_one_point_oh():
+    assert check(True, {"enum": [1]}) is not None and check(1, {"enum": [True]}) is not None
+    assert check(1.0, {"type": "number", "enum": [1]}) is None and check(None, {"enum": [None]}) is None
+    assert check(0, {"enum": [None, False, ""]}) is not None
+
+
+@pytest.mark.parametrize("schema, problem", [
+    ({"type": "string", "enum": [{"a": 1}]}, "compares no objects or lists"),  # unhashable members
+    ({"type": "string", "enum": [["USD"]]}, "compares no objects or lists"),
+    ({"type": "string", "enum": list(map(str, range(1001)))}, ".enum must be a list of 1 to 1000"),  # huge
+    ({"type": "string", "enum": []}, ".enum must be a list of 1 to 1000"), ({"enum": "USD"}, ".enum must be a list"),
+    ({"type": "number", "enum": [float("nan")]}, "finite numbers"),
+    ({"type": "string", "default": 5}, "schema.default must be a string: a default must fit its own field"),
+    ({"type": "string", "enum": ["USD"], "default": "EUR"}, "schema.default 'EUR' is not one of 'USD'"),
+    ({"type": "number", "maximum": 10, "default": 11}, "schema.default must be at most 10"),
+    ({"type": "object", "required": ["c"], "properties": {"c": {"type": "string", "default": "USD"}}},
+     "schema.properties.c is required and has a default"),
+    ({"const": "USD"}, "uses 'const', which this checker does not read"),
+    ({"type": "array", "maxItems": 3}, "uses 'maxItems'"), ({"oneOf": [{}]}, "uses 'oneOf'"),
+    ({"properties": {"a": {"type": "number", "exclusiveMaximum": 5}}}, "schema.properties.a uses 'exclusiveMaximum'"),
+])
+def test_a_schema_using_enum_or_default_wrongly_or_a_keyword_the_checker_does_not_read_is_unreadable(schema, problem):
+    found = unreadable(schema)
+    assert found is not None and problem in found and "\n" not in found
+
+
+def test_annotations_and_names_that_are_no_keyword_are_still_ignored():
+    assert unreadable({"type": "string", "title": "t", "description": "d", "format": "date-time",
+                       "examples": ["x"], "x-vendor": {}}) is None
+    assert unreadable(WITH_CURRENCY) is None
+
+
+def test_defaults_are_filled_in_by_the_receiver_for_a_missing_optional_field_only_and_never_shared():
+    from peers.a2a.schema import with_defaults
+    assert with_defaults({"order_id": "A", "amount": 5}, WITH_CURRENCY)["currency"] == "USD"
+    assert with_defaults({"order_id": "A", "amount": 5, "currency": "EUR"}, WITH_CURRENCY)["currency"] == "EUR"
+    listed = {"type": "object", "properties": {"tags": {"type": "array", "default": []}}}
+    first = with_defaults({}, listed)
+    first["tags"].append("x")
+    assert with_defaults({}, listed) == {"tags": []} and listed["properties"]["tags"]["default"] == []
+
+
+def currency_peer():
+    """A peer whose skill publishes WITH_CURRENCY and answers with the input it received."""
+    from peers import billing
+    from peers.app import PeerApp
+    from peers.peer import Peer
+    from peers.skill import Skill
+    card = billing.billing_agent().card
+    published = card.skills[0]._replace(input_schema=WITH_CURRENCY)
+    peer = Peer(card._replace(skills=(published,)), [Skill(published, lambda given: json.dumps(given, sort_keys=True))])
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+
+    def send(data):
+        frame = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": data}], "metadata": {"skillId": published.id}}}}
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", json.dumps(frame).encode(), headers).body)
+    return send
+
+
+def test_over_real_frames_the_receiver_refuses_a_value_outside_the_enum_and_fills_in_a_default():
+    send = currency_peer()
+    error = send({"order_id": "A", "amount": 5, "currency": "GBP"})["error"]
+    assert error["code"] == -32602 and "currency 'GBP' is not one of 'USD', 'EUR'" in error["message"]
+    task = send({"order_id": "B", "amount": 5})["result"]["task"]
+    assert json.loads(task["artifacts"][0]["parts"][0]["text"]) == {"amount": 5, "currency": "USD", "order_id": "B"}

@@ -287,8 +287,22 @@ def test_the_crash_lesson_fails_safely_restarts_billing_and_its_retry_gets_the_o
     assert [line.split("(")[1] for line in stores] == ["0 tasks, 0 effects in the ledger)", "1 task, 1 effect in the ledger)"]
     (ledger,) = [line for line in lines if line.startswith("[billing] ledger: refund of ORD-9100")]
     task_id = ledger.rsplit("(task ", 1)[1].rstrip(")")
-    assert f"[support] task {task_id} state: completed" in lines, "the retry got the task billing made before it died"
-    assert sum('"method": "SendMessage"' in line for line in lines) == 2
+    assert f"[support] task {task_id} state: completed" in lines, "it found the task billing made before it died"
+    assert f"[support] found task {task_id}, completed: the refund landed before billing died; nothing to resend, " \
+           "one refund" in lines
+    assert "[support] trusted result (from billing-agent): refund of $180.00 issued for ORD-9100" in done.stdout
+    sent = [line for line in lines if line.startswith("--> {")]
+    assert ['"method": "SendMessage"' in line for line in sent] == [True, False], "looked (ListTasks), never resent"
+    assert '"method": "ListTasks"' in sent[1] and '"contextId": "ticket-9100"' in sent[1]
+
+
+def test_the_crash_lesson_on_a_wire_without_list_tasks_resends_and_says_a2a_only_allows_dropping_a_copy():
+    done = cli("--scenario", "crash", "--wire", "0.3", timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert ("A2A allows a server to drop a message whose messageId it has seen, but does not require it: "
+            "billing's ledger, not the protocol, makes this safe") in done.stdout
+    assert sum('"method": "message/send"' in line for line in done.stdout.splitlines()) == 2
+    assert "[support] one refund: billing's ledger above is the one that answered" in done.stdout
 
 
 def test_a_file_kept_under_larger_bounds_is_cut_to_the_stores_on_start(tmp_path):

@@ -15,7 +15,7 @@ from peers.support.frame_summaries import Summaries
 from peers.support.lessons import every, name_of
 from peers.support.output import Console
 from transports.inprocess import InProcessTransport
-from transports.printer import FramePrinter
+from transports.printer import FramePrinter, masked
 
 WHOLE = "(--frames full shows it whole)"
 BILLING_CARD_URL = "https://billing.acme.example/.well-known/agent-card.json"
@@ -172,7 +172,7 @@ def test_a_cards_words_cannot_forge_a_line_hide_in_escapes_or_show_a_secret():
     lines, printer = served(json.dumps(CARD).encode(), json.dumps(hostile).encode())
     assert not any(line.startswith(("[trust]", "[support]")) for line in lines), lines
     assert all(line.isprintable() for line in lines) and "s3cret" not in "\n".join(lines)
-    assert '    token: added "****"' in lines and "\\u202e" in lines[2] + lines[3]
+    assert f'    token: added "{masked("s3cret-in-a-card")}"' in lines and "\\u202e" in lines[2] + lines[3]
     assert b"s3cret-in-a-card" in printer.frames[-1].body, "the frame is recorded as it crossed"
 
 

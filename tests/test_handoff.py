@@ -38,7 +38,8 @@ def test_an_envelope_that_does_not_cover_the_refund_is_rejected_before_it_and_a_
 
 @pytest.mark.parametrize("change, named", [
     ({"contract": "refund-handoff/2"}, "this agent supports refund-handoff/1"),
-    ({"token": "t0k"}, "metadata.handoff has an unknown field 'token'"),
+    ({"token": "t0k"}, "metadata.handoff.token is a credential: a bearer token sitting in a handoff payload is a "
+                       "permission escalation with extra steps"),
     ({"expiresAt": "tomorrow"}, "metadata.handoff.expiresAt"),
     ({"permitted": []}, "metadata.handoff.permitted must hold at least 1"),
     ({"maxHops": 0}, "metadata.handoff.maxHops must be at least 1"),
@@ -91,12 +92,85 @@ def test_the_authority_lesson_admits_only_the_last_envelope_on_both_transports()
     assert shown[0] == shown[1] and runs[0].stderr == runs[1].stderr
     answers = [json.loads(line[4:]) for line in shown[0] if line.startswith("<-- {")]
     states = [a["result"]["task"]["status"]["state"] if "result" in a else a["error"]["code"] for a in answers]
-    assert states == ["TASK_STATE_REJECTED", "TASK_STATE_REJECTED", -32602, "TASK_STATE_REJECTED", -32602,
-                      "TASK_STATE_COMPLETED"]
+    assert states == ["TASK_STATE_REJECTED", "TASK_STATE_REJECTED", -32602, "TASK_STATE_REJECTED",
+                      "TASK_STATE_COMPLETED"], "six envelopes tried, five sent: the smuggled token never left"
     sent = [json.loads(line[4:]) for line in shown[0] if line.startswith("--> {")]
-    assert all("Authorization" not in json.dumps(m) for m in sent[:4] + sent[5:]), "no credential in an envelope"
-    assert runs[0].returncode == 0 and runs[0].stderr == "", "billing's two refusals are the lesson, on stdout"
-    assert sum("delegation failed: Invalid params" in line for line in shown[0]) == 2
+    assert len(sent) == 5 and all("t0k" not in json.dumps(m) and "token" not in m["params"]["message"]["metadata"]
+                                  ["handoff"] for m in sent), "no credential in an envelope"
+    said = "\n".join(shown[0])
+    assert ("billing-agent: not sent: metadata.handoff.token is a credential: a bearer token sitting in a handoff "
+            "payload is a permission escalation with extra steps (seed 004)") in said
+    assert "unknown field 'token'" not in said
+    assert runs[0].returncode == 0 and runs[0].stderr == "", "the refusals are the lesson, on stdout"
+    assert sum("delegation failed: Invalid params" in line for line in shown[0]) == 1
+
+
+def test_the_authority_lessons_help_counts_the_sends_it_makes():
+    done = cli("--scenario", "authority", "--help")
+    assert "tries the same refund six times" in done.stdout and "and sends five" in done.stdout
+    assert "five times" not in done.stdout.replace("six times", "")
+
+
+SECRET = "s3cr3t-t0ken-of-ours"
+
+
+@pytest.mark.parametrize("envelope_extra, where", [
+    ({"token": "t0k"}, "metadata.handoff.token"),
+    ({"access_token": "x"}, "metadata.handoff.access_token"),
+    ({"API-Key": "x"}, "metadata.handoff.API-Key"),
+    ({"objective": "Bearer abc.def-123"}, "metadata.handoff.objective"),
+    ({"hops": ["support-agent", SECRET]}, "metadata.handoff.hops[1]"),  # ours, whatever its member is called
+])
+def test_the_support_agent_puts_no_credential_in_an_envelope_and_sends_nothing(envelope_extra, where):
+    import a2a_delegation as story
+    from conftest import BILLING, BILLING_CARD, support_agent
+    agent, printer, _ = support_agent([BILLING], wire="1.0")
+    agent.credentials[f"https://elsewhere.example/a2a"] = SECRET
+    card = agent.find(BILLING_CARD)
+    outcome = agent.gate_then_delegate(card, story.SKILL, {"order_id": "ORD-7", "amount": 5.0},
+                                       handoff={**handoff.to_wire(ENVELOPE), **envelope_extra})
+    assert outcome.task is None and outcome.error.startswith(f"not sent: {where} ")
+    assert "permission escalation with extra steps" in outcome.error
+    assert [frame.http_method for frame in printer.frames if frame.direction == "-->"] == ["GET"], "only the card"
+    assert SECRET not in outcome.error, "the reason names where the secret sits, never the secret"
+
+
+@pytest.mark.parametrize("extra, where", [
+    ({"evidence": [{"note": {"Authorization": "Basic dXNlcjpwYXNz"}}]}, "metadata.handoff.evidence[0].note.Authorization"),
+    ({"objective": "basic dXNlcjpwYXNz"}, "metadata.handoff.objective"),
+    ({"permitted": [{"action": "refund", "maxAmount": 5, "currency": "USD", "password": "x"}]},
+     "metadata.handoff.permitted[0].password"),
+])
+def test_billing_refuses_a_raw_frame_whose_envelope_carries_a_credential_naming_the_escalation(client, extra, where):
+    error = send(client, "m-1", 5.0, {**handoff.to_wire(ENVELOPE), **extra})["error"]
+    assert error["code"] == -32602 and f"{where} " in error["message"]
+    assert "permission escalation with extra steps" in error["message"] and "unknown field" not in error["message"]
+    assert client.call("ListTasks", {})["result"]["tasks"] == [] and client.refunds() == []
+
+
+@pytest.mark.parametrize("text, credential", [
+    ("basic plan", False), ("Bearer bonds", False), ("Basic refund of ORD-7, in full", False),
+    ("Bearer t0k", True), ("basic dXNlcjpwYTU1", True), ("Bearer eyJhbGciOiJSUzI1NiJ9.e30.sig", True),
+    ("bearer abcdefghijklmnopqrstuvwxyz", True), ("BASIC dXNlcjpwYXNz", True), ("basic understanding", False),
+])
+def test_text_is_a_credential_when_it_reads_like_an_authorization_value_not_like_words(text, credential):
+    assert (handoff.credential_in({"note": text}, "v") is not None) is credential
+
+
+def test_an_objective_that_merely_starts_with_basic_is_no_credential(client):
+    done = send(client, "m-1", 5.0, handoff.to_wire(ENVELOPE._replace(objective="Basic refund of ORD-7, in full")))
+    assert done["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_deep_or_huge_envelope_is_judged_in_bounded_time_without_a_crash():
+    deep: object = "Bearer x"
+    for _ in range(5000):
+        deep = {"a": deep}
+    assert handoff.credential_in(deep, "v") is None, "deeper than 32 levels carries no envelope: not walked"
+    wide = {f"k{i}": [i] * 50 for i in range(2000)}
+    wide["zz"] = {"token": 1}
+    assert handoff.credential_in(wide, "v") in (None, "v.zz.token is a credential: " + handoff.ESCALATION)
+    assert handoff.credential_in({1: {None: "x"}, "ok": [[], {}]}, "v") is None
 
 
 def test_a_grant_that_expires_while_the_task_waits_for_approval_releases_nothing():

@@ -96,7 +96,7 @@ def test_an_envelope_that_names_no_transfer_is_judged_as_before(client):
      "metadata.handoff.status has an unknown field 'transcript'"),
     ({"span": {"traceId": "t", "spanId": "s\n1"}}, "metadata.handoff.span.spanId"),
     ({"span": {"traceId": "t" * 65, "spanId": "s"}}, "metadata.handoff.span.traceId"),
-    ({"span": {"traceId": "t", "spanId": "s", "token": "t0k"}}, "metadata.handoff.span has an unknown field 'token'"),
+    ({"span": {"traceId": "t", "spanId": "s", "token": "t0k"}}, "metadata.handoff.span.token is a credential"),
     ({"span": [TRACE, OUR_SPAN]}, "metadata.handoff.span must be an object"),
 ])
 def test_a_malformed_transfer_field_is_invalid_params_naming_it_and_makes_no_task(client, change, named):

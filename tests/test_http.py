@@ -48,8 +48,9 @@ def test_the_cli_over_http_prints_the_essays_run_and_exits_0():
 def test_a_token_goes_only_to_the_endpoint_it_was_issued_for():
     printer = story_frames("http", [BILLING, ROGUE])
     for frame in printer.sent_to("https://billing.acme.example"):
-        expected = "Bearer ****" if frame.http_method == "POST" else None
-        assert frame.headers.get("Authorization") == expected, "card fetches carry no token"
+        shown = frame.headers.get("Authorization")
+        assert shown.startswith("Bearer ****#") if frame.http_method == "POST" else shown is None, \
+            "card fetches carry no token"
         assert b"Bearer" not in frame.body and b"token" not in frame.body
     for frame in printer.sent_to(rogue.BASE_URL):
         assert "Authorization" not in frame.headers

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from conftest import GOLDEN, ROOT, Child, base_url, cli
+from transports.printer import masked
 from test_learner_tools import run_in_terminal
 
 
@@ -185,7 +186,7 @@ def test_a_peer_token_goes_only_to_that_peers_origin(tmp_path):
                    "--verbose", env={"MY_TOKEN": "s3cret"})
         posts = [line for line in done.stdout.splitlines() if line.startswith("    [--> POST")]
         to_peer = [line for line in posts if base in line]
-        assert to_peer and all("Authorization: Bearer ****" in line for line in to_peer)
+        assert to_peer and all(f"Authorization: Bearer {masked('s3cret')}" in line for line in to_peer)
         assert not any("Bearer" in line for line in posts if base not in line and "refunds-r-us" in line)
     finally:
         server.terminate()

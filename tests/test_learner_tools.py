@@ -48,7 +48,7 @@ def test_trace_writes_one_json_line_per_record_with_secrets_masked_and_replay_ma
     frames = [r for r in records if r["kind"] == "frame"]
     assert len(frames) == 8 and [r["seq"] for r in records] == list(range(1, len(records) + 1))
     post = next(f for f in frames if f["method"] == "tasks/send" and f["peer"] == "billing-agent")
-    assert post["headers"]["Authorization"] == "Bearer ****" and post["wire"] == "essay"
+    assert post["headers"]["Authorization"].startswith("Bearer ****#") and post["wire"] == "essay"
     assert post["jsonrpc_id"] == 1 and post["transport"].startswith("in-process")
     answer = next(f for f in frames if f["direction"] == "<--" and f["method"] == "tasks/send")
     assert answer["http_status"] == 200 and answer["elapsed_ms"] >= 0 and answer["jsonrpc_id"] == 1
@@ -142,7 +142,7 @@ def test_push_with_trace_and_diagram_records_and_draws_each_push_as_a_frame_of_i
     pushes = [r for r in records if r["kind"] == "frame" and r["method"] == "push to our webhook"]
     assert len(pushes) == 3 and {(r["direction"], r["peer"], r["wire"], r["http_status"]) for r in pushes} == {
         ("<--", "billing-agent", wire, 200)}, "from the peer we gave our webhook to, in its wire"
-    assert all(r["url"].startswith("http://127.0.0.1:") and r["headers"]["X-A2A-Notification-Token"] == "****"
+    assert all(r["url"].startswith("http://127.0.0.1:") and r["headers"]["X-A2A-Notification-Token"].startswith("****#")
                for r in pushes), "where each arrived, its token masked"
     assert [r["body"] for r in pushes] == [line.split(") ", 1)[1] for line in done.stdout.splitlines()
                                            if line.startswith("<-- (pushed to our webhook) ")]
@@ -173,7 +173,7 @@ def test_verbose_says_where_each_push_arrived_and_from_whom_with_its_token_maske
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     details = [line for line in done.stdout.splitlines() if line.startswith("    [<-- POST http://127.0.0.1:")]
     assert len(details) == 3 and all(", from https://billing.acme.example/a2a] " in line
-                                     and "X-A2A-Notification-Token: ****" in line for line in details)
+                                     and "X-A2A-Notification-Token: ****#" in line for line in details)
 
 
 def test_colour_on_a_terminal_and_none_with_no_color_or_a_pipe():
@@ -187,7 +187,7 @@ def test_colour_on_a_terminal_and_none_with_no_color_or_a_pipe():
 
 def test_verbose_adds_status_masked_headers_and_timing():
     out = cli("--verbose").stdout
-    assert "    [--> POST https://billing.acme.example/a2a] Content-Type: application/json; Authorization: Bearer ****" in out
+    assert "    [--> POST https://billing.acme.example/a2a] Content-Type: application/json; Authorization: Bearer ****#" in out
     assert "    [<-- HTTP 200, " in out and " ms] Content-Type: application/json" in out
 
 

@@ -14,11 +14,16 @@ import pytest
 from conftest import ROOT, cli, cli_once, cli_together
 
 
+FINGERPRINT = re.compile(r"\*{4}#[0-9a-f]{4}")
+
+
 def lesson(name, *extra):
-    """Both transports' runs; asserts they print the same lines (bar the banner)."""
+    """Both transports' runs; asserts they print the same lines (bar the banner, and the
+    fingerprints of the fresh secrets each run makes: a new token has a new one)."""
     runs = cli_together(*[("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])])
     shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
-    assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
+    same = [[FINGERPRINT.sub("****#", line) for line in lines] for lines in shown]
+    assert same[0] == same[1], "the same frames, byte for byte, in process and over HTTP"
     assert runs[0].stderr == runs[1].stderr and runs[0].returncode == runs[1].returncode
     return runs[0], shown[0]
 
@@ -40,9 +45,14 @@ def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prin
     assert "[support] rejected (terminal): ORD-42 was charged $42.00; a refund of $420.00 is more than that" in said
     assert "[support] approval required (interrupted): " in said and "[support] canceled (terminal)" in said
     assert [m["method"] for m in frames(lines, "-->")][-1] == "CancelTask"
-    legend = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]
+    after = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]
+    legend, note = after[:after.index("")], after[after.index("") + 1:]
+    assert note[0] == ("[support] seed 004 counts input required, approval required and timed out as terminal "
+                       "states of a handoff; A2A calls the first two interrupted and the third active. Both are right:")
+    assert "the workflow that handed the work off" in note[1] and "the task at the peer: it has not ended" in note[2]
     assert [line.split("->")[0].strip() for line in legend] == [
-        "terminal:", "completed", "failed", "rejected", "referred", "canceled", "interrupted:", "input-required",
+        "terminal:", "completed", "failed", "rejected", "referred", "needs evidence", "canceled", "interrupted:",
+        "input-required",
         "approval required", "auth-required", "active:", "working", "timed out", "no task:", "not delegated"]
     assert sum("refund of $" in line and "issued" in line for line in lines if line.startswith("[support] trusted")) == 1
 
@@ -125,8 +135,11 @@ def test_the_auth_lesson_continues_the_same_task_once_the_step_up_token_is_in_au
 
 def test_the_auth_lesson_shows_both_tokens_only_masked():
     done = cli("--scenario", "auth", "--verbose")
-    assert done.stdout.count("Authorization: Bearer ****") == 3, "the card fetch sends none; three POSTs do"
+    shown = re.findall(r"Authorization: Bearer (\*{4}#[0-9a-f]{4})", done.stdout)
+    assert len(shown) == 3, "the card fetch sends none; three POSTs do"
+    assert shown[0] == shown[1] != shown[2], "the step-up is another credential, and the fingerprints say so"
     assert not re.search(r"Bearer (?!\*\*\*\*)", done.stdout), "no token value is ever printed"
+    assert "another credential than the first" in cli_once("--scenario", "auth").stdout
 
 
 def step_up_client(carrier_server=None):
@@ -305,6 +318,22 @@ def test_the_evidence_lesson_refreshes_the_stale_fact_and_never_promotes_the_inf
     methods = [m["method"] for m in frames(lines, "-->")]
     assert methods.index("tools/call") < len(methods) - 1 and methods[-1] == "SendMessage", "refreshed, then sent"
     assert runs[0].returncode == 0
+    # What it says it does with each rejection is what it then does: refresh and hand off, not escalate.
+    handled = [line for line in lines if line.startswith("[support] needs evidence (terminal): ")]
+    assert len(handled) == 2 and all(line.endswith("refresh it from its record, then hand off again (a new task)")
+                                     for line in handled)
+    assert "escalating to a human" not in runs[0].stdout
+    needed = [a["result"]["task"]["status"]["message"]["parts"][1]["data"]["needsEvidence"] for a in answers[:2]]
+    assert needed == [{"claim": "charged", "subject": "ORD-3300", "klass": "observed", "maxAgeSeconds": 900}] * 2
+
+
+def test_a_rejection_that_no_fresh_observation_would_settle_still_goes_to_a_person():
+    from peers.support.outcomes import Variant, variant_of
+    from peers.a2a import wire_v10
+    peer, send = evidence_client()
+    task = send("m-1", 50.0, [claim(value=49.99)])["result"]["task"]
+    assert "needsEvidence" not in json.dumps(task), "observed and fresh, but short: not a refresh's to fix"
+    assert variant_of(wire_v10.task_from_wire(task)) is Variant.REJECTED
 
 
 def evidence_client():
@@ -404,14 +433,15 @@ def test_the_diagram_draws_every_turn_of_a_task_as_that_task(tmp_path):
               if ("SendMessage" in line or "task-1" in line) and not line.strip().startswith("Note")]
     assert arrows == ["L0->>L3: SendMessage (id 1)", "L3-->>L0: task-1 input-required (id 1)",
                       "L0->>L3: SendMessage (id 2): next turn of task-1", "L0->>L3: SendMessage (id 3): next turn of task-1",
-                      "L3-->>L0: task-1 completed (id 3)", "L0->>L3: SendMessage (id 4): next turn of task-1"]
+                      "L0->>L3: SendMessage (id 4): next turn of task-1",
+                      "L3-->>L0: task-1 completed (id 4)", "L0->>L3: SendMessage (id 5): next turn of task-1"]
 
 
 ENDINGS = {"contract": "trusted result (from billing-agent): refund of $180.00",
-           "outcomes": "[support] every variant, and what the support agent does with it:",
-           "approval": "[support] billing refused it (This operation is not supported",  # single-use
+           "outcomes": "[support] seed 004 counts input required, approval required and timed out as terminal",
+           "approval": "[support] what billing checked: the approval is exactly its proposal, signed",
            "auth": "trusted result (from billing-agent): refund of $2,400.00",
-           "duplicate": "[support] four deliveries, and every answer names task task-1",
+           "duplicate": "[support] four deliveries: 3 answers are task task-1 itself; task-2 (rejected)",
            "slow": "ended completed while nobody waited", "authority": "refund of $180.00 issued for ORD-6200",
            "versions": "refund of $120.00 issued for ORD-7300", "evidence": "refund of $180.00 issued for ORD-3300",
            "bounce": "[support] the support agent owns this decision",
@@ -599,7 +629,7 @@ def test_a_lessons_help_is_its_docstring_and_what_it_sets_reads_and_asks_of_the_
     assert done.returncode == 0 and done.stdout.startswith("--scenario approval: a refund above billing's limit")
     assert "runs as: --scenario approval --wire 1.0 (where those flags are not given)" in done.stdout
     assert "reads --interactive: you are the person asked to approve" in done.stdout
-    assert "asks of billing-agent: slow=2.0, cut_streams_after=2" in cli("--help", "--scenario=broken-stream").stdout
+    assert "asks of billing-agent: slow=2.0, cut_streams_after=3" in cli("--help", "--scenario=broken-stream").stdout
     assert "usage:" in cli_once("--help").stdout and "usage:" not in done.stdout
 
 

@@ -57,3 +57,29 @@ def test_the_tool_server_answers_in_the_mcp_specifications_shapes():
     bad = json.loads(mcp({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
         "name": "lookup_order", "arguments": {"order": []}}}).body)
     assert bad["error"]["code"] == -32602
+
+
+def test_the_202_that_answers_the_initialized_notification_is_drawn_as_the_success_it_is(tmp_path):
+    from peers.support.diagram import marked
+    from peers.support.page import describe
+    trace, drawn = tmp_path / "mcp.jsonl", tmp_path / "mcp.mmd"
+    done = cli("--scenario", "mcp", "--trace", str(trace), "--diagram", str(drawn))
+    assert done.returncode == 0, done.stderr
+    assert "L3-->>L0: HTTP 202 accepted (a notification gets no reply)" in drawn.read_text()
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    run, marks = marked(records)
+    accepted = [(step, mark) for step, mark in zip(run.steps, marks)
+                if step.kind == "frame" and step.record.get("http_status") == 202]
+    assert len(accepted) == 1
+    step, mark = accepted[0]
+    assert [m.cls for m in mark] == ["reply"], "a notification's 202 is no failure"
+    fields = dict(describe(step, mark, "tools.support.example")["fields"])
+    assert fields["Wire format"] == "MCP" and fields["Status"] == "202"
+    mcp = [r["wire"] for r in records if r.get("kind") == "frame" and r.get("method") in orders_tool.METHODS]
+    assert mcp and set(mcp) == {"MCP"}, "every MCP frame names its protocol, never None"
+
+
+def test_a_202_to_a_request_that_expects_a_reply_is_still_a_failure():
+    from peers.support.diagram import frame_label
+    assert frame_label({"direction": "<--", "http_status": 202, "jsonrpc_id": 3, "body": ""}, None)[1] == "fail"
+    assert frame_label({"direction": "<--", "http_status": 500, "jsonrpc_id": None, "body": ""}, None)[1] == "fail"

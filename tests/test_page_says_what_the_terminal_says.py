@@ -216,10 +216,14 @@ def test_the_broken_streams_diagram_marks_where_it_broke_and_where_it_was_joined
     steps = steps_of(html)
     kinds = [(step["kind"], step["title"].split(",")[0]) for step in steps]
     at = kinds.index(("broken", broke.split(",")[0]))
-    assert [kind for kind, _ in kinds[at - 1:at + 4]] == ["frame", "broken", "frame", "resumed", "frame"]
-    assert kinds[at + 1][1].startswith("--> SubscribeToTask") and steps[at + 2]["title"] == missed
+    # Joined again: the subscription refused (the task completed while the stream was down),
+    # the task asked for, and what was missed said.
+    assert [kind for kind, _ in kinds[at - 1:at + 6]] == ["frame", "broken", "frame", "frame", "frame", "frame",
+                                                          "resumed"]
+    assert kinds[at + 1][1].startswith("--> SubscribeToTask") and kinds[at + 3][1].startswith("--> GetTask")
+    assert steps[at + 5]["title"] == missed
     assert 'class="zigzag"' in re.search(rf'data-step="{at + 1}">(.*?)</g>', html, re.S)[1]
-    assert broke in drawn(html, at + 1).replace("\n", "") and missed in drawn(html, at + 3).replace("\n", "")
+    assert broke in drawn(html, at + 1).replace("\n", "") and missed in drawn(html, at + 6).replace("\n", "")
     notes = [line.strip() for line in mmd.read_text().splitlines() if line.strip().startswith("Note over")]
     assert any(note.startswith("Note over L3,L0: support the stream broke off") for note in notes), notes
     assert any(note.startswith("Note over L0: support missed while not listening") for note in notes), notes

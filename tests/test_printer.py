@@ -5,7 +5,7 @@ from peers import billing
 from peers.a2a import wire_essay
 from peers.app import PeerApp
 from transports.inprocess import InProcessTransport
-from transports.printer import FramePrinter, escape, mask
+from transports.printer import FramePrinter, escape, mask, mask_body, masked
 
 
 def test_control_characters_and_bidi_overrides_become_visible():
@@ -16,8 +16,19 @@ def test_control_characters_and_bidi_overrides_become_visible():
 
 def test_credentials_are_masked_but_their_scheme_is_kept():
     assert mask({"Authorization": "Bearer s3cret", "Content-Type": "application/json"}) == \
-        {"Authorization": "Bearer ****", "Content-Type": "application/json"}
-    assert mask({"x-api-key": "k"}) == {"x-api-key": "****"}
+        {"Authorization": "Bearer ****#1ec1", "Content-Type": "application/json"}
+    assert mask({"x-api-key": "k"}) == {"x-api-key": "****#8254"}
+
+
+def test_a_masked_secret_carries_a_short_fingerprint_that_tells_two_apart_and_never_the_secret():
+    import hashlib
+    first, step_up = mask({"Authorization": "Bearer t0k"}), mask({"Authorization": "Bearer up-t0k"})
+    assert first != step_up and first["Authorization"].startswith("Bearer ****#")
+    assert first["Authorization"] == "Bearer ****#" + hashlib.sha256(b"t0k").hexdigest()[:4]
+    assert len(first["Authorization"]) == len("Bearer ****#") + 4, "16 bits: tells two apart, recovers nothing"
+    assert masked("") == "****", "nothing to fingerprint"
+    assert mask({"Authorization": "Bearer \udcff"})["Authorization"].startswith("Bearer ****#"), "any text at all"
+    assert mask_body('{"token": "a"}') != mask_body('{"token": "b"}')
 
 
 def test_the_printer_records_masked_headers_and_never_prints_the_token():
@@ -28,7 +39,7 @@ def test_the_printer_records_masked_headers_and_never_prints_the_token():
     response = printer.post("https://billing.acme.example/a2a", frame,
                             {"Content-Type": "application/json", "Authorization": "Bearer s3cret"})
     assert response.status == 200
-    assert printer.frames[0].headers["Authorization"] == "Bearer ****"
+    assert printer.frames[0].headers["Authorization"] == "Bearer ****#1ec1"
     assert printer.frames[0].body == frame and printer.frames[1].body == response.body
     assert not any("s3cret" in line for line in lines)
 
@@ -44,8 +55,8 @@ def test_a_huge_frame_is_shown_cut_but_recorded_whole():
 
 
 @pytest.mark.parametrize("body, shown", [
-    (b'{"token": "s3cret"}', '{"token": "****"}'),
-    (b'{"a": {"credentials": "x\\"y"}, "token":"t"}', '{"a": {"credentials": "****"}, "token":"****"}'),
+    (b'{"token": "s3cret"}', '{"token": "****#1ec1"}'),
+    (b'{"a": {"credentials": "x\\"y"}, "token":"t"}', '{"a": {"credentials": "****#25bb"}, "token":"****#e3b9"}'),
     (b'{"tokens": "keep"}', '{"tokens": "keep"}'),
 ])
 def test_a_secret_inside_a_body_is_shown_masked(body, shown):

@@ -37,6 +37,19 @@ def test_every_line_the_essay_quotes_appears_in_order():
             position = got.index(line.strip(), position) + 1  # ValueError if missing or out of order
 
 
+def test_after_the_essays_lines_the_run_says_its_wire_is_a_simplification_and_names_the_real_one():
+    lines = cli_once().stdout.splitlines()
+    last_quoted = [line for line in (GOLDEN / "essay_quotes.txt").read_text().splitlines() if line.strip()][-1]
+    after = lines[[line.strip() for line in lines].index(last_quoted.strip()) + 1:]
+    assert [line.strip() for line in after] == [
+        "", "The essay's tasks/send {skill, input} is a teaching simplification, not A2A 1.0's wire:",
+        "`python3 a2a_delegation.py --wire 1.0` shows real A2A 1.0 (SendMessage, a Message of",
+        "parts); add --stream to watch its task's events stream in as they happen."], "added after, never among them"
+    real = cli("--wire", "1.0").stdout
+    assert '"method": "SendMessage"' in real and "teaching simplification" not in real, "the command named works"
+    assert '"method": "SendStreamingMessage"' in cli("--wire", "1.0", "--stream").stdout
+
+
 def test_the_billing_card_is_printed_as_the_essay_prints_it():
     card = json.dumps(wire_essay.card_to_wire(billing.billing_agent().card), indent=2)
     assert card in cli_once().stdout

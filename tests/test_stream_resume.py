@@ -115,12 +115,17 @@ def test_the_broken_stream_lesson_subscribes_again_and_prints_the_same_on_both_t
                         "closed it); task task-1 was last seen working: subscribing to it again "
                         "(SubscribeToTask) for what was missed")
     assert lines[broke + 1].startswith('--> {"jsonrpc": "2.0", "id": 2, "method": "SubscribeToTask"')
-    assert lines[broke + 3].startswith('<-- [1] {"jsonrpc": "2.0", "id": 2, "result": {"task"')
-    assert lines[broke + 4] == "[support] missed while not listening: nothing: the task is as it was"
+    # The connection broke as billing completed the task: that completion is what was missed.
+    assert lines[broke + 2].startswith('<-- {"jsonrpc": "2.0", "id": 2, "error": {"code": -32004')
+    assert lines[broke + 3].startswith("[support] SubscribeToTask was refused (") and "(GetTask)" in lines[broke + 3]
+    assert lines[broke + 4].startswith('--> {"jsonrpc": "2.0", "id": 3, "method": "GetTask"')
+    assert lines[broke + 6] == "[support] missed while not listening: the task became completed"
+    assert sum('"artifactUpdate"' in line for line in lines[:broke]) == 1, "the artifact came before the break"
     assert "[support] task task-1 lifecycle: submitted -> working -> completed" in lines
     assert any(line.startswith("[support] trusted result (from billing-agent): refund of $180.00") for line in lines)
     on_0_3 = runs["--wire 0.3"].stdout  # 0.3 calls the subscription tasks/resubscribe
     assert "subscribing to it again (tasks/resubscribe) for what was missed" in on_0_3
+    assert "[support] missed while not listening: the task became completed" in on_0_3
     assert "[support] task task-1 lifecycle: submitted -> working -> completed" in on_0_3
 
 

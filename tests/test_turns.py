@@ -197,7 +197,7 @@ def test_the_approval_lesson_prints_the_same_frames_on_both_transports_and_ends_
     answers = [line for line in shown[0] if line.startswith("<-- {")]
     states = [json.loads(line[4:]).get("result", {}).get("task", {}).get("status", {}).get("state")
               or json.loads(line[4:])["error"]["code"] for line in answers]
-    assert states == ["TASK_STATE_INPUT_REQUIRED", -32602, "TASK_STATE_COMPLETED", -32004]
+    assert states == ["TASK_STATE_INPUT_REQUIRED", -32602, -32602, "TASK_STATE_COMPLETED", -32004]
     task_ids = {json.loads(line[4:])["params"]["message"].get("taskId") for line in shown[0] if line.startswith("--> {")}
     assert task_ids == {None, "task-1"}, "every follow-up continues the same task"
     assert sum("refund of $6,200.00 issued" in line for line in shown[0] if line.startswith("[support] trusted")) == 1
@@ -240,7 +240,9 @@ def test_the_duplicate_lesson_answers_every_delivery_with_one_task_on_both_trans
     assert [(t["id"], t["status"]["state"]) for t in tasks] == [("task-1", "TASK_STATE_COMPLETED")] * 3 + [
         ("task-2", "TASK_STATE_REJECTED")], "a copy uses up no task id; the different request is rejected"
     assert "task task-1 already did this: refund of $75.00" in tasks[3]["status"]["message"]["parts"][0]["text"]
-    assert shown[0][-1].startswith("[support] four deliveries, and every answer names task task-1")
+    assert shown[0][-1] == ("[support] four deliveries: 3 answers are task task-1 itself; task-2 (rejected): a new task "
+                            "that did nothing, naming task task-1 as the one that refunded; billing's ledger holds "
+                            "one refund for ORD-5100"), "the closing sentence is true of the four answers above"
 
 
 def test_a_duplicate_delivery_uses_up_no_task_id(client):

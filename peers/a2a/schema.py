@@ -10,13 +10,24 @@ the value: a number too large for a float, an unhashable key, a deep structure.
 
 Subset: type (object, array, string, number, integer, boolean), properties, required,
 additionalProperties: false, items, minItems, minLength, maxLength, pattern,
-exclusiveMinimum, minimum, maximum, multipleOf. `problems` lists every way a value does
-not fit (a card with three faults names all three); `check` gives the first. A schema a
-peer publishes is itself hostile input: `unreadable` judges its shape first, so `check`
-only ever runs a schema whose keywords have the types it expects.
+exclusiveMinimum, minimum, maximum, multipleOf, enum (of strings, numbers, booleans or
+null: compared as JSON compares them, so true is not 1), and default. `problems` lists
+every way a value does not fit (a card with three faults names all three); `check` gives
+the first. A schema a peer publishes is itself hostile input: `unreadable` judges its
+shape first, so `check` only ever runs a schema whose keywords have the types it expects,
+and it refuses a schema that uses a JSON Schema keyword outside the subset (`const`,
+`oneOf`, `maxItems` ...): ignored, it would let through what its author meant to refuse.
+
+`default` (seed 000's contract, as Zod's `.default`): the receiver fills it in. The
+sender may leave an optional field out; the receiver checks what arrived, then
+`with_defaults` gives the value with each missing optional field's default (peers/skill.py
+does this for a skill's input). Never before the check, so a default cannot stand in for
+a required field; and a schema whose default does not fit its own field, or that gives a
+required field a default, is unreadable.
 """
 from __future__ import annotations
 
+import copy
 import math
 import re
 from typing import Any, Iterator
@@ -47,11 +58,20 @@ def problems(value: Any, schema: dict[str, Any], path: str = "", *, most: int = 
 _NUMBERS = ("exclusiveMinimum", "minimum", "maximum", "multipleOf")
 _COUNTS = ("minItems", "minLength", "maxLength")
 MAX_PATTERN = 1000
+MAX_ENUM = 1000  # members: a list of allowed values, not a database
+# JSON Schema's assertions and applicators this checker does not read: a schema using one is
+# refused, not half-applied. (Annotations such as title, description, examples or format
+# assert nothing by default, and other names are no keyword at all: both are ignored.)
+UNREAD = ("const", "exclusiveMaximum", "maxItems", "uniqueItems", "contains", "minContains", "maxContains",
+          "prefixItems", "additionalItems", "unevaluatedItems", "minProperties", "maxProperties",
+          "patternProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies",
+          "unevaluatedProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef")
 
 
 def unreadable(schema: Any, path: str = "schema", depth: int = 0) -> str | None:
-    """Why `schema` is not one `check` can run (naming where), or None. Keywords outside
-    the subset are ignored, as JSON Schema ignores unknown keywords."""
+    """Why `schema` is not one `check` can run (naming where), or None. A JSON Schema
+    keyword outside the subset (UNREAD) is refused; a name that is no keyword (an
+    annotation, a vendor's x-...) is ignored, as JSON Schema ignores unknown keywords."""
     if not isinstance(schema, dict):
         return f"{path} must be an object"
     if depth > 8:
@@ -75,13 +95,64 @@ def unreadable(schema: Any, path: str = "schema", depth: int = 0) -> str | None:
         return f"{path}.required must be a list of names"
     if not isinstance(properties, dict) or not isinstance(schema.get("additionalProperties", True), bool):
         return f"{path}.properties must be an object, additionalProperties true or false"
+    unread = next((name for name in UNREAD if name in schema), None)
+    if unread is not None:
+        return f"{path} uses {unread!r}, which this checker does not read, so it would let through what it refuses"
+    if "enum" in schema and _bad_enum(schema["enum"]):
+        return (f"{path}.enum must be a list of 1 to {MAX_ENUM} strings, finite numbers, booleans or nulls "
+                "(this checker compares no objects or lists)")
     inner = [(f"{path}.properties.{name[:40]}", item) for name, item in properties.items()]
     inner += [(f"{path}.items", schema["items"])] if "items" in schema else []
-    return next((found for where, item in inner if (found := unreadable(item, where, depth + 1))), None)
+    found = next((found for where, item in inner if (found := unreadable(item, where, depth + 1))), None)
+    if found is None and "default" in schema:  # its own field's rules, checked once they are readable
+        problem = check(schema["default"], {k: v for k, v in schema.items() if k != "default"}, f"{path}.default")
+        found = f"{problem}: a default must fit its own field" if problem else None
+    defaulted = next((name for name in required if isinstance(properties.get(name), dict)
+                      and "default" in properties[name]), None)
+    if found is None and defaulted is not None:
+        found = (f"{path}.properties.{defaulted[:40]} is required and has a default: a default fills in only a "
+                 "missing optional field")
+    return found
+
+
+def _bad_enum(members: Any) -> bool:
+    return not isinstance(members, list) or not 1 <= len(members) <= MAX_ENUM or not all(
+        member is None or isinstance(member, (str, bool, int))
+        or (isinstance(member, float) and math.isfinite(member)) for member in members)
+
+
+def _same(value: Any, member: Any) -> bool:
+    """JSON equality for an enum's scalar members: true is not 1, 1 is 1.0."""
+    if isinstance(value, bool) or isinstance(member, bool) or value is None or member is None:
+        return value is member
+    if isinstance(value, (int, float)) and isinstance(member, (int, float)):
+        return value == member  # exact for int and float alike, and never raises
+    return type(value) is type(member) is str and value == member
+
+
+def with_defaults(value: Any, schema: dict[str, Any]) -> Any:
+    """`value` (which fits `schema`) with each missing optional field's default filled in,
+    in objects at any depth; a new value, so the schema's defaults are never shared."""
+    if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
+        properties = schema["properties"]
+        filled = {name: with_defaults(item, properties[name]) if name in properties else item
+                  for name, item in value.items()}
+        for name, item in properties.items():
+            if name not in filled and isinstance(item, dict) and "default" in item:
+                filled[name] = copy.deepcopy(item["default"])
+        return filled
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [with_defaults(item, schema["items"]) for item in value]
+    return value
 
 
 def _problems(value: Any, schema: dict[str, Any], path: str) -> Iterator[str]:
     kind = schema.get("type")
+    if "enum" in schema and not any(_same(value, member) for member in schema["enum"]):
+        shown = ", ".join(repr(member)[:40] for member in schema["enum"][:8])
+        more = f" and {len(schema['enum']) - 8} more" if len(schema["enum"]) > 8 else ""
+        yield f"{path or 'the document'} {_shown(value)} is not one of {shown}{more}"
+        return
     if kind in ("number", "integer"):
         problem = _check_number(value, schema, path, integer=kind == "integer")
         if problem:
@@ -152,6 +223,13 @@ def _ecma(pattern: str) -> str:
     text; Python's `$` also matches before a final newline ("ORD-1\\n" would pass). And
     ECMA's \\d is 0-9 only: callers pass re.ASCII, or "٢٠٢٠" would be a year."""
     return pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
+
+
+def _shown(value: Any) -> str:
+    """A value from outside, short, in one line: for a message that names it."""
+    if isinstance(value, (dict, list)):
+        return "(an object)" if isinstance(value, dict) else "(a list)"
+    return repr(value)[:60]
 
 
 def _join(path: str, name: str) -> str:

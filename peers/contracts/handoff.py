@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from peers.contracts import evidence, transfer
+from peers.contracts.no_credentials import ESCALATION, credential_in  # noqa: F401 - part of the contract
 from peers.a2a.schema import check
 from transports.jsonrpc import InvalidParams
 
@@ -91,6 +92,9 @@ def read(value: Any) -> Envelope:
     contract = value.get("contract") if isinstance(value, dict) else None
     if isinstance(contract, str) and contract not in SUPPORTED:  # first: a newer sender's fields differ
         raise ContractNotSupported(contract)
+    carried = credential_in(value, "metadata.handoff")  # before the schema: the reason is the escalation
+    if carried:
+        raise InvalidParams(f"{carried}; nothing was done")
     problem = check(value, SCHEMA, "metadata.handoff")
     if problem:
         raise InvalidParams(problem)

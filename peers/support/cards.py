@@ -153,3 +153,16 @@ def refusal(card: AgentCard, skill_id: str, payload: Any, *, unheld: str | None 
     if problem:  # seed 000: a payload that breaks the contract never leaves
         return f"the payload breaks its {skill_id!r} skill's input contract: {problem}"
     return unheld  # the auth: a credential we hold for what the card asks (`unheld` says why not)
+
+
+def smuggled(payload: Any, metadata: dict[str, Any], credentials: dict[str, Any]) -> str | None:
+    """Seed 004: what we send never carries a credential (the transferor's credentials are
+    what a handoff "does not send"): where one sits in `payload` or `metadata` (the
+    envelope), and why it stays, or None. `credentials`: our own store, whose secrets are
+    looked for by value too, however their member is named."""
+    from peers.contracts.no_credentials import credential_in
+    held = frozenset(secret for value in credentials.values()
+                     for secret in ((value,) if isinstance(value, str) else value if isinstance(value, tuple) else ())
+                     if isinstance(secret, str) and len(secret) >= 4)
+    found = credential_in(payload, "payload", held) or credential_in(metadata, "metadata", held)
+    return f"{found}; the support agent puts none in what it sends" if found else None

@@ -89,6 +89,9 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
         body, status = {"result": body}, 200
     elif record.get("http_method") == "GET":
         return ("agent card", "reply") if status == 200 else (f"HTTP {short(status, 12)}", "fail")
+    if status == 202 and not record.get("body") and record.get("jsonrpc_id") is None:
+        # JSON-RPC answers no notification, and MCP's HTTP transport says so with 202: all went well
+        return "HTTP 202 accepted (a notification gets no reply)", "reply"
     if status != 200:
         return f"HTTP {short(status, 12)}{rid}", "fail"
     if record.get("method") == PUSH and body is not None:  # a StreamResponse: read as a stream's event is

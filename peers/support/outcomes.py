@@ -8,9 +8,9 @@ each variant names what the support agent does next (`handling`), and which clas
 belongs to: terminal (the task is over), interrupted (the same task waits for us),
 active (the peer may still be working) or no task (nothing was delegated).
 Most variants are A2A's TaskStates (section 4.1.3), spelled as the spec does; ours are
-"approval required" and "referred" (an input-required or rejected task whose status
-data says so: seed 004's variants), "timed out" (the protocol cannot know it) and "not
-delegated" (refused before sending, or no answer that makes a task).
+"approval required", "referred" and "needs evidence" (an input-required or rejected task
+whose status data says so: seed 004's variants), "timed out" (the protocol cannot know
+it) and "not delegated" (refused before sending, or no answer that makes a task).
 """
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ class Variant(Enum):
     REJECTED = ("rejected", "terminal", "escalating to a human: the peer would not do it, and did nothing")
     REFERRED = ("referred", "terminal", "the peer did nothing and names who decides it: hand it "
                 "there, within the handoff's hop limit")
+    NEEDS_EVIDENCE = ("needs evidence", "terminal", "the peer did nothing and names the claim it needs "
+                      "observed afresh: refresh it from its record, then hand off again (a new task)")
     CANCELED = ("canceled", "terminal", "nothing more to do: the task was withdrawn")
     INPUT_REQUIRED = ("input-required", "interrupted", "supply what it asks as the next turn of "
                                                        "the same task, or escalate to a human")
@@ -59,6 +61,8 @@ def variant_of(task: Task | None, failure: PeerError | None = None) -> Variant:
         return Variant.TIMED_OUT if timed_out else Variant.NOT_DELEGATED
     if referred_to(task) is not None:
         return Variant.REFERRED
+    if needed_evidence(task) is not None:
+        return Variant.NEEDS_EVIDENCE
     if task.state is TaskState.INPUT_REQUIRED:
         asks_approval = isinstance(task.status_data, dict) and "approval" in task.status_data
         return Variant.APPROVAL_REQUIRED if asks_approval else Variant.INPUT_REQUIRED
@@ -71,6 +75,15 @@ def referred_to(task: Task) -> str | None:
     data = task.status_data if task.state is TaskState.REJECTED and isinstance(task.status_data, dict) else {}
     named = data.get("referTo")
     return named if isinstance(named, str) and 0 < len(named) <= 64 and named.isprintable() else None
+
+
+def needed_evidence(task: Task) -> dict | None:
+    """The claim a rejected task asks to be observed afresh (its status data's
+    `needsEvidence`), if it names one as a small object; None otherwise."""
+    data = task.status_data if task.state is TaskState.REJECTED and isinstance(task.status_data, dict) else {}
+    named = data.get("needsEvidence")
+    return named if isinstance(named, dict) and isinstance(named.get("claim"), str) \
+        and isinstance(named.get("subject"), str) else None
 
 
 def as_data(task: Task) -> str:

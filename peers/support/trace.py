@@ -27,6 +27,8 @@ from transports.printer import Frame, escape, mask_body, named_by_path
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
 WIRE_OF = {method: name for name in wire_format.NAMES for method in wire_format.by_name(name).METHODS}
+# MCP's methods (--scenario mcp: our own tool, reached down, not across) are no A2A wire's: named as MCP.
+WIRE_OF.update(dict.fromkeys(("initialize", "notifications/initialized", "tools/list", "tools/call"), "MCP"))
 # Every kind of record a Recorder writes: the Console's lines and events, and the frames.
 KINDS = ("line", "frame", "registry", "trust", "failure", "model", "broken", "resumed", "task")
 PUSH = "push to our webhook"  # a frame's method, where a peer POSTed a task's change to us

@@ -4,10 +4,16 @@ task waits for it: one task across turns.
 Seed 004: authority travels with a handoff and is checked before any effect. Billing
 does not refund $6,200 on an agent's say-so: it pauses the task in `input-required`,
 naming the exact effect it proposes (order, amount, currency). A person decides (here a
-script plays them). The support agent then continues the *same task*, a message that
-carries its taskId and contextId, approving exactly what was proposed. The peer checks
-the approval against its proposal: an approval for more is refused and the task stays
-paused; the exact one releases the refund, once; asking again finds the task finished.
+script plays them, holding the approver's DEMO key, peers/keys/approver.DEMO-KEY.pem).
+The support agent then continues the *same task*, a message that carries its taskId and
+contextId and the approval. What billing checks (it pins the approver's public key): the
+approval is exactly its proposal, and carries an RS256 signature by that key over the
+proposal, billing's endpoint and this task's id (peers/signing/approval_signature.py). So the agent alone,
+which holds only the caller's token, cannot approve: its unsigned approval is refused,
+and so is one signed by another key; the person's signed one releases the refund, once;
+the same signature sent again finds the task finished, and it cannot release another
+task or agent (it names them). What billing cannot check: who holds the key. The demo key is
+published, so here it proves only the lesson's point.
 The essay's wire has no taskId, so it cannot carry this lesson: the scenario speaks 1.0
 unless --wire says 0.3.
 
@@ -23,10 +29,12 @@ expired meanwhile); a follow-up's own metadata is not read, so it cannot widen t
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
+from peers.signing import approval_signature, rs256
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import attempt, essay_cannot, look_up, open_lesson, said, turn_failed
 from peers.support.output import Kind
@@ -46,12 +54,19 @@ PROPOSAL = {"type": "object", "required": ["order_id", "amount", "currency"], "a
                            "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}}
 
 
+# The person's key and another (someone who is not the approver): published DEMO keys.
+APPROVER_KEY = os.path.join(os.path.dirname(__file__), "..", "..", "keys", "approver.DEMO-KEY.pem")
+ANOTHER_KEY = os.path.join(os.path.dirname(__file__), "..", "keys", "another.DEMO-KEY.pem")
+
+
 LESSON = Lesson(
-    about="a refund above billing's limit pauses for a person; an approval for more is refused; exactly "
-          "the proposal continues the same task, once",
+    about="a refund above billing's limit pauses for a person; the agent's own approval and one signed "
+          "by another key are refused; the approver's signature over exactly the proposal continues the "
+          "same task, once",
     teaches="seed 004: non-delegable decisions (an approval is evidence about one specific action)",
     order=130, flags={"--wire": "1.0"},
-    reads={"--interactive": "you are the person asked to approve (otherwise a script plays them)"})
+    reads={"--interactive": "you are the person asked to approve (otherwise a script plays them)"},
+    peers={"billing-agent": {"signed_approvals": True}})  # billing pins the approver's public key
 
 
 def run(agent: SupportAgent, card_urls: list[str], *, interactive: bool = False) -> list[Outcome]:
@@ -80,18 +95,24 @@ def run(agent: SupportAgent, card_urls: list[str], *, interactive: bool = False)
             f"approve a refund of ${proposal['amount']:,.2f} for {escape(proposal['order_id'])} "
             f"({proposal['currency']})?"), outcome)]
     try:
-        inflated = {**proposal, "amount": proposal["amount"] * 1.5}
-        agent.say(f"[person] approves {json.dumps(inflated)}: more than was proposed")
-        said(agent.say, attempt(agent, turn, follow_up(agent, task, inflated)))
-        agent.say(f"[person] approves exactly {json.dumps(proposal)}")
-        done = attempt(agent, turn, follow_up(agent, task, proposal))
+        agent.say("[support] approving it myself, unsigned: I hold only the caller's token, not a person's key")
+        said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal)))
+        agent.say("[someone] signs exactly the proposal with a key that is not the approver's")
+        said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, key_at(ANOTHER_KEY), card.url)))
+        agent.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
+        signed = key_at(APPROVER_KEY)
+        done = attempt(agent, turn, follow_up(agent, task, proposal, signed, card.url))
         said(agent.say, done)
         if isinstance(done, Task):
             task = done
-            agent.say("[support] the same approval again, as a new message: it was single-use")
-            said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal)), "")
+            agent.say("[support] the same signed approval again, as a new message:")
+            said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, signed, card.url)),
+                 "it was for this task, which has gone on: used once")
     except PeerError as failure:  # not a refusal: the peer broke the exchange
         return [turn_failed(agent, card, outcome._replace(task=task), failure)]
+    agent.say("[support] what billing checked: the approval is exactly its proposal, signed (RS256) by the "
+              "approver key it pins, over that proposal, billing's endpoint and this task's id; a task goes on "
+              "once. It cannot check who holds the key: the approver keeps it (this one is a published DEMO key).")
     return [outcome._replace(task=task)]
 
 
@@ -101,8 +122,8 @@ def decided(agent: SupportAgent, turn: Turn, task: Task, proposal: dict[str, Any
     task canceled (nothing was done, and its claim on the order is let go)."""
     try:
         if approve:
-            agent.say(f"[person] approves exactly {json.dumps(proposal)}")
-            done = attempt(agent, turn, follow_up(agent, task, proposal))
+            agent.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
+            done = attempt(agent, turn, follow_up(agent, task, proposal, key_at(APPROVER_KEY), turn[1].url))
             said(agent.say, done)
         else:
             agent.say(f"[person] declines: canceling task {escape(task.id)}")
@@ -121,9 +142,21 @@ def person_at_terminal(question: str) -> bool:
         return False
 
 
-def follow_up(agent: SupportAgent, task: Task, approval: dict[str, Any]) -> Message:
-    """The next turn of `task`: a message naming it, carrying the approval as data."""
+def key_at(path: str) -> rs256.PrivateKey:
+    """A published DEMO key, read from its file."""
+    with open(path, encoding="ascii") as file:
+        return rs256.private_from_pem(file.read())
+
+
+def follow_up(agent: SupportAgent, task: Task, approval: dict[str, Any],
+              key: rs256.PrivateKey | None = None, audience: str = "") -> Message:
+    """The next turn of `task`: a message naming it, carrying the approval as data, and,
+    given the `key` that signs it, its signature over the approval, the endpoint of the
+    agent it is for (`audience`) and the task's id."""
     agent.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) "
               "with that approval")
-    return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data={"approval": approval}),),
+    data: dict[str, Any] = {"approval": approval}
+    if key is not None:
+        data["signature"] = approval_signature.sign(approval, audience, task.id, key)
+    return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data=data),),
                    task.context_id, task.id, metadata={"skillId": "process_refund"})

@@ -8,7 +8,8 @@ it, as it issued the ordinary one) and sends the next turn of the same task with
 token in HTTP Authorization. The payload never carries a credential: "a token in a
 payload is a permission escalation with extra steps" (seed 004), and a message is
 logged, stored and forwarded. A follow-up without the step-up is refused and the task
-stays paused; with it, the same task completes. The printer masks both tokens.
+stays paused; with it, the same task completes. The printer masks both tokens, each
+with a short fingerprint (`Bearer ****#1ec1`), so the two are told apart, never shown.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from peers.support.lessons.turns import attempt, open_lesson, said, turn_failed
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from transports.errors import PeerError
+from transports.printer import masked
 
 if TYPE_CHECKING:
     from a2a_delegation import Outcome, SupportAgent
@@ -65,11 +67,16 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         return [outcome]
     turn = outcome.verdict, card
     try:
+        # Each token as the printer shows it, fingerprinted: told apart, neither shown. The demo's
+        # tokens are fresh each run, so the lines say how they compare; --verbose shows each.
+        first, step_up = (masked(token_for(agent.credentials, card.url, asked) or "") for asked in (None, scope))
         agent.say(f"[support] billing asks for a bearer token with scope {scope!r}; first, the next "
                   "turn with the token we already sent")
         said(agent.say, attempt(agent, turn, next_turn(agent, task)))
-        agent.say(f"[support] now with the {scope!r} token from our store, in HTTP Authorization "
-                  "(the message itself carries none)")
+        agent.say(f"[support] now with the {scope!r} token from our store, "
+                  + ("another credential than the first" if first != step_up else "the same credential")
+                  + " (--verbose shows each request's Authorization masked, as Bearer ****#, then a fingerprint "
+                  "that tells two apart), in HTTP Authorization (the message itself carries none)")
         answer = attempt(agent, turn, next_turn(agent, task), scope)
     except PeerError as failure:
         return [turn_failed(agent, card, outcome, failure)]

@@ -3,12 +3,16 @@
 Seed 004: what must cross the boundary is "a task the receiver can accept or reject, and
 a bounded set of actions it is permitted to take", with limits and an expiry; the tests
 are "missing fields, expired authority, unsupported schema version ... and a handoff
-chain that bounces". The support agent sends the same refund five times, each with a
-different envelope (peers/contracts/handoff.py) in the message's metadata. Billing judges each
-before anything happens: a grant too small, a grant expired, a contract version it does
-not speak, a chain at its hop limit are all refused, and only a grant that covers the
-refund lets it happen. The bearer token stays in HTTP Authorization, never in the
-envelope (whose schema admits no other field).
+chain that bounces". The support agent tries the same refund six times, each with a
+different envelope (peers/contracts/handoff.py) in the message's metadata, and sends five.
+Billing judges each it gets before anything happens: a grant too small, a grant expired, a
+contract version it does not speak, a chain at its hop limit are all refused, and only a
+grant that covers the refund lets it happen. The fifth, an envelope that also carries the
+caller's bearer token, never leaves: the support agent refuses before sending, because "a
+bearer token sitting in a handoff payload is a permission escalation with extra steps"
+(seed 004); the token stays in HTTP Authorization. Billing refuses such an envelope too,
+should another sender smuggle one in, naming the same reason (tests/test_handoff.py sends
+it one).
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
 
 LESSON = Lesson(
     about="the same refund under six handoff envelopes (too small, expired, unknown version, bounced, a "
-          "smuggled token, valid): billing admits only the last",
+          "smuggled token, valid): the token is never sent; billing admits only the last",
     teaches="seed 004: permitted actions, with limits and an expiry; no credentials in the envelope",
     order=50, flags={"--wire": "1.0"})  # the essay's tasks/send has no metadata to carry an envelope
 
@@ -65,4 +69,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         agent.say(f"[support] handing off the refund with {why}")
         outcomes.append(agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
                                                  handoff=envelope))
+        if "token" in envelope:  # refused before sending: say what the other side would have done
+            agent.say("[support] no frame left; billing refuses such an envelope too, from any sender that "
+                      "smuggles one in, naming the same reason")
     return outcomes[-1:]  # the refusals above were the lesson; the last handoff is the outcome

@@ -7,9 +7,14 @@ after it commits the refund and before it answers (`--crash-at after-commit`). T
 support agent's delegation fails with no answer: the request left, so the refund may
 have landed, and the support agent says a retry is not safe until billing confirms.
 Billing starts again on the same file; its banner shows its ledger, which kept the
-refund. The support agent sends the very same message (the same messageId): billing
-answers with the task it made before it died. One refund. The frames go over real HTTP
-to that process (this lesson implies --transport http); its ids and port change run to run.
+refund. So the support agent does not resend: as in --scenario slow, it looks for the
+task first (ListTasks by the context it sent in, the customer's ticket), and finds the
+one billing made before it died, completed. Nothing to retry; one refund. Only where the
+wire has no ListTasks (0.3, the essay's) does it send the very same message again, and
+then it says why that is safe here: A2A allows a server to drop a message whose
+messageId it has seen, but does not require it; billing's ledger, not the protocol,
+makes the copy harmless. The frames go over real HTTP to that process (this lesson
+implies --transport http); its ids and port change run to run.
 """
 from __future__ import annotations
 
@@ -20,12 +25,14 @@ import tempfile
 from typing import TYPE_CHECKING, Callable
 
 from peers.a2a.model import AgentCard
-from peers.a2a.wire_format import card_url
+from peers.a2a.wire_format import card_url, method_for
 from peers.support.config import AllowEntry
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import send_turn
+from peers.support.lessons.turns import ask, send_turn
 from peers.support.output import Kind
+from peers.support.replies import read
 from transports.errors import PeerError
+from transports.printer import escape
 
 if TYPE_CHECKING:
     from a2a_delegation import Outcome, SupportAgent
@@ -39,7 +46,7 @@ BANNER_SECONDS = 20.0  # a billing that prints no banner in this long is not wai
 
 LESSON = Lesson(
     about="billing (its own process, with a store file) dies after refunding, before answering; restarted, "
-          "it answers the same message with the task it made: one refund",
+          "the support agent finds the task it made (ListTasks) instead of resending: one refund",
     teaches="seed 004: which effects may already have landed, when a peer dies", order=120,
     flags={"--wire": "1.0"},
     needs={"--transport": ("http", "billing is a process of its own here, so that it can die and restart, and only "
@@ -108,14 +115,27 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
             show_ledger(agent.say, banner)
             if outcome.error is None or agent.last_sent is None:
                 return [outcome]  # answered after all: nothing to find out
-            same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
-                if not agent.format_of[card.url].TURNS else f"the very same message ({agent.last_sent.message_id})"
-            agent.say(f"[support] sending {same} again: a peer that keeps its word answers with the task it "
-                      "made, never a second refund")
+            spoken = agent.format_of[card.url]
             try:
+                if method_for(spoken, "list"):  # look before any retry, as --scenario slow does
+                    agent.say(f"[support] retry is not safe until billing confirms: looking for the task in "
+                              f"context {TICKET} first (ListTasks), not resending")
+                    found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
+                                 "the list")  # with its result
+                    task = next((task for task in found if task.context_id == TICKET), None)
+                    if task is not None:
+                        agent.report(card, outcome.verdict, task)
+                        agent.say(f"[support] found task {escape(task.id)}, {task.state.value}: the refund landed "
+                                  "before billing died; nothing to resend, one refund", Kind.BANNER)
+                        return [outcome._replace(task=task, error=None, failure=None)]
+                    agent.say("[support] no task in that context: only the very same message may go again")
+                same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
+                    if not spoken.TURNS else f"the very same message ({agent.last_sent.message_id})"
+                agent.say(f"[support] sending {same} again. A2A allows a server to drop a message whose messageId "
+                          "it has seen, but does not require it: billing's ledger, not the protocol, makes this safe")
                 send_turn(agent, (outcome.verdict, card), agent.last_sent)
             except PeerError as failure:
-                return [agent.failed(card.name, outcome.verdict, f"the retry failed: {failure}", failure)]
+                return [agent.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}", failure)]
             agent.say("[support] one refund: billing's ledger above is the one that answered", Kind.BANNER)
             return [outcome._replace(error=None, failure=None)]
         finally:  # before the folder goes: no store file is left behind, and no process

@@ -6,8 +6,9 @@ safe. A network can lose an answer after the peer acted: the caller cannot tell 
 arrived" from "done, but the reply was lost". Billing makes the retry safe: it keeps a
 ledger of refunds by order. The same message again (same messageId) gets the task it
 made; the same order asked under a new messageId (a second agent on the same ticket)
-gets that task too; the same order for another amount is rejected, naming the refund
-already made. Every answer below names one task, and one refund was issued.
+gets that task too; the same order for another amount is a new task, rejected, naming the
+task that made the refund. So three answers are the first task itself, the fourth a new
+task that did nothing and names the first; one refund was issued.
 """
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ ORDER, AMOUNT = "ORD-5100", 75.0
 
 
 LESSON = Lesson(
-    about="the same handoff delivered again (same messageId, a new one, another amount): every answer "
-          "names one task, and billing refunds the order once",
+    about="the same handoff delivered again (same messageId, a new one, another amount): each answer is "
+          "the first task, or a new task rejected naming it, and billing refunds the order once",
     teaches="seed 004's tests: duplicate delivery (seed 000: is a retry safe?)", order=150,
     flags={"--wire": "1.0"})
 
@@ -52,7 +53,8 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         (f"and for ${AMOUNT * 10:,.2f} instead: a different request for the same order",
          _ask(agent, AMOUNT * 10)),
     ]
-    named = {outcome.task.id}
+    first_task = outcome.task.id
+    named, itself, others = {first_task}, 1, []  # answers that are the first task, and the other tasks
     for why, message in retries:
         agent.say()
         agent.say(f"[support] {why}")
@@ -60,10 +62,14 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
             task = send_turn(agent, turn, message)
         except PeerError as failure:
             return [agent.failed(card.name, outcome.verdict, f"the retry failed: {failure}")]
-        named.add(task.id if task.id == outcome.task.id else _named_in(task.status_message, outcome.task.id))
+        named.add(task.id if task.id == first_task else _named_in(task.status_message, first_task))
+        itself += task.id == first_task
+        others += [] if task.id == first_task else [f"{escape(task.id)} ({task.state.value})"]
     agent.say()
-    if named == {outcome.task.id}:
-        agent.say(f"[support] four deliveries, and every answer names task {escape(outcome.task.id)}: "
+    if named == {first_task}:
+        rest = (f"; {' and '.join(others)}: a new task that did nothing, naming task {escape(first_task)} as the "
+                "one that refunded" if others else "")
+        agent.say(f"[support] four deliveries: {itself} answers are task {escape(first_task)} itself{rest}; "
                   f"billing's ledger holds one refund for {ORDER}", Kind.BANNER)
     else:  # a peer without a ledger: say what it did, do not hide it
         agent.say(f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been "

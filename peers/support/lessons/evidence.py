@@ -10,7 +10,10 @@ the customer's words. Each names its record and how to retrieve it, not a copy o
 refunds only what an observed, fresh charge covers, rejects the claims as they came
 (the charge is stale) and rejects the inference alone (it is not a fact). The support
 agent, as a receiver should, refreshes the stale claim from its record (its own MCP
-tool) and hands off again, each claim still in its own class: billing acts.
+tool) and hands off again, each claim still in its own class: billing acts. Each
+rejection names as data the claim a fresh observation would settle (`needsEvidence`), so
+the support agent reads it as "needs evidence", whose handling is to refresh and hand off
+again, not to escalate: a person is asked only when observed facts fall short or disagree.
 """
 from __future__ import annotations
 

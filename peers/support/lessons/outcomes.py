@@ -8,7 +8,9 @@ and is rejected before anything happens; one is above billing's limit and waits 
 person, and the support agent withdraws it (CancelTask), so it ends canceled. Each
 answer is mapped to its variant in one place (peers/support/outcomes.py), and the
 support agent says what it does with it. The lesson ends with the legend: every
-variant, by class: terminal, interrupted, active, or no task. Billing here checks each refund against its
+variant, by A2A's class: terminal, interrupted, active, or no task; and why seed 004,
+which counts input required, approval required and timed out as terminal for a
+handoff, and A2A, which calls them interrupted or active, are both right. Billing here checks each refund against its
 order book (peers/billing.py ORDER_BOOK), as the essay's run does not.
 """
 from __future__ import annotations
@@ -25,6 +27,16 @@ from transports.printer import escape
 
 if TYPE_CHECKING:
     from a2a_delegation import Outcome, SupportAgent
+
+# Seed 004 and A2A class three of these endings differently; both are right, each about its own thing.
+TWO_VOCABULARIES = [
+    "[support] seed 004 counts input required, approval required and timed out as terminal states of a "
+    "handoff; A2A calls the first two interrupted and the third active. Both are right:",
+    "  seed 004 speaks for the workflow that handed the work off: this attempt is over, and it must branch "
+    "on how it ended (ask a person, look for the task) rather than wait or say 'done';",
+    "  A2A speaks for the task at the peer: it has not ended (the same task goes on once its caller answers; "
+    "a task our deadline gave up on may still be working), so it is not terminal there.",
+]
 
 REFUNDS = [
     ("ORD-3300, for the $180.00 it was charged", "ORD-3300", 180.0),
@@ -67,4 +79,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     agent.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
     for line in legend():
         agent.say(line, Kind.BANNER)
+    agent.say()
+    for line in TWO_VOCABULARIES:
+        agent.say(line)
     return outcomes[:1]  # the other endings were the lesson; the first is the run's outcome
