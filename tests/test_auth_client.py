@@ -282,6 +282,23 @@ def test_a_token_endpoint_the_store_names_is_the_only_one_the_client_secret_goes
     assert f"fetched from {provider}/oauth2/token" in printed
 
 
+def test_a_client_secret_a_token_endpoint_echoes_is_masked_wherever_it_stands(served, tmp_path):
+    """A token endpoint that says our client secret back, in a field no rule names: masked
+    in what --verbose prints and in the trace, as every secret our store holds is."""
+    secret = "CLIENT-SECRET-4f9a0c"
+    base = served(app=_declaring(OAUTH2, counted=[], token_answer=lambda n: _answer(
+        {"error": "invalid_client", "error_description": f"bad secret {secret} for support-agent"}, 401)))
+    (tmp_path / "credentials.json").write_text(json.dumps({"credentials": {base + "/a2a": {
+        "oauth2": f"support-agent:{secret}"}}}))
+    (tmp_path / "allow.json").write_text(json.dumps({"trusted": [{"name": "billing-agent", "endpoint": base + "/a2a"}]}))
+    done = cli("--peer", base, "--credentials", str(tmp_path / "credentials.json"), "--allowlist", str(tmp_path / "allow.json"), "--verbose",
+               "--trace", str(tmp_path / "run.jsonl"), env={"A2A_CREDENTIALS": ""})
+    assert (tmp_path / "run.jsonl").exists(), done.stdout + done.stderr
+    printed, traced = done.stdout + done.stderr, (tmp_path / "run.jsonl").read_text()
+    assert "bad secret ****#" in printed and "invalid_client" in printed, printed[-2000:]
+    assert secret not in printed and secret not in traced
+
+
 # -- the store, as a file: each mistake one line --------------------------------------------
 
 @pytest.mark.parametrize("entries, said", [

@@ -4,7 +4,7 @@ Essay: the `-->` / `<--` lines of Delegation over JSON-RPC, and the card in The 
 Card. The printer is the only code that prints frames, and it prints the bytes that
 actually crossed, never a re-encoding. Everything a peer controls is escaped first, so
 a card or artifact cannot move the learner's cursor or recolour their terminal, and
-credentials are masked before a frame is printed or recorded. Modelled on the MCP SDK's
+credentials are masked (masking.py) before a frame is printed or recorded. Modelled on the MCP SDK's
 recording transport: it implements the same two methods as the transport it wraps.
 
 Behaviour changes through documented hooks, as http.server's do: `before_send(frame)` runs after a
@@ -27,21 +27,8 @@ from typing import Callable, Iterator, NamedTuple
 
 from transports import sse
 from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
+from transports.masking import FORM, is_secret_header, mask, mask_body, masked  # noqa: F401 - is_secret_header, masked: for callers
 
-AUTHORIZATION = {"authorization", "proxy-authorization"}  # "Scheme credentials": the scheme is no secret
-SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
-# An API key travels in whatever header a card names: one whose name says it is secret is masked too
-# (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
-SECRET_WORDS = ("auth", "key", "token", "secret", "password", "credential", "cookie", "session")
-NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
-# The same secrets inside a body (a webhook's token, a push config's credentials, an OAuth2
-# token answer's tokens): shown masked; and in a form (a token request's client_secret).
-SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_token", "refresh_token", "id_token",
-                 "client_secret", "password")
-SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_token", "client_assertion")
-FORM = "application/x-www-form-urlencoded"
-_JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
-_FORM_SECRET = r"(?<![^&\s])((?:%s)=)([^&\s]*)" % "|".join(SECRET_FORM_FIELDS)
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 
 
@@ -61,31 +48,6 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
             return ch
         return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
     return "".join(visible(ch) for ch in text)
-
-
-def is_secret_header(name: str) -> bool:
-    """Whether a header carries a credential: Authorization, an API key, a token, a cookie."""
-    lowered = name.lower()
-    return lowered in SECRET_HEADERS or (lowered not in NOT_SECRET and any(word in lowered for word in SECRET_WORDS))
-
-
-def mask(headers: dict[str, str]) -> dict[str, str]:
-    """Hide credentials but keep an Authorization header's scheme: 'Bearer s3cret' -> 'Bearer ****#1ec1';
-    any other secret header (an API key, a cookie) is all secret, spaces and all (masked(), below)."""
-    def hidden(name: str, value: str) -> str:
-        scheme, _, secret = value.partition(" ")
-        return f"{scheme} {masked(secret)}" if secret and name.lower() in AUTHORIZATION else masked(value)
-    return {k: hidden(k, v) if is_secret_header(k) else v for k, v in headers.items()}
-
-
-def mask_body(text: str) -> str:
-    """A body's text with the values of its secret fields, JSON or form, shown masked (masked())."""
-    # Looked for first, matched only then: most bodies hold none, and a run need not compile these
-    if any(f'"{name}"' in text for name in SECRET_FIELDS):  # a JSON string value: "name": "..."
-        text = re.sub(_JSON_SECRET, lambda found: f'{found.group(1)}{masked(found.group(2))}"', text)
-    if any(f"{name}=" in text for name in SECRET_FORM_FIELDS):  # a form's field: name=...&
-        text = re.sub(_FORM_SECRET, lambda found: found.group(1) + masked(found.group(2)), text)
-    return text
 
 
 class StopRun(Exception):
@@ -109,8 +71,9 @@ class Frame(NamedTuple):
 
 class FramePrinter:
     def __init__(self, inner: Transport, show: Callable[[str, Frame], None] | None = None, *,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, held: tuple[str, ...] = ()) -> None:
         self.inner, self.label = inner, inner.label
+        self.held = held  # the secrets our credential store holds: masked wherever a body shows one
         self.show = show  # None records without printing (benchmarks, tests)
         self.verbose = verbose  # --verbose: HTTP status, headers (masked) and timing too
         self.frames: list[Frame] = []
@@ -127,11 +90,11 @@ class FramePrinter:
         response = self.inner.get(url, headers)
         got = self._record("<--", "GET", url, response.headers, response.body, response.status, sent)
         if rest:  # an operation's answer, with its status: one line, as a POST's
-            self._show(f"<-- {response.status} {_text(response.body)}".rstrip(), got)
+            self._show(f"<-- {response.status} {_text(response.body, held=self.held)}".rstrip(), got)
         elif response.status != 200:
-            self._show(f"<-- HTTP {response.status} {_text(response.body)}", got)
+            self._show(f"<-- HTTP {response.status} {_text(response.body, held=self.held)}", got)
         else:  # a card: shown as served, line by line, so its layout stays readable (or summarised)
-            self._show(self._summary(got) or _text(response.body, keep_newlines=True), got)
+            self._show(self._summary(got) or _text(response.body, keep_newlines=True, held=self.held), got)
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
@@ -145,7 +108,7 @@ class FramePrinter:
     def _send(self, send: Callable[..., HttpResponse], url: str, body: bytes,
               headers: dict[str, str]) -> HttpResponse:
         sent, rest = self._record("-->", "POST", url, headers, body), named_by_path(headers)
-        self._show(f"--> {f'POST {_target(url)} ' if rest else ''}{_text(body)}", sent)
+        self._show(f"--> {f'POST {_target(url)} ' if rest else ''}{_text(body, held=self.held)}", sent)
         self.before_send(sent)
         response = send(url, body, headers)
         if response.status == 200 and sse.is_stream(response.header("Content-Type")):
@@ -156,7 +119,7 @@ class FramePrinter:
             return response
         got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
         status = f"{response.status} " if rest else "" if response.status == 200 else f"HTTP {response.status} "
-        self._show(f"<-- {status}{_text(response.body)}".rstrip(), got)
+        self._show(f"<-- {status}{_text(response.body, held=self.held)}".rstrip(), got)
         return response
 
     def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
@@ -172,10 +135,10 @@ class FramePrinter:
             for chunk in response.body:
                 received.extend(chunk)
                 for event in decoder.feed(chunk):
-                    self._show(f"<-- [{next(numbers)}] {_text(event)}", head)
+                    self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
                 yield chunk
             for event in decoder.end():
-                self._show(f"<-- [{next(numbers)}] {_text(event)}", head)
+                self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
 
         def recorded(completed: bool) -> None:  # ended, broken off, or hung up on: what arrived
             hang_up(response.body)
@@ -186,7 +149,7 @@ class FramePrinter:
         """A request `sender` made to us at `url` (a push to our webhook), which we answered
         200: shown and recorded as the frame it is."""
         got = self._record("<--", "POST", url, headers, body, 200, sender=sender)
-        self._show(f"<-- (pushed to our webhook) {_text(body)}", got)
+        self._show(f"<-- (pushed to our webhook) {_text(body, held=self.held)}", got)
 
     def sent_to(self, origin: str) -> list[Frame]:
         """The frames we sent to one peer (tests count them: a refused peer gets none)."""
@@ -209,7 +172,8 @@ class FramePrinter:
     def _summary(self, got: Frame) -> str | None:
         """A fetched document's own line, if the `summarize` hook gives one (from its text with
         its secrets masked); None: it is shown whole. Escaped here, as every frame line is."""
-        summary = self.show and self.summarize(got, mask_body(got.body.decode("utf-8", "backslashreplace")))
+        text = mask_body(got.body.decode("utf-8", "backslashreplace"), self.held)
+        summary = self.show and self.summarize(got, text)
         return f"<-- {got.status} {escape(summary, keep_newlines=True)}" if summary else None
 
     def _show(self, text: str, frame: Frame) -> None:
@@ -235,8 +199,8 @@ def _target(url: str) -> str:
     return escape(parsed.target if parsed is not None else url)
 
 
-def _text(body: bytes, *, keep_newlines: bool = False) -> str:
-    text = mask_body(body.decode("utf-8", errors="backslashreplace").rstrip("\n"))
+def _text(body: bytes, *, keep_newlines: bool = False, held: tuple[str, ...] = ()) -> str:
+    text = mask_body(body.decode("utf-8", errors="backslashreplace").rstrip("\n"), held)
     if len(text) > MAX_SHOWN:
         text = f"{text[:MAX_SHOWN]} ... ({len(text) - MAX_SHOWN} more characters not shown)"
     return escape(text, keep_newlines=keep_newlines)
@@ -252,13 +216,3 @@ def _details(frame: Frame) -> str:
         head = f"{frame.http_method} {frame.url}"
     headers = "; ".join(f"{k}: {v}" for k, v in frame.headers.items())
     return escape(f"    [{frame.direction} {head}] {headers}")
-
-
-def masked(secret: str) -> str:
-    """A secret as it is shown: '****#' and the first 4 hex digits of its SHA-256, so two
-    credentials are told apart on screen (a step-up token is not the first token), while
-    16 bits are far too few to recover or confirm one (65,536 others share each). Empty: '****'."""
-    if not secret:
-        return "****"
-    from hashlib import sha256  # here: the essay's run shows no header, and starts faster
-    return "****#" + sha256(secret.encode("utf-8", errors="surrogatepass")).hexdigest()[:4]

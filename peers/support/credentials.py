@@ -37,6 +37,11 @@ class Held(NamedTuple):
     token_url: str | None = None  # the token endpoint the client secret may go to, when not the agent's origin
     certificate: tuple[str, str] | None = None  # the client certificate's PEM file and its key's
 
+    def secrets(self) -> tuple[str, ...]:
+        """What must never be shown: the printer masks each wherever a body holds it."""
+        return tuple(filter(None, (self.bearer, self.api_key, self.basic and self.basic[1],
+                                   self.client and self.client[1])))
+
 
 class Attached(NamedTuple):
     """What goes with a request to the card's endpoint, and why: headers, and a client

@@ -22,9 +22,9 @@ class LegacyCardPrinter(FramePrinter):
     """A FramePrinter that, for a card missing at 1.0's path (404), asks at 0.2's path too,
     saying so through `warn` (a hook, like the printer's own): both fetches are frames."""
 
-    def __init__(self, inner: Any, show: Any, *, verbose: bool = False,
+    def __init__(self, inner: Any, show: Any, *, verbose: bool = False, held: tuple[str, ...] = (),
                  warn: Callable[[str], None] = lambda line: None) -> None:
-        super().__init__(inner, show, verbose=verbose)
+        super().__init__(inner, show, verbose=verbose, held=held)
         self.warn = warn
 
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:

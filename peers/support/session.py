@@ -150,11 +150,13 @@ class Session:
     def printer_of(self, transport: Transport) -> FramePrinter:
         """The frame printer over `transport`: every frame that crosses it is shown (with
         --legacy-card-path, one that also asks at A2A 0.2's card path)."""
+        held = tuple(secret for entry in self.credentials.values()  # masked wherever a body shows one
+                     for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
         if not self.options.legacy_card_path:
-            printer = FramePrinter(transport, self.console.frame, verbose=self.options.verbose)
+            printer = FramePrinter(transport, self.console.frame, verbose=self.options.verbose, held=held)
         else:
             from peers.support.legacy_cards import LegacyCardPrinter
-            printer = LegacyCardPrinter(transport, self.console.frame, verbose=self.options.verbose,
+            printer = LegacyCardPrinter(transport, self.console.frame, verbose=self.options.verbose, held=held,
                                         warn=lambda line: self.console.say(line, Kind.WARNING))
         if self.frames() == "summary":  # a card as one line, a changed one as what changed
             from peers.support.frame_summaries import Summaries

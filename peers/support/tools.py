@@ -30,7 +30,7 @@ class LearnerTools:
         self.recorder = None
         if options.trace or options.diagram:
             from peers.support import trace
-            self.recorder = trace.Recorder(printer.label)
+            self.recorder = trace.Recorder(printer.label, printer.held)
             self.recorder.event("registry", cards=card_urls)
             printer.listeners.append(self.recorder.frame)
             console.listeners.append(self.recorder.line)

@@ -35,8 +35,8 @@ PUSH = "push to our webhook"  # a frame's method, where a peer POSTed a task's c
 
 
 class Recorder:
-    def __init__(self, transport: str) -> None:
-        self.transport = transport
+    def __init__(self, transport: str, held: tuple[str, ...] = ()) -> None:
+        self.transport, self.held = transport, held  # held: our secrets, masked in every body recorded
         self.records: list[dict[str, Any]] = []
         self.names: dict[str, str] = {}  # origin -> the name on the card served there
         self._asked: dict[str, tuple[Any, ...]] = {}  # url -> (method, id, binding) of the last request
@@ -55,7 +55,7 @@ class Recorder:
         self._add({"kind": kind, **data})
 
     def frame(self, frame: Frame) -> None:
-        body = mask_body(frame.body.decode("utf-8", errors="backslashreplace"))
+        body = mask_body(frame.body.decode("utf-8", errors="backslashreplace"), self.held)
         binding = None  # "HTTP+JSON" for a REST exchange: its request line, not its body, names the method
         parsed = _json(frame.body)
         origin = parse_url(frame.sender or frame.url).origin  # every URL that crossed a transport parses

@@ -61,7 +61,7 @@ class Run:
     def attach(self, printer: FramePrinter, card_urls: list[str]) -> None:
         """Hook the printer main() made: every frame an event, and each one held if stepping;
         the trace starts with the registry's card URLs, as --trace's does (tools.py)."""
-        self.recorder = trace.Recorder(printer.label)
+        self.recorder = trace.Recorder(printer.label, printer.held)
         self.recorder.event("registry", cards=card_urls)
         self.console.listeners.append(self.recorder.line)
         printer.listeners += [self.recorder.frame, self.frame]

@@ -1,0 +1,79 @@
+"""Masking: how a credential is shown wherever a frame is printed, traced or sent to the page.
+
+Spec: none; the essay's rule is that a learner sees every frame and never a secret. A
+header that carries a credential (Authorization keeps its scheme word) and a body's secret
+fields (a webhook's token, an OAuth2 answer's tokens, a token request's client_secret) are
+shown masked, and so is every secret the support agent holds, wherever it stands in a body.
+A masked secret is '****#' and 4 hex digits of its SHA-256: two credentials are told apart
+on screen. Not here: printing (printer.py), what is held (peers/support/credentials.py).
+"""
+import re
+
+AUTHORIZATION = {"authorization", "proxy-authorization"}  # "Scheme credentials": the scheme is no secret
+SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
+# An API key travels in whatever header a card names: one whose name says it is secret is masked too
+# (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
+SECRET_WORDS = ("auth", "key", "token", "secret", "password", "credential", "cookie", "session")
+NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
+# The same secrets inside a body (a webhook's token, a push config's credentials, an OAuth2
+# token answer's tokens): shown masked; and in a form (a token request's client_secret).
+SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_token", "refresh_token", "id_token",
+                 "client_secret", "password")
+SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_token", "client_assertion")
+FORM = "application/x-www-form-urlencoded"
+MIN_HELD = 4  # characters: a held secret shorter than this is masked only where a field names it
+_JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
+_FORM_SECRET = r"(?<![^&\s])((?:%s)=)([^&\s]*)" % "|".join(SECRET_FORM_FIELDS)
+
+
+def is_secret_header(name: str) -> bool:
+    """Whether a header carries a credential: Authorization, an API key, a token, a cookie."""
+    lowered = name.lower()
+    return lowered in SECRET_HEADERS or (lowered not in NOT_SECRET and any(word in lowered for word in SECRET_WORDS))
+
+
+def mask(headers: dict[str, str]) -> dict[str, str]:
+    """Hide credentials but keep an Authorization header's scheme: 'Bearer s3cret' -> 'Bearer ****#1ec1';
+    any other secret header (an API key, a cookie) is all secret, spaces and all (masked(), below)."""
+    def hidden(name: str, value: str) -> str:
+        scheme, _, secret = value.partition(" ")
+        return f"{scheme} {masked(secret)}" if secret and name.lower() in AUTHORIZATION else masked(value)
+    return {k: hidden(k, v) if is_secret_header(k) else v for k, v in headers.items()}
+
+
+def mask_body(text: str, held: tuple[str, ...] = ()) -> str:
+    """A body's text with the values of its secret fields, JSON or form, shown masked
+    (masked()), and every secret in `held` (what our credential store holds) wherever it
+    stands: a token endpoint may echo our client secret in an error's description."""
+    # Looked for first, matched only then: most bodies hold none, and a run need not compile these
+    if any(f'"{name}"' in text for name in SECRET_FIELDS):  # a JSON string value: "name": "..."
+        text = re.sub(_JSON_SECRET, lambda found: f'{found.group(1)}{masked(found.group(2))}"', text)
+    if any(f"{name}=" in text for name in SECRET_FORM_FIELDS):  # a form's field: name=...&
+        text = re.sub(_FORM_SECRET, lambda found: found.group(1) + masked(found.group(2)), text)
+    for secret in held:
+        spellings = _spellings(secret) if len(secret) >= MIN_HELD else ()
+        if any(spelling in text for spelling in spellings):
+            for spelling in sorted(spellings, key=len, reverse=True):
+                text = text.replace(spelling, masked(secret))
+    return text
+
+
+def _spellings(secret: str) -> set[str]:
+    """How a secret may stand in a body: as itself, escaped inside a JSON string, or
+    percent-encoded in a form or a URL (most tokens are written the same in all three)."""
+    if all(c.isascii() and (c.isalnum() or c in "-._~") for c in secret):
+        return {secret}
+    import json
+    from urllib.parse import quote, quote_plus
+    return {secret, json.dumps(secret)[1:-1], quote_plus(secret), quote(secret, safe="")} - {""}
+
+
+def masked(secret: str) -> str:
+    """A secret as it is shown: '****#' and the first 4 hex digits of its SHA-256, so two
+    credentials are told apart on screen (a step-up token is not the first token). 16 bits
+    cannot recover a secret, and narrow a guess at it only 65,536-fold: a random token has
+    far more to guess than that; a password a person chose may not. Empty: '****'."""
+    if not secret:
+        return "****"
+    from hashlib import sha256  # here: the essay's run shows no header, and starts faster
+    return "****#" + sha256(secret.encode("utf-8", errors="surrogatepass")).hexdigest()[:4]
