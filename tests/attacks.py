@@ -2,7 +2,7 @@
 
 Each attack is a stranger's (or a token holder's) sockets on 127.0.0.1, run by one
 background thread whose every loop is bounded by a deadline; `honest_ratio` counts the
-honest requests answered within a second while it runs. tests/test_hostile_two.py runs
+honest requests answered within a second while it runs. tests/test_resource_attacks.py runs
 them at the sizes issue 23 names; bench/attacks.py runs them heavier and prints the
 ratios. Not here: what the server does about them (transports/server.py).
 """

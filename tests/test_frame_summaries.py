@@ -201,7 +201,7 @@ def test_a_replay_prints_the_summaries_it_saved_and_says_frames_cannot_widen_the
 def test_the_page_shows_a_lessons_cards_as_the_terminal_does_and_keeps_them_whole_in_its_trace(tmp_path):
     """The live page runs the lesson with the same flags: its lines are the terminal's,
     summaries and diffs included; its saved trace (the step-through view's) holds each card whole."""
-    from test_web import ESSAY_ALLOWLIST, ask, events_of
+    from test_live_page_server import ESSAY_ALLOWLIST, ask, events_of
     from peers.support.web import server as web
     path = tmp_path / "allowlist.json"
     path.write_text(ESSAY_ALLOWLIST)

@@ -2,7 +2,7 @@
 
 Essay: "a real network transport ... one step away". It only moves bytes: each request becomes
 an `HttpRequest` for the peer app the in-process shim calls too, so frames are byte-identical
-on both transports. The rules (test_http.py, test_server_hardening.py, test_hostile_two.py):
+on both transports. The rules (test_http.py, test_server_hardening.py, test_resource_attacks.py):
 - Requests are read strictly (http11_server.py): one malformed, oversize or ambiguous is refused
   with its status and a JSON-RPC error, and the connection closed (bytes after a refused head
   are never read as a request). The app sees the path under this server's base URL, never Host.

@@ -1,4 +1,4 @@
-"""What got in a new learner's way, each fixed and kept fixed: a prompt that sent frames on
+"""The command line at its edges, each once in a new learner's way and kept fixed: a prompt that sent frames on
 end of input, a traceback on an old Python, a puzzling --timeout 0, an allowlist host name
 compared by case, and a key tool whose --help was an error."""
 import functools

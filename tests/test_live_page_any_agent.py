@@ -29,7 +29,7 @@ from peers.serving import scheme_for
 from peers.signing import rs256
 from peers.support.credentials import Held
 from peers.support.web import agent as page_agent, server as web
-from test_web import ask, events_of
+from test_live_page_server import ask, events_of
 from transports.server import PeerServer
 
 TOKEN, KEY = "outside-s3cret-token", "outside-k3y-secret"

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from firefox import FIREFOX, Firefox
-from test_web_page import DECISIONS, ENDED, FRAMES, PAYLOAD, READY, RUN, hostile_peer, page  # noqa: F401 (fixtures)
+from test_live_page_in_chromium import DECISIONS, ENDED, FRAMES, PAYLOAD, READY, RUN, hostile_peer, page  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(not FIREFOX, reason="headless Firefox is not installed here (Debian's "
                                 "firefox-esr package; .ci/run leaves it out, Chromium runs the page tests)")

@@ -2,7 +2,7 @@
 
 The door (token, Host, Origin, CSP) is held to each rule with real requests; runs are
 main() itself, watched, and their events are read as the page reads them: server-sent
-events over the same socket. The browser's side is tests/test_web_page.py."""
+events over the same socket. The browser's side is tests/test_live_page_in_chromium.py."""
 import json
 import os
 import re

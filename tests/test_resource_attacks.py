@@ -1,4 +1,4 @@
-"""Hostile input, round two (issue 23): resource attacks by a stranger and by a token holder.
+"""Resource attacks by a stranger and by a token holder: connections, streams, push delivery, holds.
 
 Each finding is one test over real sockets on 127.0.0.1, seeded where it draws anything
 and bounded in time. Honest service is measured as a ratio in one run (honest requests

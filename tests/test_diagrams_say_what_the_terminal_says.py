@@ -22,7 +22,7 @@ import pytest
 
 import a2a_delegation as story
 from conftest import ROOT, cli
-from test_page import steps_of
+from test_step_through_page import steps_of
 
 SVG = "{http://www.w3.org/2000/svg}"
 REFUSED = re.compile(r"\[trust\] '([^']*)' (.*) -> delegation REFUSED")
