@@ -63,7 +63,7 @@ def run_suite(python: str, pytest_args: list[str]) -> tuple[int, str, float]:
         if made.returncode != 0:
             return made.returncode, f"no venv: {made.stderr.strip().splitlines()[-1:]}", time.monotonic() - started
         steps = [[str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pytest"],
-                 [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]]
+                 [str(venv / "bin" / "python"), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args]]
         for step in steps:
             done = subprocess.run(step, cwd=ROOT, capture_output=True, text=True, env=env, timeout=1800)
             if done.returncode != 0:
