@@ -12,18 +12,22 @@ import sys
 import pytest
 
 from conftest import ROOT
+from test_readme import ROWS
 
 START = "a2a_delegation.py(2)<module>()"  # where pdb stops first, and again if it restarts the program
+AT = {path: f"b {path}:{line}" for path, line, *_ in ROWS}  # the README's breakpoints, where they are now
+PEER, DISPATCH, PRINTER, GATE = (AT[path] for path in ("peers/peer.py", "transports/jsonrpc.py",
+                                                       "transports/printer.py", "a2a_delegation.py"))
 
 
 @pytest.mark.parametrize("flags, commands", [
-    ([], ["b peers/peer.py:75", "c", "q"]),  # in the peer's handler, called by dispatch
-    ([], ["b peers/peer.py:75", "c", "n", "n", "n", "s", "q"]),  # stepped into the task's run
-    ([], ["b transports/jsonrpc.py:131", "c", *["n"] * 6, "q"]),  # inside dispatch's catch-all
-    ([], ["b transports/printer.py:147", "c", "n", "q"]),  # the client side, as the frame leaves
-    ([], ["b a2a_delegation.py:146", "c", "q"]),  # the trust gate
-    (["--binding", "http+json", "--wire", "1.0"], ["b peers/peer.py:75", "c", "q"]),  # the REST binding's catch-all
-    (["--wire", "1.0", "--stream"], ["b peers/peer.py:75", "c", "q"]),  # a streamed reply
+    ([], [PEER, "c", "q"]),  # in the peer's handler, called by dispatch
+    ([], [PEER, "c", "n", "n", "n", "s", "q"]),  # stepped into the task's run
+    ([], [DISPATCH, "c", *["n"] * 6, "q"]),  # inside dispatch's catch-all
+    ([], [PRINTER, "c", "n", "q"]),  # the client side, as the frame leaves
+    ([], [GATE, "c", "q"]),  # the trust gate
+    (["--binding", "http+json", "--wire", "1.0"], [PEER, "c", "q"]),  # the REST binding's catch-all
+    (["--wire", "1.0", "--stream"], [PEER, "c", "q"]),  # a streamed reply
 ], ids=["peer", "peer-stepped-in", "dispatch", "printer", "trust-gate", "rest-binding", "stream"])
 def test_q_at_a_breakpoint_quits_the_run_with_no_made_up_error(flags, commands):
     done = subprocess.run([sys.executable, "-m", "pdb", "a2a_delegation.py", *flags], input="\n".join(commands) + "\n",
