@@ -3,7 +3,6 @@ the fields that changed, every frame whole one flag away (--frames full, --verbo
 --trace whatever is shown, the essay's run whole as the essay quotes it, and each lesson's
 output a screen or so. The lessons run in process (main(), as the CLI calls it) through the
 real printer and transport; a hostile card is served by an app of its own."""
-import contextlib
 import io
 import json
 import statistics
@@ -11,6 +10,7 @@ import statistics
 import pytest
 
 import a2a_delegation as story
+from conftest import cli_once, cli_together
 from peers.support.frame_summaries import Summaries
 from peers.support.lessons import every, name_of
 from peers.support.output import Console
@@ -19,18 +19,14 @@ from transports.printer import FramePrinter, masked
 
 WHOLE = "(--frames full shows it whole)"
 BILLING_CARD_URL = "https://billing.acme.example/.well-known/agent-card.json"
-TOLD: dict = {}
 
 
 def told(*argv):
-    """main(argv) in this process, as the CLI runs it: (exit status, stdout lines, stderr lines);
-    each run once a module (a lesson prints the same each time: the golden tests hold it to that)."""
-    if argv not in TOLD:
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = story.main(list(argv))
-        TOLD[argv] = status, out.getvalue().splitlines(), err.getvalue().splitlines()
-    return TOLD[argv]
+    """A run of the CLI, shared with every test that asks for it (conftest's cli_once: a
+    lesson prints the same each time, which the golden tests hold it to): (exit status,
+    stdout lines, stderr lines)."""
+    done = cli_once(*argv)
+    return done.returncode, done.stdout.splitlines(), done.stderr.splitlines()
 
 
 def after(lines, request):
@@ -138,6 +134,7 @@ def test_every_lesson_says_its_point_in_a_screen():
     """No lesson over 120 lines (stdout and stderr), the median at most 60; every card
     fetched is a `<--` line that says how to see it whole."""
     counts = {}
+    cli_together(*[("--scenario", name_of(module.__name__)) for module in every()])  # side by side, then shared
     for module in every():
         status, lines, errors = told("--scenario", name_of(module.__name__))
         counts[name_of(module.__name__)] = len(lines) + len(errors)
