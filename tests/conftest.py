@@ -8,6 +8,7 @@ import faulthandler
 import io
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -238,6 +239,26 @@ def cli_together(*runs: tuple) -> list:
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(min(len(runs), 4)) as pool:
         return list(pool.map(lambda flags: cli_once(*flags, runner=cli_process), runs))
+
+
+FINGERPRINT = re.compile(r"\*{4}#[0-9a-f]{4}")  # a masked secret's: a fresh token each run has a new one
+
+
+def lesson(name, *extra):
+    """A lesson's runs over both transports, which must print the same lines (bar the
+    banner, and the fingerprints of the fresh secrets each run makes) and end the same:
+    (the in-process run, its lines without the banner)."""
+    runs = cli_together(*[("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])])
+    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
+    same = [[FINGERPRINT.sub("****#", line) for line in lines] for lines in shown]
+    assert same[0] == same[1], "the same frames, byte for byte, in process and over HTTP"
+    assert runs[0].stderr == runs[1].stderr and runs[0].returncode == runs[1].returncode
+    return runs[0], shown[0]
+
+
+def frames(lines, arrow):
+    """The JSON frames among printed lines, those going `arrow` ("-->" or "<--")."""
+    return [json.loads(line[4:]) for line in lines if line.startswith(arrow + " {")]
 
 
 def lesson_settings(name):

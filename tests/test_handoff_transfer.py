@@ -2,11 +2,9 @@
 authoritative status, who keeps the customer (the delay notice), and a span its work is
 linked to. --scenario transfer through the real CLI on both transports, and billing's
 judgement of the transfer fields through real frames, hostile ones too."""
-import json
-
 import pytest
 
-from conftest import cli_together
+from conftest import cli_together, frames, lesson as both_transports
 from peers.contracts import handoff, transfer
 from peers.support.lessons.transfer import MEANINGS, OUR_SPAN, STATUS, TRACE
 
@@ -15,16 +13,11 @@ ENVELOPE = handoff.Envelope("refund ORD-7 in full", (handoff.Permit("refund", 50
 WHOLE = transfer.Transfer("billing-agent", STATUS, "support-agent", TRACE, OUR_SPAN)
 
 
-def lesson():
-    runs = cli_together(*[("--scenario", "transfer", *carrier) for carrier in ([], ["--transport", "http"])])
-    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
-    assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
-    assert runs[0].returncode == runs[1].returncode == 0 and runs[0].stderr == runs[1].stderr == ""
-    return shown[0]
-
-
-def frames(lines, arrow):
-    return [json.loads(line[4:]) for line in lines if line.startswith(arrow + " {")]
+def lesson(*extra):
+    """The transfer lesson over both transports, which print the same (conftest): its lines."""
+    done, lines = both_transports("transfer", *extra)
+    assert done.returncode == 0 and done.stderr == ""
+    return lines
 
 
 def test_the_tool_call_is_not_sent_the_ownerless_transfer_is_refused_and_the_whole_one_is_taken_on():

@@ -11,25 +11,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT, cli, cli_once, cli_together
+from conftest import ROOT, cli, cli_once, cli_together, frames, lesson
 
 
-FINGERPRINT = re.compile(r"\*{4}#[0-9a-f]{4}")
-
-
-def lesson(name, *extra):
-    """Both transports' runs; asserts they print the same lines (bar the banner, and the
-    fingerprints of the fresh secrets each run makes: a new token has a new one)."""
-    runs = cli_together(*[("--scenario", name, *extra, *carrier) for carrier in ([], ["--transport", "http"])])
-    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
-    same = [[FINGERPRINT.sub("****#", line) for line in lines] for lines in shown]
-    assert same[0] == same[1], "the same frames, byte for byte, in process and over HTTP"
-    assert runs[0].stderr == runs[1].stderr and runs[0].returncode == runs[1].returncode
-    return runs[0], shown[0]
-
-
-def frames(lines, arrow):
-    return [json.loads(line[4:]) for line in lines if line.startswith(arrow + " {")]
 
 
 def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prints_the_legend():

@@ -22,6 +22,12 @@ pytestmark = pytest.mark.skipif(not CHROMIUM, reason=NO_CHROMIUM)
 READY = "document.body.dataset.state === 'idle'"  # loaded, and every control listening: set last
 ENDED = "document.body.dataset.state === 'ended'"
 RUN = "document.getElementById('start').click()"  # a linked run waits for a person to press Run
+
+
+def press_run(browser):
+    """Once the page has set a linked run up, press Run, as a person must."""
+    browser.wait_for(READY)
+    browser.evaluate(RUN)
 FRAMES = "[...document.querySelectorAll('#frames pre')].map((line) => line.textContent)"
 DECISIONS = "[...document.querySelectorAll('#decisions li')].map((line) => line.textContent)"
 # Markup a hostile peer puts in everything it controls; none of it may become an element or run.
@@ -40,8 +46,7 @@ def page(tmp_path):
 
 def test_run_default_shows_the_essays_frames_the_trusted_result_and_the_refusal(chromium, page):
     with chromium.tab(page[0] + "#run=default") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for(ENDED)
         frames = browser.evaluate(FRAMES)
         assert "--> GET https://billing.acme.example/.well-known/agent-card.json" in frames
@@ -57,8 +62,7 @@ def test_run_default_shows_the_essays_frames_the_trusted_result_and_the_refusal(
 
 def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(chromium, page):
     with chromium.tab(page[0] + "#run=approval") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for(ENDED)
         frames = browser.evaluate(FRAMES)
         first = next(line for line in frames if line.startswith("<-- ") and '"task": {"id": "task-1"' in line)
@@ -70,8 +74,7 @@ def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(chromium, 
 def test_editing_the_allowlist_and_running_again_shows_billing_refused(chromium, page):
     url, path = page
     with chromium.tab(url + "#run=default") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for(ENDED)
         browser.evaluate("""(() => { const box = document.getElementById('allowlist');
             box.value = JSON.stringify({trusted: []}); document.getElementById('check').click(); })()""")
@@ -93,8 +96,7 @@ def test_editing_the_allowlist_and_running_again_shows_billing_refused(chromium,
 
 def test_step_mode_sends_nothing_until_send(chromium, page):
     with chromium.tab(page[0] + "#run=default&step=1") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for("document.body.dataset.state === 'held'")
         sent = "[...document.querySelectorAll('#frames li.http')].map((line) => line.textContent.slice(0, 3))"
         assert browser.evaluate(sent) == ["[--"]  # the card's GET, shown, held
@@ -152,8 +154,7 @@ def test_markup_from_a_peer_is_shown_as_text_and_never_runs(chromium, page, host
 
 def test_a_finished_run_steps_through_in_the_existing_view(chromium, page):
     with chromium.tab(page[0] + "#run=default") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for(ENDED)
         browser.evaluate("location.href = document.getElementById('steps').href")
         browser.wait_for("document.getElementById('step') && document.getElementById('panel').textContent")
@@ -202,8 +203,7 @@ def test_the_step_through_view_draws_its_diagram_in_colour_not_black(chromium, p
     """The SVG's own style must apply under the page's policy: its background and arrows are
     checked in the pixels of a screenshot, not in the DOM (the DOM was right while it drew black)."""
     with chromium.tab(page[0] + "#run=default", width=1280) as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": scheme}])
         browser.wait_for(ENDED)
         browser.evaluate("location.href = document.getElementById('steps').href")
@@ -230,8 +230,7 @@ def test_the_step_through_view_draws_its_diagram_in_colour_not_black(chromium, p
 @pytest.mark.parametrize("width", [1280, 420])
 def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(chromium, page, width):
     with chromium.tab(page[0] + "#run=approval") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
         browser.wait_for(ENDED)
         assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
@@ -255,8 +254,7 @@ def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
 
 def test_an_input_error_keeps_the_last_runs_frames_and_says_only_what_is_wrong(chromium, page):
     with chromium.tab(page[0] + "#run=default") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for(ENDED)
         before = browser.evaluate(FRAMES)
         browser.evaluate("document.getElementById('peer').value = ''; document.getElementById('say').click()")
@@ -274,8 +272,7 @@ def test_an_input_error_keeps_the_last_runs_frames_and_says_only_what_is_wrong(c
 
 def test_failures_in_trust_decisions_and_outcomes_are_red(chromium, page, closed_port):
     with chromium.tab(page[0] + f"#run=default&peer=http://127.0.0.1:{closed_port}/") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for(ENDED)
         colours = browser.evaluate("[...document.querySelectorAll('#decisions li')].map((line) => "
                                    "[line.className, line.textContent, getComputedStyle(line).color])")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from firefox import FIREFOX, Firefox
-from test_live_page_in_chromium import DECISIONS, ENDED, FRAMES, PAYLOAD, READY, RUN, hostile_peer, page  # noqa: F401 (fixtures)
+from test_live_page_in_chromium import DECISIONS, ENDED, FRAMES, PAYLOAD, READY, press_run, hostile_peer, page  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(not FIREFOX, reason="headless Firefox is not installed here (Debian's "
                                 "firefox-esr package; .ci/run leaves it out, Chromium runs the page tests)")
@@ -16,8 +16,7 @@ pytestmark = pytest.mark.skipif(not FIREFOX, reason="headless Firefox is not ins
 
 def test_in_firefox_run_default_shows_the_essays_frames_and_both_verdicts_and_step_mode_holds(page):
     with Firefox(page[0] + "#run=default") as browser:
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for(ENDED)
         frames = browser.evaluate(FRAMES)
         assert "--> GET https://billing.acme.example/.well-known/agent-card.json" in frames
@@ -29,8 +28,7 @@ def test_in_firefox_run_default_shows_the_essays_frames_and_both_verdicts_and_st
         browser.call("browsingContext.navigate", context=browser.context, url=page[0] + "#run=default&step=1",
                      wait="complete")
         browser.call("browsingContext.reload", context=browser.context, wait="complete")
-        browser.wait_for(READY)
-        browser.evaluate(RUN)
+        press_run(browser)
         browser.wait_for("document.body.dataset.state === 'held'")
         sent = "[...document.querySelectorAll('#frames li.http')].map((line) => line.textContent.slice(0, 3))"
         assert browser.evaluate(sent) == ["[--"], "the card's GET, shown and held: nothing more sent"

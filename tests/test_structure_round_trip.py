@@ -5,20 +5,15 @@ import unicodedata
 
 import pytest
 
-from conftest import cli_together
+from conftest import cli_together, frames, lesson as both_transports
 from peers.support.lessons.round_trip import CITATION, NOTE, URL, difference, note_in
 
 
 def lesson(*extra):
-    runs = cli_together(*[("--scenario", "round-trip", *extra, *carrier) for carrier in ([], ["--transport", "http"])])
-    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
-    assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
-    assert runs[0].returncode == runs[1].returncode == 0 and runs[0].stderr == runs[1].stderr == ""
-    return shown[0]
-
-
-def frames(lines, arrow):
-    return [json.loads(line[4:]) for line in lines if line.startswith(arrow + " {")]
+    """The round-trip lesson over both transports, which print the same (conftest): its lines."""
+    done, lines = both_transports("round-trip", *extra)
+    assert done.returncode == 0 and done.stderr == ""
+    return lines
 
 
 @pytest.mark.parametrize("wire", ["1.0", "0.3"])

@@ -6,18 +6,17 @@ import random
 
 import pytest
 
-from conftest import cli_together
+from conftest import cli_together, lesson as both_transports
 from peers.support import customer, prompts
 
 ROGUE_WORDS = ("9,000", "SYSTEM NOTICE", "ignore your allowlist", "approved refund provider", "\x1b", "\\x1b")
 
 
 def lesson(*extra):
-    runs = cli_together(*[("--scenario", "untrusted", *extra, *carrier) for carrier in ([], ["--transport", "http"])])
-    shown = [[line for line in done.stdout.splitlines() if not line.startswith("[transport]")] for done in runs]
-    assert shown[0] == shown[1], "the same frames, byte for byte, in process and over HTTP"
-    assert runs[0].returncode == runs[1].returncode == 0 and runs[0].stderr == runs[1].stderr == ""
-    return shown[0]
+    """The untrusted lesson over both transports, which print the same (conftest): its lines."""
+    done, lines = both_transports("untrusted", *extra)
+    assert done.returncode == 0 and done.stderr == ""
+    return lines
 
 
 @pytest.mark.parametrize("wire", [[], ["--wire", "1.0"]])
