@@ -80,6 +80,60 @@ def stranger(scale: int) -> list[str]:
     return lines
 
 
+def honest_share(ask, count: int, attack=None) -> tuple[int, int, str]:
+    """Honest requests answered within 1 s, without the attack and then with it, in one
+    run: (served with, served without, the ratio as a figure)."""
+    from attacks import honest_ratio
+    without = honest_ratio(ask, count)[0]
+    if attack is None:
+        return without, without, "-"
+    with attack:
+        time.sleep(1.0)
+        served_with = honest_ratio(ask, count)[0]
+    return served_with, without, f"{served_with / max(without, 1):.2f}"
+
+
+def over_the_cap(cap: int = 1024, count: int = 120) -> list[str]:
+    """Issue 30 item 5: a stranger holds the cap's worth of connections that make no
+    progress, reopening each the server closes, paced at 200 a second or all at once."""
+    import ssl
+    from attacks import HEAD, Reopening, enough_files
+    from peers import billing
+    from peers.a2a import wire_essay
+    from peers.app import PeerApp
+    from transports import tls
+    from transports.network import HttpTransport
+    from transports.server import PeerServer
+    enough_files(4 * cap + 400)
+    keys = HERE / "peers" / "keys"
+    context = ssl.create_default_context(cafile=str(keys / "demo-ca.DEMO-CERT.pem"))
+    lines = []
+    for secure, what in ((False, "dripping request heads"), (True, "TLS handshakes sending nothing")):
+        for pace in (200, None):
+            server = PeerServer(PeerApp(billing.billing_agent(), wire_essay, token="t0k"), max_connections=cap,
+                                tls=tls.server_context(str(keys / "billing-agent.DEMO-TLS-CERT.pem"), str(
+                                    keys / "billing-agent.DEMO-TLS-KEY.pem")) if secure else None).start()
+
+            def ask() -> bool:
+                transport, started = HttpTransport(timeout=1, tls=context), time.monotonic()
+                try:
+                    return transport.post(f"{server.base_url}/a2a", FRAME, headers("t0k", None)).status == 200 \
+                        and time.monotonic() - started <= 1
+                except Exception:  # noqa: BLE001 - refused, reset, timed out: not served
+                    return False
+                finally:
+                    transport.close()
+            try:
+                attack = Reopening(server.server_address, cap, b"" if secure else HEAD, pace, drip=not secure)
+                served_with, without, ratio = honest_share(ask, count, attack)
+                reopened = attack.reopened
+            finally:
+                server.stop()
+            lines.append(f"5. {cap} {what}, reopened {'at 200/s' if pace else 'at once'}: {served_with}/{count} "
+                         f"honest served with, {without}/{count} without: {ratio} ({reopened} reopened)")
+    return lines
+
+
 def subscriptions() -> str:
     from attacks import honest_ratio
     from peers import billing
@@ -297,15 +351,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=str(HERE), help="the checkout to attack (default: this one)")
     parser.add_argument("--scale", type=int, default=1, help="stranger attacks at 500 x SCALE connections")
+    parser.add_argument("--only", default="", help="a comma-separated list of the parts to run (default: all): "
+                        + ", ".join(PARTS))
     options = parser.parse_args()
     root = Path(options.root).resolve()
     sys.dont_write_bytecode = True
     sys.path[:0] = [str(root), str(HERE / "tests")]
     print(f"attacking {root}")
-    for part in (stranger(options.scale), subscriptions(), hanging_webhooks(), guard(), rebinding(), holds(),
-                 banner(root), read_only_store(root)):
+    chosen = [name.strip() for name in options.only.split(",") if name.strip()] or list(PARTS)
+    unknown = [name for name in chosen if name not in PARTS]
+    if unknown:
+        parser.error(f"no part called {unknown[0]!r}; the parts: {', '.join(PARTS)}")
+    for name in chosen:
+        part = PARTS[name](root, options)
         for line in part if isinstance(part, list) else [part]:
             print(line, flush=True)
+
+
+PARTS = {"stranger": lambda root, options: stranger(options.scale), "subscriptions": lambda root, options: subscriptions(),
+         "webhooks": lambda root, options: hanging_webhooks(), "guard": lambda root, options: guard(),
+         "rebinding": lambda root, options: rebinding(), "holds": lambda root, options: holds(),
+         "banner": lambda root, options: banner(root), "store": lambda root, options: read_only_store(root),
+         "cap": lambda root, options: over_the_cap()}
 
 
 if __name__ == "__main__":

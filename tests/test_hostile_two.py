@@ -59,42 +59,6 @@ def test_a_stranger_with_500_waiting_connections_leaves_honest_requests_answered
             assert server.connections >= STRANGER_SIZE, "the stranger's connections were all held, not dropped"
 
 
-def test_when_full_the_connection_idle_longest_makes_room_and_a_request_begun_is_never_dropped():
-    with served_billing(max_connections=4) as server:
-        def connect(first=b""):
-            sock = socket.create_connection(server.server_address, timeout=3)
-            sock.sendall(first)
-            return sock
-
-        def settled(count):  # the server has taken in (or let go of) every connection so far
-            deadline = time.monotonic() + 3
-            while server.connections != count and time.monotonic() < deadline:
-                time.sleep(0.01)
-            return server.connections == count
-        begun = [connect(b"P"), connect(b"P")]  # requests begun: never closed to make room
-        idle = [connect(), connect()]
-        assert settled(4)
-        time.sleep(1.2)  # idle for over a second: now they may be closed to make room
-        assert answered_within(server.base_url, FRAME, JSON_AUTH, seconds=2)
-        assert idle[0].recv(10) == b"", "the connection idle longest was closed for it"
-        assert settled(3)
-        begun.append(connect(b"P"))  # full again: three requests begun, one idle
-        assert settled(4)
-        assert answered_within(server.base_url, FRAME, JSON_AUTH, seconds=2)
-        assert idle[1].recv(10) == b""
-        assert settled(3)
-        begun.append(connect(b"P"))  # full of requests begun: a newcomer is turned away
-        assert settled(4)
-        transport = HttpTransport(timeout=2)
-        try:
-            assert transport.post(f"{server.base_url}/a2a", FRAME, JSON_AUTH).status == 503
-        finally:
-            transport.close()
-        assert settled(4), "the requests begun are all still open"
-        for sock in begun + idle:
-            sock.close()
-
-
 def test_large_requests_held_at_once_are_bounded_in_bytes_as_well_as_in_connections():
     from transports.server import _MOST_HELD
     with served_billing() as server:
