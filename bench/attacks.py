@@ -134,6 +134,41 @@ def over_the_cap(cap: int = 1024, count: int = 120) -> list[str]:
     return lines
 
 
+def live_page(count: int = 100) -> list[str]:
+    """Issue 30 item 6: the live page's server, the cap's worth of dripping heads and 8 more,
+    opened again as the server closes them, paced at 200 a second or all at once."""
+    from attacks import HEAD, Reopening, enough_files
+    from peers.support.web import server as web
+    from transports.network import HttpTransport
+    folder = Path(tempfile.mkdtemp())
+    (folder / "allowlist.json").write_text((HERE / "allowlist.json").read_text())
+    size = web.MAX_CONNECTIONS + 8
+    enough_files(4 * size + 400)
+    lines = []
+    for pace in (200, None):
+        server, app, url = web.listening(0, str(folder / "allowlist.json"), lambda argv, out: 0)
+        base, token = url.split("/?token=")
+
+        def ask() -> bool:
+            transport, started = HttpTransport(timeout=1), time.monotonic()
+            try:
+                return transport.get(f"{base}/lessons", {"X-Workbench-Token": token}).status == 200 \
+                    and time.monotonic() - started <= 1
+            except Exception:  # noqa: BLE001 - refused, reset, timed out: not served
+                return False
+            finally:
+                transport.close()
+        try:
+            attack = Reopening(server.server_address, size, HEAD, pace)
+            served_with, without, ratio = honest_share(ask, count, attack)
+        finally:
+            web.close(server, app)
+        lines.append(f"6. live page, {size} dripping heads (cap {web.MAX_CONNECTIONS}), reopened "
+                     f"{'at 200/s' if pace else 'at once'}: {served_with}/{count} honest served with, "
+                     f"{without}/{count} without: {ratio} ({attack.reopened} reopened)")
+    return lines
+
+
 def subscriptions() -> str:
     from attacks import honest_ratio
     from peers import billing
@@ -372,7 +407,7 @@ PARTS = {"stranger": lambda root, options: stranger(options.scale), "subscriptio
          "webhooks": lambda root, options: hanging_webhooks(), "guard": lambda root, options: guard(),
          "rebinding": lambda root, options: rebinding(), "holds": lambda root, options: holds(),
          "banner": lambda root, options: banner(root), "store": lambda root, options: read_only_store(root),
-         "cap": lambda root, options: over_the_cap()}
+         "cap": lambda root, options: over_the_cap(), "page": lambda root, options: live_page()}
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ figures at 1,024 connections).
 import socket
 import ssl
 import threading
+import time
 
 import pytest
 
@@ -20,7 +21,7 @@ from conftest import FRAME, JSON_AUTH, ROOT, serving
 from peers import billing
 from peers.a2a import wire_essay
 from peers.app import PeerApp
-from transports import tls
+from transports import room, tls
 from transports.base import HttpResponse
 from transports.network import HttpTransport
 from transports.server import PeerServer
@@ -58,7 +59,6 @@ def closed_by_server(sock, seconds=2.0) -> bool:
 
 
 def settled(server, count, seconds=3.0) -> bool:
-    import time
     deadline = time.monotonic() + seconds
     while server.connections != count and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -73,6 +73,7 @@ def test_when_full_the_silent_connection_goes_first_then_the_request_begun_longe
             held.append(socket.create_connection(server.server_address, timeout=3))
             held[-1].sendall(first)
             assert settled(server, len(held))
+        time.sleep(2 * room.SILENT_SECONDS)  # said nothing for long enough to count as silent
         for going in (1, 3, 0, 2):  # each honest newcomer closes one: silent first, then the oldest begun
             assert honest(server.base_url)
             assert closed_by_server(held[going]), f"connection {going} made room"

@@ -8,8 +8,9 @@ progress, so when a newcomer finds the server full, the connection closed for it
 those not being answered (an answer under way is never cut):
 1. one open (or idle since its last answer) for over YOUNG_SECONDS before a younger one:
    a newcomer gets its second to speak, however fast others arrive behind it;
-2. then a silent one (a TLS handshake that has sent nothing, an idle keep-alive) before
-   one whose request (or handshake) has begun;
+2. then a silent one (a TLS handshake that has sent nothing, an idle keep-alive, for over
+   SILENT_SECONDS: a client's first bytes follow its connection within milliseconds)
+   before one whose request (or handshake) has begun;
 3. then the one longest without an answer (a request head still incomplete after the
    longest time).
 So a stranger's connections close one another first: an honest request that arrives whole
@@ -26,6 +27,7 @@ from typing import Any, Callable
 from transports.server_answer import Connection
 
 YOUNG_SECONDS = 1.0
+SILENT_SECONDS = 0.1  # a client that has said nothing for this long is silent; sooner, it may be on its way
 BEING_ANSWERED = ("busy", "closing")  # a worker has it, or our answer is sent and drains
 
 
@@ -35,7 +37,8 @@ def least_progress(connections: dict[Any, Connection], now: float, read: Callabl
     A silent one whose first bytes have come meanwhile is `read` first (that is progress), a few at most."""
     for _ in range(8):
         waiting = [conn for conn in connections.values() if conn.state not in BEING_ANSWERED]
-        least = min(waiting, key=lambda conn: (now - conn.since < YOUNG_SECONDS, conn.heard, conn.since), default=None)
+        least = min(waiting, key=lambda conn: (now - conn.since < YOUNG_SECONDS, conn.heard or now - conn.since
+                                                 < SILENT_SECONDS, conn.since), default=None)
         if least is None or least.heard or not readable_now(least.sock):
             return least
         read(least)  # it may end (the client left): then one more is closed than need be, no harm
