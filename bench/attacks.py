@@ -169,6 +169,31 @@ def live_page(count: int = 100) -> list[str]:
     return lines
 
 
+def task_share() -> str:
+    """Issue 30 item 7: one caller sends more refunds than the store keeps for everyone; how
+    many of another caller's tasks can it still read (GetTask) within 1 s, before and after."""
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    peer = billing.billing_agent()
+    alice, bob = served(PeerApp(peer, wire_v10, token="alice")), served(PeerApp(peer, wire_v10, token="bob"))
+    try:
+        bobs = [call(bob.base_url, "bob", "SendMessage", refund(f"b-{n}", f"ORD-B{n}", 5))["result"]["task"]["id"]
+                for n in range(5)]
+
+        def found() -> int:
+            return sum("result" in call(bob.base_url, "bob", "GetTask", {"id": task_id}, timeout=1) for task_id in bobs)
+        without, started = found(), time.monotonic()
+        for n in range(1050):
+            call(alice.base_url, "alice", "SendMessage", refund(f"a-{n}", f"ORD-A{n}", 5))
+        seconds, served_with = time.monotonic() - started, found()
+    finally:
+        alice.stop()
+        bob.stop()
+    return (f"7. 1,050 refunds by one caller in {seconds:.1f} s: {served_with}/5 of another caller's tasks found "
+            f"with, {without}/5 without: {served_with / max(without, 1):.2f}")
+
+
 def subscriptions() -> str:
     from attacks import honest_ratio
     from peers import billing
@@ -407,7 +432,8 @@ PARTS = {"stranger": lambda root, options: stranger(options.scale), "subscriptio
          "webhooks": lambda root, options: hanging_webhooks(), "guard": lambda root, options: guard(),
          "rebinding": lambda root, options: rebinding(), "holds": lambda root, options: holds(),
          "banner": lambda root, options: banner(root), "store": lambda root, options: read_only_store(root),
-         "cap": lambda root, options: over_the_cap(), "page": lambda root, options: live_page()}
+         "cap": lambda root, options: over_the_cap(), "page": lambda root, options: live_page(),
+         "tasks": lambda root, options: task_share()}
 
 
 if __name__ == "__main__":
