@@ -194,6 +194,52 @@ def task_share() -> str:
             f"with, {without}/5 without: {served_with / max(without, 1):.2f}")
 
 
+def cycled_webhooks(rounds: int = 4, per_round: int = 100, count: int = 20) -> str:
+    """Issue 30 item 8: a caller sends refunds whose webhooks never answer, 100 new
+    destinations a round, deleting each config to stay within its share; another caller's
+    tasks have all 3 pushes within 1 s? Served with the attack over served without."""
+    from attacks import enough_files
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    sys.path.insert(1, str(HERE / "tests"))
+    from test_push import Receiver
+    enough_files(rounds * per_round + 600)
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    hanging = [socket.create_server(("127.0.0.1", 0), backlog=64) for _ in range(rounds * per_round)]
+    attacker, honest = served(PeerApp(peer, wire_v10, token="attacker")), served(PeerApp(peer, wire_v10, token="honest"))
+    try:
+        with Receiver() as hook:
+            numbers = iter(range(10_000))
+
+            def pushed() -> bool:
+                number, before, started = next(numbers), len(hook.requests), time.monotonic()
+                call(honest.base_url, "honest", "SendMessage", refund(
+                    f"h-{number}", f"ORD-H{number}", 5, taskPushNotificationConfig={"url": hook.url}))
+                hook.wait_for(before + 3, seconds=1)
+                return len(hook.requests) >= before + 3 and time.monotonic() - started <= 1
+            without = sum(pushed() for _ in range(count))
+            for round_number in range(rounds):
+                for n in range(per_round):
+                    port = hanging[round_number * per_round + n].getsockname()[1]
+                    answer = call(attacker.base_url, "attacker", "SendMessage", refund(
+                        f"a-{round_number}-{n}", f"ORD-A{round_number}-{n}", 5,
+                        taskPushNotificationConfig={"url": f"http://127.0.0.1:{port}/hook"}))
+                    if "result" in answer:
+                        task_id = answer["result"]["task"]["id"]
+                        call(attacker.base_url, "attacker", "DeleteTaskPushNotificationConfig",
+                             {"taskId": task_id, "id": task_id})
+            served_with = sum(pushed() for _ in range(count))
+    finally:
+        for sock in hanging:
+            sock.close()
+        attacker.stop()
+        honest.stop()
+    return (f"8. {rounds} rounds of {per_round} new hanging webhook destinations, configs deleted: {served_with}/"
+            f"{count} honest tasks had all 3 pushes within 1 s with, {without}/{count} without: "
+            f"{served_with / max(without, 1):.2f}")
+
+
 def subscriptions() -> str:
     from attacks import honest_ratio
     from peers import billing
@@ -433,7 +479,7 @@ PARTS = {"stranger": lambda root, options: stranger(options.scale), "subscriptio
          "rebinding": lambda root, options: rebinding(), "holds": lambda root, options: holds(),
          "banner": lambda root, options: banner(root), "store": lambda root, options: read_only_store(root),
          "cap": lambda root, options: over_the_cap(), "page": lambda root, options: live_page(),
-         "tasks": lambda root, options: task_share()}
+         "tasks": lambda root, options: task_share(), "cycled": lambda root, options: cycled_webhooks()}
 
 
 if __name__ == "__main__":

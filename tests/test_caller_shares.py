@@ -46,3 +46,40 @@ def test_one_caller_filling_the_task_store_forgets_its_own_tasks_not_another_cal
         kept = [task_id for task_id in alices if "result" in call(alice.base_url, "alice", "GetTask", {"id": task_id})]
         assert kept == alices[-55:], "alice's own oldest made room: the store holds 60, bob's 5 among them"
         assert call(alice.base_url, "alice", "GetTask", {"id": alices[0]})["error"]["code"] == -32001
+
+
+def test_a_caller_cycling_hanging_webhook_destinations_holds_only_its_share_of_delivery_threads():
+    from test_hostile_two import HangingWebhooks
+    from test_push import Receiver
+    from peers.push import MAX_SENDING_PER_CALLER
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    hanging = HangingWebhooks(120)
+    try:
+        with serving(PeerApp(peer, wire_v10, token="attacker")) as attacker, \
+                serving(PeerApp(peer, wire_v10, token="honest")) as honest, Receiver() as hook:
+            most_sending = 0
+            for round_number in range(3):  # 40 new destinations a round, each config deleted to stay in its share
+                tasks = [call(attacker.base_url, "attacker", "SendMessage", refund(
+                    f"a-{round_number}-{n}", f"ORD-A{round_number}-{n}", 5,
+                    taskPushNotificationConfig={"url": hanging.urls[round_number * 40 + n]}))["result"]["task"]["id"]
+                    for n in range(40)]
+                with peer.webhooks.lock:
+                    most_sending = max(most_sending, len(peer.webhooks.sending))
+                for task_id in tasks:
+                    assert call(attacker.base_url, "attacker", "DeleteTaskPushNotificationConfig",
+                                {"taskId": task_id, "id": task_id})["result"] is None
+            with peer.webhooks.lock:
+                queued = sum(map(len, peer.webhooks.waiting.values()))
+            assert most_sending <= MAX_SENDING_PER_CALLER, f"{most_sending} threads on one caller's deliveries"
+            assert queued == 0, "a deleted config's deliveries not yet made are dropped with it"
+
+            def pushed() -> bool:  # the honest caller's three pushes (submitted, working, completed)
+                before = len(hook.requests)
+                call(honest.base_url, "honest", "SendMessage", refund(f"h-{len(hook.requests)}-{time.monotonic()}",
+                                                                       f"ORD-H{before}", 5,
+                                                                       taskPushNotificationConfig={"url": hook.url}))
+                return len(hook.wait_for(before + 3, seconds=3)) >= before + 3
+            answered = sum(pushed() for _ in range(10))
+            assert answered >= 10, f"{answered} of 10 honest tasks had all their pushes"
+    finally:
+        hanging.close()
