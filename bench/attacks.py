@@ -240,6 +240,39 @@ def cycled_webhooks(rounds: int = 4, per_round: int = 100, count: int = 20) -> s
             f"{served_with / max(without, 1):.2f}")
 
 
+def opened_traces(root: Path, opens: int = 150) -> str:
+    """Issue 30 item 14: one trace opened in the live page again and again; how much memory
+    the page's server holds after, and how many of them it keeps."""
+    import gc
+    from peers.support.web import server as web
+    from transports.network import HttpTransport
+    folder = Path(tempfile.mkdtemp())
+    (folder / "allowlist.json").write_text((HERE / "allowlist.json").read_text())
+    subprocess.run([sys.executable, str(root / "a2a_delegation.py"), "--scenario", "approval", "--verbose", "--trace",
+                    str(folder / "run.jsonl")], capture_output=True, timeout=120,
+                   env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    text = (folder / "run.jsonl").read_text()
+
+    def resident() -> float:  # MB of this process in memory now (Linux)
+        gc.collect()
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    server, app, url = web.listening(0, str(folder / "allowlist.json"), lambda argv, out: 0)
+    base, token = url.split("/?token=")
+    transport = HttpTransport(timeout=30)
+    try:
+        before = resident()
+        body = json.dumps({"text": text}).encode()
+        for _ in range(opens):
+            transport.post(f"{base}/traces", body, {"Content-Type": "application/json", "X-Workbench-Token": token,
+                                                    "Origin": base})
+        after, kept = resident(), len(app.runs.by_id)
+    finally:
+        transport.close()
+        web.close(server, app)
+    return (f"14. {opens} opens of a {len(text) / 1e3:.0f} kB trace in the live page: {kept} kept, memory "
+            f"{before:.0f} MB to {after:.0f} MB")
+
+
 def subscriptions() -> str:
     from attacks import honest_ratio
     from peers import billing
@@ -481,7 +514,8 @@ PARTS = {"stranger": lambda root, options: stranger(options.scale), "subscriptio
          "rebinding": lambda root, options: rebinding(), "holds": lambda root, options: holds(),
          "banner": lambda root, options: banner(root), "store": lambda root, options: read_only_store(root),
          "cap": lambda root, options: over_the_cap(), "page": lambda root, options: live_page(),
-         "tasks": lambda root, options: task_share(), "cycled": lambda root, options: cycled_webhooks()}
+         "tasks": lambda root, options: task_share(), "cycled": lambda root, options: cycled_webhooks(),
+         "traces": lambda root, options: opened_traces(root)}
 
 
 if __name__ == "__main__":
