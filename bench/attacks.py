@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Issue 23's resource attacks, heavier than the tests run them, and honest service under each.
+"""Issues 23 and 30's resource attacks, heavier than the tests run them, and honest service under each.
 
 For each finding, one line: the attack, and the honest-service ratio (honest requests
-answered within 1 s while it runs) or what was refused. Every attack runs on 127.0.0.1,
-port 0, from this process, bounded in time; its sockets are tests/attacks.py's. Run it
-on any checkout (`--root`, default this one) to compare before and after:
-    python bench/attacks.py [--root PATH] [--scale 1]
+answered within 1 s while it runs) or what was refused. Issue 30's lines (5 to 9, 14) say
+it as served with the attack over served without it, both measured in the same run. Every
+attack runs on 127.0.0.1, port 0, from this process, bounded in time; its sockets are
+tests/attacks.py's. Run it on any checkout (`--root`, default this one) to compare before
+and after, all of it or some parts (`--only cap,page`):
+    python3 bench/attacks.py [--root PATH] [--scale 1] [--only PART,...]
 `--scale 4` runs the stranger's attacks at 2,000 connections instead of 500.
 """
 from __future__ import annotations
