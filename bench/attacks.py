@@ -2,8 +2,8 @@
 """Issues 23 and 30's resource attacks, heavier than the tests run them, and honest service under each.
 
 For each finding, one line: the attack, and the honest-service ratio (honest requests
-answered within 1 s while it runs) or what was refused. Issue 30's lines (5 to 9, 14) say
-it as served with the attack over served without it, both measured in the same run. Every
+answered within 1 s while it runs) or what was refused. Issue 30's lines (30.5 to 30.9,
+30.14) say it as served with the attack over served without it, both measured in one run. Every
 attack runs on 127.0.0.1, port 0, from this process, bounded in time; its sockets are
 tests/attacks.py's. Run it on any checkout (`--root`, default this one) to compare before
 and after, all of it or some parts (`--only cap,page`):
@@ -131,7 +131,7 @@ def over_the_cap(cap: int = 1024, count: int = 120) -> list[str]:
                 reopened = attack.reopened
             finally:
                 server.stop()
-            lines.append(f"5. {cap} {what}, reopened {'at 200/s' if pace else 'at once'}: {served_with}/{count} "
+            lines.append(f"30.5 {cap} {what}, reopened {'at 200/s' if pace else 'at once'}: {served_with}/{count} "
                          f"honest served with, {without}/{count} without: {ratio} ({reopened} reopened)")
     return lines
 
@@ -165,7 +165,7 @@ def live_page(count: int = 100) -> list[str]:
             served_with, without, ratio = honest_share(ask, count, attack)
         finally:
             web.close(server, app)
-        lines.append(f"6. live page, {size} dripping heads (cap {web.MAX_CONNECTIONS}), reopened "
+        lines.append(f"30.6 live page, {size} dripping heads (cap {web.MAX_CONNECTIONS}), reopened "
                      f"{'at 200/s' if pace else 'at once'}: {served_with}/{count} honest served with, "
                      f"{without}/{count} without: {ratio} ({attack.reopened} reopened)")
     return lines
@@ -192,7 +192,7 @@ def task_share() -> str:
     finally:
         alice.stop()
         bob.stop()
-    return (f"7. 1,050 refunds by one caller in {seconds:.1f} s: {served_with}/5 of another caller's tasks found "
+    return (f"30.7 1,050 refunds by one caller in {seconds:.1f} s: {served_with}/5 of another caller's tasks found "
             f"with, {without}/5 without: {served_with / max(without, 1):.2f}")
 
 
@@ -237,7 +237,7 @@ def cycled_webhooks(rounds: int = 4, per_round: int = 100, count: int = 20) -> s
             sock.close()
         attacker.stop()
         honest.stop()
-    return (f"8. {rounds} rounds of {per_round} new hanging webhook destinations, configs deleted: {served_with}/"
+    return (f"30.8 {rounds} rounds of {per_round} new hanging webhook destinations, configs deleted: {served_with}/"
             f"{count} honest tasks had all 3 pushes within 1 s with, {without}/{count} without: "
             f"{served_with / max(without, 1):.2f}")
 
@@ -271,7 +271,7 @@ def opened_traces(root: Path, opens: int = 150) -> str:
     finally:
         transport.close()
         web.close(server, app)
-    return (f"14. {opens} opens of a {len(text) / 1e3:.0f} kB trace in the live page: {kept} kept, memory "
+    return (f"30.14 {opens} opens of a {len(text) / 1e3:.0f} kB trace in the live page: {kept} kept, memory "
             f"{before:.0f} MB to {after:.0f} MB")
 
 
@@ -444,7 +444,7 @@ def holds() -> list[str]:
     finally:
         attacker.stop()
         honest.stop()
-    return [f"6/9. 300 paused $999,999 refunds from one token ({paused} paused, {300 - paused} refused): "
+    return [f"6 and 30.9: 300 paused $999,999 refunds from one token ({paused} paused, {300 - paused} refused): "
             f"{during}/50 honest $25 refunds of those orders done at once with, {without}/50 without: "
             f"{during / max(without, 1):.2f}; {after}/50 "
             f"{'after the stated hold (' + stated + ')' if stated else '2.2 s later (no hold ends)'}"]
