@@ -149,11 +149,15 @@ class Webhooks:
         with self.lock:  # deleting what is not there is fine: the result is the same
             self.configs.get((owner, task_id), {}).pop(config_id, None)
             self.payloads.pop((owner, task_id, config_id), None)
-            for (holder, _), waiting in self.waiting.items():
-                if holder == owner:
-                    kept = [item for item in waiting if (item[0].task_id, item[0].id) != (task_id, config_id)]
-                    waiting.clear()
-                    waiting.extend(kept)
+            self._drop_waiting(owner, task_id, config_id)
+
+    def _drop_waiting(self, owner: str, task_id: str, config_id: str | None) -> None:
+        """Called holding the lock: the deliveries not yet made to one config (None: any) of a task."""
+        for (holder, _), waiting in self.waiting.items():
+            if holder == owner:
+                kept = [item for item in waiting if item[0].task_id != task_id or config_id not in (None, item[0].id)]
+                waiting.clear()
+                waiting.extend(kept)
 
     def heard(self, task: Task, owner: str, gone: bool) -> None:
         """The change feed's follower: a change is told to the task's webhooks; a task the
@@ -164,6 +168,7 @@ class Webhooks:
         with self.lock:
             for config_id in self.configs.pop((owner, task.id), {}):
                 self.payloads.pop((owner, task.id, config_id), None)
+            self._drop_waiting(owner, task.id, None)
 
     def tell(self, task: Task, owner: str) -> None:
         """Queue a delivery of `task`, as it is now, to each webhook of it (kept already)."""
