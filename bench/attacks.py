@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Issue 23's resource attacks, heavier than the tests run them, and honest service under each.
+"""Issues 23 and 30's resource attacks, heavier than the tests run them, and honest service under each.
 
 For each finding, one line: the attack, and the honest-service ratio (honest requests
-answered within 1 s while it runs) or what was refused. Every attack runs on 127.0.0.1,
-port 0, from this process, bounded in time; its sockets are tests/attacks.py's. Run it
-on any checkout (`--root`, default this one) to compare before and after:
-    python bench/attacks.py [--root PATH] [--scale 1]
+answered within 1 s while it runs) or what was refused. Issue 30's lines (30.5 to 30.9,
+30.14) say it as served with the attack over served without it, both measured in one run. Every
+attack runs on 127.0.0.1, port 0, from this process, bounded in time; its sockets are
+tests/attacks.py's. Run it on any checkout (`--root`, default this one) to compare before
+and after, all of it or some parts (`--only cap,page`):
+    python3 bench/attacks.py [--root PATH] [--scale 1] [--only PART,...]
 `--scale 4` runs the stranger's attacks at 2,000 connections instead of 500.
 """
 from __future__ import annotations
@@ -78,6 +80,199 @@ def stranger(scale: int) -> list[str]:
         lines.append(f"1. {size} {name}: {answered}/{asked} honest answered within 1 s "
                      f"({reopened} of the stranger's sockets closed by the server and reopened)")
     return lines
+
+
+def honest_share(ask, count: int, attack=None) -> tuple[int, int, str]:
+    """Honest requests answered within 1 s, without the attack and then with it, in one
+    run: (served with, served without, the ratio as a figure)."""
+    from attacks import honest_ratio
+    without = honest_ratio(ask, count)[0]
+    if attack is None:
+        return without, without, "-"
+    with attack:
+        time.sleep(1.0)
+        served_with = honest_ratio(ask, count)[0]
+    return served_with, without, f"{served_with / max(without, 1):.2f}"
+
+
+def over_the_cap(cap: int = 1024, count: int = 120) -> list[str]:
+    """Issue 30 item 5: a stranger holds the cap's worth of connections that make no
+    progress, reopening each the server closes, paced at 200 a second or all at once."""
+    import ssl
+    from attacks import HEAD, Reopening, enough_files
+    from peers import billing
+    from peers.a2a import wire_essay
+    from peers.app import PeerApp
+    from transports import tls
+    from transports.network import HttpTransport
+    from transports.server import PeerServer
+    enough_files(4 * cap + 400)
+    keys = HERE / "peers" / "keys"
+    context = ssl.create_default_context(cafile=str(keys / "demo-ca.DEMO-CERT.pem"))
+    lines = []
+    for secure, what in ((False, "dripping request heads"), (True, "TLS handshakes sending nothing")):
+        for pace in (200, None):
+            server = PeerServer(PeerApp(billing.billing_agent(), wire_essay, token="t0k"), max_connections=cap,
+                                tls=tls.server_context(str(keys / "billing-agent.DEMO-TLS-CERT.pem"), str(
+                                    keys / "billing-agent.DEMO-TLS-KEY.pem")) if secure else None).start()
+
+            def ask() -> bool:
+                transport, started = HttpTransport(timeout=1, tls=context), time.monotonic()
+                try:
+                    return transport.post(f"{server.base_url}/a2a", FRAME, headers("t0k", None)).status == 200 \
+                        and time.monotonic() - started <= 1
+                except Exception:  # noqa: BLE001 - refused, reset, timed out: not served
+                    return False
+                finally:
+                    transport.close()
+            try:
+                attack = Reopening(server.server_address, cap, b"" if secure else HEAD, pace, drip=not secure)
+                served_with, without, ratio = honest_share(ask, count, attack)
+                reopened = attack.reopened
+            finally:
+                server.stop()
+            lines.append(f"30.5 {cap} {what}, reopened {'at 200/s' if pace else 'at once'}: {served_with}/{count} "
+                         f"honest served with, {without}/{count} without: {ratio} ({reopened} reopened)")
+    return lines
+
+
+def live_page(count: int = 100) -> list[str]:
+    """Issue 30 item 6: the live page's server, the cap's worth of dripping heads and 8 more,
+    opened again as the server closes them, paced at 200 a second or all at once."""
+    from attacks import HEAD, Reopening, enough_files
+    from peers.support.web import server as web
+    from transports.network import HttpTransport
+    folder = Path(tempfile.mkdtemp())
+    (folder / "allowlist.json").write_text((HERE / "allowlist.json").read_text())
+    size = web.MAX_CONNECTIONS + 8
+    enough_files(4 * size + 400)
+    lines = []
+    for pace in (200, None):
+        server, app, url = web.listening(0, str(folder / "allowlist.json"), lambda argv, out: 0)
+        base, token = url.split("/?token=")
+
+        def ask() -> bool:
+            transport, started = HttpTransport(timeout=1), time.monotonic()
+            try:
+                return transport.get(f"{base}/lessons", {"X-Workbench-Token": token}).status == 200 \
+                    and time.monotonic() - started <= 1
+            except Exception:  # noqa: BLE001 - refused, reset, timed out: not served
+                return False
+            finally:
+                transport.close()
+        try:
+            attack = Reopening(server.server_address, size, HEAD, pace)
+            served_with, without, ratio = honest_share(ask, count, attack)
+        finally:
+            web.close(server, app)
+        lines.append(f"30.6 live page, {size} dripping heads (cap {web.MAX_CONNECTIONS}), reopened "
+                     f"{'at 200/s' if pace else 'at once'}: {served_with}/{count} honest served with, "
+                     f"{without}/{count} without: {ratio} ({attack.reopened} reopened)")
+    return lines
+
+
+def task_share() -> str:
+    """Issue 30 item 7: one caller sends more refunds than the store keeps for everyone; how
+    many of another caller's tasks can it still read (GetTask) within 1 s, before and after."""
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    peer = billing.billing_agent()
+    alice, bob = served(PeerApp(peer, wire_v10, token="alice")), served(PeerApp(peer, wire_v10, token="bob"))
+    try:
+        bobs = [call(bob.base_url, "bob", "SendMessage", refund(f"b-{n}", f"ORD-B{n}", 5))["result"]["task"]["id"]
+                for n in range(5)]
+
+        def found() -> int:
+            return sum("result" in call(bob.base_url, "bob", "GetTask", {"id": task_id}, timeout=1) for task_id in bobs)
+        without, started = found(), time.monotonic()
+        for n in range(1050):
+            call(alice.base_url, "alice", "SendMessage", refund(f"a-{n}", f"ORD-A{n}", 5))
+        seconds, served_with = time.monotonic() - started, found()
+    finally:
+        alice.stop()
+        bob.stop()
+    return (f"30.7 1,050 refunds by one caller in {seconds:.1f} s: {served_with}/5 of another caller's tasks found "
+            f"with, {without}/5 without: {served_with / max(without, 1):.2f}")
+
+
+def cycled_webhooks(rounds: int = 4, per_round: int = 100, count: int = 20) -> str:
+    """Issue 30 item 8: a caller sends refunds whose webhooks never answer, 100 new
+    destinations a round, deleting each config to stay within its share; another caller's
+    tasks have all 3 pushes within 1 s? Served with the attack over served without."""
+    from attacks import enough_files
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    sys.path.insert(1, str(HERE / "tests"))
+    from test_push import Receiver
+    enough_files(rounds * per_round + 600)
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    hanging = [socket.create_server(("127.0.0.1", 0), backlog=64) for _ in range(rounds * per_round)]
+    attacker, honest = served(PeerApp(peer, wire_v10, token="attacker")), served(PeerApp(peer, wire_v10, token="honest"))
+    try:
+        with Receiver() as hook:
+            numbers = iter(range(10_000))
+
+            def pushed() -> bool:
+                number, before, started = next(numbers), len(hook.requests), time.monotonic()
+                call(honest.base_url, "honest", "SendMessage", refund(
+                    f"h-{number}", f"ORD-H{number}", 5, taskPushNotificationConfig={"url": hook.url}))
+                hook.wait_for(before + 3, seconds=1)
+                return len(hook.requests) >= before + 3 and time.monotonic() - started <= 1
+            without = sum(pushed() for _ in range(count))
+            for round_number in range(rounds):
+                for n in range(per_round):
+                    port = hanging[round_number * per_round + n].getsockname()[1]
+                    answer = call(attacker.base_url, "attacker", "SendMessage", refund(
+                        f"a-{round_number}-{n}", f"ORD-A{round_number}-{n}", 5,
+                        taskPushNotificationConfig={"url": f"http://127.0.0.1:{port}/hook"}))
+                    if "result" in answer:
+                        task_id = answer["result"]["task"]["id"]
+                        call(attacker.base_url, "attacker", "DeleteTaskPushNotificationConfig",
+                             {"taskId": task_id, "id": task_id})
+            served_with = sum(pushed() for _ in range(count))
+    finally:
+        for sock in hanging:
+            sock.close()
+        attacker.stop()
+        honest.stop()
+    return (f"30.8 {rounds} rounds of {per_round} new hanging webhook destinations, configs deleted: {served_with}/"
+            f"{count} honest tasks had all 3 pushes within 1 s with, {without}/{count} without: "
+            f"{served_with / max(without, 1):.2f}")
+
+
+def opened_traces(root: Path, opens: int = 150) -> str:
+    """Issue 30 item 14: one trace opened in the live page again and again; how much memory
+    the page's server holds after, and how many of them it keeps."""
+    import gc
+    from peers.support.web import server as web
+    from transports.network import HttpTransport
+    folder = Path(tempfile.mkdtemp())
+    (folder / "allowlist.json").write_text((HERE / "allowlist.json").read_text())
+    subprocess.run([sys.executable, str(root / "a2a_delegation.py"), "--scenario", "approval", "--verbose", "--trace",
+                    str(folder / "run.jsonl")], capture_output=True, timeout=120,
+                   env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    text = (folder / "run.jsonl").read_text()
+
+    def resident() -> float:  # MB of this process in memory now (Linux)
+        gc.collect()
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    server, app, url = web.listening(0, str(folder / "allowlist.json"), lambda argv, out: 0)
+    base, token = url.split("/?token=")
+    transport = HttpTransport(timeout=30)
+    try:
+        before = resident()
+        body = json.dumps({"text": text}).encode()
+        for _ in range(opens):
+            transport.post(f"{base}/traces", body, {"Content-Type": "application/json", "X-Workbench-Token": token,
+                                                    "Origin": base})
+        after, kept = resident(), len(app.runs.by_id)
+    finally:
+        transport.close()
+        web.close(server, app)
+    return (f"30.14 {opens} opens of a {len(text) / 1e3:.0f} kB trace in the live page: {kept} kept, memory "
+            f"{before:.0f} MB to {after:.0f} MB")
 
 
 def subscriptions() -> str:
@@ -239,17 +434,19 @@ def holds() -> list[str]:
                   ["result"]["task"]["status"]["state"] for n in range(300)]
         paused = sum(state == "TASK_STATE_INPUT_REQUIRED" for state in states)
 
-        def honest_refunds(attempt: int) -> int:
-            return sum(call(honest.base_url, "honest", "SendMessage", refund(f"h-{n}-{attempt}", f"ORD-{n}", 25))
-                       ["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED" for n in range(0, 300, 6))
+        def honest_refunds(attempt: int, orders: str = "ORD-") -> int:
+            return sum(call(honest.base_url, "honest", "SendMessage", refund(f"h-{n}-{attempt}", f"{orders}{n}", 25))
+                       ["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED" for n in range(50))
+        without = honest_refunds(0, "ORD-FREE-")  # orders nobody holds: served without the attack
         during = honest_refunds(1)
         time.sleep(2.2)
         after = honest_refunds(2)
     finally:
         attacker.stop()
         honest.stop()
-    return [f"6. 300 paused $999,999 refunds from one token ({paused} paused, {300 - paused} refused): "
-            f"{during}/50 honest $25 refunds of those orders done meanwhile, {after}/50 "
+    return [f"6 and 30.9: 300 paused $999,999 refunds from one token ({paused} paused, {300 - paused} refused): "
+            f"{during}/50 honest $25 refunds of those orders done at once with, {without}/50 without: "
+            f"{during / max(without, 1):.2f}; {after}/50 "
             f"{'after the stated hold (' + stated + ')' if stated else '2.2 s later (no hold ends)'}"]
 
 
@@ -297,15 +494,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=str(HERE), help="the checkout to attack (default: this one)")
     parser.add_argument("--scale", type=int, default=1, help="stranger attacks at 500 x SCALE connections")
+    parser.add_argument("--only", default="", help="a comma-separated list of the parts to run (default: all): "
+                        + ", ".join(PARTS))
     options = parser.parse_args()
     root = Path(options.root).resolve()
     sys.dont_write_bytecode = True
     sys.path[:0] = [str(root), str(HERE / "tests")]
     print(f"attacking {root}")
-    for part in (stranger(options.scale), subscriptions(), hanging_webhooks(), guard(), rebinding(), holds(),
-                 banner(root), read_only_store(root)):
+    chosen = [name.strip() for name in options.only.split(",") if name.strip()] or list(PARTS)
+    unknown = [name for name in chosen if name not in PARTS]
+    if unknown:
+        parser.error(f"no part called {unknown[0]!r}; the parts: {', '.join(PARTS)}")
+    for name in chosen:
+        part = PARTS[name](root, options)
         for line in part if isinstance(part, list) else [part]:
             print(line, flush=True)
+
+
+PARTS = {"stranger": lambda root, options: stranger(options.scale), "subscriptions": lambda root, options: subscriptions(),
+         "webhooks": lambda root, options: hanging_webhooks(), "guard": lambda root, options: guard(),
+         "rebinding": lambda root, options: rebinding(), "holds": lambda root, options: holds(),
+         "banner": lambda root, options: banner(root), "store": lambda root, options: read_only_store(root),
+         "cap": lambda root, options: over_the_cap(), "page": lambda root, options: live_page(),
+         "tasks": lambda root, options: task_share(), "cycled": lambda root, options: cycled_webhooks(),
+         "traces": lambda root, options: opened_traces(root)}
 
 
 if __name__ == "__main__":

@@ -78,8 +78,8 @@ class CrashingLedger:
     def get(self, key: str | None) -> Effect | None:
         return self.ledger.get(key)
 
-    def held(self, key: str | None, kept: Callable[[str], bool]) -> Effect | None:
-        return self.ledger.held(key, kept)
+    def held(self, key: str | None, kept: Callable[[str], bool], owner: str) -> Effect | None:
+        return self.ledger.held(key, kept, owner)
 
     def release(self, key: str | None, task_id: str) -> None:
         self.ledger.release(key, task_id)

@@ -28,9 +28,10 @@ class Ledger:
     3 MB) in memory, so an effect is never repeated within them. The peer holds `lock`
     from "done already?" to claiming the effect, so of two copies arriving together one
     runs and the other finds its task; a claim that ends with nothing done is forgotten. A
-    task paused for approval holds its claim (summary WAITING) until it is approved,
-    canceled or forgotten, or its hold ends at the time it states (pause.py: holdsUntil),
-    so a second request for the same order meanwhile gets that task, and never for ever."""
+    task paused for approval holds its claim (summary WAITING) against its own caller until
+    it is approved, canceled or forgotten, or its hold ends at the time it states (pause.py:
+    holdsUntil), so that caller's second request for the same order meanwhile gets that task,
+    and never for ever. Against another caller it holds nothing (see `held`)."""
 
     def __init__(self, max_effects: int = 10_000) -> None:
         self.max_effects = max_effects
@@ -48,13 +49,21 @@ class Ledger:
     def forget(self, key: str) -> None:
         self.effects.pop(key, None)
 
-    def held(self, key: str | None, kept: Callable[[str], bool]) -> Effect | None:
-        """The entry for `key`, called holding `lock`. A claim held by a paused task that
-        is no longer `kept` (by task id) is let go: nobody can approve it any more."""
+    def held(self, key: str | None, kept: Callable[[str], bool], owner: str) -> Effect | None:
+        """The entry for `key` as `owner`'s request meets it, called holding `lock`. A claim
+        held by a paused task that is no longer `kept` (by task id) is let go: nobody can
+        approve it any more. One that is kept binds its own caller only: to another, the
+        effect is not done, nor being done, so it is None, and that caller's request takes
+        the claim; the paused task, approved later, finds the effect done and does nothing.
+        Why: a pause matters to the order only once its caller approves it, and it must not
+        let a stranger's 20 paused refunds turn away the orders' honest refunds meanwhile."""
         earlier = self.get(key)
-        if key is not None and earlier is not None and earlier.summary == WAITING and not kept(earlier.task_id):
-            self.forget(key)
-            return None
+        if key is not None and earlier is not None and earlier.summary == WAITING:
+            if not kept(earlier.task_id):
+                self.forget(key)
+                return None
+            if earlier.owner != owner:
+                return None
         return earlier
 
     def release(self, key: str | None, task_id: str) -> None:
@@ -68,9 +77,9 @@ class Ledger:
 def why_not_again(earlier: Effect, owner: str, same: bool) -> str:
     """Why a request for an effect already done (or held) does nothing, as its rejection
     says it: to `owner`, who asked; `same`: whether it asks exactly what `earlier` did."""
-    if earlier.summary == WAITING:  # held, not done: say so, to its owner or anyone else
-        holder = f"task {earlier.task_id}" if earlier.owner == owner else "another caller's task"
-        return f"{holder} is paused, waiting for its caller (an approval or a credential); nothing was done"
+    if earlier.summary == WAITING:  # held, not done, and held against its own caller only (`held`)
+        return (f"task {earlier.task_id} is paused, waiting for its caller (an approval or a credential); "
+                "nothing was done")
     if earlier.owner != owner:
         return "this was already done for another caller; nothing was done again"
     if same:

@@ -8,13 +8,19 @@ credential (auth-required). The peer pauses the task and keeps a `Pending` besid
 the store; a follow-up to that task goes on only if the pause's `accept` lets it, and
 the peer then judges the request's admission again before doing the work.
 
-A paused task holds its effect (a refund of one order) so nobody else does it meanwhile;
-so that no caller can hold effects for ever, or hold many, a caller may have at most
+A paused task holds its effect (a refund of one order) against its own caller, so that
+caller's request for it again meanwhile gets the waiting task, not a second effect. It
+holds nothing against another caller: nothing has been done, and whether it will be is
+only its caller's word, so another caller's refund of that order goes ahead at once, and
+the paused task, approved later, finds it done and does nothing (peer.py; ledger.py's
+`held`). A hold that turned others away would let one caller's paused tasks (however
+few) keep honest refunds of those orders out for as long as the hold lasts. So that no
+caller can hold effects for ever, or hold many, a caller may have at most
 MAX_PAUSED_PER_CALLER tasks paused at once, and on a peer with a clock each hold ends at
 a stated time, HOLD_SECONDS after the task first paused: its status data says when
 ("holdsUntil"), and the time is kept with the task, so a restart does not renew it.
 After it, the effect may be asked for again; the task, approved later, goes on only if
-nobody did (peer.py).
+nobody did.
 """
 
 import json

@@ -95,7 +95,7 @@ class Peer:
         if refused:  # not permitted: a rejected task says why, and nothing was done
             return self._rejected(message, owner, request.content, refused), False
         with self.ledger.lock:  # "done already?" and "claim it" as one step
-            earlier = self.ledger.held(request.effect, self._holds)
+            earlier = self.ledger.held(request.effect, self._holds, owner)
             if earlier is None:
                 task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id,
                                               request.content)
@@ -163,8 +163,8 @@ class Peer:
                                                   timestamp=self._now()))
         with self.ledger.lock:  # approved: claim the effect, unless another task did it meanwhile
             earlier = self.ledger.get(pending.effect)
-            if earlier is not None and earlier.task_id == task.id:
-                earlier = None  # the claim this task held while it waited
+            if earlier is not None and (earlier.task_id == task.id or earlier.summary == WAITING):
+                earlier = None  # the claim it held while it waited, or another caller's paused task's: not done
             if earlier is None and pending.effect is not None:
                 self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, BEING_DONE))
         if earlier is not None:

@@ -18,10 +18,12 @@ The rules, because a webhook URL is a caller telling the server where to send re
 - bounded and isolated: at most 10 configs per task, 100 per caller and 1,000 in all, gone
   with their task when the store forgets it; at most 3 attempts per delivery, 2 s each,
   with growing pauses, and none again for a refusal that would repeat. Deliveries wait
-  per destination (a URL's origin), at most 100 each, and each destination has a thread
-  of its own (at most 256 at once), so a webhook that hangs delays only its own pushes;
-  beyond its queue a delivery is dropped, counted and logged for that destination, never
-  blocking a request. The log shows a webhook URL without its query (it may hold a secret);
+  per caller and destination (a URL's origin), at most 100 each and 200 per caller, and
+  each has a thread of its own (at most 256 at once, 16 for one caller), so a webhook that
+  hangs delays only its own pushes, and a caller cycling through hanging destinations
+  holds up only its own; beyond a queue a delivery is dropped, counted and logged for that
+  destination, never blocking a request. A config deleted (or gone with its task) takes
+  its deliveries not yet made with it. The log shows a webhook URL without its query;
 - scoped: a caller sees and changes only the configs of its own tasks.
 A peer's `Webhooks` is made with the peer, costing nothing until a caller registers one:
 then it follows the store's change feed (peers/changes.py), and starts its first worker.
@@ -42,7 +44,8 @@ from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
 
 MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 100, 3, 2.0
-MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per destination; destinations sent to at once
+MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per caller and destination; sent to at once
+MAX_WAITING_PER_CALLER, MAX_SENDING_PER_CALLER = 200, 16  # a caller's share of both
 
 
 def public_address(url: str, allow_private: bool, *, numeric_only: bool = False) -> tuple[str, int] | None:
@@ -92,12 +95,11 @@ class Webhooks:
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()
         self.following = False
-        # Deliveries wait per destination (a URL's origin), each destination sent to by a
-        # thread of its own, in order: a webhook that hangs holds up only its own pushes, and
-        # a destination's queue that overflows drops only its own, counted in `dropped`.
-        # Nothing is made before there is something to deliver.
-        self.waiting: dict[str, deque[tuple[PushConfig, Any, Task]]] = {}
-        self.sending: set[str] = set()  # destinations a thread is delivering to now
+        # Deliveries wait per (caller, destination), each sent to by a thread of its own, in
+        # order: a webhook that hangs holds up only its own pushes, and a queue that overflows
+        # drops only its own, counted in `dropped`. Nothing is made before there is something to deliver.
+        self.waiting: dict[tuple[str, str], deque[tuple[PushConfig, Any, Task]]] = {}
+        self.sending: set[tuple[str, str]] = set()  # (caller, destination)s a thread is delivering to now
         self.dropped: Counter[str] = Counter()  # destination -> pushes dropped, since the start
         self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
 
@@ -142,9 +144,20 @@ class Webhooks:
             return list(self.configs.get((owner, task_id), {}).values())
 
     def delete(self, owner: str, task_id: str, config_id: str) -> None:
+        """Forget a config, and the deliveries to it not yet made (they no longer count in its
+        caller's share); one being made stops before its next attempt."""
         with self.lock:  # deleting what is not there is fine: the result is the same
             self.configs.get((owner, task_id), {}).pop(config_id, None)
             self.payloads.pop((owner, task_id, config_id), None)
+            self._drop_waiting(owner, task_id, config_id)
+
+    def _drop_waiting(self, owner: str, task_id: str, config_id: str | None) -> None:
+        """Called holding the lock: the deliveries not yet made to one config (None: any) of a task."""
+        for (holder, _), waiting in self.waiting.items():
+            if holder == owner:
+                kept = [item for item in waiting if item[0].task_id != task_id or config_id not in (None, item[0].id)]
+                waiting.clear()
+                waiting.extend(kept)
 
     def heard(self, task: Task, owner: str, gone: bool) -> None:
         """The change feed's follower: a change is told to the task's webhooks; a task the
@@ -155,49 +168,69 @@ class Webhooks:
         with self.lock:
             for config_id in self.configs.pop((owner, task.id), {}):
                 self.payloads.pop((owner, task.id, config_id), None)
+            self._drop_waiting(owner, task.id, None)
 
     def tell(self, task: Task, owner: str) -> None:
         """Queue a delivery of `task`, as it is now, to each webhook of it (kept already)."""
         for config in self.list(owner, task.id):
             destination = parse_url(config.url).origin
             with self.lock:
-                waiting = self.waiting.setdefault(destination, deque())
-                if len(waiting) >= MAX_WAITING:
+                waiting, mine = self.waiting.get((owner, destination), ()), self._waiting_for(owner)
+                if len(waiting) >= MAX_WAITING or mine >= MAX_WAITING_PER_CALLER:
                     self.dropped[destination] += 1
                     dropped = self.dropped[destination]
                 else:
-                    waiting.append((config, self.payloads.get((owner, task.id, config.id)), task))
+                    self.waiting.setdefault((owner, destination), deque()).append(
+                        (config, self.payloads.get((owner, task.id, config.id)), task))
                     dropped = 0
-                    if destination not in self.sending and len(self.sending) < MAX_SENDING:
-                        self.sending.add(destination)
-                        threading.Thread(target=self._deliver_while_busy, args=(destination,), daemon=True).start()
+                    if self._may_send((owner, destination)):
+                        self.sending.add((owner, destination))
+                        threading.Thread(target=self._deliver_while_busy, args=((owner, destination),),
+                                         daemon=True).start()
             if dropped:
                 self.log(f"push to {shown(config.url)} dropped: {MAX_WAITING} deliveries already wait for "
-                         f"{destination} ({dropped} dropped for it so far)")
+                         f"{destination}, or {MAX_WAITING_PER_CALLER} for its caller ({dropped} dropped for it so far)")
 
-    def _deliver_while_busy(self, destination: str) -> None:
-        """Deliver to `destination` until nothing waits for it; then take over one that
-        waits with no thread (when MAX_SENDING were busy), or leave."""
+    def _waiting_for(self, owner: str) -> int:  # called holding the lock
+        return sum(len(waiting) for (holder, _), waiting in self.waiting.items() if holder == owner)
+
+    def _may_send(self, key: tuple[str, str]) -> bool:
+        """Whether a thread may start on `key` now (called holding the lock): none is on it,
+        fewer than MAX_SENDING are busy, and fewer than its caller's share."""
+        return key not in self.sending and len(self.sending) < MAX_SENDING and \
+            sum(holder == key[0] for holder, _ in self.sending) < MAX_SENDING_PER_CALLER
+
+    def _deliver_while_busy(self, key: tuple[str, str]) -> None:
+        """Deliver to a (caller, destination) until nothing waits for it; then take over one
+        that waits with no thread (when all, or its caller's share, were busy), or leave."""
         while True:
             with self.lock:
-                waiting = self.waiting.get(destination)
+                waiting = self.waiting.get(key)
                 if not waiting:
-                    self.waiting.pop(destination, None)
-                    self.sending.discard(destination)
-                    destination = next((other for other in self.waiting if other not in self.sending), "")
-                    if not destination:
+                    self.waiting.pop(key, None)
+                    self.sending.discard(key)
+                    key = next((other for other in self.waiting if self._may_send(other)), None)
+                    if key is None:
                         return
-                    self.sending.add(destination)
+                    self.sending.add(key)
                     continue
                 config, payload, task = waiting.popleft()
             try:
-                self._deliver(config, payload(task))
+                self._deliver(key[0], config, payload, task)
             except Exception as exc:  # noqa: BLE001 - one bad delivery must not stop the worker
                 let_quit(exc)
                 self.log(f"push to {shown(config.url)} failed: {exc!r}")
 
-    def _deliver(self, config: PushConfig, said: Any) -> None:
+    def _still_set(self, owner: str, config: PushConfig) -> bool:
+        with self.lock:
+            return self.configs.get((owner, config.task_id), {}).get(config.id) is config
+
+    def _deliver(self, owner: str, config: PushConfig, payload: Callable[[Task], Any], task: Task) -> None:
+        """Up to ATTEMPTS tries, while the config is still set (deleted, the rest are not made)."""
         from transports.network import HttpTransport  # sockets: only when there is a webhook
+        if not self._still_set(owner, config):
+            return
+        said = payload(task)
         headers = {"Content-Type": "application/json"}
         if config.token:
             headers["X-A2A-Notification-Token"] = config.token
@@ -205,6 +238,8 @@ class Webhooks:
             headers["Authorization"] = " ".join(config.authentication)
         body = json.dumps(said).encode()
         for attempt in range(ATTEMPTS):
+            if attempt and not self._still_set(owner, config):
+                return
             try:
                 ip, port = public_address(config.url, self.allow_private)  # again: DNS may have changed
             except InvalidParams as refused:  # it will not change by trying again: not retried

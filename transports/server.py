@@ -1,20 +1,19 @@
 """Serve a peer app over HTTP/1.1: a small, strict, bounded server on plain sockets.
 
-Essay: "a real network transport ... one step away". It only moves bytes: each request becomes
-an `HttpRequest` for the peer app the in-process shim calls too, so frames are byte-identical
-on both transports. The rules (test_http.py, test_server_hardening.py, test_resource_attacks.py):
-- Requests are read strictly (http11_server.py): one malformed, oversize or ambiguous is refused
-  with its status and a JSON-RPC error, and the connection closed (bytes after a refused head
-  are never read as a request). The app sees the path under this server's base URL, never Host.
-- A connection costs a client more than it costs the server: one thread (`serve_forever`) waits
-  on all with `selectors`, so an idle or dripping one is a socket, not a thread; a request read
-  in full goes to one of `max_workers` threads (server_answer.py), which answers the client's
-  next requests too while each follows within 5 ms. A request must arrive within `request_timeout`
-  of its first byte however it is dripped (else 408); between requests a connection may idle
-  `idle_timeout`. At most `max_connections` are open; when full, the one idle longest (over a
-  second) is closed, else 503. Past 64 MiB of requests held in all, a large one gets 503 too.
-- Answers as server_answer.py says; one log line per request or incident, never a traceback.
-  Binds 127.0.0.1 by default; `tls`: https (tls.py). No chunked request bodies, HEAD, HTTP/2.
+Essay: "a real network transport ... one step away". It only moves bytes: each request becomes an
+`HttpRequest` for the peer app the in-process shim calls too, so frames are byte-identical on both
+transports. The rules (test_http.py, test_server_hardening.py, test_resource_attacks.py, test_connection_cap.py):
+- Requests are read strictly (http11_server.py): one malformed, oversize or ambiguous is refused with
+  its status and a JSON-RPC error, and the connection closed (bytes after a refused head are never
+  read as a request). The app sees the path under this server's base URL, never Host.
+- A connection costs a client more than it costs the server: one thread (`serve_forever`) waits on all
+  with `selectors`, so an idle or dripping one is a socket, not a thread; a request read in full goes to
+  one of `max_workers` threads (server_answer.py), which answers the client's next requests too while
+  each follows within 5 ms. A request must arrive within `request_timeout` of its first byte however it
+  is dripped (else 408); between requests a connection may idle `idle_timeout`. At most `max_connections`
+  are open; when full, the one that made the least progress is closed for a newcomer (`_make_room`; all
+  being answered: 503). Past 64 MiB held, large requests get 503. One log line per request or incident,
+  never a traceback. Binds 127.0.0.1 by default; `tls`: https. No chunked request bodies, HEAD, HTTP/2.
 """
 from __future__ import annotations
 
@@ -31,12 +30,12 @@ from transports.base import App
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11_server import Head, Refusal
 from transports.jsonrpc import InvalidRequest
+from transports.room import least_progress, readable_now, reads_first
 from transports.server_answer import Connection, Workers, escape, files_to_spare, refusal
 
 _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
 _MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at once
 _SWEEP = 0.05  # how often deadlines are looked at, in seconds
-_GRACE = 1.0  # seconds a connection may idle before it can be closed to make room
 _MOST_HELD = 64 << 20  # bytes of requests held at once, all connections together: past it, large ones wait
 IDLE, READING, BUSY, CLOSING = "idle", "reading", "busy", "closing"  # a connection's states (TLS: "handshake" first)
 _AT_ONCE, _IN_A_ROW = 0.005, 100  # a worker keeps a client whose next request comes this soon, this often
@@ -74,7 +73,6 @@ class PeerServer:
     @property
     def connections(self) -> int:  # open now, but those being closed: what the cap counts
         return len(self._open) - self._closing
-
     def start(self) -> "PeerServer":
         """Serve in a background thread (tests, `--transport http`); returns self."""
         self._thread = threading.Thread(target=self.serve_forever, args=(_SWEEP,), daemon=True)
@@ -108,7 +106,7 @@ class PeerServer:
         """The loop: accept, read, hand complete requests to workers, mind the deadlines."""
         swept = 0.0
         while not self._stop_asked:
-            for key, _ in self._selector.select(timeout=min(poll_interval, _SWEEP)):
+            for key, _ in reads_first(self._selector.select(timeout=min(poll_interval, _SWEEP))):
                 if key.data == "accept":
                     self._accept()
                 elif key.data == "wake":
@@ -149,14 +147,16 @@ class PeerServer:
             conn = Connection(sock, client[0], time.monotonic(), self.idle_timeout, self.tls, self.request_timeout)
             self._open[conn.sock] = conn  # with TLS, a wrapped socket
             self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+            if readable_now(conn.sock):  # its first bytes are here: progress, seen before the next needs room
+                self._readable(conn)
 
-    def _make_room(self) -> bool:
-        """Full: close the one idle longest (over a second): waiting never keeps out asking."""
-        longest = min((conn for conn in self._open.values() if conn.state == IDLE), key=lambda conn: conn.since,
-                      default=None)
-        if longest is not None and time.monotonic() - longest.since >= _GRACE:
-            self._close(longest)
-        return longest is not None and longest.sock.fileno() < 0  # closed: there is room
+    def _make_room(self) -> bool:  # full: close the connection that has made the least progress (room.py)
+        if (least := least_progress(self._open, time.monotonic(), self._readable)) is None:
+            return False  # every one is being answered
+        if least.state != IDLE:  # a request begun, a TLS handshake: news; an idle one, none
+            self.log(f'{least.ip} "{escape(least.first_line())}" closed to make room: {self.max_connections} open')
+        self._close(least)
+        return True
 
     def _turn_away(self, sock: socket.socket, ip: str) -> None:
         self.log(f"{ip} {'closed before TLS,' if self.tls else '503'} turned away: {self.max_connections} connections open")
@@ -238,7 +238,7 @@ class PeerServer:
             return self._close(conn)
         if not conn.keep:  # our answer is whole: drain, then close
             return self._linger(conn)
-        conn.state, conn.line, conn.since = IDLE, b"", time.monotonic()  # set in the loop: the sweep reads it
+        conn.state, conn.line, conn.since, conn.heard = IDLE, b"", time.monotonic(), False  # the sweep reads them
         conn.deadline = conn.since + self.idle_timeout
         self._advance(conn)  # the client may have sent its next request already
 

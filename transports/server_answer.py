@@ -97,7 +97,8 @@ class Connection:
         sock.setblocking(False)  # the loop's: a worker answering sets a timeout (answer)
         self.sock, self.ip, self.deadline = sock, ip, now + idle_timeout
         self.buffer = bytearray()
-        self.state, self.since, self.keep = "idle", now, False  # since: when it went idle
+        self.state, self.since, self.keep = "idle", now, False  # since: opened, or its last answer sent
+        self.heard = False  # whether a byte of its next request (or TLS handshake) has come since
         self.client_certificate = ""  # who the verified client certificate names, if any (tls.client_subject)
         self.idle_timeout = idle_timeout
         if tls is not None:  # an ssl.SSLContext: the handshake first, on a request's clock
@@ -115,7 +116,9 @@ class Connection:
     def receive(self, log: Callable[[str], None]) -> bytes:
         """What has arrived; b"" at its end; BlockingIOError: nothing yet. Over TLS, decrypted,
         and the handshake first, a step each time the client's bytes arrive: a failed one is
-        one line of `log`, then b"" (the end); once done, the connection is idle."""
+        one line of `log`, then b"" (the end); once done, the connection is idle. Called when
+        the socket is readable, so it has made progress: `heard` (room.py)."""
+        self.heard = True
         if self.state == "closing" or not hasattr(self.sock, "pending"):  # draining: the TLS layer is gone
             return self.sock.recv(65536)
         from transports import tls
@@ -127,8 +130,8 @@ class Connection:
             if failed == "":
                 raise BlockingIOError
             self.client_certificate = tls.client_subject(self.sock)
-            self.state, self.since = "idle", time.monotonic()
-            self.deadline = self.since + self.idle_timeout
+            self.state = "idle"  # `since` stays: a handshake is no request answered (server.py's room)
+            self.deadline = time.monotonic() + self.idle_timeout
         return tls.read(self.sock)
 
     def take_request(self, max_body: int) -> tuple[Head, bytes] | None:

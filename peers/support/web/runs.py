@@ -186,9 +186,7 @@ class Runs:
                 return None
             run = Run(str(next(self.ids)), argv, step, cleanup, credentials, story)
             self.by_id[run.id] = run
-            finished = [key for key, old in self.by_id.items() if old.done]
-            for key in finished[:max(0, len(finished) - MAX_KEPT)]:
-                del self.by_id[key]
+            self._forget_the_oldest_finished()
         run.start(self.again)
         return run
 
@@ -210,7 +208,14 @@ class Runs:
             run = Run(str(next(self.ids)), [], False, lambda: None)
             self.by_id[run.id] = run
         run.replay(records)
+        with self.lock:  # replayed, it is a finished run, and kept as one: MAX_KEPT in all
+            self._forget_the_oldest_finished()
         return run
+
+    def _forget_the_oldest_finished(self) -> None:  # called holding the lock
+        finished = [key for key, old in self.by_id.items() if old.done]
+        for key in finished[:max(0, len(finished) - MAX_KEPT)]:
+            del self.by_id[key]
 
     def get(self, run_id: str) -> Run | None:
         with self.lock:

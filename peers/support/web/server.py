@@ -46,7 +46,7 @@ FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--pus
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
 REQUEST_LIMITS = Limits(max_bytes=MAX_BODY, max_depth=16, max_containers=10_000)
 REQUEST_TIMEOUT = 10.0  # seconds for a whole request to arrive, however it is dripped
-MAX_CONNECTIONS = 32  # a browser opens about six; each open event stream holds one
+MAX_CONNECTIONS = 128  # a browser opens about six a page, each event stream one (never closed for room)
 STREAM_WAIT = 15.0  # seconds between keep-alive comments on an idle event stream
 STREAM_LIFETIME = 3600.0  # an event stream ends after this; the browser reconnects where it left off
 

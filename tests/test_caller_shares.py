@@ -1,0 +1,85 @@
+"""Per-caller shares (issue 30, items 7 and 8): one caller cannot take what the store or
+push delivery keeps for every caller.
+
+Each test plays the attacker, a token holder, over real frames on 127.0.0.1 (port 0),
+bounded in time and size; where it measures honest service, as a ratio in one run.
+"""
+import json
+import socket
+import threading
+import time
+
+from conftest import serving
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from transports.network import HttpTransport
+
+
+def headers(token):
+    return {"Content-Type": "application/json", "Authorization": f"Bearer {token}", "A2A-Version": "1.0"}
+
+
+def call(base, token, method, params):
+    transport = HttpTransport(timeout=10)
+    try:
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        return json.loads(transport.post(f"{base}/a2a", frame, headers(token)).body)
+    finally:
+        transport.close()
+
+
+def refund(message_id, order, amount, **configuration):
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": order, "amount": amount}}]}, **({"configuration": configuration} if configuration else {})}
+
+
+def test_one_caller_filling_the_task_store_forgets_its_own_tasks_not_another_callers():
+    peer = billing.billing_agent(max_tasks=60)
+    with serving(PeerApp(peer, wire_v10, token="alice")) as alice, serving(PeerApp(peer, wire_v10, token="bob")) as bob:
+        bobs = [call(bob.base_url, "bob", "SendMessage", refund(f"b-{n}", f"ORD-B{n}", 5))["result"]["task"]["id"]
+                for n in range(5)]
+        alices = [call(alice.base_url, "alice", "SendMessage", refund(f"a-{n}", f"ORD-A{n}", 5))["result"]["task"]["id"]
+                  for n in range(80)]  # more than the whole store holds
+        for task_id in bobs:
+            assert call(bob.base_url, "bob", "GetTask", {"id": task_id})["result"]["id"] == task_id
+        kept = [task_id for task_id in alices if "result" in call(alice.base_url, "alice", "GetTask", {"id": task_id})]
+        assert kept == alices[-55:], "alice's own oldest made room: the store holds 60, bob's 5 among them"
+        assert call(alice.base_url, "alice", "GetTask", {"id": alices[0]})["error"]["code"] == -32001
+
+
+def test_a_caller_cycling_hanging_webhook_destinations_holds_only_its_share_of_delivery_threads():
+    from test_resource_attacks import HangingWebhooks
+    from test_push import Receiver
+    from peers.push import MAX_SENDING_PER_CALLER
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    hanging = HangingWebhooks(120)
+    try:
+        with serving(PeerApp(peer, wire_v10, token="attacker")) as attacker, \
+                serving(PeerApp(peer, wire_v10, token="honest")) as honest, Receiver() as hook:
+            most_sending = 0
+            for round_number in range(3):  # 40 new destinations a round, each config deleted to stay in its share
+                tasks = [call(attacker.base_url, "attacker", "SendMessage", refund(
+                    f"a-{round_number}-{n}", f"ORD-A{round_number}-{n}", 5,
+                    taskPushNotificationConfig={"url": hanging.urls[round_number * 40 + n]}))["result"]["task"]["id"]
+                    for n in range(40)]
+                with peer.webhooks.lock:
+                    most_sending = max(most_sending, len(peer.webhooks.sending))
+                for task_id in tasks:
+                    assert call(attacker.base_url, "attacker", "DeleteTaskPushNotificationConfig",
+                                {"taskId": task_id, "id": task_id})["result"] is None
+            with peer.webhooks.lock:
+                queued = sum(map(len, peer.webhooks.waiting.values()))
+            assert most_sending <= MAX_SENDING_PER_CALLER, f"{most_sending} threads on one caller's deliveries"
+            assert queued == 0, "a deleted config's deliveries not yet made are dropped with it"
+
+            def pushed() -> bool:  # the honest caller's three pushes (submitted, working, completed)
+                before = len(hook.requests)
+                call(honest.base_url, "honest", "SendMessage", refund(f"h-{len(hook.requests)}-{time.monotonic()}",
+                                                                       f"ORD-H{before}", 5,
+                                                                       taskPushNotificationConfig={"url": hook.url}))
+                return len(hook.wait_for(before + 3, seconds=3)) >= before + 3
+            answered = sum(pushed() for _ in range(10))
+            assert answered >= 10, f"{answered} of 10 honest tasks had all their pushes"
+    finally:
+        hanging.close()
