@@ -8,7 +8,7 @@ release (ipaddress's idea of private, datetime.fromisoformat, ssl's errors, json
 messages). This looks for `python3.10` ... `python3.13` on the PATH, then the stock
 `/usr/bin/python3`, then interpreters installed by pyenv or uv, and for each one makes a
 venv in a temporary folder and runs the suite there in a clean environment (PATH, HOME and
-LANG only, as .ci/run does). It prints one line per interpreter, pytest's closing line,
+LANG only, as .ci/run does). It prints one line per interpreter, the suite's closing line,
 and exits 1 if any failed. It is not itself a test (pytest collects only test_*.py).
 """
 import glob
@@ -63,7 +63,7 @@ def run_suite(python: str, pytest_args: list[str]) -> tuple[int, str, float]:
         if made.returncode != 0:
             return made.returncode, f"no venv: {made.stderr.strip().splitlines()[-1:]}", time.monotonic() - started
         steps = [[str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pytest"],
-                 [str(venv / "bin" / "python"), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args]]
+                 [str(venv / "bin" / "python"), "tests/run_suite.py", *pytest_args]]
         for step in steps:
             done = subprocess.run(step, cwd=ROOT, capture_output=True, text=True, env=env, timeout=1800)
             if done.returncode != 0:
