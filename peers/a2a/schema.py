@@ -27,7 +27,6 @@ required field a default, is unreadable.
 """
 from __future__ import annotations
 
-import copy
 import math
 import re
 from typing import Any, Iterator
@@ -139,6 +138,7 @@ def with_defaults(value: Any, schema: dict[str, Any]) -> Any:
                   for name, item in value.items()}
         for name, item in properties.items():
             if name not in filled and isinstance(item, dict) and "default" in item:
+                import copy  # here: only a schema with a default needs it, and the essay's run has none
                 filled[name] = copy.deepcopy(item["default"])
         return filled
     if isinstance(value, list) and isinstance(schema.get("items"), dict):

@@ -21,8 +21,8 @@ CREDENTIAL_NAMES = frozenset({"token", "accesstoken", "refreshtoken", "idtoken",
                               "credential", "credentials", "cookie", "privatekey"})
 # A token has a digit or a sign in it, a capital after a small letter, or is long: "Basic
 # dXNlcjpwYXNz", "Bearer t0k", but not "basic plan" or "Bearer Bonds", which are words.
-CREDENTIAL_TEXT = re.compile(r"(?i:bearer|basic)\s+(?=[A-Za-z0-9._~+/=-]*(?:[0-9._~+/=-]|[a-z][A-Z])|[A-Za-z]{20})"
-                             r"[A-Za-z0-9._~+/=-]+")
+CREDENTIAL_TEXT = (r"(?i:bearer|basic)\s+(?=[A-Za-z0-9._~+/=-]*(?:[0-9._~+/=-]|[a-z][A-Z])|[A-Za-z]{20})"
+                   r"[A-Za-z0-9._~+/=-]+")  # compiled when text that starts so is first met (reads_like)
 ESCALATION = ("a bearer token sitting in a handoff payload is a permission escalation with extra steps "
               "(seed 004): credentials travel in HTTP Authorization, never in a payload")
 
@@ -37,7 +37,7 @@ def credential_in(value: Any, where: str, held: frozenset[str] = frozenset()) ->
         budget -= 1
         item, path, depth = stack.pop()
         if isinstance(item, str):
-            if CREDENTIAL_TEXT.fullmatch(item[:4096]) or item in held:
+            if reads_like_a_credential(item) or item in held:
                 return f"{path} carries a credential: {ESCALATION}"
         elif depth < 32 and isinstance(item, dict):
             for key, member in item.items():
@@ -48,3 +48,11 @@ def credential_in(value: Any, where: str, held: frozenset[str] = frozenset()) ->
         elif depth < 32 and isinstance(item, list):
             stack.extend((member, f"{path}[{index}]", depth + 1) for index, member in enumerate(item[:budget]))
     return None
+
+
+def reads_like_a_credential(text: str) -> bool:
+    """Whether `text` reads as an Authorization header's value ("Bearer t0k"). The pattern is
+    compiled only for text that starts like one: most payloads hold none."""
+    if not text[:6].lower().startswith(("bearer", "basic")):
+        return False
+    return re.fullmatch(CREDENTIAL_TEXT, text[:4096]) is not None  # re keeps the compiled pattern
