@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent.parent
 FRAME = (b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/send", '
@@ -49,6 +50,20 @@ def call(base: str, token: str, method: str, params: dict, timeout: float = 5) -
 def refund(message_id: str, order: str, amount: float, **configuration: object) -> dict:
     return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [
         {"data": {"order_id": order, "amount": amount}}]}, **({"configuration": configuration} if configuration else {})}
+
+
+def honest_pushes(base: str, hook: Any) -> Callable[[], bool]:
+    """Each call: one honest refund asking for pushes to `hook` (a test_push Receiver), and
+    whether its three pushes arrived within 1 s."""
+    numbers = iter(range(100_000))
+
+    def pushed() -> bool:
+        number, before, started = next(numbers), len(hook.requests), time.monotonic()
+        call(base, "honest", "SendMessage", refund(f"h-{number}", f"ORD-H{number}", 5,
+                                                   taskPushNotificationConfig={"url": hook.url}))
+        hook.wait_for(before + 3, seconds=1)
+        return len(hook.requests) >= before + 3 and time.monotonic() - started <= 1
+    return pushed
 
 
 def served(app):
@@ -212,14 +227,7 @@ def cycled_webhooks(rounds: int = 4, per_round: int = 100, count: int = 20) -> s
     attacker, honest = served(PeerApp(peer, wire_v10, token="attacker")), served(PeerApp(peer, wire_v10, token="honest"))
     try:
         with Receiver() as hook:
-            numbers = iter(range(10_000))
-
-            def pushed() -> bool:
-                number, before, started = next(numbers), len(hook.requests), time.monotonic()
-                call(honest.base_url, "honest", "SendMessage", refund(
-                    f"h-{number}", f"ORD-H{number}", 5, taskPushNotificationConfig={"url": hook.url}))
-                hook.wait_for(before + 3, seconds=1)
-                return len(hook.requests) >= before + 3 and time.monotonic() - started <= 1
+            pushed = honest_pushes(honest.base_url, hook)
             without = sum(pushed() for _ in range(count))
             for round_number in range(rounds):
                 for n in range(per_round):
@@ -335,14 +343,7 @@ def hanging_webhooks() -> list[str]:
         with Receiver() as hook:
             refused = sum("error" in call(attacker.base_url, "attacker", "SendMessage", refund(
                 f"a-{n}", f"ORD-A{n}", 5, taskPushNotificationConfig={"url": urls[n % 8]})) for n in range(400))
-            numbers = iter(range(1000))
-
-            def pushed() -> bool:
-                number, before, started = next(numbers), len(hook.requests), time.monotonic()
-                call(honest.base_url, "honest", "SendMessage", refund(
-                    f"h-{number}", f"ORD-H{number}", 5, taskPushNotificationConfig={"url": hook.url}))
-                hook.wait_for(before + 3, seconds=1)
-                return len(hook.requests) >= before + 3 and time.monotonic() - started <= 1
+            pushed = honest_pushes(honest.base_url, hook)
             answered, asked = honest_ratio(pushed, 40)
             dropped = (dict(peer.webhooks.dropped) or "none") if hasattr(peer.webhooks, "dropped") else "not counted"
     finally:

@@ -4,34 +4,13 @@ push delivery keeps for every caller.
 Each test plays the attacker, a token holder, over real frames on 127.0.0.1 (port 0),
 bounded in time and size; where it measures honest service, as a ratio in one run.
 """
-import json
-import socket
-import threading
 import time
 
 from conftest import serving
 from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
-from transports.network import HttpTransport
-
-
-def headers(token):
-    return {"Content-Type": "application/json", "Authorization": f"Bearer {token}", "A2A-Version": "1.0"}
-
-
-def call(base, token, method, params):
-    transport = HttpTransport(timeout=10)
-    try:
-        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-        return json.loads(transport.post(f"{base}/a2a", frame, headers(token)).body)
-    finally:
-        transport.close()
-
-
-def refund(message_id, order, amount, **configuration):
-    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [
-        {"data": {"order_id": order, "amount": amount}}]}, **({"configuration": configuration} if configuration else {})}
+from test_resource_attacks import call, refund  # the same frames, from the same tests' attacker
 
 
 def test_one_caller_filling_the_task_store_forgets_its_own_tasks_not_another_callers():
