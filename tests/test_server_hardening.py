@@ -125,8 +125,11 @@ def peer():
 
 
 def threads_since(before: set) -> list:
-    """Threads started since `before` was taken that are still running: the server's own."""
-    return [thread for thread in threading.enumerate() if thread not in before]
+    """The server's threads (its loop, its workers) started since `before` was taken and
+    still running; not another test's, which may start a thread of its own meanwhile (a
+    push delivery from a test before this one)."""
+    return [thread for thread in threading.enumerate() if thread not in before
+            and ("peer-server-worker" in thread.name or "serve_forever" in thread.name)]
 
 
 def wait_for(predicate, seconds=3.0):
