@@ -30,6 +30,8 @@ PEER, DISPATCH, PRINTER, GATE = (AT[path] for path in ("peers/peer.py", "transpo
     (["--wire", "1.0", "--stream"], [PEER, "c", "q"]),  # a streamed reply
 ], ids=["peer", "peer-stepped-in", "dispatch", "printer", "trust-gate", "rest-binding", "stream"])
 def test_q_at_a_breakpoint_quits_the_run_with_no_made_up_error(flags, commands):
+    if flags and sys.version_info[:3] == (3, 13, 0):
+        pytest.skip("3.13.0's pdb reads the script's own flags as its options (a bug of that release)")
     done = subprocess.run([sys.executable, "-m", "pdb", "a2a_delegation.py", *flags], input="\n".join(commands) + "\n",
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     said = done.stdout + done.stderr
