@@ -14,8 +14,7 @@ after a crash would refund again. With a store file:
   staged by then (a row changed twice, once, as it is last).
   WAL journal, synchronous FULL: a commit that returned is on disk. A write that fails
   stops the process: memory must never run ahead of what was told.
-- The file is held for the process's life: a second peer on it is refused as locked. It is
-  its owner's alone, and holds no credential (durable_private.py).
+- Held for the process's life (a second peer: locked); its owner's alone, holding no credential (durable_private.py).
 - On start, all of it is read back, oldest first (restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's
   database, one locked by another process, not SQLite, not writable, or holding rows
@@ -90,7 +89,7 @@ class StoreFile:
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                 if found is None or found[0] == str(SCHEMA_VERSION):  # written even if there: a read-only file fails now
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                    scrub_owners(self.db)  # no token in clear, from an earlier version either
+                    scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either
                 else:
                     version = found[0]
                     newer = isinstance(version, str) and version.isascii() and version.isdigit() \
@@ -99,6 +98,8 @@ class StoreFile:
                         f"made by a newer version of this peer (schema {version}); this one reads schema "
                         f"{SCHEMA_VERSION}" if newer else
                         f"has a schema this peer does not know ({str(version)[:20]!r})"))
+            if scrubbed:  # the clear owners' pages overwritten on disk now, not at some later checkpoint
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
             raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
 

@@ -9,7 +9,8 @@ of each task must not be a secret that proves it. So:
 - freed pages are zeroed (secure_delete), so nothing removed lingers in the file;
 - a task's owner is a digest of the bearer token (peers/app.py `owner_of_bearer`), never
   the token; owners an earlier version wrote in clear are replaced by their digest when
-  the file is opened, so the caller still finds its tasks and the file no longer holds it.
+  the file is opened, and the file checkpointed at once, so the caller still finds its
+  tasks and neither the file nor its WAL holds the token from then on.
 """
 import os
 import sqlite3
@@ -23,8 +24,9 @@ OWNER_PREFIXES = ("bearer:", "apikey:", "basic:", "client:", "mtls:")
 
 def private_file(path: str) -> None:
     """Make `path` 0600 if it is new; narrow it, and its -wal and -shm, if this process
-    owns them and they are readable by others. A path that is a link is left to SQLite,
-    which refuses what it cannot use."""
+    owns them and they are readable by others. A path that is a link is followed, as
+    SQLite follows it: the file it names is the one made or narrowed."""
+    path = os.path.realpath(path)
     try:
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
     except OSError:
@@ -32,7 +34,7 @@ def private_file(path: str) -> None:
     for name in (path, path + "-wal", path + "-shm"):
         try:
             found = os.lstat(name)
-            if found.st_uid == os.geteuid() and found.st_mode & 0o077 and not os.path.islink(name):
+            if found.st_uid == os.geteuid() and found.st_mode & 0o077 and not os.path.islink(name):  # no race to a link
                 os.chmod(name, found.st_mode & 0o700)
         except OSError:
             continue

@@ -13,6 +13,7 @@ the whole suite. Refresh WEIGHTS, when files grow or move, from
 DEFAULT seconds. Not a plugin: pytest alone runs every test file as well, one after another.
 """
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,10 +42,14 @@ def halves(files: list[Path]) -> tuple[list[Path], list[Path]]:
     return sorted(split[0]), sorted(split[1])
 
 
-def counts(output: str) -> dict[str, int]:
-    """What pytest's closing line counted: {"passed": 921, "skipped": 6, ...}."""
-    closing = next((line for line in reversed(output.splitlines()) if re.search(r"\d+ (passed|failed|error)", line)), "")
-    found = {word: int(number) for number, word in re.findall(r"(\d+) ([a-z]+)", closing)}
+def counts(output: str) -> dict[str, int] | None:
+    """What pytest's closing line counted ({"passed": 921, "skipped": 6, ...}); None if the
+    output has none (the half died, or was cut off, before it could say)."""
+    closing = next((line for line in reversed(output.splitlines())
+                    if re.fullmatch(r"=* ?(\d+ [a-z]+(, )?)+ in [\d.]+s( \([\d:]+\))? ?=*", line.strip())), None)
+    if closing is None:
+        return None
+    found = {word: int(number) for number, word in re.findall(r"(\d+) ([a-z]+)", closing.split(" in ")[0])}
     found["failed"] = found.get("failed", 0) + found.pop("errors", 0) + found.pop("error", 0)
     return found
 
@@ -68,26 +73,40 @@ def main(args: list[str]) -> int:
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         kept = subprocess.Popen(pytest + [f"--basetemp={folder}/second", *map(str, second)], cwd=HERE.parent,
                                 stdout=later, stderr=subprocess.STDOUT)
+        first_output, interrupted = [], False
         try:
-            first_output = []
             for line in shown.stdout:  # shown as it comes, and kept for its count
                 print(line, end="", flush=True)
                 first_output.append(line)
             statuses = [shown.wait(), kept.wait()]
-        finally:  # Ctrl-C, or anything else: neither half is left running
-            for process in (shown, kept):
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
+        except KeyboardInterrupt:  # both halves are stopped as Ctrl-C stops pytest; the second says where it was
+            interrupted = True
+            statuses = [stopped(shown), stopped(kept)]
         later.seek(0)
         second_output = later.read()
     print(f"\n-- the second half, run at the same time ({len(second)} of {len(first) + len(second)} files):")
     print(second_output, end="")
     found = [counts("".join(first_output)), counts(second_output)]
-    total = [f"{sum(half.get(word, 0) for half in found)} {word}" for word in ("passed", "failed", "skipped")]
+    for number, (half, status) in enumerate(zip(found, statuses), 1):
+        if half is None:  # no closing line: it died, or was stopped, before it could count
+            print(f"\nhalf {number} ended without pytest's closing line (exit status {status})")
+    total = [f"{sum((half or {}).get(word, 0) for half in found)} {word}" for word in ("passed", "failed", "skipped")]
     print(f"\nboth halves at once: {time.monotonic() - started:.1f} s")
     print("suite: " + ", ".join(total), flush=True)
-    return worst(statuses)
+    if interrupted:
+        return 130
+    return worst(statuses) if None not in found else max(1, worst(statuses))
+
+
+def stopped(process: subprocess.Popen) -> int:
+    """A half's exit status, stopped as Ctrl-C stops pytest (its summary says where it was);
+    killed if it has not ended in 10 s."""
+    try:
+        process.send_signal(signal.SIGINT)
+        return process.wait(timeout=10)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        process.kill()
+        return process.wait()
 
 
 if __name__ == "__main__":

@@ -94,7 +94,19 @@ def test_a_store_an_earlier_version_wrote_with_tokens_in_clear_and_readable_by_a
             os.chmod(name, 0o644)
     assert TOKEN.encode() in on_disk(path), "the old file holds the token (else this test proves nothing)"
     peer, call = served_on(path)
+    assert TOKEN.encode() not in on_disk(path), "scrubbed and on disk while it serves, not at a later checkpoint"
     assert call("GetTask", {"id": made.id})["result"]["id"] == made.id, "its caller still finds its task"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     peer.store.file.close()
     assert TOKEN.encode() not in on_disk(path), "scrubbed, and the freed pages zeroed"
+
+
+def test_a_store_path_that_is_a_link_makes_the_file_it_names_its_owners_alone(tmp_path, open_umask):
+    (tmp_path / "elsewhere").mkdir()
+    target, link = tmp_path / "elsewhere" / "billing.db", tmp_path / "billing.db"
+    link.symlink_to(target)  # dangling: SQLite makes the file it names
+    peer, call = served_on(link)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    made = [name for name in (target, f"{target}-wal") if os.path.exists(name)]
+    assert str(target) in map(str, made) and all(stat.S_IMODE(os.stat(name).st_mode) & 0o077 == 0 for name in made)
+    peer.store.file.close()

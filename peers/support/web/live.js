@@ -193,7 +193,7 @@ async function load() {
   $("list").addEventListener("click", () => { $("tasks").replaceChildren(); talk("list"); });
   $("get").addEventListener("click", () => talk("get"));
   $("cancel").addEventListener("click", () => talk("cancel"));
-  // #run=NAME starts that run when the page loads (#run=approval&step=1&transport=http ...).
+  // #run=NAME sets that run up when the page loads (#run=approval&step=1&transport=http ...); Run starts it.
   const asked = new URLSearchParams(location.hash.slice(1));
   if (asked.has("transport")) $("transport").value = asked.get("transport");
   if (asked.has("wire")) $("wire").value = asked.get("wire");
