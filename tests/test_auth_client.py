@@ -9,6 +9,8 @@ import json
 import re
 import threading
 import time
+from base64 import b64encode
+from urllib.parse import quote, quote_plus
 
 import pytest
 
@@ -297,6 +299,35 @@ def test_a_client_secret_a_token_endpoint_echoes_is_masked_wherever_it_stands(se
     printed, traced = done.stdout + done.stderr, (tmp_path / "run.jsonl").read_text()
     assert "bad secret ****#" in printed and "invalid_client" in printed, printed[-2000:]
     assert secret not in printed and secret not in traced
+
+
+@pytest.mark.parametrize("spelled", [
+    lambda secret: secret, lambda secret: json.dumps(secret)[1:-1].replace("/", "\\/"),
+    lambda secret: re.sub("%[0-9A-F]{2}", lambda hexed: hexed.group().lower(), quote_plus(secret)),
+    lambda secret: quote(secret),
+    lambda secret: b64encode(f"support-agent:{quote_plus(secret)}".encode()).decode()],
+    ids=["as is", "json with an escaped slash", "lowercase percent", "percent with slashes", "its Basic pair"])
+def test_a_held_secret_said_back_in_a_header_an_error_word_or_a_body_is_masked_in_every_line(served, tmp_path, spelled):
+    """A token endpoint saying our client secret back, however spelled, wherever it says it:
+    its body, a WWW-Authenticate challenge, a header of its own, and the `error` word our
+    one-line failure quotes; none of it reaches stdout, stderr or the trace."""
+    secret = "CL1ENT/secret+Zq9"
+    said = spelled(secret)
+    base = served(app=_declaring(OAUTH2, counted=[], token_answer=lambda n: HttpResponse(
+        401, {"Content-Type": "application/json", "WWW-Authenticate": f'Basic error_description="bad {said}"',
+              "X-Debug": f"secret={said}"}, json.dumps({"error": f"bad {said}", "error_description": said}).encode())))
+    (tmp_path / "credentials.json").write_text(json.dumps({"credentials": {base + "/a2a": {
+        "oauth2": f"support-agent:{secret}"}}}))
+    (tmp_path / "allow.json").write_text(json.dumps({"trusted": [{"name": "billing-agent", "endpoint": base + "/a2a"}]}))
+    done = cli("--peer", base, "--credentials", str(tmp_path / "credentials.json"), "--allowlist",
+               str(tmp_path / "allow.json"), "--verbose", "--trace", str(tmp_path / "run.jsonl"))
+    shown = done.stdout + done.stderr + (tmp_path / "run.jsonl").read_text()
+    assert "refused us: HTTP 401" in shown and "X-Debug: secret=****#" in shown, shown[-3000:]
+    assert said not in shown and secret not in shown, [line for line in shown.splitlines() if secret in line or said in line]
+
+
+def test_a_short_held_secret_is_not_hunted_for_in_ordinary_words():
+    assert mask_body('{"result": "billing-agent completed"}', ("billing",)) == '{"result": "billing-agent completed"}'
 
 
 # -- the store, as a file: each mistake one line --------------------------------------------

@@ -8,6 +8,7 @@ A masked secret is '****#' and 4 hex digits of its SHA-256: two credentials are 
 on screen. Not here: printing (printer.py), what is held (peers/support/credentials.py).
 """
 import re
+from functools import lru_cache
 
 AUTHORIZATION = {"authorization", "proxy-authorization"}  # "Scheme credentials": the scheme is no secret
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key", "x-a2a-notification-token"}
@@ -21,7 +22,8 @@ SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_tok
                  "client_secret", "password")
 SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_token", "client_assertion")
 FORM = "application/x-www-form-urlencoded"
-MIN_HELD = 4  # characters: a held secret shorter than this is masked only where a field names it
+MIN_HELD = 8  # characters: a held secret shorter than this is masked only where a header or field names it
+# (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
 _FORM_SECRET = r"(?<![^&\s])((?:%s)=)([^&\s]*)" % "|".join(SECRET_FORM_FIELDS)
 
@@ -58,14 +60,25 @@ def mask_body(text: str, held: tuple[str, ...] = ()) -> str:
     return text
 
 
-def _spellings(secret: str) -> set[str]:
-    """How a secret may stand in a body: as itself, escaped inside a JSON string, or
-    percent-encoded in a form or a URL (most tokens are written the same in all three)."""
+@lru_cache(maxsize=256)
+def _spellings(secret: str) -> frozenset[str]:
+    """How a secret may stand in a body or a header: as itself, escaped inside a JSON string
+    (a "/" as "\\/" too), or percent-encoded in a form or a URL, in either case of hex digit
+    (most tokens are written the same in all of them)."""
     if all(c.isascii() and (c.isalnum() or c in "-._~") for c in secret):
-        return {secret}
+        return frozenset((secret,))
     import json
     from urllib.parse import quote, quote_plus
-    return {secret, json.dumps(secret)[1:-1], quote_plus(secret), quote(secret, safe="")} - {""}
+    escaped = json.dumps(secret)[1:-1]
+    encoded = {quote_plus(secret), quote(secret, safe=""), quote(secret)}
+    lowered = {re.sub("%[0-9A-F]{2}", lambda found: found.group().lower(), text) for text in encoded}
+    return frozenset({secret, escaped, escaped.replace("/", "\\/"), *encoded, *lowered} - {""})
+
+
+def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:
+    """`headers` with every held secret masked in every value, whatever the header's name
+    (a token endpoint may say a secret back in WWW-Authenticate or a header of its own)."""
+    return {name: mask_body(value, held) for name, value in headers.items()} if held else headers
 
 
 def masked(secret: str) -> str:

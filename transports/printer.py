@@ -27,7 +27,8 @@ from typing import Callable, Iterator, NamedTuple
 
 from transports import sse
 from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
-from transports.masking import FORM, is_secret_header, mask, mask_body, masked  # noqa: F401 - is_secret_header, masked: for callers
+from transports.masking import (FORM, is_secret_header, mask, mask_body, mask_held,  # noqa: F401 - for callers
+                                masked)
 
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 
@@ -85,7 +86,7 @@ class FramePrinter:
     def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
         sent = self._record("-->", "GET", url, headers, b"")
         rest = named_by_path(headers)
-        self._show(f"--> GET {_target(url) if rest else url}", sent)
+        self._show(f"--> GET {_target(url) if rest else mask_body(url, self.held)}", sent)
         self.before_send(sent)
         response = self.inner.get(url, headers)
         got = self._record("<--", "GET", url, response.headers, response.body, response.status, sent)
@@ -125,8 +126,8 @@ class FramePrinter:
     def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
         # What the lines are shown with until the stream ends and its whole frame is recorded.
         now = (time.perf_counter() - self._start) * 1000
-        head = Frame(len(self.frames) + 1, "<--", "POST", url, mask(response.headers), b"", 200, now,
-                     now - sent.offset_ms)
+        head = Frame(len(self.frames) + 1, "<--", "POST", url, mask_held(mask(response.headers), self.held), b"", 200,
+                     now, now - sent.offset_ms)
         self._show(f"<-- {'200 ' if rest else ''}a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
                    "workbench (the numbers are not part of the protocol)", head)
         decoder, received, numbers = sse.Decoder(), bytearray(), count(1)
@@ -162,7 +163,7 @@ class FramePrinter:
                 sender: str | None = None) -> Frame:
         offset = (time.perf_counter() - self._start) * 1000
         elapsed = None if sent is None else offset - sent.offset_ms
-        frame = Frame(len(self.frames) + 1, direction, http_method, url, mask(headers), body,
+        frame = Frame(len(self.frames) + 1, direction, http_method, url, mask_held(mask(headers), self.held), body,
                       status, offset, elapsed, sender)
         self.frames.append(frame)
         for listener in self.listeners:
@@ -180,7 +181,7 @@ class FramePrinter:
         if self.show is not None:
             self.show(text, frame)
             if self.verbose:
-                self.show(_details(frame), frame)
+                self.show(mask_body(_details(frame), self.held), frame)
 
 
 def named_by_path(headers: dict[str, str]) -> bool:

@@ -38,9 +38,14 @@ class Held(NamedTuple):
     certificate: tuple[str, str] | None = None  # the client certificate's PEM file and its key's
 
     def secrets(self) -> tuple[str, ...]:
-        """What must never be shown: the printer masks each wherever a body holds it."""
-        return tuple(filter(None, (self.bearer, self.api_key, self.basic and self.basic[1],
-                                   self.client and self.client[1])))
+        """What must never be shown, masked wherever a frame or line holds it: each secret,
+        and the Basic credentials made of a pair (an Authorization value said back)."""
+        import base64
+        from urllib.parse import quote_plus
+        pairs = [f"{self.basic[0]}:{self.basic[1]}"] if self.basic else []
+        pairs += [f"{quote_plus(self.client[0])}:{quote_plus(self.client[1])}"] if self.client else []
+        said = (self.bearer, self.api_key, self.basic and self.basic[1], self.client and self.client[1])
+        return tuple(filter(None, (*said, *(base64.b64encode(pair.encode()).decode() for pair in pairs))))
 
 
 class Attached(NamedTuple):

@@ -19,6 +19,7 @@ import sys
 from enum import Enum
 from typing import Any, Protocol, TextIO
 
+from transports.masking import mask_body
 from transports.printer import Frame, escape
 
 
@@ -63,6 +64,7 @@ class Console:
         self.colour_err = wants_colour(self.err) if colour is None else colour
         self.quiet = quiet
         self.listeners: list[Listener] = []  # --trace: told of every line
+        self.held: tuple[str, ...] = ()  # the run's secrets (session.py sets them): masked in every line
 
     def line_by_line(self) -> None:
         """For a command that runs until it is stopped (`serve`, `web`): each line reaches
@@ -77,6 +79,9 @@ class Console:
         """Print one story line. `facts` (peer, verdict ...) go to listeners only. Whatever
         a caller forgot to escape, no control character reaches the terminal raw."""
         text = escape(text, keep_newlines=True)
+        if self.held:  # a peer's error message may say our secret back: it is never shown, nor traced
+            text = mask_body(text, self.held)
+            facts = {name: mask_body(fact, self.held) if isinstance(fact, str) else fact for name, fact in facts.items()}
         for listener in self.listeners:
             listener(text, kind, facts)
         if kind in (Kind.ERROR, Kind.WARNING):

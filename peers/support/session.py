@@ -150,8 +150,9 @@ class Session:
     def printer_of(self, transport: Transport) -> FramePrinter:
         """The frame printer over `transport`: every frame that crosses it is shown (with
         --legacy-card-path, one that also asks at A2A 0.2's card path)."""
-        held = tuple(secret for entry in self.credentials.values()  # masked wherever a body shows one
+        held = tuple(secret for entry in self.credentials.values()  # masked wherever a frame or line shows one
                      for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
+        self.console.held = held
         if not self.options.legacy_card_path:
             printer = FramePrinter(transport, self.console.frame, verbose=self.options.verbose, held=held)
         else:

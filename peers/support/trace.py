@@ -81,7 +81,7 @@ class Recorder:
                    "peer": origin,  # named after the card served there, in resolved()
                    "origin": origin,  # its lane: a look-alike host serving billing's card is not billing
                    "transport": self.transport, "wire": wire if method == PUSH else _wire(method), "method": method,
-                   "jsonrpc_id": rpc_id, "http_method": frame.http_method, "url": frame.url,
+                   "jsonrpc_id": rpc_id, "http_method": frame.http_method, "url": mask_body(frame.url, self.held),
                    "http_status": frame.status, "headers": frame.headers, "body": body,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 3),
                    **({"binding": binding} if binding else {})})

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from peers.support import trace
 from peers.support.output import Console, Kind
 from transports.errors import let_quit
+from transports.masking import mask_body
 from transports.printer import Frame, FramePrinter, StopRun, escape
 
 MAX_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
@@ -52,6 +53,7 @@ class Run:
         self.events: list[dict[str, Any]] = []
         self.changed = threading.Condition()
         self.recorder: trace.Recorder | None = None
+        self.held: tuple[str, ...] = ()  # the run's secrets, masked in what the page is sent
         self.status: int | None = None  # the exit status once it ended
         self.asked: str | None = None  # "send" or "stop", from the page, for the frame held
         self.stopping = False
@@ -61,7 +63,7 @@ class Run:
     def attach(self, printer: FramePrinter, card_urls: list[str]) -> None:
         """Hook the printer main() made: every frame an event, and each one held if stepping;
         the trace starts with the registry's card URLs, as --trace's does (tools.py)."""
-        self.recorder = trace.Recorder(printer.label, printer.held)
+        self.recorder, self.held = trace.Recorder(printer.label, printer.held), printer.held
         self.recorder.event("registry", cards=card_urls)
         self.console.listeners.append(self.recorder.line)
         printer.listeners += [self.recorder.frame, self.frame]
@@ -79,7 +81,7 @@ class Run:
     def frame(self, frame: Frame) -> None:
         """A printer listener: what HTTP said of a frame as it crossed (secrets masked already)."""
         self._add({"type": "frame", "seq": frame.seq, "direction": frame.direction,
-                   "method": frame.http_method, "url": frame.url, "status": frame.status,
+                   "method": frame.http_method, "url": mask_body(frame.url, self.held), "status": frame.status,
                    "headers": frame.headers, "pushed_by": frame.sender,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 1)})
 
