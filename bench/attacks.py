@@ -52,6 +52,18 @@ def refund(message_id: str, order: str, amount: float, **configuration: object) 
         {"data": {"order_id": order, "amount": amount}}]}, **({"configuration": configuration} if configuration else {})}
 
 
+def answered_within_a_second(send: Callable[[Any], Any], context: Any = None) -> bool:
+    """Whether one honest request, `send(transport)` on a fresh connection, got 200 within 1 s."""
+    from transports.network import HttpTransport
+    transport, started = HttpTransport(timeout=1, tls=context), time.monotonic()
+    try:
+        return send(transport).status == 200 and time.monotonic() - started <= 1
+    except Exception:  # noqa: BLE001 - refused, reset, timed out: not served
+        return False
+    finally:
+        transport.close()
+
+
 def honest_pushes(base: str, hook: Any) -> Callable[[], bool]:
     """Each call: one honest refund asking for pushes to `hook` (a test_push Receiver), and
     whether its three pushes arrived within 1 s."""
@@ -119,7 +131,6 @@ def over_the_cap(cap: int = 1024, count: int = 120) -> list[str]:
     from peers.a2a import wire_essay
     from peers.app import PeerApp
     from transports import tls
-    from transports.network import HttpTransport
     from transports.server import PeerServer
     enough_files(4 * cap + 400)
     keys = HERE / "peers" / "keys"
@@ -132,14 +143,8 @@ def over_the_cap(cap: int = 1024, count: int = 120) -> list[str]:
                                     keys / "billing-agent.DEMO-TLS-KEY.pem")) if secure else None).start()
 
             def ask() -> bool:
-                transport, started = HttpTransport(timeout=1, tls=context), time.monotonic()
-                try:
-                    return transport.post(f"{server.base_url}/a2a", FRAME, headers("t0k", None)).status == 200 \
-                        and time.monotonic() - started <= 1
-                except Exception:  # noqa: BLE001 - refused, reset, timed out: not served
-                    return False
-                finally:
-                    transport.close()
+                return answered_within_a_second(lambda transport: transport.post(
+                    f"{server.base_url}/a2a", FRAME, headers("t0k", None)), context)
             try:
                 attack = Reopening(server.server_address, cap, b"" if secure else HEAD, pace, drip=not secure)
                 served_with, without, ratio = honest_share(ask, count, attack)
@@ -156,7 +161,6 @@ def live_page(count: int = 100) -> list[str]:
     opened again as the server closes them, paced at 200 a second or all at once."""
     from attacks import HEAD, Reopening, enough_files
     from peers.support.web import server as web
-    from transports.network import HttpTransport
     folder = Path(tempfile.mkdtemp())
     (folder / "allowlist.json").write_text((HERE / "allowlist.json").read_text())
     size = web.MAX_CONNECTIONS + 8
@@ -167,14 +171,8 @@ def live_page(count: int = 100) -> list[str]:
         base, token = url.split("/?token=")
 
         def ask() -> bool:
-            transport, started = HttpTransport(timeout=1), time.monotonic()
-            try:
-                return transport.get(f"{base}/lessons", {"X-Workbench-Token": token}).status == 200 \
-                    and time.monotonic() - started <= 1
-            except Exception:  # noqa: BLE001 - refused, reset, timed out: not served
-                return False
-            finally:
-                transport.close()
+            return answered_within_a_second(lambda transport: transport.get(f"{base}/lessons",
+                                                                            {"X-Workbench-Token": token}))
         try:
             attack = Reopening(server.server_address, size, HEAD, pace)
             served_with, without, ratio = honest_share(ask, count, attack)
