@@ -18,11 +18,14 @@ implies --transport http); its ids and port change run to run.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url, method_for
@@ -93,7 +96,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     agent.say(f"[transport] {agent.transport.label}. A crash: billing dies after the refund, before "
               "its answer.", Kind.BANNER)
     wire = agent.forced_format.NAME if agent.forced_format else LESSON.flags["--wire"]  # what billing serves
-    with tempfile.TemporaryDirectory() as folder:
+    with store_folder() as folder:
         store, port = os.path.join(folder, "billing.db"), _free_port()
         endpoint = f"http://127.0.0.1:{port}/a2a"
         agent.allowlist = agent.allowlist + [AllowEntry("billing-agent", endpoint)]
@@ -141,6 +144,24 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         finally:  # before the folder goes: no store file is left behind, and no process
             for process in running:
                 stop(process)
+
+
+@contextlib.contextmanager
+def store_folder() -> Iterator[str]:
+    """A temporary folder for billing's store, removed however the lesson ends. A Ctrl-C
+    that arrives while it is being removed waits until it is gone, then goes on: cut short,
+    the removal would leave the folder behind."""
+    folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
+    try:
+        yield folder
+    finally:
+        deferred = hasattr(signal, "pthread_sigmask")
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if deferred else None
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            if deferred:
+                signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def stop(process: subprocess.Popen) -> None:
