@@ -142,18 +142,27 @@ def test_no_token_no_data_and_the_page_itself_holds_none(page):
     assert status == 200 and b"<title>" in body and page["token"].encode() not in body
 
 
-def test_the_token_goes_in_no_cookie_and_a_query_token_opens_only_what_a_browser_gets(page):
+def test_the_token_goes_in_no_cookie_nor_any_address_and_a_runs_key_opens_that_run_alone(page):
     """A browser sends 127.0.0.1's cookies to every port of it: any local service the person
-    visits would be handed a token kept in one. The page's script sends it in a header; the
-    address carries it only for what a browser fetches itself (GET)."""
-    answers = [ask(page, f"/?token={page['token']}", token=False), ask(page, "/lessons"),
-               ask(page, f"/lessons?token={page['token']}", token=False)]
-    assert [status for status, _, _ in answers] == [200, 200, 200]
+    visits would be handed a token kept in one. The page's script sends it in a header; what
+    the browser fetches itself (a run's events, trace, step-through view) carries that run's
+    own key in its address, which opens nothing else, so no page token reaches its history."""
+    answers = [ask(page, f"/?token={page['token']}", token=False), ask(page, "/lessons")]
+    assert [status for status, _, _ in answers] == [200, 200]
     assert not any("Set-Cookie" in headers for _, headers, _ in answers)
+    assert ask(page, f"/lessons?token={page['token']}", token=False)[0] == 401, "the token is read from no address"
     status, _, _ = ask(page, f"/runs?token={page['token']}", "POST", {"run": "default"}, token=False)
     assert status == 401, "a change needs the header, never the address"
+    first, second = (json.loads(ask(page, "/runs", "POST", {"run": "default"})[2]) for _ in range(2))
+    events_of(page, first["id"]), events_of(page, second["id"])
+    for what in ("trace.jsonl", "steps.html", "events"):
+        assert ask(page, f"/runs/{first['id']}/{what}?key={first['key']}", token=False)[0] == 200, what
+        assert ask(page, f"/runs/{second['id']}/{what}?key={first['key']}", token=False)[0] == 401, "another run's"
+        assert ask(page, f"/runs/{first['id']}/{what}?key=not-it", token=False)[0] == 401
+    assert ask(page, f"/lessons?key={first['key']}", token=False)[0] == 401, "a run's key opens that run's alone"
+    assert ask(page, f"/runs/{first['id']}/stop?key={first['key']}", "POST", token=False)[0] == 401
     script = ask(page, "/live.js", token=False)[2].decode()
-    assert "document.cookie" not in script and 'credentials: "omit"' in script
+    assert "document.cookie" not in script and 'credentials: "omit"' in script and "token=${" not in script
 
 
 def test_a_foreign_host_is_refused_even_with_the_token(page):

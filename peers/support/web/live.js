@@ -8,8 +8,9 @@ const $ = (id) => document.getElementById(id);
 // sessionStorage (kept per port, unlike a cookie, which 127.0.0.1's other ports would be sent).
 const TOKEN = new URLSearchParams(location.search).get("token") || sessionStorage.getItem("a2a-web-token") || "";
 sessionStorage.setItem("a2a-web-token", TOKEN);
-const withToken = (path) => `${path}?token=${encodeURIComponent(TOKEN)}`; // for what a browser asks for itself
-let current = null; // {id, events: EventSource}
+let current = null; // {id, key, events: EventSource}
+// What the browser asks for itself (no header of ours goes with it) carries the run's own key, not the token.
+const ofRun = (run, what) => `/runs/${encodeURIComponent(run.id)}/${what}?key=${encodeURIComponent(run.key)}`;
 let lessons = [];
 const ENDED = ["completed", "failed", "canceled", "rejected"];
 
@@ -103,8 +104,8 @@ async function follow(path, asked) {
   $("steps").hidden = true;
   $("command").textContent = answer.command;
   setState("running", "running");
-  const events = new EventSource(withToken(`/runs/${encodeURIComponent(answer.id)}/events`));
-  current = {id: answer.id, events};
+  const events = new EventSource(ofRun(answer, "events"));
+  current = {id: answer.id, key: answer.key, events};
   document.body.dataset.run = answer.id;
   events.onmessage = (message) => show(JSON.parse(message.data));
 }
@@ -140,9 +141,9 @@ function show(event) {
     current.events.close();
     setState("ended", `ended, exit status ${event.status}`);
     const trace = $("trace");
-    trace.href = withToken(`/runs/${encodeURIComponent(current.id)}/trace.jsonl`);
+    trace.href = ofRun(current, "trace.jsonl");
     trace.hidden = false;
-    $("steps").href = withToken(`/runs/${encodeURIComponent(current.id)}/steps.html`);
+    $("steps").href = ofRun(current, "steps.html");
     $("steps").hidden = false;
   }
   frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});

@@ -17,6 +17,7 @@ Not here: HTTP, the token, what a run is asked with (server.py builds its argv).
 from __future__ import annotations
 
 import io
+import secrets
 import threading
 from itertools import count
 from typing import Any, Callable
@@ -46,6 +47,9 @@ class Run:
     def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None],
                  credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> None:
         self.id, self.argv, self.step, self.cleanup = run_id, argv, step, cleanup
+        # What the browser fetches itself (the events, the trace, the step-through view) it asks
+        # for with this key in the address: it opens this run's, not the page's token.
+        self.key = secrets.token_urlsafe(16)
         self.credentials = credentials or {}  # origin -> a Held (credentials.py): the session's store, never a file
         self.story = story  # what the run tells instead of the essay's story (an operation on an agent)
         self.console = Console(colour=False, out=_Nowhere(), err=_Nowhere())

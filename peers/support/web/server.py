@@ -4,21 +4,18 @@ The page can start runs, send frames and write the allowlist file, so any web pa
 person has open elsewhere must not be able to do the same. Every request passes `door`:
 - the Host must be 127.0.0.1:PORT or localhost:PORT, so a name rebound to 127.0.0.1 by a
   hostile DNS server reaches nothing (DNS rebinding);
-- the token printed at start-up must come with it: in the X-Workbench-Token header, or in
-  the query of a GET (the first load; the event stream, a saved trace and the step-through
-  view, which a browser asks for without headers of ours), compared in constant time. Never
-  in a cookie: a browser sends 127.0.0.1's cookies to every port of 127.0.0.1, so any local
-  service the person's browser visits would be handed it. The page keeps it in memory and
-  in its tab's sessionStorage, which, unlike a cookie, is kept per port (so a reload keeps
-  it). The page itself, its script and its style hold nothing secret and need no token:
-  everything they show comes from routes that do;
+- the token printed at start-up comes in the X-Workbench-Token header (constant-time
+  compare); what a browser fetches itself, with no header of ours (a run's event stream,
+  trace, step-through view), comes with that run's own key in its address, which opens that
+  run's alone: browser history holds no page token. Never a cookie: a browser sends those of
+  127.0.0.1 to all its ports. The page keeps the token in memory and its tab's sessionStorage
+  (per port, unlike a cookie; a reload keeps it). The page, script and style hold no secret;
 - a request that changes something (every POST) must carry the page's own Origin (CSRF).
 Every answer carries a Content-Security-Policy that allows no inline script and nothing
 from elsewhere, and is not cached. The server is the peers' own (transports/server.py):
 strict parsing, bounded bodies, a deadline per request, a bounded number of connections.
-A run's frames reach the page as server-sent events (runs.py); the page is live.html,
-live.js and live.css beside this file. Not here: how a run is told (main(), session.py).
-"""
+A run's frames reach the page as server-sent events (runs.py); the page is live.html, .js
+and .css. Not here: how a run is told (main(), session.py)."""
 from __future__ import annotations
 
 import hmac
@@ -43,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),
           "/live.css": ("live.css", "text/css")}
 FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
+FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
 REQUEST_LIMITS = Limits(max_bytes=MAX_BODY, max_depth=16, max_containers=10_000)
 REQUEST_TIMEOUT = 10.0  # seconds for a whole request to arrive, however it is dripped
@@ -63,7 +61,7 @@ class WebApp:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         url = urlsplit(request.url)
-        refused = self.door(request, url.path, parse_qs(url.query).get("token", [""])[0])
+        refused = self.door(request, url.path, parse_qs(url.query).get("key", [""])[0])
         if refused:
             return refused
         try:
@@ -71,15 +69,19 @@ class WebApp:
         except ValueError as exc:  # what was entered, or a body not as asked: one line, in its own words
             return _answer(400, {"error": str(exc)})
 
-    def door(self, request: HttpRequest, path: str, query_token: str) -> HttpResponse | None:
+    def door(self, request: HttpRequest, path: str, key: str) -> HttpResponse | None:
         """None when the request may go on; else its refusal, saying why in one line."""
         host = request.header("host") or ""
         if host not in self.hosts:
             return _answer(421, {"error": "this page answers only at 127.0.0.1 or localhost on its own port"})
         if request.method == "GET" and path in STATIC:
             return None  # the page, its script and style: nothing secret in them
-        given = [query_token if request.method == "GET" else "", request.header("x-workbench-token") or ""]
-        if not any(value and hmac.compare_digest(value.encode(), self.token.encode()) for value in given):
+        parts = path.strip("/").split("/")
+        run = self.runs.get(parts[1]) if len(parts) == 3 and parts[0] == "runs" and parts[2] in FETCHED else None
+        if request.method == "GET" and run is not None and key and hmac.compare_digest(key.encode(), run.key.encode()):
+            return None  # what the browser fetches itself, of the run this key is for
+        given = request.header("x-workbench-token") or ""
+        if not (given and hmac.compare_digest(given.encode(), self.token.encode())):
             return _answer(401, {"error": "no token: open the URL the web command printed"})
         if request.method != "GET" and request.header("origin") != f"http://{host}":
             return _answer(403, {"error": "a change must come from the page itself (its Origin)"})
@@ -107,7 +109,8 @@ class WebApp:
         if method == "POST" and path == "/agent":  # an operation on the agent the URL field names
             return self.talk(request)
         if method == "POST" and path == "/traces":  # a saved run, opened: checked as --replay checks it
-            return _answer(201, {"id": self.runs.opened(_field(request, "text")).id, "command": "a saved run"})
+            opened = self.runs.opened(_field(request, "text"))
+            return _answer(201, {"id": opened.id, "key": opened.key, "command": "a saved run"})
         run = self.runs.get(parts[1]) if len(parts) == 3 and parts[0] == "runs" else None
         if run is None:
             return _answer(404, {"error": "no such page or run"})
@@ -171,7 +174,7 @@ class WebApp:
         if run is None:
             remove()
             return _answer(429, {"error": "three runs are going already; stop one or wait"})
-        return _answer(201, {"id": run.id, "command": shown.replace("{command}", command)})
+        return _answer(201, {"id": run.id, "key": run.key, "command": shown.replace("{command}", command)})
 
     def stream(self, run: Run, index: int) -> Any:
         """The run's events from `index` on, as server-sent events, each with its number as
@@ -249,7 +252,7 @@ def _field(request: HttpRequest, name: str, kind: type = str, default: Any = Non
 
 
 def _after(last_event_id: str | None) -> int:
-    text = (last_event_id or "").strip()
+    text = (last_event_id or "").strip()  # a browser's Last-Event-ID: the events after it
     return int(text) if text.isascii() and text.isdigit() and len(text) < 9 else 0
 
 
