@@ -25,7 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url, method_for
@@ -148,20 +148,33 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
 
 @contextlib.contextmanager
 def store_folder() -> Iterator[str]:
-    """A temporary folder for billing's store, removed however the lesson ends. A Ctrl-C
-    that arrives while it is being removed waits until it is gone, then goes on: cut short,
-    the removal would leave the folder behind."""
-    folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
+    """A temporary folder for billing's store, made and removed however the lesson ends. A
+    Ctrl-C that arrives while it is made (Python's first temporary file may be a probe it
+    writes, then deletes) or removed waits until that is done, then goes on: cut short,
+    either would leave a file or the folder behind."""
+    before = _ctrl_c_held()
     try:
+        folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
+    finally:
+        if before is not None and sys.exc_info()[0] is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    try:
+        if before is not None:  # a Ctrl-C that came meanwhile goes on here, with the folder in hand
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
         yield folder
     finally:
-        deferred = hasattr(signal, "pthread_sigmask")
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if deferred else None
+        before = _ctrl_c_held()
         try:
             shutil.rmtree(folder, ignore_errors=True)
         finally:
-            if deferred:
+            if before is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _ctrl_c_held() -> Any:
+    """SIGINT held back from this thread until the mask returned is set again; None where
+    the platform cannot (then a Ctrl-C is as ever)."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
 
 
 def stop(process: subprocess.Popen) -> None:
