@@ -229,3 +229,18 @@ def honest_ratio(ask: Callable[[], bool], count: int, spacing: float = 0.02) -> 
         answered += ask()
         time.sleep(spacing)
     return answered, count
+
+
+def held_open(inner: Callable, release: threading.Event) -> Callable:
+    """`inner`, but GET /held answers "held" and then waits for `release` (5 s at most): a
+    long answer, as an event stream is, so its connection counts as being answered."""
+    from transports.base import HttpResponse
+
+    def long_answer():
+        yield b"held\n"
+        release.wait(5)
+
+    def app(request):
+        return HttpResponse(200, {"Content-Type": "text/plain"}, long_answer()) if request.url.endswith("/held") \
+            else inner(request)
+    return app

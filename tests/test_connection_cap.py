@@ -16,13 +16,12 @@ import time
 
 import pytest
 
-from attacks import HEAD, Reopening, enough_files, honest_ratio
+from attacks import HEAD, Reopening, enough_files, held_open, honest_ratio
 from conftest import FRAME, JSON_AUTH, ROOT, serving
 from peers import billing
 from peers.a2a import wire_essay
 from peers.app import PeerApp
 from transports import room, tls
-from transports.base import HttpResponse
 from transports.network import HttpTransport
 from transports.server import PeerServer
 
@@ -101,16 +100,8 @@ def test_a_tls_handshake_that_sends_nothing_is_closed_to_make_room():
 
 
 def test_a_newcomer_is_turned_away_with_503_only_when_every_connection_is_being_answered():
-    release, inner = threading.Event(), billing_app()
-
-    def long_answer():
-        yield b"held\n"
-        release.wait(5)
-
-    def app(request):  # a long answer (as an event stream is): its connection is being answered
-        return HttpResponse(200, {"Content-Type": "text/plain"}, long_answer()) if request.url.endswith("/held") \
-            else inner(request)
-    with serving(app, max_connections=2) as server:
+    release = threading.Event()
+    with serving(held_open(billing_app(), release), max_connections=2) as server:
         held = [socket.create_connection(server.server_address, timeout=3) for _ in range(2)]
         for sock in held:
             sock.sendall(b"GET /held HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from attacks import held_open
 from conftest import FRAME, JSON_AUTH, serving
 from peers import billing
 from peers.a2a import wire_essay
@@ -331,15 +332,7 @@ def test_between_requests_the_idle_timeout_applies_not_the_request_timeout():
 
 def test_connections_over_max_connections_all_being_answered_get_503_with_retry_after_at_once():
     lines, release = [], threading.Event()
-    inner = PeerApp(billing.billing_agent(), wire_essay)
-
-    def long_answer():
-        yield b"held\n"
-        release.wait(5)
-
-    def app(request):  # a long answer (as an event stream is): never cut to make room
-        return HttpResponse(200, {"Content-Type": "text/plain"}, long_answer()) if request.url.endswith("/held") \
-            else inner(request)
+    app = held_open(PeerApp(billing.billing_agent(), wire_essay), release)  # an answer under way is never cut
     with serving(app, log=lines.append, max_connections=2, request_timeout=2.0) as server:
         held = [socket.create_connection(server.server_address, timeout=3) for _ in range(2)]
         for sock in held:
