@@ -13,7 +13,6 @@ and after, all of it or some parts (`--only cap,page`):
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import socket
@@ -367,6 +366,7 @@ def guard() -> str:
 
 
 def rebinding() -> str:
+    from attacks import rebinding_dns
     from peers import billing
     from peers.a2a.model import Message, Part, PushConfig
     from peers.changes import Changes
@@ -375,15 +375,6 @@ def rebinding() -> str:
     port = checked.getsockname()[1]
     rebound = socket.create_server(("127.0.0.2", port))
     reached = {"checked": 0, "rebound": 0}
-    real = socket.getaddrinfo
-
-    def dns(host, *args, **options):  # the guard's lookups see 127.0.0.1; any other, a rebound answer
-        if host != "hook.rebind.test":
-            return real(host, *args, **options)
-        if (options.get("flags", 0) or (args[3] if len(args) > 3 else 0)) & socket.AI_NUMERICHOST:
-            raise socket.gaierror("not numeric")
-        judged = any(frame.function == "public_address" for frame in inspect.stack(0))
-        return real("127.0.0.1" if judged else "127.0.0.2", *args, **options)
 
     def listen(name, sock):
         sock.settimeout(1)
@@ -395,7 +386,7 @@ def rebinding() -> str:
                 continue
             reached[name] += conn.recv(1)[:1] == b"\x16"  # a TLS ClientHello
             conn.close()
-    socket.getaddrinfo = dns
+    real, socket.getaddrinfo = socket.getaddrinfo, rebinding_dns(socket.getaddrinfo)
     threads = [threading.Thread(target=listen, args=item, daemon=True)
                for item in (("checked", checked), ("rebound", rebound))]
     for thread in threads:

@@ -244,3 +244,22 @@ def held_open(inner: Callable, release: threading.Event) -> Callable:
         return HttpResponse(200, {"Content-Type": "text/plain"}, long_answer()) if request.url.endswith("/held") \
             else inner(request)
     return app
+
+
+REBOUND_HOST = "hook.rebind.test"
+
+
+def rebinding_dns(real: Callable) -> Callable:
+    """A getaddrinfo whose answer for REBOUND_HOST depends on who asks: the webhook guard's
+    lookups (from public_address) see 127.0.0.1, any later one 127.0.0.2, as a DNS server
+    rebinding the name between check and use would answer; other names as `real` answers."""
+    import inspect
+
+    def dns(host, *args, **options):
+        if host != REBOUND_HOST:
+            return real(host, *args, **options)
+        if (options.get("flags", 0) or (args[3] if len(args) > 3 else 0)) & socket.AI_NUMERICHOST:
+            raise socket.gaierror("not numeric")
+        judged = any(frame.function == "public_address" for frame in inspect.stack(0))
+        return real("127.0.0.1" if judged else "127.0.0.2", *args, **options)
+    return dns

@@ -5,7 +5,6 @@ and bounded in time. Honest service is measured as a ratio in one run (honest re
 answered within a second while the attack runs), never as a timed assertion: the goal
 is 95%. The attacks are tests/attacks.py's; bench/attacks.py runs them heavier.
 """
-import inspect
 import ipaddress
 import json
 import os
@@ -19,7 +18,8 @@ import time
 
 import pytest
 
-from attacks import DrippingHeads, IdleSockets, KeptAlive, SlowBodies, answered_within, enough_files, honest_ratio
+from attacks import (DrippingHeads, IdleSockets, KeptAlive, SlowBodies, answered_within, enough_files, honest_ratio,
+                     rebinding_dns)
 from conftest import FRAME, JSON_AUTH, ROOT, serving, start_serve
 from peers import billing
 from peers.a2a import wire_essay, wire_v10
@@ -275,16 +275,7 @@ def test_an_https_delivery_connects_to_the_address_checked_with_the_name_kept_fo
     except OSError:
         checked.close()
         pytest.skip("127.0.0.2 cannot be bound here")
-    real = socket.getaddrinfo
-
-    def dns(host, *args, **options):  # the guard's lookups see 127.0.0.1; any other, a rebound answer
-        if host != "hook.rebind.test":
-            return real(host, *args, **options)
-        if (options.get("flags", 0) or (args[3] if len(args) > 3 else 0)) & socket.AI_NUMERICHOST:
-            raise socket.gaierror("not numeric")
-        judged = any(frame.function == "public_address" for frame in inspect.stack(0))
-        return real("127.0.0.1" if judged else "127.0.0.2", *args, **options)
-    monkeypatch.setattr(socket, "getaddrinfo", dns)
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding_dns(socket.getaddrinfo))
     seen = {"checked": b"", "rebound": b""}
 
     def listen(name, sock):
