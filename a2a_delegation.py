@@ -32,7 +32,7 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
 from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, only_bearer, refusal, smuggled, unheld
-from peers.support.follow import Delegation, Told, followed, listening, way_to_follow
+from peers.support.follow import Delegation, Following, Told, followed, listening, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Kind
 from peers.support.replies import check_card, read_card, read_json
@@ -99,7 +99,7 @@ class SupportAgent:
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
-                 stream: bool = False, no_wait: str = "", patience: float = 10.0, told: Told | None = None,
+                 following: Following = Following(), told: Told | None = None,
                  verbose: bool = False) -> None:
         self.transport = transport  # 2. cards are fetched through it, 4. frames sent
         self.allowlist = allowlist  # 3. the trust gate reads it
@@ -115,9 +115,9 @@ class SupportAgent:
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
         self.said_why_one_state = False  # 0.3 and 1.0 show one state: why is said once a run
-        # --stream (event by event), --no-wait ("poll"), --push ("push"): how a task is followed;
-        # `told`: shown each push to our webhook (main() hands it the printer's `received`)
-        self.stream, self.no_wait, self.patience, self.told = stream, no_wait, patience, told
+        # how a task is followed (--stream, --no-wait, --push, --timeout); `told`: shown each push
+        # to our webhook (main() hands it the printer's `received`)
+        self.following, self.told = following, told
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
     def discover(self, card_url: str, binding: str | None = None) -> AgentCard:
@@ -172,7 +172,7 @@ class SupportAgent:
                                            (Part(data=payload, media_type="application/json"),),
                                            context_id, metadata={"skillId": skill, **metadata})
         self.delegated_to.append(card)
-        way = way_to_follow(card, spoken, self.stream, self.no_wait, self.patience,  # as flags ask, the card allows
+        way = way_to_follow(card, spoken, self.following,  # as flags ask, the card allows
                             lambda line: self.say(line, Kind.WARNING))
         with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
             params = spoken.send_params(message, way.at_once, webhook and webhook.config)

@@ -269,6 +269,17 @@ def lesson_settings(name):
     return find(name).LESSON.peers if name else {}
 
 
+def following_in(options):
+    """`options` with stream=, no_wait= ("poll", "push") and patience= said as one Following."""
+    from peers.support.follow import Following
+    if not {"stream", "no_wait", "patience"} & set(options):
+        return options
+    options = dict(options)
+    following = Following(options.pop("no_wait", "") or "wait", options.pop("stream", False),
+                          options.pop("patience", 10.0))
+    return {**options, "following": following}
+
+
 def support_agent(allowlist, *, apps=None, wire="essay", printed=False, scenario=None, **options):
     """A support agent wired to the demo peers (plus `apps`, and what the lesson `scenario`
     asks of them) through a recording printer.
@@ -278,7 +289,7 @@ def support_agent(allowlist, *, apps=None, wire="essay", printed=False, scenario
     console = Console(colour=False) if printed else None
     printer = FramePrinter(InProcessTransport(apps), console.frame if console else None)
     say = console.say if console else (lambda *args, **facts: None)
-    agent = story.SupportAgent(printer, allowlist, network.credentials, say, **options)
+    agent = story.SupportAgent(printer, allowlist, network.credentials, say, **following_in(options))
     return agent, printer, apps
 
 

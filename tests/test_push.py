@@ -290,12 +290,12 @@ def every_kind(wire):
 def pushed_to(wire, updates, patience=10.0):
     """Our support agent delegating with --push to `pushing_peer`, its printer wired as main() wires it."""
     import a2a_delegation as story
-    from conftest import BILLING, BILLING_CARD
+    from conftest import BILLING, BILLING_CARD, following_in
     from transports.printer import FramePrinter
     app, answered, threads = pushing_peer(wire, updates)
     printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}))
     agent = story.SupportAgent(printer, [BILLING], {BILLING.endpoint: "t0k"}, lambda *args, **facts: None,
-                               no_wait="push", patience=patience, told=printer.received)
+                               told=printer.received, **following_in({"no_wait": "push", "patience": patience}))
     started = time.monotonic()
     outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5})
     for thread in threads:

@@ -14,7 +14,7 @@ import re
 import pytest
 
 import a2a_delegation as story
-from conftest import BILLING, BILLING_CARD, cli, serving
+from conftest import BILLING, BILLING_CARD, cli, following_in, serving
 from peers import demo
 from peers.a2a import wire_v10
 from peers.support import http_json
@@ -40,7 +40,7 @@ def rest_only(settings=None, tenant=None, transport=None, **options):
     vetted = BILLING._replace(endpoint=f"{BILLING.endpoint}/{tenant}") if tenant else BILLING
     credentials = {**network.credentials, vetted.endpoint: network.credentials[BILLING.endpoint]}
     agent = story.SupportAgent(printer, [vetted], credentials,
-                               lambda *args, **facts: lines.append(args[0] if args else ""), **options)
+                               lambda *args, **facts: lines.append(args[0] if args else ""), **following_in(options))
     return agent, peer, lines
 
 
@@ -115,7 +115,8 @@ def test_http_json_over_real_sockets_the_same_task():
         http = HttpTransport(resolve={"billing.acme.example": ("127.0.0.1", server.server_address[1])}, timeout=5)
         lines = []
         agent = story.SupportAgent(FramePrinter(http, lambda text, frame: lines.append(text)), [BILLING],
-                                   network.credentials, lambda *args, **facts: None, stream=True)
+                                   network.credentials, lambda *args, **facts: None,
+                                   **following_in({"stream": True}))
         try:
             outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
         finally:

@@ -45,6 +45,14 @@ Updates = Generator[Event, None, None]  # what a follower reads: task updates, f
 Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
 
 
+class Following(NamedTuple):
+    """How the support agent follows each task it delegates, as the settings say: a value."""
+
+    mode: str = "wait"  # "wait": the answer is awaited; "poll": --no-wait; "push": --push
+    stream: bool = False  # --stream: the streaming send, where the card offers it
+    patience: float = 10.0  # seconds from the send until we stop following (--timeout)
+
+
 class Way(NamedTuple):
     """How a delegated task is followed, as the flags ask and the peer's card allows, and
     until when."""
@@ -56,14 +64,15 @@ class Way(NamedTuple):
     until: float  # time.monotonic() when our patience runs out: counted from the send, for all of it
 
 
-def way_to_follow(card: AgentCard, spoken: WireFormat, stream: bool, no_wait: str, patience: float,
+def way_to_follow(card: AgentCard, spoken: WireFormat, following: Following,
                   warn: Callable[[str], None] = lambda line: None) -> Way:
     """With --stream, to a card that streams: the streaming send. Else the send, asking for
     the task at once with --no-wait ("poll") or --push ("push"), and with --push, where the
     card takes webhooks, naming ours; a card that takes none has its task asked about. A flag
     this card or wire cannot honour is said (`warn`), never silently dropped.
     Called as the message is about to leave: `patience` seconds from then, we stop."""
-    until, name = time.monotonic() + patience, card.name
+    stream, no_wait = following.stream, "" if following.mode == "wait" else following.mode
+    until, name = time.monotonic() + following.patience, card.name
     streaming = method_for(spoken, "stream") if stream and card.streaming else None
     if streaming is not None:
         return Way(streaming, True, False, False, until)

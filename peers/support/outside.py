@@ -104,7 +104,7 @@ def send(agent: SupportAgent, card: AgentCard, call: Callable[..., Any], asked: 
         agent.say(f"[support] continuing task {escape(asked.task_id)} (context {escape(asked.context_id or '-')})")
     message = Message(asked.message_id or f"msg-{next(agent.message_ids)}", "user", (asked.part,),
                       asked.context_id or None, asked.task_id or None, metadata={"skillId": asked.skill} if asked.skill else None)
-    way = way_to_follow(card, spoken, agent.stream, agent.no_wait, agent.patience,
+    way = way_to_follow(card, spoken, agent.following,
                         lambda line: agent.say(line, Kind.WARNING))
     with listening(way.pushed) as webhook:  # the page's "push": our webhook, for this send only
         params = spoken.send_params(message, way.at_once, webhook and webhook.config)

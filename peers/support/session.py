@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from peers.a2a import wire_format
 from peers.support import flags, scenarios
+from peers.support.follow import Following
 from peers.support.config import ConfigError, load_allowlist, load_credentials, trust_hint
 from peers.support.output import Console, Kind
 from transports.base import Transport
@@ -178,8 +179,9 @@ class Session:
         options = self.options
         return {"allow_untrusted": tuple(options.allow_untrusted), "wire_name": options.wire,
                 "binding": options.binding and options.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
-                "stream": options.stream, "no_wait": "push" if options.push else "poll" * options.no_wait,
-                "patience": options.timeout or flags.HTTP_TIMEOUT, "verbose": options.verbose}
+                "following": Following("push" if options.push else "poll" if options.no_wait else "wait",
+                                       options.stream, options.timeout or flags.HTTP_TIMEOUT),
+                "verbose": options.verbose}
 
     def tell(self, agent: SupportAgent, printer: FramePrinter,
              story: Callable[[SupportAgent, list[str]], list[Outcome]]) -> int:
