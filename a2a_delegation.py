@@ -35,7 +35,8 @@ from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, o
 from peers.support.follow import Delegation, Following, Told, followed, listening, way_to_follow
 from peers.support.outcomes import Variant, as_data, variant_of
 from peers.support.output import Kind
-from peers.support.replies import check_card, read_card, read_json
+from peers.support.card_reading import check_card, read_card
+from peers.support.replies import read_json
 from transports import jsonrpc
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError

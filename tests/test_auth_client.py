@@ -22,8 +22,9 @@ from peers.a2a.model import SecurityScheme
 from peers.app import PeerApp
 from peers.serving import scheme_for
 from peers.signing import rs256
-from peers.support.config import AllowEntry, ConfigError, load_credentials
-from peers.support.credentials import Held
+from peers.support.config import AllowEntry, ConfigError
+from peers.support.held import load_credentials
+from peers.support.held import Held
 from transports.base import HttpResponse
 from transports.network import HttpTransport
 from transports.printer import FramePrinter, mask, mask_body, masked

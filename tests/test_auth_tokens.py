@@ -22,7 +22,8 @@ from peers.signing import rs256
 from peers.support.config import AllowEntry
 from peers.a2a.model import AgentCard, SecurityScheme
 from peers.support.cards import unheld
-from peers.support.credentials import Held, credential_for
+from peers.support.credentials import credential_for
+from peers.support.held import Held
 from transports.base import HttpResponse
 from transports.network import HttpTransport
 from transports.printer import FramePrinter, mask

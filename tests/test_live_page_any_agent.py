@@ -27,7 +27,7 @@ from peers.a2a.model import Artifact, Part, Task, TaskState
 from peers.app import PeerApp
 from peers.serving import scheme_for
 from peers.signing import rs256
-from peers.support.credentials import Held
+from peers.support.held import Held
 from peers.support.web import agent as page_agent, server as web
 from test_live_page_server import ask, events_of
 from transports.server import PeerServer

@@ -169,7 +169,7 @@ def test_binding_forces_one_the_card_offers_and_refuses_one_it_does_not():
 
 
 def test_a_skill_listing_no_input_modes_takes_the_cards_defaults():
-    from peers.support.replies import read_card
+    from peers.support.card_reading import read_card
     fetched = read_card(wire_v10, card_offering("JSONRPC", modes=[]))
     assert fetched.card.skills[0].input_modes == ("application/json", "text/plain")
     from peers.support.cards import refusal
@@ -313,7 +313,7 @@ def test_a_0_3_card_preferring_another_transport_is_unsupported_not_malformed():
     from peers import billing
     from peers.a2a import wire_v03
     from peers.support.cards import Unspeakable
-    from peers.support.replies import read_card
+    from peers.support.card_reading import read_card
     document = wire_v03.card_to_wire(billing.billing_agent().card)
     assert read_card(wire_v03, document).card.url == "https://billing.acme.example/a2a"
     for transport in ("HTTP+JSON", "GRPC"):

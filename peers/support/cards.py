@@ -131,7 +131,8 @@ def unheld(card: AgentCard, store: dict[str, Any]) -> str | None:
         if required and not ("bearer" in required and token_for(store, card.url)):
             return f"its card requires {clip(required)} and the support agent holds no credential for it"
         return None
-    from peers.support.credentials import Unheld, choose
+    from peers.support.credentials import choose
+    from peers.support.held import Unheld
     try:
         choose(card, store)
     except Unheld as refusal:

@@ -14,16 +14,8 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from peers.a2a.schema import check
-from transports.base import is_http_url, parse_url
-from transports.json_file import JsonFileError, load_json_file
-
-MAX_FILE_CHARS = 1 << 20  # a registry of thousands of peers is still far smaller
-
-
-class ConfigError(Exception):
-    """A data file is missing or wrong. The message is one line, fit to show the user."""
-
+from peers.support.files import ConfigError, load, url_in
+from transports.base import parse_url
 
 def same_endpoint(first: str, second: str) -> bool:
     """Whether two URLs name one endpoint: as HTTP compares them, host names and schemes
@@ -80,22 +72,20 @@ ALLOWED = _entry("name", "endpoint")
 ALLOWED["properties"]["publicKey"] = {"type": "object"}  # optional: a JWK its card must be signed by
 ALLOWLIST = {"type": "object", "properties": {"trusted": _list_of(ALLOWED)},
              "required": ["trusted"], "additionalProperties": False}
-TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}, "credentials": {"type": "object"}},
-          "additionalProperties": False}
 
 
 def load_registry(path: str) -> list[str]:
     """The Agent Card URLs the registry lists, in order."""
-    doc = _load(path, REGISTRY)
+    doc = load(path, REGISTRY)
     if not doc["peers"]:
         raise ConfigError(f"{path}: lists no peers, so there is nobody to delegate to")
-    return [_url(entry["cardUrl"], f"peers[{index}].cardUrl", path)
+    return [url_in(entry["cardUrl"], f"peers[{index}].cardUrl", path)
             for index, entry in enumerate(doc["peers"])]
 
 
 def load_allowlist(path: str) -> list[AllowEntry]:
-    doc = _load(path, ALLOWLIST)
-    return [AllowEntry(entry["name"], _url(entry["endpoint"], f"trusted[{i}].endpoint", path),
+    doc = load(path, ALLOWLIST)
+    return [AllowEntry(entry["name"], url_in(entry["endpoint"], f"trusted[{i}].endpoint", path),
                        _pinned(entry.get("publicKey"), f"trusted[{i}].publicKey", path))
             for i, entry in enumerate(doc["trusted"])]
 
@@ -108,20 +98,6 @@ def _pinned(jwk: Any, where: str, path: str) -> Any:
         return rs256.public_from_jwk(jwk)
     except rs256.BadKey as exc:
         raise ConfigError(f"{path}: {where}: {exc}") from None
-
-
-def load_credentials(options: Any) -> dict[str, Any]:
-    """The support agent's own credential store, from --credentials (a file of
-    {"tokens": {endpoint URL: bearer token}}, and {"credentials": {endpoint URL: {...}}}
-    for the other schemes: credentials.py) and --token-env (one token for the origins of
-    the --peer agents). Keyed by the audience a credential was issued for, so it is only
-    ever sent there: never to another host, and never inside a JSON-RPC payload."""
-    tokens = _tokens_file(options.credentials) if options.credentials else {}
-    if options.token_env:
-        token = os.environ[options.token_env]
-        _check_token(token, f"${options.token_env}")
-        tokens.update({parse_url(url).origin: token for url in options.peer})
-    return tokens
 
 
 def token_for(credentials: dict[str, Any], endpoint: str, scope: str | None = None) -> str | None:
@@ -163,50 +139,3 @@ def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:
             + json.dumps({"name": card.name, "endpoint": card.url}))
 
 
-def _tokens_file(path: str) -> dict[str, Any]:
-    doc = _without_notes(_load(path, TOKENS))  # "_" keys are notes, as everywhere
-    if not doc:
-        raise ConfigError(f'{path}: holds neither "tokens" nor "credentials"')
-    tokens = doc.get("tokens", {})
-    for endpoint, token in tokens.items():
-        _url(endpoint, f"tokens[{endpoint[:60]!r}]", path)
-        _check_token(token, f"{path}: the token for {endpoint}")
-    if "credentials" not in doc:
-        return tokens
-    from peers.support.credentials import read_held  # only a store with more than bearer tokens needs it
-    held = read_held(doc["credentials"], path)
-    for endpoint, token in tokens.items():  # one endpoint in both: its bearer token joins the rest
-        held[endpoint] = held[endpoint]._replace(bearer=token) if endpoint in held else token
-    return held
-
-
-def _check_token(token: Any, what: str) -> None:
-    if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable() \
-            or " " in token:
-        raise ConfigError(f"{what} must be printable ASCII without spaces (it travels in a header)")
-
-
-def _load(path: str, schema: dict[str, Any]) -> dict[str, Any]:
-    try:
-        doc = load_json_file(path, MAX_FILE_CHARS)
-    except JsonFileError as exc:
-        raise ConfigError(str(exc)) from None
-    problem = check(_without_notes(doc), schema, "")
-    if problem:
-        raise ConfigError(f"{path}: {problem}")
-    return doc
-
-
-def _without_notes(value: Any) -> Any:
-    """The document without its "_" keys, which are notes for people."""
-    if isinstance(value, dict):
-        return {k: _without_notes(v) for k, v in value.items() if not k.startswith("_")}
-    if isinstance(value, list):
-        return [_without_notes(v) for v in value]
-    return value
-
-
-def _url(value: str, where: str, path: str) -> str:
-    if not is_http_url(value):
-        raise ConfigError(f"{path}: {where} must be an http(s) URL, not {value[:80]!r}")
-    return value

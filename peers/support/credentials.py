@@ -18,35 +18,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from peers.a2a.model import AgentCard, SecurityScheme
-from peers.support.config import ConfigError
+from peers.support.files import ConfigError
+from peers.support.held import Held, Unheld, held_for
 from transports.base import Transport, parse_url
-from transports.errors import PeerError
 from transports.printer import is_secret_header
-
-MAX_SECRET = 4096  # characters of any one secret in the file: more is a mistake, not a key
-KINDS = ("bearer", "apiKey", "basic", "oauth2", "tokenUrl", "clientCertificate")  # a file entry's keys
-
-
-class Held(NamedTuple):
-    """What our store holds for one endpoint (a plain string in the store: a bearer token)."""
-
-    bearer: str | None = None
-    api_key: str | None = None
-    basic: tuple[str, str] | None = None  # user, password
-    client: tuple[str, str] | None = None  # OAuth2 client id, client secret
-    token_url: str | None = None  # the token endpoint the client secret may go to, when not the agent's origin
-    certificate: tuple[str, str] | None = None  # the client certificate's PEM file and its key's
-
-    def secrets(self) -> tuple[str, ...]:
-        """What must never be shown, masked wherever a frame or line holds it: each secret,
-        and the Basic credentials made of a pair (an Authorization value said back)."""
-        import base64
-        from urllib.parse import quote_plus
-        pairs = [f"{self.basic[0]}:{self.basic[1]}"] if self.basic else []
-        pairs += [f"{quote_plus(self.client[0])}:{quote_plus(self.client[1])}"] if self.client else []
-        said = (self.bearer, self.api_key, self.basic and self.basic[1], self.client and self.client[1])
-        return tuple(filter(None, (*said, *(base64.b64encode(pair.encode()).decode() for pair in pairs))))
-
 
 class Attached(NamedTuple):
     """What goes with a request to the card's endpoint, and why: headers, and a client
@@ -56,20 +31,6 @@ class Attached(NamedTuple):
     headers: dict[str, str]
     certificate: tuple[str, str] | None
     why: str  # one line, for --verbose
-
-
-class Unheld(PeerError):
-    """The card asks for a credential our store does not hold: nothing was sent."""
-
-    def retry_advice(self) -> str:
-        return "nothing was sent; add the credential to --credentials and run again"
-
-
-def held_for(store: dict[str, Any], endpoint: str) -> Held:
-    """What the store holds for `endpoint` (or its origin): a bearer token alone is a string."""
-    url = parse_url(endpoint)
-    found = store.get(endpoint) or (store.get(url.origin) if url else None)
-    return found if isinstance(found, Held) else Held(bearer=found if isinstance(found, str) else None)
 
 
 def requirements(card: AgentCard) -> list[tuple[SecurityScheme, ...]]:
@@ -165,68 +126,6 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
         f"[auth] {card.name[:60]!r} declares no security scheme: we send " + (
             "the bearer token our store holds for its endpoint" if held.bearer else "no credential")
     return Attached(tuple(scheme.name for scheme in way), headers, certificate, why)
-
-
-def read_held(entries: dict[str, Any], path: str) -> dict[str, Any]:
-    """The file's "credentials" object: endpoint URL -> {"bearer", "apiKey", "basic":
-    "USER:PASSWORD", "oauth2": "CLIENT-ID:CLIENT-SECRET", "tokenUrl", "clientCertificate":
-    {"certificate": FILE, "key": FILE}} (any of them), each checked, as Held; ConfigError, one line."""
-    store = {}
-    for endpoint, entry in entries.items():
-        where = f"{path}: credentials[{endpoint[:60]!r}]"
-        if parse_url(endpoint) is None:
-            raise ConfigError(f"{where} must be keyed by an http(s) URL")
-        if not isinstance(entry, dict) or not entry or set(entry) - set(KINDS):
-            raise ConfigError(f"{where} must be an object of some of {', '.join(KINDS)}")
-        texts = {kind: _secret(entry[kind], f"{where}.{kind}") for kind in KINDS[:5] if kind in entry}
-        store[endpoint] = Held(texts.get("bearer"), texts.get("apiKey"),
-                               _pair(texts.get("basic"), f"{where}.basic", "USER:PASSWORD"),
-                               _pair(texts.get("oauth2"), f"{where}.oauth2", "CLIENT-ID:CLIENT-SECRET"),
-                               _token_url(texts.get("tokenUrl"), endpoint, where),
-                               _certificate(entry.get("clientCertificate"), f"{where}.clientCertificate"))
-    return store
-
-
-def _secret(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not 0 < len(value) <= MAX_SECRET or not value.isascii() \
-            or not value.isprintable() or value != value.strip():
-        raise ConfigError(f"{where} must be printable ASCII of 1 to {MAX_SECRET} characters, not padded "
-                          "(it travels in a header)")
-    return value
-
-
-def _pair(value: str | None, where: str, form: str) -> tuple[str, str] | None:
-    if value is None:
-        return None
-    first, colon, second = value.partition(":")
-    if not colon or not first or not second:
-        raise ConfigError(f"{where} must be {form}: two parts, the first without a colon")
-    return first, second
-
-
-def _token_url(value: str | None, endpoint: str, where: str) -> str | None:
-    if value is not None and (parse_url(value) is None or parse_url(value).origin == parse_url(endpoint).origin
-                              and parse_url(value).path == parse_url(endpoint).path):
-        raise ConfigError(f"{where}.tokenUrl must be an http(s) URL other than the endpoint itself")
-    return value
-
-
-def _certificate(value: Any, where: str) -> tuple[str, str] | None:
-    """The PEM files of a client certificate and its key, tried now, so a wrong file is
-    one line before any frame rather than a failed handshake later."""
-    if value is None:
-        return None
-    if not isinstance(value, dict) or set(value) != {"certificate", "key"} or not all(
-            isinstance(name, str) and name for name in value.values()):
-        raise ConfigError(f'{where} must be {{"certificate": FILE, "key": FILE}} (PEM files)')
-    import ssl  # only a store that holds a client certificate needs it
-    try:
-        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(value["certificate"], value["key"])
-    except (OSError, ssl.SSLError) as exc:
-        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc.__class__.__name__
-        raise ConfigError(f"{where}: cannot use {value['certificate'][:80]} with {value['key'][:80]}: "
-                          f"{str(reason).lower().replace('_', ' ')}") from None
-    return value["certificate"], value["key"]
 
 
 def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from urllib.parse import quote_plus, urlencode
 
 from peers.a2a.model import SecurityScheme
 from peers.support.config import same_endpoint
-from peers.support.credentials import MAX_SECRET, Held, Unheld
+from peers.support.held import MAX_SECRET, Held, Unheld
 from peers.support.replies import read_json
 from transports.base import Transport, parse_url
 from transports.errors import PeerError

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.wire_format import method_for
 from peers.support.cards import unheld
-from peers.support.credentials import Unheld
+from peers.support.held import Unheld
 from peers.support.follow import Delegation, followed, listening, way_to_follow
 from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind

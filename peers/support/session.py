@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 from peers.a2a import wire_format
 from peers.support import flags, scenarios
 from peers.support.follow import Following
-from peers.support.config import ConfigError, load_allowlist, load_credentials, trust_hint
+from peers.support.config import ConfigError, load_allowlist, trust_hint
+from peers.support.held import load_credentials
 from peers.support.output import Console, Kind
 from transports.base import Transport
 from transports.printer import FramePrinter, StopRun
@@ -116,7 +117,7 @@ class Session:
             return 2
         provisioned = {url: held for url, held in network.credentials.items() if isinstance(held, dict)}
         if provisioned:  # a lesson's credentials beyond bearer tokens, spelled as in a credentials file
-            from peers.support.credentials import read_held
+            from peers.support.held import read_held
             provisioned = read_held(provisioned, "the demo network")
         return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **provisioned, **credentials},
                    {**network.apps, **scenarios.own_apps(options)}, generate, watch)

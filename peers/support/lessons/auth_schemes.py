@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 from peers.a2a.model import AgentCard, Message, Part
 from peers.a2a.wire_format import card_url
 from peers.support.config import AllowEntry
-from peers.support.credentials import Held, client_tls
+from peers.support.credentials import client_tls
+from peers.support.held import Held
 from peers.support.lessons import Lesson
 from peers.support.output import Kind
 from transports import jsonrpc

@@ -25,7 +25,7 @@ from uuid import uuid4
 
 from peers.a2a.model import Part
 from peers.a2a.wire_format import NAMES, card_url
-from peers.support.credentials import MAX_SECRET, Held
+from peers.support.held import MAX_SECRET, Held
 from peers.support.outside import OPERATIONS, Asked
 from transports.base import is_http_url, parse_url
 from transports.codec import Limits, loads_strict
