@@ -24,16 +24,18 @@ import sys
 if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, not a traceback
     sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
                    file=sys.stderr) or 2)
-from enum import Enum
+import copy
 from itertools import count
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
-from peers.support.config import AllowEntry, load_registry, same_endpoint, token_for, unproven_card
-from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, only_bearer, refusal, smuggled, unheld
+from peers.support.config import AllowEntry, load_registry, same_endpoint, unproven_card
+from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, refusal, smuggled, unheld
+from peers.support.contact import Contact, Steps
+from peers.support.credentialed import Credentialed
 from peers.support.follow import Delegation, Following, Told, followed, listening, way_to_follow
-from peers.support.outcomes import Variant, as_data, variant_of
+from peers.support.outcomes import Outcome, Variant, Verdict, as_data
 from peers.support.output import Kind
 from peers.support.card_reading import check_card, read_card
 from peers.support.replies import read_json
@@ -56,42 +58,8 @@ def read_registry(path: str) -> list[str]:
     return load_registry(path)
 
 
-class Verdict(Enum):
-    TRUSTED = "trusted"  # on the allowlist, at the endpoint it was vetted at
-    UNTRUSTED = "untrusted"  # not vetted, but the user opted in: its output is data only
-    REFUSED = "refused"  # not vetted: no frame is sent
-
-
 ARROWS = {Verdict.TRUSTED: "delegating", Verdict.REFUSED: "delegation REFUSED",  # what the gate does next
           Verdict.UNTRUSTED: "delegating anyway (--allow-untrusted); its output will be tagged UNTRUSTED"}
-
-
-class Outcome(NamedTuple):
-    """How one peer's turn ended: one of the Handoff Contract's explicit variants, never
-    prose. peers/support/outcomes.py says which variant, and what is done with each."""
-
-    peer: str
-    verdict: Verdict | None  # None when discovery itself failed
-    task: Task | None = None
-    error: str | None = None  # why it failed, naming the stage, and whether a retry is safe
-    failure: PeerError | None = None  # what was raised, when a stage failed with an exception
-
-    @property
-    def variant(self) -> Variant:
-        return variant_of(self.task, self.failure)
-
-    @property
-    def result(self) -> str | None:
-        done = self.variant is Variant.COMPLETED
-        return "".join(a.text for a in self.task.artifacts) if done else None
-
-    @property
-    def trusted(self) -> bool:
-        return self.verdict is Verdict.TRUSTED
-
-    @property
-    def refused(self) -> bool:
-        return self.verdict is Verdict.REFUSED
 
 
 class SupportAgent:
@@ -100,21 +68,17 @@ class SupportAgent:
     def __init__(self, transport: Transport, allowlist: list[AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
-                 following: Following = Following(), told: Told | None = None,
-                 verbose: bool = False) -> None:
-        self.transport = transport  # 2. cards are fetched through it, 4. frames sent
+                 following: Following = Following(), told: Told | None = None, verbose: bool = False) -> None:
+        self.fetched: dict[str, FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
+        # 2. cards are fetched through it, 4. frames sent, each with our credential for where it goes
+        self.transport = Credentialed(transport, credentials, self.fetched, say, verbose=verbose)
         self.allowlist = allowlist  # 3. the trust gate reads it
-        self.credentials = credentials  # 4. endpoint -> bearer token, or more (credentials.py): never a card's
-        self.issued: dict[Any, Any] = {}  # OAuth2 access tokens fetched for our clients, until they expire
-        self.verbose, self.said_why = verbose, set()  # --verbose: which scheme, and why, once per endpoint
+        self.credentials = credentials  # 4. endpoint -> bearer token, or more (held.py): never a card's
         self.say = say
         self.allow_untrusted, self.forced_binding = set(allow_untrusted), binding  # opted in to; --binding
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
-        self.format_of: dict[str, wire_format.WireFormat] = {}  # endpoint -> the format its card speaks
-        self.fetched: dict[str, FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
-        self.delegated_to: list[AgentCard] = []  # the peers a frame was sent to, in order
+        self.delegated_to: list[Contact] = []  # the peers a message was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
-        self.last_sent: Message | None = None  # the last message delegated: a retry resends it as is
         self.said_why_one_state = False  # 0.3 and 1.0 show one state: why is said once a run
         # how a task is followed (--stream, --no-wait, --push, --timeout); `told`: shown each push
         # to our webhook (main() hands it the printer's `received`)
@@ -132,7 +96,7 @@ class SupportAgent:
         # --wire, where the card offers that too; + our own contract copy where it publishes none
         fetched = read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding)
         card = fetched.card
-        self.format_of[card.url], self.fetched[card.url] = fetched.wire, fetched
+        self.fetched[card.url] = fetched  # the trust gate, and the credential each frame carries, read it
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
                  f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
         return card
@@ -163,57 +127,64 @@ class SupportAgent:
                  peer=card.name, endpoint=card.url, verdict=verdict.value, reason=why)
         return verdict
 
+    def gate(self, card: AgentCard) -> Contact | Outcome:
+        """Step 3, as a value: a contact (the card, the verdict, how we speak to it), or the refusal."""
+        verdict = self.trust_gate(card)
+        if verdict is Verdict.REFUSED:
+            return self.refuse(card)
+        fetched = self.fetched[card.url]
+        return Contact(card, verdict, fetched.wire, fetched.binding or JSON_RPC)
+
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
-    def delegate(self, card: AgentCard, skill: str, payload: dict[str, Any], context_id: str | None = None,
-                 **metadata: Any) -> Task:
-        """Essay: Delegation over JSON-RPC. tasks/send; the reply is a task, not a value, followed to
-        its end (peers/support/follow.py). `context_id`: its conversation, if we keep one. Raises PeerError."""
-        spoken = self.format_of[card.url]
-        self.last_sent = message = Message(f"msg-{next(self.message_ids)}", "user",
-                                           (Part(data=payload, media_type="application/json"),),
-                                           context_id, metadata={"skillId": skill, **metadata})
-        self.delegated_to.append(card)
-        way = way_to_follow(card, spoken, self.following,  # as flags ask, the card allows
-                            lambda line: self.say(line, Kind.WARNING))
+    def handoff(self, contact: Contact, skill: str, payload: dict[str, Any], context_id: str | None = None,
+                **metadata: Any) -> Outcome:
+        """Essay: Delegation over JSON-RPC. The card must say this agent takes what we would
+        send; then the handoff goes (tasks/send) and what its task became is reported."""
+        card, verdict = contact.card, contact.verdict
+        problem = refusal(card, skill, payload, unheld=self.lacks(card)) \
+            or smuggled(payload, metadata, self.credentials)  # seed 004: no credential in a handoff
+        if problem:
+            return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
+        message = self.message(Part(data=payload, media_type="application/json"), context_id=context_id,
+                               metadata={"skillId": skill, **metadata})  # metadata: a handoff envelope
+        try:
+            task = self.delegate(contact, message)
+        except PeerError as failure:
+            return self.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
+                               failure, sent=message)
+        self.report(contact, task)
+        return Outcome(card.name, verdict, task, sent=message)
+
+    def delegate(self, contact: Contact, message: Message, scope: str | None = None) -> Task:
+        """Essay: Delegation over JSON-RPC. The one way a message goes to a peer: tasks/send
+        (or its wire's send); the reply is a task, not a value, followed to its end as the
+        flags ask and the card allows (peers/support/follow.py). Raises PeerError."""
+        self.delegated_to.append(contact)
+        way = way_to_follow(contact.card, contact.wire, self.following, lambda line: self.say(line, Kind.WARNING))
         with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
-            params = spoken.send_params(message, way.at_once, webhook and webhook.config)
-            reply = self.call(card.url, way.method, params, spoken.HEADERS, stream=way.streamed)
-            return followed(reply, Delegation(card, spoken, self.call, self.say, self.told), way.until, webhook)
+            params = contact.wire.send_params(message, way.at_once, webhook and webhook.config)
+            reply = self.call(contact, way.method, params, scope=scope, stream=way.streamed)
+            asked = lambda method, params, stream=False: self.call(contact, method, params, stream=stream)  # noqa: E731
+            return followed(reply, Delegation(contact.card, contact.wire, asked, self.say, self.told), way.until,
+                            webhook)
 
-    def call(self, url: str, method: str, params: Any, extra_headers: dict[str, str],
-             scope: str | None = None, stream: bool = False) -> Any:
+    def call(self, contact: Contact, method: str, params: Any, *, scope: str | None = None,
+             stream: bool = False) -> Any:
         """One request, one response (a stream: one per event, as each arrives), by the binding
-        its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/cards.py)."""
-        fetched = self.fetched.get(url)
-        binding = fetched.binding if fetched is not None and fetched.binding is not None else JSON_RPC
-        for attempt in ("first", "again"):
-            headers = {**extra_headers, **self.credential(url, scope)}
-            try:
-                return binding.call(self.transport, url, method, params, headers,
+        its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/cards.py);
+        our credential goes with it (credentialed.py), the one issued for `scope` if a peer asked."""
+        transport = self.transport if scope is None else self.transport.scoped(scope)
+        return contact.binding.call(transport, contact.card.url, method, params, contact.wire.HEADERS,
                                     request_id=next(self.request_ids), stream=stream)
-            except HttpRefusal as refusal:  # a 401 is answered before anything is done: safe to send again
-                if attempt == "again" or refusal.status != 401:
-                    raise
-                from peers.support.oauth_tokens import forget_kept  # was it an OAuth2 token we kept?
-                dropped = forget_kept(self.issued, url)  # then the next credential() fetches a new one
-                if dropped is None:
-                    raise
-                self.say(dropped, Kind.WARNING)
 
-    def credential(self, url: str, scope: str | None = None) -> dict[str, str]:
-        """The headers that prove who we are to `url`, from our own store, never a card's: the
-        essay's bearer token issued for `url` (for `scope`, a step-up), or what its card's
-        scheme asks for (peers/support/credentials.py: an API key, Basic, an OAuth2 token ...)."""
-        fetched = self.fetched.get(url)
-        if scope is not None or fetched is None or (only_bearer(fetched.card) and not self.verbose):
-            token = token_for(self.credentials, url, scope)  # only ever the one issued for `url`
-            return {"Authorization": f"Bearer {token}"} if token else {}
-        from peers.support.credentials import credential_for
-        attached = credential_for(fetched.card, self.credentials, self.transport, self.issued)
-        if self.verbose and url not in self.said_why:
-            self.said_why.add(url)
-            self.say(attached.why)
-        return attached.headers
+    def lacks(self, card: AgentCard) -> str | None:
+        """Why our store holds no credential the card asks for, saying what would do; or None."""
+        return unheld(card, self.credentials)
+
+    def message(self, *parts: Part, context_id: str | None = None, task_id: str | None = None,
+                metadata: dict[str, Any] | None = None) -> Message:
+        """A message of ours, its id the run's next: ids from a counter, so a run prints alike each time."""
+        return Message(f"msg-{next(self.message_ids)}", "user", parts, context_id, task_id, metadata=metadata)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
@@ -237,21 +208,10 @@ class SupportAgent:
                            context_id: str | None = None, **metadata: Any) -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
-        verdict = self.trust_gate(card)
-        if verdict is Verdict.REFUSED:
-            return self.refuse(card)
-        # Trusted is not enough: the card must also say this agent takes what we would send.
-        problem = refusal(card, skill, payload, unheld=unheld(card, self.credentials)) \
-            or smuggled(payload, metadata, self.credentials)  # seed 004: no credential in a handoff
-        if problem:
-            return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
-        try:
-            task = self.delegate(card, skill, payload, context_id, **metadata)  # metadata: a handoff envelope
-        except PeerError as failure:
-            return self.failed(card.name, verdict,
-                               f"delegation failed: {failure}; {failure.retry_advice()}", failure)
-        self.report(card, verdict, task)
-        return Outcome(card.name, verdict, task)
+        contact = self.gate(card)
+        if isinstance(contact, Outcome):
+            return contact
+        return self.handoff(contact, skill, payload, context_id, **metadata)
 
     # -- 5. refuse: no frame goes to an unvetted peer --------------------------------------
     def refuse(self, card: AgentCard) -> Outcome:
@@ -259,9 +219,10 @@ class SupportAgent:
         self.say("-> delegation result: None  (refused; output never trusted)", Kind.REFUSED)
         return Outcome(card.name, Verdict.REFUSED)
 
-    def report(self, card: AgentCard, verdict: Verdict, task: Task) -> None:
+    def report(self, contact: Contact, task: Task) -> None:
         """What came back, said as the variant it is: a result (trusted or not), or the
         handling its variant calls for (peers/support/outcomes.py); never a guess."""
+        card, verdict = contact.card, contact.verdict
         seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
         self.say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
         if seen == "state" and not self.said_why_one_state:  # once a run: the essay taught a lifecycle
@@ -283,13 +244,32 @@ class SupportAgent:
                      f"{escape(outcome.result)}", Kind.UNTRUSTED)
 
     def failed(self, peer: str, verdict: Verdict | None, error: str, failure: PeerError | None = None,
-               *, refused: bool = False) -> Outcome:
+               *, refused: bool = False, sent: Message | None = None) -> Outcome:
         """A turn that ended without a task. A refusal (ours before sending, or the peer's
         error object: it refused to act) is the story's, on stdout; a broken exchange, stderr."""
         refused = refused or (isinstance(failure, RemoteError) and failure.code != jsonrpc.ErrorCode.INTERNAL_ERROR)
         self.say(f"{escape(peer)}: {escape(error)}", Kind.REFUSED if refused else Kind.ERROR, event="failure",
                  peer=peer, error=error)
-        return Outcome(peer, verdict, error=error, failure=failure)
+        return Outcome(peer, verdict, error=error, failure=failure, sent=sent)
+
+    # -- the steps, as the stories beyond the essay's take them -----------------------------
+    def steps(self) -> Steps:
+        """This agent's steps as values (peers/support/contact.py): a lesson, the page's one
+        operation and a model's run are told with them, and never reach into the agent."""
+        return Steps(self.say, self.transport.label, self.find, self.gate, self.lacks, self.gate_then_delegate,
+                     self.delegate, self.call, self.report, self.failed, self.message, self.vetting)
+
+    def vetting(self, entries: list[AllowEntry] = (), credentials: dict[str, Any] | None = None) -> Steps:
+        """The steps of an agent like this one whose allowlist also vets `entries` (one naming a
+        peer already vetted replaces its line: a key pinned, say) and whose store also holds
+        `credentials`, for a story that is given them as it runs; this agent is left as it is."""
+        again = copy.copy(self)
+        named = {(entry.name, entry.endpoint) for entry in entries}
+        again.allowlist = [e for e in self.allowlist if (e.name, e.endpoint) not in named] + list(entries)
+        again.credentials = {**self.credentials, **(credentials or {})}
+        again.transport = Credentialed(self.transport.inner, again.credentials, self.fetched, self.say,
+                                       verbose=self.transport.verbose)
+        return again.steps()
 
 
 # -- 6. MCP vertical, A2A horizontal -------------------------------------------------------
@@ -321,7 +301,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         outcomes.append(agent.handle(card_url, SKILL, PAYLOAD))
     for name in sorted(agent.allow_untrusted - {outcome.peer for outcome in outcomes}):
         agent.say(f"--allow-untrusted {name!r} named no peer found in the registry", Kind.WARNING)
-    sent_with = sorted({agent.format_of[card.url].SEND_METHOD for card in agent.delegated_to})
+    sent_with = sorted({contact.wire.SEND_METHOD for contact in agent.delegated_to})
     agent.say(CLOSING.format(send=" / ".join(sent_with).replace("/", "-") or "tasks-send"), Kind.BANNER)
     if sent_with in ([], ["tasks/send"]):  # the essay's wire spoke (or would have): say it is not A2A's
         agent.say(SIMPLIFIED, Kind.BANNER)

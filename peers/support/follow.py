@@ -94,15 +94,15 @@ def way_to_follow(card: AgentCard, spoken: WireFormat, following: Following,
 class Delegation(NamedTuple):
     """One delegation, as following its task needs it: values, not the support agent."""
 
-    card: AgentCard  # the peer's: its name for the lines said, its url for every call
+    card: AgentCard  # the peer's: its name for the lines said
     spoken: WireFormat  # the wire its card speaks
-    call: Callable[..., Any]  # call(url, method, params, headers, stream=False): one JSON-RPC call, its result
+    call: Callable[..., Any]  # call(method, params, stream=False): one operation on its agent, its result
     say: Callable[..., None]  # the story's lines
     told: Told | None  # the frame printer's `received`, as main() wired it
 
     def ask(self, method: str, params: Any, stream: bool = False) -> Any:
         """One JSON-RPC call to the peer, its result (a stream: its results, as they arrive)."""
-        return self.call(self.card.url, method, params, self.spoken.HEADERS, stream=stream)
+        return self.call(method, params, stream=stream)
 
 
 def follow(updates: Updates, task: Task | None, deadline: float) -> Task | None:

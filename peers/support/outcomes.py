@@ -11,13 +11,24 @@ Most variants are A2A's TaskStates (section 4.1.3), spelled as the spec does; ou
 "approval required", "referred" and "needs evidence" (an input-required or rejected task
 whose status data says so: seed 004's variants), "timed out" (the protocol cannot know
 it) and "not delegated" (refused before sending, or no answer that makes a task).
+A peer's whole turn ends as an `Outcome`: the trust gate's `Verdict` on it, and the task
+or why there is none.
 """
 from __future__ import annotations
 
 from enum import Enum
+from typing import NamedTuple
 
-from peers.a2a.model import Task, TaskState
+from peers.a2a.model import Message, Task, TaskState
 from transports.errors import PeerError, TransportError
+
+
+class Verdict(Enum):
+    """The trust gate's three answers (the story's step 3)."""
+
+    TRUSTED = "trusted"  # on the allowlist, at the endpoint it was vetted at
+    UNTRUSTED = "untrusted"  # not vetted, but the user opted in: its output is data only
+    REFUSED = "refused"  # not vetted: no frame is sent
 
 
 class Variant(Enum):
@@ -104,3 +115,32 @@ def legend() -> list[str]:
         lines.append(f"  {group}:")
         lines += [f"    {v.label:<18} -> {v.handling}" for v in Variant if v.group == group]
     return lines
+
+
+class Outcome(NamedTuple):
+    """How one peer's turn ended: one of the Handoff Contract's explicit variants, never
+    prose: which one, and what is done with it, is `variant` above."""
+
+    peer: str
+    verdict: Verdict | None  # None when discovery itself failed
+    task: Task | None = None
+    error: str | None = None  # why it failed, naming the stage, and whether a retry is safe
+    failure: PeerError | None = None  # what was raised, when a stage failed with an exception
+    sent: Message | None = None  # the message delegated, exactly as it left (a retry resends it as is)
+
+    @property
+    def variant(self) -> Variant:
+        return variant_of(self.task, self.failure)
+
+    @property
+    def result(self) -> str | None:
+        done = self.variant is Variant.COMPLETED
+        return "".join(a.text for a in self.task.artifacts) if done else None
+
+    @property
+    def trusted(self) -> bool:
+        return self.verdict is Verdict.TRUSTED
+
+    @property
+    def refused(self) -> bool:
+        return self.verdict is Verdict.REFUSED

@@ -24,13 +24,11 @@ Not here: the page's requests (web/agent.py); which credential a scheme takes
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from peers.a2a.model import AgentCard, Message, Part, Task
-from peers.a2a.wire_format import method_for
-from peers.support.cards import unheld
+from peers.a2a.model import AgentCard, Part, Task
+from peers.support.contact import Contact
 from peers.support.held import Unheld
-from peers.support.follow import Delegation, followed, listening, way_to_follow
 from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind
 from peers.support.replies import read
@@ -38,7 +36,8 @@ from transports.errors import PeerError, ProtocolViolation
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 OPERATIONS = ("send", "list", "get", "cancel")
 
@@ -57,85 +56,76 @@ class Asked(NamedTuple):
     # credential itself is not here: it is in the run's credential store alone.
 
 
-def talk(asked: Asked, agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def talk(asked: Asked, story: Steps, card_urls: list[str]) -> list[Outcome]:
     """The run's story: the agent's card, the gate's verdict, then `asked`; its outcomes."""
-    agent.say(f"[transport] {agent.transport.label}. One operation on an agent of your choosing: "
+    story.say(f"[transport] {story.label}. One operation on an agent of your choosing: "
               f"{asked.operation}.", Kind.BANNER)
-    agent.say()
-    card = agent.find(asked.card_url)
+    story.say()
+    card = story.find(asked.card_url)
     if not isinstance(card, AgentCard):
         return [card]  # the card could not be had or spoken to: said already
-    verdict = agent.trust_gate(card)
-    if verdict.value == "refused":  # no frame but the card's GET goes to an agent not vetted
-        return [agent.refuse(card)]
-    problem = unheld(card, agent.credentials) if asked.scheme else None  # the store's own reason
-    if problem is None and asked.operation != "send" and method_for(agent.format_of[card.url], asked.operation) is None:
-        problem = f"the {agent.format_of[card.url].NAME} wire its card speaks has no {asked.operation!r} operation"
+    contact = story.gate(card)
+    if not isinstance(contact, Contact):  # no frame but the card's GET goes to an agent not vetted
+        return [contact]
+    problem = story.lacks(card) if asked.scheme else None  # the store's own reason
+    if problem is None and asked.operation != "send" and contact.method(asked.operation) is None:
+        problem = f"the {contact.wire.NAME} wire its card speaks has no {asked.operation!r} operation"
     if problem:
-        return [agent.failed(card.name, verdict, f"not sent: {problem}", refused=True)]
-    call = agent.call  # no header of ours: the store attaches the credential, as on every call of every run
-    try:
+        return [story.failed(card.name, contact.verdict, f"not sent: {problem}", refused=True)]
+    try:  # no header of ours: the store attaches the credential, as on every call of every run
         if asked.operation == "send":
-            task = send(agent, card, call, asked)
+            task = send(story, contact, asked)
             if task is not None:
-                agent.report(card, verdict, task)
-                told(agent, card, task)
+                story.report(contact, task)
+                told(story, contact, task)
         elif asked.operation == "list":
-            listed(agent, card, call)
+            listed(story, contact)
         else:
-            task = looked_up(agent, card, call, asked.operation, asked.task_id)
-            agent.report(card, verdict, task)
-            told(agent, card, task)
+            task = looked_up(story, contact, asked.operation, asked.task_id)
+            story.report(contact, task)
+            told(story, contact, task)
     except Unheld as failure:  # the store could not attach what the card asks for: nothing sent
-        return [agent.failed(card.name, verdict, f"not sent: {failure}", refused=True)]
+        return [story.failed(card.name, contact.verdict, f"not sent: {failure}", refused=True)]
     except PeerError as failure:
-        return [agent.failed(card.name, verdict, f"{asked.operation} failed: {failure}; "
-                                                 f"{failure.retry_advice()}", failure)]
+        return [story.failed(card.name, contact.verdict, f"{asked.operation} failed: {failure}; "
+                                                         f"{failure.retry_advice()}", failure)]
     return []
 
 
-def send(agent: SupportAgent, card: AgentCard, call: Callable[..., Any], asked: Asked) -> Task | None:
+def send(story: Steps, contact: Contact, asked: Asked) -> Task | None:
     """A message with one part: a new task, or the next turn of the paused task it names
     (its taskId and contextId), followed as the story's delegate follows one."""
-    spoken = agent.format_of[card.url]
-    if asked.task_id and essay_cannot(spoken, "taskId to continue a task with", agent.say):
+    if asked.task_id and essay_cannot(contact.wire, "taskId to continue a task with", story.say):
         return None
     if asked.task_id:
-        agent.say(f"[support] continuing task {escape(asked.task_id)} (context {escape(asked.context_id or '-')})")
-    message = Message(asked.message_id or f"msg-{next(agent.message_ids)}", "user", (asked.part,),
-                      asked.context_id or None, asked.task_id or None, metadata={"skillId": asked.skill} if asked.skill else None)
-    way = way_to_follow(card, spoken, agent.following,
-                        lambda line: agent.say(line, Kind.WARNING))
-    with listening(way.pushed) as webhook:  # the page's "push": our webhook, for this send only
-        params = spoken.send_params(message, way.at_once, webhook and webhook.config)
-        reply = call(card.url, way.method, params, spoken.HEADERS, stream=way.streamed)
-        return followed(reply, Delegation(card, spoken, call, agent.say, agent.told), way.until, webhook)
+        story.say(f"[support] continuing task {escape(asked.task_id)} (context {escape(asked.context_id or '-')})")
+    message = story.message(asked.part, context_id=asked.context_id or None, task_id=asked.task_id or None,
+                            metadata={"skillId": asked.skill} if asked.skill else None)
+    if asked.message_id:  # the page names each message it sends (a peer refuses one used already)
+        message = message._replace(message_id=asked.message_id)
+    return story.send(contact, message)
 
 
-def looked_up(agent: SupportAgent, card: AgentCard, call: Callable[..., Any], operation: str,
-              task_id: str) -> Task:
+def looked_up(story: Steps, contact: Contact, operation: str, task_id: str) -> Task:
     """GetTask or CancelTask on one task: the task as the agent has it now."""
-    spoken = agent.format_of[card.url]
-    answer = call(card.url, method_for(spoken, operation), {"id": task_id}, spoken.HEADERS)
-    task = read(spoken.task_from_wire, answer, "the task")
+    answer = story.call(contact, contact.method(operation), {"id": task_id})
+    task = read(contact.wire.task_from_wire, answer, "the task")
     if task.id != task_id:
         raise ProtocolViolation(f"asked about task {task_id[:80]!r}, the agent answered about another")
     return task
 
 
-def listed(agent: SupportAgent, card: AgentCard, call: Callable[..., Any]) -> None:
+def listed(story: Steps, contact: Contact) -> None:
     """ListTasks: each task the agent lists for us, one line and one `task` event each."""
-    spoken = agent.format_of[card.url]
-    tasks = read(spoken.tasks_from_list, call(card.url, method_for(spoken, "list"), {}, spoken.HEADERS),
-                 "the list")
-    agent.say(f"[support] {card.name} lists {len(tasks)} task{'' if len(tasks) == 1 else 's'} of ours")
+    tasks = read(contact.wire.tasks_from_list, story.call(contact, contact.method("list"), {}), "the list")
+    name = contact.name
+    story.say(f"[support] {name} lists {len(tasks)} task{'' if len(tasks) == 1 else 's'} of ours")
     for task in tasks:
-        told(agent, card, task)
+        told(story, contact, task)
 
 
-def told(agent: SupportAgent, card: AgentCard, task: Task) -> None:
+def told(story: Steps, contact: Contact, task: Task) -> None:
     """One line naming the task, its context and state; the page keeps them for the next turn."""
-    agent.say(f"[support] task {escape(task.id)} (context {escape(task.context_id or '-')}): {task.state.value}",
-              event="task", peer=card.name, endpoint=card.url, task=task.id, context=task.context_id or "",
-              state=task.state.value)
-
+    story.say(f"[support] task {escape(task.id)} (context {escape(task.context_id or '-')}): {task.state.value}",
+              event="task", peer=contact.name, endpoint=contact.card.url, task=task.id,
+              context=task.context_id or "", state=task.state.value)

@@ -25,7 +25,8 @@ from transports.errors import let_quit
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 
 def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -> str:
@@ -76,32 +77,32 @@ def reply(request: str, peer: str, result: str, trusted: bool, generate: Generat
     return text
 
 
-def run_request(agent: SupportAgent, card_urls: list[str], request: str, generate: Generate, *,
+def run_request(story: Steps, card_urls: list[str], request: str, generate: Generate, *,
                 show_prompts: bool = False, verbose: bool = False) -> list[Outcome] | None:
     """--request: the model chooses the peer and skill; the story's trust gate still decides.
     Essay: Discovery is not trust. `agent` is the story's SupportAgent. Returns the outcomes
     (cards that could not be fetched, then the delegation), or None when the model's answer
     could not be used."""
-    agent.say(f"[transport] {agent.transport.label}; delegation chosen by generate()", Kind.BANNER)
-    found = [agent.find(card_url) for card_url in card_urls]
+    story.say(f"[transport] {story.label}; delegation chosen by generate()", Kind.BANNER)
+    found = [story.find(card_url) for card_url in card_urls]
     cards = [card for card in found if isinstance(card, AgentCard)]
     failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
     try:
-        decision = choose(request, cards, generate, CONTRACTS, show=show_prompts, say=agent.say)
+        decision = choose(request, cards, generate, CONTRACTS, show=show_prompts, say=story.say)
     except ModelStepFailed as exc:
         hint = f" ({STAND_IN_READS})" if generate in (stand_in, gullible) else ""
-        agent.say(f"the model's delegation could not be used: {exc}{hint}", Kind.ERROR)
+        story.say(f"the model's delegation could not be used: {exc}{hint}", Kind.ERROR)
         if verbose and exc.__cause__ is not None:  # the plugged-in model's own traceback
             traceback.print_exception(exc.__cause__, file=sys.stderr)
         return None
-    outcome = agent.gate_then_delegate(decision.card, decision.skill, decision.payload)
+    outcome = story.delegate(decision.card, decision.skill, decision.payload)
     if outcome.refused:
-        agent.say("[support] the model chose it; the trust gate, in code, refused it. "
+        story.say("[support] the model chose it; the trust gate, in code, refused it. "
                   "Nothing was sent.", Kind.REFUSED)
     if outcome.result is not None:  # the result goes back to the model as fenced data
         try:
             reply(request, outcome.peer, outcome.result, outcome.trusted, generate,
-                  show=show_prompts, say=agent.say, payload=decision.payload)
+                  show=show_prompts, say=story.say, payload=decision.payload)
         except ModelStepFailed as exc:
-            agent.say(f"the model could not draft the reply: {exc}", Kind.ERROR)
+            story.say(f"the model could not draft the reply: {exc}", Kind.ERROR)
     return failures + [outcome]

@@ -14,7 +14,8 @@ from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
     from peers.support.lessons import Lesson
 
 
@@ -113,19 +114,19 @@ def generator(options: SimpleNamespace) -> Any:
     return from_options(options, offline=lesson.model if lesson is not None else None)
 
 
-def run(options: SimpleNamespace, agent: SupportAgent, card_urls: list[str],
+def run(options: SimpleNamespace, story: Steps, card_urls: list[str],
         generate: Any) -> list[Outcome] | None:
     """The lesson asked for, given the flags it reads; or --request: a model chooses."""
     module = find(options.scenario)
     if module is None:
         from peers.support import planner
-        return planner.run_request(agent, card_urls, options.request, generate,
+        return planner.run_request(story, card_urls, options.request, generate,
                                    show_prompts=options.show_prompts, verbose=options.verbose)
     from peers.support.flags import dest_of
     for flag, (value, why) in module.LESSON.needs.items():  # set whatever was given (set_flags): said once
-        agent.say(f"[support] this lesson runs with {flag} {value}, whatever the command line says: {why}")
+        story.say(f"[support] this lesson runs with {flag} {value}, whatever the command line says: {why}")
     given = {dest_of(flag): getattr(options, dest_of(flag)) for flag in module.LESSON.reads}
     if "--request" in module.LESSON.reads:  # a model reads the request: the one the flags chose
         given["generate"] = generate
-    return module.run(agent, card_urls, **given)
+    return module.run(story, card_urls, **given)
 

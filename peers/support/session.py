@@ -29,7 +29,8 @@ from transports.base import Transport
 from transports.printer import FramePrinter, StopRun
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # beside the story
 
@@ -57,7 +58,7 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
 
         console: Console
         credentials: dict[str, Any]
-        story: Callable[[SupportAgent, list[str]], list[Outcome]] | None
+        story: Callable[[Steps, list[str]], list[Outcome]] | None
 
         def attach(self, printer: FramePrinter, card_urls: list[str]) -> None: ...
 
@@ -184,21 +185,23 @@ class Session:
                                        options.stream, options.timeout or flags.HTTP_TIMEOUT),
                 "verbose": options.verbose}
 
-    def tell(self, agent: SupportAgent, printer: FramePrinter,
-             story: Callable[[SupportAgent, list[str]], list[Outcome]]) -> int:
+    def tell(self, agent: Any, printer: FramePrinter,
+             story: Callable[[Any, list[str]], list[Outcome]]) -> int:
         """The story (the essay's run), or the lesson or model asked for, with the learner
         tools around it; then what trusting a --peer would take. Returns the exit status:
         0 every peer handled, 1 a delegation failed, 2 a peer unreachable or a file unwritten."""
         options, console, tools = self.options, self.console, None
-        story = self.watch.story or story if self.watch is not None else story  # the page's, if it asked one
+        told_by_page = self.watch.story if self.watch is not None else None  # the page's, if it asked one
         if options.step or options.debugger or options.trace or options.diagram:
             from peers.support.tools import LearnerTools  # they hook the printer and the console
             tools = LearnerTools(options, printer, console, self.card_urls)
         try:
-            if options.request is None and options.scenario is None:
+            if told_by_page is not None:  # one operation on an agent, told with the story's steps
+                outcomes = told_by_page(agent.steps(), self.card_urls)
+            elif options.request is None and options.scenario is None:
                 outcomes = story(agent, self.card_urls)
             else:  # a lesson of its own, or a model (or its offline stand-in) chooses: the gate decides
-                outcomes = scenarios.run(options, agent, self.card_urls, self.generate)
+                outcomes = scenarios.run(options, agent.steps(), self.card_urls, self.generate)
                 if outcomes is None:
                     return 1
         except StopRun:

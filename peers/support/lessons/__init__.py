@@ -5,7 +5,7 @@ transport as the essay's run, so its frames are printed like any others.
 A lesson is one module: its `LESSON` (a `Lesson` below: what it is about, the essay's or
 a seed's section it teaches, its place in the teaching order, the flags it sets, needs and
 reads, what it asks of the demo peers, the servers of our own it needs), its docstring
-(the longer explanation `--scenario NAME --help` prints), and `run(agent, card_urls)`.
+(the longer explanation `--scenario NAME --help` prints), and `run(story, card_urls)`.
 Nothing else names a lesson: `every()` finds them here, so adding one adds one file.
 A module without a `LESSON` (`turns.py`, `stages.py`) holds what lessons share.
 

@@ -42,7 +42,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
     from peers.support.lessons.turns import Turn
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
@@ -69,68 +70,68 @@ LESSON = Lesson(
     peers={"billing-agent": {"signed_approvals": True}})  # billing pins the approver's public key
 
 
-def run(agent: SupportAgent, card_urls: list[str], *, interactive: bool = False) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str], *, interactive: bool = False) -> list[Outcome]:
     """Delegate a refund that needs a person; continue the same task once they approve.
     `interactive`: the person at the terminal says yes or no; otherwise a script plays them."""
-    card = open_lesson(agent, card_urls, "One task, three turns: a refund above billing's limit "
+    card = open_lesson(story, card_urls, "One task, three turns: a refund above billing's limit "
                        "waits for a person.")
     if not isinstance(card, AgentCard):
         return card  # the card could not be had: the outcome says why
-    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     task = outcome.task
     if task is None or task.state is not TaskState.INPUT_REQUIRED:
         return [outcome]
-    if essay_cannot(agent.format_of[card.url], "taskId to continue the task with", agent.say):
+    if essay_cannot(agent.format_of[card.url], "taskId to continue the task with", story.say):
         return [outcome]
     proposal = (task.status_data or {}).get("approval")
     problem = check(proposal, PROPOSAL, "the proposal")
     if problem:  # nothing a person could approve: escalated as it is
-        agent.say(f"[support] the task is paused, but it names no proposal a person could approve "
+        story.say(f"[support] the task is paused, but it names no proposal a person could approve "
                   f"({problem})", Kind.WARNING)
         return [outcome]
-    agent.say(f"[support] billing proposes {json.dumps(proposal)} and waits for a person")
+    story.say(f"[support] billing proposes {json.dumps(proposal)} and waits for a person")
     turn = outcome.verdict, card
     if interactive:
-        return [decided(agent, turn, task, proposal, person_at_terminal(
+        return [decided(story, turn, task, proposal, person_at_terminal(
             f"approve a refund of ${proposal['amount']:,.2f} for {escape(proposal['order_id'])} "
             f"({proposal['currency']})?"), outcome)]
     try:
-        agent.say("[support] approving it myself, unsigned: I hold only the caller's token, not a person's key")
-        said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal)))
-        agent.say("[someone] signs exactly the proposal with a key that is not the approver's")
-        said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, key_at(ANOTHER_KEY), card.url)))
-        agent.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
+        story.say("[support] approving it myself, unsigned: I hold only the caller's token, not a person's key")
+        said(story.say, attempt(story, turn, follow_up(story, task, proposal)))
+        story.say("[someone] signs exactly the proposal with a key that is not the approver's")
+        said(story.say, attempt(story, turn, follow_up(story, task, proposal, key_at(ANOTHER_KEY), card.url)))
+        story.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
         signed = key_at(APPROVER_KEY)
-        done = attempt(agent, turn, follow_up(agent, task, proposal, signed, card.url))
-        said(agent.say, done)
+        done = attempt(story, turn, follow_up(story, task, proposal, signed, card.url))
+        said(story.say, done)
         if isinstance(done, Task):
             task = done
-            agent.say("[support] the same signed approval again, as a new message:")
-            said(agent.say, attempt(agent, turn, follow_up(agent, task, proposal, signed, card.url)),
+            story.say("[support] the same signed approval again, as a new message:")
+            said(story.say, attempt(story, turn, follow_up(story, task, proposal, signed, card.url)),
                  "it was for this task, which has gone on: used once")
     except PeerError as failure:  # not a refusal: the peer broke the exchange
-        return [turn_failed(agent, card, outcome._replace(task=task), failure)]
-    agent.say("[support] what billing checked: the approval is exactly its proposal, signed (RS256) by the "
+        return [turn_failed(story, card, outcome._replace(task=task), failure)]
+    story.say("[support] what billing checked: the approval is exactly its proposal, signed (RS256) by the "
               "approver key it pins, over that proposal, billing's endpoint and this task's id; a task goes on "
               "once. It cannot check who holds the key: the approver keeps it (this one is a published DEMO key).")
     return [outcome._replace(task=task)]
 
 
-def decided(agent: SupportAgent, turn: Turn, task: Task, proposal: dict[str, Any],
+def decided(story: Steps, turn: Turn, task: Task, proposal: dict[str, Any],
             approve: bool, outcome: Outcome) -> Outcome:
     """A person's answer, carried out: the exact approval as the task's next turn, or the
     task canceled (nothing was done, and its claim on the order is let go)."""
     try:
         if approve:
-            agent.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
-            done = attempt(agent, turn, follow_up(agent, task, proposal, key_at(APPROVER_KEY), turn[1].url))
-            said(agent.say, done)
+            story.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
+            done = attempt(story, turn, follow_up(story, task, proposal, key_at(APPROVER_KEY), turn[1].url))
+            said(story.say, done)
         else:
-            agent.say(f"[person] declines: canceling task {escape(task.id)}")
-            done = look_up(agent, turn[1], "cancel", task.id)
+            story.say(f"[person] declines: canceling task {escape(task.id)}")
+            done = look_up(story, turn[1], "cancel", task.id)
             agent.report(turn[1], turn[0], done)
     except PeerError as failure:
-        return turn_failed(agent, turn[1], outcome, failure)
+        return turn_failed(story, turn[1], outcome, failure)
     return outcome._replace(task=done) if isinstance(done, Task) else outcome
 
 
@@ -148,12 +149,12 @@ def key_at(path: str) -> rs256.PrivateKey:
         return rs256.private_from_pem(file.read())
 
 
-def follow_up(agent: SupportAgent, task: Task, approval: dict[str, Any],
+def follow_up(story: Steps, task: Task, approval: dict[str, Any],
               key: rs256.PrivateKey | None = None, audience: str = "") -> Message:
     """The next turn of `task`: a message naming it, carrying the approval as data, and,
     given the `key` that signs it, its signature over the approval, the endpoint of the
     agent it is for (`audience`) and the task's id."""
-    agent.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) "
+    story.say(f"[support] continuing task {escape(task.id)} (context {escape(str(task.context_id))}) "
               "with that approval")
     data: dict[str, Any] = {"approval": approval}
     if key is not None:

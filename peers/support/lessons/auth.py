@@ -26,7 +26,8 @@ from transports.errors import PeerError
 from transports.printer import masked
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-4200", 2400.0
 # What a paused task may ask for as a credential: a peer's data, checked like any reply.
@@ -43,26 +44,26 @@ LESSON = Lesson(
     peers={"billing-agent": {"step_up_above": 1_000.0}})  # a large refund needs a step-up
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """A refund that needs a step-up: the task pauses, our store supplies it, it goes on."""
-    card = open_lesson(agent, card_urls, "auth-required: a step-up credential, from our own "
+    card = open_lesson(story, card_urls, "auth-required: a step-up credential, from our own "
                        "store, continues the same task.",
                        lacks="auth-required state, nor a taskId to continue a task with")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.variant is not Variant.AUTH_REQUIRED:
         return [outcome]
     task = outcome.task
     asked = (task.status_data or {}).get("credential")
     problem = check(asked, ASKED, "the credential asked for")
     if problem:
-        agent.say(f"[support] the task is paused, but names no credential we could look up ({problem})",
+        story.say(f"[support] the task is paused, but names no credential we could look up ({problem})",
                   Kind.WARNING)
         return [outcome]
     scope = asked["scope"]
     if token_for(agent.credentials, card.url, scope) is None:
-        agent.say(f"[support] our store holds no token for {card.url} with scope {scope!r}: "
+        story.say(f"[support] our store holds no token for {card.url} with scope {scope!r}: "
                   "a person must obtain one", Kind.ESCALATED)
         return [outcome]
     turn = outcome.verdict, card
@@ -70,21 +71,21 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         # Each token as the printer shows it, fingerprinted: told apart, neither shown. The demo's
         # tokens are fresh each run, so the lines say how they compare; --verbose shows each.
         first, step_up = (masked(token_for(agent.credentials, card.url, asked) or "") for asked in (None, scope))
-        agent.say(f"[support] billing asks for a bearer token with scope {scope!r}; first, the next "
+        story.say(f"[support] billing asks for a bearer token with scope {scope!r}; first, the next "
                   "turn with the token we already sent")
-        said(agent.say, attempt(agent, turn, next_turn(agent, task)))
-        agent.say(f"[support] now with the {scope!r} token from our store, "
+        said(story.say, attempt(story, turn, next_turn(story, task)))
+        story.say(f"[support] now with the {scope!r} token from our store, "
                   + ("another credential than the first" if first != step_up else "the same credential")
                   + " (--verbose shows each request's Authorization masked, as Bearer ****#, then a fingerprint "
                   "that tells two apart), in HTTP Authorization (the message itself carries none)")
-        answer = attempt(agent, turn, next_turn(agent, task), scope)
+        answer = attempt(story, turn, next_turn(story, task), scope)
     except PeerError as failure:
-        return [turn_failed(agent, card, outcome, failure)]
-    said(agent.say, answer)
+        return [turn_failed(story, card, outcome, failure)]
+    said(story.say, answer)
     return [outcome._replace(task=answer) if isinstance(answer, Task) else outcome]
 
 
-def next_turn(agent: SupportAgent, task: Task) -> Message:
+def next_turn(story: Steps, task: Task) -> Message:
     """The next turn of `task`: it carries no credential, only words saying where it is."""
     return Message(f"msg-{next(agent.message_ids)}", "user",
                    (Part(text="continuing with the credential asked for (in Authorization)"),),

@@ -38,7 +38,8 @@ from transports.network import HttpTransport
 from transports.printer import FramePrinter, escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 KEYS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "keys")  # peers/keys: DEMO only
 DEMO_CA = os.path.join(KEYS, "demo-ca.DEMO-CERT.pem")  # what issued every certificate --transport https serves
@@ -77,30 +78,30 @@ LESSON = Lesson(
     peers={"billing-agent": {"schemes_at": {host: kind for kind, host, _, _ in CASES}}})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Each scheme in turn: without a credential, with a wrong one, then with ours."""
-    agent.say(f"[transport] {agent.transport.label}. Security schemes: declared by the card, enforced by "
+    story.say(f"[transport] {story.label}. Security schemes: declared by the card, enforced by "
               "the server.", Kind.BANNER)
     outcomes = []
     for _, host, wrong, held in CASES:
-        agent.say()
-        card = agent.find(card_url(host))
+        story.say()
+        card = story.find(card_url(host))
         if not isinstance(card, AgentCard):
             outcomes.append(card)
             continue
         declared = ", ".join(f"{scheme.name} ({scheme.type})" for scheme in card.security_schemes)
-        agent.say(f"[support] billing at {host} declares {escape(declared)}; our store holds {held} for it")
+        story.say(f"[support] billing at {host} declares {escape(declared)}; our store holds {held} for it")
         agent.allowlist = [*agent.allowlist, AllowEntry(card.name, card.url)]  # vetted at this endpoint too
-        bare(agent, card, NOBODY, "with no credential, as a caller that ignores the card would send it")
-        bare(agent, card, wrong, "with a client certificate another CA issued" if wrong.certificate else
+        bare(story, card, NOBODY, "with no credential, as a caller that ignores the card would send it")
+        bare(story, card, wrong, "with a client certificate another CA issued" if wrong.certificate else
              "with a wrong credential")
-        agent.say("[support] now as the card asks, with the credential from our own store:")
-        outcomes.append(agent.gate_then_delegate(card, "process_refund", REFUND))
-    agent.say()
+        story.say("[support] now as the card asks, with the credential from our own store:")
+        outcomes.append(story.delegate(card, "process_refund", REFUND))
+    story.say()
     # Task ids count from task-1 at each billing: if ours is task-1, no refusal above made one.
     only_ours = len(outcomes) == len(CASES) and all(outcome.task is not None and outcome.task.id == "task-1"
                                                      for outcome in outcomes)
-    agent.say("[support] A card that declares a scheme only says what its server wants: anyone can write "
+    story.say("[support] A card that declares a scheme only says what its server wants: anyone can write "
               "that into a card, and a server that does not check it serves everyone (an extended card "
               "declared 'authenticated' but served to anyone, a2a-samples #340). A server that enforces it "
               "refuses the rest before any task: " + (
@@ -109,11 +110,11 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     return outcomes
 
 
-def bare(agent: SupportAgent, card: AgentCard, caller: Caller, how: str) -> None:
+def bare(story: Steps, card: AgentCard, caller: Caller, how: str) -> None:
     """The refund sent straight by `caller` (not by the support agent, which would not
     send it), over a connection of the caller's own: billing's 401 and its challenge,
     said; or the handshake's failure, in one line."""
-    agent.say(f"[support] the refund {how}:")
+    story.say(f"[support] the refund {how}:")
     spoken = agent.format_of[card.url]
     frame = jsonrpc.encode_request(next(agent.request_ids), spoken.SEND_METHOD,
                                    spoken.send_params(Message(f"msg-{next(agent.message_ids)}", "user", (
@@ -124,10 +125,10 @@ def bare(agent: SupportAgent, card: AgentCard, caller: Caller, how: str) -> None
         try:
             response = transport.post(card.url, frame, headers)
         except TransportError as failure:  # in the words the support agent says it in (delegation failed: ...)
-            agent.say(f"[support] {escape(str(failure))}; {failure.retry_advice()}", Kind.REFUSED)
+            story.say(f"[support] {escape(str(failure))}; {failure.retry_advice()}", Kind.REFUSED)
             return
     challenge = response.header("WWW-Authenticate") or "(none)"
-    agent.say(f"[support] billing answered HTTP {response.status}, WWW-Authenticate: {escape(challenge[:200])}; "
+    story.say(f"[support] billing answered HTTP {response.status}, WWW-Authenticate: {escape(challenge[:200])}; "
               "no task was made", Kind.REFUSED if response.status == 401 else Kind.WARNING)
 
 

@@ -24,7 +24,8 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-6200", 180.0
 LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
@@ -56,20 +57,20 @@ ATTEMPTS = [
 ]
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """The same refund, under each envelope in turn; billing decides each before acting."""
-    card = open_lesson(agent, card_urls, "The handoff envelope: permission with limits and an "
+    card = open_lesson(story, card_urls, "The handoff envelope: permission with limits and an "
                        "expiry, checked before any effect.",
                        lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     outcomes = []
     for why, envelope in ATTEMPTS:
-        agent.say()
-        agent.say(f"[support] handing off the refund with {why}")
-        outcomes.append(agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
+        story.say()
+        story.say(f"[support] handing off the refund with {why}")
+        outcomes.append(story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
                                                  handoff=envelope))
         if "token" in envelope:  # refused before sending: say what the other side would have done
-            agent.say("[support] no frame left; billing refuses such an envelope too, from any sender that "
+            story.say("[support] no frame left; billing refuses such an envelope too, from any sender that "
                       "smuggles one in, naming the same reason")
     return outcomes[-1:]  # the refusals above were the lesson; the last handoff is the outcome

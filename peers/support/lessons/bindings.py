@@ -27,7 +27,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-5100", 75.0
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # as cards name them; the first is the one every card before 1.0 has
@@ -40,52 +41,52 @@ LESSON = Lesson(
     flags={"--wire": "1.0"})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Send the refund by the binding billing's card was read with, then discover it again
     for the other and send the same refund by that one; then compare."""
-    card = open_lesson(agent, card_urls, "Bindings: one refund, sent as a JSON-RPC frame and as an "
+    card = open_lesson(story, card_urls, "Bindings: one refund, sent as a JSON-RPC frame and as an "
                        "HTTP+JSON request.", lacks="second binding (A2A 1.0 cards list their interfaces)")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    first = binding_of(agent, card)
+    first = binding_of(story, card)
     outcomes, seen = [], []
     for binding in (first, *(other for other in BINDINGS if other != first)):
-        agent.say()
-        agent.say(f"[support] over {binding}:", Kind.BANNER)
+        story.say()
+        story.say(f"[support] over {binding}:", Kind.BANNER)
         if binding != first:
             try:  # the card again, to be read for its other interface
                 card = agent.discover(card_urls[0], binding)
             except PeerError as failure:  # a card offering only one: said, and the lesson ends here
-                agent.say(f"[support] {escape(str(failure))}: only the {first} half can be shown", Kind.WARNING)
+                story.say(f"[support] {escape(str(failure))}: only the {first} half can be shown", Kind.WARNING)
                 break
-        outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+        outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
         outcomes.append(outcome)
         if outcome.task is None:
             break
         seen.append((agent.fetched[card.url].binding, agent.last_sent, outcome))
     if len(seen) == len(BINDINGS):
-        side_by_side(agent, seen)
+        side_by_side(story, seen)
     return outcomes
 
 
-def binding_of(agent: SupportAgent, card: AgentCard) -> str:
+def binding_of(story: Steps, card: AgentCard) -> str:
     """The binding the support agent chose for `card` (cards.py): JSON-RPC, unless --binding said."""
     binding = agent.fetched[card.url].binding
     return binding.NAME if binding is not None else BINDINGS[0]
 
 
-def side_by_side(agent: SupportAgent, seen: list) -> None:
+def side_by_side(story: Steps, seen: list) -> None:
     """What differed between the two exchanges, and what did not."""
-    agent.say()
+    story.say()
     for binding, _, outcome in seen:  # each binding says how it carries an operation
-        agent.say(f"[bindings] {binding.NAME:<9} {binding.ENVELOPE}; answered {outcome.task.state.value}: "
+        story.say(f"[bindings] {binding.NAME:<9} {binding.ENVELOPE}; answered {outcome.task.state.value}: "
                   f"{escape(outcome.result or '')}", Kind.BANNER)
     (_, first, done), (_, second, again) = seen  # the messages, the outcomes
     same_message = first is not None and second is not None and \
         json.dumps(first._replace(message_id="")._asdict(), default=str) == \
         json.dumps(second._replace(message_id="")._asdict(), default=str)
     task = f"{escape(done.task.id)} both times" if done.task.id == again.task.id else "two tasks"
-    agent.say(f"[bindings] the message: {'the same' if same_message else 'NOT the same'} but for its "
+    story.say(f"[bindings] the message: {'the same' if same_message else 'NOT the same'} but for its "
               f"messageId; the task: {task}; the result: {'the same' if done.result == again.result else 'NOT the same'}"
               " (billing refunds an order once, whichever way it is asked)", Kind.BANNER)
-    agent.say("[bindings] the binding changed the envelope; the task is the protocol's, in either", Kind.BANNER)
+    story.say("[bindings] the binding changed the envelope; the task is the protocol's, in either", Kind.BANNER)

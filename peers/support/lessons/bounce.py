@@ -28,7 +28,8 @@ from transports.jsonrpc import InvalidParams
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, AMOUNT, OWNER = "ORD-5500", 64.0, "support-agent (the customer's owner)"
 MAX_HOPS, MAX_ROUTES = 3, 10  # the envelope's limit; the router's own bound, whatever peers say
@@ -62,8 +63,8 @@ def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[Ta
             "is billing-agent's job", {"referTo": "billing-agent"})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
-    card = open_lesson(agent, card_urls, "A chain that bounces: two specialists, one refund, "
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+    card = open_lesson(story, card_urls, "A chain that bounces: two specialists, one refund, "
                        f"and a limit of {MAX_HOPS} hops.",
                        lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
@@ -73,8 +74,8 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
                                      "disputes-agent": LocalAgent("disputes-agent", disputes_desk)}
     hops, target = ["support-agent"], billing.name
     for _ in range(MAX_ROUTES):
-        agent.say()
-        agent.say(f"[support] handing {ORDER} to {target} ({specialists[target].where}); "
+        story.say()
+        story.say(f"[support] handing {ORDER} to {target} ({specialists[target].where}); "
                   f"hops so far: {' -> '.join(hops)}")
         try:
             task = specialists[target].run({"order_id": ORDER, "amount": AMOUNT}, handoff=envelope(hops))
@@ -83,16 +84,16 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         referral = referred_to(task)  # a peer's data: only a name we know is routed
         if referral not in specialists or referral == target:
             break
-        agent.say(f"[support] {target} refers it to {referral}: {escape(str(task.status_message))}")
+        story.say(f"[support] {target} refers it to {referral}: {escape(str(task.status_message))}")
         hops, target = hops + [target], referral
     else:
-        return [agent.failed(target, None, f"still bouncing after {MAX_ROUTES} routes; escalating")]
-    agent.say()
+        return [story.failed(target, None, f"still bouncing after {MAX_ROUTES} routes; escalating")]
+    story.say()
     if task.state is TaskState.COMPLETED:
-        agent.say(f"[support] {target} completed it", Kind.TRUSTED)
+        story.say(f"[support] {target} completed it", Kind.TRUSTED)
     else:
-        agent.say(f"[support] {target} ended it {task.state.value}: {escape(str(task.status_message))}",
+        story.say(f"[support] {target} ended it {task.state.value}: {escape(str(task.status_message))}",
                   Kind.ESCALATED)
-        agent.say("[support] the support agent owns this decision: the refund goes to a person, "
+        story.say("[support] the support agent owns this decision: the refund goes to a person, "
                   "with both specialists' answers; nobody routes it again", Kind.ESCALATED)
     return [billing.outcome] if billing.outcome is not None else []

@@ -24,7 +24,8 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-3300", 180.0
 
@@ -37,11 +38,11 @@ LESSON = Lesson(
     peers={"billing-agent": {"slow": 2.0, "cut_streams_after": 3}})  # breaks as the task completes
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Stream a refund over a connection that drops; pick the task up again."""
-    card = open_lesson(agent, card_urls, "A broken stream: the connection drops, the task goes on.",
+    card = open_lesson(story, card_urls, "A broken stream: the connection drops, the task goes on.",
                        lacks="stream (message/stream, SendStreamingMessage)")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    agent.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, streamed: each event shown as it arrives")
-    return [agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})]
+    story.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, streamed: each event shown as it arrives")
+    return [story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})]

@@ -23,7 +23,8 @@ from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 BROKEN = [
     ("without an amount", {"order_id": "ORD-3300"}),
@@ -40,41 +41,41 @@ LESSON = Lesson(
     order=60, flags={"--wire": "1.0"})  # the essay's card publishes no contract
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """The contract as the card publishes it, three payloads that break it, one that meets it."""
-    card = open_lesson(agent, card_urls, "The handoff contract: a typed payload, checked "
+    card = open_lesson(story, card_urls, "The handoff contract: a typed payload, checked "
                        "before sending and again on arrival.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     skill = next((s for s in card.skills if s.id == "process_refund"), None)
     if skill is None or skill.input_schema is None:
-        agent.say("[support] billing's card publishes no contract for process_refund: nothing to "
+        story.say("[support] billing's card publishes no contract for process_refund: nothing to "
                   "check a payload against (the 1.0 and 0.3 cards carry it)", Kind.WARNING)
         return []
-    agent.say(f"[support] billing's card publishes process_refund's input ({INPUT_SCHEMA_EXTENSION}): "
+    story.say(f"[support] billing's card publishes process_refund's input ({INPUT_SCHEMA_EXTENSION}): "
               f"fields {sorted(skill.input_schema.get('properties', {}))}, "
               f"required {skill.input_schema.get('required', [])}")
     if skill.results:
-        agent.say(f"[support] and its result variants ({RESULTS_EXTENSION}): {', '.join(skill.results)}")
+        story.say(f"[support] and its result variants ({RESULTS_EXTENSION}): {', '.join(skill.results)}")
     for why, payload in BROKEN:
-        agent.say()
-        agent.say(f"[support] a refund {why}: checked against the card's contract first")
-        agent.gate_then_delegate(card, "process_refund", payload)  # refused before any frame
-    agent.say()
-    agent.say("[support] a client that skips that check, sending the refund without an amount: "
+        story.say()
+        story.say(f"[support] a refund {why}: checked against the card's contract first")
+        story.delegate(card, "process_refund", payload)  # refused before any frame
+    story.say()
+    story.say("[support] a client that skips that check, sending the refund without an amount: "
               "billing checks again")
     verdict = agent.trust_gate(card)
     careless = Message(f"msg-{next(agent.message_ids)}", "user",
                        (Part(data=BROKEN[0][1], media_type="application/json"),),
                        metadata={"skillId": "process_refund"})
     try:
-        send_turn(agent, (verdict, card), careless)
-        agent.say("[support] billing accepted a payload that breaks its own contract", Kind.WARNING)
+        send_turn(story, (verdict, card), careless)
+        story.say("[support] billing accepted a payload that breaks its own contract", Kind.WARNING)
     except RemoteError as refused:
-        agent.say(f"[support] billing refused it, naming the field: {escape(str(refused))}", Kind.REFUSED)
+        story.say(f"[support] billing refused it, naming the field: {escape(str(refused))}", Kind.REFUSED)
     except PeerError as failure:
-        return [agent.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
+        return [story.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
                              failure)]
-    agent.say()
-    agent.say("[support] the refund as the contract says: order_id and a positive amount")
-    return [agent.gate_then_delegate(card, "process_refund", VALID)]
+    story.say()
+    story.say("[support] the refund as the contract says: order_id and a positive amount")
+    return [story.delegate(card, "process_refund", VALID)]

@@ -38,7 +38,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))),
                       "a2a_delegation.py")
@@ -91,9 +92,9 @@ def show_ledger(say: Callable[..., None], banner: list[str]) -> None:
             say(f"[billing] {line.removeprefix('[serve] ')}")
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Delegate a refund to a billing that dies after it; restart it; resend; one refund."""
-    agent.say(f"[transport] {agent.transport.label}. A crash: billing dies after the refund, before "
+    story.say(f"[transport] {story.label}. A crash: billing dies after the refund, before "
               "its answer.", Kind.BANNER)
     wire = agent.forced_format.NAME if agent.forced_format else LESSON.flags["--wire"]  # what billing serves
     with store_folder() as folder:
@@ -104,42 +105,42 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         running: list[subprocess.Popen] = []
         try:
             process, banner = start_billing(port, store, wire, "--crash-at", "after-commit", running=running)
-            agent.say()
-            agent.say(f"[support] billing runs as process {process.pid}, keeping its tasks and ledger in "
+            story.say()
+            story.say(f"[support] billing runs as process {process.pid}, keeping its tasks and ledger in "
                       "billing.db; a test double's flag kills it after it commits a refund, before it answers")
-            show_ledger(agent.say, banner)
-            card = agent.find(card_url(f"http://127.0.0.1:{port}"))
+            show_ledger(story.say, banner)
+            card = story.find(card_url(f"http://127.0.0.1:{port}"))
             if not isinstance(card, AgentCard):
                 return [card]
-            outcome = agent.gate_then_delegate(card, "process_refund", PAYLOAD, TICKET)
+            outcome = story.delegate(card, "process_refund", PAYLOAD, TICKET)
             process.wait(timeout=10)
-            agent.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
+            story.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
             process, banner = start_billing(port, store, wire, running=running)
-            show_ledger(agent.say, banner)
+            show_ledger(story.say, banner)
             if outcome.error is None or agent.last_sent is None:
                 return [outcome]  # answered after all: nothing to find out
             spoken = agent.format_of[card.url]
             try:
                 if method_for(spoken, "list"):  # look before any retry, as --scenario slow does
-                    agent.say(f"[support] retry is not safe until billing confirms: looking for the task in "
+                    story.say(f"[support] retry is not safe until billing confirms: looking for the task in "
                               f"context {TICKET} first (ListTasks), not resending")
-                    found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
+                    found = read(spoken.tasks_from_list, ask(story, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
                                  "the list")  # with its result
                     task = next((task for task in found if task.context_id == TICKET), None)
                     if task is not None:
                         agent.report(card, outcome.verdict, task)
-                        agent.say(f"[support] found task {escape(task.id)}, {task.state.value}: the refund landed "
+                        story.say(f"[support] found task {escape(task.id)}, {task.state.value}: the refund landed "
                                   "before billing died; nothing to resend, one refund", Kind.BANNER)
                         return [outcome._replace(task=task, error=None, failure=None)]
-                    agent.say("[support] no task in that context: only the very same message may go again")
+                    story.say("[support] no task in that context: only the very same message may go again")
                 same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
                     if not spoken.TURNS else f"the very same message ({agent.last_sent.message_id})"
-                agent.say(f"[support] sending {same} again. A2A allows a server to drop a message whose messageId "
+                story.say(f"[support] sending {same} again. A2A allows a server to drop a message whose messageId "
                           "it has seen, but does not require it: billing's ledger, not the protocol, makes this safe")
-                send_turn(agent, (outcome.verdict, card), agent.last_sent)
+                send_turn(story, (outcome.verdict, card), agent.last_sent)
             except PeerError as failure:
-                return [agent.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}", failure)]
-            agent.say("[support] one refund: billing's ledger above is the one that answered", Kind.BANNER)
+                return [story.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}", failure)]
+            story.say("[support] one refund: billing's ledger above is the one that answered", Kind.BANNER)
             return [outcome._replace(error=None, failure=None)]
         finally:  # before the folder goes: no store file is left behind, and no process
             for process in running:

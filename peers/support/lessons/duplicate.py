@@ -22,7 +22,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-5100", 75.0
 
@@ -34,13 +35,13 @@ LESSON = Lesson(
     flags={"--wire": "1.0"})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """One refund, then the same handoff three more ways; billing does it once."""
-    card = open_lesson(agent, card_urls, "The same handoff, delivered again: billing refunds an "
+    card = open_lesson(story, card_urls, "The same handoff, delivered again: billing refunds an "
                        "order once.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.task is None:
         return [outcome]
     first = agent.last_sent  # exactly what was sent, messageId included
@@ -49,35 +50,35 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         ("suppose that answer was lost on the way back: was the refund issued? Sending the "
          f"same message again ({first.message_id}) is safe", first),
         ("a second agent on the same ticket asks for the same refund, with its own messageId",
-         _ask(agent, AMOUNT)),
+         _ask(story, AMOUNT)),
         (f"and for ${AMOUNT * 10:,.2f} instead: a different request for the same order",
-         _ask(agent, AMOUNT * 10)),
+         _ask(story, AMOUNT * 10)),
     ]
     first_task = outcome.task.id
     named, itself, others = {first_task}, 1, []  # answers that are the first task, and the other tasks
     for why, message in retries:
-        agent.say()
-        agent.say(f"[support] {why}")
+        story.say()
+        story.say(f"[support] {why}")
         try:
-            task = send_turn(agent, turn, message)
+            task = send_turn(story, turn, message)
         except PeerError as failure:
-            return [agent.failed(card.name, outcome.verdict, f"the retry failed: {failure}")]
+            return [story.failed(card.name, outcome.verdict, f"the retry failed: {failure}")]
         named.add(task.id if task.id == first_task else _named_in(task.status_message, first_task))
         itself += task.id == first_task
         others += [] if task.id == first_task else [f"{escape(task.id)} ({task.state.value})"]
-    agent.say()
+    story.say()
     if named == {first_task}:
         rest = (f"; {' and '.join(others)}: a new task that did nothing, naming task {escape(first_task)} as the "
                 "one that refunded" if others else "")
-        agent.say(f"[support] four deliveries: {itself} answers are task {escape(first_task)} itself{rest}; "
+        story.say(f"[support] four deliveries: {itself} answers are task {escape(first_task)} itself{rest}; "
                   f"billing's ledger holds one refund for {ORDER}", Kind.BANNER)
     else:  # a peer without a ledger: say what it did, do not hide it
-        agent.say(f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been "
+        story.say(f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been "
                   "refunded more than once", Kind.WARNING)
     return [outcome]
 
 
-def _ask(agent: SupportAgent, amount: float) -> Message:
+def _ask(story: Steps, amount: float) -> Message:
     return Message(f"msg-{next(agent.message_ids)}", "user",
                    (Part(data={"order_id": ORDER, "amount": amount}, media_type="application/json"),),
                    metadata={"skillId": "process_refund"})

@@ -31,7 +31,8 @@ from peers.support.orders_tool import TOOLS_URL
 from transports.errors import PeerError
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"
 
@@ -61,36 +62,36 @@ def grant(claims: tuple[Claim, ...]) -> dict[str, Any]:
         hops=("triage-agent", "support-agent"), evidence=claims))
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
-    card = open_lesson(agent, card_urls, "Evidence by reference: each claim classed and dated, "
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+    card = open_lesson(story, card_urls, "Evidence by reference: each claim classed and dated, "
                        "refreshed before anyone acts on it.",
                        lacks="metadata to carry evidence")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     now = time.time()
     claims = from_triage(now)
-    agent.say(f"[support] triage hands over ticket {TICKET} with claims by reference (no copied rows):")
+    story.say(f"[support] triage hands over ticket {TICKET} with claims by reference (no copied rows):")
     for claim in claims:
-        agent.say(f"  {described(claim)}{'' if claim.is_fresh(now) else '  (stale)'}")
+        story.say(f"  {described(claim)}{'' if claim.is_fresh(now) else '  (stale)'}")
     refund = {"order_id": ORDER, "amount": 180.0}
-    agent.say()
-    agent.say("[support] as a careless hop would: passing the claims on as they came")
-    agent.gate_then_delegate(card, "process_refund", refund, handoff=grant(claims))
-    agent.say()
-    agent.say("[support] or with only triage's inference about the charge")
-    agent.gate_then_delegate(card, "process_refund", refund, handoff=grant(claims[2:]))
-    agent.say()
-    agent.say(f"[support] as a receiver should: the observed charge is stale, so it is refreshed "
+    story.say()
+    story.say("[support] as a careless hop would: passing the claims on as they came")
+    story.delegate(card, "process_refund", refund, handoff=grant(claims))
+    story.say()
+    story.say("[support] or with only triage's inference about the charge")
+    story.delegate(card, "process_refund", refund, handoff=grant(claims[2:]))
+    story.say()
+    story.say(f"[support] as a receiver should: the observed charge is stale, so it is refreshed "
               f"from its record ({LOOKUP}) before anyone acts on it")
     try:
-        charged = lookup_order(agent, ORDER)
+        charged = lookup_order(story, ORDER)
     except PeerError as failure:
-        return [agent.failed("orders-tool", None, f"refreshing the claim failed: {failure}")]
+        return [story.failed("orders-tool", None, f"refreshing the claim failed: {failure}")]
     fresh = claims[0]._replace(value=charged, retrieved_at=utc_second())
-    agent.say(f"  {described(fresh)}")
-    agent.say("[support] handing off again: the refreshed fact, the report and the inference, each "
+    story.say(f"  {described(fresh)}")
+    story.say("[support] handing off again: the refreshed fact, the report and the inference, each "
               "in its own class")
-    return [agent.gate_then_delegate(card, "process_refund", refund, handoff=grant((fresh,) + claims[1:]))]
+    return [story.delegate(card, "process_refund", refund, handoff=grant((fresh,) + claims[1:]))]
 
 
 def described(claim: Claim) -> str:

@@ -22,7 +22,8 @@ from peers.support.generate import Generate, gullible
 from peers.support.lessons import Lesson
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 REQUEST = "Please refund $180 on order ORD-3300"
 
@@ -38,7 +39,7 @@ LESSON = Lesson(
     model=gullible)  # the offline stand-in, unless --generate or --llm-url plugs in a model
 
 
-def run(agent: SupportAgent, card_urls: list[str], *, request: str, generate: Generate,
+def run(story: Steps, card_urls: list[str], *, request: str, generate: Generate,
         show_prompts: bool = False, verbose: bool = False) -> list[Outcome] | None:
     """The model chooses, fooled or not; the trust gate decides."""
-    return planner.run_request(agent, card_urls, request, generate, show_prompts=show_prompts, verbose=verbose)
+    return planner.run_request(story, card_urls, request, generate, show_prompts=show_prompts, verbose=verbose)

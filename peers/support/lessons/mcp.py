@@ -21,7 +21,8 @@ from transports import jsonrpc
 from transports.errors import PeerError, ProtocolViolation
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER = "ORD-3300"
 LOOKED_UP = {"type": "object", "required": ["order_id", "charged"],
@@ -38,18 +39,18 @@ LESSON = Lesson(
     own_apps={TOOLS_URL: orders_tool.app})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """The tool call down, then the delegation across. `agent` is the story's SupportAgent."""
-    say = agent.say
-    say(f"[transport] {agent.transport.label}. MCP = vertical (agent -> tools);", Kind.BANNER)
+    say = story.say
+    say(f"[transport] {story.label}. MCP = vertical (agent -> tools);", Kind.BANNER)
     say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.", Kind.BANNER)
     say()
     say(f"[mcp] down to the support agent's own tool server at {TOOLS_URL}: wired in by us, "
         "so there is no trust gate")
     try:
-        charged = lookup_order(agent, ORDER)
+        charged = lookup_order(story, ORDER)
     except PeerError as failure:
-        return [agent.failed(TOOLS_URL, None, f"the tool call failed: {failure}")]
+        return [story.failed(TOOLS_URL, None, f"the tool call failed: {failure}")]
     say(f"[mcp] the tool says {ORDER} was charged ${charged:,.2f}: that is the refund to ask for")
     outcomes = []
     for card_url in card_urls:  # across, to the peers: each meets the trust gate
@@ -62,7 +63,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
     return outcomes
 
 
-def lookup_order(agent: SupportAgent, order_id: str) -> float:
+def lookup_order(story: Steps, order_id: str) -> float:
     """initialize, initialized, tools/list, tools/call: the charge of `order_id`."""
     agent.call(TOOLS_URL, "initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
                                          "clientInfo": {"name": "support-agent", "version": "1.0.0"}}, HEADERS)

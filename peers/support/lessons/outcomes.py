@@ -26,7 +26,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 # Seed 004 and A2A class three of these endings differently; both are right, each about its own thing.
 TWO_VOCABULARIES = [
@@ -54,32 +55,32 @@ LESSON = Lesson(
     peers={"billing-agent": {"check_orders": True}})  # an unknown order, an over-refund
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Four refunds, four endings, then a withdrawal and the legend."""
-    card = open_lesson(agent, card_urls, "Every ending is a named variant: four refunds, "
+    card = open_lesson(story, card_urls, "Every ending is a named variant: four refunds, "
                        "handed to billing.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     outcomes = []
     for why, order, amount in REFUNDS:
-        agent.say()
-        agent.say(f"[support] refund {why}")
-        outcomes.append(agent.gate_then_delegate(card, "process_refund", {"order_id": order, "amount": amount}))
+        story.say()
+        story.say(f"[support] refund {why}")
+        outcomes.append(story.delegate(card, "process_refund", {"order_id": order, "amount": amount}))
     paused = outcomes[-1]
     if paused.variant is Variant.APPROVAL_REQUIRED:  # on the essay's wire it is "input-required"
-        agent.say()
-        agent.say(f"[support] the customer withdrew the request: canceling task {escape(paused.task.id)}, "
+        story.say()
+        story.say(f"[support] the customer withdrew the request: canceling task {escape(paused.task.id)}, "
                   "which nothing has been done for yet")
         try:
-            canceled = look_up(agent, card, "cancel", paused.task.id)
+            canceled = look_up(story, card, "cancel", paused.task.id)
         except PeerError as failure:
-            return [turn_failed(agent, card, paused, failure)]
+            return [turn_failed(story, card, paused, failure)]
         agent.report(card, paused.verdict, canceled)
-    agent.say()
-    agent.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
+    story.say()
+    story.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
     for line in legend():
-        agent.say(line, Kind.BANNER)
-    agent.say()
+        story.say(line, Kind.BANNER)
+    story.say()
     for line in TWO_VOCABULARIES:
-        agent.say(line)
+        story.say(line)
     return outcomes[:1]  # the other endings were the lesson; the first is the run's outcome

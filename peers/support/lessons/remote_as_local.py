@@ -23,7 +23,8 @@ from peers.support.orders_tool import ORDERS
 from peers.support.output import Kind
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 TICKET = {"ticket": "Order ORD-3300 arrived broken. I'd like my money back, please."}
 
@@ -56,23 +57,23 @@ def pipeline(stages: list[Stage], payload: dict[str, Any], say: Callable[..., No
     return task
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
-    card = open_lesson(agent, card_urls, "Remote as local: one pipeline, two stages, one of "
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+    card = open_lesson(story, card_urls, "Remote as local: one pipeline, two stages, one of "
                        "them across the transport.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     billing = RemoteAgent(agent.gate_then_delegate, card, "process_refund")
     stages: list[Stage] = [LocalAgent("triage", triage), billing]
-    agent.say()
+    story.say()
     try:
-        task = pipeline(stages, TICKET, agent.say)
+        task = pipeline(stages, TICKET, story.say)
     except NotDelegated as refused:
         return [refused.outcome]
-    agent.say()
+    story.say()
     for number, stage in enumerate(stages, 1):
-        agent.say(f"[pipeline] stage {number}, {stage.name}, was {stage.where}", Kind.BANNER)
-    agent.say("[pipeline] the pipeline called run() on each and never asked which was which", Kind.BANNER)
+        story.say(f"[pipeline] stage {number}, {stage.name}, was {stage.where}", Kind.BANNER)
+    story.say("[pipeline] the pipeline called run() on each and never asked which was which", Kind.BANNER)
     if task is None or task.state is not TaskState.COMPLETED:
         why = task.status_message if task is not None else "no stages"
-        return [agent.failed("the pipeline", None, f"it stopped: {why}")]
+        return [story.failed("the pipeline", None, f"it stopped: {why}")]
     return [billing.outcome] if billing.outcome is not None else []

@@ -30,7 +30,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}
 NOTE = ("Case ORD-3300: the parcel arrived crushed; refund $180.00 in full (Refund policy, §4.2).\n"
@@ -49,47 +50,47 @@ LESSON = Lesson(
     order=180, flags={"--wire": "1.0"})  # the essay's tasks/send: one input, and no history to read back
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Hand off the refund with its note; read the task back; compare the note byte for byte."""
-    card = open_lesson(agent, card_urls, "The boundary must not mangle structure: a note with URLs and "
+    card = open_lesson(story, card_urls, "The boundary must not mangle structure: a note with URLs and "
                        "citations, handed off and read back byte for byte.",
                        lacks="metadata to carry the note, nor a task history to read it back from")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    agent.say(f"[support] the case note handed to billing beside the refund: {len(NOTE.encode())} bytes "
+    story.say(f"[support] the case note handed to billing beside the refund: {len(NOTE.encode())} bytes "
               f"of UTF-8, {len(URL.findall(NOTE))} URLs, {len(CITATION.findall(NOTE))} citations:")
     for line in NOTE.splitlines():
-        agent.say(f"  | {escape(line)}")
-    outcome = agent.gate_then_delegate(card, "process_refund", REFUND, caseNote=NOTE)
+        story.say(f"  | {escape(line)}")
+    outcome = story.delegate(card, "process_refund", REFUND, caseNote=NOTE)
     if outcome.task is None:
         return [outcome]  # refused or failed: the story said why, and nothing came back to compare
-    agent.say("[support] reading the task back as billing keeps it (GetTask), to find our note in its history")
+    story.say("[support] reading the task back as billing keeps it (GetTask), to find our note in its history")
     try:
-        kept = ask(agent, card, "get", {"id": outcome.task.id})  # as it came: our own reading keeps no history
+        kept = ask(story, card, "get", {"id": outcome.task.id})  # as it came: our own reading keeps no history
     except PeerError as failure:
-        return [agent.failed(card.name, outcome.verdict, f"reading the task back failed: {failure}; "
+        return [story.failed(card.name, outcome.verdict, f"reading the task back failed: {failure}; "
                                                          f"{failure.retry_advice()}", failure)]
-    compare(agent, kept, agent.last_sent)
+    compare(story, kept, agent.last_sent)
     return [outcome]
 
 
-def compare(agent: SupportAgent, kept: Any, sent: Message | None) -> bool:
+def compare(story: Steps, kept: Any, sent: Message | None) -> bool:
     """Whether the note in billing's copy of our message (`kept`: the task as GetTask's
     result carries it) is the note we sent, byte for byte; said either way."""
     back = note_in(kept, sent.message_id if sent is not None else None)
     if back is None:
-        agent.say("[support] billing's task carries no copy of our note: nothing to compare "
+        story.say("[support] billing's task carries no copy of our note: nothing to compare "
                   "(A2A lets a server leave history out)", Kind.WARNING)
         return False
     if difference(NOTE, back) is None:
         digest = hashlib.sha256(back.encode()).hexdigest()[:16]
-        agent.say(f"[support] the note came back byte-identical: {len(back.encode())} bytes, sha256 {digest}...",
+        story.say(f"[support] the note came back byte-identical: {len(back.encode())} bytes, sha256 {digest}...",
                   Kind.TRUSTED)
-        agent.say(f"[support] its URLs, in order, unchanged: {', '.join(URL.findall(back))}", Kind.TRUSTED)
-        agent.say(f"[support] its citations, in order, unchanged: {', '.join(CITATION.findall(back))}",
+        story.say(f"[support] its URLs, in order, unchanged: {', '.join(URL.findall(back))}", Kind.TRUSTED)
+        story.say(f"[support] its citations, in order, unchanged: {', '.join(CITATION.findall(back))}",
                   Kind.TRUSTED)
         return True
-    agent.say(f"[support] the boundary MANGLED the note: {difference(NOTE, back)}; this copy is not the note",
+    story.say(f"[support] the boundary MANGLED the note: {difference(NOTE, back)}; this copy is not the note",
               Kind.ERROR)
     return False
 

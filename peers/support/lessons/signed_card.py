@@ -25,7 +25,8 @@ from transports.base import HttpResponse
 from transports.codec import loads_strict
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 KEYS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "keys")
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}
@@ -40,22 +41,22 @@ LESSON = Lesson(
     peers={"billing-agent": {"sign_card": True}})
 
 
-def open_pinned(agent: SupportAgent, card_urls: list[str], about: str) -> AgentCard | list[Outcome]:
+def open_pinned(story: Steps, card_urls: list[str], about: str) -> AgentCard | list[Outcome]:
     """The lesson's opening (turns.open_lesson), then billing's key pinned: its card, or
     the outcomes the lesson ends with if it cannot go on."""
-    card = open_lesson(agent, card_urls, about, lacks="signatures (A2A 1.0 signed cards)")
+    card = open_lesson(story, card_urls, about, lacks="signatures (A2A 1.0 signed cards)")
     if isinstance(card, AgentCard):
-        pin_billing_key(agent, card)
+        pin_billing_key(story, card)
     return card
 
 
-def pin_billing_key(agent: SupportAgent, card: AgentCard) -> None:
+def pin_billing_key(story: Steps, card: AgentCard) -> None:
     """Pin billing's public key (peers/support/keys/billing-agent.jwk.json) in the allowlist."""
     with open(os.path.join(KEYS, "billing-agent.jwk.json"), encoding="utf-8") as file:
         key = rs256.public_from_jwk(json.load(file))
     agent.allowlist = [entry._replace(public_key=key) if entry.name == card.name else entry
                        for entry in agent.allowlist]
-    agent.say(f"[support] the allowlist pins {card.name}'s public key (kid {key.jwk()['kid'][:12]}...): "
+    story.say(f"[support] the allowlist pins {card.name}'s public key (kid {key.jwk()['kid'][:12]}...): "
               "its card is believed only if that key signed it")
 
 
@@ -94,27 +95,27 @@ def resigned(card: dict[str, Any]) -> dict[str, Any]:
     return card_signature.sign(altered({k: v for k, v in card.items() if k != "signatures"}), someone_else)
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """The signed card as served; then altered in transit; then re-signed by another key."""
-    card = open_pinned(agent, card_urls, "Signed cards: the allowlist pins billing's key.")
+    card = open_pinned(story, card_urls, "Signed cards: the allowlist pins billing's key.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    agent.say("[support] (1) the card as billing served it, signed with its key:")
-    outcomes = [agent.gate_then_delegate(card, "process_refund", REFUND)]
+    story.say("[support] (1) the card as billing served it, signed with its key:")
+    outcomes = [story.delegate(card, "process_refund", REFUND)]
     cases = (("(2) the same card, one sentence added on its way to us by a proxy:", altered),
              ("(3) the altered card, signed again, validly, by someone holding another key:", resigned))
     for about, rewrite in cases:
-        agent.say()
-        agent.say(f"[support] {about}")
+        story.say()
+        story.say(f"[support] {about}")
         printer = agent.transport
         printer.inner = OnThePath(printer.inner, rewrite)
         try:
-            found = agent.find(card_urls[0])
+            found = story.find(card_urls[0])
         finally:
             printer.inner = printer.inner.inner
         outcomes.append(found if not isinstance(found, AgentCard)
-                        else agent.gate_then_delegate(found, "process_refund", REFUND))
+                        else story.delegate(found, "process_refund", REFUND))
     refused = sum(outcome.refused for outcome in outcomes[1:])
-    agent.say(f"[support] {refused} of {len(cases)} altered cards refused before any frame. A signature "
+    story.say(f"[support] {refused} of {len(cases)} altered cards refused before any frame. A signature "
               "proves who made the card's bytes; the pinned key says whose signature counts.", Kind.BANNER)
     return outcomes

@@ -27,7 +27,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
 PAUSES = (1.5, 1.5, 2.0, 4.0)  # seconds between looks: bounded, growing
@@ -41,54 +42,54 @@ LESSON = Lesson(
     peers={"billing-agent": {"slow": 1.0}})  # ... for a refund that takes a second
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Delegate a refund that outlasts our deadline; find the task before any retry."""
-    card = open_lesson(agent, card_urls, "A slow peer: our deadline passes; the task goes on.",
+    card = open_lesson(story, card_urls, "A slow peer: our deadline passes; the task goes on.",
                        lacks="contextId, nor a GetTask to find a task by")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
-    agent.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, in context {TICKET} (the customer's ticket)")
-    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT}, TICKET)
+    story.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, in context {TICKET} (the customer's ticket)")
+    outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT}, TICKET)
     if outcome.variant is not Variant.TIMED_OUT:
         return [outcome]  # answered in time, refused, or failed otherwise: the story said why
-    agent.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {outcome.variant.handling}",
+    story.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {outcome.variant.handling}",
               Kind.ESCALATED)
     try:
-        task = _find(agent, card)
+        task = _find(story, card)
         for pause in PAUSES:
             if task is None or task.state.is_terminal:
                 break
-            agent.say(f"[support] task {escape(task.id)} is {task.state.value}; asking again in {pause:g}s")
+            story.say(f"[support] task {escape(task.id)} is {task.state.value}; asking again in {pause:g}s")
             time.sleep(pause)
-            looked = look_up(agent, card, "get", task.id)
+            looked = look_up(story, card, "get", task.id)
             task = looked if looked.id == task.id else None  # an answer about another task is none
     except PeerError as failure:
-        return [agent.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}; "
+        return [story.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}; "
                                                          f"{failure.retry_advice()}", failure)]
     if task is None:  # not found, or not yet: only the very same message may go again
-        agent.say("[support] no task found in that context yet: the message may not have arrived, or "
+        story.say("[support] no task found in that context yet: the message may not have arrived, or "
                   "not been taken up yet; only the same message (same messageId) is safe to send again",
                   Kind.ESCALATED)
         return [outcome]
     agent.report(card, outcome.verdict, task)
     if task.state.is_terminal:
-        agent.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: nothing "
+        story.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: nothing "
                   "to retry (a new request would have asked billing for this refund again)", Kind.BANNER)
     return [outcome._replace(task=task, error=None, failure=None)]  # still working: the variant says so
 
 
-def _find(agent: SupportAgent, card: AgentCard) -> Task | None:
+def _find(story: Steps, card: AgentCard) -> Task | None:
     """The task the lost answer would have named: ListTasks by our contextId where the
     wire has it (1.0); else the same message again, which names its task (0.3). A task
     in another context is not ours to find."""
     spoken = agent.format_of[card.url]
     if method_for(spoken, "list"):
-        agent.say(f"[support] looking for the task in context {TICKET} before any retry")
-        found = read(spoken.tasks_from_list, ask(agent, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
+        story.say(f"[support] looking for the task in context {TICKET} before any retry")
+        found = read(spoken.tasks_from_list, ask(story, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
                      "the list")  # with its result, should it have ended meanwhile
     else:
         message = agent.last_sent
-        agent.say(f"[support] {spoken.NAME} has no ListTasks: sending the same message again "
+        story.say(f"[support] {spoken.NAME} has no ListTasks: sending the same message again "
                   f"({message.message_id}), which billing answers with the task it made, never a second refund")
         result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
         found = [read(spoken.task_from_result, result, "the result")]

@@ -25,7 +25,8 @@ from peers.support.lessons.signed_card import REFUND, open_pinned
 from peers.support.output import Kind
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 # Where the rogue serves each copy (trick 7), what the copy is, and why the rule that refuses it exists.
 CASES = (
@@ -46,19 +47,19 @@ LESSON = Lesson(
     peers={"billing-agent": {"sign_card": True, "copied_to": {host: kind for host, kind, _, _ in CASES}}})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Each copy, discovered and gated; none gets a frame."""
-    card = open_pinned(agent, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.")
+    card = open_pinned(story, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     outcomes = []
     for host, _, about, why in CASES:
-        agent.say()
-        agent.say(f"[support] {about}, found at {host}:")
-        found = agent.find(card_url(host))
+        story.say()
+        story.say(f"[support] {about}, found at {host}:")
+        found = story.find(card_url(host))
         if isinstance(found, AgentCard):
-            outcomes.append(agent.gate_then_delegate(found, "process_refund", REFUND))
-            agent.say(f"[support] {why}", Kind.BANNER)
+            outcomes.append(story.delegate(found, "process_refund", REFUND))
+            story.say(f"[support] {why}", Kind.BANNER)
         else:
             outcomes.append(found)
     return outcomes

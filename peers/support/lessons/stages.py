@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from peers.a2a.model import AgentCard, Artifact, Part, Task, TaskState
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome
+    from peers.support.outcomes import Outcome
 
 
 class NotDelegated(Exception):

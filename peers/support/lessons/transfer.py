@@ -34,7 +34,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 US, ORDER, AMOUNT, TICKET = "support-agent", "ORD-4100", 6200.0, "ticket-4100"
 TRACE, OUR_SPAN = "trace-ticket-4100", "support-1"
@@ -71,28 +72,28 @@ def envelope(advanced_by: str, user_owner: str | None = US) -> dict[str, Any]:
         transfer=transfer.Transfer(advanced_by, STATUS, user_owner, TRACE, OUR_SPAN)))
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
-    card = open_lesson(agent, card_urls, "What a handoff transfers: the task, to the one who advances it; "
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+    card = open_lesson(story, card_urls, "What a handoff transfers: the task, to the one who advances it; "
                        "the customer stays with the owner it names.", lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     refund = {"order_id": ORDER, "amount": AMOUNT}
-    table(agent, envelope(card.name))
-    agent.say()
+    table(story, envelope(card.name))
+    story.say()
     draft = envelope(US)
-    agent.say(f"[support] after this transfer, who advances the refund? Drafted with {US} keeping the plan, "
+    story.say(f"[support] after this transfer, who advances the refund? Drafted with {US} keeping the plan, "
               "billing only answering (advancedBy: support-agent)")
     if transfer.refusal(handoff.read(draft).transfer, card.name):  # the blunt question, asked before writing it
-        agent.say(f"[support] not sent as a handoff: {US} would still advance the task, so it is a tool call "
+        story.say(f"[support] not sent as a handoff: {US} would still advance the task, so it is a tool call "
                   "wearing a handoff's clothes; naming it a handoff would hide who is accountable", Kind.REFUSED)
-    agent.say()
-    agent.say(f"[support] handed over to {card.name}, but naming nobody who keeps the customer meanwhile")
-    agent.gate_then_delegate(card, "process_refund", refund, TICKET, handoff=envelope(card.name, None))
-    agent.say()
-    agent.say(f"[support] handed over whole: {card.name} advances it, from the current status the envelope "
+    story.say()
+    story.say(f"[support] handed over to {card.name}, but naming nobody who keeps the customer meanwhile")
+    story.delegate(card, "process_refund", refund, TICKET, handoff=envelope(card.name, None))
+    story.say()
+    story.say(f"[support] handed over whole: {card.name} advances it, from the current status the envelope "
               f"states; {US} keeps the customer")
     sent = envelope(card.name)
-    outcome = agent.gate_then_delegate(card, "process_refund", refund, TICKET, handoff=sent)
+    outcome = story.delegate(card, "process_refund", refund, TICKET, handoff=sent)
     if outcome.task is None:
         return [outcome]  # refused or failed: the story said why
     owner = handoff.read(sent).transfer.user_owner
@@ -100,44 +101,44 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         if owner == US:
             waits = ("is waiting for a person's approval" if outcome.task.state is TaskState.INPUT_REQUIRED
                      else "is still at work on it")  # what billing's answer says, in the customer's words
-            agent.say(f"[support] delay notice to the customer, sent by {US} (the envelope's userOwner): "
+            story.say(f"[support] delay notice to the customer, sent by {US} (the envelope's userOwner): "
                       f"\"Your refund of ${AMOUNT:,.2f} for {ORDER} is with our billing team, which now handles "
                       f"it and {waits}; we will write as soon as it is decided.\"", Kind.ESCALATED)
         else:
-            agent.say(f"[support] the envelope names {escape(str(owner))} as the customer's owner: the delay "
+            story.say(f"[support] the envelope names {escape(str(owner))} as the customer's owner: the delay "
                       "notice is theirs to send")
-    spans(agent, card, outcome.task.id, agent.last_sent.message_id if agent.last_sent else None)
+    spans(story, card, outcome.task.id, agent.last_sent.message_id if agent.last_sent else None)
     return [outcome]
 
 
-def table(agent: SupportAgent, sent: dict[str, Any]) -> None:
+def table(story: Steps, sent: dict[str, Any]) -> None:
     """The envelope's contract, field by field: the schema's fields, * where it requires one."""
     required = set(handoff.SCHEMA["required"])
-    agent.say(f"[support] the handoff contract ({handoff.CONTRACT}), field by field (* required; what we send):")
+    story.say(f"[support] the handoff contract ({handoff.CONTRACT}), field by field (* required; what we send):")
     for name in handoff.SCHEMA["properties"]:
         value = json.dumps(sent[name]) if name in sent else "(not sent)"
         value = value if len(value) <= 40 else value[:37] + "..."
-        agent.say(f"  {name + ('*' if name in required else ''):<15}{value:<42}{MEANINGS[name]}")
-    agent.say("  never in it: the transcript, the receiver's prompt, the sender's credentials (the schema "
+        story.say(f"  {name + ('*' if name in required else ''):<15}{value:<42}{MEANINGS[name]}")
+    story.say("  never in it: the transcript, the receiver's prompt, the sender's credentials (the schema "
               "admits no other field)")
 
 
-def spans(agent: SupportAgent, card: AgentCard, task_id: str, message_id: str | None) -> None:
+def spans(story: Steps, card: AgentCard, task_id: str, message_id: str | None) -> None:
     """The handoff as linked responsibility spans: ours, and billing's task, linked to ours
     by the handoff it keeps (read back with GetTask, as billing has it)."""
     try:
-        kept = kept_message(ask(agent, card, "get", {"id": task_id}), message_id)
+        kept = kept_message(ask(story, card, "get", {"id": task_id}), message_id)
     except PeerError as failure:
-        agent.say(f"[support] billing's task could not be read back: {failure}", Kind.WARNING)
+        story.say(f"[support] billing's task could not be read back: {failure}", Kind.WARNING)
         return
     linked = carried_span(kept) == {"traceId": TRACE, "spanId": OUR_SPAN}
-    agent.say(f"[trace] {TRACE}: the handoff, as linked responsibility spans")
-    agent.say(f"[trace]   span {OUR_SPAN:<9} {US:<14} keeps the customer ({TICKET}), the delay notice included")
+    story.say(f"[trace] {TRACE}: the handoff, as linked responsibility spans")
+    story.say(f"[trace]   span {OUR_SPAN:<9} {US:<14} keeps the customer ({TICKET}), the delay notice included")
     if linked:
-        agent.say(f"[trace]   task {escape(task_id):<9} {card.name:<14} advances the refund, linked to "
+        story.say(f"[trace]   task {escape(task_id):<9} {card.name:<14} advances the refund, linked to "
                   f"{OUR_SPAN}: the task keeps the handoff that carried it")
     else:
-        agent.say(f"[trace]   task {escape(task_id):<9} {card.name:<14} keeps no handoff naming {OUR_SPAN}: "
+        story.say(f"[trace]   task {escape(task_id):<9} {card.name:<14} keeps no handoff naming {OUR_SPAN}: "
                   "its work cannot be linked to ours", Kind.WARNING)
 
 

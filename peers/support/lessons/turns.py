@@ -2,36 +2,41 @@
 one more turn with a peer the trust gate already let through (send a message, read the
 task it answers, report it as the story reports every task), and reading tasks back
 (GetTask, CancelTask, ListTasks) in the wire the peer's card speaks. Each takes the
-story's SupportAgent where it sends through it, and only values where it does not."""
+story's steps (peers/support/contact.py) and a contact, never the support agent."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Task
-from peers.a2a.wire_format import WireFormat, method_for
+from peers.a2a.wire_format import WireFormat
+from peers.support.contact import Contact
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent, Verdict
-    Turn = tuple[Verdict | None, AgentCard]  # the trust gate's verdict on a card, and the card
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 
-def open_lesson(agent: SupportAgent, card_urls: list[str], about: str,
-                lacks: str | None = None) -> AgentCard | list[Outcome]:
-    """A lesson's first lines: what it shows, then billing's card (first in the registry).
-    Instead of the card, the outcomes the lesson ends with: [why the card could not be
-    had], or, if it speaks the essay's wire and that `lacks` what the lesson needs, []."""
-    agent.say(f"[transport] {agent.transport.label}. {about}", Kind.BANNER)
-    agent.say()
-    card = agent.find(card_urls[0])
+def open_lesson(story: Steps, card_urls: list[str], about: str,
+                lacks: str | None = None) -> Contact | list[Outcome]:
+    """A lesson's first lines: what it shows, then billing's card (first in the registry),
+    through the trust gate. Instead of the contact, the outcomes the lesson ends with: [why
+    the card could not be had, or the gate's refusal], or, if it speaks the essay's wire and
+    that `lacks` what the lesson needs, []."""
+    story.say(f"[transport] {story.label}. {about}", Kind.BANNER)
+    story.say()
+    card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]
-    if lacks is not None and essay_cannot(agent.format_of[card.url], lacks, agent.say):
+    contact = story.gate(card)
+    if not isinstance(contact, Contact):
+        return [contact]
+    if lacks is not None and essay_cannot(contact.wire, lacks, story.say):
         return []
-    return card
+    return contact
 
 
 def essay_cannot(spoken: WireFormat, lacks: str, say: Callable[..., None]) -> bool:
@@ -43,23 +48,20 @@ def essay_cannot(spoken: WireFormat, lacks: str, say: Callable[..., None]) -> bo
     return True
 
 
-def send_turn(agent: SupportAgent, turn: Turn, message: Message, scope: str | None = None) -> Task:
-    """Send `message` to the card's endpoint in the wire its card speaks, with the token our
-    store holds for it (for `scope`, if a step-up is asked for); `turn` is the gate's
-    verdict and the card. Raises PeerError, as the story's own delegate does."""
-    verdict, card = turn
-    spoken = agent.format_of[card.url]
-    result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS, scope)
-    task = read(spoken.task_from_result, result, "the result")
-    agent.report(card, verdict, task)
+def send_turn(story: Steps, contact: Contact, message: Message, scope: str | None = None) -> Task:
+    """Send `message` to the contact, with the token our store holds for it (for `scope`, if
+    a step-up is asked for), its task followed as every delegation's is, then reported.
+    Raises PeerError, as the story's own delegate does."""
+    task = story.send(contact, message, scope)
+    story.report(contact, task)
     return task
 
 
-def attempt(agent: SupportAgent, turn: Turn, message: Message,
+def attempt(story: Steps, contact: Contact, message: Message,
             scope: str | None = None) -> Task | RemoteError:
     """One turn: the task the peer answers, or its refusal (a JSON-RPC error) as a value."""
     try:
-        return send_turn(agent, turn, message, scope)
+        return send_turn(story, contact, message, scope)
     except RemoteError as refused:
         return refused
 
@@ -68,31 +70,30 @@ def said(say: Callable[..., None], answer: Task | RemoteError, after: str = "the
     """A refusal, said as one (a task needs no words here: send_turn reported it)."""
     if isinstance(answer, RemoteError):
         say(f"[support] billing refused it ({escape(str(answer))})" + (f"; {after}" if after else ""),
-                  Kind.REFUSED)
+            Kind.REFUSED)
 
 
-def turn_failed(agent: SupportAgent, card: AgentCard, outcome: Outcome, failure: PeerError) -> Outcome:
+def turn_failed(story: Steps, contact: Contact, outcome: Outcome, failure: PeerError) -> Outcome:
     """A later turn broke the exchange (not a refusal): said as an error, and the outcome
     keeps the task it already has, so its variant is still what that task is."""
-    error = agent.failed(card.name, outcome.verdict, f"a follow-up failed: {failure}; {failure.retry_advice()}",
-                         failure).error
+    error = story.failed(contact.name, outcome.verdict, f"a follow-up failed: {failure}; "
+                                                       f"{failure.retry_advice()}", failure).error
     return outcome._replace(error=error, failure=failure)
 
 
-def ask(agent: SupportAgent, card: AgentCard, operation: str, params: dict[str, Any]) -> Any:
+def ask(story: Steps, contact: Contact, operation: str, params: dict[str, Any]) -> Any:
     """GetTask, CancelTask or ListTasks ("get", "cancel", "list") in the wire the card
     speaks: the JSON-RPC result. Raises PeerError, and StopIteration if the wire lacks it."""
-    spoken = agent.format_of[card.url]
-    method = method_for(spoken, operation)
+    method = contact.method(operation)
     if method is None:
-        raise StopIteration(f"the {spoken.NAME} wire has no {operation!r} method")
-    return agent.call(card.url, method, params, spoken.HEADERS)
+        raise StopIteration(f"the {contact.wire.NAME} wire has no {operation!r} method")
+    return story.call(contact, method, params)
 
 
-def look_up(agent: SupportAgent, card: AgentCard, operation: str, task_id: str) -> Task:
+def look_up(story: Steps, contact: Contact, operation: str, task_id: str) -> Task:
     """GetTask or CancelTask ("get", "cancel") on one task: the task as the peer has it now."""
-    result = ask(agent, card, operation, {"id": task_id})
-    return read(agent.format_of[card.url].task_from_wire, result, "the task")
+    result = ask(story, contact, operation, {"id": task_id})
+    return read(contact.wire.task_from_wire, result, "the task")
 
 
 def kept_message(task: Any, message_id: str | None) -> dict[str, Any] | None:

@@ -27,7 +27,8 @@ from peers.support.output import Kind
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ROGUE = "refund-bot-9000"
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}
@@ -39,54 +40,54 @@ LESSON = Lesson(
     order=32, flags={"--allow-untrusted": [ROGUE]})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Delegate to the opted-in rogue; keep its answer as data; then to billing, trusted."""
-    agent.say(f"[transport] {agent.transport.label}. An UNTRUSTED result is data: nothing it claims "
+    story.say(f"[transport] {story.label}. An UNTRUSTED result is data: nothing it claims "
               "is a fact, nothing it says is done.", Kind.BANNER)
-    agent.say()
-    found = [agent.find(card_url) for card_url in card_urls]
+    story.say()
+    found = [story.find(card_url) for card_url in card_urls]
     cards = [card for card in found if isinstance(card, AgentCard)]
     failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
     opted = [card for card in cards if card.name in agent.allow_untrusted]
     if not opted:
-        agent.say(f"[support] no peer this run opts in to (--allow-untrusted) was found: this lesson "
+        story.say(f"[support] no peer this run opts in to (--allow-untrusted) was found: this lesson "
                   f"needs one, as it does by default ({ROGUE})", Kind.WARNING)
         return failures
     allowlist_before = list(agent.allowlist)
-    agent.say()
-    agent.say(f"[support] the customer's refund, {REFUND['order_id']} for ${REFUND['amount']:,.2f}, to "
+    story.say()
+    story.say(f"[support] the customer's refund, {REFUND['order_id']} for ${REFUND['amount']:,.2f}, to "
               f"{opted[0].name!r}: not vetted, but this run opts in to it (--allow-untrusted)")
-    untrusted = agent.gate_then_delegate(opted[0], "process_refund", REFUND)
+    untrusted = story.delegate(opted[0], "process_refund", REFUND)
     if untrusted.result is None:
         return failures + [untrusted]  # refused, failed or paused: the story said why
     if untrusted.trusted:  # this run's allowlist vets it: its result is not the lesson's to doubt
-        agent.say(f"[support] {untrusted.peer!r} is on this run's allowlist, so its result is trusted: "
+        story.say(f"[support] {untrusted.peer!r} is on this run's allowlist, so its result is trusted: "
                   "this lesson needs a peer outside it", Kind.WARNING)
         return failures + [untrusted]
-    agent.say("[support] the result, fenced as data, as any later step (a model drafting a reply) "
+    story.say("[support] the result, fenced as data, as any later step (a model drafting a reply) "
               "would be shown it:")
-    agent.say(customer.fenced(untrusted.peer, untrusted.result))
+    story.say(customer.fenced(untrusted.peer, untrusted.result))
     claimed = read_refund(untrusted.result)
-    agent.say(f"[support] what it claims, read as a claim: {_claim(claimed)}; we asked for a refund "
+    story.say(f"[support] what it claims, read as a claim: {_claim(claimed)}; we asked for a refund "
               f"of ${REFUND['amount']:,.2f} for {REFUND['order_id']}, and no system we trust has "
               "confirmed any refund", Kind.UNTRUSTED)
     same = agent.allowlist == allowlist_before
-    agent.say(f"[support] what it tells the calling agent to do is not done: the allowlist is "
+    story.say(f"[support] what it tells the calling agent to do is not done: the allowlist is "
               f"{'the same as before' if same else 'CHANGED'} ("
               + ", ".join(f"{entry.name} at {entry.endpoint}" for entry in agent.allowlist) + ")",
               Kind.UNTRUSTED if same else Kind.ERROR)
-    agent.say(f"[support] reply to the customer (written without the UNTRUSTED result, which is "
+    story.say(f"[support] reply to the customer (written without the UNTRUSTED result, which is "
               f"unverified and not passed on): {customer.untrusted_reply(REFUND)}", Kind.UNTRUSTED)
     outcomes = failures + [untrusted]
     for card in cards:
         if card.name in agent.allow_untrusted:
             continue
-        agent.say()
-        agent.say(f"[support] the refund, to {card.name!r}: the allowlist decides, as before")
-        trusted = agent.gate_then_delegate(card, "process_refund", REFUND)
+        story.say()
+        story.say(f"[support] the refund, to {card.name!r}: the allowlist decides, as before")
+        trusted = story.delegate(card, "process_refund", REFUND)
         outcomes.append(trusted)
         if trusted.trusted and trusted.result is not None:
-            agent.say(f"[support] reply to the customer (from {escape(card.name)}, trusted): "
+            story.say(f"[support] reply to the customer (from {escape(card.name)}, trusted): "
                       f"{escape(customer.trusted_reply(card.name, trusted.result))}", Kind.TRUSTED)
             break
     return outcomes

@@ -23,7 +23,8 @@ from peers.support.output import Kind
 from transports.errors import RemoteError
 
 if TYPE_CHECKING:
-    from a2a_delegation import Outcome, SupportAgent
+    from peers.support.contact import Steps
+    from peers.support.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-7300", 120.0
 V1 = handoff.to_wire(handoff.Envelope(
@@ -42,33 +43,33 @@ LESSON = Lesson(
     teaches="seed 004's tests: unsupported schema version", order=140, flags={"--wire": "1.0"})
 
 
-def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Hand off in the newest contract; on refusal, in the newest one billing names."""
-    card = open_lesson(agent, card_urls, "Contract versions: refused with the versions "
+    card = open_lesson(story, card_urls, "Contract versions: refused with the versions "
                        "billing speaks; handed off again in one both speak.",
                        lacks="metadata to carry a contract version")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     newest = next(iter(SPEAKS))
-    agent.say(f"[support] handing off in {newest}, the newest contract the support agent speaks")
-    outcome = agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
+    story.say(f"[support] handing off in {newest}, the newest contract the support agent speaks")
+    outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
                                        handoff=SPEAKS[newest])
     if not isinstance(outcome.failure, RemoteError) or outcome.failure.code != -32602:
         return [outcome]
     theirs = supported_by(outcome.failure.data)
     if theirs is None:
-        agent.say("[support] billing refused it, naming no versions as data: escalating to a human "
+        story.say("[support] billing refused it, naming no versions as data: escalating to a human "
                   "rather than guessing a shape", Kind.ESCALATED)
         return [outcome]
     both = [version for version in SPEAKS if version in theirs]
-    agent.say(f"[support] billing speaks {', '.join(theirs)} (the error's data); we speak "
+    story.say(f"[support] billing speaks {', '.join(theirs)} (the error's data); we speak "
               f"{', '.join(SPEAKS)}")
     if not both:
-        agent.say("[support] no version in common: escalating to a human", Kind.ESCALATED)
+        story.say("[support] no version in common: escalating to a human", Kind.ESCALATED)
         return [outcome]
-    agent.say(f"[support] handing off again in {both[0]}, the newest both speak "
+    story.say(f"[support] handing off again in {both[0]}, the newest both speak "
               "(it has no field for the customer's own words, so they stay with us)")
-    return [agent.gate_then_delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
+    return [story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
                                      handoff=SPEAKS[both[0]])]
 
 
