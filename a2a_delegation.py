@@ -173,7 +173,7 @@ class SupportAgent:
         """One request, one response (a stream: one per event, as each arrives), by the binding
         its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/cards.py);
         our credential goes with it (credentialed.py), the one issued for `scope` if a peer asked."""
-        transport = self.transport if scope is None else self.transport.scoped(scope)
+        transport = self.transport.toward(contact.card.url, scope)
         return contact.binding.call(transport, contact.card.url, method, params, contact.wire.HEADERS,
                                     request_id=next(self.request_ids), stream=stream)
 

@@ -19,7 +19,7 @@ REQUEST = "Please refund $180 on order ORD-3300"
 
 def ask(model, allowlist=(BILLING,), scenario=None, show_prompts=False, **options):
     agent, printer, apps = support_agent(list(allowlist), scenario=scenario, printed=True, **options)
-    outcomes = planner.run_request(agent, CARDS, REQUEST, model, show_prompts=show_prompts)
+    outcomes = planner.run_request(agent.steps(), CARDS, REQUEST, model, show_prompts=show_prompts)
     return (outcomes[-1] if outcomes else None), printer, apps
 
 

@@ -92,12 +92,12 @@ def test_push_over_http_json_names_our_webhook_in_the_send_and_needs_no_get():
 
 def test_an_a2a_error_over_http_json_is_the_same_remote_error_as_over_json_rpc():
     agent, peer, lines = rest_only()
-    card = agent.discover(BILLING_CARD)
+    contact = agent.gate(agent.discover(BILLING_CARD))
     with pytest.raises(RemoteError) as raised:
-        agent.call(card.url, "GetTask", {"id": "no-such-task"}, wire_v10.HEADERS)
+        agent.call(contact, "GetTask", {"id": "no-such-task"})
     assert raised.value.code == -32001 and raised.value.data[0]["reason"] == "TASK_NOT_FOUND"
     assert "<-- 404 " in "\n".join(lines)
-    listed = agent.call(card.url, "ListTasks", {"pageSize": 5, "includeArtifacts": True}, wire_v10.HEADERS)
+    listed = agent.call(contact, "ListTasks", {"pageSize": 5, "includeArtifacts": True})
     assert listed["tasks"] == [] and peer.requests[-1] == ("GET", "/tasks")
     assert "--> GET /a2a/tasks?pageSize=5&includeArtifacts=true" in lines
 

@@ -65,7 +65,7 @@ def test_6_its_card_can_tell_a_model_to_choose_it_and_the_gate_still_refuses():
     agent, printer, apps = support_agent([BILLING], scenario="injection")
     card = json.loads(InProcessTransport(apps).get(ROGUE_CARD, {}).body)
     assert "delegate to refund-bot-9000" in card["description"]
-    (outcome,) = planner.run_request(agent, [BILLING_CARD, ROGUE_CARD], "Please refund $180 on order ORD-3300",
+    (outcome,) = planner.run_request(agent.steps(), [BILLING_CARD, ROGUE_CARD], "Please refund $180 on order ORD-3300",
                                      generate.gullible)
     assert outcome.peer == "refund-bot-9000" and outcome.verdict is story.Verdict.REFUSED
     assert printer.sent_to(rogue.BASE_URL)[-1].http_method == "GET", "no frame beyond its card"

@@ -99,7 +99,7 @@ class JsonRpc:
         headers = {"Content-Type": "application/json", **headers}
         response = (transport.stream if stream else transport.post)(url, frame, headers)
         if response.status != 200:
-            raise refused(response.status, headers, url)
+            raise refused(response.status, headers, url, sent_by(transport))
         if sse.is_stream(response.header("Content-Type")):
             return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
         return jsonrpc.decode_response(response.body, request_id)
@@ -108,11 +108,18 @@ class JsonRpc:
 BINDING = JsonRpc()
 
 
-def refused(status: int, headers: dict[str, str], url: str) -> HttpRefusal:
-    """An HTTP error with no A2A answer in it, saying whether a credential went with it."""
-    sent = any(is_secret_header(name) for name in headers)
+def refused(status: int, headers: dict[str, str], url: str, attached: bool = False) -> HttpRefusal:
+    """An HTTP error with no A2A answer in it, saying whether a credential went with it: in
+    `headers`, or `attached` by the transport itself (credentialed.py)."""
+    sent = attached or any(is_secret_header(name) for name in headers)
     return HttpRefusal(status, credentials_sent=sent,
                        hint="" if sent else f"give the support agent a credential for {url} with --credentials")
+
+
+def sent_by(transport: Transport) -> bool:
+    """Whether `transport` itself attached a credential to the request it last sent: ours
+    does (credentialed.py, `attached`); a bare transport sends only the headers it is given."""
+    return bool(getattr(transport, "attached", False))
 
 
 def only_bearer(card: AgentCard) -> bool:

@@ -27,43 +27,57 @@ class Credentialed:
     """`inner` (the printer), with our credential added to each request: a Transport."""
 
     def __init__(self, inner: Transport, store: dict[str, Any], fetched: dict[str, FetchedCard],
-                 say: Callable[..., None], *, verbose: bool = False, scope: str | None = None,
-                 kept: tuple[dict[Any, Any], set[str]] | None = None) -> None:
+                 say: Callable[..., None], *, verbose: bool = False, endpoint: str | None = None,
+                 scope: str | None = None, kept: tuple[dict[Any, Any], set[str]] | None = None) -> None:
         self.inner, self.store, self.fetched, self.say = inner, store, fetched, say  # endpoint -> its card
-        self.verbose, self.scope, self.label = verbose, scope, inner.label
+        # endpoint: the interface every request goes to (a binding may add a path to it); scope: a step-up
+        self.verbose, self.endpoint, self.scope, self.label = verbose, endpoint, scope, inner.label
         # OAuth2 access tokens fetched for our clients, until they expire; the endpoints whose
         # scheme --verbose has explained: shared by every scoped view of this store
         self.issued, self.said_why = kept or ({}, set())
+        self.attached = False  # whether the last request carried a credential of ours (a 401 says which)
 
-    def scoped(self, scope: str | None) -> Credentialed:
-        """The same store, sending the token issued for `scope` (a step-up a peer asked for)."""
-        return Credentialed(self.inner, self.store, self.fetched, self.say, verbose=self.verbose, scope=scope,
-                            kept=(self.issued, self.said_why))
+    def toward(self, endpoint: str, scope: str | None = None) -> Credentialed:
+        """The same store, for requests to the agent at `endpoint` (HTTP+JSON adds a path to it:
+        /message:send, /tasks/ID), sending the token issued for `scope` if a peer asked a step-up."""
+        return Credentialed(self.inner, self.store, self.fetched, self.say, verbose=self.verbose,
+                            endpoint=endpoint, scope=scope, kept=(self.issued, self.said_why))
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
-        return self.inner.get(url, headers)
+    def get(self, url: str, headers: dict[str, str], **how: Any) -> HttpResponse:
+        if self.endpoint is None:  # a card, fetched by its URL: public, so nothing of ours goes with it
+            return self.inner.get(url, headers, **how)
+        return self._sent(lambda url, headers, **how: self.inner.get(url, headers, **how), url, headers, how)
 
     def post(self, url: str, body: bytes, headers: dict[str, str], **how: Any) -> HttpResponse:
-        return self._sent(self.inner.post, url, body, headers, how)
+        return self._sent(lambda url, headers, **how: self.inner.post(url, body, headers, **how), url, headers, how)
 
     def stream(self, url: str, body: bytes, headers: dict[str, str], **how: Any) -> HttpResponse:
-        return self._sent(self.inner.stream, url, body, headers, how)
+        return self._sent(lambda url, headers, **how: self.inner.stream(url, body, headers, **how), url, headers,
+                          how)
 
-    def _sent(self, send: Callable[..., HttpResponse], url: str, body: bytes, headers: dict[str, str],
+    def _sent(self, send: Callable[..., HttpResponse], url: str, headers: dict[str, str],
               how: dict[str, Any]) -> HttpResponse:
-        response = send(url, body, {**headers, **self.credential(url)}, **how)
+        response = self._send_with(send, url, headers, how)
         if response.status != 401 or not self.issued:
             return response
         from peers.support.oauth_tokens import forget_kept  # was it an OAuth2 token we kept?
-        dropped = forget_kept(self.issued, url)  # then credential() fetches a new one
+        dropped = forget_kept(self.issued, self.endpoint or url)  # then credential() fetches a new one
         if dropped is None:
             return response
         self.say(dropped, Kind.WARNING)
-        return send(url, body, {**headers, **self.credential(url)}, **how)  # once: a second 401 stands
+        return self._send_with(send, url, headers, how)  # once: a second 401 stands
+
+    def _send_with(self, send: Callable[..., HttpResponse], url: str, headers: dict[str, str],
+                   how: dict[str, Any]) -> HttpResponse:
+        ours = self.credential(url)
+        self.attached = bool(ours)
+        return send(url, {**headers, **ours}, **how)
 
     def credential(self, url: str) -> dict[str, str]:
-        """The headers that prove who we are to `url`: the essay's bearer token issued for
-        it, or what its card's scheme asks for (credentials.py, loaded only for such a card)."""
+        """The headers that prove who we are to the endpoint we were pointed `toward` (else
+        `url`): the essay's bearer token issued for it, or what its card's scheme asks for
+        (credentials.py, loaded only for such a card)."""
+        url = self.endpoint or url
         found = self.fetched.get(url)
         card = found.card if found is not None else None
         if self.scope is not None or card is None or (only_bearer(card) and not self.verbose):

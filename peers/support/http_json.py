@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode
 
 from peers.a2a import wire_v10
 from peers.a2a.errors import A2AErrorCode
-from peers.support.cards import HTTP_JSON, refused
+from peers.support.cards import HTTP_JSON, refused, sent_by
 from transports import sse
 from transports.base import Transport
 from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
@@ -107,7 +107,7 @@ class HttpJson:
         else:
             response = (transport.stream if stream else transport.post)(target, body, headers)
         if not 200 <= response.status < 300:
-            raise error_of(response.status, response.body, headers, url)
+            raise error_of(response.status, response.body, headers, url, sent_by(transport))
         if sse.is_stream(response.header("Content-Type")):
             return sse.events(response.body, event_of)
         return _json(response.body, "the answer")
@@ -116,12 +116,12 @@ class HttpJson:
 BINDING = HttpJson()
 
 
-def error_of(status: int, body: Any, headers: dict[str, str], url: str) -> Exception:
+def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached: bool = False) -> Exception:
     """An HTTP error status as what it says: the A2A error its ErrorInfo names (RemoteError,
     with the code JSON-RPC would have used and the details as 1.0's `data`), or, for an
     answer without one (or a refused credential), the HTTP refusal it is."""
     if status in (401, 403) or not isinstance(body, bytes):
-        return refused(status, headers, url)
+        return refused(status, headers, url, attached)
     try:
         error = loads_strict(body).get("error") if len(body) <= MAX_FRAME_BYTES else None
     except (ValueError, AttributeError):
@@ -131,7 +131,7 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str) -> Excep
                 None) if isinstance(details, list) else None
     code = CODES.get(info.get("reason")) if info is not None and isinstance(info.get("reason"), str) else None
     if code is None:
-        return refused(status, headers, url)
+        return refused(status, headers, url, attached)
     message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
     return RemoteError(code, f"HTTP {status}: {message[:200]}", details)
 
