@@ -19,6 +19,7 @@ from typing import Any, Callable, NamedTuple
 from peers import billing, rogue
 from peers.a2a.wire_format import DEFAULT, NAMES, WireFormat
 from peers.app import PeerApp, log_to_stderr, new_token, token_for
+from peers.demo_auth import demo_key, served_tls, under_schemes
 from peers.peer import Peer
 from transports.base import parse_url
 
@@ -114,7 +115,6 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
             credentials[f"{peer.card.url} {scope}"] = step_up
         copies.update(spoofs(apps[demo.base_url], card_format, asked.get("copied_to", {})))
         if asked.get("schemes_at"):  # billing under each scheme a card can declare, and its credentials
-            from peers.demo_auth import under_schemes
             for base_url, (app, credential) in under_schemes(demo.make, asked["schemes_at"], card_format, log).items():
                 copies[base_url], credentials[app.peer.card.url] = app, credential
     apps.update(copies)  # the rogue's trick 7: a peer's card, copied to look-alike hosts
@@ -127,13 +127,6 @@ def approver_key() -> Any:
     from peers.signing import rs256
     with open(os.path.join(os.path.dirname(__file__), "keys", "approver.jwk.json"), encoding="ascii") as file:
         return rs256.public_from_jwk(json.loads(file.read()))
-
-
-def demo_key(name: str) -> Any:
-    """The peer's published demo signing key (peers/keys/NAME.DEMO-KEY.pem): for sign_card only."""
-    from peers.signing import rs256
-    with open(os.path.join(os.path.dirname(__file__), "keys", f"{name}.DEMO-KEY.pem"), encoding="ascii") as file:
-        return rs256.private_from_pem(file.read())
 
 
 def spoofs(app: PeerApp, card_format: WireFormat, copied_to: dict[str, str]) -> dict[str, Any]:
@@ -161,7 +154,6 @@ class Served:
 
     def __init__(self, apps: dict[str, Any], tls: bool = False) -> None:
         from transports.server import PeerServer  # sockets and threads: only when asked for
-        from peers.demo_auth import served_tls
         self.servers: list[Any] = []
         self.resolve: dict[str, tuple[str, int]] = {}
         try:

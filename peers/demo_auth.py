@@ -1,4 +1,4 @@
-"""The demo network's security beyond billing's bearer token: TLS certificates, and every scheme.
+"""The demo network's security beyond billing's bearer token: its keys, TLS certificates, and every scheme.
 
 Spec 4.5 (SecurityScheme), 7.1 (TLS). For --transport https each demo host serves the
 DEMO certificate that names it (peers/keys, every one issued by the demo CA), and a peer
@@ -6,7 +6,8 @@ whose scheme is mutual TLS asks for a client certificate from that CA (`served_t
 a lesson, billing is also served under each scheme a card can declare, at base URLs the
 lesson names (`under_schemes`), each with a fresh secret that is provisioned to the support
 agent's store as plain data, the way a platform provisions a credential: an API key, a
-Basic pair, OAuth2 client credentials, our DEMO client certificate. Not here: the
+Basic pair, OAuth2 client credentials, our DEMO client certificate. A peer asked to sign
+its card signs with its published DEMO key (`demo_key`). Not here: the
 schemes themselves (peers/schemes), serving (demo.py), the support agent's side.
 """
 from __future__ import annotations
@@ -30,6 +31,13 @@ OUR_CLIENT_CERTIFICATE = {"certificate": os.path.join(KEYS, "support-agent.DEMO-
                           "key": os.path.join(KEYS, "support-agent.DEMO-CLIENT-KEY.pem")}
 
 
+def demo_key(name: str) -> Any:
+    """The peer's published demo signing key (peers/keys/NAME.DEMO-KEY.pem): for sign_card only."""
+    from peers.signing import rs256
+    with open(os.path.join(KEYS, f"{name}.DEMO-KEY.pem"), encoding="ascii") as file:
+        return rs256.private_from_pem(file.read())
+
+
 def served_tls(host: str, app: Any) -> Any:
     """The server TLS context for `host`: the DEMO certificate whose names cover it, asking
     for a client certificate from the demo CA when the app's scheme is mutual TLS."""
@@ -48,7 +56,6 @@ def under_schemes(make: Callable[..., Any], schemes_at: dict[str, str], card_for
                   log: Callable[[str], None]) -> dict[str, tuple[PeerApp, dict[str, Any]]]:
     """base URL -> (billing served there under that scheme, the credential for its endpoint,
     as a credentials file spells it). Raises ValueError for a scheme there is none of."""
-    from peers.demo import demo_key
     from peers.schemes import KINDS
     from peers.serving import scheme_for
     served = {}
