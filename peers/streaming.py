@@ -15,20 +15,32 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import Callable, Iterator, Protocol
 
 from peers.a2a.errors import TooManyStreams
 from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event, StatusUpdate, events_of
-from peers.changes import Waiter
+from peers.changes import Changes, Waiter
+from peers.store import TaskStore
 from transports.base import Body
-
-if TYPE_CHECKING:
-    from peers.peer import Peer
 
 MAX_STREAMS = 32  # streams open at once: half a server's 64 workers, so plain requests get in
 SUBSCRIPTION_SECONDS = 30.0
 KEEP_ALIVE_SECONDS = 1.0  # how often a quiet subscription says it is still open
+
+
+class StreamedPeer(Protocol):
+    """What a stream needs of the peer it tells of (peer.py's Peer is one): its tasks, the
+    feed their changes are published on, and its own send and get. Said here, so this
+    module imports no peer: the peer is built with its Streams, and the arrow goes one way."""
+
+    store: TaskStore
+    changes: Changes
+
+    def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
+                     wait: bool = True) -> Task | Message: ...
+
+    def get_task(self, task_id: str, *, owner: str = "") -> Task: ...
 
 
 class Streams:
@@ -41,7 +53,7 @@ class Streams:
         self.lock = threading.Lock()
         self.open: Counter[str] = Counter()  # owner -> its streams open now
 
-    def send(self, peer: Peer, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
+    def send(self, peer: StreamedPeer, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
              seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
         """SendStreamingMessage: what send_message does, told as it happens. The message is
         taken (or refused, with an error instead of a stream) before this returns; the work
@@ -60,7 +72,7 @@ class Streams:
             return Body(iter([answer]), give_back)
         return Body(_told(peer, answer, events_of(answer, since), owner, seconds), give_back)
 
-    def watch(self, peer: Peer, task_id: str, *, owner: str = "",
+    def watch(self, peer: StreamedPeer, task_id: str, *, owner: str = "",
               seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
         """SubscribeToTask: the task as it is, then each change as it happens, until it ends
         or pauses again, or `seconds` pass."""
@@ -88,7 +100,7 @@ class Streams:
         return give_back
 
 
-def _told(peer: Peer, task: Task, first: list[Event], owner: str, seconds: float) -> Iterator[Event | None]:
+def _told(peer: StreamedPeer, task: Task, first: list[Event], owner: str, seconds: float) -> Iterator[Event | None]:
     """`first`, then each change to `task` after it, as the store publishes it. While
     nothing changes, a None each second: the server writes it as an SSE comment, so a
     subscriber that hung up is noticed (its write fails) and its thread freed within a
