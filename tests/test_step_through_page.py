@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import cli
-from peers.support import diagram, page
+from peers.support import page
+from peers.support.tools import write_diagram
 
 RUNS = {"essay": [], "untrusted": ["--allow-untrusted", "refund-bot-9000"], "v10": ["--wire", "1.0"],
         "paused": ["--wire", "0.3", "--request", "Please refund $6,000 on order ORD-77"],
@@ -100,8 +101,8 @@ def test_what_went_wrong_is_drawn_as_what_it_is(traces):
 
 def test_the_svg_and_mermaid_diagrams_draw_the_same_marks(traces, tmp_path):
     records = traces["essay"]
-    diagram.write(str(tmp_path / "run.svg"), records)
-    diagram.write(str(tmp_path / "run.mmd"), records)
+    write_diagram(str(tmp_path / "run.svg"), records)
+    write_diagram(str(tmp_path / "run.mmd"), records)
     svg = (tmp_path / "run.svg").read_text()
     assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "prefers-color-scheme:dark" in svg
     assert 'class="tag"' in svg, "labels sit on a background, never struck through by a lifeline"
@@ -109,7 +110,7 @@ def test_the_svg_and_mermaid_diagrams_draw_the_same_marks(traces, tmp_path):
     assert mermaid.startswith("sequenceDiagram\n    title over in-process")
     assert "Note over L2: trust 'refund-bot-9000' is NOT on the allowlist - delegation REFUSED" in mermaid
     with pytest.raises(ValueError, match=".svg, .html or .mmd"):
-        diagram.write(str(tmp_path / "run.png"), records)
+        write_diagram(str(tmp_path / "run.png"), records)
 
 
 def hostile_records():

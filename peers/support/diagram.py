@@ -15,14 +15,14 @@ missed; a note on the support agent's lane for each result, pause or peer's refu
 printed. A reply from a peer that is not trusted is marked UNTRUSTED. Each mark has a
 class that says how it went: ask, send, reply, ok, warn, fail. The same marks make the
 standalone `.svg` (drawn by picture.py), the Mermaid `.mmd`, and the diagram of the
-step-through page (`.html`, page.py).
+step-through page (`.html`, page.py, which reads this); tools.py writes the one a file's
+name asks for.
 
 Everything a peer controls is hostile: names, bodies, lines. It is shortened, its
 invisible characters written out, and XML-escaped before it is drawn.
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from peers.support.picture import Mark, picture
@@ -196,22 +196,3 @@ def mermaid(records: list[Any]) -> str:
         else:
             out.append(f"    Note over {source}{',' + target if mark.shape == 'cut' else ''}: {clean(mark.text)}")
     return "\n".join(out) + "\n"
-
-
-def wrote(path: str) -> str:
-    """What is said once the diagram is written: where it is, and how to look at it."""
-    how = "open it in a browser" if path.lower().endswith((".html", ".svg")) else "paste it into a Mermaid viewer"
-    return f"[diagram] wrote {os.path.abspath(path)}: {how}"
-
-
-def write(path: str, records: list[dict[str, Any]]) -> None:
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix == ".html":
-        from peers.support import page
-        text = page.page(records)
-    elif suffix in (".svg", ".mmd"):
-        text = svg(records) if suffix == ".svg" else mermaid(records)
-    else:
-        raise ValueError(f"{path}: the diagram is written as .svg, .html or .mmd")
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(text)

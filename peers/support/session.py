@@ -99,8 +99,8 @@ class Session:
             return 0
         try:
             if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)
-                from peers.support import trace
-                return trace.replay(trace.load(options.replay), console.say, options)
+                from peers.support import tools, trace
+                return tools.replay(trace.load(options.replay), console.say, options)
             card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json")) \
                 + flags.peer_card_urls(options)  # --peer: agents added to this run
             allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))

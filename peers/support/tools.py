@@ -5,14 +5,19 @@ FramePrinter and the Console that main() built.
 - `--trace FILE.jsonl` / `--diagram FILE`: a Recorder listening to the printer's frames and
   the Console's lines; the files are written when the run ends, however it ends, so
   nothing recorded is lost (trace.py, diagram.py).
+- `--replay FILE.jsonl`: a saved run's lines printed again, and its files written from it.
+The trace only records and the diagram only draws: deciding to draw after a run, and which
+drawing a file's name asks for (`.svg`, `.mmd`, or the step-through page, page.py), is here.
 Loaded only when one of them is asked for.
 """
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
+from typing import Any, Callable
 
-from peers.support.output import Console
-from transports.printer import FramePrinter
+from peers.support.output import Console, Kind
+from transports.printer import FramePrinter, escape
 
 
 class LearnerTools:
@@ -44,9 +49,56 @@ class LearnerTools:
                 self.recorder.write(path)
             path = self.options.diagram
             if path:
-                from peers.support import diagram
-                diagram.write(path, self.recorder.resolved())
-                self.console.say(diagram.wrote(path))
+                write_diagram(path, self.recorder.resolved())
+                self.console.say(wrote_diagram(path))
         except OSError as exc:  # ENOSPC and its kind carry no file name: ours does
             return f"could not write {path}: {exc.strerror or exc}"
         return None
+
+
+def replay(records: list[dict[str, Any]], say: Callable[..., None], options: Any) -> int:
+    """Print the recorded lines again, each as the kind of line it was; then write the
+    --trace and --diagram files from the same records, if asked. Returns the exit status."""
+    from peers.support import trace
+    kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
+    unknown = {record["kind"] for record in records if record["kind"] not in trace.KINDS}
+    if unknown:  # a newer workbench's, or an edited file's: what is known is shown, the rest named
+        skipped = sum(record["kind"] in unknown for record in records)
+        say(f"skipping {skipped} record{'s' * (skipped != 1)} of a kind this workbench does not know: "
+            f"{', '.join(sorted(escape(kind[:40]) for kind in unknown)[:5])}", Kind.WARNING)
+    for record in records:
+        if record["kind"] == "line" and isinstance(record.get("text"), str):
+            kind = kinds.get(record.get("line"), Kind.STORY) if isinstance(record.get("line"), str) \
+                else Kind.STORY
+            say(escape(record["text"], keep_newlines=True), kind)  # a trace file is input too
+    try:
+        if options.trace:
+            trace.write(options.trace, records)
+        if options.diagram:
+            write_diagram(options.diagram, records)
+            say(wrote_diagram(options.diagram))
+    except OSError as exc:
+        say(f"could not write {exc.filename}: {exc.strerror or exc}", Kind.ERROR)
+        return 2
+    return 0
+
+
+def write_diagram(path: str, records: list[dict[str, Any]]) -> None:
+    """The run drawn as the file's name asks: .svg or .mmd (diagram.py), .html (page.py)."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix == ".html":
+        from peers.support import page
+        text = page.page(records)
+    elif suffix in (".svg", ".mmd"):
+        from peers.support import diagram
+        text = diagram.svg(records) if suffix == ".svg" else diagram.mermaid(records)
+    else:
+        raise ValueError(f"{path}: the diagram is written as .svg, .html or .mmd")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def wrote_diagram(path: str) -> str:
+    """What is said once the diagram is written: where it is, and how to look at it."""
+    how = "open it in a browser" if path.lower().endswith((".html", ".svg")) else "paste it into a Mermaid viewer"
+    return f"[diagram] wrote {os.path.abspath(path)}: {how}"

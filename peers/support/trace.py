@@ -10,19 +10,20 @@ elapsed milliseconds, and the origin it crossed to or came from), and the story'
 and reason), `"failure"` (its error), `"model"`, and a stream's `"broken"` and `"resumed"`. A push
 to our webhook is a frame of its own, from the peer we gave the webhook to, its method
 PUSH, since no JSON-RPC method names it.
-Replaying prints the lines again, so a saved run reads exactly as it did live, with no
-peers. The diagram is drawn from the same records (diagram.py).
+`load` reads a saved run back, for --replay (tools.py), which prints the lines again, so
+it reads exactly as it did live, with no peers. The diagram is drawn from the same records
+(diagram.py); this module draws nothing.
 """
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
 
 from peers.a2a import wire_format
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
-from transports.printer import Frame, escape, mask_body, named_by_path
+from transports.printer import Frame, mask_body, named_by_path
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
@@ -131,33 +132,6 @@ def load(path: str) -> list[dict[str, Any]]:
         raise ValueError(f"{path}: no record of a kind a trace has ({', '.join(KINDS)}); not a trace of this "
                          f"workbench")
     return records
-
-
-def replay(records: list[dict[str, Any]], say: Callable[..., None], options: Any) -> int:
-    """Print the recorded lines again, each as the kind of line it was; then write the
-    --trace and --diagram files from the same records, if asked. Returns the exit status."""
-    kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
-    unknown = {record["kind"] for record in records if record["kind"] not in KINDS}
-    if unknown:  # a newer workbench's, or an edited file's: what is known is shown, the rest named
-        skipped = sum(record["kind"] in unknown for record in records)
-        say(f"skipping {skipped} record{'s' * (skipped != 1)} of a kind this workbench does not know: "
-            f"{', '.join(sorted(escape(kind[:40]) for kind in unknown)[:5])}", Kind.WARNING)
-    for record in records:
-        if record["kind"] == "line" and isinstance(record.get("text"), str):
-            kind = kinds.get(record.get("line"), Kind.STORY) if isinstance(record.get("line"), str) \
-                else Kind.STORY
-            say(escape(record["text"], keep_newlines=True), kind)  # a trace file is input too
-    try:
-        if options.trace:
-            write(options.trace, records)
-        if options.diagram:
-            from peers.support import diagram
-            diagram.write(options.diagram, records)
-            say(diagram.wrote(options.diagram))
-    except OSError as exc:
-        say(f"could not write {exc.filename}: {exc.strerror or exc}", Kind.ERROR)
-        return 2
-    return 0
 
 
 def _wire(method: Any) -> str | None:
