@@ -11,8 +11,6 @@ functions (find a card, gate it, delegate, report ...), never the support agent 
 so none of them reads or sets its state or mints an id from its counters behind its back.
 Not here: the steps themselves (the story, a2a_delegation.py).
 """
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from peers.a2a.model import AgentCard, Message, Task
@@ -29,7 +27,7 @@ class Contact(NamedTuple):
     card: AgentCard  # its url: the interface every frame goes to
     verdict: Verdict  # TRUSTED, or UNTRUSTED (opted in to): a refused peer has no contact
     wire: WireFormat  # how its objects are spelled: the card's version, or --wire where it offers that
-    binding: Binding  # how a frame reaches it: JSON-RPC, or HTTP+JSON's verbs and paths
+    binding: "Binding"  # how a frame reaches it: JSON-RPC, or HTTP+JSON's verbs and paths
 
     @property
     def name(self) -> str:
@@ -54,4 +52,4 @@ class Steps(NamedTuple):
     report: Callable[[Contact, Task], None]  # what a task came back as, said as its variant
     failed: Callable[..., Outcome]  # (peer, verdict, error, failure=None, refused=False): a turn that ended without a task
     message: Callable[..., Message]  # (*parts, context_id=, task_id=, metadata=): ours, with the run's next id
-    vetting: Callable[..., Steps]  # (allow entries, credentials): these steps, for an agent vetting those too
+    vetting: Callable[..., "Steps"]  # (allow entries, credentials): these steps, for an agent vetting those too

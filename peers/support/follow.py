@@ -24,9 +24,8 @@ as the card and the flags did when the message was sent:
   shown as its own frame by what main() wired to `told`, then read as an update.
 - `polled`: GetTask again, after pauses that grow (0.1 s, 0.2 s ... 2 s), so a long task
   is not asked about a thousand times; and for whatever a stream left going.
-All within one deadline (the delegation's patience, --timeout); a task still going then is
-reported as it is. Never done here: send the message again (only the peer knows if it acted).
-"""
+All within one deadline (`Following.patience`, --timeout); a task still going then is reported
+as it is. Never done here: send the message again (only the peer knows if it acted)."""
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
@@ -47,7 +46,6 @@ Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body,
 
 class Following(NamedTuple):
     """How the support agent follows each task it delegates, as the settings say: a value."""
-
     mode: str = "wait"  # "wait": the answer is awaited; "poll": --no-wait; "push": --push
     stream: bool = False  # --stream: the streaming send, where the card offers it
     patience: float = 10.0  # seconds from the send until we stop following (--timeout)
@@ -56,7 +54,6 @@ class Following(NamedTuple):
 class Way(NamedTuple):
     """How a delegated task is followed, as the flags ask and the peer's card allows, and
     until when."""
-
     method: str  # the send: SEND_METHOD, or the wire's streaming send
     streamed: bool  # --stream, to a card that streams: the reply is the task's events
     at_once: bool  # --no-wait or --push: the reply is the task as it is (returnImmediately)
@@ -93,16 +90,11 @@ def way_to_follow(card: AgentCard, spoken: WireFormat, following: Following,
 
 class Delegation(NamedTuple):
     """One delegation, as following its task needs it: values, not the support agent."""
-
     card: AgentCard  # the peer's: its name for the lines said
     spoken: WireFormat  # the wire its card speaks
     call: Callable[..., Any]  # call(method, params, stream=False): one operation on its agent, its result
     say: Callable[..., None]  # the story's lines
     told: Told | None  # the frame printer's `received`, as main() wired it
-
-    def ask(self, method: str, params: Any, stream: bool = False) -> Any:
-        """One JSON-RPC call to the peer, its result (a stream: its results, as they arrive)."""
-        return self.call(method, params, stream=stream)
 
 
 def follow(updates: Updates, task: Task | None, deadline: float) -> Task | None:
@@ -163,7 +155,7 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> Updates:
     while not ends(task.state) and method is not None and time.monotonic() + pause <= deadline:
         delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: asking again in {pause:g}s")
         time.sleep(pause)
-        later = read(spoken.task_from_wire, delegation.ask(method, {"id": task.id}), "the task")
+        later = read(spoken.task_from_wire, delegation.call(method, {"id": task.id}), "the task")
         if later.id != task.id:
             raise ProtocolViolation(f"asked for task {task.id[:80]!r}, the peer answered about another")
         task, pause = later, min(pause * 2, LONGEST_PAUSE)
@@ -217,14 +209,14 @@ def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[Tr
                        peer=delegation.card.name, endpoint=delegation.card.url, task=seen.id)
         return _continued(seen, now) if isinstance(now, Task) else now
     try:
-        results = delegation.ask(subscribe, {"id": seen.id}, stream=True)
+        results = delegation.call(subscribe, {"id": seen.id}, stream=True)
     except RemoteError as refused:
         get = method_for(delegation.spoken, "get")
         if get is None:
             raise
         delegation.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task "
                        f"instead ({get})")
-        return caught_up(read(delegation.spoken.task_from_wire, delegation.ask(get, {"id": seen.id}), "the task"))
+        return caught_up(read(delegation.spoken.task_from_wire, delegation.call(get, {"id": seen.id}), "the task"))
     return follow(_events(results, delegation.spoken, broke, caught_up), seen, deadline) or seen
 
 

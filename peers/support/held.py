@@ -9,7 +9,6 @@ mistake is one line naming the file and the entry. Holding nothing a card asks f
 `Unheld`. Not here: which credential a card's scheme takes (credentials.py); fetching
 OAuth2 tokens (oauth_tokens.py).
 """
-from __future__ import annotations
 
 import os
 from typing import Any, NamedTuple

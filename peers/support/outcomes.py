@@ -14,8 +14,6 @@ it) and "not delegated" (refused before sending, or no answer that makes a task)
 A peer's whole turn ends as an `Outcome`: the trust gate's `Verdict` on it, and the task
 or why there is none.
 """
-from __future__ import annotations
-
 from enum import Enum
 from typing import NamedTuple
 
