@@ -141,3 +141,69 @@ def test_records_the_default_run_loads_have_real_annotations_not_strings():
     with_strings = [str(path.relative_to(ROOT)) for path in files if path.exists()
                     and "(NamedTuple):" in (text := path.read_text()) and "from __future__ import annotations" in text]
     assert len(files) > 20 and with_strings == []
+
+
+def import_graph():
+    """File -> the files of the house it imports, at any depth of its code (a lazy import, or
+    one under TYPE_CHECKING, is an arrow too): every module but the tests and benchmarks."""
+    files = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in [ROOT / "a2a_delegation.py"] + modules("transports") + modules("peers")}
+    def resolved(name):  # peers.support.flags.parse -> peers.support.flags; a package -> its __init__
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name
+    return {module: {found for name in imports_of(path) if (found := resolved(name)) and found != module}
+            for module, path in files.items()}
+
+
+def circles(graph):
+    """The strongly connected parts of more than one file (Tarjan's algorithm, iteratively)."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = counter[0]
+                    counter[0] += 1
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    found.append(sorted(part))
+    return found
+
+
+def test_the_house_has_no_import_circle():
+    """Each file on a floor of its own: what it imports sits below it, so it can be read (and
+    changed) without first reading what imports it."""
+    assert circles(import_graph()) == []
+
+
+def test_the_story_is_the_top_floor_nothing_imports_it():
+    """a2a_delegation.py imports the machinery; the machinery never imports the story (the
+    types it needs, such as Outcome and Verdict, live beside the code that makes them)."""
+    graph = import_graph()
+    assert sorted(module for module, imported in graph.items() if "a2a_delegation" in imported) == []
