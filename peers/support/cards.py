@@ -98,7 +98,7 @@ class JsonRpc:
              request_id: int, stream: bool = False) -> Any:
         frame = jsonrpc.encode_request(request_id, method, params)
         headers = {"Content-Type": "application/json", **headers}
-        response = (transport.stream if stream else transport.post)(url, frame, headers)
+        response = (transport.stream if stream else transport.post)(url, frame, headers, binding=self.NAME)
         if response.status != 200:
             raise refused(response.status, headers, url)
         if sse.is_stream(response.header("Content-Type")):

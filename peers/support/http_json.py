@@ -82,9 +82,9 @@ class HttpJson:
         target = url.rstrip("/") + path
         headers = {"Accept": MEDIA_TYPE, **({"Content-Type": MEDIA_TYPE} if verb == "POST" else {}), **headers}
         if verb == "GET":
-            response = transport.get(target, headers)
+            response = transport.get(target, headers, binding=self.NAME)
         else:
-            response = (transport.stream if stream else transport.post)(target, body, headers)
+            response = (transport.stream if stream else transport.post)(target, body, headers, binding=self.NAME)
         if not 200 <= response.status < 300:
             raise error_of(response.status, response.body, headers, url)
         if sse.is_stream(response.header("Content-Type")):
