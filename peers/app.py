@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from peers.a2a.errors import ContentTypeNotSupported
+from peers.a2a.security_schemes import BEARER
 from peers.a2a.wire_format import CARD_PATH, WireFormat
 from peers.methods import Caller, MethodTable
 from peers.peer import Peer
@@ -223,7 +224,7 @@ def new_token() -> str:
 def token_for(card: Any, given: str | None = None) -> str | None:
     """The bearer token a peer requires, as its card declares: `given`, or a fresh one; None
     for a card that declares no bearer auth (the rogue's `none`), which then takes anyone."""
-    return (given or new_token()) if "bearer" in card.auth_schemes else None
+    return (given or new_token()) if BEARER.kind in card.auth_schemes else None
 
 
 def _matches(if_none_match: str | None, etag: str) -> bool:

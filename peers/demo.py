@@ -17,6 +17,7 @@ import os
 from typing import Any, Callable, NamedTuple
 
 from peers import billing, rogue
+from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.a2a.wire_format import DEFAULT, NAMES, WireFormat
 from peers.app import PeerApp, log_to_stderr, new_token, token_for
 from peers.demo_auth import demo_key, served_tls, under_schemes
@@ -177,7 +178,7 @@ class Served:
         self.stop()
 
 
-AUTH_KINDS = ("bearer", "apikey", "basic", "oauth2", "oidc", "mtls")  # peers/schemes KINDS, unloaded till asked
+AUTH_KINDS = tuple(SCHEME_KINDS)  # what peers/schemes serves (bearer: peers/app.py), unloaded till asked
 
 # `serve NAME`'s flags, as data: the command line (peers/support/flags.py) is handed this
 # table by main(). A value's kind ("port", "base_url", "token", "count") names its check there.

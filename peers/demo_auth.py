@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+from peers.a2a.security_schemes import BEARER, SCHEME_KINDS, kind_of
 from peers.a2a.wire_format import WireFormat
 from peers.app import PeerApp, new_token
 
@@ -47,7 +48,8 @@ def served_tls(host: str, app: Any) -> Any:
     if owner is None:
         raise ValueError(f"no DEMO certificate names {host}: --transport https serves only the demo's hosts")
     scheme = app.scheme if isinstance(app, PeerApp) else None
-    client_ca = DEMO_CA if scheme is not None and scheme.declared.type == "mutualTLS" else None
+    row = kind_of(scheme.declared) if scheme is not None else None
+    client_ca = DEMO_CA if row is not None and row.in_handshake else None
     return tls.server_context(os.path.join(KEYS, f"{owner}.DEMO-TLS-CERT.pem"),
                               os.path.join(KEYS, f"{owner}.DEMO-TLS-KEY.pem"), client_ca)
 
@@ -56,17 +58,16 @@ def under_schemes(make: Callable[..., Any], schemes_at: dict[str, str], card_for
                   log: Callable[[str], None]) -> dict[str, tuple[PeerApp, dict[str, Any]]]:
     """base URL -> (billing served there under that scheme, the credential for its endpoint,
     as a credentials file spells it). Raises ValueError for a scheme there is none of."""
-    from peers.schemes import KINDS
     from peers.serving import scheme_for
-    served = {}
+    served, kinds = {}, [kind for kind in SCHEME_KINDS if kind != BEARER.kind]  # bearer is peers/app.py's own
     for base_url, kind in schemes_at.items():
-        if kind not in KINDS or kind == "bearer":
-            raise ValueError(f"the demo network serves billing under {', '.join(KINDS[1:])}, not {kind!r}")
-        secret = None if kind == "mtls" else new_token() if kind == "apikey" else f"support-agent:{new_token()}"
+        if kind not in kinds:
+            raise ValueError(f"the demo network serves billing under {', '.join(kinds)}, not {kind!r}")
+        row = SCHEME_KINDS[kind]
+        secret = row.new_secret(new_token())
         peer = make(base_url, allow_private_webhooks=True, log=lambda line, url=base_url: log(f"[{url}] {line}"))
         failed: list[str] = []
         scheme, _ = scheme_for(kind, secret, base_url, peer, demo_key("billing-agent"), failed.append)
-        credential = {"apikey": {"apiKey": secret}, "basic": {"basic": secret}, "oauth2": {"oauth2": secret},
-                      "oidc": {"oauth2": secret}}.get(kind, {"clientCertificate": OUR_CLIENT_CERTIFICATE})
+        credential = {row.credential: OUR_CLIENT_CERTIFICATE if row.in_handshake else secret}
         served[base_url] = (PeerApp(peer, card_format, scheme=scheme, log=log), credential)
     return served

@@ -18,6 +18,7 @@ from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRe
                               PushNotificationNotSupported, UnsupportedOperation)
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
+from peers.a2a.security_schemes import BEARER
 from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers.peer import Peer
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
@@ -153,7 +154,7 @@ def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
         # Spec 3.1.11: the caller authenticates with a scheme the public card declares. One
         # that declares bearer auth, served without a token, can tell nobody apart: refused.
         # A card that declares no scheme has none to prove: it shows its extended card to all.
-        if not caller.owner and "bearer" in peer.card.auth_schemes:
+        if not caller.owner and BEARER.kind in peer.card.auth_schemes:
             raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
                                                  "this server checks no credentials")
         return wire_format.card_to_wire(peer.extended_card)

@@ -4,7 +4,8 @@ Spec: A2A 1.0 section 11 (HTTP+JSON/REST: routes 11.3, query parameters 11.5, er
 streaming 11.7) and 5.4 (which HTTP status each A2A error maps to). Where JSON-RPC names
 an operation in the frame (`"method": "GetTask"`), this binding names it by the route
 (`GET /tasks/{id}`); both reach the same handler of peers/methods.py OPERATIONS, so the
-task a client gets is the same whichever binding carried it. The request is what the
+task a client gets is the same whichever binding carried it; the routes themselves are
+peers/a2a/routes.py's, which the support agent's client reads too. The request is what the
 JSON-RPC `params` would be, gathered from the body, the query and the path; a result is
 the same JSON with no envelope; an error is a google.rpc.Status with an ErrorInfo, under
 the HTTP status section 5.4 gives it. Routes sit under the agent's endpoint (the card's
@@ -15,12 +16,12 @@ and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """
 from __future__ import annotations
 
-import re
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from peers.a2a import wire_v10
 from peers.a2a.errors import A2AErrorCode
+from peers.a2a.routes import PLACEHOLDER, QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES, Route, in_query, pattern
 from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import HttpRequest, HttpResponse, hang_up
@@ -35,32 +36,6 @@ from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidR
 MEDIA_TYPES = ("application/json", "application/a2a+json")
 MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
 
-
-class Route(NamedTuple):
-    verb: str  # GET, POST or DELETE
-    path: str  # section 11.3's pattern, under the endpoint; {name}: a field of the request
-    operation: str  # what it asks for: a key of peers/methods.py OPERATIONS
-
-
-# Section 11.3, in its order. A path's {names} are the fields of the request they fill
-# (GetTask's `id`; a push config's `taskId` and its own `id`).
-ROUTES = (
-    Route("POST", "message:send", "send"),
-    Route("POST", "message:stream", "stream"),
-    Route("GET", "tasks/{id}", "get"),
-    Route("GET", "tasks", "list"),
-    Route("POST", "tasks/{id}:cancel", "cancel"),
-    # POST in section 11.3, GET in a2a.proto's http annotation: both answered, as the SDK does.
-    Route("POST", "tasks/{id}:subscribe", "subscribe"),
-    Route("GET", "tasks/{id}:subscribe", "subscribe"),
-    Route("POST", "tasks/{taskId}/pushNotificationConfigs", "push-set"),
-    Route("GET", "tasks/{taskId}/pushNotificationConfigs/{id}", "push-get"),
-    Route("GET", "tasks/{taskId}/pushNotificationConfigs", "push-list"),
-    Route("DELETE", "tasks/{taskId}/pushNotificationConfigs/{id}", "push-delete"),
-    Route("GET", "extendedAgentCard", "extended-card"),
-)
-# Section 11.5: a query parameter is a string; these fields are numbers or booleans.
-QUERY_NUMBERS, QUERY_BOOLEANS = ("historyLength", "pageSize"), ("includeArtifacts",)
 
 # Section 5.4 (1.0.1): each error's HTTP status, and the google.rpc code its Status names.
 # A2A 1.0.0 said 409, 415 and 502 for three of them; 1.0.1 moved them to google.rpc's own
@@ -86,14 +61,7 @@ HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
               413: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT", 500: "INTERNAL"}
 
 
-def _pattern(path: str) -> re.Pattern[str]:
-    """A route's path as a regex: each {name} one path segment (a task id may hold ':')."""
-    parts = re.split(r"\{(\w+)\}", path)
-    return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>[^/]+)"
-                              for index, part in enumerate(parts)))
-
-
-PATTERNS = [(route, _pattern(route.path)) for route in ROUTES]
+PATTERNS = [(route, pattern(route)) for route in ROUTES]
 
 
 def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
@@ -104,21 +72,21 @@ def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
     tenant, _, below = path.partition("/")
     for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
         found = [(route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
-                 for route, pattern in PATTERNS if (matched := pattern.fullmatch(candidate))]
+                 for route, matcher in PATTERNS if (matched := matcher.fullmatch(candidate))]
         if found:  # sorted is stable: of two routes as literal, section 11.3's order
-            return sorted(found, key=lambda match: -len(re.sub(r"\{\w+\}", "", match[0].path)))
+            return sorted(found, key=lambda match: -len(PLACEHOLDER.sub("", match[0].path)))
     return []
 
 
 class RestBinding:
-    """The HTTP+JSON binding for one peer's app: the routes above, onto its method table."""
+    """The HTTP+JSON binding for one peer's app: section 11.3's routes, onto its method table."""
 
     def __init__(self, methods: MethodTable, log: Callable[[str], None]) -> None:
         self.methods, self.log = methods, log
 
     def verbs(self, route: str) -> tuple[str, ...]:
         """The HTTP verbs `route` answers; () where it is no route at all."""
-        return tuple(dict.fromkeys(found.verb for found, _ in routes_for(route)))
+        return tuple(dict.fromkeys(verb for found, _ in routes_for(route) for verb in found.verbs))
 
     def takes(self, media_type: str, body: bytes) -> bool:
         """A body is JSON (application/json, or the a2a+json section 11.1 prefers); a GET
@@ -126,10 +94,9 @@ class RestBinding:
         return not body or media_type in MEDIA_TYPES
 
     def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
-        found, fields = next((match for match in routes_for(route) if match[0].verb == request.method))
+        found, fields = next((match for match in routes_for(route) if request.method in match[0].verbs))
         try:
-            # Section 11.5: a GET or DELETE carries its fields in the query; a POST, in its body.
-            asked = _query(request.url) if request.method in ("GET", "DELETE") else _body(request.body)
+            asked = _query(request.url) if in_query(request.method) else _body(request.body)
             params = {**asked, **fields}  # the path's fields are the ones that name the resource
             result = self.methods.operation(wire_v10, found.operation)(params, caller)
         except JsonRpcError as exc:

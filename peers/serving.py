@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+from peers.a2a.security_schemes import BEARER, SCHEME_KINDS
 from peers.a2a.wire_format import WireFormat, card_url
 from peers.app import PeerApp, log_to_stderr
 from peers.app import token_for
@@ -37,7 +38,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     key = _signing_key(options.signing_key, card_format, fail) if options.signing_key else None
     if key == 2:
         return 2
-    asked_tls = options.tls or options.auth == "mtls" or options.tls_cert or options.tls_key or options.client_ca
+    asked_tls = options.tls or _in_handshake(options.auth) or options.tls_cert or options.tls_key or options.client_ca
     tls = _tls_context(options, fail) if asked_tls else None  # a TLS file given alone is checked, not ignored
     if tls == 2:
         return 2
@@ -74,14 +75,14 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             kept = restarted(peer, options.store)
         made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
         scheme = None
-        if options.auth not in (None, "bearer"):
+        if options.auth not in (None, BEARER.kind):
             made_scheme = scheme_for(options.auth, token, base_url, peer, key, fail)
             if made_scheme is None:
                 return 2
             scheme, secret = made_scheme
             token = None  # the scheme holds the secret, and says who is calling
-        elif options.auth == "bearer" and "bearer" not in peer.card.auth_schemes:
-            peer.card = peer.card._replace(auth_schemes=("bearer",))  # asked of a card that declares none
+        elif options.auth == BEARER.kind and BEARER.kind not in peer.card.auth_schemes:
+            peer.card = peer.card._replace(auth_schemes=(BEARER.kind,))  # asked of a card that declares none
         token = token_for(peer.card, token) if scheme is None else None
         server.app = PeerApp(peer, card_format, token=token, signing_key=key, scheme=scheme)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
@@ -97,7 +98,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
                       "from $A2A_SERVE_TOKEN" if token == os.environ.get("A2A_SERVE_TOKEN") else "from --token")
             say(f"[serve] bearer token {source}  (callers need 'Authorization: Bearer <token>')")
         if scheme is not None:
-            say(f"[serve] {options.auth}: {_how_to_call(scheme.declared)}")
+            say(f"[serve] {options.auth}: {SCHEME_KINDS[options.auth].calls(scheme.declared)}")
             if made and secret:  # as with the bearer token: a secret it was given is never printed
                 say(f"[serve] its secret, made for this run, shown this once: {secret}")
         say("[serve] Ctrl-C or SIGTERM stops it.")
@@ -123,11 +124,11 @@ def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_ke
     from peers.app import new_token
     from peers.schemes import make_scheme
     token_key = card_key
-    if kind in ("oauth2", "oidc") and token_key is None:
+    if SCHEME_KINDS[kind].issues_tokens and token_key is None:
         from peers.signing.new_key import new_private_key
         token_key = new_private_key()
-    if secret is None and kind != "mtls":
-        secret = new_token() if kind == "apikey" else f"support-agent:{new_token()}"
+    if secret is None:
+        secret = SCHEME_KINDS[kind].new_secret(new_token())
     try:
         scheme = make_scheme(kind, secret or "", base_url, peer.card.url, peer.card.name, signing_key=token_key)
     except ValueError as exc:
@@ -149,11 +150,11 @@ def _tls_context(options: Any, fail: Callable[[str], None]) -> Any:
     if bool(options.tls_cert) != bool(options.tls_key):
         fail("--tls-cert and --tls-key go together: the certificate and its private key")
         return 2
-    if options.client_ca and options.auth != "mtls":
+    if options.client_ca and not _in_handshake(options.auth):
         fail("--client-ca names the CA of the client certificates --auth mtls requires")
         return 2
     cert, key = (options.tls_cert, options.tls_key) if options.tls_cert else (_demo(DEMO_CERT), _demo(DEMO_KEY))
-    client_ca = options.client_ca or _demo("demo-ca.DEMO-CERT.pem") if options.auth == "mtls" else None
+    client_ca = options.client_ca or _demo("demo-ca.DEMO-CERT.pem") if _in_handshake(options.auth) else None
     try:
         return tls.server_context(cert, key, client_ca)
     except OSError as exc:  # ssl.SSLError is one: a file that is not a certificate or its key
@@ -162,20 +163,13 @@ def _tls_context(options: Any, fail: Callable[[str], None]) -> Any:
     return 2
 
 
+def _in_handshake(auth: str | None) -> bool:
+    """Whether --auth names a scheme proved in the TLS handshake (mutual TLS): it needs TLS, and a client CA."""
+    return auth in SCHEME_KINDS and SCHEME_KINDS[auth].in_handshake
+
+
 def _demo(name: str) -> str:
     return os.path.join(os.path.dirname(__file__), "keys", name)
-
-
-def _how_to_call(declared: Any) -> str:
-    """One line: what a caller sends, as the card's securitySchemes say it."""
-    return {"http": "callers send 'Authorization: Basic base64(USER:PASSWORD)'",
-            "apiKey": f"callers send '{declared.key_name}: <key>'",
-            "oauth2": f"callers get a token at {declared.token_url} (client credentials), then send "
-                      "'Authorization: Bearer <token>'",
-            "openIdConnect": f"callers find the token endpoint at {declared.open_id_connect_url}, then send "
-                             "'Authorization: Bearer <token>'",
-            "mutualTLS": "callers present a client certificate issued by the --client-ca CA "
-                         "(default: the DEMO CA; peers/keys/support-agent.DEMO-CLIENT-CERT.pem is one)"}[declared.type]
 
 
 def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:

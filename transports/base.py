@@ -102,15 +102,20 @@ class App(Protocol):
 
 
 class Transport(Protocol):
-    """What the support agent needs from a transport, and all a printer wraps."""
+    """What the support agent needs from a transport, and all a printer wraps. `binding`
+    is a short name the sender gives for the protocol binding its request is spelled in;
+    a byte transport ignores it, a wrapper passes it on, the printer records it on the
+    frame so that no reader of frames has to guess it from their shape. None: a request
+    no binding sends (a card fetched, a token asked for)."""
 
     label: str  # one phrase for the [transport] banner
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse: ...
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse: ...
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse: ...
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse: ...
 
-    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *,
+               binding: str | None = None) -> HttpResponse:
         """`post`; but a 200 reply of Content-Type text/event-stream has as its `body` an
         iterator of the bytes as they arrive (closing it hangs up), not bytes."""
 

@@ -30,13 +30,14 @@ class InProcessTransport:
         self.apps = {parse_url(base_url).origin: app for base_url, app in apps.items()}
         self.timeout = timeout
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._call(request("GET", url, headers))
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._call(request("POST", url, headers, bytes(body)))
 
-    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *,
+               binding: str | None = None) -> HttpResponse:
         """`post`, but a 200 text/event-stream reply comes back as the app makes it: its body
         an iterator of chunks. Closing the iterator early stops the app's stream."""
         return self._call(request("POST", url, headers, bytes(body)), stream=True)

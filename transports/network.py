@@ -69,13 +69,14 @@ class HttpTransport:
         self.client_tls = {origin.lower(): context for origin, context in (client_tls or {}).items()}
         self.resolved_tls = resolved_tls
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._exchange("GET", url, None, headers)
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._exchange("POST", url, body, headers)
 
-    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *,
+               binding: str | None = None) -> HttpResponse:
         """`post`, but a chunked 200 text/event-stream reply comes back as it arrives: its
         body an iterator of chunks, each read when asked for, within the same deadline.
         Closing the iterator early hangs up (the connection is not reused)."""

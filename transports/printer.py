@@ -16,7 +16,9 @@ the essay quotes it. A request in a REST style (A2A's HTTP+JSON binding) names i
 operation by its verb and path instead, so those are shown before its body, and its
 answer's status before the answer (`--> POST /message:send {...}`, `<-- 200 {...}`). The
 printer tells them apart by the media type the request speaks (`named_by_path`), not by
-reading the body. A request a peer makes to us (a push to a webhook of ours) crosses no transport we
+reading the body. Each frame keeps the `binding` its sender named (a short name this module
+does not read) and a reply its request's, so the trace and the diagram read which binding
+carried a frame instead of guessing it. A request a peer makes to us (a push to a webhook of ours) crosses no transport we
 call, so whoever received it hands it to `received`, which shows and records it as the
 frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
 """
@@ -68,6 +70,7 @@ class Frame(NamedTuple):
     offset_ms: float = 0.0  # when it crossed, since the printer was made
     elapsed_ms: float | None = None  # for "<--": how long the peer took to answer
     sender: str | None = None  # for a request made to us (a push): the URL of the peer we gave ours to
+    binding: str | None = None  # what its sender said spelled it (Transport's `binding`); a reply, its request's
 
 
 class FramePrinter:
@@ -83,12 +86,12 @@ class FramePrinter:
         self.summarize: Callable[[Frame, str], str | None] = lambda frame, text: None  # hook: a card's line
         self._start = time.perf_counter()
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
-        sent = self._record("-->", "GET", url, headers, b"")
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        sent = self._record("-->", "GET", url, headers, b"", binding=binding)
         rest = named_by_path(headers)
         self._show(f"--> GET {_target(url) if rest else mask_body(url, self.held)}", sent)
         self.before_send(sent)
-        response = self.inner.get(url, headers)
+        response = self.inner.get(url, headers, binding=binding)
         got = self._record("<--", "GET", url, response.headers, response.body, response.status, sent)
         if rest:  # an operation's answer, with its status: one line, as a POST's
             self._show(f"<-- {response.status} {_text(response.body, held=self.held)}".rstrip(), got)
@@ -98,20 +101,21 @@ class FramePrinter:
             self._show(self._summary(got) or _text(response.body, keep_newlines=True, held=self.held), got)
         return response
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
-        return self._send(self.inner.post, url, body, headers)
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._send(self.inner.post, url, body, headers, binding)
 
-    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *,
+               binding: str | None = None) -> HttpResponse:
         """`post`, for a reply that may come as a stream: each event is shown on its own
         line as it arrives; the whole stream is recorded as one frame when it ends."""
-        return self._send(self.inner.stream, url, body, headers)
+        return self._send(self.inner.stream, url, body, headers, binding)
 
     def _send(self, send: Callable[..., HttpResponse], url: str, body: bytes,
-              headers: dict[str, str]) -> HttpResponse:
-        sent, rest = self._record("-->", "POST", url, headers, body), named_by_path(headers)
+              headers: dict[str, str], binding: str | None) -> HttpResponse:
+        sent, rest = self._record("-->", "POST", url, headers, body, binding=binding), named_by_path(headers)
         self._show(f"--> {f'POST {_target(url)} ' if rest else ''}{_text(body, held=self.held)}", sent)
         self.before_send(sent)
-        response = send(url, body, headers)
+        response = send(url, body, headers, binding=binding)
         if response.status == 200 and sse.is_stream(response.header("Content-Type")):
             if not isinstance(response.body, bytes):
                 return response._replace(body=self._events(url, response, sent, rest))
@@ -127,7 +131,7 @@ class FramePrinter:
         # What the lines are shown with until the stream ends and its whole frame is recorded.
         now = (time.perf_counter() - self._start) * 1000
         head = Frame(len(self.frames) + 1, "<--", "POST", url, mask_held(mask(response.headers), self.held), b"", 200,
-                     now, now - sent.offset_ms)
+                     now, now - sent.offset_ms, binding=sent.binding)
         self._show(f"<-- {'200 ' if rest else ''}a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
                    "workbench (the numbers are not part of the protocol)", head)
         decoder, received, numbers = sse.Decoder(), bytearray(), count(1)
@@ -160,11 +164,11 @@ class FramePrinter:
 
     def _record(self, direction: str, http_method: str, url: str, headers: dict[str, str],
                 body: bytes, status: int | None = None, sent: Frame | None = None, *,
-                sender: str | None = None) -> Frame:
+                sender: str | None = None, binding: str | None = None) -> Frame:
         offset = (time.perf_counter() - self._start) * 1000
         elapsed = None if sent is None else offset - sent.offset_ms
         frame = Frame(len(self.frames) + 1, direction, http_method, url, mask_held(mask(headers), self.held), body,
-                      status, offset, elapsed, sender)
+                      status, offset, elapsed, sender, binding if sent is None else sent.binding)
         self.frames.append(frame)
         for listener in self.listeners:
             listener(frame)

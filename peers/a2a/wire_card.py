@@ -16,6 +16,7 @@ from typing import Any
 from peers.a2a.fields import WireError, field, obj, strings, url
 from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill, SecurityScheme
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
+from peers.a2a.security_schemes import BEARER, WRAPPED, kind_of
 
 # What a 0.3 or 1.0 card we serve says its skills take and answer in: each skill lists no
 # modes of its own, so these apply to every one (a skill's modes override them, a2a.proto).
@@ -135,24 +136,20 @@ def security_from_wire(card: dict[str, Any], version: str) -> dict[str, Any]:
         if version == "1.0":  # {"schemes": {name: {"list": [scope, ...]}}}; 0.3: {name: [scope, ...]}
             schemes = obj(schemes.get("schemes", {}), f"{key}[{index}].schemes")
         required.append(tuple(name[:100] for name in schemes))
-    bearer = [scheme.name for scheme in declared if scheme.type == "http" and scheme.scheme.lower() == "bearer"]
-    return {"auth_schemes": tuple("bearer" if s.name in bearer else s.name for s in declared) or ("none",),
+    bearer = [scheme.name for scheme in declared if kind_of(scheme) is BEARER]
+    return {"auth_schemes": tuple(BEARER.kind if s.name in bearer else s.name for s in declared) or ("none",),
             "security_schemes": tuple(declared), "security_requirements": tuple(required)}
 
 
 def _scheme_from_v10(name: str, scheme: dict[str, Any], where: str) -> SecurityScheme:
-    kind = next((key for key in V10_KINDS if key in scheme), None)
+    kind = next((key for key in WRAPPED if key in scheme), None)
     inner = obj(scheme[kind], where + kind) if kind else {}
-    return _scheme(name, V10_KINDS.get(kind, "unknown"), inner, f"{where}{kind}.", inner.get("flows"))
+    return _scheme(name, WRAPPED.get(kind, "unknown"), inner, f"{where}{kind}.", inner.get("flows"))
 
 
 def _scheme_from_v03(name: str, scheme: dict[str, Any], where: str) -> SecurityScheme:
     kind = scheme.get("type")
-    return _scheme(name, kind if kind in V10_KINDS.values() else "unknown", scheme, where, scheme.get("flows"))
-
-
-V10_KINDS = {"httpAuthSecurityScheme": "http", "apiKeySecurityScheme": "apiKey", "oauth2SecurityScheme": "oauth2",
-             "openIdConnectSecurityScheme": "openIdConnect", "mtlsSecurityScheme": "mutualTLS"}
+    return _scheme(name, kind if kind in WRAPPED.values() else "unknown", scheme, where, scheme.get("flows"))
 
 
 def _scheme(name: str, kind: str, inner: dict[str, Any], where: str, flows: Any) -> SecurityScheme:
@@ -177,8 +174,8 @@ def _scheme(name: str, kind: str, inner: dict[str, Any], where: str, flows: Any)
 def security_to_wire(card: AgentCard, version: str) -> dict[str, Any]:
     """The card's securitySchemes and its requirement of them, as `version` ("1.0": the
     proto's oneof wrappers and securityRequirements; "0.3": OpenAPI's, and security)."""
-    declared = card.security_schemes or ((SecurityScheme("bearer", "http", "Bearer"),)
-                                         if "bearer" in card.auth_schemes else ())
+    declared = card.security_schemes or ((BEARER.declared(BEARER.kind),)
+                                         if BEARER.kind in card.auth_schemes else ())
     if not declared:
         return {}
     schemes = {scheme.name: (_scheme_v10 if version == "1.0" else _scheme_v03)(scheme) for scheme in declared}
@@ -199,7 +196,8 @@ def _scheme_v10(scheme: SecurityScheme) -> dict[str, Any]:
             "tokenUrl": scheme.token_url, "scopes": dict(scheme.scopes)}}}}
     if scheme.type == "openIdConnect":
         return {"openIdConnectSecurityScheme": {"openIdConnectUrl": scheme.open_id_connect_url}}
-    return {"mtlsSecurityScheme": {}}
+    row = kind_of(scheme)  # a kind with no fields of its own (mutual TLS); one we do not know, as read
+    return {row.wrapper: {}} if row else {}
 
 
 def _scheme_v03(scheme: SecurityScheme) -> dict[str, Any]:
@@ -212,4 +210,4 @@ def _scheme_v03(scheme: SecurityScheme) -> dict[str, Any]:
             "tokenUrl": scheme.token_url, "scopes": dict(scheme.scopes)}}}
     if scheme.type == "openIdConnect":
         return {"type": "openIdConnect", "openIdConnectUrl": scheme.open_id_connect_url}
-    return {"type": "mutualTLS"}
+    return {"type": scheme.type}  # a kind with no fields of its own (mutual TLS); one we do not know, as read

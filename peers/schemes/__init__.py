@@ -21,9 +21,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from peers.a2a.model import SecurityScheme
+from peers.a2a.security_schemes import SCHEME_KINDS
 from transports.base import HttpRequest, HttpResponse
 
-KINDS = ("bearer", "apikey", "basic", "oauth2", "oidc", "mtls")
+KINDS = tuple(SCHEME_KINDS)  # bearer, apikey, basic, oauth2, oidc, mtls
 MAX_CREDENTIAL = 4096  # characters: no credential of ours needs more; a longer one is refused unread
 
 

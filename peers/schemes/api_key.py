@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from peers.a2a.model import SecurityScheme
+from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import MAX_CREDENTIAL
 from transports.base import HttpRequest, HttpResponse
 
@@ -21,7 +21,7 @@ HEADER = "X-API-Key"
 class ApiKey:
     def __init__(self, key: str, realm: str) -> None:
         self.key, self.realm = key.encode(), realm
-        self.declared = SecurityScheme("apiKey", "apiKey", key_name=HEADER)
+        self.declared = SCHEME_KINDS["apikey"].declared("apiKey", key_name=HEADER)
         self.owner = "apikey:" + hashlib.sha256(self.key).hexdigest()[:16]
 
     def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:

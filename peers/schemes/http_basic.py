@@ -13,7 +13,7 @@ import base64
 import binascii
 import hmac
 
-from peers.a2a.model import SecurityScheme
+from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import MAX_CREDENTIAL
 from transports.base import HttpRequest, HttpResponse
 
@@ -39,7 +39,7 @@ class Basic:
         if not colon or not user:
             raise ValueError("basic needs --token USER:PASSWORD")
         self.user, self.password, self.realm = user.encode(), password.encode(), realm
-        self.declared = SecurityScheme("basic", "http", "Basic")
+        self.declared = SCHEME_KINDS["basic"].declared("basic")
 
     def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
         offered = user_and_password(request.header("Authorization"))

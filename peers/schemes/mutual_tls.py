@@ -11,14 +11,14 @@ settings, revocation lists, pinning one certificate rather than a CA.
 """
 from __future__ import annotations
 
-from peers.a2a.model import SecurityScheme
+from peers.a2a.security_schemes import SCHEME_KINDS
 from transports.base import HttpRequest, HttpResponse
 
 
 class MutualTls:
     def __init__(self, realm: str) -> None:
         self.realm = realm
-        self.declared = SecurityScheme("mtls", "mutualTLS")
+        self.declared = SCHEME_KINDS["mtls"].declared("mtls")
 
     def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
         subject = request.client_certificate

@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable
 from urllib.parse import parse_qsl, unquote_plus
 
-from peers.a2a.model import SecurityScheme
+from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import MAX_CREDENTIAL, tokens
 from peers.schemes.http_basic import user_and_password
 from peers.signing import rs256
@@ -42,10 +42,10 @@ class ClientCredentials:
         self.issuer, self.audience, self.realm, self.key = base_url, endpoint, realm, key
         self.clock = clock or time.time
         self.discovery = discovery
-        self.declared = (SecurityScheme("oidc", "openIdConnect", open_id_connect_url=base_url + DISCOVERY_PATH)
+        self.declared = (SCHEME_KINDS["oidc"].declared("oidc", open_id_connect_url=base_url + DISCOVERY_PATH)
                          if discovery else
-                         SecurityScheme("oauth2", "oauth2", token_url=base_url + TOKEN_PATH,
-                                        scopes=((SCOPE, "send this agent tasks and read them back"),)))
+                         SCHEME_KINDS["oauth2"].declared("oauth2", token_url=base_url + TOKEN_PATH,
+                                                         scopes=((SCOPE, "send this agent tasks and read them back"),)))
 
     def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
         name, _, token = (request.header("Authorization") or "").partition(" ")

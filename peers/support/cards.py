@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from peers.a2a.model import AgentCard, clip
 from peers.a2a.schema import check
+from peers.a2a.security_schemes import BEARER, kind_of
 from peers.a2a.wire_format import WireFormat
 from peers.support.config import token_for
 from transports import jsonrpc, sse
@@ -97,7 +98,7 @@ class JsonRpc:
              request_id: int, stream: bool = False) -> Any:
         frame = jsonrpc.encode_request(request_id, method, params)
         headers = {"Content-Type": "application/json", **headers}
-        response = (transport.stream if stream else transport.post)(url, frame, headers)
+        response = (transport.stream if stream else transport.post)(url, frame, headers, binding=self.NAME)
         if response.status != 200:
             raise refused(response.status, headers, url, sent_by(transport))
         if sse.is_stream(response.header("Content-Type")):
@@ -125,8 +126,8 @@ def sent_by(transport: Transport) -> bool:
 def only_bearer(card: AgentCard) -> bool:
     """Whether the card asks for nothing but the essay's bearer token, if anything. A card
     that also lets a caller in with nothing (an empty requirement) is credentials.py's to judge."""
-    return set(card.auth_schemes) <= {"bearer", "none"} and () not in card.security_requirements and all(
-        scheme.type == "http" and scheme.scheme.lower() == "bearer" for scheme in card.security_schemes)
+    return set(card.auth_schemes) <= {BEARER.kind, "none"} and () not in card.security_requirements and all(
+        kind_of(scheme) is BEARER for scheme in card.security_schemes)
 
 
 def unheld(card: AgentCard, store: dict[str, Any]) -> str | None:
@@ -135,7 +136,7 @@ def unheld(card: AgentCard, store: dict[str, Any]) -> str | None:
     than a bearer token is judged by credentials.py, loaded only for such a card."""
     if only_bearer(card) or not card.security_schemes:  # the essay's card names its schemes, no more
         required = [scheme for scheme in card.auth_schemes if scheme != "none"]
-        if required and not ("bearer" in required and token_for(store, card.url)):
+        if required and not (BEARER.kind in required and token_for(store, card.url)):
             return f"its card requires {clip(required)} and the support agent holds no credential for it"
         return None
     from peers.support.credentials import choose

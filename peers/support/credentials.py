@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from peers.a2a.model import AgentCard, SecurityScheme
+from peers.a2a.security_schemes import BEARER, kind_of
 from peers.support.files import ConfigError
 from peers.support.held import Held, Unheld, held_for
 from transports.base import Transport, parse_url
@@ -38,7 +39,7 @@ def requirements(card: AgentCard) -> list[tuple[SecurityScheme, ...]]:
     A card that declares no scheme objects (the essay's) names bearer, or nothing."""
     declared = {scheme.name: scheme for scheme in card.security_schemes}
     if not declared:  # the essay's card: names only, of which we know bearer
-        return [(SecurityScheme(name, "http", "Bearer") if name == "bearer" else SecurityScheme(name, "unknown"),)
+        return [(BEARER.declared(name) if name == BEARER.kind else SecurityScheme(name, "unknown"),)
                 for name in card.auth_schemes if name != "none"]
     listed = card.security_requirements or tuple((name,) for name in declared)
     unknown = SecurityScheme("?", "unknown")  # a requirement naming an undeclared scheme cannot be met
@@ -47,24 +48,23 @@ def requirements(card: AgentCard) -> list[tuple[SecurityScheme, ...]]:
 
 def needs(scheme: SecurityScheme) -> str:
     """What a scheme asks a caller to hold, in a few words."""
-    kind = (scheme.type, scheme.scheme.lower())
-    return {("http", "bearer"): "a bearer token", ("http", "basic"): "a Basic user and password",
-            ("apiKey", ""): f"an API key, in the {scheme.key_name[:40]} {scheme.location[:20]}",
-            ("oauth2", ""): "an OAuth2 client id and secret, " + (
-                f"for a token from {scheme.token_url[:80]}" if scheme.token_url else "but no client credentials flow"),
-            ("openIdConnect", ""): "an OAuth2 client id and secret, for a token from the endpoint "
-                                   f"{scheme.open_id_connect_url[:80]} names",
-            ("mutualTLS", ""): "a client certificate"}.get(kind if scheme.type == "http" else (scheme.type, ""),
-                                                           f"a {scheme.type[:40]} credential, which we cannot use")
+    row = kind_of(scheme)
+    return row.needs(scheme) if row else f"a {scheme.type[:40]} credential, which we cannot use"
+
+
+def _credential(scheme: SecurityScheme) -> str | None:
+    """Which of our credentials a scheme takes (a --credentials key); None: none we could hold."""
+    row = kind_of(scheme)
+    return row.credential if row else None
 
 
 def _usable(scheme: SecurityScheme, held: Held) -> bool:
-    kind = scheme.type + ":" + scheme.scheme.lower() if scheme.type == "http" else scheme.type
-    return bool({"http:bearer": held.bearer, "http:basic": held.basic,
+    return bool({"bearer": held.bearer, "basic": held.basic,
                  # in a header, and one the printer knows to mask (its name says key, token, auth ...)
                  "apiKey": held.api_key and scheme.location == "header" and is_secret_header(scheme.key_name),
-                 "oauth2": held.client and scheme.token_url, "openIdConnect": held.client,
-                 "mutualTLS": held.certificate}.get(kind))
+                 # a token endpoint the card names: its tokenUrl, or its OpenID discovery document's
+                 "oauth2": held.client and (scheme.token_url or scheme.open_id_connect_url),
+                 "clientCertificate": held.certificate}.get(_credential(scheme)))
 
 
 def choose(card: AgentCard, store: dict[str, Any]) -> tuple[SecurityScheme, ...]:
@@ -79,7 +79,7 @@ def choose(card: AgentCard, store: dict[str, Any]) -> tuple[SecurityScheme, ...]
         if all(_usable(scheme, held) for scheme in way):
             return way
     wanted = " or ".join(" and ".join(f"{scheme.name[:40]} ({needs(scheme)})" for scheme in way) for way in ways[:4])
-    keys = [s for way in ways for s in way if s.type == "apiKey"]
+    keys = [s for way in ways for s in way if _credential(s) == "apiKey"]
     hint = " (we send an API key only in a header: a URL ends up in logs)" if any(
         s.location != "header" for s in keys) else " (we send an API key only in a header whose name says it " \
         "is secret, so that printed frames mask it)" if any(not is_secret_header(s.key_name) for s in keys) else ""
@@ -97,26 +97,26 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
     way = choose(card, store)
     held, headers, certificate, said = held_for(store, card.url), {}, None, []
     for scheme in way:
-        kind = scheme.type + ":" + scheme.scheme.lower() if scheme.type == "http" else scheme.type
-        if kind == "http:bearer":
+        credential = _credential(scheme)  # choose() took only schemes we hold a credential for
+        if credential == "bearer":
             headers["Authorization"] = f"Bearer {held.bearer}"
             said.append("our bearer token, in Authorization: Bearer")
-        elif kind == "http:basic":
+        elif credential == "basic":
             import base64
             pair = f"{held.basic[0]}:{held.basic[1]}".encode()
             headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
             said.append(f"our user {held.basic[0][:40]!r} and password, in Authorization: Basic")
-        elif kind == "apiKey":
+        elif credential == "apiKey":
             headers[scheme.key_name] = held.api_key
             said.append(f"our API key, in the {scheme.key_name[:40]} header")
-        elif kind in ("oauth2", "openIdConnect"):
+        elif credential == "oauth2":
             from peers.support.oauth_tokens import access_token
             if transport is None:
                 raise Unheld("an OAuth2 token is fetched from the token endpoint, and no transport was given")
             token, source = access_token(scheme, held, card.url, transport, {} if cache is None else cache)
             headers["Authorization"] = f"Bearer {token}"
             said.append(f"an access token for our client {held.client[0][:40]!r} ({source}), in Authorization: Bearer")
-        else:  # mutualTLS: the transport presents it in the handshake (client_tls)
+        else:  # a client certificate: the transport presents it in the handshake (client_tls)
             certificate = held.certificate
             said.append(f"our client certificate {held.certificate[0][-60:]}, in the TLS handshake")
     if not way and held.bearer:  # issued for this very endpoint: sent, as the essay's token always was

@@ -9,20 +9,20 @@ parameters in the query, answers with the result as the whole body, an error wit
 HTTP status and a google.rpc.Status body (`{"error": {code, status, message, details}}`,
 its ErrorInfo's `reason` saying which A2A error it is), and streams bare StreamResponses.
 
-`ROUTES` is the one table: an operation (as wire_v10.METHODS names them) -> its verb, its
-path, and the params that fill the path. Loaded only for a card that offers HTTP+JSON and
-no JSON-RPC, or with --binding http+json (peers/support/cards.py chooses).
+The routes are peers/a2a/routes.py's, the table the served side (peers/rest.py) reads
+too: an operation (as wire_v10.METHODS names them) -> its verb, its path, and the params
+that fill the path. Loaded only for a card that offers HTTP+JSON and no JSON-RPC, or with --binding http+json (peers/support/cards.py chooses).
 Not here: DeleteTaskPushNotificationConfig (our transports send GET and POST only, and
 the support agent deletes nothing), gRPC, and A2A 0.3's REST paths (/v1/...).
 """
 from __future__ import annotations
 
-import re
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from peers.a2a import wire_v10
 from peers.a2a.errors import A2AErrorCode
+from peers.a2a.routes import PLACEHOLDER, ROUTES, in_query, pattern
 from peers.support.cards import HTTP_JSON, refused, sent_by
 from transports import sse
 from transports.base import Transport
@@ -34,56 +34,35 @@ MEDIA_TYPE = "application/a2a+json"  # A2A 1.0.1 section 11.1: HTTP+JSON's own (
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 
 
-class Route(NamedTuple):
-    verb: str  # "GET" or "POST"
-    path: str  # its {placeholders} are params of the request, taken out of it into the path
-
-
-# The proto's google.api.http annotations, as section 11.3 lists them. SubscribeToTask is
-# POST there (the proto says GET; the official SDK serves both): our transports stream a POST.
-ROUTES = {
-    "send": Route("POST", "/message:send"),
-    "stream": Route("POST", "/message:stream"),
-    "get": Route("GET", "/tasks/{id}"),
-    "list": Route("GET", "/tasks"),
-    "cancel": Route("POST", "/tasks/{id}:cancel"),
-    "subscribe": Route("POST", "/tasks/{id}:subscribe"),
-    "push-set": Route("POST", "/tasks/{taskId}/pushNotificationConfigs"),
-    "push-get": Route("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}"),
-    "push-list": Route("GET", "/tasks/{taskId}/pushNotificationConfigs"),
-    "extended-card": Route("GET", "/extendedAgentCard"),
-}
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# The route our client sends for each operation: its first verb, where our transports can
+# send it (GET and POST: DeleteTaskPushNotificationConfig has none, and we delete nothing).
+SENT = {route.operation: route for route in ROUTES if route.verbs[0] in ("GET", "POST")}
 # An error's ErrorInfo reason -> the code JSON-RPC would have answered with: the same refusal.
 CODES = {**{code.name: int(code) for code in A2AErrorCode}, **{code.name: int(code) for code in ErrorCode}}
 
 
 def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
     """The verb, path (with its query) and body that spell `method(params)` in HTTP+JSON."""
-    route = ROUTES.get(wire_v10.METHODS.get(method, ""))
+    route = SENT.get(wire_v10.METHODS.get(method, ""))
     if route is None:
         raise TransportError(f"the support agent's HTTP+JSON binding has no route for {method[:60]}")
-    params = dict(params) if isinstance(params, dict) else {}
-    filled = _PLACEHOLDER.findall(route.path)
+    params, verb, filled = dict(params) if isinstance(params, dict) else {}, route.verbs[0], route.in_path
     if any(not isinstance(params.get(name), str) for name in filled):
         raise TransportError(f"{method} needs {', '.join(filled)} for its path")
-    path = _PLACEHOLDER.sub(lambda match: quote(params[match.group(1)], safe=""), route.path)
-    if route.verb == "POST":  # the whole request as its body, as the official SDK's client sends it
-        return "POST", path, dumps(params)
+    path = "/" + PLACEHOLDER.sub(lambda match: quote(params[match.group(1)], safe=""), route.path)
+    if not in_query(verb):  # the whole request as its body, as the official SDK's client sends it
+        return verb, path, dumps(params)
     query = {name: _query_value(value) for name, value in params.items() if name not in filled}
-    return "GET", path + ("?" + urlencode(query) if query else ""), b""
+    return verb, path + ("?" + urlencode(query) if query else ""), b""
 
 
 def method_of(verb: str, path: str) -> str | None:
     """The wire_v10 method a request line spells (for traces and diagrams), by the end of its
     path: whatever base and tenant come before it."""
-    return next((method for method, operation in wire_v10.METHODS.items() if operation in ROUTES
-                 and ROUTES[operation].verb == verb and _pattern(ROUTES[operation]).search(path)), None)
+    return next((route.method for route, end in _ENDS if route.verbs[0] == verb and end.search(path)), None)
 
 
-def _pattern(route: Route) -> re.Pattern[str]:
-    """A route's path as a pattern for the end of a request's path, each {placeholder} one segment."""
-    return re.compile("[^/]+".join(re.escape(text) for text in _PLACEHOLDER.split(route.path)[::2]) + "$")
+_ENDS = [(route, pattern(route._replace(path="/" + route.path))) for route in SENT.values()]
 
 
 class HttpJson:
@@ -103,9 +82,9 @@ class HttpJson:
         target = url.rstrip("/") + path
         headers = {"Accept": MEDIA_TYPE, **({"Content-Type": MEDIA_TYPE} if verb == "POST" else {}), **headers}
         if verb == "GET":
-            response = transport.get(target, headers)
+            response = transport.get(target, headers, binding=self.NAME)
         else:
-            response = (transport.stream if stream else transport.post)(target, body, headers)
+            response = (transport.stream if stream else transport.post)(target, body, headers, binding=self.NAME)
         if not 200 <= response.status < 300:
             raise error_of(response.status, response.body, headers, url, sent_by(transport))
         if sse.is_stream(response.header("Content-Type")):

@@ -27,10 +27,10 @@ class LegacyCardPrinter(FramePrinter):
         super().__init__(inner, show, verbose=verbose, held=held)
         self.warn = warn
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
-        response = super().get(url, headers)
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        response = super().get(url, headers, binding=binding)
         if response.status != 404 or not url.endswith(CARD_PATH):
             return response
         legacy = url[:-len(CARD_PATH)] + LEGACY_PATH
         self.warn(f"no card at {url}; trying {legacy}, the path of A2A 0.2 and earlier (--legacy-card-path)")
-        return super().get(legacy, headers)
+        return super().get(legacy, headers, binding=binding)

@@ -23,7 +23,7 @@ from peers.a2a import wire_format
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
-from transports.printer import Frame, mask_body, named_by_path
+from transports.printer import Frame, mask_body
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
@@ -57,15 +57,15 @@ class Recorder:
 
     def frame(self, frame: Frame) -> None:
         body = mask_body(frame.body.decode("utf-8", errors="backslashreplace"), self.held)
-        binding = None  # "HTTP+JSON" for a REST exchange: its request line, not its body, names the method
+        binding = frame.binding  # as its sender named it (cards.py, http_json.py); None: a card, a token, a push
         parsed = _json(frame.body)
         origin = parse_url(frame.sender or frame.url).origin  # every URL that crossed a transport parses
         if frame.sender is not None:  # a push: in the wire of what we last sent that peer
             method, rpc_id = PUSH, None
             wire = _wire(self._asked.get(frame.sender, (None, None))[0])
-        elif frame.direction == "-->" and named_by_path(frame.headers):  # HTTP+JSON: its request line names it
+        elif frame.direction == "-->" and binding == "HTTP+JSON":  # its request line names the method
             from peers.support.http_json import method_of  # loaded only for a run that spoke it
-            method, rpc_id, binding = method_of(frame.http_method, parse_url(frame.url).path), None, "HTTP+JSON"
+            method, rpc_id = method_of(frame.http_method, parse_url(frame.url).path), None
             self._asked[frame.url] = (method, rpc_id, binding)
         elif frame.http_method == "GET" and frame.url not in self._asked:
             method, rpc_id = "GET agent card", None
@@ -77,7 +77,7 @@ class Recorder:
             rpc_id = parsed.get("id") if isinstance(parsed, dict) else None
             self._asked[frame.url] = (method, rpc_id, None)
         else:
-            method, rpc_id, binding = self._asked.get(frame.url, (None, None, None))
+            method, rpc_id, _ = self._asked.get(frame.url, (None, None, None))
         self._add({"kind": "frame", "t_ms": round(frame.offset_ms, 3), "direction": frame.direction,
                    "peer": origin,  # named after the card served there, in resolved()
                    "origin": origin,  # its lane: a look-alike host serving billing's card is not billing

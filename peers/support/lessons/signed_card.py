@@ -68,8 +68,8 @@ class OnThePath:
     def __init__(self, inner: Any, rewrite: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         self.inner, self.rewrite, self.label = inner, rewrite, inner.label
 
-    def get(self, url: str, headers: dict[str, str]) -> HttpResponse:
-        response = self.inner.get(url, headers)
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        response = self.inner.get(url, headers, binding=binding)
         try:
             card = loads_strict(response.body) if response.status == 200 else None
         except ValueError:
@@ -78,11 +78,12 @@ class OnThePath:
             return response
         return response._replace(body=json.dumps(self.rewrite(card), indent=2).encode())
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
-        return self.inner.post(url, body, headers)
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self.inner.post(url, body, headers, binding=binding)
 
-    def stream(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResponse:
-        return self.inner.stream(url, body, headers)
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *,
+               binding: str | None = None) -> HttpResponse:
+        return self.inner.stream(url, body, headers, binding=binding)
 
 
 def altered(card: dict[str, Any]) -> dict[str, Any]:

@@ -24,8 +24,9 @@ from typing import Any
 from uuid import uuid4
 
 from peers.a2a.model import Part
+from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.a2a.wire_format import NAMES, card_url
-from peers.support.held import MAX_SECRET, Held
+from peers.support.held import MAX_SECRET, Held, read_held
 from peers.support.outside import OPERATIONS, Asked
 from transports.base import is_http_url, parse_url
 from transports.codec import Limits, loads_strict
@@ -33,11 +34,9 @@ from transports.codec import Limits, loads_strict
 MAX_MESSAGE = 64 * 1024  # characters of one message part: a person types it
 DATA_LIMITS = Limits(max_bytes=4 * MAX_MESSAGE, max_depth=16, max_containers=2_000)
 MAX_ID = 200
-# What the page holds, by the name it sends: each a kind of Held. OAuth2 covers OpenID
-# Connect: both are client credentials, traded for a token at the endpoint the card names.
-SCHEMES = {"bearer": "an HTTP Bearer token", "api-key": "an API key", "basic": "an HTTP Basic user and password",
-           "oauth2": "OAuth2 client credentials"}
-PAIRS = {"basic": "USER:PASSWORD", "oauth2": "CLIENT-ID:CLIENT-SECRET"}  # as --credentials spells them
+# What the page holds, by the name it sends (peers/a2a/security_schemes.py: OAuth2 covers
+# OpenID Connect, and a client certificate is files, not entered).
+SCHEMES = {row.page: row for row in SCHEME_KINDS.values() if row.page}
 
 
 def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str], dict[str, Held]]:
@@ -81,14 +80,14 @@ def credentials(peer: str, scheme: str, secret: str) -> dict[str, Held]:
     if len(secret) > MAX_SECRET or not (secret.isascii() and secret.isprintable() and " " not in secret):
         raise ValueError("a credential is printable ASCII without spaces (it travels in an HTTP header)")
     first, colon, second = secret.partition(":")
-    if scheme in PAIRS and not (first and colon and second):
-        raise ValueError(f"{SCHEMES[scheme]}: entered as {PAIRS[scheme]}, two parts, the first without a colon")
+    if SCHEMES[scheme].pair and not (first and colon and second):
+        raise ValueError(f"{SCHEMES[scheme].label}: entered as {SCHEMES[scheme].pair}, two parts, "
+                         "the first without a colon")
     origin = parse_url(peer)
     if origin is None:
         raise ValueError("the agent's URL is http(s): its card's, or its base URL, as --peer")
-    held = {"bearer": Held(bearer=secret), "api-key": Held(api_key=secret),
-            "basic": Held(basic=(first, second)), "oauth2": Held(client=(first, second))}[scheme]
-    return {origin.origin: held}
+    # as --credentials would hold it: the checks above already passed, so this reads it back
+    return read_held({origin.origin: {SCHEMES[scheme].credential: secret}}, "the page")
 
 
 def _part(document: dict[str, Any]) -> Part:

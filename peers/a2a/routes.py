@@ -1,0 +1,68 @@
+"""A2A 1.0's HTTP+JSON routes, written once: the verb and path of each operation.
+
+Spec: A2A 1.0 section 11.3 (the routes, as the proto's google.api.http annotations give
+them), 11.5 (a GET's or DELETE's fields in the query, typed back from strings) and 5.3
+(each operation's JSON-RPC method). One row per operation: the verbs it is served at
+(the first is the one a client sends), its path under the agent's endpoint, whose
+{names} are fields of the request taken into the path. A POST carries the rest of the
+request as its body; a GET or DELETE, in the query. The served side (peers/rest.py) and
+the support agent's client (peers/support/http_json.py) both read `ROUTES`; what they do
+with a row (match a request line, or spell one) is theirs.
+Not here: the HTTP status of each error (peers/rest.py STATUS), the tenant segment,
+A2A 0.3's REST paths (/v1/...), which neither side speaks.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from peers.a2a import wire_v10
+
+
+class Route(NamedTuple):
+    operation: str  # what it asks for: a value of wire_v10.METHODS, a key of peers/methods.py OPERATIONS
+    verbs: tuple[str, ...]  # GET, POST or DELETE; a client sends the first
+    path: str  # section 11.3's pattern, under the endpoint, no leading '/'
+
+    @property
+    def method(self) -> str:
+        """The JSON-RPC method that asks for the same operation (section 5.3)."""
+        return next(method for method, operation in wire_v10.METHODS.items() if operation == self.operation)
+
+    @property
+    def in_path(self) -> tuple[str, ...]:
+        """The request's fields the path carries: GetTask's `id`; a push config's `taskId` and `id`."""
+        return tuple(PLACEHOLDER.findall(self.path))
+
+
+# Section 11.3, in its order. SubscribeToTask is POST there and GET in a2a.proto's http
+# annotation: both served, as the official SDK does; a client sends the POST (our transports stream a POST).
+ROUTES = (
+    Route("send", ("POST",), "message:send"),
+    Route("stream", ("POST",), "message:stream"),
+    Route("get", ("GET",), "tasks/{id}"),
+    Route("list", ("GET",), "tasks"),
+    Route("cancel", ("POST",), "tasks/{id}:cancel"),
+    Route("subscribe", ("POST", "GET"), "tasks/{id}:subscribe"),
+    Route("push-set", ("POST",), "tasks/{taskId}/pushNotificationConfigs"),
+    Route("push-get", ("GET",), "tasks/{taskId}/pushNotificationConfigs/{id}"),
+    Route("push-list", ("GET",), "tasks/{taskId}/pushNotificationConfigs"),
+    Route("push-delete", ("DELETE",), "tasks/{taskId}/pushNotificationConfigs/{id}"),
+    Route("extended-card", ("GET",), "extendedAgentCard"),
+)
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Section 11.5: a query parameter is a string; these fields are numbers or booleans.
+QUERY_NUMBERS, QUERY_BOOLEANS = ("historyLength", "pageSize"), ("includeArtifacts",)
+
+
+def in_query(verb: str) -> bool:
+    """Section 11.5: a GET or DELETE carries its fields in the query; a POST, in its body."""
+    return verb in ("GET", "DELETE")
+
+
+def pattern(route: Route) -> re.Pattern[str]:
+    """A route's path as a regex ending where the request's path ends: each {name} one
+    path segment (a task id may hold ':'), captured under that name."""
+    parts = PLACEHOLDER.split(route.path)
+    return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>[^/]+)"
+                              for index, part in enumerate(parts)) + "$")
