@@ -122,7 +122,7 @@ def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_ke
     secret is made (shown once); oauth2 and oidc sign tokens with the card's key, if any,
     else a fresh one: a token outlives no restart, so neither need its key."""
     from peers.app import new_token
-    from peers.schemes import make_scheme
+    from peers.schemes.by_kind import make_scheme
     token_key = card_key
     if SCHEME_KINDS[kind].issues_tokens and token_key is None:
         from peers.signing.new_key import new_private_key

@@ -6,7 +6,7 @@ declares how a caller must prove who it is, and the server refuses anything else
 with the interface `Scheme` below: what the card declares (`declared`), who a request
 proves to be (`caller`: the owner of the tasks it makes, or None), the challenge a
 refusal carries, and the routes it serves itself (an OAuth2 token endpoint, OpenID
-discovery and its JWKS). `http_basic` (Basic), `api_key` (a key in a named header),
+discovery and its JWKS); `by_kind.make_scheme` makes the one a kind names. `http_basic` (Basic), `api_key` (a key in a named header),
 `oauth2` (client credentials; with OpenID discovery for oidc), `tokens` (the RS256
 access tokens oauth2 issues and checks) and `mutual_tls` (the client certificate). The
 essay's static Bearer token stays in peers/app.py, so the default run loads none of
@@ -18,13 +18,11 @@ Must not import: a module directly in `peers/`, nor `peers.support`.
 """
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from peers.a2a.model import SecurityScheme
-from peers.a2a.security_schemes import SCHEME_KINDS
 from transports.base import HttpRequest, HttpResponse
 
-KINDS = tuple(SCHEME_KINDS)  # bearer, apikey, basic, oauth2, oidc, mtls
 MAX_CREDENTIAL = 4096  # characters: no credential of ours needs more; a longer one is refused unread
 
 
@@ -40,28 +38,3 @@ class Scheme(Protocol):
 
     def serve(self, request: HttpRequest, path: str) -> HttpResponse | None:
         """The answer at a path this scheme serves itself (a token endpoint), else None."""
-
-
-def make_scheme(kind: str, secret: str, base_url: str, endpoint: str, realm: str, *,
-                signing_key: Any = None, clock: Any = None) -> Scheme:
-    """The scheme `kind` (one of KINDS but bearer, which peers/app.py keeps), with `secret`:
-    the API key, "user:password", or "client-id:client-secret"; mtls takes none (ValueError
-    if given one, as for a secret its scheme cannot use).
-    `signing_key` (an rs256.PrivateKey) signs oauth2's and oidc's access tokens."""
-    if kind == "apikey":
-        from peers.schemes.api_key import ApiKey
-        return ApiKey(secret, realm)
-    if kind == "basic":
-        from peers.schemes.http_basic import Basic
-        return Basic(secret, realm)
-    if kind in ("oauth2", "oidc"):
-        from peers.schemes.oauth2 import ClientCredentials
-        return ClientCredentials(secret, base_url, endpoint, realm, signing_key, discovery=kind == "oidc",
-                                 clock=clock)
-    if kind == "mtls":
-        if secret:  # never ignored in silence: its holder would believe it protects something
-            raise ValueError("mtls takes no secret (--token or $A2A_SERVE_TOKEN): the client certificate "
-                             "is the credential")
-        from peers.schemes.mutual_tls import MutualTls
-        return MutualTls(realm)
-    raise ValueError(f"no scheme {kind!r}: one of {', '.join(KINDS)}")
