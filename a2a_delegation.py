@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
     session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
     if isinstance(session, int):  # serve, web, --list-scenarios, --replay, or a mistake said: done
         return session
-    transport = InProcessTransport(session.apps, timeout=session.options.timeout)  # Part 12's shim
+    transport = InProcessTransport(session.apps, timeout=session.settings.timeout)  # Part 12's shim
     with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1
         printer = session.printer_of(transport)  # a FramePrinter: every frame that crosses is shown
         agent = SupportAgent(printer, session.allowlist, session.credentials, session.console.say,

@@ -8,8 +8,9 @@ copy of the contracts it relies on (`contracts`), the bindings it speaks (JSON-R
 following a delegated task whatever brings its updates (`follow`, with our webhook in
 `webhook`), how a delegation ended (`outcomes`), the one output path (`output`, with a
 lesson's cards in brief: `frame_summaries`), one run
-of the command line from flags to exit status (`session`, with `flags`, `flag_values`
-and `scenarios`), the lessons (`lessons/`, one module each), the model step and its
+of the command line from flags to exit status (`session`, with `flags`, `flag_values`,
+`command_line`, which parses them once into the run's frozen `settings`, and
+`scenarios`), the lessons (`lessons/`, one module each), the model step and its
 hooks (`planner`, `prompts`, `generate`), what the customer is told (`customer`: never
 an UNTRUSTED result), and the learner tools (`tools`, `trace`,
 `diagram`, `page`). Essay: Discovery is not trust (the allowlist); the generate() hook.

@@ -2,10 +2,13 @@
 
 Used by flags.py as argparse `type=` functions: each returns the value, or raises
 argparse's ArgumentTypeError with a sentence saying what was expected, which argparse
-prints as one line (and exit status 2). argparse is imported only when a value is bad.
+prints as one line (and exit status 2); --scenario's returns the lesson it names, found.
+argparse is imported only when a value is bad.
 A mistyped lesson or flag is answered with the nearest name there is (difflib), as git does.
 """
 from __future__ import annotations
+
+from types import ModuleType
 
 
 def seconds(text: str) -> float:
@@ -43,12 +46,14 @@ def token(text: str) -> str:
     return text
 
 
-def lesson(text: str) -> str:
+def lesson(text: str) -> ModuleType:
+    """The lesson module called `text`: found here, once, for the whole run (settings.lesson)."""
     from peers.support.lessons import every, find, name_of  # only a run that names a lesson looks for one
-    if find(text) is None:
+    found = find(text)
+    if found is None:
         guess = _nearest([text[:40]], [name_of(module.__name__) for module in every()])
         raise _bad(f"{text[:40]!r} is not a lesson{guess} (--list-scenarios lists them)")
-    return text
+    return found
 
 
 def near_flag(message: str, flags: list[str]) -> str:

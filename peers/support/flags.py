@@ -1,20 +1,18 @@
-"""The command line: `a2a_delegation.py [flags]`, `a2a_delegation.py serve NAME [flags]`
-and `a2a_delegation.py web [flags]` (the live page, WEB_FLAGS).
+"""The command line's flags: `a2a_delegation.py [flags]` (FLAGS) and `a2a_delegation.py web
+[flags]` (the live page, WEB_FLAGS), as a table.
 
-Each flag is written once, in the FLAGS table (and `serve NAME`'s in the peer side's
-table, handed to `parse`): its name, default and help. From them come both --help (argparse) and the options of a run with no flags at
-all, which never loads argparse (the essay's run has a start-up budget and nothing to
-parse). A bad value is one line and exit status 2, argparse's own convention.
+Each flag is written once, here (and `serve NAME`'s in the peer side's table, handed to
+`command_line.parse`): its name, default and help. From them come --help (argparse), the
+settings of a run with no flags at all, which never loads argparse (the essay's run has a
+start-up budget and nothing to parse), and the names lessons give flags (`dest_of`).
+Parsing them, once, into the run's settings is command_line.py's; a bad value is one line
+and exit status 2, argparse's own convention (flag_values.py).
 """
 
-import os
-import sys
-from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
-from peers.support import flag_values as values, scenarios
-from peers.support.config import unwritable
+from peers.support import flag_values as values
 
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 
@@ -129,132 +127,11 @@ KINDS = {"port": values.port, "count": values.count, "base_url": values.base_url
          "seconds": values.seconds}
 
 
-def defaults() -> SimpleNamespace:
-    """The options of a run with no flags: each flag's default, argparse not loaded."""
-    options = SimpleNamespace(command="run", **{f.dest: f.default for f in FLAGS})
-    options.allow_untrusted, options.peer = [], []
-    return _from_environment(options)
-
-
-def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> SimpleNamespace:
-    """The run's flags, or `serve NAME ...` with the peer side's `serve_flags`: each a
-    name, default, help and argparse options (NAME's choices among them, a "type" by kind)."""
-    if not argv:
-        return defaults()
-    import argparse
-
-    serving, command = argv[0] in ("serve", "web"), argv[0] if argv[0] in ("serve", "web") else "run"
-    lesson_help = None if serving else scenarios.help_asked(argv)  # --scenario NAME --help
-
-    class OneLineParser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # one line, not the whole usage: exit 2 as argparse does
-            self.exit(2, f"error: {message}{values.near_flag(message, [f.name for f in table] + ['--help'])} "
-                         "(--help lists every flag)\n")
-
-        def print_help(self, file: Any = None) -> None:
-            if lesson_help is None:
-                return super().print_help(file)
-            (file or sys.stdout).write(lesson_help)
-
-    parser = OneLineParser(
-        prog=f"a2a_delegation.py {command}" if serving else "a2a_delegation.py",
-        description="Serve the live page on 127.0.0.1 until Ctrl-C: runs, their frames as they cross, "
-                    "the allowlist, any agent." if command == "web" else
-        "Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until Ctrl-C "
-                    "or SIGTERM." if serving else
-        "Watch a support agent discover, trust or refuse, and delegate to A2A peers over "
-        "JSON-RPC, every frame printed. 'a2a_delegation.py serve NAME --help' runs one peer "
-        "as an HTTP server; 'a2a_delegation.py web' serves the live page.",
-        epilog=None if serving else "Exit status: 0 when every peer was handled, 1 when a "
-        "delegation failed, 2 for bad input (a data file, a flag, or a registry entry whose "
-        "card cannot be fetched).")
-    groups: dict[str, Any] = {}
-    served = tuple(Flag(flag.name, flag.default, flag.help, options={
-        **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
-        for flag in serve_flags)
-    table = (WEB_FLAGS if command == "web" else served) if serving else FLAGS
-    for flag in table:
-        group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
-                                  if flag.group else parser)
-        options = dict(flag.options)
-        if flag.name.startswith("-"):
-            options.update(default=flag.default, dest=flag.dest)
-            if options.get("action") == "append":
-                options["default"] = []  # a fresh list per run, never the table's
-        group.add_argument(flag.name, help=flag.help, **options)
-    options = parser.parse_args(argv[1:] if serving else argv, namespace=SimpleNamespace(
-        command=command, no_color=False, quiet=False) if serving else SimpleNamespace(command="run"))
-    if not serving:
-        _check_run(parser, options)
-    return _from_environment(options)
-
-
-def _check_run(parser: Any, options: SimpleNamespace) -> None:
-    """What argparse cannot say about one flag alone. Output files are checked here,
-    before any frame is sent, so a typo in a path never costs a whole run."""
-    if options.verbose and options.quiet:
-        parser.error("--verbose and --quiet cannot be used together")
-    if options.step and options.quiet:
-        parser.error("--step shows each frame before it leaves, and --quiet hides frames: use one of them")
-    if options.diagram and not options.diagram.lower().endswith((".svg", ".html", ".mmd")):
-        parser.error("--diagram FILE must end in .svg, .html or .mmd")
-    for flag, path in (("--trace", options.trace), ("--diagram", options.diagram)):
-        problem = path and unwritable(path)
-        if problem:
-            parser.error(f"{flag} {path}: {problem}")
-    if options.trace and options.diagram and os.path.realpath(options.trace) == os.path.realpath(options.diagram):
-        parser.error("--trace and --diagram need two different files")
-    if options.llm_url and not options.llm_model:
-        parser.error("--llm-url needs --llm-model")
-    if options.replay:  # a saved run, printed again: the flags of a live run stay as given (ignored())
-        return
-    if options.peer and options.transport == "in-process":
-        options.transport = "http"  # a real agent is reached over the network
-    if options.token_env and not os.environ.get(options.token_env):
-        parser.error(f"--token-env {options.token_env}: that environment variable is not set")
-    scenarios.set_flags(options, {flag.name: flag.default for flag in FLAGS})  # what a lesson needs
-
-
 def dest_of(flag: str) -> str:
     """The option a run's flag sets: --show-prompts -> show_prompts, --break -> debugger."""
     return next(entry.dest for entry in FLAGS if entry.name == flag)
 
 
-def peer_card_urls(options: SimpleNamespace) -> list[str]:
-    """--peer URLs as card URLs: a base URL gets the well-known path."""
-    return [url if url.endswith(".json") else card_url(url) for url in options.peer]
-
-
-def ignored(options: SimpleNamespace) -> list[str]:
-    """Flags given that will do nothing in this run, each as a sentence to warn with."""
-    without_request = [flag for flag, value in (("--generate", options.generate),
-                                                ("--llm-url", options.llm_url),
-                                                ("--show-prompts", options.show_prompts))
-                       if value and options.request is None]
-    warnings = [f"{flag} does nothing without --request (the essay's run delegates by rule)"
-                for flag in without_request]
-    if options.token_env and not options.peer:
-        warnings.append("--token-env does nothing without --peer")
-    if options.request is not None and options.scenario is not None and not scenarios.reads("--request", options):
-        warnings.append(f"--request does nothing with --scenario {options.scenario}")
-    if options.replay:  # a replay prints a saved run: nothing is asked of any peer
-        warnings += [f"{flag} does nothing with --replay (it prints the saved run; no peer is asked)"
-                     for flag, given in (("--scenario", options.scenario), ("--wire", options.wire),
-                                         ("--transport", options.transport != "in-process"),
-                                         ("--binding", options.binding), ("--frames", options.frames),
-                                         ("--peer", options.peer), ("--request", options.request),
-                                         ("--stream", options.stream), ("--push", options.push),
-                                         ("--no-wait", options.no_wait), ("--step", options.step)) if given]
-    if options.interactive and not scenarios.reads("--interactive", options):
-        warnings.append("--interactive does nothing without " + " or ".join(
-            f"--scenario {name}" for name in scenarios.readers_of("--interactive")))
-    return warnings
-
-
-def _from_environment(options: SimpleNamespace) -> SimpleNamespace:
-    """Secrets and paths that may come from the environment instead of the command line."""
-    if options.command == "serve":
-        options.token = options.token or os.environ.get("A2A_SERVE_TOKEN")
-    elif options.command == "run":
-        options.credentials = options.credentials or os.environ.get("A2A_CREDENTIALS")
-    return options
+def peer_card_urls(peers: tuple[str, ...]) -> list[str]:
+    """--peer URLs (settings.peer) as card URLs: a base URL gets the well-known path."""
+    return [url if url.endswith(".json") else card_url(url) for url in peers]

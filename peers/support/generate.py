@@ -103,14 +103,14 @@ def _from_file(path: str) -> ModuleType:
     return module
 
 
-def from_options(options: Any, offline: Generate | None = None) -> Generate:
-    """The generate() a run uses: a plugged callable, an endpoint, or an offline stand-in
-    (`offline`, the one a lesson chose, else `stand_in`)."""
-    if options.generate:
-        return load(options.generate)
-    if options.llm_url:
-        return openai_compatible(options.llm_url, options.llm_model,
-                                 api_key_env=options.llm_key_env, timeout=options.llm_timeout)
+def from_settings(settings: Any, offline: Generate | None = None) -> Generate:
+    """The generate() a run's settings (--generate, --llm-*) ask for: a plugged callable, an
+    endpoint, or an offline stand-in (`offline`, the one a lesson chose, else `stand_in`)."""
+    if settings.generate:
+        return load(settings.generate)
+    if settings.llm_url:
+        return openai_compatible(settings.llm_url, settings.llm_model,
+                                 api_key_env=settings.llm_key_env, timeout=settings.llm_timeout)
     return offline or stand_in
 
 

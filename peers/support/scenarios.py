@@ -4,57 +4,29 @@ The essay's run stays the default. A lesson (peers/support/lessons/, one module 
 is a short story of its own, told through the same support agent, printer and transport:
 its frames are printed like any others. This module reads what a lesson says of itself
 (its `LESSON`) for the rest of the run: the one line --list-scenarios prints, the help
-`--scenario NAME --help` prints, the flags it sets and needs, what the demo peers are asked
-(`settings`), the servers of our own it needs (`own_apps`), and its `run`. It names
-no lesson. Not here: the lessons' stories, or how the demo peers carry the settings out.
+`--scenario NAME --help` prints, what the demo peers are asked (`asked_of_peers`), the
+servers of our own it needs (`own_apps`), and its `run`. The lesson itself is the run's
+settings' (`settings.lesson`, found once as the flags were parsed, its flags merged in
+then: command_line.py). It names no lesson. Not here: the lessons' stories, or how the
+demo peers carry out what they are asked.
 """
 from __future__ import annotations
 
-from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
+
+from peers.support.flags import dest_of
 
 if TYPE_CHECKING:
     from peers.support.contact import Steps
     from peers.support.outcomes import Outcome
     from peers.support.lessons import Lesson
-
-
-def find(name: str | None) -> ModuleType | None:
-    """The lesson module called `name`, or None (the essay's run loads no lesson)."""
-    if not name:
-        return None
-    from peers.support import lessons
-    return lessons.find(name)
-
-
-def lesson_of(options: SimpleNamespace) -> Lesson | None:
-    """The data of the lesson this run asked for (--scenario), or None."""
-    module = find(options.scenario)
-    return module.LESSON if module is not None else None
+    from peers.support.settings import Settings
 
 
 def listing() -> str:
     """--list-scenarios: one line per lesson, in teaching order."""
     from peers.support.lessons import every, name_of
     return "\n".join(f"{name_of(module.__name__):<16} {module.LESSON.about}" for module in every())
-
-
-def set_flags(options: SimpleNamespace, defaults: dict[str, Any]) -> None:
-    """The flags the lesson sets (its LESSON.flags), where the command line left them at
-    their `defaults` (flag -> default), and those it needs (LESSON.needs), whatever it says."""
-    from peers.support.flags import dest_of
-    lesson = lesson_of(options)
-    for flag, value in lesson.flags.items() if lesson is not None else ():
-        if getattr(options, dest_of(flag)) == defaults[flag]:
-            setattr(options, dest_of(flag), value)
-    for flag, (value, _) in lesson.needs.items() if lesson is not None else ():
-        setattr(options, dest_of(flag), value)
-
-
-def reads(flag: str, options: SimpleNamespace) -> bool:
-    """Whether the lesson this run asked for gives `flag` a meaning (its LESSON.reads)."""
-    lesson = lesson_of(options)
-    return lesson is not None and flag in lesson.reads
 
 
 def readers_of(flag: str) -> list[str]:
@@ -75,6 +47,7 @@ def help_asked(argv: list[str]) -> str | None:
 def help_for(name: str) -> str | None:
     """--scenario NAME --help: the lesson's own explanation (its docstring), then what it
     sets, reads and asks of the demo peers; None if no lesson has that name."""
+    from peers.support.lessons import find
     module = find(name)
     if module is None:
         return None
@@ -93,40 +66,35 @@ def help_for(name: str) -> str | None:
     return "\n".join(lines) + "\n"
 
 
-def settings(options: SimpleNamespace) -> dict[str, dict[str, Any]]:
+def asked_of_peers(settings: Settings) -> dict[str, dict[str, Any]]:
     """What this run's lesson asks of the demo peers (peers/demo.py network()); {} for none."""
-    lesson = lesson_of(options)
-    return lesson.peers if lesson is not None else {}
+    return settings.lesson.LESSON.peers if settings.lesson is not None else {}
 
 
-def own_apps(options: SimpleNamespace) -> dict[str, Any]:
+def own_apps(settings: Settings) -> dict[str, Any]:
     """base URL -> app, for the support agent's own servers this run needs."""
-    lesson = lesson_of(options)
-    return dict(lesson.own_apps) if lesson is not None else {}
+    return dict(settings.lesson.LESSON.own_apps) if settings.lesson is not None else {}
 
 
-def generator(options: SimpleNamespace) -> Any:
+def generator(settings: Settings) -> Any:
     """The generate() a --request run asks (peers/support/generate.py); None without one."""
-    if options.request is None:
+    if settings.request is None:
         return None
-    from peers.support.generate import from_options  # only a model's run needs it
-    lesson = lesson_of(options)
-    return from_options(options, offline=lesson.model if lesson is not None else None)
+    from peers.support.generate import from_settings  # only a model's run needs it
+    return from_settings(settings, offline=settings.lesson.LESSON.model if settings.lesson is not None else None)
 
 
-def run(options: SimpleNamespace, story: Steps, card_urls: list[str],
+def run(settings: Settings, story: Steps, card_urls: list[str],
         generate: Any) -> list[Outcome] | None:
     """The lesson asked for, given the flags it reads; or --request: a model chooses."""
-    module = find(options.scenario)
+    module = settings.lesson
     if module is None:
         from peers.support import planner
-        return planner.run_request(story, card_urls, options.request, generate,
-                                   show_prompts=options.show_prompts, verbose=options.verbose)
-    from peers.support.flags import dest_of
-    for flag, (value, why) in module.LESSON.needs.items():  # set whatever was given (set_flags): said once
+        return planner.run_request(story, card_urls, settings.request, generate,
+                                   show_prompts=settings.show_prompts, verbose=settings.verbose)
+    for flag, (value, why) in module.LESSON.needs.items():  # set whatever was given (command_line): said once
         story.say(f"[support] this lesson runs with {flag} {value}, whatever the command line says: {why}")
-    given = {dest_of(flag): getattr(options, dest_of(flag)) for flag in module.LESSON.reads}
+    given = {dest_of(flag): getattr(settings, dest_of(flag)) for flag in module.LESSON.reads}
     if "--request" in module.LESSON.reads:  # a model reads the request: the one the flags chose
         given["generate"] = generate
     return module.run(story, card_urls, **given)
-

@@ -2,8 +2,9 @@
 
 main() (a2a_delegation.py) shows the one shape of every run: the peers behind
 FramePrinter(InProcessTransport(...)), and the support agent speaking through it. The
-rest is here, in the order a run needs it: the flags (flags.py) and the data files
-(config.py) are read, the demo network main() hands in is built (peers/demo.py plays the
+rest is here, in the order a run needs it: the command line is parsed once into the
+run's settings (command_line.py: a frozen record, settings.py), the data files (config.py)
+are read, the demo network main() hands in is built (peers/demo.py plays the
 other teams' peers; our side never imports them), the apps are served on 127.0.0.1 for
 --transport http, the lesson or model the run asks for is told (scenarios.py) with the
 learner tools around it (tools.py), and the outcomes become the exit status. A run that
@@ -20,8 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from peers.a2a import wire_format
-from peers.support import flags, scenarios
-from peers.support.follow import Following
+from peers.support import command_line, flags, scenarios
 from peers.support.config import ConfigError, load_allowlist, trust_hint
 from peers.support.held import load_credentials
 from peers.support.output import Console, Kind
@@ -31,8 +31,7 @@ from transports.printer import FramePrinter, StopRun
 if TYPE_CHECKING:
     from peers.support.contact import Steps
     from peers.support.outcomes import Outcome
-
-HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # beside the story
+    from peers.support.settings import Settings
 
 
 if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
@@ -66,10 +65,10 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
 class Session:
     """One run, set up (`begin`), then told (`tell`)."""
 
-    def __init__(self, options: Any, console: Console, demo: DemoNetwork, card_urls: list[str],
+    def __init__(self, settings: Settings, console: Console, demo: DemoNetwork, card_urls: list[str],
                  allowlist: list[Any], credentials: dict[str, str], apps: dict[str, Any], generate: Any,
                  watch: Watch | None = None) -> None:
-        self.options, self.console, self.demo = options, console, demo
+        self.settings, self.console, self.demo = settings, console, demo  # settings: never changed
         self.card_urls, self.allowlist, self.credentials = card_urls, allowlist, credentials
         self.apps, self.generate = apps, generate  # base URL -> app: the demo's, and our own tools
         self.watch = watch
@@ -80,39 +79,38 @@ class Session:
         """The run the command line asks for, with its files read and its peers built; or,
         for a run that is over already, its exit status. `again(argv, watch)` runs once more
         (main itself), for `web`; `watch` follows this run instead of the terminal."""
-        options = flags.parse(argv, serve_flags=demo.SERVE_FLAGS)
+        settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
         console = watch.console if watch is not None else \
-            Console(colour=False if options.no_color else None, quiet=options.quiet)
-        if options.command in ("serve", "web"):  # they run until stopped: each line is seen as it is said
+            Console(colour=False if settings.no_color else None, quiet=settings.quiet)
+        if settings.command in ("serve", "web"):  # they run until stopped: each line is seen as it is said
             console.line_by_line()
-        if options.command == "serve":  # one peer as a standalone A2A server
-            return demo.serve(options, wire_format.by_name(options.wire), say=console.say,
+        if settings.command == "serve":  # one peer as a standalone A2A server
+            return demo.serve(settings, wire_format.by_name(settings.wire), say=console.say,
                               fail=lambda line: console.say(line, Kind.ERROR))
-        if options.command == "web":  # the live page: each run it starts is `again`, watched
+        if settings.command == "web":  # the live page: each run it starts is `again`, watched
             from peers.support.web.server import serve
-            options.allowlist = options.allowlist or os.path.join(HERE, "allowlist.json")
-            return serve(options, console, again)
-        for warning in flags.ignored(options):
+            return serve(settings, console, again)
+        for warning in settings.ignored:
             console.say(warning, Kind.WARNING)
-        if options.list_scenarios:
+        if settings.list_scenarios:
             console.say(scenarios.listing())
             return 0
         try:
-            if options.replay:  # a saved run, printed again with no peers (and drawn, if asked)
+            if settings.replay:  # a saved run, printed again with no peers (and drawn, if asked)
                 from peers.support import tools, trace
-                return tools.replay(trace.load(options.replay), console.say, options)
-            card_urls = read_registry(options.registry or os.path.join(HERE, "registry.json")) \
-                + flags.peer_card_urls(options)  # --peer: agents added to this run
-            allowlist = load_allowlist(options.allowlist or os.path.join(HERE, "allowlist.json"))
-            credentials = {**load_credentials(options), **(watch.credentials if watch is not None else {})}
-            if options.ca:  # a CA file that cannot be used is one line now, not a failed handshake later
+                return tools.replay(trace.load(settings.replay), console.say, settings)
+            card_urls = read_registry(settings.registry) \
+                + flags.peer_card_urls(settings.peer)  # --peer: agents added to this run
+            allowlist = load_allowlist(settings.allowlist)
+            credentials = {**load_credentials(settings), **(watch.credentials if watch is not None else {})}
+            if settings.ca:  # a CA file that cannot be used is one line now, not a failed handshake later
                 from peers.support.credentials import trusting
-                trusting(options.ca)
-            generate = scenarios.generator(options)  # --request: the model that chooses
+                trusting(settings.ca)
+            generate = scenarios.generator(settings)  # --request: the model that chooses
             # The demo peers serve the card of --wire, with what the lesson asks of them; a
             # token made for billing goes to our credential store, as a platform provisions one.
-            network = demo.network(wire_format.by_name(options.wire or wire_format.DEFAULT),
-                                   scenarios.settings(options))
+            network = demo.network(wire_format.by_name(settings.wire or wire_format.DEFAULT),
+                                   scenarios.asked_of_peers(settings))
         except (ConfigError, ValueError) as exc:  # bad model hooks, traces and card files too
             console.say(str(exc), Kind.ERROR)
             return 2
@@ -120,21 +118,21 @@ class Session:
         if provisioned:  # a lesson's credentials beyond bearer tokens, spelled as in a credentials file
             from peers.support.held import read_held
             provisioned = read_held(provisioned, "the demo network")
-        return cls(options, console, demo, card_urls, allowlist, {**network.credentials, **provisioned, **credentials},
-                   {**network.apps, **scenarios.own_apps(options)}, generate, watch)
+        return cls(settings, console, demo, card_urls, allowlist, {**network.credentials, **provisioned, **credentials},
+                   {**network.apps, **scenarios.own_apps(settings)}, generate, watch)
 
     @contextlib.contextmanager
     def over_http(self, transport: Transport) -> Iterator[Transport]:
         """`transport` as it is; with --transport http, the same apps served on 127.0.0.1
         and reached over real HTTP instead, until the run ends; with https, over real TLS,
         each name checked against its certificate, issued by the demo CA (or --ca's)."""
-        if self.options.transport not in ("http", "https"):
+        if self.settings.transport not in ("http", "https"):
             yield transport
             return
         from transports.network import HttpTransport
-        https, ca = self.options.transport == "https", self.options.ca
+        https, ca = self.settings.transport == "https", self.settings.ca
         served = self.demo.Served(self.apps, tls=https)
-        http = HttpTransport(resolve=served.resolve, timeout=self.options.timeout or flags.HTTP_TIMEOUT,
+        http = HttpTransport(resolve=served.resolve, timeout=self.settings.timeout or flags.HTTP_TIMEOUT,
                              resolved_tls=https, **self.tls(ca or (served.ca if https else None)))
         try:
             yield http
@@ -156,52 +154,43 @@ class Session:
         held = tuple(secret for entry in self.credentials.values()  # masked wherever a frame or line shows one
                      for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
         self.console.held = held
-        if not self.options.legacy_card_path:
-            printer = FramePrinter(transport, self.console.frame, verbose=self.options.verbose, held=held)
+        if not self.settings.legacy_card_path:
+            printer = FramePrinter(transport, self.console.frame, verbose=self.settings.verbose, held=held)
         else:
             from peers.support.legacy_cards import LegacyCardPrinter
-            printer = LegacyCardPrinter(transport, self.console.frame, verbose=self.options.verbose, held=held,
+            printer = LegacyCardPrinter(transport, self.console.frame, verbose=self.settings.verbose, held=held,
                                         warn=lambda line: self.console.say(line, Kind.WARNING))
-        if self.frames() == "summary":  # a card as one line, a changed one as what changed
+        if self.settings.frames == "summary":  # a card as one line, a changed one as what changed
             from peers.support.frame_summaries import Summaries
             printer.summarize = Summaries()
         if self.watch is not None:  # the web page: told of each frame, and may hold one before it leaves
             self.watch.attach(printer, self.card_urls)
         return printer
 
-    def frames(self) -> str:
-        """--frames, as given; else whole in the essay's run (it quotes the card) and with
-        --verbose, and in brief in a lesson or a --request run, whose point is the decision."""
-        options = self.options
-        return options.frames or ("summary" if (options.scenario or options.request is not None)
-                                  and not options.verbose else "full")
-
     def agent_options(self) -> dict[str, Any]:
         """How the support agent follows and trusts, as the flags say."""
-        options = self.options
-        return {"allow_untrusted": tuple(options.allow_untrusted), "wire_name": options.wire,
-                "binding": options.binding and options.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
-                "following": Following("push" if options.push else "poll" if options.no_wait else "wait",
-                                       options.stream, options.timeout or flags.HTTP_TIMEOUT),
-                "verbose": options.verbose}
+        settings = self.settings
+        return {"allow_untrusted": settings.allow_untrusted, "wire_name": settings.wire,
+                "binding": settings.binding and settings.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
+                "following": settings.following, "verbose": settings.verbose}
 
     def tell(self, agent: Any, printer: FramePrinter,
              story: Callable[[Any, list[str]], list[Outcome]]) -> int:
         """The story (the essay's run), or the lesson or model asked for, with the learner
         tools around it; then what trusting a --peer would take. Returns the exit status:
         0 every peer handled, 1 a delegation failed, 2 a peer unreachable or a file unwritten."""
-        options, console, tools = self.options, self.console, None
+        settings, console, tools = self.settings, self.console, None
         told_by_page = self.watch.story if self.watch is not None else None  # the page's, if it asked one
-        if options.step or options.debugger or options.trace or options.diagram:
+        if settings.step or settings.debugger or settings.trace or settings.diagram:
             from peers.support.tools import LearnerTools  # they hook the printer and the console
-            tools = LearnerTools(options, printer, console, self.card_urls)
+            tools = LearnerTools(settings, printer, console, self.card_urls)
         try:
             if told_by_page is not None:  # one operation on an agent, told with the story's steps
                 outcomes = told_by_page(agent.steps(), self.card_urls)
-            elif options.request is None and options.scenario is None:
+            elif settings.request is None and settings.scenario is None:
                 outcomes = story(agent, self.card_urls)
             else:  # a lesson of its own, or a model (or its offline stand-in) chooses: the gate decides
-                outcomes = scenarios.run(options, agent.steps(), self.card_urls, self.generate)
+                outcomes = scenarios.run(settings, agent.steps(), self.card_urls, self.generate)
                 if outcomes is None:
                     return 1
         except StopRun:
@@ -211,7 +200,7 @@ class Session:
             problem = tools.finish() if tools else None
             if problem:
                 console.say(problem, Kind.ERROR)
-        for card_url in flags.peer_card_urls(options):  # --peer: what trusting it would take
+        for card_url in flags.peer_card_urls(settings.peer):  # --peer: what trusting it would take
             found = next((fetched.card for fetched in agent.fetched.values() if fetched.fetched_from == card_url), None)
             console.say(trust_hint(found, self.allowlist))
         if problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable

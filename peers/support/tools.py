@@ -13,27 +13,29 @@ Loaded only when one of them is asked for.
 from __future__ import annotations
 
 import os
-from types import SimpleNamespace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from peers.support.output import Console, Kind
 from transports.printer import FramePrinter, escape
 
+if TYPE_CHECKING:
+    from peers.support.settings import Settings
+
 
 class LearnerTools:
-    """Attach with `LearnerTools(options, printer, console, card_urls)`; call `finish()`
+    """Attach with `LearnerTools(settings, printer, console, card_urls)`; call `finish()`
     when the run ends, however it ends: it writes the --trace and --diagram files."""
 
-    def __init__(self, options: SimpleNamespace, printer: FramePrinter, console: Console,
+    def __init__(self, settings: Settings, printer: FramePrinter, console: Console,
                  card_urls: list[str]) -> None:
-        self.options, self.console = options, console
-        if options.step or options.debugger:
+        self.settings, self.console = settings, console
+        if settings.step or settings.debugger:
             from transports.stepping import Stepper
-            stepper = Stepper(debugger=options.debugger)
+            stepper = Stepper(debugger=settings.debugger)
             printer.before_send = stepper
             printer.listeners.append(stepper.on_reply)
         self.recorder = None
-        if options.trace or options.diagram:
+        if settings.trace or settings.diagram:
             from peers.support import trace
             self.recorder = trace.Recorder(printer.label, printer.held)
             self.recorder.event("registry", cards=card_urls)
@@ -43,11 +45,11 @@ class LearnerTools:
     def finish(self) -> str | None:
         """Write the files; None, or why one could not be written (the path was checked
         before the run, but a disk can fill up or a folder vanish meanwhile)."""
-        path = self.options.trace
+        path = self.settings.trace
         try:
             if path:
                 self.recorder.write(path)
-            path = self.options.diagram
+            path = self.settings.diagram
             if path:
                 write_diagram(path, self.recorder.resolved())
                 self.console.say(wrote_diagram(path))
@@ -56,7 +58,7 @@ class LearnerTools:
         return None
 
 
-def replay(records: list[dict[str, Any]], say: Callable[..., None], options: Any) -> int:
+def replay(records: list[dict[str, Any]], say: Callable[..., None], settings: Settings) -> int:
     """Print the recorded lines again, each as the kind of line it was; then write the
     --trace and --diagram files from the same records, if asked. Returns the exit status."""
     from peers.support import trace
@@ -72,11 +74,11 @@ def replay(records: list[dict[str, Any]], say: Callable[..., None], options: Any
                 else Kind.STORY
             say(escape(record["text"], keep_newlines=True), kind)  # a trace file is input too
     try:
-        if options.trace:
-            trace.write(options.trace, records)
-        if options.diagram:
-            write_diagram(options.diagram, records)
-            say(wrote_diagram(options.diagram))
+        if settings.trace:
+            trace.write(settings.trace, records)
+        if settings.diagram:
+            write_diagram(settings.diagram, records)
+            say(wrote_diagram(settings.diagram))
     except OSError as exc:
         say(f"could not write {exc.filename}: {exc.strerror or exc}", Kind.ERROR)
         return 2

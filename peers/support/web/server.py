@@ -204,7 +204,7 @@ def listening(port: int, allowlist_path: str, again: Callable[[list[str], Any], 
     return server.start(), app, f"{server.base_url}/?token={token}"
 
 
-def serve(options: Any, console: Console, again: Callable[[list[str], Any], int]) -> int:
+def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int]) -> int:
     """Serve the page until Ctrl-C or SIGTERM; print its URL with the token. Returns 0, or 2
     when it cannot listen on the port."""
     import signal
@@ -213,14 +213,14 @@ def serve(options: Any, console: Console, again: Callable[[list[str], Any], int]
     if threading.current_thread() is threading.main_thread():  # before the URL: a SIGTERM then is clean
         signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
     try:
-        server, app, url = listening(options.port, options.allowlist, again)
+        server, app, url = listening(settings.port, settings.allowlist, again)
     except OSError as exc:  # a port in use, or not ours to take: one line and 2, as `serve` says it
-        console.say(f"cannot serve the page on 127.0.0.1:{options.port}: {exc.strerror or exc}", Kind.ERROR)
+        console.say(f"cannot serve the page on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
         return 2
     console.say(f"[web] the live page: {url}")
     console.say("[web] on 127.0.0.1 only; the token is this page's alone. Ctrl-C or SIGTERM stops it.")
     console.out.flush()
-    if options.open:
+    if settings.open:
         import webbrowser
         if not webbrowser.open(url):  # no browser this machine knows of: the person opens it
             console.say(f"--open found no browser to open; open {url} in one", Kind.WARNING)
