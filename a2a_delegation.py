@@ -43,7 +43,7 @@ from transports import jsonrpc
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError
 from transports.inprocess import InProcessTransport
-from transports.printer import escape
+from transports.printer import FramePrinter, escape
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
@@ -312,8 +312,10 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
 
 def main(argv: list[str] | None = None, watch: Any = None) -> int:
     """FramePrinter(InProcessTransport(the demo peers)), the support agent speaking through
-    it, and the story told; flags, files, lessons, learner tools and `watch` (the web page
-    following this run) are peers/support/session.py's; `web` runs main again for each run."""
+    it, and the story told: the essay's `run`, or the one the session was asked for. Flags,
+    files, lessons, learner tools and `watch` (the web page following this run) are
+    peers/support/session.py's, attached to the printer as listeners; `web` runs main again
+    for each run."""
     from peers import demo  # the other teams' peers, played in this process for the demo
     from peers.support.session import Session
     session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
@@ -321,10 +323,13 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
         return session
     transport = InProcessTransport(session.apps, timeout=session.settings.timeout)  # Part 12's shim
     with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1
-        printer = session.printer_of(transport)  # a FramePrinter: every frame that crosses is shown
-        agent = SupportAgent(printer, session.allowlist, session.credentials, session.console.say,
-                             told=printer.received, **session.agent_options())  # pushes: frames too
-        return session.tell(agent, printer, story=run)
+        printer = FramePrinter(transport, session.console.frame, verbose=session.settings.verbose, held=session.held)
+        agent = SupportAgent(session.listening(printer), session.allowlist, session.credentials,  # every frame
+                             session.console.say, told=printer.received, **session.agent_options())  # shown
+        story = session.story or run  # a lesson's, a model's, the page's one operation; else the essay's
+        with session.telling(agent) as told:  # the learner tools around it, and the exit status after
+            told.outcomes = story(agent, session.card_urls)
+        return told.status
 
 
 if __name__ == "__main__":

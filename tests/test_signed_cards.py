@@ -287,7 +287,7 @@ def test_openssl_reads_our_key_files_and_makes_the_same_signature(tmp_path):
 
 def test_the_legacy_card_path_is_tried_only_when_asked_and_with_a_warning():
     import a2a_delegation as story
-    from peers.support.legacy_cards import LegacyCardPrinter
+    from peers.support.legacy_cards import LegacyCardPath
     from transports.inprocess import InProcessTransport
     from transports.printer import FramePrinter
     billing_app = PeerApp(billing.billing_agent(), wire_v10)
@@ -301,8 +301,9 @@ def test_the_legacy_card_path_is_tried_only_when_asked_and_with_a_warning():
     for asked in (False, True):
         warnings = []
         inner = InProcessTransport({billing.BASE_URL: old_style})
-        printer = LegacyCardPrinter(inner, None, warn=warnings.append) if asked else FramePrinter(inner)
-        agent = story.SupportAgent(printer, [BILLING], {}, lambda *args, **facts: None)
+        printer = FramePrinter(inner)
+        asking = LegacyCardPath(printer, warn=warnings.append) if asked else printer
+        agent = story.SupportAgent(asking, [BILLING], {}, lambda *args, **facts: None)
         found = agent.find(BILLING_CARD)
         assert isinstance(found, story.AgentCard) == asked
         assert [frame.url for frame in printer.frames if frame.direction == "-->"] == (

@@ -5,32 +5,30 @@ registered with IANA); A2A 0.1 to 0.2.6 used /.well-known/agent.json. The suppor
 agent asks only at the new path unless told otherwise: an old path found by guessing
 would be a second place to plant a card. Asked (this flag), a card that is not at the
 new path (404) is fetched from the old one, with a warning, and then checked like any
-other card. Both fetches are printed frames: it is the printer that asks twice.
+other card. Both fetches are printed frames: this wraps the printer, and asks it twice.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from peers.a2a.wire_format import CARD_PATH
-from transports.base import HttpResponse
-from transports.printer import FramePrinter
+from transports.base import HttpResponse, Transport
 
 LEGACY_PATH = "/.well-known/agent.json"
 
 
-class LegacyCardPrinter(FramePrinter):
-    """A FramePrinter that, for a card missing at 1.0's path (404), asks at 0.2's path too,
-    saying so through `warn` (a hook, like the printer's own): both fetches are frames."""
+class LegacyCardPath:
+    """A transport around the printer that, for a card missing at 1.0's path (404), asks at
+    0.2's path too, saying so through `warn` (a hook): both fetches are frames."""
 
-    def __init__(self, inner: Any, show: Any, *, verbose: bool = False, held: tuple[str, ...] = (),
-                 warn: Callable[[str], None] = lambda line: None) -> None:
-        super().__init__(inner, show, verbose=verbose, held=held)
-        self.warn = warn
+    def __init__(self, inner: Transport, warn: Callable[[str], None] = lambda line: None) -> None:
+        self.inner, self.warn, self.label = inner, warn, inner.label
+        self.post, self.stream = inner.post, inner.stream  # a card is fetched; everything else is the printer's
 
-    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        response = super().get(url, headers, binding=binding)
+    def get(self, url: str, headers: dict[str, str], **how: Any) -> HttpResponse:
+        response = self.inner.get(url, headers, **how)
         if response.status != 404 or not url.endswith(CARD_PATH):
             return response
         legacy = url[:-len(CARD_PATH)] + LEGACY_PATH
         self.warn(f"no card at {url}; trying {legacy}, the path of A2A 0.2 and earlier (--legacy-card-path)")
-        return super().get(legacy, headers, binding=binding)
+        return self.inner.get(legacy, headers, **how)

@@ -71,7 +71,7 @@ class Session:
         self.settings, self.console, self.demo = settings, console, demo  # settings: never changed
         self.card_urls, self.allowlist, self.credentials = card_urls, allowlist, credentials
         self.apps, self.generate = apps, generate  # base URL -> app: the demo's, and our own tools
-        self.watch = watch
+        self.watch, self.printer = watch, None  # the printer main() makes, once it is `listening`
 
     @classmethod
     def begin(cls, argv: list[str], demo: DemoNetwork, read_registry: Callable[[str], list[str]],
@@ -148,24 +148,37 @@ class Session:
         from peers.support.credentials import client_tls, trusting
         return {"tls": trusting(ca), "client_tls": client_tls(self.credentials, ca)}
 
-    def printer_of(self, transport: Transport) -> FramePrinter:
-        """The frame printer over `transport`: every frame that crosses it is shown (with
-        --legacy-card-path, one that also asks at A2A 0.2's card path)."""
-        held = tuple(secret for entry in self.credentials.values()  # masked wherever a frame or line shows one
+    @property
+    def held(self) -> tuple[str, ...]:
+        """Every secret our store holds: masked wherever a frame or a line shows one."""
+        return tuple(secret for entry in self.credentials.values()
                      for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
-        self.console.held = held
-        if not self.settings.legacy_card_path:
-            printer = FramePrinter(transport, self.console.frame, verbose=self.settings.verbose, held=held)
-        else:
-            from peers.support.legacy_cards import LegacyCardPrinter
-            printer = LegacyCardPrinter(transport, self.console.frame, verbose=self.settings.verbose, held=held,
-                                        warn=lambda line: self.console.say(line, Kind.WARNING))
+
+    def listening(self, printer: FramePrinter) -> Transport:
+        """The printer main() made, with this run's listeners attached: a card in brief
+        (--frames summary), the web page following the run; returns what the support agent
+        speaks through: the printer (with --legacy-card-path, asking at A2A 0.2's card path too)."""
+        self.console.held, self.printer = printer.held, printer
         if self.settings.frames == "summary":  # a card as one line, a changed one as what changed
             from peers.support.frame_summaries import Summaries
             printer.summarize = Summaries()
         if self.watch is not None:  # the web page: told of each frame, and may hold one before it leaves
             self.watch.attach(printer, self.card_urls)
-        return printer
+        if not self.settings.legacy_card_path:
+            return printer
+        from peers.support.legacy_cards import LegacyCardPath
+        return LegacyCardPath(printer, warn=lambda line: self.console.say(line, Kind.WARNING))
+
+    @property
+    def story(self) -> Callable[[Any, list[str]], list[Outcome] | None] | None:
+        """The story this run tells instead of the essay's, told with the agent's steps: the
+        page's one operation, the lesson asked for, or a model's choice (--request); None: the essay's."""
+        told_by_page = self.watch.story if self.watch is not None else None
+        if told_by_page is not None:
+            return lambda agent, card_urls: told_by_page(agent.steps(), card_urls)
+        if self.settings.request is None and self.settings.scenario is None:
+            return None
+        return lambda agent, card_urls: scenarios.run(self.settings, agent.steps(), card_urls, self.generate)
 
     def agent_options(self) -> dict[str, Any]:
         """How the support agent follows and trusts, as the flags say."""
@@ -174,28 +187,22 @@ class Session:
                 "binding": settings.binding and settings.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
                 "following": settings.following, "verbose": settings.verbose}
 
-    def tell(self, agent: Any, printer: FramePrinter,
-             story: Callable[[Any, list[str]], list[Outcome]]) -> int:
-        """The story (the essay's run), or the lesson or model asked for, with the learner
-        tools around it; then what trusting a --peer would take. Returns the exit status:
-        0 every peer handled, 1 a delegation failed, 2 a peer unreachable or a file unwritten."""
-        settings, console, tools = self.settings, self.console, None
-        told_by_page = self.watch.story if self.watch is not None else None  # the page's, if it asked one
+    @contextlib.contextmanager
+    def telling(self, agent: Any) -> Iterator[Told]:
+        """Around the story: the learner tools (--step, --break, --trace, --diagram) hooked to
+        the printer, and written however it ends; a stop at --step ends it quietly; then what
+        trusting a --peer would take. `Told.status`, after: 0 every peer handled, 1 a delegation
+        failed, 2 a peer unreachable or a file unwritten."""
+        settings, console, tools, told = self.settings, self.console, None, Told()
         if settings.step or settings.debugger or settings.trace or settings.diagram:
             from peers.support.tools import LearnerTools  # they hook the printer and the console
-            tools = LearnerTools(settings, printer, console, self.card_urls)
+            tools = LearnerTools(settings, self.printer, console, self.card_urls)
         try:
-            if told_by_page is not None:  # one operation on an agent, told with the story's steps
-                outcomes = told_by_page(agent.steps(), self.card_urls)
-            elif settings.request is None and settings.scenario is None:
-                outcomes = story(agent, self.card_urls)
-            else:  # a lesson of its own, or a model (or its offline stand-in) chooses: the gate decides
-                outcomes = scenarios.run(settings, agent.steps(), self.card_urls, self.generate)
-                if outcomes is None:
-                    return 1
+            yield told
         except StopRun:
             console.say("[step] stopped before that frame left; nothing more was sent.")
-            return 0
+            told.status = 0
+            return
         finally:  # however the run ended: write what was recorded
             problem = tools.finish() if tools else None
             if problem:
@@ -203,9 +210,20 @@ class Session:
         for card_url in flags.peer_card_urls(settings.peer):  # --peer: what trusting it would take
             found = next((fetched.card for fetched in agent.fetched.values() if fetched.fetched_from == card_url), None)
             console.say(trust_hint(found, self.allowlist))
-        if problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable
-            return 2
-        return 1 if any(o.error for o in outcomes) else 0
+        outcomes = told.outcomes
+        if outcomes is None:  # the model's answer could not be used: said already
+            told.status = 1
+        elif problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable
+            told.status = 2
+        else:
+            told.status = 1 if any(o.error for o in outcomes) else 0
+
+
+class Told:
+    """What a story told: its outcomes (set by main()), and the run's exit status (by `telling`)."""
+
+    outcomes: list[Outcome] | None = None
+    status: int = 0
 
 
 def exit_quietly_on_broken_pipe() -> int:
