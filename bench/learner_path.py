@@ -132,32 +132,32 @@ class Trace:
         return os.path.relpath(filename, ROOT), self.ev[j][2], name
 
     def advance(self, i: int, cmd: str) -> int | None:
-        kind, x = self.ev[i][0], self.ev[i][1]
+        kind, frame = self.ev[i][0], self.ev[i][1]
         if cmd == "s":
-            sf, rf, lo = None, None, 0
+            stopframe, returnframe, stopline = None, None, 0
         elif cmd == "n":
-            sf, rf, lo = x, None, 0
-        elif self.gen(x):
-            sf, rf, lo = x, None, -1
+            stopframe, returnframe, stopline = frame, None, 0
+        elif self.gen(frame):
+            stopframe, returnframe, stopline = frame, None, -1
         else:
-            sf, rf, lo = self.parent.get(self.act[i], -1), x, 0
-        if kind == "r" and sf == x and lo != -1:  # dispatch_return: `n` at a --Return-- becomes a step
-            sf = rf = None
-        if sf is None:  # stepping: the next event, but a generator's internal StopIteration
+            stopframe, returnframe, stopline = self.parent.get(self.act[i], -1), frame, 0
+        if kind == "r" and stopframe == frame and stopline != -1:  # dispatch_return: `n` at --Return-- steps
+            stopframe = returnframe = None
+        if stopframe is None:  # stepping: the next event, but a generator's internal StopIteration
             j = i + 1
             while j < len(self.ev) and self.ev[j][0] == "e" and self.ev[j][3] & 1:
                 j += 1
             return j if j < len(self.ev) else None
         # Otherwise bdb's stop_here holds only in the stop frame: a stop can only be an event of
         # it or of the returning frame, or (a generator's) StopIteration in a frame already traced.
-        lists = [self.of_frame.get(t, []) for t in {sf, rf} if t is not None]
-        lists += [self.ends_generator] if self.gen(sf) else []
+        lists = [self.of_frame.get(t, []) for t in {stopframe, returnframe} if t is not None]
+        lists += [self.ends_generator] if self.gen(stopframe) else []
         for j in heapq.merge(*(islice(lst, bisect_right(lst, i), None) for lst in lists)):
             kind, y, _, extra = self.ev[j]
-            here = y == sf and lo != -1
-            if kind == "l" and here or kind == "r" and (here or y == rf) and not self.gen(y):
+            here = y == stopframe and stopline != -1
+            if kind == "l" and here or kind == "r" and (here or y == returnframe) and not self.gen(y):
                 return j
-            if kind == "e" and (here and not extra & 1 or y != sf and self.gen(sf) and extra & 2
+            if kind == "e" and (here and not extra & 1 or y != stopframe and self.gen(stopframe) and extra & 2
                                 and self.act[j] <= i):
                 return j
         return None
