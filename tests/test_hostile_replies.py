@@ -155,7 +155,7 @@ def test_a_hostile_proposal_in_a_paused_task_is_never_approved_or_crashed_on():
         app.reply = json.dumps(reply).encode()
         agent = story.SupportAgent(printer, [BILLING], {BILLING.endpoint: "t0k"}, console.say)
         sent_before = len(printer.frames)
-        (outcome,) = approval.run(agent, [BILLING_CARD])  # no exception, whatever was proposed
+        (outcome,) = approval.run(agent.steps(), [BILLING_CARD])  # no exception, whatever was proposed
         follow_ups = len(printer.frames) - sent_before - 4  # card and first delegation: 4 frames
         if check(hostile, approval.PROPOSAL) is not None:
             assert follow_ups == 0 and outcome.error is None, f"a follow-up was sent approving {hostile!r}"

@@ -227,7 +227,7 @@ def test_the_bindings_lesson_sends_the_same_refund_by_each_binding_and_gets_the_
     printer = FramePrinter(InProcessTransport({**network.apps, BASE: peer}), lambda text, frame: lines.append(text))
     agent = story.SupportAgent(printer, [BILLING], network.credentials,
                                lambda *args, **facts: lines.append(args[0] if args else ""))
-    outcomes = bindings.run(agent, [BILLING_CARD])
+    outcomes = bindings.run(agent.steps(), [BILLING_CARD])
     assert [outcome.result for outcome in outcomes] == ["refund of $75.00 issued for ORD-5100 (ref BILL-ORD-5100)"] * 2
     sent = [line for line in lines if line.startswith("--> ") and "GET" not in line]
     assert sent[0].startswith('--> {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": ')

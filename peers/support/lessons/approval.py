@@ -36,15 +36,14 @@ from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.signing import approval_signature, rs256
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import attempt, essay_cannot, look_up, open_lesson, said, turn_failed
+from peers.support.lessons.turns import attempt, contact_of, essay_cannot, find_for_lesson, look_up, said, turn_failed
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
+    from peers.support.contact import Contact, Steps
     from peers.support.outcomes import Outcome
-    from peers.support.lessons.turns import Turn
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
 # What a person can be asked to approve: a peer's proposal is its data, so it is checked
@@ -73,15 +72,15 @@ LESSON = Lesson(
 def run(story: Steps, card_urls: list[str], *, interactive: bool = False) -> list[Outcome]:
     """Delegate a refund that needs a person; continue the same task once they approve.
     `interactive`: the person at the terminal says yes or no; otherwise a script plays them."""
-    card = open_lesson(story, card_urls, "One task, three turns: a refund above billing's limit "
+    card = find_for_lesson(story, card_urls, "One task, three turns: a refund above billing's limit "
                        "waits for a person.")
     if not isinstance(card, AgentCard):
         return card  # the card could not be had: the outcome says why
     outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
-    task = outcome.task
-    if task is None or task.state is not TaskState.INPUT_REQUIRED:
+    task, contact = outcome.task, contact_of(story, card, outcome)
+    if task is None or contact is None or task.state is not TaskState.INPUT_REQUIRED:
         return [outcome]
-    if essay_cannot(agent.format_of[card.url], "taskId to continue the task with", story.say):
+    if essay_cannot(contact.wire, "taskId to continue the task with", story.say):
         return [outcome]
     proposal = (task.status_data or {}).get("approval")
     problem = check(proposal, PROPOSAL, "the proposal")
@@ -90,48 +89,47 @@ def run(story: Steps, card_urls: list[str], *, interactive: bool = False) -> lis
                   f"({problem})", Kind.WARNING)
         return [outcome]
     story.say(f"[support] billing proposes {json.dumps(proposal)} and waits for a person")
-    turn = outcome.verdict, card
     if interactive:
-        return [decided(story, turn, task, proposal, person_at_terminal(
+        return [decided(story, contact, task, proposal, person_at_terminal(
             f"approve a refund of ${proposal['amount']:,.2f} for {escape(proposal['order_id'])} "
             f"({proposal['currency']})?"), outcome)]
     try:
         story.say("[support] approving it myself, unsigned: I hold only the caller's token, not a person's key")
-        said(story.say, attempt(story, turn, follow_up(story, task, proposal)))
+        said(story.say, attempt(story, contact, follow_up(story, task, proposal)))
         story.say("[someone] signs exactly the proposal with a key that is not the approver's")
-        said(story.say, attempt(story, turn, follow_up(story, task, proposal, key_at(ANOTHER_KEY), card.url)))
+        said(story.say, attempt(story, contact, follow_up(story, task, proposal, key_at(ANOTHER_KEY), card.url)))
         story.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
         signed = key_at(APPROVER_KEY)
-        done = attempt(story, turn, follow_up(story, task, proposal, signed, card.url))
+        done = attempt(story, contact, follow_up(story, task, proposal, signed, card.url))
         said(story.say, done)
         if isinstance(done, Task):
             task = done
             story.say("[support] the same signed approval again, as a new message:")
-            said(story.say, attempt(story, turn, follow_up(story, task, proposal, signed, card.url)),
+            said(story.say, attempt(story, contact, follow_up(story, task, proposal, signed, card.url)),
                  "it was for this task, which has gone on: used once")
     except PeerError as failure:  # not a refusal: the peer broke the exchange
-        return [turn_failed(story, card, outcome._replace(task=task), failure)]
+        return [turn_failed(story, contact, outcome._replace(task=task), failure)]
     story.say("[support] what billing checked: the approval is exactly its proposal, signed (RS256) by the "
               "approver key it pins, over that proposal, billing's endpoint and this task's id; a task goes on "
               "once. It cannot check who holds the key: the approver keeps it (this one is a published DEMO key).")
     return [outcome._replace(task=task)]
 
 
-def decided(story: Steps, turn: Turn, task: Task, proposal: dict[str, Any],
+def decided(story: Steps, contact: Contact, task: Task, proposal: dict[str, Any],
             approve: bool, outcome: Outcome) -> Outcome:
     """A person's answer, carried out: the exact approval as the task's next turn, or the
     task canceled (nothing was done, and its claim on the order is let go)."""
     try:
         if approve:
             story.say(f"[person] approves exactly {json.dumps(proposal)}, signing it with the approver's key")
-            done = attempt(story, turn, follow_up(story, task, proposal, key_at(APPROVER_KEY), turn[1].url))
+            done = attempt(story, contact, follow_up(story, task, proposal, key_at(APPROVER_KEY), contact.card.url))
             said(story.say, done)
         else:
             story.say(f"[person] declines: canceling task {escape(task.id)}")
-            done = look_up(story, turn[1], "cancel", task.id)
-            agent.report(turn[1], turn[0], done)
+            done = look_up(story, contact, "cancel", task.id)
+            story.report(contact, done)
     except PeerError as failure:
-        return turn_failed(story, turn[1], outcome, failure)
+        return turn_failed(story, contact, outcome, failure)
     return outcome._replace(task=done) if isinstance(done, Task) else outcome
 
 
@@ -159,5 +157,5 @@ def follow_up(story: Steps, task: Task, approval: dict[str, Any],
     data: dict[str, Any] = {"approval": approval}
     if key is not None:
         data["signature"] = approval_signature.sign(approval, audience, task.id, key)
-    return Message(f"msg-{next(agent.message_ids)}", "user", (Part(data=data),),
-                   task.context_id, task.id, metadata={"skillId": "process_refund"})
+    return story.message(Part(data=data), context_id=task.context_id, task_id=task.id,
+                         metadata={"skillId": "process_refund"})

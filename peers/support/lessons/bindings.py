@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import open_lesson
+from peers.support.lessons.turns import find_for_lesson
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -44,7 +44,7 @@ LESSON = Lesson(
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Send the refund by the binding billing's card was read with, then discover it again
     for the other and send the same refund by that one; then compare."""
-    card = open_lesson(story, card_urls, "Bindings: one refund, sent as a JSON-RPC frame and as an "
+    card = find_for_lesson(story, card_urls, "Bindings: one refund, sent as a JSON-RPC frame and as an "
                        "HTTP+JSON request.", lacks="second binding (A2A 1.0 cards list their interfaces)")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
@@ -55,7 +55,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         story.say(f"[support] over {binding}:", Kind.BANNER)
         if binding != first:
             try:  # the card again, to be read for its other interface
-                card = agent.discover(card_urls[0], binding)
+                card = story.discover(card_urls[0], binding)
             except PeerError as failure:  # a card offering only one: said, and the lesson ends here
                 story.say(f"[support] {escape(str(failure))}: only the {first} half can be shown", Kind.WARNING)
                 break
@@ -63,7 +63,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         outcomes.append(outcome)
         if outcome.task is None:
             break
-        seen.append((agent.fetched[card.url].binding, agent.last_sent, outcome))
+        seen.append((story.fetched(card).binding, outcome.sent, outcome))
     if len(seen) == len(BINDINGS):
         side_by_side(story, seen)
     return outcomes
@@ -71,7 +71,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
 
 def binding_of(story: Steps, card: AgentCard) -> str:
     """The binding the support agent chose for `card` (cards.py): JSON-RPC, unless --binding said."""
-    binding = agent.fetched[card.url].binding
+    binding = story.fetched(card).binding
     return binding.NAME if binding is not None else BINDINGS[0]
 
 

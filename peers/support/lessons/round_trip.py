@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from peers.a2a.model import AgentCard, Message
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, kept_message, open_lesson
+from peers.support.lessons.turns import ask, contact_of, find_for_lesson, kept_message
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -52,7 +52,7 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Hand off the refund with its note; read the task back; compare the note byte for byte."""
-    card = open_lesson(story, card_urls, "The boundary must not mangle structure: a note with URLs and "
+    card = find_for_lesson(story, card_urls, "The boundary must not mangle structure: a note with URLs and "
                        "citations, handed off and read back byte for byte.",
                        lacks="metadata to carry the note, nor a task history to read it back from")
     if not isinstance(card, AgentCard):
@@ -62,15 +62,16 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     for line in NOTE.splitlines():
         story.say(f"  | {escape(line)}")
     outcome = story.delegate(card, "process_refund", REFUND, caseNote=NOTE)
-    if outcome.task is None:
+    contact = contact_of(story, card, outcome)
+    if outcome.task is None or contact is None:
         return [outcome]  # refused or failed: the story said why, and nothing came back to compare
     story.say("[support] reading the task back as billing keeps it (GetTask), to find our note in its history")
     try:
-        kept = ask(story, card, "get", {"id": outcome.task.id})  # as it came: our own reading keeps no history
+        kept = ask(story, contact, "get", {"id": outcome.task.id})  # as it came: our own reading keeps no history
     except PeerError as failure:
         return [story.failed(card.name, outcome.verdict, f"reading the task back failed: {failure}; "
                                                          f"{failure.retry_advice()}", failure)]
-    compare(story, kept, agent.last_sent)
+    compare(story, kept, outcome.sent)
     return [outcome]
 
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from peers.a2a.model import AgentCard, Task
-from peers.a2a.wire_format import method_for
+from peers.a2a.model import AgentCard, Message, Task
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, look_up, open_lesson
+from peers.support.lessons.turns import ask, contact_of, find_for_lesson, look_up
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.replies import read
@@ -27,7 +26,7 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
+    from peers.support.contact import Contact, Steps
     from peers.support.outcomes import Outcome
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
@@ -44,53 +43,53 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Delegate a refund that outlasts our deadline; find the task before any retry."""
-    card = open_lesson(story, card_urls, "A slow peer: our deadline passes; the task goes on.",
+    card = find_for_lesson(story, card_urls, "A slow peer: our deadline passes; the task goes on.",
                        lacks="contextId, nor a GetTask to find a task by")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     story.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, in context {TICKET} (the customer's ticket)")
     outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT}, TICKET)
-    if outcome.variant is not Variant.TIMED_OUT:
+    contact = contact_of(story, card, outcome)
+    if outcome.variant is not Variant.TIMED_OUT or contact is None:
         return [outcome]  # answered in time, refused, or failed otherwise: the story said why
     story.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {outcome.variant.handling}",
               Kind.ESCALATED)
     try:
-        task = _find(story, card)
+        task = _find(story, contact, outcome.sent)
         for pause in PAUSES:
             if task is None or task.state.is_terminal:
                 break
             story.say(f"[support] task {escape(task.id)} is {task.state.value}; asking again in {pause:g}s")
             time.sleep(pause)
-            looked = look_up(story, card, "get", task.id)
+            looked = look_up(story, contact, "get", task.id)
             task = looked if looked.id == task.id else None  # an answer about another task is none
     except PeerError as failure:
-        return [story.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}; "
+        return [story.failed(contact.name, outcome.verdict, f"looking for the task failed: {failure}; "
                                                          f"{failure.retry_advice()}", failure)]
     if task is None:  # not found, or not yet: only the very same message may go again
         story.say("[support] no task found in that context yet: the message may not have arrived, or "
                   "not been taken up yet; only the same message (same messageId) is safe to send again",
                   Kind.ESCALATED)
         return [outcome]
-    agent.report(card, outcome.verdict, task)
+    story.report(contact, task)
     if task.state.is_terminal:
         story.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: nothing "
                   "to retry (a new request would have asked billing for this refund again)", Kind.BANNER)
     return [outcome._replace(task=task, error=None, failure=None)]  # still working: the variant says so
 
 
-def _find(story: Steps, card: AgentCard) -> Task | None:
+def _find(story: Steps, contact: Contact, message: Message) -> Task | None:
     """The task the lost answer would have named: ListTasks by our contextId where the
-    wire has it (1.0); else the same message again, which names its task (0.3). A task
+    wire has it (1.0); else the same `message` again, which names its task (0.3). A task
     in another context is not ours to find."""
-    spoken = agent.format_of[card.url]
-    if method_for(spoken, "list"):
+    spoken = contact.wire
+    if contact.method("list"):
         story.say(f"[support] looking for the task in context {TICKET} before any retry")
-        found = read(spoken.tasks_from_list, ask(story, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
+        found = read(spoken.tasks_from_list, ask(story, contact, "list", {"contextId": TICKET, "includeArtifacts": True}),
                      "the list")  # with its result, should it have ended meanwhile
     else:
-        message = agent.last_sent
         story.say(f"[support] {spoken.NAME} has no ListTasks: sending the same message again "
                   f"({message.message_id}), which billing answers with the task it made, never a second refund")
-        result = agent.call(card.url, spoken.SEND_METHOD, spoken.send_params(message), spoken.HEADERS)
+        result = story.call(contact, spoken.SEND_METHOD, spoken.send_params(message))
         found = [read(spoken.task_from_result, result, "the result")]
     return next((task for task in found if task.context_id == TICKET), None)

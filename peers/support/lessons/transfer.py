@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 from peers.a2a.model import AgentCard, TaskState
 from peers.contracts import handoff, transfer
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, kept_message, open_lesson
+from peers.support.lessons.turns import ask, contact_of, find_for_lesson, kept_message
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
+    from peers.support.contact import Contact, Steps
     from peers.support.outcomes import Outcome
 
 US, ORDER, AMOUNT, TICKET = "support-agent", "ORD-4100", 6200.0, "ticket-4100"
@@ -73,7 +73,7 @@ def envelope(advanced_by: str, user_owner: str | None = US) -> dict[str, Any]:
 
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
-    card = open_lesson(story, card_urls, "What a handoff transfers: the task, to the one who advances it; "
+    card = find_for_lesson(story, card_urls, "What a handoff transfers: the task, to the one who advances it; "
                        "the customer stays with the owner it names.", lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
@@ -94,7 +94,8 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
               f"states; {US} keeps the customer")
     sent = envelope(card.name)
     outcome = story.delegate(card, "process_refund", refund, TICKET, handoff=sent)
-    if outcome.task is None:
+    contact = contact_of(story, card, outcome)
+    if outcome.task is None or contact is None:
         return [outcome]  # refused or failed: the story said why
     owner = handoff.read(sent).transfer.user_owner
     if not outcome.task.state.is_terminal:  # the transfer takes time: the customer hears it from its owner
@@ -107,7 +108,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         else:
             story.say(f"[support] the envelope names {escape(str(owner))} as the customer's owner: the delay "
                       "notice is theirs to send")
-    spans(story, card, outcome.task.id, agent.last_sent.message_id if agent.last_sent else None)
+    spans(story, contact, outcome.task.id, outcome.sent.message_id if outcome.sent else None)
     return [outcome]
 
 
@@ -123,11 +124,11 @@ def table(story: Steps, sent: dict[str, Any]) -> None:
               "admits no other field)")
 
 
-def spans(story: Steps, card: AgentCard, task_id: str, message_id: str | None) -> None:
+def spans(story: Steps, contact: Contact, task_id: str, message_id: str | None) -> None:
     """The handoff as linked responsibility spans: ours, and billing's task, linked to ours
     by the handoff it keeps (read back with GetTask, as billing has it)."""
     try:
-        kept = kept_message(ask(story, card, "get", {"id": task_id}), message_id)
+        kept = kept_message(ask(story, contact, "get", {"id": task_id}), message_id)
     except PeerError as failure:
         story.say(f"[support] billing's task could not be read back: {failure}", Kind.WARNING)
         return
@@ -135,10 +136,10 @@ def spans(story: Steps, card: AgentCard, task_id: str, message_id: str | None) -
     story.say(f"[trace] {TRACE}: the handoff, as linked responsibility spans")
     story.say(f"[trace]   span {OUR_SPAN:<9} {US:<14} keeps the customer ({TICKET}), the delay notice included")
     if linked:
-        story.say(f"[trace]   task {escape(task_id):<9} {card.name:<14} advances the refund, linked to "
+        story.say(f"[trace]   task {escape(task_id):<9} {contact.name:<14} advances the refund, linked to "
                   f"{OUR_SPAN}: the task keeps the handoff that carried it")
     else:
-        story.say(f"[trace]   task {escape(task_id):<9} {card.name:<14} keeps no handoff naming {OUR_SPAN}: "
+        story.say(f"[trace]   task {escape(task_id):<9} {contact.name:<14} keeps no handoff naming {OUR_SPAN}: "
                   "its work cannot be linked to ours", Kind.WARNING)
 
 

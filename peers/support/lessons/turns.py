@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat
+from peers.support.cards import BINDING as JSON_RPC
 from peers.support.contact import Contact
+from peers.support.outcomes import Verdict
 from peers.support.output import Kind
 from peers.support.replies import read
 from transports.errors import PeerError, RemoteError
@@ -37,6 +39,29 @@ def open_lesson(story: Steps, card_urls: list[str], about: str,
     if lacks is not None and essay_cannot(contact.wire, lacks, story.say):
         return []
     return contact
+
+
+def find_for_lesson(story: Steps, card_urls: list[str], about: str,
+                    lacks: str | None = None) -> AgentCard | list[Outcome]:
+    """open_lesson's first lines, but the card not gated yet: for a lesson that says more
+    before its first delegation passes the gate (where the trust line then stands)."""
+    story.say(f"[transport] {story.label}. {about}", Kind.BANNER)
+    story.say()
+    card = story.find(card_urls[0])
+    if not isinstance(card, AgentCard):
+        return [card]
+    if lacks is not None and essay_cannot(story.fetched(card).wire, lacks, story.say):
+        return []
+    return card
+
+
+def contact_of(story: Steps, card: AgentCard, outcome: Outcome) -> Contact | None:
+    """The contact a delegation to `card` went to, for the lesson's later turns; None if
+    the gate refused it (a refused peer has no contact)."""
+    if outcome.verdict is None or outcome.verdict is Verdict.REFUSED:
+        return None
+    found = story.fetched(card)
+    return Contact(card, outcome.verdict, found.wire, found.binding or JSON_RPC)
 
 
 def essay_cannot(spoken: WireFormat, lacks: str, say: Callable[..., None]) -> bool:
