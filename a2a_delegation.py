@@ -258,7 +258,7 @@ class SupportAgent:
         operation and a model's run are told with them, and never reach into the agent."""
         return Steps(self.say, self.transport.label, self.find, self.discover, lambda card: self.fetched[card.url],
                      self.gate, self.lacks, self.gate_then_delegate, self.delegate, self.call, self.report,
-                     self.failed, self.message, self.vetting)
+                     self.failed, self.message, self.vetting, self.handoff)
 
     def vetting(self, entries: list[AllowEntry] = (), credentials: dict[str, Any] | None = None) -> Steps:
         """The steps of an agent like this one whose allowlist also vets `entries` (one naming a

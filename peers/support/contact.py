@@ -55,3 +55,6 @@ class Steps(NamedTuple):
     failed: Callable[..., Outcome]  # (peer, verdict, error, failure=None, refused=False): a turn that ended without a task
     message: Callable[..., Message]  # (*parts, context_id=, task_id=, metadata=): ours, with the run's next id
     vetting: Callable[..., "Steps"]  # (allow entries, credentials): these steps, for an agent vetting those too
+    # 4. (contact, skill, payload, context_id=None, **metadata): the story's turn with a peer the gate
+    # already let through (its contract checked, no credential smuggled, its task reported); no gate again
+    handoff: Callable[..., Outcome]

@@ -1,11 +1,17 @@
 """The lessons beyond the essay's run: `python a2a_delegation.py --scenario NAME`, one
-module each. Each is a short story told through the same support agent, printer and
-transport as the essay's run, so its frames are printed like any others.
+module each. Each is a short story told with the same steps, printer and transport as the
+essay's run, so its frames are printed like any others.
 
 A lesson is one module: its `LESSON` (a `Lesson` below: what it is about, the essay's or
 a seed's section it teaches, its place in the teaching order, the flags it sets, needs and
 reads, what it asks of the demo peers, the servers of our own it needs), its docstring
-(the longer explanation `--scenario NAME --help` prints), and `run(story, card_urls)`.
+(the longer explanation `--scenario NAME --help` prints), and `run(story, card_urls)`:
+`story` is the story's `Steps` (peers/support/contact.py), its steps as values: find a
+card, gate it (a `Contact`, or the refusal), delegate, send, call, report, and a message
+with the run's next id. A lesson is never handed the support agent: it reads and sets none
+of its state; one that must vet a peer or hold a credential of its own asks
+`story.vetting(...)` for steps that do, and the agent is left as it was. `card_urls` are
+the registry's card URLs, billing's first.
 Nothing else names a lesson: `every()` finds them here, so adding one adds one file.
 A module without a `LESSON` (`turns.py`, `stages.py`) holds what lessons share.
 

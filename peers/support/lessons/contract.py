@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.a2a.model import AgentCard, Message, Part
+from peers.a2a.model import AgentCard, Part
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import open_lesson, send_turn
+from peers.support.contact import Contact
+from peers.support.lessons.turns import send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
@@ -43,10 +44,13 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """The contract as the card publishes it, three payloads that break it, one that meets it."""
-    card = open_lesson(story, card_urls, "The handoff contract: a typed payload, checked "
-                       "before sending and again on arrival.")
+    # Not open_lesson: each handoff below passes the trust gate itself, as every delegation does
+    story.say(f"[transport] {story.label}. The handoff contract: a typed payload, checked before "
+              "sending and again on arrival.", Kind.BANNER)
+    story.say()
+    card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
-        return card  # why it cannot go on, said already
+        return [card]  # why it could not be had, said already
     skill = next((s for s in card.skills if s.id == "process_refund"), None)
     if skill is None or skill.input_schema is None:
         story.say("[support] billing's card publishes no contract for process_refund: nothing to "
@@ -64,18 +68,19 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     story.say()
     story.say("[support] a client that skips that check, sending the refund without an amount: "
               "billing checks again")
-    verdict = agent.trust_gate(card)
-    careless = Message(f"msg-{next(agent.message_ids)}", "user",
-                       (Part(data=BROKEN[0][1], media_type="application/json"),),
-                       metadata={"skillId": "process_refund"})
+    contact = story.gate(card)
+    if not isinstance(contact, Contact):
+        return [contact]  # the gate's refusal, said already
+    careless = story.message(Part(data=BROKEN[0][1], media_type="application/json"),
+                             metadata={"skillId": "process_refund"})
     try:
-        send_turn(story, (verdict, card), careless)
+        send_turn(story, contact, careless)
         story.say("[support] billing accepted a payload that breaks its own contract", Kind.WARNING)
     except RemoteError as refused:
         story.say(f"[support] billing refused it, naming the field: {escape(str(refused))}", Kind.REFUSED)
     except PeerError as failure:
-        return [story.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
-                             failure)]
+        return [story.failed(card.name, contact.verdict, f"delegation failed: {failure}; "
+                             f"{failure.retry_advice()}", failure)]
     story.say()
     story.say("[support] the refund as the contract says: order_id and a positive amount")
     return [story.delegate(card, "process_refund", VALID)]

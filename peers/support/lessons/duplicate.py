@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.a2a.model import AgentCard, Message, Part
+from peers.a2a.model import Message, Part
+from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson, send_turn
 from peers.support.output import Kind
@@ -37,15 +38,14 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """One refund, then the same handoff three more ways; billing does it once."""
-    card = open_lesson(story, card_urls, "The same handoff, delivered again: billing refunds an "
-                       "order once.")
-    if not isinstance(card, AgentCard):
-        return card  # why it cannot go on, said already
-    outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
-    if outcome.task is None:
+    contact = open_lesson(story, card_urls, "The same handoff, delivered again: billing refunds an "
+                          "order once.")
+    if not isinstance(contact, Contact):
+        return contact  # why it cannot go on, said already
+    outcome = story.handoff(contact, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    if outcome.task is None or outcome.sent is None:
         return [outcome]
-    first = agent.last_sent  # exactly what was sent, messageId included
-    turn = outcome.verdict, card
+    first = outcome.sent  # exactly what was sent, messageId included
     retries = [
         ("suppose that answer was lost on the way back: was the refund issued? Sending the "
          f"same message again ({first.message_id}) is safe", first),
@@ -60,9 +60,9 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         story.say()
         story.say(f"[support] {why}")
         try:
-            task = send_turn(story, turn, message)
+            task = send_turn(story, contact, message)
         except PeerError as failure:
-            return [story.failed(card.name, outcome.verdict, f"the retry failed: {failure}")]
+            return [story.failed(contact.name, outcome.verdict, f"the retry failed: {failure}")]
         named.add(task.id if task.id == first_task else _named_in(task.status_message, first_task))
         itself += task.id == first_task
         others += [] if task.id == first_task else [f"{escape(task.id)} ({task.state.value})"]
@@ -79,9 +79,8 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
 
 
 def _ask(story: Steps, amount: float) -> Message:
-    return Message(f"msg-{next(agent.message_ids)}", "user",
-                   (Part(data={"order_id": ORDER, "amount": amount}, media_type="application/json"),),
-                   metadata={"skillId": "process_refund"})
+    return story.message(Part(data={"order_id": ORDER, "amount": amount}, media_type="application/json"),
+                         metadata={"skillId": "process_refund"})
 
 
 def _named_in(note: str | None, task_id: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.a2a.model import AgentCard
+from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import look_up, open_lesson, turn_failed
 from peers.support.outcomes import Variant, legend
@@ -57,25 +57,26 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Four refunds, four endings, then a withdrawal and the legend."""
-    card = open_lesson(story, card_urls, "Every ending is a named variant: four refunds, "
-                       "handed to billing.")
-    if not isinstance(card, AgentCard):
-        return card  # why it cannot go on, said already
+    contact = open_lesson(story, card_urls, "Every ending is a named variant: four refunds, "
+                          "handed to billing.")
+    if not isinstance(contact, Contact):
+        return contact  # why it cannot go on, said already
     outcomes = []
     for why, order, amount in REFUNDS:
         story.say()
         story.say(f"[support] refund {why}")
-        outcomes.append(story.delegate(card, "process_refund", {"order_id": order, "amount": amount}))
+        # each refund passes the trust gate again, as every delegation of the story does
+        outcomes.append(story.delegate(contact.card, "process_refund", {"order_id": order, "amount": amount}))
     paused = outcomes[-1]
     if paused.variant is Variant.APPROVAL_REQUIRED:  # on the essay's wire it is "input-required"
         story.say()
         story.say(f"[support] the customer withdrew the request: canceling task {escape(paused.task.id)}, "
                   "which nothing has been done for yet")
         try:
-            canceled = look_up(story, card, "cancel", paused.task.id)
+            canceled = look_up(story, contact, "cancel", paused.task.id)
         except PeerError as failure:
-            return [turn_failed(story, card, paused, failure)]
-        agent.report(card, paused.verdict, canceled)
+            return [turn_failed(story, contact, paused, failure)]
+        story.report(contact, canceled)
     story.say()
     story.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
     for line in legend():

@@ -18,7 +18,6 @@ from typing import Any, Callable, TYPE_CHECKING
 from peers.a2a.model import AgentCard, Task, TaskState
 from peers.support.lessons import Lesson
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage, data_of
-from peers.support.lessons.turns import open_lesson
 from peers.support.orders_tool import ORDERS
 from peers.support.output import Kind
 
@@ -58,11 +57,14 @@ def pipeline(stages: list[Stage], payload: dict[str, Any], say: Callable[..., No
 
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
-    card = open_lesson(story, card_urls, "Remote as local: one pipeline, two stages, one of "
-                       "them across the transport.")
+    # Not open_lesson: the remote stage passes the trust gate itself, when the pipeline runs it
+    story.say(f"[transport] {story.label}. Remote as local: one pipeline, two stages, one of them "
+              "across the transport.", Kind.BANNER)
+    story.say()
+    card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
-        return card  # why it cannot go on, said already
-    billing = RemoteAgent(agent.gate_then_delegate, card, "process_refund")
+        return [card]  # why it could not be had, said already
+    billing = RemoteAgent(story.delegate, card, "process_refund")
     stages: list[Stage] = [LocalAgent("triage", triage), billing]
     story.say()
     try:

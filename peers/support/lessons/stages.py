@@ -62,9 +62,9 @@ class LocalAgent:
 
 
 class RemoteAgent:
-    """A peer behind the transport, with the same `run`: `delegate` (the support agent's
-    gate_then_delegate: the trust gate first, then one delegation) on its card and skill;
-    the task the peer answers."""
+    """A peer behind the transport, with the same `run`: `delegate` (the story's step that
+    takes a card: the trust gate first, then one delegation) on its card and skill; the
+    task the peer answers."""
 
     where = "remote: its frames are printed"
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any, TYPE_CHECKING
 
 from peers.contracts import handoff
-from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
+from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 from peers.support.output import Kind
@@ -45,15 +45,16 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Hand off in the newest contract; on refusal, in the newest one billing names."""
-    card = open_lesson(story, card_urls, "Contract versions: refused with the versions "
-                       "billing speaks; handed off again in one both speak.",
-                       lacks="metadata to carry a contract version")
-    if not isinstance(card, AgentCard):
-        return card  # why it cannot go on, said already
+    contact = open_lesson(story, card_urls, "Contract versions: refused with the versions "
+                          "billing speaks; handed off again in one both speak.",
+                          lacks="metadata to carry a contract version")
+    if not isinstance(contact, Contact):
+        return contact  # why it cannot go on, said already
+    card = contact.card  # each handoff below passes the trust gate again, as every delegation does
     newest = next(iter(SPEAKS))
     story.say(f"[support] handing off in {newest}, the newest contract the support agent speaks")
     outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
-                                       handoff=SPEAKS[newest])
+                             handoff=SPEAKS[newest])
     if not isinstance(outcome.failure, RemoteError) or outcome.failure.code != -32602:
         return [outcome]
     theirs = supported_by(outcome.failure.data)
@@ -70,7 +71,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     story.say(f"[support] handing off again in {both[0]}, the newest both speak "
               "(it has no field for the customer's own words, so they stay with us)")
     return [story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
-                                     handoff=SPEAKS[both[0]])]
+                           handoff=SPEAKS[both[0]])]
 
 
 def supported_by(data: Any) -> list[str] | None:
