@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat, method_for
 from peers.support.outcomes import Outcome, Verdict
+from transports.base import Transport
 
 if TYPE_CHECKING:
     from peers.support.cards import Binding
@@ -55,3 +56,9 @@ class Steps(NamedTuple):
     failed: Callable[..., Outcome]  # (peer, verdict, error, failure=None, refused=False): a turn that ended without a task
     message: Callable[..., Message]  # (*parts, context_id=, task_id=, metadata=): ours, with the run's next id
     vetting: Callable[..., Steps]  # (allow entries, credentials): these steps, for an agent vetting those too
+    handoff: Callable[..., Outcome]  # 4. (contact, skill, payload, context_id=None, **metadata): gated already
+    holds: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]  # copies of (allowlist, credential store) now
+    # What every frame crosses beneath our credentials, shown as it goes: a lesson that sends as
+    # another caller would, or puts a proxy on the path, does it here; and the run's next request id.
+    printer: Transport
+    request_id: Callable[[], int]
