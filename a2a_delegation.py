@@ -256,9 +256,16 @@ class SupportAgent:
     def steps(self) -> Steps:
         """This agent's steps as values (peers/support/contact.py): a lesson, the page's one
         operation and a model's run are told with them, and never reach into the agent."""
-        return Steps(self.say, self.transport.label, self.find, self.discover, lambda card: self.fetched[card.url],
-                     self.gate, self.lacks, self.gate_then_delegate, self.delegate, self.call, self.report,
-                     self.failed, self.message, self.vetting, self.handoff)
+        return Steps(say=self.say, label=self.transport.label, find=self.find, discover=self.discover,
+                     fetched=lambda card: self.fetched[card.url], gate=self.gate, lacks=self.lacks,
+                     delegate=self.gate_then_delegate, handoff=self.handoff, send=self.delegate, call=self.call,
+                     report=self.report, failed=self.failed, message=self.message, vetting=self.vetting,
+                     holds=self.holds, printer=self.transport.inner, request_id=self.request_ids.__next__)
+
+    def holds(self) -> tuple[tuple[AllowEntry, ...], dict[str, Any]]:
+        """What the trust gate and our store hold now, as copies: a story reads them, and
+        changes neither (vetting() gives the steps of an agent that holds more)."""
+        return tuple(self.allowlist), dict(self.credentials)
 
     def vetting(self, entries: list[AllowEntry] = (), credentials: dict[str, Any] | None = None) -> Steps:
         """The steps of an agent like this one whose allowlist also vets `entries` (one naming a

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat, method_for
 from peers.support.outcomes import Outcome, Verdict
+from transports.base import Transport
 
 if TYPE_CHECKING:
     from peers.support.cards import Binding, FetchedCard
@@ -49,12 +50,17 @@ class Steps(NamedTuple):
     gate: Callable[[AgentCard], Contact | Outcome]  # 3. the trust gate: a contact, or the refusal
     lacks: Callable[[AgentCard], str | None]  # why our store holds no credential the card asks for, or None
     delegate: Callable[..., Outcome]  # 3-4. (card, skill, payload, context_id=None, **metadata): the story's turn
+    # 4. (contact, skill, payload, context_id=None, **metadata): the story's turn with a peer the gate
+    # already let through (its contract checked, no credential smuggled, its task reported); no gate again
+    handoff: Callable[..., Outcome]
     send: Callable[..., Task]  # 4. (contact, message, scope=None): one message, its task followed to its end
     call: Callable[..., Any]  # (contact, method, params, scope=None): one operation, its JSON-RPC result
     report: Callable[[Contact, Task], None]  # what a task came back as, said as its variant
     failed: Callable[..., Outcome]  # (peer, verdict, error, failure=None, refused=False): a turn that ended without a task
     message: Callable[..., Message]  # (*parts, context_id=, task_id=, metadata=): ours, with the run's next id
     vetting: Callable[..., "Steps"]  # (allow entries, credentials): these steps, for an agent vetting those too
-    # 4. (contact, skill, payload, context_id=None, **metadata): the story's turn with a peer the gate
-    # already let through (its contract checked, no credential smuggled, its task reported); no gate again
-    handoff: Callable[..., Outcome]
+    holds: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]  # copies of (allowlist, credential store) now
+    # What every frame crosses beneath our credentials, shown as it goes: a lesson that sends as
+    # another caller would, or puts a proxy on the path, does it here; and the run's next request id.
+    printer: Transport
+    request_id: Callable[[], int]

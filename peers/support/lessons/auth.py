@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.a2a.model import AgentCard, Message, Part, Task
+from peers.a2a.model import Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.config import token_for
+from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import attempt, open_lesson, said, turn_failed
 from peers.support.outcomes import Variant
@@ -46,12 +47,12 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """A refund that needs a step-up: the task pauses, our store supplies it, it goes on."""
-    card = open_lesson(story, card_urls, "auth-required: a step-up credential, from our own "
-                       "store, continues the same task.",
-                       lacks="auth-required state, nor a taskId to continue a task with")
-    if not isinstance(card, AgentCard):
-        return card  # why it cannot go on, said already
-    outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
+    contact = open_lesson(story, card_urls, "auth-required: a step-up credential, from our own "
+                          "store, continues the same task.",
+                          lacks="auth-required state, nor a taskId to continue a task with")
+    if not isinstance(contact, Contact):
+        return contact  # why it cannot go on, said already
+    outcome = story.handoff(contact, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.variant is not Variant.AUTH_REQUIRED:
         return [outcome]
     task = outcome.task
@@ -61,32 +62,31 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         story.say(f"[support] the task is paused, but names no credential we could look up ({problem})",
                   Kind.WARNING)
         return [outcome]
-    scope = asked["scope"]
-    if token_for(agent.credentials, card.url, scope) is None:
-        story.say(f"[support] our store holds no token for {card.url} with scope {scope!r}: "
+    scope, endpoint = asked["scope"], contact.card.url
+    _, store = story.holds()
+    if token_for(store, endpoint, scope) is None:
+        story.say(f"[support] our store holds no token for {endpoint} with scope {scope!r}: "
                   "a person must obtain one", Kind.ESCALATED)
         return [outcome]
-    turn = outcome.verdict, card
     try:
         # Each token as the printer shows it, fingerprinted: told apart, neither shown. The demo's
         # tokens are fresh each run, so the lines say how they compare; --verbose shows each.
-        first, step_up = (masked(token_for(agent.credentials, card.url, asked) or "") for asked in (None, scope))
+        first, step_up = (masked(token_for(store, endpoint, asked) or "") for asked in (None, scope))
         story.say(f"[support] billing asks for a bearer token with scope {scope!r}; first, the next "
                   "turn with the token we already sent")
-        said(story.say, attempt(story, turn, next_turn(story, task)))
+        said(story.say, attempt(story, contact, next_turn(story, task)))
         story.say(f"[support] now with the {scope!r} token from our store, "
                   + ("another credential than the first" if first != step_up else "the same credential")
                   + " (--verbose shows each request's Authorization masked, as Bearer ****#, then a fingerprint "
                   "that tells two apart), in HTTP Authorization (the message itself carries none)")
-        answer = attempt(story, turn, next_turn(story, task), scope)
+        answer = attempt(story, contact, next_turn(story, task), scope)
     except PeerError as failure:
-        return [turn_failed(story, card, outcome, failure)]
+        return [turn_failed(story, contact, outcome, failure)]
     said(story.say, answer)
     return [outcome._replace(task=answer) if isinstance(answer, Task) else outcome]
 
 
 def next_turn(story: Steps, task: Task) -> Message:
     """The next turn of `task`: it carries no credential, only words saying where it is."""
-    return Message(f"msg-{next(agent.message_ids)}", "user",
-                   (Part(text="continuing with the credential asked for (in Authorization)"),),
-                   task.context_id, task.id, metadata={"skillId": "process_refund"})
+    return story.message(Part(text="continuing with the credential asked for (in Authorization)"),
+                         context_id=task.context_id, task_id=task.id, metadata={"skillId": "process_refund"})

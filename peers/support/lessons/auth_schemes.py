@@ -25,8 +25,8 @@ import contextlib
 import os
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
-from peers.a2a.model import AgentCard, Message, Part
-from peers.a2a.wire_format import card_url
+from peers.a2a.model import AgentCard, Part
+from peers.a2a.wire_format import by_name, card_url
 from peers.support.config import AllowEntry
 from peers.support.credentials import client_tls
 from peers.support.held import Held
@@ -73,12 +73,13 @@ LESSON = Lesson(
           "mutual TLS): refused without a credential, refused with a wrong one, made with ours",
     teaches="essay: Discovery is not trust (a card declares its auth; only the server enforces it: A2A 4.5, 7)",
     order=25, flags={"--wire": "1.0"},
+    reads={"--wire": "the wire each card is read in, and the one the callers without our credential speak"},
     needs={"--transport": ("https", "mutual TLS is proved in the TLS handshake, which plain HTTP and the "
                                     "in-process shim do not have")},
     peers={"billing-agent": {"schemes_at": {host: kind for kind, host, _, _ in CASES}}})
 
 
-def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
     """Each scheme in turn: without a credential, with a wrong one, then with ours."""
     story.say(f"[transport] {story.label}. Security schemes: declared by the card, enforced by "
               "the server.", Kind.BANNER)
@@ -91,9 +92,9 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
             continue
         declared = ", ".join(f"{scheme.name} ({scheme.type})" for scheme in card.security_schemes)
         story.say(f"[support] billing at {host} declares {escape(declared)}; our store holds {held} for it")
-        agent.allowlist = [*agent.allowlist, AllowEntry(card.name, card.url)]  # vetted at this endpoint too
-        bare(story, card, NOBODY, "with no credential, as a caller that ignores the card would send it")
-        bare(story, card, wrong, "with a client certificate another CA issued" if wrong.certificate else
+        story = story.vetting([AllowEntry(card.name, card.url)])  # vetted at this endpoint too
+        bare(story, card, wire, NOBODY, "with no credential, as a caller that ignores the card would send it")
+        bare(story, card, wire, wrong, "with a client certificate another CA issued" if wrong.certificate else
              "with a wrong credential")
         story.say("[support] now as the card asks, with the credential from our own store:")
         outcomes.append(story.delegate(card, "process_refund", REFUND))
@@ -110,18 +111,16 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     return outcomes
 
 
-def bare(story: Steps, card: AgentCard, caller: Caller, how: str) -> None:
+def bare(story: Steps, card: AgentCard, wire: str, caller: Caller, how: str) -> None:
     """The refund sent straight by `caller` (not by the support agent, which would not
     send it), over a connection of the caller's own: billing's 401 and its challenge,
-    said; or the handshake's failure, in one line."""
+    said; or the handshake's failure, in one line. `wire`: the one the card was read in (--wire)."""
     story.say(f"[support] the refund {how}:")
-    spoken = agent.format_of[card.url]
-    frame = jsonrpc.encode_request(next(agent.request_ids), spoken.SEND_METHOD,
-                                   spoken.send_params(Message(f"msg-{next(agent.message_ids)}", "user", (
-                                       Part(data=REFUND, media_type="application/json"),),
-                                       metadata={"skillId": "process_refund"})))
+    spoken = by_name(wire)
+    message = story.message(Part(data=REFUND, media_type="application/json"), metadata={"skillId": "process_refund"})
+    frame = jsonrpc.encode_request(story.request_id(), spoken.SEND_METHOD, spoken.send_params(message))
     headers = {"Content-Type": "application/json", **spoken.HEADERS, **caller.headers}
-    with connected_as(agent.transport, card.url, caller) as transport:
+    with connected_as(story.printer, card.url, caller) as transport:
         try:
             response = transport.post(card.url, frame, headers)
         except TransportError as failure:  # in the words the support agent says it in (delegation failed: ...)

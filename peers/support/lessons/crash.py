@@ -28,8 +28,9 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from peers.a2a.model import AgentCard
-from peers.a2a.wire_format import card_url, method_for
+from peers.a2a.wire_format import card_url
 from peers.support.config import AllowEntry
+from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, send_turn
 from peers.support.output import Kind
@@ -52,7 +53,7 @@ LESSON = Lesson(
     about="billing (its own process, with a store file) dies after refunding, before answering; restarted, "
           "the support agent finds the task it made (ListTasks) instead of resending: one refund",
     teaches="seed 004: which effects may already have landed, when a peer dies", order=120,
-    flags={"--wire": "1.0"},
+    flags={"--wire": "1.0"}, reads={"--wire": "the wire billing's own process serves"},
     needs={"--transport": ("http", "billing is a process of its own here, so that it can die and restart, and only "
                                    "HTTP reaches another process")})
 
@@ -92,16 +93,15 @@ def show_ledger(say: Callable[..., None], banner: list[str]) -> None:
             say(f"[billing] {line.removeprefix('[serve] ')}")
 
 
-def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str], wire: str = LESSON.flags["--wire"]) -> list[Outcome]:
     """Delegate a refund to a billing that dies after it; restart it; resend; one refund."""
     story.say(f"[transport] {story.label}. A crash: billing dies after the refund, before "
               "its answer.", Kind.BANNER)
-    wire = agent.forced_format.NAME if agent.forced_format else LESSON.flags["--wire"]  # what billing serves
     with store_folder() as folder:
         store, port = os.path.join(folder, "billing.db"), _free_port()
         endpoint = f"http://127.0.0.1:{port}/a2a"
-        agent.allowlist = agent.allowlist + [AllowEntry("billing-agent", endpoint)]
-        agent.credentials[endpoint] = TOKEN  # as a platform would issue it
+        # vetted, and its token issued as a platform would, for this run's billing only
+        story = story.vetting([AllowEntry("billing-agent", endpoint)], {endpoint: TOKEN})
         running: list[subprocess.Popen] = []
         try:
             process, banner = start_billing(port, store, wire, "--crash-at", "after-commit", running=running)
@@ -112,39 +112,49 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
             card = story.find(card_url(f"http://127.0.0.1:{port}"))
             if not isinstance(card, AgentCard):
                 return [card]
-            outcome = story.delegate(card, "process_refund", PAYLOAD, TICKET)
+            contact = story.gate(card)
+            if not isinstance(contact, Contact):
+                return [contact]
+            outcome = story.handoff(contact, "process_refund", PAYLOAD, TICKET)
             process.wait(timeout=10)
             story.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
             process, banner = start_billing(port, store, wire, running=running)
             show_ledger(story.say, banner)
-            if outcome.error is None or agent.last_sent is None:
-                return [outcome]  # answered after all: nothing to find out
-            spoken = agent.format_of[card.url]
-            try:
-                if method_for(spoken, "list"):  # look before any retry, as --scenario slow does
-                    story.say(f"[support] retry is not safe until billing confirms: looking for the task in "
-                              f"context {TICKET} first (ListTasks), not resending")
-                    found = read(spoken.tasks_from_list, ask(story, card, "list", {"contextId": TICKET, "includeArtifacts": True}),
-                                 "the list")  # with its result
-                    task = next((task for task in found if task.context_id == TICKET), None)
-                    if task is not None:
-                        agent.report(card, outcome.verdict, task)
-                        story.say(f"[support] found task {escape(task.id)}, {task.state.value}: the refund landed "
-                                  "before billing died; nothing to resend, one refund", Kind.BANNER)
-                        return [outcome._replace(task=task, error=None, failure=None)]
-                    story.say("[support] no task in that context: only the very same message may go again")
-                same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
-                    if not spoken.TURNS else f"the very same message ({agent.last_sent.message_id})"
-                story.say(f"[support] sending {same} again. A2A allows a server to drop a message whose messageId "
-                          "it has seen, but does not require it: billing's ledger, not the protocol, makes this safe")
-                send_turn(story, (outcome.verdict, card), agent.last_sent)
-            except PeerError as failure:
-                return [story.failed(card.name, outcome.verdict, f"looking for the task failed: {failure}", failure)]
-            story.say("[support] one refund: billing's ledger above is the one that answered", Kind.BANNER)
-            return [outcome._replace(error=None, failure=None)]
+            if outcome.error is None or outcome.sent is None:
+                return [outcome]  # answered after all, or nothing left: nothing to find out
+            return [found_or_resent(story, contact, outcome)]
         finally:  # before the folder goes: no store file is left behind, and no process
             for process in running:
                 stop(process)
+
+
+def found_or_resent(story: Steps, contact: Contact, outcome: Outcome) -> Outcome:
+    """After the restart: the task billing made before it died, looked for first (ListTasks,
+    as --scenario slow does); only where the wire has none, the very same message again."""
+    spoken, sent = contact.wire, outcome.sent
+    try:
+        if contact.method("list"):  # look before any retry
+            story.say(f"[support] retry is not safe until billing confirms: looking for the task in "
+                      f"context {TICKET} first (ListTasks), not resending")
+            found = read(spoken.tasks_from_list, ask(story, contact, "list", {"contextId": TICKET,
+                                                                              "includeArtifacts": True}),
+                         "the list")  # with its result
+            task = next((task for task in found if task.context_id == TICKET), None)
+            if task is not None:
+                story.report(contact, task)
+                story.say(f"[support] found task {escape(task.id)}, {task.state.value}: the refund landed "
+                          "before billing died; nothing to resend, one refund", Kind.BANNER)
+                return outcome._replace(task=task, error=None, failure=None)
+            story.say("[support] no task in that context: only the very same message may go again")
+        same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
+            if not spoken.TURNS else f"the very same message ({sent.message_id})"
+        story.say(f"[support] sending {same} again. A2A allows a server to drop a message whose messageId "
+                  "it has seen, but does not require it: billing's ledger, not the protocol, makes this safe")
+        send_turn(story, contact, sent)
+    except PeerError as failure:
+        return story.failed(contact.name, outcome.verdict, f"looking for the task failed: {failure}", failure)
+    story.say("[support] one refund: billing's ledger above is the one that answered", Kind.BANNER)
+    return outcome._replace(error=None, failure=None)
 
 
 @contextlib.contextmanager

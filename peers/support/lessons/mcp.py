@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
+from peers.support.cards import BINDING as JSON_RPC
 from peers.support.lessons import Lesson
 from peers.support import orders_tool
 from peers.support.orders_tool import PROTOCOL_VERSION, TOOLS_URL
@@ -40,7 +42,7 @@ LESSON = Lesson(
 
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
-    """The tool call down, then the delegation across. `agent` is the story's SupportAgent."""
+    """The tool call down, then the delegation across."""
     say = story.say
     say(f"[transport] {story.label}. MCP = vertical (agent -> tools);", Kind.BANNER)
     say("A2A = horizontal (agent -> agent). Same plumbing, opposite direction.", Kind.BANNER)
@@ -55,7 +57,9 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     outcomes = []
     for card_url in card_urls:  # across, to the peers: each meets the trust gate
         say()
-        outcomes.append(agent.handle(card_url, "process_refund", {"order_id": ORDER, "amount": charged}))
+        card = story.find(card_url)
+        outcomes.append(story.delegate(card, "process_refund", {"order_id": ORDER, "amount": charged})
+                        if isinstance(card, AgentCard) else card)
     say()
     say("[support] the tool was called with no trust gate: we wired it in. Each peer met the gate:",
         Kind.BANNER)
@@ -64,17 +68,20 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
 
 
 def lookup_order(story: Steps, order_id: str) -> float:
-    """initialize, initialized, tools/list, tools/call: the charge of `order_id`."""
-    agent.call(TOOLS_URL, "initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                                         "clientInfo": {"name": "support-agent", "version": "1.0.0"}}, HEADERS)
-    agent.transport.post(TOOLS_URL, jsonrpc.encode_notification("notifications/initialized"),
-                         {"Content-Type": "application/json", **HEADERS})
-    tools = agent.call(TOOLS_URL, "tools/list", {}, HEADERS)
+    """initialize, initialized, tools/list, tools/call: the charge of `order_id`. Sent as
+    JSON-RPC through the run's printer, its ids the run's: no credential of ours goes to
+    our own tool, and no card or trust gate stands before it."""
+    def call(method: str, params: dict) -> object:
+        return JSON_RPC.call(story.printer, TOOLS_URL, method, params, HEADERS, request_id=story.request_id())
+    call("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                        "clientInfo": {"name": "support-agent", "version": "1.0.0"}})
+    story.printer.post(TOOLS_URL, jsonrpc.encode_notification("notifications/initialized"),
+                       {"Content-Type": "application/json", **HEADERS})
+    tools = call("tools/list", {})
     if not isinstance(tools, dict) or "lookup_order" not in [t.get("name") for t in tools.get("tools", [])
                                                               if isinstance(t, dict)]:
         raise ProtocolViolation("the tool server lists no lookup_order tool")
-    result = agent.call(TOOLS_URL, "tools/call", {"name": "lookup_order", "arguments": {"order_id": order_id}},
-                        HEADERS)
+    result = call("tools/call", {"name": "lookup_order", "arguments": {"order_id": order_id}})
     found = result.get("structuredContent") if isinstance(result, dict) else None
     if check(found, LOOKED_UP, "structuredContent") or result.get("isError") is not False:
         raise ProtocolViolation(f"the tool gave no charge for {order_id}")

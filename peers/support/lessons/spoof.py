@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
 from peers.support.lessons import Lesson
-from peers.support.lessons.signed_card import REFUND, open_pinned
+from peers.support.lessons.signed_card import READS_WIRE, REFUND, open_pinned
 from peers.support.output import Kind
 
 if TYPE_CHECKING:
@@ -43,15 +43,17 @@ LESSON = Lesson(
     about="billing's card copied to look-alike hosts: sending frames elsewhere, altered but naming "
           "billing's endpoint, and billing's own signed card replayed; each refused, saying why",
     teaches="essay: Discovery is not trust (a card is a public document: anyone can serve a copy)", order=20,
-    flags={"--wire": "1.0"},
+    flags={"--wire": "1.0"}, reads={"--wire": READS_WIRE},
     peers={"billing-agent": {"sign_card": True, "copied_to": {host: kind for host, kind, _, _ in CASES}}})
 
 
-def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
     """Each copy, discovered and gated; none gets a frame."""
-    card = open_pinned(story, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.")
-    if not isinstance(card, AgentCard):
-        return card  # why it cannot go on, said already
+    opened = open_pinned(story, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.",
+                         wire)
+    if isinstance(opened, list):
+        return opened  # why it cannot go on, said already
+    story, _ = opened
     outcomes = []
     for host, _, about, why in CASES:
         story.say()

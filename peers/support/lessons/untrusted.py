@@ -37,10 +37,12 @@ LESSON = Lesson(
     about="the rogue, opted in to, answers with a false refund and an instruction to the caller: shown "
           "fenced as data, never followed, none of it told to the customer; billing's trusted result is",
     teaches="essay: Discovery is not trust (an UNTRUSTED result is data: injection through a delegated result)",
-    order=32, flags={"--allow-untrusted": [ROGUE]})
+    order=32, flags={"--allow-untrusted": [ROGUE]},
+    reads={"--allow-untrusted": "the peers this run opts in to: the lesson delegates to the first found, and "
+                                "keeps its result as data"})
 
 
-def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
+def run(story: Steps, card_urls: list[str], allow_untrusted: tuple[str, ...] | list[str] = (ROGUE,)) -> list[Outcome]:
     """Delegate to the opted-in rogue; keep its answer as data; then to billing, trusted."""
     story.say(f"[transport] {story.label}. An UNTRUSTED result is data: nothing it claims "
               "is a fact, nothing it says is done.", Kind.BANNER)
@@ -48,12 +50,12 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     found = [story.find(card_url) for card_url in card_urls]
     cards = [card for card in found if isinstance(card, AgentCard)]
     failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
-    opted = [card for card in cards if card.name in agent.allow_untrusted]
+    opted = [card for card in cards if card.name in allow_untrusted]
     if not opted:
         story.say(f"[support] no peer this run opts in to (--allow-untrusted) was found: this lesson "
                   f"needs one, as it does by default ({ROGUE})", Kind.WARNING)
         return failures
-    allowlist_before = list(agent.allowlist)
+    allowlist_before, _ = story.holds()
     story.say()
     story.say(f"[support] the customer's refund, {REFUND['order_id']} for ${REFUND['amount']:,.2f}, to "
               f"{opted[0].name!r}: not vetted, but this run opts in to it (--allow-untrusted)")
@@ -71,16 +73,17 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     story.say(f"[support] what it claims, read as a claim: {_claim(claimed)}; we asked for a refund "
               f"of ${REFUND['amount']:,.2f} for {REFUND['order_id']}, and no system we trust has "
               "confirmed any refund", Kind.UNTRUSTED)
-    same = agent.allowlist == allowlist_before
+    allowlist, _ = story.holds()  # as the gate reads it now
+    same = allowlist == allowlist_before
     story.say(f"[support] what it tells the calling agent to do is not done: the allowlist is "
               f"{'the same as before' if same else 'CHANGED'} ("
-              + ", ".join(f"{entry.name} at {entry.endpoint}" for entry in agent.allowlist) + ")",
+              + ", ".join(f"{entry.name} at {entry.endpoint}" for entry in allowlist) + ")",
               Kind.UNTRUSTED if same else Kind.ERROR)
     story.say(f"[support] reply to the customer (written without the UNTRUSTED result, which is "
               f"unverified and not passed on): {customer.untrusted_reply(REFUND)}", Kind.UNTRUSTED)
     outcomes = failures + [untrusted]
     for card in cards:
-        if card.name in agent.allow_untrusted:
+        if card.name in allow_untrusted:
             continue
         story.say()
         story.say(f"[support] the refund, to {card.name!r}: the allowlist decides, as before")
