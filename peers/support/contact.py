@@ -46,7 +46,7 @@ class Steps(NamedTuple):
     label: str  # the transport, in one phrase, for a story's [transport] banner
     find: Callable[[str], AgentCard | Outcome]  # 2. a card by its URL, or why it could not be had
     discover: Callable[..., AgentCard]  # 2. (card_url, binding=None): a card, read for `binding`; raises PeerError
-    fetched: Callable[[AgentCard], FetchedCard]  # what finding a card found: its wire and binding, before the gate
+    fetched: Callable[[AgentCard], "FetchedCard"]  # what finding a card found: its wire and binding, before the gate
     gate: Callable[[AgentCard], Contact | Outcome]  # 3. the trust gate: a contact, or the refusal
     lacks: Callable[[AgentCard], str | None]  # why our store holds no credential the card asks for, or None
     delegate: Callable[..., Outcome]  # 3-4. (card, skill, payload, context_id=None, **metadata): the story's turn

@@ -36,7 +36,7 @@ from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.signing import approval_signature, rs256
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import attempt, contact_of, essay_cannot, find_for_lesson, look_up, said, turn_failed
+from peers.support.lessons.turns import attempt, contact_of, essay_cannot, look_up, open_lesson, said, turn_failed
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -72,7 +72,7 @@ LESSON = Lesson(
 def run(story: Steps, card_urls: list[str], *, interactive: bool = False) -> list[Outcome]:
     """Delegate a refund that needs a person; continue the same task once they approve.
     `interactive`: the person at the terminal says yes or no; otherwise a script plays them."""
-    card = find_for_lesson(story, card_urls, "One task, three turns: a refund above billing's limit "
+    card = open_lesson(story, card_urls, "One task, three turns: a refund above billing's limit "
                        "waits for a person.")
     if not isinstance(card, AgentCard):
         return card  # the card could not be had: the outcome says why

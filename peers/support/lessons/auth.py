@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.a2a.model import Message, Part, Task
+from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.config import token_for
 from peers.support.contact import Contact
@@ -47,11 +47,14 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """A refund that needs a step-up: the task pauses, our store supplies it, it goes on."""
-    contact = open_lesson(story, card_urls, "auth-required: a step-up credential, from our own "
+    card = open_lesson(story, card_urls, "auth-required: a step-up credential, from our own "
                           "store, continues the same task.",
                           lacks="auth-required state, nor a taskId to continue a task with")
+    if not isinstance(card, AgentCard):
+        return card  # why it cannot go on, said already
+    contact = story.gate(card)  # the trust gate, where the lesson first hands off
     if not isinstance(contact, Contact):
-        return contact  # why it cannot go on, said already
+        return [contact]
     outcome = story.handoff(contact, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.variant is not Variant.AUTH_REQUIRED:
         return [outcome]

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from peers.a2a.model import AgentCard
 from peers.contracts import handoff
-from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
@@ -59,17 +59,17 @@ ATTEMPTS = [
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """The same refund, under each envelope in turn; billing decides each before acting."""
-    contact = open_lesson(story, card_urls, "The handoff envelope: permission with limits and an "
+    card = open_lesson(story, card_urls, "The handoff envelope: permission with limits and an "
                           "expiry, checked before any effect.",
                           lacks="metadata to carry an envelope")
-    if not isinstance(contact, Contact):
-        return contact  # why it cannot go on, said already
+    if not isinstance(card, AgentCard):
+        return card  # why it cannot go on, said already
     outcomes = []
     for why, envelope in ATTEMPTS:
         story.say()
         story.say(f"[support] handing off the refund with {why}")
         # each handoff passes the trust gate again, as every delegation of the story does
-        outcomes.append(story.delegate(contact.card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
+        outcomes.append(story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
                                        handoff=envelope))
         if "token" in envelope:  # refused before sending: say what the other side would have done
             story.say("[support] no frame left; billing refuses such an envelope too, from any sender that "

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import find_for_lesson
+from peers.support.lessons.turns import open_lesson
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -44,7 +44,7 @@ LESSON = Lesson(
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Send the refund by the binding billing's card was read with, then discover it again
     for the other and send the same refund by that one; then compare."""
-    card = find_for_lesson(story, card_urls, "Bindings: one refund, sent as a JSON-RPC frame and as an "
+    card = open_lesson(story, card_urls, "Bindings: one refund, sent as a JSON-RPC frame and as an "
                        "HTTP+JSON request.", lacks="second binding (A2A 1.0 cards list their interfaces)")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already

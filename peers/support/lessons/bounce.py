@@ -21,7 +21,7 @@ from peers.contracts.evidence import utc_second
 from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons import Lesson
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage
-from peers.support.lessons.turns import find_for_lesson
+from peers.support.lessons.turns import open_lesson
 from peers.support.outcomes import referred_to
 from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
@@ -64,7 +64,7 @@ def disputes_desk(payload: dict[str, Any], metadata: dict[str, Any]) -> tuple[Ta
 
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
-    card = find_for_lesson(story, card_urls, "A chain that bounces: two specialists, one refund, "
+    card = open_lesson(story, card_urls, "A chain that bounces: two specialists, one refund, "
                        f"and a limit of {MAX_HOPS} hops.",
                        lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import find_for_lesson
+from peers.support.lessons.turns import open_lesson
 
 if TYPE_CHECKING:
     from peers.support.contact import Steps
@@ -40,7 +40,7 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Stream a refund over a connection that drops; pick the task up again."""
-    card = find_for_lesson(story, card_urls, "A broken stream: the connection drops, the task goes on.",
+    card = open_lesson(story, card_urls, "A broken stream: the connection drops, the task goes on.",
                        lacks="stream (message/stream, SendStreamingMessage)")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already

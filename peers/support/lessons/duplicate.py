@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.a2a.model import Message, Part
+from peers.a2a.model import AgentCard, Message, Part
 from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson, send_turn
@@ -38,10 +38,13 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """One refund, then the same handoff three more ways; billing does it once."""
-    contact = open_lesson(story, card_urls, "The same handoff, delivered again: billing refunds an "
+    card = open_lesson(story, card_urls, "The same handoff, delivered again: billing refunds an "
                           "order once.")
+    if not isinstance(card, AgentCard):
+        return card  # why it cannot go on, said already
+    contact = story.gate(card)  # the trust gate, where the lesson first hands off
     if not isinstance(contact, Contact):
-        return contact  # why it cannot go on, said already
+        return [contact]
     outcome = story.handoff(contact, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
     if outcome.task is None or outcome.sent is None:
         return [outcome]

@@ -26,7 +26,7 @@ from peers.a2a.model import AgentCard
 from peers.support import orders_tool
 from peers.support.lessons import Lesson
 from peers.support.lessons.mcp import lookup_order
-from peers.support.lessons.turns import find_for_lesson
+from peers.support.lessons.turns import open_lesson
 from peers.support.orders_tool import TOOLS_URL
 from transports.errors import PeerError
 
@@ -63,7 +63,7 @@ def grant(claims: tuple[Claim, ...]) -> dict[str, Any]:
 
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
-    card = find_for_lesson(story, card_urls, "Evidence by reference: each claim classed and dated, "
+    card = open_lesson(story, card_urls, "Evidence by reference: each claim classed and dated, "
                        "refreshed before anyone acts on it.",
                        lacks="metadata to carry evidence")
     if not isinstance(card, AgentCard):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.support.contact import Contact
+from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import look_up, open_lesson, turn_failed
+from peers.support.lessons.turns import contact_of, look_up, open_lesson, turn_failed
 from peers.support.outcomes import Variant, legend
 from peers.support.output import Kind
 from transports.errors import PeerError
@@ -57,21 +57,22 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Four refunds, four endings, then a withdrawal and the legend."""
-    contact = open_lesson(story, card_urls, "Every ending is a named variant: four refunds, "
+    card = open_lesson(story, card_urls, "Every ending is a named variant: four refunds, "
                           "handed to billing.")
-    if not isinstance(contact, Contact):
-        return contact  # why it cannot go on, said already
+    if not isinstance(card, AgentCard):
+        return card  # why it cannot go on, said already
     outcomes = []
     for why, order, amount in REFUNDS:
         story.say()
         story.say(f"[support] refund {why}")
         # each refund passes the trust gate again, as every delegation of the story does
-        outcomes.append(story.delegate(contact.card, "process_refund", {"order_id": order, "amount": amount}))
+        outcomes.append(story.delegate(card, "process_refund", {"order_id": order, "amount": amount}))
     paused = outcomes[-1]
     if paused.variant is Variant.APPROVAL_REQUIRED:  # on the essay's wire it is "input-required"
         story.say()
         story.say(f"[support] the customer withdrew the request: canceling task {escape(paused.task.id)}, "
                   "which nothing has been done for yet")
+        contact = contact_of(story, card, paused)  # the gate let it through: a task came back
         try:
             canceled = look_up(story, contact, "cancel", paused.task.id)
         except PeerError as failure:

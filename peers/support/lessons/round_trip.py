@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from peers.a2a.model import AgentCard, Message
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, contact_of, find_for_lesson, kept_message
+from peers.support.lessons.turns import ask, contact_of, kept_message, open_lesson
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -52,7 +52,7 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Hand off the refund with its note; read the task back; compare the note byte for byte."""
-    card = find_for_lesson(story, card_urls, "The boundary must not mangle structure: a note with URLs and "
+    card = open_lesson(story, card_urls, "The boundary must not mangle structure: a note with URLs and "
                        "citations, handed off and read back byte for byte.",
                        lacks="metadata to carry the note, nor a task history to read it back from")
     if not isinstance(card, AgentCard):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, contact_of, find_for_lesson, look_up
+from peers.support.lessons.turns import ask, contact_of, look_up, open_lesson
 from peers.support.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.replies import read
@@ -43,7 +43,7 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Delegate a refund that outlasts our deadline; find the task before any retry."""
-    card = find_for_lesson(story, card_urls, "A slow peer: our deadline passes; the task goes on.",
+    card = open_lesson(story, card_urls, "A slow peer: our deadline passes; the task goes on.",
                        lacks="contextId, nor a GetTask to find a task by")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from peers.a2a.model import AgentCard, TaskState
 from peers.contracts import handoff, transfer
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, contact_of, find_for_lesson, kept_message
+from peers.support.lessons.turns import ask, contact_of, kept_message, open_lesson
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -73,7 +73,7 @@ def envelope(advanced_by: str, user_owner: str | None = US) -> dict[str, Any]:
 
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
-    card = find_for_lesson(story, card_urls, "What a handoff transfers: the task, to the one who advances it; "
+    card = open_lesson(story, card_urls, "What a handoff transfers: the task, to the one who advances it; "
                        "the customer stays with the owner it names.", lacks="metadata to carry an envelope")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already

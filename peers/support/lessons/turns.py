@@ -23,28 +23,12 @@ if TYPE_CHECKING:
 
 
 def open_lesson(story: Steps, card_urls: list[str], about: str,
-                lacks: str | None = None) -> Contact | list[Outcome]:
+                lacks: str | None = None) -> AgentCard | list[Outcome]:
     """A lesson's first lines: what it shows, then billing's card (first in the registry),
-    through the trust gate. Instead of the contact, the outcomes the lesson ends with: [why
-    the card could not be had, or the gate's refusal], or, if it speaks the essay's wire and
-    that `lacks` what the lesson needs, []."""
-    story.say(f"[transport] {story.label}. {about}", Kind.BANNER)
-    story.say()
-    card = story.find(card_urls[0])
-    if not isinstance(card, AgentCard):
-        return [card]
-    contact = story.gate(card)
-    if not isinstance(contact, Contact):
-        return [contact]
-    if lacks is not None and essay_cannot(contact.wire, lacks, story.say):
-        return []
-    return contact
-
-
-def find_for_lesson(story: Steps, card_urls: list[str], about: str,
-                    lacks: str | None = None) -> AgentCard | list[Outcome]:
-    """open_lesson's first lines, but the card not gated yet: for a lesson that says more
-    before its first delegation passes the gate (where the trust line then stands)."""
+    not yet gated: the trust gate speaks where the lesson first delegates (or gates it,
+    `story.gate`, for a contact). Instead of the card, the outcomes the lesson ends with:
+    [why the card could not be had], or, if it speaks the essay's wire and that `lacks`
+    what the lesson needs, []."""
     story.say(f"[transport] {story.label}. {about}", Kind.BANNER)
     story.say()
     card = story.find(card_urls[0])

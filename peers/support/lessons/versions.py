@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any, TYPE_CHECKING
 
+from peers.a2a.model import AgentCard
 from peers.contracts import handoff
 from peers.a2a.schema import check
-from peers.support.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 from peers.support.output import Kind
@@ -45,12 +45,11 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Hand off in the newest contract; on refusal, in the newest one billing names."""
-    contact = open_lesson(story, card_urls, "Contract versions: refused with the versions "
+    card = open_lesson(story, card_urls, "Contract versions: refused with the versions "
                           "billing speaks; handed off again in one both speak.",
                           lacks="metadata to carry a contract version")
-    if not isinstance(contact, Contact):
-        return contact  # why it cannot go on, said already
-    card = contact.card  # each handoff below passes the trust gate again, as every delegation does
+    if not isinstance(card, AgentCard):
+        return card  # why it cannot go on, said already
     newest = next(iter(SPEAKS))
     story.say(f"[support] handing off in {newest}, the newest contract the support agent speaks")
     outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT},
