@@ -665,7 +665,7 @@ It asks billing to take a moment over each refund, speaks A2A 0.3 unless --wire 
 and delegates one refund through the trust gate, as the essay's run does. Nothing else
 in the workbench names it: --list-scenarios finds it, --scenario tiny --help prints this.
 """
-from peers.support.contact import Contact
+from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
@@ -674,10 +674,10 @@ LESSON = Lesson(about="one refund, from a lesson that is one file", teaches="ess
 
 
 def run(story, card_urls):
-    contact = open_lesson(story, card_urls, "A lesson in one file.")
-    if not isinstance(contact, Contact):
-        return contact
-    return [story.handoff(contact, "process_refund", {"order_id": "ORD-3300", "amount": 180.0})]
+    card = open_lesson(story, card_urls, "A lesson in one file.")
+    if not isinstance(card, AgentCard):
+        return card
+    return [story.delegate(card, "process_refund", {"order_id": "ORD-3300", "amount": 180.0})]
 '''
 
 
