@@ -30,15 +30,15 @@ from typing import Any, Callable
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
-from peers.support.config import AllowEntry, load_registry, same_endpoint, unproven_card
-from peers.support.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, refusal, smuggled, unheld
-from peers.support.contact import Contact, Steps
-from peers.support.credentialed import Credentialed
-from peers.support.follow import Delegation, Following, Told, followed, listening, way_to_follow
-from peers.support.outcomes import Outcome, Variant, Verdict, as_data
+from peers.support.calling.config import AllowEntry, load_registry, same_endpoint, unproven_card
+from peers.support.calling.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, refusal, smuggled, unheld
+from peers.support.calling.contact import Contact, Steps
+from peers.support.calling.credentialed import Credentialed
+from peers.support.calling.follow import Delegation, Following, Told, followed, listening, way_to_follow
+from peers.support.calling.outcomes import Outcome, Variant, Verdict, as_data
 from peers.support.output import Kind
-from peers.support.card_reading import check_card, read_card
-from peers.support.replies import read_json
+from peers.support.calling.card_reading import check_card, read_card
+from peers.support.calling.replies import read_json
 from transports import jsonrpc
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError
@@ -158,7 +158,7 @@ class SupportAgent:
     def delegate(self, contact: Contact, message: Message, scope: str | None = None) -> Task:
         """Essay: Delegation over JSON-RPC. The one way a message goes to a peer: tasks/send
         (or its wire's send); the reply is a task, not a value, followed to its end as the
-        flags ask and the card allows (peers/support/follow.py). Raises PeerError."""
+        flags ask and the card allows (peers/support/calling/follow.py). Raises PeerError."""
         self.delegated_to.append(contact)
         way = way_to_follow(contact.card, contact.wire, self.following, lambda line: self.say(line, Kind.WARNING))
         with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
@@ -171,7 +171,7 @@ class SupportAgent:
     def call(self, contact: Contact, method: str, params: Any, *, scope: str | None = None,
              stream: bool = False) -> Any:
         """One request, one response (a stream: one per event, as each arrives), by the binding
-        its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/cards.py);
+        its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/calling/cards.py);
         our credential goes with it (credentialed.py), the one issued for `scope` if a peer asked."""
         transport = self.transport.toward(contact.card.url, scope)
         return contact.binding.call(transport, contact.card.url, method, params, contact.wire.HEADERS,
@@ -221,7 +221,7 @@ class SupportAgent:
 
     def report(self, contact: Contact, task: Task) -> None:
         """What came back, said as the variant it is: a result (trusted or not), or the
-        handling its variant calls for (peers/support/outcomes.py); never a guess."""
+        handling its variant calls for (peers/support/calling/outcomes.py); never a guess."""
         card, verdict = contact.card, contact.verdict
         seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
         self.say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
@@ -254,7 +254,7 @@ class SupportAgent:
 
     # -- the steps, as the stories beyond the essay's take them -----------------------------
     def steps(self) -> Steps:
-        """This agent's steps as values (peers/support/contact.py): a lesson, the page's one
+        """This agent's steps as values (peers/support/calling/contact.py): a lesson, the page's one
         operation and a model's run are told with them, and never reach into the agent."""
         return Steps(say=self.say, label=self.transport.label, find=self.find, discover=self.discover,
                      fetched=lambda card: self.fetched[card.url], gate=self.gate, lacks=self.lacks,
@@ -322,10 +322,10 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
     """FramePrinter(InProcessTransport(the demo peers)), the support agent speaking through
     it, and the story told: the essay's `run`, or the one the session was asked for. Flags,
     files, lessons, learner tools and `watch` (the web page following this run) are
-    peers/support/session.py's, attached to the printer as listeners; `web` runs main again
+    peers/support/cli/session.py's, attached to the printer as listeners; `web` runs main again
     for each run."""
     from peers import demo  # the other teams' peers, played in this process for the demo
-    from peers.support.session import Session
+    from peers.support.cli.session import Session
     session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
     if isinstance(session, int):  # serve, web, --list-scenarios, --replay, or a mistake said: done
         return session
@@ -347,6 +347,6 @@ if __name__ == "__main__":
     except KeyboardInterrupt:
         status = 130
     except BrokenPipeError:  # `python a2a_delegation.py | head` stopped reading
-        from peers.support.session import exit_quietly_on_broken_pipe
+        from peers.support.cli.session import exit_quietly_on_broken_pipe
         status = exit_quietly_on_broken_pipe()
     sys.exit(status)

@@ -180,7 +180,7 @@ class Served:
 
 AUTH_KINDS = tuple(SCHEME_KINDS)  # what peers/schemes serves (bearer: peers/app.py), unloaded till asked
 
-# `serve NAME`'s flags, as data: the command line (peers/support/flags.py) is handed this
+# `serve NAME`'s flags, as data: the command line (peers/support/cli/flags.py) is handed this
 # table by main(). A value's kind ("port", "base_url", "token", "count") names its check there.
 class ServeFlag(NamedTuple):
     name: str  # "--store", or the positional "peer" (one of SERVABLE)

@@ -29,7 +29,7 @@ from peers.a2a import wire_essay, wire_v10
 from peers.a2a.wire_format import by_name
 from peers.app import PeerApp
 from peers.ledger import WAITING
-from peers.support.config import AllowEntry, load_registry
+from peers.support.calling.config import AllowEntry, load_registry
 from peers.support.output import Console
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
@@ -271,7 +271,7 @@ def lesson_settings(name):
 
 def following_in(options):
     """`options` with stream=, no_wait= ("poll", "push") and patience= said as one Following."""
-    from peers.support.follow import Following
+    from peers.support.calling.follow import Following
     if not {"stream", "no_wait", "patience"} & set(options):
         return options
     options = dict(options)

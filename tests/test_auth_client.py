@@ -22,9 +22,9 @@ from peers.a2a.model import SecurityScheme
 from peers.app import PeerApp
 from peers.serving import scheme_for
 from peers.signing import rs256
-from peers.support.config import AllowEntry, ConfigError
-from peers.support.held import load_credentials
-from peers.support.held import Held
+from peers.support.calling.config import AllowEntry, ConfigError
+from peers.support.calling.held import load_credentials
+from peers.support.calling.held import Held
 from transports.base import HttpResponse
 from transports.network import HttpTransport
 from transports.printer import FramePrinter, mask, mask_body, masked
@@ -417,7 +417,7 @@ def test_a_ca_that_did_not_issue_the_peers_certificates_is_one_line_per_peer_and
 
 def test_a_certificate_for_another_name_is_refused_however_trusted_its_issuer():
     from peers.demo_auth import served_tls
-    from peers.support.credentials import trusting
+    from peers.support.calling.credentials import trusting
     server = PeerServer(lambda request: HttpResponse(200, {}, b"{}"), "127.0.0.1", 0,
                         tls=served_tls("refunds-r-us.example", None)).start()  # the rogue's certificate, at billing's name
     try:
@@ -450,7 +450,7 @@ def mtls_billing():
 
 
 def delegate_over_tls(base, store):
-    from peers.support.credentials import client_tls, trusting
+    from peers.support.calling.credentials import client_tls, trusting
     printer = FramePrinter(HttpTransport(timeout=5, tls=trusting(CA), client_tls=client_tls(store, CA)))
     agent = story.SupportAgent(printer, [AllowEntry("billing-agent", base + "/a2a")], store, lambda *a, **k: None)
     try:
@@ -476,7 +476,7 @@ def test_mutual_tls_presents_our_client_certificate_and_a_strangers_fails_the_ha
 
 
 def test_our_client_certificate_goes_to_its_own_origin_only(tmp_path):
-    from peers.support.credentials import client_tls
+    from peers.support.calling.credentials import client_tls
     store = store_of(tmp_path, {"https://billing.acme.example/a2a": {"clientCertificate": OURS},
                                 "https://billing.acme.example:8443/a2a": {"bearer": "t0k"}})
     assert list(client_tls(store, CA)) == ["https://billing.acme.example"]
@@ -491,7 +491,7 @@ def another_mtls_billing(mtls_billing):
 
 
 def test_a_service_on_the_same_host_that_asks_for_a_certificate_is_not_given_ours(another_mtls_billing, tmp_path):
-    from peers.support.credentials import client_tls, trusting
+    from peers.support.calling.credentials import client_tls, trusting
     ours, other = another_mtls_billing
     store = store_of(tmp_path, {ours + "/a2a": {"clientCertificate": OURS}})
     transport = HttpTransport(timeout=5, tls=trusting(CA), client_tls=client_tls(store, CA))

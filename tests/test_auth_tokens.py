@@ -19,11 +19,11 @@ from peers.a2a import wire_v10
 from peers.app import PeerApp
 from peers.serving import scheme_for
 from peers.signing import rs256
-from peers.support.config import AllowEntry
+from peers.support.calling.config import AllowEntry
 from peers.a2a.model import AgentCard, SecurityScheme
-from peers.support.cards import unheld
-from peers.support.credentials import credential_for
-from peers.support.held import Held
+from peers.support.calling.cards import unheld
+from peers.support.calling.credentials import credential_for
+from peers.support.calling.held import Held
 from transports.base import HttpResponse
 from transports.network import HttpTransport
 from transports.printer import FramePrinter, mask

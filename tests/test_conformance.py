@@ -229,7 +229,7 @@ def test_a_1_0_card_may_offer_a_0_3_interface_and_only_a_well_formed_one_counts(
 
 def test_a_0_3_task_in_the_unknown_state_is_read_and_handled_as_still_going():
     from peers.a2a import wire_v03
-    from peers.support.outcomes import Variant, variant_of
+    from peers.support.calling.outcomes import Variant, variant_of
     task = wire_v03.task_from_result({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "unknown"}})
     assert task.state.value == "unknown" and variant_of(task) is Variant.WORKING
     from peers.a2a.fields import WireError

@@ -13,7 +13,7 @@ from conftest import BILLING, BILLING_CARD, support_agent
 from peers import demo
 from peers.a2a import wire_v10
 from peers.a2a.schema import check, unreadable
-from peers.support.contracts import CONTRACTS
+from peers.support.calling.contracts import CONTRACTS
 from transports.inprocess import InProcessTransport
 
 

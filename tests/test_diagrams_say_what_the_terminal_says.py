@@ -234,7 +234,7 @@ def test_a_hostile_trace_is_drawn_without_an_error_and_without_a_raw_control_cha
     characters, huge and empty values, events without their lines) are read, drawn and paged."""
     import random
 
-    from peers.support import diagram, page
+    from peers.support.learner import diagram, page
     rng = random.Random(21)
     values = [None, 0, -1, 1.5, True, [], {}, ["x"], {"a": 1}, "", " ", "\n", "\x1b[2J\x07\u202e", "x" * 5000,
               "https://billing.acme.example/a2a", "https://[::1]:8/a", "data: {}\n\n", '{"result": {"id": 1}}',

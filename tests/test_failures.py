@@ -11,7 +11,7 @@ import pytest
 
 import a2a_delegation as story
 from conftest import ROOT, Child, cli, start_serve
-from peers.support.config import AllowEntry
+from peers.support.calling.config import AllowEntry
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
 

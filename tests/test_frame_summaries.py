@@ -11,7 +11,7 @@ import pytest
 
 import a2a_delegation as story
 from conftest import cli_once, cli_together
-from peers.support.frame_summaries import Summaries
+from peers.support.learner.frame_summaries import Summaries
 from peers.support.lessons import every, name_of
 from peers.support.output import Console
 from transports.inprocess import InProcessTransport

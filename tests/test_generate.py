@@ -10,9 +10,9 @@ import a2a_delegation as story
 from conftest import BILLING, CARDS, cli, support_agent
 from fake_models import CALLS, always_wrong, not_text, picks_the_rogue, wrong_then_right
 from peers import billing, rogue
-from peers.support import generate, planner, prompts
-from peers.support.contracts import REFUND_INPUT
-from peers.support.generate import GenerateError
+from peers.support.model import generate, planner, prompts
+from peers.support.calling.contracts import REFUND_INPUT
+from peers.support.model.generate import GenerateError
 
 REQUEST = "Please refund $180 on order ORD-3300"
 

@@ -16,7 +16,7 @@ import a2a_delegation as story
 from conftest import cli
 from peers import billing
 from peers.a2a import wire_essay
-from peers.support.config import AllowEntry
+from peers.support.calling.config import AllowEntry
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
 

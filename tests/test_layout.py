@@ -72,6 +72,8 @@ def test_the_transports_know_nothing_of_a2a():
 
 
 @pytest.mark.parametrize("package", ["peers", "peers/a2a", "peers/signing", "peers/contracts", "peers/support",
+                                     "peers/support/calling", "peers/support/cli", "peers/support/learner",
+                                     "peers/support/model", "peers/support/web",
                                      "peers/support/lessons", "peers/schemes", "transports"])
 def test_each_package_docstring_says_what_lives_there_and_what_it_must_not_import(package):
     doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text())) or ""
@@ -148,7 +150,7 @@ def import_graph():
     one under TYPE_CHECKING, is an arrow too): every module but the tests and benchmarks."""
     files = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
              for p in [ROOT / "a2a_delegation.py"] + modules("transports") + modules("peers")}
-    def resolved(name):  # peers.support.flags.parse -> peers.support.flags; a package -> its __init__
+    def resolved(name):  # peers.support.cli.flags.parse -> peers.support.cli.flags; a package -> its __init__
         while name and name not in files:
             name = name.rpartition(".")[0]
         return name
@@ -207,3 +209,22 @@ def test_the_story_is_the_top_floor_nothing_imports_it():
     types it needs, such as Outcome and Verdict, live beside the code that makes them)."""
     graph = import_graph()
     assert sorted(module for module, imported in graph.items() if "a2a_delegation" in imported) == []
+
+
+# Our side's rooms, and the rooms each may import (besides itself and the shared output path).
+ROOMS = {"calling": set(), "model": {"calling"}, "learner": {"calling"}, "lessons": {"calling", "model"},
+         "web": {"calling", "learner", "lessons"}, "cli": {"calling", "learner", "lessons", "model", "web"}}
+
+
+def room_of(module):
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["peers", "support"] and len(parts) > 3 else None
+
+
+def test_each_room_of_our_side_imports_only_the_rooms_below_it():
+    graph = import_graph()
+    crossing = sorted((module, imported) for module, imports in graph.items() if room_of(module)
+                      for imported in imports if room_of(imported) not in (None, room_of(module))
+                      and room_of(imported) not in ROOMS[room_of(module)])
+    assert crossing == []
+    assert set(ROOMS) == {p.name for p in (ROOT / "peers/support").iterdir() if (p / "__init__.py").exists()}

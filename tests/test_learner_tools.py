@@ -77,7 +77,7 @@ def test_replay_of_a_bad_file_is_one_line_and_exit_2(tmp_path, content, message)
 
 
 def test_replay_shows_what_it_knows_and_names_the_records_it_skipped(tmp_path):
-    from peers.support.trace import KINDS
+    from peers.support.learner.trace import KINDS
     path = tmp_path / "run.jsonl"
     live = cli("--trace", str(path), "--scenario", "slow", "--stream")
     records = path.read_text().splitlines()
@@ -162,8 +162,8 @@ def test_push_with_trace_and_diagram_records_and_draws_each_push_as_a_frame_of_i
     ({"statusUpdate": {"taskId": "t-1", "status": {"state": "TASK_STATE_FAILED"}}}, "t-1 failed (pushed)"),
     ({"kind": "status-update", "taskId": "t-1", "status": {"state": "working"}}, "t-1 working (pushed)")])
 def test_a_pushed_update_of_either_wire_is_drawn_as_what_it_says_of_its_task(body, label):
-    from peers.support.diagram import frame_label
-    from peers.support.trace import PUSH
+    from peers.support.learner.diagram import frame_label
+    from peers.support.learner.trace import PUSH
     record = {"direction": "<--", "http_method": "POST", "http_status": 200, "method": PUSH}
     assert frame_label(record, body)[0] == label
 

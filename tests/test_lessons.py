@@ -312,7 +312,7 @@ def test_the_evidence_lesson_refreshes_the_stale_fact_and_never_promotes_the_inf
 
 
 def test_a_rejection_that_no_fresh_observation_would_settle_still_goes_to_a_person():
-    from peers.support.outcomes import Variant, variant_of
+    from peers.support.calling.outcomes import Variant, variant_of
     from peers.a2a import wire_v10
     peer, send = evidence_client()
     task = send("m-1", 50.0, [claim(value=49.99)])["result"]["task"]
@@ -520,7 +520,7 @@ def test_observed_claims_that_disagree_about_a_charge_refund_nothing():
                                          ({"referTo": "a\x1b[2J"}, None), ("referTo", None), (None, None)])
 def test_only_a_short_plain_name_is_taken_as_a_referral(data, named):
     from peers.a2a.model import Task, TaskState
-    from peers.support.outcomes import Variant, referred_to, variant_of
+    from peers.support.calling.outcomes import Variant, referred_to, variant_of
     task = Task("t").advance(TaskState.REJECTED, data=data)
     assert referred_to(task) == named
     assert variant_of(task) is (Variant.REFERRED if named else Variant.REJECTED)
@@ -575,7 +575,7 @@ def lesson_modules():
 
 def test_every_lesson_module_is_found_and_its_data_is_complete_and_plain():
     from peers import demo
-    from peers.support import flags
+    from peers.support.cli import flags
     from peers.support.lessons import Lesson, name_of
     found = {name_of(module.__name__): module for module in lesson_modules()}
     with_run = {path.stem.replace("_", "-") for path in (ROOT / "peers/support/lessons").glob("*.py")

@@ -1,5 +1,5 @@
 """The live page's "Any agent": one operation a run on an agent the allowlist trusts (POST
-/agent, peers/support/outside.py), against the demo's billing-agent served on 127.0.0.1
+/agent, peers/support/web/outside.py), against the demo's billing-agent served on 127.0.0.1
 port 0 as `serve billing-agent --wire 1.0 --auth KIND` serves it (peers.serving's parts,
 in this process), under each scheme the page can hold a credential for, and a hostile
 agent whose every reply carries markup.
@@ -27,7 +27,7 @@ from peers.a2a.model import Artifact, Part, Task, TaskState
 from peers.app import PeerApp
 from peers.serving import scheme_for
 from peers.signing import rs256
-from peers.support.held import Held
+from peers.support.calling.held import Held
 from peers.support.web import agent as page_agent, server as web
 from test_live_page_server import ask, events_of
 from transports.server import PeerServer

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import cli, cli_once
-from peers.support import orders_tool
+from peers.support.lessons import orders_tool
 from transports.inprocess import InProcessTransport
 
 
@@ -60,8 +60,8 @@ def test_the_tool_server_answers_in_the_mcp_specifications_shapes():
 
 
 def test_the_202_that_answers_the_initialized_notification_is_drawn_as_the_success_it_is(tmp_path):
-    from peers.support.diagram import marked
-    from peers.support.page import describe
+    from peers.support.learner.diagram import marked
+    from peers.support.learner.page import describe
     trace, drawn = tmp_path / "mcp.jsonl", tmp_path / "mcp.mmd"
     done = cli("--scenario", "mcp", "--trace", str(trace), "--diagram", str(drawn))
     assert done.returncode == 0, done.stderr
@@ -80,6 +80,6 @@ def test_the_202_that_answers_the_initialized_notification_is_drawn_as_the_succe
 
 
 def test_a_202_to_a_request_that_expects_a_reply_is_still_a_failure():
-    from peers.support.diagram import frame_label
+    from peers.support.learner.diagram import frame_label
     assert frame_label({"direction": "<--", "http_status": 202, "jsonrpc_id": 3, "body": ""}, None)[1] == "fail"
     assert frame_label({"direction": "<--", "http_status": 500, "jsonrpc_id": None, "body": ""}, None)[1] == "fail"

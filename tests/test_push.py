@@ -206,7 +206,7 @@ def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_o
 
 def test_our_webhook_takes_only_pushes_with_its_token():
     from transports.network import HttpTransport
-    from peers.support.follow import listening
+    from peers.support.calling.follow import listening
     with listening(True) as receiver:
         http = HttpTransport(timeout=2)
         assert http.post(receiver.url, b'{"task": {}}', {"Content-Type": "application/json"}).status == 403
@@ -224,7 +224,7 @@ def test_our_webhook_is_closed_when_the_delegation_ends_however_it_ends_and_a_dr
     import socket
     from transports.errors import TransportError
     from transports.network import HttpTransport
-    from peers.support.follow import listening
+    from peers.support.calling.follow import listening
     with pytest.raises(RuntimeError, match="the delegation failed"):
         with listening(True) as receiver:
             port = int(receiver.url.split(":")[2].split("/")[0])

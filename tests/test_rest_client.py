@@ -17,8 +17,8 @@ import a2a_delegation as story
 from conftest import BILLING, BILLING_CARD, cli, following_in, serving
 from peers import demo
 from peers.a2a import wire_v10
-from peers.support import http_json
-from peers.support.cards import Unspeakable, chosen
+from peers.support.calling import http_json
+from peers.support.calling.cards import Unspeakable, chosen
 from rest_peer import RestOnly
 from transports.base import HttpResponse
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation, RemoteError
@@ -169,10 +169,10 @@ def test_binding_forces_one_the_card_offers_and_refuses_one_it_does_not():
 
 
 def test_a_skill_listing_no_input_modes_takes_the_cards_defaults():
-    from peers.support.card_reading import read_card
+    from peers.support.calling.card_reading import read_card
     fetched = read_card(wire_v10, card_offering("JSONRPC", modes=[]))
     assert fetched.card.skills[0].input_modes == ("application/json", "text/plain")
-    from peers.support.cards import refusal
+    from peers.support.calling.cards import refusal
     assert refusal(fetched.card, "process_refund", story.PAYLOAD) is None
     listed = read_card(wire_v10, card_offering("JSONRPC", modes=["text/plain"]))
     assert "takes ['text/plain'], not application/json" in refusal(listed.card, "process_refund", story.PAYLOAD)
@@ -249,8 +249,8 @@ def test_the_bindings_lesson_on_a_card_offering_only_json_rpc_says_so_and_shows_
 
 
 def test_a_trace_and_a_diagram_name_each_http_json_exchange_by_its_operation_not_as_a_card():
-    from peers.support import diagram
-    from peers.support.trace import Recorder
+    from peers.support.learner import diagram
+    from peers.support.learner.trace import Recorder
     agent, peer, lines = rest_only({"slow": 0.3}, no_wait="poll", patience=10)
     recorder = Recorder("in-process")
     agent.transport.inner.listeners.append(recorder.frame)  # the printer, under the credentials
@@ -312,8 +312,8 @@ def test_http_json_errors_and_events_of_any_shape_are_peer_errors_never_tracebac
 def test_a_0_3_card_preferring_another_transport_is_unsupported_not_malformed():
     from peers import billing
     from peers.a2a import wire_v03
-    from peers.support.cards import Unspeakable
-    from peers.support.card_reading import read_card
+    from peers.support.calling.cards import Unspeakable
+    from peers.support.calling.card_reading import read_card
     document = wire_v03.card_to_wire(billing.billing_agent().card)
     assert read_card(wire_v03, document).card.url == "https://billing.acme.example/a2a"
     for transport in ("HTTP+JSON", "GRPC"):

@@ -9,7 +9,7 @@ from peers import billing, rogue
 from peers.a2a import wire_essay
 from peers.a2a.model import Task, TaskState
 from peers.app import PeerApp
-from peers.support import generate, planner
+from peers.support.model import generate, planner
 from transports.inprocess import InProcessTransport
 
 

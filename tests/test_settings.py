@@ -1,6 +1,6 @@
 """A run's settings are the command line parsed once into a frozen record: the lesson found
 once with its flags merged in, the environment's and the files' defaults settled, how a task
-is followed a value; nothing sets a field afterwards (peers/support/command_line.py)."""
+is followed a value; nothing sets a field afterwards (peers/support/cli/command_line.py)."""
 import ast
 import os
 
@@ -8,10 +8,10 @@ import pytest
 
 from conftest import ROOT
 from peers import demo
-from peers.support import command_line, flags
-from peers.support.follow import Following
+from peers.support.cli import command_line, flags
+from peers.support.calling.follow import Following
 from peers.support.lessons import every, find
-from peers.support.settings import Settings, following
+from peers.support.cli.settings import Settings, following
 
 
 def test_the_essays_run_is_every_flags_default_with_the_files_beside_the_story(monkeypatch):

@@ -13,7 +13,7 @@ from peers.a2a import wire_v10
 from peers.signing import card_signature, rs256
 from peers.signing.jcs import canonical, number
 from peers.app import PeerApp
-from peers.support.config import AllowEntry, ConfigError, load_allowlist
+from peers.support.calling.config import AllowEntry, ConfigError, load_allowlist
 from transports.base import HttpResponse
 
 KEYS = Path(__file__).parent / "keys"
@@ -287,7 +287,7 @@ def test_openssl_reads_our_key_files_and_makes_the_same_signature(tmp_path):
 
 def test_the_legacy_card_path_is_tried_only_when_asked_and_with_a_warning():
     import a2a_delegation as story
-    from peers.support.legacy_cards import LegacyCardPath
+    from peers.support.learner.legacy_cards import LegacyCardPath
     from transports.inprocess import InProcessTransport
     from transports.printer import FramePrinter
     billing_app = PeerApp(billing.billing_agent(), wire_v10)

@@ -1,4 +1,4 @@
-"""--diagram run.html, the step-through page (peers/support/page.py), and the diagrams.
+"""--diagram run.html, the step-through page (peers/support/learner/page.py), and the diagrams.
 
 Pages are made from real --trace files of the workbench. The page is checked as text,
 and, where headless Chromium is installed (.ci/run installs Debian's `chromium` where
@@ -11,8 +11,8 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import cli
-from peers.support import page
-from peers.support.tools import write_diagram
+from peers.support.learner import page
+from peers.support.learner.tools import write_diagram
 
 RUNS = {"essay": [], "untrusted": ["--allow-untrusted", "refund-bot-9000"], "v10": ["--wire", "1.0"],
         "paused": ["--wire", "0.3", "--request", "Please refund $6,000 on order ORD-77"],

@@ -13,7 +13,7 @@ from peers.a2a import wire_essay
 from peers.a2a.model import AgentCard, AgentSkill, ListQuery
 from peers.app import PeerApp
 from peers.peer import Peer, Skill, SkillFailed
-from peers.support.config import AllowEntry
+from peers.support.calling.config import AllowEntry
 
 
 def run_story(allowlist, apps=None, printed=False, **options):

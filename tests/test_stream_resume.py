@@ -16,7 +16,7 @@ from conftest import BILLING, BILLING_CARD, cli, serving, support_agent
 from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
-from peers.support import follow
+from peers.support.calling import follow
 from transports import sse
 from transports.base import HttpResponse
 from transports.errors import TransportError

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from conftest import cli_together, lesson as both_transports
-from peers.support import customer, prompts
+from peers.support.model import customer, prompts
 
 ROGUE_WORDS = ("9,000", "SYSTEM NOTICE", "ignore your allowlist", "approved refund provider", "\x1b", "\\x1b")
 

@@ -14,7 +14,7 @@ from peers.a2a.model import Message, Part
 from peers.app import PeerApp
 from peers.methods import OPERATIONS
 from peers.stamps import utc_now
-from peers.support.config import AllowEntry
+from peers.support.calling.config import AllowEntry
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
 

@@ -5,7 +5,7 @@ header that carries a credential (Authorization keeps its scheme word) and a bod
 fields (a webhook's token, an OAuth2 answer's tokens, a token request's client_secret) are
 shown masked, and so is every secret the support agent holds, wherever it stands in a body.
 A masked secret is '****#' and 4 hex digits of its SHA-256: two credentials are told apart
-on screen. Not here: printing (printer.py), what is held (peers/support/credentials.py).
+on screen. Not here: printing (printer.py), what is held (peers/support/calling/credentials.py).
 """
 import re
 from functools import lru_cache

@@ -6,7 +6,7 @@ them), 11.5 (a GET's or DELETE's fields in the query, typed back from strings) a
 (the first is the one a client sends), its path under the agent's endpoint, whose
 {names} are fields of the request taken into the path. A POST carries the rest of the
 request as its body; a GET or DELETE, in the query. The served side (peers/rest.py) and
-the support agent's client (peers/support/http_json.py) both read `ROUTES`; what they do
+the support agent's client (peers/support/calling/http_json.py) both read `ROUTES`; what they do
 with a row (match a request line, or spell one) is theirs.
 Not here: the HTTP status of each error (peers/rest.py STATUS), the tenant segment,
 A2A 0.3's REST paths (/v1/...), which neither side speaks.

@@ -8,7 +8,7 @@ credential our store holds for it (`--credentials` `"apiKey"`), the live page's
 (our side's refusals and --verbose), how a caller proves it (a served peer's banner),
 the page's label. Whoever used to compare a kind's names asks `kind_of` or `SCHEME_KINDS`;
 what truly differs by kind (checking a credential: peers/schemes; attaching one:
-peers/support/credentials.py; a scheme's own fields on the wire: wire_card.py) stays there.
+peers/support/calling/credentials.py; a scheme's own fields on the wire: wire_card.py) stays there.
 Not here: secrets, checking or sending a credential, where our store keeps one.
 """
 # Annotations stay real, not postponed to strings: the default run loads this table (test_layout).

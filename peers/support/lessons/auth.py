@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
-from peers.support.config import token_for
-from peers.support.contact import Contact
+from peers.support.calling.config import token_for
+from peers.support.calling.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import attempt, open_lesson, said, turn_failed
-from peers.support.outcomes import Variant
+from peers.support.calling.outcomes import Variant
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import masked
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-4200", 2400.0
 # What a paused task may ask for as a credential: a peer's data, checked like any reply.

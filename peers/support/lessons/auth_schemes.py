@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.wire_format import by_name, card_url
-from peers.support.config import AllowEntry
-from peers.support.credentials import client_tls
-from peers.support.held import Held
+from peers.support.calling.config import AllowEntry
+from peers.support.calling.credentials import client_tls
+from peers.support.calling.held import Held
 from peers.support.lessons import Lesson
 from peers.support.output import Kind
 from transports import jsonrpc
@@ -38,8 +38,8 @@ from transports.network import HttpTransport
 from transports.printer import FramePrinter, escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 KEYS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "keys")  # peers/keys: DEMO only
 DEMO_CA = os.path.join(KEYS, "demo-ca.DEMO-CERT.pem")  # what issued every certificate --transport https serves

@@ -24,8 +24,8 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-6200", 180.0
 LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"

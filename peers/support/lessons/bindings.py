@@ -27,8 +27,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-5100", 75.0
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # as cards name them; the first is the one every card before 1.0 has

@@ -22,14 +22,14 @@ from peers.a2a.model import AgentCard, TaskState
 from peers.support.lessons import Lesson
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage
 from peers.support.lessons.turns import open_lesson
-from peers.support.outcomes import referred_to
+from peers.support.calling.outcomes import referred_to
 from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT, OWNER = "ORD-5500", 64.0, "support-agent (the customer's owner)"
 MAX_HOPS, MAX_ROUTES = 3, 10  # the envelope's limit; the router's own bound, whatever peers say

@@ -11,7 +11,7 @@ just as billing completes the task, so the completion is sent to nobody. The sup
 agent keeps what it read and subscribes to the same task; a finished task has no more
 events to join (1.0 section 3.1.6 refuses it), so it asks for the task (GetTask) and
 says what it missed while it was not listening: the task became completed
-(peers/support/follow.py). It never sends the message again. The lesson runs as if
+(peers/support/calling/follow.py). It never sends the message again. The lesson runs as if
 --stream were given. On 0.3 the subscription is tasks/resubscribe; the essay's
 tasks/send has no stream at all.
 """
@@ -24,8 +24,8 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-3300", 180.0
 

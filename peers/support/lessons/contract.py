@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from peers.support.lessons import Lesson
-from peers.support.contact import Contact
+from peers.support.calling.contact import Contact
 from peers.support.lessons.turns import send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 BROKEN = [
     ("without an amount", {"order_id": "ORD-3300"}),

@@ -29,18 +29,18 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
-from peers.support.config import AllowEntry
-from peers.support.contact import Contact
+from peers.support.calling.config import AllowEntry
+from peers.support.calling.contact import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, send_turn
 from peers.support.output import Kind
-from peers.support.replies import read
+from peers.support.calling.replies import read
 from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))),
                       "a2a_delegation.py")

@@ -23,16 +23,16 @@ from typing import Any, TYPE_CHECKING
 from peers.contracts import handoff
 from peers.contracts.evidence import Claim, utc_second
 from peers.a2a.model import AgentCard
-from peers.support import orders_tool
+from peers.support.lessons import orders_tool
 from peers.support.lessons import Lesson
 from peers.support.lessons.mcp import lookup_order
 from peers.support.lessons.turns import open_lesson
-from peers.support.orders_tool import TOOLS_URL
+from peers.support.lessons.orders_tool import TOOLS_URL
 from transports.errors import PeerError
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"
 

@@ -5,10 +5,10 @@ Essay: Discovery is not trust: "the ability to find a peer that claims a skill s
 nothing about whether you should act on what it returns". This is injection through a
 card, read by a model before any delegation; injection through a delegated result
 (the essay leaves it to Part 16) is --scenario untrusted. This is a --request run
-(peers/support/planner.py): a model reads the customer's words and the peers' cards,
+(peers/support/model/planner.py): a model reads the customer's words and the peers' cards,
 and chooses the peer, skill and input. Here the rogue's card description carries an instruction to any AI reading it
 (the rogue's trick 6), and the offline stand-in is a gullible one that obeys any
-"delegate to NAME" it finds (peers/support/generate.py). The model chooses the rogue;
+"delegate to NAME" it finds (peers/support/model/generate.py). The model chooses the rogue;
 the trust gate, in code, refuses it, so no frame is sent to it. Card text reaches the
 model only inside fenced UNTRUSTED DATA blocks; a real model may or may not be fooled
 (--generate, --llm-url), and the gate decides either way.
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from peers.support import planner
-from peers.support.generate import Generate, gullible
+from peers.support.model import planner
+from peers.support.model.generate import Generate, gullible
 from peers.support.lessons import Lesson
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 REQUEST = "Please refund $180 on order ORD-3300"
 

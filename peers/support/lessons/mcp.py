@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
-from peers.support.cards import BINDING as JSON_RPC
+from peers.support.calling.cards import BINDING as JSON_RPC
 from peers.support.lessons import Lesson
-from peers.support import orders_tool
-from peers.support.orders_tool import PROTOCOL_VERSION, TOOLS_URL
+from peers.support.lessons import orders_tool
+from peers.support.lessons.orders_tool import PROTOCOL_VERSION, TOOLS_URL
 from peers.support.output import Kind
 from transports import jsonrpc
 from transports.errors import PeerError, ProtocolViolation
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER = "ORD-3300"
 LOOKED_UP = {"type": "object", "required": ["order_id", "charged"],

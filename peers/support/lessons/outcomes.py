@@ -6,7 +6,7 @@ completes; one names an order billing has no record of, and fails, saying as dat
 a retry is safe and that no effect landed; one asks for more than the order was charged,
 and is rejected before anything happens; one is above billing's limit and waits for a
 person, and the support agent withdraws it (CancelTask), so it ends canceled. Each
-answer is mapped to its variant in one place (peers/support/outcomes.py), and the
+answer is mapped to its variant in one place (peers/support/calling/outcomes.py), and the
 support agent says what it does with it. The lesson ends with the legend: every
 variant, by A2A's class: terminal, interrupted, active, or no task; and why seed 004,
 which counts input required, approval required and timed out as terminal for a
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import contact_of, look_up, open_lesson, turn_failed
-from peers.support.outcomes import Variant, legend
+from peers.support.calling.outcomes import Variant, legend
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 # Seed 004 and A2A class three of these endings differently; both are right, each about its own thing.
 TWO_VOCABULARIES = [

@@ -18,12 +18,12 @@ from typing import Any, Callable, TYPE_CHECKING
 from peers.a2a.model import AgentCard, Task, TaskState
 from peers.support.lessons import Lesson
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage, data_of
-from peers.support.orders_tool import ORDERS
+from peers.support.lessons.orders_tool import ORDERS
 from peers.support.output import Kind
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 TICKET = {"ticket": "Order ORD-3300 arrived broken. I'd like my money back, please."}
 

@@ -30,8 +30,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}
 NOTE = ("Case ORD-3300: the parcel arrived crushed; refund $180.00 in full (Refund policy, §4.2).\n"

@@ -26,8 +26,8 @@ from transports.base import HttpResponse
 from transports.codec import loads_strict
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 KEYS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "keys")
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}

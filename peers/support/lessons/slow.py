@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING
 from peers.a2a.model import AgentCard, Message, Task
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, contact_of, look_up, open_lesson
-from peers.support.outcomes import Variant
+from peers.support.calling.outcomes import Variant
 from peers.support.output import Kind
-from peers.support.replies import read
+from peers.support.calling.replies import read
 from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Contact, Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Contact, Steps
+    from peers.support.calling.outcomes import Outcome
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
 PAUSES = (1.5, 1.5, 2.0, 4.0)  # seconds between looks: bounded, growing

@@ -25,8 +25,8 @@ from peers.support.lessons.signed_card import READS_WIRE, REFUND, open_pinned
 from peers.support.output import Kind
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 # Where the rogue serves each copy (trick 7), what the copy is, and why the rule that refuses it exists.
 CASES = (

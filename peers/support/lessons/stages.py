@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from peers.a2a.model import AgentCard, Artifact, Part, Task, TaskState
 
 if TYPE_CHECKING:
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.outcomes import Outcome
 
 
 class NotDelegated(Exception):

@@ -2,24 +2,24 @@
 one more turn with a peer the trust gate already let through (send a message, read the
 task it answers, report it as the story reports every task), and reading tasks back
 (GetTask, CancelTask, ListTasks) in the wire the peer's card speaks. Each takes the
-story's steps (peers/support/contact.py) and a contact, never the support agent."""
+story's steps (peers/support/calling/contact.py) and a contact, never the support agent."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat
-from peers.support.cards import BINDING as JSON_RPC
-from peers.support.contact import Contact
-from peers.support.outcomes import Verdict
+from peers.support.calling.cards import BINDING as JSON_RPC
+from peers.support.calling.contact import Contact
+from peers.support.calling.outcomes import Verdict
 from peers.support.output import Kind
-from peers.support.replies import read
+from peers.support.calling.replies import read
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 
 def open_lesson(story: Steps, card_urls: list[str], about: str,

@@ -11,7 +11,7 @@ support agent shows it only escaped, and fenced as data, the way any later step 
 drafting a reply) is shown it; reads what it claims as a claim, set against what was
 asked; follows none of it (the allowlist is compared before and after); and writes the
 customer's reply in its own words, with nothing of the result in it
-(peers/support/customer.py). Then the refund goes to billing, through the gate as ever,
+(peers/support/model/customer.py). Then the refund goes to billing, through the gate as ever,
 and billing's result, trusted, is what the customer is told. `--scenario injection`
 shows the other way in: an instruction in a card, read by a model.
 """
@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.contracts.refund_text import read_refund
-from peers.support import customer
+from peers.support.model import customer
 from peers.support.lessons import Lesson
 from peers.support.output import Kind
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ROGUE = "refund-bot-9000"
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}

@@ -23,8 +23,8 @@ from peers.support.output import Kind
 from transports.errors import RemoteError
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-7300", 120.0
 V1 = handoff.to_wire(handoff.Envelope(

@@ -4,7 +4,7 @@ Issue 24, item 5: for an agent the allowlist trusts, send a message (a text or a
 part), continue its task when it pauses (the same taskId and contextId), list its tasks,
 get one, cancel one, followed by stream, polling or push. Each request is one run of
 main() with --peer and the follow flag asked for, whose story is the one operation
-(peers/support/outside.py): the card is fetched, checked and gated again each time, and
+(peers/support/web/outside.py): the card is fetched, checked and gated again each time, and
 every frame crosses the run's printer, so the page shows it as it crosses.
 
 Everything in the request is checked here, each problem one line (ValueError), before any
@@ -26,8 +26,8 @@ from uuid import uuid4
 from peers.a2a.model import Part
 from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.a2a.wire_format import NAMES, card_url
-from peers.support.held import MAX_SECRET, Held, read_held
-from peers.support.outside import OPERATIONS, Asked
+from peers.support.calling.held import MAX_SECRET, Held, read_held
+from peers.support.web.outside import OPERATIONS, Asked
 from transports.base import is_http_url, parse_url
 from transports.codec import Limits, loads_strict
 

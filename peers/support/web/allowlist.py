@@ -18,8 +18,8 @@ import shutil
 import tempfile
 from typing import Callable
 
-from peers.support.config import load_allowlist
-from peers.support.files import MAX_FILE_CHARS, ConfigError
+from peers.support.calling.config import load_allowlist
+from peers.support.calling.files import MAX_FILE_CHARS, ConfigError
 
 SHOWN_AS = "the allowlist in the page"  # what a problem's file is called, not a temporary path
 DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(

@@ -1,6 +1,6 @@
 """What the live page's server answers with, besides the runs: the door's headers, the
 runs it offers (the essay's and each lesson's, in teaching order), and a finished run in
-the step-through view that --diagram run.html draws (peers/support/page.py).
+the step-through view that --diagram run.html draws (peers/support/learner/page.py).
 
 Every answer forbids inline script and anything from elsewhere (POLICY). The step-through
 view is the one page with inline script and style of its own: its policy allows exactly
@@ -27,12 +27,12 @@ def headers() -> dict[str, str]:
 
 
 def steps_view(records: list[dict[str, Any]]) -> HttpResponse:
-    """The step-through page (peers/support/page.py) of a run, as --diagram run.html draws it.
+    """The step-through page (peers/support/learner/page.py) of a run, as --diagram run.html draws it.
     Its own script and style are inline; the policy allows exactly those, by their hashes,
     taken from its template (page.html) and the diagram's style (picture.STYLE), not from
     the page made: a peer's text reaches that page only as escaped JSON data and text, and
     no script or style it could smuggle in would apply."""
-    from peers.support import page, picture
+    from peers.support.learner import page, picture
     html = page.page(records)
     with open(page.TEMPLATE, encoding="utf-8") as file:
         template = Template(file.read()).safe_substitute()  # $$ -> $, as page() makes it; no data in these blocks

@@ -1,6 +1,6 @@
 """The runs the live page starts: each is main() run again in a thread of its own, watched.
 
-A `Run` is the session's Watch (peers/support/session.py): its Console prints nowhere and
+A `Run` is the session's Watch (peers/support/cli/session.py): its Console prints nowhere and
 tells `line` every line the terminal would have printed, the same text; `attach(printer)`
 makes it a listener of the frame printer, so each frame is an event as it is recorded,
 with its HTTP status and headers as the printer masked them. Nothing is re-synthesised:
@@ -22,7 +22,7 @@ import threading
 from itertools import count
 from typing import Any, Callable
 
-from peers.support import trace
+from peers.support.learner import trace
 from peers.support.output import Console, Kind
 from transports.errors import let_quit
 from transports.masking import mask_body

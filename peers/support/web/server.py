@@ -28,7 +28,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from peers.a2a import wire_format
-from peers.support import outside
+from peers.support.web import outside
 from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist
 from peers.support.web.pages import headers, lessons, steps_view

@@ -11,9 +11,9 @@ its answer is unverified and not passed on, and that nothing is confirmed. Code 
 that reply, never a model: a model shown the untrusted text may repeat it as fact.
 
 What the support agent's operator may see of an untrusted result is `fenced`: the same
-labelled block a model is shown (peers/support/prompts.py), from which nothing can break
+labelled block a model is shown (peers/support/model/prompts.py), from which nothing can break
 out. Not here: deciding trust (the story's gate) or drafting a trusted reply in prose
-(peers/support/planner.py asks the model for that).
+(peers/support/model/planner.py asks the model for that).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from peers.contracts.refund_text import ORDER_ID
-from peers.support.prompts import fence
+from peers.support.model.prompts import fence
 
 UNVERIFIED = ("We have not confirmed anything about {subject} yet: a service we have not vetted "
               "answered, and its answer is unverified, so we neither pass it on nor act on it. "

@@ -15,13 +15,13 @@ import os
 import sys
 from typing import Any
 
-from peers.support import scenarios
-from peers.support.config import unwritable
-from peers.support.flag_values import near_flag
-from peers.support.flags import FLAGS, KINDS, WEB_FLAGS, Flag, dest_of
-from peers.support.settings import Settings, following, frozen
+from peers.support.cli import scenarios
+from peers.support.calling.config import unwritable
+from peers.support.cli.flag_values import near_flag
+from peers.support.cli.flags import FLAGS, KINDS, WEB_FLAGS, Flag, dest_of
+from peers.support.cli.settings import Settings, following, frozen
 
-HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # beside the story
+HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # beside the story
 
 
 def defaults() -> Settings:

@@ -16,17 +16,17 @@ import traceback
 from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard
-from peers.support import customer, prompts
-from peers.support.generate import STAND_IN_READS, Generate, GenerateError, gullible, stand_in
-from peers.support.prompts import ModelStepFailed
-from peers.support.contracts import CONTRACTS
+from peers.support.model import customer, prompts
+from peers.support.model.generate import STAND_IN_READS, Generate, GenerateError, gullible, stand_in
+from peers.support.model.prompts import ModelStepFailed
+from peers.support.calling.contracts import CONTRACTS
 from peers.support.output import Kind
 from transports.errors import let_quit
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 
 def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -> str:
@@ -66,7 +66,7 @@ def reply(request: str, peer: str, result: str, trusted: bool, generate: Generat
           *, show: bool, say: Callable[..., None], payload: dict[str, Any] | None = None) -> str:
     """The customer's reply. From a trusted result, the model drafts it (the result fenced as
     data); from an UNTRUSTED one, code writes it and nothing of the result is in it, since a
-    model shown that text may repeat its claims as fact (peers/support/customer.py)."""
+    model shown that text may repeat its claims as fact (peers/support/model/customer.py)."""
     if not trusted:
         text = customer.untrusted_reply(payload)
         say(f"[support] reply to the customer (written without the UNTRUSTED result, which is "

@@ -21,17 +21,17 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from peers.a2a import wire_format
-from peers.support import command_line, flags, scenarios
-from peers.support.config import ConfigError, load_allowlist, trust_hint
-from peers.support.held import load_credentials
+from peers.support.cli import command_line, flags, scenarios
+from peers.support.calling.config import ConfigError, load_allowlist, trust_hint
+from peers.support.calling.held import load_credentials
 from peers.support.output import Console, Kind
 from transports.base import Transport
 from transports.printer import FramePrinter, StopRun
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
-    from peers.support.settings import Settings
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
+    from peers.support.cli.settings import Settings
 
 
 if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
@@ -97,14 +97,14 @@ class Session:
             return 0
         try:
             if settings.replay:  # a saved run, printed again with no peers (and drawn, if asked)
-                from peers.support import tools, trace
+                from peers.support.learner import tools, trace
                 return tools.replay(trace.load(settings.replay), console.say, settings)
             card_urls = read_registry(settings.registry) \
                 + flags.peer_card_urls(settings.peer)  # --peer: agents added to this run
             allowlist = load_allowlist(settings.allowlist)
             credentials = {**load_credentials(settings), **(watch.credentials if watch is not None else {})}
             if settings.ca:  # a CA file that cannot be used is one line now, not a failed handshake later
-                from peers.support.credentials import trusting
+                from peers.support.calling.credentials import trusting
                 trusting(settings.ca)
             generate = scenarios.generator(settings)  # --request: the model that chooses
             # The demo peers serve the card of --wire, with what the lesson asks of them; a
@@ -116,7 +116,7 @@ class Session:
             return 2
         provisioned = {url: held for url, held in network.credentials.items() if isinstance(held, dict)}
         if provisioned:  # a lesson's credentials beyond bearer tokens, spelled as in a credentials file
-            from peers.support.held import read_held
+            from peers.support.calling.held import read_held
             provisioned = read_held(provisioned, "the demo network")
         return cls(settings, console, demo, card_urls, allowlist, {**network.credentials, **provisioned, **credentials},
                    {**network.apps, **scenarios.own_apps(settings)}, generate, watch)
@@ -145,7 +145,7 @@ class Session:
         and presents the client certificates our store holds, each to its own host only."""
         if ca is None and all(isinstance(held, str) or held.certificate is None for held in self.credentials.values()):
             return {}  # nothing asked of TLS beyond the defaults: ssl is loaded only for an https URL
-        from peers.support.credentials import client_tls, trusting
+        from peers.support.calling.credentials import client_tls, trusting
         return {"tls": trusting(ca), "client_tls": client_tls(self.credentials, ca)}
 
     @property
@@ -160,13 +160,13 @@ class Session:
         speaks through: the printer (with --legacy-card-path, asking at A2A 0.2's card path too)."""
         self.console.held, self.printer = printer.held, printer
         if self.settings.frames == "summary":  # a card as one line, a changed one as what changed
-            from peers.support.frame_summaries import Summaries
+            from peers.support.learner.frame_summaries import Summaries
             printer.summarize = Summaries()
         if self.watch is not None:  # the web page: told of each frame, and may hold one before it leaves
             self.watch.attach(printer, self.card_urls)
         if not self.settings.legacy_card_path:
             return printer
-        from peers.support.legacy_cards import LegacyCardPath
+        from peers.support.learner.legacy_cards import LegacyCardPath
         return LegacyCardPath(printer, warn=lambda line: self.console.say(line, Kind.WARNING))
 
     @property
@@ -195,7 +195,7 @@ class Session:
         failed, 2 a peer unreachable or a file unwritten."""
         settings, console, tools, told = self.settings, self.console, None, Told()
         if settings.step or settings.debugger or settings.trace or settings.diagram:
-            from peers.support.tools import LearnerTools  # they hook the printer and the console
+            from peers.support.learner.tools import LearnerTools  # they hook the printer and the console
             tools = LearnerTools(settings, self.printer, console, self.card_urls)
         try:
             yield told

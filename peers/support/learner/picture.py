@@ -16,7 +16,7 @@ from __future__ import annotations
 from html import escape as xml_escape
 from typing import NamedTuple
 
-from peers.support.steps import short
+from peers.support.learner.steps import short
 
 LEFT, GAP, TOP, ROW, LINE = 90, 130, 62, 34, 15  # first lane's x, least lane spacing, first row, row and line height
 CHAR, WRAP = 7.2, 56  # width of one character of the 12px monospace labels; characters a line holds

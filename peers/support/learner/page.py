@@ -23,8 +23,8 @@ from html import escape as html_escape
 from string import Template
 from typing import Any
 
-from peers.support.diagram import VERDICTS, Mark, body_of, marked, svg, task_states, title
-from peers.support.steps import Step, short
+from peers.support.learner.diagram import VERDICTS, Mark, body_of, marked, svg, task_states, title
+from peers.support.learner.steps import Step, short
 from transports.printer import escape
 
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page.html")

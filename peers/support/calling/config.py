@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from peers.support.files import ConfigError, load, url_in
+from peers.support.calling.files import ConfigError, load, url_in
 from transports.base import parse_url
 
 def same_endpoint(first: str, second: str) -> bool:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.support.picture import Mark, picture
-from peers.support.steps import Run, Step, read_run, short
-from peers.support.trace import PUSH
+from peers.support.learner.picture import Mark, picture
+from peers.support.learner.steps import Run, Step, read_run, short
+from peers.support.learner.trace import PUSH
 from transports import sse
 from transports.codec import loads_strict
 

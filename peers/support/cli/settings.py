@@ -1,7 +1,7 @@
 """The settings of one run: the command line, parsed once, as a frozen record.
 
-`Settings` is what a run is asked to do, made once by peers/support/command_line.py from
-the flags (peers/support/flags.py), the environment (A2A_CREDENTIALS), the defaults (the
+`Settings` is what a run is asked to do, made once by peers/support/cli/command_line.py from
+the flags (peers/support/cli/flags.py), the environment (A2A_CREDENTIALS), the defaults (the
 data files beside the story; --transport http when --peer adds an agent) and the lesson
 --scenario names, found once and its flags merged in. Nothing sets a field after that:
 whatever needs a variant makes one (`settings._replace(...)`), and every reader sees the
@@ -15,8 +15,8 @@ from collections import namedtuple
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from peers.support.flags import HTTP_TIMEOUT
-from peers.support.follow import Following
+from peers.support.cli.flags import HTTP_TIMEOUT
+from peers.support.calling.follow import Following
 
 
 class Settings(NamedTuple):

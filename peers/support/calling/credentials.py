@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 
 from peers.a2a.model import AgentCard, SecurityScheme
 from peers.a2a.security_schemes import BEARER, kind_of
-from peers.support.files import ConfigError
-from peers.support.held import Held, Unheld, held_for
+from peers.support.calling.files import ConfigError
+from peers.support.calling.held import Held, Unheld, held_for
 from transports.base import Transport, parse_url
 from transports.printer import is_secret_header
 
@@ -110,7 +110,7 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
             headers[scheme.key_name] = held.api_key
             said.append(f"our API key, in the {scheme.key_name[:40]} header")
         elif credential == "oauth2":
-            from peers.support.oauth_tokens import access_token
+            from peers.support.calling.oauth_tokens import access_token
             if transport is None:
                 raise Unheld("an OAuth2 token is fetched from the token endpoint, and no transport was given")
             token, source = access_token(scheme, held, card.url, transport, {} if cache is None else cache)

@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from peers.contracts.refund_text import read_refund
-from peers.support.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed
+from peers.support.model.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed
 from transports.errors import let_quit
 
 class Generate(Protocol):

@@ -13,9 +13,9 @@ from typing import Any
 
 from peers.a2a.fields import url
 from peers.a2a.schema import problems
-from peers.support.cards import JSONRPC, FetchedCard, Unspeakable, chosen
-from peers.support.contracts import CONTRACTS
-from peers.support.replies import read
+from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chosen
+from peers.support.calling.contracts import CONTRACTS
+from peers.support.calling.replies import read
 from transports.base import parse_url
 from transports.errors import ProtocolViolation
 

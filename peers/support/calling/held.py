@@ -13,7 +13,7 @@ OAuth2 tokens (oauth_tokens.py).
 import os
 from typing import Any, NamedTuple
 
-from peers.support.files import ConfigError, load, url_in, without_notes
+from peers.support.calling.files import ConfigError, load, url_in, without_notes
 from transports.base import parse_url
 from transports.errors import PeerError
 

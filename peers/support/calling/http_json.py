@@ -11,7 +11,7 @@ its ErrorInfo's `reason` saying which A2A error it is), and streams bare StreamR
 
 The routes are peers/a2a/routes.py's, the table the served side (peers/rest.py) reads
 too: an operation (as wire_v10.METHODS names them) -> its verb, its path, and the params
-that fill the path. Loaded only for a card that offers HTTP+JSON and no JSON-RPC, or with --binding http+json (peers/support/cards.py chooses).
+that fill the path. Loaded only for a card that offers HTTP+JSON and no JSON-RPC, or with --binding http+json (peers/support/calling/cards.py chooses).
 Not here: DeleteTaskPushNotificationConfig (our transports send GET and POST only, and
 the support agent deletes nothing), gRPC, and A2A 0.3's REST paths (/v1/...).
 """
@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode
 from peers.a2a import wire_v10
 from peers.a2a.errors import A2AErrorCode
 from peers.a2a.routes import PLACEHOLDER, ROUTES, in_query, pattern
-from peers.support.cards import HTTP_JSON, refused, sent_by
+from peers.support.calling.cards import HTTP_JSON, refused, sent_by
 from transports import sse
 from transports.base import Transport
 from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict

@@ -13,13 +13,19 @@ Loaded only when one of them is asked for.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from peers.support.output import Console, Kind
 from transports.printer import FramePrinter, escape
 
-if TYPE_CHECKING:
-    from peers.support.settings import Settings
+
+class Settings(Protocol):
+    """What the learner tools read of a run's settings (the command line's record has it)."""
+
+    step: bool  # --step
+    debugger: bool  # --break
+    trace: str | None  # --trace FILE
+    diagram: str | None  # --diagram FILE
 
 
 class LearnerTools:
@@ -36,7 +42,7 @@ class LearnerTools:
             printer.listeners.append(stepper.on_reply)
         self.recorder = None
         if settings.trace or settings.diagram:
-            from peers.support import trace
+            from peers.support.learner import trace
             self.recorder = trace.Recorder(printer.label, printer.held)
             self.recorder.event("registry", cards=card_urls)
             printer.listeners.append(self.recorder.frame)
@@ -61,7 +67,7 @@ class LearnerTools:
 def replay(records: list[dict[str, Any]], say: Callable[..., None], settings: Settings) -> int:
     """Print the recorded lines again, each as the kind of line it was; then write the
     --trace and --diagram files from the same records, if asked. Returns the exit status."""
-    from peers.support import trace
+    from peers.support.learner import trace
     kinds = {kind.label: kind for kind in Kind if kind is not Kind.FRAME}
     unknown = {record["kind"] for record in records if record["kind"] not in trace.KINDS}
     if unknown:  # a newer workbench's, or an edited file's: what is known is shown, the rest named
@@ -89,10 +95,10 @@ def write_diagram(path: str, records: list[dict[str, Any]]) -> None:
     """The run drawn as the file's name asks: .svg or .mmd (diagram.py), .html (page.py)."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix == ".html":
-        from peers.support import page
+        from peers.support.learner import page
         text = page.page(records)
     elif suffix in (".svg", ".mmd"):
-        from peers.support import diagram
+        from peers.support.learner import diagram
         text = diagram.svg(records) if suffix == ".svg" else diagram.mermaid(records)
     else:
         raise ValueError(f"{path}: the diagram is written as .svg, .html or .mmd")

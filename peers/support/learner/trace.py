@@ -64,7 +64,7 @@ class Recorder:
             method, rpc_id = PUSH, None
             wire = _wire(self._asked.get(frame.sender, (None, None))[0])
         elif frame.direction == "-->" and binding == "HTTP+JSON":  # its request line names the method
-            from peers.support.http_json import method_of  # loaded only for a run that spoke it
+            from peers.support.calling.http_json import method_of  # loaded only for a run that spoke it
             method, rpc_id = method_of(frame.http_method, parse_url(frame.url).path), None
             self._asked[frame.url] = (method, rpc_id, binding)
         elif frame.http_method == "GET" and frame.url not in self._asked:

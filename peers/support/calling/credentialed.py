@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from peers.support.cards import FetchedCard, only_bearer
-from peers.support.config import token_for
+from peers.support.calling.cards import FetchedCard, only_bearer
+from peers.support.calling.config import token_for
 from peers.support.output import Kind
 from transports.base import HttpResponse, Transport
 
@@ -60,7 +60,7 @@ class Credentialed:
         response = self._send_with(send, url, headers, how)
         if response.status != 401 or not self.issued:
             return response
-        from peers.support.oauth_tokens import forget_kept  # was it an OAuth2 token we kept?
+        from peers.support.calling.oauth_tokens import forget_kept  # was it an OAuth2 token we kept?
         dropped = forget_kept(self.issued, self.endpoint or url)  # then credential() fetches a new one
         if dropped is None:
             return response
@@ -83,7 +83,7 @@ class Credentialed:
         if self.scope is not None or card is None or (only_bearer(card) and not self.verbose):
             token = token_for(self.store, url, self.scope)  # only ever the one issued for `url`
             return {"Authorization": f"Bearer {token}"} if token else {}
-        from peers.support.credentials import credential_for
+        from peers.support.calling.credentials import credential_for
         attached = credential_for(card, self.store, self.inner, self.issued)
         if self.verbose and url not in self.said_why:
             self.said_why.add(url)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from peers.support.trace import PUSH
+from peers.support.learner.trace import PUSH
 from transports.base import parse_url
 from transports.printer import escape
 

@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
 from peers.a2a.model import AgentCard, Task
 from peers.a2a.stream import Event, ends, fold
 from peers.a2a.wire_format import WireFormat, method_for
-from peers.support.replies import read, read_json
+from peers.support.calling.replies import read, read_json
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
 
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
 if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens
-    from peers.support.webhook import Receiver
+    from peers.support.calling.webhook import Receiver
 Updates = Generator[Event, None, None]  # what a follower reads: task updates, from any source
 Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
 
@@ -129,7 +129,7 @@ def listening(wanted: bool) -> Iterator["Receiver | None"]:
     if not wanted:
         yield None
         return
-    from peers.support.webhook import Receiver  # sockets and a server thread: --push only
+    from peers.support.calling.webhook import Receiver  # sockets and a server thread: --push only
     with Receiver() as receiver:
         yield receiver
 

@@ -27,17 +27,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from peers.a2a.model import AgentCard, Part, Task
-from peers.support.contact import Contact
-from peers.support.held import Unheld
+from peers.support.calling.contact import Contact
+from peers.support.calling.held import Unheld
 from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind
-from peers.support.replies import read
+from peers.support.calling.replies import read
 from transports.errors import PeerError, ProtocolViolation
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
 
 OPERATIONS = ("send", "list", "get", "cancel")
 

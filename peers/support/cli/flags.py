@@ -12,7 +12,7 @@ and exit status 2, argparse's own convention (flag_values.py).
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
-from peers.support import flag_values as values
+from peers.support.cli import flag_values as values
 
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from peers.support.flags import dest_of
+from peers.support.cli.flags import dest_of
 
 if TYPE_CHECKING:
-    from peers.support.contact import Steps
-    from peers.support.outcomes import Outcome
+    from peers.support.calling.contact import Steps
+    from peers.support.calling.outcomes import Outcome
     from peers.support.lessons import Lesson
-    from peers.support.settings import Settings
+    from peers.support.cli.settings import Settings
 
 
 def listing() -> str:
@@ -77,10 +77,10 @@ def own_apps(settings: Settings) -> dict[str, Any]:
 
 
 def generator(settings: Settings) -> Any:
-    """The generate() a --request run asks (peers/support/generate.py); None without one."""
+    """The generate() a --request run asks (peers/support/model/generate.py); None without one."""
     if settings.request is None:
         return None
-    from peers.support.generate import from_settings  # only a model's run needs it
+    from peers.support.model.generate import from_settings  # only a model's run needs it
     return from_settings(settings, offline=settings.lesson.LESSON.model if settings.lesson is not None else None)
 
 
@@ -89,7 +89,7 @@ def run(settings: Settings, story: Steps, card_urls: list[str],
     """The lesson asked for, given the flags it reads; or --request: a model chooses."""
     module = settings.lesson
     if module is None:
-        from peers.support import planner
+        from peers.support.model import planner
         return planner.run_request(story, card_urls, settings.request, generate,
                                    show_prompts=settings.show_prompts, verbose=settings.verbose)
     for flag, (value, why) in module.LESSON.needs.items():  # set whatever was given (command_line): said once

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat, method_for
-from peers.support.outcomes import Outcome, Verdict
+from peers.support.calling.outcomes import Outcome, Verdict
 from transports.base import Transport
 
 if TYPE_CHECKING:
-    from peers.support.cards import Binding, FetchedCard
+    from peers.support.calling.cards import Binding, FetchedCard
 
 
 class Contact(NamedTuple):

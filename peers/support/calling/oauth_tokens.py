@@ -26,9 +26,9 @@ from typing import Any, Callable
 from urllib.parse import quote_plus, urlencode
 
 from peers.a2a.model import SecurityScheme
-from peers.support.config import same_endpoint
-from peers.support.held import MAX_SECRET, Held, Unheld
-from peers.support.replies import read_json
+from peers.support.calling.config import same_endpoint
+from peers.support.calling.held import MAX_SECRET, Held, Unheld
+from peers.support.calling.replies import read_json
 from transports.base import Transport, parse_url
 from transports.errors import PeerError
 from transports.printer import escape

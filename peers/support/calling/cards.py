@@ -24,14 +24,14 @@ from peers.a2a.model import AgentCard, clip
 from peers.a2a.schema import check
 from peers.a2a.security_schemes import BEARER, kind_of
 from peers.a2a.wire_format import WireFormat
-from peers.support.config import token_for
+from peers.support.calling.config import token_for
 from transports import jsonrpc, sse
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
 
 JSONRPC, HTTP_JSON = "JSONRPC", "HTTP+JSON"  # as a card's supportedInterfaces name them
-SPOKEN = {JSONRPC: __name__, HTTP_JSON: "peers.support.http_json"}  # binding -> the module with it
+SPOKEN = {JSONRPC: __name__, HTTP_JSON: "peers.support.calling.http_json"}  # binding -> the module with it
 
 
 if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
@@ -139,8 +139,8 @@ def unheld(card: AgentCard, store: dict[str, Any]) -> str | None:
         if required and not (BEARER.kind in required and token_for(store, card.url)):
             return f"its card requires {clip(required)} and the support agent holds no credential for it"
         return None
-    from peers.support.credentials import choose
-    from peers.support.held import Unheld
+    from peers.support.calling.credentials import choose
+    from peers.support.calling.held import Unheld
     try:
         choose(card, store)
     except Unheld as refusal:
