@@ -24,22 +24,15 @@ import sys
 if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, not a traceback
     sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
                    file=sys.stderr) or 2)
-import copy
 from itertools import count
 from typing import Any, Callable
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
-from peers.support.calling.config import AllowEntry, load_registry, same_endpoint, unproven_card
-from peers.support.calling.cards import BINDING as JSON_RPC, FetchedCard, Unspeakable, refusal, smuggled, unheld
+from peers.support.calling import card_reading, cards, config, credentialed, follow, replies  # our side's calls
 from peers.support.calling.contact import Contact, Steps
-from peers.support.calling.credentialed import Credentialed
-from peers.support.calling.follow import Delegation, Following, Told, followed, listening, way_to_follow
 from peers.support.calling.outcomes import Outcome, Variant, Verdict, as_data
 from peers.support.output import Kind
-from peers.support.calling.card_reading import check_card, read_card
-from peers.support.calling.replies import read_json
-from transports import jsonrpc
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError
 from transports.inprocess import InProcessTransport
@@ -55,26 +48,27 @@ PAYLOAD = {"order_id": "ORD-3300", "amount": 180.0}
 def read_registry(path: str) -> list[str]:
     """Essay: "a registry locates peers (where each lives, keyed by its well-known URL)".
     It says where each peer's Agent Card is; it does not decide trust (the allowlist does)."""
-    return load_registry(path)
-
-
-ARROWS = {Verdict.TRUSTED: "delegating", Verdict.REFUSED: "delegation REFUSED",  # what the gate does next
-          Verdict.UNTRUSTED: "delegating anyway (--allow-untrusted); its output will be tagged UNTRUSTED"}
+    return config.load_registry(path)
 
 
 class SupportAgent:
     """The agent that owns the customer and delegates work it cannot do to peers."""
 
-    def __init__(self, transport: Transport, allowlist: list[AllowEntry],
+    ARROWS = {Verdict.TRUSTED: "delegating", Verdict.REFUSED: "delegation REFUSED",  # what the gate does next
+              Verdict.UNTRUSTED: "delegating anyway (--allow-untrusted); its output will be tagged UNTRUSTED"}
+
+    def __init__(self, transport: Transport, allowlist: list[config.AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
-                 following: Following = Following(), told: Told | None = None, verbose: bool = False) -> None:
-        self.fetched: dict[str, FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
-        # 2. cards are fetched through it, 4. frames sent, each with our credential for where it goes
-        self.transport = Credentialed(transport, credentials, self.fetched, say, verbose=verbose)
+                 following: follow.Following = follow.Following(), told: follow.Told | None = None,
+                 verbose: bool = False) -> None:
+        self.fetched: dict[str, cards.FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
+        self.transport = transport  # 2. cards are fetched through it (the printer: every frame is shown)
+        # 4. and frames sent, each with the credential our store holds for where it goes
+        self.calls = credentialed.Credentialed(transport, credentials, self.fetched, say, verbose=verbose)
         self.allowlist = allowlist  # 3. the trust gate reads it
         self.credentials = credentials  # 4. endpoint -> bearer token, or more (held.py): never a card's
-        self.say = say
+        self.say, self.warn = say, lambda line: say(line, Kind.WARNING)
         self.allow_untrusted, self.forced_binding = set(allow_untrusted), binding  # opted in to; --binding
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
         self.delegated_to: list[Contact] = []  # the peers a message was sent to, in order
@@ -90,11 +84,11 @@ class SupportAgent:
         response = self.transport.get(card_url, {"Accept": "application/json"})
         if response.status != 200:
             raise HttpRefusal(response.status, credentials_sent=False)
-        document = read_json(response.body, "the card")
+        document = replies.read_json(response.body, "the card")
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
-        check_card(document, spoken)  # every field its version requires, or each problem named
+        card_reading.check_card(document, spoken)  # every field its version requires, or each problem named
         # --wire, where the card offers that too; + our own contract copy where it publishes none
-        fetched = read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding)
+        fetched = card_reading.read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding)
         card = fetched.card
         self.fetched[card.url] = fetched  # the trust gate, and the credential each frame carries, read it
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
@@ -109,8 +103,8 @@ class SupportAgent:
         to, and its card is shown to come from there (config.py), so a copy is refused.
         """
         vetted = [entry for entry in self.allowlist if entry.name == card.name]
-        here = [entry for entry in vetted if same_endpoint(card.url, entry.endpoint)]
-        unproven = unproven_card(self.fetched[card.url], self.allowlist)  # from elsewhere, or not signed
+        here = [entry for entry in vetted if config.same_endpoint(card.url, entry.endpoint)]
+        unproven = config.unproven_card(self.fetched[card.url], self.allowlist)  # from elsewhere, or not signed
         if here and not unproven:  # a pinned key was checked too: the line says so
             verdict, why = Verdict.TRUSTED, "is allowlisted" + (
                 " and its card is signed by the pinned key" if any(entry.public_key for entry in here) else "")
@@ -123,7 +117,7 @@ class SupportAgent:
                                              f"but its card sends frames to {escape(card.url)}")
         else:
             verdict, why = Verdict.REFUSED, "is NOT on the allowlist"
-        self.say(f"[trust] {card.name!r} {why} -> {ARROWS[verdict]}", Kind[verdict.name], event="trust",
+        self.say(f"[trust] {card.name!r} {why} -> {self.ARROWS[verdict]}", Kind[verdict.name], event="trust",
                  peer=card.name, endpoint=card.url, verdict=verdict.value, reason=why)
         return verdict
 
@@ -133,7 +127,7 @@ class SupportAgent:
         if verdict is Verdict.REFUSED:
             return self.refuse(card)
         fetched = self.fetched[card.url]
-        return Contact(card, verdict, fetched.wire, fetched.binding or JSON_RPC)
+        return Contact(card, verdict, fetched.wire, fetched.binding or cards.BINDING)
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
     def handoff(self, contact: Contact, skill: str, payload: dict[str, Any], context_id: str | None = None,
@@ -141,12 +135,12 @@ class SupportAgent:
         """Essay: Delegation over JSON-RPC. The card must say this agent takes what we would
         send; then the handoff goes (tasks/send) and what its task became is reported."""
         card, verdict = contact.card, contact.verdict
-        problem = refusal(card, skill, payload, unheld=self.lacks(card)) \
-            or smuggled(payload, metadata, self.credentials)  # seed 004: no credential in a handoff
+        problem = cards.refusal(card, skill, payload, unheld=self.lacks(card))  # what its card says it takes
+        problem = problem or cards.smuggled(payload, metadata, self.credentials)  # seed 004: never a credential
         if problem:
             return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
-        message = self.message(Part(data=payload, media_type="application/json"), context_id=context_id,
-                               metadata={"skillId": skill, **metadata})  # metadata: a handoff envelope
+        part = Part(data=payload, media_type="application/json")
+        message = self.message(part, context_id=context_id, metadata={"skillId": skill, **metadata})  # + an envelope
         try:
             task = self.delegate(contact, message)
         except PeerError as failure:
@@ -160,26 +154,26 @@ class SupportAgent:
         (or its wire's send); the reply is a task, not a value, followed to its end as the
         flags ask and the card allows (peers/support/calling/follow.py). Raises PeerError."""
         self.delegated_to.append(contact)
-        way = way_to_follow(contact.card, contact.wire, self.following, lambda line: self.say(line, Kind.WARNING))
-        with listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
+        way = follow.way_to_follow(contact.card, contact.wire, self.following, self.warn)  # as flags ask, card allows
+        with follow.listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
             params = contact.wire.send_params(message, way.at_once, webhook and webhook.config)
-            reply = self.call(contact, way.method, params, scope=scope, stream=way.streamed)
+            reply = self.call(contact, way.method, params, scope=scope, stream=way.streamed)  # the frame leaves
             asked = lambda method, params, stream=False: self.call(contact, method, params, stream=stream)  # noqa: E731
-            return followed(reply, Delegation(contact.card, contact.wire, asked, self.say, self.told), way.until,
-                            webhook)
+            following = follow.Delegation(contact.card, contact.wire, asked, self.say, self.told)
+            return follow.followed(reply, following, way.until, webhook)
 
     def call(self, contact: Contact, method: str, params: Any, *, scope: str | None = None,
              stream: bool = False) -> Any:
         """One request, one response (a stream: one per event, as each arrives), by the binding
         its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/calling/cards.py);
         our credential goes with it (credentialed.py), the one issued for `scope` if a peer asked."""
-        transport = self.transport.toward(contact.card.url, scope)
+        transport = self.calls.toward(contact.card.url, scope)
         return contact.binding.call(transport, contact.card.url, method, params, contact.wire.HEADERS,
                                     request_id=next(self.request_ids), stream=stream)
 
     def lacks(self, card: AgentCard) -> str | None:
         """Why our store holds no credential the card asks for, saying what would do; or None."""
-        return unheld(card, self.credentials)
+        return cards.unheld(card, self.credentials)
 
     def message(self, *parts: Part, context_id: str | None = None, task_id: str | None = None,
                 metadata: dict[str, Any] | None = None) -> Message:
@@ -189,16 +183,19 @@ class SupportAgent:
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
         """One peer's whole turn in the essay's run: discover, then gate, then delegate."""
-        found = self.find(card_url)
+        found = self.find(card_url)  # 2. its card, or why it could not be had
         if isinstance(found, Outcome):
             return found
-        return self.gate_then_delegate(found, skill, payload)
+        contact = self.gate(found)  # 3. a contact, or the refusal: a refused peer gets no frame
+        if isinstance(contact, Outcome):
+            return contact
+        return self.handoff(contact, skill, payload)  # 4. the handoff, and what its task became
 
     def find(self, card_url: str) -> AgentCard | Outcome:
         """Step 2, with its failure as an outcome: the card, or why it could not be had."""
         try:
             return self.discover(card_url)
-        except Unspeakable as failure:  # a valid card, none of whose bindings we speak
+        except cards.Unspeakable as failure:  # a valid card, none of whose bindings we speak
             return self.failed(card_url, None, f"not sent: {failure}", failure, refused=True)
         except PeerError as failure:  # a GET of a public document changes nothing
             return self.failed(card_url, None, f"card fetch failed: {failure}; fetching a card "
@@ -247,7 +244,7 @@ class SupportAgent:
                *, refused: bool = False, sent: Message | None = None) -> Outcome:
         """A turn that ended without a task. A refusal (ours before sending, or the peer's
         error object: it refused to act) is the story's, on stdout; a broken exchange, stderr."""
-        refused = refused or (isinstance(failure, RemoteError) and failure.code != jsonrpc.ErrorCode.INTERNAL_ERROR)
+        refused = refused or (isinstance(failure, RemoteError) and failure.refusal)
         self.say(f"{escape(peer)}: {escape(error)}", Kind.REFUSED if refused else Kind.ERROR, event="failure",
                  peer=peer, error=error)
         return Outcome(peer, verdict, error=error, failure=failure, sent=sent)
@@ -260,23 +257,24 @@ class SupportAgent:
                      fetched=lambda card: self.fetched[card.url], gate=self.gate, lacks=self.lacks,
                      delegate=self.gate_then_delegate, handoff=self.handoff, send=self.delegate, call=self.call,
                      report=self.report, failed=self.failed, message=self.message, vetting=self.vetting,
-                     holds=self.holds, printer=self.transport.inner, request_id=self.request_ids.__next__)
+                     holds=self.holds, printer=self.transport, request_id=self.request_ids.__next__)
 
-    def holds(self) -> tuple[tuple[AllowEntry, ...], dict[str, Any]]:
+    def holds(self) -> tuple[tuple[config.AllowEntry, ...], dict[str, Any]]:
         """What the trust gate and our store hold now, as copies: a story reads them, and
         changes neither (vetting() gives the steps of an agent that holds more)."""
         return tuple(self.allowlist), dict(self.credentials)
 
-    def vetting(self, entries: list[AllowEntry] = (), credentials: dict[str, Any] | None = None) -> Steps:
+    def vetting(self, entries: list[config.AllowEntry] = (), credentials: dict[str, Any] | None = None) -> Steps:
         """The steps of an agent like this one whose allowlist also vets `entries` (one naming a
         peer already vetted replaces its line: a key pinned, say) and whose store also holds
         `credentials`, for a story that is given them as it runs; this agent is left as it is."""
+        import copy  # only a lesson that vets more asks for it
         again = copy.copy(self)
         named = {(entry.name, entry.endpoint) for entry in entries}
         again.allowlist = [e for e in self.allowlist if (e.name, e.endpoint) not in named] + list(entries)
         again.credentials = {**self.credentials, **(credentials or {})}
-        again.transport = Credentialed(self.transport.inner, again.credentials, self.fetched, self.say,
-                                       verbose=self.transport.verbose)
+        again.calls = credentialed.Credentialed(self.transport, again.credentials, self.fetched, self.say,
+                                                verbose=self.calls.verbose)
         return again.steps()
 
 
@@ -332,8 +330,7 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
     transport = InProcessTransport(session.apps, timeout=session.settings.timeout)  # Part 12's shim
     with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1
         printer = FramePrinter(transport, session.console.frame, verbose=session.settings.verbose, held=session.held)
-        agent = SupportAgent(session.listening(printer), session.allowlist, session.credentials,  # every frame
-                             session.console.say, told=printer.received, **session.agent_options())  # shown
+        agent = SupportAgent(session.listening(printer), session.allowlist, session.credentials, **session.options())
         story = session.story or run  # a lesson's, a model's, the page's one operation; else the essay's
         with session.telling(agent) as told:  # the learner tools around it, and the exit status after
             told.outcomes = story(agent, session.card_urls)

@@ -253,7 +253,7 @@ def test_a_trace_and_a_diagram_name_each_http_json_exchange_by_its_operation_not
     from peers.support.learner.trace import Recorder
     agent, peer, lines = rest_only({"slow": 0.3}, no_wait="poll", patience=10)
     recorder = Recorder("in-process")
-    agent.transport.inner.listeners.append(recorder.frame)  # the printer, under the credentials
+    agent.transport.listeners.append(recorder.frame)  # the printer
     agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
     frames = [record for record in recorder.resolved() if record["kind"] == "frame"]
     assert [record["method"] for record in frames][:3] == ["GET agent card", "GET agent card", "SendMessage"]

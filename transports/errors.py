@@ -27,6 +27,7 @@ REFUSED_BEFORE_ACTING = "the peer refused the request before acting; the same re
 BUSY = "the peer was too busy to take the request and did nothing; it may be sent again later"
 # JSON-RPC 2.0's own codes are all answered before a method runs, so nothing was done.
 PRE_DISPATCH_CODES = (-32700, -32600, -32601, -32602)
+INTERNAL_ERROR = -32603  # JSON-RPC's: the peer broke, rather than refused
 BUSY_CODE = -32050  # a server error of the workbench's own (JSON-RPC's -32000 to -32099): busy, nothing done
 
 
@@ -80,6 +81,11 @@ class RemoteError(PeerError):
         if self.code == BUSY_CODE:
             return BUSY
         return REFUSED_BEFORE_ACTING if self.code in PRE_DISPATCH_CODES else MAY_HAVE_ACTED
+
+    @property
+    def refusal(self) -> bool:
+        """Whether the peer said no (any error object but -32603, its own internal failure)."""
+        return self.code != INTERNAL_ERROR
 
 
 class ProtocolViolation(PeerError):

@@ -46,32 +46,30 @@ class Credentialed:
     def get(self, url: str, headers: dict[str, str], **how: Any) -> HttpResponse:
         if self.endpoint is None:  # a card, fetched by its URL: public, so nothing of ours goes with it
             return self.inner.get(url, headers, **how)
-        return self._sent(lambda url, headers, **how: self.inner.get(url, headers, **how), url, headers, how)
+        return self._sent(self.inner.get, url, headers, how)
 
     def post(self, url: str, body: bytes, headers: dict[str, str], **how: Any) -> HttpResponse:
-        return self._sent(lambda url, headers, **how: self.inner.post(url, body, headers, **how), url, headers, how)
+        return self._sent(self.inner.post, url, headers, how, body)
 
     def stream(self, url: str, body: bytes, headers: dict[str, str], **how: Any) -> HttpResponse:
-        return self._sent(lambda url, headers, **how: self.inner.stream(url, body, headers, **how), url, headers,
-                          how)
+        return self._sent(self.inner.stream, url, headers, how, body)
 
-    def _sent(self, send: Callable[..., HttpResponse], url: str, headers: dict[str, str],
-              how: dict[str, Any]) -> HttpResponse:
-        response = self._send_with(send, url, headers, how)
-        if response.status != 401 or not self.issued:
-            return response
-        from peers.support.calling.oauth_tokens import forget_kept  # was it an OAuth2 token we kept?
-        dropped = forget_kept(self.issued, self.endpoint or url)  # then credential() fetches a new one
-        if dropped is None:
-            return response
-        self.say(dropped, Kind.WARNING)
-        return self._send_with(send, url, headers, how)  # once: a second 401 stands
-
-    def _send_with(self, send: Callable[..., HttpResponse], url: str, headers: dict[str, str],
-                   how: dict[str, Any]) -> HttpResponse:
-        ours = self.credential(url)
-        self.attached = bool(ours)
-        return send(url, {**headers, **ours}, **how)
+    def _sent(self, send: Callable[..., HttpResponse], url: str, headers: dict[str, str], how: dict[str, Any],
+              *body: bytes) -> HttpResponse:
+        """`send` (the inner transport's get, post or stream) with our credential added; once
+        more after a 401 that refused an OAuth2 token we kept (a second 401 stands)."""
+        for attempt in ("first", "again"):
+            ours = self.credential(url)
+            self.attached = bool(ours)  # a 401's line says whether a credential went with the request
+            response = send(url, *body, {**headers, **ours}, **how)
+            if response.status != 401 or not self.issued or attempt == "again":
+                return response
+            from peers.support.calling.oauth_tokens import forget_kept  # was it an OAuth2 token we kept?
+            dropped = forget_kept(self.issued, self.endpoint or url)  # then credential() fetches a new one
+            if dropped is None:
+                return response
+            self.say(dropped, Kind.WARNING)
+        return response
 
     def credential(self, url: str) -> dict[str, str]:
         """The headers that prove who we are to the endpoint we were pointed `toward` (else

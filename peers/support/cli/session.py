@@ -180,10 +180,12 @@ class Session:
             return None
         return lambda agent, card_urls: scenarios.run(self.settings, agent.steps(), card_urls, self.generate)
 
-    def agent_options(self) -> dict[str, Any]:
-        """How the support agent follows and trusts, as the flags say."""
+    def options(self) -> dict[str, Any]:
+        """How the support agent speaks, follows and trusts, as the flags say: its lines go to
+        the Console, and each push to our webhook is shown as a frame by the printer `listening`."""
         settings = self.settings
-        return {"allow_untrusted": settings.allow_untrusted, "wire_name": settings.wire,
+        return {"say": self.console.say, "told": self.printer.received,
+                "allow_untrusted": settings.allow_untrusted, "wire_name": settings.wire,
                 "binding": settings.binding and settings.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
                 "following": settings.following, "verbose": settings.verbose}
 
