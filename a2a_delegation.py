@@ -327,8 +327,8 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
     session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
     if isinstance(session, int):  # serve, web, --list-scenarios, --replay, or a mistake said: done
         return session
-    transport = InProcessTransport(session.apps, timeout=session.settings.timeout)  # Part 12's shim
-    with session.over_http(transport) as transport:  # --transport http: the same apps, on 127.0.0.1
+    shim = InProcessTransport(session.apps, timeout=session.settings.timeout)  # Part 12's shim
+    with session.over_http(shim) as transport:  # --transport http: the same apps, on 127.0.0.1 instead
         printer = FramePrinter(transport, session.console.frame, verbose=session.settings.verbose, held=session.held)
         agent = SupportAgent(session.listening(printer), session.allowlist, session.credentials, **session.options())
         story = session.story or run  # a lesson's, a model's, the page's one operation; else the essay's
