@@ -43,7 +43,7 @@ class Lesson(NamedTuple):
     needs: dict[str, tuple[Any, str]] = {}
     # Flags it gives a meaning to (flag -> that meaning); run() gets each as a keyword argument
     # named as the flag's option (--interactive: interactive). --request or --interactive given
-    # to a lesson that does not read it is warned about (flags.ignored).
+    # to a lesson that does not read it is warned about (cli/command_line.py, as the flags are parsed).
     reads: dict[str, str] = {}
     # What it asks of each demo peer, as plain data (peer name -> settings; peers/demo.py says which).
     peers: dict[str, dict[str, Any]] = {}

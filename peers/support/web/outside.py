@@ -7,15 +7,16 @@ paused one, input-required or auth-required, by its taskId and contextId), 3.1.3
 (GetTask), 3.1.4 (ListTasks), 3.1.5 (CancelTask), 4.5 (the security scheme a card
 declares). `talk(asked)` is the story of one run of main() (the page hands it in as its
 Watch's story, peers/support/web/agent.py): the card fetched and checked and the gate's
-verdict, as in every run (the story's own `find` and `trust_gate`), then the one
+verdict, as in every run (the story's own steps, `find` and `gate`), then the one
 operation asked for, through the same printer, so each frame shows as it crosses. A send
 is followed as the story's delegate follows a task (follow.py: stream, poll or push, as
 the card declares and the flags ask); a task's id, context and state are told to the
 page as a `task` event, so the next turn can name them.
 
 The credential the person entered is in the run's credential store (web/agent.py makes
-it, for the agent's origin alone), so it goes as every run's does: `agent.call` attaches
-what the card's scheme asks for (credentials.py), with no header of its own here. When
+it, for the agent's origin alone), so it goes as every run's does: the transport around
+the printer (calling/credentialed.py) attaches what the card's scheme asks for
+(credentials.py), with no header of its own here. When
 one was entered the store is asked first, so a credential of a kind the card does not
 declare is refused with the store's one line and nothing but the card's GET is sent;
 without one the agent's answer (a 401 and its WWW-Authenticate) is shown as it comes.
