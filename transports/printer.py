@@ -11,6 +11,8 @@ Behaviour changes through documented hooks, as http.server's do: `before_send(fr
 request is shown and before it leaves (--step and --break pause there; it may raise `StopRun`), each
 of `listeners` is told of every frame as it is recorded (--trace), and `summarize(frame, text)` may
 give a fetched card one line instead (--frames summary). `show(text, frame)` prints; None records silently.
+`beneath(transport)` is the one way to change what lies below it, for a block: a caller with a
+certificate of its own, a proxy on the path; every frame is still shown, recorded and told.
 A JSON-RPC frame names its operation inside it, so it is shown as the bytes alone, as
 the essay quotes it. A request in a REST style (A2A's HTTP+JSON binding) names its
 operation by its verb and path instead, so those are shown before its body, and its
@@ -22,8 +24,8 @@ carried a frame instead of guessing it. A request a peer makes to us (a push to 
 call, so whoever received it hands it to `received`, which shows and records it as the
 frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
 """
-import re
 import time
+from contextlib import contextmanager
 from itertools import count
 from typing import Callable, Iterator, NamedTuple
 
@@ -149,6 +151,15 @@ class FramePrinter:
             hang_up(response.body)
             self._record("<--", "POST", url, response.headers, bytes(received), 200, sent)
         return Body(arriving(), recorded)
+
+    @contextmanager
+    def beneath(self, transport: Transport) -> Iterator[Transport]:
+        """For the block, frames cross `transport` instead of what lies below; then that again."""
+        below, self.inner = self.inner, transport
+        try:
+            yield below
+        finally:
+            self.inner = below
 
     def received(self, url: str, headers: dict[str, str], body: bytes, sender: str) -> None:
         """A request `sender` made to us at `url` (a push to our webhook), which we answered

@@ -142,9 +142,8 @@ def connected_as(printer: FramePrinter, endpoint: str, caller: Caller) -> Iterat
     store = {endpoint: Held(certificate=caller.certificate)} if caller.certificate else {}
     own = HttpTransport(resolve=network.resolve, resolved_tls=network.resolved_tls, timeout=network.timeout,
                         tls=network.tls, client_tls=client_tls(store, DEMO_CA))
-    printer.inner = own
     try:
-        yield printer
+        with printer.beneath(own):
+            yield printer
     finally:
-        printer.inner = network
         own.close()

@@ -133,9 +133,5 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
 def found_through(story: Steps, url: str, rewrite: Callable[[dict[str, Any]], dict[str, Any]]) -> AgentCard | Outcome:
     """The card at `url`, fetched with a proxy that rewrites it beneath the printer, so the
     printer shows the card as it arrived; the proxy is gone again after."""
-    printer = story.printer
-    printer.inner = OnThePath(printer.inner, rewrite)
-    try:
+    with story.printer.beneath(OnThePath(story.printer.inner, rewrite)):
         return story.find(url)
-    finally:
-        printer.inner = printer.inner.inner
