@@ -25,18 +25,21 @@ if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, n
     sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
                    file=sys.stderr) or 2)
 from itertools import count
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.support.calling import card_reading, cards, config, credentialed, follow, replies  # our side's calls
-from peers.support.calling.contact import Contact, Steps
+from peers.support.calling.contact import Contact
 from peers.support.calling.outcomes import Outcome, Variant, Verdict, as_data
 from peers.support.output import Kind
 from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError, RemoteError
 from transports.inprocess import InProcessTransport
 from transports.printer import FramePrinter, escape
+
+if TYPE_CHECKING:  # the steps a lesson is told with: loaded only when one is (steps() below)
+    from peers.support.calling.story_steps import Steps
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL = "process_refund"
@@ -250,9 +253,10 @@ class SupportAgent:
         return Outcome(peer, verdict, error=error, failure=failure, sent=sent)
 
     # -- the steps, as the stories beyond the essay's take them -----------------------------
-    def steps(self) -> Steps:
+    def steps(self) -> "Steps":
         """This agent's steps as values (peers/support/calling/contact.py): a lesson, the page's one
         operation and a model's run are told with them, and never reach into the agent."""
+        from peers.support.calling.story_steps import Steps
         return Steps(say=self.say, label=self.transport.label, find=self.find, discover=self.discover,
                      fetched=lambda card: self.fetched[card.url], gate=self.gate, lacks=self.lacks,
                      delegate=self.gate_then_delegate, handoff=self.handoff, send=self.delegate, call=self.call,
@@ -264,7 +268,7 @@ class SupportAgent:
         changes neither (vetting() gives the steps of an agent that holds more)."""
         return tuple(self.allowlist), dict(self.credentials)
 
-    def vetting(self, entries: list[config.AllowEntry] = (), credentials: dict[str, Any] | None = None) -> Steps:
+    def vetting(self, entries: list[config.AllowEntry] = (), credentials: dict[str, Any] | None = None) -> "Steps":
         """The steps of an agent like this one whose allowlist also vets `entries` (one naming a
         peer already vetted replaces its line: a key pinned, say) and whose store also holds
         `credentials`, for a story that is given them as it runs; this agent is left as it is."""

@@ -20,7 +20,6 @@ from peers import billing, rogue
 from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.a2a.wire_format import DEFAULT, NAMES, WireFormat
 from peers.app import PeerApp, log_to_stderr, new_token, token_for
-from peers.demo_auth import demo_key, served_tls, under_schemes
 from peers.peer import Peer
 from transports.base import parse_url
 
@@ -107,7 +106,10 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         token = token_for(peer.card)
         # A second token, for the same caller, that proves more (a scope): for a peer that asks for it.
         step_ups = {new_token(): billing.STEP_UP_SCOPE} if token and "step_up_above" in asked else {}
-        signing_key = demo_key(name) if asked.get("sign_card") and card_format.SIGNED_CARDS else None
+        signing_key = None
+        if asked.get("sign_card") and card_format.SIGNED_CARDS:  # keys and TLS: peers/demo_auth.py, when asked
+            from peers.demo_auth import demo_key
+            signing_key = demo_key(name)
         apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
                                       signing_key=signing_key)
         if token:
@@ -116,6 +118,7 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
             credentials[f"{peer.card.url} {scope}"] = step_up
         copies.update(spoofs(apps[demo.base_url], card_format, asked.get("copied_to", {})))
         if asked.get("schemes_at"):  # billing under each scheme a card can declare, and its credentials
+            from peers.demo_auth import under_schemes
             for base_url, (app, credential) in under_schemes(demo.make, asked["schemes_at"], card_format, log).items():
                 copies[base_url], credentials[app.peer.card.url] = app, credential
     apps.update(copies)  # the rogue's trick 7: a peer's card, copied to look-alike hosts
@@ -154,6 +157,7 @@ class Served:
     ca = os.path.join(os.path.dirname(__file__), "keys", "demo-ca.DEMO-CERT.pem")  # what issued each certificate
 
     def __init__(self, apps: dict[str, Any], tls: bool = False) -> None:
+        from peers.demo_auth import served_tls
         from transports.server import PeerServer  # sockets and threads: only when asked for
         self.servers: list[Any] = []
         self.resolve: dict[str, tuple[str, int]] = {}

@@ -22,8 +22,7 @@ from peers.a2a.model import SecurityScheme
 from peers.app import PeerApp
 from peers.serving import scheme_for
 from peers.signing import rs256
-from peers.support.calling.config import AllowEntry, ConfigError
-from peers.support.calling.held import load_credentials
+from peers.support.calling.config import AllowEntry, ConfigError, load_credentials
 from peers.support.calling.held import Held
 from transports.base import HttpResponse
 from transports.network import HttpTransport

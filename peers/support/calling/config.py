@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from peers.support.calling.files import ConfigError, load, url_in
+from peers.support.calling.files import ConfigError, load, url_in, without_notes
 from transports.base import parse_url
 
 def same_endpoint(first: str, second: str) -> bool:
@@ -66,6 +66,8 @@ def _entry(*keys: str) -> dict[str, Any]:
             "required": list(keys), "additionalProperties": False}
 
 
+TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}, "credentials": {"type": "object"}},
+          "additionalProperties": False}
 REGISTRY = {"type": "object", "properties": {"peers": _list_of(_entry("cardUrl"))},
             "required": ["peers"], "additionalProperties": False}
 ALLOWED = _entry("name", "endpoint")
@@ -98,6 +100,43 @@ def _pinned(jwk: Any, where: str, path: str) -> Any:
         return rs256.public_from_jwk(jwk)
     except rs256.BadKey as exc:
         raise ConfigError(f"{path}: {where}: {exc}") from None
+
+
+def load_credentials(options: Any) -> dict[str, Any]:
+    """The support agent's own credential store, from --credentials (a file of
+    {"tokens": {endpoint URL: bearer token}}, and {"credentials": {endpoint URL: {...}}}
+    for the other schemes: credentials.py) and --token-env (one token for the origins of
+    the --peer agents). Keyed by the audience a credential was issued for, so it is only
+    ever sent there: never to another host, and never inside a JSON-RPC payload."""
+    tokens = _tokens_file(options.credentials) if options.credentials else {}
+    if options.token_env:
+        token = os.environ[options.token_env]
+        _check_token(token, f"${options.token_env}")
+        tokens.update({parse_url(url).origin: token for url in options.peer})
+    return tokens
+
+
+def _tokens_file(path: str) -> dict[str, Any]:
+    doc = without_notes(load(path, TOKENS))  # "_" keys are notes, as everywhere
+    if not doc:
+        raise ConfigError(f'{path}: holds neither "tokens" nor "credentials"')
+    tokens = doc.get("tokens", {})
+    for endpoint, token in tokens.items():
+        url_in(endpoint, f"tokens[{endpoint[:60]!r}]", path)
+        _check_token(token, f"{path}: the token for {endpoint}")
+    if "credentials" not in doc:
+        return tokens
+    from peers.support.calling.held import read_held  # only a store with more than bearer tokens needs it
+    held = read_held(doc["credentials"], path)
+    for endpoint, token in tokens.items():  # one endpoint in both: its bearer token joins the rest
+        held[endpoint] = held[endpoint]._replace(bearer=token) if endpoint in held else token
+    return held
+
+
+def _check_token(token: Any, what: str) -> None:
+    if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable() \
+            or " " in token:
+        raise ConfigError(f"{what} must be printable ASCII without spaces (it travels in a header)")
 
 
 def token_for(credentials: dict[str, Any], endpoint: str, scope: str | None = None) -> str | None:

@@ -1,25 +1,20 @@
-"""A peer the trust gate let through, as a value; and the story's steps, as values, for the
-stories told beyond the essay's.
+"""A peer the trust gate let through, as a value.
 
 Essay: Discovery is not trust, then Delegation over JSON-RPC. Finding a peer gives its
 card; passing the gate gives a `Contact`: the card, the gate's verdict, the wire its
 card speaks and the binding that carries it. It is all a send needs to know of the peer,
 so the one function that sends a message and follows its task (the story's `delegate`)
-takes a contact, whoever calls it. A lesson, the live page's one operation on any agent
-and a model's run are stories too: each is handed `Steps`, the story's own steps as
-functions (find a card, gate it, delegate, report ...), never the support agent itself,
-so none of them reads or sets its state or mints an id from its counters behind its back.
-Not here: the steps themselves (the story, a2a_delegation.py).
+takes a contact, whoever calls it (the story's steps, story_steps.py, for a lesson). Not
+here: the steps themselves (the story, a2a_delegation.py).
 """
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from peers.a2a.model import AgentCard, Message, Task
+from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import WireFormat, method_for
-from peers.support.calling.outcomes import Outcome, Verdict
-from transports.base import Transport
+from peers.support.calling.outcomes import Verdict
 
 if TYPE_CHECKING:
-    from peers.support.calling.cards import Binding, FetchedCard
+    from peers.support.calling.cards import Binding
 
 
 class Contact(NamedTuple):
@@ -37,30 +32,3 @@ class Contact(NamedTuple):
     def method(self, operation: str) -> str | None:
         """The wire's name for `operation` ("get", "cancel", "list", "stream" ...), or None."""
         return method_for(self.wire, operation)
-
-
-class Steps(NamedTuple):
-    """The story's steps, as a story beyond the essay's takes them: values in, values out."""
-
-    say: Callable[..., None]  # a line of the run (Kind, and facts for the trace, by keyword)
-    label: str  # the transport, in one phrase, for a story's [transport] banner
-    find: Callable[[str], AgentCard | Outcome]  # 2. a card by its URL, or why it could not be had
-    discover: Callable[..., AgentCard]  # 2. (card_url, binding=None): a card, read for `binding`; raises PeerError
-    fetched: Callable[[AgentCard], "FetchedCard"]  # what finding a card found: its wire and binding, before the gate
-    gate: Callable[[AgentCard], Contact | Outcome]  # 3. the trust gate: a contact, or the refusal
-    lacks: Callable[[AgentCard], str | None]  # why our store holds no credential the card asks for, or None
-    delegate: Callable[..., Outcome]  # 3-4. (card, skill, payload, context_id=None, **metadata): the story's turn
-    # 4. (contact, skill, payload, context_id=None, **metadata): the story's turn with a peer the gate
-    # already let through (its contract checked, no credential smuggled, its task reported); no gate again
-    handoff: Callable[..., Outcome]
-    send: Callable[..., Task]  # 4. (contact, message, scope=None): one message, its task followed to its end
-    call: Callable[..., Any]  # (contact, method, params, scope=None): one operation, its JSON-RPC result
-    report: Callable[[Contact, Task], None]  # what a task came back as, said as its variant
-    failed: Callable[..., Outcome]  # (peer, verdict, error, failure=None, refused=False): a turn that ended without a task
-    message: Callable[..., Message]  # (*parts, context_id=, task_id=, metadata=): ours, with the run's next id
-    vetting: Callable[..., "Steps"]  # (allow entries, credentials): these steps, for an agent vetting those too
-    holds: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]  # copies of (allowlist, credential store) now
-    # What every frame crosses beneath our credentials, shown as it goes: a lesson that sends as
-    # another caller would, or puts a proxy on the path, does it here; and the run's next request id.
-    printer: Transport
-    request_id: Callable[[], int]

@@ -10,15 +10,11 @@ mistake is one line naming the file and the entry. Holding nothing a card asks f
 OAuth2 tokens (oauth_tokens.py).
 """
 
-import os
 from typing import Any, NamedTuple
 
-from peers.support.calling.files import ConfigError, load, url_in, without_notes
+from peers.support.calling.files import ConfigError
 from transports.base import parse_url
 from transports.errors import PeerError
-
-TOKENS = {"type": "object", "properties": {"tokens": {"type": "object"}, "credentials": {"type": "object"}},
-          "additionalProperties": False}
 
 MAX_SECRET = 4096  # characters of any one secret in the file: more is a mistake, not a key
 KINDS = ("bearer", "apiKey", "basic", "oauth2", "tokenUrl", "clientCertificate")  # a file entry's keys
@@ -57,42 +53,6 @@ def held_for(store: dict[str, Any], endpoint: str) -> Held:
     url = parse_url(endpoint)
     found = store.get(endpoint) or (store.get(url.origin) if url else None)
     return found if isinstance(found, Held) else Held(bearer=found if isinstance(found, str) else None)
-
-
-def load_credentials(options: Any) -> dict[str, Any]:
-    """The support agent's own credential store, from --credentials (a file of
-    {"tokens": {endpoint URL: bearer token}}, and {"credentials": {endpoint URL: {...}}}
-    for the other schemes: credentials.py) and --token-env (one token for the origins of
-    the --peer agents). Keyed by the audience a credential was issued for, so it is only
-    ever sent there: never to another host, and never inside a JSON-RPC payload."""
-    tokens = tokens_file(options.credentials) if options.credentials else {}
-    if options.token_env:
-        token = os.environ[options.token_env]
-        check_token(token, f"${options.token_env}")
-        tokens.update({parse_url(url).origin: token for url in options.peer})
-    return tokens
-
-
-def tokens_file(path: str) -> dict[str, Any]:
-    doc = without_notes(load(path, TOKENS))  # "_" keys are notes, as everywhere
-    if not doc:
-        raise ConfigError(f'{path}: holds neither "tokens" nor "credentials"')
-    tokens = doc.get("tokens", {})
-    for endpoint, token in tokens.items():
-        url_in(endpoint, f"tokens[{endpoint[:60]!r}]", path)
-        check_token(token, f"{path}: the token for {endpoint}")
-    if "credentials" not in doc:
-        return tokens
-    held = read_held(doc["credentials"], path)
-    for endpoint, token in tokens.items():  # one endpoint in both: its bearer token joins the rest
-        held[endpoint] = held[endpoint]._replace(bearer=token) if endpoint in held else token
-    return held
-
-
-def check_token(token: Any, what: str) -> None:
-    if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable() \
-            or " " in token:
-        raise ConfigError(f"{what} must be printable ASCII without spaces (it travels in a header)")
 
 
 def read_held(entries: dict[str, Any], path: str) -> dict[str, Any]:

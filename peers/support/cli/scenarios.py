@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from peers.support.cli.flags import dest_of
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
     from peers.support.lessons import Lesson
     from peers.support.cli.settings import Settings

@@ -22,14 +22,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from peers.a2a import wire_format
 from peers.support.cli import command_line, flags, scenarios
-from peers.support.calling.config import ConfigError, load_allowlist, trust_hint
-from peers.support.calling.held import load_credentials
+from peers.support.calling.config import ConfigError, load_allowlist, load_credentials, trust_hint
 from peers.support.output import Console, Kind
 from transports.base import Transport
 from transports.printer import FramePrinter, StopRun
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
     from peers.support.cli.settings import Settings
 

@@ -27,7 +27,7 @@ from transports.errors import PeerError
 from transports.printer import masked
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-4200", 2400.0

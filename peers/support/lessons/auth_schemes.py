@@ -38,7 +38,7 @@ from transports.network import HttpTransport
 from transports.printer import FramePrinter, escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 KEYS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "keys")  # peers/keys: DEMO only

@@ -28,7 +28,7 @@ from transports.jsonrpc import InvalidParams
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT, OWNER = "ORD-5500", 64.0, "support-agent (the customer's owner)"

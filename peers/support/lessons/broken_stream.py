@@ -24,7 +24,7 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-3300", 180.0

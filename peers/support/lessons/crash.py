@@ -39,7 +39,7 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))),

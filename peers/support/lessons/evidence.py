@@ -31,7 +31,7 @@ from peers.support.lessons.orders_tool import TOOLS_URL
 from transports.errors import PeerError
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 ORDER, TICKET, LOOKUP = "ORD-3300", "TCK-8812", "MCP tools/call lookup_order"

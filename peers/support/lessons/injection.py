@@ -22,7 +22,7 @@ from peers.support.model.generate import Generate, gullible
 from peers.support.lessons import Lesson
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 REQUEST = "Please refund $180 on order ORD-3300"

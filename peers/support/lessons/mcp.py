@@ -23,7 +23,7 @@ from transports import jsonrpc
 from transports.errors import PeerError, ProtocolViolation
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 ORDER = "ORD-3300"

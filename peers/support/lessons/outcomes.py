@@ -26,7 +26,7 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 # Seed 004 and A2A class three of these endings differently; both are right, each about its own thing.

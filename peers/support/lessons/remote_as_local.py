@@ -22,7 +22,7 @@ from peers.support.lessons.orders_tool import ORDERS
 from peers.support.output import Kind
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 TICKET = {"ticket": "Order ORD-3300 arrived broken. I'd like my money back, please."}

@@ -30,7 +30,7 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}

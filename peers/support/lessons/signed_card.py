@@ -26,7 +26,7 @@ from transports.base import HttpResponse
 from transports.codec import loads_strict
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 KEYS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "keys")

@@ -26,7 +26,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Contact, Steps
+    from peers.support.calling.contact import Contact
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0

@@ -25,7 +25,7 @@ from peers.support.lessons.signed_card import READS_WIRE, REFUND, open_pinned
 from peers.support.output import Kind
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 # Where the rogue serves each copy (trick 7), what the copy is, and why the rule that refuses it exists.

@@ -27,7 +27,7 @@ from peers.support.output import Kind
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 ROGUE = "refund-bot-9000"

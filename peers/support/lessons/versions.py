@@ -23,7 +23,7 @@ from peers.support.output import Kind
 from transports.errors import RemoteError
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Steps
+    from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-7300", 120.0

@@ -1,0 +1,44 @@
+"""The story's steps, as values, for the stories told beyond the essay's.
+
+A lesson, the live page's one operation on any agent and a model's run are stories too:
+each is handed `Steps`, the story's own steps as functions (find a card, gate it,
+delegate, report ...), never the support agent itself, so none of them reads or sets its
+state or mints an id from its counters behind its back. Loaded only when such a story is
+told: the essay's run needs none. Not here: the steps themselves (a2a_delegation.py).
+"""
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+
+from peers.a2a.model import AgentCard, Message, Task
+from peers.support.calling.contact import Contact
+from peers.support.calling.outcomes import Outcome
+from transports.base import Transport
+
+if TYPE_CHECKING:
+    from peers.support.calling.cards import FetchedCard
+
+
+class Steps(NamedTuple):
+    """The story's steps, as a story beyond the essay's takes them: values in, values out."""
+
+    say: Callable[..., None]  # a line of the run (Kind, and facts for the trace, by keyword)
+    label: str  # the transport, in one phrase, for a story's [transport] banner
+    find: Callable[[str], AgentCard | Outcome]  # 2. a card by its URL, or why it could not be had
+    discover: Callable[..., AgentCard]  # 2. (card_url, binding=None): a card, read for `binding`; raises PeerError
+    fetched: Callable[[AgentCard], "FetchedCard"]  # what finding a card found: its wire and binding, before the gate
+    gate: Callable[[AgentCard], Contact | Outcome]  # 3. the trust gate: a contact, or the refusal
+    lacks: Callable[[AgentCard], str | None]  # why our store holds no credential the card asks for, or None
+    delegate: Callable[..., Outcome]  # 3-4. (card, skill, payload, context_id=None, **metadata): the story's turn
+    # 4. (contact, skill, payload, context_id=None, **metadata): the story's turn with a peer the gate
+    # already let through (its contract checked, no credential smuggled, its task reported); no gate again
+    handoff: Callable[..., Outcome]
+    send: Callable[..., Task]  # 4. (contact, message, scope=None): one message, its task followed to its end
+    call: Callable[..., Any]  # (contact, method, params, scope=None): one operation, its JSON-RPC result
+    report: Callable[[Contact, Task], None]  # what a task came back as, said as its variant
+    failed: Callable[..., Outcome]  # (peer, verdict, error, failure=None, refused=False): a turn that ended without a task
+    message: Callable[..., Message]  # (*parts, context_id=, task_id=, metadata=): ours, with the run's next id
+    vetting: Callable[..., "Steps"]  # (allow entries, credentials): these steps, for an agent vetting those too
+    holds: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]  # copies of (allowlist, credential store) now
+    # What every frame crosses beneath our credentials, shown as it goes: a lesson that sends as
+    # another caller would, or puts a proxy on the path, does it here; and the run's next request id.
+    printer: Transport
+    request_id: Callable[[], int]
