@@ -9,7 +9,7 @@ Parsing them, once, into the run's settings is command_line.py's; a bad value is
 and exit status 2, argparse's own convention (flag_values.py).
 """
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
 from peers.support.cli import flag_values as values
@@ -17,12 +17,19 @@ from peers.support.cli import flag_values as values
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 
 
-class Flag(NamedTuple):
-    name: str  # "--registry", or a positional's name
-    default: Any
-    help: str
-    group: str = ""  # the --help section
-    options: dict[str, Any] = {}  # more argparse keywords: choices, type, action, metavar
+class Flag:
+    """One flag's row. A plain class, not a NamedTuple: the default run loads this table,
+    and making a NamedTuple's class costs more than the rest of the module (bench/startup.py)."""
+
+    __slots__ = ("name", "default", "help", "group", "options")
+
+    def __init__(self, name: str, default: Any, help: str, group: str = "",
+                 options: dict[str, Any] | None = None) -> None:
+        self.name = name  # "--registry", or a positional's name
+        self.default = default
+        self.help = help
+        self.group = group  # the --help section
+        self.options = options or {}  # more argparse keywords: choices, type, action, metavar
 
     @property
     def dest(self) -> str:
