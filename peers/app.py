@@ -18,8 +18,10 @@ import json
 import os
 import sys
 import time
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from peers.a2a.bindings import arriving_at
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.security_schemes import BEARER
 from peers.a2a.wire_format import CARD_PATH, WireFormat
@@ -63,9 +65,8 @@ class PeerApp:
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
         self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
-        # The bindings that carry them: JSON-RPC at the endpoint, HTTP+JSON below it (when asked).
-        self.jsonrpc: Binding = JsonRpcBinding(self.methods, self._log, max_body)
-        self.rest: Binding | None = None
+        # The bindings that carry them (peers/a2a/bindings.py), each built when first asked for.
+        self.bindings: dict[str, Binding] = {}
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         document = card_format.card_to_wire(peer.card)
         if signing_key is not None:  # an rs256.PrivateKey: the card is served signed (1.0 section 8.4)
@@ -104,18 +105,19 @@ class PeerApp:
         return self._answer(request, binding, route)
 
     def binding_for(self, path: str) -> tuple[Binding | None, str]:
-        """Which binding a path under the endpoint belongs to, and the route it names: the
-        endpoint itself is JSON-RPC's ("/a2a/" is "/a2a"); a path below it is HTTP+JSON's
-        (loaded the first time one is asked for, so the essay's run never loads it)."""
-        if (path.rstrip("/") or "/") == self.endpoint_path:
-            return self.jsonrpc, ""
+        """Which binding a path under the endpoint belongs to, and the route it names, as
+        the protocol's table says: the endpoint itself is JSON-RPC's ("/a2a/" is "/a2a"); a
+        path below it is HTTP+JSON's. Each is loaded the first time one is asked for (its
+        module's SERVED), so the essay's run never loads HTTP+JSON."""
         below = self.endpoint_path.rstrip("/") + "/"
-        if not path.startswith(below):
+        found = (arriving_at(None) if (path.rstrip("/") or "/") == self.endpoint_path else
+                 arriving_at(path[len(below):]) if path.startswith(below) else None)
+        if found is None:
             return None, ""
-        if self.rest is None:
-            from peers.rest import RestBinding
-            self.rest = RestBinding(self.methods, self._log)
-        return self.rest, path[len(below):].partition("?")[0]
+        row, route = found
+        if row.name not in self.bindings:
+            self.bindings[row.name] = import_module(row.served_by).SERVED(self.methods, self._log, self.max_body)
+        return self.bindings[row.name], route
 
     def _answer(self, request: HttpRequest, binding: Binding, route: str) -> HttpResponse:
         media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
@@ -174,8 +176,9 @@ class PeerApp:
 
 class Binding(Protocol):
     """A protocol binding (A2A 1.0 section 5): how an HTTP request to the agent's endpoint
-    carries one operation, and how its answers and errors are spelled. Two: JSON-RPC
-    (`JsonRpcBinding`, below) and HTTP+JSON (peers/rest.py); both reach the operations of
+    carries one operation, and how its answers and errors are spelled. One per row of
+    peers/a2a/bindings.py, its module's SERVED(methods, log, max_body): JSON-RPC
+    (`JsonRpcBinding`, below) and HTTP+JSON (peers/rest.py); all reach the operations of
     peers/methods.py, so the app never asks which one it is talking to."""
 
     def verbs(self, route: str) -> tuple[str, ...]:
@@ -215,6 +218,9 @@ class JsonRpcBinding:
 
     def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
         return HttpResponse(status, {**JSON, **headers}, encode_error(None, error))
+
+
+SERVED = JsonRpcBinding  # what peers/a2a/bindings.py's JSONRPC row serves with
 
 
 def new_token() -> str:

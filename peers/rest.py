@@ -81,8 +81,8 @@ def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
 class RestBinding:
     """The HTTP+JSON binding for one peer's app: section 11.3's routes, onto its method table."""
 
-    def __init__(self, methods: MethodTable, log: Callable[[str], None]) -> None:
-        self.methods, self.log = methods, log
+    def __init__(self, methods: MethodTable, log: Callable[[str], None], max_body: int = 0) -> None:
+        self.methods, self.log = methods, log  # max_body: peers/app.py checks a body's size for every binding
 
     def verbs(self, route: str) -> tuple[str, ...]:
         """The HTTP verbs `route` answers; () where it is no route at all."""
@@ -120,6 +120,9 @@ class RestBinding:
         details = error.data if isinstance(error.data, list) else wire_v10.error_data(error)
         body = {"code": status, "status": code, "message": error.message, **({"details": details} if details else {})}
         return HttpResponse(status, {"Content-Type": "application/json", **headers}, dumps({"error": body}))
+
+
+SERVED = RestBinding  # what peers/a2a/bindings.py's HTTP+JSON row serves with
 
 
 def _events(results: Any) -> Iterator[bytes]:

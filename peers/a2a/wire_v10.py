@@ -15,6 +15,7 @@ from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
+from peers.a2a.bindings import BINDINGS
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, strings, url
 from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskState, instant
@@ -52,11 +53,10 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "name": card.name,
         "description": card.description,
         "version": card.version,
-        # One endpoint answers both versions' methods (peers/methods.py), and 1.0's HTTP+JSON
-        # routes below it (peers/rest.py): say so, JSON-RPC first, the binding we prefer.
-        "supportedInterfaces": [*({"url": card.url, "protocolBinding": "JSONRPC", "protocolVersion": version}
-                                  for version in ("1.0", "0.3")),
-                                {"url": card.url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}],
+        # A peer serves every binding of the table at its endpoint (peers/app.py), JSON-RPC
+        # for both versions' methods (peers/methods.py): say so, in the table's order of preference.
+        "supportedInterfaces": [{"url": card.url, "protocolBinding": row.name, "protocolVersion": version}
+                                for row in BINDINGS for version in row.listed],
         "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
