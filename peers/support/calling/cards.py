@@ -10,16 +10,18 @@ never has them.
 A binding (A2A 1.0 section 5: JSON-RPC, gRPC, HTTP+JSON) is how one operation travels
 over HTTP; the wire format (peers/a2a/) is how its objects are spelled, the same in
 every binding. A 1.0 card lists its interfaces, each a binding at a URL, in its order of
-preference. We speak two (`Binding` below): JSON-RPC (here: the essay's, every card
-offers it but a 1.0 card may not) and HTTP+JSON (http_json.py, loaded only for a card
-that needs it). `chosen` picks JSON-RPC where offered, else HTTP+JSON, or the one
---binding forces; a valid card offering neither is `Unspeakable`, naming what it offers,
-never called malformed. Not here: the allowlist's verdict (config.py, and the trust
-gate in the story); gRPC.
+preference. We speak those of the protocol's table (peers/a2a/bindings.py), each in the
+module its row names (`Binding` below): JSON-RPC (here: the essay's, every card offers
+it but a 1.0 card may not) and HTTP+JSON (http_json.py, loaded only for a card that
+needs it). `chosen` picks the first in the table's order the card offers (JSON-RPC where
+offered, else HTTP+JSON), or the one --binding forces; a valid card offering none of
+them is `Unspeakable`, naming what it offers, never called malformed. Not here: the
+allowlist's verdict (config.py, and the trust gate in the story); gRPC.
 """
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from peers.a2a import bindings
 from peers.a2a.model import AgentCard, clip
 from peers.a2a.schema import check
 from peers.a2a.security_schemes import BEARER, kind_of
@@ -30,8 +32,9 @@ from transports.base import Transport
 from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
 
-JSONRPC, HTTP_JSON = "JSONRPC", "HTTP+JSON"  # as a card's supportedInterfaces name them
-SPOKEN = {JSONRPC: __name__, HTTP_JSON: "peers.support.calling.http_json"}  # binding -> the module with it
+JSONRPC, HTTP_JSON = bindings.JSONRPC.name, bindings.HTTP_JSON.name  # as a card's supportedInterfaces name them
+SPOKEN = {row.name: row.spoken_by for row in bindings.BINDINGS}  # binding -> the module with it, preferred first
+EITHER = f"{', '.join(list(SPOKEN)[:-1])} or {list(SPOKEN)[-1]}"  # what a card must offer for us to speak to it
 
 
 if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
@@ -56,7 +59,7 @@ class Unspeakable(PeerError):
     nothing was sent, and the same card will be refused again."""
 
     def retry_advice(self) -> str:
-        return "nothing was sent; the same card will be refused again until its agent offers JSONRPC or HTTP+JSON"
+        return f"nothing was sent; the same card will be refused again until its agent offers {EITHER}"
 
 
 class FetchedCard(NamedTuple):
@@ -71,16 +74,16 @@ class FetchedCard(NamedTuple):
 
 def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple["Binding", str]:
     """The binding we speak to an agent offering `offered` ((binding, url, tenant), in the
-    card's order), and where its requests go: JSON-RPC where offered (the essay's), else
-    HTTP+JSON; or `forced` (--binding). Raises Unspeakable naming what the card offers."""
+    card's order), and where its requests go: the first the table prefers (JSON-RPC where
+    offered, the essay's; else HTTP+JSON); or `forced` (--binding). Raises Unspeakable naming what the card offers."""
     urls = {name: (url, tenant) for name, url, tenant in reversed(offered)}  # the first of each: the preferred
-    wanted = [forced] if forced else [JSONRPC, HTTP_JSON]
+    wanted = [forced] if forced else list(SPOKEN)
     for name in wanted:
-        if name in urls:
+        if name in urls and name in SPOKEN:
             binding: "Binding" = import_module(SPOKEN[name]).BINDING
             return binding, binding.at(*urls[name])
     listed = ", ".join(dict.fromkeys(name[:40] for name, _, _ in offered)) or "no interface"
-    asked = f"the {forced} asked for" if forced else f"{JSONRPC} or {HTTP_JSON}"
+    asked = f"the {forced} asked for" if forced else EITHER
     raise Unspeakable(f"the card is not supported: it offers {listed[:200]}, not {asked}")
 
 

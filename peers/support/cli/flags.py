@@ -11,6 +11,7 @@ and exit status 2, argparse's own convention (flag_values.py).
 
 from typing import Any
 
+from peers.a2a.bindings import BINDINGS
 from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
 from peers.support.cli import flag_values as values
 
@@ -66,7 +67,7 @@ FLAGS = (
          "others, what each card declares)", options={"choices": list(NAMES)}),
     Flag("--binding", None, "how frames reach each peer: jsonrpc (one envelope per call, the essay's) or "
          "http+json (A2A 1.0's REST binding: a verb and a path per operation), where its card offers it "
-         "(default: JSON-RPC where a card offers it, else HTTP+JSON)", options={"choices": ["jsonrpc", "http+json"]}),
+         "(default: JSON-RPC where a card offers it, else HTTP+JSON)", options={"choices": [row.name.lower() for row in BINDINGS]}),
     Flag("--timeout", None, f"how long one exchange with a peer may take (default: {HTTP_TIMEOUT:g} "
          "over HTTP; in process, no limit, so a debugger can stop inside a peer; a lesson may "
          "set its own: --scenario NAME --help says)",
