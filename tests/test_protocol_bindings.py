@@ -60,4 +60,5 @@ def test_the_support_agent_speaks_each_binding_with_the_module_its_row_names_and
 def test_a_card_offering_no_binding_of_the_table_is_refused_naming_what_we_speak():
     with pytest.raises(cards.Unspeakable) as refused:
         cards.chosen([("GRPC", "https://x.example/g", None)])
-    assert str(refused.value).endswith("not JSONRPC or HTTP+JSON")
+    assert str(refused.value).endswith(f"not {cards.EITHER}")
+    assert all(row.name in cards.EITHER for row in bindings.BINDINGS)
