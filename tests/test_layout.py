@@ -228,3 +228,19 @@ def test_each_room_of_our_side_imports_only_the_rooms_below_it():
                       and room_of(imported) not in ROOMS[room_of(module)])
     assert crossing == []
     assert set(ROOMS) == {p.name for p in (ROOT / "peers/support").iterdir() if (p / "__init__.py").exists()}
+
+
+def test_only_the_story_and_the_command_lines_session_hold_the_whole_support_agent():
+    """A lesson, the page and a model's run are told with the story's steps (calling/story_steps.py),
+    values in and values out; only the story's own run and the session that hands it over take
+    the agent itself."""
+    holders = []
+    for path in [ROOT / "a2a_delegation.py"] + modules("peers") + modules("transports"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                params = node.args.args + node.args.kwonlyargs + node.args.posonlyargs
+                if any(p.arg == "agent" or (p.annotation is not None and "SupportAgent" in ast.unparse(p.annotation))
+                       for p in params):
+                    holders.append(path.relative_to(ROOT).as_posix())
+    assert sorted(set(holders)) == ["a2a_delegation.py", "peers/support/cli/session.py"]
+    assert len(holders) <= 5

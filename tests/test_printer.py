@@ -62,3 +62,19 @@ def test_a_huge_frame_is_shown_cut_but_recorded_whole():
 def test_a_secret_inside_a_body_is_shown_masked(body, shown):
     from transports.printer import _text
     assert _text(body) == shown
+
+
+def test_beneath_sends_a_block_through_another_transport_shows_every_frame_and_puts_the_first_back():
+    billing_app = PeerApp(billing.billing_agent(), wire_essay)
+    first = InProcessTransport({billing.BASE_URL: billing_app})
+    other = InProcessTransport({billing.BASE_URL: billing_app})
+    seen = []
+    printer = FramePrinter(first, lambda text, frame: seen.append(text))
+    card = billing.BASE_URL + "/.well-known/agent-card.json"
+    with pytest.raises(RuntimeError):
+        with printer.beneath(other) as below:
+            assert below is first and printer.inner is other
+            assert printer.get(card, {}).status == 200
+            raise RuntimeError("the block ends badly")
+    assert printer.inner is first, "what lay below is back however the block ended"
+    assert [frame.direction for frame in printer.frames] == ["-->", "<--"] and seen[0] == f"--> GET {card}"
