@@ -33,17 +33,14 @@ from peers.support.calling import card_reading, cards, config, credentialed, fol
 from peers.support.calling.contact import Contact
 from peers.support.calling.outcomes import Outcome, Variant, Verdict, as_data
 from peers.support.output import Kind
-from transports.base import Transport
-from transports.errors import HttpRefusal, PeerError, RemoteError
-from transports.inprocess import InProcessTransport
+from transports import base, errors, inprocess  # moving frames, and what can go wrong doing it
 from transports.printer import FramePrinter, escape
 
 if TYPE_CHECKING:  # the steps a lesson is told with: loaded only when one is (steps() below)
     from peers.support.calling.story_steps import Steps
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
-SKILL = "process_refund"
-PAYLOAD = {"order_id": "ORD-3300", "amount": 180.0}
+SKILL, PAYLOAD = "process_refund", {"order_id": "ORD-3300", "amount": 180.0}
 
 
 # -- 1. the registry: where peers live ----------------------------------------------------
@@ -60,7 +57,7 @@ class SupportAgent:
     ARROWS = {Verdict.TRUSTED: "delegating", Verdict.REFUSED: "delegation REFUSED",  # what the gate does next
               Verdict.UNTRUSTED: "delegating anyway (--allow-untrusted); its output will be tagged UNTRUSTED"}
 
-    def __init__(self, transport: Transport, allowlist: list[config.AllowEntry],
+    def __init__(self, transport: base.Transport, allowlist: list[config.AllowEntry],
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
                  following: follow.Following = follow.Following(), told: follow.Told | None = None,
@@ -86,7 +83,7 @@ class SupportAgent:
         """Essay: The Agent Card. Raises PeerError (transports/errors.py); `binding` overrides --binding."""
         response = self.transport.get(card_url, {"Accept": "application/json"})
         if response.status != 200:
-            raise HttpRefusal(response.status, credentials_sent=False)
+            raise errors.HttpRefusal(response.status, credentials_sent=False)
         document = replies.read_json(response.body, "the card")
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
         card_reading.check_card(document, spoken)  # every field its version requires, or each problem named
@@ -146,7 +143,7 @@ class SupportAgent:
         message = self.message(part, context_id=context_id, metadata={"skillId": skill, **metadata})  # + an envelope
         try:
             task = self.delegate(contact, message)
-        except PeerError as failure:
+        except errors.PeerError as failure:
             return self.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
                                failure, sent=message)
         self.report(contact, task)
@@ -200,7 +197,7 @@ class SupportAgent:
             return self.discover(card_url)
         except cards.Unspeakable as failure:  # a valid card, none of whose bindings we speak
             return self.failed(card_url, None, f"not sent: {failure}", failure, refused=True)
-        except PeerError as failure:  # a GET of a public document changes nothing
+        except errors.PeerError as failure:  # a GET of a public document changes nothing
             return self.failed(card_url, None, f"card fetch failed: {failure}; fetching a card "
                                                "has no effect, so a retry is safe")
 
@@ -243,11 +240,11 @@ class SupportAgent:
             self.say(f"[support] UNTRUSTED result {source}, kept as data, never as instructions: "
                      f"{escape(outcome.result)}", Kind.UNTRUSTED)
 
-    def failed(self, peer: str, verdict: Verdict | None, error: str, failure: PeerError | None = None,
+    def failed(self, peer: str, verdict: Verdict | None, error: str, failure: errors.PeerError | None = None,
                *, refused: bool = False, sent: Message | None = None) -> Outcome:
         """A turn that ended without a task. A refusal (ours before sending, or the peer's
         error object: it refused to act) is the story's, on stdout; a broken exchange, stderr."""
-        refused = refused or (isinstance(failure, RemoteError) and failure.refusal)
+        refused = refused or (isinstance(failure, errors.RemoteError) and failure.refusal)
         self.say(f"{escape(peer)}: {escape(error)}", Kind.REFUSED if refused else Kind.ERROR, event="failure",
                  peer=peer, error=error)
         return Outcome(peer, verdict, error=error, failure=failure, sent=sent)
@@ -331,8 +328,8 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
     session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
     if isinstance(session, int):  # serve, web, --list-scenarios, --replay, or a mistake said: done
         return session
-    shim = InProcessTransport(session.apps, timeout=session.settings.timeout)  # Part 12's shim
-    with session.over_http(shim) as transport:  # --transport http: the same apps, on 127.0.0.1 instead
+    # Part 12's shim: the peers in this process; --transport http serves the same apps on 127.0.0.1 instead
+    with session.over_http(inprocess.InProcessTransport(session.apps, timeout=session.settings.timeout)) as transport:
         printer = FramePrinter(transport, session.console.frame, verbose=session.settings.verbose, held=session.held)
         agent = SupportAgent(session.listening(printer), session.allowlist, session.credentials, **session.options())
         story = session.story or run  # a lesson's, a model's, the page's one operation; else the essay's
