@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from peers.a2a import wire_v10
 from peers.a2a.errors import A2AErrorCode
-from peers.a2a.routes import PLACEHOLDER, QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES, Route, in_query, pattern
+from peers.a2a.routes import QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES, Route, in_query, pattern
 from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import HttpRequest, HttpResponse, hang_up
@@ -67,14 +67,14 @@ PATTERNS = [(route, pattern(route)) for route in ROUTES]
 def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
     """Every route `path` (under the endpoint, no leading '/') names, with the request
     fields its {names} fill, percent-decoded; first without a tenant, then with one. The
-    most literal route first: a task id may hold ':', so `tasks/{id}` also matches
-    `tasks/t-1:subscribe`, which is a subscription, not GetTask of a task "t-1:subscribe"."""
+    whole path picks one pattern (routes.pattern: `tasks/t-1:cancel` is CancelTask's path,
+    not GetTask's); the routes found are the rows sharing it, one per verb."""
     tenant, _, below = path.partition("/")
     for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
         found = [(route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
                  for route, matcher in PATTERNS if (matched := matcher.fullmatch(candidate))]
-        if found:  # sorted is stable: of two routes as literal, section 11.3's order
-            return sorted(found, key=lambda match: -len(PLACEHOLDER.sub("", match[0].path)))
+        if found:
+            return found
     return []
 
 

@@ -61,8 +61,16 @@ def in_query(verb: str) -> bool:
 
 
 def pattern(route: Route) -> re.Pattern[str]:
-    """A route's path as a regex ending where the request's path ends: each {name} one
-    path segment (a task id may hold ':'), captured under that name."""
+    """A route's path as a regex ending where the request's path ends, each {name} one path
+    segment captured under that name. The path is routed whole: a {name} never ends in one
+    of the table's `:verb`s, so `tasks/t-1:cancel` is CancelTask's path (asked with GET, a
+    405), never GetTask of a task "t-1:cancel". A value holding ':' is sent as %3A, which
+    RFC 3986 2.2 makes data, not a delimiter: `tasks/t-1%3Acancel` is GetTask of it."""
     parts = PLACEHOLDER.split(route.path)
-    return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>[^/]+)"
+    return re.compile("".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>[^/]+){_NO_VERB_AT_END}"
                               for index, part in enumerate(parts)) + "$")
+
+
+# The custom verbs section 11.3's paths end in: send, stream, cancel, subscribe.
+VERBS = tuple(dict.fromkeys(verb for route in ROUTES for verb in re.findall(r":(\w+)$", route.path)))
+_NO_VERB_AT_END = "".join(f"(?<!:{verb})" for verb in VERBS)  # checked where a {name}'s value ends
