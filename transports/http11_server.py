@@ -18,8 +18,10 @@ request inside another), the request is refused instead.
 - Framing [6]: HTTP/1.1 needs exactly one Host [3.2] (400). Any Transfer-Encoding is 501:
   chunked request bodies are not supported, and half-honouring the header is how requests
   get smuggled. Content-Length is 1 to 18 ASCII digits, one header, at most `max_body`
-  (413, before any of the body is read). POST without it is 411; GET or DELETE with a
-  body is 400 (RFC 9110 9.3.1: a body there has no meaning, so it can only hide one).
+  (413, before any of the body is read). POST without it is 411; GET, HEAD or DELETE with
+  a body is 400 (RFC 9110 9.3.1: a body there has no meaning, so it can only hide one).
+- HEAD [RFC 9110 9.3.2] is answered wherever GET is, as GET without the body (the app is
+  asked a GET: server_answer.py); so an Allow that names GET names HEAD too.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from typing import NamedTuple
 from transports.http11 import DIGITS, FIELD_VALUE, MAX_HEAD, MAX_HEADERS, TOKEN
 
 MAX_TARGET = 8 * 1024
-METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH")  # an app may be asked these; others 501
+METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH")  # answered (HEAD as GET); others 501
 _VERSION = re.compile(r"HTTP/[0-9]\.[0-9]")
 _ORIGIN_FORM = re.compile(r"/[!-\"$-~]*")  # visible ASCII but "#": no fragment on the wire
 _ONE_ONLY = ("host", "content-length", "transfer-encoding")
@@ -119,7 +121,7 @@ def parse_head(head: bytes, max_body: int) -> Head:
         length = int(length_text)
     if length > max_body:
         raise Refusal(413, f"body larger than {max_body} bytes")
-    if length and method in ("GET", "DELETE"):
+    if length and method in ("GET", "HEAD", "DELETE"):
         raise Refusal(400, f"a {method} request has no body")
     if method not in METHODS:
         raise Refusal(501, f"method {method} is not supported")
@@ -143,8 +145,8 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
     """Status line and headers. `length` None: a body of unknown length follows, chunked
     for HTTP/1.1, ended by closing for HTTP/1.0 (the caller passes close=True then)."""
     lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Unknown')}", f"Date: {_date()}"]
-    lines += [f"{name}: {value}" for name, value in headers.items()
-              if name.lower() not in _FRAMING]
+    lines += [f"{name}: {_with_head(value) if name.lower() == 'allow' else value}"
+              for name, value in headers.items() if name.lower() not in _FRAMING]
     if status in (204, 304):
         pass  # never a body, so never a length [RFC 9110 8.6]
     elif length is not None:
@@ -159,6 +161,12 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
     if text.count("\n") != len(lines) + 1 or text.count("\r") != len(lines) + 1:
         raise ValueError("a response header holds a line break")  # header injection
     return text.encode("latin-1")
+
+
+def _with_head(allow: str) -> str:
+    """An Allow naming GET names HEAD too: this server answers HEAD wherever GET is."""
+    verbs = [verb.strip() for verb in allow.split(",")]
+    return allow + ", HEAD" if "GET" in verbs and "HEAD" not in verbs else allow
 
 
 def _date() -> str:

@@ -13,7 +13,7 @@ transports. The rules (test_http.py, test_server_hardening.py, test_resource_att
   is dripped (else 408); between requests a connection may idle `idle_timeout`. At most `max_connections`
   are open; when full, the one that made the least progress is closed for a newcomer (`_make_room`; all
   being answered: 503). Past 64 MiB held, large requests get 503. One log line per request or incident,
-  never a traceback. Binds 127.0.0.1 by default; `tls`: https. No chunked request bodies, HEAD, HTTP/2.
+  never a traceback. Binds 127.0.0.1 by default; `tls`: https. No chunked request bodies, HTTP/2.
 """
 from __future__ import annotations
 

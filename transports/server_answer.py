@@ -198,15 +198,17 @@ class Connection:
             return False
 
     def _answer(self, app: App, base: str, head: Head, body: bytes, log: Callable[[str], None]) -> bool:
-        http10, note, line = head.version == "HTTP/1.0", "", self.line
+        http10, note, line, bare = head.version == "HTTP/1.0", "", self.line, head.method == "HEAD"
         try:
-            # Header names are lower-case already, as transports.base.request makes them.
-            response = app(HttpRequest(head.method, base + head.target, head.headers, body, self.client_certificate))
+            # Header names are lower-case already, as transports.base.request makes them. HEAD is
+            # asked as GET: GET's status and headers (Content-Length too), sent without the body.
+            method = "GET" if bare else head.method
+            response = app(HttpRequest(method, base + head.target, head.headers, body, self.client_certificate))
             status, body = response.status, response.body
             streaming = not isinstance(body, (bytes, bytearray))
             if streaming:
                 iter(body)  # TypeError if not iterable: the app's bug, answered 500 below
-            close = not head.keep_alive or (streaming and http10)  # 1.0 has no chunks
+            close = not head.keep_alive or (streaming and http10 and not bare)  # 1.0 has no chunks
             out = response_head(status, response.headers, None if streaming else len(body),
                                 close=close, http10=http10)
         except Exception as exc:  # a bug in the app: say so in the log, not on the wire
@@ -215,7 +217,10 @@ class Connection:
             status, body, streaming, close = 500, b"", False, True
             out = refusal(500, InternalError())
         try:
-            if streaming:
+            if bare:  # the head alone; a stream the GET opened is closed unread
+                hang_up(body)
+                self.send(out[:out.index(b"\r\n\r\n") + 4])
+            elif streaming:
                 note += self._stream(out, body, chunked=not http10)
             else:
                 self.send(out + body if status not in (204, 304) else out)
