@@ -281,3 +281,27 @@ def test_get_tasks_id_subscribe_on_a_live_task_streams_it_rather_than_being_take
                 assert first["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
             finally:
                 connection.close()
+
+
+def test_a_step_up_follow_up_without_its_scope_is_permission_denied_on_either_binding():
+    # A caller billing knows, whose token lacks the scope the paused task asks for: 403 over
+    # HTTP+JSON; over JSON-RPC (answered by the method, under HTTP 200) the server's -32043.
+    # Both name PERMISSION_DENIED, and the task stays paused.
+    app = PeerApp(billing.billing_agent(step_up_above=1000.0), by_name("1.0"), token=TOKEN,
+                  step_ups={"up-t0k": billing.STEP_UP_SCOPE})
+    with serving(app, idle_timeout=2.0) as server:
+        call = Client(server.server_address[:2])
+        big = {"message": {"messageId": "m-1", "role": "ROLE_USER",
+                           "parts": [{"data": {"order_id": "ORD-7", "amount": 2000}}]}}
+        task = call("POST", "/a2a/message:send", big)[2]["task"]
+        assert task["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+        follow_up = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"], "parts": [{"text": "go"}]}}
+        status, _, body = call("POST", "/a2a/message:send", follow_up)
+        assert (status, *error_of(body)) == (403, 403, "PERMISSION_DENIED", "PERMISSION_DENIED")
+        frame = {"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": follow_up}
+        status, _, body = call("POST", "/a2a", frame)
+        assert status == 200 and body["error"]["code"] == -32043, body
+        assert body["error"]["data"][0]["reason"] == "PERMISSION_DENIED"
+        assert call("GET", f"/a2a/tasks/{task['id']}")[2]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+        done = call("POST", "/a2a/message:send", follow_up, {"Authorization": "Bearer up-t0k"})[2]["task"]
+        assert done["status"]["state"] == "TASK_STATE_COMPLETED"
