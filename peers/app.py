@@ -22,7 +22,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from peers.a2a.bindings import arriving_at
-from peers.a2a.errors import ContentTypeNotSupported
+from peers.a2a.errors import ContentTypeNotSupported, Unauthenticated
 from peers.a2a.security_schemes import BEARER
 from peers.a2a.wire_format import CARD_PATH, WireFormat
 from peers.methods import Caller, MethodTable
@@ -237,15 +237,6 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     """RFC 9110 13.1.2: any listed tag equal to ours (weakly: W/ ignored), or "*"."""
     tags = [tag.strip().removeprefix("W/") for tag in (if_none_match or "").split(",")]
     return "*" in tags or etag in tags
-
-
-class Unauthenticated(InvalidRequest):
-    """The 401's body: Invalid Request, with the ErrorInfo an A2A 1.0 client reads (the
-    reason google.rpc names a missing or wrong credential)."""
-
-    def __init__(self, why: str) -> None:
-        super().__init__(why, data=[{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                                     "reason": "UNAUTHENTICATED", "domain": "a2a-protocol.org"}])
 
 
 def _error(status: int, why: str, error: type[JsonRpcError] = InvalidRequest, **headers: str) -> HttpResponse:

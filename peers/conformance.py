@@ -99,14 +99,14 @@ class ConformancePeer(Peer):
 # The shapes the kit needs a card in (serve flags: peers/demo.py SHAPE_FLAGS): some of its
 # tests run only against an agent that does not stream, sends no pushes, has an extended
 # card (or declares one it has not configured), or requires an extension of every caller.
-EXTENDED_NOTE = " Extended card: also shown to callers who ask for it (GetExtendedAgentCard)."
+EXTENDED_NOTE = " Extended card: shown only to callers who authenticate (GetExtendedAgentCard)."
 
 
 def conformance_agent(base_url: str | None = None, *, no_streaming: bool = False, no_push: bool = False,
                       extended_card: str | None = None, require_extension: str | None = None,
                       **options: Any) -> Peer:
     """conformance-agent with the card in peers/cards/conformance-agent.json, in the shape
-    asked: `extended_card` "served" (one, shown as its card's security allows: to all) or
+    asked: `extended_card` "served" (one, shown only to a caller who authenticates) or
     "unconfigured" (declared, none configured); `require_extension` a URI every caller must
     activate. `options` go to Peer."""
     card = load_card("conformance-agent", base_url)._replace(

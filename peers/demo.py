@@ -228,8 +228,8 @@ SERVE_FLAGS = (
     ServeFlag("--no-streaming", False, "conformance-agent: declare no streaming (the kit's refusal tests)",
               {"action": "store_true"}),
     ServeFlag("--no-push", False, "conformance-agent: declare no push notifications", {"action": "store_true"}),
-    ServeFlag("--extended-card", None, "conformance-agent: declare an extended card, served to the callers "
-              "its card admits (all: it declares no security scheme), or declared with none configured",
+    ServeFlag("--extended-card", None, "conformance-agent: declare an extended card, served only to callers "
+              "who authenticate (served: needs --auth), or declared with none configured",
               {"choices": ["served", "unconfigured"]}),
     ServeFlag("--require-extension", None, "conformance-agent: require every caller to activate this "
               "extension (A2A-Extensions)", {"metavar": "URI"}),
@@ -246,5 +246,11 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     refused = [name for name in shape if name not in served.shapes]
     if refused:
         fail(f"--{refused[0].replace('_', '-')}: {options.peer} is served only in its own card's shape")
+        return 2
+    if shape.get("extended_card") == "served" and options.auth is None:
+        # A2A 13.3: the extended card MUST require authentication, under a scheme the public
+        # card declares; conformance-agent's declares none, so there is nothing to check.
+        fail("--extended-card served: an extended card is only for authenticated callers (A2A 13.3), "
+             "and this card declares no security scheme: add --auth KIND")
         return 2
     return serve_one(served.make, options, card_format, say=say, fail=fail, shape=shape)

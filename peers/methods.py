@@ -18,7 +18,6 @@ from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRe
                               PushNotificationNotSupported, UnsupportedOperation)
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
-from peers.a2a.security_schemes import BEARER
 from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers.peer import Peer
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
@@ -151,10 +150,11 @@ def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
         return _refusal(wire_format.NO_EXTENDED_CARD, "this agent declares no extended card")(wire_format, peer)
 
     def extended(params: Any, caller: Caller) -> Any:
-        # Spec 3.1.11: the caller authenticates with a scheme the public card declares. One
-        # that declares bearer auth, served without a token, can tell nobody apart: refused.
-        # A card that declares no scheme has none to prove: it shows its extended card to all.
-        if not caller.owner and BEARER.kind in peer.card.auth_schemes:
+        # Spec 3.1.11 and 13.3: the operation MUST require authentication. A caller without
+        # a credential never gets here where the app checks one (its 401 comes first, as for
+        # a task); an app that checks none can tell nobody apart, so it shows the card to
+        # nobody, whatever its card declares (`serve` will not start so: peers/demo.py).
+        if not caller.owner:
             raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
                                                  "this server checks no credentials")
         return wire_format.card_to_wire(peer.extended_card)

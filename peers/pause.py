@@ -26,6 +26,7 @@ nobody did.
 import json
 from typing import Any, Callable, NamedTuple
 
+from peers.a2a.errors import PermissionDenied
 from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
 from transports.jsonrpc import InvalidParams
 
@@ -65,7 +66,7 @@ class Paused(Exception):
         self.asked, self.then = asked, then
 
     def accept(self, message: Message, scopes: frozenset[str]) -> None:
-        """Raise InvalidParams (the task stays paused) unless the follow-up gives what was asked."""
+        """Raise a JSON-RPC error (the task stays paused) unless the follow-up gives what was asked."""
         raise NotImplementedError
 
     def granted(self, scopes: frozenset[str]) -> bool:
@@ -133,9 +134,9 @@ class NeedsCredential(Paused):
         return self.scope in scopes  # the step-up token came with the request itself
 
     def accept(self, message: Message, scopes: frozenset[str]) -> None:
-        if self.scope not in scopes:
-            raise InvalidParams(f"this task waits for a follow-up sent with a bearer token for scope "
-                                f"{self.scope!r} in HTTP Authorization; nothing was done")
+        if self.scope not in scopes:  # a caller it knows, without the scope: 403's kind of refusal
+            raise PermissionDenied(f"this task waits for a follow-up sent with a bearer token for scope "
+                                   f"{self.scope!r} in HTTP Authorization; nothing was done")
 
 
 def run_granted(work: Callable[[], str], scopes: frozenset[str]) -> str:

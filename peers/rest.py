@@ -26,7 +26,7 @@ from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import HttpRequest, HttpResponse, hang_up
 from transports.codec import dumps, loads_strict
-from transports.errors import BUSY_CODE, let_quit
+from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, UNAUTHENTICATED_CODE, let_quit
 from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
 
 # Section 11.1 said application/json in A2A 1.0.0 and prefers application/a2a+json since
@@ -55,6 +55,7 @@ STATUS: dict[int, tuple[int, str]] = {
     ErrorCode.METHOD_NOT_FOUND: (404, "NOT_FOUND"),
     ErrorCode.INTERNAL_ERROR: (500, "INTERNAL"),
     BUSY_CODE: (503, "UNAVAILABLE"),  # every stream slot in use: ask again later
+    UNAUTHENTICATED_CODE: (401, "UNAUTHENTICATED"), PERMISSION_DENIED_CODE: (403, "PERMISSION_DENIED"),
 }
 # A refusal made before any operation (peers/app.py): the google.rpc code of its status.
 HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED",

@@ -208,13 +208,27 @@ def test_the_card_says_when_it_was_last_modified_and_how_long_to_keep_it():
     assert email.utils.parsedate_to_datetime(headers["Last-Modified"]).tzinfo is not None
 
 
-def test_a_401_says_unauthenticated_as_error_info():
+UNAUTHENTICATED = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNAUTHENTICATED",
+                    "domain": "a2a-protocol.org", "metadata": {}}]
+
+
+@pytest.mark.parametrize("credential", [None, "Bearer guess", "Basic dDBrOg==", "Bearer "])
+@pytest.mark.parametrize("frame, version", [
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "task-1"}}', "1.0"),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "task-1"}}', None),  # 0.3's
+    (b"{}", None),  # not a Request object at all: the credential is judged first all the same
+])
+def test_a_401_on_json_rpc_is_the_servers_own_unauthenticated_code_not_invalid_request(credential, frame, version):
+    # -32600 would say "not a valid Request object"; A2A 1.0 section 3.3.2 names no JSON-RPC
+    # code for a refused credential, so it is a server error of ours (-32041), with the
+    # same ErrorInfo reason the HTTP+JSON binding sends, under the same 401 and challenge.
     transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10, token="t0k")})
-    refused = transport.post(billing.BASE_URL + "/a2a", b"{}", {"Content-Type": "application/json"})
-    error = json.loads(refused.body)["error"]
-    assert refused.status == 401 and error["code"] == -32600
-    assert error["data"] == [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNAUTHENTICATED",
-                              "domain": "a2a-protocol.org"}]
+    headers = {"Content-Type": "application/json", **({"Authorization": credential} if credential else {}),
+               **({"A2A-Version": version} if version else {})}
+    refused = transport.post(billing.BASE_URL + "/a2a", frame, headers)
+    assert refused.status == 401 and refused.header("WWW-Authenticate") == 'Bearer realm="billing-agent"'
+    assert json.loads(refused.body) == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32041, "message": "Unauthenticated: a valid bearer token is required", "data": UNAUTHENTICATED}}
 
 
 @pytest.mark.parametrize("interfaces, found", [

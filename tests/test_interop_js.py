@@ -103,3 +103,19 @@ def test_the_official_javascript_sdk_client_gets_a_refund_from_our_served_peer_o
     assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in done.stdout
     assert kinds is None or [line.split()[1] for line in done.stdout.splitlines()
                              if line.startswith("event ")] == kinds, done.stdout
+
+
+@pytest.mark.parametrize("binding, read", [
+    # -32600 read as RequestMalformedError; our own -32041 is a transport error that keeps
+    # its code and its ErrorInfo. HTTP+JSON reads the 401 itself.
+    ("JSONRPC", "JsonRpcTransportError -32041 UNAUTHENTICATED"),
+    ("HTTP+JSON", "A2AError 401 -"),
+])
+@pytest.mark.parametrize("token", ["", "guess"])
+def test_the_official_javascript_sdk_reads_a_refused_credential_as_unauthenticated_not_malformed(
+        served_billing, binding, read, token):
+    done = subprocess.run([NODE, str(ROOT / "tests" / "interop" / "js_client.mjs"), served_billing, token,
+                           binding, "Please refund $42 on order ORD-42", "--refused"],
+                          cwd=Path(JS_SDK).resolve(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [f"refused send {read}", f"refused card {read}"], done.stdout

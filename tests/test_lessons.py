@@ -108,7 +108,9 @@ def test_the_auth_lesson_continues_the_same_task_once_the_step_up_token_is_in_au
     assert answers[0]["result"]["task"]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
     assert answers[0]["result"]["task"]["status"]["message"]["parts"][1]["data"] == {
         "credential": {"scheme": "bearer", "scope": "refunds:large"}}
-    assert answers[1]["error"]["code"] == -32602, "the ordinary token does not release it"
+    refused = answers[1]["error"]
+    assert refused["code"] == -32043, "the ordinary token does not release it: permission denied, not bad params"
+    assert refused["data"][0]["reason"] == "PERMISSION_DENIED" and "nothing was done" in refused["message"]
     finished = answers[2]["result"]["task"]
     assert (finished["id"], finished["status"]["state"]) == ("task-1", "TASK_STATE_COMPLETED")
     sent = frames(lines, "-->")
@@ -155,7 +157,7 @@ def test_a_step_up_token_is_the_same_caller_and_only_it_releases_the_paused_refu
     assert task["status"]["state"] == "TASK_STATE_AUTH_REQUIRED" and peer.ledger.effects
     # Neither a token in the message nor a made-up one releases it; a stranger's token is a 401.
     smuggled = [{"data": {"credential": {"scheme": "bearer", "scope": "refunds:large", "token": "up-t0k"}}}]
-    assert call("SendMessage", message("m-2", smuggled, taskId=task["id"]))[1]["error"]["code"] == -32602
+    assert call("SendMessage", message("m-2", smuggled, taskId=task["id"]))[1]["error"]["code"] == -32043
     assert call("SendMessage", message("m-3", [{"text": "go"}], taskId=task["id"]), token="up-t0kX")[0] == 401
     assert call("GetTask", {"id": task["id"]}, token="up-t0k")[1]["result"]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
     _, done = call("SendMessage", message("m-4", [{"text": "go"}], taskId=task["id"]), token="up-t0k")

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import ROOT, serving
-from peers import billing, demo, rest
+from peers import billing, conformance, demo, rest
 from peers.a2a import wire_card, wire_v10
 from peers.a2a.wire_format import by_name
 from peers.app import PeerApp
@@ -220,13 +220,62 @@ def test_conformance_agent_declares_each_shape_the_kit_needs():
     assert {"uri": "urn:a2a:tck:required-extension", "required": True} in caps["extensions"]
 
 
-def test_an_extended_card_is_shown_to_anyone_when_the_card_declares_no_scheme_and_refused_when_unconfigured():
-    for shape, expected in [("served", 200), ("unconfigured", 400)]:
+EXTENDED_CARD_ASKED = [("GET", "/a2a/extendedAgentCard", None),  # HTTP+JSON
+                       ("POST", "/a2a", {"jsonrpc": "2.0", "id": 6, "method": "GetExtendedAgentCard"}),
+                       ("POST", "/a2a", {"jsonrpc": "2.0", "id": 6, "method": "agent/getAuthenticatedExtendedCard"})]
+
+
+@pytest.mark.parametrize("verb, path, body", EXTENDED_CARD_ASKED)
+@pytest.mark.parametrize("credential", ["", "Bearer guess", "Bearer " + TOKEN])
+def test_the_extended_card_asks_for_authentication_exactly_as_a_task_operation_does(verb, path, body, credential):
+    # Spec 3.1.11 and 13.3: GetExtendedAgentCard MUST require authentication under the
+    # card's schemes. The refusal is the one a task operation gets, byte for byte.
+    peer = conformance_agent(extended_card="served")
+    peer.card = peer.card._replace(auth_schemes=("bearer",))  # as `serve --auth bearer` declares it
+    app = PeerApp(peer, by_name("1.0"), token=TOKEN)
+    with serving(app, idle_timeout=2.0) as server:
+        call = Client(server.server_address[:2])
+        status, headers, answer = call.raw(verb, path, b"" if body is None else json.dumps(body).encode(),
+                                           {"Authorization": credential, "Content-Type": "application/json"})
+        task_op = call.raw(verb, "/a2a/tasks" if body is None else path, b"" if body is None else json.dumps(
+            {**body, "method": "ListTasks"}).encode(), {"Authorization": credential, "Content-Type": "application/json"})
+        public = json.loads(call.raw("GET", "/.well-known/agent-card.json")[2])
+    assert public["capabilities"]["extendedAgentCard"] is True and list(public["securitySchemes"]) == ["bearer"]
+    if credential.endswith(TOKEN):
+        card = json.loads(answer)
+        card = card["result"] if body is not None else card
+        assert status == 200 and card["description"].endswith(conformance.EXTENDED_NOTE)
+        return
+    assert (status, headers["www-authenticate"]) == (401, 'Bearer realm="conformance-agent"')
+    assert (task_op[0], task_op[1]["www-authenticate"], task_op[2]) == (status, headers["www-authenticate"], answer)
+    refused = json.loads(answer)["error"]
+    if body is None:
+        assert (refused["code"], refused["status"], refused["details"][0]["reason"]) == (401, "UNAUTHENTICATED",
+                                                                                         "UNAUTHENTICATED")
+    else:
+        assert (refused["code"], refused["data"][0]["reason"]) == (-32041, "UNAUTHENTICATED")
+
+
+@pytest.mark.parametrize("verb, path, body", EXTENDED_CARD_ASKED)
+def test_an_agent_that_checks_no_credentials_shows_its_extended_card_to_nobody(verb, path, body):
+    # With no scheme there is no one to authenticate, so nobody gets it (-32007), and an
+    # unconfigured one is -32007 as the spec says; `serve` refuses the first (below).
+    for shape in ("served", "unconfigured"):
         with serving(PeerApp(conformance_agent(extended_card=shape), by_name("1.0")), idle_timeout=2.0) as server:
-            status, _, body = Client(server.server_address[:2])("GET", "/a2a/extendedAgentCard",
-                                                               headers={"Authorization": ""})
-        assert status == expected
-        assert shape == "served" or error_of(body)[2] == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+            status, _, answer = Client(server.server_address[:2])(verb, path, body, {"Authorization": "Bearer x"})
+        if body is None:
+            assert (status, error_of(answer)[2]) == (400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED")
+        else:
+            assert status == 200 and answer["error"]["code"] == -32007 and "result" not in answer
+
+
+def test_serve_will_not_show_an_extended_card_where_its_card_declares_no_scheme():
+    said = []
+    options = type("Options", (), {"peer": "conformance-agent", "no_push": False, "no_streaming": False,
+                                   "extended_card": "served", "require_extension": None, "auth": None})()
+    assert demo.serve(options, by_name("1.0"), say=said.append, fail=said.append) == 2
+    assert said == ["--extended-card served: an extended card is only for authenticated callers (A2A 13.3), "
+                    "and this card declares no security scheme: add --auth KIND"]
 
 
 def test_a_required_extension_is_refused_until_activated_on_either_binding():
@@ -281,3 +330,27 @@ def test_get_tasks_id_subscribe_on_a_live_task_streams_it_rather_than_being_take
                 assert first["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
             finally:
                 connection.close()
+
+
+def test_a_step_up_follow_up_without_its_scope_is_permission_denied_on_either_binding():
+    # A caller billing knows, whose token lacks the scope the paused task asks for: 403 over
+    # HTTP+JSON; over JSON-RPC (answered by the method, under HTTP 200) the server's -32043.
+    # Both name PERMISSION_DENIED, and the task stays paused.
+    app = PeerApp(billing.billing_agent(step_up_above=1000.0), by_name("1.0"), token=TOKEN,
+                  step_ups={"up-t0k": billing.STEP_UP_SCOPE})
+    with serving(app, idle_timeout=2.0) as server:
+        call = Client(server.server_address[:2])
+        big = {"message": {"messageId": "m-1", "role": "ROLE_USER",
+                           "parts": [{"data": {"order_id": "ORD-7", "amount": 2000}}]}}
+        task = call("POST", "/a2a/message:send", big)[2]["task"]
+        assert task["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+        follow_up = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"], "parts": [{"text": "go"}]}}
+        status, _, body = call("POST", "/a2a/message:send", follow_up)
+        assert (status, *error_of(body)) == (403, 403, "PERMISSION_DENIED", "PERMISSION_DENIED")
+        frame = {"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": follow_up}
+        status, _, body = call("POST", "/a2a", frame)
+        assert status == 200 and body["error"]["code"] == -32043, body
+        assert body["error"]["data"][0]["reason"] == "PERMISSION_DENIED"
+        assert call("GET", f"/a2a/tasks/{task['id']}")[2]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+        done = call("POST", "/a2a/message:send", follow_up, {"Authorization": "Bearer up-t0k"})[2]["task"]
+        assert done["status"]["state"] == "TASK_STATE_COMPLETED"

@@ -29,6 +29,12 @@ BUSY = "the peer was too busy to take the request and did nothing; it may be sen
 PRE_DISPATCH_CODES = (-32700, -32600, -32601, -32602)
 INTERNAL_ERROR = -32603  # JSON-RPC's: the peer broke, rather than refused
 BUSY_CODE = -32050  # a server error of the workbench's own (JSON-RPC's -32000 to -32099): busy, nothing done
+# Two more of the workbench's own, for a credential (A2A 1.0 section 3.3.2 names none for
+# JSON-RPC: "JSON-RPC custom error"); the last digits echo HTTP's 401 and 403. Either way
+# the peer did nothing.
+UNAUTHENTICATED_CODE = -32041  # no credential, or a wrong one
+PERMISSION_DENIED_CODE = -32043  # a credential it knows, without the scope this needs
+FIX_CREDENTIALS = "the peer did nothing; retry once the credentials are fixed"
 
 
 class PeerError(Exception):
@@ -66,7 +72,7 @@ class HttpRefusal(PeerError):
 
     def retry_advice(self) -> str:
         if self.status in (401, 403):
-            return "the peer did nothing; retry once the credentials are fixed"
+            return FIX_CREDENTIALS
         return REFUSED_BEFORE_ACTING if self.status < 500 else MAY_HAVE_ACTED
 
 
@@ -80,6 +86,8 @@ class RemoteError(PeerError):
     def retry_advice(self) -> str:
         if self.code == BUSY_CODE:
             return BUSY
+        if self.code in (UNAUTHENTICATED_CODE, PERMISSION_DENIED_CODE):
+            return FIX_CREDENTIALS
         return REFUSED_BEFORE_ACTING if self.code in PRE_DISPATCH_CODES else MAY_HAVE_ACTED
 
     @property

@@ -1,4 +1,5 @@
-"""A2A's own JSON-RPC errors (-32001 ... -32009), one exception class per code.
+"""A2A's own JSON-RPC errors (-32001 ... -32009), one exception class per code, and the
+workbench's own server errors (-32041, -32043, -32050).
 
 Spec: A2A 1.0 section 5.4 (error codes) and 9.5 (JSON-RPC error objects). They subclass
 the JSON-RPC layer's `JsonRpcError`, so `transports.jsonrpc.dispatch` turns them into
@@ -12,7 +13,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from transports.errors import BUSY_CODE
+from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, UNAUTHENTICATED_CODE
 from transports.jsonrpc import ErrorCode, JsonRpcError
 
 
@@ -65,6 +66,29 @@ class TooManyStreams(JsonRpcError):
     be sent again later; a task can be asked about (GetTask) meanwhile."""
 
     code, title = BUSY_CODE, "Too many open streams"
+
+
+# A credential refused. A2A 1.0 has no JSON-RPC code for it (section 3.3.2: HTTP 401 / 403,
+# gRPC UNAUTHENTICATED / PERMISSION_DENIED, "JSON-RPC custom error"), and -32600 Invalid
+# Request would say the frame was not a Request object, which it may well have been. So
+# two server errors of our own (JSON-RPC leaves -32000 to -32099 to servers), each with
+# the ErrorInfo reason google.rpc gives it, the same reason the HTTP+JSON binding sends.
+class Unauthenticated(JsonRpcError):
+    """No credential, or one this agent does not know, for the scheme its card declares:
+    refused before the request is read (peers/app.py), under HTTP 401 and its challenge."""
+
+    code, title, reason = UNAUTHENTICATED_CODE, "Unauthenticated", "UNAUTHENTICATED"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(detail)  # no wire has read the request yet: 1.0's ErrorInfo for all
+        self.data = error_details(self)
+
+
+class PermissionDenied(JsonRpcError):
+    """A caller this agent knows, whose credential lacks what the request needs (a
+    step-up's scope: peers/pause.py). Nothing was done."""
+
+    code, title, reason = PERMISSION_DENIED_CODE, "Permission denied", "PERMISSION_DENIED"
 
 
 class InvalidAgentResponse(A2AError):

@@ -27,7 +27,7 @@ from peers.support.calling.cards import HTTP_JSON, refused, sent_by
 from transports import sse
 from transports.base import Transport
 from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
-from transports.errors import ProtocolViolation, RemoteError, TransportError
+from transports.errors import PERMISSION_DENIED_CODE, ProtocolViolation, RemoteError, TransportError
 from transports.jsonrpc import ErrorCode
 
 MEDIA_TYPE = "application/a2a+json"  # A2A 1.0.1 section 11.1: HTTP+JSON's own (plain JSON is accepted)
@@ -38,7 +38,9 @@ ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 # send it (GET and POST: DeleteTaskPushNotificationConfig has none, and we delete nothing).
 SENT = {route.operation: route for route in ROUTES if route.verbs[0] in ("GET", "POST")}
 # An error's ErrorInfo reason -> the code JSON-RPC would have answered with: the same refusal.
-CODES = {**{code.name: int(code) for code in A2AErrorCode}, **{code.name: int(code) for code in ErrorCode}}
+# A scope the credential lacks is an answer too (403, PERMISSION_DENIED): JSON-RPC's -32043.
+CODES = {**{code.name: int(code) for code in A2AErrorCode}, **{code.name: int(code) for code in ErrorCode},
+         "PERMISSION_DENIED": PERMISSION_DENIED_CODE}
 
 
 def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
@@ -98,8 +100,9 @@ BINDING = HttpJson()
 def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached: bool = False) -> Exception:
     """An HTTP error status as what it says: the A2A error its ErrorInfo names (RemoteError,
     with the code JSON-RPC would have used and the details as 1.0's `data`), or, for an
-    answer without one (or a refused credential), the HTTP refusal it is."""
-    if status in (401, 403) or not isinstance(body, bytes):
+    answer without one (or a credential refused: any 401), the HTTP refusal it is. A 403 that
+    names PERMISSION_DENIED is the peer's answer to a caller it knows, as JSON-RPC's -32043 is."""
+    if status == 401 or not isinstance(body, bytes):
         return refused(status, headers, url, attached)
     try:
         error = loads_strict(body).get("error") if len(body) <= MAX_FRAME_BYTES else None
@@ -109,7 +112,7 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached
     info = next((detail for detail in details if isinstance(detail, dict) and detail.get("@type") == ERROR_INFO),
                 None) if isinstance(details, list) else None
     code = CODES.get(info.get("reason")) if info is not None and isinstance(info.get("reason"), str) else None
-    if code is None:
+    if code is None or (status == 403 and code != PERMISSION_DENIED_CODE):
         return refused(status, headers, url, attached)
     message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
     return RemoteError(code, f"HTTP {status}: {message[:200]}", details)
