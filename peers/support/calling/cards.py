@@ -44,8 +44,10 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
         NAME: str  # as cards name it: "JSONRPC", "HTTP+JSON"
         ENVELOPE: str  # how it carries an operation, in a few words (a lesson sets the two side by side)
 
-        def at(self, url: str, tenant: str | None) -> str:
-            """Where its requests go, for an interface at `url` serving `tenant` (None: the default)."""
+        def at(self, url: str, tenant: str | None) -> "tuple[Binding, str]":
+            """For an interface at `url` serving `tenant` (None: the default): the binding as it
+            speaks to that interface, and where its requests go. Spec 8.3.2 rule 4: every
+            request names the interface's tenant, each binding in its own place."""
 
         def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
                  request_id: int, stream: bool = False) -> Any:
@@ -74,14 +76,15 @@ class FetchedCard(NamedTuple):
 
 def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple["Binding", str]:
     """The binding we speak to an agent offering `offered` ((binding, url, tenant), in the
-    card's order), and where its requests go: the first the table prefers (JSON-RPC where
-    offered, the essay's; else HTTP+JSON); or `forced` (--binding). Raises Unspeakable naming what the card offers."""
+    card's order), as it speaks to that interface (naming its tenant), and where its requests
+    go: the first the table prefers (JSON-RPC where offered, the essay's; else HTTP+JSON); or
+    `forced` (--binding). Raises Unspeakable naming what the card offers."""
     urls = {name: (url, tenant) for name, url, tenant in reversed(offered)}  # the first of each: the preferred
     wanted = [forced] if forced else list(SPOKEN)
     for name in wanted:
         if name in urls and name in SPOKEN:
             binding: "Binding" = import_module(SPOKEN[name]).BINDING
-            return binding, binding.at(*urls[name])
+            return binding.at(*urls[name])
     listed = ", ".join(dict.fromkeys(name[:40] for name, _, _ in offered)) or "no interface"
     asked = f"the {forced} asked for" if forced else EITHER
     raise Unspeakable(f"the card is not supported: it offers {listed[:200]}, not {asked}")
@@ -89,16 +92,24 @@ def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None
 
 class JsonRpc:
     """A2A's JSON-RPC binding (1.0 section 9; the essay's): every operation a POST of one
-    envelope to the one endpoint, the method inside it; a stream, one envelope per event."""
+    envelope to the one endpoint, the method inside it; a stream, one envelope per event.
+    Made for an interface serving a tenant, it names that tenant in every request."""
 
     NAME = JSONRPC
     ENVELOPE = "one envelope POSTed to the endpoint, the operation named inside it (\"method\")"
 
-    def at(self, url: str, tenant: str | None) -> str:
-        return url  # a tenant would ride in each request's params (the support agent names none)
+    def __init__(self, tenant: str | None = None) -> None:
+        self.tenant = tenant  # the interface's (spec 8.3.2 rule 4); None: it names none, and neither do we
+
+    def at(self, url: str, tenant: str | None) -> "tuple[JsonRpc, str]":
+        """The one endpoint is the interface's URL; a tenant rides in each request's params."""
+        return (JsonRpc(tenant) if tenant else self), url
 
     def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
              request_id: int, stream: bool = False) -> Any:
+        if self.tenant:  # a field of every 1.0 request message (a2a.proto, first): the card's value, exactly
+            params = {"tenant": self.tenant, **{key: value for key, value in (params or {}).items()
+                                                if key != "tenant"}}
         frame = jsonrpc.encode_request(request_id, method, params)
         headers = {"Content-Type": "application/json", **headers}
         response = (transport.stream if stream else transport.post)(url, frame, headers, binding=self.NAME)

@@ -74,9 +74,9 @@ class HttpJson:
     NAME = HTTP_JSON
     ENVELOPE = "no envelope: the operation named by the request line (POST /message:send), its answer by a status"
 
-    def at(self, url: str, tenant: str | None) -> str:
+    def at(self, url: str, tenant: str | None) -> "tuple[HttpJson, str]":
         """1.0 section 11: a tenant is the first segment of every path, after the interface's URL."""
-        return url.rstrip("/") + "/" + quote(tenant, safe="") if tenant else url
+        return self, (url.rstrip("/") + "/" + quote(tenant, safe="") if tenant else url)
 
     def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
              request_id: int, stream: bool = False) -> Any:
