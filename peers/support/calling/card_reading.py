@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.fields import url
+from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
 from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chosen
 from peers.support.calling.contracts import CONTRACTS
 from peers.support.calling.replies import read
 from transports.base import parse_url
 from transports.errors import ProtocolViolation
+
+MAX_TENANT = 256  # characters: a routing name, not a payload (a2a.proto gives it no format or bound)
 
 
 def check_card(document: Any, spoken: Any) -> None:
@@ -67,14 +69,31 @@ def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]
     order (its preference)."""
     listed = document.get("supportedInterfaces") if isinstance(document, dict) else None
     found = []
-    for interface in listed if isinstance(listed, list) else []:
+    for index, interface in enumerate(listed if isinstance(listed, list) else []):
         if not isinstance(interface, dict) or not isinstance(interface.get("protocolBinding"), str) \
                 or str(interface.get("protocolVersion", "")).split(".")[:2] != version.split(".")[:2]:
             continue
         where = read(lambda value: url(value, "supportedInterfaces[].url"), interface.get("url"), "the card")
-        tenant = interface.get("tenant")
-        found.append((interface["protocolBinding"], where, tenant if isinstance(tenant, str) and tenant else None))
+        tenant = read(lambda value: _tenant(value, f"supportedInterfaces[{index}].tenant"),
+                      interface.get("tenant"), "the card")
+        found.append((interface["protocolBinding"], where, tenant))
     return found
+
+
+def _tenant(value: Any, path: str) -> str | None:
+    """An interface's tenant (spec 8.3.2: opaque, ours to repeat in every request), or None
+    where it names none (absent, null or empty: proto3's unset). It rides in every frame, in
+    a path or in params, so a wrong type, a control character, a lone surrogate (no UTF-8
+    spells it) or more than MAX_TENANT characters refuses the card, naming the field."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise WireError(f"{path} must be a string")
+    if len(value) > MAX_TENANT:
+        raise WireError(f"{path} is longer than {MAX_TENANT} characters")
+    if any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 or 0xD800 <= ord(char) < 0xE000 for char in value):
+        raise WireError(f"{path} holds a control character or a lone surrogate")
+    return value
 
 
 def _preferred(document: Any, where: str) -> list[tuple[str, str, str | None]]:
