@@ -185,14 +185,11 @@ class DurableStore(TaskStore):
 
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self.file, self.seq = file, 0
-        self.order: dict[str, int] = {}  # task id -> its row's seq: the order tasks were made in
+        self.file = file  # a row's seq is its task's `order`: the order tasks were made in
 
     def _kept(self, task_id: str) -> None:
-        seq = self.order.setdefault(task_id, self.seq + 1)  # a new task: the next in order
-        self.seq = max(self.seq, seq)
-        self.file.stage(("tasks", task_id), TASK_ROW, (task_id, seq, self.owners[task_id], self.sizes[task_id]),
-                        self.tasks[task_id])
+        self.file.stage(("tasks", task_id), TASK_ROW,
+                        (task_id, self.order[task_id], self.owners[task_id], self.sizes[task_id]), self.tasks[task_id])
         for key in self.message_keys[task_id][-1:]:  # the newest: the others are staged already
             self.file.stage(("messages", *key), MESSAGE_ROW, (*key, task_id, self.by_message[key][1]))
 
@@ -203,7 +200,6 @@ class DurableStore(TaskStore):
         self.file.stage(("tasks", task_id), "DELETE FROM tasks WHERE id = ?", (task_id,))
         for key in self.message_keys[task_id]:
             self.file.stage(("messages", *key), "DELETE FROM messages WHERE owner = ? AND message_id = ?", key)
-        self.order.pop(task_id, None)
         super()._forget(task_id)
 
 

@@ -22,7 +22,7 @@ import threading
 from functools import partial
 from typing import Callable
 
-from peers.a2a.model import PAUSED, AgentCard, Artifact, ListQuery, Message, Part, Task, TaskState
+from peers.a2a.model import PAUSED, AgentCard, Artifact, ListQuery, Message, Part, Task, TaskPage, TaskState
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
 from peers.pause import Paused, Pending, Refusal, SkillFailed, hold_over, paused_or_failed, reason_and_data, run_granted
 from peers.push import Webhooks
@@ -234,11 +234,11 @@ class Peer:
         self.ledger.release(pending.effect, task.id)
         return self._answer(task)
 
-    def list_tasks(self, query: ListQuery, *, owner: str = "") -> list[Task]:
+    def list_tasks(self, query: ListQuery, *, owner: str = "") -> TaskPage:
         found = self.store.owned_by(owner, context_id=query.context_id, state=query.state,
                                     updated_after=query.updated_after)
         self.store.flush()
-        return found
+        return self.store.pages.page(found, query, owner)
 
     def _answer(self, task: Task) -> Task:
         """`task`, once every change it tells of is kept: a durable store writes what it

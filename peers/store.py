@@ -30,6 +30,7 @@ from typing import Any, Callable
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
 from peers.changes import Changes
+from peers.pages import Pages
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
@@ -68,6 +69,8 @@ class TaskStore:
         self.sizes: dict[str, int] = {}  # task id -> the bytes of messages it keeps
         self.kept_bytes = 0  # the sum of `sizes`
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
+        self.seq, self.order = 0, {}  # task id -> the number it was made with (ListTasks's tie-break)
+        self.pages = Pages()  # ListTasks's cursors, sealed with this store's key
         self.lock = threading.Lock()
         self.changes = changes or Changes()  # where each change is published, once
 
@@ -83,8 +86,8 @@ class TaskStore:
                 return seen, False
             task = make_task()
             self._make_room(len(content), new_task=True)
-            self.tasks[task.id] = task
-            self.owners[task.id] = owner
+            self.tasks[task.id], self.owners[task.id] = task, owner
+            self.seq = self.order[task.id] = self.seq + 1
             self.sizes[task.id], self.message_keys[task.id] = 0, []
             self._keep(task.id, owner, message_id, content)
             self._kept(task.id)
@@ -190,16 +193,15 @@ class TaskStore:
             return task if task is not None and self.owners.get(task_id) == owner else None
 
     def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
-                 updated_after: str | None = None) -> list[Task]:
-        """This owner's tasks, most recently updated first (A2A ListTasks: by status
-        timestamp, newest first; tasks without one, the newest made first)."""
+                 updated_after: str | None = None) -> list[tuple[tuple[str, int], Task]]:
+        """This owner's tasks, each with its place, most recently updated first (A2A ListTasks:
+        by status timestamp, newest first; of equal times, or none, the newest made first)."""
         with self.lock:
-            found = [t for t in self.tasks.values() if self.owners.get(t.id) == owner
-                     and (context_id is None or t.context_id == context_id)
+            found = [((instant(t.timestamp) or "", self.order[t.id]), t) for t in self.tasks.values()
+                     if self.owners.get(t.id) == owner and (context_id is None or t.context_id == context_id)
                      and (state is None or t.state is state)
                      and (updated_after is None or (instant(t.timestamp) or "") > updated_after)]
-        order = {task.id: number for number, task in enumerate(found)}
-        return sorted(found, key=lambda task: (instant(task.timestamp) or "", order[task.id]), reverse=True)
+        return sorted(found, key=lambda placed: placed[0], reverse=True)
 
     def _get(self, task_id: str, owner: str) -> Task:
         task = self.tasks.get(task_id)
@@ -248,6 +250,7 @@ class TaskStore:
     def _forget(self, task_id: str) -> None:
         task, owner = self.tasks.pop(task_id), self.owners.pop(task_id)
         self.kept_bytes -= self.sizes.pop(task_id)
+        self.order.pop(task_id, None)
         self.waiting.pop(task_id, None)
         for key in self.message_keys.pop(task_id):
             del self.by_message[key]

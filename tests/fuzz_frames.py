@@ -21,7 +21,7 @@ VALID = [  # (method, params, needs A2A-Version: 1.0)
     ("SendMessage", {"message": MESSAGE_V10}, True),
     ("GetTask", {"id": "task-1", "historyLength": 2}, True),
     ("CancelTask", {"id": "task-1"}, True),
-    ("ListTasks", {"status": "TASK_STATE_COMPLETED", "pageSize": 10, "pageToken": "0", "contextId": "c"}, True),
+    ("ListTasks", {"status": "TASK_STATE_COMPLETED", "pageSize": 10, "pageToken": "", "contextId": "c"}, True),
     ("SubscribeToTask", {"id": "task-1"}, True),
     ("GetExtendedAgentCard", {}, True),
 ]

@@ -91,8 +91,15 @@ def test_list_tasks_reads_its_query_parameters_as_section_11_5_spells_them(billi
         billing_rest("POST", "/a2a/message:send", {"message": {**REFUND["message"], "messageId": f"m-{n}",
                                                    "parts": [{"data": {"order_id": f"ORD-{n}", "amount": n}}]}})
     status, _, page = billing_rest("GET", "/a2a/tasks?pageSize=2&status=TASK_STATE_COMPLETED&includeArtifacts=true")
-    assert status == 200 and len(page["tasks"]) == 2 and page["totalSize"] == 3 and page["nextPageToken"] == "2"
+    assert status == 200 and len(page["tasks"]) == 2 and page["totalSize"] == 3 and page["nextPageToken"]
     assert page["tasks"][0]["artifacts"], "includeArtifacts=true is the boolean true"
+    status, _, rest = billing_rest("GET", "/a2a/tasks?pageSize=2&status=TASK_STATE_COMPLETED&pageToken="
+                                   + page["nextPageToken"])  # a cursor is URL-safe as it is
+    assert status == 200 and rest["nextPageToken"] == "" and len(rest["tasks"]) == 1
+    assert {t["id"] for t in page["tasks"] + rest["tasks"]} == {t["id"] for t in
+                                                              billing_rest("GET", "/a2a/tasks")[2]["tasks"]}
+    status, _, body = billing_rest("GET", "/a2a/tasks?pageSize=2&pageToken=" + page["nextPageToken"])
+    assert (status, error_of(body)[2]) == (400, "INVALID_PARAMS"), "a cursor is for the filters it was made with"
     for query, why in [("pageSize=abc", "pageSize"), ("pageSize=1&pageSize=2", "more than once"),
                        ("&".join(f"f{n}=1" for n in range(30)), "query parameters")]:
         status, _, body = billing_rest("GET", f"/a2a/tasks?{query}")

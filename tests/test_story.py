@@ -80,7 +80,7 @@ def test_the_rogue_is_discovered_but_receives_no_frame():
     assert outcomes[1].verdict is story.Verdict.REFUSED and outcomes[1].result is None
     sent = printer.sent_to(rogue.BASE_URL)
     assert [f.http_method for f in sent] == ["GET"], "only its card is fetched"
-    assert apps[rogue.BASE_URL].peer.list_tasks(ListQuery()) == []
+    assert apps[rogue.BASE_URL].peer.list_tasks(ListQuery()).tasks == []
 
 
 def test_allowlisting_the_rogue_delegates_to_it():
@@ -93,14 +93,14 @@ def test_removing_billing_from_the_allowlist_refuses_billing():
     outcomes, printer, apps = run_story([])
     assert [o.verdict for o in outcomes] == [story.Verdict.REFUSED, story.Verdict.REFUSED]
     assert not [f for f in printer.frames if f.http_method == "POST"]
-    assert apps[billing.BASE_URL].peer.list_tasks(ListQuery(), owner=apps[billing.BASE_URL].owner) == []
+    assert apps[billing.BASE_URL].peer.list_tasks(ListQuery(), owner=apps[billing.BASE_URL].owner).tasks == []
 
 
 def test_a_card_that_copies_billings_name_from_another_host_is_refused(capsys):
     impostor = PeerApp(rogue.refund_bot_9000(name="billing-agent"), wire_essay)
     outcomes, printer, _ = run_story([BILLING], apps={rogue.BASE_URL: impostor}, printed=True)
     assert outcomes[1].peer == "billing-agent" and outcomes[1].verdict is story.Verdict.REFUSED
-    assert impostor.peer.list_tasks(ListQuery()) == []
+    assert impostor.peer.list_tasks(ListQuery()).tasks == []
     assert "allowlisted only at https://billing.acme.example/a2a" in capsys.readouterr().out
 
 

@@ -90,9 +90,12 @@ def test_list_tasks_pages_through_the_callers_tasks(app):
     for n in range(5):
         rpc(app, "SendMessage", text_message(f"refund $1 for ORD-{n}", message_id=f"m-{n}"))
     first = rpc(app, "ListTasks", {"pageSize": 2})["result"]
-    assert first["totalSize"] == 5 and len(first["tasks"]) == 2 and first["nextPageToken"] == "2"
-    last = rpc(app, "ListTasks", {"pageSize": 2, "pageToken": "4"})["result"]
-    assert len(last["tasks"]) == 1 and last["nextPageToken"] == ""
+    assert first["totalSize"] == 5 and len(first["tasks"]) == 2 and first["nextPageToken"]
+    second = rpc(app, "ListTasks", {"pageSize": 2, "pageToken": first["nextPageToken"]})["result"]
+    last = rpc(app, "ListTasks", {"pageSize": 2, "pageToken": second["nextPageToken"]})["result"]
+    assert len(last["tasks"]) == 1 and last["nextPageToken"] == "" and last["totalSize"] == 5
+    listed = [t["id"] for page in (first, second, last) for t in page["tasks"]]
+    assert listed == [f"task-{n}" for n in (5, 4, 3, 2, 1)], "newest first, each once"
     assert rpc(app, "ListTasks", {"status": "TASK_STATE_WORKING"})["result"]["totalSize"] == 0
     assert rpc(app, "ListTasks", {"pageSize": 0})["error"]["code"] == -32602
 

@@ -135,10 +135,19 @@ class ListQuery(NamedTuple):
     context_id: str | None = None
     state: TaskState | None = None
     page_size: int = 50
-    offset: int = 0  # where the page starts; the page token is this number
+    page_token: str = ""  # "": the first page; else a cursor an earlier page gave (peers/pages.py)
     history_length: int | None = None
     updated_after: str | None = None  # statusTimestampAfter, as `instant` spells it
     include_artifacts: bool = False  # ListTasks leaves artifacts out unless asked (spec 3.1.4)
+
+
+class TaskPage(NamedTuple):
+    """One page of a ListTasks answer: its tasks, the token for the next ("" if none), and
+    how many tasks the filters match in all (A2A 1.0 ListTasksResponse)."""
+
+    tasks: list[Task]
+    next_page_token: str
+    total_size: int
 
 
 def instant(timestamp: str | None) -> str | None:

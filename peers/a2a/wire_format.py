@@ -19,7 +19,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any, Protocol
 
-from peers.a2a.model import AgentCard, ListQuery, Message, Task
+from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskPage
 from transports.jsonrpc import JsonRpcError
 
 MODULES = {"essay": "peers.a2a.wire_essay", "0.3": "peers.a2a.wire_v03", "1.0": "peers.a2a.wire_v10"}
@@ -120,7 +120,7 @@ class TaskQueries(Protocol):
     # 1.0 only (0.3 has no ListTasks): `tasks_from_list(result) -> list[Task]`, the client's
     # reading of a ListTasks result. A client asks for it where METHODS has "list".
 
-    def list_result(self, tasks: list[Task], query: ListQuery) -> dict[str, Any]: ...
+    def list_result(self, page: TaskPage, query: ListQuery) -> dict[str, Any]: ...
 
 
 def method_for(spoken: WireFormat, operation: str) -> str | None:

@@ -18,7 +18,7 @@ from peers.a2a import wire_stream as streamed
 from peers.a2a.bindings import BINDINGS
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, strings, url
-from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskState, instant
+from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskPage, TaskState, instant
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
@@ -45,7 +45,7 @@ CARD_SCHEMA = cards.card_schema(
     {"supportedInterfaces": {"type": "array", "minItems": 1, "items": {
         "type": "object", "required": ["url", "protocolBinding", "protocolVersion"],
         "properties": {name: {"type": "string"} for name in ("url", "protocolBinding", "protocolVersion")}}}})
-MAX_PAGE_TOKEN = 9  # digits: a page token is an offset into at most a few thousand tasks
+MAX_PAGE_TOKEN = 100  # a cursor is 72 characters (peers/pages.py); a longer one is nobody's
 
 
 def card_to_wire(card: AgentCard) -> dict[str, Any]:
@@ -218,9 +218,8 @@ def list_query(params: Any) -> ListQuery:
     size = request.get("pageSize", 50)
     if type(size) is not int or not 1 <= size <= 100:
         raise WireError("pageSize must be an integer from 1 to 100")
-    token = request.get("pageToken", "") or "0"
-    if not (isinstance(token, str) and token.isascii() and token.isdigit()
-            and len(token) <= MAX_PAGE_TOKEN):
+    token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
+    if not (isinstance(token, str) and token.isascii() and len(token) <= MAX_PAGE_TOKEN):
         raise WireError("pageToken must be a token from an earlier ListTasks")
     context = field(request, "contextId", str, default=None)
     after = request.get("statusTimestampAfter")  # null, as in proto JSON, is the default
@@ -229,17 +228,14 @@ def list_query(params: Any) -> ListQuery:
     artifacts = request.get("includeArtifacts")
     if artifacts is not None and not isinstance(artifacts, bool):
         raise WireError("includeArtifacts must be true or false")
-    return ListQuery(context, state, size, int(token), shapes.history_length(request), instant(after),
+    return ListQuery(context, state, size, token, shapes.history_length(request), instant(after),
                      artifacts is True)
 
 
-def list_result(tasks: list[Task], query: ListQuery) -> dict[str, Any]:
-    page = tasks[query.offset:query.offset + query.page_size]
-    more = query.offset + query.page_size < len(tasks)
-    shown = page if query.include_artifacts else [task._replace(artifacts=()) for task in page]
+def list_result(page: TaskPage, query: ListQuery) -> dict[str, Any]:
+    shown = page.tasks if query.include_artifacts else [task._replace(artifacts=()) for task in page.tasks]
     return {"tasks": [task_to_wire(t, query.history_length) for t in shown],
-            "nextPageToken": str(query.offset + query.page_size) if more else "",
-            "pageSize": query.page_size, "totalSize": len(tasks)}
+            "nextPageToken": page.next_page_token, "pageSize": query.page_size, "totalSize": page.total_size}
 
 
 def check_version(requested: str | None) -> None:
