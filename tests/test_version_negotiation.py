@@ -1,6 +1,6 @@
 """A2A-Version on the serving side (A2A 1.0 section 3.6): read from the header or the
-request parameter, `1` taken as 1.0, and every hostile value one VersionNotSupported, on
-JSON-RPC and HTTP+JSON alike."""
+request parameter, `1` taken as 1.0, a 0.3 name under 1.0 answered with 1.0's semantics,
+and every hostile value one VersionNotSupported, on JSON-RPC and HTTP+JSON alike."""
 import http.client
 import json
 from urllib.parse import quote
@@ -74,7 +74,20 @@ def test_the_http_json_routes_take_the_request_parameter_and_do_not_read_it_as_a
                                                                                   VERSION_INFO)
 
 
-# -- no version keeps 0.3's semantics ------------------------------------------------------
+# -- 1.0's semantics under 1.0; no version keeps 0.3's ---------------------------------------
+
+@pytest.mark.parametrize("method, params", [("message/send", SEND_0_3), ("tasks/get", {"id": "task-1"}),
+                                            ("tasks/cancel", {"id": "task-1"}),
+                                            ("tasks/send", {"skill": "process_refund",
+                                                            "input": {"order_id": "ORD-5", "amount": 5.0}})])
+@pytest.mark.parametrize("headers, query", [({"A2A-Version": "1.0"}, ""), ({}, "?A2A-Version=1.0"),
+                                            ({"A2A-Version": "1"}, "")])
+def test_an_older_name_under_1_0_is_no_method_as_1_0_answers_any_name_it_lacks(app, method, params, headers, query):
+    reply = rpc(app, method, params, headers, query)
+    assert reply["id"] == 7 and reply["error"]["code"] == -32601 and "result" not in reply
+    assert "A2A 1.0" in reply["error"]["message"] and "\n" not in reply["error"]["message"]
+    assert app.peer.store.tasks == {}
+
 
 @pytest.mark.parametrize("headers, query", [({}, ""), ({"A2A-Version": ""}, ""), ({"A2A-Version": "0.3"}, ""),
                                             ({}, "?A2A-Version=0.3"), ({"A2A-Version": "0"}, "")])
@@ -151,7 +164,9 @@ def test_over_a_socket_the_parameter_serves_1_0_and_two_headers_are_refused(app)
         assert status == 200 and sent["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
         status, twice = ask(server, "/a2a", frame, [("A2A-Version", "1.0"), ("A2A-Version", "0.3")])
         status_same, same = ask(server, "/a2a", frame, [("A2A-Version", "1.0"), ("A2A-Version", "1.0")])
+        old_name = ask(server, "/a2a", frame.replace(b'"SendMessage"', b'"message/send"'), [("A2A-Version", "1")])
     assert status == status_same == 200 and twice["id"] == same["id"] == 3
     for refused in (twice["error"], same["error"]):  # HTTP joins them ("1.0, 0.3"): no one version
         assert refused["code"] == -32009 and "header sent twice" in refused["message"]
+    assert old_name[0] == 200 and old_name[1]["error"]["code"] == -32601
     assert len(app.peer.store.tasks) == 1 and app.logged == []

@@ -1,5 +1,6 @@
 """Which A2A version a request asks for: its `A2A-Version` service parameter, read once
-per request for both bindings (peers/app.py).
+per request for both bindings (peers/app.py), and what the essay's and 0.3's methods do
+under 1.0.
 
 Spec: A2A 1.0 section 3.6. A client sends `A2A-Version: Major.Minor` as a header, or MAY
 send it as a request parameter instead (`?A2A-Version=1.0`, 3.6.1). The agent MUST process
@@ -17,6 +18,8 @@ no reading is safe (whatever sat in front of this agent may have judged by the o
 import re
 from typing import NamedTuple
 from urllib.parse import parse_qsl, urlsplit
+
+from transports.jsonrpc import MethodNotFound
 
 NAME = "A2A-Version"  # the header's name, and the request parameter's (section 3.6.1)
 LATEST = {"0": "0.3", "1": "1.0"}  # each major served -> the latest minor served of it
@@ -63,6 +66,15 @@ def served(value: str) -> str | None:
         return None
     major, minor = form.groups()
     return f"{major}.{minor}" if minor is not None else LATEST.get(major, f"{major}.0")
+
+
+def before_1_0(requested: str | None) -> None:
+    """check_version of the essay's and 0.3's methods: answered with no version (which means
+    0.3) or 0.3; under 1.0 their names are no method at all, so -32601, as a 1.0 agent
+    answers any name it lacks (section 3.6.2: the semantics of the version asked for)."""
+    if requested == "1.0":
+        raise MethodNotFound(f"A2A 1.0 (asked for with {NAME}: 1.0) has no method of this name; it is "
+                             "an older version's. 1.0 spells its methods in PascalCase, like SendMessage")
 
 
 def _shown(value: str) -> str:
