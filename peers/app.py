@@ -21,6 +21,7 @@ import time
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from peers.a2a import versions
 from peers.a2a.bindings import arriving_at
 from peers.a2a.errors import ContentTypeNotSupported, Unauthenticated
 from peers.a2a.security_schemes import BEARER
@@ -140,7 +141,10 @@ class PeerApp:
         asked = (request.header(named) or "").split(",")
         activated = tuple(dict.fromkeys(uri for uri in (part.strip() for part in asked)
                                         if uri in self.peer.card.extensions))  # each once, in order
-        caller = Caller(credential or "", request.header("A2A-Version"), scopes, activated)
+        # A2A-Version, from the header or the request parameter (peers/a2a/versions.py); a
+        # method refuses what cannot be served, so JSON-RPC's refusal keeps its request id.
+        version = versions.asked(request.header(versions.NAME), request.url)
+        caller = Caller(credential or "", version.version, scopes, activated, version.refused)
         return binding.answer(request, route, caller, {named: ", ".join(activated)} if activated else {})
 
     @property

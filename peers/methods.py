@@ -15,7 +15,7 @@ from typing import Any, Callable, NamedTuple
 
 from peers.a2a import wire_format as wire_formats
 from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRequired,
-                              PushNotificationNotSupported, UnsupportedOperation)
+                              PushNotificationNotSupported, UnsupportedOperation, VersionNotSupported)
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
@@ -30,9 +30,10 @@ class Caller(NamedTuple):
     """What a method may know of who is calling: the context dispatch() passes."""
 
     owner: str  # whose tasks it may see: its credential, or "" where none are checked
-    version: str | None  # the A2A-Version header, if any (1.0 methods require "1.0")
+    version: str | None  # the A2A-Version asked for, as "Major.Minor" (peers/a2a/versions.py); None: none
     scopes: frozenset[str] = frozenset()  # what its credential grants beyond asking (a step-up)
     extensions: tuple[str, ...] = ()  # the card's extensions it activated (A2A-Extensions)
+    version_refused: str = ""  # why the A2A-Version it asked for cannot be served, if it cannot
 
 
 def _send(wire_format: WireFormat, peer: Peer) -> Handler:
@@ -229,6 +230,8 @@ def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler) -> Handle
     A2A error with the data that version attaches (1.0: an ErrorInfo)."""
     def answer(params: Any, caller: Caller) -> Any:
         try:
+            if caller.version_refused:  # whatever the method: no version's semantics can be chosen
+                raise VersionNotSupported(caller.version_refused)
             wire_format.check_version(caller.version)
             missing = [uri for uri in peer.card.required_extensions if uri not in caller.extensions]
             if missing and wire_format.EXTENSION_ERRORS:  # 0.3 has no such error

@@ -10,7 +10,8 @@ JSON-RPC `params` would be, gathered from the body, the query and the path; a re
 the same JSON with no envelope; an error is a google.rpc.Status with an ErrorInfo, under
 the HTTP status section 5.4 gives it. Routes sit under the agent's endpoint (the card's
 URL), optionally after a tenant (`/{tenant}/tasks/...`), which this one-tenant peer reads
-and ignores. Always 1.0: a request must say `A2A-Version: 1.0`, as on JSON-RPC.
+and ignores. Always 1.0: a request must ask for it, as on JSON-RPC (`A2A-Version: 1.0`, or
+`?A2A-Version=1.0`: peers/a2a/versions.py).
 Not here: the HTTP-level checks every binding shares (credentials, size: peers/app.py),
 and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from peers.a2a import wire_v10
+from peers.a2a import versions, wire_v10
 from peers.a2a.errors import A2AErrorCode
 from peers.a2a.routes import QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES, Route, in_query, pattern
 from peers.methods import Caller, MethodTable
@@ -163,6 +164,8 @@ def _query(url: str) -> dict[str, Any]:
         raise InvalidParams(f"more than {MAX_QUERY_FIELDS} query parameters") from None
     fields: dict[str, Any] = {}
     for name, value in pairs:
+        if name == versions.NAME:  # a service parameter, not a request field: peers/app.py read it
+            continue
         if name in fields:
             raise InvalidParams(f"query parameter {name[:40]!r} is given more than once")
         if name in QUERY_NUMBERS and value.isascii() and value.lstrip("-").isdigit() and len(value) < 10:

@@ -61,7 +61,7 @@ def test_a_data_part_with_a_media_type_is_the_skills_typed_input(app):
     assert "ORD-5" in task["status"]["message"]["parts"][0]["text"]
 
 
-@pytest.mark.parametrize("version", [None, "", "0.3", "2.0", "1"])
+@pytest.mark.parametrize("version", [None, "", "0.3", "0", "2.0", "1.1", "2"])
 def test_a_1_0_method_without_version_1_0_is_minus_32009_with_error_info(app, version):
     headers = dict(AUTH) if version is None else {**AUTH, "A2A-Version": version}
     reply = rpc(app, "SendMessage", text_message("refund $1 for ORD-1"), headers)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from peers.a2a import versions
 from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings, url
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
 from transports.jsonrpc import JsonRpcError
@@ -128,7 +129,7 @@ def task_from_result(result: Any) -> Task:
 
 
 def check_version(requested: str | None) -> None:
-    return None  # the essay's frames carry no version
+    versions.before_1_0(requested)  # the essay's frames carry no version; under 1.0 it has no such method
 
 
 def error_data(error: JsonRpcError) -> Any:

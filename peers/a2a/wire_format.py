@@ -90,8 +90,9 @@ class WireFormat(Protocol):
     def task_to_wire(self, task: Task, history_length: int | None = None) -> dict[str, Any]: ...
 
     def check_version(self, requested: str | None) -> None:
-        """Peer: raise VersionNotSupported unless `requested` (the A2A-Version header) is
-        a version whose semantics this wire's methods have."""
+        """Peer: refuse a method of this wire asked for under `requested` (the A2A-Version
+        asked for, "Major.Minor"; None for none) unless that version's semantics have it:
+        VersionNotSupported, or MethodNotFound where that version has no such name."""
 
     def error_data(self, error: JsonRpcError) -> Any:
         """Peer: the `data` this version attaches to an error object (None for none)."""

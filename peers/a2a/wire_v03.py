@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a import wire_card as cards
+from peers.a2a import versions, wire_card as cards
 from peers.a2a.errors import ExtendedAgentCardNotConfigured
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
@@ -178,7 +178,7 @@ def task_query(params: Any) -> tuple[str, int | None]:
 
 
 def check_version(requested: str | None) -> None:
-    return None  # 0.3 has no version header; an empty one means 0.3
+    versions.before_1_0(requested)  # 0.3 has no version header; an empty one means 0.3
 
 
 def error_data(error: JsonRpcError) -> Any:
