@@ -145,7 +145,7 @@ def test_a_cursor_is_opaque_bounded_and_names_no_task(served):
 def hostile_tokens(real):
     rng = random.Random(3214)
     flipped = real[:10] + ("A" if real[10] != "A" else "B") + real[11:]
-    return [
+    tokens = [
         "".join(chr(rng.randrange(0x20, 0x2FFF)) for _ in range(60)),  # random characters
         "".join(chr(rng.randrange(0x21, 0x7F)) for _ in range(72)),  # random ASCII, a token's length
         base64.urlsafe_b64encode(rng.randbytes(54)).decode(),  # well-formed, never sealed here
@@ -154,6 +154,8 @@ def hostile_tokens(real):
         flipped, real.replace("-", "+").replace("_", "/"), real.lower(),
         5, 2.5, True, [], {}, [real], {"token": real},
     ]
+    # a variant that happens to spell the real token (one with no "-" or "_" to replace, say) is not hostile
+    return [token for token in tokens if token != real]
 
 
 def test_hostile_page_tokens_are_one_line_of_invalid_params_and_no_tasks(served):
