@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import ContentTypeNotSupported
-from peers.a2a.model import AgentSkill, Message, Part
+from peers.a2a.model import AgentSkill, Artifact, Message, Part
 from peers.a2a.schema import check, with_defaults
 from peers.pause import Refusal
 from peers.store import content_of, refuse_if_too_big
@@ -20,7 +20,7 @@ from transports.jsonrpc import InvalidParams
 
 class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises, input schema included
-    run: Callable[[Any], str | tuple[Part, ...]]  # checked input -> the result; raises SkillFailed, Paused
+    run: Callable[[Any], "str | tuple[Part, ...] | Result"]  # checked input -> the result; raises SkillFailed, Paused
     from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
     # What makes two requests the same effect in the world (billing: the order refunded),
     # so that it happens once however often it is asked for; None: no effect to guard.
@@ -32,6 +32,24 @@ class Skill(NamedTuple):
     # The whole message -> input, for a skill whose input is the message itself (the
     # conformance kit's); None: a data part, or text read by `from_text`, as `input_of` does.
     read: Callable[[Message], Any] | None = None
+
+
+class Result(NamedTuple):
+    """What a skill may answer besides words or parts: its artifact with a name, description,
+    metadata and extensions (the peer gives it its id), and its word on the task as a whole
+    (Task.metadata). Either may be None: the spec's optional fields are then absent."""
+
+    artifact: Artifact | None
+    metadata: dict[str, Any] | None = None
+
+
+def produced(result: "str | tuple[Part, ...] | Result", artifact_id: str) -> tuple[tuple[Artifact, ...], Any]:
+    """A skill's result as the task's artifacts (no parts: none) and its metadata."""
+    if isinstance(result, Result):
+        artifact = result.artifact._replace(artifact_id=artifact_id) if result.artifact else None
+        return ((artifact,) if artifact and artifact.parts else ()), result.metadata
+    parts = (Part(text=result),) if isinstance(result, str) else tuple(result)  # words, or parts
+    return ((Artifact(artifact_id, parts),) if parts else ()), None
 
 
 class Request(NamedTuple):
@@ -91,3 +109,4 @@ def input_of(skill: Skill, message: Message) -> Any:
         raise InvalidParams(problem)
     # Seed 000's contract, as Zod's .default: the receiver fills in a missing optional field.
     return with_defaults(payload, skill.card.input_schema) if skill.card.input_schema else payload
+
