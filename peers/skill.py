@@ -13,6 +13,7 @@ from typing import Any, Callable, NamedTuple
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import AgentSkill, Artifact, Message, Part
 from peers.a2a.schema import check, with_defaults
+from peers.a2a.wire_card import DEFAULT_INPUT_MODES
 from peers.pause import Refusal
 from peers.store import content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
@@ -71,6 +72,7 @@ def read_request(skills: dict[str, Skill], message: Message) -> Request:
     """What a message asks for, before any task: its skill, its input (bad input fails
     here), the effect it would have, and whether what came with it permits it."""
     skill = skill_for(skills, message)
+    refuse_unaccepted(skill, message)
     payload = input_of(skill, message)
     content = content_of(message)
     refuse_if_too_big(content)  # a request that cannot be kept does nothing
@@ -110,3 +112,24 @@ def input_of(skill: Skill, message: Message) -> Any:
     # Seed 000's contract, as Zod's .default: the receiver fills in a missing optional field.
     return with_defaults(payload, skill.card.input_schema) if skill.card.input_schema else payload
 
+
+FILE_MEDIA_TYPE = "application/octet-stream"  # a file that declares no media type: only bytes
+
+
+def refuse_unaccepted(skill: Skill, message: Message) -> None:
+    """ContentTypeNotSupported (-32005) for a part in a media type the skill does not take
+    (spec 3.1.1): its inputModes, else the agent's defaults, `*/*` taking anything. A part's
+    type is the mediaType it declares; a file declaring none is application/octet-stream."""
+    modes = skill.card.input_modes or DEFAULT_INPUT_MODES
+    for index, part in enumerate(message.parts):
+        kind = part.media_type or (FILE_MEDIA_TYPE if part.raw is not None or part.url is not None else None)
+        if kind is not None and not any(within(kind, mode) for mode in modes):
+            raise ContentTypeNotSupported(f"message.parts[{index}] is {kind[:60]!r}; skill {skill.card.id[:60]!r} "
+                                          f"takes {[mode[:60] for mode in modes[:10]]}")
+
+
+def within(mode: str, wanted: str) -> bool:
+    """Whether media type `mode` is one that `wanted` names: itself, `type/*` or `*/*`
+    (parameters such as `; charset=utf-8` aside, case aside)."""
+    kind, asked = mode.split(";")[0].strip().lower(), wanted.split(";")[0].strip().lower()
+    return asked in (kind, "*/*", kind.split("/")[0] + "/*")
