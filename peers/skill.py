@@ -65,7 +65,8 @@ class Request(NamedTuple):
 
 
 def canonical(payload: Any) -> str:
-    return json.dumps(payload, sort_keys=True)
+    # default=repr: a skill whose input is the whole message (conformance.py) may hold file bytes
+    return json.dumps(payload, sort_keys=True, default=repr)
 
 
 def read_request(skills: dict[str, Skill], message: Message) -> Request:
