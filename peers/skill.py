@@ -114,19 +114,15 @@ def input_of(skill: Skill, message: Message) -> Any:
     return with_defaults(payload, skill.card.input_schema) if skill.card.input_schema else payload
 
 
-FILE_MEDIA_TYPE = "application/octet-stream"  # a file that declares no media type: only bytes
-
-
 def refuse_unaccepted(skill: Skill, message: Message) -> None:
-    """ContentTypeNotSupported (-32005) for a part in a media type the skill does not take
-    (spec 3.1.1): its inputModes, else the agent's defaults, `*/*` taking anything. A part's
-    type is the mediaType it declares; a file declaring none is application/octet-stream."""
+    """ContentTypeNotSupported (-32005) for "a Media Type provided in the request's message
+    parts" the skill does not take (spec 3.1.1): its inputModes, else the agent's defaults,
+    `*/*` taking anything. A part that declares no mediaType is left to the skill."""
     modes = skill.card.input_modes or DEFAULT_INPUT_MODES
     for index, part in enumerate(message.parts):
-        kind = part.media_type or (FILE_MEDIA_TYPE if part.raw is not None or part.url is not None else None)
-        if kind is not None and not any(within(kind, mode) for mode in modes):
-            raise ContentTypeNotSupported(f"message.parts[{index}] is {kind[:60]!r}; skill {skill.card.id[:60]!r} "
-                                          f"takes {[mode[:60] for mode in modes[:10]]}")
+        if part.media_type is not None and not any(within(part.media_type, mode) for mode in modes):
+            raise ContentTypeNotSupported(f"message.parts[{index}] is {part.media_type[:60]!r}; skill "
+                                          f"{skill.card.id[:60]!r} takes {[mode[:60] for mode in modes[:10]]}")
 
 
 def within(mode: str, wanted: str) -> bool:

@@ -1,6 +1,6 @@
 """A part in a media type the skill does not take is refused before any task (A2A 1.0
-section 3.1.1, ContentTypeNotSupportedError -32005; HTTP+JSON: 400): its declared
-mediaType against the skill's inputModes, else the agent's defaults, `*/*` taking
+section 3.1.1, ContentTypeNotSupportedError -32005; HTTP+JSON: 400): a mediaType
+it provides against the skill's inputModes, else the agent's defaults, `*/*` taking
 anything. conformance-agent takes the file parts its card lists (text/plain). Real
 frames through the real app, over JSON-RPC (1.0 and 0.3) and HTTP+JSON."""
 import json
@@ -39,6 +39,7 @@ def send(call, parts, message_id="m-1"):
 
 @pytest.mark.parametrize("media_type", ["text/csv", "text/plain", "application/xml", "*/*"])
 def test_billing_refuses_a_data_part_in_a_media_type_it_does_not_take(media_type):
+    """`*/*` on a part is no type billing lists: only a skill's `*/*` takes anything."""
     peer = billing.billing_agent()
     error = send(caller(peer), [{"data": REFUND, "mediaType": media_type}])["error"]
     assert error["code"] == -32005 and repr(media_type) in error["message"] and "application/json" in error["message"]
@@ -69,7 +70,8 @@ def test_over_http_json_the_refusal_is_400_content_type_not_supported():
 
 
 @pytest.mark.parametrize("file", [{"raw": "dGNr", "mediaType": "text/plain", "filename": "in.txt"},
-                                  {"url": "https://example.com/in.txt", "mediaType": "text/plain; charset=utf-8"}])
+                                  {"url": "https://example.com/in.txt", "mediaType": "text/plain; charset=utf-8"},
+                                  {"raw": "dGNr"}])  # no media type provided: nothing to refuse
 def test_conformance_agent_takes_a_file_part_its_input_modes_list_and_keeps_it(file):
     call = caller(conformance_agent())
     task = send(call, [file], "tck-artifact-text-file")["result"]["task"]
@@ -79,7 +81,6 @@ def test_conformance_agent_takes_a_file_part_its_input_modes_list_and_keeps_it(f
 
 
 @pytest.mark.parametrize("part", [{"raw": "dGNr", "mediaType": "application/pdf"},
-                                  {"raw": "dGNr"},  # no type declared: bytes, application/octet-stream
                                   {"data": {"a": 1}, "mediaType": "text/csv"},
                                   {"text": "a,b", "mediaType": "text/csv"}])
 def test_conformance_agent_refuses_a_part_in_a_type_it_does_not_take(part):
@@ -115,3 +116,8 @@ def skill_taking(*modes):
 def test_a_skill_s_input_modes_or_the_agent_s_defaults_decide(modes, media_type, taken):
     answer = send(caller(skill_taking(*modes)), [{"data": {"a": 1}, "mediaType": media_type}])
     assert ("result" in answer) is taken and (taken or answer["error"]["code"] == -32005)
+
+
+def test_a_skill_that_reads_data_still_refuses_files_of_a_type_it_takes():
+    error = send(caller(billing.billing_agent()), [{"raw": "dGNr", "mediaType": "application/json"}])["error"]
+    assert error["code"] == -32005 and "not files" in error["message"]
