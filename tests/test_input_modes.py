@@ -95,8 +95,9 @@ def test_0_3_file_parts_are_checked_by_their_mime_type():
     call = caller(conformance_agent(), V03)
 
     def file(mime):
-        return call("message/send", {"message": {"kind": "message", "messageId": "tck-complete-task-1", "role": "user",
-                                                  "parts": [{"kind": "file", "file": {"bytes": "dGNr", "mimeType": mime}}]}})
+        part = {"kind": "file", "file": {"bytes": "dGNr", "mimeType": mime}}
+        return call("message/send", {"message": {"kind": "message", "messageId": "tck-complete-task-1",
+                                                  "role": "user", "parts": [part]}})
     assert file("text/plain")["result"]["status"]["state"] == "completed"
     assert file("image/png")["error"]["code"] == -32005
 
