@@ -13,12 +13,11 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import Message, Part, Task
 from peers.card_files import load_card
 from peers.pause import NeedsInput, Refusal
 from peers.peer import Peer
-from peers.skill import Skill
+from peers.skill import Skill, refuse_unaccepted
 from peers.store import TaskStore
 
 def _text_artifact(text: str) -> Callable[[], tuple[Part, ...]]:
@@ -71,9 +70,9 @@ def admit(message: Message, metadata: dict[str, Any]) -> str | Refusal | None:
 
 
 def read(message: Message) -> Message:
-    """The skill's input: the message itself (the kit's scripts key on its messageId)."""
-    if any(part.raw is not None or part.url is not None for part in message.parts):
-        raise ContentTypeNotSupported("this agent takes text or data parts, not files")
+    """The skill's input: the message itself (the kit's scripts key on its messageId), so a
+    part of any kind, files too, is taken as it came if its media type is one of the skill's
+    inputModes (checked before, skill.refuse_unaccepted); what the task does is the messageId's."""
     return message
 
 
@@ -90,7 +89,7 @@ class ConformancePeer(Peer):
 
     def send_message(self, message: Message, *, owner: str = "", **options: Any) -> Task | Message:
         if message.task_id is None and (message.message_id or "").startswith(DIRECT_REPLY):
-            read(message)  # the same content-type rules first
+            refuse_unaccepted(next(iter(self.skills.values())), message)  # the same content-type rules first
             return Message(f"{message.message_id}-reply", "agent", (Part(text="Direct message response"),),
                            message.context_id)
         return super().send_message(message, owner=owner, **options)

@@ -16,6 +16,7 @@ from typing import Any
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.wire_card import DEFAULT_OUTPUT_MODES
 from peers.peer import Peer
+from peers.skill import within
 
 
 def refuse_unless_answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
@@ -32,10 +33,3 @@ def refuse_unless_answerable(peer: Peer, message: Any, accepted: tuple[str, ...]
         raise ContentTypeNotSupported(f"skill {skill.card.id[:60]!r} answers in {list(answers)}; the "
                                       f"acceptedOutputModes {[mode[:60] for mode in accepted[:10]]} "
                                       "take none of them")
-
-
-def within(mode: str, wanted: str) -> bool:
-    """Whether media type `mode` is one that `wanted` names: itself, `type/*` or `*/*`
-    (parameters such as `; charset=utf-8` aside, case aside)."""
-    kind, asked = mode.split(";")[0].strip().lower(), wanted.split(";")[0].strip().lower()
-    return asked in (kind, "*/*", kind.split("/")[0] + "/*")

@@ -22,11 +22,11 @@ import threading
 from functools import partial
 from typing import Callable
 
-from peers.a2a.model import PAUSED, AgentCard, Artifact, ListQuery, Message, Part, Task, TaskPage, TaskState
+from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Part, Task, TaskPage, TaskState
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
 from peers.pause import Paused, Pending, Refusal, SkillFailed, hold_over, paused_or_failed, reason_and_data, run_granted
 from peers.push import Webhooks
-from peers.skill import Request, Skill, read_request
+from peers.skill import Request, Skill, produced, read_request
 from peers.stamps import counter_ids
 from peers.store import TaskStore, content_of, refuse_if_too_big
 from peers.streaming import Streams
@@ -192,9 +192,9 @@ class Peer:
             task = self.store.pause(task, pending._replace(paused=exc)) if task.state in PAUSED \
                 else self.store.update(task)  # over the caller's share: nothing is held
         else:
-            parts = (Part(text=text),) if isinstance(text, str) else tuple(text)  # words, or parts
-            done = task.advance(TaskState.COMPLETED, artifacts=(Artifact(f"{task.id}-result", parts),) if parts
-                                else (), timestamp=self._now())  # no parts: no artifact
+            artifacts, metadata = produced(text, f"{task.id}-result")  # words, parts, or a Result (skill.py)
+            done = task._replace(metadata=metadata).advance(TaskState.COMPLETED, artifacts=artifacts,
+                                                            timestamp=self._now())
             if effect is not None:
                 self.ledger.record(effect, Effect(owner, task.id, pending.claim, "".join(a.text for a in done.artifacts)))
             return self.store.update(done)

@@ -11,8 +11,9 @@ from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import ContentTypeNotSupported
-from peers.a2a.model import AgentSkill, Message, Part
+from peers.a2a.model import AgentSkill, Artifact, Message, Part
 from peers.a2a.schema import check, with_defaults
+from peers.a2a.wire_card import DEFAULT_INPUT_MODES
 from peers.pause import Refusal
 from peers.store import content_of, refuse_if_too_big
 from transports.jsonrpc import InvalidParams
@@ -20,7 +21,7 @@ from transports.jsonrpc import InvalidParams
 
 class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises, input schema included
-    run: Callable[[Any], str | tuple[Part, ...]]  # checked input -> the result; raises SkillFailed, Paused
+    run: Callable[[Any], "str | tuple[Part, ...] | Result"]  # checked input -> the result; raises SkillFailed, Paused
     from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
     # What makes two requests the same effect in the world (billing: the order refunded),
     # so that it happens once however often it is asked for; None: no effect to guard.
@@ -32,6 +33,24 @@ class Skill(NamedTuple):
     # The whole message -> input, for a skill whose input is the message itself (the
     # conformance kit's); None: a data part, or text read by `from_text`, as `input_of` does.
     read: Callable[[Message], Any] | None = None
+
+
+class Result(NamedTuple):
+    """What a skill may answer besides words or parts: its artifact with a name, description,
+    metadata and extensions (the peer gives it its id), and its word on the task as a whole
+    (Task.metadata). Either may be None: the spec's optional fields are then absent."""
+
+    artifact: Artifact | None
+    metadata: dict[str, Any] | None = None
+
+
+def produced(result: "str | tuple[Part, ...] | Result", artifact_id: str) -> tuple[tuple[Artifact, ...], Any]:
+    """A skill's result as the task's artifacts (no parts: none) and its metadata."""
+    if isinstance(result, Result):
+        artifact = result.artifact._replace(artifact_id=artifact_id) if result.artifact else None
+        return ((artifact,) if artifact and artifact.parts else ()), result.metadata
+    parts = (Part(text=result),) if isinstance(result, str) else tuple(result)  # words, or parts
+    return ((Artifact(artifact_id, parts),) if parts else ()), None
 
 
 class Request(NamedTuple):
@@ -46,13 +65,15 @@ class Request(NamedTuple):
 
 
 def canonical(payload: Any) -> str:
-    return json.dumps(payload, sort_keys=True)
+    # default=repr: a skill whose input is the whole message (conformance.py) may hold file bytes
+    return json.dumps(payload, sort_keys=True, default=repr)
 
 
 def read_request(skills: dict[str, Skill], message: Message) -> Request:
     """What a message asks for, before any task: its skill, its input (bad input fails
     here), the effect it would have, and whether what came with it permits it."""
     skill = skill_for(skills, message)
+    refuse_unaccepted(skill, message)
     payload = input_of(skill, message)
     content = content_of(message)
     refuse_if_too_big(content)  # a request that cannot be kept does nothing
@@ -91,3 +112,21 @@ def input_of(skill: Skill, message: Message) -> Any:
         raise InvalidParams(problem)
     # Seed 000's contract, as Zod's .default: the receiver fills in a missing optional field.
     return with_defaults(payload, skill.card.input_schema) if skill.card.input_schema else payload
+
+
+def refuse_unaccepted(skill: Skill, message: Message) -> None:
+    """ContentTypeNotSupported (-32005) for "a Media Type provided in the request's message
+    parts" the skill does not take (spec 3.1.1): its inputModes, else the agent's defaults,
+    `*/*` taking anything. A part that declares no mediaType is left to the skill."""
+    modes = skill.card.input_modes or DEFAULT_INPUT_MODES
+    for index, part in enumerate(message.parts):
+        if part.media_type is not None and not any(within(part.media_type, mode) for mode in modes):
+            raise ContentTypeNotSupported(f"message.parts[{index}] is {part.media_type[:60]!r}; skill "
+                                          f"{skill.card.id[:60]!r} takes {[mode[:60] for mode in modes[:10]]}")
+
+
+def within(mode: str, wanted: str) -> bool:
+    """Whether media type `mode` is one that `wanted` names: itself, `type/*` or `*/*`
+    (parameters such as `; charset=utf-8` aside, case aside)."""
+    kind, asked = mode.split(";")[0].strip().lower(), wanted.split(";")[0].strip().lower()
+    return asked in (kind, "*/*", kind.split("/")[0] + "/*")

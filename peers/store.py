@@ -37,10 +37,11 @@ MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made
 
 
 def content_of(message: Message) -> str:
-    """What a message asks, and of which task, as text: it tells a resent copy from a
-    different request, and its length counts against the store's byte budget."""
-    return json.dumps([message.metadata, [part._asdict() for part in message.parts], message.task_id],
-                      sort_keys=True, default=repr)
+    """What a message asks, of which task, as text: it tells a resent copy from another request
+    (newer fields count only when given: digests kept on disk hold); its length is bytes kept."""
+    parts = [{k: v for k, v in p._asdict().items() if v is not None or k != "metadata"} for p in message.parts]
+    turn = [message.extensions, message.reference_task_ids] if message.extensions or message.reference_task_ids else []
+    return json.dumps([message.metadata, parts, message.task_id, *turn], sort_keys=True, default=repr)
 
 
 def digest(content: str) -> str:

@@ -177,7 +177,7 @@ def test_the_resubscribe_scenario_works_then_pauses_and_a_subscriber_sees_it_com
     assert not any("artifactUpdate" in result for result in watched), "it completes with no artifact"
 
 
-def test_the_conformance_peer_rejects_and_refuses_files_and_takes_a_reused_message_id_as_new():
+def test_the_conformance_peer_rejects_and_refuses_files_of_types_it_does_not_take_and_takes_a_reused_message_id_as_new():
     call = conformance_call()
     assert tck_send(call, "tck-reject-task-1")["result"]["task"]["status"]["state"] == "TASK_STATE_REJECTED"
     files = call("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [

@@ -54,6 +54,16 @@ def field(source: dict[str, Any], key: str, kind: type, prefix: str = "",
     return value
 
 
+def optional(source: dict[str, Any], key: str, kind: type, prefix: str = "") -> Any:
+    """source[key] if it is given (absent or null: None), which must then be of `kind`."""
+    return None if source.get(key) is None else field(source, key, kind, prefix)
+
+
+def optional_strings(source: dict[str, Any], key: str, prefix: str = "") -> tuple[str, ...]:
+    """An optional array of strings (extension URIs, task ids), as a tuple; absent: ()."""
+    return tuple(strings(optional(source, key, list, prefix) or [], prefix + key))
+
+
 def optional_str(source: dict[str, Any], key: str) -> str | None:
     """A string if the field holds one; anything else is treated as absent."""
     value = source.get(key)

@@ -61,6 +61,7 @@ class Part(NamedTuple):
     url: str | None = None
     filename: str | None = None
     media_type: str | None = None
+    metadata: dict[str, Any] | None = None  # as the sender gave it, kept and returned
 
     def describe(self) -> str:
         """The part as one line of text: what a support agent can show of it."""
@@ -78,6 +79,9 @@ class Artifact(NamedTuple):
     artifact_id: str
     parts: tuple[Part, ...]
     name: str | None = None
+    description: str | None = None  # these three: only where a skill gives them
+    metadata: dict[str, Any] | None = None
+    extensions: tuple[str, ...] = ()  # URIs of the extensions that shaped it
 
     @property
     def text(self) -> str:
@@ -93,6 +97,8 @@ class Message(NamedTuple):
     context_id: str | None = None
     task_id: str | None = None
     metadata: dict[str, Any] | None = None
+    extensions: tuple[str, ...] = ()  # URIs of the extensions the message uses
+    reference_task_ids: tuple[str, ...] = ()  # other tasks it refers to, for context
 
     @property
     def text(self) -> str:
@@ -114,6 +120,7 @@ class Task(NamedTuple):
     history: tuple[Message, ...] = ()  # the messages that made this task
     timestamp: str | None = None  # when it entered its current state (ISO 8601 UTC)
     status_data: dict[str, Any] | None = None  # what a paused task asks for, as data
+    metadata: dict[str, Any] | None = None  # the skill's word on the task, if it gives one
 
     @property
     def state(self) -> TaskState:
@@ -125,8 +132,8 @@ class Task(NamedTuple):
         """This task, one state later. Raises ValueError for a move the protocol forbids."""
         if state not in NEXT.get(self.state, ()):
             raise ValueError(f"task {self.id}: {self.state.value} -> {state.value} is not allowed")
-        return Task(self.id, self.lifecycle + (state,), self.artifacts + artifacts, message,
-                    self.context_id, self.history, timestamp, data)
+        return self._replace(lifecycle=self.lifecycle + (state,), artifacts=self.artifacts + artifacts,
+                             status_message=message, timestamp=timestamp, status_data=data)
 
 
 class ListQuery(NamedTuple):

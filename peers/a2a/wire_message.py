@@ -13,7 +13,7 @@ import base64
 import binascii
 from typing import Any, NamedTuple
 
-from peers.a2a.fields import WireError, field, obj, one_of, optional_str
+from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_str, optional_strings
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 
 
@@ -31,14 +31,22 @@ def _tag(dialect: Dialect, kind: str, body: dict[str, Any]) -> dict[str, Any]:
 # -- writing ---------------------------------------------------------------------------
 
 def part_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
-    if part.text is not None:
-        return _tag(dialect, "text", {"text": part.text})
+    body = _content_to_wire(dialect, part)
+    if part.metadata is not None:  # both versions: on every kind of part
+        body["metadata"] = part.metadata
+    return body
+
+
+def _content_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
+    if part.text is not None:  # 0.3 text and data parts had no media type
+        return _tag(dialect, "text", {"text": part.text, **_media_type(dialect, part)})
     if part.raw is not None or part.url is not None:
         return _file_to_wire(dialect, part)
-    body: dict[str, Any] = {"data": part.data}
-    if part.media_type and not dialect.kind:  # 0.3 data parts had no media type
-        body["mediaType"] = part.media_type
-    return _tag(dialect, "data", body)
+    return _tag(dialect, "data", {"data": part.data, **_media_type(dialect, part)})
+
+
+def _media_type(dialect: Dialect, part: Part) -> dict[str, str]:
+    return {"mediaType": part.media_type} if part.media_type and not dialect.kind else {}
 
 
 def _file_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
@@ -63,7 +71,21 @@ def message_to_wire(dialect: Dialect, message: Message) -> dict[str, Any]:
     body["parts"] = [part_to_wire(dialect, p) for p in message.parts]
     if message.metadata:
         body["metadata"] = message.metadata
+    if message.extensions:
+        body["extensions"] = list(message.extensions)
+    if message.reference_task_ids:
+        body["referenceTaskIds"] = list(message.reference_task_ids)
     return _tag(dialect, "message", body)
+
+
+def artifact_to_wire(dialect: Dialect, artifact: Artifact) -> dict[str, Any]:
+    body: dict[str, Any] = {"artifactId": artifact.artifact_id}
+    body.update({"name": artifact.name} if artifact.name else {})
+    body.update({"description": artifact.description} if artifact.description else {})
+    body["parts"] = [part_to_wire(dialect, p) for p in artifact.parts]
+    body.update({"metadata": artifact.metadata} if artifact.metadata is not None else {})
+    body.update({"extensions": list(artifact.extensions)} if artifact.extensions else {})
+    return body
 
 
 def reply_of(task: Task) -> Message | None:
@@ -88,14 +110,14 @@ def task_to_wire(dialect: Dialect, task: Task, *, history_length: int | None = N
         status["timestamp"] = task.timestamp
     body: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
     if task.artifacts:
-        body["artifacts"] = [{"artifactId": a.artifact_id, **({"name": a.name} if a.name else {}),
-                              "parts": [part_to_wire(dialect, p) for p in a.parts]}
-                             for a in task.artifacts]
+        body["artifacts"] = [artifact_to_wire(dialect, a) for a in task.artifacts]
     history = task.history
     if history_length is not None:  # historyLength: the most recent N, 0 for none
         history = history[-history_length:] if history_length > 0 else ()
     if history:
         body["history"] = [message_to_wire(dialect, m) for m in history]
+    if task.metadata is not None:
+        body["metadata"] = task.metadata
     return _tag(dialect, "task", body)
 
 
@@ -103,22 +125,26 @@ def task_to_wire(dialect: Dialect, task: Task, *, history_length: int | None = N
 
 def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     part = obj(value, path)
+    return _content_from_wire(dialect, part, path)._replace(metadata=optional(part, "metadata", dict, path + "."))
+
+
+def _content_from_wire(dialect: Dialect, part: dict[str, Any], path: str) -> Part:
+    media_type = None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
     if "text" in part:
-        return Part(text=field(part, "text", str, path + "."), media_type=optional_str(part, "mediaType"))
+        return Part(text=field(part, "text", str, path + "."), media_type=media_type)
     if "data" in part:
         data = part["data"] if not dialect.kind else field(part, "data", dict, path + ".")
-        return Part(data=data, media_type=optional_str(part, "mediaType"))
+        return Part(data=data, media_type=media_type)
     if dialect.kind and "file" in part:  # 0.3
         file = obj(part["file"], path + ".file")
         raw = _base64(file["bytes"], path + ".file.bytes") if "bytes" in file else None
         link = None if raw is not None else field(file, "uri", str, path + ".file.")
         return Part(raw=raw, url=link, filename=optional_str(file, "name"),
-                    media_type=optional_str(file, "mimeType"))
+                    media_type=optional(file, "mimeType", str, path + ".file."))
     if "raw" in part or "url" in part:  # 1.0
         raw = _base64(part["raw"], path + ".raw") if "raw" in part else None
         link = None if raw is not None else field(part, "url", str, path + ".")
-        return Part(raw=raw, url=link, filename=optional_str(part, "filename"),
-                    media_type=optional_str(part, "mediaType"))
+        return Part(raw=raw, url=link, filename=optional_str(part, "filename"), media_type=media_type)
     raise WireError(f"{path} must have text, data or a file")
 
 
@@ -137,11 +163,12 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
     parts = field(source, "parts", list, path + ".")
     if not parts:
         raise WireError(f"{path}.parts must not be empty")
-    metadata = source.get("metadata") if isinstance(source.get("metadata"), dict) else None
     return Message(field(source, "messageId", str, path + "."), role,
                    tuple(part_from_wire(dialect, p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
                    field(source, "contextId", str, path + ".", default=None),
-                   field(source, "taskId", str, path + ".", default=None), metadata)
+                   field(source, "taskId", str, path + ".", default=None),
+                   optional(source, "metadata", dict, path + "."), optional_strings(source, "extensions", path + "."),
+                   optional_strings(source, "referenceTaskIds", path + "."))
 
 
 def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
@@ -157,7 +184,9 @@ def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
         artifacts.append(Artifact(field(artifact, "artifactId", str, where + "."),
                                   tuple(part_from_wire(dialect, p, f"{where}.parts[{j}]")
                                         for j, p in enumerate(parts)),
-                                  optional_str(artifact, "name")))
+                                  optional_str(artifact, "name"), optional(artifact, "description", str, where + "."),
+                                  optional(artifact, "metadata", dict, where + "."),
+                                  optional_strings(artifact, "extensions", where + ".")))
     note = asked = None
     if "message" in status and state is not TaskState.COMPLETED:
         said = message_from_wire(dialect, status["message"], path + ".status.message")
@@ -165,7 +194,8 @@ def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
         asked = next((p.data for p in said.parts if isinstance(p.data, dict)), None)
     return Task(field(source, "id", str, path + "."), (state,), tuple(artifacts), note,
                 field(source, "contextId", str, path + ".", default=None),
-                timestamp=optional_str(status, "timestamp"), status_data=asked)
+                timestamp=optional_str(status, "timestamp"), status_data=asked,
+                metadata=optional(source, "metadata", dict, path + "."))
 
 
 def reply_as_task(dialect: Dialect, value: Any) -> Task:
