@@ -1,7 +1,11 @@
 """The demo peers' Agent Cards, as JSON files a learner can open and edit: peers/cards/.
 
-Each file is in the essay's card format, the one the default run prints, plus each
-skill's `name` and `tags`, which the 0.3 and 1.0 cards also carry. Editing a file
+Each file is in the essay's card format, the one the default run prints, plus what only
+the 0.3 and 1.0 cards carry (A2A 1.0 section 4.4): each skill's `name`, `tags`,
+`examples` and `securityRequirements` (1.0's shape; 0.3 says `security`), the card's
+`provider` {organization, url}, `documentationUrl`, `iconUrl`, and its interface's
+`tenant` (1.0). A skill's `inputModes` and `outputModes` are what it takes and answers on
+A2A's wires; the essay's card states its own wire's (wire_essay.py). Editing a file
 changes the run: add a skill, change the auth scheme, move the endpoint (the trust gate
 then refuses billing: it was vetted at the old one). A mistake in a file is one line
 naming the file and each field that is wrong. A peer served somewhere else than the
