@@ -49,14 +49,14 @@ def skills_to_wire(card: AgentCard, version: str) -> list[dict[str, Any]]:
     card's defaults: what this skill takes and answers), its examples, and what it asks of
     a caller beyond the card (1.0 securityRequirements, 0.3 security)."""
     skills = []
-    for s in card.skills:
-        skill: dict[str, Any] = {"id": s.id, "name": s.name or s.id, "description": s.description,
-                                 "tags": list(s.tags), "inputModes": list(s.input_modes),
-                                 "outputModes": list(s.output_modes)}
-        if s.examples:
-            skill["examples"] = list(s.examples)
-        if s.security_requirements:
-            skill.update(_requirements(s.security_requirements, version))
+    for each in card.skills:
+        skill: dict[str, Any] = {"id": each.id, "name": each.name or each.id, "description": each.description,
+                                 "tags": list(each.tags), "inputModes": list(each.input_modes),
+                                 "outputModes": list(each.output_modes)}
+        if each.examples:
+            skill["examples"] = list(each.examples)
+        if each.security_requirements:
+            skill.update(_requirements(each.security_requirements, version))
         skills.append(skill)
     return skills
 
