@@ -3,10 +3,10 @@
 Spec: A2A 1.0 section 3.2.1 (SendMessageConfiguration.acceptedOutputModes: "the media
 types the client is prepared to accept"), 3.3.2 (ContentTypeNotSupportedError: a media
 type "implied for an artifact" the skill does not support) and a2a.proto's AgentSkill
-(a skill's modes override the card's defaults). A skill answers in its own output modes
-and in the card's defaults, which is what our 0.3 and 1.0 cards publish for each skill
-(they list no modes per skill). A caller that takes none of them is refused before any
-task exists, with -32005. Not here: reshaping an answer into another media type (a
+(a skill's modes override the card's defaults). A skill answers in its own output modes,
+which our 0.3 and 1.0 cards publish for each skill (from its card file), or, listing none,
+in the card's defaults. A caller that takes none of them is refused before any task
+exists, with -32005. Not here: reshaping an answer into another media type (a
 skill answers as it does; this only refuses the caller it cannot answer at all).
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ def refuse_unless_answerable(peer: Peer, message: Any, accepted: tuple[str, ...]
         skill = next(iter(peer.skills.values()))
     if skill is None:
         return
-    answers = tuple(dict.fromkeys((*skill.card.output_modes, *DEFAULT_OUTPUT_MODES)))
+    answers = skill.card.output_modes or DEFAULT_OUTPUT_MODES
     if not any(within(mode, wanted) for mode in answers for wanted in accepted):
         raise ContentTypeNotSupported(f"skill {skill.card.id[:60]!r} answers in {list(answers)}; the "
                                       f"acceptedOutputModes {[mode[:60] for mode in accepted[:10]]} "

@@ -170,7 +170,11 @@ def test_each_wire_serves_its_own_card():
     assert v1["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
     assert v1["securityRequirements"] == [{"schemes": {"bearer": {"list": []}}}]
     assert v1["skills"][0] == {"id": "process_refund", "name": "Process refund",
-                               "description": "Issue a refund for an order", "tags": ["billing", "refunds"]}
+                               "description": "Issue a refund for an order", "tags": ["billing", "refunds"],
+                               "inputModes": ["application/json", "text/plain"],
+                               "outputModes": ["text/plain", "application/json"]}, "the modes its card file gives"
+    assert v03["skills"][0] == v1["skills"][0]
+    assert essay["skills"][0]["outputModes"] == ["application/json"], "the essay's card, as the essay prints it"
     assert "url" not in v1 and "protocolVersion" not in v1
     assert (v03["url"], v03["preferredTransport"], v03["protocolVersion"]) == (ENDPOINT, "JSONRPC", "0.3.0")
     assert v03["security"] == [{"bearer": []}]

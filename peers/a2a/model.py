@@ -194,6 +194,17 @@ class AgentSkill(NamedTuple):
     tags: tuple[str, ...] = ()
     input_schema: dict[str, Any] | None = None  # the input it takes, as JSON Schema (schema.py)
     results: dict[str, str] | None = None  # task state it may end in -> what that means (seed 000)
+    examples: tuple[str, ...] = ()  # sample requests a caller might send it (spec: AgentSkill.examples)
+    # What this skill asks of a caller beyond the card's own requirement: each entry one way
+    # in, scheme name -> the scopes it needs (1.0 securityRequirements, 0.3 security).
+    security_requirements: tuple[dict[str, tuple[str, ...]], ...] = ()
+
+
+class AgentProvider(NamedTuple):
+    """Who runs the agent (spec: AgentProvider): both fields are required when given."""
+
+    organization: str
+    url: str
 
 
 class SecurityScheme(NamedTuple):
@@ -231,6 +242,10 @@ class AgentCard(NamedTuple):
     # Which of them a caller must present: each entry one way in (all the schemes it names);
     # empty: any one declared scheme.
     security_requirements: tuple[tuple[str, ...], ...] = ()
+    provider: AgentProvider | None = None
+    documentation_url: str = ""
+    icon_url: str = ""
+    tenant: str = ""  # 1.0: the tenant its interface names, which a caller echoes in each request
 
     @property
     def extensions(self) -> tuple[str, ...]:

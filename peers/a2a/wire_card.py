@@ -44,9 +44,41 @@ def card_schema(required: list[str], where: dict[str, Any]) -> dict[str, Any]:
                            "skills": {"type": "array", "items": skill}, **where}}
 
 
-def skills_to_wire(card: AgentCard) -> list[dict[str, Any]]:
-    return [{"id": s.id, "name": s.name or s.id, "description": s.description,
-             "tags": list(s.tags)} for s in card.skills]
+def skills_to_wire(card: AgentCard, version: str) -> list[dict[str, Any]]:
+    """Each skill as `version` ("1.0" or "0.3") spells it: its own modes (which override the
+    card's defaults: what this skill takes and answers), its examples, and what it asks of
+    a caller beyond the card (1.0 securityRequirements, 0.3 security)."""
+    skills = []
+    for each in card.skills:
+        skill: dict[str, Any] = {"id": each.id, "name": each.name or each.id, "description": each.description,
+                                 "tags": list(each.tags), "inputModes": list(each.input_modes),
+                                 "outputModes": list(each.output_modes)}
+        if each.examples:
+            skill["examples"] = list(each.examples)
+        if each.security_requirements:
+            skill.update(_requirements(each.security_requirements, version))
+        skills.append(skill)
+    return skills
+
+
+def _requirements(required: tuple[dict[str, tuple[str, ...]], ...], version: str) -> dict[str, Any]:
+    if version == "1.0":
+        return {"securityRequirements": [{"schemes": {name: {"list": list(scopes)} for name, scopes in each.items()}}
+                                         for each in required]}
+    return {"security": [{name: list(scopes) for name, scopes in each.items()} for each in required]}
+
+
+def about_to_wire(card: AgentCard) -> dict[str, Any]:
+    """Who runs the agent and where its documentation and icon are, as both versions spell
+    them; each left out when the card has none."""
+    about: dict[str, Any] = {}
+    if card.provider:
+        about["provider"] = {"organization": card.provider.organization, "url": card.provider.url}
+    if card.documentation_url:
+        about["documentationUrl"] = card.documentation_url
+    if card.icon_url:
+        about["iconUrl"] = card.icon_url
+    return about
 
 
 def capabilities_to_wire(card: AgentCard) -> dict[str, Any]:

@@ -45,12 +45,19 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "description": card.description,
         "url": card.url,
         "version": card.version,
-        "skills": [{"id": s.id, "description": s.description,
-                    "inputModes": list(s.input_modes), "outputModes": list(s.output_modes)}
-                   for s in card.skills],
+        "skills": [{"id": s.id, "description": s.description, **essay_modes(s)} for s in card.skills],
         "capabilities": {"streaming": False},  # tasks/send has no streaming twin: never here
         "authentication": {"schemes": list(card.auth_schemes)},
     }
+
+
+def essay_modes(skill: AgentSkill) -> dict[str, list[str]]:
+    """A skill's modes as the essay's wire carries them, whatever its parts are on A2A's:
+    tasks/send "takes JSON in and hands JSON back" (the essay), its `input` a JSON value and
+    its answer a JSON task, as its capabilities never stream. A skill that takes no JSON
+    keeps its own modes, so a caller sees it cannot be sent one on this wire."""
+    taken = [mode for mode in skill.input_modes if mode == "application/json"] or list(skill.input_modes)
+    return {"inputModes": taken, "outputModes": ["application/json"]}
 
 
 def card_from_wire(document: Any) -> AgentCard:

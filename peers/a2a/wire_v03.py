@@ -50,7 +50,8 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
-        "skills": cards.skills_to_wire(card),
+        "skills": cards.skills_to_wire(card, "0.3"),
+        **cards.about_to_wire(card),
     }
     document.update(cards.security_to_wire(card, "0.3"))
     if card.extended_card:

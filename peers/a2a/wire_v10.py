@@ -55,12 +55,14 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "version": card.version,
         # A peer serves every binding of the table at its endpoint (peers/app.py), JSON-RPC
         # for both versions' methods (peers/methods.py): say so, in the table's order of preference.
-        "supportedInterfaces": [{"url": card.url, "protocolBinding": row.name, "protocolVersion": version}
+        "supportedInterfaces": [{"url": card.url, "protocolBinding": row.name, "protocolVersion": version,
+                                 **({"tenant": card.tenant} if card.tenant else {})}
                                 for row in BINDINGS for version in row.listed],
         "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
-        "skills": cards.skills_to_wire(card),
+        "skills": cards.skills_to_wire(card, "1.0"),
+        **cards.about_to_wire(card),
     }
     document.update(cards.security_to_wire(card, "1.0"))
     return document
