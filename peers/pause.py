@@ -27,7 +27,8 @@ import json
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import PermissionDenied
-from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
+from peers.a2a.fields import instant
+from peers.a2a.model import PAUSED, Message, Task, TaskState
 from transports.jsonrpc import InvalidParams
 
 

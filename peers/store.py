@@ -1,7 +1,6 @@
 """Where a peer keeps its tasks, and the ledger of what it has done.
 
-Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004 asks for duplicate
-delivery to be harmless. So:
+Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004: duplicate delivery is harmless. So:
 - bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the
   oldest task of the caller holding the most is forgotten ("not found" then, as the spec
   allows): a caller's own tasks make room for it, so none pushes out another's (a share
@@ -28,7 +27,8 @@ from collections import Counter, OrderedDict
 from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
-from peers.a2a.model import PAUSED, Message, Task, TaskState, instant
+from peers.a2a.fields import instant
+from peers.a2a.model import PAUSED, Message, Task, TaskState
 from peers.changes import Changes
 from peers.pages import Pages
 from transports.jsonrpc import InvalidParams

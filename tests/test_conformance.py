@@ -8,7 +8,7 @@ import pytest
 
 from peers import billing
 from peers.a2a import wire_v10
-from peers.a2a.model import instant
+from peers.a2a.fields import instant
 from peers import conformance
 from peers.a2a.stream import fold
 from peers.app import PeerApp

@@ -14,7 +14,6 @@ peer passed through is recorded as it happens, in order.
 """
 
 import json
-import time
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -155,24 +154,6 @@ class TaskPage(NamedTuple):
     tasks: list[Task]
     next_page_token: str
     total_size: int
-
-
-def instant(timestamp: str | None) -> str | None:
-    """An RFC 3339 UTC timestamp ("2026-11-30T12:00:00.5Z") in a form that sorts as text
-    in time order (the fraction padded to nine digits), or None if it is not one."""
-    if not isinstance(timestamp, str) or len(timestamp) > 40 or not timestamp.endswith("Z"):
-        return None
-    whole, dot, fraction = timestamp[:-1].partition(".")
-    digits = whole.replace("-", "").replace("T", "").replace(":", "")
-    shape = len(whole) == 19 and whole[4] + whole[7] + whole[10] + whole[13] + whole[16] == "--T::"
-    if not (shape and digits.isascii() and digits.isdigit() and len(digits) == 14
-            and len(fraction) <= 9 and (not dot or (fraction.isascii() and fraction.isdigit()))):
-        return None
-    try:  # the shape is right; the month, day and time must be real too
-        time.strptime(whole, "%Y-%m-%dT%H:%M:%S")
-    except ValueError:
-        return None
-    return f"{whole}.{fraction:0<9}"
 
 
 class PushConfig(NamedTuple):

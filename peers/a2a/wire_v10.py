@@ -18,7 +18,8 @@ from peers.a2a import wire_stream as streamed
 from peers.a2a.bindings import BINDINGS
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, strings, url
-from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskPage, TaskState, instant
+from peers.a2a.fields import instant
+from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskPage, TaskState
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
