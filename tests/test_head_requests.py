@@ -77,7 +77,7 @@ def head_then_get(address, path, headers=None):
 
 
 def live_task(wire):
-    """A refund that takes the slow peer two seconds, answered at once (returnImmediately): its id."""
+    """A refund that takes the slow peer a second, answered at once (returnImmediately): its id."""
     sent = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]},
             "configuration": {"returnImmediately": True}}
     wire.sock.sendall(frame("POST", "/a2a/message:send", body=json.dumps(sent).encode()))
@@ -92,7 +92,7 @@ def without_date(headers):
 
 @pytest.fixture
 def peer():
-    app = PeerApp(billing.billing_agent(slow=2.0), by_name("1.0"), token=TOKEN)
+    app = PeerApp(billing.billing_agent(slow=1.0), by_name("1.0"), token=TOKEN)
     with serving(app, idle_timeout=5.0) as server:
         yield server.server_address[:2]
 

@@ -24,7 +24,7 @@ from peers.support.calling import http_json
 
 TOKEN = "t0k"
 AUTH = f"A2A-Version: 1.0\r\nAuthorization: Bearer {TOKEN}\r\n"
-SLOW = 2.0  # seconds the refund takes: the task stays live (WORKING) through each test
+SLOW = 1.0  # seconds the refund takes: the task stays live (WORKING) through each test
 
 
 def request(verb, path, body=b"", extra=""):
