@@ -26,7 +26,8 @@ WEIGHTS = {"test_readme": 12, "test_live_page_in_chromium": 11, "test_resource_a
            "test_hostile_peers": 6, "test_durable": 5, "test_diagrams_say_what_the_terminal_says": 5,
            "test_stream_resume": 4, "test_streaming": 4, "test_cli_edges": 4, "test_frame_summaries": 3,
            "test_connection_cap": 3, "test_auth_client": 3, "test_live_page_server": 3, "test_serving_edges": 3,
-           "test_rest_routes": 4, "test_head_requests": 1, "test_served_cards": 5, "test_rest_server": 2, "test_hostile_replies": 2,
+           "test_rest_routes": 4, "test_head_requests": 1, "test_served_cards": 5, "test_rest_server": 2,
+           "test_hostile_replies": 2,
            "test_learner_tools": 2, "test_live_page_any_agent": 2}
 DEFAULT = 1.0
 COUNTED = ("passed", "failed", "skipped", "errors", "error")
