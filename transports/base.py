@@ -36,6 +36,18 @@ def request(method: str, url: str, headers: dict[str, str], body: bytes = b"") -
     return HttpRequest(method, url, lowered, body)
 
 
+class ClientRequest(NamedTuple):
+    """A request as a client writes it, to hand to a transport's `send`: its headers as
+    written (the transport lower-cases them for the app), and the `binding` its sender
+    names (see Transport). A value, so a protocol binding can make one without sending it."""
+
+    method: str  # "GET" or "POST"
+    url: str
+    headers: dict[str, str]
+    body: bytes = b""
+    binding: str | None = None
+
+
 class HttpResponse(NamedTuple):
     status: int
     headers: dict[str, str]
@@ -118,6 +130,16 @@ class Transport(Protocol):
                binding: str | None = None) -> HttpResponse:
         """`post`; but a 200 reply of Content-Type text/event-stream has as its `body` an
         iterator of the bytes as they arrive (closing it hangs up), not bytes."""
+
+
+def send(transport: Transport, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
+    """`request` by whichever of the transport's calls it needs: `get`, `post`, or, when the
+    answer may be a stream, `stream`. A transport that wraps another (the printer, our
+    credential) has a `send` of its own and passes each request on through this."""
+    if request.method == "GET":
+        return transport.get(request.url, request.headers, binding=request.binding)
+    sending = transport.stream if stream else transport.post
+    return sending(request.url, request.body, request.headers, binding=request.binding)
 
 
 class Url(NamedTuple):

@@ -5,7 +5,7 @@ Card. The printer is the only code that prints frames, and it prints the bytes t
 actually crossed, never a re-encoding. Everything a peer controls is escaped first, so
 a card or artifact cannot move the learner's cursor or recolour their terminal, and
 credentials are masked (masking.py) before a frame is printed or recorded. Modelled on the MCP SDK's
-recording transport: it implements the same two methods as the transport it wraps.
+recording transport: it implements the calls of the transport it wraps, and `send`, which takes a request as a value.
 
 Behaviour changes through documented hooks, as http.server's do: `before_send(frame)` runs after a
 request is shown and before it leaves (--step and --break pause there; it may raise `StopRun`), each
@@ -30,7 +30,7 @@ from itertools import count
 from typing import Callable, Iterator, NamedTuple
 
 from transports import sse
-from transports.base import Body, HttpResponse, Transport, hang_up, header, parse_url
+from transports.base import Body, ClientRequest, HttpResponse, Transport, hang_up, header, parse_url, send
 from transports.masking import (FORM, is_secret_header, mask, mask_body, mask_held,  # noqa: F401 - for callers
                                 masked)
 
@@ -104,20 +104,23 @@ class FramePrinter:
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        return self._send(self.inner.post, url, body, headers, binding)
+        return self.send(ClientRequest("POST", url, headers, body, binding))
 
     def stream(self, url: str, body: bytes, headers: dict[str, str], *,
                binding: str | None = None) -> HttpResponse:
         """`post`, for a reply that may come as a stream: each event is shown on its own
         line as it arrives; the whole stream is recorded as one frame when it ends."""
-        return self._send(self.inner.stream, url, body, headers, binding)
+        return self.send(ClientRequest("POST", url, headers, body, binding), stream=True)
 
-    def _send(self, send: Callable[..., HttpResponse], url: str, body: bytes,
-              headers: dict[str, str], binding: str | None) -> HttpResponse:
-        sent, rest = self._record("-->", "POST", url, headers, body, binding=binding), named_by_path(headers)
-        self._show(f"--> {f'POST {_target(url)} ' if rest else ''}{_text(body, held=self.held)}", sent)
+    def send(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
+        """One request, shown and recorded as it leaves, and its answer as it comes back."""
+        if request.method == "GET":  # a card, or an operation HTTP+JSON names by its path
+            return self.get(request.url, request.headers, binding=request.binding)
+        sent = self._record("-->", "POST", request.url, request.headers, request.body, binding=request.binding)
+        self._show(self._request_line(request), sent)
         self.before_send(sent)
-        response = send(url, body, headers, binding=binding)
+        response = send(self.inner, request, stream=stream)
+        url, rest = request.url, named_by_path(request.headers)
         if response.status == 200 and sse.is_stream(response.header("Content-Type")):
             if not isinstance(response.body, bytes):
                 return response._replace(body=self._events(url, response, sent, rest))
@@ -128,6 +131,12 @@ class FramePrinter:
         status = f"{response.status} " if rest else "" if response.status == 200 else f"HTTP {response.status} "
         self._show(f"<-- {status}{_text(response.body, held=self.held)}".rstrip(), got)
         return response
+
+    def _request_line(self, request: ClientRequest) -> str:
+        """A request as it is shown: a JSON-RPC frame as its bytes alone; a request naming its
+        operation by its path (HTTP+JSON), its verb and path first."""
+        named = f"POST {_target(request.url)} " if named_by_path(request.headers) else ""
+        return f"--> {named}{_text(request.body, held=self.held)}"
 
     def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
         # What the lines are shown with until the stream ends and its whole frame is recorded.
