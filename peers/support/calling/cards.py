@@ -19,7 +19,7 @@ them is `Unspeakable`, naming what it offers, never called malformed. Not here: 
 allowlist's verdict (config.py, and the trust gate in the story); gRPC.
 """
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol
 
 from peers.a2a import bindings
 from peers.a2a.model import AgentCard, clip
@@ -28,7 +28,7 @@ from peers.a2a.security_schemes import BEARER, kind_of
 from peers.a2a.wire_format import WireFormat
 from peers.support.calling.config import token_for
 from transports import jsonrpc, sse
-from transports.base import Transport
+from transports.base import ClientRequest, HttpResponse
 from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
 
@@ -49,11 +49,13 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
             speaks to that interface, and where its requests go. Spec 8.3.2 rule 4: every
             request names the interface's tenant, each binding in its own place."""
 
-        def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
-                 request_id: int, stream: bool = False) -> Any:
+        def request(self, url: str, method: str, params: Any, headers: dict[str, str],
+                    request_id: int) -> "tuple[ClientRequest, Callable[[HttpResponse, bool], Any]]":
             """`method` (the wire's JSON-RPC name for an operation) with `params` (its request,
-            as the wire spells it) at the interface `url`: the result, as JSON-RPC's `result`
-            would hold it; for a stream, an iterator of them as they arrive. Raises PeerError."""
+            as the wire spells it) at the interface `url`, as a request to send (sans-IO: the
+            binding sends nothing), and how to read its answer: `read(response, attached)` is
+            the result, as JSON-RPC's `result` would hold it (for a stream, an iterator of them
+            as they arrive), or raises PeerError; `attached`: whether a credential went with it."""
 
 
 class Unspeakable(PeerError):
@@ -105,19 +107,21 @@ class JsonRpc:
         """The one endpoint is the interface's URL; a tenant rides in each request's params."""
         return (JsonRpc(tenant) if tenant else self), url
 
-    def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
-             request_id: int, stream: bool = False) -> Any:
+    def request(self, url: str, method: str, params: Any, headers: dict[str, str],
+                request_id: int) -> "tuple[ClientRequest, Callable[[HttpResponse, bool], Any]]":
         if self.tenant:  # a field of every 1.0 request message (a2a.proto, first): the card's value, exactly
             params = {"tenant": self.tenant, **{key: value for key, value in (params or {}).items()
                                                 if key != "tenant"}}
-        frame = jsonrpc.encode_request(request_id, method, params)
         headers = {"Content-Type": "application/json", **headers}
-        response = (transport.stream if stream else transport.post)(url, frame, headers, binding=self.NAME)
-        if response.status != 200:
-            raise refused(response.status, headers, url, sent_by(transport))
-        if sse.is_stream(response.header("Content-Type")):
-            return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
-        return jsonrpc.decode_response(response.body, request_id)
+        sent = ClientRequest("POST", url, headers, jsonrpc.encode_request(request_id, method, params), self.NAME)
+
+        def read(response: HttpResponse, attached: bool = False) -> Any:
+            if response.status != 200:
+                raise refused(response.status, headers, url, attached)
+            if sse.is_stream(response.header("Content-Type")):
+                return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
+            return jsonrpc.decode_response(response.body, request_id)
+        return sent, read
 
 
 BINDING = JsonRpc()
@@ -125,16 +129,10 @@ BINDING = JsonRpc()
 
 def refused(status: int, headers: dict[str, str], url: str, attached: bool = False) -> HttpRefusal:
     """An HTTP error with no A2A answer in it, saying whether a credential went with it: in
-    `headers`, or `attached` by the transport itself (credentialed.py)."""
+    `headers`, or `attached` by the transport that sent it (transports/credentialed.py)."""
     sent = attached or any(is_secret_header(name) for name in headers)
     return HttpRefusal(status, credentials_sent=sent,
                        hint="" if sent else f"give the support agent a credential for {url} with --credentials")
-
-
-def sent_by(transport: Transport) -> bool:
-    """Whether `transport` itself attached a credential to the request it last sent: ours
-    does (credentialed.py, `attached`); a bare transport sends only the headers it is given."""
-    return bool(getattr(transport, "attached", False))
 
 
 def only_bearer(card: AgentCard) -> bool:

@@ -17,15 +17,15 @@ the support agent deletes nothing), gRPC, and A2A 0.3's REST paths (/v1/...).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import quote, urlencode
 
 from peers.a2a import wire_v10
 from peers.a2a.errors import A2AErrorCode
 from peers.a2a.routes import PLACEHOLDER, ROUTES, in_query, pattern
-from peers.support.calling.cards import HTTP_JSON, refused, sent_by
+from peers.support.calling.cards import HTTP_JSON, refused
 from transports import sse
-from transports.base import Transport
+from transports.base import ClientRequest, HttpResponse
 from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
 from transports.errors import PERMISSION_DENIED_CODE, ProtocolViolation, RemoteError, TransportError
 from transports.jsonrpc import ErrorCode
@@ -78,20 +78,19 @@ class HttpJson:
         """1.0 section 11: a tenant is the first segment of every path, after the interface's URL."""
         return self, (url.rstrip("/") + "/" + quote(tenant, safe="") if tenant else url)
 
-    def call(self, transport: Transport, url: str, method: str, params: Any, headers: dict[str, str], *,
-             request_id: int, stream: bool = False) -> Any:
+    def request(self, url: str, method: str, params: Any, headers: dict[str, str],
+                request_id: int) -> "tuple[ClientRequest, Callable[[HttpResponse, bool], Any]]":
         verb, path, body = request_for(method, params)
-        target = url.rstrip("/") + path
         headers = {"Accept": MEDIA_TYPE, **({"Content-Type": MEDIA_TYPE} if verb == "POST" else {}), **headers}
-        if verb == "GET":
-            response = transport.get(target, headers, binding=self.NAME)
-        else:
-            response = (transport.stream if stream else transport.post)(target, body, headers, binding=self.NAME)
-        if not 200 <= response.status < 300:
-            raise error_of(response.status, response.body, headers, url, sent_by(transport))
-        if sse.is_stream(response.header("Content-Type")):
-            return sse.events(response.body, event_of)
-        return _json(response.body, "the answer")
+        sent = ClientRequest(verb, url.rstrip("/") + path, headers, body, self.NAME)
+
+        def read(response: HttpResponse, attached: bool = False) -> Any:
+            if not 200 <= response.status < 300:
+                raise error_of(response.status, response.body, headers, url, attached)
+            if sse.is_stream(response.header("Content-Type")):
+                return sse.events(response.body, event_of)
+            return _json(response.body, "the answer")
+        return sent, read
 
 
 BINDING = HttpJson()

@@ -23,7 +23,7 @@ class LegacyCardPath:
 
     def __init__(self, inner: Transport, warn: Callable[[str], None] = lambda line: None) -> None:
         self.inner, self.warn, self.label = inner, warn, inner.label
-        self.post, self.stream = inner.post, inner.stream  # a card is fetched; everything else is the printer's
+        self.post, self.stream, self.send = inner.post, inner.stream, inner.send  # all but a card: the printer's
 
     def get(self, url: str, headers: dict[str, str], **how: Any) -> HttpResponse:
         response = self.inner.get(url, headers, **how)

@@ -72,7 +72,8 @@ def lookup_order(story: Steps, order_id: str) -> float:
     JSON-RPC through the run's printer, its ids the run's: no credential of ours goes to
     our own tool, and no card or trust gate stands before it."""
     def call(method: str, params: dict) -> object:
-        return JSON_RPC.call(story.printer, TOOLS_URL, method, params, HEADERS, request_id=story.request_id())
+        request, read = JSON_RPC.request(TOOLS_URL, method, params, HEADERS, story.request_id())
+        return read(story.printer.send(request))
     call("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
                         "clientInfo": {"name": "support-agent", "version": "1.0.0"}})
     story.printer.post(TOOLS_URL, jsonrpc.encode_notification("notifications/initialized"),
