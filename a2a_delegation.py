@@ -25,22 +25,18 @@ if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, n
     sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
                    file=sys.stderr) or 2)
 from itertools import count
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task
-from peers.support.calling import card_reading, cards, config, credentialed, follow, replies  # our side's calls
-from peers.support.calling.contact import Contact
-from peers.support.calling.outcomes import Outcome, Variant, Verdict, as_data
+from peers.support.calling import card_reading, cards, config, follow, keyring, replies, story_steps  # our side
+from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, as_data
 from peers.support.output import Kind
 from transports import base, errors, inprocess  # moving frames, and what can go wrong doing it
 from transports.printer import FramePrinter, escape
 
-if TYPE_CHECKING:  # the steps a lesson is told with: loaded only when one is (steps() below)
-    from peers.support.calling.story_steps import Steps
-
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
-SKILL, PAYLOAD = "process_refund", {"order_id": "ORD-3300", "amount": 180.0}
+SKILL, PAYLOAD, JSON = "process_refund", {"order_id": "ORD-3300", "amount": 180.0}, "application/json"
 
 
 # -- 1. the registry: where peers live ----------------------------------------------------
@@ -65,7 +61,7 @@ class SupportAgent:
         self.fetched: dict[str, cards.FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
         self.transport = transport  # 2. cards are fetched through it (the printer: every frame is shown)
         # 4. and frames sent, each with the credential our store holds for where it goes
-        self.calls = credentialed.Credentialed(transport, credentials, self.fetched, say, verbose=verbose)
+        self.keyring = keyring.Keyring(transport, credentials, self.fetched, say, verbose=verbose)
         self.allowlist = allowlist  # 3. the trust gate reads it
         self.credentials = credentials  # 4. endpoint -> bearer token, or more (held.py): never a card's
         self.say, self.warn = say, lambda line: say(line, Kind.WARNING)
@@ -134,26 +130,22 @@ class SupportAgent:
                 **metadata: Any) -> Outcome:
         """Essay: Delegation over JSON-RPC. The card must say this agent takes what we would
         send; then the handoff goes (tasks/send) and what its task became is reported."""
-        card, verdict = contact.card, contact.verdict
-        problem = cards.refusal(card, skill, payload, unheld=self.lacks(card))  # what its card says it takes
-        problem = problem or cards.smuggled(payload, metadata, self.credentials)  # seed 004: never a credential
-        if problem:
-            return self.failed(card.name, verdict, f"not sent: {problem}", refused=True)
-        part = Part(data=payload, media_type="application/json")
-        message = self.message(part, context_id=context_id, metadata={"skillId": skill, **metadata})  # + an envelope
+        if problem := self.unsendable(contact.card, skill, payload, metadata):  # its card's terms; no credential
+            return self.failed(contact.name, contact.verdict, f"not sent: {problem}", refused=True)
+        message = self.message(Part(data=payload, media_type=JSON), context_id=context_id, metadata={"skillId": skill, **metadata})
         try:
             task = self.delegate(contact, message)
         except errors.PeerError as failure:
-            return self.failed(card.name, verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
+            return self.failed(contact.name, contact.verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
                                failure, sent=message)
+        self.delegated_to.append(contact)  # the closing says which method each was sent with
         self.report(contact, task)
-        return Outcome(card.name, verdict, task, sent=message)
+        return Outcome(contact.name, contact.verdict, task, sent=message)
 
     def delegate(self, contact: Contact, message: Message, scope: str | None = None) -> Task:
         """Essay: Delegation over JSON-RPC. The one way a message goes to a peer: tasks/send
         (or its wire's send); the reply is a task, not a value, followed to its end as the
         flags ask and the card allows (peers/support/calling/follow.py). Raises PeerError."""
-        self.delegated_to.append(contact)
         way = follow.way_to_follow(contact.card, contact.wire, self.following, self.warn)  # as flags ask, card allows
         with follow.listening(way.pushed) as webhook:  # --push: our webhook, for this delegation only
             params = contact.wire.send_params(message, way.at_once, webhook and webhook.config)
@@ -166,10 +158,17 @@ class SupportAgent:
              stream: bool = False) -> Any:
         """One request, one response (a stream: one per event, as each arrives), by the binding
         its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/calling/cards.py);
-        our credential goes with it (credentialed.py), the one issued for `scope` if a peer asked."""
-        transport = self.calls.toward(contact.card.url, scope)
-        return contact.binding.call(transport, contact.card.url, method, params, contact.wire.HEADERS,
-                                    request_id=next(self.request_ids), stream=stream)
+        our credential goes with it (keyring.py), the one issued for `scope` if a peer asked."""
+        request, read = contact.binding.request(contact.url, method, params, contact.wire.HEADERS, next(self.request_ids))
+        transport = self.keyring.toward(contact.url, scope)  # the printer, our credential added to each request
+        return read(transport.send(request, stream=stream), transport.attached)
+
+    def unsendable(self, card: AgentCard, skill: str, payload: Any, metadata: dict[str, Any]) -> str | None:
+        """Why `payload` must not go to this agent, or None: what its card says it takes (the
+        skill, the modes, the input contract, a credential of ours for its scheme), and seed
+        004: what we send never carries a credential, in the payload or the envelope."""
+        return cards.refusal(card, skill, payload, unheld=self.lacks(card)) or cards.smuggled(payload, metadata,
+                                                                                             self.credentials)
 
     def lacks(self, card: AgentCard) -> str | None:
         """Why our store holds no credential the card asks for, saying what would do; or None."""
@@ -184,12 +183,8 @@ class SupportAgent:
     def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
         """One peer's whole turn in the essay's run: discover, then gate, then delegate."""
         found = self.find(card_url)  # 2. its card, or why it could not be had
-        if isinstance(found, Outcome):
-            return found
-        contact = self.gate(found)  # 3. a contact, or the refusal: a refused peer gets no frame
-        if isinstance(contact, Outcome):
-            return contact
-        return self.handoff(contact, skill, payload)  # 4. the handoff, and what its task became
+        contact = self.gate(found) if isinstance(found, AgentCard) else found  # 3. a refused peer gets no frame
+        return self.handoff(contact, skill, payload) if isinstance(contact, Contact) else contact  # 4. its task
 
     def find(self, card_url: str) -> AgentCard | Outcome:
         """Step 2, with its failure as an outcome: the card, or why it could not be had."""
@@ -205,10 +200,8 @@ class SupportAgent:
                            context_id: str | None = None, **metadata: Any) -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
-        contact = self.gate(card)
-        if isinstance(contact, Outcome):
-            return contact
-        return self.handoff(contact, skill, payload, context_id, **metadata)
+        contact = self.gate(card)  # a contact, or the refusal: a refused peer gets no frame
+        return self.handoff(contact, skill, payload, context_id, **metadata) if isinstance(contact, Contact) else contact
 
     # -- 5. refuse: no frame goes to an unvetted peer --------------------------------------
     def refuse(self, card: AgentCard) -> Outcome:
@@ -250,11 +243,10 @@ class SupportAgent:
         return Outcome(peer, verdict, error=error, failure=failure, sent=sent)
 
     # -- the steps, as the stories beyond the essay's take them -----------------------------
-    def steps(self) -> "Steps":
+    def steps(self) -> story_steps.Steps:
         """This agent's steps as values (peers/support/calling/contact.py): a lesson, the page's one
         operation and a model's run are told with them, and never reach into the agent."""
-        from peers.support.calling.story_steps import Steps
-        return Steps(say=self.say, label=self.transport.label, find=self.find, discover=self.discover,
+        return story_steps.Steps(say=self.say, label=self.transport.label, find=self.find, discover=self.discover,
                      fetched=lambda card: self.fetched[card.url], gate=self.gate, lacks=self.lacks,
                      delegate=self.gate_then_delegate, handoff=self.handoff, send=self.delegate, call=self.call,
                      report=self.report, failed=self.failed, message=self.message, vetting=self.vetting,
@@ -265,7 +257,7 @@ class SupportAgent:
         changes neither (vetting() gives the steps of an agent that holds more)."""
         return tuple(self.allowlist), dict(self.credentials)
 
-    def vetting(self, entries: list[config.AllowEntry] = (), credentials: dict[str, Any] | None = None) -> "Steps":
+    def vetting(self, entries: list[config.AllowEntry] = (), credentials: dict[str, Any] | None = None) -> story_steps.Steps:
         """The steps of an agent like this one whose allowlist also vets `entries` (one naming a
         peer already vetted replaces its line: a key pinned, say) and whose store also holds
         `credentials`, for a story that is given them as it runs; this agent is left as it is."""
@@ -274,26 +266,31 @@ class SupportAgent:
         named = {(entry.name, entry.endpoint) for entry in entries}
         again.allowlist = [e for e in self.allowlist if (e.name, e.endpoint) not in named] + list(entries)
         again.credentials = {**self.credentials, **(credentials or {})}
-        again.calls = credentialed.Credentialed(self.transport, again.credentials, self.fetched, self.say,
-                                                verbose=self.calls.verbose)
+        again.keyring = keyring.Keyring(self.transport, again.credentials, self.fetched, self.say,
+                                        verbose=self.keyring.verbose)
         return again.steps()
 
 
 # -- 6. MCP vertical, A2A horizontal -------------------------------------------------------
 
-CLOSING = """
+def close(agent: SupportAgent) -> None:
+    """Essay: the closing comparison, naming the method each handoff was sent with; then,
+    after the essay's lines and never among them, what the essay's wire simplifies."""
+    sent_with = sorted({contact.wire.SEND_METHOD for contact in agent.delegated_to})
+    agent.say("""
 Discovering a peer is not trusting it. Any result from outside the allowlist is
 tagged UNTRUSTED. The deep treatment (injection via a delegated result, the lethal
 trifecta) is Part 16.
 
   MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
   A2A (this part): agent -> AGENT    (horizontal) agent-card / {send} + a task lifecycle
-  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers."""
-# After the essay's lines, never among them: what the essay's wire simplifies, and where the real one is.
-SIMPLIFIED = """
+  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers.""".format(
+        send=" / ".join(sent_with).replace("/", "-") or "tasks-send"), Kind.BANNER)
+    if sent_with in ([], ["tasks/send"]):  # the essay's wire spoke (or would have): say it is not A2A's
+        agent.say("""
   The essay's tasks/send {skill, input} is a teaching simplification, not A2A 1.0's wire:
   `python3 a2a_delegation.py --wire 1.0` shows real A2A 1.0 (SendMessage, a Message of
-  parts); add --stream to watch its task's events stream in as they happen."""
+  parts); add --stream to watch its task's events stream in as they happen.""", Kind.BANNER)
 
 
 # -- the whole story, over any transport ----------------------------------------------------
@@ -308,10 +305,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
         outcomes.append(agent.handle(card_url, SKILL, PAYLOAD))
     for name in sorted(agent.allow_untrusted - {outcome.peer for outcome in outcomes}):
         agent.say(f"--allow-untrusted {name!r} named no peer found in the registry", Kind.WARNING)
-    sent_with = sorted({contact.wire.SEND_METHOD for contact in agent.delegated_to})
-    agent.say(CLOSING.format(send=" / ".join(sent_with).replace("/", "-") or "tasks-send"), Kind.BANNER)
-    if sent_with in ([], ["tasks/send"]):  # the essay's wire spoke (or would have): say it is not A2A's
-        agent.say(SIMPLIFIED, Kind.BANNER)
+    close(agent)  # 6.
     return outcomes
 
 
@@ -325,16 +319,14 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
     for each run."""
     from peers import demo  # the other teams' peers, played in this process for the demo
     from peers.support.cli.session import Session
-    session = Session.begin(sys.argv[1:] if argv is None else argv, demo, read_registry, main, watch)
-    if isinstance(session, int):  # serve, web, --list-scenarios, --replay, or a mistake said: done
-        return session
+    if isinstance(session := Session.begin(argv, demo, read_registry, main, watch), int):  # over already:
+        return session  # its exit status (serve, web, --list-scenarios, --replay, or a mistake said)
     # Part 12's shim: the peers in this process; --transport http serves the same apps on 127.0.0.1 instead
     with session.over_http(inprocess.InProcessTransport(session.apps, timeout=session.settings.timeout)) as transport:
         printer = FramePrinter(transport, session.console.frame, verbose=session.settings.verbose, held=session.held)
         agent = SupportAgent(session.listening(printer), session.allowlist, session.credentials, **session.options())
-        story = session.story or run  # a lesson's, a model's, the page's one operation; else the essay's
         with session.telling(agent) as told:  # the learner tools around it, and the exit status after
-            told.outcomes = story(agent, session.card_urls)
+            told.outcomes = (session.story or run)(agent, session.card_urls)  # a lesson's, the page's ...; or the essay's
         return told.status
 
 

@@ -12,13 +12,21 @@ Most variants are A2A's TaskStates (section 4.1.3), spelled as the spec does; ou
 whose status data says so: seed 004's variants), "timed out" (the protocol cannot know
 it) and "not delegated" (refused before sending, or no answer that makes a task).
 A peer's whole turn ends as an `Outcome`: the trust gate's `Verdict` on it, and the task
-or why there is none.
+or why there is none. A peer the gate lets through is a `Contact` (essay: Discovery is not
+trust, then Delegation over JSON-RPC): its card, the verdict, the wire its card speaks and
+the binding that carries it, all a send needs to know of the peer, so the one function
+that sends a message and follows its task (the story's `delegate`) takes a contact,
+whoever calls it. So the gate answers with a value of this module either way.
 """
 from enum import Enum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from peers.a2a.model import Message, Task, TaskState
+from peers.a2a.model import AgentCard, Message, Task, TaskState
+from peers.a2a.wire_format import WireFormat, method_for
 from transports.errors import PeerError, TransportError
+
+if TYPE_CHECKING:
+    from peers.support.calling.cards import Binding
 
 
 class Verdict(Enum):
@@ -27,6 +35,28 @@ class Verdict(Enum):
     TRUSTED = "trusted"  # on the allowlist, at the endpoint it was vetted at
     UNTRUSTED = "untrusted"  # not vetted, but the user opted in: its output is data only
     REFUSED = "refused"  # not vetted: no frame is sent
+
+
+class Contact(NamedTuple):
+    """A peer we may send to: found, and let through by the trust gate."""
+
+    card: AgentCard  # its url: the interface every frame goes to
+    verdict: Verdict  # TRUSTED, or UNTRUSTED (opted in to): a refused peer has no contact
+    wire: WireFormat  # how its objects are spelled: the card's version, or --wire where it offers that
+    binding: "Binding"  # how a frame reaches it: JSON-RPC, or HTTP+JSON's verbs and paths
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    @property
+    def url(self) -> str:
+        """Where its frames go: the interface its card names for the binding we speak."""
+        return self.card.url
+
+    def method(self, operation: str) -> str | None:
+        """The wire's name for `operation` ("get", "cancel", "list", "stream" ...), or None."""
+        return method_for(self.wire, operation)
 
 
 class Variant(Enum):

@@ -3,28 +3,32 @@
 A lesson, the live page's one operation on any agent and a model's run are stories too:
 each is handed `Steps`, the story's own steps as functions (find a card, gate it,
 delegate, report ...), never the support agent itself, so none of them reads or sets its
-state or mints an id from its counters behind its back. Loaded only when such a story is
-told: the essay's run needs none. Not here: the steps themselves (a2a_delegation.py).
+state or mints an id from its counters behind its back. A plain class, not a NamedTuple:
+its fields are functions, never compared, unpacked or written to the wire, and the story
+imports it on every run, where making an 18-field tuple type is a cost at start-up. Not
+here: the steps themselves (a2a_delegation.py).
 """
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from __future__ import annotations  # the fields' annotations stay unevaluated: read by tools, not run
+
+from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Task
-from peers.support.calling.contact import Contact
-from peers.support.calling.outcomes import Outcome
+from peers.support.calling.outcomes import Contact, Outcome
 from transports.base import Transport
 
 if TYPE_CHECKING:
     from peers.support.calling.cards import FetchedCard
 
 
-class Steps(NamedTuple):
-    """The story's steps, as a story beyond the essay's takes them: values in, values out."""
+class Steps:
+    """The story's steps, as a story beyond the essay's takes them: values in, values out.
+    Made by keyword, every field given; read-only once made."""
 
     say: Callable[..., None]  # a line of the run (Kind, and facts for the trace, by keyword)
     label: str  # the transport, in one phrase, for a story's [transport] banner
     find: Callable[[str], AgentCard | Outcome]  # 2. a card by its URL, or why it could not be had
     discover: Callable[..., AgentCard]  # 2. (card_url, binding=None): a card, read for `binding`; raises PeerError
-    fetched: Callable[[AgentCard], "FetchedCard"]  # what finding a card found: its wire and binding, before the gate
+    fetched: Callable[[AgentCard], FetchedCard]  # what finding a card found: its wire and binding, before the gate
     gate: Callable[[AgentCard], Contact | Outcome]  # 3. the trust gate: a contact, or the refusal
     lacks: Callable[[AgentCard], str | None]  # why our store holds no credential the card asks for, or None
     delegate: Callable[..., Outcome]  # 3-4. (card, skill, payload, context_id=None, **metadata): the story's turn
@@ -36,9 +40,17 @@ class Steps(NamedTuple):
     report: Callable[[Contact, Task], None]  # what a task came back as, said as its variant
     failed: Callable[..., Outcome]  # (peer, verdict, error, failure=None, refused=False): a turn that ended without a task
     message: Callable[..., Message]  # (*parts, context_id=, task_id=, metadata=): ours, with the run's next id
-    vetting: Callable[..., "Steps"]  # (allow entries, credentials): these steps, for an agent vetting those too
+    vetting: Callable[..., Steps]  # (allow entries, credentials): these steps, for an agent vetting those too
     holds: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]  # copies of (allowlist, credential store) now
     # What every frame crosses beneath our credentials, shown as it goes: a lesson that sends as
     # another caller would, or puts a proxy on the path, does it here; and the run's next request id.
     printer: Transport
     request_id: Callable[[], int]
+
+    def __init__(self, **steps: Any) -> None:
+        if set(steps) != set(Steps.__annotations__):
+            raise TypeError(f"Steps needs exactly {sorted(Steps.__annotations__)}")
+        self.__dict__.update(steps)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("the story's steps are not changed once made: vetting() gives new ones")

@@ -71,13 +71,16 @@ class Session:
         self.card_urls, self.allowlist, self.credentials = card_urls, allowlist, credentials
         self.apps, self.generate = apps, generate  # base URL -> app: the demo's, and our own tools
         self.watch, self.printer = watch, None  # the printer main() makes, once it is `listening`
+        self.story = self.told_instead()  # the story this run tells instead of the essay's; None: the essay's
 
     @classmethod
-    def begin(cls, argv: list[str], demo: DemoNetwork, read_registry: Callable[[str], list[str]],
+    def begin(cls, argv: list[str] | None, demo: DemoNetwork, read_registry: Callable[[str], list[str]],
               again: Callable[[list[str], Watch], int] | None = None, watch: Watch | None = None) -> Session | int:
         """The run the command line asks for, with its files read and its peers built; or,
         for a run that is over already, its exit status. `again(argv, watch)` runs once more
-        (main itself), for `web`; `watch` follows this run instead of the terminal."""
+        (main itself), for `web`; `watch` follows this run instead of the terminal. `argv`:
+        the flags (None: this process's own)."""
+        argv = sys.argv[1:] if argv is None else argv
         settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
         console = watch.console if watch is not None else \
             Console(colour=False if settings.no_color else None, quiet=settings.quiet)
@@ -168,8 +171,7 @@ class Session:
         from peers.support.learner.legacy_cards import LegacyCardPath
         return LegacyCardPath(printer, warn=lambda line: self.console.say(line, Kind.WARNING))
 
-    @property
-    def story(self) -> Callable[[Any, list[str]], list[Outcome] | None] | None:
+    def told_instead(self) -> Callable[[Any, list[str]], list[Outcome] | None] | None:
         """The story this run tells instead of the essay's, told with the agent's steps: the
         page's one operation, the lesson asked for, or a model's choice (--request); None: the essay's."""
         told_by_page = self.watch.story if self.watch is not None else None

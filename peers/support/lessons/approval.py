@@ -42,9 +42,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Contact
+    from peers.support.calling.outcomes import Contact, Outcome
     from peers.support.calling.story_steps import Steps
-    from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-4100", 6200.0
 # What a person can be asked to approve: a peer's proposal is its data, so it is checked

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.calling.config import token_for
-from peers.support.calling.contact import Contact
+from peers.support.calling.outcomes import Contact, Variant
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import attempt, open_lesson, said, turn_failed
-from peers.support.calling.outcomes import Variant
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import masked

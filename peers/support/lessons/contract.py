@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from peers.support.lessons import Lesson
-from peers.support.calling.contact import Contact
+from peers.support.calling.outcomes import Contact
 from peers.support.lessons.turns import send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError

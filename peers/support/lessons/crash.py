@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
 from peers.support.calling.config import AllowEntry
-from peers.support.calling.contact import Contact
+from peers.support.calling.outcomes import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, send_turn
 from peers.support.output import Kind

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part
-from peers.support.calling.contact import Contact
+from peers.support.calling.outcomes import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson, send_turn
 from peers.support.output import Kind

@@ -26,9 +26,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Contact
+    from peers.support.calling.outcomes import Contact, Outcome
     from peers.support.calling.story_steps import Steps
-    from peers.support.calling.outcomes import Outcome
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
 PAUSES = (1.5, 1.5, 2.0, 4.0)  # seconds between looks: bounded, growing

@@ -34,9 +34,8 @@ from transports.errors import PeerError
 from transports.printer import escape
 
 if TYPE_CHECKING:
-    from peers.support.calling.contact import Contact
+    from peers.support.calling.outcomes import Contact, Outcome
     from peers.support.calling.story_steps import Steps
-    from peers.support.calling.outcomes import Outcome
 
 US, ORDER, AMOUNT, TICKET = "support-agent", "ORD-4100", 6200.0, "ticket-4100"
 TRACE, OUR_SPAN = "trace-ticket-4100", "support-1"

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat
 from peers.support.calling.cards import BINDING as JSON_RPC
-from peers.support.calling.contact import Contact
-from peers.support.calling.outcomes import Verdict
+from peers.support.calling.outcomes import Contact, Verdict
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, RemoteError

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from peers.a2a.model import AgentCard, Part, Task
-from peers.support.calling.contact import Contact
+from peers.support.calling.outcomes import Contact
 from peers.support.calling.held import Unheld
 from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind
