@@ -5,9 +5,9 @@ From the start of `python3 -m pdb a2a_delegation.py` (pdb stopped at the story's
 the fewest `s`, `n` and `r` commands (one a line typed, no breakpoints) that reach:
 
   1. the first request frame: the first line of the FramePrinter method that sends the
-     first request (the card GET: `FramePrinter.get`; `_send` if a GET ever goes there);
-  2. tasks/send: the first line of `FramePrinter._send` with the tasks/send body;
-  3. its reply: the next line of that `_send`, the inner transport's response in hand.
+     first request (the card GET: `FramePrinter.get`; `send` if a GET ever goes there);
+  2. tasks/send: the first line of `FramePrinter.send` with the tasks/send request;
+  3. its reply: the next line of that `send`, the inner transport's response in hand.
 
 How: a child runs the story as `python3 -m pdb` does (pdb's own runner: the same frames,
 the same modules already loaded), recording every call, line, return and exception event
@@ -19,7 +19,7 @@ Stops only move forward, so one pass in event order finds the fewest. Then each 
 VERIFIED: typed into a real `python3 -m pdb a2a_delegation.py`, every stop pdb reports
 must be the one predicted, then `where` and a `p` of what the target holds. "files" are
 those the path stops in: the story should leave its own only for the printer and the
-transport (ALLOWED).   python3 bench/learner_path.py [--json]
+transports (transports/).   python3 bench/learner_path.py [--json]
 """
 import argparse
 import heapq
@@ -36,9 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STORY = "a2a_delegation.py"
-ALLOWED = {STORY, "transports/printer.py", "transports/inprocess.py"}  # the story, the printer, the transport
+TRANSPORTS = "transports/"  # the printer, and the transports around it and beneath it
 TARGETS = ("first request frame", "tasks/send", "its reply")
-PROBES = ("p url", "p body[:60]", "p response.status")  # what each target holds, printed by pdb
+PROBES = ("p url", "p request.body[:60]", "p response.status")  # what each target holds, printed by pdb
 DEADLINE = 300  # seconds for each child: the traced run, then pdb
 
 # Runs in the child, in a namespace of its own (pdb clears __main__'s). Loads what `python3 -m
@@ -67,12 +67,12 @@ class Recorder(pdb.Pdb):
             extra = (1 if code.co_flags & GEN and arg[0] is StopIteration and arg[2] is None else 0) \
                 | (2 if arg[0] in (StopIteration, GeneratorExit) else 0)
         events.append((event[0], tok, frame.f_lineno, extra))
-        if event == "line" and code.co_filename == PRINTER and code.co_name in ("get", "_send") \
-                and events[-2][:2] == ("c", tok):  # the first line of the printer's get or _send
-            body, mro = frame.f_locals.get("body"), type(frame.f_locals.get("self")).__mro__
+        if event == "line" and code.co_filename == PRINTER and code.co_name in ("get", "send") \
+                and events[-2][:2] == ("c", tok):  # the first line of the printer's get or send
+            body, mro = getattr(frame.f_locals.get("request"), "body", b""), type(frame.f_locals.get("self")).__mro__
             if any(c.__name__ == "FramePrinter" for c in mro):
                 targets[0] = len(events) - 1 if targets[0] is None else targets[0]
-                if code.co_name == "_send" and targets[1] is None and b'"tasks/send"' in bytes(body):
+                if code.co_name == "send" and targets[1] is None and b'"tasks/send"' in bytes(body):
                     targets[1], targets[3] = len(events) - 1, tok
         elif event == "line" and tok == targets[3] and "response" in frame.f_locals:
             targets[2] = len(events) - 1
@@ -227,7 +227,7 @@ def measure(as_json: bool) -> int:
         ok, shown = verify(trace, start, path, probe)
         rows.append({"target": name, "at": "{}:{} {}".format(*trace.where(target)), "commands": len(path),
                      **{cmd: sum(c == cmd for c, _ in path) for cmd in "snr"},
-                     "files": files, "only_story_printer_transport": set(files) <= ALLOWED,
+                     "files": files, "only_story_printer_transport": all(f == STORY or f.startswith(TRANSPORTS) for f in files),
                      "verified": ok, "pdb_says": shown, "path": "".join(c for c, _ in path)})
     if as_json:
         print(json.dumps({"python": sys.version.split()[0], "events": len(events), "targets": rows}, indent=2))
