@@ -23,8 +23,6 @@ but an InvalidParams, and no token ever names a task.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import json
@@ -66,9 +64,12 @@ class Pages:
         stamp, number = place
         plain = stamp.encode("ascii").ljust(STAMP) + number.to_bytes(8, "big")
         tag = self._tag(whose, plain)
+        import base64  # a token is made or read only when a list is paged: not loaded before
         return base64.urlsafe_b64encode(VERSION + tag + _xor(plain, self._pad(tag))).decode("ascii")
 
     def _open(self, token: str, whose: bytes) -> Place:
+        import base64
+        import binascii
         try:
             raw = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True)
         except (binascii.Error, ValueError, UnicodeError):

@@ -17,7 +17,6 @@ no reading is safe (whatever sat in front of this agent may have judged by the o
 
 import re
 from typing import NamedTuple
-from urllib.parse import parse_qsl, urlsplit
 
 from transports.jsonrpc import MethodNotFound
 
@@ -33,10 +32,19 @@ class Asked(NamedTuple):
     refused: str = ""  # why the version asked for cannot be served; "" where it can
 
 
+def _parameters(url: str) -> list[tuple[str, str]]:
+    """A request URL's query parameters; a URL without a query (nearly every request) loads no
+    URL parser (urllib.parse loads ipaddress: a cost on every start-up)."""
+    if "?" not in url:
+        return []
+    from urllib.parse import parse_qsl, urlsplit
+    return parse_qsl(urlsplit(url).query, keep_blank_values=True)
+
+
 def asked(header: str | None, url: str) -> Asked:
     """The version a request asks for: its header, else its request parameter (whichever
     is not empty), as the "Major.Minor" served; or why it is refused."""
-    named = [value for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True) if name == NAME]
+    named = [value for name, value in _parameters(url) if name == NAME]
     if len(named) > 1:
         return Asked(None, f"the {NAME} request parameter is given {len(named)} times; give it once")
     sent = [("header", header), *(("request parameter", value) for value in named)]
