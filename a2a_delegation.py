@@ -57,7 +57,7 @@ class SupportAgent:
                  credentials: dict[str, str], say: Callable[..., None], *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
                  following: follow.Following = follow.Following(), told: follow.Told | None = None,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, strict_cards: bool = False) -> None:
         self.fetched: dict[str, cards.FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
         self.transport = transport  # 2. cards are fetched through it (the printer: every frame is shown)
         # 4. and frames sent, each with the credential our store holds for where it goes
@@ -67,6 +67,7 @@ class SupportAgent:
         self.say, self.warn = say, lambda line: say(line, Kind.WARNING)
         self.allow_untrusted, self.forced_binding = set(allow_untrusted), binding  # opted in to; --binding
         self.forced_format = wire_format.by_name(wire_name) if wire_name else None  # else: each card's
+        self.strict_cards = strict_cards  # a card in an SDK's dialect: refused, not read as 1.0 spells it
         self.delegated_to: list[Contact] = []  # the peers a message was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.said_why_one_state = False  # 0.3 and 1.0 show one state: why is said once a run
@@ -84,7 +85,8 @@ class SupportAgent:
         spoken = wire_format.declared_by(document)  # the card says how to speak to its peer
         card_reading.check_card(document, spoken)  # every field its version requires, or each problem named
         # --wire, where the card offers that too; + our own contract copy where it publishes none
-        fetched = card_reading.read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding)
+        fetched = card_reading.read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding,
+                                         strict=self.strict_cards, warn=self.warn)  # an SDK's dialect: said, or refused
         card = fetched.card
         self.fetched[card.url] = fetched  # the trust gate, and the credential each frame carries, read it
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "

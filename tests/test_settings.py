@@ -100,3 +100,10 @@ def test_nothing_sets_a_field_of_the_settings_after_parsing():
             elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and holder(node.args[0]):
                 found.append(f"{path.name}:{node.lineno}")
     assert found == []
+
+
+def test_strict_cards_is_a_field_false_unless_given_and_a_replay_says_it_does_nothing(tmp_path):
+    assert command_line.parse([]).strict_cards is False
+    assert command_line.parse(["--strict-cards", "--wire", "1.0"]).strict_cards is True
+    replay = command_line.parse(["--replay", str(tmp_path / "run.jsonl"), "--strict-cards"])
+    assert [line.split(" does")[0] for line in replay.ignored] == ["--strict-cards"]

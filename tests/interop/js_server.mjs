@@ -16,7 +16,11 @@
 // at /a2a (the default), restHandler at /rest, or both (JSON-RPC listed first). With
 // `--no-modes` its skill sets no input or output modes, which this SDK writes as [] (proto3
 // cannot tell an empty list from none): the card's defaults apply.
-// Usage: node js_server.mjs [PORT] [--bindings jsonrpc|rest|both] [--no-modes]
+// With `--bearer TOKEN` its card declares an HTTP Bearer scheme and requires it, written as
+// the SDK's own types spell a oneof (`scheme: {$case, value}`), the only way its AgentCard
+// type takes one; every request to /a2a and /rest without `Authorization: Bearer TOKEN` is
+// answered 401 (the SDK leaves checking a credential to the app: this is its express way).
+// Usage: node js_server.mjs [PORT] [--bindings jsonrpc|rest|both] [--no-modes] [--bearer TOKEN]
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -36,6 +40,7 @@ const args = process.argv.slice(2);
 const option = (name, otherwise) => (args.includes(name) ? args[args.indexOf(name) + 1] : otherwise);
 const BINDINGS = option("--bindings", "jsonrpc");
 const NO_MODES = args.includes("--no-modes");
+const BEARER = option("--bearer", undefined);
 const JSONRPC = BINDINGS !== "rest";
 const REST = BINDINGS !== "jsonrpc";
 const WORK_MS = 500; // long enough that the first answer to --no-wait and --push is not the last
@@ -89,7 +94,10 @@ function agentCard(base) {
       ...(REST ? [{ url: base + REST_PATH, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" }] : [])],
     provider: undefined,
     capabilities: { streaming: true, pushNotifications: true, extensions: [] },
-    securitySchemes: {}, securityRequirements: [], signatures: [],
+    securitySchemes: BEARER ? { bearer: { scheme: { $case: "httpAuthSecurityScheme",
+                                                    value: { description: "", scheme: "Bearer", bearerFormat: "" } } } }
+      : {},
+    securityRequirements: BEARER ? [{ schemes: { bearer: { list: [] } } }] : [], signatures: [],
     defaultInputModes: MODES, defaultOutputModes: ["text/plain"],
     skills: [{ id: "process_refund", name: "Refund", description: "Issues a refund", tags: ["demo"], examples: [],
                inputModes: NO_MODES ? [] : MODES, outputModes: NO_MODES ? [] : MODES, securityRequirements: [] }],
@@ -104,6 +112,10 @@ const listener = app.listen(port, "127.0.0.1", () => {
   const handler = new DefaultRequestHandler(agentCard(base), new InMemoryTaskStore(), new SlowRefunds(), undefined,
                                             pushes, new DefaultPushNotificationSender(pushes, { timeout: 5000 }));
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }));
+  if (BEARER) {
+    app.use([RPC_PATH, REST_PATH], (req, res, next) => (req.get("authorization") === `Bearer ${BEARER}` ? next()
+      : res.status(401).set("WWW-Authenticate", "Bearer").json({ error: "a bearer token is required" })));
+  }
   if (JSONRPC) app.use(RPC_PATH, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   if (REST) app.use(REST_PATH, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   const endpoint = base + (JSONRPC ? RPC_PATH : REST_PATH);

@@ -9,7 +9,7 @@ trust gate, in the story).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
@@ -31,7 +31,8 @@ def check_card(document: Any, spoken: Any) -> None:
 
 
 def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str | None = None,
-              binding: str | None = None) -> FetchedCard:
+              binding: str | None = None, *, strict: bool = False, warn: Callable[[str], Any] | None = None
+              ) -> FetchedCard:
     """The card as an object, with our facts about it (cards.py): where it was fetched
     from, what its signatures cover, and the wire to speak to its agent: the card's own, or
     `wanted` (--wire) if the card offers that too (a 1.0 card may list a 0.3 interface),
@@ -40,8 +41,10 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     takes the card's defaults (a2a.proto: a skill's modes override them, and proto3 cannot
     tell an empty list from none). A skill we rely on whose card publishes no input
     contract (the essay's card has no place for one) gets our own copy (contracts.py), so
-    every payload is checked."""
-    card = read(spoken.card_from_wire, document, "the card")
+    every payload is checked. A 1.0 card whose security is in a dialect an SDK writes is read
+    as 1.0 spells it, one line to `warn` saying so, or refused if `strict` (--strict-cards:
+    card_dialects.py); its signatures are checked on the card as it was served."""
+    card = read(spoken.card_from_wire, _in_spec_form(spoken, document, strict, warn), "the card")
     offered = _interfaces(document, spoken.NAME) or _preferred(document, card.url)
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
@@ -62,6 +65,14 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
                        input_schema=CONTRACTS.get(skill.id) if skill.input_schema is None else skill.input_schema)
         for skill in card.skills))
     return FetchedCard(card, fetched_from, _signed(document), spoken, speaking)
+
+
+def _in_spec_form(spoken: Any, document: Any, strict: bool, warn: Callable[[str], Any] | None) -> Any:
+    """A 1.0 card's security as 1.0 spells it (card_dialects.py, loaded only for a 1.0 card)."""
+    if spoken.NAME != "1.0":
+        return document
+    from peers.support.calling.card_dialects import in_spec_form
+    return in_spec_form(document, strict, warn)
 
 
 def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]]:

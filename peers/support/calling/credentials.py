@@ -39,17 +39,26 @@ def requirements(card: AgentCard) -> list[tuple[SecurityScheme, ...]]:
     A card that declares no scheme objects (the essay's) names bearer, or nothing."""
     declared = {scheme.name: scheme for scheme in card.security_schemes}
     if not declared:  # the essay's card: names only, of which we know bearer
-        return [(BEARER.declared(name) if name == BEARER.kind else SecurityScheme(name, "unknown"),)
+        return [(BEARER.declared(name) if name == BEARER.kind else SecurityScheme(name, "named"),)
                 for name in card.auth_schemes if name != "none"]
     listed = card.security_requirements or tuple((name,) for name in declared)
-    unknown = SecurityScheme("?", "unknown")  # a requirement naming an undeclared scheme cannot be met
-    return [tuple(declared.get(name, unknown._replace(name=name)) for name in names) for names in listed]
+    undeclared = SecurityScheme("?", "undeclared")  # a requirement naming an undeclared scheme cannot be met
+    return [tuple(declared.get(name, undeclared._replace(name=name)) for name in names) for names in listed]
+
+
+# Schemes no credential can meet, by what made them: what a refusal says of each. "unknown":
+# a card's scheme of no shape we know (the card's reader, card_dialects.py, named it): never
+# a credential we lack.
+UNMET = {"unknown": lambda scheme: f"an unknown security scheme shape at securitySchemes.{scheme.name[:40]}",
+         "undeclared": lambda scheme: "a scheme its card does not declare",
+         "named": lambda scheme: f"a {scheme.name[:40]} credential, which we cannot use"}  # the essay's card
 
 
 def needs(scheme: SecurityScheme) -> str:
     """What a scheme asks a caller to hold, in a few words."""
     row = kind_of(scheme)
-    return row.needs(scheme) if row else f"a {scheme.type[:40]} credential, which we cannot use"
+    return row.needs(scheme) if row else UNMET.get(scheme.type, lambda scheme: (
+        f"a {scheme.type[:40]} credential, which we cannot use"))(scheme)
 
 
 def _credential(scheme: SecurityScheme) -> str | None:
@@ -79,6 +88,8 @@ def choose(card: AgentCard, store: dict[str, Any]) -> tuple[SecurityScheme, ...]
         if all(_usable(scheme, held) for scheme in way):
             return way
     wanted = " or ".join(" and ".join(f"{scheme.name[:40]} ({needs(scheme)})" for scheme in way) for way in ways[:4])
+    if all(any(scheme.type in UNMET for scheme in way) for way in ways):  # not a credential we lack
+        raise Unheld(f"its card requires {wanted}: no credential can be chosen for that, whatever --credentials holds")
     keys = [s for way in ways for s in way if _credential(s) == "apiKey"]
     hint = " (we send an API key only in a header: a URL ends up in logs)" if any(
         s.location != "header" for s in keys) else " (we send an API key only in a header whose name says it " \

@@ -163,7 +163,8 @@ def _ignored(given: dict[str, Any], scenario: str | None, lesson: Any) -> list[s
                                          ("--binding", given["binding"]), ("--frames", given["frames"]),
                                          ("--peer", given["peer"]), ("--request", given["request"]),
                                          ("--stream", given["stream"]), ("--push", given["push"]),
-                                         ("--no-wait", given["no_wait"]), ("--step", given["step"])) if value]
+                                         ("--no-wait", given["no_wait"]), ("--step", given["step"]),
+                                         ("--strict-cards", given["strict_cards"])) if value]
     if given["interactive"] and "--interactive" not in reads:
         warnings.append("--interactive does nothing without " + " or ".join(
             f"--scenario {name}" for name in scenarios.readers_of("--interactive")))

@@ -92,6 +92,9 @@ FLAGS = (
          {"type": values.lesson, "metavar": "NAME"}),
     Flag("--legacy-card-path", False, f"if a card is not at {CARD_PATH}, try "
          "/.well-known/agent.json (A2A 0.2 and earlier), with a warning", options={"action": "store_true"}),
+    Flag("--strict-cards", False, "refuse a 1.0 card whose security schemes or requirements are in a dialect an "
+         "SDK writes (the JavaScript SDK's oneof form, OpenAPI's, a2a-java's unwrapped ones, 0.3's security), "
+         "instead of reading it as A2A 1.0 spells it with a warning", options={"action": "store_true"}),
     Flag("--stream", False, "stream each task, event by event, from a peer whose card offers it "
          "(0.3 and 1.0: message/stream, SendStreamingMessage)", options={"action": "store_true"}),
     Flag("--no-wait", False, "ask the peer for its task at once (returnImmediately), then ask "

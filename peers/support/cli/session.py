@@ -188,7 +188,7 @@ class Session:
         return {"say": self.console.say, "told": self.printer.received,
                 "allow_untrusted": settings.allow_untrusted, "wire_name": settings.wire,
                 "binding": settings.binding and settings.binding.upper(),  # as cards name it: JSONRPC, HTTP+JSON
-                "following": settings.following, "verbose": settings.verbose}
+                "following": settings.following, "verbose": settings.verbose, "strict_cards": settings.strict_cards}
 
     @contextlib.contextmanager
     def telling(self, agent: Any) -> Iterator[Told]:

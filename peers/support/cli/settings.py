@@ -44,6 +44,7 @@ class Settings(NamedTuple):
     show_prompts: bool
     scenario: str | None  # the lesson's name, as --list-scenarios prints it
     legacy_card_path: bool
+    strict_cards: bool  # a 1.0 card in an SDK's dialect is refused, not read as 1.0 spells it with a warning
     interactive: bool
     list_scenarios: bool
     step: bool
