@@ -155,7 +155,7 @@ def test_the_small_order_points_are_the_eight_libsodium_blocks():
     assert len(set(small_order_points())) == 8
 
 
-@pytest.mark.parametrize("point", small_order_points())
+@pytest.mark.parametrize("point", small_order_points(), ids=lambda point: point.hex()[:8])
 def test_a_small_order_ed25519_key_is_never_pinned_and_never_verifies(point):
     jwk = {"kty": "OKP", "crv": "Ed25519", "x": b64url(point)}
     with pytest.raises(rs256.BadKey, match="small order"):
