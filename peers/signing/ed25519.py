@@ -67,13 +67,20 @@ def _add(first: Point, second: Point) -> Point:
     return ee * ff % PRIME, gg * hh % PRIME, ff * gg % PRIME, ee * hh % PRIME
 
 
-def _times(scalar: int, point: Point) -> Point:
+def _combination(first: int, first_point: Point, second: int = 0, second_point: Point = IDENTITY) -> Point:
+    """first*first_point + second*second_point, one pass over the scalars' bits (Shamir's trick)."""
     total = IDENTITY
-    for bit in range(scalar.bit_length() - 1, -1, -1):
+    for bit in range(max(first.bit_length(), second.bit_length()) - 1, -1, -1):
         total = _add(total, total)
-        if scalar >> bit & 1:
-            total = _add(total, point)
+        if first >> bit & 1:
+            total = _add(total, first_point)
+        if second >> bit & 1:
+            total = _add(total, second_point)
     return total
+
+
+def _times(scalar: int, point: Point) -> Point:
+    return _combination(scalar, point)
 
 
 def _encode(point: Point) -> bytes:
@@ -129,8 +136,10 @@ def verify(key: PublicKey, data: bytes, signature: bytes) -> bool:
     public = _key_point(key.encoded)
     if s_value >= ORDER or public is None or _key_point(encoded_r) is None:
         return False
-    kx, ky, kz, kt = _times(_challenge(encoded_r, key.encoded, data), public)  # [k]A
-    return _encode(_add(_times(s_value, BASE), (PRIME - kx, ky, kz, PRIME - kt))) == encoded_r  # [S]B - [k]A, as R
+    ax, ay, az, at = public
+    minus_public = (PRIME - ax, ay, az, PRIME - at)  # -A: x negated
+    challenge = _challenge(encoded_r, key.encoded, data)
+    return _encode(_combination(s_value, BASE, challenge, minus_public)) == encoded_r  # [S]B - [k]A, spelled as R
 
 
 def sign(key: PrivateKey, data: bytes) -> bytes:
