@@ -214,6 +214,8 @@ def test_the_allowlist_pins_a_key_of_each_kind_and_refuses_a_bad_one_in_one_line
         assert pinning(key.public.jwk()) == key.public and pinning(key.public.jwk()).ALGORITHM == key.ALGORITHM
     assert pinning({**EC.public.jwk(), "alg": "ES256", "use": "sig"}) == EC.public
     for jwk, why in (({"kty": "oct", "k": "c2VjcmV0"}, '"kty" "RSA", "EC"'),  # a shared secret: HS256's door stays shut
+                     ({**EC.public.jwk(), "kty": ["EC"]}, '"kty" "RSA", "EC"'), ({"kty": {"EC": 1}}, '"kty" "RSA"'),
+                     ({**ED.public.jwk(), "crv": ["Ed25519"]}, '"crv": "Ed25519"'),
                      ({**EC.public.jwk(), "alg": "RS256"}, 'says "alg": \'RS256\', but an EC key signs with ES256'),
                      ({**ED.public.jwk(), "alg": "none"}, "'none', but an OKP key signs with EdDSA"),
                      ({**ED.public.jwk(), "d": b64url(ED.seed)}, 'private key \\("d"\\): pin only its public half'),

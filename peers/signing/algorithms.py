@@ -31,7 +31,7 @@ def module_of(key: Any) -> ModuleType:
 def public_from_jwk(jwk: object) -> Any:
     """The public key a JWK pins, of the kind its `kty` says; BadKey naming what is wrong."""
     kind = jwk.get("kty") if isinstance(jwk, dict) else None
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:  # a list or an object is no kty (and unhashable)
         raise BadKey('a public key is a JWK object with "kty" "RSA", "EC" (crv P-256) or "OKP" (crv Ed25519)')
     if "d" in jwk:  # type: ignore[operator]
         raise BadKey('the JWK holds a private key ("d"): pin only its public half')
