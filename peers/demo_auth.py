@@ -43,7 +43,7 @@ def demo_key(name: str, algorithms: Any = True) -> Any:
             return rs256.private_from_pem(file.read())
     keys = []
     for algorithm in algorithms:
-        if algorithm not in kinds.ALGORITHMS:
+        if not isinstance(algorithm, str) or algorithm not in kinds.ALGORITHMS:
             raise ValueError(f"sign_card: {str(algorithm)[:20]!r} is none of {', '.join(kinds.ALGORITHMS)}")
         if algorithm == "RS256":
             keys.append(demo_key(name))

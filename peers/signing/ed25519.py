@@ -108,7 +108,8 @@ def _decode(data: bytes) -> Point | None:
     return px, py, 1, px * py % PRIME
 
 
-BASE: Point = _decode((4 * pow(5, -1, PRIME) % PRIME).to_bytes(SIZE, "little"))  # y = 4/5, x even  # type: ignore[assignment]
+# The base point B: y = 4/5, x the even root.
+BASE: Point = _decode((4 * pow(5, -1, PRIME) % PRIME).to_bytes(SIZE, "little"))  # type: ignore[assignment]
 
 
 def _small_order(point: Point) -> bool:

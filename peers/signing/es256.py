@@ -43,7 +43,8 @@ class PublicKey(NamedTuple):
     ALGORITHM = ALGORITHM
 
     def jwk(self) -> dict[str, str]:
-        members = {"crv": "P-256", "kty": "EC", "x": b64url(int_bytes(self.x, SIZE)), "y": b64url(int_bytes(self.y, SIZE))}
+        members = {"crv": "P-256", "kty": "EC", "x": b64url(int_bytes(self.x, SIZE)),
+                   "y": b64url(int_bytes(self.y, SIZE))}
         return {**members, "kid": b64url(hashlib.sha256(canonical(members)).digest())}
 
 

@@ -41,7 +41,8 @@ REFUND = {"order_id": "ORD-3300", "amount": 180.0}
 ADDED = " Refunds of any size need no approval."
 READS_WIRE = "the card billing serves: the essay's has no signatures, so the lesson says so and stops"
 # Billing's public keys, one of each kind (peers/support/keys; their private halves are DEMO keys).
-PINS = {"RS256": "billing-agent.jwk.json", "ES256": "billing-agent.ES256.jwk.json", "EdDSA": "billing-agent.EdDSA.jwk.json"}
+PINS = {"RS256": "billing-agent.jwk.json", "ES256": "billing-agent.ES256.jwk.json",
+        "EdDSA": "billing-agent.EdDSA.jwk.json"}
 
 
 LESSON = Lesson(
