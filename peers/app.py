@@ -70,9 +70,10 @@ class PeerApp:
         self.bindings: dict[str, Binding] = {}
         # Served pretty-printed: the card is a document people read, as the essay shows it.
         document = card_format.card_to_wire(peer.card)
-        if signing_key is not None:  # an rs256.PrivateKey: the card is served signed (1.0 section 8.4)
+        if signing_key is not None:  # a private key, or a list (a signature each): served signed (1.0 section 8.4)
             from peers.signing.card_signature import sign
-            document = sign(document, signing_key)
+            for key in signing_key if isinstance(signing_key, list) else [signing_key]:
+                document = sign(document, key)
         self.card_body = json.dumps(document, indent=2).encode() + b"\n"
         # Spec 8.6: a card SHOULD say how long it may be cached, and carry an ETag, so a
         # client can ask "changed?" (If-None-Match) and get 304 and no body if not.

@@ -56,8 +56,8 @@ SETTINGS = {
     "signed_approvals": "true: billing pins the approver's public key (peers/keys/approver.jwk.json) and takes "
                         "an approval only signed with it, for that proposal and that task",
     "injected_card": "true: the card's description carries the prompt injection (the rogue, trick 6)",
-    "sign_card": "true: the card is served signed with the peer's demo key (the essay's card has no "
-                 "signatures, so it is served as it is)",
+    "sign_card": "true: the card is served signed with the peer's demo key (RS256); a list of algs (RS256, "
+                 "ES256, EdDSA): with its demo key of each (the essay's card has no signatures: served as it is)",
     "cut_streams_after": "a test double: each streamed send breaks off after this many events",
     "schemes_at": "base URL -> a security scheme (apikey, basic, oauth2, oidc, mtls): billing is also served "
                   "there, under that scheme, its credential provisioned to our store (peers/demo_auth.py)",
@@ -109,7 +109,7 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         signing_key = None
         if asked.get("sign_card") and card_format.SIGNED_CARDS:  # keys and TLS: peers/demo_auth.py, when asked
             from peers.demo_auth import demo_key
-            signing_key = demo_key(name)
+            signing_key = demo_key(name, asked["sign_card"])
         apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
                                       signing_key=signing_key)
         if token:

@@ -7,7 +7,7 @@ a lesson, billing is also served under each scheme a card can declare, at base U
 lesson names (`under_schemes`), each with a fresh secret that is provisioned to the support
 agent's store as plain data, the way a platform provisions a credential: an API key, a
 Basic pair, OAuth2 client credentials, our DEMO client certificate. A peer asked to sign
-its card signs with its published DEMO key (`demo_key`). Not here: the
+its card signs with its published DEMO key, or one of each kind asked (`demo_key`). Not here: the
 schemes themselves (peers/schemes), serving (demo.py), the support agent's side.
 """
 from __future__ import annotations
@@ -32,11 +32,25 @@ OUR_CLIENT_CERTIFICATE = {"certificate": os.path.join(KEYS, "support-agent.DEMO-
                           "key": os.path.join(KEYS, "support-agent.DEMO-CLIENT-KEY.pem")}
 
 
-def demo_key(name: str) -> Any:
-    """The peer's published demo signing key (peers/keys/NAME.DEMO-KEY.pem): for sign_card only."""
-    from peers.signing import rs256
-    with open(os.path.join(KEYS, f"{name}.DEMO-KEY.pem"), encoding="ascii") as file:
-        return rs256.private_from_pem(file.read())
+def demo_key(name: str, algorithms: Any = True) -> Any:
+    """The peer's published demo signing key (peers/keys/NAME.DEMO-KEY.pem, RS256): for sign_card
+    only. Given a list of JWS algs (RS256, ES256, EdDSA), its demo key for each, as a list: the
+    EC and Ed25519 ones are private JWKs (NAME.DEMO-KEY.ES256.json, NAME.DEMO-KEY.EdDSA.json)."""
+    import json
+    from peers.signing import algorithms as kinds, rs256
+    if not isinstance(algorithms, list):
+        with open(os.path.join(KEYS, f"{name}.DEMO-KEY.pem"), encoding="ascii") as file:
+            return rs256.private_from_pem(file.read())
+    keys = []
+    for algorithm in algorithms:
+        if not isinstance(algorithm, str) or algorithm not in kinds.ALGORITHMS:
+            raise ValueError(f"sign_card: {str(algorithm)[:20]!r} is none of {', '.join(kinds.ALGORITHMS)}")
+        if algorithm == "RS256":
+            keys.append(demo_key(name))
+            continue
+        with open(os.path.join(KEYS, f"{name}.DEMO-KEY.{algorithm}.json"), encoding="ascii") as file:
+            keys.append(kinds.private_from_jwk(json.load(file)))
+    return keys
 
 
 def served_tls(host: str, app: Any) -> Any:

@@ -125,7 +125,8 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
     assert "a2a_delegation" in loaded
     assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.contracts.evidence",
                          "peers.contracts.handoff", "peers.contracts.refund_text", "peers.conformance", "peers.signing.card_signature",
-                         "peers.signing.rs256", "peers.signing.jcs", "peers.signing.new_key"}
+                         "peers.signing.rs256", "peers.signing.jcs", "peers.signing.new_key", "peers.signing.algorithms",
+                         "peers.signing.es256", "peers.signing.ed25519"}
 
 
 def test_records_the_default_run_loads_have_real_annotations_not_strings():

@@ -10,20 +10,19 @@ verifies in the other), in RFC 8785 canonical form (jcs.py).
 What a signature proves: that whoever holds the private key made these exact bytes.
 Not that the key is billing's: that comes from the allowlist, which pins the key, out
 of band. So a header's `jku` or `jwk` (a key the card offers for its own checking) is
-never fetched or used; the pinned key alone decides. Only RS256 is accepted (rs256.py),
-which closes the "alg: none" and algorithm-confusion doors.
+never fetched or used, nor is a `kid` looked up: the pinned key alone decides. The pin's
+kind (an RSA, EC P-256 or Ed25519 JWK) says the one algorithm checked (RS256, ES256 or
+EdDSA: algorithms.py); a signature whose header names another is not tried, which closes
+the "alg: none" and algorithm-confusion doors.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from peers.signing.jcs import canonical
 from transports.codec import loads_strict
 
-if TYPE_CHECKING:  # rs256 (and hashlib, 10 ms to load) only when a card is signed or checked
-    from peers.signing import rs256
-
-ALGORITHM = "RS256"
+# The algorithms (and hashlib, 10 ms to load) are imported only when a card is signed or checked.
 MAX_SIGNATURES = 8  # a card with more is not checked further: nobody signs one card 1,000 times
 
 
@@ -49,13 +48,14 @@ def _without_empty(value: Any) -> Any:
     return None if value == "" else value
 
 
-def sign(document: dict[str, Any], key: rs256.PrivateKey) -> dict[str, Any]:
-    """`document` with one more signature, by `key`."""
+def sign(document: dict[str, Any], key: Any) -> dict[str, Any]:
+    """`document` with one more signature, by `key` (a private key of any kind algorithms.py has)."""
     from peers.signing import rs256
-    header = {"alg": ALGORITHM, "kid": key.public.jwk()["kid"], "typ": "JOSE"}
+    from peers.signing.algorithms import module_of
+    header = {"alg": key.ALGORITHM, "kid": key.public.jwk()["kid"], "typ": "JOSE"}
     protected = rs256.b64url(canonical(header))
     signing_input = f"{protected}.{rs256.b64url(payload(document))}".encode("ascii")
-    entry = {"protected": protected, "signature": rs256.b64url(rs256.sign(key, signing_input))}
+    entry = {"protected": protected, "signature": rs256.b64url(module_of(key).sign(key, signing_input))}
     return {**document, "signatures": [*document.get("signatures", []), entry]}
 
 
@@ -69,26 +69,28 @@ def signed_content(document: Any) -> SignedContent:
         return SignedContent(None, tuple(signatures[:MAX_SIGNATURES]))
 
 
-def unproven(signed: SignedContent | None, pinned: rs256.PublicKey) -> str | None:
-    """Why the card is not shown to be made by the holder of `pinned`; None if it is."""
+def unproven(signed: SignedContent | None, pinned: Any) -> str | None:
+    """Why the card is not shown to be made by the holder of `pinned` (a public key of any
+    kind algorithms.py has); None if it is."""
     from peers.signing import rs256
+    from peers.signing.algorithms import module_of
     if signed is None or not signed.signatures:
         return "has an unsigned card, but the allowlist pins a key for it"
-    kids = []
+    algorithm, kids = pinned.ALGORITHM, []  # the pin says the algorithm; a header only agrees with it
     for entry in signed.signatures:
         header = _header(entry)
-        if header is None or header.get("alg") != ALGORITHM or "crit" in header or "b64" in header:
+        if header is None or header.get("alg") != algorithm or "crit" in header or "b64" in header:
             continue  # not a signature we can check (RFC 7515 4.1.11: an unknown `crit` is refused)
         kids.append(header.get("kid"))
         try:
             signature = rs256.from_b64url(entry["signature"])
         except ValueError:
             continue
-        if signed.payload is not None and rs256.verify(
+        if signed.payload is not None and module_of(pinned).verify(
                 pinned, f"{entry['protected']}.{rs256.b64url(signed.payload)}".encode("ascii"), signature):
             return None
     if not kids:
-        return f"has a card with no {ALGORITHM} signature the pinned key could check"
+        return f"has a card with no {algorithm} signature the pinned key could check"
     if signed.payload is None:
         return "has a card with no canonical form (RFC 8785), so no signature of it can be checked"
     if pinned.jwk()["kid"] not in kids:

@@ -8,7 +8,7 @@ its ASN.1 DigestInfo; checking raises the signature to e and compares EM byte fo
 from PEM files in both usual layouts, PKCS#8 (`BEGIN PRIVATE KEY`) and PKCS#1
 (`BEGIN RSA PRIVATE KEY`), by a strict DER reader of the few types they use; a public
 key is a JWK (RFC 7517), its `kid` the RFC 7638 thumbprint. Not here: making keys
-(new_key.py), other algorithms, encrypted key files, certificates.
+(new_key.py), other algorithms (algorithms.py has them), encrypted key files, certificates.
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ class BadKey(ValueError):
 class PublicKey(NamedTuple):
     n: int
     e: int
+    ALGORITHM = "RS256"  # the one JWS alg this kind of key signs with (algorithms.py)
 
     @property
     def size(self) -> int:  # bytes in a signature
@@ -47,6 +48,7 @@ class PrivateKey(NamedTuple):
     e: int
     d: int
     primes: tuple[int, int] = (0, 0)  # p and q, as a key file keeps them
+    ALGORITHM = "RS256"
 
     @property
     def public(self) -> PublicKey:

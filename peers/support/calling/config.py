@@ -27,7 +27,7 @@ def same_endpoint(first: str, second: str) -> bool:
 class AllowEntry(NamedTuple):
     name: str  # the name on the peer's card
     endpoint: str  # the URL frames to that peer go to, as vetted
-    public_key: Any = None  # rs256.PublicKey pinned for it ("publicKey", a JWK): its card must be signed by it
+    public_key: Any = None  # the key pinned for it ("publicKey", a JWK: RSA, EC or OKP): its card must be signed by it
 
     def unproven(self, fetched: Any) -> str | None:
         """Why `card` is not shown to come from the peer vetted here; None if it is, or if
@@ -95,10 +95,10 @@ def load_allowlist(path: str) -> list[AllowEntry]:
 def _pinned(jwk: Any, where: str, path: str) -> Any:
     if jwk is None:
         return None
-    from peers.signing import rs256  # only an allowlist that pins a key needs it
+    from peers.signing import algorithms  # only an allowlist that pins a key needs it
     try:
-        return rs256.public_from_jwk(jwk)
-    except rs256.BadKey as exc:
+        return algorithms.public_from_jwk(jwk)  # an RSA, EC P-256 or Ed25519 key: its kind says the alg
+    except algorithms.BadKey as exc:
         raise ConfigError(f"{path}: {where}: {exc}") from None
 
 
