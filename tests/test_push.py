@@ -269,11 +269,16 @@ def pushing_peer(wire, updates):
     answered, threads = [], []
 
     def deliver(config):
+        from transports.errors import TransportError
         http = HttpTransport(timeout=5)
         for update, token in updates(config.token):  # raw bytes are sent as they are
             headers = {"Content-Type": "application/json", "X-A2A-Notification-Token": token}
             body = update if isinstance(update, bytes) else json.dumps(update).encode()
-            answered.append(http.post(config.url, body, headers).status)
+            try:
+                answered.append(http.post(config.url, body, headers).status)
+            except TransportError:  # the delegation ended, and our webhook with it: the rest go nowhere
+                answered.append("closed")
+                break
         http.close()
 
     def app(request):
