@@ -396,7 +396,8 @@ def rebinding() -> str:
         message = Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
                           metadata={"skillId": "process_refund"})
         task = billing.billing_agent().send_message(message, owner="o")
-        webhooks.set("o", PushConfig(task.id, "c", f"https://hook.rebind.test:{port}/hook"), lambda task: {})
+        from peers.a2a import wire_v10
+        webhooks.set("o", PushConfig(task.id, "c", f"https://hook.rebind.test:{port}/hook"), wire_v10)
         webhooks.tell(task, "o")
         for thread in threads:
             thread.join()

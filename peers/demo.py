@@ -6,10 +6,9 @@ made fresh per run and handed to the support agent's credential store, keyed by
 billing's endpoint, the way a platform provisions an audience-bound credential. The
 rogue declares `auth: none` and takes anything.
 
-`network()` builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for
-`--transport http` and yields where each hostname now lives; `serve` runs one
-peer standalone for `python a2a_delegation.py serve NAME` (peers/serving.py), as the
-flags of SERVE_FLAGS say.
+`network()` builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for `--transport
+http` and yields where each hostname now lives; `serve` runs one peer standalone for `python
+a2a_delegation.py serve NAME` (peers/serving.py), as the flags of SERVE_FLAGS say.
 """
 
 import json
@@ -21,6 +20,7 @@ from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.a2a.wire_format import DEFAULT, NAMES, WireFormat
 from peers.app import PeerApp, log_to_stderr, new_token, token_for
 from peers.peer import Peer
+from peers.push_payload import MEDIA_TYPES, PAYLOADS
 from transports.base import parse_url
 
 
@@ -215,6 +215,10 @@ SERVE_FLAGS = (
     ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
               "addresses, such as a receiver on this machine (off: a guard against request forgery)",
               {"action": "store_true"}),
+    ServeFlag("--push-payload", PAYLOADS[0], "what a 1.0 webhook is POSTed of each change: the StreamResponse it is "
+              "(events: the task, then status and artifact updates) or the whole task (task)", {"choices": PAYLOADS}),
+    ServeFlag("--push-media-type", MEDIA_TYPES[0], "the Content-Type of a 1.0 push: A2A 1.0.1 section 4.3.3's "
+              "(default), or application/json", {"choices": MEDIA_TYPES}),
     ServeFlag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
               "survive a restart (default: in memory)", {"metavar": "FILE.db"}),
     ServeFlag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "

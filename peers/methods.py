@@ -73,7 +73,7 @@ def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, mes
     webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
 
     def started(task: Task) -> None:
-        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format.stream_result)
+        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format)
         peer.store.flush()  # kept before it is told
         webhooks.tell(task, caller.owner)  # submitted: the first thing it is told
     if message.task_id is not None:
@@ -94,7 +94,7 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
             if verb == "set":
                 config = read(wire_format.push_config, params)
                 peer.get_task(config.task_id, owner=caller.owner)  # one's own task, or -32001
-                kept = webhooks.set(caller.owner, config, wire_format.stream_result)
+                kept = webhooks.set(caller.owner, config, wire_format)
                 return wire_format.push_to_wire(kept)
             task_id, config_id = read(wire_format.push_query, params)
             peer.get_task(task_id, owner=caller.owner)

@@ -25,7 +25,7 @@ from typing import Callable
 from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Part, Task, TaskPage, TaskState
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
 from peers.pause import Paused, Pending, Refusal, SkillFailed, hold_over, paused_or_failed, reason_and_data, run_granted
-from peers.push import Webhooks
+from peers.push import PushSettings, Webhooks
 from peers.skill import Request, Skill, produced, read_request
 from peers.stamps import counter_ids
 from peers.store import TaskStore, content_of, refuse_if_too_big
@@ -41,7 +41,7 @@ class CannotGoOn(Exception):
 
 class Peer:
     def __init__(self, card: AgentCard, skills: list[Skill], *, store: TaskStore | None = None,
-                 ledger: Ledger | None = None, streams: Streams | None = None,
+                 ledger: Ledger | None = None, streams: Streams | None = None, push: PushSettings = PushSettings(),
                  new_task_id: Callable[[], str] | None = None, clock: Callable[[], str] | None = None,
                  log: Callable[[str], None] | None = None, allow_private_webhooks: bool = False,
                  extended_card: AgentCard | None = None, max_tasks: int = 1000, hold_seconds: float | None = None) -> None:
@@ -55,9 +55,9 @@ class Peer:
         self.new_task_id = new_task_id or counter_ids("task")
         self.clock, self.hold_seconds = clock, hold_seconds  # no clock: a stable transcript, and no hold ends
         self.log = log or (lambda line: None)
-        # Where pushes may go: public addresses only, unless allowed (a receiver on this
-        # machine); it costs nothing until a caller registers a webhook (peers/push.py).
-        self.webhooks = Webhooks(self.changes, allow_private=allow_private_webhooks, log=self.log)
+        # Where pushes may go: public addresses only, unless allowed (a receiver on this machine),
+        # and how they are spelled (`push`); nothing is done until a caller registers a webhook.
+        self.webhooks = Webhooks(self.changes, allow_private=allow_private_webhooks, settings=push, log=self.log)
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),

@@ -2,9 +2,9 @@
 
 Spec: A2A 1.0 sections 3.1.7 to 3.1.10 (the config methods) and 4.3 (delivery). A caller
 registers a webhook for one of its tasks (`PushConfig`); each time the task changes,
-the peer POSTs the task (a StreamResponse `{"task": ...}`) to that URL, with the
-config's `token` in `X-A2A-Notification-Token` and its `authentication` in
-`Authorization`, so the receiver can tell a real notification from a forged one.
+the peer POSTs what changed (a StreamResponse, spelled as push_payload.py says) to that
+URL, with the config's `token` in `X-A2A-Notification-Token` and its `authentication`
+in `Authorization`, so the receiver can tell a real notification from a forged one.
 
 The rules, because a webhook URL is a caller telling the server where to send requests:
 - server-side request forgery: the URL must be http(s), and its host must resolve only
@@ -39,6 +39,7 @@ from typing import Any, Callable
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
 from peers.changes import Changes
+from peers.push_payload import PushSettings, Telling
 from transports.base import parse_url
 from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
@@ -88,17 +89,17 @@ def _header_safe(value: str | None, what: str) -> None:
 class Webhooks:
     """The push configs of one peer's tasks, and the few workers that deliver to them."""
 
-    def __init__(self, changes: Changes, *, allow_private: bool = False,
+    def __init__(self, changes: Changes, *, allow_private: bool = False, settings: PushSettings = PushSettings(),
                  log: Callable[[str], None] = lambda line: None) -> None:
-        self.changes, self.allow_private, self.log = changes, allow_private, log
-        self.payloads: dict[tuple[str, str, str], Callable[[Task], Any]] = {}  # how each was asked to be told
+        self.changes, self.allow_private, self.settings, self.log = changes, allow_private, settings, log
+        self.telling: dict[tuple[str, str, str], Telling] = {}  # how each config is told, and what it was told last
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()
         self.following = False
         # Deliveries wait per (caller, destination), each sent to by a thread of its own, in
         # order: a webhook that hangs holds up only its own pushes, and a queue that overflows
         # drops only its own, counted in `dropped`. Nothing is made before there is something to deliver.
-        self.waiting: dict[tuple[str, str], deque[tuple[PushConfig, Any, Task]]] = {}
+        self.waiting: dict[tuple[str, str], deque[tuple[PushConfig, Telling, Any]]] = {}
         self.sending: set[tuple[str, str]] = set()  # (caller, destination)s a thread is delivering to now
         self.dropped: Counter[str] = Counter()  # destination -> pushes dropped, since the start
         self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
@@ -120,16 +121,16 @@ class Webhooks:
                 raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, "
                                     f"{MAX_CONFIGS} in all")
 
-    def set(self, owner: str, config: PushConfig, payload: Callable[[Task], Any]) -> PushConfig:
-        """Keep `config` (admitted first); its deliveries say the task as `payload` spells
-        it (the wire it was registered in)."""
+    def set(self, owner: str, config: PushConfig, wire: Any) -> PushConfig:
+        """Keep `config` (admitted first); its deliveries are spelled in `wire`, the wire
+        format it was registered in, as the settings ask (push_payload.py)."""
         self.admit(owner, config)
         with self.lock:
             if not self.following:  # the first webhook: from now on, every change is heard
                 self.following = True
                 self.changes.follow(self.heard)
             self.configs.setdefault((owner, config.task_id), {})[config.id] = config
-            self.payloads[(owner, config.task_id, config.id)] = payload
+            self.telling[(owner, config.task_id, config.id)] = Telling(wire, self.settings)
         return config
 
     def get(self, owner: str, task_id: str, config_id: str) -> PushConfig:
@@ -148,7 +149,7 @@ class Webhooks:
         caller's share); one being made stops before its next attempt."""
         with self.lock:  # deleting what is not there is fine: the result is the same
             self.configs.get((owner, task_id), {}).pop(config_id, None)
-            self.payloads.pop((owner, task_id, config_id), None)
+            self.telling.pop((owner, task_id, config_id), None)
             self._drop_waiting(owner, task_id, config_id)
 
     def _drop_waiting(self, owner: str, task_id: str, config_id: str | None) -> None:
@@ -167,22 +168,23 @@ class Webhooks:
             return
         with self.lock:
             for config_id in self.configs.pop((owner, task.id), {}):
-                self.payloads.pop((owner, task.id, config_id), None)
+                self.telling.pop((owner, task.id, config_id), None)
             self._drop_waiting(owner, task.id, None)
 
     def tell(self, task: Task, owner: str) -> None:
-        """Queue a delivery of `task`, as it is now, to each webhook of it (kept already)."""
+        """Queue the deliveries of a change that left `task` as it is now to each webhook of
+        it (kept already): what it tells each, in order (the task, or what changed)."""
         for config in self.list(owner, task.id):
-            destination = parse_url(config.url).origin
+            destination, dropped = parse_url(config.url).origin, 0
             with self.lock:
-                waiting, mine = self.waiting.get((owner, destination), ()), self._waiting_for(owner)
-                if len(waiting) >= MAX_WAITING or mine >= MAX_WAITING_PER_CALLER:
-                    self.dropped[destination] += 1
-                    dropped = self.dropped[destination]
-                else:
-                    self.waiting.setdefault((owner, destination), deque()).append(
-                        (config, self.payloads.get((owner, task.id, config.id)), task))
-                    dropped = 0
+                telling = self.telling.get((owner, task.id, config.id))
+                for said in telling.told(task) if telling is not None else ():
+                    waiting, mine = self.waiting.get((owner, destination), ()), self._waiting_for(owner)
+                    if len(waiting) >= MAX_WAITING or mine >= MAX_WAITING_PER_CALLER:
+                        self.dropped[destination] += 1
+                        dropped = self.dropped[destination]
+                        continue
+                    self.waiting.setdefault((owner, destination), deque()).append((config, telling, said))
                     if self._may_send((owner, destination)):
                         self.sending.add((owner, destination))
                         threading.Thread(target=self._deliver_while_busy, args=((owner, destination),),
@@ -214,9 +216,9 @@ class Webhooks:
                         return
                     self.sending.add(key)
                     continue
-                config, payload, task = waiting.popleft()
+                config, telling, said = waiting.popleft()
             try:
-                self._deliver(key[0], config, payload, task)
+                self._deliver(key[0], config, telling, said)
             except Exception as exc:  # noqa: BLE001 - one bad delivery must not stop the worker
                 let_quit(exc)
                 self.log(f"push to {shown(config.url)} failed: {exc!r}")
@@ -225,18 +227,12 @@ class Webhooks:
         with self.lock:
             return self.configs.get((owner, config.task_id), {}).get(config.id) is config
 
-    def _deliver(self, owner: str, config: PushConfig, payload: Callable[[Task], Any], task: Task) -> None:
+    def _deliver(self, owner: str, config: PushConfig, telling: Telling, said: Any) -> None:
         """Up to ATTEMPTS tries, while the config is still set (deleted, the rest are not made)."""
         from transports.network import HttpTransport  # sockets: only when there is a webhook
         if not self._still_set(owner, config):
             return
-        said = payload(task)
-        headers = {"Content-Type": "application/json"}
-        if config.token:
-            headers["X-A2A-Notification-Token"] = config.token
-        if config.authentication:
-            headers["Authorization"] = " ".join(config.authentication)
-        body = json.dumps(said).encode()
+        headers, body = telling.headers(config), json.dumps(telling.spell(said)).encode()
         for attempt in range(ATTEMPTS):
             if attempt and not self._still_set(owner, config):
                 return

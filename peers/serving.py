@@ -4,7 +4,7 @@ Essay: The Agent Card (a card served at its well-known URL) and Delegation over 
 on a real socket, for other clients (the official SDKs, the conformance kit, curl). The
 peer is assembled here from what the serve flags (peers/demo.py SERVE_FLAGS) ask for, and
 given its parts at once: unguessable task ids and a clock, its log, where its pushes may
-go, a durable store and ledger (--store: durable.py, then restart.py settles what a
+go and how they are spelled, a durable store and ledger (--store: durable.py, then restart.py settles what a
 restart interrupted), and, only when asked, a test double (peers/doubles.py). Not here:
 the server (transports/server.py), the app (app.py), the demo network (demo.py).
 """
@@ -18,6 +18,7 @@ from peers.a2a.wire_format import WireFormat, card_url
 from peers.app import PeerApp, log_to_stderr
 from peers.app import token_for
 from peers.peer import Peer
+from peers.push_payload import PushSettings
 from peers.stamps import unguessable_task_ids, utc_now
 
 # The demo TLS files (made with openssl, published: they prove nothing outside the lessons).
@@ -53,7 +54,8 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     try:
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         parts = {"new_task_id": unguessable_task_ids(), "clock": utc_now, "log": log,
-                 "allow_private_webhooks": options.allow_private_webhooks, **(shape or {})}
+                 "allow_private_webhooks": options.allow_private_webhooks,
+                 "push": PushSettings(options.push_payload, options.push_media_type), **(shape or {})}
         if options.cut_streams_after is not None:
             from peers.doubles import CutStreams
             parts["streams"] = CutStreams(options.cut_streams_after)

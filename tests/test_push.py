@@ -51,7 +51,7 @@ class Receiver:
             def log_message(self, *args):
                 pass
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()  # stops at once
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
 
     def wait_for(self, count, seconds=5):
@@ -66,6 +66,16 @@ class Receiver:
     def __exit__(self, *exc):
         self.server.shutdown()
         self.server.server_close()
+
+
+def said(push):
+    """A 1.0 push as what it tells: its kind, and the state it names (none for an artifact)."""
+    (kind, body), = push.items()
+    state = (body.get("status") or {}).get("state")
+    return f"{kind} {state}" if state else kind
+
+
+EVERY_CHANGE = ["statusUpdate TASK_STATE_WORKING", "artifactUpdate", "statusUpdate TASK_STATE_COMPLETED"]
 
 
 def test_the_card_declares_push_and_a_caller_sets_gets_lists_and_deletes_configs_of_its_own_task():
@@ -129,11 +139,11 @@ def test_each_change_is_delivered_with_the_configs_token_and_authentication():
         proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
         call("SendMessage", {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"],
                                          "parts": [{"data": {"approval": proposal}}]}})
-        got = hook.wait_for(3)
-        states = [body["task"]["status"]["state"] for _, body in got]
-        assert states[-1] == "TASK_STATE_COMPLETED" and "TASK_STATE_WORKING" in states
-        headers = got[-1][0]
-        assert headers["X-A2A-Notification-Token"] == "tok" and headers["Authorization"] == "Bearer creds"
+        got = hook.wait_for(4)
+        assert [said(body) for _, body in got] == ["task TASK_STATE_INPUT_REQUIRED", *EVERY_CHANGE], \
+            "the task as it was when first told (the follow-up joined its history), then what changed"
+        assert all(headers["X-A2A-Notification-Token"] == "tok" and headers["Authorization"] == "Bearer creds"
+                   and headers["Content-Type"] == "application/a2a+json" for headers, _ in got)
 
 
 @pytest.mark.parametrize("at_once", [False, True])
@@ -144,9 +154,9 @@ def test_a_config_sent_with_the_message_is_told_of_every_state_in_order(at_once)
             {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"returnImmediately": at_once,
                                                                                "taskPushNotificationConfig": {
                 "url": hook.url, "token": "t"}}})
-        got = hook.wait_for(3)
-        assert [body["task"]["status"]["state"] for _, body in got] == [
-            "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], "registered before the work"
+        got = hook.wait_for(4)
+        assert [said(body) for _, body in got] == ["task TASK_STATE_SUBMITTED", *EVERY_CHANGE], \
+            "registered before the work"
 
 
 @pytest.mark.parametrize("config, why", [({"url": "http://127.0.0.1:9/h"}, "private"), ({"url": "ftp://x/y"}, "http(s)"),
@@ -189,13 +199,18 @@ def test_0_3_spells_configs_nested_and_asks_for_them_by_task_id():
 def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_on_both_transports():
     import re
     from conftest import cli_once, cli_together
+    wires = ("1.0", "1.0", "0.3", "0.3")
     runs = cli_together(*[("--wire", wire, "--push", *extra) for wire in ("1.0", "0.3")
                           for extra in ([], ["--transport", "http"])])
-    for done in runs:
+    for wire, done in zip(wires, runs):
         assert done.returncode == 0, done.stderr
         pushed = [line for line in done.stdout.splitlines() if line.startswith("<-- (pushed to our webhook)")]
-        states = [re.search(r'"state": "([A-Za-z_-]+)"', line).group(1) for line in pushed]
-        assert states[-1] in ("TASK_STATE_COMPLETED", "completed") and len(states) == 3, states
+        states = [found.group(1) for line in pushed if (found := re.search(r'"state": "([A-Za-z_-]+)"', line))]
+        assert states[-1] in ("TASK_STATE_COMPLETED", "completed"), states
+        bodies = [json.loads(line.split(") ", 1)[1]) for line in pushed]
+        kinds = [body.get("kind") or next(iter(body)) for body in bodies]  # 0.3 tags its kind, 1.0 wraps
+        assert kinds == (["task", "statusUpdate", "artifactUpdate", "statusUpdate"] if wire == "1.0"
+                         else ["task"] * 3), "1.0: the task, then each change; 0.3: the whole task each time"
         assert "[support] trusted result (from billing-agent): refund of $180.00" in done.stdout
         sent = json.loads(next(line for line in done.stdout.splitlines() if '"configuration"' in line)[4:])
         hook = sent["params"]["configuration"].get("taskPushNotificationConfig") or \
@@ -254,11 +269,16 @@ def pushing_peer(wire, updates):
     answered, threads = [], []
 
     def deliver(config):
+        from transports.errors import TransportError
         http = HttpTransport(timeout=5)
         for update, token in updates(config.token):  # raw bytes are sent as they are
             headers = {"Content-Type": "application/json", "X-A2A-Notification-Token": token}
             body = update if isinstance(update, bytes) else json.dumps(update).encode()
-            answered.append(http.post(config.url, body, headers).status)
+            try:
+                answered.append(http.post(config.url, body, headers).status)
+            except TransportError:  # the delegation ended, and our webhook with it: the rest go nowhere
+                answered.append("closed")
+                break
         http.close()
 
     def app(request):

@@ -10,7 +10,7 @@ format spells them (wire_stream.py); the support agent prints each as it reads i
 
 from typing import Any, Iterable, NamedTuple
 
-from peers.a2a.model import PAUSED, Artifact, Message, Task, TaskState
+from peers.a2a.model import NEXT, PAUSED, Artifact, Message, Task, TaskState
 
 
 class StatusUpdate(NamedTuple):
@@ -83,10 +83,27 @@ def ends(state: TaskState) -> bool:
     return state.is_terminal or state in PAUSED
 
 
+def may_become(state: TaskState, later: TaskState) -> bool:
+    """Whether a task seen in `state` may be in `later` afterwards: the same state, or one
+    the state table (model.NEXT) leads to. An update that takes a task back (to submitted,
+    say) is older than what was seen: delivered late, or twice. A state the table does not
+    know (0.3's unknown) may be followed by any."""
+    if later is state or (state not in NEXT and not state.is_terminal):
+        return True
+    ahead, todo = set(), [state]
+    while todo:
+        for after in NEXT.get(todo.pop(), ()):
+            if after not in ahead:
+                ahead.add(after)
+                todo.append(after)
+    return later in ahead
+
+
 def fold(events: Iterable[Event]) -> Task | None:
     """The task a stream describes (or a direct reply as a completed task); None if it
-    held no task. Events about another task id than the first are not this stream's, and
-    nothing after the state that ends the stream counts."""
+    held no task. Events about another task id than the first are not this stream's, a
+    status the task cannot come to from where it is arrived late (may_become), and nothing
+    after the state that ends the stream counts."""
     task: Task | None = None
     for event in events:
         if isinstance(event, Task) and task is None:
@@ -100,7 +117,7 @@ def fold(events: Iterable[Event]) -> Task | None:
         elif task is not None and getattr(event, "task_id", None) == task.id:
             if isinstance(event, ArtifactUpdate):  # a chunk (append) joins the artifact it continues
                 task = task._replace(artifacts=appended(task.artifacts, event))
-            elif isinstance(event, StatusUpdate):
+            elif isinstance(event, StatusUpdate) and may_become(task.state, event.state):
                 task = task._replace(lifecycle=task.lifecycle + (event.state,), status_message=event.message,
                                      status_data=event.data, timestamp=event.timestamp)
                 if ends(event.state):  # the stream is over, whatever a peer sends after it

@@ -49,6 +49,10 @@ class WireFormat(Protocol):
     TURNS: bool
     SIGNED_CARDS: bool
     EXTENSION_ERRORS: bool
+    # What a push to a webhook registered in this wire may be: any event of a stream, or only
+    # the task (PUSH_EVENTS); and the media types it may be labelled with, its own first.
+    PUSH_EVENTS: bool
+    PUSH_MEDIA_TYPES: tuple[str, ...]
     # A wire with an extended-card method also names the error a peer without one refuses
     # it with (NO_EXTENDED_CARD: 1.0 UnsupportedOperation, 0.3 its own -32007).
 

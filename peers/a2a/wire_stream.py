@@ -1,9 +1,9 @@
 """How 0.3 and 1.0 spell a stream's events (peers/a2a/stream.py), on top of the task and
 message spellings in wire_message.py.
 
-1.0 wraps each result in the name of what it is (`{"task"}`, `{"message"}`,
-`{"statusUpdate"}`, `{"artifactUpdate"}`, defaults omitted); 0.3 sends it bare, tagged by
-`kind` (`"status-update"` with `final`, `"artifact-update"` with `append` and
+1.0 wraps each result in the name of what it is, exactly one (`{"task"}`, `{"message"}`,
+`{"statusUpdate"}`, `{"artifactUpdate"}`, defaults omitted); 0.3 sends it bare, tagged
+by `kind` (`"status-update"` with `final`, `"artifact-update"` with `append` and
 `lastChunk`). A status or artifact event is written and read through the same code as
 a task's status and artifacts, so the two can never disagree.
 """
@@ -51,7 +51,10 @@ def event_from_wire(dialect: shapes.Dialect, value: Any, path: str = "result") -
         name = next((wrapper for wrapper, tag in _KINDS.items() if tag == kind), None)
         body = source
     else:
-        name = next((wrapper for wrapper in _KINDS if wrapper in source), None)
+        named = [wrapper for wrapper in _KINDS if wrapper in source]
+        if len(named) > 1:  # a oneof: which one it is would be our guess
+            raise WireError(f"{path} holds {' and '.join(named)}: a StreamResponse is exactly one of them")
+        name = named[0] if named else None
         body = source.get(name) if name else None
     if name is None:
         raise WireError(f"{path} is none of a task, a message, a status update or an artifact update")

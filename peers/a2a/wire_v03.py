@@ -29,6 +29,7 @@ METHODS = {"message/send": "send", "tasks/get": "get", "tasks/cancel": "cancel",
            "agent/getAuthenticatedExtendedCard": "authenticated-extended-card"}
 TURNS, SIGNED_CARDS = True, True  # messages carry taskId and contextId; cards may be signed
 EXTENSION_ERRORS = False  # 0.3 has no error for a required extension
+PUSH_EVENTS, PUSH_MEDIA_TYPES = False, ("application/json",)  # a push is the task, as JSON (0.3 section 9.5)
 NO_EXTENDED_CARD = ExtendedAgentCardNotConfigured  # how a peer without an extended card refuses
 # A 0.3 card's required fields (v0.3.0 specification/json/a2a.json), checked on fetch.
 CARD_SCHEMA = cards.card_schema(

@@ -33,6 +33,8 @@ METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "Lis
            "GetExtendedAgentCard": "extended-card"}
 TURNS, SIGNED_CARDS = True, True  # messages carry taskId and contextId; cards may be signed
 EXTENSION_ERRORS = True  # -32008 for a required extension not activated
+# A push may be any StreamResponse, labelled as section 4.3.3 shows, or as plain JSON
+PUSH_EVENTS, PUSH_MEDIA_TYPES = True, ("application/a2a+json", "application/json")
 NO_EXTENDED_CARD = UnsupportedOperation  # how a peer without an extended card refuses (not declared)
 DIALECT = shapes.Dialect("1.0", kind=False,
                          # 1.0 has no unknown state (UNSPECIFIED is only proto's "not set")

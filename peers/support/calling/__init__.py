@@ -8,7 +8,7 @@ HTTP+JSON in `http_json`, routes from peers/a2a/routes.py); the credential each 
 scheme takes (`credentials`, OAuth2 tokens by `oauth_tokens`) and the transport that
 attaches it (`credentialed`); a peer the gate let through, and the story's steps, as
 values (`contact`); following a delegated task whatever brings its updates (`follow`,
-our webhook in `webhook`); how a turn ended (`outcomes`: the Verdict, the Outcome, its
+our webhook in `webhook`, what a broken stream missed in `caught_up`); how a turn ended (`outcomes`: the Verdict, the Outcome, its
 variant); our own copy of the contracts we rely on (`contracts`).
 
 May import: `peers.a2a`, `peers.signing`, `peers.contracts`, `transports` and

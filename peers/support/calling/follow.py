@@ -10,34 +10,41 @@ A peer may answer before its task ends: when asked to (returnImmediately, --no-w
 one of a StreamResponse's four kinds (peers/a2a/stream.py): the task as it now is, a
 status it entered, an artifact (or a chunk of one) it made, a message. `follow(updates,
 task, deadline)` folds them into the task until it ends or pauses, the updates stop, or
-the deadline passes; it does not know where they come from. `followed` chooses the source,
+the deadline passes; it does not know where they come from, and takes from each source
+what the spec lets it send: an update about another task changes nothing, nor one that
+takes the task back to a state it has left (it arrived late). `followed` chooses the source,
 as the card and the flags did when the message was sent:
 - `streamed`: the events of a stream, read as they arrive (the printer shows each). A
   stream can break (the connection drops, a proxy times out, the peer restarts); the task
   goes on without us, so we subscribe to it again: the first event of a subscription is
-  the task as it is now, and comparing it with what was seen says what was missed. A task
-  that ended meanwhile has no stream to join (1.0 refuses), so it is asked for (GetTask).
-  The same when a stream ends before its task does. At most RESUMES times; a stream that
+  the task as it is now, and comparing it with what was seen says what was missed
+  (caught_up.py). A task that ended meanwhile has no stream to join (1.0 refuses), so it
+  is asked for (GetTask). The same when a stream ends before its task does. At most RESUMES times; a stream that
   broke before it named its task, or is still broken when time is up, is the delegation's
   failure, said as what it is (a timeout, say).
 - `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each
-  shown as its own frame by what main() wired to `told`, then read as an update.
+  shown as its own frame by what main() wired to `told`, then read as an update: the
+  task, a status or artifact update, or a message, as on a stream; the same push
+  delivered twice (A2A 4.3.3 warns it may be) is read once.
 - `polled`: GetTask again, after pauses that grow (0.1 s, 0.2 s ... 2 s), so a long task
   is not asked about a thousand times; and for whatever a stream left going.
 All within one deadline (`Following.patience`, --timeout); a task still going then is reported
 as it is. Never done here: send the message again (only the peer knows if it acted)."""
+import hashlib
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
 
 from peers.a2a.model import AgentCard, Task
-from peers.a2a.stream import Event, ends, fold
+from peers.a2a.stream import Event, ends, fold, may_become
 from peers.a2a.wire_format import WireFormat, method_for
+from peers.support.calling.caught_up import continued, missed
 from peers.support.calling.replies import read, read_json
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
 
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
+MAX_SEEN_PUSHES = 1000  # pushes remembered, so one delivered again is read once
 if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens
     from peers.support.calling.webhook import Receiver
 Updates = Generator[Event, None, None]  # what a follower reads: task updates, from any source
@@ -114,11 +121,12 @@ def follow(updates: Updates, task: Task | None, deadline: float) -> Task | None:
 def folded(task: Task | None, update: Event) -> Task | None:
     """`task` after one update. A whole task is the task as the peer now tells it; a status
     or an artifact update is added to it (stream.fold's rules); a message is the answer
-    only where no task was made. An update about another task is not this one's."""
+    only where no task was made. An update about another task is not this one's, and one
+    that takes the task back to a state it has left arrived late (stream.may_become)."""
     if task is None:
         return fold((update,))
     if isinstance(update, Task):
-        return update if update.id == task.id else task
+        return update if update.id == task.id and may_become(task.state, update.state) else task
     return fold((task, update))
 
 
@@ -163,15 +171,22 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> Updates:
 
 
 def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float) -> Updates:
-    """Each push to our webhook, shown as the frame it is, then read as an update."""
+    """Each push to our webhook, shown as the frame it is, then read as an update; a push
+    delivered again (the same bytes: a retry whose answer was lost, A2A 4.3.3) only once."""
     delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell our "
                    "webhook of each change")
+    seen: set[bytes] = set()  # the digests of the first MAX_SEEN_PUSHES pushes: memory stays bounded
     while time.monotonic() < deadline:
         push = webhook.next_push(deadline - time.monotonic())
         if push is None:
             return
         if delegation.told is not None:  # the frame printer, as main() wired it
             delegation.told(push.url, push.headers, push.body, delegation.card.url)
+        digest = hashlib.sha256(push.body).digest()
+        if digest in seen:
+            continue
+        if len(seen) < MAX_SEEN_PUSHES:
+            seen.add(digest)
         yield read(delegation.spoken.event_from_result, read_json(push.body, "a push"), "a push")
 
 
@@ -205,9 +220,9 @@ def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[Tr
     def caught_up(now: Any) -> Any:
         if isinstance(now, Task) and now.id != seen.id:
             raise ProtocolViolation(f"subscribed to task {seen.id[:80]!r}, the peer answered about another")
-        delegation.say(f"[support] missed while not listening: {escape(_missed(seen, now))}", event="resumed",
+        delegation.say(f"[support] missed while not listening: {escape(missed(seen, now))}", event="resumed",
                        peer=delegation.card.name, endpoint=delegation.card.url, task=seen.id)
-        return _continued(seen, now) if isinstance(now, Task) else now
+        return continued(seen, now) if isinstance(now, Task) else now
     try:
         results = delegation.call(subscribe, {"id": seen.id}, stream=True)
     except RemoteError as refused:
@@ -236,24 +251,3 @@ def _events(results: Any, spoken: WireFormat, broke: list[TransportError],
         broke.append(exc)
     finally:
         results.close()  # the event that ends the stream was read, or we stopped: hang up
-
-
-def _missed(seen: Task, now: Any) -> str:
-    """What changed between the last event read and the task as we found it again."""
-    if not isinstance(now, Task):
-        return "unknown: the peer did not say how the task was when we came back"
-    states = now.lifecycle[1:] if now.lifecycle[:1] == seen.lifecycle[-1:] else now.lifecycle
-    known = {artifact.artifact_id for artifact in seen.artifacts}
-    made = [repr(artifact.artifact_id) for artifact in now.artifacts if artifact.artifact_id not in known]
-    missed = ([f"the task became {' -> '.join(state.value for state in states)}"] if states else []) \
-        + ([f"artifact {', '.join(made)}"] if made else [])
-    return "; ".join(missed) or "nothing: the task is as it was"
-
-
-def _continued(seen: Task, later: Task) -> Task:
-    """The task as we found it again, its lifecycle and artifacts continuing what was seen
-    before (an artifact sent again replaces the copy we had)."""
-    states = later.lifecycle[1:] if later.lifecycle[:1] == seen.lifecycle[-1:] else later.lifecycle
-    fresh = {artifact.artifact_id for artifact in later.artifacts}
-    artifacts = tuple(a for a in seen.artifacts if a.artifact_id not in fresh) + later.artifacts
-    return later._replace(lifecycle=seen.lifecycle + states, artifacts=artifacts)
