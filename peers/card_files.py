@@ -77,7 +77,7 @@ def _about(document: dict) -> dict:
     """The file's provider, documentationUrl, iconUrl and tenant, as AgentCard's fields."""
     provider = document.get("provider")
     about = {"provider": provider and AgentProvider(provider["organization"], url(provider["url"], "provider.url")),
-             "tenant": document.get("tenant", "")}
+             "tenants": (document["tenant"],) if "tenant" in document else ()}
     for key, name in (("documentationUrl", "documentation_url"), ("iconUrl", "icon_url")):
         about[name] = url(document[key], key) if key in document else ""
     return about
