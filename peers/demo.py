@@ -215,6 +215,9 @@ SERVE_FLAGS = (
     ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
               "addresses, such as a receiver on this machine (off: a guard against request forgery)",
               {"action": "store_true"}),
+    ServeFlag("--tenant", None, "host this tenant as a partition of its own (tasks, ledger, push configs, "
+              "streams), named by interfaces of its own on the 1.0 card; repeat for each ('' keeps the "
+              "untenanted interfaces too; default: untenanted only)", {"action": "append", "metavar": "NAME"}),
     ServeFlag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
               "survive a restart (default: in memory)", {"metavar": "FILE.db"}),
     ServeFlag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "
