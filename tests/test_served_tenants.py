@@ -260,25 +260,32 @@ def test_a_path_and_a_body_naming_different_tenants_are_refused_seeded():
         assert status == 400 and "the path names tenant 'acme', and the query another" in answer["error"]["message"]
 
 
+@pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
-def test_our_agent_delegates_to_a_served_peers_tenant_interface(binding):
+def test_our_agent_delegates_to_a_served_peers_tenant_interface(binding, stream):
     """The support agent reads the served card (its first tenant's interfaces), names that
-    tenant in each request, and the refund is that tenant's: nobody else's, done there once."""
-    peer = tenanted_billing(("acme", "globex"))
+    tenant in each request, and the refund is that tenant's: nobody else's, done there once.
+    Streamed, the stream is cut after its first event, so the agent picks the task up again
+    (a subscription or a GetTask) under the same tenant."""
+    from peers.doubles import CutStreams
+    peer = tenanted_billing(("acme", "globex"), **({"streams": CutStreams(1)} if stream else {}))
     app = PeerApp(peer, wire_v10, token=TOKEN, log=lambda line: None)
     lines = []
     printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}), lambda text, frame: lines.append(text))
     vetted = BILLING._replace(endpoint=f"{BILLING.endpoint}/acme") if binding == "HTTP+JSON" else BILLING
     agent = story.SupportAgent(printer, [vetted], {vetted.endpoint: TOKEN},
                                lambda *args, **facts: lines.append(args[0] if args else ""),
-                               **following_in({"binding": binding} if binding != "JSONRPC" else {}))
+                               **following_in({"stream": stream, **({"binding": binding} if binding != "JSONRPC"
+                                                                    else {})}))
     outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
     assert outcome.result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)", lines
-    sent = [line for line in lines if line.startswith("--> POST ") or line.startswith('--> {"jsonrpc"')]
     if binding == "JSONRPC":
-        assert frames(lines, "-->")[0]["params"]["tenant"] == "acme", sent
+        sent = frames(lines, "-->")
+        assert [frame["params"]["tenant"] for frame in sent] == ["acme"] * len(sent), sent
     else:
-        assert sent[0].startswith("--> POST /a2a/acme/message:send "), sent
+        sent = [line for line in lines if line.startswith(("--> POST /", "--> GET /"))]  # not the card's fetch
+        assert all(line.split()[2].startswith("/a2a/acme/") for line in sent), sent
+    assert len(sent) >= (2 if stream else 1), lines  # streamed: the cut stream, then a follow-up
     assert list(peer.ledger.effects) == ["tenant:acme:refund of ORD-3300"]
     for tenant, found in (("acme", outcome.task.id), ("globex", None)):
         frame = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "GetTask",
