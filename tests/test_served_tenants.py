@@ -8,13 +8,15 @@ CancelTask, SubscribeToTask, a follow-up turn and every push config method answe
 it did not exist, on both bindings, and an effect happens once in each tenant. A tenant
 the card does not name is refused (-32602, HTTP 400 INVALID_ARGUMENT), never served from
 another partition. Everything is checked with raw HTTP frames on a real socket (127.0.0.1,
-port 0); hostile tenants are seeded and bounded.
+port 0); hostile tenants are seeded and bounded. Opt-in, as tests/test_interop*.py are: the
+official Python (A2A_SDK_PYTHON) and JavaScript (A2A_JS_SDK) SDKs' clients on each binding.
 """
 import contextlib
 import http.client
 import json
 import os
 import random
+import shutil
 import subprocess
 from urllib.parse import quote, urlencode
 
@@ -354,24 +356,38 @@ def test_serve_tenant_names_each_tenant_on_the_card_and_refuses_names_that_canno
         assert done.returncode == 2 and said in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
 
-SDK_PYTHON = os.environ.get("A2A_SDK_PYTHON")
+# Opt-in: both official SDKs' clients, which name the chosen interface's tenant on each binding.
+SDK_PYTHON, JS_SDK, NODE = os.environ.get("A2A_SDK_PYTHON"), os.environ.get("A2A_JS_SDK"), shutil.which("node")
+CLIENTS = [pytest.param([SDK_PYTHON, str(ROOT / "tests" / "interop" / "sdk_client.py")], binding, id=f"python-{binding}",
+                        marks=pytest.mark.skipif(not SDK_PYTHON, reason="set A2A_SDK_PYTHON to a Python with a2a-sdk"))
+           for binding in BINDINGS] + [
+    pytest.param([NODE, str(ROOT / "tests" / "interop" / "js_client.mjs")], binding, id=f"javascript-{binding}",
+                 marks=pytest.mark.skipif(not (JS_SDK and NODE), reason="set A2A_JS_SDK to a folder with @a2a-js/sdk"))
+    for binding in BINDINGS]
 
 
-@pytest.mark.skipif(not SDK_PYTHON, reason="set A2A_SDK_PYTHON to a Python with a2a-sdk")
-@pytest.mark.parametrize("flags", [(), ("--rest",)])
-def test_the_official_sdk_client_names_the_tenant_of_the_interface_it_chose(flags):
+@pytest.mark.parametrize("client, binding", CLIENTS)
+def test_each_official_sdk_client_names_the_tenant_of_the_interface_it_chose(client, binding):
     process, banner = start_serve("billing-agent", "--wire", "1.0", "--tenant", "acme", "--tenant", "globex",
                                   "--token", "interop-token", stderr=subprocess.DEVNULL)
     try:
         base = next(line for line in banner if "listening on" in line).split("listening on ")[1].split()[0]
-        done = subprocess.run([SDK_PYTHON, str(ROOT / "tests" / "interop" / "sdk_client.py"), base, "interop-token",
-                               "Please refund $42 on order ORD-42", *flags], capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr[-2000:]
-        task_id = next(line.split()[3] for line in done.stdout.splitlines() if line.startswith("state "))
+        javascript = client[0] == NODE
+        flags = [binding] if javascript else ["--rest"] if binding == "HTTP+JSON" else []
+        text = "Please refund $42 on order ORD-42"
+        done = subprocess.run([*client, base, "interop-token", *flags[:1], text, *flags[1:]] if javascript else
+                              [*client, base, "interop-token", text, *flags], capture_output=True, text=True,
+                              timeout=60, cwd=JS_SDK if javascript else None)
+        assert done.returncode == 0 and "refund of $42.00 issued for ORD-42" in done.stdout, done.stderr[-2000:]
         host, port = base.removeprefix("http://").split(":")
         wire = Wire((host, int(port)), None)
         headers = {**HEADERS, "Authorization": "Bearer interop-token"}
-        for tenant, status in (("acme", 200), ("globex", 404)):
-            assert wire.http("GET", f"/a2a/{tenant}/tasks/{task_id}", headers=headers)[0] == status
+        listed = {tenant: wire.http("GET", f"/a2a/{tenant}/tasks", headers=headers)[1]["tasks"]
+                  for tenant in ("acme", "globex")}
+        # All of it in the one tenant the client named, none in the other: acme, the first
+        # interface's (8.3.2), for Python; the JS SDK 1.3.0 keeps the last 1.0 interface of
+        # each binding it reads (createFromNormalizedAgentCard), so globex, consistently.
+        assert sorted(len(tasks) for tasks in listed.values()) == [0, 1], listed
+        assert javascript or len(listed["acme"]) == 1, listed
     finally:
         process.stop()
