@@ -10,8 +10,9 @@ JSON-RPC `params` would be, gathered from the body, the query and the path; a re
 the same JSON with no envelope; an error is a google.rpc.Status with an ErrorInfo, under
 the HTTP status section 5.4 gives it. Routes sit under the agent's endpoint (the card's
 URL), optionally after a tenant (`/{tenant}/tasks/...`): the request's `tenant` field, as
-a body or query may also give it (peers/tenants.py serves it or refuses it). Always 1.0: a request must ask for it, as on JSON-RPC (`A2A-Version: 1.0`, or
-`?A2A-Version=1.0`: peers/a2a/versions.py).
+a body or query may also give it (peers/tenants.py serves it or refuses it). Always 1.0:
+a request must ask for it, as on JSON-RPC (`A2A-Version: 1.0`, or `?A2A-Version=1.0`:
+peers/a2a/versions.py).
 Not here: the HTTP-level checks every binding shares (credentials, size: peers/app.py),
 and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """

@@ -62,7 +62,6 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             peer = make(base_url, **parts)
         else:  # tasks and ledger in SQLite: what a client was told survives a restart
             from peers.durable import DurableError, open_store
-            from peers.restart import restarted
             try:
                 store, ledger = open_store(options.store)
             except DurableError as exc:
@@ -72,7 +71,6 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
                 from peers.doubles import CrashingLedger
                 ledger = CrashingLedger(ledger, options.crash_at, store.flush)
             peer = make(base_url, store=store, ledger=ledger, **parts)
-            kept = restarted(peer, options.store)
         if options.tenant:  # the card names them; the app serves what its card names (peers/tenants.py)
             from peers.tenants import declared, refused
             peer.card = peer.card._replace(tenants=tuple(options.tenant))
@@ -83,6 +81,9 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             if why:
                 fail(f"--tenant: {why}")
                 return 2
+        if options.store is not None:  # what a restart interrupted, settled once every flag is judged
+            from peers.restart import restarted
+            kept = restarted(peer, options.store)
         made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
         scheme = None
         if options.auth not in (None, BEARER.kind):
