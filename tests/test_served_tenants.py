@@ -17,6 +17,7 @@ import json
 import os
 import random
 import shutil
+import sqlite3
 import subprocess
 from urllib.parse import quote, urlencode
 
@@ -321,6 +322,38 @@ def test_a_store_file_keeps_each_tenants_tasks_and_effects_apart_across_a_restar
     assert len(peer.ledger.effects) == 3, "one refund in each tenant, none again after the restart"
     owners = sorted(owner.split(":")[:2] for owner in peer.store.owners.values())
     assert owners == [["bearer", owners[0][1]], ["tenant", "acme"], ["tenant", "globex"]], "kept, not scrubbed"
+
+
+@pytest.mark.parametrize("point", ["before-effect", "after-commit"])
+def test_a_tenants_refund_killed_midway_is_done_once_in_that_tenant_after_a_restart(tmp_path, point):
+    """`serve --store --tenant`, killed (exit 137, no answer) at `point` of a refund under
+    acme, started again on the same file: the retry gets acme's one refund; globex, asking
+    for the same order, gets its own; neither sees the other's task."""
+    path = str(tmp_path / "billing.db")
+    flags = ("billing-agent", "--wire", "1.0", "--port", "0", "--store", path, "--token", TOKEN,
+             "--tenant", "acme", "--tenant", "globex")
+
+    def wire_of(banner):
+        host, port = banner[0].split("listening on http://")[1].split()[0].split(":")
+        return Wire((host, int(port)), None)
+    process, banner = start_serve(*flags, "--crash-at", point)
+    try:
+        with pytest.raises((ConnectionError, http.client.HTTPException)):  # it died before answering
+            wire_of(banner).ask("JSONRPC", "acme", "send", message=refund("m-1", order="ORD-1"))
+    finally:
+        process.kill()
+        process.communicate(timeout=10)
+    process, banner = start_serve(*flags)
+    try:
+        wire = wire_of(banner)
+        made = {tenant: wire.ask("JSONRPC", tenant, "send", message=refund("m-1", order="ORD-1"))[1]["task"]
+                for tenant in ("acme", "globex")}
+        assert {task["status"]["state"] for task in made.values()} == {"TASK_STATE_COMPLETED"}, made
+        assert wire.ask("JSONRPC", "globex", "get", id=made["acme"]["id"]) == ("error", "TASK_NOT_FOUND")
+    finally:
+        process.stop()
+    effects = sorted(key for (key,) in sqlite3.connect(path).execute("SELECT key FROM effects"))
+    assert effects == ["tenant:acme:refund of ORD-1", "tenant:globex:refund of ORD-1"], "each tenant's, once"
 
 
 def test_a_callers_share_of_streams_is_counted_across_the_tenants_it_names():
