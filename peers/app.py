@@ -28,6 +28,7 @@ from peers.a2a.security_schemes import BEARER
 from peers.a2a.wire_format import CARD_PATH, WireFormat
 from peers.methods import Caller, MethodTable
 from peers.peer import Peer
+from peers.tenants import declared
 from transports.base import HttpRequest, HttpResponse, parse_url
 from transports import sse
 from transports.codec import MAX_FRAME_BYTES
@@ -65,11 +66,12 @@ class PeerApp:
         self.name = peer.card.name
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
-        self.methods = MethodTable(peer, card_format)  # every wire format's methods, on one endpoint
+        document = card_format.card_to_wire(peer.card)
+        # Every wire format's methods, on one endpoint, for the tenants the served card declares.
+        self.methods = MethodTable(peer, card_format, declared(document))
         # The bindings that carry them (peers/a2a/bindings.py), each built when first asked for.
         self.bindings: dict[str, Binding] = {}
         # Served pretty-printed: the card is a document people read, as the essay shows it.
-        document = card_format.card_to_wire(peer.card)
         if signing_key is not None:  # a private key, or a list (a signature each): served signed (1.0 section 8.4)
             from peers.signing.card_signature import sign
             for key in signing_key if isinstance(signing_key, list) else [signing_key]:

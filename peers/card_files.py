@@ -19,6 +19,7 @@ from peers.a2a import wire_essay
 from peers.a2a.fields import WireError, url
 from peers.a2a.model import AgentCard, AgentProvider
 from peers.a2a.schema import problems
+from peers.tenants import refused
 from transports.base import parse_url
 from transports.json_file import JsonFileError, load_json_file
 
@@ -77,7 +78,10 @@ def _about(document: dict) -> dict:
     """The file's provider, documentationUrl, iconUrl and tenant, as AgentCard's fields."""
     provider = document.get("provider")
     about = {"provider": provider and AgentProvider(provider["organization"], url(provider["url"], "provider.url")),
-             "tenant": document.get("tenant", "")}
+             "tenants": (document["tenant"],) if "tenant" in document else ()}
+    why = refused(list(about["tenants"])) if about["tenants"] else None  # served as `serve --tenant` is
+    if why:
+        raise WireError(f"tenant: {why}")
     for key, name in (("documentationUrl", "documentation_url"), ("iconUrl", "icon_url")):
         about[name] = url(document[key], key) if key in document else ""
     return about

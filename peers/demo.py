@@ -1,13 +1,11 @@
 """The essay's demo network: billing-agent and refund-bot-9000, in process or on real sockets.
 
-In the story these peers belong to other teams; here one process plays them so the run
-needs nothing installed. Billing enforces the bearer auth its card declares, with a token
-made fresh per run and handed to the support agent's credential store, keyed by
-billing's endpoint, the way a platform provisions an audience-bound credential. The
-rogue declares `auth: none` and takes anything.
-
-`network()` builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for `--transport
-http` and yields where each hostname now lives; `serve` runs one peer standalone for `python
+In the story these peers belong to other teams; here one process plays them so the run needs
+nothing installed. Billing enforces the bearer auth its card declares, with a token made fresh
+per run and handed to the support agent's credential store, keyed by billing's endpoint, the
+way a platform provisions an audience-bound credential. The rogue takes anything. `network()`
+builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for `--transport http` and
+yields where each hostname now lives; `serve` runs one peer standalone for `python
 a2a_delegation.py serve NAME` (peers/serving.py), as the flags of SERVE_FLAGS say.
 """
 
@@ -219,6 +217,9 @@ SERVE_FLAGS = (
               "(events: the task, then status and artifact updates) or the whole task (task)", {"choices": PAYLOADS}),
     ServeFlag("--push-media-type", MEDIA_TYPES[0], "the Content-Type of a 1.0 push: A2A 1.0.1 section 4.3.3's "
               "(default), or application/json", {"choices": MEDIA_TYPES}),
+    ServeFlag("--tenant", None, "host this tenant as a partition of its own (tasks, ledger, push configs, streams), "
+              "named by its own interfaces on the 1.0 card; repeat for each ('' keeps the untenanted ones too)",
+              {"action": "append", "metavar": "NAME"}),
     ServeFlag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
               "survive a restart (default: in memory)", {"metavar": "FILE.db"}),
     ServeFlag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "
@@ -251,9 +252,8 @@ def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
     if refused:
         fail(f"--{refused[0].replace('_', '-')}: {options.peer} is served only in its own card's shape")
         return 2
-    if shape.get("extended_card") == "served" and options.auth is None:
-        # A2A 13.3: the extended card MUST require authentication, under a scheme the public
-        # card declares; conformance-agent's declares none, so there is nothing to check.
+    if shape.get("extended_card") == "served" and options.auth is None:  # A2A 13.3: the extended card
+        # MUST require authentication, under a scheme the public card declares: here, none is
         fail("--extended-card served: an extended card is only for authenticated callers (A2A 13.3), "
              "and this card declares no security scheme: add --auth KIND")
         return 2

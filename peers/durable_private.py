@@ -16,10 +16,12 @@ import os
 import sqlite3
 
 from peers.app import owner_of_bearer
+from peers.tenants import PREFIX
 
 # How owners are spelled by every way of telling who calls: a scheme's prefix, or "" for
-# anyone (a peer that asks no credential). Anything else is a bearer token in clear.
-OWNER_PREFIXES = ("bearer:", "apikey:", "basic:", "client:", "mtls:")
+# anyone (a peer that asks no credential), either within a tenant (peers/tenants.py: never
+# written in clear). Anything else is a bearer token in clear.
+OWNER_PREFIXES = ("bearer:", "apikey:", "basic:", "client:", "mtls:", PREFIX)
 
 
 def private_file(path: str) -> None:

@@ -7,7 +7,8 @@ operation each of its names asks for (`METHODS`); this module maps those operati
 card does not declare (streaming, push notifications, an extended card) is refused with
 the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4). `OPERATIONS` is the
 one table from operation to handler: JSON-RPC reaches it by method name (`MethodTable`),
-HTTP+JSON by route (peers/rest.py), so an operation is added once, for both bindings.
+HTTP+JSON by route (peers/rest.py), so an operation is added once, for both bindings,
+and each is checked once: its version, the extensions it needs, the tenant it names.
 Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
 """
 
@@ -20,6 +21,7 @@ from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers.peer import Peer
+from peers.tenants import partition, split
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
 
 NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
@@ -29,7 +31,7 @@ NO_PUSH = "this agent does not send push notifications (capabilities.pushNotific
 class Caller(NamedTuple):
     """What a method may know of who is calling: the context dispatch() passes."""
 
-    owner: str  # whose tasks it may see: its credential, or "" where none are checked
+    owner: str  # whose tasks it may see: its credential ("" where none are checked), within its tenant
     version: str | None  # the A2A-Version asked for, as "Major.Minor" (peers/a2a/versions.py); None: none
     scopes: frozenset[str] = frozenset()  # what its credential grants beyond asking (a step-up)
     extensions: tuple[str, ...] = ()  # the card's extensions it activated (A2A-Extensions)
@@ -155,7 +157,7 @@ def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
         # a credential never gets here where the app checks one (its 401 comes first, as for
         # a task); an app that checks none can tell nobody apart, so it shows the card to
         # nobody, whatever its card declares (`serve` will not start so: peers/demo.py).
-        if not caller.owner:
+        if not split(caller.owner)[1]:  # nobody, whatever tenant it names
             raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
                                                  "this server checks no credentials")
         return wire_format.card_to_wire(peer.extended_card)
@@ -203,8 +205,8 @@ class MethodTable:
     The wire the peer's card speaks is mapped at once; the other wires the first time a
     caller uses a method that one lacks, so the essay's run never loads 0.3 and 1.0."""
 
-    def __init__(self, peer: Peer, card_format: WireFormat) -> None:
-        self.peer = peer
+    def __init__(self, peer: Peer, card_format: WireFormat, tenants: frozenset[str] = frozenset({""})) -> None:
+        self.peer, self.tenants = peer, tenants  # the tenants its served card declares (peers/tenants.py)
         self.handlers = self.methods_of(card_format)
         self.complete = False  # True once every wire's methods are in `handlers`
 
@@ -221,13 +223,15 @@ class MethodTable:
     def operation(self, wire_format: WireFormat, operation: str) -> Handler:
         """One operation ("send", "get", ...: OPERATIONS) in `wire_format`'s spelling, with
         its version check: what a JSON-RPC method name and an HTTP+JSON route both reach."""
-        return _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer))
+        return _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer), self.tenants)
 
 
-def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler) -> Handler:
+def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler, tenants: frozenset[str]) -> Handler:
     """The version check first (1.0 methods need A2A-Version: 1.0), then, in 1.0, the
-    extensions the card requires (-32008 for one the caller did not activate), and every
-    A2A error with the data that version attaches (1.0: an ErrorInfo)."""
+    extensions the card requires (-32008 for one the caller did not activate), then the
+    tenant the request names (its params' `tenant`, on every wire: the caller's tasks
+    within it are all it reaches), and every A2A error with the data that version
+    attaches (1.0: an ErrorInfo)."""
     def answer(params: Any, caller: Caller) -> Any:
         try:
             if caller.version_refused:  # whatever the method: no version's semantics can be chosen
@@ -236,7 +240,7 @@ def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler) -> Handle
             missing = [uri for uri in peer.card.required_extensions if uri not in caller.extensions]
             if missing and wire_format.EXTENSION_ERRORS:  # 0.3 has no such error
                 raise ExtensionSupportRequired(f"activate {', '.join(missing)} with the A2A-Extensions header")
-            return handler(params, caller)
+            return handler(params, caller._replace(owner=partition(params, caller.owner, tenants)))
         except JsonRpcError as exc:
             exc.data = wire_format.error_data(exc)
             raise

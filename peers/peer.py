@@ -30,6 +30,7 @@ from peers.skill import Request, Skill, produced, read_request
 from peers.stamps import counter_ids
 from peers.store import TaskStore, content_of, refuse_if_too_big
 from peers.streaming import Streams
+from peers.tenants import split
 from transports.jsonrpc import InvalidParams
 
 MAX_BACKGROUND = 16  # tasks worked on after their answer (returnImmediately) at one time
@@ -64,7 +65,7 @@ class Peer:
                      wait: bool = True, started: Callable[[Task], None] | None = None) -> Task:
         """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
-        `owner` is who asked (see store.py); a message already seen from that owner gets
+        `owner` is who asked, in its tenant (store.py, tenants.py); a message it sent before gets
         the task it made the first time, and the skill does not run again. A message
         naming a task (its taskId) is the next turn of that task: see `_continue`.
         `scopes`: what the caller's credential grants beyond asking (a step-up's scope). With
@@ -74,7 +75,7 @@ class Peer:
         """
         if message.task_id is not None:
             return self._answer(self._continue(message, owner, scopes))
-        request = read_request(self.skills, message)  # bad input fails here, before any task
+        request = read_request(self.skills, message, split(owner)[0])  # bad input fails here, before any task
         task, is_new = self._open(request, message, owner)  # submitted, or what was said before
         if not is_new:
             return self._answer(task)
@@ -114,7 +115,7 @@ class Peer:
         turns = [message for message in task.history if message.role == "user"]
         if len(turns) != 1:
             raise CannotGoOn("a later turn's grant is needed again")
-        request = read_request(self.skills, turns[0])
+        request = read_request(self.skills, turns[0], split(owner)[0])
         refused = request.admit()
         if refused:
             raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")

@@ -9,9 +9,10 @@ peers/a2a/routes.py's, which the support agent's client reads too. The request i
 JSON-RPC `params` would be, gathered from the body, the query and the path; a result is
 the same JSON with no envelope; an error is a google.rpc.Status with an ErrorInfo, under
 the HTTP status section 5.4 gives it. Routes sit under the agent's endpoint (the card's
-URL), optionally after a tenant (`/{tenant}/tasks/...`), which this one-tenant peer reads
-and ignores. Always 1.0: a request must ask for it, as on JSON-RPC (`A2A-Version: 1.0`, or
-`?A2A-Version=1.0`: peers/a2a/versions.py).
+URL), optionally after a tenant (`/{tenant}/tasks/...`): the request's `tenant` field, as
+a body or query may also give it (peers/tenants.py serves it or refuses it). Always 1.0:
+a request must ask for it, as on JSON-RPC (`A2A-Version: 1.0`, or `?A2A-Version=1.0`:
+peers/a2a/versions.py).
 Not here: the HTTP-level checks every binding shares (credentials, size: peers/app.py),
 and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """
@@ -98,8 +99,9 @@ class RestBinding:
     def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
         found, fields = next((match for match in routes_for(route) if request.method in match[0].verbs))
         try:
-            asked = _query(request.url) if in_query(request.method) else _body(request.body)
-            params = {**asked, **fields}  # the path's fields are the ones that name the resource
+            where = "query" if in_query(request.method) else "body"
+            asked = _query(request.url) if where == "query" else _body(request.body)
+            params = {**asked, **_agreeing(fields, asked, where)}  # the path's fields name the resource
             result = self.methods.operation(wire_v10, found.operation)(params, caller)
         except JsonRpcError as exc:
             return self.error(STATUS.get(exc.code, (500, "INTERNAL"))[0], exc, {})
@@ -153,6 +155,16 @@ def _body(body: bytes) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidRequest("the body must be a JSON object")
     return value
+
+
+def _agreeing(fields: dict[str, str], asked: dict[str, Any], where: str) -> dict[str, str]:
+    """The path's fields, if the body or query gives none of them otherwise: a request
+    naming two tenants (or tasks), one in its path and another in its body, is refused
+    rather than one silently chosen. Given empty, a field is unset (proto3), not another."""
+    for name, value in fields.items():
+        if asked.get(name) not in (None, "", value):
+            raise InvalidParams(f"the path names {name} {value[:80]!r}, and the {where} another")
+    return fields
 
 
 def _query(url: str) -> dict[str, Any]:

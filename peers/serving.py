@@ -64,7 +64,6 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             peer = make(base_url, **parts)
         else:  # tasks and ledger in SQLite: what a client was told survives a restart
             from peers.durable import DurableError, open_store
-            from peers.restart import restarted
             try:
                 store, ledger = open_store(options.store)
             except DurableError as exc:
@@ -74,6 +73,18 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
                 from peers.doubles import CrashingLedger
                 ledger = CrashingLedger(ledger, options.crash_at, store.flush)
             peer = make(base_url, store=store, ledger=ledger, **parts)
+        if options.tenant:  # the card names them; the app serves what its card names (peers/tenants.py)
+            from peers.tenants import declared, refused
+            peer.card = peer.card._replace(tenants=tuple(options.tenant))
+            if peer.extended_card is not None:  # the fuller card lists the same interfaces
+                peer.extended_card = peer.extended_card._replace(tenants=tuple(options.tenant))
+            why = refused(options.tenant) or (None if declared(card_format.card_to_wire(peer.card)) == set(
+                options.tenant) else f"a {card_format.NAME} card names no tenants; serve with --wire 1.0")
+            if why:
+                fail(f"--tenant: {why}")
+                return 2
+        if options.store is not None:  # what a restart interrupted, settled once every flag is judged
+            from peers.restart import restarted
             kept = restarted(peer, options.store)
         made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
         scheme = None
@@ -93,6 +104,9 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         if tls is not None:
             say(f"[serve] https with {options.tls_cert or 'the DEMO certificate'} (clients trust "
                 f"{'its CA' if options.tls_cert else DEMO_CA})")
+        if options.tenant:
+            say(f"[serve] tenants: {', '.join(repr(name) if not name else name for name in options.tenant)} "
+                "(each a partition of its own; a request naming another is refused)")
         for line in kept:
             say(line)
         if token:  # a token it was given is never printed: stdout ends up in logs and CI output

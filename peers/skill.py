@@ -16,6 +16,7 @@ from peers.a2a.schema import check, with_defaults
 from peers.a2a.wire_card import DEFAULT_INPUT_MODES
 from peers.pause import Refusal
 from peers.store import content_of, refuse_if_too_big
+from peers.tenants import in_tenant
 from transports.jsonrpc import InvalidParams
 
 
@@ -69,16 +70,17 @@ def canonical(payload: Any) -> str:
     return json.dumps(payload, sort_keys=True, default=repr)
 
 
-def read_request(skills: dict[str, Skill], message: Message) -> Request:
+def read_request(skills: dict[str, Skill], message: Message, tenant: str = "") -> Request:
     """What a message asks for, before any task: its skill, its input (bad input fails
-    here), the effect it would have, and whether what came with it permits it."""
+    here), the effect it would have (within the `tenant` it is asked under: each tenant's
+    effects happen once each; peers/tenants.py), and whether what came with it permits it."""
     skill = skill_for(skills, message)
     refuse_unaccepted(skill, message)
     payload = input_of(skill, message)
     content = content_of(message)
     refuse_if_too_big(content)  # a request that cannot be kept does nothing
     admit = partial(skill.admit, payload, message.metadata or {}) if skill.admit else lambda: None
-    return Request(skill, payload, skill.effect_of(payload) if skill.effect_of else None,
+    return Request(skill, payload, in_tenant(tenant, skill.effect_of(payload)) if skill.effect_of else None,
                    canonical(payload), content, admit)
 
 

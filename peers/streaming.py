@@ -22,6 +22,7 @@ from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event, StatusUpdate, events_of
 from peers.changes import Changes, Waiter
 from peers.store import TaskStore
+from peers.tenants import split
 from transports.base import Body
 
 MAX_STREAMS = 32  # streams open at once: half a server's 64 workers, so plain requests get in
@@ -82,7 +83,9 @@ class Streams:
     def open_slot(self, owner: str = "") -> Callable[[bool], None]:
         """One of the stream slots, for `owner`, and how to give it back: its stream is a
         Body, whose end runs exactly once however the stream stops (read to the end,
-        closed, or dropped before it was ever read: a client that left before the first byte)."""
+        closed, or dropped before it was ever read: a client that left before the first byte).
+        A caller's share is one, whatever tenants it names (peers/tenants.py)."""
+        owner = split(owner)[1]
         with self.lock:
             if sum(self.open.values()) >= self.most:
                 raise TooManyStreams(f"{self.most} streams are open on this agent; try again shortly, or "

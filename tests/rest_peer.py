@@ -39,7 +39,7 @@ class RestOnly:
         if url.path.endswith("/agent-card.json"):
             return HttpResponse(200, {"Content-Type": "application/json"}, self.card)
         if self.jsonrpc_too and url.path.rstrip("/") == self.base:
-            return self.app(http)  # a JSON-RPC frame, to the app as it is
+            return self.app(self.untenanted(http))  # a JSON-RPC frame, to the app as it is, less its tenant
         path = url.path[len(self.base):] if url.path.startswith(self.base + "/") else None
         if self.tenant and path is not None:
             path = path[len(self.tenant) + 1:] if path.startswith(f"/{self.tenant}/") else None
@@ -56,6 +56,17 @@ class RestOnly:
         if sse.is_stream(answer.header("Content-Type")):
             return answer._replace(body=Body(unwrapped(answer.body), lambda completed: None))
         return reply(json.loads(answer.body))
+
+    def untenanted(self, http):
+        """A JSON-RPC frame naming this double's tenant in its params, as the untenanted app
+        behind it takes it: without (as a REST path loses it above). Another is passed on as
+        it is, and the app refuses a tenant its card does not name."""
+        frame = json.loads(http.body) if self.tenant else None
+        params = frame.get("params") if isinstance(frame, dict) else None
+        if isinstance(params, dict) and params.get("tenant") == self.tenant:
+            del params["tenant"]
+            return http._replace(body=json.dumps(frame).encode())
+        return http
 
     def route(self, verb, path, query, body):
         params = {key: int(value) if key in NUMBERS else {"true": True, "false": False}.get(value, value)

@@ -80,10 +80,13 @@ def test_a_refund_sent_over_http_json_is_the_same_task_json_rpc_reads_back(billi
     assert status == 200 and over_rest == over_rpc["result"] == task, "the binding changes the envelope only"
 
 
-def test_get_task_reads_history_length_from_the_query_and_a_tenant_prefix_is_read_past(billing_rest):
+def test_get_task_reads_history_length_from_the_query_and_a_tenant_the_card_does_not_name_is_refused(billing_rest):
     task = billing_rest("POST", "/a2a/message:send", REFUND)[2]["task"]
-    status, _, none_shown = billing_rest("GET", f"/a2a/acme/tasks/{task['id']}?historyLength=0")
+    status, _, none_shown = billing_rest("GET", f"/a2a/tasks/{task['id']}?historyLength=0")
     assert status == 200 and none_shown["id"] == task["id"] and "history" not in none_shown
+    status, _, refused = billing_rest("GET", f"/a2a/acme/tasks/{task['id']}")  # never served as untenanted
+    assert status == 400 and refused["error"]["status"] == "INVALID_ARGUMENT", refused
+    assert "serves no tenants" in refused["error"]["message"]
 
 
 def test_list_tasks_reads_its_query_parameters_as_section_11_5_spells_them(billing_rest):

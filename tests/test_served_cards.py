@@ -73,6 +73,7 @@ def test_the_essays_run_is_the_same_with_the_extra_fields(workbench):
     (lambda card: card.update(iconUrl="x" * 5000), "card.iconUrl"),
     (lambda card: card.update(tenant=["eu"]), "card.tenant must be a string"),
     (lambda card: card.update(tenant="eu/../us"), "card.tenant"),
+    (lambda card: card.update(tenant=".."), "tenant: '..' is not a tenant name"),  # as serve --tenant
     (lambda card: card["skills"][0].update(examples="refund"), "card.skills[0].examples must be an array"),
     (lambda card: card["skills"][0].update(examples=[{"text": "hi"}]), "card.skills[0].examples[0] must be a string"),
     (lambda card: card["skills"][0].update(securityRequirements={"bearer": []}),

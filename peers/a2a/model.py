@@ -226,7 +226,9 @@ class AgentCard(NamedTuple):
     provider: AgentProvider | None = None
     documentation_url: str = ""
     icon_url: str = ""
-    tenant: str = ""  # 1.0: the tenant its interface names, which a caller echoes in each request
+    # 1.0: the tenants it serves, each named by interfaces of its own, which a caller echoes
+    # in each request (peers/tenants.py); "" among them: untenanted ones too; (): untenanted only.
+    tenants: tuple[str, ...] = ()
 
     @property
     def extensions(self) -> tuple[str, ...]:

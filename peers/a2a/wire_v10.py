@@ -57,10 +57,11 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "description": card.description,
         "version": card.version,
         # A peer serves every binding of the table at its endpoint (peers/app.py), JSON-RPC
-        # for both versions' methods (peers/methods.py): say so, in the table's order of preference.
+        # for both versions' methods (peers/methods.py): say so, in the table's order of
+        # preference, once for each tenant it serves (a2a.proto: AgentInterface.tenant).
         "supportedInterfaces": [{"url": card.url, "protocolBinding": row.name, "protocolVersion": version,
-                                 **({"tenant": card.tenant} if card.tenant else {})}
-                                for row in BINDINGS for version in row.listed],
+                                 **({"tenant": tenant} if tenant else {})}
+                                for tenant in card.tenants or ("",) for row in BINDINGS for version in row.listed],
         "capabilities": cards.capabilities_to_wire(card),
         "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
