@@ -1,17 +1,19 @@
-"""The whole suite, in two halves at once: `python tests/run_suite.py` (the README's test command).
+"""The whole suite, in three parts at once: `python tests/run_suite.py` (the README's test command).
 
 The suite mostly waits: on deadlines it proves are kept, on servers it starts, on a browser,
 on peers that drip or hang, and about half its time is a core doing nothing. So the test
-files are split in two halves of about equal time (WEIGHTS: each file's seconds when last
-weighed) and two pytest processes run them at once, each with its own temporary folder and
-its own browser; a test never shares a server, a port or a file with the other half. The
-first half's output is shown as it comes, then the second's, then one line for both
-(`suite: N passed, N failed, N skipped`); the exit status is pytest's, the worse of the two.
-With arguments (files, -k, -x ...) it is plain pytest, once, as asked: the halves are for
-the whole suite. Refresh WEIGHTS, when files grow or move, from
+files are split in PARTS parts of about equal time (WEIGHTS: each file's seconds when last
+weighed) and as many pytest processes run them at once, each with its own temporary folder
+and its own browser; a test never shares a server, a port or a file with another part.
+Three on two cores: each part waits about half the time, so a third keeps both cores busy
+(two parts left one idle for a third of the run). The first part's output is shown as it
+comes, then each other's, then one line for all (`suite: N passed, N failed, N skipped`);
+the exit status is pytest's, the worst of them. With arguments (files, -k, -x ...) it is
+plain pytest, once, as asked: the parts are for the whole suite. Refresh WEIGHTS, when files grow or move, from
 `python -m pytest --durations=0` (the seconds summed per file); a file not named counts as
 DEFAULT seconds. Not a plugin: pytest alone runs every test file as well, one after another.
 """
+import contextlib
 import re
 import signal
 import subprocess
@@ -21,27 +23,28 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WEIGHTS = {"test_readme": 12, "test_live_page_in_chromium": 11, "test_resource_attacks": 10,
-           "test_server_hardening": 10, "test_lessons": 9, "test_network_client": 7, "test_push": 7,
-           "test_hostile_peers": 6, "test_durable": 5, "test_diagrams_say_what_the_terminal_says": 5,
-           "test_stream_resume": 4, "test_streaming": 4, "test_cli_edges": 4, "test_frame_summaries": 3,
-           "test_connection_cap": 3, "test_auth_client": 3, "test_live_page_server": 3, "test_serving_edges": 3,
-           "test_rest_routes": 4, "test_head_requests": 1, "test_served_cards": 5, "test_rest_server": 2,
-           "test_hostile_replies": 2,
-           "test_learner_tools": 2, "test_live_page_any_agent": 2}
+PARTS = 3
+WEIGHTS = {"test_readme": 15, "test_live_page_in_chromium": 15, "test_lessons": 12, "test_resource_attacks": 10,
+           "test_server_hardening": 10, "test_durable": 8, "test_diagrams_say_what_the_terminal_says": 8,
+           "test_network_client": 8, "test_hostile_peers": 6, "test_push": 5, "test_cli_edges": 5,
+           "test_stream_resume": 5, "test_served_cards": 4, "test_frame_summaries": 4, "test_streaming": 4,
+           "test_auth_client": 4, "test_connection_cap": 4, "test_served_tenants": 4, "test_live_page_server": 3,
+           "test_rest_routes": 3, "test_layout": 3, "test_serving_edges": 3, "test_push_payloads": 3,
+           "test_hostile_pushes": 3, "test_learner_tools": 2, "test_rest_server": 2, "test_card_files": 2,
+           "test_live_page_any_agent": 2, "test_hostile_replies": 2, "test_signed_cards": 2}
 DEFAULT = 1.0
 COUNTED = ("passed", "failed", "skipped", "errors", "error")
 
 
-def halves(files: list[Path]) -> tuple[list[Path], list[Path]]:
-    """The files in two lists of about equal weight: each, heaviest first, to the lighter one."""
-    split: tuple[list[Path], list[Path]] = ([], [])
-    load = [0.0, 0.0]
+def parts(files: list[Path], number: int = PARTS) -> list[list[Path]]:
+    """The files in `number` lists of about equal weight: each, heaviest first, to the lightest."""
+    split: list[list[Path]] = [[] for _ in range(number)]
+    load = [0.0] * number
     for path in sorted(files, key=lambda path: (-WEIGHTS.get(path.stem, DEFAULT), path.name)):
-        lighter = load.index(min(load))
-        split[lighter].append(path)
-        load[lighter] += WEIGHTS.get(path.stem, DEFAULT)
-    return sorted(split[0]), sorted(split[1])
+        lightest = load.index(min(load))
+        split[lightest].append(path)
+        load[lightest] += WEIGHTS.get(path.stem, DEFAULT)
+    return [sorted(part) for part in split]
 
 
 def counts(output: str) -> dict[str, int] | None:
@@ -57,7 +60,7 @@ def counts(output: str) -> dict[str, int] | None:
 
 
 def worst(statuses: list[int]) -> int:
-    """pytest's exit status for the two: a failure (1) or trouble (2-4) over all passed (0) over
+    """pytest's exit status for them all: a failure (1) or trouble (2-4) over all passed (0) over
     no tests collected (5)."""
     trouble = [status for status in statuses if status not in (0, 5)]
     return max(trouble) if trouble else 0 if 0 in statuses else 5
@@ -68,32 +71,35 @@ def main(args: list[str]) -> int:
     if args:
         return subprocess.run(pytest + args, cwd=HERE.parent).returncode
     started = time.monotonic()
-    first, second = halves(sorted(HERE.glob("test_*.py")))
-    with tempfile.TemporaryDirectory(prefix="a2a-suite-") as folder, \
-            tempfile.TemporaryFile("w+", encoding="utf-8") as later:
-        shown = subprocess.Popen(pytest + [f"--basetemp={folder}/first", *map(str, first)], cwd=HERE.parent,
+    split = parts(sorted(HERE.glob("test_*.py")))
+    with tempfile.TemporaryDirectory(prefix="a2a-suite-") as folder, contextlib.ExitStack() as files:
+        kept = [files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for _ in split[1:]]
+        shown = subprocess.Popen(pytest + [f"--basetemp={folder}/part1", *map(str, split[0])], cwd=HERE.parent,
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        kept = subprocess.Popen(pytest + [f"--basetemp={folder}/second", *map(str, second)], cwd=HERE.parent,
-                                stdout=later, stderr=subprocess.STDOUT)
-        first_output, interrupted = [], False
+        others = [subprocess.Popen(pytest + [f"--basetemp={folder}/part{number}", *map(str, part)],
+                                   cwd=HERE.parent, stdout=out, stderr=subprocess.STDOUT)
+                  for number, (part, out) in enumerate(zip(split[1:], kept), 2)]
+        outputs, interrupted = [[]], False
         try:
             for line in shown.stdout:  # shown as it comes, and kept for its count
                 print(line, end="", flush=True)
-                first_output.append(line)
-            statuses = [shown.wait(), kept.wait()]
-        except KeyboardInterrupt:  # both halves are stopped as Ctrl-C stops pytest; the second says where it was
+                outputs[0].append(line)
+            statuses = [shown.wait()] + [process.wait() for process in others]
+        except KeyboardInterrupt:  # every part is stopped as Ctrl-C stops pytest; each says where it was
             interrupted = True
-            statuses = [stopped(shown), stopped(kept)]
-        later.seek(0)
-        second_output = later.read()
-    print(f"\n-- the second half, run at the same time ({len(second)} of {len(first) + len(second)} files):")
-    print(second_output, end="")
-    found = [counts("".join(first_output)), counts(second_output)]
-    for number, (half, status) in enumerate(zip(found, statuses), 1):
-        if half is None:  # no closing line: it died, or was stopped, before it could count
-            print(f"\nhalf {number} ended without pytest's closing line (exit status {status})")
-    total = [f"{sum((half or {}).get(word, 0) for half in found)} {word}" for word in ("passed", "failed", "skipped")]
-    print(f"\nboth halves at once: {time.monotonic() - started:.1f} s")
+            statuses = [stopped(process) for process in [shown, *others]]
+        for out in kept:
+            out.seek(0)
+            outputs.append(out.read())
+    for number, (part, output) in enumerate(zip(split[1:], outputs[1:]), 2):
+        print(f"\n-- part {number}, run at the same time ({len(part)} of {sum(map(len, split))} files):")
+        print(output, end="")
+    found = [counts("".join(output)) for output in outputs]
+    for number, (part, status) in enumerate(zip(found, statuses), 1):
+        if part is None:  # no closing line: it died, or was stopped, before it could count
+            print(f"\npart {number} ended without pytest's closing line (exit status {status})")
+    total = [f"{sum((part or {}).get(word, 0) for part in found)} {word}" for word in ("passed", "failed", "skipped")]
+    print(f"\nall {len(split)} parts at once: {time.monotonic() - started:.1f} s")
     print("suite: " + ", ".join(total), flush=True)
     if interrupted:
         return 130
