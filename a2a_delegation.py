@@ -140,7 +140,8 @@ class SupportAgent:
         except errors.PeerError as failure:
             return self.failed(contact.name, contact.verdict, f"delegation failed: {failure}; {failure.retry_advice()}",
                                failure, sent=message)
-        self.delegated_to.append(contact)  # the closing says which method each was sent with
+        finally:  # answered or not, it went: the closing names the method each handoff was sent with
+            self.delegated_to.append(contact)
         self.report(contact, task)
         return Outcome(contact.name, contact.verdict, task, sent=message)
 
@@ -246,7 +247,7 @@ class SupportAgent:
 
     # -- the steps, as the stories beyond the essay's take them -----------------------------
     def steps(self) -> story_steps.Steps:
-        """This agent's steps as values (peers/support/calling/contact.py): a lesson, the page's one
+        """This agent's steps as values (peers/support/calling/story_steps.py): a lesson, the page's one
         operation and a model's run are told with them, and never reach into the agent."""
         return story_steps.Steps(say=self.say, label=self.transport.label, find=self.find, discover=self.discover,
                      fetched=lambda card: self.fetched[card.url], gate=self.gate, lacks=self.lacks,

@@ -7,13 +7,15 @@ import sys
 import pytest
 
 import a2a_delegation as story
-from conftest import BILLING, CARDS, GOLDEN, ROGUE, ROOT, cli, cli_once, support_agent
-from peers import billing, rogue
+from conftest import BILLING, CARDS, GOLDEN, ROGUE, ROOT, cli, cli_once, lesson_settings, support_agent
+from peers import billing, demo, rogue
 from peers.a2a import wire_essay
 from peers.a2a.model import AgentCard, AgentSkill, ListQuery
+from peers.a2a.wire_format import by_name
 from peers.app import PeerApp
 from peers.peer import Peer, Skill, SkillFailed
 from peers.support.calling.config import AllowEntry
+from transports.base import HttpResponse
 
 
 def run_story(allowlist, apps=None, printed=False, **options):
@@ -48,6 +50,19 @@ def test_after_the_essays_lines_the_run_says_its_wire_is_a_simplification_and_na
     real = cli("--wire", "1.0").stdout
     assert '"method": "SendMessage"' in real and "teaching simplification" not in real, "the command named works"
     assert '"method": "SendStreamingMessage"' in cli("--wire", "1.0", "--stream").stdout
+
+
+def test_a_handoff_that_failed_after_it_was_sent_is_still_named_by_its_method_in_the_closing(capsys):
+    """The closing says which method the handoffs went by: one whose answer never came went
+    by it too, so a 1.0 run whose peer broke off says SendMessage, not the essay's wire."""
+    served = demo.network(by_name("1.0"), lesson_settings(None), log=lambda line: None).apps[billing.BASE_URL]
+    def breaks_off(request):  # the card as billing serves it; every POST answered 500, nothing done
+        return served(request) if request.method == "GET" else HttpResponse(500, {}, b"")
+    agent, printer, _ = support_agent([BILLING], wire="1.0", printed=True, apps={billing.BASE_URL: breaks_off})
+    outcomes = story.run(agent, CARDS[:1])
+    out = capsys.readouterr().out
+    assert outcomes[0].task is None and '"method": "SendMessage"' in out
+    assert "agent-card / SendMessage + a task lifecycle" in out and "teaching simplification" not in out
 
 
 def test_the_billing_card_is_printed_as_the_essay_prints_it():
