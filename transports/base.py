@@ -134,8 +134,8 @@ class Transport(Protocol):
 
 def send(transport: Transport, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
     """`request` by whichever of the transport's calls it needs: `get`, `post`, or, when the
-    answer may be a stream, `stream`. A transport that wraps another (the printer, our
-    credential) has a `send` of its own and passes each request on through this."""
+    answer may be a stream, `stream`. The printer has a `send` of its own and passes each
+    request on to the transport below it through this."""
     if request.method == "GET":
         return transport.get(request.url, request.headers, binding=request.binding)
     sending = transport.stream if stream else transport.post

@@ -6,7 +6,7 @@ A lesson is one module: its `LESSON` (a `Lesson` below: what it is about, the es
 a seed's section it teaches, its place in the teaching order, the flags it sets, needs and
 reads, what it asks of the demo peers, the servers of our own it needs), its docstring
 (the longer explanation `--scenario NAME --help` prints), and `run(story, card_urls)`:
-`story` is the story's `Steps` (peers/support/calling/contact.py), its steps as values: find a
+`story` is the story's `Steps` (peers/support/calling/story_steps.py), its steps as values: find a
 card, gate it (a `Contact`, or the refusal), delegate, send, call, report, and a message
 with the run's next id. A lesson is never handed the support agent: it reads and sets none
 of its state; one that must vet a peer or hold a credential of its own asks

@@ -2,7 +2,7 @@
 one more turn with a peer the trust gate already let through (send a message, read the
 task it answers, report it as the story reports every task), and reading tasks back
 (GetTask, CancelTask, ListTasks) in the wire the peer's card speaks. Each takes the
-story's steps (peers/support/calling/contact.py) and a contact, never the support agent."""
+story's steps (peers/support/calling/story_steps.py) and a contact, never the support agent."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable

@@ -15,9 +15,8 @@ page as a `task` event, so the next turn can name them.
 
 The credential the person entered is in the run's credential store (web/agent.py makes
 it, for the agent's origin alone), so it goes as every run's does: the transport around
-the printer (calling/credentialed.py) attaches what the card's scheme asks for
-(credentials.py), with no header of its own here. When
-one was entered the store is asked first, so a credential of a kind the card does not
+the printer (transports/credentialed.py, asking calling/keyring.py) attaches what the
+card's scheme asks for (credentials.py), with no header of its own here. When one was entered the store is asked first, so a credential of a kind the card does not
 declare is refused with the store's one line and nothing but the card's GET is sent;
 without one the agent's answer (a 401 and its WWW-Authenticate) is shown as it comes.
 Not here: the page's requests (web/agent.py); which credential a scheme takes
