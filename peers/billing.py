@@ -171,7 +171,7 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
     return process_refund
 
 
-Admit = Callable[[dict[str, Any], dict[str, Any]], "str | Refusal | None"]  # Skill.admit's shape
+Admit = Callable[[dict[str, Any], dict[str, Any]], str | Refusal | None]  # Skill.admit's shape
 
 
 def admission(orders: dict[str, float] | None, disputed: dict[str, str] | None = None,

@@ -20,9 +20,18 @@ from peers.tenants import in_tenant
 from transports.jsonrpc import InvalidParams
 
 
+class Result(NamedTuple):
+    """What a skill may answer besides words or parts: its artifact with a name, description,
+    metadata and extensions (the peer gives it its id), and its word on the task as a whole
+    (Task.metadata). Either may be None: the spec's optional fields are then absent."""
+
+    artifact: Artifact | None
+    metadata: dict[str, Any] | None = None
+
+
 class Skill(NamedTuple):
     card: AgentSkill  # what the Agent Card advertises, input schema included
-    run: Callable[[Any], "str | tuple[Part, ...] | Result"]  # checked input -> the result; raises SkillFailed, Paused
+    run: Callable[[Any], str | tuple[Part, ...] | Result]  # checked input -> the result; raises SkillFailed, Paused
     from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
     # What makes two requests the same effect in the world (billing: the order refunded),
     # so that it happens once however often it is asked for; None: no effect to guard.
@@ -34,15 +43,6 @@ class Skill(NamedTuple):
     # The whole message -> input, for a skill whose input is the message itself (the
     # conformance kit's); None: a data part, or text read by `from_text`, as `input_of` does.
     read: Callable[[Message], Any] | None = None
-
-
-class Result(NamedTuple):
-    """What a skill may answer besides words or parts: its artifact with a name, description,
-    metadata and extensions (the peer gives it its id), and its word on the task as a whole
-    (Task.metadata). Either may be None: the spec's optional fields are then absent."""
-
-    artifact: Artifact | None
-    metadata: dict[str, Any] | None = None
 
 
 def produced(result: "str | tuple[Part, ...] | Result", artifact_id: str) -> tuple[tuple[Artifact, ...], Any]:

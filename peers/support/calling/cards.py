@@ -19,7 +19,7 @@ them is `Unspeakable`, naming what it offers, never called malformed. Not here: 
 allowlist's verdict (config.py, and the trust gate in the story); gRPC.
 """
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from peers.a2a import bindings
 from peers.a2a.model import AgentCard, clip
@@ -37,25 +37,24 @@ SPOKEN = {row.name: row.spoken_by for row in bindings.BINDINGS}  # binding -> th
 EITHER = f"{', '.join(list(SPOKEN)[:-1])} or {list(SPOKEN)[-1]}"  # what a card must offer for us to speak to it
 
 
-if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
-    class Binding(Protocol):
-        """How the support agent sends one A2A operation to an interface, and reads its answer."""
+class Binding(Protocol):
+    """How the support agent sends one A2A operation to an interface, and reads its answer."""
 
-        NAME: str  # as cards name it: "JSONRPC", "HTTP+JSON"
-        ENVELOPE: str  # how it carries an operation, in a few words (a lesson sets the two side by side)
+    NAME: str  # as cards name it: "JSONRPC", "HTTP+JSON"
+    ENVELOPE: str  # how it carries an operation, in a few words (a lesson sets the two side by side)
 
-        def at(self, url: str, tenant: str | None) -> "tuple[Binding, str]":
-            """For an interface at `url` serving `tenant` (None: the default): the binding as it
-            speaks to that interface, and where its requests go. Spec 8.3.2 rule 4: every
-            request names the interface's tenant, each binding in its own place."""
+    def at(self, url: str, tenant: str | None) -> "tuple[Binding, str]":
+        """For an interface at `url` serving `tenant` (None: the default): the binding as it
+        speaks to that interface, and where its requests go. Spec 8.3.2 rule 4: every
+        request names the interface's tenant, each binding in its own place."""
 
-        def request(self, url: str, method: str, params: Any, headers: dict[str, str],
-                    request_id: int) -> "tuple[ClientRequest, Callable[[HttpResponse, bool], Any]]":
-            """`method` (the wire's JSON-RPC name for an operation) with `params` (its request,
-            as the wire spells it) at the interface `url`, as a request to send (sans-IO: the
-            binding sends nothing), and how to read its answer: `read(response, attached)` is
-            the result, as JSON-RPC's `result` would hold it (for a stream, an iterator of them
-            as they arrive), or raises PeerError; `attached`: whether a credential went with it."""
+    def request(self, url: str, method: str, params: Any, headers: dict[str, str],
+                request_id: int) -> "tuple[ClientRequest, Callable[[HttpResponse, bool], Any]]":
+        """`method` (the wire's JSON-RPC name for an operation) with `params` (its request,
+        as the wire spells it) at the interface `url`, as a request to send (sans-IO: the
+        binding sends nothing), and how to read its answer: `read(response, attached)` is
+        the result, as JSON-RPC's `result` would hold it (for a stream, an iterator of them
+        as they arrive), or raises PeerError; `attached`: whether a credential went with it."""
 
 
 class Unspeakable(PeerError):
@@ -73,10 +72,10 @@ class FetchedCard(NamedTuple):
     fetched_from: str | None  # the URL we fetched it from (the trust gate compares origins)
     signed: Any  # what its signatures cover, and them (peers/signing/card_signature.py); None: unsigned
     wire: WireFormat  # how we speak to its agent: the card's version, or --wire where it offers that too
-    binding: "Binding | None" = None  # how our frames reach it; None: JSON-RPC, as every card before 1.0
+    binding: Binding | None = None  # how our frames reach it; None: JSON-RPC, as every card before 1.0
 
 
-def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple["Binding", str]:
+def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None) -> tuple[Binding, str]:
     """The binding we speak to an agent offering `offered` ((binding, url, tenant), in the
     card's order), as it speaks to that interface (naming its tenant), and where its requests
     go: the first the table prefers (JSON-RPC where offered, the essay's; else HTTP+JSON); or
@@ -85,7 +84,7 @@ def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None
     wanted = [forced] if forced else list(SPOKEN)
     for name in wanted:
         if name in urls and name in SPOKEN:
-            binding: "Binding" = import_module(SPOKEN[name]).BINDING
+            binding: Binding = import_module(SPOKEN[name]).BINDING
             return binding.at(*urls[name])
     listed = ", ".join(dict.fromkeys(name[:40] for name, _, _ in offered)) or "no interface"
     asked = f"the {forced} asked for" if forced else EITHER

@@ -131,7 +131,7 @@ def folded(task: Task | None, update: Event) -> Task | None:
 
 
 @contextmanager
-def listening(wanted: bool) -> Iterator["Receiver | None"]:
+def listening(wanted: bool) -> "Iterator[Receiver | None]":
     """Our webhook (webhook.py) while the block runs, if `wanted` (--push, to a card that
     takes webhooks); else None, and the task is asked about instead."""
     if not wanted:

@@ -19,14 +19,12 @@ that sends a message and follows its task (the story's `delegate`) takes a conta
 whoever calls it. So the gate answers with a value of this module either way.
 """
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from peers.a2a.model import AgentCard, Message, Task, TaskState
 from peers.a2a.wire_format import WireFormat, method_for
+from peers.support.calling.cards import Binding
 from transports.errors import PeerError, TransportError
-
-if TYPE_CHECKING:
-    from peers.support.calling.cards import Binding
 
 
 class Verdict(Enum):
@@ -43,7 +41,7 @@ class Contact(NamedTuple):
     card: AgentCard  # its url: the interface every frame goes to
     verdict: Verdict  # TRUSTED, or UNTRUSTED (opted in to): a refused peer has no contact
     wire: WireFormat  # how its objects are spelled: the card's version, or --wire where it offers that
-    binding: "Binding"  # how a frame reaches it: JSON-RPC, or HTTP+JSON's verbs and paths
+    binding: Binding  # how a frame reaches it: JSON-RPC, or HTTP+JSON's verbs and paths
 
     @property
     def name(self) -> str:
