@@ -66,10 +66,12 @@ def test_the_official_javascript_sdk_client_streams_the_refund_over_mutual_tls(s
     ("apikey", "k3y-41", REFUSED["JSONRPC"]), ("basic", "support-agent:guess", REFUSED["JSONRPC"]),
     # the token endpoint refuses the client secret: no token, so no request to the agent
     ("oauth2", "support-agent:guess", "refused send TokenRefused 401 -"),
-    # another CA's certificate: the server's handshake alert, no TLS session, no HTTP at all
-    ("mtls", None, "refused send Error ERR_SSL_TLSV1_ALERT_UNKNOWN_CA -")])
+    # another CA's certificate: the server's handshake alert, no TLS session, no HTTP at all (in
+    # TLS 1.3 the client may have sent its request by the time the alert is read: a reset, then)
+    ("mtls", None, ("refused send Error ERR_SSL_TLSV1_ALERT_UNKNOWN_CA -", "refused send Error ECONNRESET -"))])
 def test_the_official_javascript_sdk_client_with_a_wrong_credential_is_refused_by_our_served_peer(
         serve, kind, wrong, read):
     lines = js_auth_client(serve(kind), kind, "JSONRPC", secret=wrong, certificate="another CA's")
     assert REFUND not in lines and lines[1:3] == ["header none", REFUSED["JSONRPC"]], lines
-    assert lines[3:] == ([] if kind == "oauth2" else [f"header {HEADER.get(kind, 'authorization')}"]) + [read], lines
+    assert lines[3:-1] == ([] if kind == "oauth2" else [f"header {HEADER.get(kind, 'authorization')}"]), lines
+    assert lines[-1] in (read if isinstance(read, tuple) else (read,)), lines
