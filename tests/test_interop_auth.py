@@ -9,14 +9,21 @@ credential, so for Basic the client adds one through the SDK's interceptor hook;
 mutual TLS the SDK's httpx client presents the DEMO client certificate in the handshake.
 A wrong credential (a wrong password, a certificate another CA issued) is refused too.
 Our server is the standalone `serve`, a subprocess on a free port of 127.0.0.1, stopped
-when the test ends."""
+when the test ends.
+
+The other way round, our support agent delegates to the SDK's agent (tests/interop/
+sdk_push_server.py) behind an API key or HTTP Basic, which its card declares in A2A 1.0's
+form and a middleware enforces, with the credential its file (`--credentials`) holds;
+holding none it refuses in one line and sends nothing, and a wrong one is the agent's 401."""
+import base64
+import json
 import subprocess
 import sys
 
 import pytest
 
 from conftest import ROOT, Child, base_url
-from test_interop import INTEROP, SDK_PYTHON
+from test_interop import INTEROP, SDK_PYTHON, assert_followed, follow, served_agent
 
 pytestmark = pytest.mark.skipif(not SDK_PYTHON, reason="set A2A_SDK_PYTHON to a Python with a2a-sdk")
 SECRETS = {"oauth2": "support-agent:s3cret", "oidc": "support-agent:s3cret", "apikey": "k3y-42",
@@ -88,7 +95,64 @@ def test_the_official_sdk_client_with_a_wrong_credential_is_refused_by_our_serve
     refused = [line for line in lines if line.startswith("refused ")]
     assert len(refused) == 2 and REFUND not in "\n".join(lines) and "state 3" not in lines, lines
     # a wrong password or key: 401 again; a certificate from another CA: no TLS session at all
-    if kind == "mtls":
-        assert "401" not in refused[1] and "Network communication error" in refused[1], lines
+    if kind == "mtls":  # the server's alert, read by the SDK as it arrives: in the handshake, or on the first read
+        assert "HTTP Error" not in refused[1] and ("Network communication error" in refused[1]
+                                                   or "TLSV1_ALERT_UNKNOWN_CA" in refused[1]), lines
     else:
         assert "401" in refused[1], lines
+
+
+# -- our support agent -> the SDK's agent behind an API key or HTTP Basic ----------------
+
+AGENT_SECRETS = {"apiKey": "sdk-k3y-for-refunds", "basic": "support-agent:sdk-pa55-w0rd"}
+SDK_RESULT = "sdk refund of 180.0 for ORD-3300 (ref SDK-ORD-3300)"
+
+
+@pytest.fixture(scope="module", params=["apiKey", "basic"])
+def guarded_sdk_agent(request):
+    """tests/interop/sdk_push_server.py behind `--api-key KEY` or `--basic USER:PASSWORD`."""
+    flag = "--api-key" if request.param == "apiKey" else "--basic"
+    with served_agent([SDK_PYTHON, str(INTEROP / "sdk_push_server.py"), flag, AGENT_SECRETS[request.param]]) as agent:
+        yield request.param, agent
+
+
+def holding(agent, folder, held: dict, *flags) -> subprocess.CompletedProcess:
+    """Our support agent's run against `agent`, its credentials file holding `held` for its endpoint."""
+    (folder / "credentials.json").write_text(json.dumps({"credentials": {agent.trusted["endpoint"]: held}
+                                                         if held else {}}))
+    return follow(agent, ["--credentials", str(folder / "credentials.json"), *flags], folder)
+
+
+@pytest.mark.parametrize("flags", [["--verbose"], ["--stream"], ["--push"]], ids=" ".join)
+def test_our_support_agent_delegates_to_the_sdk_agent_with_the_credential_its_file_holds(
+        guarded_sdk_agent, tmp_path, flags):
+    kind, agent = guarded_sdk_agent
+    done = holding(agent, tmp_path, {kind: AGENT_SECRETS[kind]}, *flags)
+    assert_followed(done, agent, flags, SDK_RESULT)
+    assert "warning:" not in done.stderr, done.stderr  # the SDK's card is in A2A 1.0's own form
+    if "--verbose" in flags:  # the header it sent, masked
+        assert ("X-API-Key: " if kind == "apiKey" else "Authorization: Basic ") in done.stdout, done.stdout[-3000:]
+    secret = AGENT_SECRETS[kind]
+    assert not [said for said in (secret, secret.partition(":")[2], base64.b64encode(secret.encode()).decode())
+                if said and said in done.stdout + done.stderr]
+
+
+def test_holding_no_credential_for_the_sdk_agent_our_agent_refuses_in_one_line_and_sends_nothing(
+        guarded_sdk_agent, tmp_path):
+    kind, agent = guarded_sdk_agent
+    done = holding(agent, tmp_path, {})
+    needs = "apiKey (an API key, in the X-API-Key header)" if kind == "apiKey" else "basic (a Basic user and password)"
+    refused = [line for line in done.stdout.splitlines() if line.startswith("slow-refunds: not sent:")]
+    assert refused == [f"slow-refunds: not sent: its card requires {needs}, and the support agent holds none for "
+                       f"{agent.trusted['endpoint']} in --credentials"], done.stdout[-3000:]
+    assert done.returncode != 0 and "Traceback" not in done.stderr and SDK_RESULT not in done.stdout
+    assert "-->" not in done.stdout.split("[trust] 'slow-refunds'")[1], done.stdout[-3000:]  # only the card crossed
+
+
+def test_a_wrong_credential_is_refused_by_the_sdk_agent_in_one_error_line(guarded_sdk_agent, tmp_path):
+    kind, agent = guarded_sdk_agent
+    done = holding(agent, tmp_path, {kind: AGENT_SECRETS[kind] + "-wrong"})
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert errors == ["error: slow-refunds: delegation failed: HTTP 401: the peer refused the credentials sent; "
+                      "the peer did nothing; retry once the credentials are fixed"], done.stderr
+    assert f'<-- HTTP 401 {{"error":"{kind} is required"}}' in done.stdout and SDK_RESULT not in done.stdout
