@@ -20,7 +20,10 @@
 // the SDK's own types spell a oneof (`scheme: {$case, value}`), the only way its AgentCard
 // type takes one; every request to /a2a and /rest without `Authorization: Bearer TOKEN` is
 // answered 401 (the SDK leaves checking a credential to the app: this is its express way).
-// Usage: node js_server.mjs [PORT] [--bindings jsonrpc|rest|both] [--no-modes] [--bearer TOKEN]
+// `--api-key KEY` declares an API key in the X-API-Key header instead, and `--basic
+// USER:PASSWORD` HTTP Basic, each required and checked the same way.
+// Usage: node js_server.mjs [PORT] [--bindings jsonrpc|rest|both] [--no-modes]
+//                           [--bearer TOKEN | --api-key KEY | --basic USER:PASSWORD]
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -41,6 +44,19 @@ const option = (name, otherwise) => (args.includes(name) ? args[args.indexOf(nam
 const BINDINGS = option("--bindings", "jsonrpc");
 const NO_MODES = args.includes("--no-modes");
 const BEARER = option("--bearer", undefined);
+const API_KEY = option("--api-key", undefined);
+const BASIC = option("--basic", undefined);
+// The one scheme the card declares, as the SDK's oneof; what a request must carry; its challenge.
+const SCHEME = BEARER ? { name: "bearer", $case: "httpAuthSecurityScheme", challenge: "Bearer",
+                          value: { description: "", scheme: "Bearer", bearerFormat: "" },
+                          carried: (req) => req.get("authorization") === `Bearer ${BEARER}` }
+  : API_KEY ? { name: "apiKey", $case: "apiKeySecurityScheme", challenge: "ApiKey",
+                value: { description: "", location: "header", name: "X-API-Key" },
+                carried: (req) => req.get("x-api-key") === API_KEY }
+  : BASIC ? { name: "basic", $case: "httpAuthSecurityScheme", challenge: 'Basic realm="slow-refunds-js"',
+              value: { description: "", scheme: "Basic", bearerFormat: "" },
+              carried: (req) => req.get("authorization") === `Basic ${Buffer.from(BASIC).toString("base64")}` }
+  : undefined;
 const JSONRPC = BINDINGS !== "rest";
 const REST = BINDINGS !== "jsonrpc";
 const WORK_MS = 500; // long enough that the first answer to --no-wait and --push is not the last
@@ -94,10 +110,8 @@ function agentCard(base) {
       ...(REST ? [{ url: base + REST_PATH, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" }] : [])],
     provider: undefined,
     capabilities: { streaming: true, pushNotifications: true, extensions: [] },
-    securitySchemes: BEARER ? { bearer: { scheme: { $case: "httpAuthSecurityScheme",
-                                                    value: { description: "", scheme: "Bearer", bearerFormat: "" } } } }
-      : {},
-    securityRequirements: BEARER ? [{ schemes: { bearer: { list: [] } } }] : [], signatures: [],
+    securitySchemes: SCHEME ? { [SCHEME.name]: { scheme: { $case: SCHEME.$case, value: SCHEME.value } } } : {},
+    securityRequirements: SCHEME ? [{ schemes: { [SCHEME.name]: { list: [] } } }] : [], signatures: [],
     defaultInputModes: MODES, defaultOutputModes: ["text/plain"],
     skills: [{ id: "process_refund", name: "Refund", description: "Issues a refund", tags: ["demo"], examples: [],
                inputModes: NO_MODES ? [] : MODES, outputModes: NO_MODES ? [] : MODES, securityRequirements: [] }],
@@ -112,9 +126,9 @@ const listener = app.listen(port, "127.0.0.1", () => {
   const handler = new DefaultRequestHandler(agentCard(base), new InMemoryTaskStore(), new SlowRefunds(), undefined,
                                             pushes, new DefaultPushNotificationSender(pushes, { timeout: 5000 }));
   app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }));
-  if (BEARER) {
-    app.use([RPC_PATH, REST_PATH], (req, res, next) => (req.get("authorization") === `Bearer ${BEARER}` ? next()
-      : res.status(401).set("WWW-Authenticate", "Bearer").json({ error: "a bearer token is required" })));
+  if (SCHEME) {
+    app.use([RPC_PATH, REST_PATH], (req, res, next) => (SCHEME.carried(req) ? next()
+      : res.status(401).set("WWW-Authenticate", SCHEME.challenge).json({ error: `${SCHEME.name} is required` })));
   }
   if (JSONRPC) app.use(RPC_PATH, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   if (REST) app.use(REST_PATH, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
