@@ -101,7 +101,7 @@ def _extended_card(probe: Probe, reach: Reach, document: dict[str, Any]) -> list
     capabilities = document.get("capabilities") if isinstance(document.get("capabilities"), dict) else {}
     ids = ("CARD-EXT-001", "WB-CARD-EXT-003", "CORE-CAP-003")
     if reach.wire.NAME != "1.0":
-        return [Verdict(id, SKIP, f"a {reach.wire.NAME} card: judged on 1.0's GetExtendedAgentCard", (), reach.name)
+        return [Verdict(id, SKIP, f"the {reach.wire.NAME} card: judged on 1.0's GetExtendedAgentCard", (), reach.name)
                 for id in ids]
     if capabilities.get("extendedAgentCard") is not True:
         answer, frames = _ask(probe, reach, "extended-card", {}, reach.credential)

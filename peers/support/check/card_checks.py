@@ -62,7 +62,7 @@ def checks(probe: Probe, card_url: str, answer: Answer, frames: tuple[Frame, ...
 
 def _interfaces(interfaces: Any, version: str, frames: tuple[Frame, ...]) -> list[Verdict]:
     if version != "1.0":
-        return [Verdict(id, SKIP, f"a {version} card has no supportedInterfaces", frames)
+        return [Verdict(id, SKIP, f"the {version} card has no supportedInterfaces", frames)
                 for id in ("CARD-PROTO-001", "CARD-PROTO-002")]
     listed = interfaces if isinstance(interfaces, list) else []
     known = [each.get("protocolBinding") for each in listed if isinstance(each, dict)]
@@ -107,7 +107,7 @@ def _security(document: dict[str, Any], version: str, frames: tuple[Frame, ...])
                                  " (--strict-cards refuses such a card)") if dialects else "security in 1.0's own form",
                              frames))
     else:
-        found.append(Verdict("WB-CARD-DIALECT-001", SKIP, f"a {version} card: 1.0's security form does not apply", frames))
+        found.append(Verdict("WB-CARD-DIALECT-001", SKIP, f"the {version} card: 1.0's security form does not apply", frames))
     declared = card.get("securitySchemes") if isinstance(card.get("securitySchemes"), dict) else {}
     named = _named(card, version) + [name for skill in (card.get("skills") if isinstance(card.get("skills"), list) else [])
                                      if isinstance(skill, dict) for name in _named(skill, version)]

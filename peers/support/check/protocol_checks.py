@@ -67,7 +67,7 @@ def _binding(asker: Asker, push_declared: bool) -> list[Verdict]:
         return [Verdict("CORE-GET-002", SKIP, f"the {reach.wire.NAME} wire has no GetTask", (), name)]
 
     def judged(id: str, answer: Answer, frames: tuple[Frame, ...], passed: bool, said: str = "") -> Verdict:  # noqa: A002
-        if answer.status == 401 and id not in ("VER-SERVER-002",):
+        if answer.status == 401:
             return Verdict(id, SKIP, f"refused without a credential (HTTP 401): {reach.why or 'give --credentials'}",
                            frames, name)
         return verdict(id, passed, said or answer.said(), frames, name, answer)
@@ -94,7 +94,7 @@ def _binding(asker: Asker, push_declared: bool) -> list[Verdict]:
             found.append(judged("VER-SERVER-003", bare, more, bare.code in (VERSION_NOT_SUPPORTED, -32601),
                                 f"GetTask with no A2A-Version (0.3 has no GetTask): {bare.said()}"))
     else:
-        found += [Verdict(id, SKIP, f"a {reach.wire.NAME} card: A2A-Version came with 1.0", (), name) for id in
+        found += [Verdict(id, SKIP, f"the {reach.wire.NAME} card: A2A-Version came with 1.0", (), name) for id in
                   ("VER-SERVER-001", "VER-SERVER-002", "VER-CLIENT-002", "WB-VER-PARAM-001", "VER-SERVER-003")]
     answer, more = asker.ask("cancel", {"id": UNKNOWN})
     found.append(judged("CORE-CANCEL-003", answer, more, answer.code == TASK_NOT_FOUND))
