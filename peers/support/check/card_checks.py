@@ -152,7 +152,7 @@ def _signatures(document: dict[str, Any], card_key: Any, frames: tuple[Frame, ..
                              "jwk is never trusted to say whose key signed the card)", frames))
     else:
         problem = unproven(signed, card_key)
-        found.append(verdict("CARD-SIGN-001", problem is None, f"the card {problem}" if problem
+        found.append(verdict("CARD-SIGN-001", problem is None, f"by --card-key, the agent {problem}" if problem
                              else "a signature verifies with --card-key's key", frames))
     return found
 
