@@ -106,16 +106,6 @@ class FramePrinter:
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self.send(ClientRequest("POST", url, headers, body, binding))
 
-    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        """GET's status and headers alone, from a transport that has `head` (the network's)."""
-        sent = self._record("-->", "HEAD", url, headers, b"", binding=binding)
-        self._show(f"--> HEAD {_target(url)}", sent)
-        self.before_send(sent)
-        response = self.inner.head(url, headers, binding=binding)  # type: ignore[attr-defined]
-        self._show(f"<-- {response.status} (headers only)", self._record(
-            "<--", "HEAD", url, response.headers, response.body, response.status, sent))
-        return response
-
     def stream(self, url: str, body: bytes, headers: dict[str, str], *,
                binding: str | None = None) -> HttpResponse:
         """`post`, for a reply that may come as a stream: each event is shown on its own
@@ -140,6 +130,16 @@ class FramePrinter:
         got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
         status = f"{response.status} " if rest else "" if response.status == 200 else f"HTTP {response.status} "
         self._show(f"<-- {status}{_text(response.body, held=self.held)}".rstrip(), got)
+        return response
+
+    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        """GET's status and headers alone, from a transport that has `head` (the network's)."""
+        sent = self._record("-->", "HEAD", url, headers, b"", binding=binding)
+        self._show(f"--> HEAD {_target(url)}", sent)
+        self.before_send(sent)
+        response = self.inner.head(url, headers, binding=binding)  # type: ignore[attr-defined]
+        self._show(f"<-- {response.status} (headers only)", self._record(
+            "<--", "HEAD", url, response.headers, response.body, response.status, sent))
         return response
 
     def _request_line(self, request: ClientRequest) -> str:

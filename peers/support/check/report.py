@@ -142,17 +142,17 @@ def junit(report: Report) -> str:
     failures = sum(1 for g in report.graded if g.outcome == FAIL)
     skipped = sum(1 for g in report.graded if g.outcome in (SKIP, NOT_MEASURED))
     cases = []
-    for g in report.graded:
-        requirement = g.requirement
+    for row in report.graded:
+        requirement = row.requirement
         name = quoteattr(escape(f"{requirement.id} {requirement.title}"))
         inner = ""
-        if g.outcome == FAIL:
-            said = "\n".join(escape(f"{v.binding or ''} {v.outcome}: {v.detail}") for v in g.verdicts)
-            frames = "\n".join(frame_line(f, report.held) for v in g.verdicts if v.outcome == FAIL for f in v.frames[:4])
-            message = quoteattr(escape(g.verdicts[0].detail)[:300])
+        if row.outcome == FAIL:
+            said = "\n".join(escape(f"{v.binding or ''} {v.outcome}: {v.detail}") for v in row.verdicts)
+            frames = "\n".join(frame_line(f, report.held) for v in row.verdicts if v.outcome == FAIL for f in v.frames[:4])
+            message = quoteattr(escape(row.verdicts[0].detail)[:300])
             inner = f"<failure message={message}>{xml(said + chr(10) + frames + chr(10) + 'fix: ' + requirement.fix)}</failure>"
-        elif g.outcome in (SKIP, NOT_MEASURED):
-            inner = f"<skipped message={quoteattr(escape(g.outcome + ': ' + g.verdicts[0].detail)[:300])}/>"
+        elif row.outcome in (SKIP, NOT_MEASURED):
+            inner = f"<skipped message={quoteattr(escape(row.outcome + ': ' + row.verdicts[0].detail)[:300])}/>"
         cases.append(f'  <testcase classname="{requirement.level}.{requirement.family}" name={name}>{inner}</testcase>')
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name={quoteattr(escape("a2a check " + report.target))} '
             f'tests="{len(report.graded)}" failures="{failures}" skipped="{skipped}">\n' + "\n".join(cases)
