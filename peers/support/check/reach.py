@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from peers.a2a.wire_format import WireFormat, declared_by
+from transports.base import parse_url
 from transports.errors import PeerError
 
 
@@ -27,16 +28,17 @@ class Reach(NamedTuple):
 
 
 def offered(document: dict[str, Any], card_url: str) -> list[tuple[str, str, str | None]]:
-    """(binding, url, tenant) of each interface the card offers in its own version, in its order."""
+    """(binding, url, tenant) of each interface the card offers in its own version, in its order;
+    one whose url is no http(s) URL is left out (CARD-PROTO-002 names it)."""
     spoken = declared_by(document)
     if spoken.NAME != "1.0":
         url = document.get("url")
         transport = document.get("preferredTransport", "JSONRPC")
-        return [(str(transport)[:40], url if isinstance(url, str) else card_url, None)]
+        return [(str(transport)[:40], url, None)] if parse_url(url) is not None else []
     listed = document.get("supportedInterfaces")
     return [(each["protocolBinding"][:40], each["url"], each.get("tenant") if isinstance(each.get("tenant"), str) else None)
             for each in (listed if isinstance(listed, list) else []) if isinstance(each, dict)
-            and isinstance(each.get("protocolBinding"), str) and isinstance(each.get("url"), str)
+            and isinstance(each.get("protocolBinding"), str) and parse_url(each.get("url")) is not None
             and str(each.get("protocolVersion", "")).split(".")[:2] == ["1", "0"]]
 
 

@@ -36,7 +36,8 @@ def check(settings: Any, console: Any) -> int:
     from transports.network import HttpTransport
     quiet_stdout = settings.format != "text" and not settings.out  # a JSON or XML report owns stdout
     printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20),
-                           console.frame if settings.verbose and not quiet_stdout else None, held=held)
+                           console.frame if settings.verbose and not quiet_stdout else None,
+                           verbose=settings.verbose, held=held)
     probe = Probe(printer, settings.timeout, BUDGET)
     target = settings.url if parse_url(settings.url).path.endswith(".json") else card_url(settings.url)
     answer, frames = card_checks.fetched(probe, target)
