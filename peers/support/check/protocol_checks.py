@@ -68,8 +68,9 @@ def _binding(asker: Asker, push_declared: bool) -> list[Verdict]:
 
     def judged(id: str, answer: Answer, frames: tuple[Frame, ...], passed: bool, said: str = "") -> Verdict:  # noqa: A002
         if answer.status == 401:
-            return Verdict(id, SKIP, f"refused without a credential (HTTP 401): {reach.why or 'give --credentials'}",
-                           frames, name)
+            return Verdict(id, SKIP, f"refused without a credential (HTTP 401): give --credentials one for "
+                           f"{reach.endpoint[:80]}" if reach.credential is None else
+                           "refused our credential (HTTP 401): WB-AUTH-RIGHT-001 says more", frames, name)
         return verdict(id, passed, said or answer.said(), frames, name, answer)
 
     found = []

@@ -27,7 +27,7 @@ class Reach(NamedTuple):
     schemes: tuple[Any, ...] = ()  # the SecuritySchemes the card declares, read as 1.0 spells them
 
 
-def offered(document: dict[str, Any], card_url: str) -> list[tuple[str, str, str | None]]:
+def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
     """(binding, url, tenant) of each interface the card offers in its own version, in its order;
     one whose url is no http(s) URL is left out (CARD-PROTO-002 names it)."""
     spoken = declared_by(document)
@@ -48,7 +48,7 @@ def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], tran
     from peers.support.calling.cards import chosen
     spoken = declared_by(document)
     found, seen = [], set()
-    for name, url, tenant in offered(document, card_url):
+    for name, url, tenant in offered(document):
         if name in seen or (forced is not None and name.upper() != forced.upper()):
             continue
         seen.add(name)

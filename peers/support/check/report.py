@@ -116,8 +116,11 @@ def counts(report: Report) -> dict[str, dict[str, int]]:
 
 def summary_line(report: Report) -> str:
     found = counts(report)
-    said = "; ".join(f"{level}: {found[level][PASS]} pass, {found[level][FAIL]} fail" for level in LEVELS)
-    verdict = "every MUST passes" if report.exit_status == 0 else "a MUST failed"
+    said = "; ".join(f"{level}: {found[level][PASS]} pass, {found[level][FAIL]} fail, "
+                     f"{found[level][SKIP] + found[level][NOT_MEASURED]} not judged" for level in LEVELS)
+    unjudged = found["MUST"][SKIP] + found["MUST"][NOT_MEASURED]
+    verdict = "a MUST failed" if report.exit_status else "every MUST passes" if not unjudged else \
+        f"no MUST failed ({unjudged} not judged: each says why)"
     return f"{said}. Exit status {report.exit_status}: {verdict}."
 
 
