@@ -155,6 +155,9 @@ def _jsonrpc_errors(asker: Asker, judged: Any) -> list[Verdict]:
 def _rest_errors(asker: Asker, judged: Any) -> list[Verdict]:
     answer, frames = asker.ask("cancel", {"id": UNKNOWN}, body=b'{"metadata": ')
     found = [judged("WB-HTTP_JSON-ERR-003", answer, frames, answer.status == 400)]
+    answer, frames = asker.ask("get", {"id": UNKNOWN, "historyLength": "many"})  # in the query: ?historyLength=many
+    found.append(judged("WB-HTTP_JSON-ERR-004", answer, frames, answer.status == 400 and answer.code == -32602,
+                        f"historyLength=many: {answer.said()}"))
     headers = {"Accept": "application/a2a+json", **asker.reach.wire.HEADERS, **(asker.reach.credential or {})}
     answer, frames = asker.sent(ClientRequest("GET", asker.reach.endpoint.rstrip("/") + "/wb-check-no-such-route",
                                               headers, b"", asker.reach.name))
