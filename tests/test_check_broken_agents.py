@@ -52,22 +52,25 @@ class Agent(OutsidePeer):
         if flaw == "redirect":
             return self.send(302, b"", headers=[("Location", "http://127.0.0.1:9/elsewhere")])
         if flaw == "drip":
-            self.send_response(200)
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            try:
-                for _ in range(30):
-                    self.wfile.write(b" ")
-                    self.wfile.flush()
-                    time.sleep(0.1)
-            except OSError:  # the checker hung up, as it should
-                self.close_connection = True
-            return
+            return self.drip()
         body = json.dumps(card(f"http://127.0.0.1:{self.server.server_port}", flaw)).encode()
         cached = [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")]
         if self.headers.get("If-None-Match") == '"v1"':
             return self.send(304, b"", headers=cached)
         self.send(200, body, headers=cached)
+
+    def drip(self):
+        """A byte every 0.1 s of a body that would take 100 s: the checker's deadline ends it."""
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(30):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:  # the checker hung up, as it should
+            self.close_connection = True
 
     def error(self, request_id, code, message, reason=None, status=200):
         error = {"code": code, "message": message, **({"data": [{**INFO, "reason": reason}]} if reason else {})}
@@ -77,6 +80,8 @@ class Agent(OutsidePeer):
 
     def do_POST(self):
         flaw, body = self.server.flaw, self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if flaw == "drip_posts":
+            return self.drip()
         if flaw == "garbage":
             return self.send(200, b"\x00\xffnot json at all{{{", "application/json")
         if flaw == "endless":
@@ -152,9 +157,9 @@ def test_one_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw,
     assert status == (0 if flaw == "v03_only" else 1), "a SHOULD alone leaves the exit status 0"
 
 
-@pytest.mark.parametrize("flaw", ["garbage", "endless", "drip", "redirect"])
+@pytest.mark.parametrize("flaw", ["garbage", "endless", "drip", "drip_posts", "redirect"])
 def test_a_hostile_agent_yields_findings_never_a_hang_or_a_traceback(flaw, tmp_path):
     started = time.monotonic()
     failed, status, report = failures(flaw, tmp_path)
     assert status == 1 and time.monotonic() - started < 10
-    assert ("CORE-GET-002" if flaw in ("garbage", "endless") else "CARD-DISC-001") in failed
+    assert ("CORE-GET-002" if flaw in ("garbage", "endless", "drip_posts") else "CARD-DISC-001") in failed

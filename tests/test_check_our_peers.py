@@ -99,3 +99,19 @@ def test_a_usage_error_is_one_line_and_exit_status_2(args, said):
     done = cli(*args)
     assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_verbose_prints_every_frame_with_the_token_masked(served, tmp_path):
+    store = tmp_path / "credentials.json"
+    store.write_text(json.dumps({"tokens": {served["1.0"]: TOKEN}}))
+    done = cli("check", served["1.0"], "--credentials", store, "--verbose", "--binding", "jsonrpc")
+    assert done.returncode == 0 and TOKEN not in done.stdout + done.stderr
+    assert "--> GET /.well-known/agent-card.json" in done.stdout or "--> GET http" in done.stdout
+    assert "Authorization: Bearer ****#" in done.stdout and "--> HEAD" in done.stdout
+
+
+def test_deep_and_other_caller_say_they_are_not_built_yet(served, tmp_path):
+    store = tmp_path / "other.json"
+    store.write_text(json.dumps({"tokens": {served["1.0"]: "another-token-0123"}}))
+    done = cli("check", served["1.0"], "--deep", "--other-caller", store)
+    assert "--deep and --other-caller are not built yet" in done.stderr and done.returncode == 0

@@ -23,6 +23,8 @@ from transports.errors import PeerError
 from transports.printer import Frame, FramePrinter
 
 PASS, FAIL, SKIP, NOT_MEASURED = "pass", "fail", "skip", "not measured"
+NOT_SENT = "not sent: "  # how a request the run gave up on begins its failure: its checks are skipped
+MAX_TIMEOUTS = 2  # answers in a row that missed their deadline: past this the agent is not asked again
 
 
 class Verdict(NamedTuple):
@@ -68,6 +70,7 @@ class Probe:
         self.printer, self.timeout = printer, timeout
         self.deadline = time.monotonic() + budget
         self.ids = iter(range(1, 10_000))  # JSON-RPC request ids, from a counter: a rerun is the same
+        self.timeouts = 0  # answers in a row that missed their deadline
 
     def next_id(self) -> int:
         return next(self.ids)
@@ -77,7 +80,10 @@ class Probe:
         before = len(self.printer.frames)
         left = self.deadline - time.monotonic()
         if left <= 0:
-            return Answer(None, "", None, None, "the run's time budget was spent before it was sent"), ()
+            return Answer(None, "", None, None, f"{NOT_SENT}the run's time budget was spent"), ()
+        if self.timeouts >= MAX_TIMEOUTS:
+            return Answer(None, "", None, None, f"{NOT_SENT}the agent let {self.timeouts} requests in a row "
+                                                "run past their deadline"), ()
         self.printer.inner.timeout = min(self.timeout, left)  # the network transport's one deadline
         try:
             if request.method == "HEAD":
@@ -85,8 +91,10 @@ class Probe:
             else:
                 response = self.printer.send(request)
         except PeerError as exc:  # the transport's: nothing came back that could be read
+            self.timeouts = self.timeouts + 1 if getattr(exc, "timed_out", False) else 0
             return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), \
                 tuple(self.printer.frames[before:])
+        self.timeouts = 0
         return read_answer(response), tuple(self.printer.frames[before:])
 
 
@@ -127,7 +135,7 @@ def verdict(id: str, passed: bool, detail: str, frames: tuple[Frame, ...] = (), 
             answer: Answer | None = None) -> Verdict:
     """PASS or FAIL; a check that got no answer at all is a FAIL that says so."""
     if answer is not None and answer.status is None:
-        if answer.failure.startswith("the run's time budget"):
+        if answer.failure.startswith(NOT_SENT):
             return Verdict(id, SKIP, answer.failure, frames, binding)
         return Verdict(id, FAIL, answer.said(), frames, binding)
     return Verdict(id, PASS if passed else FAIL, detail, frames, binding)
