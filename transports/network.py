@@ -75,6 +75,10 @@ class HttpTransport:
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._exchange("POST", url, body, headers)
 
+    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        """GET's status and headers without its body (a card's caching headers, checked)."""
+        return self._exchange("HEAD", url, None, headers)
+
     def stream(self, url: str, body: bytes, headers: dict[str, str], *,
                binding: str | None = None) -> HttpResponse:
         """`post`, but a chunked 200 text/event-stream reply comes back as it arrives: its

@@ -132,6 +132,16 @@ class FramePrinter:
         self._show(f"<-- {status}{_text(response.body, held=self.held)}".rstrip(), got)
         return response
 
+    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        """GET's status and headers alone, from a transport that has `head` (the network's)."""
+        sent = self._record("-->", "HEAD", url, headers, b"", binding=binding)
+        self._show(f"--> HEAD {_target(url)}", sent)
+        self.before_send(sent)
+        response = self.inner.head(url, headers, binding=binding)  # type: ignore[attr-defined]
+        self._show(f"<-- {response.status} (headers only)", self._record(
+            "<--", "HEAD", url, response.headers, response.body, response.status, sent))
+        return response
+
     def _request_line(self, request: ClientRequest) -> str:
         """A request as it is shown: a JSON-RPC frame as its bytes alone; a request naming its
         operation by its path (HTTP+JSON), its verb and path first."""

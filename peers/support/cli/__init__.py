@@ -6,7 +6,7 @@ record (`command_line` makes `settings.Settings`), the lesson or model a run ask
 network built, the printer's listeners attached, the learner tools around the story,
 the exit status). main() in a2a_delegation.py is the one caller.
 
-May import: every other room of our side (calling, learner, lessons, model, web),
+May import: every other room of our side (calling, check, learner, lessons, model, web),
 `peers.a2a` and `transports`.
 Must not import: the story, nor the modules directly in `peers/` (main() hands the demo
 network in).

@@ -18,7 +18,7 @@ from typing import Any
 from peers.support.cli import scenarios
 from peers.support.calling.config import unwritable
 from peers.support.cli.flag_values import near_flag
-from peers.support.cli.flags import FLAGS, KINDS, WEB_FLAGS, Flag, dest_of
+from peers.support.cli.flags import CHECK_FLAGS, FLAGS, KINDS, WEB_FLAGS, Flag, dest_of
 from peers.support.cli.settings import Settings, following, frozen
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # beside the story
@@ -37,7 +37,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
         return defaults()
     import argparse
 
-    serving, command = argv[0] in ("serve", "web"), argv[0] if argv[0] in ("serve", "web") else "run"
+    serving = argv[0] in ("serve", "web", "check")  # a command of its own, with its own flags
+    command = argv[0] if serving else "run"
     lesson_help = None if serving else scenarios.help_asked(argv)  # --scenario NAME --help
 
     class OneLineParser(argparse.ArgumentParser):
@@ -54,19 +55,23 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
         prog=f"a2a_delegation.py {command}" if serving else "a2a_delegation.py",
         description="Serve the live page on 127.0.0.1 until Ctrl-C: runs, their frames as they cross, "
                     "the allowlist, any agent." if command == "web" else
+        "Grade any A2A agent by requirement, with the frames that prove each verdict. Checking is not "
+        "delegating: the allowlist is not consulted, and no message that could cause an effect is sent." if
+        command == "check" else
         "Run one peer as a standalone A2A server (HTTP/1.1 JSON-RPC) until Ctrl-C "
                     "or SIGTERM." if serving else
         "Watch a support agent discover, trust or refuse, and delegate to A2A peers over "
         "JSON-RPC, every frame printed. 'a2a_delegation.py serve NAME --help' runs one peer "
         "as an HTTP server; 'a2a_delegation.py web' serves the live page.",
-        epilog=None if serving else "Exit status: 0 when every peer was handled, 1 when a "
+        epilog="Exit status: 0 when every MUST passes, 1 when one fails, 2 for a usage error." if
+        command == "check" else None if serving else "Exit status: 0 when every peer was handled, 1 when a "
         "delegation failed, 2 for bad input (a data file, a flag, or a registry entry whose "
         "card cannot be fetched).")
     groups: dict[str, Any] = {}
     served = tuple(Flag(flag.name, flag.default, flag.help, options={
         **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
         for flag in serve_flags)
-    table = (WEB_FLAGS if command == "web" else served) if serving else FLAGS
+    table = {"web": WEB_FLAGS, "check": CHECK_FLAGS}.get(command, served) if serving else FLAGS
     for flag in table:
         group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
                                   if flag.group else parser)
@@ -80,6 +85,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
     if command == "serve":  # the secret --auth checks may come from the environment instead
         return frozen(command, {"no_color": False, "quiet": False,
                                 **given, "token": given["token"] or os.environ.get("A2A_SERVE_TOKEN")})
+    if command == "check":
+        return frozen(command, {"no_color": False, "quiet": False, **given})
     if command == "web":
         return frozen(command, {"no_color": False, "quiet": False,
                                 **given, "allowlist": given["allowlist"] or os.path.join(HERE, "allowlist.json")})

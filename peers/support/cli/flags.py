@@ -132,6 +132,27 @@ WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
     Flag("--allowlist", None, "the allowlist the page edits and saves to when asked (default: the "
          "allowlist.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
 )
+CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (peers/support/check/)
+    Flag("url", None, f"the agent's base URL (its card is then at {CARD_PATH}) or its card's URL",
+         options={"metavar": "URL", "type": values.base_url}),
+    Flag("--credentials", None, "the credential store the calling side reads (as a run's --credentials): the "
+         "right credential for the declared scheme", options={"metavar": "FILE"}),
+    Flag("--other-caller", None, "a second caller's credential store, for the checks across callers (with --deep; "
+         "not built yet)", options={"metavar": "FILE"}),
+    Flag("--binding", None, "check only this binding (default: every binding the card declares)",
+         options={"choices": [row.name.lower() for row in BINDINGS]}),
+    Flag("--deep", False, "also send messages, which may cause effects (not built yet: point it at a test "
+         "instance when it is)", options={"action": "store_true"}),
+    Flag("--format", "text", "the report's format: text (one screen), json (a stable schema), junit (CI), "
+         "html (one self-contained page)", options={"choices": ["text", "json", "junit", "html"]}),
+    Flag("--out", None, "write the report to this file instead of the terminal", options={"metavar": "FILE"}),
+    Flag("--card-key", None, "the public JWK a signed card's signatures are verified with (a card's own jku "
+         "or jwk is never trusted)", options={"metavar": "FILE"}),
+    Flag("--timeout", 5.0, "how long one exchange with the agent may take (default: %(default)s)",
+         options={"type": values.seconds, "metavar": "SECONDS"}),
+    Flag("--verbose", False, "print every frame as it crosses, as the printer does (secrets masked), and "
+         "every verdict's detail", options={"action": "store_true"}),
+)
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.
 KINDS = {"port": values.port, "count": values.count, "base_url": values.base_url, "token": values.token,

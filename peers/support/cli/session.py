@@ -89,6 +89,9 @@ class Session:
         if settings.command == "serve":  # one peer as a standalone A2A server
             return demo.serve(settings, wire_format.by_name(settings.wire), say=console.say,
                               fail=lambda line: console.say(line, Kind.ERROR))
+        if settings.command == "check":  # grade one agent by requirement, and exit 0, 1 or 2
+            from peers.support.check.run import check
+            return check(settings, console)
         if settings.command == "web":  # the live page: each run it starts is `again`, watched
             from peers.support.web.server import serve
             return serve(settings, console, again)

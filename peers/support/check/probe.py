@@ -1,0 +1,141 @@
+"""How `check` asks an agent something: one request through our own transport and printer,
+its frames kept, its answer read without trusting it; and the verdict a check gives.
+
+Spec: A2A 1.0 sections 9.5 and 11.6 (how each binding answers an error). Every request
+goes through the FramePrinter (transports/printer.py: secrets masked, every frame
+recorded, shown as it crosses with --verbose) over the network transport (deadline per
+exchange, bounded reply, no redirect followed). The whole run has a budget too: once it is
+spent, what is left is skipped, saying so, so an agent that answers slowly every time
+costs one budget, not one deadline per check. An answer is read leniently and completely
+here (`Answer`): the status, the media type, the JSON if it is JSON, the A2A or JSON-RPC
+error code either binding spells, so that each check judges a value, never a traceback.
+Not here: what is asked (the families), what is said about it (report.py).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, NamedTuple
+
+from peers.support.calling.http_json import CODES, ERROR_INFO
+from transports.base import ClientRequest, HttpResponse
+from transports.codec import MAX_FRAME_BYTES, loads_strict
+from transports.errors import PeerError
+from transports.printer import Frame, FramePrinter
+
+PASS, FAIL, SKIP, NOT_MEASURED = "pass", "fail", "skip", "not measured"
+NOT_SENT = "not sent: "  # how a request the run gave up on begins its failure: its checks are skipped
+MAX_TIMEOUTS = 2  # answers in a row that missed their deadline: past this the agent is not asked again
+
+
+class Verdict(NamedTuple):
+    """One requirement judged once (on one binding, for a protocol check)."""
+
+    id: str  # the requirement's (requirements.py)
+    outcome: str  # PASS, FAIL, SKIP or NOT_MEASURED
+    detail: str  # one line: what was seen, or why it was skipped
+    frames: tuple[Frame, ...] = ()  # what was sent and what came back, secrets masked
+    binding: str | None = None  # the binding it was judged on; None: not a binding's
+
+
+class Answer(NamedTuple):
+    """What came back, read as far as it can be: nothing here raises."""
+
+    status: int | None  # None: no answer (`failure` says why)
+    content_type: str
+    document: Any  # the body as JSON; None where it is not JSON (or empty)
+    code: int | None  # the error code it names: JSON-RPC's error.code, or HTTP+JSON's ErrorInfo reason's
+    failure: str = ""  # why nothing usable came back (a timeout, a broken reply)
+    headers: dict[str, str] = {}
+    body: bytes = b""
+    reached: bool = True  # False: the request certainly never reached the agent (nothing listens there)
+
+    @property
+    def is_json_rpc_error(self) -> bool:
+        error = self.document.get("error") if isinstance(self.document, dict) else None
+        return isinstance(error, dict) and type(error.get("code")) is int
+
+    def said(self) -> str:
+        """The answer in a few words, for a verdict's line."""
+        if self.status is None:
+            return f"no answer: {self.failure}"
+        code = f", code {self.code}" if self.code is not None else ""
+        shape = "" if self.document is not None or not self.body else ", not JSON"
+        return f"HTTP {self.status}{code}{shape}"
+
+
+class Probe:
+    """Sends requests for the checks, within a per-request deadline and the run's budget."""
+
+    def __init__(self, printer: FramePrinter, timeout: float, budget: float) -> None:
+        self.printer, self.timeout = printer, timeout
+        self.deadline = time.monotonic() + budget
+        self.ids = iter(range(1, 10_000))  # JSON-RPC request ids, from a counter: a rerun is the same
+        self.timeouts = 0  # answers in a row that missed their deadline
+
+    def next_id(self) -> int:
+        return next(self.ids)
+
+    def send(self, request: ClientRequest) -> tuple[Answer, tuple[Frame, ...]]:
+        """`request` sent (or not, once the budget is spent), its answer read, its frames."""
+        before = len(self.printer.frames)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return Answer(None, "", None, None, f"{NOT_SENT}the run's time budget was spent"), ()
+        if self.timeouts >= MAX_TIMEOUTS:
+            return Answer(None, "", None, None, f"{NOT_SENT}the agent let {self.timeouts} requests in a row "
+                                                "run past their deadline"), ()
+        self.printer.inner.timeout = min(self.timeout, left)  # the network transport's one deadline
+        try:
+            if request.method == "HEAD":
+                response = self.printer.head(request.url, request.headers, binding=request.binding)
+            else:
+                response = self.printer.send(request)
+        except PeerError as exc:  # the transport's: nothing came back that could be read
+            self.timeouts = self.timeouts + 1 if getattr(exc, "timed_out", False) else 0
+            return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), \
+                tuple(self.printer.frames[before:])
+        self.timeouts = 0
+        return read_answer(response), tuple(self.printer.frames[before:])
+
+
+def read_answer(response: HttpResponse) -> Answer:
+    """An answer's status, media type, JSON and the error code it names, whichever binding."""
+    body = response.body if isinstance(response.body, bytes) else b""
+    content_type = (response.header("Content-Type") or "").split(";")[0].strip().lower()
+    document = None
+    if body and len(body) <= MAX_FRAME_BYTES:
+        try:
+            document = loads_strict(body)
+        except ValueError:
+            document = None
+    return Answer(response.status, content_type, document, error_code(document), headers=dict(response.headers),
+                  body=body)
+
+
+def error_code(document: Any) -> int | None:
+    """The error a body names: JSON-RPC's error.code, or a google.rpc.Status's ErrorInfo reason
+    as the code JSON-RPC would have used (http_json.CODES)."""
+    error = document.get("error") if isinstance(document, dict) else None
+    if not isinstance(error, dict):
+        return None
+    if type(error.get("code")) is int and "details" not in error and "status" not in error:
+        return error["code"]
+    info = error_info(error.get("details"))
+    return CODES.get(info.get("reason")) if info is not None and isinstance(info.get("reason"), str) else None
+
+
+def error_info(details: Any) -> dict[str, Any] | None:
+    """The ErrorInfo among a list of google.rpc details, if one is there."""
+    if not isinstance(details, list):
+        return None
+    return next((each for each in details if isinstance(each, dict) and each.get("@type") == ERROR_INFO), None)
+
+
+def verdict(id: str, passed: bool, detail: str, frames: tuple[Frame, ...] = (), binding: str | None = None,  # noqa: A002
+            answer: Answer | None = None) -> Verdict:
+    """PASS or FAIL; a check that got no answer at all is a FAIL that says so."""
+    if answer is not None and answer.status is None:
+        if answer.failure.startswith(NOT_SENT):
+            return Verdict(id, SKIP, answer.failure, frames, binding)
+        return Verdict(id, FAIL, answer.said(), frames, binding)
+    return Verdict(id, PASS if passed else FAIL, detail, frames, binding)

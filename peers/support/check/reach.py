@@ -1,0 +1,82 @@
+"""Where `check` sends its requests: each binding the card declares, at its interface, in
+the card's wire, with the credential our store holds for it (if any).
+
+Spec: A2A 1.0 sections 5 (bindings) and 8.3 (supportedInterfaces); 7 (credentials come
+from the caller's own store, never from the card). Built from our calling side, not beside
+it: the binding that speaks an interface and its URL (`cards.chosen`, with its tenant), the
+card read into its object (`card_reading.read_card`, dialects and all) and the credential
+its scheme takes (`credentials.credential_for`). A binding we do not speak (gRPC, a custom
+URI) is a Reach with no binding: reported "not measured". Not here: the checks.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from peers.a2a.wire_format import WireFormat, declared_by
+from transports.base import parse_url
+from transports.errors import PeerError
+
+
+class Reach(NamedTuple):
+    name: str  # the card's protocolBinding: "JSONRPC", "HTTP+JSON", "GRPC" ...
+    binding: Any  # cards.Binding as it speaks to that interface; None: not one we speak
+    endpoint: str  # where its requests go (an HTTP+JSON tenant already in the path)
+    wire: WireFormat  # the card's version: how its requests are spelled
+    credential: dict[str, str] | None  # the headers proving who we are; None: none held (or none needed)
+    why: str = ""  # why no credential is attached, when the card asks for one
+    schemes: tuple[Any, ...] = ()  # the SecuritySchemes the card declares, read as 1.0 spells them
+
+
+def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+    """(binding, url, tenant) of each interface the card offers in its own version, in its order;
+    one whose url is no http(s) URL is left out (CARD-PROTO-002 names it)."""
+    spoken = declared_by(document)
+    if spoken.NAME != "1.0":
+        url = document.get("url")
+        transport = document.get("preferredTransport", "JSONRPC")
+        return [(str(transport)[:40], url, None)] if parse_url(url) is not None else []
+    listed = document.get("supportedInterfaces")
+    return [(each["protocolBinding"][:40], each["url"], each.get("tenant") if isinstance(each.get("tenant"), str) else None)
+            for each in (listed if isinstance(listed, list) else []) if isinstance(each, dict)
+            and isinstance(each.get("protocolBinding"), str) and parse_url(each.get("url")) is not None
+            and str(each.get("protocolVersion", "")).split(".")[:2] == ["1", "0"]]
+
+
+def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], transport: Any,
+            forced: str | None = None) -> list[Reach]:
+    """One Reach per binding the card declares (the first interface of each), or only `forced`'s."""
+    from peers.support.calling.cards import chosen
+    spoken = declared_by(document)
+    found, seen = [], set()
+    for name, url, tenant in offered(document):
+        if name in seen or (forced is not None and name.upper() != forced.upper()):
+            continue
+        seen.add(name)
+        try:
+            binding, endpoint = chosen([(name, url, tenant)], name)
+        except PeerError:  # a binding our calling side does not speak
+            found.append(Reach(name, None, url, spoken, None))
+            continue
+        credential, why, schemes = _credential(document, spoken, card_url, name, store, transport)
+        found.append(Reach(name, binding, endpoint, spoken, credential, why, schemes))
+    return found
+
+
+def _credential(document: dict[str, Any], spoken: WireFormat, card_url: str, binding: str,
+                store: dict[str, Any], transport: Any) -> tuple[dict[str, str] | None, str, tuple[Any, ...]]:
+    """The headers our store's credential for this interface takes, or None and why not; and
+    the schemes the card declares."""
+    from peers.support.calling.card_reading import read_card
+    from peers.support.calling.credentials import credential_for
+    try:
+        card = read_card(spoken, document, None, card_url, binding).card
+    except PeerError as exc:
+        return None, f"the card cannot be read: {str(exc)[:200]}", ()
+    schemes = tuple(card.security_schemes)
+    if not schemes and not [kind for kind in card.auth_schemes if kind != "none"]:
+        return None, "the card declares no security scheme", ()
+    try:
+        attached = credential_for(card, store, transport)
+    except PeerError as exc:
+        return None, str(exc)[:200], schemes
+    return (attached.headers or None), ("" if attached.headers else "no credential held for it in --credentials"), schemes

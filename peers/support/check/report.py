@@ -1,0 +1,162 @@
+"""The report of a check: each requirement's verdict, failures first, with its frames and fix,
+as text (one screen), JSON (a stable schema, below), or JUnit XML (for CI); HTML is
+report_html.py's.
+
+A requirement judged on two bindings is one line: it fails if it failed on either (each
+binding's verdict stays listed under it). A requirement no check reached is a skip with
+the reason the run gives (no card to read, no binding we speak). The frames shown are the
+printer's records: headers masked there, bodies masked here against what our store holds.
+The exit status: 0 when no MUST failed, 1 otherwise (2, a usage error, never gets here).
+
+The JSON schema (SCHEMA; "schema": "a2a-workbench-check/1", changed only by a new number):
+{"schema", "target", "card": {"name", "version", "bindings"}, "deep": false,
+ "allowlist": "not consulted", "exit_status": 0|1,
+ "summary": {"MUST"|"SHOULD"|"MAY": {"pass", "fail", "skip", "not measured": counts}},
+ "requirements": [{"id", "section", "level", "title", "fix", "outcome",
+   "verdicts": [{"binding": str|null, "outcome", "detail",
+     "frames": [{"direction": "-->"|"<--", "method", "url", "status": int|null, "headers", "body"}]}]}]}
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, Verdict
+from peers.support.check.requirements import LEVELS, REQUIREMENTS, Requirement
+from transports.masking import mask_body
+from transports.printer import Frame, escape
+
+ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
+SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)
+_STRING, _ENUM = {"type": "string"}, {"type": "string", "enum": [PASS, FAIL, SKIP, NOT_MEASURED]}
+_FRAME = {"type": "object", "required": ["direction", "method", "url", "status", "headers", "body"],
+          "properties": {"direction": {"type": "string", "enum": ["-->", "<--"]}, "method": _STRING, "url": _STRING,
+                         "headers": {"type": "object"}, "body": _STRING}}
+SCHEMA = {"type": "object", "required": ["schema", "target", "card", "deep", "allowlist", "exit_status", "summary",
+                                         "requirements"],
+          "properties": {"schema": {"type": "string", "enum": ["a2a-workbench-check/1"]}, "target": _STRING,
+                         "card": {"type": "object", "required": ["name", "version", "bindings"]},
+                         "deep": {"type": "boolean"}, "allowlist": _STRING,
+                         "exit_status": {"type": "integer", "enum": [0, 1]}, "summary": {"type": "object"},
+                         "requirements": {"type": "array", "items": {
+                             "type": "object", "required": ["id", "section", "level", "title", "fix", "outcome",
+                                                            "verdicts"],
+                             "properties": {"id": _STRING, "level": {"type": "string", "enum": list(LEVELS)},
+                                            "outcome": _ENUM, "verdicts": {"type": "array", "items": {
+                                                "type": "object", "required": ["binding", "outcome", "detail", "frames"],
+                                                "properties": {"outcome": _ENUM, "detail": _STRING,
+                                                               "frames": {"type": "array", "items": _FRAME}}}}}}}}}
+
+
+class Graded(NamedTuple):
+    requirement: Requirement
+    outcome: str
+    verdicts: tuple[Verdict, ...]
+
+
+class Report(NamedTuple):
+    target: str
+    card: dict[str, Any]  # name, version, bindings (what the card says, for the heading)
+    graded: tuple[Graded, ...]  # failures first
+    held: tuple[str, ...]  # our store's secrets: masked wherever a body shows one
+
+    @property
+    def exit_status(self) -> int:
+        return 1 if any(g.outcome == FAIL and g.requirement.level == "MUST" for g in self.graded) else 0
+
+
+def graded(verdicts: list[Verdict], unreached: str) -> tuple[Graded, ...]:
+    """Each requirement with its verdicts and one outcome, failures first, then the table's order."""
+    rows = []
+    for requirement in REQUIREMENTS:
+        mine = tuple(v for v in verdicts if v.id == requirement.id)
+        outcomes = {v.outcome for v in mine}
+        outcome = next((each for each in (FAIL, PASS, NOT_MEASURED, SKIP) if each in outcomes), SKIP)
+        rows.append(Graded(requirement, outcome, mine or (Verdict(requirement.id, SKIP, unreached),)))
+    return tuple(sorted(rows, key=lambda row: (ORDER[row.outcome], LEVELS.index(row.requirement.level)
+                                               if row.outcome == FAIL else 0)))
+
+
+def frame_line(frame: Frame, held: tuple[str, ...], limit: int | None = SHOWN_BODY) -> str:
+    """A frame as the printer shows it: direction, request line or status, the body (masked)."""
+    body = mask_body(frame.body.decode("utf-8", "backslashreplace"), held).replace("\n", " ")
+    if limit is not None and len(body) > limit:
+        body = f"{body[:limit]} ... ({len(body) - limit} more characters)"
+    head = f"{frame.http_method} {frame.url}" if frame.direction == "-->" else f"{frame.status}"
+    return escape(f"{frame.direction} {head} {body}".rstrip())
+
+
+def text(report: Report, verbose: bool = False) -> str:
+    card = report.card
+    lines = [escape(f"check {report.target}: {card['name']!s:.60} (A2A {card['version']}; bindings "
+                    f"{', '.join(card['bindings']) or 'none'})"),
+             "Checking is not delegating: the allowlist was not consulted, and no message that could cause "
+             "an effect was sent (--deep, which would, is not built yet)."]
+    for row in report.graded:
+        requirement = row.requirement
+        lines.append(f"{row.outcome.upper():12} {requirement.level:6} {requirement.id:22} {requirement.title} "
+                     f"[{requirement.section}]")
+        if row.outcome == FAIL or verbose:
+            for each in row.verdicts:
+                lines.append(escape(f"    {each.binding + ': ' if each.binding else ''}{each.outcome}: {each.detail}"))
+                if each.outcome == FAIL:
+                    lines += [f"      {frame_line(frame, report.held)}" for frame in each.frames[:4]]
+            if row.outcome == FAIL:
+                lines.append(f"    fix: {requirement.fix}")
+        elif row.outcome in (SKIP, NOT_MEASURED):
+            lines[-1] += escape(f": {row.verdicts[0].detail}")
+    lines.append(summary_line(report))
+    return "\n".join(lines)
+
+
+def counts(report: Report) -> dict[str, dict[str, int]]:
+    return {level: {outcome: sum(1 for g in report.graded if g.requirement.level == level and g.outcome == outcome)
+                    for outcome in (PASS, FAIL, SKIP, NOT_MEASURED)} for level in LEVELS}
+
+
+def summary_line(report: Report) -> str:
+    found = counts(report)
+    said = "; ".join(f"{level}: {found[level][PASS]} pass, {found[level][FAIL]} fail, "
+                     f"{found[level][SKIP] + found[level][NOT_MEASURED]} not judged" for level in LEVELS)
+    unjudged = found["MUST"][SKIP] + found["MUST"][NOT_MEASURED]
+    verdict = "a MUST failed" if report.exit_status else "every MUST passes" if not unjudged else \
+        f"no MUST failed ({unjudged} not judged: each says why)"
+    return f"{said}. Exit status {report.exit_status}: {verdict}."
+
+
+def as_json(report: Report) -> str:
+    return json.dumps({
+        "schema": "a2a-workbench-check/1", "target": report.target, "card": report.card, "deep": False,
+        "allowlist": "not consulted", "exit_status": report.exit_status, "summary": counts(report),
+        "requirements": [{**{field: getattr(g.requirement, field) for field in ("id", "section", "level", "title", "fix")},
+                          "outcome": g.outcome, "verdicts": [
+                              {"binding": v.binding, "outcome": v.outcome, "detail": v.detail,
+                               "frames": [_frame(frame, report.held) for frame in v.frames]} for v in g.verdicts]}
+                         for g in report.graded]}, indent=2, ensure_ascii=True)
+
+
+def _frame(frame: Frame, held: tuple[str, ...]) -> dict[str, Any]:
+    return {"direction": frame.direction, "method": frame.http_method, "url": frame.url, "status": frame.status,
+            "headers": dict(frame.headers), "body": mask_body(frame.body.decode("utf-8", "backslashreplace"), held)}
+
+
+def junit(report: Report) -> str:
+    from xml.sax.saxutils import escape as xml, quoteattr
+    failures = sum(1 for g in report.graded if g.outcome == FAIL)
+    skipped = sum(1 for g in report.graded if g.outcome in (SKIP, NOT_MEASURED))
+    cases = []
+    for row in report.graded:
+        requirement = row.requirement
+        name = quoteattr(escape(f"{requirement.id} {requirement.title}"))
+        inner = ""
+        if row.outcome == FAIL:
+            said = "\n".join(escape(f"{v.binding or ''} {v.outcome}: {v.detail}") for v in row.verdicts)
+            frames = "\n".join(frame_line(f, report.held) for v in row.verdicts if v.outcome == FAIL for f in v.frames[:4])
+            message = quoteattr(escape(row.verdicts[0].detail)[:300])
+            inner = f"<failure message={message}>{xml(said + chr(10) + frames + chr(10) + 'fix: ' + requirement.fix)}</failure>"
+        elif row.outcome in (SKIP, NOT_MEASURED):
+            inner = f"<skipped message={quoteattr(escape(row.outcome + ': ' + row.verdicts[0].detail)[:300])}/>"
+        cases.append(f'  <testcase classname="{requirement.level}.{requirement.family}" name={name}>{inner}</testcase>')
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name={quoteattr(escape("a2a check " + report.target))} '
+            f'tests="{len(report.graded)}" failures="{failures}" skipped="{skipped}">\n' + "\n".join(cases)
+            + "\n</testsuite>\n")

@@ -1,0 +1,127 @@
+"""What `check` grades an agent by: one table, one row per requirement.
+
+Spec: A2A 1.0 (the section of each row). A row's id is the official conformance kit's
+where the kit has that requirement (CARD-CACHE-001, CORE-GET-002 ...), else ours in the
+same style, prefixed WB- so the two never collide. Its level is the spec's word (MUST,
+SHOULD, MAY): the run's exit status is 1 when any MUST fails, whatever else does. Its
+family names the module whose checks give it a verdict (card_checks, protocol_checks,
+auth_checks); a new check is one row here and one function there. Not here: how a verdict
+is reached (the families), how it is shown (report.py).
+"""
+from typing import NamedTuple
+
+
+class Requirement(NamedTuple):
+    id: str
+    section: str  # A2A 1.0's, unless the row names another document (RFC 9110 ...)
+    level: str  # "MUST", "SHOULD" or "MAY"
+    family: str  # "card", "protocol" or "auth": the module that judges it
+    title: str
+    fix: str  # one line: what the agent's author changes
+
+
+def _row(id: str, section: str, level: str, family: str, title: str, fix: str) -> Requirement:  # noqa: A002
+    return Requirement(id, section, level, family, title, fix)
+
+
+REQUIREMENTS = (
+    # -- the card (A2A 1.0 section 8) --
+    _row("CARD-DISC-001", "8.2", "MUST", "card", "The Agent Card is served at /.well-known/agent-card.json as JSON",
+         "serve the card with 200 and a JSON object at /.well-known/agent-card.json"),
+    _row("WB-CARD-VERSION-001", "8.3", "SHOULD", "card", "The card offers an A2A 1.0 interface",
+         "list supportedInterfaces with a protocolVersion 1.0 interface (a 0.3 one may stay beside it)"),
+    _row("CARD-STRUCT-001", "4.4.1", "MUST", "card", "The card has every field its version requires, of its type",
+         "add the fields the finding names, with the types the spec gives them"),
+    _row("CARD-PROTO-001", "8.3", "MUST", "card", "supportedInterfaces declares at least one binding a client can use",
+         "list JSONRPC, HTTP+JSON or GRPC in supportedInterfaces, preferred first"),
+    _row("CARD-PROTO-002", "8.3.1", "MUST", "card", "Each interface names an absolute http(s) url, its binding and version",
+         "give every supportedInterfaces entry url, protocolBinding and protocolVersion"),
+    _row("WB-CARD-MODES-001", "4.4.1", "SHOULD", "card", "Input and output modes are media types (type/subtype)",
+         "write each mode as a media type such as text/plain or application/json"),
+    _row("WB-CARD-SKILLS-001", "4.4.5", "MUST", "card", "Skills have ids, and no two skills share one",
+         "give each skill a unique, non-empty id"),
+    _row("WB-CARD-SCHEMES-001", "4.5", "MUST", "card", "Every scheme a requirement names is declared in securitySchemes",
+         "declare each scheme named in securityRequirements (the card's and each skill's) in securitySchemes"),
+    _row("WB-CARD-DIALECT-001", "4.5", "SHOULD", "card", "Security schemes and requirements are in A2A 1.0's own form",
+         "write schemes as 1.0's oneof ({\"httpAuthSecurityScheme\": {...}}) and requirements as {\"schemes\": ...}"),
+    _row("CARD-SIGN-003", "8.4.2", "MUST", "card", "Each signature's protected header names alg and kid",
+         "sign with a protected header holding alg, kid and typ JOSE"),
+    _row("CARD-SIGN-001", "8.4.1", "MUST", "card", "A signature verifies over the card's JCS form without signatures",
+         "sign the RFC 8785 canonical card, its signatures member and empty values left out"),
+    _row("CARD-CACHE-001", "8.6.1", "SHOULD", "card", "The card is served with Cache-Control",
+         "send Cache-Control: max-age=N with the card"),
+    _row("CARD-CACHE-002", "8.6.1", "SHOULD", "card", "The card is served with an ETag",
+         "send an ETag with the card"),
+    _row("CARD-CACHE-003", "8.6.1", "MAY", "card", "The card is served with Last-Modified",
+         "send Last-Modified with the card"),
+    _row("WB-CARD-CACHE-004", "8.6.1; RFC 9110 13.1.2", "SHOULD", "card",
+         "A GET with If-None-Match of the card's ETag is answered 304 Not Modified",
+         "answer 304 with no body when If-None-Match names the current ETag"),
+    _row("WB-CARD-HEAD-001", "RFC 9110 9.3.2", "SHOULD", "card", "HEAD on the card answers as GET would, without a body",
+         "answer HEAD on the card with GET's status and headers and no body"),
+    # -- the protocol, on each binding the card declares (sections 3.3, 3.6, 9, 11) --
+    _row("WB-BIND-MEASURED-001", "5.1", "MAY", "protocol", "Every binding the card declares is one this checker speaks",
+         "nothing to fix: gRPC is not measured by this checker"),
+    _row("VER-SERVER-001", "3.6.2", "MUST", "protocol", "A request with A2A-Version: 1.0 is processed as 1.0",
+         "read the A2A-Version header and answer 1.0 requests with 1.0's semantics"),
+    _row("VER-SERVER-002", "3.6.2", "MUST", "protocol", "An unsupported A2A-Version is refused with VersionNotSupportedError",
+         "answer a version you do not serve with -32009 (HTTP+JSON: VERSION_NOT_SUPPORTED)"),
+    _row("VER-CLIENT-002", "3.6", "MUST", "protocol", "A patch number in A2A-Version does not change the version",
+         "read A2A-Version 1.0.7 as 1.0: compare Major.Minor only"),
+    _row("VER-SERVER-003", "3.6.2", "MUST", "protocol", "No A2A-Version means 0.3",
+         "treat a request without A2A-Version as 0.3 (answer 1.0's methods with -32009 or -32601)"),
+    _row("WB-VER-PARAM-001", "3.6.1", "SHOULD", "protocol", "The A2A-Version request parameter is honoured",
+         "read ?A2A-Version= when the header is absent, as the header"),
+    _row("CORE-GET-002", "3.1.3", "MUST", "protocol", "GetTask on an unknown id answers TaskNotFoundError",
+         "answer GetTask for an id you do not hold with -32001 (HTTP+JSON: 404 TASK_NOT_FOUND)"),
+    _row("CORE-CANCEL-003", "3.1.5", "MUST", "protocol", "CancelTask on an unknown id answers TaskNotFoundError",
+         "answer CancelTask for an id you do not hold with -32001 (HTTP+JSON: 404 TASK_NOT_FOUND)"),
+    _row("PUSH-GET-002", "3.1.8", "MUST", "protocol", "Getting a push config of an unknown task fails",
+         "answer with TaskNotFoundError (or PushNotificationNotSupportedError when the card says no push)"),
+    _row("WB-JSONRPC-ERR-001", "9.5; JSON-RPC 2.0 5.1", "MUST", "protocol", "An unknown method answers -32601",
+         "answer a method you do not define with -32601 Method not found"),
+    _row("WB-JSONRPC-ERR-002", "9.5; JSON-RPC 2.0 5.1", "MUST", "protocol", "Invalid params answer -32602",
+         "validate params before acting and answer -32602 Invalid params"),
+    _row("WB-JSONRPC-ERR-003", "9.5; JSON-RPC 2.0 5.1", "MUST", "protocol", "Malformed JSON answers -32700",
+         "answer a body that is not JSON with -32700 Parse error"),
+    _row("JSONRPC-ERR-001", "9.5", "MUST", "protocol", "Errors are JSON-RPC 2.0 error objects echoing the request id",
+         "answer {\"jsonrpc\": \"2.0\", \"id\": <the request's>, \"error\": {\"code\": int, \"message\": str}}"),
+    _row("JSONRPC-ERR-003", "9.5", "MUST", "protocol", "A2A errors carry an ErrorInfo in data",
+         "put [{\"@type\": \"type.googleapis.com/google.rpc.ErrorInfo\", \"reason\": ...}] in error.data"),
+    _row("HTTP_JSON-ERR-001", "11.6", "MUST", "protocol", "HTTP+JSON errors are google.rpc.Status objects",
+         "answer errors as {\"error\": {\"code\", \"status\", \"message\", \"details\"}}"),
+    _row("HTTP_JSON-ERR-002", "11.6", "MUST", "protocol", "HTTP+JSON A2A errors carry an ErrorInfo in details",
+         "put an ErrorInfo naming the A2A reason (TASK_NOT_FOUND ...) in error.details"),
+    _row("HTTP_JSON-STATUS-001", "5.4", "MUST", "protocol", "HTTP+JSON A2A errors map to their HTTP status",
+         "answer TaskNotFoundError with 404, VersionNotSupportedError with 400"),
+    _row("WB-HTTP_JSON-ERR-003", "11.6", "MUST", "protocol", "A malformed HTTP+JSON body answers 400",
+         "answer a body that is not JSON with 400 INVALID_ARGUMENT"),
+    _row("WB-HTTP_JSON-ERR-004", "11.6; 5.4", "MUST", "protocol", "Invalid HTTP+JSON params answer 400",
+         "validate a request's parameters before acting and answer 400 INVALID_ARGUMENT"),
+    _row("WB-HTTP_JSON-URL-001", "11.3", "SHOULD", "protocol", "A path no operation has answers 404",
+         "answer a path outside section 11.3's routes with 404"),
+    _row("JSONRPC-FMT-002", "9.1", "MUST", "protocol", "JSON-RPC answers are Content-Type application/json",
+         "send Content-Type: application/json with every JSON-RPC answer"),
+    _row("HTTP_JSON-SVC-001", "11.1", "MUST", "protocol", "HTTP+JSON answers are JSON (application/a2a+json or application/json)",
+         "send Content-Type: application/a2a+json (or application/json) with every answer"),
+    _row("WB-BIND-CTYPE-001", "9.1; 11.1", "SHOULD", "protocol", "A request of the wrong Content-Type is refused, not processed",
+         "refuse a request body that is not JSON's media type with 415 (or -32005)"),
+    # -- authentication (section 7), and the extended card (3.1.11) --
+    _row("AUTH-SERVER-002", "7.4", "MUST", "auth", "A request with no credential is refused",
+         "authenticate every request the card's securityRequirements cover: 401 without one"),
+    _row("WB-AUTH-WRONG-001", "7.4", "MUST", "auth", "A request with a wrong credential is refused",
+         "check the credential's value, not only that one was sent"),
+    _row("WB-AUTH-RIGHT-001", "7.4", "MUST", "auth", "A request with the right credential is accepted",
+         "accept the credential the card's scheme describes, sent where it says"),
+    _row("WB-AUTH-CHALLENGE-001", "7.4; RFC 9110 11.6.1", "SHOULD", "auth", "A 401 carries a WWW-Authenticate challenge",
+         "send WWW-Authenticate naming the scheme with every 401"),
+    _row("CARD-EXT-001", "3.1.11", "MUST", "auth", "The extended card is served only to an authenticated caller",
+         "refuse GetExtendedAgentCard without a credential (401)"),
+    _row("WB-CARD-EXT-003", "3.1.11", "MUST", "auth", "An authenticated caller gets the extended card, a card",
+         "answer GetExtendedAgentCard with an AgentCard to a caller the card's scheme accepts"),
+    _row("CORE-CAP-003", "3.3.4", "MUST", "auth", "Without extendedAgentCard, GetExtendedAgentCard is refused",
+         "answer GetExtendedAgentCard with -32004 UnsupportedOperationError when the card does not declare one"),
+)
+
+BY_ID = {row.id: row for row in REQUIREMENTS}
+LEVELS = ("MUST", "SHOULD", "MAY")

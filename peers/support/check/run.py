@@ -1,0 +1,130 @@
+"""`a2a_delegation.py check URL`: from its settings to the report and the exit status.
+
+The agent at URL (its base URL or its card's) is graded by the table of requirements
+(requirements.py): its card (card_checks), the protocol on each binding its card declares
+(protocol_checks), its authentication (auth_checks). Every frame crosses our own network
+transport under a deadline and is recorded by the printer, secrets masked; --verbose
+shows each as it crosses. Checking is not delegating: the allowlist is not read. Exit
+status 0 when every MUST passes, 1 when one fails, 2 for a usage error (a flag, a file, a
+URL that is not one, or an agent that cannot be reached at all), said in one line.
+Not here: --deep (sending messages, which may cause effects) and the checks across two
+callers (--other-caller): both are said to be not built yet.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.wire_format import CARD_PATH, card_url, declared_by
+from peers.support.check import auth_checks, card_checks, protocol_checks
+from peers.support.check.probe import Probe
+from peers.support.check.reach import reaches
+from peers.support.check.report import Report, as_json, graded, junit, text
+from peers.support.output import Kind
+from transports.base import parse_url
+from transports.printer import FramePrinter
+
+BUDGET = 40.0  # seconds for the whole run: an agent slow at every answer costs this, not a deadline per check
+
+
+def check(settings: Any, console: Any) -> int:
+    """The report, printed or written to --out; the exit status."""
+    ready = _ready(settings)
+    if isinstance(ready, str):
+        console.say(f"check: {ready}", Kind.ERROR)
+        return 2
+    store, card_key, held = ready
+    from transports.network import HttpTransport
+    quiet_stdout = settings.format != "text" and not settings.out  # a JSON or XML report owns stdout
+    printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20),
+                           console.frame if settings.verbose and not quiet_stdout else None,
+                           verbose=settings.verbose, held=held)
+    probe = Probe(printer, settings.timeout, BUDGET)
+    target = settings.url if parse_url(settings.url).path.endswith(".json") else card_url(settings.url)
+    answer, frames = card_checks.fetched(probe, target)
+    if answer.status is None and not answer.reached:
+        console.say(f"check: {settings.url[:200]} cannot be reached: {answer.failure}", Kind.ERROR)
+        return 2
+    verdicts = card_checks.checks(probe, target, answer, frames, card_key)
+    document = card_checks.card_of(answer)
+    found, unreached = [], "no card was read, so nothing past it was asked"
+    if document is not None:
+        found = reaches(document, target, store, printer, settings.binding)
+        unreached = "not asked: the card declares no binding it applies to" if found else \
+            "the card declares no interface in its own version to ask"
+        verdicts += protocol_checks.checks(probe, found, _push_declared(document))
+        verdicts += auth_checks.checks(probe, found, document)
+    printer.inner.close()
+    card = {"name": document.get("name") if document is not None and isinstance(document.get("name"), str) else "?",
+            "version": declared_by(document).NAME if document is not None else "?",
+            "bindings": [reach.name for reach in found]}
+    report = Report(target, card, graded(verdicts, unreached), held)
+    written = {"json": as_json, "junit": junit}.get(settings.format, lambda made: text(made, settings.verbose))(report) \
+        if settings.format != "html" else _html(report)
+    if settings.deep or settings.other_caller:
+        console.say("check: --deep and --other-caller are not built yet: only the checks that cause no effect ran",
+                    Kind.WARNING)
+    if settings.out:
+        with open(settings.out, "w", encoding="utf-8") as file:
+            file.write(written + "\n")
+        console.say(f"check: the report is in {settings.out}")
+        console.say(f"check: {_summary(report)}")
+    else:
+        print(written)
+    return report.exit_status
+
+
+def _summary(report: Report) -> str:
+    from peers.support.check.report import summary_line
+    return summary_line(report)
+
+
+def _html(report: Report) -> str:
+    from peers.support.check.report_html import page
+    return page(report)
+
+
+def _push_declared(document: dict[str, Any]) -> bool:
+    capabilities = document.get("capabilities")
+    return isinstance(capabilities, dict) and capabilities.get("pushNotifications") is True
+
+
+def _ready(settings: Any) -> tuple[dict[str, Any], Any, tuple[str, ...]] | str:
+    """What the run needs, read before any frame is sent; or the one line saying what is wrong."""
+    from peers.support.calling.config import load_credentials, unwritable
+    from peers.support.calling.files import ConfigError
+    parsed = parse_url(settings.url)
+    if parsed is None:
+        return f"{settings.url[:200]!r} is not an http(s) URL (give the agent's base URL or its card's, ...{CARD_PATH})"
+    problem = settings.out and unwritable(settings.out)
+    if problem:
+        return f"--out {settings.out}: {problem}"
+    try:
+        store = load_credentials(_Options(settings.credentials)) if settings.credentials else {}
+        if settings.other_caller:
+            load_credentials(_Options(settings.other_caller))  # read, so a mistake in it is said now
+        card_key = _card_key(settings.card_key) if settings.card_key else None
+    except (ConfigError, ValueError) as exc:
+        return str(exc)
+    held = tuple(secret for entry in store.values() for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
+    return store, card_key, held
+
+
+class _Options:
+    """What load_credentials reads of a run's settings: the file, and no --token-env or --peer."""
+
+    def __init__(self, credentials: str) -> None:
+        self.credentials, self.token_env, self.peer = credentials, None, ()
+
+
+def _card_key(path: str) -> Any:
+    """--card-key FILE: the public JWK a signed card's signature is checked with."""
+    from peers.signing.algorithms import public_from_jwk
+    from peers.support.calling.files import ConfigError
+    from transports.codec import loads_strict
+    try:
+        with open(path, "rb") as file:
+            return public_from_jwk(loads_strict(file.read(1 << 16)))
+    except OSError as exc:
+        raise ConfigError(f"--card-key {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # not JSON, or not a public key we can check with (BadKey is a ValueError?)
+        raise ConfigError(f"--card-key {path}: {exc}") from None

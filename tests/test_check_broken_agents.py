@@ -1,0 +1,165 @@
+"""`check URL` against small agents written here, each broken in one way: the flaw is reported
+under its requirement and nothing else fails; a hostile agent is findings, never a hang.
+
+The agent below follows A2A 1.0 on JSON-RPC as far as `check` asks without --deep (its card,
+versions, the error table, a bearer scheme, an extended card); `FLAW` names the one thing a
+test breaks. It is http.server's, not ours, so the checker meets an implementation it does
+not share code with."""
+import json
+import time
+
+import pytest
+
+from conftest import OutsidePeer, cli, outside_peer
+
+TOKEN = "good-token-0123456789"
+INFO = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "domain": "a2a-protocol.org"}
+V10 = {"GetTask": "get", "CancelTask": "cancel", "GetTaskPushNotificationConfig": "push-get",
+       "GetExtendedAgentCard": "extended"}
+V03 = {"tasks/get": "get", "tasks/cancel": "cancel", "tasks/pushNotificationConfig/get": "push-get"}
+
+
+def card(base, flaw):
+    if flaw == "v03_only":
+        return {"protocolVersion": "0.3.0", "name": "broken", "description": "d", "url": base + "/a2a",
+                "version": "1", "capabilities": {}, "defaultInputModes": ["text/plain"],
+                "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}],
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}, "security": [{"bearer": []}]}
+    return {"name": "broken", "description": "d", "version": "1",
+            "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {"extendedAgentCard": True}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}],
+            "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}},
+            "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]}
+
+
+class Agent(OutsidePeer):
+    def send(self, status, body, content_type="application/json", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and status != 304:
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        flaw = self.server.flaw
+        if flaw == "redirect":
+            return self.send(302, b"", headers=[("Location", "http://127.0.0.1:9/elsewhere")])
+        if flaw == "drip":
+            return self.drip()
+        body = json.dumps(card(f"http://127.0.0.1:{self.server.server_port}", flaw)).encode()
+        cached = [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")]
+        if self.headers.get("If-None-Match") == '"v1"':
+            return self.send(304, b"", headers=cached)
+        self.send(200, body, headers=cached)
+
+    def drip(self):
+        """A byte every 0.1 s of a body that would take 100 s: the checker's deadline ends it."""
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(30):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:  # the checker hung up, as it should
+            self.close_connection = True
+
+    def error(self, request_id, code, message, reason=None, status=200):
+        error = {"code": code, "message": message, **({"data": [{**INFO, "reason": reason}]} if reason else {})}
+        self.send(status, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode(),
+                  "text/html" if self.server.flaw == "wrong_content_type" else "application/json",
+                  [("WWW-Authenticate", "Bearer")] if status == 401 else [])
+
+    def do_POST(self):
+        flaw, body = self.server.flaw, self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if flaw == "drip_posts":
+            return self.drip()
+        if flaw == "garbage":
+            return self.send(200, b"\x00\xffnot json at all{{{", "application/json")
+        if flaw == "endless":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"[" * 65536
+            try:
+                for _ in range(40):  # past the checker's 1 MiB limit, when it hangs up
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except OSError:  # it did
+                self.close_connection = True
+            return
+        if self.headers.get("Content-Type", "").split(";")[0] != "application/json":
+            return self.error(None, -32005, "Content type not supported", "CONTENT_TYPE_NOT_SUPPORTED", 415)
+        try:
+            frame = json.loads(body)
+        except ValueError:
+            return self.error(None, -32700, "Parse error")
+        request_id, method, params = frame.get("id"), frame.get("method"), frame.get("params") or {}
+        authorized = self.headers.get("Authorization") == f"Bearer {TOKEN}"
+        extended = method == "GetExtendedAgentCard"
+        if not authorized and not (flaw == "open_scheme" and not extended) and not (flaw == "open_extended" and extended):
+            return self.error(None, -32041, "Unauthenticated", "UNAUTHENTICATED", 401)
+        asked = self.headers.get("A2A-Version") or dict(
+            part.split("=", 1) for part in self.path.partition("?")[2].split("&") if "=" in part).get("A2A-Version") or "0.3"
+        version = ".".join(asked.split(".")[:2])
+        if flaw == "any_version" and self.headers.get("A2A-Version"):
+            version = "1.0"
+        if version not in ("1.0", "0.3"):
+            return self.error(request_id, -32009, "Version not supported", "VERSION_NOT_SUPPORTED")
+        methods = V10 if version == "1.0" else V03
+        if method not in methods:
+            if method in V10 or method in V03:
+                return self.error(request_id, -32009, "Version not supported", "VERSION_NOT_SUPPORTED")
+            return self.error(request_id, -32600 if flaw == "wrong_codes" else -32601, "Method not found")
+        if extended:
+            return self.send(200, json.dumps({"jsonrpc": "2.0", "id": request_id, "result": card("x", None)}).encode())
+        if not isinstance(params.get("id" if methods[method] != "push-get" or version == "0.3" else "taskId"), str):
+            return self.error(request_id, -32602, "Invalid params", "INVALID_PARAMS")
+        self.error(request_id, -32001, "Task not found", "TASK_NOT_FOUND" if version == "1.0" else None)
+
+
+def failures(flaw, folder):
+    """The ids `check` reports failing against the agent with `flaw`, the exit status, the report."""
+    with outside_peer(Agent, flaw=flaw, handle_error=lambda request, address: None) as base:  # a hang-up is no error
+        store = folder / "credentials.json"
+        store.write_text(json.dumps({"tokens": {base: TOKEN}}))
+        done = cli("check", base, "--credentials", store, "--format", "json", "--timeout", "1")
+    assert "Traceback" not in done.stderr + done.stdout
+    report = json.loads(done.stdout)
+    return {row["id"] for row in report["requirements"] if row["outcome"] == "fail"}, done.returncode, report
+
+
+def test_the_agent_written_here_passes_every_requirement_it_is_asked(tmp_path):
+    failed, status, report = failures(None, tmp_path)
+    assert failed == set() and status == 0
+    passed = {row["id"] for row in report["requirements"] if row["outcome"] == "pass"}
+    assert {"VER-SERVER-002", "CORE-GET-002", "AUTH-SERVER-002", "WB-AUTH-RIGHT-001", "CARD-EXT-001"} <= passed
+
+
+@pytest.mark.parametrize("flaw, expected", [
+    ("v03_only", {"WB-CARD-VERSION-001"}),
+    ("any_version", {"VER-SERVER-002"}),
+    ("wrong_codes", {"WB-JSONRPC-ERR-001"}),
+    ("open_scheme", {"AUTH-SERVER-002", "WB-AUTH-WRONG-001"}),
+    ("wrong_content_type", {"JSONRPC-FMT-002"}),
+    ("open_extended", {"CARD-EXT-001"}),
+])
+def test_one_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw, expected, tmp_path):
+    failed, status, _ = failures(flaw, tmp_path)
+    assert failed == expected
+    assert status == (0 if flaw == "v03_only" else 1), "a SHOULD alone leaves the exit status 0"
+
+
+@pytest.mark.parametrize("flaw", ["garbage", "endless", "drip", "drip_posts", "redirect"])
+def test_a_hostile_agent_yields_findings_never_a_hang_or_a_traceback(flaw, tmp_path):
+    started = time.monotonic()
+    failed, status, report = failures(flaw, tmp_path)
+    assert status == 1 and time.monotonic() - started < 10
+    assert ("CORE-GET-002" if flaw in ("garbage", "endless", "drip_posts") else "CARD-DISC-001") in failed
