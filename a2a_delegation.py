@@ -28,7 +28,7 @@ from itertools import count
 from typing import Any, Callable
 
 from peers.a2a import wire_format
-from peers.a2a.model import AgentCard, Message, Part, Task
+from peers.a2a.model import AgentCard, Message, Part, Task, clip
 from peers.support.calling import card_reading, cards, config, follow, keyring, replies, story_steps  # our side
 from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, as_data
 from peers.support.output import Kind
@@ -90,7 +90,7 @@ class SupportAgent:
         card = fetched.card
         self.fetched[card.url] = fetched  # the trust gate, and the credential each frame carries, read it
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
-                 f"skills={card.skill_ids!r}, auth={list(card.auth_schemes)!r}")
+                 f"skills={clip(card.skill_ids)}, auth={clip(list(card.auth_schemes))}")  # a card of thousands: one line
         return card
 
     # -- 3. the trust gate: discovery is not trust --------------------------------------

@@ -98,6 +98,16 @@ def test_the_rogue_is_discovered_but_receives_no_frame():
     assert apps[rogue.BASE_URL].peer.list_tasks(ListQuery()).tasks == []
 
 
+def test_a_card_with_thousands_of_skills_and_schemes_is_discovered_in_one_short_line(capsys):
+    card = rogue.refund_bot_9000().card
+    skill = card.skills[0]
+    huge = card._replace(skills=tuple(skill._replace(id=f"skill-{n}") for n in range(3000)),
+                         auth_schemes=tuple(f"scheme-{n}" for n in range(3000)))
+    run_story([BILLING], apps={rogue.BASE_URL: PeerApp(Peer(huge, []), wire_essay)}, printed=True)
+    line = next(line for line in capsys.readouterr().out.splitlines() if "discovered 'refund-bot-9000'" in line)
+    assert len(line) < 400 and "'skill-0'" in line and "'scheme-0'" in line and "more characters" in line
+
+
 def test_allowlisting_the_rogue_delegates_to_it():
     outcomes, printer, _ = run_story([BILLING, ROGUE])
     assert outcomes[1].verdict is story.Verdict.TRUSTED
