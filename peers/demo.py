@@ -204,6 +204,8 @@ SERVE_FLAGS = (
     ServeFlag("--token", None, "the secret --auth checks: the bearer token, the API key, USER:PASSWORD "
               "(basic) or CLIENT-ID:CLIENT-SECRET (oauth2, oidc) (default: $A2A_SERVE_TOKEN, "
               "else a fresh random one, printed at start)", {"type": "token"}),
+    ServeFlag("--other-token", None, "a second bearer token, another caller's: its tasks are its own, "
+              "unseen by the --token caller (for check --other-caller)", {"type": "token"}),
     ServeFlag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert "
               "(implied by --auth mtls)", {"action": "store_true"}),
     ServeFlag("--tls-cert", None, "the server's certificate (PEM) for --tls", {"metavar": "FILE"}),
