@@ -80,11 +80,13 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
         response = printer.send(request, stream=True)
     except PeerError as exc:
         return Answer(None, "", None, None, str(exc)[:300]), [], tuple(printer.frames[before:]), "no answer"
-    if isinstance(response.body, bytes):  # not a stream: an error, or a plain answer
+    streamed = response.status == 200 and sse.is_stream(response.header("Content-Type"))
+    if isinstance(response.body, bytes) and not streamed:  # not a stream: an error, or a plain answer
         return read_answer(response), [], tuple(printer.frames[before:]), "not a stream"
     events, ended, decoder = [], "closed", sse.Decoder()
+    chunks = [response.body] if isinstance(response.body, bytes) else response.body  # a stream of known length
     try:
-        for chunk in response.body:
+        for chunk in chunks:
             for data in decoder.feed(chunk):
                 events.append(_event(data, rest))
             if events and final(events[-1]) or len(events) >= MAX_EVENTS:
@@ -95,7 +97,8 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     except PeerError as exc:
         ended = f"broken off: {str(exc)[:120]}"
     finally:
-        response.body.close()
+        if not isinstance(response.body, bytes):
+            response.body.close()
     if ended == "closed" and events and final(events[-1]):
         ended = "final"
     return read_answer(response._replace(body=b"")), events, tuple(printer.frames[before:]), ended

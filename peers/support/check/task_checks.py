@@ -171,8 +171,10 @@ def _terminal(deep: Deep, task: dict[str, Any]) -> list[Verdict]:
         why = f"the task did not end ({state}): no terminal task to ask about"
         return [Verdict("CORE-CANCEL-002", SKIP, why, (), name), Verdict("CORE-SEND-002", SKIP, why, (), name)]
     answer, frames = deep.ask("cancel", {"id": task["id"]})
-    found = [verdict("CORE-CANCEL-002", answer.code == TASK_NOT_CANCELABLE,
-                     f"CancelTask on a {state} task: {answer.said()}", frames, name, answer)]
+    canceled = deep.task(answer)
+    found = [verdict("CORE-CANCEL-002", answer.code == TASK_NOT_CANCELABLE, f"CancelTask on a {state} task: "
+                     f"{answer.said()}" + (f", the task back in state {state_of(canceled)}" if canceled else ""),
+                     frames, name, answer)]
     answer, frames = deep.send(deep.message(task_id=task["id"], context_id=task.get("contextId")))
     taken = deep.task(answer)
     found.append(verdict("CORE-SEND-002", answer.code is not None and taken is None,
