@@ -6,10 +6,11 @@ JSON-RPC and HTTP+JSON from one table of operations; every task completes at onc
 `FLAW` names the one thing a test breaks: another caller's tasks listed, a stream cut
 before its final event, historyLength ignored, a terminal task canceled, a repeated
 messageId making a second task (a second refund), the two bindings answering one GetTask
-differently. It is http.server's, not ours: the checker meets code it does not share."""
+differently; or it turns hostile: answers of the wrong shape, a stream that never ends. It is http.server's, not ours: the checker meets code it does not share."""
 import json
 import re
 import threading
+import time
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import pytest
@@ -181,6 +182,8 @@ class Agent(OutsidePeer):
             result = self.server.tasks.operation(method, params, owner, rest)
         except Refused as refused:
             return refuse(refused.code)
+        if self.server.tasks.flaw == "garbage":
+            return self.garbage(method, wrapped)
         if method not in STREAMED:
             return self.send(200, json.dumps(wrapped({"task": result} if method == "SendMessage" else result)).encode())
         events = [{"task": dict(result, status={"state": "TASK_STATE_SUBMITTED"})},
@@ -191,7 +194,33 @@ class Agent(OutsidePeer):
         if self.server.tasks.flaw == "no_final":
             events = events[:2]
         stream = b"".join(b"data: " + json.dumps(wrapped(event)).encode() + b"\n\n" for event in events)
+        if self.server.tasks.flaw == "endless_stream":
+            return self.endless(stream.split(b"\n\n")[0] + b"\n\n")
         self.send(200, stream, "text/event-stream")
+
+    def garbage(self, method, wrapped):
+        """Answers of the right status and the wrong shape: ids that are lists, a status that is a
+        number, tasks that are not objects, a stream of what is not JSON."""
+        if method in STREAMED:
+            return self.send(200, b"data: {not json\n\ndata: [1, 2]\n\ndata: " + json.dumps(wrapped(
+                {"task": {"id": 7, "status": "done"}})).encode() + b"\n\n", "text/event-stream")
+        self.send(200, json.dumps(wrapped({"task": {"id": ["x"], "status": 7}, "tasks": [1, None, {"status": []}],
+                                           "history": "all", "nextPageToken": {"deep": [[[]]]}})).encode())
+
+    def endless(self, first):
+        """The first event, then a comment every 0.1 s for 5 s: a stream that never says it is over."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for chunk in [first] + [b": still here\n\n"] * 50:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:  # the checker hung up at its deadline, as it should
+            pass
 
     def rpc_error(self, request_id, code, status=200):
         reason = REASONS.get(code, ("INVALID_REQUEST", 400))[0]
@@ -224,7 +253,7 @@ class Agent(OutsidePeer):
         self.answer(method, {**params, **match.groupdict()}, lambda result: result, self.rest_error, rest=True)
 
 
-def failures(flaw, folder):
+def failures(flaw, folder, timeout="2"):
     """The ids `check --deep --other-caller` reports failing against the agent with `flaw`, and the report."""
     with outside_peer(Agent, tasks=Tasks(flaw)) as base:
         stores = []
@@ -232,7 +261,7 @@ def failures(flaw, folder):
             stores.append(folder / f"{name}.json")
             stores[-1].write_text(json.dumps({"tokens": {base: token}}))
         done = cli("check", base, "--deep", "--credentials", stores[0], "--other-caller", stores[1],
-                   "--format", "json", "--timeout", "2")
+                   "--format", "json", "--timeout", timeout)
     assert "Traceback" not in done.stderr + done.stdout
     report = json.loads(done.stdout)
     return {row["id"] for row in report["requirements"] if row["outcome"] == "fail"}, done.returncode, report
@@ -260,3 +289,13 @@ def test_one_deep_flaw_is_reported_under_its_requirement_and_nothing_else_fails(
     details = " ".join(verdict["detail"] for row in report["requirements"] if row["id"] in expected
                        for verdict in row["verdicts"])
     assert details  # each failure says what was seen
+
+
+@pytest.mark.parametrize("flaw, expected", [
+    ("garbage", {"CORE-SEND-001", "CORE-STREAM-003"}),
+    ("endless_stream", {"CORE-STREAM-003"}),
+])
+def test_a_hostile_agent_under_deep_yields_findings_never_a_hang_or_a_traceback(flaw, expected, tmp_path):
+    started = time.monotonic()
+    failed, status, report = failures(flaw, tmp_path, timeout="1")
+    assert failed == expected and status == 1 and time.monotonic() - started < 10

@@ -18,7 +18,7 @@ from typing import Any
 
 from peers.a2a.model import Message, Part
 from peers.a2a.wire_format import method_for
-from peers.support.check.probe import NOT_SENT, Answer
+from peers.support.check.probe import MAX_TIMEOUTS, NOT_SENT, Answer
 from peers.support.check.protocol_checks import Asker
 from transports import sse
 from transports.codec import loads_strict
@@ -45,6 +45,13 @@ class Deep(Asker):
         return Message(message_id or f"wb-check-{RUN}-{self.reach.name.lower()}-{self.made}", "user",
                        (_part(self.document, self.made),), context_id=context_id, task_id=task_id)
 
+    def ask(self, operation: str, params: Any, *args: Any, **changes: Any) -> tuple[Answer, tuple[Frame, ...]]:
+        """As Asker's; a request our binding cannot spell (an id that is no string, in a path) is not sent."""
+        try:
+            return super().ask(operation, params, *args, **changes)
+        except PeerError as exc:
+            return Answer(None, "", None, None, f"{NOT_SENT}{str(exc)[:200]}"), ()
+
     def send(self, message: Message, at_once: bool = False) -> tuple[Answer, tuple[Frame, ...]]:
         return self.ask("send", self.reach.wire.send_params(message, return_immediately=at_once))
 
@@ -65,7 +72,10 @@ class Deep(Asker):
         the deadline), its frames, and how the stream ended ("final", "closed", or why not)."""
         method = method_for(self.reach.wire, operation) or operation
         headers = {**self.reach.wire.HEADERS, **(self.reach.credential or {})}
-        request, _ = self.reach.binding.request(self.reach.endpoint, method, params, headers, self.probe.next_id())
+        try:
+            request, _ = self.reach.binding.request(self.reach.endpoint, method, params, headers, self.probe.next_id())
+        except PeerError as exc:
+            return Answer(None, "", None, None, f"{NOT_SENT}{str(exc)[:200]}"), [], (), "not sent"
         request = request._replace(headers={**request.headers, "Accept": "text/event-stream"})
         return read_stream(self.probe, request, self.reach.name == "HTTP+JSON")
 
@@ -73,13 +83,18 @@ class Deep(Asker):
 def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any], tuple[Frame, ...], str]:
     from peers.support.check.probe import read_answer
     printer, before, left = probe.printer, len(probe.printer.frames), probe.deadline - time.monotonic()
-    if left <= 0:
-        return Answer(None, "", None, None, f"{NOT_SENT}the run's time budget was spent"), [], (), "not sent"
+    if left <= 0 or probe.timeouts >= MAX_TIMEOUTS:
+        why = "the run's time budget was spent" if left <= 0 else \
+            f"the agent let {probe.timeouts} requests in a row run past their deadline"
+        return Answer(None, "", None, None, NOT_SENT + why), [], (), "not sent"
     printer.inner.timeout = min(probe.timeout, left)
     try:
         response = printer.send(request, stream=True)
     except PeerError as exc:
-        return Answer(None, "", None, None, str(exc)[:300]), [], tuple(printer.frames[before:]), "no answer"
+        probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
+        return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), [], \
+            tuple(printer.frames[before:]), "no answer"
+    probe.timeouts = 0
     streamed = response.status == 200 and sse.is_stream(response.header("Content-Type"))
     if isinstance(response.body, bytes) and not streamed:  # not a stream: an error, or a plain answer
         return read_answer(response), [], tuple(printer.frames[before:]), "not a stream"
@@ -95,6 +110,7 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
         else:
             events += [_event(data, rest) for data in decoder.end()]
     except PeerError as exc:
+        probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
         ended = f"broken off: {str(exc)[:120]}"
     finally:
         if not isinstance(response.body, bytes):
@@ -140,9 +156,8 @@ def task_in(result: Any) -> dict[str, Any] | None:
     """The Task a result holds: 1.0's {"task": ...}, a bare Task, or 0.3's kind "task"."""
     if not isinstance(result, dict):
         return None
-    if isinstance(result.get("task"), dict):
-        return result["task"]
-    return result if isinstance(result.get("id"), str) and isinstance(result.get("status"), dict) else None
+    task = result["task"] if isinstance(result.get("task"), dict) else result
+    return task if isinstance(task.get("id"), str) and isinstance(task.get("status"), dict) else None
 
 
 def state_of(task: Any) -> str | None:
@@ -154,7 +169,7 @@ def state_of(task: Any) -> str | None:
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
 
 
-def _part(document: dict[str, Any], n: int) -> Part:
+def _part(document: dict[str, Any], count: int) -> Part:
     """What the card's first skill takes: an example of the input schema the card publishes
     for it (each required field, of its type), else a line of text."""
     skills = document.get("skills") if isinstance(document.get("skills"), list) else []
@@ -165,13 +180,13 @@ def _part(document: dict[str, Any], n: int) -> Part:
                     and each.get("uri") == SCHEMA_EXTENSION and isinstance(each.get("params"), dict)), {})
     schema = schemas.get(skill) if isinstance(skill, str) else None
     if isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
-        example = {name: _example(schema["properties"].get(name), n) for name in schema.get("required", [])
+        example = {name: _example(schema["properties"].get(name), count) for name in schema.get("required", [])
                    if isinstance(name, str)}
         return Part(data=example)
-    return Part(text=f"hello from a2a-workbench check ({n})")
+    return Part(text=f"hello from a2a-workbench check ({count})")
 
 
-def _example(schema: Any, n: int) -> Any:
+def _example(schema: Any, count: int) -> Any:
     kind = schema.get("type") if isinstance(schema, dict) else None
     return {"number": 1.0, "integer": 1, "boolean": False, "array": [], "object": {}}.get(
-        kind, f"WB-CHECK-{RUN}-{n}")
+        kind, f"WB-CHECK-{RUN}-{count}")

@@ -19,7 +19,7 @@ from typing import Any
 
 from peers.a2a.model import PushConfig
 from peers.a2a.wire_format import method_for
-from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of
+from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of, task_in
 from peers.support.check.probe import NOT_MEASURED, SKIP, Answer, Verdict, verdict
 
 HOOK, PRIVATE_HOOK = "https://example.com/hook", "http://127.0.0.1/"
@@ -60,15 +60,16 @@ def _ended(ended: str) -> str:
 
 
 def _task(event: Any) -> dict[str, Any] | None:
-    if kind_of(event) != "task":
-        return None
-    return event["task"] if isinstance(event.get("task"), dict) else event
+    """The task an event carries, if it is one with a string id and a status."""
+    return task_in(event) if kind_of(event) == "task" else None
 
 
 def _last_state(events: list[Any], task: dict[str, Any]) -> dict[str, Any]:
     """The task's status as the last event that carries one says."""
     for event in reversed(events):
         kind = kind_of(event)
+        if kind is None:
+            continue
         inner = event.get(kind) if isinstance(event.get(kind), dict) else event
         if kind in ("task", "statusUpdate") and state_of(inner) is not None:
             return inner
@@ -90,7 +91,7 @@ def _live(deep: Deep) -> Verdict:
             return Verdict("STREAM-SUB-001", SKIP, f"no live task to subscribe to: the {state_of(task)} task had "
                            f"ended ({state_of(deep.task(now))}) when SubscribeToTask came ({head.said()})",
                            frames + more + again, name)
-    return verdict("STREAM-SUB-001", first == "task" and _task(events[0]).get("id") == task["id"],
+    return verdict("STREAM-SUB-001", first == "task" and (_task(events[0]) or {}).get("id") == task["id"],
                    f"SubscribeToTask on a {state_of(task)} task: {len(events)} events, the first "
                    f"{first or head.said()}; the stream {_ended(ended)}", frames + more, name, head)
 
