@@ -2,11 +2,14 @@
 time in what needs a task: the flaw is reported under its requirement and nothing else fails.
 
 The agent below keeps tasks for two callers (a bearer token each) and speaks A2A 1.0 over
-JSON-RPC and HTTP+JSON from one table of operations; every task completes at once.
-`FLAW` names the one thing a test breaks: another caller's tasks listed, a stream cut
-before its final event, historyLength ignored, a terminal task canceled, a repeated
-messageId making a second task (a second refund), the two bindings answering one GetTask
-differently; or it turns hostile: answers of the wrong shape, a stream that never ends. It is http.server's, not ours: the checker meets code it does not share."""
+JSON-RPC and HTTP+JSON from one table of operations; every task completes at once (with
+"pauses", every new task waits in input-required for its next turn, flawlessly). `FLAW`
+names the one thing a test breaks: another caller's tasks listed, a stream cut before its
+final event, historyLength ignored, a terminal task canceled, a repeated messageId making
+a second task (a second refund), the two bindings answering one GetTask differently, the
+next turn of a paused task starting another; or it turns hostile: answers of the wrong
+shape, a stream that never ends. It is http.server's, not ours: the checker meets code it
+does not share."""
 import json
 import re
 import threading
@@ -30,6 +33,7 @@ ROUTES = [("POST", r"message:send", "SendMessage"), ("POST", r"message:stream", 
           ("GET", r"tasks/(?P<taskId>[^/]+)/pushNotificationConfigs/(?P<id>[^/]+)", "GetTaskPushNotificationConfig"),
           ("GET", r"extendedAgentCard", "GetExtendedAgentCard")]
 STREAMED = ("SendStreamingMessage", "SubscribeToTask")
+PAUSING = ("pauses", "turn_forgets")  # every new task waits in input-required for its next turn
 
 
 class Refused(Exception):
@@ -80,8 +84,10 @@ class Tasks:
             task["status"] = {"state": "TASK_STATE_CANCELED"}
             return task
         if method == "SubscribeToTask":
-            self.mine(owner, params.get("id"))
-            raise Refused(-32004)  # every task here has ended
+            task = self.mine(owner, params.get("id"))
+            if task["status"]["state"] != "TASK_STATE_INPUT_REQUIRED":
+                raise Refused(-32004)  # it has ended: it has no more events
+            return task
         if "PushNotificationConfig" in method:
             raise Refused(-32003)
         if method == "GetExtendedAgentCard":
@@ -93,15 +99,21 @@ class Tasks:
             raise Refused(-32602)
         with self.lock:
             if message.get("taskId"):
-                self.mine(owner, message["taskId"])
-                raise Refused(-32004)  # each task has ended: it takes no more messages
+                task = self.mine(owner, message["taskId"])
+                if task["status"]["state"] != "TASK_STATE_INPUT_REQUIRED":
+                    raise Refused(-32004)  # it has ended: it takes no more messages
+                if self.flaw != "turn_forgets":  # the next turn ends the task it continues
+                    task["status"] = {"state": "TASK_STATE_COMPLETED"}
+                    return task
+                message = dict(message, taskId=None, contextId=None)  # or, the flaw, starts another
             earlier = self.seen.get((owner, message["messageId"]))
             if earlier is not None and self.flaw != "duplicate":
                 return self.kept[earlier][1]
             task_id = f"task-{len(self.kept) + 1}"
             self.seen[(owner, message["messageId"])] = task_id
             task = {"id": task_id, "contextId": message.get("contextId") or f"ctx-{task_id}",
-                    "status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": [
+                    "status": {"state": "TASK_STATE_INPUT_REQUIRED" if self.flaw in PAUSING else
+                               "TASK_STATE_COMPLETED"}, "artifacts": [
                         {"artifactId": "a1", "parts": [{"text": "done"}]}],
                     "history": [message, {"messageId": f"r-{task_id}", "role": "ROLE_AGENT", "parts": [{"text": "ok"}]}]}
             self.kept[task_id] = (owner, task)
@@ -186,6 +198,9 @@ class Agent(OutsidePeer):
             return self.garbage(method, wrapped)
         if method not in STREAMED:
             return self.send(200, json.dumps(wrapped({"task": result} if method == "SendMessage" else result)).encode())
+        if method == "SubscribeToTask":  # a paused task: itself, as it is, and the stream ends there
+            return self.send(200, b"data: " + json.dumps(wrapped({"task": result})).encode() + b"\n\n",
+                             "text/event-stream")
         events = [{"task": dict(result, status={"state": "TASK_STATE_SUBMITTED"})},
                   {"statusUpdate": {"taskId": result["id"], "contextId": result["contextId"],
                                     "status": {"state": "TASK_STATE_WORKING"}}},
@@ -282,6 +297,7 @@ def test_the_agent_written_here_passes_every_deep_requirement_it_is_asked(tmp_pa
     ("cancel_terminal", {"CORE-CANCEL-002"}, 1),
     ("duplicate", {"WB-SEND-DUP-001"}, 0),  # a SHOULD: reported, the exit status left at 0
     ("bindings_differ", {"BIND-EQUIV-002"}, 1),
+    ("turn_forgets", {"WB-MULTI-TURN-001"}, 1),  # the next turn of a paused task starts another
 ])
 def test_one_deep_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw, expected, status, tmp_path):
     failed, exit_status, report = failures(flaw, tmp_path)
@@ -289,6 +305,14 @@ def test_one_deep_flaw_is_reported_under_its_requirement_and_nothing_else_fails(
     details = " ".join(verdict["detail"] for row in report["requirements"] if row["id"] in expected
                        for verdict in row["verdicts"])
     assert details  # each failure says what was seen
+
+
+def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):
+    failed, status, report = failures("pauses", tmp_path)
+    outcomes = {row["id"]: row["outcome"] for row in report["requirements"]}
+    assert failed == set() and status == 0
+    assert outcomes["WB-MULTI-TURN-001"] == outcomes["STREAM-SUB-001"] == "pass"
+    assert outcomes["CORE-CANCEL-002"] == "skip", "no task ended, so none was canceled"
 
 
 @pytest.mark.parametrize("flaw, expected", [

@@ -92,7 +92,7 @@ def _live(deep: Deep) -> Verdict:
                            f"ended ({state_of(deep.task(now))}) when SubscribeToTask came ({head.said()})",
                            frames + more + again, name)
     return verdict("STREAM-SUB-001", first == "task" and (_task(events[0]) or {}).get("id") == task["id"],
-                   f"SubscribeToTask on a {state_of(task)} task: {len(events)} events, the first "
+                   f"SubscribeToTask on the {state_of(task)} task: {len(events)} events, the first "
                    f"{first or head.said()}; the stream {_ended(ended)}", frames + more, name, head)
 
 

@@ -202,9 +202,10 @@ def _continued(deep: Deep, made: Made) -> Verdict:
     answer, frames = deep.send(deep.message(task_id=paused["id"], context_id=paused.get("contextId")))
     task = deep.task(answer)
     kept = task is not None and task.get("id") == paused["id"] and task.get("contextId") == paused.get("contextId")
-    return verdict("WB-MULTI-TURN-001", kept, "the next turn: " + (
-        f"task {str(task.get('id'))[:40]} in context {str(task.get('contextId'))[:40]}" if task else answer.said()),
-        frames, name, answer)
+    return verdict("WB-MULTI-TURN-001", kept, f"the next turn of task {paused['id'][:40]} in context "
+                   f"{str(paused.get('contextId'))[:40]}: " + (f"task {str(task.get('id'))[:40]} in context "
+                                                               f"{str(task.get('contextId'))[:40]}" if task else answer.said()),
+                   frames, name, answer)
 
 
 def compared(deeps: list[Deep], task: dict[str, Any] | None) -> list[Verdict]:
