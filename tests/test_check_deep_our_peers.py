@@ -54,3 +54,9 @@ def test_the_text_report_says_deep_sent_messages(served, tmp_path):
     assert done.returncode == 0 and "--deep sent messages, which may have caused effects" in done.stdout
     skipped = next(line for line in done.stdout.splitlines() if "WB-CALLER-GET-001" in line)
     assert skipped.startswith("SKIP") and "--other-caller" in skipped
+
+
+def test_other_token_under_another_scheme_is_one_line_and_exit_status_2():
+    done = cli("serve", "billing-agent", "--auth", "apikey", "--token", "key-0123456789", "--other-token", OTHER,
+               timeout=20)
+    assert done.returncode == 2 and "--other-token" in done.stderr and len(done.stderr.strip().splitlines()) == 1
