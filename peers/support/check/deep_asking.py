@@ -5,7 +5,8 @@ Spec: A2A 1.0 sections 3.1 (the operations), 4.1 (Task, Message, TaskState), 3.2
 stream's events), 9 and 11 (a result in JSON-RPC's `result` or HTTP+JSON's body); A2A 0.3
 for a 0.3 card (a Task or Message with its `kind`, states in lower case). The message is
 what the card's first skill accepts: a data part made from the input schema the card
-publishes for it (the workbench's skill-input-schema extension), else a text part. Its
+publishes for it (the workbench's skill-input-schema extension), else a text part (a data
+part where the skill takes JSON and not text). Its
 messageId starts with a token fresh for each run, so a rerun is not a duplicate of the
 last. Everything read here is read leniently: a missing field is None, never a traceback.
 Not here: the verdicts (task_checks, stream_checks, push_checks, caller_checks).
@@ -183,6 +184,10 @@ def _part(document: dict[str, Any], count: int) -> Part:
         example = {name: _example(schema["properties"].get(name), count) for name in schema.get("required", [])
                    if isinstance(name, str)}
         return Part(data=example)
+    modes = skills[0].get("inputModes") if skills and isinstance(skills[0], dict) else None
+    modes = modes if isinstance(modes, list) and modes else document.get("defaultInputModes")
+    if isinstance(modes, list) and "text/plain" not in modes and "application/json" in modes:
+        return Part(data={"text": f"hello from a2a-workbench check ({count})"})  # JSON, where text is not taken
     return Part(text=f"hello from a2a-workbench check ({count})")
 
 
