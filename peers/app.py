@@ -56,8 +56,12 @@ def owner_of_bearer(token: str) -> str:
 class PeerApp:
     def __init__(self, peer: Peer, card_format: WireFormat, *, token: str | None = None,
                  step_ups: dict[str, str] | None = None, log: Callable[[str], None] = log_to_stderr,
-                 max_body: int = MAX_FRAME_BYTES, signing_key: Any = None, scheme: Scheme | None = None) -> None:
+                 max_body: int = MAX_FRAME_BYTES, signing_key: Any = None, scheme: Scheme | None = None,
+                 other_tokens: tuple[str, ...] = ()) -> None:
         self.peer, self.token, self.max_body = peer, token, max_body
+        # More bearer tokens, each another caller's: the owner of tasks of its own (a test of
+        # what one caller may see of another's: `check --other-caller`).
+        self.other_tokens = other_tokens
         # Any scheme but the essay's static bearer token (peers/schemes): it says who is calling.
         self.scheme = scheme
         # A step-up token -> the scope it grants: issued to the same caller as `token`, so
@@ -171,9 +175,13 @@ class PeerApp:
         # compare_digest: the time taken must not reveal how much of a guess was right;
         # every known token is compared, so the time does not say which one nearly matched.
         matches = [(known, hmac.compare_digest(offered, known.encode()))
-                   for known in (self.token, *self.step_ups)]
+                   for known in (self.token, *self.step_ups, *self.other_tokens)]
         if matches[0][1]:
             return self.owner, frozenset()
+        other = next((known for known, matched in matches[1 + len(self.step_ups):] if matched), None)
+        if other is not None:
+            return owner_of_bearer(other), frozenset()
+        matches = matches[:1 + len(self.step_ups)]
         scopes = frozenset(self.step_ups[known] for known, matched in matches[1:] if matched)
         return (self.owner, scopes) if scopes else (None, frozenset())
 

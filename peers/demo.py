@@ -201,9 +201,9 @@ SERVE_FLAGS = (
               "another name than HOST:PORT (default: http://HOST:PORT)", {"type": "base_url", "metavar": "BASE"}),
     ServeFlag("--auth", None, "the security scheme the card declares and the server enforces (default: "
               "the card's own, bearer for billing-agent)", {"choices": list(AUTH_KINDS)}),
-    ServeFlag("--token", None, "the secret --auth checks: the bearer token, the API key, USER:PASSWORD "
-              "(basic) or CLIENT-ID:CLIENT-SECRET (oauth2, oidc) (default: $A2A_SERVE_TOKEN, "
-              "else a fresh random one, printed at start)", {"type": "token"}),
+    ServeFlag("--token", None, "the secret --auth checks: the bearer token, the API key, USER:PASSWORD (basic) or "
+              "CLIENT-ID:CLIENT-SECRET (oauth2, oidc) (default: $A2A_SERVE_TOKEN, else a fresh one, printed)", {"type": "token"}),
+    ServeFlag("--other-token", None, "a second caller's bearer token: its tasks its own (check --other-caller)", {"type": "token"}),
     ServeFlag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert "
               "(implied by --auth mtls)", {"action": "store_true"}),
     ServeFlag("--tls-cert", None, "the server's certificate (PEM) for --tls", {"metavar": "FILE"}),

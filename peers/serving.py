@@ -97,7 +97,11 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         elif options.auth == BEARER.kind and BEARER.kind not in peer.card.auth_schemes:
             peer.card = peer.card._replace(auth_schemes=(BEARER.kind,))  # asked of a card that declares none
         token = token_for(peer.card, token) if scheme is None else None
-        server.app = PeerApp(peer, card_format, token=token, signing_key=key, scheme=scheme)
+        if options.other_token and token is None:
+            fail("--other-token is a second bearer token: it needs the bearer scheme")
+            return 2
+        others = (options.other_token,) if options.other_token else ()
+        server.app = PeerApp(peer, card_format, token=token, signing_key=key, scheme=scheme, other_tokens=others)
         say(f"[serve] {name} listening on {server.base_url} (wire format: {card_format.NAME})")
         say(f"[serve] card:     {card_url(base_url)}")
         say(f"[serve] endpoint: {peer.card.url} (JSON-RPC over POST; HTTP+JSON routes below it)")

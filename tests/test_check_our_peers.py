@@ -110,8 +110,12 @@ def test_verbose_prints_every_frame_with_the_token_masked(served, tmp_path):
     assert "Authorization: Bearer ****#" in done.stdout and "--> HEAD" in done.stdout
 
 
-def test_deep_and_other_caller_say_they_are_not_built_yet(served, tmp_path):
+def test_without_deep_nothing_that_needs_a_task_is_asked_and_the_report_says_why(served, tmp_path):
     store = tmp_path / "other.json"
     store.write_text(json.dumps({"tokens": {served["1.0"]: "another-token-0123"}}))
-    done = cli("check", served["1.0"], "--deep", "--other-caller", store)
-    assert "--deep and --other-caller are not built yet" in done.stderr and done.returncode == 0
+    _, report = checked(served["1.0"], tmp_path, "--other-caller", store)
+    deep = {row["id"]: row for row in report["requirements"] if row["id"] in {"CORE-SEND-001", "CORE-LIST-001"}}
+    assert report["deep"] is False and all(row["outcome"] == "skip" for row in deep.values())
+    assert "needs --deep" in deep["CORE-LIST-001"]["verdicts"][0]["detail"]
+    assert not any("SendMessage" in frame["body"] for row in report["requirements"] for verdict in row["verdicts"]
+                   for frame in verdict["frames"])

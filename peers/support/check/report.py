@@ -59,6 +59,7 @@ class Report(NamedTuple):
     card: dict[str, Any]  # name, version, bindings (what the card says, for the heading)
     graded: tuple[Graded, ...]  # failures first
     held: tuple[str, ...]  # our store's secrets: masked wherever a body shows one
+    deep: bool = False  # --deep: messages were sent, which may have caused effects
 
     @property
     def exit_status(self) -> int:
@@ -90,8 +91,10 @@ def text(report: Report, verbose: bool = False) -> str:
     card = report.card
     lines = [escape(f"check {report.target}: {card['name']!s:.60} (A2A {card['version']}; bindings "
                     f"{', '.join(card['bindings']) or 'none'})"),
+             "Checking is not delegating: the allowlist was not consulted; --deep sent messages, which may have "
+             "caused effects (point it at a test instance)." if report.deep else
              "Checking is not delegating: the allowlist was not consulted, and no message that could cause "
-             "an effect was sent (--deep, which would, is not built yet)."]
+             "an effect was sent (--deep would send some)."]
     for row in report.graded:
         requirement = row.requirement
         lines.append(f"{row.outcome.upper():12} {requirement.level:6} {requirement.id:22} {requirement.title} "
@@ -126,7 +129,7 @@ def summary_line(report: Report) -> str:
 
 def as_json(report: Report) -> str:
     return json.dumps({
-        "schema": "a2a-workbench-check/1", "target": report.target, "card": report.card, "deep": False,
+        "schema": "a2a-workbench-check/1", "target": report.target, "card": report.card, "deep": report.deep,
         "allowlist": "not consulted", "exit_status": report.exit_status, "summary": counts(report),
         "requirements": [{**{field: getattr(g.requirement, field) for field in ("id", "section", "level", "title", "fix")},
                           "outcome": g.outcome, "verdicts": [

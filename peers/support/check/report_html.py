@@ -45,5 +45,7 @@ def page(report: Report) -> str:
             f"<title>check {html(report.target)}</title><style>{STYLE}</style></head><body>"
             f"<h1>check {html(str(card['name']))}</h1><p>{html(report.target)} (A2A {html(str(card['version']))}; "
             f"bindings {html(', '.join(card['bindings']) or 'none')}). Checking is not delegating: the allowlist "
-            f"was not consulted, and no message that could cause an effect was sent.</p>"
+            + ("was not consulted; --deep sent messages, which may have caused effects.</p>" if report.deep else
+               "was not consulted, and no message that could cause an effect was sent.</p>")
+            + 
             f"<p>{html(summary_line(report))}</p><table>{''.join(rows)}</table></body></html>")

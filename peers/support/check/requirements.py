@@ -123,5 +123,69 @@ REQUIREMENTS = (
          "answer GetExtendedAgentCard with -32004 UnsupportedOperationError when the card does not declare one"),
 )
 
+# -- with --deep: what needs a task (sections 3.1, 3.2.4, 3.4, 3.5, 5.1); each sends messages --
+DEEP = (
+    _row("CORE-SEND-001", "3.1.1", "MUST", "task", "SendMessage answers a Task or a Message, in the card's version's shape",
+         "answer {\"task\": Task} or {\"message\": Message} (0.3: the object, with its kind), a task with id, "
+         "contextId and status.state"),
+    _row("CORE-MULTI-003", "3.4.2", "MUST", "task", "Each new task has a taskId of its own",
+         "mint a fresh task id for every task a message starts"),
+    _row("CORE-GET-001", "3.1.3", "MUST", "task", "GetTask answers the task, in its current state",
+         "answer GetTask with the Task the id names: its id, contextId and current status"),
+    _row("CORE-HIST-001", "3.2.4", "SHOULD", "task", "GetTask with historyLength 0 leaves the history out",
+         "send no history messages when historyLength is 0"),
+    _row("CORE-HIST-002", "3.2.4", "MUST", "task", "GetTask sends no more history than historyLength asks",
+         "send at most historyLength of the most recent history messages"),
+    _row("CORE-LIST-002", "3.1.4", "MUST", "task", "ListTasks pages by pageSize and nextPageToken, the cursor stable "
+         "as tasks are added", "honour pageSize and return a nextPageToken that resumes after the last task sent"),
+    _row("CORE-LIST-004", "3.1.4", "MUST", "task", "ListTasks' last page has an empty nextPageToken",
+         "send nextPageToken \"\" on the final page"),
+    _row("WB-LIST-FILTER-001", "3.1.4", "MUST", "task", "ListTasks filters by contextId and by status",
+         "list only the tasks of the contextId and status asked for"),
+    _row("CORE-CANCEL-002", "3.1.5", "MUST", "task", "CancelTask on a terminal task answers TaskNotCancelableError",
+         "answer CancelTask on a completed, failed, canceled or rejected task with -32002 (HTTP+JSON 409)"),
+    _row("CORE-SEND-002", "3.1.1", "MUST", "task", "A message to a terminal task is refused",
+         "refuse a message whose taskId names a terminal task (-32004 UnsupportedOperation, or an A2A error)"),
+    _row("WB-SEND-DUP-001", "4.1.4", "SHOULD", "task", "One messageId delivered twice makes one task",
+         "answer a repeated messageId with the task it made, never a second task (and never a second effect)"),
+    _row("WB-MULTI-TURN-001", "3.4.3", "MUST", "task", "A message with a paused task's taskId and contextId continues it",
+         "continue the task the taskId names, in its contextId, when it waits in input-required"),
+    _row("BIND-EQUIV-002", "5.1", "MUST", "task", "The same GetTask over JSON-RPC and HTTP+JSON answers the same task",
+         "serve one task model behind both bindings: the same fields, with the same values"),
+    _row("CORE-STREAM-001", "3.1.2", "MUST", "stream", "SendStreamingMessage answers Content-Type text/event-stream",
+         "answer SendStreamingMessage with 200 and a text/event-stream of events"),
+    _row("CORE-STREAM-003", "3.1.2", "MUST", "stream", "A stream begins with a Task or Message and ends at a terminal "
+         "or interrupted state", "send the Task (or the one Message) first, and close after the final state's event"),
+    _row("STREAM-SUB-001", "3.1.6", "MUST", "stream", "SubscribeToTask on a live task streams the Task first",
+         "answer SubscribeToTask with a stream whose first event is the task as it is now"),
+    _row("STREAM-SUB-003", "3.1.6", "MUST", "stream", "SubscribeToTask on a terminal task is refused",
+         "answer SubscribeToTask on a terminal task with -32004 UnsupportedOperation (or TaskNotFound)"),
+    _row("PUSH-CREATE-001", "3.1.7", "MUST", "push", "CreateTaskPushNotificationConfig keeps the webhook given",
+         "store the config and answer it back, with its id and url"),
+    _row("PUSH-GET-001", "3.1.8", "MUST", "push", "GetTaskPushNotificationConfig returns the config set",
+         "answer the config with the id it was set under"),
+    _row("PUSH-LIST-001", "3.1.9", "MUST", "push", "ListTaskPushNotificationConfigs lists the config set",
+         "list every config the task holds"),
+    _row("PUSH-DEL-001", "3.1.10", "MUST", "push", "DeleteTaskPushNotificationConfig removes the config",
+         "remove the config: a later get answers an error"),
+    _row("CORE-CAP-001", "3.3.4", "MUST", "push", "Without pushNotifications, push configs are refused",
+         "answer push-config requests with -32003 PushNotificationNotSupportedError when the card declares no push"),
+    _row("WB-PUSH-SSRF-001", "13.2", "MAY", "push", "Whether a webhook at a private address is accepted (reported, "
+         "never failed)", "refuse webhooks at loopback and private addresses, unless this is a test instance"),
+    # -- with --deep and --other-caller: caller B asks for caller A's task (section 13.1) --
+    _row("WB-CALLER-GET-001", "13.1", "MUST", "callers", "Another caller cannot get a caller's task",
+         "scope GetTask to the caller who made the task: anyone else gets TaskNotFoundError"),
+    _row("CORE-LIST-001", "3.1.4", "MUST", "callers", "ListTasks lists only the caller's own tasks",
+         "filter ListTasks by the authenticated caller"),
+    _row("WB-CALLER-CANCEL-001", "13.1", "MUST", "callers", "Another caller cannot cancel a caller's task",
+         "scope CancelTask to the caller who made the task"),
+    _row("WB-CALLER-SUBSCRIBE-001", "13.1", "MUST", "callers", "Another caller cannot subscribe to a caller's task",
+         "scope SubscribeToTask to the caller who made the task"),
+    _row("WB-CALLER-PUSH-001", "13.1", "MUST", "callers", "Another caller cannot set a push config on a caller's task",
+         "scope push-config requests to the caller who made the task"),
+    _row("AUTH-SCOPE-003", "3.3.2", "MUST", "callers", "Another caller is not told that a caller's task exists",
+         "answer another caller's request for a task exactly as for an id no task has (TaskNotFoundError)"),
+)
+REQUIREMENTS += DEEP
 BY_ID = {row.id: row for row in REQUIREMENTS}
 LEVELS = ("MUST", "SHOULD", "MAY")

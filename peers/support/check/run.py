@@ -7,15 +7,16 @@ transport under a deadline and is recorded by the printer, secrets masked; --ver
 shows each as it crosses. Checking is not delegating: the allowlist is not read. Exit
 status 0 when every MUST passes, 1 when one fails, 2 for a usage error (a flag, a file, a
 URL that is not one, or an agent that cannot be reached at all), said in one line.
-Not here: --deep (sending messages, which may cause effects) and the checks across two
-callers (--other-caller): both are said to be not built yet.
+With --deep it also sends messages, which may cause effects (deep_run: the task, stream,
+push and, with --other-caller's second credential store, callers families); the report says
+so. Not here: the checks themselves (each family's module).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from peers.a2a.wire_format import CARD_PATH, card_url, declared_by
-from peers.support.check import auth_checks, card_checks, protocol_checks
+from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
 from peers.support.check.probe import Probe
 from peers.support.check.reach import reaches
 from peers.support.check.report import Report, as_json, graded, junit, text
@@ -32,7 +33,7 @@ def check(settings: Any, console: Any) -> int:
     if isinstance(ready, str):
         console.say(f"check: {ready}", Kind.ERROR)
         return 2
-    store, card_key, held = ready
+    store, other_store, card_key, held = ready
     from transports.network import HttpTransport
     quiet_stdout = settings.format != "text" and not settings.out  # a JSON or XML report owns stdout
     printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20),
@@ -53,16 +54,18 @@ def check(settings: Any, console: Any) -> int:
             "the card declares no interface in its own version to ask"
         verdicts += protocol_checks.checks(probe, found, _push_declared(document))
         verdicts += auth_checks.checks(probe, found, document)
+    if document is not None and settings.deep:
+        others = reaches(document, target, other_store, printer, settings.binding) if other_store is not None else None
+        verdicts += deep_run.checks(probe, found, others, document)
+    else:
+        verdicts += deep_run.skipped(bool(settings.other_caller))
     printer.inner.close()
     card = {"name": document.get("name") if document is not None and isinstance(document.get("name"), str) else "?",
             "version": declared_by(document).NAME if document is not None else "?",
             "bindings": [reach.name for reach in found]}
-    report = Report(target, card, graded(verdicts, unreached), held)
+    report = Report(target, card, graded(verdicts, unreached), held, settings.deep)
     written = {"json": as_json, "junit": junit}.get(settings.format, lambda made: text(made, settings.verbose))(report) \
         if settings.format != "html" else _html(report)
-    if settings.deep or settings.other_caller:
-        console.say("check: --deep and --other-caller are not built yet: only the checks that cause no effect ran",
-                    Kind.WARNING)
     if settings.out:
         with open(settings.out, "w", encoding="utf-8") as file:
             file.write(written + "\n")
@@ -88,7 +91,7 @@ def _push_declared(document: dict[str, Any]) -> bool:
     return isinstance(capabilities, dict) and capabilities.get("pushNotifications") is True
 
 
-def _ready(settings: Any) -> tuple[dict[str, Any], Any, tuple[str, ...]] | str:
+def _ready(settings: Any) -> tuple[dict[str, Any], dict[str, Any] | None, Any, tuple[str, ...]] | str:
     """What the run needs, read before any frame is sent; or the one line saying what is wrong."""
     from peers.support.calling.config import load_credentials, unwritable
     from peers.support.calling.files import ConfigError
@@ -100,13 +103,13 @@ def _ready(settings: Any) -> tuple[dict[str, Any], Any, tuple[str, ...]] | str:
         return f"--out {settings.out}: {problem}"
     try:
         store = load_credentials(_Options(settings.credentials)) if settings.credentials else {}
-        if settings.other_caller:
-            load_credentials(_Options(settings.other_caller))  # read, so a mistake in it is said now
+        other_store = load_credentials(_Options(settings.other_caller)) if settings.other_caller else None
         card_key = _card_key(settings.card_key) if settings.card_key else None
     except (ConfigError, ValueError) as exc:
         return str(exc)
-    held = tuple(secret for entry in store.values() for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
-    return store, card_key, held
+    held = tuple(secret for entry in (*store.values(), *(other_store or {}).values())
+                 for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
+    return store, other_store, card_key, held
 
 
 class _Options:

@@ -137,12 +137,12 @@ CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (pee
          options={"metavar": "URL", "type": values.base_url}),
     Flag("--credentials", None, "the credential store the calling side reads (as a run's --credentials): the "
          "right credential for the declared scheme", options={"metavar": "FILE"}),
-    Flag("--other-caller", None, "a second caller's credential store, for the checks across callers (with --deep; "
-         "not built yet)", options={"metavar": "FILE"}),
+    Flag("--other-caller", None, "a second caller's credential store, for the checks across callers (with --deep: "
+         "can caller B see or change caller A's task?)", options={"metavar": "FILE"}),
     Flag("--binding", None, "check only this binding (default: every binding the card declares)",
          options={"choices": [row.name.lower() for row in BINDINGS]}),
-    Flag("--deep", False, "also send messages, which may cause effects (not built yet: point it at a test "
-         "instance when it is)", options={"action": "store_true"}),
+    Flag("--deep", False, "also send messages, which may cause effects (point it at a test instance): the "
+         "checks that need a task, a stream or a push config", options={"action": "store_true"}),
     Flag("--format", "text", "the report's format: text (one screen), json (a stable schema), junit (CI), "
          "html (one self-contained page)", options={"choices": ["text", "json", "junit", "html"]}),
     Flag("--out", None, "write the report to this file instead of the terminal", options={"metavar": "FILE"}),

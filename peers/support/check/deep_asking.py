@@ -1,0 +1,197 @@
+"""How --deep asks for what needs a task: the message it sends, the task read back out of
+an answer in either binding and version, a stream read up to its final event.
+
+Spec: A2A 1.0 sections 3.1 (the operations), 4.1 (Task, Message, TaskState), 3.2.3 (a
+stream's events), 9 and 11 (a result in JSON-RPC's `result` or HTTP+JSON's body); A2A 0.3
+for a 0.3 card (a Task or Message with its `kind`, states in lower case). The message is
+what the card's first skill accepts: a data part made from the input schema the card
+publishes for it (the workbench's skill-input-schema extension), else a text part (a data
+part where the skill takes JSON and not text). Its
+messageId starts with a token fresh for each run, so a rerun is not a duplicate of the
+last. Everything read here is read leniently: a missing field is None, never a traceback.
+Not here: the verdicts (task_checks, stream_checks, push_checks, caller_checks).
+"""
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from peers.a2a.model import Message, Part
+from peers.a2a.wire_format import method_for
+from peers.support.check.probe import MAX_TIMEOUTS, NOT_SENT, Answer
+from peers.support.check.protocol_checks import Asker
+from transports import sse
+from transports.codec import loads_strict
+from transports.errors import PeerError
+from transports.printer import Frame
+
+TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
+INTERRUPTED = frozenset({"input-required", "auth-required"})
+SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
+MAX_EVENTS = 200  # a stream longer than this is read no further: its verdict rides on what came
+RUN = secrets.token_hex(4)  # this run's: messageIds of two runs never collide
+
+
+class Deep(Asker):
+    """One binding's requests that make and read tasks, as one caller (its credential)."""
+
+    def __init__(self, probe: Any, reach: Any, document: dict[str, Any]) -> None:
+        super().__init__(probe, reach)
+        self.document, self.made = document, 0
+
+    def message(self, task_id: str | None = None, context_id: str | None = None,
+                message_id: str | None = None) -> Message:
+        self.made += 1
+        return Message(message_id or f"wb-check-{RUN}-{self.reach.name.lower()}-{self.made}", "user",
+                       (_part(self.document, self.made),), context_id=context_id, task_id=task_id)
+
+    def ask(self, operation: str, params: Any, *args: Any, **changes: Any) -> tuple[Answer, tuple[Frame, ...]]:
+        """As Asker's; a request our binding cannot spell (an id that is no string, in a path) is not sent."""
+        try:
+            return super().ask(operation, params, *args, **changes)
+        except PeerError as exc:
+            return Answer(None, "", None, None, f"{NOT_SENT}{str(exc)[:200]}"), ()
+
+    def send(self, message: Message, at_once: bool = False) -> tuple[Answer, tuple[Frame, ...]]:
+        return self.ask("send", self.reach.wire.send_params(message, return_immediately=at_once))
+
+    def result(self, answer: Answer) -> Any:
+        """The operation's result: JSON-RPC's `result`, or a successful HTTP+JSON body."""
+        if answer.code is not None or answer.status is None or not 200 <= answer.status < 300:
+            return None
+        if self.reach.name == "HTTP+JSON":
+            return answer.document
+        return answer.document.get("result") if isinstance(answer.document, dict) else None
+
+    def task(self, answer: Answer) -> dict[str, Any] | None:
+        """The task a SendMessage, GetTask or CancelTask answered with, if it did."""
+        return task_in(self.result(answer))
+
+    def stream(self, operation: str, params: Any) -> tuple[Answer, list[Any], tuple[Frame, ...], str]:
+        """A streaming request: its answer, the events read (until a final one, the end, or
+        the deadline), its frames, and how the stream ended ("final", "closed", or why not)."""
+        method = method_for(self.reach.wire, operation) or operation
+        headers = {**self.reach.wire.HEADERS, **(self.reach.credential or {})}
+        try:
+            request, _ = self.reach.binding.request(self.reach.endpoint, method, params, headers, self.probe.next_id())
+        except PeerError as exc:
+            return Answer(None, "", None, None, f"{NOT_SENT}{str(exc)[:200]}"), [], (), "not sent"
+        request = request._replace(headers={**request.headers, "Accept": "text/event-stream"})
+        return read_stream(self.probe, request, self.reach.name == "HTTP+JSON")
+
+
+def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any], tuple[Frame, ...], str]:
+    from peers.support.check.probe import read_answer
+    printer, before, left = probe.printer, len(probe.printer.frames), probe.deadline - time.monotonic()
+    if left <= 0 or probe.timeouts >= MAX_TIMEOUTS:
+        why = "the run's time budget was spent" if left <= 0 else \
+            f"the agent let {probe.timeouts} requests in a row run past their deadline"
+        return Answer(None, "", None, None, NOT_SENT + why), [], (), "not sent"
+    printer.inner.timeout = min(probe.timeout, left)
+    try:
+        response = printer.send(request, stream=True)
+    except PeerError as exc:
+        probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
+        return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), [], \
+            tuple(printer.frames[before:]), "no answer"
+    probe.timeouts = 0
+    streamed = response.status == 200 and sse.is_stream(response.header("Content-Type"))
+    if isinstance(response.body, bytes) and not streamed:  # not a stream: an error, or a plain answer
+        return read_answer(response), [], tuple(printer.frames[before:]), "not a stream"
+    events, ended, decoder = [], "closed", sse.Decoder()
+    chunks = [response.body] if isinstance(response.body, bytes) else response.body  # a stream of known length
+    try:
+        for chunk in chunks:
+            for data in decoder.feed(chunk):
+                events.append(_event(data, rest))
+            if events and final(events[-1]) or len(events) >= MAX_EVENTS:
+                ended = "final"
+                break
+        else:
+            events += [_event(data, rest) for data in decoder.end()]
+    except PeerError as exc:
+        probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
+        ended = f"broken off: {str(exc)[:120]}"
+    finally:
+        if not isinstance(response.body, bytes):
+            response.body.close()
+    if ended == "closed" and events and final(events[-1]):
+        ended = "final"
+    return read_answer(response._replace(body=b"")), events, tuple(printer.frames[before:]), ended
+
+
+def _event(data: bytes, rest: bool) -> Any:
+    """One event's StreamResponse (JSON-RPC: its result), or {"error": ...}, or None."""
+    try:
+        document = loads_strict(data)
+    except ValueError:
+        return None
+    if not rest and isinstance(document, dict):
+        return document.get("result") if "result" in document else {"error": document.get("error")}
+    return document
+
+
+def kind_of(event: Any) -> str | None:
+    """task, message, statusUpdate or artifactUpdate: what one event (or result) is."""
+    if not isinstance(event, dict):
+        return None
+    for key, kind in (("task", "task"), ("message", "message"), ("statusUpdate", "statusUpdate"),
+                      ("artifactUpdate", "artifactUpdate")):
+        if isinstance(event.get(key), dict):
+            return kind
+    return {"task": "task", "message": "message", "status-update": "statusUpdate",
+            "artifact-update": "artifactUpdate"}.get(event.get("kind"))
+
+
+def final(event: Any) -> bool:
+    """Whether a stream may end after this event: a message, or a terminal or interrupted state."""
+    kind = kind_of(event)
+    if kind == "message":
+        return True
+    inner = event.get(kind) if isinstance(event, dict) and isinstance(event.get(kind), dict) else event
+    return kind in ("task", "statusUpdate") and state_of(inner) in TERMINAL | INTERRUPTED
+
+
+def task_in(result: Any) -> dict[str, Any] | None:
+    """The Task a result holds: 1.0's {"task": ...}, a bare Task, or 0.3's kind "task"."""
+    if not isinstance(result, dict):
+        return None
+    task = result["task"] if isinstance(result.get("task"), dict) else result
+    return task if isinstance(task.get("id"), str) and isinstance(task.get("status"), dict) else None
+
+
+def state_of(task: Any) -> str | None:
+    """A task's (or status update's) state, as 0.3 spells it: TASK_STATE_INPUT_REQUIRED -> input-required."""
+    status = task.get("status") if isinstance(task, dict) else None
+    state = status.get("state") if isinstance(status, dict) else None
+    if not isinstance(state, str):
+        return None
+    return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+
+
+def _part(document: dict[str, Any], count: int) -> Part:
+    """What the card's first skill takes: an example of the input schema the card publishes
+    for it (each required field, of its type), else a line of text."""
+    skills = document.get("skills") if isinstance(document.get("skills"), list) else []
+    skill = skills[0].get("id") if skills and isinstance(skills[0], dict) else None
+    capabilities = document.get("capabilities") if isinstance(document.get("capabilities"), dict) else {}
+    extensions = capabilities.get("extensions") if isinstance(capabilities.get("extensions"), list) else []
+    schemas = next((each.get("params") for each in extensions if isinstance(each, dict)
+                    and each.get("uri") == SCHEMA_EXTENSION and isinstance(each.get("params"), dict)), {})
+    schema = schemas.get(skill) if isinstance(skill, str) else None
+    if isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+        example = {name: _example(schema["properties"].get(name), count) for name in schema.get("required", [])
+                   if isinstance(name, str)}
+        return Part(data=example)
+    modes = skills[0].get("inputModes") if skills and isinstance(skills[0], dict) else None
+    modes = modes if isinstance(modes, list) and modes else document.get("defaultInputModes")
+    if isinstance(modes, list) and "text/plain" not in modes and "application/json" in modes:
+        return Part(data={"text": f"hello from a2a-workbench check ({count})"})  # JSON, where text is not taken
+    return Part(text=f"hello from a2a-workbench check ({count})")
+
+
+def _example(schema: Any, count: int) -> Any:
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    return {"number": 1.0, "integer": 1, "boolean": False, "array": [], "object": {}}.get(
+        kind, f"WB-CHECK-{RUN}-{count}")

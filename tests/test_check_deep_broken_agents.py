@@ -1,0 +1,325 @@
+"""`check --deep --other-caller` against a small agent written here, broken in one way at a
+time in what needs a task: the flaw is reported under its requirement and nothing else fails.
+
+The agent below keeps tasks for two callers (a bearer token each) and speaks A2A 1.0 over
+JSON-RPC and HTTP+JSON from one table of operations; every task completes at once (with
+"pauses", every new task waits in input-required for its next turn, flawlessly). `FLAW`
+names the one thing a test breaks: another caller's tasks listed, a stream cut before its
+final event, historyLength ignored, a terminal task canceled, a repeated messageId making
+a second task (a second refund), the two bindings answering one GetTask differently, the
+next turn of a paused task starting another; or it turns hostile: answers of the wrong
+shape, a stream that never ends. It is http.server's, not ours: the checker meets code it
+does not share."""
+import json
+import re
+import threading
+import time
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import pytest
+
+from conftest import OutsidePeer, cli, outside_peer
+
+TOKENS = {"Bearer token-of-a-0123456789": "a", "Bearer token-of-b-0123456789": "b"}
+INFO = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "domain": "a2a-protocol.org"}
+REASONS = {-32001: ("TASK_NOT_FOUND", 404), -32002: ("TASK_NOT_CANCELABLE", 409), -32003: (
+    "PUSH_NOTIFICATION_NOT_SUPPORTED", 400), -32004: ("UNSUPPORTED_OPERATION", 400), -32009: (
+    "VERSION_NOT_SUPPORTED", 400), -32602: ("INVALID_PARAMS", 400), -32601: ("METHOD_NOT_FOUND", 404)}
+ROUTES = [("POST", r"message:send", "SendMessage"), ("POST", r"message:stream", "SendStreamingMessage"),
+          ("GET", r"tasks/(?P<id>[^/:]+)", "GetTask"), ("GET", r"tasks", "ListTasks"),
+          ("POST", r"tasks/(?P<id>[^/:]+):cancel", "CancelTask"),
+          ("POST", r"tasks/(?P<id>[^/:]+):subscribe", "SubscribeToTask"),
+          ("POST", r"tasks/(?P<taskId>[^/]+)/pushNotificationConfigs", "CreateTaskPushNotificationConfig"),
+          ("GET", r"tasks/(?P<taskId>[^/]+)/pushNotificationConfigs/(?P<id>[^/]+)", "GetTaskPushNotificationConfig"),
+          ("GET", r"extendedAgentCard", "GetExtendedAgentCard")]
+STREAMED = ("SendStreamingMessage", "SubscribeToTask")
+PAUSING = ("pauses", "turn_forgets")  # every new task waits in input-required for its next turn
+
+
+class Refused(Exception):
+    def __init__(self, code):
+        self.code = code
+
+
+def card(base):
+    return {"name": "deep", "description": "d", "version": "1",
+            "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": binding, "protocolVersion": "1.0"}
+                                    for binding in ("JSONRPC", "HTTP+JSON")],
+            "capabilities": {"streaming": True, "pushNotifications": False}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}],
+            "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}},
+            "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]}
+
+
+class Tasks:
+    """Every caller's tasks, newest last; a task is (owner, the Task as 1.0 spells it)."""
+
+    def __init__(self, flaw):
+        self.flaw, self.kept, self.lock, self.seen = flaw, {}, threading.Lock(), {}
+
+    def mine(self, owner, task_id):
+        if not isinstance(task_id, str):
+            raise Refused(-32602)
+        if task_id not in self.kept or self.kept[task_id][0] != owner:
+            raise Refused(-32001)
+        return self.kept[task_id][1]
+
+    def operation(self, method, params, owner, rest):
+        if method in ("SendMessage", "SendStreamingMessage"):
+            return self.send(params.get("message") or {}, owner)
+        if method == "GetTask":
+            task, length = self.mine(owner, params.get("id")), params.get("historyLength")
+            if length is not None and type(length) is not int:
+                raise Refused(-32602)
+            shown = dict(task, artifacts=[]) if rest and self.flaw == "bindings_differ" else dict(task)
+            if length is not None and self.flaw != "history_ignored":
+                shown["history"] = task["history"][-length:] if length else []
+            return shown
+        if method == "ListTasks":
+            return self.listed(params, owner)
+        if method == "CancelTask":
+            task = self.mine(owner, params.get("id"))
+            if self.flaw != "cancel_terminal":
+                raise Refused(-32002)
+            task["status"] = {"state": "TASK_STATE_CANCELED"}
+            return task
+        if method == "SubscribeToTask":
+            task = self.mine(owner, params.get("id"))
+            if task["status"]["state"] != "TASK_STATE_INPUT_REQUIRED":
+                raise Refused(-32004)  # it has ended: it has no more events
+            return task
+        if "PushNotificationConfig" in method:
+            raise Refused(-32003)
+        if method == "GetExtendedAgentCard":
+            raise Refused(-32004)
+        raise Refused(-32601)
+
+    def send(self, message, owner):
+        if not isinstance(message.get("messageId"), str):
+            raise Refused(-32602)
+        with self.lock:
+            if message.get("taskId"):
+                task = self.mine(owner, message["taskId"])
+                if task["status"]["state"] != "TASK_STATE_INPUT_REQUIRED":
+                    raise Refused(-32004)  # it has ended: it takes no more messages
+                if self.flaw != "turn_forgets":  # the next turn ends the task it continues
+                    task["status"] = {"state": "TASK_STATE_COMPLETED"}
+                    return task
+                message = dict(message, taskId=None, contextId=None)  # or, the flaw, starts another
+            earlier = self.seen.get((owner, message["messageId"]))
+            if earlier is not None and self.flaw != "duplicate":
+                return self.kept[earlier][1]
+            task_id = f"task-{len(self.kept) + 1}"
+            self.seen[(owner, message["messageId"])] = task_id
+            task = {"id": task_id, "contextId": message.get("contextId") or f"ctx-{task_id}",
+                    "status": {"state": "TASK_STATE_INPUT_REQUIRED" if self.flaw in PAUSING else
+                               "TASK_STATE_COMPLETED"}, "artifacts": [
+                        {"artifactId": "a1", "parts": [{"text": "done"}]}],
+                    "history": [message, {"messageId": f"r-{task_id}", "role": "ROLE_AGENT", "parts": [{"text": "ok"}]}]}
+            self.kept[task_id] = (owner, task)
+            return task
+
+    def listed(self, params, owner):
+        size, token = int(params.get("pageSize", 50)), params.get("pageToken") or ""
+        tasks = [task for who, task in reversed(self.kept.values()) if who == owner or self.flaw == "leak"]
+        tasks = [task for task in tasks if params.get("contextId") in (None, task["contextId"])
+                 and params.get("status") in (None, task["status"]["state"])]
+        ids = [task["id"] for task in tasks]
+        start = ids.index(token) + 1 if token in ids else 0  # the cursor: the last id sent
+        page = tasks[start:start + size]
+        more = start + size < len(tasks)
+        return {"tasks": page, "nextPageToken": page[-1]["id"] if more else "", "pageSize": size,
+                "totalSize": len(tasks)}
+
+
+class Agent(OutsidePeer):
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed ACK between them
+
+    def send(self, status, body, content_type="application/json", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and status != 304:
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        if self.path.startswith("/.well-known/agent-card.json"):
+            cached = [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")]
+            if self.headers.get("If-None-Match") == '"v1"':
+                return self.send(304, b"", headers=cached)
+            return self.send(200, json.dumps(card(f"http://127.0.0.1:{self.server.server_port}")).encode(),
+                             headers=cached)
+        self.rest()
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if urlsplit(self.path).path != "/a2a":
+            return self.rest(body)
+        if self.headers.get("Content-Type", "").split(";")[0] != "application/json":
+            return self.rpc_error(None, -32005, 415)
+        try:
+            frame = json.loads(body)
+        except ValueError:
+            return self.rpc_error(None, -32700)
+        request_id, method, params = frame.get("id"), frame.get("method"), frame.get("params")
+        if not isinstance(params, dict) and params is not None:
+            return self.rpc_error(request_id, -32602)
+        self.answer(method, params or {}, lambda result: {"jsonrpc": "2.0", "id": request_id, "result": result},
+                    lambda code: self.rpc_error(request_id, code), rest=False)
+
+    def caller(self):
+        owner = TOKENS.get(self.headers.get("Authorization", ""))
+        if owner is None:
+            self.send(401, b'{"error": {"code": 401, "status": "UNAUTHENTICATED", "message": "who are you?"}}',
+                      headers=[("WWW-Authenticate", "Bearer")])
+        return owner
+
+    def version(self):
+        asked = self.headers.get("A2A-Version") or dict(parse_qsl(urlsplit(self.path).query)).get("A2A-Version")
+        return ".".join((asked or "0.3").split(".")[:2])
+
+    def answer(self, method, params, wrapped, refuse, rest):
+        owner = self.caller()
+        if owner is None:
+            return
+        if self.version() != "1.0":
+            return refuse(-32009)
+        try:
+            result = self.server.tasks.operation(method, params, owner, rest)
+        except Refused as refused:
+            return refuse(refused.code)
+        if self.server.tasks.flaw == "garbage":
+            return self.garbage(method, wrapped)
+        if method not in STREAMED:
+            return self.send(200, json.dumps(wrapped({"task": result} if method == "SendMessage" else result)).encode())
+        if method == "SubscribeToTask":  # a paused task: itself, as it is, and the stream ends there
+            return self.send(200, b"data: " + json.dumps(wrapped({"task": result})).encode() + b"\n\n",
+                             "text/event-stream")
+        events = [{"task": dict(result, status={"state": "TASK_STATE_SUBMITTED"})},
+                  {"statusUpdate": {"taskId": result["id"], "contextId": result["contextId"],
+                                    "status": {"state": "TASK_STATE_WORKING"}}},
+                  {"statusUpdate": {"taskId": result["id"], "contextId": result["contextId"],
+                                    "status": result["status"]}}]
+        if self.server.tasks.flaw == "no_final":
+            events = events[:2]
+        stream = b"".join(b"data: " + json.dumps(wrapped(event)).encode() + b"\n\n" for event in events)
+        if self.server.tasks.flaw == "endless_stream":
+            return self.endless(stream.split(b"\n\n")[0] + b"\n\n")
+        self.send(200, stream, "text/event-stream")
+
+    def garbage(self, method, wrapped):
+        """Answers of the right status and the wrong shape: ids that are lists, a status that is a
+        number, tasks that are not objects, a stream of what is not JSON."""
+        if method in STREAMED:
+            return self.send(200, b"data: {not json\n\ndata: [1, 2]\n\ndata: " + json.dumps(wrapped(
+                {"task": {"id": 7, "status": "done"}})).encode() + b"\n\n", "text/event-stream")
+        self.send(200, json.dumps(wrapped({"task": {"id": ["x"], "status": 7}, "tasks": [1, None, {"status": []}],
+                                           "history": "all", "nextPageToken": {"deep": [[[]]]}})).encode())
+
+    def endless(self, first):
+        """The first event, then a comment every 0.1 s for 5 s: a stream that never says it is over."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for chunk in [first] + [b": still here\n\n"] * 50:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:  # the checker hung up at its deadline, as it should
+            pass
+
+    def rpc_error(self, request_id, code, status=200):
+        reason = REASONS.get(code, ("INVALID_REQUEST", 400))[0]
+        error = {"code": code, "message": reason.lower(), "data": [{**INFO, "reason": reason}]}
+        self.send(status, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode())
+
+    def rest_error(self, code):
+        reason, status = REASONS.get(code, ("INVALID_ARGUMENT", 400))
+        self.send(status, json.dumps({"error": {"code": status, "status": "NOT_FOUND" if status == 404 else
+                                                "INVALID_ARGUMENT", "message": reason.lower(),
+                                                "details": [{**INFO, "reason": reason}]}}).encode())
+
+    def rest(self, body=b""):
+        parts = urlsplit(self.path)
+        path = unquote(parts.path).removeprefix("/a2a/")
+        route = next(((method, match) for verb, pattern, method in ROUTES
+                      if verb == self.command and (match := re.fullmatch(pattern, path))), None)
+        if route is None:
+            return self.rest_error(-32601)
+        if self.command == "POST" and self.headers.get("Content-Type", "").split(";")[0] not in (
+                "application/json", "application/a2a+json"):
+            return self.rest_error(-32005)
+        try:
+            params = json.loads(body) if body else {}
+            params.update({key: int(value) if key in ("historyLength", "pageSize") else value
+                           for key, value in parse_qsl(parts.query) if key != "A2A-Version"})
+        except (ValueError, AttributeError):
+            return self.rest_error(-32602)
+        method, match = route
+        self.answer(method, {**params, **match.groupdict()}, lambda result: result, self.rest_error, rest=True)
+
+
+def failures(flaw, folder, timeout="2"):
+    """The ids `check --deep --other-caller` reports failing against the agent with `flaw`, and the report."""
+    with outside_peer(Agent, tasks=Tasks(flaw)) as base:
+        stores = []
+        for name, token in (("a", "token-of-a-0123456789"), ("b", "token-of-b-0123456789")):
+            stores.append(folder / f"{name}.json")
+            stores[-1].write_text(json.dumps({"tokens": {base: token}}))
+        done = cli("check", base, "--deep", "--credentials", stores[0], "--other-caller", stores[1],
+                   "--format", "json", "--timeout", timeout)
+    assert "Traceback" not in done.stderr + done.stdout
+    report = json.loads(done.stdout)
+    return {row["id"] for row in report["requirements"] if row["outcome"] == "fail"}, done.returncode, report
+
+
+def test_the_agent_written_here_passes_every_deep_requirement_it_is_asked(tmp_path):
+    failed, status, report = failures(None, tmp_path)
+    assert failed == set() and status == 0 and report["deep"] is True
+    passed = {row["id"] for row in report["requirements"] if row["outcome"] == "pass"}
+    assert {"CORE-SEND-001", "CORE-LIST-002", "CORE-CANCEL-002", "CORE-STREAM-003", "WB-SEND-DUP-001",
+            "BIND-EQUIV-002", "CORE-LIST-001", "WB-CALLER-GET-001", "AUTH-SCOPE-003", "CORE-CAP-001"} <= passed
+
+
+@pytest.mark.parametrize("flaw, expected, status", [
+    ("leak", {"CORE-LIST-001"}, 1),
+    ("no_final", {"CORE-STREAM-003"}, 1),
+    ("history_ignored", {"CORE-HIST-001", "CORE-HIST-002"}, 1),
+    ("cancel_terminal", {"CORE-CANCEL-002"}, 1),
+    ("duplicate", {"WB-SEND-DUP-001"}, 0),  # a SHOULD: reported, the exit status left at 0
+    ("bindings_differ", {"BIND-EQUIV-002"}, 1),
+    ("turn_forgets", {"WB-MULTI-TURN-001"}, 1),  # the next turn of a paused task starts another
+])
+def test_one_deep_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw, expected, status, tmp_path):
+    failed, exit_status, report = failures(flaw, tmp_path)
+    assert failed == expected and exit_status == status
+    details = " ".join(verdict["detail"] for row in report["requirements"] if row["id"] in expected
+                       for verdict in row["verdicts"])
+    assert details  # each failure says what was seen
+
+
+def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):
+    failed, status, report = failures("pauses", tmp_path)
+    outcomes = {row["id"]: row["outcome"] for row in report["requirements"]}
+    assert failed == set() and status == 0
+    assert outcomes["WB-MULTI-TURN-001"] == outcomes["STREAM-SUB-001"] == "pass"
+    assert outcomes["CORE-CANCEL-002"] == "skip", "no task ended, so none was canceled"
+
+
+@pytest.mark.parametrize("flaw, expected", [
+    ("garbage", {"CORE-SEND-001", "CORE-STREAM-003"}),
+    ("endless_stream", {"CORE-STREAM-003"}),
+])
+def test_a_hostile_agent_under_deep_yields_findings_never_a_hang_or_a_traceback(flaw, expected, tmp_path):
+    started = time.monotonic()
+    failed, status, report = failures(flaw, tmp_path, timeout="1")
+    assert failed == expected and status == 1 and time.monotonic() - started < 10
