@@ -172,6 +172,9 @@ DEEP = (
          "answer push-config requests with -32003 PushNotificationNotSupportedError when the card declares no push"),
     _row("WB-PUSH-SSRF-001", "13.2", "MAY", "push", "Whether a webhook at a private address is accepted (reported, "
          "never failed)", "refuse webhooks at loopback and private addresses, unless this is a test instance"),
+    _row("WB-PUSH-REDACT-001", "13.2", "MAY", "push", "Whether a push config read back echoes its notification token "
+         "(reported, never failed)", "leave the token out of a config read back, or mask it: whoever reads it can "
+         "pose as the agent to the webhook"),
     # -- with --deep and --other-caller: caller B asks for caller A's task (section 13.1) --
     _row("WB-CALLER-GET-001", "13.1", "MUST", "callers", "Another caller cannot get a caller's task",
          "scope GetTask to the caller who made the task: anyone else gets TaskNotFoundError"),

@@ -15,6 +15,7 @@ subscribe to, and that check is skipped saying so. Not here: the task family
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from peers.a2a.model import PushConfig
@@ -23,8 +24,10 @@ from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of, t
 from peers.support.check.probe import NOT_MEASURED, SKIP, Answer, Verdict, verdict
 
 HOOK, PRIVATE_HOOK = "https://example.com/hook", "http://127.0.0.1/"
+NOTIFICATION_TOKEN = "wb-check-notification-token"  # set with the config: is it read back?
 PUSH_NOT_SUPPORTED = -32003
-PUSH_IDS = ("PUSH-CREATE-001", "PUSH-GET-001", "PUSH-LIST-001", "PUSH-DEL-001", "WB-PUSH-SSRF-001")
+PUSH_IDS = ("PUSH-CREATE-001", "PUSH-GET-001", "PUSH-LIST-001", "PUSH-DEL-001", "WB-PUSH-SSRF-001",
+            "WB-PUSH-REDACT-001")
 
 
 def streams(deep: Deep, streaming: bool) -> list[Verdict]:
@@ -104,7 +107,7 @@ def pushes(deep: Deep, declared: bool, task: dict[str, Any] | None) -> list[Verd
     if task is None:
         return [Verdict(row, SKIP, "no task was made to set a push config on", (), name)
                 for row in (*PUSH_IDS, "CORE-CAP-001")]
-    config = PushConfig(task["id"], "wb-check-hook", HOOK, token="wb-check-notification-token")
+    config = PushConfig(task["id"], "wb-check-hook", HOOK, token=NOTIFICATION_TOKEN)
     answer, frames = deep.ask("push-set", wire.push_to_wire(config))
     if not declared:
         return [Verdict(row, SKIP, "the card declares no push notifications", (), name) for row in PUSH_IDS] + [
@@ -118,6 +121,11 @@ def pushes(deep: Deep, declared: bool, task: dict[str, Any] | None) -> list[Verd
     answer, frames = deep.ask("push-get", query)
     found.append(verdict("PUSH-GET-001", _url(deep.result(answer)) == HOOK, f"get: {answer.said()}, url "
                          f"{_url(deep.result(answer))}", frames, name, answer))
+    if deep.result(answer) is not None:  # a finding either way: the spec lets an agent keep the token to itself
+        echoed = NOTIFICATION_TOKEN in json.dumps(deep.result(answer))
+        found.append(Verdict("WB-PUSH-REDACT-001", SKIP, "finding, not judged: the config read back " + (
+            "echoes the notification token it was set with" if echoed else "leaves out the notification token it "
+            "was set with"), frames, name))
     answer, frames = deep.ask("push-list", {"taskId": task["id"]} if wire.NAME == "1.0" else {"id": task["id"]})
     listed = _listed(deep.result(answer))
     found.append(verdict("PUSH-LIST-001", HOOK in listed, f"list: {answer.said()}, urls {listed[:4]}",
