@@ -71,9 +71,9 @@ class PerThread:
 
 
 class Proxy:
-    def __init__(self, agent: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
+    def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
                  keep_card: bool = False) -> None:
-        self.agent = parse_url(agent).origin  # every request goes there, whatever its Host said
+        self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
         self.printer, self.say, self.faults, self.keep_card = printer, say, faults, keep_card
         self.base, self._card_said = "", False  # base: the proxy's own URL, once the server is bound
 

@@ -38,30 +38,14 @@ def proxy(settings: Any, console: Any) -> int:
     if problem:
         console.say(f"proxy: --trace {settings.trace}: {problem}", Kind.ERROR)
         return 2
-    from transports.network import HttpTransport
-    from transports.server import PeerServer
-    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout))
-
-    def show(text: str, frame: Frame) -> None:
-        console.frame(f"{TAGS[frame.direction]} {text}", frame)
-    printer = FramePrinter(upstream, show, verbose=settings.verbose)
-    if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
-        printer.summarize = lambda frame, text: _card_line(text)
     recorder = Recorder("HTTP through the proxy") if settings.trace else None
     if recorder is not None:
-        printer.listeners.append(recorder.frame)
         console.listeners.append(recorder.line)
-    else:
-        printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
-                                 and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
-    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
     try:
-        server = PeerServer(app, port=settings.port, log=lambda line: _ANSWERED.fullmatch(line) or
-                            console.say(f"[proxy] client {line}"))  # an incident, not each request answered
+        server, app, upstream = build(settings, console, faults, recorder)
     except OSError as exc:
         console.say(f"proxy: cannot listen on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
         return 2
-    app.base = server.base_url
     console.say(f"[proxy] listening on {server.base_url}, forwarding to {app.agent}")
     for fault in faults.faults:
         console.say(f"[proxy] fault armed: {fault.spec}" + (f" (request {fault.number}, from --seed {settings.seed})"
@@ -82,6 +66,29 @@ def proxy(settings: Any, console: Any) -> int:
             except OSError as exc:
                 console.say(f"proxy: --trace {settings.trace}: not written ({exc.strerror or exc})", Kind.ERROR)
     return 0
+
+
+def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None) -> tuple[Any, Proxy, PerThread]:
+    """The proxy's server, bound (not yet serving), its app, and the transports to the agent."""
+    from transports.network import HttpTransport
+    from transports.server import PeerServer
+    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout))
+
+    def show(text: str, frame: Frame) -> None:
+        console.frame(f"{TAGS[frame.direction]} {text}", frame)
+    printer = FramePrinter(upstream, show, verbose=settings.verbose)
+    if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
+        printer.summarize = lambda frame, text: _card_line(text)
+    if recorder is not None:
+        printer.listeners.append(recorder.frame)
+    else:
+        printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
+                                 and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
+    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
+    server = PeerServer(app, port=settings.port, log=lambda line: _ANSWERED.fullmatch(line) or
+                        console.say(f"[proxy] client {line}"))  # an incident, not each request answered
+    app.base = server.base_url
+    return server, app, upstream
 
 
 def _stop(signum: int, frame: Any) -> None:
