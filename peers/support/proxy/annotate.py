@@ -80,7 +80,8 @@ def _http_json_error(answer: Answer) -> Any:
     if answer.binding != "HTTP+JSON" or answer.status < 400 or answer.events is not None:
         return None
     document = _json(answer.body)
-    return document.get("error") if isinstance(document, dict) else False
+    error = document.get("error") if isinstance(document, dict) else None
+    return error if error is not None else False  # False: an error answer with no error object
 
 
 def http_json_media_type(answer: Answer) -> str | None:
