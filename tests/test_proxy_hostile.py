@@ -66,7 +66,7 @@ def drip(sock, stop):
 AGENTS = {
     "garbage": (lambda sock, stop: sock.sendall(b"\x00\xffNOT HTTP AT ALL\r\n\r\n"), 502, "does not start with an HTTP"),
     "endless body": (endless, 502, "limit"),
-    "slow drip": (drip, 504, "did not finish within 0.5s"),
+    "slow drip": (drip, 504, "within 0.5s"),
     "closed at once": (lambda sock, stop: None, 502, "connection broke"),
     "redirect": (lambda sock, stop: sock.sendall(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://evil.example/a2a"
                                                  b"\r\nContent-Length: 0\r\n\r\n"), 307, "307 to http://evil.example/a2a; "
