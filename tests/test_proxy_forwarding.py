@@ -125,3 +125,27 @@ def test_a_proxied_session_traced_is_replayed_and_drawn(tmp_path):
     replayed = cli("--replay", str(trace), "--diagram", str(tmp_path / "proxied.svg"))
     assert replayed.returncode == 0 and "[client -> agent] --> " in replayed.stdout
     assert "SendMessage" in (tmp_path / "proxied.svg").read_text()
+
+
+def test_the_readmes_proxy_commands_work_as_printed(tmp_path):
+    """The README's three commands (a served billing, the proxy dropping the refund's answer, our
+    agent through it), ports made free: the agent says retrying is not safe; the proxy says why."""
+    import subprocess
+    import sys
+    from conftest import ROOT, Child, free_port
+    readme = (ROOT / "README.md").read_text()
+    serve = next(line for line in readme.splitlines() if "--port 8006" in line and " serve " in line)
+    proxy = next(line for line in readme.splitlines() if line.startswith("python3 a2a_delegation.py proxy"))
+    agent = next(line for line in readme.splitlines() if "--peer http://127.0.0.1:8007" in line)
+    ports = {"8006": str(free_port()), "8007": str(free_port())}
+    for printed, free in ports.items():
+        serve, proxy, agent = (command.replace(printed, free) for command in (serve, proxy, agent))
+    children = [Child(["bash", "-c", "exec " + serve], cwd=ROOT), Child(["bash", "-c", "exec " + proxy], cwd=ROOT)]
+    try:
+        children[0].until("Ctrl-C")
+        children[1].until("Ctrl-C")
+        done = subprocess.run(["bash", "-c", agent], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    finally:
+        said = [child.stop()[0] for child in children][1]
+    assert done.returncode == 1 and "retry is NOT safe" in done.stderr, done.stderr
+    assert "[fault] drop-response:2: the agent answered request 2 (200)" in said and sys.executable

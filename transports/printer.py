@@ -116,8 +116,7 @@ class FramePrinter:
         """One request, shown and recorded as it leaves, and its answer as it comes back."""
         if request.method == "GET" and not stream:  # a card, or an operation HTTP+JSON names by its path
             return self.get(request.url, request.headers, binding=request.binding)
-        verb = request.method  # POST; any verb a proxy forwards (a GET that may stream, a DELETE)
-        sent = self._record("-->", verb, request.url, request.headers, request.body, binding=request.binding)
+        sent = self._record("-->", request.method, request.url, request.headers, request.body, binding=request.binding)
         self._show(self._request_line(request), sent)
         self.before_send(sent)
         response = send(self.inner, request, stream=stream)
@@ -128,7 +127,7 @@ class FramePrinter:
             for _ in self._events(url, response._replace(body=[response.body]), sent, rest):
                 pass  # a stream read whole (post): each event shown at once
             return response
-        got = self._record("<--", verb, url, response.headers, response.body, response.status, sent)
+        got = self._record("<--", request.method, url, response.headers, response.body, response.status, sent)
         status = f"{response.status} " if rest else "" if response.status == 200 else f"HTTP {response.status} "
         self._show(f"<-- {status}{_text(response.body, held=self.held)}".rstrip(), got)
         return response
