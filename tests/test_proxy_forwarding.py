@@ -149,3 +149,24 @@ def test_the_readmes_proxy_commands_work_as_printed(tmp_path):
         said = [child.stop()[0] for child in children][1]
     assert done.returncode == 1 and "retry is NOT safe" in done.stderr, done.stderr
     assert "[fault] drop-response:2: the agent answered request 2 (200)" in said and sys.executable
+
+
+def test_a_card_spelling_its_urls_otherwise_is_still_moved_to_the_proxy():
+    from peers.support.proxy.card import rewrite
+    body = b'{"name": "x", "supportedInterfaces": [{"url": "http:\\/\\/127.0.0.1:1\\/a2a"}], "url": "http://127.0.0.1:1/a2a",' \
+           b' "additionalInterfaces": [{"url": "http://elsewhere.example/a2a"}]}'
+    moved = rewrite(body, "http://127.0.0.1:1", "http://127.0.0.1:2")
+    card = json.loads(moved.body)
+    assert card["supportedInterfaces"][0]["url"] == card["url"] == "http://127.0.0.1:2/a2a"
+    assert card["additionalInterfaces"][0]["url"] == "http://elsewhere.example/a2a"
+    assert moved.elsewhere == ["additionalInterfaces[0].url: http://elsewhere.example/a2a"]
+
+
+def test_hop_by_hop_headers_stop_at_the_proxy_and_the_rest_go_on():
+    seen = []
+    with billing_served(seen=seen) as agent, proxy_to(agent) as (proxy, _):
+        HttpTransport(timeout=5).get(proxy + CARD, {"Connection": "X-Hop-Only", "X-Hop-Only": "1", "Keep-Alive": "5",
+                                                    "TE": "trailers", "Upgrade": "h2c", "X-End-To-End": "2"})
+    handed = seen[0].headers
+    assert handed.get("x-end-to-end") == "2"
+    assert not {"connection", "x-hop-only", "keep-alive", "te", "upgrade"} & set(handed)

@@ -53,8 +53,24 @@ def rewrite(body: bytes, agent_origin: str, proxy_origin: str) -> Rewrite | None
         moved = proxy_origin + parsed.target
         changes.append((field, url, moved))
         text = text.replace(json.dumps(url), json.dumps(moved))  # quoted: never a longer URL it begins
+    served = text.encode("utf-8")
+    now = dict(interface_urls(loads_strict(served)))
+    if any(now.get(field) != after for field, _, after in changes):
+        # Spelled otherwise (escaped slashes, \u escapes): the card is written anew, the URLs moved.
+        for field, _, after in changes:
+            _set(document, field, after)
+        served = json.dumps(document, indent=2).encode("utf-8")
     signatures = document.get("signatures")
-    return Rewrite(text.encode("utf-8"), changes, elsewhere, isinstance(signatures, list) and bool(signatures))
+    return Rewrite(served, changes, elsewhere, isinstance(signatures, list) and bool(signatures))
+
+
+def _set(document: dict[str, Any], field: str, value: str) -> None:
+    """document[field] = value, field as interface_urls names it ("url", "supportedInterfaces[2].url")."""
+    if field == "url":
+        document["url"] = value
+    else:
+        name, index = field.split("[")[0], int(field.split("[")[1].split("]")[0])
+        document[name][index]["url"] = value
 
 
 def diff(changes: list[tuple[str, str, str]]) -> list[str]:
