@@ -186,3 +186,27 @@ def test_an_answer_breaking_a_single_frame_rule_is_annotated_and_forwarded_uncha
     assert (through.status, through_body) == (direct.status, direct_body)
     notes = [line for line in lines.lines if line.startswith("    ! ")]
     assert [note.split()[1] for note in notes] == [rule], lines.text()
+
+
+def test_a_stream_held_open_does_not_hold_up_another_clients_request():
+    """Each worker speaks to the agent on a connection of its own: a long stream and a quick
+    request at the same time both get through."""
+    release = threading.Event()
+
+    def app(request):
+        if b"GetTask" in request.body:
+            return HttpResponse(200, RPC, b'{"jsonrpc": "2.0", "id": 5, "result": {"id": "t"}}')
+
+        def events():
+            yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}}}\n\n'
+            release.wait(5)
+            yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}}}\n\n'
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, events())
+    with served(app) as agent, proxy_to(agent) as (proxy, lines):
+        stream = HttpTransport(timeout=5).stream(proxy + "/a2a", ASK.replace(b"GetTask", b"SendStreamingMessage"), RPC)
+        chunks = iter(stream.body)
+        next(chunks)
+        quick = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, RPC)  # while the stream waits
+        assert quick.status == 200 and b'"result"' in quick.body
+        release.set()
+        assert b"TASK_STATE_COMPLETED" in b"".join(chunks)
