@@ -46,8 +46,7 @@ def refusal(status: int, error: JsonRpcError, **headers: str) -> bytes:
 
 
 class Workers:
-    """At most `most` threads running the work given to them, in the order given; made
-    when there is work and none is free, gone when idle IDLE_WORKER_SECONDS."""
+    """At most `most` threads doing the work given, in order; made as needed, gone when idle."""
 
     def __init__(self, most: int) -> None:
         self.most, self.lock = most, threading.Condition()
@@ -210,7 +209,8 @@ class Connection:
             out = response_head(status, response.headers, None if streaming else len(body),
                                 close=close, http10=http10)
         except HangUp:  # the app asked for no answer at all (a proxy's fault): the client sees a close
-            return log(f'{self.ip} "{escape(line)}" hung up with no answer, as the app asked') or False
+            log(f'{self.ip} "{escape(line)}" hung up with no answer, as the app asked')
+            return False  # (not `log(...) or False`: a log function may return anything)
         except Exception as exc:  # a bug in the app: say so in the log, not on the wire
             let_quit(exc)
             note = f" app raised {escape(repr(exc), _OUR_TEXT)}"

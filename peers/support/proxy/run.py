@@ -85,8 +85,11 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
                                  and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
     app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
-    server = PeerServer(app, port=settings.port, log=lambda line: _ANSWERED.fullmatch(line) or line.endswith(
-        "as the app asked") or console.say(f"[proxy] client {line}"))  # an incident, not each answer nor our faults
+
+    def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
+        if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
+            console.say(f"[proxy] client {line}")
+    server = PeerServer(app, port=settings.port, log=log)
     app.base = server.base_url
     return server, app, upstream
 
