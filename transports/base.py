@@ -107,6 +107,12 @@ def hang_up(chunks: Any) -> None:
         closing()
 
 
+class HangUp(Exception):
+    """Raised by an app (or by its answer's body, mid-stream) to end the connection with no
+    answer, or no more of one: the client sees the connection close. A proxy's fault, never
+    a peer's way to refuse (a refusal is an answer)."""
+
+
 class App(Protocol):
     """A peer as an app, like WSGI's: one HTTP request in, one HTTP response out."""
 
@@ -136,6 +142,10 @@ def send(transport: Transport, request: ClientRequest, *, stream: bool = False) 
     """`request` by whichever of the transport's calls it needs: `get`, `post`, or, when the
     answer may be a stream, `stream`. The printer has a `send` of its own and passes each
     request on to the transport below it through this."""
+    if request.method not in ("GET", "POST") or (stream and request.method == "GET"):
+        # Another verb (HTTP+JSON's DELETE), or a GET that may answer a stream (a subscription):
+        # only a byte transport that speaks every verb has `exchange` (network.py's; a proxy's).
+        return transport.exchange(request, stream=stream)  # type: ignore[attr-defined]
     if request.method == "GET":
         return transport.get(request.url, request.headers, binding=request.binding)
     sending = transport.stream if stream else transport.post

@@ -144,7 +144,9 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
                   http10: bool = False) -> bytes:
     """Status line and headers. `length` None: a body of unknown length follows, chunked
     for HTTP/1.1, ended by closing for HTTP/1.0 (the caller passes close=True then)."""
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Unknown')}", f"Date: {_date()}"]
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Unknown')}"]
+    if not any(name.lower() == "date" for name in headers):  # a proxy passes the origin's on [RFC 9110 6.6.1]
+        lines.append(f"Date: {_date()}")
     lines += [f"{name}: {_with_head(value) if name.lower() == 'allow' else value}"
               for name, value in headers.items() if name.lower() not in _FRAMING]
     if status in (204, 304):

@@ -37,7 +37,7 @@ from functools import partial
 from typing import Any, Iterator, NamedTuple
 
 from transports import sse
-from transports.base import Body, HttpResponse, parse_url
+from transports.base import Body, ClientRequest, HttpResponse, parse_url
 from transports.errors import TransportError
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
@@ -85,6 +85,12 @@ class HttpTransport:
         body an iterator of chunks, each read when asked for, within the same deadline.
         Closing the iterator early hangs up (the connection is not reused)."""
         return self._exchange("POST", url, body, headers, lazy=True)
+
+    def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
+        """Any verb (DELETE, PUT ...; a GET that may answer a stream): what a proxy forwards.
+        A body is sent, with its length, when there is one or the verb is not GET/DELETE."""
+        body = request.body if request.body or request.method not in ("GET", "DELETE") else None
+        return self._exchange(request.method, request.url, body, request.headers, lazy=stream)
 
     def close(self) -> None:
         for key in list(self._connections):

@@ -114,9 +114,9 @@ class FramePrinter:
 
     def send(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
         """One request, shown and recorded as it leaves, and its answer as it comes back."""
-        if request.method == "GET":  # a card, or an operation HTTP+JSON names by its path
+        if request.method == "GET" and not stream:  # a card, or an operation HTTP+JSON names by its path
             return self.get(request.url, request.headers, binding=request.binding)
-        sent = self._record("-->", "POST", request.url, request.headers, request.body, binding=request.binding)
+        sent = self._record("-->", request.method, request.url, request.headers, request.body, binding=request.binding)
         self._show(self._request_line(request), sent)
         self.before_send(sent)
         response = send(self.inner, request, stream=stream)
@@ -127,7 +127,7 @@ class FramePrinter:
             for _ in self._events(url, response._replace(body=[response.body]), sent, rest):
                 pass  # a stream read whole (post): each event shown at once
             return response
-        got = self._record("<--", "POST", url, response.headers, response.body, response.status, sent)
+        got = self._record("<--", request.method, url, response.headers, response.body, response.status, sent)
         status = f"{response.status} " if rest else "" if response.status == 200 else f"HTTP {response.status} "
         self._show(f"<-- {status}{_text(response.body, held=self.held)}".rstrip(), got)
         return response
@@ -145,13 +145,14 @@ class FramePrinter:
     def _request_line(self, request: ClientRequest) -> str:
         """A request as it is shown: a JSON-RPC frame as its bytes alone; a request naming its
         operation by its path (HTTP+JSON), its verb and path first."""
-        named = f"POST {_target(request.url)} " if named_by_path(request.headers) else ""
+        named = f"{request.method} {_target(request.url)} " if named_by_path(request.headers) \
+            or request.method != "POST" else ""
         return f"--> {named}{_text(request.body, held=self.held)}"
 
     def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
         # What the lines are shown with until the stream ends and its whole frame is recorded.
         now = (time.perf_counter() - self._start) * 1000
-        head = Frame(len(self.frames) + 1, "<--", "POST", url, mask_held(mask(response.headers), self.held), b"", 200,
+        head = Frame(len(self.frames) + 1, "<--", sent.http_method, url, mask_held(mask(response.headers), self.held), b"", 200,
                      now, now - sent.offset_ms, binding=sent.binding)
         self._show(f"<-- {'200 ' if rest else ''}a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
                    "workbench (the numbers are not part of the protocol)", head)
@@ -168,7 +169,7 @@ class FramePrinter:
 
         def recorded(completed: bool) -> None:  # ended, broken off, or hung up on: what arrived
             hang_up(response.body)
-            self._record("<--", "POST", url, response.headers, bytes(received), 200, sent)
+            self._record("<--", sent.http_method, url, response.headers, bytes(received), 200, sent)
         return Body(arriving(), recorded)
 
     @contextmanager

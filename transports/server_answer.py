@@ -20,7 +20,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Iterable
 
-from transports.base import App, HttpRequest, hang_up
+from transports.base import App, HangUp, HttpRequest, hang_up
 from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
@@ -46,8 +46,7 @@ def refusal(status: int, error: JsonRpcError, **headers: str) -> bytes:
 
 
 class Workers:
-    """At most `most` threads running the work given to them, in the order given; made
-    when there is work and none is free, gone when idle IDLE_WORKER_SECONDS."""
+    """At most `most` threads doing the work given, in order; made as needed, gone when idle."""
 
     def __init__(self, most: int) -> None:
         self.most, self.lock = most, threading.Condition()
@@ -67,7 +66,6 @@ class Workers:
 
     def close(self, seconds: float) -> None:
         """Let idle workers go now, and wait up to `seconds` for those still answering."""
-        import time
         with self.lock:
             self.closed = True
             self.lock.notify_all()
@@ -156,10 +154,9 @@ class Connection:
         return head, body
 
     def next_request(self, wait: float, max_body: int) -> tuple[Head, bytes] | None:
-        """A busy keep-alive client's next request, if all of it arrives within `wait`
-        seconds of our answer (a worker asks, sparing the two hand-offs between threads a
-        trip back to the loop costs); None otherwise, and whatever did arrive stays in
-        `buffer` for the loop, which reads and judges it as any other (a refusal included)."""
+        """A busy keep-alive client's next request, if all of it arrives within `wait` s of our
+        answer (sparing a trip back to the loop); None otherwise, and whatever did arrive
+        stays in `buffer` for the loop, which judges it as any other (a refusal included)."""
         if hasattr(self.sock, "pending"):  # TLS: its records are read by the loop (receive), never here
             return None
         waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
@@ -211,6 +208,9 @@ class Connection:
             close = not head.keep_alive or (streaming and http10 and not bare)  # 1.0 has no chunks
             out = response_head(status, response.headers, None if streaming else len(body),
                                 close=close, http10=http10)
+        except HangUp:  # the app asked for no answer at all (a proxy's fault): the client sees a close
+            log(f'{self.ip} "{escape(line)}" hung up with no answer, as the app asked')
+            return False  # (not `log(...) or False`: a log function may return anything)
         except Exception as exc:  # a bug in the app: say so in the log, not on the wire
             let_quit(exc)
             note = f" app raised {escape(repr(exc), _OUR_TEXT)}"
@@ -242,8 +242,9 @@ class Connection:
         except OSError:
             raise  # the client left (an app's own OSError is reported the same way)
         except Exception as exc:  # the client gets no last chunk: it sees a cut-off body
-            let_quit(exc)
-            return f" app raised {escape(repr(exc), _OUR_TEXT)} mid-stream"
+            let_quit(exc)  # HangUp: the app cut its own stream (a proxy's fault), not a bug
+            return " hung up mid-stream, as the app asked" if isinstance(exc, HangUp) else \
+                f" app raised {escape(repr(exc), _OUR_TEXT)} mid-stream"
         finally:
             hang_up(chunks)  # a generator's `finally` runs now, not when collected
 

@@ -18,7 +18,7 @@ from typing import Any
 from peers.support.cli import scenarios
 from peers.support.calling.config import unwritable
 from peers.support.cli.flag_values import near_flag
-from peers.support.cli.flags import CHECK_FLAGS, FLAGS, KINDS, WEB_FLAGS, Flag, dest_of
+from peers.support.cli.flags import CHECK_FLAGS, FLAGS, KINDS, PROXY_FLAGS, WEB_FLAGS, Flag, dest_of
 from peers.support.cli.settings import Settings, following, frozen
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # beside the story
@@ -37,7 +37,7 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
         return defaults()
     import argparse
 
-    serving = argv[0] in ("serve", "web", "check")  # a command of its own, with its own flags
+    serving = argv[0] in ("serve", "web", "check", "proxy")  # a command of its own, with its own flags
     command = argv[0] if serving else "run"
     lesson_help = None if serving else scenarios.help_asked(argv)  # --scenario NAME --help
 
@@ -53,7 +53,9 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
 
     parser = OneLineParser(
         prog=f"a2a_delegation.py {command}" if serving else "a2a_delegation.py",
-        description="Serve the live page on 127.0.0.1 until Ctrl-C: runs, their frames as they cross, "
+        description="Stand between an A2A client and the agent at --to on 127.0.0.1: every frame forwarded as it "
+                    "came and printed, annotated against the spec, with faults on demand." if command == "proxy" else
+        "Serve the live page on 127.0.0.1 until Ctrl-C: runs, their frames as they cross, "
                     "the allowlist, any agent." if command == "web" else
         "Grade any A2A agent by requirement, with the frames that prove each verdict. Checking is not "
         "delegating: the allowlist is not consulted, and no message that could cause an effect is sent." if
@@ -71,7 +73,7 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
     served = tuple(Flag(flag.name, flag.default, flag.help, options={
         **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
         for flag in serve_flags)
-    table = {"web": WEB_FLAGS, "check": CHECK_FLAGS}.get(command, served) if serving else FLAGS
+    table = {"web": WEB_FLAGS, "check": CHECK_FLAGS, "proxy": PROXY_FLAGS}.get(command, served) if serving else FLAGS
     for flag in table:
         group = groups.setdefault(flag.group, parser.add_argument_group(flag.group)
                                   if flag.group else parser)
@@ -85,7 +87,7 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
     if command == "serve":  # the secret --auth checks may come from the environment instead
         return frozen(command, {"no_color": False, "quiet": False,
                                 **given, "token": given["token"] or os.environ.get("A2A_SERVE_TOKEN")})
-    if command == "check":
+    if command in ("check", "proxy"):
         return frozen(command, {"no_color": False, "quiet": False, **given})
     if command == "web":
         return frozen(command, {"no_color": False, "quiet": False,

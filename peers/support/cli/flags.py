@@ -153,6 +153,24 @@ CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (pee
     Flag("--verbose", False, "print every frame as it crosses, as the printer does (secrets masked), and "
          "every verdict's detail", options={"action": "store_true"}),
 )
+PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame printed (peers/support/proxy/)
+    Flag("--to", None, "the agent's base URL: every request is forwarded there (its card is at "
+         f"{CARD_PATH})", options={"metavar": "URL", "type": values.base_url, "required": True}),
+    Flag("--port", 0, "the proxy's port on 127.0.0.1 (default: a free one, printed)", options={"type": values.port}),
+    Flag("--fault", None, "a fault to make, repeatable: delay:N[:SECONDS], drop-response:N, twice:N, "
+         "cut-stream:EVENTS, status:N:CODE (N counts requests from 1, the card's included; '?' draws it from --seed)",
+         options={"action": "append", "metavar": "SPEC"}),
+    Flag("--seed", 0, "what a '?' in a --fault draws from: one seed, the same faulted frame every time",
+         options={"type": int}),
+    Flag("--keep-card", False, "serve a signed card unchanged (its interfaces still name the agent)",
+         options={"action": "store_true"}),
+    Flag("--trace", None, "also write every frame and line to FILE.jsonl when stopped (--replay and --diagram read it)",
+         options={"metavar": "FILE"}),
+    Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take, a stream included "
+         "(default: %(default)s)", options={"type": values.seconds, "metavar": "SECONDS"}),
+    Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
+         options={"action": "store_true"}),
+)
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.
 KINDS = {"port": values.port, "count": values.count, "base_url": values.base_url, "token": values.token,

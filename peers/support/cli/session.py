@@ -84,7 +84,7 @@ class Session:
         settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
         console = watch.console if watch is not None else \
             Console(colour=False if settings.no_color else None, quiet=settings.quiet)
-        if settings.command in ("serve", "web"):  # they run until stopped: each line is seen as it is said
+        if settings.command in ("serve", "web", "proxy"):  # they run until stopped: each line is seen as it is said
             console.line_by_line()
         if settings.command == "serve":  # one peer as a standalone A2A server
             return demo.serve(settings, wire_format.by_name(settings.wire), say=console.say,
@@ -92,6 +92,9 @@ class Session:
         if settings.command == "check":  # grade one agent by requirement, and exit 0, 1 or 2
             from peers.support.check.run import check
             return check(settings, console)
+        if settings.command == "proxy":  # stand between two A2A programs until Ctrl-C or SIGTERM
+            from peers.support.proxy.run import proxy
+            return proxy(settings, console)
         if settings.command == "web":  # the live page: each run it starts is `again`, watched
             from peers.support.web.server import serve
             return serve(settings, console, again)

@@ -1,0 +1,150 @@
+"""Each answer judged by the rules of check's table that apply to one frame, never changing it.
+
+`check` grades an agent by one table of requirements (peers/support/check/requirements.py);
+the rows that one answer can prove broken on its own are judged here, each by one small
+function, and a broken one is one short line under the frame, naming the row's id, level,
+section and title, with what was seen. A new single-frame rule is one row of RULES. A
+stream that ends without a final event has no row in check's table yet (check does not
+open streams): its row is `STREAM_FINAL` below, in the same form, until check judges it.
+Spec: A2A 1.0 sections 3.1.2 (streams), 5.4, 9 and 11. Not here: rules that need two
+frames or a question of our own (version negotiation, auth): `check` asks those.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+from peers.support.check.requirements import BY_ID, Requirement
+from transports.codec import loads_strict
+
+STREAM_FINAL = Requirement("WB-STREAM-FINAL-001", "3.1.2", "MUST", "protocol",
+                           "A stream ends with a final event (a Message, or a task terminal or interrupted)",
+                           "send the task's last state (completed, failed, input-required ...) before closing")
+_ENDS = {"completed", "failed", "canceled", "rejected", "input-required", "auth-required"}  # 0.3's spelling
+_ENDS |= {"TASK_STATE_" + state.upper().replace("-", "_") for state in _ENDS}  # and 1.0's
+
+
+class Answer(NamedTuple):
+    """One answer as the proxy forwarded it, with the request it answers."""
+
+    binding: str | None  # "JSONRPC", "HTTP+JSON", or None (a card, any other GET)
+    request_body: bytes
+    status: int
+    content_type: str  # lower case, parameters dropped
+    body: bytes = b""  # a stream's: b""
+    events: list[bytes] | None = None  # a stream's events' data, in order; None: not a stream
+    completed: bool = True  # a stream: whether it ended cleanly (not broken off)
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return loads_strict(data)
+    except ValueError:
+        return None
+
+
+def _error(answer: Answer) -> dict[str, Any] | None:
+    document = _json(answer.body) if answer.binding == "JSONRPC" and answer.events is None else None
+    error = document.get("error") if isinstance(document, dict) else None
+    return error if isinstance(error, dict) else None
+
+
+def jsonrpc_media_type(answer: Answer) -> str | None:
+    if answer.binding == "JSONRPC" and answer.body and answer.events is None and answer.content_type != "application/json":
+        return f"Content-Type is {answer.content_type or 'missing'}"
+    return None
+
+
+def jsonrpc_error_id(answer: Answer) -> str | None:
+    asked, document = _json(answer.request_body), _json(answer.body)
+    if _error(answer) is None or not isinstance(asked, dict) or not isinstance(document, dict):
+        return None
+    wanted = asked.get("id")
+    if isinstance(wanted, (str, int)) and not isinstance(wanted, bool) and document.get("id") != wanted:
+        return f"the error answers id {str(document.get('id'))[:40]}, the request's was {str(wanted)[:40]}"
+    return None
+
+
+def jsonrpc_error_info(answer: Answer) -> str | None:
+    error = _error(answer)
+    code = error.get("code") if error else None
+    if not isinstance(code, int) or not -32099 <= code <= -32001:  # A2A's codes sit in JSON-RPC's server range
+        return None
+    data = error.get("data")
+    if isinstance(data, list) and any(isinstance(item, dict) and str(item.get("@type", "")).endswith(
+            "google.rpc.ErrorInfo") for item in data):
+        return None
+    return f"error {code} has no ErrorInfo in data"
+
+
+def _http_json_error(answer: Answer) -> Any:
+    if answer.binding != "HTTP+JSON" or answer.status < 400 or answer.events is not None:
+        return None
+    document = _json(answer.body)
+    error = document.get("error") if isinstance(document, dict) else None
+    return error if error is not None else False  # False: an error answer with no error object
+
+
+def http_json_media_type(answer: Answer) -> str | None:
+    if answer.binding == "HTTP+JSON" and answer.body and answer.events is None and \
+            answer.content_type not in ("application/a2a+json", "application/json"):
+        return f"Content-Type is {answer.content_type or 'missing'}"
+    return None
+
+
+def http_json_status_object(answer: Answer) -> str | None:
+    error = _http_json_error(answer)
+    if error is None or (isinstance(error, dict) and isinstance(error.get("code"), int)
+                         and isinstance(error.get("message"), str)):
+        return None
+    return f"the {answer.status} answer is not {{\"error\": {{\"code\", \"status\", \"message\"}}}}"
+
+
+def http_json_status_match(answer: Answer) -> str | None:
+    error = _http_json_error(answer)
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool) and code != answer.status:
+        return f"HTTP {answer.status}, but the error's code says {code}"
+    return None
+
+
+def stream_final(answer: Answer) -> str | None:
+    if answer.events is None:
+        return None
+    last = _json(answer.events[-1]) if answer.events else None
+    if isinstance(last, dict) and answer.binding == "JSONRPC":
+        last = last.get("result") if "error" not in last else {"final": True}  # an error ends a stream too
+    if isinstance(last, dict) and _final(last):
+        return None
+    how = "broke off" if not answer.completed else "closed"
+    return f"the stream {how} after {len(answer.events)} event(s), none of them final"
+
+
+def _final(result: dict[str, Any]) -> bool:
+    if result.get("final") is True or result.get("kind") == "message" or "message" in result and len(result) == 1:
+        return True
+    for holder in (result.get("task"), result.get("statusUpdate"), result):
+        status = holder.get("status") if isinstance(holder, dict) else None
+        if isinstance(status, dict) and status.get("state") in _ENDS:
+            return True
+    return False
+
+
+RULES: tuple[tuple[Requirement, Callable[[Answer], str | None]], ...] = (
+    (BY_ID["JSONRPC-FMT-002"], jsonrpc_media_type),
+    (BY_ID["JSONRPC-ERR-001"], jsonrpc_error_id),
+    (BY_ID["JSONRPC-ERR-003"], jsonrpc_error_info),
+    (BY_ID["HTTP_JSON-SVC-001"], http_json_media_type),
+    (BY_ID["HTTP_JSON-ERR-001"], http_json_status_object),
+    (BY_ID["HTTP_JSON-STATUS-001"], http_json_status_match),
+    (STREAM_FINAL, stream_final),
+)
+
+
+def notes(answer: Answer) -> list[str]:
+    """One line per rule this answer breaks: `! ID LEVEL [section] title: what was seen`."""
+    found = []
+    for row, judge in RULES:
+        seen = judge(answer)
+        if seen:
+            found.append(f"    ! {row.id} {row.level} [{row.section}] {row.title}: {seen}")
+    return found

@@ -1,0 +1,93 @@
+"""Faults on demand, the same every time for one --seed: what the proxy does instead of forwarding.
+
+The grammar of `--fault SPEC` (repeatable), N counting the requests the proxy receives
+from 1 (the card's GET included), in the order they arrive:
+    delay:N[:SECONDS]   hold request N that long (default 0.5 s) before forwarding it
+    drop-response:N     forward request N, read the agent's whole answer, then close the
+                        client's connection with no answer (the effect happened, unheard)
+    twice:N             deliver request N to the agent twice; the client gets the second answer
+    cut-stream:E        cut the first stream after its E-th event (no end of the body, a close)
+    status:N:CODE       answer request N with CODE (429, 503 ...) and Retry-After: 1 instead
+                        of forwarding it (the agent never sees it)
+N (or E) may be `?`: drawn from --seed, 1 to 4, so one seed always names one frame. Each
+fault, when it acts, says in one line what it did and to which frame. Not here: drip,
+corrupt and reorder.
+"""
+from __future__ import annotations
+
+import random
+import threading
+from typing import NamedTuple
+
+USAGE = ("delay:N[:SECONDS], drop-response:N, twice:N, cut-stream:EVENTS, status:N:CODE "
+         "(N counts requests from 1; '?' draws it from --seed)")
+KINDS = ("delay", "drop-response", "twice", "cut-stream", "status")
+
+
+class Fault(NamedTuple):
+    kind: str
+    number: int  # the request it acts on; for cut-stream, the events let through
+    value: float = 0.0  # delay: seconds; status: the HTTP status
+    spec: str = ""
+
+
+def parse(spec: str, seed: int) -> Fault:
+    """One --fault SPEC; ValueError with a one-line reason."""
+    kind, _, rest = spec.partition(":")
+    parts = rest.split(":") if rest else []
+    if kind not in KINDS:
+        raise ValueError(f"--fault {spec[:60]!r}: no such fault; one of {USAGE}")
+    wanted = {"delay": (1, 2), "status": (2, 2)}.get(kind, (1, 1))
+    if not wanted[0] <= len(parts) <= wanted[1]:
+        raise ValueError(f"--fault {spec[:60]!r}: {kind} is written {_written(kind)}")
+    number = random.Random(f"{seed}:{spec}").randint(1, 4) if parts[0] == "?" else _whole(parts[0], spec)
+    if kind == "delay":
+        seconds = _seconds(parts[1], spec) if len(parts) == 2 else 0.5
+        return Fault(kind, number, seconds, spec)
+    if kind == "status":
+        status = _whole(parts[1], spec)
+        if not 400 <= status <= 599:
+            raise ValueError(f"--fault {spec[:60]!r}: the status must be 400 to 599 (429, 503 ...)")
+        return Fault(kind, number, float(status), spec)
+    return Fault(kind, number, 0.0, spec)
+
+
+def _written(kind: str) -> str:
+    return next(form for form in USAGE.split(", ") if form.startswith(kind)).split(" ")[0]
+
+
+def _whole(text: str, spec: str) -> int:
+    if not text.isascii() or not text.isdigit() or not 1 <= len(text) <= 6 or int(text) < 1:
+        raise ValueError(f"--fault {spec[:60]!r}: {text[:20]!r} is not a count from 1 (or '?')")
+    return int(text)
+
+
+def _seconds(text: str, spec: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 60:  # NaN fails this too
+        raise ValueError(f"--fault {spec[:60]!r}: the delay must be 0 to 60 seconds")
+    return seconds
+
+
+class Faults:
+    """The faults of one run, and the count of requests they are keyed by (threads share it)."""
+
+    def __init__(self, faults: list[Fault]) -> None:
+        self.faults, self.count, self.streams = faults, 0, 0
+        self._lock = threading.Lock()
+
+    def next_request(self) -> tuple[int, list[Fault]]:
+        """The number of the request arriving now, and the faults that act on it."""
+        with self._lock:
+            self.count += 1
+            return self.count, [f for f in self.faults if f.kind != "cut-stream" and f.number == self.count]
+
+    def cut_after(self) -> int | None:
+        """For a stream beginning now: after how many events it is cut (only the first stream is)."""
+        with self._lock:
+            self.streams += 1
+            cuts = [f.number for f in self.faults if f.kind == "cut-stream"]
+            return cuts[0] if cuts and self.streams == 1 else None

@@ -1,0 +1,195 @@
+"""The proxy as an app: each request forwarded to the agent, each answer back, each frame printed.
+
+Our server (transports/server.py) reads each client request under its limits and hands it
+here; it goes on to the agent through the frame printer wrapping our network transport
+(its deadline and body limit), so the printer shows and records it, and the answer comes
+back the same way. Forwarded unchanged: the verb, the path and query, the body, every
+header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for itself (Host,
+Content-Length); an answer's status, headers (the same rule) and body; a stream (Server-
+Sent Events) chunk by chunk as it arrives, never gathered first. The card alone is changed
+(card.py). A fault (faults.py) acts here, and says so; each answer is judged by annotate.py,
+after it is forwarded as it was. A failure of the agent (no answer, garbage, too large, too
+slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
+itself (transports/), TLS, pushes.
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+from peers.a2a.wire_format import CARD_PATH
+from peers.support.proxy import annotate, card
+from peers.support.proxy.faults import Faults
+from transports import sse
+from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
+from transports.codec import loads_strict
+from transports.errors import TransportError
+
+# RFC 9110 7.6.1's hop-by-hop fields, Proxy-* (ours, not the agent's), and what each hop writes itself.
+HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
+                        "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
+_EVENT_END = re.compile(rb"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
+
+
+def end_to_end(headers: dict[str, str]) -> dict[str, str]:
+    """The headers a proxy forwards: all but the hop-by-hop ones, and any Connection names."""
+    named = {token.strip().lower() for name, value in headers.items() if name.lower() == "connection"
+             for token in value.split(",")}
+    return {name: value for name, value in headers.items() if name.lower() not in HOP_BY_HOP | named}
+
+
+class PerThread:
+    """One network transport per worker thread: a kept-alive connection to the agent serves one
+    exchange at a time, and the server answers several clients at once."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make, self.label, self.made, self._local = make, "HTTP through the proxy", [], threading.local()
+
+    def _mine(self) -> Any:
+        if getattr(self._local, "transport", None) is None:
+            self._local.transport = self.make()
+            self.made.append(self._local.transport)
+        return self._local.transport
+
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().get(url, headers, binding=binding)
+
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().post(url, body, headers, binding=binding)
+
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().stream(url, body, headers, binding=binding)
+
+    def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
+        return self._mine().exchange(request, stream=stream)
+
+    def close(self) -> None:
+        for transport in self.made:
+            transport.close()
+
+
+class Proxy:
+    def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
+                 keep_card: bool = False) -> None:
+        self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
+        self.printer, self.say, self.faults, self.keep_card = printer, say, faults, keep_card
+        self.base, self._card_said = "", False  # base: the proxy's own URL, once the server is bound
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        number, acting = self.faults.next_request()
+        target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
+        for fault in acting:
+            if fault.kind == "status":
+                self.say(f"[fault] {fault.spec}: answered request {number} ({request.method} {target[:80]}) with "
+                         f"{int(fault.value)} and Retry-After: 1; the agent never saw it")
+                return HttpResponse(int(fault.value), {"Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"},
+                                    b"%d: a fault the proxy was asked for; retry in a second\n" % int(fault.value))
+            if fault.kind == "delay":
+                self.say(f"[fault] {fault.spec}: held request {number} ({request.method} {target[:80]}) "
+                         f"{fault.value:g} s before forwarding it")
+                time.sleep(fault.value)
+        is_card = request.method == "GET" and parse_url(self.agent + target).path == CARD_PATH
+        asked = ClientRequest(request.method, self.agent + target, end_to_end(request.headers), request.body,
+                              None if is_card else binding_of(request))
+        kinds = {fault.kind for fault in acting}
+        try:
+            response = self.printer.send(asked, stream=not is_card)
+            if "twice" in kinds:
+                _drain(response)
+                self.say(f"[fault] twice:{number}: delivered request {number} to the agent a second time; "
+                         "the client gets the second answer")
+                response = self.printer.send(asked, stream=not is_card)
+        except TransportError as exc:
+            status = 504 if exc.timed_out else 502
+            self.say(f"[proxy] finding: request {number} ({request.method} {target[:80]}): {exc}; "
+                     f"the client gets {status}")
+            return HttpResponse(status, {"Content-Type": "text/plain; charset=utf-8"},
+                                f"{status}: the agent's answer could not be forwarded: {exc}\n".encode())
+        if "drop-response" in kinds:
+            _drain(response)
+            self.say(f"[fault] drop-response:{number}: the agent answered request {number} ({response.status}); "
+                     "the client's connection was closed with no answer")
+            raise HangUp
+        if 300 <= response.status < 400:
+            self.say(f"[proxy] finding: request {number}: the agent answered {response.status} to "
+                     f"{str(response.header('Location'))[:120]}; passed on, not followed")
+        headers, body = end_to_end(response.headers), response.body
+        if is_card and response.status == 200:
+            body = self._card(body)
+        content_type = (response.header("Content-Type") or "").split(";")[0].strip().lower()
+        if not isinstance(body, (bytes, bytearray)):  # a stream: passed on as it arrives
+            body = Body(self._passing(body, number, asked, content_type), lambda completed: hang_up(response.body))
+        else:
+            for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body)):
+                self.say(line)
+        return HttpResponse(response.status, headers, body)
+
+    def _card(self, body: bytes) -> bytes:
+        rewritten = card.rewrite(body, self.agent, self.base)
+        if rewritten is None:
+            return body
+        first, self._card_said = not self._card_said, True
+        if rewritten.signed and first:
+            self.say("[proxy] the card is signed: rewriting its interfaces breaks its signature"
+                     + (" (--keep-card: served unchanged)" if self.keep_card else "; --keep-card serves it unchanged"))
+        if rewritten.signed and self.keep_card:
+            return body
+        if first and rewritten.changes:
+            self.say("[proxy] the card, as served through the proxy (its interfaces moved to the proxy):")
+            for line in card.diff(rewritten.changes):
+                self.say(line)
+        if first and rewritten.elsewhere:
+            self.say("[proxy] not moved (another origin; a client sending there bypasses the proxy): "
+                     + "; ".join(rewritten.elsewhere))
+        return rewritten.body
+
+    def _passing(self, chunks: Any, number: int, asked: ClientRequest, content_type: str) -> Iterator[bytes]:
+        """A stream's chunks as they arrive, cut if a fault says so, judged once it has ended."""
+        cut, decoder, events, completed, judged = self.faults.cut_after(), sse.Decoder(), [], False, True
+        try:
+            for chunk in chunks:
+                arrived = decoder.feed(chunk)
+                if cut is not None and len(events) + len(arrived) >= cut:
+                    wanted = cut - len(events)
+                    ends = [found.end() for found in _EVENT_END.finditer(chunk)]
+                    yield chunk[:ends[wanted - 1]] if len(ends) > wanted else chunk
+                    self.say(f"[fault] cut-stream:{cut}: cut the stream of request {number} after its event {cut}: "
+                             "the body never ends, both connections closed")
+                    judged = False  # ours to answer for, not the agent's
+                    raise HangUp
+                events += arrived
+                yield chunk
+            events += decoder.end()
+            completed = True
+        except TransportError as exc:
+            self.say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}; the client's is cut too")
+            raise HangUp from None
+        except GeneratorExit:
+            self.say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")
+            judged = False
+            raise
+        finally:
+            hang_up(chunks)
+            if judged:
+                for line in annotate.notes(annotate.Answer(asked.binding, asked.body, 200, content_type,
+                                                           events=events, completed=completed)):
+                    self.say(line)
+
+
+def binding_of(request: HttpRequest) -> str:
+    """JSON-RPC if the body is a JSON-RPC object, else HTTP+JSON (which names its operation by its path)."""
+    try:
+        document = loads_strict(request.body) if request.body else None
+    except ValueError:
+        document = None
+    return "JSONRPC" if isinstance(document, (dict, list)) and (isinstance(document, list) or "jsonrpc" in document) \
+        else "HTTP+JSON"
+
+
+def _drain(response: HttpResponse) -> None:
+    """Read a stream to its end (a dropped or duplicated answer is still read whole from the agent)."""
+    if not isinstance(response.body, (bytes, bytearray)):
+        for _ in response.body:
+            pass

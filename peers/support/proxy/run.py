@@ -1,0 +1,112 @@
+"""`a2a_delegation.py proxy --to URL`: from its settings to a proxy serving until Ctrl-C or SIGTERM.
+
+Listens on 127.0.0.1 (--port, 0: a free one), says its URL in one line, and forwards each
+request to the agent at --to (forward.py). Frames are printed as every run prints them
+(the frame printer, secrets masked, each event of a stream its own line), each tagged with
+who sent it: `[client -> agent]` crossed the proxy toward the agent, `[agent -> client]`
+back; the proxy's own lines start with `[proxy]` or `[fault]`. --trace writes the same
+records a run's --trace does (learner/trace.py: every frame and every line), when it stops.
+The server's limits and deadlines are the served peers' (transports/server.py); the
+agent's answer is read within --timeout and the frame limit (transports/network.py). Exit
+status 0 once stopped, 2 for a usage error said in one line (a fault, a trace file, a port).
+"""
+from __future__ import annotations
+
+import re
+import signal
+from typing import Any
+
+from peers.support.learner.trace import Recorder
+from peers.support.output import Kind
+from peers.support.calling.config import unwritable
+from peers.support.proxy.faults import Faults, parse
+from peers.support.proxy.forward import PerThread, Proxy
+from transports.printer import Frame, FramePrinter
+
+MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat
+_ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
+TAGS = {"-->": "[client -> agent]", "<--": "[agent -> client]"}
+
+
+def proxy(settings: Any, console: Any) -> int:
+    try:
+        faults = Faults([parse(spec, settings.seed) for spec in settings.fault or []])
+    except ValueError as exc:
+        console.say(f"proxy: {exc}", Kind.ERROR)
+        return 2
+    problem = settings.trace and unwritable(settings.trace)
+    if problem:
+        console.say(f"proxy: --trace {settings.trace}: {problem}", Kind.ERROR)
+        return 2
+    recorder = Recorder("HTTP through the proxy") if settings.trace else None
+    if recorder is not None:
+        console.listeners.append(recorder.line)
+    try:
+        server, app, upstream = build(settings, console, faults, recorder)
+    except OSError as exc:
+        console.say(f"proxy: cannot listen on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
+        return 2
+    console.say(f"[proxy] listening on {server.base_url}, forwarding to {app.agent}")
+    for fault in faults.faults:
+        console.say(f"[proxy] fault armed: {fault.spec}" + (f" (request {fault.number}, from --seed {settings.seed})"
+                                                          if "?" in fault.spec else ""))
+    console.say("[proxy] Ctrl-C or SIGTERM stops it.")
+    try:
+        signal.signal(signal.SIGTERM, _stop)
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+        console.say("[proxy] stopped.")
+    finally:
+        server.server_close()
+        upstream.close()
+        if recorder is not None:
+            try:
+                recorder.write(settings.trace)
+            except OSError as exc:
+                console.say(f"proxy: --trace {settings.trace}: not written ({exc.strerror or exc})", Kind.ERROR)
+    return 0
+
+
+def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None) -> tuple[Any, Proxy, PerThread]:
+    """The proxy's server, bound (not yet serving), its app, and the transports to the agent."""
+    from transports.network import HttpTransport
+    from transports.server import PeerServer
+    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout))
+
+    def show(text: str, frame: Frame) -> None:
+        console.frame(f"{TAGS[frame.direction]} {text}", frame)
+    printer = FramePrinter(upstream, show, verbose=settings.verbose)
+    if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
+        printer.summarize = lambda frame, text: _card_line(text)
+    if recorder is not None:
+        printer.listeners.append(recorder.frame)
+    else:
+        printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
+                                 and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
+    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
+
+    def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
+        if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
+            console.say(f"[proxy] client {line}")
+    server = PeerServer(app, port=settings.port, log=log)
+    app.base = server.base_url
+    return server, app, upstream
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends it as Ctrl-C does: connections closed, the trace written
+
+
+def _card_line(text: str) -> str | None:
+    """A card the agent served, as one line (its name and how many interfaces it gives)."""
+    from transports.codec import loads_strict
+    try:
+        document = loads_strict(text.encode())
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or not isinstance(document.get("name"), str):
+        return None
+    from peers.support.proxy.card import interface_urls
+    return (f"the agent card of {document['name']!r}, {len(interface_urls(document))} interface URL(s) "
+            "(--verbose shows it whole; --trace keeps it)")

@@ -1,0 +1,59 @@
+"""What the proxy's tests share: a served billing peer and a proxy in front of it, on 127.0.0.1
+port 0, each stopped after its test; the proxy's lines collected as it says them."""
+import contextlib
+import threading
+from types import SimpleNamespace
+
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from peers.support.proxy.faults import Faults, parse
+from peers.support.proxy.run import build
+from transports.server import PeerServer
+
+TOKEN = "proxy-test-token"
+
+
+class Lines:
+    """A console for the proxy: what it says and every frame line, in order (threads share it)."""
+
+    def __init__(self):
+        self.lines, self.lock, self.listeners = [], threading.Lock(), []
+
+    def say(self, text="", kind=None, **facts):
+        with self.lock:
+            self.lines.append(text)
+
+    def frame(self, text, frame):
+        self.say(text)
+
+    def text(self):
+        with self.lock:
+            return "\n".join(self.lines)
+
+
+@contextlib.contextmanager
+def billing_served(wire=wire_v10, seen=None, **options):
+    """The real billing app; `seen` (a list) gets each HttpRequest it is handed, as it came."""
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
+    app = PeerApp(billing.billing_agent(server.base_url), wire, token=TOKEN, log=lambda line: None, **options)
+    server.app = app if seen is None else (lambda request: seen.append(request) or app(request))
+    server.start()
+    try:
+        yield server.base_url
+    finally:
+        server.stop()
+
+
+@contextlib.contextmanager
+def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0):
+    """A proxy forwarding to `to`: (its base URL, its Lines)."""
+    lines = Lines()
+    settings = SimpleNamespace(to=to, port=0, verbose=False, keep_card=keep_card, timeout=timeout)
+    server, _, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]))
+    server.start()
+    try:
+        yield server.base_url, lines
+    finally:
+        server.stop()
+        upstream.close()

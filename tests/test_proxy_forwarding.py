@@ -1,0 +1,172 @@
+"""proxy --to URL (issue 34, items 1 to 3): our own agent through the proxy to a served billing
+peer prints the frames of a direct run, both bindings and a stream; each side receives the
+bytes it would without the proxy; the card names the proxy and the rewrite is said once; a
+signed card is said to break; --trace writes a trace that --replay reads. Real frames on
+127.0.0.1, port 0."""
+import json
+import re
+
+from conftest import cli
+from proxy_helpers import TOKEN, billing_served, proxy_to
+from transports.network import HttpTransport
+
+RANDOM = re.compile(r"task-[0-9a-f]{24}|\d{4}-\d\d-\d\dT[0-9:.]+Z|127\.0\.0\.1:\d+")
+CARD = "/.well-known/agent-card.json"
+FILES = __import__("pathlib").Path(__import__("tempfile").mkdtemp())  # each run's registry and credentials
+
+
+def normal(text):
+    return RANDOM.sub("<varies>", text)
+
+
+def run_agent(base, *flags):
+    """Our agent with billing at `base` its one peer, as the README points it at a served one."""
+    files = FILES / base.rsplit(":", 1)[1]
+    files.mkdir(exist_ok=True)
+    (files / "registry.json").write_text(json.dumps({"peers": [{"cardUrl": base + CARD}]}))
+    (files / "credentials.json").write_text(json.dumps({"tokens": {base + "/a2a": TOKEN}}))
+    done = cli("--transport", "http", "--registry", str(files / "registry.json"), "--credentials",
+               str(files / "credentials.json"), "--allow-untrusted", "billing-agent", "--frames", "summary", *flags)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_our_agent_prints_the_same_frames_through_the_proxy_on_both_bindings_and_streamed():
+    with billing_served() as agent, proxy_to(agent) as (proxy, lines):
+        for flags in ((), ("--binding", "http+json"), ("--stream",), ("--stream", "--binding", "http+json")):
+            direct, proxied = run_agent(agent, *flags), run_agent(proxy, *flags)
+            assert normal(proxied) == normal(direct), flags
+            assert "<-- [4]" in proxied if "--stream" in flags else "TASK_STATE_COMPLETED" in proxied
+    said = lines.text()
+    assert said.count("[client -> agent] --> POST /a2a/message:stream") == 1
+    assert said.count("[agent -> client] <-- [4] ") == 2  # each event its own frame line, on both bindings
+    assert said.count("the card, as served through the proxy") == 1  # the rewrite, said once
+    assert "! " not in said  # billing breaks no single-frame rule
+
+
+def exchange(base, seen):
+    """The same four requests, each side's bytes kept: what the client got, and what the agent was handed."""
+    client = HttpTransport(timeout=5)
+    auth = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json", "X-Trace-Me": "1"}
+    frame = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-3300", "amount": 180.0},
+                                                            "mediaType": "application/json"}],
+        "metadata": {"skillId": "process_refund"}}}}).encode()
+    got = [client.post(base + "/a2a", frame, {**auth, "A2A-Version": "1.0"}),
+           client.post(base + "/a2a", b'{"jsonrpc": "2.0", "id": 8, "method": "GetTask", "params": {"id": "no-such"}}',
+                       {**auth, "A2A-Version": "1.0"}),
+           client.exchange(__import__("transports.base", fromlist=["ClientRequest"]).ClientRequest(
+               "DELETE", base + "/a2a/tasks/no-such/pushNotificationConfigs/x",
+               {"Authorization": f"Bearer {TOKEN}", "A2A-Version": "1.0"})),
+           client.stream(base + "/a2a", frame.replace(b'"SendMessage"', b'"SendStreamingMessage"'),
+                         {**auth, "A2A-Version": "1.0", "Accept": "text/event-stream"})]
+    bodies = [answer.body if isinstance(answer.body, bytes) else b"".join(answer.body) for answer in got]
+    client.close()
+    drop = {"host", "date"}
+    handed = [(r.method, r.url.split("/", 3)[3], {k: v for k, v in r.headers.items() if k not in drop}, r.body)
+              for r in seen]
+    answers = [(a.status, {k.lower(): v for k, v in a.headers.items() if k.lower() not in drop}, normal(b.decode()))
+               for a, b in zip(got, bodies)]
+    return answers, handed
+
+
+def test_each_side_receives_the_same_bytes_with_and_without_the_proxy():
+    seen_direct, seen_proxied = [], []
+    with billing_served(seen=seen_direct) as agent:
+        direct = exchange(agent, seen_direct)
+    with billing_served(seen=seen_proxied) as agent, proxy_to(agent) as (proxy, _):
+        proxied = exchange(proxy, seen_proxied)
+    assert proxied[1] == direct[1]  # the agent was handed the same verbs, paths, headers and bodies
+    assert proxied[0] == direct[0]  # the client got the same statuses, headers and bodies (a stream's too)
+    assert [status for status, _, _ in direct[0]] == [200, 200, 404, 200]
+
+
+def test_the_card_through_the_proxy_names_the_proxy_and_the_rest_is_the_agents_bytes():
+    with billing_served() as agent, proxy_to(agent) as (proxy, lines):
+        client = HttpTransport(timeout=5)
+        original, moved = client.get(agent + CARD, {}).body, client.get(proxy + CARD, {}).body
+        moved_again = client.get(proxy + CARD, {}).body
+        client.close()
+    assert moved == moved_again and moved == original.replace(agent.encode(), proxy.encode())
+    assert [entry["url"] for entry in json.loads(moved)["supportedInterfaces"]] == [proxy + "/a2a"] * 3
+    said = lines.text()
+    assert said.count(f"  - supportedInterfaces[0].url: {agent}/a2a\n  + supportedInterfaces[0].url: {proxy}/a2a") == 1
+
+
+def test_a_signed_card_is_said_to_break_and_keep_card_serves_it_unchanged():
+    from peers.signing import rs256
+    from conftest import ROOT
+    key = rs256.private_from_pem((ROOT / "peers/keys/billing-agent.DEMO-KEY.pem").read_text())
+    with billing_served(signing_key=key) as agent:
+        original = HttpTransport(timeout=5).get(agent + CARD, {}).body
+        for keep in (False, True):
+            with proxy_to(agent, keep_card=keep) as (proxy, lines):
+                served = HttpTransport(timeout=5).get(proxy + CARD, {}).body
+            assert (served == original) is keep
+            assert lines.text().count("the card is signed: rewriting its interfaces breaks its signature") == 1
+
+
+def test_a_proxied_session_traced_is_replayed_and_drawn(tmp_path):
+    import subprocess
+    import sys
+    from conftest import ROOT
+    trace = tmp_path / "proxied.jsonl"
+    with billing_served() as agent:
+        proxy = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "proxy", "--to", agent,
+                                  "--trace", str(trace)], stdout=subprocess.PIPE, text=True)
+        try:
+            first = proxy.stdout.readline()
+            base = re.search(r"listening on (\S+),", first)[1]
+            run_agent(base)
+        finally:
+            proxy.terminate()
+            said = proxy.communicate(timeout=10)[0]
+    assert "[agent -> client] <-- " in said and proxy.returncode == 0
+    replayed = cli("--replay", str(trace), "--diagram", str(tmp_path / "proxied.svg"))
+    assert replayed.returncode == 0 and "[client -> agent] --> " in replayed.stdout
+    assert "SendMessage" in (tmp_path / "proxied.svg").read_text()
+
+
+def test_the_readmes_proxy_commands_work_as_printed(tmp_path):
+    """The README's three commands (a served billing, the proxy dropping the refund's answer, our
+    agent through it), ports made free: the agent says retrying is not safe; the proxy says why."""
+    import subprocess
+    import sys
+    from conftest import ROOT, Child, free_port
+    readme = (ROOT / "README.md").read_text()
+    serve = next(line for line in readme.splitlines() if "--port 8006" in line and " serve " in line)
+    proxy = next(line for line in readme.splitlines() if line.startswith("python3 a2a_delegation.py proxy"))
+    agent = next(line for line in readme.splitlines() if "--peer http://127.0.0.1:8007" in line)
+    ports = {"8006": str(free_port()), "8007": str(free_port())}
+    for printed, free in ports.items():
+        serve, proxy, agent = (command.replace(printed, free) for command in (serve, proxy, agent))
+    children = [Child(["bash", "-c", "exec " + serve], cwd=ROOT), Child(["bash", "-c", "exec " + proxy], cwd=ROOT)]
+    try:
+        children[0].until("Ctrl-C")
+        children[1].until("Ctrl-C")
+        done = subprocess.run(["bash", "-c", agent], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    finally:
+        said = [child.stop()[0] for child in children][1]
+    assert done.returncode == 1 and "retry is NOT safe" in done.stderr, done.stderr
+    assert "[fault] drop-response:2: the agent answered request 2 (200)" in said and sys.executable
+
+
+def test_a_card_spelling_its_urls_otherwise_is_still_moved_to_the_proxy():
+    from peers.support.proxy.card import rewrite
+    body = b'{"name": "x", "supportedInterfaces": [{"url": "http:\\/\\/127.0.0.1:1\\/a2a"}], "url": "http://127.0.0.1:1/a2a",' \
+           b' "additionalInterfaces": [{"url": "http://elsewhere.example/a2a"}]}'
+    moved = rewrite(body, "http://127.0.0.1:1", "http://127.0.0.1:2")
+    card = json.loads(moved.body)
+    assert card["supportedInterfaces"][0]["url"] == card["url"] == "http://127.0.0.1:2/a2a"
+    assert card["additionalInterfaces"][0]["url"] == "http://elsewhere.example/a2a"
+    assert moved.elsewhere == ["additionalInterfaces[0].url: http://elsewhere.example/a2a"]
+
+
+def test_hop_by_hop_headers_stop_at_the_proxy_and_the_rest_go_on():
+    seen = []
+    with billing_served(seen=seen) as agent, proxy_to(agent) as (proxy, _):
+        HttpTransport(timeout=5).get(proxy + CARD, {"Connection": "X-Hop-Only", "X-Hop-Only": "1", "Keep-Alive": "5",
+                                                    "TE": "trailers", "Upgrade": "h2c", "X-End-To-End": "2"})
+    handed = seen[0].headers
+    assert handed.get("x-end-to-end") == "2"
+    assert not {"connection", "x-hop-only", "keep-alive", "te", "upgrade"} & set(handed)

@@ -1,0 +1,212 @@
+"""The proxy under hostile input (issue 34, items 2, 4 and 6): an agent that answers garbage, an
+endless body, a drip or a redirect, and a client that sends garbage, each a one-line finding
+and a clean answer to the other side, the proxy serving on; a stream passed on event by event
+as it arrives; each answer judged by check's single-frame rules without changing a byte.
+The agents here are test doubles played on 127.0.0.1 (raw sockets, or apps on our server)."""
+import json
+import socket
+import threading
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from proxy_helpers import billing_served, proxy_to
+from transports.base import HttpResponse
+from transports.network import HttpTransport
+from transports.server import PeerServer
+
+RPC = {"Content-Type": "application/json"}
+ASK = b'{"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t"}}'
+
+
+@contextmanager
+def raw_agent(script):
+    """An agent that reads a request head, then does `script(sock)`: whatever bytes it likes."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                sock, _ = listener.accept()
+            except OSError:
+                continue
+            with sock:
+                sock.settimeout(5)
+                with __import__("contextlib").suppress(OSError):
+                    got = b""
+                    while b"\r\n\r\n" not in got:
+                        got += sock.recv(4096) or b"\r\n\r\n"
+                    script(sock, stop)
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+
+
+def endless(sock, stop):
+    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+    while not stop.is_set():
+        sock.sendall(b"10000\r\n" + b" " * 0x10000 + b"\r\n")
+
+
+def drip(sock, stop):
+    for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}":
+        if stop.wait(0.3):
+            return
+        sock.sendall(bytes([byte]))
+
+
+AGENTS = {
+    "garbage": (lambda sock, stop: sock.sendall(b"\x00\xffNOT HTTP AT ALL\r\n\r\n"), 502, "does not start with an HTTP"),
+    "endless body": (endless, 502, "limit"),
+    "slow drip": (drip, 504, "within 0.5s"),
+    "closed at once": (lambda sock, stop: None, 502, "connection broke"),
+    "redirect": (lambda sock, stop: sock.sendall(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://evil.example/a2a"
+                                                 b"\r\nContent-Length: 0\r\n\r\n"), 307, "307 to http://evil.example/a2a; "
+                                                                                          "passed on, not followed"),
+}
+
+
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_a_hostile_agent_is_one_finding_and_a_clean_answer_and_the_proxy_serves_on(name):
+    script, status, finding = AGENTS[name]
+    with raw_agent(script) as agent, proxy_to(agent, timeout=0.5) as (proxy, lines):
+        started = time.monotonic()
+        answer = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, RPC)
+        assert time.monotonic() - started < 3  # bounded by the proxy's deadline, not the agent's whims
+        assert answer.status == status
+        again = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, RPC)  # and the proxy still answers
+        assert again.status == status
+    findings = [line for line in lines.lines if finding in line]
+    assert len(findings) == 2 and all("\n" not in line for line in findings), lines.text()
+    assert "Traceback" not in lines.text()
+
+
+@pytest.mark.parametrize("sent, status", [
+    (b"GARBAGE\r\n\r\n", 400), (b"POST /a2a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
+    (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
+    (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400)])
+def test_a_hostile_client_is_refused_by_the_server_the_agent_never_asked(sent, status):
+    seen = []
+    with billing_served(seen=seen) as agent, proxy_to(agent) as (proxy, lines):
+        with socket.create_connection(("127.0.0.1", int(proxy.rsplit(":", 1)[1])), timeout=5) as raw:
+            raw.sendall(sent)
+            answer = raw.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 %d" % status)
+        assert HttpTransport(timeout=5).get(proxy + "/.well-known/agent-card.json", {}).status == 200
+    assert [r.method for r in seen] == ["GET"]  # only the card, asked after
+    assert sum(line.startswith("[proxy] client ") for line in lines.lines) == 1
+
+
+def test_a_client_that_stops_reading_a_stream_closes_the_agents_stream():
+    gate, closed = threading.Event(), threading.Event()
+
+    def app(request):
+        def events():
+            try:
+                for n in range(100):
+                    yield b'data: {"jsonrpc": "2.0", "id": 1, "result": {"n": %d}}\n\n' % n
+                    gate.wait(0.05)
+            finally:
+                closed.set()
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, events())
+    with served(app) as agent, proxy_to(agent) as (proxy, lines):
+        stream = HttpTransport(timeout=5).stream(proxy + "/a2a", ASK, RPC)
+        next(iter(stream.body))
+        stream.body.close()
+        assert closed.wait(5)
+    assert "the client hung up mid-stream" in lines.text() or "client disconnected" in lines.text()
+
+
+@contextmanager
+def served(app):
+    server = PeerServer(app, "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        yield server.base_url
+    finally:
+        server.stop()
+
+
+def test_a_stream_is_passed_on_event_by_event_as_it_arrives():
+    """The agent sends its second event only once the client has read the first through the
+    proxy: a proxy that gathered the stream first would never deliver either."""
+    first_read = threading.Event()
+
+    def app(request):
+        def events():
+            yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}}}\n\n'
+            assert first_read.wait(5)
+            yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}}}\n\n'
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, events())
+    with served(app) as agent, proxy_to(agent) as (proxy, lines):
+        stream = HttpTransport(timeout=5).stream(proxy + "/a2a", ASK, RPC)
+        chunks = iter(stream.body)
+        assert b"TASK_STATE_WORKING" in next(chunks)
+        first_read.set()
+        assert b"TASK_STATE_COMPLETED" in b"".join(chunks)
+    assert "! " not in lines.text()  # a stream that ends on a final event breaks no rule
+
+
+def answering(status, content_type, body, stream=False):
+    payload = json.dumps(body).encode()
+    return lambda request: HttpResponse(status, {"Content-Type": content_type},
+                                        iter([b"data: " + payload + b"\n\n"]) if stream else payload)
+
+
+JUDGED = [
+    ("JSONRPC-FMT-002", RPC, answering(200, "text/plain", {"jsonrpc": "2.0", "id": 5, "result": {}})),
+    ("JSONRPC-ERR-001", RPC, answering(200, "application/json",
+                                       {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "no"}})),
+    ("JSONRPC-ERR-003", RPC, answering(200, "application/json",
+                                       {"jsonrpc": "2.0", "id": 5, "error": {"code": -32001, "message": "none"}})),
+    ("HTTP_JSON-STATUS-001", {"Content-Type": "application/a2a+json"}, answering(
+        400, "application/a2a+json", {"error": {"code": 404, "status": "NOT_FOUND", "message": "no task"}})),
+    ("HTTP_JSON-ERR-001", {"Content-Type": "application/a2a+json"}, answering(500, "application/json", {"oops": 1})),
+    ("WB-STREAM-FINAL-001", RPC, answering(200, "text/event-stream", {"jsonrpc": "2.0", "id": 5, "result": {
+        "statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}}}, stream=True)),
+]
+
+
+@pytest.mark.parametrize("rule, headers, app", JUDGED, ids=[rule for rule, _, _ in JUDGED])
+def test_an_answer_breaking_a_single_frame_rule_is_annotated_and_forwarded_unchanged(rule, headers, app):
+    body = ASK if headers is RPC else b'{"message": {}}'
+    with served(app) as agent:
+        direct = HttpTransport(timeout=5).stream(agent + "/a2a", body, headers)
+        direct_body = direct.body if isinstance(direct.body, bytes) else b"".join(direct.body)
+        with proxy_to(agent) as (proxy, lines):
+            through = HttpTransport(timeout=5).stream(proxy + "/a2a", body, headers)
+            through_body = through.body if isinstance(through.body, bytes) else b"".join(through.body)
+    assert (through.status, through_body) == (direct.status, direct_body)
+    notes = [line for line in lines.lines if line.startswith("    ! ")]
+    assert [note.split()[1] for note in notes] == [rule], lines.text()
+
+
+def test_a_stream_held_open_does_not_hold_up_another_clients_request():
+    """Each worker speaks to the agent on a connection of its own: a long stream and a quick
+    request at the same time both get through."""
+    release = threading.Event()
+
+    def app(request):
+        if b"GetTask" in request.body:
+            return HttpResponse(200, RPC, b'{"jsonrpc": "2.0", "id": 5, "result": {"id": "t"}}')
+
+        def events():
+            yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}}}\n\n'
+            release.wait(5)
+            yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}}}\n\n'
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, events())
+    with served(app) as agent, proxy_to(agent) as (proxy, lines):
+        stream = HttpTransport(timeout=5).stream(proxy + "/a2a", ASK.replace(b"GetTask", b"SendStreamingMessage"), RPC)
+        chunks = iter(stream.body)
+        next(chunks)
+        quick = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, RPC)  # while the stream waits
+        assert quick.status == 200 and b'"result"' in quick.body
+        release.set()
+        assert b"TASK_STATE_COMPLETED" in b"".join(chunks)
