@@ -315,13 +315,16 @@ class OutsidePeer(BaseHTTPRequestHandler):
         return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
 
     def reply(self, document):
-        body = json.dumps(document).encode()
-        self.send_response(200)
-        for name, value in {"Content-Type": "application/json", **self.extra_headers,
-                            "Content-Length": str(len(body))}.items():
+        self.send(200, json.dumps(document).encode(), headers=self.extra_headers.items())
+
+    def send(self, status, body, content_type="application/json", headers=()):
+        """One whole answer; a HEAD's, or a 304's, without its body (RFC 9110 9.3.2, 15.4.5)."""
+        self.send_response(status)
+        for name, value in [("Content-Type", content_type), *headers, ("Content-Length", str(len(body)))]:
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD" and status != 304:
+            self.wfile.write(body)
 
 
 @contextlib.contextmanager

@@ -34,16 +34,6 @@ def card(base, flaw):
 
 
 class Agent(OutsidePeer):
-    def send(self, status, body, content_type="application/json", headers=()):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD" and status != 304:
-            self.wfile.write(body)
-
     def do_HEAD(self):
         self.do_GET()
 

@@ -135,16 +135,6 @@ class Tasks:
 class Agent(OutsidePeer):
     disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed ACK between them
 
-    def send(self, status, body, content_type="application/json", headers=()):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD" and status != 304:
-            self.wfile.write(body)
-
     def do_HEAD(self):
         self.do_GET()
 

@@ -33,12 +33,7 @@ CARDS = {
 class CardServer(OutsidePeer):
     def do_GET(self):
         card = self.server.card
-        body = card if isinstance(card, bytes) else json.dumps(card).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send(200, card if isinstance(card, bytes) else json.dumps(card).encode())
 
     do_HEAD = do_GET
     do_POST = do_GET
