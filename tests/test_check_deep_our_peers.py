@@ -45,6 +45,9 @@ def test_our_served_peer_fails_no_must_with_deep_and_leaks_no_task_to_another_ca
     assert {outcomes[row] for row in ("CORE-SEND-001", "CORE-GET-001", "CORE-CANCEL-002", "CORE-STREAM-003")} == {"pass"}
     if name != "billing 0.3":
         assert {outcomes[row] for row in ("CORE-LIST-001", "CORE-LIST-002", "BIND-EQUIV-002", "PUSH-CREATE-001")} == {"pass"}
+        deleted = next(row for row in report["requirements"] if row["id"] == "PUSH-DEL-001")["verdicts"]
+        assert {v["binding"]: v["outcome"] for v in deleted} == {"JSONRPC": "pass", "HTTP+JSON": "pass"}
+        assert [f["method"] for v in deleted for f in v["frames"] if v["binding"] == "HTTP+JSON"][:2] == ["DELETE"] * 2
         redact = next(row for row in report["requirements"] if row["id"] == "WB-PUSH-REDACT-001")
         assert redact["outcome"] == "skip" and "finding, not judged: the config read back echoes" in json.dumps(redact)
 

@@ -209,8 +209,10 @@ def test_a_stream_event_that_is_not_a_stream_response_is_a_protocol_violation(da
 
 def test_an_operation_the_binding_has_no_route_for_is_refused_before_sending():
     from transports.errors import TransportError
-    with pytest.raises(TransportError, match="no route for DeleteTaskPushNotificationConfig"):
-        http_json.request_for("DeleteTaskPushNotificationConfig", {"taskId": "t", "id": "c"})
+    with pytest.raises(TransportError, match="no route for tasks/pushNotificationConfig/delete"):
+        http_json.request_for("tasks/pushNotificationConfig/delete", {"taskId": "t", "id": "c"})  # 0.3's name
+    assert http_json.request_for("DeleteTaskPushNotificationConfig", {"taskId": "t", "id": "c"}) == \
+        ("DELETE", "/tasks/t/pushNotificationConfigs/c", b"")  # check's, over a transport with every verb
     with pytest.raises(TransportError, match="needs id"):
         http_json.request_for("GetTask", {"id": 7})
     assert http_json.request_for("GetTask", {"id": "a/b?c", "historyLength": 2}) == \

@@ -34,9 +34,10 @@ MEDIA_TYPE = "application/a2a+json"  # A2A 1.0.1 section 11.1: HTTP+JSON's own (
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 
 
-# The route our client sends for each operation: its first verb, where our transports can
-# send it (GET and POST: DeleteTaskPushNotificationConfig has none, and we delete nothing).
-SENT = {route.operation: route for route in ROUTES if route.verbs[0] in ("GET", "POST")}
+# The route our client sends for each operation: its first verb. The support agent sends
+# GET and POST alone; a DELETE (`check`'s DeleteTaskPushNotificationConfig) needs a transport
+# that speaks every verb (transports/base.py `send`: the network's).
+SENT = {route.operation: route for route in ROUTES}
 # An error's ErrorInfo reason -> the code JSON-RPC would have answered with: the same refusal.
 # A scope the credential lacks is an answer too (403, PERMISSION_DENIED): JSON-RPC's -32043.
 CODES = {**{code.name: int(code) for code in A2AErrorCode}, **{code.name: int(code) for code in ErrorCode},

@@ -21,7 +21,7 @@ from typing import Any
 from peers.a2a.model import PushConfig
 from peers.a2a.wire_format import method_for
 from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of, task_in
-from peers.support.check.probe import NOT_MEASURED, SKIP, Answer, Verdict, verdict
+from peers.support.check.probe import SKIP, Answer, Verdict, verdict
 
 HOOK, PRIVATE_HOOK = "https://example.com/hook", "http://127.0.0.1/"
 NOTIFICATION_TOKEN = "wb-check-notification-token"  # set with the config: is it read back?
@@ -130,15 +130,11 @@ def pushes(deep: Deep, declared: bool, task: dict[str, Any] | None) -> list[Verd
     listed = _listed(deep.result(answer))
     found.append(verdict("PUSH-LIST-001", HOOK in listed, f"list: {answer.said()}, urls {listed[:4]}",
                          frames, name, answer))
-    if name == "HTTP+JSON":  # its delete is a DELETE, a verb our transports do not send
-        found.append(Verdict("PUSH-DEL-001", NOT_MEASURED, "HTTP+JSON deletes with DELETE, which this checker's "
-                             "transports do not send (judged on JSON-RPC)", (), name))
-    else:
-        answer, frames = deep.ask("push-delete", query)
-        after, more = deep.ask("push-get", query)
-        found.append(verdict("PUSH-DEL-001", answer.code is None and answer.status is not None and answer.status < 300
-                             and after.code is not None, f"delete: {answer.said()}; get after it: {after.said()}",
-                             frames + more, name, answer))
+    answer, frames = deep.ask("push-delete", query)  # HTTP+JSON's is a DELETE
+    after, more = deep.ask("push-get", query)
+    found.append(verdict("PUSH-DEL-001", answer.code is None and answer.status is not None and answer.status < 300
+                         and after.code is not None, f"delete: {answer.said()}; get after it: {after.said()}",
+                         frames + more, name, answer))
     found.append(_private(deep, task))
     return found
 
@@ -150,8 +146,7 @@ def _private(deep: Deep, task: dict[str, Any]) -> Verdict:
     if answer.status is None:
         return verdict("WB-PUSH-SSRF-001", False, "", frames, name, answer)
     if answer.code is None and answer.status < 300:
-        if name != "HTTP+JSON":  # not left behind (HTTP+JSON's DELETE is not sent: the task has ended)
-            deep.ask("push-delete", _query(wire, task["id"], config.id))
+        deep.ask("push-delete", _query(wire, task["id"], config.id))  # not left behind
         return Verdict("WB-PUSH-SSRF-001", SKIP, f"finding, not judged: a webhook at {PRIVATE_HOOK} was accepted "
                        f"({answer.said()}): a request-forgery risk unless this is a test instance", frames, name)
     return Verdict("WB-PUSH-SSRF-001", "pass", f"a webhook at {PRIVATE_HOOK} was refused: {answer.said()}",
