@@ -13,7 +13,7 @@ import hashlib
 from html import escape as html
 
 from peers.support.check.probe import FAIL
-from peers.support.check.report import Report, frame_line, summary_line
+from peers.support.check.report import Report, frame_line, said, summary_line
 
 STYLE = ("body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;width:100%}"
          "td{border-top:1px solid #ddd;padding:.3em .5em;vertical-align:top}.fail{color:#b00}.pass{color:#070}"
@@ -30,7 +30,7 @@ def page(report: Report) -> str:
     rows = []
     for row in report.graded:
         requirement, outcome = row.requirement, row.outcome
-        details = "".join(f"<div>{html((v.binding + ': ') if v.binding else '')}{html(v.outcome)}: {html(v.detail)}</div>"
+        details = "".join(f"<div>{html((v.binding + ': ') if v.binding else '')}{html(v.outcome)}: {html(said(v.detail, report.held))}</div>"
                           for v in row.verdicts)
         if outcome == FAIL:
             frames = "\n".join(frame_line(frame, report.held) for v in row.verdicts if v.outcome == FAIL
