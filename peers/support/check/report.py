@@ -107,7 +107,8 @@ def text(report: Report, verbose: bool = False) -> str:
                      f"[{requirement.section}]")
         if row.outcome == FAIL or verbose:
             for each in row.verdicts:
-                lines.append(escape(f"    {each.binding + ': ' if each.binding else ''}{each.outcome}: {said(each.detail, report.held)}"))
+                lines.append(escape(f"    {each.binding + ': ' if each.binding else ''}{each.outcome}: "
+                                    f"{said(each.detail, report.held)}"))
                 if each.outcome == FAIL:
                     lines += [f"      {frame_line(frame, report.held)}" for frame in each.frames[:4]]
             if row.outcome == FAIL:
