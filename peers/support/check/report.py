@@ -28,6 +28,7 @@ from transports.printer import Frame, escape
 
 ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
 SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)
+SHOWN_LINE = 400  # characters of a verdict's line, or a URL, in any report: an agent's value it quotes may be any size
 _STRING, _ENUM = {"type": "string"}, {"type": "string", "enum": [PASS, FAIL, SKIP, NOT_MEASURED]}
 _FRAME = {"type": "object", "required": ["direction", "method", "url", "status", "headers", "body"],
           "properties": {"direction": {"type": "string", "enum": ["-->", "<--"]}, "method": _STRING, "url": _STRING,
@@ -80,16 +81,21 @@ def graded(verdicts: list[Verdict], unreached: str) -> tuple[Graded, ...]:
 
 def said(detail: str, held: tuple[str, ...]) -> str:
     """A verdict's line as a report shows it: an agent may echo our credential into a value the
-    line quotes (a task id, a contextId), so what our store holds is masked here too."""
-    return mask_body(detail, held)
+    line quotes (a task id, a contextId), so what our store holds is masked here too; and cut
+    short, as the value may be a megabyte (the report stays a screen)."""
+    return _cut(mask_body(detail, held), SHOWN_LINE)
+
+
+def _cut(text: str, limit: int) -> str:
+    return f"{text[:limit]} ... ({len(text) - limit} more characters)" if len(text) > limit else text
 
 
 def frame_line(frame: Frame, held: tuple[str, ...], limit: int | None = SHOWN_BODY) -> str:
     """A frame as the printer shows it: direction, request line or status, the body (masked)."""
     body = mask_body(frame.body.decode("utf-8", "backslashreplace"), held).replace("\n", " ")
-    if limit is not None and len(body) > limit:
-        body = f"{body[:limit]} ... ({len(body) - limit} more characters)"
-    head = f"{frame.http_method} {mask_body(frame.url, held)}" if frame.direction == "-->" else f"{frame.status}"
+    if limit is not None:
+        body = _cut(body, limit)
+    head = f"{frame.http_method} {_cut(mask_body(frame.url, held), SHOWN_LINE)}" if frame.direction == "-->" else f"{frame.status}"
     return escape(f"{frame.direction} {head} {body}".rstrip())
 
 
