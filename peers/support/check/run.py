@@ -67,8 +67,12 @@ def check(settings: Any, console: Any) -> int:
     written = {"json": as_json, "junit": junit}.get(settings.format, lambda made: text(made, settings.verbose))(report) \
         if settings.format != "html" else _html(report)
     if settings.out:
-        with open(settings.out, "w", encoding="utf-8") as file:
-            file.write(written + "\n")
+        try:  # checked writable before the run; the disk may still be full, or the folder gone
+            with open(settings.out, "w", encoding="utf-8") as file:
+                file.write(written + "\n")
+        except OSError as exc:
+            console.say(f"check: --out {settings.out}: {exc.strerror or exc}", Kind.ERROR)
+            return 2
         console.say(f"check: the report is in {settings.out}")
         console.say(f"check: {_summary(report)}")
     else:
