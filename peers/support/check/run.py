@@ -130,7 +130,10 @@ def _card_key(path: str) -> Any:
     from transports.codec import loads_strict
     try:
         with open(path, "rb") as file:
-            return public_from_jwk(loads_strict(file.read(1 << 16)))
+            text = file.read((1 << 16) + 1)
+        if len(text) > 1 << 16:  # read no further: a JWK is a few hundred bytes; cut, it would be misread as broken JSON
+            raise ConfigError(f"--card-key {path}: larger than 65,536 bytes; is it a public JWK?")
+        return public_from_jwk(loads_strict(text))
     except OSError as exc:
         raise ConfigError(f"--card-key {path}: {exc.strerror or exc}") from None
     except ValueError as exc:  # not JSON, or not a public key we can check with (BadKey is a ValueError?)
