@@ -91,7 +91,7 @@ class FramePrinter:
     def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         sent = self._record("-->", "GET", url, headers, b"", binding=binding)
         rest = named_by_path(headers)
-        self._show(f"--> GET {_target(url) if rest else mask_body(url, self.held)}", sent)
+        self._show(f"--> GET {_target(url, self.held) if rest else mask_body(url, self.held)}", sent)
         self.before_send(sent)
         response = self.inner.get(url, headers, binding=binding)
         got = self._record("<--", "GET", url, response.headers, response.body, response.status, sent)
@@ -135,7 +135,7 @@ class FramePrinter:
     def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         """GET's status and headers alone, from a transport that has `head` (the network's)."""
         sent = self._record("-->", "HEAD", url, headers, b"", binding=binding)
-        self._show(f"--> HEAD {_target(url)}", sent)
+        self._show(f"--> HEAD {_target(url, self.held)}", sent)
         self.before_send(sent)
         response = self.inner.head(url, headers, binding=binding)  # type: ignore[attr-defined]
         self._show(f"<-- {response.status} (headers only)", self._record(
@@ -145,7 +145,7 @@ class FramePrinter:
     def _request_line(self, request: ClientRequest) -> str:
         """A request as it is shown: a JSON-RPC frame as its bytes alone; a request naming its
         operation by its path (HTTP+JSON), its verb and path first."""
-        named = f"{request.method} {_target(request.url)} " if named_by_path(request.headers) \
+        named = f"{request.method} {_target(request.url, self.held)} " if named_by_path(request.headers) \
             or request.method != "POST" else ""
         return f"--> {named}{_text(request.body, held=self.held)}"
 
@@ -229,10 +229,11 @@ def named_by_path(headers: dict[str, str]) -> bool:
     return spoken.endswith("+json") or spoken == FORM  # a form: an OAuth2 token request, to its path
 
 
-def _target(url: str) -> str:
-    """What a request line names: the URL's path and query (the host is the peer's)."""
+def _target(url: str, held: tuple[str, ...] = ()) -> str:
+    """What a request line names: the URL's path and query (the host is the peer's), any
+    secret we hold masked (a peer may echo one into an id its path then carries)."""
     parsed = parse_url(url)
-    return escape(parsed.target if parsed is not None else url)
+    return escape(mask_body(parsed.target if parsed is not None else url, held))
 
 
 def _text(body: bytes, *, keep_newlines: bool = False, held: tuple[str, ...] = ()) -> str:

@@ -52,11 +52,14 @@ def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
     params, verb, filled = dict(params) if isinstance(params, dict) else {}, route.verbs[0], route.in_path
     if any(not isinstance(params.get(name), str) for name in filled):
         raise TransportError(f"{method} needs {', '.join(filled)} for its path")
-    path = "/" + PLACEHOLDER.sub(lambda match: quote(params[match.group(1)], safe=""), route.path)
-    if not in_query(verb):  # the whole request as its body, as the official SDK's client sends it
-        return verb, path, dumps(params)
-    query = {name: _query_value(value) for name, value in params.items() if name not in filled}
-    return verb, path + ("?" + urlencode(query) if query else ""), b""
+    try:  # a peer's id may hold a lone surrogate, which no URL can spell: refused, not a traceback
+        path = "/" + PLACEHOLDER.sub(lambda match: quote(params[match.group(1)], safe=""), route.path)
+        if not in_query(verb):  # the whole request as its body, as the official SDK's client sends it
+            return verb, path, dumps(params)
+        query = {name: _query_value(value) for name, value in params.items() if name not in filled}
+        return verb, path + ("?" + urlencode(query) if query else ""), b""
+    except UnicodeEncodeError:
+        raise TransportError(f"{method}: a value for its URL is not text UTF-8 can spell (a lone surrogate)") from None
 
 
 def method_of(verb: str, path: str) -> str | None:

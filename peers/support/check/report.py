@@ -28,6 +28,7 @@ from transports.printer import Frame, escape
 
 ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
 SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)
+SHOWN_LINE = 400  # characters of a verdict's line, or a URL, in any report: an agent's value it quotes may be any size
 _STRING, _ENUM = {"type": "string"}, {"type": "string", "enum": [PASS, FAIL, SKIP, NOT_MEASURED]}
 _FRAME = {"type": "object", "required": ["direction", "method", "url", "status", "headers", "body"],
           "properties": {"direction": {"type": "string", "enum": ["-->", "<--"]}, "method": _STRING, "url": _STRING,
@@ -78,12 +79,23 @@ def graded(verdicts: list[Verdict], unreached: str) -> tuple[Graded, ...]:
                                                if row.outcome == FAIL else 0)))
 
 
+def said(detail: str, held: tuple[str, ...]) -> str:
+    """A verdict's line as a report shows it: an agent may echo our credential into a value the
+    line quotes (a task id, a contextId), so what our store holds is masked here too; and cut
+    short, as the value may be a megabyte (the report stays a screen)."""
+    return _cut(mask_body(detail, held), SHOWN_LINE)
+
+
+def _cut(text: str, limit: int) -> str:
+    return f"{text[:limit]} ... ({len(text) - limit} more characters)" if len(text) > limit else text
+
+
 def frame_line(frame: Frame, held: tuple[str, ...], limit: int | None = SHOWN_BODY) -> str:
     """A frame as the printer shows it: direction, request line or status, the body (masked)."""
     body = mask_body(frame.body.decode("utf-8", "backslashreplace"), held).replace("\n", " ")
-    if limit is not None and len(body) > limit:
-        body = f"{body[:limit]} ... ({len(body) - limit} more characters)"
-    head = f"{frame.http_method} {frame.url}" if frame.direction == "-->" else f"{frame.status}"
+    if limit is not None:
+        body = _cut(body, limit)
+    head = f"{frame.http_method} {_cut(mask_body(frame.url, held), SHOWN_LINE)}" if frame.direction == "-->" else f"{frame.status}"
     return escape(f"{frame.direction} {head} {body}".rstrip())
 
 
@@ -101,13 +113,14 @@ def text(report: Report, verbose: bool = False) -> str:
                      f"[{requirement.section}]")
         if row.outcome == FAIL or verbose:
             for each in row.verdicts:
-                lines.append(escape(f"    {each.binding + ': ' if each.binding else ''}{each.outcome}: {each.detail}"))
+                lines.append(escape(f"    {each.binding + ': ' if each.binding else ''}{each.outcome}: "
+                                    f"{said(each.detail, report.held)}"))
                 if each.outcome == FAIL:
                     lines += [f"      {frame_line(frame, report.held)}" for frame in each.frames[:4]]
             if row.outcome == FAIL:
                 lines.append(f"    fix: {requirement.fix}")
         elif row.outcome in (SKIP, NOT_MEASURED):
-            lines[-1] += escape(f": {row.verdicts[0].detail}")
+            lines[-1] += escape(f": {said(row.verdicts[0].detail, report.held)}")
     lines.append(summary_line(report))
     return "\n".join(lines)
 
@@ -133,13 +146,13 @@ def as_json(report: Report) -> str:
         "allowlist": "not consulted", "exit_status": report.exit_status, "summary": counts(report),
         "requirements": [{**{field: getattr(g.requirement, field) for field in ("id", "section", "level", "title", "fix")},
                           "outcome": g.outcome, "verdicts": [
-                              {"binding": v.binding, "outcome": v.outcome, "detail": v.detail,
+                              {"binding": v.binding, "outcome": v.outcome, "detail": said(v.detail, report.held),
                                "frames": [_frame(frame, report.held) for frame in v.frames]} for v in g.verdicts]}
                          for g in report.graded]}, indent=2, ensure_ascii=True)
 
 
 def _frame(frame: Frame, held: tuple[str, ...]) -> dict[str, Any]:
-    return {"direction": frame.direction, "method": frame.http_method, "url": frame.url, "status": frame.status,
+    return {"direction": frame.direction, "method": frame.http_method, "url": mask_body(frame.url, held), "status": frame.status,
             "headers": dict(frame.headers), "body": mask_body(frame.body.decode("utf-8", "backslashreplace"), held)}
 
 
@@ -153,12 +166,12 @@ def junit(report: Report) -> str:
         name = quoteattr(escape(f"{requirement.id} {requirement.title}"))
         inner = ""
         if row.outcome == FAIL:
-            said = "\n".join(escape(f"{v.binding or ''} {v.outcome}: {v.detail}") for v in row.verdicts)
+            seen = "\n".join(escape(f"{v.binding or ''} {v.outcome}: {said(v.detail, report.held)}") for v in row.verdicts)
             frames = "\n".join(frame_line(f, report.held) for v in row.verdicts if v.outcome == FAIL for f in v.frames[:4])
-            message = quoteattr(escape(row.verdicts[0].detail)[:300])
-            inner = f"<failure message={message}>{xml(said + chr(10) + frames + chr(10) + 'fix: ' + requirement.fix)}</failure>"
+            message = quoteattr(escape(said(row.verdicts[0].detail, report.held))[:300])
+            inner = f"<failure message={message}>{xml(seen + chr(10) + frames + chr(10) + 'fix: ' + requirement.fix)}</failure>"
         elif row.outcome in (SKIP, NOT_MEASURED):
-            inner = f"<skipped message={quoteattr(escape(row.outcome + ': ' + row.verdicts[0].detail)[:300])}/>"
+            inner = f"<skipped message={quoteattr(escape(row.outcome + ': ' + said(row.verdicts[0].detail, report.held))[:300])}/>"
         cases.append(f'  <testcase classname="{requirement.level}.{requirement.family}" name={name}>{inner}</testcase>')
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name={quoteattr(escape("a2a check " + report.target))} '
             f'tests="{len(report.graded)}" failures="{failures}" skipped="{skipped}">\n' + "\n".join(cases)

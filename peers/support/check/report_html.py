@@ -13,7 +13,8 @@ import hashlib
 from html import escape as html
 
 from peers.support.check.probe import FAIL
-from peers.support.check.report import Report, frame_line, summary_line
+from peers.support.check.report import Report, frame_line, said, summary_line
+from transports.printer import escape
 
 STYLE = ("body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;width:100%}"
          "td{border-top:1px solid #ddd;padding:.3em .5em;vertical-align:top}.fail{color:#b00}.pass{color:#070}"
@@ -26,12 +27,18 @@ def policy() -> str:
             "base-uri 'none'; form-action 'none'")
 
 
+def shown(text: str) -> str:
+    """An agent's text in the page: its invisible characters made visible as the terminal's are
+    (a lone surrogate, which no UTF-8 page can hold, among them), then HTML-escaped."""
+    return html(escape(text))
+
+
 def page(report: Report) -> str:
     rows = []
     for row in report.graded:
         requirement, outcome = row.requirement, row.outcome
-        details = "".join(f"<div>{html((v.binding + ': ') if v.binding else '')}{html(v.outcome)}: {html(v.detail)}</div>"
-                          for v in row.verdicts)
+        details = "".join(f"<div>{shown((v.binding + ': ') if v.binding else '')}{html(v.outcome)}: "
+                          f"{shown(said(v.detail, report.held))}</div>" for v in row.verdicts)
         if outcome == FAIL:
             frames = "\n".join(frame_line(frame, report.held) for v in row.verdicts if v.outcome == FAIL
                                for frame in v.frames[:4])
@@ -42,9 +49,9 @@ def page(report: Report) -> str:
     card = report.card
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{policy()}">'
-            f"<title>check {html(report.target)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>check {html(str(card['name']))}</h1><p>{html(report.target)} (A2A {html(str(card['version']))}; "
-            f"bindings {html(', '.join(card['bindings']) or 'none')}). Checking is not delegating: the allowlist "
+            f"<title>check {shown(report.target)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>check {shown(str(card['name']))}</h1><p>{shown(report.target)} (A2A {html(str(card['version']))}; "
+            f"bindings {shown(', '.join(card['bindings']) or 'none')}). Checking is not delegating: the allowlist "
             + ("was not consulted; --deep sent messages, which may have caused effects.</p>" if report.deep else
                "was not consulted, and no message that could cause an effect was sent.</p>")
             + 

@@ -67,8 +67,12 @@ def check(settings: Any, console: Any) -> int:
     written = {"json": as_json, "junit": junit}.get(settings.format, lambda made: text(made, settings.verbose))(report) \
         if settings.format != "html" else _html(report)
     if settings.out:
-        with open(settings.out, "w", encoding="utf-8") as file:
-            file.write(written + "\n")
+        try:  # checked writable before the run; the disk may still be full, or the folder gone
+            with open(settings.out, "w", encoding="utf-8") as file:
+                file.write(written + "\n")
+        except OSError as exc:
+            console.say(f"check: --out {settings.out}: {exc.strerror or exc}", Kind.ERROR)
+            return 2
         console.say(f"check: the report is in {settings.out}")
         console.say(f"check: {_summary(report)}")
     else:
@@ -126,7 +130,10 @@ def _card_key(path: str) -> Any:
     from transports.codec import loads_strict
     try:
         with open(path, "rb") as file:
-            return public_from_jwk(loads_strict(file.read(1 << 16)))
+            text = file.read((1 << 16) + 1)
+        if len(text) > 1 << 16:  # read no further: a JWK is a few hundred bytes; cut, it would be misread as broken JSON
+            raise ConfigError(f"--card-key {path}: larger than 65,536 bytes; is it a public JWK?")
+        return public_from_jwk(loads_strict(text))
     except OSError as exc:
         raise ConfigError(f"--card-key {path}: {exc.strerror or exc}") from None
     except ValueError as exc:  # not JSON, or not a public key we can check with (BadKey is a ValueError?)

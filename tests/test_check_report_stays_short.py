@@ -1,0 +1,45 @@
+"""`check --deep` against an agent whose answers quote values of a megabyte's size: a task id
+of 200,000 characters (which a verdict's line quotes, and an HTTP+JSON URL then carries) and
+a result whose keys are as long. The text report stays about a screen: each line cut short,
+saying how much more there was; the JSON report's verdict lines are cut the same way."""
+import json
+
+import pytest
+
+from conftest import cli, outside_peer
+from test_check_deep_broken_agents import Agent, Tasks
+
+HUGE = 200_000
+
+
+class HugeTasks(Tasks):
+    def operation(self, method, params, owner, rest):
+        result = super().operation(method, params, owner, rest)
+        if method != "SendMessage":
+            return result
+        return dict(result, id="x" * HUGE + result["id"]) if rest else {"K" * HUGE: 1, "L" * HUGE: 2}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("huge")
+    with outside_peer(Agent, tasks=HugeTasks(None)) as base:
+        store = folder / "a.json"
+        store.write_text(json.dumps({"tokens": {base: "token-of-a-0123456789"}}))
+        found = {shape: cli("check", base, "--deep", "--credentials", store, "--format", shape, "--timeout", "2")
+                 for shape in ("text", "json")}
+    for done in found.values():
+        assert "Traceback" not in done.stdout + done.stderr and done.returncode == 1
+    return found
+
+
+def test_the_text_report_cuts_each_line_an_agent_makes_huge(reports):
+    lines = reports["text"].stdout.splitlines()
+    assert max(map(len, lines)) < 1_000 and len(lines) < 200
+    assert "more characters)" in reports["text"].stdout
+
+
+def test_the_json_reports_verdict_lines_are_cut_too(reports):
+    details = [verdict["detail"] for row in json.loads(reports["json"].stdout)["requirements"]
+               for verdict in row["verdicts"]]
+    assert max(map(len, details)) < 1_000 and any("more characters)" in detail for detail in details)
