@@ -33,6 +33,8 @@ class Answer(NamedTuple):
     body: bytes = b""  # a stream's: b""
     events: list[bytes] | None = None  # a stream's events' data, in order; None: not a stream
     completed: bool = True  # a stream: whether it ended cleanly (not broken off)
+    asked: Any = None  # the request body as JSON, and the answer's: read once by `notes` for
+    document: Any = None  # every rule (None where it is not JSON, or a stream's)
 
 
 def _json(data: bytes) -> Any:
@@ -43,7 +45,7 @@ def _json(data: bytes) -> Any:
 
 
 def _error(answer: Answer) -> dict[str, Any] | None:
-    document = _json(answer.body) if answer.binding == "JSONRPC" and answer.events is None else None
+    document = answer.document if answer.binding == "JSONRPC" else None
     error = document.get("error") if isinstance(document, dict) else None
     return error if isinstance(error, dict) else None
 
@@ -55,7 +57,7 @@ def jsonrpc_media_type(answer: Answer) -> str | None:
 
 
 def jsonrpc_error_id(answer: Answer) -> str | None:
-    asked, document = _json(answer.request_body), _json(answer.body)
+    asked, document = answer.asked, answer.document
     if _error(answer) is None or not isinstance(asked, dict) or not isinstance(document, dict):
         return None
     wanted = asked.get("id")
@@ -79,8 +81,7 @@ def jsonrpc_error_info(answer: Answer) -> str | None:
 def _http_json_error(answer: Answer) -> Any:
     if answer.binding != "HTTP+JSON" or answer.status < 400 or answer.events is not None:
         return None
-    document = _json(answer.body)
-    error = document.get("error") if isinstance(document, dict) else None
+    error = answer.document.get("error") if isinstance(answer.document, dict) else None
     return error if error is not None else False  # False: an error answer with no error object
 
 
@@ -143,6 +144,8 @@ RULES: tuple[tuple[Requirement, Callable[[Answer], str | None]], ...] = (
 def notes(answer: Answer) -> list[str]:
     """One line per rule this answer breaks: `! ID LEVEL [section] title: what was seen`."""
     found = []
+    answer = answer._replace(asked=_json(answer.request_body), document=None if answer.events is not None
+                             else _json(answer.body))  # each body parsed once, not once per rule
     for row, judge in RULES:
         seen = judge(answer)
         if seen:
