@@ -72,6 +72,8 @@ class Agent(OutsidePeer):
         flaw, body = self.server.flaw, self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if flaw == "drip_posts":
             return self.drip()
+        if flaw == "slow":  # every answer late, yet inside the deadline: only the run's budget ends it
+            time.sleep(0.15)
         if flaw == "garbage":
             return self.send(200, b"\x00\xffnot json at all{{{", "application/json")
         if flaw == "endless":
@@ -153,3 +155,15 @@ def test_a_hostile_agent_yields_findings_never_a_hang_or_a_traceback(flaw, tmp_p
     failed, status, report = failures(flaw, tmp_path)
     assert status == 1 and time.monotonic() - started < 10
     assert ("CORE-GET-002" if flaw in ("garbage", "endless", "drip_posts") else "CARD-DISC-001") in failed
+
+
+def test_an_agent_slow_at_every_answer_costs_the_runs_budget_not_a_deadline_per_check(tmp_path):
+    """--timeout 0.25: each answer (0.15 s) is in time, and the run's budget, 8 timeouts, ends it."""
+    started = time.monotonic()
+    with outside_peer(Agent, flaw="slow", handle_error=lambda request, address: None) as base:
+        done = cli("check", base, "--format", "json", "--timeout", "0.25")
+    assert "Traceback" not in done.stderr + done.stdout and done.returncode in (0, 1)
+    assert time.monotonic() - started < 8
+    report = json.loads(done.stdout)
+    details = json.dumps([row["verdicts"] for row in report["requirements"]])
+    assert "the run's time budget was spent" in details

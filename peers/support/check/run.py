@@ -25,6 +25,7 @@ from transports.base import parse_url
 from transports.printer import FramePrinter
 
 BUDGET = 40.0  # seconds for the whole run: an agent slow at every answer costs this, not a deadline per check
+PER_TIMEOUT = 8  # and at most this many --timeouts: a short --timeout shortens the whole run with it
 
 
 def check(settings: Any, console: Any) -> int:
@@ -39,7 +40,7 @@ def check(settings: Any, console: Any) -> int:
     printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20),
                            console.frame if settings.verbose and not quiet_stdout else None,
                            verbose=settings.verbose, held=held)
-    probe = Probe(printer, settings.timeout, BUDGET)
+    probe = Probe(printer, settings.timeout, min(BUDGET, PER_TIMEOUT * settings.timeout))
     target = settings.url if parse_url(settings.url).path.endswith(".json") else card_url(settings.url)
     answer, frames = card_checks.fetched(probe, target)
     if answer.status is None and not answer.reached:
