@@ -26,6 +26,7 @@ from transports import sse
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.codec import loads_strict
 from transports.errors import TransportError
+from transports.printer import escape
 
 # RFC 9110 7.6.1's hop-by-hop fields, Proxy-* (ours, not the agent's), and what each hop writes itself.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
@@ -74,7 +75,10 @@ class Proxy:
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
                  keep_card: bool = False) -> None:
         self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
-        self.printer, self.say, self.faults, self.keep_card = printer, say, faults, keep_card
+        self.printer, self.faults, self.keep_card = printer, faults, keep_card
+        # Each line says one thing: a line break an agent put in a card's URL or an error's id
+        # is shown as \x0a, never a second line that could pass for one of ours.
+        self.say = lambda text: say(escape(text))
         self.base, self._card_said = "", False  # base: the proxy's own URL, once the server is bound
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
