@@ -26,12 +26,24 @@ from transports import sse
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.codec import loads_strict
 from transports.errors import TransportError
+from transports.masking import AUTHORIZATION, is_secret_header
 from transports.printer import escape
 
 # RFC 9110 7.6.1's hop-by-hop fields, Proxy-* (ours, not the agent's), and what each hop writes itself.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                         "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
+MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
 _EVENT_END = re.compile(rb"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
+
+
+def credentials(headers: dict[str, str]) -> list[str]:
+    """The secrets a client's request carries in its headers (an Authorization's without its scheme word)."""
+    found = []
+    for name, value in headers.items():
+        if is_secret_header(name):
+            scheme, _, secret = value.partition(" ")
+            found.append(secret if secret and name.lower() in AUTHORIZATION else value)
+    return found
 
 
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
@@ -80,9 +92,13 @@ class Proxy:
         # is shown as \x0a, never a second line that could pass for one of ours.
         self.say = lambda text: say(escape(text))
         self.base, self._card_said = "", False  # base: the proxy's own URL, once the server is bound
+        # A client's credentials are masked in its headers; an agent may say them back in a body
+        # (an error that quotes the token): the printer and the trace's recorder hold them too.
+        self.holders, self._held, self._holding = [printer], (), threading.Lock()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         number, acting = self.faults.next_request()
+        self._hold(request.headers)
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
         for fault in acting:
             if fault.kind == "status":
@@ -129,6 +145,14 @@ class Proxy:
             for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body)):
                 self.say(line)
         return HttpResponse(response.status, headers, body)
+
+    def _hold(self, headers: dict[str, str]) -> None:
+        new = [secret for secret in credentials(headers) if secret not in self._held]
+        if new:
+            with self._holding:
+                self._held = (*new, *(secret for secret in self._held if secret not in new))[:MOST_HELD]
+                for holder in self.holders:
+                    holder.held = self._held
 
     def _card(self, body: bytes) -> bytes:
         rewritten = card.rewrite(body, self.agent, self.base)
