@@ -55,16 +55,24 @@ def end_to_end(headers: dict[str, str]) -> dict[str, str]:
 
 class PerThread:
     """One network transport per worker thread: a kept-alive connection to the agent serves one
-    exchange at a time, and the server answers several clients at once."""
+    exchange at a time, and the server answers several clients at once. The server's workers
+    come and go (an idle one leaves): a transport whose thread has gone is closed when another
+    is made, so a long session holds connections for the workers alive, not for all it had."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
-        self.make, self.label, self.made, self._local = make, "HTTP through the proxy", [], threading.local()
+        self.make, self.label = make, "HTTP through the proxy"
+        self.made: dict[threading.Thread, Any] = {}
+        self._lock = threading.Lock()
 
     def _mine(self) -> Any:
-        if getattr(self._local, "transport", None) is None:
-            self._local.transport = self.make()
-            self.made.append(self._local.transport)
-        return self._local.transport
+        me = threading.current_thread()
+        with self._lock:
+            transport = self.made.get(me)
+            if transport is None:
+                for gone in [thread for thread in self.made if not thread.is_alive()]:
+                    self.made.pop(gone).close()
+                transport = self.made[me] = self.make()
+        return transport
 
     def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._mine().get(url, headers, binding=binding)
@@ -79,8 +87,9 @@ class PerThread:
         return self._mine().exchange(request, stream=stream)
 
     def close(self) -> None:
-        for transport in self.made:
-            transport.close()
+        with self._lock:
+            for transport in self.made.values():
+                transport.close()
 
 
 class Proxy:
