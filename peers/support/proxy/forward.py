@@ -179,7 +179,7 @@ class Proxy:
                 self.say(line)
         if first and rewritten.elsewhere:
             self.say("[proxy] not moved (another origin; a client sending there bypasses the proxy): "
-                     + "; ".join(rewritten.elsewhere))
+                     + card.listed(rewritten.elsewhere))
         return rewritten.body
 
     def _passing(self, chunks: Any, number: int, asked: ClientRequest, content_type: str) -> Iterator[bytes]:
