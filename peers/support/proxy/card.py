@@ -75,6 +75,15 @@ def rewrite(body: bytes, agent_origin: str, proxy_origin: str) -> Rewrite | None
     return Rewrite(served, changes, elsewhere, signed)
 
 
+def unreadable(body: bytes) -> str:
+    """Why rewrite() gave None: what keeps the body from being a JSON object we read."""
+    try:
+        loads_strict(body)
+    except ValueError as exc:
+        return str(exc)[:120]
+    return "not a JSON object"
+
+
 def _set(document: dict[str, Any], field: str, value: str) -> None:
     """document[field] = value, field as interface_urls names it ("url", "supportedInterfaces[2].url")."""
     if field == "url":

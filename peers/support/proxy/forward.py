@@ -165,9 +165,12 @@ class Proxy:
 
     def _card(self, body: bytes) -> bytes:
         rewritten = card.rewrite(body, self.agent, self.base)
-        if rewritten is None:
-            return body
         first, self._card_said = not self._card_said, True
+        if rewritten is None:
+            if first:
+                self.say(f"[proxy] finding: the card cannot be read ({card.unreadable(body)}): served as the agent sent "
+                         "it, its interfaces not moved (a client that follows them bypasses the proxy)")
+            return body
         if rewritten.signed and first:
             self.say("[proxy] the card is signed: rewriting its interfaces breaks its signature"
                      + (" (--keep-card: served unchanged)" if self.keep_card else "; --keep-card serves it unchanged"))
