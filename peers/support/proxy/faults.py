@@ -76,6 +76,15 @@ class Faults:
     """The faults of one run, and the count of requests they are keyed by (threads share it)."""
 
     def __init__(self, faults: list[Fault]) -> None:
+        """ValueError, one line, for two faults on one frame: each would say it is armed, and one never acts."""
+        for index, fault in enumerate(faults):
+            other = next((other for other in faults[:index] if _clash(fault, other)), None)
+            if other is not None:
+                where = "the first stream (only it is cut)" if fault.kind == "cut-stream" else (
+                    f"request {fault.number}" + (" (drawn from --seed)" if "?" in fault.spec + other.spec else "")
+                    + ("; a status answer is all it gets" if "status" in (fault.kind, other.kind) else ""))
+                raise ValueError(f"--fault {other.spec[:60]!r} and --fault {fault.spec[:60]!r} both act on {where}: "
+                                 "give one")
         self.faults, self.count, self.streams = faults, 0, 0
         self._lock = threading.Lock()
 
@@ -91,3 +100,11 @@ class Faults:
             self.streams += 1
             cuts = [f.number for f in self.faults if f.kind == "cut-stream"]
             return cuts[0] if cuts and self.streams == 1 else None
+
+
+def _clash(one: Fault, other: Fault) -> bool:
+    """Two cut-streams (only the first stream is cut), two of a kind on one request, or a status
+    answer and anything else on its request (the agent never sees it): one of them would not act."""
+    if "cut-stream" in (one.kind, other.kind):
+        return one.kind == other.kind
+    return one.number == other.number and (one.kind == other.kind or "status" in (one.kind, other.kind))
