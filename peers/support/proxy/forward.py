@@ -33,7 +33,7 @@ from transports.printer import escape
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                         "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
-_EVENT_END = re.compile(rb"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its end, or a chunk's unfinished rest
 
 
 def credentials(headers: dict[str, str]) -> list[str]:
@@ -190,16 +190,14 @@ class Proxy:
         cut, decoder, events, completed, judged = self.faults.cut_after(), sse.Decoder(), [], False, True
         try:
             for chunk in chunks:
-                arrived = decoder.feed(chunk)
-                if cut is not None and len(events) + len(arrived) >= cut:
-                    wanted = cut - len(events)
-                    ends = [found.end() for found in _EVENT_END.finditer(chunk)]
-                    yield chunk[:ends[wanted - 1]] if len(ends) > wanted else chunk
+                through = _through(chunk, decoder, events, cut) if cut is not None else None
+                if through is not None:
+                    yield chunk[:through]
                     self.say(f"[fault] cut-stream:{cut}: cut the stream of request {number} after its event {cut}: "
                              "the body never ends, both connections closed")
                     judged = False  # ours to answer for, not the agent's
                     raise HangUp
-                events += arrived
+                events += decoder.feed(chunk) if cut is None else []  # to be cut: fed line by line already
                 yield chunk
             events += decoder.end()
             completed = True
@@ -216,6 +214,16 @@ class Proxy:
                 for line in annotate.notes(annotate.Answer(asked.binding, asked.body, 200, content_type,
                                                            events=events, completed=completed)):
                     self.say(line)
+
+
+def _through(chunk: bytes, decoder: Any, events: list[bytes], cut: int) -> int | None:
+    """Feed `chunk` a line at a time: where it must be cut, just after the line that ended event
+    `cut` (however an agent spreads events, blank lines and CRLFs over chunks); None: no cut in it."""
+    for line in _LINE.finditer(chunk):
+        events += decoder.feed(line[0])
+        if len(events) >= cut:
+            return line.end()
+    return None
 
 
 def binding_of(request: HttpRequest) -> str:
