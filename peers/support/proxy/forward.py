@@ -202,7 +202,10 @@ class Proxy:
             events += decoder.end()
             completed = True
         except TransportError as exc:
-            self.say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}; the client's is cut too")
+            judged = not exc.timed_out  # our deadline cut it, not the agent: no rule of the agent's to judge
+            self.say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}"
+                     + (" (--timeout bounds a whole stream: raise it for a longer one)" if exc.timed_out else "")
+                     + "; the client's is cut too")
             raise HangUp from None
         except GeneratorExit:
             self.say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")
