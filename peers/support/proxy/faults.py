@@ -10,7 +10,8 @@ from 1 (the card's GET included), in the order they arrive:
     status:N:CODE       answer request N with CODE (429, 503 ...) and Retry-After: 1 instead
                         of forwarding it (the agent never sees it)
 N (or E) may be `?`: drawn from --seed, 1 to 4, so one seed always names one frame. Each
-fault, when it acts, says in one line what it did and to which frame. Not here: drip,
+fault, when it acts, says in one line what it did and to which frame. Two on one frame (or two
+cut-streams) are refused before the proxy listens: one of them would never act. Not here: drip,
 corrupt and reorder.
 """
 from __future__ import annotations
