@@ -125,7 +125,7 @@ def _final(result: dict[str, Any]) -> bool:
         return True
     for holder in (result.get("task"), result.get("statusUpdate"), result):
         status = holder.get("status") if isinstance(holder, dict) else None
-        if isinstance(status, dict) and status.get("state") in _ENDS:
+        if isinstance(status, dict) and isinstance(status.get("state"), str) and status["state"] in _ENDS:  # a list's unhashable
             return True
     return False
 

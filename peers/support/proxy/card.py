@@ -12,10 +12,14 @@ serves it unchanged. Not here: checking the card (that is `check`'s).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple
 
 from transports.base import parse_url
-from transports.codec import loads_strict
+from transports.codec import LIMITS, loads_strict
+
+
+_URL_MEMBER = re.compile(r'("url"\s*:\s*)("(?:[^"\\]|\\.)*")')  # a "url" member and its string, as written
 
 
 class Rewrite(NamedTuple):
@@ -44,24 +48,40 @@ def rewrite(body: bytes, agent_origin: str, proxy_origin: str) -> Rewrite | None
         return None
     if not isinstance(document, dict):
         return None
-    changes, elsewhere, text = [], [], body.decode("utf-8")
+    changes, elsewhere = [], []
     for field, url in interface_urls(document):
         parsed = parse_url(url)
         if parsed is None or parsed.origin != agent_origin:
             elsewhere.append(f"{field}: {str(url)[:200]}")
             continue
-        moved = proxy_origin + parsed.target
-        changes.append((field, url, moved))
-        text = text.replace(json.dumps(url), json.dumps(moved))  # quoted: never a longer URL it begins
-    served = text.encode("utf-8")
-    now = dict(interface_urls(loads_strict(served)))
-    if any(now.get(field) != after for field, _, after in changes):
-        # Spelled otherwise (escaped slashes, \u escapes): the card is written anew, the URLs moved.
-        for field, _, after in changes:
-            _set(document, field, after)
-        served = json.dumps(document, indent=2).encode("utf-8")
+        changes.append((field, url, proxy_origin + parsed.target))
     signatures = document.get("signatures")
-    return Rewrite(served, changes, elsewhere, isinstance(signatures, list) and bool(signatures))
+    signed = isinstance(signatures, list) and bool(signatures)
+    if not changes:
+        return Rewrite(body, changes, elsewhere, signed)
+    moved = {json.dumps(before): json.dumps(after) for _, before, after in changes}
+    # One pass over each "url" member's string (a card may list thousands): the rest of the bytes stay.
+    served = _URL_MEMBER.sub(lambda found: found[1] + moved.get(found[2], found[2]), body.decode("utf-8")).encode()
+    for field, _, after in changes:
+        _set(document, field, after)
+    try:
+        same = loads_strict(served, LIMITS._replace(max_bytes=len(served))) == document  # moved, it may be longer
+    except ValueError:  # grown past the size limit: judged by its rewriting instead
+        same = False
+    if not same:
+        # Spelled otherwise (escaped slashes, \u escapes), or the same URL under another "url"
+        # (a provider's): the card is written anew with the interfaces moved, and nothing else.
+        served = json.dumps(document, indent=2).encode("utf-8")
+    return Rewrite(served, changes, elsewhere, signed)
+
+
+def unreadable(body: bytes) -> str:
+    """Why rewrite() gave None: what keeps the body from being a JSON object we read."""
+    try:
+        loads_strict(body)
+    except ValueError as exc:
+        return str(exc)[:120]
+    return "not a JSON object"
 
 
 def _set(document: dict[str, Any], field: str, value: str) -> None:
@@ -73,6 +93,12 @@ def _set(document: dict[str, Any], field: str, value: str) -> None:
         document[name][index]["url"] = value
 
 
-def diff(changes: list[tuple[str, str, str]]) -> list[str]:
-    """The rewrite as a short diff, one pair of lines per URL moved."""
-    return [line for field, before, after in changes for line in (f"  - {field}: {before}", f"  + {field}: {after}")]
+def diff(changes: list[tuple[str, str, str]], most: int = 10) -> list[str]:
+    """The rewrite as a short diff, one pair of lines per URL moved (the first `most`, then a count)."""
+    lines = [line for field, before, after in changes[:most] for line in (f"  - {field}: {before}", f"  + {field}: {after}")]
+    return lines + ([f"  ... and {len(changes) - most} more interface URL(s) moved the same way"] if len(changes) > most else [])
+
+
+def listed(items: list[str], most: int = 10) -> str:
+    """Items joined with "; ", the first `most` of them, then how many more."""
+    return "; ".join(items[:most]) + (f"; ... and {len(items) - most} more" if len(items) > most else "")

@@ -10,7 +10,8 @@ from 1 (the card's GET included), in the order they arrive:
     status:N:CODE       answer request N with CODE (429, 503 ...) and Retry-After: 1 instead
                         of forwarding it (the agent never sees it)
 N (or E) may be `?`: drawn from --seed, 1 to 4, so one seed always names one frame. Each
-fault, when it acts, says in one line what it did and to which frame. Not here: drip,
+fault, when it acts, says in one line what it did and to which frame. Two on one frame (or two
+cut-streams) are refused before the proxy listens: one of them would never act. Not here: drip,
 corrupt and reorder.
 """
 from __future__ import annotations
@@ -76,6 +77,15 @@ class Faults:
     """The faults of one run, and the count of requests they are keyed by (threads share it)."""
 
     def __init__(self, faults: list[Fault]) -> None:
+        """ValueError, one line, for two faults on one frame: each would say it is armed, and one never acts."""
+        for index, fault in enumerate(faults):
+            other = next((other for other in faults[:index] if _clash(fault, other)), None)
+            if other is not None:
+                where = "the first stream (only it is cut)" if fault.kind == "cut-stream" else (
+                    f"request {fault.number}" + (" (drawn from --seed)" if "?" in fault.spec + other.spec else "")
+                    + ("; a status answer is all it gets" if "status" in (fault.kind, other.kind) else ""))
+                raise ValueError(f"--fault {other.spec[:60]!r} and --fault {fault.spec[:60]!r} both act on {where}: "
+                                 "give one")
         self.faults, self.count, self.streams = faults, 0, 0
         self._lock = threading.Lock()
 
@@ -91,3 +101,11 @@ class Faults:
             self.streams += 1
             cuts = [f.number for f in self.faults if f.kind == "cut-stream"]
             return cuts[0] if cuts and self.streams == 1 else None
+
+
+def _clash(one: Fault, other: Fault) -> bool:
+    """Two cut-streams (only the first stream is cut), two of a kind on one request, or a status
+    answer and anything else on its request (the agent never sees it): one of them would not act."""
+    if "cut-stream" in (one.kind, other.kind):
+        return one.kind == other.kind
+    return one.number == other.number and (one.kind == other.kind or "status" in (one.kind, other.kind))

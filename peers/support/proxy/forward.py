@@ -26,11 +26,24 @@ from transports import sse
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.codec import loads_strict
 from transports.errors import TransportError
+from transports.masking import AUTHORIZATION, is_secret_header
+from transports.printer import escape
 
 # RFC 9110 7.6.1's hop-by-hop fields, Proxy-* (ours, not the agent's), and what each hop writes itself.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                         "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
-_EVENT_END = re.compile(rb"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
+MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its end, or a chunk's unfinished rest
+
+
+def credentials(headers: dict[str, str]) -> list[str]:
+    """The secrets a client's request carries in its headers (an Authorization's without its scheme word)."""
+    found = []
+    for name, value in headers.items():
+        if is_secret_header(name):
+            scheme, _, secret = value.partition(" ")
+            found.append(secret if secret and name.lower() in AUTHORIZATION else value)
+    return found
 
 
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
@@ -42,16 +55,24 @@ def end_to_end(headers: dict[str, str]) -> dict[str, str]:
 
 class PerThread:
     """One network transport per worker thread: a kept-alive connection to the agent serves one
-    exchange at a time, and the server answers several clients at once."""
+    exchange at a time, and the server answers several clients at once. The server's workers
+    come and go (an idle one leaves): a transport whose thread has gone is closed when another
+    is made, so a long session holds connections for the workers alive, not for all it had."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
-        self.make, self.label, self.made, self._local = make, "HTTP through the proxy", [], threading.local()
+        self.make, self.label = make, "HTTP through the proxy"
+        self.made: dict[threading.Thread, Any] = {}
+        self._lock = threading.Lock()
 
     def _mine(self) -> Any:
-        if getattr(self._local, "transport", None) is None:
-            self._local.transport = self.make()
-            self.made.append(self._local.transport)
-        return self._local.transport
+        me = threading.current_thread()
+        with self._lock:
+            transport = self.made.get(me)
+            if transport is None:
+                for gone in [thread for thread in self.made if not thread.is_alive()]:
+                    self.made.pop(gone).close()
+                transport = self.made[me] = self.make()
+        return transport
 
     def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._mine().get(url, headers, binding=binding)
@@ -66,19 +87,27 @@ class PerThread:
         return self._mine().exchange(request, stream=stream)
 
     def close(self) -> None:
-        for transport in self.made:
-            transport.close()
+        with self._lock:
+            for transport in self.made.values():
+                transport.close()
 
 
 class Proxy:
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
                  keep_card: bool = False) -> None:
         self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
-        self.printer, self.say, self.faults, self.keep_card = printer, say, faults, keep_card
+        self.printer, self.faults, self.keep_card = printer, faults, keep_card
+        # Each line says one thing: a line break an agent put in a card's URL or an error's id
+        # is shown as \x0a, never a second line that could pass for one of ours.
+        self.say = lambda text: say(escape(text))
         self.base, self._card_said = "", False  # base: the proxy's own URL, once the server is bound
+        # A client's credentials are masked in its headers; an agent may say them back in a body
+        # (an error that quotes the token): the printer and the trace's recorder hold them too.
+        self.holders, self._held, self._holding = [printer], (), threading.Lock()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         number, acting = self.faults.next_request()
+        self._hold(request.headers)
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
         for fault in acting:
             if fault.kind == "status":
@@ -126,11 +155,22 @@ class Proxy:
                 self.say(line)
         return HttpResponse(response.status, headers, body)
 
+    def _hold(self, headers: dict[str, str]) -> None:
+        new = [secret for secret in credentials(headers) if secret not in self._held]
+        if new:
+            with self._holding:
+                self._held = (*new, *(secret for secret in self._held if secret not in new))[:MOST_HELD]
+                for holder in self.holders:
+                    holder.held = self._held
+
     def _card(self, body: bytes) -> bytes:
         rewritten = card.rewrite(body, self.agent, self.base)
-        if rewritten is None:
-            return body
         first, self._card_said = not self._card_said, True
+        if rewritten is None:
+            if first:
+                self.say(f"[proxy] finding: the card cannot be read ({card.unreadable(body)}): served as the agent sent "
+                         "it, its interfaces not moved (a client that follows them bypasses the proxy)")
+            return body
         if rewritten.signed and first:
             self.say("[proxy] the card is signed: rewriting its interfaces breaks its signature"
                      + (" (--keep-card: served unchanged)" if self.keep_card else "; --keep-card serves it unchanged"))
@@ -142,7 +182,7 @@ class Proxy:
                 self.say(line)
         if first and rewritten.elsewhere:
             self.say("[proxy] not moved (another origin; a client sending there bypasses the proxy): "
-                     + "; ".join(rewritten.elsewhere))
+                     + card.listed(rewritten.elsewhere))
         return rewritten.body
 
     def _passing(self, chunks: Any, number: int, asked: ClientRequest, content_type: str) -> Iterator[bytes]:
@@ -150,21 +190,22 @@ class Proxy:
         cut, decoder, events, completed, judged = self.faults.cut_after(), sse.Decoder(), [], False, True
         try:
             for chunk in chunks:
-                arrived = decoder.feed(chunk)
-                if cut is not None and len(events) + len(arrived) >= cut:
-                    wanted = cut - len(events)
-                    ends = [found.end() for found in _EVENT_END.finditer(chunk)]
-                    yield chunk[:ends[wanted - 1]] if len(ends) > wanted else chunk
+                through = _through(chunk, decoder, events, cut) if cut is not None else None
+                if through is not None:
+                    yield chunk[:through]
                     self.say(f"[fault] cut-stream:{cut}: cut the stream of request {number} after its event {cut}: "
                              "the body never ends, both connections closed")
                     judged = False  # ours to answer for, not the agent's
                     raise HangUp
-                events += arrived
+                events += decoder.feed(chunk) if cut is None else []  # to be cut: fed line by line already
                 yield chunk
             events += decoder.end()
             completed = True
         except TransportError as exc:
-            self.say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}; the client's is cut too")
+            judged = not exc.timed_out  # our deadline cut it, not the agent: no rule of the agent's to judge
+            self.say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}"
+                     + (" (--timeout bounds a whole stream: raise it for a longer one)" if exc.timed_out else "")
+                     + "; the client's is cut too")
             raise HangUp from None
         except GeneratorExit:
             self.say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")
@@ -176,6 +217,16 @@ class Proxy:
                 for line in annotate.notes(annotate.Answer(asked.binding, asked.body, 200, content_type,
                                                            events=events, completed=completed)):
                     self.say(line)
+
+
+def _through(chunk: bytes, decoder: Any, events: list[bytes], cut: int) -> int | None:
+    """Feed `chunk` a line at a time: where it must be cut, just after the line that ended event
+    `cut` (however an agent spreads events, blank lines and CRLFs over chunks); None: no cut in it."""
+    for line in _LINE.finditer(chunk):
+        events += decoder.feed(line[0])
+        if len(events) >= cut:
+            return line.end()
+    return None
 
 
 def binding_of(request: HttpRequest) -> str:

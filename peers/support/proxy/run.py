@@ -85,6 +85,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
                                  and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
     app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
+    app.holders += [recorder] if recorder is not None else []
 
     def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
         if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):

@@ -1,0 +1,52 @@
+"""A client's credentials never show through the proxy, not even when the agent says them back:
+its Authorization (and any secret header) is masked in the frame lines and in the --trace
+file, in an answer's body, in a header of any name, and in a stream's events."""
+import json
+from types import SimpleNamespace
+
+from proxy_helpers import Lines
+from peers.support.learner.trace import Recorder
+from peers.support.proxy.faults import Faults
+from peers.support.proxy.run import build
+from transports.base import HttpResponse
+from transports.network import HttpTransport
+from transports.server import PeerServer
+
+TOKEN = "client-bearer-7f3a9c1e"
+KEY = "client-api-key-55d0e2"
+
+
+def echoing(request):
+    """An agent that quotes back every credential it was sent."""
+    said = f"{request.headers.get('authorization')} {request.headers.get('x-api-key')}"
+    if request.url.endswith("/stream"):
+        event = json.dumps({"jsonrpc": "2.0", "id": 5, "result": {"kind": "message", "said": said}})
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, iter([f"data: {event}\n\n".encode()]))
+    error = {"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": f"not accepted: {said}"}}
+    return HttpResponse(200, {"Content-Type": "application/json", "X-Echo": said}, json.dumps(error).encode())
+
+
+def test_a_credential_the_agent_says_back_is_masked_on_screen_and_in_the_trace(tmp_path):
+    agent = PeerServer(echoing, "127.0.0.1", 0, idle_timeout=2.0).start()
+    lines, recorder = Lines(), Recorder("HTTP through the proxy")
+    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0)
+    server, _, upstream = build(settings, lines, Faults([]), recorder)
+    server.start()
+    try:
+        asked = b'{"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t"}}'
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}", "X-API-Key": KEY}
+        answer = HttpTransport(timeout=5).post(server.base_url + "/a2a", asked, headers)
+        assert TOKEN in answer.body.decode()  # forwarded as it came: the client gets it back
+        stream = HttpTransport(timeout=5).stream(server.base_url + "/stream", asked, headers)
+        assert KEY in b"".join(stream.body).decode()
+    finally:
+        server.stop()
+        upstream.close()
+        agent.stop()
+    recorder.write(str(tmp_path / "trace.jsonl"))
+    trace = (tmp_path / "trace.jsonl").read_text()
+    shown = lines.text()
+    assert "X-Echo" in shown and "not accepted" in shown and "said" in trace  # the echoes were shown and traced
+    for secret in (TOKEN, KEY):
+        assert secret not in shown, shown
+        assert secret not in trace
