@@ -78,3 +78,12 @@ def test_beneath_sends_a_block_through_another_transport_shows_every_frame_and_p
             raise RuntimeError("the block ends badly")
     assert printer.inner is first, "what lay below is back however the block ended"
     assert [frame.direction for frame in printer.frames] == ["-->", "<--"] and seen[0] == f"--> GET {card}"
+
+
+def test_a_credential_in_a_url_query_is_shown_masked_like_a_forms():
+    """An API key may ride in the query (A2A 4.5: location "query"); the printer shows the
+    path and query of every request line, so a key there is masked as a form's field is."""
+    shown = mask_body("/a2a?api_key=k3y-secret&x=1&token=t0k#frag")
+    assert "k3y-secret" not in shown and "t0k" not in shown and "x=1" in shown and "#frag" in shown
+    assert mask_body("/a2a?access_token=abc") == f"/a2a?access_token={masked('abc')}"
+    assert mask_body("/tasks?monkey=banana") == "/tasks?monkey=banana"  # a name ending in key is not a key

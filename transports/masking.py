@@ -20,12 +20,13 @@ NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
 # token answer's tokens): shown masked; and in a form (a token request's client_secret).
 SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_token", "refresh_token", "id_token",
                  "client_secret", "password")
-SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_token", "client_assertion")
+SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_token", "client_assertion",
+                      "token", "api_key", "apikey", "apiKey", "key")  # and a query's: an API key may ride there (4.5)
 FORM = "application/x-www-form-urlencoded"
 MIN_HELD = 8  # characters: a held secret shorter than this is masked only where a header or field names it
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
-_FORM_SECRET = r"(?<![^&\s])((?:%s)=)([^&\s]*)" % "|".join(SECRET_FORM_FIELDS)
+_FORM_SECRET = r"(?<![^&?\s])((?:%s)=)([^&#\s]*)" % "|".join(SECRET_FORM_FIELDS)  # a form's field, a URL query's
 
 
 def is_secret_header(name: str) -> bool:
