@@ -99,6 +99,7 @@ async function follow(path, asked) {
   }
   if (current) current.events.close();
   $("frames").replaceChildren();
+  $("live-diagram").replaceChildren();
   $("decisions").replaceChildren();
   $("trace").hidden = true;
   $("steps").hidden = true;
@@ -137,6 +138,8 @@ function show(event) {
     setState("held", `frame #${event.seq} held`);
   } else if (event.type === "sent") {
     setState("running", "running");
+  } else if (event.type === "diagram") {
+    draw(event);
   } else if (event.type === "end") {
     current.events.close();
     setState("ended", `ended, exit status ${event.status}`);
@@ -147,6 +150,57 @@ function show(event) {
     $("steps").hidden = false;
   }
   frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});
+}
+
+// The elements the diagram's code (picture.py) writes: anything else in what arrives is dropped,
+// as is every attribute that could run or fetch something, before it reaches the page.
+const DRAWN = new Set(["svg", "defs", "marker", "path", "rect", "line", "circle", "text", "tspan", "g", "title"]);
+
+// The run's sequence diagram, drawn again by the server as --diagram draws it: the SVG, made
+// clickable where a step is a frame (event.frames[N - 1]: the frame drawn by data-step=N).
+function draw(event) {
+  const parsed = new DOMParser().parseFromString(event.svg, "image/svg+xml");
+  const svg = parsed.documentElement;
+  if (svg.localName !== "svg" || parsed.querySelector("parsererror")) return;
+  for (const node of [svg, ...svg.querySelectorAll("*")]) {
+    if (!DRAWN.has(node.localName)) { node.remove(); continue; }
+    for (const {name} of [...node.attributes]) if (/^on|href|style/i.test(name)) node.removeAttribute(name);
+  }
+  svg.setAttribute("role", "group");
+  svg.removeAttribute("id");
+  for (const group of svg.querySelectorAll("g.step")) {
+    const seq = event.frames[Number(group.dataset.step) - 1];
+    if (seq === null || seq === undefined) continue;
+    group.dataset.seq = seq;
+    group.setAttribute("tabindex", "0");
+    group.setAttribute("role", "button");
+    group.setAttribute("aria-label", `frame #${seq}: ${group.textContent}`);
+  }
+  const panel = $("diagram-panel");
+  const atEnd = panel.scrollTop + panel.clientHeight >= panel.scrollHeight - 8;
+  $("live-diagram").replaceChildren(document.importNode(svg, true));
+  if (atEnd) panel.scrollTop = panel.scrollHeight;
+}
+
+// An arrow clicked: its frame chosen in the frames list (shown, on a narrow window, in its tab).
+function showFrame(group) {
+  for (const old of document.querySelectorAll(".chosen")) old.classList.remove("chosen");
+  const item = document.querySelector(`#frames li.http[data-seq="${CSS.escape(group.dataset.seq)}"]`);
+  if (!item) return;
+  group.classList.add("chosen");
+  item.classList.add("chosen");
+  for (const near of [item.previousElementSibling, item.nextElementSibling]) {
+    if (near && near.classList.contains("kind-frame")) near.classList.add("chosen"); // its bytes, as printed
+  }
+  if (getComputedStyle($("tabs")).display !== "none") tab("frames");
+  item.scrollIntoView({block: "start"});
+}
+
+function tab(which) {
+  document.body.dataset.tab = which;
+  for (const button of document.querySelectorAll("[role=tab]")) {
+    button.setAttribute("aria-selected", String(button.id === `tab-${which}`));
+  }
 }
 
 async function allowlist(save) {
@@ -185,6 +239,16 @@ async function load() {
       "the buttons under \"Talk to the agent at that URL\" talk to it alone";
   });
   $("rerun").addEventListener("click", start);
+  $("tab-frames").addEventListener("click", () => tab("frames"));
+  $("tab-diagram").addEventListener("click", () => tab("diagram"));
+  $("live-diagram").addEventListener("click", (clicked) => {
+    const group = clicked.target.closest("g.step[data-seq]");
+    if (group) showFrame(group);
+  });
+  $("live-diagram").addEventListener("keydown", (pressed) => {
+    const group = pressed.target.closest("g.step[data-seq]");
+    if (group && (pressed.key === "Enter" || pressed.key === " ")) { pressed.preventDefault(); showFrame(group); }
+  });
   $("send").addEventListener("click", () => ask("POST", `/runs/${current.id}/send`));
   $("stop").addEventListener("click", () => ask("POST", `/runs/${current.id}/stop`));
   $("check").addEventListener("click", () => allowlist(false));

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from peers.support.learner import trace
 from peers.support.output import Console, Kind
+from peers.support.web import drawing
 from transports.errors import let_quit
 from transports.masking import mask_body
 from transports.printer import Frame, FramePrinter, StopRun, escape
@@ -62,6 +63,8 @@ class Run:
         self.asked: str | None = None  # "send" or "stop", from the page, for the frame held
         self.stopping = False
         self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
+        self.frame_seqs: list[int] = []  # the printer's number of each frame, in the order they crossed
+        self.drawn_at: int | None = None  # where the latest diagram is in `events` (only the latest is kept)
 
     # -- the session's Watch ------------------------------------------------------------
     def attach(self, printer: FramePrinter, card_urls: list[str]) -> None:
@@ -69,8 +72,8 @@ class Run:
         the trace starts with the registry's card URLs, as --trace's does (tools.py)."""
         self.recorder, self.held = trace.Recorder(printer.label, printer.held), printer.held
         self.recorder.event("registry", cards=card_urls)
-        self.console.listeners.append(self.recorder.line)
-        printer.listeners += [self.recorder.frame, self.frame]
+        self.console.listeners += [self.recorder.line, self.redraw_after]
+        printer.listeners += [self.recorder.frame, self.frame, self.redraw_after]
         printer.before_send = self.before_send
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
@@ -84,10 +87,29 @@ class Run:
 
     def frame(self, frame: Frame) -> None:
         """A printer listener: what HTTP said of a frame as it crossed (secrets masked already)."""
+        self.frame_seqs.append(frame.seq)
         self._add({"type": "frame", "seq": frame.seq, "direction": frame.direction,
                    "method": frame.http_method, "url": mask_body(frame.url, self.held), "status": frame.status,
                    "headers": frame.headers, "pushed_by": frame.sender,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 1)})
+
+    def redraw_after(self, *heard: Any) -> None:
+        """A listener after the recorder: the diagram drawn again (drawing.py) once a frame
+        crossed, or a line told of a decision or a result; a line of the story draws nothing."""
+        if len(heard) == 3 and heard[1].label in ("story", "banner", "frame") and "event" not in heard[2]:
+            return
+        if self.recorder is not None and len(self.recorder.records) <= drawing.MOST_RECORDS:
+            self.draw(self.recorder.resolved())
+
+    def draw(self, records: list[dict[str, Any]]) -> None:
+        """The diagram of `records` as the run's newest event; the one before is dropped
+        from the list (a page that reconnects needs only the newest)."""
+        drawn = drawing.drawing(records, self.frame_seqs)
+        with self.changed:
+            if self.drawn_at is not None:
+                self.events[self.drawn_at] = {"type": "drawn again"}
+            self.drawn_at = len(self.events) if len(self.events) < MAX_EVENTS else None
+        self._add(drawn)
 
     def before_send(self, frame: Frame) -> None:
         """The printer's hook: the frame is shown; in step mode it leaves only on Send."""
@@ -124,6 +146,8 @@ class Run:
             finally:
                 self.cleanup()
                 self.credentials, self.story = {}, None  # a credential lives as long as its run
+                if self.recorder is not None and len(self.recorder.records) > drawing.MOST_RECORDS:
+                    self.draw(self.recorder.resolved())  # drawn once more, whole, at its end
                 with self.changed:
                     self.status = status
                     self.changed.notify_all()
@@ -159,6 +183,7 @@ class Run:
                 kind = kinds.get(label, Kind.FRAME if label == "frame" else Kind.STORY) \
                     if isinstance(label, str) else Kind.STORY
                 self._add({"type": "line", "kind": kind.label, "text": escape(record["text"], keep_newlines=True)})
+        self.draw(records)
         self.status = 0
         self._add({"type": "end", "status": 0})
 

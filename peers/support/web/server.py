@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
 import secrets
 import shlex
 from functools import partial
@@ -31,14 +30,11 @@ from peers.a2a import wire_format
 from peers.support.web import outside
 from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist
-from peers.support.web.pages import headers, lessons, steps_view
+from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.runs import Run, Runs
 from transports.base import HttpRequest, HttpResponse, is_http_url
 from transports.codec import Limits, loads_strict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),
-          "/live.css": ("live.css", "text/css")}
 FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
 FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
@@ -90,9 +86,7 @@ class WebApp:
     def route(self, request: HttpRequest, path: str) -> HttpResponse:
         parts, method = path.strip("/").split("/"), request.method
         if method == "GET" and path in STATIC:
-            name, media_type = STATIC[path]
-            with open(os.path.join(HERE, name), "rb") as file:
-                return HttpResponse(200, {**headers(), "Content-Type": f"{media_type}; charset=utf-8"}, file.read())
+            return static(path)
         if method == "GET" and path == "/lessons":
             return _answer(200, {"runs": lessons(), "wires": list(wire_format.NAMES)})
         if path == "/allowlist":
