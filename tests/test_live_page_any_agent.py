@@ -319,6 +319,10 @@ def test_in_the_page_a_hostile_agents_markup_is_text_and_never_runs(agents, brow
     assert browser.evaluate("document.body.dataset.pwned") is None
     assert browser.evaluate("document.querySelectorAll('main img, main script, aside img, aside script').length") == 0
     assert any(PAYLOAD in line for line in browser.evaluate(TASKS))
+    script = PAYLOAD[PAYLOAD.index("<script>"):]  # the card's JSON escapes the other half's quotes
+    assert script in browser.evaluate("document.getElementById('card-full').textContent"), "the card, as text"
+    assert PAYLOAD in browser.evaluate("document.getElementById('turns').textContent"), "its task, as text"
+    assert "<img src=x" in browser.evaluate("document.getElementById('live-diagram').textContent"), "its error, drawn"
 
 
 def test_in_the_page_a_conversation_fetches_the_card_and_token_once_and_keeps_every_turn(agents, browser):
