@@ -292,6 +292,10 @@ def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(chromium, page, wi
         frames, decisions = (browser.evaluate(f"document.getElementById('{which}').getBoundingClientRect().left")
                              for which in ("frames", "decisions"))
         assert (decisions > frames) if width == 1280 else (decisions < 40), "side by side, or one above the other"
+        if width == 1280:  # the controls stay in view: the frames pane scrolls, not the window
+            assert browser.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+            assert browser.evaluate("(() => { const pane = document.getElementById('frames-panel');"
+                                    " return pane.scrollHeight > pane.clientHeight && pane.scrollTop > 0; })()")
 
 
 def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
