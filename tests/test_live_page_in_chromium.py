@@ -309,6 +309,8 @@ def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
         browser.wait_for(ENDED)
         assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in browser.evaluate(FRAMES)
         assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
+        assert browser.evaluate("document.querySelectorAll('#live-diagram line.arrow').length") >= 8, \
+            "a saved run is drawn too"
 
 
 def test_an_input_error_keeps_the_last_runs_frames_and_says_only_what_is_wrong(chromium, page):
