@@ -319,3 +319,42 @@ def test_in_the_page_a_hostile_agents_markup_is_text_and_never_runs(agents, brow
     assert browser.evaluate("document.body.dataset.pwned") is None
     assert browser.evaluate("document.querySelectorAll('main img, main script, aside img, aside script').length") == 0
     assert any(PAYLOAD in line for line in browser.evaluate(TASKS))
+    script = PAYLOAD[PAYLOAD.index("<script>"):]  # the card's JSON escapes the other half's quotes
+    assert script in browser.evaluate("document.getElementById('card-full').textContent"), "the card, as text"
+    assert PAYLOAD in browser.evaluate("document.getElementById('turns').textContent"), "its task, as text"
+    assert "<img src=x" in browser.evaluate("document.getElementById('live-diagram').textContent"), "its error, drawn"
+
+
+def test_in_the_page_a_conversation_fetches_the_card_and_token_once_and_keeps_every_turn(agents, browser):
+    """Two turns with an OAuth2 agent, the second sent by Enter in the message: the card and
+    the token cross once; the card is one line with its verdict; both turns stay on screen."""
+    seen = agents["seen"]["oauth2"]
+    before = len(seen)
+    browser.evaluate("document.getElementById('new-conversation').click();"
+                     "document.getElementById('part-data').checked = true")
+    frames = press(browser, "say", peer=agents["oauth2"], scheme="oauth2", token=ENTERED["oauth2"][1], follow="",
+                   message=json.dumps({**REFUND, "order_id": "ORD-4700"}))
+    assert any(line.startswith("--> GET ") and "agent-card.json" in line for line in frames)
+    assert browser.evaluate("document.getElementById('card-line').textContent").startswith(
+        "billing-agent · A2A 1.0 · ")
+    assert browser.evaluate("document.getElementById('card-verdict').textContent") == "the card reads as A2A 1.0"
+    assert "\"supportedInterfaces\"" in browser.evaluate("document.getElementById('card-full').textContent")
+    browser.evaluate(f"""(() => {{ const box = document.getElementById('message');
+        box.value = {json.dumps(json.dumps({"approval": {**APPROVAL["approval"], "order_id": "ORD-4700"}}))};
+        box.focus(); document.body.dataset.state = 'again'; }})()""")
+    for kind in ("rawKeyDown", "char", "keyUp"):  # a real Enter, in the message
+        browser.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                     **({"text": "\r"} if kind == "char" else {}))
+    browser.wait_for(ENDED)
+    frames = browser.evaluate(FRAMES)
+    assert not any(line.startswith("--> GET ") or "oauth2/token" in line for line in frames), "nothing fetched again"
+    assert any(line.startswith("[support] the card is the one fetched on turn ") for line in frames)
+    assert any(line.startswith("[support] the OAuth token fetched earlier in this conversation is used again")
+               for line in frames)
+    assert any("refund of $6,200.00 issued for ORD-4700" in line for line in frames)
+    assert seen[before:].count(None) == 1, "the card's GET (no credential) crossed once in two turns"
+    turns = browser.evaluate("[...document.querySelectorAll('#turns li')].map((turn) => turn.textContent)")
+    assert len(turns) == 2 and "input-required" in turns[0] and "completed" in turns[1]
+    task = browser.evaluate("document.querySelector('#turns li p.state-input-required').textContent")
+    assert task.startswith("task ") and " · context " in task and task.split()[1] in turns[1]
+    assert "ORD-4700" in turns[0] and "approval" in turns[1]

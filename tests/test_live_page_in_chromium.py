@@ -7,7 +7,10 @@ what the test reads is what the page shows. Skipped, saying why, where Chromium 
 import base64
 import contextlib
 import json
+import re
+import tempfile
 import zlib
+from urllib.request import urlopen
 
 import pytest
 
@@ -16,6 +19,8 @@ from chromium import CHROMIUM
 from conftest import NO_CHROMIUM, ROOT, OutsidePeer, outside_peer
 from peers import billing
 from peers.a2a import wire_essay
+from peers.support.learner import diagram
+from peers.support.learner.trace import load
 from peers.support.web import server as web
 
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason=NO_CHROMIUM)
@@ -33,6 +38,43 @@ DECISIONS = "[...document.querySelectorAll('#decisions li')].map((line) => line.
 # Markup a hostile peer puts in everything it controls; none of it may become an element or run.
 PAYLOAD = ("<img src=x onerror=\"document.body.dataset.pwned='img'\">"
            "<script>document.body.dataset.pwned='script'</script>")
+
+
+# The live diagram as the browser drew it: each step group's data-step, the frame it draws
+# (data-seq, or null), its words, and where its arrows are on the screen.
+DRAWN = """[...document.querySelectorAll('#live-diagram g.step')].map((group) => [Number(group.dataset.step),
+    group.dataset.seq ? Number(group.dataset.seq) : null, [...group.querySelectorAll('text')].map((t) => t.textContent),
+    [...group.querySelectorAll('line.arrow')].map((line) => { const box = line.getBoundingClientRect();
+      return [box.width, box.top]; })])"""
+
+
+def diagram_of_the_run(browser, base):
+    """The live diagram, once drawn whole, checked against the frames the page listed and the
+    SVG `--diagram` draws from the same run's trace (the page's Save link): the same groups,
+    the same words, in the same order, each arrow drawn with a width, each row below the last."""
+    browser.evaluate("document.getElementById('tab-diagram').click()")  # on a narrow window, its tab
+    assert browser.evaluate("document.getElementById('frames-panel').offsetParent === null") == \
+        browser.evaluate("getComputedStyle(document.getElementById('tabs')).display !== 'none'")
+    drawn = browser.evaluate(DRAWN)
+    listed = browser.evaluate("[...document.querySelectorAll('#frames li.http')].map((li) => Number(li.dataset.seq))")
+    assert [seq for _, seq, _, _ in drawn if seq is not None] == listed, "one arrow per frame, in order"
+    with urlopen(base.split("/?")[0] + browser.evaluate("document.getElementById('trace').getAttribute('href')"),
+                 timeout=10) as answer:
+        saved = answer.read()
+    with tempfile.NamedTemporaryFile("wb", suffix=".jsonl") as file:
+        file.write(saved)
+        file.flush()
+        svg = diagram.svg(load(file.name))  # as --replay reads it: from a file
+    groups = re.findall(r'<g class="step [^"]*" data-step="(\d+)">(.*?)</g>', svg)
+    words = [[re.sub(r"<[^>]+>", "", text).replace("&#x27;", "'").replace("&quot;", '"').replace("&lt;", "<")
+              .replace("&gt;", ">").replace("&amp;", "&") for text in re.findall(r"<text[^>]*>(.*?)</text>", body)]
+             for _, body in groups]
+    assert [step for step, _, _, _ in drawn] == [int(step) for step, _ in groups]
+    assert [texts for _, _, texts, _ in drawn] == words, "the page draws what --diagram draws"
+    arrows = [arrow for _, _, _, found in drawn for arrow in found]
+    assert len(arrows) == svg.count('<line class="arrow') and all(width > 0 for width, _ in arrows)
+    assert [top for _, top in arrows] == sorted(top for _, top in arrows), "each arrow below the one before"
+    return drawn
 
 
 @pytest.fixture
@@ -58,6 +100,15 @@ def test_run_default_shows_the_essays_frames_the_trusted_result_and_the_refusal(
         assert "billing-agent: trusted (is allowlisted)" in decisions
         assert "refund-bot-9000: refused (is NOT on the allowlist)" in decisions
         assert browser.evaluate("location.search") == "", "the token left the address bar"
+        drawn = diagram_of_the_run(browser, page[0])
+        refusal = [texts for _, seq, texts, _ in drawn if any("delegation REFUSED" in text for text in texts)]
+        assert refusal and "NOT on the allowlist" in " ".join(refusal[0]), "the refusal, with the rule, where it stopped"
+        sent = next(step for step, seq, texts, _ in drawn if seq is not None and texts[0].startswith("tasks/send"))
+        browser.evaluate(f"document.querySelector('#live-diagram g.step[data-step=\"{sent}\"]')"
+                         ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+        chosen = browser.evaluate("[...document.querySelectorAll('#frames li.chosen')].map((li) => li.textContent)")
+        assert any(line.startswith('--> {"jsonrpc": "2.0", "id": 1, "method": "tasks/send"') for line in chosen), \
+            "clicking the arrow shows its frame"
 
 
 def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(chromium, page):
@@ -69,6 +120,8 @@ def test_run_approval_shows_the_follow_up_frame_with_the_same_task_id(chromium, 
         follow_up = [line for line in frames if line.startswith("--> ") and '"taskId": "task-1"' in line]
         assert follow_up and frames.index(follow_up[0]) > frames.index(first)
         assert "[support] task task-1 state: completed" in frames
+        drawn = diagram_of_the_run(browser, page[0])
+        assert any(texts[0].endswith(": next turn of task-1") for _, _, texts, _ in drawn)
 
 
 def test_editing_the_allowlist_and_running_again_shows_billing_refused(chromium, page):
@@ -147,6 +200,8 @@ def test_markup_from_a_peer_is_shown_as_text_and_never_runs(chromium, page, host
         assert shown.count(PAYLOAD) >= 3, "card, artifact or error, and headers: shown as the text they are"
         assert browser.evaluate("document.body.dataset.pwned") is None
         assert browser.evaluate("document.querySelectorAll('main img, main script').length") == 0
+        assert "hostile<img" in browser.evaluate("document.getElementById('live-diagram').textContent"), \
+            "the diagram draws its name as text"
         lines = browser.evaluate(FRAMES)
         said = "trusted result (from hostile" if not errs else "delegation failed"
         assert any(said in line and PAYLOAD in line for line in lines), lines[-8:]
@@ -237,6 +292,10 @@ def test_the_page_reads_at_1280_pixels_and_on_a_narrow_window(chromium, page, wi
         frames, decisions = (browser.evaluate(f"document.getElementById('{which}').getBoundingClientRect().left")
                              for which in ("frames", "decisions"))
         assert (decisions > frames) if width == 1280 else (decisions < 40), "side by side, or one above the other"
+        if width == 1280:  # the controls stay in view: the frames pane scrolls, not the window
+            assert browser.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+            assert browser.evaluate("(() => { const pane = document.getElementById('frames-panel');"
+                                    " return pane.scrollHeight > pane.clientHeight && pane.scrollTop > 0; })()")
 
 
 def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
@@ -250,6 +309,8 @@ def test_a_saved_run_opens_in_the_page(chromium, page, tmp_path):
         browser.wait_for(ENDED)
         assert "[trust] 'refund-bot-9000' is NOT on the allowlist -> delegation REFUSED" in browser.evaluate(FRAMES)
         assert "refund-bot-9000: refused (is NOT on the allowlist)" in browser.evaluate(DECISIONS)
+        assert browser.evaluate("document.querySelectorAll('#live-diagram line.arrow').length") >= 8, \
+            "a saved run is drawn too"
 
 
 def test_an_input_error_keeps_the_last_runs_frames_and_says_only_what_is_wrong(chromium, page):

@@ -49,7 +49,8 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
     class Watch(Protocol):
         """Something following a run from outside the terminal (the web page): the Console the
         run says its lines to, `attach(printer, card_urls)`, which hooks the printer once it is
-        made (and keeps the registry's card URLs, as --trace does), the credentials it was
+        made (and keeps the registry's card URLs, as --trace does) and may return what the run
+        speaks through instead (the printer wrapped: a page's conversation), the credentials it was
         given for this run (origin -> a Held, credentials.py), held in memory only and merged
         into the run's credential store, and the story it tells instead of the essay's, if
         any (one operation on an agent)."""
@@ -58,7 +59,7 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
         credentials: dict[str, Any]
         story: Callable[[Steps, list[str]], list[Outcome]] | None
 
-        def attach(self, printer: FramePrinter, card_urls: list[str]) -> None: ...
+        def attach(self, printer: FramePrinter, card_urls: list[str]) -> Transport | None: ...
 
 
 class Session:
@@ -165,17 +166,19 @@ class Session:
     def listening(self, printer: FramePrinter) -> Transport:
         """The printer main() made, with this run's listeners attached: a card in brief
         (--frames summary), the web page following the run; returns what the support agent
-        speaks through: the printer (with --legacy-card-path, asking at A2A 0.2's card path too)."""
+        speaks through: the printer, or what the watch wraps it in (with --legacy-card-path,
+        asking at A2A 0.2's card path too)."""
         self.console.held, self.printer = printer.held, printer
         if self.settings.frames == "summary":  # a card as one line, a changed one as what changed
             from peers.support.learner.frame_summaries import Summaries
             printer.summarize = Summaries()
+        spoken: Transport = printer
         if self.watch is not None:  # the web page: told of each frame, and may hold one before it leaves
-            self.watch.attach(printer, self.card_urls)
+            spoken = self.watch.attach(printer, self.card_urls) or printer
         if not self.settings.legacy_card_path:
-            return printer
+            return spoken
         from peers.support.learner.legacy_cards import LegacyCardPath
-        return LegacyCardPath(printer, warn=lambda line: self.console.say(line, Kind.WARNING))
+        return LegacyCardPath(spoken, warn=lambda line: self.console.say(line, Kind.WARNING))
 
     def told_instead(self) -> Callable[[Any, list[str]], list[Outcome] | None] | None:
         """The story this run tells instead of the essay's, told with the agent's steps: the

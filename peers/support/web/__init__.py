@@ -5,7 +5,9 @@ Here: the page's server (`server`: the door, with its token, Host and Origin che
 its routes), the runs it starts and what they stream to the page (`runs`: each run is
 main() run again with a watch hooked to its printer and Console, as --trace hooks them),
 the allowlist the page edits (`allowlist`), the page's requests to any agent (`agent`:
-each a run whose story is one operation of peers/support/web/outside.py), and the page itself (`live.html`, `live.js`,
+each a run whose story is one operation of peers/support/web/outside.py), a conversation's
+card and token, had once (`conversation`), the run's sequence diagram drawn live by --diagram's
+code (`drawing`), and the page itself (`live.html`, `live.js`,
 `live.css`: plain HTML, JavaScript and CSS, no framework, no build step, no inline script).
 Issue 24; essay: every section, since the page shows the essay's run and every lesson.
 

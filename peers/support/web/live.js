@@ -12,6 +12,9 @@ let current = null; // {id, key, events: EventSource}
 // What the browser asks for itself (no header of ours goes with it) carries the run's own key, not the token.
 const ofRun = (run, what) => `/runs/${encodeURIComponent(run.id)}/${what}?key=${encodeURIComponent(run.key)}`;
 let lessons = [];
+// This page's conversation with an agent: its card and OAuth token are had once (conversation.py).
+let conversation = crypto.randomUUID();
+let refetch = false; // Fetch the card again: said with the next turn
 const ENDED = ["completed", "failed", "canceled", "rejected"];
 
 function element(tag, text, className) {
@@ -61,7 +64,10 @@ function credential() {
 
 // One operation on the agent the URL field names (POST /agent): each is a run of its own.
 function talk(operation) {
+  const again = refetch;
+  refetch = false;
   return follow("/agent", {
+    conversation, again,
     operation, peer: $("peer").value.trim(), follow: $("follow").value, wire: $("wire").value,
     step: $("step").checked, allowlist: $("allowlist").value, text: $("message").value,
     part: $("part-data").checked ? "data" : "text", skill: $("skill").value,
@@ -70,7 +76,30 @@ function talk(operation) {
 }
 
 // A task an agent told of: listed with its state; a paused one is what the next message continues.
+// A turn of the conversation, kept on screen: what was asked, then its task and what it came to.
+function turn(asked) {
+  const item = element("li", undefined, "turn");
+  const said = asked.operation === "send" ? `you: ${asked.text}` : `you: ${asked.operation}${asked.task ? ` ${asked.task}` : ""}`;
+  item.append(element("p", said, "asked"));
+  $("turns").append(item);
+  return item;
+}
+
+// The agent's card: one line, the verdict of its reading, and the whole card a click away.
+function card(event) {
+  $("card").hidden = false;
+  $("card-line").textContent = event.line;
+  $("card-verdict").textContent = event.verdict;
+  $("card-verdict").className = event.problems.length ? "bad" : "good";
+  $("card-how").textContent = `(${event.how})`;
+  $("card-problems").replaceChildren(...event.problems.map((problem) => element("li", problem)));
+  $("card-full").textContent = event.card;
+}
+
 function task(event) {
+  if (current && current.turn) {
+    current.turn.append(element("p", `task ${event.task} · context ${event.context || "-"} · ${event.state}`, `state-${event.state}`));
+  }
   const item = element("li", `${event.task} (context ${event.context || "-"}): ${event.state}`, `state-${event.state}`);
   const pick = element("button", "use");
   pick.type = "button";
@@ -93,19 +122,22 @@ async function openSaved() {
 
 async function follow(path, asked) {
   const {status, answer} = await ask("POST", path, asked);
+  $("message-problem").textContent = "";
   if (status !== 201) { // nothing started: the last run's frames stay, and the status says why
     setState("refused", answer.error || `HTTP ${status}`);
+    if (path === "/agent") $("message-problem").textContent = answer.error || `HTTP ${status}`; // beside the field
     return;
   }
   if (current) current.events.close();
   $("frames").replaceChildren();
+  $("live-diagram").replaceChildren();
   $("decisions").replaceChildren();
   $("trace").hidden = true;
   $("steps").hidden = true;
   $("command").textContent = answer.command;
   setState("running", "running");
   const events = new EventSource(ofRun(answer, "events"));
-  current = {id: answer.id, key: answer.key, events};
+  current = {id: answer.id, key: answer.key, events, turn: path === "/agent" ? turn(asked) : null};
   document.body.dataset.run = answer.id;
   events.onmessage = (message) => show(JSON.parse(message.data));
 }
@@ -116,7 +148,10 @@ function show(event) {
     const item = element("li", undefined, `kind-${event.kind}`);
     item.append(element("pre", event.text));
     frames.append(item);
-    if (!["story", "banner", "frame"].includes(event.kind)) $("decisions").append(element("li", event.text, `kind-${event.kind}`));
+    if (!["story", "banner", "frame"].includes(event.kind)) {
+      $("decisions").append(element("li", event.text, `kind-${event.kind}`));
+      if (current.turn) current.turn.append(element("p", event.text, `kind-${event.kind}`));
+    }
   } else if (event.type === "frame") {
     const pushed = event.pushed_by ? `, pushed by ${event.pushed_by}` : "";
     const head = event.direction === "-->" ? `${event.method} ${event.url}` : `HTTP ${event.status}${
@@ -137,6 +172,10 @@ function show(event) {
     setState("held", `frame #${event.seq} held`);
   } else if (event.type === "sent") {
     setState("running", "running");
+  } else if (event.type === "card") {
+    card(event);
+  } else if (event.type === "diagram") {
+    draw(event);
   } else if (event.type === "end") {
     current.events.close();
     setState("ended", `ended, exit status ${event.status}`);
@@ -147,6 +186,57 @@ function show(event) {
     $("steps").hidden = false;
   }
   frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});
+}
+
+// The elements the diagram's code (picture.py) writes: anything else in what arrives is dropped,
+// as is every attribute that could run or fetch something, before it reaches the page.
+const DRAWN = new Set(["svg", "defs", "marker", "path", "rect", "line", "circle", "text", "tspan", "g", "title"]);
+
+// The run's sequence diagram, drawn again by the server as --diagram draws it: the SVG, made
+// clickable where a step is a frame (event.frames[N - 1]: the frame drawn by data-step=N).
+function draw(event) {
+  const parsed = new DOMParser().parseFromString(event.svg, "image/svg+xml");
+  const svg = parsed.documentElement;
+  if (svg.localName !== "svg" || parsed.querySelector("parsererror")) return;
+  for (const node of [svg, ...svg.querySelectorAll("*")]) {
+    if (!DRAWN.has(node.localName)) { node.remove(); continue; }
+    for (const {name} of [...node.attributes]) if (/^on|href|style/i.test(name)) node.removeAttribute(name);
+  }
+  svg.setAttribute("role", "group");
+  svg.removeAttribute("id");
+  for (const group of svg.querySelectorAll("g.step")) {
+    const seq = event.frames[Number(group.dataset.step) - 1];
+    if (seq === null || seq === undefined) continue;
+    group.dataset.seq = seq;
+    group.setAttribute("tabindex", "0");
+    group.setAttribute("role", "button");
+    group.setAttribute("aria-label", `frame #${seq}: ${group.textContent}`);
+  }
+  const panel = $("diagram-panel");
+  const atEnd = panel.scrollTop + panel.clientHeight >= panel.scrollHeight - 8;
+  $("live-diagram").replaceChildren(document.importNode(svg, true));
+  if (atEnd) panel.scrollTop = panel.scrollHeight;
+}
+
+// An arrow clicked: its frame chosen in the frames list (shown, on a narrow window, in its tab).
+function showFrame(group) {
+  for (const old of document.querySelectorAll(".chosen")) old.classList.remove("chosen");
+  const item = document.querySelector(`#frames li.http[data-seq="${CSS.escape(group.dataset.seq)}"]`);
+  if (!item) return;
+  group.classList.add("chosen");
+  item.classList.add("chosen");
+  for (const near of [item.previousElementSibling, item.nextElementSibling]) {
+    if (near && near.classList.contains("kind-frame")) near.classList.add("chosen"); // its bytes, as printed
+  }
+  if (getComputedStyle($("tabs")).display !== "none") tab("frames");
+  item.scrollIntoView({block: "start"});
+}
+
+function tab(which) {
+  document.body.dataset.tab = which;
+  for (const button of document.querySelectorAll("[role=tab]")) {
+    button.setAttribute("aria-selected", String(button.id === `tab-${which}`));
+  }
 }
 
 async function allowlist(save) {
@@ -185,6 +275,16 @@ async function load() {
       "the buttons under \"Talk to the agent at that URL\" talk to it alone";
   });
   $("rerun").addEventListener("click", start);
+  $("tab-frames").addEventListener("click", () => tab("frames"));
+  $("tab-diagram").addEventListener("click", () => tab("diagram"));
+  $("live-diagram").addEventListener("click", (clicked) => {
+    const group = clicked.target.closest("g.step[data-seq]");
+    if (group) showFrame(group);
+  });
+  $("live-diagram").addEventListener("keydown", (pressed) => {
+    const group = pressed.target.closest("g.step[data-seq]");
+    if (group && (pressed.key === "Enter" || pressed.key === " ")) { pressed.preventDefault(); showFrame(group); }
+  });
   $("send").addEventListener("click", () => ask("POST", `/runs/${current.id}/send`));
   $("stop").addEventListener("click", () => ask("POST", `/runs/${current.id}/stop`));
   $("check").addEventListener("click", () => allowlist(false));
@@ -194,6 +294,20 @@ async function load() {
   $("list").addEventListener("click", () => { $("tasks").replaceChildren(); talk("list"); });
   $("get").addEventListener("click", () => talk("get"));
   $("cancel").addEventListener("click", () => talk("cancel"));
+  // Enter in the message sends it, and only it: a turn of the conversation, not the whole story.
+  $("message").addEventListener("keydown", (pressed) => {
+    if (pressed.key !== "Enter" || pressed.shiftKey || pressed.isComposing) return;
+    pressed.preventDefault();
+    talk("send");
+  });
+  $("refetch").addEventListener("click", () => { refetch = true; $("card-how").textContent = "(fetched again with the next turn)"; });
+  $("new-conversation").addEventListener("click", () => {
+    conversation = crypto.randomUUID();
+    $("turns").replaceChildren();
+    $("card").hidden = true;
+    $("task").value = "";
+    $("context").value = "";
+  });
   // #run=NAME sets that run up when the page loads (#run=approval&step=1&transport=http ...); Run starts it.
   const asked = new URLSearchParams(location.hash.slice(1));
   if (asked.has("transport")) $("transport").value = asked.get("transport");

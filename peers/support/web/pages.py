@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import re
 from string import Template
 from typing import Any
 
+from peers.support.web.drawing import STYLE_PATH, style
 from transports.base import HttpResponse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),
+          "/live.css": ("live.css", "text/css"), STYLE_PATH: ("", "text/css")}  # "": the diagram's own style
 
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
           "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -24,6 +30,17 @@ def headers() -> dict[str, str]:
     """On every answer: the policy, no caching, no sniffing, no referrer (the token was in the URL)."""
     return {"Content-Security-Policy": POLICY, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin"}
+
+
+def static(path: str) -> HttpResponse:
+    """The page, its script and styles (nothing secret in them)."""
+    name, media_type = STATIC[path]
+    if name:
+        with open(os.path.join(HERE, name), "rb") as file:
+            body = file.read()
+    else:
+        body = style().encode()
+    return HttpResponse(200, {**headers(), "Content-Type": f"{media_type}; charset=utf-8"}, body)
 
 
 def steps_view(records: list[dict[str, Any]]) -> HttpResponse:

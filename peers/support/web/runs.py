@@ -1,17 +1,14 @@
 """The runs the live page starts: each is main() run again in a thread of its own, watched.
 
 A `Run` is the session's Watch (peers/support/cli/session.py): its Console prints nowhere and
-tells `line` every line the terminal would have printed, the same text; `attach(printer)`
-makes it a listener of the frame printer, so each frame is an event as it is recorded,
-with its HTTP status and headers as the printer masked them. Nothing is re-synthesised:
-the page shows what the printer and the Console said. A trust decision is an event with
-the reason the gate gave. The events are kept in order, a bounded list the page reads as
-server-sent events (`events_after`), from any point, as often as it reconnects.
-
-Step mode (the page's --step): the printer's `before_send` hook holds each frame until
-Send or Stop is asked, or until STEP_PATIENCE passes (then nothing more is sent). Stop
-works without step mode too: the next frame does not leave. A Recorder (trace.py) keeps
-the run as --trace would, so it can be saved as JSONL and shown in the step-through view.
+tells `line` every line the terminal would have printed; `attach(printer)` makes it a
+listener of the frame printer, so each frame is an event as it is recorded, with its HTTP
+status and headers as the printer masked them, and the sequence diagram is drawn again
+(drawing.py). Nothing is re-synthesised. The events are kept in order, a bounded list the
+page reads as server-sent events (`events_after`), from any point, as often as it reconnects.
+Step mode: the printer's `before_send` hook holds each frame until Send or Stop, or until
+STEP_PATIENCE passes (then nothing more is sent); Stop works without step mode too. A
+Recorder (trace.py) keeps the run as --trace would, for JSONL and the step-through view.
 Not here: HTTP, the token, what a run is asked with (server.py builds its argv).
 """
 from __future__ import annotations
@@ -24,6 +21,8 @@ from typing import Any, Callable
 
 from peers.support.learner import trace
 from peers.support.output import Console, Kind
+from peers.support.web import drawing
+from peers.support.web.conversation import Conversation, Remembering
 from transports.errors import let_quit
 from transports.masking import mask_body
 from transports.printer import Frame, FramePrinter, StopRun, escape
@@ -45,13 +44,15 @@ class Run:
     """One run: `again(argv, run)` in a thread; its events; Send and Stop."""
 
     def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None],
-                 credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> None:
+                 credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None,
+                 conversation: Conversation | None = None) -> None:
         self.id, self.argv, self.step, self.cleanup = run_id, argv, step, cleanup
         # What the browser fetches itself (the events, the trace, the step-through view) it asks
         # for with this key in the address: it opens this run's, not the page's token.
         self.key = secrets.token_urlsafe(16)
         self.credentials = credentials or {}  # origin -> a Held (credentials.py): the session's store, never a file
         self.story = story  # what the run tells instead of the essay's story (an operation on an agent)
+        self.conversation = conversation  # the page's conversation this run is a turn of, if any
         self.console = Console(colour=False, out=_Nowhere(), err=_Nowhere())
         self.console.listeners.append(self.line)
         self.events: list[dict[str, Any]] = []
@@ -62,16 +63,20 @@ class Run:
         self.asked: str | None = None  # "send" or "stop", from the page, for the frame held
         self.stopping = False
         self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
+        self.frame_seqs: list[int] = []  # the printer's number of each frame, in the order they crossed
+        self.drawn_at: int | None = None  # where the latest diagram is in `events` (only the latest is kept)
 
     # -- the session's Watch ------------------------------------------------------------
-    def attach(self, printer: FramePrinter, card_urls: list[str]) -> None:
+    def attach(self, printer: FramePrinter, card_urls: list[str]) -> Remembering | None:
         """Hook the printer main() made: every frame an event, and each one held if stepping;
-        the trace starts with the registry's card URLs, as --trace's does (tools.py)."""
+        the trace starts with the registry's card URLs, as --trace's does (tools.py). A turn
+        of a conversation speaks through the printer wrapped (conversation.py), else None."""
         self.recorder, self.held = trace.Recorder(printer.label, printer.held), printer.held
         self.recorder.event("registry", cards=card_urls)
-        self.console.listeners.append(self.recorder.line)
-        printer.listeners += [self.recorder.frame, self.frame]
+        self.console.listeners += [self.recorder.line, self.redraw_after]
+        printer.listeners += [self.recorder.frame, self.frame, self.redraw_after]
         printer.before_send = self.before_send
+        return Remembering(printer, self.conversation, self.console.say, self._add) if self.conversation else None
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
         """A Console listener: the line as the terminal shows it, and a trust decision's or a
@@ -84,10 +89,27 @@ class Run:
 
     def frame(self, frame: Frame) -> None:
         """A printer listener: what HTTP said of a frame as it crossed (secrets masked already)."""
+        self.frame_seqs.append(frame.seq)
         self._add({"type": "frame", "seq": frame.seq, "direction": frame.direction,
                    "method": frame.http_method, "url": mask_body(frame.url, self.held), "status": frame.status,
                    "headers": frame.headers, "pushed_by": frame.sender,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 1)})
+
+    def redraw_after(self, *heard: Any) -> None:
+        """A listener after the recorder: the diagram drawn again (drawing.py) once a frame
+        crossed, or a line told of a decision or a result; a line of the story draws nothing."""
+        story = len(heard) == 3 and heard[1].label in ("story", "banner", "frame") and "event" not in heard[2]
+        if not story and self.recorder is not None and len(self.recorder.records) <= drawing.MOST_RECORDS:
+            self.draw(self.recorder.resolved())
+
+    def draw(self, records: list[dict[str, Any]]) -> None:
+        """The diagram of `records`, the newest event; the one before is dropped (a page needs the newest)."""
+        drawn = drawing.drawing(records, self.frame_seqs)
+        with self.changed:
+            if self.drawn_at is not None:
+                self.events[self.drawn_at] = {"type": "drawn again"}
+            self.drawn_at = len(self.events) if len(self.events) < MAX_EVENTS else None
+        self._add(drawn)
 
     def before_send(self, frame: Frame) -> None:
         """The printer's hook: the frame is shown; in step mode it leaves only on Send."""
@@ -124,6 +146,8 @@ class Run:
             finally:
                 self.cleanup()
                 self.credentials, self.story = {}, None  # a credential lives as long as its run
+                if self.recorder is not None and len(self.recorder.records) > drawing.MOST_RECORDS:
+                    self.draw(self.recorder.resolved())  # drawn once more, whole, at its end
                 with self.changed:
                     self.status = status
                     self.changed.notify_all()
@@ -159,6 +183,7 @@ class Run:
                 kind = kinds.get(label, Kind.FRAME if label == "frame" else Kind.STORY) \
                     if isinstance(label, str) else Kind.STORY
                 self._add({"type": "line", "kind": kind.label, "text": escape(record["text"], keep_newlines=True)})
+        self.draw(records)
         self.status = 0
         self._add({"type": "end", "status": 0})
 
@@ -185,12 +210,13 @@ class Runs:
         self.lock = threading.Lock()
 
     def start(self, argv: list[str], step: bool, cleanup: Callable[[], None],
-              credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> Run | None:
+              credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None,
+              conversation: Conversation | None = None) -> Run | None:
         """A new run, started; None when MAX_LIVE are going already."""
         with self.lock:
             if sum(not run.done for run in self.by_id.values()) >= MAX_LIVE:
                 return None
-            run = Run(str(next(self.ids)), argv, step, cleanup, credentials, story)
+            run = Run(str(next(self.ids)), argv, step, cleanup, credentials, story, conversation)
             self.by_id[run.id] = run
             self._forget_the_oldest_finished()
         run.start(self.again)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
 import secrets
 import shlex
 from functools import partial
@@ -31,14 +30,12 @@ from peers.a2a import wire_format
 from peers.support.web import outside
 from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist
-from peers.support.web.pages import headers, lessons, steps_view
+from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
+from peers.support.web.conversation import Conversation, Conversations
 from peers.support.web.runs import Run, Runs
 from transports.base import HttpRequest, HttpResponse, is_http_url
 from transports.codec import Limits, loads_strict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),
-          "/live.css": ("live.css", "text/css")}
 FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
 FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
@@ -56,6 +53,7 @@ class WebApp:
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.token = token
         self.runs, self.allowlist_path = runs, allowlist_path
+        self.conversations = Conversations()  # the page's, each with the card and token it has had
         self.scratch = allowlist.Scratch()  # the edited allowlists' folder: removed by close()
         self.closing = False
 
@@ -90,9 +88,7 @@ class WebApp:
     def route(self, request: HttpRequest, path: str) -> HttpResponse:
         parts, method = path.strip("/").split("/"), request.method
         if method == "GET" and path in STATIC:
-            name, media_type = STATIC[path]
-            with open(os.path.join(HERE, name), "rb") as file:
-                return HttpResponse(200, {**headers(), "Content-Type": f"{media_type}; charset=utf-8"}, file.read())
+            return static(path)
         if method == "GET" and path == "/lessons":
             return _answer(200, {"runs": lessons(), "wires": list(wire_format.NAMES)})
         if path == "/allowlist":
@@ -151,12 +147,15 @@ class WebApp:
 
     def talk(self, request: HttpRequest) -> HttpResponse:
         """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
-        asked, argv, credentials = agent.asked(loads_strict(request.body or b"{}", REQUEST_LIMITS), FOLLOW)
+        document = loads_strict(request.body or b"{}", REQUEST_LIMITS)
+        asked, argv, credentials = agent.asked(document, FOLLOW)
+        kept = self.conversations.of(document, asked.card_url)  # its card and token, had once (conversation.py)
         shown = f"{asked.operation}, from the page, to the agent `{{command}}` finds"
-        return self.launch(request, argv, shown, credentials, partial(outside.talk, asked))
+        return self.launch(request, argv, shown, credentials, partial(outside.talk, asked), kept)
 
     def launch(self, request: HttpRequest, argv: list[str], shown: str,
-               credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None) -> HttpResponse:
+               credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None,
+               conversation: Conversation | None = None) -> HttpResponse:
         """A run of `argv` with the page's allowlist (checked by the loader first), started;
         `shown` says it, with {command}: the command that does the same in a terminal."""
         saved = allowlist.read(self.allowlist_path)
@@ -170,7 +169,7 @@ class WebApp:
         flag = [] if named == allowlist.DEFAULT else ["--allowlist", named]
         command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, *flag])
         run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
-                              credentials, story)
+                              credentials, story, conversation)
         if run is None:
             remove()
             return _answer(429, {"error": "three runs are going already; stop one or wait"})
