@@ -24,14 +24,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PARTS = 3
-WEIGHTS = {"test_readme": 15, "test_live_page_in_chromium": 15, "test_lessons": 12, "test_resource_attacks": 10,
-           "test_server_hardening": 10, "test_durable": 8, "test_diagrams_say_what_the_terminal_says": 8,
-           "test_network_client": 8, "test_hostile_peers": 6, "test_push": 5, "test_cli_edges": 5,
-           "test_stream_resume": 5, "test_served_cards": 4, "test_frame_summaries": 4, "test_streaming": 4,
-           "test_auth_client": 4, "test_connection_cap": 4, "test_served_tenants": 4, "test_live_page_server": 3,
-           "test_rest_routes": 3, "test_layout": 3, "test_serving_edges": 3, "test_push_payloads": 3,
-           "test_hostile_pushes": 3, "test_learner_tools": 2, "test_rest_server": 2, "test_card_files": 2,
-           "test_live_page_any_agent": 2, "test_hostile_replies": 2, "test_signed_cards": 2}
+WEIGHTS = {"test_readme": 17, "test_live_page_in_chromium": 14, "test_lessons": 12, "test_check_broken_agents": 11,
+           "test_server_hardening": 10, "test_resource_attacks": 10, "test_durable": 8, "test_network_client": 7,
+           "test_hostile_peers": 6, "test_cli_edges": 6, "test_diagrams_say_what_the_terminal_says": 6,
+           "test_push": 5, "test_stream_resume": 4, "test_frame_summaries": 4, "test_served_cards": 4,
+           "test_streaming": 4, "test_layout": 4, "test_auth_client": 4, "test_connection_cap": 4,
+           "test_check_deep_broken_agents": 3, "test_live_page_server": 3, "test_rest_routes": 3,
+           "test_serving_edges": 3, "test_hostile_replies": 3, "test_rest_server": 2, "test_learner_tools": 2,
+           "test_proxy_hostile": 2, "test_live_page_any_agent": 2, "test_card_dialects": 2}
 DEFAULT = 1.0
 COUNTED = ("passed", "failed", "skipped", "errors", "error")
 
