@@ -34,18 +34,41 @@ def check(settings: Any, console: Any) -> int:
     if isinstance(ready, str):
         console.say(f"check: {ready}", Kind.ERROR)
         return 2
-    store, other_store, card_key, held = ready
-    from transports.network import HttpTransport
     quiet_stdout = settings.format != "text" and not settings.out  # a JSON or XML report owns stdout
-    printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20),
-                           console.frame if settings.verbose and not quiet_stdout else None,
+    report = examine(settings, *ready, console.frame if settings.verbose and not quiet_stdout else None)
+    if isinstance(report, str):
+        console.say(f"check: {report}", Kind.ERROR)
+        return 2
+    written = {"json": as_json, "junit": junit}.get(settings.format, lambda made: text(made, settings.verbose))(report) \
+        if settings.format != "html" else _html(report)
+    if settings.out:
+        try:  # checked writable before the run; the disk may still be full, or the folder gone
+            with open(settings.out, "w", encoding="utf-8") as file:
+                file.write(written + "\n")
+        except OSError as exc:
+            console.say(f"check: --out {settings.out}: {exc.strerror or exc}", Kind.ERROR)
+            return 2
+        console.say(f"check: the report is in {settings.out}")
+        console.say(f"check: {_summary(report)}")
+    else:
+        print(written)
+    return report.exit_status
+
+
+def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | None, card_key: Any,
+            held: tuple[str, ...], show: Any = None) -> Report | str:
+    """The report of the agent at settings.url (each frame to `show` as it crosses, if given),
+    or the one line saying it cannot be reached. The live page calls this too, with the
+    credential it holds (web/checking.py)."""
+    from transports.network import HttpTransport
+    printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20), show,
                            verbose=settings.verbose, held=held)
     probe = Probe(printer, settings.timeout, min(BUDGET, PER_TIMEOUT * settings.timeout))
     target = settings.url if parse_url(settings.url).path.endswith(".json") else card_url(settings.url)
     answer, frames = card_checks.fetched(probe, target)
     if answer.status is None and not answer.reached:
-        console.say(f"check: {settings.url[:200]} cannot be reached: {answer.failure}", Kind.ERROR)
-        return 2
+        printer.inner.close()
+        return f"{settings.url[:200]} cannot be reached: {answer.failure}"
     verdicts = card_checks.checks(probe, target, answer, frames, card_key)
     document = card_checks.card_of(answer)
     found, unreached = [], "no card was read, so nothing past it was asked"
@@ -64,21 +87,7 @@ def check(settings: Any, console: Any) -> int:
     card = {"name": document.get("name") if document is not None and isinstance(document.get("name"), str) else "?",
             "version": declared_by(document).NAME if document is not None else "?",
             "bindings": [reach.name for reach in found]}
-    report = Report(target, card, graded(verdicts, unreached), held, settings.deep)
-    written = {"json": as_json, "junit": junit}.get(settings.format, lambda made: text(made, settings.verbose))(report) \
-        if settings.format != "html" else _html(report)
-    if settings.out:
-        try:  # checked writable before the run; the disk may still be full, or the folder gone
-            with open(settings.out, "w", encoding="utf-8") as file:
-                file.write(written + "\n")
-        except OSError as exc:
-            console.say(f"check: --out {settings.out}: {exc.strerror or exc}", Kind.ERROR)
-            return 2
-        console.say(f"check: the report is in {settings.out}")
-        console.say(f"check: {_summary(report)}")
-    else:
-        print(written)
-    return report.exit_status
+    return Report(target, card, graded(verdicts, unreached), held, settings.deep)
 
 
 def _summary(report: Report) -> str:
