@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 from peers.a2a import wire_format
 from peers.support.web import outside
 from peers.support.output import Console, Kind
-from peers.support.web import agent, allowlist
+from peers.support.web import agent, allowlist, tools
 from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
 from peers.support.web.runs import Run, Runs
@@ -104,6 +104,9 @@ class WebApp:
             return self.start(request)
         if method == "POST" and path == "/agent":  # an operation on the agent the URL field names
             return self.talk(request)
+        tool = tools.route(request, path, self.allowlist_path, self.runs)  # check, an entry, curl, a diff
+        if tool is not None:
+            return _answer(*tool)
         if method == "POST" and path == "/traces":  # a saved run, opened: checked as --replay checks it
             opened = self.runs.opened(_field(request, "text"))
             return _answer(201, {"id": opened.id, "key": opened.key, "command": "a saved run"})
@@ -163,11 +166,9 @@ class WebApp:
         problem, path, remove = allowlist.for_a_run(text, self.scratch.folder)
         if problem:
             return _answer(400, {"error": problem})
-        # The command names the allowlist the run reads: an edit not saved yet is kept while
-        # the page serves, since without it the command would trust what the page refused.
+        # The command names the allowlist the run reads, always; an unsaved edit is kept while the page serves.
         named = self.allowlist_path if text == saved else allowlist.kept(text, self.scratch.folder)
-        flag = [] if named == allowlist.DEFAULT else ["--allowlist", named]
-        command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, *flag])
+        command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, "--allowlist", named])
         run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
                               credentials, story, conversation)
         if run is None:

@@ -1,0 +1,101 @@
+"""The live page's tools over plain HTTP: check an agent, propose an allowlist entry, copy a
+request as curl, compare two saved runs (peers/support/web/tools.py). Real runs, a real
+broken agent (tests/test_check_broken_agents.py's), real saved traces; the browser's side is
+tests/test_live_page_in_chromium.py."""
+import json
+import shlex
+
+from conftest import outside_peer
+from test_check_broken_agents import TOKEN, Agent
+from test_live_page_server import ESSAY_ALLOWLIST, ask, events_of, page, started  # noqa: F401 (page: a fixture)
+
+
+def post(page, path, body):
+    status, _, answer = ask(page, path, "POST", body)
+    return status, json.loads(answer)
+
+
+def test_check_in_the_page_is_checks_own_report_with_the_failure_first(page):
+    with outside_peer(Agent, flaw="wrong_codes", handle_error=lambda request, address: None) as base:
+        status, answer = post(page, "/check", {"peer": base, "scheme": "bearer", "secret": TOKEN})
+    assert status == 200 and answer["report"]["schema"] == "a2a-workbench-check/1"
+    first = answer["report"]["requirements"][0]
+    assert (first["id"], first["outcome"]) == ("WB-JSONRPC-ERR-001", "fail"), "the failure first"
+    assert [row["id"] for row in answer["report"]["requirements"] if row["outcome"] == "fail"] == ["WB-JSONRPC-ERR-001"]
+    assert first["fix"] and first["verdicts"][0]["frames"], "its fix and its frames"
+    assert answer["summary"].endswith("Exit status 1: a MUST failed.")
+    assert answer["report"]["deep"] is False and "--deep" not in answer["command"]
+    assert TOKEN not in json.dumps(answer), "the credential is masked in every frame"
+
+
+def test_check_of_an_agent_that_cannot_be_reached_is_one_line(page, closed_port):
+    status, answer = post(page, "/check", {"peer": f"http://127.0.0.1:{closed_port}", "scheme": "", "secret": ""})
+    assert status == 502 and "cannot be reached" in answer["error"]
+    assert post(page, "/check", {"peer": "file:///etc/passwd"})[0] == 400
+
+
+def test_an_allowlist_entry_is_proposed_with_its_diff_and_nothing_is_written(page):
+    status, answer = post(page, "/allowlist/entry", {"text": ESSAY_ALLOWLIST, "name": "refund-bot-9000",
+                                                     "endpoint": "https://refunds-r-us.example/a2a"})
+    assert status == 200 and page["path"].read_text() == ESSAY_ALLOWLIST, "nothing written until confirmed"
+    added = [line for line in answer["diff"].splitlines() if line.startswith("+") and not line.startswith("+++")]
+    removed = [line for line in answer["diff"].splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert added == ['+    {"name": "billing-agent", "endpoint": "https://billing.acme.example/a2a"},',
+                     '+    {"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}']
+    assert removed == ['-    {"name": "billing-agent", "endpoint": "https://billing.acme.example/a2a"}']
+    assert answer["path"] == str(page["path"]) and str(page["path"]) in answer["which"]
+    assert post(page, "/allowlist", {"text": answer["text"], "save": True})[0] == 200
+    trusted = json.loads(page["path"].read_text())["trusted"]
+    assert trusted[-1] == {"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}
+    again = post(page, "/allowlist/entry", {"text": answer["text"], "name": "refund-bot-9000",
+                                            "endpoint": "https://refunds-r-us.example/a2a"})
+    assert again[0] == 400 and "already" in again[1]["error"]
+
+
+def test_a_request_frame_copied_as_curl_has_placeholders_never_the_secret(page):
+    """The essay's run sends billing a bearer token (made fresh for the run): curl names a variable for it."""
+    run = started(page, run="default", transport="http")
+    events_of(page, run)
+    frames = [json.loads(line) for line in ask(page, f"/runs/{run}/trace.jsonl")[2].decode().splitlines()]
+    frames = [record for record in frames if record["kind"] == "frame"]
+    sent = next(index for index, frame in enumerate(frames) if frame["direction"] == "-->" and frame["body"])
+    status, _, body = ask(page, f"/runs/{run}/curl?frame={sent}")
+    text = json.loads(body)["curl"]
+    said, command = text.split("\n", 1)
+    assert status == 200 and said.startswith("# set A2A_AUTHORIZATION to the secret first")
+    assert command.startswith("curl -X POST ") and "--data-binary" in command and "****" not in command
+    words = shlex.split(command.replace("\\\n", ""))
+    assert words[3] == frames[sent]["url"] and "Authorization: Bearer ${A2A_AUTHORIZATION}" in words
+    assert frames[sent]["headers"]["Authorization"].startswith("Bearer ****#"), "the trace had it masked"
+    answered = next(index for index, frame in enumerate(frames) if frame["direction"] == "<--")
+    assert ask(page, f"/runs/{run}/curl?frame={answered}")[0] == 404, "an answer is no request"
+
+
+def test_the_curl_of_a_masked_header_names_a_variable_not_the_value():
+    from peers.support.web.tools import curl
+    text = curl({"http_method": "POST", "url": "http://127.0.0.1:1/a2a", "body": "{}",
+                 "headers": {"Authorization": "Bearer ****#1ec1", "Content-Type": "application/json",
+                             "X-Note": "'; rm -rf / #"}})
+    assert "****" not in text and '"${A2A_AUTHORIZATION}"' in text
+    words = shlex.split(text.split("\n", 1)[1].replace("\\\n", ""))
+    assert words[words.index("-H") + 1] == "Authorization: Bearer ${A2A_AUTHORIZATION}", "the shell fills it in"
+    assert "X-Note: '; rm -rf / #" in words, "a hostile header stays one quoted word"
+
+
+def test_two_saved_runs_differ_frame_by_frame(page):
+    first = started(page, run="default")
+    events_of(page, first)
+    emptied = json.dumps({"trusted": []})
+    second = started(page, run="default", allowlist=emptied)
+    events_of(page, second)
+    texts = [ask(page, f"/runs/{run}/trace.jsonl")[2].decode() for run in (first, second)]
+    status, answer = post(page, "/traces/diff", {"a": texts[0], "b": texts[1]})
+    assert status == 200
+    changes = {row["change"] for row in answer["rows"]}
+    removed = [row["label"] for row in answer["rows"] if row["change"] == "removed"]
+    assert any(label.startswith("--> tasks/send billing-agent") for label in removed), removed
+    assert "added" not in changes and "same" in changes
+    same = post(page, "/traces/diff", {"a": texts[0], "b": texts[0]})[1]
+    assert {row["change"] for row in same["rows"]} == {"same"}
+    bad = post(page, "/traces/diff", {"a": texts[0], "b": "not a trace"})
+    assert bad[0] == 400 and bad[1]["error"].startswith("the second trace:")
