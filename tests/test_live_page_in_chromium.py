@@ -34,7 +34,8 @@ def press_run(browser):
     browser.wait_for(READY)
     browser.evaluate(RUN)
 FRAMES = "[...document.querySelectorAll('#frames pre')].map((line) => line.textContent)"
-DECISIONS = "[...document.querySelectorAll('#decisions li')].map((line) => line.textContent)"
+DECISIONS = ("[...document.querySelectorAll('#decisions li')].map((line) => [...line.childNodes].filter((node) =>"
+             " node.localName !== 'button').map((node) => node.textContent).join(''))")  # not a refusal's offer
 # Markup a hostile peer puts in everything it controls; none of it may become an element or run.
 PAYLOAD = ("<img src=x onerror=\"document.body.dataset.pwned='img'\">"
            "<script>document.body.dataset.pwned='script'</script>")
@@ -54,7 +55,7 @@ def diagram_of_the_run(browser, base):
     the same words, in the same order, each arrow drawn with a width, each row below the last."""
     browser.evaluate("document.getElementById('tab-diagram').click()")  # on a narrow window, its tab
     assert browser.evaluate("document.getElementById('frames-panel').offsetParent === null") == \
-        browser.evaluate("getComputedStyle(document.getElementById('tabs')).display !== 'none'")
+        browser.evaluate("getComputedStyle(document.getElementById('tab-diagram')).display !== 'none'")
     drawn = browser.evaluate(DRAWN)
     listed = browser.evaluate("[...document.querySelectorAll('#frames li.http')].map((li) => Number(li.dataset.seq))")
     assert [seq for _, seq, _, _ in drawn if seq is not None] == listed, "one arrow per frame, in order"

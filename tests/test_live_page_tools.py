@@ -7,7 +7,10 @@ import shlex
 
 from conftest import outside_peer
 from test_check_broken_agents import TOKEN, Agent
-from test_live_page_server import ESSAY_ALLOWLIST, ask, events_of, page, started  # noqa: F401 (page: a fixture)
+import test_live_page_server as server_tests
+from test_live_page_server import ESSAY_ALLOWLIST, ask, events_of, started
+
+page = server_tests.page  # the page's server, as a fixture
 
 
 def post(page, path, body):

@@ -165,6 +165,7 @@ function show(event) {
     const item = element("li", undefined, `verdict-${event.verdict}`);
     item.append(element("strong", `${event.peer}: ${event.verdict}`), element("span", ` (${event.reason})`));
     $("decisions").append(item);
+    offerEntry(item, event); // tools.js: a refusal's "Add to allowlist"
   } else if (event.type === "task") {
     task(event);
   } else if (event.type === "held") {
@@ -184,6 +185,7 @@ function show(event) {
     trace.hidden = false;
     $("steps").href = ofRun(current, "steps.html");
     $("steps").hidden = false;
+    readRun(current); // tools.js: its frames, to filter, search and read
   }
   frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});
 }
@@ -228,7 +230,7 @@ function showFrame(group) {
   for (const near of [item.previousElementSibling, item.nextElementSibling]) {
     if (near && near.classList.contains("kind-frame")) near.classList.add("chosen"); // its bytes, as printed
   }
-  if (getComputedStyle($("tabs")).display !== "none") tab("frames");
+  if (getComputedStyle($("tab-diagram")).display !== "none") tab("frames"); // a narrow window: the diagram's tab
   item.scrollIntoView({block: "start"});
 }
 
