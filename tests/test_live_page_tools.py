@@ -102,3 +102,20 @@ def test_two_saved_runs_differ_frame_by_frame(page):
     assert {row["change"] for row in same["rows"]} == {"same"}
     bad = post(page, "/traces/diff", {"a": texts[0], "b": "not a trace"})
     assert bad[0] == 400 and bad[1]["error"].startswith("the second trace:")
+
+
+def test_a_changed_answer_is_one_changed_frame_naming_each_field_that_differs(page):
+    run = started(page, run="default")
+    events_of(page, run)
+    text = ask(page, f"/runs/{run}/trace.jsonl")[2].decode()
+    records = [json.loads(line) for line in text.splitlines()]
+    answer = next(record for record in records if record["kind"] == "frame" and record["method"] == "tasks/send"
+                  and record["direction"] == "<--")
+    document = json.loads(answer["body"])
+    document["result"]["status"]["state"] = "failed"
+    answer.update(body=json.dumps(document), http_status=500)
+    status, compared = post(page, "/traces/diff", {"a": text, "b": "".join(json.dumps(r) + "\n" for r in records)})
+    changed = [row for row in compared["rows"] if row["change"] != "same"]
+    assert status == 200 and len(changed) == 1 and changed[0]["label"] == "<-- tasks/send billing-agent HTTP 200"
+    assert changed[0]["fields"] == [{"field": "http_status", "a": "200", "b": "500"},
+                                    {"field": "body.result.status.state", "a": '"completed"', "b": '"failed"'}]

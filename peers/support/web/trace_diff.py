@@ -116,7 +116,7 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _shown(value: Any) -> str | None:
-    return None if value is None else _cut(value if isinstance(value, str) else json.dumps(value))
+    return None if value is None else _cut(json.dumps(value, ensure_ascii=False))  # "7" is not 7: as JSON
 
 
 def _cut(text: str) -> str:
