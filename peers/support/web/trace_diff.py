@@ -70,11 +70,11 @@ def _key(frame: dict[str, Any]) -> str:
     return json.dumps([str(frame.get(name)) for name in ("direction", "method", "http_method", "peer")])
 
 
-def _only(change: str, frame: dict[str, Any], a: int | None, b: int | None) -> dict[str, Any]:
-    return {"change": change, "a": a, "b": b, "label": label(frame), "fields": [], "more": 0}
+def _only(change: str, frame: dict[str, Any], first: int | None, second: int | None) -> dict[str, Any]:
+    return {"change": change, "a": first, "b": second, "label": label(frame), "fields": [], "more": 0}
 
 
-def _pair(one: dict[str, Any], two: dict[str, Any], a: int, b: int) -> dict[str, Any]:
+def _pair(one: dict[str, Any], two: dict[str, Any], first: int, second: int) -> dict[str, Any]:
     fields = [(name, one.get(name), two.get(name)) for name in ("http_status", "url", "transport", "wire")]
     for name in sorted(set(_dict(one.get("headers"))) | set(_dict(two.get("headers")))):
         if name.lower() not in IGNORED:
@@ -83,7 +83,7 @@ def _pair(one: dict[str, Any], two: dict[str, Any], a: int, b: int) -> dict[str,
     fields += [(f"body{path}", ours.get(path), theirs.get(path)) for path in sorted(set(ours) | set(theirs))]
     changed = [{"field": _cut(name), "a": _shown(left), "b": _shown(right)}
                for name, left, right in fields if left != right]
-    return {"change": "changed" if changed else "same", "a": a, "b": b, "label": label(one),
+    return {"change": "changed" if changed else "same", "a": first, "b": second, "label": label(one),
             "fields": changed[:MOST_FIELDS], "more": max(0, len(changed) - MOST_FIELDS)}
 
 
