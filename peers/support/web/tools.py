@@ -20,6 +20,7 @@ import difflib
 import json
 import re
 import shlex
+import threading
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,14 +30,20 @@ from transports.codec import Limits, loads_strict
 
 LIMITS = Limits(max_bytes=1 << 20, max_depth=16, max_containers=10_000)  # two traces; the server bounds the body
 LEFT_TO_CURL = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
+CHECKS = threading.BoundedSemaphore(2)  # checks at once: each may take check's whole budget (40 s)
 MASKED = re.compile(r"\*\*\*\*(#[0-9a-f]{4})?")  # a secret as the printer shows it (transports/masking.py)
 
 
 def route(request: HttpRequest, path: str, allowlist_path: str, runs: Any) -> tuple[int, dict[str, Any]] | None:
     if request.method == "POST" and path == "/check":
         body = _body(request)
-        answer = checking.report(_text(body, "peer"), _text(body, "scheme"), _text(body, "secret"),
-                                 body.get("deep") is True)
+        if not CHECKS.acquire(blocking=False):
+            return 429, {"error": "two checks are going already; wait for one to end"}
+        try:
+            answer = checking.report(_text(body, "peer"), _text(body, "scheme"), _text(body, "secret"),
+                                     body.get("deep") is True)
+        finally:
+            CHECKS.release()
         return (502 if "error" in answer else 200), answer
     if request.method == "POST" and path == "/allowlist/entry":
         body = _body(request)
