@@ -119,3 +119,13 @@ def test_a_changed_answer_is_one_changed_frame_naming_each_field_that_differs(pa
     assert status == 200 and len(changed) == 1 and changed[0]["label"] == "<-- tasks/send billing-agent HTTP 200"
     assert changed[0]["fields"] == [{"field": "http_status", "a": "200", "b": "500"},
                                     {"field": "body.result.status.state", "a": '"completed"', "b": '"failed"'}]
+
+
+def test_the_tools_are_behind_the_pages_door(page):
+    run = started(page)
+    events_of(page, run)
+    assert ask(page, f"/runs/{run}/curl?frame=0", token=False)[0] == 401, "a token, not a run's key"
+    for path, body in (("/check", {"peer": "http://127.0.0.1:9/"}), ("/traces/diff", {"a": "", "b": ""}),
+                       ("/allowlist/entry", {"text": ESSAY_ALLOWLIST, "name": "x", "endpoint": "http://x.example/"})):
+        assert ask(page, path, "POST", body, origin=False)[0] == 403, path
+        assert ask(page, path, "POST", body, token=False)[0] == 401, path

@@ -143,6 +143,9 @@ def test_a_script_in_a_check_finding_a_diffed_trace_or_a_curl_copied_frame_never
                 and record["body"])
     sent.update(peer="billing" + PAYLOAD, body=PAYLOAD, url=sent["url"] + "?" + PAYLOAD,
                 headers={**sent["headers"], "X-Note": PAYLOAD})
+    answered = next(record for record in records if record["kind"] == "frame" and record["direction"] == "<--"
+                    and record["method"] == "tasks/send")
+    answered["http_status"] = 500  # an error: red in the list, and what the errors filter keeps
     hostile = "".join(json.dumps(record) + "\n" for record in records)
     with chromium.tab(page[0]) as browser:
         browser.wait_for(READY)
@@ -157,6 +160,11 @@ def test_a_script_in_a_check_finding_a_diffed_trace_or_a_curl_copied_frame_never
         curl = browser.wait_for("document.querySelector('#reader-frames pre.curl') && "
                                 "document.querySelector('#reader-frames pre.curl').textContent")
         assert "<script>" in curl
+        browser.evaluate("(() => { const status = document.getElementById('filter-status'); status.value = 'error';"
+                         " status.dispatchEvent(new Event('change')); })()")
+        errors = browser.evaluate("[...document.querySelectorAll('#reader-frames > li:not([hidden]) summary')].map("
+                                  "(line) => [line.textContent, getComputedStyle(line).color])")
+        assert errors == [["#3 <-- tasks/send billing-agent HTTP 500", "rgb(187, 0, 0)"]], errors
         browser.evaluate(f"compare({json.dumps(hostile)}, {json.dumps(first.read_text())})")
         assert "<img" in browser.wait_for("document.getElementById('diff-rows').textContent")
         assert browser.evaluate("document.body.dataset.pwned") is None
