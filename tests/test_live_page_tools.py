@@ -129,3 +129,15 @@ def test_the_tools_are_behind_the_pages_door(page):
                        ("/allowlist/entry", {"text": ESSAY_ALLOWLIST, "name": "x", "endpoint": "http://x.example/"})):
         assert ask(page, path, "POST", body, origin=False)[0] == 403, path
         assert ask(page, path, "POST", body, token=False)[0] == 401, path
+
+
+def test_the_command_shown_names_every_flag_and_says_where_the_credential_goes_never_what_it_is(page, closed_port):
+    agent = f"http://127.0.0.1:{closed_port}/"
+    status, answer = post(page, "/runs", {"run": "default", "transport": "http", "peer": agent, "follow": "stream",
+                                          "scheme": "bearer", "secret": "s3cret-token-0123"})
+    assert status == 201 and "s3cret" not in answer["command"]
+    flags, said = answer["command"].split(" --credentials FILE ")
+    assert shlex.split(flags) == ["python3", "a2a_delegation.py", "--transport", "http", "--peer", agent, "--stream",
+                                  "--allowlist", str(page["path"])]
+    assert said == "(the credential entered, in a credential store: never shown)"
+    events_of(page, answer["id"])

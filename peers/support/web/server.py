@@ -166,9 +166,9 @@ class WebApp:
         problem, path, remove = allowlist.for_a_run(text, self.scratch.folder)
         if problem:
             return _answer(400, {"error": problem})
-        # The command names the allowlist the run reads, always; an unsaved edit is kept while the page serves.
-        named = self.allowlist_path if text == saved else allowlist.kept(text, self.scratch.folder)
-        command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, "--allowlist", named])
+        named = self.allowlist_path if text == saved else allowlist.kept(text, self.scratch.folder)  # kept: the command reads it
+        command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, "--allowlist", named]) \
+            + (" --credentials FILE (the credential entered, in a credential store: never shown)" if credentials else "")
         run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
                               credentials, story, conversation)
         if run is None:
