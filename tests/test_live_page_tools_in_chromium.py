@@ -46,8 +46,10 @@ def test_the_check_report_of_a_broken_agent_shows_its_failure_first_with_its_fra
             f"python3 a2a_delegation.py check {base}")
 
 
-def saved_runs(tmp_path):
-    """Two --trace files: the essay's run, and the same with billing taken off the allowlist."""
+@pytest.fixture(scope="module")
+def saved_runs(tmp_path_factory):
+    """Two --trace files, made once for the file: the essay's run, and the same with billing taken off the allowlist."""
+    tmp_path = tmp_path_factory.mktemp("saved-runs")
     emptied = tmp_path / "emptied.json"
     emptied.write_text(json.dumps({"trusted": []}))
     cli("--trace", tmp_path / "a.jsonl")
@@ -61,8 +63,8 @@ def pick(browser, selector, path):
     browser.call("DOM.setFileInputFiles", nodeId=node, files=[str(path)])
 
 
-def test_filter_search_and_diff_work_on_saved_traces(chromium, page, tmp_path):
-    first, second = saved_runs(tmp_path)
+def test_filter_search_and_diff_work_on_saved_traces(chromium, page, saved_runs):
+    first, second = saved_runs
     with chromium.tab(page[0]) as browser:
         browser.wait_for(READY)
         pick(browser, "#open", first)
@@ -136,8 +138,8 @@ def test_a_request_copied_as_curl_has_placeholders_not_secrets(chromium, page):
 
 
 def test_a_script_in_a_check_finding_a_diffed_trace_or_a_curl_copied_frame_never_runs(chromium, page, hostile_peer,
-                                                                                         tmp_path):
-    first, _ = saved_runs(tmp_path)
+                                                                                         saved_runs):
+    first, _ = saved_runs
     records = [json.loads(line) for line in first.read_text().splitlines()]
     sent = next(record for record in records if record["kind"] == "frame" and record["direction"] == "-->"
                 and record["body"])

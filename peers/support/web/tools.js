@@ -172,7 +172,7 @@ function offerEntry(item, event) {
     $("proposal-which").className = status === 200 ? "" : "bad";
     $("proposal-which").textContent = status === 200 ? answer.which : answer.error || `HTTP ${status}`;
     $("proposal-diff").replaceChildren(...(status === 200 ? answer.diff.split("\n") : []).map((line) =>
-      element("span", `${line}\n`, line.startsWith("+") ? "added" : line.startsWith("-") ? "removed" : "")));
+      element("span", `${line}\n`, /^(\+\+\+|---) /.test(line) ? "" : line.startsWith("+") ? "added" : line.startsWith("-") ? "removed" : "")));
     $("proposal").scrollIntoView({block: "nearest"});
   }));
 }
