@@ -141,3 +141,12 @@ def test_the_command_shown_names_every_flag_and_says_where_the_credential_goes_n
                                   "--allowlist", str(page["path"])]
     assert said == "(the credential entered, in a credential store: never shown)"
     events_of(page, answer["id"])
+
+
+def test_the_diff_is_of_the_file_itself_and_says_when_it_carries_an_edit_not_saved(page):
+    edited = ESSAY_ALLOWLIST.replace("billing-agent", "billing-agent-2")
+    status, answer = post(page, "/allowlist/entry", {"text": edited, "name": "refund-bot-9000",
+                                                     "endpoint": "https://refunds-r-us.example/a2a"})
+    assert status == 200 and answer["diff"].startswith(f"--- {page['path']} (now)\n+++ {page['path']} (confirmed)")
+    assert '-    {"name": "billing-agent", "endpoint": "https://billing.acme.example/a2a"}' in answer["diff"].splitlines()
+    assert "with the page's edit not saved yet" in answer["which"]

@@ -78,11 +78,12 @@ def entry(text: str, name: str, endpoint: str, path: str) -> dict[str, Any]:
     if added in entries:
         raise ValueError(f"{name!r} at {endpoint} is on the allowlist already")
     new = _written({**document, "trusted": [*document.get("trusted", []), added]})
-    lines = difflib.unified_diff(text.splitlines(), new.splitlines(), "allowlist.json (as the page has it)",
-                                 "allowlist.json (with the entry)", lineterm="")
+    now = allowlist.read(path)  # the diff is of the file as it is, and as confirming would leave it
+    lines = difflib.unified_diff(now.splitlines(), new.splitlines(), f"{path} (now)", f"{path} (confirmed)", lineterm="")
     named = "the repository's own allowlist.json" if path == allowlist.DEFAULT else "the file this page was started with"
-    return {"entry": json.dumps(added, ensure_ascii=False), "text": new, "diff": "\n".join(lines),
-            "path": path, "which": f"Confirming writes {path} ({named}, --allowlist); nothing is written until then"}
+    edited = "" if text == now else ", with the page's edit not saved yet"
+    return {"entry": json.dumps(added, ensure_ascii=False), "text": new, "diff": "\n".join(lines), "path": path,
+            "which": f"Confirming writes {path} ({named}, --allowlist{edited}); nothing is written until then"}
 
 
 def curl(frame: dict[str, Any]) -> str:
