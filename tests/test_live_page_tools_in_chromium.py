@@ -171,3 +171,14 @@ def test_a_script_in_a_check_finding_a_diffed_trace_or_a_curl_copied_frame_never
         assert "<img" in browser.wait_for("document.getElementById('diff-rows').textContent")
         assert browser.evaluate("document.body.dataset.pwned") is None
         assert browser.evaluate("document.querySelectorAll('main img, main script').length") == 0
+
+
+def test_a_request_in_the_live_frames_list_copies_as_curl_too(chromium, page):
+    with chromium.tab(page[0] + "#run=default") as browser:
+        press_run(browser)
+        browser.wait_for(ENDED)
+        browser.evaluate("""[...document.querySelectorAll('#frames li.http.send')].find((li) =>
+            li.textContent.includes('POST')).querySelector('button').click()""")
+        curl = browser.wait_for("document.querySelector('#frames pre.curl') && "
+                                "document.querySelector('#frames pre.curl').textContent")
+        assert "'\"${A2A_AUTHORIZATION}\"'" in curl and "tasks/send" in curl and "****" not in curl

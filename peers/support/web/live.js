@@ -160,6 +160,7 @@ function show(event) {
     const item = element("li", `[${event.direction} #${event.seq} ${head}] ${headers}`,
       `http ${event.direction === "-->" ? "send" : "receive"}${event.status >= 400 ? " failed" : ""}`);
     item.dataset.seq = event.seq;
+    if (event.direction === "-->") offerCurl(item); // tools.js: this request, as curl
     frames.append(item);
   } else if (event.type === "trust") {
     const item = element("li", undefined, `verdict-${event.verdict}`);

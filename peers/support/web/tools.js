@@ -122,6 +122,13 @@ async function copyCurl(index, into) {
   if (status === 200 && navigator.clipboard) navigator.clipboard.writeText(answer.curl).catch(() => {});
 }
 
+// A request in the live frames list, as curl: its place among the run's frames is its number in the trace.
+function offerCurl(item) {
+  item.append(button("Copy as curl", () => {
+    copyCurl([...$("frames").querySelectorAll("li.http")].indexOf(item), item);
+  }));
+}
+
 // Two saved runs compared (POST /traces/diff): each frame once, added, removed, changed or the same.
 async function compare(first, second) {
   tab("tools");
