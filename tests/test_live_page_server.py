@@ -358,7 +358,8 @@ def test_a_finished_run_opens_in_the_step_through_view_with_no_inline_script_but
 
 def test_a_reconnecting_page_gets_the_events_after_the_last_it_saw(page):
     run_id = started(page)
-    everything = events_of(page, run_id)
+    events_of(page, run_id)  # to its end: a diagram read live is kept only as the newest, so the
+    everything = events_of(page, run_id)  # log is compared as it stands once the run is over
     request = urllib.request.Request(f"{page['base']}/runs/{run_id}/events",
                                      headers={"X-Workbench-Token": page["token"], "Last-Event-ID": "5"})
     with urllib.request.urlopen(request, timeout=30) as response:
