@@ -6,23 +6,21 @@ here; it goes on to the agent through the frame printer wrapping our network tra
 back the same way. Forwarded unchanged: the verb, the path and query, the body, every
 header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for itself (Host,
 Content-Length); an answer's status, headers (the same rule) and body; a stream (Server-
-Sent Events) chunk by chunk as it arrives, never gathered first. The card alone is changed
-(card.py). A fault (faults.py) acts here, and says so; each answer is judged by annotate.py,
-after it is forwarded as it was. A failure of the agent (no answer, garbage, too large, too
+Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). The card alone
+is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
+and says so; each answer is judged by annotate.py, as the agent sent it. A failure of the agent (no answer, garbage, too large, too
 slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
 itself (transports/), TLS, pushes.
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from peers.a2a.wire_format import CARD_PATH
-from peers.support.proxy import annotate, card
+from peers.support.proxy import annotate, card, passing
 from peers.support.proxy.faults import Faults
-from transports import sse
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.codec import loads_strict
 from transports.errors import TransportError
@@ -33,7 +31,6 @@ from transports.printer import escape
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                         "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
-_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its end, or a chunk's unfinished rest
 
 
 def credentials(headers: dict[str, str]) -> list[str]:
@@ -148,11 +145,13 @@ class Proxy:
         if is_card and response.status == 200:
             body = self._card(body)
         content_type = (response.header("Content-Type") or "").split(";")[0].strip().lower()
-        if not isinstance(body, (bytes, bytearray)):  # a stream: passed on as it arrives
-            body = Body(self._passing(body, number, asked, content_type), lambda completed: hang_up(response.body))
+        if not isinstance(body, (bytes, bytearray)):  # a stream: passed on as it arrives (passing.py)
+            body = Body(passing.stream(body, number, asked.binding, asked.body, content_type, self.say,
+                                       self.faults.cut_after(), acting), lambda completed: hang_up(response.body))
         else:
             for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body)):
                 self.say(line)
+            body = passing.answer(body, number, acting, self.say) if acting else body
         return HttpResponse(response.status, headers, body)
 
     def _hold(self, headers: dict[str, str]) -> None:
@@ -184,49 +183,6 @@ class Proxy:
             self.say("[proxy] not moved (another origin; a client sending there bypasses the proxy): "
                      + card.listed(rewritten.elsewhere))
         return rewritten.body
-
-    def _passing(self, chunks: Any, number: int, asked: ClientRequest, content_type: str) -> Iterator[bytes]:
-        """A stream's chunks as they arrive, cut if a fault says so, judged once it has ended."""
-        cut, decoder, events, completed, judged = self.faults.cut_after(), sse.Decoder(), [], False, True
-        try:
-            for chunk in chunks:
-                through = _through(chunk, decoder, events, cut) if cut is not None else None
-                if through is not None:
-                    yield chunk[:through]
-                    self.say(f"[fault] cut-stream:{cut}: cut the stream of request {number} after its event {cut}: "
-                             "the body never ends, both connections closed")
-                    judged = False  # ours to answer for, not the agent's
-                    raise HangUp
-                events += decoder.feed(chunk) if cut is None else []  # to be cut: fed line by line already
-                yield chunk
-            events += decoder.end()
-            completed = True
-        except TransportError as exc:
-            judged = not exc.timed_out  # our deadline cut it, not the agent: no rule of the agent's to judge
-            self.say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}"
-                     + (" (--timeout bounds a whole stream: raise it for a longer one)" if exc.timed_out else "")
-                     + "; the client's is cut too")
-            raise HangUp from None
-        except GeneratorExit:
-            self.say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")
-            judged = False
-            raise
-        finally:
-            hang_up(chunks)
-            if judged:
-                for line in annotate.notes(annotate.Answer(asked.binding, asked.body, 200, content_type,
-                                                           events=events, completed=completed)):
-                    self.say(line)
-
-
-def _through(chunk: bytes, decoder: Any, events: list[bytes], cut: int) -> int | None:
-    """Feed `chunk` a line at a time: where it must be cut, just after the line that ended event
-    `cut` (however an agent spreads events, blank lines and CRLFs over chunks); None: no cut in it."""
-    for line in _LINE.finditer(chunk):
-        events += decoder.feed(line[0])
-        if len(events) >= cut:
-            return line.end()
-    return None
 
 
 def binding_of(request: HttpRequest) -> str:
