@@ -46,11 +46,12 @@ def billing_served(wire=wire_v10, seen=None, **options):
 
 
 @contextlib.contextmanager
-def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0):
-    """A proxy forwarding to `to`: (its base URL, its Lines)."""
+def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0, read=None, **settings):
+    """A proxy forwarding to `to`: (its base URL, its Lines); `read` answers --step's prompts."""
     lines = Lines()
-    settings = SimpleNamespace(to=to, port=0, verbose=False, keep_card=keep_card, timeout=timeout)
-    server, _, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]))
+    settings = SimpleNamespace(**{"to": to, "port": 0, "verbose": False, "keep_card": keep_card, "timeout": timeout,
+                                  "step": read is not None, **settings})
+    server, _, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]), read=read)
     server.start()
     try:
         yield server.base_url, lines

@@ -171,6 +171,8 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
          "(default: %(default)s)", options={"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
          options={"action": "store_true"}),
+    Flag("--step", False, "hold each request before it goes to the agent, and each whole answer before it goes "
+         "back, until Enter; q (or end of input) stops holding", options={"action": "store_true"}),
 )
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import re
 import signal
-from typing import Any
+import sys
+import threading
+from typing import Any, Callable
 
 from peers.support.learner.trace import Recorder
 from peers.support.output import Kind
 from peers.support.calling.config import unwritable
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
-from transports.printer import Frame, FramePrinter
+from transports.printer import Frame, FramePrinter, StopRun
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
@@ -68,8 +70,10 @@ def proxy(settings: Any, console: Any) -> int:
     return 0
 
 
-def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None) -> tuple[Any, Proxy, PerThread]:
-    """The proxy's server, bound (not yet serving), its app, and the transports to the agent."""
+def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None,
+          read: Callable[[str], str] | None = None) -> tuple[Any, Proxy, PerThread]:
+    """The proxy's server, bound (not yet serving), its app, and the transports to the agent;
+    `read`: where --step's answers come from (default: the terminal, if stdin is one)."""
     from transports.network import HttpTransport
     from transports.server import PeerServer
     upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout))
@@ -84,6 +88,12 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     else:
         printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
                                  and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
+    if settings.step and read is None and not sys.stdin.isatty():
+        console.say("[proxy] --step: stdin is not a terminal, so no one can press Enter: frames are not held")
+    elif settings.step:
+        holding = Holding(console.say, read or input)
+        printer.before_send = holding
+        printer.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
     app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
     app.holders += [recorder] if recorder is not None else []
 
@@ -93,6 +103,33 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     server = PeerServer(app, port=settings.port, log=log)
     app.base = server.base_url
     return server, app, upstream
+
+
+class Holding:
+    """--step: each request held before it goes to the agent, each whole answer before it goes
+    back (a stream's events pass as they arrive), until Enter, as the workbench's --step holds a
+    frame (transports/stepping.py asks). Several clients: one prompt at a time, the others wait
+    their turn. q or end of input ends the holding, not the proxy: frames then pass as they come."""
+
+    def __init__(self, say: Callable[[str], None], read: Callable[[str], str]) -> None:
+        from transports.stepping import Stepper
+        self.say, self.stepper, self.holding = say, Stepper(read=read), True
+        self._one_at_a_time = threading.Lock()
+
+    def __call__(self, frame: Frame) -> None:
+        with self._one_at_a_time:
+            if not self.holding:
+                return
+            try:
+                self.stepper(frame)
+            except StopRun:
+                self.holding = False
+                self.say("[step] q or end of input: frames are no longer held, the proxy forwards each as it comes")
+
+
+def _is_stream(frame: Frame) -> bool:
+    return any(name.lower() == "content-type" and value.split(";")[0].strip().lower() == "text/event-stream"
+               for name, value in frame.headers.items())
 
 
 def _stop(signum: int, frame: Any) -> None:
