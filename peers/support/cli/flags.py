@@ -173,6 +173,15 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
          options={"action": "store_true"}),
     Flag("--step", False, "hold each request before it goes to the agent, and each whole answer before it goes "
          "back, until Enter; q (or end of input) stops holding", options={"action": "store_true"}),
+    Flag("--ca", None, "an https agent's certificate is checked against this CA (a PEM file; default: the "
+         "system's CAs)", options={"metavar": "FILE"}),
+    Flag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert",
+         options={"action": "store_true"}),
+    Flag("--tls-cert", None, "the proxy's certificate (PEM) for --tls", options={"metavar": "FILE"}),
+    Flag("--tls-key", None, "the private key (PEM) of --tls-cert", options={"metavar": "FILE"}),
+    Flag("--client-cert", None, "a client certificate the proxy presents to an https agent that asks for one "
+         "(mutual TLS ends at the proxy: a client's own cannot pass through)", options={"metavar": "FILE"}),
+    Flag("--client-key", None, "the private key (PEM) of --client-cert", options={"metavar": "FILE"}),
 )
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from peers.support.learner.trace import Recorder
 from peers.support.output import Kind
 from peers.support.calling.config import unwritable
+from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
 from transports.printer import Frame, FramePrinter, StopRun
@@ -45,10 +46,15 @@ def proxy(settings: Any, console: Any) -> int:
         console.listeners.append(recorder.line)
     try:
         server, app, upstream = build(settings, console, faults, recorder)
+    except ValueError as exc:  # a TLS flag or file that cannot be used
+        console.say(f"proxy: {exc}", Kind.ERROR)
+        return 2
     except OSError as exc:
         console.say(f"proxy: cannot listen on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
         return 2
     console.say(f"[proxy] listening on {server.base_url}, forwarding to {app.agent}")
+    for line in proxy_tls.banner(settings) if proxy_tls.asked(settings) else []:
+        console.say(line)
     for fault in faults.faults:
         console.say(f"[proxy] fault armed: {fault.spec}" + (f" (request {fault.number}, from --seed {settings.seed})"
                                                           if "?" in fault.spec else ""))
@@ -73,10 +79,13 @@ def proxy(settings: Any, console: Any) -> int:
 def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None,
           read: Callable[[str], str] | None = None) -> tuple[Any, Proxy, PerThread]:
     """The proxy's server, bound (not yet serving), its app, and the transports to the agent;
-    `read`: where --step's answers come from (default: the terminal, if stdin is one)."""
+    `read`: where --step's answers come from (default: the terminal, if stdin is one).
+    ValueError, one line, for TLS flags or files that cannot be used (tls.py)."""
     from transports.network import HttpTransport
     from transports.server import PeerServer
-    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout))
+    toward_agent, toward_client = ({}, None) if not proxy_tls.asked(settings) else \
+        (proxy_tls.toward_agent(settings), proxy_tls.toward_client(settings))
+    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout, **toward_agent))
 
     def show(text: str, frame: Frame) -> None:
         console.frame(f"{TAGS[frame.direction]} {text}", frame)
@@ -100,7 +109,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
         if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
             console.say(f"[proxy] client {line}")
-    server = PeerServer(app, port=settings.port, log=log)
+    server = PeerServer(app, port=settings.port, log=log, tls=toward_client)
     app.base = server.base_url
     return server, app, upstream
 
