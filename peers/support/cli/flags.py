@@ -182,6 +182,9 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
     Flag("--client-cert", None, "a client certificate the proxy presents to an https agent that asks for one "
          "(mutual TLS ends at the proxy: a client's own cannot pass through)", options={"metavar": "FILE"}),
     Flag("--client-key", None, "the private key (PEM) of --client-cert", options={"metavar": "FILE"}),
+    Flag("--webhook", False, "front the client's push receiver too: a push config set through the proxy gets a "
+         "URL of the proxy's, and each delivery is printed (and faulted) on its way to the client's",
+         options={"action": "store_true"}),
 )
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.

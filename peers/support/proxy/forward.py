@@ -21,6 +21,7 @@ from typing import Any, Callable
 from peers.a2a.wire_format import CARD_PATH
 from peers.support.proxy import annotate, card, passing
 from peers.support.proxy.faults import Faults
+from peers.support.proxy.webhook import Webhooks
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.codec import loads_strict
 from transports.errors import TransportError
@@ -91,9 +92,12 @@ class PerThread:
 
 class Proxy:
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
-                 keep_card: bool = False) -> None:
+                 keep_card: bool = False, pushes: Any = None) -> None:
         self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
         self.printer, self.faults, self.keep_card = printer, faults, keep_card
+        # --webhook: deliveries to the proxy's /webhook/K go on to the client's receiver, through
+        # a printer of their own (they cross the other way); webhook.py moves and restores URLs.
+        self.pushes, self.webhooks = pushes, Webhooks("") if pushes is not None else None
         # Each line says one thing: a line break an agent put in a card's URL or an error's id
         # is shown as \x0a, never a second line that could pass for one of ours.
         self.say = lambda text: say(escape(text))
@@ -106,40 +110,47 @@ class Proxy:
         number, acting = self.faults.next_request()
         self._hold(request.headers)
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
+        receiver = self.webhooks.receiver(target) if self.webhooks is not None else None
+        who = "the agent" if receiver is None else "the client's receiver"
         for fault in acting:
             if fault.kind == "status":
                 self.say(f"[fault] {fault.spec}: answered request {number} ({request.method} {target[:80]}) with "
-                         f"{int(fault.value)} and Retry-After: 1; the agent never saw it")
+                         f"{int(fault.value)} and Retry-After: 1; {who} never saw it")
                 return HttpResponse(int(fault.value), {"Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"},
                                     b"%d: a fault the proxy was asked for; retry in a second\n" % int(fault.value))
             if fault.kind == "delay":
                 self.say(f"[fault] {fault.spec}: held request {number} ({request.method} {target[:80]}) "
                          f"{fault.value:g} s before forwarding it")
                 time.sleep(fault.value)
-        is_card = request.method == "GET" and parse_url(self.agent + target).path == CARD_PATH
-        asked = ClientRequest(request.method, self.agent + target, end_to_end(request.headers), request.body,
-                              None if is_card else binding_of(request))
+        is_card = receiver is None and request.method == "GET" and parse_url(self.agent + target).path == CARD_PATH
+        body, printer = request.body, self.printer if receiver is None else self.pushes
+        if self.webhooks is not None and receiver is None:
+            body, said = self.webhooks.move(body, request.method, target)
+            for line in said:
+                self.say(line)
+        asked = ClientRequest(request.method, receiver or self.agent + target, end_to_end(request.headers), body,
+                              None if is_card or receiver else binding_of(request))
         kinds = {fault.kind for fault in acting}
         try:
-            response = self.printer.send(asked, stream=not is_card)
+            response = printer.send(asked, stream=not is_card)
             if "twice" in kinds:
                 _drain(response)
-                self.say(f"[fault] twice:{number}: delivered request {number} to the agent a second time; "
-                         "the client gets the second answer")
-                response = self.printer.send(asked, stream=not is_card)
+                self.say(f"[fault] twice:{number}: delivered request {number} to {who} a second time; "
+                         "the sender gets the second answer")
+                response = printer.send(asked, stream=not is_card)
         except TransportError as exc:
             status = 504 if exc.timed_out else 502
             self.say(f"[proxy] finding: request {number} ({request.method} {target[:80]}): {exc}; "
                      f"the client gets {status}")
             return HttpResponse(status, {"Content-Type": "text/plain; charset=utf-8"},
-                                f"{status}: the agent's answer could not be forwarded: {exc}\n".encode())
+                                f"{status}: {who}'s answer could not be forwarded: {exc}\n".encode())
         if "drop-response" in kinds:
             _drain(response)
-            self.say(f"[fault] drop-response:{number}: the agent answered request {number} ({response.status}); "
-                     "the client's connection was closed with no answer")
+            self.say(f"[fault] drop-response:{number}: {who} answered request {number} ({response.status}); "
+                     f"the {'client' if receiver is None else 'agent'}'s connection was closed with no answer")
             raise HangUp
         if 300 <= response.status < 400:
-            self.say(f"[proxy] finding: request {number}: the agent answered {response.status} to "
+            self.say(f"[proxy] finding: request {number}: {who} answered {response.status} to "
                      f"{str(response.header('Location'))[:120]}; passed on, not followed")
         headers, body = end_to_end(response.headers), response.body
         if is_card and response.status == 200:
@@ -148,9 +159,10 @@ class Proxy:
         if not isinstance(body, (bytes, bytearray)):  # a stream: passed on as it arrives (passing.py)
             body = Body(passing.stream(body, number, asked.binding, asked.body, content_type, self.say,
                                        self.faults.cut_after(), acting), lambda completed: hang_up(response.body))
-        else:
+        elif receiver is None:  # the rules judge an agent's answers, not a receiver's
             for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body)):
                 self.say(line)
+            body = self.webhooks.restore(body) if self.webhooks is not None else body
             body = passing.answer(body, number, acting, self.say) if acting else body
         return HttpResponse(response.status, headers, body)
 

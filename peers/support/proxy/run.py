@@ -29,6 +29,7 @@ from transports.printer import Frame, FramePrinter, StopRun
 MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
 TAGS = {"-->": "[client -> agent]", "<--": "[agent -> client]"}
+PUSH_TAGS = {"-->": "[agent -> client] (push)", "<--": "[client -> agent] (push answered)"}
 
 
 def proxy(settings: Any, console: Any) -> int:
@@ -103,14 +104,21 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         holding = Holding(console.say, read or input)
         printer.before_send = holding
         printer.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
-    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
-    app.holders += [recorder] if recorder is not None else []
+    pushes = None
+    if settings.webhook:  # deliveries cross the other way: the agent sends, the client's receiver answers
+        pushes = FramePrinter(upstream, lambda text, frame: console.frame(f"{PUSH_TAGS[frame.direction]} {text}", frame),
+                              verbose=settings.verbose)
+        pushes.listeners += printer.listeners
+    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes)
+    app.holders += ([recorder] if recorder is not None else []) + ([pushes] if pushes is not None else [])
 
     def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
         if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
             console.say(f"[proxy] client {line}")
     server = PeerServer(app, port=settings.port, log=log, tls=toward_client)
     app.base = server.base_url
+    if app.webhooks is not None:
+        app.webhooks.base = server.base_url
     return server, app, upstream
 
 
