@@ -48,7 +48,8 @@ def end_to_end(headers: dict[str, str]) -> dict[str, str]:
     """The headers a proxy forwards: all but the hop-by-hop ones, and any Connection names."""
     named = {token.strip().lower() for name, value in headers.items() if name.lower() == "connection"
              for token in value.split(",")}
-    return {name: value for name, value in headers.items() if name.lower() not in HOP_BY_HOP | named}
+    dropped = HOP_BY_HOP | named if named else HOP_BY_HOP
+    return {name: value for name, value in headers.items() if name.lower() not in dropped}
 
 
 class PerThread:
