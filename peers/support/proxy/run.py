@@ -93,22 +93,21 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     printer = FramePrinter(upstream, show, verbose=settings.verbose)
     if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
         printer.summarize = lambda frame, text: _card_line(text)
-    if recorder is not None:
-        printer.listeners.append(recorder.frame)
-    else:
-        printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
-                                 and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
-    if settings.step and read is None and not sys.stdin.isatty():
-        console.say("[proxy] --step: stdin is not a terminal, so no one can press Enter: frames are not held")
-    elif settings.step:
-        holding = Holding(console.say, read or input)
-        printer.before_send = holding
-        printer.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
+    printers = [printer]
     pushes = None
     if settings.webhook:  # deliveries cross the other way: the agent sends, the client's receiver answers
         pushes = FramePrinter(upstream, lambda text, frame: console.frame(f"{PUSH_TAGS[frame.direction]} {text}", frame),
                               verbose=settings.verbose)
-        pushes.listeners += printer.listeners
+        printers.append(pushes)
+    for each in printers:
+        each.listeners.append(recorder.frame if recorder is not None else _bounded(each))
+    if settings.step and read is None and not sys.stdin.isatty():
+        console.say("[proxy] --step: stdin is not a terminal, so no one can press Enter: frames are not held")
+    elif settings.step:
+        holding = Holding(console.say, read or input)
+        for each in printers:
+            each.before_send = holding
+            each.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
     app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes)
     app.holders += ([recorder] if recorder is not None else []) + ([pushes] if pushes is not None else [])
 
@@ -142,6 +141,12 @@ class Holding:
             except StopRun:
                 self.holding = False
                 self.say("[step] q or end of input: frames are no longer held, the proxy forwards each as it comes")
+
+
+def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
+    """A listener keeping the printer's frames to MOST_FRAMES_HELD, when no trace wants them all."""
+    return lambda frame: len(printer.frames) > MOST_FRAMES_HELD and printer.frames.__delitem__(
+        slice(0, MOST_FRAMES_HELD // 2))
 
 
 def _is_stream(frame: Frame) -> bool:
