@@ -89,3 +89,23 @@ def test_one_seed_names_the_same_stream_to_reorder(seed):
     answers, lines = exchange("reorder:?:1:2", seed=seed, method="SendStreamingMessage", count=4)
     swapped = [index + 1 for index, answer in enumerate(answers) if kinds(answer.body)[0] == "statusUpdate"]
     assert swapped == [drawn] and f"of the stream answering request {drawn}" in lines.text()
+
+
+@pytest.mark.parametrize("spread", ["a blank line split across chunks", "extra blank lines", "CRLF, split"])
+def test_reorder_and_corrupt_act_on_whole_events_however_the_agent_spreads_them(spread):
+    from test_proxy_cut_stream_events import SPREADS
+    from transports.base import HttpResponse
+    from transports.server import PeerServer
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, iter(SPREADS[spread])),
+                       "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with proxy_to(agent.base_url, "reorder:1:1:4", "corrupt:2:result.n") as (proxy, lines):
+            client = HttpTransport(timeout=5)
+            asked = b'{"jsonrpc": "2.0", "id": 5, "method": "x"}'
+            swapped, corrupted = (client.post(proxy + "/a2a", asked, {"Content-Type": "application/json"})
+                                  for _ in range(2))
+    finally:
+        agent.stop()
+    assert [json.loads(event)["result"]["n"] for event in sse.decode(swapped.body)] == [4, 2, 3, 1]
+    assert [json.loads(event)["result"]["n"] for event in sse.decode(corrupted.body)] == [True, 2, 3, 4]
+    assert "in event 1 of the stream answering request 2, result.n (1, a number) replaced by true" in lines.text()

@@ -10,7 +10,7 @@ Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). Th
 is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
 and says so; each answer is judged by annotate.py, as the agent sent it. A failure of the agent (no answer, garbage, too large, too
 slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
-itself (transports/), TLS, pushes.
+itself (transports/), TLS (tls.py), moving a push config's URL (webhook.py).
 """
 from __future__ import annotations
 
