@@ -12,6 +12,7 @@ from peers.support.proxy.run import build
 from transports.server import PeerServer
 
 TOKEN = "proxy-test-token"
+TLS_FLAGS = ("ca", "tls", "tls_cert", "tls_key", "client_cert", "client_key")  # unset unless a test gives them
 
 
 class Lines:
@@ -33,10 +34,12 @@ class Lines:
 
 
 @contextlib.contextmanager
-def billing_served(wire=wire_v10, seen=None, **options):
-    """The real billing app; `seen` (a list) gets each HttpRequest it is handed, as it came."""
-    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
-    app = PeerApp(billing.billing_agent(server.base_url), wire, token=TOKEN, log=lambda line: None, **options)
+def billing_served(wire=wire_v10, seen=None, tls=None, private_webhooks=False, **options):
+    """The real billing app; `seen` (a list) gets each HttpRequest it is handed, as it came;
+    `tls`: a server TLS context, to serve https; `private_webhooks`: it pushes to 127.0.0.1."""
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=tls)
+    peer = billing.billing_agent(server.base_url, allow_private_webhooks=private_webhooks)
+    app = PeerApp(peer, wire, token=TOKEN, log=lambda line: None, **options)
     server.app = app if seen is None else (lambda request: seen.append(request) or app(request))
     server.start()
     try:
@@ -46,11 +49,12 @@ def billing_served(wire=wire_v10, seen=None, **options):
 
 
 @contextlib.contextmanager
-def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0):
-    """A proxy forwarding to `to`: (its base URL, its Lines)."""
+def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0, read=None, **settings):
+    """A proxy forwarding to `to`: (its base URL, its Lines); `read` answers --step's prompts."""
     lines = Lines()
-    settings = SimpleNamespace(to=to, port=0, verbose=False, keep_card=keep_card, timeout=timeout)
-    server, _, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]))
+    settings = SimpleNamespace(**{"to": to, "port": 0, "verbose": False, "keep_card": keep_card, "timeout": timeout,
+                                  "step": read is not None, "webhook": False, **dict.fromkeys(TLS_FLAGS), **settings})
+    server, _, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]), read=read)
     server.start()
     try:
         yield server.base_url, lines

@@ -4,7 +4,7 @@ file, in an answer's body, in a header of any name, and in a stream's events."""
 import json
 from types import SimpleNamespace
 
-from proxy_helpers import Lines
+from proxy_helpers import TLS_FLAGS, Lines
 from peers.support.learner.trace import Recorder
 from peers.support.proxy.faults import Faults
 from peers.support.proxy.run import build
@@ -29,7 +29,8 @@ def echoing(request):
 def test_a_credential_the_agent_says_back_is_masked_on_screen_and_in_the_trace(tmp_path):
     agent = PeerServer(echoing, "127.0.0.1", 0, idle_timeout=2.0).start()
     lines, recorder = Lines(), Recorder("HTTP through the proxy")
-    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0)
+    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False,
+                               **dict.fromkeys(TLS_FLAGS))
     server, _, upstream = build(settings, lines, Faults([]), recorder)
     server.start()
     try:

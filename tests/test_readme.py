@@ -79,7 +79,7 @@ def test_no_command_in_the_readme_puts_a_dollar_and_digit_inside_double_quotes()
 
 MY_FILES = "/tmp/my-"  # the three small files of the README's own recipe, written by its echo commands
 STORY_COMMANDS = [c for c in sh_commands() if c.startswith("python3 a2a_delegation.py") and " serve " not in c
-                  and "--peer" not in c and MY_FILES not in c and " check " not in c]
+                  and "--peer" not in c and MY_FILES not in c and " check " not in c and " proxy " not in c]
 
 
 @pytest.mark.parametrize("command", STORY_COMMANDS)
@@ -115,6 +115,9 @@ def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_wo
     try:
         assert "listening on" in server.until("Ctrl-C")[0]  # its banner, up to how to stop it
         for user in users:
+            if " proxy " in user:  # it runs until stopped too: the commands sent through it run meanwhile
+                through_the_proxy(user, ports, tmp_path)
+                continue
             done = bash(with_free_ports(user, ports, tmp_path))
             assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, done.stderr
             if user.startswith("curl -X POST"):
@@ -130,6 +133,28 @@ def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_wo
     finally:
         server.terminate()
         server.communicate(timeout=10)
+
+
+def through_the_proxy(command, ports, tmp_path):
+    """The README's proxy lesson: the first run through it loses the send's answer and says a retry
+    is not safe; a second run is answered, by the same task (billing's ledger refunds an order once)."""
+    from conftest import free_port
+    printed = re.search(r"--port (\d+)", command)[1]
+    ports = {**ports, printed: free_port()}
+    proxy = Child(["bash", "-c", "exec " + with_free_ports(command, ports, tmp_path)], cwd=ROOT, stderr=subprocess.PIPE)
+    try:
+        proxy.until("Ctrl-C")
+        runs = [c for c in sh_commands() if f":{printed}" in c and " proxy " not in c]
+        lost, again = (bash(with_free_ports(run, ports, tmp_path)) for run in runs + runs[-1:])
+        assert "retry is NOT safe until the peer confirms what happened" in lost.stdout + lost.stderr, lost.stdout
+        assert "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)" in again.stdout, again.stderr
+    finally:
+        proxy.terminate()
+        out, _ = proxy.communicate(timeout=10)
+    said = "".join(proxy.seen) + out
+    assert "[fault] drop-response:2: the agent answered request 2 (200)" in said
+    tasks = re.findall(r'<-- \{"jsonrpc": "2.0", "id": 2, "result": \{"task": \{"id": "([^"]+)"', said)
+    assert len(tasks) == 2 and tasks[0] == tasks[1], said[-3000:]
 
 
 def test_the_readme_commands_that_need_the_network_are_valid_bash():

@@ -27,8 +27,13 @@ MIN_HELD = 8  # characters: a held secret shorter than this is masked only where
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
 _FORM_SECRET = r"(?<![^&?\s])((?:%s)=)([^&#\s]*)" % "|".join(SECRET_FORM_FIELDS)  # a form's field, a URL query's
+_QUOTED = tuple(f'"{name}"' for name in SECRET_FIELDS)  # what a secret field's JSON name looks like in a body
+_ASSIGNED = tuple(f"{name}=" for name in SECRET_FORM_FIELDS)  # and a form field's
 
 
+
+
+@lru_cache(maxsize=1024)  # a proxy asks this of every header of every frame; names repeat, and a cache is bounded
 def is_secret_header(name: str) -> bool:
     """Whether a header carries a credential: Authorization, an API key, a token, a cookie."""
     lowered = name.lower()
@@ -49,9 +54,9 @@ def mask_body(text: str, held: tuple[str, ...] = ()) -> str:
     (masked()), and every secret in `held` (what our credential store holds) wherever it
     stands: a token endpoint may echo our client secret in an error's description."""
     # Looked for first, matched only then: most bodies hold none, and a run need not compile these
-    if any(f'"{name}"' in text for name in SECRET_FIELDS):  # a JSON string value: "name": "..."
+    if '"' in text and any(name in text for name in _QUOTED):  # a JSON string value: "name": "..."
         text = re.sub(_JSON_SECRET, lambda found: f'{found.group(1)}{masked(found.group(2))}"', text)
-    if any(f"{name}=" in text for name in SECRET_FORM_FIELDS):  # a form's field: name=...&
+    if "=" in text and any(name in text for name in _ASSIGNED):  # a form's field: name=...&
         text = re.sub(_FORM_SECRET, lambda found: found.group(1) + masked(found.group(2)), text)
     for secret in held:
         spellings = _spellings(secret) if len(secret) >= MIN_HELD else ()
@@ -79,7 +84,14 @@ def _spellings(secret: str) -> frozenset[str]:
 def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:
     """`headers` with every held secret masked in every value, whatever the header's name
     (a token endpoint may say a secret back in WWW-Authenticate or a header of its own)."""
-    return {name: mask_body(value, held) for name, value in headers.items()} if held else headers
+    if not held:
+        return headers
+    # Most frames' headers hold no secret at all: looked for in all values at once, each masked only then.
+    joined = "\n".join(headers.values())
+    if '"' not in joined and "=" not in joined and not any(
+            spelling in joined for secret in held if len(secret) >= MIN_HELD for spelling in _spellings(secret)):
+        return headers
+    return {name: mask_body(value, held) for name, value in headers.items()}
 
 
 def masked(secret: str) -> str:

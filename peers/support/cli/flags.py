@@ -158,7 +158,8 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
          f"{CARD_PATH})", options={"metavar": "URL", "type": values.base_url, "required": True}),
     Flag("--port", 0, "the proxy's port on 127.0.0.1 (default: a free one, printed)", options={"type": values.port}),
     Flag("--fault", None, "a fault to make, repeatable: delay:N[:SECONDS], drop-response:N, twice:N, "
-         "cut-stream:EVENTS, status:N:CODE (N counts requests from 1, the card's included; '?' draws it from --seed)",
+         "cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], corrupt:N:FIELD, reorder:N:A:B (N counts requests "
+         "from 1, the card's included; '?' draws it from --seed)",
          options={"action": "append", "metavar": "SPEC"}),
     Flag("--seed", 0, "what a '?' in a --fault draws from: one seed, the same faulted frame every time",
          options={"type": int}),
@@ -169,6 +170,20 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
     Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take, a stream included "
          "(default: %(default)s)", options={"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
+         options={"action": "store_true"}),
+    Flag("--step", False, "hold each request before it goes to the agent, and each whole answer before it goes "
+         "back, until Enter; q (or end of input) stops holding", options={"action": "store_true"}),
+    Flag("--ca", None, "an https agent's certificate is checked against this CA (a PEM file; default: the "
+         "system's CAs)", options={"metavar": "FILE"}),
+    Flag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert",
+         options={"action": "store_true"}),
+    Flag("--tls-cert", None, "the proxy's certificate (PEM) for --tls", options={"metavar": "FILE"}),
+    Flag("--tls-key", None, "the private key (PEM) of --tls-cert", options={"metavar": "FILE"}),
+    Flag("--client-cert", None, "a client certificate the proxy presents to an https agent that asks for one "
+         "(mutual TLS ends at the proxy: a client's own cannot pass through)", options={"metavar": "FILE"}),
+    Flag("--client-key", None, "the private key (PEM) of --client-cert", options={"metavar": "FILE"}),
+    Flag("--webhook", False, "front the client's push receiver too: a push config set through the proxy gets a "
+         "URL of the proxy's, and each delivery is printed (and faulted) on its way to the client's",
          options={"action": "store_true"}),
 )
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to

@@ -6,9 +6,11 @@ interface URLs (moved to the proxy, so a client pointed at it stays on it; said 
 diff). It serves with our own server (transports/server.py: its limits and deadlines) and
 forwards with our own network transport (transports/network.py), wrapped by the frame
 printer, so each frame is shown and traced as every run's are, tagged with who sent it.
-What lives here: the app that forwards (`forward`), the card's rewrite (`card`), the
+What lives here: the app that forwards (`forward`), an answer on its way back, a stream's
+events and the faults that change an answer (`passing`), the card's rewrite (`card`), the
 faults a --seed repeats (`faults`), the single-frame rules of check's table (`annotate`),
-and the command from settings to exit status (`run`).
+TLS on both sides (`tls`), the push receiver fronted with --webhook (`webhook`), and the
+command from settings to exit status (`run`).
 
 May import: `transports`, `peers.a2a`, `peers.support.output`, the calling room (card
 dialects), the check room (its table of requirements) and the learner room (the trace).

@@ -141,11 +141,22 @@ RULES: tuple[tuple[Requirement, Callable[[Answer], str | None]], ...] = (
 )
 
 
+def _may_judge(answer: Answer) -> bool:
+    """Whether a rule reads the bodies as JSON: only those of an error answer do (a JSON-RPC
+    error object, an HTTP+JSON status of 400 or more). A body without the bytes "error" (nor a
+    \\u escape that could spell them) holds no error object: parsing it would find nothing."""
+    if answer.events is not None:
+        return False
+    if answer.binding == "HTTP+JSON":
+        return answer.status >= 400
+    return answer.binding == "JSONRPC" and (b'"error"' in answer.body or b"\\u" in answer.body)
+
+
 def notes(answer: Answer) -> list[str]:
     """One line per rule this answer breaks: `! ID LEVEL [section] title: what was seen`."""
     found = []
-    answer = answer._replace(asked=_json(answer.request_body), document=None if answer.events is not None
-                             else _json(answer.body))  # each body parsed once, not once per rule
+    if _may_judge(answer):  # each body parsed once, not once per rule, and only when a rule may need it
+        answer = answer._replace(asked=_json(answer.request_body), document=_json(answer.body))
     for row, judge in RULES:
         seen = judge(answer)
         if seen:

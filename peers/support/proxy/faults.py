@@ -9,27 +9,38 @@ from 1 (the card's GET included), in the order they arrive:
     cut-stream:E        cut the first stream after its E-th event (no end of the body, a close)
     status:N:CODE       answer request N with CODE (429, 503 ...) and Retry-After: 1 instead
                         of forwarding it (the agent never sees it)
+    drip:N[:BYTES]      pass the answer to request N on at BYTES a second (default 256), in
+                        pieces, a stream's too: a slow network, or an agent that stalls
+    corrupt:N:FIELD     in the answer to request N (a stream's first event that has it), the
+                        JSON field FIELD (dotted: result.status.state; a list's item by its
+                        index) replaced by a value of the wrong type (a string by a number ...)
+    reorder:N:A:B       swap events A and B of the stream answering request N
 N (or E) may be `?`: drawn from --seed, 1 to 4, so one seed always names one frame. Each
 fault, when it acts, says in one line what it did and to which frame. Two on one frame (or two
-cut-streams) are refused before the proxy listens: one of them would never act. Not here: drip,
-corrupt and reorder.
+cut-streams) are refused before the proxy listens: one of them would never act. What the
+printer shows is what the agent sent; the [fault] line says what the client got instead.
 """
 from __future__ import annotations
 
 import random
+import re
 import threading
 from typing import NamedTuple
 
-USAGE = ("delay:N[:SECONDS], drop-response:N, twice:N, cut-stream:EVENTS, status:N:CODE "
-         "(N counts requests from 1; '?' draws it from --seed)")
-KINDS = ("delay", "drop-response", "twice", "cut-stream", "status")
+USAGE = ("delay:N[:SECONDS], drop-response:N, twice:N, cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], "
+         "corrupt:N:FIELD, reorder:N:A:B (N counts requests from 1; '?' draws it from --seed)")
+KINDS = ("delay", "drop-response", "twice", "cut-stream", "status", "drip", "corrupt", "reorder")
+ANSWER_CHANGED = frozenset({"drop-response", "drip", "corrupt", "reorder"})  # one of them per answer
+_FIELD = re.compile(r"[A-Za-z0-9_$@-]{1,64}(?:\.[A-Za-z0-9_$@-]{1,64}){0,15}")  # dotted names, list indexes
 
 
 class Fault(NamedTuple):
     kind: str
     number: int  # the request it acts on; for cut-stream, the events let through
-    value: float = 0.0  # delay: seconds; status: the HTTP status
+    value: float = 0.0  # delay: seconds; status: the HTTP status; drip: bytes a second
     spec: str = ""
+    field: str = ""  # corrupt: the dotted name of the field
+    events: tuple[int, int] = (0, 0)  # reorder: the two events swapped
 
 
 def parse(spec: str, seed: int) -> Fault:
@@ -38,7 +49,7 @@ def parse(spec: str, seed: int) -> Fault:
     parts = rest.split(":") if rest else []
     if kind not in KINDS:
         raise ValueError(f"--fault {spec[:60]!r}: no such fault; one of {USAGE}")
-    wanted = {"delay": (1, 2), "status": (2, 2)}.get(kind, (1, 1))
+    wanted = {"delay": (1, 2), "status": (2, 2), "drip": (1, 2), "corrupt": (2, 2), "reorder": (3, 3)}.get(kind, (1, 1))
     if not wanted[0] <= len(parts) <= wanted[1]:
         raise ValueError(f"--fault {spec[:60]!r}: {kind} is written {_written(kind)}")
     number = random.Random(f"{seed}:{spec}").randint(1, 4) if parts[0] == "?" else _whole(parts[0], spec)
@@ -50,6 +61,18 @@ def parse(spec: str, seed: int) -> Fault:
         if not 400 <= status <= 599:
             raise ValueError(f"--fault {spec[:60]!r}: the status must be 400 to 599 (429, 503 ...)")
         return Fault(kind, number, float(status), spec)
+    if kind == "drip":
+        rate = _whole(parts[1], spec) if len(parts) == 2 else 256
+        return Fault(kind, number, float(rate), spec)
+    if kind == "corrupt":
+        if not _FIELD.fullmatch(parts[1]):
+            raise ValueError(f"--fault {spec[:60]!r}: the field is named with dots, as result.status.state")
+        return Fault(kind, number, 0.0, spec, field=parts[1])
+    if kind == "reorder":
+        first, second = _whole(parts[1], spec), _whole(parts[2], spec)
+        if first == second:
+            raise ValueError(f"--fault {spec[:60]!r}: two different events are swapped")
+        return Fault(kind, number, 0.0, spec, events=(min(first, second), max(first, second)))
     return Fault(kind, number, 0.0, spec)
 
 
@@ -83,7 +106,8 @@ class Faults:
             if other is not None:
                 where = "the first stream (only it is cut)" if fault.kind == "cut-stream" else (
                     f"request {fault.number}" + (" (drawn from --seed)" if "?" in fault.spec + other.spec else "")
-                    + ("; a status answer is all it gets" if "status" in (fault.kind, other.kind) else ""))
+                    + ("; a status answer is all it gets" if "status" in (fault.kind, other.kind) else
+                       "; each changes its answer" if {fault.kind, other.kind} <= ANSWER_CHANGED else ""))
                 raise ValueError(f"--fault {other.spec[:60]!r} and --fault {fault.spec[:60]!r} both act on {where}: "
                                  "give one")
         self.faults, self.count, self.streams = faults, 0, 0
@@ -104,8 +128,10 @@ class Faults:
 
 
 def _clash(one: Fault, other: Fault) -> bool:
-    """Two cut-streams (only the first stream is cut), two of a kind on one request, or a status
-    answer and anything else on its request (the agent never sees it): one of them would not act."""
+    """Two cut-streams (only the first stream is cut), two of a kind on one request, a status
+    answer and anything else on its request (the agent never sees it), or two that each change
+    one answer (dropped, dripped, corrupted, reordered): one of them would not act as it says."""
     if "cut-stream" in (one.kind, other.kind):
         return one.kind == other.kind
-    return one.number == other.number and (one.kind == other.kind or "status" in (one.kind, other.kind))
+    return one.number == other.number and (one.kind == other.kind or "status" in (one.kind, other.kind)
+                                           or {one.kind, other.kind} <= ANSWER_CHANGED)

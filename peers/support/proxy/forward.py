@@ -6,23 +6,22 @@ here; it goes on to the agent through the frame printer wrapping our network tra
 back the same way. Forwarded unchanged: the verb, the path and query, the body, every
 header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for itself (Host,
 Content-Length); an answer's status, headers (the same rule) and body; a stream (Server-
-Sent Events) chunk by chunk as it arrives, never gathered first. The card alone is changed
-(card.py). A fault (faults.py) acts here, and says so; each answer is judged by annotate.py,
-after it is forwarded as it was. A failure of the agent (no answer, garbage, too large, too
+Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). The card alone
+is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
+and says so; each answer is judged by annotate.py, as the agent sent it. A failure of the agent (no answer, garbage, too large, too
 slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
-itself (transports/), TLS, pushes.
+itself (transports/), TLS (tls.py), moving a push config's URL (webhook.py).
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from peers.a2a.wire_format import CARD_PATH
-from peers.support.proxy import annotate, card
+from peers.support.proxy import annotate, card, passing
 from peers.support.proxy.faults import Faults
-from transports import sse
+from peers.support.proxy.webhook import Webhooks
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.codec import loads_strict
 from transports.errors import TransportError
@@ -33,7 +32,6 @@ from transports.printer import escape
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                         "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
-_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its end, or a chunk's unfinished rest
 
 
 def credentials(headers: dict[str, str]) -> list[str]:
@@ -50,7 +48,8 @@ def end_to_end(headers: dict[str, str]) -> dict[str, str]:
     """The headers a proxy forwards: all but the hop-by-hop ones, and any Connection names."""
     named = {token.strip().lower() for name, value in headers.items() if name.lower() == "connection"
              for token in value.split(",")}
-    return {name: value for name, value in headers.items() if name.lower() not in HOP_BY_HOP | named}
+    dropped = HOP_BY_HOP | named if named else HOP_BY_HOP
+    return {name: value for name, value in headers.items() if name.lower() not in dropped}
 
 
 class PerThread:
@@ -94,9 +93,12 @@ class PerThread:
 
 class Proxy:
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
-                 keep_card: bool = False) -> None:
+                 keep_card: bool = False, pushes: Any = None) -> None:
         self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
         self.printer, self.faults, self.keep_card = printer, faults, keep_card
+        # --webhook: deliveries to the proxy's /webhook/K go on to the client's receiver, through
+        # a printer of their own (they cross the other way); webhook.py moves and restores URLs.
+        self.pushes, self.webhooks = pushes, Webhooks("") if pushes is not None else None
         # Each line says one thing: a line break an agent put in a card's URL or an error's id
         # is shown as \x0a, never a second line that could pass for one of ours.
         self.say = lambda text: say(escape(text))
@@ -109,50 +111,60 @@ class Proxy:
         number, acting = self.faults.next_request()
         self._hold(request.headers)
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
+        receiver = self.webhooks.receiver(target) if self.webhooks is not None else None
+        who = "the agent" if receiver is None else "the client's receiver"
         for fault in acting:
             if fault.kind == "status":
                 self.say(f"[fault] {fault.spec}: answered request {number} ({request.method} {target[:80]}) with "
-                         f"{int(fault.value)} and Retry-After: 1; the agent never saw it")
+                         f"{int(fault.value)} and Retry-After: 1; {who} never saw it")
                 return HttpResponse(int(fault.value), {"Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"},
                                     b"%d: a fault the proxy was asked for; retry in a second\n" % int(fault.value))
             if fault.kind == "delay":
                 self.say(f"[fault] {fault.spec}: held request {number} ({request.method} {target[:80]}) "
                          f"{fault.value:g} s before forwarding it")
                 time.sleep(fault.value)
-        is_card = request.method == "GET" and parse_url(self.agent + target).path == CARD_PATH
-        asked = ClientRequest(request.method, self.agent + target, end_to_end(request.headers), request.body,
-                              None if is_card else binding_of(request))
+        is_card = receiver is None and request.method == "GET" and parse_url(self.agent + target).path == CARD_PATH
+        body, printer = request.body, self.printer if receiver is None else self.pushes
+        if self.webhooks is not None and receiver is None:
+            body, said = self.webhooks.move(body, request.method, target)
+            for line in said:
+                self.say(line)
+        asked = ClientRequest(request.method, receiver or self.agent + target, end_to_end(request.headers), body,
+                              None if is_card or receiver else binding_of(request))
         kinds = {fault.kind for fault in acting}
         try:
-            response = self.printer.send(asked, stream=not is_card)
+            response = printer.send(asked, stream=not is_card)
             if "twice" in kinds:
                 _drain(response)
-                self.say(f"[fault] twice:{number}: delivered request {number} to the agent a second time; "
-                         "the client gets the second answer")
-                response = self.printer.send(asked, stream=not is_card)
+                self.say(f"[fault] twice:{number}: delivered request {number} to {who} a second time; "
+                         "the sender gets the second answer")
+                response = printer.send(asked, stream=not is_card)
         except TransportError as exc:
             status = 504 if exc.timed_out else 502
             self.say(f"[proxy] finding: request {number} ({request.method} {target[:80]}): {exc}; "
                      f"the client gets {status}")
             return HttpResponse(status, {"Content-Type": "text/plain; charset=utf-8"},
-                                f"{status}: the agent's answer could not be forwarded: {exc}\n".encode())
+                                f"{status}: {who}'s answer could not be forwarded: {exc}\n".encode())
         if "drop-response" in kinds:
             _drain(response)
-            self.say(f"[fault] drop-response:{number}: the agent answered request {number} ({response.status}); "
-                     "the client's connection was closed with no answer")
+            self.say(f"[fault] drop-response:{number}: {who} answered request {number} ({response.status}); "
+                     f"the {'client' if receiver is None else 'agent'}'s connection was closed with no answer")
             raise HangUp
         if 300 <= response.status < 400:
-            self.say(f"[proxy] finding: request {number}: the agent answered {response.status} to "
+            self.say(f"[proxy] finding: request {number}: {who} answered {response.status} to "
                      f"{str(response.header('Location'))[:120]}; passed on, not followed")
         headers, body = end_to_end(response.headers), response.body
         if is_card and response.status == 200:
             body = self._card(body)
         content_type = (response.header("Content-Type") or "").split(";")[0].strip().lower()
-        if not isinstance(body, (bytes, bytearray)):  # a stream: passed on as it arrives
-            body = Body(self._passing(body, number, asked, content_type), lambda completed: hang_up(response.body))
-        else:
+        if not isinstance(body, (bytes, bytearray)):  # a stream: passed on as it arrives (passing.py)
+            body = Body(passing.stream(body, number, asked.binding, asked.body, content_type, self.say,
+                                       self.faults.cut_after(), acting), lambda completed: hang_up(response.body))
+        elif receiver is None:  # the rules judge an agent's answers, not a receiver's
             for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body)):
                 self.say(line)
+            body = self.webhooks.restore(body) if self.webhooks is not None else body
+            body = passing.answer(body, number, acting, self.say) if acting else body
         return HttpResponse(response.status, headers, body)
 
     def _hold(self, headers: dict[str, str]) -> None:
@@ -184,49 +196,6 @@ class Proxy:
             self.say("[proxy] not moved (another origin; a client sending there bypasses the proxy): "
                      + card.listed(rewritten.elsewhere))
         return rewritten.body
-
-    def _passing(self, chunks: Any, number: int, asked: ClientRequest, content_type: str) -> Iterator[bytes]:
-        """A stream's chunks as they arrive, cut if a fault says so, judged once it has ended."""
-        cut, decoder, events, completed, judged = self.faults.cut_after(), sse.Decoder(), [], False, True
-        try:
-            for chunk in chunks:
-                through = _through(chunk, decoder, events, cut) if cut is not None else None
-                if through is not None:
-                    yield chunk[:through]
-                    self.say(f"[fault] cut-stream:{cut}: cut the stream of request {number} after its event {cut}: "
-                             "the body never ends, both connections closed")
-                    judged = False  # ours to answer for, not the agent's
-                    raise HangUp
-                events += decoder.feed(chunk) if cut is None else []  # to be cut: fed line by line already
-                yield chunk
-            events += decoder.end()
-            completed = True
-        except TransportError as exc:
-            judged = not exc.timed_out  # our deadline cut it, not the agent: no rule of the agent's to judge
-            self.say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}"
-                     + (" (--timeout bounds a whole stream: raise it for a longer one)" if exc.timed_out else "")
-                     + "; the client's is cut too")
-            raise HangUp from None
-        except GeneratorExit:
-            self.say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")
-            judged = False
-            raise
-        finally:
-            hang_up(chunks)
-            if judged:
-                for line in annotate.notes(annotate.Answer(asked.binding, asked.body, 200, content_type,
-                                                           events=events, completed=completed)):
-                    self.say(line)
-
-
-def _through(chunk: bytes, decoder: Any, events: list[bytes], cut: int) -> int | None:
-    """Feed `chunk` a line at a time: where it must be cut, just after the line that ended event
-    `cut` (however an agent spreads events, blank lines and CRLFs over chunks); None: no cut in it."""
-    for line in _LINE.finditer(chunk):
-        events += decoder.feed(line[0])
-        if len(events) >= cut:
-            return line.end()
-    return None
 
 
 def binding_of(request: HttpRequest) -> str:

@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import re
 import signal
-from typing import Any
+import sys
+import threading
+from typing import Any, Callable
 
 from peers.support.learner.trace import Recorder
 from peers.support.output import Kind
 from peers.support.calling.config import unwritable
+from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
-from transports.printer import Frame, FramePrinter
+from transports.printer import Frame, FramePrinter, StopRun
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
 TAGS = {"-->": "[client -> agent]", "<--": "[agent -> client]"}
+PUSH_TAGS = {"-->": "[agent -> client] (push)", "<--": "[client -> agent] (push answered)"}
 
 
 def proxy(settings: Any, console: Any) -> int:
@@ -43,10 +47,15 @@ def proxy(settings: Any, console: Any) -> int:
         console.listeners.append(recorder.line)
     try:
         server, app, upstream = build(settings, console, faults, recorder)
+    except ValueError as exc:  # a TLS flag or file that cannot be used
+        console.say(f"proxy: {exc}", Kind.ERROR)
+        return 2
     except OSError as exc:
         console.say(f"proxy: cannot listen on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
         return 2
     console.say(f"[proxy] listening on {server.base_url}, forwarding to {app.agent}")
+    for line in proxy_tls.banner(settings) if proxy_tls.asked(settings) else []:
+        console.say(line)
     for fault in faults.faults:
         console.say(f"[proxy] fault armed: {fault.spec}" + (f" (request {fault.number}, from --seed {settings.seed})"
                                                           if "?" in fault.spec else ""))
@@ -68,31 +77,81 @@ def proxy(settings: Any, console: Any) -> int:
     return 0
 
 
-def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None) -> tuple[Any, Proxy, PerThread]:
-    """The proxy's server, bound (not yet serving), its app, and the transports to the agent."""
+def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None,
+          read: Callable[[str], str] | None = None) -> tuple[Any, Proxy, PerThread]:
+    """The proxy's server, bound (not yet serving), its app, and the transports to the agent;
+    `read`: where --step's answers come from (default: the terminal, if stdin is one).
+    ValueError, one line, for TLS flags or files that cannot be used (tls.py)."""
     from transports.network import HttpTransport
     from transports.server import PeerServer
-    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout))
+    toward_agent, toward_client = ({}, None) if not proxy_tls.asked(settings) else \
+        (proxy_tls.toward_agent(settings), proxy_tls.toward_client(settings))
+    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout, **toward_agent))
 
     def show(text: str, frame: Frame) -> None:
         console.frame(f"{TAGS[frame.direction]} {text}", frame)
     printer = FramePrinter(upstream, show, verbose=settings.verbose)
     if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
         printer.summarize = lambda frame, text: _card_line(text)
-    if recorder is not None:
-        printer.listeners.append(recorder.frame)
-    else:
-        printer.listeners.append(lambda frame: len(printer.frames) > MOST_FRAMES_HELD
-                                 and printer.frames.__delitem__(slice(0, MOST_FRAMES_HELD // 2)))
-    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card)
-    app.holders += [recorder] if recorder is not None else []
+    printers = [printer]
+    pushes = None
+    if settings.webhook:  # deliveries cross the other way: the agent sends, the client's receiver answers
+        pushes = FramePrinter(upstream, lambda text, frame: console.frame(f"{PUSH_TAGS[frame.direction]} {text}", frame),
+                              verbose=settings.verbose)
+        printers.append(pushes)
+    for each in printers:
+        each.listeners.append(recorder.frame if recorder is not None else _bounded(each))
+    if settings.step and read is None and not sys.stdin.isatty():
+        console.say("[proxy] --step: stdin is not a terminal, so no one can press Enter: frames are not held")
+    elif settings.step:
+        holding = Holding(console.say, read or input)
+        for each in printers:
+            each.before_send = holding
+            each.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
+    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes)
+    app.holders += ([recorder] if recorder is not None else []) + ([pushes] if pushes is not None else [])
 
     def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
         if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
             console.say(f"[proxy] client {line}")
-    server = PeerServer(app, port=settings.port, log=log)
+    server = PeerServer(app, port=settings.port, log=log, tls=toward_client)
     app.base = server.base_url
+    if app.webhooks is not None:
+        app.webhooks.base = server.base_url
     return server, app, upstream
+
+
+class Holding:
+    """--step: each request held before it goes to the agent, each whole answer before it goes
+    back (a stream's events pass as they arrive), until Enter, as the workbench's --step holds a
+    frame (transports/stepping.py asks). Several clients: one prompt at a time, the others wait
+    their turn. q or end of input ends the holding, not the proxy: frames then pass as they come."""
+
+    def __init__(self, say: Callable[[str], None], read: Callable[[str], str]) -> None:
+        from transports.stepping import Stepper
+        self.say, self.stepper, self.holding = say, Stepper(read=read), True
+        self._one_at_a_time = threading.Lock()
+
+    def __call__(self, frame: Frame) -> None:
+        with self._one_at_a_time:
+            if not self.holding:
+                return
+            try:
+                self.stepper(frame)
+            except StopRun:
+                self.holding = False
+                self.say("[step] q or end of input: frames are no longer held, the proxy forwards each as it comes")
+
+
+def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
+    """A listener keeping the printer's frames to MOST_FRAMES_HELD, when no trace wants them all."""
+    return lambda frame: len(printer.frames) > MOST_FRAMES_HELD and printer.frames.__delitem__(
+        slice(0, MOST_FRAMES_HELD // 2))
+
+
+def _is_stream(frame: Frame) -> bool:
+    return any(name.lower() == "content-type" and value.split(";")[0].strip().lower() == "text/event-stream"
+               for name, value in frame.headers.items())
 
 
 def _stop(signum: int, frame: Any) -> None:

@@ -1,0 +1,228 @@
+"""An answer on its way back to the client: a stream passed on as it arrives, and the faults that
+change an answer (cut, drip, corrupt, reorder: faults.py) acting on it.
+
+A stream (Server-Sent Events) goes on chunk by chunk, never gathered first, and is judged by
+annotate.py once it has ended, as the agent sent it. A fault that acts on its events reads it
+event by event instead (each piece ends just after the line that ended an event, however an
+agent spreads events, blank lines and CRLFs over chunks), so it can cut after, rewrite or swap
+whole events. The printer has shown each frame as the agent sent it; the one [fault] line says
+what the client got instead. Not here: which request a fault names (faults.py), forwarding.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any, Callable, Iterable, Iterator
+
+from peers.support.proxy import annotate
+from peers.support.proxy.faults import Fault
+from transports import sse
+from transports.base import Body, HangUp, hang_up
+from transports.codec import loads_strict
+from transports.errors import TransportError
+
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its end, or a chunk's unfinished rest
+Piece = tuple[bytes, Any]  # raw bytes ending one event, and that event's data (None: bytes after the last)
+
+
+def answer(body: bytes, number: int, acting: list[Fault], say: Callable[[str], None]) -> bytes | Body:
+    """A whole (non-stream) answer as the client gets it, once any fault on it has acted."""
+    for fault in acting:
+        if fault.kind == "corrupt":
+            body = _corrupted_body(body, fault, number, say)
+        elif fault.kind == "reorder":
+            say(f"[fault] {fault.spec}: the answer to request {number} is not a stream; forwarded unchanged")
+        elif fault.kind == "drip":
+            _said_drip(fault, number, len(body), say)
+            return Body(_dripped([body], fault.value), lambda completed: None)
+    return body
+
+
+def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, content_type: str,
+           say: Callable[[str], None], cut: int | None, acting: list[Fault]) -> Iterator[bytes]:
+    """A stream's chunks as they arrive, changed if a fault says so, judged once it has ended."""
+    decoder, events, completed, judged = sse.Decoder(), [], False, True
+    by_event = cut is not None or any(fault.kind in ("corrupt", "reorder") for fault in acting)
+    try:
+        if not by_event:
+            pieces: Iterable[bytes] = _fed(chunks, decoder, events)
+        else:
+            tampered: Iterator[Piece] = _by_event(chunks, decoder, events)
+            for fault in acting:
+                if fault.kind == "corrupt":
+                    tampered = _corrupted_events(tampered, fault, number, say)
+                elif fault.kind == "reorder":
+                    tampered = _reordered(tampered, fault, number, say)
+            pieces = _cut(tampered, cut, number, say)
+        for fault in acting:
+            if fault.kind == "drip":
+                _said_drip(fault, number, None, say)
+                pieces = _dripped(pieces, fault.value)
+        yield from pieces
+        completed = True
+    except HangUp:
+        judged = False  # our own cut: ours to answer for, not the agent's
+        raise
+    except TransportError as exc:
+        judged = not exc.timed_out  # our deadline cut it, not the agent: no rule of the agent's to judge
+        say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}"
+            + (" (--timeout bounds a whole stream: raise it for a longer one)" if exc.timed_out else "")
+            + "; the client's is cut too")
+        raise HangUp from None
+    except GeneratorExit:
+        say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")
+        judged = False
+        raise
+    finally:
+        hang_up(chunks)
+        if judged:
+            for line in annotate.notes(annotate.Answer(binding, request_body, 200, content_type,
+                                                       events=events, completed=completed)):
+                say(line)
+
+
+def _fed(chunks: Iterable[bytes], decoder: Any, events: list[bytes]) -> Iterator[bytes]:
+    for chunk in chunks:
+        events += decoder.feed(chunk)
+        yield chunk
+    events += decoder.end()
+
+
+def _by_event(chunks: Iterable[bytes], decoder: Any, events: list[bytes]) -> Iterator[Piece]:
+    """The stream a whole event at a time: fed a line at a time, so each piece ends where an event did."""
+    held = bytearray()
+    for chunk in chunks:
+        for line in _LINE.finditer(chunk):
+            held += line[0]
+            ended = decoder.feed(line[0])
+            if ended:
+                events += ended
+                yield bytes(held), ended[-1]
+                held.clear()
+    ended = decoder.end()
+    events += ended
+    if held:
+        yield bytes(held), ended[-1] if ended else None
+
+
+def _cut(pieces: Iterator[Piece], cut: int | None, number: int, say: Callable[[str], None]) -> Iterator[bytes]:
+    passed = 0
+    for piece, data in pieces:
+        yield piece
+        passed += data is not None
+        if cut is not None and passed >= cut:
+            say(f"[fault] cut-stream:{cut}: cut the stream of request {number} after its event {cut}: "
+                "the body never ends, both connections closed")
+            raise HangUp
+
+
+def _reordered(pieces: Iterator[Piece], fault: Fault, number: int, say: Callable[[str], None]) -> Iterator[Piece]:
+    first, second = fault.events
+    held: list[Piece] = []
+    seen = 0
+    for piece, data in pieces:
+        seen += data is not None
+        if first <= seen <= second and data is not None:
+            held.append((piece, data))
+            if seen == second:
+                say(f"[fault] {fault.spec}: swapped events {first} and {second} of the stream answering request {number}")
+                yield held[-1]
+                yield from held[1:-1]
+                yield held[0]
+                held = []
+            continue
+        yield from held  # a piece after the last event: the stream ends before the swap
+        held = []
+        yield piece, data
+    if held or seen < second:
+        say(f"[fault] {fault.spec}: the stream answering request {number} ended after {seen} event(s): "
+            "nothing swapped")
+        yield from held
+
+
+def _corrupted_events(pieces: Iterator[Piece], fault: Fault, number: int,
+                      say: Callable[[str], None]) -> Iterator[Piece]:
+    done, seen = False, 0
+    for piece, data in pieces:
+        seen += data is not None
+        if not done and data is not None:
+            changed = _corrupt(data, fault.field)
+            if changed is not None:
+                done, (new, was, now) = True, changed
+                say(f"[fault] {fault.spec}: in event {seen} of the stream answering request {number}, "
+                    f"{fault.field} ({was}) replaced by {now}")
+                kept = b"".join(line for line in piece.splitlines(keepends=True)
+                                if line.strip() and not line.startswith(b"data"))
+                piece = kept + b"data: " + new + b"\n\n"
+        yield piece, data
+    if not done:
+        say(f"[fault] {fault.spec}: no event of the stream answering request {number} has {fault.field}; "
+            "forwarded unchanged")
+
+
+def _corrupted_body(body: bytes, fault: Fault, number: int, say: Callable[[str], None]) -> bytes:
+    changed = _corrupt(body, fault.field)
+    if changed is None:
+        say(f"[fault] {fault.spec}: the answer to request {number} has no JSON field {fault.field}; forwarded unchanged")
+        return body
+    new, was, now = changed
+    say(f"[fault] {fault.spec}: in the answer to request {number}, {fault.field} ({was}) replaced by {now}; "
+        "the rest re-encoded compactly")
+    return new
+
+
+def _corrupt(text: bytes, field: str) -> tuple[bytes, str, str] | None:
+    """`text` (JSON) with `field` given a value of another type: a boolean for anything but a
+    boolean, which gets a string. None if it is not JSON or has no such field."""
+    try:
+        document = loads_strict(text)
+    except ValueError:
+        return None
+    *path, last = field.split(".")
+    holder = document
+    for name in path:
+        holder = _item(holder, name)
+    if isinstance(holder, list) and last.isdigit() and int(last) < len(holder):
+        key: Any = int(last)
+    elif isinstance(holder, dict) and last in holder:
+        key = last
+    else:
+        return None
+    was = holder[key]
+    holder[key] = "true" if isinstance(was, bool) else True
+    shown = json.dumps(was, ensure_ascii=False)
+    described = f"{shown[:40]}{'...' if len(shown) > 40 else ''}, {_type_name(was)}"
+    now = '"true" (a string)' if isinstance(was, bool) else "true (a boolean)"
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(), described, now
+
+
+def _item(holder: Any, name: str) -> Any:
+    if isinstance(holder, dict):
+        return holder.get(name)
+    if isinstance(holder, list) and name.isdigit() and int(name) < len(holder):
+        return holder[int(name)]
+    return None
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", str: "a string", int: "a number", float: "a number", dict: "an object",
+            list: "a list"}.get(type(value), "null")
+
+
+def _said_drip(fault: Fault, number: int, size: int | None, say: Callable[[str], None]) -> None:
+    what, step = f"its {size} bytes" if size is not None else "its stream", _step(fault.value)
+    say(f"[fault] {fault.spec}: passing the answer to request {number} on at {fault.value:g} bytes a second "
+        f"({what}, sent chunked, a piece every {step / fault.value:.2g} s)")
+
+
+def _dripped(pieces: Iterable[bytes], rate: float) -> Iterator[bytes]:
+    step = _step(rate)
+    for piece in pieces:
+        for start in range(0, len(piece), step):
+            time.sleep(step / rate)
+            yield piece[start:start + step]
+
+
+def _step(rate: float) -> int:
+    return max(1, int(rate // 10))  # about ten pieces a second, one byte at least

@@ -1,0 +1,49 @@
+"""proxy --webhook (issue 34, item 6): a push config set through the proxy has its url moved to
+the proxy, each delivery is printed and can be faulted on its way to the client's receiver,
+and a config read back says the client's own URL. Our own agent's --push through the proxy
+to the real billing app, which pushes to 127.0.0.1 as `serve --allow-private-webhooks` does."""
+import json
+
+from conftest import cli
+from peers.support.proxy.webhook import Webhooks
+from proxy_helpers import TOKEN, billing_served, proxy_to
+from test_proxy_faults import refund
+from transports.network import HttpTransport
+
+HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json", "A2A-Version": "1.0"}
+
+
+def test_our_agents_pushes_cross_the_proxy_printed_and_one_delivered_twice():
+    with billing_served(private_webhooks=True) as agent, \
+            proxy_to(agent, "twice:3", webhook=True) as (proxy, lines):
+        done = cli("--peer", proxy, "--token-env", "PROXY_TOKEN", "--push", "--allow-untrusted", "billing-agent",
+                   env={"PROXY_TOKEN": TOKEN})
+    said = lines.text()
+    assert done.returncode == 0 and "submitted -> working -> completed" in done.stdout, done.stdout[-2000:]
+    assert "[proxy] webhook moved to the proxy: http://127.0.0.1:" in said and f"-> {proxy}/webhook/1" in said
+    assert said.count("[agent -> client] (push) --> POST ") == 5  # four pushes, the first one twice
+    assert "[fault] twice:3: delivered request 3 to the client's receiver a second time" in said
+    assert "TASK_STATE_COMPLETED" in done.stdout.split("(pushed to our webhook)")[-1]
+
+
+def test_a_config_set_and_read_back_through_the_proxy_names_the_clients_url():
+    with billing_served(private_webhooks=True) as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+        client = HttpTransport(timeout=5)
+        sent = client.post(proxy + "/a2a", refund(1), HEADERS)
+        task = json.loads(sent.body)["result"]["task"]["id"]
+        config = {"taskId": task, "url": "http://127.0.0.1:9/receiver", "token": "t-1"}
+        made = client.post(proxy + f"/a2a/tasks/{task}/pushNotificationConfigs", json.dumps(config).encode(),
+                           HEADERS)
+    assert made.status == 200 and json.loads(made.body)["url"] == "http://127.0.0.1:9/receiver", made.body
+    assert f'"url": "{proxy}/webhook/1"' in lines.text() or f'"url":"{proxy}/webhook/1"' in lines.text()
+
+
+def test_only_push_configs_urls_move_and_the_clients_bytes_stay_as_they_were_otherwise():
+    webhooks = Webhooks("http://127.0.0.1:1")
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {"url": "http://x/keep"}, ' \
+           b'"configuration": {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/r"}}}}'
+    moved, said = webhooks.move(body, "POST", "/a2a")
+    assert moved == body.replace(b"http://127.0.0.1:9/r", b"http://127.0.0.1:1/webhook/1") and len(said) == 1
+    assert webhooks.receiver("/webhook/1") == "http://127.0.0.1:9/r" and webhooks.receiver("/webhook/2") is None
+    for hostile in (b"[" * 5000, b'{"url": 1}', b"\xff", b'{"params": {"pushNotificationConfig": {"url": []}}}'):
+        assert webhooks.move(hostile, "POST", "/a2a") == (hostile, [])
