@@ -183,7 +183,7 @@ class Proxy:
                 self.say(f"[proxy] finding: the card cannot be read ({card.unreadable(body)}): served as the agent sent "
                          "it, its interfaces not moved (a client that follows them bypasses the proxy)")
             return body
-        if rewritten.signed and first:
+        if rewritten.signed and rewritten.changes and first:  # nothing moved: the signature still holds
             self.say("[proxy] the card is signed: rewriting its interfaces breaks its signature"
                      + (" (--keep-card: served unchanged)" if self.keep_card else "; --keep-card serves it unchanged"))
         if rewritten.signed and self.keep_card:
