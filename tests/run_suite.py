@@ -31,7 +31,7 @@ WEIGHTS = {"test_readme": 17, "test_live_page_in_chromium": 14, "test_lessons": 
            "test_streaming": 4, "test_layout": 4, "test_auth_client": 4, "test_connection_cap": 4,
            "test_check_deep_broken_agents": 3, "test_live_page_server": 3, "test_rest_routes": 3,
            "test_serving_edges": 3, "test_hostile_replies": 3, "test_rest_server": 2, "test_learner_tools": 2,
-           "test_proxy_hostile": 2, "test_live_page_any_agent": 2, "test_card_dialects": 2}
+           "test_proxy_hostile": 2, "test_live_page_any_agent": 2, "test_card_dialects": 2, "test_proxy_lessons": 7}
 DEFAULT = 1.0
 COUNTED = ("passed", "failed", "skipped", "errors", "error")
 
