@@ -61,6 +61,9 @@ def test_a_proxied_exchange_appears_live_with_both_sides_its_annotation_and_a_fa
         assert any(event["type"] == "diagram" for event in seen), "the diagram drawn as for any run"
         assert ask(page, f"/runs/{session['id']}/stop", "POST")[0] == 200
         assert events_of(page, session["id"])[-1] == {"type": "end", "status": 0}
+        records = [json.loads(line) for line in ask(page, f"/runs/{session['id']}/trace.jsonl")[2].splitlines()]
+        assert [record["direction"] for record in records if record["kind"] == "frame"] == ["-->", "<--"] * 2, \
+            "its trace, as --trace keeps it (the faulted request never reached the agent)"
         try:
             through(session["proxy"] + "/.well-known/agent-card.json")
             assert False, "the proxy still answers after Stop"
