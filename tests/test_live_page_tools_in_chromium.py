@@ -182,3 +182,30 @@ def test_a_request_in_the_live_frames_list_copies_as_curl_too(chromium, page):
         curl = browser.wait_for("document.querySelector('#frames pre.curl') && "
                                 "document.querySelector('#frames pre.curl').textContent")
         assert "'\"${A2A_AUTHORIZATION}\"'" in curl and "tasks/send" in curl and "****" not in curl
+
+
+def test_a_proxied_session_appears_live_and_a_script_in_a_proxied_frame_never_runs(chromium, page):
+    """Started from the Proxy panel; a request sent through the URL it shows, answered by an
+    agent whose card, error and id carry markup: frames, annotation and fault show as text."""
+    from test_live_page_proxy import ASKED, agent_app, through
+    from transports.server import PeerServer
+    agent = PeerServer(agent_app, "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with chromium.tab(page[0]) as browser:
+            browser.wait_for(READY)
+            browser.evaluate(f"""(() => {{ document.getElementById('proxy-to').value = {json.dumps(agent.base_url)};
+                document.getElementById('proxy-faults').value = 'status:3:503';
+                document.getElementById('proxy-start').click(); }})()""")
+            proxy = browser.wait_for("!document.getElementById('proxy-where').hidden && "
+                                     "document.getElementById('proxy-url').textContent")
+            assert through(proxy + "/.well-known/agent-card.json") == 200 and through(proxy + "/a2a", ASKED) == 200
+            assert through(proxy + "/a2a", ASKED) == 503
+            browser.wait_for("!!(document.querySelector('#frames li.fault') && document.querySelector('#frames li.annotation'))")
+            shown = browser.evaluate("document.getElementById('frames').textContent")
+            assert "[client -> agent] -->" in shown and "[agent -> client] <--" in shown and "<script>" in shown
+            browser.evaluate("document.getElementById('proxy-stop').click()")
+            browser.wait_for("document.getElementById('proxy-where').hidden && !document.getElementById('proxy-start').disabled")
+            assert browser.evaluate("document.body.dataset.pwned") is None
+            assert browser.evaluate("document.querySelectorAll('main img, main script, aside img').length") == 0
+    finally:
+        agent.stop()

@@ -53,12 +53,8 @@ def proxy(settings: Any, console: Any) -> int:
     except OSError as exc:
         console.say(f"proxy: cannot listen on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
         return 2
-    console.say(f"[proxy] listening on {server.base_url}, forwarding to {app.agent}")
-    for line in proxy_tls.banner(settings) if proxy_tls.asked(settings) else []:
+    for line in said_at_start(settings, server, app, faults):
         console.say(line)
-    for fault in faults.faults:
-        console.say(f"[proxy] fault armed: {fault.spec}" + (f" (request {fault.number}, from --seed {settings.seed})"
-                                                          if "?" in fault.spec else ""))
     console.say("[proxy] Ctrl-C or SIGTERM stops it.")
     try:
         signal.signal(signal.SIGTERM, _stop)
@@ -119,6 +115,14 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     if app.webhooks is not None:
         app.webhooks.base = server.base_url
     return server, app, upstream
+
+
+def said_at_start(settings: Any, server: Any, app: Proxy, faults: Faults) -> list[str]:
+    """Where the proxy listens and what it forwards to, its TLS, and each fault armed."""
+    lines = [f"[proxy] listening on {server.base_url}, forwarding to {app.agent}"]
+    lines += proxy_tls.banner(settings) if proxy_tls.asked(settings) else []
+    return lines + [f"[proxy] fault armed: {fault.spec}" + (f" (request {fault.number}, from --seed {settings.seed})"
+                                                            if "?" in fault.spec else "") for fault in faults.faults]
 
 
 class Holding:

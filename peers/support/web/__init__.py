@@ -9,12 +9,14 @@ each a run whose story is one operation of peers/support/web/outside.py), a conv
 card and token, had once (`conversation`), the run's sequence diagram drawn live by --diagram's
 code (`drawing`), the tools beside the runs (`tools`: check an agent through check's own
 run and report (`checking`), an allowlist entry with its diff, a request as curl, two saved
-runs compared (`trace_diff`)), and the page itself (`live.html`, `live.js`, `tools.js`,
+runs compared (`trace_diff`), a `proxy` session started and watched as a run
+(`proxying`)), and the page itself (`live.html`, `live.js`, `tools.js`, `proxy.js`,
 `live.css`: plain HTML, JavaScript and CSS, no framework, no build step, no inline script).
 Issue 24; essay: every section, since the page shows the essay's run and every lesson.
 
 May import: `peers.a2a`, `peers.support` (the modules beside this package: session's Watch,
-the Console, config, lessons, trace, page; `check`, run as a library) and `transports` (the bounded server, the printer).
+the Console, config, lessons, trace, page; `check`, run as a library; `proxy`'s build(),
+served in process) and `transports` (the bounded server, the printer).
 Must not import: the modules directly in `peers/` (the demo network, billing, the peer
 core): a run reaches them only through main(), which hands the demo network in; nor
 anything outside the standard library. Nothing here is loaded unless `web` is asked for.

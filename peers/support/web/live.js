@@ -126,7 +126,7 @@ async function follow(path, asked) {
   if (status !== 201) { // nothing started: the last run's frames stay, and the status says why
     setState("refused", answer.error || `HTTP ${status}`);
     if (path === "/agent") $("message-problem").textContent = answer.error || `HTTP ${status}`; // beside the field
-    return;
+    return null;
   }
   if (current) current.events.close();
   $("frames").replaceChildren();
@@ -140,12 +140,15 @@ async function follow(path, asked) {
   current = {id: answer.id, key: answer.key, events, turn: path === "/agent" ? turn(asked) : null};
   document.body.dataset.run = answer.id;
   events.onmessage = (message) => show(JSON.parse(message.data));
+  return answer;
 }
 
 function show(event) {
   const frames = $("frames");
   if (event.type === "line") {
-    const item = element("li", undefined, `kind-${event.kind}`);
+    // A proxy's annotation ("    ! ID LEVEL ...") and fault lines are marked, as the terminal sets them apart.
+    const marked = /^ {4}! /.test(event.text) ? " annotation" : event.text.startsWith("[fault] ") ? " fault" : "";
+    const item = element("li", undefined, `kind-${event.kind}${marked}`);
     item.append(element("pre", event.text));
     frames.append(item);
     if (!["story", "banner", "frame"].includes(event.kind)) {

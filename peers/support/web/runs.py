@@ -211,15 +211,15 @@ class Runs:
 
     def start(self, argv: list[str], step: bool, cleanup: Callable[[], None],
               credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None,
-              conversation: Conversation | None = None) -> Run | None:
-        """A new run, started; None when MAX_LIVE are going already."""
+              conversation: Conversation | None = None, again: Callable[..., int] | None = None) -> Run | None:
+        """A new run, started (`again`: what it runs, main() unless said); None when MAX_LIVE are going already."""
         with self.lock:
             if sum(not run.done for run in self.by_id.values()) >= MAX_LIVE:
                 return None
             run = Run(str(next(self.ids)), argv, step, cleanup, credentials, story, conversation)
             self.by_id[run.id] = run
             self._forget_the_oldest_finished()
-        run.start(self.again)
+        run.start(again or self.again)
         return run
 
     def opened(self, text: str) -> Run:

@@ -10,7 +10,8 @@ request in, as (status, JSON document), or None for a path that is not a tool's:
 - GET /runs/ID/curl?frame=N: the run's Nth frame (from 0, as the trace keeps them), if it is
   a request, as a curl command. Every header the printer masked is a shell variable named
   for it ("$A2A_AUTHORIZATION"), never its value; a body's masked secrets stay masked;
-- POST /traces/diff {a, b}: two saved runs' frames compared (trace_diff.py).
+- POST /traces/diff {a, b}: two saved runs' frames compared (trace_diff.py);
+- POST /proxy {to, faults, seed, verbose}: a proxy session, watched as a run (proxying.py).
 Every value here came from outside (a peer's frame, a file): it goes back as JSON data, and
 the page shows it as text. Not here: the door, the runs, the checks themselves.
 """
@@ -24,7 +25,7 @@ import threading
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from peers.support.web import allowlist, checking, trace_diff
+from peers.support.web import allowlist, checking, proxying, trace_diff
 from transports.base import HttpRequest, is_http_url
 from transports.codec import Limits, loads_strict
 
@@ -45,6 +46,8 @@ def route(request: HttpRequest, path: str, allowlist_path: str, runs: Any) -> tu
         finally:
             CHECKS.release()
         return (502 if "error" in answer else 200), answer
+    if request.method == "POST" and path == "/proxy":  # a proxy session, watched as a run (proxying.py)
+        return proxying.start(_body(request), runs)
     if request.method == "POST" and path == "/allowlist/entry":
         body = _body(request)
         return 200, entry(_text(body, "text"), _text(body, "name"), _text(body, "endpoint"), allowlist_path)

@@ -1,0 +1,115 @@
+"""The page's "Proxy" panel: `proxy --to URL` started by the page and watched live, as a run is.
+
+Issue 35, item 3. A proxy session is a run of the page (runs.py) whose work is not main()
+but the proxy's own build() (peers/support/proxy/run.py), in this process: its printer is
+the run's watched printer (`attach`, as every run's is) and its Console the run's, so each
+frame from either side is an event as it crosses, tagged as the terminal tags it, each
+annotation (`    ! ID LEVEL ...`) and each `[fault]` line an event as it is said, and the
+sequence diagram is drawn again as for any run. Stop (the run's) ends the session: the
+proxy stops serving and its connections to the agent close. Its URL is on 127.0.0.1, a
+free port, as `proxy` listens: any program of this machine may send through it, as through
+the command's; the page's own door (token, Host, Origin) is unchanged. What crosses is from
+outside: masked as the printer masks, escaped by the Console, and shown by the page as text.
+Not here: forwarding, faults, annotations (the proxy room), the door (server.py).
+"""
+from __future__ import annotations
+
+import shlex
+import threading
+from typing import Any, NamedTuple
+
+from peers.support.output import Kind
+from transports.base import is_http_url
+
+TIMEOUT = 30.0  # seconds for one exchange with the agent, a stream included: `proxy`'s own default
+MOST_FAULTS = 8  # faults one session arms; `proxy` takes each as a --fault
+LIFETIME = 8 * 3600.0  # a session the page forgot ends on its own after this
+BOUND_WITHIN = 10.0  # seconds the page waits for the session's server to listen
+
+
+class Settings(NamedTuple):
+    """What the proxy's build() reads of `proxy`'s settings, as the page asks it (no TLS
+    toward the client, no --step or --webhook: the page's panel offers none of them)."""
+    to: str
+    fault: list[str]
+    seed: int = 0
+    port: int = 0
+    timeout: float = TIMEOUT
+    verbose: bool = False
+    step: bool = False
+    webhook: bool = False
+    keep_card: bool = False
+    trace: str | None = None
+    ca: str | None = None
+    tls: bool = False
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+
+
+def start(body: dict[str, Any], runs: Any) -> tuple[int, dict[str, Any]]:
+    """POST /proxy {to, faults, seed, verbose}: a session started, as (status, JSON document):
+    201 with the run's id and key, the command that does the same in a terminal and the
+    proxy's own URL to point a client at. ValueError, one line, for what cannot be a session."""
+    to, faults, seed = body.get("to"), body.get("faults", ""), body.get("seed", 0)
+    if not (isinstance(to, str) and len(to) <= 2000 and is_http_url(to)):
+        raise ValueError("the agent to front is an http(s) base URL, as proxy --to takes it")
+    if not isinstance(faults, str) or type(seed) is not int or not 0 <= seed < 1 << 32:
+        raise ValueError("faults are --fault specs, separated by spaces; the seed is a whole number")
+    specs = faults.split()
+    if len(specs) > MOST_FAULTS:
+        raise ValueError(f"at most {MOST_FAULTS} faults a session")
+    from peers.support.proxy.faults import Faults, parse
+    armed = Faults([parse(spec, seed) for spec in specs])  # ValueError, one line, as --fault says it
+    settings = Settings(to.rstrip("/"), specs, seed, verbose=body.get("verbose") is True)
+    session = Session(settings, armed)
+    argv = ["proxy", "--to", settings.to] + [word for spec in specs for word in ("--fault", spec)] \
+        + (["--seed", str(seed)] if seed else []) + (["--verbose"] if settings.verbose else [])
+    run = runs.start(argv, False, lambda: None, again=session.serve)
+    if run is None:
+        return 429, {"error": "three runs are going already; stop one or wait"}
+    if not session.bound.wait(BOUND_WITHIN) or session.problem:
+        run.ask("stop")
+        return 400, {"error": session.problem or "the proxy did not start listening in time"}
+    return 201, {"id": run.id, "key": run.key, "proxy": session.url,
+                 "command": " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv])}
+
+
+class Session:
+    """One proxy session: built, served and stopped in its run's thread (Run.start calls `serve`)."""
+
+    def __init__(self, settings: Settings, faults: Any) -> None:
+        self.settings, self.faults = settings, faults
+        self.bound = threading.Event()  # set once the server listens, or could not
+        self.url, self.problem = "", ""
+
+    def serve(self, argv: list[str], run: Any) -> int:
+        """The proxy, serving until the run is stopped; its exit status as `proxy`'s."""
+        from peers.support.proxy.run import build, said_at_start
+        try:
+            server, app, upstream = build(self.settings, run.console, self.faults)
+        except (ValueError, OSError) as exc:  # an https agent's TLS that cannot be set up, no port free
+            self.problem = f"proxy: {getattr(exc, 'strerror', None) or exc}"
+            run.console.say(self.problem, Kind.ERROR)
+            self.bound.set()
+            return 2
+        run.attach(app.printer, [])
+        # A client's credentials, masked wherever an agent says them back: in the run's events,
+        # its lines and its trace, as in the printer's frames.
+        app.holders += [run, run.console, run.recorder]
+        for line in said_at_start(self.settings, server, app, self.faults):
+            run.console.say(line)
+        run.console.say("[proxy] Stop ends it.")
+        server.start()
+        self.url = server.base_url
+        self.bound.set()
+        try:
+            with run.changed:
+                stopped = run.changed.wait_for(lambda: run.stopping, timeout=LIFETIME)
+        finally:
+            server.stop()
+            upstream.close()
+        run.console.say("[proxy] stopped." if stopped else f"[proxy] stopped after {LIFETIME / 3600:g} hours; "
+                        "start another")
+        return 0
