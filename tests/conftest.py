@@ -306,6 +306,7 @@ class OutsidePeer(BaseHTTPRequestHandler):
     """A peer we do not own, played by a test (http.server, not our server): HTTP/1.1, silent,
     each answer one JSON document, with `extra_headers` beside it (a hostile peer's fill them)."""
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are two writes: no delayed ACK between them
     extra_headers: dict = {}
 
     def log_message(self, *args):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PARTS = 3
-WEIGHTS = {"test_readme": 17, "test_live_page_in_chromium": 14, "test_lessons": 12, "test_check_broken_agents": 11,
+WEIGHTS = {"test_readme": 17, "test_live_page_in_chromium": 14, "test_lessons": 12, "test_check_broken_agents": 6,
            "test_server_hardening": 10, "test_resource_attacks": 10, "test_durable": 8, "test_network_client": 7,
            "test_hostile_peers": 6, "test_cli_edges": 6, "test_diagrams_say_what_the_terminal_says": 6,
            "test_push": 5, "test_stream_resume": 4, "test_frame_summaries": 4, "test_served_cards": 4,

@@ -133,8 +133,6 @@ class Tasks:
 
 
 class Agent(OutsidePeer):
-    disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed ACK between them
-
     def do_HEAD(self):
         self.do_GET()
 
