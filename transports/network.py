@@ -28,7 +28,6 @@ tests/test_network_client.py:
 Errors are TransportError: a one-line reason, and `sent`, False only when the request
 certainly did not reach the peer (a retry is safe). Not here: pipelining, proxies, HTTP/2.
 """
-from __future__ import annotations
 
 import select
 import socket

@@ -11,7 +11,6 @@ with a row (match a request line, or spell one) is theirs.
 Not here: the HTTP status of each error (peers/rest.py STATUS), the tenant segment,
 A2A 0.3's REST paths (/v1/...), which neither side speaks.
 """
-from __future__ import annotations
 
 import re
 from typing import NamedTuple

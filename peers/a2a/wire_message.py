@@ -7,7 +7,6 @@ schema (the `kind` discriminators, kebab-case states, lowercase roles, `file` pa
 Reading raises `WireError` naming the field; what a WireError means is the reader's
 side's business (a peer answers -32602, the support agent reports a protocol violation).
 """
-from __future__ import annotations
 
 import base64
 import binascii

@@ -11,7 +11,6 @@ here (`Answer`): the status, the media type, the JSON if it is JSON, the A2A or 
 error code either binding spells, so that each check judges a value, never a traceback.
 Not here: what is asked (the families), what is said about it (report.py).
 """
-from __future__ import annotations
 
 import time
 from typing import Any, NamedTuple

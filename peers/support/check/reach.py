@@ -8,7 +8,6 @@ card read into its object (`card_reading.read_card`, dialects and all) and the c
 its scheme takes (`credentials.credential_for`). A binding we do not speak (gRPC, a custom
 URI) is a Reach with no binding: reported "not measured". Not here: the checks.
 """
-from __future__ import annotations
 
 from typing import Any, NamedTuple
 

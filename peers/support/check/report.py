@@ -16,7 +16,6 @@ The JSON schema (SCHEMA; "schema": "a2a-workbench-check/1", changed only by a ne
    "verdicts": [{"binding": str|null, "outcome", "detail",
      "frames": [{"direction": "-->"|"<--", "method", "url", "status": int|null, "headers", "body"}]}]}]}
 """
-from __future__ import annotations
 
 import json
 from typing import Any, NamedTuple
