@@ -24,15 +24,23 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PARTS = 3
-WEIGHTS = {"test_readme": 17, "test_live_page_in_chromium": 14, "test_lessons": 12, "test_check_broken_agents": 6,
-           "test_server_hardening": 10, "test_resource_attacks": 10, "test_durable": 8, "test_network_client": 7,
-           "test_hostile_peers": 6, "test_cli_edges": 6, "test_diagrams_say_what_the_terminal_says": 6,
-           "test_push": 5, "test_stream_resume": 4, "test_frame_summaries": 4, "test_served_cards": 4,
-           "test_streaming": 4, "test_layout": 4, "test_auth_client": 4, "test_connection_cap": 4,
-           "test_check_deep_broken_agents": 3, "test_live_page_server": 3, "test_rest_routes": 3,
-           "test_serving_edges": 3, "test_hostile_replies": 3, "test_rest_server": 2, "test_learner_tools": 2,
-           "test_proxy_hostile": 2, "test_live_page_any_agent": 2, "test_card_dialects": 2, "test_proxy_lessons": 7}
-DEFAULT = 1.0
+WEIGHTS = {"test_readme": 16, "test_live_page_in_chromium": 14, "test_lessons": 11, "test_server_hardening": 10,
+           "test_resource_attacks": 10, "test_network_client": 8, "test_durable": 7, "test_hostile_peers": 6,
+           "test_proxy_lessons": 6, "test_check_broken_agents": 6, "test_push": 6,
+           "test_diagrams_say_what_the_terminal_says": 5, "test_live_page_tools_in_chromium": 5,
+           "test_stream_resume": 5, "test_served_cards": 4, "test_streaming": 4, "test_cli_edges": 4,
+           "test_frame_summaries": 3, "test_live_page_server": 3, "test_auth_client": 3, "test_connection_cap": 3,
+           "test_rest_routes": 3, "test_layout": 3, "test_serving_edges": 3, "test_check_deep_broken_agents": 3,
+           "test_rest_server": 2, "test_proxy_hostile": 2, "test_learner_tools": 2, "test_card_files": 2,
+           "test_hostile_replies": 2, "test_live_page_any_agent": 2, "test_served_tenants": 2,
+           "test_card_dialects": 2, "test_step_through_page": 1.5, "test_signed_cards": 1.4, "test_failures": 1.3,
+           "test_live_page_cap": 1.3, "test_tls_serving": 1.3, "test_rest_client": 1.2, "test_auth_schemes": 1.1,
+           "test_head_requests": 1.1, "test_hostile_pushes": 0.9, "test_debugger_quits": 0.9,
+           "test_proxy_forwarding": 0.8, "test_learner_path": 0.8, "test_push_payloads": 0.7,
+           "test_check_deep_our_peers": 0.7, "test_generate": 0.7, "test_fuzz": 0.7, "test_caller_shares": 0.7,
+           "test_story": 0.6, "test_settings": 0.6, "test_check_our_peers": 0.5, "test_conformance": 0.5,
+           "test_proxy_stream_deadline": 0.5}
+DEFAULT = 0.3
 COUNTED = ("passed", "failed", "skipped", "errors", "error")
 
 
