@@ -23,7 +23,6 @@ request inside another), the request is refused instead.
 - HEAD [RFC 9110 9.3.2] is answered wherever GET is, as GET without the body (the app is
   asked a GET: server_answer.py); so an Allow that names GET names HEAD too.
 """
-from __future__ import annotations
 
 import re
 import time
