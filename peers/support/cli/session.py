@@ -15,7 +15,9 @@ Console the run's lines go to, and the printer's hooks it attaches once the prin
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
+import gc
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
@@ -81,6 +83,8 @@ class Session:
         for a run that is over already, its exit status. `again(argv, watch)` runs once more
         (main itself), for `web`; `watch` follows this run instead of the terminal. `argv`:
         the flags (None: this process's own)."""
+        if argv is None:  # this process's own command line: it ends with the run, so the collector
+            atexit.register(gc.freeze)  # need not trace every object on the way out (bench/startup.py)
         argv = sys.argv[1:] if argv is None else argv
         settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
         console = watch.console if watch is not None else \
