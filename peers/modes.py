@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from peers.a2a.errors import ContentTypeNotSupported
-from peers.a2a.wire_card import DEFAULT_OUTPUT_MODES
+from peers.a2a.model import DEFAULT_OUTPUT_MODES
 from peers.peer import Peer
 from peers.skill import within
 

@@ -15,7 +15,7 @@ just below that place. So, while a client pages through:
 - every other task there at the first page, and still there, is listed exactly once.
 `totalSize` counts the tasks the filters match now, on every page.
 
-A token is opaque and its owner's alone: the place is sealed with a key this store draws
+A token is opaque and its owner's alone: the place is sealed with a key the peer draws
 at start (a keyed hash over the caller, the filters and the place, which also hides the
 place: the number a task was made with says how busy the store is). A token from another
 caller, with other filters, from before a restart, forged or damaged reads as nothing
@@ -43,7 +43,7 @@ class Pages:
     """Cuts a listing into pages, and seals and opens the cursors between them."""
 
     def __init__(self) -> None:
-        self.key = os.urandom(32)  # a store's own: tokens die with the process that gave them
+        self.key = os.urandom(32)  # the peer's own: tokens die with the process that gave them
 
     def page(self, listing: list[tuple[Place, Task]], query: ListQuery, owner: str) -> TaskPage:
         """The page of `listing` (this owner's matching tasks, in the order above) that

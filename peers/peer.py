@@ -10,7 +10,7 @@ approval, or a step-up credential: peers/pause.py).
 Built by composition: a peer is given its card, its skills and its parts: where it keeps
 its tasks (`store`, whose change feed streams and webhooks read), the `ledger` of what it
 has done, its `streams`, how it stamps ids and times, and its log. Nothing outside sets
-its attributes; `go_on` runs a task again after a restart (restart.py). Every answer is
+its attributes; restart.py runs a task again after a restart, by its steps. Every answer is
 kept first (`store.flush`: on disk, for a durable store). Wire- and transport-neutral:
 `peers/methods.py` maps each wire's methods onto `send_message`, `get_task`,
 `cancel_task` and `list_tasks`; `peers/app.py` serves it. Task ids come from a counter by
@@ -20,29 +20,30 @@ from __future__ import annotations
 
 import threading
 from functools import partial
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Part, Task, TaskPage, TaskState
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
 from peers.pause import Paused, Pending, Refusal, SkillFailed, hold_over, paused_or_failed, reason_and_data, run_granted
-from peers.push import PushSettings, Webhooks
+from peers.on_first_use import made_on_first_use
 from peers.skill import Request, Skill, produced, read_request
 from peers.stamps import counter_ids
 from peers.store import TaskStore, content_of, refuse_if_too_big
-from peers.streaming import Streams
 from peers.tenants import split
 from transports.jsonrpc import InvalidParams
+
+if TYPE_CHECKING:
+    from peers.pages import Pages
+    from peers.push import Webhooks
+    from peers.push_payload import PushSettings
+    from peers.streaming import Streams
 
 MAX_BACKGROUND = 16  # tasks worked on after their answer (returnImmediately) at one time
 
 
-class CannotGoOn(Exception):
-    """Why a task a restart interrupted cannot run again; said in the note it is failed with."""
-
-
 class Peer:
     def __init__(self, card: AgentCard, skills: list[Skill], *, store: TaskStore | None = None,
-                 ledger: Ledger | None = None, streams: Streams | None = None, push: PushSettings = PushSettings(),
+                 ledger: Ledger | None = None, streams: Streams | None = None, push: PushSettings | None = None,
                  new_task_id: Callable[[], str] | None = None, clock: Callable[[], str] | None = None,
                  log: Callable[[str], None] | None = None, allow_private_webhooks: bool = False,
                  extended_card: AgentCard | None = None, max_tasks: int = 1000, hold_seconds: float | None = None) -> None:
@@ -52,13 +53,12 @@ class Peer:
         self.store = store or TaskStore(max_tasks)
         self.changes = self.store.changes  # each change to a task, published once (peers/changes.py)
         self.ledger = ledger or Ledger()  # what this peer has done, kept beyond the store's window
-        self.streams = streams or Streams()  # its open streams, bounded (peers/streaming.py)
+        if streams is not None:  # given (a test double's); else made when a caller first streams
+            self.streams = streams
         self.new_task_id = new_task_id or counter_ids("task")
         self.clock, self.hold_seconds = clock, hold_seconds  # no clock: a stable transcript, and no hold ends
         self.log = log or (lambda line: None)
-        # Where pushes may go: public addresses only, unless allowed (a receiver on this machine),
-        # and how they are spelled (`push`); nothing is done until a caller registers a webhook.
-        self.webhooks = Webhooks(self.changes, allow_private=allow_private_webhooks, settings=push, log=self.log)
+        self.allow_private_webhooks, self.push = allow_private_webhooks, push  # for `webhooks`, at the end
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
@@ -105,30 +105,6 @@ class Peer:
         if earlier is not None:  # the same effect asked for again: it never happens twice
             return self._already_done(earlier, message, owner, request), False
         return task, is_new
-
-    def go_on(self, task: Task, owner: str) -> Task:
-        """Run again a task a restart interrupted (restart.py), by send_message's own steps:
-        its message's work, its admission judged again, under the ledger's claim (so its
-        effect still happens at most once), its lifecycle from submitted. A task of one
-        turn only: CannotGoOn for a later turn's grant (an approval, a step-up), which only
-        its caller can give again, or a request no longer admitted."""
-        turns = [message for message in task.history if message.role == "user"]
-        if len(turns) != 1:
-            raise CannotGoOn("a later turn's grant is needed again")
-        request = read_request(self.skills, turns[0], split(owner)[0])
-        refused = request.admit()
-        if refused:
-            raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
-        with self.ledger.lock:
-            held = self.ledger.get(request.effect)
-            if held is not None and held.task_id != task.id:
-                raise CannotGoOn("another task holds its effect")
-            if request.effect is not None:
-                self.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
-        until = (task.status_data or {}).get("holdsUntil") if task.state in PAUSED else None  # not renewed
-        again = self.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
-        pending = Pending(None, request.effect, request.claim, request.admit, until if isinstance(until, str) else None)
-        return self._answer(self._run(partial(request.skill.run, request.payload), again, pending, owner, frozenset()))
 
     def _in_background(self, work: Callable[[], Task]) -> None:
         try:
@@ -239,7 +215,7 @@ class Peer:
         found = self.store.owned_by(owner, context_id=query.context_id, state=query.state,
                                     updated_after=query.updated_after)
         self.store.flush()
-        return self.store.pages.page(found, query, owner)
+        return self.pages.page(found, query, owner)
 
     def _answer(self, task: Task) -> Task:
         """`task`, once every change it tells of is kept: a durable store writes what it
@@ -257,3 +233,17 @@ class Peer:
     def _now(self) -> str | None:
         return self.clock() if self.clock else None
 
+    @made_on_first_use
+    def streams(self) -> Streams:  # its open streams, bounded (streaming.py); made as a caller first streams
+        from peers.streaming import Streams
+        return Streams()
+
+    @made_on_first_use
+    def webhooks(self) -> Webhooks:  # where pushes may go, spelled as `push` says (push.py); made as one is set
+        from peers.push import Webhooks
+        return Webhooks(self.changes, allow_private=self.allow_private_webhooks, settings=self.push, log=self.log)
+
+    @made_on_first_use
+    def pages(self) -> Pages:  # ListTasks's cursors, sealed with a key of its own (pages.py); made at a first list
+        from peers.pages import Pages
+        return Pages()

@@ -89,9 +89,10 @@ def _header_safe(value: str | None, what: str) -> None:
 class Webhooks:
     """The push configs of one peer's tasks, and the few workers that deliver to them."""
 
-    def __init__(self, changes: Changes, *, allow_private: bool = False, settings: PushSettings = PushSettings(),
+    def __init__(self, changes: Changes, *, allow_private: bool = False, settings: PushSettings | None = None,
                  log: Callable[[str], None] = lambda line: None) -> None:
-        self.changes, self.allow_private, self.settings, self.log = changes, allow_private, settings, log
+        self.changes, self.allow_private, self.log = changes, allow_private, log
+        self.settings = settings or PushSettings()  # serve's --push-payload and --push-media-type
         self.telling: dict[tuple[str, str, str], Telling] = {}  # how each config is told, and what it was told last
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()

@@ -21,10 +21,12 @@ field for it. So the wire it was registered in, and the server's settings, decid
 Not here: when and where a push is sent, and how often it is tried (push.py).
 """
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from peers.a2a.model import PushConfig, Task
-from peers.a2a.stream import Event, events_of
+
+if TYPE_CHECKING:
+    from peers.a2a.stream import Event
 
 PAYLOADS = ("events", "task")  # each change as the kind of StreamResponse it is; the whole task each time
 MEDIA_TYPES = ("application/a2a+json", "application/json")  # section 4.3.3's; plain JSON's
@@ -50,11 +52,12 @@ class Telling:
             else wire.PUSH_MEDIA_TYPES[0]
         self.last: Task | None = None
 
-    def told(self, task: Task) -> list[Event]:
+    def told(self, task: Task) -> "list[Event]":
         """What the change that left `task` as it is tells this webhook: the task, the first
         time (as a subscription starts) and each time with --push-payload task; else the
         states entered and artifacts made since it was last told (none, where a change left
         its state as it was: a follow-up's turn joining its history, say, as on a stream)."""
+        from peers.a2a.stream import events_of  # streams' own events: loaded once a webhook is told
         last, self.last = self.last, task
         if last is None or not self.events:
             return [task]

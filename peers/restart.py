@@ -6,7 +6,7 @@ go on: its work was a running function, gone with the process. So, on start
 - a task whose effect the ledger shows done is completed, with that result (the process
   died between committing the effect and saying so);
 - a task of one turn is continued: its message's work runs again, its lifecycle from
-  submitted, by the peer core's own steps (`Peer.go_on`), under the ledger's claim, with the skill's
+  submitted, by the peer core's own steps (`go_on`), under the ledger's claim, with the skill's
   admission judged again, so its effect still happens at most once; it completes, or
   pauses for its caller again (an approval asked for again is the same proposal, its
   hold ending at the time stated before the restart, not renewed: pause.py). The
@@ -16,18 +16,22 @@ go on: its work was a running function, gone with the process. So, on start
   retry is safe, and any claim it holds is let go;
 - a completed task whose claim was not yet marked done has it marked; a claim whose task
   is gone is let go; and then the store is cut to its bounds.
-Not here: reading and writing the file (durable.py); running a task again (peer.py).
+Not here: reading and writing the file (durable.py); a task's steps (peer.py).
 """
 from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 from typing import Callable
 
 from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
 from peers.durable import DurableLedger, DurableStore
-from peers.ledger import BEING_DONE, WAITING
-from peers.peer import CannotGoOn, Peer
+from peers.ledger import BEING_DONE, WAITING, Effect
+from peers.pause import Pending, reason_and_data
+from peers.peer import Peer
+from peers.skill import read_request
+from peers.tenants import split
 from transports.errors import let_quit
 
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
@@ -35,16 +39,46 @@ INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so
 CONTINUE_SECONDS = 5.0  # how long a restart waits for the tasks it continues, in all
 
 
+class CannotGoOn(Exception):
+    """Why a task a restart interrupted cannot run again; said in the note it is failed with."""
+
+
 def restarted(peer: Peer, path: str) -> list[str]:
     """Settle the tasks a restart interrupted, on a peer made with `open_store(path)`'s
     store and ledger; returns what `serve --store` says of them as it starts (the
     ledger's newest five effects)."""
-    settle(peer.store, peer.ledger, peer.go_on)
+    settle(peer.store, peer.ledger, partial(go_on, peer))
     effects = list(peer.ledger.effects.items())
     tasks = len(peer.store.tasks)
     return [f"[serve] store: {path} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
             f"effect{'' if len(effects) == 1 else 's'} in the ledger)"] + [
         f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
+
+
+def go_on(peer: Peer, task: Task, owner: str) -> Task:
+    """Run again a task a restart interrupted, by send_message's own steps (peer.py):
+    its message's work, its admission judged again, under the ledger's claim (so its
+    effect still happens at most once), its lifecycle from submitted. A task of one
+    turn only: CannotGoOn for a later turn's grant (an approval, a step-up), which only
+    its caller can give again, or a request no longer admitted."""
+    turns = [message for message in task.history if message.role == "user"]
+    if len(turns) != 1:
+        raise CannotGoOn("a later turn's grant is needed again")
+    request = read_request(peer.skills, turns[0], split(owner)[0])
+    refused = request.admit()
+    if refused:
+        raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
+    with peer.ledger.lock:
+        held = peer.ledger.get(request.effect)
+        if held is not None and held.task_id != task.id:
+            raise CannotGoOn("another task holds its effect")
+        if request.effect is not None:
+            peer.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
+    until = (task.status_data or {}).get("holdsUntil") if task.state in PAUSED else None  # not renewed
+    again = peer.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
+    pending = Pending(None, request.effect, request.claim, request.admit, until if isinstance(until, str) else None)
+    work = partial(request.skill.run, request.payload)
+    return peer._answer(peer._run(work, again, pending, owner, frozenset()))  # the core's own steps
 
 
 def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object] | None = None) -> None:

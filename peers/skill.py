@@ -11,9 +11,8 @@ from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from peers.a2a.errors import ContentTypeNotSupported
-from peers.a2a.model import AgentSkill, Artifact, Message, Part
+from peers.a2a.model import DEFAULT_INPUT_MODES, AgentSkill, Artifact, Message, Part
 from peers.a2a.schema import check, with_defaults
-from peers.a2a.wire_card import DEFAULT_INPUT_MODES
 from peers.pause import Refusal
 from peers.store import content_of, refuse_if_too_big
 from peers.tenants import in_tenant

@@ -30,7 +30,6 @@ from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperati
 from peers.a2a.fields import instant
 from peers.a2a.model import PAUSED, Message, Task, TaskState
 from peers.changes import Changes
-from peers.pages import Pages
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
@@ -71,7 +70,6 @@ class TaskStore:
         self.kept_bytes = 0  # the sum of `sizes`
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.seq, self.order = 0, {}  # task id -> the number it was made with (ListTasks's tie-break)
-        self.pages = Pages()  # ListTasks's cursors, sealed with this store's key
         self.lock = threading.Lock()
         self.changes = changes or Changes()  # where each change is published, once
 

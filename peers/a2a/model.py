@@ -39,6 +39,11 @@ class TaskState(Enum):
 TERMINAL = {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
 PAUSED = {TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED}
 
+
+def ends(state: TaskState) -> bool:
+    """Where following a task ends: a terminal state, or one where it waits for its caller."""
+    return state.is_terminal or state in PAUSED
+
 # Which state may follow which. A peer that follows the protocol asks Task.advance, which
 # refuses anything else; a terminal state has no successor.
 NEXT: dict[TaskState, set[TaskState]] = {
@@ -164,6 +169,12 @@ class PushConfig(NamedTuple):
     url: str
     token: str | None = None  # sent back in X-A2A-Notification-Token, so forged pushes are told apart
     authentication: tuple[str, str] | None = None  # (scheme, credentials), sent in Authorization
+
+
+# What a 0.3 or 1.0 card we serve says its skills take and answer in: each skill lists no
+# modes of its own, so these apply to every one (a skill's modes override them, a2a.proto).
+DEFAULT_INPUT_MODES = ("application/json", "text/plain")
+DEFAULT_OUTPUT_MODES = ("text/plain",)
 
 
 class AgentSkill(NamedTuple):

@@ -10,7 +10,7 @@ format spells them (wire_stream.py); the support agent prints each as it reads i
 
 from typing import Any, Iterable, NamedTuple
 
-from peers.a2a.model import NEXT, PAUSED, Artifact, Message, Task, TaskState
+from peers.a2a.model import NEXT, Artifact, Message, Task, TaskState, ends
 
 
 class StatusUpdate(NamedTuple):
@@ -76,11 +76,6 @@ def appended(artifacts: tuple[Artifact, ...], update: ArtifactUpdate) -> tuple[A
         return artifacts + (update.artifact,)
     grown = artifacts[same]._replace(parts=artifacts[same].parts + update.artifact.parts)
     return artifacts[:same] + (grown,) + artifacts[same + 1:]
-
-
-def ends(state: TaskState) -> bool:
-    """A stream ends at a terminal state, or where the task waits for its caller."""
-    return state.is_terminal or state in PAUSED
 
 
 def may_become(state: TaskState, later: TaskState) -> bool:

@@ -18,11 +18,6 @@ from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill, SecuritySch
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
 from peers.a2a.security_schemes import BEARER, WRAPPED, kind_of
 
-# What a 0.3 or 1.0 card we serve says its skills take and answer in: each skill lists no
-# modes of its own, so these apply to every one (a skill's modes override them, a2a.proto).
-DEFAULT_INPUT_MODES = ("application/json", "text/plain")
-DEFAULT_OUTPUT_MODES = ("text/plain",)
-
 # A skill's result variants, as a card may declare them: the A2A task states, each with
 # a sentence saying what that ending means for this skill.
 RESULTS_SCHEMA = {"type": "object", "additionalProperties": False, "properties": {

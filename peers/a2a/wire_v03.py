@@ -16,7 +16,7 @@ from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.fields import WireError, field, obj, strings, url
-from peers.a2a.model import AgentCard, Message, PushConfig, Task, TaskState
+from peers.a2a.model import DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, Message, PushConfig, Task, TaskState
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
@@ -49,8 +49,8 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
         "preferredTransport": "JSONRPC",
         "version": card.version,
         "capabilities": cards.capabilities_to_wire(card),
-        "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
-        "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
+        "defaultInputModes": list(DEFAULT_INPUT_MODES),
+        "defaultOutputModes": list(DEFAULT_OUTPUT_MODES),
         "skills": cards.skills_to_wire(card, "0.3"),
         **cards.about_to_wire(card),
     }

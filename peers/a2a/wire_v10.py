@@ -19,7 +19,8 @@ from peers.a2a.bindings import BINDINGS
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, strings, url
 from peers.a2a.fields import instant
-from peers.a2a.model import AgentCard, ListQuery, Message, PushConfig, Task, TaskPage, TaskState
+from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
+                             TaskPage, TaskState)
 from peers.a2a.stream import Event
 from transports.jsonrpc import JsonRpcError
 
@@ -63,8 +64,8 @@ def card_to_wire(card: AgentCard) -> dict[str, Any]:
                                  **({"tenant": tenant} if tenant else {})}
                                 for tenant in card.tenants or ("",) for row in BINDINGS for version in row.listed],
         "capabilities": cards.capabilities_to_wire(card),
-        "defaultInputModes": list(cards.DEFAULT_INPUT_MODES),
-        "defaultOutputModes": list(cards.DEFAULT_OUTPUT_MODES),
+        "defaultInputModes": list(DEFAULT_INPUT_MODES),
+        "defaultOutputModes": list(DEFAULT_OUTPUT_MODES),
         "skills": cards.skills_to_wire(card, "1.0"),
         **cards.about_to_wire(card),
     }

@@ -35,19 +35,18 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
 
-from peers.a2a.model import AgentCard, Task
-from peers.a2a.stream import Event, ends, fold, may_become
+from peers.a2a.model import AgentCard, Task, ends
 from peers.a2a.wire_format import WireFormat, method_for
-from peers.support.calling.caught_up import continued, missed
 from peers.support.calling.replies import read, read_json
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
 
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
 MAX_SEEN_PUSHES = 1000  # pushes remembered, so one delivered again is read once
-if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens
+if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens, and
+    from peers.a2a.stream import Event  # a stream's events only when a task is followed past its answer
     from peers.support.calling.webhook import Receiver
-Updates = Generator[Event, None, None]  # what a follower reads: task updates, from any source
+    Updates = Generator[Event, None, None]  # what a follower reads: task updates, from any source
 Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
 
 
@@ -104,7 +103,7 @@ class Delegation(NamedTuple):
     told: Told | None  # the frame printer's `received`, as main() wired it
 
 
-def follow(updates: Updates, task: Task | None, deadline: float) -> Task | None:
+def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | None:
     """The task as `updates` leave it: each folded in, until the task ends or pauses, the
     updates stop, or `deadline` (time.monotonic()) passes. The updates are closed then, so
     a stream read no further is hung up on at once."""
@@ -118,11 +117,12 @@ def follow(updates: Updates, task: Task | None, deadline: float) -> Task | None:
     return task
 
 
-def folded(task: Task | None, update: Event) -> Task | None:
+def folded(task: Task | None, update: "Event") -> Task | None:
     """`task` after one update. A whole task is the task as the peer now tells it; a status
     or an artifact update is added to it (stream.fold's rules); a message is the answer
     only where no task was made. An update about another task is not this one's, and one
     that takes the task back to a state it has left arrived late (stream.may_become)."""
+    from peers.a2a.stream import fold, may_become
     if task is None:
         return fold((update,))
     if isinstance(update, Task):
@@ -155,7 +155,7 @@ def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Rece
     return follow(more, task, deadline) or task
 
 
-def polled(delegation: Delegation, task: Task, deadline: float) -> Updates:
+def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
     """GetTask, asked again after a growing pause while the task is going and the pause
     fits before the deadline (where the wire has GetTask; the essay's has not)."""
     spoken, pause = delegation.spoken, FIRST_PAUSE
@@ -170,7 +170,7 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> Updates:
         yield task
 
 
-def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float) -> Updates:
+def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float) -> "Updates":
     """Each push to our webhook, shown as the frame it is, then read as an update; a push
     delivered again (the same bytes: a retry whose answer was lost, A2A 4.3.3) only once."""
     delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell our "
@@ -217,6 +217,8 @@ def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[Tr
     """The task's stream joined again; or, for a task that ended meanwhile (1.0 section
     3.1.6: no stream to join, UnsupportedOperationError), the task asked for (GetTask).
     What was missed is said as soon as the first event arrives."""
+    from peers.support.calling.caught_up import continued, missed
+
     def caught_up(now: Any) -> Any:
         if isinstance(now, Task) and now.id != seen.id:
             raise ProtocolViolation(f"subscribed to task {seen.id[:80]!r}, the peer answered about another")
@@ -236,7 +238,7 @@ def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[Tr
 
 
 def _events(results: Any, spoken: WireFormat, broke: list[TransportError],
-            first: Callable[[Any], Any] = lambda event: event) -> Updates:
+            first: Callable[[Any], Any] = lambda event: event) -> "Updates":
     """The events of a stream as they arrive, `first` applied to the first (a subscription's:
     the task as it was when we came back). A break in the connection is kept in `broke`,
     not raised: it is not the peer's word, and the task goes on without us."""
