@@ -32,7 +32,8 @@ from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist, tools
 from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
-from peers.support.web.runs import Run, Runs
+from peers.support.web.runs import Run
+from peers.support.web.runs_by_id import Runs
 from transports.base import HttpRequest, HttpResponse, is_http_url
 from transports.codec import Limits, loads_strict
 
@@ -181,7 +182,7 @@ class WebApp:
         its id (a reconnecting browser sends the last in Last-Event-ID); ends with the run."""
         waited = 0.0
         while not self.closing and waited < STREAM_LIFETIME:
-            events = run.events_after(index, STREAM_WAIT)
+            index, events = run.events_after(index, STREAM_WAIT)  # from the oldest kept, if some were dropped
             if not events:
                 waited += STREAM_WAIT
                 yield b": still running\n\n"
