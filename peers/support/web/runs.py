@@ -3,7 +3,8 @@
 A `Run` is the session's Watch (peers/support/cli/session.py): its Console prints nowhere and
 tells `line` every line the terminal would have printed; `attach(printer)` makes it a
 listener of the frame printer, so each frame is an event as it is recorded, with its HTTP
-status and headers as the printer masked them, and the sequence diagram is drawn again (drawing.py). Nothing is re-synthesised. The
+status and headers as the printer masked them (a stream's as soon as it starts, before its
+events), and the sequence diagram is drawn again (drawing.py). Nothing is re-synthesised. The
 events are kept in order, bounded (keeping.py), and the page reads them as server-sent events
 (`events_after`), from any point, as often as it reconnects.
 Step mode: the printer's `before_send` hook holds each frame until Send or Stop, or until
@@ -74,6 +75,8 @@ class Run:
         for each in (printer, *more):
             each.listeners += [self.recorder.frame, *window, self.frame, self.redraw_after]
             each.before_send = self.before_send
+            if each.show is not None:
+                each.show = self._stream_head(each.show)
         return Remembering(printer, self.conversation, self.console.say, self._add) if self.conversation else None
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
@@ -85,13 +88,29 @@ class Run:
             self._add({"type": "task", **{key: str(facts.get(key, "")) for key in ("task", "context", "state")}})
         self._add({"type": "line", "kind": kind.label, "text": text})
 
-    def frame(self, frame: Frame) -> None:
-        """A printer listener: what HTTP said of a frame as it crossed (secrets masked already)."""
-        self.frame_seqs.append(frame.seq)
+    def frame(self, frame: Frame, stream: str = "") -> None:
+        """A printer listener: what HTTP said of a frame as it crossed (secrets masked already).
+        `stream`: "starts" for a stream's status and headers, told before its first event (the
+        printer records a stream as one frame once it has ended: "" then)."""
+        if not stream:
+            self.frame_seqs.append(frame.seq)
         self._add({"type": "frame", "seq": frame.seq, "direction": frame.direction,
                    "method": frame.http_method, "url": mask_body(frame.url, self.held), "status": frame.status,
-                   "headers": frame.headers, "pushed_by": frame.sender,
+                   "headers": frame.headers, "pushed_by": frame.sender, "stream": stream,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 1)})
+
+    def _stream_head(self, show: Callable[[str, Frame], None]) -> Callable[[str, Frame], None]:
+        """The printer's `show`, wrapped: the first line of a stream is shown with a frame of its
+        own, its status and headers, which the printer records only when the stream ends."""
+        started: set[int] = set()
+
+        def showing(text: str, frame: Frame) -> None:
+            if frame.direction == "<--" and not frame.body and id(frame) not in started and \
+                    text.startswith(("<-- a stream of events", "<-- 200 a stream of events")):
+                started.add(id(frame))
+                self.frame(frame, "starts")
+            show(text, frame)
+        return showing
 
     def redraw_after(self, *heard: Any) -> None:
         """A listener after the recorder: the diagram drawn again (drawing.py) once a frame
