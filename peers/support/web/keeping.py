@@ -9,11 +9,13 @@ item 3 (a proxy session, watched for hours).
   newest diagram is kept: each drawing replaces the one before ("drawn again"). A run of the
   story or a lesson (a few hundred events) keeps its first MOST_EVENTS and then says it stopped
   listening: its start is the story. A rolling one (a proxy session) keeps its newest
-  MOST_ROLLING events and MOST_ROLLING_BYTES bytes, and says how many older ones it dropped.
+  MOST_ROLLING events and MOST_ROLLING_BYTES bytes; a page that asks for events dropped
+  already (one opened late, or reconnecting) is told first how many older ones went.
 - `Window`: a listener just after a trace Recorder's own (learner/trace.py), which keeps the
   Recorder's newest MOST_RECORDS records and MOST_RECORD_BYTES bytes of bodies and lines
-  (the registry record first stays), saying so when older ones go: the saved trace, the
-  step-through view and the live diagram are of the newest part of a long session.
+  (the registry record first stays), saying so when older ones first go and every tenth of
+  its cap after that: the saved trace, the step-through view and the live diagram are of the
+  newest part of a long session.
 Not here: what an event says (runs.py), HTTP (server.py), what a proxy is (proxying.py).
 """
 from __future__ import annotations
@@ -57,11 +59,17 @@ class Events:
 
     def after(self, index: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         """(the number before the first event given, the events after `index`), waiting up to
-        `timeout` for one; a page that asks for events dropped meanwhile gets the oldest kept."""
+        `timeout` for one. A page asking for events dropped already gets the oldest kept, after
+        a "dropped" event numbered as the last one dropped, saying how many went."""
         with self.changed:
             self.changed.wait_for(lambda: self.first + len(self.kept) > index, timeout=timeout)
             start = max(index, self.first)
-            return start, [event for event, _ in islice(self.kept, start - self.first, None)]
+            events = [event for event, _ in islice(self.kept, start - self.first, None)]
+            if index < self.first:
+                return start - 1, [{"type": "dropped", "what": "events", "text": (
+                    f"the page keeps this session's newest {self.most:,} events ({self.most_bytes >> 20} MiB): "
+                    f"{self.dropped:,} older ones were dropped before this page read them")}, *events]
+            return start, events
 
     def __len__(self) -> int:
         return self.first + len(self.kept)
@@ -75,17 +83,11 @@ class Events:
 
     def _roll(self, event: dict[str, Any]) -> None:
         self._keep(event)
-        gone = 0
         while len(self.kept) > 1 and (len(self.kept) > self.most or self.size > self.most_bytes):
             self.size -= self.kept.popleft()[1]
-            self.first, gone = self.first + 1, gone + 1
+            self.first, self.dropped = self.first + 1, self.dropped + 1
         if self.drawn_at is not None and self.drawn_at < self.first:
             self.drawn_at = None
-        if gone:
-            self.dropped += gone
-            self._keep({"type": "dropped", "what": "events", "text": (
-                f"the page keeps this session's newest {self.most:,} events ({self.most_bytes >> 20} MiB): "
-                f"{self.dropped:,} older ones were dropped, so the list starts later than the session")})
 
     def _forget_the_drawing_before(self) -> None:
         """Only the newest diagram is kept: a page needs the newest, and each is the whole run."""
@@ -103,7 +105,7 @@ class Window:
                  most: int = MOST_RECORDS, most_bytes: int = MOST_RECORD_BYTES) -> None:
         self.records, self.tell, self.most, self.most_bytes = records, tell, most, most_bytes
         self.sizes: deque[int] = deque()  # of each record kept but the pinned first, in order
-        self.size = self.dropped = 0
+        self.size = self.dropped = self.said = 0  # said: how many had gone when the page was last told
 
     def __call__(self, *heard: Any) -> None:
         pinned = 1 if self.records and self.records[0].get("kind") == "registry" else 0
@@ -118,6 +120,8 @@ class Window:
         if gone:
             del self.records[pinned:pinned + gone]
             self.dropped += gone
+        if self.dropped and (not self.said or self.dropped - self.said >= max(1, self.most // 10)):
+            self.said = self.dropped
             self.tell({"type": "dropped", "what": "records", "text": (
                 f"its trace and diagram keep the newest {self.most:,} records ({self.most_bytes >> 20} MiB of "
                 f"bodies): {self.dropped:,} older frames and lines were dropped")})
