@@ -16,7 +16,7 @@ let current = null; // {id, key, events: EventSource}
 const ofRun = (run, what) => `/runs/${encodeURIComponent(run.id)}/${what}?key=${encodeURIComponent(run.key)}`;
 let lessons = [];
 const MOST_SHOWN = 3000; // lines kept in the frames list; older ones are taken off it, and the page says so
-let takenOff = 0;
+let takenOff = 0, scrolling = false;
 
 function element(tag, text, className) {
   const made = document.createElement(tag);
@@ -148,7 +148,13 @@ function show(event) {
     $("dropped-page").textContent = `This list shows the newest ${MOST_SHOWN} lines: ${takenOff} older ones were taken off it.`;
     $("dropped").hidden = false;
   }
-  frames.lastElementChild && frames.lastElementChild.scrollIntoView({block: "nearest"});
+  if (!scrolling) { // once a frame of the screen, however many events arrived: a burst lays out once
+    scrolling = true;
+    requestAnimationFrame(() => {
+      scrolling = false;
+      if (frames.lastElementChild) frames.lastElementChild.scrollIntoView({block: "nearest"});
+    });
+  }
 }
 
 async function allowlist(save) {
