@@ -10,7 +10,8 @@ events are kept in order, bounded (keeping.py), and the page reads them as serve
 Step mode: the printer's `before_send` hook holds each frame until Send or Stop, or until
 STEP_PATIENCE passes (then nothing more is sent); Stop works without step mode too. A
 Recorder (trace.py) keeps the run as --trace would, for JSONL and the step-through view.
-Not here: HTTP, the token, what a run is asked with (server.py builds its argv).
+Not here: HTTP, the token, what a run is asked with (server.py builds its argv), the
+page's runs by id (runs_by_id.py), how much a run keeps (keeping.py).
 """
 from __future__ import annotations
 
