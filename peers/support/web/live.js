@@ -98,7 +98,7 @@ function show(event) {
     frames.append(item);
     if (!["story", "banner", "frame"].includes(event.kind)) {
       $("decisions").append(element("li", event.text, `kind-${event.kind}`));
-      if (current.turn) current.turn.append(element("p", event.text, `kind-${event.kind}`));
+      if (current.turn) kept(current.turn, element("p", event.text, `kind-${event.kind}`)); // talk.js
     }
   } else if (event.type === "frame") {
     const pushed = event.pushed_by ? `, pushed by ${event.pushed_by}` : "";

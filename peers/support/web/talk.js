@@ -39,6 +39,12 @@ function turn(asked) {
   return item;
 }
 
+// What a turn came to, added to it, and the turn scrolled into view: the newest turn is the one read.
+function kept(item, said) {
+  item.append(said);
+  item.scrollIntoView({block: "nearest"});
+}
+
 // The agent's card: one line, the verdict of its reading, and the whole card a click away.
 function card(event) {
   $("card").hidden = false;
@@ -52,7 +58,7 @@ function card(event) {
 
 function task(event) {
   if (current && current.turn) {
-    current.turn.append(element("p", `task ${event.task} · context ${event.context || "-"} · ${event.state}`, `state-${event.state}`));
+    kept(current.turn, element("p", `task ${event.task} · context ${event.context || "-"} · ${event.state}`, `state-${event.state}`));
   }
   const item = element("li", `${event.task} (context ${event.context || "-"}): ${event.state}`, `state-${event.state}`);
   const pick = element("button", "use");
