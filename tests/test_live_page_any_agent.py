@@ -339,6 +339,7 @@ def test_in_the_page_a_conversation_fetches_the_card_and_token_once_and_keeps_ev
         "billing-agent · A2A 1.0 · ")
     assert browser.evaluate("document.getElementById('card-verdict').textContent") == "the card reads as A2A 1.0"
     assert "\"supportedInterfaces\"" in browser.evaluate("document.getElementById('card-full').textContent")
+    browser.evaluate("document.getElementById('tab-side').click()")  # below 900 px the panel is a tab: shown
     browser.evaluate(f"""(() => {{ const box = document.getElementById('message');
         box.value = {json.dumps(json.dumps({"approval": {**APPROVAL["approval"], "order_id": "ORD-4700"}}))};
         box.focus(); document.body.dataset.state = 'again'; }})()""")

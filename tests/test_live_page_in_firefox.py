@@ -46,3 +46,32 @@ def test_in_firefox_a_peers_markup_is_shown_as_text_and_never_runs(page, hostile
         assert browser.evaluate("document.querySelector('main').textContent").count(PAYLOAD) >= 3
         assert browser.evaluate("document.body.dataset.pwned") is None
         assert browser.evaluate("document.querySelectorAll('main img, main script').length") == 0
+
+
+# WebDriver's codes for the keys the tabs answer (the W3C WebDriver spec's key table).
+KEYS = {"ArrowLeft": "\ue012", "ArrowRight": "\ue014", "Home": "\ue011", "End": "\ue010"}
+
+
+def test_in_firefox_the_arrow_keys_move_between_tabs_and_a_problem_is_said_beside_its_field(page):
+    with Firefox(page[0] + "#run=default") as browser:
+        press_run(browser)
+        browser.wait_for(ENDED)
+        before = browser.evaluate(FRAMES)
+        browser.evaluate("document.getElementById('tab-frames').focus()")
+        seen = []
+        for key in ("ArrowRight", "End", "Home", "ArrowLeft"):
+            browser.call("input.performActions", context=browser.context, actions=[{"type": "key", "id": "keys", "actions": [
+                {"type": "keyDown", "value": KEYS[key]}, {"type": "keyUp", "value": KEYS[key]}]}])
+            seen.append(browser.evaluate("[document.activeElement.id, [...document.querySelectorAll('[role=tab]')]"
+                                         ".filter((tab) => tab.tabIndex === 0).map((tab) => tab.id)]"))
+        shown = browser.evaluate("[...document.querySelectorAll('[role=tab]')].filter((tab) => tab.getClientRects()"
+                                 ".length).map((tab) => tab.id)")
+        assert [focused for focused, _ in seen] == [shown[1], shown[-1], shown[0], shown[-1]], seen
+        assert all(in_order == [focused] for focused, in_order in seen), "one tab in the Tab order: the chosen"
+        browser.evaluate(f"""(() => {{ document.getElementById('peer').value = {json.dumps('ftp://x' + PAYLOAD)};
+            document.getElementById('start').click(); }})()""")
+        said = browser.wait_for("document.getElementById('peer-problem').textContent")
+        assert said == "an agent's URL is http(s): its card's, or its base URL, as --peer"
+        assert browser.evaluate("document.getElementById('peer').getAttribute('aria-invalid')") == "true"
+        assert browser.evaluate(FRAMES) == before, "the last run's frames stay"
+        assert browser.evaluate("document.body.dataset.pwned") is None

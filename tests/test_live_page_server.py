@@ -183,13 +183,14 @@ def test_a_change_from_a_foreign_origin_is_refused(page):
 
 
 def test_every_answer_forbids_inline_script_and_the_page_has_none(page):
-    for path in ("/", "/live.js", "/tools.js", "/proxy.js", "/lessons", "/nowhere"):
-        _, headers, body = ask(page, path)
+    scripts = ["live", "controls", "talk", "diagram", "tools", "proxy"]
+    for path in ("/", *(f"/{name}.js" for name in scripts), "/lessons", "/nowhere"):
+        status, headers, body = ask(page, path)
         policy = headers["Content-Security-Policy"]
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "default-src 'none'" in policy
+        assert status == (404 if path == "/nowhere" else 200), path
     html = ask(page, "/")[2].decode()
-    assert re.findall(r"<script[^>]*>", html) == ['<script src="/live.js" defer>', '<script src="/tools.js" defer>',
-                                                    '<script src="/proxy.js" defer>']
+    assert re.findall(r"<script[^>]*>", html) == [f'<script src="/{name}.js" defer>' for name in scripts]
     assert not re.search(r"<script[^>]*>\s*[^<\s]", html), "no inline script"
     assert not re.search(r"\son\w+\s*=", html), "no inline event handler"
 

@@ -5,7 +5,7 @@ some 150 MB. Bounded in count and size; the page's server on 127.0.0.1, port 0."
 import json
 
 from conftest import cli
-from peers.support.web.runs import MAX_KEPT
+from peers.support.web.runs_by_id import MAX_KEPT
 from test_live_page_server import ask, page  # noqa: F401 - page: the fixture, a server in this process
 
 

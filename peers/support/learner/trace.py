@@ -39,6 +39,7 @@ class Recorder:
     def __init__(self, transport: str, held: tuple[str, ...] = ()) -> None:
         self.transport, self.held = transport, held  # held: our secrets, masked in every body recorded
         self.records: list[dict[str, Any]] = []
+        self.added = 0  # records numbered as added: a keeper of the newest alone (web/keeping.py) may drop the first
         self.names: dict[str, str] = {}  # origin -> the name on the card served there
         self._asked: dict[str, tuple[Any, ...]] = {}  # url -> (method, id, binding) of the last request
 
@@ -101,7 +102,8 @@ class Recorder:
         write(path, self.resolved())
 
     def _add(self, record: dict[str, Any]) -> None:
-        self.records.append({"seq": len(self.records) + 1, **record})
+        self.added += 1
+        self.records.append({"seq": self.added, **record})
 
 
 def write(path: str, records: list[dict[str, Any]]) -> None:

@@ -15,6 +15,7 @@ import shlex
 from typing import Any, NamedTuple
 
 from peers.support.web.agent import credentials
+from peers.support.web.entered import Entered
 from transports.base import is_http_url
 
 TIMEOUT = 5.0  # seconds for one exchange, check's own default; the run's budget bounds the whole
@@ -35,7 +36,7 @@ def report(peer: str, scheme: str, secret: str, deep: bool) -> dict[str, Any]:
     equivalent}, or {"error": one line} when the agent cannot be reached. ValueError, one
     line, for a URL or credential the page should not have sent."""
     if not (len(peer) <= 2000 and is_http_url(peer)):
-        raise ValueError("the agent's URL is http(s): its card's, or its base URL, as check takes it")
+        raise Entered("peer", "the agent's URL is http(s): its card's, or its base URL, as check takes it")
     store = credentials(peer, scheme, secret)  # ValueError for a credential that is not one
     held = tuple(value for entry in store.values() for value in entry.secrets())
     from peers.support.check.report import as_json, summary_line

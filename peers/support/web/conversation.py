@@ -13,7 +13,9 @@ its expires_in counted down; each such answer is said in one line, never shown a
 frame, since it did not cross. The card is fetched again when the page asks (Fetch the
 card again), and on the turn after the agent answered with an HTTP error (the card may
 have changed: an endpoint or a scheme it no longer has). A 401 from the agent drops the
-kept tokens, so the one the keyring fetches next is new (keyring.py does the rest).
+kept tokens, so the one the keyring fetches next is new (keyring.py does the rest). Every
+request to the agent goes through the credentialed transport's `send`, so that is wrapped
+too: a wrapper that heard only `post` heard the token requests, never the agent's answers.
 
 The card is hostile: the line and the verdict are its fields shortened and escaped, the
 whole card escaped text; the page puts them in as text. The verdict is the calling
@@ -29,7 +31,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Callable
 
-from transports.base import HttpResponse, Transport, header
+from transports.base import ClientRequest, HttpResponse, Transport, header
 
 MOST = 32  # conversations kept; the oldest is forgotten first
 MARGIN = 10.0  # seconds: a kept token this close to its expiry is not handed out again
@@ -98,13 +100,21 @@ class Remembering:
         return answer
 
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        return self._posted(self.printer.post, url, body, headers, binding)
+        return self._posted(url, body, headers, lambda: self.printer.post(url, body, headers, binding=binding))
 
     def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        return self._posted(self.printer.stream, url, body, headers, binding)
+        return self._posted(url, body, headers, lambda: self.printer.stream(url, body, headers, binding=binding))
 
-    def _posted(self, sending: Callable[..., HttpResponse], url: str, body: bytes, headers: dict[str, str],
-                binding: str | None) -> HttpResponse:
+    def send(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
+        """The printer's own `send`, which a credentialed transport above calls for every
+        request to the agent: so its HTTP errors, and a 401, are heard here too."""
+        if request.method == "GET" and not stream:
+            return self.get(request.url, request.headers, binding=request.binding)
+        return self._posted(request.url, request.body, request.headers,
+                            lambda: self.printer.send(request, stream=stream))
+
+    def _posted(self, url: str, body: bytes, headers: dict[str, str],
+                sending: Callable[[], HttpResponse]) -> HttpResponse:
         talk, now = self.conversation, self.clock()
         asking = b"grant_type=" in body and "urlencoded" in (header(headers, "content-type") or "")
         key = (url, body, header(headers, "authorization") or "")
@@ -114,7 +124,7 @@ class Remembering:
                      f"it expires in {int(kept[1] - now)} s")
             return HttpResponse(200, {"Content-Type": "application/json"},
                                 json.dumps({**kept[0], "expires_in": int(kept[1] - now)}).encode())
-        answer = sending(url, body, headers, binding=binding)
+        answer = sending()
         if asking and answer.status == 200 and isinstance(answer.body, bytes):
             document = _json(answer.body)
             lifetime = document.get("expires_in") if isinstance(document, dict) else None

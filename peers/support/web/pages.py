@@ -21,6 +21,7 @@ from transports.base import HttpResponse
 HERE = os.path.dirname(os.path.abspath(__file__))
 STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),
           "/tools.js": ("tools.js", "text/javascript"), "/proxy.js": ("proxy.js", "text/javascript"),
+          **{f"/{name}.js": (f"{name}.js", "text/javascript") for name in ("controls", "talk", "diagram")},
           "/live.css": ("live.css", "text/css"), STYLE_PATH: ("", "text/css")}  # "": the diagram's own style
 
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "

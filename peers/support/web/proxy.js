@@ -1,6 +1,7 @@
 // The page's Proxy panel (issue 35, item 3): a `proxy --to URL` session started by the page and
 // watched as a run is (live.js's follow: its frames, lines and diagram as they stream), its own
-// URL shown to point a client at, and Stop. Loaded after live.js, whose $, ask, follow and current it uses.
+// URL shown to point a client at, and Stop. Its flags as `proxy`'s: --fault, --seed, --step (the
+// frames held until Send, beside Run), --webhook, and --verbose from the page's Options. Loaded after live.js, whose $, ask, follow and current it uses.
 // What the session shows came from the two programs it stands between: live.js puts it in as text.
 "use strict";
 
@@ -8,9 +9,12 @@ let proxying = null; // the session's run, while it goes
 
 async function startProxy() {
   $("proxy-problem").textContent = "";
-  const answer = await follow("/proxy", {to: $("proxy-to").value.trim(), faults: $("proxy-faults").value});
-  if (!answer) { // nothing started: said beside the fields, the last run's frames kept
-    $("proxy-problem").textContent = $("status").textContent;
+  const seed = $("proxy-seed").value.trim();
+  const answer = await follow("/proxy", {to: $("proxy-to").value.trim(), faults: $("proxy-faults").value,
+    seed: seed === "" ? 0 : /^[0-9]{1,10}$/.test(seed) ? Number(seed) : seed, // else said beside it step: $("proxy-step").checked,
+    webhook: $("proxy-webhook").checked, verbose: $("verbose").checked});
+  if (!answer) { // nothing started: said beside its field (controls.js), or here; the last run's frames kept
+    if (!document.querySelector("#proxy [aria-invalid]")) $("proxy-problem").textContent = $("status").textContent;
     return;
   }
   proxying = answer;

@@ -5,8 +5,14 @@ but the proxy's own build() (peers/support/proxy/run.py), in this process: its p
 the run's watched printer (`attach`, as every run's is) and its Console the run's, so each
 frame from either side is an event as it crosses, tagged as the terminal tags it, each
 annotation (`    ! ID LEVEL ...`) and each `[fault]` line an event as it is said, and the
-sequence diagram is drawn again as for any run. Stop (the run's) ends the session: the
-proxy stops serving and its connections to the agent close. Its URL is on 127.0.0.1, a
+sequence diagram is drawn again as for any run. As the command's flags do, `seed` draws a
+'?' in a fault, `webhook` fronts the client's push receiver too (its deliveries are frames
+of their own, through the proxy's printer of pushes), and `step` holds each request before
+it goes to the agent and each whole answer before it goes back, until the page's Send (the
+run's, one frame at a time: `Holding`). A session may run for hours, so its run is rolling
+(keeping.py): it keeps its newest events and trace records, and the page is told how many
+older ones it dropped. Stop (the run's) ends the session: what is held goes on, the proxy
+stops serving and its connections to the agent close. Its URL is on 127.0.0.1, a
 free port, as `proxy` listens: any program of this machine may send through it, as through
 the command's; the page's own door (token, Host, Origin) is unchanged. What crosses is from
 outside: masked as the printer masks, escaped by the Console, and shown by the page as text.
@@ -19,7 +25,10 @@ import threading
 from typing import Any, NamedTuple
 
 from peers.support.output import Kind
-from transports.base import is_http_url
+from peers.support.web.entered import Entered
+from transports import sse
+from transports.base import header, is_http_url
+from transports.printer import Frame, StopRun
 
 TIMEOUT = 30.0  # seconds for one exchange with the agent, a stream included: `proxy`'s own default
 MOST_FAULTS = 8  # faults one session arms; `proxy` takes each as a --fault
@@ -29,7 +38,7 @@ BOUND_WITHIN = 10.0  # seconds the page waits for the session's server to listen
 
 class Settings(NamedTuple):
     """What the proxy's build() reads of `proxy`'s settings, as the page asks it (no TLS
-    toward the client, no --step or --webhook: the page's panel offers none of them)."""
+    toward the client; `step` stays False: the page holds frames itself, with `Holding`)."""
     to: str
     fault: list[str]
     seed: int = 0
@@ -49,24 +58,33 @@ class Settings(NamedTuple):
 
 
 def start(body: dict[str, Any], runs: Any) -> tuple[int, dict[str, Any]]:
-    """POST /proxy {to, faults, seed, verbose}: a session started, as (status, JSON document):
-    201 with the run's id and key, the command that does the same in a terminal and the
-    proxy's own URL to point a client at. ValueError, one line, for what cannot be a session."""
+    """POST /proxy {to, faults, seed, step, webhook, verbose}: a session started, as (status,
+    JSON document): 201 with the run's id and key, the command that does the same in a
+    terminal and the proxy's own URL to point a client at. Entered (entered.py: one line,
+    naming its field) for what cannot be a session."""
     to, faults, seed = body.get("to"), body.get("faults", ""), body.get("seed", 0)
     if not (isinstance(to, str) and len(to) <= 2000 and is_http_url(to)):
-        raise ValueError("the agent to front is an http(s) base URL, as proxy --to takes it")
-    if not isinstance(faults, str) or type(seed) is not int or not 0 <= seed < 1 << 32:
-        raise ValueError("faults are --fault specs, separated by spaces; the seed is a whole number")
+        raise Entered("to", "the agent to front is an http(s) base URL, as proxy --to takes it")
+    if not isinstance(faults, str):
+        raise Entered("faults", "faults are --fault specs, separated by spaces")
+    if type(seed) is not int or not 0 <= seed < 1 << 32:
+        raise Entered("seed", "the seed is a whole number from 0 to 4294967295, as --seed takes it")
+    flags = {name: body.get(name, False) for name in ("step", "webhook", "verbose")}
+    if not all(isinstance(value, bool) for value in flags.values()):
+        raise ValueError("step, webhook and verbose are true or false")
     specs = faults.split()
     if len(specs) > MOST_FAULTS:
-        raise ValueError(f"at most {MOST_FAULTS} faults a session")
+        raise Entered("faults", f"at most {MOST_FAULTS} faults a session")
     from peers.support.proxy.faults import Faults, parse
-    armed = Faults([parse(spec, seed) for spec in specs])  # ValueError, one line, as --fault says it
-    settings = Settings(to.rstrip("/"), specs, seed, verbose=body.get("verbose") is True)
+    try:
+        armed = Faults([parse(spec, seed) for spec in specs])  # one line, as --fault says it
+    except ValueError as exc:
+        raise Entered("faults", str(exc)) from None
+    settings = Settings(to.rstrip("/"), specs, seed, verbose=flags["verbose"], webhook=flags["webhook"])
     session = Session(settings, armed)
     argv = ["proxy", "--to", settings.to] + [word for spec in specs for word in ("--fault", spec)] \
-        + (["--seed", str(seed)] if seed else []) + (["--verbose"] if settings.verbose else [])
-    run = runs.start(argv, False, lambda: None, again=session.serve)
+        + (["--seed", str(seed)] if seed else []) + [f"--{name}" for name, on in flags.items() if on]
+    run = runs.start(argv, flags["step"], lambda: None, again=session.serve, rolling=True)
     if run is None:
         return 429, {"error": "three runs are going already; stop one or wait"}
     if not session.bound.wait(BOUND_WITHIN) or session.problem:
@@ -94,7 +112,13 @@ class Session:
             run.console.say(self.problem, Kind.ERROR)
             self.bound.set()
             return 2
-        run.attach(app.printer, [])
+        printers = [app.printer] + ([app.pushes] if app.pushes is not None else [])  # pushes: --webhook's
+        run.attach(app.printer, [], *printers[1:])
+        holding = Holding(run)  # with step, each frame waits for the page's Send
+        for printer in printers:
+            printer.before_send = holding
+            printer.listeners.append(lambda frame: frame.direction == "<--" and not sse.is_stream(
+                header(frame.headers, "Content-Type")) and holding(frame))
         # A client's credentials, masked wherever an agent says them back: in the run's events,
         # its lines and its trace, as in the printer's frames.
         app.holders += [run, run.console, run.recorder]
@@ -113,3 +137,25 @@ class Session:
         run.console.say("[proxy] stopped." if stopped else f"[proxy] stopped after {LIFETIME / 3600:g} hours; "
                         "start another")
         return 0
+
+
+class Holding:
+    """`step`, in the page: a request held before it goes to the agent, a whole answer before
+    it goes back (a stream's events pass as they arrive), until the page's Send, as a run in
+    step mode holds a frame (runs.py). Several clients: one frame at a time, the others wait
+    their turn. Stop, or no Send within the run's patience, ends the holding: frames then pass."""
+
+    def __init__(self, run: Any) -> None:
+        self.run, self.holding, self._one_at_a_time = run, True, threading.Lock()
+
+    def __call__(self, frame: Frame) -> None:
+        with self._one_at_a_time:
+            if not self.holding:
+                return
+            try:
+                self.run.before_send(frame)  # returns at once unless the session was started with step
+            except StopRun:
+                self.holding = False
+                if not self.run.stopping:
+                    self.run.console.say("[step] no Send came in time: frames are no longer held, "
+                                         "the proxy forwards each as it comes")

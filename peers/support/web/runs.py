@@ -3,34 +3,32 @@
 A `Run` is the session's Watch (peers/support/cli/session.py): its Console prints nowhere and
 tells `line` every line the terminal would have printed; `attach(printer)` makes it a
 listener of the frame printer, so each frame is an event as it is recorded, with its HTTP
-status and headers as the printer masked them, and the sequence diagram is drawn again
-(drawing.py). Nothing is re-synthesised. The events are kept in order, a bounded list the
-page reads as server-sent events (`events_after`), from any point, as often as it reconnects.
+status and headers as the printer masked them (a stream's as soon as it starts, before its
+events), and the sequence diagram is drawn again (drawing.py). Nothing is re-synthesised. The
+events are kept in order, bounded (keeping.py), and the page reads them as server-sent events
+(`events_after`), from any point, as often as it reconnects.
 Step mode: the printer's `before_send` hook holds each frame until Send or Stop, or until
 STEP_PATIENCE passes (then nothing more is sent); Stop works without step mode too. A
 Recorder (trace.py) keeps the run as --trace would, for JSONL and the step-through view.
-Not here: HTTP, the token, what a run is asked with (server.py builds its argv).
+Not here: HTTP, the token, what a run is asked with (server.py builds its argv), the
+page's runs by id (runs_by_id.py), how much a run keeps (keeping.py).
 """
 from __future__ import annotations
 
 import io
 import secrets
 import threading
-from itertools import count
 from typing import Any, Callable
 
 from peers.support.learner import trace
 from peers.support.output import Console, Kind
-from peers.support.web import drawing
+from peers.support.web import drawing, keeping
 from peers.support.web.conversation import Conversation, Remembering
 from transports.errors import let_quit
 from transports.masking import mask_body
 from transports.printer import Frame, FramePrinter, StopRun, escape
 
-MAX_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
 STEP_PATIENCE = 900.0  # seconds a held frame waits for Send before the run stops on its own
-MAX_LIVE = 3  # runs going at once; the next is refused until one ends
-MAX_KEPT = 20  # finished runs kept for their events and trace; the oldest is forgotten first
 
 
 class _Nowhere(io.TextIOBase):
@@ -45,8 +43,8 @@ class Run:
 
     def __init__(self, run_id: str, argv: list[str], step: bool, cleanup: Callable[[], None],
                  credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None,
-                 conversation: Conversation | None = None) -> None:
-        self.id, self.argv, self.step, self.cleanup = run_id, argv, step, cleanup
+                 conversation: Conversation | None = None, rolling: bool = False) -> None:
+        self.id, self.argv, self.step, self.cleanup, self.rolling = run_id, argv, step, cleanup, rolling
         # What the browser fetches itself (the events, the trace, the step-through view) it asks
         # for with this key in the address: it opens this run's, not the page's token.
         self.key = secrets.token_urlsafe(16)
@@ -55,8 +53,8 @@ class Run:
         self.conversation = conversation  # the page's conversation this run is a turn of, if any
         self.console = Console(colour=False, out=_Nowhere(), err=_Nowhere())
         self.console.listeners.append(self.line)
-        self.events: list[dict[str, Any]] = []
-        self.changed = threading.Condition()
+        self.events = keeping.Events(rolling)  # rolling: a proxy session's newest alone
+        self.changed = self.events.changed
         self.recorder: trace.Recorder | None = None
         self.held: tuple[str, ...] = ()  # the run's secrets, masked in what the page is sent
         self.status: int | None = None  # the exit status once it ended
@@ -64,18 +62,22 @@ class Run:
         self.stopping = False
         self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
         self.frame_seqs: list[int] = []  # the printer's number of each frame, in the order they crossed
-        self.drawn_at: int | None = None  # where the latest diagram is in `events` (only the latest is kept)
 
     # -- the session's Watch ------------------------------------------------------------
-    def attach(self, printer: FramePrinter, card_urls: list[str]) -> Remembering | None:
-        """Hook the printer main() made: every frame an event, and each one held if stepping;
-        the trace starts with the registry's card URLs, as --trace's does (tools.py). A turn
-        of a conversation speaks through the printer wrapped (conversation.py), else None."""
+    def attach(self, printer: FramePrinter, card_urls: list[str], *more: FramePrinter) -> Remembering | None:
+        """Hook the printer main() made (and `more`: a proxy's printer of pushes): every frame
+        an event, and each one held if stepping; the trace starts with the registry's card URLs,
+        as --trace's does (tools.py), kept to its newest part if the run is rolling (keeping.py).
+        A turn of a conversation speaks through the printer wrapped (conversation.py), else None."""
         self.recorder, self.held = trace.Recorder(printer.label, printer.held), printer.held
         self.recorder.event("registry", cards=card_urls)
-        self.console.listeners += [self.recorder.line, self.redraw_after]
-        printer.listeners += [self.recorder.frame, self.frame, self.redraw_after]
-        printer.before_send = self.before_send
+        window = [keeping.Window(self.recorder.records, self._add)] if self.rolling else []
+        self.console.listeners += [self.recorder.line, *window, self.redraw_after]
+        for each in (printer, *more):
+            each.listeners += [self.recorder.frame, *window, self.frame, self.redraw_after]
+            each.before_send = self.before_send
+            if each.show is not None:
+                each.show = self._stream_head(each.show)
         return Remembering(printer, self.conversation, self.console.say, self._add) if self.conversation else None
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
@@ -87,13 +89,29 @@ class Run:
             self._add({"type": "task", **{key: str(facts.get(key, "")) for key in ("task", "context", "state")}})
         self._add({"type": "line", "kind": kind.label, "text": text})
 
-    def frame(self, frame: Frame) -> None:
-        """A printer listener: what HTTP said of a frame as it crossed (secrets masked already)."""
-        self.frame_seqs.append(frame.seq)
+    def frame(self, frame: Frame, stream: str = "") -> None:
+        """A printer listener: what HTTP said of a frame as it crossed (secrets masked already).
+        `stream`: "starts" for a stream's status and headers, told before its first event (the
+        printer records a stream as one frame once it has ended: "" then)."""
+        if not stream:
+            self.frame_seqs.append(frame.seq)
         self._add({"type": "frame", "seq": frame.seq, "direction": frame.direction,
                    "method": frame.http_method, "url": mask_body(frame.url, self.held), "status": frame.status,
-                   "headers": frame.headers, "pushed_by": frame.sender,
+                   "headers": frame.headers, "pushed_by": frame.sender, "stream": stream,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 1)})
+
+    def _stream_head(self, show: Callable[[str, Frame], None]) -> Callable[[str, Frame], None]:
+        """The printer's `show`, wrapped: the first line of a stream is shown with a frame of its
+        own, its status and headers, which the printer records only when the stream ends."""
+        started: set[int] = set()
+
+        def showing(text: str, frame: Frame) -> None:
+            if frame.direction == "<--" and not frame.body and id(frame) not in started and \
+                    text.startswith(("<-- a stream of events", "<-- 200 a stream of events")):
+                started.add(id(frame))
+                self.frame(frame, "starts")
+            show(text, frame)
+        return showing
 
     def redraw_after(self, *heard: Any) -> None:
         """A listener after the recorder: the diagram drawn again (drawing.py) once a frame
@@ -104,12 +122,7 @@ class Run:
 
     def draw(self, records: list[dict[str, Any]]) -> None:
         """The diagram of `records`, the newest event; the one before is dropped (a page needs the newest)."""
-        drawn = drawing.drawing(records, self.frame_seqs)
-        with self.changed:
-            if self.drawn_at is not None:
-                self.events[self.drawn_at] = {"type": "drawn again"}
-            self.drawn_at = len(self.events) if len(self.events) < MAX_EVENTS else None
-        self._add(drawn)
+        self._add(drawing.drawing(records, self.frame_seqs))  # the one before it is dropped (keeping.py)
 
     def before_send(self, frame: Frame) -> None:
         """The printer's hook: the frame is shown; in step mode it leaves only on Send."""
@@ -158,11 +171,10 @@ class Run:
     def done(self) -> bool:
         return self.status is not None
 
-    def events_after(self, index: int, timeout: float) -> list[dict[str, Any]]:
-        """The events after the first `index`, waiting up to `timeout` for one."""
-        with self.changed:
-            self.changed.wait_for(lambda: len(self.events) > index, timeout=timeout)
-            return self.events[index:]
+    def events_after(self, index: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
+        """(the number of the event before them, the events after the first `index`), waiting up
+        to `timeout` for one (keeping.py: a rolling run may have dropped the oldest)."""
+        return self.events.after(index, timeout)
 
     def records(self) -> list[dict[str, Any]]:
         """The run as --trace keeps it (trace.py), for saving and the step-through view."""
@@ -191,70 +203,4 @@ class Run:
         self._add({"type": "trust", **{key: str(facts.get(key)) for key in ("peer", "endpoint", "verdict", "reason")}})
 
     def _add(self, event: dict[str, Any]) -> None:
-        with self.changed:
-            if len(self.events) < MAX_EVENTS or event["type"] == "end":
-                self.events.append(event)
-            elif len(self.events) == MAX_EVENTS:
-                self.events.append({"type": "line", "kind": "warning",
-                                    "text": f"the page shows the first {MAX_EVENTS} events of this run"})
-            self.changed.notify_all()
-
-
-class Runs:
-    """The page's runs by id: at most MAX_LIVE going at once, MAX_KEPT kept."""
-
-    def __init__(self, again: Callable[[list[str], Any], int]) -> None:
-        self.again = again
-        self.by_id: dict[str, Run] = {}
-        self.ids = count(1)
-        self.lock = threading.Lock()
-
-    def start(self, argv: list[str], step: bool, cleanup: Callable[[], None],
-              credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None,
-              conversation: Conversation | None = None, again: Callable[..., int] | None = None) -> Run | None:
-        """A new run, started (`again`: what it runs, main() unless said); None when MAX_LIVE are going already."""
-        with self.lock:
-            if sum(not run.done for run in self.by_id.values()) >= MAX_LIVE:
-                return None
-            run = Run(str(next(self.ids)), argv, step, cleanup, credentials, story, conversation)
-            self.by_id[run.id] = run
-            self._forget_the_oldest_finished()
-        run.start(again or self.again)
-        return run
-
-    def opened(self, text: str) -> Run:
-        """A run that is a saved trace (`text`, as --trace wrote it), shown again; kept as a
-        finished run is. ValueError, naming the line, if it is not a trace (trace.load)."""
-        import os
-        import tempfile
-        handle, path = tempfile.mkstemp(prefix="a2a-web-trace-", suffix=".jsonl")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            records = trace.load(path)
-        except ValueError as exc:
-            raise ValueError(str(exc).replace(path, "the trace opened")) from None
-        finally:
-            os.unlink(path)
-        with self.lock:
-            run = Run(str(next(self.ids)), [], False, lambda: None)
-            self.by_id[run.id] = run
-        run.replay(records)
-        with self.lock:  # replayed, it is a finished run, and kept as one: MAX_KEPT in all
-            self._forget_the_oldest_finished()
-        return run
-
-    def _forget_the_oldest_finished(self) -> None:  # called holding the lock
-        finished = [key for key, old in self.by_id.items() if old.done]
-        for key in finished[:max(0, len(finished) - MAX_KEPT)]:
-            del self.by_id[key]
-
-    def get(self, run_id: str) -> Run | None:
-        with self.lock:
-            return self.by_id.get(run_id)
-
-    def stop_all(self) -> None:
-        with self.lock:
-            going = list(self.by_id.values())
-        for run in going:
-            run.ask("stop")
+        self.events.add(event)

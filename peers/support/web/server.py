@@ -30,13 +30,14 @@ from peers.a2a import wire_format
 from peers.support.web import outside
 from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist, tools
+from peers.support.web.entered import FOLLOW, Entered, field, run_flags
 from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
-from peers.support.web.runs import Run, Runs
-from transports.base import HttpRequest, HttpResponse, is_http_url
+from peers.support.web.runs import Run
+from peers.support.web.runs_by_id import Runs
+from transports.base import HttpRequest, HttpResponse
 from transports.codec import Limits, loads_strict
 
-FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
 FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
 REQUEST_LIMITS = Limits(max_bytes=MAX_BODY, max_depth=16, max_containers=10_000)
@@ -64,8 +65,8 @@ class WebApp:
             return refused
         try:
             return self.route(request, url.path)
-        except ValueError as exc:  # what was entered, or a body not as asked: one line, in its own words
-            return _answer(400, {"error": str(exc)})
+        except ValueError as exc:  # what was entered, or a body not as asked: one line, in its own words,
+            return _answer(400, {"error": str(exc), "field": exc.field if isinstance(exc, Entered) else ""})  # and where
 
     def door(self, request: HttpRequest, path: str, key: str) -> HttpResponse | None:
         """None when the request may go on; else its refusal, saying why in one line."""
@@ -128,24 +129,10 @@ class WebApp:
         return _answer(404, {"error": "no such page or run"})
 
     def start(self, request: HttpRequest) -> HttpResponse:
-        """POST /runs: the essay's run or a lesson, with the transport and wire asked for."""
-        name, transport = _field(request, "run"), _field(request, "transport", str, "in-process")
-        wire = _field(request, "wire", str, "")
-        if name != "default" and name not in {entry["name"] for entry in lessons()}:
-            return _answer(400, {"error": f"no run called {name[:40]!r}"})
-        if transport not in ("in-process", "http") or (wire and wire not in wire_format.NAMES):
-            return _answer(400, {"error": "transport is in-process or http; wire one of "
-                                          + ", ".join(wire_format.NAMES)})
-        argv = (["--scenario", name] if name != "default" else []) + ["--transport", transport]
-        argv += (["--wire", wire] if wire else []) + (["--verbose"] if _field(request, "verbose", bool, False) else [])
-        peer, follow = _field(request, "peer", str, ""), _field(request, "follow", str, "")  # follow: as flags say
-        if peer and not (len(peer) <= 2000 and is_http_url(peer)) or follow not in FOLLOW:
-            return _answer(400, {"error": "an agent's URL is http(s); follow is one of " + ", ".join(FOLLOW)})
-        token = _field(request, "token", str, "")  # a bearer token, as this request first took one: "bearer"
-        scheme, secret = ("bearer", token) if token else (_field(request, "scheme", str, ""),
-                                                          _field(request, "secret", str, ""))
+        """POST /runs: the essay's run or a lesson, with the transport and wire asked for (entered.py)."""
+        document = loads_strict(request.body or b"{}", REQUEST_LIMITS)
+        argv, peer, scheme, secret = run_flags(document, {entry["name"] for entry in lessons()}, wire_format.NAMES)
         credentials = agent.credentials(peer, scheme, secret) if peer else {}  # for its origin alone
-        argv += (["--peer", peer] if peer else []) + FOLLOW[follow]
         return self.launch(request, argv, "{command}", credentials)
 
     def talk(self, request: HttpRequest) -> HttpResponse:
@@ -165,7 +152,7 @@ class WebApp:
         text = _field(request, "allowlist", str, "") or saved
         problem, path, remove = allowlist.for_a_run(text, self.scratch.folder)
         if problem:
-            return _answer(400, {"error": problem})
+            return _answer(400, {"error": problem, "field": "allowlist"})
         named = self.allowlist_path if text == saved else allowlist.kept(text, self.scratch.folder)  # kept: the command reads it
         command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, "--allowlist", named]) \
             + (" --credentials FILE (the credential entered, in a credential store: never shown)" if credentials else "")
@@ -181,7 +168,7 @@ class WebApp:
         its id (a reconnecting browser sends the last in Last-Event-ID); ends with the run."""
         waited = 0.0
         while not self.closing and waited < STREAM_LIFETIME:
-            events = run.events_after(index, STREAM_WAIT)
+            index, events = run.events_after(index, STREAM_WAIT)  # from the oldest kept, if some were dropped
             if not events:
                 waited += STREAM_WAIT
                 yield b": still running\n\n"
@@ -244,11 +231,7 @@ def close(server: Any, app: WebApp) -> None:
 
 
 def _field(request: HttpRequest, name: str, kind: type = str, default: Any = None) -> Any:
-    document = loads_strict(request.body or b"{}", REQUEST_LIMITS)
-    value = document.get(name, default) if isinstance(document, dict) else None
-    if not isinstance(value, kind):
-        raise ValueError(f"{name!r} must be a {kind.__name__}")
-    return value
+    return field(loads_strict(request.body or b"{}", REQUEST_LIMITS), name, kind, default)
 
 
 def _after(last_event_id: str | None) -> int:

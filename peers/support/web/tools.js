@@ -24,13 +24,18 @@ function reportFrame(frame) {
 }
 
 async function checkAgent() {
-  tab("tools");
   const peer = $("peer").value.trim();
-  $("check-report").replaceChildren();
-  $("check-command").textContent = "";
+  const before = [$("check-summary").className, $("check-summary").textContent];
   $("check-summary").className = "";
   $("check-summary").textContent = `checking ${peer}${$("deep").checked ? " (deep: messages are sent)" : ""}...`;
   const {status, answer} = await ask("POST", "/check", {peer, ...credential(), deep: $("deep").checked});
+  if (said(answer, status)) { // a URL or credential that cannot be: said beside it, the last report kept
+    [$("check-summary").className, $("check-summary").textContent] = before;
+    return;
+  }
+  tab("tools");
+  $("check-report").replaceChildren();
+  $("check-command").textContent = "";
   if (status !== 200) {
     $("check-summary").className = "bad";
     $("check-summary").textContent = answer.error || `HTTP ${status}`;
@@ -197,7 +202,6 @@ async function confirmEntry() {
 
 // A deferred script runs once the document is parsed: its controls are there to listen to.
 {
-  $("tab-tools").addEventListener("click", () => tab("tools"));
   $("check-agent").addEventListener("click", checkAgent);
   $("diff").addEventListener("click", compareFiles);
   $("proposal-confirm").addEventListener("click", confirmEntry);

@@ -11,7 +11,7 @@ request in, as (status, JSON document), or None for a path that is not a tool's:
   a request, as a curl command. Every header the printer masked is a shell variable named
   for it ("$A2A_AUTHORIZATION"), never its value; a body's masked secrets stay masked;
 - POST /traces/diff {a, b}: two saved runs' frames compared (trace_diff.py);
-- POST /proxy {to, faults, seed, verbose}: a proxy session, watched as a run (proxying.py).
+- POST /proxy {to, faults, seed, step, webhook, verbose}: a proxy session, watched as a run (proxying.py).
 Every value here came from outside (a peer's frame, a file): it goes back as JSON data, and
 the page shows it as text. Not here: the door, the runs, the checks themselves.
 """
@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from peers.support.web import allowlist, checking, proxying, trace_diff
+from peers.support.web.entered import Entered
 from transports.base import HttpRequest, is_http_url
 from transports.codec import Limits, loads_strict
 
@@ -134,5 +135,5 @@ def _body(request: HttpRequest) -> dict[str, Any]:
 def _text(document: dict[str, Any], name: str) -> str:
     value = document.get(name, "")
     if not isinstance(value, str):
-        raise ValueError(f"{name!r} must be a str")
+        raise Entered(name, f"{name!r} must be a str")
     return value
