@@ -58,7 +58,10 @@ def test_a_proxied_exchange_appears_live_with_both_sides_its_annotation_and_a_fa
         assert through(session["proxy"] + "/a2a", ASKED) == 503  # request 3: the fault answers, not the agent
         seen = events_of(page, session["id"], until=lambda event: event.get("text", "").startswith("[fault]"))
         assert seen[-1]["text"].startswith("[fault] status:3:503: answered request 3 (POST /a2a) with 503")
-        assert any(event["type"] == "diagram" for event in seen), "the diagram drawn as for any run"
+        drawn = [event["svg"] for event in seen if event["type"] == "diagram"]
+        assert drawn, "the diagram drawn as for any run"
+        assert ">client<" in drawn[-1] and not any(f">{lane}<" in drawn[-1] for lane in (
+            "support agent", "registry", "trust gate")), "a client and the agent: none of our agent's lanes"
         assert ask(page, f"/runs/{session['id']}/stop", "POST")[0] == 200
         assert events_of(page, session["id"])[-1] == {"type": "end", "status": 0}
         records = [json.loads(line) for line in ask(page, f"/runs/{session['id']}/trace.jsonl")[2].splitlines()]

@@ -124,7 +124,9 @@ def test_a_proxied_session_traced_is_replayed_and_drawn(tmp_path):
     assert "[agent -> client] <-- " in said and proxy.returncode == 0
     replayed = cli("--replay", str(trace), "--diagram", str(tmp_path / "proxied.svg"))
     assert replayed.returncode == 0 and "[client -> agent] --> " in replayed.stdout
-    assert "SendMessage" in (tmp_path / "proxied.svg").read_text()
+    drawn = (tmp_path / "proxied.svg").read_text()
+    assert "SendMessage" in drawn and ">client<" in drawn, "a client's frames to the agent"
+    assert ">trust gate<" not in drawn and ">registry<" not in drawn, "not our agent's: no registry or gate drawn"
 
 
 def test_the_readmes_proxy_commands_work_as_printed(tmp_path):

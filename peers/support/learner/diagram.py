@@ -1,7 +1,7 @@
 """--diagram FILE: the run as a sequence diagram, drawn from the --trace records.
 
 Lanes: the support agent, the registry, the trust gate, the model (when one chose), and
-each peer endpoint in order of appearance, labelled with the name on its card and its host
+each peer endpoint in order of appearance (a proxied session's frames alone: a client, then each agent), labelled with the name on its card and its host
 (a look-alike host serving billing's card is a lane of its own: steps.py). Each step of
 the run (steps.py) becomes marks: an arrow per frame, labelled by what it carried
 (`tasks/send (id 1)`, `task-1 completed (id 1)`, `error -32001`, `HTTP 401`, a push to our
@@ -32,6 +32,7 @@ from transports import sse
 from transports.codec import loads_strict
 
 SUPPORT, REGISTRY, GATE, MODEL = "support agent", "registry", "trust gate", "model"
+CLIENT = "client"  # the sender of a proxied session's frames (`proxy --trace`, the page's proxy panel)
 VERDICTS = {"trusted": ("trusted (allowlisted)", "ok"), "untrusted": ("UNTRUSTED, opted in", "warn"),
             "refused": ("REFUSED: nothing sent", "fail")}
 RESULTS = {"trusted": "ok", "untrusted": "warn", "escalated": "warn", "refused": "fail", "error": "fail",
@@ -158,7 +159,10 @@ def marked(records: list[Any]) -> tuple[Run, list[list[Mark]]]:
 
 def lanes(run: Run) -> dict[str, tuple[str, str]]:
     """Every lane, in order: lane -> (its name, its host: "" for our own lanes)."""
-    model = {MODEL: (MODEL, "")} if any(step.kind == "model" for step in run.steps) else {}
+    kinds = {step.kind for step in run.steps}
+    if not kinds & {"registry", "trust", "model"}:  # frames alone (a proxied session): a client sent them,
+        return {SUPPORT: (CLIENT, ""), **run.lanes}   # not our agent, and no registry or gate of ours was there
+    model = {MODEL: (MODEL, "")} if "model" in kinds else {}
     return {SUPPORT: (SUPPORT, ""), REGISTRY: (REGISTRY, ""), GATE: (GATE, ""), **model, **run.lanes}
 
 

@@ -113,7 +113,7 @@ class Session:
             self.bound.set()
             return 2
         printers = [app.printer] + ([app.pushes] if app.pushes is not None else [])  # pushes: --webhook's
-        run.attach(app.printer, [], *printers[1:])
+        run.attach(app.printer, None, *printers[1:])
         holding = Holding(run)  # with step, each frame waits for the page's Send
         for printer in printers:
             printer.before_send = holding

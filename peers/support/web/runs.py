@@ -64,13 +64,14 @@ class Run:
         self.frame_seqs: list[int] = []  # the printer's number of each frame, in the order they crossed
 
     # -- the session's Watch ------------------------------------------------------------
-    def attach(self, printer: FramePrinter, card_urls: list[str], *more: FramePrinter) -> Remembering | None:
+    def attach(self, printer: FramePrinter, card_urls: list[str] | None, *more: FramePrinter) -> Remembering | None:
         """Hook the printer main() made (and `more`: a proxy's printer of pushes): every frame
-        an event, and each one held if stepping; the trace starts with the registry's card URLs,
+        an event, and each one held if stepping; a run's trace starts with the registry's card URLs,
         as --trace's does (tools.py), kept to its newest part if the run is rolling (keeping.py).
         A turn of a conversation speaks through the printer wrapped (conversation.py), else None."""
         self.recorder, self.held = trace.Recorder(printer.label, printer.held), printer.held
-        self.recorder.event("registry", cards=card_urls)
+        if card_urls is not None:  # None: a proxy session, which reads no registry
+            self.recorder.event("registry", cards=card_urls)
         window = [keeping.Window(self.recorder.records, self._add)] if self.rolling else []
         self.console.listeners += [self.recorder.line, *window, self.redraw_after]
         for each in (printer, *more):
