@@ -11,7 +11,7 @@ Measures, in one run, on this machine (issue 3's targets in brackets):
       settings, under the same load (bench/loopback.py's FLOOR);
   and the served peer's peak memory [under 30 MB];
   (d) the same served peer with `--store` (its tasks and ledger in SQLite, what a request
-      changed written in one commit before its answer, synchronous=FULL): what durability
+      changed written in one commit before its answer, synchronous=NORMAL): what durability
       costs, against (b) in the same run [at concurrency 4: >= 50% of (b)].
 
 Both servers run as child processes; the load client is bench/loopback.py's: raw sockets
