@@ -5,8 +5,10 @@ Requests per second swing by a quarter between runs on a shared 2-core machine; 
 server spends per request holds within a few percent. So each server here is a child
 process pinned to one core (os.sched_setaffinity in the child), the load client (this
 process: bench/loopback.py's) pinned to the other, and its user + system time read from
-/proc/PID/stat before and after each load, divided by the answers that came. Measured, in
-one run, alternating, medians of --rounds (issue 36's targets in brackets):
+/proc/PID/stat before and after each load, divided by the answers that came. Each load
+is on a fresh process, warmed up first: two processes of the same code differ by up to a
+fifth (where memory lands), so one process per server would fix that luck for the run.
+Measured, in one run, alternating, medians of --rounds (issue 36's targets in brackets):
   - the floor: a standard-library http.server reading each request with json.loads and
     answering json.dumps of a fixed answer (loopback.FLOOR), keep-alive, Nagle off;
   - the served billing-agent (`serve billing-agent --wire 1.0 --token`), A2A 1.0
@@ -61,7 +63,7 @@ def _message(client: int, number: int) -> dict:
 
 class Case(NamedTuple):
     name: str
-    server: str  # whose CPU is read, and where the load goes
+    server: str  # which server's CPU is read, and where the load goes (`started_for`)
     request: Request
     tls: bool = False
     completes: bool = True  # the answer is a completed task (the floor's is fixed)
@@ -86,25 +88,23 @@ RATIOS = (("served peer / floor", "served peer, JSON-RPC", "floor: http.server +
           ("proxy's own / the peer", "proxy --to a peer", "served peer, JSON-RPC", None))
 
 
-def servers(core: int | None, load_core: int | None, folder: str) -> dict:
-    """Every server, started and pinned; name -> (process, port). The proxy's peer runs on
-    the load's core: only the proxy's CPU is read in its case."""
+def started_for(server: str, core: int | None, load_core: int | None, store: str) -> list:
+    """The processes a case needs, the measured one first: [(process, port), ...]. The
+    proxy's peer runs on the load's core: only the proxy's CPU is read in its case."""
     serve = [sys.executable, "a2a_delegation.py", "serve", "billing-agent", "--wire", "1.0", "--token", TOKEN]
-    running: dict = {}
-    try:
-        running["floor"] = started([sys.executable, "-c", FLOOR], core)
-        running["floor-tls"] = started([sys.executable, "-c", FLOOR, str(DEMO_CERT), str(DEMO_KEY)], core)
-        running["peer"] = started(serve, core)
-        running["durable"] = started(serve + ["--store", os.path.join(folder, "billing.db")], core)
-        running["peer-tls"] = started(serve + ["--tls"], core)
-        running["behind"] = started(serve, load_core)
-        running["proxy"] = started([sys.executable, "a2a_delegation.py", "proxy", "--to",
-                                    f"http://127.0.0.1:{running['behind'][1]}"], core)
-    except BaseException:
-        for process, _ in running.values():
-            stopped(process)
-        raise
-    return running
+    if server == "proxy":
+        behind = started(serve, load_core)
+        try:
+            return [started([sys.executable, "a2a_delegation.py", "proxy", "--to", f"http://127.0.0.1:{behind[1]}"],
+                            core), behind]
+        except BaseException:
+            stopped(behind[0])
+            raise
+    for stale in Path(store).parent.glob(Path(store).name + "*"):  # each durable peer on a fresh file
+        stale.unlink()
+    return [started({"floor": [sys.executable, "-c", FLOOR],
+                     "floor-tls": [sys.executable, "-c", FLOOR, str(DEMO_CERT), str(DEMO_KEY)],
+                     "peer": serve, "durable": serve + ["--store", store], "peer-tls": serve + ["--tls"]}[server], core)]
 
 
 def check(case: Case, port: int) -> None:
@@ -118,33 +118,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="per load (default 2)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; medians (default 5)")
+    parser.add_argument("--warm-up", type=float, default=1.0, help="seconds of load before each measured one: "
+                        "the peer's store full (1,000 tasks), as after a while in a test run (default 1)")
     options = parser.parse_args()
     core, load_core = (CORES[0], CORES[1]) if len(CORES) >= 2 else (None, None)
     if load_core is not None:
         os.sched_setaffinity(0, {load_core})  # the load client's threads, and nothing of the servers'
     folder = tempfile.mkdtemp(prefix="a2a-bench-")
-    running = servers(core, load_core, folder)
     cpu: dict[str, list[float]] = {case.name: [] for case in CASES}
     rate: dict[str, list[float]] = {case.name: [] for case in CASES}
     errors = dict.fromkeys(cpu, 0)
     try:
-        for case in CASES:
-            process, port = running[case.server]
-            check(case, port)
-            load(port, 4, 0.5, case.request, client_tls() if case.tls else None)  # warm up
         for _ in range(options.rounds):
-            for case in CASES:
-                process, port = running[case.server]
-                before = cpu_seconds(process.pid)
-                done = load(port, 4, options.seconds, case.request, client_tls() if case.tls else None)
-                used = cpu_seconds(process.pid) - before
+            for case in CASES:  # a fresh process each time: one process's cost differs from another's by
+                running = started_for(case.server, core, load_core, os.path.join(folder, "billing.db"))  # up to 20%
+                try:
+                    (process, port), tls = running[0], client_tls() if case.tls else None
+                    check(case, port)
+                    load(port, 4, options.warm_up, case.request, tls)  # the store full, as a peer runs for long
+                    before = cpu_seconds(process.pid)
+                    done = load(port, 4, options.seconds, case.request, tls)
+                    used = cpu_seconds(process.pid) - before
+                finally:
+                    for process, _ in running:
+                        stopped(process)
                 errors[case.name] += done["errors"]
                 if done["n"]:
                     cpu[case.name].append(used / done["n"] * 1e6)
                     rate[case.name].append(done["rps"])
     finally:
-        for process, _ in running.values():
-            stopped(process)
         shutil.rmtree(folder, ignore_errors=True)
     median = {name: statistics.median(values) if values else float("nan") for name, values in cpu.items()}
     pinned = f"servers on core {core}, load on core {load_core}" if core is not None else "not pinned (one core)"
