@@ -19,7 +19,9 @@ from peers.ledger import Effect
 RECORDS = {cls.__name__: cls for cls in (Task, Message, Part, Artifact, Effect)}
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)  # built once: json.dumps with options builds one a call
+# Built once (json.dumps with options builds one a call). No check for cycles: `_plain` has
+# walked the whole record first, and a cycle would have stopped it (RecursionError).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False)
 
 
 def to_json(record: Any) -> str:
