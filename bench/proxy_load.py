@@ -11,7 +11,7 @@ Measures, side by side and alternating (issue 34's targets in brackets):
       load client shares the two cores with both, as it would in a test run.
 The proxy prints every frame, as people run it; its output is read and thrown away here,
 so the printing is in what is measured. Request and answer are the load of
-bench/http_load.py (a refund of a new order each time, keep-alive, raw sockets). Every
+bench/loopback.py (a refund of a new order each time, keep-alive, raw sockets). Every
 loop is bounded by a duration. Run from the project root:
     python3 bench/proxy_load.py [--seconds 2] [--rounds 3]
 """
@@ -20,39 +20,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_load import ROOT, TOKEN, load  # noqa: E402  the same load client and request
-
-CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-
-
-def started(args: list[str], core: int | None, marker: str) -> tuple[subprocess.Popen, int]:
-    """A child process on `core` (where it can be pinned), its port read from the line
-    holding `marker`; the rest of its output drained in the background, never blocking it."""
-    pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
-                               preexec_fn=pin)
-    for _ in range(50):  # the banner's first lines
-        line = process.stdout.readline()
-        if marker in line:
-            break
-    else:
-        process.kill()
-        raise SystemExit(f"no {marker!r} line from {' '.join(args[:4])}")
-    port = int(line.split(marker)[1].split()[0].rstrip(",").rsplit(":", 1)[1])
-    threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
-    return process, port
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system time a process has used so far (/proc/PID/stat, in clock ticks)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from loopback import CORES, TOKEN, cpu_seconds, load, started, stopped  # noqa: E402  the same load client and request
 
 
 def main() -> None:
@@ -81,8 +53,7 @@ def main() -> None:
                         cpu[who].append((cpu_seconds(pid) - before[who]) / done["n"] * 1e6)
     finally:
         for process in (proxy, peer):
-            process.terminate()
-            process.wait(10)
+            stopped(process)
     median = statistics.median
     added = median(latency["proxy"]) - median(latency["direct"])
     share = median(rate["proxy"]) / median(rate["direct"])

@@ -11,15 +11,18 @@ after a crash would refund again. With a store file:
   transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
   stream's or a subscription's event, a webhook's delivery): a request nobody watches is
   one commit, however many changes it made, and a commit carries every request's changes
-  staged by then (a row changed twice, once, as it is last).
-  WAL journal, synchronous FULL: a commit that returned is on disk. A write that fails
-  stops the process: memory must never run ahead of what was told.
+  staged by then (a row changed twice, once, as it is last). Nothing is read back per
+  request: a row is found by what memory holds (a task's row by its `seq`).
+  A commit that returned survives the process dying at any moment (kill -9); an OS crash
+  or power cut may take back the last commits, never half of one (durable_schema.py). A
+  write that fails stops the process: memory must never run ahead of what was told.
 - Held for the process's life (a second peer: locked); its owner's alone, holding no credential (durable_private.py).
 - On start, all of it is read back, oldest first (restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's
   database, one locked by another process, not SQLite, not writable, or holding rows
   this peer did not write is a DurableError naming the file (serve: one line, exit 2).
-Not here: the bytes of a task (durable_codec.py), what a peer does (peer.py).
+Not here: the bytes of a task (durable_codec.py), the file's tables and settings
+(durable_schema.py), what a peer does (peer.py).
 """
 from __future__ import annotations
 
@@ -32,24 +35,9 @@ from typing import Any, NamedTuple
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, to_json
 from peers.durable_private import private_file, scrub_owners
+from peers.durable_schema import EFFECT_ROW, FROM_VERSION_1, MESSAGE_ROW, PRAGMAS, SCHEMA_VERSION, TABLES, TASK_ROW
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
-
-SCHEMA_VERSION = 1
-_TABLES = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, owner TEXT NOT NULL,
-                                  size INTEGER NOT NULL, body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS messages (owner TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL,
-                                     digest TEXT NOT NULL, PRIMARY KEY (owner, message_id));
-CREATE TABLE IF NOT EXISTS effects (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
-"""
-# Each staged row replaces the whole row (or deletes it), so of two changes to one row
-# before a commit only the last need be written: a commit is all of them or none.
-TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-            "body = excluded.body, size = excluded.size")
-MESSAGE_ROW = "INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)"
-EFFECT_ROW = "INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, seq = excluded.seq"
 
 
 class DurableError(Exception):
@@ -79,15 +67,13 @@ class StoreFile:
             if tables and "meta" not in tables:  # someone's own database: never changed
                 raise DurableError(f"{path}: holds tables of something else ({', '.join(sorted(tables))[:80]}); "
                                    "a store file is made by this peer, or is a new file")
-            self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA secure_delete=ON")  # what is removed or replaced is zeroed
+            for pragma in PRAGMAS:
+                self.db.execute(f"PRAGMA {pragma}")
             with _Transaction(self.db):  # takes the file's lock, kept from now on
-                for statement in filter(str.strip, _TABLES.split(";")):
-                    self.db.execute(statement)
+                self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                if found is None or found[0] == str(SCHEMA_VERSION):  # written even if there: a read-only file fails now
+                if found is None or found[0] in ("1", str(SCHEMA_VERSION)):  # written even if there: a read-only file fails now
+                    _run(self.db, FROM_VERSION_1 if found is not None and found[0] == "1" else TABLES)
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                     scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either
                 else:
@@ -113,7 +99,7 @@ class StoreFile:
         """Everything staged so far on disk, in one transaction, when this returns. A
         commit under way may carry it: then it waits for that one, and leaves. Otherwise it
         writes what every thread has staged by now, while the others go on working: one
-        fsync for all of them (waiting in turn for the file, each would write its own)."""
+        transaction for all of them (waiting in turn for the file, each would write its own)."""
         with self.staging:
             wanted = self.staged
             while self.committing and self.written < wanted:
@@ -169,6 +155,12 @@ class _Transaction(NamedTuple):
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
+def _run(db: sqlite3.Connection, script: str) -> None:
+    """Statements one by one, inside the transaction begun (executescript would commit it)."""
+    for statement in filter(str.strip, script.split(";")):
+        db.execute(statement)
+
+
 def _why(exc: sqlite3.Error) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
@@ -189,7 +181,7 @@ class DurableStore(TaskStore):
 
     def _kept(self, task_id: str) -> None:
         self.file.stage(("tasks", task_id), TASK_ROW,
-                        (task_id, self.order[task_id], self.owners[task_id], self.sizes[task_id]), self.tasks[task_id])
+                        (self.order[task_id], task_id, self.owners[task_id], self.sizes[task_id]), self.tasks[task_id])
         for key in self.message_keys[task_id][-1:]:  # the newest: the others are staged already
             self.file.stage(("messages", *key), MESSAGE_ROW, (*key, task_id, self.by_message[key][1]))
 
@@ -197,7 +189,7 @@ class DurableStore(TaskStore):
         self.file.commit()
 
     def _forget(self, task_id: str) -> None:
-        self.file.stage(("tasks", task_id), "DELETE FROM tasks WHERE id = ?", (task_id,))
+        self.file.stage(("tasks", task_id), "DELETE FROM tasks WHERE seq = ?", (self.order[task_id],))
         for key in self.message_keys[task_id]:
             self.file.stage(("messages", *key), "DELETE FROM messages WHERE owner = ? AND message_id = ?", key)
         super()._forget(task_id)
@@ -237,7 +229,7 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     try:
         for key, body in file.rows("SELECT key, body FROM effects ORDER BY seq"):
             Ledger.record(effects, key, from_json(body, Effect))
-        for task_id, seq, owner, size, body in file.rows("SELECT id, seq, owner, size, body FROM tasks ORDER BY seq"):
+        for seq, task_id, owner, size, body in file.rows("SELECT seq, id, owner, size, body FROM tasks ORDER BY seq"):
             task = from_json(body, Task)
             if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
                     or not isinstance(owner, str) or not isinstance(size, int) or size < 0:

@@ -19,8 +19,13 @@ from peers.ledger import Effect
 RECORDS = {cls.__name__: cls for cls in (Task, Message, Part, Artifact, Effect)}
 
 
+# Built once (json.dumps with options builds one a call). No check for cycles: `_plain` has
+# walked the whole record first, and a cycle would have stopped it (RecursionError).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False)
+
+
 def to_json(record: Any) -> str:
-    return json.dumps(_plain(record), separators=(",", ":"), sort_keys=True)
+    return _ENCODER.encode(_plain(record))
 
 
 def from_json(text: str, kind: type = object) -> Any:
@@ -31,18 +36,26 @@ def from_json(text: str, kind: type = object) -> Any:
     return value
 
 
-PLAIN = (str, int, float, bool, type(None))  # exactly these types (a TaskState is a str too)
+PLAIN = frozenset((str, int, float, bool, type(None)))  # exactly these types (a TaskState is a str too)
+_NAMES = {cls: name for name, cls in RECORDS.items()}
 
 
 def _plain(value: Any) -> Any:
-    if type(value) in PLAIN:  # most of a task's values: first, so each costs one check
+    kind = type(value)
+    if kind in PLAIN:  # most of a task's values: first, so each costs one look-up
         return value
+    name = _NAMES.get(kind)
+    if name is not None:  # a record: its fields by name, in the order the class declares them
+        plain = {"$": name}
+        for field, item in zip(kind._fields, value):
+            plain[field] = item if type(item) in PLAIN else _plain(item)
+        return plain
     if isinstance(value, TaskState):
         return {"$state": value.value}
     if isinstance(value, bytes):
         return {"$bytes": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, tuple) and type(value).__name__ in RECORDS:
-        return {"$": type(value).__name__, **{name: _plain(item) for name, item in value._asdict().items()}}
+    if isinstance(value, tuple) and kind.__name__ in RECORDS:  # a subclass of a record's
+        return {"$": kind.__name__, **{field: _plain(item) for field, item in zip(value._fields, value)}}
     if isinstance(value, tuple):
         return {"$tuple": [_plain(item) for item in value]}
     if isinstance(value, list):

@@ -4,6 +4,7 @@ kills a real served process with SIGKILL and starts it again on the same file.""
 import json
 import signal
 import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -125,6 +126,48 @@ def test_a_store_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, make, 
     with pytest.raises(DurableError, match=why) as raised:
         open_store(str(path))
     assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
+
+
+# The first schema, as files made before schema 2 hold it: each key in an index beside a rowid tree.
+VERSION_1 = """
+CREATE TABLE tasks_2 (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, owner TEXT NOT NULL, size INTEGER NOT NULL,
+                      body TEXT NOT NULL);
+CREATE TABLE messages_2 (owner TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL, digest TEXT NOT NULL,
+                         PRIMARY KEY (owner, message_id));
+CREATE TABLE effects_2 (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+INSERT INTO tasks_2 SELECT id, seq, owner, size, body FROM tasks;
+INSERT INTO messages_2 SELECT * FROM messages;
+INSERT INTO effects_2 SELECT * FROM effects;
+DROP TABLE tasks; DROP TABLE messages; DROP TABLE effects;
+ALTER TABLE tasks_2 RENAME TO tasks; ALTER TABLE messages_2 RENAME TO messages; ALTER TABLE effects_2 RENAME TO effects;
+UPDATE meta SET value = '1' WHERE key = 'schema';
+"""
+
+
+def test_a_store_file_of_the_first_schema_is_migrated_losing_nothing_and_refunding_nothing_twice(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    first = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    paused = call("SendMessage", refund("m-2", "ORD-2", 6000))["result"]["task"]
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as old:
+        old.executescript(VERSION_1)
+    peer, call = durable_billing(path)
+    assert call("GetTask", {"id": first["id"]})["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert call("GetTask", {"id": paused["id"]})["result"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]["id"] == first["id"], "a resend: its task"
+    assert call("SendMessage", refund("m-3", "ORD-1"))["result"]["task"]["id"] == first["id"], "never a second refund"
+    later = call("SendMessage", refund("m-4", "ORD-4"))["result"]["task"]
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as migrated:
+        assert migrated.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
+        assert [row[0] for row in migrated.execute("SELECT id FROM tasks ORDER BY seq")] == \
+            [first["id"], paused["id"], later["id"]]
+        shape = migrated.execute("SELECT type, name FROM sqlite_master WHERE tbl_name <> 'meta'").fetchall()
+        assert sorted(shape) == [("table", "effects"), ("table", "messages"), ("table", "tasks")], "one tree a table"
+    peer, call = durable_billing(path)
+    assert sorted(peer.ledger.effects) == ["refund of ORD-1", "refund of ORD-2", "refund of ORD-4"]
+    peer.store.file.close()
 
 
 def test_a_store_file_another_peer_holds_is_refused_as_locked(tmp_path):

@@ -106,6 +106,62 @@ def test_a_stalled_handshake_neither_blocks_the_loop_nor_stays_open(https):
         assert stalled.recv(100) == b"", "closed once the request deadline passed"
 
 
+class RecordWriter:
+    """A TLS client that chooses where its records are cut on the wire: its TLS is kept in
+    memory (ssl.MemoryBIO), its bytes go through a plain socket, as many at a time as asked."""
+
+    def __init__(self, server):
+        self.sock = socket.create_connection(server.server_address[:2], timeout=5)
+        self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.tls = client_context().wrap_bio(self.incoming, self.outgoing, server_hostname="127.0.0.1")
+        for _ in range(20):  # a handshake is a few round trips
+            try:
+                return self.tls.do_handshake()
+            except ssl.SSLWantReadError:
+                self.sock.sendall(self.outgoing.read())
+                self.incoming.write(self.sock.recv(65536))
+        raise AssertionError("no handshake")
+
+    def records(self, data):
+        self.tls.write(data)
+        return self.outgoing.read()
+
+    def answer(self):
+        """The status line of the next answer, once its body (Content-Length) is in."""
+        got = b""
+        for _ in range(100):
+            head, _, body = got.partition(b"\r\n\r\n")
+            if body and len(body) >= int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0]):
+                return head.split(b"\r\n")[0]
+            try:
+                got += self.tls.read(65536)
+            except ssl.SSLWantReadError:
+                self.incoming.write(self.sock.recv(65536) or b"end")  # b"end": never a record, the test fails
+        raise AssertionError(f"no whole answer: {got[:200]!r}")
+
+
+def test_keep_alive_requests_over_tls_cut_mid_record_or_sent_two_in_one_are_each_answered(https):
+    server, log = https()
+    client = RecordWriter(server)
+
+    def sent(number):
+        frame = REFUND.replace(b'"m-1"', b'"m-%d"' % number).replace(b'"ORD-1"', b'"ORD-%d"' % number)
+        return (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
+                b"Authorization: Bearer t0k\r\nContent-Length: %d\r\n\r\n%s" % (len(frame), frame))
+    client.sock.sendall(client.records(sent(1)))
+    assert client.answer() == b"HTTP/1.1 200 OK"
+    for number in (2, 3):  # the next request comes while the worker waits for it: half a record, then the rest
+        record = client.records(sent(number))
+        client.sock.sendall(record[:len(record) // 2])
+        time.sleep(0.05)
+        client.sock.sendall(record[len(record) // 2:])
+        assert client.answer() == b"HTTP/1.1 200 OK"
+    client.sock.sendall(client.records(sent(4) + sent(5)))  # two requests in one record
+    assert [client.answer(), client.answer()] == [b"HTTP/1.1 200 OK"] * 2
+    client.sock.close()
+    assert [line for line in log if "200" not in line] == [], log
+
+
 def test_mutual_tls_takes_a_demo_ca_client_certificate_as_the_caller(https):
     server, _ = https(mtls=True)
     headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}

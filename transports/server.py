@@ -9,7 +9,7 @@ transports. The rules (test_http.py, test_server_hardening.py, test_resource_att
 - A connection costs a client more than it costs the server: one thread (`serve_forever`) waits on all
   with `selectors`, so an idle or dripping one is a socket, not a thread; a request read in full goes to
   one of `max_workers` threads (server_answer.py), which answers the client's next requests too while
-  each follows within 5 ms. A request must arrive within `request_timeout` of its first byte however it
+  each follows within 5 ms (over TLS too). A request must arrive within `request_timeout` of its first byte however it
   is dripped (else 408); between requests a connection may idle `idle_timeout`. At most `max_connections`
   are open; when full, the one that made the least progress is closed for a newcomer (`_make_room`; all
   being answered: 503). Past 64 MiB held, large requests get 503. One log line per request or incident,

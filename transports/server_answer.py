@@ -115,7 +115,7 @@ class Connection:
         """What has arrived; b"" at its end; BlockingIOError: nothing yet. Over TLS, decrypted,
         and the handshake first, a step each time the client's bytes arrive: a failed one is
         one line of `log`, then b"" (the end); once done, the connection is idle. Called when
-        the socket is readable, so it has made progress: `heard` (room.py)."""
+        it is readable (by the loop; by a worker: next_request), so it made progress: `heard` (room.py)."""
         self.heard = True
         if self.state == "closing" or not hasattr(self.sock, "pending"):  # draining: the TLS layer is gone
             return self.sock.recv(65536)
@@ -156,17 +156,17 @@ class Connection:
     def next_request(self, wait: float, max_body: int) -> tuple[Head, bytes] | None:
         """A busy keep-alive client's next request, if all of it arrives within `wait` s of our
         answer (sparing a trip back to the loop); None otherwise, and whatever did arrive
-        stays in `buffer` for the loop, which judges it as any other (a refusal included)."""
-        if hasattr(self.sock, "pending"):  # TLS: its records are read by the loop (receive), never here
-            return None
-        waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
-        waiting.register(self.sock, select.POLLIN)
-        if not waiting.poll(wait * 1000):
-            return None
+        stays in `buffer` for the loop, which judges it as any other (a refusal included).
+        Over TLS, what the TLS layer has decrypted already is read at once (poll sees the rest)."""
+        if not (hasattr(self.sock, "pending") and self.sock.pending()):
+            waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
+            waiting.register(self.sock, select.POLLIN)
+            if not waiting.poll(wait * 1000):
+                return None
         try:
             self.sock.settimeout(0)
-            data = self.sock.recv(65536)
-        except OSError:  # nothing after all, or reset: the loop finds out
+            data = self.receive(lambda line: None)  # over TLS, decrypted
+        except OSError:  # nothing after all (over TLS, half a record: BlockingIOError), or reset: the loop finds out
             return None
         if not data:  # the client is gone: the loop sees the end of the file too
             return None

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""CPU per request, each server pinned to one core and the load to the other, beside the floor.
+
+Requests per second swing by a quarter between runs on a shared 2-core machine; the CPU a
+server spends per request holds within a few percent. So each server here is a child
+process pinned to one core (os.sched_setaffinity in the child), the load client (this
+process: bench/loopback.py's) pinned to the other, and its user + system time read from
+/proc/PID/stat before and after each load, divided by the answers that came. Each load
+is on a fresh process, warmed up first: two processes of the same code differ by up to a
+fifth (where memory lands), so one process per server would fix that luck for the run.
+Measured, in one run, alternating, medians of --rounds (issue 36's targets in brackets):
+  - the floor: a standard-library http.server reading each request with json.loads and
+    answering json.dumps of a fixed answer (loopback.FLOOR), keep-alive, Nagle off;
+  - the served billing-agent (`serve billing-agent --wire 1.0 --token`), A2A 1.0
+    SendMessage over JSON-RPC, a bearer token, a refund of a new order every request,
+    4 keep-alive connections [at most 1.5x the floor];
+  - the same over the HTTP+JSON binding (POST /a2a/message:send);
+  - the same peer with `--store` (SQLite) [at most 1.6x the in-memory peer];
+  - the peer and the floor over TLS (the DEMO certificate in peers/keys);
+  - `proxy --to` a peer: the proxy's own CPU per forwarded request (the peer behind it
+    runs on the load's core; the proxy prints every frame, as people run it).
+Every answer is checked once before the measuring (a completed task, for the peer), so
+what is measured is the work meant. Loopback only; every loop is bounded by a duration.
+Run from the project root:
+    python3 bench/cpu_per_request.py [--seconds 2] [--rounds 5]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback import (CORES, DEMO_CERT, DEMO_KEY, FLOOR, RUN, TOKEN, Request, client_tls, cpu_seconds,  # noqa: E402
+                      exchange, http_post, load, started, stopped)
+
+V10 = "A2A-Version: 1.0\r\n"
+
+
+def send_message(port: int, client: int) -> bytes:
+    """A2A 1.0 SendMessage over JSON-RPC: a refund of a new order, a new messageId."""
+    number = next(RUN)
+    frame = json.dumps({"jsonrpc": "2.0", "id": number, "method": "SendMessage", "params": _message(client, number)})
+    return http_post(port, "/a2a", frame.encode(), V10)
+
+
+def rest_send(port: int, client: int) -> bytes:
+    """The same over HTTP+JSON: the SendMessageRequest as the body of POST /a2a/message:send."""
+    return http_post(port, "/a2a/message:send", json.dumps(_message(client, next(RUN))).encode(), V10)
+
+
+def _message(client: int, number: int) -> dict:
+    return {"message": {"messageId": f"m-{client}-{number}", "role": "ROLE_USER",
+                        "metadata": {"skillId": "process_refund"},
+                        "parts": [{"data": {"order_id": f"ORD-{client}-{number}", "amount": 180.0}}]}}
+
+
+class Case(NamedTuple):
+    name: str
+    server: str  # which server's CPU is read, and where the load goes (`started_for`)
+    request: Request
+    tls: bool = False
+    completes: bool = True  # the answer is a completed task (the floor's is fixed)
+
+
+CASES = (
+    Case("floor: http.server + json", "floor", send_message, completes=False),
+    Case("served peer, JSON-RPC", "peer", send_message),
+    Case("served peer, HTTP+JSON", "peer", rest_send),
+    Case("served peer, --store", "durable", send_message),
+    Case("floor over TLS", "floor-tls", send_message, tls=True, completes=False),
+    Case("served peer over TLS", "peer-tls", send_message, tls=True),
+    Case("proxy --to a peer", "proxy", send_message),
+)
+# (what, measured case, baseline case, the target, if there is one)
+RATIOS = (("served peer / floor", "served peer, JSON-RPC", "floor: http.server + json", 1.5),
+          ("HTTP+JSON / floor", "served peer, HTTP+JSON", "floor: http.server + json", None),
+          ("--store / in-memory peer", "served peer, --store", "served peer, JSON-RPC", 1.6),
+          ("--store / floor", "served peer, --store", "floor: http.server + json", None),
+          ("TLS peer / TLS floor", "served peer over TLS", "floor over TLS", None),
+          ("proxy's own / floor", "proxy --to a peer", "floor: http.server + json", None),
+          ("proxy's own / the peer", "proxy --to a peer", "served peer, JSON-RPC", None))
+
+
+def started_for(server: str, core: int | None, load_core: int | None, store: str) -> list:
+    """The processes a case needs, the measured one first: [(process, port), ...]. The
+    proxy's peer runs on the load's core: only the proxy's CPU is read in its case."""
+    serve = [sys.executable, "a2a_delegation.py", "serve", "billing-agent", "--wire", "1.0", "--token", TOKEN]
+    if server == "proxy":
+        behind = started(serve, load_core)
+        try:
+            return [started([sys.executable, "a2a_delegation.py", "proxy", "--to", f"http://127.0.0.1:{behind[1]}"],
+                            core), behind]
+        except BaseException:
+            stopped(behind[0])
+            raise
+    for stale in Path(store).parent.glob(Path(store).name + "*"):  # each durable peer on a fresh file
+        stale.unlink()
+    return [started({"floor": [sys.executable, "-c", FLOOR],
+                     "floor-tls": [sys.executable, "-c", FLOOR, str(DEMO_CERT), str(DEMO_KEY)],
+                     "peer": serve, "durable": serve + ["--store", store], "peer-tls": serve + ["--tls"]}[server], core)]
+
+
+def check(case: Case, port: int) -> None:
+    """One exchange: a 200, and for a peer a completed task; else the benchmark stops."""
+    head, body = exchange(port, case.request(port, 99), client_tls() if case.tls else None)
+    if not head.startswith(b"HTTP/1.1 200") or (case.completes and b"TASK_STATE_COMPLETED" not in body):
+        raise SystemExit(f"{case.name}: not the answer measured: {head.splitlines()[0]!r} {body[:200]!r}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="per load (default 2)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; medians (default 5)")
+    parser.add_argument("--warm-up", type=float, default=1.0, help="seconds of load before each measured one: "
+                        "the peer's store full (1,000 tasks), as after a while in a test run (default 1)")
+    options = parser.parse_args()
+    core, load_core = (CORES[0], CORES[1]) if len(CORES) >= 2 else (None, None)
+    if load_core is not None:
+        os.sched_setaffinity(0, {load_core})  # the load client's threads, and nothing of the servers'
+    folder = tempfile.mkdtemp(prefix="a2a-bench-")
+    cpu: dict[str, list[float]] = {case.name: [] for case in CASES}
+    rate: dict[str, list[float]] = {case.name: [] for case in CASES}
+    errors = dict.fromkeys(cpu, 0)
+    try:
+        for _ in range(options.rounds):
+            for case in CASES:  # a fresh process each time: one process's cost differs from another's by
+                running = started_for(case.server, core, load_core, os.path.join(folder, "billing.db"))  # up to 20%
+                try:
+                    (process, port), tls = running[0], client_tls() if case.tls else None
+                    check(case, port)
+                    load(port, 4, options.warm_up, case.request, tls)  # the store full, as a peer runs for long
+                    before = cpu_seconds(process.pid)
+                    done = load(port, 4, options.seconds, case.request, tls)
+                    used = cpu_seconds(process.pid) - before
+                finally:
+                    for process, _ in running:
+                        stopped(process)
+                errors[case.name] += done["errors"]
+                if done["n"]:
+                    cpu[case.name].append(used / done["n"] * 1e6)
+                    rate[case.name].append(done["rps"])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    median = {name: statistics.median(values) if values else float("nan") for name, values in cpu.items()}
+    pinned = f"servers on core {core}, load on core {load_core}" if core is not None else "not pinned (one core)"
+    print(f"CPU per request at concurrency 4: {options.rounds} alternating rounds of {options.seconds:g} s, "
+          f"medians; {os.cpu_count()} cores, {pinned}")
+    print(f"{'server':<28}{'CPU us/req':>11}{'req/s':>8}{'errors':>8}")
+    for case in CASES:
+        print(f"{case.name:<28}{median[case.name]:>11.0f}{statistics.median(rate[case.name] or [0]):>8.0f}"
+              f"{errors[case.name]:>8}")
+    for what, measured, baseline, target in RATIOS:
+        ratio = median[measured] / median[baseline]
+        verdict = "" if target is None else f"  -> {'meets' if ratio <= target else 'MISSES'} (<= {target}x)"
+        print(f"{what:<28}{ratio:>10.2f}x{verdict}")
+
+
+if __name__ == "__main__":
+    main()
