@@ -235,6 +235,7 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
                     or not isinstance(owner, str) or not isinstance(size, int) or size < 0:
                 raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
             durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq
+            durable.held.setdefault(owner, {})[task_id] = None
             durable.sizes[task_id], durable.message_keys[task_id] = size, []
             durable.kept_bytes += size
         for owner, message_id, task_id, seen in file.rows("SELECT owner, message_id, task_id, digest FROM messages"):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
@@ -59,12 +59,11 @@ class TaskStore:
     def __init__(self, max_tasks: int = 1000, max_bytes: int = 16 << 20, *,
                  remember_messages: bool = True, changes: Changes | None = None) -> None:
         self.max_tasks, self.max_bytes = max_tasks, max_bytes
-        # False: every message is new, even under a messageId seen before (conformance.py's).
-        self.remember_messages = remember_messages
+        self.remember_messages = remember_messages  # False: each message is new (conformance.py's)
         self.tasks: OrderedDict[str, Task] = OrderedDict()  # oldest first
         self.owners: dict[str, str] = {}  # task id -> owner
-        # (owner, messageId) -> (the task it made or continued, a hash of what it said)
-        self.by_message: dict[tuple[str, str], tuple[str, int]] = {}
+        self.held: dict[str, dict[str, None]] = {}  # owner -> its task ids, oldest first (who makes room)
+        self.by_message: dict[tuple[str, str], tuple[str, int]] = {}  # (owner, messageId) -> (its task, digest)
         self.message_keys: dict[str, list[tuple[str, str]]] = {}  # task id -> its messages
         self.sizes: dict[str, int] = {}  # task id -> the bytes of messages it keeps
         self.kept_bytes = 0  # the sum of `sizes`
@@ -86,16 +85,12 @@ class TaskStore:
             task = make_task()
             self._make_room(len(content), new_task=True)
             self.tasks[task.id], self.owners[task.id] = task, owner
+            self.held.setdefault(owner, {})[task.id] = None
             self.seq = self.order[task.id] = self.seq + 1
             self.sizes[task.id], self.message_keys[task.id] = 0, []
             self._keep(task.id, owner, message_id, content)
             self._kept(task.id)
         return self._tell(task, owner), True
-
-    def seen(self, owner: str, message_id: str | None, content: str) -> Task | None:
-        """The task this owner's message already made or continued, if it was sent before."""
-        with self.lock:
-            return self._seen(owner, message_id, content)
 
     def pause(self, task: Task, waiting: Any) -> Task:
         """Keep a task that paused, and what would let it go on (see `resume`)."""
@@ -228,15 +223,18 @@ class TaskStore:
     def _make_room(self, size: int, *, new_task: bool, keep: str | None = None) -> None:
         """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more
         task if `new_task`: follow-ups count against the budget as first messages do."""
-        def full() -> bool:
-            return (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes
-        while full():  # once full, nearly always one task: the largest holder's oldest
-            held = Counter(owner for task_id, owner in self.owners.items() if task_id != keep)
-            largest = max(held, key=held.__getitem__, default=None)  # of equal holders, the first to come
-            oldest = next((task for task in self.tasks if task != keep and self.owners[task] == largest), None)
-            if oldest is None:
+        def oldest(owner: str) -> str:  # its first task but `keep`
+            return next(task_id for task_id in self.held[owner] if task_id != keep)
+        while (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes:
+            # The largest holder (of equal ones, the one whose oldest came first) gives up its oldest,
+            # counted per holder, not by walking every task kept: this runs on each request once full.
+            held = {owner: len(ids) - (keep in ids) for owner, ids in self.held.items()}
+            most = max(held.values(), default=0)
+            if most == 0:
                 return
-            self._forget(oldest)
+            largest = min((owner for owner, count in held.items() if count == most),
+                          key=lambda owner: self.order[oldest(owner)])
+            self._forget(oldest(largest))
 
     def trim(self) -> None:
         """Forget the oldest tasks until the store is within its bounds (a store read
@@ -248,11 +246,13 @@ class TaskStore:
 
     def _forget(self, task_id: str) -> None:
         task, owner = self.tasks.pop(task_id), self.owners.pop(task_id)
+        del self.held[owner][task_id]
+        if not self.held[owner]:
+            del self.held[owner]
         self.kept_bytes -= self.sizes.pop(task_id)
         self.order.pop(task_id, None)
         self.waiting.pop(task_id, None)
         for key in self.message_keys.pop(task_id):
             del self.by_message[key]
-        # What is kept beside it goes with it (its webhooks); a stream of it ends. Not a
-        # change anyone is promised, so told at once, not flushed first.
+        # Its webhooks go with it, a stream of it ends: a change promised to no one, told unflushed.
         self.changes.publish(task, owner, gone=True)

@@ -62,3 +62,31 @@ def test_a_caller_cycling_hanging_webhook_destinations_holds_only_its_share_of_d
             assert answered >= 10, f"{answered} of 10 honest tasks had all their pushes"
     finally:
         hanging.close()
+
+
+def test_of_equal_holders_the_one_whose_oldest_task_came_first_makes_room_and_a_kept_task_stays(tmp_path):
+    """The store counts per holder (not by walking every task on each request once full), and
+    still forgets what it forgot before: the largest holder's oldest; of equal holders, the one
+    whose oldest task came first; never the task a follow-up is joining (`keep`). The same for
+    a durable store read back from its file."""
+    from peers.a2a.model import Task
+    from peers.durable import open_store
+    from peers.store import TaskStore
+
+    def fill(store):
+        for number, owner in enumerate(["carol", "dave", "carol", "dave", "erin"]):
+            store.add(lambda number=number: Task(f"t{number}"), owner, None)
+        return store
+    store = fill(TaskStore(max_tasks=5))
+    store.add(lambda: Task("t5"), "erin", None)  # carol and dave hold 2 each: carol's t0 came first
+    assert list(store.tasks) == ["t1", "t2", "t3", "t4", "t5"]
+    with store.lock:
+        store._make_room(0, new_task=True, keep="t1")  # dave holds 2 (t1 kept), carol 1, erin 2: erin's t4 goes
+    assert list(store.tasks) == ["t1", "t2", "t3", "t5"]
+    durable, _ = open_store(str(tmp_path / "peer.db"), max_tasks=5)
+    fill(durable).flush()
+    durable.file.close()  # as a peer that stopped
+    again, _ = open_store(str(tmp_path / "peer.db"), max_tasks=5)
+    again.add(lambda: Task("t5"), "erin", None)
+    assert list(again.tasks) == ["t1", "t2", "t3", "t4", "t5"], "read back, the same order"
+    again.file.close()
