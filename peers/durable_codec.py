@@ -20,8 +20,9 @@ RECORDS = {cls.__name__: cls for cls in (Task, Message, Part, Artifact, Effect)}
 
 
 # Built once (json.dumps with options builds one a call). No check for cycles: `_plain` has
-# walked the whole record first, and a cycle would have stopped it (RecursionError).
-_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False)
+# walked the whole record first, and a cycle would have stopped it (RecursionError). Keys in
+# the order they come (a record's fields as declared): sorting them doubled the encoding.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 
 def to_json(record: Any) -> str:
@@ -38,18 +39,30 @@ def from_json(text: str, kind: type = object) -> Any:
 
 PLAIN = frozenset((str, int, float, bool, type(None)))  # exactly these types (a TaskState is a str too)
 _NAMES = {cls: name for name, cls in RECORDS.items()}
+# A record's fields left out of its row while they hold their default, None or (): most of a
+# task's are, and a row read back gets the default again (older rows, which wrote them all, too).
+_UNWRITTEN = {cls: {field: type(default) for field, default in cls._field_defaults.items() if default in (None, ())}
+              for cls in RECORDS.values()}
 
 
 def _plain(value: Any) -> Any:
     kind = type(value)
     if kind in PLAIN:  # most of a task's values: first, so each costs one look-up
         return value
+    if kind is tuple:  # a record's tuple field (history, parts, lifecycle ...): the next most
+        return {"$tuple": [item if type(item) in PLAIN else _plain(item) for item in value]}
     name = _NAMES.get(kind)
     if name is not None:  # a record: its fields by name, in the order the class declares them
-        plain = {"$": name}
+        plain, unwritten = {"$": name}, _UNWRITTEN[kind]
         for field, item in zip(kind._fields, value):
+            if (item is None or item == ()) and unwritten.get(field) is type(item):
+                continue
             plain[field] = item if type(item) in PLAIN else _plain(item)
         return plain
+    if kind is TaskState:
+        return {"$state": value.value}
+    if kind is dict and not any(type(key) is str and key[:1] == "$" for key in value):  # most dicts a peer was sent
+        return {key: item if type(item) in PLAIN else _plain(item) for key, item in value.items()}
     if isinstance(value, TaskState):
         return {"$state": value.value}
     if isinstance(value, bytes):

@@ -484,3 +484,33 @@ def test_a_task_a_later_turn_granted_is_not_continued_but_failed_saying_why_and_
     assert found["state"] == "TASK_STATE_FAILED"
     assert found["message"]["parts"][0]["text"].endswith("(not continued: a later turn's grant is needed again)")
     assert peer.ledger.effects == {}, "its claim let go: the order can be asked for again"
+
+
+def test_a_row_leaves_out_fields_at_their_default_and_a_row_that_wrote_them_all_still_reads_back():
+    """A task's row holds what differs from the record's defaults (most of a task's fields are
+    None or empty); a row read back takes the defaults again, and a row written with every
+    field, keys sorted (as the store wrote before), reads back the same task."""
+    from peers.a2a.model import Message, Part, Task
+    from peers.durable_codec import from_json, to_json
+    message = Message("m-1", "user", (Part(data={"order_id": "ORD-1", "$x": 1}, media_type="application/json"),),
+                      "context-1", "task-1", metadata={"skillId": "process_refund"})
+    task = Task("task-1", (TaskState.SUBMITTED, TaskState.WORKING), context_id="context-1", history=(message,),
+                status_message="")
+    row = to_json(task)
+    assert from_json(row, Task) == task
+    assert '"raw"' not in row and '"timestamp"' not in row and '"extensions"' not in row, "defaults left out"
+    assert '"status_message":""' in row, "an empty string is not None: kept"
+
+    def every_field(value):  # the older writer's shape: every field named, keys sorted
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return {"$": type(value).__name__, **{name: every_field(item) for name, item in zip(value._fields, value)}}
+        if isinstance(value, TaskState):
+            return {"$state": value.value}
+        if isinstance(value, tuple):
+            return {"$tuple": [every_field(item) for item in value]}
+        if isinstance(value, dict):
+            plain = {key: every_field(item) for key, item in value.items()}
+            return {"$dict": plain} if any(key.startswith("$") for key in plain) else plain
+        return value
+    older = json.dumps(every_field(task), separators=(",", ":"), sort_keys=True)
+    assert len(older) > len(row) and from_json(older, Task) == task
