@@ -1,7 +1,7 @@
 """`check --deep` against an agent whose answers quote values of a megabyte's size: a task id
 of 200,000 characters (which a verdict's line quotes, and an HTTP+JSON URL then carries) and
 a result whose keys are as long. The text report stays about a screen: each line cut short,
-saying how much more there was; the JSON report's verdict lines are cut the same way."""
+saying how much more there was; the JSON report's verdict lines are cut the same way, and so are its frames' bodies and URLs."""
 import json
 
 import pytest
@@ -43,3 +43,13 @@ def test_the_json_reports_verdict_lines_are_cut_too(reports):
     details = [verdict["detail"] for row in json.loads(reports["json"].stdout)["requirements"]
                for verdict in row["verdicts"]]
     assert max(map(len, details)) < 1_000 and any("more characters)" in detail for detail in details)
+
+
+def test_the_json_reports_frames_are_cut_so_the_report_stays_small(reports):
+    from peers.support.check.report import KEPT_BODY, SHOWN_LINE
+    frames = [frame for row in json.loads(reports["json"].stdout)["requirements"]
+              for verdict in row["verdicts"] for frame in verdict["frames"]]
+    assert max(len(frame["body"]) for frame in frames) < KEPT_BODY + 100
+    assert max(len(frame["url"]) for frame in frames) < SHOWN_LINE + 100
+    assert any("more characters)" in frame["body"] for frame in frames), "a huge answer said cut, not dropped"
+    assert len(reports["json"].stdout) < 2 << 20, "megabyte answers quoted by many verdicts: still a small report"

@@ -15,6 +15,8 @@ The JSON schema (SCHEMA; "schema": "a2a-workbench-check/1", changed only by a ne
  "requirements": [{"id", "section", "level", "title", "fix", "outcome",
    "verdicts": [{"binding": str|null, "outcome", "detail",
      "frames": [{"direction": "-->"|"<--", "method", "url", "status": int|null, "headers", "body"}]}]}]}
+A frame's body is kept to KEPT_BODY characters and its URL to SHOWN_LINE, each cut saying
+how much more there was ("... (N more characters)").
 """
 
 import json
@@ -28,6 +30,8 @@ from transports.printer import Frame, escape
 ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
 SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)
 SHOWN_LINE = 400  # characters of a verdict's line, or a URL, in any report: an agent's value it quotes may be any size
+KEPT_BODY = 16 << 10  # characters of a body in the JSON report: enough to read, and a report stays small
+                      # when an agent answers every probe with a megabyte (one frame is quoted by many verdicts)
 _STRING, _ENUM = {"type": "string"}, {"type": "string", "enum": [PASS, FAIL, SKIP, NOT_MEASURED]}
 _FRAME = {"type": "object", "required": ["direction", "method", "url", "status", "headers", "body"],
           "properties": {"direction": {"type": "string", "enum": ["-->", "<--"]}, "method": _STRING, "url": _STRING,
@@ -151,8 +155,9 @@ def as_json(report: Report) -> str:
 
 
 def _frame(frame: Frame, held: tuple[str, ...]) -> dict[str, Any]:
-    return {"direction": frame.direction, "method": frame.http_method, "url": mask_body(frame.url, held), "status": frame.status,
-            "headers": dict(frame.headers), "body": mask_body(frame.body.decode("utf-8", "backslashreplace"), held)}
+    return {"direction": frame.direction, "method": frame.http_method, "url": _cut(mask_body(frame.url, held), SHOWN_LINE),
+            "status": frame.status, "headers": dict(frame.headers),
+            "body": _cut(mask_body(frame.body.decode("utf-8", "backslashreplace"), held), KEPT_BODY)}
 
 
 def junit(report: Report) -> str:
