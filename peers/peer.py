@@ -26,7 +26,7 @@ from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Part, Task, T
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
 from peers.pause import Paused, Pending, Refusal, SkillFailed, hold_over, paused_or_failed, reason_and_data, run_granted
 from peers.on_first_use import made_on_first_use
-from peers.skill import Request, Skill, produced, read_request
+from peers.skill import Request, Skill, produced, read_request, refuse_unaccepted, skill_for
 from peers.stamps import counter_ids
 from peers.store import TaskStore, content_of, refuse_if_too_big
 from peers.tenants import split
@@ -120,6 +120,9 @@ class Peer:
         content = content_of(message)
         refuse_if_too_big(content)
         task = self.store.get(message.task_id, owner)  # unknown, or another caller's: -32001
+        first = next((turn for turn in task.history if turn.role == "user"), None)
+        if first is not None:  # a later turn's parts are judged by the task's skill's inputModes too
+            refuse_unaccepted(skill_for(self.skills, first), message)
         if message.context_id not in (None, task.context_id):
             raise InvalidParams(f"contextId {message.context_id[:80]!r} is not the context of "
                                 f"task {task.id} ({task.context_id})")

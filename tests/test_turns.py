@@ -292,3 +292,15 @@ def test_follow_ups_count_against_the_stores_byte_budget():
             store.resume(f"t-{number}", "", (follow_up,), "y" * 4_000, lambda waiting: None)
         assert store.kept_bytes <= store.max_bytes
     assert "t-2" in store.tasks and store.kept_bytes == sum(store.sizes.values())
+
+
+def test_a_follow_up_whose_part_is_a_media_type_the_skill_does_not_take_is_refused_and_the_task_waits(client):
+    """Spec 3.1.1: a part of a media type the skill does not take is ContentTypeNotSupported
+    (-32005), on a later turn as on the first; the task still waits for its approval."""
+    task = paused(client)
+    message = {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"],
+               "parts": [{"data": {"approval": PROPOSAL}, "mediaType": "image/png"}]}
+    error = client.call("SendMessage", {"message": message})["error"]
+    assert error["code"] == -32005 and "image/png" in error["message"]
+    done = client.send("m-3", {"approval": PROPOSAL}, taskId=task["id"])["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED" and len(client.refunds()) == 1
