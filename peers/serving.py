@@ -60,6 +60,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             from peers.doubles import CutStreams
             parts["streams"] = CutStreams(options.cut_streams_after)
         kept: list[str] = []
+        store_file = None  # --store's file, closed as the server stops
         if options.store is None:
             peer = make(base_url, **parts)
         else:  # tasks and ledger in SQLite: what a client was told survives a restart
@@ -69,6 +70,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             except DurableError as exc:
                 fail(str(exc))
                 return 2
+            store_file = store.file
             if options.crash_at:
                 from peers.doubles import CrashingLedger
                 ledger = CrashingLedger(ledger, options.crash_at, store.flush)
@@ -131,6 +133,8 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         say(f"[serve] {name} stopped.")
     finally:
         server.server_close()
+        if store_file is not None:  # what is staged committed and the log folded into FILE.db: closed
+            store_file.close()  # here, not left to a finalizer at exit (which may never run)
     return 0
 
 

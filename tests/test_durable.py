@@ -237,6 +237,26 @@ def send(base, message_id, order, amount=5, token="tok-1"):
         transport.close()
 
 
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_served_peer_stopped_as_a_user_stops_it_leaves_its_whole_store_in_the_one_file(tmp_path, stop):
+    """Ctrl-C or SIGTERM: what was kept is in FILE.db itself, not left in its write-ahead log
+    for a later open to replay, so the file copied or moved alone still holds every task."""
+    import shutil
+    path = str(tmp_path / "billing.db")
+    process, base, _ = served(path)
+    try:
+        task = send(base, "m-1", "ORD-1")["result"]["task"]
+    finally:
+        process.send_signal(stop)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0 and "Traceback" not in err, err
+    assert not (tmp_path / "billing.db-wal").exists(), "the log was folded into the file as the store closed"
+    shutil.copy(path, tmp_path / "copy.db")
+    with closing(sqlite3.connect(tmp_path / "copy.db")) as copy:
+        assert copy.execute("SELECT id FROM tasks").fetchall() == [(task["id"],)]
+        assert copy.execute("SELECT key FROM effects").fetchall() == [("refund of ORD-1",)]
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_killed_before_the_effect_after_the_commit_or_after_the_answer_nothing_is_lost_or_done_twice(tmp_path, seed):
     import random
