@@ -53,7 +53,7 @@ class StoreFile:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
         # Staged since the last commit: (table, key) -> (statement, values, a record to add
         # as JSON, if any: serialised at the commit, once per row).
-        self.pending: dict[tuple[str, ...], tuple[str, tuple[Any, ...], Any]] = {}
+        self.pending: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], Any]] = {}
         self.staging = threading.Lock()
         # Group commit: changes staged, and on disk, so far; whether a commit is under way.
         self.staged, self.written, self.committing = 0, 0, False
@@ -89,7 +89,7 @@ class StoreFile:
         except sqlite3.Error as exc:
             raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
 
-    def stage(self, row: tuple[str, ...], sql: str, values: tuple[Any, ...], record: Any = None) -> None:
+    def stage(self, row: tuple[Any, ...], sql: str, values: tuple[Any, ...], record: Any = None) -> None:
         """Keep `row`'s change for the next commit, replacing one staged before it."""
         with self.staging:
             self.pending[row] = (sql, values, record)
@@ -180,7 +180,7 @@ class DurableStore(TaskStore):
         self.file = file  # a row's seq is its task's `order`: the order tasks were made in
 
     def _kept(self, task_id: str) -> None:
-        self.file.stage(("tasks", task_id), TASK_ROW,
+        self.file.stage(("tasks", self.order[task_id]), TASK_ROW,  # a row by its seq: an id may be made again
                         (self.order[task_id], task_id, self.owners[task_id], self.sizes[task_id]), self.tasks[task_id])
         for key in self.message_keys[task_id][-1:]:  # the newest: the others are staged already
             self.file.stage(("messages", *key), MESSAGE_ROW, (*key, task_id, self.by_message[key][1]))
@@ -189,7 +189,7 @@ class DurableStore(TaskStore):
         self.file.commit()
 
     def _forget(self, task_id: str) -> None:
-        self.file.stage(("tasks", task_id), "DELETE FROM tasks WHERE seq = ?", (self.order[task_id],))
+        self.file.stage(("tasks", self.order[task_id]), "DELETE FROM tasks WHERE seq = ?", (self.order[task_id],))
         for key in self.message_keys[task_id]:
             self.file.stage(("messages", *key), "DELETE FROM messages WHERE owner = ? AND message_id = ?", key)
         super()._forget(task_id)
@@ -234,12 +234,14 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
             if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
                     or not isinstance(owner, str) or not isinstance(size, int) or size < 0:
                 raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
+            if task_id in durable.tasks:  # its id made again (a counter begun again): the later task has it
+                durable._forget(task_id)
             durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq
             durable.held.setdefault(owner, {})[task_id] = None
             durable.sizes[task_id], durable.message_keys[task_id] = size, []
             durable.kept_bytes += size
         for owner, message_id, task_id, seen in file.rows("SELECT owner, message_id, task_id, digest FROM messages"):
-            if task_id in durable.tasks:
+            if durable.owners.get(task_id) == owner:  # never another caller's task, of an id made again
                 durable.by_message[(owner, message_id)] = (task_id, seen)
                 durable.message_keys[task_id].append((owner, message_id))
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:

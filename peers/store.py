@@ -83,6 +83,8 @@ class TaskStore:
             if seen is not None:
                 return seen, False
             task = make_task()
+            if task.id in self.tasks:  # an id used again (a counter begun again over a store file):
+                self._forget(task.id)  # the task that had it goes wholly, not half kept as its owner's
             self._make_room(len(content), new_task=True)
             self.tasks[task.id], self.owners[task.id] = task, owner
             self.held.setdefault(owner, {})[task.id] = None

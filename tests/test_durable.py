@@ -17,6 +17,7 @@ from peers.app import PeerApp
 from peers.durable import SCHEMA_VERSION, DurableError, open_store
 from peers.restart import INTERRUPTED, restarted, settle
 from peers.ledger import BEING_DONE, Effect
+from peers.stamps import counter_ids
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
@@ -152,7 +153,7 @@ def test_a_store_file_of_the_first_schema_is_migrated_losing_nothing_and_refundi
     peer.store.file.close()
     with closing(sqlite3.connect(path)) as old:
         old.executescript(VERSION_1)
-    peer, call = durable_billing(path)
+    peer, call = durable_billing(path, new_task_id=counter_ids("migrated"))  # not task-1 again: first's id
     assert call("GetTask", {"id": first["id"]})["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert call("GetTask", {"id": paused["id"]})["result"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]["id"] == first["id"], "a resend: its task"
@@ -438,6 +439,59 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value)
+
+
+def test_a_task_id_made_again_after_a_restart_is_the_new_tasks_alone_and_the_store_keeps_working(tmp_path):
+    """A peer on a store file with ids from a counter (the default) makes task-1 again after a
+    restart. The task that had the id went on being counted as its first caller's, a ghost:
+    once that caller held the most, making room chose it, and every SendMessage from then on
+    was -32603, whoever sent it; and its row stayed in the file (a commit staged a row by its
+    id, so the new task's row replaced the old one's deletion), read back on the next start."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    assert call("SendMessage", refund("a-0", "ORD-A0"))["result"]["task"]["id"] == "task-1"
+    peer.store.file.close()
+    for restart in range(2):
+        peer = on_file(path, max_tasks=2)
+        transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k", other_tokens=("b0b",))})
+
+        def send(message_id, token):
+            frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                                "params": refund(message_id, message_id.upper())}).encode()
+            return json.loads(transport.post(billing.BASE_URL + "/a2a", frame,
+                                             {**HEADERS, "Authorization": f"Bearer {token}"}).body)
+        answers = [send(f"b{restart}-{n}", "b0b") for n in range(3)] + [send(f"a{restart}-{n}", "t0k") for n in range(3)]
+        assert [answer.get("error") for answer in answers] == [None] * 6, answers
+        assert answers[0]["result"]["task"]["id"] == "task-1", "the id made again, for another caller"
+        resent = send("a-0", "t0k")
+        assert "B0" not in json.dumps(resent), "a resend is never answered with another caller's task"
+        assert all(peer.store.owners[task_id] == owner for owner, ids in peer.store.held.items() for task_id in ids)
+        assert sorted(peer.store.held) == sorted(set(peer.store.owners.values()))
+        peer.store.file.close()
+        with closing(sqlite3.connect(path)) as kept:
+            assert sorted(kept.execute("SELECT id FROM tasks").fetchall()) == sorted((t,) for t in peer.store.tasks)
+
+
+def test_a_store_file_holding_one_task_id_twice_reads_back_the_later_task_alone(tmp_path):
+    """As a file the case above wrote before it was fixed holds: two rows of task-1, each a
+    caller's. Read back, the earlier one is forgotten (its row deleted), not left counted as
+    its caller's, nor its messages pointing at the other caller's task."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("a-0", "ORD-A0"))
+    call("SendMessage", refund("b-0", "ORD-B0"))
+    peer.store.file.write([("UPDATE tasks SET id = 'task-1', body = replace(body, 'task-2', 'task-1'), "
+                            "owner = owner || 'b' WHERE id = 'task-2'", ()),
+                           ("UPDATE messages SET task_id = 'task-1', owner = owner || 'b' WHERE task_id = 'task-2'", ())])
+    peer.store.file.close()
+    peer, call = durable_billing(path, max_tasks=2)
+    assert list(peer.store.tasks) == ["task-1"] and set(peer.store.held) == set(peer.store.owners.values())
+    resent = call("SendMessage", refund("a-0", "ORD-A0"))
+    assert "ORD-B0" not in json.dumps(resent), "never answered with another caller's task"
+    assert [call("SendMessage", refund(f"a-{n}", f"ORD-A{n}")).get("error") for n in range(1, 5)] == [None] * 4
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as kept:
+        assert sorted(kept.execute("SELECT id FROM tasks").fetchall()) == sorted((t,) for t in peer.store.tasks)
 
 
 def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start(tmp_path):
