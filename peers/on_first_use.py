@@ -1,7 +1,7 @@
 """A part made the first time it is asked for: once, whichever thread asks first.
 
-A peer's webhooks (push.py) and streams (streaming.py), and a store's ListTasks cursors
-(pages.py), are parts most runs never use: the essay's run meets none of them. Made on
+A peer's webhooks (push.py), streams (streaming.py) and ListTasks cursors
+(pages.py) are parts most runs never use: the essay's run meets none of them. Made on
 first use, their code loads only in the runs that use them (bench/startup.py measures the
 start). Like functools.cached_property, but locked on every Python (3.12 dropped
 cached_property's lock): two requests racing to register a first webhook make one set of

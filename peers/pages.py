@@ -16,7 +16,7 @@ just below that place. So, while a client pages through:
 `totalSize` counts the tasks the filters match now, on every page.
 
 A token is opaque and its owner's alone: the place is sealed with a key the peer draws
-at start (a keyed hash over the caller, the filters and the place, which also hides the
+at its first listing (a keyed hash over the caller, the filters and the place, which also hides the
 place: the number a task was made with says how busy the store is). A token from another
 caller, with other filters, from before a restart, forged or damaged reads as nothing
 but an InvalidParams, and no token ever names a task.
