@@ -225,18 +225,18 @@ class TaskStore:
     def _make_room(self, size: int, *, new_task: bool, keep: str | None = None) -> None:
         """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more
         task if `new_task`: follow-ups count against the budget as first messages do."""
-        def oldest(owner: str) -> str:  # its first task but `keep`
-            return next(task_id for task_id in self.held[owner] if task_id != keep)
         while (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes:
-            # The largest holder (of equal ones, the one whose oldest came first) gives up its oldest,
-            # counted per holder, not by walking every task kept: this runs on each request once full.
-            held = {owner: len(ids) - (keep in ids) for owner, ids in self.held.items()}
+            # The largest holder gives up its oldest: counted per holder, as this runs on each request
+            # once full. Of equal holders, the one whose oldest came first: the first such task kept.
+            held = {owner: len(ids) for owner, ids in self.held.items()}
+            if keep in self.owners:
+                held[self.owners[keep]] -= 1
             most = max(held.values(), default=0)
             if most == 0:
                 return
-            largest = min((owner for owner, count in held.items() if count == most),
-                          key=lambda owner: self.order[oldest(owner)])
-            self._forget(oldest(largest))
+            largest = {owner for owner, count in held.items() if count == most}
+            ids = self.held[next(iter(largest))] if len(largest) == 1 else self.owners
+            self._forget(next(task_id for task_id in ids if task_id != keep and self.owners[task_id] in largest))
 
     def trim(self) -> None:
         """Forget the oldest tasks until the store is within its bounds (a store read
