@@ -167,8 +167,9 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
          options={"action": "store_true"}),
     Flag("--trace", None, "also write every frame and line to FILE.jsonl when stopped (--replay and --diagram read it)",
          options={"metavar": "FILE"}),
-    Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take, a stream included "
-         "(default: %(default)s)", options={"type": values.seconds, "metavar": "SECONDS"}),
+    Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take; a stream lasts while it "
+         "talks, ended once silent this long (default: %(default)s)",
+         options={"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
          options={"action": "store_true"}),
     Flag("--step", False, "hold each request before it goes to the agent, and each whole answer before it goes "

@@ -93,8 +93,9 @@ class PerThread:
 
 class Proxy:
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
-                 keep_card: bool = False, pushes: Any = None) -> None:
+                 keep_card: bool = False, pushes: Any = None, timeout: float = 30.0) -> None:
         self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
+        self.timeout = timeout  # --timeout: how long a stream a fault drains may go on
         self.printer, self.faults, self.keep_card = printer, faults, keep_card
         # --webhook: deliveries to the proxy's /webhook/K go on to the client's receiver, through
         # a printer of their own (they cross the other way); webhook.py moves and restores URLs.
@@ -135,7 +136,7 @@ class Proxy:
         try:
             response = printer.send(asked, stream=not is_card)
             if "twice" in kinds:
-                _drain(response)
+                _drain(response, self.timeout)
                 self.say(f"[fault] twice:{number}: delivered request {number} to {who} a second time; "
                          "the sender gets the second answer")
                 response = printer.send(asked, stream=not is_card)
@@ -146,7 +147,7 @@ class Proxy:
             return HttpResponse(status, {"Content-Type": "text/plain; charset=utf-8"},
                                 f"{status}: {who}'s answer could not be forwarded: {exc}\n".encode())
         if "drop-response" in kinds:
-            _drain(response)
+            _drain(response, self.timeout)
             self.say(f"[fault] drop-response:{number}: {who} answered request {number} ({response.status}); "
                      f"the {'client' if receiver is None else 'agent'}'s connection was closed with no answer")
             raise HangUp
@@ -208,8 +209,16 @@ def binding_of(request: HttpRequest) -> str:
         else "HTTP+JSON"
 
 
-def _drain(response: HttpResponse) -> None:
-    """Read a stream to its end (a dropped or duplicated answer is still read whole from the agent)."""
+def _drain(response: HttpResponse, seconds: float) -> None:
+    """Read a stream to its end (a dropped or duplicated answer is still read whole from the agent),
+    for `seconds` at most: a stream that keeps talking is hung up on then, one that breaks off ends."""
     if not isinstance(response.body, (bytes, bytearray)):
-        for _ in response.body:
-            pass
+        deadline = time.monotonic() + seconds
+        try:
+            for _ in response.body:
+                if time.monotonic() >= deadline:
+                    break
+        except TransportError:
+            pass  # broken off, or silent past --timeout: read as far as it went
+        finally:
+            hang_up(response.body)

@@ -7,7 +7,8 @@ who sent it: `[client -> agent]` crossed the proxy toward the agent, `[agent -> 
 back; the proxy's own lines start with `[proxy]` or `[fault]`. --trace writes the same
 records a run's --trace does (learner/trace.py: every frame and every line), when it stops.
 The server's limits and deadlines are the served peers' (transports/server.py); the
-agent's answer is read within --timeout and the frame limit (transports/network.py). Exit
+agent's answer is read within --timeout and the frame limit (transports/network.py), a
+stream's body within the frame limit, --timeout bounding each wait for its next bytes. Exit
 status 0 once stopped, 2 for a usage error said in one line (a fault, a trace file, a port).
 """
 from __future__ import annotations
@@ -82,7 +83,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     from transports.server import PeerServer
     toward_agent, toward_client = ({}, None) if not proxy_tls.asked(settings) else \
         (proxy_tls.toward_agent(settings), proxy_tls.toward_client(settings))
-    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout, **toward_agent))
+    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout, idle_streams=True, **toward_agent))
 
     def show(text: str, frame: Frame) -> None:
         console.frame(f"{TAGS[frame.direction]} {text}", frame)
@@ -104,7 +105,8 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         for each in printers:
             each.before_send = holding
             each.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
-    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes)
+    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes,
+                timeout=settings.timeout)
     app.holders += ([recorder] if recorder is not None else []) + ([pushes] if pushes is not None else [])
 
     def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
