@@ -1,23 +1,21 @@
-"""The server's workers: a request read in full, answered by the app, the answer sent.
+"""A server's connection: its request read as it arrives, answered by the app, the answer sent.
 
 transports/server.py reads requests on one thread for every connection; each request read
-in full is given to a `Workers` pool, whose thread calls the app and writes the answer on
+in full is given to a worker (workers.py), whose thread calls the app and writes the answer on
 the connection (`Connection.answer`), as a whole or, for an iterator body (Server-Sent
 Events), chunk by chunk as the app makes it. A response is one write, Nagle off, with
 Content-Length; keep-alive for HTTP/1.1 unless the client says `Connection: close`, for
 HTTP/1.0 if it asks; an iterator body is sent chunked (HTTP/1.0: ended by closing).
 Error bodies of the server's own (`refusal`) and the escaping of what a client sent into
-the log (`escape`) live here too. Not here: reading requests, deadlines, the cap on
-connections (server.py).
+the log (`escape`) live here too. Not here: the loop that reads, deadlines, the cap on
+connections (server.py), the threads (workers.py).
 """
 from __future__ import annotations
 
 import re
 import select
 import socket
-import threading
 import time
-from collections import deque
 from typing import Any, Callable, Iterable
 
 from transports.base import App, HangUp, HttpRequest, hang_up
@@ -27,7 +25,6 @@ from transports.jsonrpc import InternalError, JsonRpcError, encode_error
 
 _CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
 _OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an exception's repr
-IDLE_WORKER_SECONDS = 5.0  # a worker with nothing to do for this long leaves
 
 
 def escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 300) -> str:
@@ -43,48 +40,6 @@ def refusal(status: int, error: JsonRpcError, **headers: str) -> bytes:
     body = encode_error(None, error)
     return response_head(status, {"Content-Type": "application/json", **headers}, len(body),
                          close=True) + body
-
-
-class Workers:
-    """At most `most` threads doing the work given, in order; made as needed, gone when idle."""
-
-    def __init__(self, most: int) -> None:
-        self.most, self.lock = most, threading.Condition()
-        self.waiting: deque[Callable[[], None]] = deque()
-        self.threads: set[threading.Thread] = set()
-        self.free, self.closed = 0, False
-
-    def give(self, work: Callable[[], None]) -> None:
-        with self.lock:
-            self.waiting.append(work)
-            if self.free > len(self.waiting) - 1 or len(self.threads) >= self.most:
-                self.lock.notify()
-                return
-            thread = threading.Thread(target=self._run, daemon=True, name="peer-server-worker")
-            self.threads.add(thread)
-        thread.start()
-
-    def close(self, seconds: float) -> None:
-        """Let idle workers go now, and wait up to `seconds` for those still answering."""
-        with self.lock:
-            self.closed = True
-            self.lock.notify_all()
-        deadline = time.monotonic() + seconds
-        for thread in list(self.threads):
-            thread.join(max(0.0, deadline - time.monotonic()))
-
-    def _run(self) -> None:
-        while True:
-            with self.lock:
-                self.free += 1
-                if not self.waiting and not self.closed:
-                    self.lock.wait(IDLE_WORKER_SECONDS)
-                self.free -= 1
-                if not self.waiting:
-                    self.threads.discard(threading.current_thread())
-                    return
-                work = self.waiting.popleft()
-            work()  # never raises: Connection.answer turns every failure into a log line
 
 
 class Connection:
@@ -247,14 +202,3 @@ class Connection:
                 f" app raised {escape(repr(exc), _OUR_TEXT)} mid-stream"
         finally:
             hang_up(chunks)  # a generator's `finally` runs now, not when collected
-
-
-def files_to_spare() -> int:
-    """How many connections this process can hold open: its file limit, less some for the
-    store, logs and the peer's own client sockets."""
-    try:
-        import resource
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    except (ImportError, OSError, ValueError):
-        return 1024
-    return 1 << 30 if soft == resource.RLIM_INFINITY else max(16, soft - 64)
