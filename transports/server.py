@@ -12,7 +12,7 @@ transports. The rules (test_http.py, test_server_hardening.py, test_resource_att
   must arrive within `request_timeout` of its first byte however it is dripped (else 408); between requests a connection
   may idle `idle_timeout`. At most `max_connections` are open; when full, the one that made the least progress is closed
   for a newcomer (`_make_room`; all being answered: 503). Past 64 MiB held, large requests get 503. One log line per
-  request or incident, never a traceback. Binds 127.0.0.1 by default; `tls`: https. No chunked request bodies, HTTP/2.
+  request or incident, never a traceback. Binds 127.0.0.1 by default; `tls`: https. No HTTP/2.
 """
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ class PeerServer:
         if not data:
             return self._close(conn)
         conn.buffer += data
-        if len(conn.buffer) > 65536 and sum(len(held.buffer) for held in self._open.values()) > _MOST_HELD:
+        if conn.held() > 65536 and sum(held.held() for held in self._open.values()) > _MOST_HELD:
             return self._refuse(conn, 503, "the server holds too many large requests now; retry in a second")
         self._advance(conn)
 

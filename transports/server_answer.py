@@ -19,6 +19,7 @@ import time
 from typing import Any, Callable, Iterable
 
 from transports.base import App, HangUp, HttpRequest, hang_up
+from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
@@ -58,7 +59,12 @@ class Connection:
             from transports import tls as tls_steps
             self.sock, self.state, self.deadline = tls_steps.wrap(tls, sock), "handshake", now + handshake_timeout
         self.head: Head | None = None  # read, while its body arrives
+        self.chunks: ChunkedBody | None = None  # a chunked body, decoded as it arrives (chunked_body.py)
         self.line = b""  # the request line of the request being read, for the log
+
+    def held(self) -> int:
+        """Bytes held of the request being read: what has arrived, and a chunked body decoded so far."""
+        return len(self.buffer) + (len(self.chunks.body) if self.chunks is not None else 0)
 
     def first_line(self) -> bytes:  # what the log shows of a request not read in full
         return bytes(self.buffer[:301]).partition(b"\r\n")[0]  # over 300: escape adds "..."
@@ -90,7 +96,8 @@ class Connection:
     def take_request(self, max_body: int) -> tuple[Head, bytes] | None:
         """The request in `buffer`, head and body, once all of it has arrived (None until
         then); Refusal for one that must not be served. Its head is judged as soon as it is
-        whole, so an oversize body is refused before it is sent (and 100 Continue is said)."""
+        whole, so an oversize body is refused before it is sent (and 100 Continue is said); a
+        chunked one, as soon as the chunk that passes the limit says its size."""
         if self.head is None:
             end = head_end(self.buffer)
             if end is None:
@@ -98,14 +105,24 @@ class Connection:
             self.head = parse_head(bytes(self.buffer[:end]), max_body)
             self.line = self.first_line()
             del self.buffer[:end + 4]
-            if self.head.expect_continue and len(self.buffer) < self.head.length:
+            self.chunks = ChunkedBody(max_body) if self.head.chunked else None
+            waiting = len(self.buffer) < self.head.length or self.head.chunked and not self.buffer
+            if self.head.expect_continue and waiting:
                 self.sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")  # a small send: the socket takes it
         head = self.head
-        if len(self.buffer) < head.length:
+        if self.chunks is not None:
+            body = self.chunks.take(self.buffer)
+            if body is None:
+                return None
+            # As if it had come with a Content-Length, as RFC 9112 7.1.3 decodes it: the app sees one framing.
+            headers = {name: value for name, value in head.headers.items() if name != "transfer-encoding"}
+            head = head._replace(headers={**headers, "content-length": str(len(body))}, length=len(body))
+        elif len(self.buffer) < head.length:
             return None
-        body = bytes(self.buffer[:head.length])
-        del self.buffer[:head.length]
-        self.head = None
+        else:
+            body = bytes(self.buffer[:head.length])
+            del self.buffer[:head.length]
+        self.head = self.chunks = None
         return head, body
 
     def next_request(self, wait: float, max_body: int) -> tuple[Head, bytes] | None:
@@ -134,8 +151,8 @@ class Connection:
             request = self.take_request(max_body)
         except (Refusal, OSError):  # judged again by the loop, which answers it
             request = None
-        if request is None:  # a head whose body is still coming too: the loop reads it all again, from
-            self.head, self.buffer[:] = None, held  # its first byte (else its line is lost, its body read as a head)
+        if request is None:  # a head whose body is still coming too: the loop reads it all again, from its
+            self.head, self.chunks, self.buffer[:] = None, None, held  # first byte (else its body is read as a head)
         return request
 
     def answer(self, app: App, base: str, head: Head, body: bytes, write_timeout: float,

@@ -6,7 +6,9 @@ here; it goes on to the agent through the frame printer wrapping our network tra
 back the same way. Forwarded unchanged: the verb, the path and query, the body, every
 header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for itself (Host,
 Content-Length); an answer's status, headers (the same rule) and body; a stream (Server-
-Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). The card alone
+Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). A request body
+a client sent chunked reaches us whole (our server decodes it, within the same limit as a
+Content-Length one) and goes on with a Content-Length: chunking is a hop's own framing. The card alone
 is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
 and says so; each answer is judged by annotate.py, as the agent sent it. A failure of the agent (no answer, garbage, too large, too
 slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
