@@ -24,7 +24,8 @@ request inside another), the request is refused instead.
   neither is 411; GET, HEAD or DELETE with a body (or chunked) is 400 (RFC 9110 9.3.1: a
   body there has no meaning, so it can only hide one).
 - HEAD [RFC 9110 9.3.2] is answered wherever GET is, as GET without the body (the app is
-  asked a GET: server_answer.py); so an Allow that names GET names HEAD too.
+  asked a GET: server_answer.py); so an Allow that names GET names HEAD too. An app that
+  answers HEAD itself (a proxy, which forwards it) names the length its GET would have.
 """
 
 import re
@@ -159,9 +160,10 @@ _MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 
 
 def response_head(status: int, headers: dict[str, str], length: int | None, *, close: bool,
-                  http10: bool = False) -> bytes:
+                  http10: bool = False, body_follows: bool = True) -> bytes:
     """Status line and headers. `length` None: a body of unknown length follows, chunked
-    for HTTP/1.1, ended by closing for HTTP/1.0 (the caller passes close=True then)."""
+    for HTTP/1.1, ended by closing for HTTP/1.0 (the caller passes close=True then).
+    `body_follows` False (a HEAD an app answered itself): no framing is said without a length."""
     lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Unknown')}"]
     if not any(name.lower() == "date" for name in headers):  # a proxy passes the origin's on [RFC 9110 6.6.1]
         lines.append(f"Date: {_date()}")
@@ -171,7 +173,7 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
         pass  # never a body, so never a length [RFC 9110 8.6]
     elif length is not None:
         lines.append(f"Content-Length: {length}")
-    elif not http10:
+    elif not http10 and body_follows:
         lines.append("Transfer-Encoding: chunked")
     if close:
         lines.append("Connection: close")
@@ -181,6 +183,11 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
     if text.count("\n") != len(lines) + 1 or text.count("\r") != len(lines) + 1:
         raise ValueError("a response header holds a line break")  # header injection
     return text.encode("latin-1")
+
+
+def named_length(value: str | None) -> int | None:
+    """A Content-Length an app named (for a HEAD it answered itself), if it is one: 1 to 18 ASCII digits."""
+    return int(value) if value is not None and len(value) <= 18 and DIGITS.fullmatch(value) else None
 
 
 def _with_head(allow: str) -> str:

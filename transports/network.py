@@ -89,8 +89,8 @@ class HttpTransport:
 
     def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
         """Any verb (DELETE, PUT ...; a GET that may answer a stream): what a proxy forwards.
-        A body is sent, with its length, when there is one or the verb is not GET/DELETE."""
-        body = request.body if request.body or request.method not in ("GET", "DELETE") else None
+        A body is sent, with its length, when there is one or the verb is not GET/HEAD/DELETE."""
+        body = request.body if request.body or request.method not in ("GET", "HEAD", "DELETE") else None
         return self._exchange(request.method, request.url, body, request.headers, lazy=stream)
 
     def close(self) -> None:

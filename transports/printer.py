@@ -116,6 +116,8 @@ class FramePrinter:
         """One request, shown and recorded as it leaves, and its answer as it comes back."""
         if request.method == "GET" and not stream:  # a card, or an operation HTTP+JSON names by its path
             return self.get(request.url, request.headers, binding=request.binding)
+        if request.method == "HEAD":  # GET's status and headers alone (a proxy forwards one)
+            return self.head(request.url, request.headers, binding=request.binding)
         sent = self._record("-->", request.method, request.url, request.headers, request.body, binding=request.binding)
         self._show(self._request_line(request), sent)
         self.before_send(sent)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 from transports.base import App, HangUp, HttpRequest, hang_up
 from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
-from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
+from transports.http11_server import Head, Refusal, head_end, named_length, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
 
 _CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
@@ -170,16 +170,18 @@ class Connection:
         http10, note, line, bare = head.version == "HTTP/1.0", "", self.line, head.method == "HEAD"
         try:
             # Header names are lower-case already, as transports.base.request makes them. HEAD is
-            # asked as GET: GET's status and headers (Content-Length too), sent without the body.
-            method = "GET" if bare else head.method
+            # asked as GET: GET's status and headers (Content-Length too), sent without the body;
+            # an app that answers HEAD itself (`answers_head`: a proxy) is asked HEAD, its length said.
+            itself = bare and getattr(app, "answers_head", False) is True
+            method = "GET" if bare and not itself else head.method
             response = app(HttpRequest(method, base + head.target, head.headers, body, self.client_certificate))
             status, body = response.status, response.body
             streaming = not isinstance(body, (bytes, bytearray))
             if streaming:
                 iter(body)  # TypeError if not iterable: the app's bug, answered 500 below
             close = not head.keep_alive or (streaming and http10 and not bare)  # 1.0 has no chunks
-            out = response_head(status, response.headers, None if streaming else len(body),
-                                close=close, http10=http10)
+            length = named_length(response.header("Content-Length")) if itself else None if streaming else len(body)
+            out = response_head(status, response.headers, length, close=close, http10=http10, body_follows=not itself)
         except HangUp:  # the app asked for no answer at all (a proxy's fault): the client sees a close
             log(f'{self.ip} "{escape(line)}" hung up with no answer, as the app asked')
             return False  # (not `log(...) or False`: a log function may return anything)

@@ -8,7 +8,8 @@ header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for it
 Content-Length); an answer's status, headers (the same rule) and body; a stream (Server-
 Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). A request body
 a client sent chunked reaches us whole (our server decodes it, within the same limit as a
-Content-Length one) and goes on with a Content-Length: chunking is a hop's own framing. The card alone
+Content-Length one) and goes on with a Content-Length: chunking is a hop's own framing. HEAD
+goes on as HEAD, and its answer back as the agent's status and headers, with no body. The card alone
 is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
 and says so; each answer is judged by annotate.py, as the agent sent it. A failure of the agent (no answer, garbage, too large, too
 slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
@@ -84,6 +85,9 @@ class PerThread:
     def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._mine().stream(url, body, headers, binding=binding)
 
+    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().head(url, headers, binding=binding)
+
     def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
         return self._mine().exchange(request, stream=stream)
 
@@ -94,6 +98,8 @@ class PerThread:
 
 
 class Proxy:
+    answers_head = True  # our server asks it HEAD as HEAD (transports/base.py's App), forwarded as such
+
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
                  keep_card: bool = False, pushes: Any = None, timeout: float = 30.0) -> None:
         self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
@@ -126,14 +132,15 @@ class Proxy:
                 self.say(f"[fault] {fault.spec}: held request {number} ({request.method} {target[:80]}) "
                          f"{fault.value:g} s before forwarding it")
                 time.sleep(fault.value)
-        is_card = receiver is None and request.method == "GET" and parse_url(self.agent + target).path == CARD_PATH
+        on_card = receiver is None and parse_url(self.agent + target).path == CARD_PATH
+        is_card, bare = on_card and request.method == "GET", request.method == "HEAD"
         body, printer = request.body, self.printer if receiver is None else self.pushes
         if self.webhooks is not None and receiver is None:
             body, said = self.webhooks.move(body, request.method, target)
             for line in said:
                 self.say(line)
         asked = ClientRequest(request.method, receiver or self.agent + target, end_to_end(request.headers), body,
-                              None if is_card or receiver else binding_of(request))
+                              None if is_card or bare or receiver else binding_of(request))
         kinds = {fault.kind for fault in acting}
         try:
             response = printer.send(asked, stream=not is_card)
@@ -156,6 +163,8 @@ class Proxy:
         if 300 <= response.status < 400:
             self.say(f"[proxy] finding: request {number}: {who} answered {response.status} to "
                      f"{str(response.header('Location'))[:120]}; passed on, not followed")
+        if bare:
+            return self._head(response, number, acting, on_card)
         headers, body = end_to_end(response.headers), response.body
         if is_card and response.status == 200:
             body = self._card(body)
@@ -169,6 +178,17 @@ class Proxy:
             body = self.webhooks.restore(body) if self.webhooks is not None else body
             body = passing.answer(body, number, acting, self.say) if acting else body
         return HttpResponse(response.status, headers, body)
+
+    def _head(self, response: HttpResponse, number: int, acting: list[Any], on_card: bool) -> HttpResponse:
+        """A HEAD's answer: the agent's status and headers, no body [RFC 9110 9.3.2], and the length
+        its GET would have, but for the card's (the proxy's GET serves it rewritten: another length)."""
+        headers, length = end_to_end(response.headers), response.header("Content-Length")
+        if length is not None and not on_card:
+            headers["Content-Length"] = length  # the server says it for us (server_answer.py)
+        for fault in acting:
+            if fault.kind in ("drip", "corrupt", "reorder"):
+                self.say(f"[fault] {fault.spec}: request {number} is a HEAD, answered with no body: nothing changed")
+        return HttpResponse(response.status, headers, b"")
 
     def _hold(self, headers: dict[str, str]) -> None:
         new = [secret for secret in credentials(headers) if secret not in self._held]
