@@ -19,13 +19,14 @@ import sys
 import threading
 from typing import Any, Callable
 
+from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.trace import Recorder
 from peers.support.output import Kind
 from peers.support.calling.config import unwritable
 from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
-from transports.printer import Frame, FramePrinter, StopRun
+from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
@@ -88,6 +89,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     def show(text: str, frame: Frame) -> None:
         console.frame(f"{TAGS[frame.direction]} {text}", frame)
     printer = FramePrinter(upstream, show, verbose=settings.verbose)
+    printer.by_path = by_binding  # a client's HTTP+JSON request in plain application/json is still one
     if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
         printer.summarize = lambda frame, text: _card_line(text)
     printers = [printer]
@@ -147,6 +149,12 @@ class Holding:
             except StopRun:
                 self.holding = False
                 self.say("[step] q or end of input: frames are no longer held, the proxy forwards each as it comes")
+
+
+def by_binding(binding: str | None, headers: dict[str, str]) -> bool:
+    """Whether a request names its operation by its verb and path: by the binding forward.py found
+    it in (what its body is), not the media type a client claims; a card's GET, a HEAD, a push: by that."""
+    return binding == HTTP_JSON.name if binding is not None else named_by_path(headers)
 
 
 def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
