@@ -178,7 +178,7 @@ class PeerServer:
         with suppress(OSError):
             conn.sock.shutdown(socket.SHUT_WR)
         self._closing += conn.state != CLOSING
-        conn.state, conn.head = CLOSING, None
+        conn.state, conn.head, conn.chunks = CLOSING, None, None
         conn.buffer.clear()
         conn.deadline = time.monotonic() + min(_LINGER, self.request_timeout)
 
