@@ -313,22 +313,22 @@ def read_stream(transport, url):
 def test_a_stream_ends_at_the_deadline_however_it_keeps_talking_unless_idle_streams(hostile):
     """Our agent's streams keep one deadline for their whole life (its follow is bounded so);
     a proxy's (idle_streams) bound each wait for the next bytes and live as long as they talk."""
-    server = hostile(talking_stream(12, 0.1))  # 1.2 s of talk, a comment every 0.1 s
-    got, error, seconds = read_stream(HttpTransport(timeout=0.5), server.url)
-    assert error is not None and "did not finish within 0.5s" in error.reason and error.timed_out
-    assert 0.45 < seconds < 1.0 and got.count(b"still here") >= 3
-    got, error, seconds = read_stream(HttpTransport(timeout=0.5, idle_streams=True), server.url)
-    assert error is None and got.count(b"still here") == 12 and seconds > 1.1
+    server = hostile(talking_stream(10, 0.08))  # 0.8 s of talk, twice the timeout, a comment every 0.08 s
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4), server.url)
+    assert error is not None and "did not finish within 0.4s" in error.reason and error.timed_out
+    assert 0.35 < seconds < 0.75 and got.count(b"still here") >= 3
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4, idle_streams=True), server.url)
+    assert error is None and got.count(b"still here") == 10 and seconds > 0.7
 
 
 def test_an_idle_stream_silent_past_its_timeout_ends_and_a_plain_reply_keeps_its_deadline(hostile):
-    server = hostile(talking_stream(3, 0.1, then_silent=5.0))
-    got, error, seconds = read_stream(HttpTransport(timeout=0.5, idle_streams=True), server.url)
-    assert error.reason == "the stream sent nothing for 0.5s" and error.timed_out and error.sent
-    assert got.count(b"still here") == 3 and 0.7 < seconds < 1.5
-    plain = hostile(talking_stream(12, 0.1, content_type=b"application/json"))  # not a stream: one deadline
-    got, error, seconds = read_stream(HttpTransport(timeout=0.5, idle_streams=True), plain.url)
-    assert error is not None and "did not finish within 0.5s" in error.reason and seconds < 1.0
+    server = hostile(talking_stream(2, 0.05, then_silent=5.0))
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4, idle_streams=True), server.url)
+    assert error.reason == "the stream sent nothing for 0.4s" and error.timed_out and error.sent
+    assert got.count(b"still here") == 2 and 0.4 < seconds < 1.2
+    plain = hostile(talking_stream(10, 0.08, content_type=b"application/json"))  # not a stream: one deadline
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4, idle_streams=True), plain.url)
+    assert error is not None and "did not finish within 0.4s" in error.reason and seconds < 0.75
 
 
 # -- strict parsing -----------------------------------------------------------------------
