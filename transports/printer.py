@@ -117,10 +117,9 @@ class FramePrinter:
 
     def send(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
         """One request, shown and recorded as it leaves, and its answer as it comes back."""
-        if request.method == "GET" and not stream:  # a card, or an operation HTTP+JSON names by its path
-            return self.get(request.url, request.headers, binding=request.binding)
-        if request.method == "HEAD":  # GET's status and headers alone (a proxy forwards one)
-            return self.head(request.url, request.headers, binding=request.binding)
+        if request.method == "HEAD" or request.method == "GET" and not stream:
+            fetch = self.head if request.method == "HEAD" else self.get  # a proxy's HEAD; a card, an HTTP+JSON GET
+            return fetch(request.url, request.headers, binding=request.binding)
         sent = self._record("-->", request.method, request.url, request.headers, request.body, binding=request.binding)
         self._show(self._request_line(request), sent)
         self.before_send(sent)
