@@ -36,7 +36,8 @@ from transports.codec import MAX_FRAME_BYTES
 
 MOST_EVENTS = MAX_FRAME_BYTES // sse.SHORTEST_EVENT  # the most events a stream the proxy reads can hold: 174762
 USAGE = ("delay:N[:SECONDS], drop-response:N, twice:N, cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], "
-         f"corrupt:N:FIELD, reorder:N:A:B (N counts requests from 1; '?' draws it from --seed; events up to {MOST_EVENTS})")
+         "corrupt:N:FIELD, reorder:N:A:B (N counts requests from 1; '?' draws it from --seed; "
+         f"events up to {MOST_EVENTS})")
 KINDS = ("delay", "drop-response", "twice", "cut-stream", "status", "drip", "corrupt", "reorder")
 ANSWER_CHANGED = frozenset({"drop-response", "drip", "corrupt", "reorder"})  # one of them per answer
 _FIELD = re.compile(r"[A-Za-z0-9_$@-]{1,64}(?:\.[A-Za-z0-9_$@-]{1,64}){0,15}")  # dotted names, list indexes

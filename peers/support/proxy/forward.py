@@ -9,8 +9,8 @@ Content-Length); an answer's status, headers (the same rule) and body; a stream 
 Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). A request body
 a client sent chunked reaches us whole (our server decodes it, within the same limit as a
 Content-Length one) and goes on with a Content-Length: chunking is a hop's own framing. HEAD
-goes on as HEAD, and its answer back as the agent's status and headers, with no body. The card alone
-is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
+goes on as HEAD, its answer back as the agent's status and headers, no body [RFC 9110 9.3.2].
+The card alone is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
 and says so; each answer is judged by annotate.py, as the agent sent it. A failure of the agent (no answer, garbage, too large, too
 slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
 itself (transports/), TLS (tls.py), moving a push config's URL (webhook.py).
