@@ -34,10 +34,12 @@ class Lines:
 
 
 @contextlib.contextmanager
-def billing_served(wire=wire_v10, seen=None, tls=None, private_webhooks=False, **options):
+def billing_served(wire=wire_v10, seen=None, tls=None, private_webhooks=False, log=None, **options):
     """The real billing app; `seen` (a list) gets each HttpRequest it is handed, as it came;
-    `tls`: a server TLS context, to serve https; `private_webhooks`: it pushes to 127.0.0.1."""
-    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=tls)
+    `tls`: a server TLS context, to serve https; `private_webhooks`: it pushes to 127.0.0.1;
+    `log` (a list) gets its server's lines (each request line as it came off the wire)."""
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=tls,
+                        log=log.append if log is not None else lambda line: None)
     peer = billing.billing_agent(server.base_url, allow_private_webhooks=private_webhooks)
     app = PeerApp(peer, wire, token=TOKEN, log=lambda line: None, **options)
     server.app = app if seen is None else (lambda request: seen.append(request) or app(request))

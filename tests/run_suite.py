@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PARTS = 3
 WEIGHTS = {"test_readme": 16, "test_live_page_in_chromium": 14, "test_lessons": 11, "test_server_hardening": 10,
-           "test_resource_attacks": 10, "test_network_client": 8, "test_durable": 7, "test_hostile_peers": 6,
+           "test_resource_attacks": 10, "test_network_client": 9, "test_durable": 7, "test_hostile_peers": 6,
            "test_proxy_lessons": 6, "test_check_broken_agents": 6, "test_push": 6,
            "test_diagrams_say_what_the_terminal_says": 5, "test_live_page_tools_in_chromium": 5,
            "test_stream_resume": 5, "test_served_cards": 4, "test_streaming": 4, "test_cli_edges": 4,
@@ -40,7 +40,8 @@ WEIGHTS = {"test_readme": 16, "test_live_page_in_chromium": 14, "test_lessons": 
            "test_check_deep_our_peers": 0.7, "test_generate": 0.7, "test_fuzz": 0.7, "test_caller_shares": 0.7, "test_parts_made_on_first_use": 0.1,
            "test_store_makes_room_by_largest_holder": 0.2, "test_store_rows_read_back": 0.4,
            "test_story": 0.6, "test_settings": 0.6, "test_check_our_peers": 0.5, "test_conformance": 0.5,
-           "test_proxy_stream_deadline": 0.5, "test_live_page_front_door_in_chromium": 4.5,
+           "test_proxy_stream_deadline": 1.8, "test_chunked_requests": 1.0,
+           "test_proxy_cut_stream_events": 0.7, "test_live_page_front_door_in_chromium": 4.5,
            "test_live_page_conversation_card_and_token": 3.5, "test_live_page_proxy_flags": 2.5}
 DEFAULT = 0.3
 COUNTED = ("passed", "failed", "skipped", "errors", "error")

@@ -284,6 +284,53 @@ def test_a_few_interim_replies_are_skipped(hostile):
     assert response == (200, {"Content-Length": "2"}, b"ok")
 
 
+def talking_stream(chunks, pause, then_silent=0.0, content_type=b"text/event-stream"):
+    """A chunked 200 reply of `content_type`: `chunks` pieces `pause` s apart, then silence, then its end."""
+    def handler(conn, server):
+        server.request(conn)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: " + content_type + b"\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in range(chunks):
+            conn.sendall(b"e\r\n: still here\n\n\r\n")
+            if server.wait(pause):
+                return
+        if not server.wait(then_silent):
+            conn.sendall(b"0\r\n\r\n")
+    return handler
+
+
+def read_stream(transport, url):
+    """(what a stream's body gave, the TransportError that ended it or None, seconds from the send)."""
+    started, got = time.monotonic(), bytearray()
+    try:
+        response = transport.stream(url, b"{}", {})
+        for chunk in [response.body] if isinstance(response.body, bytes) else response.body:
+            got += chunk
+    except TransportError as exc:
+        return bytes(got), exc, time.monotonic() - started
+    return bytes(got), None, time.monotonic() - started
+
+
+def test_a_stream_ends_at_the_deadline_however_it_keeps_talking_unless_idle_streams(hostile):
+    """Our agent's streams keep one deadline for their whole life (its follow is bounded so);
+    a proxy's (idle_streams) bound each wait for the next bytes and live as long as they talk."""
+    server = hostile(talking_stream(10, 0.08))  # 0.8 s of talk, twice the timeout, a comment every 0.08 s
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4), server.url)
+    assert error is not None and "did not finish within 0.4s" in error.reason and error.timed_out
+    assert 0.35 < seconds < 0.75 and got.count(b"still here") >= 3
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4, idle_streams=True), server.url)
+    assert error is None and got.count(b"still here") == 10 and seconds > 0.7
+
+
+def test_an_idle_stream_silent_past_its_timeout_ends_and_a_plain_reply_keeps_its_deadline(hostile):
+    server = hostile(talking_stream(2, 0.05, then_silent=5.0))
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4, idle_streams=True), server.url)
+    assert error.reason == "the stream sent nothing for 0.4s" and error.timed_out and error.sent
+    assert got.count(b"still here") == 2 and 0.4 < seconds < 1.2
+    plain = hostile(talking_stream(10, 0.08, content_type=b"application/json"))  # not a stream: one deadline
+    got, error, seconds = read_stream(HttpTransport(timeout=0.4, idle_streams=True), plain.url)
+    assert error is not None and "did not finish within 0.4s" in error.reason and seconds < 0.75
+
+
 # -- strict parsing -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("value", ["²".encode(), "²".encode("latin-1"), "١٢".encode(), b"+12", b"-1",

@@ -1,8 +1,10 @@
 """cut-stream:E lets through exactly E events, however the agent spreads them over chunks: an
 event's blank line split across two chunks, extra blank lines between events, CRLF line ends.
-The client reads what it was given and finds E events, as the fault's line says."""
+The client reads what it was given and finds E events, as the fault's line says, however many:
+every event is counted, and a count no stream the proxy reads could reach is refused."""
 import pytest
 
+from peers.support.proxy.faults import MOST_EVENTS
 from proxy_helpers import proxy_to
 from transports import sse
 from transports.base import HttpResponse
@@ -40,3 +42,41 @@ def test_cut_stream_lets_through_exactly_its_events(spread, cut):
         agent.stop()
     assert len(sse.decode(bytes(got))) == cut, bytes(got)
     assert f"cut the stream of request 1 after its event {cut}" in lines.text()
+
+
+def minimal_events(count, per_chunk=4096):
+    """`count` of the shortest events there are (`data`, two line ends), a few thousand a chunk."""
+    for start in range(0, count, per_chunk):
+        yield b"data\n\n" * min(per_chunk, count - start)
+
+
+@pytest.mark.parametrize("cut, sent", [(10_001, 10_050), (25_000, 30_000)])
+def test_cut_stream_counts_every_event_however_many(cut, sent):
+    """The count is exact past the 10,000 events a whole body's decoding keeps (where it stopped
+    counting before: such a cut never came)."""
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, minimal_events(sent)),
+                       "127.0.0.1", 0, idle_timeout=2.0).start()
+    got = bytearray()
+    try:
+        with proxy_to(agent.base_url, f"cut-stream:{cut}", timeout=10) as (proxy, lines):
+            stream = HttpTransport(timeout=20).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
+                                                     {"Content-Type": "application/json"})
+            with pytest.raises(TransportError):
+                for chunk in stream.body:
+                    got += chunk
+    finally:
+        agent.stop()
+    assert got.count(b"data\n\n") == cut and len(got) == cut * 6
+    assert f"cut the stream of request 1 after its event {cut}:" in lines.text()
+
+
+@pytest.mark.parametrize("spec", [f"cut-stream:{MOST_EVENTS + 1}", "cut-stream:999999", f"reorder:1:2:{MOST_EVENTS + 1}"])
+def test_an_event_count_no_stream_can_reach_is_refused_in_one_line(spec):
+    from conftest import cli
+    from transports.codec import MAX_FRAME_BYTES
+    assert len(b"data\n\n") * MOST_EVENTS <= MAX_FRAME_BYTES < len(b"data\n\n") * (MOST_EVENTS + 1)  # the most, reachable
+    done = cli("proxy", "--to", "http://127.0.0.1:9", "--fault", spec)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"can never come: a stream the proxy reads is at most 1048576 bytes, so {MOST_EVENTS} events" in done.stderr
+    said = " ".join(cli("proxy", "--help").stdout.split())
+    assert f"every event is counted, and a count past what a 1 MiB stream can hold, {MOST_EVENTS}, is refused" in said

@@ -90,7 +90,8 @@ def test_a_hostile_agent_is_one_finding_and_a_clean_answer_and_the_proxy_serves_
 
 
 @pytest.mark.parametrize("sent, status", [
-    (b"GARBAGE\r\n\r\n", 400), (b"POST /a2a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
+    (b"GARBAGE\r\n\r\n", 400), (b"POST /a2a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+    (b"POST /a2a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFF\r\n", 413),
     (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
     (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400)])
 def test_a_hostile_client_is_refused_by_the_server_the_agent_never_asked(sent, status):

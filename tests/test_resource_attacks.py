@@ -59,11 +59,13 @@ def test_a_stranger_with_500_waiting_connections_leaves_honest_requests_answered
             assert server.connections >= STRANGER_SIZE, "the stranger's connections were all held, not dropped"
 
 
-def test_large_requests_held_at_once_are_bounded_in_bytes_as_well_as_in_connections():
+@pytest.mark.parametrize("framing", [b"Content-Length: 1048576\r\n\r\n", b"Transfer-Encoding: chunked\r\n\r\n100000\r\n"],
+                         ids=["content-length", "chunked"])  # a chunked body is counted as decoded, not as it waits
+def test_large_requests_held_at_once_are_bounded_in_bytes_as_well_as_in_connections(framing):
     from transports.server import _MOST_HELD
     with served_billing() as server:
         head = (b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer t0k\r\n"
-                b"Content-Length: 1048576\r\n\r\n")
+                + framing)
         socks, refused = [], 0
         for _ in range(_MOST_HELD // (1 << 20) + 8):  # bodies of 1 MiB, each a byte short of whole
             sock = socket.create_connection(server.server_address, timeout=3)

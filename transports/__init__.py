@@ -5,7 +5,8 @@ from outside passes through; `jsonrpc` turns bytes into requests and responses (
 and `dispatch()` is where a server's exceptions become error objects; `errors` is the
 client side's one family of failures. `base` names the one-frame transport interface
 and the one URL check; `inprocess` (the shim), `network` (HTTP/1.1 over sockets, with
-`http11` reading a reply) and `server` (with `http11_server` reading a request) move
+`http11` reading a reply) and `server` (with `http11_server` reading a request,
+`chunked_body` a chunked body, `server_answer` answering it and `workers` its threads) move
 frames; `room` picks the connection a full server closes;
 `printer` wraps any transport and is the only code that prints frames;
 `stepping` pauses it for a learner.

@@ -114,7 +114,10 @@ class HangUp(Exception):
 
 
 class App(Protocol):
-    """A peer as an app, like WSGI's: one HTTP request in, one HTTP response out."""
+    """A peer as an app, like WSGI's: one HTTP request in, one HTTP response out. A server
+    asks it a HEAD as a GET and sends the answer's head alone; an app with a true class
+    attribute `answers_head` (a proxy, which forwards HEAD as HEAD) is asked the HEAD
+    itself, and the Content-Length its answer names is said."""
 
     def __call__(self, request: HttpRequest) -> HttpResponse: ...
 

@@ -3,7 +3,8 @@
 Used by the network transport to read a peer's reply. The rules, each tested against a
 hostile server in tests/test_network_client.py:
 - Every wait gets only the time left before one deadline for the whole exchange, so a
-  dripped message, endless headers or an endless body end on time (TimeoutError).
+  dripped message, endless headers or an endless body end on time (TimeoutError); a
+  reader given `idle` seconds waits that long for each next byte instead (a stream's body).
 - Lines end in CRLF; at most MAX_HEADERS header lines and MAX_HEAD bytes of head; names
   are tokens, values hold no CR, LF or NUL, no obs-fold [5.2]; a status line is
   `HTTP/1.x NNN reason` [4], and at most MAX_INTERIM 1xx replies are skipped.
@@ -48,16 +49,17 @@ def left(deadline: float) -> float:
 
 
 class Reader:
-    """Buffered reads from one socket; each wait is cut to the time left."""
+    """Buffered reads from one socket; each wait is cut to the time left (or `idle`, once set)."""
 
     def __init__(self, sock: socket.socket, deadline: float) -> None:
         self.sock, self.deadline = sock, deadline
         self.buffer = bytearray()
         self.received = 0  # tells "no reply" from "a reply too slow to finish"
+        self.idle: float | None = None  # set: each wait is this long, whatever the deadline (a stream's body)
 
     def fill(self) -> bool:
         """Wait for more bytes; False once the peer has closed the connection."""
-        self.sock.settimeout(left(self.deadline))
+        self.sock.settimeout(left(self.deadline) if self.idle is None else self.idle)
         data = self.sock.recv(65536)
         self.buffer += data
         self.received += len(data)

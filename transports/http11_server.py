@@ -15,13 +15,17 @@ request inside another), the request is refused instead.
   and MAX_HEADERS lines (431). Names are tokens, values hold no control character but tab
   (so no NUL, no lone CR or LF), no obs-fold [5.2] (400). Names reach the app lower-cased;
   a repeated one is joined with ", " [RFC 9110 5.3], except Host and the framing headers.
-- Framing [6]: HTTP/1.1 needs exactly one Host [3.2] (400). Any Transfer-Encoding is 501:
-  chunked request bodies are not supported, and half-honouring the header is how requests
-  get smuggled. Content-Length is 1 to 18 ASCII digits, one header, at most `max_body`
-  (413, before any of the body is read). POST without it is 411; GET, HEAD or DELETE with
-  a body is 400 (RFC 9110 9.3.1: a body there has no meaning, so it can only hide one).
+- Framing [6]: HTTP/1.1 needs exactly one Host [3.2] (400). One framing only [6.3]: both
+  Content-Length and Transfer-Encoding is 400 (the pair is how requests get smuggled), as
+  is Transfer-Encoding in HTTP/1.0 [6.1] or with chunked not last, or twice; a coding other
+  than chunked is 501. A chunked body is read as it arrives (chunked_body.py), handed to the
+  app as if it had come with a Content-Length [7.1.3]. Content-Length is 1 to 18 ASCII
+  digits, one header, at most `max_body` (413, before any of the body is read). POST with
+  neither is 411; GET, HEAD or DELETE with a body (or chunked) is 400 (RFC 9110 9.3.1: a
+  body there has no meaning, so it can only hide one).
 - HEAD [RFC 9110 9.3.2] is answered wherever GET is, as GET without the body (the app is
-  asked a GET: server_answer.py); so an Allow that names GET names HEAD too.
+  asked a GET: server_answer.py); so an Allow that names GET names HEAD too. An app that
+  answers HEAD itself (a proxy, which forwards it) names the length its GET would have.
 """
 
 import re
@@ -54,6 +58,7 @@ class Head(NamedTuple):
     length: int  # body bytes after the head
     keep_alive: bool
     expect_continue: bool  # the client waits for "100 Continue" before sending its body
+    chunked: bool = False  # the body comes chunked (Transfer-Encoding: chunked); `length` is 0 until read
 
 
 def head_end(buffer: bytearray) -> int | None:
@@ -107,11 +112,10 @@ def parse_head(head: bytes, max_body: int) -> Head:
 
     if version == "HTTP/1.1" and "host" not in headers:
         raise Refusal(400, "HTTP/1.1 requires a Host header")
-    if "transfer-encoding" in headers:
-        raise Refusal(501, "Transfer-Encoding in requests is not supported; send Content-Length")
+    chunked = _chunked(headers, version)
     length_text = headers.get("content-length")
     if length_text is None:
-        if method == "POST":
+        if method == "POST" and not chunked:
             raise Refusal(411, "Content-Length is required")
         length = 0
     elif len(length_text) > 18 or not DIGITS.fullmatch(length_text):  # int() takes "+1", "²"
@@ -120,7 +124,7 @@ def parse_head(head: bytes, max_body: int) -> Head:
         length = int(length_text)
     if length > max_body:
         raise Refusal(413, f"body larger than {max_body} bytes")
-    if length and method in ("GET", "HEAD", "DELETE"):
+    if (length or chunked) and method in ("GET", "HEAD", "DELETE"):
         raise Refusal(400, f"a {method} request has no body")
     if method not in METHODS:
         raise Refusal(501, f"method {method} is not supported")
@@ -130,7 +134,23 @@ def parse_head(head: bytes, max_body: int) -> Head:
     tokens = {token.strip().lower() for token in headers.get("connection", "").split(",")}
     keep_alive = "close" not in tokens if version == "HTTP/1.1" else "keep-alive" in tokens
     return Head(method, target, version, headers, length, keep_alive,
-                expect is not None and version == "HTTP/1.1")
+                expect is not None and version == "HTTP/1.1", chunked)
+
+
+def _chunked(headers: dict[str, str], version: str) -> bool:
+    """Whether the body comes chunked; Refusal for a Transfer-Encoding not to be trusted [6.1, 6.3]."""
+    if "transfer-encoding" not in headers:
+        return False
+    codings = [coding.strip(" \t").lower() for coding in headers["transfer-encoding"].split(",")]
+    if "content-length" in headers:
+        raise Refusal(400, "both Content-Length and Transfer-Encoding: one framing only")
+    if version == "HTTP/1.0":
+        raise Refusal(400, "Transfer-Encoding in an HTTP/1.0 request")
+    if codings[-1] != "chunked" or "chunked" in codings[:-1]:
+        raise Refusal(400, "chunked must be the last transfer coding, and only once")
+    if len(codings) > 1:
+        raise Refusal(501, "the only transfer coding supported is chunked")
+    return True
 
 
 _REASONS = {status.value: status.phrase for status in HTTPStatus}
@@ -140,9 +160,10 @@ _MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 
 
 def response_head(status: int, headers: dict[str, str], length: int | None, *, close: bool,
-                  http10: bool = False) -> bytes:
+                  http10: bool = False, body_follows: bool = True) -> bytes:
     """Status line and headers. `length` None: a body of unknown length follows, chunked
-    for HTTP/1.1, ended by closing for HTTP/1.0 (the caller passes close=True then)."""
+    for HTTP/1.1, ended by closing for HTTP/1.0 (the caller passes close=True then).
+    `body_follows` False (a HEAD an app answered itself): no framing is said without a length."""
     lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Unknown')}"]
     if not any(name.lower() == "date" for name in headers):  # a proxy passes the origin's on [RFC 9110 6.6.1]
         lines.append(f"Date: {_date()}")
@@ -152,7 +173,7 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
         pass  # never a body, so never a length [RFC 9110 8.6]
     elif length is not None:
         lines.append(f"Content-Length: {length}")
-    elif not http10:
+    elif not http10 and body_follows:
         lines.append("Transfer-Encoding: chunked")
     if close:
         lines.append("Connection: close")
@@ -162,6 +183,11 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
     if text.count("\n") != len(lines) + 1 or text.count("\r") != len(lines) + 1:
         raise ValueError("a response header holds a line break")  # header injection
     return text.encode("latin-1")
+
+
+def named_length(value: str | None) -> int | None:
+    """A Content-Length an app named (for a HEAD it answered itself), if it is one: 1 to 18 ASCII digits."""
+    return int(value) if value is not None and len(value) <= 18 and DIGITS.fullmatch(value) else None
 
 
 def _with_head(allow: str) -> str:

@@ -10,7 +10,9 @@ tests/test_network_client.py:
   endless `100 Continue`s or an endless body all fail on time.
 - The reply is read strictly by `http11.py` (RFC 9112): status line, bounded head, one
   framing, lengths in ASCII digits within `max_body`. `stream` reads a Server-Sent Events
-  reply chunk by chunk, as it arrives, under the same deadline and the same `max_body`.
+  reply chunk by chunk, as it arrives, under the same deadline and the same `max_body`; with
+  `idle_streams` (a proxy's), a stream's body is bounded by `max_body` and by `timeout` for
+  each wait for its next bytes instead, so it lasts as long as it keeps talking.
 - One kept-alive connection per (scheme, host, port), reused only if the peer has not closed
   it while idle: checked before sending, never by resending after a failure, so a POST is
   never sent twice. Dropped after `Connection: close`, HTTP/1.0, a body ended by close, or
@@ -55,10 +57,10 @@ class HttpTransport:
     def __init__(self, *, resolve: dict[str, tuple[str, int]] | None = None,
                  timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES, tls: Any = None,
                  pinned: dict[str, tuple[str, int]] | None = None, client_tls: dict[str, Any] | None = None,
-                 resolved_tls: bool = False) -> None:
+                 resolved_tls: bool = False, idle_streams: bool = False) -> None:
         self.resolve = {host.lower(): addr for host, addr in (resolve or {}).items()}
         self.pinned = {host.lower(): addr for host, addr in (pinned or {}).items()}
-        self.timeout, self.max_body = timeout, max_body
+        self.timeout, self.max_body, self.idle_streams = timeout, max_body, idle_streams
         self.label = ("HTTP JSON-RPC over real sockets"
                       + (" (the registry's hostnames mapped to 127.0.0.1, like curl --resolve;"
                          + (" TLS there, each certificate checked for its name)" if resolved_tls else
@@ -87,8 +89,8 @@ class HttpTransport:
 
     def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
         """Any verb (DELETE, PUT ...; a GET that may answer a stream): what a proxy forwards.
-        A body is sent, with its length, when there is one or the verb is not GET/DELETE."""
-        body = request.body if request.body or request.method not in ("GET", "DELETE") else None
+        A body is sent, with its length, when there is one or the verb is not GET/HEAD/DELETE."""
+        body = request.body if request.body or request.method not in ("GET", "HEAD", "DELETE") else None
         return self._exchange(request.method, request.url, body, request.headers, lazy=stream)
 
     def close(self) -> None:
@@ -113,6 +115,7 @@ class HttpTransport:
             raise _failure(exc, reader, self.timeout) from None
         if not isinstance(response.body, bytes):  # a stream: its connection is its own until it ends
             self._connections.pop(key, None)
+            reader.idle = self.timeout if self.idle_streams else None
             return response._replace(body=Body(self._arriving(reader, response.body),
                                                partial(self._ended, key, sock, reader, keep)))
         if not keep or reader.buffer:  # bytes after the reply: its framing is not to be trusted
@@ -225,6 +228,8 @@ def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportErr
         return TransportError(f"{_reason(exc)} (our request was never read)")
     if not isinstance(exc, TimeoutError):
         reason = f"the connection broke before a full reply: {_reason(exc)}"
+    elif reader.idle is not None:
+        reason = f"the stream sent nothing for {timeout:g}s"
     elif reader.received:
         reason = f"the reply did not finish within {timeout:g}s"
     else:

@@ -9,17 +9,19 @@ recording transport: it implements the calls of the transport it wraps, and `sen
 
 Behaviour changes through documented hooks, as http.server's do: `before_send(frame)` runs after a
 request is shown and before it leaves (--step and --break pause there; it may raise `StopRun`), each
-of `listeners` is told of every frame as it is recorded (--trace), and `summarize(frame, text)` may
-give a fetched card one line instead (--frames summary). `show(text, frame)` prints; None records silently.
+of `listeners` is told of every frame as it is recorded (--trace), `summarize(frame, text)` may give
+a fetched card one line instead (--frames summary), and `by_path(binding, headers)` says whether a
+request names its operation by its path. `show(text, frame)` prints; None records silently.
 `beneath(transport)` is the one way to change what lies below it, for a block: a caller with a
 certificate of its own, a proxy on the path; every frame is still shown, recorded and told.
 A JSON-RPC frame names its operation inside it, so it is shown as the bytes alone, as
 the essay quotes it. A request in a REST style (A2A's HTTP+JSON binding) names its
 operation by its verb and path instead, so those are shown before its body, and its
 answer's status before the answer (`--> POST /message:send {...}`, `<-- 200 {...}`). The
-printer tells them apart by the media type the request speaks (`named_by_path`), not by
-reading the body. Each frame keeps the `binding` its sender named (a short name this module
-does not read) and a reply its request's, so the trace and the diagram read which binding
+printer tells them apart by the media type the request speaks (`named_by_path`), not by reading
+the body, unless `by_path` knows better (a proxy, which knows the binding a client's request is in
+whatever media type it claims). Each frame keeps the `binding` its sender named (a short name only
+that hook reads) and a reply its request's, so the trace and the diagram read which binding
 carried a frame instead of guessing it. A request a peer makes to us (a push to a webhook of ours) crosses no transport we
 call, so whoever received it hands it to `received`, which shows and records it as the
 frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
@@ -86,11 +88,12 @@ class FramePrinter:
         self.listeners: list[Callable[[Frame], None]] = []  # hook: told of every frame
         self.before_send: Callable[[Frame], None] = lambda frame: None  # hook: may StopRun
         self.summarize: Callable[[Frame, str], str | None] = lambda frame, text: None  # hook: a card's line
+        self.by_path: Callable[[str | None, dict[str, str]], bool] = lambda binding, headers: named_by_path(headers)
         self._start = time.perf_counter()
 
     def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         sent = self._record("-->", "GET", url, headers, b"", binding=binding)
-        rest = named_by_path(headers)
+        rest = self.by_path(binding, headers)
         self._show(f"--> GET {_target(url, self.held) if rest else mask_body(url, self.held)}", sent)
         self.before_send(sent)
         response = self.inner.get(url, headers, binding=binding)
@@ -114,13 +117,14 @@ class FramePrinter:
 
     def send(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
         """One request, shown and recorded as it leaves, and its answer as it comes back."""
-        if request.method == "GET" and not stream:  # a card, or an operation HTTP+JSON names by its path
-            return self.get(request.url, request.headers, binding=request.binding)
+        if request.method == "HEAD" or request.method == "GET" and not stream:
+            fetch = self.head if request.method == "HEAD" else self.get  # a proxy's HEAD; a card, an HTTP+JSON GET
+            return fetch(request.url, request.headers, binding=request.binding)
         sent = self._record("-->", request.method, request.url, request.headers, request.body, binding=request.binding)
         self._show(self._request_line(request), sent)
         self.before_send(sent)
         response = send(self.inner, request, stream=stream)
-        url, rest = request.url, named_by_path(request.headers)
+        url, rest = request.url, self.by_path(request.binding, request.headers)
         if response.status == 200 and sse.is_stream(response.header("Content-Type")):
             if not isinstance(response.body, bytes):
                 return response._replace(body=self._events(url, response, sent, rest))
@@ -145,9 +149,9 @@ class FramePrinter:
     def _request_line(self, request: ClientRequest) -> str:
         """A request as it is shown: a JSON-RPC frame as its bytes alone; a request naming its
         operation by its path (HTTP+JSON), its verb and path first."""
-        named = f"{request.method} {_target(request.url, self.held)} " if named_by_path(request.headers) \
-            or request.method != "POST" else ""
-        return f"--> {named}{_text(request.body, held=self.held)}"
+        by_path = self.by_path(request.binding, request.headers) or request.method != "POST"
+        named = f"{request.method} {_target(request.url, self.held)} " if by_path else ""
+        return f"--> {named}{_text(request.body, held=self.held)}".rstrip()  # a GET's, a DELETE's: no body
 
     def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
         # What the lines are shown with until the stream ends and its whole frame is recorded.

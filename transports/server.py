@@ -6,14 +6,13 @@ transports. The rules (test_http.py, test_server_hardening.py, test_resource_att
 - Requests are read strictly (http11_server.py): one malformed, oversize or ambiguous is refused with
   its status and a JSON-RPC error, and the connection closed (bytes after a refused head are never
   read as a request). The app sees the path under this server's base URL, never Host.
-- A connection costs a client more than it costs the server: one thread (`serve_forever`) waits on all
-  with `selectors`, so an idle or dripping one is a socket, not a thread; a request read in full goes to
-  one of `max_workers` threads (server_answer.py), which answers the client's next requests too while
-  each follows within 5 ms (over TLS too). A request must arrive within `request_timeout` of its first byte however it
-  is dripped (else 408); between requests a connection may idle `idle_timeout`. At most `max_connections`
-  are open; when full, the one that made the least progress is closed for a newcomer (`_make_room`; all
-  being answered: 503). Past 64 MiB held, large requests get 503. One log line per request or incident,
-  never a traceback. Binds 127.0.0.1 by default; `tls`: https. No chunked request bodies, HTTP/2.
+- A connection costs a client more than it costs the server: one thread (`serve_forever`) waits on all with `selectors`,
+  so an idle or dripping one is a socket, not a thread; a request read in full goes to one of `max_workers` threads
+  (workers.py), which answers the client's next requests too while each follows within 5 ms (over TLS too). A request
+  must arrive within `request_timeout` of its first byte however it is dripped (else 408); between requests a connection
+  may idle `idle_timeout`. At most `max_connections` are open; when full, the one that made the least progress is closed
+  for a newcomer (`_make_room`; all being answered: 503). Past 64 MiB held, large requests get 503. One log line per
+  request or incident, never a traceback. Binds 127.0.0.1 by default; `tls`: https. No HTTP/2.
 """
 from __future__ import annotations
 
@@ -31,7 +30,8 @@ from transports.codec import MAX_FRAME_BYTES
 from transports.http11_server import Head, Refusal
 from transports.jsonrpc import InvalidRequest
 from transports.room import least_progress, readable_now, reads_first
-from transports.server_answer import Connection, Workers, escape, files_to_spare, refusal
+from transports.server_answer import Connection, escape, refusal
+from transports.workers import Workers, files_to_spare
 
 _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
 _MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at once
@@ -178,7 +178,7 @@ class PeerServer:
         with suppress(OSError):
             conn.sock.shutdown(socket.SHUT_WR)
         self._closing += conn.state != CLOSING
-        conn.state, conn.head = CLOSING, None
+        conn.state, conn.head, conn.chunks = CLOSING, None, None
         conn.buffer.clear()
         conn.deadline = time.monotonic() + min(_LINGER, self.request_timeout)
 
@@ -196,7 +196,7 @@ class PeerServer:
         if not data:
             return self._close(conn)
         conn.buffer += data
-        if len(conn.buffer) > 65536 and sum(len(held.buffer) for held in self._open.values()) > _MOST_HELD:
+        if conn.held() > 65536 and sum(held.held() for held in self._open.values()) > _MOST_HELD:
             return self._refuse(conn, 503, "the server holds too many large requests now; retry in a second")
         self._advance(conn)
 

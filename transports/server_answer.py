@@ -1,33 +1,31 @@
-"""The server's workers: a request read in full, answered by the app, the answer sent.
+"""A server's connection: its request read as it arrives, answered by the app, the answer sent.
 
 transports/server.py reads requests on one thread for every connection; each request read
-in full is given to a `Workers` pool, whose thread calls the app and writes the answer on
+in full is given to a worker (workers.py), whose thread calls the app and writes the answer on
 the connection (`Connection.answer`), as a whole or, for an iterator body (Server-Sent
 Events), chunk by chunk as the app makes it. A response is one write, Nagle off, with
 Content-Length; keep-alive for HTTP/1.1 unless the client says `Connection: close`, for
 HTTP/1.0 if it asks; an iterator body is sent chunked (HTTP/1.0: ended by closing).
 Error bodies of the server's own (`refusal`) and the escaping of what a client sent into
-the log (`escape`) live here too. Not here: reading requests, deadlines, the cap on
-connections (server.py).
+the log (`escape`) live here too. Not here: the loop that reads, deadlines, the cap on
+connections (server.py), the threads (workers.py).
 """
 from __future__ import annotations
 
 import re
 import select
 import socket
-import threading
 import time
-from collections import deque
 from typing import Any, Callable, Iterable
 
 from transports.base import App, HangUp, HttpRequest, hang_up
+from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
-from transports.http11_server import Head, Refusal, head_end, parse_head, response_head
+from transports.http11_server import Head, Refusal, head_end, named_length, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
 
 _CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
 _OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an exception's repr
-IDLE_WORKER_SECONDS = 5.0  # a worker with nothing to do for this long leaves
 
 
 def escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 300) -> str:
@@ -43,48 +41,6 @@ def refusal(status: int, error: JsonRpcError, **headers: str) -> bytes:
     body = encode_error(None, error)
     return response_head(status, {"Content-Type": "application/json", **headers}, len(body),
                          close=True) + body
-
-
-class Workers:
-    """At most `most` threads doing the work given, in order; made as needed, gone when idle."""
-
-    def __init__(self, most: int) -> None:
-        self.most, self.lock = most, threading.Condition()
-        self.waiting: deque[Callable[[], None]] = deque()
-        self.threads: set[threading.Thread] = set()
-        self.free, self.closed = 0, False
-
-    def give(self, work: Callable[[], None]) -> None:
-        with self.lock:
-            self.waiting.append(work)
-            if self.free > len(self.waiting) - 1 or len(self.threads) >= self.most:
-                self.lock.notify()
-                return
-            thread = threading.Thread(target=self._run, daemon=True, name="peer-server-worker")
-            self.threads.add(thread)
-        thread.start()
-
-    def close(self, seconds: float) -> None:
-        """Let idle workers go now, and wait up to `seconds` for those still answering."""
-        with self.lock:
-            self.closed = True
-            self.lock.notify_all()
-        deadline = time.monotonic() + seconds
-        for thread in list(self.threads):
-            thread.join(max(0.0, deadline - time.monotonic()))
-
-    def _run(self) -> None:
-        while True:
-            with self.lock:
-                self.free += 1
-                if not self.waiting and not self.closed:
-                    self.lock.wait(IDLE_WORKER_SECONDS)
-                self.free -= 1
-                if not self.waiting:
-                    self.threads.discard(threading.current_thread())
-                    return
-                work = self.waiting.popleft()
-            work()  # never raises: Connection.answer turns every failure into a log line
 
 
 class Connection:
@@ -103,7 +59,12 @@ class Connection:
             from transports import tls as tls_steps
             self.sock, self.state, self.deadline = tls_steps.wrap(tls, sock), "handshake", now + handshake_timeout
         self.head: Head | None = None  # read, while its body arrives
+        self.chunks: ChunkedBody | None = None  # a chunked body, decoded as it arrives (chunked_body.py)
         self.line = b""  # the request line of the request being read, for the log
+
+    def held(self) -> int:
+        """Bytes held of the request being read: what has arrived, and a chunked body decoded so far."""
+        return len(self.buffer) + (len(self.chunks.body) if self.chunks is not None else 0)
 
     def first_line(self) -> bytes:  # what the log shows of a request not read in full
         return bytes(self.buffer[:301]).partition(b"\r\n")[0]  # over 300: escape adds "..."
@@ -135,7 +96,8 @@ class Connection:
     def take_request(self, max_body: int) -> tuple[Head, bytes] | None:
         """The request in `buffer`, head and body, once all of it has arrived (None until
         then); Refusal for one that must not be served. Its head is judged as soon as it is
-        whole, so an oversize body is refused before it is sent (and 100 Continue is said)."""
+        whole, so an oversize body is refused before it is sent (and 100 Continue is said); a
+        chunked one, as soon as the chunk that passes the limit says its size."""
         if self.head is None:
             end = head_end(self.buffer)
             if end is None:
@@ -143,14 +105,24 @@ class Connection:
             self.head = parse_head(bytes(self.buffer[:end]), max_body)
             self.line = self.first_line()
             del self.buffer[:end + 4]
-            if self.head.expect_continue and len(self.buffer) < self.head.length:
+            self.chunks = ChunkedBody(max_body) if self.head.chunked else None
+            waiting = len(self.buffer) < self.head.length or self.head.chunked and not self.buffer
+            if self.head.expect_continue and waiting:
                 self.sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")  # a small send: the socket takes it
         head = self.head
-        if len(self.buffer) < head.length:
+        if self.chunks is not None:
+            body = self.chunks.take(self.buffer)
+            if body is None:
+                return None
+            # As if it had come with a Content-Length, as RFC 9112 7.1.3 decodes it: the app sees one framing.
+            headers = {name: value for name, value in head.headers.items() if name != "transfer-encoding"}
+            head = head._replace(headers={**headers, "content-length": str(len(body))}, length=len(body))
+        elif len(self.buffer) < head.length:
             return None
-        body = bytes(self.buffer[:head.length])
-        del self.buffer[:head.length]
-        self.head = None
+        else:
+            body = bytes(self.buffer[:head.length])
+            del self.buffer[:head.length]
+        self.head = self.chunks = None
         return head, body
 
     def next_request(self, wait: float, max_body: int) -> tuple[Head, bytes] | None:
@@ -179,8 +151,8 @@ class Connection:
             request = self.take_request(max_body)
         except (Refusal, OSError):  # judged again by the loop, which answers it
             request = None
-        if request is None:  # a head whose body is still coming too: the loop reads it all again, from
-            self.head, self.buffer[:] = None, held  # its first byte (else its line is lost, its body read as a head)
+        if request is None:  # a head whose body is still coming too: the loop reads it all again, from its
+            self.head, self.chunks, self.buffer[:] = None, None, held  # first byte (else its body is read as a head)
         return request
 
     def answer(self, app: App, base: str, head: Head, body: bytes, write_timeout: float,
@@ -198,16 +170,18 @@ class Connection:
         http10, note, line, bare = head.version == "HTTP/1.0", "", self.line, head.method == "HEAD"
         try:
             # Header names are lower-case already, as transports.base.request makes them. HEAD is
-            # asked as GET: GET's status and headers (Content-Length too), sent without the body.
-            method = "GET" if bare else head.method
+            # asked as GET: GET's status and headers (Content-Length too), sent without the body;
+            # an app that answers HEAD itself (`answers_head`: a proxy) is asked HEAD, its length said.
+            itself = bare and getattr(app, "answers_head", False) is True
+            method = "GET" if bare and not itself else head.method
             response = app(HttpRequest(method, base + head.target, head.headers, body, self.client_certificate))
             status, body = response.status, response.body
             streaming = not isinstance(body, (bytes, bytearray))
             if streaming:
                 iter(body)  # TypeError if not iterable: the app's bug, answered 500 below
             close = not head.keep_alive or (streaming and http10 and not bare)  # 1.0 has no chunks
-            out = response_head(status, response.headers, None if streaming else len(body),
-                                close=close, http10=http10)
+            length = named_length(response.header("Content-Length")) if itself else None if streaming else len(body)
+            out = response_head(status, response.headers, length, close=close, http10=http10, body_follows=not itself)
         except HangUp:  # the app asked for no answer at all (a proxy's fault): the client sees a close
             log(f'{self.ip} "{escape(line)}" hung up with no answer, as the app asked')
             return False  # (not `log(...) or False`: a log function may return anything)
@@ -247,14 +221,3 @@ class Connection:
                 f" app raised {escape(repr(exc), _OUR_TEXT)} mid-stream"
         finally:
             hang_up(chunks)  # a generator's `finally` runs now, not when collected
-
-
-def files_to_spare() -> int:
-    """How many connections this process can hold open: its file limit, less some for the
-    store, logs and the peer's own client sockets."""
-    try:
-        import resource
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    except (ImportError, OSError, ValueError):
-        return 1024
-    return 1 << 30 if soft == resource.RLIM_INFINITY else max(16, soft - 64)

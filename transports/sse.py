@@ -6,8 +6,11 @@ response frame. Sans-IO, like jsonrpc.py: frames in, bytes out (`encode`), and b
 in, each event's data out (`decode`). Only `data:` fields matter here; `event:`, `id:`
 and `retry:` are read past, and comment lines (starting with ':') skipped, as the
 WHATWG "server-sent events" parsing rules say. Lines may end in LF, CRLF or CR.
-Bounded: a body of more than MAX_EVENTS events is cut there (the caller said how large
-a body may be; this bounds the count).
+Bounded: `decode` gives at most MAX_EVENTS events of a whole body (the caller said how large
+a body may be; this bounds the list). A `Decoder` fed a stream as it arrives counts every
+event, however many (unless told `most`): each feed returns only what its chunk completed,
+and the stream's own size limit bounds how many there can be (an event takes 6 bytes at
+least: `data` and two line ends), so a count its reader keeps (a proxy's cut-stream) is exact.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from transports.base import Body, hang_up
 MEDIA_TYPE = "text/event-stream"
 KEEP_ALIVE = b": still here\n\n"  # a comment: no event, but a write that fails if nobody reads
 MAX_EVENTS = 10_000
+SHORTEST_EVENT = len(b"data\n\n")  # a stream of n bytes holds at most n // SHORTEST_EVENT events
 _LINES = re.compile(rb"\r\n|\r|\n")
 
 
@@ -29,8 +33,8 @@ def encode(frames: list[bytes]) -> bytes:
 
 def decode(body: bytes) -> list[bytes]:
     """The data of each event in `body`, in order; an event without data is no event."""
-    decoder = Decoder()
-    return (decoder.feed(body) + decoder.end())[:MAX_EVENTS]
+    decoder = Decoder(most=MAX_EVENTS)
+    return decoder.feed(body) + decoder.end()
 
 
 class Decoder:
@@ -38,11 +42,12 @@ class Decoder:
     get the events it completed; `end` when the body has ended. A line (or a CRLF) may be
     split across chunks, so an unfinished line is kept until its end arrives."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int | None = None) -> None:
+        self.most = most  # events read before the rest is ignored (decode's cap); None: every one
         self.pending = bytearray()  # the start of a line whose end has not arrived yet
         self.after_cr = False  # the last chunk ended with CR
         self.data: list[bytes] = []  # the data lines of the event being read
-        self.count = 0
+        self.count = 0  # events completed so far, every one
 
     def feed(self, chunk: bytes) -> list[bytes]:
         if self.after_cr and chunk.startswith(b"\n"):  # the LF of a CRLF split across chunks
@@ -63,15 +68,16 @@ class Decoder:
         if not lines[-1]:  # the body ended with a line end: nothing unfinished
             lines.pop()
         events = self._lines(lines)
-        if self.data and self.count < MAX_EVENTS:
+        if self.data and self.count != self.most:
             events.append(b"\n".join(self.data))
+            self.count += 1
         self.data = []
         return events
 
     def _lines(self, lines: list[bytes]) -> list[bytes]:
         events: list[bytes] = []
         for line in lines:
-            if self.count >= MAX_EVENTS:
+            if self.count == self.most:
                 break
             if not line:  # a blank line ends an event
                 if self.data:

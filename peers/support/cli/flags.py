@@ -159,7 +159,8 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
     Flag("--port", 0, "the proxy's port on 127.0.0.1 (default: a free one, printed)", options={"type": values.port}),
     Flag("--fault", None, "a fault to make, repeatable: delay:N[:SECONDS], drop-response:N, twice:N, "
          "cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], corrupt:N:FIELD, reorder:N:A:B (N counts requests "
-         "from 1, the card's included; '?' draws it from --seed)",
+         "from 1, the card's included; '?' draws it from --seed; every event is counted, and a count past what a 1 MiB "
+         "stream can hold, 174762, is refused)",
          options={"action": "append", "metavar": "SPEC"}),
     Flag("--seed", 0, "what a '?' in a --fault draws from: one seed, the same faulted frame every time",
          options={"type": int}),
@@ -167,8 +168,9 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
          options={"action": "store_true"}),
     Flag("--trace", None, "also write every frame and line to FILE.jsonl when stopped (--replay and --diagram read it)",
          options={"metavar": "FILE"}),
-    Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take, a stream included "
-         "(default: %(default)s)", options={"type": values.seconds, "metavar": "SECONDS"}),
+    Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take; a stream lasts while it "
+         "talks, ended once silent this long (default: %(default)s)",
+         options={"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing",
          options={"action": "store_true"}),
     Flag("--step", False, "hold each request before it goes to the agent, and each whole answer before it goes "

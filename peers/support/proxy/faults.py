@@ -6,7 +6,8 @@ from 1 (the card's GET included), in the order they arrive:
     drop-response:N     forward request N, read the agent's whole answer, then close the
                         client's connection with no answer (the effect happened, unheard)
     twice:N             deliver request N to the agent twice; the client gets the second answer
-    cut-stream:E        cut the first stream after its E-th event (no end of the body, a close)
+    cut-stream:E        cut the first stream after its E-th event (no end of the body, a close);
+                        every event counted, E at most MOST_EVENTS (below)
     status:N:CODE       answer request N with CODE (429, 503 ...) and Retry-After: 1 instead
                         of forwarding it (the agent never sees it)
     drip:N[:BYTES]      pass the answer to request N on at BYTES a second (default 256), in
@@ -15,7 +16,10 @@ from 1 (the card's GET included), in the order they arrive:
                         JSON field FIELD (dotted: result.status.state; a list's item by its
                         index) replaced by a value of the wrong type (a string by a number ...)
     reorder:N:A:B       swap events A and B of the stream answering request N
-N (or E) may be `?`: drawn from --seed, 1 to 4, so one seed always names one frame. Each
+N (or E) may be `?`: drawn from --seed, 1 to 4, so one seed always names one frame. An event
+count (E, A, B) above MOST_EVENTS is refused: a stream the proxy reads is at most the frame
+limit (1 MiB), so it holds no more events than that (each 6 bytes at least), and such a
+fault could never act. Each
 fault, when it acts, says in one line what it did and to which frame. Two on one frame (or two
 cut-streams) are refused before the proxy listens: one of them would never act. What the
 printer shows is what the agent sent; the [fault] line says what the client got instead.
@@ -27,8 +31,13 @@ import re
 import threading
 from typing import NamedTuple
 
+from transports import sse
+from transports.codec import MAX_FRAME_BYTES
+
+MOST_EVENTS = MAX_FRAME_BYTES // sse.SHORTEST_EVENT  # the most events a stream the proxy reads can hold: 174762
 USAGE = ("delay:N[:SECONDS], drop-response:N, twice:N, cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], "
-         "corrupt:N:FIELD, reorder:N:A:B (N counts requests from 1; '?' draws it from --seed)")
+         "corrupt:N:FIELD, reorder:N:A:B (N counts requests from 1; '?' draws it from --seed; "
+         f"events up to {MOST_EVENTS})")
 KINDS = ("delay", "drop-response", "twice", "cut-stream", "status", "drip", "corrupt", "reorder")
 ANSWER_CHANGED = frozenset({"drop-response", "drip", "corrupt", "reorder"})  # one of them per answer
 _FIELD = re.compile(r"[A-Za-z0-9_$@-]{1,64}(?:\.[A-Za-z0-9_$@-]{1,64}){0,15}")  # dotted names, list indexes
@@ -69,10 +78,12 @@ def parse(spec: str, seed: int) -> Fault:
             raise ValueError(f"--fault {spec[:60]!r}: the field is named with dots, as result.status.state")
         return Fault(kind, number, 0.0, spec, field=parts[1])
     if kind == "reorder":
-        first, second = _whole(parts[1], spec), _whole(parts[2], spec)
+        first, second = _event(parts[1], spec), _event(parts[2], spec)
         if first == second:
             raise ValueError(f"--fault {spec[:60]!r}: two different events are swapped")
         return Fault(kind, number, 0.0, spec, events=(min(first, second), max(first, second)))
+    if kind == "cut-stream" and parts[0] != "?":
+        number = _event(parts[0], spec)
     return Fault(kind, number, 0.0, spec)
 
 
@@ -84,6 +95,15 @@ def _whole(text: str, spec: str) -> int:
     if not text.isascii() or not text.isdigit() or not 1 <= len(text) <= 6 or int(text) < 1:
         raise ValueError(f"--fault {spec[:60]!r}: {text[:20]!r} is not a count from 1 (or '?')")
     return int(text)
+
+
+def _event(text: str, spec: str) -> int:
+    """An event's number in a stream: a count from 1 that a stream the proxy reads can reach."""
+    number = _whole(text, spec)
+    if number > MOST_EVENTS:
+        raise ValueError(f"--fault {spec[:60]!r}: event {number} can never come: a stream the proxy reads is at most "
+                         f"{MAX_FRAME_BYTES} bytes, so {MOST_EVENTS} events (the shortest, 6 bytes each)")
+    return number
 
 
 def _seconds(text: str, spec: str) -> float:

@@ -6,8 +6,11 @@ here; it goes on to the agent through the frame printer wrapping our network tra
 back the same way. Forwarded unchanged: the verb, the path and query, the body, every
 header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for itself (Host,
 Content-Length); an answer's status, headers (the same rule) and body; a stream (Server-
-Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). The card alone
-is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
+Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). A request body
+a client sent chunked reaches us whole (our server decodes it, within the same limit as a
+Content-Length one) and goes on with a Content-Length: chunking is a hop's own framing. HEAD
+goes on as HEAD, its answer back as the agent's status and headers, no body [RFC 9110 9.3.2].
+The card alone is changed (card.py). A fault (faults.py) acts here or, on an answer's bytes, in passing.py,
 and says so; each answer is judged by annotate.py, as the agent sent it. A failure of the agent (no answer, garbage, too large, too
 slow) is one finding line and a 502 (504 for a deadline) to the client. Not here: HTTP
 itself (transports/), TLS (tls.py), moving a push config's URL (webhook.py).
@@ -82,6 +85,9 @@ class PerThread:
     def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self._mine().stream(url, body, headers, binding=binding)
 
+    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().head(url, headers, binding=binding)
+
     def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
         return self._mine().exchange(request, stream=stream)
 
@@ -92,9 +98,12 @@ class PerThread:
 
 
 class Proxy:
+    answers_head = True  # our server asks it HEAD as HEAD (transports/base.py's App), forwarded as such
+
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
-                 keep_card: bool = False, pushes: Any = None) -> None:
+                 keep_card: bool = False, pushes: Any = None, timeout: float = 30.0) -> None:
         self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
+        self.timeout = timeout  # --timeout: how long a stream a fault drains may go on
         self.printer, self.faults, self.keep_card = printer, faults, keep_card
         # --webhook: deliveries to the proxy's /webhook/K go on to the client's receiver, through
         # a printer of their own (they cross the other way); webhook.py moves and restores URLs.
@@ -123,19 +132,20 @@ class Proxy:
                 self.say(f"[fault] {fault.spec}: held request {number} ({request.method} {target[:80]}) "
                          f"{fault.value:g} s before forwarding it")
                 time.sleep(fault.value)
-        is_card = receiver is None and request.method == "GET" and parse_url(self.agent + target).path == CARD_PATH
+        on_card = receiver is None and parse_url(self.agent + target).path == CARD_PATH
+        is_card, bare = on_card and request.method == "GET", request.method == "HEAD"
         body, printer = request.body, self.printer if receiver is None else self.pushes
         if self.webhooks is not None and receiver is None:
             body, said = self.webhooks.move(body, request.method, target)
             for line in said:
                 self.say(line)
         asked = ClientRequest(request.method, receiver or self.agent + target, end_to_end(request.headers), body,
-                              None if is_card or receiver else binding_of(request))
+                              None if is_card or bare or receiver else binding_of(request))
         kinds = {fault.kind for fault in acting}
         try:
             response = printer.send(asked, stream=not is_card)
             if "twice" in kinds:
-                _drain(response)
+                _drain(response, self.timeout)
                 self.say(f"[fault] twice:{number}: delivered request {number} to {who} a second time; "
                          "the sender gets the second answer")
                 response = printer.send(asked, stream=not is_card)
@@ -146,13 +156,15 @@ class Proxy:
             return HttpResponse(status, {"Content-Type": "text/plain; charset=utf-8"},
                                 f"{status}: {who}'s answer could not be forwarded: {exc}\n".encode())
         if "drop-response" in kinds:
-            _drain(response)
+            _drain(response, self.timeout)
             self.say(f"[fault] drop-response:{number}: {who} answered request {number} ({response.status}); "
                      f"the {'client' if receiver is None else 'agent'}'s connection was closed with no answer")
             raise HangUp
         if 300 <= response.status < 400:
             self.say(f"[proxy] finding: request {number}: {who} answered {response.status} to "
                      f"{str(response.header('Location'))[:120]}; passed on, not followed")
+        if bare:
+            return self._head(response, number, acting, on_card)
         headers, body = end_to_end(response.headers), response.body
         if is_card and response.status == 200:
             body = self._card(body)
@@ -166,6 +178,17 @@ class Proxy:
             body = self.webhooks.restore(body) if self.webhooks is not None else body
             body = passing.answer(body, number, acting, self.say) if acting else body
         return HttpResponse(response.status, headers, body)
+
+    def _head(self, response: HttpResponse, number: int, acting: list[Any], on_card: bool) -> HttpResponse:
+        """A HEAD's answer: the agent's status and headers, no body [RFC 9110 9.3.2], and the length
+        its GET would have, but for the card's (the proxy's GET serves it rewritten: another length)."""
+        headers, length = end_to_end(response.headers), response.header("Content-Length")
+        if length is not None and not on_card:
+            headers["Content-Length"] = length  # the server says it for us (server_answer.py)
+        for fault in acting:
+            if fault.kind in ("drip", "corrupt", "reorder"):
+                self.say(f"[fault] {fault.spec}: request {number} is a HEAD, answered with no body: nothing changed")
+        return HttpResponse(response.status, headers, b"")
 
     def _hold(self, headers: dict[str, str]) -> None:
         new = [secret for secret in credentials(headers) if secret not in self._held]
@@ -208,8 +231,16 @@ def binding_of(request: HttpRequest) -> str:
         else "HTTP+JSON"
 
 
-def _drain(response: HttpResponse) -> None:
-    """Read a stream to its end (a dropped or duplicated answer is still read whole from the agent)."""
+def _drain(response: HttpResponse, seconds: float) -> None:
+    """Read a stream to its end (a dropped or duplicated answer is still read whole from the agent),
+    for `seconds` at most: a stream that keeps talking is hung up on then, one that breaks off ends."""
     if not isinstance(response.body, (bytes, bytearray)):
-        for _ in response.body:
-            pass
+        deadline = time.monotonic() + seconds
+        try:
+            for _ in response.body:
+                if time.monotonic() >= deadline:
+                    break
+        except TransportError:
+            pass  # broken off, or silent past --timeout: read as far as it went
+        finally:
+            hang_up(response.body)

@@ -65,10 +65,10 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
         judged = False  # our own cut: ours to answer for, not the agent's
         raise
     except TransportError as exc:
-        judged = not exc.timed_out  # our deadline cut it, not the agent: no rule of the agent's to judge
-        say(f"[proxy] finding: request {number}: the agent's stream broke off: {exc}"
-            + (" (--timeout bounds a whole stream: raise it for a longer one)" if exc.timed_out else "")
-            + "; the client's is cut too")
+        judged = not exc.timed_out  # silent past --timeout: ended by us, no rule of the agent's to judge
+        say(f"[proxy] request {number}: the agent's stream went silent: {exc} (--timeout bounds each wait for its "
+            "next bytes, not the stream's length); the client's is ended too" if exc.timed_out else
+            f"[proxy] finding: request {number}: the agent's stream broke off: {exc}; the client's is cut too")
         raise HangUp from None
     except GeneratorExit:
         say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")

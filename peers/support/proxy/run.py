@@ -7,7 +7,8 @@ who sent it: `[client -> agent]` crossed the proxy toward the agent, `[agent -> 
 back; the proxy's own lines start with `[proxy]` or `[fault]`. --trace writes the same
 records a run's --trace does (learner/trace.py: every frame and every line), when it stops.
 The server's limits and deadlines are the served peers' (transports/server.py); the
-agent's answer is read within --timeout and the frame limit (transports/network.py). Exit
+agent's answer is read within --timeout and the frame limit (transports/network.py), a
+stream's body within the frame limit, --timeout bounding each wait for its next bytes. Exit
 status 0 once stopped, 2 for a usage error said in one line (a fault, a trace file, a port).
 """
 from __future__ import annotations
@@ -18,13 +19,14 @@ import sys
 import threading
 from typing import Any, Callable
 
+from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.trace import Recorder
 from peers.support.output import Kind
 from peers.support.calling.config import unwritable
 from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
-from transports.printer import Frame, FramePrinter, StopRun
+from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
@@ -82,11 +84,12 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     from transports.server import PeerServer
     toward_agent, toward_client = ({}, None) if not proxy_tls.asked(settings) else \
         (proxy_tls.toward_agent(settings), proxy_tls.toward_client(settings))
-    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout, **toward_agent))
+    upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout, idle_streams=True, **toward_agent))
 
     def show(text: str, frame: Frame) -> None:
         console.frame(f"{TAGS[frame.direction]} {text}", frame)
     printer = FramePrinter(upstream, show, verbose=settings.verbose)
+    printer.by_path = by_binding  # a client's HTTP+JSON request in plain application/json is still one
     if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
         printer.summarize = lambda frame, text: _card_line(text)
     printers = [printer]
@@ -104,7 +107,8 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         for each in printers:
             each.before_send = holding
             each.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
-    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes)
+    app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes,
+                timeout=settings.timeout)
     app.holders += ([recorder] if recorder is not None else []) + ([pushes] if pushes is not None else [])
 
     def log(line: str) -> None:  # an incident, not each request answered, nor a fault (said already)
@@ -145,6 +149,12 @@ class Holding:
             except StopRun:
                 self.holding = False
                 self.say("[step] q or end of input: frames are no longer held, the proxy forwards each as it comes")
+
+
+def by_binding(binding: str | None, headers: dict[str, str]) -> bool:
+    """Whether a request names its operation by its verb and path: by the binding forward.py found
+    it in (what its body is), not the media type a client claims; a card's GET, a HEAD, a push: by that."""
+    return binding == HTTP_JSON.name if binding is not None else named_by_path(headers)
 
 
 def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:

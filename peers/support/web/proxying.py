@@ -30,7 +30,7 @@ from transports import sse
 from transports.base import header, is_http_url
 from transports.printer import Frame, StopRun
 
-TIMEOUT = 30.0  # seconds for one exchange with the agent, a stream included: `proxy`'s own default
+TIMEOUT = 30.0  # seconds for one exchange with the agent, and a stream's silence: `proxy`'s own default
 MOST_FAULTS = 8  # faults one session arms; `proxy` takes each as a --fault
 LIFETIME = 8 * 3600.0  # a session the page forgot ends on its own after this
 BOUND_WITHIN = 10.0  # seconds the page waits for the session's server to listen
