@@ -24,22 +24,29 @@ SPREADS = {
 }
 
 
-@pytest.mark.parametrize("spread", list(SPREADS))
-@pytest.mark.parametrize("cut", [1, 2, 3])
-def test_cut_stream_lets_through_exactly_its_events(spread, cut):
-    chunks = SPREADS[spread]
-    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, iter(chunks)),
+def cut_through_the_proxy(events, cut, *, timeout, proxy_timeout=None):
+    """What a client reads of an agent's stream (`events()` its chunks) through a proxy told
+    `cut-stream:CUT`, which breaks it off (a TransportError): the bytes, and the proxy's lines."""
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, events()),
                        "127.0.0.1", 0, idle_timeout=2.0).start()
     got = bytearray()
+    extra = {} if proxy_timeout is None else {"timeout": proxy_timeout}
     try:
-        with proxy_to(agent.base_url, f"cut-stream:{cut}") as (proxy, lines):
-            stream = HttpTransport(timeout=5).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
-                                                    {"Content-Type": "application/json"})
+        with proxy_to(agent.base_url, f"cut-stream:{cut}", **extra) as (proxy, lines):
+            stream = HttpTransport(timeout=timeout).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
+                                                           {"Content-Type": "application/json"})
             with pytest.raises(TransportError):
                 for chunk in stream.body:
                     got += chunk
     finally:
         agent.stop()
+    return got, lines
+
+
+@pytest.mark.parametrize("spread", list(SPREADS))
+@pytest.mark.parametrize("cut", [1, 2, 3])
+def test_cut_stream_lets_through_exactly_its_events(spread, cut):
+    got, lines = cut_through_the_proxy(lambda: iter(SPREADS[spread]), cut, timeout=5)
     assert len(sse.decode(bytes(got))) == cut, bytes(got)
     assert f"cut the stream of request 1 after its event {cut}" in lines.text()
 
@@ -54,18 +61,7 @@ def minimal_events(count, per_chunk=4096):
 def test_cut_stream_counts_every_event_however_many(cut, sent):
     """The count is exact past the 10,000 events a whole body's decoding keeps (where it stopped
     counting before: such a cut never came)."""
-    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, minimal_events(sent)),
-                       "127.0.0.1", 0, idle_timeout=2.0).start()
-    got = bytearray()
-    try:
-        with proxy_to(agent.base_url, f"cut-stream:{cut}", timeout=10) as (proxy, lines):
-            stream = HttpTransport(timeout=20).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
-                                                     {"Content-Type": "application/json"})
-            with pytest.raises(TransportError):
-                for chunk in stream.body:
-                    got += chunk
-    finally:
-        agent.stop()
+    got, lines = cut_through_the_proxy(lambda: minimal_events(sent), cut, timeout=20, proxy_timeout=10)
     assert got.count(b"data\n\n") == cut and len(got) == cut * 6
     assert f"cut the stream of request 1 after its event {cut}:" in lines.text()
 

@@ -45,30 +45,30 @@ def read_through(proxy):
         cut = True
     return sse.decode(bytes(got)), cut, time.monotonic() - started
 
-
-def test_a_stream_that_keeps_talking_outlasts_the_proxys_timeout():
+def through_a_proxy_with_timeout(events, pause, **agent):
+    """An agent streaming `events`, `pause` s apart, read through a proxy with --timeout 0.4:
+    (the events read, whether the stream was cut, the seconds it took, the proxy's lines)."""
     stop = threading.Event()
-    agent = agent_streaming([EVENT] * 10 + [FINAL], 0.08, stop)  # 0.9 s of events, --timeout 0.4
+    served = agent_streaming(events, pause, stop, **agent)
     try:
-        with proxy_to(agent.base_url, timeout=0.4) as (proxy, lines):
-            events, cut, seconds = read_through(proxy)
+        with proxy_to(served.base_url, timeout=0.4) as (proxy, lines):
+            return (*read_through(proxy), lines)
     finally:
         stop.set()
-        agent.stop()
+        served.stop()
+
+
+
+def test_a_stream_that_keeps_talking_outlasts_the_proxys_timeout():
+    # 0.9 s of events, through --timeout 0.4
+    events, cut, seconds, lines = through_a_proxy_with_timeout([EVENT] * 10 + [FINAL], 0.08)
     assert (len(events), cut) == (11, False), lines.text()
     assert seconds > 0.8  # it lived twice --timeout
     assert "went silent" not in lines.text() and "broke off" not in lines.text() and "! " not in lines.text()
 
 
 def test_a_stream_silent_for_longer_than_the_timeout_is_ended_in_one_line():
-    stop = threading.Event()
-    agent = agent_streaming([EVENT, EVENT], 0.05, stop, then_silent=5.0)
-    try:
-        with proxy_to(agent.base_url, timeout=0.4) as (proxy, lines):
-            events, cut, seconds = read_through(proxy)
-    finally:
-        stop.set()
-        agent.stop()
+    events, cut, seconds, lines = through_a_proxy_with_timeout([EVENT, EVENT], 0.05, then_silent=5.0)
     assert (len(events), cut) == (2, True) and seconds < 2.0
     said = [line for line in lines.lines if "stream went silent" in line]
     assert len(said) == 1 and "sent nothing for 0.4s" in said[0] and "--timeout bounds each wait" in said[0], \
