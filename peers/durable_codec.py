@@ -49,8 +49,6 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind in PLAIN:  # most of a task's values: first, so each costs one look-up
         return value
-    if kind is tuple:  # a record's tuple field (history, parts, lifecycle ...): the next most
-        return {"$tuple": [item if type(item) in PLAIN else _plain(item) for item in value]}
     name = _NAMES.get(kind)
     if name is not None:  # a record: its fields by name, in the order the class declares them
         plain, unwritten = {"$": name}, _UNWRITTEN[kind]
@@ -59,10 +57,6 @@ def _plain(value: Any) -> Any:
                 continue
             plain[field] = item if type(item) in PLAIN else _plain(item)
         return plain
-    if kind is TaskState:
-        return {"$state": value.value}
-    if kind is dict and not any(type(key) is str and key[:1] == "$" for key in value):  # most dicts a peer was sent
-        return {key: item if type(item) in PLAIN else _plain(item) for key, item in value.items()}
     if isinstance(value, TaskState):
         return {"$state": value.value}
     if isinstance(value, bytes):
