@@ -115,10 +115,31 @@ def read_fields(reader: Reader, budget: int) -> list[tuple[str, str]]:
     return fields
 
 
-def read_reply(reader: Reader, method: str, max_body: int, *,
-               lazy: bool = False) -> tuple[HttpResponse, bool]:
-    """The final reply, and whether its connection may be kept [6.3, 9.3]. `lazy`: a chunked
-    body comes back unread, as an iterator of its chunks, each read when asked for (a stream)."""
+# A whole final head at once, every line well formed: what nearly every reply is. Anything
+# else (a 1xx first, a line this refuses, a head not yet all here) is read line by line
+# below, which accepts the same heads and says what is wrong with any other.
+_VALUE, _NAME = FIELD_VALUE.pattern.encode(), TOKEN.pattern.encode()
+_WHOLE_HEAD = re.compile(rb"HTTP/1\.([0-9]) ([2-5][0-9][0-9])(?: %s)?\r\n((?:%s:%s\r\n)*)\r\n" % (_VALUE, _NAME, _VALUE))
+
+
+def _whole_head(reader: Reader) -> tuple[int, int, list[tuple[str, str]]] | None:
+    """Minor version, status and fields of a final head the buffer holds whole and well formed; else None."""
+    if not reader.buffer:
+        reader.fill()
+    match = _WHOLE_HEAD.match(reader.buffer)
+    if match is None or match.end() > MAX_HEAD or match[3].count(b"\n") > MAX_HEADERS:
+        return None
+    fields = []
+    for line in match[3].decode("latin-1").split("\r\n")[:-1]:
+        name, _, value = line.partition(":")
+        fields.append((name, value.strip(" \t")))
+    head = int(match[1]), int(match[2]), fields
+    del reader.buffer[:match.end()]  # after reading the match: it reads the buffer itself
+    return head
+
+
+def _final_head(reader: Reader) -> tuple[int, int, list[tuple[str, str]]]:
+    """The final head line by line, any 1xx replies before it skipped."""
     for _ in range(MAX_INTERIM + 1):
         line = reader.line(MAX_HEAD, f"the reply's status line is over {MAX_HEAD} bytes")
         match = STATUS_LINE.fullmatch(line)
@@ -129,11 +150,19 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
         if status == 101:
             raise MalformedMessage("the peer switched protocols (101), which was never asked for")
         if status >= 200:
-            break
-    else:
-        raise MalformedMessage(f"the peer sent more than {MAX_INTERIM} interim (1xx) replies")
+            return minor, status, fields
+    raise MalformedMessage(f"the peer sent more than {MAX_INTERIM} interim (1xx) replies")
+
+
+def read_reply(reader: Reader, method: str, max_body: int, *,
+               lazy: bool = False) -> tuple[HttpResponse, bool]:
+    """The final reply, and whether its connection may be kept [6.3, 9.3]. `lazy`: a chunked
+    body comes back unread, as an iterator of its chunks, each read when asked for (a stream)."""
+    minor, status, fields = _whole_head(reader) or _final_head(reader)
+    named = [(name.lower(), name, value) for name, value in fields]
+
     def values(wanted: str) -> list[str]:
-        return [value for name, value in fields if name.lower() == wanted]
+        return [value for lowered, _, value in named if lowered == wanted]
     lengths, codings = set(values("content-length")), values("transfer-encoding")
     tokens = {t.strip().lower() for v in values("connection") for t in v.split(",")}
     keep = minor >= 1 and "close" not in tokens  # HTTP/1.0 peers are not kept: simpler
@@ -158,8 +187,8 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
         body, keep = reader.until_close(max_body), False
     headers: dict[str, str] = {}
     first: dict[str, str] = {}  # lower-cased name -> its first spelling
-    for name, value in fields:  # repeated fields are joined, as RFC 9110 5.3 allows
-        name = first.setdefault(name.lower(), name)
+    for lowered, name, value in named:  # repeated fields are joined, as RFC 9110 5.3 allows
+        name = first.setdefault(lowered, name)
         headers[name] = f"{headers[name]}, {value}" if name in headers else value
     return HttpResponse(status, headers, body), keep
 
