@@ -31,6 +31,7 @@ Errors are TransportError: a one-line reason, and `sent`, False only when the re
 certainly did not reach the peer (a retry is safe). Not here: pipelining, proxies, HTTP/2.
 """
 
+import re
 import select
 import socket
 import time
@@ -43,7 +44,9 @@ from transports.errors import TransportError
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
 
-_FRAMING = ("host", "content-length", "transfer-encoding")  # request headers we write ourselves
+_FRAMING = frozenset({"host", "content-length", "transfer-encoding"})  # request headers we write ourselves
+_TOKENS = re.compile(rf"(?:{TOKEN.pattern}(?::{TOKEN.pattern})*)?")  # names joined by ":", which no token holds
+
 
 class _Key(NamedTuple):
     """Which kept-alive connection a URL uses."""
@@ -180,13 +183,16 @@ def _request_head(method: str, url: str, body: bytes | None,
         raise TransportError(f"not an http(s) URL this transport can send to: {url[:80]!r}")
     host = parsed.origin.split("://", 1)[1]  # host, and the port unless it is the default
     lines = [f"{method} {parsed.target} HTTP/1.1", f"Host: {host}"]
-    for name, value in headers.items():
-        # The transport frames the request itself; a caller's framing could smuggle a second.
-        if not TOKEN.fullmatch(name) or name.lower() in _FRAMING:
-            raise TransportError(f"the request header name {name!r} is not allowed")
-        if any(c in value for c in "\r\n\0"):
-            raise TransportError(f"the request header {name} has a CR, LF or NUL in its value")
-        lines.append(f"{name}: {value}")
+    # We frame the request; a caller's framing could smuggle a second. All checked at once; each, to say which.
+    names, values = ":".join(headers), "".join(headers.values())
+    if not _TOKENS.fullmatch(names) or not _FRAMING.isdisjoint(names.lower().split(":")) \
+            or "\r" in values or "\n" in values or "\0" in values:
+        for name, value in headers.items():
+            if not TOKEN.fullmatch(name) or name.lower() in _FRAMING:
+                raise TransportError(f"the request header name {name!r} is not allowed")
+            if any(c in value for c in "\r\n\0"):
+                raise TransportError(f"the request header {name} has a CR, LF or NUL in its value")
+    lines += [f"{name}: {value}" for name, value in headers.items()]
     if body is not None:
         lines.append(f"Content-Length: {len(body)}")
     try:
