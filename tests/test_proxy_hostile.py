@@ -211,3 +211,19 @@ def test_a_stream_held_open_does_not_hold_up_another_clients_request():
         assert quick.status == 200 and b'"result"' in quick.body
         release.set()
         assert b"TASK_STATE_COMPLETED" in b"".join(chunks)
+
+
+@pytest.mark.parametrize("body, printed", [
+    (b"[" * 100_000, "--> POST /a2a [[["),  # deeper than any JSON reader recurses: not JSON-RPC, not a crash
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": NaN}}', '--> {"jsonrpc"'),
+    (b'{"\\u006asonrpc": "2.0", "id": 1, "method": "GetTask"}', '--> {"\\u006asonrpc"'),  # a key spelled escaped
+    ('[{"jsonrpc": "2.0"}]'.encode("utf-16"), "--> POST /a2a \\xff\\xfe["),  # JSON, but not UTF-8: not read
+])
+def test_a_client_body_is_told_json_rpc_or_not_by_what_it_is_and_forwarded_unchanged(body, printed):
+    seen = []
+    with billing_served(seen=seen) as agent, proxy_to(agent) as (proxy, lines):
+        answer = HttpTransport(timeout=5).post(proxy + "/a2a", body, {"Content-Type": "application/a2a+json"})
+        assert answer.status < 500  # the agent refuses it, as it likes: the proxy passed it on
+    assert [request.body for request in seen] == [body]
+    assert any(line.startswith(f"[client -> agent] {printed}") for line in lines.lines), lines.text()
+    assert "Traceback" not in lines.text()

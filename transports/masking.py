@@ -94,6 +94,7 @@ def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:
     return {name: mask_body(value, held) for name, value in headers.items()}
 
 
+@lru_cache(maxsize=256)  # every frame of a session shows the same few credentials; a cache is bounded
 def masked(secret: str) -> str:
     """A secret as it is shown: '****#' and the first 4 hex digits of its SHA-256, so two
     credentials are told apart on screen (a step-up token is not the first token). 16 bits
