@@ -73,6 +73,6 @@ def test_an_event_count_no_stream_can_reach_is_refused_in_one_line(spec):
     assert len(b"data\n\n") * MOST_EVENTS <= MAX_FRAME_BYTES < len(b"data\n\n") * (MOST_EVENTS + 1)  # the most, reachable
     done = cli("proxy", "--to", "http://127.0.0.1:9", "--fault", spec)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert f"can never come: a stream the proxy reads is at most 1048576 bytes, so {MOST_EVENTS} events" in done.stderr
+    assert f"can never come: a fault reads a stream event by event as far as 1048576 bytes, so {MOST_EVENTS} events" in done.stderr
     said = " ".join(cli("proxy", "--help").stdout.split())
-    assert f"every event is counted, and a count past what a 1 MiB stream can hold, {MOST_EVENTS}, is refused" in said
+    assert f"every event is counted, and a count past what the 1 MiB a fault reads can hold, {MOST_EVENTS}, is refused" in said

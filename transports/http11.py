@@ -155,9 +155,11 @@ def _final_head(reader: Reader) -> tuple[int, int, list[tuple[str, str]]]:
 
 
 def read_reply(reader: Reader, method: str, max_body: int, *,
-               lazy: bool = False) -> tuple[HttpResponse, bool]:
+               lazy: bool = False, endless: bool = False) -> tuple[HttpResponse, bool]:
     """The final reply, and whether its connection may be kept [6.3, 9.3]. `lazy`: a chunked
-    body comes back unread, as an iterator of its chunks, each read when asked for (a stream)."""
+    body comes back unread, as an iterator of its chunks, each read when asked for (a stream);
+    `endless`: a 200 text/event-stream's chunks, then, each within `max_body`, not all of them
+    (its reader passes them on and keeps none); any other body is within it whole."""
     minor, status, fields = _whole_head(reader) or _final_head(reader)
     named = [(name.lower(), name, value) for name, value in fields]
 
@@ -178,7 +180,9 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
     if method == "HEAD" or status in (204, 304):
         body = b""  # a Content-Length here describes what a GET would have returned
     elif codings:
-        body = each_chunk(reader, max_body) if lazy else read_chunked(reader, max_body)
+        media = [value.split(";")[0].strip().lower() for value in values("content-type")]
+        endless = endless and status == 200 and media == ["text/event-stream"]
+        body = each_chunk(reader, max_body, endless) if lazy else read_chunked(reader, max_body)
     elif length is not None:
         if len(length) > 18 or int(length) > max_body:  # len first: int() refuses 4,301+ digits
             raise MalformedMessage(f"the reply's Content-Length is over the {max_body}-byte limit")
@@ -197,9 +201,9 @@ def read_chunked(reader: Reader, max_body: int) -> bytes:
     return b"".join(each_chunk(reader, max_body))
 
 
-def each_chunk(reader: Reader, max_body: int) -> Iterator[bytes]:
+def each_chunk(reader: Reader, max_body: int, endless: bool = False) -> Iterator[bytes]:
     """A chunked body [7.1]: hex size, CRLF, data, CRLF ... then 0, trailers, CRLF; each
-    chunk's data given as it is read, within `max_body` bytes in all."""
+    chunk's data given as it is read, within `max_body` bytes in all (`endless`: each)."""
     size_so_far = 0
     while True:
         line = reader.line(MAX_CHUNK_LINE, f"a chunk-size line is over {MAX_CHUNK_LINE} bytes")
@@ -209,7 +213,7 @@ def each_chunk(reader: Reader, max_body: int) -> Iterator[bytes]:
         size = int(match[1], 16)
         if size == 0:
             break
-        size_so_far += size
+        size_so_far = size if endless else size_so_far + size
         if size_so_far > max_body:
             raise MalformedMessage(f"the reply is over the {max_body}-byte limit")
         data = reader.exactly(size)

@@ -11,8 +11,8 @@ tests/test_network_client.py:
 - The reply is read strictly by `http11.py` (RFC 9112): status line, bounded head, one
   framing, lengths in ASCII digits within `max_body`. `stream` reads a Server-Sent Events
   reply chunk by chunk, as it arrives, under the same deadline and the same `max_body`; with
-  `idle_streams` (a proxy's), a stream's body is bounded by `max_body` and by `timeout` for
-  each wait for its next bytes instead, so it lasts as long as it keeps talking.
+  `idle_streams` (a proxy's, which passes each chunk on), a stream's each chunk is bounded by
+  `max_body` and each wait for its next bytes by `timeout`: it lasts while it keeps talking.
 - One kept-alive connection per (scheme, host, port), reused only if the peer has not closed
   it while idle: checked before sending, never by resending after a failure, so a POST is
   never sent twice. Dropped after `Connection: close`, HTTP/1.0, a body ended by close, or
@@ -22,10 +22,10 @@ tests/test_network_client.py:
   TLS, its name sent (SNI) and checked against its certificate. Other https URLs get TLS
   with `tls` (a context trusting the CA --ca names) or the system's CA certificates; a host
   origin in `client_tls` gets its own context, which presents our client certificate to
-  that origin alone (mutual TLS). `pinned` maps a hostname to the (ip, port) already
-  checked (a webhook's), so no second DNS answer can move it; TLS is kept, and its name
-  sent (SNI) and checked against the certificate as ever. Redirects are never followed (a 3xx is returned), so a
-  peer cannot bounce a request, and its credentials, to another host.
+  that origin alone (mutual TLS). `pinned` maps a hostname to the (ip, port) already checked
+  (a webhook's), so no second DNS answer can move it; TLS is kept, its name sent and checked
+  as ever. Redirects are never followed (a 3xx is returned): no peer can bounce a request,
+  and its credentials, to another host.
 
 Errors are TransportError: a one-line reason, and `sent`, False only when the request
 certainly did not reach the peer (a retry is safe). Not here: pipelining, proxies, HTTP/2.
@@ -109,7 +109,7 @@ class HttpTransport:
         try:  # from the first byte written on, the request may have arrived: sent=True
             sock.settimeout(left(deadline))
             sock.sendall(head + (body or b""))  # one write: a lone head waits on a delayed ACK
-            response, keep = read_reply(reader, method, self.max_body, lazy=lazy)
+            response, keep = read_reply(reader, method, self.max_body, lazy=lazy, endless=self.idle_streams)
             if not isinstance(response.body, bytes) and not (
                     response.status == 200 and sse.is_stream(response.header("Content-Type"))):
                 response = response._replace(body=b"".join(response.body))  # not a stream: all now
@@ -183,7 +183,7 @@ def _request_head(method: str, url: str, body: bytes | None,
         raise TransportError(f"not an http(s) URL this transport can send to: {url[:80]!r}")
     host = parsed.origin.split("://", 1)[1]  # host, and the port unless it is the default
     lines = [f"{method} {parsed.target} HTTP/1.1", f"Host: {host}"]
-    # We frame the request; a caller's framing could smuggle a second. All checked at once; each, to say which.
+    # We frame it; a caller's framing could smuggle a second. All checked at once; each, to say which.
     names, values = ":".join(headers), "".join(headers.values())
     if not _TOKENS.fullmatch(names) or not _FRAMING.isdisjoint(names.lower().split(":")) \
             or "\r" in values or "\n" in values or "\0" in values:

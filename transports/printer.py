@@ -1,30 +1,26 @@
 """FramePrinter: wraps any transport, prints every frame that crosses it, and keeps them.
 
-Essay: the `-->` / `<--` lines of Delegation over JSON-RPC, and the card in The Agent
-Card. The printer is the only code that prints frames, and it prints the bytes that
-actually crossed, never a re-encoding. Everything a peer controls is escaped first, so
-a card or artifact cannot move the learner's cursor or recolour their terminal, and
-credentials are masked (masking.py) before a frame is printed or recorded. Modelled on the MCP SDK's
-recording transport: it implements the calls of the transport it wraps, and `send`, which takes a request as a value.
+Essay: the `-->` / `<--` lines of Delegation over JSON-RPC, and the card in The Agent Card.
+The only code that prints frames: the bytes that crossed, never a re-encoding, what a peer
+controls escaped (no card moves the cursor or recolours the terminal), credentials masked
+(masking.py) before a frame is printed or recorded. Modelled on the MCP SDK's recording transport: it implements the calls of the
+transport it wraps, and `send`, which takes a request as a value. A stream is shown and kept
+to MAX_STREAM_KEPT bytes; the rest of a longer one (a proxy's reads on) passes unshown.
 
-Behaviour changes through documented hooks, as http.server's do: `before_send(frame)` runs after a
-request is shown and before it leaves (--step and --break pause there; it may raise `StopRun`), each
-of `listeners` is told of every frame as it is recorded (--trace), `summarize(frame, text)` may give
-a fetched card one line instead (--frames summary), and `by_path(binding, headers)` says whether a
-request names its operation by its path. `show(text, frame)` prints; None records silently.
-`beneath(transport)` is the one way to change what lies below it, for a block: a caller with a
-certificate of its own, a proxy on the path; every frame is still shown, recorded and told.
-A JSON-RPC frame names its operation inside it, so it is shown as the bytes alone, as
-the essay quotes it. A request in a REST style (A2A's HTTP+JSON binding) names its
-operation by its verb and path instead, so those are shown before its body, and its
-answer's status before the answer (`--> POST /message:send {...}`, `<-- 200 {...}`). The
-printer tells them apart by the media type the request speaks (`named_by_path`), not by reading
-the body, unless `by_path` knows better (a proxy, which knows the binding a client's request is in
-whatever media type it claims). Each frame keeps the `binding` its sender named (a short name only
-that hook reads) and a reply its request's, so the trace and the diagram read which binding
-carried a frame instead of guessing it. A request a peer makes to us (a push to a webhook of ours) crosses no transport we
-call, so whoever received it hands it to `received`, which shows and records it as the
-frame it is: its URL is where it arrived, its `sender` whom we gave that URL to.
+Hooks, as http.server's: `before_send(frame)` runs after a request is shown and before it leaves
+(--step and --break pause there; it may raise `StopRun`), `listeners` are told of every frame as it
+is recorded (--trace), `summarize(frame, text)` may give a fetched card one line (--frames summary),
+`by_path(binding, headers)` says whether a request names its operation by its path; `show(text,
+frame)` prints (None: records silently). `beneath(transport)` changes what lies below, for a block
+(a caller's own certificate, a proxy on the path); every frame is still shown, recorded and told.
+A JSON-RPC frame names its operation inside it: shown as the bytes alone, as the essay quotes
+it. An HTTP+JSON request names it by its verb and path: shown first, and its answer's status
+(`--> POST /message:send {...}`, `<-- 200 {...}`); told apart by the media type the request
+speaks (`named_by_path`) unless `by_path` knows better (a proxy knows a body's binding). Each
+frame keeps the `binding` its sender named, a reply its request's, for the trace and the
+diagram. A request a peer makes to us (a push to our webhook) crosses no transport we call:
+whoever received it hands it to `received`, which shows and records it (`sender`: whom we
+gave that URL to).
 """
 import time
 from contextlib import contextmanager
@@ -37,6 +33,7 @@ from transports.masking import (FORM, is_secret_header, mask, mask_body, mask_he
                                 masked)
 
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
+MAX_STREAM_KEPT = 1 << 20  # of a stream that runs on past our own 1 MiB (a proxy's), this is shown and kept
 
 
 def escape(text: str, *, keep_newlines: bool = False) -> str:
@@ -164,11 +161,15 @@ class FramePrinter:
 
         def arriving() -> Iterator[bytes]:
             for chunk in response.body:
-                received.extend(chunk)
-                for event in decoder.feed(chunk):
-                    self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
+                if len(received) <= MAX_STREAM_KEPT:  # past it, passed on as it comes, and no more
+                    received.extend(chunk)
+                    for event in decoder.feed(chunk):
+                        self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
+                    if len(received) > MAX_STREAM_KEPT:
+                        self._show(f"<-- the stream is over {MAX_STREAM_KEPT} bytes: its first events are "
+                                   "shown and kept, the rest passed on as they arrive, not shown", head)
                 yield chunk
-            for event in decoder.end():
+            for event in decoder.end() if len(received) <= MAX_STREAM_KEPT else ():
                 self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
 
         def recorded(completed: bool) -> None:  # ended, broken off, or hung up on: what arrived

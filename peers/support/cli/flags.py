@@ -159,8 +159,8 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
     Flag("--port", 0, "the proxy's port on 127.0.0.1 (default: a free one, printed)", options={"type": values.port}),
     Flag("--fault", None, "a fault to make, repeatable: delay:N[:SECONDS], drop-response:N, twice:N, "
          "cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], corrupt:N:FIELD, reorder:N:A:B (N counts requests "
-         "from 1, the card's included; '?' draws it from --seed; every event is counted, and a count past what a 1 MiB "
-         "stream can hold, 174762, is refused)",
+         "from 1, the card's included; '?' draws it from --seed; every event is counted, and a count past what the 1 MiB "
+         "a fault reads can hold, 174762, is refused)",
          options={"action": "append", "metavar": "SPEC"}),
     Flag("--seed", 0, "what a '?' in a --fault draws from: one seed, the same faulted frame every time",
          options={"type": int}),

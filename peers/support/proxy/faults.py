@@ -32,9 +32,9 @@ import threading
 from typing import NamedTuple
 
 from transports import sse
-from transports.codec import MAX_FRAME_BYTES
+from transports.printer import MAX_STREAM_KEPT
 
-MOST_EVENTS = MAX_FRAME_BYTES // sse.SHORTEST_EVENT  # the most events a stream the proxy reads can hold: 174762
+MOST_EVENTS = MAX_STREAM_KEPT // sse.SHORTEST_EVENT  # the most events a fault reading a stream meets: 174762
 USAGE = ("delay:N[:SECONDS], drop-response:N, twice:N, cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], "
          "corrupt:N:FIELD, reorder:N:A:B (N counts requests from 1; '?' draws it from --seed; "
          f"events up to {MOST_EVENTS})")
@@ -98,11 +98,11 @@ def _whole(text: str, spec: str) -> int:
 
 
 def _event(text: str, spec: str) -> int:
-    """An event's number in a stream: a count from 1 that a stream the proxy reads can reach."""
+    """An event's number in a stream: a count from 1 that a fault reading a stream can reach."""
     number = _whole(text, spec)
     if number > MOST_EVENTS:
-        raise ValueError(f"--fault {spec[:60]!r}: event {number} can never come: a stream the proxy reads is at most "
-                         f"{MAX_FRAME_BYTES} bytes, so {MOST_EVENTS} events (the shortest, 6 bytes each)")
+        raise ValueError(f"--fault {spec[:60]!r}: event {number} can never come: a fault reads a stream event by event "
+                         f"as far as {MAX_STREAM_KEPT} bytes, so {MOST_EVENTS} events (the shortest, 6 bytes each)")
     return number
 
 

@@ -21,8 +21,10 @@ from transports import sse
 from transports.base import Body, HangUp, hang_up
 from transports.codec import loads_strict
 from transports.errors import TransportError
+from transports.printer import MAX_STREAM_KEPT
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its end, or a chunk's unfinished rest
+PAST_KEPT = b"(the stream ran on past what is kept)"  # `events`, once a stream has: all it holds
 Piece = tuple[bytes, Any]  # raw bytes ending one event, and that event's data (None: bytes after the last)
 
 
@@ -41,14 +43,15 @@ def answer(body: bytes, number: int, acting: list[Fault], say: Callable[[str], N
 
 def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, content_type: str,
            say: Callable[[str], None], cut: int | None, acting: list[Fault]) -> Iterator[bytes]:
-    """A stream's chunks as they arrive, changed if a fault says so, judged once it has ended."""
+    """A stream's chunks as they arrive, changed if a fault says so, judged once it has ended
+    (only one of at most MAX_STREAM_KEPT bytes: a longer one is passed on, and its events not kept)."""
     decoder, events, completed, judged = sse.Decoder(), [], False, True
     by_event = cut is not None or any(fault.kind in ("corrupt", "reorder") for fault in acting)
     try:
         if not by_event:
             pieces: Iterable[bytes] = _fed(chunks, decoder, events)
         else:
-            tampered: Iterator[Piece] = _by_event(chunks, decoder, events)
+            tampered: Iterator[Piece] = _by_event(_within(chunks, number, say), decoder, events)
             for fault in acting:
                 if fault.kind == "corrupt":
                     tampered = _corrupted_events(tampered, fault, number, say)
@@ -76,17 +79,38 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
         raise
     finally:
         hang_up(chunks)
-        if judged:
+        if judged and len(events) == 1 and events[0] is PAST_KEPT:
+            say(f"[proxy] request {number}: the stream ran on past {MAX_STREAM_KEPT} bytes: passed on whole, "
+                "its end not judged (the rules read only what is kept)")
+        elif judged:
             for line in annotate.notes(annotate.Answer(binding, request_body, 200, content_type,
                                                        events=events, completed=completed)):
                 say(line)
 
 
 def _fed(chunks: Iterable[bytes], decoder: Any, events: list[bytes]) -> Iterator[bytes]:
+    kept = 0
     for chunk in chunks:
-        events += decoder.feed(chunk)
+        kept += len(chunk)
+        if kept <= MAX_STREAM_KEPT:
+            events += decoder.feed(chunk)
+        elif not (events and events[-1] is PAST_KEPT):  # past it: nothing more is kept, and the stream is not judged
+            events[:] = [PAST_KEPT]
         yield chunk
-    events += decoder.end()
+    if kept <= MAX_STREAM_KEPT:
+        events += decoder.end()
+
+
+def _within(chunks: Iterable[bytes], number: int, say: Callable[[str], None]) -> Iterator[bytes]:
+    """A stream a fault reads event by event, as far as MAX_STREAM_KEPT: then cut, and said."""
+    kept = 0
+    for chunk in chunks:
+        kept += len(chunk)
+        if kept > MAX_STREAM_KEPT:
+            say(f"[proxy] request {number}: the stream ran past the {MAX_STREAM_KEPT} bytes a fault reads event "
+                "by event: cut there, both connections closed")
+            raise HangUp
+        yield chunk
 
 
 def _by_event(chunks: Iterable[bytes], decoder: Any, events: list[bytes]) -> Iterator[Piece]:

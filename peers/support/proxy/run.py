@@ -8,7 +8,7 @@ back; the proxy's own lines start with `[proxy]` or `[fault]`. --trace writes th
 records a run's --trace does (learner/trace.py: every frame and every line), when it stops.
 The server's limits and deadlines are the served peers' (transports/server.py); the
 agent's answer is read within --timeout and the frame limit (transports/network.py), a
-stream's body within the frame limit, --timeout bounding each wait for its next bytes. Exit
+stream's each chunk within it, --timeout bounding each wait for its next bytes. Exit
 status 0 once stopped, 2 for a usage error said in one line (a fault, a trace file, a port).
 """
 from __future__ import annotations

@@ -1,0 +1,72 @@
+"""A stream longer than the 1 MiB the proxy keeps of it goes through whole, byte for byte.
+
+The proxy passes a stream on as it arrives, so a stream may run on however long (an agent
+streaming a large artifact, or status updates for hours): each chunk is bounded, not the
+whole. What it keeps to print, record and judge is the first 1 MiB (printer.MAX_STREAM_KEPT),
+each said in one line; memory stays bounded. A fault that reads events one by one
+(cut-stream, corrupt, reorder) reads as far as 1 MiB and says where it cut.
+"""
+import pytest
+
+from proxy_helpers import proxy_to
+from transports.base import HttpResponse
+from transports.errors import TransportError
+from transports.network import HttpTransport
+from transports.printer import MAX_STREAM_KEPT
+from transports.server import PeerServer
+
+EVENT = b'data: {"jsonrpc": "2.0", "id": 5, "result": {"kind": "artifact-update", "text": "%s"}}\n\n'
+FINAL = b'data: {"jsonrpc": "2.0", "id": 5, "result": {"kind": "status-update", "status": {"state": "completed"}, "final": true}}\n\n'
+
+
+def long_stream(megabytes):
+    """Events of about 16 KiB each, `megabytes` of them in all, then a final one: what was sent."""
+    events = [EVENT % (b"%07d" % n + b"x" * 16_000) for n in range(megabytes * 64)] + [FINAL]
+    return events, b"".join(events)
+
+
+def through_the_proxy(events, *faults):
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, iter(events)),
+                       "127.0.0.1", 0, idle_timeout=2.0).start()
+    got = bytearray()
+    try:
+        with proxy_to(agent.base_url, *faults, timeout=10) as (proxy, lines):
+            stream = HttpTransport(timeout=30, idle_streams=True).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
+                                                      {"Content-Type": "application/json"})
+            try:
+                for chunk in stream.body:
+                    got += chunk
+            except TransportError:
+                got += b"(broken off)"
+    finally:
+        agent.stop()
+    return bytes(got), lines
+
+
+def test_a_stream_over_a_mebibyte_goes_through_whole_and_what_is_kept_is_said():
+    events, sent = long_stream(3)
+    got, lines = through_the_proxy(events)
+    assert got == sent  # all 3 MiB, unchanged
+    text = lines.text()
+    assert text.count(f"the stream is over {MAX_STREAM_KEPT} bytes: its first events are shown and kept") == 1, text[-2000:]
+    assert text.count(f"the stream ran on past {MAX_STREAM_KEPT} bytes: passed on whole, its end not judged") == 1
+    shown = [line for line in lines.lines if line.startswith("[agent -> client] <-- [")]
+    assert 60 <= len(shown) <= 66  # about 1 MiB of 16 KiB events: not all 193
+    assert "limit" not in text and "broke off" not in text and "Traceback" not in text
+
+
+def test_a_stream_within_the_mebibyte_is_shown_and_judged_whole():
+    events, sent = long_stream(0)
+    events = events[:0] + [EVENT % b"short"] * 3  # no final event: the rule says so
+    got, lines = through_the_proxy(events)
+    assert got == b"".join(events)
+    assert "the stream is over" not in lines.text()
+    assert "WB-STREAM-FINAL-001" in lines.text()
+
+
+@pytest.mark.parametrize("fault", ["cut-stream:1000", "reorder:1:1:500"])
+def test_a_fault_reading_events_one_by_one_reads_a_mebibyte_and_says_it_cut_there(fault):
+    events, sent = long_stream(3)
+    got, lines = through_the_proxy(events, fault)
+    assert got.endswith(b"(broken off)") and len(got) <= MAX_STREAM_KEPT + 64 * 1024
+    assert f"the stream ran past the {MAX_STREAM_KEPT} bytes a fault reads event by event: cut there" in lines.text()
