@@ -45,7 +45,7 @@ from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})  # request headers we write ourselves
-_TOKENS = re.compile(rf"(?:{TOKEN.pattern}(?::{TOKEN.pattern})*)?")  # names joined by ":", which no token holds
+_TOKENS = re.compile(rf"{TOKEN.pattern}(?::{TOKEN.pattern})*")  # names joined by ":", which no token holds
 
 
 class _Key(NamedTuple):
@@ -183,10 +183,10 @@ def _request_head(method: str, url: str, body: bytes | None,
         raise TransportError(f"not an http(s) URL this transport can send to: {url[:80]!r}")
     host = parsed.origin.split("://", 1)[1]  # host, and the port unless it is the default
     lines = [f"{method} {parsed.target} HTTP/1.1", f"Host: {host}"]
-    # We frame it; a caller's framing could smuggle a second. All checked at once; each, to say which.
+    # Ours to frame: a caller's framing could smuggle a second. All at once (no name "" nor "A:B"); each, to say which.
     names, values = ":".join(headers), "".join(headers.values())
-    if not _TOKENS.fullmatch(names) or not _FRAMING.isdisjoint(names.lower().split(":")) \
-            or "\r" in values or "\n" in values or "\0" in values:
+    if not _TOKENS.fullmatch(names) or names.count(":") != len(headers) - 1 or not _FRAMING.isdisjoint(
+            names.lower().split(":")) or "\r" in values or "\n" in values or "\0" in values:
         for name, value in headers.items():
             if not TOKEN.fullmatch(name) or name.lower() in _FRAMING:
                 raise TransportError(f"the request header name {name!r} is not allowed")
