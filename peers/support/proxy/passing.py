@@ -102,11 +102,13 @@ def _fed(chunks: Iterable[bytes], decoder: Any, events: list[bytes]) -> Iterator
 
 
 def _within(chunks: Iterable[bytes], number: int, say: Callable[[str], None]) -> Iterator[bytes]:
-    """A stream a fault reads event by event, as far as MAX_STREAM_KEPT: then cut, and said."""
+    """A stream a fault reads event by event, as far as MAX_STREAM_KEPT: then cut, and said. The
+    chunk that runs past it is read to there, so its events within it still go on (and count)."""
     kept = 0
     for chunk in chunks:
         kept += len(chunk)
         if kept > MAX_STREAM_KEPT:
+            yield chunk[:len(chunk) - (kept - MAX_STREAM_KEPT)]
             say(f"[proxy] request {number}: the stream ran past the {MAX_STREAM_KEPT} bytes a fault reads event "
                 "by event: cut there, both connections closed")
             raise HangUp
