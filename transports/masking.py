@@ -23,6 +23,7 @@ SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_tok
 SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_token", "client_assertion",
                       "token", "api_key", "apikey", "apiKey", "key")  # and a query's: an API key may ride there (4.5)
 FORM = "application/x-www-form-urlencoded"
+MOST_KEPT = 8192  # characters of a secret whose masked form is kept: a long JWT's, not a peer's whole body
 MIN_HELD = 8  # characters: a held secret shorter than this is masked only where a header or field names it
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
@@ -94,7 +95,6 @@ def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:
     return {name: mask_body(value, held) for name, value in headers.items()}
 
 
-@lru_cache(maxsize=256)  # every frame of a session shows the same few credentials; a cache is bounded
 def masked(secret: str) -> str:
     """A secret as it is shown: '****#' and the first 4 hex digits of its SHA-256, so two
     credentials are told apart on screen (a step-up token is not the first token). 16 bits
@@ -102,5 +102,12 @@ def masked(secret: str) -> str:
     far more to guess than that; a password a person chose may not. Empty: '****'."""
     if not secret:
         return "****"
+    # Every frame of a session shows the same few credentials: theirs are kept (a bounded cache), but
+    # not a peer's own text in a secret field, up to a MiB each (256 of those would be 256 MiB, or 1 GiB).
+    return _fingerprint(secret) if len(secret) <= MOST_KEPT else _fingerprint.__wrapped__(secret)
+
+
+@lru_cache(maxsize=256)
+def _fingerprint(secret: str) -> str:
     from hashlib import sha256  # here: the essay's run shows no header, and starts faster
     return "****#" + sha256(secret.encode("utf-8", errors="surrogatepass")).hexdigest()[:4]
