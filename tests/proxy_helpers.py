@@ -52,11 +52,12 @@ def billing_served(wire=wire_v10, seen=None, tls=None, private_webhooks=False, l
 
 @contextlib.contextmanager
 def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0, read=None, **settings):
-    """A proxy forwarding to `to`: (its base URL, its Lines); `read` answers --step's prompts."""
+    """A proxy forwarding to `to`: (its base URL, its Lines, whose `app` is the proxy's: its
+    printer holds what the proxy kept); `read` answers --step's prompts."""
     lines = Lines()
     settings = SimpleNamespace(**{"to": to, "port": 0, "verbose": False, "keep_card": keep_card, "timeout": timeout,
                                   "step": read is not None, "webhook": False, **dict.fromkeys(TLS_FLAGS), **settings})
-    server, _, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]), read=read)
+    server, lines.app, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]), read=read)
     server.start()
     try:
         yield server.base_url, lines

@@ -25,9 +25,15 @@ def long_stream(megabytes):
     return events, b"".join(events)
 
 
-def through_the_proxy(events, *faults):
-    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, iter(events)),
-                       "127.0.0.1", 0, idle_timeout=2.0).start()
+def broken_off(events):
+    """The events, then the connection dropped mid-stream (no last chunk)."""
+    yield from events
+    raise ConnectionResetError("the agent fell over")
+
+
+def through_the_proxy(events, *faults, answer=None):
+    answer = answer or (lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, iter(events)))
+    agent = PeerServer(answer, "127.0.0.1", 0, idle_timeout=2.0).start()
     got = bytearray()
     try:
         with proxy_to(agent.base_url, *faults, timeout=10) as (proxy, lines):
@@ -52,6 +58,8 @@ def test_a_stream_over_a_mebibyte_goes_through_whole_and_what_is_kept_is_said():
     assert text.count(f"the stream ran on past {MAX_STREAM_KEPT} bytes: passed on whole, its end not judged") == 1
     shown = [line for line in lines.lines if line.startswith("[agent -> client] <-- [")]
     assert 60 <= len(shown) <= 66  # about 1 MiB of 16 KiB events: not all 193
+    kept = [frame.body for frame in lines.app.printer.frames if frame.direction == "<--"]
+    assert kept == [sent[:MAX_STREAM_KEPT]]  # the first MiB exactly, recorded as the stream's frame
     assert "limit" not in text and "broke off" not in text and "Traceback" not in text
 
 
@@ -70,3 +78,30 @@ def test_a_fault_reading_events_one_by_one_reads_a_mebibyte_and_says_it_cut_ther
     got, lines = through_the_proxy(events, fault)
     assert got.endswith(b"(broken off)") and len(got) <= MAX_STREAM_KEPT + 64 * 1024
     assert f"the stream ran past the {MAX_STREAM_KEPT} bytes a fault reads event by event: cut there" in lines.text()
+
+
+def test_a_long_stream_that_breaks_off_is_said_to_have_broken_off_and_nothing_else():
+    events, sent = long_stream(2)
+    got, lines = through_the_proxy(broken_off(events[:-1]))
+    assert got.endswith(b"(broken off)")
+    assert "the agent's stream broke off" in lines.text()
+    assert "passed on whole" not in lines.text()
+
+
+def test_what_the_proxy_keeps_of_its_frames_is_bounded_in_bytes_not_only_in_number(monkeypatch):
+    from peers.support.proxy import run
+    monkeypatch.setattr(run, "MOST_BYTES_HELD", 4 << 20)
+    large = b'{"jsonrpc": "2.0", "id": 5, "result": {"text": "%s"}}' % (b"y" * (1 << 19))
+    answer = lambda request: HttpResponse(200, {"Content-Type": "application/json"}, large)  # noqa: E731
+    agent = PeerServer(answer, "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with proxy_to(agent.base_url) as (proxy, lines):
+            client = HttpTransport(timeout=10)
+            for _ in range(24):  # 12 MiB of answers, 4 MiB kept at most
+                assert client.post(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
+                                   {"Content-Type": "application/json"}).body == large
+                held = sum(len(frame.body) for frame in lines.app.printer.frames)
+                assert held <= (4 << 20) + len(large)
+    finally:
+        agent.stop()
+    assert 4 <= len(lines.app.printer.frames) <= 16

@@ -144,8 +144,7 @@ class FramePrinter:
         return response
 
     def _request_line(self, request: ClientRequest) -> str:
-        """A request as it is shown: a JSON-RPC frame as its bytes alone; a request naming its
-        operation by its path (HTTP+JSON), its verb and path first."""
+        """A request as shown: a JSON-RPC frame, its bytes alone; an HTTP+JSON one, its verb and path first."""
         by_path = self.by_path(request.binding, request.headers) or request.method != "POST"
         named = f"{request.method} {_target(request.url, self.held)} " if by_path else ""
         return f"--> {named}{_text(request.body, held=self.held)}".rstrip()  # a GET's, a DELETE's: no body
@@ -160,16 +159,19 @@ class FramePrinter:
         decoder, received, numbers = sse.Decoder(), bytearray(), count(1)
 
         def arriving() -> Iterator[bytes]:
+            seen = 0  # bytes so far: the first MAX_STREAM_KEPT are shown and kept, the rest passed on
             for chunk in response.body:
-                if len(received) <= MAX_STREAM_KEPT:  # past it, passed on as it comes, and no more
-                    received.extend(chunk)
-                    for event in decoder.feed(chunk):
+                if seen < MAX_STREAM_KEPT:
+                    kept = chunk[:MAX_STREAM_KEPT - seen]
+                    received.extend(kept)
+                    for event in decoder.feed(kept):
                         self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
-                    if len(received) > MAX_STREAM_KEPT:
+                    if len(kept) < len(chunk):
                         self._show(f"<-- the stream is over {MAX_STREAM_KEPT} bytes: its first events are "
                                    "shown and kept, the rest passed on as they arrive, not shown", head)
+                seen += len(chunk)
                 yield chunk
-            for event in decoder.end() if len(received) <= MAX_STREAM_KEPT else ():
+            for event in decoder.end() if seen <= MAX_STREAM_KEPT else ():
                 self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
 
         def recorded(completed: bool) -> None:  # ended, broken off, or hung up on: what arrived
@@ -187,8 +189,7 @@ class FramePrinter:
             self.inner = below
 
     def received(self, url: str, headers: dict[str, str], body: bytes, sender: str) -> None:
-        """A request `sender` made to us at `url` (a push to our webhook), which we answered
-        200: shown and recorded as the frame it is."""
+        """A request `sender` made to us at `url` (a push to our webhook, answered 200), shown and recorded."""
         got = self._record("<--", "POST", url, headers, body, 200, sender=sender)
         self._show(f"<-- (pushed to our webhook) {_text(body, held=self.held)}", got)
 
@@ -225,11 +226,10 @@ class FramePrinter:
 
 
 def named_by_path(headers: dict[str, str]) -> bool:
-    """Whether a request names its operation by its verb and path (a REST API's way) rather
-    than inside its body (JSON-RPC's) or is a document fetched (a card): told by the media
-    type it speaks, an API's own JSON (RFC 6839's "+json", A2A's application/a2a+json)
-    or a form (an OAuth2 token request), where JSON-RPC and a fetched document speak plain
-    application/json."""
+    """Whether a request names its operation by its verb and path (a REST API's way) rather than
+    in its body (JSON-RPC's) or is a document fetched (a card): told by the media type it speaks,
+    an API's own JSON (RFC 6839's "+json", A2A's application/a2a+json) or a form (an OAuth2 token
+    request), where JSON-RPC and a fetched document speak plain application/json."""
     spoken = (header(headers, "Content-Type") or header(headers, "Accept") or "").split(";")[0].strip().lower()
     return spoken.endswith("+json") or spoken == FORM  # a form: an OAuth2 token request, to its path
 

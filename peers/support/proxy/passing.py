@@ -80,8 +80,9 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
     finally:
         hang_up(chunks)
         if judged and len(events) == 1 and events[0] is PAST_KEPT:
-            say(f"[proxy] request {number}: the stream ran on past {MAX_STREAM_KEPT} bytes: passed on whole, "
-                "its end not judged (the rules read only what is kept)")
+            if completed:  # broken off, it was said so: not "passed on whole"
+                say(f"[proxy] request {number}: the stream ran on past {MAX_STREAM_KEPT} bytes: passed on whole, "
+                    "its end not judged (the rules read only what is kept)")
         elif judged:
             for line in annotate.notes(annotate.Answer(binding, request_body, 200, content_type,
                                                        events=events, completed=completed)):

@@ -28,7 +28,8 @@ from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 
-MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat
+MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat,
+MOST_BYTES_HELD = 64 << 20  # and their bodies' bytes, however large an agent makes each (up to a MiB)
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
 TAGS = {"-->": "[client -> agent]", "<--": "[agent -> client]"}
 PUSH_TAGS = {"-->": "[agent -> client] (push)", "<--": "[client -> agent] (push answered)"}
@@ -158,9 +159,17 @@ def by_binding(binding: str | None, headers: dict[str, str]) -> bool:
 
 
 def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
-    """A listener keeping the printer's frames to MOST_FRAMES_HELD, when no trace wants them all."""
-    return lambda frame: len(printer.frames) > MOST_FRAMES_HELD and printer.frames.__delitem__(
-        slice(0, MOST_FRAMES_HELD // 2))
+    """A listener keeping the printer's frames to MOST_FRAMES_HELD and MOST_BYTES_HELD, when no
+    trace wants them all: past either, the older half goes (the bytes recounted then, so threads
+    recording at once cannot skew the count for long)."""
+    held = [0]
+
+    def listener(frame: Frame) -> None:
+        held[0] += len(frame.body)
+        if len(printer.frames) > MOST_FRAMES_HELD or held[0] > MOST_BYTES_HELD:
+            del printer.frames[:max(1, len(printer.frames) // 2)]
+            held[0] = sum(len(kept.body) for kept in printer.frames)
+    return listener
 
 
 def _is_stream(frame: Frame) -> bool:
