@@ -17,7 +17,9 @@ it reads exactly as it did live, with no peers. The diagram is drawn from the sa
 from __future__ import annotations
 
 import json
-from typing import Any
+import threading
+from collections import deque
+from typing import Any, Callable
 
 from peers.a2a import wire_format
 from peers.support.output import Kind
@@ -146,4 +148,46 @@ def _json(data: bytes) -> Any:
     try:
         return loads_strict(data)
     except ValueError:
+        return None
+
+
+class Window:
+    """A listener after a Recorder's, keeping its records to the newest `most` and `most_bytes`
+    (of bodies, lines and headers; the registry record first stays), and `tell`ing so, in the
+    words of `keeper` (who keeps them), when older ones first go and every tenth of `most` after
+    that: a long session's trace is of its newest part, its memory bounded (a proxy's, the page's).
+    A proxy's workers record at once: one call at a time counts and drops records."""
+
+    def __init__(self, records: list[dict[str, Any]], tell: Callable[[dict[str, Any]], None],
+                 most: int, most_bytes: int, keeper: str = "its trace and diagram keep") -> None:
+        self.records, self.tell, self.most, self.most_bytes, self.keeper = records, tell, most, most_bytes, keeper
+        self.sizes: deque[int] = deque()  # of each record kept but the pinned first, in order
+        self.size = self.dropped = self.said = 0  # said: how many had gone when the page was last told
+        self._one_at_a_time = threading.Lock()
+
+    def __call__(self, *heard: Any) -> None:
+        with self._one_at_a_time:
+            told = self._keep()
+        if told is not None:  # told once the count is done: the telling may be recorded, and counted, too
+            self.tell(told)
+
+    def _keep(self) -> dict[str, Any] | None:
+        pinned = 1 if self.records and self.records[0].get("kind") == "registry" else 0
+        for record in self.records[pinned + len(self.sizes):]:  # the records added since the last call
+            size = sum(len(record[key]) for key in ("body", "text") if isinstance(record.get(key), str)) + 64 + sum(
+                len(name) + len(value) for name, value in (record.get("headers") or {}).items())
+            self.sizes.append(size)
+            self.size += size
+        gone = 0
+        while len(self.sizes) > 1 and (len(self.sizes) > self.most or self.size > self.most_bytes):
+            self.size -= self.sizes.popleft()
+            gone += 1
+        if gone:
+            del self.records[pinned:pinned + gone]
+            self.dropped += gone
+        if self.dropped and (not self.said or self.dropped - self.said >= max(1, self.most // 10)):
+            self.said = self.dropped
+            return {"type": "dropped", "what": "records", "text": (
+                f"{self.keeper} the newest {self.most:,} records ({self.most_bytes >> 20} MiB of "
+                f"bodies and headers): {self.dropped:,} older frames and lines were dropped")}
         return None

@@ -20,7 +20,7 @@ import threading
 from typing import Any, Callable
 
 from peers.a2a.bindings import HTTP_JSON
-from peers.support.learner.trace import Recorder
+from peers.support.learner.trace import Recorder, Window
 from peers.support.output import Kind
 from peers.support.calling.config import unwritable
 from peers.support.proxy import tls as proxy_tls
@@ -30,6 +30,8 @@ from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat,
 MOST_BYTES_HELD = 64 << 20  # and their bodies' bytes, however large an agent makes each (up to a MiB)
+MOST_TRACED = 10_000  # --trace: a session's newest records kept, and their characters: even if every one were
+MOST_TRACED_BYTES = 8 << 20  # escaped 6-fold in JSON, the file stays within what --replay reads (MAX_TRACE_CHARS)
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
 TAGS = {"-->": "[client -> agent]", "<--": "[agent -> client]"}
 PUSH_TAGS = {"-->": "[agent -> client] (push)", "<--": "[client -> agent] (push answered)"}
@@ -46,8 +48,6 @@ def proxy(settings: Any, console: Any) -> int:
         console.say(f"proxy: --trace {settings.trace}: {problem}", Kind.ERROR)
         return 2
     recorder = Recorder("HTTP through the proxy") if settings.trace else None
-    if recorder is not None:
-        console.listeners.append(recorder.line)
     try:
         server, app, upstream = build(settings, console, faults, recorder)
     except ValueError as exc:  # a TLS flag or file that cannot be used
@@ -93,14 +93,17 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     printer.by_path = by_binding  # a client's HTTP+JSON request in plain application/json is still one
     if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
         printer.summarize = lambda frame, text: _card_line(text)
-    printers = [printer]
-    pushes = None
+    printers, pushes, traced = [printer], None, []
+    if recorder is not None:  # a session may run for days: its trace is of its newest part, said when it drops
+        traced.append(Window(recorder.records, lambda told: console.say(f"[proxy] {told['text']}"),
+                             MOST_TRACED, MOST_TRACED_BYTES, keeper="--trace keeps"))
+        console.listeners += [recorder.line, *traced]
     if settings.webhook:  # deliveries cross the other way: the agent sends, the client's receiver answers
         pushes = FramePrinter(upstream, lambda text, frame: console.frame(f"{PUSH_TAGS[frame.direction]} {text}", frame),
                               verbose=settings.verbose)
         printers.append(pushes)
     for each in printers:
-        each.listeners.append(recorder.frame if recorder is not None else _bounded(each))
+        each.listeners += [recorder.frame, *traced] if recorder is not None else [_bounded(each)]
     if settings.step and read is None and not sys.stdin.isatty():
         console.say("[proxy] --step: stdin is not a terminal, so no one can press Enter: frames are not held")
     elif settings.step:

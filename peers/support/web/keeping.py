@@ -11,11 +11,9 @@ item 3 (a proxy session, watched for hours).
   listening: its start is the story. A rolling one (a proxy session) keeps its newest
   MOST_ROLLING events and MOST_ROLLING_BYTES bytes; a page that asks for events dropped
   already (one opened late, or reconnecting) is told first how many older ones went.
-- `Window`: a listener just after a trace Recorder's own (learner/trace.py), which keeps the
-  Recorder's newest MOST_RECORDS records and MOST_RECORD_BYTES bytes of bodies and lines
-  (the registry record first stays), saying so when older ones first go and every tenth of
-  its cap after that: the saved trace, the step-through view and the live diagram are of the
-  newest part of a long session.
+- A proxy session's trace records: kept by learner/trace.py's `Window` to the newest
+  MOST_RECORDS records and MOST_RECORD_BYTES bytes, so the saved trace, the step-through
+  view and the live diagram are of the newest part of a long session.
 Not here: what an event says (runs.py), HTTP (server.py), what a proxy is (proxying.py).
 """
 from __future__ import annotations
@@ -24,7 +22,7 @@ import json
 import threading
 from collections import deque
 from itertools import islice
-from typing import Any, Callable
+from typing import Any
 
 MOST_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
 MOST_ROLLING = 5_000  # a proxy session's newest events kept for the page (each frame line is at most 8 KiB)
@@ -96,32 +94,3 @@ class Events:
             self.size -= self.kept[at][1]
             self.kept[at] = ({"type": "drawn again"}, 0)
         self.drawn_at = None
-
-
-class Window:
-    """A listener after a Recorder's: its records kept to the newest `most` and `most_bytes`."""
-
-    def __init__(self, records: list[dict[str, Any]], tell: Callable[[dict[str, Any]], None],
-                 most: int = MOST_RECORDS, most_bytes: int = MOST_RECORD_BYTES) -> None:
-        self.records, self.tell, self.most, self.most_bytes = records, tell, most, most_bytes
-        self.sizes: deque[int] = deque()  # of each record kept but the pinned first, in order
-        self.size = self.dropped = self.said = 0  # said: how many had gone when the page was last told
-
-    def __call__(self, *heard: Any) -> None:
-        pinned = 1 if self.records and self.records[0].get("kind") == "registry" else 0
-        for record in self.records[pinned + len(self.sizes):]:  # the records added since the last call
-            size = sum(len(record[key]) for key in ("body", "text") if isinstance(record.get(key), str)) + 64
-            self.sizes.append(size)
-            self.size += size
-        gone = 0
-        while len(self.sizes) > 1 and (len(self.sizes) > self.most or self.size > self.most_bytes):
-            self.size -= self.sizes.popleft()
-            gone += 1
-        if gone:
-            del self.records[pinned:pinned + gone]
-            self.dropped += gone
-        if self.dropped and (not self.said or self.dropped - self.said >= max(1, self.most // 10)):
-            self.said = self.dropped
-            self.tell({"type": "dropped", "what": "records", "text": (
-                f"its trace and diagram keep the newest {self.most:,} records ({self.most_bytes >> 20} MiB of "
-                f"bodies): {self.dropped:,} older frames and lines were dropped")})

@@ -72,7 +72,8 @@ class Run:
         self.recorder, self.held = trace.Recorder(printer.label, printer.held), printer.held
         if card_urls is not None:  # None: a proxy session, which reads no registry
             self.recorder.event("registry", cards=card_urls)
-        window = [keeping.Window(self.recorder.records, self._add)] if self.rolling else []
+        window = [trace.Window(self.recorder.records, self._add, keeping.MOST_RECORDS, keeping.MOST_RECORD_BYTES)
+                  ] if self.rolling else []
         self.console.listeners += [self.recorder.line, *window, self.redraw_after]
         for each in (printer, *more):
             each.listeners += [self.recorder.frame, *window, self.frame, self.redraw_after]
