@@ -224,8 +224,8 @@ class TaskStore:
         """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more
         task if `new_task`: follow-ups count against the budget as first messages do."""
         while (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes:
-            if len(self.held) == 1 and keep is None:  # one holder (one caller): its oldest, as counted below
-                self._forget(next(iter(next(iter(self.held.values())))))
+            if len(self.held) == 1 and keep is None:  # one holder (one caller): its oldest is the store's oldest
+                self._forget(next(iter(self.tasks)))
                 continue
             # The largest holder gives up its oldest: counted per holder, as this runs on each request
             # once full. Of equal holders, the one whose oldest came first: the first such task kept.
