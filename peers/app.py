@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import time
+from functools import lru_cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
@@ -46,6 +47,7 @@ def log_to_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+@lru_cache(maxsize=64)  # asked on every request, of the few tokens a peer knows; bounded, and a token's own
 def owner_of_bearer(token: str) -> str:
     """Who a bearer token's holder is, as the task store keeps it: a digest of the token,
     never the token. An owner is written to the store file and can reach a log; neither
@@ -143,11 +145,11 @@ class PeerApp:
             return binding.error(413, InvalidRequest(f"body larger than {self.max_body} bytes"), {})
         # A2A-Extensions (0.3: X-A2A-Extensions): the extensions the caller activates. Those
         # this agent declares are echoed back under the same name (a method checks the
-        # ones it requires: peers/methods.py).
+        # ones it requires: peers/methods.py). None asked (nearly always): none to look up.
         named = "A2A-Extensions" if request.header("A2A-Extensions") is not None else "X-A2A-Extensions"
         asked = (request.header(named) or "").split(",")
         activated = tuple(dict.fromkeys(uri for uri in (part.strip() for part in asked)
-                                        if uri in self.peer.card.extensions))  # each once, in order
+                                        if uri and uri in self.peer.card.extensions))  # each once, in order
         # A2A-Version, from the header or the request parameter (peers/a2a/versions.py); a
         # method refuses what cannot be served, so JSON-RPC's refusal keeps its request id.
         version = versions.asked(request.header(versions.NAME), request.url)

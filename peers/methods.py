@@ -240,7 +240,8 @@ def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler, tenants: 
             missing = [uri for uri in peer.card.required_extensions if uri not in caller.extensions]
             if missing and wire_format.EXTENSION_ERRORS:  # 0.3 has no such error
                 raise ExtensionSupportRequired(f"activate {', '.join(missing)} with the A2A-Extensions header")
-            return handler(params, caller._replace(owner=partition(params, caller.owner, tenants)))
+            owner = partition(params, caller.owner, tenants)  # the caller's own, unless it names a tenant
+            return handler(params, caller if owner == caller.owner else caller._replace(owner=owner))
         except JsonRpcError as exc:
             exc.data = wire_format.error_data(exc)
             raise

@@ -18,6 +18,7 @@ and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -67,18 +68,19 @@ HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
 PATTERNS = [(route, pattern(route)) for route in ROUTES]
 
 
-def routes_for(path: str) -> list[tuple[Route, dict[str, str]]]:
+@lru_cache(maxsize=256)  # asked twice a request (its verbs, then its answer); paths repeat. Bounded; read only
+def routes_for(path: str) -> tuple[tuple[Route, dict[str, str]], ...]:
     """Every route `path` (under the endpoint, no leading '/') names, with the request
     fields its {names} fill, percent-decoded; first without a tenant, then with one. The
     whole path picks one pattern (routes.pattern: `tasks/t-1:cancel` is CancelTask's path,
     not GetTask's); the routes found are the rows sharing it, one per verb."""
     tenant, _, below = path.partition("/")
     for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
-        found = [(route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
-                 for route, matcher in PATTERNS if (matched := matcher.fullmatch(candidate))]
+        found = tuple((route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
+                      for route, matcher in PATTERNS if (matched := matcher.fullmatch(candidate)))
         if found:
             return found
-    return []
+    return ()
 
 
 class RestBinding:
@@ -86,6 +88,7 @@ class RestBinding:
 
     def __init__(self, methods: MethodTable, log: Callable[[str], None], max_body: int = 0) -> None:
         self.methods, self.log = methods, log  # max_body: peers/app.py checks a body's size for every binding
+        self.handlers: dict[str, Any] = {}  # each operation's handler, made once, as MethodTable's are
 
     def verbs(self, route: str) -> tuple[str, ...]:
         """The HTTP verbs `route` answers; () where it is no route at all."""
@@ -102,7 +105,9 @@ class RestBinding:
             where = "query" if in_query(request.method) else "body"
             asked = _query(request.url) if where == "query" else _body(request.body)
             params = {**asked, **_agreeing(fields, asked, where)}  # the path's fields name the resource
-            result = self.methods.operation(wire_v10, found.operation)(params, caller)
+            if found.operation not in self.handlers:
+                self.handlers[found.operation] = self.methods.operation(wire_v10, found.operation)
+            result = self.handlers[found.operation](params, caller)
         except JsonRpcError as exc:
             return self.error(STATUS.get(exc.code, (500, "INTERNAL"))[0], exc, {})
         except Exception as exc:  # a bug, not the caller's fault: the detail stays in the log

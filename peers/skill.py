@@ -6,7 +6,6 @@ input (checked before any task exists) and explicit result variants. Here too: w
 message asks for, read and checked before any task (`read_request`).
 """
 
-import json
 from functools import partial
 from typing import Any, Callable, NamedTuple
 
@@ -14,7 +13,7 @@ from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import DEFAULT_INPUT_MODES, AgentSkill, Artifact, Message, Part
 from peers.a2a.schema import check, with_defaults
 from peers.pause import Refusal
-from peers.store import content_of, refuse_if_too_big
+from peers.store import SORTED_JSON, content_of, refuse_if_too_big
 from peers.tenants import in_tenant
 from transports.jsonrpc import InvalidParams
 
@@ -66,7 +65,7 @@ class Request(NamedTuple):
 
 def canonical(payload: Any) -> str:
     # default=repr: a skill whose input is the whole message (conformance.py) may hold file bytes
-    return json.dumps(payload, sort_keys=True, default=repr)
+    return SORTED_JSON.encode(payload)
 
 
 def read_request(skills: dict[str, Skill], message: Message, tenant: str = "") -> Request:

@@ -19,10 +19,16 @@ def counter_ids(prefix: str) -> Callable[[], str]:
     return lambda: f"{prefix}-{next(numbers)}"
 
 
+_second: tuple[int, str] = (-1, "")  # the last second written out: a request stamps its task 3 times
+
+
 def utc_now() -> str:
     """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
+    global _second
     now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+    if int(now) != _second[0]:  # a new second: written out once (threads racing here write the same)
+        _second = (int(now), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))
+    return _second[1] + f".{int(now % 1 * 1000):03d}Z"
 
 
 def unguessable_task_ids() -> Callable[[], str]:

@@ -1,22 +1,20 @@
 """Where a peer keeps its tasks, and the ledger of what it has done.
 
 Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004: duplicate delivery is harmless. So:
-- bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the
-  oldest task of the caller holding the most is forgotten ("not found" then, as the spec
-  allows): a caller's own tasks make room for it, so none pushes out another's (a share
-  of the store, as streams, paused tasks and webhooks have);
+- bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the oldest task of the
+  caller holding the most is forgotten ("not found" then, as the spec allows): a caller's own tasks make
+  room for it, so none pushes out another's (a share of the store, as streams, paused tasks and webhooks have);
 - scoped: a task is visible only to the caller who created it (its `owner`, from its
   credentials), so nobody reads another client's refund by its id;
 - idempotent: `add` with a messageId this owner sent before returns the task it made (or
   continued) and stores nothing; the same messageId saying something else is -32602;
 - turns: a paused task keeps what it waits for; `resume` hands that to one follow-up only.
-The `Ledger` (peers/ledger.py) is kept apart, because this store's window forgets: no
-duplicate, however late, makes an effect happen twice. Thread-safe: every method holds
-the store's own lock. `_kept(task_id)` is told of each change under it, before anyone
-else hears of it (a hook: peers/durable.py stages the change for its file there). Then
-the change is published once on the store's feed (`changes`, peers/changes.py), which
-streams, subscriptions and push delivery read; `flush()` first, so a durable store has
-it on disk before anyone is told. Not here: who is told what (the feed's followers).
+The `Ledger` (peers/ledger.py) is kept apart, because this store's window forgets: no duplicate, however
+late, makes an effect happen twice. Thread-safe: every method holds the store's own lock. `_kept(task_id)`
+is told of each change under it, before anyone else hears of it (a hook: peers/durable.py stages the
+change for its file there). Then the change is published once on the store's feed (`changes`,
+peers/changes.py), which streams, subscriptions and push delivery read; `flush()` first, so a durable
+store has it on disk before anyone is told. Not here: who is told what (the feed's followers).
 """
 from __future__ import annotations
 
@@ -33,14 +31,15 @@ from peers.changes import Changes
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
+SORTED_JSON = json.JSONEncoder(sort_keys=True, default=repr)  # json.dumps(sort_keys=True, default=repr), made once
 
 
 def content_of(message: Message) -> str:
-    """What a message asks, of which task, as text: it tells a resent copy from another request
-    (newer fields count only when given: digests kept on disk hold); its length is bytes kept."""
+    """What a message asks, of which task, as text: it tells a resent copy from another request (newer
+    fields count only when given: digests kept on disk hold); its length is bytes kept."""
     parts = [{k: v for k, v in p._asdict().items() if v is not None or k != "metadata"} for p in message.parts]
     turn = [message.extensions, message.reference_task_ids] if message.extensions or message.reference_task_ids else []
-    return json.dumps([message.metadata, parts, message.task_id, *turn], sort_keys=True, default=repr)
+    return SORTED_JSON.encode([message.metadata, parts, message.task_id, *turn])
 
 
 def digest(content: str) -> str:
@@ -152,8 +151,7 @@ class TaskStore:
         return self._tell(task, owner), waiting
 
     def update(self, task: Task) -> Task:
-        """The task's next state. A task forgotten meanwhile stays forgotten; a task no
-        longer paused (canceled, say) waits for nothing any more."""
+        """The task's next state. A task forgotten meanwhile stays forgotten; one no longer paused waits for nothing."""
         with self.lock:
             owner = self.owners.get(task.id)
             if owner is not None:
@@ -167,12 +165,12 @@ class TaskStore:
         """A hook, called under the lock after each change to a task (see the docstring)."""
 
     def flush(self) -> None:
-        """Every change so far kept where it outlives the process, before anyone is told
-        of it: in memory, nothing to do (durable.py writes its file)."""
+        """Every change so far kept where it outlives the process, before anyone is told of it:
+        in memory, nothing to do (durable.py writes its file)."""
 
     def _tell(self, task: Task, owner: str | None) -> Task:
-        """Publish a change, outside the lock, once it is kept. Nobody follows the feed,
-        nearly always: then nothing is done at all, on every request's path."""
+        """Publish a change, outside the lock, once it is kept. Nobody follows the feed, nearly
+        always: then nothing is done at all, on every request's path."""
         if self.changes.followers and owner is not None:
             self.flush()
             self.changes.publish(task, owner)
@@ -226,6 +224,9 @@ class TaskStore:
         """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more
         task if `new_task`: follow-ups count against the budget as first messages do."""
         while (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes:
+            if len(self.held) == 1 and keep is None:  # one holder (one caller): its oldest is the store's oldest
+                self._forget(next(iter(self.tasks)))
+                continue
             # The largest holder gives up its oldest: counted per holder, as this runs on each request
             # once full. Of equal holders, the one whose oldest came first: the first such task kept.
             held = {owner: len(ids) for owner, ids in self.held.items()}
@@ -239,8 +240,7 @@ class TaskStore:
             self._forget(next(task_id for task_id in ids if task_id != keep and self.owners[task_id] in largest))
 
     def trim(self) -> None:
-        """Forget the oldest tasks until the store is within its bounds (a store read
-        back from a file kept under larger ones: restart.py)."""
+        """Forget the oldest tasks until within the bounds (a store read from a file kept under larger ones)."""
         with self.lock:
             self._make_room(0, new_task=False)
             while len(self.tasks) > self.max_tasks:

@@ -480,6 +480,15 @@ def test_each_response_is_one_write_on_a_no_delay_socket(peer, monkeypatch):
     assert b"Content-Length: " in writes[0][0] and b"Date: " in writes[0][0]
 
 
+def test_each_answer_is_dated_with_the_second_it_is_written_in(monkeypatch):
+    from transports.http11_server import response_head
+    moments = iter([1_700_000_000.75, 1_700_000_001.25])
+    monkeypatch.setattr(time, "time", lambda: next(moments))
+    first, second = (response_head(200, {}, 0, close=False) for _ in range(2))
+    assert b"\r\nDate: Tue, 14 Nov 2023 22:13:20 GMT\r\n" in first
+    assert b"\r\nDate: Tue, 14 Nov 2023 22:13:21 GMT\r\n" in second
+
+
 def test_keep_alive_for_http_1_1_unless_close_and_for_http_1_0_only_when_asked(peer):
     cases = [("HTTP/1.1", [], True), ("HTTP/1.1", [("Connection", "close")], False),
              ("HTTP/1.0", [], False), ("HTTP/1.0", [("Connection", "Keep-Alive")], True)]

@@ -229,6 +229,14 @@ def test_a_served_peer_stamps_each_state_with_utc_milliseconds():
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", status["timestamp"])
 
 
+def test_the_served_clock_writes_a_second_out_once_yet_moves_on_with_the_next(monkeypatch):
+    import time
+    moments = iter([1_700_000_000.75, 1_700_000_001.25, 1_700_000_001.5])
+    monkeypatch.setattr(time, "time", lambda: next(moments))
+    assert [utc_now() for _ in range(3)] == ["2023-11-14T22:13:20.750Z", "2023-11-14T22:13:21.250Z",
+                                             "2023-11-14T22:13:21.500Z"]
+
+
 @pytest.mark.parametrize("method, headers, code", [
     ("SendStreamingMessage", V1, -32004), ("SubscribeToTask", V1, -32004),
     ("CreateTaskPushNotificationConfig", V1, -32003), ("GetExtendedAgentCard", V1, -32004),

@@ -11,6 +11,7 @@ envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printe
 """
 
 import re
+from functools import lru_cache
 from typing import Any, Callable, Iterable, NamedTuple, Protocol
 
 
@@ -185,7 +186,12 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 def parse_url(value: object) -> Url | None:
     """The one URL check: every URL from a file, a flag, a peer's card or a request passes
     here, and both transports route by what it returns. None for anything else."""
-    match = _URL.fullmatch(value) if isinstance(value, str) else None
+    return _parsed(value) if isinstance(value, str) else None
+
+
+@lru_cache(maxsize=256)  # a served app is asked the same few URLs on every request; bounded
+def _parsed(value: str) -> Url | None:
+    match = _URL.fullmatch(value)
     if match is None:
         return None
     scheme, host, port, target = match.groups()

@@ -40,6 +40,10 @@ METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH")  # answered (HEAD as
 _VERSION = re.compile(r"HTTP/[0-9]\.[0-9]")
 _ORIGIN_FORM = re.compile(r"/[!-\"$-~]*")  # visible ASCII but "#": no fragment on the wire
 _ONE_ONLY = ("host", "content-length", "transfer-encoding")
+# Header lines that each pass the checks below (a token, a colon, a value of TOKEN's and
+# FIELD_VALUE's characters), CRLF between them: judged in one pass for the usual head.
+_FIELD = rf"{TOKEN.pattern}:{FIELD_VALUE.pattern}"
+_FIELDS = re.compile(rb"%s(?:\r\n%s)*" % (_FIELD.encode("latin-1"), _FIELD.encode("latin-1")))
 
 
 class Refusal(Exception):
@@ -95,12 +99,13 @@ def parse_head(head: bytes, max_body: int) -> Head:
     if len(fields) > MAX_HEADERS:
         raise Refusal(431, f"more than {MAX_HEADERS} header lines")
     headers: dict[str, str] = {}
+    well_formed = _FIELDS.fullmatch(head, len(line) + 2) is not None  # every line at once; if not, each says why
     for field in fields:
-        if field[:1] in (" ", "\t"):
+        if not well_formed and field[:1] in (" ", "\t"):
             raise Refusal(400, "a header folded onto a second line (obs-fold) is not accepted")
         name, colon, value = field.partition(":")
         value = value.strip(" \t")
-        if not colon or not TOKEN.fullmatch(name) or not FIELD_VALUE.fullmatch(value):
+        if not well_formed and (not colon or not TOKEN.fullmatch(name) or not FIELD_VALUE.fullmatch(value)):
             raise Refusal(400, "malformed header line")
         name = name.lower()
         if name not in headers:
@@ -196,8 +201,14 @@ def _with_head(allow: str) -> str:
     return allow + ", HEAD" if "GET" in verbs and "HEAD" not in verbs else allow
 
 
+_dated = (-1, "")  # the second last written, and how: every answer in it carries the same Date
+
+
 def _date() -> str:
     """Now, as HTTP writes a date (RFC 9110 5.6.7): Sun, 06 Nov 1994 08:49:37 GMT."""
-    parts = time.gmtime()
-    return (f"{_DAYS[parts.tm_wday]}, {parts.tm_mday:02d} {_MONTHS[parts.tm_mon - 1]} "
-            f"{parts.tm_year} {parts.tm_hour:02d}:{parts.tm_min:02d}:{parts.tm_sec:02d} GMT")
+    global _dated
+    if int(now := time.time()) != _dated[0]:  # threads racing here write the same
+        parts = time.gmtime(now)
+        _dated = (int(now), f"{_DAYS[parts.tm_wday]}, {parts.tm_mday:02d} {_MONTHS[parts.tm_mon - 1]} "
+                            f"{parts.tm_year} {parts.tm_hour:02d}:{parts.tm_min:02d}:{parts.tm_sec:02d} GMT")
+    return _dated[1]

@@ -34,7 +34,12 @@ def json_names(value: Any) -> Any:
     """A request object with proto field names (`history_length`) read as their JSON names
     (`historyLength`): proto3 JSON parsers accept both, and A2A 1.0 is defined in proto.
     Where both are given, the JSON name wins. Anything but an object is left as it is."""
-    if not isinstance(value, dict) or not any(isinstance(key, str) and "_" in key for key in value):
+    if not isinstance(value, dict):
+        return value
+    for key in value:  # a loop, not any(...): asked of every request's params, ten times
+        if isinstance(key, str) and "_" in key:
+            break
+    else:
         return value
     renamed = {}
     for key, item in value.items():

@@ -8,9 +8,8 @@ Spec: A2A "Data model" (Task, TaskStatus, TaskState, Artifact, Part, AgentCard).
 Immutable records (NamedTuple: the same shape as a frozen dataclass, at a tenth of the
 import cost, which the default run's start-up budget needs; and no `from __future__ import
 annotations`, which would make typing compile each field's annotation from a string at
-import, tests/test_layout.py): a task's lifecycle grows
-by making a new Task, so every state a
-peer passed through is recorded as it happens, in order.
+import, tests/test_layout.py): a task's lifecycle grows by making a new Task, so every
+state a peer passed through is recorded as it happens, in order.
 """
 
 import json
@@ -30,6 +29,7 @@ class TaskState(Enum):
     CANCELED = "canceled"  # the caller withdrew it
     REJECTED = "rejected"  # the peer would not attempt it
     UNKNOWN = "unknown"  # 0.3: the peer cannot say (1.0 spells it TASK_STATE_UNSPECIFIED); ours never are
+    __hash__ = object.__hash__  # a member is one object: hashed as such, not by a Python call (7 a request)
 
     @property
     def is_terminal(self) -> bool:

@@ -32,6 +32,9 @@ class Asked(NamedTuple):
     refused: str = ""  # why the version asked for cannot be served; "" where it can
 
 
+_PLAIN = {None: Asked(None), **{version: Asked(version) for version in LATEST.values()}}  # a header alone
+
+
 def _parameters(url: str) -> list[tuple[str, str]]:
     """A request URL's query parameters; a URL without a query (nearly every request) loads no
     URL parser (urllib.parse loads ipaddress: a cost on every start-up)."""
@@ -44,6 +47,8 @@ def _parameters(url: str) -> list[tuple[str, str]]:
 def asked(header: str | None, url: str) -> Asked:
     """The version a request asks for: its header, else its request parameter (whichever
     is not empty), as the "Major.Minor" served; or why it is refused."""
+    if header in _PLAIN and "?" not in url:  # nearly every request: what the reading below comes to
+        return _PLAIN[header]
     named = [value for name, value in _parameters(url) if name == NAME]
     if len(named) > 1:
         return Asked(None, f"the {NAME} request parameter is given {len(named)} times; give it once")

@@ -124,11 +124,19 @@ def task_to_wire(dialect: Dialect, task: Task, *, history_length: int | None = N
 
 def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     part = obj(value, path)
+    if "text" not in part and "data" in part:  # most parts are data or text: made whole at once
+        data = part["data"] if not dialect.kind else field(part, "data", dict, path + ".")
+        return Part(data=data, media_type=_media_type_of(dialect, part, path),
+                    metadata=optional(part, "metadata", dict, path + "."))
     return _content_from_wire(dialect, part, path)._replace(metadata=optional(part, "metadata", dict, path + "."))
 
 
+def _media_type_of(dialect: Dialect, part: dict[str, Any], path: str) -> str | None:
+    return None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
+
+
 def _content_from_wire(dialect: Dialect, part: dict[str, Any], path: str) -> Part:
-    media_type = None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
+    media_type = _media_type_of(dialect, part, path)
     if "text" in part:
         return Part(text=field(part, "text", str, path + "."), media_type=media_type)
     if "data" in part:

@@ -138,8 +138,8 @@ def send_accepted_modes(params: Any) -> tuple[str, ...]:
 
 
 def send_history_length(params: Any) -> int | None:
-    request = json_names(obj(params, "params"))
-    return shapes.send_history_length({**request, "configuration": json_names(request.get("configuration"))})
+    configuration = json_names(json_names(obj(params, "params")).get("configuration"))
+    return shapes.send_history_length({"configuration": configuration})  # all it reads of the request
 
 
 def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:
