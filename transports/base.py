@@ -183,14 +183,19 @@ _URL = re.compile(rf"(https?)://(\[[0-9a-f:.]+\]|{_LABEL}(?:\.{_LABEL})*)(?::([0
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+MOST_CACHED = 2048  # characters: a URL longer than any a peer serves from (a client's, a card's) is parsed each time,
+# so what the cache holds stays within 256 of these, whatever strings a client sends to be checked
+
+
 def parse_url(value: object) -> Url | None:
     """The one URL check: every URL from a file, a flag, a peer's card or a request passes
     here, and both transports route by what it returns. None for anything else."""
-    return _parsed(value) if isinstance(value, str) else None
+    if not isinstance(value, str):
+        return None
+    return _parsed(value) if len(value) <= MOST_CACHED else _parse(value)
 
 
-@lru_cache(maxsize=256)  # a served app is asked the same few URLs on every request; bounded
-def _parsed(value: str) -> Url | None:
+def _parse(value: str) -> Url | None:
     match = _URL.fullmatch(value)
     if match is None:
         return None
@@ -199,6 +204,9 @@ def _parsed(value: str) -> Url | None:
     if not 0 < number < 65536 or len(host) > 253:
         return None
     return Url(scheme.lower(), host.lower(), number, (target or "/").split("#", 1)[0] or "/")
+
+
+_parsed = lru_cache(maxsize=256)(_parse)  # a served app is asked the same few URLs on every request
 
 
 def is_http_url(value: object) -> bool:
