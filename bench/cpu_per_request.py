@@ -120,17 +120,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; medians (default 5)")
     parser.add_argument("--warm-up", type=float, default=1.0, help="seconds of load before each measured one: "
                         "the peer's store full (1,000 tasks), as after a while in a test run (default 1)")
+    parser.add_argument("--only", nargs="+", choices=sorted({case.server for case in CASES}), metavar="SERVER",
+                        help="measure these servers alone (floor, peer, durable, floor-tls, peer-tls, proxy); "
+                        "a ratio is printed when both its sides were measured")
     options = parser.parse_args()
+    cases = [case for case in CASES if options.only is None or case.server in options.only]
     core, load_core = (CORES[0], CORES[1]) if len(CORES) >= 2 else (None, None)
     if load_core is not None:
         os.sched_setaffinity(0, {load_core})  # the load client's threads, and nothing of the servers'
     folder = tempfile.mkdtemp(prefix="a2a-bench-")
-    cpu: dict[str, list[float]] = {case.name: [] for case in CASES}
-    rate: dict[str, list[float]] = {case.name: [] for case in CASES}
+    cpu: dict[str, list[float]] = {case.name: [] for case in cases}
+    rate: dict[str, list[float]] = {case.name: [] for case in cases}
     errors = dict.fromkeys(cpu, 0)
     try:
         for _ in range(options.rounds):
-            for case in CASES:  # a fresh process each time: one process's cost differs from another's by
+            for case in cases:  # a fresh process each time: one process's cost differs from another's by
                 running = started_for(case.server, core, load_core, os.path.join(folder, "billing.db"))  # up to 20%
                 try:
                     (process, port), tls = running[0], client_tls() if case.tls else None
@@ -153,10 +157,12 @@ def main() -> None:
     print(f"CPU per request at concurrency 4: {options.rounds} alternating rounds of {options.seconds:g} s, "
           f"medians; {os.cpu_count()} cores, {pinned}")
     print(f"{'server':<28}{'CPU us/req':>11}{'req/s':>8}{'errors':>8}")
-    for case in CASES:
+    for case in cases:
         print(f"{case.name:<28}{median[case.name]:>11.0f}{statistics.median(rate[case.name] or [0]):>8.0f}"
               f"{errors[case.name]:>8}")
     for what, measured, baseline, target in RATIOS:
+        if measured not in median or baseline not in median:
+            continue
         ratio = median[measured] / median[baseline]
         verdict = "" if target is None else f"  -> {'meets' if ratio <= target else 'MISSES'} (<= {target}x)"
         print(f"{what:<28}{ratio:>10.2f}x{verdict}")
