@@ -514,6 +514,30 @@ def test_expect_100_continue_is_answered_before_the_body_is_sent(peer):
         assert sock.recv(65536).startswith(b"HTTP/1.1 200")
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_expect_100_continue_on_a_kept_connection_is_answered_once(peer, seed):
+    """A keep-alive client's next request, its head there at once and its body waiting for the
+    100 Continue: the worker that answered the one before reads that head early, and gives it back
+    to the loop; the client hears 100 Continue once, not once from each."""
+    rng = random.Random(seed)
+    with socket.create_connection(peer.server_address, timeout=3) as sock:
+        sock.sendall(request(headers=AUTH))
+        first = b""
+        while b"}" not in first:
+            first += sock.recv(65536)
+        time.sleep(rng.choice([0, 0.001, 0.005]))
+        sock.sendall(request(headers=AUTH + [("Expect", "100-continue")])[:-len(FRAME)])
+        said = b""
+        while b"\r\n\r\n" not in said:
+            said += sock.recv(65536)
+        assert said == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(FRAME)
+        answer = b""
+        while b"}" not in answer:
+            answer += sock.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+
+
 # 8. Streaming
 
 def test_an_iterator_body_is_sent_chunked_and_each_chunk_is_flushed_as_it_comes():

@@ -93,7 +93,7 @@ class Connection:
             self.deadline = time.monotonic() + self.idle_timeout
         return tls.read(self.sock)
 
-    def take_request(self, max_body: int) -> tuple[Head, bytes] | None:
+    def take_request(self, max_body: int, *, early: bool = False) -> tuple[Head, bytes] | None:
         """The request in `buffer`, head and body, once all of it has arrived (None until
         then); Refusal for one that must not be served. Its head is judged as soon as it is
         whole, so an oversize body is refused before it is sent (and 100 Continue is said); a
@@ -107,7 +107,7 @@ class Connection:
             del self.buffer[:end + 4]
             self.chunks = ChunkedBody(max_body) if self.head.chunked else None
             waiting = len(self.buffer) < self.head.length or self.head.chunked and not self.buffer
-            if self.head.expect_continue and waiting:
+            if self.head.expect_continue and waiting and not early:  # early: the loop reads it again, and says it
                 self.sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")  # a small send: the socket takes it
         head = self.head
         if self.chunks is not None:
@@ -148,7 +148,7 @@ class Connection:
             return None
         held = bytes(self.buffer)
         try:
-            request = self.take_request(max_body)
+            request = self.take_request(max_body, early=True)
         except (Refusal, OSError):  # judged again by the loop, which answers it
             request = None
         if request is None:  # a head whose body is still coming too: the loop reads it all again, from its
