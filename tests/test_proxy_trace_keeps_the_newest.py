@@ -1,6 +1,7 @@
 """A proxy's --trace, for a session that runs for days, keeps its newest records, bounded in number
 and in characters (headers too), and says once, then every tenth of its cap, how many older went.
 What it writes is a trace --replay reads."""
+from contextlib import contextmanager
 from types import SimpleNamespace
 
 from peers.support.learner import trace
@@ -13,8 +14,9 @@ from transports.network import HttpTransport
 ASK = b'{"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t-%d"}}'
 
 
-def test_a_long_proxied_session_traces_its_newest_records_and_says_so(tmp_path, monkeypatch):
-    monkeypatch.setattr(run, "MOST_TRACED", 40)
+@contextmanager
+def traced_proxy():
+    """A proxy before a served billing peer, as `proxy --trace` builds it: (its URL, its Lines, its Recorder)."""
     lines, recorder = Lines(), Recorder("HTTP through the proxy")
     with billing_served() as agent:
         settings = SimpleNamespace(to=agent, port=0, verbose=False, keep_card=False, timeout=5.0, step=False,
@@ -22,13 +24,18 @@ def test_a_long_proxied_session_traces_its_newest_records_and_says_so(tmp_path, 
         server, _, upstream = run.build(settings, lines, Faults([]), recorder)
         server.start()
         try:
-            client = HttpTransport(timeout=5)
-            for n in range(60):  # 120 frames and their lines: three times the 40 kept
-                client.post(server.base_url + "/a2a", ASK % n, {"Content-Type": "application/json",
-                                                               "X-Padding": "p" * 2000})
+            yield server.base_url, lines, recorder
         finally:
             server.stop()
             upstream.close()
+
+
+def test_a_long_proxied_session_traces_its_newest_records_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "MOST_TRACED", 40)
+    with traced_proxy() as (proxy, lines, recorder):
+        client = HttpTransport(timeout=5)
+        for n in range(60):  # 120 frames and their lines: three times the 40 kept
+            client.post(proxy + "/a2a", ASK % n, {"Content-Type": "application/json", "X-Padding": "p" * 2000})
     assert len(recorder.records) <= 40
     frames = [record for record in recorder.records if record["kind"] == "frame"]
     assert b"t-59" in frames[-1]["body"].encode() or b"t-59" in frames[-2]["body"].encode()  # the newest kept
@@ -40,19 +47,10 @@ def test_a_long_proxied_session_traces_its_newest_records_and_says_so(tmp_path, 
 
 def test_headers_count_toward_what_a_trace_keeps(monkeypatch):
     monkeypatch.setattr(run, "MOST_TRACED_BYTES", 64 << 10)
-    lines, recorder = Lines(), Recorder("HTTP through the proxy")
-    with billing_served() as agent:
-        settings = SimpleNamespace(to=agent, port=0, verbose=False, keep_card=False, timeout=5.0, step=False,
-                                   webhook=False, **dict.fromkeys(TLS_FLAGS))
-        server, _, upstream = run.build(settings, lines, Faults([]), recorder)
-        server.start()
-        try:
-            for n in range(30):  # each request with 8 KiB of headers and a tiny body
-                HttpTransport(timeout=5).post(server.base_url + "/a2a", ASK % n, {
-                    "Content-Type": "application/json", **{f"X-Pad-{i}": "h" * 1000 for i in range(8)}})
-        finally:
-            server.stop()
-            upstream.close()
+    with traced_proxy() as (proxy, lines, recorder):
+        for n in range(30):  # each request with 8 KiB of headers and a tiny body
+            HttpTransport(timeout=5).post(proxy + "/a2a", ASK % n, {
+                "Content-Type": "application/json", **{f"X-Pad-{i}": "h" * 1000 for i in range(8)}})
     kept = sum(len(name) + len(value) for record in recorder.records for name, value in (record.get("headers") or {}).items())
     assert kept <= 64 << 10
     assert any("--trace keeps the newest" in line for line in lines.lines)
