@@ -27,7 +27,7 @@ from peers.a2a.errors import A2AErrorCode
 from peers.a2a.routes import QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES, Route, in_query, pattern
 from peers.methods import Caller, MethodTable
 from transports import sse
-from transports.base import HttpRequest, HttpResponse, hang_up
+from transports.base import MOST_CACHED, HttpRequest, HttpResponse, hang_up
 from transports.codec import dumps, loads_strict
 from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, UNAUTHENTICATED_CODE, let_quit
 from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
@@ -68,12 +68,17 @@ HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
 PATTERNS = [(route, pattern(route)) for route in ROUTES]
 
 
-@lru_cache(maxsize=256)  # asked twice a request (its verbs, then its answer); paths repeat. Bounded; read only
 def routes_for(path: str) -> tuple[tuple[Route, dict[str, str]], ...]:
     """Every route `path` (under the endpoint, no leading '/') names, with the request
     fields its {names} fill, percent-decoded; first without a tenant, then with one. The
     whole path picks one pattern (routes.pattern: `tasks/t-1:cancel` is CancelTask's path,
-    not GetTask's); the routes found are the rows sharing it, one per verb."""
+    not GetTask's); the routes found are the rows sharing it, one per verb. Read only."""
+    # Kept for paths no longer than a URL parse_url keeps: what the cache holds stays small,
+    # whatever paths (up to a server's 8 KiB target each) a client asks.
+    return _routes(path) if len(path) <= MOST_CACHED else _match(path)
+
+
+def _match(path: str) -> tuple[tuple[Route, dict[str, str]], ...]:
     tenant, _, below = path.partition("/")
     for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
         found = tuple((route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
@@ -81,6 +86,9 @@ def routes_for(path: str) -> tuple[tuple[Route, dict[str, str]], ...]:
         if found:
             return found
     return ()
+
+
+_routes = lru_cache(maxsize=256)(_match)  # asked twice a request (its verbs, then its answer); paths repeat
 
 
 class RestBinding:

@@ -25,10 +25,10 @@ _second: tuple[int, str] = (-1, "")  # the last second written out: a request st
 def utc_now() -> str:
     """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
     global _second
-    now = time.time()
-    if int(now) != _second[0]:  # a new second: written out once (threads racing here write the same)
-        _second = (int(now), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))
-    return _second[1] + f".{int(now % 1 * 1000):03d}Z"
+    now, kept = time.time(), _second  # read once: another thread may keep another second meanwhile
+    if int(now) != kept[0]:  # a new second: written out once
+        _second = kept = (int(now), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))
+    return kept[1] + f".{int(now % 1 * 1000):03d}Z"
 
 
 def unguessable_task_ids() -> Callable[[], str]:

@@ -207,8 +207,9 @@ _dated = (-1, "")  # the second last written, and how: every answer in it carrie
 def _date() -> str:
     """Now, as HTTP writes a date (RFC 9110 5.6.7): Sun, 06 Nov 1994 08:49:37 GMT."""
     global _dated
-    if int(now := time.time()) != _dated[0]:  # threads racing here write the same
+    now, kept = time.time(), _dated  # read once: another thread may keep another second meanwhile
+    if int(now) != kept[0]:
         parts = time.gmtime(now)
-        _dated = (int(now), f"{_DAYS[parts.tm_wday]}, {parts.tm_mday:02d} {_MONTHS[parts.tm_mon - 1]} "
-                            f"{parts.tm_year} {parts.tm_hour:02d}:{parts.tm_min:02d}:{parts.tm_sec:02d} GMT")
-    return _dated[1]
+        _dated = kept = (int(now), f"{_DAYS[parts.tm_wday]}, {parts.tm_mday:02d} {_MONTHS[parts.tm_mon - 1]} "
+                                   f"{parts.tm_year} {parts.tm_hour:02d}:{parts.tm_min:02d}:{parts.tm_sec:02d} GMT")
+    return kept[1]

@@ -1,0 +1,38 @@
+"""HTTP+JSON keeps the routes of the paths it was asked lately, and nothing a client could
+make large: a path longer than any route a peer answers is matched afresh each time, so a
+client asking many long paths (a task id of 8 KiB each, the longest target a server takes)
+cannot grow what a served peer holds; and each path, kept or not, names the same route."""
+import gc
+import random
+import tracemalloc
+
+from peers import rest
+from transports.base import MOST_CACHED
+
+
+def test_many_long_paths_are_matched_alike_and_not_kept():
+    rng = random.Random(11)
+    rest.routes_for("tasks/t-1")  # what a first request loads, not counted
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(300):  # 300 distinct paths of 8 KiB: about 4 MiB if each were kept
+            task_id = f"{n}-" + "".join(rng.choice("abc%") for _ in range(8 * 1024 - 16))
+            found = rest.routes_for(f"tasks/{task_id}")
+            assert [(route.operation, fields) for route, fields in found] == [("get", {"id": rest.unquote(task_id)})]
+            del task_id, found
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 1 << 20, kept
+
+
+def test_a_path_at_the_cache_limit_and_past_it_name_the_same_route():
+    for length in (MOST_CACHED - 1, MOST_CACHED, MOST_CACHED + 1):
+        path = "acme/tasks/" + "x" * (length - len("acme/tasks/:cancel")) + ":cancel"
+        assert len(path) == length
+        assert [(route.operation, fields) for route, fields in rest.routes_for(path)] == [
+            ("cancel", {"tenant": "acme", "id": path[len("acme/tasks/"):-len(":cancel")]})]
+    assert rest.routes_for("x" * (MOST_CACHED + 1)) == ()
