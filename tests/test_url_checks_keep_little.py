@@ -10,12 +10,13 @@ from transports.base import MOST_CACHED, parse_url
 
 def test_many_long_urls_are_checked_alike_and_not_kept():
     rng = random.Random(7)
+    path = "".join(rng.choice("abc/") for _ in range(64 * 1024))  # each URL its own copy of it
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         for n in range(300):  # 300 distinct URLs of 64 KiB: 19 MiB if each were kept
-            url = f"https://agent{n}.example/a2a/" + "".join(rng.choice("abc/") for _ in range(64 * 1024))
+            url = f"https://agent{n}.example/a2a/" + path
             parsed = parse_url(url)
             assert parsed is not None and parsed.host == f"agent{n}.example" and parsed.target == url[len(
                 f"https://agent{n}.example"):]
