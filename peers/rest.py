@@ -19,7 +19,8 @@ and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Iterator
+from types import MappingProxyType
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from peers.a2a import versions, wire_v10
@@ -68,7 +69,7 @@ HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
 PATTERNS = [(route, pattern(route)) for route in ROUTES]
 
 
-def routes_for(path: str) -> tuple[tuple[Route, dict[str, str]], ...]:
+def routes_for(path: str) -> tuple[tuple[Route, Mapping[str, str]], ...]:
     """Every route `path` (under the endpoint, no leading '/') names, with the request
     fields its {names} fill, percent-decoded; first without a tenant, then with one. The
     whole path picks one pattern (routes.pattern: `tasks/t-1:cancel` is CancelTask's path,
@@ -78,10 +79,12 @@ def routes_for(path: str) -> tuple[tuple[Route, dict[str, str]], ...]:
     return _routes(path) if len(path) <= MOST_CACHED else _match(path)
 
 
-def _match(path: str) -> tuple[tuple[Route, dict[str, str]], ...]:
+def _match(path: str) -> tuple[tuple[Route, Mapping[str, str]], ...]:
     tenant, _, below = path.partition("/")
     for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
-        found = tuple((route, {**fields, **{name: unquote(value) for name, value in matched.groupdict().items()}})
+        # Read only: a route found is kept and handed to every request for that path.
+        found = tuple((route, MappingProxyType({**fields, **{name: unquote(value)
+                                                             for name, value in matched.groupdict().items()}}))
                       for route, matcher in PATTERNS if (matched := matcher.fullmatch(candidate)))
         if found:
             return found
@@ -170,7 +173,7 @@ def _body(body: bytes) -> dict[str, Any]:
     return value
 
 
-def _agreeing(fields: dict[str, str], asked: dict[str, Any], where: str) -> dict[str, str]:
+def _agreeing(fields: Mapping[str, str], asked: dict[str, Any], where: str) -> Mapping[str, str]:
     """The path's fields, if the body or query gives none of them otherwise: a request
     naming two tenants (or tasks), one in its path and another in its body, is refused
     rather than one silently chosen. Given empty, a field is unset (proto3), not another."""

@@ -6,6 +6,8 @@ import gc
 import random
 import tracemalloc
 
+import pytest
+
 from peers import rest
 from transports.base import MOST_CACHED
 
@@ -37,3 +39,10 @@ def test_a_path_at_the_cache_limit_and_past_it_name_the_same_route():
         assert [(route.operation, fields) for route, fields in rest.routes_for(path)] == [
             ("cancel", {"tenant": "acme", "id": path[len("acme/tasks/"):-len(":cancel")]})]
     assert rest.routes_for("x" * (MOST_CACHED + 1)) == ()
+
+
+def test_a_route_kept_for_a_path_cannot_be_changed_by_whoever_was_handed_it():
+    (route, fields), = rest.routes_for("acme/tasks/t-1")
+    with pytest.raises(TypeError):
+        fields["id"] = "someone-elses-task"  # a later request for this path would have read it
+    assert rest.routes_for("acme/tasks/t-1")[0][1] == {"tenant": "acme", "id": "t-1"}
