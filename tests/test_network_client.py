@@ -459,6 +459,9 @@ def test_the_request_is_host_then_the_callers_headers_then_content_length(hostil
     ({"Content-Length": "0"}, "is not allowed"),
     ({"host": "elsewhere"}, "is not allowed"),
     ({"X-A": "\u20ac"}, "not Latin-1"),
+    ({"X-A": "a\x1bb"}, "X-A has a control character"),  # an escape: no server of ours would read it
+    ({"X-B": "ok", "X-A": "\x7f"}, "X-A has a control character"),
+    ({"X-A": "tab\tis fine", "X-C": "\x01"}, "X-C has a control character"),
 ])
 def test_a_bad_request_header_is_refused_before_anything_is_sent(hostile, headers, match):
     server = hostile(replies())

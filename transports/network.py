@@ -1,22 +1,20 @@
 """The network transport: the same methods as the in-process shim, over real HTTP/1.1.
 
-Essay: "a real network transport ... one step away". Raw sockets, not http.client: a peer
-we do not own may answer anything, and http.client lets one that drips a byte at a time
-hold us for ever. The rules, each tested against a hostile server in
-tests/test_network_client.py:
+Essay: "a real network transport ... one step away". Raw sockets, not http.client: a peer we
+do not own may answer anything, and http.client lets one that drips a byte at a time hold us
+for ever. The rules, each tested against a hostile server in tests/test_network_client.py:
 
 - One deadline, `timeout` seconds, bounds the whole exchange: connect, send, every byte of
   the reply. Each wait gets only the time left, so a dripped reply, endless headers,
   endless `100 Continue`s or an endless body all fail on time.
-- The reply is read strictly by `http11.py` (RFC 9112): status line, bounded head, one
-  framing, lengths in ASCII digits within `max_body`. `stream` reads a Server-Sent Events
-  reply chunk by chunk, as it arrives, under the same deadline and the same `max_body`; with
-  `idle_streams` (a proxy's, which passes each chunk on), a stream's each chunk is bounded by
-  `max_body` and each wait for its next bytes by `timeout`: it lasts while it keeps talking.
+- The reply is read strictly by `http11.py` (RFC 9112): status line, bounded head, one framing,
+  lengths in ASCII digits within `max_body`. `stream` reads a Server-Sent Events reply chunk by
+  chunk, as it arrives, under the same deadline and `max_body`; with `idle_streams` (a proxy's,
+  passing each chunk on), each chunk within `max_body`, each wait for the next within `timeout`.
 - One kept-alive connection per (scheme, host, port), reused only if the peer has not closed
-  it while idle: checked before sending, never by resending after a failure, so a POST is
-  never sent twice. Dropped after `Connection: close`, HTTP/1.0, a body ended by close, or
-  any error.
+  it while idle: checked before sending, never by resending after a failure (a POST is never
+  sent twice). Dropped after `Connection: close`, HTTP/1.0, a body ended by close, an error.
+- A request's header names are tokens and its values hold no control character but a tab.
 - `resolve` maps a hostname to (ip, port) like `curl --resolve`: a loopback peer this process
   started, spoken to in plain HTTP with the original Host header, or (`resolved_tls`) in
   TLS, its name sent (SNI) and checked against its certificate. Other https URLs get TLS
@@ -45,6 +43,7 @@ from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})  # request headers we write ourselves
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a field value, all but a tab [RFC 9110 5.5]
 _TOKENS = re.compile(rf"{TOKEN.pattern}(?::{TOKEN.pattern})*")  # names joined by ":", which no token holds
 
 
@@ -186,12 +185,13 @@ def _request_head(method: str, url: str, body: bytes | None,
     # Ours to frame: a caller's framing could smuggle a second. All at once (no name "" nor "A:B"); each, to say which.
     names, values = ":".join(headers), "".join(headers.values())
     if not _TOKENS.fullmatch(names) or names.count(":") != len(headers) - 1 or not _FRAMING.isdisjoint(
-            names.lower().split(":")) or "\r" in values or "\n" in values or "\0" in values:
+            names.lower().split(":")) or _CONTROL.search(values):
         for name, value in headers.items():
             if not TOKEN.fullmatch(name) or name.lower() in _FRAMING:
                 raise TransportError(f"the request header name {name!r} is not allowed")
-            if any(c in value for c in "\r\n\0"):
-                raise TransportError(f"the request header {name} has a CR, LF or NUL in its value")
+            if _CONTROL.search(value):  # a CR, LF or NUL could frame a second request; none is a value's
+                said = "a CR, LF or NUL" if any(c in value for c in "\r\n\0") else "a control character"
+                raise TransportError(f"the request header {name} has {said} in its value")
     lines += [f"{name}: {value}" for name, value in headers.items()]
     if body is not None:
         lines.append(f"Content-Length: {len(body)}")
