@@ -21,7 +21,7 @@ def traced_proxy():
     with billing_served() as agent:
         settings = SimpleNamespace(to=agent, port=0, verbose=False, keep_card=False, timeout=5.0, step=False,
                                    webhook=False, **dict.fromkeys(TLS_FLAGS))
-        server, _, upstream = run.build(settings, lines, Faults([]), recorder)
+        server, lines.app, upstream = run.build(settings, lines, Faults([]), recorder)
         server.start()
         try:
             yield server.base_url, lines, recorder
@@ -32,11 +32,13 @@ def traced_proxy():
 
 def test_a_long_proxied_session_traces_its_newest_records_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "MOST_TRACED", 40)
+    monkeypatch.setattr(run, "MOST_FRAMES_HELD", 20)
     with traced_proxy() as (proxy, lines, recorder):
         client = HttpTransport(timeout=5)
         for n in range(60):  # 120 frames and their lines: three times the 40 kept
             client.post(proxy + "/a2a", ASK % n, {"Content-Type": "application/json", "X-Padding": "p" * 2000})
     assert len(recorder.records) <= 40
+    assert len(lines.app.printer.frames) <= 21  # and the printer, beside it, keeps its own frames bounded
     frames = [record for record in recorder.records if record["kind"] == "frame"]
     assert b"t-59" in frames[-1]["body"].encode() or b"t-59" in frames[-2]["body"].encode()  # the newest kept
     said = [line for line in lines.lines if line.startswith("[proxy] --trace keeps the newest 40 records")]

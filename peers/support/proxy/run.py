@@ -28,7 +28,7 @@ from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 
-MOST_FRAMES_HELD = 2000  # frames the printer keeps when no trace wants them all: a long session's memory stays flat,
+MOST_FRAMES_HELD = 2000  # frames the printer keeps (a trace keeps its own records): a long session's memory stays flat,
 MOST_BYTES_HELD = 64 << 20  # and their bodies' bytes, however large an agent makes each (up to a MiB)
 MOST_TRACED = 10_000  # --trace: a session's newest records kept, and their characters: even if every one were
 MOST_TRACED_BYTES = 8 << 20  # escaped 6-fold in JSON, the file stays within what --replay reads (MAX_TRACE_CHARS)
@@ -103,7 +103,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
                               verbose=settings.verbose)
         printers.append(pushes)
     for each in printers:
-        each.listeners += [recorder.frame, *traced] if recorder is not None else [_bounded(each)]
+        each.listeners += ([recorder.frame, *traced] if recorder is not None else []) + [_bounded(each)]
     if settings.step and read is None and not sys.stdin.isatty():
         console.say("[proxy] --step: stdin is not a terminal, so no one can press Enter: frames are not held")
     elif settings.step:
@@ -162,9 +162,9 @@ def by_binding(binding: str | None, headers: dict[str, str]) -> bool:
 
 
 def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
-    """A listener keeping the printer's frames to MOST_FRAMES_HELD and MOST_BYTES_HELD, when no
-    trace wants them all: past either, the older half goes (the bytes recounted then, so threads
-    recording at once cannot skew the count for long)."""
+    """A listener keeping the printer's frames to MOST_FRAMES_HELD and MOST_BYTES_HELD (a trace
+    keeps its records, learner/trace.py): past either, the older half goes (the bytes recounted
+    then, so threads recording at once cannot skew the count for long)."""
     held = [0]
 
     def listener(frame: Frame) -> None:
