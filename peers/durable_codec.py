@@ -49,10 +49,6 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind in PLAIN:  # most of a task's values: first, so each costs one look-up
         return value
-    if kind is tuple:  # a record's tuples (a lifecycle, its parts): what the last branches below do, sooner
-        return {"$tuple": [item if type(item) in PLAIN else _plain(item) for item in value]}
-    if kind is TaskState:
-        return {"$state": value.value}
     name = _NAMES.get(kind)
     if name is not None:  # a record: its fields by name, in the order the class declares them
         plain, unwritten = {"$": name}, _UNWRITTEN[kind]
