@@ -492,3 +492,18 @@ def client(request):
             yield Client("http", server)
     else:
         yield Client("in-process")
+
+
+def bytes_kept(run) -> int:
+    """The bytes `run()` left allocated once the collector has run (tracemalloc): what a cache kept."""
+    import gc
+    import tracemalloc
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        run()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()

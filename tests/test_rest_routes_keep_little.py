@@ -2,12 +2,11 @@
 make large: a path longer than any route a peer answers is matched afresh each time, so a
 client asking many long paths (a task id of 8 KiB each, the longest target a server takes)
 cannot grow what a served peer holds; and each path, kept or not, names the same route."""
-import gc
 import random
-import tracemalloc
 
 import pytest
 
+from conftest import bytes_kept
 from peers import rest
 from transports.base import MOST_CACHED
 
@@ -16,20 +15,13 @@ def test_many_long_paths_are_matched_alike_and_not_kept():
     rng = random.Random(11)
     rest.routes_for("tasks/t-1")  # what a first request loads, not counted
     shared = "".join(rng.choice("abc%") for _ in range(8 * 1024 - 16))  # each path its own copy of it
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
+
+    def ask_each():
         for n in range(150):  # 150 distinct paths of 8 KiB: over 2 MiB, with their ids, if each were kept
             task_id = f"{n}-{shared}"
             found = rest.routes_for(f"tasks/{task_id}")
             assert [(route.operation, fields) for route, fields in found] == [("get", {"id": rest.unquote(task_id)})]
-            del task_id, found
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert kept < 1 << 20, kept
+    assert bytes_kept(ask_each) < 1 << 20
 
 
 def test_a_path_at_the_cache_limit_and_past_it_name_the_same_route():

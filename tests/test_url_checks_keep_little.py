@@ -1,31 +1,23 @@
 """The one URL check keeps its recent answers, and nothing a client could make large: a URL
 longer than any a peer serves from is checked afresh each time, so a client sending many
 long URLs (a push config's, a card's) cannot grow what a served peer holds."""
-import gc
 import random
-import tracemalloc
 
+from conftest import bytes_kept
 from transports.base import MOST_CACHED, parse_url
 
 
 def test_many_long_urls_are_checked_alike_and_not_kept():
     rng = random.Random(7)
     path = "".join(rng.choice("abc/") for _ in range(64 * 1024))  # each URL its own copy of it
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
+
+    def check_each():
         for n in range(300):  # 300 distinct URLs of 64 KiB: 19 MiB if each were kept
             url = f"https://agent{n}.example/a2a/" + path
             parsed = parse_url(url)
-            assert parsed is not None and parsed.host == f"agent{n}.example" and parsed.target == url[len(
-                f"https://agent{n}.example"):]
-            del url, parsed
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert kept < 1 << 20, kept
+            assert parsed is not None and parsed.host == f"agent{n}.example"
+            assert parsed.target == url[len(f"https://agent{n}.example"):]
+    assert bytes_kept(check_each) < 1 << 20
 
 
 def test_a_url_at_the_cache_limit_and_past_it_read_the_same():
