@@ -123,36 +123,27 @@ def task_to_wire(dialect: Dialect, task: Task, *, history_length: int | None = N
 # -- reading -----------------------------------------------------------------------------
 
 def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
+    """A part: its content (text, data or a file), then its metadata, each checked, made at once."""
     part = obj(value, path)
-    if "text" not in part and "data" in part:  # most parts are data or text: made whole at once
-        data = part["data"] if not dialect.kind else field(part, "data", dict, path + ".")
-        return Part(data=data, media_type=_media_type_of(dialect, part, path),
-                    metadata=optional(part, "metadata", dict, path + "."))
-    return _content_from_wire(dialect, part, path)._replace(metadata=optional(part, "metadata", dict, path + "."))
-
-
-def _media_type_of(dialect: Dialect, part: dict[str, Any], path: str) -> str | None:
-    return None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
-
-
-def _content_from_wire(dialect: Dialect, part: dict[str, Any], path: str) -> Part:
-    media_type = _media_type_of(dialect, part, path)
+    media_type = None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
     if "text" in part:
-        return Part(text=field(part, "text", str, path + "."), media_type=media_type)
-    if "data" in part:
-        data = part["data"] if not dialect.kind else field(part, "data", dict, path + ".")
-        return Part(data=data, media_type=media_type)
-    if dialect.kind and "file" in part:  # 0.3
+        content = {"text": field(part, "text", str, path + "."), "media_type": media_type}
+    elif "data" in part:
+        content = {"data": part["data"] if not dialect.kind else field(part, "data", dict, path + "."),
+                   "media_type": media_type}
+    elif dialect.kind and "file" in part:  # 0.3
         file = obj(part["file"], path + ".file")
         raw = _base64(file["bytes"], path + ".file.bytes") if "bytes" in file else None
         link = None if raw is not None else field(file, "uri", str, path + ".file.")
-        return Part(raw=raw, url=link, filename=optional_str(file, "name"),
-                    media_type=optional(file, "mimeType", str, path + ".file."))
-    if "raw" in part or "url" in part:  # 1.0
+        content = {"raw": raw, "url": link, "filename": optional_str(file, "name"),
+                   "media_type": optional(file, "mimeType", str, path + ".file.")}
+    elif "raw" in part or "url" in part:  # 1.0
         raw = _base64(part["raw"], path + ".raw") if "raw" in part else None
         link = None if raw is not None else field(part, "url", str, path + ".")
-        return Part(raw=raw, url=link, filename=optional_str(part, "filename"), media_type=media_type)
-    raise WireError(f"{path} must have text, data or a file")
+        content = {"raw": raw, "url": link, "filename": optional_str(part, "filename"), "media_type": media_type}
+    else:
+        raise WireError(f"{path} must have text, data or a file")
+    return Part(**content, metadata=optional(part, "metadata", dict, path + "."))
 
 
 def _base64(value: Any, path: str) -> bytes:
