@@ -165,13 +165,14 @@ def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
     """A listener keeping the printer's frames to MOST_FRAMES_HELD and MOST_BYTES_HELD (a trace
     keeps its records, learner/trace.py): past either, the older half goes (the bytes recounted
     then, so threads recording at once cannot skew the count for long)."""
-    held = [0]
+    held = 0  # bytes of the frames' bodies
 
     def listener(frame: Frame) -> None:
-        held[0] += len(frame.body)
-        if len(printer.frames) > MOST_FRAMES_HELD or held[0] > MOST_BYTES_HELD:
+        nonlocal held
+        held += len(frame.body)
+        if len(printer.frames) > MOST_FRAMES_HELD or held > MOST_BYTES_HELD:
             del printer.frames[:max(1, len(printer.frames) // 2)]
-            held[0] = sum(len(kept.body) for kept in printer.frames)
+            held = sum(len(kept.body) for kept in printer.frames)
     return listener
 
 
