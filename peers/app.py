@@ -12,8 +12,6 @@ its own error bodies (`Binding.error`); those outside both are built by `_error`
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import sys
@@ -33,6 +31,7 @@ from peers.tenants import declared
 from transports.base import HttpRequest, HttpResponse, parse_url
 from transports import sse
 from transports.codec import MAX_FRAME_BYTES
+from transports import digests
 from transports.jsonrpc import InvalidRequest, JsonRpcError, dispatch, encode_error
 
 if TYPE_CHECKING:  # peers/schemes loads only when a server is told to use one
@@ -52,7 +51,7 @@ def owner_of_bearer(token: str) -> str:
     """Who a bearer token's holder is, as the task store keeps it: a digest of the token,
     never the token. An owner is written to the store file and can reach a log; neither
     may hand out the credential that proves it (the API key scheme keeps its owner so too)."""
-    return "bearer:" + hashlib.sha256(b"a2a task owner\x00" + token.encode("utf-8", "replace")).hexdigest()[:32]
+    return "bearer:" + digests.sha256(b"a2a task owner\x00" + token.encode("utf-8", "replace")).hexdigest()[:32]
 
 
 class PeerApp:
@@ -87,7 +86,7 @@ class PeerApp:
         # client can ask "changed?" (If-None-Match) and get 304 and no body if not.
         # Last-Modified: the card is what it was when this app began serving it.
         self.card_cache = {"Cache-Control": f"max-age={CARD_MAX_AGE}",
-                           "ETag": f'"{hashlib.blake2b(self.card_body, digest_size=12).hexdigest()}"',
+                           "ETag": f'"{digests.blake2b(self.card_body, digest_size=12).hexdigest()}"',
                            "Last-Modified": time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
@@ -176,7 +175,7 @@ class PeerApp:
         offered = token.strip().encode()
         # compare_digest: the time taken must not reveal how much of a guess was right;
         # every known token is compared, so the time does not say which one nearly matched.
-        matches = [(known, hmac.compare_digest(offered, known.encode()))
+        matches = [(known, digests.compare_digest(offered, known.encode()))
                    for known in (self.token, *self.step_ups, *self.other_tokens)]
         if matches[0][1]:
             return self.owner, frozenset()

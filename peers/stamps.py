@@ -37,9 +37,9 @@ def unguessable_task_ids() -> Callable[[], str]:
     fresh random bytes. Not os.urandom per task: that system call lets other threads take
     the interpreter mid-request, and cost a quarter of the throughput at 4 clients
     (bench/http_load.py)."""
-    import hashlib
+    from transports.digests import blake2b
     key, numbers = os.urandom(32), itertools.count()
 
     def new_id() -> str:
-        return "task-" + hashlib.blake2b(str(next(numbers)).encode(), key=key, digest_size=12).hexdigest()
+        return "task-" + blake2b(str(next(numbers)).encode(), key=key, digest_size=12).hexdigest()
     return new_id

@@ -18,7 +18,6 @@ store has it on disk before anyone is told. Not here: who is told what (the feed
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections import OrderedDict
@@ -28,6 +27,7 @@ from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperati
 from peers.a2a.fields import instant
 from peers.a2a.model import PAUSED, Message, Task, TaskState
 from peers.changes import Changes
+from transports.digests import sha256
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
@@ -44,7 +44,7 @@ def content_of(message: Message) -> str:
 
 def digest(content: str) -> str:
     """`content`'s SHA-256: the same in every process (hash() is not), so kept on disk too."""
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def refuse_if_too_big(content: str) -> None:

@@ -114,9 +114,9 @@ def test_no_single_letter_names_outside_comprehensions():
 
 def test_the_default_run_loads_nothing_only_other_runs_need():
     """Not a timing (bench/startup.py measures); a guard: sockets, http.server, TLS, queues,
-    the handoff envelope, the conformance peer, card signing, and a peer's parts the essay's run
-    never meets (streams, webhooks, ListTasks's cursors, restarts, a stream's events) load only
-    in the runs that use them."""
+    the handoff envelope, the conformance peer, card signing, OpenSSL's digests (hashlib, hmac:
+    transports/digests.py), and a peer's parts the essay's run never meets (streams, webhooks,
+    ListTasks's cursors, restarts, a stream's events) load only in the runs that use them."""
     import subprocess
     import sys
     probe = ("import contextlib, io, sys; import a2a_delegation\n"
@@ -130,7 +130,7 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
                          "peers.signing.rs256", "peers.signing.jcs", "peers.signing.new_key", "peers.signing.algorithms",
                          "peers.signing.es256", "peers.signing.ed25519", "peers.streaming", "peers.push",
                          "peers.pages", "peers.restart", "peers.a2a.stream", "peers.support.calling.caught_up",
-                         "peers.a2a.wire_card", "peers.durable"}
+                         "peers.a2a.wire_card", "peers.durable", "hashlib", "hmac", "_hashlib"}
 
 
 @pytest.mark.parametrize("argv", [[], ["check", "http://127.0.0.1:9/"]], ids=["the default run", "check"])

@@ -30,7 +30,6 @@ as the card and the flags did when the message was sent:
   is not asked about a thousand times; and for whatever a stream left going.
 All within one deadline (`Following.patience`, --timeout); a task still going then is reported
 as it is. Never done here: send the message again (only the peer knows if it acted)."""
-import hashlib
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
 from peers.a2a.model import AgentCard, Task, ends
 from peers.a2a.wire_format import WireFormat, method_for
 from peers.support.calling.replies import read, read_json
+from transports.digests import sha256
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
 
@@ -182,7 +182,7 @@ def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: fl
             return
         if delegation.told is not None:  # the frame printer, as main() wired it
             delegation.told(push.url, push.headers, push.body, delegation.card.url)
-        digest = hashlib.sha256(push.body).digest()
+        digest = sha256(push.body).digest()
         if digest in seen:
             continue
         if len(seen) < MAX_SEEN_PUSHES:
