@@ -201,6 +201,8 @@ class DurableLedger(Ledger):
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
         self.file, self.seq = file, 0
+        # Each effect's place in the file, from its first record (as in memory): a restart evicts as this would.
+        self.seqs: dict[str, int] = {}
         # Memory and file change together under it: never staged in another order than made.
         self.writing = threading.Lock()
 
@@ -209,14 +211,17 @@ class DurableLedger(Ledger):
             evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
                 else None
             super().record(key, effect)
-            self.seq += 1
-            self.file.stage(("effects", key), EFFECT_ROW, (key, self.seq), effect)
+            if key not in self.seqs:  # a claim's result keeps the claim's place
+                self.seq = self.seqs[key] = self.seq + 1
+            self.file.stage(("effects", key), EFFECT_ROW, (key, self.seqs[key]), effect)
             if evicted is not None:
+                del self.seqs[evicted]
                 self.file.stage(("effects", evicted), "DELETE FROM effects WHERE key = ?", (evicted,))
 
     def forget(self, key: str) -> None:
         with self.writing:
             super().forget(key)
+            self.seqs.pop(key, None)
             self.file.stage(("effects", key), "DELETE FROM effects WHERE key = ?", (key,))
 
 
@@ -227,8 +232,12 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     durable = DurableStore(file, max_tasks, max_bytes, remember_messages=remember_messages)
     effects = DurableLedger(file, max_effects)
     try:
-        for key, body in file.rows("SELECT key, body FROM effects ORDER BY seq"):
+        found = {key: (seq, body) for key, seq, body in file.rows("SELECT key, seq, body FROM effects ORDER BY seq")}
+        for key, (_, body) in found.items():
             Ledger.record(effects, key, from_json(body, Effect))
+        effects.seqs = {key: found[key][0] for key in effects.effects}
+        for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
+            file.stage(("effects", key), "DELETE FROM effects WHERE key = ?", (key,))
         for seq, task_id, owner, size, body in file.rows("SELECT seq, id, owner, size, body FROM tasks ORDER BY seq"):
             task = from_json(body, Task)
             if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \

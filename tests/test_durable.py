@@ -428,6 +428,44 @@ def test_the_ledgers_bound_holds_on_disk(tmp_path):
     assert peer.store.file.rows("SELECT COUNT(*) FROM effects")[0][0] == len(peer.ledger.effects) == 3
 
 
+@pytest.mark.parametrize("commits", [False, True], ids=["in one commit", "a commit after each"])
+def test_an_effect_recorded_again_keeps_its_place_so_a_restart_evicts_what_the_process_would_have(tmp_path, commits):
+    """A paused refund's claim, another order's refund, then the first one's result: in memory the
+    first stays oldest; the file must say so too, or after a restart the next refund past the
+    bound would forget the other order's instead (and a retry of it would be refunded again)."""
+    path = str(tmp_path / "billing.db")
+    store, ledger = open_store(path, max_effects=2)
+    claim = Effect("bearer:o", "task-1", '{"order_id": "ORD-1"}', "nothing yet: the task waits for its caller")
+    for key, effect in [("refund of ORD-1", claim), ("refund of ORD-2", claim._replace(task_id="task-2")),
+                        ("refund of ORD-1", claim._replace(summary="refund of $5.00 issued"))]:
+        ledger.record(key, effect)
+        if commits:
+            store.flush()
+    store.file.close()
+    store, ledger = open_store(path, max_effects=2)
+    assert list(ledger.effects) == ["refund of ORD-1", "refund of ORD-2"]
+    assert ledger.effects["refund of ORD-1"].summary == "refund of $5.00 issued"
+    ledger.record("refund of ORD-3", claim._replace(task_id="task-3"))
+    store.file.close()
+    store, ledger = open_store(path, max_effects=5)
+    assert list(ledger.effects) == ["refund of ORD-2", "refund of ORD-3"], "the oldest by its first record went"
+    store.file.close()
+
+
+def test_effects_a_file_kept_under_a_larger_bound_are_cut_from_the_file_too(tmp_path):
+    path = str(tmp_path / "billing.db")
+    store, ledger = open_store(path, max_effects=5)
+    for number in range(5):
+        ledger.record(f"refund of ORD-{number}", Effect("bearer:o", f"task-{number}", "{}", "refund issued"))
+    store.file.close()
+    store, ledger = open_store(path, max_effects=2)
+    ledger.record("refund of ORD-5", Effect("bearer:o", "task-5", "{}", "refund issued"))
+    store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert [key for (key,) in db.execute("SELECT key FROM effects ORDER BY seq")] == [
+            "refund of ORD-4", "refund of ORD-5"]
+
+
 @pytest.mark.parametrize("row", ['{"$": "Effect", "owner": "o", "task_id": "t", "payload": "", "summary": ""}',
                                  "7", '{"$": "Task", "id": "task-x", "lifecycle": ["working"]}', "[" * 5000])
 def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path, row):
