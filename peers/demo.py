@@ -225,8 +225,8 @@ SERVE_FLAGS = (
     ServeFlag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) "
               "right before its first effect, or right after committing it (peers/doubles.py)",
               {"choices": ["before-effect", "after-commit"]}),
-    ServeFlag("--signing-key", None, "sign the served card with this RSA private key (a PEM file; "
-              "python -m peers.signing.new_key FILE makes one), as A2A 1.0 signed cards are", {"metavar": "FILE"}),
+    ServeFlag("--signing-key", None, "sign the served card with this private key, as A2A 1.0 signs cards: RSA "
+              "in a PEM file (python -m peers.signing.new_key FILE), EC P-256 or Ed25519 in a JWK", {"metavar": "FILE"}),
     ServeFlag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
               "send off after N events, as a dropped connection would", {"type": "count", "metavar": "N"}),
     # The card shapes some of the conformance kit's tests need (README: "The conformance kit").

@@ -197,14 +197,25 @@ def _demo(name: str) -> str:
 
 
 def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]) -> Any:
-    """--signing-key FILE: the private key the card is signed with, or 2 (said through `fail`)."""
+    """--signing-key FILE: the private key the card is signed with, or 2 (said through `fail`): an
+    RSA key in a PEM file (RS256), or a JWK object with "d" of an EC P-256 (ES256, the spec's own
+    example) or Ed25519 (EdDSA) key, the kinds a pinned key may be (peers/signing/algorithms.py)."""
+    import json
     from peers.signing import rs256
+    from peers.signing.algorithms import private_from_jwk
     if not card_format.SIGNED_CARDS:
         fail("--signing-key: the essay's card has no signatures; serve it with --wire 1.0 or --wire 0.3")
         return 2
     try:
         with open(path, encoding="ascii") as file:
-            return rs256.private_from_pem(file.read(64 * 1024))
+            text = file.read(64 * 1024)
+        if not text.lstrip().startswith("{"):
+            return rs256.private_from_pem(text)
+        try:
+            jwk = json.loads(text)
+        except (ValueError, RecursionError):
+            raise rs256.BadKey("neither a PEM file nor a JWK: not JSON, read as a JWK") from None
+        return private_from_jwk(jwk)
     except (OSError, UnicodeDecodeError) as exc:
         fail(f"--signing-key {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
     except rs256.BadKey as exc:

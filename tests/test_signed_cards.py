@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BILLING, BILLING_CARD, cli, lesson_settings, support_agent
+from conftest import BILLING, BILLING_CARD, ROOT, base_url, cli, lesson_settings, start_serve, support_agent
 from peers import billing
 from peers.a2a import wire_v10
 from peers.signing import card_signature, rs256
@@ -173,13 +173,45 @@ def test_an_allowlist_that_pins_a_bad_key_is_one_line_naming_the_entry(tmp_path)
 
 
 def test_serve_signing_key_refuses_a_bad_file_and_the_essays_card_in_one_line(tmp_path):
-    (tmp_path / "bad.pem").write_text("not a key")
+    ec = json.loads((ROOT / "peers/keys/billing-agent.DEMO-KEY.ES256.json").read_text())
+    files = {"bad.pem": "not a key", "not-json.json": "{not json", "deep.json": "{" + '"a":[' * 50_000,
+             "public-half.json": json.dumps({k: v for k, v in ec.items() if k != "d"}),
+             "another-d.json": json.dumps({**ec, "d": ec["x"]}), "rsa.json": json.dumps(SIGNER.public.jwk()),
+             "wrong-types.json": json.dumps({"kty": "OKP", "crv": "Ed25519", "x": [1], "d": {"a": None}})}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
     for args, why in ((["--wire", "1.0", "--signing-key", str(tmp_path / "bad.pem")], "no unencrypted"),
                       (["--wire", "1.0", "--signing-key", str(tmp_path / "missing.pem")], "cannot read it"),
+                      (["--wire", "1.0", "--signing-key", str(tmp_path / "not-json.json")], "neither a PEM file nor"),
+                      (["--wire", "1.0", "--signing-key", str(tmp_path / "deep.json")], "neither a PEM file nor"),
+                      (["--wire", "1.0", "--signing-key", str(tmp_path / "public-half.json")], '"d" must be 32 bytes'),
+                      (["--wire", "1.0", "--signing-key", str(tmp_path / "another-d.json")], "not the private half"),
+                      (["--wire", "1.0", "--signing-key", str(tmp_path / "rsa.json")], "an RSA key is a PEM file"),
+                      (["--wire", "1.0", "--signing-key", str(tmp_path / "wrong-types.json")], '"x" must be 32 bytes'),
                       (["--signing-key", str(KEYS / "signer.pem")], "the essay's card has no signatures")):
         done = cli("serve", "billing-agent", "--port", "0", *args, timeout=20)
-        assert done.returncode == 2 and why in done.stderr + done.stdout
-        assert "Traceback" not in done.stderr
+        assert done.returncode == 2 and why in done.stderr + done.stdout, (args, done.stderr)
+        assert "Traceback" not in done.stderr and len((done.stderr + done.stdout).strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("kind", ["ES256", "EdDSA"])
+def test_serve_signs_its_card_with_an_ec_or_ed25519_jwk_and_the_pinned_public_half_proves_it(kind):
+    """The spec's own example signs with ES256: a served card signed so, over real HTTP, checked
+    against the pin an allowlist would hold (and not against another kind's pin)."""
+    import urllib.request
+    from peers.signing.algorithms import public_from_jwk
+    process, banner = start_serve("billing-agent", "--wire", "1.0", "--port", "0", "--token", "t0k-signed",
+                                  "--signing-key", str(ROOT / f"peers/keys/billing-agent.DEMO-KEY.{kind}.json"))
+    try:
+        with urllib.request.urlopen(base_url(banner[0]) + "/.well-known/agent-card.json", timeout=10) as answer:
+            card = json.loads(answer.read())
+    finally:
+        process.stop()
+    header = json.loads(rs256.from_b64url(card["signatures"][0]["protected"]))
+    pinned = public_from_jwk(json.loads((ROOT / f"peers/support/keys/billing-agent.{kind}.jwk.json").read_text()))
+    assert header["alg"] == kind and header["kid"] == pinned.jwk()["kid"]
+    assert card_signature.unproven(card_signature.signed_content(card), pinned) is None
+    assert card_signature.unproven(card_signature.signed_content(card), SIGNER.public) is not None
 
 
 def test_an_unsigned_card_is_still_trusted_where_no_key_is_pinned():
