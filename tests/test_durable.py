@@ -479,6 +479,25 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     assert "\n" not in str(raised.value)
 
 
+@pytest.mark.parametrize("table, seq", [("effects", "'a'"), ("effects", "x'00'"), ("effects", "1e300"),
+                                        ("effects", str(2**63 - 1)), ("tasks", str(2**63 - 1))],
+                         ids=["text", "a blob", "a real", "SQLite's largest", "a task's at SQLite's largest"])
+def test_a_seq_this_peer_could_not_count_on_from_is_one_line_naming_the_file(tmp_path, table, seq):
+    """The next effect's (or task's) seq is one more than the file's largest. One that is text
+    or a blob opened, and the next refund raised TypeError in the ledger (its effect in memory,
+    not in the file); at SQLite's largest, the next commit raised OverflowError and lost what
+    it carried: every refund from then on was -32603. At 1e300 one more is the same number, so
+    every later effect shared it and a restart read them back in the keys' order, not as made."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.write([(f"UPDATE {table} SET seq = {seq}", ())])
+    peer.store.file.close()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value)
+
+
 def test_a_task_id_made_again_after_a_restart_is_the_new_tasks_alone_and_the_store_keeps_working(tmp_path):
     """A peer on a store file with ids from a counter (the default) makes task-1 again after a
     restart. The task that had the id went on being counted as its first caller's, a ghost:
