@@ -2,8 +2,10 @@
 one never repeats an effect. Real SQLite files, the real store, peer and app; one test
 kills a real served process with SIGKILL and starts it again on the same file."""
 import json
+import random
 import signal
 import sqlite3
+import threading
 from contextlib import closing
 
 import pytest
@@ -464,6 +466,69 @@ def test_effects_a_file_kept_under_a_larger_bound_are_cut_from_the_file_too(tmp_
     with closing(sqlite3.connect(path)) as db:
         assert [key for (key,) in db.execute("SELECT key FROM effects ORDER BY seq")] == [
             "refund of ORD-4", "refund of ORD-5"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_after_records_forgets_and_restarts_under_any_bound_the_ledger_comes_back_as_the_process_had_it(tmp_path, seed):
+    """Seeded runs of records (a claim's result among them: a key recorded again), forgets,
+    commits and restarts under a bound drawn anew each time, some of the processes dying
+    with changes staged and not committed. After each start the ledger holds what the
+    process had at its last commit, oldest first, cut to the new bound from the oldest."""
+    rng, path = random.Random(seed), str(tmp_path / "billing.db")
+    bound = rng.randint(1, 6)
+    store, ledger = open_store(path, max_effects=bound)
+    committed: list[str] = []  # the ledger, oldest first, as the last commit left the file
+    for step in range(60):
+        key, move = f"refund of ORD-{rng.randint(0, 9)}", rng.random()
+        if move < 0.55:
+            ledger.record(key, Effect("bearer:o", f"task-{step}", "{}", rng.choice([BEING_DONE, "refund issued"])))
+        elif move < 0.7:
+            ledger.forget(key)
+        elif move < 0.82:
+            store.flush()
+            committed = list(ledger.effects)
+        else:
+            if rng.random() < 0.5:
+                store.file.close()  # a clean stop: what is staged is committed
+                committed = list(ledger.effects)
+            else:
+                store.file.db.close()  # the process dies (kill -9): what is staged never reaches the file
+            bound = rng.randint(1, 6)
+            store, ledger = open_store(path, max_effects=bound)
+            assert list(ledger.effects) == committed[-bound:], f"seed {seed}, step {step}"
+    store.file.close()
+
+
+def test_effects_recorded_from_many_threads_come_back_after_a_restart_in_the_order_memory_had_them(tmp_path):
+    """Eight threads record, forget and commit together (each thread's moves seeded; how they
+    interleave is the scheduler's): whatever the interleaving, a restart reads back the order
+    memory had, because memory and the seq change together under the ledger's lock."""
+    path = str(tmp_path / "billing.db")
+    store, ledger = open_store(path, max_effects=7)
+
+    start = threading.Barrier(8, timeout=10)
+
+    def work(number: int) -> None:
+        rng = random.Random(number)
+        start.wait()  # all at once: their records interleave
+        for step in range(300):
+            key, move = f"refund of ORD-{rng.randint(0, 15)}", rng.random()
+            if move < 0.6:
+                ledger.record(key, Effect("bearer:o", f"task-{number}-{step}", "{}", "refund issued"))
+            elif move < 0.8:
+                ledger.forget(key)
+            else:
+                store.flush()  # group commits, while the other threads go on recording
+    threads = [threading.Thread(target=work, args=(number,)) for number in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    had = list(ledger.effects)
+    store.file.close()
+    store, ledger = open_store(path, max_effects=7)
+    assert list(ledger.effects) == had
+    store.file.close()
 
 
 @pytest.mark.parametrize("row", ['{"$": "Effect", "owner": "o", "task_id": "t", "payload": "", "summary": ""}',
