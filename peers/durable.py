@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_schema import EFFECT_ROW, FROM_VERSION_1, MESSAGE_ROW, PRAGMAS, SCHEMA_VERSION, TABLES, TASK_ROW
+from peers.durable_schema import EFFECT_ROW, FROM_VERSION_1, MAX_SEQ, MESSAGE_ROW, PRAGMAS, SCHEMA_VERSION, TABLES, TASK_ROW
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 
@@ -200,9 +200,8 @@ class DurableLedger(Ledger):
 
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
-        self.file, self.seq = file, 0
-        # Each effect's place in the file, from its first record (as in memory): a restart evicts as this would.
-        self.seqs: dict[str, int] = {}
+        self.file, self.seq = file, 0  # the last place given in the file: the next effect's is after it
+        self.seqs: dict[str, int] = {}  # each effect's place, from its first record (as in memory): a restart evicts so
         # Memory and file change together under it: never staged in another order than made.
         self.writing = threading.Lock()
 
@@ -233,7 +232,9 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     effects = DurableLedger(file, max_effects)
     try:
         found = {key: (seq, body) for key, seq, body in file.rows("SELECT key, seq, body FROM effects ORDER BY seq")}
-        for key, (_, body) in found.items():
+        for key, (seq, body) in found.items():
+            if type(seq) is not int or seq >= MAX_SEQ:  # not a count this peer gave (durable_schema.py)
+                raise ValueError(f"effect {str(key)[:40]!r} has a seq this peer did not give ({str(seq)[:24]!r})")
             Ledger.record(effects, key, from_json(body, Effect))
         effects.seqs = {key: found[key][0] for key in effects.effects}
         for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
@@ -241,7 +242,7 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
         for seq, task_id, owner, size, body in file.rows("SELECT seq, id, owner, size, body FROM tasks ORDER BY seq"):
             task = from_json(body, Task)
             if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
-                    or not isinstance(owner, str) or not isinstance(size, int) or size < 0:
+                    or not isinstance(owner, str) or not isinstance(size, int) or size < 0 or seq >= MAX_SEQ:
                 raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
             if task_id in durable.tasks:  # its id made again (a counter begun again): the later task has it
                 durable._forget(task_id)
@@ -255,6 +256,5 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
                 durable.message_keys[task_id].append((owner, message_id))
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
-    (durable.seq,), (effects.seq,) = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0]
-                                      for table in ("tasks", "effects"))
+    durable.seq, effects.seq = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0][0] for table in ("tasks", "effects"))
     return durable, effects

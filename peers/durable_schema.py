@@ -33,6 +33,10 @@ TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?) ON CONFLICT (seq) DO UPDAT
             "body = excluded.body, size = excluded.size")
 MESSAGE_ROW = "INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)"
 EFFECT_ROW = "INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, seq = excluded.seq"
+# A row's seq is a count this peer gave, from 1, and the next row's is one more: a file whose
+# seq is not an integer, or too near SQLite's largest (2**63 - 1) to count on from, was not
+# written by this peer (a row past it could not be written: every request would fail).
+MAX_SEQ = 1 << 62
 # The file's settings, each chosen (issue 36 measured them: bench/cpu_per_request.py):
 # - locking_mode EXCLUSIVE: the file is this process's for its life (a second peer on it is
 #   refused as locked, rather than keeping a ledger of its own beside the first's).

@@ -2,8 +2,10 @@
 one never repeats an effect. Real SQLite files, the real store, peer and app; one test
 kills a real served process with SIGKILL and starts it again on the same file."""
 import json
+import random
 import signal
 import sqlite3
+import threading
 from contextlib import closing
 
 import pytest
@@ -466,6 +468,69 @@ def test_effects_a_file_kept_under_a_larger_bound_are_cut_from_the_file_too(tmp_
             "refund of ORD-4", "refund of ORD-5"]
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_after_records_forgets_and_restarts_under_any_bound_the_ledger_comes_back_as_the_process_had_it(tmp_path, seed):
+    """Seeded runs of records (a claim's result among them: a key recorded again), forgets,
+    commits and restarts under a bound drawn anew each time, some of the processes dying
+    with changes staged and not committed. After each start the ledger holds what the
+    process had at its last commit, oldest first, cut to the new bound from the oldest."""
+    rng, path = random.Random(seed), str(tmp_path / "billing.db")
+    bound = rng.randint(1, 6)
+    store, ledger = open_store(path, max_effects=bound)
+    committed: list[str] = []  # the ledger, oldest first, as the last commit left the file
+    for step in range(60):
+        key, move = f"refund of ORD-{rng.randint(0, 9)}", rng.random()
+        if move < 0.55:
+            ledger.record(key, Effect("bearer:o", f"task-{step}", "{}", rng.choice([BEING_DONE, "refund issued"])))
+        elif move < 0.7:
+            ledger.forget(key)
+        elif move < 0.82:
+            store.flush()
+            committed = list(ledger.effects)
+        else:
+            if rng.random() < 0.5:
+                store.file.close()  # a clean stop: what is staged is committed
+                committed = list(ledger.effects)
+            else:
+                store.file.db.close()  # the process dies (kill -9): what is staged never reaches the file
+            bound = rng.randint(1, 6)
+            store, ledger = open_store(path, max_effects=bound)
+            assert list(ledger.effects) == committed[-bound:], f"seed {seed}, step {step}"
+    store.file.close()
+
+
+def test_effects_recorded_from_many_threads_come_back_after_a_restart_in_the_order_memory_had_them(tmp_path):
+    """Eight threads record, forget and commit together (each thread's moves seeded; how they
+    interleave is the scheduler's): whatever the interleaving, a restart reads back the order
+    memory had, because memory and the seq change together under the ledger's lock."""
+    path = str(tmp_path / "billing.db")
+    store, ledger = open_store(path, max_effects=7)
+
+    start = threading.Barrier(8, timeout=10)
+
+    def work(number: int) -> None:
+        rng = random.Random(number)
+        start.wait()  # all at once: their records interleave
+        for step in range(300):
+            key, move = f"refund of ORD-{rng.randint(0, 15)}", rng.random()
+            if move < 0.6:
+                ledger.record(key, Effect("bearer:o", f"task-{number}-{step}", "{}", "refund issued"))
+            elif move < 0.8:
+                ledger.forget(key)
+            else:
+                store.flush()  # group commits, while the other threads go on recording
+    threads = [threading.Thread(target=work, args=(number,)) for number in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    had = list(ledger.effects)
+    store.file.close()
+    store, ledger = open_store(path, max_effects=7)
+    assert list(ledger.effects) == had
+    store.file.close()
+
+
 @pytest.mark.parametrize("row", ['{"$": "Effect", "owner": "o", "task_id": "t", "payload": "", "summary": ""}',
                                  "7", '{"$": "Task", "id": "task-x", "lifecycle": ["working"]}', "[" * 5000])
 def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path, row):
@@ -473,6 +538,25 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     peer, call = durable_billing(path)
     call("SendMessage", refund("m-1", "ORD-1"))
     peer.store.file.write([("UPDATE tasks SET body = ?", (row,))])
+    peer.store.file.close()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("table, seq", [("effects", "'a'"), ("effects", "x'00'"), ("effects", "1e300"),
+                                        ("effects", str(2**63 - 1)), ("tasks", str(2**63 - 1))],
+                         ids=["text", "a blob", "a real", "SQLite's largest", "a task's at SQLite's largest"])
+def test_a_seq_this_peer_could_not_count_on_from_is_one_line_naming_the_file(tmp_path, table, seq):
+    """The next effect's (or task's) seq is one more than the file's largest. One that is text
+    or a blob opened, and the next refund raised TypeError in the ledger (its effect in memory,
+    not in the file); at SQLite's largest, the next commit raised OverflowError and lost what
+    it carried: every refund from then on was -32603. At 1e300 one more is the same number, so
+    every later effect shared it and a restart read them back in the keys' order, not as made."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.write([(f"UPDATE {table} SET seq = {seq}", ())])
     peer.store.file.close()
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
