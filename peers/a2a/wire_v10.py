@@ -15,7 +15,7 @@ from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
-from peers.a2a.bindings import BINDINGS
+from peers.a2a.bindings import BINDINGS, JSONRPC
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
 from peers.a2a.fields import WireError, field, json_names, obj, strings, url
 from peers.a2a.fields import instant
@@ -85,7 +85,7 @@ def card_from_wire(document: Any) -> AgentCard:
                             url(field(interface, "url", str, f"{where}."), f"{where}.url")))
     if not offered:
         raise WireError("supportedInterfaces has no interface for protocol 1.0")
-    endpoint = next((where for binding, where in offered if binding == "JSONRPC"), offered[0][1])
+    endpoint = next((where for binding, where in offered if binding == JSONRPC.name), offered[0][1])
     capabilities = obj(card.get("capabilities", {}), "capabilities")
     return AgentCard(field(card, "name", str), field(card, "description", str, default=""),
                      endpoint, field(card, "version", str, default=""), cards.skills_from_wire(card),
@@ -99,7 +99,7 @@ def interface_url(document: Any, version: str) -> str | None:
     lists one: a 1.0 card may offer older versions beside its own."""
     interfaces = document.get("supportedInterfaces") if isinstance(document, dict) else None
     for interface in interfaces if isinstance(interfaces, list) else []:
-        if isinstance(interface, dict) and interface.get("protocolBinding") == "JSONRPC" \
+        if isinstance(interface, dict) and interface.get("protocolBinding") == JSONRPC.name \
                 and str(interface.get("protocolVersion", "")).split(".")[:2] == version.split(".")[:2] \
                 and isinstance(interface.get("url"), str):
             return url(interface["url"], "supportedInterfaces[].url")
