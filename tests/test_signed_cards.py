@@ -177,7 +177,8 @@ def test_serve_signing_key_refuses_a_bad_file_and_the_essays_card_in_one_line(tm
     files = {"bad.pem": "not a key", "not-json.json": "{not json", "deep.json": "{" + '"a":[' * 50_000,
              "public-half.json": json.dumps({k: v for k, v in ec.items() if k != "d"}),
              "another-d.json": json.dumps({**ec, "d": ec["x"]}), "rsa.json": json.dumps(SIGNER.public.jwk()),
-             "wrong-types.json": json.dumps({"kty": "OKP", "crv": "Ed25519", "x": [1], "d": {"a": None}})}
+             "wrong-types.json": json.dumps({"kty": "OKP", "crv": "Ed25519", "x": [1], "d": {"a": None}}),
+             "other-alg.json": json.dumps({**ec, "alg": "RS256"})}
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     for args, why in ((["--wire", "1.0", "--signing-key", str(tmp_path / "bad.pem")], "no unencrypted"),
@@ -188,6 +189,7 @@ def test_serve_signing_key_refuses_a_bad_file_and_the_essays_card_in_one_line(tm
                       (["--wire", "1.0", "--signing-key", str(tmp_path / "another-d.json")], "not the private half"),
                       (["--wire", "1.0", "--signing-key", str(tmp_path / "rsa.json")], "an RSA key is a PEM file"),
                       (["--wire", "1.0", "--signing-key", str(tmp_path / "wrong-types.json")], '"x" must be 32 bytes'),
+                      (["--wire", "1.0", "--signing-key", str(tmp_path / "other-alg.json")], "an EC key signs with ES256"),
                       (["--signing-key", str(KEYS / "signer.pem")], "the essay's card has no signatures")):
         done = cli("serve", "billing-agent", "--port", "0", *args, timeout=20)
         assert done.returncode == 2 and why in done.stderr + done.stdout, (args, done.stderr)

@@ -46,4 +46,7 @@ def private_from_jwk(jwk: object) -> Any:
     kind = jwk.get("kty") if isinstance(jwk, dict) else None
     if kind not in ("EC", "OKP"):
         raise BadKey('a private key JWK has "kty" "EC" (crv P-256) or "OKP" (crv Ed25519); an RSA key is a PEM file')
+    declared = jwk.get("alg")  # type: ignore[union-attr]
+    if declared is not None and declared != KINDS[kind]:  # RFC 7517 4.4, as for a pin above
+        raise BadKey(f'the JWK says "alg": {str(declared)[:20]!r}, but an {kind} key signs with {KINDS[kind]}')
     return ALGORITHMS[KINDS[kind]].private_from_jwk(jwk)
