@@ -47,7 +47,7 @@ def scrub_owners(db: sqlite3.Connection) -> int:
     distinct owners were. Called inside the opening transaction, the file migrated first
     (a task's messages are in its row, under its owner)."""
     clear = [owner for (owner,) in db.execute("SELECT DISTINCT owner FROM tasks")
-             if owner and not owner.startswith(OWNER_PREFIXES)]
+             if isinstance(owner, str) and owner and not owner.startswith(OWNER_PREFIXES)]
     for owner in clear:
         db.execute("UPDATE tasks SET owner = ? WHERE owner = ?", (owner_of_bearer(owner), owner))
     return len(clear)

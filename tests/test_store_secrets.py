@@ -131,3 +131,19 @@ def test_a_store_path_that_is_a_link_makes_the_file_it_names_its_owners_alone(tm
     made = [name for name in (target, f"{target}-wal") if os.path.exists(name)]
     assert str(target) in map(str, made) and all(stat.S_IMODE(os.stat(name).st_mode) & 0o077 == 0 for name in made)
     peer.store.file.close()
+
+
+def test_a_task_row_whose_owner_is_not_text_is_one_line_naming_the_file(tmp_path):
+    """Owners an earlier version wrote in clear were looked for with str.startswith on whatever
+    the column held: a blob raised TypeError as the file opened, a traceback, not one line."""
+    from peers.durable import DurableError
+    path = tmp_path / "billing.db"
+    peer, call = served_on(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE tasks SET owner = x'00'")
+        db.commit()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
