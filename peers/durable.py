@@ -179,6 +179,7 @@ class DurableStore(TaskStore):
 
     def _kept(self, task_id: str) -> None:
         seq, owner = self.order[task_id], self.owners[task_id]  # a row by its seq: an id may be made again
+        # Its messages, as its row keeps them (durable_schema.py): each one's id and digest, the owner its own.
         keys = [[message_id, self.by_message[(owner, message_id)][1]] for _, message_id in self.message_keys[task_id]]
         self.file.stage(("tasks", seq), TASK_ROW, (seq, task_id, owner, self.sizes[task_id]), keys, self.tasks[task_id])
 
@@ -244,12 +245,13 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
                 durable._forget(task_id)
             durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq
             durable.held.setdefault(owner, {})[task_id] = None
-            durable.sizes[task_id], durable.message_keys[task_id] = size, [(owner, key) for key, _ in keys]
+            durable.sizes[task_id], durable.message_keys[task_id] = size, []
             durable.kept_bytes += size
             for message_id, seen in keys:  # a message made or continued one task: kept once
                 if (owner, message_id) in durable.by_message:
                     raise ValueError(f"message {message_id[:40]!r} is kept twice")
                 durable.by_message[(owner, message_id)] = (task_id, seen)
+                durable.message_keys[task_id].append((owner, message_id))
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
     durable.seq, effects.seq = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0][0] for table in ("tasks", "effects"))
