@@ -5,14 +5,15 @@ have landed". A peer that keeps everything in memory forgets, when it restarts, 
 the tasks its clients were told about and the refunds it made, so a client's retry
 after a crash would refund again. With a store file:
 - Every change is staged, under the store's lock (the ledger's under a lock of its own,
-  memory and file together): a task, the message that made or continued it (owner,
-  messageId and a SHA-256 of what it said, so a resent copy after a restart gets its
-  first task), each effect the ledger records. What is staged is written, in one
-  transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
-  stream's or a subscription's event, a webhook's delivery): a request nobody watches is
-  one commit, however many changes it made, and a commit carries every request's changes
-  staged by then (a row changed twice, once, as it is last). Nothing is read back per
-  request: a row is found by what memory holds (a task's row by its `seq`).
+  memory and file together): a task's row, which holds the messages that made or continued
+  it (each messageId and a SHA-256 of what it said, so a resent copy after a restart gets
+  its first task; they go with their task), each effect the ledger records. What is
+  staged is written, in one transaction, before anyone hears of any of it (`flush`:
+  before the caller's answer, a stream's or a subscription's event, a webhook's
+  delivery): a request nobody watches is one commit, however many changes it made, and
+  a commit carries every request's changes staged by then (a row changed twice, once, as
+  it is last). Nothing is read back per request: a row is found by what memory holds (a
+  task's row by its `seq`).
   A commit that returned survives the process dying at any moment (kill -9); an OS crash
   or power cut may take back the last commits, never half of one (durable_schema.py). A
   write that fails stops the process: memory must never run ahead of what was told.
@@ -33,9 +34,9 @@ import threading
 from typing import Any, NamedTuple
 
 from peers.a2a.model import Task, TaskState
-from peers.durable_codec import from_json, to_json
+from peers.durable_codec import from_json, message_keys, to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_schema import EFFECT_ROW, FROM_VERSION_1, MAX_SEQ, MESSAGE_ROW, PRAGMAS, SCHEMA_VERSION, TABLES, TASK_ROW
+from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 
@@ -51,9 +52,9 @@ class StoreFile:
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
-        # Staged since the last commit: (table, key) -> (statement, values, a record to add
+        # Staged since the last commit: (table, key) -> (statement, values, records to add
         # as JSON, if any: serialised at the commit, once per row).
-        self.pending: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], Any]] = {}
+        self.pending: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], tuple[Any, ...]]] = {}
         self.staging = threading.Lock()
         # Group commit: changes staged, and on disk, so far; whether a commit is under way.
         self.staged, self.written, self.committing = 0, 0, False
@@ -72,8 +73,9 @@ class StoreFile:
             with _Transaction(self.db):  # takes the file's lock, kept from now on
                 self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                if found is None or found[0] in ("1", str(SCHEMA_VERSION)):  # written even if there: a read-only file fails now
-                    _run(self.db, FROM_VERSION_1 if found is not None and found[0] == "1" else TABLES)
+                # Written even if there: a read-only file fails now. An earlier schema's made this one's.
+                if found is None or found[0] in ("1", "2", str(SCHEMA_VERSION)):
+                    migrate(self.db, None if found is None else found[0])
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                     scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either
                 else:
@@ -88,11 +90,13 @@ class StoreFile:
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
             raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
+        except ValueError as exc:  # a row of an earlier schema that migrating found it did not write
+            raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
 
-    def stage(self, row: tuple[Any, ...], sql: str, values: tuple[Any, ...], record: Any = None) -> None:
+    def stage(self, row: tuple[Any, ...], sql: str, values: tuple[Any, ...], *records: Any) -> None:
         """Keep `row`'s change for the next commit, replacing one staged before it."""
         with self.staging:
-            self.pending[row] = (sql, values, record)
+            self.pending[row] = (sql, values, records)
             self.staged += 1
 
     def commit(self) -> None:
@@ -110,8 +114,8 @@ class StoreFile:
             staged, self.pending = self.pending, {}
         try:
             with self.lock:
-                self._write([(sql, values if record is None else (*values, to_json(record)))
-                             for sql, values, record in staged.values()])
+                self._write([(sql, (*values, *map(to_json, records)) if records else values)
+                             for sql, values, records in staged.values()])
         finally:
             with self.staging:
                 self.committing, self.written = False, max(self.written, upto)
@@ -155,12 +159,6 @@ class _Transaction(NamedTuple):
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _run(db: sqlite3.Connection, script: str) -> None:
-    """Statements one by one, inside the transaction begun (executescript would commit it)."""
-    for statement in filter(str.strip, script.split(";")):
-        db.execute(statement)
-
-
 def _why(exc: sqlite3.Error) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
@@ -180,19 +178,17 @@ class DurableStore(TaskStore):
         self.file = file  # a row's seq is its task's `order`: the order tasks were made in
 
     def _kept(self, task_id: str) -> None:
-        self.file.stage(("tasks", self.order[task_id]), TASK_ROW,  # a row by its seq: an id may be made again
-                        (self.order[task_id], task_id, self.owners[task_id], self.sizes[task_id]), self.tasks[task_id])
-        for key in self.message_keys[task_id][-1:]:  # the newest: the others are staged already
-            self.file.stage(("messages", *key), MESSAGE_ROW, (*key, task_id, self.by_message[key][1]))
+        seq, owner = self.order[task_id], self.owners[task_id]  # a row by its seq: an id may be made again
+        # Its messages, as its row keeps them (durable_schema.py): each one's id and digest, the owner its own.
+        keys = [[message_id, self.by_message[(owner, message_id)][1]] for _, message_id in self.message_keys[task_id]]
+        self.file.stage(("tasks", seq), TASK_ROW, (seq, task_id, owner, self.sizes[task_id]), keys, self.tasks[task_id])
 
     def flush(self) -> None:
         self.file.commit()
 
     def _forget(self, task_id: str) -> None:
         self.file.stage(("tasks", self.order[task_id]), "DELETE FROM tasks WHERE seq = ?", (self.order[task_id],))
-        for key in self.message_keys[task_id]:
-            self.file.stage(("messages", *key), "DELETE FROM messages WHERE owner = ? AND message_id = ?", key)
-        super()._forget(task_id)
+        super()._forget(task_id)  # its messages with it: they are in its row
 
 
 class DurableLedger(Ledger):
@@ -239,8 +235,9 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
         effects.seqs = {key: found[key][0] for key in effects.effects}
         for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
             file.stage(("effects", key), "DELETE FROM effects WHERE key = ?", (key,))
-        for seq, task_id, owner, size, body in file.rows("SELECT seq, id, owner, size, body FROM tasks ORDER BY seq"):
-            task = from_json(body, Task)
+        for seq, task_id, owner, size, kept, body in file.rows("SELECT seq, id, owner, size, messages, body FROM tasks "
+                                                                  "ORDER BY seq"):
+            task, keys = from_json(body, Task), message_keys(kept)
             if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
                     or not isinstance(owner, str) or not isinstance(size, int) or size < 0 or seq >= MAX_SEQ:
                 raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
@@ -250,8 +247,9 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
             durable.held.setdefault(owner, {})[task_id] = None
             durable.sizes[task_id], durable.message_keys[task_id] = size, []
             durable.kept_bytes += size
-        for owner, message_id, task_id, seen in file.rows("SELECT owner, message_id, task_id, digest FROM messages"):
-            if durable.owners.get(task_id) == owner:  # never another caller's task, of an id made again
+            for message_id, seen in keys:  # a message made or continued one task: kept once
+                if (owner, message_id) in durable.by_message:
+                    raise ValueError(f"message {message_id[:40]!r} is kept twice")
                 durable.by_message[(owner, message_id)] = (task_id, seen)
                 durable.message_keys[task_id].append((owner, message_id))
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:

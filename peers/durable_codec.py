@@ -6,6 +6,8 @@ JSON has none of the first three, so each is written as an object naming what it
 a list (JSON a peer was sent, kept as it came) stays a list, and a dict it was sent whose
 keys start with "$" is wrapped as {"$dict": ...}, so no client's data passes for a
 marker. Only the record types in RECORDS are read back: a row builds nothing else.
+A task's messages (durable_schema.py) are plain JSON, [[messageId, digest], ...]; read
+back, anything else is refused, as a row is.
 """
 from __future__ import annotations
 
@@ -37,6 +39,17 @@ def from_json(text: str, kind: type = object) -> Any:
     return value
 
 
+def message_keys(text: Any) -> list[tuple[str, str]]:
+    """A task row's messages: (messageId, digest) pairs; ValueError if they are not what this peer writes."""
+    pairs = json.loads(text) if type(text) is str else None
+    if type(pairs) is not list or not all(type(pair) is list and len(pair) == 2 and type(pair[0]) is str
+                                          and type(pair[1]) is str and _HEX.issuperset(pair[1]) and len(pair[1]) == 64
+                                          for pair in pairs):
+        raise ValueError("a task's messages that are not [[messageId, SHA-256 digest], ...]")
+    return [(message_id, seen) for message_id, seen in pairs]
+
+
+_HEX = frozenset("0123456789abcdef")  # a digest as store.py's `digest` spells it
 PLAIN = frozenset((str, int, float, bool, type(None)))  # exactly these types (a TaskState is a str too)
 _NAMES = {cls: name for name, cls in RECORDS.items()}
 # A record's fields left out of its row while they hold their default, None or (): most of a

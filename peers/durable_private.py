@@ -44,10 +44,10 @@ def private_file(path: str) -> None:
 
 def scrub_owners(db: sqlite3.Connection) -> int:
     """Replace owners written in clear by an earlier version with their digest; how many
-    distinct owners were. Called inside the opening transaction."""
-    clear = [owner for (owner,) in db.execute("SELECT DISTINCT owner FROM tasks UNION SELECT DISTINCT owner "
-                                               "FROM messages") if owner and not owner.startswith(OWNER_PREFIXES)]
+    distinct owners were. Called inside the opening transaction, the file migrated first
+    (a task's messages are in its row, under its owner)."""
+    clear = [owner for (owner,) in db.execute("SELECT DISTINCT owner FROM tasks")
+             if isinstance(owner, str) and owner and not owner.startswith(OWNER_PREFIXES)]
     for owner in clear:
-        for table in ("tasks", "messages"):
-            db.execute(f"UPDATE {table} SET owner = ? WHERE owner = ?", (owner_of_bearer(owner), owner))
+        db.execute("UPDATE tasks SET owner = ? WHERE owner = ?", (owner_of_bearer(owner), owner))
     return len(clear)

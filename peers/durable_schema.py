@@ -2,36 +2,74 @@
 
 Rules: what one request writes is a few pages of each tree it changes, and each page is a
 frame appended to the write-ahead log (a system call or two, and 4 KiB), so each table is
-one tree, and a row is found by what memory already holds, never read back first. A file
-of an earlier schema is migrated in the transaction that opens it (durable.py); one of a
-later schema is refused. Every setting of the file is chosen here, and says why.
+one tree, a task is one row (the messages that made or continued it inside it: they live
+and go with it), and a row is found by what memory already holds, never read back first.
+A file of an earlier schema is migrated in the transaction that opens it (`migrate`); one
+of a later schema is refused (durable.py). Every setting of the file is chosen here, and
+says why.
 Not here: opening, staging and committing (durable.py), a row's bytes (durable_codec.py).
 """
+from __future__ import annotations
 
-SCHEMA_VERSION = 2  # 1 kept an index beside each table's rowid tree, twice the frames: read, and migrated
+import sqlite3
+
+from peers.durable_codec import to_json
+
+SCHEMA_VERSION = 3  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
+# messages in a table of their own, a second row for each request to write and delete: both read, and migrated.
 # A task's row is its `seq`, the rowid, which the store holds for every task it keeps (the
-# id is a column, for reading back); messages and effects are keyed by what finds them,
-# WITHOUT ROWID.
+# id is a column, for reading back). It carries the messages that made or continued it, as
+# JSON: [[messageId, digest], ...], its owner the row's (they live and go with their task).
+# Effects are keyed by what finds them, WITHOUT ROWID.
 TABLES = """
 CREATE TABLE IF NOT EXISTS tasks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL,
-                                  size INTEGER NOT NULL, body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS messages (owner TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL,
-                                     digest TEXT NOT NULL, PRIMARY KEY (owner, message_id)) WITHOUT ROWID;
+                                  size INTEGER NOT NULL, messages TEXT NOT NULL, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS effects (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
 """
-FROM_VERSION_1 = """
-ALTER TABLE tasks RENAME TO tasks_1; ALTER TABLE messages RENAME TO messages_1; ALTER TABLE effects RENAME TO effects_1;
+# Schemas 1 and 2 name the same columns (1 kept the keys in indexes): both become 3 alike.
+FROM_VERSION_1_OR_2 = """
+ALTER TABLE tasks RENAME TO tasks_old; ALTER TABLE effects RENAME TO effects_old;
 """ + TABLES + """
-INSERT INTO tasks SELECT seq, id, owner, size, body FROM tasks_1;
-INSERT INTO messages SELECT owner, message_id, task_id, digest FROM messages_1;
-INSERT INTO effects SELECT key, seq, body FROM effects_1;
-DROP TABLE tasks_1; DROP TABLE messages_1; DROP TABLE effects_1;
+INSERT INTO tasks SELECT seq, id, owner, size, '[]', body FROM tasks_old;
+INSERT INTO effects SELECT key, seq, body FROM effects_old;
+DROP TABLE tasks_old; DROP TABLE effects_old;
 """
+
+
+def migrate(db: sqlite3.Connection, version: str | None) -> None:
+    """The file made schema 3, inside the transaction that opens it (`version` is what it says, None
+    if new). One of schema 1 or 2 is rebuilt, each message carried into the row of the task it
+    made: the latest row of that id, if the same owner's, as reading schema 2 back found it; a
+    message of no task kept is dropped, as it was then. ValueError: a message this peer did not write."""
+    if version not in ("1", "2"):
+        _run(db, TABLES)  # a new file; or one of schema 3 already, left as it is
+        return
+    _run(db, FROM_VERSION_1_OR_2)
+    latest = {task_id: (seq, owner) for seq, task_id, owner in db.execute("SELECT seq, id, owner FROM tasks "
+                                                                            "ORDER BY seq")}
+    carried: dict[int, list[list[str]]] = {}
+    for owner, message_id, task_id, seen in db.execute("SELECT owner, message_id, task_id, digest FROM messages "
+                                                       "ORDER BY owner, message_id").fetchall():
+        if not all(isinstance(value, str) for value in (owner, message_id, task_id, seen)):
+            raise ValueError(f"message {str(message_id)[:40]!r} is not one this peer wrote")
+        seq, holder = latest.get(task_id, (None, None))
+        if holder == owner:  # never another caller's task, of an id made again
+            carried.setdefault(seq, []).append([message_id, seen])
+    for seq, keys in carried.items():
+        db.execute("UPDATE tasks SET messages = ? WHERE seq = ?", (to_json(keys), seq))
+    db.execute("DROP TABLE messages")
+
+
+def _run(db: sqlite3.Connection, script: str) -> None:
+    """Statements one by one, inside the transaction begun (executescript would commit it)."""
+    for statement in filter(str.strip, script.split(";")):
+        db.execute(statement)
+
+
 # Each staged row replaces the whole row (or deletes it), so of two changes to one row
 # before a commit only the last need be written: a commit is all of them or none.
-TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?) ON CONFLICT (seq) DO UPDATE SET "
-            "body = excluded.body, size = excluded.size")
-MESSAGE_ROW = "INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?)"
+TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (seq) DO UPDATE SET "
+            "size = excluded.size, messages = excluded.messages, body = excluded.body")
 EFFECT_ROW = "INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, seq = excluded.seq"
 # A row's seq is a count this peer gave, from 1, and the next row's is one more: a file whose
 # seq is not an integer, or too near SQLite's largest (2**63 - 1) to count on from, was not

@@ -20,6 +20,7 @@ from peers.durable import SCHEMA_VERSION, DurableError, open_store
 from peers.restart import INTERRUPTED, restarted, settle
 from peers.ledger import BEING_DONE, Effect
 from peers.stamps import counter_ids
+from test_durable_schema import as_schema_2
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
@@ -131,7 +132,8 @@ def test_a_store_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, make, 
     assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
 
 
-# The first schema, as files made before schema 2 hold it: each key in an index beside a rowid tree.
+# The first schema, as files made before schema 2 hold it: each key in an index beside a rowid tree
+# (run on a file of schema 2).
 VERSION_1 = """
 CREATE TABLE tasks_2 (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, owner TEXT NOT NULL, size INTEGER NOT NULL,
                       body TEXT NOT NULL);
@@ -153,6 +155,7 @@ def test_a_store_file_of_the_first_schema_is_migrated_losing_nothing_and_refundi
     first = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
     paused = call("SendMessage", refund("m-2", "ORD-2", 6000))["result"]["task"]
     peer.store.file.close()
+    as_schema_2(path)
     with closing(sqlite3.connect(path)) as old:
         old.executescript(VERSION_1)
     peer, call = durable_billing(path, new_task_id=counter_ids("migrated"))  # not task-1 again: first's id
@@ -167,7 +170,7 @@ def test_a_store_file_of_the_first_schema_is_migrated_losing_nothing_and_refundi
         assert [row[0] for row in migrated.execute("SELECT id FROM tasks ORDER BY seq")] == \
             [first["id"], paused["id"], later["id"]]
         shape = migrated.execute("SELECT type, name FROM sqlite_master WHERE tbl_name <> 'meta'").fetchall()
-        assert sorted(shape) == [("table", "effects"), ("table", "messages"), ("table", "tasks")], "one tree a table"
+        assert sorted(shape) == [("table", "effects"), ("table", "tasks")], "one tree a table, a task's messages in its row"
     peer, call = durable_billing(path)
     assert sorted(peer.ledger.effects) == ["refund of ORD-1", "refund of ORD-2", "refund of ORD-4"]
     peer.store.file.close()
@@ -602,10 +605,12 @@ def test_a_store_file_holding_one_task_id_twice_reads_back_the_later_task_alone(
     peer, call = durable_billing(path)
     call("SendMessage", refund("a-0", "ORD-A0"))
     call("SendMessage", refund("b-0", "ORD-B0"))
-    peer.store.file.write([("UPDATE tasks SET id = 'task-1', body = replace(body, 'task-2', 'task-1'), "
-                            "owner = owner || 'b' WHERE id = 'task-2'", ()),
-                           ("UPDATE messages SET task_id = 'task-1', owner = owner || 'b' WHERE task_id = 'task-2'", ())])
     peer.store.file.close()
+    as_schema_2(path)  # the schema of the files that case wrote
+    with closing(sqlite3.connect(path)) as old:
+        old.executescript("UPDATE tasks SET id = 'task-1', body = replace(body, 'task-2', 'task-1'), "
+                          "owner = owner || 'b' WHERE id = 'task-2';"
+                          "UPDATE messages SET task_id = 'task-1', owner = owner || 'b' WHERE task_id = 'task-2';")
     peer, call = durable_billing(path, max_tasks=2)
     assert list(peer.store.tasks) == ["task-1"] and set(peer.store.held) == set(peer.store.owners.values())
     resent = call("SendMessage", refund("a-0", "ORD-A0"))

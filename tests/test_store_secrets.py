@@ -17,6 +17,7 @@ from peers.a2a.errors import TaskNotFound
 from peers.app import PeerApp
 from peers.durable import open_store
 from peers.restart import restarted
+from peers.store import content_of
 from transports.inprocess import InProcessTransport
 
 TOKEN = "TOKEN-d6b1c0ffee5eca1-secret"
@@ -101,6 +102,26 @@ def test_a_store_an_earlier_version_wrote_with_tokens_in_clear_and_readable_by_a
     assert TOKEN.encode() not in on_disk(path), "scrubbed, and the freed pages zeroed"
 
 
+def test_a_schema_2_store_with_tokens_in_clear_in_its_messages_table_keeps_none_once_migrated(tmp_path):
+    """Schema 2 kept each message's owner in a table of its own, in clear too (an earlier
+    version's): migrated, the table is dropped, its pages zeroed, and a resend still finds its task."""
+    from test_durable_schema import as_schema_2
+    path = tmp_path / "billing.db"
+    peer, _ = served_on(path)
+    message = wire_v10.message_from_params(refund("m-9", "ORD-9"))
+    made, _ = peer.store.add(lambda: peer._submitted(message), TOKEN, "m-9", content_of(message))
+    peer.store.flush()
+    peer.store.file.close()
+    as_schema_2(path)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT owner FROM messages").fetchall() == [(TOKEN,)], "else this test proves nothing"
+    peer, call = served_on(path)
+    assert TOKEN.encode() not in on_disk(path)
+    assert call("SendMessage", refund("m-9", "ORD-9"))["result"]["task"]["id"] == made.id, "a resend: its task"
+    peer.store.file.close()
+    assert TOKEN.encode() not in on_disk(path)
+
+
 def test_a_store_path_that_is_a_link_makes_the_file_it_names_its_owners_alone(tmp_path, open_umask):
     (tmp_path / "elsewhere").mkdir()
     target, link = tmp_path / "elsewhere" / "billing.db", tmp_path / "billing.db"
@@ -110,3 +131,19 @@ def test_a_store_path_that_is_a_link_makes_the_file_it_names_its_owners_alone(tm
     made = [name for name in (target, f"{target}-wal") if os.path.exists(name)]
     assert str(target) in map(str, made) and all(stat.S_IMODE(os.stat(name).st_mode) & 0o077 == 0 for name in made)
     peer.store.file.close()
+
+
+def test_a_task_row_whose_owner_is_not_text_is_one_line_naming_the_file(tmp_path):
+    """Owners an earlier version wrote in clear were looked for with str.startswith on whatever
+    the column held: a blob raised TypeError as the file opened, a traceback, not one line."""
+    from peers.durable import DurableError
+    path = tmp_path / "billing.db"
+    peer, call = served_on(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE tasks SET owner = x'00'")
+        db.commit()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)

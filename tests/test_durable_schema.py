@@ -1,0 +1,231 @@
+"""`serve --store FILE.db`, schema 3: each task's row holds the messages that made or continued
+it, so a commit writes one row a task and forgetting a task deletes one row. A file of schema 1
+or 2 (messages in a table of their own) is migrated as it opens, losing nothing a resend needs;
+a messages column this peer did not write is one line naming the file. Real SQLite files, the
+real store, billing and app, in process; the older files are written table by table here, as
+that version of the peer wrote them."""
+import json
+import sqlite3
+from contextlib import closing
+
+import pytest
+
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from peers.durable import SCHEMA_VERSION, DurableError, open_store
+from peers.restart import restarted
+from peers.stamps import counter_ids
+from peers.store import content_of, digest
+from transports.inprocess import InProcessTransport
+
+HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+
+# Schema 2's tables, as the peer made them before a task's messages moved into its row; and
+# the file's tasks rewritten so: each message a row of its own, keyed by its owner and messageId.
+SCHEMA_2 = """
+CREATE TABLE tasks_2 (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL,
+                      size INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE TABLE messages (owner TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL,
+                       digest TEXT NOT NULL, PRIMARY KEY (owner, message_id)) WITHOUT ROWID;
+INSERT INTO tasks_2 SELECT seq, id, owner, size, body FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_2 RENAME TO tasks;
+UPDATE meta SET value = '2' WHERE key = 'schema';
+"""
+
+
+def as_schema_2(path, *extra_messages):
+    """Rewrite the store file at `path` as schema 2 held it, with `extra_messages` (owner,
+    messageId, task id, digest) as rows of the messages table too."""
+    with closing(sqlite3.connect(path)) as db:
+        messages = [(owner, message_id, task_id, seen) for task_id, owner, kept
+                    in db.execute("SELECT id, owner, messages FROM tasks") for message_id, seen in json.loads(kept)]
+        db.executescript(SCHEMA_2)
+        db.executemany("INSERT INTO messages VALUES (?, ?, ?, ?)", messages + list(extra_messages))
+        db.commit()
+
+
+def billing_on(path, max_tasks=1000, **options):
+    """billing on a store file as `serve --store` makes it, two callers' tokens; (peer, call)."""
+    store, ledger = open_store(str(path), max_tasks=max_tasks)
+    peer = billing.billing_agent(store=store, ledger=ledger, **options)
+    restarted(peer, str(path))
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k", other_tokens=("b0b",))})
+
+    def call(params, token="t0k"):
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}).encode()
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame,
+                                         {**HEADERS, "Authorization": f"Bearer {token}"}).body)
+    return peer, call
+
+
+def refund(message_id, order, amount=5, **fields):
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [{"data": {
+        "order_id": order, "amount": amount}}], **fields}}
+
+
+def approval(message_id, task_id, order, amount):
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "taskId": task_id, "parts": [{"data": {
+        "approval": {"order_id": order, "amount": amount, "currency": "USD"}}}]}}
+
+
+def kept_messages(path):
+    """Each task's messages as its row holds them: task id -> [[messageId, digest], ...]."""
+    with closing(sqlite3.connect(path)) as db:
+        return {task_id: json.loads(kept) for task_id, kept in db.execute("SELECT id, messages FROM tasks")}
+
+
+def test_a_continued_task_keeps_every_message_in_its_one_row_and_the_file_has_no_other_table(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = billing_on(path)
+    first = call(refund("m-1", "ORD-1"))["result"]["task"]
+    paused = call(refund("m-2", "ORD-2", 6000))["result"]["task"]
+    call(approval("m-2a", paused["id"], "ORD-2", 6000.0))
+    sent = wire_v10.message_from_params(refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    kept = kept_messages(path)
+    assert [pair[0] for pair in kept[paused["id"]]] == ["m-2", "m-2a"], "the follow-up joined the task's own row"
+    assert kept[first["id"]] == [["m-1", digest(content_of(sent))]]
+    with closing(sqlite3.connect(path)) as db:
+        assert sorted(db.execute("SELECT name FROM sqlite_master WHERE tbl_name <> 'meta'")) == [
+            ("effects",), ("tasks",)]
+    peer, call = billing_on(path)
+    assert call(approval("m-2a", paused["id"], "ORD-2", 6000.0))["result"]["task"]["id"] == paused["id"]
+    assert "already used for a different message" in call(refund("m-2a", "ORD-9"))["error"]["message"]
+    assert sorted(peer.ledger.effects) == ["refund of ORD-1", "refund of ORD-2"]
+    peer.store.file.close()
+
+
+def test_a_forgotten_tasks_messages_go_with_its_row_and_their_ids_are_free_again(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = billing_on(path, max_tasks=2)
+    made = [call(refund(f"m-{n}", f"ORD-{n}"))["result"]["task"]["id"] for n in range(3)]
+    peer.store.file.close()
+    assert {task_id: [pair[0] for pair in pairs] for task_id, pairs in kept_messages(path).items()} == {
+        made[1]: ["m-1"], made[2]: ["m-2"]}
+    peer, call = billing_on(path, max_tasks=2, new_task_id=counter_ids("again"))
+    other = call(refund("m-0", "ORD-7"))  # a message kept of a forgotten task would call this a conflict
+    assert other["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", other
+    peer.store.file.close()
+
+
+def schema_2_file(path):
+    """A schema-2 store file: two callers' tasks, one continued by a follow-up, and a message
+    whose task was never kept (as a file from before a task's messages went with it may hold)."""
+    peer, call = billing_on(path)
+    first = call(refund("m-1", "ORD-1"))["result"]["task"]
+    paused = call(refund("m-2", "ORD-2", 6000))["result"]["task"]
+    call(approval("m-2a", paused["id"], "ORD-2", 6000.0))
+    theirs = call(refund("m-1", "ORD-5"), token="b0b")["result"]["task"]  # the same messageId, another caller
+    owner = peer.store.owners[first["id"]]
+    peer.store.file.close()
+    as_schema_2(path, (owner, "m-gone", "task-gone", "0" * 64))
+    return first, paused, theirs
+
+
+def test_a_schema_2_file_is_migrated_each_message_into_its_tasks_row_and_the_rest_dropped(tmp_path):
+    path = tmp_path / "billing.db"
+    first, paused, theirs = schema_2_file(path)
+    peer, _ = billing_on(path)
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
+        assert sorted(db.execute("SELECT name FROM sqlite_master WHERE tbl_name <> 'meta'")) == [
+            ("effects",), ("tasks",)], "the messages table gone, its rows in their tasks'"
+    kept = kept_messages(path)
+    assert {task_id: [pair[0] for pair in pairs] for task_id, pairs in kept.items()} == {
+        first["id"]: ["m-1"], paused["id"]: ["m-2", "m-2a"], theirs["id"]: ["m-1"]}, "m-gone, of no task, dropped"
+
+
+def test_after_migrating_a_schema_2_file_a_resent_message_gets_its_first_task_and_nothing_is_refunded_twice(tmp_path):
+    path = tmp_path / "billing.db"
+    first, paused, theirs = schema_2_file(path)
+    peer, call = billing_on(path, new_task_id=counter_ids("migrated"))  # not task-1 again: first's id
+    effects = dict(peer.ledger.effects)
+    assert call(refund("m-1", "ORD-1"))["result"]["task"]["id"] == first["id"], "a resend: its first task"
+    assert call(refund("m-1", "ORD-5"), token="b0b")["result"]["task"]["id"] == theirs["id"], "each caller's own"
+    assert call(approval("m-2a", paused["id"], "ORD-2", 6000.0))["result"]["task"]["id"] == paused["id"]
+    conflict = call(refund("m-1", "ORD-3"))["error"]  # only the carried digest tells this from a resend
+    assert conflict["code"] == -32602 and "already used for a different message" in conflict["message"]
+    assert peer.ledger.effects == effects, "nothing refunded twice, nothing new"
+    peer.store.file.close()
+    peer, call = billing_on(path)  # and again on the migrated file, as schema 3
+    assert call(refund("m-2", "ORD-2", 6000))["result"]["task"]["id"] == paused["id"]
+    assert peer.ledger.effects == effects
+    peer.store.file.close()
+
+
+def test_a_schema_2_file_with_a_message_this_peer_did_not_write_is_one_line_and_left_as_it_was(tmp_path):
+    path = tmp_path / "billing.db"
+    schema_2_file(path)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE messages SET message_id = x'00ff' WHERE message_id = 'm-2'")
+        db.commit()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
+    with closing(sqlite3.connect(f"file:{path}?immutable=1", uri=True)) as db:  # as on disk (the refused file still held)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",), "not half migrated"
+        assert db.execute("SELECT COUNT(*) FROM messages").fetchone() == (5,)
+
+
+ONE_DIGEST = "ab" * 32
+
+
+@pytest.mark.parametrize("kept", [
+    "7", "{}", '"m-1"', "[" * 5000, "not json", '[["m-1"]]', '[["m-1", 5]]', f'[[1, "{ONE_DIGEST}"]]',
+    '[["m-1", "not a digest"]]', f'[["m-1", "{ONE_DIGEST.upper()}"]]', f'[["m-1", "{ONE_DIGEST}", "more"]]',
+    f'[["m-9", "{ONE_DIGEST}"], ["m-9", "{ONE_DIGEST}"]]', b"[]", 12,
+], ids=["a number", "an object", "a string", "deep", "not JSON", "no digest", "a digest that is a number",
+        "a messageId that is a number", "a digest that is not one", "a digest not as written", "three items",
+        "one message twice", "a blob", "an integer"])
+def test_a_messages_column_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path, kept):
+    path = tmp_path / "billing.db"
+    peer, call = billing_on(path)
+    call(refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE tasks SET messages = ?", (kept,))
+        db.commit()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert str(raised.value).startswith(str(path)) and "\n" not in str(raised.value)
+
+
+def test_one_message_kept_by_two_tasks_is_one_line_naming_the_file(tmp_path):
+    """Each message made or continued one task; two rows holding it would leave the first
+    task's forgetting to take the second's message with it."""
+    path = tmp_path / "billing.db"
+    peer, call = billing_on(path)
+    call(refund("m-1", "ORD-1"))
+    call(refund("m-2", "ORD-2"))
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE tasks SET messages = (SELECT messages FROM tasks WHERE seq = 1)")
+        db.commit()
+    with pytest.raises(DurableError, match="m-1.*kept twice"):
+        open_store(str(path))
+
+
+def test_a_file_holding_one_task_id_twice_reads_back_the_later_task_and_its_messages_alone(tmp_path):
+    """As test_durable.py's file of one id twice, in schema 3: the earlier row's task is
+    forgotten as it is read, its messages with it, and no message points at the other's task."""
+    path = tmp_path / "billing.db"
+    peer, call = billing_on(path)
+    call(refund("a-0", "ORD-A0"))
+    call(refund("b-0", "ORD-B0"))
+    owner = peer.store.owners["task-1"]
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE tasks SET id = 'task-1', body = replace(body, 'task-2', 'task-1'), owner = owner || 'b' "
+                   "WHERE id = 'task-2'")
+        db.commit()
+    peer, call = billing_on(path, new_task_id=counter_ids("again"))
+    assert list(peer.store.tasks) == ["task-1"] and list(peer.store.by_message) == [(owner + "b", "b-0")]
+    assert peer.store.message_keys == {"task-1": [(owner + "b", "b-0")]}
+    resent = call(refund("a-0", "ORD-A0"))
+    assert "ORD-B0" not in json.dumps(resent), "never answered with another caller's task"
+    peer.store.file.close()
+    assert {task_id: [pair[0] for pair in pairs] for task_id, pairs in kept_messages(path).items()} == {
+        "task-1": ["b-0"]}, "the earlier row deleted, with its message"
