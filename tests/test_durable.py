@@ -20,7 +20,6 @@ from peers.durable import SCHEMA_VERSION, DurableError, open_store
 from peers.restart import INTERRUPTED, restarted, settle
 from peers.ledger import BEING_DONE, Effect
 from peers.stamps import counter_ids
-from test_durable_schema import as_schema_2
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
@@ -35,11 +34,11 @@ def on_file(path, max_tasks=1000, **options):
     return peer
 
 
-def durable_billing(path, **options):
+def durable_billing(path, other_tokens=(), **options):
     """billing, its store and ledger on `path` as `serve --store` has them, served in
-    process; (peer, call)."""
+    process (to the bearer token t0k, and to `other_tokens`, other callers'); (peer, call)."""
     peer = on_file(path, **options)
-    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k", other_tokens=other_tokens)})
 
     def call(method, params, token="t0k"):
         frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
@@ -155,6 +154,7 @@ def test_a_store_file_of_the_first_schema_is_migrated_losing_nothing_and_refundi
     first = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
     paused = call("SendMessage", refund("m-2", "ORD-2", 6000))["result"]["task"]
     peer.store.file.close()
+    from test_durable_schema import as_schema_2  # here: that module reads this one's helpers
     as_schema_2(path)
     with closing(sqlite3.connect(path)) as old:
         old.executescript(VERSION_1)
@@ -606,6 +606,7 @@ def test_a_store_file_holding_one_task_id_twice_reads_back_the_later_task_alone(
     call("SendMessage", refund("a-0", "ORD-A0"))
     call("SendMessage", refund("b-0", "ORD-B0"))
     peer.store.file.close()
+    from test_durable_schema import as_schema_2
     as_schema_2(path)  # the schema of the files that case wrote
     with closing(sqlite3.connect(path)) as old:
         old.executescript("UPDATE tasks SET id = 'task-1', body = replace(body, 'task-2', 'task-1'), "

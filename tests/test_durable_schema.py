@@ -10,16 +10,12 @@ from contextlib import closing
 
 import pytest
 
-from peers import billing
 from peers.a2a import wire_v10
-from peers.app import PeerApp
 from peers.durable import SCHEMA_VERSION, DurableError, open_store
-from peers.restart import restarted
 from peers.stamps import counter_ids
 from peers.store import content_of, digest
-from transports.inprocess import InProcessTransport
 
-HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+from test_durable import durable_billing, refund
 
 # Schema 2's tables, as the peer made them before a task's messages moved into its row; and
 # the file's tasks rewritten so: each message a row of its own, keyed by its owner and messageId.
@@ -46,23 +42,10 @@ def as_schema_2(path, *extra_messages):
         db.commit()
 
 
-def billing_on(path, max_tasks=1000, **options):
+def billing_on(path, **options):
     """billing on a store file as `serve --store` makes it, two callers' tokens; (peer, call)."""
-    store, ledger = open_store(str(path), max_tasks=max_tasks)
-    peer = billing.billing_agent(store=store, ledger=ledger, **options)
-    restarted(peer, str(path))
-    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k", other_tokens=("b0b",))})
-
-    def call(params, token="t0k"):
-        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}).encode()
-        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame,
-                                         {**HEADERS, "Authorization": f"Bearer {token}"}).body)
-    return peer, call
-
-
-def refund(message_id, order, amount=5, **fields):
-    return {"message": {"messageId": message_id, "role": "ROLE_USER", "parts": [{"data": {
-        "order_id": order, "amount": amount}}], **fields}}
+    peer, call = durable_billing(path, other_tokens=("b0b",), **options)
+    return peer, lambda params, token="t0k": call("SendMessage", params, token)
 
 
 def approval(message_id, task_id, order, amount):
