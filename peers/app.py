@@ -172,7 +172,7 @@ class PeerApp:
         scheme, _, token = (request.header("Authorization") or "").partition(" ")
         if scheme.lower() != "bearer":
             return None, frozenset()
-        offered = token.strip().encode()
+        offered = token.strip(" \t").encode()  # spaces and tabs around it (RFC 9110 OWS), no other kind of space
         # compare_digest: the time taken must not reveal how much of a guess was right;
         # every known token is compared, so the time does not say which one nearly matched.
         matches = [(known, digests.compare_digest(offered, known.encode()))

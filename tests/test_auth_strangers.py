@@ -194,3 +194,24 @@ def test_openssl_s_client_is_refused_a_refund_without_a_client_certificate_and_g
     assert "HTTP/1.1 401" in without and 'WWW-Authenticate: MutualTLS realm="billing-agent"' in without
     with_one = s_client(server, request, "-verify_ip", "127.0.0.1", "-cert", CLIENT[0], "-key", CLIENT[1])
     assert "HTTP/1.1 200" in with_one and '"TASK_STATE_COMPLETED"' in with_one, with_one[-800:]
+
+
+@pytest.mark.parametrize("around", ["\u00a0", "\u0085", "\u3000", "\u2028"], ids=["nbsp", "nel", "ideographic", "line-sep"])
+def test_a_credential_with_another_kind_of_space_around_it_is_not_the_credential(around):
+    """HTTP trims spaces and tabs around a field's value (RFC 9110 5.5); any other space is part
+    of what was sent, so `t0k` followed by a no-break space is not the token, nor the key."""
+    from peers import billing
+    from peers.app import PeerApp
+    from peers.schemes.api_key import HEADER, ApiKey
+    from transports.inprocess import InProcessTransport
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]}}}).encode()
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+    for app, credential in ((PeerApp(billing.billing_agent(), wire_v10, token="t0k"), "Authorization"),
+                            (PeerApp(billing.billing_agent(), wire_v10, scheme=ApiKey("k3y", "billing")), HEADER)):
+        value = "Bearer " if credential == "Authorization" else ""
+        secret = "t0k" if credential == "Authorization" else "k3y"
+        transport = InProcessTransport({billing.BASE_URL: app})
+        sent = [transport.post(billing.BASE_URL + "/a2a", frame, {**headers, credential: value + shown}).status
+                for shown in (f"{secret}{around}", f"{around}{secret}", f" \t{secret} \t")]
+        assert sent == [401, 401, 200], (credential, sent)

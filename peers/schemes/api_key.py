@@ -29,7 +29,7 @@ class ApiKey:
         if not offered or len(offered) > MAX_CREDENTIAL:
             return None, frozenset()
         # compare_digest: the time taken must not say how much of a guess was right.
-        proved = hmac.compare_digest(offered.strip().encode("utf-8", "replace"), self.key)
+        proved = hmac.compare_digest(offered.strip(" \t").encode("utf-8", "replace"), self.key)  # OWS only
         return (self.owner, frozenset()) if proved else (None, frozenset())
 
     def challenge(self) -> str:

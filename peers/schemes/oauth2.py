@@ -52,7 +52,7 @@ class ClientCredentials:
         if name.lower() != "bearer":
             return None, frozenset()
         try:
-            claims = tokens.check(token.strip(), self.key.public, self.audience, SCOPE, self.clock)
+            claims = tokens.check(token.strip(" \t"), self.key.public, self.audience, SCOPE, self.clock)  # OWS only
         except tokens.BadToken:  # why stays here: the caller learns only that it was refused
             return None, frozenset()
         return "client:" + claims["sub"], frozenset()
