@@ -52,8 +52,7 @@ class StoreFile:
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
-        # Staged since the last commit: (table, key) -> (statement, values, records to add
-        # as JSON, if any: serialised at the commit, once per row).
+        # Staged since the last commit: (table, key) -> (statement, values, records to add as JSON at the commit).
         self.pending: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], tuple[Any, ...]]] = {}
         self.staging = threading.Lock()
         # Group commit: changes staged, and on disk, so far; whether a commit is under way.
@@ -88,10 +87,12 @@ class StoreFile:
                         f"has a schema this peer does not know ({str(version)[:20]!r})"))
             if scrubbed:  # the clear owners' pages overwritten on disk now, not at some later checkpoint
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error as exc:
-            raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
-        except ValueError as exc:  # a row of an earlier schema that migrating found it did not write
-            raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
+        except (sqlite3.Error, ValueError, DurableError) as exc:  # ValueError: an earlier schema's row, not ours
+            if hasattr(self, "db"):  # the file let go now, not when the collector finds this: a caller may retry
+                self.db.close()
+            raise exc if isinstance(exc, DurableError) else DurableError(f"{path}: " + (
+                f"cannot be used as the store ({_why(exc)})" if isinstance(exc, sqlite3.Error) else
+                f"holds a row this peer cannot read ({str(exc)[:120]})")) from None
 
     def stage(self, row: tuple[Any, ...], sql: str, values: tuple[Any, ...], *records: Any) -> None:
         """Keep `row`'s change for the next commit, replacing one staged before it."""
@@ -253,6 +254,7 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
                 durable.by_message[(owner, message_id)] = (task_id, seen)
                 durable.message_keys[task_id].append((owner, message_id))
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        file.db.close()  # as above
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
     durable.seq, effects.seq = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0][0] for table in ("tasks", "effects"))
     return durable, effects

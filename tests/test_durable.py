@@ -411,6 +411,35 @@ def test_someone_elses_database_is_refused_and_left_as_it_was(tmp_path):
     assert path.read_bytes() == before and not (tmp_path / "contacts.sqlite-wal").exists()
 
 
+def test_a_refused_store_file_is_let_go_at_once_so_the_same_process_may_try_it_again(tmp_path):
+    """Refused as it opens (a newer schema) or as it is read back (a row this peer did not write), the
+    file is not left locked until the collector happens by: fixed, it opens in the same process.
+    The collector is kept off, as it is between its passes in a long-lived caller."""
+    import gc
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    for tamper, mend, why in (("UPDATE meta SET value = '99' WHERE key = 'schema'",
+                               "UPDATE meta SET value = '3' WHERE key = 'schema'", "newer version"),
+                              ("UPDATE effects SET seq = 'x'", "UPDATE effects SET seq = 1", "cannot read")):
+        with closing(sqlite3.connect(path)) as db:
+            db.execute(tamper)
+            db.commit()
+        gc.disable()
+        try:
+            with pytest.raises(DurableError, match=why):
+                open_store(str(path))
+            with closing(sqlite3.connect(path, timeout=0)) as db:  # locked: "database is locked" at once
+                db.execute(mend)
+                db.commit()
+        finally:
+            gc.enable()
+    store, ledger = open_store(str(path))
+    assert len(store.tasks) == 1 and len(ledger.effects) == 1
+    store.file.close()
+
+
 def test_every_change_is_on_disk_before_anyone_is_told_of_it(tmp_path):
     peer, call = durable_billing(tmp_path / "billing.db")
     seen = []
