@@ -12,6 +12,8 @@ import os
 import time
 from typing import Callable
 
+from transports.seconds import written_once_a_second
+
 
 def counter_ids(prefix: str) -> Callable[[], str]:
     """task-1, task-2, ...: deterministic ids for a run a learner reads."""
@@ -19,16 +21,13 @@ def counter_ids(prefix: str) -> Callable[[], str]:
     return lambda: f"{prefix}-{next(numbers)}"
 
 
-_second: tuple[int, str] = (-1, "")  # the last second written out: a request stamps its task 3 times
+_SECOND = written_once_a_second(lambda now: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))
 
 
 def utc_now() -> str:
     """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
-    global _second
-    now, kept = time.time(), _second  # read once: another thread may keep another second meanwhile
-    if int(now) != kept[0]:  # a new second: written out once
-        _second = kept = (int(now), time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))
-    return kept[1] + f".{int(now % 1 * 1000):03d}Z"
+    now, second = _SECOND()
+    return second + f".{int(now % 1 * 1000):03d}Z"
 
 
 def unguessable_task_ids() -> Callable[[], str]:

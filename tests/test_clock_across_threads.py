@@ -1,10 +1,10 @@
 """The served clock (peers/stamps.py utc_now) and the server's Date (http11_server) each
-write a second out once and keep it for the next caller: a thread that reads that kept
-second must use the one it judged, not whatever another thread kept since.
+write a second out once and keep it for the next caller (transports/seconds.py): a thread
+that reads that kept second must use the one it judged, not whatever another thread kept since.
 
-A thread switch is made to happen at the one place it hurts, the line that reads the
-kept second back, by a line trace that runs the other caller, on its own thread, there:
-the same interleaving the interpreter may choose at any time, made every time."""
+A thread switch is made to happen at the one place it hurts, the line of the shared clock
+that hands the kept second back, by a line trace that runs the other caller, on its own
+thread, there: the same interleaving the interpreter may choose at any time, made every time."""
 import inspect
 import sys
 import threading
@@ -12,19 +12,22 @@ import time
 
 from peers import stamps
 from transports import http11_server
+from transports.seconds import written_once_a_second
+
+SHARED = written_once_a_second(str)  # its inner clock's code is every such clock's
 
 
 def _switching_at_the_last_return(function, monkeypatch, first, second):
-    """`function()` called at `first` (time.time), and, when it reaches its last `return`,
-    `function()` once on another thread at `second`: what each returned."""
-    lines, start = inspect.getsourcelines(function)
+    """`function()` called at `first` (time.time), and, when the shared clock it reads reaches its
+    last `return`, `function()` once on another thread at `second`: what each returned."""
+    lines, start = inspect.getsourcelines(SHARED)
     last_return = start + max(i for i, line in enumerate(lines) if line.strip().startswith("return"))
     moments = iter([first, second])
     monkeypatch.setattr(time, "time", lambda: next(moments))
     other: list[str] = []
 
     def trace(frame, event, arg):
-        if frame.f_code is not function.__code__:
+        if frame.f_code is not SHARED.__code__:
             return None
         if event == "line" and frame.f_lineno == last_return and not other:
             thread = threading.Thread(target=lambda: other.append(function()))

@@ -9,7 +9,9 @@ and the one URL check; `inprocess` (the shim), `network` (HTTP/1.1 over sockets,
 `chunked_body` a chunked body, `server_answer` answering it and `workers` its threads) move
 frames; `room` picks the connection a full server closes;
 `printer` wraps any transport and is the only code that prints frames;
-`stepping` pauses it for a learner.
+`stepping` pauses it for a learner. Two small parts both sides share: `digests` (SHA-256,
+BLAKE2b and a constant-time comparison without loading OpenSSL for small inputs) and
+`seconds` (a time written out once a second, safely across threads).
 Essay: Delegation over JSON-RPC ("reusing Part 12's transport").
 
 Must not import: anything in `peers` (A2A's objects, the peers, the support agent). The

@@ -34,6 +34,7 @@ from http import HTTPStatus
 from typing import NamedTuple
 
 from transports.http11 import DIGITS, FIELD_VALUE, MAX_HEAD, MAX_HEADERS, TOKEN
+from transports.seconds import written_once_a_second
 
 MAX_TARGET = 8 * 1024
 METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH")  # answered (HEAD as GET); others 501
@@ -201,15 +202,15 @@ def _with_head(allow: str) -> str:
     return allow + ", HEAD" if "GET" in verbs and "HEAD" not in verbs else allow
 
 
-_dated = (-1, "")  # the second last written, and how: every answer in it carries the same Date
+def _http_date(now: float) -> str:
+    """`now`, as HTTP writes a date (RFC 9110 5.6.7): Sun, 06 Nov 1994 08:49:37 GMT."""
+    parts = time.gmtime(now)
+    return (f"{_DAYS[parts.tm_wday]}, {parts.tm_mday:02d} {_MONTHS[parts.tm_mon - 1]} "
+            f"{parts.tm_year} {parts.tm_hour:02d}:{parts.tm_min:02d}:{parts.tm_sec:02d} GMT")
+
+
+_DATED = written_once_a_second(_http_date)  # every answer within a second carries the same Date
 
 
 def _date() -> str:
-    """Now, as HTTP writes a date (RFC 9110 5.6.7): Sun, 06 Nov 1994 08:49:37 GMT."""
-    global _dated
-    now, kept = time.time(), _dated  # read once: another thread may keep another second meanwhile
-    if int(now) != kept[0]:
-        parts = time.gmtime(now)
-        _dated = kept = (int(now), f"{_DAYS[parts.tm_wday]}, {parts.tm_mday:02d} {_MONTHS[parts.tm_mon - 1]} "
-                                   f"{parts.tm_year} {parts.tm_hour:02d}:{parts.tm_min:02d}:{parts.tm_sec:02d} GMT")
-    return kept[1]
+    return _DATED()[1]
