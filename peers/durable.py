@@ -4,16 +4,15 @@ Seed 004 asks of every failure "whether retrying is safe and which effects may a
 have landed". A peer that keeps everything in memory forgets, when it restarts, both
 the tasks its clients were told about and the refunds it made, so a client's retry
 after a crash would refund again. With a store file:
-- Every change is staged, under the store's lock (the ledger's under a lock of its own,
-  memory and file together): a task's row, which holds the messages that made or continued
-  it (each messageId and a SHA-256 of what it said, so a resent copy after a restart gets
-  its first task; they go with their task), each effect the ledger records. What is
-  staged is written, in one transaction, before anyone hears of any of it (`flush`:
-  before the caller's answer, a stream's or a subscription's event, a webhook's
-  delivery): a request nobody watches is one commit, however many changes it made, and
-  a commit carries every request's changes staged by then (a row changed twice, once, as
-  it is last). Nothing is read back per request: a row is found by what memory holds (a
-  task's row by its `seq`).
+- Every change is staged, under the store's lock (the ledger's under a lock of its own, memory
+  and file together): a task's row, which holds the messages that made or continued it (each
+  messageId and a SHA-256 of what it said, so a resent copy after a restart gets its first
+  task; they go with their task), each effect the ledger records. What is staged is written,
+  in one transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
+  stream's or a subscription's event, a webhook's delivery): a request nobody watches is one
+  commit, however many changes it made, and a commit carries every request's changes staged
+  by then (a row changed twice, once, as it is last). Nothing is read back per request: a
+  row is found by what memory holds (a task's, or an effect's, by its `seq`).
   A commit that returned survives the process dying at any moment (kill -9); an OS crash
   or power cut may take back the last commits, never half of one (durable_schema.py). A
   write that fails stops the process: memory must never run ahead of what was told.
@@ -36,7 +35,7 @@ from typing import Any, NamedTuple
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, message_keys, to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, migrate
+from peers.durable_schema import EARLIER_SCHEMAS, EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 
@@ -52,7 +51,7 @@ class StoreFile:
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
-        # Staged since the last commit: (table, key) -> (statement, values, records to add as JSON at the commit).
+        # Staged since the last commit: (table, seq) -> (statement, values, records to add as JSON at the commit).
         self.pending: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], tuple[Any, ...]]] = {}
         self.staging = threading.Lock()
         # Group commit: changes staged, and on disk, so far; whether a commit is under way.
@@ -73,7 +72,7 @@ class StoreFile:
                 self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                 # Written even if there: a read-only file fails now. An earlier schema's made this one's.
-                if found is None or found[0] in ("1", "2", str(SCHEMA_VERSION)):
+                if found is None or found[0] in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
                     migrate(self.db, None if found is None else found[0])
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                     scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either
@@ -199,8 +198,7 @@ class DurableLedger(Ledger):
         super().__init__(*args)
         self.file, self.seq = file, 0  # the last place given in the file: the next effect's is after it
         self.seqs: dict[str, int] = {}  # each effect's place, from its first record (as in memory): a restart evicts so
-        # Memory and file change together under it: never staged in another order than made.
-        self.writing = threading.Lock()
+        self.writing = threading.Lock()  # memory and file change together under it: staged in the order made
 
     def record(self, key: str, effect: Effect) -> None:
         with self.writing:
@@ -209,16 +207,17 @@ class DurableLedger(Ledger):
             super().record(key, effect)
             if key not in self.seqs:  # a claim's result keeps the claim's place
                 self.seq = self.seqs[key] = self.seq + 1
-            self.file.stage(("effects", key), EFFECT_ROW, (key, self.seqs[key]), effect)
-            if evicted is not None:
-                del self.seqs[evicted]
-                self.file.stage(("effects", evicted), "DELETE FROM effects WHERE key = ?", (evicted,))
+            self.file.stage(("effects", self.seqs[key]), EFFECT_ROW, (self.seqs[key], key), effect)
+            self._delete(self.seqs.pop(evicted, None))  # the oldest, if the ledger was full
 
     def forget(self, key: str) -> None:
         with self.writing:
             super().forget(key)
-            self.seqs.pop(key, None)
-            self.file.stage(("effects", key), "DELETE FROM effects WHERE key = ?", (key,))
+            self._delete(self.seqs.pop(key, None))
+
+    def _delete(self, seq: int | None) -> None:  # by its row, not its key: a key forgotten may be recorded again
+        if seq is not None:
+            self.file.stage(("effects", seq), "DELETE FROM effects WHERE seq = ?", (seq,))
 
 
 def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, max_effects: int = 10_000,
@@ -228,14 +227,15 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     durable = DurableStore(file, max_tasks, max_bytes, remember_messages=remember_messages)
     effects = DurableLedger(file, max_effects)
     try:
-        found = {key: (seq, body) for key, seq, body in file.rows("SELECT key, seq, body FROM effects ORDER BY seq")}
-        for key, (seq, body) in found.items():
-            if type(seq) is not int or seq >= MAX_SEQ:  # not a count this peer gave (durable_schema.py)
-                raise ValueError(f"effect {str(key)[:40]!r} has a seq this peer did not give ({str(seq)[:24]!r})")
+        found: dict[str, int] = {}
+        for seq, key, body in file.rows("SELECT seq, key, body FROM effects ORDER BY seq"):
+            if seq >= MAX_SEQ or type(key) is not str or key in found:  # not a count this peer gave, or a key twice
+                raise ValueError(f"effect {str(key)[:40]!r} is not one this peer wrote (seq {str(seq)[:24]!r})")
+            found[key] = seq
             Ledger.record(effects, key, from_json(body, Effect))
-        effects.seqs = {key: found[key][0] for key in effects.effects}
+        effects.seqs = {key: found[key] for key in effects.effects}
         for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
-            file.stage(("effects", key), "DELETE FROM effects WHERE key = ?", (key,))
+            effects._delete(found[key])
         for seq, task_id, owner, size, kept, body in file.rows("SELECT seq, id, owner, size, messages, body FROM tasks "
                                                                   "ORDER BY seq"):
             task, keys = from_json(body, Task), message_keys(kept)

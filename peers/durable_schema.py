@@ -15,34 +15,60 @@ import sqlite3
 
 from peers.durable_codec import to_json
 
-SCHEMA_VERSION = 3  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
-# messages in a table of their own, a second row for each request to write and delete: both read, and migrated.
-# A task's row is its `seq`, the rowid, which the store holds for every task it keeps (the
-# id is a column, for reading back). It carries the messages that made or continued it, as
-# JSON: [[messageId, digest], ...], its owner the row's (they live and go with their task).
-# Effects are keyed by what finds them, WITHOUT ROWID.
+SCHEMA_VERSION = 4  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
+# messages in a table of their own, a second row for each request to write and delete; 3 kept
+# effects in their keys' order, so each new one landed mid-tree and split its pages half-full
+# (under bench/cpu_per_request.py's load, a full store's commit wrote 6.5 pages; it writes 5
+# now): all three read, and migrated (`migrate`).
+EARLIER_SCHEMAS = ("1", "2", "3")
+# Each table is a rowid tree, its rows in the order they were made, so a new row is appended
+# at its right edge and the oldest, when the store is full, is cut at its left. A task's row is
+# its `seq`, which the store holds for every task it keeps (the id is a column, for reading
+# back). It carries the messages that made or continued it, as JSON: [[messageId, digest], ...],
+# its owner the row's (they live and go with their task). An effect's row is its first `seq`,
+# which the ledger holds for every effect it keeps; its key is a column.
 TABLES = """
 CREATE TABLE IF NOT EXISTS tasks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL,
                                   size INTEGER NOT NULL, messages TEXT NOT NULL, body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS effects (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS effects (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL);
 """
-# Schemas 1 and 2 name the same columns (1 kept the keys in indexes): both become 3 alike.
+# Schemas 1 and 2 name the same columns (1 kept the keys in indexes): both become 4 alike.
 FROM_VERSION_1_OR_2 = """
 ALTER TABLE tasks RENAME TO tasks_old; ALTER TABLE effects RENAME TO effects_old;
 """ + TABLES + """
 INSERT INTO tasks SELECT seq, id, owner, size, '[]', body FROM tasks_old;
-INSERT INTO effects SELECT key, seq, body FROM effects_old;
+INSERT INTO effects (seq, key, body) SELECT seq, key, body FROM effects_old ORDER BY seq;
 DROP TABLE tasks_old; DROP TABLE effects_old;
 """
+FROM_VERSION_3 = """
+ALTER TABLE effects RENAME TO effects_old;
+""" + TABLES + """
+INSERT INTO effects (seq, key, body) SELECT seq, key, body FROM effects_old ORDER BY seq;
+DROP TABLE effects_old;
+"""
+# A row's seq is a count this peer gave, from 1, and the next row's is one more: a file whose
+# seq is not an integer, or too near SQLite's largest (2**63 - 1) to count on from, was not
+# written by this peer (a row past it could not be written: every request would fail).
+MAX_SEQ = 1 << 62
 
 
 def migrate(db: sqlite3.Connection, version: str | None) -> None:
-    """The file made schema 3, inside the transaction that opens it (`version` is what it says, None
+    """The file made schema 4, inside the transaction that opens it (`version` is what it says, None
     if new). One of schema 1 or 2 is rebuilt, each message carried into the row of the task it
     made: the latest row of that id, if the same owner's, as reading schema 2 back found it; a
-    message of no task kept is dropped, as it was then. ValueError: a message this peer did not write."""
-    if version not in ("1", "2"):
-        _run(db, TABLES)  # a new file; or one of schema 3 already, left as it is
+    message of no task kept is dropped, as it was then. One of schema 3 has its effects rebuilt.
+    ValueError: a message, or an effect's seq, this peer did not write."""
+    if version not in EARLIER_SCHEMAS:
+        _run(db, TABLES)  # a new file; or one of schema 4 already, left as it is
+        return
+    # Each effect's seq becomes its row's: one that is not a count this peer gave, or given twice, is refused.
+    (strange,), (twice,) = (db.execute(f"SELECT COUNT(*) FROM effects WHERE {where}").fetchone() for where in (
+        f"typeof(seq) <> 'integer' OR seq < 1 OR seq >= {MAX_SEQ}",
+        "seq IN (SELECT seq FROM effects GROUP BY seq HAVING COUNT(*) > 1)"))
+    if strange or twice:
+        raise ValueError(f"{strange + twice} effect(s) with a seq this peer did not give")
+    if version == "3":
+        _run(db, FROM_VERSION_3)
         return
     _run(db, FROM_VERSION_1_OR_2)
     latest = {task_id: (seq, owner) for seq, task_id, owner in db.execute("SELECT seq, id, owner FROM tasks "
@@ -70,11 +96,7 @@ def _run(db: sqlite3.Connection, script: str) -> None:
 # before a commit only the last need be written: a commit is all of them or none.
 TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (seq) DO UPDATE SET "
             "size = excluded.size, messages = excluded.messages, body = excluded.body")
-EFFECT_ROW = "INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, seq = excluded.seq"
-# A row's seq is a count this peer gave, from 1, and the next row's is one more: a file whose
-# seq is not an integer, or too near SQLite's largest (2**63 - 1) to count on from, was not
-# written by this peer (a row past it could not be written: every request would fail).
-MAX_SEQ = 1 << 62
+EFFECT_ROW = "INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (seq) DO UPDATE SET body = excluded.body"
 # The file's settings, each chosen (issue 36 measured them: bench/cpu_per_request.py):
 # - locking_mode EXCLUSIVE: the file is this process's for its life (a second peer on it is
 #   refused as locked, rather than keeping a ledger of its own beside the first's).

@@ -422,7 +422,7 @@ def test_a_refused_store_file_is_let_go_at_once_so_the_same_process_may_try_it_a
     peer.store.file.close()
     for tamper, mend, why in (("UPDATE meta SET value = '99' WHERE key = 'schema'",
                                "UPDATE meta SET value = '3' WHERE key = 'schema'", "newer version"),
-                              ("UPDATE effects SET seq = 'x'", "UPDATE effects SET seq = 1", "cannot read")):
+                              ("UPDATE effects SET seq = 4611686018427387904", "UPDATE effects SET seq = 1", "cannot read")):
         with closing(sqlite3.connect(path)) as db:
             db.execute(tamper)
             db.commit()
@@ -576,23 +576,67 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     assert "\n" not in str(raised.value)
 
 
-@pytest.mark.parametrize("table, seq", [("effects", "'a'"), ("effects", "x'00'"), ("effects", "1e300"),
-                                        ("effects", str(2**63 - 1)), ("tasks", str(2**63 - 1))],
-                         ids=["text", "a blob", "a real", "SQLite's largest", "a task's at SQLite's largest"])
-def test_a_seq_this_peer_could_not_count_on_from_is_one_line_naming_the_file(tmp_path, table, seq):
+@pytest.mark.parametrize("schema, table, seq", [(3, "effects", "'a'"), (3, "effects", "x'00'"), (3, "effects", "1e300"),
+                                                (3, "effects", "0"), (4, "effects", str(2**63 - 1)),
+                                                (4, "tasks", str(2**63 - 1))],
+                         ids=["text", "a blob", "a real", "none counted", "SQLite's largest", "a task's at SQLite's largest"])
+def test_a_seq_this_peer_could_not_count_on_from_is_one_line_naming_the_file(tmp_path, schema, table, seq):
     """The next effect's (or task's) seq is one more than the file's largest. One that is text
     or a blob opened, and the next refund raised TypeError in the ledger (its effect in memory,
     not in the file); at SQLite's largest, the next commit raised OverflowError and lost what
     it carried: every refund from then on was -32603. At 1e300 one more is the same number, so
-    every later effect shared it and a restart read them back in the keys' order, not as made."""
+    every later effect shared it and a restart read them back in the keys' order, not as made.
+    Schema 4 keeps an effect's seq as its row's, an integer: the others come in schema 3's files."""
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
     call("SendMessage", refund("m-1", "ORD-1"))
-    peer.store.file.write([(f"UPDATE {table} SET seq = {seq}", ())])
     peer.store.file.close()
+    if schema == 3:
+        from test_durable_schema import as_schema_3  # here: that module reads this one's helpers
+        as_schema_3(path)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"UPDATE {table} SET seq = {seq}")
+        db.commit()
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("schema, tamper", [(3, "UPDATE effects SET seq = 1"),
+                                            (4, "UPDATE effects SET key = 'refund of ORD-1'"),
+                                            (4, "UPDATE effects SET key = x'00'")],
+                         ids=["one seq given twice (schema 3)", "one key twice", "a key that is not text"])
+def test_effects_this_peer_did_not_write_are_one_line_naming_the_file(tmp_path, schema, tamper):
+    """Two effects of one place in the ledger's order, or of one key (a restart kept the later,
+    its first record's place lost), or a key that is not text: not rows this peer wrote."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    call("SendMessage", refund("m-2", "ORD-2"))
+    peer.store.file.close()
+    if schema == 3:
+        from test_durable_schema import as_schema_3
+        as_schema_3(path)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(tamper)
+        db.commit()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value)
+
+
+def test_effects_are_kept_in_the_order_they_were_made_not_their_keys_order(tmp_path):
+    """Each new effect is appended to its table's tree, as each new task is: kept in their keys'
+    order (schema 3), a new one landed mid-tree and split its pages, and a full store's commit
+    wrote 6.5 pages, not 5. The file's own order, no ORDER BY, is the order made."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    for number, order in enumerate(("ORD-3", "ORD-10", "ORD-1", "ORD-2")):
+        call("SendMessage", refund(f"m-{number}", order))
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert [key for (key,) in db.execute("SELECT key FROM effects")] == [
+            "refund of ORD-3", "refund of ORD-10", "refund of ORD-1", "refund of ORD-2"]
 
 
 def test_a_task_id_made_again_after_a_restart_is_the_new_tasks_alone_and_the_store_keeps_working(tmp_path):

@@ -1,7 +1,8 @@
-"""`serve --store FILE.db`, schema 3: each task's row holds the messages that made or continued
+"""`serve --store FILE.db`, schema 4: each task's row holds the messages that made or continued
 it, so a commit writes one row a task and forgetting a task deletes one row. A file of schema 1
 or 2 (messages in a table of their own) is migrated as it opens, losing nothing a resend needs;
-a messages column this peer did not write is one line naming the file. Real SQLite files, the
+a messages column this peer did not write is one line naming the file. A file of schema 3
+(effects in their keys' order) has its effects rebuilt in the order made. Real SQLite files, the
 real store, billing and app, in process; the older files are written table by table here, as
 that version of the peer wrote them."""
 import json
@@ -31,9 +32,26 @@ UPDATE meta SET value = '2' WHERE key = 'schema';
 """
 
 
+# Schema 3's effects, as the peer kept them before they were kept in the order made: in their keys' order.
+SCHEMA_3 = """
+CREATE TABLE effects_3 (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
+INSERT INTO effects_3 SELECT key, seq, body FROM effects;
+DROP TABLE effects;
+ALTER TABLE effects_3 RENAME TO effects;
+UPDATE meta SET value = '3' WHERE key = 'schema';
+"""
+
+
+def as_schema_3(path):
+    """Rewrite the store file at `path` as schema 3 held it."""
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(SCHEMA_3)
+
+
 def as_schema_2(path, *extra_messages):
     """Rewrite the store file at `path` as schema 2 held it, with `extra_messages` (owner,
     messageId, task id, digest) as rows of the messages table too."""
+    as_schema_3(path)
     with closing(sqlite3.connect(path)) as db:
         messages = [(owner, message_id, task_id, seen) for task_id, owner, kept
                     in db.execute("SELECT id, owner, messages FROM tasks") for message_id, seen in json.loads(kept)]
@@ -133,7 +151,7 @@ def test_after_migrating_a_schema_2_file_a_resent_message_gets_its_first_task_an
     assert conflict["code"] == -32602 and "already used for a different message" in conflict["message"]
     assert peer.ledger.effects == effects, "nothing refunded twice, nothing new"
     peer.store.file.close()
-    peer, call = billing_on(path)  # and again on the migrated file, as schema 3
+    peer, call = billing_on(path)  # and again on the migrated file, as schema 4
     assert call(refund("m-2", "ORD-2", 6000))["result"]["task"]["id"] == paused["id"]
     assert peer.ledger.effects == effects
     peer.store.file.close()
@@ -192,7 +210,7 @@ def test_one_message_kept_by_two_tasks_is_one_line_naming_the_file(tmp_path):
 
 
 def test_a_file_holding_one_task_id_twice_reads_back_the_later_task_and_its_messages_alone(tmp_path):
-    """As test_durable.py's file of one id twice, in schema 3: the earlier row's task is
+    """As test_durable.py's file of one id twice, in schema 4: the earlier row's task is
     forgotten as it is read, its messages with it, and no message points at the other's task."""
     path = tmp_path / "billing.db"
     peer, call = billing_on(path)
@@ -212,3 +230,29 @@ def test_a_file_holding_one_task_id_twice_reads_back_the_later_task_and_its_mess
     peer.store.file.close()
     assert {task_id: [pair[0] for pair in pairs] for task_id, pairs in kept_messages(path).items()} == {
         "task-1": ["b-0"]}, "the earlier row deleted, with its message"
+
+
+def test_a_schema_3_file_has_its_effects_kept_in_the_order_made_and_nothing_is_refunded_twice(tmp_path):
+    """Schema 3 kept effects in their keys' order; migrated, each is its first record's place,
+    the row's own order, and the ledger comes back as it was: a resend gets its first task, a
+    refund asked again is never a second, and the next effect is appended after the last."""
+    path = tmp_path / "billing.db"
+    peer, call = billing_on(path)
+    done = [call(refund(f"m-{number}", order))["result"]["task"] for number, order in enumerate(("ORD-3", "ORD-10"))]
+    paused = call(refund("m-2", "ORD-1", 6000))["result"]["task"]  # its claim held, waiting for a person
+    peer.store.file.close()
+    as_schema_3(path)
+    peer, call = billing_on(path, new_task_id=counter_ids("migrated"))
+    assert list(peer.ledger.effects) == ["refund of ORD-3", "refund of ORD-10", "refund of ORD-1"]
+    assert call(refund("m-0", "ORD-3"))["result"]["task"]["id"] == done[0]["id"], "a resend: its task"
+    assert call(refund("m-9", "ORD-10"))["result"]["task"]["id"] == done[1]["id"], "asked again: its task, no refund"
+    call(approval("m-2a", paused["id"], "ORD-1", 6000.0))
+    call(refund("m-4", "ORD-2"))
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
+        assert [key for (key,) in db.execute("SELECT key FROM effects")] == [
+            "refund of ORD-3", "refund of ORD-10", "refund of ORD-1", "refund of ORD-2"]
+    peer, call = billing_on(path)
+    assert peer.ledger.effects["refund of ORD-1"].summary.startswith("refund of $6,000.00 issued")
+    peer.store.file.close()
