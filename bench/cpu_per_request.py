@@ -21,8 +21,19 @@ Measured, in one run, alternating, medians of --rounds (issue 36's targets in br
     runs on the load's core; the proxy prints every frame, as people run it).
 Every answer is checked once before the measuring (a completed task, for the peer), so
 what is measured is the work meant. Loopback only; every loop is bounded by a duration.
+
+CPU time still moves with what shares the machine: on a busy day one server's runs spread
+from 280 to 680 us a request. `--instructions` counts, instead, what each server executes
+per request under valgrind's callgrind (where valgrind is installed): each server is
+warmed up by WARM_UP requests (the store full), its counters zeroed, then MEASURED
+requests are sent one after another on one keep-alive connection and its counters read
+(callgrind_control). The count is the same run after run, so two commits compare on a
+busy machine; it leaves out the kernel's share (system calls, a commit's writes), which
+CPU time has, and a load's contention between threads. Beside it, the bytes each server
+writes to files per request (/proc/PID/io): a durable peer's log, the part of the
+kernel's share that grows with the pages a commit writes.
 Run from the project root:
-    python3 bench/cpu_per_request.py [--seconds 2] [--rounds 5]
+    python3 bench/cpu_per_request.py [--seconds 2] [--rounds 5] [--instructions]
 """
 from __future__ import annotations
 
@@ -31,6 +42,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -38,7 +50,7 @@ from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback import (CORES, DEMO_CERT, DEMO_KEY, FLOOR, RUN, TOKEN, Request, client_tls, cpu_seconds,  # noqa: E402
-                      exchange, http_post, load, started, stopped)
+                      bytes_written, exchange, http_post, in_turn, load, started, stopped)
 
 V10 = "A2A-Version: 1.0\r\n"
 
@@ -88,23 +100,25 @@ RATIOS = (("served peer / floor", "served peer, JSON-RPC", "floor: http.server +
           ("proxy's own / the peer", "proxy --to a peer", "served peer, JSON-RPC", None))
 
 
-def started_for(server: str, core: int | None, load_core: int | None, store: str) -> list:
-    """The processes a case needs, the measured one first: [(process, port), ...]. The
-    proxy's peer runs on the load's core: only the proxy's CPU is read in its case."""
+def started_for(server: str, core: int | None, load_core: int | None, store: str, wrap: list[str] = []) -> list:
+    """The processes a case needs, the measured one first: [(process, port), ...], the
+    measured one run under `wrap` (a command that runs it: valgrind). The proxy's peer runs
+    on the load's core: only the proxy's CPU is read in its case."""
     serve = [sys.executable, "a2a_delegation.py", "serve", "billing-agent", "--wire", "1.0", "--token", TOKEN]
     if server == "proxy":
         behind = started(serve, load_core)
         try:
-            return [started([sys.executable, "a2a_delegation.py", "proxy", "--to", f"http://127.0.0.1:{behind[1]}"],
-                            core), behind]
+            return [started([*wrap, sys.executable, "a2a_delegation.py", "proxy", "--to",
+                             f"http://127.0.0.1:{behind[1]}"], core), behind]
         except BaseException:
             stopped(behind[0])
             raise
     for stale in Path(store).parent.glob(Path(store).name + "*"):  # each durable peer on a fresh file
         stale.unlink()
-    return [started({"floor": [sys.executable, "-c", FLOOR],
-                     "floor-tls": [sys.executable, "-c", FLOOR, str(DEMO_CERT), str(DEMO_KEY)],
-                     "peer": serve, "durable": serve + ["--store", store], "peer-tls": serve + ["--tls"]}[server], core)]
+    return [started([*wrap, *{"floor": [sys.executable, "-c", FLOOR],
+                               "floor-tls": [sys.executable, "-c", FLOOR, str(DEMO_CERT), str(DEMO_KEY)],
+                               "peer": serve, "durable": serve + ["--store", store],
+                               "peer-tls": serve + ["--tls"]}[server]], core)]
 
 
 def check(case: Case, port: int) -> None:
@@ -112,6 +126,36 @@ def check(case: Case, port: int) -> None:
     head, body = exchange(port, case.request(port, 99), client_tls() if case.tls else None)
     if not head.startswith(b"HTTP/1.1 200") or (case.completes and b"TASK_STATE_COMPLETED" not in body):
         raise SystemExit(f"{case.name}: not the answer measured: {head.splitlines()[0]!r} {body[:200]!r}")
+
+
+WARM_UP, MEASURED = 1100, 300  # --instructions: requests before the counters are zeroed (the store full), and after
+CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+
+
+def instructions_per_request(case: Case, core: int | None, load_core: int | None,
+                             store: str) -> tuple[float, float]:
+    """What the case's server executes per request, in instructions, counted by callgrind
+    over MEASURED requests in turn after WARM_UP (every thread's, summed); and the bytes it
+    writes to files per request (a durable peer's log and store file)."""
+    running = started_for(case.server, core, load_core, store, CALLGRIND)
+    try:
+        (process, port), tls = running[0], client_tls() if case.tls else None
+        check(case, port)
+        in_turn(port, case.request, WARM_UP, tls)
+        subprocess.run(["callgrind_control", "--zero", str(process.pid)], capture_output=True, check=True, timeout=60)
+        written = bytes_written(process.pid)
+        if in_turn(port, case.request, MEASURED, tls) != MEASURED:
+            raise SystemExit(f"{case.name}: an answer was not 200")
+        shown = subprocess.run(["callgrind_control", "-e", "Ir", str(process.pid)], capture_output=True, text=True,
+                               check=True, timeout=60).stdout
+        written = bytes_written(process.pid) - written
+    finally:
+        for process, _ in running:
+            stopped(process)
+    counts = [int(line.split()[-1].replace(",", "")) for line in shown.splitlines() if line.strip().startswith("Th ")]
+    if not counts:
+        raise SystemExit(f"{case.name}: callgrind_control showed no counts: {shown[:200]!r}")
+    return sum(counts) / MEASURED, written / MEASURED
 
 
 def main() -> None:
@@ -123,8 +167,12 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", choices=sorted({case.server for case in CASES}), metavar="SERVER",
                         help="measure these servers alone (floor, peer, durable, floor-tls, peer-tls, proxy); "
                         "a ratio is printed when both its sides were measured")
+    parser.add_argument("--instructions", action="store_true", help="count instructions per request under valgrind "
+                        "(callgrind) instead: the same from run to run, the kernel's share left out")
     options = parser.parse_args()
     cases = [case for case in CASES if options.only is None or case.server in options.only]
+    if options.instructions:
+        return count_instructions(cases)
     core, load_core = (CORES[0], CORES[1]) if len(CORES) >= 2 else (None, None)
     if load_core is not None:
         os.sched_setaffinity(0, {load_core})  # the load client's threads, and nothing of the servers'
@@ -160,12 +208,38 @@ def main() -> None:
     for case in cases:
         print(f"{case.name:<28}{median[case.name]:>11.0f}{statistics.median(rate[case.name] or [0]):>8.0f}"
               f"{errors[case.name]:>8}")
-    for what, measured, baseline, target in RATIOS:
-        if measured not in median or baseline not in median:
+    print_ratios(median)
+
+
+def print_ratios(measured: dict[str, float], judged: bool = True) -> None:
+    """Each ratio whose two sides were measured; judged against its target (a target of CPU time)."""
+    for what, case, baseline, target in RATIOS:
+        if case not in measured or baseline not in measured:
             continue
-        ratio = median[measured] / median[baseline]
-        verdict = "" if target is None else f"  -> {'meets' if ratio <= target else 'MISSES'} (<= {target}x)"
+        ratio = measured[case] / measured[baseline]
+        verdict = "" if target is None or not judged else \
+            f"  -> {'meets' if ratio <= target else 'MISSES'} (<= {target}x)"
         print(f"{what:<28}{ratio:>10.2f}x{verdict}")
+
+
+def count_instructions(cases: list[Case]) -> None:
+    """--instructions: each case's server once, under callgrind (the count does not move)."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        raise SystemExit("--instructions needs valgrind (and its callgrind_control): not installed here")
+    core, load_core = (CORES[0], CORES[1]) if len(CORES) >= 2 else (None, None)
+    folder = tempfile.mkdtemp(prefix="a2a-bench-")
+    try:
+        counted = {case.name: instructions_per_request(case, core, load_core, os.path.join(folder, "billing.db"))
+                   for case in cases}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"instructions per request (callgrind, user space): {MEASURED} requests in turn on one keep-alive "
+          f"connection, after {WARM_UP}")
+    print(f"{'server':<28}{'instructions':>13}{'file bytes':>12}")
+    for case in cases:
+        count, written = counted[case.name]
+        print(f"{case.name:<28}{count:>13,.0f}{written:>12,.0f}")
+    print_ratios({name: count for name, (count, _) in counted.items()}, judged=False)  # the targets are CPU time's, which has the kernel's share too
 
 
 if __name__ == "__main__":

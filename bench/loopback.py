@@ -6,9 +6,11 @@ before they are timed, so it costs far less per request than the servers it meas
 - `started`: a child process, pinned to one core where the machine lets it
   (os.sched_setaffinity in the child, before it runs), its banner read for its port, the
   rest of its output drained in the background so printing never blocks it.
-- `cpu_seconds`: user + system time a process has used (/proc/PID/stat).
+- `cpu_seconds`: user + system time a process has used (/proc/PID/stat); `bytes_written`:
+  what it has written to files (/proc/PID/io).
 - `load`: keep-alive clients on loopback, Nagle off, each sending the next request as soon
-  as the last answer has arrived whole, for a duration; plain or TLS.
+  as the last answer has arrived whole, for a duration; plain or TLS. `in_turn`: a count
+  of requests, one after another, on one keep-alive connection.
 - `FLOOR`: the least a JSON server over HTTP/1.1 can do, in the standard library: an
   http.server that reads each request's body with json.loads and answers json.dumps of a
   fixed answer, keep-alive, Nagle off; over TLS when given a certificate and key.
@@ -112,6 +114,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def bytes_written(pid: int) -> int:
+    """The bytes a process has given write system calls so far (/proc/PID/io's wchar): a
+    file's writes, not a socket's (sent with send, which it does not count)."""
+    fields = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
+    return int(fields["wchar"])
+
+
 def peak_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -153,6 +162,19 @@ def _answer(sock: socket.socket, buffer: bytes) -> tuple[bytes, bytes, bytes]:
             raise ConnectionError("closed mid-body")
         buffer += chunk
     return head, buffer[:length], buffer[length:]
+
+
+def in_turn(port: int, request: Request, count: int, tls: ssl.SSLContext | None = None) -> int:
+    """`count` requests one after another on one keep-alive connection; how many were answered 200."""
+    sock, buffer, fine = _connect(port, tls), b"", 0
+    try:
+        for _ in range(count):
+            sock.sendall(request(port, 0))
+            head, _, buffer = _answer(sock, buffer)
+            fine += head.startswith(b"HTTP/1.1 200")
+    finally:
+        sock.close()
+    return fine
 
 
 def load(port: int, concurrency: int, seconds: float, request: Request = refund_request,
