@@ -17,6 +17,7 @@ import secrets
 import time
 from typing import Any
 
+from peers.a2a.bindings import HTTP_JSON
 from peers.a2a.model import Message, Part
 from peers.a2a.wire_format import method_for
 from peers.support.check.probe import MAX_TIMEOUTS, NOT_SENT, Answer
@@ -60,7 +61,7 @@ class Deep(Asker):
         """The operation's result: JSON-RPC's `result`, or a successful HTTP+JSON body."""
         if answer.code is not None or answer.status is None or not 200 <= answer.status < 300:
             return None
-        if self.reach.name == "HTTP+JSON":
+        if self.reach.name == HTTP_JSON.name:
             return answer.document
         return answer.document.get("result") if isinstance(answer.document, dict) else None
 
@@ -78,7 +79,7 @@ class Deep(Asker):
         except PeerError as exc:
             return Answer(None, "", None, None, f"{NOT_SENT}{str(exc)[:200]}"), [], (), "not sent"
         request = request._replace(headers={**request.headers, "Accept": "text/event-stream"})
-        return read_stream(self.probe, request, self.reach.name == "HTTP+JSON")
+        return read_stream(self.probe, request, self.reach.name == HTTP_JSON.name)
 
 
 def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any], tuple[Frame, ...], str]:

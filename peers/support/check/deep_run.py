@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from peers.a2a.bindings import JSONRPC
 from peers.support.check import caller_checks, stream_checks, task_checks
 from peers.support.check.deep_asking import Deep
 from peers.support.check.probe import SKIP, Verdict
@@ -44,7 +45,7 @@ def checks(probe: Any, reaches: list[Reach], others: list[Reach] | None, documen
         found += stream_checks.streams(deep, streaming)
         found += stream_checks.pushes(deep, push, task)
         found += caller_checks.checks(deep, *_theirs(probe, reach, others, document), streaming)
-    found += task_checks.compared(deeps, tasks.get("JSONRPC"))
+    found += task_checks.compared(deeps, tasks.get(JSONRPC.name))
     return found
 
 

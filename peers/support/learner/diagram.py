@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.picture import Mark, picture
 from peers.support.learner.steps import Run, Step, read_run, short
 from peers.support.learner.trace import PUSH
@@ -83,7 +84,7 @@ def frame_label(record: dict[str, Any], body: Any) -> tuple[str, str]:
         task = message.get("taskId") if isinstance(message, dict) else None
         turn = f": next turn of {short(task, 40)}" if isinstance(task, str) else ""
         return short(record.get("method") or record.get("http_method")) + rid + turn, "send"
-    if record.get("binding") == "HTTP+JSON":  # the result is the whole body; an error, its status
+    if record.get("binding") == HTTP_JSON.name:  # the result is the whole body; an error, its status
         if not isinstance(status, int) or not 200 <= status < 300:
             error = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else {}
             return f"HTTP {short(status, 12)} {short(error.get('status', ''), 30)}".rstrip(), "fail"

@@ -22,6 +22,7 @@ from collections import deque
 from typing import Any, Callable
 
 from peers.a2a import wire_format
+from peers.a2a.bindings import HTTP_JSON
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
@@ -66,7 +67,7 @@ class Recorder:
         if frame.sender is not None:  # a push: in the wire of what we last sent that peer
             method, rpc_id = PUSH, None
             wire = _wire(self._asked.get(frame.sender, (None, None))[0])
-        elif frame.direction == "-->" and binding == "HTTP+JSON":  # its request line names the method
+        elif frame.direction == "-->" and binding == HTTP_JSON.name:  # its request line names the method
             from peers.support.calling.http_json import method_of  # loaded only for a run that spoke it
             method, rpc_id = method_of(frame.http_method, parse_url(frame.url).path), None
             self._asked[frame.url] = (method, rpc_id, binding)

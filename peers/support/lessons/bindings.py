@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from peers.support.calling.outcomes import Outcome
 
 ORDER, AMOUNT = "ORD-5100", 75.0
-BINDINGS = ("JSONRPC", "HTTP+JSON")  # as cards name them; the first is the one every card before 1.0 has
+BINDINGS = (JSONRPC.name, HTTP_JSON.name)  # as cards name them; the first is the one every card before 1.0 has
 
 
 LESSON = Lesson(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
+from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.support.check.requirements import BY_ID, Requirement
 from transports.codec import loads_strict
 
@@ -26,7 +27,7 @@ _ENDS |= {"TASK_STATE_" + state.upper().replace("-", "_") for state in _ENDS}  #
 class Answer(NamedTuple):
     """One answer as the proxy forwarded it, with the request it answers."""
 
-    binding: str | None  # "JSONRPC", "HTTP+JSON", or None (a card, any other GET)
+    binding: str | None  # a binding's name (peers/a2a/bindings.py), or None (a card, any other GET)
     request_body: bytes
     status: int
     content_type: str  # lower case, parameters dropped
@@ -45,13 +46,13 @@ def _json(data: bytes) -> Any:
 
 
 def _error(answer: Answer) -> dict[str, Any] | None:
-    document = answer.document if answer.binding == "JSONRPC" else None
+    document = answer.document if answer.binding == JSONRPC.name else None
     error = document.get("error") if isinstance(document, dict) else None
     return error if isinstance(error, dict) else None
 
 
 def jsonrpc_media_type(answer: Answer) -> str | None:
-    if answer.binding == "JSONRPC" and answer.body and answer.events is None and answer.content_type != "application/json":
+    if answer.binding == JSONRPC.name and answer.body and answer.events is None and answer.content_type != "application/json":
         return f"Content-Type is {answer.content_type or 'missing'}"
     return None
 
@@ -79,14 +80,14 @@ def jsonrpc_error_info(answer: Answer) -> str | None:
 
 
 def _http_json_error(answer: Answer) -> Any:
-    if answer.binding != "HTTP+JSON" or answer.status < 400 or answer.events is not None:
+    if answer.binding != HTTP_JSON.name or answer.status < 400 or answer.events is not None:
         return None
     error = answer.document.get("error") if isinstance(answer.document, dict) else None
     return error if error is not None else False  # False: an error answer with no error object
 
 
 def http_json_media_type(answer: Answer) -> str | None:
-    if answer.binding == "HTTP+JSON" and answer.body and answer.events is None and \
+    if answer.binding == HTTP_JSON.name and answer.body and answer.events is None and \
             answer.content_type not in ("application/a2a+json", "application/json"):
         return f"Content-Type is {answer.content_type or 'missing'}"
     return None
@@ -112,7 +113,7 @@ def stream_final(answer: Answer) -> str | None:
     if answer.events is None:
         return None
     last = _json(answer.events[-1]) if answer.events else None
-    if isinstance(last, dict) and answer.binding == "JSONRPC":
+    if isinstance(last, dict) and answer.binding == JSONRPC.name:
         last = last.get("result") if "error" not in last else {"final": True}  # an error ends a stream too
     if isinstance(last, dict) and _final(last):
         return None
@@ -147,9 +148,9 @@ def _may_judge(answer: Answer) -> bool:
     \\u escape that could spell them) holds no error object: parsing it would find nothing."""
     if answer.events is not None:
         return False
-    if answer.binding == "HTTP+JSON":
+    if answer.binding == HTTP_JSON.name:
         return answer.status >= 400
-    return answer.binding == "JSONRPC" and (b'"error"' in answer.body or b"\\u" in answer.body)
+    return answer.binding == JSONRPC.name and (b'"error"' in answer.body or b"\\u" in answer.body)
 
 
 def notes(answer: Answer) -> list[str]:

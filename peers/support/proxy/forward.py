@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.a2a.wire_format import CARD_PATH
 from peers.support.proxy import annotate, card, passing
 from peers.support.proxy.faults import Faults
@@ -228,13 +229,13 @@ def binding_of(request: HttpRequest) -> str:
     interpreter's recursion limit), and not at all when it cannot name "jsonrpc" nor be a batch."""
     body = request.body
     if not body or (b'"jsonrpc"' not in body and b"\\u" not in body and not body.lstrip().startswith(b"[")):
-        return "HTTP+JSON"
+        return HTTP_JSON.name
     try:
         document = json.loads(body.decode("utf-8"))  # as a peer reads it: UTF-8, never guessed
     except (ValueError, RecursionError):
         document = None
-    return "JSONRPC" if isinstance(document, (dict, list)) and (isinstance(document, list) or "jsonrpc" in document) \
-        else "HTTP+JSON"
+    return JSONRPC.name if isinstance(document, (dict, list)) and (isinstance(document, list) or "jsonrpc" in document) \
+        else HTTP_JSON.name
 
 
 def _drain(response: HttpResponse, seconds: float) -> None:
