@@ -18,9 +18,9 @@ after a crash would refund again. With a store file:
   write that fails stops the process: memory must never run ahead of what was told.
 - Held for the process's life (a second peer: locked); its owner's alone, holding no credential (durable_private.py).
 - On start, all of it is read back, oldest first (restart.py then settles it).
-- The file carries a schema version. A file from a newer version, someone else's
-  database, one locked by another process, not SQLite, not writable, or holding rows
-  this peer did not write is a DurableError naming the file (serve: one line, exit 2).
+- The file carries a schema version. A file from a newer version, someone else's database, one
+  locked by another process, not SQLite, not writable, or holding tables or rows this peer did
+  not write is a DurableError naming the file (serve: one line, exit 2), and is left as it was.
 Not here: the bytes of a task (durable_codec.py), the file's tables and settings
 (durable_schema.py), what a peer does (peer.py).
 """
@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, message_keys, to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_schema import EARLIER_SCHEMAS, EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, migrate
+from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, NotThisPeers, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 
@@ -68,30 +68,28 @@ class StoreFile:
                                    "a store file is made by this peer, or is a new file")
             for pragma in PRAGMAS:
                 self.db.execute(f"PRAGMA {pragma}")
-            with _Transaction(self.db):  # takes the file's lock, kept from now on
-                self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                # Written even if there: a read-only file fails now. An earlier schema's made this one's.
-                if found is None or found[0] in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
-                    migrate(self.db, None if found is None else found[0])
-                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                    scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either
-                else:
-                    version = found[0]
-                    newer = isinstance(version, str) and version.isascii() and version.isdigit() \
-                        and int(version) > SCHEMA_VERSION
-                    raise DurableError(f"{path}: " + (
-                        f"made by a newer version of this peer (schema {version}); this one reads schema "
-                        f"{SCHEMA_VERSION}" if newer else
-                        f"has a schema this peer does not know ({str(version)[:20]!r})"))
-            if scrubbed:  # the clear owners' pages overwritten on disk now, not at some later checkpoint
-                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except (sqlite3.Error, ValueError, DurableError) as exc:  # ValueError: an earlier schema's row, not ours
+            # The file's lock, taken now and kept; what opening changes is committed once every row is read
+            # back (`opened`): a file refused is left as it was, never half made this version's.
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            migrate(self.db, None if found is None else found[0])  # an earlier schema's made this one's
+            # Written even if there: a read-only file fails now.
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            self.scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either
+        except (sqlite3.Error, ValueError, DurableError, NotThisPeers) as exc:  # ValueError: an earlier schema's row
             if hasattr(self, "db"):  # the file let go now, not when the collector finds this: a caller may retry
-                self.db.close()
+                self.db.close()  # (its changes rolled back)
             raise exc if isinstance(exc, DurableError) else DurableError(f"{path}: " + (
+                str(exc) if isinstance(exc, NotThisPeers) else
                 f"cannot be used as the store ({_why(exc)})" if isinstance(exc, sqlite3.Error) else
                 f"holds a row this peer cannot read ({str(exc)[:120]})")) from None
+
+    def opened(self) -> None:
+        """What opening the file changed (a migration, owners scrubbed), committed: all of it was read back."""
+        self.db.execute("COMMIT")
+        if self.scrubbed:  # the clear owners' pages overwritten on disk now, not at some later checkpoint
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def stage(self, row: tuple[Any, ...], sql: str, values: tuple[Any, ...], *records: Any) -> None:
         """Keep `row`'s change for the next commit, replacing one staged before it."""
@@ -229,10 +227,11 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     try:
         found: dict[str, int] = {}
         for seq, key, body in file.rows("SELECT seq, key, body FROM effects ORDER BY seq"):
-            if seq >= MAX_SEQ or type(key) is not str or key in found:  # not a count this peer gave, or a key twice
+            effect = from_json(body, Effect)  # below: a count this peer gave, a key once, text where it writes text
+            if seq >= MAX_SEQ or type(key) is not str or key in found or not all(type(v) is str for v in effect):
                 raise ValueError(f"effect {str(key)[:40]!r} is not one this peer wrote (seq {str(seq)[:24]!r})")
             found[key] = seq
-            Ledger.record(effects, key, from_json(body, Effect))
+            Ledger.record(effects, key, effect)
         effects.seqs = {key: found[key] for key in effects.effects}
         for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
             effects._delete(found[key])
@@ -257,4 +256,5 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
         file.db.close()  # as above
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
     durable.seq, effects.seq = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0][0] for table in ("tasks", "effects"))
+    file.opened()
     return durable, effects

@@ -12,6 +12,7 @@ Not here: opening, staging and committing (durable.py), a row's bytes (durable_c
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 from peers.durable_codec import to_json
 
@@ -52,15 +53,58 @@ DROP TABLE effects_old;
 MAX_SEQ = 1 << 62
 
 
-def migrate(db: sqlite3.Connection, version: str | None) -> None:
-    """The file made schema 4, inside the transaction that opens it (`version` is what it says, None
-    if new). One of schema 1 or 2 is rebuilt, each message carried into the row of the task it
-    made: the latest row of that id, if the same owner's, as reading schema 2 back found it; a
-    message of no task kept is dropped, as it was then. One of schema 3 has its effects rebuilt.
-    ValueError: a message, or an effect's seq, this peer did not write."""
-    if version not in EARLIER_SCHEMAS:
-        _run(db, TABLES)  # a new file; or one of schema 4 already, left as it is
-        return
+def _run(db: sqlite3.Connection, script: str) -> None:
+    """Statements one by one, inside the transaction begun (executescript would commit it)."""
+    for statement in filter(str.strip, script.split(";")):
+        db.execute(statement)
+
+
+class NotThisPeers(Exception):
+    """The file is not one this peer reads: its schema, or its tables' shape. The text says why."""
+
+
+def migrate(db: sqlite3.Connection, version: Any) -> None:
+    """The file made schema 4, inside the transaction that opens it (`version` is what its meta
+    says, None if new). One of schema 1 or 2 is rebuilt, each message carried into the row of
+    the task it made: the latest row of that id, if the same owner's, as reading schema 2 back
+    found it; a message of no task kept is dropped, as it was then. One of schema 3 has its
+    effects rebuilt. One of schema 4 is left as it is. NotThisPeers: a schema this peer does not
+    read, or tables not shaped as it makes them (whatever the file says, a table missing is
+    never made anew: an effects table gone would be refunds forgotten). ValueError: a message,
+    or an effect's seq, this peer did not write."""
+    if version is None:
+        _run(db, TABLES)
+    elif version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
+        newer = isinstance(version, str) and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
+        raise NotThisPeers(f"made by a newer version of this peer (schema {version}); this one reads schema "
+                           f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})")
+    elif version in EARLIER_SCHEMAS:
+        _migrate(db, version)
+    for table, shape in SHAPES.items():
+        if _shape(db, table) != shape:
+            raise NotThisPeers(f"has a {table} table that is not one this peer makes")
+
+
+def _shape(db: sqlite3.Connection, table: str) -> list[tuple[Any, ...]]:
+    """Each column's name, declared type, NOT NULL, default and place in the primary key."""
+    return [tuple(column[1:]) for column in db.execute(f"PRAGMA table_info({table})")]
+
+
+def _shapes() -> dict[str, list[tuple[Any, ...]]]:
+    """What TABLES makes, as _shape reads it (an empty database, in memory, made once)."""
+    made = sqlite3.connect(":memory:")
+    try:
+        _run(made, TABLES)
+        return {table: _shape(made, table) for table in ("tasks", "effects")}
+    finally:
+        made.close()
+
+
+SHAPES = _shapes()
+
+
+def _migrate(db: sqlite3.Connection, version: str) -> None:
+    """A file of schema 1, 2 or 3 made schema 4 (`migrate`)."""
     # Each effect's seq becomes its row's: one that is not a count this peer gave, or given twice, is refused.
     (strange,), (twice,) = (db.execute(f"SELECT COUNT(*) FROM effects WHERE {where}").fetchone() for where in (
         f"typeof(seq) <> 'integer' OR seq < 1 OR seq >= {MAX_SEQ}",
@@ -84,12 +128,6 @@ def migrate(db: sqlite3.Connection, version: str | None) -> None:
     for seq, keys in carried.items():
         db.execute("UPDATE tasks SET messages = ? WHERE seq = ?", (to_json(keys), seq))
     db.execute("DROP TABLE messages")
-
-
-def _run(db: sqlite3.Connection, script: str) -> None:
-    """Statements one by one, inside the transaction begun (executescript would commit it)."""
-    for statement in filter(str.strip, script.split(";")):
-        db.execute(statement)
 
 
 # Each staged row replaces the whole row (or deletes it), so of two changes to one row

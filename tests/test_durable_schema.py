@@ -2,7 +2,8 @@
 it, so a commit writes one row a task and forgetting a task deletes one row. A file of schema 1
 or 2 (messages in a table of their own) is migrated as it opens, losing nothing a resend needs;
 a messages column this peer did not write is one line naming the file. A file of schema 3
-(effects in their keys' order) has its effects rebuilt in the order made. Real SQLite files, the
+(effects in their keys' order) has its effects rebuilt in the order made. A file refused as it
+opens is left as it was; tables not shaped as this peer makes them are refused. Real SQLite files, the
 real store, billing and app, in process; the older files are written table by table here, as
 that version of the peer wrote them."""
 import json
@@ -256,3 +257,81 @@ def test_a_schema_3_file_has_its_effects_kept_in_the_order_made_and_nothing_is_r
     peer, call = billing_on(path)
     assert peer.ledger.effects["refund of ORD-1"].summary.startswith("refund of $6,000.00 issued")
     peer.store.file.close()
+
+
+def snapshot(path):
+    """Everything the file holds, as SQLite reads it."""
+    with closing(sqlite3.connect(path)) as db:
+        return [db.execute(query).fetchall() for query in ("SELECT * FROM meta", "SELECT type, name, sql FROM sqlite_master",
+                                                           "SELECT * FROM effects", "SELECT * FROM tasks")]
+
+
+def tampered(path, *statements):
+    with closing(sqlite3.connect(path)) as db:
+        for statement in statements:
+            db.execute(statement)
+        db.commit()
+
+
+def two_refunds(path):
+    peer, call = billing_on(path)
+    call(refund("m-0", "ORD-0"))
+    call(refund("m-1", "ORD-1"))
+    peer.store.file.close()
+
+
+UNTYPED_EFFECTS = ("CREATE TABLE loose (key, seq, body)", "INSERT INTO loose SELECT key, seq, body FROM effects",
+                   "DROP TABLE effects", "ALTER TABLE loose RENAME TO effects")
+
+
+@pytest.mark.parametrize("statements", [
+    ("UPDATE effects SET key = x'00' WHERE key = 'refund of ORD-0'",),
+    ("UPDATE effects SET body = 'not json' WHERE key = 'refund of ORD-0'",),
+    (*UNTYPED_EFFECTS, "UPDATE effects SET key = 'refund of ORD-1'"),
+], ids=["a key that is not text", "a body that is not JSON", "one key twice"])
+def test_a_schema_3_file_refused_as_its_rows_are_read_back_is_left_as_it_was(tmp_path, statements):
+    """The migration and the reading back are one transaction: refused, the file is not left
+    made schema 4 (which the peer that wrote it would refuse as a newer version's)."""
+    path = tmp_path / "billing.db"
+    two_refunds(path)
+    as_schema_3(path)
+    tampered(path, *statements)
+    before = snapshot(path)
+    with pytest.raises(DurableError, match="holds a row this peer cannot read"):
+        open_store(str(path))
+    assert snapshot(path) == before
+
+
+@pytest.mark.parametrize("schema, statements", [
+    (3, ("UPDATE meta SET value = '4' WHERE key = 'schema'",)),
+    (4, ("ALTER TABLE effects ADD COLUMN note TEXT NOT NULL DEFAULT ''",)),
+    (4, ("DROP TABLE effects",)),
+], ids=["schema 4 said of schema 3's tables", "a column more", "no effects table"])
+def test_tables_not_shaped_as_this_peer_makes_them_are_one_line_when_the_file_opens(tmp_path, schema, statements):
+    """Read by column name the rows came back, and the first commit, written by position, stopped
+    the process (exit 70) on every start; with no effects table one was made anew, empty, and a
+    refund asked again in a new message was made a second time."""
+    path = tmp_path / "billing.db"
+    two_refunds(path)
+    if schema == 3:
+        as_schema_3(path)
+    tampered(path, *statements)
+    before = snapshot(path) if schema == 3 or "DROP" not in statements[0] else None
+    with pytest.raises(DurableError, match="table that is not one this peer makes") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value) and str(raised.value).startswith(str(path))
+    assert before is None or snapshot(path) == before
+
+
+@pytest.mark.parametrize("field, value", [("task_id", {"a": 1}), ("owner", ["o"]), ("summary", 5)],
+                         ids=["a task_id that is an object", "an owner that is a list", "a summary that is a number"])
+def test_an_effect_whose_fields_are_not_text_is_one_line_naming_the_file(tmp_path, field, value):
+    """A task_id that is an object came back, and settling the restart (restart.py) stopped
+    `serve` with a traceback: unhashable type."""
+    path = tmp_path / "billing.db"
+    two_refunds(path)
+    effect = {"$": "Effect", "owner": "o", "task_id": "task-1", "payload": "{}", "summary": "done", field: value}
+    tampered(path, f"UPDATE effects SET body = '{json.dumps(effect)}' WHERE key = 'refund of ORD-0'")
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value)
