@@ -8,7 +8,8 @@ process: bench/loopback.py's) pinned to the other, and its user + system time re
 /proc/PID/stat before and after each load, divided by the answers that came. Each load
 is on a fresh process, warmed up first: two processes of the same code differ by up to a
 fifth (where memory lands), so one process per server would fix that luck for the run.
-Measured, in one run, alternating, medians of --rounds (issue 36's targets in brackets):
+Measured, in one run, alternating, medians of --rounds, with their spread (the rounds' range
+over the median; issue 36's targets in brackets):
   - the floor: a standard-library http.server reading each request with json.loads and
     answering json.dumps of a fixed answer (loopback.FLOOR), keep-alive, Nagle off;
   - the served billing-agent (`serve billing-agent --wire 1.0 --token`), A2A 1.0
@@ -204,9 +205,10 @@ def main() -> None:
     pinned = f"servers on core {core}, load on core {load_core}" if core is not None else "not pinned (one core)"
     print(f"CPU per request at concurrency 4: {options.rounds} alternating rounds of {options.seconds:g} s, "
           f"medians; {os.cpu_count()} cores, {pinned}")
-    print(f"{'server':<28}{'CPU us/req':>11}{'req/s':>8}{'errors':>8}")
-    for case in cases:
-        print(f"{case.name:<28}{median[case.name]:>11.0f}{statistics.median(rate[case.name] or [0]):>8.0f}"
+    print(f"{'server':<28}{'CPU us/req':>11}{'spread':>8}{'req/s':>8}{'errors':>8}")
+    for case in cases:  # spread: the rounds' range over their median, how far one round can be trusted
+        spread = (max(cpu[case.name]) - min(cpu[case.name])) / median[case.name] if cpu[case.name] else float("nan")
+        print(f"{case.name:<28}{median[case.name]:>11.0f}{spread:>8.0%}{statistics.median(rate[case.name] or [0]):>8.0f}"
               f"{errors[case.name]:>8}")
     print_ratios(median)
 
