@@ -12,6 +12,8 @@ Measured, in one run, alternating, medians of --rounds, with their spread (the r
 over the median; issue 36's targets in brackets):
   - the floor: a standard-library http.server reading each request with json.loads and
     answering json.dumps of a fixed answer (loopback.FLOOR), keep-alive, Nagle off;
+  - the floor's app behind the workbench's own server (transports/server.py), which every
+    served peer runs on: the server's cost, apart from the peer's;
   - the served billing-agent (`serve billing-agent --wire 1.0 --token`), A2A 1.0
     SendMessage over JSON-RPC, a bearer token, a refund of a new order every request,
     4 keep-alive connections [at most 1.5x the floor];
@@ -50,8 +52,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loopback import (CORES, DEMO_CERT, DEMO_KEY, FLOOR, RUN, TOKEN, Request, client_tls, cpu_seconds,  # noqa: E402
-                      bytes_written, exchange, http_post, in_turn, load, started, stopped)
+from loopback import (CORES, DEMO_CERT, DEMO_KEY, FLOOR, FLOOR_APP_ON_OUR_SERVER, RUN, TOKEN, Request,  # noqa: E402
+                      bytes_written, client_tls, cpu_seconds, exchange, http_post, in_turn, load, started, stopped)
 
 V10 = "A2A-Version: 1.0\r\n"
 
@@ -84,6 +86,7 @@ class Case(NamedTuple):
 
 CASES = (
     Case("floor: http.server + json", "floor", send_message, completes=False),
+    Case("our server, the floor's app", "server", send_message, completes=False),
     Case("served peer, JSON-RPC", "peer", send_message),
     Case("served peer, HTTP+JSON", "peer", rest_send),
     Case("served peer, --store", "durable", send_message),
@@ -93,6 +96,7 @@ CASES = (
 )
 # (what, measured case, baseline case, the target, if there is one)
 RATIOS = (("served peer / floor", "served peer, JSON-RPC", "floor: http.server + json", 1.5),
+          ("our server / floor", "our server, the floor's app", "floor: http.server + json", None),
           ("HTTP+JSON / floor", "served peer, HTTP+JSON", "floor: http.server + json", None),
           ("--store / in-memory peer", "served peer, --store", "served peer, JSON-RPC", 1.6),
           ("--store / floor", "served peer, --store", "floor: http.server + json", None),
@@ -117,6 +121,7 @@ def started_for(server: str, core: int | None, load_core: int | None, store: str
     for stale in Path(store).parent.glob(Path(store).name + "*"):  # each durable peer on a fresh file
         stale.unlink()
     return [started([*wrap, *{"floor": [sys.executable, "-c", FLOOR],
+                               "server": [sys.executable, "-c", FLOOR_APP_ON_OUR_SERVER],
                                "floor-tls": [sys.executable, "-c", FLOOR, str(DEMO_CERT), str(DEMO_KEY)],
                                "peer": serve, "durable": serve + ["--store", store],
                                "peer-tls": serve + ["--tls"]}[server]], core)]
@@ -166,7 +171,7 @@ def main() -> None:
     parser.add_argument("--warm-up", type=float, default=1.0, help="seconds of load before each measured one: "
                         "the peer's store full (1,000 tasks), as after a while in a test run (default 1)")
     parser.add_argument("--only", nargs="+", choices=sorted({case.server for case in CASES}), metavar="SERVER",
-                        help="measure these servers alone (floor, peer, durable, floor-tls, peer-tls, proxy); "
+                        help="measure these servers alone (floor, server, peer, durable, floor-tls, peer-tls, proxy); "
                         "a ratio is printed when both its sides were measured")
     parser.add_argument("--instructions", action="store_true", help="count instructions per request under valgrind "
                         "(callgrind) instead: the same from run to run, the kernel's share left out")

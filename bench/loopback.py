@@ -14,6 +14,7 @@ before they are timed, so it costs far less per request than the servers it meas
 - `FLOOR`: the least a JSON server over HTTP/1.1 can do, in the standard library: an
   http.server that reads each request's body with json.loads and answers json.dumps of a
   fixed answer, keep-alive, Nagle off; over TLS when given a certificate and key.
+  `FLOOR_APP_ON_OUR_SERVER`: the same app behind the workbench's own server.
 Used by http_load.py, proxy_load.py and cpu_per_request.py; what each measures is theirs.
 """
 from __future__ import annotations
@@ -65,6 +66,22 @@ if len(sys.argv) == 3:  # a certificate and its key: https
     context.load_cert_chain(sys.argv[1], sys.argv[2])
     server.socket, scheme = context.wrap_socket(server.socket, server_side=True), "https"
 print(f"[serve] floor listening on {scheme}://127.0.0.1:{server.server_address[1]}", flush=True)
+server.serve_forever()
+"""
+
+# The floor's app (json.loads of the body, a fixed answer) behind the workbench's own server
+# (transports/server.py), which serves every peer: what the server costs, without a peer.
+FLOOR_APP_ON_OUR_SERVER = r"""
+import json, sys
+sys.path.insert(0, ".")
+from transports.base import HttpResponse
+from transports.server import PeerServer
+ANSWER = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"id": "task-1", "status": {"state": "completed"}}}).encode()
+def app(request):
+    json.loads(request.body)
+    return HttpResponse(200, {"Content-Type": "application/json"}, ANSWER)
+server = PeerServer(app)
+print(f"[serve] the floor's app listening on {server.base_url}", flush=True)
 server.serve_forever()
 """
 
