@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, message_keys, to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, NotThisPeers, migrate
+from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 
@@ -77,11 +77,11 @@ class StoreFile:
             # Written even if there: a read-only file fails now.
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             self.scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either
-        except (sqlite3.Error, ValueError, DurableError, NotThisPeers) as exc:  # ValueError: an earlier schema's row
+        except (sqlite3.Error, ValueError, DurableError, ForeignFile) as exc:  # ValueError: an earlier schema's row
             if hasattr(self, "db"):  # the file let go now, not when the collector finds this: a caller may retry
                 self.db.close()  # (its changes rolled back)
             raise exc if isinstance(exc, DurableError) else DurableError(f"{path}: " + (
-                str(exc) if isinstance(exc, NotThisPeers) else
+                str(exc) if isinstance(exc, ForeignFile) else
                 f"cannot be used as the store ({_why(exc)})" if isinstance(exc, sqlite3.Error) else
                 f"holds a row this peer cannot read ({str(exc)[:120]})")) from None
 

@@ -59,8 +59,8 @@ def _run(db: sqlite3.Connection, script: str) -> None:
         db.execute(statement)
 
 
-class NotThisPeers(Exception):
-    """The file is not one this peer reads: its schema, or its tables' shape. The text says why."""
+class ForeignFile(Exception):
+    """A file this peer does not read: its schema, or its tables' shape, is not one it makes. The text says why."""
 
 
 def migrate(db: sqlite3.Connection, version: Any) -> None:
@@ -68,7 +68,7 @@ def migrate(db: sqlite3.Connection, version: Any) -> None:
     says, None if new). One of schema 1 or 2 is rebuilt, each message carried into the row of
     the task it made: the latest row of that id, if the same owner's, as reading schema 2 back
     found it; a message of no task kept is dropped, as it was then. One of schema 3 has its
-    effects rebuilt. One of schema 4 is left as it is. NotThisPeers: a schema this peer does not
+    effects rebuilt. One of schema 4 is left as it is. ForeignFile: a schema this peer does not
     read, or tables not shaped as it makes them (whatever the file says, a table missing is
     never made anew: an effects table gone would be refunds forgotten). ValueError: a message,
     or an effect's seq, this peer did not write."""
@@ -76,13 +76,13 @@ def migrate(db: sqlite3.Connection, version: Any) -> None:
         _run(db, TABLES)
     elif version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
         newer = isinstance(version, str) and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
-        raise NotThisPeers(f"made by a newer version of this peer (schema {version}); this one reads schema "
+        raise ForeignFile(f"made by a newer version of this peer (schema {version}); this one reads schema "
                            f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})")
     elif version in EARLIER_SCHEMAS:
         _migrate(db, version)
     for table, shape in SHAPES.items():
         if _shape(db, table) != shape:
-            raise NotThisPeers(f"has a {table} table that is not one this peer makes")
+            raise ForeignFile(f"has a {table} table that is not one this peer makes")
 
 
 def _shape(db: sqlite3.Connection, table: str) -> list[tuple[Any, ...]]:
