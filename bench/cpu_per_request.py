@@ -105,7 +105,7 @@ RATIOS = (("served peer / floor", "served peer, JSON-RPC", "floor: http.server +
           ("proxy's own / the peer", "proxy --to a peer", "served peer, JSON-RPC", None))
 
 
-def started_for(server: str, core: int | None, load_core: int | None, store: str, wrap: list[str] = []) -> list:
+def started_for(server: str, core: int | None, load_core: int | None, store: str, wrap: tuple[str, ...] = ()) -> list:
     """The processes a case needs, the measured one first: [(process, port), ...], the
     measured one run under `wrap` (a command that runs it: valgrind). The proxy's peer runs
     on the load's core: only the proxy's CPU is read in its case."""
@@ -135,7 +135,7 @@ def check(case: Case, port: int) -> None:
 
 
 WARM_UP, MEASURED = 1100, 300  # --instructions: requests before the counters are zeroed (the store full), and after
-CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
 
 
 def instructions_per_request(case: Case, core: int | None, load_core: int | None,
