@@ -51,7 +51,7 @@ def test_the_outcomes_lesson_speaks_0_3_too():
 def test_the_slow_lesson_finds_the_task_after_its_timeout_instead_of_retrying():
     done, lines = lesson("slow")
     assert done.returncode == 0, done.stderr
-    assert "no reply within 0.25s (read timeout)" in done.stderr, "the timeout is reported as the failure it is"
+    assert "no reply within 0.5s (read timeout)" in done.stderr, "the timeout is reported as the failure it is"
     sent = [m["method"] for m in frames(lines, "-->")]
     assert sent[:2] == ["SendMessage", "ListTasks"] and set(sent[2:]) == {"GetTask"}, "no second SendMessage"
     found = frames(lines, "<--")[0]["result"]["tasks"]
@@ -67,6 +67,46 @@ def test_the_slow_lesson_on_0_3_resends_the_same_message_and_gets_the_same_task(
     sends = [m["params"]["message"]["messageId"] for m in sent if m["method"] == "message/send"]
     assert sends == ["msg-1", "msg-1"] and done.returncode == 0
     assert "ended completed while nobody waited" in done.stdout
+
+
+def test_a_look_that_times_out_in_the_slow_lesson_says_to_look_again_and_never_sends_the_refund_anew():
+    """A look (ListTasks) is lost too: the refund may have landed, so the lesson ends saying
+    to look again, never to send it anew, and the one refund is all billing made."""
+    import time
+    import a2a_delegation as story
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    from peers.support.calling.config import AllowEntry
+    from peers.support.calling.follow import Following
+    from peers.support.lessons import slow
+    from transports.network import HttpTransport
+    from transports.printer import FramePrinter
+    from transports.server import PeerServer
+
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
+    peer = billing.billing_agent(server.base_url, slow=1.0)
+    app = PeerApp(peer, wire_v10, token="demo-token", log=lambda line: None)
+    server.app = lambda request: (time.sleep(1.0) if b'"ListTasks"' in request.body else None) or app(request)
+    server.start()
+    lines = []
+    printer = FramePrinter(HttpTransport(timeout=0.3), lambda text, frame: None)
+    agent = story.SupportAgent(printer, [AllowEntry("billing-agent", server.base_url + "/a2a")],
+                               {server.base_url + "/a2a": "demo-token"}, lambda text="", *args, **facts: lines.append(text), following=Following(patience=0.3))
+    try:
+        [outcome] = slow.run(agent.steps(), [server.base_url + "/.well-known/agent-card.json"])
+        deadline = time.monotonic() + 5
+        while not peer.ledger.effects and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        printer.inner.close()
+        server.stop()
+    assert outcome.error.startswith("looking for the task failed: no reply within 0.3s (read timeout); the refund "
+                                    "may still have been made: look again, never send a new request"), outcome.error
+    sent = [json.loads(frame.body)["method"] for frame in printer.frames if frame.direction == "-->" and frame.body]
+    assert sent == ["SendMessage", "ListTasks"], "nothing sent anew"
+    assert [effect.summary for effect in peer.ledger.effects.values()] == [
+        "refund of $95.00 issued for ORD-8800 (ref BILL-ORD-8800)"], "the one refund, made while nobody heard"
 
 
 @pytest.mark.parametrize("name, lacks", [("approval", "taskId"), ("auth", "auth-required state"),

@@ -35,7 +35,7 @@ def test_the_record_cannot_be_changed_and_a_variant_is_a_new_record():
 def test_the_lesson_is_found_once_and_its_flags_are_merged_where_the_command_line_left_them():
     slow = command_line.parse(["--scenario", "slow"])
     assert slow.lesson is find("slow") and slow.scenario == "slow" and slow.wire == "1.0"
-    assert slow.timeout == 0.25 and slow.following.patience == 0.25, "the lesson's --timeout, followed too"
+    assert slow.timeout == 0.5 and slow.following.patience == 0.5, "the lesson's --timeout, followed too"
     given = command_line.parse(["--scenario", "slow", "--timeout", "3"])
     assert given.timeout == 3.0 and given.following.patience == 3.0, "a flag given wins over the lesson's"
     assert command_line.parse(["--scenario", "broken-stream"]).following.stream is True

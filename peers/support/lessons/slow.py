@@ -3,7 +3,8 @@
 Seed 004 asks of every failure "whether retrying is safe and which effects may already
 have landed". A timeout is the hardest case: the request left, no answer came back in
 time, and the caller cannot tell "never arrived" from "still being done". Billing here
-takes a second per refund and the support agent waits a quarter of one (--timeout). Instead
+takes a second and a half per refund and the support agent waits half a second (--timeout,
+which each look waits too: wide enough for a busy machine's pauses). Instead
 of retrying blindly, the support agent looks for the task first: it sent the message
 in a context of its own (the customer's ticket), so ListTasks by that contextId finds
 the task its lost answer would have named, still working; it asks again (GetTask, after
@@ -30,15 +31,15 @@ if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
 
 TICKET, ORDER, AMOUNT = "ticket-8800", "ORD-8800", 95.0
-PAUSES = (1.5, 1.5, 2.0, 4.0)  # seconds between looks: bounded, growing
+PAUSES = (2.0, 2.0, 2.0, 4.0)  # seconds between looks: bounded, growing
 
 
 LESSON = Lesson(
     about="billing takes longer than the support agent waits: the timeout does not mean it stopped, so the "
           "support agent finds the task (ListTasks, GetTask) before any retry",
     teaches="seed 004: whether retrying is safe, after a timeout", order=100,
-    flags={"--wire": "1.0", "--timeout": 0.25},  # we wait a quarter of a second ...
-    peers={"billing-agent": {"slow": 1.0}})  # ... for a refund that takes a second
+    flags={"--wire": "1.0", "--timeout": 0.5},  # we wait half a second ...
+    peers={"billing-agent": {"slow": 1.5}})  # ... for a refund that takes a second and a half
 
 
 def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
@@ -64,8 +65,9 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
             looked = look_up(story, contact, "get", task.id)
             task = looked if looked.id == task.id else None  # an answer about another task is none
     except PeerError as failure:
-        return [story.failed(contact.name, outcome.verdict, f"looking for the task failed: {failure}; "
-                                                         f"{failure.retry_advice()}", failure)]
+        return [story.failed(contact.name, outcome.verdict, f"looking for the task failed: {failure}; the "
+                             "refund may still have been made: look again, never send a new request (a look, or "
+                             "the same message again, changes nothing)", failure)]
     if task is None:  # not found, or not yet: only the very same message may go again
         story.say("[support] no task found in that context yet: the message may not have arrived, or "
                   "not been taken up yet; only the same message (same messageId) is safe to send again",
