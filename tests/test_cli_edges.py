@@ -183,3 +183,16 @@ def test_a_run_on_1_0_says_once_why_it_shows_one_state():
     why = "(0.3 and 1.0 answer with a task's current state, not each state it passed through"
     assert done.stdout.count(why) == 1 and "--stream shows each as it is entered" in done.stdout
     assert why not in cli_once().stdout, "the essay's run prints its lifecycle: nothing to explain"
+
+
+def test_a_peer_whose_card_failed_and_one_never_asked_for_are_told_apart():
+    """--peer's closing line says what happened to its card: fetched and failed (the essay's
+    run asks every peer), or never asked for (a lesson plays its own billing)."""
+    unreachable = "http://127.0.0.1:9"
+    asked = cli("--peer", unreachable)
+    assert "[support] its card could not be read or spoken to (said above), so there is nothing to trust yet" \
+        in asked.stdout and f"{unreachable}/.well-known/agent-card.json: card fetch failed" in asked.stderr
+    skipped = cli("--scenario", "duplicate", "--peer", unreachable)
+    assert f"[support] this run never asked {unreachable}/.well-known/agent-card.json for its card, so there is " \
+        "nothing to trust yet" in skipped.stdout and "could not be read" not in skipped.stdout
+    assert skipped.returncode == 0 and "card fetch failed" not in skipped.stderr

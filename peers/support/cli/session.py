@@ -27,7 +27,7 @@ from peers.support.cli import command_line, flags, scenarios
 from peers.support.calling.config import ConfigError, load_allowlist, load_credentials, trust_hint
 from peers.support.output import Console, Kind
 from transports.base import Transport
-from transports.printer import FramePrinter, StopRun
+from transports.printer import FramePrinter, StopRun, escape
 
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
@@ -223,10 +223,12 @@ class Session:
             problem = tools.finish() if tools else None
             if problem:
                 console.say(problem, Kind.ERROR)
+        outcomes = told.outcomes
         for card_url in flags.peer_card_urls(settings.peer):  # --peer: what trusting it would take
             found = next((fetched.card for fetched in agent.fetched.values() if fetched.fetched_from == card_url), None)
-            console.say(trust_hint(found, self.allowlist))
-        outcomes = told.outcomes
+            asked = found is not None or any(outcome.peer == card_url for outcome in outcomes or ())
+            console.say(trust_hint(found, self.allowlist) if asked else
+                        f"[support] this run never asked {escape(card_url)} for its card, so there is nothing to trust yet")
         if outcomes is None:  # the model's answer could not be used: said already
             told.status = 1
         elif problem or any(o.error and o.verdict is None for o in outcomes):  # unwritten, or unreachable
