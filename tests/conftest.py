@@ -36,6 +36,12 @@ from transports.network import HttpTransport
 from transports.printer import FramePrinter
 from transports.server import PeerServer
 
+# A suite started in the background (`cmd &` in a script) inherits SIGINT ignored, and so would
+# each process a test starts, whose Ctrl-C tests would then wait in vain. Python's handler here
+# becomes the default in every child (exec resets a handled signal), as at a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
 BILLING = AllowEntry("billing-agent", "https://billing.acme.example/a2a")
