@@ -162,6 +162,22 @@ def pytest_runtest_call(item):
         signal.signal(signal.SIGALRM, previous)
 
 
+STARTED: list = []  # every Child, so that none a test started outlives it (left_running)
+
+
+@pytest.fixture(autouse=True)
+def left_running():
+    """A child a test started and did not stop (it failed first, say) is killed as the test
+    ends: a server left running would hold its port and files for the rest of the run."""
+    before = len(STARTED)
+    yield
+    for child in STARTED[before:]:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    del STARTED[before:]
+
+
 class Child(subprocess.Popen):
     """A process a test started (stdout a pipe, text) whose output is read with a deadline:
     `until(marker)` is the lines up to the first holding `marker`. A child that stays silent,
@@ -174,6 +190,7 @@ class Child(subprocess.Popen):
         super().__init__(args, **kwargs)
         self.seen: list[str] = []
         self._partial = b""
+        STARTED.append(self)
 
     def until(self, marker: str, seconds: float = 20) -> list[str]:
         deadline = time.monotonic() + seconds

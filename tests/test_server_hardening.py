@@ -675,7 +675,9 @@ def test_two_thousand_mutated_requests_each_get_a_well_formed_answer_or_a_clean_
                 statuses[status] = statuses.get(status, 0) + 1
         assert delegation_succeeds(server), "a valid delegation still succeeds afterwards"
         assert wait_for(lambda: server.connections == 0), "every connection closed"
-        assert len(threads_since(before)) <= 1 + 2, "the loop, and the few workers the requests needed"
+        # one client at a time needs a worker or two; a loaded machine, whose worker is late to
+        # follow its connection (5 ms), one or two more: never one a request
+        assert len(threads_since(before)) <= 1 + 4, "the loop, and the few workers the requests needed"
     check_log(lines)
     assert "Traceback" not in capsys.readouterr().err
     assert statuses.get(200, 0) > 100 and statuses.get(400, 0) > 100, statuses  # both kinds ran
