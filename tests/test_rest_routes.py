@@ -182,3 +182,19 @@ def test_each_path_of_the_table_names_one_pattern_and_ids_with_a_colon_round_tri
         found = [(route.method, fields) for route, fields in rest.routes_for(path.lstrip("/").split("?")[0])]
         assert sent_verb == verb and found == [(method, {"id": "t-1:cancel"})], path
     assert http_json.method_of("GET", "/a2a/tasks/t-1:subscribe") is None, "GET :subscribe is no GetTask"
+
+
+def test_the_fixed_text_check_before_each_regex_finds_exactly_what_the_regexes_alone_find():
+    """rest.could_be only spares a regex a path it cannot match: over 20,000 seeded paths
+    built from the routes' own pieces, the routes found are those every regex alone finds."""
+    import random
+    rng = random.Random(36)
+    pieces = ["tasks", "/", "tasks/", ":cancel", ":subscribe", ":send", ":stream", "message", "pushNotificationConfigs",
+              "extendedAgentCard", "t-1", "acme", "%3A", "%2F", "x" * 40, ""]
+    for _ in range(20_000):
+        path = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+        for candidate in (path, path.partition("/")[2]):
+            alone = [route for route, matcher in rest.PATTERNS if matcher.fullmatch(candidate)]
+            checked = [route for (route, matcher), fixed in zip(rest.PATTERNS, rest.FIXED)
+                       if rest.could_be(candidate, fixed) and matcher.fullmatch(candidate)]
+            assert checked == alone, candidate
