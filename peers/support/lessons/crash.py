@@ -35,7 +35,7 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, send_turn
 from peers.support.output import Kind
 from peers.support.calling.replies import read
-from transports.errors import PeerError
+from transports.errors import PeerError, TransportError
 from transports.printer import escape
 
 if TYPE_CHECKING:
@@ -116,6 +116,10 @@ def run(story: Steps, card_urls: list[str], wire: str = LESSON.flags["--wire"]) 
             if not isinstance(contact, Contact):
                 return [contact]
             outcome = story.handoff(contact, "process_refund", PAYLOAD, TICKET)
+            if not isinstance(outcome.failure, TransportError):  # it answered: it never reached its death
+                story.say("[support] billing answered (above), so it never reached the moment it dies, after the "
+                          "refund and before the answer: this lesson cannot be shown this way", Kind.ESCALATED)
+                return [outcome]
             process.wait(timeout=10)
             story.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
             process, banner = start_billing(port, store, wire, running=running)
