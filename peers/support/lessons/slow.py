@@ -51,12 +51,19 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     story.say(f"[support] refund {ORDER} for ${AMOUNT:,.2f}, in context {TICKET} (the customer's ticket)")
     outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT}, TICKET)
     contact = contact_of(story, card, outcome)
-    if outcome.variant is not Variant.TIMED_OUT or contact is None:
-        return [outcome]  # answered in time, refused, or failed otherwise: the story said why
-    story.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {outcome.variant.handling}",
-              Kind.ESCALATED)
+    timed_out = outcome.variant is Variant.TIMED_OUT
+    # --no-wait or --push: no deadline passed, the task named is still going: followed as found
+    going = outcome.task is not None and not outcome.task.state.is_terminal
+    if contact is None or not (timed_out or going):
+        if contact is not None and outcome.error is None:
+            story.say("[support] billing answered within --timeout, so no deadline passed: this lesson has "
+                      "nothing to show with a timeout longer than the refund", Kind.ESCALATED)
+        return [outcome]  # refused, or failed otherwise: the story said why
+    if timed_out:
+        story.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {outcome.variant.handling}",
+                  Kind.ESCALATED)
     try:
-        task = _find(story, contact, outcome.sent)
+        task = _find(story, contact, outcome.sent) if timed_out else outcome.task
         for pause in PAUSES:
             if task is None or task.state.is_terminal:
                 break
