@@ -218,7 +218,8 @@ class SupportAgent:
         card, verdict = contact.card, contact.verdict
         seen = "lifecycle" if len(task.lifecycle) > 1 else "state"  # 0.3/1.0 report only the last
         self.say(f"[support] task {escape(task.id)} {seen}: " + " -> ".join(s.value for s in task.lifecycle))
-        if seen == "state" and not self.said_why_one_state:  # once a run: the essay taught a lifecycle
+        hint = seen == "state" and not (self.following.stream or self.following.mode == "push")  # not on already
+        if hint and not self.said_why_one_state:  # once a run: the essay taught a lifecycle
             self.said_why_one_state = True
             self.say("[support] (0.3 and 1.0 answer with a task's current state, not each state it passed "
                      "through: --stream shows each as it is entered)")
