@@ -69,6 +69,23 @@ def test_the_slow_lesson_on_0_3_resends_the_same_message_and_gets_the_same_task(
     assert "ended completed while nobody waited" in done.stdout
 
 
+def test_the_slow_lesson_under_no_wait_follows_the_task_it_was_named_instead_of_looking_for_it():
+    done = cli("--scenario", "slow", "--no-wait")
+    sent = [json.loads(line[4:])["method"] for line in done.stdout.splitlines() if line.startswith("--> {")]
+    assert done.returncode == 0 and sent[0] == "SendMessage" and set(sent[1:]) == {"GetTask"}, sent
+    assert "ListTasks" not in sent and done.stdout.splitlines()[-1].startswith(
+        "[support] task task-1 ended completed while nobody waited"), done.stdout[-600:]
+
+
+def test_the_crash_lesson_whose_billing_answers_instead_of_dying_says_so_and_ends_at_once():
+    """--push: billing's own process refuses our loopback webhook, so it answers and never dies."""
+    done = cli("--scenario", "crash", "--push")
+    assert "Traceback" not in done.stderr and done.returncode == 1
+    assert done.stdout.splitlines()[-1] == "[support] billing answered (above), so it never reached the moment it " \
+        "dies, after the refund and before the answer: this lesson cannot be shown this way"
+    assert "billing exited" not in done.stdout, "nothing waited for a death that was not coming"
+
+
 def test_a_look_that_times_out_in_the_slow_lesson_says_to_look_again_and_never_sends_the_refund_anew():
     """A look (ListTasks) is lost too: the refund may have landed, so the lesson ends saying
     to look again, never to send it anew, and the one refund is all billing made."""
@@ -111,7 +128,8 @@ def test_a_look_that_times_out_in_the_slow_lesson_says_to_look_again_and_never_s
 
 @pytest.mark.parametrize("name, lacks", [("approval", "taskId"), ("auth", "auth-required state"),
                                          ("authority", "metadata"), ("bounce", "metadata"), ("evidence", "metadata"),
-                                         ("slow", "contextId"), ("versions", "metadata")])
+                                         ("slow", "contextId"), ("versions", "metadata"),
+                                         ("auth-schemes", "security schemes")])
 def test_a_lesson_on_the_essays_wire_says_what_the_wire_lacks_and_how_to_run_it(name, lacks):
     done = cli_once("--scenario", name, "--wire", "essay")
     assert "Traceback" not in done.stderr and done.returncode in (0, 1)
@@ -698,6 +716,8 @@ def test_a_lessons_flags_give_way_to_the_ones_given():
     done = cli("--scenario", "slow", "--timeout", "5")
     assert done.returncode == 0 and "no reply within" not in done.stderr, "5 seconds is long enough to wait"
     assert "[support] trusted result (from billing-agent)" in done.stdout
+    assert done.stdout.splitlines()[-1] == "[support] billing answered within --timeout, so no deadline passed: " \
+        "this lesson has nothing to show with a timeout longer than the refund", "and the lesson says it had none"
     assert '"method": "message/send"' in cli_once("--scenario", "duplicate", "--wire", "0.3").stdout
 
 

@@ -76,7 +76,8 @@ class HttpJson:
     URL joined with the operation's path."""
 
     NAME = HTTP_JSON
-    ENVELOPE = "no envelope: the operation named by the request line (POST /message:send), its answer by a status"
+    ENVELOPE = ("no envelope: the operation named by the request line (POST <interface URL>/message:send), "
+                "its answer by a status")
 
     def at(self, url: str, tenant: str | None) -> "tuple[HttpJson, str]":
         """1.0 section 11: a tenant is the first segment of every path, after the interface's URL."""

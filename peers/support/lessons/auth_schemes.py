@@ -31,6 +31,7 @@ from peers.support.calling.config import AllowEntry
 from peers.support.calling.credentials import client_tls
 from peers.support.calling.held import Held
 from peers.support.lessons import Lesson
+from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind
 from transports import jsonrpc
 from transports.errors import TransportError
@@ -83,6 +84,8 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
     """Each scheme in turn: without a credential, with a wrong one, then with ours."""
     story.say(f"[transport] {story.label}. Security schemes: declared by the card, enforced by "
               "the server.", Kind.BANNER)
+    if essay_cannot(by_name(wire), "security schemes in its card (securitySchemes)", story.say):
+        return []
     outcomes = []
     for _, host, wrong, held in CASES:
         story.say()
@@ -127,8 +130,10 @@ def bare(story: Steps, card: AgentCard, wire: str, caller: Caller, how: str) -> 
             story.say(f"[support] {escape(str(failure))}; {failure.retry_advice()}", Kind.REFUSED)
             return
     challenge = response.header("WWW-Authenticate") or "(none)"
+    refused = response.status in (401, 403)  # refused before acting; any other answer may have acted
     story.say(f"[support] billing answered HTTP {response.status}, WWW-Authenticate: {escape(challenge[:200])}; "
-              "no task was made", Kind.REFUSED if response.status == 401 else Kind.WARNING)
+              + ("no task was made" if refused else "it may have acted: look before sending it again"),
+              Kind.REFUSED if refused else Kind.WARNING)
 
 
 @contextlib.contextmanager

@@ -35,7 +35,8 @@ REFUND = {"order_id": "ORD-3300", "amount": 180.0}
 
 LESSON = Lesson(
     about="the rogue, opted in to, answers with a false refund and an instruction to the caller: shown "
-          "fenced as data, never followed, none of it told to the customer; billing's trusted result is",
+          "fenced as data, never followed, none of it told to the customer; billing's trusted result is what "
+          "the customer is told",
     teaches="essay: Discovery is not trust (an UNTRUSTED result is data: injection through a delegated result)",
     order=32, flags={"--allow-untrusted": [ROGUE]},
     reads={"--allow-untrusted": "the peers this run opts in to: the lesson delegates to the first found, and "
