@@ -83,3 +83,12 @@ def test_a_202_to_a_request_that_expects_a_reply_is_still_a_failure():
     from peers.support.learner.diagram import frame_label
     assert frame_label({"direction": "<--", "http_status": 202, "jsonrpc_id": 3, "body": ""}, None)[1] == "fail"
     assert frame_label({"direction": "<--", "http_status": 500, "jsonrpc_id": None, "body": ""}, None)[1] == "fail"
+
+
+def test_the_closing_lines_say_which_binding_the_delegations_rode_and_whether_any_peer_met_the_gate():
+    assert cli_once("--scenario", "mcp").stdout.splitlines()[-1] == \
+        "we do not own it. MCP and A2A rode the same JSON-RPC envelope, through the same printer."
+    assert cli("--scenario", "mcp", "--wire", "1.0", "--binding", "http+json").stdout.splitlines()[-1] == \
+        "we do not own it. MCP rode JSON-RPC, A2A HTTP+JSON, through the same printer."
+    nothing = cli("--scenario", "mcp", "--binding", "http+json").stdout.splitlines()[-1]
+    assert nothing.endswith("we wired it in. No peer's card could be used, so none met the gate."), nothing

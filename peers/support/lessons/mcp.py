@@ -54,16 +54,22 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     except PeerError as failure:
         return [story.failed(TOOLS_URL, None, f"the tool call failed: {failure}")]
     say(f"[mcp] the tool says {ORDER} was charged ${charged:,.2f}: that is the refund to ask for")
-    outcomes = []
+    outcomes, met = [], []
     for card_url in card_urls:  # across, to the peers: each meets the trust gate
         say()
         card = story.find(card_url)
+        met += [card] if isinstance(card, AgentCard) else []
         outcomes.append(story.delegate(card, "process_refund", {"order_id": ORDER, "amount": charged})
                         if isinstance(card, AgentCard) else card)
     say()
-    say("[support] the tool was called with no trust gate: we wired it in. Each peer met the gate:",
-        Kind.BANNER)
-    say("we do not own it. Both rode the same JSON-RPC envelope, through the same printer.", Kind.BANNER)
+    # Said of this run: the peers whose card was read met the gate, each over the binding its card chose.
+    say("[support] the tool was called with no trust gate: we wired it in. " +
+        ("Each peer met the gate:" if met else "No peer's card could be used, so none met the gate."), Kind.BANNER)
+    if met:
+        spoken = {(story.fetched(card).binding or JSON_RPC).NAME for card in met}
+        say("we do not own it. " + ("MCP and A2A rode the same JSON-RPC envelope, through the same printer."
+                                     if spoken == {JSON_RPC.NAME} else "MCP rode JSON-RPC, A2A " +
+                                     " and ".join(sorted(spoken)) + ", through the same printer."), Kind.BANNER)
     return outcomes
 
 
