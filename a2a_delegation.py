@@ -281,6 +281,7 @@ def close(agent: SupportAgent) -> None:
     """Essay: the closing comparison, naming the method each handoff was sent with; then,
     after the essay's lines and never among them, what the essay's wire simplifies."""
     sent_with = sorted({contact.wire.SEND_METHOD for contact in agent.delegated_to})
+    rode = sorted({contact.binding.NAME for contact in agent.delegated_to} - {cards.BINDING.NAME})  # not JSON-RPC
     agent.say("""
 Discovering a peer is not trusting it. Any result from outside the allowlist is
 tagged UNTRUSTED. The deep treatment (injection via a delegated result, the lethal
@@ -288,8 +289,9 @@ trifecta) is Part 16.
 
   MCP (Part 12): agent -> TOOLS      (vertical)   initialize / tools-list / tools-call
   A2A (this part): agent -> AGENT    (horizontal) agent-card / {send} + a task lifecycle
-  Both ride JSON-RPC; A2A adds discovery via Agent Cards and a trust boundary between peers.""".format(
-        send=" / ".join(sent_with).replace("/", "-") or "tasks-send"), Kind.BANNER)
+  {ride}; A2A adds discovery via Agent Cards and a trust boundary between peers.""".format(
+        send=" / ".join(sent_with).replace("/", "-") or "tasks-send",
+        ride=f"MCP rides JSON-RPC, A2A here {' and '.join(rode)}" if rode else "Both ride JSON-RPC"), Kind.BANNER)
     if sent_with in ([], ["tasks/send"]):  # the essay's wire spoke (or would have): say it is not A2A's
         agent.say("""
   The essay's tasks/send {skill, input} is a teaching simplification, not A2A 1.0's wire:

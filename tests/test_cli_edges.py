@@ -196,3 +196,13 @@ def test_a_peer_whose_card_failed_and_one_never_asked_for_are_told_apart():
     assert f"[support] this run never asked {unreachable}/.well-known/agent-card.json for its card, so there is " \
         "nothing to trust yet" in skipped.stdout and "could not be read" not in skipped.stdout
     assert skipped.returncode == 0 and "card fetch failed" not in skipped.stderr
+
+
+@pytest.mark.parametrize("transport, label", [("in-process", "[transport] in-process HTTP+JSON shim"),
+                                              ("http", "[transport] HTTP+JSON over real sockets")])
+def test_the_transport_line_names_http_json_when_binding_asks_for_it(transport, label):
+    done = cli("--wire", "1.0", "--binding", "http+json", "--transport", transport)
+    assert done.returncode == 0 and done.stdout.startswith(label) and "JSON-RPC" not in done.stdout.splitlines()[0]
+    assert "--> POST /a2a/message:send {" in done.stdout and '"jsonrpc"' not in done.stdout
+    assert done.stdout.splitlines()[-1] == "  MCP rides JSON-RPC, A2A here HTTP+JSON; A2A adds discovery via Agent " \
+        "Cards and a trust boundary between peers.", "the closing comparison says what the refund rode"

@@ -140,7 +140,7 @@ class Session:
         and reached over real HTTP instead, until the run ends; with https, over real TLS,
         each name checked against its certificate, issued by the demo CA (or --ca's)."""
         if self.settings.transport not in ("http", "https"):
-            yield transport
+            yield self.named(transport)
             return
         from transports.network import HttpTransport
         https, ca = self.settings.transport == "https", self.settings.ca
@@ -148,10 +148,16 @@ class Session:
         http = HttpTransport(resolve=served.resolve, timeout=self.settings.timeout or flags.HTTP_TIMEOUT,
                              resolved_tls=https, **self.tls(ca or (served.ca if https else None)))
         try:
-            yield http
+            yield self.named(http)
         finally:
             http.close()
             served.stop()
+
+    def named(self, transport: Transport) -> Transport:
+        """`transport`, its label naming the binding when --binding http+json sends no JSON-RPC."""
+        if self.settings.binding == "http+json":
+            transport.label = transport.label.replace("HTTP JSON-RPC", "HTTP+JSON").replace("JSON-RPC", "HTTP+JSON")
+        return transport
 
     def tls(self, ca: str | None) -> dict[str, Any]:
         """How the HTTP transport checks https peers (trusting `ca`; None: the system's CAs)
