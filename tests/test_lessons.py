@@ -791,3 +791,11 @@ def test_the_essays_run_loads_no_lesson():
     loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
                             timeout=30).stdout.split()
     assert "a2a_delegation" in loaded and not [name for name in loaded if name.startswith("peers.support.lessons")]
+
+
+def test_with_no_card_it_can_use_the_model_is_not_asked_and_the_run_says_why():
+    done = cli("--scenario", "injection", "--binding", "http+json")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == "error: [support] no card this run could use (each said above): there " \
+        "is no peer to delegate to"
+    assert "the model's delegation could not be used" not in done.stderr and "[model]" not in done.stdout

@@ -85,7 +85,7 @@ def test_without_the_opted_in_peer_it_says_so_and_sends_nothing(tmp_path, closed
     done = cli("--scenario", "untrusted", "--registry", str(registry), "--transport", "http")
     assert done.returncode == 2 and "Traceback" not in done.stderr and '"method"' not in done.stdout
     assert "card fetch failed: could not connect to" in done.stderr
-    assert "no peer this run opts in to (--allow-untrusted) was found" in done.stderr
+    assert "no card this run could use is of a peer it opts in to (--allow-untrusted)" in done.stderr
 
 
 def test_with_the_rogue_on_the_allowlist_the_lesson_says_it_needs_a_peer_outside_it(tmp_path):

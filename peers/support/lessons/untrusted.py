@@ -53,8 +53,8 @@ def run(story: Steps, card_urls: list[str], allow_untrusted: tuple[str, ...] | l
     failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
     opted = [card for card in cards if card.name in allow_untrusted]
     if not opted:
-        story.say(f"[support] no peer this run opts in to (--allow-untrusted) was found: this lesson "
-                  f"needs one, as it does by default ({ROGUE})", Kind.WARNING)
+        story.say(f"[support] no card this run could use is of a peer it opts in to (--allow-untrusted): this "
+                  f"lesson needs one, as it has by default ({ROGUE})", Kind.WARNING)
         return failures
     allowlist_before, _ = story.holds()
     story.say()

@@ -87,6 +87,10 @@ def run_request(story: Steps, card_urls: list[str], request: str, generate: Gene
     found = [story.find(card_url) for card_url in card_urls]
     cards = [card for card in found if isinstance(card, AgentCard)]
     failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
+    if not cards:  # the model is not asked to choose among none
+        story.say("[support] no card this run could use (each said above): there is no peer to delegate to",
+                  Kind.ERROR)
+        return failures
     try:
         decision = choose(request, cards, generate, CONTRACTS, show=show_prompts, say=story.say)
     except ModelStepFailed as exc:
