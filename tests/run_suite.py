@@ -2,18 +2,19 @@
 
 The suite mostly waits: on deadlines it proves are kept, on servers it starts, on a browser,
 on peers that drip or hang, and about half its time is a core doing nothing. So the test
-files are split in PARTS parts of about equal time (WEIGHTS: each file's seconds when last
-weighed) and as many pytest processes run them at once, each with its own temporary folder
+files are split in PARTS parts of about equal time (WEIGHTS, from suite_weights.json: each
+file's seconds when last weighed, alone) and as many pytest processes run them at once, each with its own temporary folder
 and its own browser; a test never shares a server, a port or a file with another part.
 Three on two cores: each part waits about half the time, so a third keeps both cores busy
 (two parts left one idle for a third of the run). The first part's output is shown as it
 comes, then each other's, then one line for all (`suite: N passed, N failed, N skipped`);
 the exit status is pytest's, the worst of them. With arguments (files, -k, -x ...) it is
-plain pytest, once, as asked: the parts are for the whole suite. Refresh WEIGHTS, when files grow or move, from
-`python -m pytest --durations=0` (the seconds summed per file); a file not named counts as
-DEFAULT seconds. Not a plugin: pytest alone runs every test file as well, one after another.
+plain pytest, once, as asked: the parts are for the whole suite. Refresh suite_weights.json,
+when files grow or move, with each file's seconds run alone (`python -m pytest FILE`, less
+pytest's own half second); a file not named counts as DEFAULT seconds. Not a plugin: pytest alone runs every test file as well, one after another.
 """
 import contextlib
+import json
 import re
 import signal
 import subprocess
@@ -24,37 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PARTS = 3
-WEIGHTS = {"test_readme": 28, "test_live_page_in_chromium": 25, "test_lessons": 22, "test_resource_attacks": 12,
-           "test_durable": 12, "test_network_client": 11, "test_proxy_lessons": 11, "test_server_hardening": 11,
-           "test_live_page_front_door_in_chromium": 9.2, "test_diagrams_say_what_the_terminal_says": 9.0,
-           "test_live_page_tools_in_chromium": 8.9, "test_cli_edges": 8.4, "test_learner_tools": 8.4,
-           "test_signed_cards": 7.8, "test_push": 7.6, "test_stream_resume": 7.2, "test_hostile_peers": 6.9,
-           "test_layout": 6.8, "test_frame_summaries": 6.5, "test_live_page_server": 6.1,
-           "test_check_broken_agents": 6.0, "test_auth_client": 5.8, "test_streaming": 5.3, "test_served_cards": 4.9,
-           "test_hostile_replies": 4.7, "test_live_page_any_agent": 4.7,
-           "test_live_page_conversation_card_and_token": 4.4, "test_live_page_proxy_flags": 4.4,
-           "test_rest_routes_keep_little": 4.1, "test_step_through_page": 3.9, "test_serving_edges": 3.8,
-           "test_connection_cap": 3.6, "test_rest_routes": 3.4, "test_check_deep_broken_agents": 3.1,
-           "test_learner_path": 3.1, "test_rest_server": 3.1, "test_debugger_quits": 2.8, "test_proxy_hostile": 2.7,
-           "test_served_tenants": 2.7, "test_card_dialects": 2.5, "test_proxy_forwarding": 2.3, "test_turns": 2.3,
-           "test_card_files": 2.2, "test_failures": 2.2, "test_story": 2.2, "test_tls_serving": 2.1,
-           "test_auth_schemes": 2.0, "test_auth_strangers": 2.0, "test_proxy_cut_stream_events": 2.0,
-           "test_proxy_stream_deadline": 2.0, "test_check_deep_our_peers": 1.9, "test_hostile_pushes": 1.9,
-           "test_live_page_cap": 1.9, "test_rest_client": 1.9, "test_push_payloads": 1.8,
-           "test_check_our_peers": 1.7, "test_card_signature_algorithms": 1.6, "test_chunked_requests": 1.6,
-           "test_untrusted_results": 1.6, "test_handoff_transfer": 1.5, "test_structure_round_trip": 1.5,
-           "test_head_requests": 1.4, "test_settings": 1.2, "test_caller_shares": 1.1, "test_fuzz": 1.1,
-           "test_http": 1.1, "test_live_page_tools": 1.1, "test_proxy_card_rewrite": 1.1, "test_proxy_faults": 1.1,
-           "test_handoff": 1.0, "test_auth_tokens": 0.9, "test_check_report_stays_short": 0.9, "test_contracts": 0.9,
-           "test_durable_schema": 0.9, "test_generate": 0.9, "test_proxy_long_streams": 0.9,
-           "test_check_hostile_cards": 0.8, "test_conformance": 0.8, "test_opened_traces": 0.8,
-           "test_proxy_answer_faults": 0.8, "test_proxy_fault_reads_to_the_mebibyte": 0.8,
-           "test_signed_approvals": 0.8, "test_url_checks_keep_little": 0.8,
-           "test_masking_keeps_no_large_secret": 0.7, "test_check_reports_mask_echoed_credentials": 0.6,
-           "test_list_pages": 0.6, "test_live_page_proxy": 0.6, "test_load": 0.6, "test_proxy_card_unreadable": 0.6,
-           "test_store_rows_read_back": 0.6, "test_version_negotiation": 0.6, "test_digests": 0.5,
-           "test_paused_holds": 0.5, "test_proxy_head": 0.5, "test_reply_head_whole_or_in_pieces": 0.5,
-           "test_store_secrets": 0.5}
+WEIGHTS = json.loads((HERE / "suite_weights.json").read_text())  # file stem -> seconds, weighed alone
 DEFAULT = 0.3
 COUNTED = ("passed", "failed", "skipped", "errors", "error")
 
