@@ -63,9 +63,9 @@ def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
 
 def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, message: Any) -> Any:
     """A webhook sent with the message (configuration.taskPushNotificationConfig), judged
-    now, before anything is done. For a new task, what registers it once the task exists
-    and before its work begins, so no change goes untold; for a task's next turn, it is
-    registered here."""
+    now, before anything is done; then what registers it once the task exists (or the turn
+    it is sent with is taken) and before the work begins, so no change goes untold. A turn
+    refused registers nothing: a refusal has no effect."""
     push = read(wire_format.send_push_config, params)
     if push is None:
         return None
@@ -77,10 +77,7 @@ def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, mes
     def started(task: Task) -> None:
         webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format)
         peer.store.flush()  # kept before it is told
-        webhooks.tell(task, caller.owner)  # submitted: the first thing it is told
-    if message.task_id is not None:
-        started(peer.get_task(message.task_id, owner=caller.owner))
-        return None
+        webhooks.tell(task, caller.owner)  # submitted, or the turn taken: the first thing it is told
     return started
 
 

@@ -74,7 +74,7 @@ class Peer:
         is told of a new task before its work begins (to register the caller's webhook).
         """
         if message.task_id is not None:
-            return self._answer(self._continue(message, owner, scopes))
+            return self._answer(self._continue(message, owner, scopes, started))
         request = read_request(self.skills, message, split(owner)[0])  # bad input fails here, before any task
         task, is_new = self._open(request, message, owner)  # submitted, or what was said before
         if not is_new:
@@ -114,9 +114,11 @@ class Peer:
         finally:
             self.background.release()
 
-    def _continue(self, message: Message, owner: str, scopes: frozenset[str]) -> Task:
+    def _continue(self, message: Message, owner: str, scopes: frozenset[str],
+                  started: Callable[[Task], None] | None = None) -> Task:
         """The next turn of a task (A2A: a message carrying taskId). Only a paused task
-        takes one, and only with what it waits for; the turn joins the task's history."""
+        takes one, and only with what it waits for; the turn joins the task's history, and
+        then, not before, `started(task)` is told of it (the webhook it came with)."""
         content = content_of(message)
         refuse_if_too_big(content)
         task = self.store.get(message.task_id, owner)  # unknown, or another caller's: -32001
@@ -133,6 +135,8 @@ class Peer:
         turns = (asked, message._replace(context_id=task.context_id))
         task, pending = self.store.resume(task.id, owner, turns, content,
                                           lambda pending: pending.paused.accept(message, scopes))
+        if started is not None:  # the turn is taken (or was, if delivered again)
+            started(task)
         if pending is None:  # the same follow-up delivered again: the task as it is now
             return task
         refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile

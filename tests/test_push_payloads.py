@@ -68,6 +68,33 @@ def test_a_follow_up_turn_that_changes_no_state_tells_nothing_and_each_state_aft
     assert got[2][1]["statusUpdate"]["status"]["message"]["parts"], "a pause says what it waits for"
 
 
+def test_a_refused_follow_up_registers_no_webhook_and_tells_it_nothing_and_a_taken_one_does():
+    """A turn billing refuses has no effect, its webhook included: nothing registered, nothing
+    pushed. The same webhook with the turn that is taken is registered and told."""
+    transport = in_process()
+    paused = {**REFUND, "parts": [{"data": {"order_id": "ORD-1", "amount": 6000}}]}
+    with Receiver() as first, Receiver() as refused, Receiver() as taken:
+        task = sent(transport, "jsonrpc", paused, first.url)["task"]
+        first.wait_for(3)
+        turn = {"messageId": "m-2", "role": "ROLE_USER", "taskId": task["id"],
+                "parts": [{"data": {"approval": {"order_id": "ORD-1", "amount": 1.0, "currency": "USD"}}}]}
+        frame = {"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {"message": turn, "configuration": {
+            "taskPushNotificationConfig": {"id": "second", "url": refused.url, "token": "tok"}}}}
+        answer = json.loads(transport.post(billing.BASE_URL + "/a2a", json.dumps(frame).encode(), V1).body)
+        assert answer["error"]["code"] == -32602, answer
+        listed = {"jsonrpc": "2.0", "id": 3, "method": "ListTaskPushNotificationConfigs", "params": {"taskId": task["id"]}}
+        configs = json.loads(transport.post(billing.BASE_URL + "/a2a", json.dumps(listed).encode(), V1).body)["result"]
+        assert [config["url"] for config in configs["configs"]] == [first.url], "the refused turn's webhook is not kept"
+        turn = {**turn, "messageId": "m-3", "parts": [{"data": {"approval": {
+            "order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}}}]}
+        frame["params"] = {"message": turn, "configuration": {"taskPushNotificationConfig": {
+            "id": "second", "url": taken.url, "token": "tok"}}}
+        transport.post(billing.BASE_URL + "/a2a", json.dumps(frame).encode(), V1)
+        told = [said(body) for _, body in taken.wait_for(4)]
+        assert told[0] == "task TASK_STATE_INPUT_REQUIRED" and told[-1] == "statusUpdate TASK_STATE_COMPLETED", told
+        assert refused.wait_for(1, seconds=0.5) == [], "nothing was pushed for the refused turn"
+
+
 @pytest.mark.parametrize("binding", ["jsonrpc", "http_json"])
 def test_with_push_payload_task_a_1_0_webhook_is_told_the_whole_task_each_time(binding):
     with Receiver() as hook:
