@@ -4,6 +4,7 @@ and a clean answer to the other side, the proxy serving on; a stream passed on e
 as it arrives; each answer judged by check's single-frame rules without changing a byte.
 The agents here are test doubles played on 127.0.0.1 (raw sockets, or apps on our server)."""
 import json
+import re
 import socket
 import threading
 import time
@@ -39,6 +40,10 @@ def raw_agent(script):
                     got = b""
                     while b"\r\n\r\n" not in got:
                         got += sock.recv(4096) or b"\r\n\r\n"
+                    head, _, body = got.partition(b"\r\n\r\n")
+                    length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+                    while length and len(body) < int(length[1]):  # the body read too: a close with it
+                        body += sock.recv(4096) or b" " * int(length[1])  # unread would be a reset, not an answer
                     script(sock, stop)
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
