@@ -53,7 +53,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     contact = contact_of(story, card, outcome)
     timed_out = outcome.variant is Variant.TIMED_OUT
     # --no-wait or --push: no deadline passed, the task named is still going: followed as found
-    going = outcome.task is not None and not outcome.task.state.is_terminal
+    going = outcome.task is not None and outcome.variant.group == "active"  # not ended, nor paused for us
     if contact is None or not (timed_out or going):
         if contact is not None and outcome.error is None:
             story.say("[support] billing answered within --timeout, so no deadline passed: this lesson has "
