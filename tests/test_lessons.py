@@ -9,9 +9,20 @@ import shutil
 import subprocess
 import sys
 
+import time
+
 import pytest
 
-from conftest import ROOT, cli, cli_once, cli_together, frames, lesson
+import a2a_delegation as story
+from conftest import ROOT, cli, cli_once, cli_together, frames, lesson, serving
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from peers.support.calling.config import AllowEntry
+from peers.support.calling.follow import Following
+from peers.support.lessons import slow
+from transports.network import HttpTransport
+from transports.printer import FramePrinter
 
 
 
@@ -89,35 +100,21 @@ def test_the_crash_lesson_whose_billing_answers_instead_of_dying_says_so_and_end
 def test_a_look_that_times_out_in_the_slow_lesson_says_to_look_again_and_never_sends_the_refund_anew():
     """A look (ListTasks) is lost too: the refund may have landed, so the lesson ends saying
     to look again, never to send it anew, and the one refund is all billing made."""
-    import time
-    import a2a_delegation as story
-    from peers import billing
-    from peers.a2a import wire_v10
-    from peers.app import PeerApp
-    from peers.support.calling.config import AllowEntry
-    from peers.support.calling.follow import Following
-    from peers.support.lessons import slow
-    from transports.network import HttpTransport
-    from transports.printer import FramePrinter
-    from transports.server import PeerServer
-
-    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
-    peer = billing.billing_agent(server.base_url, slow=1.0)
-    app = PeerApp(peer, wire_v10, token="demo-token", log=lambda line: None)
-    server.app = lambda request: (time.sleep(1.0) if b'"ListTasks"' in request.body else None) or app(request)
-    server.start()
-    lines = []
     printer = FramePrinter(HttpTransport(timeout=0.3), lambda text, frame: None)
-    agent = story.SupportAgent(printer, [AllowEntry("billing-agent", server.base_url + "/a2a")],
-                               {server.base_url + "/a2a": "demo-token"}, lambda text="", *args, **facts: lines.append(text), following=Following(patience=0.3))
-    try:
-        [outcome] = slow.run(agent.steps(), [server.base_url + "/.well-known/agent-card.json"])
-        deadline = time.monotonic() + 5
-        while not peer.ledger.effects and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        printer.inner.close()
-        server.stop()
+    with serving(None, idle_timeout=2.0) as server:
+        peer = billing.billing_agent(server.base_url, slow=1.0)
+        app = PeerApp(peer, wire_v10, token="demo-token", log=lambda line: None)
+        server.app = lambda request: (time.sleep(1.0) if b'"ListTasks"' in request.body else None) or app(request)
+        endpoint = server.base_url + "/a2a"
+        agent = story.SupportAgent(printer, [AllowEntry("billing-agent", endpoint)], {endpoint: "demo-token"},
+                                   lambda *said, **facts: None, following=Following(patience=0.3))
+        try:
+            [outcome] = slow.run(agent.steps(), [server.base_url + "/.well-known/agent-card.json"])
+            deadline = time.monotonic() + 5  # the refund, made while nobody waited: bounded
+            while not peer.ledger.effects and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            printer.inner.close()
     assert outcome.error.startswith("looking for the task failed: no reply within 0.3s (read timeout); the refund "
                                     "may still have been made: look again, never send a new request"), outcome.error
     sent = [json.loads(frame.body)["method"] for frame in printer.frames if frame.direction == "-->" and frame.body]
