@@ -1,0 +1,123 @@
+"""Records: the small immutable values both sides build by keyword (a Part, a Task, a Frame).
+
+A record is a tuple whose fields are its class's annotations, in order; a field's default
+is the class attribute of its name. It behaves as a `typing.NamedTuple` does: built by
+keyword (or position), compared and hashed by value, with `_fields`, `_replace()` and
+`_asdict()`. Why not a NamedTuple: defining one compiles its constructor from source, and
+the default run defines about forty record types to make a few records of each. Those
+compiles were the largest share of its start-up (the first compile in a process costs
+about 9M instructions, each later one a third of a million: bench/startup.py
+--instructions). Defining a Record compiles nothing and costs about a sixth as much.
+A type starts with one general constructor (below); one that goes on to make many records,
+as a served peer's do (sixteen a request), gets a compiled one, as fast as a NamedTuple's.
+
+Rules: fields are declared once, in the class that introduces them (a subclass adds
+behaviour, not fields), required ones first; nothing is set on a record after it is made
+(`_replace` makes a changed copy); a missing or unknown field is a TypeError naming it.
+Not here: checking a field's type (the annotation documents it; from_wire validates input).
+"""
+from __future__ import annotations  # SomeRecord, below the class it is bound to, is read by tools only
+
+import sys
+from itertools import count
+from operator import itemgetter
+from typing import Any, Iterator, TypeVar
+
+try:
+    from _collections import _tuplegetter  # the C field reader collections.namedtuple uses
+except ImportError:  # a Python without it: a property reads the same field, a little slower
+    def _tuplegetter(index: int, doc: str) -> Any:
+        return property(itemgetter(index), doc=doc)
+
+if sys.version_info >= (3, 11):  # tells editors and type checkers the fields are the keywords
+    from typing import dataclass_transform
+else:  # 3.10: nothing at run time needs it
+    def dataclass_transform(**_: Any) -> Any:
+        return lambda cls: cls
+
+_REQUIRED = object()  # the default of a field that has none: the caller must give it
+WRITE_AFTER = 256  # records a type makes with the general constructor before its own is written:
+# about where the compile (a third of a million instructions; the first, 9M) has paid for itself
+_made: dict[type, Iterator[int]] = {}  # each type still on the general constructor: its records so far
+
+
+@dataclass_transform(kw_only_default=False, frozen_default=True)
+class Record(tuple):
+    """An immutable record: subclass it and annotate its fields (`name: str = "default"`)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _field_defaults: dict[str, Any] = {}
+    _defaults: tuple[Any, ...] = ()  # one per field, _REQUIRED where there is none
+
+    def __init_subclass__(cls) -> None:
+        fields = tuple(cls.__annotations__)  # its own annotations, in order (3.10+: never a parent's)
+        if not fields:  # a subclass adding behaviour: the parent's fields, unchanged
+            return
+        if cls._fields:
+            raise TypeError(f"{cls.__name__}: a record's fields are declared in one class, not added by a subclass")
+        defaults = tuple(cls.__dict__.get(name, _REQUIRED) for name in fields)
+        if any(name.startswith("_") for name in fields):
+            raise TypeError(f"{cls.__name__}: a field's name cannot begin with an underscore")
+        given = [value is not _REQUIRED for value in defaults]
+        if given != sorted(given):  # as in a function's parameters: the first default ends the required
+            raise TypeError(f"{cls.__name__}: a field without a default follows one with a default")
+        cls._fields, cls._defaults, cls.__match_args__ = fields, defaults, fields
+        cls._field_defaults = {name: value for name, value in zip(fields, defaults) if value is not _REQUIRED}
+        for index, name in enumerate(fields):  # each field reads its place in the tuple
+            setattr(cls, name, _tuplegetter(index, f"{cls.__name__}.{name}"))
+
+    def __new__(cls: type[SomeRecord], /, *given: Any, **named: Any) -> SomeRecord:
+        """The constructor every type starts with: general, so defining a type compiles nothing.
+        A type that has made WRITE_AFTER records gets its own, as fast as a NamedTuple's."""
+        if _made.setdefault(cls, count()).__next__() == WRITE_AFTER:
+            cls.__new__ = _constructor(cls)  # type: ignore[method-assign]  # from the next record on
+        fields = cls._fields
+        if given:  # by position, as a NamedTuple may be built: each value names its field
+            if len(given) > len(fields):
+                raise TypeError(f"{cls.__name__}() takes {len(fields)} fields, {len(given)} were given")
+            for name, value in zip(fields, given):
+                if name in named:
+                    raise TypeError(f"{cls.__name__}() got two values for {name!r}")
+                named[name] = value
+        row = tuple(map(named.pop, fields, cls._defaults))
+        if named:
+            raise TypeError(f"{cls.__name__}() has no field {next(iter(named))!r}")
+        if _REQUIRED in row:
+            raise TypeError(f"{cls.__name__}() needs {fields[row.index(_REQUIRED)]!r}")
+        return tuple.__new__(cls, row)
+
+    def _replace(self: SomeRecord, /, **changes: Any) -> SomeRecord:
+        """A copy with `changes` made: the record itself never changes."""
+        row = tuple(map(changes.pop, self._fields, self))
+        if changes:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
+        return tuple.__new__(type(self), row)
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(zip(self._fields, self))
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # copy and pickle rebuild it by position
+        return tuple(self)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is a record: _replace() makes a changed copy")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
+
+
+SomeRecord = TypeVar("SomeRecord", bound=Record)  # a method of a record returns its own type
+
+
+def _constructor(cls: type[Record]) -> Any:
+    """`cls`'s constructor, written as collections.namedtuple writes one: a function whose
+    parameters are the fields, so that Python itself binds each keyword to its place (the
+    fastest way there is to make a record: a served peer makes sixteen a request). Written
+    once a type is in use, not with it: compiling the first function costs a run about 9M
+    instructions, and each one after it a third of a million (bench/startup.py)."""
+    names = ", ".join(cls._fields)  # identifiers: annotated names, none beginning with "_"
+    new = eval(f"lambda _cls, {names}: _tuple_new(_cls, ({names},))", {"_tuple_new": tuple.__new__})
+    new.__defaults__ = tuple(value for value in cls._defaults if value is not _REQUIRED) or None
+    new.__qualname__ = f"{cls.__name__}.__new__"  # how a missing or unknown field's error names it
+    return staticmethod(new)
