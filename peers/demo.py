@@ -8,10 +8,9 @@ builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for `--tran
 yields where each hostname now lives; `serve` runs one peer standalone for `python
 a2a_delegation.py serve NAME` (peers/serving.py), as the flags of SERVE_FLAGS say.
 """
-
 import json
 import os
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers import billing, rogue
 from peers.a2a.security_schemes import SCHEME_KINDS
@@ -20,9 +19,10 @@ from peers.app import PeerApp, log_to_stderr, new_token, token_for
 from peers.peer import Peer
 from peers.push_payload import MEDIA_TYPES, PAYLOADS
 from transports.base import parse_url
+from transports.records import Record
 
 
-class DemoPeer(NamedTuple):
+class DemoPeer(Record):
     base_url: str  # where it lives in the essay: its card is served there
     make: Callable[..., Peer]
     shapes: tuple[str, ...] = ()  # the card shapes `make` takes (SHAPE_FLAGS), for the conformance kit
@@ -74,7 +74,7 @@ def _doubles(cut_streams_after: int | None = None) -> dict[str, Any]:
     return {"streams": CutStreams(cut_streams_after)}
 
 
-class Network(NamedTuple):
+class Network(Record):
     apps: dict[str, PeerApp]  # base URL -> app
     credentials: dict[str, Any]  # endpoint -> bearer token (or, as a credentials file spells it, another credential)
 
@@ -184,7 +184,7 @@ AUTH_KINDS = tuple(SCHEME_KINDS)  # what peers/schemes serves (bearer: peers/app
 
 # `serve NAME`'s flags, as data: the command line (peers/support/cli/flags.py) is handed this
 # table by main(). A value's kind ("port", "base_url", "token", "count") names its check there.
-class ServeFlag(NamedTuple):
+class ServeFlag(Record):
     name: str  # "--store", or the positional "peer" (one of SERVABLE)
     default: Any
     help: str

@@ -21,8 +21,7 @@ after a crash would refund again. With a store file:
 - The file carries a schema version. A file from a newer version, someone else's database, one
   locked by another process, not SQLite, not writable, or holding tables or rows this peer did
   not write is a DurableError naming the file (serve: one line, exit 2), and is left as it was.
-Not here: the bytes of a task (durable_codec.py), the file's tables and settings
-(durable_schema.py), what a peer does (peer.py).
+Not here: a task's bytes (durable_codec.py), the file's tables (durable_schema.py), what a peer does (peer.py).
 """
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ import os
 import sqlite3
 import sys
 import threading
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, message_keys, to_json
@@ -38,6 +37,7 @@ from peers.durable_private import private_file, scrub_owners
 from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
+from transports.records import Record
 
 
 class DurableError(Exception):
@@ -147,7 +147,7 @@ class StoreFile:
             self.db.close()
 
 
-class _Transaction(NamedTuple):
+class _Transaction(Record):
     db: sqlite3.Connection
 
     def __enter__(self) -> None:

@@ -7,14 +7,15 @@ The task store (store.py) forgets old tasks; the ledger remembers effects far lo
 
 import threading
 from collections import OrderedDict
-from typing import Callable, NamedTuple
+from typing import Callable
+from transports.records import Record
 
 
 WAITING = "nothing yet: the task waits for its caller"  # the summary of a claim a paused task holds
 BEING_DONE = "being done now"  # the summary of a claim while its skill runs
 
 
-class Effect(NamedTuple):
+class Effect(Record):
     """One thing a peer did in the world, and who asked for it."""
 
     owner: str

@@ -12,7 +12,7 @@ and each is checked once: its version, the extensions it needs, the tenant it na
 Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
 """
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a import wire_format as wire_formats
 from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRequired,
@@ -23,12 +23,13 @@ from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers.peer import Peer
 from peers.tenants import partition, split
 from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
+from transports.records import Record
 
 NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
 NO_PUSH = "this agent does not send push notifications (capabilities.pushNotifications is false)"
 
 
-class Caller(NamedTuple):
+class Caller(Record):
     """What a method may know of who is calling: the context dispatch() passes."""
 
     owner: str  # whose tasks it may see: its credential ("" where none are checked), within its tenant

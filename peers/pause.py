@@ -24,12 +24,13 @@ nobody did.
 """
 
 import json
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a.errors import PermissionDenied
 from peers.a2a.fields import instant
 from peers.a2a.model import PAUSED, Message, Task, TaskState
 from transports.jsonrpc import InvalidParams
+from transports.records import Record
 
 
 class SkillFailed(Exception):
@@ -44,7 +45,7 @@ class SkillFailed(Exception):
         return {"retrySafe": self.retry_safe, "effectsLanded": list(self.landed)}
 
 
-class Refusal(NamedTuple):
+class Refusal(Record):
     """Why a request is not admitted (a skill's `admit` may return this or just the reason),
     and, as data, what a caller can act on: billing names where a request belongs instead."""
     reason: str
@@ -153,7 +154,7 @@ def run_granted(work: Callable[[], str], scopes: frozenset[str]) -> str:
     raise RuntimeError("a skill paused more than 8 times in a row")  # a bug in a skill: -32603
 
 
-class Pending(NamedTuple):
+class Pending(Record):
     """What a paused task waits for, kept beside it in the store."""
     paused: Paused
     effect: str | None  # the effect it will have, claimed in the ledger once it goes on

@@ -21,9 +21,10 @@ field for it. So the wire it was registered in, and the server's settings, decid
 Not here: when and where a push is sent, and how often it is tried (push.py).
 """
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from peers.a2a.model import PushConfig, Task
+from transports.records import Record
 
 if TYPE_CHECKING:
     from peers.a2a.stream import Event
@@ -32,7 +33,7 @@ PAYLOADS = ("events", "task")  # each change as the kind of StreamResponse it is
 MEDIA_TYPES = ("application/a2a+json", "application/json")  # section 4.3.3's; plain JSON's
 
 
-class PushSettings(NamedTuple):
+class PushSettings(Record):
     """How a server's pushes are spelled, as `serve` was asked (--push-payload, --push-media-type)."""
 
     payload: str = "events"

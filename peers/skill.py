@@ -7,7 +7,7 @@ message asks for, read and checked before any task (`read_request`).
 """
 
 from functools import partial
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import DEFAULT_INPUT_MODES, AgentSkill, Artifact, Message, Part
@@ -16,9 +16,10 @@ from peers.pause import Refusal
 from peers.store import SORTED_JSON, content_of, refuse_if_too_big
 from peers.tenants import in_tenant
 from transports.jsonrpc import InvalidParams
+from transports.records import Record
 
 
-class Result(NamedTuple):
+class Result(Record):
     """What a skill may answer besides words or parts: its artifact with a name, description,
     metadata and extensions (the peer gives it its id), and its word on the task as a whole
     (Task.metadata). Either may be None: the spec's optional fields are then absent."""
@@ -27,7 +28,7 @@ class Result(NamedTuple):
     metadata: dict[str, Any] | None = None
 
 
-class Skill(NamedTuple):
+class Skill(Record):
     card: AgentSkill  # what the Agent Card advertises, input schema included
     run: Callable[[Any], str | tuple[Part, ...] | Result]  # checked input -> the result; raises SkillFailed, Paused
     from_text: Callable[[str], Any] | None = None  # a plain-text request -> input, if it can
@@ -52,7 +53,7 @@ def produced(result: "str | tuple[Part, ...] | Result", artifact_id: str) -> tup
     return ((Artifact(artifact_id, parts),) if parts else ()), None
 
 
-class Request(NamedTuple):
+class Request(Record):
     """What a message asks for, read and checked before any task exists."""
 
     skill: Skill

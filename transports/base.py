@@ -12,10 +12,12 @@ envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printe
 
 import re
 from functools import lru_cache
-from typing import Any, Callable, Iterable, NamedTuple, Protocol
+from typing import Any, Callable, Iterable, Protocol
+
+from transports.records import Record
 
 
-class HttpRequest(NamedTuple):
+class HttpRequest(Record):
     """What an app receives. Header names are case-insensitive in HTTP, so every transport
     hands the app lower-case names (`request(...)` below makes sure of it)."""
 
@@ -37,7 +39,7 @@ def request(method: str, url: str, headers: dict[str, str], body: bytes = b"") -
     return HttpRequest(method, url, lowered, body)
 
 
-class ClientRequest(NamedTuple):
+class ClientRequest(Record):
     """A request as a client writes it, to hand to a transport's `send`: its headers as
     written (the transport lower-cases them for the app), and the `binding` its sender
     names (see Transport). A value, so a protocol binding can make one without sending it."""
@@ -49,7 +51,7 @@ class ClientRequest(NamedTuple):
     binding: str | None = None
 
 
-class HttpResponse(NamedTuple):
+class HttpResponse(Record):
     status: int
     headers: dict[str, str]
     body: bytes = b""
@@ -156,7 +158,7 @@ def send(transport: Transport, request: ClientRequest, *, stream: bool = False) 
     return sending(request.url, request.body, request.headers, binding=request.binding)
 
 
-class Url(NamedTuple):
+class Url(Record):
     """An absolute http(s) URL, split: the only kind of URL the workbench accepts."""
 
     scheme: str  # "http" or "https", lower case

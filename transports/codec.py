@@ -11,11 +11,13 @@ agent and the config files. Spec: RFC 8259 (JSON), section 4's duplicate names.
 
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
+
+from transports.records import Record
 
 MAX_FRAME_BYTES = 1 << 20  # 1 MiB: a delegation frame is a few hundred bytes
 
-class Limits(NamedTuple):
+class Limits(Record):
     """What one JSON document may hold: low enough that anything accepted can also be
     encoded back and kept in memory without amplification."""
 

@@ -31,9 +31,9 @@ request inside another), the request is refused instead.
 import re
 import time
 from http import HTTPStatus
-from typing import NamedTuple
 
 from transports.http11 import DIGITS, FIELD_VALUE, MAX_HEAD, MAX_HEADERS, TOKEN
+from transports.records import Record
 from transports.seconds import written_once_a_second
 
 MAX_TARGET = 8 * 1024
@@ -55,7 +55,7 @@ class Refusal(Exception):
         self.status, self.why = status, why
 
 
-class Head(NamedTuple):
+class Head(Record):
     method: str
     target: str  # origin-form: path and query
     version: str  # "HTTP/1.0" or "HTTP/1.1"

@@ -12,10 +12,11 @@ This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 """
 
 from enum import IntEnum
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
 from transports.errors import ProtocolViolation, RemoteError, let_quit
+from transports.records import Record
 
 class ErrorCode(IntEnum):
     PARSE_ERROR = -32700  # the bytes are not JSON
@@ -71,7 +72,7 @@ def is_valid_id(value: Any) -> bool:
 
 # -- the server side ------------------------------------------------------------------
 
-class Request(NamedTuple):
+class Request(Record):
     method: str
     params: dict[str, Any] | list[Any] | None
     id: str | int | None
@@ -108,7 +109,7 @@ class Methods(Protocol):
     def get(self, method: str) -> Handler | None: ...
 
 
-class Stream(NamedTuple):
+class Stream(Record):
     """A handler's answer that is several results for one request: `dispatch` answers it
     with one response frame per result, all with the request's id, for the caller to
     send as a stream (Server-Sent Events: transports/sse.py), as A2A and MCP do."""

@@ -28,26 +28,26 @@ for ever. The rules, each tested against a hostile server in tests/test_network_
 Errors are TransportError: a one-line reason, and `sent`, False only when the request
 certainly did not reach the peer (a retry is safe). Not here: pipelining, proxies, HTTP/2.
 """
-
 import re
 import select
 import socket
 import time
 from functools import partial
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator
 
 from transports import sse
 from transports.base import Body, ClientRequest, HttpResponse, parse_url
 from transports.errors import TransportError
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
+from transports.records import Record
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})  # request headers we write ourselves
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a field value, all but a tab [RFC 9110 5.5]
 _TOKENS = re.compile(rf"{TOKEN.pattern}(?::{TOKEN.pattern})*")  # names joined by ":", which no token holds
 
 
-class _Key(NamedTuple):
+class _Key(Record):
     """Which kept-alive connection a URL uses."""
 
     scheme: str

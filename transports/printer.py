@@ -19,18 +19,18 @@ it. An HTTP+JSON request names it by its verb and path: shown first, and its ans
 speaks (`named_by_path`) unless `by_path` knows better (a proxy knows a body's binding). Each
 frame keeps the `binding` its sender named, a reply its request's, for the trace and the
 diagram. A request a peer makes to us (a push to our webhook) crosses no transport we call:
-whoever received it hands it to `received`, which shows and records it (`sender`: whom we
-gave that URL to).
+whoever received it hands it to `received`, which shows and records it (`sender`: to whom we gave that URL).
 """
 import time
 from contextlib import contextmanager
 from itertools import count
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable, Iterator
 
 from transports import sse
 from transports.base import Body, ClientRequest, HttpResponse, Transport, hang_up, header, parse_url, send
 from transports.masking import (FORM, is_secret_header, mask, mask_body, mask_held,  # noqa: F401 - for callers
                                 masked)
+from transports.records import Record
 
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 MAX_STREAM_KEPT = 1 << 20  # of a stream that runs on past our own 1 MiB (a proxy's), this is shown and kept
@@ -58,7 +58,7 @@ class StopRun(Exception):
     """The learner asked to stop before the next frame left (q at a --step prompt)."""
 
 
-class Frame(NamedTuple):
+class Frame(Record):
     """One direction of one exchange, as it crossed the transport (credentials masked)."""
 
     seq: int

@@ -5,18 +5,17 @@ can be sent in any of them.
 
 Essay: The Agent Card; Delegation over JSON-RPC ("a delegated task moves through states").
 Spec: A2A "Data model" (Task, TaskStatus, TaskState, Artifact, Part, AgentCard).
-Immutable records (NamedTuple: the same shape as a frozen dataclass, at a tenth of the
-import cost, which the default run's start-up budget needs; and no `from __future__ import
-annotations`, which would make typing compile each field's annotation from a string at
-import, tests/test_layout.py): a task's lifecycle grows by making a new Task, so every
-state a peer passed through is recorded as it happens, in order.
+Immutable records (transports/records.py: a NamedTuple's behaviour at a sixth of its cost
+to define, which the default run's start-up budget needs): a task's lifecycle grows by
+making a new Task, so every state a peer passed through is recorded as it happens, in order.
 """
 
 import json
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
+from transports.records import Record
 
 
 class TaskState(Enum):
@@ -55,7 +54,7 @@ NEXT: dict[TaskState, set[TaskState]] = {
 }
 
 
-class Part(NamedTuple):
+class Part(Record):
     """One piece of content: text, structured data (any JSON value), or a file, given
     inline (`raw` bytes) or by reference (`url`). Exactly one of the four is set."""
 
@@ -77,7 +76,7 @@ class Part(NamedTuple):
         return json.dumps(self.data)
 
 
-class Artifact(NamedTuple):
+class Artifact(Record):
     """What a task produced. The essay's refund confirmation is one text artifact."""
 
     artifact_id: str
@@ -92,7 +91,7 @@ class Artifact(NamedTuple):
         return "".join(p.describe() for p in self.parts)
 
 
-class Message(NamedTuple):
+class Message(Record):
     """One turn of the conversation: the caller's request ("user") or the agent's reply."""
 
     message_id: str | None  # None only on the essay's wire, which carries no message ids
@@ -115,7 +114,7 @@ class Message(NamedTuple):
         return skill if isinstance(skill, str) else None
 
 
-class Task(NamedTuple):
+class Task(Record):
     id: str
     lifecycle: tuple[TaskState, ...] = (TaskState.SUBMITTED,)
     artifacts: tuple[Artifact, ...] = ()
@@ -140,7 +139,7 @@ class Task(NamedTuple):
                              status_message=message, timestamp=timestamp, status_data=data)
 
 
-class ListQuery(NamedTuple):
+class ListQuery(Record):
     """Which tasks a ListTasks call asks for (A2A 1.0 ListTasksRequest), one page of them."""
 
     context_id: str | None = None
@@ -152,7 +151,7 @@ class ListQuery(NamedTuple):
     include_artifacts: bool = False  # ListTasks leaves artifacts out unless asked (spec 3.1.4)
 
 
-class TaskPage(NamedTuple):
+class TaskPage(Record):
     """One page of a ListTasks answer: its tasks, the token for the next ("" if none), and
     how many tasks the filters match in all (A2A 1.0 ListTasksResponse)."""
 
@@ -161,7 +160,7 @@ class TaskPage(NamedTuple):
     total_size: int
 
 
-class PushConfig(NamedTuple):
+class PushConfig(Record):
     """A webhook a caller registered for one task (A2A TaskPushNotificationConfig)."""
 
     task_id: str
@@ -177,7 +176,7 @@ DEFAULT_INPUT_MODES = ("application/json", "text/plain")
 DEFAULT_OUTPUT_MODES = ("text/plain",)
 
 
-class AgentSkill(NamedTuple):
+class AgentSkill(Record):
     id: str
     description: str
     name: str = ""
@@ -192,14 +191,14 @@ class AgentSkill(NamedTuple):
     security_requirements: tuple[dict[str, tuple[str, ...]], ...] = ()
 
 
-class AgentProvider(NamedTuple):
+class AgentProvider(Record):
     """Who runs the agent (spec: AgentProvider): both fields are required when given."""
 
     organization: str
     url: str
 
 
-class SecurityScheme(NamedTuple):
+class SecurityScheme(Record):
     """One way a caller proves who it is, as a card declares it (spec 4.5, SecurityScheme):
     `type` one of "http" (with `scheme` Bearer or Basic), "apiKey" (`key_name` the header
     that carries it), "oauth2" (the client-credentials flow: `token_url`, `scopes`),
@@ -215,7 +214,7 @@ class SecurityScheme(NamedTuple):
     location: str = "header"  # apiKey: where the key goes ("header"; a card may say "query", "cookie")
 
 
-class AgentCard(NamedTuple):
+class AgentCard(Record):
     """A peer's public self-description, served at /.well-known/agent-card.json."""
 
     name: str

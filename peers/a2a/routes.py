@@ -13,12 +13,12 @@ A2A 0.3's REST paths (/v1/...), which neither side speaks.
 """
 
 import re
-from typing import NamedTuple
 
 from peers.a2a import wire_v10
+from transports.records import Record
 
 
-class Route(NamedTuple):
+class Route(Record):
     operation: str  # what it asks for: a value of wire_v10.METHODS, a key of peers/methods.py OPERATIONS
     verbs: tuple[str, ...]  # GET, POST or DELETE; a client sends the first
     path: str  # section 11.3's pattern, under the endpoint, no leading '/'

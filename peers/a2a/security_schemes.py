@@ -12,12 +12,13 @@ peers/support/calling/credentials.py; a scheme's own fields on the wire: wire_ca
 Not here: secrets, checking or sending a credential, where our store keeps one.
 """
 # Annotations stay real, not postponed to strings: the default run loads this table (test_layout).
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a.model import SecurityScheme
+from transports.records import Record
 
 
-class SchemeKind(NamedTuple):
+class SchemeKind(Record):
     kind: str  # ours: --auth KIND, the demo's schemes_at, a lesson's cases
     type: str  # the card's: 0.3's `type`, and SecurityScheme.type
     http_scheme: str  # for type "http", its `scheme` (RFC 9110's auth-scheme name); "" for the others

@@ -8,12 +8,13 @@ those events (a peer); `fold` turns events back into the task (a client). Each w
 format spells them (wire_stream.py); the support agent prints each as it reads it.
 """
 
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable
 
 from peers.a2a.model import NEXT, Artifact, Message, Task, TaskState, ends
+from transports.records import Record
 
 
-class StatusUpdate(NamedTuple):
+class StatusUpdate(Record):
     """The task entered `state` (TaskStatusUpdateEvent); `final`: the stream ends here."""
 
     task_id: str
@@ -25,7 +26,7 @@ class StatusUpdate(NamedTuple):
     final: bool = False
 
 
-class ArtifactUpdate(NamedTuple):
+class ArtifactUpdate(Record):
     """The task made (part of) an artifact (TaskArtifactUpdateEvent)."""
 
     task_id: str

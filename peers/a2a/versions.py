@@ -16,9 +16,9 @@ no reading is safe (whatever sat in front of this agent may have judged by the o
 """
 
 import re
-from typing import NamedTuple
 
 from transports.jsonrpc import MethodNotFound
+from transports.records import Record
 
 NAME = "A2A-Version"  # the header's name, and the request parameter's (section 3.6.1)
 LATEST = {"0": "0.3", "1": "1.0"}  # each major served -> the latest minor served of it
@@ -27,7 +27,7 @@ _FORM = re.compile(rf"({_NUMBER})(?:\.({_NUMBER})(?:\.{_NUMBER})?)?")
 SHOWN = 24  # how much of a refused value an error message quotes
 
 
-class Asked(NamedTuple):
+class Asked(Record):
     version: str | None  # "0.3" or "1.0"; None: none asked, which means 0.3 (section 3.6.2)
     refused: str = ""  # why the version asked for cannot be served; "" where it can
 

@@ -10,13 +10,14 @@ side's business (a peer answers -32602, the support agent reports a protocol vio
 
 import base64
 import binascii
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_str, optional_strings
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
+from transports.records import Record
 
 
-class Dialect(NamedTuple):
+class Dialect(Record):
     name: str  # "1.0" or "0.3"
     kind: bool  # 0.3 tags every object with "kind"; 1.0 tells them apart by their fields
     states: dict[TaskState, str]  # TaskState -> its spelling on this wire

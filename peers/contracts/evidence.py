@@ -15,7 +15,9 @@ of them is its own policy (billing: an observed, fresh charge for what it refund
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from typing import Any
+
+from transports.records import Record
 
 CLASSES = ("observed", "reported", "inferred")
 MAX_AGE_SECONDS = 15 * 60  # older than this, a claim is stale: refresh it before acting on it
@@ -36,7 +38,7 @@ CLAIM_SCHEMA = {
 }
 
 
-class Claim(NamedTuple):
+class Claim(Record):
     claim: str  # what is claimed about the subject: "charged"
     subject: str  # what it is about: "ORD-3300"
     value: float

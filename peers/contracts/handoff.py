@@ -16,12 +16,13 @@ what is asked, or None.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.contracts import evidence, transfer
 from peers.contracts.no_credentials import ESCALATION, credential_in  # noqa: F401 - part of the contract
 from peers.a2a.schema import check
 from transports.jsonrpc import InvalidParams
+from transports.records import Record
 
 CONTRACT = "refund-handoff/1"
 SUPPORTED = (CONTRACT,)
@@ -56,13 +57,13 @@ class ContractNotSupported(InvalidParams):
         self.details = {"supportedContracts": " ".join(SUPPORTED)}
 
 
-class Permit(NamedTuple):
+class Permit(Record):
     action: str  # "refund"
     max_amount: float
     currency: str
 
 
-class Envelope(NamedTuple):
+class Envelope(Record):
     objective: str
     permitted: tuple[Permit, ...]
     expires_at: str  # ISO 8601 UTC to the second: as text, such times sort in time order

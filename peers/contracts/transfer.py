@@ -19,7 +19,9 @@ or the owner of the customer. May import `peers.a2a` and `transports` only.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
+
+from transports.records import Record
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 200}
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"}
@@ -34,13 +36,13 @@ PROPERTIES = {  # the envelope's transfer fields, merged into handoff.SCHEMA
 }
 
 
-class Status(NamedTuple):
+class Status(Record):
     state: str  # "charged $6,200.00; refund asked for; nothing refunded yet"
     source: str  # the system of record it was read from
     as_of: str  # when, ISO 8601 UTC to the second
 
 
-class Transfer(NamedTuple):
+class Transfer(Record):
     advanced_by: str  # who advances the task after the transfer: the receiver, in a handoff
     status: Status | None = None
     user_owner: str | None = None  # who keeps the customer (sends the delay notice) meanwhile

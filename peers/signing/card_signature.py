@@ -17,16 +17,17 @@ the "alg: none" and algorithm-confusion doors.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.signing.jcs import canonical
 from transports.codec import loads_strict
+from transports.records import Record
 
 # The algorithms (and hashlib, 10 ms to load) are imported only when a card is signed or checked.
 MAX_SIGNATURES = 8  # a card with more is not checked further: nobody signs one card 1,000 times
 
 
-class SignedContent(NamedTuple):
+class SignedContent(Record):
     """What a fetched card's signatures cover, and the signatures as sent."""
 
     payload: bytes | None  # None: the card has no canonical form (so nothing can verify)

@@ -26,10 +26,10 @@ Not here: Ed448, the prehashed or context variants, PEM files.
 from __future__ import annotations
 
 import hashlib
-from typing import NamedTuple
 
 from peers.signing.jcs import canonical
 from peers.signing.rs256 import BadKey, b64url, from_b64url
+from transports.records import Record
 
 ALGORITHM = "EdDSA"
 PRIME = 2**255 - 19
@@ -42,7 +42,7 @@ Point = tuple[int, int, int, int]  # extended coordinates (X, Y, Z, T): x = X/Z,
 IDENTITY: Point = (0, 1, 1, 0)
 
 
-class PublicKey(NamedTuple):
+class PublicKey(Record):
     encoded: bytes  # the point A, as 32 bytes
     ALGORITHM = ALGORITHM
 
@@ -51,7 +51,7 @@ class PublicKey(NamedTuple):
         return {**members, "kid": b64url(hashlib.sha256(canonical(members)).digest())}
 
 
-class PrivateKey(NamedTuple):
+class PrivateKey(Record):
     seed: bytes  # the 32 secret bytes RFC 8032 calls the private key
     public: PublicKey
     ALGORITHM = ALGORITHM

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 from peers.signing.jcs import canonical
 from peers.signing.rs256 import BadKey, b64url, from_b64url, int_bytes
+from transports.records import Record
 
 ALGORITHM = "ES256"
 # P-256 (FIPS 186-4 D.1.2.3; SEC 2 secp256r1), with a = -3.
@@ -37,7 +38,7 @@ BASE = (0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296,
 SIZE = 32  # bytes in a coordinate, in r and in s
 
 
-class PublicKey(NamedTuple):
+class PublicKey(Record):
     x: int
     y: int
     ALGORITHM = ALGORITHM
@@ -48,7 +49,7 @@ class PublicKey(NamedTuple):
         return {**members, "kid": b64url(hashlib.sha256(canonical(members)).digest())}
 
 
-class PrivateKey(NamedTuple):
+class PrivateKey(Record):
     d: int  # the secret scalar, 1 .. n-1
     public: PublicKey
     ALGORITHM = ALGORITHM

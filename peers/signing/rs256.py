@@ -16,9 +16,9 @@ import base64
 import hashlib
 import hmac
 import re
-from typing import NamedTuple
 
 from peers.signing.jcs import canonical
+from transports.records import Record
 
 RSA_OID = bytes.fromhex("2a864886f70d010101")  # 1.2.840.113549.1.1.1, rsaEncryption
 SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
@@ -29,7 +29,7 @@ class BadKey(ValueError):
     """A key file or JWK that is not a usable RSA key; the text says why."""
 
 
-class PublicKey(NamedTuple):
+class PublicKey(Record):
     n: int
     e: int
     ALGORITHM = "RS256"  # the one JWS alg this kind of key signs with (algorithms.py)
@@ -43,7 +43,7 @@ class PublicKey(NamedTuple):
         return {**members, "kid": b64url(hashlib.sha256(canonical(members)).digest())}
 
 
-class PrivateKey(NamedTuple):
+class PrivateKey(Record):
     n: int
     e: int
     d: int

@@ -16,13 +16,14 @@ Every value here is a peer's, so each is checked with isinstance before it is us
 Not here: reading the card (card_reading.py, wire_card.py); a 0.3 card, whose own form
 is OpenAPI's.
 """
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a.fields import WireError
 from peers.a2a.security_schemes import WRAPPED
 from peers.a2a.wire_card import security_from_wire
 from peers.support.calling.cards import Unspeakable
 from transports.printer import escape
+from transports.records import Record
 
 BY_TYPE = {kind: wrapper for wrapper, kind in WRAPPED.items()}  # OpenAPI's `type` -> 1.0's oneof field
 SHOWN = 3  # fields a warning names; the rest are counted
@@ -36,7 +37,7 @@ class Dialectal(Unspeakable):
         return "nothing was sent; without --strict-cards the card is read as A2A 1.0 spells it"
 
 
-class Dialect(NamedTuple):
+class Dialect(Record):
     name: str  # as the warning names it: whose spelling, and where it is reported
     about: str  # "scheme": one entry of securitySchemes; "requirement": one of securityRequirements; "card"
     recognised: Callable[[Any], bool]

@@ -19,7 +19,7 @@ them is `Unspeakable`, naming what it offers, never called malformed. Not here: 
 allowlist's verdict (config.py, and the trust gate in the story); gRPC.
 """
 from importlib import import_module
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, Callable, Protocol
 
 from peers.a2a import bindings
 from peers.a2a.model import AgentCard, clip
@@ -31,6 +31,7 @@ from transports import jsonrpc, sse
 from transports.base import ClientRequest, HttpResponse
 from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
+from transports.records import Record
 
 JSONRPC, HTTP_JSON = bindings.JSONRPC.name, bindings.HTTP_JSON.name  # as a card's supportedInterfaces name them
 SPOKEN = {row.name: row.spoken_by for row in bindings.BINDINGS}  # binding -> the module with it, preferred first
@@ -65,7 +66,7 @@ class Unspeakable(PeerError):
         return f"nothing was sent; the same card will be refused again until its agent offers {EITHER}"
 
 
-class FetchedCard(NamedTuple):
+class FetchedCard(Record):
     """A card as our side found it: the card, and our own facts about it."""
 
     card: AgentCard  # its url: the interface we will call, by `binding`

@@ -12,10 +12,11 @@ notes for people and are skipped; any other unknown key is an error (a typo such
 
 import json
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.support.calling.files import ConfigError, load, url_in, without_notes
 from transports.base import parse_url
+from transports.records import Record
 
 def same_endpoint(first: str, second: str) -> bool:
     """Whether two URLs name one endpoint: as HTTP compares them, host names and schemes
@@ -24,7 +25,7 @@ def same_endpoint(first: str, second: str) -> bool:
     return first == second or (parse_url(first) or first) == (parse_url(second) or second)
 
 
-class AllowEntry(NamedTuple):
+class AllowEntry(Record):
     name: str  # the name on the peer's card
     endpoint: str  # the URL frames to that peer go to, as vetted
     public_key: Any = None  # the key pinned for it ("publicKey", a JWK: RSA, EC or OKP): its card must be signed by it

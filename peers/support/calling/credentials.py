@@ -15,7 +15,7 @@ without loading this module (config.token_for); fetching tokens (oauth_tokens.py
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.a2a.model import AgentCard, SecurityScheme
 from peers.a2a.security_schemes import BEARER, kind_of
@@ -23,8 +23,9 @@ from peers.support.calling.files import ConfigError
 from peers.support.calling.held import Held, Unheld, held_for
 from transports.base import Transport, parse_url
 from transports.printer import is_secret_header
+from transports.records import Record
 
-class Attached(NamedTuple):
+class Attached(Record):
     """What goes with a request to the card's endpoint, and why: headers, and a client
     certificate the transport presents (its files), if the scheme is mutual TLS."""
 

@@ -32,7 +32,7 @@ All within one deadline (`Following.patience`, --timeout); a task still going th
 as it is. Never done here: send the message again (only the peer knows if it acted)."""
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator
 
 from peers.a2a.model import AgentCard, Task, ends
 from peers.a2a.wire_format import WireFormat, method_for
@@ -40,6 +40,7 @@ from peers.support.calling.replies import read, read_json
 from transports.digests import sha256
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
+from transports.records import Record
 
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
 MAX_SEEN_PUSHES = 1000  # pushes remembered, so one delivered again is read once
@@ -50,14 +51,14 @@ if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when -
 Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
 
 
-class Following(NamedTuple):
+class Following(Record):
     """How the support agent follows each task it delegates, as the settings say: a value."""
     mode: str = "wait"  # "wait": the answer is awaited; "poll": --no-wait; "push": --push
     stream: bool = False  # --stream: the streaming send, where the card offers it
     patience: float = 10.0  # seconds from the send until we stop following (--timeout)
 
 
-class Way(NamedTuple):
+class Way(Record):
     """How a delegated task is followed, as the flags ask and the peer's card allows, and
     until when."""
     method: str  # the send: SEND_METHOD, or the wire's streaming send
@@ -94,7 +95,7 @@ def way_to_follow(card: AgentCard, spoken: WireFormat, following: Following,
     return Way(spoken.SEND_METHOD, False, bool(no_wait), pushed, until)
 
 
-class Delegation(NamedTuple):
+class Delegation(Record):
     """One delegation, as following its task needs it: values, not the support agent."""
     card: AgentCard  # the peer's: its name for the lines said
     spoken: WireFormat  # the wire its card speaks

@@ -10,17 +10,18 @@ mistake is one line naming the file and the entry. Holding nothing a card asks f
 OAuth2 tokens (oauth_tokens.py).
 """
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.support.calling.files import ConfigError
 from transports.base import parse_url
 from transports.errors import PeerError
+from transports.records import Record
 
 MAX_SECRET = 4096  # characters of any one secret in the file: more is a mistake, not a key
 KINDS = ("bearer", "apiKey", "basic", "oauth2", "tokenUrl", "clientCertificate")  # a file entry's keys
 
 
-class Held(NamedTuple):
+class Held(Record):
     """What our store holds for one endpoint (a plain string in the store: a bearer token)."""
 
     bearer: str | None = None

@@ -19,12 +19,12 @@ that sends a message and follows its task (the story's `delegate`) takes a conta
 whoever calls it. So the gate answers with a value of this module either way.
 """
 from enum import Enum
-from typing import NamedTuple
 
 from peers.a2a.model import AgentCard, Message, Task, TaskState
 from peers.a2a.wire_format import WireFormat, method_for
 from peers.support.calling.cards import Binding
 from transports.errors import PeerError, TransportError
+from transports.records import Record
 
 
 class Verdict(Enum):
@@ -35,7 +35,7 @@ class Verdict(Enum):
     REFUSED = "refused"  # not vetted: no frame is sent
 
 
-class Contact(NamedTuple):
+class Contact(Record):
     """A peer we may send to: found, and let through by the trust gate."""
 
     card: AgentCard  # its url: the interface every frame goes to
@@ -143,7 +143,7 @@ def legend() -> list[str]:
     return lines
 
 
-class Outcome(NamedTuple):
+class Outcome(Record):
     """How one peer's turn ended: one of the Handoff Contract's explicit variants, never
     prose: which one, and what is done with it, is `variant` above."""
 

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.a2a.model import PushConfig
+from transports.records import Record
 
 MAX_BODY, MAX_PUSHES = 64 * 1024, 100
 
 
-class Push(NamedTuple):
+class Push(Record):
     """One POST a peer made to our webhook, as it arrived."""
 
     url: str  # where it arrived: our webhook's URL

@@ -13,20 +13,21 @@ Not here: what is asked (the families), what is said about it (report.py).
 """
 
 import time
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.support.calling.http_json import CODES, ERROR_INFO
 from transports.base import ClientRequest, HttpResponse
 from transports.codec import MAX_FRAME_BYTES, loads_strict
 from transports.errors import PeerError
 from transports.printer import Frame, FramePrinter
+from transports.records import Record
 
 PASS, FAIL, SKIP, NOT_MEASURED = "pass", "fail", "skip", "not measured"
 NOT_SENT = "not sent: "  # how a request the run gave up on begins its failure: its checks are skipped
 MAX_TIMEOUTS = 2  # answers in a row that missed their deadline: past this the agent is not asked again
 
 
-class Verdict(NamedTuple):
+class Verdict(Record):
     """One requirement judged once (on one binding, for a protocol check)."""
 
     id: str  # the requirement's (requirements.py)
@@ -36,7 +37,7 @@ class Verdict(NamedTuple):
     binding: str | None = None  # the binding it was judged on; None: not a binding's
 
 
-class Answer(NamedTuple):
+class Answer(Record):
     """What came back, read as far as it can be: nothing here raises."""
 
     status: int | None  # None: no answer (`failure` says why)

@@ -9,14 +9,15 @@ its scheme takes (`credentials.credential_for`). A binding we do not speak (gRPC
 URI) is a Reach with no binding: reported "not measured". Not here: the checks.
 """
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.a2a.wire_format import WireFormat, declared_by
 from transports.base import parse_url
 from transports.errors import PeerError
+from transports.records import Record
 
 
-class Reach(NamedTuple):
+class Reach(Record):
     name: str  # the card's protocolBinding: "JSONRPC", "HTTP+JSON", "GRPC" ...
     binding: Any  # cards.Binding as it speaks to that interface; None: not one we speak
     endpoint: str  # where its requests go (an HTTP+JSON tenant already in the path)

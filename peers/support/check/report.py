@@ -20,12 +20,13 @@ how much more there was ("... (N more characters)").
 """
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, Verdict
 from peers.support.check.requirements import LEVELS, REQUIREMENTS, Requirement
 from transports.masking import mask_body
 from transports.printer import Frame, escape
+from transports.records import Record
 
 ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
 SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)
@@ -52,13 +53,13 @@ SCHEMA = {"type": "object", "required": ["schema", "target", "card", "deep", "al
                                                                "frames": {"type": "array", "items": _FRAME}}}}}}}}}
 
 
-class Graded(NamedTuple):
+class Graded(Record):
     requirement: Requirement
     outcome: str
     verdicts: tuple[Verdict, ...]
 
 
-class Report(NamedTuple):
+class Report(Record):
     target: str
     card: dict[str, Any]  # name, version, bindings (what the card says, for the heading)
     graded: tuple[Graded, ...]  # failures first

@@ -8,10 +8,10 @@ family names the module whose checks give it a verdict (card_checks, protocol_ch
 auth_checks); a new check is one row here and one function there. Not here: how a verdict
 is reached (the families), how it is shown (report.py).
 """
-from typing import NamedTuple
+from transports.records import Record
 
 
-class Requirement(NamedTuple):
+class Requirement(Record):
     id: str
     section: str  # A2A 1.0's, unless the row names another document (RFC 9110 ...)
     level: str  # "MUST", "SHOULD" or "MAY"

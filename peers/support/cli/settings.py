@@ -11,10 +11,7 @@ follow is a flag, a field of `Following` and the line here that makes it.
 `serve NAME` and `web` are other commands with other flags: their settings are records
 made from their own tables (`frozen`), read as attributes the same way.
 
-A plain read-only class rather than a NamedTuple: it has a field per flag, and every run
-makes the type, where a NamedTuple of that many fields costs about 2M instructions at
-start-up (bench/startup.py --instructions) for tuple behaviour no reader uses. It keeps the
-two a reader does use, `_fields` and `_replace`, and compares by value.
+A record (transports/records.py): built once by keyword, every field given, read only.
 """
 from __future__ import annotations  # the fields' annotations stay unevaluated: read by tools, not run
 
@@ -24,9 +21,10 @@ from typing import Any
 
 from peers.support.cli.flags import HTTP_TIMEOUT
 from peers.support.calling.follow import Following
+from transports.records import Record
 
 
-class Settings:
+class Settings(Record):
     """A run's settings (`a2a_delegation.py [flags]`): each flag's value under its option's
     name (--break: debugger), then what was made of them once."""
 
@@ -67,29 +65,6 @@ class Settings:
     following: Following  # --stream, --no-wait, --push and --timeout: how each delegated task is followed
     ignored: tuple[str, ...]  # flags given that do nothing in this run, each a sentence to warn with
 
-
-    _fields = tuple(__annotations__)  # the fields, in order, as a NamedTuple names them
-    __slots__ = _fields
-
-    def __init__(self, **values: Any) -> None:
-        if values.keys() != set(self._fields):
-            raise TypeError(f"Settings needs exactly its fields: {sorted(set(self._fields) ^ values.keys())}")
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("settings are parsed once and never changed: _replace() makes a variant")
-
-    def _replace(self, **changes: Any) -> Settings:
-        return Settings(**{**{name: getattr(self, name) for name in self._fields}, **changes})
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Settings) and all(getattr(self, name) == getattr(other, name) for name in self._fields)
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value, like the record it replaces, and never a key
-
-    def __repr__(self) -> str:
-        return "Settings(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields) + ")"
 
 def following(given: dict[str, Any]) -> Following:
     """How a task is followed, from its flags (option -> value, a lesson's merged in): --push

@@ -14,9 +14,9 @@ words arrive shortened and escaped); it XML-escapes everything it writes.
 from __future__ import annotations
 
 from html import escape as xml_escape
-from typing import NamedTuple
 
 from peers.support.learner.steps import short
+from transports.records import Record
 
 LEFT, GAP, TOP, ROW, LINE = 90, 130, 62, 34, 15  # first lane's x, least lane spacing, first row, row and line height
 CHAR, WRAP = 7.2, 56  # width of one character of the 12px monospace labels; characters a line holds
@@ -39,7 +39,7 @@ text.fail{fill:var(--fail);font-weight:700} text.warn{fill:var(--warn)} text.ok{
 #tip-warn path{fill:var(--warn)} #tip-fail path{fill:var(--fail)}"""
 
 
-class Mark(NamedTuple):
+class Mark(Record):
     """One thing drawn on one row: an arrow from `source` to `target` (`aside`: words
     beside it, right of both lanes); a stop mark on `source` (nothing went beyond it); a
     note on `source`; or a cut between the two lanes (a connection that broke off)."""

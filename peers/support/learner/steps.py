@@ -24,11 +24,12 @@ is input too): it is read with isinstance checks, and shortened and escaped by `
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.support.learner.trace import PUSH
 from transports.base import parse_url
 from transports.printer import escape
+from transports.records import Record
 
 EVENTS = ("registry", "trust", "model", "failure", "frame", "broken", "resumed")
 OUTCOMES = ("trusted", "untrusted", "refused", "escalated", "error", "warning")  # line kinds that are results
@@ -41,7 +42,7 @@ def short(value: Any, limit: int = 48) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-class Step(NamedTuple):
+class Step(Record):
     """One step of the run: an event, or a result line."""
 
     record: dict[str, Any]  # the event's record; for a result, its printed line's
@@ -54,7 +55,7 @@ class Step(NamedTuple):
         return "result" if self.record.get("kind") == "line" else str(self.record.get("kind"))
 
 
-class Run(NamedTuple):
+class Run(Record):
     steps: list[Step]
     lanes: dict[str, tuple[str, str]]  # peer lane -> (the name on its card, its host), in order of appearance
 

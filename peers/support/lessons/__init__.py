@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+from transports.records import Record
 
 if TYPE_CHECKING:
     from peers.support.model.generate import Generate
 
 
-class Lesson(NamedTuple):
+class Lesson(Record):
     """What a lesson is, as data, built by keyword beside its `run()`."""
 
     about: str  # the one line --list-scenarios prints

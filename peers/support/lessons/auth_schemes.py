@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-from typing import TYPE_CHECKING, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Iterator
 
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.wire_format import by_name, card_url
@@ -37,6 +37,7 @@ from transports import jsonrpc
 from transports.errors import TransportError
 from transports.network import HttpTransport
 from transports.printer import FramePrinter, escape
+from transports.records import Record
 
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
@@ -47,7 +48,7 @@ DEMO_CA = os.path.join(KEYS, "demo-ca.DEMO-CERT.pem")  # what issued every certi
 REFUND = {"order_id": "ORD-3300", "amount": 180.0}
 
 
-class Caller(NamedTuple):
+class Caller(Record):
     """A caller other than the support agent: the headers it sends, and the client
     certificate (its PEM files) it presents in the TLS handshake, if any."""
 

@@ -11,11 +11,12 @@ frames or a question of our own (version negotiation, auth): `check` asks those.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.support.check.requirements import BY_ID, Requirement
 from transports.codec import loads_strict
+from transports.records import Record
 
 STREAM_FINAL = Requirement("WB-STREAM-FINAL-001", "3.1.2", "MUST", "protocol",
                            "A stream ends with a final event (a Message, or a task terminal or interrupted)",
@@ -24,7 +25,7 @@ _ENDS = {"completed", "failed", "canceled", "rejected", "input-required", "auth-
 _ENDS |= {"TASK_STATE_" + state.upper().replace("-", "_") for state in _ENDS}  # and 1.0's
 
 
-class Answer(NamedTuple):
+class Answer(Record):
     """One answer as the proxy forwarded it, with the request it answers."""
 
     binding: str | None  # a binding's name (peers/a2a/bindings.py), or None (a card, any other GET)

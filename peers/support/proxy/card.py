@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from transports.base import parse_url
 from transports.codec import LIMITS, loads_strict
+from transports.records import Record
 
 
 _URL_MEMBER = re.compile(r'("url"\s*:\s*)("(?:[^"\\]|\\.)*")')  # a "url" member and its string, as written
 
 
-class Rewrite(NamedTuple):
+class Rewrite(Record):
     body: bytes  # the card as served through the proxy
     changes: list[tuple[str, str, str]]  # (field, the agent's URL, the proxy's)
     elsewhere: list[str]  # interface URLs on another origin: not moved, so traffic to them bypasses the proxy

@@ -29,10 +29,10 @@ from __future__ import annotations
 import random
 import re
 import threading
-from typing import NamedTuple
 
 from transports import sse
 from transports.printer import MAX_STREAM_KEPT
+from transports.records import Record
 
 MOST_EVENTS = MAX_STREAM_KEPT // sse.SHORTEST_EVENT  # the most events a fault reading a stream meets: 174762
 USAGE = ("delay:N[:SECONDS], drop-response:N, twice:N, cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], "
@@ -43,7 +43,7 @@ ANSWER_CHANGED = frozenset({"drop-response", "drip", "corrupt", "reorder"})  # o
 _FIELD = re.compile(r"[A-Za-z0-9_$@-]{1,64}(?:\.[A-Za-z0-9_$@-]{1,64}){0,15}")  # dotted names, list indexes
 
 
-class Fault(NamedTuple):
+class Fault(Record):
     kind: str
     number: int  # the request it acts on; for cut-stream, the events let through
     value: float = 0.0  # delay: seconds; status: the HTTP status; drip: bytes a second

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.support.web.agent import credentials
 from peers.support.web.entered import Entered
 from transports.base import is_http_url
+from transports.records import Record
 
 TIMEOUT = 5.0  # seconds for one exchange, check's own default; the run's budget bounds the whole
 
 
-class Settings(NamedTuple):
+class Settings(Record):
     """What check's examine() reads of a run's settings, as the page asks it."""
     url: str
     deep: bool = False

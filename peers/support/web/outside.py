@@ -24,7 +24,7 @@ Not here: the page's requests (web/agent.py); which credential a scheme takes
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Part, Task
 from peers.support.calling.outcomes import Contact
@@ -34,6 +34,7 @@ from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, ProtocolViolation
 from transports.printer import escape
+from transports.records import Record
 
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 OPERATIONS = ("send", "list", "get", "cancel")
 
 
-class Asked(NamedTuple):
+class Asked(Record):
     """One operation the page asks of the agent whose card is at `card_url`."""
 
     card_url: str

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import shlex
 import threading
-from typing import Any, NamedTuple
+from typing import Any
 
 from peers.support.output import Kind
 from peers.support.web.entered import Entered
 from transports import sse
 from transports.base import header, is_http_url
 from transports.printer import Frame, StopRun
+from transports.records import Record
 
 TIMEOUT = 30.0  # seconds for one exchange with the agent, and a stream's silence: `proxy`'s own default
 MOST_FAULTS = 8  # faults one session arms; `proxy` takes each as a --fault
@@ -36,7 +37,7 @@ LIFETIME = 8 * 3600.0  # a session the page forgot ends on its own after this
 BOUND_WITHIN = 10.0  # seconds the page waits for the session's server to listen
 
 
-class Settings(NamedTuple):
+class Settings(Record):
     """What the proxy's build() reads of `proxy`'s settings, as the page asks it (no TLS
     toward the client; `step` stays False: the page holds frames itself, with `Holding`)."""
     to: str
