@@ -164,6 +164,25 @@ def test_a_run_compiles_no_annotation_at_run_time(argv):
     assert done.stdout.strip() == "none"
 
 
+@pytest.mark.parametrize("argv, collecting", [([], False), (["check", "http://127.0.0.1:9/"], True)],
+                         ids=["the default run", "check"])
+def test_the_collector_waits_through_start_up_and_runs_again_in_a_command_that_lasts(argv, collecting):
+    """The story file, run as a program, stops the garbage collector while the run starts
+    (bench/startup.py: about 4% of the default run); session.py restarts it for serve, web,
+    proxy and check, which may last. Imported (as here, by tests), it changes nothing."""
+    import subprocess
+    import sys
+    probe = ("import contextlib, gc, io, runpy, sys\n"
+             "runpy.run_path('a2a_delegation.py', run_name='imported')\n"
+             "print(gc.isenabled())\n"
+             f"sys.argv = ['a2a_delegation.py', *{argv!r}]\n"
+             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+             "    runpy.run_path('a2a_delegation.py', run_name='__main__')\n"
+             "print(gc.isenabled())")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.stdout.split() == ["True", str(collecting)], done.stderr[-2000:]
+
+
 def import_graph():
     """File -> the files of the house it imports, at any depth of its code (a lazy import, or
     one under TYPE_CHECKING, is an arrow too): every module but the tests and benchmarks."""

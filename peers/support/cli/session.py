@@ -89,6 +89,8 @@ class Session:
         settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
         console = watch.console if watch is not None else \
             Console(colour=False if settings.no_color else None, quiet=settings.quiet)
+        if settings.command != "run":  # serve, web, proxy, check may last: the collector the story
+            gc.enable()  # file stopped for start-up runs again (a run of the story is over first)
         if settings.command in ("serve", "web", "proxy"):  # they run until stopped: each line is seen as it is said
             console.line_by_line()
         if settings.command == "serve":  # one peer as a standalone A2A server
