@@ -19,14 +19,14 @@ them: this file imports none but the demo network that plays them. The protocol 
 share is in peers/a2a/; our own side, peers/support/.
 """
 
-import gc
-import sys
+import gc, sys  # noqa: E401 - one line, one pdb step: a learner's path to the first frame is counted
 
 if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, not a traceback
     sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
                    file=sys.stderr) or 2)
-if __name__ == "__main__":  # start-up makes thousands of objects that live as long as the run, and no
-    gc.disable()  # garbage: the collector waits (bench/startup.py); a run that lasts restarts it (session.py)
+# Start-up makes thousands of objects that live as long as the run, and no garbage: the collector
+# waits (bench/startup.py) unless this file is imported; a run that lasts restarts it (session.py).
+if __name__ == "__main__": gc.disable()  # noqa: E701 - one line, one pdb step (bench/learner_path.py)
 from itertools import count
 from typing import Any, Callable
 
