@@ -116,3 +116,12 @@ def test_any_values_go_in_and_come_out_unchanged_on_either_constructor():
             if any(isinstance(value, (list, dict)) for value in values):
                 with pytest.raises(TypeError):
                     hash(record)
+
+
+def test_a_record_of_no_fields_is_the_empty_tuple_on_either_constructor():
+    class Nothing(Record):
+        pass
+    made = [Nothing() for _ in range(WRITE_AFTER + 2)]
+    assert "__new__" in Nothing.__dict__ and made[0] == made[-1] == () and type(made[-1]) is Nothing
+    with pytest.raises(TypeError):
+        Nothing(extra=1)

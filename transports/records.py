@@ -116,8 +116,9 @@ def _constructor(cls: type[Record]) -> Any:
     fastest way there is to make a record: a served peer makes sixteen a request). Written
     once a type is in use, not with it: compiling the first function costs a run about 9M
     instructions, and each one after it a third of a million (bench/startup.py)."""
-    names = ", ".join(cls._fields)  # identifiers: annotated names, none beginning with "_"
-    new = eval(f"lambda _cls, {names}: _tuple_new(_cls, ({names},))", {"_tuple_new": tuple.__new__})
+    names = "".join(f", {name}" for name in cls._fields)  # identifiers: annotated, none beginning with "_"
+    new = eval(f"lambda _cls{names}: _tuple_new(_cls, ({names[2:]},))" if names else
+               "lambda _cls: _tuple_new(_cls, ())", {"_tuple_new": tuple.__new__})
     new.__defaults__ = tuple(value for value in cls._defaults if value is not _REQUIRED) or None
     new.__qualname__ = f"{cls.__name__}.__new__"  # how a missing or unknown field's error names it
     return staticmethod(new)
