@@ -1,6 +1,6 @@
 """A task, or a ledger's effect, as JSON text and back: what the store file keeps (durable.py).
 
-The peer's records are NamedTuples holding tuples, enums, bytes and plain JSON values.
+The peer's records (transports/records.py) hold tuples, enums, bytes and plain JSON values.
 JSON has none of the first three, so each is written as an object naming what it was:
 {"$": "Task", ...fields}, {"$state": "completed"}, {"$bytes": base64}, {"$tuple": [...]};
 a list (JSON a peer was sent, kept as it came) stays a list, and a dict it was sent whose
