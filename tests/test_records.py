@@ -67,15 +67,34 @@ def test_a_wrong_construction_is_a_type_error(warm, build):
 
 
 @pytest.mark.parametrize("warm", [False, True], ids=["general constructor", "compiled constructor"])
+@pytest.mark.parametrize("build, field", [(lambda kind: kind(body="x"), "'subject'"),
+                                          (lambda kind: kind(subject="a", nope=1), "'nope'"),
+                                          (lambda kind: kind("a", subject="b"), "'subject'")],
+                         ids=["a required field missing", "an unknown field", "a field twice"])
+def test_a_wrong_field_is_named_in_its_error(warm, build, field):
+    with pytest.raises(TypeError, match=field):
+        build(fresh_type(warm))
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["general constructor", "compiled constructor"])
 def test_nothing_is_set_on_a_record_after_it_is_made(warm):
     note = fresh_type(warm)(subject="refund")
     for name in ("subject", "elsewhere"):
         with pytest.raises(AttributeError):
             setattr(note, name, "changed")
+    with pytest.raises(AttributeError):  # no __dict__ either, so not even past __setattr__
+        object.__setattr__(note, "elsewhere", "changed")
+    assert not hasattr(note, "__dict__")
     changed = note._replace(body="ORD-2")
     assert (note.body, changed.body, type(changed)) == ("", "ORD-2", type(note))
+    if hasattr(copy, "replace"):  # Python 3.13+
+        assert copy.replace(note, tags=("t",)) == ("refund", "", ("t",))
     with pytest.raises(TypeError):
         note._replace(nope=1)
+    made = type(note)._make(iter(["refund", "ORD-3", ()]))
+    assert (made, type(made)) == (("refund", "ORD-3", ()), type(note))
+    with pytest.raises(TypeError):
+        type(note)._make(["refund"])
 
 
 def test_a_record_survives_copy_and_pickle_and_a_subclass_keeps_its_fields():

@@ -1,19 +1,23 @@
 """Records: the small immutable values both sides build by keyword (a Part, a Task, a Frame).
 
 A record is a tuple whose fields are its class's annotations, in order; a field's default
-is the class attribute of its name. It behaves as a `typing.NamedTuple` does: built by
-keyword (or position), compared and hashed by value, with `_fields`, `_replace()` and
-`_asdict()`. Why not a NamedTuple: defining one compiles its constructor from source, and
-the default run defines about forty record types to make a few records of each. Those
-compiles were the largest share of its start-up (the first compile in a process costs
-about 9M instructions, each later one a third of a million: bench/startup.py
---instructions). Defining a Record compiles nothing and costs about a sixth as much.
-A type starts with one general constructor (below); one that goes on to make many records,
-as a served peer's do (sixteen a request), gets a compiled one, as fast as a NamedTuple's.
+is the class attribute of its name. It does what this project asked of `typing.NamedTuple`:
+built by keyword (or position), compared and hashed by value, with `_fields`,
+`_field_defaults`, `_make()`, `_replace()` (and `copy.replace()`), `_asdict()`, copy, pickle
+and `match`. Why not a NamedTuple: defining one evals its constructor from source (about half
+a million instructions a type) and turns each string annotation into a ForwardRef, whose
+first compile() costs a process about 10M. The default run defines forty record types
+to make a few records of each: together that was the largest share of its start-up
+(bench/startup.py --instructions). Defining a Record compiles nothing and costs about a
+sixth as much. A type starts with one general constructor (below); one that goes on to make
+many records, as a served peer's do (sixteen a request), gets a compiled one, as fast as a
+NamedTuple's. The two constructors word a wrong call's TypeError differently; both name
+the field.
 
 Rules: fields are declared once, in the class that introduces them (a subclass adds
 behaviour, not fields), required ones first; nothing is set on a record after it is made
-(`_replace` makes a changed copy); a missing or unknown field is a TypeError naming it.
+(`_replace` makes a changed copy), and it has no `__dict__` to set it in; a missing or
+unknown field is a TypeError naming it.
 Not here: checking a field's type (the annotation documents it; from_wire validates input).
 """
 from __future__ import annotations  # SomeRecord, below the class it is bound to, is read by tools only
@@ -21,7 +25,7 @@ from __future__ import annotations  # SomeRecord, below the class it is bound to
 import sys
 from itertools import count
 from operator import itemgetter
-from typing import Any, Iterator, TypeVar
+from typing import Any, Iterable, Iterator, TypeVar
 
 try:
     from _collections import _tuplegetter  # the C field reader collections.namedtuple uses
@@ -36,13 +40,23 @@ else:  # 3.10: nothing at run time needs it
         return lambda cls: cls
 
 _REQUIRED = object()  # the default of a field that has none: the caller must give it
-WRITE_AFTER = 256  # records a type makes with the general constructor before its own is written:
-# about where the compile (a third of a million instructions; the first, 9M) has paid for itself
+WRITE_AFTER = 256  # records a type makes with the general constructor before its own is written.
+# Writing one costs about 0.36M instructions and saves about 9.5K a record, so it pays for itself
+# after some forty; 256 keeps the default run and `check` (77 rows of one type) from writing any.
 _made: dict[type, Iterator[int]] = {}  # each type still on the general constructor: its records so far
 
 
+class _RecordType(type):
+    """Gives each record class an empty `__slots__`: a record is its tuple, with no `__dict__`
+    beside it (8 bytes less a record, and no back door past `__setattr__`)."""
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> Any:
+        namespace.setdefault("__slots__", ())
+        return super().__new__(mcls, name, bases, namespace, **kwargs)
+
+
 @dataclass_transform(kw_only_default=False, frozen_default=True)
-class Record(tuple):
+class Record(tuple, metaclass=_RecordType):
     """An immutable record: subclass it and annotate its fields (`name: str = "default"`)."""
 
     __slots__ = ()
@@ -70,8 +84,12 @@ class Record(tuple):
     def __new__(cls: type[SomeRecord], /, *given: Any, **named: Any) -> SomeRecord:
         """The constructor every type starts with: general, so defining a type compiles nothing.
         A type that has made WRITE_AFTER records gets its own, as fast as a NamedTuple's."""
-        if _made.setdefault(cls, count()).__next__() == WRITE_AFTER:
+        made = _made.get(cls)
+        if made is None:
+            made = _made[cls] = count()
+        if next(made) == WRITE_AFTER:
             cls.__new__ = _constructor(cls)  # type: ignore[method-assign]  # from the next record on
+            del _made[cls]  # counted no more
         fields = cls._fields
         if given:  # by position, as a NamedTuple may be built: each value names its field
             if len(given) > len(fields):
@@ -94,6 +112,16 @@ class Record(tuple):
             raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
         return tuple.__new__(type(self), row)
 
+    __replace__ = _replace  # copy.replace(record, **changes), Python 3.13+
+
+    @classmethod
+    def _make(cls: type[SomeRecord], values: Iterable[Any]) -> SomeRecord:
+        """A record of `values`, one a field, in order (as a NamedTuple's _make)."""
+        row = tuple(values)
+        if len(row) != len(cls._fields):
+            raise TypeError(f"{cls.__name__}._make() takes {len(cls._fields)} values, {len(row)} were given")
+        return tuple.__new__(cls, row)
+
     def _asdict(self) -> dict[str, Any]:
         return dict(zip(self._fields, self))
 
@@ -114,8 +142,8 @@ def _constructor(cls: type[Record]) -> Any:
     """`cls`'s constructor, written as collections.namedtuple writes one: a function whose
     parameters are the fields, so that Python itself binds each keyword to its place (the
     fastest way there is to make a record: a served peer makes sixteen a request). Written
-    once a type is in use, not with it: compiling the first function costs a run about 9M
-    instructions, and each one after it a third of a million (bench/startup.py)."""
+    once a type is in use, not with it: each costs about a third of a million instructions,
+    which a run that makes a few records of a type never earns back (see WRITE_AFTER)."""
     names = "".join(f", {name}" for name in cls._fields)  # identifiers: annotated, none beginning with "_"
     new = eval(f"lambda _cls{names}: _tuple_new(_cls, ({names[2:]},))" if names else
                "lambda _cls: _tuple_new(_cls, ())", {"_tuple_new": tuple.__new__})
