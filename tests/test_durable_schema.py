@@ -335,3 +335,29 @@ def test_an_effect_whose_fields_are_not_text_is_one_line_naming_the_file(tmp_pat
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value)
+
+
+def page_size(path):
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute("PRAGMA page_size").fetchone()[0]
+
+
+def test_a_new_file_has_small_pages_and_a_file_made_with_large_ones_keeps_them_and_its_tasks(tmp_path):
+    """A commit writes each page it changed whole: a new file's pages are 1 KiB. One made
+    before, with SQLite's 4 KiB, is opened as it is (a page size is taken only as a file is
+    made), every task and effect read back."""
+    new, old = tmp_path / "new.db", tmp_path / "old.db"
+    peer, call = billing_on(new)
+    call(refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    with closing(sqlite3.connect(old)) as db:
+        db.execute("PRAGMA page_size=4096")
+        db.execute("VACUUM")  # an empty file takes a page size only when first written
+    peer, call = billing_on(old)
+    first = call(refund("m-1", "ORD-1"))["result"]["task"]
+    peer.store.file.close()
+    assert (page_size(new), page_size(old)) == (1024, 4096)
+    peer, call = billing_on(old)
+    assert call(refund("m-1", "ORD-1"))["result"]["task"]["id"] == first["id"], "the same task, not a new refund"
+    assert sorted(peer.ledger.effects) == ["refund of ORD-1"]
+    peer.store.file.close()
