@@ -25,7 +25,7 @@ if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, n
     sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
                    file=sys.stderr) or 2)
 # Start-up makes thousands of objects that live as long as the run, and no garbage: the collector
-# waits (bench/startup.py) unless this file is imported; a run that lasts restarts it (session.py).
+# waits (bench/startup.py) unless this file is imported; session.py restarts it once start-up is over.
 if __name__ == "__main__": gc.disable()  # noqa: E701 - one line, one pdb step (bench/learner_path.py)
 from itertools import count
 from typing import Any, Callable

@@ -83,14 +83,14 @@ class Session:
         for a run that is over already, its exit status. `again(argv, watch)` runs once more
         (main itself), for `web`; `watch` follows this run instead of the terminal. `argv`:
         the flags (None: this process's own)."""
-        if argv is None:  # this process's own command line: it ends with the run, so the collector
-            atexit.register(gc.freeze)  # need not trace every object on the way out (bench/startup.py)
+        if argv is None:  # this process's own command line: start-up is over, and what it made
+            gc.freeze()  # lives as long as the process, so the collector need never walk it again;
+            gc.enable()  # it runs again (the story file stopped it) for the rest, which may last
+            atexit.register(gc.freeze)  # nor on the way out (bench/startup.py)
         argv = sys.argv[1:] if argv is None else argv
         settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
         console = watch.console if watch is not None else \
             Console(colour=False if settings.no_color else None, quiet=settings.quiet)
-        if settings.command != "run":  # serve, web, proxy, check may last: the collector the story
-            gc.enable()  # file stopped for start-up runs again (a run of the story is over first)
         if settings.command in ("serve", "web", "proxy"):  # they run until stopped: each line is seen as it is said
             console.line_by_line()
         if settings.command == "serve":  # one peer as a standalone A2A server
