@@ -219,6 +219,22 @@ def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_o
     assert "pushed" not in cli_once("--push").stdout, "the essay's card offers no push: nothing waits"
 
 
+def test_a_task_that_comes_back_ended_is_heard_out_so_no_push_of_it_finds_our_webhook_gone():
+    """The approval lesson's continuation comes back completed though our webhook was in the
+    message: billing still pushes the change (the task, working, the artifact, completed).
+    Each is shown, after the answer, before the webhook closes: none fails."""
+    from conftest import cli
+    done = cli("--scenario", "approval", "--push")
+    assert done.returncode == 0, done.stderr[-800:]
+    lines = (done.stdout + done.stderr).splitlines()
+    assert not [line for line in lines if "push to http" in line], "a push found our webhook closed"
+    answered = next(n for n, line in enumerate(lines) if line.startswith("<-- ") and '"id": 4' in line
+                    and "TASK_STATE_COMPLETED" in line)
+    after = lines[answered + 1:answered + 5]
+    assert all(line.startswith("<-- (pushed to our webhook)") for line in after), after
+    assert '"TASK_STATE_COMPLETED"' in after[-1] and "[support] task task-1 state: completed" == lines[answered + 5]
+
+
 def test_our_webhook_takes_only_pushes_with_its_token():
     from transports.network import HttpTransport
     from peers.support.calling.follow import listening

@@ -18,18 +18,18 @@ as the card and the flags did when the message was sent:
   stream can break (the connection drops, a proxy times out, the peer restarts); the task
   goes on without us, so we subscribe to it again: the first event of a subscription is
   the task as it is now, and comparing it with what was seen says what was missed
-  (caught_up.py). A task that ended meanwhile has no stream to join (1.0 refuses), so it
-  is asked for (GetTask). The same when a stream ends before its task does. At most RESUMES times; a stream that
-  broke before it named its task, or is still broken when time is up, is the delegation's
-  failure, said as what it is (a timeout, say).
+  (caught_up.py). A task that ended meanwhile has no stream to join (1.0 refuses): it is
+  asked for (GetTask); the same when a stream ends before its task does. At most RESUMES
+  times; a stream that broke before it named its task, or is still broken when time is
+  up, is the delegation's failure, said as what it is (a timeout, say).
 - `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each
-  shown as its own frame by what main() wired to `told`, then read as an update: the
-  task, a status or artifact update, or a message, as on a stream; the same push
-  delivered twice (A2A 4.3.3 warns it may be) is read once.
-- `polled`: GetTask again, after pauses that grow (0.1 s, 0.2 s ... 2 s), so a long task
-  is not asked about a thousand times; and for whatever a stream left going.
-All within one deadline (`Following.patience`, --timeout); a task still going then is reported
-as it is. Never done here: send the message again (only the peer knows if it acted)."""
+  shown as its own frame (`told`, as main() wired it), then read as an update, as on a
+  stream; one delivered twice (A2A 4.3.3 warns it may be) is read once. A task that came
+  back ended is heard out briefly all the same: the peer may yet push it, and find us gone.
+- `polled`: GetTask again, after pauses that grow (0.1 s ... 2 s), so a long task is not
+  asked about a thousand times; and for whatever a stream left going. All within one
+  deadline (`Following.patience`, --timeout); a task still going then is reported as it
+  is. Never done here: send the message again (only the peer knows if it acted)."""
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator
@@ -43,7 +43,7 @@ from transports.printer import escape
 from transports.records import Record
 
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
-MAX_SEEN_PUSHES = 1000  # pushes remembered, so one delivered again is read once
+MAX_SEEN_PUSHES, HEARD_OUT = 1000, 1.0  # pushes remembered (one sent twice is read once); an ended task heard out, s
 if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens, and
     from peers.a2a.stream import Event  # a stream's events only when a task is followed past its answer
     from peers.support.calling.webhook import Receiver
@@ -151,6 +151,9 @@ def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Rece
     else:
         task = read(delegation.spoken.task_from_result, reply, "the result")
     if ends(task.state):  # nearly always: the task came back finished, or paused
+        if webhook is not None:  # the peer may yet tell our webhook so: heard out (and shown), not hung up on
+            told = pushed(delegation, task, webhook, min(deadline, time.monotonic() + HEARD_OUT), said=False)
+            next((update for update in told if getattr(update, "state", None) == task.state), None)
         return task
     more = polled(delegation, task, deadline) if webhook is None else pushed(delegation, task, webhook, deadline)
     return follow(more, task, deadline) or task
@@ -171,11 +174,12 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
         yield task
 
 
-def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float) -> "Updates":
+def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float, said: bool = True) -> "Updates":
     """Each push to our webhook, shown as the frame it is, then read as an update; a push
     delivered again (the same bytes: a retry whose answer was lost, A2A 4.3.3) only once."""
-    delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell our "
-                   "webhook of each change")
+    if said:
+        delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell "
+                       "our webhook of each change")
     seen: set[bytes] = set()  # the digests of the first MAX_SEEN_PUSHES pushes: memory stays bounded
     while time.monotonic() < deadline:
         push = webhook.next_push(deadline - time.monotonic())
