@@ -3,16 +3,24 @@ imports neither side, a peer never imports the support agent's side, the support
 never imports another team's peer, the story imports no peer but the demo network that
 plays them, and the transports know nothing of A2A."""
 import ast
+from functools import cache
 
 import pytest
 
 from conftest import ROOT
 
 
+@cache
+def tree(path):
+    """A module's syntax tree, parsed once for all the tests here (read, never changed)."""
+    return ast.parse(path.read_text())
+
+
+@cache
 def imports_of(path):
     """Every module a file imports, at any depth of its code (lazy imports included)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -94,7 +102,7 @@ def single_letter_names(path):
     """Names bound outside comprehensions (arguments, assignments, loop targets) that are
     one letter long: a reader stepping through should not have to guess what `d` was."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree(path)):
         bound = []
         if isinstance(node, (ast.FunctionDef, ast.Lambda)):
             bound = [a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs]
@@ -186,6 +194,7 @@ def test_the_collector_waits_through_start_up_then_never_walks_what_start_up_mad
     assert int(frozen) > 5_000, "start-up's objects are frozen, not walked by each collection"
 
 
+@cache
 def import_graph():
     """File -> the files of the house it imports, at any depth of its code (a lazy import, or
     one under TYPE_CHECKING, is an arrow too): every module but the tests and benchmarks."""
@@ -278,7 +287,7 @@ def test_only_the_story_and_the_command_lines_session_hold_the_whole_support_age
     the agent itself."""
     holders = []
     for path in [ROOT / "a2a_delegation.py"] + modules("peers") + modules("transports"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(tree(path)):
             if isinstance(node, (ast.FunctionDef, ast.Lambda)):
                 params = node.args.args + node.args.kwonlyargs + node.args.posonlyargs
                 if any(p.arg == "agent" or (p.annotation is not None and "SupportAgent" in ast.unparse(p.annotation))
