@@ -274,9 +274,9 @@ def test_our_webhook_is_closed_when_the_delegation_ends_however_it_ends_and_a_dr
 
 # -- our side: every kind of push a peer may send, from a peer of the test's own ---------------
 
-def pushing_peer(wire, updates):
+def pushing_peer(wire, updates, answer=None):
     """A peer app of the test's own, as the official SDK's server behaves: it answers the
-    message with the task just submitted, then POSTs `updates(token)` (StreamResponses as
+    message with the task just submitted (or `answer`), then POSTs `updates(token)` (StreamResponses as
     `wire` spells them, each with the token to send it with) to the webhook the message
     registered, over real HTTP on 127.0.0.1. Returns (app, statuses our webhook answered, threads)."""
     from transports.base import HttpResponse
@@ -305,7 +305,7 @@ def pushing_peer(wire, updates):
         if config is not None:
             threads.append(threading.Thread(target=deliver, args=(config,), daemon=True))
             threads[-1].start()
-        result = wire.send_result(Task("t-1", context_id="c-1"))
+        result = wire.send_result(answer or Task("t-1", context_id="c-1"))
         return HttpResponse(200, {"Content-Type": "application/json"},
                             json.dumps({"jsonrpc": "2.0", "id": frame["id"], "result": result}).encode())
     return app, answered, threads
@@ -323,12 +323,12 @@ def every_kind(wire):
                           (status(TaskState.COMPLETED), token)]
 
 
-def pushed_to(wire, updates, patience=10.0):
+def pushed_to(wire, updates, patience=10.0, answer=None):
     """Our support agent delegating with --push to `pushing_peer`, its printer wired as main() wires it."""
     import a2a_delegation as story
     from conftest import BILLING, BILLING_CARD, following_in
     from transports.printer import FramePrinter
-    app, answered, threads = pushing_peer(wire, updates)
+    app, answered, threads = pushing_peer(wire, updates, answer)
     printer = FramePrinter(InProcessTransport({billing.BASE_URL: app}))
     agent = story.SupportAgent(printer, [BILLING], {BILLING.endpoint: "t0k"}, lambda *args, **facts: None,
                                told=printer.received, **following_in({"no_wait": "push", "patience": patience}))
@@ -351,6 +351,23 @@ def test_with_push_status_and_artifact_updates_pushed_by_the_peer_complete_the_t
     assert len(pushes) == 5 and {frame.sender for frame in pushes} == {"https://billing.acme.example/a2a"}
     assert all(frame.url.startswith("http://127.0.0.1:") and frame.headers["X-A2A-Notification-Token"].startswith("****#")
                for frame in pushes), "each push is its own frame, where it arrived, its token masked"
+
+
+@pytest.mark.parametrize("pushes, shown", [
+    (lambda status: [status("t-other"), status("t-1")], 2),  # another task's last word is not this one's
+    (lambda status: [b"not json"], 1),  # unfit to read: said, and the answer stands
+    (lambda status: [], 0),  # nothing comes: heard out for a second at most
+], ids=["another task's push first", "a malformed push", "no push"])
+def test_an_answer_that_showed_the_task_ended_stands_whatever_is_pushed_after_it(pushes, shown):
+    from peers.a2a.stream import StatusUpdate
+    done = Task("t-1", (TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED), context_id="c-1")
+    def updates(token):
+        return [(update if isinstance(update, bytes) else wire_v10.stream_result(update), token) for update in
+                pushes(lambda task_id: StatusUpdate(task_id, "c-1", TaskState.COMPLETED, final=True))]
+    outcome, printer, answered, took = pushed_to(wire_v10, updates, answer=done)
+    assert outcome.error is None and outcome.task.lifecycle[-1] is TaskState.COMPLETED and took < 3
+    assert answered == [200] * shown, "each push was taken, none found our webhook closed"
+    assert len([frame for frame in printer.frames if frame.sender is not None]) == shown
 
 
 def test_with_push_a_peer_that_never_tells_leaves_the_task_as_it_was_when_our_patience_ran_out():

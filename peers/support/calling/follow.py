@@ -1,35 +1,32 @@
 """Following a delegated task to its end: one loop over its updates, whatever brings them.
 
-Essay: Delegation over JSON-RPC ("the reply is a task, not a value"). Spec: A2A 1.0
-sections 3.1.2 (SendStreamingMessage), 3.1.3 (GetTask), 3.1.6 (SubscribeToTask), 4.2
-(StreamResponse) and 4.3 (push notifications, whose payload is a StreamResponse too);
-0.3 calls them message/stream, tasks/get and tasks/resubscribe.
-
-A peer may answer before its task ends: when asked to (returnImmediately, --no-wait,
---push), or while streaming it (--stream). What happens next reaches us as updates, each
-one of a StreamResponse's four kinds (peers/a2a/stream.py): the task as it now is, a
-status it entered, an artifact (or a chunk of one) it made, a message. `follow(updates,
-task, deadline)` folds them into the task until it ends or pauses, the updates stop, or
-the deadline passes; it does not know where they come from, and takes from each source
-what the spec lets it send: an update about another task changes nothing, nor one that
-takes the task back to a state it has left (it arrived late). `followed` chooses the source,
-as the card and the flags did when the message was sent:
-- `streamed`: the events of a stream, read as they arrive (the printer shows each). A
-  stream can break (the connection drops, a proxy times out, the peer restarts); the task
-  goes on without us, so we subscribe to it again: the first event of a subscription is
-  the task as it is now, and comparing it with what was seen says what was missed
-  (caught_up.py). A task that ended meanwhile has no stream to join (1.0 refuses): it is
-  asked for (GetTask); the same when a stream ends before its task does. At most RESUMES
-  times; a stream that broke before it named its task, or is still broken when time is
-  up, is the delegation's failure, said as what it is (a timeout, say).
-- `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each
-  shown as its own frame (`told`, as main() wired it), then read as an update, as on a
-  stream; one delivered twice (A2A 4.3.3 warns it may be) is read once. A task that came
-  back ended is heard out briefly all the same: the peer may yet push it, and find us gone.
-- `polled`: GetTask again, after pauses that grow (0.1 s ... 2 s), so a long task is not
-  asked about a thousand times; and for whatever a stream left going. All within one
-  deadline (`Following.patience`, --timeout); a task still going then is reported as it
-  is. Never done here: send the message again (only the peer knows if it acted)."""
+Essay: Delegation over JSON-RPC ("the reply is a task, not a value"). Spec: A2A 1.0 sections
+3.1.2 (SendStreamingMessage), 3.1.3 (GetTask), 3.1.6 (SubscribeToTask), 4.2 (StreamResponse)
+and 4.3 (push notifications, a StreamResponse too); 0.3's message/stream, tasks/get and
+tasks/resubscribe. A peer may answer before its task ends: when asked to (returnImmediately,
+--no-wait, --push), or while streaming it (--stream). What happens next reaches us as updates,
+each one of a StreamResponse's four kinds (peers/a2a/stream.py): the task as it now is, a
+status it entered, an artifact (or a chunk of one) it made, a message. `follow(updates, task,
+deadline)` folds them into the task until it ends or pauses, the updates stop, or the deadline
+passes; it does not know where they come from, and takes what the spec lets any source send:
+an update about another task changes nothing, nor one that takes the task back to a state it
+has left (it arrived late). `followed` chooses the source, as the card and the flags did:
+- `streamed`: the events of a stream, read as they arrive (the printer shows each). A stream
+  can break (the connection drops, a proxy times out, the peer restarts); the task goes on
+  without us, so we subscribe to it again: the first event of a subscription is the task as
+  it is now, and comparing it with what was seen says what was missed (caught_up.py). A task
+  that ended meanwhile has no stream to join (1.0 refuses): it is asked for (GetTask); the
+  same when a stream ends before its task does. At most RESUMES times; a stream that broke
+  before it named its task, or is still broken when time is up, is the delegation's failure,
+  said as what it is (a timeout, say).
+- `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each shown
+  as its own frame (`told`, as main() wired it), then read as an update, as on a stream; one
+  delivered twice (A2A 4.3.3 warns it may be) is read once. A task that came back ended is
+  heard out briefly all the same: the peer may yet push it, and would find us gone.
+- `polled`: GetTask again, after pauses that grow (0.1 s ... 2 s), so a long task is not asked
+  about a thousand times; and for whatever a stream left going.
+All within one deadline (`Following.patience`, --timeout); a task still going then is reported
+as it is. Never done here: send the message again (only the peer knows if it acted)."""
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator
@@ -59,8 +56,7 @@ class Following(Record):
 
 
 class Way(Record):
-    """How a delegated task is followed, as the flags ask and the peer's card allows, and
-    until when."""
+    """How a delegated task is followed, as the flags ask and the card allows, and until when."""
     method: str  # the send: SEND_METHOD, or the wire's streaming send
     streamed: bool  # --stream, to a card that streams: the reply is the task's events
     at_once: bool  # --no-wait or --push: the reply is the task as it is (returnImmediately)
@@ -70,11 +66,10 @@ class Way(Record):
 
 def way_to_follow(card: AgentCard, spoken: WireFormat, following: Following,
                   warn: Callable[[str], None] = lambda line: None) -> Way:
-    """With --stream, to a card that streams: the streaming send. Else the send, asking for
-    the task at once with --no-wait ("poll") or --push ("push"), and with --push, where the
-    card takes webhooks, naming ours; a card that takes none has its task asked about. A flag
-    this card or wire cannot honour is said (`warn`), never silently dropped.
-    Called as the message is about to leave: `patience` seconds from then, we stop."""
+    """With --stream, to a card that streams: the streaming send. Else the send, asking for the
+    task at once with --no-wait ("poll") or --push ("push"), and with --push, where the card
+    takes webhooks, naming ours (one that takes none has its task asked about). A flag this card
+    or wire cannot honour is said (`warn`). Called as the message leaves: we stop `patience` on."""
     stream, no_wait = following.stream, "" if following.mode == "wait" else following.mode
     until, name = time.monotonic() + following.patience, card.name
     streaming = method_for(spoken, "stream") if stream and card.streaming else None
@@ -151,9 +146,14 @@ def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Rece
     else:
         task = read(delegation.spoken.task_from_result, reply, "the result")
     if ends(task.state):  # nearly always: the task came back finished, or paused
-        if webhook is not None:  # the peer may yet tell our webhook so: heard out (and shown), not hung up on
-            told = pushed(delegation, task, webhook, min(deadline, time.monotonic() + HEARD_OUT), said=False)
-            next((update for update in told if getattr(update, "state", None) == task.state), None)
+        if webhook is not None:  # the peer may yet push so: heard out (each push shown), not hung up on
+            try:
+                for update in pushed(delegation, task, webhook, min(deadline, time.monotonic() + HEARD_OUT), False):
+                    if getattr(update, "state", None) == task.state and task.id in (
+                            getattr(update, "task_id", ""), getattr(update, "id", "")):
+                        break  # its last word on this task: what the answer said
+            except ProtocolViolation as exc:  # the answer stands, whatever a push after it is
+                delegation.say(f"[support] a push after the answer is not read: {escape(str(exc))}")
         return task
     more = polled(delegation, task, deadline) if webhook is None else pushed(delegation, task, webhook, deadline)
     return follow(more, task, deadline) or task
@@ -174,10 +174,10 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
         yield task
 
 
-def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float, said: bool = True) -> "Updates":
+def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float, awaited: bool = True) -> "Updates":
     """Each push to our webhook, shown as the frame it is, then read as an update; a push
     delivered again (the same bytes: a retry whose answer was lost, A2A 4.3.3) only once."""
-    if said:
+    if awaited:
         delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell "
                        "our webhook of each change")
     seen: set[bytes] = set()  # the digests of the first MAX_SEEN_PUSHES pushes: memory stays bounded
