@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PARTS = 3
-WEIGHTS = json.loads((HERE / "suite_weights.json").read_text())  # file stem -> seconds, weighed alone
+WEIGHTS = json.loads((HERE / "suite_weights.json").read_text())  # file stem -> seconds, as the parts ran at once
 DEFAULT = 0.3
 COUNTED = ("passed", "failed", "skipped", "errors", "error")
 

@@ -178,11 +178,14 @@ def test_the_collector_waits_through_start_up_then_never_walks_what_start_up_mad
     (bench/startup.py: about 4% of the default run); session.py then freezes what start-up
     made (it lives as long as the process) and restarts the collector for the rest of any
     run, which may last (a person deciding, a debugger, a server). Imported (as here, by
-    tests), it changes nothing."""
+    tests), and run by the program that imported it, it changes nothing."""
     import subprocess
     import sys
     probe = ("import contextlib, gc, io, runpy, sys\n"
-             "runpy.run_path('a2a_delegation.py', run_name='imported')\n"
+             "story = runpy.run_path('a2a_delegation.py', run_name='imported')\n"
+             "sys.argv = ['a2a_delegation.py', '--list-scenarios']\n"
+             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+             "    story['main']()  # a program that imported it, and runs it: its heap is its own\n"
              "print(gc.isenabled(), gc.get_freeze_count())\n"
              f"sys.argv = ['a2a_delegation.py', *{argv!r}]\n"
              "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"

@@ -1,18 +1,18 @@
 """Records: the small immutable values both sides build by keyword (a Part, a Task, a Frame).
 
-A record is a tuple whose fields are its class's annotations, in order; a field's default
-is the class attribute of its name. It does what this project asked of `typing.NamedTuple`:
+A record is a tuple whose fields are its class's annotations, in order; a field's default is
+the class attribute of its name. It does what this project asked of `typing.NamedTuple`:
 built by keyword (or position), compared and hashed by value, with `_fields`,
 `_field_defaults`, `_make()`, `_replace()` (and `copy.replace()`), `_asdict()`, copy, pickle
-and `match`. Why not a NamedTuple: defining one evals its constructor from source (about half
-a million instructions a type) and turns each string annotation into a ForwardRef, whose
-first compile() costs a process about 10M. The default run defines forty record types
+and `match`. Why not a NamedTuple: defining one evals its constructor from source (about
+half a million instructions a type) and turns each string annotation into a ForwardRef,
+whose first compile() costs a process about 10M. The default run defines forty record types
 to make a few records of each: together that was the largest share of its start-up
 (bench/startup.py --instructions). Defining a Record compiles nothing and costs about a
-sixth as much. A type starts with one general constructor (below); one that goes on to make
-many records, as a served peer's do (sixteen a request), gets a compiled one, as fast as a
-NamedTuple's. The two constructors word a wrong call's TypeError differently; both name
-the field.
+sixth as much where annotations are strings, as in these modules (a third where not). A type
+starts with one general constructor (below); one that goes on to make many records, as a
+served peer's do (sixteen a request), gets a compiled one, as fast as a NamedTuple's. The
+two constructors word a wrong call's TypeError differently; both name the field.
 
 Rules: fields are declared once, in the class that introduces them (a subclass adds
 behaviour, not fields), required ones first; nothing is set on a record after it is made
@@ -41,14 +41,16 @@ else:  # 3.10: nothing at run time needs it
 
 _REQUIRED = object()  # the default of a field that has none: the caller must give it
 WRITE_AFTER = 256  # records a type makes with the general constructor before its own is written.
-# Writing one costs about 0.36M instructions and saves about 9.5K a record, so it pays for itself
-# after some forty; 256 keeps the default run and `check` (77 rows of one type) from writing any.
+# Writing one costs about 0.2M instructions and saves 7K to 10K a record (3.11, callgrind), so it
+# pays for itself within a few dozen; 256 keeps the default run and `check` (77 rows of one type)
+# from writing any.
 _made: dict[type, Iterator[int]] = {}  # each type still on the general constructor: its records so far
 
 
 class _RecordType(type):
     """Gives each record class an empty `__slots__`: a record is its tuple, with no `__dict__`
-    beside it (8 bytes less a record, and no back door past `__setattr__`)."""
+    beside it (8 bytes less a record, 16 on 3.12+, and no back door past `__setattr__`). So a
+    record is not also an ABC or a Protocol (their metaclasses differ), nor holds a cached_property."""
 
     def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> Any:
         namespace.setdefault("__slots__", ())
@@ -84,12 +86,10 @@ class Record(tuple, metaclass=_RecordType):
     def __new__(cls: type[SomeRecord], /, *given: Any, **named: Any) -> SomeRecord:
         """The constructor every type starts with: general, so defining a type compiles nothing.
         A type that has made WRITE_AFTER records gets its own, as fast as a NamedTuple's."""
-        made = _made.get(cls)
-        if made is None:
-            made = _made[cls] = count()
+        made = _made.get(cls) or _made.setdefault(cls, count())  # one count a type, however threads race
         if next(made) == WRITE_AFTER:
             cls.__new__ = _constructor(cls)  # type: ignore[method-assign]  # from the next record on
-            del _made[cls]  # counted no more
+            _made.pop(cls, None)  # counted no more
         fields = cls._fields
         if given:  # by position, as a NamedTuple may be built: each value names its field
             if len(given) > len(fields):

@@ -83,9 +83,9 @@ class Session:
         for a run that is over already, its exit status. `again(argv, watch)` runs once more
         (main itself), for `web`; `watch` follows this run instead of the terminal. `argv`:
         the flags (None: this process's own)."""
-        if argv is None:  # this process's own command line: start-up is over, and what it made
-            gc.freeze()  # lives as long as the process, so the collector need never walk it again;
-            gc.enable()  # it runs again (the story file stopped it) for the rest, which may last
+        if argv is None and not gc.isenabled():  # run as a program, the story file stopped the collector
+            gc.freeze()  # while it started: what that made lives as long as the process, so is never
+            gc.enable()  # walked again; it runs again for the rest, which may last
             atexit.register(gc.freeze)  # nor on the way out (bench/startup.py)
         argv = sys.argv[1:] if argv is None else argv
         settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
