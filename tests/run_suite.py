@@ -1,19 +1,20 @@
 """The whole suite, in three parts at once: `python tests/run_suite.py` (the README's test command).
 
-The suite mostly waits: on deadlines it proves are kept, on servers it starts, on a browser,
-on peers that drip or hang, and about a third of the cores' time goes unused. So the test
-files are split in PARTS parts of about equal time (WEIGHTS, from suite_weights.json: each
-file's seconds when last weighed, its tests' durations as the parts ran at once, so that a
+The suite mostly waits: on deadlines it proves are kept, on servers it starts, on a browser, on
+peers that drip or hang, and about a third of the cores' time goes unused. So the test files are
+split in PARTS parts of about equal time (WEIGHTS, from suite_weights.json: each file's seconds
+when last weighed, its tests' durations as the parts ran at once (averaged over runs), so that a
 file slowed by sharing the cores, as a browser's are, weighs what it costs here) and as many
-pytest processes run them at once, each with its own temporary folder
-and its own browser; a test never shares a server, a port or a file with another part.
-Three on two cores: each part waits about half the time, so a third keeps both cores busy
-(two parts left one idle for a third of the run). The first part's output is shown as it
-comes, then each other's, then one line for all (`suite: N passed, N failed, N skipped`);
-the exit status is pytest's, the worst of them. With arguments (files, -k, -x ...) it is
-plain pytest, once, as asked: the parts are for the whole suite. Refresh suite_weights.json,
-when files grow or move, from a run of the parts with `--durations=0`: each file's tests'
-seconds summed, plus a tenth for its import; a file not named counts as DEFAULT seconds. Not a plugin: pytest alone runs every test file as well, one after another.
+pytest processes run them at once, each with its own temporary folder and its own browser; a
+test never shares a server, a port or a file with another part. Three on two cores: each part
+waits about half the time, so a third keeps both cores busy (two parts left one idle for a third
+of the run). The first part's output is shown as it comes, then each other's, then one line for
+all (`suite: N passed, N failed, N skipped`); the exit status is pytest's, the worst of them.
+With arguments (files, -k, -x ...) it is plain pytest, once, as asked: the parts are for the
+whole suite. Refresh suite_weights.json, when files grow or move, from a run of the parts with
+`--durations=0`: each file's tests' seconds summed, plus a tenth for its import; a file not
+named counts as DEFAULT seconds. Not a plugin: pytest alone runs every test file as well, one
+after another.
 """
 import contextlib
 import json
