@@ -370,6 +370,18 @@ def test_an_answer_that_showed_the_task_ended_stands_whatever_is_pushed_after_it
     assert len([frame for frame in printer.frames if frame.sender is not None]) == shown
 
 
+@pytest.mark.parametrize("wire", [wire_v10, wire_v03])
+def test_every_kind_a_push_may_carry_after_an_answer_that_showed_the_task_ended_is_shown_and_changes_nothing(wire):
+    """A status, an artifact, a message, another task's failure, a forged push, then ours
+    completed: each taken (the forged one refused), shown, and the answer stands as it was."""
+    done = Task("t-1", (TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED), context_id="c-1")
+    outcome, printer, answered, took = pushed_to(wire, every_kind(wire), answer=done)
+    assert outcome.error is None and outcome.task.lifecycle[-1] is TaskState.COMPLETED and took < 3
+    assert outcome.task.artifacts == (), "what was pushed after the answer is shown, not folded into it"
+    assert answered == [200, 200, 200, 200, 403, 200], "none found our webhook closed; the forged one was refused"
+    assert len([frame for frame in printer.frames if frame.sender is not None]) == 5
+
+
 def test_with_push_a_peer_that_never_tells_leaves_the_task_as_it_was_when_our_patience_ran_out():
     from transports.errors import TransportError
     from transports.network import HttpTransport

@@ -142,7 +142,7 @@ def _constructor(cls: type[Record]) -> Any:
     """`cls`'s constructor, written as collections.namedtuple writes one: a function whose
     parameters are the fields, so that Python itself binds each keyword to its place (the
     fastest way there is to make a record: a served peer makes sixteen a request). Written
-    once a type is in use, not with it: each costs about a third of a million instructions,
+    once a type is in use, not with it: each costs about 0.2M instructions,
     which a run that makes a few records of a type never earns back (see WRITE_AFTER)."""
     names = "".join(f", {name}" for name in cls._fields)  # identifiers: annotated, none beginning with "_"
     new = eval(f"lambda _cls{names}: _tuple_new(_cls, ({names[2:]},))" if names else

@@ -23,8 +23,7 @@ has left (it arrived late). `followed` chooses the source, as the card and the f
   as its own frame (`told`, as main() wired it), then read as an update, as on a stream; one
   delivered twice (A2A 4.3.3 warns it may be) is read once. A task that came back ended is
   heard out briefly all the same: the peer may yet push it, and would find us gone.
-- `polled`: GetTask again, after pauses that grow (0.1 s ... 2 s), so a long task is not asked
-  about a thousand times; and for whatever a stream left going.
+- `polled`: GetTask again after pauses that grow (0.1 s ... 2 s); also what a stream left going.
 All within one deadline (`Following.patience`, --timeout); a task still going then is reported
 as it is. Never done here: send the message again (only the peer knows if it acted)."""
 import time
@@ -148,7 +147,8 @@ def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Rece
     if ends(task.state):  # nearly always: the task came back finished, or paused
         if webhook is not None:  # the peer may yet push so: heard out (each push shown), not hung up on
             try:
-                for update in pushed(delegation, task, webhook, min(deadline, time.monotonic() + HEARD_OUT), False):
+                until = min(deadline, time.monotonic() + HEARD_OUT)
+                for update in pushed(delegation, task, webhook, until, awaited=False):
                     if getattr(update, "state", None) == task.state and task.id in (
                             getattr(update, "task_id", ""), getattr(update, "id", "")):
                         break  # its last word on this task: what the answer said
