@@ -31,7 +31,8 @@ from transports.digests import sha256
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
-SORTED_JSON = json.JSONEncoder(sort_keys=True, default=repr)  # json.dumps(sort_keys=True, default=repr), made once
+# json.dumps(sort_keys=True, default=repr), made once; no check for cycles, as codec.py's encoder
+SORTED_JSON = json.JSONEncoder(sort_keys=True, default=repr, check_circular=False)
 
 
 def content_of(message: Message) -> str:
