@@ -31,8 +31,7 @@ from transports.digests import sha256
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
-# json.dumps(sort_keys=True, default=repr), made once; no check for cycles, as codec.py's encoder
-SORTED_JSON = json.JSONEncoder(sort_keys=True, default=repr, check_circular=False)
+SORTED_JSON = json.JSONEncoder(sort_keys=True, default=repr, check_circular=False)  # made once; no cycle check: codec.py
 
 
 def content_of(message: Message) -> str:
