@@ -90,18 +90,18 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
             return _refusal(PushNotificationNotSupported, NO_PUSH)(wire_format, peer)
 
         def handle(params: Any, caller: Caller) -> Any:
-            webhooks = peer.webhooks
+            webhooks, tenant = peer.webhooks, split(caller.owner)[0]  # a config's answer names its tenant
             if verb == "set":
                 config = read(wire_format.push_config, params)
                 peer.get_task(config.task_id, owner=caller.owner)  # one's own task, or -32001
                 kept = webhooks.set(caller.owner, config, wire_format)
-                return wire_format.push_to_wire(kept)
+                return wire_format.push_to_wire(kept, tenant)
             task_id, config_id = read(wire_format.push_query, params)
             peer.get_task(task_id, owner=caller.owner)
             if verb == "list":
-                return wire_format.push_list_result(webhooks.list(caller.owner, task_id))
+                return wire_format.push_list_result(webhooks.list(caller.owner, task_id), tenant)
             if verb == "get":
-                return wire_format.push_to_wire(webhooks.get(caller.owner, task_id, config_id or task_id))
+                return wire_format.push_to_wire(webhooks.get(caller.owner, task_id, config_id or task_id), tenant)
             webhooks.delete(caller.owner, task_id, config_id or task_id)
             return None
         return handle

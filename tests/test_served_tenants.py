@@ -167,6 +167,25 @@ def test_a_task_made_under_one_tenant_is_no_other_tenants_nor_the_untenanted_one
 
 
 @pytest.mark.parametrize("binding", BINDINGS)
+def test_each_push_config_answer_names_the_tenant_it_is_kept_under_and_an_untenanted_one_none(binding):
+    """TaskPushNotificationConfig carries `tenant` (a2a.proto): set, get and list answer with the
+    tenant the config is kept under, as the request named it; without one, the field is unset."""
+    with served() as wire:
+        for tenant in ("acme", "globex", None):
+            outcome, made = wire.ask(binding, tenant, "send", message=refund(f"m-{tenant}", amount=6000))
+            task_id = made["task"]["id"]
+            hook = {"taskId": task_id, "url": "http://127.0.0.1:9/hook", "id": "cfg-1"}
+            answers = [wire.ask(binding, tenant, "push-set", **hook),
+                       wire.ask(binding, tenant, "push-get", taskId=task_id, id="cfg-1")]
+            outcome, listed = wire.ask(binding, tenant, "push-list", taskId=task_id)
+            answers += [("ok", config) for config in listed["configs"]]
+            assert len(answers) == 3 and all(outcome == "ok" for outcome, _ in answers), answers
+            for _, config in answers:
+                assert config.get("tenant") == tenant and config["taskId"] == task_id, (tenant, config)
+                assert config["url"] == hook["url"] and config["id"] == "cfg-1", config
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
 def test_an_effect_happens_once_in_each_tenant_and_a_message_id_is_each_tenants_own(binding):
     with served() as wire:
         made = {tenant: wire.ask(binding, tenant, "send", message=refund("m-1"))[1]["task"] for tenant in TENANTS}

@@ -158,11 +158,11 @@ def push_query(params: Any) -> tuple[str, str | None]:
     return pushes.query(True, params)
 
 
-def push_to_wire(config: PushConfig) -> dict[str, Any]:
-    return pushes.config_to_wire(True, config)
+def push_to_wire(config: PushConfig, tenant: str = "") -> dict[str, Any]:
+    return pushes.config_to_wire(True, config)  # 0.3 has no tenants: served under 1.0's only
 
 
-def push_list_result(configs: list[PushConfig]) -> list[dict[str, Any]]:
+def push_list_result(configs: list[PushConfig], tenant: str = "") -> list[dict[str, Any]]:
     return [push_to_wire(config) for config in configs]
 
 

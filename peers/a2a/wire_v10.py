@@ -193,12 +193,13 @@ def push_query(params: Any) -> tuple[str, str | None]:
     return pushes.query(False, params)
 
 
-def push_to_wire(config: PushConfig) -> dict[str, Any]:
-    return pushes.config_to_wire(False, config)
+def push_to_wire(config: PushConfig, tenant: str = "") -> dict[str, Any]:
+    """A TaskPushNotificationConfig; a peer's answer names the tenant it is kept under, if any."""
+    return {**({"tenant": tenant} if tenant else {}), **pushes.config_to_wire(False, config)}
 
 
-def push_list_result(configs: list[PushConfig]) -> dict[str, Any]:
-    return {"configs": [push_to_wire(config) for config in configs], "nextPageToken": ""}
+def push_list_result(configs: list[PushConfig], tenant: str = "") -> dict[str, Any]:
+    return {"configs": [push_to_wire(config, tenant) for config in configs], "nextPageToken": ""}
 
 
 def send_push_config(params: Any) -> PushConfig | None:
