@@ -98,13 +98,13 @@ def refund_frame(order_id: str, amount: float = 5, request_id: int = 1) -> bytes
         "skill": "process_refund", "input": {"order_id": order_id, "amount": amount}}}).encode()
 
 
-def cli_process(*args, cwd=ROOT, stdin=None, env=None, timeout=30):
+def cli_process(*args, cwd=ROOT, stdin=None, env=None, timeout=30, pass_fds=()):
     """The workbench as a learner runs it: a subprocess, its output captured (its bytecode
     in the session's cache: see `bytecode_cache`). For what only a process shows: its
     imports, signals, exit status on a closed pipe, a server that runs until stopped."""
     env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), *args], cwd=cwd,
-                          input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+                          input=stdin, capture_output=True, text=True, timeout=timeout, env=env, pass_fds=pass_fds)
 
 
 RUNS_UNTIL_STOPPED = ("serve", "web")  # servers: they install signal handlers and wait for one

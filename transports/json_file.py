@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from transports.codec import loads_strict
+from transports.named_files import read_named
 
 
 class JsonFileError(ValueError):
@@ -22,8 +23,7 @@ class JsonFileError(ValueError):
 def load_json_file(path: str, max_chars: int) -> Any:
     """The JSON document in `path`, or JsonFileError saying where and why it is not one."""
     try:
-        with open(path, "rb") as file:
-            data = file.read(4 * max_chars + 1)  # a data file, not /dev/zero: UTF-8 is at most 4 bytes a character
+        data = read_named(path, 4 * max_chars)  # a data file, not /dev/zero: UTF-8 is at most 4 bytes a character
     except FileNotFoundError:
         raise JsonFileError(f"{path}: file not found") from None
     except IsADirectoryError:

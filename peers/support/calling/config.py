@@ -16,6 +16,7 @@ from typing import Any
 
 from peers.support.calling.files import ConfigError, load, url_in, without_notes
 from transports.base import parse_url
+from transports.named_files import open_to_write
 from transports.records import Record
 
 def same_endpoint(first: str, second: str) -> bool:
@@ -153,14 +154,20 @@ def token_for(credentials: dict[str, Any], endpoint: str, scope: str | None = No
     return found if found is None or isinstance(found, str) else found.bearer
 
 
+EMPTY = '""'  # an empty file name, as a line shows it: `--trace "": needs a file name`
+
+
 def unwritable(path: str) -> str | None:
     """Why `path` cannot be written, or None. Tried by opening it to append, which creates
-    nothing that was not there: an empty file made by the try is removed again."""
+    nothing that was not there: an empty file made by the try is removed again. A pipe is
+    written only if a program reads it (named_files.py): none, and it is said, not waited on."""
+    if not path:
+        return "needs a file name"
     if os.path.isdir(path):
         return "is a folder; give a file name"
     existed = os.path.exists(path)
     try:
-        with open(path, "a", encoding="utf-8"):
+        with open_to_write(path, append=True):
             pass
     except OSError as exc:
         return exc.strerror or exc.__class__.__name__

@@ -43,7 +43,8 @@ def check(settings: Any, console: Any) -> int:
         if settings.format != "html" else _html(report)
     if settings.out:
         try:  # checked writable before the run; the disk may still be full, or the folder gone
-            with open(settings.out, "w", encoding="utf-8") as file:
+            from transports.named_files import open_to_write
+            with open_to_write(settings.out) as file:
                 file.write(written + "\n")
         except OSError as exc:
             console.say(f"check: --out {settings.out}: {exc.strerror or exc}", Kind.ERROR)
@@ -107,14 +108,14 @@ def _push_declared(document: dict[str, Any]) -> bool:
 
 def _ready(settings: Any) -> tuple[dict[str, Any], dict[str, Any] | None, Any, tuple[str, ...]] | str:
     """What the run needs, read before any frame is sent; or the one line saying what is wrong."""
-    from peers.support.calling.config import load_credentials, unwritable
+    from peers.support.calling.config import EMPTY, load_credentials, unwritable
     from peers.support.calling.files import ConfigError
     parsed = parse_url(settings.url)
     if parsed is None:
         return f"{settings.url[:200]!r} is not an http(s) URL (give the agent's base URL or its card's, ...{CARD_PATH})"
-    problem = settings.out and unwritable(settings.out)
+    problem = settings.out is not None and unwritable(settings.out)
     if problem:
-        return f"--out {settings.out}: {problem}"
+        return f"--out {settings.out or EMPTY}: {problem}"
     try:
         store = load_credentials(_Options(settings.credentials)) if settings.credentials else {}
         other_store = load_credentials(_Options(settings.other_caller)) if settings.other_caller else None
@@ -139,8 +140,8 @@ def _card_key(path: str) -> Any:
     from peers.support.calling.files import ConfigError
     from transports.codec import loads_strict
     try:
-        with open(path, "rb") as file:
-            text = file.read((1 << 16) + 1)
+        from transports.named_files import read_named
+        text = read_named(path, 1 << 16)
         if len(text) > 1 << 16:  # read no further: a JWK is a few hundred bytes; cut, it would be misread as broken JSON
             raise ConfigError(f"--card-key {path}: larger than 65,536 bytes; is it a public JWK?")
         return public_from_jwk(loads_strict(text))

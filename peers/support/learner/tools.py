@@ -102,7 +102,8 @@ def write_diagram(path: str, records: list[dict[str, Any]]) -> None:
         text = diagram.svg(records) if suffix == ".svg" else diagram.mermaid(records)
     else:
         raise ValueError(f"{path}: the diagram is written as .svg, .html or .mmd")
-    with open(path, "w", encoding="utf-8") as out:
+    from transports.named_files import open_to_write
+    with open_to_write(path) as out:
         out.write(text)
 
 

@@ -26,6 +26,7 @@ from peers.a2a.bindings import HTTP_JSON
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.codec import loads_strict
+from transports.named_files import open_to_write, read_named
 from transports.printer import Frame, mask_body
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
@@ -110,7 +111,7 @@ class Recorder:
 
 
 def write(path: str, records: list[dict[str, Any]]) -> None:
-    with open(path, "w", encoding="utf-8") as out:
+    with open_to_write(path) as out:
         for record in records:
             out.write(json.dumps(record) + "\n")
 
@@ -118,12 +119,18 @@ def write(path: str, records: list[dict[str, Any]]) -> None:
 def load(path: str) -> list[dict[str, Any]]:
     """A saved trace; ValueError with file and line for anything else."""
     try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read(MAX_TRACE_CHARS + 1)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+        data = read_named(path, 4 * MAX_TRACE_CHARS)  # UTF-8: at most 4 bytes a character
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
+    too_large = ValueError(f"{path}: larger than {MAX_TRACE_CHARS:,} characters; not a trace of one run")
+    if len(data) > 4 * MAX_TRACE_CHARS:
+        raise too_large
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: cannot read it (not UTF-8)") from None
     if len(text) > MAX_TRACE_CHARS:
-        raise ValueError(f"{path}: larger than {MAX_TRACE_CHARS:,} characters; not a trace of one run")
+        raise too_large
     lines = text.splitlines()
     if not lines:
         raise ValueError(f"{path}: empty; a trace has one JSON record per line")

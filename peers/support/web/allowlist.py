@@ -20,6 +20,7 @@ from typing import Callable
 
 from peers.support.calling.config import load_allowlist
 from peers.support.calling.files import MAX_FILE_CHARS, ConfigError
+from transports.named_files import read_named
 
 SHOWN_AS = "the allowlist in the page"  # what a problem's file is called, not a temporary path
 DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -125,7 +126,6 @@ def save(path: str, text: str) -> str | None:
 def read(path: str) -> str:
     """The allowlist file's text as it is now ("" if it cannot be read: the page says so)."""
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read(MAX_FILE_CHARS + 1)[:MAX_FILE_CHARS]
+        return read_named(path, 4 * MAX_FILE_CHARS).decode("utf-8")[:MAX_FILE_CHARS]
     except (OSError, UnicodeDecodeError):
         return ""
