@@ -53,6 +53,16 @@ def test_our_served_peer_fails_no_must_in_any_shape(served, tmp_path, wire, extr
         assert {"VER-SERVER-002", "CARD-EXT-001", "HTTP_JSON-STATUS-001", "JSONRPC-ERR-003"} <= passed
 
 
+@pytest.mark.parametrize("suffix", ["?tenant=a", "/#top", "/.well-known/agent-card.json?v=1"])
+def test_a_url_with_a_query_or_fragment_finds_the_card_on_its_path_not_after_the_query(served, tmp_path, suffix):
+    """A base URL's card is at its path + the well-known path, its query kept after it (the
+    path was once glued onto the query: GET /?tenant=a/.well-known/agent-card.json, a 404)."""
+    done, report = checked(served["1.0"] + suffix, tmp_path)
+    assert report["card"]["version"] == "1.0" and "CARD-DISC-001" not in failed(report), report["card"]
+    asked = report["target"] if isinstance(report["target"], str) else json.dumps(report["target"])
+    assert "/.well-known/agent-card.json" in asked and asked.count("/.well-known/agent-card.json") == 1, asked
+
+
 def test_the_json_report_fits_its_schema_and_lists_every_requirement_once(served, tmp_path):
     _, report = checked(served["1.0"], tmp_path)
     assert problems(report, SCHEMA, "report") == []

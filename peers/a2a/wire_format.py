@@ -28,9 +28,19 @@ DEFAULT = "essay"  # the demo peers' card, and a card that declares no version: 
 CARD_PATH = "/.well-known/agent-card.json"  # where every version serves its card (1.0 section 8.2)
 
 
-def card_url(base_url: str) -> str:
-    """Where the agent at `base_url` serves its Agent Card: discovery is fetching it."""
-    return base_url.rstrip("/") + CARD_PATH
+def card_url(url: str) -> str:
+    """Where the agent at `url` serves its Agent Card: discovery is fetching it. A URL that
+    names a card file (`names_a_card`) is its own; a base URL gets the well-known path on
+    its path, before any query (which it keeps); a #fragment is never sent."""
+    if names_a_card(url):
+        return url
+    base, mark, query = url.split("#", 1)[0].partition("?")
+    return base.rstrip("/") + CARD_PATH + mark + query
+
+
+def names_a_card(url: str) -> bool:
+    """Whether `url` names a card file (its path ends in .json) rather than an agent's base URL."""
+    return url.split("#", 1)[0].split("?", 1)[0].endswith(".json")
 
 
 class WireFormat(Protocol):

@@ -65,7 +65,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20), show,
                            verbose=settings.verbose, held=held)
     probe = Probe(printer, settings.timeout, min(BUDGET, PER_TIMEOUT * settings.timeout))
-    target = settings.url if parse_url(settings.url).path.endswith(".json") else card_url(settings.url)
+    target = card_url(settings.url)
     answer, frames = card_checks.fetched(probe, target)
     if answer.status is None and not answer.reached:
         printer.inner.close()

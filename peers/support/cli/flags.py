@@ -201,4 +201,4 @@ def dest_of(flag: str) -> str:
 
 def peer_card_urls(peers: tuple[str, ...]) -> list[str]:
     """--peer URLs (settings.peer) as card URLs: a base URL gets the well-known path."""
-    return [url if url.endswith(".json") else card_url(url) for url in peers]
+    return [card_url(url) for url in peers]

@@ -66,7 +66,7 @@ def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str]
         raise ValueError("'verbose' must be a bool")
     part = _part(document) if operation == "send" else None
     flags = ["--peer", peer, *follow[how]] + (["--wire", wire] if wire else []) + (["--verbose"] if verbose else [])
-    at = peer if peer.endswith(".json") else card_url(peer)  # as --peer reads it (flags.peer_card_urls)
+    at = card_url(peer)  # as --peer reads it (flags.peer_card_urls)
     return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme), flags, store
 
 
