@@ -131,7 +131,8 @@ def started_proxy_with(page, asked):
 
 def test_the_flags_are_refused_in_one_line_naming_their_field(page):
     for asked, field in (({"to": "http://127.0.0.1:9", "seed": -1}, "seed"), ({"to": "http://127.0.0.1:9", "seed": 1.5},
-                         "seed"), ({"to": "ftp://x"}, "to"), ({"to": "http://127.0.0.1:9", "faults": 7}, "faults"),
+                         "seed"), ({"to": "ftp://x"}, "to"), ({"to": "http://127.0.0.1:9/agents/billing"}, "to"),
+                         ({"to": "http://127.0.0.1:9/?tenant=a"}, "to"), ({"to": "http://127.0.0.1:9", "faults": 7}, "faults"),
                          ({"to": "http://127.0.0.1:9", "step": "yes"}, ""), ({"to": "http://127.0.0.1:9", "webhook": 1}, "")):
         status, _, body = ask(page, "/proxy", "POST", asked)
         answer = json.loads(body)

@@ -172,3 +172,12 @@ def test_hop_by_hop_headers_stop_at_the_proxy_and_the_rest_go_on():
     handed = seen[0].headers
     assert handed.get("x-end-to-end") == "2"
     assert not {"connection", "x-hop-only", "keep-alive", "te", "upgrade"} & set(handed)
+
+
+def test_to_takes_an_origin_and_a_path_or_query_is_refused_in_one_line_not_dropped():
+    """Each request goes on with its own path and query, so --to names only where: a URL with a
+    path or a query would seem to be forwarded there and is not (it was once dropped unsaid)."""
+    for url in ("http://127.0.0.1:9/agents/billing", "http://127.0.0.1:9/?tenant=a", "http://127.0.0.1:9/a2a#x"):
+        done = cli("proxy", "--to", url)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "names a path or query: give the agent's origin (http://127.0.0.1:9)" in done.stderr, done.stderr

@@ -40,6 +40,19 @@ def base_url(text: str) -> str:
     return text
 
 
+def origin(text: str) -> str:
+    """An agent's origin (proxy --to): requests keep their own path and query, so a URL naming
+    a path or query would seem to go somewhere it does not."""
+    from transports.base import parse_url
+    url = parse_url(text)
+    if url is None:
+        raise _bad(f"{text[:200]!r} is not an http(s) URL such as http://billing.internal:8001")
+    if url.target != "/":
+        raise _bad(f"{text[:200]!r} names a path or query: give the agent's origin ({url.origin}); each "
+                   "request goes there with its own path and query, as the client sent it")
+    return text
+
+
 def token(text: str) -> str:
     if not text or not text.isascii() or not text.isprintable() or " " in text:
         raise _bad("a token is printable ASCII without spaces (it travels in an HTTP header)")

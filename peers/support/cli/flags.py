@@ -154,8 +154,9 @@ CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (pee
          "every verdict's detail", options={"action": "store_true"}),
 )
 PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame printed (peers/support/proxy/)
-    Flag("--to", None, "the agent's base URL: every request is forwarded there (its card is at "
-         f"{CARD_PATH})", options={"metavar": "URL", "type": values.base_url, "required": True}),
+    Flag("--to", None, "the agent's origin (scheme, host and port): every request is forwarded there with its "
+         f"own path and query (its card, at {CARD_PATH}, too)", options={"metavar": "URL", "type": values.origin,
+                                                                       "required": True}),
     Flag("--port", 0, "the proxy's port on 127.0.0.1 (default: a free one, printed)", options={"type": values.port}),
     Flag("--fault", None, "a fault to make, repeatable: delay:N[:SECONDS], drop-response:N, twice:N, "
          "cut-stream:EVENTS, status:N:CODE, drip:N[:BYTES_PER_SECOND], corrupt:N:FIELD, reorder:N:A:B (N counts requests "
