@@ -114,6 +114,14 @@ def test_a_fault_written_wrong_is_one_line(spec):
     assert "\n" not in str(bad.value) and spec[:10] in str(bad.value)
 
 
+def test_a_long_value_quoted_in_a_refusal_says_it_was_cut():
+    """A value cut to fit a line is marked as cut: never a shorter number the person did not type."""
+    typed = "9" * 23
+    with pytest.raises(ValueError) as bad:
+        parse(f"delay:{typed}", 0)
+    assert f"'{typed[:20]}...' is not a count" in str(bad.value) and f"'{typed[:20]}' " not in str(bad.value)
+
+
 def test_the_command_refuses_a_bad_fault_before_listening():
     from conftest import cli
     done = cli("proxy", "--to", "http://127.0.0.1:9", "--fault", "explode:1")

@@ -20,8 +20,8 @@ N (or E) may be `?`: drawn from --seed, 1 to 4, so one seed always names one fra
 count (E, A, B) above MOST_EVENTS is refused: a stream the proxy reads is at most the frame
 limit (1 MiB), so it holds no more events than that (each 6 bytes at least), and such a
 fault could never act. Each
-fault, when it acts, says in one line what it did and to which frame. Two on one frame (or two
-cut-streams) are refused before the proxy listens: one of them would never act. What the
+fault, when it acts, says in one line what it did and to which frame. Two on one frame that
+cannot both act (`_clash`), or two cut-streams, are refused before the proxy listens. What the
 printer shows is what the agent sent; the [fault] line says what the client got instead.
 """
 from __future__ import annotations
@@ -57,10 +57,10 @@ def parse(spec: str, seed: int) -> Fault:
     kind, _, rest = spec.partition(":")
     parts = rest.split(":") if rest else []
     if kind not in KINDS:
-        raise ValueError(f"--fault {spec[:60]!r}: no such fault; one of {USAGE}")
+        raise ValueError(f"--fault {_quoted(spec)}: no such fault; one of {USAGE}")
     wanted = {"delay": (1, 2), "status": (2, 2), "drip": (1, 2), "corrupt": (2, 2), "reorder": (3, 3)}.get(kind, (1, 1))
     if not wanted[0] <= len(parts) <= wanted[1]:
-        raise ValueError(f"--fault {spec[:60]!r}: {kind} is written {_written(kind)}")
+        raise ValueError(f"--fault {_quoted(spec)}: {kind} is written {_written(kind)}")
     number = random.Random(f"{seed}:{spec}").randint(1, 4) if parts[0] == "?" else _whole(parts[0], spec)
     if kind == "delay":
         seconds = _seconds(parts[1], spec) if len(parts) == 2 else 0.5
@@ -68,23 +68,28 @@ def parse(spec: str, seed: int) -> Fault:
     if kind == "status":
         status = _whole(parts[1], spec)
         if not 400 <= status <= 599:
-            raise ValueError(f"--fault {spec[:60]!r}: the status must be 400 to 599 (429, 503 ...)")
+            raise ValueError(f"--fault {_quoted(spec)}: the status must be 400 to 599 (429, 503 ...)")
         return Fault(kind, number, float(status), spec)
     if kind == "drip":
         rate = _whole(parts[1], spec) if len(parts) == 2 else 256
         return Fault(kind, number, float(rate), spec)
     if kind == "corrupt":
         if not _FIELD.fullmatch(parts[1]):
-            raise ValueError(f"--fault {spec[:60]!r}: the field is named with dots, as result.status.state")
+            raise ValueError(f"--fault {_quoted(spec)}: the field is named with dots, as result.status.state")
         return Fault(kind, number, 0.0, spec, field=parts[1])
     if kind == "reorder":
         first, second = _event(parts[1], spec), _event(parts[2], spec)
         if first == second:
-            raise ValueError(f"--fault {spec[:60]!r}: two different events are swapped")
+            raise ValueError(f"--fault {_quoted(spec)}: two different events are swapped")
         return Fault(kind, number, 0.0, spec, events=(min(first, second), max(first, second)))
     if kind == "cut-stream" and parts[0] != "?":
         number = _event(parts[0], spec)
     return Fault(kind, number, 0.0, spec)
+
+
+def _quoted(text: str, most: int = 60) -> str:
+    """What was typed, quoted: cut to `most` characters, and then said to be ("...")."""
+    return repr(text if len(text) <= most else text[:most] + "...")
 
 
 def _written(kind: str) -> str:
@@ -93,7 +98,7 @@ def _written(kind: str) -> str:
 
 def _whole(text: str, spec: str) -> int:
     if not text.isascii() or not text.isdigit() or not 1 <= len(text) <= 6 or int(text) < 1:
-        raise ValueError(f"--fault {spec[:60]!r}: {text[:20]!r} is not a count from 1 (or '?')")
+        raise ValueError(f"--fault {_quoted(spec)}: {_quoted(text, 20)} is not a count from 1 (or '?')")
     return int(text)
 
 
@@ -101,7 +106,7 @@ def _event(text: str, spec: str) -> int:
     """An event's number in a stream: a count from 1 that a fault reading a stream can reach."""
     number = _whole(text, spec)
     if number > MOST_EVENTS:
-        raise ValueError(f"--fault {spec[:60]!r}: event {number} can never come: a fault reads a stream event by event "
+        raise ValueError(f"--fault {_quoted(spec)}: event {number} can never come: a fault reads a stream event by event "
                          f"as far as {MAX_STREAM_KEPT} bytes, so {MOST_EVENTS} events (the shortest, 6 bytes each)")
     return number
 
@@ -112,7 +117,7 @@ def _seconds(text: str, spec: str) -> float:
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds <= 60:  # NaN fails this too
-        raise ValueError(f"--fault {spec[:60]!r}: the delay must be 0 to 60 seconds")
+        raise ValueError(f"--fault {_quoted(spec)}: the delay must be 0 to 60 seconds")
     return seconds
 
 
@@ -128,7 +133,7 @@ class Faults:
                     f"request {fault.number}" + (" (drawn from --seed)" if "?" in fault.spec + other.spec else "")
                     + ("; a status answer is all it gets" if "status" in (fault.kind, other.kind) else
                        "; each changes its answer" if {fault.kind, other.kind} <= ANSWER_CHANGED else ""))
-                raise ValueError(f"--fault {other.spec[:60]!r} and --fault {fault.spec[:60]!r} both act on {where}: "
+                raise ValueError(f"--fault {_quoted(other.spec)} and --fault {_quoted(fault.spec)} both act on {where}: "
                                  "give one")
         self.faults, self.count, self.streams = faults, 0, 0
         self._lock = threading.Lock()
