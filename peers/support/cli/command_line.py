@@ -66,9 +66,9 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
         "JSON-RPC, every frame printed. 'a2a_delegation.py serve NAME --help' runs one peer "
         "as an HTTP server; 'a2a_delegation.py web' serves the live page.",
         epilog="Exit status: 0 when every MUST passes, 1 when one fails, 2 for a usage error." if
-        command == "check" else None if serving else "Exit status: 0 when every peer was handled, 1 when a "
-        "delegation failed, 2 for bad input (a data file, a flag, or a registry entry whose "
-        "card cannot be fetched).")
+        command == "check" else None if serving else "Exit status: 0 when every peer was handled (or a --step or --break "
+        "run was stopped at your word), 1 when a delegation failed, 2 for bad input (a data file, a flag, or a "
+        "registry entry whose card cannot be fetched).")
     groups: dict[str, Any] = {}
     served = tuple(Flag(flag.name, flag.default, flag.help, options={
         **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})
