@@ -41,15 +41,11 @@ def base_url(text: str) -> str:
 
 
 def origin(text: str) -> str:
-    """An agent's origin (proxy --to): requests keep their own path and query, so a URL naming
-    a path or query would seem to go somewhere it does not."""
-    from transports.base import parse_url
-    url = parse_url(text)
-    if url is None:
-        raise _bad(f"{text[:200]!r} is not an http(s) URL such as http://billing.internal:8001")
-    if url.target != "/":
-        raise _bad(f"{text[:200]!r} names a path or query: give the agent's origin ({url.origin}); each "
-                   "request goes there with its own path and query, as the client sent it")
+    """An agent's origin, as proxy --to takes it (peers/support/proxy/run.py says why)."""
+    from peers.support.proxy.run import not_an_origin
+    problem = not_an_origin(text)
+    if problem:
+        raise _bad(problem)
     return text
 
 

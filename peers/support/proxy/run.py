@@ -26,6 +26,7 @@ from peers.support.calling.config import EMPTY, unwritable
 from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
+from transports.base import parse_url
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps (a trace keeps its own records): a long session's memory stays flat,
@@ -35,6 +36,19 @@ MOST_TRACED_BYTES = 8 << 20  # escaped 6-fold in JSON, the file stays within wha
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
 TAGS = {"-->": "[client -> agent]", "<--": "[agent -> client]"}
 PUSH_TAGS = {"-->": "[agent -> client] (push)", "<--": "[client -> agent] (push answered)"}
+
+
+def not_an_origin(to: str) -> str | None:
+    """Why `to` cannot be what --to names, or None: each request goes to the agent's origin
+    with its own path and query, so a URL naming a path or a query would seem to go somewhere
+    it does not (the page's Proxy panel asks the same)."""
+    url = parse_url(to)
+    if url is None:
+        return f"{to[:200]!r} is not an http(s) URL such as http://billing.internal:8001"
+    if url.target != "/":
+        return (f"{to[:200]!r} names a path or query: give the agent's origin ({url.origin}); each request "
+                "goes there with its own path and query, as the client sent it")
+    return None
 
 
 def proxy(settings: Any, console: Any) -> int:

@@ -66,12 +66,9 @@ def start(body: dict[str, Any], runs: Any) -> tuple[int, dict[str, Any]]:
     to, faults, seed = body.get("to"), body.get("faults", ""), body.get("seed", 0)
     if not (isinstance(to, str) and len(to) <= 2000 and is_http_url(to)):
         raise Entered("to", "the agent to front is an http(s) URL, its origin, as proxy --to takes it")
-    from argparse import ArgumentTypeError
-    from peers.support.cli.flag_values import origin
-    try:
-        origin(to)
-    except ArgumentTypeError as exc:  # a path or a query, said as --to says it
-        raise Entered("to", str(exc)) from None
+    from peers.support.proxy.run import not_an_origin
+    if not_an_origin(to):  # a path or a query, said as --to says it
+        raise Entered("to", not_an_origin(to))
     if not isinstance(faults, str):
         raise Entered("faults", "faults are --fault specs, separated by spaces")
     if type(seed) is not int or not 0 <= seed < 1 << 32:
