@@ -6,9 +6,10 @@ Delegation over JSON-RPC. Like a WSGI app, `PeerApp` is a callable from `HttpReq
 the wire are the same whichever transport carries them. HTTP-level refusals (unknown
 path, wrong method or Content-Type, oversize body, missing credentials) happen here,
 before any operation is read; everything after is the binding's: JSON-RPC frames POSTed to
-the endpoint go to `transports.jsonrpc.dispatch`, requests to the HTTP+JSON routes below
-it to peers/rest.py, both onto the operations of `peers/methods.py`. Each binding builds
-its own error bodies (`Binding.error`); those outside both are built by `_error`.
+the endpoint go to peers/jsonrpc_binding.py, requests to the HTTP+JSON routes below it to
+peers/rest.py, both onto the operations of `peers/methods.py`. Each binding builds its own
+error bodies (`Binding.error`), with the data the A2A-Version asked for attaches (1.0: an
+ErrorInfo), a refusal here too; those outside both are built by `_error`.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from functools import lru_cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from peers.a2a import versions
+from peers.a2a import versions, wire_format as wire_formats
 from peers.a2a.bindings import arriving_at
 from peers.a2a.errors import ContentTypeNotSupported, Unauthenticated
 from peers.a2a.security_schemes import BEARER
@@ -29,10 +30,9 @@ from peers.methods import Caller, MethodTable
 from peers.peer import Peer
 from peers.tenants import declared
 from transports.base import HttpRequest, HttpResponse, parse_url
-from transports import sse
 from transports.codec import MAX_FRAME_BYTES
 from transports import digests
-from transports.jsonrpc import InvalidRequest, JsonRpcError, dispatch, encode_error
+from transports.jsonrpc import InvalidRequest, JsonRpcError, encode_error
 
 if TYPE_CHECKING:  # peers/schemes loads only when a server is told to use one
     from peers.schemes import Scheme
@@ -129,19 +129,22 @@ class PeerApp:
         return self.bindings[row.name], route
 
     def _answer(self, request: HttpRequest, binding: Binding, route: str) -> HttpResponse:
+        # A2A-Version, from the header or the request parameter (peers/a2a/versions.py); a
+        # method refuses what cannot be served, so JSON-RPC's refusal keeps its request id.
+        version = versions.asked(request.header(versions.NAME), request.url)
         media_type = (request.header("Content-Type") or "").split(";")[0].strip().lower()
         if not binding.takes(media_type, request.body):
             # A2A names this failure: ContentTypeNotSupportedError (-32005), in the 415's body.
-            return binding.error(415, ContentTypeNotSupported("Content-Type must be application/json"), {})
+            return self._refused(binding, version, 415, ContentTypeNotSupported("Content-Type must be application/json"))
         credential, scopes = self.credential(request)
         if (self.token is not None or self.scheme is not None) and credential is None:
-            # No task is created: the request is not even parsed.
+            # No task is created: the request is not even parsed (so its id is not known: null).
             wanted, challenge = (("bearer token", f'Bearer realm="{self.name}"') if self.scheme is None else
                                  (f"{self.scheme.declared.name} credential", self.scheme.challenge()))
-            return binding.error(401, Unauthenticated(f"a valid {wanted} is required"),
+            return self._refused(binding, version, 401, Unauthenticated(f"a valid {wanted} is required"),
                                  {"WWW-Authenticate": challenge})
         if len(request.body) > self.max_body:
-            return binding.error(413, InvalidRequest(f"body larger than {self.max_body} bytes"), {})
+            return self._refused(binding, version, 413, InvalidRequest(f"body larger than {self.max_body} bytes"))
         # A2A-Extensions (0.3: X-A2A-Extensions): the extensions the caller activates. Those
         # this agent declares are echoed back under the same name (a method checks the
         # ones it requires: peers/methods.py). None asked (nearly always): none to look up.
@@ -149,11 +152,16 @@ class PeerApp:
         asked = (request.header(named) or "").split(",")
         activated = tuple(dict.fromkeys(uri for uri in (part.strip() for part in asked)
                                         if uri and uri in self.peer.card.extensions))  # each once, in order
-        # A2A-Version, from the header or the request parameter (peers/a2a/versions.py); a
-        # method refuses what cannot be served, so JSON-RPC's refusal keeps its request id.
-        version = versions.asked(request.header(versions.NAME), request.url)
         caller = Caller(credential or "", version.version, scopes, activated, version.refused)
         return binding.answer(request, route, caller, {named: ", ".join(activated)} if activated else {})
+
+    @staticmethod
+    def _refused(binding: Binding, version: versions.Asked, status: int, error: JsonRpcError,
+                 headers: dict[str, str] | None = None) -> HttpResponse:
+        """A refusal before any operation, with the data the version asked for attaches to an error."""
+        if version.version is not None:
+            error.data = wire_formats.by_name(version.version).error_data(error)
+        return binding.error(status, error, headers or {})
 
     @property
     def owner(self) -> str | None:
@@ -194,7 +202,7 @@ class Binding(Protocol):
     """A protocol binding (A2A 1.0 section 5): how an HTTP request to the agent's endpoint
     carries one operation, and how its answers and errors are spelled. One per row of
     peers/a2a/bindings.py, its module's SERVED(methods, log, max_body): JSON-RPC
-    (`JsonRpcBinding`, below) and HTTP+JSON (peers/rest.py); all reach the operations of
+    (peers/jsonrpc_binding.py) and HTTP+JSON (peers/rest.py); all reach the operations of
     peers/methods.py, so the app never asks which one it is talking to."""
 
     def verbs(self, route: str) -> tuple[str, ...]:
@@ -208,35 +216,6 @@ class Binding(Protocol):
 
     def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
         """A refusal under `status`, in this binding's error body."""
-
-
-class JsonRpcBinding:
-    """JSON-RPC 2.0 (spec section 9): every frame POSTed to the endpoint itself, answered
-    by `transports.jsonrpc.dispatch` with the method table of peers/methods.py."""
-
-    def __init__(self, methods: MethodTable, log: Callable[[str], None], max_body: int) -> None:
-        self.methods, self.log, self.max_body = methods, log, max_body
-
-    def verbs(self, route: str) -> tuple[str, ...]:
-        return ("POST",)
-
-    def takes(self, media_type: str, body: bytes) -> bool:
-        return media_type in ("application/json", "application/a2a+json")
-
-    def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
-        body = dispatch(request.body, self.methods, caller, log=self.log, max_bytes=self.max_body)
-        if body is None:  # a notification: nothing to say
-            return HttpResponse(204, {}, b"")
-        if not isinstance(body, bytes):  # a stream: one Server-Sent Event per result, as made
-            return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **headers},
-                                (sse.KEEP_ALIVE if frame is None else sse.encode([frame]) for frame in body))
-        return HttpResponse(200, {**JSON, **headers}, body)
-
-    def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
-        return HttpResponse(status, {**JSON, **headers}, encode_error(None, error))
-
-
-SERVED = JsonRpcBinding  # what peers/a2a/bindings.py's JSONRPC row serves with
 
 
 def new_token() -> str:

@@ -77,7 +77,8 @@ def test_a_proxied_exchange_appears_live_with_both_sides_its_annotation_and_a_fa
 
 
 def test_a_session_that_cannot_be_is_refused_in_one_line_and_needs_the_token(page):
-    for asked, said in (({"to": "file:///etc/passwd"}, "http(s) base URL"),
+    for asked, said in (({"to": "file:///etc/passwd"}, "http(s) URL, its origin"),
+                        ({"to": "http://127.0.0.1:9/a2a"}, "give the agent's origin (http://127.0.0.1:9)"),
                         ({"to": "http://127.0.0.1:9", "faults": "explode:1"}, "--fault 'explode:1'"),
                         ({"to": "http://127.0.0.1:9", "faults": "status:1:503 status:1:500"}, "both act on request 1"),
                         ({"to": "http://127.0.0.1:9", "seed": "7"}, "whole number")):

@@ -18,6 +18,7 @@ from transports.network import HttpTransport
 from transports.server import PeerServer
 
 RPC = {"Content-Type": "application/json"}
+RPC_10 = {**RPC, "A2A-Version": "1.0"}  # 1.0's errors carry an ErrorInfo; 0.3's (no version asked) need not
 ASK = b'{"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t"}}'
 
 
@@ -170,7 +171,7 @@ JUDGED = [
     ("JSONRPC-FMT-002", RPC, answering(200, "text/plain", {"jsonrpc": "2.0", "id": 5, "result": {}})),
     ("JSONRPC-ERR-001", RPC, answering(200, "application/json",
                                        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "no"}})),
-    ("JSONRPC-ERR-003", RPC, answering(200, "application/json",
+    ("JSONRPC-ERR-003", RPC_10, answering(200, "application/json",
                                        {"jsonrpc": "2.0", "id": 5, "error": {"code": -32001, "message": "none"}})),
     ("HTTP_JSON-STATUS-001", {"Content-Type": "application/a2a+json"}, answering(
         400, "application/a2a+json", {"error": {"code": 404, "status": "NOT_FOUND", "message": "no task"}})),
@@ -182,7 +183,7 @@ JUDGED = [
 
 @pytest.mark.parametrize("rule, headers, app", JUDGED, ids=[rule for rule, _, _ in JUDGED])
 def test_an_answer_breaking_a_single_frame_rule_is_annotated_and_forwarded_unchanged(rule, headers, app):
-    body = ASK if headers is RPC else b'{"message": {}}'
+    body = ASK if headers in (RPC, RPC_10) else b'{"message": {}}'
     with served(app) as agent:
         direct = HttpTransport(timeout=5).stream(agent + "/a2a", body, headers)
         direct_body = direct.body if isinstance(direct.body, bytes) else b"".join(direct.body)
@@ -192,6 +193,23 @@ def test_an_answer_breaking_a_single_frame_rule_is_annotated_and_forwarded_uncha
     assert (through.status, through_body) == (direct.status, direct_body)
     notes = [line for line in lines.lines if line.startswith("    ! ")]
     assert [note.split()[1] for note in notes] == [rule], lines.text()
+
+
+def test_our_peers_refusals_before_reading_a_frame_break_no_rule_and_1_0s_carry_an_error_info():
+    """Refused at the HTTP level (no credential, not JSON), our peer answers id null (it did not
+    read the frame, so it knows no id), its error with 1.0's ErrorInfo when 1.0 was asked for
+    (0.3's error data, no version asked, is free-form): the proxy judges each lawful."""
+    frame = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": {"id": "x"}}).encode()
+    with billing_served() as agent, proxy_to(agent) as (proxy, lines):
+        for version in ({"A2A-Version": "1.0"}, {}):
+            for headers, status in (({"Content-Type": "text/plain", "Authorization": "Bearer proxy-test-token"}, 415),
+                                    ({"Content-Type": "application/json"}, 401)):
+                answer = HttpTransport(timeout=5).post(proxy + "/a2a", frame, {**headers, **version})
+                error = json.loads(answer.body)["error"]
+                assert answer.status == status and json.loads(answer.body)["id"] is None, answer.body
+                info = [item for item in error.get("data") or [] if isinstance(item, dict) and "reason" in item]
+                assert info or not version, (version, error)
+    assert "! " not in lines.text(), lines.text()
 
 
 def test_a_stream_held_open_does_not_hold_up_another_clients_request():

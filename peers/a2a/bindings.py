@@ -32,7 +32,7 @@ class ProtocolBinding:
         self.listed = listed  # the protocol versions a 1.0 card lists it under, in order; (): not listed
 
 
-JSONRPC = ProtocolBinding("JSONRPC", "peers.app", "peers.support.calling.cards", None, ("1.0", "0.3"))
+JSONRPC = ProtocolBinding("JSONRPC", "peers.jsonrpc_binding", "peers.support.calling.cards", None, ("1.0", "0.3"))
 HTTP_JSON = ProtocolBinding("HTTP+JSON", "peers.rest", "peers.support.calling.http_json", "", ("1.0",))
 BINDINGS = (JSONRPC, HTTP_JSON)
 

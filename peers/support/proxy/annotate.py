@@ -37,6 +37,7 @@ class Answer(Record):
     completed: bool = True  # a stream: whether it ended cleanly (not broken off)
     asked: Any = None  # the request body as JSON, and the answer's: read once by `notes` for
     document: Any = None  # every rule (None where it is not JSON, or a stream's)
+    version: str | None = None  # the A2A-Version the request asked for (peers/a2a/versions.py); None: none
 
 
 def _json(data: bytes) -> Any:
@@ -58,9 +59,17 @@ def jsonrpc_media_type(answer: Answer) -> str | None:
     return None
 
 
+# Refused before the frame is read (no credential, too large, not JSON's media type): JSON-RPC's
+# id for one the server did not detect is null (2.0 section 5), and reading it would mean parsing
+# what it refuses to parse.
+UNREAD = (401, 413, 415)
+
+
 def jsonrpc_error_id(answer: Answer) -> str | None:
     asked, document = answer.asked, answer.document
     if _error(answer) is None or not isinstance(asked, dict) or not isinstance(document, dict):
+        return None
+    if answer.status in UNREAD and document.get("id") is None:
         return None
     wanted = asked.get("id")
     if isinstance(wanted, (str, int)) and not isinstance(wanted, bool) and document.get("id") != wanted:
@@ -69,6 +78,8 @@ def jsonrpc_error_id(answer: Answer) -> str | None:
 
 
 def jsonrpc_error_info(answer: Answer) -> str | None:
+    if answer.version != "1.0":  # 0.3's error data is free-form (a request naming no version asks for 0.3)
+        return None
     error = _error(answer)
     code = error.get("code") if error else None
     if not isinstance(code, int) or not -32099 <= code <= -32001:  # A2A's codes sit in JSON-RPC's server range

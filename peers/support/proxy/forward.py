@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from peers.a2a import versions
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.a2a.wire_format import CARD_PATH
 from peers.support.proxy import annotate, card, passing
@@ -174,7 +175,9 @@ class Proxy:
             body = Body(passing.stream(body, number, asked.binding, asked.body, content_type, self.say,
                                        self.faults.cut_after(), acting), lambda completed: hang_up(response.body))
         elif receiver is None:  # the rules judge an agent's answers, not a receiver's
-            for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body)):
+            version = versions.asked(request.header(versions.NAME), request.url).version
+            for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body,
+                                                       version=version)):
                 self.say(line)
             body = self.webhooks.restore(body) if self.webhooks is not None else body
             body = passing.answer(body, number, acting, self.say) if acting else body
