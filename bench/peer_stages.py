@@ -19,7 +19,8 @@ prepared beforehand (a new order each, so every request is new work) and measure
 Each stage includes those indented under it in the list above, so the differences say
 what a layer adds. With valgrind installed, each stage is counted in instructions by
 callgrind (two runs of a child process, with and without the stage's loop: the
-difference over --requests), a count that holds run after run; without it, in CPU time
+difference over --requests; string hashing fixed, PYTHONHASHSEED=0, so the collector
+runs at the same moments), a count that holds run after run; without it, in CPU time
 (time.process_time, noisier). In process: no sockets, nothing listening. Under callgrind a
 run takes some minutes (each child fills the store first).
 Run from the project root:
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gc
 import itertools
+import os
 import json
 import shutil
 import subprocess
@@ -110,6 +112,7 @@ def counted(stage: str, requests: int, run: bool) -> int:
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
                            __file__, "--child", stage, str(requests), "run" if run else "prepare"],
                           cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, "PYTHONHASHSEED": "0"},
                           check=True, timeout=900)
     refs = [line for line in done.stderr.splitlines() if "I   refs:" in line or "I refs:" in line]
     return int(refs[-1].split(":")[1].replace(",", ""))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import errno
 import os
-import select
 import stat
 import time
 from typing import TextIO
@@ -32,6 +31,7 @@ def read_named(path: str, most: int, seconds: float = PIPE_SECONDS) -> bytes:
             try:
                 chunk = os.read(handle, min(1 << 16, most + 1 - size))
             except BlockingIOError:  # a pipe whose writer has not written yet: wait, within the deadline
+                import select  # only a pipe waits: a run reading its files never loads it
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([handle], [], [], left)[0]:
                     raise OSError(errno.ETIMEDOUT, f"its writer sent no end within {seconds:g} s") from None
