@@ -19,8 +19,9 @@ prepared beforehand (a new order each, so every request is new work) and measure
 Each stage includes those indented under it in the list above, so the differences say
 what a layer adds. With valgrind installed, each stage is counted in instructions by
 callgrind (two runs of a child process, with and without the stage's loop: the
-difference over --requests; string hashing fixed, PYTHONHASHSEED=0, so the collector
-runs at the same moments), a count that holds run after run; without it, in CPU time
+difference over --requests; string hashing fixed, PYTHONHASHSEED=0, and the collector
+stopped while a stage runs: when it runs moves with every allocation, by a third of a stage
+from one commit to the next, and cpu_per_request.py counts it whole), a count that holds; without it, in CPU time
 (time.process_time, noisier). In process: no sockets, nothing listening. Under callgrind a
 run takes some minutes (each child fills the store first).
 Run from the project root:
@@ -103,6 +104,7 @@ def child(stage: str, requests: int, run: bool) -> None:
     """Prepare the stage and, if `run`, run it: the parent counts this process whole."""
     work, inputs = prepared(stage, requests)
     gc.freeze()  # what was made so far lives on, as a served peer's start-up does (session.py)
+    gc.disable()  # a layer's own work: when the collector runs moves with every allocation (cpu_per_request.py counts it)
     if run:
         for one in inputs:
             work(one)
@@ -121,6 +123,7 @@ def counted(stage: str, requests: int, run: bool) -> int:
 def timed(stage: str, requests: int) -> float:
     work, inputs = prepared(stage, requests)
     gc.freeze()
+    gc.disable()
     start = time.process_time()
     for one in inputs:
         work(one)
