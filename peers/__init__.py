@@ -2,7 +2,8 @@
 
 Here: the peer core that turns a request into a task (`peer`), where it keeps its tasks
 (`store`), how each wire's JSON-RPC methods map onto it (`methods`), the app that serves
-its card and answers frames (`app`), the essay's two peers (`billing`, `rogue`), and the
+its card and answers frames (`app`, through a binding: `jsonrpc_binding`, `rest`), the
+essay's two peers (`billing`, `rogue`), and the
 demo network that runs them in this process or on 127.0.0.1 (`demo`, with its keys, TLS
 certificates and billing under each security scheme in `demo_auth`). A peer is built by
 composition: its store publishes each change once on a feed (`changes`) that its streams
