@@ -458,3 +458,36 @@ def test_a_saved_trace_opens_again_as_the_lines_it_recorded(page, tmp_path):
     assert ask(page, f"/runs/{json.loads(body)['id']}/steps.html")[0] == 200
     status, _, body = ask(page, "/traces", "POST", {"text": '{"kind": "line"}\n[1]\n'})
     assert status == 400 and b"the trace opened:2: not a trace record" in body
+
+
+def test_a_lone_surrogate_in_any_text_is_refused_in_one_line_and_leaves_nothing_on_disk(page, tmp_path):
+    """"\ud800" is valid JSON but no character: text holding one can be neither saved nor shown.
+    Each request holding one is refused before any field is used, and no folder or file is made
+    (one was left in the temporary folder on every such request)."""
+    import tempfile
+    lone = "\ud800"
+    before = set(os.listdir(tempfile.gettempdir())), set(os.listdir(page["path"].parent))
+    for path, body in (("/allowlist", {"text": lone, "save": True}), ("/allowlist", {"text": lone}),
+                       ("/runs", {"run": "default", "allowlist": lone}), ("/traces", {"text": lone}),
+                       ("/allowlist/entry", {"name": lone, "endpoint": "http://127.0.0.1:9/a2a"})):
+        status, _, answer = ask(page, path, "POST", body)
+        error = json.loads(answer)["error"]
+        assert status == 400 and "lone surrogate (\\ud800)" in error and "\n" not in error, (path, answer)
+    assert page["path"].read_text() == ESSAY_ALLOWLIST
+    after = set(os.listdir(tempfile.gettempdir())), set(os.listdir(page["path"].parent))
+    assert not {name for name in after[0] - before[0] if name.startswith("a2a-web-")}, "nothing left in /tmp"
+    assert after[1] == before[1], "nothing left beside the allowlist"
+
+
+def test_a_finished_runs_events_asked_after_their_end_end_at_once(page):
+    """A browser back after the run's end (its Last-Event-ID the last, or one past it, stale or made
+    up) gets the stream closed at once, never `: still running` for a run that is over, held open."""
+    run_id = started(page)
+    events = events_of(page, run_id)
+    assert events[-1]["type"] == "end"
+    for last in (len(events), len(events) + 90):
+        request = urllib.request.Request(f"{page['base']}/runs/{run_id}/events",
+                                         headers={"X-Workbench-Token": page["token"], "Last-Event-ID": str(last)})
+        began = time.monotonic()
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.read() == b"" and time.monotonic() - began < 5, last

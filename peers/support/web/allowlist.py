@@ -47,8 +47,12 @@ class Edited:
             raise ConfigError(f"{SHOWN_AS}: larger than {MAX_FILE_CHARS:,} characters")
         self.folder = tempfile.mkdtemp(prefix="a2a-web-allowlist-", dir=within)
         self.path = os.path.join(self.folder, "allowlist.json")
-        with open(self.path, "w", encoding="utf-8") as out:
-            out.write(text)
+        try:
+            with open(self.path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except (OSError, UnicodeEncodeError):  # nothing half made is left behind
+            self.remove()
+            raise
 
     def problem(self) -> str | None:
         """None when the loader takes it; else the loader's own words, naming the page's text."""

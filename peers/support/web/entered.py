@@ -11,9 +11,11 @@ door (server.py), an operation on an agent (agent.py), a proxy session (proxying
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from transports.base import is_http_url
+from transports.codec import loads_strict
 
 FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
 TRANSPORTS = ("in-process", "http")
@@ -25,6 +27,19 @@ class Entered(ValueError):
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(problem)
         self.field = field
+
+
+def document_of(body: bytes, limits: Any) -> Any:
+    """A request's JSON body, read strictly within `limits`. A lone surrogate ("\\ud800", valid
+    JSON) is no character: text holding one can be neither saved nor shown, so it is refused
+    here, for every field of every request at once, rather than by the first write it breaks."""
+    document = loads_strict(body or b"{}", limits)
+    try:
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        lone = exc.object[exc.start:exc.end].encode("unicode_escape").decode()[:40]
+        raise ValueError(f"the request holds a lone surrogate ({lone}), which is no character: send text") from None
+    return document
 
 
 def field(document: Any, name: str, kind: type = str, default: Any = None) -> Any:

@@ -69,6 +69,11 @@ class Events:
                     f"{self.dropped:,} older ones were dropped before this page read them")}, *events]
             return start, events
 
+    def ended_by(self, index: int) -> bool:
+        """Whether the run has ended and its end is among the first `index` events."""
+        with self.changed:
+            return bool(self.kept) and self.kept[-1][0]["type"] == "end" and self.first + len(self.kept) <= index
+
     def __len__(self) -> int:
         return self.first + len(self.kept)
 

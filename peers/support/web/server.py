@@ -30,13 +30,13 @@ from peers.a2a import wire_format
 from peers.support.web import outside
 from peers.support.output import Console, Kind
 from peers.support.web import agent, allowlist, tools
-from peers.support.web.entered import FOLLOW, Entered, field, run_flags
+from peers.support.web.entered import FOLLOW, Entered, document_of, field, run_flags
 from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
 from peers.support.web.runs import Run
 from peers.support.web.runs_by_id import Runs
 from transports.base import HttpRequest, HttpResponse
-from transports.codec import Limits, loads_strict
+from transports.codec import Limits
 
 FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
@@ -130,14 +130,14 @@ class WebApp:
 
     def start(self, request: HttpRequest) -> HttpResponse:
         """POST /runs: the essay's run or a lesson, with the transport and wire asked for (entered.py)."""
-        document = loads_strict(request.body or b"{}", REQUEST_LIMITS)
+        document = document_of(request.body, REQUEST_LIMITS)
         argv, peer, scheme, secret = run_flags(document, {entry["name"] for entry in lessons()}, wire_format.NAMES)
         credentials = agent.credentials(peer, scheme, secret) if peer else {}  # for its origin alone
         return self.launch(request, argv, "{command}", credentials)
 
     def talk(self, request: HttpRequest) -> HttpResponse:
         """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
-        document = loads_strict(request.body or b"{}", REQUEST_LIMITS)
+        document = document_of(request.body, REQUEST_LIMITS)
         asked, argv, credentials = agent.asked(document, FOLLOW)
         kept = self.conversations.of(document, asked.card_url)  # its card and token, had once (conversation.py)
         shown = f"{asked.operation}, from the page, to the agent `{{command}}` finds"
@@ -166,8 +166,10 @@ class WebApp:
     def stream(self, run: Run, index: int) -> Any:
         """The run's events from `index` on, as server-sent events, each with its number as
         its id (a reconnecting browser sends the last in Last-Event-ID); ends with the run."""
-        waited = 0.0
+        index, waited = min(index, len(run.events)), 0.0  # an id past the last (stale, made up): what comes next
         while not self.closing and waited < STREAM_LIFETIME:
+            if run.events.ended_by(index):  # over, its end sent already (a browser back after it): nothing more comes
+                return
             index, events = run.events_after(index, STREAM_WAIT)  # from the oldest kept, if some were dropped
             if not events:
                 waited += STREAM_WAIT
@@ -231,7 +233,8 @@ def close(server: Any, app: WebApp) -> None:
 
 
 def _field(request: HttpRequest, name: str, kind: type = str, default: Any = None) -> Any:
-    return field(loads_strict(request.body or b"{}", REQUEST_LIMITS), name, kind, default)
+    return field(document_of(request.body, REQUEST_LIMITS), name, kind, default)
+
 
 
 def _after(last_event_id: str | None) -> int:

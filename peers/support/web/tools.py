@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from peers.support.web import allowlist, checking, proxying, trace_diff
-from peers.support.web.entered import Entered
+from peers.support.web.entered import Entered, document_of
 from transports.base import HttpRequest, is_http_url
 from transports.codec import Limits, loads_strict
 
@@ -126,7 +126,7 @@ def _written(document: dict[str, Any]) -> str:
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:
-    document = loads_strict(request.body or b"{}", LIMITS)
+    document = document_of(request.body, LIMITS)
     if not isinstance(document, dict):
         raise ValueError("the request is a JSON object")
     return document
