@@ -436,8 +436,11 @@ def misbehaving_peer():
                 self.reply(200, json.dumps(card).encode())
 
             def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                if mode == "slow":
+                asked = self.rfile.read(int(self.headers["Content-Length"]))
+                if mode.startswith("error:"):  # a JSON-RPC error object with this code, for the request's id
+                    self.reply(200, json.dumps({"jsonrpc": "2.0", "id": json.loads(asked)["id"], "error": {
+                        "code": int(mode.split(":")[1]), "message": "as the test asked"}}).encode())
+                elif mode == "slow":
                     release.wait(5)  # longer than the client's read timeout
                 elif mode == "not-json":
                     self.reply(200, b"<html>refund done!</html>", "text/html")

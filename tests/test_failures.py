@@ -53,6 +53,19 @@ def test_a_delegation_that_breaks_after_sending_says_retry_is_not_safe(misbehavi
     assert time.monotonic() - started < 3
 
 
+@pytest.mark.parametrize("code, advice", [
+    (-32001, "refused the request before acting"),  # A2A's: no such task, nothing was done
+    (-32004, "refused the request before acting"),  # an operation it does not take
+    (-32009, "refused the request before acting"),  # a version it does not speak
+    (-32006, "retry is NOT safe"),  # the agent's own failure: it may have acted first
+    (-32603, "retry is NOT safe"),  # JSON-RPC's internal error: the same
+])
+def test_each_a2a_refusal_says_nothing_was_done_and_a_failure_says_retry_is_not_safe(misbehaving_peer, code, advice):
+    outcome = delegate_to(misbehaving_peer(f"error:{code}"))
+    assert outcome.error.startswith("delegation failed: ") and f"({code})" in outcome.error, outcome.error
+    assert advice in outcome.error, outcome.error
+
+
 def test_the_cli_names_the_peer_and_stage_in_one_line(tmp_path, misbehaving_peer):
     base = misbehaving_peer("http-500")
     (tmp_path / "reg.json").write_text(json.dumps({"peers": [{"cardUrl": f"{base}/.well-known/agent-card.json"}]}))

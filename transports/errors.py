@@ -27,6 +27,9 @@ REFUSED_BEFORE_ACTING = "the peer refused the request before acting; the same re
 BUSY = "the peer was too busy to take the request and did nothing; it may be sent again later"
 # JSON-RPC 2.0's own codes are all answered before a method runs, so nothing was done.
 PRE_DISPATCH_CODES = (-32700, -32600, -32601, -32602)
+# Every code that says the peer did nothing: JSON-RPC's above, and those a protocol built on
+# it names so (A2A's: peers/a2a/errors.py adds them, as this layer knows no A2A).
+REFUSING_CODES: set[int] = set(PRE_DISPATCH_CODES)
 INTERNAL_ERROR = -32603  # JSON-RPC's: the peer broke, rather than refused
 BUSY_CODE = -32050  # a server error of the workbench's own (JSON-RPC's -32000 to -32099): busy, nothing done
 # Two more of the workbench's own, for a credential (A2A 1.0 section 3.3.2 names none for
@@ -88,7 +91,7 @@ class RemoteError(PeerError):
             return BUSY
         if self.code in (UNAUTHENTICATED_CODE, PERMISSION_DENIED_CODE):
             return FIX_CREDENTIALS
-        return REFUSED_BEFORE_ACTING if self.code in PRE_DISPATCH_CODES else MAY_HAVE_ACTED
+        return REFUSED_BEFORE_ACTING if self.code in REFUSING_CODES else MAY_HAVE_ACTED
 
     @property
     def refusal(self) -> bool:

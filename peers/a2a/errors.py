@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, UNAUTHENTICATED_CODE
+from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, REFUSING_CODES, UNAUTHENTICATED_CODE
 from transports.jsonrpc import ErrorCode, JsonRpcError
 
 
@@ -110,6 +110,11 @@ class VersionNotSupported(A2AError):
     code = A2AErrorCode.VERSION_NOT_SUPPORTED
     title, reason = "Protocol version is not supported", code.name
 
+
+# Each A2A code but -32006 says the agent refused before acting (a task it cannot find or
+# cancel, an operation, media type, extension or version it does not take): a caller told
+# so knows nothing was done. -32006 is the agent's own failure, after it may have acted.
+REFUSING_CODES.update(code for code in A2AErrorCode if code is not A2AErrorCode.INVALID_AGENT_RESPONSE)
 
 _STANDARD_REASONS = {ErrorCode.INVALID_PARAMS: "INVALID_PARAMS",
                      ErrorCode.INVALID_REQUEST: "INVALID_REQUEST",

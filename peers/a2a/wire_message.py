@@ -210,7 +210,7 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
 def history_length(params: dict[str, Any]) -> int | None:
     length = params.get("historyLength")
     if length is not None and (type(length) is not int or length < 0):
-        raise WireError("historyLength must be a whole number")
+        raise WireError("historyLength must be a whole number, 0 or more")
     return length
 
 
