@@ -188,3 +188,13 @@ def test_a_token_from_before_a_restart_is_refused_and_listing_again_works(served
     assert served.call("ListTasks", {"pageSize": 1, "pageToken": token})["error"]["code"] == -32602
     if served.kind == "durable":  # the file kept them, in the same order
         assert served.walk(2) == there[::-1]
+
+
+def test_null_page_size_is_the_default_as_null_page_token_is_the_first_page(served):
+    """proto JSON's null is an unset field: pageSize null lists as many as the default (50),
+    as pageToken null and historyLength null are read as absent; a wrong size is still refused."""
+    [served.refund(n) for n in range(3)]
+    answer = served.call("ListTasks", {"pageSize": None, "pageToken": None, "historyLength": None})
+    assert len(answer["result"]["tasks"]) == 3 and answer["result"]["pageSize"] == 50, answer
+    for size in (0, 101, "5", 2.0, True):
+        assert served.call("ListTasks", {"pageSize": size})["error"]["code"] == -32602, size

@@ -128,6 +128,15 @@ def test_bad_1_0_messages_get_the_right_error(app, params, code):
     assert rpc(app, "SendMessage", params)["error"]["code"] == code
 
 
+@pytest.mark.parametrize("role, said", [([1], "message.role (an array) is not one of"),
+                                        ({"a": 1}, "message.role (an object) is not one of"),
+                                        ("user", "message.role 'user' is not one of")])
+def test_a_role_of_the_wrong_kind_is_named_in_jsons_words(app, role, said):
+    params = {"message": {"messageId": "m", "role": role, "parts": [{"text": "x"}]}}
+    error = rpc(app, "SendMessage", params)["error"]
+    assert error["code"] == -32602 and said in error["message"], error
+
+
 def test_the_error_table_has_every_a2a_code_with_the_spec_numbers():
     expected = {"TaskNotFound": -32001, "TaskNotCancelable": -32002, "PushNotificationNotSupported": -32003,
                 "UnsupportedOperation": -32004, "ContentTypeNotSupported": -32005, "InvalidAgentResponse": -32006,

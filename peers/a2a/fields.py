@@ -85,7 +85,8 @@ def strings(values: list[Any], path: str) -> list[str]:
 def one_of(value: Any, spellings: dict[str, Any], path: str) -> Any:
     """The meaning of an enum's spelling (a state, a role): only strings are looked up."""
     if not isinstance(value, str) or value not in spellings:
-        shown = repr(value) if isinstance(value, (str, int, float, type(None))) else type(value).__name__
+        shown = repr(value) if isinstance(value, (str, int, float, type(None))) else \
+            f"({_NAMES.get(type(value), type(value).__name__)})"  # (an array), (an object): JSON's words
         raise WireError(f"{path} {shown[:60]} is not one of {sorted(spellings)}")
     return spellings[value]
 

@@ -223,7 +223,7 @@ def list_query(params: Any) -> ListQuery:
         state = states.get(request["status"]) if isinstance(request["status"], str) else None
         if state is None:
             raise WireError(f"status must be one of {sorted(states)}")
-    size = request.get("pageSize", 50)
+    size = 50 if request.get("pageSize") is None else request["pageSize"]  # null, as in proto JSON: the default
     if type(size) is not int or not 1 <= size <= 100:
         raise WireError("pageSize must be an integer from 1 to 100")
     token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
