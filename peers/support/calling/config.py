@@ -154,13 +154,18 @@ def token_for(credentials: dict[str, Any], endpoint: str, scope: str | None = No
     return found if found is None or isinstance(found, str) else found.bearer
 
 
-EMPTY = '""'  # an empty file name, as a line shows it: `--trace "": needs a file name`
+def unwritable(flag: str, path: str | None) -> str | None:
+    """Why the file `flag` names cannot be written, as one line (`--trace "": needs a file
+    name`), or None (None too for a flag not given). Tried by opening it to append, which
+    creates nothing that was not there: an empty file made by the try is removed again. A
+    pipe is written only if a program reads it (named_files.py): none, and it is said."""
+    if path is None:
+        return None
+    problem, shown = _unwritable(path), path or '""'  # an empty name, shown as typed
+    return f"{flag} {shown}: {problem}" if problem else None
 
 
-def unwritable(path: str) -> str | None:
-    """Why `path` cannot be written, or None. Tried by opening it to append, which creates
-    nothing that was not there: an empty file made by the try is removed again. A pipe is
-    written only if a program reads it (named_files.py): none, and it is said, not waited on."""
+def _unwritable(path: str) -> str | None:
     if not path:
         return "needs a file name"
     if os.path.isdir(path):

@@ -108,14 +108,14 @@ def _push_declared(document: dict[str, Any]) -> bool:
 
 def _ready(settings: Any) -> tuple[dict[str, Any], dict[str, Any] | None, Any, tuple[str, ...]] | str:
     """What the run needs, read before any frame is sent; or the one line saying what is wrong."""
-    from peers.support.calling.config import EMPTY, load_credentials, unwritable
+    from peers.support.calling.config import load_credentials, unwritable
     from peers.support.calling.files import ConfigError
     parsed = parse_url(settings.url)
     if parsed is None:
         return f"{settings.url[:200]!r} is not an http(s) URL (give the agent's base URL or its card's, ...{CARD_PATH})"
-    problem = settings.out is not None and unwritable(settings.out)
+    problem = unwritable("--out", settings.out)
     if problem:
-        return f"--out {settings.out or EMPTY}: {problem}"
+        return problem
     try:
         store = load_credentials(_Options(settings.credentials)) if settings.credentials else {}
         other_store = load_credentials(_Options(settings.other_caller)) if settings.other_caller else None

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from peers.support.cli import scenarios
-from peers.support.calling.config import EMPTY, unwritable
+from peers.support.calling.config import unwritable
 from peers.support.cli.flag_values import near_flag
 from peers.support.cli.flags import CHECK_FLAGS, FLAGS, KINDS, PROXY_FLAGS, WEB_FLAGS, Flag, dest_of
 from peers.support.cli.settings import Settings, following, frozen
@@ -106,9 +106,9 @@ def _check_run(parser: Any, given: dict[str, Any]) -> None:
     if given["diagram"] and not given["diagram"].lower().endswith((".svg", ".html", ".mmd")):
         parser.error("--diagram FILE must end in .svg, .html or .mmd")
     for flag, path in (("--trace", given["trace"]), ("--diagram", given["diagram"])):
-        problem = path is not None and unwritable(path)
+        problem = unwritable(flag, path)
         if problem:
-            parser.error(f"{flag} {path or EMPTY}: {problem}")
+            parser.error(problem)
     if given["trace"] and given["diagram"] and os.path.realpath(given["trace"]) == os.path.realpath(given["diagram"]):
         parser.error("--trace and --diagram need two different files")
     if given["llm_url"] and not given["llm_model"]:

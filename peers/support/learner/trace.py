@@ -122,15 +122,15 @@ def load(path: str) -> list[dict[str, Any]]:
         data = read_named(path, 4 * MAX_TRACE_CHARS)  # UTF-8: at most 4 bytes a character
     except OSError as exc:
         raise ValueError(f"{path}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
-    too_large = ValueError(f"{path}: larger than {MAX_TRACE_CHARS:,} characters; not a trace of one run")
+    too_large = f"{path}: larger than {MAX_TRACE_CHARS:,} characters; not a trace of one run"
     if len(data) > 4 * MAX_TRACE_CHARS:
-        raise too_large
+        raise ValueError(too_large)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: cannot read it (not UTF-8)") from None
     if len(text) > MAX_TRACE_CHARS:
-        raise too_large
+        raise ValueError(too_large)
     lines = text.splitlines()
     if not lines:
         raise ValueError(f"{path}: empty; a trace has one JSON record per line")

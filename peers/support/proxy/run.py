@@ -22,7 +22,7 @@ from typing import Any, Callable
 from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.trace import Recorder, Window
 from peers.support.output import Kind
-from peers.support.calling.config import EMPTY, unwritable
+from peers.support.calling.config import unwritable
 from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
@@ -57,9 +57,9 @@ def proxy(settings: Any, console: Any) -> int:
     except ValueError as exc:
         console.say(f"proxy: {exc}", Kind.ERROR)
         return 2
-    problem = settings.trace is not None and unwritable(settings.trace)
+    problem = unwritable("--trace", settings.trace)
     if problem:
-        console.say(f"proxy: --trace {settings.trace or EMPTY}: {problem}", Kind.ERROR)
+        console.say(f"proxy: {problem}", Kind.ERROR)
         return 2
     recorder = Recorder("HTTP through the proxy") if settings.trace else None
     try:

@@ -67,8 +67,9 @@ def start(body: dict[str, Any], runs: Any) -> tuple[int, dict[str, Any]]:
     if not (isinstance(to, str) and len(to) <= 2000 and is_http_url(to)):
         raise Entered("to", "the agent to front is an http(s) URL, its origin, as proxy --to takes it")
     from peers.support.proxy.run import not_an_origin
-    if not_an_origin(to):  # a path or a query, said as --to says it
-        raise Entered("to", not_an_origin(to))
+    problem = not_an_origin(to)  # a path or a query, said as --to says it
+    if problem:
+        raise Entered("to", problem)
     if not isinstance(faults, str):
         raise Entered("faults", "faults are --fault specs, separated by spaces")
     if type(seed) is not int or not 0 <= seed < 1 << 32:
