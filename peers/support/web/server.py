@@ -95,8 +95,9 @@ class WebApp:
         if path == "/allowlist":
             if method == "GET":
                 return _answer(200, {"path": self.allowlist_path, "text": allowlist.read(self.allowlist_path)})
-            text = _field(request, "text")
-            if _field(request, "save", bool, False):
+            document = document_of(request.body, REQUEST_LIMITS)  # read once, for both fields
+            text = field(document, "text")
+            if field(document, "save", bool, False):
                 problem = allowlist.save(self.allowlist_path, text)
                 return _answer(400 if problem else 200, {"problem": problem, "saved": not problem})
             problem, entries = allowlist.check(text, self.scratch.folder)
@@ -109,7 +110,7 @@ class WebApp:
         if tool is not None:
             return _answer(*tool)
         if method == "POST" and path == "/traces":  # a saved run, opened: checked as --replay checks it
-            opened = self.runs.opened(_field(request, "text"))
+            opened = self.runs.opened(field(document_of(request.body, REQUEST_LIMITS), "text"))
             return _answer(201, {"id": opened.id, "key": opened.key, "command": "a saved run"})
         run = self.runs.get(parts[1]) if len(parts) == 3 and parts[0] == "runs" else None
         if run is None:
@@ -133,7 +134,7 @@ class WebApp:
         document = document_of(request.body, REQUEST_LIMITS)
         argv, peer, scheme, secret = run_flags(document, {entry["name"] for entry in lessons()}, wire_format.NAMES)
         credentials = agent.credentials(peer, scheme, secret) if peer else {}  # for its origin alone
-        return self.launch(request, argv, "{command}", credentials)
+        return self.launch(document, argv, "{command}", credentials)
 
     def talk(self, request: HttpRequest) -> HttpResponse:
         """POST /agent: one operation on the agent at the page's URL field (web/agent.py)."""
@@ -141,22 +142,23 @@ class WebApp:
         asked, argv, credentials = agent.asked(document, FOLLOW)
         kept = self.conversations.of(document, asked.card_url)  # its card and token, had once (conversation.py)
         shown = f"{asked.operation}, from the page, to the agent `{{command}}` finds"
-        return self.launch(request, argv, shown, credentials, partial(outside.talk, asked), kept)
+        return self.launch(document, argv, shown, credentials, partial(outside.talk, asked), kept)
 
-    def launch(self, request: HttpRequest, argv: list[str], shown: str,
+    def launch(self, document: Any, argv: list[str], shown: str,
                credentials: dict[str, Any] | None = None, story: Callable[..., Any] | None = None,
                conversation: Conversation | None = None) -> HttpResponse:
         """A run of `argv` with the page's allowlist (checked by the loader first), started;
-        `shown` says it, with {command}: the command that does the same in a terminal."""
+        `shown` says it, with {command}: the command that does the same in a terminal; `document`
+        is the request's body, read (its allowlist and step fields)."""
         saved = allowlist.read(self.allowlist_path)
-        text = _field(request, "allowlist", str, "") or saved
+        text = field(document, "allowlist", str, "") or saved
         problem, path, remove = allowlist.for_a_run(text, self.scratch.folder)
         if problem:
             return _answer(400, {"error": problem, "field": "allowlist"})
         named = self.allowlist_path if text == saved else allowlist.kept(text, self.scratch.folder)  # kept: the command reads it
         command = " ".join(shlex.quote(part) for part in ["python3", "a2a_delegation.py", *argv, "--allowlist", named]) \
             + (" --credentials FILE (the credential entered, in a credential store: never shown)" if credentials else "")
-        run = self.runs.start(argv + ["--allowlist", path], _field(request, "step", bool, False), remove,
+        run = self.runs.start(argv + ["--allowlist", path], field(document, "step", bool, False), remove,
                               credentials, story, conversation)
         if run is None:
             remove()
@@ -231,9 +233,6 @@ def close(server: Any, app: WebApp) -> None:
     server.stop()
     app.scratch.remove()
 
-
-def _field(request: HttpRequest, name: str, kind: type = str, default: Any = None) -> Any:
-    return field(document_of(request.body, REQUEST_LIMITS), name, kind, default)
 
 
 
