@@ -374,7 +374,7 @@ NO_CHROMIUM = ("headless Chromium is not installed here (Debian's chromium packa
 @pytest.fixture(scope="session")
 def chromium():
     """One headless Chromium for every page test of the session (tests/chromium.py): each test
-    opens its own tab, in a browser context of its own. Skips, saying why, where it is absent."""
+    opens its own tab, the cookies cleared first. Skips, saying why, where it is absent."""
     from chromium import CHROMIUM, Chromium
     if not CHROMIUM:
         pytest.skip(NO_CHROMIUM)
