@@ -178,9 +178,10 @@ class Url(Record):
 
 
 # scheme :// host [: port] [target] [#fragment]; visible ASCII only, no user:password@.
-# A host name is dot-separated labels of 1-63 letters, digits and inner hyphens (RFC 1123).
+# A host name is dot-separated labels of 1-63 letters, digits and inner hyphens (RFC 1123), and
+# may end in the root's dot (`localhost.`, a fully qualified name: kept, as a browser keeps it).
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-_URL = re.compile(rf"(https?)://(\[[0-9a-f:.]+\]|{_LABEL}(?:\.{_LABEL})*)(?::([0-9]{{1,5}}))?"
+_URL = re.compile(rf"(https?)://(\[[0-9a-f:.]+\]|{_LABEL}(?:\.{_LABEL})*\.?)(?::([0-9]{{1,5}}))?"
                   r"([/?][!-~]*)?", re.ASCII | re.IGNORECASE)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -203,7 +204,7 @@ def _parse(value: str) -> Url | None:
         return None
     scheme, host, port, target = match.groups()
     number = int(port) if port else DEFAULT_PORTS[scheme.lower()]
-    if not 0 < number < 65536 or len(host) > 253:
+    if not 0 < number < 65536 or len(host.rstrip(".")) > 253:
         return None
     return Url(scheme.lower(), host.lower(), number, (target or "/").split("#", 1)[0] or "/")
 
