@@ -253,6 +253,21 @@ def test_hostile_schemes_and_secrets_are_each_refused_with_one_line(agents, seed
     assert set(agents["server"].app.runs.by_id) == before
 
 
+def test_a_credential_entered_with_no_agents_url_is_refused_beside_the_secret_not_dropped(agents):
+    """The CLI warns that --token-env does nothing without --peer; the page says so where the
+    secret was entered, and starts no run that would look as if it had been sent."""
+    before = set(agents["server"].app.runs.by_id)
+    for entered in ({"scheme": "bearer", "secret": "s3cret-unsent"}, {"token": "s3cret-unsent"},
+                    {"scheme": "basic", "secret": "me:s3cret-unsent", "peer": ""}):
+        status, _, answer = ask(agents, "/runs", "POST", {"run": "default", **entered})
+        problem = json.loads(answer)
+        assert status == 400 and problem["field"] == "secret", problem
+        assert "URL field" in problem["error"] and "s3cret" not in problem["error"]
+    assert set(agents["server"].app.runs.by_id) == before
+    status, _, answer = ask(agents, "/runs", "POST", {"run": "default", "scheme": "", "secret": ""})
+    assert status == 201, answer  # an empty credential is none: the run starts
+
+
 def test_a_hostile_agents_reply_and_error_are_lines_of_text(agents):
     events = operation(agents, agents["hostile"], operation="send", text="hello")
     assert any(PAYLOAD in line and "trusted result" in line for line in lines(events))

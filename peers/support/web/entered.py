@@ -72,4 +72,7 @@ def run_flags(document: Any, runs: set[str], wires: tuple[str, ...]) -> tuple[li
     token = field(document, "token", str, "")  # a bearer token, as this request first took one: "bearer"
     scheme, secret = ("bearer", token) if token else (field(document, "scheme", str, ""),
                                                       field(document, "secret", str, ""))
+    if (scheme or secret) and not peer:  # held for that agent's origin alone: with none, sent nowhere
+        raise Entered("secret", "a credential goes only to the agent the URL field names: "
+                                "enter its URL, or clear the secret")
     return argv, peer, scheme, secret
