@@ -132,7 +132,9 @@ def test_hostile_bodies_are_each_refused_with_one_line_and_no_run_starts(agents,
               {"peer": peer, "operation": "list", "secret": "no-scheme"},
               {"peer": peer, "operation": "list", "follow": "carrier-pigeon"},
               {"peer": peer, "operation": "list", "step": "yes"},
-              {"peer": peer, "operation": "send", "text": ""}]
+              {"peer": peer, "operation": "send", "text": ""},
+              {"peer": peer, "operation": "list", "text": ["x"]}, {"peer": peer, "operation": "list", "part": "image"},
+              {"peer": peer, "operation": "get", "task": "t-1", "part": {"kind": "data"}}]
     rng.shuffle(bodies)
     before = set(agents["server"].app.runs.by_id)
     for body in bodies:

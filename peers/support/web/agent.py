@@ -64,7 +64,7 @@ def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str]
     verbose = document.get("verbose", False)
     if not isinstance(verbose, bool):
         raise ValueError("'verbose' must be a bool")
-    part = _part(document) if operation == "send" else None
+    part = _part(document) if operation == "send" else _typed_only(document)
     flags = ["--peer", peer, *follow[how]] + (["--wire", wire] if wire else []) + (["--verbose"] if verbose else [])
     at = card_url(peer)  # as --peer reads it (flags.peer_card_urls)
     return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme), flags, store
@@ -105,6 +105,14 @@ def _part(document: dict[str, Any]) -> Part:
     if not isinstance(data, dict):
         raise Entered("text", "a data part is a JSON object")
     return Part(data=data, media_type="application/json")
+
+
+def _typed_only(document: dict[str, Any]) -> None:
+    """Another operation sends no message, but the page sends the message field with every
+    request: of the right kinds, whatever it holds (a long draft is no problem of a list)."""
+    _text(document, "text", 1 << 62)
+    if _text(document, "part", 10) not in ("", "text", "data"):
+        raise Entered("text", "a message's part is text or data")
 
 
 def _text(document: dict[str, Any], name: str, longest: int) -> str:
