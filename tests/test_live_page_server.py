@@ -306,6 +306,24 @@ def test_the_command_shown_after_an_allowlist_edit_reproduces_the_run_in_a_termi
     assert not os.path.exists(kept), "kept only while the page serves"
 
 
+def test_the_edited_allowlists_the_page_keeps_for_its_commands_stay_a_bounded_few(page):
+    """Whoever holds the token can send a new allowlist text with each request: the copies kept
+    for the commands the page shows are the newest few, however many came."""
+    from peers.support.web.allowlist import MOST_KEPT
+    scratch = page["app"].scratch.folder
+    held = [started(page, step=True) for _ in range(3)]  # as many as go at once: the rest are refused
+    texts = ['{"trusted": []}' + " " * number for number in range(MOST_KEPT + 12)]  # each its own file
+    for text in texts:
+        assert ask(page, "/runs", "POST", {"run": "default", "allowlist": text})[0] == 429
+    kept = [name for name in os.listdir(scratch) if name.startswith("edited-")]
+    assert len(kept) == MOST_KEPT, kept
+    for run_id in held:
+        ask(page, f"/runs/{run_id}/stop", "POST")
+    status, _, body = ask(page, "/runs", "POST", {"run": "default", "allowlist": texts[-1]})
+    command = json.loads(body)["command"].split()
+    assert status == 201 and open(command[command.index("--allowlist") + 1]).read() == texts[-1]
+
+
 def test_the_page_removes_every_allowlist_it_was_sent_when_it_stops(page):
     scratch = page["app"].scratch.folder
     assert ask(page, "/runs", "POST", {"run": "default", "step": "yes"})[0] == 400, "refused after its copy was made"

@@ -20,9 +20,11 @@ from typing import Callable
 
 from peers.support.calling.config import load_allowlist
 from peers.support.calling.files import MAX_FILE_CHARS, ConfigError
+from peers.support.web.runs_by_id import MAX_KEPT, MAX_LIVE
 from transports.named_files import read_named
 
 SHOWN_AS = "the allowlist in the page"  # what a problem's file is called, not a temporary path
+MOST_KEPT = MAX_KEPT + MAX_LIVE  # edited allowlists the shown commands name: one a run the page holds
 DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "allowlist.json")  # beside a2a_delegation.py: the flag's default
 
@@ -96,11 +98,22 @@ def for_a_run(text: str, within: str | None = None) -> tuple[str | None, str, Ca
 def kept(text: str, within: str) -> str:
     """A copy of an edited allowlist that the command the page shows can name: in the server's
     Scratch folder (`within`) until the page stops, named by its content, so an edit run
-    again is one file, not one per run."""
+    again is one file, not one per run. The newest MOST_KEPT are kept (as many as the runs
+    the page keeps and runs at once): whoever holds the page's token can send a new text a
+    request, and the folder must not grow with them."""
     path = os.path.join(within, f"edited-{hashlib.sha256(text.encode()).hexdigest()[:12]}.json")
-    if not os.path.exists(path):
+    if os.path.exists(path):
+        os.utime(path)  # used again: among the newest
+    else:
         with open(path, "w", encoding="utf-8") as out:
             out.write(text)
+    copies = sorted((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(within)
+                    if entry.name.startswith("edited-") and entry.path != path)
+    for _, older in copies[:max(0, len(copies) + 1 - MOST_KEPT)]:
+        try:
+            os.remove(older)
+        except OSError:
+            pass  # removed by a request alongside
     return path
 
 
