@@ -237,7 +237,7 @@ def test_a_dripped_reply_fails_at_the_deadline(hostile, interval):
 def test_no_reply_at_all_is_a_read_timeout(hostile):
     server = hostile(lambda conn, server: server.request(conn) and server.wait(5))
     elapsed = fails(HttpTransport(timeout=0.5), server.url, r"no reply within 0.5s \(read timeout\)")
-    assert 0.45 < elapsed < 1
+    assert 0.45 < elapsed < 2  # the deadline's, not the 5 s or more the server holds (slack for a busy machine)
 
 
 def slow(head, piece, interval, count=1000):
@@ -261,7 +261,7 @@ def slow(head, piece, interval, count=1000):
 def test_an_endless_slow_reply_fails_at_the_deadline(hostile, handler):
     server = hostile(handler)
     elapsed = fails(HttpTransport(timeout=0.5), server.url, r"did not finish within 0.5s")
-    assert 0.45 < elapsed < 1
+    assert 0.45 < elapsed < 2
 
 
 @pytest.mark.parametrize("handler, match", [
@@ -508,7 +508,7 @@ def test_a_tls_handshake_that_never_comes_fails_at_the_deadline_with_nothing_sen
     context = ssl.create_default_context()  # made before the clock starts: loading it is no part of the wait
     elapsed = fails(HttpTransport(timeout=0.5, tls=context), url, r"could not connect to localhost:\d+ within 0.5s",
                     sent=False)
-    assert 0.45 < elapsed < 1
+    assert 0.45 < elapsed < 2
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
