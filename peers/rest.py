@@ -18,6 +18,7 @@ and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
@@ -38,6 +39,7 @@ from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidR
 # Accept), so clients of either text get theirs. Errors go out as application/json, as the
 # official SDK sends them and the conformance kit requires.
 MEDIA_TYPES = ("application/json", "application/a2a+json")
+QUERY_INTEGER = re.compile(r"-?[0-9]{1,9}")  # as int() reads it; anything else goes on as text, named by the wire's reader
 MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
 
 
@@ -205,7 +207,7 @@ def _query(url: str) -> dict[str, Any]:
             continue
         if name in fields:
             raise InvalidParams(f"query parameter {name[:40]!r} is given more than once")
-        if name in QUERY_NUMBERS and value.isascii() and value.lstrip("-").isdigit() and len(value) < 10:
+        if name in QUERY_NUMBERS and QUERY_INTEGER.fullmatch(value):
             fields[name] = int(value)
         elif name in QUERY_BOOLEANS and value in ("true", "false"):
             fields[name] = value == "true"

@@ -104,6 +104,8 @@ def test_list_tasks_reads_its_query_parameters_as_section_11_5_spells_them(billi
     status, _, body = billing_rest("GET", "/a2a/tasks?pageSize=2&pageToken=" + page["nextPageToken"])
     assert (status, error_of(body)[2]) == (400, "INVALID_PARAMS"), "a cursor is for the filters it was made with"
     for query, why in [("pageSize=abc", "pageSize"), ("pageSize=1&pageSize=2", "more than once"),
+                       ("pageSize=--5", "pageSize"), ("pageSize=-", "pageSize"), ("pageSize=5-", "pageSize"),
+                       ("pageSize=%EF%BC%95", "pageSize"), ("historyLength=--1", "historyLength"),
                        ("&".join(f"f{n}=1" for n in range(30)), "query parameters")]:
         status, _, body = billing_rest("GET", f"/a2a/tasks?{query}")
         assert (status, error_of(body)[2]) == (400, "INVALID_PARAMS") and why in body["error"]["message"]
