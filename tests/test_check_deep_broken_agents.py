@@ -199,6 +199,9 @@ class Agent(OutsidePeer):
         stream = b"".join(b"data: " + json.dumps(wrapped(event)).encode() + b"\n\n" for event in events)
         if self.server.tasks.flaw == "endless_stream":
             return self.endless(stream.split(b"\n\n")[0] + b"\n\n")
+        if self.server.tasks.flaw == "endless_updates":  # working, working, ... as fast as it is read
+            first, working = stream.split(b"\n\n")[:2]
+            return self.endless(first + b"\n\n", working + b"\n\n", 1000, 0)
         self.send(200, stream, "text/event-stream")
 
     def garbage(self, method, wrapped):
@@ -210,18 +213,19 @@ class Agent(OutsidePeer):
         self.send(200, json.dumps(wrapped({"task": {"id": ["x"], "status": 7}, "tasks": [1, None, {"status": []}],
                                            "history": "all", "nextPageToken": {"deep": [[[]]]}})).encode())
 
-    def endless(self, first):
-        """The first event, then a comment every 0.1 s for 5 s: a stream that never says it is over."""
+    def endless(self, first, then=b": still here\n\n", times=50, pause=0.1):
+        """The first event, then a comment every 0.1 s for 5 s (or `then`, `times` over, `pause` apart): a
+        stream that never says it is over."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         self.close_connection = True
         try:
-            for chunk in [first] + [b": still here\n\n"] * 50:
+            for chunk in [first] + [then] * times:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.flush()
-                time.sleep(0.1)
+                time.sleep(pause)
         except OSError:  # the checker hung up at its deadline, as it should
             pass
 
@@ -306,8 +310,11 @@ def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothi
 @pytest.mark.parametrize("flaw, expected", [
     ("garbage", {"CORE-SEND-001", "CORE-STREAM-003"}),
     ("endless_stream", {"CORE-STREAM-003"}),
+    ("endless_updates", {"CORE-STREAM-003"}),  # not "ended at its final event" once 200 are read
 ])
 def test_a_hostile_agent_under_deep_yields_findings_never_a_hang_or_a_traceback(flaw, expected, tmp_path):
     started = time.monotonic()
     failed, status, report = failures(flaw, tmp_path, timeout="1")
     assert failed == expected and status == 1 and time.monotonic() - started < 10
+    said = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
+    assert "ended at its final event" not in json.dumps(said), said

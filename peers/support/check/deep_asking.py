@@ -30,7 +30,7 @@ from transports.printer import Frame
 TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
 INTERRUPTED = frozenset({"input-required", "auth-required"})
 SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
-MAX_EVENTS = 200  # a stream longer than this is read no further: its verdict rides on what came
+MAX_EVENTS = 200  # a stream longer than this is read no further: it did not end (CORE-STREAM-003 fails)
 RUN = secrets.token_hex(4)  # this run's: messageIds of two runs never collide
 
 
@@ -106,8 +106,11 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
         for chunk in chunks:
             for data in decoder.feed(chunk):
                 events.append(_event(data, rest))
-            if events and final(events[-1]) or len(events) >= MAX_EVENTS:
+            if events and final(events[-1]):
                 ended = "final"
+                break
+            if len(events) >= MAX_EVENTS:  # an endless stream is not a finished one: said as it is
+                ended = f"was read no further after {MAX_EVENTS} events, no final event among them"
                 break
         else:
             events += [_event(data, rest) for data in decoder.end()]
