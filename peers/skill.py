@@ -101,9 +101,12 @@ def input_of(skill: Skill, message: Message) -> Any:
         return skill.read(message)
     if any(p.raw is not None or p.url is not None for p in message.parts):
         raise ContentTypeNotSupported(f"skill {skill.card.id!r} takes data or text, not files")
-    data = next((p for p in message.parts if p.data is not None), None)
-    if data is not None:
-        payload = data.data
+    data = [p.data for p in message.parts if p.data is not None]
+    if len(data) > 1:  # one request a message: a second would be dropped unseen
+        raise InvalidParams(f"skill {skill.card.id!r} takes one data part a message; this one has {len(data)}: "
+                            "send each request as a message of its own")
+    if data:
+        payload = data[0]
     elif skill.from_text is not None:
         payload = skill.from_text(message.text)
     else:
@@ -111,8 +114,27 @@ def input_of(skill: Skill, message: Message) -> Any:
     problem = check(payload, skill.card.input_schema) if skill.card.input_schema else None
     if problem:
         raise InvalidParams(problem)
+    if data:
+        _refuse_a_text_asking_otherwise(skill, message, payload)
     # Seed 000's contract, as Zod's .default: the receiver fills in a missing optional field.
     return with_defaults(payload, skill.card.input_schema) if skill.card.input_schema else payload
+
+
+def _refuse_a_text_asking_otherwise(skill: Skill, message: Message, payload: Any) -> None:
+    """A text beside the data part may say what the data is (prose: it reads as no request of
+    the skill's). A text that reads as one with another effect (a refund of another order) is
+    refused, not dropped: the caller would think both were done. The data part is the request."""
+    if skill.from_text is None or skill.effect_of is None or not message.text.strip():
+        return
+    try:
+        said = skill.from_text(message.text)
+    except InvalidParams:
+        return
+    if skill.card.input_schema and check(said, skill.card.input_schema):
+        return  # not a request of this skill's
+    if skill.effect_of(said) != skill.effect_of(payload):
+        raise InvalidParams(f"the text part asks for the {skill.effect_of(said)[:120]}, the data part for the "
+                            f"{skill.effect_of(payload)[:120]}: send each request as a message of its own")
 
 
 def refuse_unaccepted(skill: Skill, message: Message) -> None:
