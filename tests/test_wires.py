@@ -164,6 +164,20 @@ def test_a_spec_shaped_0_3_message_send_gets_a_bare_task_with_kinds(app):
         "code": -32002, "message": f"Task cannot be canceled: task '{task['id']}' is already completed"}
 
 
+@pytest.mark.parametrize("message, part, said", [
+    (["message"], "data", "message.kind is \"['message']\"; a message has kind 'message'"),
+    ("task", "data", "message.kind is 'task'; a message has kind 'message'"),
+    ("message", {"a": 1}, "message.parts[0].kind is \"{'a': 1}\"; a part with data has kind 'data'"),
+    ("message", "text", "message.parts[0].kind is 'text'; a part with data has kind 'data'"),
+])
+def test_a_0_3_kind_of_the_wrong_type_or_value_is_refused_naming_it_not_ignored(app, message, part, said):
+    params = {"message": {"kind": message, "messageId": "m-1", "role": "user",
+                          "parts": [{"kind": part, "data": {"order_id": "ORD-12", "amount": 5}}]}}
+    assert rpc(app, "message/send", params, AUTH)["error"] == {"code": -32602, "message": f"Invalid params: {said}"}
+    params["message"]["kind"], params["message"]["parts"][0]["kind"] = "message", "data"
+    assert rpc(app, "message/send", params, AUTH)["result"]["status"]["state"] == "completed", "nothing was done before"
+
+
 # -- cards, and the support agent choosing the wire -----------------------------------------
 
 def test_each_wire_serves_its_own_card():

@@ -144,7 +144,15 @@ def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
         content = {"raw": raw, "url": link, "filename": optional_str(part, "filename"), "media_type": media_type}
     else:
         raise WireError(f"{path} must have text, data or a file")
+    if dialect.kind and "kind" in part:  # 0.3's tag, where given, says what the part holds
+        held = "text" if "text" in content else "data" if "data" in content else "file"
+        _tagged(part, held, f"a part with {held}", path)
     return Part(**content, metadata=optional(part, "metadata", dict, path + "."))
+
+
+def _tagged(source: dict[str, Any], kind: str, what: str, path: str) -> None:
+    if source["kind"] != kind:
+        raise WireError(f"{path}.kind is {str(source['kind'])[:40]!r}; {what} has kind {kind!r}")
 
 
 def _base64(value: Any, path: str) -> bytes:
@@ -158,6 +166,8 @@ def _base64(value: Any, path: str) -> bytes:
 
 def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Message:
     source = obj(value, path)
+    if dialect.kind and "kind" in source:
+        _tagged(source, "message", "a message", path)
     role = one_of(source.get("role"), {wire: ours for ours, wire in dialect.roles.items()}, path + ".role")
     parts = field(source, "parts", list, path + ".")
     if not parts:
