@@ -32,7 +32,9 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     or SIGTERM as the serve flags say; the exit status: 0, or 2 (said through `fail`) when
     a flag's file or the address cannot be had."""
     from transports.server import PeerServer
-    name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token
+    name, host, port, url, token = options.peer, options.host, options.port, options.url, options.token or None
+    # An empty --token or $A2A_SERVE_TOKEN (`A2A_SERVE_TOKEN= ...`) is none: one is made and shown, where
+    # a fresh one nobody was told of was required, said to be "from --token".
     if options.crash_at and options.store is None:
         fail("--crash-at needs --store: a crash test is about what the store file keeps")
         return 2

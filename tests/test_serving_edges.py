@@ -145,6 +145,31 @@ def test_serve_with_auth_mtls_refuses_a_secret_in_one_line_rather_than_ignore_it
     assert "listening" not in done.stdout
 
 
+def test_an_empty_a2a_serve_token_is_none_so_one_is_made_and_shown_and_it_is_the_one_asked_for():
+    """`A2A_SERVE_TOKEN= serve ...` once made a token nobody was told of, said to be "from --token"
+    (an empty --token is refused as the flag is read: it is no token)."""
+    from conftest import base_url, start_serve
+    from transports.network import HttpTransport
+    process, lines = start_serve("billing-agent", "--wire", "1.0", "--port", "0", env={"A2A_SERVE_TOKEN": ""})
+    try:
+        shown = [line for line in lines if "bearer token made for this run, shown this once: " in line]
+        assert len(shown) == 1 and not [line for line in lines if "from --token" in line], lines
+        token = shown[0].split("shown this once: ")[1].split()[0]
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}).encode()
+        transport = HttpTransport(timeout=5)
+        headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+        try:
+            endpoint = base_url(lines[0]) + "/a2a"
+            assert transport.post(endpoint, frame, {**headers, "Authorization": "Bearer "}).status == 401
+            answer = transport.post(endpoint, frame, {**headers, "Authorization": f"Bearer {token}"})
+        finally:
+            transport.close()
+        assert answer.status == 200 and json.loads(answer.body)["result"]["tasks"] == []
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+
+
 def test_a_keep_alive_request_whose_body_trails_its_head_is_read_whole_and_logged_by_its_line():
     log = []
     server = PeerServer(None, "127.0.0.1", 0, log=log.append, request_timeout=2.0)
