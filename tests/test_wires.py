@@ -128,6 +128,14 @@ def test_bad_1_0_messages_get_the_right_error(app, params, code):
     assert rpc(app, "SendMessage", params)["error"]["code"] == code
 
 
+@pytest.mark.parametrize("named", ["pushNotificationConfig", "push_notification_config"])
+def test_a_1_0_send_with_0_3s_name_for_its_webhook_is_refused_not_left_without_pushes(app, named):
+    message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-7", "amount": 5}}]}
+    answer = rpc(app, "SendMessage", {"message": message, "configuration": {named: {"url": "https://example.com/hook"}}})
+    assert answer["error"]["code"] == -32602 and "in 1.0 it is taskPushNotificationConfig" in answer["error"]["message"]
+    assert len(app.peer.store.tasks) == 0
+
+
 @pytest.mark.parametrize("role, said", [([1], "message.role (an array) is not one of"),
                                         ({"a": 1}, "message.role (an object) is not one of"),
                                         ("user", "message.role 'user' is not one of")])

@@ -206,6 +206,9 @@ def send_push_config(params: Any) -> PushConfig | None:
     """SendMessage's configuration.taskPushNotificationConfig (its task id comes later)."""
     configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
     inline = obj(configuration, "params.configuration").get("taskPushNotificationConfig")
+    if inline is None and "pushNotificationConfig" in configuration:  # 0.3's name: ignored, no push would come
+        raise WireError("params.configuration.pushNotificationConfig is A2A 0.3's name; "
+                        "in 1.0 it is taskPushNotificationConfig")
     return None if inline is None else pushes.config_from_wire(False, inline, task_id="")
 
 
