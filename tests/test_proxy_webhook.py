@@ -47,3 +47,28 @@ def test_only_push_configs_urls_move_and_the_clients_bytes_stay_as_they_were_oth
     assert webhooks.receiver("/webhook/1") == "http://127.0.0.1:9/r" and webhooks.receiver("/webhook/2") is None
     for hostile in (b"[" * 5000, b'{"url": 1}', b"\xff", b'{"params": {"pushNotificationConfig": {"url": []}}}'):
         assert webhooks.move(hostile, "POST", "/a2a") == (hostile, [])
+
+
+def test_a_url_the_proxy_cannot_send_to_goes_on_unmoved_and_the_agent_refuses_it_as_it_would_directly():
+    """file:// was moved to the proxy's receiver, which the agent took; the client was told it was set."""
+    with billing_served(private_webhooks=True) as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+        client = HttpTransport(timeout=5)
+        task = json.loads(client.post(proxy + "/a2a", refund(2), HEADERS).body)["result"]["task"]["id"]
+        config = json.dumps({"taskId": task, "url": "file:///etc/passwd"}).encode()
+        through, direct = (client.post(base + f"/a2a/tasks/{task}/pushNotificationConfigs", config, HEADERS)
+                           for base in (proxy, agent))
+    assert through.status == direct.status == 400 and through.body == direct.body, through.body
+    assert "[proxy] webhook 'file:///etc/passwd': not moved (not an http(s) URL); sent on as given" in lines.text()
+
+
+def test_an_agent_refusing_the_proxys_own_receiver_is_a_finding_that_says_so():
+    """An agent that sends only to public addresses refuses the proxy's 127.0.0.1 receiver, and its
+    error names an address the client never sent: the proxy says whose URL was refused."""
+    with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+        client = HttpTransport(timeout=5)
+        task = json.loads(client.post(proxy + "/a2a", refund(3), HEADERS).body)["result"]["task"]["id"]
+        config = json.dumps({"taskId": task, "url": "https://hooks.example.com/a2a"}).encode()
+        refused = client.post(proxy + f"/a2a/tasks/{task}/pushNotificationConfigs", config, HEADERS)
+    assert refused.status == 400 and b"127.0.0.1" in refused.body
+    assert f"[proxy] finding: the agent refused the webhook moved to the proxy ({proxy}/webhook/...), not the " \
+           "client's own: serve the agent with --allow-private-webhooks" in lines.text()

@@ -15,6 +15,7 @@ import re
 import threading
 from typing import Any
 
+from transports.base import parse_url
 from transports.codec import loads_strict
 
 PATH = "/webhook/"
@@ -51,6 +52,9 @@ class Webhooks:
         said, changed, literal = [], False, body
         for config in configs:
             original = config["url"]
+            if parse_url(original) is None:  # nothing the proxy could deliver to: the agent judges it, as sent
+                said.append(f"[proxy] webhook {original[:80]!r}: not moved (not an http(s) URL); sent on as given")
+                continue
             with self._lock:
                 key = self._index.get(original)
                 if key is None and len(self._index) < MOST_MOVED:
@@ -72,6 +76,17 @@ class Webhooks:
         except ValueError:
             pass
         return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(), said
+
+    def refused(self, said: list[str], status: int, body: bytes) -> list[str]:
+        """A finding when the agent refused a config moved to the proxy for where the proxy is: an
+        agent that sends only to public addresses refuses 127.0.0.1, and its error names an address
+        the client never sent."""
+        host = (parse_url(self.base) or parse_url("http://0.invalid")).host.encode()
+        if any(" -> " + self.base in line for line in said) and host in body and (status >= 400 or b'"error"' in body):
+            return [f"[proxy] finding: the agent refused the webhook moved to the proxy ({self.base}{PATH}...), "
+                    "not the client's own: serve the agent with --allow-private-webhooks, or run the proxy "
+                    "without --webhook"]
+        return []
 
     def restore(self, body: bytes) -> bytes:
         """An answer's body with each moved URL the client's own again."""
