@@ -189,12 +189,12 @@ class PeerServer:
             return
         except OSError:  # reset: as good as gone
             data = b""
-        if conn.state == CLOSING and data:  # draining what the client still sends after our answer
-            return
+        if conn.state == CLOSING:  # draining what the client still sends after our answer, until its end
+            return None if data else self._close(conn)
         if not data and conn.state == READING:  # the client left; only a request begun is news
             self.log(f'{conn.ip} "{escape(conn.line or conn.first_line())}" client disconnected mid-request')
-        if not data:
-            return self._close(conn)
+        if not data:  # a refused handshake's alert is sent: drained, as closing on unread bytes would reset it
+            return self._linger(conn) if conn.refused and self._closing < _MOST_LINGERING else self._close(conn)
         conn.buffer += data
         if conn.held() > 65536 and sum(held.held() for held in self._open.values()) > _MOST_HELD:
             return self._refuse(conn, 503, "the server holds too many large requests now; retry in a second")

@@ -54,6 +54,7 @@ class Connection:
         self.state, self.since, self.keep = "idle", now, False  # since: opened, or its last answer sent
         self.heard = False  # whether a byte of its next request (or TLS handshake) has come since
         self.client_certificate = ""  # who the verified client certificate names, if any (tls.client_subject)
+        self.refused = False  # a handshake refused: its alert sent, then drained as an answer we hang up on
         self.idle_timeout = idle_timeout
         if tls is not None:  # an ssl.SSLContext: the handshake first, on a request's clock
             from transports import tls as tls_steps
@@ -85,6 +86,7 @@ class Connection:
             failed = tls.handshake(self.sock)
             if failed:
                 log(f"{self.ip} {failed}")
+                self.refused = True
                 return b""
             if failed == "":
                 raise BlockingIOError
