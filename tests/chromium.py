@@ -2,11 +2,11 @@
 tests: Debian's `chromium`, on 127.0.0.1, a private profile, every wait bounded.
 
 One `Chromium` serves a whole test session (starting a browser costs about a second; a tab
-a fraction of that). `tab(url)` opens the page in a tab of its own, in the one browser context
-its tests share, after clearing that context's cookies: sessionStorage is a tab's own, and
+a fraction of that). `tab(url)` opens the page in a tab of its own, after clearing the
+browser's cookies (its profile is a fresh folder): sessionStorage is a tab's own, and
 localStorage and the cache are kept per origin, which a test's server of its own (a port of
 its own) makes new. (A browser context per tab isolated the same, at about 0.3 s of CPU more
-a tab, a fifth of the suite's browser time.) `evaluate(js)` runs an expression
+a tab; one context of the tests' own, at a renderer more in five.) `evaluate(js)` runs an expression
 in it and returns its value (promises awaited); `wait_for(js)` polls until the expression is
 true; `dom()` is the document once loaded, as `--dump-dom` would print it. `dom(url)` of the
 browser itself loads a page that keeps nothing (a file) as a new document in one tab kept
@@ -35,7 +35,7 @@ class Chromium:
 
     def __init__(self, timeout: float = 30.0) -> None:
         self.profile = tempfile.mkdtemp(prefix="a2a-web-chromium-")
-        self.timeout, self.process, self.browser, self.reader, self.context = timeout, None, None, None, None
+        self.timeout, self.process, self.browser, self.reader = timeout, None, None, None
         try:
             with open(os.path.join(self.profile, "stderr.txt"), "w") as errors:
                 self.process = subprocess.Popen(
@@ -46,7 +46,6 @@ class Chromium:
                     env={**os.environ, "TMPDIR": self.profile})
             self.port, path = self._listening()
             self.browser = Connection(f"ws://127.0.0.1:{self.port}{path}", timeout)
-            self.context = self.browser.call("Target.createBrowserContext")["browserContextId"]
         except BaseException:
             self.close()
             raise
@@ -73,8 +72,8 @@ class Chromium:
         """A page of its own, `width` x `height` pixels if given, that goes to `url`."""
         if self.process.poll() is not None:
             raise RuntimeError("chromium has exited")
-        self.browser.call("Storage.clearCookies", browserContextId=self.context)
-        target = self.browser.call("Target.createTarget", url="about:blank", browserContextId=self.context)["targetId"]
+        self.browser.call("Storage.clearCookies")
+        target = self.browser.call("Target.createTarget", url="about:blank")["targetId"]
         tab = Tab(self, target, Connection(f"ws://127.0.0.1:{self.port}/devtools/page/{target}", self.timeout))
         try:
             if width:
