@@ -195,7 +195,7 @@ SERVE_FLAGS = (
     ServeFlag("peer", None, "which peer to serve", {"choices": list(SERVABLE)}),
     ServeFlag("--wire", DEFAULT, "which card to serve (the endpoint answers all three wires' methods "
               "either way; default: %(default)s)", {"choices": list(NAMES)}),
-    ServeFlag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)"),
+    ServeFlag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)", {"type": "host"}),
     ServeFlag("--port", 0, "port to listen on (default: 0, any free port)", {"type": "port"}),
     ServeFlag("--url", None, "the base URL the card advertises, when clients reach this server by "
               "another name than HOST:PORT (default: http://HOST:PORT)", {"type": "base_url", "metavar": "BASE"}),

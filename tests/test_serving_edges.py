@@ -191,3 +191,20 @@ def test_a_keep_alive_request_whose_body_trails_its_head_is_read_whole_and_logge
     finally:
         server.stop()
     assert log == ['127.0.0.1 "POST /a2a HTTP/1.1" 200'] * 2, log
+
+
+@pytest.mark.parametrize("flags, env, said", [
+    ([], {"A2A_SERVE_TOKEN": " tok "}, "error: $A2A_SERVE_TOKEN: a token is printable ASCII without spaces"),
+    ([], {"A2A_SERVE_TOKEN": "to\x1b[2Jk\n"}, "error: $A2A_SERVE_TOKEN: a token is printable ASCII without spaces"),
+    ([], {"A2A_SERVE_TOKEN": "x" * 5000}, "error: $A2A_SERVE_TOKEN: a token is at most 4,096 characters"),
+    (["--token", "x" * 5000], None, "error: argument --token: a token is at most 4,096 characters"),
+    (["--host", ""], None, "error: argument --host: name an address: 127.0.0.1 (this machine only)"),
+    (["--host", " "], None, "error: argument --host: name an address"),
+])
+def test_a_token_no_caller_could_send_and_an_empty_host_are_refused_in_one_line(flags, env, said):
+    """$A2A_SERVE_TOKEN was taken as it was, so a token with a space was required and no caller could
+    send it; `--host "$HOST"` with HOST unset bound every interface."""
+    done = cli("serve", "billing-agent", "--port", "0", *flags, env=env)
+    assert done.returncode == 2 and "listening" not in done.stdout, done.stdout
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith(said), done.stderr
+    assert "\x1b" not in done.stderr

@@ -17,6 +17,7 @@ from typing import Any
 
 from peers.support.cli import scenarios
 from peers.support.calling.config import unwritable
+from peers.support.cli import flag_values as values
 from peers.support.cli.flag_values import near_flag
 from peers.support.cli.flags import CHECK_FLAGS, FLAGS, KINDS, PROXY_FLAGS, WEB_FLAGS, Flag, dest_of
 from peers.support.cli.settings import Settings, following, frozen
@@ -84,9 +85,14 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
                 options["default"] = []  # a fresh list per run, never the table's
         group.add_argument(flag.name, help=flag.help, **options)
     given = vars(parser.parse_args(argv[1:] if serving else argv))
-    if command == "serve":  # the secret --auth checks may come from the environment instead
-        return frozen(command, {"no_color": False, "quiet": False,
-                                **given, "token": given["token"] or os.environ.get("A2A_SERVE_TOKEN")})
+    if command == "serve":  # the secret --auth checks may come from the environment instead, held to the flag's rule
+        from_environment = os.environ.get("A2A_SERVE_TOKEN") or None  # empty: none (one is made, serving.py)
+        if given["token"] is None and from_environment is not None:
+            try:
+                values.token(from_environment)
+            except argparse.ArgumentTypeError as exc:
+                parser.error(f"$A2A_SERVE_TOKEN: {exc}")
+        return frozen(command, {"no_color": False, "quiet": False, **given, "token": given["token"] or from_environment})
     if command in ("check", "proxy"):
         return frozen(command, {"no_color": False, "quiet": False, **given})
     if command == "web":

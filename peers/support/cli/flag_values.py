@@ -52,6 +52,16 @@ def origin(text: str) -> str:
 def token(text: str) -> str:
     if not text or not text.isascii() or not text.isprintable() or " " in text:
         raise _bad("a token is printable ASCII without spaces (it travels in an HTTP header)")
+    if len(text) > MOST_TOKEN:
+        raise _bad(f"a token is at most {MOST_TOKEN:,} characters (it travels in an HTTP header)")
+    return text
+
+
+def host(text: str) -> str:
+    """An address to bind: never empty, which would bind every interface (`--host "$HOST"` unset)."""
+    if not text.strip() or not text.isascii() or not text.isprintable() or " " in text:
+        raise _bad("name an address: 127.0.0.1 (this machine only), or 0.0.0.0 for every interface; "
+                   "an empty one would listen on every interface")
     return text
 
 
@@ -78,6 +88,9 @@ def _nearest(typed: list[str], known: list[str]) -> str:
     import difflib
     near = [match for word in typed for match in difflib.get_close_matches(word, known, n=1)]
     return f"; did you mean {' '.join(dict.fromkeys(near))}?" if near else ""
+
+
+MOST_TOKEN = 4096  # characters: a header line of our server holds no more than 8 KiB
 
 
 def _bad(message: str) -> Exception:
