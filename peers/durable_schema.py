@@ -72,6 +72,9 @@ def migrate(db: sqlite3.Connection, version: Any) -> None:
     read, or tables not shaped as it makes them (whatever the file says, a table missing is
     never made anew: an effects table gone would be refunds forgotten). ValueError: a message,
     or an effect's seq, this peer did not write."""
+    for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')"):
+        # Never made by this peer: a trigger would run on the peer's own next write (DELETE FROM effects ...).
+        raise ForeignFile(f"has a {kind} ({str(name)[:40]!r}) this peer never makes")
     if version is None:
         _run(db, TABLES)
     elif version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):

@@ -323,6 +323,26 @@ def test_tables_not_shaped_as_this_peer_makes_them_are_one_line_when_the_file_op
     assert before is None or snapshot(path) == before
 
 
+@pytest.mark.parametrize("schema, statement", [
+    (4, "CREATE TRIGGER wipe AFTER INSERT ON tasks BEGIN DELETE FROM effects; END"),
+    (3, "CREATE TRIGGER wipe AFTER UPDATE ON effects BEGIN DELETE FROM effects; END"),
+    (4, "CREATE VIEW refunds AS SELECT key FROM effects"),
+], ids=["a trigger on tasks", "a trigger a migration would fire", "a view"])
+def test_a_trigger_or_view_this_peer_never_makes_is_one_line_and_nothing_runs_it(tmp_path, schema, statement):
+    """A trigger in the file ran on the peer's own next write: its ledger wiped, and an order
+    refunded before was refunded again after a restart."""
+    path = tmp_path / "billing.db"
+    two_refunds(path)
+    if schema == 3:
+        as_schema_3(path)
+    tampered(path, statement)
+    before = snapshot(path)
+    with pytest.raises(DurableError, match="this peer never makes") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value) and str(raised.value).startswith(str(path))
+    assert snapshot(path) == before, "nothing written, so nothing fired"
+
+
 @pytest.mark.parametrize("field, value", [("task_id", {"a": 1}), ("owner", ["o"]), ("summary", 5)],
                          ids=["a task_id that is an object", "an owner that is a list", "a summary that is a number"])
 def test_an_effect_whose_fields_are_not_text_is_one_line_naming_the_file(tmp_path, field, value):
