@@ -164,7 +164,9 @@ def _problems(value: Any, schema: dict[str, Any], path: str) -> Iterator[str]:
         return
     if kind == "string":
         if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
-            yield f"{path} must be {schema.get('minLength', 0)} to {schema.get('maxLength')} characters"
+            least, most = schema.get("minLength", 0), schema.get("maxLength")
+            yield f"{path} must be " + (f"{least} to {most} characters" if most is not None else
+                                        f"at least {least} character{'s' * (least != 1)}")
         elif "pattern" in schema and not re.search(_ecma(schema["pattern"]), value, re.ASCII):
             yield f"{path} {value[:60]!r} does not match {schema['pattern'][:80]}"
     if kind == "array":

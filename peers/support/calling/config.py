@@ -83,8 +83,13 @@ def load_registry(path: str) -> list[str]:
     doc = load(path, REGISTRY)
     if not doc["peers"]:
         raise ConfigError(f"{path}: lists no peers, so there is nobody to delegate to")
-    return [url_in(entry["cardUrl"], f"peers[{index}].cardUrl", path)
-            for index, entry in enumerate(doc["peers"])]
+    urls = [url_in(entry["cardUrl"], f"peers[{index}].cardUrl", path) for index, entry in enumerate(doc["peers"])]
+    first: dict[Any, int] = {}
+    for index, url in enumerate(urls):  # listed twice, a peer would be asked twice: one refund, two requests
+        earlier = first.setdefault(parse_url(url), index)
+        if earlier != index:
+            raise ConfigError(f"{path}: peers[{index}].cardUrl lists the card peers[{earlier}] does; list each once")
+    return urls
 
 
 def load_allowlist(path: str) -> list[AllowEntry]:
