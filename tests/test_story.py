@@ -312,3 +312,10 @@ def test_an_allowlisted_peer_whose_card_says_no_gets_no_frame_and_the_check_is_n
     assert outcome.error.startswith("not sent: ") and expected in outcome.error
     assert [f.http_method for f in printer.sent_to(billing.BASE_URL)] == ["GET"], "only its card was fetched"
     assert expected in capsys.readouterr().out, "a refusal of ours is the story's, on stdout"
+
+
+def test_an_error_naming_a_file_from_the_environment_is_one_line_whatever_the_name_holds(tmp_path):
+    """$A2A_CREDENTIALS ending in a newline printed `error: FILE` and `: file not found` on two lines."""
+    done = cli(env={"A2A_CREDENTIALS": str(tmp_path / "c1.json") + "\n\x1b[2J"})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "c1.json\\x0a\\x1b[2J: file not found" in done.stderr and "\x1b" not in done.stderr

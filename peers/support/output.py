@@ -77,8 +77,9 @@ class Console:
 
     def say(self, text: str = "", kind: Kind = Kind.STORY, **facts: Any) -> None:
         """Print one story line. `facts` (peer, verdict ...) go to listeners only. Whatever
-        a caller forgot to escape, no control character reaches the terminal raw."""
-        text = escape(text, keep_newlines=True)
+        a caller forgot to escape, no control character reaches the terminal raw; an error or a
+        warning is one line, whatever a name in it holds (a file's, from $A2A_CREDENTIALS)."""
+        text = escape(text, keep_newlines=kind not in (Kind.ERROR, Kind.WARNING))
         if self.held:  # a peer's error message may say our secret back: it is never shown, nor traced
             text = mask_body(text, self.held)
             facts = {name: mask_body(fact, self.held) if isinstance(fact, str) else fact for name, fact in facts.items()}
