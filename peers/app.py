@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from functools import lru_cache
 from importlib import import_module
@@ -41,9 +42,15 @@ JSON = {"Content-Type": "application/json"}
 CARD_MAX_AGE = 300  # seconds: a card changes when its agent is redeployed, not per request
 
 
+_LOG_LOCK = threading.Lock()
+
+
 def log_to_stderr(line: str) -> None:
-    """The one place a peer writes its log; internal error details go here, not on the wire."""
-    print(line, file=sys.stderr, flush=True)
+    """The one place a peer writes its log; internal error details go here, not on the wire. One
+    line at a time: print() writes the line and its newline apart, and workers' lines interleaved."""
+    with _LOG_LOCK:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 @lru_cache(maxsize=64)  # asked on every request, of the few tokens a peer knows; bounded, and a token's own

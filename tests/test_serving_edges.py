@@ -208,3 +208,36 @@ def test_a_token_no_caller_could_send_and_an_empty_host_are_refused_in_one_line(
     assert done.returncode == 2 and "listening" not in done.stdout, done.stdout
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith(said), done.stderr
     assert "\x1b" not in done.stderr
+
+
+def test_a_served_peers_log_is_one_line_a_request_under_sixteen_clients_at_once():
+    """print() wrote each line and its newline apart: two request lines on one, then a blank one."""
+    import re
+    import threading
+    from conftest import base_url, start_serve
+    from transports.network import HttpTransport
+    process, lines = start_serve("billing-agent", "--wire", "1.0", "--port", "0", env={"A2A_SERVE_TOKEN": "tok-1"})
+    endpoint, answered = base_url(lines[0]) + "/a2a", []
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer tok-1"}
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}).encode()
+
+    def client():
+        transport = HttpTransport(timeout=10)
+        try:
+            answered.extend(transport.post(endpoint, frame, headers).status for _ in range(15))
+        finally:
+            transport.close()
+    try:
+        clients = [threading.Thread(target=client) for _ in range(16)]
+        for thread in clients:
+            thread.start()
+        for thread in clients:
+            thread.join(30)
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=10)
+    assert answered == [200] * 240
+    logged = [line for line in err.splitlines() if "POST /a2a" in line]
+    assert len(logged) == 240 and all(re.fullmatch(r'\[billing-agent\] 127\.0\.0\.1 "POST /a2a HTTP/1\.1" 200', line)
+                                      for line in logged), [line for line in logged if not line.endswith('1" 200')][:3]
+    assert "" not in err.splitlines()[:-1], "no blank line between them"
