@@ -184,8 +184,7 @@ def _tls_context(options: Any, fail: Callable[[str], None]) -> Any:
     try:
         return tls.server_context(cert, key, client_ca)
     except OSError as exc:  # ssl.SSLError is one: a file that is not a certificate or its key
-        fail(f"--tls: cannot use {cert}, {key}{', ' + client_ca if client_ca else ''}: "
-             f"{getattr(exc, 'reason', None) or exc.strerror or exc}")
+        fail(f"--tls: cannot use {cert}, {key}{', ' + client_ca if client_ca else ''}: {tls.reason_of(exc)}")
     return 2
 
 
@@ -208,9 +207,9 @@ def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]
     if not card_format.SIGNED_CARDS:
         fail("--signing-key: the essay's card has no signatures; serve it with --wire 1.0 or --wire 0.3")
         return 2
+    from transports.named_files import read_named
     try:
-        with open(path, encoding="ascii") as file:
-            text = file.read(64 * 1024)
+        text = read_named(path, 64 * 1024)[:64 * 1024].decode("ascii")  # a FIFO no one writes: empty, at once
         if not text.lstrip().startswith("{"):
             return rs256.private_from_pem(text)
         try:

@@ -6,6 +6,7 @@ other end (bash's `<(...)` and `>(...)`) works as a file does. An empty file nam
 Each run that could hang is a process with a deadline, so a regression fails, never hangs.
 """
 import errno
+import json
 import os
 import threading
 import time
@@ -29,7 +30,33 @@ def test_a_fifo_no_program_writes_is_read_as_empty_and_said_in_one_line(fifo, fl
     done = cli_process(flag, fifo, "--quiet", timeout=20)
     assert done.returncode == 2 and time.monotonic() - started < 15, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0, done.stderr
-    assert fifo in done.stderr and ("not valid JSON" in done.stderr or "empty" in done.stderr), done.stderr
+    assert fifo in done.stderr and ("is empty (a pipe nothing was written to)" in done.stderr
+                                    or flag == "--replay" and "empty" in done.stderr), done.stderr
+
+
+@pytest.mark.parametrize("flags", [
+    ("--ca", "{fifo}", "--transport", "https"),
+    ("serve", "billing-agent", "--port", "0", "--tls", "--tls-cert", "{fifo}", "--tls-key", "{fifo}"),
+    ("serve", "billing-agent", "--wire", "1.0", "--port", "0", "--signing-key", "{fifo}"),
+    ("proxy", "--to", "https://127.0.0.1:9", "--client-cert", "{fifo}", "--client-key", "{fifo}"),
+], ids=["--ca", "serve --tls-cert", "serve --signing-key", "proxy --client-cert"])
+def test_a_fifo_named_for_a_tls_file_or_key_is_one_line_not_a_wait_for_ever(fifo, flags):
+    """ssl reads its PEM files itself, and waited on a FIFO for a writer that never came."""
+    started = time.monotonic()
+    done = cli_process(*(flag.format(fifo=fifo) for flag in flags), timeout=20)
+    assert done.returncode == 2 and time.monotonic() - started < 15, (done.returncode, done.stderr)
+    assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "a pipe or a device, not a file on disk" in done.stderr or "--signing-key" in done.stderr, done.stderr
+
+
+def test_a_client_certificate_that_is_a_folder_is_named_as_one(tmp_path):
+    """It said "cannot use adir with fifo: no such file or directory", though both were there."""
+    (tmp_path / "adir").mkdir()
+    store = tmp_path / "store.json"
+    store.write_text(json.dumps({"credentials": {"https://a.example": {"clientCertificate": {
+        "certificate": str(tmp_path / "adir"), "key": str(tmp_path / "adir")}}}}))
+    done = cli("--credentials", str(store))
+    assert done.returncode == 2 and f"a folder, not a file: {tmp_path / 'adir'}" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("flag, name", [("--trace", "pipe"), ("--diagram", "pipe.svg")])

@@ -10,6 +10,7 @@ what the document means; its caller checks its shape.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from transports.codec import loads_strict
@@ -30,6 +31,11 @@ def load_json_file(path: str, max_chars: int) -> Any:
         raise JsonFileError(f"{path}: is a folder; give the file's name") from None
     except OSError as exc:
         raise JsonFileError(f"{path}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
+    if not data.strip():  # "1:1: not valid JSON (Expecting value)" says less
+        import stat  # the error's path alone: what kind of file gave nothing
+        piped = stat.S_ISFIFO(os.stat(path).st_mode)
+        raise JsonFileError(f"{path}: is empty{' (a pipe nothing was written to)' if piped else ''}; "
+                            "it should hold a JSON document")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

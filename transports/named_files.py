@@ -45,6 +45,17 @@ def read_named(path: str, most: int, seconds: float = PIPE_SECONDS) -> bytes:
         os.close(handle)
 
 
+def on_disk(*paths: str) -> None:
+    """Files a library opens itself (ssl's PEM files): each must be a file on disk. OSError
+    naming the one that is a folder, or a pipe or device (ssl would wait on a FIFO forever)."""
+    for path in paths:
+        mode = os.stat(path).st_mode  # FileNotFoundError, as ssl's own open would say
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, f"a folder, not a file: {path[:80]}", path)
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"a pipe or a device, not a file on disk: {path[:80]}", path)
+
+
 def open_to_write(path: str, *, append: bool = False) -> TextIO:
     """The file, opened for writing text (emptied first unless `append`); a pipe only if a
     program reads it (else ENXIO, said as "a pipe no one reads")."""

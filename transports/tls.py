@@ -27,6 +27,8 @@ def server_context(certificate: str, key: str, client_ca: str | None = None) -> 
     """A context serving `certificate` (PEM) with its `key`; with `client_ca`, a client
     certificate is asked for, and one that CA did not issue ends the handshake. OSError
     (ssl.SSLError is one) for files that cannot be used."""
+    from transports.named_files import on_disk
+    on_disk(certificate, key, *([client_ca] if client_ca is not None else []))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.load_cert_chain(certificate, key)
@@ -36,6 +38,16 @@ def server_context(certificate: str, key: str, client_ca: str | None = None) -> 
         # to present) and is refused by the app with a 401; one from another CA fails here.
         context.verify_mode = ssl.CERT_OPTIONAL
     return context
+
+
+def reason_of(exc: BaseException) -> str:
+    """Why a TLS file could not be used, in a few words: ssl's reason ("PEM_LIB" -> "pem lib"),
+    else the OS's (a file's name in it kept as it is spelled)."""
+    reason = getattr(exc, "reason", None)
+    if reason:
+        return str(reason).lower().replace("_", " ")
+    said = str(getattr(exc, "strerror", None) or exc.__class__.__name__)
+    return said[:1].lower() + said[1:]  # "No such file or directory" -> "no such ...", as ssl's read
 
 
 def wrap(context: ssl.SSLContext, sock: socket.socket) -> ssl.SSLSocket:

@@ -162,10 +162,12 @@ def trusting(ca: str | None) -> Any:
     """A client TLS context that checks server certificates and names against `ca` (a PEM
     file of one or more CA certificates; None: the system's). ConfigError, one line."""
     import ssl
+    from transports.named_files import on_disk
     try:
+        if ca is not None:
+            on_disk(ca)
         return ssl.create_default_context(cafile=ca)
     except (OSError, ssl.SSLError) as exc:
-        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc.__class__.__name__
-        raise ConfigError(f"--ca {str(ca)[:80]}: cannot use it as a CA certificate file: "
-                          f"{str(reason).lower().replace('_', ' ')}") from None
+        from transports.tls import reason_of
+        raise ConfigError(f"--ca {str(ca)[:80]}: cannot use it as a CA certificate file: {reason_of(exc)}") from None
 

@@ -109,10 +109,12 @@ def _certificate(value: Any, where: str) -> tuple[str, str] | None:
             isinstance(name, str) and name for name in value.values()):
         raise ConfigError(f'{where} must be {{"certificate": FILE, "key": FILE}} (PEM files)')
     import ssl  # only a store that holds a client certificate needs it
+    from transports.named_files import on_disk
     try:
+        on_disk(value["certificate"], value["key"])
         ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(value["certificate"], value["key"])
     except (OSError, ssl.SSLError) as exc:
-        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc.__class__.__name__
+        from transports.tls import reason_of
         raise ConfigError(f"{where}: cannot use {value['certificate'][:80]} with {value['key'][:80]}: "
-                          f"{str(reason).lower().replace('_', ' ')}") from None
+                          f"{reason_of(exc)}") from None
     return value["certificate"], value["key"]

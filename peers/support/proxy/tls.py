@@ -42,7 +42,9 @@ def toward_agent(settings: Any) -> dict[str, Any]:
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     if settings.client_cert:
+        from transports.named_files import on_disk
         try:
+            on_disk(settings.client_cert, settings.client_key)
             context.load_cert_chain(settings.client_cert, settings.client_key)
         except (OSError, ssl.SSLError) as exc:
             raise ValueError(f"--client-cert {settings.client_cert[:80]}, --client-key {settings.client_key[:80]}: "
@@ -82,5 +84,5 @@ def banner(settings: Any) -> list[str]:
 
 
 def _reason(exc: BaseException) -> str:
-    reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc.__class__.__name__
-    return str(reason).lower().replace("_", " ")
+    from transports.tls import reason_of
+    return reason_of(exc)
