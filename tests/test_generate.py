@@ -152,6 +152,10 @@ def fake_llm():
             if mode["value"] == "slow":
                 release.wait(5)
                 return
+            if mode["value"] == "not http":
+                self.wfile.write(b"GARBAGE NOT HTTP\r\n\r\n")
+                self.close_connection = True
+                return
             if mode["value"] == "nonsense":
                 payload, status = {"hello": "world"}, 200
             elif mode["value"] == "401":
@@ -187,13 +191,23 @@ def test_the_built_in_client_drives_the_decision_through_an_openai_compatible_en
 
 
 @pytest.mark.parametrize("mode, message", [("nonsense", "no choices"), ("401", "HTTP 401"),
-                                           ("slow", "cannot reach")])
+                                           ("slow", "cannot reach"), ("not http", r"did not answer HTTP \(BadStatusLine\)")])
 def test_the_built_in_client_fails_clearly(fake_llm, mode, message):
     url, _, state = fake_llm
     state["value"] = mode
     model = generate.openai_compatible(url, "m", timeout=0.5)
     with pytest.raises(GenerateError, match=message):
         model("hello")
+
+
+def test_a_key_no_header_can_carry_is_said_as_such_before_anything_is_sent(fake_llm, monkeypatch):
+    """A newline in $OPENAI_API_KEY was said as "the model endpoint ... did not answer JSON",
+    with nothing listening there at all."""
+    url, seen, _ = fake_llm
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-test\n")
+    with pytest.raises(GenerateError, match=r"\$TEST_LLM_KEY holds a character no HTTP header can carry"):
+        generate.openai_compatible(url, "m", api_key_env="TEST_LLM_KEY", timeout=2)("hello")
+    assert seen == []
 
 
 def test_a_model_endpoint_that_is_down_is_one_line_exit_1(closed_port):

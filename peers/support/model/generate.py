@@ -117,6 +117,7 @@ def from_settings(settings: Any, offline: Generate | None = None) -> Generate:
 def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
                       timeout: float = 60.0) -> Generate:
     """A chat-completions client: POST {url}/chat/completions, one user message."""
+    import http.client
     import urllib.error
     import urllib.request
     endpoint = url.rstrip("/") + "/chat/completions"
@@ -124,13 +125,16 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
     def generate(prompt: str) -> str:
         body = json.dumps({"model": model, "temperature": 0,
                            "messages": [{"role": "user", "content": prompt}]}).encode()
-        headers = {"Content-Type": "application/json"}
-        if os.environ.get(api_key_env):
-            headers["Authorization"] = f"Bearer {os.environ[api_key_env]}"
+        headers, key = {"Content-Type": "application/json"}, os.environ.get(api_key_env)
+        if key:
+            if not key.isascii() or not key.isprintable():  # http.client refuses it with a ValueError
+                raise GenerateError(f"${api_key_env} holds a character no HTTP header can carry (a newline?): "
+                                    "set it to the key alone")
+            headers["Authorization"] = f"Bearer {key}"
         request = urllib.request.Request(endpoint, body, headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
-                reply = json.loads(response.read(1 << 22))
+                answered = response.read(1 << 22)
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {exc.code}: "
@@ -138,6 +142,10 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise GenerateError(f"cannot reach the model endpoint {endpoint}: {reason}") from None
+        except http.client.HTTPException as exc:  # a status line, a header, a length that is not HTTP's
+            raise GenerateError(f"the model endpoint {endpoint} did not answer HTTP ({exc.__class__.__name__})") from None
+        try:
+            reply = json.loads(answered)
         except ValueError:
             raise GenerateError(f"the model endpoint {endpoint} did not answer JSON") from None
         try:
