@@ -146,9 +146,11 @@ def test_a_diagram_says_where_it_was_written(tmp_path):
     assert done.stdout.splitlines()[-1] == f"[diagram] wrote {tmp_path / 'run.html'}: open it in a browser"
 
 
-def test_ctrl_c_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_path):
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_sigterm_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_path, stop):
     """Ctrl-C at eight moments of --scenario crash (a terminal sends it to the whole process
-    group): each time, the temporary folder with billing's store is gone, and so is billing."""
+    group), or SIGTERM to the run alone (`kill`, a CI job's timeout): each time, the temporary
+    folder with billing's store is gone, and so is billing. SIGTERM left the folder behind."""
     import signal
     import time
     for moment in range(8):
@@ -157,9 +159,9 @@ def test_ctrl_c_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_
         run = subprocess.Popen([sys.executable, STORY, "--scenario", "crash"], cwd=ROOT, start_new_session=True,
                                env={**os.environ, "TMPDIR": str(folder)}, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
-        time.sleep(0.05 * moment)
+        time.sleep(0.05 * moment if stop == "SIGINT" else 0.15 * moment)
         try:
-            os.killpg(run.pid, signal.SIGINT)
+            os.killpg(run.pid, signal.SIGINT) if stop == "SIGINT" else run.send_signal(signal.SIGTERM)
         except ProcessLookupError:
             pass  # it had finished
         run.wait(timeout=30)

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from peers.a2a.model import AgentCard
@@ -178,6 +179,8 @@ def store_folder() -> Iterator[str]:
     finally:
         if before is not None and sys.exc_info()[0] is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    terminated: list[int] = []
+    previous = _sigterm_unwinds(terminated)
     try:
         if before is not None:  # a Ctrl-C that came meanwhile goes on here, with the folder in hand
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
@@ -187,14 +190,31 @@ def store_folder() -> Iterator[str]:
         try:
             shutil.rmtree(folder, ignore_errors=True)
         finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL if terminated else previous)
             if before is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, before)
+            if terminated:  # the folder is gone: now end as SIGTERM ends a process
+                os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _sigterm_unwinds(terminated: list[int]) -> Any:
+    """SIGTERM (a CI job's timeout, `kill`) unwinds the lesson as Ctrl-C does, so the folder is
+    removed, then ends the process as SIGTERM would; its previous handler, or None where it cannot
+    be set (not the main thread)."""
+    def unwind(signum: int, frame: Any) -> None:
+        terminated.append(signum)
+        raise KeyboardInterrupt
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, unwind)
 
 
 def _ctrl_c_held() -> Any:
-    """SIGINT held back from this thread until the mask returned is set again; None where
-    the platform cannot (then a Ctrl-C is as ever)."""
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    """SIGINT and SIGTERM held back from this thread until the mask returned is set again; None
+    where the platform cannot (then a Ctrl-C is as ever)."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) \
+        if hasattr(signal, "pthread_sigmask") else None
 
 
 def stop(process: subprocess.Popen) -> None:
