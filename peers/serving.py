@@ -101,8 +101,9 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         elif options.auth == BEARER.kind and BEARER.kind not in peer.card.auth_schemes:
             peer.card = peer.card._replace(auth_schemes=(BEARER.kind,))  # asked of a card that declares none
         token = token_for(peer.card, token) if scheme is None else None
-        if options.other_token and token is None:
-            fail("--other-token is a second bearer token: it needs the bearer scheme")
+        if options.other_token and (token is None or options.other_token == token):
+            fail("--other-token is a second bearer token: it needs the bearer scheme" if token is None else
+                 "--other-token is a second caller's token: the same as the first, they would be one caller")
             return 2
         others = (options.other_token,) if options.other_token else ()
         server.app = PeerApp(peer, card_format, token=token, signing_key=key, scheme=scheme, other_tokens=others)

@@ -65,3 +65,10 @@ def test_other_token_under_another_scheme_is_one_line_and_exit_status_2():
     done = cli("serve", "billing-agent", "--auth", "apikey", "--token", "key-0123456789", "--other-token", OTHER,
                timeout=20)
     assert done.returncode == 2 and "--other-token" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_other_token_the_same_as_the_token_is_one_line_and_exit_status_2():
+    """Two callers with one token are one caller: check --other-caller would read a's tasks as b's."""
+    done = cli("serve", "billing-agent", "--token", TOKEN, "--other-token", TOKEN, timeout=20)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        "error: --other-token is a second caller's token: the same as the first, they would be one caller"]
