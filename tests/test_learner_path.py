@@ -39,6 +39,7 @@ def test_a_flag_that_would_do_nothing_gets_a_one_line_warning(args, warning):
 
 @pytest.mark.parametrize("args, content, error", [
     (["--step", "--quiet"], None, "--step shows each frame before it leaves, and --quiet hides frames"),
+    (["--frames", "full", "--quiet"], None, "--frames full says how frames are shown, and --quiet hides them"),
     (["--registry", "{path}"], '{"peers": []}', "lists no peers"),
     (["--replay", "{path}"], "", "empty; a trace has one JSON record per line"),
 ])

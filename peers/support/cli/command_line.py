@@ -109,6 +109,8 @@ def _check_run(parser: Any, given: dict[str, Any]) -> None:
         parser.error("--verbose and --quiet cannot be used together")
     if given["step"] and given["quiet"]:
         parser.error("--step shows each frame before it leaves, and --quiet hides frames: use one of them")
+    if given["frames"] and given["quiet"]:
+        parser.error(f"--frames {given['frames']} says how frames are shown, and --quiet hides them: use one of them")
     if given["diagram"] and not given["diagram"].lower().endswith((".svg", ".html", ".mmd")):
         parser.error("--diagram FILE must end in .svg, .html or .mmd")
     for flag, path in (("--trace", given["trace"]), ("--diagram", given["diagram"])):
