@@ -105,6 +105,16 @@ def test_web_on_a_busy_port_says_so_in_one_line_and_exits_2_as_serve_does(page):
         assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
 
 
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_web_with_an_allowlist_that_is_no_file_says_so_in_one_line_and_exits_2(tmp_path, kind):
+    """It served the page, whose allowlist then could be neither read nor saved."""
+    path = tmp_path / "allowlist.json"
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    done = cli("web", "--port", "0", "--allowlist", str(path), timeout=20)
+    assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("error: --allowlist: ") and str(path) in done.stderr
+
+
 def test_open_with_no_browser_to_be_found_says_so_with_the_url(tmp_path):
     """A machine with no browser (no BROWSER, none on PATH, no display): the page still serves,
     and the person is told to open the URL themselves. Read from files, with a deadline."""

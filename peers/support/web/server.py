@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import secrets
 import shlex
 from functools import partial
@@ -203,6 +204,13 @@ def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int
     stopped = threading.Event()
     if threading.current_thread() is threading.main_thread():  # before the URL: a SIGTERM then is clean
         signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
+    from transports.named_files import on_disk
+    try:  # a file the page reads and saves: absent it is made on saving, but a folder or a pipe never serves
+        if os.path.lexists(settings.allowlist):
+            on_disk(settings.allowlist)
+    except OSError as exc:
+        console.say(f"--allowlist: {exc.strerror}; the page reads and saves the allowlist as a file", Kind.ERROR)
+        return 2
     try:
         server, app, url = listening(settings.port, settings.allowlist, again)
     except OSError as exc:  # a port in use, or not ours to take: one line and 2, as `serve` says it
