@@ -1,6 +1,6 @@
 """The live page in a real browser: headless Chromium (Debian's `chromium`) driven over the
 DevTools protocol (tests/chromium.py), against the page's real server and real runs. One
-browser serves the session; each test opens its own tab in a browser context of its own.
+browser serves the session; each test opens its own tab, the browser's cookies cleared first.
 
 A run is started the way a person shares one (`#run=NAME`) or by the page's own controls;
 what the test reads is what the page shows. Skipped, saying why, where Chromium is absent."""
