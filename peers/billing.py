@@ -76,6 +76,12 @@ def refund_from_text(text: str) -> dict[str, Any]:
     return refund
 
 
+def orders_named(text: str) -> set[str]:
+    """The refunds a text names, one for each order id in it (a text beside a data part)."""
+    from peers.contracts.refund_text import ORDER_ID  # here: only a text beside data asks
+    return {refunded_order({"order_id": order}) for order in ORDER_ID.findall(text)}
+
+
 def refunded_order(refund: dict[str, Any]) -> str:
     """What makes two refund requests the same refund: the order. An order is refunded
     once, however often, by whichever wire, under whatever messageId it is asked for."""
@@ -210,7 +216,7 @@ def billing_agent(base_url: str | None = None, *, orders: dict[str, float] | Non
                                       if skill.id == "process_refund" else skill for skill in card.skills))
     pinned = None if approver is None else (approver, card.url)  # an approval names the agent it is for
     skills = [Skill(skill, refunds(orders, slow, step_up_above, pinned), refund_from_text, effect_of=refunded_order,
-                    admit=admission(orders, disputed, card.name))
+                    admit=admission(orders, disputed, card.name), mentions=orders_named)
               for skill in card.skills if skill.id == "process_refund"]
     card = card._replace(extended_card=True, push_notifications=True)
     # What billing tells a caller who proved who it is (its token), and nobody else.

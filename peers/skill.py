@@ -42,6 +42,9 @@ class Skill(Record):
     # The whole message -> input, for a skill whose input is the message itself (the
     # conformance kit's); None: a data part, or text read by `from_text`, as `input_of` does.
     read: Callable[[Message], Any] | None = None
+    # The effects a text names (billing: a refund of each order id in it), so that a text beside
+    # a data part naming another is refused rather than dropped; None: what `from_text` reads.
+    mentions: Callable[[str], set[str]] | None = None
 
 
 def produced(result: "str | tuple[Part, ...] | Result", artifact_id: str) -> tuple[tuple[Artifact, ...], Any]:
@@ -121,10 +124,19 @@ def input_of(skill: Skill, message: Message) -> Any:
 
 
 def _refuse_a_text_asking_otherwise(skill: Skill, message: Message, payload: Any) -> None:
-    """A text beside the data part may say what the data is (prose: it reads as no request of
-    the skill's). A text that reads as one with another effect (a refund of another order) is
-    refused, not dropped: the caller would think both were done. The data part is the request."""
-    if skill.from_text is None or skill.effect_of is None or not message.text.strip():
+    """A text beside the data part may say what the data is (prose). A text that names another
+    effect (`mentions`: billing, another order id, with an amount or not), or else reads as a
+    request with another effect (`from_text`), is refused, not dropped: the caller would think
+    both were done. The data part is the request."""
+    if skill.effect_of is None or not message.text.strip():
+        return
+    if skill.mentions is not None:  # every one the text names, a complete request or not
+        other = sorted(skill.mentions(message.text) - {skill.effect_of(payload)})
+        if other:
+            raise InvalidParams(f"the text part names the {other[0][:120]}, the data part asks for the "
+                                f"{skill.effect_of(payload)[:120]}: send each request as a message of its own")
+        return
+    if skill.from_text is None:
         return
     try:
         said = skill.from_text(message.text)

@@ -1,7 +1,7 @@
 """One request a message: a message whose parts ask for two things is refused (-32602, before
 any task or effect), never half done with the other dropped unseen: two data parts, or a
-data part beside a text that reads as a request with another effect (a refund of another
-order). A text that is prose, or asks for the same order, goes with its data part. Real
+data part beside a text that names another effect (billing: another order id, with an amount
+or not). A text that is prose, or names the same order, goes with its data part. Real
 frames through billing's app, over JSON-RPC (A2A 1.0), in process."""
 import json
 
@@ -40,8 +40,10 @@ def said(answer):
 @pytest.mark.parametrize("parts, named", [
     ([data("ORD-1"), data("ORD-2")], "takes one data part a message; this one has 2"),
     ([{"text": "Please refund $5 on order ORD-2"}, data("ORD-1")],
-     "the text part asks for the refund of ORD-2, the data part for the refund of ORD-1"),
-    ([data("ORD-1"), {"text": '{"order_id": "ORD-2", "amount": 5}'}], "the text part asks for the refund of ORD-2"),
+     "the text part names the refund of ORD-2, the data part asks for the refund of ORD-1"),
+    ([data("ORD-1"), {"text": '{"order_id": "ORD-2", "amount": 5}'}], "the text part names the refund of ORD-2"),
+    ([{"text": "Refund ORD-2 as well"}, data("ORD-1")], "the text part names the refund of ORD-2"),  # no amount
+    ([{"text": "ORD-1 and ORD-2, $5 each"}, data("ORD-1")], "the text part names the refund of ORD-2"),
 ])
 def test_a_message_asking_for_two_refunds_is_refused_and_neither_is_made(send, parts, named):
     refused = send(*parts)
