@@ -74,9 +74,11 @@ AGENTS = {
     "endless body": (endless, 502, "limit"),
     "slow drip": (drip, 504, "within 0.5s"),
     "closed at once": (lambda sock, stop: None, 502, "connection broke"),
+    # It closes after answering, and says so: without Connection: close, the proxy could take the
+    # connection for a kept one just before the close arrived, and the next request meet it (a 502).
     "redirect": (lambda sock, stop: sock.sendall(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://evil.example/a2a"
-                                                 b"\r\nContent-Length: 0\r\n\r\n"), 307, "307 to http://evil.example/a2a; "
-                                                                                          "passed on, not followed"),
+                                                 b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"), 307,
+                 "307 to http://evil.example/a2a; passed on, not followed"),
 }
 
 
