@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from peers.support.proxy.faults import parse
+from peers.support.proxy.faults import Faults, parse
 from proxy_helpers import TOKEN, billing_served, proxy_to
 from transports.base import ClientRequest
 from transports.errors import TransportError
@@ -122,6 +122,17 @@ def test_a_long_value_quoted_in_a_refusal_says_it_was_cut():
     assert f"'{typed[:20]}...' is not a count" in str(bad.value) and f"'{typed[:20]}' " not in str(bad.value)
 
 
+@pytest.mark.parametrize("spec, said", [("reorder:1:?:2", "'?' is not a count from 1"),
+                                        ("status:1:?", "'?' is not a count from 1"),
+                                        ("delay:x", "'x' is not a count from 1 (or '?')")])
+def test_a_refusal_offers_a_drawn_count_only_where_one_may_stand(spec, said):
+    """'?' (a count drawn by --seed) may stand for the request, or cut-stream's event, alone:
+    "'?' is not a count from 1 (or '?')" offered what it refused."""
+    with pytest.raises(ValueError) as bad:
+        parse(spec, 0)
+    assert str(bad.value).endswith(said), str(bad.value)
+
+
 def test_the_command_refuses_a_bad_fault_before_listening():
     from conftest import cli
     done = cli("proxy", "--to", "http://127.0.0.1:9", "--fault", "explode:1")
@@ -133,3 +144,16 @@ def test_a_fault_on_every_verb_a_delete_included():
         answer = HttpTransport(timeout=5).exchange(ClientRequest("DELETE", proxy + "/a2a/tasks/x/pushNotificationConfigs/y",
                                                                  {"Authorization": f"Bearer {TOKEN}"}))
     assert answer.status == 503
+
+
+def test_a_drawn_cut_stream_is_said_as_the_event_it_cuts_after_not_a_request():
+    """`cut-stream:?` draws the event to cut after; the banner said "(request 4, ...)"."""
+    from types import SimpleNamespace
+    from peers.support.proxy.run import said_at_start
+    unset = dict.fromkeys(("tls", "tls_cert", "tls_key", "ca", "client_cert", "client_key"))
+    settings = SimpleNamespace(seed=0, to="http://127.0.0.1:9", **unset)
+    faults = Faults([parse("cut-stream:?", 0), parse("delay:?", 0)])
+    armed = said_at_start(settings, SimpleNamespace(base_url="http://127.0.0.1:1"),
+                          SimpleNamespace(agent="http://127.0.0.1:9"), faults)[-2:]
+    assert armed == [f"[proxy] fault armed: cut-stream:? (after event {faults.faults[0].number}, from --seed 0)",
+                     f"[proxy] fault armed: delay:? (request {faults.faults[1].number}, from --seed 0)"], armed

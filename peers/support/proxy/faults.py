@@ -61,7 +61,7 @@ def parse(spec: str, seed: int) -> Fault:
     wanted = {"delay": (1, 2), "status": (2, 2), "drip": (1, 2), "corrupt": (2, 2), "reorder": (3, 3)}.get(kind, (1, 1))
     if not wanted[0] <= len(parts) <= wanted[1]:
         raise ValueError(f"--fault {_quoted(spec)}: {kind} is written {_written(kind)}")
-    number = random.Random(f"{seed}:{spec}").randint(1, 4) if parts[0] == "?" else _whole(parts[0], spec)
+    number = random.Random(f"{seed}:{spec}").randint(1, 4) if parts[0] == "?" else _whole(parts[0], spec, drawn=True)
     if kind == "delay":
         seconds = _seconds(parts[1], spec) if len(parts) == 2 else 0.5
         return Fault(kind, number, seconds, spec)
@@ -83,7 +83,7 @@ def parse(spec: str, seed: int) -> Fault:
             raise ValueError(f"--fault {_quoted(spec)}: two different events are swapped")
         return Fault(kind, number, 0.0, spec, events=(min(first, second), max(first, second)))
     if kind == "cut-stream" and parts[0] != "?":
-        number = _event(parts[0], spec)
+        number = _event(parts[0], spec, drawn=True)
     return Fault(kind, number, 0.0, spec)
 
 
@@ -96,15 +96,17 @@ def _written(kind: str) -> str:
     return next(form for form in USAGE.split(", ") if form.startswith(kind)).split(" ")[0]
 
 
-def _whole(text: str, spec: str) -> int:
+def _whole(text: str, spec: str, *, drawn: bool = False) -> int:
+    """A count from 1; `drawn`: where '?' (one drawn by --seed) may stand instead, and is said to."""
     if not text.isascii() or not text.isdigit() or not 1 <= len(text) <= 6 or int(text) < 1:
-        raise ValueError(f"--fault {_quoted(spec)}: {_quoted(text, 20)} is not a count from 1 (or '?')")
+        raise ValueError(f"--fault {_quoted(spec)}: {_quoted(text, 20)} is not a count from 1"
+                         + (" (or '?')" if drawn else ""))
     return int(text)
 
 
-def _event(text: str, spec: str) -> int:
+def _event(text: str, spec: str, *, drawn: bool = False) -> int:
     """An event's number in a stream: a count from 1 that a fault reading a stream can reach."""
-    number = _whole(text, spec)
+    number = _whole(text, spec, drawn=drawn)
     if number > MOST_EVENTS:
         raise ValueError(f"--fault {_quoted(spec)}: event {number} can never come: a fault reads a stream event by event "
                          f"as far as {MAX_STREAM_KEPT} bytes, so {MOST_EVENTS} events (the shortest, 6 bytes each)")

@@ -143,8 +143,9 @@ def said_at_start(settings: Any, server: Any, app: Proxy, faults: Faults) -> lis
     """Where the proxy listens and what it forwards to, its TLS, and each fault armed."""
     lines = [f"[proxy] listening on {server.base_url}, forwarding to {app.agent}"]
     lines += proxy_tls.banner(settings) if proxy_tls.asked(settings) else []
-    return lines + [f"[proxy] fault armed: {fault.spec}" + (f" (request {fault.number}, from --seed {settings.seed})"
-                                                            if "?" in fault.spec else "") for fault in faults.faults]
+    return lines + [f"[proxy] fault armed: {fault.spec}" + (
+        f" ({'after event' if fault.kind == 'cut-stream' else 'request'} {fault.number}, from --seed {settings.seed})"
+        if "?" in fault.spec else "") for fault in faults.faults]
 
 
 class Holding:
