@@ -191,3 +191,14 @@ def test_an_unterminated_string_full_of_escapes_is_scanned_once_not_once_per_quo
     text = "[" * 40 + '"\\' * 300_000
     with pytest.raises(ValueError):
         codec.loads_strict(text)
+
+
+@pytest.mark.parametrize("result", [[[]] * 20_000, "[" * 200 + "]" * 200])
+def test_a_reply_that_is_json_but_over_the_clients_limits_is_said_so_not_called_not_json(result):
+    """An artifact of 20,000 parts was reported as "response is not JSON (more than 10000 ...)"."""
+    from transports.jsonrpc import ProtocolViolation, decode_response
+    body = ('{"jsonrpc": "2.0", "id": 1, "result": ' + (json.dumps(result) if isinstance(result, list) else result)
+            + "}").encode()
+    with pytest.raises(ProtocolViolation) as refused:
+        decode_response(body, 1)
+    assert "response is over this client's limits (" in str(refused.value) and "not JSON" not in str(refused.value)

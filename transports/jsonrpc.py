@@ -14,7 +14,7 @@ This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 from enum import IntEnum
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
-from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
+from transports.codec import MAX_FRAME_BYTES, LimitExceeded, dumps, loads_strict
 from transports.errors import ProtocolViolation, RemoteError, let_quit
 from transports.records import Record
 
@@ -188,6 +188,8 @@ def decode_response(frame: bytes, request_id: int | str, *,
         raise ProtocolViolation(f"response larger than {max_bytes} bytes")
     try:
         obj = loads_strict(frame)
+    except LimitExceeded as exc:  # JSON, but more of it than a client reads
+        raise ProtocolViolation(f"response is over this client's limits ({exc})") from None
     except ValueError as exc:
         raise ProtocolViolation(f"response is not JSON ({exc})") from None
     if not isinstance(obj, dict) or obj.get("jsonrpc") != "2.0":

@@ -26,7 +26,7 @@ from peers.a2a.routes import PLACEHOLDER, ROUTES, in_query, pattern
 from peers.support.calling.cards import HTTP_JSON, refused
 from transports import sse
 from transports.base import ClientRequest, HttpResponse
-from transports.codec import MAX_FRAME_BYTES, dumps, loads_strict
+from transports.codec import MAX_FRAME_BYTES, LimitExceeded, dumps, loads_strict
 from transports.errors import PERMISSION_DENIED_CODE, ProtocolViolation, RemoteError, TransportError
 from transports.jsonrpc import ErrorCode
 
@@ -138,6 +138,8 @@ def _json(body: bytes, what: str) -> Any:
         raise ProtocolViolation(f"{what} is larger than {MAX_FRAME_BYTES} bytes")
     try:
         return loads_strict(body)
+    except LimitExceeded as exc:  # JSON, but more of it than a client reads
+        raise ProtocolViolation(f"{what} is over this client's limits ({exc})") from None
     except ValueError as exc:
         raise ProtocolViolation(f"{what} is not JSON ({exc})") from None
 
