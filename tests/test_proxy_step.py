@@ -47,6 +47,19 @@ def test_q_stops_the_holding_and_the_proxy_forwards_on():
     assert "[step] q or end of input: frames are no longer held" in lines.text()
 
 
+def test_a_terminal_that_hangs_up_ends_the_holding_as_end_of_input_does():
+    """Reading a terminal that hung up raises EIO (OSError): the held request got a 500 ('app
+    raised OSError'); now it goes on, as after q or end of input."""
+    import errno
+
+    def hung_up(prompt):
+        raise OSError(errno.EIO, "Input/output error")
+    with billing_served() as agent, proxy_to(agent, read=hung_up) as (proxy, lines):
+        client = HttpTransport(timeout=10)
+        assert [client.post(proxy + "/a2a", refund(order), HEADERS).status for order in (1, 2)] == [200, 200]
+    assert "[step] q or end of input: frames are no longer held" in lines.text() and "500" not in lines.text()
+
+
 def test_no_terminal_to_press_enter_on_is_one_line_and_nothing_is_held():
     with billing_served() as agent, proxy_to(agent, step=True) as (proxy, lines):  # pytest's stdin is no terminal
         assert HttpTransport(timeout=10).post(proxy + "/a2a", refund(1), HEADERS).status == 200

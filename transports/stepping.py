@@ -55,7 +55,7 @@ class Stepper:
             self.prompt_to.flush()
             try:
                 answer = self.read("[step] Enter sends it, q stops: ")
-            except EOFError:  # no one left to ask: stop, as q would
+            except (EOFError, OSError):  # no one left to ask (a terminal that hung up reads EIO): stop, as q would
                 answer = "q"
             if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
                 self.prompt_to.write("\n")
