@@ -157,3 +157,14 @@ def test_a_drawn_cut_stream_is_said_as_the_event_it_cuts_after_not_a_request():
                           SimpleNamespace(agent="http://127.0.0.1:9"), faults)[-2:]
     assert armed == [f"[proxy] fault armed: cut-stream:? (after event {faults.faults[0].number}, from --seed 0)",
                      f"[proxy] fault armed: delay:? (request {faults.faults[1].number}, from --seed 0)"], armed
+
+
+def test_a_fault_whose_frame_never_came_says_so_when_the_proxy_stops():
+    """Said to be armed, and then silent: it read as a fault that did nothing."""
+    faults = Faults([parse("status:3:503", 0), parse("cut-stream:2", 0), parse("delay:1", 0)])
+    faults.next_request()
+    faults.next_request()
+    assert faults.never_met() == ["[fault] status:3:503: never acted: request 3 never came (2 did)",
+                                  "[fault] cut-stream:2: never acted: no stream came through the proxy"]
+    faults.next_request(), faults.cut_after()
+    assert faults.never_met() == []

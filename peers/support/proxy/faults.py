@@ -154,6 +154,17 @@ class Faults:
             return cuts[0] if cuts and self.streams == 1 else None
 
 
+    def never_met(self) -> list[str]:
+        """What each armed fault whose frame never came would have acted on, said when the proxy
+        stops: it was said to be armed, and its silence would read as a fault that did nothing."""
+        with self._lock:
+            return [f"[fault] {fault.spec}: never acted: " + (
+                "no stream came through the proxy" if fault.kind == "cut-stream" else
+                f"request {fault.number} never came ({self.count} did)")
+                for fault in self.faults
+                if (self.streams == 0 if fault.kind == "cut-stream" else fault.number > self.count)]
+
+
 def _clash(one: Fault, other: Fault) -> bool:
     """Two cut-streams (only the first stream is cut), two of a kind on one request, a status
     answer and anything else on its request (the agent never sees it), or two that each change

@@ -78,6 +78,8 @@ def proxy(settings: Any, console: Any) -> int:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+        for line in faults.never_met():
+            console.say(line)
         console.say("[proxy] stopped.")
     finally:
         server.server_close()
