@@ -136,7 +136,7 @@ class Proxy:
                 time.sleep(fault.value)
         on_card = receiver is None and target.partition("#")[0].partition("?")[0] == CARD_PATH  # its path
         is_card, bare = on_card and request.method == "GET", request.method == "HEAD"
-        body, printer, said = request.body, self.printer if receiver is None else self.pushes, []
+        body, printer = request.body, self.printer if receiver is None else self.pushes
         if self.webhooks is not None and receiver is None:
             body, said = self.webhooks.move(body, request.method, target)
             for line in said:
@@ -179,7 +179,7 @@ class Proxy:
             for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body,
                                                        version=version)):
                 self.say(line)
-            for line in self.webhooks.refused(said, response.status, body) if self.webhooks is not None else ():
+            for line in self.webhooks.refused(asked.body, response.status, body) if self.webhooks is not None else ():
                 self.say(line)
             body = self.webhooks.restore(body) if self.webhooks is not None else body
             body = passing.answer(body, number, acting, self.say) if acting else body

@@ -77,16 +77,17 @@ class Webhooks:
             pass
         return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(), said
 
-    def refused(self, said: list[str], status: int, body: bytes) -> list[str]:
-        """A finding when the agent refused a config moved to the proxy for where the proxy is: an
-        agent that sends only to public addresses refuses 127.0.0.1, and its error names an address
-        the client never sent."""
-        host = (parse_url(self.base) or parse_url("http://0.invalid")).host.encode()
-        if any(" -> " + self.base in line for line in said) and host in body and (status >= 400 or b'"error"' in body):
-            return [f"[proxy] finding: the agent refused the webhook moved to the proxy ({self.base}{PATH}...), "
-                    "not the client's own: serve the agent with --allow-private-webhooks, or run the proxy "
-                    "without --webhook"]
-        return []
+    def refused(self, sent: bytes, status: int, body: bytes) -> list[str]:
+        """A finding when the agent refused a config moved to the proxy (in `sent`, the request as
+        forwarded) for where the proxy is: an agent that sends only to public addresses refuses
+        127.0.0.1, and its error names an address the client never sent."""
+        proxy = parse_url(self.base)
+        if proxy is None or (self.base + PATH).encode() not in sent or proxy.host.encode() not in body \
+                or not (status >= 400 or b'"error"' in body):
+            return []
+        return [f"[proxy] finding: the agent refused the webhook moved to the proxy ({self.base}{PATH}...), "
+                "not the client's own: serve the agent with --allow-private-webhooks, or run the proxy "
+                "without --webhook"]
 
     def restore(self, body: bytes) -> bytes:
         """An answer's body with each moved URL the client's own again."""

@@ -64,7 +64,9 @@ def asked(document: Any, follow: dict[str, list[str]]) -> tuple[Asked, list[str]
     verbose = document.get("verbose", False)
     if not isinstance(verbose, bool):
         raise ValueError("'verbose' must be a bool")
-    part = _part(document) if operation == "send" else _typed_only(document)
+    if operation != "send":
+        _typed_only(document)  # sent with every request, though only a send's is read
+    part = _part(document) if operation == "send" else None
     flags = ["--peer", peer, *follow[how]] + (["--wire", wire] if wire else []) + (["--verbose"] if verbose else [])
     at = card_url(peer)  # as --peer reads it (flags.peer_card_urls)
     return Asked(at, operation, f"msg-{uuid4()}", part, task, context, skill, scheme), flags, store
