@@ -17,18 +17,19 @@ from typing import Any
 
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from peers.ledger import Effect
+from transports.codec import encoder
 
 RECORDS = {cls.__name__: cls for cls in (Task, Message, Part, Artifact, Effect)}
 
 
-# Built once (json.dumps with options builds one a call). No check for cycles: `_plain` has
+# Built once (codec.encoder). No check for cycles: `_plain` has
 # walked the whole record first, and a cycle would have stopped it (RecursionError). Keys in
 # the order they come (a record's fields as declared): sorting them doubled the encoding.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+_ENCODE = encoder(separators=(",", ":"))
 
 
 def to_json(record: Any) -> str:
-    return _ENCODER.encode(_plain(record))
+    return _ENCODE(_plain(record))
 
 
 def from_json(text: str, kind: type = object) -> Any:

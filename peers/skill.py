@@ -69,7 +69,7 @@ class Request(Record):
 
 def canonical(payload: Any) -> str:
     # default=repr: a skill whose input is the whole message (conformance.py) may hold file bytes
-    return SORTED_JSON.encode(payload)
+    return SORTED_JSON(payload)
 
 
 def read_request(skills: dict[str, Skill], message: Message, tenant: str = "") -> Request:

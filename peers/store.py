@@ -18,7 +18,6 @@ store has it on disk before anyone is told. Not here: who is told what (the feed
 """
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from typing import Any, Callable
@@ -27,11 +26,12 @@ from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperati
 from peers.a2a.fields import instant
 from peers.a2a.model import PAUSED, Message, Task, TaskState
 from peers.changes import Changes
+from transports.codec import encoder
 from transports.digests import sha256
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
-SORTED_JSON = json.JSONEncoder(sort_keys=True, default=repr, check_circular=False)  # made once; no cycle check: codec.py
+SORTED_JSON = encoder(sort_keys=True, default=repr)  # a function: SORTED_JSON(value) -> text (codec.py)
 
 
 def content_of(message: Message) -> str:
@@ -39,7 +39,7 @@ def content_of(message: Message) -> str:
     fields count only when given: digests kept on disk hold); its length is bytes kept."""
     parts = [{k: v for k, v in p._asdict().items() if v is not None or k != "metadata"} for p in message.parts]
     turn = [message.extensions, message.reference_task_ids] if message.extensions or message.reference_task_ids else []
-    return SORTED_JSON.encode([message.metadata, parts, message.task_id, *turn])
+    return SORTED_JSON([message.metadata, parts, message.task_id, *turn])
 
 
 def digest(content: str) -> str:

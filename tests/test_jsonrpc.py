@@ -185,6 +185,27 @@ def test_everything_the_codec_accepts_can_be_encoded_back():
         assert codec.loads_strict(codec.dumps(codec.loads_strict(text))) == codec.loads_strict(text)
 
 
+@pytest.mark.parametrize("options", [{}, {"sort_keys": True, "default": repr}, {"separators": (",", ":")},
+                                     {"allow_nan": False}])
+def test_the_codecs_encoders_write_what_json_writes_with_the_same_options(options):
+    """codec.encoder calls the C encoder directly: the same text as json's own, byte for byte."""
+    values = [{"b": [1, 2.5, -0.0, 10**30, True, None], "a": "caf\u00e9 \u2603 \"q\" \n \ud800", "": {}},
+              "top-level text", 3, [], {"z": {"y": {"x": [{"w": 1e-7}]}}}]
+    encode = codec.encoder(**options)
+    for value in values:
+        assert encode(value) == json.JSONEncoder(**options).encode(value)
+    if options.get("default") is repr:
+        assert encode({"bytes": b"\x00"}) == json.dumps({"bytes": b"\x00"}, default=repr, sort_keys=True)
+    for odd in ([float("nan")], {"x": float("inf")}):
+        if options.get("allow_nan", True):
+            assert encode(odd) == json.JSONEncoder(**options).encode(odd)
+        else:
+            with pytest.raises(ValueError):
+                encode(odd)
+    with pytest.raises(TypeError):
+        codec.encoder()({"a set": {1}})
+
+
 def test_an_unterminated_string_full_of_escapes_is_scanned_once_not_once_per_quote():
     # Each '"\\' would restart a string scan that runs to the end: 300,000 of them made
     # the first codec take minutes. Scanned once, it is refused at once.

@@ -86,13 +86,34 @@ def _check_structure(text: str, limits: Limits) -> None:
             depth -= 1
 
 
-# Built once: json.loads with options would build a new decoder for every frame. No check
-# for cycles when encoding (it costs a tenth of a served answer's encoding, a dict entry per
-# object): what is encoded was decoded from JSON or built from records, and neither can hold
-# a cycle; one would still stop, at the recursion limit, and never reach the wire.
+# Built once: json.loads with options would build a new decoder for every frame.
 _DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates,
                             parse_int=_bounded_int, parse_float=_finite_float)
-_ENCODER = json.JSONEncoder(allow_nan=False, check_circular=False)
+
+
+def encoder(*, sort_keys: bool = False, separators: tuple[str, str] = (", ", ": "),
+            default: Any = None, allow_nan: bool = True) -> Any:
+    """`json.JSONEncoder(...).encode` for these options, as a function built once. No check
+    for cycles (it costs a tenth of a served answer's encoding, a dict entry per object):
+    what we encode was decoded from JSON or built from records, and neither can hold a
+    cycle; one would still stop, at the recursion limit, and never reach the wire.
+    Where CPython's C encoder is there, it is called directly: `encode` would build it
+    anew for every document, which cost a tenth of a served answer's encoding too."""
+    made = json.JSONEncoder(sort_keys=sort_keys, separators=separators, default=default,
+                            allow_nan=allow_nan, check_circular=False)
+    make_c = getattr(json.encoder, "c_make_encoder", None)
+    if make_c is None:
+        return made.encode
+    try:  # the arguments JSONEncoder.iterencode gives it (Python 3.6 to 3.14)
+        chunks = make_c(None, made.default, json.encoder.encode_basestring_ascii, None, made.key_separator,
+                        made.item_separator, sort_keys, False, allow_nan)
+    except TypeError:  # a Python whose C encoder takes other arguments: the public way
+        return made.encode
+    join = "".join
+    return lambda value: join(chunks(value, 0))
+
+
+_ENCODE = encoder(allow_nan=False)
 
 
 def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
@@ -113,4 +134,4 @@ def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
 
 def dumps(obj: Any) -> bytes:
     """The one encoding used on the wire: `json.dumps` defaults, as the essay prints frames."""
-    return _ENCODER.encode(obj).encode("utf-8")
+    return _ENCODE(obj).encode("utf-8")
