@@ -156,9 +156,9 @@ class PeerApp:
         # this agent declares are echoed back under the same name (a method checks the
         # ones it requires: peers/methods.py). None asked (nearly always): none to look up.
         named = "A2A-Extensions" if request.header("A2A-Extensions") is not None else "X-A2A-Extensions"
-        asked = (request.header(named) or "").split(",")
-        activated = tuple(dict.fromkeys(uri for uri in (part.strip() for part in asked)
-                                        if uri and uri in self.peer.card.extensions))  # each once, in order
+        asked = request.header(named)
+        activated = () if not asked else tuple(dict.fromkeys(  # each once, in order
+            uri for uri in (part.strip() for part in asked.split(",")) if uri and uri in self.peer.card.extensions))
         caller = Caller(credential or "", version.version, scopes, activated, version.refused)
         return binding.answer(request, route, caller, {named: ", ".join(activated)} if activated else {})
 
