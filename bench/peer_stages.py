@@ -11,7 +11,7 @@ prepared beforehand (a new order each, so every request is new work) and measure
   binding    JSON-RPC's answer to the body: decode, dispatch, the operation, encode
   decode     the strict JSON decode of the frame alone (transports/codec.py)
   operation  the SendMessage handler on decoded params: checks, the message read, the peer, the result
-  message    the message read from params alone (the wire format's records)
+  message    the request read from params alone: the message, its configuration (wire format records)
   peer       Peer.send_message on a read message: the request read, the task, the skill, the store
   request    read_request alone: the skill, the schema check, the message's digest
   result     the completed task written for the wire
@@ -87,8 +87,8 @@ def prepared(stage: str, requests: int, filled: int = FILLED):
         send = binding.methods.get("SendMessage")
         return (lambda one: send(one, caller)), params
     if stage == "message":
-        return wire_v10.message_from_params, params
-    messages = [wire_v10.message_from_params(one) for one in params]
+        return wire_v10.send_request, params
+    messages = [wire_v10.send_request(one).message for one in params]
     if stage == "peer":
         return (lambda one: peer.send_message(one, owner=caller.owner)), messages
     if stage == "request":

@@ -41,16 +41,15 @@ class Caller(Record):
 
 def _send(wire_format: WireFormat, peer: Peer) -> Handler:
     def send(params: Any, caller: Caller) -> Any:
-        message = read(wire_format.message_from_params, params)
-        shown = read(wire_format.send_history_length, params)  # judged before any effect
-        at_once = read(wire_format.send_returns_immediately, params)
+        asked = read(wire_format.send_request, params)  # all of it judged before any effect
+        message = asked.message
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        _answerable(peer, message, read(wire_format.send_accepted_modes, params))  # before any effect
-        started = _webhook_with(wire_format, peer, params, caller, message)  # judged before any effect too
-        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes, wait=not at_once,
-                                 started=started)
-        return wire_format.send_result(task, shown)
+        _answerable(peer, message, asked.accepted_modes)
+        started = _webhook_with(wire_format, peer, asked.push_config, caller, message)
+        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes,
+                                 wait=not asked.return_immediately, started=started)
+        return wire_format.send_result(task, asked.history_length)
     return send
 
 
@@ -62,12 +61,11 @@ def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
         refuse_unless_answerable(peer, message, accepted)
 
 
-def _webhook_with(wire_format: Any, peer: Peer, params: Any, caller: Caller, message: Any) -> Any:
+def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, message: Any) -> Any:
     """A webhook sent with the message (configuration.taskPushNotificationConfig), judged
     now, before anything is done; then what registers it once the task exists (or the turn
     it is sent with is taken) and before the work begins, so no change goes untold. A turn
     refused registers nothing: a refusal has no effect."""
-    push = read(wire_format.send_push_config, params)
     if push is None:
         return None
     if not peer.card.push_notifications:
@@ -115,10 +113,11 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         return _refusal(UnsupportedOperation, NO_STREAMING)(wire_format, peer)
 
     def stream(params: Any, caller: Caller) -> Any:
-        message = read(wire_format.message_from_params, params)
+        asked = read(wire_format.send_request, params)
+        message = asked.message
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
-        _answerable(peer, message, read(wire_format.send_accepted_modes, params))  # before any effect
+        _answerable(peer, message, asked.accepted_modes)  # before any effect
         events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes)
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream

@@ -26,6 +26,6 @@ def test_each_stage_does_a_send_messages_work_on_new_inputs(stage):
     elif stage == "decode":
         assert [a["method"] for a in answers] == ["SendMessage"] * 3
     elif stage == "message":
-        assert len({m.message_id for m in answers}) == 3
+        assert len({asked.message.message_id for asked in answers}) == 3
     else:  # encode
         assert all(a.startswith(b'{"jsonrpc": "2.0", "id": ') and b"TASK_STATE_COMPLETED" in a for a in answers)

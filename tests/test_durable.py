@@ -78,7 +78,7 @@ def test_after_a_restart_tasks_are_there_for_their_owner_only_and_nothing_is_ref
 def interrupted_mid_work(path):
     """A store file holding a refund claimed and working, as a process that died then leaves it."""
     peer, _ = durable_billing(path)
-    task, _ = peer.store.add(lambda: peer._submitted(wire_v10.message_from_params(refund("m-9", "ORD-9"))),
+    task, _ = peer.store.add(lambda: peer._submitted(wire_v10.send_request(refund("m-9", "ORD-9")).message),
                              "t0k", "m-9")
     peer.ledger.record("refund of ORD-9", Effect("t0k", task.id, "{}", BEING_DONE))
     peer.store.update(task.advance(TaskState.WORKING))  # ... and the process dies here
@@ -748,7 +748,7 @@ def test_a_task_a_later_turn_granted_is_not_continued_but_failed_saying_why_and_
     path = tmp_path / "billing.db"
     task = interrupted_mid_work(path)
     peer, _ = durable_billing(path)  # continued once (one turn): completed; now make one of two turns
-    approval = wire_v10.message_from_params(refund("m-9b", "ORD-9"))
+    approval = wire_v10.send_request(refund("m-9b", "ORD-9")).message
     two_turns = peer.store.update(peer.store.tasks[task.id]._replace(
         lifecycle=(TaskState.SUBMITTED, TaskState.WORKING), history=peer.store.tasks[task.id].history + (approval,)))
     key = next(iter(peer.ledger.effects))

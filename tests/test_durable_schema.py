@@ -84,7 +84,7 @@ def test_a_continued_task_keeps_every_message_in_its_one_row_and_the_file_has_no
     first = call(refund("m-1", "ORD-1"))["result"]["task"]
     paused = call(refund("m-2", "ORD-2", 6000))["result"]["task"]
     call(approval("m-2a", paused["id"], "ORD-2", 6000.0))
-    sent = wire_v10.message_from_params(refund("m-1", "ORD-1"))
+    sent = wire_v10.send_request(refund("m-1", "ORD-1")).message
     peer.store.file.close()
     kept = kept_messages(path)
     assert [pair[0] for pair in kept[paused["id"]]] == ["m-2", "m-2a"], "the follow-up joined the task's own row"

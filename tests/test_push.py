@@ -301,7 +301,7 @@ def pushing_peer(wire, updates, answer=None):
         if request.method == "GET":
             return HttpResponse(200, {"Content-Type": "application/json"}, card)
         frame = json.loads(request.body)
-        config = wire.send_push_config(frame["params"])
+        config = wire.send_request(frame["params"]).push_config
         if config is not None:
             threads.append(threading.Thread(target=deliver, args=(config,), daemon=True))
             threads[-1].start()

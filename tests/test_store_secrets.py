@@ -86,7 +86,7 @@ def test_a_store_an_earlier_version_wrote_with_tokens_in_clear_and_readable_by_a
     path = tmp_path / "billing.db"
     peer, _ = served_on(path)
     # As an earlier version kept it: the caller's token as the owner, in clear.
-    made, _ = peer.store.add(lambda: peer._submitted(wire_v10.message_from_params(refund("m-9", "ORD-9"))),
+    made, _ = peer.store.add(lambda: peer._submitted(wire_v10.send_request(refund("m-9", "ORD-9")).message),
                              TOKEN, "m-9")
     peer.store.flush()
     peer.store.file.close()
@@ -108,7 +108,7 @@ def test_a_schema_2_store_with_tokens_in_clear_in_its_messages_table_keeps_none_
     from test_durable_schema import as_schema_2
     path = tmp_path / "billing.db"
     peer, _ = served_on(path)
-    message = wire_v10.message_from_params(refund("m-9", "ORD-9"))
+    message = wire_v10.send_request(refund("m-9", "ORD-9")).message
     made, _ = peer.store.add(lambda: peer._submitted(message), TOKEN, "m-9", content_of(message))
     peer.store.flush()
     peer.store.file.close()

@@ -237,7 +237,7 @@ def test_streams_beyond_the_peers_slots_are_refused_before_any_work_and_a_slot_c
 def test_a_stream_dropped_before_it_was_ever_read_gives_its_slot_back():
     from peers.streaming import Streams
     peer = billing.billing_agent(streams=Streams(1))
-    events = peer.streams.send(peer, wire_v10.message_from_params(json.loads(STREAM_FRAME)["params"]))
+    events = peer.streams.send(peer, wire_v10.send_request(json.loads(STREAM_FRAME)["params"]).message)
     del events  # a client that left before the first byte: the generator never started
     assert not peer.streams.open, "the slot came back"
 

@@ -13,6 +13,7 @@ from typing import Any
 from peers.a2a import versions
 from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings, url
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
+from peers.a2a.wire_format import SendMessageRequest
 from transports.jsonrpc import JsonRpcError
 
 NAME = "essay"
@@ -80,32 +81,19 @@ def send_params(message: Message, return_immediately: bool = False, webhook: Any
     return {"skill": message.skill_id, "input": data}
 
 
-def message_from_params(params: Any) -> Message:
+def send_request(params: Any) -> SendMessageRequest:
+    """{skill, input}: a message with the input as its one data part, its skill in the
+    metadata. tasks/send says nothing more: no webhook, no modes, no history, and it
+    always answers with the finished task."""
     request = obj(params, "params")
     skill = field(request, "skill", str)
     if request.get("input") is None:
         raise WireError("input is missing: the skill's input, such as {\"order_id\": ..., \"amount\": ...}")
-    return Message(None, "user", (Part(data=request["input"]),), metadata={"skillId": skill})
-
-
-def send_push_config(params: Any) -> None:
-    return None  # tasks/send carries no webhook
+    return SendMessageRequest(Message(None, "user", (Part(data=request["input"]),), metadata={"skillId": skill}))
 
 
 def interface_url(document: Any, version: str) -> None:
     return None  # the essay's card lists no other interfaces
-
-
-def send_returns_immediately(params: Any) -> bool:
-    return False  # tasks/send always answers with the finished task
-
-
-def send_accepted_modes(params: Any) -> tuple[str, ...]:
-    return ()  # tasks/send says nothing of what the caller takes
-
-
-def send_history_length(params: Any) -> None:
-    return None  # tasks/send has no configuration, and its tasks no history
 
 
 def send_result(task: Task, history_length: int | None = None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskPage
 from transports.jsonrpc import JsonRpcError
+from transports.records import Record
 
 MODULES = {"essay": "peers.a2a.wire_essay", "0.3": "peers.a2a.wire_v03", "1.0": "peers.a2a.wire_v10"}
 NAMES = tuple(MODULES)  # "essay", "0.3", "1.0": what --wire takes
@@ -41,6 +42,17 @@ def card_url(url: str) -> str:
 def names_a_card(url: str) -> bool:
     """Whether `url` names a card file (its path ends in .json) rather than an agent's base URL."""
     return url.split("#", 1)[0].split("?", 1)[0].endswith(".json")
+
+
+class SendMessageRequest(Record):
+    """SendMessage's params as a peer reads them, each field once (1.0 SendMessageRequest,
+    0.3 MessageSendParams): the message, and what its configuration asks of the answer."""
+
+    message: Message
+    history_length: int | None = None  # how much of the task's history the result carries; None: all
+    return_immediately: bool = False  # the task at once, not when it ends (1.0 returnImmediately)
+    accepted_modes: tuple[str, ...] = ()  # the media types the caller takes (acceptedOutputModes); (): any
+    push_config: Any = None  # the webhook registered with the message (a PushConfig), or None
 
 
 class WireFormat(Protocol):
@@ -75,25 +87,12 @@ class WireFormat(Protocol):
         """Client: the params of SEND_METHOD carrying `message` (asking, if the wire can, for
         the task at once rather than when it ends, and to tell `webhook`, a PushConfig)."""
 
-    def send_returns_immediately(self, params: Any) -> bool:
-        """Peer: whether SEND_METHOD's params ask for the task at once (returnImmediately)."""
-
-    def send_push_config(self, params: Any) -> Any:
-        """Peer: the webhook SEND_METHOD's params register with the message, or None."""
+    def send_request(self, params: Any) -> SendMessageRequest:
+        """Peer: what SEND_METHOD's params carry: the message, and what the answer should be
+        (how much history, at once or at the end, in which media types, told to which webhook)."""
 
     def interface_url(self, document: Any, version: str) -> str | None:
         """Client: the URL of the card's JSON-RPC interface for another `version`, if listed."""
-
-    def message_from_params(self, params: Any) -> Message:
-        """Peer: the message that SEND_METHOD's params carry."""
-
-    def send_accepted_modes(self, params: Any) -> tuple[str, ...]:
-        """Peer: the media types SEND_METHOD's params say the caller takes in the answer
-        (configuration.acceptedOutputModes); () where it says nothing: any."""
-
-    def send_history_length(self, params: Any) -> int | None:
-        """Peer: how much of the task's history SEND_METHOD's result carries, as its params
-        ask (configuration.historyLength); None: all. Read before the message is acted on."""
 
     def send_result(self, answer: Task | Message, history_length: int | None = None) -> Any:
         """Peer: SEND_METHOD's result for `answer`: the task, or a direct reply (0.3, 1.0)."""

@@ -12,7 +12,7 @@ import base64
 import binascii
 from typing import Any
 
-from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_str, optional_strings
+from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_str, optional_strings, strings
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from transports.records import Record
 
@@ -150,6 +150,17 @@ def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     return Part(**content, metadata=optional(part, "metadata", dict, path + "."))
 
 
+_READ_AS: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def _read_as(dialect: Dialect, spelled: str) -> dict[str, Any]:
+    """A dialect's spellings read back (its "roles" or "states": wire -> ours), made once."""
+    key = (dialect.name, spelled)
+    if key not in _READ_AS:
+        _READ_AS[key] = {wire: ours for ours, wire in getattr(dialect, spelled).items()}
+    return _READ_AS[key]
+
+
 def _tagged(source: dict[str, Any], kind: str, what: str, path: str) -> None:
     if source["kind"] != kind:
         raise WireError(f"{path}.kind is {str(source['kind'])[:40]!r}; {what} has kind {kind!r}")
@@ -168,7 +179,7 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
     source = obj(value, path)
     if dialect.kind and "kind" in source:
         _tagged(source, "message", "a message", path)
-    role = one_of(source.get("role"), {wire: ours for ours, wire in dialect.roles.items()}, path + ".role")
+    role = one_of(source.get("role"), _read_as(dialect, "roles"), path + ".role")
     parts = field(source, "parts", list, path + ".")
     if not parts:
         raise WireError(f"{path}.parts must not be empty")
@@ -183,7 +194,7 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
 def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
     source = obj(value, path)
     status = obj(source.get("status"), path + ".status")
-    state = one_of(status.get("state"), {wire: ours for ours, wire in dialect.states.items()},
+    state = one_of(status.get("state"), _read_as(dialect, "states"),
                    path + ".status.state")
     artifacts = []
     for index, item in enumerate(field(source, "artifacts", list, path + ".", default=[])):
@@ -224,12 +235,15 @@ def history_length(params: dict[str, Any]) -> int | None:
     return length
 
 
-def send_history_length(params: Any) -> int | None:
-    """SendMessage's configuration.historyLength (0.3 and 1.0 alike), or None."""
-    configuration = obj(params, "params").get("configuration")
-    if configuration is None:
-        return None
-    return history_length(obj(configuration, "params.configuration"))
+def configuration_of(request: dict[str, Any]) -> dict[str, Any]:
+    """SendMessage's configuration: an object, or {} where it is absent or null."""
+    configuration = request.get("configuration")
+    return {} if configuration is None else obj(configuration, "params.configuration")
+
+
+def accepted_modes(configuration: dict[str, Any]) -> tuple[str, ...]:
+    modes = field(configuration, "acceptedOutputModes", list, default=[])
+    return tuple(strings(modes, "params.configuration.acceptedOutputModes"))
 
 
 def task_id(params: Any) -> str:

@@ -18,6 +18,7 @@ from peers.a2a import wire_stream as streamed
 from peers.a2a.fields import WireError, field, obj, strings, url
 from peers.a2a.model import DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, Message, PushConfig, Task, TaskState
 from peers.a2a.stream import Event
+from peers.a2a.wire_format import SendMessageRequest
 from transports.jsonrpc import JsonRpcError
 
 NAME = "0.3"
@@ -88,25 +89,17 @@ def send_params(message: Message, return_immediately: bool = False,
     return params
 
 
-def send_returns_immediately(params: Any) -> bool:
-    """configuration.blocking false (0.3's default is to block)."""
-    configuration = obj(params, "params").get("configuration") or {}
-    return field(obj(configuration, "params.configuration"), "blocking", bool, default=True) is False
-
-
-def send_accepted_modes(params: Any) -> tuple[str, ...]:
-    """configuration.acceptedOutputModes: the media types the caller takes (none: any)."""
-    configuration = obj(obj(params, "params").get("configuration") or {}, "params.configuration")
-    modes = field(configuration, "acceptedOutputModes", list, default=[])
-    return tuple(strings(modes, "params.configuration.acceptedOutputModes"))
-
-
-def message_from_params(params: Any) -> Message:
-    return shapes.message_from_wire(DIALECT, obj(params, "params").get("message"))
-
-
-def send_history_length(params: Any) -> int | None:
-    return shapes.send_history_length(params)
+def send_request(params: Any) -> SendMessageRequest:
+    """MessageSendParams: the message, then its configuration (blocking: default true,
+    wait for the end; pushNotificationConfig, its task id given later)."""
+    request = obj(params, "params")
+    message = shapes.message_from_wire(DIALECT, request.get("message"))
+    configuration = shapes.configuration_of(request)
+    inline = configuration.get("pushNotificationConfig")
+    return SendMessageRequest(
+        message, shapes.history_length(configuration),
+        field(configuration, "blocking", bool, default=True) is False, shapes.accepted_modes(configuration),
+        None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline}, task_id=""))
 
 
 def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:
@@ -164,14 +157,6 @@ def push_to_wire(config: PushConfig, tenant: str = "") -> dict[str, Any]:
 
 def push_list_result(configs: list[PushConfig], tenant: str = "") -> list[dict[str, Any]]:
     return [push_to_wire(config) for config in configs]
-
-
-def send_push_config(params: Any) -> PushConfig | None:
-    """message/send's configuration.pushNotificationConfig (its task id comes later)."""
-    configuration = obj(params, "params").get("configuration") or {}
-    inline = obj(configuration, "params.configuration").get("pushNotificationConfig")
-    return None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline},
-                                                               task_id="")
 
 
 def task_query(params: Any) -> tuple[str, int | None]:

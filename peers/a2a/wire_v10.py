@@ -22,6 +22,7 @@ from peers.a2a.fields import instant
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
 from peers.a2a.stream import Event
+from peers.a2a.wire_format import SendMessageRequest
 from transports.jsonrpc import JsonRpcError
 
 NAME = "1.0"
@@ -120,26 +121,19 @@ def send_params(message: Message, return_immediately: bool = False,
     return params
 
 
-def message_from_params(params: Any) -> Message:
-    return shapes.message_from_wire(DIALECT, json_names(json_names(obj(params, "params")).get("message")))
-
-
-def send_returns_immediately(params: Any) -> bool:
-    """configuration.returnImmediately: true or false (default false: wait for the end)."""
-    configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
-    return field(obj(configuration, "params.configuration"), "returnImmediately", bool, default=False)
-
-
-def send_accepted_modes(params: Any) -> tuple[str, ...]:
-    """configuration.acceptedOutputModes: the media types the caller takes (none: any)."""
-    configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
-    modes = field(obj(configuration, "params.configuration"), "acceptedOutputModes", list, default=[])
-    return tuple(strings(modes, "params.configuration.acceptedOutputModes"))
-
-
-def send_history_length(params: Any) -> int | None:
-    configuration = json_names(json_names(obj(params, "params")).get("configuration"))
-    return shapes.send_history_length({"configuration": configuration})  # all it reads of the request
+def send_request(params: Any) -> SendMessageRequest:
+    """SendMessageRequest: the message, then its configuration (returnImmediately: default
+    false, wait for the end; taskPushNotificationConfig, its task id given later)."""
+    request = json_names(obj(params, "params"))
+    message = shapes.message_from_wire(DIALECT, json_names(request.get("message")))
+    configuration = json_names(shapes.configuration_of(request))
+    inline = configuration.get("taskPushNotificationConfig")
+    if inline is None and "pushNotificationConfig" in configuration:  # 0.3's name: ignored, no push would come
+        raise WireError("params.configuration.pushNotificationConfig is A2A 0.3's name; "
+                        "in 1.0 it is taskPushNotificationConfig")
+    return SendMessageRequest(
+        message, shapes.history_length(configuration), field(configuration, "returnImmediately", bool, default=False),
+        shapes.accepted_modes(configuration), None if inline is None else pushes.config_from_wire(False, inline, task_id=""))
 
 
 def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:
@@ -200,16 +194,6 @@ def push_to_wire(config: PushConfig, tenant: str = "") -> dict[str, Any]:
 
 def push_list_result(configs: list[PushConfig], tenant: str = "") -> dict[str, Any]:
     return {"configs": [push_to_wire(config, tenant) for config in configs], "nextPageToken": ""}
-
-
-def send_push_config(params: Any) -> PushConfig | None:
-    """SendMessage's configuration.taskPushNotificationConfig (its task id comes later)."""
-    configuration = json_names(json_names(obj(params, "params")).get("configuration")) or {}
-    inline = obj(configuration, "params.configuration").get("taskPushNotificationConfig")
-    if inline is None and "pushNotificationConfig" in configuration:  # 0.3's name: ignored, no push would come
-        raise WireError("params.configuration.pushNotificationConfig is A2A 0.3's name; "
-                        "in 1.0 it is taskPushNotificationConfig")
-    return None if inline is None else pushes.config_from_wire(False, inline, task_id="")
 
 
 def task_query(params: Any) -> tuple[str, int | None]:
