@@ -46,12 +46,8 @@ def check(value: Any, schema: dict[str, Any], path: str = "input") -> str | None
 
 def problems(value: Any, schema: dict[str, Any], path: str = "", *, most: int = 10) -> list[str]:
     """Every way `value` does not fit `schema` (up to `most`), each naming its field."""
-    found = []
-    for problem in _problems(value, schema, path):
-        found.append(problem)
-        if len(found) == most:
-            break
-    return found
+    import itertools  # here: only cards and config files ask for every problem, never a request's path
+    return list(itertools.islice(_problems(value, schema, path), most))
 
 
 _NUMBERS = ("exclusiveMinimum", "minimum", "maximum", "multipleOf")
@@ -133,11 +129,11 @@ def with_defaults(value: Any, schema: dict[str, Any]) -> Any:
     """`value` (which fits `schema`) with each missing optional field's default filled in,
     in objects at any depth; a new value, so the schema's defaults are never shared."""
     if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
-        properties = schema["properties"]
-        filled = {name: with_defaults(item, properties[name]) if name in properties else item
-                  for name, item in value.items()}
-        for name, item in properties.items():
-            if name not in filled and isinstance(item, dict) and "default" in item:
+        filled = dict(value)  # in the value's order, then each default in the schema's
+        for name, item in schema["properties"].items():
+            if name in filled and isinstance(item, dict) and ("properties" in item or "items" in item):
+                filled[name] = with_defaults(filled[name], item)  # an object or array within: filled in too
+            elif name not in filled and isinstance(item, dict) and "default" in item:
                 import copy  # here: only a schema with a default needs it, and the essay's run has none
                 filled[name] = copy.deepcopy(item["default"])
         return filled
@@ -147,51 +143,62 @@ def with_defaults(value: Any, schema: dict[str, Any]) -> Any:
 
 
 def _problems(value: Any, schema: dict[str, Any], path: str) -> Iterator[str]:
+    problem = _value_problem(value, schema, path)
+    if problem is not None:
+        yield problem
+        return
     kind = schema.get("type")
-    if "enum" in schema and not any(_same(value, member) for member in schema["enum"]):
-        shown = ", ".join(repr(member)[:40] for member in schema["enum"][:8])
-        more = f" and {len(schema['enum']) - 8} more" if len(schema["enum"]) > 8 else ""
-        yield f"{path or 'the document'} {_shown(value)} is not one of {shown}{more}"
-        return
-    if kind in ("number", "integer"):
-        problem = _check_number(value, schema, path, integer=kind == "integer")
-        if problem:
-            yield problem
-        return
-    if kind in _TYPES and (not isinstance(value, _TYPES[kind]) or
-                           (kind != "boolean" and isinstance(value, bool))):
-        yield f"{path or 'the document'} must be {_ARTICLES[kind]}"
-        return
-    if kind == "string":
-        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
-            least, most = schema.get("minLength", 0), schema.get("maxLength")
-            yield f"{path} must be " + (f"{least} to {most} characters" if most is not None else
-                                        f"at least {least} character{'s' * (least != 1)}")
-        elif "pattern" in schema and not re.search(_ecma(schema["pattern"]), value, re.ASCII):
-            yield f"{path} {value[:60]!r} does not match {schema['pattern'][:80]}"
-    if kind == "array":
-        if len(value) < schema.get("minItems", 0):
-            yield f"{path} must hold at least {schema['minItems']} item(s)"
-        for index, item in enumerate(value if "items" in schema else ()):
-            yield from _problems(item, schema["items"], f"{path}[{index}]")
+    if kind == "array" and len(value) < schema.get("minItems", 0):
+        yield f"{path} must hold at least {schema['minItems']} item(s)"
+    for index, item in enumerate(value if kind == "array" and "items" in schema else ()):
+        yield from _problems(item, schema["items"], f"{path}[{index}]")
     if kind == "object":
         yield from _object_problems(value, schema, path)
 
 
+def _value_problem(value: Any, schema: dict[str, Any], path: str) -> str | None:
+    """What is wrong with a value as a whole (enum, type, a number's or a string's bounds), not
+    the items or fields within it: a call, not a generator (most values are strings and numbers)."""
+    kind = schema.get("type")
+    if "enum" in schema and not any(_same(value, member) for member in schema["enum"]):
+        shown = ", ".join(repr(member)[:40] for member in schema["enum"][:8])
+        more = f" and {len(schema['enum']) - 8} more" if len(schema["enum"]) > 8 else ""
+        return f"{path or 'the document'} {_shown(value)} is not one of {shown}{more}"
+    if kind in ("number", "integer"):
+        return _check_number(value, schema, path, integer=kind == "integer")
+    if kind in _TYPES and (not isinstance(value, _TYPES[kind]) or
+                           (kind != "boolean" and isinstance(value, bool))):
+        return f"{path or 'the document'} must be {_ARTICLES[kind]}"
+    if kind == "string":
+        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):
+            least, most = schema.get("minLength", 0), schema.get("maxLength")
+            return f"{path} must be " + (f"{least} to {most} characters" if most is not None else
+                                         f"at least {least} character{'s' * (least != 1)}")
+        if "pattern" in schema and not _pattern(schema["pattern"]).search(value):
+            return f"{path} {value[:60]!r} does not match {schema['pattern'][:80]}"
+    return None
+
+
 def _object_problems(value: dict[str, Any], schema: dict[str, Any], path: str) -> Iterator[str]:
     properties = schema.get("properties", {})
-    if schema.get("additionalProperties", True) is False:  # a typo first: "endpont", not "endpoint missing"
-        unknown = next((name for name in value if name not in properties), None)
-        if unknown is not None:
-            yield (f"{path or 'the document'} has an unknown field {unknown[:60]!r} "
-                   f"(expected {sorted(properties)})")
-            return
+    if schema.get("additionalProperties", True) is False and not value.keys() <= properties.keys():
+        unknown = next(name for name in value if name not in properties)  # a typo first: "endpont",
+        yield (f"{path or 'the document'} has an unknown field {unknown[:60]!r} "  # not "endpoint missing"
+               f"(expected {sorted(properties)})")
+        return
     for name in schema.get("required", []):
         if name not in value:
             yield f"{_join(path, name)} is missing"
     for name, item in value.items():
-        if name in properties:
-            yield from _problems(item, properties[name], _join(path, name))
+        inner = properties.get(name)
+        if inner is None:
+            continue
+        if inner.get("type") in ("array", "object"):
+            yield from _problems(item, inner, _join(path, name))
+        else:  # a string, a number, a boolean, an enum: no generator
+            problem = _value_problem(item, inner, _join(path, name))
+            if problem is not None:
+                yield problem
 
 
 def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: bool) -> str | None:
@@ -218,6 +225,18 @@ def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: boo
     if step and (not math.isfinite(quotient) or abs(quotient - round(quotient)) > 8 * math.ulp(quotient)):
         return f"{path} must be a multiple of {step}"
     return None
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled once each; a peer's schemas cannot grow it past 256
+
+
+def _pattern(pattern: str) -> re.Pattern[str]:  # checked readable first (unreadable)
+    compiled = _PATTERNS.get(pattern)
+    if compiled is None:
+        if len(_PATTERNS) >= 256:
+            _PATTERNS.clear()
+        compiled = _PATTERNS[pattern] = re.compile(_ecma(pattern), re.ASCII)
+    return compiled
 
 
 def _ecma(pattern: str) -> str:
