@@ -35,9 +35,11 @@ SORTED_JSON = encoder(sort_keys=True, default=repr)  # a function: SORTED_JSON(v
 
 
 def content_of(message: Message) -> str:
-    """What a message asks, of which task, as text: it tells a resent copy from another request (newer
-    fields count only when given: digests kept on disk hold); its length is bytes kept."""
-    parts = [{k: v for k, v in p._asdict().items() if v is not None or k != "metadata"} for p in message.parts]
+    """What a message asks, of which task, as text: a resent copy from another request; its length is bytes kept."""
+    parts = [p._asdict() for p in message.parts]
+    for part in parts:
+        if part["metadata"] is None:  # newer fields count only when given: digests kept on disk hold
+            del part["metadata"]
     turn = [message.extensions, message.reference_task_ids] if message.extensions or message.reference_task_ids else []
     return SORTED_JSON([message.metadata, parts, message.task_id, *turn])
 
@@ -142,9 +144,8 @@ class TaskStore:
         with self.lock:
             task = self._get(task_id, owner)
             if task_id not in self.waiting:
-                raise TaskNotCancelable(f"task {task_id[:80]!r} is " + (
-                    f"already {task.state.value}" if task.state.is_terminal
-                    else f"{task.state.value}: it cannot be stopped midway"))
+                raise TaskNotCancelable(f"task {task_id[:80]!r} is " + (f"already {task.state.value}" if
+                                        task.state.is_terminal else f"{task.state.value}: it cannot be stopped midway"))
             waiting = self.waiting.pop(task_id)
             task = self.tasks[task_id] = canceled(task)
             self._kept(task_id)
@@ -165,8 +166,7 @@ class TaskStore:
         """A hook, called under the lock after each change to a task (see the docstring)."""
 
     def flush(self) -> None:
-        """Every change so far kept where it outlives the process, before anyone is told of it:
-        in memory, nothing to do (durable.py writes its file)."""
+        """Every change so far kept where it outlives the process, before anyone is told (durable.py)."""
 
     def _tell(self, task: Task, owner: str | None) -> Task:
         """Publish a change, outside the lock, once it is kept. Nobody follows the feed, nearly
