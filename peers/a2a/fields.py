@@ -67,6 +67,8 @@ def optional(source: dict[str, Any], key: str, kind: type, prefix: str = "") -> 
 
 def optional_strings(source: dict[str, Any], key: str, prefix: str = "") -> tuple[str, ...]:
     """An optional array of strings (extension URIs, task ids), as a tuple; absent: ()."""
+    if source.get(key) is None:  # nearly always, on every message read
+        return ()
     return tuple(strings(optional(source, key, list, prefix) or [], prefix + key))
 
 

@@ -31,22 +31,19 @@ def _tag(dialect: Dialect, kind: str, body: dict[str, Any]) -> dict[str, Any]:
 # -- writing ---------------------------------------------------------------------------
 
 def part_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
-    body = _content_to_wire(dialect, part)
+    if part.text is not None:
+        kind, body = "text", {"text": part.text}
+    elif part.raw is not None or part.url is not None:
+        kind, body = "file", _file_to_wire(dialect, part)  # its media type and name as each version puts them
+    else:
+        kind, body = "data", {"data": part.data}
+    if kind != "file" and dialect.kind:  # 0.3: tagged; its text and data parts had no media type
+        body = {"kind": kind, **body}
+    elif kind != "file" and part.media_type:
+        body["mediaType"] = part.media_type
     if part.metadata is not None:  # both versions: on every kind of part
         body["metadata"] = part.metadata
     return body
-
-
-def _content_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
-    if part.text is not None:  # 0.3 text and data parts had no media type
-        return _tag(dialect, "text", {"text": part.text, **_media_type(dialect, part)})
-    if part.raw is not None or part.url is not None:
-        return _file_to_wire(dialect, part)
-    return _tag(dialect, "data", {"data": part.data, **_media_type(dialect, part)})
-
-
-def _media_type(dialect: Dialect, part: Part) -> dict[str, str]:
-    return {"mediaType": part.media_type} if part.media_type and not dialect.kind else {}
 
 
 def _file_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
