@@ -96,6 +96,18 @@ class Reader:
                 return data
         raise MalformedMessage(f"the reply is over the {limit}-byte limit")
 
+    def as_it_comes(self, limit: int, endless: bool = False) -> Iterator[bytes]:
+        """A body that ends as the connection does [6.3 item 8], given as its bytes arrive,
+        within `limit` bytes in all (`endless`: each read): a stream needs no chunks to be one."""
+        total = 0
+        while self.buffer or self.fill():
+            data = bytes(self.buffer)
+            self.buffer.clear()
+            total = len(data) if endless else total + len(data)
+            if total > limit:
+                raise MalformedMessage(f"the reply is over the {limit}-byte limit")
+            yield data
+
 
 def read_fields(reader: Reader, budget: int) -> list[tuple[str, str]]:
     """Header (or trailer) lines up to the empty line, within `budget` bytes [5]."""
@@ -157,7 +169,7 @@ def _final_head(reader: Reader) -> tuple[int, int, list[tuple[str, str]]]:
 def read_reply(reader: Reader, method: str, max_body: int, *,
                lazy: bool = False, endless: bool = False) -> tuple[HttpResponse, bool]:
     """The final reply, and whether its connection may be kept [6.3, 9.3]. `lazy`: a chunked
-    body comes back unread, as an iterator of its chunks, each read when asked for (a stream);
+    or close-delimited body comes back unread, as an iterator of its chunks, each read when asked for;
     `endless`: a 200 text/event-stream's chunks, then, each within `max_body`, not all of them
     (its reader passes them on and keeps none); any other body is within it whole."""
     minor, status, fields = _whole_head(reader) or _final_head(reader)
@@ -177,18 +189,18 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
     length = next(iter(lengths), None)
     if length is not None and not DIGITS.fullmatch(length):
         raise MalformedMessage("the reply's Content-Length is not a number")
+    media = [value.split(";")[0].strip().lower() for value in values("content-type")]
+    endless = endless and status == 200 and media == ["text/event-stream"]
     if method == "HEAD" or status in (204, 304):
         body = b""  # a Content-Length here describes what a GET would have returned
     elif codings:
-        media = [value.split(";")[0].strip().lower() for value in values("content-type")]
-        endless = endless and status == 200 and media == ["text/event-stream"]
         body = each_chunk(reader, max_body, endless) if lazy else read_chunked(reader, max_body)
     elif length is not None:
         if len(length) > 18 or int(length) > max_body:  # len first: int() refuses 4,301+ digits
             raise MalformedMessage(f"the reply's Content-Length is over the {max_body}-byte limit")
         body = reader.exactly(int(length))
-    else:
-        body, keep = reader.until_close(max_body), False
+    else:  # neither: the body is all the connection brings [6.3 item 8], read lazily as chunks are
+        body, keep = (reader.as_it_comes(max_body, endless) if lazy else reader.until_close(max_body)), False
     headers: dict[str, str] = {}
     first: dict[str, str] = {}  # lower-cased name -> its first spelling
     for lowered, name, value in named:  # repeated fields are joined, as RFC 9110 5.3 allows

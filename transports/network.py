@@ -84,7 +84,7 @@ class HttpTransport:
 
     def stream(self, url: str, body: bytes, headers: dict[str, str], *,
                binding: str | None = None) -> HttpResponse:
-        """`post`, but a chunked 200 text/event-stream reply comes back as it arrives: its
+        """`post`, but a 200 text/event-stream reply (chunked or not) comes back as it arrives: its
         body an iterator of chunks, each read when asked for, within the same deadline.
         Closing the iterator early hangs up (the connection is not reused)."""
         return self._exchange("POST", url, body, headers, lazy=True)
