@@ -114,7 +114,8 @@ class Agent(OutsidePeer):
             return self.send(200, json.dumps({"jsonrpc": "2.0", "id": request_id, "result": card("x", None)}).encode())
         if not isinstance(params.get("id" if methods[method] != "push-get" or version == "0.3" else "taskId"), str):
             return self.error(request_id, -32602, "Invalid params", "INVALID_PARAMS")
-        self.error(request_id, -32001, "Task not found", "TASK_NOT_FOUND" if version == "1.0" else None)
+        answered = request_id + 1000 if flaw == "other_id" else request_id  # another request's id
+        self.error(answered, -32001, "Task not found", "TASK_NOT_FOUND" if version == "1.0" else None)
 
 
 def failures(flaw, folder):
@@ -147,6 +148,15 @@ def test_one_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw,
     failed, status, _ = failures(flaw, tmp_path)
     assert failed == expected
     assert status == (0 if flaw == "v03_only" else 1), "a SHOULD alone leaves the exit status 0"
+
+
+def test_an_error_answering_another_requests_id_is_not_read_as_the_answer_to_ours(tmp_path):
+    """JSON-RPC 2.0 section 5: a response's id is its request's. TaskNotFound under another id
+    answers nothing we asked, so the requirements judged on it fail, each saying why."""
+    failed, status, report = failures("other_id", tmp_path)
+    assert status == 1 and {"CORE-GET-002", "CORE-CANCEL-003", "PUSH-GET-002", "JSONRPC-ERR-001"} <= failed
+    details = {row["id"]: row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] in failed}
+    assert details["CORE-GET-002"] == "HTTP 200, it answers request id 1001, not ours (1)"
 
 
 @pytest.mark.parametrize("flaw", ["garbage", "endless", "drip", "drip_posts", "redirect"])

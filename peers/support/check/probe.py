@@ -44,7 +44,7 @@ class Answer(Record):
     content_type: str
     document: Any  # the body as JSON; None where it is not JSON (or empty)
     code: int | None  # the error code it names: JSON-RPC's error.code, or HTTP+JSON's ErrorInfo reason's
-    failure: str = ""  # why nothing usable came back (a timeout, a broken reply)
+    failure: str = ""  # why nothing usable came back (a timeout, a broken reply, an answer to another request)
     headers: dict[str, str] = {}
     body: bytes = b""
     reached: bool = True  # False: the request certainly never reached the agent (nothing listens there)
@@ -58,6 +58,8 @@ class Answer(Record):
         """The answer in a few words, for a verdict's line."""
         if self.status is None:
             return f"no answer: {self.failure}"
+        if self.failure:
+            return f"HTTP {self.status}, {self.failure}"
         code = f", code {self.code}" if self.code is not None else ""
         shape = "" if self.document is not None or not self.body else ", not JSON"
         return f"HTTP {self.status}{code}{shape}"
@@ -95,7 +97,7 @@ class Probe:
             return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), \
                 tuple(self.printer.frames[before:])
         self.timeouts = 0
-        return read_answer(response), tuple(self.printer.frames[before:])
+        return _of_this_request(read_answer(response), request), tuple(self.printer.frames[before:])
 
 
 def read_answer(response: HttpResponse) -> Answer:
@@ -110,6 +112,21 @@ def read_answer(response: HttpResponse) -> Answer:
             document = None
     return Answer(response.status, content_type, document, error_code(document), headers=dict(response.headers),
                   body=body)
+
+
+def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
+    """A JSON-RPC answer naming another request's id answers nothing we asked (JSON-RPC 2.0
+    section 5: the id MUST be the request's): its error code is not read as ours."""
+    if request.binding != "JSONRPC" or not isinstance(answer.document, dict) or "jsonrpc" not in answer.document:
+        return answer
+    try:
+        asked = loads_strict(request.body).get("id")
+    except (ValueError, AttributeError):  # not a request of ours with an id: nothing to compare
+        return answer
+    named = answer.document.get("id")
+    if named is None or (type(named) is type(asked) and named == asked):  # null: an id it could not read
+        return answer
+    return answer._replace(code=None, failure=f"it answers request id {repr(named)[:40]}, not ours ({asked!r})")
 
 
 def error_code(document: Any) -> int | None:
