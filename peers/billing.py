@@ -76,10 +76,12 @@ def refund_from_text(text: str) -> dict[str, Any]:
     return refund
 
 
-def orders_named(text: str) -> set[str]:
-    """The refunds a text names, one for each order id in it (a text beside a data part)."""
+def orders_named(text: str, refund: dict[str, Any]) -> set[str]:
+    """The refunds a text beside a data part names: one for each order id in it of the data's
+    own kind (its letters: ORD-2 beside ORD-1); UTF-8 or ISO-8601 in prose is no order."""
     from peers.contracts.refund_text import ORDER_ID  # here: only a text beside data asks
-    return {refunded_order({"order_id": order}) for order in ORDER_ID.findall(text)}
+    kind = refund["order_id"].partition("-")[0] + "-" if ORDER_ID.fullmatch(refund["order_id"]) else ""
+    return {refunded_order({"order_id": order}) for order in ORDER_ID.findall(text) if order.startswith(kind)}
 
 
 def refunded_order(refund: dict[str, Any]) -> str:

@@ -42,9 +42,9 @@ class Skill(Record):
     # The whole message -> input, for a skill whose input is the message itself (the
     # conformance kit's); None: a data part, or text read by `from_text`, as `input_of` does.
     read: Callable[[Message], Any] | None = None
-    # The effects a text names (billing: a refund of each order id in it), so that a text beside
-    # a data part naming another is refused rather than dropped; None: what `from_text` reads.
-    mentions: Callable[[str], set[str]] | None = None
+    # The effects a text beside a data part names (billing: a refund of each order id in it),
+    # given that part's input, so that one naming another is refused, not dropped; None: what `from_text` reads.
+    mentions: Callable[[str, Any], set[str]] | None = None
 
 
 def produced(result: "str | tuple[Part, ...] | Result", artifact_id: str) -> tuple[tuple[Artifact, ...], Any]:
@@ -131,7 +131,7 @@ def _refuse_a_text_asking_otherwise(skill: Skill, message: Message, payload: Any
     if skill.effect_of is None or not message.text.strip():
         return
     if skill.mentions is not None:  # every one the text names, a complete request or not
-        other = sorted(skill.mentions(message.text) - {skill.effect_of(payload)})
+        other = sorted(skill.mentions(message.text, payload) - {skill.effect_of(payload)})
         if other:
             raise InvalidParams(f"the text part names the {other[0][:120]}, the data part asks for the "
                                 f"{skill.effect_of(payload)[:120]}: send each request as a message of its own")

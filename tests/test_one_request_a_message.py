@@ -53,6 +53,7 @@ def test_a_message_asking_for_two_refunds_is_refused_and_neither_is_made(send, p
 
 
 @pytest.mark.parametrize("text", ["Please refund this order, the customer was charged twice",
-                                  "Refund ORD-1 for $5", "Refund $5.00 on ORD-1, thanks"])
+                                  "Refund ORD-1 for $5", "Refund $5.00 on ORD-1, thanks",
+                                  "Ticket text is UTF-8; the charge was on 2026-11-30 (ISO-8601), see RFC-3339"])
 def test_a_text_that_is_prose_or_asks_for_the_same_order_goes_with_its_data_part(send, text):
     assert said(send({"text": text}, data("ORD-1"))) == "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"
