@@ -118,7 +118,8 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         _answerable(peer, message, asked.accepted_modes)  # before any effect
-        events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes)
+        started = _webhook_with(wire_format, peer, asked.push_config, caller, message)  # as send's: told too
+        events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes, started=started)
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream
 

@@ -39,7 +39,7 @@ class StreamedPeer(Protocol):
     changes: Changes
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
-                     wait: bool = True) -> Task | Message: ...
+                     wait: bool = True, started: Callable[[Task], None] | None = None) -> Task | Message: ...
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task: ...
 
@@ -55,17 +55,19 @@ class Streams:
         self.open: Counter[str] = Counter()  # owner -> its streams open now
 
     def send(self, peer: StreamedPeer, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
-             seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
+             seconds: float = SUBSCRIPTION_SECONDS,
+             started: Callable[[Task], None] | None = None) -> Iterator[Event | None]:
         """SendStreamingMessage: what send_message does, told as it happens. The message is
         taken (or refused, with an error instead of a stream) before this returns; the work
         then goes on in the background, as returnImmediately's does, while the stream tells
         of each state it enters and each artifact it makes. Where the work is done at once
         (a follow-up turn, a duplicate, every background worker busy) the stream is that
-        turn's events. Either way the events are the same, however fast the work was."""
+        turn's events. Either way the events are the same, however fast the work was.
+        `started(task)`, as for send_message: a webhook sent with the message, registered."""
         since = len(peer.store.get(message.task_id, owner).lifecycle) - 1 if message.task_id else 0
         give_back = self.open_slot(owner)  # before the work: a refused stream has done nothing
         try:
-            answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False)
+            answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False, started=started)
         except BaseException:
             give_back(False)
             raise

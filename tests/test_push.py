@@ -163,12 +163,30 @@ def test_a_config_sent_with_the_message_is_told_of_every_state_in_order(at_once)
                                          ({"url": "http://2130706433/h"}, "private"), ({"url": "http://0x7f.1/h"}, "private"),
                                          ({"url": "https://h.example/", "token": "a\r\nX-Evil: 1"}, "visible ASCII"),
                                          ({"url": "https://h.example/", "token": "\u20acuro"}, "visible ASCII")])
-def test_a_webhook_that_could_never_be_told_refuses_the_message_before_anything_is_done(config, why):
+@pytest.mark.parametrize("method", ["SendMessage", "SendStreamingMessage"])
+def test_a_webhook_that_could_never_be_told_refuses_the_message_before_anything_is_done(config, why, method):
     app, call = peer_app(allow_private=False)
-    answer = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+    answer = call(method, {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
         {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"taskPushNotificationConfig": config}})
     assert answer["error"]["code"] == -32602 and why in answer["error"]["message"]
     assert app.peer.ledger.effects == {} and app.peer.store.tasks == {}, "nothing was done"
+
+
+def test_a_config_sent_with_a_streamed_message_is_registered_and_told_as_with_send():
+    """SendStreamingMessage carries the same configuration: its webhook was read, then dropped."""
+    with Receiver() as hook:
+        app, call = peer_app()
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
+            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-2", "amount": 5}}]},
+            "configuration": {"taskPushNotificationConfig": {"url": hook.url, "token": "t"}}}}).encode()
+        answer = InProcessTransport({billing.BASE_URL: app}).post(billing.BASE_URL + "/a2a", frame, HEADERS)
+        streamed = answer.body if isinstance(answer.body, bytes) else b"".join(answer.body)
+        assert b"TASK_STATE_COMPLETED" in streamed
+        got = hook.wait_for(4)
+        assert [said(body) for _, body in got] == ["task TASK_STATE_SUBMITTED", *EVERY_CHANGE]
+        task = json.loads(streamed.split(b"data: ")[1])["result"]["task"]["id"]
+        listed = call("ListTaskPushNotificationConfigs", {"taskId": task})["result"]["configs"]
+        assert [config["url"] for config in listed] == [hook.url]
 
 
 def test_a_failing_webhook_is_tried_three_times_then_left():
