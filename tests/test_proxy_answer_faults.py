@@ -40,6 +40,15 @@ def test_corrupt_in_a_stream_changes_the_first_event_that_has_the_field():
     assert "in event 2 of the stream answering request 1" in lines.text()
 
 
+def test_corrupt_of_an_answer_holding_a_lone_surrogate_still_answers():
+    """The answer echoes the message's metadata: a lone surrogate there made the re-encoding a 500."""
+    asked = refund(1).replace(b'"skillId": "process_refund"', b'"skillId": "process_refund", "note": "\\ud800"')
+    with billing_served() as agent, proxy_to(agent, "corrupt:1:result.task.id") as (proxy, lines):
+        answer = HttpTransport(timeout=10).post(proxy + "/a2a", asked, HEADERS)
+    task = json.loads(answer.body)["result"]["task"]
+    assert answer.status == 200 and task["id"] is True and task["history"][0]["metadata"]["note"] == "\ud800"
+
+
 def test_corrupt_of_a_field_not_there_forwards_the_answer_unchanged_and_says_so():
     (answer,), lines = exchange("corrupt:1:result.nothing.here")
     assert json.loads(answer.body)["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"

@@ -8,6 +8,7 @@ from conftest import cli
 from peers.support.proxy.webhook import Webhooks
 from proxy_helpers import TOKEN, billing_served, proxy_to
 from test_proxy_faults import refund
+from transports.codec import loads_strict
 from transports.network import HttpTransport
 
 HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json", "A2A-Version": "1.0"}
@@ -47,6 +48,18 @@ def test_only_push_configs_urls_move_and_the_clients_bytes_stay_as_they_were_oth
     assert webhooks.receiver("/webhook/1") == "http://127.0.0.1:9/r" and webhooks.receiver("/webhook/2") is None
     for hostile in (b"[" * 5000, b'{"url": 1}', b"\xff", b'{"params": {"pushNotificationConfig": {"url": []}}}'):
         assert webhooks.move(hostile, "POST", "/a2a") == (hostile, [])
+
+
+def test_a_body_the_proxy_encodes_anew_keeps_its_text_and_a_lone_surrogate_as_it_came():
+    """An escaped URL ("http:\\/\\/...") cannot be swapped in place: the body is encoded anew,
+    and a lone surrogate, which UTF-8 cannot hold, made that a 500 the agent never saw."""
+    webhooks = Webhooks("http://127.0.0.1:1")
+    body = ('{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {"metadata": {"note": '
+            '"\\ud800 caf\u00e9"}}, "configuration": {"taskPushNotificationConfig": {"url": "http:\\/\\/127.0.0.1:9\\/r"}}}}')
+    moved, said = webhooks.move(body.encode(), "POST", "/a2a")
+    document = loads_strict(moved)
+    assert document["params"]["configuration"]["taskPushNotificationConfig"]["url"] == "http://127.0.0.1:1/webhook/1"
+    assert document["params"]["message"]["metadata"]["note"] == "\ud800 caf\u00e9" and len(said) == 1
 
 
 def test_a_url_the_proxy_cannot_send_to_goes_on_unmoved_and_the_agent_refuses_it_as_it_would_directly():

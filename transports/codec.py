@@ -132,6 +132,16 @@ def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
         raise LimitExceeded("nested too deeply") from None
 
 
+def dumps_as_text(obj: Any) -> bytes:
+    """Compact JSON whose non-ASCII text stays itself in UTF-8, as a client most likely sent it
+    (a body re-encoded after a change); a lone surrogate, which UTF-8 cannot hold, is written
+    as its \\u escape, as it can only have come."""
+    try:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, separators=(",", ":")).encode("utf-8")
+
+
 def dumps(obj: Any) -> bytes:
     """The one encoding used on the wire: `json.dumps` defaults, as the essay prints frames."""
     return _ENCODE(obj).encode("utf-8")

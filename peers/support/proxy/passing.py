@@ -19,7 +19,7 @@ from peers.support.proxy import annotate
 from peers.support.proxy.faults import Fault
 from transports import sse
 from transports.base import Body, HangUp, hang_up
-from transports.codec import loads_strict
+from transports.codec import dumps_as_text, loads_strict
 from transports.errors import TransportError
 from transports.printer import MAX_STREAM_KEPT
 
@@ -221,7 +221,7 @@ def _corrupt(text: bytes, field: str) -> tuple[bytes, str, str] | None:
     shown = json.dumps(was, ensure_ascii=False)
     described = f"{shown[:40]}{'...' if len(shown) > 40 else ''}, {_type_name(was)}"
     now = '"true" (a string)' if isinstance(was, bool) else "true (a boolean)"
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(), described, now
+    return dumps_as_text(document), described, now
 
 
 def _item(holder: Any, name: str) -> Any:

@@ -16,7 +16,7 @@ import threading
 from typing import Any
 
 from transports.base import parse_url
-from transports.codec import loads_strict
+from transports.codec import dumps_as_text, loads_strict
 
 PATH = "/webhook/"
 MOST_MOVED = 256  # distinct receivers a session moves; more are forwarded as they came, and said
@@ -75,7 +75,7 @@ class Webhooks:
                 return literal, said
         except ValueError:
             pass
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(), said
+        return dumps_as_text(document), said
 
     def refused(self, sent: bytes, status: int, body: bytes) -> list[str]:
         """A finding when the agent refused a config moved to the proxy (in `sent`, the request as
