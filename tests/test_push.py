@@ -189,6 +189,33 @@ def test_a_config_sent_with_a_streamed_message_is_registered_and_told_as_with_se
         assert [config["url"] for config in listed] == [hook.url]
 
 
+@pytest.mark.parametrize("wire, configuration, named", [
+    (wire_v10, {"taskPushNotificationConfig": "x"}, "params.configuration.taskPushNotificationConfig must be an object"),
+    (wire_v10, {"taskPushNotificationConfig": {}}, "params.configuration.taskPushNotificationConfig.url must be"),
+    (wire_v10, {"historyLength": -1}, "params.configuration.historyLength must be"),
+    (wire_v10, {"acceptedOutputModes": "text/plain"}, "params.configuration.acceptedOutputModes must be"),
+    (wire_v10, {"returnImmediately": "yes"}, "params.configuration.returnImmediately must be"),
+    (wire_v03, {"pushNotificationConfig": {}}, "params.configuration.pushNotificationConfig.url must be"),
+    (wire_v03, {"blocking": 0}, "params.configuration.blocking must be"),
+])
+def test_a_send_whose_configuration_is_malformed_is_refused_naming_the_field_where_it_is(wire, configuration, named):
+    app, call = peer_app(wire)
+    method, headers = ("SendMessage", HEADERS) if wire is wire_v10 else ("message/send", {**HEADERS, "A2A-Version": "0.3"})
+    role = "ROLE_USER" if wire is wire_v10 else "user"
+    answer = call(method, {"message": {"messageId": "m-1", "role": role, "parts": [
+        {"data": {"order_id": "ORD-2", "amount": 5}, **({} if wire is wire_v10 else {"kind": "data"})}]},
+        "configuration": configuration}, headers)
+    assert answer["error"]["code"] == -32602 and named in answer["error"]["message"], answer
+    assert app.peer.store.tasks == {}
+
+
+def test_a_null_0_3_push_config_on_1_0_is_no_push_asked_for():
+    _, call = peer_app()
+    answer = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"pushNotificationConfig": None}})
+    assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", answer
+
+
 def test_a_failing_webhook_is_tried_three_times_then_left():
     with Receiver(statuses=[500, 503, 502, 500]) as hook:
         app, call = peer_app()

@@ -225,10 +225,10 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
 
 # -- the skills on a card: spelled alike in both versions (spec: AgentSkill) ---------------
 
-def history_length(params: dict[str, Any]) -> int | None:
+def history_length(params: dict[str, Any], path: str = "") -> int | None:
     length = params.get("historyLength")
     if length is not None and (type(length) is not int or length < 0):
-        raise WireError("historyLength must be a whole number, 0 or more")
+        raise WireError(f"{path}historyLength must be a whole number, 0 or more")
     return length
 
 
@@ -239,7 +239,7 @@ def configuration_of(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def accepted_modes(configuration: dict[str, Any]) -> tuple[str, ...]:
-    modes = field(configuration, "acceptedOutputModes", list, default=[])
+    modes = field(configuration, "acceptedOutputModes", list, "params.configuration.", default=[])
     return tuple(strings(modes, "params.configuration.acceptedOutputModes"))
 
 

@@ -25,13 +25,13 @@ def _text(source: dict[str, Any], key: str, where: str, default: Any = MISSING) 
     return value
 
 
-def config_from_wire(nested: bool, params: Any, task_id: str | None = None) -> PushConfig:
-    """The config a set request (or a send's configuration, with `task_id`) carries."""
-    request = json_names(obj(params, "params"))
-    task_id = task_id if task_id is not None else _text(request, "taskId", "params.")
-    source = json_names(obj(request.get("pushNotificationConfig"), "params.pushNotificationConfig")) if nested \
+def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path: str = "params") -> PushConfig:
+    """The config a set request (or a send's configuration, with `task_id`, at `path`) carries."""
+    request = json_names(obj(params, path))
+    task_id = task_id if task_id is not None else _text(request, "taskId", path + ".")
+    source = json_names(obj(request.get("pushNotificationConfig"), path + ".pushNotificationConfig")) if nested \
         else request
-    where = "params.pushNotificationConfig." if nested else "params."
+    where = path + (".pushNotificationConfig." if nested else ".")
     auth = source.get("authentication")
     credentials = None
     if auth is not None:

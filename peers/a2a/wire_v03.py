@@ -96,10 +96,11 @@ def send_request(params: Any) -> SendMessageRequest:
     message = shapes.message_from_wire(DIALECT, request.get("message"))
     configuration = shapes.configuration_of(request)
     inline = configuration.get("pushNotificationConfig")
+    where = "params.configuration."
     return SendMessageRequest(
-        message, shapes.history_length(configuration),
-        field(configuration, "blocking", bool, default=True) is False, shapes.accepted_modes(configuration),
-        None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline}, task_id=""))
+        message, shapes.history_length(configuration, where),
+        field(configuration, "blocking", bool, where, default=True) is False, shapes.accepted_modes(configuration),
+        None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline}, "", where[:-1]))
 
 
 def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:

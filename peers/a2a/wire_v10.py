@@ -128,12 +128,14 @@ def send_request(params: Any) -> SendMessageRequest:
     message = shapes.message_from_wire(DIALECT, json_names(request.get("message")))
     configuration = json_names(shapes.configuration_of(request))
     inline = configuration.get("taskPushNotificationConfig")
-    if inline is None and "pushNotificationConfig" in configuration:  # 0.3's name: ignored, no push would come
+    if inline is None and configuration.get("pushNotificationConfig") is not None:  # 0.3's name: no push would come
         raise WireError("params.configuration.pushNotificationConfig is A2A 0.3's name; "
                         "in 1.0 it is taskPushNotificationConfig")
+    where = "params.configuration."
     return SendMessageRequest(
-        message, shapes.history_length(configuration), field(configuration, "returnImmediately", bool, default=False),
-        shapes.accepted_modes(configuration), None if inline is None else pushes.config_from_wire(False, inline, task_id=""))
+        message, shapes.history_length(configuration, where),
+        field(configuration, "returnImmediately", bool, where, default=False), shapes.accepted_modes(configuration),
+        None if inline is None else pushes.config_from_wire(False, inline, "", where + "taskPushNotificationConfig"))
 
 
 def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:
