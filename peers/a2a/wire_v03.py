@@ -15,7 +15,7 @@ from peers.a2a.errors import ExtendedAgentCardNotConfigured
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
-from peers.a2a.fields import WireError, field, obj, strings, url
+from peers.a2a.fields import WireError, field, obj, url
 from peers.a2a.model import DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, Message, PushConfig, Task, TaskState
 from peers.a2a.stream import Event
 from peers.a2a.wire_format import SendMessageRequest
