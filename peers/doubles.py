@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from peers.a2a.model import Message
+from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event
 from peers.ledger import BEING_DONE, WAITING, Effect
 from peers.streaming import SUBSCRIPTION_SECONDS, Streams
@@ -42,8 +42,10 @@ class CutStreams:
         self.after, self.streams = after, streams or Streams()
 
     def send(self, peer: Peer, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
-             seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
-        return cut(self.streams.send(peer, message, owner=owner, scopes=scopes, seconds=seconds), self.after)
+             seconds: float = SUBSCRIPTION_SECONDS,
+             started: Callable[[Task], None] | None = None) -> Iterator[Event | None]:
+        return cut(self.streams.send(peer, message, owner=owner, scopes=scopes, seconds=seconds, started=started),
+                   self.after)
 
     def watch(self, peer: Peer, task_id: str, *, owner: str = "",
               seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:
