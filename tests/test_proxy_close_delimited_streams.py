@@ -2,7 +2,8 @@
 (RFC 9112 6.3, the last rule), and HTTP/1.0 servers and simple SSE servers send streams that
 way. It is still a stream: the proxy forwards each event as it comes (not the whole reply once
 the agent hangs up), a long one is bounded per read, not as one 1 MiB body, its faults act on
-its events, and our own client reads it as it arrives too."""
+its events, and our own client reads it as it arrives too. A stream sent whole, with its
+Content-Length, is still judged as a stream, not as a JSON-RPC answer of the wrong type."""
 import socket
 import threading
 import time
@@ -20,10 +21,10 @@ ASK = b'{"jsonrpc": "2.0", "id": 5, "method": "SendStreamingMessage", "params": 
 
 class Agent:
     """One connection at a time on 127.0.0.1 port 0: reads a request's head and body, sends
-    HEAD and `first`, waits (at most 5 s) until `go` is set, sends `rest`, and closes."""
+    `head` (HEAD: no length) and `first`, waits (at most 5 s) until `go` is set, sends `rest`, and closes."""
 
-    def __init__(self, first, rest=b""):
-        self.first, self.rest, self.go = first, rest, threading.Event()
+    def __init__(self, first, rest=b"", head=HEAD):
+        self.first, self.rest, self.go, self.head = first, rest, threading.Event(), head
         self.waited_out = False  # True: nobody set `go` within 5 s
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(10)
@@ -45,7 +46,7 @@ class Agent:
                     if not data:
                         return
                     got += data
-                conn.sendall(HEAD + self.first)
+                conn.sendall(self.head + self.first)
                 self.waited_out = not self.go.wait(5)
                 try:
                     conn.sendall(self.rest)
@@ -105,3 +106,15 @@ def test_a_cut_stream_fault_acts_on_a_close_delimited_stream():
         events, failed = read_stream(proxy, on_first=lambda: None)
         agent.go.set()
     assert (len(events), failed) == (2, True), lines.text()
+
+
+def test_a_stream_sent_with_its_length_is_judged_as_a_stream_and_its_faults_act():
+    whole = EVENT * 3 + FINAL
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n" % len(whole)
+    for faults, expected in (((), (4, False)), (("cut-stream:2",), (2, True))):
+        agent = Agent(whole, head=head)
+        agent.go.set()
+        with proxy_to(agent.url, *faults, timeout=8.0) as (proxy, lines):
+            events, failed = read_stream(proxy)
+        assert (len(events), failed) == expected, lines.text()
+        assert "JSONRPC-FMT-002" not in lines.text() and "Content-Type is text/event-stream" not in lines.text()

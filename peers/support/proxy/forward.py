@@ -171,6 +171,8 @@ class Proxy:
         if is_card and response.status == 200:
             body = self._card(body)
         content_type = (response.header("Content-Type") or "").split(";")[0].strip().lower()
+        if isinstance(body, (bytes, bytearray)) and response.status == 200 and content_type == "text/event-stream":
+            body = iter((bytes(body),))  # a stream sent with its length: its events judged, faults acting, as any
         if not isinstance(body, (bytes, bytearray)):  # a stream: passed on as it arrives (passing.py)
             body = Body(passing.stream(body, number, asked.binding, asked.body, content_type, self.say,
                                        self.faults.cut_after(), acting), lambda completed: hang_up(response.body))
