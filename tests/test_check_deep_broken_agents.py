@@ -158,7 +158,8 @@ class Agent(OutsidePeer):
         request_id, method, params = frame.get("id"), frame.get("method"), frame.get("params")
         if not isinstance(params, dict) and params is not None:
             return self.rpc_error(request_id, -32602)
-        self.answer(method, params or {}, lambda result: {"jsonrpc": "2.0", "id": request_id, "result": result},
+        answered = request_id + 1000 if self.server.tasks.flaw == "other_id" and method == "GetTask" else request_id
+        self.answer(method, params or {}, lambda result: {"jsonrpc": "2.0", "id": answered, "result": result},
                     lambda code: self.rpc_error(request_id, code), rest=False)
 
     def caller(self):
@@ -289,6 +290,8 @@ def test_the_agent_written_here_passes_every_deep_requirement_it_is_asked(tmp_pa
     ("cancel_terminal", {"CORE-CANCEL-002"}, 1),
     ("duplicate", {"WB-SEND-DUP-001"}, 0),  # a SHOULD: reported, the exit status left at 0
     ("bindings_differ", {"BIND-EQUIV-002"}, 1),
+    # GetTask's result under another request's id: no answer to ours, though the task is in it
+    ("other_id", {"CORE-GET-001", "CORE-HIST-001", "CORE-HIST-002", "BIND-EQUIV-002"}, 1),
     ("turn_forgets", {"WB-MULTI-TURN-001"}, 1),  # the next turn of a paused task starts another
 ])
 def test_one_deep_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw, expected, status, tmp_path):

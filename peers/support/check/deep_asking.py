@@ -58,8 +58,9 @@ class Deep(Asker):
         return self.ask("send", self.reach.wire.send_params(message, return_immediately=at_once))
 
     def result(self, answer: Answer) -> Any:
-        """The operation's result: JSON-RPC's `result`, or a successful HTTP+JSON body."""
-        if answer.code is not None or answer.status is None or not 200 <= answer.status < 300:
+        """The operation's result: JSON-RPC's `result`, or a successful HTTP+JSON body; none from
+        an answer that is not to our request (probe.py: another request's id)."""
+        if answer.code is not None or answer.failure or answer.status is None or not 200 <= answer.status < 300:
             return None
         if self.reach.name == HTTP_JSON.name:
             return answer.document

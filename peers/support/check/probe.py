@@ -116,7 +116,8 @@ def read_answer(response: HttpResponse) -> Answer:
 
 def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
     """A JSON-RPC answer naming another request's id answers nothing we asked (JSON-RPC 2.0
-    section 5: the id MUST be the request's): its error code is not read as ours."""
+    section 5: the id MUST be the request's): its error code is not read as ours, and its
+    `failure` says why, so no check reads its result either (deep_asking.py)."""
     if request.binding != "JSONRPC" or not isinstance(answer.document, dict) or "jsonrpc" not in answer.document:
         return answer
     try:
