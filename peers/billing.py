@@ -76,12 +76,18 @@ def refund_from_text(text: str) -> dict[str, Any]:
     return refund
 
 
+# Written as an order id is (letters, a dash, digits), but a standard's name: in prose, no order.
+STANDARDS = frozenset({"UTF", "ISO", "RFC", "SHA", "HTTP", "TLS", "SSL", "UTC", "GMT", "IEEE", "ECMA", "CVE", "PEP"})
+
+
 def orders_named(text: str, refund: dict[str, Any]) -> set[str]:
-    """The refunds a text beside a data part names: one for each order id in it of the data's
-    own kind (its letters: ORD-2 beside ORD-1); UTF-8 or ISO-8601 in prose is no order."""
+    """The refunds a text beside a data part names: one for each order id in it (INV-7 beside
+    ORD-1 too: any may be an order), but a standard's name (UTF-8, ISO-8601) unless the data's
+    own orders are spelled so."""
     from peers.contracts.refund_text import ORDER_ID  # here: only a text beside data asks
-    kind = refund["order_id"].partition("-")[0] + "-" if ORDER_ID.fullmatch(refund["order_id"]) else ""
-    return {refunded_order({"order_id": order}) for order in ORDER_ID.findall(text) if order.startswith(kind)}
+    own = str(refund["order_id"]).partition("-")[0]
+    return {refunded_order({"order_id": order}) for order in ORDER_ID.findall(text)
+            if order.partition("-")[0] not in STANDARDS or order.partition("-")[0] == own}
 
 
 def refunded_order(refund: dict[str, Any]) -> str:

@@ -44,6 +44,7 @@ def said(answer):
     ([data("ORD-1"), {"text": '{"order_id": "ORD-2", "amount": 5}'}], "the text part names the refund of ORD-2"),
     ([{"text": "Refund ORD-2 as well"}, data("ORD-1")], "the text part names the refund of ORD-2"),  # no amount
     ([{"text": "ORD-1 and ORD-2, $5 each"}, data("ORD-1")], "the text part names the refund of ORD-2"),
+    ([{"text": "also refund INV-7 for $5"}, data("ORD-1")], "the text part names the refund of INV-7"),
 ])
 def test_a_message_asking_for_two_refunds_is_refused_and_neither_is_made(send, parts, named):
     refused = send(*parts)
