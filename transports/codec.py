@@ -134,8 +134,8 @@ def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
 
 def dumps_as_text(obj: Any) -> bytes:
     """Compact JSON whose non-ASCII text stays itself in UTF-8, as a client most likely sent it
-    (a body re-encoded after a change); a lone surrogate, which UTF-8 cannot hold, is written
-    as its \\u escape, as it can only have come."""
+    (a body re-encoded after a change). A document holding a lone surrogate, which UTF-8
+    cannot hold, is written all in ASCII instead (\\u escapes, the surrogate's as it came)."""
     try:
         return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except UnicodeEncodeError:

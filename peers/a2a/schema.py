@@ -27,6 +27,7 @@ required field a default, is unreadable.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from typing import Any, Iterator
@@ -46,7 +47,6 @@ def check(value: Any, schema: dict[str, Any], path: str = "input") -> str | None
 
 def problems(value: Any, schema: dict[str, Any], path: str = "", *, most: int = 10) -> list[str]:
     """Every way `value` does not fit `schema` (up to `most`), each naming its field."""
-    import itertools  # here: only cards and config files ask for every problem, never a request's path
     return list(itertools.islice(_problems(value, schema, path), most))
 
 
@@ -230,7 +230,7 @@ def _check_number(value: Any, schema: dict[str, Any], path: str, *, integer: boo
 _PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled once each; a peer's schemas cannot grow it past 256
 
 
-def _pattern(pattern: str) -> re.Pattern[str]:  # checked readable first (unreadable)
+def _pattern(pattern: str) -> re.Pattern[str]:  # one `unreadable` has found to compile
     compiled = _PATTERNS.get(pattern)
     if compiled is None:
         if len(_PATTERNS) >= 256:

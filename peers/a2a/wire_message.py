@@ -223,7 +223,7 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
                 (Artifact("reply", reply.parts),), context_id=reply.context_id)
 
 
-# -- the skills on a card: spelled alike in both versions (spec: AgentSkill) ---------------
+# -- what a request's params say: read alike in both versions ------------------------------
 
 def history_length(params: dict[str, Any], path: str = "") -> int | None:
     length = params.get("historyLength")

@@ -97,10 +97,11 @@ def send_request(params: Any) -> SendMessageRequest:
     configuration = shapes.configuration_of(request)
     inline = configuration.get("pushNotificationConfig")
     where = "params.configuration."
-    return SendMessageRequest(
-        message, shapes.history_length(configuration, where),
-        field(configuration, "blocking", bool, where, default=True) is False, shapes.accepted_modes(configuration),
-        None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline}, "", where[:-1]))
+    push = None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline}, "",
+                                                               "params.configuration")
+    return SendMessageRequest(message, history_length=shapes.history_length(configuration, where),
+                              return_immediately=field(configuration, "blocking", bool, where, default=True) is False,
+                              accepted_modes=shapes.accepted_modes(configuration), push_config=push)
 
 
 def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:

@@ -132,10 +132,10 @@ def send_request(params: Any) -> SendMessageRequest:
         raise WireError("params.configuration.pushNotificationConfig is A2A 0.3's name; "
                         "in 1.0 it is taskPushNotificationConfig")
     where = "params.configuration."
-    return SendMessageRequest(
-        message, shapes.history_length(configuration, where),
-        field(configuration, "returnImmediately", bool, where, default=False), shapes.accepted_modes(configuration),
-        None if inline is None else pushes.config_from_wire(False, inline, "", where + "taskPushNotificationConfig"))
+    push = None if inline is None else pushes.config_from_wire(False, inline, "", where + "taskPushNotificationConfig")
+    return SendMessageRequest(message, history_length=shapes.history_length(configuration, where),
+                              return_immediately=field(configuration, "returnImmediately", bool, where, default=False),
+                              accepted_modes=shapes.accepted_modes(configuration), push_config=push)
 
 
 def send_result(answer: Task | Message, history_length: int | None = None) -> dict[str, Any]:
