@@ -198,9 +198,14 @@ def test_a_config_sent_with_a_streamed_message_is_registered_and_told_as_with_se
     (wire_v03, {"pushNotificationConfig": {}}, "params.configuration.pushNotificationConfig.url must be"),
     (wire_v03, {"blocking": 0}, "params.configuration.blocking must be"),
 ])
-def test_a_send_whose_configuration_is_malformed_is_refused_naming_the_field_where_it_is(wire, configuration, named):
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_send_whose_configuration_is_malformed_is_refused_naming_the_field_where_it_is(wire, configuration, named,
+                                                                                          streamed):
+    """A streamed send carries the same configuration, and is judged by the same reading."""
     app, call = peer_app(wire)
-    method, headers = ("SendMessage", HEADERS) if wire is wire_v10 else ("message/send", {**HEADERS, "A2A-Version": "0.3"})
+    method = {(wire_v10, False): "SendMessage", (wire_v10, True): "SendStreamingMessage",
+              (wire_v03, False): "message/send", (wire_v03, True): "message/stream"}[wire, streamed]
+    headers = HEADERS if wire is wire_v10 else {**HEADERS, "A2A-Version": "0.3"}
     role = "ROLE_USER" if wire is wire_v10 else "user"
     answer = call(method, {"message": {"messageId": "m-1", "role": role, "parts": [
         {"data": {"order_id": "ORD-2", "amount": 5}, **({} if wire is wire_v10 else {"kind": "data"})}]},
