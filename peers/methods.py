@@ -64,8 +64,8 @@ def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
 def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, message: Any) -> Any:
     """A webhook sent with the message (configuration.taskPushNotificationConfig), judged
     now, before anything is done; then what registers it once the task exists (or the turn
-    it is sent with is taken, or an earlier task answers it) and before the work begins, so
-    no change goes untold. A turn refused registers nothing: a refusal has no effect."""
+    it is sent with is taken) and before the work begins, so no change goes untold. A turn
+    refused registers nothing: a refusal has no effect."""
     if push is None:
         return None
     if not peer.card.push_notifications:
@@ -76,9 +76,7 @@ def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, messa
     def started(task: Task) -> None:
         webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format)
         peer.store.flush()  # kept before it is told
-        # Submitted, the turn taken, or an earlier task as it is now (read after the config is set: a change
-        # made meanwhile is told by the feed, and a state read before it is not told after it: push_payload.py).
-        webhooks.tell(peer.store.find(task.id, caller.owner) or task, caller.owner)
+        webhooks.tell(task, caller.owner)  # submitted, or the turn taken: the first thing it is told
     return started
 
 

@@ -71,16 +71,16 @@ class Peer:
         `scopes`: what the caller's credential grants beyond asking (a step-up's scope). With
         `wait=False` (returnImmediately) the task is answered as submitted and worked on in
         the background (MAX_BACKGROUND at once; beyond, the caller waits). `started(task)`
-        is told of the task answered (to register the caller's webhook): a new one before its work begins.
+        is told of a new task before its work begins (to register the caller's webhook).
         """
         if message.task_id is not None:
             return self._answer(self._continue(message, owner, scopes, started))
         request = read_request(self.skills, message, split(owner)[0])  # bad input fails here, before any task
         task, is_new = self._open(request, message, owner)  # submitted, or what was said before
-        if started is not None:  # the earlier task answered too: a webhook sent with it is not dropped
-            started(task)
         if not is_new:
             return self._answer(task)
+        if started is not None:
+            started(task)
         pending = Pending(None, request.effect, request.claim, request.admit)
         work = partial(self._run, partial(request.skill.run, request.payload), task, pending, owner, scopes)
         if not wait and self.background.acquire(blocking=False):  # the caller asks how it went later

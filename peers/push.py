@@ -127,8 +127,6 @@ class Webhooks:
         format it was registered in, as the settings ask (push_payload.py)."""
         self.admit(owner, config)
         with self.lock:
-            if self.configs.get((owner, config.task_id), {}).get(config.id) == config:  # the same again (a resend):
-                return config  # kept as it is, so what is queued for it is still delivered
             if not self.following:  # the first webhook: from now on, every change is heard
                 self.following = True
                 self.changes.follow(self.heard)

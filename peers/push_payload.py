@@ -59,10 +59,7 @@ class Telling:
         states entered and artifacts made since it was last told (none, where a change left
         its state as it was: a follow-up's turn joining its history, say, as on a stream)."""
         from peers.a2a.stream import events_of  # streams' own events: loaded once a webhook is told
-        last = self.last
-        if last is not None and len(task.lifecycle) < len(last.lifecycle):  # read before a change told already
-            return []
-        self.last = task
+        last, self.last = self.last, task
         if last is None or not self.events:
             return [task]
         return events_of(task, len(last.lifecycle) - 1)[1:]
