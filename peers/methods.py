@@ -74,7 +74,7 @@ def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, messa
     webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
 
     def started(task: Task) -> None:
-        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format)
+        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format, admitted=True)
         peer.store.flush()  # kept before it is told
         webhooks.tell(task, caller.owner)  # submitted, or the turn taken: the first thing it is told
     return started

@@ -122,10 +122,11 @@ class Webhooks:
                 raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, "
                                     f"{MAX_CONFIGS} in all")
 
-    def set(self, owner: str, config: PushConfig, wire: Any) -> PushConfig:
-        """Keep `config` (admitted first); its deliveries are spelled in `wire`, the wire
-        format it was registered in, as the settings ask (push_payload.py)."""
-        self.admit(owner, config)
+    def set(self, owner: str, config: PushConfig, wire: Any, *, admitted: bool = False) -> PushConfig:
+        """Keep `config` (admitted first, unless it was before its task existed: kept then, whatever came
+        meanwhile, so no task is left made and never worked on); its deliveries are spelled in `wire`."""
+        if not admitted:
+            self.admit(owner, config)
         with self.lock:
             if not self.following:  # the first webhook: from now on, every change is heard
                 self.following = True

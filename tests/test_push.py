@@ -221,6 +221,37 @@ def test_a_null_0_3_push_config_on_1_0_is_no_push_asked_for():
     assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", answer
 
 
+def test_webhooks_sent_together_at_the_callers_limit_leave_no_task_made_and_never_worked_on():
+    """A send's webhook is judged before its task exists and kept after: sends arriving together
+    near the caller's limit of 100 all passed the first, and the late ones were refused by the
+    second, after their task was made: left submitted, the refund never done. Each admitted one
+    is now kept (the limit passed by as many as arrive at once); the rest are refused before any task."""
+    import threading
+    app, call = peer_app()
+    for n in range(10):  # 95 configs of this caller's, on tasks of its own that wait for an approval
+        paused = call("SendMessage", {"message": {"messageId": f"p-{n}", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": f"ORD-P{n}", "amount": 6000}}]}})["result"]["task"]["id"]
+        for j in range(10 if n < 9 else 5):
+            call("CreateTaskPushNotificationConfig", {"taskId": paused, "id": f"c{j}", "url": f"http://127.0.0.1:9/{n}-{j}"})
+    answers = []
+
+    def send(n):
+        answers.append(call("SendMessage", {"message": {"messageId": f"m-{n}", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": f"ORD-S{n}", "amount": 5}}]}, "configuration": {
+            "returnImmediately": True, "taskPushNotificationConfig": {"url": f"http://127.0.0.1:9/x{n}"}}}))
+    threads = [threading.Thread(target=send, args=(n,)) for n in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    made = lambda: [task for task in app.peer.store.tasks.values() if task.history[0].message_id.startswith("m-")]  # noqa: E731
+    deadline = time.monotonic() + 5
+    while any(task.state is not TaskState.COMPLETED for task in made()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(made()) == sum("result" in answer for answer in answers) >= 5, "a task for each answer, no more"
+    assert all(task.state is TaskState.COMPLETED for task in made()), [(t.id, t.state) for t in made()]
+
+
 def test_a_failing_webhook_is_tried_three_times_then_left():
     with Receiver(statuses=[500, 503, 502, 500]) as hook:
         app, call = peer_app()
