@@ -22,6 +22,14 @@ class Dialect(Record):
     kind: bool  # 0.3 tags every object with "kind"; 1.0 tells them apart by their fields
     states: dict[TaskState, str]  # TaskState -> its spelling on this wire
     roles: dict[str, str]  # "user"/"agent" -> its spelling on this wire
+    read_states: dict[str, TaskState]  # the same two tables read back: spelling -> ours
+    read_roles: dict[str, str]
+
+
+def dialect(name: str, kind: bool, states: dict[TaskState, str], roles: dict[str, str]) -> Dialect:
+    """A version's spellings, and the same read back (made once: every message read uses them)."""
+    return Dialect(name, kind, states, roles, {wire: ours for ours, wire in states.items()},
+                   {wire: ours for ours, wire in roles.items()})
 
 
 def _tag(dialect: Dialect, kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -147,17 +155,6 @@ def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     return Part(**content, metadata=optional(part, "metadata", dict, path + "."))
 
 
-_READ_AS: dict[tuple[str, str], dict[str, Any]] = {}
-
-
-def _read_as(dialect: Dialect, spelled: str) -> dict[str, Any]:
-    """A dialect's spellings read back (its "roles" or "states": wire -> ours), made once."""
-    key = (dialect.name, spelled)
-    if key not in _READ_AS:
-        _READ_AS[key] = {wire: ours for ours, wire in getattr(dialect, spelled).items()}
-    return _READ_AS[key]
-
-
 def _tagged(source: dict[str, Any], kind: str, what: str, path: str) -> None:
     if source["kind"] != kind:
         raise WireError(f"{path}.kind is {str(source['kind'])[:40]!r}; {what} has kind {kind!r}")
@@ -176,7 +173,7 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
     source = obj(value, path)
     if dialect.kind and "kind" in source:
         _tagged(source, "message", "a message", path)
-    role = one_of(source.get("role"), _read_as(dialect, "roles"), path + ".role")
+    role = one_of(source.get("role"), dialect.read_roles, path + ".role")
     parts = field(source, "parts", list, path + ".")
     if not parts:
         raise WireError(f"{path}.parts must not be empty")
@@ -191,7 +188,7 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
 def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
     source = obj(value, path)
     status = obj(source.get("status"), path + ".status")
-    state = one_of(status.get("state"), _read_as(dialect, "states"),
+    state = one_of(status.get("state"), dialect.read_states,
                    path + ".status.state")
     artifacts = []
     for index, item in enumerate(field(source, "artifacts", list, path + ".", default=[])):

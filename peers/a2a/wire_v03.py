@@ -37,7 +37,7 @@ CARD_SCHEMA = cards.card_schema(
     ["name", "description", "url", "version", "protocolVersion", "capabilities", "defaultInputModes",
      "defaultOutputModes", "skills"],
     {"url": {"type": "string"}, "protocolVersion": {"type": "string"}})
-DIALECT = shapes.Dialect("0.3", kind=True, states={s: s.value for s in TaskState},
+DIALECT = shapes.dialect("0.3", kind=True, states={s: s.value for s in TaskState},
                          roles={"user": "user", "agent": "agent"})
 
 

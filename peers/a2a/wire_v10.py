@@ -38,7 +38,7 @@ EXTENSION_ERRORS = True  # -32008 for a required extension not activated
 # A push may be any StreamResponse, labelled as section 4.3.3 shows, or as plain JSON
 PUSH_EVENTS, PUSH_MEDIA_TYPES = True, ("application/a2a+json", "application/json")
 NO_EXTENDED_CARD = UnsupportedOperation  # how a peer without an extended card refuses (not declared)
-DIALECT = shapes.Dialect("1.0", kind=False,
+DIALECT = shapes.dialect("1.0", kind=False,
                          # 1.0 has no unknown state (UNSPECIFIED is only proto's "not set")
                          states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState
                                  if s is not TaskState.UNKNOWN},
@@ -206,7 +206,7 @@ def task_query(params: Any) -> tuple[str, int | None]:
 
 def list_query(params: Any) -> ListQuery:
     request = {} if params is None else json_names(obj(params, "params"))
-    states = {spelling: state for state, spelling in DIALECT.states.items()}
+    states = DIALECT.read_states
     state = None
     if request.get("status") not in (None, "TASK_STATE_UNSPECIFIED"):  # proto3's default: no filter
         state = states.get(request["status"]) if isinstance(request["status"], str) else None
