@@ -12,10 +12,14 @@ The rules:
   have changed between Python releases (3.11.2 and 3.13.0 call all of 2002::/16 private,
   so a 6to4 address holding 8.8.8.8 was refused there and accepted elsewhere), and a
   server's judgement must not depend on the interpreter it runs on.
-It does not look names up; peers/push.py does, and judges each address found here.
+`public_address` judges a webhook URL by it: the address written in it, or each one its
+host's name is found at (at delivery, peers/push.py).
 """
 import ipaddress
 from typing import Union
+
+from transports.base import parse_url
+from transports.jsonrpc import InvalidParams
 
 Address = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
 
@@ -75,3 +79,27 @@ def _reached(address: Address) -> list[Address]:
 def _special(address: Address) -> bool:
     table = NOT_PUBLIC_V4 if address.version == 4 else NOT_PUBLIC_V6
     return any(address in block for block in table)
+
+
+def public_address(url: str, allow_private: bool, *, numeric_only: bool = False) -> tuple[str, int] | None:
+    """The (ip, port) a webhook URL reaches, checked; InvalidParams naming why not. With
+    `numeric_only`, a host that is a name (not an address in any of its spellings:
+    2130706433, 0x7f.1, [::1] ...) is not looked up: None, judged at delivery instead."""
+    import socket  # here, not at the top: most runs never meet a webhook
+
+    parsed = parse_url(url)
+    if parsed is None:
+        raise InvalidParams("the webhook url must be an http(s) URL")
+    host = parsed.host.strip("[]")  # an IPv6 address comes bracketed in a URL
+    flags = socket.AI_NUMERICHOST if numeric_only and host.lower() != "localhost" else 0
+    try:
+        found = socket.getaddrinfo(host, parsed.port, type=socket.SOCK_STREAM, flags=flags)
+    except (OSError, UnicodeError):
+        if numeric_only:
+            return None  # a name: looked up, and judged, when there is something to deliver
+        raise InvalidParams(f"the webhook host {parsed.host[:80]!r} does not resolve") from None
+    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
+    if not allow_private and not all(map(is_public, addresses)):
+        raise InvalidParams(f"the webhook host {parsed.host[:80]!r} is a private, loopback, multicast or "
+                            "reserved address; this server sends to public addresses only")
+    return str(addresses[0]), parsed.port

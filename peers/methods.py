@@ -46,9 +46,12 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         _answerable(peer, message, asked.accepted_modes)
-        started = _webhook_with(wire_format, peer, asked.push_config, caller, message)
-        task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes,
-                                 wait=not asked.return_immediately, started=started)
+        place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)
+        try:
+            task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes,
+                                     wait=not asked.return_immediately, started=started)
+        finally:
+            place()  # the webhook's place, if no task of this send kept it: free again
         return wire_format.send_result(task, asked.history_length)
     return send
 
@@ -61,23 +64,23 @@ def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
         refuse_unless_answerable(peer, message, accepted)
 
 
-def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, message: Any) -> Any:
+def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, message: Any) -> tuple[Callable, Any]:
     """A webhook sent with the message (configuration.taskPushNotificationConfig), judged
-    now, before anything is done; then what registers it once the task exists (or the turn
-    it is sent with is taken) and before the work begins, so no change goes untold. A turn
-    refused registers nothing: a refusal has no effect."""
+    now, before anything is done, its place within the limits held; then what frees the
+    place (a turn refused, or answered by an earlier task, registers nothing), and what
+    registers it once the task exists (or the turn is taken), before the work begins."""
     if push is None:
-        return None
+        return lambda: None, None  # no webhook: no place to free
     if not peer.card.push_notifications:
         raise PushNotificationNotSupported(NO_PUSH)
     webhooks = peer.webhooks
-    webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
+    place = webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
 
     def started(task: Task) -> None:
-        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format, admitted=True)
+        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format, place=place)
         peer.store.flush()  # kept before it is told
         webhooks.tell(task, caller.owner)  # submitted, or the turn taken: the first thing it is told
-    return started
+    return lambda: webhooks.free(place), started
 
 
 def _push(verb: str) -> Callable[[Any, Peer], Handler]:
@@ -118,8 +121,11 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         _answerable(peer, message, asked.accepted_modes)  # before any effect
-        started = _webhook_with(wire_format, peer, asked.push_config, caller, message)  # as send's: told too
-        events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes, started=started)
+        place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)  # as send's: told too
+        try:  # the stream's send is taken, or refused, before it returns
+            events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes, started=started)
+        finally:
+            place()  # the webhook's place, if no task of this send kept it: free again
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream
 

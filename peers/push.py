@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
+from peers.addresses import public_address
 from peers.changes import Changes
 from peers.push_payload import PushSettings, Telling
 from transports.base import parse_url
@@ -47,32 +48,6 @@ from transports.jsonrpc import InvalidParams
 MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 100, 3, 2.0
 MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per caller and destination; sent to at once
 MAX_WAITING_PER_CALLER, MAX_SENDING_PER_CALLER = 200, 16  # a caller's share of both
-
-
-def public_address(url: str, allow_private: bool, *, numeric_only: bool = False) -> tuple[str, int] | None:
-    """The (ip, port) a webhook URL reaches, checked; InvalidParams naming why not. With
-    `numeric_only`, a host that is a name (not an address in any of its spellings:
-    2130706433, 0x7f.1, [::1] ...) is not looked up: None, judged at delivery instead."""
-    import ipaddress
-    import socket  # here, not at the top: most runs never meet a webhook
-
-    from peers.addresses import is_public
-    parsed = parse_url(url)
-    if parsed is None:
-        raise InvalidParams("the webhook url must be an http(s) URL")
-    host = parsed.host.strip("[]")  # an IPv6 address comes bracketed in a URL
-    flags = socket.AI_NUMERICHOST if numeric_only and host.lower() != "localhost" else 0
-    try:
-        found = socket.getaddrinfo(host, parsed.port, type=socket.SOCK_STREAM, flags=flags)
-    except (OSError, UnicodeError):
-        if numeric_only:
-            return None  # a name: looked up, and judged, when there is something to deliver
-        raise InvalidParams(f"the webhook host {parsed.host[:80]!r} does not resolve") from None
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
-    if not allow_private and not all(map(is_public, addresses)):
-        raise InvalidParams(f"the webhook host {parsed.host[:80]!r} is a private, loopback, multicast or "
-                            "reserved address; this server sends to public addresses only")
-    return str(addresses[0]), parsed.port
 
 
 def shown(url: str) -> str:
@@ -86,6 +61,13 @@ def _header_safe(value: str | None, what: str) -> None:
         raise InvalidParams(f"the push config's {what} must be visible ASCII characters")
 
 
+class Place:
+    """Where a config admitted will be kept: counted within the limits until kept, or freed."""
+
+    def __init__(self, key: tuple[str, str], held: bool = True) -> None:
+        self.key, self.held = key, held  # (owner, task id); whether it still counts as held
+
+
 class Webhooks:
     """The push configs of one peer's tasks, and the few workers that deliver to them."""
 
@@ -96,6 +78,7 @@ class Webhooks:
         self.telling: dict[tuple[str, str, str], Telling] = {}  # how each config is told, and what it was told last
         self.configs: dict[tuple[str, str], dict[str, PushConfig]] = {}  # (owner, task id) -> id -> config
         self.lock = threading.Lock()
+        self.held: Counter[tuple[str, str]] = Counter()  # (owner, task id) -> places admitted, not yet kept
         self.following = False
         # Deliveries wait per (caller, destination), each sent to by a thread of its own, in
         # order: a webhook that hangs holds up only its own pushes, and a queue that overflows
@@ -105,35 +88,54 @@ class Webhooks:
         self.dropped: Counter[str] = Counter()  # destination -> pushes dropped, since the start
         self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
 
-    def admit(self, owner: str, config: PushConfig) -> None:
+    def admit(self, owner: str, config: PushConfig) -> Place:
         """Refuse, before anything is done, a config that could never be delivered: not
         http(s), an address that is not public (in any spelling), a header value that is
-        not one, or one over the limits."""
+        not one, or one over the limits. Else its place within the limits is held until
+        `set` keeps it there, or `free` gives it back (its send ended with no task to keep
+        it for). A place held counts as a config kept: sends arriving together never pass
+        a limit, and a config admitted is never refused once its task exists."""
         public_address(config.url, self.allow_private, numeric_only=True)
         _header_safe(config.token, "token")
         _header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
+        key = (owner, config.task_id)  # a new task's is (owner, ""): each will be a task of its own
         with self.lock:
-            kept = self.configs.get((owner, config.task_id), {})
+            kept = self.configs.get(key, {})
             if config.id in kept:
-                return
-            mine = sum(len(held) for (holder, _), held in self.configs.items() if holder == owner)
-            if len(kept) >= MAX_PER_TASK or mine >= MAX_PER_CALLER \
-                    or sum(map(len, self.configs.values())) >= MAX_CONFIGS:
+                return Place(key, held=False)  # it replaces one kept: no new place
+            mine = sum(len(held) for (holder, _), held in self.configs.items() if holder == owner) + \
+                sum(count for (holder, _), count in self.held.items() if holder == owner)
+            if len(kept) + (self.held[key] if config.task_id else 0) >= MAX_PER_TASK or mine >= MAX_PER_CALLER \
+                    or sum(map(len, self.configs.values())) + sum(self.held.values()) >= MAX_CONFIGS:
                 raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, "
                                     f"{MAX_CONFIGS} in all")
+            self.held[key] += 1
+        return Place(key)
 
-    def set(self, owner: str, config: PushConfig, wire: Any, *, admitted: bool = False) -> PushConfig:
-        """Keep `config` (admitted first, unless it was before its task existed: kept then, whatever came
-        meanwhile, so no task is left made and never worked on); its deliveries are spelled in `wire`."""
-        if not admitted:
-            self.admit(owner, config)
+    def set(self, owner: str, config: PushConfig, wire: Any, *, place: Place | None = None) -> PushConfig:
+        """Keep `config`, in the place its admission held (admitted now, if none was given);
+        its deliveries are spelled in `wire`."""
+        place = place or self.admit(owner, config)
         with self.lock:
+            self._free(place)
             if not self.following:  # the first webhook: from now on, every change is heard
                 self.following = True
                 self.changes.follow(self.heard)
             self.configs.setdefault((owner, config.task_id), {})[config.id] = config
             self.telling[(owner, config.task_id, config.id)] = Telling(wire, self.settings)
         return config
+
+    def free(self, place: Place) -> None:
+        """The place of a config admitted and never kept, given back (after `set`: nothing)."""
+        with self.lock:
+            self._free(place)
+
+    def _free(self, place: Place) -> None:  # called holding the lock
+        if place.held:
+            place.held = False
+            self.held[place.key] -= 1
+            if not self.held[place.key]:
+                del self.held[place.key]
 
     def get(self, owner: str, task_id: str, config_id: str) -> PushConfig:
         with self.lock:

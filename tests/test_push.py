@@ -221,11 +221,12 @@ def test_a_null_0_3_push_config_on_1_0_is_no_push_asked_for():
     assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", answer
 
 
-def test_webhooks_sent_together_at_the_callers_limit_leave_no_task_made_and_never_worked_on():
-    """A send's webhook is judged before its task exists and kept after: sends arriving together
-    near the caller's limit of 100 all passed the first, and the late ones were refused by the
-    second, after their task was made: left submitted, the refund never done. Each admitted one
-    is now kept (the limit passed by as many as arrive at once); the rest are refused before any task."""
+def test_webhooks_sent_together_at_the_callers_limit_leave_no_task_made_and_never_worked_on_and_pass_no_limit():
+    """A send's webhook is judged before its task exists and kept after. Sends arriving together
+    near the caller's limit of 100 all passed the first judgement: once, the late ones were refused
+    by a second, after their task was made (left submitted, the refund never done); then each was
+    kept, and the limit passed by as many as arrived at once. Each admitted one now holds its place:
+    exactly the 5 that fit are taken, all done; the rest are refused before any task."""
     import threading
     app, call = peer_app()
     for n in range(10):  # 95 configs of this caller's, on tasks of its own that wait for an approval
@@ -233,23 +234,59 @@ def test_webhooks_sent_together_at_the_callers_limit_leave_no_task_made_and_neve
             {"data": {"order_id": f"ORD-P{n}", "amount": 6000}}]}})["result"]["task"]["id"]
         for j in range(10 if n < 9 else 5):
             call("CreateTaskPushNotificationConfig", {"taskId": paused, "id": f"c{j}", "url": f"http://127.0.0.1:9/{n}-{j}"})
-    answers = []
+    answers, go = [], threading.Event()
 
     def send(n):
+        go.wait(5)
         answers.append(call("SendMessage", {"message": {"messageId": f"m-{n}", "role": "ROLE_USER", "parts": [
             {"data": {"order_id": f"ORD-S{n}", "amount": 5}}]}, "configuration": {
             "returnImmediately": True, "taskPushNotificationConfig": {"url": f"http://127.0.0.1:9/x{n}"}}}))
     threads = [threading.Thread(target=send, args=(n,)) for n in range(30)]
     for thread in threads:
         thread.start()
+    go.set()
     for thread in threads:
         thread.join(10)
     made = lambda: [task for task in app.peer.store.tasks.values() if task.history[0].message_id.startswith("m-")]  # noqa: E731
     deadline = time.monotonic() + 5
     while any(task.state is not TaskState.COMPLETED for task in made()) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert len(made()) == sum("result" in answer for answer in answers) >= 5, "a task for each answer, no more"
+    assert len(answers) == 30 and len(made()) == sum("result" in answer for answer in answers) == 5, \
+        "exactly the sends that fit made a task, the others were refused before any"
     assert all(task.state is TaskState.COMPLETED for task in made()), [(t.id, t.state) for t in made()]
+    assert sum(map(len, app.peer.webhooks.configs.values())) == 100 and not app.peer.webhooks.held
+
+
+@pytest.mark.parametrize("method", ["SendMessage", "SendStreamingMessage"])
+def test_a_webhook_whose_send_makes_no_task_gives_its_place_back(method):
+    """A webhook sent with a message holds a place within its caller's limit of 100 from when it
+    is judged; a send that ends with no task to keep it for (its input refused, or answered by the
+    task an earlier send made) gives the place back, so 150 of them leave the caller room."""
+    from transports import sse
+    app, _ = peer_app()
+    transport = InProcessTransport({billing.BASE_URL: app})
+
+    def call(method, params):  # a stream's first event, or the error that came instead of one
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        body = transport.post(billing.BASE_URL + "/a2a", frame, HEADERS).body
+        return json.loads(sse.decode(body)[0] if body.startswith(b"data:") else body)
+    hook = {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/hook"}}
+    first = call(method, {"message": {"messageId": "m-once", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-1", "amount": 5}}]}})
+    assert "error" not in first, first
+    for n in range(150):
+        refused = call(method, {"message": {"messageId": f"bad-{n}", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": f"ORD-B{n}", "amount": "lots"}}]}, "configuration": hook})
+        assert refused["error"]["code"] == -32602, refused
+        again = call(method, {"message": {"messageId": "m-once", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": "ORD-1", "amount": 5}}]}, "configuration": hook})
+        assert "error" not in again, again
+    assert not app.peer.webhooks.held
+    answer = call("SendMessage", {"message": {"messageId": "m-new", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": hook})
+    assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", answer
+    assert [config["url"] for config in call("ListTaskPushNotificationConfigs", {
+        "taskId": answer["result"]["task"]["id"]})["result"]["configs"]] == ["http://127.0.0.1:9/hook"]
 
 
 def test_a_failing_webhook_is_tried_three_times_then_left():

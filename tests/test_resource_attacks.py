@@ -27,7 +27,8 @@ from peers.a2a.model import PushConfig
 from peers.app import PeerApp
 from peers.changes import Changes
 from peers.durable import open_store
-from peers.push import Webhooks, public_address
+from peers.addresses import public_address
+from peers.push import Webhooks
 from peers.restart import restarted
 from peers.stamps import utc_now
 from transports.jsonrpc import InvalidParams
