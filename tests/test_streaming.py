@@ -19,7 +19,8 @@ from transports.base import HttpResponse
 
 @pytest.mark.parametrize("body, events", [
     (b"data: a\n\ndata: b\n\n", [b"a", b"b"]),
-    (b"data: a\r\n\r\ndata:b\r\rdata: c", [b"a", b"b", b"c"]),  # CRLF, CR, no space, no final blank
+    (b"data: a\r\n\r\ndata:b\r\rdata: c", [b"a", b"b"]),  # CRLF, CR, no space; cut off before its blank line
+    (b"data: a\n\ndata: b\n", [b"a"]),  # its line ended, its event did not: discarded at the end, as the standard says
     (b": a comment\nevent: x\nid: 7\nretry: 3\ndata: a\ndata: b\n\n", [b"a\nb"]),
     (b"event: only\n\n\n\n", []), (b"", []), (b"dataX: no\n\n", []),
 ])

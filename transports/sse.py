@@ -62,17 +62,11 @@ class Decoder:
         return self._lines(lines)
 
     def end(self) -> list[bytes]:
-        """What is left once the body ends: the last event, even without its blank line."""
-        lines = _LINES.split(bytes(self.pending))
-        self.pending = bytearray()
-        if not lines[-1]:  # the body ended with a line end: nothing unfinished
-            lines.pop()
-        events = self._lines(lines)
-        if self.data and self.count != self.most:
-            events.append(b"\n".join(self.data))
-            self.count += 1
-        self.data = []
-        return events
+        """What is left once the body ends: nothing. An event is dispatched only by the blank
+        line after it, so one cut off by the end (its blank line, or more, never came) is
+        discarded, as the standard says: its data may be half of what was sent."""
+        self.pending, self.data = bytearray(), []
+        return []
 
     def _lines(self, lines: list[bytes]) -> list[bytes]:
         events: list[bytes] = []
