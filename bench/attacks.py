@@ -353,7 +353,7 @@ def hanging_webhooks() -> list[str]:
 
 
 def guard() -> str:
-    from peers.push import public_address
+    from peers.addresses import public_address
     from transports.jsonrpc import InvalidParams
     accepted = []
     for host in EMBEDDED:

@@ -103,3 +103,8 @@ def public_address(url: str, allow_private: bool, *, numeric_only: bool = False)
         raise InvalidParams(f"the webhook host {parsed.host[:80]!r} is a private, loopback, multicast or "
                             "reserved address; this server sends to public addresses only")
     return str(addresses[0]), parsed.port
+
+
+def shown(url: str) -> str:
+    """A webhook URL as the log shows it: without its query, which may carry a secret."""
+    return url.split("?", 1)[0].split("#", 1)[0][:80]

@@ -65,10 +65,9 @@ def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
 
 
 def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, message: Any) -> tuple[Callable, Any]:
-    """A webhook sent with the message (configuration.taskPushNotificationConfig), judged
-    now, before anything is done, its place within the limits held; then what frees the
-    place (a turn refused, or answered by an earlier task, registers nothing), and what
-    registers it once the task exists (or the turn is taken), before the work begins."""
+    """A webhook sent with the message (configuration.taskPushNotificationConfig), judged now, its
+    place held; then what frees the place (a turn refused registers nothing) and what registers it
+    on the task answered: a new one before its work begins, a turn taken, or an earlier task."""
     if push is None:
         return lambda: None, None  # no webhook: no place to free
     if not peer.card.push_notifications:
@@ -76,10 +75,11 @@ def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, messa
     webhooks = peer.webhooks
     place = webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
 
-    def started(task: Task) -> None:
-        webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format, place=place)
-        peer.store.flush()  # kept before it is told
-        webhooks.tell(task, caller.owner)  # submitted, or the turn taken: the first thing it is told
+    def started(task: Task, new: bool = False) -> None:  # only this webhook is told: the task as it is once kept
+        kept = webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format,
+                            place=place, new_task=new)
+        peer.store.flush()  # kept before it is told (a change made meanwhile is told by the feed)
+        webhooks.tell(peer.store.find(task.id, caller.owner) or task, caller.owner, only=kept.id)
     return lambda: webhooks.free(place), started
 
 

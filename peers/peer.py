@@ -62,7 +62,7 @@ class Peer:
         self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
-                     wait: bool = True, started: Callable[[Task], None] | None = None) -> Task:
+                     wait: bool = True, started: Callable[..., None] | None = None) -> Task:
         """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
         `owner` is who asked, in its tenant (store.py, tenants.py); a message it sent before gets
@@ -70,17 +70,17 @@ class Peer:
         naming a task (its taskId) is the next turn of that task: see `_continue`.
         `scopes`: what the caller's credential grants beyond asking (a step-up's scope). With
         `wait=False` (returnImmediately) the task is answered as submitted and worked on in
-        the background (MAX_BACKGROUND at once; beyond, the caller waits). `started(task)`
-        is told of a new task before its work begins (to register the caller's webhook).
+        the background (MAX_BACKGROUND at once; beyond, the caller waits). `started(task, new)`
+        is told of the task answered, a new one before its work begins (to register the caller's webhook).
         """
         if message.task_id is not None:
             return self._answer(self._continue(message, owner, scopes, started))
         request = read_request(self.skills, message, split(owner)[0])  # bad input fails here, before any task
         task, is_new = self._open(request, message, owner)  # submitted, or what was said before
+        if started is not None:  # told of the task answered: a new one before its work begins
+            started(task, is_new)
         if not is_new:
             return self._answer(task)
-        if started is not None:
-            started(task)
         pending = Pending(None, request.effect, request.claim, request.admit)
         work = partial(self._run, partial(request.skill.run, request.payload), task, pending, owner, scopes)
         if not wait and self.background.acquire(blocking=False):  # the caller asks how it went later

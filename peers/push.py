@@ -38,9 +38,9 @@ from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
-from peers.addresses import public_address
+from peers.addresses import public_address, shown
 from peers.changes import Changes
-from peers.push_payload import PushSettings, Telling
+from peers.push_payload import PushSettings, Telling, header_safe
 from transports.base import parse_url
 from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
@@ -48,17 +48,6 @@ from transports.jsonrpc import InvalidParams
 MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 100, 3, 2.0
 MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per caller and destination; sent to at once
 MAX_WAITING_PER_CALLER, MAX_SENDING_PER_CALLER = 200, 16  # a caller's share of both
-
-
-def shown(url: str) -> str:
-    """A webhook URL as the log shows it: without its query, which may carry a secret."""
-    return url.split("?", 1)[0].split("#", 1)[0][:80]
-
-
-def _header_safe(value: str | None, what: str) -> None:
-    """A token or credentials go in an HTTP header: visible ASCII only, or never sent."""
-    if value is not None and not (value.isascii() and value.isprintable()):
-        raise InvalidParams(f"the push config's {what} must be visible ASCII characters")
 
 
 class Place:
@@ -94,10 +83,10 @@ class Webhooks:
         not one, or one over the limits. Else its place within the limits is held until
         `set` keeps it there, or `free` gives it back (its send ended with no task to keep
         it for). A place held counts as a config kept: sends arriving together never pass
-        a limit, and a config admitted is never refused once its task exists."""
+        a limit, and a config admitted with a send is never refused once the task it made exists."""
         public_address(config.url, self.allow_private, numeric_only=True)
-        _header_safe(config.token, "token")
-        _header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
+        header_safe(config.token, "token")
+        header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
         key = (owner, config.task_id)  # a new task's is (owner, ""): each will be a task of its own
         with self.lock:
             kept = self.configs.get(key, {})
@@ -112,12 +101,21 @@ class Webhooks:
             self.held[key] += 1
         return Place(key)
 
-    def set(self, owner: str, config: PushConfig, wire: Any, *, place: Place | None = None) -> PushConfig:
-        """Keep `config`, in the place its admission held (admitted now, if none was given);
-        its deliveries are spelled in `wire`."""
+    def set(self, owner: str, config: PushConfig, wire: Any, *, place: Place | None = None,
+            new_task: bool = False) -> PushConfig:
+        """Keep `config` in the place its admission held (else admitted now), spelled in `wire`;
+        the same again (a resend): the one kept, whose queued pushes still go. One admitted for
+        a new task, kept for an earlier task (which answered it), may find that task full."""
         place = place or self.admit(owner, config)
+        key = (owner, config.task_id)
         with self.lock:
             self._free(place)
+            kept = self.configs.get(key, {})
+            if kept.get(config.id) == config:
+                return kept[config.id]
+            if place.key != key and not new_task and config.id not in kept and \
+                    len(kept) + self.held[key] >= MAX_PER_TASK:
+                raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task")
             if not self.following:  # the first webhook: from now on, every change is heard
                 self.following = True
                 self.changes.follow(self.heard)
@@ -175,10 +173,12 @@ class Webhooks:
                 self.telling.pop((owner, task.id, config_id), None)
             self._drop_waiting(owner, task.id, None)
 
-    def tell(self, task: Task, owner: str) -> None:
+    def tell(self, task: Task, owner: str, only: str | None = None) -> None:
         """Queue the deliveries of a change that left `task` as it is now to each webhook of
-        it (kept already): what it tells each, in order (the task, or what changed)."""
+        it (kept already; or the `only` one): what it tells each, in order (the task, or what changed)."""
         for config in self.list(owner, task.id):
+            if only is not None and config.id != only:
+                continue
             destination, dropped = parse_url(config.url).origin, 0
             with self.lock:
                 telling = self.telling.get((owner, task.id, config.id))

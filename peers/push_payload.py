@@ -24,6 +24,7 @@ Not here: when and where a push is sent, and how often it is tried (push.py).
 from typing import TYPE_CHECKING, Any
 
 from peers.a2a.model import PushConfig, Task
+from transports.jsonrpc import InvalidParams
 from transports.records import Record
 
 if TYPE_CHECKING:
@@ -59,7 +60,10 @@ class Telling:
         states entered and artifacts made since it was last told (none, where a change left
         its state as it was: a follow-up's turn joining its history, say, as on a stream)."""
         from peers.a2a.stream import events_of  # streams' own events: loaded once a webhook is told
-        last, self.last = self.last, task
+        last = self.last
+        if last is not None and (task == last or len(task.lifecycle) < len(last.lifecycle)):
+            return []  # told already, or read before a change it was told of: nothing new, never a step back
+        self.last = task
         if last is None or not self.events:
             return [task]
         return events_of(task, len(last.lifecycle) - 1)[1:]
@@ -72,3 +76,9 @@ class Telling:
         if config.authentication:
             headers["Authorization"] = " ".join(config.authentication)
         return headers
+
+
+def header_safe(value: str | None, what: str) -> None:
+    """A token or credentials go in an HTTP header: visible ASCII only, or never sent."""
+    if value is not None and not (value.isascii() and value.isprintable()):
+        raise InvalidParams(f"the push config's {what} must be visible ASCII characters")

@@ -289,6 +289,83 @@ def test_a_webhook_whose_send_makes_no_task_gives_its_place_back(method):
         "taskId": answer["result"]["task"]["id"]})["result"]["configs"]] == ["http://127.0.0.1:9/hook"]
 
 
+@pytest.mark.parametrize("method", ["SendMessage", "SendStreamingMessage"])
+def test_a_webhook_sent_with_a_refund_already_made_is_told_of_the_task_answered(method):
+    """The same order again, under a new messageId: the earlier task is the answer, and the
+    webhook that came with it was accepted, then dropped (nothing listed, nothing told)."""
+    with Receiver() as hook:
+        app, call = peer_app()
+        first = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": "ORD-2", "amount": 5}}]}})["result"]["task"]
+        frame = json.dumps({"jsonrpc": "2.0", "id": 2, "method": method, "params": {"message": {
+            "messageId": "m-2", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-2", "amount": 5}}]},
+            "configuration": {"taskPushNotificationConfig": {"url": hook.url, "token": "t"}}}}).encode()
+        answer = InProcessTransport({billing.BASE_URL: app}).post(billing.BASE_URL + "/a2a", frame, HEADERS)
+        assert first["id"].encode() in (answer.body if isinstance(answer.body, bytes) else b"".join(answer.body))
+        got = hook.wait_for(1)
+        assert [said(body) for _, body in got] == ["task TASK_STATE_COMPLETED"]
+        listed = call("ListTaskPushNotificationConfigs", {"taskId": first["id"]})["result"]["configs"]
+        assert [config["url"] for config in listed] == [hook.url]
+        assert len(app.peer.ledger.effects) == 1, "refunded once"
+
+
+def test_a_message_delivered_again_with_its_webhook_loses_none_of_the_first_deliverys_pushes():
+    """A resend (the same messageId, the same webhook) keeps the config it set: replacing it with
+    an equal one would make the pushes queued for the first one go undelivered."""
+    with Receiver() as hook:
+        _, call = peer_app()
+        asked = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {
+            "taskPushNotificationConfig": {"url": hook.url, "token": "t"}}}
+        first, again = call("SendMessage", asked)["result"]["task"], call("SendMessage", asked)["result"]["task"]
+        assert first["id"] == again["id"]
+        time.sleep(0.3)  # anything more it would be sent has arrived by now
+        told = [said(body) for _, body in hook.wait_for(4)]
+        assert told == ["task TASK_STATE_SUBMITTED", *EVERY_CHANGE], told
+
+
+@pytest.mark.parametrize("payload", ["events", "task"])
+def test_webhooks_sent_with_requests_one_task_answers_are_each_told_once_and_ten_at_most(payload):
+    """Requests an earlier task answers (the same order under new messageIds) each register their
+    webhook on it: each is told the task once, and no other webhook of it is told again (with the
+    whole task pushed each time, every registration once re-sent it to all). The task keeps at
+    most 10: the requests past them are refused (-32602), and the refund is done once."""
+    from peers.push_payload import PushSettings
+    app = PeerApp(billing.billing_agent(allow_private_webhooks=True, push=PushSettings(payload)), wire_v10, token="t0k")
+    transport = InProcessTransport({billing.BASE_URL: app})
+    with Receiver() as hook:
+        answers = []
+        for n in range(12):
+            frame = json.dumps({"jsonrpc": "2.0", "id": n, "method": "SendMessage", "params": {"message": {
+                "messageId": f"m-{n}", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-2", "amount": 5}}]},
+                "configuration": {"taskPushNotificationConfig": {"url": hook.url, "id": f"c{n}", "token": f"t{n}"}}}}).encode()
+            answers.append(json.loads(transport.post(billing.BASE_URL + "/a2a", frame, HEADERS).body))
+        assert [answer.get("error", {}).get("code") for answer in answers] == [None] * 10 + [-32602] * 2, answers
+        got = hook.wait_for(4 + 9 if payload == "events" else 3 + 9)
+        time.sleep(0.3)  # anything more it would be sent has arrived by now
+    by_hook = {n: [said(body) for headers, body in got if headers.get("X-A2A-Notification-Token") == f"t{n}"]
+               for n in range(12)}
+    after = EVERY_CHANGE if payload == "events" else ["task TASK_STATE_WORKING", "task TASK_STATE_COMPLETED"]
+    assert by_hook[0] == ["task TASK_STATE_SUBMITTED", *after], by_hook[0]
+    assert all(by_hook[n] == ["task TASK_STATE_COMPLETED"] for n in range(1, 10)), by_hook
+    assert by_hook[10] == by_hook[11] == [] and len(got) == sum(map(len, by_hook.values()))
+    assert len(app.peer.ledger.effects) == 1, "refunded once"
+
+
+def test_a_task_read_before_a_change_already_told_is_not_told_after_it():
+    """A webhook told a task's completion by the feed is not then told the working state a
+    request read a moment before (what an earlier task answering a resend is told from), nor
+    the same task twice."""
+    from peers.push_payload import PushSettings, Telling
+    working = Task("t-1", (TaskState.SUBMITTED, TaskState.WORKING))
+    done = working.advance(TaskState.COMPLETED, artifacts=(Artifact("a", (Part(text="ok"),)),))
+    for payload in ("events", "task"):
+        telling = Telling(wire_v10, PushSettings(payload=payload))
+        assert telling.told(done) == [done]
+        assert telling.told(working) == [], "nothing told goes back in the lifecycle"
+        assert telling.told(done) == [], "told already"
+
+
 def test_a_failing_webhook_is_tried_three_times_then_left():
     with Receiver(statuses=[500, 503, 502, 500]) as hook:
         app, call = peer_app()

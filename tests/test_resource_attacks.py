@@ -209,11 +209,11 @@ def test_a_destinations_overflow_is_counted_and_said_for_that_destination_only()
     webhooks = Webhooks(Changes(), allow_private=True, log=lines.append)
     task = billing.billing_agent().send_message(billing_refund_message(), owner="o")
     try:
-        # 0.3's pushes are the whole task each time: told 150 times, 150 deliveries (1.0's would be one:
-        # the task, then what changed, and nothing did)
+        # 0.3's pushes are the whole task each time: 150 changes told, 150 deliveries (1.0's would be one:
+        # the task, then what changed, and no state did)
         webhooks.set("o", PushConfig(task.id, "c", hanging.urls[0] + "?key=sekrit"), wire_v03)
-        for _ in range(150):
-            webhooks.tell(task, "o")
+        for change in range(150):
+            webhooks.tell(task._replace(metadata={"change": change}), "o")
         destination = hanging.urls[0].rsplit("/", 1)[0]
         dropped = webhooks.dropped[destination]
         assert list(webhooks.dropped) == [destination] and dropped in (49, 50), "100 wait (one may be on its way)"
