@@ -46,12 +46,12 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         _answerable(peer, message, asked.accepted_modes)
-        place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)
+        free_place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)
         try:
             task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes,
                                      wait=not asked.return_immediately, started=started)
         finally:
-            place()  # the webhook's place, if no task of this send kept it: free again
+            free_place()  # the webhook's place, unless a task of this send kept it
         return wire_format.send_result(task, asked.history_length)
     return send
 
@@ -121,11 +121,11 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
         if message.role != "user":
             raise InvalidParams("message.role must be the user's")
         _answerable(peer, message, asked.accepted_modes)  # before any effect
-        place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)  # as send's: told too
+        free_place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)  # as send's: told too
         try:  # the stream's send is taken, or refused, before it returns
             events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes, started=started)
         finally:
-            place()  # the webhook's place, if no task of this send kept it: free again
+            free_place()  # the webhook's place, unless a task of this send kept it
         return Stream(None if event is None else wire_format.stream_result(event) for event in events)
     return stream
 
