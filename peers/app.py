@@ -120,6 +120,11 @@ class PeerApp:
                                  {"Allow": ", ".join(verbs)})
         return self._answer(request, binding, route)
 
+    def refused(self, path: str, status: int, error: JsonRpcError) -> HttpResponse | None:
+        """The server's own refusal of a request to `path` (its body too large, its head too
+        long, too slow to arrive), worded as the binding there words errors; None elsewhere."""
+        return binding.error(status, error, {}) if (binding := self.binding_for(path)[0]) is not None else None
+
     def binding_for(self, path: str) -> tuple[Binding | None, str]:
         """Which binding a path under the endpoint belongs to, and the route it names, as
         the protocol's table says: the endpoint itself is JSON-RPC's ("/a2a/" is "/a2a"); a

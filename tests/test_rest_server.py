@@ -373,3 +373,44 @@ def test_a_step_up_follow_up_without_its_scope_is_permission_denied_on_either_bi
         assert call("GET", f"/a2a/tasks/{task['id']}")[2]["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
         done = call("POST", "/a2a/message:send", follow_up, {"Authorization": "Bearer up-t0k"})[2]["task"]
         assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_the_servers_own_refusals_are_worded_as_the_route_asked_words_its_errors():
+    """A body over the limit (413), a target too long (414), too many header lines (431) and a
+    request too slow to arrive (408) are refused by the server before the peer sees them. On an
+    HTTP+JSON route they came as JSON-RPC errors; they now come as that route's google.rpc.Status,
+    as every other error there does. The JSON-RPC endpoint, and the card, keep JSON-RPC's."""
+    import socket
+    import time
+
+    def refused(address, head, wait=0.0):
+        with socket.create_connection(address, timeout=5) as sock:
+            sock.sendall(head)
+            time.sleep(wait)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        status_line, _, rest = answer.partition(b"\r\n")
+        return int(status_line.split()[1]), json.loads(rest.partition(b"\r\n\r\n")[2])
+
+    heads = {413: lambda path: b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" % path,
+             414: lambda path: b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % (path + b"x" * 9000),
+             431: lambda path: b"GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n" % (path, b"X-A: 1\r\n" * 120),
+             408: lambda path: b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{" % path}
+    app = PeerApp(billing.billing_agent(), by_name("1.0"), token=TOKEN)
+    with serving(app, idle_timeout=2.0, request_timeout=0.3, max_body=1000) as server:
+        address = server.server_address[:2]
+        for status, head in heads.items():
+            for path in (b"/a2a/message:send", b"/a2a/tasks/t-1"):
+                got, body = refused(address, head(path), wait=0.5 if status == 408 else 0.0)
+                assert got == status and body["error"]["code"] == status and "status" in body["error"], body
+            for path in (b"/a2a", b"/.well-known/agent-card.json"):
+                got, body = refused(address, head(path), wait=0.5 if status == 408 else 0.0)
+                assert got == status and body["jsonrpc"] == "2.0" and body["error"]["code"] == -32600, body
+
+    class Broken(PeerApp):
+        def refused(self, path, status, error):
+            raise RuntimeError("a hook's bug")
+    with serving(Broken(billing.billing_agent(), by_name("1.0"), token=TOKEN), max_body=1000) as server:
+        got, body = refused(server.server_address[:2], heads[413](b"/a2a/message:send"))
+        assert got == 413 and body["error"]["code"] == -32600, "said, whatever the hook does"

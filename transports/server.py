@@ -3,9 +3,9 @@
 Essay: "a real network transport ... one step away". It only moves bytes: each request becomes an
 `HttpRequest` for the peer app the in-process shim calls too, so frames are byte-identical on both
 transports. The rules (test_http.py, test_server_hardening.py, test_resource_attacks.py, test_connection_cap.py):
-- Requests are read strictly (http11_server.py): one malformed, oversize or ambiguous is refused with
-  its status and a JSON-RPC error, and the connection closed (bytes after a refused head are never
-  read as a request). The app sees the path under this server's base URL, never Host.
+- Requests are read strictly (http11_server.py): one malformed, oversize or ambiguous is refused with its status
+  and a JSON-RPC error (or as the app words errors at that path: its `refused` hook), and the connection closed
+  (bytes after a refused head are never read as a request). The app sees the path under this base URL, never Host.
 - A connection costs a client more than it costs the server: one thread (`serve_forever`) waits on all with `selectors`,
   so an idle or dripping one is a socket, not a thread; a request read in full goes to one of `max_workers` threads
   (workers.py), which answers the client's next requests too while each follows within 5 ms (over TLS too). A request
@@ -245,7 +245,7 @@ class PeerServer:
     def _refuse(self, conn: Connection, status: int, why: str) -> None:
         note = f"refused: {why}"
         try:
-            conn.sock.send(refusal(status, InvalidRequest(why)))  # small: the socket takes it whole
+            conn.sock.send(refusal(status, InvalidRequest(why), self.app, conn.line or conn.first_line()))  # small
         except OSError:
             note += "; the client left"
         self.log(f'{conn.ip} "{escape(conn.line or conn.first_line())}" {status} {note}')

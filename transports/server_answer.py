@@ -36,8 +36,19 @@ def escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 3
     return shown + "..." if len(text) > limit else shown
 
 
-def refusal(status: int, error: JsonRpcError, **headers: str) -> bytes:
-    """A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals."""
+def refusal(status: int, error: JsonRpcError, app: Any = None, line: bytes = b"", **headers: str) -> bytes:
+    """A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals;
+    or, where the app has a `refused(path, status, error)` hook and the request line names a
+    path, the HttpResponse it words for that path (a peer's HTTP+JSON routes: their own shape)."""
+    target = (line.split(b" ", 2) + [b""])[1]  # what it asked for, as much as was read of it
+    worded = None
+    if getattr(app, "refused", None) is not None and target.startswith(b"/"):
+        try:
+            worded = app.refused(target.partition(b"?")[0].decode("latin-1"), status, error)
+        except Exception as exc:  # noqa: BLE001 - a refusal is said whatever the hook does
+            let_quit(exc)
+    if worded is not None and isinstance(worded.body, bytes):
+        return response_head(status, {**worded.headers, **headers}, len(worded.body), close=True) + worded.body
     body = encode_error(None, error)
     return response_head(status, {"Content-Type": "application/json", **headers}, len(body),
                          close=True) + body
