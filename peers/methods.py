@@ -42,10 +42,7 @@ class Caller(Record):
 def _send(wire_format: WireFormat, peer: Peer) -> Handler:
     def send(params: Any, caller: Caller) -> Any:
         asked = read(wire_format.send_request, params)  # all of it judged before any effect
-        message = asked.message
-        if message.role != "user":
-            raise InvalidParams("message.role must be the user's")
-        _answerable(peer, message, asked.accepted_modes)
+        message = _answerable(peer, asked.message, asked.accepted_modes)
         free_place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)
         try:
             task = peer.send_message(message, owner=caller.owner, scopes=caller.scopes,
@@ -56,12 +53,15 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
     return send
 
 
-def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:
-    """acceptedOutputModes, if the caller sent any: peers/modes.py refuses a skill that
-    answers in none of them (loaded only then: the essay's frames never send them)."""
+def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> Any:
+    """The message, if it is the user's and its skill answers in one of the acceptedOutputModes
+    the caller sent, if any (peers/modes.py, loaded only then: the essay's frames send none)."""
+    if message.role != "user":
+        raise InvalidParams("message.role must be the user's")
     if accepted:
         from peers.modes import refuse_unless_answerable
         refuse_unless_answerable(peer, message, accepted)
+    return message
 
 
 def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, message: Any) -> tuple[Callable, Any]:
@@ -77,9 +77,12 @@ def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, messa
 
     def started(task: Task, new: bool = False) -> None:  # only this webhook is told: the task as it is once kept
         kept = webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format,
-                            place=place, new_task=new)
+                            place=place, new_task=new, named=bool(push.id))
         peer.store.flush()  # kept before it is told (a change made meanwhile is told by the feed)
-        webhooks.tell(peer.store.find(task.id, caller.owner) or task, caller.owner, only=kept.id)
+        now = peer.store.find(task.id, caller.owner)
+        if now is None:  # forgotten meanwhile (a full store): its webhooks went with it, and so does this one
+            return webhooks.delete(caller.owner, task.id, kept.id)
+        webhooks.tell(now, caller.owner, only=kept.id)
     return lambda: webhooks.free(place), started
 
 
@@ -117,10 +120,7 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
 
     def stream(params: Any, caller: Caller) -> Any:
         asked = read(wire_format.send_request, params)
-        message = asked.message
-        if message.role != "user":
-            raise InvalidParams("message.role must be the user's")
-        _answerable(peer, message, asked.accepted_modes)  # before any effect
+        message = _answerable(peer, asked.message, asked.accepted_modes)  # before any effect
         free_place, started = _webhook_with(wire_format, peer, asked.push_config, caller, message)  # as send's: told too
         try:  # the stream's send is taken, or refused, before it returns
             events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes, started=started)

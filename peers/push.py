@@ -15,7 +15,7 @@ The rules, because a webhook URL is a caller telling the server where to send re
   and multicast, reserved and unspecified ranges are refused (peers/addresses.py). The address
   is checked again at delivery, and the delivery connects to the very address checked,
   http or https (TLS keeps the name), so a second DNS answer cannot point it elsewhere;
-- bounded and isolated: at most 10 configs per task, 100 per caller and 1,000 in all, gone
+- bounded and isolated: at most 10 configs per task, 100 per caller and 1,000 in all (push_limits.py), gone
   with their task when the store forgets it; at most 3 attempts per delivery, 2 s each,
   with growing pauses, and none again for a refusal that would repeat. Deliveries wait
   per caller and destination (a URL's origin), at most 100 each and 200 per caller, and
@@ -40,21 +40,15 @@ from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
 from peers.addresses import public_address, shown
 from peers.changes import Changes
+from peers.push_limits import LIMITS, Place, full, unnamed
 from peers.push_payload import PushSettings, Telling, header_safe
 from transports.base import parse_url
 from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
 
-MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER, ATTEMPTS, ATTEMPT_SECONDS = 10, 1000, 100, 3, 2.0
+ATTEMPTS, ATTEMPT_SECONDS = 3, 2.0
 MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per caller and destination; sent to at once
 MAX_WAITING_PER_CALLER, MAX_SENDING_PER_CALLER = 200, 16  # a caller's share of both
-
-
-class Place:
-    """Where a config admitted will be kept: counted within the limits until kept, or freed."""
-
-    def __init__(self, key: tuple[str, str], held: bool = True) -> None:
-        self.key, self.held = key, held  # (owner, task id); whether it still counts as held
 
 
 class Webhooks:
@@ -89,33 +83,31 @@ class Webhooks:
         header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
         key = (owner, config.task_id)  # a new task's is (owner, ""): each will be a task of its own
         with self.lock:
-            kept = self.configs.get(key, {})
-            if config.id in kept:
+            if config.id in self.configs.get(key, {}):
                 return Place(key, held=False)  # it replaces one kept: no new place
-            mine = sum(len(held) for (holder, _), held in self.configs.items() if holder == owner) + \
-                sum(count for (holder, _), count in self.held.items() if holder == owner)
-            if len(kept) + (self.held[key] if config.task_id else 0) >= MAX_PER_TASK or mine >= MAX_PER_CALLER \
-                    or sum(map(len, self.configs.values())) + sum(self.held.values()) >= MAX_CONFIGS:
-                raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, "
-                                    f"{MAX_CONFIGS} in all")
+            if full(self.configs, self.held, key):
+                raise InvalidParams(LIMITS)
             self.held[key] += 1
         return Place(key)
 
     def set(self, owner: str, config: PushConfig, wire: Any, *, place: Place | None = None,
-            new_task: bool = False) -> PushConfig:
+            new_task: bool = False, named: bool = True) -> PushConfig:
         """Keep `config` in the place its admission held (else admitted now), spelled in `wire`;
-        the same again (a resend): the one kept, whose queued pushes still go. One admitted for
-        a new task, kept for an earlier task (which answered it), may find that task full."""
+        sent with no id (not `named`), under the id push_limits.py gives it, or the same one
+        kept (a resend: its queued pushes still go). Kept where no place was held for it (on
+        an earlier task, which answered its send; or in place of a config gone meanwhile), it
+        is judged by the limits now: never for the task its send made (`new_task`)."""
         place = place or self.admit(owner, config)
         key = (owner, config.task_id)
         with self.lock:
+            counted = place.held and place.key == key
             self._free(place)
             kept = self.configs.get(key, {})
+            config = config if named else unnamed(kept, config)
             if kept.get(config.id) == config:
                 return kept[config.id]
-            if place.key != key and not new_task and config.id not in kept and \
-                    len(kept) + self.held[key] >= MAX_PER_TASK:
-                raise InvalidParams(f"at most {MAX_PER_TASK} webhooks per task")
+            if not (counted or new_task or config.id in kept) and full(self.configs, self.held, key):
+                raise InvalidParams(LIMITS)
             if not self.following:  # the first webhook: from now on, every change is heard
                 self.following = True
                 self.changes.follow(self.heard)
@@ -176,13 +168,12 @@ class Webhooks:
     def tell(self, task: Task, owner: str, only: str | None = None) -> None:
         """Queue the deliveries of a change that left `task` as it is now to each webhook of
         it (kept already; or the `only` one): what it tells each, in order (the task, or what changed)."""
-        for config in self.list(owner, task.id):
-            if only is not None and config.id != only:
-                continue
-            destination, dropped = parse_url(config.url).origin, 0
-            with self.lock:
-                telling = self.telling.get((owner, task.id, config.id))
-                for said in telling.told(task) if telling is not None else ():
+        for config_id in [config.id for config in self.list(owner, task.id) if only in (None, config.id)]:
+            with self.lock:  # the config and how it is told, as they are now: one may replace another meanwhile
+                config = self.configs.get((owner, task.id), {}).get(config_id)
+                telling = self.telling.get((owner, task.id, config_id))
+                destination, dropped = parse_url(config.url).origin if config else "", 0
+                for said in telling.told(task) if config is not None and telling is not None else ():
                     waiting, mine = self.waiting.get((owner, destination), ()), self._waiting_for(owner)
                     if len(waiting) >= MAX_WAITING or mine >= MAX_WAITING_PER_CALLER:
                         self.dropped[destination] += 1

@@ -352,6 +352,85 @@ def test_webhooks_sent_with_requests_one_task_answers_are_each_told_once_and_ten
     assert len(app.peer.ledger.effects) == 1, "refunded once"
 
 
+def test_a_webhook_with_no_id_sent_for_an_order_already_asked_for_replaces_none():
+    """A webhook sent without an id takes its task's id. The same order asked for again, under a
+    new messageId, with another webhook and no id, took that id too, and so replaced the first
+    caller's webhook: it was never told the end. It now takes the next free id, and both are told."""
+    with Receiver() as hook:
+        _, call = peer_app()
+        paused = {"role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 6000}}]}
+        first = call("SendMessage", {"message": {"messageId": "m-1", **paused}, "configuration": {
+            "taskPushNotificationConfig": {"url": hook.url, "token": "first"}}})["result"]["task"]
+        again = call("SendMessage", {"message": {"messageId": "m-2", **paused}, "configuration": {
+            "taskPushNotificationConfig": {"url": hook.url, "token": "again"}}})["result"]["task"]
+        assert again["id"] == first["id"] and again["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        listed = call("ListTaskPushNotificationConfigs", {"taskId": first["id"]})["result"]["configs"]
+        assert [(config["id"], config["token"]) for config in listed] == [
+            (first["id"], "first"), (first["id"] + "-2", "again")], listed
+        assert call("CancelTask", {"id": first["id"]})["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+        got = hook.wait_for(6)
+    told = {token: [said(body) for headers, body in got if headers.get("X-A2A-Notification-Token") == token]
+            for token in ("first", "again")}
+    assert told["first"][-1] == told["again"][-1] == "statusUpdate TASK_STATE_CANCELED", told
+    assert told["again"][0] == "task TASK_STATE_INPUT_REQUIRED", "told the task as it was when it came"
+
+
+def test_a_webhook_replaced_while_its_task_is_told_leaves_the_one_kept_told_to_the_end():
+    """Sends of one order arriving together, each with a webhook of the same id, replace one
+    another. A change was once queued with the config being replaced and the way the new one is
+    told: the push was dropped, and the new one counted as told, so the webhook kept was told
+    nothing (about a quarter of the rounds). Each round now ends with the one kept told the end."""
+    import threading
+    with Receiver() as hook:
+        app, call = peer_app()
+        for round_ in range(12):
+            go = threading.Event()
+
+            def send(n, round_=round_, go=go):
+                go.wait(5)
+                call("SendMessage", {"message": {"messageId": f"m-{round_}-{n}", "role": "ROLE_USER", "parts": [
+                    {"data": {"order_id": f"ORD-{round_}", "amount": 5}}]}, "configuration": {
+                    "returnImmediately": True, "taskPushNotificationConfig": {
+                        "url": hook.url, "id": "c", "token": f"{round_}-{n}"}}})
+            threads = [threading.Thread(target=send, args=(n,)) for n in range(6)]
+            for thread in threads:
+                thread.start()
+            go.set()
+            for thread in threads:
+                thread.join(10)
+            task = next(task for task in app.peer.store.tasks.values() if task.history[0].message_id.startswith(
+                f"m-{round_}-"))
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                kept, = call("ListTaskPushNotificationConfigs", {"taskId": task.id})["result"]["configs"]
+                told = [said(body) for headers, body in list(hook.requests)
+                        if headers.get("X-A2A-Notification-Token") == kept["token"]]
+                if told and told[-1].endswith(" TASK_STATE_COMPLETED"):  # a status update, or the task
+                    break
+                time.sleep(0.02)
+            assert told and told[-1].endswith(" TASK_STATE_COMPLETED"), (round_, kept["token"], told)
+
+
+def test_a_config_that_came_to_replace_one_since_deleted_is_judged_by_the_limits_when_kept():
+    """A config naming one a task has is admitted as its replacement, with no place of its own.
+    If that one is deleted and another made before it is kept, it no longer replaces anything:
+    it was kept anyway, an eleventh on the task. It is now judged by the limits as it is kept."""
+    from peers.changes import Changes
+    from peers.push import Webhooks
+    from peers.a2a.model import PushConfig
+    from transports.jsonrpc import InvalidParams
+    webhooks = Webhooks(Changes(), allow_private=True)
+    for n in range(10):
+        webhooks.set("o", PushConfig("t-1", f"c{n}", f"http://127.0.0.1:9/{n}"), wire_v10)
+    replacing = PushConfig("t-1", "c0", "http://127.0.0.1:9/again")
+    place = webhooks.admit("o", replacing)  # c0 is kept: a replacement
+    webhooks.delete("o", "t-1", "c0")
+    webhooks.set("o", PushConfig("t-1", "c10", "http://127.0.0.1:9/10"), wire_v10)
+    with pytest.raises(InvalidParams, match="at most 10 webhooks per task"):
+        webhooks.set("o", replacing, wire_v10, place=place)
+    assert len(webhooks.list("o", "t-1")) == 10 and not webhooks.held
+
+
 def test_a_task_read_before_a_change_already_told_is_not_told_after_it():
     """A webhook told a task's completion by the feed is not then told the working state a
     request read a moment before (what an earlier task answering a resend is told from), nor

@@ -1,0 +1,50 @@
+"""How many webhooks a peer keeps, and the id a webhook sent without one takes. Plain
+functions of what peers/push.py keeps, which calls them holding its lock.
+
+The rules:
+- at most MAX_PER_TASK configs per task, MAX_PER_CALLER per caller (its credential) and
+  MAX_CONFIGS in all. A config admitted and not yet kept holds a `Place`, which counts as a
+  config kept, so requests judged together never pass a limit. A place for a task not made
+  yet (task id "") counts for its caller and in all: each such task will be one of its own;
+- a webhook sent with a message and no id of its own replaces none: it takes the task's id
+  if that is free, else the first free of "<task id>-2", "<task id>-3" ...; the same webhook
+  sent again (a resend) is the one kept. An id named replaces the config of that id, as
+  CreateTaskPushNotificationConfig's does (whose id, if none is named, is the task's).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from peers.a2a.model import PushConfig
+
+MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER = 10, 1000, 100
+LIMITS = f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, {MAX_CONFIGS} in all"
+
+Kept = dict[tuple[str, str], dict[str, PushConfig]]  # (owner, task id) -> config id -> config
+
+
+class Place:
+    """Where a config admitted will be kept: counted within the limits until kept, or freed."""
+
+    def __init__(self, key: tuple[str, str], held: bool = True) -> None:
+        self.key, self.held = key, held  # (owner, task id); whether it still counts as held
+
+
+def full(configs: Kept, held: Counter[tuple[str, str]], key: tuple[str, str]) -> bool:
+    """Whether one more config for `key` (owner, task id) would pass a limit."""
+    owner, task_id = key
+    on_task = len(configs.get(key, {})) + (held[key] if task_id else 0)
+    mine = sum(len(kept) for (holder, _), kept in configs.items() if holder == owner) + \
+        sum(count for (holder, _), count in held.items() if holder == owner)
+    return on_task >= MAX_PER_TASK or mine >= MAX_PER_CALLER or \
+        sum(map(len, configs.values())) + sum(held.values()) >= MAX_CONFIGS
+
+
+def unnamed(kept: dict[str, PushConfig], config: PushConfig) -> PushConfig:
+    """`config`, sent with no id of its own, as a task that keeps `kept` keeps it: the same
+    webhook kept already, or `config` under the first id free."""
+    for existing in kept.values():
+        if existing._replace(id=config.id) == config:
+            return existing
+    ids = (config.task_id, *(f"{config.task_id}-{number}" for number in range(2, len(kept) + 3)))
+    return config._replace(id=next(free for free in ids if free not in kept))
