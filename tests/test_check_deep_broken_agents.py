@@ -198,6 +198,8 @@ class Agent(OutsidePeer):
         if self.server.tasks.flaw == "no_final":
             events = events[:2]
         stream = b"".join(b"data: " + json.dumps(wrapped(event)).encode() + b"\n\n" for event in events)
+        if self.server.tasks.flaw == "final_unended":  # its last event's line ends, the event does not
+            stream = stream[:-1]
         if self.server.tasks.flaw == "endless_stream":
             return self.endless(stream.split(b"\n\n")[0] + b"\n\n")
         if self.server.tasks.flaw == "endless_updates":  # working, working, ... as fast as it is read
@@ -300,6 +302,15 @@ def test_one_deep_flaw_is_reported_under_its_requirement_and_nothing_else_fails(
     details = " ".join(verdict["detail"] for row in report["requirements"] if row["id"] in expected
                        for verdict in row["verdicts"])
     assert details  # each failure says what was seen
+
+
+def test_a_final_event_that_no_blank_line_ends_is_no_event_and_the_finding_says_why(tmp_path):
+    """The event-stream rules dispatch an event at the blank line after it: one cut off by the
+    stream's end is discarded. check fails the stream, and says the bytes were there, unended."""
+    failed, status, report = failures("final_unended", tmp_path)
+    assert failed == {"CORE-STREAM-003"} and status == 1
+    said = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
+    assert "into an event that no blank line ended (so no event)" in json.dumps(said), said
 
 
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):

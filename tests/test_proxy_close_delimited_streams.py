@@ -118,3 +118,19 @@ def test_a_stream_sent_with_its_length_is_judged_as_a_stream_and_its_faults_act(
             events, failed = read_stream(proxy)
         assert (len(events), failed) == expected, lines.text()
         assert "JSONRPC-FMT-002" not in lines.text() and "Content-Type is text/event-stream" not in lines.text()
+
+
+def test_a_final_event_that_no_blank_line_ends_is_said_to_be_no_event_and_why():
+    """The agent closes just after its final event's data line, before the blank line that would
+    end the event: by the event-stream rules it is no event, and the proxy says so, with why."""
+    agent = Agent(EVENT, FINAL[:-1])
+    agent.go.set()
+    with proxy_to(agent.url, timeout=8.0) as (proxy, lines):
+        events, failed = read_stream(proxy)
+        deadline = time.monotonic() + 5
+        while "WB-STREAM-FINAL-001" not in lines.text() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert len(events) == 1, "the final event, never ended, is no event"
+    unended = len(FINAL) - 2  # its data line as sent, without the line end and the blank line
+    assert f"none of them final; the {unended} bytes of an event after them were never ended by a blank line" \
+        in lines.text(), lines.text()

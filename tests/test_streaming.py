@@ -17,6 +17,16 @@ from transports.base import HttpResponse
 
 # -- the SSE codec ---------------------------------------------------------------------
 
+def test_an_event_cut_off_by_the_end_is_discarded_and_its_bytes_are_counted():
+    """What the end of a stream discards is counted (its data lines), so a reader can say why an
+    event it saw arrive is none; a comment or a stray field left unended is not an event's."""
+    for body, unended in [(b"data: a\n\ndata: b\n", 7), (b"data: a\n\ndata: xy", 8), (b"data: a\n\n", 0),
+                          (b"data: a\n\n: a comment", 0), (b"data: a\ndata: b\n", 14)]:
+        decoder = sse.Decoder()
+        events = decoder.feed(body) + decoder.end()
+        assert (events, decoder.unended) == (([b"a"] if body.startswith(b"data: a\n\n") else []), unended), body
+
+
 @pytest.mark.parametrize("body, events", [
     (b"data: a\n\ndata: b\n\n", [b"a", b"b"]),
     (b"data: a\r\n\r\ndata:b\r\rdata: c", [b"a", b"b"]),  # CRLF, CR, no space; cut off before its blank line

@@ -48,6 +48,7 @@ class Decoder:
         self.after_cr = False  # the last chunk ended with CR
         self.data: list[bytes] = []  # the data lines of the event being read
         self.count = 0  # events completed so far, every one
+        self.unended = 0  # once ended: bytes of data lines of an event cut off before its blank line
 
     def feed(self, chunk: bytes) -> list[bytes]:
         if self.after_cr and chunk.startswith(b"\n"):  # the LF of a CRLF split across chunks
@@ -64,7 +65,10 @@ class Decoder:
     def end(self) -> list[bytes]:
         """What is left once the body ends: nothing. An event is dispatched only by the blank
         line after it, so one cut off by the end (its blank line, or more, never came) is
-        discarded, as the standard says: its data may be half of what was sent."""
+        discarded, as the standard says: its data may be half of what was sent. How much
+        was discarded is kept in `unended`, for a reader to say why an event it saw is none."""
+        cut_line = len(self.pending) if self.pending.startswith(b"data") else 0
+        self.unended = sum(len(line) + 6 for line in self.data) + cut_line  # each "data: " and its line end
         self.pending, self.data = bytearray(), []
         return []
 

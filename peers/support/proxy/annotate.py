@@ -35,6 +35,7 @@ class Answer(Record):
     body: bytes = b""  # a stream's: b""
     events: list[bytes] | None = None  # a stream's events' data, in order; None: not a stream
     completed: bool = True  # a stream: whether it ended cleanly (not broken off)
+    unended: int = 0  # a stream: bytes of an event at its end that no blank line ended (so no event)
     asked: Any = None  # the request body as JSON, and the answer's: read once by `notes` for
     document: Any = None  # every rule (None where it is not JSON, or a stream's)
     version: str | None = None  # the A2A-Version the request asked for (peers/a2a/versions.py); None: none
@@ -130,7 +131,9 @@ def stream_final(answer: Answer) -> str | None:
     if isinstance(last, dict) and _final(last):
         return None
     how = "broke off" if not answer.completed else "closed"
-    return f"the stream {how} after {len(answer.events)} event(s), none of them final"
+    cut_off = (f"; the {answer.unended} bytes of an event after them were never ended by a blank line, so are "
+               "no event") if answer.unended else ""
+    return f"the stream {how} after {len(answer.events)} event(s), none of them final{cut_off}"
 
 
 def _final(result: dict[str, Any]) -> bool:

@@ -84,8 +84,8 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
                 say(f"[proxy] request {number}: the stream ran on past {MAX_STREAM_KEPT} bytes: passed on whole, "
                     "its end not judged (the rules read only what is kept)")
         elif judged:
-            for line in annotate.notes(annotate.Answer(binding, request_body, 200, content_type,
-                                                       events=events, completed=completed)):
+            for line in annotate.notes(annotate.Answer(binding, request_body, 200, content_type, events=events,
+                                                       completed=completed, unended=decoder.unended)):
                 say(line)
 
 
