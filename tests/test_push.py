@@ -68,6 +68,21 @@ class Receiver:
         self.server.server_close()
 
 
+def at_once(count, send):
+    """send(n) for each n below `count`, on threads let go together (each waits at most 5 s), all joined."""
+    go = threading.Event()
+
+    def when_let_go(n):
+        go.wait(5)
+        send(n)
+    threads = [threading.Thread(target=when_let_go, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    go.set()
+    for thread in threads:
+        thread.join(10)
+
+
 def said(push):
     """A 1.0 push as what it tells: its kind, and the state it names (none for an artifact)."""
     (kind, body), = push.items()
@@ -227,26 +242,17 @@ def test_webhooks_sent_together_at_the_callers_limit_leave_no_task_made_and_neve
     by a second, after their task was made (left submitted, the refund never done); then each was
     kept, and the limit passed by as many as arrived at once. Each admitted one now holds its place:
     exactly the 5 that fit are taken, all done; the rest are refused before any task."""
-    import threading
     app, call = peer_app()
     for n in range(10):  # 95 configs of this caller's, on tasks of its own that wait for an approval
         paused = call("SendMessage", {"message": {"messageId": f"p-{n}", "role": "ROLE_USER", "parts": [
             {"data": {"order_id": f"ORD-P{n}", "amount": 6000}}]}})["result"]["task"]["id"]
         for j in range(10 if n < 9 else 5):
             call("CreateTaskPushNotificationConfig", {"taskId": paused, "id": f"c{j}", "url": f"http://127.0.0.1:9/{n}-{j}"})
-    answers, go = [], threading.Event()
-
-    def send(n):
-        go.wait(5)
-        answers.append(call("SendMessage", {"message": {"messageId": f"m-{n}", "role": "ROLE_USER", "parts": [
-            {"data": {"order_id": f"ORD-S{n}", "amount": 5}}]}, "configuration": {
-            "returnImmediately": True, "taskPushNotificationConfig": {"url": f"http://127.0.0.1:9/x{n}"}}}))
-    threads = [threading.Thread(target=send, args=(n,)) for n in range(30)]
-    for thread in threads:
-        thread.start()
-    go.set()
-    for thread in threads:
-        thread.join(10)
+    answers = []
+    at_once(30, lambda n: answers.append(call("SendMessage", {"message": {
+        "messageId": f"m-{n}", "role": "ROLE_USER", "parts": [{"data": {"order_id": f"ORD-S{n}", "amount": 5}}]},
+        "configuration": {"returnImmediately": True,
+                          "taskPushNotificationConfig": {"url": f"http://127.0.0.1:9/x{n}"}}})))
     made = lambda: [task for task in app.peer.store.tasks.values() if task.history[0].message_id.startswith("m-")]  # noqa: E731
     deadline = time.monotonic() + 5
     while any(task.state is not TaskState.COMPLETED for task in made()) and time.monotonic() < deadline:
@@ -380,24 +386,14 @@ def test_a_webhook_replaced_while_its_task_is_told_leaves_the_one_kept_told_to_t
     another. A change was once queued with the config being replaced and the way the new one is
     told: the push was dropped, and the new one counted as told, so the webhook kept was told
     nothing (about a quarter of the rounds). Each round now ends with the one kept told the end."""
-    import threading
     with Receiver() as hook:
         app, call = peer_app()
         for round_ in range(12):
-            go = threading.Event()
-
-            def send(n, round_=round_, go=go):
-                go.wait(5)
-                call("SendMessage", {"message": {"messageId": f"m-{round_}-{n}", "role": "ROLE_USER", "parts": [
+            at_once(6, lambda n, round_=round_: call("SendMessage", {"message": {
+                "messageId": f"m-{round_}-{n}", "role": "ROLE_USER", "parts": [
                     {"data": {"order_id": f"ORD-{round_}", "amount": 5}}]}, "configuration": {
-                    "returnImmediately": True, "taskPushNotificationConfig": {
-                        "url": hook.url, "id": "c", "token": f"{round_}-{n}"}}})
-            threads = [threading.Thread(target=send, args=(n,)) for n in range(6)]
-            for thread in threads:
-                thread.start()
-            go.set()
-            for thread in threads:
-                thread.join(10)
+                "returnImmediately": True, "taskPushNotificationConfig": {
+                    "url": hook.url, "id": "c", "token": f"{round_}-{n}"}}}))
             task = next(task for task in app.peer.store.tasks.values() if task.history[0].message_id.startswith(
                 f"m-{round_}-"))
             deadline = time.monotonic() + 5
