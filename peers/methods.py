@@ -72,17 +72,17 @@ def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, messa
         return lambda: None, None  # no webhook: no place to free
     if not peer.card.push_notifications:
         raise PushNotificationNotSupported(NO_PUSH)
-    webhooks = peer.webhooks
-    place = webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""))
+    webhooks, again = peer.webhooks, (caller.owner, message.message_id) in peer.store.by_message  # a resend?
+    place = webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""), again)
 
-    def started(task: Task, new: bool = False) -> None:  # only this webhook is told: the task as it is once kept
+    def started(task: Task, must_keep: bool = False) -> None:  # only this webhook is told: the task as it is
         kept = webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format,
-                            place=place, new_task=new, named=bool(push.id))
+                            place=place, must_keep=must_keep, named=bool(push.id))
         peer.store.flush()  # kept before it is told (a change made meanwhile is told by the feed)
         now = peer.store.find(task.id, caller.owner)
         if now is None:  # forgotten meanwhile (a full store): its webhooks went with it, and so does this one
             return webhooks.delete(caller.owner, task.id, kept.id)
-        webhooks.tell(now, caller.owner, only=kept.id)
+        webhooks.tell(now, caller.owner, only=kept)
     return lambda: webhooks.free(place), started
 
 

@@ -70,7 +70,7 @@ class Peer:
         naming a task (its taskId) is the next turn of that task: see `_continue`.
         `scopes`: what the caller's credential grants beyond asking (a step-up's scope). With
         `wait=False` (returnImmediately) the task is answered as submitted and worked on in
-        the background (MAX_BACKGROUND at once; beyond, the caller waits). `started(task, new)`
+        the background (MAX_BACKGROUND at once; beyond, the caller waits). `started(task, is_new)`
         is told of the task answered, a new one before its work begins (to register the caller's webhook).
         """
         if message.task_id is not None:
@@ -135,8 +135,8 @@ class Peer:
         turns = (asked, message._replace(context_id=task.context_id))
         task, pending = self.store.resume(task.id, owner, turns, content,
                                           lambda pending: pending.paused.accept(message, scopes))
-        if started is not None:  # the turn is taken (or was, if delivered again)
-            started(task)
+        if started is not None:  # the turn is taken (by this message: its webhook is kept whatever), or was
+            started(task, pending is not None)
         if pending is None:  # the same follow-up delivered again: the task as it is now
             return task
         refused = pending.admit()  # the handoff's grant, again: it may have expired meanwhile

@@ -15,7 +15,8 @@ The rules, because a webhook URL is a caller telling the server where to send re
   and multicast, reserved and unspecified ranges are refused (peers/addresses.py). The address
   is checked again at delivery, and the delivery connects to the very address checked,
   http or https (TLS keeps the name), so a second DNS answer cannot point it elsewhere;
-- bounded and isolated: at most 10 configs per task, 100 per caller and 1,000 in all (push_limits.py), gone
+- bounded and isolated: at most 10 configs per task (11 where the send that made it came
+  last), 100 per caller and 1,000 in all (push_limits.py), gone
   with their task when the store forgets it; at most 3 attempts per delivery, 2 s each,
   with growing pauses, and none again for a refusal that would repeat. Deliveries wait
   per caller and destination (a URL's origin), at most 100 each and 200 per caller, and
@@ -71,13 +72,15 @@ class Webhooks:
         self.dropped: Counter[str] = Counter()  # destination -> pushes dropped, since the start
         self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
 
-    def admit(self, owner: str, config: PushConfig) -> Place:
+    def admit(self, owner: str, config: PushConfig, again: bool = False) -> Place:
         """Refuse, before anything is done, a config that could never be delivered: not
         http(s), an address that is not public (in any spelling), a header value that is
         not one, or one over the limits. Else its place within the limits is held until
         `set` keeps it there, or `free` gives it back (its send ended with no task to keep
         it for). A place held counts as a config kept: sends arriving together never pass
-        a limit, and a config admitted with a send is never refused once the task it made exists."""
+        a limit, and a config admitted with a send is never refused once the task it made exists.
+        At a limit, a message sent `again` (a resend) gets no place: `set` judges it, its webhook
+        perhaps the one kept already."""
         public_address(config.url, self.allow_private, numeric_only=True)
         header_safe(config.token, "token")
         header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
@@ -86,17 +89,20 @@ class Webhooks:
             if config.id in self.configs.get(key, {}):
                 return Place(key, held=False)  # it replaces one kept: no new place
             if full(self.configs, self.held, key):
+                if again:  # a message sent before: maybe the same webhook again, judged when kept (`set`)
+                    return Place(key, held=False)
                 raise InvalidParams(LIMITS)
             self.held[key] += 1
         return Place(key)
 
     def set(self, owner: str, config: PushConfig, wire: Any, *, place: Place | None = None,
-            new_task: bool = False, named: bool = True) -> PushConfig:
+            must_keep: bool = False, named: bool = True) -> PushConfig:
         """Keep `config` in the place its admission held (else admitted now), spelled in `wire`;
         sent with no id (not `named`), under the id push_limits.py gives it, or the same one
         kept (a resend: its queued pushes still go). Kept where no place was held for it (on
         an earlier task, which answered its send; or in place of a config gone meanwhile), it
-        is judged by the limits now: never for the task its send made (`new_task`)."""
+        is judged by the limits now; never where its send set the task's work going (`must_keep`:
+        a task made, a turn taken), which a refusal would leave undone."""
         place = place or self.admit(owner, config)
         key = (owner, config.task_id)
         with self.lock:
@@ -106,7 +112,7 @@ class Webhooks:
             config = config if named else unnamed(kept, config)
             if kept.get(config.id) == config:
                 return kept[config.id]
-            if not (counted or new_task or config.id in kept) and full(self.configs, self.held, key):
+            if not (counted or must_keep or config.id in kept) and full(self.configs, self.held, key):
                 raise InvalidParams(LIMITS)
             if not self.following:  # the first webhook: from now on, every change is heard
                 self.following = True
@@ -165,15 +171,17 @@ class Webhooks:
                 self.telling.pop((owner, task.id, config_id), None)
             self._drop_waiting(owner, task.id, None)
 
-    def tell(self, task: Task, owner: str, only: str | None = None) -> None:
+    def tell(self, task: Task, owner: str, only: PushConfig | None = None) -> None:
         """Queue the deliveries of a change that left `task` as it is now to each webhook of
-        it (kept already; or the `only` one): what it tells each, in order (the task, or what changed)."""
-        for config_id in [config.id for config in self.list(owner, task.id) if only in (None, config.id)]:
+        it (kept already; or the `only` one, while it is kept): what it tells each, in order
+        (the task, or what changed)."""
+        for config_id in [config.id for config in self.list(owner, task.id) if only in (None, config)]:
             with self.lock:  # the config and how it is told, as they are now: one may replace another meanwhile
                 config = self.configs.get((owner, task.id), {}).get(config_id)
                 telling = self.telling.get((owner, task.id, config_id))
                 destination, dropped = parse_url(config.url).origin if config else "", 0
-                for said in telling.told(task) if config is not None and telling is not None else ():
+                told = telling is not None and config is not None and (only is None or config is only)
+                for said in telling.told(task) if told else ():
                     waiting, mine = self.waiting.get((owner, destination), ()), self._waiting_for(owner)
                     if len(waiting) >= MAX_WAITING or mine >= MAX_WAITING_PER_CALLER:
                         self.dropped[destination] += 1

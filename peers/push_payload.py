@@ -61,7 +61,7 @@ class Telling:
         its state as it was: a follow-up's turn joining its history, say, as on a stream)."""
         from peers.a2a.stream import events_of  # streams' own events: loaded once a webhook is told
         last = self.last
-        if last is not None and (task == last or len(task.lifecycle) < len(last.lifecycle)):
+        if last is not None and (task == last or _progress(task) < _progress(last)):
             return []  # told already, or read before a change it was told of: nothing new, never a step back
         self.last = task
         if last is None or not self.events:
@@ -76,6 +76,11 @@ class Telling:
         if config.authentication:
             headers["Authorization"] = " ".join(config.authentication)
         return headers
+
+
+def _progress(task: Task) -> tuple[int, int, int]:
+    """How far a task has come: each of these only grows (a snapshot behind another in one is older)."""
+    return len(task.lifecycle), len(task.history), len(task.artifacts)
 
 
 def header_safe(value: str | None, what: str) -> None:

@@ -64,8 +64,11 @@ STATUS: dict[int, tuple[int, str]] = {
     UNAUTHENTICATED_CODE: (401, "UNAUTHENTICATED"), PERMISSION_DENIED_CODE: (403, "PERMISSION_DENIED"),
 }
 # A refusal made before any operation (peers/app.py): the google.rpc code of its status.
-HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND", 405: "UNIMPLEMENTED",
-              413: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT", 500: "INTERNAL"}
+HTTP_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+              405: "UNIMPLEMENTED", 408: "DEADLINE_EXCEEDED", 411: "INVALID_ARGUMENT", 413: "INVALID_ARGUMENT",
+              414: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT", 417: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED",
+              431: "INVALID_ARGUMENT", 500: "INTERNAL", 501: "UNIMPLEMENTED", 503: "UNAVAILABLE",
+              505: "UNIMPLEMENTED"}  # the HTTP status of the server's own refusals (google.rpc's mapping)
 
 
 PATTERNS = [(route, pattern(route)) for route in ROUTES]

@@ -310,7 +310,7 @@ def test_a_final_event_that_no_blank_line_ends_is_no_event_and_the_finding_says_
     failed, status, report = failures("final_unended", tmp_path)
     assert failed == {"CORE-STREAM-003"} and status == 1
     said = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
-    assert "into an event that no blank line ended (so no event)" in json.dumps(said), said
+    assert "bytes of data lines of an event no blank line ended (so no event)" in json.dumps(said), said
 
 
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):

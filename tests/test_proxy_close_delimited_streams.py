@@ -132,5 +132,5 @@ def test_a_final_event_that_no_blank_line_ends_is_said_to_be_no_event_and_why():
             time.sleep(0.02)
     assert len(events) == 1, "the final event, never ended, is no event"
     unended = len(FINAL) - 2  # its data line as sent, without the line end and the blank line
-    assert f"none of them final; the {unended} bytes of an event after them were never ended by a blank line" \
-        in lines.text(), lines.text()
+    assert f"none of them final; an event's data lines after them ({unended} bytes) were never ended by a blank " \
+        "line" in lines.text(), lines.text()

@@ -297,8 +297,8 @@ def test_a_webhook_whose_send_makes_no_task_gives_its_place_back(method):
 
 @pytest.mark.parametrize("method", ["SendMessage", "SendStreamingMessage"])
 def test_a_webhook_sent_with_a_refund_already_made_is_told_of_the_task_answered(method):
-    """The same order again, under a new messageId: the earlier task is the answer, and the
-    webhook that came with it was accepted, then dropped (nothing listed, nothing told)."""
+    """The same order again, under a new messageId: the earlier task is the answer. The webhook
+    that came with it was once accepted, then dropped; it is now kept, and told the task once."""
     with Receiver() as hook:
         app, call = peer_app()
         first = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
@@ -427,6 +427,73 @@ def test_a_config_that_came_to_replace_one_since_deleted_is_judged_by_the_limits
     assert len(webhooks.list("o", "t-1")) == 10 and not webhooks.held
 
 
+def test_a_message_sent_again_with_its_webhook_at_the_callers_limit_gets_its_task():
+    """A caller at its 100 webhooks sends a message again (a retry) with the webhook it sent the
+    first time: a place was asked for before the task was known, and the retry was refused. The
+    webhook is the one kept, so the retry gets its task, and nothing more is kept."""
+    app, call = peer_app()
+    for n in range(10):  # 99 configs on paused tasks of its own
+        paused = call("SendMessage", {"message": {"messageId": f"p-{n}", "role": "ROLE_USER", "parts": [
+            {"data": {"order_id": f"ORD-P{n}", "amount": 6000}}]}})["result"]["task"]["id"]
+        for j in range(10 if n < 9 else 9):
+            call("CreateTaskPushNotificationConfig", {"taskId": paused, "id": f"c{j}",
+                                                      "url": f"http://127.0.0.1:9/{n}-{j}"})
+    asked = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-2", "amount": 5}}]},
+        "configuration": {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/hook"}}}
+    first = call("SendMessage", asked)["result"]["task"]
+    again = call("SendMessage", asked)
+    assert again["result"]["task"]["id"] == first["id"], again
+    assert sum(map(len, app.peer.webhooks.configs.values())) == 100 and not app.peer.webhooks.held
+    other = {**asked, "configuration": {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/other"}}}
+    assert call("SendMessage", other)["error"]["code"] == -32602, "another webhook is one more: refused"
+
+
+def test_a_webhook_whose_send_took_a_turn_is_kept_even_past_the_tasks_limit():
+    """A follow-up's webhook is kept once its turn is taken: refusing it then would answer an error
+    for a turn taken, and leave the task neither waiting nor worked on. So where the config it came
+    to replace went meanwhile and another filled the task, it is kept, one over."""
+    from peers.changes import Changes
+    from peers.push import Webhooks
+    from peers.a2a.model import PushConfig
+    webhooks = Webhooks(Changes(), allow_private=True)
+    for n in range(10):
+        webhooks.set("o", PushConfig("t-1", f"c{n}", f"http://127.0.0.1:9/{n}"), wire_v10)
+    replacing = PushConfig("t-1", "c0", "http://127.0.0.1:9/again")
+    place = webhooks.admit("o", replacing)
+    webhooks.delete("o", "t-1", "c0")
+    webhooks.set("o", PushConfig("t-1", "c10", "http://127.0.0.1:9/10"), wire_v10)
+    assert webhooks.set("o", replacing, wire_v10, place=place, must_keep=True) == replacing
+    assert len(webhooks.list("o", "t-1")) == 11 and not webhooks.held
+
+
+def test_a_webhook_told_by_the_request_that_kept_it_is_that_one_not_one_that_replaced_it():
+    """A request that kept a webhook tells it the task as the request read it. If a config made
+    meanwhile took its id, that one was told the older state, as its only push; now the request
+    tells only the very config it kept, while it is kept."""
+    from peers.changes import Changes
+    from peers.push import Webhooks
+    from peers.a2a.model import PushConfig
+    webhooks = Webhooks(Changes(), allow_private=True)
+    kept = webhooks.set("o", PushConfig("t-1", "t-1-2", "http://127.0.0.1:9/resend"), wire_v10)
+    webhooks.set("o", PushConfig("t-1", "t-1-2", "http://127.0.0.1:9/later"), wire_v10)  # Create, same id
+    webhooks.tell(Task("t-1", (TaskState.SUBMITTED, TaskState.INPUT_REQUIRED)), "o", only=kept)
+    with webhooks.lock:
+        assert not webhooks.waiting and not webhooks.sending, "nothing queued for the one that replaced it"
+
+
+def test_a_null_token_or_id_in_a_sends_webhook_is_none_given():
+    """Proto3 JSON reads null as the field's default: a webhook's `token` or `id` sent as null is
+    none given, as pageToken's and pageSize's are, not a -32602."""
+    _, call = peer_app()
+    answer = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-2", "amount": 5}}]}, "configuration": {"taskPushNotificationConfig": {
+            "url": "http://127.0.0.1:9/hook", "token": None, "id": None, "authentication": None}}})
+    task = answer["result"]["task"]
+    listed = call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})["result"]["configs"]
+    assert [(config["id"], "token" in config) for config in listed] == [(task["id"], False)], listed
+
+
 def test_a_task_read_before_a_change_already_told_is_not_told_after_it():
     """A webhook told a task's completion by the feed is not then told the working state a
     request read a moment before (what an earlier task answering a resend is told from), nor
@@ -439,6 +506,11 @@ def test_a_task_read_before_a_change_already_told_is_not_told_after_it():
         assert telling.told(done) == [done]
         assert telling.told(working) == [], "nothing told goes back in the lifecycle"
         assert telling.told(done) == [], "told already"
+    turn = Message("m-2", "user", (Part(text="yes"),))
+    paused = Task("t-1", (TaskState.SUBMITTED, TaskState.INPUT_REQUIRED))
+    joined = paused._replace(history=(turn,))  # a follow-up joined its history: the same lifecycle
+    telling = Telling(wire_v10, PushSettings(payload="task"))
+    assert telling.told(joined) == [joined] and telling.told(paused) == [], "nor back in its history"
 
 
 def test_a_failing_webhook_is_tried_three_times_then_left():

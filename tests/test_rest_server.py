@@ -396,21 +396,29 @@ def test_the_servers_own_refusals_are_worded_as_the_route_asked_words_its_errors
     heads = {413: lambda path: b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" % path,
              414: lambda path: b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % (path + b"x" * 9000),
              431: lambda path: b"GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n" % (path, b"X-A: 1\r\n" * 120),
-             408: lambda path: b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{" % path}
+             408: lambda path: b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{" % path,
+             501: lambda path: b"POST %s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" % path}
+    named = {408: "DEADLINE_EXCEEDED", 501: "UNIMPLEMENTED"}  # google.rpc's name for the status
     app = PeerApp(billing.billing_agent(), by_name("1.0"), token=TOKEN)
     with serving(app, idle_timeout=2.0, request_timeout=0.3, max_body=1000) as server:
         address = server.server_address[:2]
         for status, head in heads.items():
             for path in (b"/a2a/message:send", b"/a2a/tasks/t-1"):
                 got, body = refused(address, head(path), wait=0.5 if status == 408 else 0.0)
-                assert got == status and body["error"]["code"] == status and "status" in body["error"], body
+                assert got == status and body["error"]["code"] == status, body
+                assert body["error"]["status"] == named.get(status, "INVALID_ARGUMENT"), body
             for path in (b"/a2a", b"/.well-known/agent-card.json"):
                 got, body = refused(address, head(path), wait=0.5 if status == 408 else 0.0)
                 assert got == status and body["jsonrpc"] == "2.0" and body["error"]["code"] == -32600, body
 
-    class Broken(PeerApp):
-        def refused(self, path, status, error):
-            raise RuntimeError("a hook's bug")
-    with serving(Broken(billing.billing_agent(), by_name("1.0"), token=TOKEN), max_body=1000) as server:
-        got, body = refused(server.server_address[:2], heads[413](b"/a2a/message:send"))
-        assert got == 413 and body["error"]["code"] == -32600, "said, whatever the hook does"
+    from transports.base import HttpResponse
+    for wrong in (RuntimeError("a hook's bug"), {"error": "a dict"}, "text", HttpResponse(413, {}, iter([b"x"]))):
+        class Broken(PeerApp):
+            def refused(self, path, status, error, wrong=wrong):
+                if isinstance(wrong, Exception):
+                    raise wrong
+                return wrong
+        with serving(Broken(billing.billing_agent(), by_name("1.0"), token=TOKEN), max_body=1000) as server:
+            for _ in range(2):  # and the server serves on
+                got, body = refused(server.server_address[:2], heads[413](b"/a2a/message:send"))
+                assert got == 413 and body["error"]["code"] == -32600, ("said, whatever the hook does", wrong)

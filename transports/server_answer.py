@@ -18,7 +18,7 @@ import socket
 import time
 from typing import Any, Callable, Iterable
 
-from transports.base import App, HangUp, HttpRequest, hang_up
+from transports.base import App, HangUp, HttpRequest, HttpResponse, hang_up
 from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, named_length, parse_head, response_head
@@ -39,16 +39,17 @@ def escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 3
 def refusal(status: int, error: JsonRpcError, app: Any = None, line: bytes = b"", **headers: str) -> bytes:
     """A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals;
     or, where the app has a `refused(path, status, error)` hook and the request line names a
-    path, the HttpResponse it words for that path (a peer's HTTP+JSON routes: their own shape)."""
+    path, the HttpResponse it words for that path (a peer's HTTP+JSON routes: their own shape).
+    The hook runs on the server's one loop thread, so it must be quick and never wait."""
     target = (line.split(b" ", 2) + [b""])[1]  # what it asked for, as much as was read of it
-    worded = None
     if getattr(app, "refused", None) is not None and target.startswith(b"/"):
-        try:
+        try:  # whatever the hook does or gives, a refusal is said
             worded = app.refused(target.partition(b"?")[0].decode("latin-1"), status, error)
-        except Exception as exc:  # noqa: BLE001 - a refusal is said whatever the hook does
+            if isinstance(worded, HttpResponse) and isinstance(worded.body, bytes):
+                return response_head(status, {**worded.headers, **headers}, len(worded.body),
+                                     close=True) + worded.body
+        except Exception as exc:  # noqa: BLE001 - a hook's bug: our own words instead
             let_quit(exc)
-    if worded is not None and isinstance(worded.body, bytes):
-        return response_head(status, {**worded.headers, **headers}, len(worded.body), close=True) + worded.body
     body = encode_error(None, error)
     return response_head(status, {"Content-Type": "application/json", **headers}, len(body),
                          close=True) + body

@@ -48,7 +48,8 @@ class Decoder:
         self.after_cr = False  # the last chunk ended with CR
         self.data: list[bytes] = []  # the data lines of the event being read
         self.count = 0  # events completed so far, every one
-        self.unended = 0  # once ended: bytes of data lines of an event cut off before its blank line
+        self.data_bytes = 0  # the data lines of the event being read, as sent (without their line ends)
+        self.unended = 0  # once ended: those bytes, and a data line cut off, of an event no blank line ended
 
     def feed(self, chunk: bytes) -> list[bytes]:
         if self.after_cr and chunk.startswith(b"\n"):  # the LF of a CRLF split across chunks
@@ -67,9 +68,9 @@ class Decoder:
         line after it, so one cut off by the end (its blank line, or more, never came) is
         discarded, as the standard says: its data may be half of what was sent. How much
         was discarded is kept in `unended`, for a reader to say why an event it saw is none."""
-        cut_line = len(self.pending) if self.pending.startswith(b"data") else 0
-        self.unended = sum(len(line) + 6 for line in self.data) + cut_line  # each "data: " and its line end
-        self.pending, self.data = bytearray(), []
+        cut_off = len(self.pending) if self.pending.partition(b":")[0] == b"data" else 0
+        self.unended = self.data_bytes + cut_off
+        self.pending, self.data, self.data_bytes = bytearray(), [], 0
         return []
 
     def _lines(self, lines: list[bytes]) -> list[bytes]:
@@ -81,11 +82,12 @@ class Decoder:
                 if self.data:
                     events.append(b"\n".join(self.data))
                     self.count += 1
-                self.data = []
+                self.data, self.data_bytes = [], 0
             elif line.startswith(b"data"):
                 field, _, value = line.partition(b":")
                 if field == b"data":
                     self.data.append(value[1:] if value.startswith(b" ") else value)
+                    self.data_bytes += len(line)
         return events
 
 

@@ -18,7 +18,9 @@ MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
 
 
 def _text(source: dict[str, Any], key: str, where: str, default: Any = MISSING) -> Any:
-    """source[key] as bounded text; required unless a `default` is given."""
+    """source[key] as bounded text; required unless a `default` is given (null then means it, as in proto3 JSON)."""
+    if default is not MISSING and source.get(key) is None:
+        return default
     value = field(source, key, str, where, default=default)
     if isinstance(value, str) and not 0 < len(value) <= MAX_TEXT:
         raise WireError(f"{where}{key} must be 1 to {MAX_TEXT} characters")

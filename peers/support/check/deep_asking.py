@@ -116,7 +116,8 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
         else:
             events += [_event(data, rest) for data in decoder.end()]
             if decoder.unended:  # what looked like a last event: none, its blank line never came
-                ended = f"closed {decoder.unended} bytes into an event that no blank line ended (so no event)"
+                ended = (f"closed after {decoder.unended} bytes of data lines of an event no blank line ended "
+                         "(so no event)")
     except PeerError as exc:
         probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
         ended = f"broken off: {str(exc)[:120]}"

@@ -35,7 +35,7 @@ class Answer(Record):
     body: bytes = b""  # a stream's: b""
     events: list[bytes] | None = None  # a stream's events' data, in order; None: not a stream
     completed: bool = True  # a stream: whether it ended cleanly (not broken off)
-    unended: int = 0  # a stream: bytes of an event at its end that no blank line ended (so no event)
+    unended: int = 0  # a stream: bytes of data lines at its end that no blank line ended (so no event)
     asked: Any = None  # the request body as JSON, and the answer's: read once by `notes` for
     document: Any = None  # every rule (None where it is not JSON, or a stream's)
     version: str | None = None  # the A2A-Version the request asked for (peers/a2a/versions.py); None: none
@@ -131,8 +131,8 @@ def stream_final(answer: Answer) -> str | None:
     if isinstance(last, dict) and _final(last):
         return None
     how = "broke off" if not answer.completed else "closed"
-    cut_off = (f"; the {answer.unended} bytes of an event after them were never ended by a blank line, so are "
-               "no event") if answer.unended else ""
+    cut_off = (f"; an event's data lines after them ({answer.unended} bytes) were never ended by a blank line, "
+               "so are no event") if answer.unended else ""
     return f"the stream {how} after {len(answer.events)} event(s), none of them final{cut_off}"
 
 

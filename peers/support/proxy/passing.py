@@ -129,8 +129,8 @@ def _by_event(chunks: Iterable[bytes], decoder: Any, events: list[bytes]) -> Ite
                 held.clear()
     ended = decoder.end()
     events += ended
-    if held:
-        yield bytes(held), ended[-1] if ended else None
+    if held:  # an event the end cut off: none (sse.py)
+        yield bytes(held), None
 
 
 def _cut(pieces: Iterator[Piece], cut: int | None, number: int, say: Callable[[str], None]) -> Iterator[bytes]:
