@@ -15,8 +15,8 @@ The rules, because a webhook URL is a caller telling the server where to send re
   and multicast, reserved and unspecified ranges are refused (peers/addresses.py). The address
   is checked again at delivery, and the delivery connects to the very address checked,
   http or https (TLS keeps the name), so a second DNS answer cannot point it elsewhere;
-- bounded and isolated: at most 10 configs per task (11 where the send that made it came
-  last), 100 per caller and 1,000 in all (push_limits.py), gone
+- bounded and isolated: at most 10 configs per task (one more where a send that made it, or
+  took its turn, came last), 100 per caller and 1,000 in all (push_limits.py), gone
   with their task when the store forgets it; at most 3 attempts per delivery, 2 s each,
   with growing pauses, and none again for a refusal that would repeat. Deliveries wait
   per caller and destination (a URL's origin), at most 100 each and 200 per caller, and
