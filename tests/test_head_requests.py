@@ -8,6 +8,7 @@ which is opened and closed unread) and HEAD is refused where GET is (the JSON-RP
 takes POST alone: 405 there, on the one route JSON-RPC has).
 """
 import json
+import re
 import socket
 import time
 
@@ -172,3 +173,18 @@ def test_an_http_1_0_head_on_a_stream_keeps_the_connection_it_asked_to_keep(peer
             assert "content-length" not in headers and "transfer-encoding" not in headers
     finally:
         wire.close()
+
+
+@pytest.mark.parametrize("path", [b"/a2a/tasks/t-1", b"/.well-known/agent-card.json"])
+def test_a_head_the_server_refuses_itself_gets_the_head_alone(peer, path):
+    """A HEAD refused before the app sees it (here, its head too large) is answered with the
+    status and headers a GET would get, the body's length said and the body not sent (RFC 9110
+    9.3.2), in both shapes: an HTTP+JSON route's and JSON-RPC's."""
+    with socket.create_connection(peer, timeout=5) as sock:
+        sock.sendall(b"HEAD %s HTTP/1.1\r\nHost: x\r\n%s\r\n" % (path, b"X-A: 1\r\n" * 120))
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 ") and rest == b"", answer
+    assert int(re.search(rb"\r\nContent-Length: (\d+)", head)[1]) > 0, head

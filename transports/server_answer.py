@@ -40,19 +40,19 @@ def refusal(status: int, error: JsonRpcError, app: Any = None, line: bytes = b""
     """A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals;
     or, where the app has a `refused(path, status, error)` hook and the request line names a
     path, the HttpResponse it words for that path (a peer's HTTP+JSON routes: their own shape).
-    The hook runs on the server's one loop thread, so it must be quick and never wait."""
-    target = (line.split(b" ", 2) + [b""])[1]  # what it asked for, as much as was read of it
+    The hook runs on the server's one loop thread, so it must be quick and never wait. An
+    answer to HEAD is its head alone, the length of the body a GET would get said in it."""
+    method, target = (line.split(b" ", 2) + [b"", b""])[:2]  # what it asked, as much as was read of it
+    fields, body = {"Content-Type": "application/json"}, encode_error(None, error)
     if getattr(app, "refused", None) is not None and target.startswith(b"/"):
         try:  # whatever the hook does or gives, a refusal is said
             worded = app.refused(target.partition(b"?")[0].decode("latin-1"), status, error)
             if isinstance(worded, HttpResponse) and isinstance(worded.body, bytes):
-                return response_head(status, {**worded.headers, **headers}, len(worded.body),
-                                     close=True) + worded.body
+                response_head(status, {**worded.headers, **headers}, len(worded.body), close=True)  # it can be said
+                fields, body = worded.headers, worded.body
         except Exception as exc:  # noqa: BLE001 - a hook's bug: our own words instead
             let_quit(exc)
-    body = encode_error(None, error)
-    return response_head(status, {"Content-Type": "application/json", **headers}, len(body),
-                         close=True) + body
+    return response_head(status, {**fields, **headers}, len(body), close=True) + (b"" if method == b"HEAD" else body)
 
 
 class Connection:
