@@ -329,3 +329,35 @@ def test_a_stream_that_times_out_is_a_timeout_and_the_task_is_found_before_any_r
         assert done.returncode == 0 and "Traceback" not in done.stderr
         assert "[support] trusted result (from billing-agent): refund of $95.00 issued for ORD-8800" in done.stdout
         assert sum('"method": "SendStreamingMessage"' in line for line in done.stdout.splitlines()) == 1
+
+
+def test_a_stream_that_named_its_task_then_went_silent_fails_saying_which_task_to_ask_for():
+    """A stream that names its task and then goes silent past --timeout: out of time, nothing is
+    known of the outcome, so the failure says retry is NOT safe. It now also says which task to
+    ask for, and where it was last seen (second hostile round: it had said neither)."""
+    import a2a_delegation as story
+    from conftest import following_in
+    from peers.support.calling.config import AllowEntry
+    let_go = threading.Event()
+
+    def app(request):
+        if request.method == "GET":
+            card = wire_v10.card_to_wire(billing.billing_agent(base).card)
+            return HttpResponse(200, {"Content-Type": "application/json"}, json.dumps(card).encode())
+        frame = json.loads(request.body)
+
+        def body():
+            yield event(WORKING, frame["id"])
+            let_go.wait(5)  # silent past the client's timeout
+        return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE}, body())
+    with serving(app, idle_timeout=10.0) as server:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        agent = story.SupportAgent(FramePrinter(HttpTransport(timeout=1)), [AllowEntry("billing-agent", f"{base}/a2a")],
+                                   {f"{base}/a2a": "t0k"}, lambda *args, **facts: None,
+                                   **following_in({"stream": True, "patience": 1}))
+        try:
+            (outcome,) = story.run(agent, [f"{base}/.well-known/agent-card.json"])
+        finally:
+            let_go.set()
+    assert outcome.error.startswith("delegation failed: ") and "retry is NOT safe" in outcome.error, outcome.error
+    assert "task t-1 was last seen working: ask for it (GetTask) before any retry" in outcome.error, outcome.error

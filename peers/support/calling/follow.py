@@ -18,7 +18,7 @@ has left (it arrived late). `followed` chooses the source, as the card and the f
   that ended meanwhile has no stream to join (1.0 refuses): it is asked for (GetTask); the
   same when a stream ends before its task does. At most RESUMES times; a stream that broke
   before it named its task, or is still broken when time is up, is the delegation's failure,
-  said as what it is (a timeout, say).
+  said as what it is (a timeout, say), with the task it named and its state last seen.
 - `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each shown
   as its own frame (`told`, as main() wired it), then read as an update, as on a stream; one
   delivered twice (A2A 4.3.3 warns it may be) is read once. A task that came back ended is
@@ -99,9 +99,8 @@ class Delegation(Record):
 
 
 def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | None:
-    """The task as `updates` leave it: each folded in, until the task ends or pauses, the
-    updates stop, or `deadline` (time.monotonic()) passes. The updates are closed then, so
-    a stream read no further is hung up on at once."""
+    """The task as `updates` leave it: each folded in, until the task ends or pauses, the updates
+    stop, or `deadline` (time.monotonic()) passes; then closed, so a stream read no further is hung up."""
     try:
         for update in updates:
             task = folded(task, update)
@@ -127,8 +126,7 @@ def folded(task: Task | None, update: "Event") -> Task | None:
 
 @contextmanager
 def listening(wanted: bool) -> "Iterator[Receiver | None]":
-    """Our webhook (webhook.py) while the block runs, if `wanted` (--push, to a card that
-    takes webhooks); else None, and the task is asked about instead."""
+    """Our webhook (webhook.py) while the block runs, if `wanted` (--push, to a card taking webhooks); else None."""
     if not wanted:
         yield None
         return
@@ -140,10 +138,8 @@ def listening(wanted: bool) -> "Iterator[Receiver | None]":
 def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Receiver | None" = None) -> Task:
     """The task a send's `reply` (a result, or a stream of them) starts, followed until it
     ends or pauses, or `deadline` passes: streamed, then told to our webhook or asked about."""
-    if isinstance(reply, Iterator):
-        task = streamed(reply, delegation, deadline)
-    else:
-        task = read(delegation.spoken.task_from_result, reply, "the result")
+    task = streamed(reply, delegation, deadline) if isinstance(reply, Iterator) else \
+        read(delegation.spoken.task_from_result, reply, "the result")
     if ends(task.state):  # nearly always: the task came back finished, or paused
         if webhook is not None:  # the peer may yet push so: heard out (each push shown), not hung up on
             try:
@@ -211,7 +207,10 @@ def streamed(results: Iterator[Any], delegation: Delegation, deadline: float) ->
         broke = []
         task = _rejoined(delegation, subscribe, task, broke, deadline)
     if broke and (task is None or (not ends(task.state) and time.monotonic() >= deadline)):
-        raise broke[-1]  # before it named its task (nothing to subscribe to), or out of time: as it is
+        last = broke[-1]  # before it named its task (nothing to ask for), or out of time: said as it is
+        raise last if task is None else TransportError(f"{last.reason}; task {task.id[:80]} was last seen "
+                                                       f"{task.state.value}: ask for it (GetTask) before any retry",
+                                                       sent=last.sent, timed_out=last.timed_out)
     if task is None:
         raise ProtocolViolation("the stream described no task")
     return task
