@@ -307,6 +307,20 @@ def test_a_task_that_never_ends_is_asked_about_within_the_deadline_and_reported_
     assert 2 <= len(asks) <= 6, "the pauses grow: a second brings a handful of asks, not hundreds"
 
 
+def test_the_last_ask_about_a_task_that_never_ends_comes_just_before_the_deadline_not_a_pause_early():
+    import time
+    asked, answer = [], still_working()
+
+    def timed(request):
+        asked.append(time.monotonic())
+        return answer(request)
+    agent, _ = agent_with(timed, patience=3.0)  # pauses 0.1 0.2 0.4 0.8 then 1.6: past the deadline
+    started = time.monotonic()
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-1", "amount": 5})
+    assert outcome.variant.label == "working" and time.monotonic() - started < 4.0
+    assert asked[-1] - started >= 2.7, f"the last ask came {3.0 - (asked[-1] - started):.1f} s before the deadline"
+
+
 def test_a_get_task_that_answers_about_another_task_is_a_protocol_violation():
     def answer(request):
         frame = json.loads(request.body)

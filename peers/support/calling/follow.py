@@ -26,6 +26,7 @@ has left (it arrived late). `followed` chooses the source, as the card and the f
 - `polled`: GetTask again after pauses that grow (0.1 s ... 2 s); also what a stream left going.
 All within one deadline (`Following.patience`, --timeout); a task still going then is reported
 as it is. Never done here: send the message again (only the peer knows if it acted)."""
+import math
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator
@@ -156,14 +157,14 @@ def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Rece
 
 
 def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
-    """GetTask, asked again after a growing pause while the task is going and the pause
-    fits before the deadline (where the wire has GetTask; the essay's has not)."""
-    spoken, pause = delegation.spoken, FIRST_PAUSE
-    method = method_for(spoken, "get")
-    while not ends(task.state) and method is not None and time.monotonic() + pause <= deadline:
+    """GetTask, asked again after a growing pause while the task is going (where the wire has
+    GetTask; the essay's has not); the last pause cut to what is left, in tenths of a second."""
+    pause, method = FIRST_PAUSE, method_for(delegation.spoken, "get")
+    while not ends(task.state) and method is not None and \
+            (pause := min(pause, math.floor((deadline - time.monotonic()) * 10) / 10)) >= FIRST_PAUSE:
         delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: asking again in {pause:g}s")
         time.sleep(pause)
-        later = read(spoken.task_from_wire, delegation.call(method, {"id": task.id}), "the task")
+        later = read(delegation.spoken.task_from_wire, delegation.call(method, {"id": task.id}), "the task")
         if later.id != task.id:
             raise ProtocolViolation(f"asked for task {task.id[:80]!r}, the peer answered about another")
         task, pause = later, min(pause * 2, LONGEST_PAUSE)
