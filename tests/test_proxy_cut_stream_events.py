@@ -2,6 +2,8 @@
 event's blank line split across two chunks, extra blank lines between events, CRLF line ends.
 The client reads what it was given and finds E events, as the fault's line says, however many:
 every event is counted, and a count no stream the proxy reads could reach is refused."""
+import time
+
 import pytest
 
 from peers.support.proxy.faults import MOST_EVENTS
@@ -76,3 +78,23 @@ def test_an_event_count_no_stream_can_reach_is_refused_in_one_line(spec):
     assert f"can never come: a fault reads a stream event by event as far as 1048576 bytes, so {MOST_EVENTS} events" in done.stderr
     said = " ".join(cli("proxy", "--help").stdout.split())
     assert f"every event is counted, and a count past what the 1 MiB a fault reads can hold, {MOST_EVENTS}, is refused" in said
+
+
+def test_a_cut_past_the_streams_last_event_says_it_cut_nothing():
+    """Armed and said to be, a cut the stream never reached says so: silence would read as a cut made."""
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"},
+                                                    iter([event(1) + b"\n", event(2) + b"\n"])),
+                       "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with proxy_to(agent.base_url, "cut-stream:5") as (proxy, lines):
+            stream = HttpTransport(timeout=5).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
+                                                     {"Content-Type": "application/json"})
+            got = b"".join(stream.body)
+            assert len(sse.decode(got)) == 2
+            for _ in range(100):  # bounded: the proxy says it as the stream ends
+                if "nothing cut" in lines.text():
+                    break
+                time.sleep(0.02)
+    finally:
+        agent.stop()
+    assert "[fault] cut-stream:5: the stream answering request 1 ended after 2 event(s): nothing cut" in lines.text()

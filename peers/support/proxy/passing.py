@@ -142,6 +142,9 @@ def _cut(pieces: Iterator[Piece], cut: int | None, number: int, say: Callable[[s
             say(f"[fault] cut-stream:{cut}: cut the stream of request {number} after its event {cut}: "
                 "the body never ends, both connections closed")
             raise HangUp
+    if cut is not None:  # armed, and said to be: its silence would read as a cut that did nothing
+        say(f"[fault] cut-stream:{cut}: the stream answering request {number} ended after {passed} event(s): "
+            "nothing cut")
 
 
 def _reordered(pieces: Iterator[Piece], fault: Fault, number: int, say: Callable[[str], None]) -> Iterator[Piece]:
