@@ -35,6 +35,11 @@ def card(base, flaw):
 
 class Agent(OutsidePeer):
     def do_HEAD(self):
+        if self.server.flaw == "head_body":  # the card's body after the head, in the same write: no luck in it
+            body = json.dumps(card(f"http://127.0.0.1:{self.server.server_port}", None)).encode()
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                             % (len(body), body))
+            return
         self.do_GET()
 
     def do_GET(self):
@@ -143,11 +148,18 @@ def test_the_agent_written_here_passes_every_requirement_it_is_asked(tmp_path):
     ("open_scheme", {"AUTH-SERVER-002", "WB-AUTH-WRONG-001"}),
     ("wrong_content_type", {"JSONRPC-FMT-002"}),
     ("open_extended", {"CARD-EXT-001"}),
+    ("head_body", {"WB-CARD-HEAD-001"}),
 ])
 def test_one_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw, expected, tmp_path):
     failed, status, _ = failures(flaw, tmp_path)
     assert failed == expected
-    assert status == (0 if flaw == "v03_only" else 1), "a SHOULD alone leaves the exit status 0"
+    assert status == (0 if flaw in ("v03_only", "head_body") else 1), "a SHOULD alone leaves the exit status 0"
+
+
+def test_a_body_sent_after_the_head_of_an_answer_to_head_is_said_in_the_verdict(tmp_path):
+    _, _, report = failures("head_body", tmp_path)
+    detail = next(row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] == "WB-CARD-HEAD-001")
+    assert detail.startswith("HEAD: HTTP 200, Content-Type application/json, ") and "bytes of body after its head" in detail
 
 
 def test_an_error_answering_another_requests_id_is_not_read_as_the_answer_to_ours(tmp_path):

@@ -8,7 +8,8 @@ hostile server in tests/test_network_client.py:
 - Lines end in CRLF; at most MAX_HEADERS header lines and MAX_HEAD bytes of head; names
   are tokens, values hold no CR, LF or NUL, no obs-fold [5.2]; a status line is
   `HTTP/1.x NNN reason` [4], and at most MAX_INTERIM 1xx replies are skipped.
-- Body length as in [6.3]: none after HEAD, 1xx, 204, 304. Content-Length with
+- Body length as in [6.3]: none after HEAD (bytes that came with its head anyway are
+  returned as its body, to be judged), 1xx, 204, 304. Content-Length with
   Transfer-Encoding is refused (two framings are how messages get smuggled); the only
   coding is "chunked" [7.1]. Content-Length is ASCII digits, every copy equal, at most
   max_body before reading. Else the body ends at close, up to max_body.
@@ -191,7 +192,9 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
         raise MalformedMessage("the reply's Content-Length is not a number")
     media = [value.split(";")[0].strip().lower() for value in values("content-type")]
     endless = endless and status == 200 and media == ["text/event-stream"]
-    if method == "HEAD" or status in (204, 304):
+    if method == "HEAD":  # none; what came with the head anyway is kept as one, for a caller to judge
+        body = bytes(reader.buffer)  # (check does; the connection is not kept)
+    elif status in (204, 304):
         body = b""  # a Content-Length here describes what a GET would have returned
     elif codings:
         body = each_chunk(reader, max_body, endless) if lazy else read_chunked(reader, max_body)

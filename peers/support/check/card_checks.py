@@ -174,7 +174,8 @@ def _caching(probe: Probe, card_url: str, answer: Answer, frames: tuple[Frame, .
         found.append(Verdict("WB-CARD-CACHE-004", SKIP, "no ETag to send back", frames))
     head, more = probe.send(ClientRequest("HEAD", card_url, {"Accept": "application/json"}))
     same = head.status == answer.status and head.content_type == answer.content_type and not head.body
+    body = f", {len(head.body)} bytes of body after its head" if head.body else ""  # which HEAD's answer never has
     found.append(verdict("WB-CARD-HEAD-001", same, f"HEAD: {head.said()}, Content-Type {head.content_type or '(none)'}"
-                         f"; GET: {said}, Content-Type {answer.content_type}", more, answer=head))
+                         f"{body}; GET: {said}, Content-Type {answer.content_type}", more, answer=head))
     return found
 
