@@ -42,9 +42,16 @@ def full(configs: Kept, held: Counter[tuple[str, str]], key: tuple[str, str]) ->
 
 def unnamed(kept: dict[str, PushConfig], config: PushConfig) -> PushConfig:
     """`config`, sent with no id of its own, as a task that keeps `kept` keeps it: the same
-    webhook kept already, or `config` under the first id free."""
+    webhook kept already (its authentication scheme in any case: RFC 9110 11.1), or `config`
+    under the first id free."""
     for existing in kept.values():
-        if existing._replace(id=config.id) == config:
+        if _alike(existing._replace(id=config.id)) == _alike(config):
             return existing
     ids = (config.task_id, *(f"{config.task_id}-{number}" for number in range(2, len(kept) + 3)))
     return config._replace(id=next(free for free in ids if free not in kept))
+
+
+def _alike(config: PushConfig) -> PushConfig:
+    """`config` as compared: "Bearer" and "bearer" are one scheme."""
+    scheme, credentials = config.authentication or ("", "")
+    return config._replace(authentication=(scheme.lower(), credentials)) if config.authentication else config

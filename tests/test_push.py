@@ -381,6 +381,20 @@ def test_a_webhook_with_no_id_sent_for_an_order_already_asked_for_replaces_none(
     assert told["again"][0] == "task TASK_STATE_INPUT_REQUIRED", "told the task as it was when it came"
 
 
+def test_the_same_webhook_sent_again_with_its_scheme_in_another_case_is_the_one_kept():
+    """RFC 9110 11.1: an authentication scheme is case-insensitive, so "Bearer" and "bearer"
+    are one webhook, kept once, not a second config beside the first."""
+    with Receiver() as hook:
+        _, call = peer_app()
+        paused = {"role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 6000}}]}
+        for n, scheme in enumerate(["Bearer", "bearer", "BEARER"]):
+            task = call("SendMessage", {"message": {"messageId": f"m-{n}", **paused}, "configuration": {
+                "taskPushNotificationConfig": {"url": hook.url, "token": "t", "authentication": {
+                    "scheme": scheme, "credentials": "secret"}}}})["result"]["task"]
+        listed = call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})["result"]["configs"]
+    assert [(config["id"], config["authentication"]["scheme"]) for config in listed] == [(task["id"], "Bearer")]
+
+
 def test_a_webhook_replaced_while_its_task_is_told_leaves_the_one_kept_told_to_the_end():
     """Sends of one order arriving together, each with a webhook of the same id, replace one
     another. A change was once queued with the config being replaced and the way the new one is
