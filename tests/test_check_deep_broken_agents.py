@@ -127,8 +127,10 @@ class Tasks:
         ids = [task["id"] for task in tasks]
         start = ids.index(token) + 1 if token in ids else 0  # the cursor: the last id sent
         page = tasks[start:start + size]
-        more = start + size < len(tasks)
-        return {"tasks": page, "nextPageToken": page[-1]["id"] if more else "", "pageSize": size,
+        next_token = page[-1]["id"] if start + size < len(tasks) else ""
+        if (self.flaw == "skips_pages" and token) or (self.flaw == "status_finds_none" and "status" in params):
+            page = []  # a token promised more, and the next page holds none; or the filter finds nothing
+        return {"tasks": page, "nextPageToken": next_token, "pageSize": size,
                 "totalSize": len(tasks)}
 
 
@@ -295,6 +297,8 @@ def test_the_agent_written_here_passes_every_deep_requirement_it_is_asked(tmp_pa
     # GetTask's result under another request's id: no answer to ours, though the task is in it
     ("other_id", {"CORE-GET-001", "CORE-HIST-001", "CORE-HIST-002", "BIND-EQUIV-002"}, 1),
     ("turn_forgets", {"WB-MULTI-TURN-001"}, 1),  # the next turn of a paused task starts another
+    ("skips_pages", {"CORE-LIST-002"}, 1),  # an empty second page, though the first gave a token
+    ("status_finds_none", {"WB-LIST-FILTER-001"}, 1),  # no task in its own state: no filter passed vacuously
 ])
 def test_one_deep_flaw_is_reported_under_its_requirement_and_nothing_else_fails(flaw, expected, status, tmp_path):
     failed, exit_status, report = failures(flaw, tmp_path)

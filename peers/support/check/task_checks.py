@@ -136,25 +136,34 @@ def _list(deep: Deep, made: Made) -> list[Verdict]:
             first.said() if page is None else f"{len(page)} tasks, nextPageToken {token!r}"), frames, name, first)
     else:
         then, more = deep.ask("list", {"pageSize": 1, "pageToken": token})
-        after = _ids(deep, then)
-        stable = len(page) == 1 and after is not None and not set(after) & set(page) and \
+        after = _ids(deep, then)  # a token promised more: at least one task made before the first page
+        stable = len(page) == 1 and bool(after) and not set(after) & set(page) and \
             (newer is None or newer.get("id") not in after)
         paged = verdict("CORE-LIST-002", stable, f"page 1 {page}, a task added, page 2 {after}"
-                        + ("" if after is not None else f": {then.said()}"), frames + more, name, then)
-    context, status = task.get("contextId"), (task.get("status") or {}).get("state")
+                        + (f": {then.said()}" if after is None else ", though page 1 gave a nextPageToken"
+                           if not after else ""), frames + more, name, then)
+    context = task.get("contextId")
     by_context, frames = deep.ask("list", {"contextId": context, "pageSize": 100})
     inside, result = _tasks(deep, by_context), deep.result(by_context)
     last = result.get("nextPageToken", "") if isinstance(result, dict) else None
     found = [paged, verdict("CORE-LIST-004", last == "", f"the only page of contextId {str(context)[:40]}: "
                             f"nextPageToken {last!r}", frames, name, by_context)]
+    listed = next((t for t in inside or () if t.get("id") == task.get("id")), None)
+    raw = (listed or task).get("status")  # as it is now: it may have ended since it was made
+    status = raw.get("state") if isinstance(raw, dict) else None
     by_state, more = deep.ask("list", {"status": status, "pageSize": 100})
     states = _tasks(deep, by_state)
-    filtered = inside is not None and states is not None and task.get("id") in [t.get("id") for t in inside] \
-        and all(t.get("contextId") == context for t in inside) and all(t["status"].get("state") == status for t in states)
+    # In the state it was just listed in, it is found by it: only a task still going may have left it meanwhile.
+    found_by_state = states is not None and (task.get("id") in [t.get("id") for t in states]
+                                             or state_of(listed) in ("submitted", "working"))
+    filtered = listed is not None and found_by_state and all(t.get("contextId") == context for t in inside) \
+        and all(t["status"].get("state") == status for t in states)
     found.append(verdict("WB-LIST-FILTER-001", filtered, f"contextId {str(context)[:40]}: "
                          f"{len(inside) if inside is not None else by_context.said()} tasks; status {status}: " +
                          (f"states {sorted({str(t['status'].get('state')) for t in states})[:4]}"
-                          if states is not None else by_state.said()), frames + more, name, by_state))
+                          if states is not None else by_state.said())
+                         + ("" if found_by_state or states is None else f", without task {str(task.get('id'))[:40]}"),
+                         frames + more, name, by_state))
     return found
 
 
