@@ -101,6 +101,8 @@ class Agent(OutsidePeer):
         request_id, method, params = frame.get("id"), frame.get("method"), frame.get("params") or {}
         authorized = self.headers.get("Authorization") == f"Bearer {TOKEN}"
         extended = method == "GetExtendedAgentCard"
+        if flaw == "invalid_to_all" and not extended:  # never reads a credential: the same error for everyone
+            return self.error(request_id, -32602, "Invalid params", "INVALID_PARAMS")
         if not authorized and not (flaw == "open_scheme" and not extended) and not (flaw == "open_extended" and extended):
             return self.error(None, -32041, "Unauthenticated", "UNAUTHENTICATED", 401)
         asked = self.headers.get("A2A-Version") or dict(
@@ -160,6 +162,13 @@ def test_a_body_sent_after_the_head_of_an_answer_to_head_is_said_in_the_verdict(
     _, _, report = failures("head_body", tmp_path)
     detail = next(row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] == "WB-CARD-HEAD-001")
     assert detail.startswith("HEAD: HTTP 200, Content-Type application/json, ") and "bytes of body after its head" in detail
+
+
+def test_an_agent_answering_the_same_error_with_any_credential_or_none_is_not_said_to_refuse_a_caller(tmp_path):
+    """An error is a refusal only where the right credential gets another answer: an agent that
+    never reads the credential, and answers -32602 whoever asks, passed both auth checks."""
+    failed, status, report = failures("invalid_to_all", tmp_path)
+    assert status == 1 and {"AUTH-SERVER-002", "WB-AUTH-WRONG-001", "WB-AUTH-RIGHT-001"} <= failed
 
 
 def test_an_error_answering_another_requests_id_is_not_read_as_the_answer_to_ours(tmp_path):

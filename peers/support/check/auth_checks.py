@@ -44,11 +44,13 @@ def _ask(probe: Probe, reach: Reach, operation: str, params: Any, credential: di
     return probe.send(request)
 
 
-def refused(answer: Answer) -> bool:
+def refused(answer: Answer, right: Answer | None = None) -> bool:
     """Turned away before the request was read: an HTTP 401 or 403, or an error other than the
-    TaskNotFoundError a processed request gets."""
+    TaskNotFoundError a processed request gets, and other than what the `right` credential gets
+    (an agent that answers the same with any credential or none checks none)."""
     return answer.status in (401, 403) or (answer.code is not None and answer.code != TASK_NOT_FOUND
-                                           and answer.status is not None and answer.status != 404)
+                                           and answer.status is not None and answer.status != 404
+                                           and (right is None or (answer.status, answer.code) != (right.status, right.code)))
 
 
 def _enforced(probe: Probe, reach: Reach) -> list[Verdict]:
@@ -58,21 +60,22 @@ def _enforced(probe: Probe, reach: Reach) -> list[Verdict]:
     if all(kind_of(scheme) is not None and kind_of(scheme).in_handshake for scheme in reach.schemes):
         return [Verdict(id, NOT_MEASURED, "a client certificate (mTLS) is presented in the TLS handshake", (), name)
                 for id in AUTH_IDS]
+    right, rights = _ask(probe, reach, "get", {"id": UNKNOWN}, reach.credential) if reach.credential else (None, ())
     bare, frames = _ask(probe, reach, "get", {"id": UNKNOWN}, None)
-    found = [verdict("AUTH-SERVER-002", refused(bare), f"no credential: {bare.said()}", frames, name, bare)]
+    found = [verdict("AUTH-SERVER-002", refused(bare, right), f"no credential: {bare.said()}", frames, name, bare)]
     challenge = next((value for key, value in bare.headers.items() if key.lower() == "www-authenticate"), None)
     found.append(verdict("WB-AUTH-CHALLENGE-001", bare.status != 401 or bool(challenge),
                          f"WWW-Authenticate: {challenge[:80]}" if challenge else f"{bare.said()}, no WWW-Authenticate",
                          frames, name, bare) if bare.status == 401 else
                  Verdict("WB-AUTH-CHALLENGE-001", SKIP, f"no 401 to judge ({bare.said()})", frames, name))
     wrong, frames = _ask(probe, reach, "get", {"id": UNKNOWN}, wrong_credential(reach))
-    found.append(verdict("WB-AUTH-WRONG-001", refused(wrong), f"a wrong credential: {wrong.said()}", frames, name, wrong))
-    if reach.credential is None:
+    found.append(verdict("WB-AUTH-WRONG-001", refused(wrong, right), f"a wrong credential: {wrong.said()}", frames,
+                         name, wrong))
+    if right is None:
         found.append(Verdict("WB-AUTH-RIGHT-001", SKIP, reach.why or "no credential held", (), name))
     else:
-        right, frames = _ask(probe, reach, "get", {"id": UNKNOWN}, reach.credential)
         found.append(verdict("WB-AUTH-RIGHT-001", right.code == TASK_NOT_FOUND,
-                             f"our credential: {right.said()}", frames, name, right))
+                             f"our credential: {right.said()}", rights, name, right))
     return found
 
 
