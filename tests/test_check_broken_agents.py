@@ -69,7 +69,9 @@ class Agent(OutsidePeer):
 
     def error(self, request_id, code, message, reason=None, status=200):
         error = {"code": code, "message": message, **({"data": [{**INFO, "reason": reason}]} if reason else {})}
-        self.send(status, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode(),
+        frame = {"id": request_id, "error": error} if self.server.flaw == "no_jsonrpc" else \
+            {"jsonrpc": "2.0", "id": request_id, "error": error}
+        self.send(status, json.dumps(frame).encode(),
                   "text/html" if self.server.flaw == "wrong_content_type" else "application/json",
                   [("WWW-Authenticate", "Bearer")] if status == 401 else [])
 
@@ -121,7 +123,7 @@ class Agent(OutsidePeer):
             return self.send(200, json.dumps({"jsonrpc": "2.0", "id": request_id, "result": card("x", None)}).encode())
         if not isinstance(params.get("id" if methods[method] != "push-get" or version == "0.3" else "taskId"), str):
             return self.error(request_id, -32602, "Invalid params", "INVALID_PARAMS")
-        answered = request_id + 1000 if flaw == "other_id" else request_id  # another request's id
+        answered = request_id + 1000 if flaw == "other_id" else None if flaw == "null_id" else request_id
         self.error(answered, -32001, "Task not found", "TASK_NOT_FOUND" if version == "1.0" else None)
 
 
@@ -169,6 +171,19 @@ def test_an_agent_answering_the_same_error_with_any_credential_or_none_is_not_sa
     never reads the credential, and answers -32602 whoever asks, passed both auth checks."""
     failed, status, report = failures("invalid_to_all", tmp_path)
     assert status == 1 and {"AUTH-SERVER-002", "WB-AUTH-WRONG-001", "WB-AUTH-RIGHT-001"} <= failed
+
+
+def test_an_error_under_a_null_id_is_not_read_as_the_answer_to_our_request_which_was_read(tmp_path):
+    """JSON-RPC 2.0 section 5: a null id is for a request that could not be read (-32700, -32600)."""
+    failed, status, report = failures("null_id", tmp_path)
+    assert status == 1 and {"CORE-GET-002", "CORE-CANCEL-003", "PUSH-GET-002"} <= failed
+    details = {row["id"]: row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] in failed}
+    assert details["CORE-GET-002"] == "HTTP 200, it answers a null id, as to a request it could not read, with error -32001"
+
+
+def test_an_error_without_the_jsonrpc_member_is_no_json_rpc_answer_to_read_a_code_from(tmp_path):
+    failed, status, report = failures("no_jsonrpc", tmp_path)
+    assert status == 1 and {"CORE-GET-002", "CORE-CANCEL-003", "PUSH-GET-002"} <= failed
 
 
 def test_an_error_answering_another_requests_id_is_not_read_as_the_answer_to_ours(tmp_path):

@@ -117,17 +117,27 @@ def read_answer(response: HttpResponse) -> Answer:
 def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
     """A JSON-RPC answer naming another request's id answers nothing we asked (JSON-RPC 2.0
     section 5: the id MUST be the request's): its error code is not read as ours, and its
-    `failure` says why, so no check reads its result either (deep_asking.py)."""
-    if request.binding != "JSONRPC" or not isinstance(answer.document, dict) or "jsonrpc" not in answer.document:
+    `failure` says why, so no check reads its result either (deep_asking.py). A null id is a
+    request's that could not be read: refused before it was (an HTTP error), or -32700, -32600."""
+    if request.binding != "JSONRPC" or not isinstance(answer.document, dict) or \
+            not {"result", "error"} & answer.document.keys():
         return answer
     try:
         asked = loads_strict(request.body).get("id")
     except (ValueError, AttributeError):  # not a request of ours with an id: nothing to compare
         return answer
     named = answer.document.get("id")
-    if named is None or (type(named) is type(asked) and named == asked):  # null: an id it could not read
+    if answer.document.get("jsonrpc") != "2.0":
+        return answer._replace(code=None, failure="its body is no JSON-RPC 2.0 answer (no \"jsonrpc\": \"2.0\")")
+    if asked is None or (type(named) is type(asked) and named == asked) or \
+            (named is None and (answer.status != 200 or answer.code in UNREAD)):
         return answer
-    return answer._replace(code=None, failure=f"it answers request id {repr(named)[:40]}, not ours ({asked!r})")
+    return answer._replace(code=None, failure=f"it answers request id {repr(named)[:40]}, not ours ({asked!r})" if
+                           named is not None else f"it answers a null id, as to a request it could not read, with "
+                           f"error {str(answer.code)[:12]}")
+
+
+UNREAD = (-32700, -32600)  # Parse error, Invalid Request: the only errors whose id may be null
 
 
 def error_code(document: Any) -> int | None:
