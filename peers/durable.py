@@ -34,7 +34,7 @@ from typing import Any
 from peers.a2a.model import Task, TaskState
 from peers.durable_codec import from_json, message_keys, to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, migrate
+from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, judged, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 from transports.records import Record
@@ -60,20 +60,18 @@ class StoreFile:
         if not path or path == ":memory:" or path.startswith("file:"):
             raise DurableError(f"{path}: a store is a file's path (a store in memory survives nothing)")
         try:
-            private_file(path)  # its owner's alone (durable_private.py)
+            if not os.path.exists(path):  # its owner's alone before SQLite writes a byte (durable_private.py)
+                private_file(path)
             self.db = sqlite3.connect(path, timeout=0.25, isolation_level=None, check_same_thread=False)
-            tables = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "meta" not in tables:  # someone's own database: never changed
-                raise DurableError(f"{path}: holds tables of something else ({', '.join(sorted(tables))[:80]}); "
-                                   "a store file is made by this peer, or is a new file")
+            version = judged(self.db)  # another program's file, or one this peer cannot read: refused, unchanged
+            private_file(path)  # one judged this peer's: narrowed to its owner, if it is not
             for pragma in PRAGMAS:
                 self.db.execute(f"PRAGMA {pragma}")
             # The file's lock, taken now and kept; what opening changes is committed once every row is read
             # back (`opened`): a file refused is left as it was, never half made this version's.
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            found = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            migrate(self.db, None if found is None else found[0])  # an earlier schema's made this one's
+            migrate(self.db, version)  # an earlier schema's made this one's
             # Written even if there: a read-only file fails now.
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             self.scrubbed = scrub_owners(self.db)  # no token in clear, from an earlier version either

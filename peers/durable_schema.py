@@ -63,26 +63,50 @@ class ForeignFile(Exception):
     """A file this peer does not read: its schema, or its tables' shape, is not one it makes. The text says why."""
 
 
-def migrate(db: sqlite3.Connection, version: Any) -> None:
-    """The file made schema 4, inside the transaction that opens it (`version` is what its meta
-    says, None if new). One of schema 1 or 2 is rebuilt, each message carried into the row of
-    the task it made: the latest row of that id, if the same owner's, as reading schema 2 back
-    found it; a message of no task kept is dropped, as it was then. One of schema 3 has its
-    effects rebuilt. One of schema 4 is left as it is. ForeignFile: a schema this peer does not
-    read, or tables not shaped as it makes them (whatever the file says, a table missing is
-    never made anew: an effects table gone would be refunds forgotten). ValueError: a message,
-    or an effect's seq, this peer did not write."""
+def judged(db: sqlite3.Connection) -> Any:
+    """The schema a file's meta names (None: a new, empty file), judged before anything in it is
+    changed, so a file refused is left as it was. ForeignFile: tables and no meta naming a schema
+    (another program's database, a meta table of its own included), a trigger or a view, a schema
+    this peer does not read, or this schema's tables not shaped as it makes them."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return None
+    try:
+        found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if "meta" in tables else None
+    except sqlite3.Error:  # a meta table of another shape
+        found = None
+    if found is None:
+        raise ForeignFile(f"holds tables of something else ({', '.join(sorted(map(str, tables)))[:80]}); a store file "
+                          "is made by this peer, or is a new file")
     for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')"):
         # Never made by this peer: a trigger would run on the peer's own next write (DELETE FROM effects ...).
         raise ForeignFile(f"has a {kind} ({str(name)[:40]!r}) this peer never makes")
-    if version is None:
-        _run(db, TABLES)
-    elif version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
+    version = found[0]
+    if version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
         newer = isinstance(version, str) and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
         raise ForeignFile(f"made by a newer version of this peer (schema {version}); this one reads schema "
                            f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})")
+    if version == str(SCHEMA_VERSION):
+        _shaped(db)
+    return version
+
+
+def migrate(db: sqlite3.Connection, version: Any) -> None:
+    """The file made schema 4, inside the transaction that opens it (`version` as `judged` read
+    it). One of schema 1 or 2 is rebuilt, each message carried into the row of the task it made:
+    the latest row of that id, if the same owner's, as reading schema 2 back found it; a message
+    of no task kept is dropped, as it was then. One of schema 3 has its effects rebuilt. One of
+    schema 4 is left as it is. ForeignFile: tables not shaped as it makes them (whatever the file
+    says, a table missing is never made anew: an effects table gone would be refunds forgotten).
+    ValueError: a message, or an effect's seq, this peer did not write."""
+    if version is None:
+        _run(db, TABLES)
     elif version in EARLIER_SCHEMAS:
         _migrate(db, version)
+    _shaped(db)
+
+
+def _shaped(db: sqlite3.Connection) -> None:
     for table, shape in SHAPES.items():
         if _shape(db, table) != shape:
             raise ForeignFile(f"has a {table} table that is not one this peer makes")

@@ -411,6 +411,33 @@ def test_someone_elses_database_is_refused_and_left_as_it_was(tmp_path):
     assert path.read_bytes() == before and not (tmp_path / "contacts.sqlite-wal").exists()
 
 
+@pytest.mark.parametrize("meta", ["meta (key TEXT PRIMARY KEY, value TEXT)", "meta (name TEXT, setting TEXT)"])
+def test_a_database_with_a_meta_table_of_its_own_is_refused_and_its_bytes_and_mode_left_as_they_were(tmp_path, meta):
+    """Another program's `meta` table, shaped as ours or not, names no schema of this peer: the
+    file is someone else's. It was adopted (our tables added, its meta written), or refused after
+    it had been switched to WAL and narrowed to 0600."""
+    import os
+    path = tmp_path / "app.db"
+    with closing(sqlite3.connect(path)) as theirs:
+        theirs.executescript(f"CREATE TABLE {meta}; CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('Ada');")
+    os.chmod(path, 0o644)
+    before = path.read_bytes()
+    with pytest.raises(DurableError, match="holds tables of something else"):
+        open_store(str(path))
+    assert path.read_bytes() == before and os.stat(path).st_mode & 0o777 == 0o644
+    assert not (tmp_path / "app.db-wal").exists()
+
+
+def test_a_file_that_is_no_database_is_refused_with_its_mode_left_as_it_was(tmp_path):
+    import os
+    path = tmp_path / "notes.txt"
+    path.write_text("shopping: milk\n" * 20)
+    os.chmod(path, 0o644)
+    with pytest.raises(DurableError, match="not a SQLite database"):
+        open_store(str(path))
+    assert path.read_text() == "shopping: milk\n" * 20 and os.stat(path).st_mode & 0o777 == 0o644
+
+
 def test_a_refused_store_file_is_let_go_at_once_so_the_same_process_may_try_it_again(tmp_path):
     """Refused as it opens (a newer schema) or as it is read back (a row this peer did not write), the
     file is not left locked until the collector happens by: fixed, it opens in the same process.
