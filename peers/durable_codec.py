@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from types import UnionType
+from typing import Any, get_args, get_origin
 
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from peers.ledger import Effect
@@ -101,6 +102,21 @@ def _record(value: Any) -> Any:
     if "$bytes" in value:
         return base64.b64decode(value["$bytes"], validate=True)
     if "$" in value:
-        fields = {key: _record(item) for key, item in value.items() if key != "$"}
-        return RECORDS[value["$"]](**fields)
+        kind = RECORDS[value["$"]]
+        record = kind(**{key: _record(item) for key, item in value.items() if key != "$"})
+        for field, item in zip(kind._fields, record):  # a field of another type would fail later, mid-request
+            if not _fits(item, kind.__annotations__[field]):
+                raise ValueError(f"a {value['$']} whose {field} is of type {type(item).__name__}")
+        return record
     return {key: _record(item) for key, item in value.items()}
+
+
+def _fits(value: Any, annotation: Any) -> bool:
+    """Whether `value` is what a record's field declares (str, str | None, tuple[Part, ...],
+    dict[str, Any] | None, Any): a row this peer wrote holds nothing else."""
+    origin, inner = get_origin(annotation), get_args(annotation)
+    if origin is UnionType:
+        return any(_fits(value, one) for one in inner)
+    if origin is tuple:  # tuple[X, ...]
+        return type(value) is tuple and all(_fits(item, inner[0]) for item in value)
+    return annotation is Any or type(value) is (origin or annotation)  # dict[...]: a dict; NoneType: None

@@ -603,6 +603,22 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     assert "\n" not in str(raised.value)
 
 
+@pytest.mark.parametrize("field, value", [("artifacts", 5), ("history", "a message"), ("lifecycle", [{"$state": "working"}]),
+                                          ("timestamp", 7), ("status_data", [1])])
+def test_a_task_row_with_a_field_of_another_type_is_refused_as_it_is_read_not_mid_request(tmp_path, field, value):
+    """Each field as the record declares it, or the row was not this peer's: a completed task whose
+    artifacts were a number stopped `serve` with a traceback as it started, and a history that was
+    a string answered every ListTasks -32603."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    (body,), = peer.store.file.rows("SELECT body FROM tasks")
+    peer.store.file.write([("UPDATE tasks SET body = ?", (json.dumps({**json.loads(body), field: value}),))])
+    peer.store.file.close()
+    with pytest.raises(DurableError, match=f"holds a row this peer cannot read .a Task whose {field} is of type"):
+        open_store(str(path))
+
+
 @pytest.mark.parametrize("schema, table, seq", [(3, "effects", "'a'"), (3, "effects", "x'00'"), (3, "effects", "1e300"),
                                                 (3, "effects", "0"), (4, "effects", str(2**63 - 1)),
                                                 (4, "tasks", str(2**63 - 1))],
