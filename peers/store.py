@@ -189,12 +189,13 @@ class TaskStore:
     def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
                  updated_after: str | None = None) -> list[tuple[tuple[str, int], Task]]:
         """This owner's tasks, each with its place, most recently updated first (A2A ListTasks:
-        by status timestamp, newest first; of equal times, or none, the newest made first)."""
+        by status timestamp, newest first; of equal times, or none, the newest made first);
+        `updated_after`: those whose status timestamp is at or after it, as a2a.proto says."""
         with self.lock:
             found = [((instant(t.timestamp) or "", self.order[t.id]), t) for t in self.tasks.values()
                      if self.owners.get(t.id) == owner and (context_id is None or t.context_id == context_id)
                      and (state is None or t.state is state)
-                     and (updated_after is None or (instant(t.timestamp) or "") > updated_after)]
+                     and (updated_after is None or (instant(t.timestamp) or "") >= updated_after)]
         return sorted(found, key=lambda placed: placed[0], reverse=True)
 
     def _get(self, task_id: str, owner: str) -> Task:

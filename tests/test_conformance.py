@@ -55,18 +55,38 @@ def test_list_tasks_puts_the_most_recently_updated_first_and_leaves_artifacts_ou
     assert all(t["artifacts"][0]["parts"][0]["text"].startswith("refund of $") for t in with_artifacts)
 
 
-def test_list_tasks_filters_by_status_timestamp_after():
+def test_list_tasks_filters_by_status_timestamp_after_its_moment_included():
+    """a2a.proto: "Only tasks with a status timestamp time greater than or equal to this value"."""
     call = peer_with_clock()
     first = send(call, "m-1", "ORD-1")
     later = send(call, "m-2", "ORD-2")
-    after = call("ListTasks", {"statusTimestampAfter": first["status"]["timestamp"]})["result"]["tasks"]
-    assert [t["id"] for t in after] == [later["id"]]
+    stamp = later["status"]["timestamp"]
+    after = call("ListTasks", {"statusTimestampAfter": stamp})["result"]["tasks"]
+    assert [t["id"] for t in after] == [later["id"]], "its own moment included, the earlier task not"
     whole_second = first["status"]["timestamp"].replace(".5Z", "Z")  # .5 is after :ss, not before
     assert [t["id"] for t in call("ListTasks", {"statusTimestampAfter": whole_second})["result"]["tasks"]] == [
         later["id"], first["id"]]
 
 
-@pytest.mark.parametrize("value", ["yesterday", "2026-11-30", "2026-11-30T12:00:00+01:00", "2026-11-30T12:00:00",
+def test_a_status_timestamp_after_with_an_offset_names_the_same_moment_in_utc():
+    """proto JSON's Timestamp: RFC 3339, "offsets other than Z are also accepted"."""
+    call = peer_with_clock()
+    send(call, "m-1", "ORD-1")
+    later = send(call, "m-2", "ORD-2")
+    whole, _, fraction = later["status"]["timestamp"].rstrip("Z").partition(".")
+    shifted = f"{whole[:11]}{int(whole[11:13]) + 2:02d}{whole[13:]}.{fraction}+02:00"  # the same moment, further east
+    after = call("ListTasks", {"statusTimestampAfter": shifted})["result"]["tasks"]
+    assert [t["id"] for t in after] == [later["id"]]
+
+
+def test_an_empty_context_id_is_no_filter_as_a_proto3_strings_default():
+    call = peer_with_clock()
+    tasks = [send(call, f"m-{n}", f"ORD-{n}") for n in range(2)]
+    listed = call("ListTasks", {"contextId": ""})["result"]["tasks"]
+    assert sorted(t["id"] for t in listed) == sorted(t["id"] for t in tasks)
+
+
+@pytest.mark.parametrize("value", ["yesterday", "2026-11-30", "2026-11-30T12:00:00+24:00", "2026-11-30T12:00:00",
                                    "\u0662026-11-30T12:00:00Z", "2026-11-30T12:00:00.1234567890Z", 5, None, True])
 def test_a_status_timestamp_after_that_is_not_a_utc_timestamp_is_invalid_params(value):
     call = peer_with_clock()

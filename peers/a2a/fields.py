@@ -10,6 +10,7 @@ ignored, as the A2A spec says (section 5.7).
 """
 from __future__ import annotations
 
+import calendar
 import time
 from typing import Any
 
@@ -100,9 +101,16 @@ def url(value: str, path: str = "url") -> str:
 
 
 def instant(timestamp: str | None) -> str | None:
-    """An RFC 3339 UTC timestamp ("2026-11-30T12:00:00.5Z") in a form that sorts as text
-    in time order (the fraction padded to nine digits), or None if it is not one."""
-    if not isinstance(timestamp, str) or len(timestamp) > 40 or not timestamp.endswith("Z"):
+    """An RFC 3339 timestamp ("2026-11-30T12:00:00.5Z", or with an offset, "...+02:00", as proto
+    JSON's Timestamp takes it) as the UTC moment it names, in a form that sorts as text in time
+    order (the fraction padded to nine digits); None if it is not one."""
+    if not isinstance(timestamp, str) or len(timestamp) > 40:
+        return None
+    offset, zone = 0, timestamp[-6:]
+    if zone[:1] in ("+", "-") and zone[3:4] == ":" and (zone[1:3] + zone[4:]).isascii() and \
+            (zone[1:3] + zone[4:]).isdigit() and int(zone[1:3]) < 24 and int(zone[4:]) < 60:
+        offset, timestamp = (-1 if zone[0] == "-" else 1) * (int(zone[1:3]) * 60 + int(zone[4:])), timestamp[:-6] + "Z"
+    if not timestamp.endswith("Z"):
         return None
     whole, dot, fraction = timestamp[:-1].partition(".")
     digits = whole.replace("-", "").replace("T", "").replace(":", "")
@@ -111,7 +119,9 @@ def instant(timestamp: str | None) -> str | None:
             and len(fraction) <= 9 and (not dot or (fraction.isascii() and fraction.isdigit()))):
         return None
     try:  # the shape is right; the month, day and time must be real too
-        time.strptime(whole, "%Y-%m-%dT%H:%M:%S")
+        parsed = time.strptime(whole, "%Y-%m-%dT%H:%M:%S")
     except ValueError:
         return None
-    return f"{whole}.{fraction:0<9}"
+    if offset:  # the same moment in UTC
+        whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(calendar.timegm(parsed) - offset * 60))
+    return f"{whole}.{fraction:0<9}" if len(whole) == 19 else None  # past year 9999, or before year 1: none

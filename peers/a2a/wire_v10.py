@@ -218,10 +218,10 @@ def list_query(params: Any) -> ListQuery:
     token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
     if not (isinstance(token, str) and token.isascii() and len(token) <= MAX_PAGE_TOKEN):
         raise WireError("pageToken must be a token from an earlier ListTasks")
-    context = field(request, "contextId", str, default=None)
+    context = field(request, "contextId", str, default=None) or None  # "": a proto3 string's default, no filter
     after = request.get("statusTimestampAfter")  # null, as in proto JSON, is the default
     if after is not None and instant(after) is None:
-        raise WireError("statusTimestampAfter must be an RFC 3339 UTC timestamp, like 2026-11-30T12:00:00Z")
+        raise WireError("statusTimestampAfter must be an RFC 3339 timestamp, like 2026-11-30T12:00:00Z")
     artifacts = request.get("includeArtifacts")
     if artifacts is not None and not isinstance(artifacts, bool):
         raise WireError("includeArtifacts must be true or false")
