@@ -681,3 +681,18 @@ def test_two_thousand_mutated_requests_each_get_a_well_formed_answer_or_a_clean_
     check_log(lines)
     assert "Traceback" not in capsys.readouterr().err
     assert statuses.get(200, 0) > 100 and statuses.get(400, 0) > 100, statuses  # both kinds ran
+
+
+def test_a_header_sent_twice_is_joined_with_a_comma_and_cookie_with_a_semicolon_as_its_pairs_are():
+    """RFC 9110 5.3 joins a repeated field with ", "; a Cookie's pairs are parted by "; " (RFC 6265
+    5.4; RFC 9113 8.2.3 joins HTTP/2's cookie crumbs so), or "a=1, b=2" reads as one cookie."""
+    seen = []
+
+    def app(request):
+        seen.append(request.headers)
+        return HttpResponse(204, {}, b"")
+    with serving(app) as server:
+        answer, _ = talk(server.server_address, request("GET", "/", headers=[
+            ("Cookie", "a=1"), ("Cookie", "b=2"), ("X-Thing", "one"), ("X-Thing", "two")], body=b"", length=False))
+    assert answer.startswith(b"HTTP/1.1 204")
+    assert seen[0]["cookie"] == "a=1; b=2" and seen[0]["x-thing"] == "one, two"

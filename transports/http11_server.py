@@ -14,7 +14,7 @@ request inside another), the request is refused instead.
 - Lines end in CRLF (a bare LF is 400 at once, not waited on). Head at most MAX_HEAD bytes
   and MAX_HEADERS lines (431). Names are tokens, values hold no control character but tab
   (so no NUL, no lone CR or LF), no obs-fold [5.2] (400). Names reach the app lower-cased;
-  a repeated one is joined with ", " [RFC 9110 5.3], except Host and the framing headers.
+  a repeated one is joined with ", " [RFC 9110 5.3] (Cookie with "; "), except Host and the framing headers.
 - Framing [6]: HTTP/1.1 needs exactly one Host [3.2] (400). One framing only [6.3]: both
   Content-Length and Transfer-Encoding is 400 (the pair is how requests get smuggled), as
   is Transfer-Encoding in HTTP/1.0 [6.1] or with chunked not last, or twice; a coding other
@@ -113,8 +113,8 @@ def parse_head(head: bytes, max_body: int) -> Head:
             headers[name] = value
         elif name in _ONE_ONLY:
             raise Refusal(400, f"more than one {name} header")
-        else:
-            headers[name] += ", " + value
+        else:  # Cookie's pairs are parted by "; " (RFC 6265 5.4, as RFC 9113 8.2.3 joins them)
+            headers[name] += ("; " if name == "cookie" else ", ") + value
 
     if version == "HTTP/1.1" and "host" not in headers:
         raise Refusal(400, "HTTP/1.1 requires a Host header")
