@@ -31,8 +31,8 @@ import sys
 import threading
 from typing import Any
 
-from peers.a2a.model import Task, TaskState
-from peers.durable_codec import from_json, message_keys, to_json
+from peers.a2a.model import Task
+from peers.durable_codec import from_json, ill_typed, message_keys, to_json
 from peers.durable_private import private_file, scrub_owners
 from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, judged, migrate
 from peers.ledger import Effect, Ledger
@@ -236,9 +236,10 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
         for seq, task_id, owner, size, kept, body in file.rows("SELECT seq, id, owner, size, messages, body FROM tasks "
                                                                   "ORDER BY seq"):
             task, keys = from_json(body, Task), message_keys(kept)
-            if task.id != task_id or not task.lifecycle or not all(isinstance(s, TaskState) for s in task.lifecycle) \
-                    or not isinstance(owner, str) or not isinstance(size, int) or size < 0 or seq >= MAX_SEQ:
-                raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote")
+            wrong = ill_typed(task)  # a field of another type would fail later, mid-request
+            if task.id != task_id or not task.lifecycle or wrong or not isinstance(owner, str) \
+                    or not isinstance(size, int) or size < 0 or seq >= MAX_SEQ:
+                raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote" + (f" ({wrong})" * bool(wrong)))
             if task_id in durable.tasks:  # its id made again (a counter begun again): the later task has it
                 durable._forget(task_id)
             durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq

@@ -102,13 +102,25 @@ def _record(value: Any) -> Any:
     if "$bytes" in value:
         return base64.b64decode(value["$bytes"], validate=True)
     if "$" in value:
-        kind = RECORDS[value["$"]]
-        record = kind(**{key: _record(item) for key, item in value.items() if key != "$"})
-        for field, item in zip(kind._fields, record):  # a field of another type would fail later, mid-request
-            if not _fits(item, kind.__annotations__[field]):
-                raise ValueError(f"a {value['$']} whose {field} is of type {type(item).__name__}")
-        return record
+        fields = {key: _record(item) for key, item in value.items() if key != "$"}
+        return RECORDS[value["$"]](**fields)
     return {key: _record(item) for key, item in value.items()}
+
+
+def ill_typed(record: Any) -> str | None:
+    """The first field of `record`, or of a record within it, whose value is not of the type its
+    class declares, named ("Task.artifacts"); None if there is none. A row this peer wrote has
+    none (the codec itself reads back whatever it wrote): one that has would fail mid-request."""
+    for field, item in zip(record._fields, record):
+        annotation = type(record).__annotations__[field]
+        if not _fits(item, annotation):
+            return f"{type(record).__name__}.{field}"
+        inner = [item] if type(item) in _NAMES else [each for each in item if type(each) in _NAMES] \
+            if type(item) is tuple else []
+        wrong = next((found for each in inner if (found := ill_typed(each)) is not None), None)
+        if wrong is not None:
+            return wrong
+    return None
 
 
 def _fits(value: Any, annotation: Any) -> bool:

@@ -188,9 +188,8 @@ class TaskStore:
 
     def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
                  updated_after: str | None = None) -> list[tuple[tuple[str, int], Task]]:
-        """This owner's tasks, each with its place, most recently updated first (A2A ListTasks:
-        by status timestamp, newest first; of equal times, or none, the newest made first);
-        `updated_after`: those whose status timestamp is at or after it, as a2a.proto says."""
+        """This owner's tasks, each with its place, most recently updated first (A2A ListTasks: by status
+        timestamp, newest first; of equal times, or none, the newest made first; at or after `updated_after`)."""
         with self.lock:
             found = [((instant(t.timestamp) or "", self.order[t.id]), t) for t in self.tasks.values()
                      if self.owners.get(t.id) == owner and (context_id is None or t.context_id == context_id)
