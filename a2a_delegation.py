@@ -62,6 +62,7 @@ class SupportAgent:
                  following: follow.Following = follow.Following(), told: follow.Told | None = None,
                  verbose: bool = False, strict_cards: bool = False) -> None:
         self.fetched: dict[str, cards.FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
+        self.seen: list[cards.FetchedCard] = []  # every card as found: two may name one endpoint (a copy, elsewhere)
         self.transport = transport  # 2. cards are fetched through it (the printer: every frame is shown)
         # 4. and frames sent, each with the credential our store holds for where it goes
         self.keyring = keyring.Keyring(transport, credentials, self.fetched, say, verbose=verbose)
@@ -91,7 +92,9 @@ class SupportAgent:
         fetched = card_reading.read_card(spoken, document, self.forced_format, card_url, binding or self.forced_binding,
                                          strict=self.strict_cards, warn=self.warn)  # an SDK's dialect: said, or refused
         card = fetched.card
-        self.fetched[card.url] = fetched  # the trust gate, and the credential each frame carries, read it
+        self.seen.append(fetched)  # the trust gate judges each card as it was found (`found`)
+        if card.url not in self.fetched or not config.from_elsewhere(fetched):  # never over its own origin's card:
+            self.fetched[card.url] = fetched  # the credential each frame carries reads it (keyring.py)
         self.say(f"[support] discovered {card.name!r} at {escape(card.url)}: "
                  f"skills={clip(card.skill_ids)}, auth={clip(list(card.auth_schemes))}")  # a card of thousands: one line
         return card
@@ -100,16 +103,17 @@ class SupportAgent:
     def trust_gate(self, card: AgentCard) -> Verdict:
         """Essay: Discovery is not trust. Runs before any frame is sent to the peer.
 
-        Trusted only if the allowlist names the peer *and* the endpoint its frames would go
-        to, and its card is shown to come from there (config.py), so a copy is refused.
+        Trusted only if the allowlist names the peer *and* the endpoint its frames would go to, and its
+        card is shown to come from there (config.py): a copy, or any card from another origin, is refused.
         """
         vetted = [entry for entry in self.allowlist if entry.name == card.name]
         here = [entry for entry in vetted if config.same_endpoint(card.url, entry.endpoint)]
-        unproven = config.unproven_card(self.fetched[card.url], self.allowlist)  # from elsewhere, or not signed
+        elsewhere = config.from_elsewhere(self.found(card))  # whoever it names: --allow-untrusted never waives it
+        unproven = config.unproven_card(self.found(card), self.allowlist) or elsewhere  # or not signed
         if here and not unproven:  # a pinned key was checked too: the line says so
             verdict, why = Verdict.TRUSTED, "is allowlisted" + (
                 " and its card is signed by the pinned key" if any(entry.public_key for entry in here) else "")
-        elif card.name in self.allow_untrusted:
+        elif card.name in self.allow_untrusted and not elsewhere:
             verdict, why = Verdict.UNTRUSTED, unproven or "is NOT on the allowlist"
         elif unproven:  # vetted at this endpoint, but this card is not shown to come from it
             verdict, why = Verdict.REFUSED, unproven
@@ -127,8 +131,13 @@ class SupportAgent:
         verdict = self.trust_gate(card)
         if verdict is Verdict.REFUSED:
             return self.refuse(card)
-        fetched = self.fetched[card.url]
+        fetched = self.found(card)
         return Contact(card, verdict, fetched.wire, fetched.binding or cards.BINDING)
+
+    def found(self, card: AgentCard) -> cards.FetchedCard:
+        """`card` as we found it (where from, its signatures, its wire): this very one, not a copy of it."""
+        return next((found for found in reversed(self.seen) if found.card is card), None) or \
+            next(found for found in reversed(self.seen) if found.card == card)  # a card rebuilt: the last equal one
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
     def handoff(self, contact: Contact, skill: str, payload: dict[str, Any], context_id: str | None = None,
@@ -254,7 +263,7 @@ class SupportAgent:
         """This agent's steps as values (peers/support/calling/story_steps.py): a lesson, the page's one
         operation and a model's run are told with them, and never reach into the agent."""
         return story_steps.Steps(say=self.say, label=self.transport.label, find=self.find, discover=self.discover,
-                     fetched=lambda card: self.fetched[card.url], gate=self.gate, lacks=self.lacks,
+                     fetched=self.found, gate=self.gate, lacks=self.lacks,
                      delegate=self.gate_then_delegate, handoff=self.handoff, send=self.delegate, call=self.call,
                      report=self.report, failed=self.failed, message=self.message, vetting=self.vetting,
                      holds=self.holds, printer=self.transport, request_id=self.request_ids.__next__)

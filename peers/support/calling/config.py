@@ -39,14 +39,21 @@ class AllowEntry(Record):
         card = fetched.card
         if card.name != self.name or not same_endpoint(card.url, self.endpoint):
             return None
-        origin, endpoint = parse_url(fetched.fetched_from), parse_url(card.url)
-        if origin is not None and endpoint is not None and origin.origin != endpoint.origin:
-            return (f"has a card fetched from {origin.origin}, but its endpoint is at {endpoint.origin}: "
-                    "a card is believed only from its own endpoint's origin")
-        if self.public_key is None:
-            return None
+        if from_elsewhere(fetched) or self.public_key is None:
+            return from_elsewhere(fetched)
         from peers.signing.card_signature import unproven  # only an allowlist that pins a key needs it
         return unproven(fetched.signed, self.public_key)
+
+
+def from_elsewhere(fetched: Any) -> str | None:
+    """Why a card is not believed about where its frames go: it was fetched from another origin
+    than its endpoint's (anyone can serve a copy elsewhere, altered or stale, naming any endpoint);
+    None if it came from its endpoint's own origin."""
+    origin, endpoint = parse_url(fetched.fetched_from), parse_url(fetched.card.url)
+    if origin is not None and endpoint is not None and origin.origin != endpoint.origin:
+        return (f"has a card fetched from {origin.origin}, but its endpoint is at {endpoint.origin}: "
+                "a card is believed only from its own endpoint's origin")
+    return None
 
 
 def unproven_card(fetched: Any, allowlist: list[AllowEntry]) -> str | None:
