@@ -5,7 +5,9 @@ tests/test_live_page_in_chromium.py."""
 import json
 import shlex
 
-from conftest import outside_peer
+import pytest
+
+from conftest import ROOT, outside_peer
 from test_check_broken_agents import TOKEN, Agent
 import test_live_page_server as server_tests
 from test_live_page_server import ESSAY_ALLOWLIST, ask, events_of, started
@@ -53,6 +55,17 @@ def test_an_allowlist_entry_is_proposed_with_its_diff_and_nothing_is_written(pag
     again = post(page, "/allowlist/entry", {"text": answer["text"], "name": "refund-bot-9000",
                                             "endpoint": "https://refunds-r-us.example/a2a"})
     assert again[0] == 400 and "already" in again[1]["error"]
+
+
+@pytest.mark.parametrize("spelled", ["https://BILLING.acme.example/a2a", "https://billing.acme.example:443/a2a"])
+def test_no_entry_is_proposed_for_a_peer_already_vetted_at_that_endpoint_however_it_is_spelled(page, spelled):
+    """A refusal of a vetted peer's card (signed by another key, altered, from elsewhere) offered an
+    entry under another spelling of its endpoint; confirmed, that unpinned twin let any card through."""
+    pinned = json.dumps({"trusted": [{"name": "billing-agent", "endpoint": "https://billing.acme.example/a2a",
+                                      "publicKey": json.loads((ROOT / "peers/support/keys/billing-agent.jwk.json")
+                                                              .read_text())}]})
+    status, answer = post(page, "/allowlist/entry", {"text": pinned, "name": "billing-agent", "endpoint": spelled})
+    assert status == 400 and "on the allowlist already" in answer["error"] and "no entry changes" in answer["error"]
 
 
 def test_a_request_frame_copied_as_curl_has_placeholders_never_the_secret(page):

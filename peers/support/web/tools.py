@@ -25,6 +25,7 @@ import threading
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from peers.support.calling.config import same_endpoint
 from peers.support.web import allowlist, checking, proxying, trace_diff
 from peers.support.web.entered import Entered, document_of
 from transports.base import HttpRequest, is_http_url
@@ -79,8 +80,10 @@ def entry(text: str, name: str, endpoint: str, path: str) -> dict[str, Any]:
         raise ValueError(f"the allowlist in the page must load before an entry is added: {problem}")
     document = loads_strict(text.encode())
     added = {"name": name, "endpoint": endpoint}
-    if added in entries:
-        raise ValueError(f"{name!r} at {endpoint} is on the allowlist already")
+    vetted = next((each for each in entries if each["name"] == name and same_endpoint(each["endpoint"], endpoint)), None)
+    if vetted is not None:  # as spelled, or another spelling (BILLING.acme.example, :443): one more would unpin a key
+        raise ValueError(f"{name!r} at {vetted['endpoint']} is on the allowlist already: a refusal there is of its "
+                         "card (where it came from, or what signed it), which no entry changes")
     new = _written({**document, "trusted": [*document.get("trusted", []), added]})
     now = allowlist.read(path)  # the diff is of the file as it is, and as confirming would leave it
     lines = difflib.unified_diff(now.splitlines(), new.splitlines(), f"{path} (now)", f"{path} (confirmed)", lineterm="")
