@@ -301,6 +301,26 @@ def test_a_client_secret_a_token_endpoint_echoes_is_masked_wherever_it_stands(se
     assert secret not in printed and secret not in traced
 
 
+def test_an_access_token_fetched_during_the_run_is_masked_wherever_it_is_said_back(served, tmp_path):
+    """Held secrets are masked wherever they stand; an OAuth2 access token fetched during the run
+    was masked only in its own field and the Authorization header: the token endpoint saying it
+    again in another field, or the agent in its reply (here, as the order it refunds), showed it."""
+    token = "AT-live-token-7f3a9c1e5b"
+    base = served(app=_declaring(OAUTH2, token=token, token_answer=lambda n: _answer(
+        {"access_token": token, "token_type": "Bearer", "expires_in": 60, "issued_for": token})))
+    shown = []
+    printer = FramePrinter(HttpTransport(timeout=5), lambda text, frame: shown.append(text), verbose=True)
+    agent = story.SupportAgent(printer, [AllowEntry("billing-agent", base + "/a2a")],
+                               store_of(tmp_path, {base + "/a2a": {"oauth2": "support-agent:s3cret"}}), lambda *a, **k: None)
+    try:
+        outcome = agent.handle(base + "/.well-known/agent-card.json", story.SKILL, {"order_id": token, "amount": 5})
+    finally:
+        printer.inner.close()
+    assert outcome.task is not None and token in str(outcome.task), outcome.error
+    said = "\n".join(shown)
+    assert token not in said and said.count(masked(token)) >= 3, said[-1500:]
+
+
 @pytest.mark.parametrize("spelled", [
     lambda secret: secret, lambda secret: json.dumps(secret)[1:-1].replace("/", "\\/"),
     lambda secret: re.sub("%[0-9A-F]{2}", lambda hexed: hexed.group().lower(), quote_plus(secret)),

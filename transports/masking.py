@@ -55,13 +55,16 @@ def mask(headers: dict[str, str]) -> dict[str, str]:
 def mask_body(text: str, held: tuple[str, ...] = ()) -> str:
     """A body's text with the values of its secret fields, JSON or form, shown masked
     (masked()), and every secret in `held` (what our credential store holds) wherever it
-    stands: a token endpoint may echo our client secret in an error's description."""
-    # Looked for first, matched only then: most bodies hold none, and a run need not compile these
+    stands: a token endpoint may echo our client secret in an error's description. A secret
+    field's value is masked wherever else the body says it too (an access token, echoed)."""
+    said: list[str] = []  # Looked for first, matched only then: most bodies hold none, and a run need not compile these
     if '"' in text and any(name in text for name in _QUOTED):  # a JSON string value: "name": "..."
-        text = re.sub(_JSON_SECRET, lambda found: f'{found.group(1)}{masked(found.group(2))}"', text)
+        text = re.sub(_JSON_SECRET, lambda found: said.append(found.group(2)) or  # type: ignore[func-returns-value]
+                      f'{found.group(1)}{masked(found.group(2))}"', text)
     if "=" in text and any(name in text for name in _ASSIGNED):  # a form's field: name=...&
-        text = re.sub(_FORM_SECRET, lambda found: found.group(1) + masked(found.group(2)), text)
-    for secret in held:
+        text = re.sub(_FORM_SECRET, lambda found: said.append(found.group(2)) or found.group(1) + masked(found.group(2)),
+                      text)
+    for secret in (*held, *said):
         spellings = _spellings(secret) if len(secret) >= MIN_HELD else ()
         if any(spelling in text for spelling in spellings):
             for spelling in sorted(spellings, key=len, reverse=True):

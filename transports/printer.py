@@ -78,7 +78,7 @@ class FramePrinter:
     def __init__(self, inner: Transport, show: Callable[[str, Frame], None] | None = None, *,
                  verbose: bool = False, held: tuple[str, ...] = ()) -> None:
         self.inner, self.label = inner, inner.label
-        self.held = held  # the secrets our credential store holds: masked wherever a body shows one
+        self.held = list(held)  # our secrets, masked wherever shown; shared: one learnt later is added (keyring.py)
         self.show = show  # None records without printing (benchmarks, tests)
         self.verbose = verbose  # --verbose: HTTP status, headers (masked) and timing too
         self.frames: list[Frame] = []

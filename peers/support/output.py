@@ -64,7 +64,7 @@ class Console:
         self.colour_err = wants_colour(self.err) if colour is None else colour
         self.quiet = quiet
         self.listeners: list[Listener] = []  # --trace: told of every line
-        self.held: tuple[str, ...] = ()  # the run's secrets (session.py sets them): masked in every line
+        self.held: tuple[str, ...] | list[str] = ()  # the run's secrets (session.py sets them): masked in every line
 
     def line_by_line(self) -> None:
         """For a command that runs until it is stopped (`serve`, `web`): each line reaches
