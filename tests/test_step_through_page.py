@@ -209,3 +209,22 @@ def test_a_browser_runs_none_of_a_peers_text(chromium, tmp_path):
     for number in range(1, len(steps_of(page.page(hostile_records()))) + 1):
         dom = render(chromium, path, f"#step={number}")
         assert not dom.pwned and dom.imgs == 0 and dom.step == str(number)
+
+
+def test_a_trace_naming_thousands_of_tasks_makes_a_page_that_grows_with_it_not_its_square():
+    """Each step's tasks panel shows the newest tasks and their latest states, and says how many
+    it leaves out: it listed every task seen so far, and 4,000 replies made a 215 MB page."""
+    def trace(replies, states=1):
+        records = [{"kind": "registry", "seq": 1, "cards": []}]
+        for n in range(replies):
+            body = json.dumps({"jsonrpc": "2.0", "id": n, "result": {"id": f"t{n % (replies // states)}",
+                                                                     "status": {"state": "working" if n % 2 else "submitted"}}})
+            records.append({"kind": "frame", "seq": n + 2, "direction": "<--", "peer": "p", "origin": "http://p",
+                            "http_method": "POST", "http_status": 200, "body": body})
+        return records
+    small, large = (len(page.page(trace(replies))) for replies in (500, 2000))
+    assert large < 5 * small, (small, large)  # four times the replies: about four times the page
+    last = steps_of(page.page(trace(2000)))[-1]["tasks"]
+    assert len(last) == page.MOST_TASKS_SHOWN + 1 and last[-1] == "(and 1980 earlier tasks)" and last[-2].endswith("t1999: working")
+    one = steps_of(page.page(trace(400, states=400)))[-1]["tasks"]  # one task, 400 changes of state
+    assert one == ["p · t0: ... -> " + " -> ".join(["submitted", "working"] * 6)]

@@ -28,6 +28,9 @@ from peers.support.learner.steps import Step, short
 from transports.printer import escape
 
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page.html")
+# A step's tasks panel, as of that step: the newest tasks, and each one's latest states. Every step
+# carried every task and state seen so far: a trace naming thousands made a page of gigabytes.
+MOST_TASKS_SHOWN, MOST_STATES_SHOWN = 20, 12
 MEANINGS = {"trusted": "trusted: the support agent delegates to it",
             "untrusted": "UNTRUSTED: delegated anyway (--allow-untrusted); its output is tagged UNTRUSTED",
             "refused": "REFUSED: nothing is sent to it"}  # what each verdict does; the reason is the record's
@@ -93,6 +96,19 @@ def _describe_frame(record: dict[str, Any], peer: str, mark: Mark) -> dict[str, 
             "body": escape(str(shown), keep_newlines=True)}
 
 
+def tasks_as_of(tasks: dict[str, dict[str, list[str]]], peers: list[str]) -> list[str]:
+    """The panel's lines: each of `peers`' newest tasks (MOST_TASKS_SHOWN of them in all) and its
+    latest states, in the order they were first seen; a line more says how many are left out."""
+    listed, left = [], sum(len(tasks.get(peer, {})) for peer in peers) - MOST_TASKS_SHOWN
+    for peer in peers:  # each peer's newest, walked from the last (reversed(dict)): no further than shown
+        newest = [task_id for task_id, _ in zip(reversed(tasks.get(peer, {})), range(MOST_TASKS_SHOWN - len(listed)))]
+        for task_id in reversed(newest):
+            states = tasks[peer][task_id]
+            more = "... -> " if len(states) > MOST_STATES_SHOWN else ""
+            listed.append(f"{short(peer, 40)} · {task_id}: {more}{' -> '.join(states[-MOST_STATES_SHOWN:])}")
+    return listed + ([f"(and {left} earlier task{'s' * (left > 1)})"] if left > 0 else [])
+
+
 def page(records: list[Any]) -> str:
     run, marks = marked(records)
     names = [name for name, _ in run.lanes.values()]
@@ -112,9 +128,7 @@ def page(records: list[Any]) -> str:
                     seen[:] = states
                 elif not seen or seen[-1] != states[-1]:
                     seen.append(states[-1])
-        shown["tasks"] = [f"{short(peer, 40)} · {task_id}: {' -> '.join(states)}"
-                          for peer in ([shown["peer"]] if shown["peer"] else tasks)
-                          for task_id, states in tasks.get(peer, {}).items()]
+        shown["tasks"] = tasks_as_of(tasks, [shown["peer"]] if shown["peer"] else list(tasks))
         items.append(f'<li data-step="{number}" class="{step.kind} {shown["cls"]}"><span class="n">'
                      f'{number}</span> {html_escape(short(shown.pop("summary"), 200))}</li>')
         steps.append(shown)
