@@ -87,3 +87,20 @@ def test_a_credential_in_a_url_query_is_shown_masked_like_a_forms():
     assert "k3y-secret" not in shown and "t0k" not in shown and "x=1" in shown and "#frag" in shown
     assert mask_body("/a2a?access_token=abc") == f"/a2a?access_token={masked('abc')}"
     assert mask_body("/tasks?monkey=banana") == "/tasks?monkey=banana"  # a name ending in key is not a key
+
+
+@pytest.mark.parametrize("text", ["[--> GET http://x/a?api_key=SECRETAAAA1] Accept: */*", '"http://x/?api_key=SECRETAAAA1"',
+                                  "http://x/?api_key=SECRETAAAA1", "<http://x/?token=SECRETAAAA1>"])
+def test_a_query_secret_has_one_fingerprint_whatever_the_line_puts_after_it(text):
+    """A query's value runs to what no query holds unescaped: the "]" a --verbose line puts after a
+    URL was taken for part of the key, which then showed two fingerprints for one secret."""
+    assert masked("SECRETAAAA1") in mask_body(text) and "SECRETAAAA1" not in mask_body(text)
+
+
+def test_a_card_urls_query_secret_is_masked_in_the_trace_as_on_screen(tmp_path):
+    from conftest import cli
+    done = cli("--peer", "https://billing.acme.example/.well-known/agent-card.json?api_key=SECRETAAAA1",
+               "--trace", str(tmp_path / "run.jsonl"))
+    traced = (tmp_path / "run.jsonl").read_text()
+    assert done.returncode == 0 and "SECRETAAAA1" not in traced + done.stdout + done.stderr
+    assert f"api_key={masked('SECRETAAAA1')}" in traced.splitlines()[0], "the registry's record: its card URLs"

@@ -29,7 +29,9 @@ MOST_KEPT = 8192  # characters of a secret whose masked form is kept: a long JWT
 MIN_HELD = 8  # characters: a held secret shorter than this is masked only where a header or field names it
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
-_FORM_SECRET = r"(?<![^&?\s])((?:%s)=)([^&#\s]*)" % "|".join(SECRET_FORM_FIELDS)  # a form's field, a URL query's
+# A form's field, a URL query's: its value runs to what no query holds unescaped (RFC 3986 3.4), so a
+# line's "]" or '"' after it is not taken for part of the secret (one secret, one fingerprint).
+_FORM_SECRET = r"(?<![^&?\s])((?:%s)=)([^&#\s\[\]\"<>`{}|\\^]*)" % "|".join(SECRET_FORM_FIELDS)
 _QUOTED = tuple(f'"{name}"' for name in SECRET_FIELDS)  # what a secret field's JSON name looks like in a body
 _ASSIGNED = tuple(f"{name}=" for name in SECRET_FORM_FIELDS)  # and a form field's
 

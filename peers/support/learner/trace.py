@@ -58,7 +58,12 @@ class Recorder:
         self._add({"kind": "line", "line": kind.label, "text": text})
 
     def event(self, kind: str, **data: Any) -> None:
-        self._add({"kind": kind, **data})
+        """A record of `kind`; its text, and the text in its lists (the registry's card URLs, whose
+        query may carry an API key), with our secrets masked, as every frame's are."""
+        def masked(value: Any) -> Any:
+            return mask_body(value, self.held) if isinstance(value, str) else \
+                [masked(each) for each in value] if isinstance(value, list) else value
+        self._add({"kind": kind, **{name: masked(value) for name, value in data.items()}})
 
     def frame(self, frame: Frame) -> None:
         body = mask_body(frame.body.decode("utf-8", errors="backslashreplace"), self.held)
