@@ -135,3 +135,27 @@ def test_the_oauth_token_is_reused_while_it_lives_and_fetched_anew_once_it_expir
     _, lines = turn(agents, agent, "oauth2", "tokens")
     assert len(agent.tokens) == 3 and any("refund of $51.00" in line for line in lines), "the next turn has a new one"
     assert agent.count("GET", CARD) == 1, "and the card was fetched once in the six turns (a 401 is no change of card)"
+
+
+def test_a_token_kept_for_a_conversation_lives_a_day_at_most_whatever_expires_in_says():
+    """As the support agent's own keyring keeps one (oauth_tokens.LONGEST): a token endpoint
+    saying expires_in 10**30 had the page answer with that token for good."""
+    from peers.support.calling.oauth_tokens import LONGEST
+    now, asked = [1000.0], []
+
+    class Printer:  # the token endpoint, as the run's printer reaches it
+        label = "printer"
+
+        def post(self, url, body, headers, binding=None):
+            asked.append(url)
+            return HttpResponse(200, {"Content-Type": "application/json"}, json.dumps(
+                {"access_token": f"tok-{len(asked)}", "token_type": "Bearer", "expires_in": 10 ** 30}).encode())
+    talk = conversation.Conversation("http://agent.example/.well-known/agent-card.json")
+    remembering = conversation.Remembering(Printer(), talk, lambda *a, **k: None, lambda event: None, clock=lambda: now[0])
+    form, headers = b"grant_type=client_credentials", {"Content-Type": "application/x-www-form-urlencoded"}
+    tokens = [json.loads(remembering.post("http://agent.example/token", form, headers).body)["access_token"]]
+    now[0] += LONGEST - conversation.MARGIN - 60  # within the day: the one kept
+    tokens.append(json.loads(remembering.post("http://agent.example/token", form, headers).body)["access_token"])
+    now[0] += 120  # past it: asked for anew
+    tokens.append(json.loads(remembering.post("http://agent.example/token", form, headers).body)["access_token"])
+    assert tokens == ["tok-1", "tok-1", "tok-2"] and len(asked) == 2

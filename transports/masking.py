@@ -27,6 +27,7 @@ SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_toke
 FORM = "application/x-www-form-urlencoded"
 MOST_KEPT = 8192  # characters of a secret whose masked form is kept: a long JWT's, not a peer's whole body
 MIN_HELD = 8  # characters: a held secret shorter than this is masked only where a header or field names it
+MOST_HELD = 64  # credentials a printer learns from what it sends (`hold`), beyond those it was given
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
 # A form's field, a URL query's: its value runs to what no query holds unescaped (RFC 3986 3.4), so a
@@ -87,6 +88,16 @@ def _spellings(secret: str) -> frozenset[str]:
     encoded = {quote_plus(secret), quote(secret, safe=""), quote(secret)}
     lowered = {re.sub("%[0-9A-F]{2}", lambda found: found.group().lower(), text) for text in encoded}
     return frozenset({secret, escaped, escaped.replace("/", "\\/"), *encoded, *lowered} - {""})
+
+
+def hold(held: list[str], headers: dict[str, str]) -> None:
+    """Add to `held` each credential `headers` carry (an Authorization header's, past its scheme; an
+    API key's): a token fetched during a run is masked from then on wherever it is said back, as
+    the credential store's are. At most MOST_HELD: each is looked for in every body shown."""
+    for name, value in headers.items():
+        secret = value.partition(" ")[2] if name.lower() in AUTHORIZATION else value
+        if is_secret_header(name) and len(secret) >= MIN_HELD and secret not in held and len(held) < MOST_HELD:
+            held.append(secret)
 
 
 def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:

@@ -28,8 +28,7 @@ from typing import Callable, Iterator
 
 from transports import sse
 from transports.base import Body, ClientRequest, HttpResponse, Transport, hang_up, header, parse_url, send
-from transports.masking import (FORM, is_secret_header, mask, mask_body, mask_held,  # noqa: F401 - for callers
-                                masked)
+from transports.masking import FORM, hold, is_secret_header, mask, mask_body, mask_held, masked  # noqa: F401
 from transports.records import Record
 
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
@@ -78,7 +77,7 @@ class FramePrinter:
     def __init__(self, inner: Transport, show: Callable[[str, Frame], None] | None = None, *,
                  verbose: bool = False, held: tuple[str, ...] = ()) -> None:
         self.inner, self.label = inner, inner.label
-        self.held = list(held)  # our secrets, masked wherever shown; shared: one learnt later is added (keyring.py)
+        self.held = list(held)  # our secrets, masked wherever shown; shared, and grown by what we send (`hold`)
         self.show = show  # None records without printing (benchmarks, tests)
         self.verbose = verbose  # --verbose: HTTP status, headers (masked) and timing too
         self.frames: list[Frame] = []
@@ -204,6 +203,8 @@ class FramePrinter:
                 sender: str | None = None, binding: str | None = None) -> Frame:
         offset = (time.perf_counter() - self._start) * 1000
         elapsed = None if sent is None else offset - sent.offset_ms
+        if direction == "-->":  # a credential we send (an OAuth token fetched now): masked wherever said back
+            hold(self.held, headers)
         frame = Frame(len(self.frames) + 1, direction, http_method, url, mask_held(mask(headers), self.held), body,
                       status, offset, elapsed, sender, binding if sent is None else sent.binding)
         self.frames.append(frame)
@@ -212,8 +213,7 @@ class FramePrinter:
         return frame
 
     def _summary(self, got: Frame) -> str | None:
-        """A fetched document's own line, if the `summarize` hook gives one (from its text with
-        its secrets masked); None: it is shown whole. Escaped here, as every frame line is."""
+        """A fetched document's own line (the `summarize` hook's, of its masked text), escaped; None: shown whole."""
         text = mask_body(got.body.decode("utf-8", "backslashreplace"), self.held)
         summary = self.show and self.summarize(got, text)
         return f"<-- {got.status} {escape(summary, keep_newlines=True)}" if summary else None

@@ -20,9 +20,6 @@ from peers.support.calling.config import token_for
 from peers.support.output import Kind
 from transports.base import Transport
 from transports.credentialed import Credentialed
-from transports.printer import FramePrinter
-
-MOST_HELD = 256  # secrets masked in every line: a run's own, and the tokens it fetched (each masked everywhere)
 
 
 class Keyring:
@@ -52,11 +49,6 @@ class Keyring:
             return {"Authorization": f"Bearer {token}"} if token else {}
         from peers.support.calling.credentials import credential_for
         attached = credential_for(card, self.store, self.inner, self.issued)
-        if isinstance(self.inner, FramePrinter):  # a token fetched now: masked wherever it shows, as the store's are
-            for value in attached.headers.values():
-                secret = value.partition(" ")[2] or value  # "Bearer TOKEN", or an API key alone
-                if secret not in self.inner.held and len(self.inner.held) < MOST_HELD:
-                    self.inner.held.append(secret)
         if self.verbose and endpoint not in self.said_why:
             self.said_why.add(endpoint)
             self.say(attached.why)

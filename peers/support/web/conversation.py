@@ -31,6 +31,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Callable
 
+from peers.support.calling.oauth_tokens import LONGEST
 from transports.base import ClientRequest, HttpResponse, Transport, header
 
 MOST = 32  # conversations kept; the oldest is forgotten first
@@ -129,7 +130,7 @@ class Remembering:
             document = _json(answer.body)
             lifetime = document.get("expires_in") if isinstance(document, dict) else None
             if isinstance(lifetime, int) and not isinstance(lifetime, bool) and lifetime > 0:
-                talk.tokens[key] = (document, now + lifetime)
+                talk.tokens[key] = (document, now + min(lifetime, LONGEST))  # as the keyring keeps one: a day at most
         elif answer.status == 401:
             talk.tokens.clear()  # refused: the keyring asks for a new one, and gets it from the endpoint
         elif answer.status >= 400:
