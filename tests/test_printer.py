@@ -104,3 +104,12 @@ def test_a_card_urls_query_secret_is_masked_in_the_trace_as_on_screen(tmp_path):
     traced = (tmp_path / "run.jsonl").read_text()
     assert done.returncode == 0 and "SECRETAAAA1" not in traced + done.stdout + done.stderr
     assert f"api_key={masked('SECRETAAAA1')}" in traced.splitlines()[0], "the registry's record: its card URLs"
+
+
+def test_masking_what_is_masked_already_changes_nothing_so_a_trace_read_back_shows_what_the_run_showed():
+    """A secret field's value is masked wherever its body repeats it; masked once, the text is
+    masked: --replay and the page mask a trace's bodies again, and each fingerprint stays as shown."""
+    body = '{"access_token": "AT-live-token-7f3a9c1e5b", "issued_for": "AT-live-token-7f3a9c1e5b"}&token=t0k3n-abcdef'
+    once = mask_body(body)
+    assert "AT-live" not in once and once.count(masked("AT-live-token-7f3a9c1e5b")) == 2
+    assert mask_body(once) == once

@@ -27,8 +27,9 @@ SECRET_FORM_FIELDS = ("client_secret", "password", "access_token", "refresh_toke
 FORM = "application/x-www-form-urlencoded"
 MOST_KEPT = 8192  # characters of a secret whose masked form is kept: a long JWT's, not a peer's whole body
 MIN_HELD = 8  # characters: a held secret shorter than this is masked only where a header or field names it
-MOST_HELD = 64  # credentials a printer learns from what it sends (`hold`), beyond those it was given
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
+MOST_HELD = 64  # credentials a printer learns from what it sends (`hold`), beyond those it was given
+_MASKED = re.compile(r"\*{4}(?:#[0-9a-f]{4})?")  # a value shown masked already (a trace read back): kept as it is
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
 # A form's field, a URL query's: its value runs to what no query holds unescaped (RFC 3986 3.4), so a
 # line's "]" or '"' after it is not taken for part of the secret (one secret, one fingerprint).
@@ -60,13 +61,18 @@ def mask_body(text: str, held: tuple[str, ...] = ()) -> str:
     (masked()), and every secret in `held` (what our credential store holds) wherever it
     stands: a token endpoint may echo our client secret in an error's description. A secret
     field's value is masked wherever else the body says it too (an access token, echoed)."""
-    said: list[str] = []  # Looked for first, matched only then: most bodies hold none, and a run need not compile these
+    said: list[str] = []  # each secret field's value, masked wherever else the body says it
+
+    def hidden(found: re.Match[str], closing: str = "") -> str:
+        if _MASKED.fullmatch(found.group(2)):
+            return found.group(0)
+        said.append(found.group(2))
+        return found.group(1) + masked(found.group(2)) + closing
+    # Looked for first, matched only then: most bodies hold none, and a run need not compile these
     if '"' in text and any(name in text for name in _QUOTED):  # a JSON string value: "name": "..."
-        text = re.sub(_JSON_SECRET, lambda found: said.append(found.group(2)) or  # type: ignore[func-returns-value]
-                      f'{found.group(1)}{masked(found.group(2))}"', text)
+        text = re.sub(_JSON_SECRET, lambda found: hidden(found, '"'), text)
     if "=" in text and any(name in text for name in _ASSIGNED):  # a form's field: name=...&
-        text = re.sub(_FORM_SECRET, lambda found: said.append(found.group(2)) or found.group(1) + masked(found.group(2)),
-                      text)
+        text = re.sub(_FORM_SECRET, hidden, text)
     for secret in (*held, *said):
         spellings = _spellings(secret) if len(secret) >= MIN_HELD else ()
         if any(spelling in text for spelling in spellings):
