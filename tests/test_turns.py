@@ -42,6 +42,25 @@ def test_a_follow_up_whose_context_is_not_the_tasks_is_invalid_params_naming_bot
     assert error["code"] == -32602 and "ctx-other" in error["message"] and task["contextId"] in error["message"]
 
 
+def test_an_empty_task_id_or_context_id_is_none_given_as_a_proto3_strings_default(client):
+    """taskId "" was looked up as a task (-32001), and a turn's contextId "" named another context."""
+    first = client.send("m-1", {"order_id": "ORD-1", "amount": 5}, taskId="", contextId="")["result"]["task"]
+    assert first["status"]["state"] == "TASK_STATE_COMPLETED" and first["contextId"].startswith("context-")
+    task = paused(client, "m-2")
+    done = client.send("m-3", {"approval": PROPOSAL}, taskId=task["id"], contextId="")["result"]["task"]
+    assert done["id"] == task["id"] and done["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+@pytest.mark.parametrize("field", ["messageId", "contextId", "taskId"])
+def test_an_id_longer_than_a_task_keeps_is_refused_before_any_task(client, field):
+    """Each id is kept with the task and said again in every answer, outside the 64 KiB a message's
+    content may take: ids of a MiB each made one GetTask answer 1.8 MB and 1,000 tasks a GB."""
+    ids = {"messageId": "m-1", field: "x" * 257}
+    answer = client.send(ids.pop("messageId"), {"order_id": "ORD-1", "amount": 5}, **ids)
+    assert answer["error"]["code"] == -32602 and "at most 256 characters" in answer["error"]["message"]
+    assert client.refunds() == [] and client.call("ListTasks", {})["result"]["tasks"] == []
+
+
 def test_a_message_without_a_context_gets_one_and_tasks_are_listed_by_it(client):
     first = client.send("m-1", {"order_id": "ORD-1", "amount": 5})["result"]["task"]
     second = client.send("m-2", {"order_id": "ORD-2", "amount": 5}, contextId=first["contextId"])["result"]["task"]

@@ -16,6 +16,8 @@ from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_s
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from transports.records import Record
 
+MAX_ID = 256  # characters of a message's ids: a UUID is 36, and each is kept, and said again, with its task
+
 
 class Dialect(Record):
     name: str  # "1.0" or "0.3"
@@ -177,10 +179,12 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
     parts = field(source, "parts", list, path + ".")
     if not parts:
         raise WireError(f"{path}.parts must not be empty")
-    return Message(field(source, "messageId", str, path + "."), role,
-                   tuple(part_from_wire(dialect, p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
-                   field(source, "contextId", str, path + ".", default=None),
-                   field(source, "taskId", str, path + ".", default=None),
+    message_id, context_id, task_id = field(source, "messageId", str, path + "."), \
+        field(source, "contextId", str, path + ".", default=None), field(source, "taskId", str, path + ".", default=None)
+    if max(len(message_id), len(context_id or ""), len(task_id or "")) > MAX_ID:  # kept with the task, in every answer
+        raise WireError(f"{path}'s messageId, contextId and taskId must be at most {MAX_ID} characters each")
+    return Message(message_id, role, tuple(part_from_wire(dialect, p, f"{path}.parts[{i}]") for i, p in enumerate(parts)),
+                   context_id or None, task_id or None,  # "": a proto3 string's default, none given
                    optional(source, "metadata", dict, path + "."), optional_strings(source, "extensions", path + "."),
                    optional_strings(source, "referenceTaskIds", path + "."))
 
