@@ -73,7 +73,9 @@ class Streams:
             raise
         if isinstance(answer, Message):
             return Body(iter([answer]), give_back)
-        return Body(_told(peer, answer, events_of(answer, since), owner, seconds), give_back)
+        # A turn sent again, which moved the task no further: the task as it is, whole, as a subscription starts
+        again = message.task_id is not None and len(answer.lifecycle) - 1 <= since
+        return Body(_told(peer, answer, [answer] if again else events_of(answer, since), owner, seconds), give_back)
 
     def watch(self, peer: StreamedPeer, task_id: str, *, owner: str = "",
               seconds: float = SUBSCRIPTION_SECONDS) -> Iterator[Event | None]:

@@ -122,6 +122,21 @@ def test_a_follow_up_streams_from_where_the_task_was_and_a_subscriber_sees_it_as
     assert finished["error"]["code"] == -32004, "a finished task has no more events: a plain JSON error"
 
 
+def test_a_finished_turn_streamed_again_is_the_task_as_it_is_its_artifact_and_word_included(client):
+    """A retry after a stream broke off: the turn was taken once, and its stream again is the task,
+    whole, as a subscription begins and as SendMessage answers. It was one event: the task completed,
+    its artifacts and status message cleared, as the first event of a turn's stream is."""
+    task_id = stream(client, "SendStreamingMessage", refund("m-1", 6000))[0]["result"]["task"]["id"]
+    proposal = {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}
+    go = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": task_id, "parts": [{"data": {"approval": proposal}}]}}
+    stream(client, "SendStreamingMessage", go)
+    again = [e["result"] for e in stream(client, "SendStreamingMessage", go)]
+    assert len(again) == 1 and again[0]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert again[0]["task"]["artifacts"][0]["parts"][0]["text"].startswith("refund of $6,000.00 issued for ORD-1")
+    assert "refund of $6,000.00" in again[0]["task"]["status"]["message"]["parts"][0]["text"]
+    assert client.refunds() == ["refund of $6,000.00 issued for ORD-1 (ref BILL-ORD-1)"]
+
+
 @pytest.mark.parametrize("method, params, code", [
     ("SendStreamingMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}, -32602),
     ("SendStreamingMessage", {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "x"}]}}, -32602),
