@@ -22,7 +22,7 @@ from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
 from peers.peer import Peer
 from peers.tenants import partition, split
-from transports.jsonrpc import Handler, InvalidParams, JsonRpcError, Stream
+from transports.jsonrpc import Handler, InvalidParams, InvalidRequest, JsonRpcError, Stream
 from transports.records import Record
 
 NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
@@ -231,19 +231,19 @@ class MethodTable:
 
 
 def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler, tenants: frozenset[str]) -> Handler:
-    """The version check first (1.0 methods need A2A-Version: 1.0), then, in 1.0, the
-    extensions the card requires (-32008 for one the caller did not activate), then the
-    tenant the request names (its params' `tenant`, on every wire: the caller's tasks
-    within it are all it reaches), and every A2A error with the data that version
-    attaches (1.0: an ErrorInfo)."""
+    """The version check first (1.0 methods need A2A-Version: 1.0), then the extensions the card
+    requires (-32008 for one the caller did not activate; -32600 where a wire lacks it), then the
+    tenant the request names (its params' `tenant`, on every wire: the caller's tasks within
+    it are all it reaches), and every A2A error with the data that version attaches (1.0: an ErrorInfo)."""
     def answer(params: Any, caller: Caller) -> Any:
         try:
             if caller.version_refused:  # whatever the method: no version's semantics can be chosen
                 raise VersionNotSupported(caller.version_refused)
             wire_format.check_version(caller.version)
             missing = [uri for uri in peer.card.required_extensions if uri not in caller.extensions]
-            if missing and wire_format.EXTENSION_ERRORS:  # 0.3 has no such error
-                raise ExtensionSupportRequired(f"activate {', '.join(missing)} with the A2A-Extensions header")
+            if missing:  # 0.3 and the essay's wire have no -32008: refused all the same, as an invalid request
+                raise (ExtensionSupportRequired if wire_format.EXTENSION_ERRORS else InvalidRequest)(
+                    f"activate {', '.join(missing)} with the A2A-Extensions header (0.3: X-A2A-Extensions)")
             owner = partition(params, caller.owner, tenants)  # the caller's own, unless it names a tenant
             return handler(params, caller if owner == caller.owner else caller._replace(owner=owner))
         except JsonRpcError as exc:

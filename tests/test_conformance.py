@@ -17,6 +17,7 @@ from transports import sse
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer t0k", "A2A-Version": "1.0"}
+JSON_AUTH = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}  # no version asked: 0.3, or the essay's
 
 
 def peer_with_clock():
@@ -320,3 +321,9 @@ def test_activated_extensions_are_echoed_and_a_required_one_left_out_is_minus_32
     assert "result" in answer and response.header("A2A-Extensions") == INPUT_SCHEMA_EXTENSION, "each once"
     response, answer = rpc(strict, "ListTasks", {}, {**HEADERS, "X-A2A-Extensions": INPUT_SCHEMA_EXTENSION})
     assert "result" in answer and response.header("X-A2A-Extensions") == INPUT_SCHEMA_EXTENSION, "the name it came in"
+    # 0.3 and the essay's wire, served from the same card, have no -32008: refused all the same, as an invalid request
+    for method in ("tasks/get", "tasks/send"):
+        _, refused = rpc(strict, method, {"id": "task-1"}, JSON_AUTH)
+        assert refused["error"]["code"] == -32600 and INPUT_SCHEMA_EXTENSION in refused["error"]["message"], method
+    _, answer = rpc(strict, "tasks/get", {"id": "task-1"}, {**JSON_AUTH, "X-A2A-Extensions": INPUT_SCHEMA_EXTENSION})
+    assert answer["error"]["code"] == -32001, "activated: asked, and the task is not there"
