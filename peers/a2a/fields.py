@@ -10,7 +10,7 @@ ignored, as the A2A spec says (section 5.7).
 """
 from __future__ import annotations
 
-import calendar
+import re
 import time
 from typing import Any
 
@@ -100,16 +100,20 @@ def url(value: str, path: str = "url") -> str:
     return value
 
 
+# An offset's pattern, compiled (re's cache) only when one is first read: the essay's run reads none.
+_OFFSET = r"([+-])([01][0-9]|2[0-3]):([0-5][0-9])\Z"  # ASCII digits: "٠٢" is no hour
+
+
 def instant(timestamp: str | None) -> str | None:
     """An RFC 3339 timestamp ("2026-11-30T12:00:00.5Z", or with an offset, "...+02:00", as proto
     JSON's Timestamp takes it) as the UTC moment it names, in a form that sorts as text in time
     order (the fraction padded to nine digits); None if it is not one."""
     if not isinstance(timestamp, str) or len(timestamp) > 40:
         return None
-    offset, zone = 0, timestamp[-6:]
-    if zone[:1] in ("+", "-") and zone[3:4] == ":" and (zone[1:3] + zone[4:]).isascii() and \
-            (zone[1:3] + zone[4:]).isdigit() and int(zone[1:3]) < 24 and int(zone[4:]) < 60:
-        offset, timestamp = (-1 if zone[0] == "-" else 1) * (int(zone[1:3]) * 60 + int(zone[4:])), timestamp[:-6] + "Z"
+    offset, zone = 0, None if timestamp.endswith("Z") else re.search(_OFFSET, timestamp)  # "+02:00": two hours east
+    if zone is not None:
+        sign, hours, minutes = zone.groups()
+        offset, timestamp = (-1 if sign == "-" else 1) * (int(hours) * 60 + int(minutes)), timestamp[:zone.start()] + "Z"
     if not timestamp.endswith("Z"):
         return None
     whole, dot, fraction = timestamp[:-1].partition(".")
@@ -122,6 +126,7 @@ def instant(timestamp: str | None) -> str | None:
         parsed = time.strptime(whole, "%Y-%m-%dT%H:%M:%S")
     except ValueError:
         return None
-    if offset:  # the same moment in UTC
+    if offset:  # the same moment in UTC (calendar loads datetime: only for a timestamp that needs it)
+        import calendar
         whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(calendar.timegm(parsed) - offset * 60))
     return f"{whole}.{fraction:0<9}" if len(whole) == 19 else None  # past year 9999, or before year 1: none
