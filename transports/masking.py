@@ -29,6 +29,7 @@ MOST_KEPT = 8192  # characters of a secret whose masked form is kept: a long JWT
 MIN_HELD = 8  # characters: a held secret shorter than this is masked only where a header or field names it
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 MOST_HELD = 64  # credentials a printer learns from what it sends (`hold`), beyond those it was given
+MOST_SAID = 16  # secret fields' values of one body looked for elsewhere in it
 _MASKED = re.compile(r"\*{4}(?:#[0-9a-f]{4})?")  # a value shown masked already (a trace read back): kept as it is
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
 # A form's field, a URL query's: its value runs to what no query holds unescaped (RFC 3986 3.4), so a
@@ -61,12 +62,14 @@ def mask_body(text: str, held: tuple[str, ...] = ()) -> str:
     (masked()), and every secret in `held` (what our credential store holds) wherever it
     stands: a token endpoint may echo our client secret in an error's description. A secret
     field's value is masked wherever else the body says it too (an access token, echoed)."""
-    said: list[str] = []  # each secret field's value, masked wherever else the body says it
+    said: list[str] = []  # secret fields' values, masked wherever else the body says them (the first MOST_SAID:
+    # each is looked for in the whole body, and a body of 20,000 such fields took seconds a frame)
 
     def hidden(found: re.Match[str], closing: str = "") -> str:
         if _MASKED.fullmatch(found.group(2)):
             return found.group(0)
-        said.append(found.group(2))
+        if len(said) < MOST_SAID and found.group(2) not in said:
+            said.append(found.group(2))
         return found.group(1) + masked(found.group(2)) + closing
     # Looked for first, matched only then: most bodies hold none, and a run need not compile these
     if '"' in text and any(name in text for name in _QUOTED):  # a JSON string value: "name": "..."
