@@ -68,6 +68,9 @@ def judged(db: sqlite3.Connection) -> Any:
     changed, so a file refused is left as it was. ForeignFile: tables and no meta naming a schema
     (another program's database, a meta table of its own included), a trigger or a view, a schema
     this peer does not read, or this schema's tables not shaped as it makes them."""
+    for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')"):
+        # Never made by this peer: a trigger would run on the peer's own next write (DELETE FROM effects ...).
+        raise ForeignFile(f"has a {kind} ({str(name)[:40]!r}) this peer never makes")
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not tables:
         return None
@@ -78,9 +81,6 @@ def judged(db: sqlite3.Connection) -> Any:
     if found is None:
         raise ForeignFile(f"holds tables of something else ({', '.join(sorted(map(str, tables)))[:80]}); a store file "
                           "is made by this peer, or is a new file")
-    for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')"):
-        # Never made by this peer: a trigger would run on the peer's own next write (DELETE FROM effects ...).
-        raise ForeignFile(f"has a {kind} ({str(name)[:40]!r}) this peer never makes")
     version = found[0]
     if version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
         newer = isinstance(version, str) and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION

@@ -833,3 +833,15 @@ def test_a_row_leaves_out_fields_at_their_default_and_a_row_that_wrote_them_all_
         return value
     older = json.dumps(every_field(task), separators=(",", ":"), sort_keys=True)
     assert len(older) > len(row) and from_json(older, Task) == task
+
+
+def test_a_database_holding_only_a_view_is_refused_and_left_as_it_was(tmp_path):
+    """A trigger or a view is never this peer's, tables or none: a file with a view alone was read
+    as new, and had the peer's tables made beside it."""
+    path = tmp_path / "views.db"
+    with closing(sqlite3.connect(path)) as theirs:
+        theirs.execute("CREATE VIEW answer AS SELECT 42")
+    before = path.read_bytes()
+    with pytest.raises(DurableError, match="has a view"):
+        open_store(str(path))
+    assert path.read_bytes() == before
