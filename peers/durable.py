@@ -239,7 +239,7 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
             wrong = ill_typed(task)  # a field of another type would fail later, mid-request
             if task.id != task_id or not task.lifecycle or wrong or not isinstance(owner, str) \
                     or not isinstance(size, int) or size < 0 or seq >= MAX_SEQ:
-                raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote" + (f" ({wrong})" * bool(wrong)))
+                raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote" + (f" ({wrong})" if wrong else ""))
             if task_id in durable.tasks:  # its id made again (a counter begun again): the later task has it
                 durable._forget(task_id)
             durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq

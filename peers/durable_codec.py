@@ -115,11 +115,10 @@ def ill_typed(record: Any) -> str | None:
         annotation = type(record).__annotations__[field]
         if not _fits(item, annotation):
             return f"{type(record).__name__}.{field}"
-        inner = [item] if type(item) in _NAMES else [each for each in item if type(each) in _NAMES] \
-            if type(item) is tuple else []
-        wrong = next((found for each in inner if (found := ill_typed(each)) is not None), None)
-        if wrong is not None:
-            return wrong
+        for each in item if type(item) is tuple else (item,):  # the records within: a history's messages ...
+            wrong = ill_typed(each) if type(each) in _NAMES else None
+            if wrong is not None:
+                return wrong
     return None
 
 

@@ -53,5 +53,7 @@ def unnamed(kept: dict[str, PushConfig], config: PushConfig) -> PushConfig:
 
 def _alike(config: PushConfig) -> PushConfig:
     """`config` as compared: "Bearer" and "bearer" are one scheme."""
-    scheme, credentials = config.authentication or ("", "")
-    return config._replace(authentication=(scheme.lower(), credentials)) if config.authentication else config
+    if not config.authentication:
+        return config
+    scheme, credentials = config.authentication
+    return config._replace(authentication=(scheme.lower(), credentials))

@@ -39,8 +39,9 @@ class AllowEntry(Record):
         card = fetched.card
         if card.name != self.name or not same_endpoint(card.url, self.endpoint):
             return None
-        if from_elsewhere(fetched) or self.public_key is None:
-            return from_elsewhere(fetched)
+        elsewhere = from_elsewhere(fetched)
+        if elsewhere or self.public_key is None:
+            return elsewhere
         from peers.signing.card_signature import unproven  # only an allowlist that pins a key needs it
         return unproven(fetched.signed, self.public_key)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import islice
 from html import escape as html_escape
 from string import Template
 from typing import Any
@@ -101,7 +102,7 @@ def tasks_as_of(tasks: dict[str, dict[str, list[str]]], peers: list[str]) -> lis
     latest states, in the order they were first seen; a line more says how many are left out."""
     listed, left = [], sum(len(tasks.get(peer, {})) for peer in peers) - MOST_TASKS_SHOWN
     for peer in peers:  # each peer's newest, walked from the last (reversed(dict)): no further than shown
-        newest = [task_id for task_id, _ in zip(reversed(tasks.get(peer, {})), range(MOST_TASKS_SHOWN - len(listed)))]
+        newest = list(islice(reversed(tasks.get(peer, {})), MOST_TASKS_SHOWN - len(listed)))
         for task_id in reversed(newest):
             states = tasks[peer][task_id]
             more = "... -> " if len(states) > MOST_STATES_SHOWN else ""

@@ -61,8 +61,9 @@ class Recorder:
         """A record of `kind`; its text, and the text in its lists (the registry's card URLs, whose
         query may carry an API key), with our secrets masked, as every frame's are."""
         def masked(value: Any) -> Any:
-            return mask_body(value, self.held) if isinstance(value, str) else \
-                [masked(each) for each in value] if isinstance(value, list) else value
+            if isinstance(value, str):
+                return mask_body(value, self.held)
+            return [masked(each) for each in value] if isinstance(value, list) else value
         self._add({"kind": kind, **{name: masked(value) for name, value in data.items()}})
 
     def frame(self, frame: Frame) -> None:
