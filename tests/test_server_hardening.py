@@ -693,6 +693,7 @@ def test_a_header_sent_twice_is_joined_with_a_comma_and_cookie_with_a_semicolon_
         return HttpResponse(204, {}, b"")
     with serving(app) as server:
         answer, _ = talk(server.server_address, request("GET", "/", headers=[
-            ("Cookie", "a=1"), ("Cookie", "b=2"), ("X-Thing", "one"), ("X-Thing", "two")], body=b"", length=False))
+            ("Cookie", "a=1"), ("Cookie", "b=2"), ("X-Thing", "one"), ("X-Thing", "two"), ("Connection", "close")],
+            body=b"", length=False))
     assert answer.startswith(b"HTTP/1.1 204")
     assert seen[0]["cookie"] == "a=1; b=2" and seen[0]["x-thing"] == "one, two"
