@@ -28,3 +28,13 @@ def not_text(prompt: str):
 
 def boom(prompt: str) -> str:
     raise RuntimeError("the model's server is on fire")
+
+
+def never_answers(prompt: str) -> str:
+    import time
+    time.sleep(60)  # longer than any test waits: the run's --llm-timeout must end it
+    return "{}"
+
+
+def exits(prompt: str) -> str:
+    raise SystemExit(0)  # a hook that would end the run as if it had succeeded

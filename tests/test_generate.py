@@ -2,6 +2,7 @@
 and untrusted text reaches it only as fenced data."""
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -156,6 +157,20 @@ def fake_llm():
                 self.wfile.write(b"GARBAGE NOT HTTP\r\n\r\n")
                 self.close_connection = True
                 return
+            if mode["value"] == "redirect":  # elsewhere: a host the key was never given for
+                self.send_response(302)
+                self.send_header("Location", mode["elsewhere"])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if mode["value"] == "drip":  # a byte at a time: each read on time, the whole never
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+                for _ in range(50):
+                    if release.wait(0.1):
+                        return
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                return
             if mode["value"] == "nonsense":
                 payload, status = {"hello": "world"}, 200
             elif mode["value"] == "401":
@@ -190,14 +205,71 @@ def test_the_built_in_client_drives_the_decision_through_an_openai_compatible_en
     assert body["model"] == "tiny-model" and body["messages"][0]["role"] == "user"
 
 
-@pytest.mark.parametrize("mode, message", [("nonsense", "no choices"), ("401", "HTTP 401"),
-                                           ("slow", "cannot reach"), ("not http", r"did not answer HTTP \(BadStatusLine\)")])
+@pytest.mark.parametrize("mode, message", [
+    ("nonsense", "no choices"), ("401", "HTTP 401"), ("slow", r"gave no usable answer: no reply within 0.5s"),
+    ("not http", "gave no usable answer: the reply does not start with an HTTP/1.x status line")])
 def test_the_built_in_client_fails_clearly(fake_llm, mode, message):
     url, _, state = fake_llm
     state["value"] = mode
     model = generate.openai_compatible(url, "m", timeout=0.5)
     with pytest.raises(GenerateError, match=message):
         model("hello")
+
+
+def test_a_redirect_from_the_model_endpoint_is_not_followed_and_the_key_goes_nowhere_else(fake_llm, monkeypatch):
+    """urllib followed a 302 to any host, turning the POST into a GET that still carried the
+    API key: the other host got `Authorization: Bearer sk-...` and its answer was used."""
+    url, seen, state = fake_llm
+    elsewhere, other = [], ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    other.RequestHandlerClass = type("Thief", (BaseHTTPRequestHandler,), {
+        "do_GET": lambda self: elsewhere.append(self.headers.get("Authorization")) or self.send_error(404),
+        "do_POST": lambda self: elsewhere.append(self.headers.get("Authorization")) or self.send_error(404),
+        "log_message": lambda self, *args: None})
+    threading.Thread(target=other.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        state["value"], state["elsewhere"] = "redirect", f"http://127.0.0.1:{other.server_address[1]}/stolen"
+        monkeypatch.setenv("TEST_LLM_KEY", "sk-secret")
+        model = generate.openai_compatible(url, "m", api_key_env="TEST_LLM_KEY", timeout=3)
+        with pytest.raises(GenerateError, match=r"answered HTTP 302, a redirect .*/stolen'\); not followed"):
+            model("hello")
+    finally:
+        other.shutdown()
+        other.server_close()
+    assert len(seen) == 1 and elsewhere == []
+
+
+def test_a_model_endpoint_dripping_its_answer_fails_at_the_timeout_not_at_each_read(fake_llm):
+    """urllib's timeout bounds each read: a byte every 0.1 s held a run with --llm-timeout 2 for minutes."""
+    url, _, state = fake_llm
+    state["value"] = "drip"
+    model = generate.openai_compatible(url, "m", timeout=1)
+    started = time.monotonic()
+    with pytest.raises(GenerateError, match=r"gave no usable answer: the reply did not finish within 1s"):
+        model("hello")
+    assert time.monotonic() - started < 3
+
+
+def test_a_plugged_in_generate_is_held_to_the_llm_timeout_and_its_exit_is_a_failure():
+    """A --generate function that never returned held the run for ever (--llm-timeout did not
+    apply), and one raising SystemExit(0) ended the run mid-way with status 0 and no word."""
+    started = time.monotonic()
+    done = cli("--request", REQUEST, "--generate", "tests.fake_models:never_answers", "--llm-timeout", "1")
+    assert time.monotonic() - started < 20
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "tests.fake_models:never_answers gave no answer within 1s" in done.stderr
+    done = cli("--request", REQUEST, "--generate", "tests.fake_models:exits")
+    assert done.returncode == 1 and "tests.fake_models:exits raised SystemExit(0)" in done.stderr
+
+
+@pytest.mark.parametrize("answer, why", [
+    ('{"peer": "billing-agent", "skill": "process_refund", "input": {"order_id": "A-1", "amount": NaN}}', "NaN"),
+    ('{"peer": "refund-bot-9000", "peer": "billing-agent", "skill": "process_refund", '
+     '"input": {"order_id": "ORD-3300", "amount": 180}}', "duplicate key 'peer'")])
+def test_a_model_answer_only_a_lenient_reader_takes_is_refused_saying_why(answer, why):
+    """It was said as "holds no JSON object", or, for a key said twice, as if "peer" were missing
+    (the object inside it, "input", read as the answer)."""
+    with pytest.raises(prompts.InvalidDecision, match=f"the answer's JSON object is not read: .*{why}"):
+        prompts.parse_decision(answer, [billing.billing_agent().card], {"process_refund": REFUND_INPUT})
 
 
 def test_a_key_no_header_can_carry_is_said_as_such_before_anything_is_sent(fake_llm, monkeypatch):

@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import threading
 from importlib import import_module
 from types import ModuleType
 from typing import Any, Protocol
@@ -31,6 +33,7 @@ class Generate(Protocol):
     def __call__(self, prompt: str) -> str: ...
 
 
+MAX_ANSWER = 1 << 22  # bytes of a model endpoint's answer: 4 MiB, far more than a decision takes
 STAND_IN_READS = ("the offline stand-in reads one order id like ORD-3300 and one amount like "
                   "$180 from the request; plug in a model with --generate or --llm-url")
 
@@ -107,19 +110,52 @@ def from_settings(settings: Any, offline: Generate | None = None) -> Generate:
     """The generate() a run's settings (--generate, --llm-*) ask for: a plugged callable, an
     endpoint, or an offline stand-in (`offline`, the one a lesson chose, else `stand_in`)."""
     if settings.generate:
-        return load(settings.generate)
+        return within(load(settings.generate), settings.llm_timeout, settings.generate)
     if settings.llm_url:
         return openai_compatible(settings.llm_url, settings.llm_model,
                                  api_key_env=settings.llm_key_env, timeout=settings.llm_timeout)
     return offline or stand_in
 
 
+def within(function: Generate, seconds: float, name: str) -> Generate:
+    """A plugged-in generate() held to the run's deadline for the model (--llm-timeout), as
+    the endpoint client is: called in a thread of its own, waited for `seconds`, then left
+    (a daemon: it ends with the run) and said as a failure. Whatever it raises is its
+    failure too, SystemExit included: a hook cannot end the run as if it had succeeded.
+    Under a debugger it is called here, in this thread, so that a step goes into it."""
+    def generate(prompt: str) -> str:
+        if sys.gettrace() is not None:
+            return function(prompt)
+        outcome: list[Any] = []
+
+        def run() -> None:
+            try:
+                outcome.append((True, function(prompt)))
+            except BaseException as exc:  # noqa: BLE001 (carried to the caller's thread, which judges it)
+                outcome.append((False, exc))
+        worker = threading.Thread(target=run, name="generate", daemon=True)
+        worker.start()
+        worker.join(seconds)
+        if not outcome:
+            raise GenerateError(f"{name} gave no answer within {seconds:g}s (--llm-timeout says how long to wait)")
+        answered, value = outcome[0]
+        if answered:
+            return value
+        if isinstance(value, (SystemExit, GeneratorExit)):
+            raise GenerateError(f"{name} raised {value.__class__.__name__}({value})") from None
+        raise value
+    return generate
+
+
 def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
                       timeout: float = 60.0) -> Generate:
-    """A chat-completions client: POST {url}/chat/completions, one user message."""
-    import http.client
-    import urllib.error
-    import urllib.request
+    """A chat-completions client: POST {url}/chat/completions, one user message. Over the
+    workbench's own transport (transports/network.py), not urllib: `timeout` bounds the whole
+    exchange, so an endpoint dripping a byte a second cannot hold the run past it, and a
+    redirect is never followed, so the key never goes to a host it was not given for."""
+    from transports.codec import LIMITS, loads_strict
+    from transports.errors import TransportError
+    from transports.network import HttpTransport
     endpoint = url.rstrip("/") + "/chat/completions"
 
     def generate(prompt: str) -> str:
@@ -127,27 +163,29 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
                            "messages": [{"role": "user", "content": prompt}]}).encode()
         headers, key = {"Content-Type": "application/json"}, os.environ.get(api_key_env)
         if key:
-            if not key.isascii() or not key.isprintable():  # http.client refuses it with a ValueError
+            if not key.isascii() or not key.isprintable():  # no HTTP header can carry it
                 raise GenerateError(f"${api_key_env} holds a character no HTTP header can carry (a newline?): "
                                     "set it to the key alone")
             headers["Authorization"] = f"Bearer {key}"
-        request = urllib.request.Request(endpoint, body, headers, method="POST")
+        transport = HttpTransport(timeout=timeout, max_body=MAX_ANSWER)
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                answered = response.read(1 << 22)
-        except urllib.error.HTTPError as exc:
-            detail = exc.read(300).decode("utf-8", "replace").strip()
-            raise GenerateError(f"the model endpoint {endpoint} answered HTTP {exc.code}: "
-                                f"{detail}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise GenerateError(f"cannot reach the model endpoint {endpoint}: {reason}") from None
-        except http.client.HTTPException as exc:  # a status line, a header, a length that is not HTTP's
-            raise GenerateError(f"the model endpoint {endpoint} did not answer HTTP ({exc.__class__.__name__})") from None
-        try:
-            reply = json.loads(answered)
-        except ValueError:
-            raise GenerateError(f"the model endpoint {endpoint} did not answer JSON") from None
+            response = transport.post(endpoint, body, headers)
+        except TransportError as exc:
+            raise GenerateError(f"the model endpoint {endpoint} gave no usable answer: {exc.reason}" if exc.sent
+                                else f"cannot reach the model endpoint {endpoint}: {exc.reason}") from None
+        finally:
+            transport.close()
+        if 300 <= response.status < 400:
+            raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}, a redirect "
+                                f"(to {str(response.header('Location'))[:200]!r}); not followed, so the key "
+                                "goes nowhere else: give --llm-url the address it names, if you trust it")
+        if response.status != 200:
+            detail = response.body[:300].decode("utf-8", "replace").strip()
+            raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}: {detail}")
+        try:  # strictly, as every byte from outside: no NaN, no key said twice, no depth without end
+            reply = loads_strict(response.body, LIMITS._replace(max_bytes=MAX_ANSWER))
+        except ValueError as exc:
+            raise GenerateError(f"the model endpoint {endpoint} did not answer JSON we read ({exc})") from None
         try:
             content = reply["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):

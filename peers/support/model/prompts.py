@@ -110,19 +110,28 @@ MAX_TRIES = 20  # places an object may start: enough for prose around one JSON o
 def _first_json_object(answer: str) -> dict[str, Any] | None:
     """Models often wrap JSON in prose or ``` fences: take the first object that parses.
     An answer is untrusted too: it is bounded in length and in tries, and what is found
-    is read again by the strict codec (no duplicate keys, no NaN, bounded depth)."""
+    is read again by the strict codec (no duplicate keys, no NaN, bounded depth); an
+    object only it refuses is said as refused, and why, if no later one is read."""
     answer = answer[:MAX_ANSWER]
     decoder = json.JSONDecoder()
-    start = answer.find("{")
+    start, refused = answer.find("{"), None
     for _ in range(MAX_TRIES):
         if start == -1:
-            return None
+            break
         try:
             _, end = decoder.raw_decode(answer, start)  # where the value that starts here ends
+        except (ValueError, RecursionError):  # nothing that parses starts here
+            start = answer.find("{", start + 1)
+            continue
+        try:
             value = loads_strict(answer[start:end])
-            if isinstance(value, dict):
-                return value
-        except (ValueError, RecursionError):
-            pass
+        except ValueError as exc:  # JSON to a lenient reader only: NaN, a key said twice, too deep
+            refused = refused or str(exc)
+            start = answer.find("{", end)  # past it: an object within it is no answer of its own
+            continue
+        if isinstance(value, dict):
+            return value
         start = answer.find("{", start + 1)
+    if refused is not None:
+        raise InvalidDecision(f"the answer's JSON object is not read: {refused[:200]}")
     return None
