@@ -33,7 +33,7 @@ from typing import Any, Callable
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task, clip
 from peers.support.calling import card_reading, cards, config, follow, keyring, replies, story_steps  # our side
-from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, as_data
+from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, as_data, in_its_words
 from peers.support.output import Kind
 from transports import base, errors, inprocess  # moving frames, and what can go wrong doing it
 from transports.printer import FramePrinter, escape
@@ -238,9 +238,7 @@ class SupportAgent:
         source, outcome = f"(from {escape(card.name)})", Outcome(card.name, verdict, task)
         if outcome.variant is not Variant.COMPLETED:  # paused, failed, rejected ...: say what is done
             variant = outcome.variant
-            said = task.status_message or ""  # its own words, without repeating the variant's name
-            said = said[len(variant.label) + 1:].lstrip() if said.lower().startswith(variant.label + ":") else said
-            note = f": {escape(said)}" if said else ""
+            note = escape(in_its_words(task, variant, card.name, verdict))  # quoted, named: never our words
             self.say(f"[support] {variant.label} ({variant.group}){note}{escape(as_data(task))} "
                      f"-> {variant.handling}", Kind.ESCALATED)
         elif verdict is Verdict.TRUSTED:

@@ -18,6 +18,7 @@ the binding that carries it, all a send needs to know of the peer, so the one fu
 that sends a message and follows its task (the story's `delegate`) takes a contact,
 whoever calls it. So the gate answers with a value of this module either way.
 """
+import json
 from enum import Enum
 
 from peers.a2a.model import AgentCard, Message, Task, TaskState
@@ -132,6 +133,16 @@ def as_data(task: Task) -> str:
         return ""
     effects = ", ".join(str(effect)[:80] for effect in landed[:5]) or "none"
     return f" [as data: retry {'is' if safe else 'is NOT'} safe; effects landed: {effects}]"
+
+
+def in_its_words(task: Task, variant: Variant, peer: str, verdict: Verdict) -> str:
+    """What a task's status says beside its variant (what it asks, why it failed), said as the
+    peer's words: named, quoted as a JSON string (no quote it holds can end the quote, and
+    its words cannot read as ours) and, from a peer not vetted, tagged UNTRUSTED; "" if none."""
+    said = task.status_message or ""  # its own words, without repeating the variant's name
+    said = said[len(variant.label) + 1:].lstrip() if said.lower().startswith(variant.label + ":") else said
+    tag = "" if verdict is Verdict.TRUSTED else "UNTRUSTED "
+    return f": {tag}{peer} says {json.dumps(said, ensure_ascii=False)}" if said else ""
 
 
 def legend() -> list[str]:
