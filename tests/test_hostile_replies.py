@@ -164,3 +164,24 @@ def test_a_hostile_proposal_in_a_paused_task_is_never_approved_or_crashed_on():
             assert follow_ups > 0 and "\n" not in outcome.error
     assert shown.getvalue().count("names no proposal a person could approve") == rejected > 50
     assert "\x1b" not in shown.getvalue()
+
+
+@pytest.mark.parametrize("status, said, advice", [
+    (302, "HTTP 302: a redirect, not followed", "the same request will fail again"),
+    (429, "HTTP 429: the peer has had too many requests", "it may be sent again later"),
+    (404, "HTTP 404: the peer refused at the HTTP level", "the same request will fail again"),
+    (503, "HTTP 503: the peer failed at the HTTP level", "retry is NOT safe"),
+    (403, "HTTP 403: the peer refused the credentials sent", "retry once the credentials are fixed")])
+def test_an_http_status_instead_of_an_answer_is_said_as_what_it_means(status, said, advice):
+    """Every status was "refused at the HTTP level", with "give the support agent a credential"
+    beside it: a redirect called a refusal, a 429 told it would fail again, a 404 told to add a credential."""
+    honest = support_agent([BILLING])[2][billing.BASE_URL]  # its card, as billing serves it
+
+    def answering(request):
+        if request.method == "GET":
+            return honest(request)
+        return HttpResponse(status, {"Location": "http://elsewhere.example/a2a"} if status == 302 else {}, b"")
+    agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: answering})
+    outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+    assert outcome.task is None and said in outcome.error and advice in outcome.error, outcome.error
+    assert ("--credentials" in outcome.error) is False, "a credential is no answer to it (one was sent: the 403)"

@@ -61,21 +61,35 @@ class TransportError(PeerError):
 
 
 class HttpRefusal(PeerError):
-    """The peer answered with an HTTP error status instead of a JSON-RPC response."""
+    """The peer answered with an HTTP status other than 200 instead of a JSON-RPC response,
+    said as what that status means: a credential wanted or refused (401, 403), a redirect
+    (never followed: no peer moves a request, or its credentials, elsewhere), too many
+    requests (429: nothing done, later may do), its own failure (5xx), a refusal."""
 
     def __init__(self, status: int, *, credentials_sent: bool, hint: str = "") -> None:
         if status == 401 and not credentials_sent:
             reason = "the peer requires credentials and none were sent"
-        elif status in (401, 403):
+        elif status in (401, 403) and credentials_sent:
             reason = "the peer refused the credentials sent"
+        elif status == 403:
+            reason = "the peer forbids it, and no credential was sent"
+        elif 300 <= status < 400:
+            reason = "a redirect, not followed: no peer moves a request, or its credentials, elsewhere"
+        elif status == 429:
+            reason = "the peer has had too many requests"
+        elif status >= 500:
+            reason = "the peer failed at the HTTP level"
         else:
             reason = "the peer refused at the HTTP level"
+        hint = hint if status in (401, 403) and not credentials_sent else ""  # a credential is no answer to a 404
         super().__init__(f"HTTP {status}: {reason}" + (f" ({hint})" if hint else ""))
         self.status = status
 
     def retry_advice(self) -> str:
         if self.status in (401, 403):
             return FIX_CREDENTIALS
+        if self.status == 429:
+            return BUSY
         return REFUSED_BEFORE_ACTING if self.status < 500 else MAY_HAVE_ACTED
 
 
