@@ -337,3 +337,26 @@ def test_an_error_naming_a_file_from_the_environment_is_one_line_whatever_the_na
     done = cli(env={"A2A_CREDENTIALS": str(tmp_path / "c1.json") + "\n\x1b[2J"})
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "c1.json\\x0a\\x1b[2J: file not found" in done.stderr and "\x1b" not in done.stderr
+
+
+def test_a_task_still_going_at_the_deadline_is_said_as_no_longer_asked_about(capsys):
+    """It was said as "ask again (GetTask) until it ends, within the deadline", when the
+    deadline had passed and nothing was being asked any more."""
+    import threading
+    from peers.a2a import wire_v10
+    release = threading.Event()
+
+    def slow_refund(payload):
+        release.wait(10)
+        return "refund issued"
+    card = AgentCard("billing-agent", "", "https://billing.acme.example/a2a", "1", (AgentSkill("process_refund", ""),))
+    apps = {billing.BASE_URL: PeerApp(Peer(card, [Skill(card.skills[0], slow_refund)]), wire_v10)}
+    agent, _, _ = support_agent([BILLING], apps=apps, wire="1.0", printed=True, no_wait="poll", patience=0.5)
+    try:
+        outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-1", "amount": 1})
+    finally:
+        release.set()
+    assert outcome.variant is Variant.WORKING and outcome.result is None
+    said = capsys.readouterr().out
+    assert "[support] working (active) -> still going at the deadline, so no longer asked about" in said
+    assert "within the deadline" not in said

@@ -76,7 +76,9 @@ class Variant(Enum):
                          "approves exactly the proposed effect, then the same task goes on")
     AUTH_REQUIRED = ("auth-required", "interrupted", "present the credential it names from our "
                      "own store (never in the payload), as the next turn of the same task")
-    WORKING = ("working", "active", "ask again (GetTask) until it ends, within the deadline")
+    # Reported only once following it is over: it was still going when the deadline (--timeout) came.
+    WORKING = ("working", "active", "still going at the deadline, so no longer asked about: the peer "
+               "may finish it yet; ask for it (GetTask) later, never send it again")
     TIMED_OUT = ("timed out", "active", "the peer may still be working: look for the task "
                  "(ListTasks, GetTask) before any retry")
     NOT_DELEGATED = ("not delegated", "no task", "the error says why, and whether a retry is safe")
