@@ -44,10 +44,10 @@ SKILL, PAYLOAD, JSON = "process_refund", {"order_id": "ORD-3300", "amount": 180.
 
 # -- 1. the registry: where peers live ----------------------------------------------------
 
-def read_registry(path: str) -> list[str]:
+def read_registry(path: str, added: int = 0) -> list[str]:
     """Essay: "a registry locates peers (where each lives, keyed by its well-known URL)".
     It says where each peer's Agent Card is; it does not decide trust (the allowlist does)."""
-    return config.load_registry(path)
+    return config.load_registry(path, added)  # empty only beside `added` peers (--peer)
 
 
 class SupportAgent:

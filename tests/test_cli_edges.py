@@ -200,6 +200,18 @@ def test_a_peer_whose_card_failed_and_one_never_asked_for_are_told_apart():
     assert skipped.returncode == 0 and "card fetch failed" not in skipped.stderr
 
 
+def test_an_empty_registry_beside_a_peer_flag_asks_that_peer(tmp_path):
+    """A registry of no peers was refused even when --peer gave one: "nobody to delegate to"."""
+    registry = tmp_path / "registry.json"
+    registry.write_text('{"peers": []}')
+    unreachable = "http://127.0.0.1:9"
+    done = cli("--registry", str(registry), "--peer", unreachable)
+    assert "lists no peers" not in done.stderr and f"{unreachable}/.well-known/agent-card.json: card fetch failed" \
+        in done.stderr
+    alone = cli("--registry", str(registry))
+    assert alone.returncode == 2 and "lists no peers, and no --peer adds one" in alone.stderr
+
+
 @pytest.mark.parametrize("transport, label", [("in-process", "[transport] in-process HTTP+JSON shim"),
                                               ("http", "[transport] HTTP+JSON over real sockets")])
 def test_the_transport_line_names_http_json_when_binding_asks_for_it(transport, label):

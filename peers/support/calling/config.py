@@ -86,11 +86,11 @@ ALLOWLIST = {"type": "object", "properties": {"trusted": _list_of(ALLOWED)},
              "required": ["trusted"], "additionalProperties": False}
 
 
-def load_registry(path: str) -> list[str]:
-    """The Agent Card URLs the registry lists, in order."""
+def load_registry(path: str, added: int = 0) -> list[str]:
+    """The Agent Card URLs the registry lists, in order; none only if `added` (--peer) come beside them."""
     doc = load(path, REGISTRY)
-    if not doc["peers"]:
-        raise ConfigError(f"{path}: lists no peers, so there is nobody to delegate to")
+    if not doc["peers"] and not added:
+        raise ConfigError(f"{path}: lists no peers, and no --peer adds one, so there is nobody to delegate to")
     urls = [url_in(entry["cardUrl"], f"peers[{index}].cardUrl", path) for index, entry in enumerate(doc["peers"])]
     first: dict[Any, int] = {}
     for index, url in enumerate(urls):  # listed twice, a peer would be asked twice: one refund, two requests

@@ -114,8 +114,8 @@ class Session:
             if settings.replay:  # a saved run, printed again with no peers (and drawn, if asked)
                 from peers.support.learner import tools, trace
                 return tools.replay(trace.load(settings.replay), console.say, settings)
-            card_urls = read_registry(settings.registry) \
-                + flags.peer_card_urls(settings.peer)  # --peer: agents added to this run
+            added = flags.peer_card_urls(settings.peer)  # --peer: agents added to this run
+            card_urls = read_registry(settings.registry, len(added)) + added
             allowlist = load_allowlist(settings.allowlist)
             credentials = {**load_credentials(settings), **(watch.credentials if watch is not None else {})}
             if settings.ca:  # a CA file that cannot be used is one line now, not a failed handshake later
