@@ -60,10 +60,12 @@ def test_an_old_python_gets_one_line_and_exit_2(args):
     assert len(done.stderr.splitlines()) == 1
 
 
-def test_a_timeout_of_zero_says_why_zero_is_not_one():
-    done = cli("--timeout", "0")
+@pytest.mark.parametrize("given", ["0", "1_0", " 5", "1e-300", "nan", "-1", "1.2.3"])
+def test_a_timeout_that_is_no_plain_number_of_seconds_says_why(given):
+    """float() took "1_0", " 5" and "1e-300" (no exchange finishes in that)."""
+    done = cli("--timeout", given)
     assert done.returncode == 2
-    assert "'0' is not a number of seconds more than 0 and at most 3600" in done.stderr
+    assert f"{given!r} is not a number of seconds more than 0 and at most 3600" in done.stderr
 
 
 def test_an_allowlist_host_name_matches_whatever_its_case(tmp_path):
