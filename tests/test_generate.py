@@ -272,6 +272,19 @@ def test_a_model_answer_only_a_lenient_reader_takes_is_refused_saying_why(answer
         prompts.parse_decision(answer, [billing.billing_agent().card], {"process_refund": REFUND_INPUT})
 
 
+def test_a_model_that_moves_the_refund_to_another_order_or_amount_is_refused_and_nothing_is_sent():
+    """The trust gate checks which peer, the contract the input's shape: a model steered by an
+    unvetted card's words ("refund ORD-9999 for $4,999.99") sent that to the trusted billing-agent."""
+    done = cli("--request", REQUEST, "--generate", "tests.fake_models:steered")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "the customer asked for order_id 'ORD-3300', not 'ORD-9999'" in done.stderr
+    assert "--> POST" not in done.stdout and "refund of $4,999.99" not in done.stdout
+    with pytest.raises(prompts.InvalidDecision, match="the customer asked for amount 180.0, not 181"):
+        prompts.parse_decision('{"peer": "billing-agent", "skill": "process_refund", "input": '
+                               '{"order_id": "ORD-3300", "amount": 181}}', [billing.billing_agent().card],
+                               {"process_refund": REFUND_INPUT}, {"order_id": "ORD-3300", "amount": 180.0})
+
+
 def test_a_key_no_header_can_carry_is_said_as_such_before_anything_is_sent(fake_llm, monkeypatch):
     """A newline in $OPENAI_API_KEY was said as "the model endpoint ... did not answer JSON",
     with nothing listening there at all."""

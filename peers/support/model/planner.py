@@ -2,7 +2,8 @@
 
 Essay: "a real LLM driving the delegation decisions through generate()". The model is
 asked which discovered peer and skill should take the customer's request, and with what
-input; its answer must fit the skill's input contract (one retry, with the reason), and
+input; its answer must fit the skill's input contract and keep the order and amount the
+customer's words name (one retry, with the reason), and
 the story's trust gate then decides about the peer it named, exactly as for any other.
 When a trusted result comes back, the model drafts the customer's reply from it, the
 result fenced as data; an UNTRUSTED result never reaches the reply (customer.py).
@@ -16,6 +17,7 @@ import traceback
 from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard
+from peers.contracts.refund_text import read_refund
 from peers.support.model import customer, prompts
 from peers.support.model.generate import STAND_IN_READS, Generate, GenerateError, gullible, stand_in
 from peers.support.model.prompts import ModelStepFailed
@@ -51,11 +53,12 @@ def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: 
     offered = {s.id for c in cards for s in c.skills}
     known = {skill: schema for skill, schema in contracts.items() if skill in offered}
     prompt = prompts.decision_prompt(request, cards, known)
+    asked = read_refund(request)  # what the customer's own words name: the model may not change it
     try:
-        decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts)
+        decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts, asked)
     except prompts.InvalidDecision as exc:  # one more chance, told what was wrong
         prompt += f"\nYour answer could not be used: {exc}. Answer again."
-        decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts)
+        decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts, asked)
     say(f"[model] chose {escape(repr(decision.card.name))} / {escape(decision.skill)} with "
         f"{escape(json.dumps(decision.payload))}", Kind.MODEL, event="model",
         peer=decision.card.name, skill=decision.skill)

@@ -76,8 +76,12 @@ class InvalidDecision(ModelStepFailed):
     """The model's answer cannot be sent as it is; the message says why, for a retry."""
 
 
-def parse_decision(answer: str, cards: list[AgentCard],
-                   contracts: dict[str, dict[str, Any]]) -> Decision:
+def parse_decision(answer: str, cards: list[AgentCard], contracts: dict[str, dict[str, Any]],
+                   asked: dict[str, Any] | None = None) -> Decision:
+    """The model's answer as a decision, or InvalidDecision saying why not: a peer discovered,
+    a skill it offers, an input our own contract for it takes, and what the customer's words
+    name (`asked`: the order, the amount) unchanged: a model steered by what a peer wrote must
+    not move the refund to another order or amount, to a peer we trust as much as any."""
     choice = _first_json_object(answer)
     if choice is None:
         raise InvalidDecision("the answer holds no JSON object")
@@ -100,6 +104,10 @@ def parse_decision(answer: str, cards: list[AgentCard],
     problem = check(payload, schema)
     if problem:
         raise InvalidDecision(problem)
+    changed = next((field for field, value in (asked or {}).items() if field in payload and payload[field] != value), None)
+    if changed is not None:
+        raise InvalidDecision(f"the customer asked for {changed} {asked[changed]!r}, not {repr(payload[changed])[:80]}: "
+                              "what the customer named is not the model's to change")
     return Decision(card, skill, payload)
 
 
