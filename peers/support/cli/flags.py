@@ -83,7 +83,8 @@ FLAGS = (
     Flag("--llm-model", None, "the model name for --llm-url", MODEL, {"metavar": "NAME"}),
     Flag("--llm-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key "
          "(default: %(default)s; unset means no key)", MODEL, {"metavar": "VAR"}),
-    Flag("--llm-timeout", 60.0, "how long to wait for the model: the whole of --llm-url's answer, or a --generate function's (default: %(default)s)", MODEL,
+    Flag("--llm-timeout", 60.0, "how long to wait for the model: the whole of --llm-url's answer, "
+         "or a --generate function's (default: %(default)s)", MODEL,
          {"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--show-prompts", False, "print every prompt and answer, exactly as the model saw them",
          MODEL, {"action": "store_true"}),
