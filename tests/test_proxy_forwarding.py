@@ -181,3 +181,43 @@ def test_to_takes_an_origin_and_a_path_or_query_is_refused_in_one_line_not_dropp
         done = cli("proxy", "--to", url)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert "names a path or query: give the agent's origin (http://127.0.0.1:9)" in done.stderr, done.stderr
+
+
+def test_two_set_cookie_headers_reach_the_client_as_two_not_joined_by_a_comma():
+    """Repeated fields were joined with ", ": two cookies (an Expires holds a comma, and a load
+    balancer's sticky session sets two) reached the client as one Set-Cookie it reads wrongly."""
+    import socket
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    cookies = ["AWSALB=abc; Expires=Wed, 09 Jun 2027 10:18:14 GMT; Path=/", "AWSALBCORS=abc; Path=/; Secure"]
+
+    class Agent(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            self.send_response(200)
+            for cookie in cookies:
+                self.send_header("Set-Cookie", cookie)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+    agent = ThreadingHTTPServer(("127.0.0.1", 0), Agent)
+    agent.daemon_threads = True
+    threading.Thread(target=agent.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        with proxy_to(f"http://127.0.0.1:{agent.server_address[1]}") as (proxy, _):
+            host, port = proxy.split("//")[1].split(":")
+            with socket.create_connection((host, int(port)), timeout=5) as sock:
+                sock.sendall(b"GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                answer = b""
+                while chunk := sock.recv(65536):
+                    answer += chunk
+    finally:
+        agent.shutdown()
+        agent.server_close()
+    head = answer.split(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    assert [line.split(": ", 1)[1] for line in head if line.lower().startswith("set-cookie:")] == cookies

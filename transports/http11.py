@@ -29,6 +29,10 @@ MAX_HEAD = 16 * 1024  # status line and header lines of one message, CRLFs inclu
 MAX_HEADERS = 100
 MAX_INTERIM = 10  # 1xx replies skipped before the final one
 MAX_CHUNK_LINE = 1024  # a chunk-size line, extensions included
+# Set-Cookie is the one field RFC 9110 5.3 says is not joined with commas (RFC 6265 3: a cookie's
+# Expires holds one); repeated, its values are kept apart by a line feed, which no field value
+# holds, and each is written back on a line of its own (http11_server.response_head).
+COOKIES_APART = "\n"
 
 TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # a header name [RFC 9110 5.6.2]
 FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")  # a header value, decoded as Latin-1
@@ -208,7 +212,8 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
     first: dict[str, str] = {}  # lower-cased name -> its first spelling
     for lowered, name, value in named:  # repeated fields are joined, as RFC 9110 5.3 allows
         name = first.setdefault(lowered, name)
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        joint = COOKIES_APART if lowered == "set-cookie" else ", "
+        headers[name] = f"{headers[name]}{joint}{value}" if name in headers else value
     return HttpResponse(status, headers, body), keep
 
 

@@ -32,7 +32,7 @@ import re
 import time
 from http import HTTPStatus
 
-from transports.http11 import DIGITS, FIELD_VALUE, MAX_HEAD, MAX_HEADERS, TOKEN
+from transports.http11 import COOKIES_APART, DIGITS, FIELD_VALUE, MAX_HEAD, MAX_HEADERS, TOKEN
 from transports.records import Record
 from transports.seconds import written_once_a_second
 
@@ -173,8 +173,11 @@ def response_head(status: int, headers: dict[str, str], length: int | None, *, c
     lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Unknown')}"]
     if not any(name.lower() == "date" for name in headers):  # a proxy passes the origin's on [RFC 9110 6.6.1]
         lines.append(f"Date: {_date()}")
-    lines += [f"{name}: {_with_head(value) if name.lower() == 'allow' else value}"
-              for name, value in headers.items() if name.lower() not in _FRAMING]
+    for name, value in headers.items():
+        lowered = name.lower()
+        if lowered not in _FRAMING:  # Set-Cookie's values, kept apart, each on its own line
+            lines += [f"{name}: {_with_head(value) if lowered == 'allow' else each}"
+                      for each in (value.split(COOKIES_APART) if lowered == "set-cookie" else (value,))]
     if status in (204, 304):
         pass  # never a body, so never a length [RFC 9110 8.6]
     elif length is not None:
