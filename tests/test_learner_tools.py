@@ -65,6 +65,24 @@ def test_replay_escapes_what_a_trace_file_says(tmp_path):
     assert done.stdout == "\\x1b[2Jgone\n"
 
 
+def test_replay_reads_a_trace_with_a_mebibyte_frame_a_bom_a_blank_line_and_a_line_separator(tmp_path):
+    """A proxy's trace of one 1 MiB answer was "not a trace record" (1.3 MB of escaped JSON on one
+    line, read under the frame limit of 1 MiB); so were a BOM and a trailing blank line, and a
+    raw U+2028 inside a string was taken for a line end."""
+    path = tmp_path / "t.jsonl"
+    assert cli("--trace", str(path)).returncode == 0
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    frame = next(record for record in records if record["kind"] == "frame")
+    frame["body"] = "\x01" * (1 << 20)  # six characters each, escaped
+    lines = [json.dumps(record) for record in records]
+    lines.append(json.dumps({"seq": 999, "kind": "line", "text": "one\u2028line"}, ensure_ascii=False))
+    path.write_text("\ufeff" + "\n".join(lines) + "\n\n")
+    done = cli("--replay", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "one\\u2028line" in done.stdout or "one\u2028line" in done.stdout
+    assert "refund of $180.00 issued" in done.stdout
+
+
 @pytest.mark.parametrize("content, message", [(None, "cannot read"), ("not json\n", ":1: not a trace record"),
                                               ('{"kind": "mystery"}\n{"kind": "other", "seq": 2}\n',
                                                ": no record of a kind a trace has (line, frame, ")])

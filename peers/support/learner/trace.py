@@ -25,11 +25,12 @@ from peers.a2a import wire_format
 from peers.a2a.bindings import HTTP_JSON
 from peers.support.output import Kind
 from transports.base import parse_url
-from transports.codec import loads_strict
+from transports.codec import LIMITS, loads_strict
 from transports.named_files import open_to_write, read_named
 from transports.printer import Frame, mask_body
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
+RECORD_LIMITS = LIMITS._replace(max_bytes=8 << 20)  # one record: a frame of 1 MiB escaped, and its headers
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
 WIRE_OF = {method: name for name in wire_format.NAMES for method in wire_format.by_name(name).METHODS}
 # MCP's methods (--scenario mcp: our own tool, reached down, not across) are no A2A wire's: named as MCP.
@@ -137,14 +138,20 @@ def load(path: str) -> list[dict[str, Any]]:
         raise ValueError(f"{path}: cannot read it (not UTF-8)") from None
     if len(text) > MAX_TRACE_CHARS:
         raise ValueError(too_large)
-    lines = text.splitlines()
+    # Lines end at "\n" alone (U+2028 and kin are JSON text, not line ends); a byte-order mark
+    # and blank lines, as an editor may leave them, are no records.
+    lines = [(number, line) for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1)
+             if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty; a trace has one JSON record per line")
     records = []
-    for number, line in enumerate(lines, 1):
-        record = _json(line.encode())
+    for number, line in lines:
+        try:  # a record holds one frame's body, up to its 1 MiB, JSON-escaped: up to 6 characters a byte
+            record = loads_strict(line.encode(), RECORD_LIMITS)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: not a trace record ({str(exc)[:80]})") from None
         if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
-            raise ValueError(f"{path}:{number}: not a trace record")
+            raise ValueError(f"{path}:{number}: not a trace record (an object with a \"kind\")")
         records.append(record)
     if not any(record["kind"] in KINDS for record in records):  # nothing to print or draw: say so, not silence
         raise ValueError(f"{path}: no record of a kind a trace has ({', '.join(KINDS)}); not a trace of this "
