@@ -41,6 +41,15 @@ def test_break_stops_where_request_and_reply_are_plain_locals():
     assert "(Pdb) 'tasks/send'" in done.stdout and "(Pdb) 'task-1'" in done.stdout
 
 
+@pytest.mark.parametrize("commands", ["n\nq\n", "s\nq\n", "r\nq\n", "c\nn\nq\n"])
+def test_q_after_stepping_out_of_the_breakpoint_ends_the_run_cleanly(commands, tmp_path):
+    """q at the first stop ended the run cleanly; after n, s or r it was a traceback, exit 1."""
+    done = cli_input(commands, "--break", "--trace", str(tmp_path / "run.jsonl"))
+    assert done.returncode == 0 and "Traceback" not in done.stderr + done.stdout, done.stderr
+    assert "[break] quit in the debugger: the run ends there" in done.stdout
+    assert (tmp_path / "run.jsonl").exists()
+
+
 def test_trace_writes_one_json_line_per_record_with_secrets_masked_and_replay_matches(tmp_path):
     path = tmp_path / "run.jsonl"
     live = cli("--trace", str(path), "--allow-untrusted", "refund-bot-9000")

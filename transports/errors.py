@@ -123,6 +123,11 @@ def let_quit(exc: BaseException) -> None:
     the quit into a made-up internal error and the run would go on. KeyboardInterrupt and
     SystemExit are BaseExceptions, never caught by `except Exception`. bdb is looked up, not
     imported: if no debugger loaded it, nothing can be its quit."""
-    bdb = sys.modules.get("bdb")
-    if bdb is not None and isinstance(exc, bdb.BdbQuit):
+    if quit_in_debugger(exc):
         raise exc
+
+
+def quit_in_debugger(exc: BaseException) -> bool:
+    """Whether `exc` is pdb's `q` (BdbQuit), raised wherever the learner had stepped to."""
+    bdb = sys.modules.get("bdb")
+    return bdb is not None and isinstance(exc, bdb.BdbQuit)

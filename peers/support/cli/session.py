@@ -27,15 +27,14 @@ from peers.support.cli import command_line, flags, scenarios
 from peers.support.calling.config import ConfigError, load_allowlist, load_credentials, trust_hint
 from peers.support.output import Console, Kind
 from transports.base import Transport
+from transports.errors import quit_in_debugger
 from transports.printer import FramePrinter, StopRun, escape
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
     from peers.support.cli.settings import Settings
 
-
-if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
     class DemoNetwork(Protocol):
         """What main() hands in of peers/demo.py: the peers this process plays for the demo."""
 
@@ -223,8 +222,11 @@ class Session:
             tools = LearnerTools(settings, self.printer, console, self.card_urls)
         try:
             yield told
-        except StopRun:
-            console.say("[step] stopped before that frame left; nothing more was sent.")
+        except Exception as stop:  # --step's q, or --break's wherever the learner had stepped to: a clean end
+            if not isinstance(stop, StopRun) and not quit_in_debugger(stop):
+                raise
+            console.say("[step] stopped before that frame left; nothing more was sent." if isinstance(stop, StopRun)
+                        else "[break] quit in the debugger: the run ends there; the frames above are what was sent.")
             told.status = 0
             return
         finally:  # however the run ended: write what was recorded
