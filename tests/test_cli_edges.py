@@ -148,6 +148,13 @@ def test_a_diagram_says_where_it_was_written(tmp_path):
     assert done.stdout.splitlines()[-1] == f"[diagram] wrote {tmp_path / 'run.html'}: open it in a browser"
 
 
+@pytest.mark.parametrize("name", [".svg", ".HTML", ".mmd"])
+def test_a_diagram_named_by_its_ending_alone_is_written(tmp_path, name):
+    """The flag's check took ".svg"; writing it, splitext found no suffix: a traceback after the run."""
+    done = cli("--diagram", str(tmp_path / name))
+    assert done.returncode == 0 and "Traceback" not in done.stderr and (tmp_path / name).stat().st_size > 0
+
+
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
 def test_ctrl_c_or_sigterm_during_the_crash_lesson_leaves_no_store_file_and_no_process(tmp_path, stop):
     """Ctrl-C at eight moments of --scenario crash (a terminal sends it to the whole process

@@ -93,7 +93,8 @@ def replay(records: list[dict[str, Any]], say: Callable[..., None], settings: Se
 
 def write_diagram(path: str, records: list[dict[str, Any]]) -> None:
     """The run drawn as the file's name asks: .svg or .mmd (diagram.py), .html (page.py)."""
-    suffix = os.path.splitext(path)[1].lower()
+    # As the flag's check reads it: a name's ending (splitext takes ".svg" for a name, no suffix)
+    suffix = next((end for end in (".svg", ".html", ".mmd") if path.lower().endswith(end)), "")
     if suffix == ".html":
         from peers.support.learner import page
         text = page.page(records)
