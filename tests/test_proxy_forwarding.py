@@ -221,3 +221,17 @@ def test_two_set_cookie_headers_reach_the_client_as_two_not_joined_by_a_comma():
         agent.server_close()
     head = answer.split(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
     assert [line.split(": ", 1)[1] for line in head if line.lower().startswith("set-cookie:")] == cookies
+
+
+def test_a_proxy_told_to_forward_to_itself_says_so_and_does_not_start():
+    """--to naming the proxy's own port forwarded one request to itself 68 to 128 times, every
+    worker taken, until --timeout: nobody else was answered meanwhile."""
+    import subprocess
+    import sys
+    from conftest import ROOT, free_port
+    port = free_port()
+    for host in ("127.0.0.1", "localhost"):
+        done = subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), "proxy", "--to", f"http://{host}:{port}",
+                               "--port", str(port)], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1
+        assert f"--to http://{host}:{port} is this proxy itself" in done.stderr

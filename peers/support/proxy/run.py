@@ -135,10 +135,22 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
             console.say(f"[proxy] client {line}")
     server = PeerServer(app, port=settings.port, log=log, tls=toward_client)
+    if _is_itself(settings.to, server.server_address[1]):  # each request would come back to it, without end
+        server.server_close()
+        raise ValueError(f"--to {settings.to} is this proxy itself (127.0.0.1:{server.server_address[1]}): "
+                         "it would forward every request to itself; name the agent's origin")
     app.base = server.base_url
     if app.webhooks is not None:
         app.webhooks.base = server.base_url
     return server, app, upstream
+
+
+def _is_itself(to: str, port: int) -> bool:
+    """Whether `to` names where the proxy listens: a loopback address, or any of this host's, and its port."""
+    from transports.base import parse_url
+    url = parse_url(to)
+    return url is not None and url.port == port and (
+        url.host in ("localhost", "[::1]", "::1", "0.0.0.0", "[::]") or url.host.startswith("127."))
 
 
 def said_at_start(settings: Any, server: Any, app: Proxy, faults: Faults) -> list[str]:
