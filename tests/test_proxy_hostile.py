@@ -79,7 +79,17 @@ AGENTS = {
     "redirect": (lambda sock, stop: sock.sendall(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://evil.example/a2a"
                                                  b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"), 307,
                  "307 to http://evil.example/a2a; passed on, not followed"),
+    "redirect nowhere": (lambda sock, stop: sock.sendall(b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\n"
+                                                         b"Connection: close\r\n\r\n"), 302,
+                         "302 with no Location; passed on"),  # it said "to None"
 }
+
+
+def test_a_304_is_no_redirect_and_no_finding():
+    script = lambda sock, stop: sock.sendall(b"HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n")  # noqa: E731
+    with raw_agent(script) as agent, proxy_to(agent, timeout=0.5) as (proxy, lines):
+        assert HttpTransport(timeout=5).get(proxy + "/x", {}).status == 304
+    assert "finding" not in lines.text() and "None" not in lines.text(), lines.text()
 
 
 @pytest.mark.parametrize("name", list(AGENTS))

@@ -65,8 +65,7 @@ class PerThread:
 
     def __init__(self, make: Callable[[], Any]) -> None:
         self.make, self.label = make, "HTTP through the proxy"
-        self.made: dict[threading.Thread, Any] = {}
-        self._lock = threading.Lock()
+        self.made, self._lock = {}, threading.Lock()  # made: each worker thread's transport
 
     def _mine(self) -> Any:
         me = threading.current_thread()
@@ -162,9 +161,10 @@ class Proxy:
             self.say(f"[fault] drop-response:{number}: {who} answered request {number} ({response.status}); "
                      f"the {'client' if receiver is None else 'agent'}'s connection was closed with no answer")
             raise HangUp
-        if 300 <= response.status < 400:
-            self.say(f"[proxy] finding: request {number}: {who} answered {response.status} to "
-                     f"{str(response.header('Location'))[:120]}; passed on, not followed")
+        if 300 <= response.status < 400 and response.status != 304:  # 304: not modified, no redirect
+            location = response.header("Location")
+            self.say(f"[proxy] finding: request {number}: {who} answered {response.status} " + (
+                f"to {location[:120]}; passed on, not followed" if location else "with no Location; passed on"))
         if bare:
             return self._head(response, number, acting, on_card)
         headers, body = end_to_end(response.headers), response.body
