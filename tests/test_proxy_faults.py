@@ -107,7 +107,8 @@ def test_one_seed_names_one_frame_every_time(seed):
 
 
 @pytest.mark.parametrize("spec", ["explode:1", "delay", "delay:0", "delay:1:x", "delay:1:nan", "status:1",
-                                  "status:1:200", "twice:-1", "cut-stream:1:2", "drop-response:²"])
+                                  "status:1:200", "twice:-1", "cut-stream:1:2", "drop-response:²",
+                                  "delay:1:1_0", "delay:1: 5", "delay:1:\u0661\u0660", "delay:1:-0"])  # float() took these
 def test_a_fault_written_wrong_is_one_line(spec):
     with pytest.raises(ValueError) as bad:
         parse(spec, 0)

@@ -114,11 +114,9 @@ def _event(text: str, spec: str, *, drawn: bool = False) -> int:
 
 
 def _seconds(text: str, spec: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds <= 60:  # NaN fails this too
+    # Digits and a point, as the counts are ASCII digits: float() alone takes "1_0", " 5", "١٠", "-0".
+    seconds = float(text) if text.isascii() and text.replace(".", "", 1).isdigit() else -1.0
+    if not 0 <= seconds <= 60:
         raise ValueError(f"--fault {_quoted(spec)}: the delay must be 0 to 60 seconds")
     return seconds
 
