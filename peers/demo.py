@@ -198,7 +198,7 @@ SERVE_FLAGS = (
     ServeFlag("--host", "127.0.0.1", "address to bind (default: %(default)s, this machine only)", {"type": "host"}),
     ServeFlag("--port", 0, "port to listen on (default: 0, any free port)", {"type": "port"}),
     ServeFlag("--url", None, "the base URL the card advertises, when clients reach this server by "
-              "another name than HOST:PORT (default: http://HOST:PORT)", {"type": "base_url", "metavar": "BASE"}),
+              "another name than HOST:PORT (default: http://HOST:PORT)", {"type": "served_base", "metavar": "BASE"}),
     ServeFlag("--auth", None, "the security scheme the card declares and the server enforces (default: "
               "the card's own, bearer for billing-agent)", {"choices": list(AUTH_KINDS)}),
     ServeFlag("--token", None, "the secret --auth checks: the bearer token, the API key, USER:PASSWORD (basic) or "

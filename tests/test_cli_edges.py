@@ -229,3 +229,12 @@ def test_the_transport_line_names_http_json_when_binding_asks_for_it(transport, 
     assert "--> POST /a2a/message:send {" in done.stdout and '"jsonrpc"' not in done.stdout
     assert done.stdout.splitlines()[-1] == "  MCP rides JSON-RPC, A2A here HTTP+JSON; A2A adds discovery via Agent " \
         "Cards and a trust boundary between peers.", "the closing comparison says what the refund rode"
+
+
+@pytest.mark.parametrize("url, said", [("http://127.0.0.1:8001/base?q=1", "has a query"),
+                                       ("http://127.0.0.1:8001/base#frag", "is not an http(s) base URL")])
+def test_serve_url_with_a_query_or_a_fragment_is_refused_before_a_card_advertises_it(url, said):
+    """It was taken: every interface then read http://127.0.0.1:8001/base?q=1#frag/a2a, which nobody reaches."""
+    done = subprocess.run([sys.executable, STORY, "serve", "billing-agent", "--wire", "1.0", "--url", url],
+                          capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert done.returncode == 2 and said in done.stderr and done.stderr.count("\n") == 1
