@@ -237,7 +237,7 @@ SERVE_FLAGS = (
               "who authenticate (served: needs --auth), or declared with none configured",
               {"choices": ["served", "unconfigured"]}),
     ServeFlag("--require-extension", None, "conformance-agent: require every caller to activate this "
-              "extension (A2A-Extensions)", {"metavar": "URI"}),
+              "extension (A2A-Extensions)", {"metavar": "URI", "type": "extension_uri"}),
 )
 
 

@@ -238,3 +238,11 @@ def test_serve_url_with_a_query_or_a_fragment_is_refused_before_a_card_advertise
     done = subprocess.run([sys.executable, STORY, "serve", "billing-agent", "--wire", "1.0", "--url", url],
                           capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert done.returncode == 2 and said in done.stderr and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("uri", ["", "a\nb", "urn:a,urn:b", "urn:a b"])
+def test_a_required_extension_no_caller_could_send_is_refused(uri):
+    """--require-extension '' (or one holding a newline or a comma) was taken: no caller could ever activate it."""
+    done = subprocess.run([sys.executable, STORY, "serve", "conformance-agent", "--wire", "1.0", "--require-extension",
+                           uri], capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert done.returncode == 2 and "is not an extension URI a caller could send" in done.stderr

@@ -39,6 +39,14 @@ def base_url(text: str) -> str:
     return text
 
 
+def extension_uri(text: str) -> str:
+    """A URI a caller can name in A2A-Extensions: visible ASCII, no comma (the header's separator)."""
+    if not text or not text.isascii() or not text.isprintable() or any(c in text for c in ", \t"):
+        raise _bad(f"{text[:80]!r} is not an extension URI a caller could send in A2A-Extensions "
+                   "(visible ASCII, no comma or space)")
+    return text
+
+
 def served_base(text: str) -> str:
     """The base URL a served card advertises: its endpoints are this and a path, so no query."""
     if "?" in base_url(text):

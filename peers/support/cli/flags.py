@@ -193,7 +193,8 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.
 KINDS = {"port": values.port, "count": values.count, "base_url": values.base_url, "token": values.token,
-         "seconds": values.seconds, "host": values.host, "served_base": values.served_base}
+         "seconds": values.seconds, "host": values.host, "served_base": values.served_base,
+         "extension_uri": values.extension_uri}
 
 
 def dest_of(flag: str) -> str:
