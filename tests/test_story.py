@@ -360,3 +360,16 @@ def test_a_task_still_going_at_the_deadline_is_said_as_no_longer_asked_about(cap
     said = capsys.readouterr().out
     assert "[support] working (active) -> still going at the deadline, so no longer asked about" in said
     assert "within the deadline" not in said
+
+
+def test_a_task_completed_with_nothing_to_use_says_so_not_an_empty_result(capsys):
+    """A stream reordered by a proxy (the artifact after the last status) completed with no text,
+    and was said as "UNTRUSTED result (from billing-agent) ...: " with nothing after it."""
+    card = AgentCard("billing-agent", "", "https://billing.acme.example/a2a", "1", (AgentSkill("process_refund", ""),))
+    apps = {billing.BASE_URL: PeerApp(Peer(card, [Skill(card.skills[0], lambda payload: "")]), wire_essay)}
+    agent, _, _ = support_agent([BILLING], apps=apps, printed=True)
+    outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-1", "amount": 1})
+    assert outcome.task.state.value == "completed" and outcome.result == ""
+    said = capsys.readouterr().out
+    assert "[support] completed (from billing-agent), but no result came with it: nothing to use" in said
+    assert "trusted result (from billing-agent):" not in said
