@@ -34,7 +34,7 @@ def count(text: str) -> int:
 
 def base_url(text: str) -> str:
     from transports.base import is_http_url
-    if not is_http_url(text) or "#" in text:  # a fragment is never sent: it would name nothing
+    if not is_http_url(text):
         raise _bad(f"{text!r} is not an http(s) base URL such as http://billing.internal:8001")
     return text
 
@@ -49,9 +49,9 @@ def extension_uri(text: str) -> str:
 
 def served_base(text: str) -> str:
     """The base URL a served card advertises: its endpoints are this and a path, so no query."""
-    if "?" in base_url(text):
-        raise _bad(f"{text!r} has a query: the URL a card advertises is a base its paths are added to "
-                   "(BASE/a2a, BASE/.well-known/agent-card.json)")
+    if "?" in base_url(text) or "#" in text:
+        raise _bad(f"{text!r} has a query or a fragment: the URL a card advertises is a base its paths are "
+                   "added to (BASE/a2a, BASE/.well-known/agent-card.json)")
     return text
 
 

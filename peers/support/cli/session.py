@@ -222,9 +222,9 @@ class Session:
             tools = LearnerTools(settings, self.printer, console, self.card_urls)
         try:
             yield told
-        except Exception as stop:  # --step's q, or --break's wherever the learner had stepped to: a clean end
-            if not isinstance(stop, StopRun) and not quit_in_debugger(stop):
-                raise
+        except Exception as stop:  # --step's q, or --break's wherever its stop was stepped on to: a clean end
+            if not isinstance(stop, StopRun) and not (settings.debugger and quit_in_debugger(stop)):
+                raise  # (under `python -m pdb`, pdb's own q is pdb's to end the program with)
             console.say("[step] stopped before that frame left; nothing more was sent." if isinstance(stop, StopRun)
                         else "[break] quit in the debugger: the run ends there; the frames above are what was sent.")
             told.status = 0
