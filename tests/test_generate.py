@@ -285,6 +285,27 @@ def test_a_model_that_moves_the_refund_to_another_order_or_amount_is_refused_and
                                {"process_refund": REFUND_INPUT}, {"order_id": "ORD-3300", "amount": 180.0})
 
 
+@pytest.mark.parametrize("request_text", [
+    "Please refund $180 on order ORD-3300; ORD-3300 arrived broken",  # the order named twice: no single one
+    "Please refund $180 on order ORD-3300, a COVID-19 test kit",  # two order-shaped names
+    "Please refund $180 on order ord-3300",  # none this rule reads
+    "Please refund $180 on order ORD-3300-B"])  # ORD-3300-B is not ORD-3300
+def test_where_the_customer_names_no_single_order_no_model_chooses_one(request_text):
+    """The guard checked only what the customer's words pinned down: where they named no single
+    order, a steered model's ORD-9999 went through to the trusted billing-agent, exit 0."""
+    done = cli("--request", request_text, "--generate", "tests.fake_models:steered_to_an_order")
+    assert done.returncode == 1 and "name no single order_id the support agent reads" in done.stderr
+    assert "refund of" not in done.stdout and "--> POST" not in done.stdout
+
+
+@pytest.mark.parametrize("words, read", [
+    ("$1 800 on ORD-1", {"order_id": "ORD-1"}), ("$180k on ORD-1", {"order_id": "ORD-1"}),
+    ("$6,000.50 for ORD-9.", {"order_id": "ORD-9", "amount": 6000.5}), ("ORD-3300-B for $180", {"amount": 180.0})])
+def test_the_refund_rule_reads_an_order_or_amount_whole_or_not_at_all(words, read):
+    from peers.contracts.refund_text import read_refund
+    assert read_refund(words) == read
+
+
 def test_a_key_no_header_can_carry_is_said_as_such_before_anything_is_sent(fake_llm, monkeypatch):
     """A newline in $OPENAI_API_KEY was said as "the model endpoint ... did not answer JSON",
     with nothing listening there at all."""

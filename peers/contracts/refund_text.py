@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# [0-9], not \d: \d also matches other scripts' digits, which float() would then read.
-ORDER_ID = re.compile(r"\b[A-Z]{2,10}-[0-9]{1,20}\b")  # ORD-3300
-AMOUNT = re.compile(r"\$ ?([0-9]{1,7}(?:,[0-9]{3})*(?:\.[0-9]{1,2})?)(?![0-9,])")  # $180, $6,000.50
+# [0-9], not \d: \d also matches other scripts' digits, which float() would then read. Each is
+# read whole or not at all: ORD-3300-B is not ORD-3300, "$1 800" not $1, "$180k" not $180.
+ORDER_ID = re.compile(r"(?<![\w-])[A-Z]{2,10}-[0-9]{1,20}(?![\w-])")  # ORD-3300
+AMOUNT = re.compile(r"\$ ?([0-9]{1,7}(?:,[0-9]{3})*(?:\.[0-9]{1,2})?)(?![0-9,]|\.[0-9]|\s?[0-9]|\w)")  # $180, $6,000.50
+FIELDS = ("order_id", "amount")  # what read_refund reads: what the customer names, which nobody else may change
 
 
 def read_refund(text: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
+from peers.contracts.refund_text import FIELDS
 from transports.codec import loads_strict
 from transports.records import Record
 
@@ -80,8 +81,9 @@ def parse_decision(answer: str, cards: list[AgentCard], contracts: dict[str, dic
                    asked: dict[str, Any] | None = None) -> Decision:
     """The model's answer as a decision, or InvalidDecision saying why not: a peer discovered,
     a skill it offers, an input our own contract for it takes, and what the customer's words
-    name (`asked`: the order, the amount) unchanged: a model steered by what a peer wrote must
-    not move the refund to another order or amount, to a peer we trust as much as any."""
+    name (`asked`, read by refund_text's rule: the order, the amount) sent as named, and none
+    sent that they do not name once: a model steered by what a peer wrote must not move the
+    refund to another order or amount, to a peer we trust as much as any."""
     choice = _first_json_object(answer)
     if choice is None:
         raise InvalidDecision("the answer holds no JSON object")
@@ -104,10 +106,13 @@ def parse_decision(answer: str, cards: list[AgentCard], contracts: dict[str, dic
     problem = check(payload, schema)
     if problem:
         raise InvalidDecision(problem)
-    changed = next((field for field, value in (asked or {}).items() if field in payload and payload[field] != value), None)
-    if changed is not None:
-        raise InvalidDecision(f"the customer asked for {changed} {asked[changed]!r}, not {repr(payload[changed])[:80]}: "
-                              "what the customer named is not the model's to change")
+    for field in (FIELDS if asked is not None else ()):  # each the customer's words name once, as sent
+        if field in payload and field not in asked:
+            raise InvalidDecision(f"the customer's words name no single {field} the support agent reads (one "
+                                  "order like ORD-3300, one amount like $180): no model chooses one for them")
+        if field in payload and payload[field] != asked[field]:
+            raise InvalidDecision(f"the customer asked for {field} {asked[field]!r}, not {repr(payload[field])[:80]}: "
+                                  "what the customer named is not the model's to change")
     return Decision(card, skill, payload)
 
 
