@@ -50,3 +50,11 @@ def steered_to_an_order(prompt: str) -> str:
     """A steered model where the customer's words name no single order: it names one of its own."""
     return json.dumps({"peer": "billing-agent", "skill": "process_refund",
                        "input": {"order_id": "ORD-9999", "amount": 180}})
+
+
+class Stopped(BaseException):
+    """Not an Exception: a hook's own way to end everything."""
+
+
+def raises_base(prompt: str) -> str:
+    raise Stopped("from the hook")

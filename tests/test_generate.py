@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import a2a_delegation as story
-from conftest import BILLING, CARDS, cli, support_agent
+from conftest import BILLING, CARDS, ROOT, cli, support_agent
 from fake_models import CALLS, always_wrong, not_text, picks_the_rogue, wrong_then_right
 from peers import billing, rogue
 from peers.support.model import generate, planner, prompts
@@ -163,6 +163,11 @@ def fake_llm():
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+            if mode["value"] == "307 nowhere":
+                self.send_response(307)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if mode["value"] == "drip":  # a byte at a time: each read on time, the whole never
                 self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
                 for _ in range(50):
@@ -304,6 +309,40 @@ def test_where_the_customer_names_no_single_order_no_model_chooses_one(request_t
 def test_the_refund_rule_reads_an_order_or_amount_whole_or_not_at_all(words, read):
     from peers.contracts.refund_text import read_refund
     assert read_refund(words) == read
+
+
+def test_a_query_stays_after_the_path_a_fragment_is_dropped_and_a_3xx_with_no_location_is_no_redirect(fake_llm):
+    """?api-version=1 (Azure's form) had /chat/completions put inside it; #frag had it dropped;
+    a 307 with no Location was "a redirect (to 'None')"."""
+    url, seen, state = fake_llm
+    state["value"] = "nonsense"  # an answer is had, and its path seen
+    for given in (url + "?api-version=1", url + "/#frag"):
+        with pytest.raises(GenerateError, match="no choices"):
+            generate.openai_compatible(given, "m", timeout=3)("hello")
+    assert [path for path, _, _ in seen] == ["/v1/chat/completions?api-version=1", "/v1/chat/completions"]
+    state["value"] = "307 nowhere"
+    with pytest.raises(GenerateError, match=r"answered HTTP 307: $"):
+        generate.openai_compatible(url, "m", timeout=3)("hello")
+
+
+def test_llm_url_over_https_trusts_the_ca_named_by_ca(tmp_path):
+    """The endpoint's client was made with no TLS settings: --ca was suggested, and did nothing."""
+    from peers.support.model.generate import from_settings
+    from types import SimpleNamespace
+    ca = ROOT / "peers" / "keys" / "demo-ca.DEMO-CERT.pem"
+    model = from_settings(SimpleNamespace(generate=None, llm_url="https://127.0.0.1:9/v1", llm_model="m",
+                                          llm_key_env="NO_SUCH_KEY", llm_timeout=2, ca=str(ca)))
+    with pytest.raises(GenerateError, match="cannot reach"):  # nothing listens there: it got as far as connecting
+        model("hello")
+    with pytest.raises(Exception, match=r"--ca .*cannot use it as a CA certificate file"):
+        from_settings(SimpleNamespace(generate=None, llm_url="https://127.0.0.1:9/v1", llm_model="m",
+                                      llm_key_env="K", llm_timeout=2, ca=str(tmp_path / "none.pem")))
+
+
+def test_a_hook_raising_a_base_exception_of_its_own_is_one_line():
+    done = cli("--request", REQUEST, "--generate", "tests.fake_models:raises_base")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "tests.fake_models:raises_base raised Stopped(from the hook)" in done.stderr
 
 
 def test_a_key_no_header_can_carry_is_said_as_such_before_anything_is_sent(fake_llm, monkeypatch):

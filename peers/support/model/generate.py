@@ -111,9 +111,11 @@ def from_settings(settings: Any, offline: Generate | None = None) -> Generate:
     endpoint, or an offline stand-in (`offline`, the one a lesson chose, else `stand_in`)."""
     if settings.generate:
         return within(load(settings.generate), settings.llm_timeout, settings.generate)
-    if settings.llm_url:
+    if settings.llm_url:  # over https, trusting the CA --ca names, as a peer's certificate is checked
+        from peers.support.calling.credentials import trusting
+        tls = trusting(settings.ca) if settings.ca is not None else None
         return openai_compatible(settings.llm_url, settings.llm_model,
-                                 api_key_env=settings.llm_key_env, timeout=settings.llm_timeout)
+                                 api_key_env=settings.llm_key_env, timeout=settings.llm_timeout, tls=tls)
     return offline or stand_in
 
 
@@ -141,14 +143,14 @@ def within(function: Generate, seconds: float, name: str) -> Generate:
         answered, value = outcome[0]
         if answered:
             return value
-        if isinstance(value, (SystemExit, GeneratorExit)):
-            raise GenerateError(f"{name} raised {value.__class__.__name__}({value})") from None
+        if not isinstance(value, Exception):  # SystemExit, KeyboardInterrupt (ours come to this thread), any other
+            raise GenerateError(f"{name} raised {value.__class__.__name__}({str(value)[:200]})") from None
         raise value
     return generate
 
 
 def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
-                      timeout: float = 60.0) -> Generate:
+                      timeout: float = 60.0, tls: Any = None) -> Generate:
     """A chat-completions client: POST {url}/chat/completions, one user message. Over the
     workbench's own transport (transports/network.py), not urllib: `timeout` bounds the whole
     exchange, so an endpoint dripping a byte a second cannot hold the run past it, and a
@@ -156,7 +158,9 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
     from transports.codec import LIMITS, loads_strict
     from transports.errors import TransportError
     from transports.network import HttpTransport
-    endpoint = url.rstrip("/") + "/chat/completions"
+    # The path below the base, its query kept after it (Azure's ?api-version=); a fragment is never sent.
+    base, _, query = url.split("#", 1)[0].partition("?")
+    endpoint = base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
 
     def generate(prompt: str) -> str:
         body = json.dumps({"model": model, "temperature": 0,
@@ -167,7 +171,7 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
                 raise GenerateError(f"${api_key_env} holds a character no HTTP header can carry (a newline?): "
                                     "set it to the key alone")
             headers["Authorization"] = f"Bearer {key}"
-        transport = HttpTransport(timeout=timeout, max_body=MAX_ANSWER)
+        transport = HttpTransport(timeout=timeout, max_body=MAX_ANSWER, tls=tls)
         try:
             response = transport.post(endpoint, body, headers)
         except TransportError as exc:
@@ -175,9 +179,9 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
                                 else f"cannot reach the model endpoint {endpoint}: {exc.reason}") from None
         finally:
             transport.close()
-        if 300 <= response.status < 400:
+        if 300 <= response.status < 400 and response.header("Location") is not None:
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}, a redirect "
-                                f"(to {str(response.header('Location'))[:200]!r}); not followed, so the key "
+                                f"(to {response.header('Location')[:200]!r}); not followed, so the key "
                                 "goes nowhere else: give --llm-url the address it names, if you trust it")
         if response.status != 200:
             detail = response.body[:300].decode("utf-8", "replace").strip()
