@@ -92,6 +92,15 @@ def test_replay_reads_a_trace_with_a_mebibyte_frame_a_bom_a_blank_line_and_a_lin
     assert "refund of $180.00 issued" in done.stdout
 
 
+def test_replay_of_more_records_than_a_trace_holds_is_refused_before_reading_them(tmp_path):
+    """5.5 million records of {"kind": ""} (63 MB, under the file's limit) took 2.4 GB and 18 s."""
+    from peers.support.learner.trace import MAX_RECORDS
+    path = tmp_path / "many.jsonl"
+    path.write_text('{"kind":""}\n' * (MAX_RECORDS + 1))
+    done = cli("--replay", str(path))
+    assert done.returncode == 2 and f"more than {MAX_RECORDS:,} records" in done.stderr
+
+
 @pytest.mark.parametrize("content, message", [(None, "cannot read"), ("not json\n", ":1: not a trace record"),
                                               ('{"kind": "mystery"}\n{"kind": "other", "seq": 2}\n',
                                                ": no record of a kind a trace has (line, frame, ")])

@@ -31,6 +31,7 @@ from transports.printer import Frame, mask_body
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 RECORD_LIMITS = LIMITS._replace(max_bytes=8 << 20)  # one record: a frame of 1 MiB escaped, and its headers
+MAX_RECORDS = 100_000  # a run's trace holds dozens; a proxy's keeps its newest 10,000: more is no trace of ours
 # JSON-RPC method -> the wire format it belongs to (the names never collide).
 WIRE_OF = {method: name for name in wire_format.NAMES for method in wire_format.by_name(name).METHODS}
 # MCP's methods (--scenario mcp: our own tool, reached down, not across) are no A2A wire's: named as MCP.
@@ -144,6 +145,8 @@ def load(path: str) -> list[dict[str, Any]]:
              if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty; a trace has one JSON record per line")
+    if len(lines) > MAX_RECORDS:  # each read would be kept: millions of small ones took gigabytes
+        raise ValueError(f"{path}: more than {MAX_RECORDS:,} records; not a trace this workbench writes")
     records = []
     for number, line in lines:
         try:  # a record holds one frame's body, up to its 1 MiB, JSON-escaped: up to 6 characters a byte
