@@ -143,6 +143,7 @@ def in_its_words(task: Task, variant: Variant, peer: str, verdict: Verdict) -> s
     its words cannot read as ours) and, from a peer not vetted, tagged UNTRUSTED; "" if none."""
     said = task.status_message or ""  # its own words, without repeating the variant's name
     said = said[len(variant.label) + 1:].lstrip() if said.lower().startswith(variant.label + ":") else said
+    said = " ".join(said.split())  # one space for each run: padding cannot wrap a line of its own into view
     tag = "" if verdict is Verdict.TRUSTED else "UNTRUSTED "
     return f": {tag}{peer} says {json.dumps(said, ensure_ascii=False)}" if said else ""
 
