@@ -230,7 +230,7 @@ def test_a_proxy_told_to_forward_to_itself_says_so_and_does_not_start():
     import sys
     from conftest import ROOT, free_port
     port = free_port()
-    for host in ("127.0.0.1", "localhost"):
+    for host in ("127.0.0.1", "localhost", "0", "2130706433", "[::ffff:127.0.0.1]", "127.1"):  # any spelling
         done = subprocess.run([sys.executable, str(ROOT / "a2a_delegation.py"), "proxy", "--to", f"http://{host}:{port}",
                                "--port", str(port)], capture_output=True, text=True, timeout=30)
         assert done.returncode == 2 and done.stderr.count("\n") == 1

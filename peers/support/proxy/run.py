@@ -146,11 +146,21 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
 
 
 def _is_itself(to: str, port: int) -> bool:
-    """Whether `to` names where the proxy listens: a loopback address, or any of this host's, and its port."""
+    """Whether `to` names where the proxy listens (127.0.0.1, its port) by any spelling: an
+    address it resolves to is a loopback one or none at all (0, 2130706433, [::ffff:127.0.0.1],
+    a name /etc/hosts gives 127.0.0.1). Only asked when the ports are the same: no other lookup."""
+    import ipaddress
+    import socket
     from transports.base import parse_url
     url = parse_url(to)
-    return url is not None and url.port == port and (
-        url.host in ("localhost", "[::1]", "::1", "0.0.0.0", "[::]") or url.host.startswith("127."))
+    if url is None or url.port != port:
+        return False
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(url.host.strip("[]"), port, proto=socket.IPPROTO_TCP)}
+    except (OSError, UnicodeError):  # not resolved: the first request forwarded says so
+        return False
+    addresses = [ipaddress.ip_address(address.split("%")[0]) for address in found]
+    return any((getattr(ip, "ipv4_mapped", None) or ip).is_loopback or ip.is_unspecified for ip in addresses)
 
 
 def said_at_start(settings: Any, server: Any, app: Proxy, faults: Faults) -> list[str]:
