@@ -65,7 +65,7 @@ def test_a_model_hook_given_as_a_file_path_is_loaded(tmp_path):
     (tmp_path / "mygen.py").write_text("import json\ndef generate(prompt):\n    return json.dumps("
                                        "{'peer': 'billing-agent', 'skill': 'process_refund', "
                                        "'input': {'order_id': 'ORD-9', 'amount': 9.5}})\n")
-    done = cli("--request", "anything", "--generate", f"{tmp_path / 'mygen.py'}:generate")
+    done = cli("--request", "Please refund $9.50 on order ORD-9", "--generate", f"{tmp_path / 'mygen.py'}:generate")
     assert done.returncode == 0, done.stderr
     assert '"input": {"order_id": "ORD-9", "amount": 9.5}' in done.stdout
 
