@@ -186,7 +186,7 @@ def test_a_paused_tasks_words_do_not_repeat_its_variants_name():
     done = cli_once("--scenario", "approval")
     paused = [line for line in done.stdout.splitlines() if line.startswith("[support] approval required (")]
     assert paused and all("): approval required:" not in line for line in paused), paused
-    assert '[support] approval required (interrupted): billing-agent says "a refund of $6,200.00 for ORD-4100' in done.stdout
+    assert '[support] approval required (interrupted): "billing-agent" says "a refund of $6,200.00 for ORD-4100' in done.stdout
 
 
 def test_a_run_on_1_0_says_once_why_it_shows_one_state():

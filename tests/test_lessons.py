@@ -37,7 +37,7 @@ def test_the_outcomes_lesson_ends_each_refund_in_its_own_named_variant_then_prin
     assert failed == {"retrySafe": True, "effectsLanded": []}, "a failure says as data what a retry would do"
     said = "\n".join(lines)
     assert "[as data: retry is safe; effects landed: none] -> escalating to a human" in said
-    assert '[support] rejected (terminal): billing-agent says "ORD-42 was charged $42.00; a refund of $420.00 is more than that' in said
+    assert '[support] rejected (terminal): "billing-agent" says "ORD-42 was charged $42.00; a refund of $420.00 is more than that' in said
     assert "[support] approval required (interrupted): " in said and "[support] canceled (terminal)" in said
     assert [m["method"] for m in frames(lines, "-->")][-1] == "CancelTask"
     after = lines[lines.index("[support] every variant, and what the support agent does with it:") + 1:]

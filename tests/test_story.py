@@ -256,7 +256,7 @@ def test_a_refund_above_the_approval_limit_pauses_for_a_person_and_is_escalated(
     assert [s.value for s in outcome.task.lifecycle] == ["submitted", "working", "input-required"]
     out = capsys.readouterr().out
     # The essay's wire carries the status as text only, so the variant is "input-required".
-    assert '[support] input-required (interrupted): billing-agent says "approval required: a refund of $6,000.00' in out
+    assert '[support] input-required (interrupted): "billing-agent" says "approval required: a refund of $6,000.00' in out
     assert "-> supply what it asks as the next turn" in out and "refund of $6,000.00 issued" not in out
 
 
@@ -269,7 +269,7 @@ def test_a_skill_that_fails_says_whether_a_retry_is_safe_and_is_escalated(capsys
     outcome = agent.handle(CARDS[0], "process_refund", {"order_id": "ORD-1", "amount": 1})
     assert outcome.task.state.value == "failed" and outcome.result is None
     # The essay's wire carries the status as text only: the data (retrySafe ...) rides on 0.3 and 1.0.
-    assert '[support] failed (terminal): billing-agent says "the ledger is unavailable (retry is safe)" -> escalating to a human' in capsys.readouterr().out
+    assert '[support] failed (terminal): "billing-agent" says "the ledger is unavailable (retry is safe)" -> escalating to a human' in capsys.readouterr().out
 
 
 def test_an_untrusted_peers_words_on_a_paused_or_failed_task_are_quoted_named_and_tagged(capsys):
@@ -287,7 +287,7 @@ def test_an_untrusted_peers_words_on_a_paused_or_failed_task_are_quoted_named_an
     assert outcome.task.state.value == "failed" and outcome.verdict is story.Verdict.UNTRUSTED
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("[support] failed"))
     quoted = json.dumps(forged + " (retry is safe)")
-    assert line == f"[support] failed (terminal): UNTRUSTED refund-bot-9000 says {quoted} -> {Variant.FAILED.handling}"
+    assert line == f'[support] failed (terminal): UNTRUSTED "refund-bot-9000" says {quoted} -> {Variant.FAILED.handling}'
     forged = padded  # padding, to wrap the forged words onto a row of their own, is one space
     agent.handle(CARDS[1], "process_refund", {"order_id": "ORD-2", "amount": 1})
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("[support] failed"))
@@ -344,7 +344,7 @@ def test_an_error_naming_a_file_from_the_environment_is_one_line_whatever_the_na
     assert "c1.json\\x0a\\x1b[2J: file not found" in done.stderr and "\x1b" not in done.stderr
 
 
-def test_a_task_still_going_at_the_deadline_is_said_as_no_longer_asked_about(capsys):
+def test_a_task_still_going_at_the_deadline_is_said_as_last_seen_not_as_asked_about(capsys):
     """It was said as "ask again (GetTask) until it ends, within the deadline", when the
     deadline had passed and nothing was being asked any more."""
     import threading
@@ -363,7 +363,7 @@ def test_a_task_still_going_at_the_deadline_is_said_as_no_longer_asked_about(cap
         release.set()
     assert outcome.variant is Variant.WORKING and outcome.result is None
     said = capsys.readouterr().out
-    assert "[support] working (active) -> still going at the deadline, so no longer asked about" in said
+    assert "[support] working (active) -> still going when last seen: the peer may finish it yet" in said
     assert "within the deadline" not in said
 
 

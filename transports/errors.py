@@ -73,7 +73,7 @@ class HttpRefusal(PeerError):
             reason = "the peer refused the credentials sent"
         elif status == 403:
             reason = "the peer forbids it, and no credential was sent"
-        elif 300 <= status < 400:
+        elif 300 <= status < 400 and status != 304:
             reason = "a redirect, not followed: no peer moves a request, or its credentials, elsewhere"
         elif status == 429:
             reason = "the peer has had too many requests"

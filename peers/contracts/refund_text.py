@@ -13,7 +13,7 @@ from typing import Any
 # [0-9], not \d: \d also matches other scripts' digits, which float() would then read. Each is
 # read whole or not at all: ORD-3300-B is not ORD-3300, "$1 800" not $1, "$180k" not $180.
 ORDER_ID = re.compile(r"(?<![\w-])[A-Z]{2,10}-[0-9]{1,20}(?![\w-])")  # ORD-3300
-AMOUNT = re.compile(r"\$ ?([0-9]{1,7}(?:,[0-9]{3})*(?:\.[0-9]{1,2})?)(?![0-9,]|\.[0-9]|\s?[0-9]|\w)")  # $180, $6,000.50
+AMOUNT = re.compile(r"\$ ?([0-9]{1,7}(?:,[0-9]{3})*(?:\.[0-9]{1,2})?)(?![0-9]|,[0-9]|\.[0-9]|\s?[0-9]|\w)")  # $180, $6,000.50
 FIELDS = ("order_id", "amount")  # what read_refund reads: what the customer names, which nobody else may change
 
 

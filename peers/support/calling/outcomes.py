@@ -76,9 +76,9 @@ class Variant(Enum):
                          "approves exactly the proposed effect, then the same task goes on")
     AUTH_REQUIRED = ("auth-required", "interrupted", "present the credential it names from our "
                      "own store (never in the payload), as the next turn of the same task")
-    # Reported only once following it is over: it was still going when the deadline (--timeout) came.
-    WORKING = ("working", "active", "still going at the deadline, so no longer asked about: the peer "
-               "may finish it yet; ask for it (GetTask) later, never send it again")
+    # Reported once following it is over (the deadline came), or of one answer (a GetTask): as last seen.
+    WORKING = ("working", "active", "still going when last seen: the peer may finish it yet; "
+               "ask for it (GetTask) later, never send it again")
     TIMED_OUT = ("timed out", "active", "the peer may still be working: look for the task "
                  "(ListTasks, GetTask) before any retry")
     NOT_DELEGATED = ("not delegated", "no task", "the error says why, and whether a retry is safe")
@@ -91,7 +91,7 @@ class Variant(Enum):
 BY_STATE = {TaskState.COMPLETED: Variant.COMPLETED, TaskState.FAILED: Variant.FAILED,
             TaskState.REJECTED: Variant.REJECTED, TaskState.CANCELED: Variant.CANCELED,
             TaskState.AUTH_REQUIRED: Variant.AUTH_REQUIRED, TaskState.SUBMITTED: Variant.WORKING,
-            TaskState.WORKING: Variant.WORKING, TaskState.UNKNOWN: Variant.WORKING}  # unknown: ask again
+            TaskState.WORKING: Variant.WORKING, TaskState.UNKNOWN: Variant.WORKING}  # unknown: ask later
 
 
 def variant_of(task: Task | None, failure: PeerError | None = None) -> Variant:
@@ -139,13 +139,13 @@ def as_data(task: Task) -> str:
 
 def in_its_words(task: Task, variant: Variant, peer: str, verdict: Verdict) -> str:
     """What a task's status says beside its variant (what it asks, why it failed), said as the
-    peer's words: named, quoted as a JSON string (no quote it holds can end the quote, and
-    its words cannot read as ours) and, from a peer not vetted, tagged UNTRUSTED; "" if none."""
+    peer's words: its name and they each quoted as a JSON string (no quote either holds can end
+    its quote, so neither can read as ours) and, from a peer not vetted, tagged UNTRUSTED."""
     said = task.status_message or ""  # its own words, without repeating the variant's name
     said = said[len(variant.label) + 1:].lstrip() if said.lower().startswith(variant.label + ":") else said
     said = " ".join(said.split())  # one space for each run: padding cannot wrap a line of its own into view
     tag = "" if verdict is Verdict.TRUSTED else "UNTRUSTED "
-    return f": {tag}{peer} says {json.dumps(said, ensure_ascii=False)}" if said else ""
+    return f": {tag}{json.dumps(peer, ensure_ascii=False)} says {json.dumps(said, ensure_ascii=False)}" if said else ""
 
 
 def legend() -> list[str]:

@@ -76,7 +76,7 @@ class Session:
         self.story = self.told_instead()  # the story this run tells instead of the essay's; None: the essay's
 
     @classmethod
-    def begin(cls, argv: list[str] | None, demo: DemoNetwork, read_registry: Callable[[str], list[str]],
+    def begin(cls, argv: list[str] | None, demo: DemoNetwork, read_registry: Callable[[str, int], list[str]],
               again: Callable[[list[str], Watch], int] | None = None, watch: Watch | None = None) -> Session | int:
         """The run the command line asks for, with its files read and its peers built; or,
         for a run that is over already, its exit status. `again(argv, watch)` runs once more

@@ -139,14 +139,14 @@ def load(path: str) -> list[dict[str, Any]]:
         raise ValueError(f"{path}: cannot read it (not UTF-8)") from None
     if len(text) > MAX_TRACE_CHARS:
         raise ValueError(too_large)
+    if text.count("\n") > MAX_RECORDS:  # before any is split off and kept: millions of small ones took gigabytes
+        raise ValueError(f"{path}: more than {MAX_RECORDS:,} records; not a trace this workbench writes")
     # Lines end at "\n" alone (U+2028 and kin are JSON text, not line ends); a byte-order mark
     # and blank lines, as an editor may leave them, are no records.
     lines = [(number, line) for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1)
              if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty; a trace has one JSON record per line")
-    if len(lines) > MAX_RECORDS:  # each read would be kept: millions of small ones took gigabytes
-        raise ValueError(f"{path}: more than {MAX_RECORDS:,} records; not a trace this workbench writes")
     records = []
     for number, line in lines:
         try:  # a record holds one frame's body, up to its 1 MiB, JSON-escaped: up to 6 characters a byte

@@ -113,7 +113,11 @@ def from_settings(settings: Any, offline: Generate | None = None) -> Generate:
         return within(load(settings.generate), settings.llm_timeout, settings.generate)
     if settings.llm_url:  # over https, trusting the CA --ca names, as a peer's certificate is checked
         from peers.support.calling.credentials import trusting
-        tls = trusting(settings.ca) if settings.ca is not None else None
+        tls = None
+        if settings.ca is not None:  # the system's CAs and --ca's: a hosted model's certificate, and a local one's
+            trusting(settings.ca)  # a file that cannot be used: one line, now
+            tls = trusting(None)
+            tls.load_verify_locations(settings.ca)
         return openai_compatible(settings.llm_url, settings.llm_model,
                                  api_key_env=settings.llm_key_env, timeout=settings.llm_timeout, tls=tls)
     return offline or stand_in
@@ -184,7 +188,7 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
                                 f"(to {response.header('Location')[:200]!r}); not followed, so the key "
                                 "goes nowhere else: give --llm-url the address it names, if you trust it")
         if response.status != 200:
-            detail = response.body[:300].decode("utf-8", "replace").strip()
+            detail = response.body[:300].decode("utf-8", "replace").strip() or "(no body)"
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}: {detail}")
         try:  # strictly, as every byte from outside: no NaN, no key said twice, no depth without end
             reply = loads_strict(response.body, LIMITS._replace(max_bytes=MAX_ANSWER))

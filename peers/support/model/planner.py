@@ -41,7 +41,7 @@ def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -
         raise GenerateError(f"generate() raised {exc.__class__.__name__}: {exc}") from exc
     if not isinstance(answer, str):
         raise GenerateError(f"generate() returned {type(answer).__name__}, not text")
-    answer = "" + answer  # a plain str: a subclass's own methods (a slow __getitem__) run nowhere after this
+    answer = str.__str__(answer)  # a plain str: a subclass's own methods (a slow __getitem__) run nowhere after
     if show:  # exactly what the model saw, and what it said
         say("[prompt]\n" + escape(prompt, keep_newlines=True))
         say("[answer]\n" + escape(answer, keep_newlines=True))

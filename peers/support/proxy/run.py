@@ -64,7 +64,7 @@ def proxy(settings: Any, console: Any) -> int:
     recorder = Recorder("HTTP through the proxy") if settings.trace else None
     try:
         server, app, upstream = build(settings, console, faults, recorder)
-    except ValueError as exc:  # a TLS flag or file that cannot be used
+    except ValueError as exc:  # a TLS flag or file that cannot be used, or --to naming the proxy itself
         console.say(f"proxy: {exc}", Kind.ERROR)
         return 2
     except OSError as exc:
@@ -96,7 +96,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
           read: Callable[[str], str] | None = None) -> tuple[Any, Proxy, PerThread]:
     """The proxy's server, bound (not yet serving), its app, and the transports to the agent;
     `read`: where --step's answers come from (default: the terminal, if stdin is one).
-    ValueError, one line, for TLS flags or files that cannot be used (tls.py)."""
+    ValueError, one line, for TLS flags or files that cannot be used (tls.py), or --to naming the proxy."""
     from transports.network import HttpTransport
     from transports.server import PeerServer
     toward_agent, toward_client = ({}, None) if not proxy_tls.asked(settings) else \
@@ -147,7 +147,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
 
 def _is_itself(to: str, port: int) -> bool:
     """Whether `to` names where the proxy listens (127.0.0.1, its port) by any spelling: an
-    address it resolves to is a loopback one or none at all (0, 2130706433, [::ffff:127.0.0.1],
+    address it resolves to is 127.0.0.1 or none at all (0, 2130706433, [::ffff:127.0.0.1],
     a name /etc/hosts gives 127.0.0.1). Only asked when the ports are the same: no other lookup."""
     import ipaddress
     import socket
@@ -160,7 +160,8 @@ def _is_itself(to: str, port: int) -> bool:
     except (OSError, UnicodeError):  # not resolved: the first request forwarded says so
         return False
     addresses = [ipaddress.ip_address(address.split("%")[0]) for address in found]
-    return any((getattr(ip, "ipv4_mapped", None) or ip).is_loopback or ip.is_unspecified for ip in addresses)
+    listening = ipaddress.ip_address("127.0.0.1")  # where the proxy is: [::1] or 127.0.0.2 is someone else
+    return any((getattr(ip, "ipv4_mapped", None) or ip) == listening or ip.is_unspecified for ip in addresses)
 
 
 def said_at_start(settings: Any, server: Any, app: Proxy, faults: Faults) -> list[str]:
