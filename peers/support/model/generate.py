@@ -128,7 +128,8 @@ def within(function: Generate, seconds: float, name: str) -> Generate:
     the endpoint client is: called in a thread of its own, waited for `seconds`, then left
     (a daemon: it ends with the run) and said as a failure. Whatever it raises is its
     failure too, SystemExit included: a hook cannot end the run as if it had succeeded.
-    Under a debugger it is called here, in this thread, so that a step goes into it."""
+    Under a debugger (any tracer: coverage's too) it is called here, in this thread, with no
+    deadline, so that a step goes into it."""
     def generate(prompt: str) -> str:
         if sys.gettrace() is not None:
             return function(prompt)
