@@ -87,8 +87,7 @@ def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, messa
 
 
 def _push(verb: str) -> Callable[[Any, Peer], Handler]:
-    """The push-config methods (set, get, list, delete) on the caller's own tasks, if the
-    peer sends push notifications; else the spec's -32003."""
+    """The push-config methods (set, get, list, delete) on the caller's own tasks; no push: -32003."""
     def make(wire_format: Any, peer: Peer) -> Handler:
         if not peer.card.push_notifications:
             return _refusal(PushNotificationNotSupported, NO_PUSH)(wire_format, peer)
@@ -98,12 +97,15 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
             if verb == "set":
                 config = read(wire_format.push_config, params)
                 peer.get_task(config.task_id, owner=caller.owner)  # one's own task, or -32001
-                kept = webhooks.set(caller.owner, config, wire_format)
+                kept = webhooks.set(caller.owner, config, wire_format, named=bool(config.id))  # none: named here
                 return wire_format.push_to_wire(kept, tenant)
+            if verb == "list":  # a page of them (1.0): a token naming none of them is the caller's -32602
+                task_id, size, token = read(wire_format.push_list_query, params)
+                peer.get_task(task_id, owner=caller.owner)
+                return read(lambda kept: wire_format.push_list_result(kept, tenant, size, token),
+                            webhooks.list(caller.owner, task_id))
             task_id, config_id = read(wire_format.push_query, params)
             peer.get_task(task_id, owner=caller.owner)
-            if verb == "list":
-                return wire_format.push_list_result(webhooks.list(caller.owner, task_id), tenant)
             if verb == "get":
                 return wire_format.push_to_wire(webhooks.get(caller.owner, task_id, config_id or task_id), tenant)
             webhooks.delete(caller.owner, task_id, config_id or task_id)
@@ -113,8 +115,7 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
 
 
 def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
-    """SendStreamingMessage: the turn's events, one JSON-RPC result each (an SSE stream),
-    if the card declares streaming; else the spec's refusal."""
+    """SendStreamingMessage: the turn's events, one result each (an SSE stream); no streaming: the spec's refusal."""
     if not peer.card.streaming:
         return _refusal(UnsupportedOperation, NO_STREAMING)(wire_format, peer)
 
@@ -157,10 +158,9 @@ def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
         return _refusal(wire_format.NO_EXTENDED_CARD, "this agent declares no extended card")(wire_format, peer)
 
     def extended(params: Any, caller: Caller) -> Any:
-        # Spec 3.1.11 and 13.3: the operation MUST require authentication. A caller without
-        # a credential never gets here where the app checks one (its 401 comes first, as for
-        # a task); an app that checks none can tell nobody apart, so it shows the card to
-        # nobody, whatever its card declares (`serve` will not start so: peers/demo.py).
+        # Spec 3.1.11 and 13.3: the operation MUST require authentication. A caller without a credential
+        # never gets here where the app checks one (its 401 comes first, as for a task); an app that checks
+        # none tells nobody apart, so shows the card to nobody (`serve` will not start so: peers/demo.py).
         if not split(caller.owner)[1]:  # nobody, whatever tenant it names
             raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
                                                  "this server checks no credentials")

@@ -3,9 +3,11 @@
 1.0 flattens it into the request (`{taskId, id, url, token, authentication: {scheme,
 credentials}}`) and names the config by `id`; 0.3 nests it (`{taskId,
 pushNotificationConfig: {url, id, token, authentication: {schemes: [...], credentials}}}`)
-and asks for one by the task's `id` and a `pushNotificationConfigId`. A config with no
-id of its own is named after its task, as 0.3 does. Reading raises WireError naming the
-field; the URL's safety is the server's business (peers/push.py), not the wire's.
+and asks for one by the task's `id` and a `pushNotificationConfigId` (optional in 0.3: the
+task's own id then; required in 1.0). A config sent with no id of its own is read with
+none (""): the peer names it, never after one it keeps (peers/push_limits.py). 1.0 pages
+a list of configs (`page`). Reading raises WireError naming the field; the URL's safety
+is the server's business (peers/push.py), not the wire's.
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path
         if not isinstance(scheme, str) or not scheme.isalnum():
             raise WireError(f"{where}authentication must name one scheme, like Bearer")
         credentials = (scheme, _text(auth, "credentials", where + "authentication."))
-    config_id = _text(source, "id", where, default=None) or task_id  # none of its own: the task's
+    config_id = _text(source, "id", where, default=None) or ""  # none of its own: the peer names it
     return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where, default=None),
                       credentials)
 
@@ -56,7 +58,30 @@ def query(nested: bool, params: Any) -> tuple[str, str | None]:
     request = json_names(obj(params, "params"))
     if nested:
         return _text(request, "id", "params."), _text(request, "pushNotificationConfigId", "params.", default=None)
-    return _text(request, "taskId", "params."), _text(request, "id", "params.", default=None)
+    return _text(request, "taskId", "params."), _text(request, "id", "params.")
+
+
+def list_query(nested: bool, params: Any) -> tuple[str, int | None, str]:
+    """(task id, page size or None for all, page token) of a list request; 0.3 has no pages."""
+    if nested:
+        return query(True, params)[0], None, ""
+    request = json_names(obj(params, "params"))
+    size = request.get("pageSize")  # absent or null, as in proto JSON: every config (a task keeps 10 at most)
+    if size is not None and (type(size) is not int or not 1 <= size <= 100):
+        raise WireError("pageSize must be an integer from 1 to 100")
+    token = request.get("pageToken")  # absent, null or "": the first page
+    return _text(request, "taskId", "params."), size, "" if token in (None, "") else _text(request, "pageToken", "params.")
+
+
+def page(configs: list[PushConfig], size: int | None, token: str) -> tuple[list[PushConfig], str]:
+    """One page of a task's configs, from the one `token` names (a nextPageToken: the id of the
+    first config not yet listed), and the token of the next ("" when none is left)."""
+    ids = [config.id for config in configs]
+    if token and token not in ids:
+        raise WireError("pageToken must be a nextPageToken from an earlier list of this task's configs")
+    start = ids.index(token) if token else 0
+    end = len(ids) if size is None else start + size
+    return configs[start:end], ids[end] if end < len(ids) else ""
 
 
 def config_to_wire(nested: bool, config: PushConfig) -> dict[str, Any]:

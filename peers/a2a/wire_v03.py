@@ -157,7 +157,13 @@ def push_to_wire(config: PushConfig, tenant: str = "") -> dict[str, Any]:
     return pushes.config_to_wire(True, config)  # 0.3 has no tenants: served under 1.0's only
 
 
-def push_list_result(configs: list[PushConfig], tenant: str = "") -> list[dict[str, Any]]:
+def push_list_query(params: Any) -> tuple[str, int | None, str]:
+    """tasks/pushNotificationConfig/list: the task's id; 0.3 lists every config at once."""
+    return pushes.list_query(True, params)
+
+
+def push_list_result(configs: list[PushConfig], tenant: str = "", size: int | None = None,
+                     token: str = "") -> list[dict[str, Any]]:
     return [push_to_wire(config) for config in configs]
 
 

@@ -194,8 +194,15 @@ def push_to_wire(config: PushConfig, tenant: str = "") -> dict[str, Any]:
     return {**({"tenant": tenant} if tenant else {}), **pushes.config_to_wire(False, config)}
 
 
-def push_list_result(configs: list[PushConfig], tenant: str = "") -> dict[str, Any]:
-    return {"configs": [push_to_wire(config, tenant) for config in configs], "nextPageToken": ""}
+def push_list_query(params: Any) -> tuple[str, int | None, str]:
+    """ListTaskPushNotificationConfigs: the task's id, the page size (None: all), the page token."""
+    return pushes.list_query(False, params)
+
+
+def push_list_result(configs: list[PushConfig], tenant: str = "", size: int | None = None,
+                     token: str = "") -> dict[str, Any]:
+    shown, next_token = pushes.page(configs, size, token)
+    return {"configs": [push_to_wire(config, tenant) for config in shown], "nextPageToken": next_token}
 
 
 def task_query(params: Any) -> tuple[str, int | None]:
