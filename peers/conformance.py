@@ -90,8 +90,8 @@ class ConformancePeer(Peer):
     def send_message(self, message: Message, *, owner: str = "", **options: Any) -> Task | Message:
         if message.task_id is None and (message.message_id or "").startswith(DIRECT_REPLY):
             refuse_unaccepted(next(iter(self.skills.values())), message)  # the same content-type rules first
-            return Message(f"{message.message_id}-reply", "agent", (Part(text="Direct message response"),),
-                           message.context_id)
+            reply = f"{message.message_id}-reply"  # a server's message names its context, a new one if none was sent
+            return Message(reply, "agent", (Part(text="Direct message response"),), message.context_id or f"context-{reply}")
         return super().send_message(message, owner=owner, **options)
 
 

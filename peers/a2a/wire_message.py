@@ -16,6 +16,7 @@ from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_s
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from transports.records import Record
 
+CONTENT_1_0 = frozenset(("text", "raw", "url", "data"))  # a 1.0 Part's content: one of them (a proto oneof)
 MAX_ID = 256  # characters of a message's ids: a UUID is 36, and each is kept, and said again, with its task
 
 
@@ -95,12 +96,16 @@ def artifact_to_wire(dialect: Dialect, artifact: Artifact) -> dict[str, Any]:
     return body
 
 
+def status_text(task: Task) -> str | None:
+    """The agent's word on the task's state: once completed, its result (seed 000's client reads it there)."""
+    if task.status_message is None and task.state is TaskState.COMPLETED:
+        return "".join(a.text for a in task.artifacts)
+    return task.status_message
+
+
 def reply_of(task: Task) -> Message | None:
-    """The agent's word on the task's current state, for `status.message`: the result
-    text once completed (where seed 000's client reads it), else the peer's note."""
-    text = task.status_message
-    if text is None and task.state is TaskState.COMPLETED:
-        text = "".join(a.text for a in task.artifacts)
+    """`status.message`: the agent's word on the task's current state (`status_text`)."""
+    text = status_text(task)
     if not text:
         return None
     asked = (Part(data=task.status_data),) if task.status_data else ()  # machine-readable too
@@ -134,6 +139,8 @@ def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     """A part: its content (text, data or a file), then its metadata, each checked, made at once."""
     part = obj(value, path)
     media_type = None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
+    if not dialect.kind and len(given := CONTENT_1_0 & part.keys()) > 1:  # none kept silently beside another
+        raise WireError(f"{path} must have one of text, raw, url or data, not {len(given)}: {', '.join(sorted(given))}")
     if "text" in part:
         content = {"text": field(part, "text", str, path + "."), "media_type": media_type}
     elif "data" in part:
@@ -245,4 +252,7 @@ def accepted_modes(configuration: dict[str, Any]) -> tuple[str, ...]:
 
 
 def task_id(params: Any) -> str:
-    return field(obj(params, "params"), "id", str)
+    found = field(obj(params, "params"), "id", str)
+    if not found:  # proto3's default: no id given
+        raise WireError("params.id must name a task")
+    return found

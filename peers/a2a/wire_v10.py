@@ -237,7 +237,8 @@ def list_query(params: Any) -> ListQuery:
 
 
 def list_result(page: TaskPage, query: ListQuery) -> dict[str, Any]:
-    shown = page.tasks if query.include_artifacts else [task._replace(artifacts=()) for task in page.tasks]
+    shown = page.tasks if query.include_artifacts else [  # no artifacts, still its word on its state
+        task._replace(artifacts=(), status_message=shapes.status_text(task)) for task in page.tasks]
     return {"tasks": [task_to_wire(t, query.history_length) for t in shown],
             "nextPageToken": page.next_page_token, "pageSize": query.page_size, "totalSize": page.total_size}
 
