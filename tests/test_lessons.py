@@ -241,6 +241,14 @@ def test_a_task_paused_for_a_step_up_can_be_canceled_and_then_releases_its_claim
     assert gone["error"]["code"] == -32004
 
 
+def test_the_contract_lesson_on_the_essays_wire_says_the_contract_is_the_support_agents_own_copy():
+    done = cli_once("--scenario", "contract", "--wire", "essay")
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "billing's card publishes no contract for process_refund (the essay's card has no place for one)" in done.stdout
+    assert "card publishes process_refund's input" not in done.stdout and "the card's contract" not in done.stdout
+    assert done.stdout.count("checked against the support agent's copy of billing's contract first") == 3
+
+
 def test_the_contract_lesson_stops_three_broken_payloads_before_any_frame_and_billing_checks_again():
     done, lines = lesson("contract")
     assert done.returncode == 0

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
+from peers.support.calling.contracts import CONTRACTS
 from peers.support.lessons import Lesson
 from peers.support.calling.outcomes import Contact
 from peers.support.lessons.turns import send_turn
@@ -56,14 +57,18 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         story.say("[support] billing's card publishes no contract for process_refund: nothing to "
                   "check a payload against (the 1.0 and 0.3 cards carry it)", Kind.WARNING)
         return []
-    story.say(f"[support] billing's card publishes process_refund's input ({INPUT_SCHEMA_EXTENSION}): "
-              f"fields {sorted(skill.input_schema.get('properties', {}))}, "
-              f"required {skill.input_schema.get('required', [])}")
+    shape = f"fields {sorted(skill.input_schema.get('properties', {}))}, required {skill.input_schema.get('required', [])}"
+    if skill.input_schema is CONTRACTS.get(skill.id):  # the card had none (the essay's has no place for one)
+        story.say("[support] billing's card publishes no contract for process_refund (the essay's card has no place "
+                  f"for one): the support agent checks against its own copy (peers/support/calling/contracts.py): {shape}")
+    else:
+        story.say(f"[support] billing's card publishes process_refund's input ({INPUT_SCHEMA_EXTENSION}): {shape}")
+    whose = "the support agent's copy of billing's contract" if skill.input_schema is CONTRACTS.get(skill.id) else "the card's contract"
     if skill.results:
         story.say(f"[support] and its result variants ({RESULTS_EXTENSION}): {', '.join(skill.results)}")
     for why, payload in BROKEN:
         story.say()
-        story.say(f"[support] a refund {why}: checked against the card's contract first")
+        story.say(f"[support] a refund {why}: checked against {whose} first")
         story.delegate(card, "process_refund", payload)  # refused before any frame
     story.say()
     story.say("[support] a client that skips that check, sending the refund without an amount: "
