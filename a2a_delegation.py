@@ -240,7 +240,7 @@ class SupportAgent:
             variant = outcome.variant
             note = escape(in_its_words(task, variant, card.name, verdict))  # quoted, named: never our words
             self.say(f"[support] {variant.label} ({variant.group}){note}{escape(as_data(task))} "
-                     f"-> {variant.handling}", Kind.ESCALATED)
+                     f"-> {variant.handling_over(contact.wire)}", Kind.ESCALATED)
         elif not outcome.result.strip():  # completed, with nothing to use: no artifact said anything (or it was lost)
             self.say(f"[support] completed {source}, but no result came with it: nothing to use", Kind.ESCALATED)
         elif verdict is Verdict.TRUSTED:

@@ -257,7 +257,8 @@ def test_a_refund_above_the_approval_limit_pauses_for_a_person_and_is_escalated(
     out = capsys.readouterr().out
     # The essay's wire carries the status as text only, so the variant is "input-required".
     assert '[support] input-required (interrupted): "billing-agent" says "approval required: a refund of $6,000.00' in out
-    assert "-> supply what it asks as the next turn" in out and "refund of $6,000.00 issued" not in out
+    assert ("-> escalating to a human: tasks/send has no taskId, so no next turn can continue this task "
+            "(--wire 1.0 or 0.3 can)") in out and "refund of $6,000.00 issued" not in out
 
 
 def test_a_skill_that_fails_says_whether_a_retry_is_safe_and_is_escalated(capsys):

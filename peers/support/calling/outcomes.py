@@ -86,6 +86,13 @@ class Variant(Enum):
     def __init__(self, label: str, group: str, handling: str) -> None:
         self.label, self.group, self.handling = label, group, handling
 
+    def handling_over(self, wire: WireFormat) -> str:
+        """What is done with it over `wire`: a paused task goes on only by a next turn, which needs a taskId."""
+        if self.group == "interrupted" and not wire.TURNS:
+            return (f"escalating to a human: {wire.SEND_METHOD} has no taskId, so no next turn can "
+                    "continue this task (--wire 1.0 or 0.3 can)")
+        return self.handling
+
 
 # The states that are a variant as they are; input-required and rejected are read further.
 BY_STATE = {TaskState.COMPLETED: Variant.COMPLETED, TaskState.FAILED: Variant.FAILED,
