@@ -241,6 +241,14 @@ def test_a_task_paused_for_a_step_up_can_be_canceled_and_then_releases_its_claim
     assert gone["error"]["code"] == -32004
 
 
+def test_the_bindings_lesson_on_the_essays_wire_or_0_3_sends_the_learner_to_the_one_wire_showing_both():
+    essay, v03 = cli_together(("--scenario", "bindings", "--wire", "essay"), ("--scenario", "bindings", "--wire", "0.3"))
+    assert "has no second binding (A2A 1.0 cards list their interfaces): run with --wire 1.0 (0.3's" in essay.stderr
+    assert "--wire 0.3" not in essay.stderr and "Traceback" not in essay.stderr + v03.stderr
+    assert "only the JSONRPC half can be shown (a card listing both, as billing's 1.0 card does, shows both: " \
+           "--wire 1.0)" in v03.stderr
+
+
 def test_the_contract_lesson_on_the_essays_wire_says_the_contract_is_the_support_agents_own_copy():
     done = cli_once("--scenario", "contract", "--wire", "essay")
     assert done.returncode == 0 and "Traceback" not in done.stderr

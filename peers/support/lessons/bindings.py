@@ -46,7 +46,8 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     """Send the refund by the binding billing's card was read with, then discover it again
     for the other and send the same refund by that one; then compare."""
     card = open_lesson(story, card_urls, "Bindings: one refund, sent as a JSON-RPC frame and as an "
-                       "HTTP+JSON request.", lacks="second binding (A2A 1.0 cards list their interfaces)")
+                       "HTTP+JSON request.", lacks="second binding (A2A 1.0 cards list their interfaces)",
+                       run_with="--wire 1.0 (0.3's cards name one binding)")
     if not isinstance(card, AgentCard):
         return card  # why it cannot go on, said already
     first = binding_of(story, card)
@@ -58,7 +59,8 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
             try:  # the card again, to be read for its other interface
                 card = story.discover(card_urls[0], binding)
             except PeerError as failure:  # a card offering only one: said, and the lesson ends here
-                story.say(f"[support] {escape(str(failure))}: only the {first} half can be shown", Kind.WARNING)
+                story.say(f"[support] {escape(str(failure))}: only the {first} half can be shown (a card "
+                          "listing both, as billing's 1.0 card does, shows both: --wire 1.0)", Kind.WARNING)
                 break
         outcome = story.delegate(card, "process_refund", {"order_id": ORDER, "amount": AMOUNT})
         outcomes.append(outcome)

@@ -21,19 +21,19 @@ if TYPE_CHECKING:
     from peers.support.calling.outcomes import Outcome
 
 
-def open_lesson(story: Steps, card_urls: list[str], about: str,
-                lacks: str | None = None) -> AgentCard | list[Outcome]:
+def open_lesson(story: Steps, card_urls: list[str], about: str, lacks: str | None = None,
+                run_with: str = "--wire 1.0 or --wire 0.3") -> AgentCard | list[Outcome]:
     """A lesson's first lines: what it shows, then billing's card (first in the registry),
     not yet gated: the trust gate speaks where the lesson first delegates (or gates it,
     `story.gate`, for a contact). Instead of the card, the outcomes the lesson ends with:
     [why the card could not be had], or, if it speaks the essay's wire and that `lacks`
-    what the lesson needs, []."""
+    what the lesson needs (said, with the wires that have it: `run_with`), []."""
     story.say(f"[transport] {story.label}. {about}", Kind.BANNER)
     story.say()
     card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]
-    if lacks is not None and essay_cannot(story.fetched(card).wire, lacks, story.say):
+    if lacks is not None and essay_cannot(story.fetched(card).wire, lacks, story.say, run_with):
         return []
     return card
 
@@ -47,12 +47,13 @@ def contact_of(story: Steps, card: AgentCard, outcome: Outcome) -> Contact | Non
     return Contact(card, outcome.verdict, found.wire, found.binding or JSON_RPC)
 
 
-def essay_cannot(spoken: WireFormat, lacks: str, say: Callable[..., None]) -> bool:
+def essay_cannot(spoken: WireFormat, lacks: str, say: Callable[..., None],
+                 run_with: str = "--wire 1.0 or --wire 0.3") -> bool:
     """Whether the wire a card speaks is the essay's, which lacks what the lesson needs (a
     taskId, a contextId, metadata): then say so, and how to run it."""
     if spoken.TURNS:
         return False
-    say(f"[support] the essay's tasks/send has no {lacks}: run with --wire 1.0 or --wire 0.3", Kind.WARNING)
+    say(f"[support] the essay's tasks/send has no {lacks}: run with {run_with}", Kind.WARNING)
     return True
 
 
