@@ -249,6 +249,15 @@ def test_the_bindings_lesson_on_the_essays_wire_or_0_3_sends_the_learner_to_the_
            "--wire 1.0)" in v03.stderr
 
 
+def test_the_duplicate_and_outcomes_lessons_on_the_essays_wire_claim_no_messageid_and_say_the_ending_they_lack():
+    duplicate, outcomes = cli_together(("--scenario", "duplicate", "--wire", "essay"),
+                                       ("--scenario", "outcomes", "--wire", "essay"))
+    assert duplicate.returncode == 0 and "messageId" not in "".join(
+        line for line in duplicate.stdout.splitlines() if not line.startswith("[support] suppose"))
+    assert "the same refund again (the essay's wire has no messageId: billing knows it by its order)" in duplicate.stdout
+    assert "the canceled ending needs --wire 1.0 or --wire 0.3" in outcomes.stderr and "Traceback" not in outcomes.stderr
+
+
 def test_the_contract_lesson_on_the_essays_wire_says_the_contract_is_the_support_agents_own_copy():
     done = cli_once("--scenario", "contract", "--wire", "essay")
     assert done.returncode == 0 and "Traceback" not in done.stderr

@@ -78,6 +78,10 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         except PeerError as failure:
             return [turn_failed(story, contact, paused, failure)]
         story.report(contact, canceled)
+    elif paused.variant is Variant.INPUT_REQUIRED:  # the essay's wire: the approval not as data, and no cancel
+        story.say()
+        story.say("[support] the essay's tasks/send has no method beside it to cancel a task with: the canceled "
+                  "ending needs --wire 1.0 or --wire 0.3", Kind.WARNING)
     story.say()
     story.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
     for line in legend():
