@@ -144,7 +144,8 @@ class SupportAgent:
                 **metadata: Any) -> Outcome:
         """Essay: Delegation over JSON-RPC. The card must say this agent takes what we would
         send; then the handoff goes (tasks/send) and what its task became is reported."""
-        if problem := self.unsendable(contact.card, skill, payload, metadata):  # its card's terms; no credential
+        problem = self.unsendable(contact.card, skill, payload, metadata)  # its card's terms; no credential
+        if problem:  # (no := in this file: Python 3.6 to 3.9 must read it, to say in one line that they cannot run it)
             return self.failed(contact.name, contact.verdict, f"not sent: {problem}", refused=True)
         message = self.message(Part(data=payload, media_type=JSON), context_id=context_id, metadata={"skillId": skill, **metadata})
         try:
@@ -237,8 +238,7 @@ class SupportAgent:
                      "through: --stream shows each as it is entered)")
         source, outcome = f"(from {escape(card.name)})", Outcome(card.name, verdict, task)
         if outcome.variant is not Variant.COMPLETED:  # paused, failed, rejected ...: say what is done
-            variant = outcome.variant
-            note = escape(in_its_words(task, variant, card.name, verdict))  # quoted, named: never our words
+            variant, note = outcome.variant, escape(in_its_words(task, outcome.variant, card.name, verdict))  # quoted
             self.say(f"[support] {variant.label} ({variant.group}){note}{escape(as_data(task))} "
                      f"-> {variant.handling_over(contact.wire)}", Kind.ESCALATED)
         elif not outcome.result.strip():  # completed, with nothing to use: no artifact said anything (or it was lost)
@@ -251,8 +251,7 @@ class SupportAgent:
 
     def failed(self, peer: str, verdict: Verdict | None, error: str, failure: errors.PeerError | None = None,
                *, refused: bool = False, sent: Message | None = None) -> Outcome:
-        """A turn that ended without a task. A refusal (ours before sending, or the peer's
-        error object: it refused to act) is the story's, on stdout; a broken exchange, stderr."""
+        """A turn ended with no task: a refusal (ours, or the peer's error object) on stdout; a broken exchange, stderr."""
         refused = refused or (isinstance(failure, errors.RemoteError) and failure.refusal)
         self.say(f"{escape(peer)}: {escape(error)}", Kind.REFUSED if refused else Kind.ERROR, event="failure",
                  peer=peer, error=error)
@@ -337,8 +336,9 @@ def main(argv: list[str] | None = None, watch: Any = None) -> int:
     for each run."""
     from peers import demo  # the other teams' peers, played in this process for the demo
     from peers.support.cli.session import Session
-    if isinstance(session := Session.begin(argv, demo, read_registry, main, watch), int):  # over already:
-        return session  # its exit status (serve, web, --list-scenarios, --replay, or a mistake said)
+    session = Session.begin(argv, demo, read_registry, main, watch)
+    if isinstance(session, int):  # over already: its exit status (serve, web, --list-scenarios, --replay, a mistake said)
+        return session
     # Part 12's shim: the peers in this process; --transport http serves the same apps on 127.0.0.1 instead
     with session.over_http(inprocess.InProcessTransport(session.apps, timeout=session.settings.timeout)) as transport:
         printer = FramePrinter(transport, session.console.frame, verbose=session.settings.verbose, held=session.held)

@@ -42,22 +42,23 @@ def test_an_answer_that_is_neither_enter_nor_q_is_asked_again_and_never_sends():
 
 
 @functools.cache
-def old_python():
-    """The newest Python older than 3.10 that really runs here (a pyenv shim may name one that
-    does not), or None; looked for once, and only until one answers."""
+def old_pythons():
+    """Each Python 3.6 to 3.9 that really runs here (a pyenv shim may name one that does not),
+    looked for once: the python3 of Debian 10 and Ubuntu 18.04 among them."""
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[6-9].*/bin/python")), reverse=True)
-    found += [shutil.which(f"python3.{minor}") for minor in (9, 8, 7)]
-    return next((path for path in found if path and subprocess.run([path, "-c", "pass"], capture_output=True,
-                                                                   timeout=30).returncode == 0), None)
+    found += [shutil.which(f"python3.{minor}") for minor in (9, 8, 7, 6)]
+    return [path for path in dict.fromkeys(found) if path and subprocess.run(
+        [path, "-c", "pass"], capture_output=True, timeout=30).returncode == 0]
 
 
-@pytest.mark.skipif(not old_python(), reason="no Python older than 3.10 on this machine")
+@pytest.mark.skipif(not old_pythons(), reason="no Python older than 3.10 on this machine")
 @pytest.mark.parametrize("args", [[], ["--help"], ["serve", "billing-agent", "--help"]])
 def test_an_old_python_gets_one_line_and_exit_2(args):
-    done = subprocess.run([old_python(), STORY, *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("a2a_delegation.py needs Python 3.10 or newer (this is 3.")
-    assert len(done.stderr.splitlines()) == 1
+    for old in old_pythons():
+        done = subprocess.run([old, STORY, *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
+        assert done.returncode == 2 and done.stdout == "", (old, done.stderr)
+        assert done.stderr.startswith("a2a_delegation.py needs Python 3.10 or newer (this is 3.")
+        assert len(done.stderr.splitlines()) == 1
 
 
 @pytest.mark.parametrize("given", ["0", "1_0", " 5", "1e-300", "nan", "-1", "1.2.3"])
