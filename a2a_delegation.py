@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Agent to Agent: a support agent discovers peers, trusts or refuses them, and delegates.
 
-The companion to the essay "Agent to Agent". `python a2a_delegation.py` prints the run
+The companion to the essay "Agent to Agent". `python3 a2a_delegation.py` prints the run
 the essay quotes. Read this file top to bottom; it is the essay's story in order:
 
   1. the registry           where peers live                  (essay: The Agent Card)
@@ -354,7 +354,7 @@ if __name__ == "__main__":
         sys.stdout.flush()  # what a pipe's buffer still holds meets a closed pipe here, not at exit
     except KeyboardInterrupt:
         status = 130
-    except BrokenPipeError:  # `python a2a_delegation.py | head` stopped reading
+    except BrokenPipeError:  # `python3 a2a_delegation.py | head` stopped reading
         from peers.support.cli.session import exit_quietly_on_broken_pipe
         status = exit_quietly_on_broken_pipe()
     sys.exit(status)

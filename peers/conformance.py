@@ -6,7 +6,7 @@ under test does by the prefix of each message's `messageId`; the longest prefix 
 matches wins. Everything else a conforming server must do (task ids, contextId rules,
 history, GetTask, ListTasks, CancelTask, the error codes) is the same peer core and app
 billing runs on: this module only scripts the skill. Not a story peer: the essay's run
-never meets it. Serve it with `python a2a_delegation.py serve conformance-agent --wire 1.0`.
+never meets it. Serve it with `python3 a2a_delegation.py serve conformance-agent --wire 1.0`.
 """
 from __future__ import annotations
 

@@ -226,7 +226,7 @@ SERVE_FLAGS = (
               "right before its first effect, or right after committing it (peers/doubles.py)",
               {"choices": ["before-effect", "after-commit"]}),
     ServeFlag("--signing-key", None, "sign the served card with this private key, as A2A 1.0 signs cards: RSA "
-              "in a PEM file (python -m peers.signing.new_key FILE), EC P-256 or Ed25519 in a JWK", {"metavar": "FILE"}),
+              "in a PEM file (python3 -m peers.signing.new_key FILE), EC P-256 or Ed25519 in a JWK", {"metavar": "FILE"}),
     ServeFlag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
               "send off after N events, as a dropped connection would", {"type": "count", "metavar": "N"}),
     # The card shapes some of the conformance kit's tests need (README: "The conformance kit").

@@ -1,4 +1,4 @@
-"""`python a2a_delegation.py serve NAME`: one peer as a standalone A2A server.
+"""`python3 a2a_delegation.py serve NAME`: one peer as a standalone A2A server.
 
 Essay: The Agent Card (a card served at its well-known URL) and Delegation over JSON-RPC,
 on a real socket, for other clients (the official SDKs, the conformance kit, curl). The

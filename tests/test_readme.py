@@ -266,3 +266,16 @@ def test_the_test_command_needs_nothing_a_stock_python3_lacks(tmp_path):
     done = subprocess.run(["/bin/bash", "-c", asked], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("pip "), done.stderr
     assert (tmp_path / ".venv" / "bin" / "python").exists()
+
+
+def test_no_text_the_workbench_prints_tells_a_learner_to_run_python_which_a_stock_machine_lacks():
+    """A stock Debian/Ubuntu has python3 and no `python`: help texts and messages say python3."""
+    import tokenize
+    said = []
+    for path in [ROOT / "a2a_delegation.py", *sorted((ROOT / "peers").rglob("*.py")),
+                 *sorted((ROOT / "transports").rglob("*.py"))]:
+        with path.open("rb") as source:
+            strings = [token for token in tokenize.tokenize(source.readline) if token.type == tokenize.STRING]
+        said += [f"{path.relative_to(ROOT)}:{token.start[0]}" for token in strings
+                 if re.search(r"(?<![\w/])python (-m |a2a_delegation)", token.string)]
+    assert said == []

@@ -1,4 +1,4 @@
-"""Making an RSA key pair for signing cards: `python -m peers.signing.new_key FILE`.
+"""Making an RSA key pair for signing cards: `python3 -m peers.signing.new_key FILE`.
 
 Two random primes of 1,024 bits from `secrets`, e = 65537: a candidate with a prime factor
 below 2,000 is ruled out by one gcd, then Miller-Rabin decides in 5 rounds (FIPS 186-5,
@@ -82,13 +82,13 @@ def _encode(tag: int, contents: bytes) -> bytes:
     return bytes([tag]) + length + contents
 
 
-USAGE = """usage: python -m peers.signing.new_key FILE           write a new RSA private key to FILE
-       python -m peers.signing.new_key --public FILE  print the public key of FILE again
+USAGE = """usage: python3 -m peers.signing.new_key FILE           write a new RSA private key to FILE
+       python3 -m peers.signing.new_key --public FILE  print the public key of FILE again
 The public key is printed as the JWK an allowlist entry pins ("publicKey")."""
 
 
 def main(argv: list[str]) -> int:
-    """`python -m peers.signing.new_key FILE`: a new key pair; the private key to FILE (never over
+    """`python3 -m peers.signing.new_key FILE`: a new key pair; the private key to FILE (never over
     an existing file), the public key printed as the JWK an allowlist entry pins. `--public
     FILE` prints that JWK again for a key file made before."""
     if argv in (["-h"], ["--help"]):

@@ -255,6 +255,6 @@ class Told:
 
 
 def exit_quietly_on_broken_pipe() -> int:
-    """`python a2a_delegation.py | head` stopped reading: stop quietly (141, as a shell says)."""
+    """`python3 a2a_delegation.py | head` stopped reading: stop quietly (141, as a shell says)."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail
     return 141

@@ -1,4 +1,4 @@
-"""The lessons beyond the essay's run: `python a2a_delegation.py --scenario NAME`, one
+"""The lessons beyond the essay's run: `python3 a2a_delegation.py --scenario NAME`, one
 module each. Each is a short story told with the same steps, printer and transport as the
 essay's run, so its frames are printed like any others.
 
