@@ -419,7 +419,7 @@ def test_over_https_the_default_run_prints_the_same_frames_as_over_http_but_the_
     first_http, *rest_http = over_http.stdout.splitlines()
     first_https, *rest_https = over_https.stdout.splitlines()
     assert rest_http == rest_https and "trusted result (from billing-agent)" in over_https.stdout
-    assert first_https.startswith("[transport] HTTP JSON-RPC over real sockets (the registry's hostnames mapped to "
+    assert first_https.startswith("[transport] HTTP JSON-RPC over real sockets (the demo peers' hostnames mapped to "
                                   "127.0.0.1, like curl --resolve; TLS there, each certificate checked for its name)")
 
 

@@ -493,7 +493,7 @@ def test_resolve_speaks_plain_http_with_the_original_host_and_never_loads_ssl(ho
             "print(t.label); print(t.get('https://billing.example/x', {}).body.decode()); print('ssl' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=10)
     assert done.stdout.splitlines() == [
-        "HTTP JSON-RPC over real sockets (the registry's hostnames mapped to 127.0.0.1, like curl --resolve;"
+        "HTTP JSON-RPC over real sockets (the demo peers' hostnames mapped to 127.0.0.1, like curl --resolve;"
         " plain HTTP there, no TLS)", "ok", "False"], done.stderr
     assert server.requests == [b"GET /x HTTP/1.1\r\nHost: billing.example\r\n\r\n"]
     assert HttpTransport().label == "HTTP JSON-RPC over real sockets"

@@ -64,7 +64,7 @@ class HttpTransport:
         self.pinned = {host.lower(): addr for host, addr in (pinned or {}).items()}
         self.timeout, self.max_body, self.idle_streams = timeout, max_body, idle_streams
         self.label = ("HTTP JSON-RPC over real sockets"
-                      + (" (the registry's hostnames mapped to 127.0.0.1, like curl --resolve;"
+                      + (" (the demo peers' hostnames mapped to 127.0.0.1, like curl --resolve;"
                          + (" TLS there, each certificate checked for its name)" if resolved_tls else
                             " plain HTTP there, no TLS)") if resolve else ""))
         self._connections: dict[_Key, socket.socket] = {}  # kept-alive, by where they go
