@@ -356,9 +356,10 @@ def test_a_short_held_secret_is_not_hunted_for_in_ordinary_words():
     ({"https://b.example/a2a": {"basic": "no-colon"}}, "credentials['https://b.example/a2a'].basic must be "
                                                        "USER:PASSWORD"),
     ({"https://b.example/a2a": {"oauth2": ":secret"}}, ".oauth2 must be CLIENT-ID:CLIENT-SECRET"),
-    ({"https://b.example/a2a": {"apikey": "x"}}, "must be an object of some of bearer, apiKey, basic"),
+    ({"https://b.example/a2a": {"apikey": "x"}}, "credentials['https://b.example/a2a'] has an unknown field 'apikey': "
+                                                  "each is one of bearer, apiKey, basic"),
     ({"https://b.example/a2a": {}}, "must be an object of some of"),
-    ({"https://b.example/a2a": {"apiKey": 42}}, ".apiKey must be printable ASCII"),
+    ({"https://b.example/a2a": {"apiKey": 42}}, ".apiKey must be a string (in quotes)"),
     ({"https://b.example/a2a": {"apiKey": "k\u00e9y"}}, ".apiKey must be printable ASCII"),
     ({"https://b.example/a2a": {"apiKey": "k" * 5000}}, "of 1 to 4096 characters"),
     ({"b.example": {"apiKey": "k"}}, "credentials['b.example'] must be keyed by an http(s) URL"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 from transports.codec import loads_strict
@@ -51,7 +52,30 @@ def load_json_file(path: str, max_chars: int) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonFileError(f"{path}:{_where_json_broke(exc)}") from None
     except ValueError as exc:  # a duplicate key, or nesting deeper than any data file needs
-        raise JsonFileError(f"{path}: not usable JSON ({exc})") from None
+        where = _second_of_a_key(text) if str(exc).startswith("duplicate key") else None
+        raise JsonFileError(f"{path}:{'%d:%d:' % where if where else ''} not usable JSON ({exc})") from None
+
+
+# A string (a key when a colon follows it), or a bracket: enough to tell which object a key is in.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]')
+
+
+def _second_of_a_key(text: str) -> tuple[int, int] | None:
+    """Where a key first appears again within one object (the strict codec said only which key),
+    found again in one pass over a document it has already read through."""
+    keys: list[set[str] | None] = []  # per open bracket: an object's keys so far (None: an array)
+    for token in _TOKENS.finditer(text):
+        found = token.group()
+        if found in "[{":
+            keys.append(set() if found == "{" else None)
+        elif found in "]}":
+            del keys[-1:]  # (a stray bracket past the end: the codec has refused it already)
+        elif token.group(1) and keys and keys[-1] is not None:
+            key = json.loads(found[:found.rindex('"') + 1])
+            if key in keys[-1]:
+                return _line_and_column(text[:token.start()])
+            keys[-1].add(key)
+    return None
 
 
 def _line_and_column(before: str) -> tuple[int, int]:

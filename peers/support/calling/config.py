@@ -149,8 +149,9 @@ def _tokens_file(path: str) -> dict[str, Any]:
 
 
 def _check_token(token: Any, what: str) -> None:
-    if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable() \
-            or " " in token:
+    if not isinstance(token, str):
+        raise ConfigError(f"{what} must be a string (in quotes)")
+    if not token or not token.isascii() or not token.isprintable() or " " in token:
         raise ConfigError(f"{what} must be printable ASCII without spaces (it travels in a header)")
 
 

@@ -65,8 +65,11 @@ def read_held(entries: dict[str, Any], path: str) -> dict[str, Any]:
         where = f"{path}: credentials[{endpoint[:60]!r}]"
         if parse_url(endpoint) is None:
             raise ConfigError(f"{where} must be keyed by an http(s) URL")
-        if not isinstance(entry, dict) or not entry or set(entry) - set(KINDS):
+        if not isinstance(entry, dict) or not entry:
             raise ConfigError(f"{where} must be an object of some of {', '.join(KINDS)}")
+        unknown = next((kind for kind in entry if kind not in KINDS), None)
+        if unknown is not None:  # a misspelling, as "apikey", named: the kinds are case-sensitive
+            raise ConfigError(f"{where} has an unknown field {unknown[:40]!r}: each is one of {', '.join(KINDS)}")
         texts = {kind: _secret(entry[kind], f"{where}.{kind}") for kind in KINDS[:5] if kind in entry}
         store[endpoint] = Held(texts.get("bearer"), texts.get("apiKey"),
                                _pair(texts.get("basic"), f"{where}.basic", "USER:PASSWORD"),
@@ -77,7 +80,9 @@ def read_held(entries: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def _secret(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not 0 < len(value) <= MAX_SECRET or not value.isascii() \
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} must be a string (in quotes)")
+    if not 0 < len(value) <= MAX_SECRET or not value.isascii() \
             or not value.isprintable() or value != value.strip():
         raise ConfigError(f"{where} must be printable ASCII of 1 to {MAX_SECRET} characters, not padded "
                           "(it travels in a header)")
