@@ -91,6 +91,16 @@ def test_card_text_stays_inside_the_fence_even_when_it_tries_to_close_it():
     assert json.loads(inside.split(">>>\n", 1)[1])[0]["description"] == hostile  # same data, escaped
 
 
+@pytest.mark.parametrize("wire, billing_publishes", [("essay", False), ("1.0", True)])
+def test_the_prompt_shows_a_schema_among_the_cards_claims_only_where_the_card_published_it(wire, billing_publishes):
+    done = cli("--request", REQUEST, "--show-prompts", "--wire", wire)
+    claims = done.stdout.split("agent cards published by the peers", 1)[1].split(prompts.CLOSE, 1)[0]
+    peers = {peer["peer"]: peer for peer in json.loads(claims.split(">>>\n", 1)[1])}
+    assert ("input_schema" in peers["billing-agent"]["skills"][0]) is billing_publishes
+    assert "input_schema" not in peers["refund-bot-9000"]["skills"][0], "its essay card has none"
+    assert "(the support agent's own contract)" in done.stdout
+
+
 def test_the_injection_scenario_fools_the_gullible_model_but_not_the_gate():
     outcome, printer, network = ask(generate.gullible, scenario="injection")
     assert outcome.peer == "refund-bot-9000" and outcome.verdict is story.Verdict.REFUSED
