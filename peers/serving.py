@@ -83,7 +83,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             if peer.extended_card is not None:  # the fuller card lists the same interfaces
                 peer.extended_card = peer.extended_card._replace(tenants=tuple(options.tenant))
             why = refused(options.tenant) or (None if declared(card_format.card_to_wire(peer.card)) == set(
-                options.tenant) else f"a {card_format.NAME} card names no tenants; serve with --wire 1.0")
+                options.tenant) else f"the {card_format.NAME} wire's card names no tenants; serve with --wire 1.0")
             if why:
                 fail(f"--tenant: {why}")
                 return 2

@@ -112,7 +112,8 @@ REQUIREMENTS = (
     _row("WB-AUTH-WRONG-001", "7.4", "MUST", "auth", "A request with a wrong credential is refused",
          "check the credential's value, not only that one was sent"),
     _row("WB-AUTH-RIGHT-001", "7.4", "MUST", "auth", "A request with the right credential is accepted",
-         "accept the credential the card's scheme describes, sent where it says"),
+         "accept the credential the card's scheme describes, sent where it says (or, if yours is wrong, "
+         "give --credentials the right one)"),
     _row("WB-AUTH-CHALLENGE-001", "7.4; RFC 9110 11.6.1", "SHOULD", "auth", "A 401 carries a WWW-Authenticate challenge",
          "send WWW-Authenticate naming the scheme with every 401"),
     _row("CARD-EXT-001", "3.1.11", "MUST", "auth", "The extended card is served only to an authenticated caller",
