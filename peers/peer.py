@@ -173,6 +173,8 @@ class Peer:
         except Paused as exc:  # nothing was done: a person, or a stronger credential, must say
             task = paused_or_failed(task, exc, self.store.paused_by(owner), pending.holds_until, self.hold_seconds,
                                     self._now())
+            if effect is not None and task.state in PAUSED:  # held for its caller before the pause can be
+                self.ledger.record(effect, Effect(owner, task.id, pending.claim, WAITING))  # answered or canceled
             task = self.store.pause(task, pending._replace(paused=exc)) if task.state in PAUSED \
                 else self.store.update(task)  # over the caller's share: nothing is held
         else:
@@ -182,9 +184,7 @@ class Peer:
             if effect is not None:
                 self.ledger.record(effect, Effect(owner, task.id, pending.claim, "".join(a.text for a in done.artifacts)))
             return self.store.update(done)
-        if effect is not None and task.state in PAUSED:  # held for the caller who may release it
-            self.ledger.record(effect, Effect(owner, task.id, pending.claim, WAITING))
-        elif effect is not None:  # nothing was done: it may be asked for again
+        if effect is not None and task.state not in PAUSED:  # nothing was done: it may be asked for again
             self.ledger.release(effect, task.id)
         return task
 
@@ -205,8 +205,9 @@ class Peer:
                                                     timestamp=self._now())
         return self.store.add(rejected, owner, message.message_id, content)[0]
 
-    def _holds(self, task_id: str) -> bool:  # a paused task's claim: kept, and its stated hold not over
-        return task_id in self.store.tasks and not hold_over(self.store.tasks[task_id], self._now())
+    def _holds(self, task_id: str) -> bool:  # a paused task's claim: kept, still paused, its stated hold not over
+        task = self.store.tasks.get(task_id)
+        return task is not None and task.state in PAUSED and not hold_over(task, self._now())
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
         return self._answer(self.store.get(task_id, owner))
