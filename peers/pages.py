@@ -27,6 +27,7 @@ import hashlib
 import hmac
 import json
 import os
+from typing import Callable
 
 from peers.a2a.model import ListQuery, Task, TaskPage
 from transports.jsonrpc import InvalidParams
@@ -35,6 +36,7 @@ Place = tuple[str, int]  # (the status timestamp as `instant` spells it, or ""; 
 STAMP = 29  # len(instant(...)): "2026-11-30T12:00:00.500000000"
 VERSION, TAG = b"\x01", 16
 TOKEN_BYTES = len(VERSION) + TAG + STAMP + 8
+MAX_PAGE_BYTES = 512 * 1024  # of messages the tasks of one page keep: the answer stays within a client's 1 MiB
 REFUSED = ("pageToken is not a token this agent gave for this listing (another caller's, other "
            "filters, from before a restart, or altered); list again without it")
 
@@ -45,9 +47,12 @@ class Pages:
     def __init__(self) -> None:
         self.key = os.urandom(32)  # the peer's own: tokens die with the process that gave them
 
-    def page(self, listing: list[tuple[Place, Task]], query: ListQuery, owner: str) -> TaskPage:
+    def page(self, listing: list[tuple[Place, Task]], query: ListQuery, owner: str,
+             kept: Callable[[str], int | None] = lambda task_id: 0) -> TaskPage:
         """The page of `listing` (this owner's matching tasks, in the order above) that
-        `query.page_token` points to: the tasks below its place, `query.page_size` of them."""
+        `query.page_token` points to: the tasks below its place, `query.page_size` of them,
+        or fewer, as the spec's "maximum" allows, where the bytes of messages they keep
+        (`kept(task id)`) would pass MAX_PAGE_BYTES: a page is never more than a client reads."""
         whose = json.dumps([owner, query.context_id, query.state and query.state.value,
                             query.updated_after]).encode()
         if query.page_token:
@@ -55,8 +60,13 @@ class Pages:
             rest = [(at, task) for at, task in listing if at < place]  # below it: descending order
         else:
             rest = listing
-        shown = rest[:query.page_size]
-        more = len(rest) > query.page_size
+        shown, weight = rest[:query.page_size], 0
+        for count, (_, task) in enumerate(shown):
+            weight += kept(task.id) or 0
+            if weight > MAX_PAGE_BYTES and count:  # one task always: a page is never empty
+                shown = shown[:count]
+                break
+        more = len(rest) > len(shown)
         return TaskPage([task for _, task in shown], self._seal(shown[-1][0], whose) if more else "",
                         len(listing))
 

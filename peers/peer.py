@@ -223,7 +223,7 @@ class Peer:
         found = self.store.owned_by(owner, context_id=query.context_id, state=query.state,
                                     updated_after=query.updated_after)
         self.store.flush()
-        return self.pages.page(found, query, owner)
+        return self.pages.page(found, query, owner, self.store.sizes.get)
 
     def _answer(self, task: Task) -> Task:
         """`task`, once every change it tells of is kept: a durable store writes what it

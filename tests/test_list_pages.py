@@ -198,3 +198,20 @@ def test_null_page_size_is_the_default_as_null_page_token_is_the_first_page(serv
     assert len(answer["result"]["tasks"]) == 3 and answer["result"]["pageSize"] == 50, answer
     for size in (0, 101, "5", 2.0, True):
         assert served.call("ListTasks", {"pageSize": size})["error"]["code"] == -32602, size
+
+
+def test_a_page_of_large_tasks_is_cut_short_so_its_answer_stays_within_what_a_client_reads(served):
+    """Each task keeps a 60 KB message: 30 of them would be a 2 MB answer, past the 1 MiB a
+    client (ours among them) reads. A page stops short instead, and the walk lists each once."""
+    made = []
+    for n in range(30):
+        made.append(served.call("SendMessage", {"message": {
+            "messageId": f"big-{n}", "role": "ROLE_USER", "metadata": {"note": "x" * 60_000},
+            "parts": [{"data": {"order_id": f"ORD-B{n}", "amount": 5}}]}})["result"]["task"]["id"])
+    answer = InProcessTransport({billing.BASE_URL: served.app}).post(billing.BASE_URL + "/a2a", json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 100}}).encode(),
+        {**HEADERS, "Authorization": "Bearer t0k"})
+    first = json.loads(answer.body)["result"]
+    assert len(answer.body) < 1 << 20 and 1 <= len(first["tasks"]) < 30 and first["nextPageToken"]
+    assert first["totalSize"] == 30
+    assert served.walk(100) == made[::-1], "every task once, newest first"
