@@ -249,7 +249,7 @@ def cli_once(*args, runner=None):
 
 @pytest.fixture(scope="session")
 def new_key(tmp_path_factory):
-    """One key made by `python -m peers.signing.new_key`, shared by the tests that read what
+    """One key made by `python3 -m peers.signing.new_key`, shared by the tests that read what
     the tool made (finding an RSA key in pure Python takes about a second): (file, the run)."""
     path = tmp_path_factory.mktemp("new-key") / "key.pem"
     done = subprocess.run([sys.executable, "-m", "peers.signing.new_key", str(path)], cwd=ROOT,

@@ -92,7 +92,7 @@ def key_tool(*args):
 
 def test_the_key_tools_help_is_not_an_error():
     done = key_tool("--help")
-    assert done.returncode == 0 and done.stdout.startswith("usage: python -m peers.signing.new_key FILE")
+    assert done.returncode == 0 and done.stdout.startswith("usage: python3 -m peers.signing.new_key FILE")
 
 
 def test_a_key_files_public_key_can_be_printed_again(new_key):
