@@ -464,14 +464,17 @@ def test_a_response_header_with_a_line_break_is_a_500_not_an_injected_header():
 # 7. Responses
 
 def test_each_response_is_one_write_on_a_no_delay_socket(peer, monkeypatch):
-    writes, real_sendall = [], socket.socket.sendall
+    writes = []
 
-    def sendall(sock, data, *args):
-        if sock.getsockname() == peer.server_address:  # the server's end of a connection
-            writes.append((bytes(data), sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)))
-        return real_sendall(sock, data, *args)
+    def watched(real):
+        def write(sock, data, *args):
+            if sock.getsockname() == peer.server_address:  # the server's end of a connection
+                writes.append((bytes(data), sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)))
+            return real(sock, data, *args)
+        return write
 
-    monkeypatch.setattr(socket.socket, "sendall", sendall)
+    monkeypatch.setattr(socket.socket, "sendall", watched(socket.socket.sendall))
+    monkeypatch.setattr(socket.socket, "send", watched(socket.socket.send))
     pipelined = request() + request("GET", "/.well-known/agent-card.json", headers=[], body=b"")
     answer, _ = talk(peer.server_address, pipelined, half_close=True)
     assert [r[0] for r in parse_responses(answer)] == [200, 200]

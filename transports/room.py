@@ -16,19 +16,25 @@ those not being answered (an answer under way is never cut):
 So a stranger's connections close one another first: an honest request that arrives whole
 is answered, whatever else is open, unless the stranger opens `max_connections` connections
 in less time than it takes to arrive (then more slots, or a proxy in front, are the answer).
-Not here: the cap itself and closing (server.py), what a connection has heard (server_answer.py).
+`make_room` and `turn_away` are what the server's loop (server.py) does, with itself, when a
+newcomer finds it full. Not here: the cap itself, the loop and closing (server.py), what a
+connection has heard (server_answer.py).
 """
 from __future__ import annotations
 
 import select
+import selectors
 import socket
+import time
 from typing import Any, Callable
 
-from transports.server_answer import Connection
+from transports.jsonrpc import InvalidRequest
+from transports.server_answer import Connection, escape, refusal
 
 YOUNG_SECONDS = 1.0
 SILENT_SECONDS = 0.1  # a client that has said nothing for this long is silent; sooner, it may be on its way
-BEING_ANSWERED = ("busy", "closing")  # a worker has it, or our answer is sent and drains
+MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at once
+BEING_ANSWERED = ("busy", "writing", "closing")  # a worker has it, the loop writes its answer, or it drains
 
 
 def least_progress(connections: dict[Any, Connection], now: float, read: Callable[[Connection], None]) -> \
@@ -57,3 +63,32 @@ def readable_now(sock: socket.socket) -> bool:
     waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
     waiting.register(sock, select.POLLIN)
     return bool(waiting.poll(0))
+
+
+def make_room(server: Any) -> bool:
+    """Close the connection of `server` that has made the least progress (above), saying so
+    unless it was idle; False when every one is being answered."""
+    least = least_progress(server._open, time.monotonic(), server._readable)
+    if least is None:
+        return False
+    if least.state != "idle":  # a request begun, a TLS handshake: news; an idle one, none
+        server.log(f'{least.ip} "{escape(least.first_line())}" closed to make room: {server.max_connections} open')
+    server._close(least)
+    return True
+
+
+def turn_away(server: Any, sock: socket.socket, ip: str) -> None:
+    """A newcomer to a full `server` with every connection being answered: a 503 (over TLS, a close)."""
+    server.log(f"{ip} {'closed before TLS,' if server.tls else '503'} turned away: {server.max_connections} "
+               "connections open")
+    try:  # a fresh socket takes one small send without blocking; over TLS, see tls.py: no send, a close
+        sock.setblocking(False)
+        if server.tls is None:
+            sock.send(refusal(503, InvalidRequest("too many connections; retry in a second"), **{"Retry-After": "1"}))
+    except OSError:
+        return sock.close()
+    if server._closing >= MOST_LINGERING:  # a flood: no draining, a reset will do
+        return sock.close()
+    conn = server._open[sock] = Connection(sock, ip, time.monotonic(), 0.0)  # drained, as any we hang up on
+    server._selector.register(sock, selectors.EVENT_READ, conn)
+    server._linger(conn)

@@ -10,8 +10,9 @@ transports. The rules (test_http.py, test_server_hardening.py, test_resource_att
   so an idle or dripping one is a socket, not a thread; a request read in full goes to one of `max_workers` threads
   (workers.py), which answers the client's next requests too while each follows within 5 ms (over TLS too). A request
   must arrive within `request_timeout` of its first byte however it is dripped (else 408); between requests a connection
-  may idle `idle_timeout`. At most `max_connections` are open; when full, the one that made the least progress is closed
-  for a newcomer (`_make_room`; all being answered: 503). Past 64 MiB held, large requests get 503. One log line per
+  may idle `idle_timeout`. A whole answer is sent as far as the client takes it at once; the loop writes the rest as
+  the client reads (unsent.py), within `request_timeout`: one that stops reading holds no worker. At most `max_connections` are open; when full, the one that made the least progress is closed
+  for a newcomer (room.py; all being answered: 503). Past 64 MiB held, large requests get 503. One log line per
   request or incident, never a traceback. Binds 127.0.0.1 by default; `tls`: https. No HTTP/2.
 """
 from __future__ import annotations
@@ -29,15 +30,15 @@ from transports.base import App
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11_server import Head, Refusal
 from transports.jsonrpc import InvalidRequest
-from transports.room import least_progress, readable_now, reads_first
+from transports.room import MOST_LINGERING, make_room, readable_now, reads_first, turn_away
 from transports.server_answer import Connection, escape, refusal
+from transports.unsent import Unsent, write_more
 from transports.workers import Workers, files_to_spare
 
 _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
-_MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at once
 _SWEEP = 0.05  # how often deadlines are looked at, in seconds
 _MOST_HELD = 64 << 20  # bytes of requests held at once, all connections together: past it, large ones wait
-IDLE, READING, BUSY, CLOSING = "idle", "reading", "busy", "closing"  # a connection's states (TLS: "handshake" first)
+IDLE, READING, BUSY, WRITING, CLOSING = "idle", "reading", "busy", "writing", "closing"  # (TLS: "handshake" first)
 _AT_ONCE, _IN_A_ROW = 0.005, 100  # a worker keeps a client whose next request comes this soon, this often
 
 
@@ -50,7 +51,7 @@ class PeerServer:
         self.app, self.tls = app, tls  # app: may be set after binding, once the port (and card URL) is known
         self.log, self.idle_timeout, self.request_timeout = log, idle_timeout, request_timeout
         self.max_body, self.max_connections = max_body, min(max_connections, files_to_spare())
-        self.workers = Workers(max_workers)
+        self.workers, self._unsent = Workers(max_workers), Unsent()  # what workers leave the loop to write
         self.socket = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host
                                            else socket.AF_INET, backlog=self.request_queue_size)
         self.socket.setblocking(False)
@@ -112,7 +113,7 @@ class PeerServer:
                 elif key.data == "wake":
                     self._wake_up.recv(4096)  # readable: it does not block
                 else:
-                    self._readable(key.data)
+                    (self._writable if key.data.state == WRITING else self._readable)(key.data)
             while self._returned:
                 self._taken_back(self._returned.popleft())
             if (now := time.monotonic()) >= swept + _SWEEP:
@@ -120,9 +121,11 @@ class PeerServer:
                 for conn in [conn for conn in self._open.values() if conn.state != BUSY and now >= conn.deadline]:
                     if conn.state == READING:
                         self._refuse(conn, 408, f"the request took over {self.request_timeout:g} s")
-                    else:  # idle for idle_timeout, or drained long enough: no news; a TLS client stalled: news
+                    else:  # idle for idle_timeout, or drained long enough: no news; stalled (TLS, a reader): news
                         if conn.state == "handshake":  # no 408: TLS was never agreed, so nothing to answer in
                             self.log(f"{conn.ip} TLS handshake not done within {self.request_timeout:g} s: closed")
+                        elif conn.state == WRITING:  # a client that stopped reading: its answer's bytes let go
+                            self.log(f"{conn.said} client stopped reading, {len(conn.unsent)} bytes short: closed")
                         self._close(conn)
 
     def _nudge(self) -> None:
@@ -136,12 +139,12 @@ class PeerServer:
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:  # out of files, say: the backlog keeps them a moment; a pause, not a spin
-                if not self._make_room():
+                if not make_room(self):
                     self.log(f"accept failed: {exc.strerror or exc}")
                     return time.sleep(_SWEEP)
                 continue
-            if len(self._open) - self._closing >= self.max_connections and not self._make_room():
-                self._turn_away(sock, client[0])
+            if len(self._open) - self._closing >= self.max_connections and not make_room(self):
+                turn_away(self, sock, client[0])
                 continue
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # else ~40 ms stalls
             conn = Connection(sock, client[0], time.monotonic(), self.idle_timeout, self.tls, self.request_timeout)
@@ -149,28 +152,6 @@ class PeerServer:
             self._selector.register(conn.sock, selectors.EVENT_READ, conn)
             if readable_now(conn.sock):  # its first bytes are here: progress, seen before the next needs room
                 self._readable(conn)
-
-    def _make_room(self) -> bool:  # full: close the connection that has made the least progress (room.py)
-        if (least := least_progress(self._open, time.monotonic(), self._readable)) is None:
-            return False  # every one is being answered
-        if least.state != IDLE:  # a request begun, a TLS handshake: news; an idle one, none
-            self.log(f'{least.ip} "{escape(least.first_line())}" closed to make room: {self.max_connections} open')
-        self._close(least)
-        return True
-
-    def _turn_away(self, sock: socket.socket, ip: str) -> None:
-        self.log(f"{ip} {'closed before TLS,' if self.tls else '503'} turned away: {self.max_connections} connections open")
-        try:  # a fresh socket takes one small send without blocking; over TLS, see tls.py: no send, a close
-            sock.setblocking(False)
-            if self.tls is None:
-                sock.send(refusal(503, InvalidRequest("too many connections; retry in a second"), **{"Retry-After": "1"}))
-        except OSError:
-            return sock.close()
-        if self._closing >= _MOST_LINGERING:  # a flood: no draining, a reset will do
-            return sock.close()
-        conn = self._open[sock] = Connection(sock, ip, time.monotonic(), 0.0)  # drained, as any we hang up on
-        self._selector.register(sock, selectors.EVENT_READ, conn)
-        self._linger(conn)
 
     def _linger(self, conn: Connection) -> None:
         """Our side is done: drain what the client still sends for a moment, then close
@@ -194,7 +175,7 @@ class PeerServer:
         if not data and conn.state == READING:  # the client left; only a request begun is news
             self.log(f'{conn.ip} "{escape(conn.line or conn.first_line())}" client disconnected mid-request')
         if not data:  # a refused handshake's alert is sent: drained, as closing on unread bytes would reset it
-            return self._linger(conn) if conn.refused and self._closing < _MOST_LINGERING else self._close(conn)
+            return self._linger(conn) if conn.refused and self._closing < MOST_LINGERING else self._close(conn)
         conn.buffer += data
         if conn.held() > 65536 and sum(held.held() for held in self._open.values()) > _MOST_HELD:
             return self._refuse(conn, 503, "the server holds too many large requests now; retry in a second")
@@ -220,8 +201,8 @@ class PeerServer:
 
     def _work(self, conn: Connection, head: Head, body: bytes) -> None:  # in a worker, then back to the loop
         for turn in range(1, _IN_A_ROW + 1):  # a busy client's next request, answered here while it keeps coming
-            conn.keep = conn.answer(self.app, self.base_url, head, body, self.request_timeout, self.log)
-            going_on = conn.keep and not self._stop_asked and turn < _IN_A_ROW  # else the loop reads the next
+            conn.keep = conn.answer(self.app, self.base_url, head, body, self.request_timeout, self.log, self._unsent)
+            going_on = conn.keep and not conn.unsent and not self._stop_asked and turn < _IN_A_ROW  # else: the loop
             if not going_on or (following := conn.next_request(_AT_ONCE, self.max_body)) is None:
                 break
             head, body = following
@@ -233,14 +214,27 @@ class PeerServer:
             return self._close(conn)
         try:
             conn.sock.setblocking(False)
-            self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+            self._selector.register(conn.sock, selectors.EVENT_WRITE if conn.unsent else selectors.EVENT_READ, conn)
         except (OSError, ValueError):
             return self._close(conn)
+        if conn.unsent:  # the rest of its answer, written as the client reads it (unsent.py)
+            conn.state, conn.deadline = WRITING, time.monotonic() + self.request_timeout
+            return None
         if not conn.keep:  # our answer is whole: drain, then close
             return self._linger(conn)
         conn.state, conn.line, conn.since, conn.heard = IDLE, b"", time.monotonic(), False  # the sweep reads them
         conn.deadline = conn.since + self.idle_timeout
         self._advance(conn)  # the client may have sent its next request already
+
+    def _writable(self, conn: Connection) -> None:
+        done = write_more(conn, self._unsent)  # None: the client is gone
+        if done is not False:  # the answer's line, said once its last byte is sent, or not
+            self.log(conn.said + ("" if done else " client disconnected mid-response"))
+        if done is None:
+            return self._close(conn)
+        if done:  # taken back, as a worker's answer is: kept alive, or drained and closed
+            self._selector.unregister(conn.sock)
+            self._taken_back(conn)
 
     def _refuse(self, conn: Connection, status: int, why: str) -> None:
         note = f"refused: {why}"
@@ -252,6 +246,8 @@ class PeerServer:
         self._linger(conn)  # said, then the end of our side: the answer, then end-of-file
 
     def _close(self, conn: Connection) -> None:
+        self._unsent.give(len(conn.unsent))
+        conn.unsent = b""
         if self._open.pop(conn.sock, None) is not None and conn.state == CLOSING:
             self._closing -= 1
         if conn.state != BUSY:

@@ -2,7 +2,8 @@
 
 transports/server.py reads requests on one thread for every connection; each request read
 in full is given to a worker (workers.py), whose thread calls the app and writes the answer on
-the connection (`Connection.answer`), as a whole or, for an iterator body (Server-Sent
+the connection (`Connection.answer`): as a whole, as far as the client takes it at once (the
+rest left in `unsent` for the loop: unsent.py), or, for an iterator body (Server-Sent
 Events), chunk by chunk as the app makes it. A response is one write, Nagle off, with
 Content-Length; keep-alive for HTTP/1.1 unless the client says `Connection: close`, for
 HTTP/1.0 if it asks; an iterator body is sent chunked (HTTP/1.0: ended by closing).
@@ -23,6 +24,7 @@ from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, named_length, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
+from transports.unsent import Unsent, rest_of
 
 _CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
 _OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an exception's repr
@@ -74,6 +76,8 @@ class Connection:
         self.head: Head | None = None  # read, while its body arrives
         self.chunks: ChunkedBody | None = None  # a chunked body, decoded as it arrives (chunked_body.py)
         self.line = b""  # the request line of the request being read, for the log
+        self.unsent: bytes | memoryview = b""  # what the client has not taken yet of a whole answer (unsent.py)
+        self.write_timeout, self.said = 0.0, ""  # said: the log line of the answer being written
 
     def held(self) -> int:
         """Bytes held of the request being read: what has arrived, and a chunked body decoded so far."""
@@ -170,17 +174,21 @@ class Connection:
         return request
 
     def answer(self, app: App, base: str, head: Head, body: bytes, write_timeout: float,
-               log: Callable[[str], None]) -> bool:
-        """Call the app and send its answer; whether the connection may take another request."""
+               log: Callable[[str], None], unsent: Unsent | None = None) -> bool:
+        """Call the app and send its answer; whether the connection may take another request.
+        Of a whole answer, what the client does not take at once is left in `unsent` for the loop,
+        if `unsent` has room for it (else sent here, within `write_timeout`)."""
         try:
-            self.sock.settimeout(write_timeout)  # blocking, for a worker; a client that stops reading is let go
-            return self._answer(app, base, head, body, log)
+            self.sock.settimeout(0)  # a whole answer: as much as the client takes now (unsent.py)
+            self.write_timeout = write_timeout  # what waits for the client: a stream, or no room in `unsent`
+            return self._answer(app, base, head, body, log, unsent)
         except Exception as exc:  # a bug of ours: one line, and this connection ends
             let_quit(exc)
             log(f"{self.ip} server error: {escape(repr(exc), _OUR_TEXT)}")
             return False
 
-    def _answer(self, app: App, base: str, head: Head, body: bytes, log: Callable[[str], None]) -> bool:
+    def _answer(self, app: App, base: str, head: Head, body: bytes, log: Callable[[str], None],
+                unsent: Unsent | None) -> bool:
         http10, note, line, bare = head.version == "HTTP/1.0", "", self.line, head.method == "HEAD"
         try:
             # Header names are lower-case already, as transports.base.request makes them. HEAD is
@@ -207,14 +215,17 @@ class Connection:
         try:
             if bare:  # the head alone; a stream the GET opened is closed unread
                 hang_up(body)
-                self.send(out[:out.index(b"\r\n\r\n") + 4])
+                self.unsent = rest_of(self.sock, out[:out.index(b"\r\n\r\n") + 4], unsent, self.write_timeout)
             elif streaming:
+                self.sock.settimeout(self.write_timeout)  # each event as it comes: the worker waits for the client
                 note += self._stream(out, body, chunked=not http10)
             else:
-                self.send(out + body if status not in (204, 304) else out)
+                self.unsent = rest_of(self.sock, out + body if status not in (204, 304) else out, unsent, self.write_timeout)
         except OSError:
             note += " client disconnected mid-response"
-        log(f'{self.ip} "{escape(line)}" {status}{note}')
+        self.said = f'{self.ip} "{escape(line)}" {status}{note}'
+        if not self.unsent:  # else said once the loop has written the rest (server.py), or not
+            log(self.said)
         return not (close or note)
 
     def _stream(self, head: bytes, chunks: Iterable, chunked: bool) -> str:

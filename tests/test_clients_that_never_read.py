@@ -1,0 +1,92 @@
+"""A client that asks and never reads its answer holds no worker: what it does not take at once
+is left for the server's loop to write (transports/unsent.py), so another client's request is
+answered at once. Before, each such connection held a worker for the write timeout, and enough
+of them (a caller's large ListTasks answers, a stranger's card requests) stalled everyone else
+for 29 s. Bounded: a few connections, 8 MB answers, deadlines on every wait; over TLS too."""
+import socket
+import ssl
+import time
+
+import pytest
+
+from conftest import ROOT, serving
+from transports import tls
+from transports.base import HttpResponse
+
+KEYS = ROOT / "peers/keys"
+CA, CERT, KEY = (str(KEYS / name) for name in ("demo-ca.DEMO-CERT.pem", "billing-agent.DEMO-TLS-CERT.pem",
+                                                "billing-agent.DEMO-TLS-KEY.pem"))
+LARGE = b"x" * (8 << 20)  # far more than a socket's buffers hold: a worker writing it all would wait
+
+
+def app(request):
+    return HttpResponse(200, {"Content-Type": "text/plain"}, LARGE if request.url.endswith("/large") else b"small")
+
+
+def opened(address, secure):
+    sock = socket.create_connection(address, timeout=5)
+    if secure:
+        context = ssl.create_default_context(cafile=CA)
+        sock = context.wrap_socket(sock, server_hostname="billing.acme.example")
+    return sock
+
+
+def asked(sock, path):
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+
+
+@pytest.mark.parametrize("secure", [False, True], ids=["http", "https"])
+def test_clients_that_never_read_large_answers_leave_the_workers_to_answer_another_at_once(secure):
+    lines = []
+    options = {"tls": tls.server_context(CERT, KEY, None)} if secure else {}
+    with serving(app, log=lines.append, max_workers=2, request_timeout=5.0, **options) as server:
+        silent = [opened(server.server_address, secure) for _ in range(6)]  # three times the workers
+        try:
+            for sock in silent:
+                asked(sock, "/large")
+            time.sleep(0.3)  # each is taken by a worker, which writes what the socket takes
+            honest = opened(server.server_address, secure)
+            started = time.monotonic()
+            asked(honest, "/small")
+            answer = b""
+            while not answer.endswith(b"small") and time.monotonic() - started < 4:
+                answer += honest.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 200 OK") and answer.endswith(b"small")
+            assert time.monotonic() - started < 1.0, "answered at once, not after a stalled worker's timeout"
+            honest.close()
+        finally:
+            for sock in silent:
+                sock.close()
+        deadline = time.monotonic() + 5
+        while sum("disconnected mid-response" in line for line in lines) < 6 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert sum("client disconnected mid-response" in line for line in lines) == 6, lines
+    assert server._unsent.held == 0, "every byte left for the loop is given back"
+
+
+def test_a_large_answer_read_slowly_arrives_whole_and_is_logged_once_when_it_has():
+    lines = []
+    with serving(app, log=lines.append, max_workers=1) as server:
+        with socket.create_connection(server.server_address, timeout=5) as sock:
+            asked(sock, "/large")
+            time.sleep(0.2)  # the worker has left the rest to the loop by now
+            received, deadline = bytearray(), time.monotonic() + 10
+            while len(received) < len(LARGE) and time.monotonic() < deadline:
+                received += sock.recv(1 << 16)
+            assert received.endswith(LARGE[-100:]) and len(received) - received.index(b"\r\n\r\n") - 4 == len(LARGE)
+            asked(sock, "/small")  # the same connection, kept alive, takes the next request
+            assert sock.recv(4096).endswith(b"small")
+    assert [line.split('"')[1] for line in lines] == ["GET /large HTTP/1.1", "GET /small HTTP/1.1"]
+    assert all(line.endswith(" 200") for line in lines)
+
+
+def test_a_client_that_stops_reading_is_let_go_at_the_write_deadline_with_its_answers_line():
+    lines = []
+    with serving(app, log=lines.append, request_timeout=1.0) as server:
+        with socket.create_connection(server.server_address, timeout=5) as sock:
+            asked(sock, "/large")
+            deadline = time.monotonic() + 5
+            while not lines and time.monotonic() < deadline:
+                time.sleep(0.05)
+    (line,) = lines
+    assert '"GET /large HTTP/1.1" 200 client stopped reading, ' in line and line.endswith("bytes short: closed")
