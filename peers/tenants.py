@@ -31,7 +31,7 @@ MAX_TENANTS = 20  # a card lists three interfaces for each
 # card file's tenant (card_files.py), so a tenant is one path segment as it is and never
 # holds the ':' that ends it in a key. Not "." or "..", which clients resolve away (RFC
 # 3986 5.2.4), and not the first segment of a route (`refused`), which reads as that route.
-NAME = re.compile(r"[A-Za-z0-9._~-]{1,200}")
+NAME = r"[A-Za-z0-9._~-]{1,200}"  # compiled on first use: only `serve --tenant` asks
 
 
 def in_tenant(tenant: str, key: str) -> str:
@@ -82,7 +82,7 @@ def refused(names: list[str]) -> str | None:
     from peers.a2a.routes import ROUTES  # loaded only to serve tenants
     firsts = {route.path.split("/")[0] for route in ROUTES}  # tasks, extendedAgentCard, message:send ...
     not_names = sorted({".", ".."} | {first for first in firsts if ":" not in first})
-    bad = next((name for name in names if name and (not NAME.fullmatch(name) or name in not_names)), None)
+    bad = next((name for name in names if name and (not re.fullmatch(NAME, name) or name in not_names)), None)
     if bad is not None:
         return (f"{bad[:40]!r} is not a tenant name: 1 to 200 letters, digits and . _ ~ -, "
                 f"and not {', '.join(not_names)}")

@@ -64,7 +64,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # Brackets outside strings: a string is skipped whole, escapes included. A string left
 # open runs to the end of the text, so no start position is ever scanned twice.
-_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]')
+_STRUCTURE = r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]'  # compiled on first use: large frames only
 
 
 def _check_structure(text: str, limits: Limits) -> None:
@@ -73,7 +73,7 @@ def _check_structure(text: str, limits: Limits) -> None:
     if text.count("[") + text.count("{") <= limits.max_depth:
         return
     depth = containers = 0
-    for match in _STRUCTURE.finditer(text):
+    for match in re.finditer(_STRUCTURE, text):
         token = match.group()
         if token in "[{":
             depth += 1

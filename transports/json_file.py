@@ -57,14 +57,15 @@ def load_json_file(path: str, max_chars: int) -> Any:
 
 
 # A string (a key when a colon follows it), or a bracket: enough to tell which object a key is in.
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]')
+# Compiled when a file has a duplicate key, not at start-up (a compile is most of a start-up's margin).
+_TOKENS = r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]'
 
 
 def _second_of_a_key(text: str) -> tuple[int, int] | None:
     """Where a key first appears again within one object (the strict codec said only which key),
     found again in one pass over a document it has already read through."""
     keys: list[set[str] | None] = []  # per open bracket: an object's keys so far (None: an array)
-    for token in _TOKENS.finditer(text):
+    for token in re.finditer(_TOKENS, text):
         found = token.group()
         if found in "[{":
             keys.append(set() if found == "{" else None)
