@@ -43,7 +43,10 @@ def rest_of(sock: Any, data: bytes, unsent: Unsent | None, write_timeout: float)
     """A worker's: send a whole answer on a non-blocking socket, as much as the client takes now;
     the rest is returned, left for the loop, if `unsent` has room for it; else it is sent here,
     within `write_timeout` (b"" is returned then, as when the client took it all)."""
-    sent = _sent_now(sock, data)
+    try:
+        sent = sock.send(data)  # nearly always all of it
+    except WOULD_WAIT:
+        sent = 0
     if sent == len(data):
         return b""
     rest = memoryview(data)[sent:]

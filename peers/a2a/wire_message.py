@@ -139,7 +139,7 @@ def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     """A part: its content (text, data or a file), then its metadata, each checked, made at once."""
     part = obj(value, path)
     media_type = None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
-    if not dialect.kind and len(given := CONTENT_1_0 & part.keys()) > 1:  # none kept silently beside another
+    if not dialect.kind and len(part) > 1 and len(given := CONTENT_1_0 & part.keys()) > 1:  # none dropped silently
         raise WireError(f"{path} must have one of text, raw, url or data, not {len(given)}: {', '.join(sorted(given))}")
     if "text" in part:
         content = {"text": field(part, "text", str, path + "."), "media_type": media_type}
