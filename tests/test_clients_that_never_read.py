@@ -5,6 +5,7 @@ of them (a caller's large ListTasks answers, a stranger's card requests) stalled
 for 29 s. Bounded: a few connections, 8 MB answers, deadlines on every wait; over TLS too."""
 import socket
 import ssl
+import threading
 import time
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from conftest import ROOT, serving
 from transports import tls
 from transports.base import HttpResponse
+from transports.server import PeerServer
 
 KEYS = ROOT / "peers/keys"
 CA, CERT, KEY = (str(KEYS / name) for name in ("demo-ca.DEMO-CERT.pem", "billing-agent.DEMO-TLS-CERT.pem",
@@ -89,4 +91,54 @@ def test_a_client_that_stops_reading_is_let_go_at_the_write_deadline_with_its_an
             while not lines and time.monotonic() < deadline:
                 time.sleep(0.05)
     (line,) = lines
-    assert '"GET /large HTTP/1.1" 200 client stopped reading, ' in line and line.endswith("bytes short: closed")
+    assert line.endswith('"GET /large HTTP/1.1" 200 client stopped reading its answer within 1 s: closed')
+
+
+@pytest.mark.parametrize("secure", [False, True], ids=["http", "https"])
+def test_past_what_the_server_keeps_for_clients_not_reading_a_large_answer_closes_and_holds_no_worker(secure):
+    lines = []
+    options = {"tls": tls.server_context(CERT, KEY, None)} if secure else {}
+    with serving(app, log=lines.append, max_workers=2, max_unsent=20 << 20, **options) as server:
+        silent = [opened(server.server_address, secure) for _ in range(6)]  # 48 MB asked: room for two
+        try:
+            for sock in silent:
+                asked(sock, "/large")
+            deadline = time.monotonic() + 5
+            while len(lines) < 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert sum("client not reading: the server holds 20 MiB of answers clients have not read; closed" in line
+                       for line in lines) == 4, lines
+            honest = opened(server.server_address, secure)
+            started = time.monotonic()
+            asked(honest, "/small")
+            answer = b""
+            while not answer.endswith(b"small") and time.monotonic() - started < 4:
+                answer += honest.recv(4096)
+            assert answer.endswith(b"small") and time.monotonic() - started < 1.0
+            assert 0 < server._unsent.held <= 20 << 20, "the two answers kept, within the bound"
+            honest.close()
+        finally:
+            for sock in silent:
+                sock.close()
+
+
+def test_a_server_stopping_writes_what_a_reading_client_has_not_yet_taken_and_says_its_line():
+    lines, received = [], bytearray()
+    server = PeerServer(app, "127.0.0.1", 0, log=lines.append).start()
+    sock = socket.create_connection(server.server_address, timeout=5)
+    try:
+        asked(sock, "/large")
+        time.sleep(0.2)  # the rest is the loop's to write now
+        stopping = threading.Thread(target=server.stop)
+        stopping.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # read on while the server stops: it finishes the answer
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                break
+            received += chunk
+        stopping.join(10)
+    finally:
+        sock.close()
+    assert len(received) - received.index(b"\r\n\r\n") - 4 == len(LARGE), "the whole answer, not cut"
+    assert lines == ['127.0.0.1 "GET /large HTTP/1.1" 200']

@@ -32,7 +32,7 @@ from transports.http11_server import Head, Refusal
 from transports.jsonrpc import InvalidRequest
 from transports.room import MOST_LINGERING, make_room, readable_now, reads_first, turn_away
 from transports.server_answer import Connection, escape, refusal
-from transports.unsent import Unsent, write_more
+from transports.unsent import MOST_UNSENT, Unsent, finish, write_more
 from transports.workers import Workers, files_to_spare
 
 _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
@@ -47,11 +47,12 @@ class PeerServer:
     def __init__(self, app: App | None, host: str = "127.0.0.1", port: int = 0, *,
                  log: Callable[[str], None] = lambda line: None, idle_timeout: float = 30.0,
                  request_timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES,
-                 max_connections: int = 1024, max_workers: int = 64, tls: Any = None) -> None:
+                 max_connections: int = 1024, max_workers: int = 64, tls: Any = None,
+                 max_unsent: int = MOST_UNSENT) -> None:
         self.app, self.tls = app, tls  # app: may be set after binding, once the port (and card URL) is known
         self.log, self.idle_timeout, self.request_timeout = log, idle_timeout, request_timeout
         self.max_body, self.max_connections = max_body, min(max_connections, files_to_spare())
-        self.workers, self._unsent = Workers(max_workers), Unsent()  # what workers leave the loop to write
+        self.workers, self._unsent = Workers(max_workers), Unsent(max_unsent)  # what workers leave the loop to write
         self.socket = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host
                                            else socket.AF_INET, backlog=self.request_queue_size)
         self.socket.setblocking(False)
@@ -92,12 +93,14 @@ class PeerServer:
         self._nudge()
 
     def server_close(self) -> None:
-        """Close the listening socket and every connection; one being answered, once sent (2 s at most)."""
+        """Close the listening socket and every connection; one being answered, once sent (2 s at most
+        for the workers, then 2 s for what the loop was writing: unsent.py's `finish`)."""
         self._stop_asked = True
-        for conn in [conn for conn in self._open.values() if conn.state != BUSY]:
+        for conn in [conn for conn in self._open.values() if conn.state not in (BUSY, WRITING)]:
             self._close(conn)
         self.socket.close()
         self.workers.close(2.0)
+        finish([conn for conn in self._open.values() if conn.unsent], 2.0, self.log)  # the loop's writing, ended
         for conn in list(self._open.values()):
             self._close(conn)
         for closing in (self._selector, self._wake_up, self._waker):
@@ -125,7 +128,7 @@ class PeerServer:
                         if conn.state == "handshake":  # no 408: TLS was never agreed, so nothing to answer in
                             self.log(f"{conn.ip} TLS handshake not done within {self.request_timeout:g} s: closed")
                         elif conn.state == WRITING:  # a client that stopped reading: its answer's bytes let go
-                            self.log(f"{conn.said} client stopped reading, {len(conn.unsent)} bytes short: closed")
+                            self.log(f"{conn.said} client stopped reading its answer within {self.request_timeout:g} s: closed")
                         self._close(conn)
 
     def _nudge(self) -> None:
@@ -246,8 +249,8 @@ class PeerServer:
         self._linger(conn)  # said, then the end of our side: the answer, then end-of-file
 
     def _close(self, conn: Connection) -> None:
-        self._unsent.give(len(conn.unsent))
-        conn.unsent = b""
+        self._unsent.give(conn.counted)
+        conn.unsent, conn.counted = b"", 0
         if self._open.pop(conn.sock, None) is not None and conn.state == CLOSING:
             self._closing -= 1
         if conn.state != BUSY:

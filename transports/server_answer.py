@@ -24,7 +24,7 @@ from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, named_length, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
-from transports.unsent import Unsent, rest_of
+from transports.unsent import NotReading, Unsent, rest_of
 
 _CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
 _OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an exception's repr
@@ -77,6 +77,7 @@ class Connection:
         self.chunks: ChunkedBody | None = None  # a chunked body, decoded as it arrives (chunked_body.py)
         self.line = b""  # the request line of the request being read, for the log
         self.unsent: bytes | memoryview = b""  # what the client has not taken yet of a whole answer (unsent.py)
+        self.counted = 0  # the bytes `unsent` keeps alive, counted in the server's Unsent
         self.write_timeout, self.said = 0.0, ""  # said: the log line of the answer being written
 
     def held(self) -> int:
@@ -215,14 +216,15 @@ class Connection:
         try:
             if bare:  # the head alone; a stream the GET opened is closed unread
                 hang_up(body)
-                self.unsent = rest_of(self.sock, out[:out.index(b"\r\n\r\n") + 4], unsent, self.write_timeout)
+                self.unsent, self.counted = rest_of(self.sock, out[:out.index(b"\r\n\r\n") + 4], unsent, self.write_timeout)
             elif streaming:
                 self.sock.settimeout(self.write_timeout)  # each event as it comes: the worker waits for the client
                 note += self._stream(out, body, chunked=not http10)
             else:
-                self.unsent = rest_of(self.sock, out + body if status not in (204, 304) else out, unsent, self.write_timeout)
-        except OSError:
-            note += " client disconnected mid-response"
+                whole = out + body if status not in (204, 304) else out
+                self.unsent, self.counted = rest_of(self.sock, whole, unsent, self.write_timeout)
+        except OSError as exc:  # or no room to keep an answer the client did not take (unsent.py)
+            note += f" {exc}" if isinstance(exc, NotReading) else " client disconnected mid-response"
         self.said = f'{self.ip} "{escape(line)}" {status}{note}'
         if not self.unsent:  # else said once the loop has written the rest (server.py), or not
             log(self.said)

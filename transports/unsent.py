@@ -5,8 +5,9 @@ timeout), and a client that never reads, on enough connections, held every worke
 caller's request waited for one, 29 s. So a worker sends what the socket takes at once and
 leaves the rest here, and the loop (server.py) writes it as the client reads, within the write
 timeout: a client that stops reading costs a socket and its answer's bytes, not a thread.
-The bytes left so, all connections together, are bounded (`MOST_UNSENT`): past that, a worker
-writes the rest itself, as before. A stream is written by its worker (a caller's streams are
+The answers kept so, all connections together, are bounded (`MOST_UNSENT`): past that, a client
+that does not take an answer at once has its connection closed (`NotReading`), not a worker held.
+When the server stops, what is unsent is written for a moment more (`finish`). A stream is written by its worker (a caller's streams are
 bounded). Over TLS, a write that would wait is tried again with the same bytes, as OpenSSL asks.
 Not here: when the loop writes (server.py), the answer itself (server_answer.py).
 """
@@ -14,9 +15,10 @@ from __future__ import annotations
 
 import ssl
 import threading
-from typing import Any
+import time
+from typing import Any, Callable
 
-MOST_UNSENT = 64 << 20  # bytes left for the loop at once, all connections together
+MOST_UNSENT = 64 << 20  # bytes of answers kept for clients still reading them, all connections together
 WOULD_WAIT = (BlockingIOError, InterruptedError, ssl.SSLWantWriteError, ssl.SSLWantReadError)
 
 
@@ -39,35 +41,58 @@ class Unsent:
             self.held -= size
 
 
-def rest_of(sock: Any, data: bytes, unsent: Unsent | None, write_timeout: float) -> bytes | memoryview:
-    """A worker's: send a whole answer on a non-blocking socket, as much as the client takes now;
-    the rest is returned, left for the loop, if `unsent` has room for it; else it is sent here,
-    within `write_timeout` (b"" is returned then, as when the client took it all)."""
+class NotReading(OSError):
+    """No room is left for another answer a client has not taken: its connection is closed,
+    rather than a worker held waiting for a client that may never read."""
+
+
+def rest_of(sock: Any, data: bytes, unsent: Unsent | None, write_timeout: float) -> tuple[bytes | memoryview, int]:
+    """A worker's: send a whole answer on a non-blocking socket, as much as the client takes now.
+    Returns the rest, left for the loop, and the bytes that keeps alive, counted in `unsent` (all
+    of `data`: a view of its tail keeps it whole); NotReading when `unsent` has no room for them.
+    With no `unsent` at all, the rest is sent here, within `write_timeout`."""
     try:
         sent = sock.send(data)  # nearly always all of it
     except WOULD_WAIT:
         sent = 0
     if sent == len(data):
-        return b""
-    rest = memoryview(data)[sent:]
-    if unsent is not None and unsent.take(len(rest)):
-        return rest
-    sock.settimeout(write_timeout)
-    sock.sendall(rest)
-    return b""
+        return b"", 0
+    if unsent is None:
+        sock.settimeout(write_timeout)
+        sock.sendall(memoryview(data)[sent:])
+        return b"", 0
+    if not unsent.take(len(data)):
+        raise NotReading(f"client not reading: the server holds {unsent.most >> 20} MiB of answers "
+                         "clients have not read; closed")
+    return memoryview(data)[sent:], len(data)
 
 
 def write_more(conn: Any, unsent: Unsent) -> bool | None:
     """The loop's, when `conn`'s socket is writable: send what the client takes now of
-    `conn.unsent`, giving those bytes back to `unsent`. Whether all is sent; None: the client is gone."""
-    left = len(conn.unsent)
+    `conn.unsent`. Whether all is sent (its bytes given back to `unsent` then); None: the client is gone."""
     try:
         conn.unsent = conn.unsent[_sent_now(conn.sock, conn.unsent):]
     except OSError:  # reset
         return None
-    finally:
-        unsent.give(left - len(conn.unsent))
-    return not conn.unsent
+    if conn.unsent:
+        return False
+    unsent.give(conn.counted)
+    conn.counted = 0
+    return True
+
+
+def finish(conns: list[Any], seconds: float, log: Callable[[str], None]) -> None:
+    """The server stopping: what each connection still has unsent is written, all within `seconds`,
+    and each answer's line said (cut short, if the client did not take it all by then)."""
+    deadline = time.monotonic() + seconds
+    for conn in conns:
+        try:
+            conn.sock.settimeout(max(0.001, deadline - time.monotonic()))
+            conn.sock.sendall(conn.unsent)  # over TLS, the same bytes as the write that waited
+            conn.unsent = b""
+        except OSError:
+            pass
+        log(conn.said + (" cut short: the server stopped" if conn.unsent else ""))
 
 
 def _sent_now(sock: Any, data: bytes | memoryview) -> int:
