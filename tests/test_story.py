@@ -171,6 +171,8 @@ def test_editing_allowlist_json_changes_the_cli_run(tmp_path):
      "allow.json:1:17: not usable JSON (duplicate key 'trusted')"),
     ("--allowlist", '{"trusted": [{"name": "x", "note": "{\\"name\\": 1}",\n  "endpoint": "https://a/b", "name": "y"}]}',
      "allow.json:2:30: not usable JSON (duplicate key 'name')"),  # found in its own object, not in a string
+    ("--allowlist", '{"trusted": [],\n "trusted": [{"name": "x", "name": "y"}]}',
+     "allow.json:2:28: not usable JSON (duplicate key 'name')"),  # the inner object closes first: it is named
     ("--allowlist", '\ufeff{"trusted": []}', "byte order mark"),
     ("--allowlist", '{"trusted": [{"name": "", "endpoint": ""}]}', "trusted[0].name must be at least 1 character"),
     ("--registry", '{"peers": [{"cardUrl": 5}]}', "peers[0].cardUrl must be a string"),

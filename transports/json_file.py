@@ -62,20 +62,24 @@ _TOKENS = r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]'
 
 
 def _second_of_a_key(text: str) -> tuple[int, int] | None:
-    """Where a key first appears again within one object (the strict codec said only which key),
-    found again in one pass over a document it has already read through."""
-    keys: list[set[str] | None] = []  # per open bracket: an object's keys so far (None: an array)
+    """Where the duplicate key the strict codec named is (it said only which key): found again
+    in one pass, in the decoder's order: an object is judged as it closes, so of two objects
+    with a repeated key, the one that closes first (an inner one) is the one named."""
+    keys: list[tuple[set[str], list[int]] | None] = []  # per open bracket: an object's keys, where one came again
     for token in re.finditer(_TOKENS, text):
         found = token.group()
         if found in "[{":
-            keys.append(set() if found == "{" else None)
+            keys.append((set(), []) if found == "{" else None)
         elif found in "]}":
-            del keys[-1:]  # (a stray bracket past the end: the codec has refused it already)
+            closed = keys.pop() if keys else None
+            if closed is not None and closed[1]:
+                return _line_and_column(text[:closed[1][0]])
         elif token.group(1) and keys and keys[-1] is not None:
+            seen, again = keys[-1]
             key = json.loads(found[:found.rindex('"') + 1])
-            if key in keys[-1]:
-                return _line_and_column(text[:token.start()])
-            keys[-1].add(key)
+            if key in seen and not again:
+                again.append(token.start())
+            seen.add(key)
     return None
 
 
