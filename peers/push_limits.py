@@ -6,10 +6,11 @@ The rules:
   MAX_CONFIGS in all. A config admitted and not yet kept holds a `Place`, which counts as a
   config kept, so requests judged together never pass a limit. A place for a task not made
   yet (task id "") counts for its caller and in all: each such task will be one of its own;
-- a webhook sent with a message and no id of its own replaces none: it takes the task's id
-  if that is free, else the first free of "<task id>-2", "<task id>-3" ...; the same webhook
-  sent again (a resend) is the one kept. An id named replaces the config of that id, as
-  CreateTaskPushNotificationConfig's does (whose id, if none is named, is the task's).
+- a webhook sent with no id of its own (with a message, or by CreateTaskPushNotificationConfig)
+  replaces none: it takes the task's id if the task keeps none so named, else "<task id>-N",
+  N one past the highest kept, so an id freed is not given again while one after it is kept
+  (a list's page token names a config: one given again would be met in another place); the
+  same webhook sent again (a resend) is the one kept. An id named replaces the config of that id.
 """
 from __future__ import annotations
 
@@ -47,8 +48,11 @@ def unnamed(kept: dict[str, PushConfig], config: PushConfig) -> PushConfig:
     for existing in kept.values():
         if _alike(existing._replace(id=config.id)) == _alike(config):
             return existing
-    ids = (config.task_id, *(f"{config.task_id}-{number}" for number in range(2, len(kept) + 3)))
-    return config._replace(id=next(free for free in ids if free not in kept))
+    prefix = config.task_id + "-"
+    numbers = [1 if kept_id == config.task_id else int(kept_id[len(prefix):]) for kept_id in kept  # one's own
+               if kept_id == config.task_id or kept_id.startswith(prefix) and _number(kept_id[len(prefix):])]
+    number = max(numbers, default=0) + 1
+    return config._replace(id=config.task_id if number == 1 else f"{prefix}{number}")
 
 
 def _alike(config: PushConfig) -> PushConfig:
@@ -57,3 +61,7 @@ def _alike(config: PushConfig) -> PushConfig:
         return config
     scheme, credentials = config.authentication
     return config._replace(authentication=(scheme.lower(), credentials))
+
+
+def _number(text: str) -> bool:  # "2" to "999999999": as this module numbers ids (not "²", which int() refuses)
+    return text.isascii() and text.isdigit() and len(text) <= 9

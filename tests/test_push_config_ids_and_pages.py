@@ -119,3 +119,30 @@ def test_a_list_with_a_page_size_or_token_that_is_none_is_invalid_params(asked):
     refused = served.call("ListTaskPushNotificationConfigs", {"taskId": task, **asked})
     assert refused["error"]["code"] == -32602, refused
     assert next(iter(asked)) in refused["error"]["message"]
+
+
+def test_an_id_freed_is_not_given_again_while_one_after_it_is_kept_so_a_walk_skips_none():
+    served = Served()
+    task = served.paused_task()
+    for n in range(5):
+        served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/{n}"})
+    page = served.call("ListTaskPushNotificationConfigs", {"taskId": task, "pageSize": 2})["result"]
+    assert [c["id"] for c in page["configs"]] == [task, f"{task}-2"] and page["nextPageToken"] == f"{task}-3"
+    served.call("DeleteTaskPushNotificationConfig", {"taskId": task, "id": f"{task}-2"})
+    again = served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/again"})["result"]
+    assert again["id"] == f"{task}-6", "not -2, freed while -3 to -5 are kept"
+    rest = served.call("ListTaskPushNotificationConfigs", {"taskId": task, "pageToken": page["nextPageToken"]})
+    assert [c["id"] for c in rest["result"]["configs"]] == [f"{task}-3", f"{task}-4", f"{task}-5", f"{task}-6"]
+    served.call("DeleteTaskPushNotificationConfig", {"taskId": task, "id": f"{task}-3"})
+    gone = served.call("ListTaskPushNotificationConfigs", {"taskId": task, "pageToken": f"{task}-3"})
+    assert gone["error"]["code"] == -32602 and "deleted since: list again from the start" in gone["error"]["message"]
+
+
+@pytest.mark.parametrize("named", ["{task}-\u00b2", "{task}-99999999999", "{task}-07", "{task}-x"])
+def test_a_config_named_like_a_numbered_one_leaves_the_next_number_as_it_was(named):
+    served = Served()
+    task = served.paused_task()
+    served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/0"})
+    served.call("CreateTaskPushNotificationConfig", {"taskId": task, "id": named.format(task=task), "url": f"{HOOK}/1"})
+    made = served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/2"})
+    assert made["result"]["id"] == (f"{task}-8" if named.endswith("-07") else f"{task}-2"), made

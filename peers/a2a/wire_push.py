@@ -78,7 +78,8 @@ def page(configs: list[PushConfig], size: int | None, token: str) -> tuple[list[
     first config not yet listed), and the token of the next ("" when none is left)."""
     ids = [config.id for config in configs]
     if token and token not in ids:
-        raise WireError("pageToken must be a nextPageToken from an earlier list of this task's configs")
+        raise WireError("pageToken must be a nextPageToken from an earlier list of this task's configs, naming "
+                        "one still kept (the one it named was deleted since: list again from the start)")
     start = ids.index(token) if token else 0
     end = len(ids) if size is None else start + size
     return configs[start:end], ids[end] if end < len(ids) else ""
