@@ -4,11 +4,11 @@ Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004: duplicate 
 - bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the oldest task of the
   caller holding the most is forgotten ("not found" then, as the spec allows): a caller's own tasks make
   room for it, so none pushes out another's (a share of the store, as streams, paused tasks and webhooks have);
-- scoped: a task is visible only to the caller who created it (its `owner`, from its
-  credentials), so nobody reads another client's refund by its id;
+- scoped: a task is visible only to the caller who created it (its `owner`, from its credentials);
 - idempotent: `add` with a messageId this owner sent before returns the task it made (or
   continued) and stores nothing; the same messageId saying something else is -32602;
-- turns: a paused task keeps what it waits for; `resume` hands that to one follow-up only.
+- turns: a paused task keeps what it waits for; `resume` hands that to one follow-up only, up to
+  MAX_TURNS and MAX_TASK_BYTES of conversation (a GetTask answers all of it, within what a client reads).
 The `Ledger` (peers/ledger.py) is kept apart, because this store's window forgets: no duplicate, however
 late, makes an effect happen twice. Thread-safe: every method holds the store's own lock. `_kept(task_id)`
 is told of each change under it, before anyone else hears of it (a hook: peers/durable.py stages the
@@ -31,6 +31,7 @@ from transports.digests import sha256
 from transports.jsonrpc import InvalidParams
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
+MAX_TASK_BYTES, MAX_TURNS = 512 * 1024, 100  # of a task's whole conversation: GetTask answers it all at once
 SORTED_JSON = encoder(sort_keys=True, default=repr)  # a function: SORTED_JSON(value) -> text (codec.py)
 
 
@@ -75,10 +76,9 @@ class TaskStore:
 
     def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
             content: str = "") -> tuple[Task, bool]:
-        """Keep a new task, made by `make_task`; or, if this owner's message already made
-        one, that task. Returns (the task, whether it is new), as one step: two copies of
-        one message arriving together still make one task, and a copy uses up no task id.
-        `content` tells a copy from a conflict."""
+        """Keep a new task, made by `make_task`; or, if this owner's message already made one, that
+        task. Returns (the task, whether it is new), as one step: two copies of one message arriving
+        together still make one task, and a copy uses up no task id. `content` tells a copy from a conflict."""
         with self.lock:
             seen = self._seen(owner, message_id, content)
             if seen is not None:
@@ -111,11 +111,10 @@ class TaskStore:
 
     def resume(self, task_id: str, owner: str, turns: tuple[Message, ...], content: str,
                accept: Callable[[Any], None]) -> tuple[Task, Any]:
-        """Continue a paused task with a follow-up (the last of `turns`), as one step:
-        `accept(waiting)` judges it against what the task waits for, raising to refuse it
-        (the task stays paused). Accepted, the turns join the task's history; returns
-        (the task, what it waited for). Of two follow-ups at once, one wins; the same
-        follow-up again returns (the task as it is now, None)."""
+        """Continue a paused task with a follow-up (the last of `turns`), as one step: `accept(waiting)`
+        judges it against what the task waits for, raising to refuse it (the task stays paused). Accepted,
+        the turns join the task's history; returns (the task, what it waited for). Of two follow-ups at
+        once, one wins; the same follow-up again returns (the task as it is now, None)."""
         message_id = turns[-1].message_id
         with self.lock:
             task = self._get(task_id, owner)
@@ -128,6 +127,9 @@ class TaskStore:
                     f"task {task_id[:80]!r} is {task.state.value} and takes no more messages"
                     + ("; send a new message (the same contextId keeps the conversation)"
                        if task.state.is_terminal else ""))
+            if self.sizes[task_id] + len(content) > MAX_TASK_BYTES or len(task.history) >= 2 * MAX_TURNS:
+                raise InvalidParams(f"task {task_id[:80]!r} keeps at most {MAX_TASK_BYTES:,} bytes and {MAX_TURNS} "
+                                    "turns of conversation; send a new message (the same contextId keeps the thread)")
             accept(waiting)
             del self.waiting[task_id]
             self._make_room(len(content), new_task=False, keep=task_id)
@@ -137,10 +139,9 @@ class TaskStore:
         return self._tell(task, owner), waiting
 
     def cancel(self, task_id: str, owner: str, canceled: Callable[[Task], Task]) -> tuple[Task, Any]:
-        """Cancel a task that waits for its caller, as one step with `resume`: of a cancel
-        and a follow-up arriving together, one wins. A task being worked on is not stopped
-        midway (its skill may be issuing a refund that moment), and an ended one stays so.
-        Returns (the canceled task, what it waited for)."""
+        """Cancel a task that waits for its caller, as one step with `resume`: of a cancel and a follow-up
+        arriving together, one wins. A task being worked on is not stopped midway (its skill may be issuing
+        a refund that moment), and an ended one stays so. Returns (the canceled task, what it waited for)."""
         with self.lock:
             task = self._get(task_id, owner)
             if task_id not in self.waiting:
@@ -169,8 +170,7 @@ class TaskStore:
         """Every change so far kept where it outlives the process, before anyone is told (durable.py)."""
 
     def _tell(self, task: Task, owner: str | None) -> Task:
-        """Publish a change, outside the lock, once it is kept. Nobody follows the feed, nearly
-        always: then nothing is done at all, on every request's path."""
+        """Publish a change, outside the lock, once it is kept. Nobody follows, nearly always: then nothing is done."""
         if self.changes.followers and owner is not None:
             self.flush()
             self.changes.publish(task, owner)
