@@ -256,6 +256,8 @@ def test_the_duplicate_and_outcomes_lessons_on_the_essays_wire_claim_no_messagei
         line for line in duplicate.stdout.splitlines() if not line.startswith("[support] suppose"))
     assert "the same refund again (the essay's wire has no messageId: billing knows it by its order)" in duplicate.stdout
     assert "the canceled ending needs --wire 1.0 or --wire 0.3" in outcomes.stderr and "Traceback" not in outcomes.stderr
+    assert "supply what it asks as the next turn" not in outcomes.stdout, "the legend says what this wire allows"
+    assert outcomes.stdout.count("escalating to a human: tasks/send has no taskId") == 4  # the paused refund, 3 rows
 
 
 def test_the_contract_lesson_on_the_essays_wire_says_the_contract_is_the_support_agents_own_copy():

@@ -155,12 +155,12 @@ def in_its_words(task: Task, variant: Variant, peer: str, verdict: Verdict) -> s
     return f": {tag}{json.dumps(peer, ensure_ascii=False)} says {json.dumps(said, ensure_ascii=False)}" if said else ""
 
 
-def legend() -> list[str]:
-    """Every variant, by class: the lines the outcomes lesson ends with."""
+def legend(wire: WireFormat) -> list[str]:
+    """Every variant, by class, handled as over `wire`: the lines the outcomes lesson ends with."""
     lines = []
     for group in ("terminal", "interrupted", "active", "no task"):
         lines.append(f"  {group}:")
-        lines += [f"    {v.label:<18} -> {v.handling}" for v in Variant if v.group == group]
+        lines += [f"    {v.label:<18} -> {v.handling_over(wire)}" for v in Variant if v.group == group]
     return lines
 
 

@@ -84,7 +84,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
                   "ending needs --wire 1.0 or --wire 0.3", Kind.WARNING)
     story.say()
     story.say("[support] every variant, and what the support agent does with it:", Kind.BANNER)
-    for line in legend():
+    for line in legend(story.fetched(card).wire):
         story.say(line, Kind.BANNER)
     story.say()
     for line in TWO_VOCABULARIES:
