@@ -37,6 +37,18 @@ def asked(sock, path):
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
 
 
+def honest_wait(address, secure):
+    """How long another client waits for a small answer, read whole (4 s at most)."""
+    with opened(address, secure) as honest:
+        started = time.monotonic()
+        asked(honest, "/small")
+        answer = b""
+        while not answer.endswith(b"small") and time.monotonic() - started < 4:
+            answer += honest.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 200 OK") and answer.endswith(b"small")
+        return time.monotonic() - started
+
+
 @pytest.mark.parametrize("secure", [False, True], ids=["http", "https"])
 def test_clients_that_never_read_large_answers_leave_the_workers_to_answer_another_at_once(secure):
     lines = []
@@ -47,15 +59,7 @@ def test_clients_that_never_read_large_answers_leave_the_workers_to_answer_anoth
             for sock in silent:
                 asked(sock, "/large")
             time.sleep(0.3)  # each is taken by a worker, which writes what the socket takes
-            honest = opened(server.server_address, secure)
-            started = time.monotonic()
-            asked(honest, "/small")
-            answer = b""
-            while not answer.endswith(b"small") and time.monotonic() - started < 4:
-                answer += honest.recv(4096)
-            assert answer.startswith(b"HTTP/1.1 200 OK") and answer.endswith(b"small")
-            assert time.monotonic() - started < 1.0, "answered at once, not after a stalled worker's timeout"
-            honest.close()
+            assert honest_wait(server.server_address, secure) < 1.0, "at once, not after a stalled worker's timeout"
         finally:
             for sock in silent:
                 sock.close()
@@ -108,15 +112,8 @@ def test_past_what_the_server_keeps_for_clients_not_reading_a_large_answer_close
                 time.sleep(0.05)
             assert sum("client not reading: the server holds 20 MiB of answers clients have not read; closed" in line
                        for line in lines) == 4, lines
-            honest = opened(server.server_address, secure)
-            started = time.monotonic()
-            asked(honest, "/small")
-            answer = b""
-            while not answer.endswith(b"small") and time.monotonic() - started < 4:
-                answer += honest.recv(4096)
-            assert answer.endswith(b"small") and time.monotonic() - started < 1.0
+            assert honest_wait(server.server_address, secure) < 1.0
             assert 0 < server._unsent.held <= 20 << 20, "the two answers kept, within the bound"
-            honest.close()
         finally:
             for sock in silent:
                 sock.close()
