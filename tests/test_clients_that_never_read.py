@@ -95,7 +95,38 @@ def test_a_client_that_stops_reading_is_let_go_at_the_write_deadline_with_its_an
             while not lines and time.monotonic() < deadline:
                 time.sleep(0.05)
     (line,) = lines
-    assert line.endswith('"GET /large HTTP/1.1" 200 client stopped reading its answer within 1 s: closed')
+    assert line.endswith('"GET /large HTTP/1.1" 200 client took none of its answer for 1 s: closed')
+
+
+def test_a_client_reading_steadily_but_slowly_gets_its_whole_answer_past_the_write_deadline():
+    lines = []
+    with serving(app, log=lines.append, request_timeout=0.5) as server:
+        with socket.create_connection(server.server_address, timeout=5) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+            asked(sock, "/large")
+            received, started = bytearray(), time.monotonic()
+            while len(received) < len(LARGE) and time.monotonic() - started < 20:
+                received += sock.recv(1 << 20)
+                time.sleep(0.01)  # some 100 reads a second: slower than the socket, never stopping
+            assert len(received) - received.index(b"\r\n\r\n") - 4 == len(LARGE)
+            assert time.monotonic() - started > 0.5, "it took longer than the write deadline"
+    assert lines == ['127.0.0.1 "GET /large HTTP/1.1" 200']
+
+
+def test_a_full_server_closes_for_a_newcomer_a_connection_whose_answer_its_client_stopped_taking():
+    lines = []
+    with serving(app, log=lines.append, max_connections=4) as server:
+        stalled = [socket.create_connection(server.server_address, timeout=5) for _ in range(4)]
+        try:
+            for sock in stalled:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                asked(sock, "/large")
+            time.sleep(1.5)  # each answer the loop's to write, and untouched for over a second
+            assert honest_wait(server.server_address, False) < 1.0
+        finally:
+            for sock in stalled:
+                sock.close()
+    assert any(line.endswith('"GET /large HTTP/1.1" 200 cut short to make room: 4 open') for line in lines), lines
 
 
 @pytest.mark.parametrize("secure", [False, True], ids=["http", "https"])

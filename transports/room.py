@@ -5,7 +5,9 @@ again as soon as it is closed, paced or all at once, from the very address an ho
 uses (on loopback every client shares 127.0.0.1), so neither a share per address nor "first
 come, first kept" keeps honest clients served. What a stranger cannot fake cheaply is
 progress, so when a newcomer finds the server full, the connection closed for it is, of
-those not being answered (an answer under way is never cut):
+those not being answered (an answer a worker is making is never cut; one the loop is writing
+counts its client's last read as its progress, so one whose client has taken none of it for
+a while goes as a silent one does):
 1. one open (or idle since its last answer) for over YOUNG_SECONDS before a younger one:
    a newcomer gets its second to speak, however fast others arrive behind it;
 2. then a silent one (a TLS handshake that has sent nothing, an idle keep-alive, for over
@@ -34,7 +36,7 @@ from transports.server_answer import Connection, escape, refusal
 YOUNG_SECONDS = 1.0
 SILENT_SECONDS = 0.1  # a client that has said nothing for this long is silent; sooner, it may be on its way
 MOST_LINGERING = 1024  # connections being drained at once; beyond, closed at once
-BEING_ANSWERED = ("busy", "writing", "closing")  # a worker has it, the loop writes its answer, or it drains
+BEING_ANSWERED = ("busy", "closing")  # a worker has it, or our answer is sent and drains
 
 
 def least_progress(connections: dict[Any, Connection], now: float, read: Callable[[Connection], None]) -> \
@@ -45,7 +47,7 @@ def least_progress(connections: dict[Any, Connection], now: float, read: Callabl
         waiting = [conn for conn in connections.values() if conn.state not in BEING_ANSWERED]
         least = min(waiting, key=lambda conn: (now - conn.since < YOUNG_SECONDS, conn.heard or now - conn.since
                                                  < SILENT_SECONDS, conn.since), default=None)
-        if least is None or least.heard or not readable_now(least.sock):
+        if least is None or least.heard or least.state == "writing" or not readable_now(least.sock):
             return least
         read(least)  # it may end (the client left): then one more is closed than need be, no harm
     return least
@@ -71,7 +73,9 @@ def make_room(server: Any) -> bool:
     least = least_progress(server._open, time.monotonic(), server._readable)
     if least is None:
         return False
-    if least.state != "idle":  # a request begun, a TLS handshake: news; an idle one, none
+    if least.state == "writing":  # its answer's line, said now: the client had taken none of it for a while
+        server.log(f"{least.said} cut short to make room: {server.max_connections} open")
+    elif least.state != "idle":  # a request begun, a TLS handshake: news; an idle one, none
         server.log(f'{least.ip} "{escape(least.first_line())}" closed to make room: {server.max_connections} open')
     server._close(least)
     return True

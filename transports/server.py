@@ -32,7 +32,7 @@ from transports.http11_server import Head, Refusal
 from transports.jsonrpc import InvalidRequest
 from transports.room import MOST_LINGERING, make_room, readable_now, reads_first, turn_away
 from transports.server_answer import Connection, escape, refusal
-from transports.unsent import MOST_UNSENT, Unsent, finish, write_more
+from transports.unsent import MOST_UNSENT, MOST_WRITING_SECONDS, Unsent, finish, why_stalled, write_more
 from transports.workers import Workers, files_to_spare
 
 _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
@@ -93,8 +93,7 @@ class PeerServer:
         self._nudge()
 
     def server_close(self) -> None:
-        """Close the listening socket and every connection; one being answered, once sent (2 s at most
-        for the workers, then 2 s for what the loop was writing: unsent.py's `finish`)."""
+        """Close the listening socket and every connection, answers under way finished first (2 s, 2 s: unsent.finish)."""
         self._stop_asked = True
         for conn in [conn for conn in self._open.values() if conn.state not in (BUSY, WRITING)]:
             self._close(conn)
@@ -127,8 +126,8 @@ class PeerServer:
                     else:  # idle for idle_timeout, or drained long enough: no news; stalled (TLS, a reader): news
                         if conn.state == "handshake":  # no 408: TLS was never agreed, so nothing to answer in
                             self.log(f"{conn.ip} TLS handshake not done within {self.request_timeout:g} s: closed")
-                        elif conn.state == WRITING:  # a client that stopped reading: its answer's bytes let go
-                            self.log(f"{conn.said} client stopped reading its answer within {self.request_timeout:g} s: closed")
+                        elif conn.state == WRITING:  # a client that stopped reading (or reads too slowly): let go
+                            self.log(f"{conn.said} {why_stalled(conn, self.request_timeout)}")
                         self._close(conn)
 
     def _nudge(self) -> None:
@@ -220,8 +219,9 @@ class PeerServer:
             self._selector.register(conn.sock, selectors.EVENT_WRITE if conn.unsent else selectors.EVENT_READ, conn)
         except (OSError, ValueError):
             return self._close(conn)
-        if conn.unsent:  # the rest of its answer, written as the client reads it (unsent.py)
-            conn.state, conn.deadline = WRITING, time.monotonic() + self.request_timeout
+        if conn.unsent:  # the rest of its answer, written as the client reads it (unsent.py); `since`: its last progress
+            conn.state, conn.since, conn.heard = WRITING, time.monotonic(), False
+            conn.deadline, conn.give_up = conn.since + self.request_timeout, conn.since + MOST_WRITING_SECONDS
             return None
         if not conn.keep:  # our answer is whole: drain, then close
             return self._linger(conn)
@@ -230,7 +230,7 @@ class PeerServer:
         self._advance(conn)  # the client may have sent its next request already
 
     def _writable(self, conn: Connection) -> None:
-        done = write_more(conn, self._unsent)  # None: the client is gone
+        done = write_more(conn, self._unsent, self.request_timeout)  # None: the client is gone
         if done is not False:  # the answer's line, said once its last byte is sent, or not
             self.log(conn.said + ("" if done else " client disconnected mid-response"))
         if done is None:

@@ -79,6 +79,7 @@ class Connection:
         self.unsent: bytes | memoryview = b""  # what the client has not taken yet of a whole answer (unsent.py)
         self.counted = 0  # the bytes `unsent` keeps alive, counted in the server's Unsent
         self.write_timeout, self.said = 0.0, ""  # said: the log line of the answer being written
+        self.give_up = 0.0  # when the loop stops writing an answer, however steadily its client reads (unsent.py)
 
     def held(self) -> int:
         """Bytes held of the request being read: what has arrived, and a chunked body decoded so far."""

@@ -19,6 +19,7 @@ import time
 from typing import Any, Callable
 
 MOST_UNSENT = 64 << 20  # bytes of answers kept for clients still reading them, all connections together
+MOST_WRITING_SECONDS = 120  # however steadily a client reads, an answer is written within this, or cut
 WOULD_WAIT = (BlockingIOError, InterruptedError, ssl.SSLWantWriteError, ssl.SSLWantReadError)
 
 
@@ -67,18 +68,28 @@ def rest_of(sock: Any, data: bytes, unsent: Unsent | None, write_timeout: float)
     return memoryview(data)[sent:], len(data)
 
 
-def write_more(conn: Any, unsent: Unsent) -> bool | None:
+def write_more(conn: Any, unsent: Unsent, patience: float) -> bool | None:
     """The loop's, when `conn`'s socket is writable: send what the client takes now of
-    `conn.unsent`. Whether all is sent (its bytes given back to `unsent` then); None: the client is gone."""
+    `conn.unsent`. Whether all is sent (its bytes given back to `unsent` then); None: the client is gone.
+    A client that takes some has `patience` more seconds for the next (its `deadline`), until `give_up`."""
     try:
-        conn.unsent = conn.unsent[_sent_now(conn.sock, conn.unsent):]
+        sent = _sent_now(conn.sock, conn.unsent)
     except OSError:  # reset
         return None
+    if sent:  # progress (over TLS, only once a whole write is taken): a reader, however slow
+        conn.unsent, conn.since = conn.unsent[sent:], time.monotonic()
+        conn.deadline = min(conn.since + patience, conn.give_up)
     if conn.unsent:
         return False
     unsent.give(conn.counted)
     conn.counted = 0
     return True
+
+
+def why_stalled(conn: Any, patience: float) -> str:
+    """Why the loop lets `conn` go at its deadline, for its answer's line."""
+    return (f"client still reading after {MOST_WRITING_SECONDS} s" if conn.deadline >= conn.give_up
+            else f"client took none of its answer for {patience:g} s") + ": closed"
 
 
 def finish(conns: list[Any], seconds: float, log: Callable[[str], None]) -> None:
