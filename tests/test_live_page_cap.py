@@ -40,3 +40,28 @@ def test_the_caps_worth_of_dripping_heads_reopened_at_once_leave_the_page_and_it
         ends = [json.loads(raw[6:]) for raw in stream if raw.startswith(b"data: ")]
         assert ends and ends[-1]["type"] == "end"
         stream.close()
+
+
+def test_event_streams_past_their_share_of_the_pages_workers_are_refused_and_places_come_back_as_they_end(page):
+    """Each open event stream holds one of the page's 64 workers (a frozen tab's too, for up
+    to an hour): past MOST_STREAMS a new one is a 503, so the page's other requests keep theirs."""
+    run_id = started(page, step=True)  # held before its first frame: its streams stay open
+    streams = []
+    try:
+        for _ in range(web.MOST_STREAMS):
+            request = urllib.request.Request(f"{page['base']}/runs/{run_id}/events",
+                                             headers={"X-Workbench-Token": page["token"]})
+            streams.append(urllib.request.urlopen(request, timeout=30))
+            streams[-1].readline()  # its first line: the stream is open, its place held
+        status, _, said = ask(page, f"/runs/{run_id}/events")
+        assert status == 503 and f"{web.MOST_STREAMS} event streams are open already" in json.loads(said)["error"]
+        assert ask(page, "/lessons")[0] == 200, "the page's other requests are answered"
+    finally:
+        ask(page, f"/runs/{run_id}/stop", "POST")
+        for stream in streams:  # each gets the run's end, and its place is given back
+            assert [json.loads(raw[6:]) for raw in stream if raw.startswith(b"data: ")][-1]["type"] == "end"
+            stream.close()
+    again = urllib.request.urlopen(urllib.request.Request(f"{page['base']}/runs/{started(page)}/events",
+                                                          headers={"X-Workbench-Token": page["token"]}), timeout=30)
+    assert again.status == 200, "the places came back"
+    again.close()

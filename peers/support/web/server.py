@@ -23,6 +23,7 @@ import json
 import os
 import secrets
 import shlex
+import threading
 from functools import partial
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -36,7 +37,7 @@ from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
 from peers.support.web.runs import Run
 from peers.support.web.runs_by_id import Runs
-from transports.base import HttpRequest, HttpResponse
+from transports.base import Held, HttpRequest, HttpResponse
 from transports.codec import Limits
 
 FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
@@ -46,6 +47,7 @@ REQUEST_TIMEOUT = 10.0  # seconds for a whole request to arrive, however it is d
 MAX_CONNECTIONS = 128  # a browser opens about six a page, each event stream one (never closed for room)
 STREAM_WAIT = 15.0  # seconds between keep-alive comments on an idle event stream
 STREAM_LIFETIME = 3600.0  # an event stream ends after this; the browser reconnects where it left off
+MOST_STREAMS = 32  # event streams open at once: each holds one of the server's 64 workers while open
 
 
 class WebApp:
@@ -58,6 +60,7 @@ class WebApp:
         self.conversations = Conversations()  # the page's, each with the card and token it has had
         self.scratch = allowlist.Scratch()  # the edited allowlists' folder: removed by close()
         self.closing = False
+        self.streams = threading.BoundedSemaphore(MOST_STREAMS)  # a place for each open event stream
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         url = urlsplit(request.url)
@@ -116,9 +119,11 @@ class WebApp:
         run = self.runs.get(parts[1]) if len(parts) == 3 and parts[0] == "runs" else None
         if run is None:
             return _answer(404, {"error": "no such page or run"})
-        if method == "GET" and parts[2] == "events":
+        if method == "GET" and parts[2] == "events":  # a tab's stream, or a page closed without closing it
+            if not self.streams.acquire(blocking=False):
+                return _answer(503, {"error": f"{MOST_STREAMS} event streams are open already: close a page or two"})
             return HttpResponse(200, {**headers(), "Content-Type": "text/event-stream"},
-                                self.stream(run, _after(request.header("last-event-id"))))
+                                Held(self.stream(run, _after(request.header("last-event-id"))), self.streams.release))
         if method == "GET" and parts[2] == "trace.jsonl":
             body = "".join(json.dumps(record) + "\n" for record in run.records()).encode()
             return HttpResponse(200, {**headers(), "Content-Type": "application/jsonl",
