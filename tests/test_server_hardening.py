@@ -424,6 +424,26 @@ def test_a_client_that_disconnects_mid_request_is_one_log_line(peer):
     assert all("client disconnected mid-request" in line for line in peer.lines)
 
 
+def test_a_stream_still_open_when_the_server_stops_is_one_log_line_said_as_it_stops():
+    from transports.server import PeerServer
+
+    def endless(request):  # an event stream that never ends on its own, as a subscription's may not
+        def events():
+            for _ in range(600):
+                yield b"data: {}\n\n"
+                time.sleep(0.05)
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, events())
+    lines = []
+    server = PeerServer(endless, "127.0.0.1", 0, log=lines.append).start()
+    with socket.create_connection(server.server_address, timeout=5) as sock:
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(1000).startswith(b"HTTP/1.1 200 OK")
+        server.stop()  # the worker is still at it: its line is said now, once
+        time.sleep(0.5)  # a worker noticing the close afterwards says nothing more
+    check_log(lines)
+    assert lines == ['127.0.0.1 "GET /events HTTP/1.1" cut short: the server stopped']
+
+
 def test_a_client_that_disconnects_mid_response_is_one_log_line():
     lines = []
     with serving(lambda req: HttpResponse(200, {}, b"x" * (32 << 20)), log=lines.append) as server:

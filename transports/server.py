@@ -10,10 +10,10 @@ transports. The rules (test_http.py, test_server_hardening.py, test_resource_att
   so an idle or dripping one is a socket, not a thread; a request read in full goes to one of `max_workers` threads
   (workers.py), which answers the client's next requests too while each follows within 5 ms (over TLS too). A request
   must arrive within `request_timeout` of its first byte however it is dripped (else 408); between requests a connection
-  may idle `idle_timeout`. A whole answer is sent as far as the client takes it at once; the loop writes the rest as
-  the client reads (unsent.py), within `request_timeout`: one that stops reading holds no worker. At most `max_connections` are open; when full, the one that made the least progress is closed
-  for a newcomer (room.py; all being answered: 503). Past 64 MiB held, large requests get 503. One log line per
-  request or incident, never a traceback. Binds 127.0.0.1 by default; `tls`: https. No HTTP/2.
+  may idle `idle_timeout`. A whole answer is sent as far as the client takes it at once, the loop writing the rest as
+  it reads (unsent.py): one that stops reading holds no worker. At most `max_connections` are open; when full, the one
+  that made the least progress is closed for a newcomer (room.py; all being answered: 503). Past 64 MiB held, large
+  requests get 503. One log line per request or incident (a stop included), never a traceback. Binds 127.0.0.1; `tls`: https.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from transports.http11_server import Head, Refusal
 from transports.jsonrpc import InvalidRequest
 from transports.room import MOST_LINGERING, make_room, readable_now, reads_first, turn_away
 from transports.server_answer import Connection, escape, refusal
-from transports.unsent import MOST_UNSENT, MOST_WRITING_SECONDS, Unsent, finish, why_stalled, write_more
+from transports.unsent import MOST_UNSENT, Unsent, finish, start_writing, why_stalled, write_more
 from transports.workers import Workers, files_to_spare
 
 _LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
@@ -101,6 +101,9 @@ class PeerServer:
         self.workers.close(2.0)
         finish([conn for conn in self._open.values() if conn.unsent], 2.0, self.log)  # the loop's writing, ended
         for conn in list(self._open.values()):
+            if conn.answering:  # a worker still making its answer (a stream): its line said now, as the process may end
+                conn.stopped = True
+                self.log(f'{conn.ip} "{escape(conn.line)}" cut short: the server stopped')
             self._close(conn)
         for closing in (self._selector, self._wake_up, self._waker):
             closing.close()
@@ -156,8 +159,7 @@ class PeerServer:
                 self._readable(conn)
 
     def _linger(self, conn: Connection) -> None:
-        """Our side is done: drain what the client still sends for a moment, then close
-        (closing on unread bytes would reset the connection, and the answer with it)."""
+        """Our side is done: drain what the client sends for a moment, then close (unread bytes would reset our answer)."""
         with suppress(OSError):
             conn.sock.shutdown(socket.SHUT_WR)
         self._closing += conn.state != CLOSING
@@ -219,10 +221,8 @@ class PeerServer:
             self._selector.register(conn.sock, selectors.EVENT_WRITE if conn.unsent else selectors.EVENT_READ, conn)
         except (OSError, ValueError):
             return self._close(conn)
-        if conn.unsent:  # the rest of its answer, written as the client reads it (unsent.py); `since`: its last progress
-            conn.state, conn.since, conn.heard = WRITING, time.monotonic(), False
-            conn.deadline, conn.give_up = conn.since + self.request_timeout, conn.since + MOST_WRITING_SECONDS
-            return None
+        if conn.unsent:  # the rest of its answer, written as the client reads it
+            return start_writing(conn, self.request_timeout)
         if not conn.keep:  # our answer is whole: drain, then close
             return self._linger(conn)
         conn.state, conn.line, conn.since, conn.heard = IDLE, b"", time.monotonic(), False  # the sweep reads them

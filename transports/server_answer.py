@@ -78,7 +78,8 @@ class Connection:
         self.line = b""  # the request line of the request being read, for the log
         self.unsent: bytes | memoryview = b""  # what the client has not taken yet of a whole answer (unsent.py)
         self.counted = 0  # the bytes `unsent` keeps alive, counted in the server's Unsent
-        self.write_timeout, self.said = 0.0, ""  # said: the log line of the answer being written
+        self.write_timeout, self.said, self.stopped = 0.0, "", False  # said: its answer's line; stopped: by the server
+        self.answering = False  # a worker is making its answer now (server.py's stop says its line if so)
         self.give_up = 0.0  # when the loop stops writing an answer, however steadily its client reads (unsent.py)
 
     def held(self) -> int:
@@ -182,12 +183,14 @@ class Connection:
         if `unsent` has room for it (else sent here, within `write_timeout`)."""
         try:
             self.sock.settimeout(0)  # a whole answer: as much as the client takes now (unsent.py)
-            self.write_timeout = write_timeout  # what waits for the client: a stream, or no room in `unsent`
+            self.write_timeout, self.answering = write_timeout, True  # write_timeout: for a stream, or no room
             return self._answer(app, base, head, body, log, unsent)
         except Exception as exc:  # a bug of ours: one line, and this connection ends
             let_quit(exc)
             log(f"{self.ip} server error: {escape(repr(exc), _OUR_TEXT)}")
             return False
+        finally:
+            self.answering = False  # its line said (or the loop's to say): a stopping server says none for it
 
     def _answer(self, app: App, base: str, head: Head, body: bytes, log: Callable[[str], None],
                 unsent: Unsent | None) -> bool:
@@ -227,7 +230,7 @@ class Connection:
         except OSError as exc:  # or no room to keep an answer the client did not take (unsent.py)
             note += f" {exc}" if isinstance(exc, NotReading) else " client disconnected mid-response"
         self.said = f'{self.ip} "{escape(line)}" {status}{note}'
-        if not self.unsent:  # else said once the loop has written the rest (server.py), or not
+        if not (self.unsent or self.stopped):  # else said once the loop has written the rest, or by a stopping server
             log(self.said)
         return not (close or note)
 

@@ -68,6 +68,13 @@ def rest_of(sock: Any, data: bytes, unsent: Unsent | None, write_timeout: float)
     return memoryview(data)[sent:], len(data)
 
 
+def start_writing(conn: Any, patience: float) -> None:
+    """The loop's, taking back a connection with an answer unsent: it waits to be writable, its
+    client given `patience` seconds to take some (`since`: its last progress, as room.py reads it)."""
+    conn.state, conn.since, conn.heard = "writing", time.monotonic(), False
+    conn.deadline, conn.give_up = conn.since + patience, conn.since + MOST_WRITING_SECONDS
+
+
 def write_more(conn: Any, unsent: Unsent, patience: float) -> bool | None:
     """The loop's, when `conn`'s socket is writable: send what the client takes now of
     `conn.unsent`. Whether all is sent (its bytes given back to `unsent` then); None: the client is gone.
