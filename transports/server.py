@@ -13,7 +13,7 @@ transports. The rules (test_http.py, test_server_hardening.py, test_resource_att
   may idle `idle_timeout`. A whole answer is sent as far as the client takes it at once, the loop writing the rest as
   it reads (unsent.py): one that stops reading holds no worker. At most `max_connections` are open; when full, the one
   that made the least progress is closed for a newcomer (room.py; all being answered: 503). Past 64 MiB held, large
-  requests get 503. One log line per request or incident (a stop included), never a traceback. Binds 127.0.0.1; `tls`: https.
+  requests get 503. One log line per request or incident (a stop too), never a traceback. Binds 127.0.0.1; `tls`: https.
 """
 from __future__ import annotations
 
