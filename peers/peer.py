@@ -205,9 +205,10 @@ class Peer:
                                                     timestamp=self._now())
         return self.store.add(rejected, owner, message.message_id, content)[0]
 
-    def _holds(self, task_id: str) -> bool:  # a paused task's claim: kept, still paused, its stated hold not over
-        task = self.store.tasks.get(task_id)
-        return task is not None and task.state in PAUSED and not hold_over(task, self._now())
+    def _holds(self, task_id: str) -> bool:  # a paused task's claim: kept, still paused (or about to be), hold not over
+        task = self.store.tasks.get(task_id)  # working: its hold is written just before its pause is kept (_run)
+        return task is not None and (task.state in PAUSED or task.state is TaskState.WORKING) \
+            and not hold_over(task, self._now())
 
     def get_task(self, task_id: str, *, owner: str = "") -> Task:
         return self._answer(self.store.get(task_id, owner))

@@ -12,6 +12,7 @@ from peers import billing
 from peers.a2a import wire_v10
 from peers.a2a.model import TaskState
 from peers.app import PeerApp
+from peers.store import TaskStore
 from test_paused_holds import approval
 from test_resource_attacks import refund
 from transports.inprocess import InProcessTransport
@@ -71,3 +72,30 @@ def test_a_cancel_the_moment_a_task_pauses_leaves_its_caller_free_to_ask_for_tha
     again = first("SendMessage", refund("m-2", "ORD-9", 25))
     assert state(again) == "TASK_STATE_COMPLETED", again
     assert [effect.summary for effect in refunds(peer)] == ["refund of $25.00 issued for ORD-9 (ref BILL-ORD-9)"]
+
+
+class StoreWithAMomentBeforeEachPause(TaskStore):
+    """The real store, with `before_pause(task)` called just before a pause is kept: the moment
+    between a task's hold going into the ledger and its pause being kept, made exact."""
+
+    def __init__(self, before_pause):
+        super().__init__()
+        self.before_pause = before_pause
+
+    def pause(self, task, waiting):
+        self.before_pause(task)
+        return super().pause(task, waiting)
+
+
+def test_the_same_callers_request_for_the_order_just_before_the_pause_is_kept_gets_that_task():
+    asked = []
+    peer = billing.billing_agent(store=StoreWithAMomentBeforeEachPause(
+        lambda task: asked or asked.append(first("SendMessage", refund("m-2", "ORD-9", 25)))))
+    first = caller(peer, "first-token")
+    paused = first("SendMessage", refund("m-1", "ORD-9", 6000))
+    assert state(paused) == "TASK_STATE_INPUT_REQUIRED" and refunds(peer) == []
+    assert asked[0]["result"]["task"]["id"] == paused["result"]["task"]["id"] or \
+        "is paused, waiting for its caller" in asked[0]["result"]["task"]["status"]["message"]["parts"][0]["text"]
+    approved = first("SendMessage", approval("m-3", paused["result"]["task"]["id"]))
+    assert state(approved) == "TASK_STATE_COMPLETED", "the hold stood: the approval does the refund"
+    assert [effect.summary for effect in refunds(peer)] == ["refund of $6,000.00 issued for ORD-9 (ref BILL-ORD-9)"]
