@@ -76,7 +76,7 @@ def _webhook_with(wire_format: Any, peer: Peer, push: Any, caller: Caller, messa
     place = webhooks.admit(caller.owner, push._replace(task_id=message.task_id or ""), again)
 
     def started(task: Task, must_keep: bool = False) -> None:  # only this webhook is told: the task as it is
-        kept = webhooks.set(caller.owner, push._replace(task_id=task.id, id=push.id or task.id), wire_format,
+        kept = webhooks.set(caller.owner, push._replace(task_id=task.id), wire_format,  # no id: push_limits names it
                             place=place, must_keep=must_keep, named=bool(push.id))
         peer.store.flush()  # kept before it is told (a change made meanwhile is told by the feed)
         now = peer.store.find(task.id, caller.owner)

@@ -44,7 +44,7 @@ def full(configs: Kept, held: Counter[tuple[str, str]], key: tuple[str, str]) ->
 def unnamed(kept: dict[str, PushConfig], config: PushConfig) -> PushConfig:
     """`config`, sent with no id of its own, as a task that keeps `kept` keeps it: the same
     webhook kept already (its authentication scheme in any case: RFC 9110 11.1), or `config`
-    under the first id free."""
+    under the task's id, or "<task id>-N", N one past the highest so numbered (see above)."""
     for existing in kept.values():
         if _alike(existing._replace(id=config.id)) == _alike(config):
             return existing
@@ -63,5 +63,5 @@ def _alike(config: PushConfig) -> PushConfig:
     return config._replace(authentication=(scheme.lower(), credentials))
 
 
-def _number(text: str) -> bool:  # "2" to "999999999": as this module numbers ids (not "²", which int() refuses)
-    return text.isascii() and text.isdigit() and len(text) <= 9
+def _number(text: str) -> bool:  # as this module numbers ids, however long (not "²", which int() refuses)
+    return text.isascii() and text.isdigit()

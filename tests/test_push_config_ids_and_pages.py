@@ -138,11 +138,14 @@ def test_an_id_freed_is_not_given_again_while_one_after_it_is_kept_so_a_walk_ski
     assert gone["error"]["code"] == -32602 and "deleted since: list again from the start" in gone["error"]["message"]
 
 
-@pytest.mark.parametrize("named", ["{task}-\u00b2", "{task}-99999999999", "{task}-07", "{task}-x"])
-def test_a_config_named_like_a_numbered_one_leaves_the_next_number_as_it_was(named):
+@pytest.mark.parametrize("named, after", [("-\u00b2", 2), ("-x", 2), ("-07", 8), ("-999999999", 1_000_000_000),
+                                          ("-" + "9" * 40, 10 ** 40)])
+def test_a_config_named_like_a_numbered_one_is_counted_and_no_unnamed_one_replaces_another(named, after):
     served = Served()
     task = served.paused_task()
     served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/0"})
-    served.call("CreateTaskPushNotificationConfig", {"taskId": task, "id": named.format(task=task), "url": f"{HOOK}/1"})
-    made = served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/2"})
-    assert made["result"]["id"] == (f"{task}-8" if named.endswith("-07") else f"{task}-2"), made
+    served.call("CreateTaskPushNotificationConfig", {"taskId": task, "id": task + named, "url": f"{HOOK}/1"})
+    made = [served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/{n}"})["result"]["id"]
+            for n in (2, 3)]
+    assert made == [f"{task}-{after}", f"{task}-{after + 1}"], "each a new id: none replaced"
+    assert len(served.call("ListTaskPushNotificationConfigs", {"taskId": task})["result"]["configs"]) == 4
