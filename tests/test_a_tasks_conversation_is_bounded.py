@@ -53,4 +53,4 @@ def test_large_turns_stop_at_the_bytes_a_task_keeps_and_its_answers_stay_within_
             break
         taken += 1
     assert taken == MAX_TASK_BYTES // 60_100 - 1, taken  # the first message and these fit; the next would not
-    assert len(call("GetTask", {"id": task})) < 1 << 20 and len(call("ListTasks", {})) < 1 << 20
+    assert len(call("GetTask", {"id": task})) < 1 << 20

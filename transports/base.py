@@ -110,32 +110,6 @@ def hang_up(chunks: Any) -> None:
         closing()
 
 
-class Held:
-    """A body read in chunks that holds something while it is read: `done()` is called once,
-    when it ends, fails or is hung up on, read or not (a generator's `finally` runs only if started)."""
-
-    def __init__(self, chunks: Any, done: Callable[[], None]) -> None:
-        self.chunks, self.done = iter(chunks), done
-
-    def __iter__(self) -> "Held":
-        return self
-
-    def __next__(self) -> Any:
-        try:
-            return next(self.chunks)
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self) -> None:
-        done, self.done = self.done, None
-        if done is not None:
-            try:
-                hang_up(self.chunks)
-            finally:
-                done()
-
-
 class HangUp(Exception):
     """Raised by an app (or by its answer's body, mid-stream) to end the connection with no
     answer, or no more of one: the client sees the connection close. A proxy's fault, never

@@ -34,6 +34,10 @@ class LimitExceeded(ValueError):
     """Well-formed JSON, but more than `Limits` allow: refused, never half-kept."""
 
 
+class DuplicateKey(ValueError):
+    """One object naming a key twice (RFC 8259 4: its meaning is unpredictable): refused."""
+
+
 def _no_constants(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
@@ -57,7 +61,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"duplicate key {key[:40]!r}")
+                raise DuplicateKey(f"duplicate key {key[:40]!r}")
             seen.add(key)
     return obj
 

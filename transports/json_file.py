@@ -14,7 +14,7 @@ import os
 import re
 from typing import Any
 
-from transports.codec import loads_strict
+from transports.codec import DuplicateKey, loads_strict
 from transports.named_files import read_named
 
 
@@ -52,7 +52,7 @@ def load_json_file(path: str, max_chars: int) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonFileError(f"{path}:{_where_json_broke(exc)}") from None
     except ValueError as exc:  # a duplicate key, or nesting deeper than any data file needs
-        where = _second_of_a_key(text) if str(exc).startswith("duplicate key") else None
+        where = _second_of_a_key(text) if isinstance(exc, DuplicateKey) else None
         raise JsonFileError(f"{path}:{'%d:%d:' % where if where else ''} not usable JSON ({exc})") from None
 
 

@@ -214,8 +214,8 @@ class PeerServer:
         self._nudge()
 
     def _taken_back(self, conn: Connection) -> None:
-        if self._stop_asked or conn.sock not in self._open:
-            return self._close(conn)
+        if self._stop_asked or conn.sock not in self._open:  # stopping: an answer's rest is the stop's to write
+            return None if conn.unsent and conn.sock in self._open else self._close(conn)
         try:
             conn.sock.setblocking(False)
             self._selector.register(conn.sock, selectors.EVENT_WRITE if conn.unsent else selectors.EVENT_READ, conn)

@@ -177,13 +177,14 @@ class Connection:
         return request
 
     def answer(self, app: App, base: str, head: Head, body: bytes, write_timeout: float,
-               log: Callable[[str], None], unsent: Unsent | None = None) -> bool:
+               log: Callable[[str], None], unsent: Unsent) -> bool:
         """Call the app and send its answer; whether the connection may take another request.
-        Of a whole answer, what the client does not take at once is left in `unsent` for the loop,
-        if `unsent` has room for it (else sent here, within `write_timeout`)."""
+        Of a whole answer, what the client does not take at once is left for the loop, counted
+        in `unsent` (with no room left there, the connection is closed: unsent.py); a stream
+        is sent here, each write within `write_timeout`."""
         try:
             self.sock.settimeout(0)  # a whole answer: as much as the client takes now (unsent.py)
-            self.write_timeout, self.answering = write_timeout, True  # write_timeout: for a stream, or no room
+            self.write_timeout, self.answering = write_timeout, True  # write_timeout: for a stream
             return self._answer(app, base, head, body, log, unsent)
         except Exception as exc:  # a bug of ours: one line, and this connection ends
             let_quit(exc)
@@ -193,7 +194,7 @@ class Connection:
             self.answering = False  # its line said (or the loop's to say): a stopping server says none for it
 
     def _answer(self, app: App, base: str, head: Head, body: bytes, log: Callable[[str], None],
-                unsent: Unsent | None) -> bool:
+                unsent: Unsent) -> bool:
         http10, note, line, bare = head.version == "HTTP/1.0", "", self.line, head.method == "HEAD"
         try:
             # Header names are lower-case already, as transports.base.request makes them. HEAD is
@@ -220,14 +221,14 @@ class Connection:
         try:
             if bare:  # the head alone; a stream the GET opened is closed unread
                 hang_up(body)
-                self.unsent, self.counted = rest_of(self.sock, out[:out.index(b"\r\n\r\n") + 4], unsent, self.write_timeout)
+                self.unsent, self.counted = rest_of(self.sock, out[:out.index(b"\r\n\r\n") + 4], unsent)
             elif streaming:
                 self.sock.settimeout(self.write_timeout)  # each event as it comes: the worker waits for the client
                 note += self._stream(out, body, chunked=not http10)
             else:
                 whole = out + body if status not in (204, 304) else out
-                self.unsent, self.counted = rest_of(self.sock, whole, unsent, self.write_timeout)
-        except OSError as exc:  # or no room to keep an answer the client did not take (unsent.py)
+                self.unsent, self.counted = rest_of(self.sock, whole, unsent)
+        except OSError as exc:  # or no room left to keep an answer the client did not take at once (unsent.py)
             note += f" {exc}" if isinstance(exc, NotReading) else " client disconnected mid-response"
         self.said = f'{self.ip} "{escape(line)}" {status}{note}'
         if not (self.unsent or self.stopped):  # else said once the loop has written the rest, or by a stopping server

@@ -3,12 +3,16 @@
 Why: a worker that waits for a client to read holds its thread while it waits (up to the write
 timeout), and a client that never reads, on enough connections, held every worker: another
 caller's request waited for one, 29 s. So a worker sends what the socket takes at once and
-leaves the rest here, and the loop (server.py) writes it as the client reads, within the write
-timeout: a client that stops reading costs a socket and its answer's bytes, not a thread.
+leaves the rest here, and the loop (server.py) writes it as the client reads: a client that
+stops reading costs a socket and its answer's bytes, not a thread. A client is let go once it
+has taken none of its answer for the write timeout (`request_timeout`: progress is what the
+socket takes, which the kernel reports in steps of some of its buffer, so a reader far slower
+than that may be taken for one that stopped), or is still reading after MOST_WRITING_SECONDS.
 The answers kept so, all connections together, are bounded (`MOST_UNSENT`): past that, a client
 that does not take an answer at once has its connection closed (`NotReading`), not a worker held.
-When the server stops, what is unsent is written for a moment more (`finish`). A stream is written by its worker (a caller's streams are
-bounded). Over TLS, a write that would wait is tried again with the same bytes, as OpenSSL asks.
+When the server stops, what is unsent is written for a moment more (`finish`). A stream is
+written by its worker (a caller's streams are bounded). Over TLS an answer goes in slices
+(`TLS_SLICE`): a write that would wait is tried again with the same slice, as OpenSSL asks.
 Not here: when the loop writes (server.py), the answer itself (server_answer.py).
 """
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any, Callable
 
 MOST_UNSENT = 64 << 20  # bytes of answers kept for clients still reading them, all connections together
 MOST_WRITING_SECONDS = 120  # however steadily a client reads, an answer is written within this, or cut
+TLS_SLICE = 64 * 1024  # over TLS, the most of an answer one write sends
 WOULD_WAIT = (BlockingIOError, InterruptedError, ssl.SSLWantWriteError, ssl.SSLWantReadError)
 
 
@@ -43,36 +48,30 @@ class Unsent:
 
 
 class NotReading(OSError):
-    """No room is left for another answer a client has not taken: its connection is closed,
-    rather than a worker held waiting for a client that may never read."""
+    """No room is left to keep an answer its client has not taken at once: its connection is
+    closed, rather than a worker held waiting for a client that may never read."""
 
 
-def rest_of(sock: Any, data: bytes, unsent: Unsent | None, write_timeout: float) -> tuple[bytes | memoryview, int]:
+def rest_of(sock: Any, data: bytes, unsent: Unsent) -> tuple[bytes | memoryview, int]:
     """A worker's: send a whole answer on a non-blocking socket, as much as the client takes now.
     Returns the rest, left for the loop, and the bytes that keeps alive, counted in `unsent` (all
-    of `data`: a view of its tail keeps it whole); NotReading when `unsent` has no room for them.
-    With no `unsent` at all, the rest is sent here, within `write_timeout`."""
-    try:
-        sent = sock.send(data)  # nearly always all of it
-    except WOULD_WAIT:
-        sent = 0
+    of `data`: a view of its tail keeps it whole); NotReading when `unsent` has no room for them."""
+    view = memoryview(data)
+    sent = _sent_now(sock, view)
     if sent == len(data):
         return b"", 0
-    if unsent is None:
-        sock.settimeout(write_timeout)
-        sock.sendall(memoryview(data)[sent:])
-        return b"", 0
     if not unsent.take(len(data)):
-        raise NotReading(f"client not reading: the server holds {unsent.most >> 20} MiB of answers "
-                         "clients have not read; closed")
-    return memoryview(data)[sent:], len(data)
+        raise NotReading(f"no room left to keep this answer for its client ({unsent.most >> 20} MiB of answers "
+                         "wait for theirs): closed")
+    return view[sent:], len(data)
 
 
 def start_writing(conn: Any, patience: float) -> None:
     """The loop's, taking back a connection with an answer unsent: it waits to be writable, its
     client given `patience` seconds to take some (`since`: its last progress, as room.py reads it)."""
     conn.state, conn.since, conn.heard = "writing", time.monotonic(), False
-    conn.deadline, conn.give_up = conn.since + patience, conn.since + MOST_WRITING_SECONDS
+    conn.give_up = conn.since + MOST_WRITING_SECONDS
+    conn.deadline = min(conn.since + patience, conn.give_up)
 
 
 def write_more(conn: Any, unsent: Unsent, patience: float) -> bool | None:
@@ -83,7 +82,7 @@ def write_more(conn: Any, unsent: Unsent, patience: float) -> bool | None:
         sent = _sent_now(conn.sock, conn.unsent)
     except OSError:  # reset
         return None
-    if sent:  # progress (over TLS, only once a whole write is taken): a reader, however slow
+    if sent:  # progress: a reader, however slow
         conn.unsent, conn.since = conn.unsent[sent:], time.monotonic()
         conn.deadline = min(conn.since + patience, conn.give_up)
     if conn.unsent:
@@ -104,18 +103,31 @@ def finish(conns: list[Any], seconds: float, log: Callable[[str], None]) -> None
     and each answer's line said (cut short, if the client did not take it all by then)."""
     deadline = time.monotonic() + seconds
     for conn in conns:
+        note = ""
         try:
-            conn.sock.settimeout(max(0.001, deadline - time.monotonic()))
-            conn.sock.sendall(conn.unsent)  # over TLS, the same bytes as the write that waited
-            conn.unsent = b""
+            conn.sock.settimeout(max(0.001, deadline - time.monotonic()))  # each send waits, up to then
+            while conn.unsent:
+                conn.unsent = conn.unsent[_sent_now(conn.sock, conn.unsent):]
+        except TimeoutError:
+            note = " cut short: the server stopped"
         except OSError:
-            pass
-        log(conn.said + (" cut short: the server stopped" if conn.unsent else ""))
+            note = " client disconnected mid-response"
+        log(conn.said + note)
 
 
 def _sent_now(sock: Any, data: bytes | memoryview) -> int:
-    """How much of `data` a non-blocking socket takes now (0: none, it would wait)."""
-    try:
-        return sock.send(data)
-    except WOULD_WAIT:
-        return 0
+    """How much of `data` the socket takes now (a non-blocking one: 0 if it would wait). Over TLS,
+    a slice at a time: OpenSSL takes a write whole or not at all, so slices are what progress is
+    counted in, and one that would wait is sent again as it was, as OpenSSL asks."""
+    if not isinstance(sock, ssl.SSLSocket):
+        try:
+            return sock.send(data)
+        except WOULD_WAIT:
+            return 0
+    sent = 0
+    while sent < len(data):
+        try:
+            sent += sock.send(data[sent:sent + TLS_SLICE])
+        except WOULD_WAIT:
+            break
+    return sent

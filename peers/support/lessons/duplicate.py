@@ -49,13 +49,13 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     if outcome.task is None or outcome.sent is None:
         return [outcome]
     first = outcome.sent  # exactly what was sent, messageId included
-    ids = contact.wire.TURNS  # the essay's tasks/send carries no messageId: billing knows a refund by its order
+    carries_message_ids = contact.wire.TURNS  # 0.3's and 1.0's messages do; the essay's tasks/send carries none
     retries = [
         ("suppose that answer was lost on the way back: was the refund issued? Sending the "
-         + (f"same message again ({first.message_id}) is safe" if ids else
+         + (f"same message again ({first.message_id}) is safe" if carries_message_ids else
             "same refund again (the essay's wire has no messageId: billing knows it by its order) is safe"), first),
-        ("a second agent on the same ticket asks for the same refund" + (", with its own messageId" if ids else ""),
-         _ask(story, AMOUNT)),
+        ("a second agent on the same ticket asks for the same refund"
+         + (", with its own messageId" if carries_message_ids else ""), _ask(story, AMOUNT)),
         (f"and for ${AMOUNT * 10:,.2f} instead: a different request for the same order",
          _ask(story, AMOUNT * 10)),
     ]

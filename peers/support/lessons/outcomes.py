@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
+from peers.a2a.wire_format import method_for
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import contact_of, look_up, open_lesson, turn_failed
 from peers.support.calling.outcomes import Variant, legend
@@ -78,7 +79,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         except PeerError as failure:
             return [turn_failed(story, contact, paused, failure)]
         story.report(contact, canceled)
-    elif paused.variant is Variant.INPUT_REQUIRED:  # the essay's wire: the approval not as data, and no cancel
+    elif paused.task is not None and method_for(story.fetched(card).wire, "cancel") is None:  # the essay's wire
         story.say()
         story.say("[support] the essay's tasks/send has no method beside it to cancel a task with: the canceled "
                   "ending needs --wire 1.0 or --wire 0.3", Kind.WARNING)

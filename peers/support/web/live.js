@@ -85,6 +85,11 @@ async function follow(path, asked) {
   current = {id: answer.id, key: answer.key, events, turn: path === "/agent" ? turn(asked) : null};
   document.body.dataset.run = answer.id;
   events.onmessage = (message) => show(JSON.parse(message.data));
+  events.onerror = () => { // a refused stream (503: too many open) is closed for good; a broken one reconnects
+    if (events.readyState === EventSource.CLOSED && current && current.events === events) {
+      setState("refused", "the server refused this run's event stream: too many are open; close a page or two");
+    }
+  };
   return answer;
 }
 

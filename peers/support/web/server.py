@@ -37,7 +37,7 @@ from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
 from peers.support.web.runs import Run
 from peers.support.web.runs_by_id import Runs
-from transports.base import Held, HttpRequest, HttpResponse
+from transports.base import Body, HttpRequest, HttpResponse
 from transports.codec import Limits
 
 FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
@@ -47,7 +47,8 @@ REQUEST_TIMEOUT = 10.0  # seconds for a whole request to arrive, however it is d
 MAX_CONNECTIONS = 128  # a browser opens about six a page, each event stream one (never closed for room)
 STREAM_WAIT = 15.0  # seconds between keep-alive comments on an idle event stream
 STREAM_LIFETIME = 3600.0  # an event stream ends after this; the browser reconnects where it left off
-MOST_STREAMS = 32  # event streams open at once: each holds one of the server's 64 workers while open
+WORKERS = 64  # the page's server's threads
+MOST_STREAMS = WORKERS // 2  # event streams open at once: each holds one of the workers while open
 
 
 class WebApp:
@@ -123,7 +124,8 @@ class WebApp:
             if not self.streams.acquire(blocking=False):
                 return _answer(503, {"error": f"{MOST_STREAMS} event streams are open already: close a page or two"})
             return HttpResponse(200, {**headers(), "Content-Type": "text/event-stream"},
-                                Held(self.stream(run, _after(request.header("last-event-id"))), self.streams.release))
+                                Body(self.stream(run, _after(request.header("last-event-id"))),
+                                     lambda completed: self.streams.release()))
         if method == "GET" and parts[2] == "trace.jsonl":
             body = "".join(json.dumps(record) + "\n" for record in run.records()).encode()
             return HttpResponse(200, {**headers(), "Content-Type": "application/jsonl",
@@ -196,7 +198,7 @@ def listening(port: int, allowlist_path: str, again: Callable[[list[str], Any], 
     from transports.server import PeerServer
     token = secrets.token_urlsafe(24)
     server = PeerServer(None, "127.0.0.1", port, request_timeout=request_timeout, max_body=MAX_BODY,
-                        max_connections=MAX_CONNECTIONS, log=lambda line: None)
+                        max_connections=MAX_CONNECTIONS, max_workers=WORKERS, log=lambda line: None)
     app = server.app = WebApp(server.server_address[1], token, Runs(again), allowlist_path)
     return server.start(), app, f"{server.base_url}/?token={token}"
 
