@@ -14,7 +14,6 @@ from typing import Any, Callable
 from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
 from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chosen
-from peers.support.calling.contracts import CONTRACTS
 from peers.support.calling.replies import read
 from transports.base import parse_url
 from transports.errors import ProtocolViolation
@@ -39,9 +38,8 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     and the binding to carry it: JSON-RPC where offered, else HTTP+JSON, or `binding`
     (--binding); the card's url becomes that interface's. A skill that lists no input modes
     takes the card's defaults (a2a.proto: a skill's modes override them, and proto3 cannot
-    tell an empty list from none). A skill we rely on whose card publishes no input
-    contract (the essay's card has no place for one) gets our own copy (contracts.py), so
-    every payload is checked. A 1.0 card whose security is in a dialect an SDK writes is read
+    tell an empty list from none). The card's input schema stays as published, none where it
+    has none (a payload is checked against our own copy then: cards.refusal). A 1.0 card whose security is in a dialect an SDK writes is read
     as 1.0 spells it, one line to `warn` saying so, or refused if `strict` (--strict-cards:
     card_dialects.py); its signatures are checked on the card as it was served."""
     card = read(spoken.card_from_wire, _in_spec_form(spoken, document, strict, warn), "the card")
@@ -61,9 +59,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
                           f"{sent_over.scheme} ({endpoint[:80]}): a downgrade, refused")
     defaults = _modes(document.get("defaultInputModes"))
     card = card._replace(url=endpoint, skills=tuple(
-        skill._replace(input_modes=skill.input_modes or defaults,
-                       input_schema=CONTRACTS.get(skill.id) if skill.input_schema is None else skill.input_schema)
-        for skill in card.skills))
+        skill._replace(input_modes=skill.input_modes or defaults) for skill in card.skills))
     return FetchedCard(card, fetched_from, _signed(document), spoken, speaking)
 
 

@@ -27,6 +27,7 @@ from peers.a2a.schema import check
 from peers.a2a.security_schemes import BEARER, kind_of
 from peers.a2a.wire_format import WireFormat
 from peers.support.calling.config import token_for
+from peers.support.calling.contracts import CONTRACTS
 from transports import jsonrpc, sse
 from transports.base import ClientRequest, HttpResponse
 from transports.errors import HttpRefusal, PeerError
@@ -170,7 +171,8 @@ def refusal(card: AgentCard, skill_id: str, payload: Any, *, unheld: str | None 
         return f"its card offers no {skill_id!r} skill (it offers {clip(card.skill_ids)})"
     if media_type not in skill.input_modes and "*/*" not in skill.input_modes:
         return f"its {skill_id!r} skill takes {clip(list(skill.input_modes))}, not {media_type}"
-    problem = check(payload, skill.input_schema, "payload") if skill.input_schema else None
+    schema = skill.input_schema or CONTRACTS.get(skill_id)  # the card's, or our own copy where it has none
+    problem = check(payload, schema, "payload") if schema else None
     if problem:  # seed 000: a payload that breaks the contract never leaves
         return f"the payload breaks its {skill_id!r} skill's input contract: {problem}"
     return unheld  # the auth: a credential we hold for what the card asks (`unheld` says why not)

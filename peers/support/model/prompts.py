@@ -34,11 +34,9 @@ def fence(label: str, data: Any) -> str:
 
 def decision_prompt(request: str, cards: list[AgentCard],
                     contracts: dict[str, dict[str, Any]] | None = None) -> str:
-    ours = (contracts or {}).values()  # a card without a schema carries our copy (card_reading.py): not the card's claim
     peers = [{"peer": c.name, "description": c.description,
               "skills": [{"id": s.id, "description": s.description,
-                          **({"input_schema": s.input_schema} if s.input_schema and not any(
-                              s.input_schema is copy for copy in ours) else {})}
+                          **({"input_schema": s.input_schema} if s.input_schema else {})}
                          for s in c.skills]} for c in cards]
     return "\n".join([
         "You plan a support agent's delegation. A customer wrote:",
