@@ -19,6 +19,7 @@ from collections import Counter
 from peers.a2a.model import PushConfig
 
 MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER = 10, 1000, 100
+MAX_ID = 2048  # a config's id, as the wire reads one (peers/a2a/wire_push.py MAX_TEXT)
 LIMITS = f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, {MAX_CONFIGS} in all"
 
 Kept = dict[tuple[str, str], dict[str, PushConfig]]  # (owner, task id) -> config id -> config
@@ -52,7 +53,10 @@ def unnamed(kept: dict[str, PushConfig], config: PushConfig) -> PushConfig:
     numbers = [1 if kept_id == config.task_id else int(kept_id[len(prefix):]) for kept_id in kept  # one's own
                if kept_id == config.task_id or kept_id.startswith(prefix) and _number(kept_id[len(prefix):])]
     number = max(numbers, default=0) + 1
-    return config._replace(id=config.task_id if number == 1 else f"{prefix}{number}")
+    named = config.task_id if number == 1 else f"{prefix}{number}"
+    if len(named) > MAX_ID:  # one past a number named that long: the first free instead (a task keeps 10)
+        named = next(f"{prefix}{n}" for n in range(2, len(kept) + 3) if f"{prefix}{n}" not in kept)
+    return config._replace(id=named)
 
 
 def _alike(config: PushConfig) -> PushConfig:

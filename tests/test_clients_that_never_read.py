@@ -174,3 +174,34 @@ def test_a_server_stopping_writes_what_a_reading_client_has_not_yet_taken_and_sa
         sock.close()
     assert len(received) - received.index(b"\r\n\r\n") - 4 == len(LARGE), "the whole answer, not cut"
     assert lines == ['127.0.0.1 "GET /large HTTP/1.1" 200']
+
+
+def test_a_server_stopping_gives_a_still_reading_client_two_seconds_not_the_rest_of_its_answer():
+    huge = b"y" * (40 << 20)
+    lines = []
+    server = PeerServer(lambda request: HttpResponse(200, {}, huge), "127.0.0.1", 0, log=lines.append).start()
+    sock = socket.create_connection(server.server_address, timeout=5)
+    reading, taken = threading.Event(), []
+
+    def read_steadily():  # some 6 MB a second: 40 MiB would take six or seven
+        while not reading.is_set():
+            try:
+                chunk = sock.recv(1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            taken.append(len(chunk))
+            time.sleep(0.01)
+    try:
+        asked(sock, "/huge")
+        reader = threading.Thread(target=read_steadily, daemon=True)
+        reader.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        server.stop()
+        assert time.monotonic() - started < 3.5, "two seconds for the loop's answers, not the client's pace"
+    finally:
+        reading.set()
+        sock.close()
+    assert sum(taken) < len(huge) and lines == ['127.0.0.1 "GET /huge HTTP/1.1" 200 cut short: the server stopped']

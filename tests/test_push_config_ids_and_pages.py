@@ -149,3 +149,13 @@ def test_a_config_named_like_a_numbered_one_is_counted_and_no_unnamed_one_replac
             for n in (2, 3)]
     assert made == [f"{task}-{after}", f"{task}-{after + 1}"], "each a new id: none replaced"
     assert len(served.call("ListTaskPushNotificationConfigs", {"taskId": task})["result"]["configs"]) == 4
+
+
+def test_an_unnamed_config_after_one_numbered_at_the_longest_an_id_may_be_takes_a_free_number_it_can_be_read_by():
+    served = Served()
+    task = served.paused_task()
+    longest = f"{task}-" + "9" * (2048 - len(task) - 1)
+    served.call("CreateTaskPushNotificationConfig", {"taskId": task, "id": longest, "url": f"{HOOK}/0"})
+    made = served.call("CreateTaskPushNotificationConfig", {"taskId": task, "url": f"{HOOK}/1"})["result"]["id"]
+    assert made == f"{task}-2", made
+    assert served.call("GetTaskPushNotificationConfig", {"taskId": task, "id": made})["result"]["url"] == f"{HOOK}/1"

@@ -105,9 +105,12 @@ def finish(conns: list[Any], seconds: float, log: Callable[[str], None]) -> None
     for conn in conns:
         note = ""
         try:
-            conn.sock.settimeout(max(0.001, deadline - time.monotonic()))  # each send waits, up to then
-            while conn.unsent:
-                conn.unsent = conn.unsent[_sent_now(conn.sock, conn.unsent):]
+            while conn.unsent:  # a slice at a time, each within what is left of `seconds` (TLS: as OpenSSL asks)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                conn.sock.settimeout(left)
+                conn.unsent = conn.unsent[_sent_now(conn.sock, conn.unsent[:TLS_SLICE]):]
         except TimeoutError:
             note = " cut short: the server stopped"
         except OSError:

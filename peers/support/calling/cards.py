@@ -171,7 +171,7 @@ def refusal(card: AgentCard, skill_id: str, payload: Any, *, unheld: str | None 
         return f"its card offers no {skill_id!r} skill (it offers {clip(card.skill_ids)})"
     if media_type not in skill.input_modes and "*/*" not in skill.input_modes:
         return f"its {skill_id!r} skill takes {clip(list(skill.input_modes))}, not {media_type}"
-    schema = skill.input_schema or CONTRACTS.get(skill_id)  # the card's, or our own copy where it has none
+    schema = skill.input_schema if skill.input_schema is not None else CONTRACTS.get(skill_id)  # else our own copy
     problem = check(payload, schema, "payload") if schema else None
     if problem:  # seed 000: a payload that breaks the contract never leaves
         return f"the payload breaks its {skill_id!r} skill's input contract: {problem}"

@@ -53,18 +53,19 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     if not isinstance(card, AgentCard):
         return [card]  # why it could not be had, said already
     skill = next((s for s in card.skills if s.id == "process_refund"), None)
-    schema = (skill.input_schema or CONTRACTS.get(skill.id)) if skill else None  # the card's, else our own copy
+    published = skill.input_schema if skill else None
+    schema = published if published is not None else CONTRACTS.get(skill.id) if skill else None  # else our copy
     if schema is None:
         story.say("[support] billing's card publishes no contract for process_refund: nothing to "
                   "check a payload against (the 1.0 and 0.3 cards carry it)", Kind.WARNING)
         return []
     shape = f"fields {sorted(schema.get('properties', {}))}, required {schema.get('required', [])}"
-    if skill.input_schema is None:  # the essay's card has no place for one
+    if published is None:  # the essay's card has no place for one
         story.say("[support] billing's card publishes no contract for process_refund (the essay's card has no place "
                   f"for one): the support agent checks against its own copy (peers/support/calling/contracts.py): {shape}")
     else:
         story.say(f"[support] billing's card publishes process_refund's input ({INPUT_SCHEMA_EXTENSION}): {shape}")
-    whose = "the card's contract" if skill.input_schema else "the support agent's copy of billing's contract"
+    whose = "the card's contract" if published is not None else "the support agent's copy of billing's contract"
     if skill.results:
         story.say(f"[support] and its result variants ({RESULTS_EXTENSION}): {', '.join(skill.results)}")
     for why, payload in BROKEN:

@@ -87,7 +87,7 @@ async function follow(path, asked) {
   events.onmessage = (message) => show(JSON.parse(message.data));
   events.onerror = () => { // a refused stream (503: too many open) is closed for good; a broken one reconnects
     if (events.readyState === EventSource.CLOSED && current && current.events === events) {
-      setState("refused", "the server refused this run's event stream: too many are open; close a page or two");
+      setState("refused", "the server refused this run's event stream (too many open: close a page or two; or the run is gone)");
     }
   };
   return answer;
