@@ -56,14 +56,13 @@ def rest_of(sock: Any, data: bytes, unsent: Unsent) -> tuple[bytes | memoryview,
     """A worker's: send a whole answer on a non-blocking socket, as much as the client takes now.
     Returns the rest, left for the loop, and the bytes that keeps alive, counted in `unsent` (all
     of `data`: a view of its tail keeps it whole); NotReading when `unsent` has no room for them."""
-    view = memoryview(data)
-    sent = _sent_now(sock, view)
-    if sent == len(data):
+    sent = _sent_now(sock, data)
+    if sent == len(data):  # nearly always: nothing more is made
         return b"", 0
     if not unsent.take(len(data)):
         raise NotReading(f"no room left to keep this answer for its client ({unsent.most >> 20} MiB of answers "
                          "wait for theirs): closed")
-    return view[sent:], len(data)
+    return memoryview(data)[sent:], len(data)
 
 
 def start_writing(conn: Any, patience: float) -> None:
@@ -127,10 +126,10 @@ def _sent_now(sock: Any, data: bytes | memoryview) -> int:
             return sock.send(data)
         except WOULD_WAIT:
             return 0
-    sent = 0
-    while sent < len(data):
+    sent, view = 0, memoryview(data)
+    while sent < len(view):
         try:
-            sent += sock.send(data[sent:sent + TLS_SLICE])
+            sent += sock.send(view[sent:sent + TLS_SLICE])
         except WOULD_WAIT:
             break
     return sent
