@@ -22,7 +22,7 @@ SEND_METHOD = "tasks/send"
 METHODS = {"tasks/send": "send"}
 # What the essay's frames can carry: no taskId or contextId (a task cannot be continued, nor
 # a conversation kept), no signatures on its card, and no error for a missing extension.
-TURNS, SIGNED_CARDS, EXTENSION_ERRORS = False, False, False
+TURNS, SIGNED_CARDS, EXTENSION_ERRORS, MESSAGE_IDS = False, False, False, False
 PUSH_EVENTS, PUSH_MEDIA_TYPES = False, ("application/json",)  # no push methods: never asked
 STATES = {state.value: state for state in TaskState}
 _TEXT, _WORDS = {"type": "string"}, {"type": "array", "items": {"type": "string"}}

@@ -66,9 +66,11 @@ class WireFormat(Protocol):
     # the spec's own error (peers/methods.py).
     METHODS: dict[str, str]
     # Ask what a wire can carry, never its NAME: whether its messages carry taskId and
-    # contextId (a task continued across turns), whether its cards carry signatures, and
-    # whether it has an error for an extension a card requires and a caller did not activate.
+    # contextId (a task continued across turns), and a messageId (a resend known as one),
+    # whether its cards carry signatures, and whether it has an error for an extension a
+    # card requires and a caller did not activate.
     TURNS: bool
+    MESSAGE_IDS: bool
     SIGNED_CARDS: bool
     EXTENSION_ERRORS: bool
     # What a push to a webhook registered in this wire may be: any event of a stream, or only

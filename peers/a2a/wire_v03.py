@@ -28,7 +28,7 @@ METHODS = {"message/send": "send", "tasks/get": "get", "tasks/cancel": "cancel",
            "message/stream": "stream", "tasks/resubscribe": "subscribe",
            **{f"tasks/pushNotificationConfig/{verb}": f"push-{verb}" for verb in ("set", "get", "list", "delete")},
            "agent/getAuthenticatedExtendedCard": "authenticated-extended-card"}
-TURNS, SIGNED_CARDS = True, True  # messages carry taskId and contextId; cards may be signed
+TURNS, SIGNED_CARDS, MESSAGE_IDS = True, True, True  # messages carry taskId, contextId and messageId; cards may be signed
 EXTENSION_ERRORS = False  # 0.3 has no error for a required extension
 PUSH_EVENTS, PUSH_MEDIA_TYPES = False, ("application/json",)  # a push is the task, as JSON (0.3 section 9.5)
 NO_EXTENDED_CARD = ExtendedAgentCardNotConfigured  # how a peer without an extended card refuses

@@ -33,7 +33,7 @@ METHODS = {"SendMessage": "send", "GetTask": "get", "CancelTask": "cancel", "Lis
            "CreateTaskPushNotificationConfig": "push-set", "GetTaskPushNotificationConfig": "push-get",
            "ListTaskPushNotificationConfigs": "push-list", "DeleteTaskPushNotificationConfig": "push-delete",
            "GetExtendedAgentCard": "extended-card"}
-TURNS, SIGNED_CARDS = True, True  # messages carry taskId and contextId; cards may be signed
+TURNS, SIGNED_CARDS, MESSAGE_IDS = True, True, True  # messages carry taskId, contextId and messageId; cards may be signed
 EXTENSION_ERRORS = True  # -32008 for a required extension not activated
 # A push may be any StreamResponse, labelled as section 4.3.3 shows, or as plain JSON
 PUSH_EVENTS, PUSH_MEDIA_TYPES = True, ("application/a2a+json", "application/json")

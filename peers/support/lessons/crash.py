@@ -157,7 +157,7 @@ def found_or_resent(story: Steps, contact: Contact, outcome: Outcome) -> Outcome
                 return outcome._replace(task=task, error=None, failure=None)
             story.say("[support] no task in that context: only the very same message may go again")
         same = "the same refund (the essay's wire has no messageId: billing knows it by its order)" \
-            if not spoken.TURNS else f"the very same message ({sent.message_id})"
+            if not spoken.MESSAGE_IDS else f"the very same message ({sent.message_id})"
         story.say(f"[support] sending {same} again. A2A allows a server to drop a message whose messageId "
                   "it has seen, but does not require it: billing's ledger, not the protocol, makes this safe")
         send_turn(story, contact, sent)

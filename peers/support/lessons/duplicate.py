@@ -49,7 +49,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     if outcome.task is None or outcome.sent is None:
         return [outcome]
     first = outcome.sent  # exactly what was sent, messageId included
-    carries_message_ids = contact.wire.TURNS  # 0.3's and 1.0's messages do; the essay's tasks/send carries none
+    carries_message_ids = contact.wire.MESSAGE_IDS  # 0.3's and 1.0's messages do; the essay's tasks/send, none
     retries = [
         ("suppose that answer was lost on the way back: was the refund issued? Sending the "
          + (f"same message again ({first.message_id}) is safe" if carries_message_ids else
