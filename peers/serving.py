@@ -126,13 +126,12 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             say(f"[serve] {options.auth}: {SCHEME_KINDS[options.auth].calls(scheme.declared)}")
             if made and secret:  # as with the bearer token: a secret it was given is never printed
                 say(f"[serve] its secret, made for this run, shown this once: {secret}")
+        from transports.signals import stopped_by_signals  # only a standalone server handles signals
+        stopped_by_signals(server)  # a signal asks the loop to stop: it ends at its next turn
         say("[serve] Ctrl-C or SIGTERM stops it.")
-        import signal  # only a standalone server handles signals
-        signal.signal(signal.SIGTERM, _stop)
         server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        import signal
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+        say(f"[serve] {name} stopped.")
+    except KeyboardInterrupt:  # a Ctrl-C before the handlers were set
         say(f"[serve] {name} stopped.")
     finally:
         server.server_close()
@@ -225,10 +224,3 @@ def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]
     return 2
 
 
-def _stop(signum: int, frame: Any) -> None:
-    import signal
-    # SIGTERM ends the server the same clean way Ctrl-C does; once is enough, so a second
-    # signal (a supervisor repeating itself) cannot interrupt the clean-up.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt

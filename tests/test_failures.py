@@ -78,6 +78,17 @@ def test_the_cli_names_the_peer_and_stage_in_one_line(tmp_path, misbehaving_peer
     assert done.stderr.startswith("error: billing-agent: delegation failed: HTTP 500")
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_served_peer_asked_to_stop_twice_stops_once_cleanly_with_its_last_line(stop):
+    """A signal asks the loop to stop (transports/signals.py), and a second is ignored: the
+    clean-up is never cut short, and nothing is raised into the loop mid-write."""
+    process, lines = start_serve("billing-agent", "--port", "0")
+    process.send_signal(stop)
+    process.send_signal(stop)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 0 and out.count("[serve] billing-agent stopped.") == 1 and "Traceback" not in err
+
+
 def test_serve_runs_a_standalone_peer_until_sigterm():
     process, lines = start_serve("billing-agent", "--port", "0", env={"A2A_SERVE_TOKEN": "tok-42"})
     try:

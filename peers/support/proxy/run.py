@@ -14,7 +14,6 @@ status 0 once stopped, 2 for a usage error said in one line (a fault, a trace fi
 from __future__ import annotations
 
 import re
-import signal
 import sys
 import threading
 from typing import Any, Callable
@@ -28,6 +27,7 @@ from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import PerThread, Proxy
 from transports.base import parse_url
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
+from transports.signals import stopped_by_signals
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps (a trace keeps its own records): a long session's memory stays flat,
 MOST_BYTES_HELD = 64 << 20  # and their bodies' bytes, however large an agent makes each (up to a MiB)
@@ -72,12 +72,13 @@ def proxy(settings: Any, console: Any) -> int:
         return 2
     for line in said_at_start(settings, server, app, faults):
         console.say(line)
+    stopped_by_signals(server)  # a signal asks the loop to stop: it ends at its next turn
     console.say("[proxy] Ctrl-C or SIGTERM stops it.")
     try:
-        signal.signal(signal.SIGTERM, _stop)
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+        try:
+            server.serve_forever(poll_interval=0.2)
+        except KeyboardInterrupt:  # a Ctrl-C before the handlers were set
+            pass
         for line in faults.never_met():
             console.say(line)
         console.say("[proxy] stopped.")
@@ -219,10 +220,6 @@ def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
 def _is_stream(frame: Frame) -> bool:
     return any(name.lower() == "content-type" and value.split(";")[0].strip().lower() == "text/event-stream"
                for name, value in frame.headers.items())
-
-
-def _stop(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt  # SIGTERM ends it as Ctrl-C does: connections closed, the trace written
 
 
 def _card_line(text: str) -> str | None:
