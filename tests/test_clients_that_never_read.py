@@ -102,7 +102,7 @@ def test_a_client_that_stops_reading_is_let_go_at_the_write_deadline_with_its_an
 def test_a_client_reading_steadily_but_slowly_gets_its_whole_answer_past_the_write_deadline(secure):
     lines = []
     options = {"tls": tls.server_context(CERT, KEY, None)} if secure else {}
-    with serving(app, log=lines.append, request_timeout=2.0, **options) as server:
+    with serving(app, log=lines.append, request_timeout=1.0, **options) as server:
         plain = socket.create_connection(server.server_address, timeout=5)
         plain.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
         context = ssl.create_default_context(cafile=CA)
@@ -111,9 +111,9 @@ def test_a_client_reading_steadily_but_slowly_gets_its_whole_answer_past_the_wri
             received, started = bytearray(), time.monotonic()
             while len(received) < len(LARGE) + 103 and time.monotonic() - started < 20:  # its head: 103 bytes
                 received += sock.recv(1 << 20)
-                time.sleep(0.005 if secure else 0.03)  # slower than the socket (TLS: 16 KB a read), never stopping
+                time.sleep(0.0025 if secure else 0.015)  # slower than the socket (TLS: 16 KB a read), never stopping
             assert len(received) - received.index(b"\r\n\r\n") - 4 == len(LARGE)
-            assert time.monotonic() - started > 2.0, "it took longer than the write deadline"
+            assert time.monotonic() - started > 1.0, "it took longer than the write deadline"
     assert lines == ['127.0.0.1 "GET /large HTTP/1.1" 200']
 
 
