@@ -238,7 +238,7 @@ class SupportAgent:
                      "through: --stream shows each as it is entered)")
         source, outcome = f"(from {escape(card.name)})", Outcome(card.name, verdict, task)
         if outcome.variant is not Variant.COMPLETED:  # paused, failed, rejected ...: say what is done
-            variant, note = outcome.variant, escape(in_its_words(task, outcome.variant, card.name, verdict))  # quoted
+            variant, note = outcome.variant, escape(in_its_words(task, outcome.variant, card.name, verdict))  # its words
             self.say(f"[support] {variant.label} ({variant.group}){note}{escape(as_data(task))} "
                      f"-> {variant.handling_over(contact.wire)}", Kind.ESCALATED)
         elif not outcome.result.strip():  # completed, with nothing to use: no artifact said anything (or it was lost)

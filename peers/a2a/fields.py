@@ -66,6 +66,14 @@ def optional(source: dict[str, Any], key: str, kind: type, prefix: str = "") -> 
     return None if source.get(key) is None else field(source, key, kind, prefix)
 
 
+def page_size(source: dict[str, Any], default: int | None) -> int | None:
+    """A list request's pageSize, 1 to 100; absent or null (proto JSON's default): `default`."""
+    size = source.get("pageSize")
+    if size is not None and (type(size) is not int or not 1 <= size <= 100):
+        raise WireError("pageSize must be an integer from 1 to 100")
+    return default if size is None else size
+
+
 def optional_strings(source: dict[str, Any], key: str, prefix: str = "") -> tuple[str, ...]:
     """An optional array of strings (extension URIs, task ids), as a tuple; absent: ()."""
     if source.get(key) is None:  # nearly always, on every message read

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.fields import MISSING, WireError, field, json_names, obj
+from peers.a2a.fields import MISSING, WireError, field, json_names, obj, page_size
 from peers.a2a.model import PushConfig
 
 MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
@@ -66,9 +66,7 @@ def list_query(nested: bool, params: Any) -> tuple[str, int | None, str]:
     if nested:
         return query(True, params)[0], None, ""
     request = json_names(obj(params, "params"))
-    size = request.get("pageSize")  # absent or null, as in proto JSON: every config (a task keeps 10 at most)
-    if size is not None and (type(size) is not int or not 1 <= size <= 100):
-        raise WireError("pageSize must be an integer from 1 to 100")
+    size = page_size(request, None)  # none given: every config (a task keeps 10 at most)
     token = request.get("pageToken")  # absent, null or "": the first page
     return _text(request, "taskId", "params."), size, "" if token in (None, "") else _text(request, "pageToken", "params.")
 

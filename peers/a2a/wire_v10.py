@@ -17,7 +17,7 @@ from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.bindings import BINDINGS, JSONRPC
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
-from peers.a2a.fields import WireError, field, json_names, obj, url
+from peers.a2a.fields import WireError, field, json_names, obj, page_size, url
 from peers.a2a.fields import instant
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
@@ -219,9 +219,7 @@ def list_query(params: Any) -> ListQuery:
         state = states.get(request["status"]) if isinstance(request["status"], str) else None
         if state is None:
             raise WireError(f"status must be one of {sorted(states)}")
-    size = 50 if request.get("pageSize") is None else request["pageSize"]  # null, as in proto JSON: the default
-    if type(size) is not int or not 1 <= size <= 100:
-        raise WireError("pageSize must be an integer from 1 to 100")
+    size = page_size(request, 50)
     token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
     if not (isinstance(token, str) and token.isascii() and len(token) <= MAX_PAGE_TOKEN):
         raise WireError("pageToken must be a token from an earlier ListTasks")
