@@ -167,54 +167,63 @@ def found_or_resent(story: Steps, contact: Contact, outcome: Outcome) -> Outcome
     return outcome._replace(error=None, failure=None)
 
 
+STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def store_folder() -> Iterator[str]:
     """A temporary folder for billing's store, made and removed however the lesson ends. A
-    Ctrl-C that arrives while it is made (Python's first temporary file may be a probe it
-    writes, then deletes) or removed waits until that is done, then goes on: cut short,
-    either would leave a file or the folder behind."""
-    before = _ctrl_c_held()
+    Ctrl-C or SIGTERM that arrives while it is made (Python's first temporary file may be a
+    probe it writes, then deletes) or removed is noted, and acts once that is done: cut short,
+    either would leave a file or the folder behind. It is held back by Python's own handlers,
+    not by the thread's signal mask: the kernel may give a signal to any thread (the demo's
+    servers run in their own), and Python runs the handler in the main thread whichever took
+    it. In between, SIGTERM (`kill`, a CI job's timeout) unwinds the lesson as Ctrl-C does,
+    so the folder goes, then ends the process as it would have."""
+    if threading.current_thread() is not threading.main_thread():  # the page's runs: no handlers to set
+        folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return
+    came: list[int] = []
+
+    def noted(signum: int, frame: Any) -> None:
+        came.append(signum)
+
+    def unwound(signum: int, frame: Any) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    before = _handled_by(dict.fromkeys(STOPS, noted))
     try:
         folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
-    finally:
-        if before is not None and sys.exc_info()[0] is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
-    terminated: list[int] = []
-    previous = _sigterm_unwinds(terminated)
+    except BaseException:
+        _handled_by(before)
+        raise
     try:
-        if before is not None:  # a Ctrl-C that came meanwhile goes on here, with the folder in hand
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        _handled_by({signal.SIGINT: before[signal.SIGINT], signal.SIGTERM: unwound})
+        _act_on(came)  # one that came meanwhile: the lesson does not start, and the folder goes
         yield folder
     finally:
-        before = _ctrl_c_held()
+        _handled_by(dict.fromkeys(STOPS, noted))
         try:
             shutil.rmtree(folder, ignore_errors=True)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, signal.SIG_DFL if terminated else previous)
-            if before is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, before)
-            if terminated:  # the folder is gone: now end as SIGTERM ends a process
-                os.kill(os.getpid(), signal.SIGTERM)
+            _handled_by(before)
+            _act_on(came)  # the folder is gone: SIGTERM now ends the process, Ctrl-C goes on
 
 
-def _sigterm_unwinds(terminated: list[int]) -> Any:
-    """SIGTERM (a CI job's timeout, `kill`) unwinds the lesson as Ctrl-C does, so the folder is
-    removed, then ends the process as SIGTERM would; its previous handler, or None where it cannot
-    be set (not the main thread)."""
-    def unwind(signum: int, frame: Any) -> None:
-        terminated.append(signum)
-        raise KeyboardInterrupt
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, unwind)
+def _handled_by(handlers: dict[int, Any]) -> dict[int, Any]:
+    """Each signal's handler set; the ones they replace."""
+    return {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
 
 
-def _ctrl_c_held() -> Any:
-    """SIGINT and SIGTERM held back from this thread until the mask returned is set again; None
-    where the platform cannot (then a Ctrl-C is as ever)."""
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) \
-        if hasattr(signal, "pthread_sigmask") else None
+def _act_on(came: list[int]) -> None:
+    """The signals noted, each handed now to the handler in place, as if it had just come."""
+    while came:
+        signal.raise_signal(came.pop(0))
 
 
 def stop(process: subprocess.Popen) -> None:
