@@ -42,7 +42,7 @@ from peers.a2a.model import PushConfig, Task
 from peers.addresses import public_address, shown
 from peers.changes import Changes
 from peers.push_limits import LIMITS, Place, full, unnamed
-from peers.push_payload import PushSettings, Telling, header_safe
+from peers.push_payload import PushSettings, Telling, authorization, header_safe
 from transports.base import parse_url
 from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
@@ -83,7 +83,7 @@ class Webhooks:
         perhaps the one kept already."""
         public_address(config.url, self.allow_private, numeric_only=True)
         header_safe(config.token, "token")
-        header_safe(" ".join(config.authentication) if config.authentication else None, "authentication")
+        header_safe(authorization(config), "authentication")
         key = (owner, config.task_id)  # a new task's is (owner, ""): each will be a task of its own
         with self.lock:
             if config.id in self.configs.get(key, {}):

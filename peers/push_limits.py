@@ -63,8 +63,8 @@ def _alike(config: PushConfig) -> PushConfig:
     """`config` as compared: "Bearer" and "bearer" are one scheme."""
     if not config.authentication:
         return config
-    scheme, credentials = config.authentication
-    return config._replace(authentication=(scheme.lower(), credentials))
+    schemes, credentials = config.authentication
+    return config._replace(authentication=(tuple(scheme.lower() for scheme in schemes), credentials))
 
 
 def _number(text: str) -> bool:  # as this module numbers ids, however long (not "²", which int() refuses)

@@ -73,9 +73,18 @@ class Telling:
         headers = {"Content-Type": self.media_type}
         if config.token:
             headers["X-A2A-Notification-Token"] = config.token
-        if config.authentication:
-            headers["Authorization"] = " ".join(config.authentication)
+        if authorization(config) is not None:
+            headers["Authorization"] = authorization(config)
         return headers
+
+
+def authorization(config: PushConfig) -> str | None:
+    """The Authorization header a push carries: the webhook's first scheme and the credentials it was
+    given; None without credentials (nothing to send)."""
+    if not config.authentication or config.authentication[1] is None:
+        return None
+    schemes, credentials = config.authentication
+    return f"{schemes[0]} {credentials}"
 
 
 def _progress(task: Task) -> tuple[int, int, int]:

@@ -552,6 +552,54 @@ def test_0_3_spells_configs_nested_and_asks_for_them_by_task_id():
                 headers)["result"] is None
 
 
+@pytest.mark.parametrize("wire", [wire_v03, wire_v10])
+def test_a_webhooks_authentication_is_kept_as_sent_credentials_optional_every_scheme_listed(wire):
+    """0.3's schemes are a list and credentials optional in both (the spec's own push example sends
+    `{"schemes": ["Bearer"]}` alone): it was refused for lacking credentials, and a list of two
+    was kept as its first. Without credentials a push carries no Authorization (nothing to send)."""
+    nested = wire is wire_v03
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer t0k"} if nested else HEADERS
+    with Receiver() as hook:
+        _, call = peer_app(wire=wire)
+        if nested:
+            task = call("message/send", {"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [
+                {"kind": "data", "data": {"order_id": "ORD-1", "amount": 6000}}]}}, headers)["result"]
+        else:
+            task = paused_task(call)
+        kept = []
+        for number, auth in enumerate([{"schemes": ["Bearer"]}, {"schemes": ["Basic", "Bearer"], "credentials": "x"}]
+                                      if nested else [{"scheme": "Bearer"}, {"scheme": "Basic", "credentials": "x"}]):
+            body = {"id": f"c{number}", "url": hook.url if number == 0 else "https://h.example/", "authentication": auth}
+            config = {"taskId": task["id"], "pushNotificationConfig": body} if nested else {"taskId": task["id"], **body}
+            assert call("tasks/pushNotificationConfig/set" if nested else "CreateTaskPushNotificationConfig",
+                        config, headers)["result"] == config
+            kept.append(config)
+        listed = call("tasks/pushNotificationConfig/list", {"id": task["id"]}, headers)["result"] if nested \
+            else call("ListTaskPushNotificationConfigs", {"taskId": task["id"]}, headers)["result"]["configs"]
+        assert listed == kept
+        call("tasks/cancel" if nested else "CancelTask", {"id": task["id"]}, headers)
+        pushed = hook.wait_for(1)
+        assert pushed and "Authorization" not in pushed[0][0]
+    refused = call("tasks/pushNotificationConfig/set" if nested else "CreateTaskPushNotificationConfig",
+                   {"taskId": task["id"], "pushNotificationConfig": {"url": "https://h.example/", "authentication": {
+                       "schemes": []}}} if nested else {"taskId": task["id"], "url": "https://h.example/",
+                                                        "authentication": {"credentials": "x"}}, headers)
+    assert refused["error"]["code"] == -32602 and "authentication" in refused["error"]["message"]
+
+
+def test_a_push_names_the_webhooks_first_scheme_with_its_credentials():
+    _, call = peer_app(wire=wire_v03)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+    with Receiver() as hook:
+        task = call("message/send", {"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [
+            {"kind": "data", "data": {"order_id": "ORD-1", "amount": 6000}}]}}, headers)["result"]
+        call("tasks/pushNotificationConfig/set", {"taskId": task["id"], "pushNotificationConfig": {
+            "url": hook.url, "authentication": {"schemes": ["Basic", "Bearer"], "credentials": "eDp5"}}}, headers)
+        call("tasks/cancel", {"id": task["id"]}, headers)
+        pushed = hook.wait_for(1)
+        assert pushed and pushed[0][0]["Authorization"] == "Basic eDp5"
+
+
 def test_with_push_the_support_agent_is_told_of_each_change_by_its_own_webhook_on_both_transports():
     import re
     from conftest import cli_once, cli_together

@@ -167,7 +167,8 @@ class PushConfig(Record):
     id: str
     url: str
     token: str | None = None  # sent back in X-A2A-Notification-Token, so forged pushes are told apart
-    authentication: tuple[str, str] | None = None  # (scheme, credentials), sent in Authorization
+    # (the webhook's schemes, credentials or None): the first and the credentials sent in Authorization
+    authentication: tuple[tuple[str, ...], str | None] | None = None
 
 
 # What a 0.3 or 1.0 card we serve says its skills take and answer in: each skill lists no

@@ -17,6 +17,7 @@ from peers.a2a.fields import MISSING, WireError, field, json_names, obj, page_si
 from peers.a2a.model import PushConfig
 
 MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
+MAX_SCHEMES = 10  # a webhook's authentication schemes (0.3 lists them)
 
 
 def _text(source: dict[str, Any], key: str, where: str, default: Any = MISSING) -> Any:
@@ -36,21 +37,19 @@ def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path
     source = json_names(obj(request.get("pushNotificationConfig"), path + ".pushNotificationConfig")) if nested \
         else request
     where = path + (".pushNotificationConfig." if nested else ".")
-    auth = source.get("authentication")
-    credentials = None
-    if auth is not None:
+    auth, authentication = source.get("authentication"), None
+    if auth is not None:  # 0.3 lists the schemes a webhook takes, 1.0 names one; credentials are optional in both
         auth = obj(auth, where + "authentication")
-        if nested:
-            schemes = field(auth, "schemes", list, where + "authentication.")
-            scheme = schemes[0] if schemes and isinstance(schemes[0], str) else None
-        else:
-            scheme = _text(auth, "scheme", where + "authentication.")
-        if not isinstance(scheme, str) or not scheme.isalnum():
-            raise WireError(f"{where}authentication must name one scheme, like Bearer")
-        credentials = (scheme, _text(auth, "credentials", where + "authentication."))
+        schemes = field(auth, "schemes", list, where + "authentication.") if nested \
+            else [_text(auth, "scheme", where + "authentication.")]
+        if not 0 < len(schemes) <= MAX_SCHEMES or not all(isinstance(one, str) and one.isalnum()
+                                                            and len(one) <= 64 for one in schemes):
+            raise WireError(f"{where}authentication must name {f'1 to {MAX_SCHEMES} schemes' if nested else 'one scheme'}, "
+                            "like Bearer")
+        authentication = (tuple(schemes), _text(auth, "credentials", where + "authentication.", default=None))
     config_id = _text(source, "id", where, default=None) or ""  # none of its own: the peer names it
     return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where, default=None),
-                      credentials)
+                      authentication)
 
 
 def query(nested: bool, params: Any) -> tuple[str, str | None]:
@@ -88,7 +87,8 @@ def config_to_wire(nested: bool, config: PushConfig) -> dict[str, Any]:
     if config.token:
         body["token"] = config.token
     if config.authentication:
-        scheme, credentials = config.authentication
-        body["authentication"] = ({"schemes": [scheme], "credentials": credentials} if nested
-                                  else {"scheme": scheme, "credentials": credentials})
+        schemes, credentials = config.authentication
+        body["authentication"] = {"schemes": list(schemes)} if nested else {"scheme": schemes[0]}
+        if credentials is not None:
+            body["authentication"]["credentials"] = credentials
     return {"taskId": config.task_id, "pushNotificationConfig": body} if nested else {"taskId": config.task_id, **body}
