@@ -108,8 +108,7 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
             peer.get_task(task_id, owner=caller.owner)
             if verb == "get":
                 return wire_format.push_to_wire(webhooks.get(caller.owner, task_id, config_id or task_id), tenant)
-            webhooks.delete(caller.owner, task_id, config_id or task_id)
-            return None
+            return webhooks.delete(caller.owner, task_id, config_id or task_id)  # None: a delete's answer is null
         return handle
     return make
 
@@ -127,7 +126,8 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
             events = peer.streams.send(peer, message, owner=caller.owner, scopes=caller.scopes, started=started)
         finally:
             free_place()  # the webhook's place, unless a task of this send kept it
-        return Stream(None if event is None else wire_format.stream_result(event) for event in events)
+        history = asked.history_length  # a Task event's, as a send's answer
+        return Stream(None if event is None else wire_format.stream_result(event, history) for event in events)
     return stream
 
 

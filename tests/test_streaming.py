@@ -89,6 +89,28 @@ def test_0_3_streams_bare_events_tagged_by_kind_with_final_on_the_last():
     assert events[2]["append"] is False and events[2]["lastChunk"] is False
 
 
+@pytest.mark.parametrize("wire", [wire_v03, wire_v10])
+def test_a_streamed_sends_task_event_has_the_history_the_send_asked_for_as_a_sends_answer_has(wire):
+    """historyLength is the send's configuration, streamed or not: the stream's Task event kept
+    the whole history whatever it asked."""
+    client = Client("in-process", wire=wire)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer t0k"}
+    if wire is wire_v10:
+        method, headers = "SendStreamingMessage", {**headers, "A2A-Version": "1.0"}
+    else:
+        method = "message/stream"
+    for asked, kept in [(0, 0), (1, 1), (None, 1)]:
+        params = refund(f"m-{asked}")
+        if wire is wire_v03:
+            params["message"].update(kind="message", role="user", parts=[{"kind": "data", "data": {
+                "order_id": f"ORD-{asked}", "amount": 5}}])
+        if asked is not None:
+            params["configuration"] = {"historyLength": asked}
+        first = stream(client, method, params, headers)[0]["result"]
+        task = first if wire is wire_v03 else first["task"]
+        assert len(task.get("history", [])) == kept, (asked, task)
+
+
 def test_a_follow_up_streams_from_where_the_task_was_and_a_subscriber_sees_it_as_it_happens(client):
     import threading
     import time

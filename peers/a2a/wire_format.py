@@ -124,8 +124,9 @@ class TaskQueries(Protocol):
 
     def list_query(self, params: Any) -> ListQuery: ...
 
-    def stream_result(self, event: Any) -> Any:
-        """Peer: one result of a stream (SendStreamingMessage, SubscribeToTask): an SSE event."""
+    def stream_result(self, event: Any, history_length: int | None = None) -> Any:
+        """Peer: one result of a stream (SendStreamingMessage, SubscribeToTask): an SSE event; a
+        Task event with at most `history_length` of its history (None: all of it)."""
 
     def event_from_result(self, result: Any) -> Any:
         """Client: the event (peers/a2a/stream.py) one stream result carries."""

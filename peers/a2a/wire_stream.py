@@ -20,9 +20,9 @@ _KINDS = {"task": "task", "message": "message", "statusUpdate": "status-update",
           "artifactUpdate": "artifact-update"}  # 1.0's wrapper -> 0.3's kind
 
 
-def event_to_wire(dialect: shapes.Dialect, event: Event) -> dict[str, Any]:
+def event_to_wire(dialect: shapes.Dialect, event: Event, history_length: int | None = None) -> dict[str, Any]:
     if isinstance(event, Task):
-        return _wrap(dialect, "task", shapes.task_to_wire(dialect, event))
+        return _wrap(dialect, "task", shapes.task_to_wire(dialect, event, history_length=history_length))
     if isinstance(event, Message):
         return _wrap(dialect, "message", shapes.message_to_wire(dialect, event))
     body: dict[str, Any] = {"taskId": event.task_id, "contextId": event.context_id}

@@ -169,9 +169,10 @@ def tasks_from_list(result: Any) -> list[Task]:
 
 
 
-def stream_result(event: Event) -> dict[str, Any]:
-    """Peer: one result of a stream (SSE event), for SendStreamingMessage or SubscribeToTask."""
-    return streamed.event_to_wire(DIALECT, event)
+def stream_result(event: Event, history_length: int | None = None) -> dict[str, Any]:
+    """Peer: one result of a stream (SSE event), for SendStreamingMessage or SubscribeToTask; a Task
+    event with the history the send asked for, as a send's answer has."""
+    return streamed.event_to_wire(DIALECT, event, history_length)
 
 
 def event_from_result(result: Any) -> Event:
