@@ -1,4 +1,4 @@
-"""Four fields a served peer read or wrote otherwise than A2A 1.0 defines them: a Part's
+"""Fields a served peer read or wrote otherwise than A2A 1.0 (and 0.3) define them: a Part's
 content is one of text, raw, url or data (a proto oneof), never two with one silently
 dropped; a server's Message names its context; ListTasks leaves out artifacts unless asked,
 not the status's message; a task id is required, so an empty one is invalid params, not
@@ -33,9 +33,31 @@ def test_a_part_with_two_contents_is_invalid_params_naming_them_and_nothing_is_d
     call = served(billing.billing_agent())
     refused = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [part]}})
     assert refused["error"]["code"] == -32602
-    assert f"message.parts[0] must have one of text, raw, url or data, not {len(part)}: " in refused["error"]["message"]
+    assert "message.parts[0] must have one of text, raw, url, data, not " in refused["error"]["message"]
     assert all(name in refused["error"]["message"] for name in part)
     assert call("ListTasks", {})["result"]["tasks"] == [], "no task was made"
+
+
+@pytest.mark.parametrize("params, named", [
+    ({"parts": [{"kind": "text", "text": "a", "data": {"order_id": "ORD-1", "amount": 5}}]}, "not text, data"),
+    ({"parts": [{"kind": "file", "file": {"bytes": "aGk=", "uri": "https://x.example/f"}}]}, "bytes or uri, not both"),
+    ({"parts": [{"kind": "data", "data": {"order_id": "ORD-1", "amount": 5}}], "metadata": 5}, "params.metadata"),
+])
+def test_on_0_3_a_part_with_two_contents_a_file_with_bytes_and_uri_or_metadata_not_an_object_is_refused(params, named):
+    """Each was taken, one content silently dropped (a file's uri), or the metadata ignored."""
+    call = served(billing.billing_agent(), wire_v03)
+    message = {"kind": "message", "messageId": "m-1", "role": "user", "parts": params["parts"]}
+    refused = call("message/send", {"message": message, **({"metadata": params["metadata"]} if "metadata" in params
+                                                           else {})}, {"Content-Type": "application/json",
+                                                                        "Authorization": "Bearer t0k"})
+    assert refused["error"]["code"] == -32602 and named in refused["error"]["message"], refused
+
+
+def test_on_1_0_a_requests_metadata_that_is_not_an_object_is_refused():
+    call = served(billing.billing_agent())
+    refused = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-1", "amount": 5}}]}, "metadata": ["x"]})
+    assert refused["error"]["code"] == -32602 and "params.metadata" in refused["error"]["message"]
 
 
 def test_a_part_with_one_content_and_its_metadata_and_media_type_is_read_as_before():

@@ -16,7 +16,7 @@ from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_s
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from transports.records import Record
 
-CONTENT_1_0 = frozenset(("text", "raw", "url", "data"))  # a 1.0 Part's content: one of them (a proto oneof)
+CONTENTS = {False: ("text", "raw", "url", "data"), True: ("text", "file", "data")}  # a Part's, one of them: 1.0, 0.3
 MAX_ID = 256  # characters of a message's ids: a UUID is 36, and each is kept, and said again, with its task
 
 
@@ -139,8 +139,8 @@ def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     """A part: its content (text, data or a file), then its metadata, each checked, made at once."""
     part = obj(value, path)
     media_type = None if dialect.kind else optional(part, "mediaType", str, path + ".")  # 0.3: on files only
-    if not dialect.kind and len(part) > 1 and len(given := CONTENT_1_0 & part.keys()) > 1:  # none dropped silently
-        raise WireError(f"{path} must have one of text, raw, url or data, not {len(given)}: {', '.join(sorted(given))}")
+    if len(part) > 1 and len(given := [key for key in CONTENTS[dialect.kind] if key in part]) > 1:  # none dropped
+        raise WireError(f"{path} must have one of {', '.join(CONTENTS[dialect.kind])}, not {', '.join(given)}")
     if "text" in part:
         content = {"text": field(part, "text", str, path + "."), "media_type": media_type}
     elif "data" in part:
@@ -148,6 +148,8 @@ def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
                    "media_type": media_type}
     elif dialect.kind and "file" in part:  # 0.3
         file = obj(part["file"], path + ".file")
+        if "bytes" in file and "uri" in file:  # FileWithBytes or FileWithUri, never both
+            raise WireError(f"{path}.file must have bytes or uri, not both")
         raw = _base64(file["bytes"], path + ".file.bytes") if "bytes" in file else None
         link = None if raw is not None else field(file, "uri", str, path + ".file.")
         content = {"raw": raw, "url": link, "filename": optional_str(file, "name"),
@@ -241,8 +243,8 @@ def history_length(params: dict[str, Any], path: str = "") -> int | None:
 
 
 def configuration_of(request: dict[str, Any]) -> dict[str, Any]:
-    """SendMessage's configuration: an object, or {} where it is absent or null."""
-    configuration = request.get("configuration")
+    """SendMessage's configuration: an object, or {} where it is absent or null (its metadata, if any, an object)."""
+    configuration, _ = request.get("configuration"), optional(request, "metadata", dict, "params.")
     return {} if configuration is None else obj(configuration, "params.configuration")
 
 
