@@ -334,6 +334,25 @@ def test_the_edited_allowlists_the_page_keeps_for_its_commands_stay_a_bounded_fe
     assert status == 201 and open(command[command.index("--allowlist") + 1]).read() == texts[-1]
 
 
+def test_a_page_stopped_mid_crash_lesson_waits_for_the_lessons_clean_up_no_folder_or_billing_left(page):
+    """close() only asked the runs to stop: the crash lesson's thread died with the process, its
+    billing process and store folder left behind (1 in 5 stops under load)."""
+    import glob
+    import tempfile
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "a2a-crash-lesson-*")))
+    assert ask(page, "/runs", "POST", {"run": "crash", "transport": "http"})[0] == 201
+    deadline, folder = time.monotonic() + 20, None
+    while time.monotonic() < deadline and (folder is None or not os.path.exists(os.path.join(folder, "billing.db"))):
+        made = set(glob.glob(os.path.join(tempfile.gettempdir(), "a2a-crash-lesson-*"))) - before
+        folder = next(iter(made), None)
+        time.sleep(0.01)
+    assert folder is not None and os.path.exists(os.path.join(folder, "billing.db")), "billing started on its store"
+    web.close(page["server"], page["app"])
+    assert not os.path.exists(folder)
+    left = subprocess.run(["pgrep", "-f", folder], capture_output=True, text=True)
+    assert left.stdout == "", "billing still running"
+
+
 def test_the_page_removes_every_allowlist_it_was_sent_when_it_stops(page):
     scratch = page["app"].scratch.folder
     assert ask(page, "/runs", "POST", {"run": "default", "step": "yes"})[0] == 400, "refused after its copy was made"

@@ -5,6 +5,7 @@ finished run too. Not here: what a run does and tells (runs.py), HTTP (server.py
 from __future__ import annotations
 
 import threading
+import time
 from itertools import count
 from typing import Any, Callable
 
@@ -71,8 +72,16 @@ class Runs:
         with self.lock:
             return self.by_id.get(run_id)
 
-    def stop_all(self) -> None:
+    def stop_all(self, seconds: float = 12.0) -> None:
+        """Ask every run to stop before its next frame, and wait, `seconds` in all, for each to end:
+        a lesson's clean-up (a process it started, its temporary folder) runs in the run's own
+        thread, which would die with the process, the clean-up undone. (The crash lesson gives
+        its billing 10 s to stop.)"""
         with self.lock:
             going = list(self.by_id.values())
         for run in going:
             run.ask("stop")
+        deadline = time.monotonic() + seconds
+        for run in going:
+            with run.changed:
+                run.changed.wait_for(lambda run=run: run.done, timeout=max(0.0, deadline - time.monotonic()))
