@@ -209,8 +209,9 @@ def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int
     import signal
     import threading
     stopped = threading.Event()
-    if threading.current_thread() is threading.main_thread():  # before the URL: a SIGTERM then is clean
-        signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
+    if threading.current_thread() is threading.main_thread():  # before anything is made: a signal only asks to stop
+        for each in (signal.SIGINT, signal.SIGTERM):  # (raised mid-start-up, Ctrl-C left the page's folder behind)
+            signal.signal(each, lambda signum, frame: stopped.set())
     from transports.named_files import on_disk
     try:  # a file the page reads and saves: absent it is made on saving, but a folder or a pipe never serves
         if os.path.lexists(settings.allowlist):
@@ -230,11 +231,8 @@ def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int
         import webbrowser
         if not webbrowser.open(url):  # no browser this machine knows of: the person opens it
             console.say(f"--open found no browser to open; open {url} in one", Kind.WARNING)
-    try:
-        while not stopped.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut clean-up short
+    while not stopped.wait(0.5):  # a second Ctrl-C only asks again: it cannot cut the clean-up short
+        pass
     close(server, app)
     console.say("[web] stopped.")
     return 0
