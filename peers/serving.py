@@ -54,6 +54,9 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         fail(f"cannot serve {name} on {host}:{port}: {exc.strerror or exc}")
         return 2
     try:
+        from transports.signals import stopped_by_signals  # only a standalone server handles signals
+        stopped_by_signals(server)  # from now a signal asks the loop to stop (raised, it could land mid-start-up,
+        # the store file opened and never closed); asked before the loop, the loop ends at once
         base_url = (url or server.base_url).rstrip("/")  # what the card advertises
         parts = {"new_task_id": unguessable_task_ids(), "clock": utc_now, "log": log,
                  "allow_private_webhooks": options.allow_private_webhooks,
@@ -126,8 +129,6 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             say(f"[serve] {options.auth}: {SCHEME_KINDS[options.auth].calls(scheme.declared)}")
             if made and secret:  # as with the bearer token: a secret it was given is never printed
                 say(f"[serve] its secret, made for this run, shown this once: {secret}")
-        from transports.signals import stopped_by_signals  # only a standalone server handles signals
-        stopped_by_signals(server)  # a signal asks the loop to stop: it ends at its next turn
         say("[serve] Ctrl-C or SIGTERM stops it.")
         server.serve_forever(poll_interval=0.2)
         say(f"[serve] {name} stopped.")

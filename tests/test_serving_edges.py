@@ -5,10 +5,13 @@ closes a new TLS client cleanly (end-of-file before the handshake) where a plain
 plain 503 reads as a broken TLS record; `--auth mtls` refuses a secret it would have no
 use for; and a keep-alive request whose head comes just after the last answer and its body a
 moment later (as httpx, the official SDK's HTTP client, sends them) is read whole, its line
-logged. Every case over loopback with real sockets, each bounded by a timeout."""
+logged; a signal while a durable peer starts still leaves its store one file. Every case over loopback with real sockets, each bounded by a timeout."""
 import json
+import os
 import socket
 import ssl
+import subprocess
+import sys
 import time
 
 import pytest
@@ -241,3 +244,25 @@ def test_a_served_peers_log_is_one_line_a_request_under_sixteen_clients_at_once(
     assert len(logged) == 240 and all(re.fullmatch(r'\[billing-agent\] 127\.0\.0\.1 "POST /a2a HTTP/1\.1" 200', line)
                                       for line in logged), [line for line in logged if not line.endswith('1" 200')][:3]
     assert "" not in err.splitlines()[:-1], "no blank line between them"
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_a_durable_peer_starts_leaves_its_store_one_file(tmp_path, stop):
+    """SIGTERM (or Ctrl-C) the moment the store is open, before the banner: the handlers that
+    turn a signal into a stop were set only with the banner, so SIGTERM killed the peer with
+    its log file beside the store, and a Ctrl-C raised inside the store's opening left it open
+    (9 starts in 10)."""
+    import glob
+    import signal
+    for trial in range(4):
+        store = str(tmp_path / f"billing{trial}.db")
+        process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent",
+                                    "--port", "0", "--token", "t", "--store", store], cwd=ROOT,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(store + "-wal") and process.poll() is None and time.monotonic() < deadline:
+            pass  # the window is milliseconds
+        os.killpg(process.pid, signal.SIGINT) if stop == "SIGINT" else process.terminate()
+        assert process.wait(timeout=15) == 0 and b"Traceback" not in process.stderr.read()
+        process.stderr.close()
+        assert sorted(glob.glob(store + "*")) == [store], f"trial {trial}"
