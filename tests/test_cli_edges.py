@@ -1,6 +1,7 @@
 """The command line at its edges, each once in a new learner's way and kept fixed: a prompt that sent frames on
 end of input, a traceback on an old Python, a puzzling --timeout 0, an allowlist host name
 compared by case, and a key tool whose --help was an error."""
+import contextlib
 import functools
 import glob
 import json
@@ -223,6 +224,29 @@ def test_a_ctrl_c_another_thread_takes_while_the_crash_lessons_folder_goes_waits
                           capture_output=True, text=True, timeout=60, env={**os.environ, "TMPDIR": str(tmp_path)})
     assert done.stdout == "interrupted, folder left: False\n", done.stdout + done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_second_ctrl_c_while_the_trace_and_diagram_are_written_never_leaves_one_missing_unsaid(tmp_path):
+    """Ctrl-C, then another a few milliseconds later, as the files are written: the diagram was
+    silently not written (6 runs in 8). It may be cut short, but the run says so."""
+    import signal
+    import time
+    for gap in (0.002, 0.004):
+        folder = tmp_path / str(gap)
+        folder.mkdir()
+        trace, diagram = folder / "run.jsonl", folder / "run.html"
+        run = subprocess.Popen([sys.executable, STORY, "--transport", "http", "--scenario", "slow", "--trace", str(trace),
+                                "--diagram", str(diagram)], cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        os.killpg(run.pid, signal.SIGINT)
+        time.sleep(gap)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=30)
+        for path in (trace, diagram):
+            whole = path.exists() and path.read_text().rstrip().endswith("</html>" if path == diagram else "}")
+            assert whole or f"stopped while writing {path}" in err, (gap, path, err[-300:])
 
 
 def test_a_paused_tasks_words_do_not_repeat_its_variants_name():

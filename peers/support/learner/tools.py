@@ -61,6 +61,9 @@ class LearnerTools:
                 self.console.say(wrote_diagram(path))
         except OSError as exc:  # ENOSPC and its kind carry no file name: ours does
             return f"could not write {path}: {exc.strerror or exc}"
+        except KeyboardInterrupt:  # a second Ctrl-C, while writing (a pipe may block): ends it, but not silently
+            self.console.say(f"stopped while writing {path}: it is not written, or not whole", Kind.ERROR)
+            raise
         return None
 
 
