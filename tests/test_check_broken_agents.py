@@ -25,8 +25,14 @@ def card(base, flaw):
                 "version": "1", "capabilities": {}, "defaultInputModes": ["text/plain"],
                 "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}],
                 "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}, "security": [{"bearer": []}]}
+    if flaw == "unreadable_card":  # a skill's id that is no string: the card cannot be read as an AgentCard
+        made = card(base, None)
+        made["skills"][0]["id"] = ["s"]
+        return made
+    at = {"inward_interface": "http://0.0.0.0:9", "localhost_interface": base.replace("127.0.0.1", "localhost")}
     return {"name": "broken", "description": "d", "version": "1",
-            "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "supportedInterfaces": [{"url": at.get(flaw, base) + "/a2a", "protocolBinding": "JSONRPC",
+                                     "protocolVersion": "1.0"}],
             "capabilities": {"extendedAgentCard": True}, "defaultInputModes": ["text/plain"],
             "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}],
             "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}},
@@ -71,6 +77,8 @@ class Agent(OutsidePeer):
         error = {"code": code, "message": message, **({"data": [{**INFO, "reason": reason}]} if reason else {})}
         frame = {"id": request_id, "error": error} if self.server.flaw == "no_jsonrpc" else \
             {"jsonrpc": "2.0", "id": request_id, "error": error}
+        if self.server.flaw == "result_and_error":
+            frame["result"] = {"ok": True}
         self.send(status, json.dumps(frame).encode(),
                   "text/html" if self.server.flaw == "wrong_content_type" else "application/json",
                   [("WWW-Authenticate", "Bearer")] if status == 401 else [])
@@ -193,6 +201,41 @@ def test_an_error_answering_another_requests_id_is_not_read_as_the_answer_to_our
     assert status == 1 and {"CORE-GET-002", "CORE-CANCEL-003", "PUSH-GET-002", "JSONRPC-ERR-001"} <= failed
     details = {row["id"]: row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] in failed}
     assert details["CORE-GET-002"] == "HTTP 200, it answers request id 1001, not ours (1)"
+
+
+def test_an_answer_with_both_a_result_and_an_error_is_no_answer_to_read_an_error_code_from(tmp_path):
+    """JSON-RPC 2.0 section 5: one or the other. Every error the agent sent also carried a
+    result, and check passed every requirement judged on those errors."""
+    failed, status, report = failures("result_and_error", tmp_path)
+    assert status == 1 and {"JSONRPC-ERR-001", "CORE-GET-002", "CORE-CANCEL-003", "PUSH-GET-002"} <= failed
+    details = {row["id"]: row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] in failed}
+    assert "both a result and an error" in details["CORE-GET-002"]
+
+
+def test_an_interface_at_another_host_on_a_private_address_is_not_asked_and_the_report_says_why(tmp_path):
+    """A card may name any URL, and check runs where its user does: a card at 127.0.0.1 named an
+    interface at a link-local address (a cloud's metadata service) and check asked it a dozen times."""
+    failed, status, report = failures("inward_interface", tmp_path)
+    measured = next(row for row in report["requirements"] if row["id"] == "WB-BIND-MEASURED-001")
+    assert "not asked: the card, at 127.0.0.1, names another host, 0.0.0.0" in measured["verdicts"][0]["detail"]
+    assert not [row for row in report["requirements"] for verdict in row["verdicts"]
+                if "0.0.0.0" in verdict["detail"] and row["id"] != "WB-BIND-MEASURED-001"], "nothing was asked of it"
+
+
+def test_interfaces_at_another_origin_than_the_card_are_named_in_the_heading(tmp_path):
+    """The verdicts are measured at the interfaces: the heading said only the card's URL."""
+    failed, status, report = failures("localhost_interface", tmp_path)
+    port = report["target"].split(":")[2].split("/")[0]
+    assert report["card"]["bindings"] == [f"JSONRPC (at http://localhost:{port}, not the card's origin)"]
+    assert failed == set() and status == 0, "asked there, as the card says: it is this machine"
+
+
+def test_a_card_that_cannot_be_read_leaves_the_extended_card_unjudged_not_failed(tmp_path):
+    """Its schemes unknown, a refusal without a credential was failed as "the card declares no scheme"."""
+    failed, status, report = failures("unreadable_card", tmp_path)
+    rows = {row["id"]: row for row in report["requirements"]}
+    assert rows["CARD-EXT-001"]["outcome"] == "skip" and "cannot be read" in rows["CARD-EXT-001"]["verdicts"][0]["detail"]
+    assert "CARD-EXT-001" not in failed
 
 
 @pytest.mark.parametrize("flaw", ["garbage", "endless", "drip", "drip_posts", "redirect"])

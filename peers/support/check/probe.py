@@ -129,6 +129,9 @@ def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
     named = answer.document.get("id")
     if answer.document.get("jsonrpc") != "2.0":
         return answer._replace(code=None, failure="its body is no JSON-RPC 2.0 answer (no \"jsonrpc\": \"2.0\")")
+    if {"result", "error"} <= answer.document.keys():  # section 5: one or the other, never both
+        return answer._replace(code=None, failure="it answers with both a result and an error (JSON-RPC 2.0 "
+                               "section 5: one or the other)")
     if asked is None or (type(named) is type(asked) and named == asked) or \
             (named is None and (answer.status != 200 or answer.code in UNREAD)):
         return answer

@@ -51,7 +51,8 @@ def checks(probe: Probe, reaches: list[Reach], push_declared: bool) -> list[Verd
     for reach in reaches:
         if reach.binding is None:
             found.append(Verdict("WB-BIND-MEASURED-001", NOT_MEASURED,
-                                 f"the card declares {reach.name} at {reach.endpoint[:80]}: not measured", (), reach.name))
+                                 f"the card declares {reach.name} at {reach.endpoint[:80]}: "
+                                 f"{reach.not_asked or 'not measured'}", (), reach.name))
             continue
         found += _binding(Asker(probe, reach), push_declared)
     if reaches and all(reach.binding is not None for reach in reaches):
@@ -122,7 +123,7 @@ def _error_shapes(got: Answer, frames: tuple[Frame, ...], rest: bool, v10: bool,
     document = got.document if isinstance(got.document, dict) else {}
     sent_id = frames[0].body and _request_id(frames[0].body)
     shaped = document.get("jsonrpc") == "2.0" and "id" in document and document.get("id") == sent_id \
-        and type(error.get("code")) is int and isinstance(error.get("message"), str)
+        and type(error.get("code")) is int and isinstance(error.get("message"), str) and "result" not in document
     found = [judged("JSONRPC-ERR-001", got, frames, shaped, f"{got.said()}: id {str(document.get('id'))[:20]} "
                     f"for request id {sent_id}, error {sorted(error)[:4]}")]
     info = error_info(error.get("data"))

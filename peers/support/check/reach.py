@@ -25,6 +25,10 @@ class Reach(Record):
     credential: dict[str, str] | None  # the headers proving who we are; None: none held (or none needed)
     why: str = ""  # why no credential is attached, when the card asks for one
     schemes: tuple[Any, ...] = ()  # the SecuritySchemes the card declares, read as 1.0 spells them
+    not_asked: str = ""  # why an interface we could speak is not asked at all (`inward`)
+
+
+UNREADABLE = "the card cannot be read"
 
 
 def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -52,6 +56,9 @@ def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], tran
         if name in seen or (forced is not None and name.upper() != forced.upper()):
             continue
         seen.add(name)
+        if inward(card_url, url):  # not asked, and said: "not measured" with the reason
+            found.append(Reach(name, None, url, spoken, None, not_asked=inward(card_url, url)))
+            continue
         try:
             binding, endpoint = chosen([(name, url, tenant)], name)
         except PeerError:  # a binding our calling side does not speak
@@ -71,7 +78,7 @@ def _credential(document: dict[str, Any], spoken: WireFormat, card_url: str, bin
     try:
         card = read_card(spoken, document, None, card_url, binding).card
     except PeerError as exc:
-        return None, f"the card cannot be read: {str(exc)[:200]}", ()
+        return None, f"{UNREADABLE}: {str(exc)[:200]}", ()
     schemes = tuple(card.security_schemes)
     if not schemes and not [kind for kind in card.auth_schemes if kind != "none"]:
         return None, "the card declares no security scheme", ()
@@ -80,3 +87,34 @@ def _credential(document: dict[str, Any], spoken: WireFormat, card_url: str, bin
     except PeerError as exc:
         return None, str(exc)[:200], schemes
     return (attached.headers or None), ("" if attached.headers else "no credential held for it in --credentials"), schemes
+
+
+def inward(card_url: str, url: str) -> str:
+    """Why an interface is not asked: at another host than the card, at an address that is not
+    public (private, loopback, link-local: a cloud's metadata service), unless both are this
+    machine's (a card at 127.0.0.1 naming localhost). A card may name any URL, and check runs
+    where the person runs it: a card must not turn it inward. "" when it may be asked."""
+    card, there = parse_url(card_url), parse_url(url)
+    if card is None or there is None or there.host == card.host:
+        return ""
+    at_card, at_there = _addresses(card.host), _addresses(there.host)
+    if not at_there or all(address.is_global for address in at_there) or at_there <= at_card or \
+            (all(address.is_loopback for address in at_there) and all(address.is_loopback for address in at_card)):
+        return ""  # unresolved: it fails as any request would
+    return (f"not asked: the card, at {card.host[:60]}, names another host, {there.host[:60]}, at a private, "
+            "loopback or link-local address (check asks such an interface only at the card's own host)")
+
+
+def origin_of(url: str) -> str:
+    parsed = parse_url(url)
+    return f"{parsed.scheme}://{parsed.host}:{parsed.port}" if parsed is not None else url[:80]
+
+
+def _addresses(host: str) -> set[Any]:
+    import ipaddress
+    import socket
+    try:
+        found = socket.getaddrinfo(host.strip("[]"), None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return set()
+    return {ipaddress.ip_address(info[4][0].split("%")[0]) for info in found}

@@ -18,7 +18,7 @@ from typing import Any
 from peers.a2a.wire_format import CARD_PATH, card_url, declared_by
 from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
 from peers.support.check.probe import Probe
-from peers.support.check.reach import reaches
+from peers.support.check.reach import origin_of, reaches
 from peers.support.check.report import Report, as_json, graded, junit, text
 from peers.support.output import Kind
 from transports.base import parse_url
@@ -87,7 +87,8 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     printer.inner.close()
     card = {"name": document.get("name") if document is not None and isinstance(document.get("name"), str) else "?",
             "version": declared_by(document).NAME if document is not None else "?",
-            "bindings": [reach.name for reach in found]}
+            "bindings": [reach.name + ("" if origin_of(reach.endpoint) == origin_of(target) else
+                                       f" (at {origin_of(reach.endpoint)}, not the card's origin)") for reach in found]}
     return Report(target, card, graded(verdicts, unreached), held, settings.deep)
 
 
