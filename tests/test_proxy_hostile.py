@@ -183,6 +183,8 @@ JUDGED = [
     ("JSONRPC-FMT-002", RPC, answering(200, "text/plain", {"jsonrpc": "2.0", "id": 5, "result": {}})),
     ("JSONRPC-ERR-001", RPC, answering(200, "application/json",
                                        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "no"}})),
+    ("JSONRPC-ERR-001", RPC, answering(200, "application/json", {"jsonrpc": "2.0", "id": 5, "result": {"ok": True},
+                                                                  "error": {"code": -32601, "message": "no"}})),
     ("JSONRPC-ERR-003", RPC_10, answering(200, "application/json",
                                        {"jsonrpc": "2.0", "id": 5, "error": {"code": -32001, "message": "none"}})),
     ("HTTP_JSON-STATUS-001", {"Content-Type": "application/a2a+json"}, answering(

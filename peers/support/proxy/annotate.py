@@ -70,6 +70,8 @@ def jsonrpc_error_id(answer: Answer) -> str | None:
     asked, document = answer.asked, answer.document
     if _error(answer) is None or not isinstance(asked, dict) or not isinstance(document, dict):
         return None
+    if "result" in document:  # JSON-RPC 2.0 section 5: one or the other
+        return "the answer carries both a result and an error"
     if answer.status in UNREAD and document.get("id") is None:
         return None
     wanted = asked.get("id")
