@@ -1,6 +1,7 @@
 """A client's credentials never show through the proxy, not even when the agent says them back:
-its Authorization (and any secret header) is masked in the frame lines and in the --trace
-file, in an answer's body, in a header of any name, and in a stream's events."""
+its Authorization (and any secret header, and a Basic credential decoded) and its body's secret
+fields are masked in the frame lines and in the --trace file, in an answer's body, in a header
+of any name, and in a stream's events."""
 import json
 from types import SimpleNamespace
 
@@ -51,3 +52,42 @@ def test_a_credential_the_agent_says_back_is_masked_on_screen_and_in_the_trace(t
     for secret in (TOKEN, KEY):
         assert secret not in shown, shown
         assert secret not in trace
+
+
+def quoting(request):
+    """An agent that says back what a Basic credential encodes, decoded, and the request's body whole."""
+    import base64
+    pair = base64.b64decode(request.headers.get("authorization", " ").split()[1]).decode()
+    said = {"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "no", "data": {
+        "basicDecoded": pair, "password": pair.partition(":")[2], "bodyRaw": request.body.decode()}}}
+    return HttpResponse(200, {"Content-Type": "application/json"}, json.dumps(said).encode())
+
+
+def test_a_basic_credential_said_back_decoded_and_a_body_secret_said_back_are_masked_too(tmp_path):
+    """The proxy masked the client's secret field on the way in and printed it in clear on the
+    way back, and the user:password a Basic header encodes too."""
+    import base64
+    agent = PeerServer(quoting, "127.0.0.1", 0, idle_timeout=2.0).start()
+    lines, recorder = Lines(), Recorder("HTTP through the proxy")
+    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False,
+                               **dict.fromkeys(TLS_FLAGS))
+    server, _, upstream = build(settings, lines, Faults([]), recorder)
+    server.start()
+    password, secret = "pa55word-very-secret", "bodysecret-1234567"
+    try:
+        asked = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "SendMessage", "params": {
+            "metadata": {"client_secret": secret}}}).encode()
+        headers = {"Content-Type": "application/json",
+                   "Authorization": "Basic " + base64.b64encode(f"alice:{password}".encode()).decode()}
+        answer = HttpTransport(timeout=5).post(server.base_url + "/a2a", asked, headers)
+        assert password in answer.body.decode() and secret in answer.body.decode()  # forwarded as it came
+    finally:
+        server.stop()
+        upstream.close()
+        agent.stop()
+    recorder.write(str(tmp_path / "trace.jsonl"))
+    trace, shown = (tmp_path / "trace.jsonl").read_text(), lines.text()
+    assert "basicDecoded" in shown and "bodyRaw" in shown
+    for said in (password, secret):
+        assert said not in shown, shown
+        assert said not in trace

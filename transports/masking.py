@@ -109,6 +109,36 @@ def hold(held: list[str], headers: dict[str, str]) -> None:
             held.append(secret)
 
 
+def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
+    """The secrets a client's request carries, to be masked wherever they are said back: each
+    credential header's (an Authorization's past its scheme word, and for Basic the user:password
+    it encodes and the password, which an agent may echo decoded), and its body's secret fields'
+    values (the first MOST_SAID; a body is looked in only where it names such a field)."""
+    found = []
+    for name, value in headers.items():
+        if is_secret_header(name):
+            scheme, _, secret = value.partition(" ")
+            found.append(secret if secret and name.lower() in AUTHORIZATION else value)
+            if name.lower() in AUTHORIZATION and scheme.lower() == "basic":
+                found += _basic(secret)
+    text = body.decode("utf-8", "replace")[:1 << 20] if body else ""
+    if '"' in text and any(name in text for name in _QUOTED):
+        found += [value for _, value in re.findall(_JSON_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
+    if "=" in text and any(name in text for name in _ASSIGNED):
+        found += [value for _, value in re.findall(_FORM_SECRET, text)[:MOST_SAID]]
+    return [secret for secret in dict.fromkeys(found) if secret]
+
+
+def _basic(encoded: str) -> list[str]:
+    import base64
+    import binascii
+    try:
+        pair = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return []
+    return [pair, pair.partition(":")[2]] if ":" in pair else [pair]
+
+
 def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:
     """`headers` with every held secret masked in every value, whatever the header's name
     (a token endpoint may say a secret back in WWW-Authenticate or a header of its own)."""

@@ -30,23 +30,13 @@ from peers.support.proxy.faults import Faults
 from peers.support.proxy.webhook import Webhooks
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.errors import TransportError
-from transports.masking import AUTHORIZATION, is_secret_header
+from transports.masking import carried
 from transports.printer import escape
 
 # RFC 9110 7.6.1's hop-by-hop fields, Proxy-* (ours, not the agent's), and what each hop writes itself.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                         "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
-
-
-def credentials(headers: dict[str, str]) -> list[str]:
-    """The secrets a client's request carries in its headers (an Authorization's without its scheme word)."""
-    found = []
-    for name, value in headers.items():
-        if is_secret_header(name):
-            scheme, _, secret = value.partition(" ")
-            found.append(secret if secret and name.lower() in AUTHORIZATION else value)
-    return found
 
 
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
@@ -119,7 +109,7 @@ class Proxy:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         number, acting = self.faults.next_request()
-        self._hold(request.headers)
+        self._hold(request.headers, request.body if isinstance(request.body, bytes) else b"")
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
         receiver = self.webhooks.receiver(target) if self.webhooks is not None else None
         who = "the agent" if receiver is None else "the client's receiver"
@@ -198,8 +188,8 @@ class Proxy:
                 self.say(f"[fault] {fault.spec}: request {number} is a HEAD, answered with no body: nothing changed")
         return HttpResponse(response.status, headers, b"")
 
-    def _hold(self, headers: dict[str, str]) -> None:
-        new = [secret for secret in credentials(headers) if secret not in self._held]
+    def _hold(self, headers: dict[str, str], body: bytes) -> None:
+        new = [secret for secret in carried(headers, body) if secret not in self._held]
         if new:
             with self._holding:
                 self._held = (*new, *(secret for secret in self._held if secret not in new))[:MOST_HELD]
