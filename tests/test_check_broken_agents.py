@@ -55,6 +55,8 @@ class Agent(OutsidePeer):
         if flaw == "drip":
             return self.drip()
         body = json.dumps(card(f"http://127.0.0.1:{self.server.server_port}", flaw)).encode()
+        if flaw == "duplicate_key_card":  # a name said twice: which one is meant?
+            body = b'{"name": "trusted-bank-agent", ' + body[1:]
         cached = [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")]
         if self.headers.get("If-None-Match") == '"v1"':
             return self.send(304, b"", headers=cached)
@@ -236,6 +238,13 @@ def test_a_card_that_cannot_be_read_leaves_the_extended_card_unjudged_not_failed
     rows = {row["id"]: row for row in report["requirements"]}
     assert rows["CARD-EXT-001"]["outcome"] == "skip" and "cannot be read" in rows["CARD-EXT-001"]["verdicts"][0]["detail"]
     assert "CARD-EXT-001" not in failed
+
+
+def test_a_card_refused_as_json_says_what_the_strict_reading_found(tmp_path):
+    """It said "not JSON" of JSON that names a key twice."""
+    failed, status, report = failures("duplicate_key_card", tmp_path)
+    detail = next(row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] == "CARD-DISC-001")
+    assert "CARD-DISC-001" in failed and "not JSON (duplicate key 'name')" in detail, detail
 
 
 @pytest.mark.parametrize("flaw", ["garbage", "endless", "drip", "drip_posts", "redirect"])

@@ -61,8 +61,19 @@ class Answer(Record):
         if self.failure:
             return f"HTTP {self.status}, {self.failure}"
         code = f", code {self.code}" if self.code is not None else ""
-        shape = "" if self.document is not None or not self.body else ", not JSON"
+        shape = "" if self.document is not None or not self.body else f", not JSON ({self._unread()})"
         return f"HTTP {self.status}{code}{shape}"
+
+    def _unread(self) -> str:
+        """Why a body was not read as JSON: an encoding no one asked for, or what the strict decoder found."""
+        encoding = next((value for name, value in self.headers.items() if name.lower() == "content-encoding"), "")
+        if encoding.strip().lower() not in ("", "identity"):
+            return f"Content-Encoding {encoding[:20]}, which was not asked for"
+        try:
+            loads_strict(self.body)
+        except ValueError as exc:
+            return str(exc)[:100]
+        return "unread"
 
 
 class Probe:
