@@ -205,3 +205,20 @@ def test_a_server_stopping_gives_a_still_reading_client_two_seconds_not_the_rest
         reading.set()
         sock.close()
     assert sum(taken) < len(huge) and lines == ['127.0.0.1 "GET /huge HTTP/1.1" 200 cut short: the server stopped']
+
+
+def test_a_stream_its_client_takes_nothing_of_is_cut_at_the_write_deadline_and_said_so_not_called_a_hang_up():
+    """The log said "client disconnected mid-response" of a client still connected, whose
+    socket held 2 MB it had not taken."""
+    def endless(request):
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, (b"data: " + b"x" * 65536 + b"\n\n"
+                                                                         for _ in range(10_000)))
+    said = []
+    with serving(endless, request_timeout=0.5, log=said.append) as server:
+        with socket.create_connection(server.server_address, timeout=5) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            asked(sock, "/stream")
+            deadline = time.monotonic() + 10
+            while not said and time.monotonic() < deadline:
+                time.sleep(0.05)
+    assert said and said[0].endswith(" 200 client took nothing for 0.5 s mid-stream: cut"), said

@@ -74,7 +74,8 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
             f"[proxy] finding: request {number}: the agent's stream broke off: {exc}; the client's is cut too")
         raise HangUp from None
     except GeneratorExit:
-        say(f"[proxy] request {number}: the client hung up mid-stream; the agent's stream was closed")
+        say(f"[proxy] request {number}: the client's stream ended early (it hung up, or took nothing for the "
+            "server's write deadline); the agent's stream was closed")
         judged = False
         raise
     finally:
