@@ -226,6 +226,15 @@ def test_our_peers_refusals_before_reading_a_frame_break_no_rule_and_1_0s_carry_
     assert "! " not in lines.text(), lines.text()
 
 
+def test_our_peers_json_rpc_answer_to_a_stray_get_is_not_judged_by_http_json_rules():
+    """A GET of a path no binding has (`/../../etc/passwd`) is answered with a JSON-RPC error: it was
+    judged as an HTTP+JSON error whose code disagreed with its status."""
+    with billing_served() as agent, proxy_to(agent) as (proxy, lines):
+        answer = HttpTransport(timeout=5).get(proxy + "/../../etc/passwd", {})
+        assert answer.status == 404 and b'"jsonrpc"' in answer.body, answer.body
+    assert "! " not in lines.text(), lines.text()
+
+
 def test_a_stream_held_open_does_not_hold_up_another_clients_request():
     """Each worker speaks to the agent on a connection of its own: a long stream and a quick
     request at the same time both get through."""

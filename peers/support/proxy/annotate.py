@@ -95,7 +95,8 @@ def jsonrpc_error_info(answer: Answer) -> str | None:
 
 
 def _http_json_error(answer: Answer) -> Any:
-    if answer.binding != HTTP_JSON.name or answer.status < 400 or answer.events is not None:
+    if answer.binding != HTTP_JSON.name or answer.status < 400 or answer.events is not None or \
+            isinstance(answer.document, dict) and "jsonrpc" in answer.document:  # a JSON-RPC answer to a stray path
         return None
     error = answer.document.get("error") if isinstance(answer.document, dict) else None
     return error if error is not None else False  # False: an error answer with no error object
