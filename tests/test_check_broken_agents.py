@@ -224,6 +224,25 @@ def test_an_interface_at_another_host_on_a_private_address_is_not_asked_and_the_
                 if "0.0.0.0" in verdict["detail"] and row["id"] != "WB-BIND-MEASURED-001"], "nothing was asked of it"
 
 
+@pytest.mark.parametrize("interface, asked", [
+    ("http://[::a9fe:a9fe]/a2a", False), ("http://[64:ff9b::a9fe:a9fe]/a2a", False),  # 169.254.169.254, wrapped
+    ("http://192.0.0.192/a2a", False), ("http://[::ffff:10.0.0.1]/a2a", False), ("http://0.0.0.0:9/a2a", False),
+    ("http://127.0.0.1:9/a2a", True), ("http://localhost:9/a2a", True), ("http://[::1]:9/a2a", True),
+])
+def test_an_interfaces_address_is_judged_by_the_workbenchs_own_table_and_a_name_is_pinned_to_it(interface, asked):
+    """Python's is_global passed an IPv4-compatible, a NAT64 and an IETF-assignment form of a
+    private address; the table a served peer judges webhooks by (transports/addresses.py) does
+    not. A name judged is pinned to the address judged: the requests cannot be moved by a second
+    DNS answer. Numeric addresses only (and localhost): nothing here leaves the machine."""
+    from peers.support.check.reach import inward
+    pinned = {}
+    said = inward("http://127.0.0.1:8/.well-known/agent-card.json", interface, pinned, {})
+    assert (said == "") is asked, said
+    import ipaddress
+    assert list(pinned) == (["localhost"] if asked and "localhost" in interface else [])
+    assert all(ipaddress.ip_address(ip).is_loopback and port == 9 for ip, port in pinned.values())
+
+
 def test_interfaces_at_another_origin_than_the_card_are_named_in_the_heading(tmp_path):
     """The verdicts are measured at the interfaces: the heading said only the card's URL."""
     failed, status, report = failures("localhost_interface", tmp_path)

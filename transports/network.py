@@ -21,8 +21,8 @@ for ever. The rules, each tested against a hostile server in tests/test_network_
   with `tls` (a context trusting the CA --ca names) or the system's CA certificates; a host
   origin in `client_tls` gets its own context, which presents our client certificate to
   that origin alone (mutual TLS). `pinned` maps a hostname to the (ip, port) already checked
-  (a webhook's), so no second DNS answer can move it; TLS is kept, its name sent and checked
-  as ever. Redirects are never followed (a 3xx is returned): no peer can bounce a request,
+  (a webhook's, an interface `check` judged: the URL's own port is used), so no second DNS
+  answer can move it; TLS is kept, its name sent and checked as ever. Redirects are never followed (a 3xx is returned): no peer can bounce a request,
   and its credentials, to another host.
 
 Errors are TransportError: a one-line reason, and `sent`, False only when the request
@@ -149,7 +149,7 @@ class HttpTransport:
                 return kept
             self._drop(key)
         scheme, host, port = key
-        address = self.pinned.get(host) or self.resolve.get(host, (host, port))
+        address = (self.pinned[host][0], port) if host in self.pinned else self.resolve.get(host, (host, port))
         try:
             sock = _open(*address, deadline)
             if scheme == "https" and (host not in self.resolve or self.resolved_tls):

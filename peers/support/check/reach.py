@@ -9,9 +9,13 @@ its scheme takes (`credentials.credential_for`). A binding we do not speak (gRPC
 URI) is a Reach with no binding: reported "not measured". Not here: the checks.
 """
 
+import ipaddress
+import socket
+import threading
 from typing import Any
 
 from peers.a2a.wire_format import WireFormat, declared_by
+from transports.addresses import is_public
 from transports.base import parse_url
 from transports.errors import PeerError
 from transports.records import Record
@@ -29,6 +33,7 @@ class Reach(Record):
 
 
 UNREADABLE = "the card cannot be read"
+LOOKUP_SECONDS = 5.0  # for an interface's host name: a resolver that says nothing must not hold the run
 
 
 def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -47,22 +52,24 @@ def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
 
 
 def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], transport: Any,
-            forced: str | None = None) -> list[Reach]:
-    """One Reach per binding the card declares (the first interface of each), or only `forced`'s."""
+            forced: str | None = None, pinned: dict[str, tuple[str, int]] | None = None) -> list[Reach]:
+    """One Reach per binding the card declares (the first interface of each), or only `forced`'s;
+    an interface's host judged by `inward` is pinned in `pinned` (the transport's) to the address judged."""
     from peers.support.calling.cards import chosen
     spoken = declared_by(document)
-    found, seen = [], set()
+    found, seen, judged = [], set(), {}
     for name, url, tenant in offered(document):
         if name in seen or (forced is not None and name.upper() != forced.upper()):
             continue
         seen.add(name)
-        if inward(card_url, url):  # not asked, and said: "not measured" with the reason
-            found.append(Reach(name, None, url, spoken, None, not_asked=inward(card_url, url)))
-            continue
         try:
             binding, endpoint = chosen([(name, url, tenant)], name)
         except PeerError:  # a binding our calling side does not speak
             found.append(Reach(name, None, url, spoken, None))
+            continue
+        refused = inward(card_url, url, pinned, judged)
+        if refused:  # not asked, and said: "not measured" with the reason
+            found.append(Reach(name, None, url, spoken, None, not_asked=refused))
             continue
         credential, why, schemes = _credential(document, spoken, card_url, name, store, transport)
         found.append(Reach(name, binding, endpoint, spoken, credential, why, schemes))
@@ -89,20 +96,36 @@ def _credential(document: dict[str, Any], spoken: WireFormat, card_url: str, bin
     return (attached.headers or None), ("" if attached.headers else "no credential held for it in --credentials"), schemes
 
 
-def inward(card_url: str, url: str) -> str:
-    """Why an interface is not asked: at another host than the card, at an address that is not
-    public (private, loopback, link-local: a cloud's metadata service), unless both are this
-    machine's (a card at 127.0.0.1 naming localhost). A card may name any URL, and check runs
-    where the person runs it: a card must not turn it inward. "" when it may be asked."""
+def inward(card_url: str, url: str, pinned: dict[str, tuple[str, int]] | None, judged: dict[str, str]) -> str:
+    """Why an interface is not asked ("" when it may be): at another host than the card, at an
+    address that is not public (transports/addresses.py: private, loopback, link-local: a cloud's
+    metadata service), unless both are this machine's loopback. A card may name any URL, and check
+    runs where its user does: a card must not turn it inward. A name is looked up once, for
+    LOOKUP_SECONDS at most (the resolver takes no deadline), and pinned to the address judged,
+    so that no second answer can move the requests elsewhere (DNS rebinding)."""
     card, there = parse_url(card_url), parse_url(url)
-    if card is None or there is None or there.host == card.host:
+    if card is None or there is None or there.host == card.host or (pinned and there.host in pinned):
         return ""
-    at_card, at_there = _addresses(card.host), _addresses(there.host)
-    if not at_there or all(address.is_global for address in at_there) or at_there <= at_card or \
-            (all(address.is_loopback for address in at_there) and all(address.is_loopback for address in at_card)):
-        return ""  # unresolved: it fails as any request would
-    return (f"not asked: the card, at {card.host[:60]}, names another host, {there.host[:60]}, at a private, "
-            "loopback or link-local address (check asks such an interface only at the card's own host)")
+    if there.host not in judged:
+        judged[there.host] = _judged(card.host, there.host, there.port, pinned)
+    return judged[there.host]
+
+
+def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, int]] | None) -> str:
+    at_there = _addresses(host)
+    if at_there is None:
+        return f"not asked: its host {host[:60]} did not resolve within {LOOKUP_SECONDS:g} s"
+    if not at_there:  # not found: the request fails as any would
+        return ""
+    local = all(address.is_loopback for address in at_there) and all(
+        address.is_loopback for address in (_addresses(card_host) or {None}) if address is not None)
+    if not local and not all(map(is_public, at_there)):
+        return (f"not asked: the card, at {card_host[:60]}, names another host, {host[:60]}, at a private, "
+                "loopback or link-local address (check asks such an interface only at the card's own host, "
+                "or on this machine's loopback when the card is there too)")
+    if pinned is not None and not host.startswith("[") and not host.replace(".", "").isdigit():
+        pinned[host] = (str(min(at_there, key=str)), port)  # every request there goes to what was judged
+    return ""
 
 
 def origin_of(url: str) -> str:
@@ -110,11 +133,19 @@ def origin_of(url: str) -> str:
     return f"{parsed.scheme}://{parsed.host}:{parsed.port}" if parsed is not None else url[:80]
 
 
-def _addresses(host: str) -> set[Any]:
-    import ipaddress
-    import socket
-    try:
-        found = socket.getaddrinfo(host.strip("[]"), None, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return set()
-    return {ipaddress.ip_address(info[4][0].split("%")[0]) for info in found}
+def _addresses(host: str) -> set[Any] | None:
+    """The addresses `host` is found at (an empty set: none); None if the resolver said nothing in time."""
+    found: list[str] = []
+    done = threading.Event()
+
+    def look() -> None:
+        try:
+            found.extend(info[4][0] for info in socket.getaddrinfo(host.strip("[]"), None, type=socket.SOCK_STREAM))
+        except (OSError, UnicodeError):
+            pass
+        finally:
+            done.set()
+    threading.Thread(target=look, daemon=True).start()
+    if not done.wait(LOOKUP_SECONDS):
+        return None
+    return {ipaddress.ip_address(address.split("%")[0]) for address in found}

@@ -74,13 +74,14 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     document = card_checks.card_of(answer)
     found, unreached = [], "no card was read, so nothing past it was asked"
     if document is not None:
-        found = reaches(document, target, store, printer, settings.binding)
+        found = reaches(document, target, store, printer, settings.binding, printer.inner.pinned)
         unreached = "not asked: the card declares no binding it applies to" if found else \
             "the card declares no interface in its own version to ask"
         verdicts += protocol_checks.checks(probe, found, _push_declared(document))
         verdicts += auth_checks.checks(probe, found, document)
     if document is not None and settings.deep:
-        others = reaches(document, target, other_store, printer, settings.binding) if other_store is not None else None
+        others = reaches(document, target, other_store, printer, settings.binding, printer.inner.pinned) \
+            if other_store is not None else None
         verdicts += deep_run.checks(probe, found, others, document)
     else:
         verdicts += deep_run.skipped(bool(settings.other_caller))
