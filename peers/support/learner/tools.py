@@ -51,18 +51,19 @@ class LearnerTools:
     def finish(self) -> str | None:
         """Write the files; None, or why one could not be written (the path was checked
         before the run, but a disk can fill up or a folder vanish meanwhile)."""
-        path = self.settings.trace
+        unwritten = [path for path in (self.settings.trace, self.settings.diagram) if path]
         try:
-            if path:
-                self.recorder.write(path)
-            path = self.settings.diagram
-            if path:
-                write_diagram(path, self.recorder.resolved())
-                self.console.say(wrote_diagram(path))
+            if self.settings.trace:
+                self.recorder.write(self.settings.trace)
+                unwritten.remove(self.settings.trace)
+            if self.settings.diagram:
+                write_diagram(self.settings.diagram, self.recorder.resolved())
+                unwritten.remove(self.settings.diagram)
+                self.console.say(wrote_diagram(self.settings.diagram))
         except OSError as exc:  # ENOSPC and its kind carry no file name: ours does
-            return f"could not write {path}: {exc.strerror or exc}"
+            return f"could not write {unwritten[0]}: {exc.strerror or exc}"
         except KeyboardInterrupt:  # a second Ctrl-C, while writing (a pipe may block): ends it, but not silently
-            self.console.say(f"stopped while writing {path}: it is not written, or not whole", Kind.ERROR)
+            self.console.say(f"stopped while writing: {' and '.join(unwritten)} not written, or not whole", Kind.ERROR)
             raise
         return None
 
