@@ -137,6 +137,8 @@ def test_a_webhook_at_a_private_address_or_not_http_is_refused_unless_the_server
 
 @pytest.mark.parametrize("config, field", [({"url": 5}, "url"), ({"url": "https://h.example/", "token": ["x"]}, "token"),
                                            ({"url": "https://h.example/", "authentication": {"scheme": "a b", "credentials": "c"}},
+                                            "authentication"),
+                                           ({"url": "https://h.example/", "authentication": {"scheme": "Bearér"}},
                                             "authentication"), ({"url": "https://h.example/" + "x" * 3000}, "url")])
 def test_a_malformed_config_is_invalid_params_naming_the_field(config, field):
     _, call = peer_app()
@@ -567,7 +569,7 @@ def test_a_webhooks_authentication_is_kept_as_sent_credentials_optional_every_sc
         else:
             task = paused_task(call)
         kept = []
-        for number, auth in enumerate([{"schemes": ["Bearer"]}, {"schemes": ["Basic", "Bearer"], "credentials": "x"}]
+        for number, auth in enumerate([{"schemes": ["Bearer"]}, {"schemes": ["Basic", "X-Api-Key"], "credentials": "x"}]
                                       if nested else [{"scheme": "Bearer"}, {"scheme": "Basic", "credentials": "x"}]):
             body = {"id": f"c{number}", "url": hook.url if number == 0 else "https://h.example/", "authentication": auth}
             config = {"taskId": task["id"], "pushNotificationConfig": body} if nested else {"taskId": task["id"], **body}

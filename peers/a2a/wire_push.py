@@ -15,6 +15,7 @@ from typing import Any
 
 from peers.a2a.fields import MISSING, WireError, field, json_names, obj, page_size
 from peers.a2a.model import PushConfig
+from transports.http11 import TOKEN
 
 MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
 MAX_SCHEMES = 10  # a webhook's authentication schemes (0.3 lists them)
@@ -42,10 +43,11 @@ def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path
         auth = obj(auth, where + "authentication")
         schemes = field(auth, "schemes", list, where + "authentication.") if nested \
             else [_text(auth, "scheme", where + "authentication.")]
-        if not 0 < len(schemes) <= MAX_SCHEMES or not all(isinstance(one, str) and one.isalnum()
-                                                            and len(one) <= 64 for one in schemes):
-            raise WireError(f"{where}authentication must name {f'1 to {MAX_SCHEMES} schemes' if nested else 'one scheme'}, "
-                            "like Bearer")
+        if not 0 < len(schemes) <= MAX_SCHEMES:
+            raise WireError(f"{where}authentication.schemes must list 1 to {MAX_SCHEMES} schemes")
+        if not all(isinstance(one, str) and len(one) <= 64 and TOKEN.fullmatch(one) for one in schemes):
+            raise WireError(f"{where}authentication must name {'its schemes' if nested else 'one scheme'} as HTTP "
+                            "does (RFC 9110 11.1: a token, like Bearer)")
         authentication = (tuple(schemes), _text(auth, "credentials", where + "authentication.", default=None))
     config_id = _text(source, "id", where, default=None) or ""  # none of its own: the peer names it
     return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where, default=None),
