@@ -167,7 +167,7 @@ def found_or_resent(story: Steps, contact: Contact, outcome: Outcome) -> Outcome
     return outcome._replace(error=None, failure=None)
 
 
-STOPS = (signal.SIGINT, signal.SIGTERM)
+STOPS = (signal.SIGTERM, signal.SIGINT)  # in this order, set and put back: SIGTERM is never left noted alone
 
 
 @contextlib.contextmanager
@@ -178,8 +178,9 @@ def store_folder() -> Iterator[str]:
     either would leave a file or the folder behind. It is held back by Python's own handlers,
     not by the thread's signal mask: the kernel may give a signal to any thread (the demo's
     servers run in their own), and Python runs the handler in the main thread whichever took
-    it. In between, SIGTERM (`kill`, a CI job's timeout) unwinds the lesson as Ctrl-C does,
-    so the folder goes, then ends the process as it would have."""
+    it. In between, either unwinds the lesson (SIGTERM, from `kill` or a CI job's timeout,
+    as Ctrl-C does), the handlers noting from that moment, so the folder goes; then SIGTERM
+    ends the process as it would have."""
     if threading.current_thread() is not threading.main_thread():  # the page's runs: no handlers to set
         folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
         try:
@@ -192,8 +193,10 @@ def store_folder() -> Iterator[str]:
     def noted(signum: int, frame: Any) -> None:
         came.append(signum)
 
-    def unwound(signum: int, frame: Any) -> None:
-        came.append(signum)
+    def unwound(signum: int, frame: Any) -> None:  # from now on noted, so the clean-up cannot be cut short
+        _handled_by(dict.fromkeys(STOPS, noted))
+        if signum == signal.SIGTERM:  # acted on again once the folder is gone
+            came.append(signum)
         raise KeyboardInterrupt
 
     before = _handled_by(dict.fromkeys(STOPS, noted))
@@ -201,9 +204,11 @@ def store_folder() -> Iterator[str]:
         folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
     except BaseException:
         _handled_by(before)
+        _act_on(came)
         raise
-    try:
-        _handled_by({signal.SIGINT: before[signal.SIGINT], signal.SIGTERM: unwound})
+    try:  # Ctrl-C unwinds only where it would have (not where it was ignored: a run in the background)
+        _handled_by({signal.SIGTERM: unwound, signal.SIGINT: unwound if before[signal.SIGINT]
+                     is signal.default_int_handler else before[signal.SIGINT]})
         _act_on(came)  # one that came meanwhile: the lesson does not start, and the folder goes
         yield folder
     finally:
@@ -216,12 +221,16 @@ def store_folder() -> Iterator[str]:
 
 
 def _handled_by(handlers: dict[int, Any]) -> dict[int, Any]:
-    """Each signal's handler set; the ones they replace."""
-    return {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
+    """Each signal's handler set, in the order given; the ones they replace (one not set from
+    Python, which signal() reports as None, is put back as the default)."""
+    replaced = {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
+    return {signum: signal.SIG_DFL if handler is None else handler for signum, handler in replaced.items()}
 
 
 def _act_on(came: list[int]) -> None:
-    """The signals noted, each handed now to the handler in place, as if it had just come."""
+    """The signals noted, each handed now to the handler in place, as if it had just come: SIGTERM
+    first, which ends the process (a Ctrl-C raised first would leave it unheard)."""
+    came.sort(key=lambda signum: signum != signal.SIGTERM)
     while came:
         signal.raise_signal(came.pop(0))
 
