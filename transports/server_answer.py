@@ -229,7 +229,7 @@ class Connection:
                 whole = out + body if status not in (204, 304) else out
                 self.unsent, self.counted = rest_of(self.sock, whole, unsent)
         except OSError as exc:  # or no room left to keep an answer the client did not take at once (unsent.py)
-            note += f" {exc}" if isinstance(exc, NotReading) else f" client took nothing for {self.write_timeout:g} s " \
+            note += f" {exc}" if isinstance(exc, NotReading) else f" client did not take an event within {self.write_timeout:g} s " \
                 "mid-stream: cut" if isinstance(exc, TimeoutError) else " client disconnected mid-response"
         self.said = f'{self.ip} "{escape(line)}" {status}{note}'
         if not (self.unsent or self.stopped):  # else said once the loop has written the rest, or by a stopping server

@@ -70,11 +70,11 @@ def proxy(settings: Any, console: Any) -> int:
     except OSError as exc:
         console.say(f"proxy: cannot listen on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
         return 2
-    for line in said_at_start(settings, server, app, faults):
-        console.say(line)
-    stopped_by_signals(server)  # a signal asks the loop to stop: it ends at its next turn
-    console.say("[proxy] Ctrl-C or SIGTERM stops it.")
+    stopped_by_signals(server)  # from now a signal asks the loop to stop (raised, it could skip the clean-up below)
     try:
+        for line in said_at_start(settings, server, app, faults):
+            console.say(line)
+        console.say("[proxy] Ctrl-C or SIGTERM stops it.")
         try:
             server.serve_forever(poll_interval=0.2)
         except KeyboardInterrupt:  # a Ctrl-C before the handlers were set

@@ -233,6 +233,7 @@ def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int
             console.say(f"--open found no browser to open; open {url} in one", Kind.WARNING)
     while not stopped.wait(0.5):  # a second Ctrl-C only asks again: it cannot cut the clean-up short
         pass
+    console.say("[web] stopping: each run going ends first (its lesson's clean-up: 12 s at most)")
     close(server, app)
     console.say("[web] stopped.")
     return 0
