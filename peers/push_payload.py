@@ -73,8 +73,9 @@ class Telling:
         headers = {"Content-Type": self.media_type}
         if config.token:
             headers["X-A2A-Notification-Token"] = config.token
-        if authorization(config) is not None:
-            headers["Authorization"] = authorization(config)
+        said = authorization(config)
+        if said is not None:
+            headers["Authorization"] = said
         return headers
 
 

@@ -8,8 +8,8 @@ file slowed by sharing the cores, as a browser's are, weighs what it costs here)
 pytest processes run them at once, each with its own temporary folder and its own browser; a
 test never shares a server, a port or a file with another part. Five on two cores: each part
 waits more than half the time, so the whole suite took 100 s in three parts, 94 s in four and
-83-90 s in five, measured one after another (six gained no more). The first part's output is shown as it comes, then each other's, then one line for
-all (`suite: N passed, N failed, N skipped`); the exit status is pytest's, the worst of them.
+83-99 s in five, measured one after another (six gained no more). The first part's output is
+shown as it comes, then each other's, then one line for all (`suite: N passed, N failed, N skipped`); the exit status is pytest's, the worst of them.
 With arguments (files, -k, -x ...) it is plain pytest, once, as asked: the parts are for the
 whole suite. Refresh suite_weights.json, when files grow or move, from a run of the parts with
 `--durations=0`: each file's tests' seconds summed, plus a tenth for its import; a file not
@@ -46,7 +46,7 @@ def parts(files: list[Path], number: int = PARTS) -> list[list[Path]]:
 
 def counts(output: str) -> dict[str, int] | None:
     """What pytest's closing line counted ({"passed": 921, "skipped": 6, ...}); None if the
-    output has none (the half died, or was cut off, before it could say)."""
+    output has none (the part died, or was cut off, before it could say)."""
     closing = next((line for line in reversed(output.splitlines())
                     if re.fullmatch(r"=* ?(\d+ [a-z]+(, )?)+ in [\d.]+s( \([\d:]+\))? ?=*", line.strip())), None)
     if closing is None:
@@ -104,7 +104,7 @@ def main(args: list[str]) -> int:
 
 
 def stopped(process: subprocess.Popen) -> int:
-    """A half's exit status, stopped as Ctrl-C stops pytest (its summary says where it was);
+    """A part's exit status, stopped as Ctrl-C stops pytest (its summary says where it was);
     killed if it has not ended in 10 s."""
     try:
         process.send_signal(signal.SIGINT)

@@ -121,11 +121,11 @@ def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
             found.append(secret if secret and name.lower() in AUTHORIZATION else value)
             if name.lower() in AUTHORIZATION and scheme.lower() == "basic":
                 found += _basic(secret)
-    text = body.decode("utf-8", "replace")[:1 << 20] if body else ""
+    text = body[:1 << 20].decode("utf-8", "replace") if body else ""
     if '"' in text and any(name in text for name in _QUOTED):
         found += [value for _, value in re.findall(_JSON_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
     if "=" in text and any(name in text for name in _ASSIGNED):
-        found += [value for _, value in re.findall(_FORM_SECRET, text)[:MOST_SAID]]
+        found += [value for _, value in re.findall(_FORM_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
     return [secret for secret in dict.fromkeys(found) if secret]
 
 

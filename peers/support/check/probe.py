@@ -61,19 +61,20 @@ class Answer(Record):
         if self.failure:
             return f"HTTP {self.status}, {self.failure}"
         code = f", code {self.code}" if self.code is not None else ""
-        shape = "" if self.document is not None or not self.body else f", not JSON ({self._unread()})"
+        shape = "" if self.document is not None or not self.body else self._unread()
         return f"HTTP {self.status}{code}{shape}"
 
     def _unread(self) -> str:
-        """Why a body was not read as JSON: an encoding no one asked for, or what the strict decoder found."""
+        """Why a body was read as no document: an encoding no one asked for, what the strict decoder
+        found, or JSON's null. Only asked of an answer that failed a check, so decoded again here."""
         encoding = next((value for name, value in self.headers.items() if name.lower() == "content-encoding"), "")
         if encoding.strip().lower() not in ("", "identity"):
-            return f"Content-Encoding {encoding[:20]}, which was not asked for"
+            return f", not JSON (Content-Encoding {encoding[:20]}, which was not asked for)"
         try:
             loads_strict(self.body)
         except ValueError as exc:
-            return str(exc)[:100]
-        return "unread"
+            return f", not JSON ({str(exc)[:100]})"
+        return ", JSON null"
 
 
 class Probe:
