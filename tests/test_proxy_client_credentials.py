@@ -91,3 +91,32 @@ def test_a_basic_credential_said_back_decoded_and_a_body_secret_said_back_are_ma
     for said in (password, secret):
         assert said not in shown, shown
         assert said not in trace
+
+
+def test_many_secrets_over_many_requests_never_break_the_proxy_and_plain_words_stay_plain(tmp_path):
+    """Past 16 secrets held, a client's token was pushed out of the list the proxy shares with its
+    printer, which then tried to add it back to a tuple: every later request was a 500. A Basic
+    password that is a plain word ("application") was masked in every Content-Type, and an
+    Idempotency-Key's value in every body."""
+    import base64
+    agent = PeerServer(quoting, "127.0.0.1", 0, idle_timeout=2.0).start()
+    lines = Lines()
+    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False,
+                               **dict.fromkeys(TLS_FLAGS))
+    server, _, upstream = build(settings, lines, Faults([]), None)
+    server.start()
+    try:
+        headers = {"Content-Type": "application/json", "Idempotency-Key": "order-12345",
+                   "Authorization": "Basic " + base64.b64encode(b"alice:application").decode()}
+        for number in range(20):
+            asked = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "CreateTaskPushNotificationConfig", "params": {
+                "taskId": "order-12345", "token": f"push-token-{number:04}"}}).encode()
+            answer = HttpTransport(timeout=5).post(server.base_url + "/a2a", asked, headers)
+            assert answer.status == 200, (number, answer.body[:200])
+    finally:
+        server.stop()
+        upstream.close()
+        agent.stop()
+    shown = lines.text()
+    assert "push-token-0019" not in shown and "alice:application" not in shown
+    assert "application/json" in shown and '"taskId": "order-12345"' in shown, "plain words are not secrets"

@@ -139,7 +139,9 @@ def test_a_webhook_at_a_private_address_or_not_http_is_refused_unless_the_server
                                            ({"url": "https://h.example/", "authentication": {"scheme": "a b", "credentials": "c"}},
                                             "authentication"),
                                            ({"url": "https://h.example/", "authentication": {"scheme": "Bearér"}},
-                                            "authentication"), ({"url": "https://h.example/" + "x" * 3000}, "url")])
+                                            "authentication"),
+                                           ({"url": "https://h.example/", "authentication": {
+                                               "scheme": "Bearer", "credentials": "  abc  "}}, "credentials"), ({"url": "https://h.example/" + "x" * 3000}, "url")])
 def test_a_malformed_config_is_invalid_params_naming_the_field(config, field):
     _, call = peer_app()
     task = paused_task(call)

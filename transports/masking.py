@@ -18,6 +18,7 @@ SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key",
 # (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
 SECRET_WORDS = ("auth", "key", "token", "secret", "password", "credential", "cookie", "session")
 NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
+CREDENTIAL_WORDS = ("token", "secret", "password", "credential", "api-key", "apikey", "api_key")
 # The same secrets inside a body (a webhook's token, a push config's credentials, an OAuth2
 # token answer's tokens): shown masked; and in a form (a token request's client_secret).
 SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_token", "refresh_token", "id_token",
@@ -105,8 +106,18 @@ def hold(held: list[str], headers: dict[str, str]) -> None:
     the credential store's are. At most MOST_HELD: each is looked for in every body shown."""
     for name, value in headers.items():
         secret = value.partition(" ")[2] if name.lower() in AUTHORIZATION else value
-        if is_secret_header(name) and len(secret) >= MIN_HELD and secret not in held and len(held) < MOST_HELD:
+        if _held_past_its_line(name, secret) and len(secret) >= MIN_HELD and secret not in held \
+                and len(held) < MOST_HELD:
             held.append(secret)
+
+
+def _held_past_its_line(name: str, value: str) -> bool:
+    """Whether a secret header's value is masked in every frame after, not only in its own line:
+    where its name says a credential, or (a key, a session) the value looks like one, 16 characters
+    or more and not a word: an Idempotency-Key's "order-12345" or a session id in a body is no secret."""
+    lowered = name.lower()
+    return lowered in SECRET_HEADERS or any(word in lowered for word in CREDENTIAL_WORDS) or (
+        is_secret_header(name) and len(value) >= 16 and not value.isalpha())
 
 
 def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
@@ -116,27 +127,31 @@ def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
     values (the first MOST_SAID; a body is looked in only where it names such a field)."""
     found = []
     for name, value in headers.items():
-        if is_secret_header(name):
+        lowered = name.lower()
+        if _held_past_its_line(name, value):
             scheme, _, secret = value.partition(" ")
-            found.append(secret if secret and name.lower() in AUTHORIZATION else value)
-            if name.lower() in AUTHORIZATION and scheme.lower() == "basic":
+            found.append(secret if secret and lowered in AUTHORIZATION else value)
+            if lowered in AUTHORIZATION and scheme.lower() == "basic":
                 found += _basic(secret)
     text = body[:1 << 20].decode("utf-8", "replace") if body else ""
     if '"' in text and any(name in text for name in _QUOTED):
         found += [value for _, value in re.findall(_JSON_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
     if "=" in text and any(name in text for name in _ASSIGNED):
         found += [value for _, value in re.findall(_FORM_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
-    return [secret for secret in dict.fromkeys(found) if secret]
+    return [secret for secret in dict.fromkeys(found) if secret and len(secret) <= MOST_KEPT]  # a huge one: where named
 
 
 def _basic(encoded: str) -> list[str]:
+    """What a Basic credential encodes: user:password, and the password alone unless it is a plain
+    word (held, "application" would be masked in every Content-Type, and so given away)."""
     import base64
     import binascii
     try:
         pair = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
         return []
-    return [pair, pair.partition(":")[2]] if ":" in pair else [pair]
+    password = pair.partition(":")[2]
+    return [pair, password] if password and not password.isalpha() else [pair]
 
 
 def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:

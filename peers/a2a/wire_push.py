@@ -48,7 +48,10 @@ def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path
         if not all(isinstance(one, str) and len(one) <= 64 and TOKEN.fullmatch(one) for one in schemes):
             raise WireError(f"{where}authentication must name {'its schemes' if nested else 'one scheme'} as HTTP "
                             "does (RFC 9110 11.1: a token, like Bearer)")
-        authentication = (tuple(schemes), _text(auth, "credentials", where + "authentication.", default=None))
+        credentials = _text(auth, "credentials", where + "authentication.", default=None)
+        if credentials is not None and credentials != credentials.strip():  # a receiver would trim them: other ones
+            raise WireError(f"{where}authentication.credentials must not begin or end with spaces")
+        authentication = (tuple(schemes), credentials)
     config_id = _text(source, "id", where, default=None) or ""  # none of its own: the peer names it
     return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where, default=None),
                       authentication)

@@ -115,8 +115,8 @@ def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, i
     at_there = _addresses(host)
     if at_there is None:
         return f"not asked: its host {host[:60]} did not resolve within {LOOKUP_SECONDS:g} s"
-    if not at_there:  # not found: the request fails as any would
-        return ""
+    if not at_there:  # not found now: a second lookup must not find it somewhere inward
+        return f"not asked: its host {host[:60]} is not found"
     local = all(address.is_loopback for address in at_there) and all(
         address.is_loopback for address in (_addresses(card_host) or {None}) if address is not None)
     if not local and not all(map(is_public, at_there)):
@@ -126,6 +126,18 @@ def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, i
     if pinned is not None and not host.startswith("[") and not host.replace(".", "").isdigit():
         pinned[host] = (str(min(at_there, key=str)), port)  # every request there goes to what was judged
     return ""
+
+
+def pin_card_host(card_url: str, pinned: dict[str, tuple[str, int]]) -> None:
+    """The card's host name, looked up once (within LOOKUP_SECONDS) and pinned to its first address:
+    the card and every request at that host then go to the one address, not to whatever a later
+    lookup says (DNS rebinding). The host is the user's choice: any address it names is asked."""
+    card = parse_url(card_url)
+    if card is None or card.host.startswith("[") or card.host.replace(".", "").isdigit():
+        return
+    found = _addresses(card.host)
+    if found:
+        pinned[card.host] = (str(min(found, key=str)), card.port)
 
 
 def origin_of(url: str) -> str:

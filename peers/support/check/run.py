@@ -18,7 +18,7 @@ from typing import Any
 from peers.a2a.wire_format import CARD_PATH, card_url, declared_by
 from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
 from peers.support.check.probe import Probe
-from peers.support.check.reach import origin_of, reaches
+from peers.support.check.reach import origin_of, pin_card_host, reaches
 from peers.support.check.report import Report, as_json, graded, junit, text
 from peers.support.output import Kind
 from transports.base import parse_url
@@ -66,6 +66,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
                            verbose=settings.verbose, held=held)
     probe = Probe(printer, settings.timeout, min(BUDGET, PER_TIMEOUT * settings.timeout))
     target = card_url(settings.url)
+    pin_card_host(target, printer.inner.pinned)
     answer, frames = card_checks.fetched(probe, target)
     if answer.status is None and not answer.reached:
         printer.inner.close()

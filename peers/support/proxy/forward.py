@@ -189,12 +189,15 @@ class Proxy:
         return HttpResponse(response.status, headers, b"")
 
     def _hold(self, headers: dict[str, str], body: bytes) -> None:
-        new = [secret for secret in carried(headers, body) if secret not in self._held]
-        if new:
+        """This request's secrets first (one held already moves up, so a client's token is never
+        pushed out by the secrets of its later requests), the most recent MOST_HELD in all; each
+        holder gets a list of its own (a printer adds what it sends to it)."""
+        now = carried(headers, body)
+        if now and self._held[:len(now)] != tuple(now):
             with self._holding:
-                self._held = (*new, *(secret for secret in self._held if secret not in new))[:MOST_HELD]
+                self._held = (*now, *(secret for secret in self._held if secret not in now))[:MOST_HELD]
                 for holder in self.holders:
-                    holder.held = self._held
+                    holder.held = list(self._held)
 
     def _card(self, body: bytes) -> bytes:
         rewritten = card.rewrite(body, self.agent, self.base)
