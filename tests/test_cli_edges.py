@@ -226,6 +226,29 @@ def test_a_ctrl_c_another_thread_takes_while_the_crash_lessons_folder_goes_waits
     assert list(tmp_path.iterdir()) == []
 
 
+SIGTERM_IN_THE_BODY = r"""
+import os, shutil, signal, sys, tempfile
+from transports.signals import made_and_removed
+def removed(folder):  # a Ctrl-C as it is removed: noted, and the removal goes on
+    signal.raise_signal(signal.SIGINT)
+    shutil.rmtree(folder)
+with made_and_removed(tempfile.mkdtemp, removed) as folder:
+    print(folder, flush=True)
+    signal.raise_signal(signal.SIGTERM)  # unwinds the body, as Ctrl-C would
+    print("the body went on", flush=True)
+"""
+
+
+def test_sigterm_in_the_body_unwinds_it_the_removal_runs_whole_then_the_process_ends_by_sigterm(tmp_path):
+    """A SIGTERM (`kill`, a CI job's timeout) in the crash lesson ends it as Ctrl-C does, its folder
+    removed even though a Ctrl-C came meanwhile, and the process then ends as SIGTERM ends one."""
+    import signal
+    done = subprocess.run([sys.executable, "-c", SIGTERM_IN_THE_BODY], cwd=ROOT, capture_output=True, text=True,
+                          timeout=30, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == -signal.SIGTERM and "the body went on" not in done.stdout, done.stdout + done.stderr
+    assert done.stdout.strip() and not os.path.exists(done.stdout.strip()) and list(tmp_path.iterdir()) == []
+
+
 def test_a_second_ctrl_c_while_the_trace_and_diagram_are_written_never_leaves_one_missing_unsaid(tmp_path):
     """Ctrl-C, then another a few milliseconds later, as the files are written: the diagram was
     silently not written (6 runs in 8). It may be cut short, but the run says so."""

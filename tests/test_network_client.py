@@ -530,3 +530,16 @@ def test_tls_verifies_the_certificate_and_keeps_the_connection(tmp_path, hostile
     assert transport.get(url, {}).body == b"ok" and transport.post(url, b"x", {}).body == b"ok"
     assert server.accepted == 2, "one refused handshake, then one connection for both requests"
     transport.close()  # the server's handler reads until the client hangs up: now, not at its 2 s stop
+
+
+def test_a_pinned_host_goes_to_its_pinned_address_at_each_urls_own_port():
+    """A name pinned (a webhook's, or check's judged interface) is never looked up again; a URL at
+    that host on another port (a card's second interface) went to the pinned port instead."""
+    from transports.base import HttpResponse
+    from transports.network import HttpTransport
+    with serving(lambda request: HttpResponse(200, {"Content-Type": "text/plain"}, b"here")) as server:
+        port = server.server_address[1]
+        client = HttpTransport(timeout=5, pinned={"agent.example": ("127.0.0.1", 1)})  # no name is looked up
+        answer = client.get(f"http://agent.example:{port}/x", {})
+        client.close()
+    assert (answer.status, answer.body) == (200, b"here")

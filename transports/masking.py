@@ -18,7 +18,6 @@ SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key",
 # (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
 SECRET_WORDS = ("auth", "key", "token", "secret", "password", "credential", "cookie", "session")
 NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
-CREDENTIAL_WORDS = ("token", "secret", "password", "credential", "api-key", "apikey", "api_key")
 # The same secrets inside a body (a webhook's token, a push config's credentials, an OAuth2
 # token answer's tokens): shown masked; and in a form (a token request's client_secret).
 SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_token", "refresh_token", "id_token",
@@ -106,18 +105,15 @@ def hold(held: list[str], headers: dict[str, str]) -> None:
     the credential store's are. At most MOST_HELD: each is looked for in every body shown."""
     for name, value in headers.items():
         secret = value.partition(" ")[2] if name.lower() in AUTHORIZATION else value
-        if _held_past_its_line(name, secret) and len(secret) >= MIN_HELD and secret not in held \
+        if _held_past_its_line(name) and len(secret) >= MIN_HELD and secret not in held \
                 and len(held) < MOST_HELD:
             held.append(secret)
 
 
-def _held_past_its_line(name: str, value: str) -> bool:
+def _held_past_its_line(name: str) -> bool:
     """Whether a secret header's value is masked in every frame after, not only in its own line:
-    where its name says a credential, or (a key, a session) the value looks like one, 16 characters
-    or more and not a word: an Idempotency-Key's "order-12345" or a session id in a body is no secret."""
-    lowered = name.lower()
-    return lowered in SECRET_HEADERS or any(word in lowered for word in CREDENTIAL_WORDS) or (
-        is_secret_header(name) and len(value) >= 16 and not value.isalpha())
+    all but an idempotency key's, which names an operation ("order-12345", said in every body)."""
+    return is_secret_header(name) and "idempotency" not in name.lower()
 
 
 def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
@@ -128,7 +124,7 @@ def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
     found = []
     for name, value in headers.items():
         lowered = name.lower()
-        if _held_past_its_line(name, value):
+        if _held_past_its_line(name):
             scheme, _, secret = value.partition(" ")
             found.append(secret if secret and lowered in AUTHORIZATION else value)
             if lowered in AUTHORIZATION and scheme.lower() == "basic":
@@ -142,8 +138,8 @@ def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
 
 
 def _basic(encoded: str) -> list[str]:
-    """What a Basic credential encodes: user:password, and the password alone unless it is a plain
-    word (held, "application" would be masked in every Content-Type, and so given away)."""
+    """What a Basic credential encodes: user:password, and the password alone unless it is a short
+    plain word (held, "application" would be masked in every Content-Type, and so given away)."""
     import base64
     import binascii
     try:
@@ -151,7 +147,7 @@ def _basic(encoded: str) -> list[str]:
     except (binascii.Error, ValueError):
         return []
     password = pair.partition(":")[2]
-    return [pair, password] if password and not password.isalpha() else [pair]
+    return [pair, password] if len(password) >= 16 or password and not password.isalpha() else [pair]
 
 
 def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:

@@ -50,7 +50,7 @@ def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path
                             "does (RFC 9110 11.1: a token, like Bearer)")
         credentials = _text(auth, "credentials", where + "authentication.", default=None)
         if credentials is not None and credentials != credentials.strip():  # a receiver would trim them: other ones
-            raise WireError(f"{where}authentication.credentials must not begin or end with spaces")
+            raise WireError(f"{where}authentication.credentials must not begin or end with whitespace")
         authentication = (tuple(schemes), credentials)
     config_id = _text(source, "id", where, default=None) or ""  # none of its own: the peer names it
     return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where, default=None),

@@ -100,9 +100,10 @@ def inward(card_url: str, url: str, pinned: dict[str, tuple[str, int]] | None, j
     """Why an interface is not asked ("" when it may be): at another host than the card, at an
     address that is not public (transports/addresses.py: private, loopback, link-local: a cloud's
     metadata service), unless both are this machine's loopback. A card may name any URL, and check
-    runs where its user does: a card must not turn it inward. A name is looked up once, for
-    LOOKUP_SECONDS at most (the resolver takes no deadline), and pinned to the address judged,
-    so that no second answer can move the requests elsewhere (DNS rebinding)."""
+    runs where its user does: a card must not turn it inward. An interface's host name is looked
+    up once, for LOOKUP_SECONDS at most (the resolver takes no deadline), and pinned to the
+    address judged, so that no second answer can move the requests elsewhere (DNS rebinding);
+    the card's host is judged by its own pinned address (pin_card_host)."""
     card, there = parse_url(card_url), parse_url(url)
     if card is None or there is None or there.host == card.host or (pinned and there.host in pinned):
         return ""
@@ -117,14 +118,15 @@ def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, i
         return f"not asked: its host {host[:60]} did not resolve within {LOOKUP_SECONDS:g} s"
     if not at_there:  # not found now: a second lookup must not find it somewhere inward
         return f"not asked: its host {host[:60]} is not found"
-    local = all(address.is_loopback for address in at_there) and all(
-        address.is_loopback for address in (_addresses(card_host) or {None}) if address is not None)
+    at_card = [ipaddress.ip_address(pinned[card_host][0])] if pinned and card_host in pinned \
+        else _addresses(card_host)
+    local = bool(at_card) and all(address.is_loopback for address in (*at_there, *at_card))  # found, all here
     if not local and not all(map(is_public, at_there)):
         return (f"not asked: the card, at {card_host[:60]}, names another host, {host[:60]}, at a private, "
                 "loopback or link-local address (check asks such an interface only at the card's own host, "
                 "or on this machine's loopback when the card is there too)")
     if pinned is not None and not host.startswith("[") and not host.replace(".", "").isdigit():
-        pinned[host] = (str(min(at_there, key=str)), port)  # every request there goes to what was judged
+        pinned[host] = (str(at_there[0]), port)  # every request there goes where judged (a client's first try)
     return ""
 
 
@@ -136,8 +138,8 @@ def pin_card_host(card_url: str, pinned: dict[str, tuple[str, int]]) -> None:
     if card is None or card.host.startswith("[") or card.host.replace(".", "").isdigit():
         return
     found = _addresses(card.host)
-    if found:
-        pinned[card.host] = (str(min(found, key=str)), card.port)
+    if found and not all(address.is_loopback for address in found):  # this machine's own names (localhost) are
+        pinned[card.host] = (str(found[0]), card.port)  # its hosts file's, and a server may listen on one address alone
 
 
 def origin_of(url: str) -> str:
@@ -145,8 +147,8 @@ def origin_of(url: str) -> str:
     return f"{parsed.scheme}://{parsed.host}:{parsed.port}" if parsed is not None else url[:80]
 
 
-def _addresses(host: str) -> set[Any] | None:
-    """The addresses `host` is found at (an empty set: none); None if the resolver said nothing in time."""
+def _addresses(host: str) -> list[Any] | None:
+    """The addresses `host` is found at, in the resolver's order ([]: none); None if it said nothing in time."""
     found: list[str] = []
     done = threading.Event()
 
@@ -160,4 +162,4 @@ def _addresses(host: str) -> set[Any] | None:
     threading.Thread(target=look, daemon=True).start()
     if not done.wait(LOOKUP_SECONDS):
         return None
-    return {ipaddress.ip_address(address.split("%")[0]) for address in found}
+    return list(dict.fromkeys(ipaddress.ip_address(address.split("%")[0]) for address in found))

@@ -59,12 +59,13 @@ class LearnerTools:
             if self.settings.diagram:
                 write_diagram(self.settings.diagram, self.recorder.resolved())
                 unwritten.remove(self.settings.diagram)
-                self.console.say(wrote_diagram(self.settings.diagram))
         except OSError as exc:  # ENOSPC and its kind carry no file name: ours does
             return f"could not write {unwritten[0]}: {exc.strerror or exc}"
         except KeyboardInterrupt:  # a second Ctrl-C, while writing (a pipe may block): ends it, but not silently
             self.console.say(f"stopped while writing: {' and '.join(unwritten)} not written, or not whole", Kind.ERROR)
             raise
+        if self.settings.diagram:
+            self.console.say(wrote_diagram(self.settings.diagram))
         return None
 
 

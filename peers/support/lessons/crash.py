@@ -18,15 +18,12 @@ implies --transport http); its ids and port change run to run.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, ContextManager
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
@@ -38,6 +35,7 @@ from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, TransportError
 from transports.printer import escape
+from transports.signals import made_and_removed
 
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
@@ -167,77 +165,18 @@ def found_or_resent(story: Steps, contact: Contact, outcome: Outcome) -> Outcome
     return outcome._replace(error=None, failure=None)
 
 
-STOPS = (signal.SIGTERM, signal.SIGINT)  # in this order, set and put back: SIGTERM is never left noted alone
-
-
-@contextlib.contextmanager
-def store_folder() -> Iterator[str]:
-    """A temporary folder for billing's store, made and removed however the lesson ends. A
-    Ctrl-C or SIGTERM that arrives while it is made (Python's first temporary file may be a
-    probe it writes, then deletes) or removed is noted, and acts once that is done: cut short,
-    either would leave a file or the folder behind. It is held back by Python's own handlers,
-    not by the thread's signal mask: the kernel may give a signal to any thread (the demo's
-    servers run in their own), and Python runs the handler in the main thread whichever took
-    it. In between, either unwinds the lesson (SIGTERM, from `kill` or a CI job's timeout,
-    as Ctrl-C does), the handlers noting from that moment, so the folder goes; then SIGTERM
-    ends the process as it would have."""
-    if threading.current_thread() is not threading.main_thread():  # the page's runs: no handlers to set
-        folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
-        try:
-            yield folder
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        return
-    came: list[int] = []
-
-    def noted(signum: int, frame: Any) -> None:
-        came.append(signum)
-
-    def unwound(signum: int, frame: Any) -> None:  # from now on noted, so the clean-up cannot be cut short
-        _handled_by(dict.fromkeys(STOPS, noted))
-        if signum == signal.SIGTERM:  # acted on again once the folder is gone
-            came.append(signum)
-        raise KeyboardInterrupt
-
-    before = _handled_by(dict.fromkeys(STOPS, noted))
-    try:
-        folder = tempfile.mkdtemp(prefix="a2a-crash-lesson-")
-    except BaseException:
-        _handled_by(before)
-        _act_on(came)
-        raise
-    try:  # Ctrl-C unwinds only where it would have (not where it was ignored: a run in the background)
-        _handled_by({signal.SIGTERM: unwound, signal.SIGINT: unwound if before[signal.SIGINT]
-                     is signal.default_int_handler else before[signal.SIGINT]})
-        _act_on(came)  # one that came meanwhile: the lesson does not start, and the folder goes
-        yield folder
-    finally:
-        _handled_by(dict.fromkeys(STOPS, noted))
-        try:
-            shutil.rmtree(folder, ignore_errors=True)
-        finally:
-            _handled_by(before)
-            _act_on(came)  # the folder is gone: SIGTERM now ends the process, Ctrl-C goes on
-
-
-def _handled_by(handlers: dict[int, Any]) -> dict[int, Any]:
-    """Each signal's handler set, in the order given; the ones they replace (one not set from
-    Python, which signal() reports as None, is put back as the default)."""
-    replaced = {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
-    return {signum: signal.SIG_DFL if handler is None else handler for signum, handler in replaced.items()}
-
-
-def _act_on(came: list[int]) -> None:
-    """The signals noted, each handed now to the handler in place, as if it had just come: SIGTERM
-    first, which ends the process (a Ctrl-C raised first would leave it unheard)."""
-    came.sort(key=lambda signum: signum != signal.SIGTERM)
-    while came:
-        signal.raise_signal(came.pop(0))
+def store_folder() -> ContextManager[str]:
+    """A temporary folder for billing's store, made and removed however the lesson ends: a Ctrl-C
+    or SIGTERM meanwhile waits until that is done (transports/signals.py), as either, cut short,
+    would leave a file or the folder behind; SIGTERM unwinds the lesson as Ctrl-C does."""
+    return made_and_removed(lambda: tempfile.mkdtemp(prefix="a2a-crash-lesson-"),
+                            lambda folder: shutil.rmtree(folder, ignore_errors=True))
 
 
 def stop(process: subprocess.Popen) -> None:
-    """Stop a billing this lesson started, and wait until it is gone, even if a second
-    Ctrl-C cuts the wait short: then it is killed, waited for, and the Ctrl-C goes on."""
+    """Stop a billing this lesson started, and wait until it is gone (10 s, then it is killed). In
+    the main thread a second Ctrl-C meanwhile is noted (store_folder) and acts once the folder is
+    gone; elsewhere (the page's runs), one that cuts the wait short kills it first, then goes on."""
     process.terminate()
     try:
         process.communicate(timeout=10)

@@ -77,7 +77,7 @@ def proxy(settings: Any, console: Any) -> int:
         console.say("[proxy] Ctrl-C or SIGTERM stops it.")
         try:
             server.serve_forever(poll_interval=0.2)
-        except KeyboardInterrupt:  # a Ctrl-C before the handlers were set
+        except KeyboardInterrupt:  # not from a signal (a handler asks the loop to stop): kept as serve keeps it
             pass
         for line in faults.never_met():
             console.say(line)

@@ -15,6 +15,7 @@ from peers.support.web.runs import Run
 
 MAX_LIVE = 3  # runs going at once; the next is refused until one ends
 MAX_KEPT = 20  # finished runs kept for their events and trace; the oldest is forgotten first
+STOP_SECONDS = 12.0  # the page, stopping, waits this long in all for its runs' clean-up
 
 
 class Runs:
@@ -72,7 +73,7 @@ class Runs:
         with self.lock:
             return self.by_id.get(run_id)
 
-    def stop_all(self, seconds: float = 12.0) -> None:
+    def stop_all(self, seconds: float = STOP_SECONDS) -> None:
         """Ask every run to stop before its next frame, and wait, `seconds` in all, for each to end:
         a lesson's clean-up (a process it started, its temporary folder) runs in the run's own
         thread, which would die with the process, the clean-up undone. (The crash lesson gives

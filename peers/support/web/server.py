@@ -36,7 +36,7 @@ from peers.support.web.entered import FOLLOW, Entered, document_of, field, run_f
 from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
 from peers.support.web.runs import Run
-from peers.support.web.runs_by_id import Runs
+from peers.support.web.runs_by_id import STOP_SECONDS, Runs
 from transports.base import Body, HttpRequest, HttpResponse
 from transports.codec import Limits
 
@@ -233,7 +233,7 @@ def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int
             console.say(f"--open found no browser to open; open {url} in one", Kind.WARNING)
     while not stopped.wait(0.5):  # a second Ctrl-C only asks again: it cannot cut the clean-up short
         pass
-    console.say("[web] stopping: each run going ends first (its lesson's clean-up: 12 s at most)")
+    console.say(f"[web] stopping: waiting up to {STOP_SECONDS:g} s for the runs going to end (a lesson's clean-up)")
     close(server, app)
     console.say("[web] stopped.")
     return 0
