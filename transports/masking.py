@@ -118,9 +118,9 @@ def _held_past_its_line(name: str) -> bool:
 
 def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
     """The secrets a client's request carries, to be masked wherever they are said back: each
-    credential header's (an Authorization's past its scheme word, and for Basic the user:password
-    it encodes and the password, which an agent may echo decoded), and its body's secret fields'
-    values (the first MOST_SAID; a body is looked in only where it names such a field)."""
+    secret header's (`_held_past_its_line`; an Authorization's past its scheme word, and for Basic
+    what it encodes, which an agent may echo decoded), and its body's secret fields' values (the
+    first MOST_SAID; a body is looked in only where it names such a field); none over MOST_KEPT."""
     found = []
     for name, value in headers.items():
         lowered = name.lower()
