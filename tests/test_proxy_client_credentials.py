@@ -96,8 +96,8 @@ def test_a_basic_credential_said_back_decoded_and_a_body_secret_said_back_are_ma
 def test_many_secrets_over_many_requests_never_break_the_proxy_and_plain_words_stay_plain(tmp_path):
     """Past 16 secrets held, a client's token was pushed out of the list the proxy shares with its
     printer, which then tried to add it back to a tuple: every later request was a 500. A Basic
-    password that is a plain word ("application") was masked in every Content-Type, and an
-    Idempotency-Key's value in every body."""
+    password or an API key that is a plain word ("application") was masked in every Content-Type
+    (and so given away), and an Idempotency-Key's value in every body."""
     import base64
     agent = PeerServer(quoting, "127.0.0.1", 0, idle_timeout=2.0).start()
     lines = Lines()
@@ -106,7 +106,7 @@ def test_many_secrets_over_many_requests_never_break_the_proxy_and_plain_words_s
     server, _, upstream = build(settings, lines, Faults([]), None)
     server.start()
     try:
-        headers = {"Content-Type": "application/json", "Idempotency-Key": "order-12345",
+        headers = {"Content-Type": "application/json", "Idempotency-Key": "order-12345", "X-API-Key": "application",
                    "Authorization": "Basic " + base64.b64encode(b"alice:application").decode()}
         for number in range(20):
             asked = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "CreateTaskPushNotificationConfig", "params": {
@@ -120,3 +120,4 @@ def test_many_secrets_over_many_requests_never_break_the_proxy_and_plain_words_s
     shown = lines.text()
     assert "push-token-0019" not in shown and "alice:application" not in shown
     assert "application/json" in shown and '"taskId": "order-12345"' in shown, "plain words are not secrets"
+    assert "idempotency-key: order-12345" in shown and "x-api-key: ****#" in shown, "a key names an operation"

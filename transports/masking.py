@@ -17,7 +17,7 @@ SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key",
 # An API key travels in whatever header a card names: one whose name says it is secret is masked too
 # (the support agent sends a key in no other: credentials.py). A challenge says what to send, no secret.
 SECRET_WORDS = ("auth", "key", "token", "secret", "password", "credential", "cookie", "session")
-NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info"}
+NOT_SECRET = {"www-authenticate", "proxy-authenticate", "authentication-info", "access-control-allow-credentials"}
 # The same secrets inside a body (a webhook's token, a push config's credentials, an OAuth2
 # token answer's tokens): shown masked; and in a form (a token request's client_secret).
 SECRET_FIELDS = ("token", "credentials", "X-A2A-Notification-Token", "access_token", "refresh_token", "id_token",
@@ -44,8 +44,9 @@ _ASSIGNED = tuple(f"{name}=" for name in SECRET_FORM_FIELDS)  # and a form field
 @lru_cache(maxsize=1024)  # a proxy asks this of every header of every frame; names repeat, and a cache is bounded
 def is_secret_header(name: str) -> bool:
     """Whether a header carries a credential: Authorization, an API key, a token, a cookie."""
-    lowered = name.lower()
-    return lowered in SECRET_HEADERS or (lowered not in NOT_SECRET and any(word in lowered for word in SECRET_WORDS))
+    lowered = name.lower()  # an idempotency key names an operation ("order-12345"), no secret
+    return lowered in SECRET_HEADERS or (lowered not in NOT_SECRET and "idempotency" not in lowered
+                                         and any(word in lowered for word in SECRET_WORDS))
 
 
 def mask(headers: dict[str, str]) -> dict[str, str]:
@@ -105,26 +106,31 @@ def hold(held: list[str], headers: dict[str, str]) -> None:
     the credential store's are. At most MOST_HELD: each is looked for in every body shown."""
     for name, value in headers.items():
         secret = value.partition(" ")[2] if name.lower() in AUTHORIZATION else value
-        if _held_past_its_line(name) and len(secret) >= MIN_HELD and secret not in held \
+        if _held_past_its_line(name, secret) and len(secret) >= MIN_HELD and secret not in held \
                 and len(held) < MOST_HELD:
             held.append(secret)
 
 
-def _held_past_its_line(name: str) -> bool:
+def _held_past_its_line(name: str, value: str) -> bool:
     """Whether a secret header's value is masked in every frame after, not only in its own line:
-    all but an idempotency key's, which names an operation ("order-12345", said in every body)."""
-    return is_secret_header(name) and "idempotency" not in name.lower()
+    each but a short plain word (held, "application" would be masked in every Content-Type, and
+    so given away: it is masked where a header or a field names it)."""
+    return is_secret_header(name) and not _plain_word(value)
+
+
+def _plain_word(secret: str) -> bool:
+    return len(secret) < 16 and secret.isalpha()
 
 
 def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
     """The secrets a client's request carries, to be masked wherever they are said back: each
-    secret header's (`_held_past_its_line`; an Authorization's past its scheme word, and for Basic
-    what it encodes, which an agent may echo decoded), and its body's secret fields' values (the
-    first MOST_SAID; a body is looked in only where it names such a field); none over MOST_KEPT."""
+    secret header's (an Authorization's past its scheme word, and for Basic what it encodes, which
+    an agent may echo decoded), and its body's secret fields' values (the first MOST_SAID; a body
+    is looked in only where it names such a field); none over MOST_KEPT, nor a short plain word."""
     found = []
     for name, value in headers.items():
         lowered = name.lower()
-        if _held_past_its_line(name):
+        if is_secret_header(name):
             scheme, _, secret = value.partition(" ")
             found.append(secret if secret and lowered in AUTHORIZATION else value)
             if lowered in AUTHORIZATION and scheme.lower() == "basic":
@@ -134,20 +140,19 @@ def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
         found += [value for _, value in re.findall(_JSON_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
     if "=" in text and any(name in text for name in _ASSIGNED):
         found += [value for _, value in re.findall(_FORM_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
-    return [secret for secret in dict.fromkeys(found) if secret and len(secret) <= MOST_KEPT]  # a huge one: where named
+    return [secret for secret in dict.fromkeys(found)  # a huge one, a plain word: masked where named
+            if secret and len(secret) <= MOST_KEPT and not _plain_word(secret)]
 
 
 def _basic(encoded: str) -> list[str]:
-    """What a Basic credential encodes: user:password, and the password alone unless it is a short
-    plain word (held, "application" would be masked in every Content-Type, and so given away)."""
+    """What a Basic credential encodes: user:password, and the password alone."""
     import base64
     import binascii
     try:
         pair = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
         return []
-    password = pair.partition(":")[2]
-    return [pair, password] if len(password) >= 16 or password and not password.isalpha() else [pair]
+    return [pair, pair.partition(":")[2]]
 
 
 def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:

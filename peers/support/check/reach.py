@@ -120,13 +120,14 @@ def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, i
         return f"not asked: its host {host[:60]} is not found"
     at_card = [ipaddress.ip_address(pinned[card_host][0])] if pinned and card_host in pinned \
         else _addresses(card_host)
-    local = bool(at_card) and all(address.is_loopback for address in (*at_there, *at_card))  # found, all here
+    local = bool(at_card) and all(map(_here, (*at_there, *at_card)))  # found, and all this machine
     if not local and not all(map(is_public, at_there)):
         return (f"not asked: the card, at {card_host[:60]}, names another host, {host[:60]}, at a private, "
-                "loopback or link-local address (check asks such an interface only at the card's own host, "
-                "or on this machine's loopback when the card is there too)")
-    if pinned is not None and not host.startswith("[") and not host.replace(".", "").isdigit():
-        pinned[host] = (str(at_there[0]), port)  # every request there goes where judged (a client's first try)
+                "loopback, link-local or unspecified address (check asks such an interface only at the card's "
+                "own host, or on this machine when the card is there too)")
+    if not local and pinned is not None and not host.startswith("[") and not host.replace(".", "").isdigit():
+        pinned[host] = (str(at_there[0]), port)  # every request there goes where judged (a client's first try;
+        # this machine's names are its hosts file's, and a server may listen on one of their addresses alone)
     return ""
 
 
@@ -140,6 +141,11 @@ def pin_card_host(card_url: str, pinned: dict[str, tuple[str, int]]) -> None:
     found = _addresses(card.host)
     if found and not all(address.is_loopback for address in found):  # this machine's own names (localhost) are
         pinned[card.host] = (str(found[0]), card.port)  # its hosts file's, and a server may listen on one address alone
+
+
+def _here(address: Any) -> bool:
+    """This machine: loopback, or the unspecified address (a card naming 0.0.0.0, where its server listens)."""
+    return address.is_loopback or address.is_unspecified
 
 
 def origin_of(url: str) -> str:
