@@ -243,9 +243,9 @@ def history_length(params: dict[str, Any], path: str = "") -> int | None:
 
 
 def configuration_of(request: dict[str, Any]) -> dict[str, Any]:
-    """SendMessage's configuration: an object, or {} where it is absent or null (its metadata, if any, an object)."""
-    configuration, _ = request.get("configuration"), optional(request, "metadata", dict, "params.")
-    return {} if configuration is None else obj(configuration, "params.configuration")
+    """SendMessage's configuration ({} where absent or null); the request's metadata, read nowhere else, too."""
+    optional(request, "metadata", dict, "params.")  # an object, if given
+    return {} if request.get("configuration") is None else obj(request["configuration"], "params.configuration")
 
 
 def accepted_modes(configuration: dict[str, Any]) -> tuple[str, ...]:

@@ -125,7 +125,7 @@ def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, i
         return (f"not asked: the card, at {card_host[:60]}, names another host, {host[:60]}, at a private, "
                 "loopback, link-local or unspecified address (check asks such an interface only at the card's "
                 "own host, or on this machine when the card is there too)")
-    if not local and pinned is not None and not host.startswith("[") and not host.replace(".", "").isdigit():
+    if not local and pinned is not None and _named(host):
         pinned[host] = (str(at_there[0]), port)  # every request there goes where judged (a client's first try;
         # this machine's names are its hosts file's, and a server may listen on one of their addresses alone)
     return ""
@@ -136,11 +136,16 @@ def pin_card_host(card_url: str, pinned: dict[str, tuple[str, int]]) -> None:
     the card and every request at that host then go to the one address, not to whatever a later
     lookup says (DNS rebinding). The host is the user's choice: any address it names is asked."""
     card = parse_url(card_url)
-    if card is None or card.host.startswith("[") or card.host.replace(".", "").isdigit():
+    if card is None or not _named(card.host):
         return
     found = _addresses(card.host)
     if found and not all(address.is_loopback for address in found):  # this machine's own names (localhost) are
         pinned[card.host] = (str(found[0]), card.port)  # its hosts file's, and a server may listen on one address alone
+
+
+def _named(host: str) -> bool:
+    """Whether a URL's host is a name (looked up, so pinned), not an address written out."""
+    return not host.startswith("[") and not host.replace(".", "").isdigit()
 
 
 def _here(address: Any) -> bool:
