@@ -64,27 +64,55 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind in PLAIN:  # most of a task's values: first, so each costs one look-up
         return value
-    name = _NAMES.get(kind)
-    if name is not None:  # a record: its fields by name, in the order the class declares them
-        plain, unwritten = {"$": name}, _UNWRITTEN[kind]
-        for field, item in zip(kind._fields, value):
-            if (item is None or item == ()) and unwritten.get(field) is type(item):
+    write = _WRITERS.get(kind)  # a record, a tuple, a state ...: one look-up, not a chain of isinstance
+    return write(value) if write is not None else _plain_subclass(value)
+
+
+def _record_writer(cls: type, name: str) -> Any:
+    """A record of `cls` as {"$": name, its fields by name, in the order the class declares them}."""
+    plan = [(field, _UNWRITTEN[cls].get(field)) for field in cls._fields]  # (field, the type it is left out as)
+
+    def write(value: Any) -> dict[str, Any]:
+        plain = {"$": name}
+        for (field, unwritten), item in zip(plan, value):
+            kind = type(item)
+            if kind is unwritten and (item is None or item == ()):
                 continue
-            plain[field] = item if type(item) in PLAIN else _plain(item)
+            plain[field] = item if kind in PLAIN else _plain(item)
         return plain
+    return write
+
+
+def _tuple(value: tuple) -> dict[str, Any]:
+    return {"$tuple": [item if type(item) in PLAIN else _plain(item) for item in value]}
+
+
+def _dict(value: dict) -> dict[str, Any]:  # a dict a peer was sent: escaped if it could pass for a marker
+    plain = {key: item if type(item) in PLAIN else _plain(item) for key, item in value.items()}
+    return {"$dict": plain} if any(str(key).startswith("$") for key in plain) else plain
+
+
+_STATES = {state: state.value for state in TaskState}
+_WRITERS = {tuple: _tuple, dict: _dict, list: lambda value: [_plain(item) for item in value],
+            bytes: lambda value: {"$bytes": base64.b64encode(value).decode("ascii")},
+            TaskState: lambda value: {"$state": _STATES[value]},
+            **{cls: _record_writer(cls, name) for cls, name in _NAMES.items()}}
+
+
+def _plain_subclass(value: Any) -> Any:
+    """A value of a type not in _WRITERS: a subclass of one (never made by the peer; kept as before), else itself."""
     if isinstance(value, TaskState):
         return {"$state": value.value}
     if isinstance(value, bytes):
         return {"$bytes": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, tuple) and kind.__name__ in RECORDS:  # a subclass of a record's
-        return {"$": kind.__name__, **{field: _plain(item) for field, item in zip(value._fields, value)}}
+    if isinstance(value, tuple) and type(value).__name__ in RECORDS:  # a subclass of a record's
+        return {"$": type(value).__name__, **{field: _plain(item) for field, item in zip(value._fields, value)}}
     if isinstance(value, tuple):
-        return {"$tuple": [_plain(item) for item in value]}
+        return _tuple(value)
     if isinstance(value, list):
         return [_plain(item) for item in value]
-    if isinstance(value, dict):  # a dict a peer was sent: escaped if it could pass for a marker
-        plain = {key: _plain(item) for key, item in value.items()}
-        return {"$dict": plain} if any(str(key).startswith("$") for key in plain) else plain
+    if isinstance(value, dict):
+        return _dict(value)
     return value
 
 
