@@ -39,7 +39,8 @@ from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidR
 # Accept), so clients of either text get theirs. Errors go out as application/json, as the
 # official SDK sends them and the conformance kit requires.
 MEDIA_TYPES = ("application/json", "application/a2a+json")
-QUERY_INTEGER = re.compile(r"-?[0-9]{1,9}")  # as int() reads it; anything else goes on as text, named by the wire's reader
+QUERY_INTEGER = re.compile(r"-?[0-9]{1,40}")  # as int() reads it, as long as a JSON number may be (codec.Limits): the
+# same value means the same in the query as in JSON-RPC's params (spec 5.1); anything else goes on as text, named by the wire's reader
 MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
 
 
