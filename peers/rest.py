@@ -207,7 +207,7 @@ def _query(url: str) -> dict[str, Any]:
         raise InvalidParams(f"more than {MAX_QUERY_FIELDS} query parameters") from None
     fields: dict[str, Any] = {}
     for name, value in pairs:
-        if name == versions.NAME:  # a service parameter, not a request field: peers/app.py read it
+        if name.lower() == versions.NAME.lower():  # a service parameter (any case), not a request field: app.py read it
             continue
         if name in fields:
             raise InvalidParams(f"query parameter {name[:40]!r} is given more than once")

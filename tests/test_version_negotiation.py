@@ -60,6 +60,17 @@ def test_1_0_is_asked_for_by_header_or_request_parameter_and_1_means_1_0(app, he
     assert rpc(app, "GetTask", {"id": task_id}, headers, query)["result"]["id"] == task_id
 
 
+@pytest.mark.parametrize("name", ["a2a-version", "A2A-VERSION", "a2A-vErsion"])
+def test_the_request_parameter_is_named_in_any_case_as_a_service_parameter_is(app, name):
+    """Spec 3.2.6: service parameters have case-insensitive keys. ?a2a-version=1.0 was not read
+    (a 1.0 route refused as 0.3), and beside the header it was not seen to differ."""
+    status, sent = rest(app, "POST", f"message:send?{name}=1.0", SEND_1_0)
+    assert status == 200 and sent["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert rpc(app, "GetTask", {"id": sent["task"]["id"]}, {}, f"?{name}=1")["result"]["id"] == sent["task"]["id"]
+    status, refused = rest(app, "GET", f"tasks/{sent['task']['id']}?{name}=0.3", headers={"A2A-Version": "1.0"})
+    assert status == 400 and "differ" in refused["error"]["message"]
+
+
 def test_the_http_json_routes_take_the_request_parameter_and_do_not_read_it_as_a_field(app):
     status, sent = rest(app, "POST", "message:send?A2A-Version=1.0", SEND_1_0)
     assert status == 200 and sent["task"]["status"]["state"] == "TASK_STATE_COMPLETED"

@@ -21,6 +21,7 @@ from transports.jsonrpc import MethodNotFound
 from transports.records import Record
 
 NAME = "A2A-Version"  # the header's name, and the request parameter's (section 3.6.1)
+_LOWER = NAME.lower()
 LATEST = {"0": "0.3", "1": "1.0"}  # each major served -> the latest minor served of it
 _NUMBER = r"(?:0|[1-9][0-9]{0,3})"  # no leading zero, no sign, ASCII digits only, short
 _FORM = re.compile(rf"({_NUMBER})(?:\.({_NUMBER})(?:\.{_NUMBER})?)?")
@@ -49,7 +50,7 @@ def asked(header: str | None, url: str) -> Asked:
     is not empty), as the "Major.Minor" served; or why it is refused."""
     if header in _PLAIN and "?" not in url:  # nearly every request: what the reading below comes to
         return _PLAIN[header]
-    named = [value for name, value in _parameters(url) if name == NAME]
+    named = [value for name, value in _parameters(url) if name.lower() == _LOWER]  # a service parameter's key: any case (3.2.6)
     if len(named) > 1:
         return Asked(None, f"the {NAME} request parameter is given {len(named)} times; give it once")
     sent = [("header", header), *(("request parameter", value) for value in named)]
