@@ -221,6 +221,24 @@ def test_proto_field_names_are_read_as_their_json_names():
     assert snake["contextId"] == "ctx-a" and "history" not in snake
 
 
+def test_a_field_given_as_null_is_read_as_absent_as_proto3_json_reads_it():
+    """ProtoJSON: null is every field's default. returnImmediately, acceptedOutputModes, a message's
+    contextId and referenceTaskIds given as null were refused (-32602), configuration as null was not."""
+    call = peer_with_clock()
+    sent = call("SendMessage", {"message": {"messageId": "m-1", "role": "ROLE_USER", "contextId": None, "taskId": None,
+                                            "referenceTaskIds": None, "extensions": None, "metadata": None,
+                                            "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]},
+                                "configuration": {"returnImmediately": None, "acceptedOutputModes": None,
+                                                  "historyLength": None, "taskPushNotificationConfig": None},
+                                "metadata": None})
+    task = sent["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and task["contextId"].startswith("context-")
+    assert call("GetTask", {"id": task["id"], "historyLength": None})["result"]["history"] == task["history"]
+    listed = call("ListTasks", {"contextId": None, "status": None, "pageSize": None, "pageToken": None})["result"]
+    assert [t["id"] for t in listed["tasks"]] == [task["id"]]
+    assert call("SendMessage", {"message": None})["error"]["code"] == -32602, "a required field is still required"
+
+
 def test_the_card_says_when_it_was_last_modified_and_how_long_to_keep_it():
     transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10, token="t0k")})
     headers = transport.get(billing.BASE_URL + "/.well-known/agent-card.json", {}).headers
