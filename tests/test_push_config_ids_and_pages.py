@@ -109,7 +109,19 @@ def test_a_list_in_pages_of_one_walks_every_config_once_in_order():
     assert len(every["result"]["configs"]) == 4 and every["result"]["nextPageToken"] == ""
 
 
-@pytest.mark.parametrize("asked", [{"pageSize": 0}, {"pageSize": -5}, {"pageSize": 101}, {"pageSize": "1"},
+@pytest.mark.parametrize("size", [0, 101, 10 ** 6])
+def test_a_list_page_size_is_the_most_to_return_and_0_is_unset(size):
+    """The proto's page_size here is a plain int32, "if unspecified, all configs will be returned":
+    0 (proto3's unset) and 101 were refused as if this were ListTasks's 1 to 100."""
+    served = Served()
+    task = served.paused_task()
+    for n in range(3):
+        served.call("CreateTaskPushNotificationConfig", {"taskId": task, "id": f"c{n}", "url": f"{HOOK}/{n}"})
+    listed = served.call("ListTaskPushNotificationConfigs", {"taskId": task, "pageSize": size})["result"]
+    assert [config["id"] for config in listed["configs"]] == ["c0", "c1", "c2"] and listed["nextPageToken"] == ""
+
+
+@pytest.mark.parametrize("asked", [{"pageSize": -5}, {"pageSize": "1"},
                                    {"pageSize": 1.5}, {"pageSize": True}, {"pageToken": "garbage"},
                                    {"pageToken": 7}, {"pageToken": ["c0"]}, {"pageToken": "x" * 5000}])
 def test_a_list_with_a_page_size_or_token_that_is_none_is_invalid_params(asked):

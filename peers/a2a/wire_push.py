@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.fields import MISSING, WireError, field, json_names, obj, page_size
+from peers.a2a.fields import MISSING, WireError, field, json_names, obj
 from peers.a2a.model import PushConfig
 from transports.http11 import TOKEN
 
@@ -70,7 +70,10 @@ def list_query(nested: bool, params: Any) -> tuple[str, int | None, str]:
     if nested:
         return query(True, params)[0], None, ""
     request = json_names(obj(params, "params"))
-    size = page_size(request, None)  # none given: every config (a task keeps 10 at most)
+    size = request.get("pageSize")  # the most to return; none, or 0 (proto3's unset): every config (a task keeps 10)
+    if size is not None and (type(size) is not int or size < 0):
+        raise WireError("pageSize must be a whole number, 0 or more")
+    size = size or None
     token = request.get("pageToken")  # absent, null or "": the first page
     return _text(request, "taskId", "params."), size, "" if token in (None, "") else _text(request, "pageToken", "params.")
 
