@@ -202,6 +202,20 @@ def test_a_foreign_host_is_refused_even_with_the_token(page):
     assert ask(page, "/lessons", headers={"Host": f"localhost:{port}"})[0] == 200
 
 
+def test_an_absolute_form_target_is_judged_by_its_own_authority_not_the_host_header(page):
+    """The server takes an absolute-form target's authority as Host (RFC 9112 3.2.2): a foreign
+    one is refused however the Host header is spelled, and the page's own is served."""
+    port = page["port"]
+
+    def raw(target, host):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\nX-Workbench-Token: {page['token']}\r\n"
+                         "Connection: close\r\n\r\n".encode())
+            return sock.recv(100)
+    assert raw(f"http://evil.example:{port}/lessons", f"127.0.0.1:{port}").startswith(b"HTTP/1.1 421")
+    assert raw(f"http://127.0.0.1:{port}/lessons", "evil.example").startswith(b"HTTP/1.1 200")
+
+
 def test_a_change_from_a_foreign_origin_is_refused(page):
     for origin in ("http://evil.example", f"http://localhost:{page['port'] + 1}", "null", None):
         headers = {"Origin": origin} if origin else {}

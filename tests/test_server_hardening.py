@@ -225,7 +225,28 @@ def test_the_app_sees_its_path_under_the_servers_own_url_and_never_the_host_head
         assert parse_responses(answer)[0][0] == 404 and billing_app.peer.store.tasks == {}
 
 
-@pytest.mark.parametrize("target", ["http://127.0.0.1/a2a", "//evil.example/a2a", "*", "a2a",
+def test_an_absolute_form_target_is_served_as_its_path_with_its_authority_as_host():
+    """RFC 9112 3.2.2: a server MUST accept the absolute-form, and use its host, not Host's.
+    It was refused with 400; userinfo in it (RFC 9110 4.2.4: an error) still is."""
+    seen = []
+
+    def app(req):
+        seen.append(req)
+        return HttpResponse(200, {"Content-Type": "text/plain"}, b"ok")
+
+    with serving(app) as server:
+        for target, path, host in [("http://example.test:81/a2a?x=1", "/a2a?x=1", "example.test:81"),
+                                   ("HTTPS://[::1]:8443", "/", "[::1]:8443"), ("http://h?q", "/?q", "h")]:
+            answer, _ = talk(server.server_address, request(target=target), half_close=True)
+            assert parse_responses(answer)[0][0] == 200
+            assert (seen[-1].url, seen[-1].headers["host"]) == (f"{server.base_url}{path}", host)
+        for target in ("http://user@h/a2a", "http://h/a2a#x", "ftp://h/a2a", "http:///a2a", "http://h/caf\u00e9"):
+            assert_refused(*talk(server.server_address, request(target=target)), 400)
+        assert_refused(*talk(server.server_address, request(target="http://h/").replace(b"Host: 127.0.0.1\r\n", b"")),
+                       400)  # HTTP/1.1 needs Host all the same [3.2]
+
+
+@pytest.mark.parametrize("target", ["//evil.example/a2a", "*", "a2a",
                                     "/a2a\x01", "/caf\u00e9", "/a2a\x7f", "", "/a2a#x"])
 def test_a_target_that_is_not_an_origin_form_path_is_400(peer, target):
     data = request(target=target)

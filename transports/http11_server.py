@@ -9,8 +9,9 @@ here touches a socket, so each rule is tested with plain bytes (tests/test_serve
 Strict on purpose: where two programs could read the same bytes two ways (smuggling one
 request inside another), the request is refused instead.
 - Request line: `METHOD SP target SP HTTP/1.x` [3], single spaces. The target is origin-form
-  [3.2.1]: "/" then visible ASCII, no "#", at most MAX_TARGET bytes (414). Else 400;
-  versions other than 1.0 and 1.1 are 505.
+  [3.2.1]: "/" then visible ASCII, no "#", at most MAX_TARGET bytes (414); or absolute-form
+  [3.2.2], served as its path with its authority as Host. Else 400; versions other than 1.0
+  and 1.1 are 505.
 - Lines end in CRLF (a bare LF is 400 at once, not waited on). Head at most MAX_HEAD bytes
   and MAX_HEADERS lines (431). Names are tokens, values hold no control character but tab
   (so no NUL, no lone CR or LF), no obs-fold [5.2] (400). Names reach the app lower-cased;
@@ -40,6 +41,9 @@ MAX_TARGET = 8 * 1024
 METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH")  # answered (HEAD as GET); others 501
 _VERSION = re.compile(r"HTTP/[0-9]\.[0-9]")
 _ORIGIN_FORM = re.compile(r"/[!-\"$-~]*")  # visible ASCII but "#": no fragment on the wire
+# Absolute-form [3.2.2]: http(s)://authority, then origin-form's characters. No userinfo ("@"):
+# RFC 9110 4.2.4 calls it an error in a request. Its path is served; its authority becomes Host.
+_ABSOLUTE_FORM = re.compile(r"(?i:https?)://([!$&-.0-;=A-Z_a-z~\[\]]+)([/?][!-\"$-~]*)?")
 _ONE_ONLY = ("host", "content-length", "transfer-encoding")
 # Header lines that each pass the checks below (a token, a colon, a value of TOKEN's and
 # FIELD_VALUE's characters), CRLF between them: judged in one pass for the usual head.
@@ -95,8 +99,11 @@ def parse_head(head: bytes, max_body: int) -> Head:
         raise Refusal(400, "malformed method")
     if len(target) > MAX_TARGET:
         raise Refusal(414, f"the request target is over {MAX_TARGET} bytes")
+    absolute = _ABSOLUTE_FORM.fullmatch(target) if target[:1] != "/" else None
+    if absolute is not None:  # a server MUST accept it [3.2.2]: served as its path, its authority the Host
+        target = (absolute[2] or "/") if (absolute[2] or "/")[:1] == "/" else "/" + absolute[2]
     if not _ORIGIN_FORM.fullmatch(target):
-        raise Refusal(400, "the request target must be a path starting with /")
+        raise Refusal(400, "the request target must be a path starting with /, or an http(s) URL")
     if len(fields) > MAX_HEADERS:
         raise Refusal(431, f"more than {MAX_HEADERS} header lines")
     headers: dict[str, str] = {}
@@ -118,6 +125,8 @@ def parse_head(head: bytes, max_body: int) -> Head:
 
     if version == "HTTP/1.1" and "host" not in headers:
         raise Refusal(400, "HTTP/1.1 requires a Host header")
+    if absolute is not None:  # the received Host is ignored for the target's [3.2.2]
+        headers["host"] = absolute[1]
     chunked = _chunked(headers, version)
     length_text = headers.get("content-length")
     if length_text is None:
