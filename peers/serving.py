@@ -102,7 +102,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
             scheme, secret = made_scheme
             token = None  # the scheme holds the secret, and says who is calling
         elif options.auth == BEARER.kind and BEARER.kind not in peer.card.auth_schemes:
-            peer.card = peer.card._replace(auth_schemes=(BEARER.kind,))  # asked of a card that declares none
+            declare_on_cards(peer, auth_schemes=(BEARER.kind,))  # asked of a card that declares none
         token = token_for(peer.card, token) if scheme is None else None
         if options.other_token and (token is None or options.other_token == token):
             fail("--other-token is a second bearer token: it needs the bearer scheme" if token is None else
@@ -162,11 +162,16 @@ def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_ke
         fail(f"--auth {kind}: {exc}")
         return None
     # The card says what the server enforces: this scheme, and no other.
-    declared = {"auth_schemes": (scheme.declared.name,), "security_schemes": (scheme.declared,)}
-    peer.card = peer.card._replace(**declared)
-    if peer.extended_card is not None:
-        peer.extended_card = peer.extended_card._replace(**declared)
+    declare_on_cards(peer, auth_schemes=(scheme.declared.name,), security_schemes=(scheme.declared,))
     return scheme, secret
+
+
+def declare_on_cards(peer: Peer, **security: Any) -> None:
+    """The scheme the server enforces, said on both cards: a client that takes the extended card
+    in place of the public one (spec 3.1.11) must still be told how to authenticate."""
+    peer.card = peer.card._replace(**security)
+    if peer.extended_card is not None:
+        peer.extended_card = peer.extended_card._replace(**security)
 
 
 def _tls_context(options: Any, fail: Callable[[str], None]) -> Any:

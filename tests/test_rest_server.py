@@ -9,10 +9,11 @@ import json
 import random
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
-from conftest import ROOT, serving
+from conftest import ROOT, base_url, serving
 from peers import billing, conformance, demo, rest
 from peers.a2a import wire_card, wire_v10
 from peers.a2a.wire_format import by_name
@@ -433,3 +434,27 @@ def test_a_history_length_reads_the_same_in_the_query_as_in_json_rpc_params(bill
     over_rpc = billing_rest("POST", "/a2a", frame)[2]["result"]
     status, _, over_rest = billing_rest("GET", f"/a2a/tasks/{task['id']}?historyLength={length}")
     assert status == 200 and over_rest == over_rpc and over_rest["history"] == task["history"]
+
+
+@pytest.mark.parametrize("auth", ["bearer", "apikey"])
+def test_the_extended_card_declares_the_scheme_the_public_card_declares(auth):
+    """Spec 3.1.11: a client SHOULD replace its public card with the extended one. Served with
+    --auth bearer, the conformance agent's extended card said no scheme at all, the public one did."""
+    from conftest import start_serve
+    process, banner = start_serve("conformance-agent", "--wire", "1.0", "--auth", auth, "--token", "T0k-secret-1",
+                                  "--extended-card", "served")
+    try:
+        url = next(base_url(line) for line in banner if "listening on" in line)
+        with urllib.request.urlopen(url + "/.well-known/agent-card.json", timeout=10) as answer:
+            public = json.load(answer)
+        credential = {"Authorization": "Bearer T0k-secret-1"} if auth == "bearer" else {"X-API-Key": "T0k-secret-1"}
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard", "params": {}}).encode()
+        asked = urllib.request.Request(url + "/a2a", frame, {"Content-Type": "application/json", "A2A-Version": "1.0",
+                                                             **credential})
+        with urllib.request.urlopen(asked, timeout=10) as answer:
+            extended = json.load(answer)["result"]
+    finally:
+        process.stop()
+    assert public["securitySchemes"] and public["securityRequirements"]
+    assert (extended["securitySchemes"], extended["securityRequirements"]) == (public["securitySchemes"],
+                                                                               public["securityRequirements"])
