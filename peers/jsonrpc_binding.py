@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from peers.a2a.fields import REQUEST_LIMITS
 from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import HttpRequest, HttpResponse
@@ -31,7 +32,8 @@ class JsonRpcBinding:
         return media_type in ("application/json", "application/a2a+json")
 
     def answer(self, request: HttpRequest, route: str, caller: Caller, headers: dict[str, str]) -> HttpResponse:
-        body = dispatch(request.body, self.methods, caller, log=self.log, max_bytes=self.max_body)
+        body = dispatch(request.body, self.methods, caller, log=self.log, max_bytes=self.max_body,
+                        limits=REQUEST_LIMITS)
         if body is None:  # a notification: nothing to say
             return HttpResponse(204, {}, b"")
         if not isinstance(body, bytes):  # a stream: one Server-Sent Event per result, as made

@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from peers.a2a import versions, wire_v10
 from peers.a2a.errors import A2AErrorCode
+from peers.a2a.fields import REQUEST_LIMITS
 from peers.a2a.routes import PLACEHOLDER, QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES, Route, in_query, pattern
 from peers.methods import Caller, MethodTable
 from transports import sse
@@ -180,7 +181,7 @@ def _body(body: bytes) -> dict[str, Any]:
     if not body.strip():
         return {}
     try:
-        value = loads_strict(body)
+        value = loads_strict(body, REQUEST_LIMITS)
     except ValueError as exc:  # not JSON, or more than the codec's limits: the SDK's INVALID_REQUEST too
         raise InvalidRequest(f"the body is not JSON ({exc})") from None
     if not isinstance(value, dict):

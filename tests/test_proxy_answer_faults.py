@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from conftest import OutsidePeer, outside_peer
 from peers.support.proxy.faults import Faults, parse
 from proxy_helpers import billing_served, proxy_to
 from test_proxy_faults import HEADERS, refund
@@ -40,10 +41,21 @@ def test_corrupt_in_a_stream_changes_the_first_event_that_has_the_field():
     assert "in event 2 of the stream answering request 1" in lines.text()
 
 
+class EchoingAgent(OutsidePeer):
+    """An agent (not ours: ours refuses the escape) whose answer echoes a lone surrogate it was sent."""
+
+    def do_POST(self):
+        asked = self.asked()
+        note = asked["params"]["message"]["metadata"]["note"]
+        self.reply({"jsonrpc": "2.0", "id": asked["id"], "result": {"task": {
+            "id": "task-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"},
+            "history": [{**asked["params"]["message"], "metadata": {"note": note}}]}}})
+
+
 def test_corrupt_of_an_answer_holding_a_lone_surrogate_still_answers():
     """The answer echoes the message's metadata: a lone surrogate there made the re-encoding a 500."""
     asked = refund(1).replace(b'"skillId": "process_refund"', b'"skillId": "process_refund", "note": "\\ud800"')
-    with billing_served() as agent, proxy_to(agent, "corrupt:1:result.task.id") as (proxy, lines):
+    with outside_peer(EchoingAgent) as agent, proxy_to(agent, "corrupt:1:result.task.id") as (proxy, lines):
         answer = HttpTransport(timeout=10).post(proxy + "/a2a", asked, HEADERS)
     task = json.loads(answer.body)["result"]["task"]
     assert answer.status == 200 and task["id"] is True and task["history"][0]["metadata"]["note"] == "\ud800"

@@ -458,3 +458,27 @@ def test_the_extended_card_declares_the_scheme_the_public_card_declares(auth):
     assert public["securitySchemes"] and public["securityRequirements"]
     assert (extended["securitySchemes"], extended["securityRequirements"]) == (public["securitySchemes"],
                                                                                public["securityRequirements"])
+
+
+@pytest.mark.parametrize("where", ["messageId", "text", "key", "metadata"])
+def test_an_unpaired_surrogate_is_refused_on_both_bindings_and_nothing_is_kept(billing_rest, where):
+    """A "\\ud800" escape is valid JSON but no text. Kept with a task, it went out in every answer
+    about it, and the official SDK's parser refused the whole answer: GetTask, and ListTasks for
+    every task of that caller. A pair of surrogate escapes is a character, and is kept."""
+    message = {"messageId": "m-\ud800" if where == "messageId" else "m-1", "role": "ROLE_USER",
+               "metadata": {"skillId": "process_refund", **({"note": "\udc00"} if where == "metadata" else {})},
+               "parts": [{"data": {"order_id": "ORD-7", "amount": 5, **({"\ud83d": 1} if where == "key" else {})}},
+                         *([{"text": "for ORD-7 \ud800"}] if where == "text" else [])]}
+    body = json.dumps({"message": message}).encode()  # json.dumps writes each surrogate as its \u escape
+    assert b"\\ud" in body or b"\\udc" in body
+    status, _, answer = billing_rest.raw("POST", "/a2a/message:send", body, {"Content-Type": "application/json"})
+    assert status == 400 and b"unpaired surrogate" in answer
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}).encode()
+    status, _, answer = billing_rest.raw("POST", "/a2a", frame, {"Content-Type": "application/json"})
+    refused = json.loads(answer)
+    assert status == 200 and refused["error"]["code"] == -32700 and "unpaired surrogate" in refused["error"]["message"]
+    assert billing_rest("GET", "/a2a/tasks")[2]["tasks"] == []
+    kept = {**message, "messageId": "m-\U0001f600", "parts": [{"data": {"order_id": "ORD-8", "amount": 5}}],
+            "metadata": {"skillId": "process_refund"}}
+    sent = billing_rest("POST", "/a2a/message:send", {"message": kept})[2]["task"]
+    assert sent["history"][0]["messageId"] == "m-\U0001f600"

@@ -25,6 +25,10 @@ class Limits(Record):
     max_depth: int = 32  # nested arrays/objects; a delegation frame needs about 6
     max_containers: int = 10_000  # arrays and objects in all: 1 MiB of `[],` would be 350,000
     max_number_chars: int = 40  # one number's characters: 10**400 is not an amount
+    # A "\ud800" escape with no pair is valid JSON (RFC 8259 8.2: its meaning is unpredictable) but no
+    # text: UTF-8 cannot hold it. Kept (True) where what was sent is shown as sent (the proxy); refused
+    # (False) where it would be kept and answered to others, whose parsers may refuse the whole answer.
+    unpaired_surrogates: bool = True
 
 
 LIMITS = Limits()
@@ -131,9 +135,28 @@ def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
         raise ValueError("not UTF-8") from None
     _check_structure(text, limits)
     try:
-        return _DECODER.decode(text)
+        value = _DECODER.decode(text)
     except RecursionError:  # unreachable within max_depth; kept so no input can crash us
         raise LimitExceeded("nested too deeply") from None
+    if not limits.unpaired_surrogates and "\\u" in text and re.search(r"\\u[dD][89a-fA-F]", text):
+        _refuse_unpaired(value)  # only a surrogate's escape can make one: then every string is looked at
+    return value
+
+
+def _refuse_unpaired(value: Any) -> None:
+    """ValueError if a string (or a key) in `value` holds a surrogate: the decoder joins a pair into
+    its character, so any left is unpaired. Each value once, no recursion (depth is bounded anyway)."""
+    waiting = [value]
+    while waiting:
+        item = waiting.pop()
+        if type(item) is str:
+            if re.search("[\ud800-\udfff]", item):
+                raise ValueError("a string holds an unpaired surrogate (a \\ud800 escape without its pair), "
+                                 "which is no text: UTF-8 cannot carry it")
+        elif type(item) is dict:
+            waiting += [*item, *item.values()]
+        elif type(item) is list:
+            waiting += item
 
 
 def dumps_as_text(obj: Any) -> bytes:

@@ -14,7 +14,7 @@ This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 from enum import IntEnum
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
-from transports.codec import MAX_FRAME_BYTES, LimitExceeded, dumps, loads_strict
+from transports.codec import LIMITS, MAX_FRAME_BYTES, LimitExceeded, Limits, dumps, loads_strict
 from transports.errors import ProtocolViolation, RemoteError, let_quit
 from transports.records import Record
 
@@ -119,8 +119,8 @@ class Stream(Record):
 
 
 def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
-             log: Callable[[str], None] | None = None,
-             max_bytes: int = MAX_FRAME_BYTES) -> bytes | Iterator[bytes] | None:
+             log: Callable[[str], None] | None = None, max_bytes: int = MAX_FRAME_BYTES,
+             limits: Limits = LIMITS) -> bytes | Iterator[bytes] | None:
     """Answer one request frame with one response frame (None for a notification), or,
     for a handler that answers with a `Stream`, with an iterator of frames (each made
     when the handler's next result is; an error after the first is the stream's end).
@@ -135,7 +135,7 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
         if len(frame) > max_bytes:
             raise InvalidRequest(f"frame larger than {max_bytes} bytes")  # before decoding it
         try:
-            obj = loads_strict(frame)
+            obj = loads_strict(frame, limits)
         except ValueError as exc:  # not JSON, or more than our limits let us parse
             raise ParseError(str(exc)) from None
         if isinstance(obj, dict) and is_valid_id(obj.get("id")):

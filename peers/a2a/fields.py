@@ -15,8 +15,13 @@ import time
 from typing import Any
 
 from transports.base import is_http_url
+from transports.codec import LIMITS
 
 MISSING = object()
+# What a served peer reads a request under: the codec's limits, and no unpaired surrogate. A proto3
+# string is UTF-8 (spec 5.5): one kept with a task would be answered to every client that reads it,
+# and the official SDK's parser refuses the whole answer (ListTasks, for every task of that caller).
+REQUEST_LIMITS = LIMITS._replace(unpaired_surrogates=False)
 _NAMES = {str: "a string", list: "an array", dict: "an object", bool: "true or false",
           int: "an integer"}
 
