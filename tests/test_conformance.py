@@ -239,6 +239,19 @@ def test_a_field_given_as_null_is_read_as_absent_as_proto3_json_reads_it():
     assert call("SendMessage", {"message": None})["error"]["code"] == -32602, "a required field is still required"
 
 
+def test_an_empty_message_id_is_none_given_and_is_refused_as_a_missing_one_is():
+    """Proto3 reads "" as a string's default, unset, and messageId is required (spec 5.7): a
+    missing one was refused, an empty one made a task."""
+    call = peer_with_clock()
+    for message_id in ("", None):
+        message = {"role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}],
+                   **({} if message_id is None else {"messageId": message_id})}
+        refused = call("SendMessage", {"message": message})["error"]
+        assert refused["code"] == -32602 and "messageId" in refused["message"]
+        assert call("SendStreamingMessage", {"message": message})["error"]["code"] in (-32602, -32004)
+    assert call("ListTasks", {})["result"]["tasks"] == []
+
+
 def test_the_card_says_when_it_was_last_modified_and_how_long_to_keep_it():
     transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10, token="t0k")})
     headers = transport.get(billing.BASE_URL + "/.well-known/agent-card.json", {}).headers

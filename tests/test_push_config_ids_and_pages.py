@@ -109,6 +109,14 @@ def test_a_list_in_pages_of_one_walks_every_config_once_in_order():
     assert len(every["result"]["configs"]) == 4 and every["result"]["nextPageToken"] == ""
 
 
+def test_a_config_id_given_as_the_empty_string_is_none_given_and_the_peer_names_it():
+    """Proto3 reads "" as unset: an omitted id is named by the peer, and "" was refused as too short."""
+    served = Served()
+    task = served.paused_task()
+    named = served.call("CreateTaskPushNotificationConfig", {"taskId": task, "id": "", "url": HOOK})["result"]
+    assert named["id"] == task and named["url"] == HOOK
+
+
 @pytest.mark.parametrize("size", [0, 101, 10 ** 6])
 def test_a_list_page_size_is_the_most_to_return_and_0_is_unset(size):
     """The proto's page_size here is a plain int32, "if unspecified, all configs will be returned":

@@ -22,8 +22,9 @@ MAX_SCHEMES = 10  # a webhook's authentication schemes (0.3 lists them)
 
 
 def _text(source: dict[str, Any], key: str, where: str, default: Any = MISSING) -> Any:
-    """source[key] as bounded text; required unless a `default` is given (null then means it, as in proto3 JSON)."""
-    if default is not MISSING and source.get(key) is None:
+    """source[key] as bounded text; required unless a `default` is given (null or "" then means it, as
+    proto3 JSON reads a string's default: an id "" is none given, for the peer to name)."""
+    if default is not MISSING and source.get(key) in (None, ""):
         return default
     value = field(source, key, str, where, default=default)
     if isinstance(value, str) and not 0 < len(value) <= MAX_TEXT:

@@ -126,6 +126,8 @@ def send_request(params: Any) -> SendMessageRequest:
     false, wait for the end; taskPushNotificationConfig, its task id given later)."""
     request = json_names(obj(params, "params"))
     message = shapes.message_from_wire(DIALECT, json_names(request.get("message")))
+    if not message.message_id:  # "" is proto3's unset, and the field is required (spec 5.7)
+        raise WireError("params.message.messageId must name the message")
     configuration = json_names(shapes.configuration_of(request))
     inline = configuration.get("taskPushNotificationConfig")
     if inline is None and configuration.get("pushNotificationConfig") is not None:  # 0.3's name: no push would come
