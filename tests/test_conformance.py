@@ -252,6 +252,32 @@ def test_an_empty_message_id_is_none_given_and_is_refused_as_a_missing_one_is():
     assert call("ListTasks", {})["result"]["tasks"] == []
 
 
+def test_enums_by_number_int32s_as_strings_and_url_safe_bytes_are_read_as_protojson_reads_them():
+    """Spec 5.5: ProtoJSON. Its parsers take an enum's number as well as its name, an int32 as a
+    number or a string, bytes in standard or URL-safe base64, padded or not (the official SDK takes
+    each); they were refused with -32602. A bool or a fraction is still no number, 2**31 no int32."""
+    call = peer_with_clock()
+    task = call("SendMessage", {"message": {"messageId": "m-1", "role": 1, "parts": [
+        {"data": {"order_id": "ORD-1", "amount": 5}}]}, "configuration": {"historyLength": "0"}})["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and "history" not in task
+    assert call("GetTask", {"id": task["id"], "historyLength": 1.0})["result"]["history"][0]["role"] == "ROLE_USER"
+    assert [t["id"] for t in call("ListTasks", {"status": 3, "pageSize": "5"})["result"]["tasks"]] == [task["id"]]
+    assert call("ListTasks", {"status": 4})["result"]["tasks"] == []
+    assert [t["id"] for t in call("ListTasks", {"status": 0})["result"]["tasks"]] == [task["id"]], "0: unset"
+    for wrong in ({"role": True}, {"role": 1.0}, {"role": 0}, {"role": "1"}):
+        message = {"messageId": "m-2", "parts": [{"data": {"order_id": "ORD-2", "amount": 5}}], **wrong}
+        assert call("SendMessage", {"message": message})["error"]["code"] == -32602, wrong
+    for wrong in ({"status": True}, {"status": 9}, {"status": 3.0}, {"pageSize": "5.0"}, {"historyLength": 2 ** 31}):
+        assert call("ListTasks", wrong)["error"]["code"] == -32602, wrong
+    files = conformance_call()
+    for raw in ("-_8", "YWI", "YWI=", "+/8="):
+        sent = files("SendMessage", {"message": {"messageId": f"tck-complete-task-{raw}", "role": "ROLE_USER", "parts": [
+            {"raw": raw, "filename": "a.txt", "mediaType": "text/plain"}]}})
+        assert sent["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", (raw, sent)
+    assert files("SendMessage", {"message": {"messageId": "tck-complete-task-x", "role": "ROLE_USER", "parts": [
+        {"raw": "Y", "filename": "a.txt", "mediaType": "text/plain"}]}})["error"]["code"] == -32602
+
+
 def test_the_card_says_when_it_was_last_modified_and_how_long_to_keep_it():
     transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10, token="t0k")})
     headers = transport.get(billing.BASE_URL + "/.well-known/agent-card.json", {}).headers

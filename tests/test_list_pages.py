@@ -196,7 +196,7 @@ def test_null_page_size_is_the_default_as_null_page_token_is_the_first_page(serv
     [served.refund(n) for n in range(3)]
     answer = served.call("ListTasks", {"pageSize": None, "pageToken": None, "historyLength": None})
     assert len(answer["result"]["tasks"]) == 3 and answer["result"]["pageSize"] == 50, answer
-    for size in (0, 101, "5", 2.0, True):
+    for size in (0, 101, "5x", 2.5, True):
         assert served.call("ListTasks", {"pageSize": size})["error"]["code"] == -32602, size
 
 

@@ -129,7 +129,7 @@ def test_a_list_page_size_is_the_most_to_return_and_0_is_unset(size):
     assert [config["id"] for config in listed["configs"]] == ["c0", "c1", "c2"] and listed["nextPageToken"] == ""
 
 
-@pytest.mark.parametrize("asked", [{"pageSize": -5}, {"pageSize": "1"},
+@pytest.mark.parametrize("asked", [{"pageSize": -5}, {"pageSize": "1x"},
                                    {"pageSize": 1.5}, {"pageSize": True}, {"pageToken": "garbage"},
                                    {"pageToken": 7}, {"pageToken": ["c0"]}, {"pageToken": "x" * 5000}])
 def test_a_list_with_a_page_size_or_token_that_is_none_is_invalid_params(asked):

@@ -240,7 +240,7 @@ def test_send_message_returns_as_much_history_as_its_configuration_asks(client, 
     assert len(history) == shown and [turn["messageId"] for turn in history] == ["m-1", f"{task['id']}-asked-1", "m-2"][3 - shown:]
 
 
-@pytest.mark.parametrize("configuration", [{"historyLength": -1}, {"historyLength": "2"}, {"historyLength": 1.5}, [], "x"])
+@pytest.mark.parametrize("configuration", [{"historyLength": -1}, {"historyLength": "2x"}, {"historyLength": 1.5}, [], "x"])
 def test_a_bad_history_length_is_refused_before_the_refund(client, configuration):
     message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]}
     error = client.call("SendMessage", {"message": message, "configuration": configuration})["error"]

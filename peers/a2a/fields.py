@@ -72,11 +72,31 @@ def optional(source: dict[str, Any], key: str, kind: type, prefix: str = "") -> 
     return None if source.get(key) is None else field(source, key, kind, prefix)
 
 
+def int32(value: Any) -> int | None:
+    """An int32 as ProtoJSON reads one: a number with no fraction, or its decimal digits in a
+    string ("5", as a proto3 JSON writer may send it), within -2**31 .. 2**31-1; None otherwise."""
+    if type(value) is str and _INT32_TEXT.fullmatch(value):
+        value = int(value)
+    elif type(value) is float and value.is_integer() and abs(value) < 2 ** 31:
+        value = int(value)
+    return value if type(value) is int and -2 ** 31 <= value < 2 ** 31 else None
+
+
+_INT32_TEXT = re.compile(r"-?[0-9]{1,10}")
+
+
+def count(source: dict[str, Any], key: str, least: int, most: int, prefix: str = "") -> int | None:
+    """source[key], a whole number from `least` to `most` (int32), or None if absent or null."""
+    given = source.get(key)
+    value = None if given is None else int32(given)
+    if given is not None and (value is None or not least <= value <= most):
+        raise WireError(f"{prefix}{key} must be a whole number from {least} to {most:,}")
+    return value
+
+
 def page_size(source: dict[str, Any], default: int | None) -> int | None:
     """A list request's pageSize, 1 to 100; absent or null (proto JSON's default): `default`."""
-    size = source.get("pageSize")
-    if size is not None and (type(size) is not int or not 1 <= size <= 100):
-        raise WireError("pageSize must be an integer from 1 to 100")
+    size = count(source, "pageSize", 1, 100)
     return default if size is None else size
 
 
@@ -99,12 +119,13 @@ def strings(values: list[Any], path: str) -> list[str]:
     return values
 
 
-def one_of(value: Any, spellings: dict[str, Any], path: str) -> Any:
-    """The meaning of an enum's spelling (a state, a role): only strings are looked up."""
-    if not isinstance(value, str) or value not in spellings:
+def one_of(value: Any, spellings: dict[Any, Any], path: str) -> Any:
+    """The meaning of an enum's spelling (a state, a role): a string, or an int where the dialect
+    spells its enums by number too (1.0: ProtoJSON); no bool or float is ever looked up (True == 1)."""
+    if type(value) not in (str, int) or value not in spellings:
         shown = repr(value) if isinstance(value, (str, int, float, type(None))) else \
             f"({_NAMES.get(type(value), type(value).__name__)})"  # (an array), (an object): JSON's words
-        raise WireError(f"{path} {shown[:60]} is not one of {sorted(spellings)}")
+        raise WireError(f"{path} {shown[:60]} is not one of {sorted(k for k in spellings if type(k) is str)}")
     return spellings[value]
 
 

@@ -12,7 +12,7 @@ import base64
 import binascii
 from typing import Any
 
-from peers.a2a.fields import WireError, field, obj, one_of, optional, optional_str, optional_strings, strings
+from peers.a2a.fields import WireError, count, field, obj, one_of, optional, optional_str, optional_strings, strings
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from transports.records import Record
 
@@ -171,11 +171,14 @@ def _tagged(source: dict[str, Any], kind: str, what: str, path: str) -> None:
         raise WireError(f"{path}.kind is {str(source['kind'])[:40]!r}; {what} has kind {kind!r}")
 
 
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
 def _base64(value: Any, path: str) -> bytes:
     if not isinstance(value, str):
         raise WireError(f"{path} must be base64 text")
-    try:
-        return base64.b64decode(value, validate=True)
+    try:  # standard or URL-safe, padded or not, as ProtoJSON reads bytes
+        return base64.b64decode(value.translate(_URL_SAFE) + "=" * (-len(value) % 4), validate=True)
     except (binascii.Error, ValueError):
         raise WireError(f"{path} is not valid base64") from None
 
@@ -236,10 +239,7 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
 # -- what a request's params say: read alike in both versions ------------------------------
 
 def history_length(params: dict[str, Any], path: str = "") -> int | None:
-    length = params.get("historyLength")
-    if length is not None and (type(length) is not int or length < 0):
-        raise WireError(f"{path}historyLength must be a whole number, 0 or more")
-    return length
+    return count(params, "historyLength", 0, 2 ** 31 - 1, path)  # an int32 (1.0's proto), 0 or more
 
 
 def configuration_of(request: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.fields import MISSING, WireError, field, json_names, obj
+from peers.a2a.fields import MISSING, WireError, count, field, json_names, obj
 from peers.a2a.model import PushConfig
 from transports.http11 import TOKEN
 
@@ -71,10 +71,7 @@ def list_query(nested: bool, params: Any) -> tuple[str, int | None, str]:
     if nested:
         return query(True, params)[0], None, ""
     request = json_names(obj(params, "params"))
-    size = request.get("pageSize")  # the most to return; none, or 0 (proto3's unset): every config (a task keeps 10)
-    if size is not None and (type(size) is not int or size < 0):
-        raise WireError("pageSize must be a whole number, 0 or more")
-    size = size or None
+    size = count(request, "pageSize", 0, 2 ** 31 - 1) or None  # the most to return; 0 (proto3's unset): all (10 at most)
     token = request.get("pageToken")  # absent, null or "": the first page
     return _text(request, "taskId", "params."), size, "" if token in (None, "") else _text(request, "pageToken", "params.")
 

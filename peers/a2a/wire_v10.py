@@ -43,6 +43,10 @@ DIALECT = shapes.dialect("1.0", kind=False,
                          states={s: "TASK_STATE_" + s.value.upper().replace("-", "_") for s in TaskState
                                  if s is not TaskState.UNKNOWN},
                          roles={"user": "ROLE_USER", "agent": "ROLE_AGENT"})
+# ProtoJSON: a parser takes an enum's number as well as its name (the proto's numbers; 0 is unset).
+DIALECT = DIALECT._replace(read_roles={**DIALECT.read_roles, 1: "user", 2: "agent"}, read_states={
+    **DIALECT.read_states, **{number: DIALECT.read_states[f"TASK_STATE_{name}"] for number, name in enumerate((
+        "SUBMITTED", "WORKING", "COMPLETED", "FAILED", "CANCELED", "INPUT_REQUIRED", "REJECTED", "AUTH_REQUIRED"), 1)}})
 # A 1.0 card's required fields (A2A 1.0 section 8, the proto's REQUIRED), checked on fetch.
 CARD_SCHEMA = cards.card_schema(
     ["name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes",
@@ -217,11 +221,11 @@ def task_query(params: Any) -> tuple[str, int | None]:
 def list_query(params: Any) -> ListQuery:
     request = {} if params is None else json_names(obj(params, "params"))
     states = DIALECT.read_states
-    state = None
-    if request.get("status") not in (None, "TASK_STATE_UNSPECIFIED"):  # proto3's default: no filter
-        state = states.get(request["status"]) if isinstance(request["status"], str) else None
+    state, status = None, request.get("status")
+    if status not in (None, 0, "TASK_STATE_UNSPECIFIED") or type(status) not in (str, int, type(None)):  # unset: none
+        state = states.get(status) if type(status) in (str, int) else None  # a name, or its number (ProtoJSON)
         if state is None:
-            raise WireError(f"status must be one of {sorted(states)}")
+            raise WireError(f"status must be one of {sorted(k for k in states if type(k) is str)}")
     size = page_size(request, 50)
     token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
     if not (isinstance(token, str) and token.isascii() and len(token) <= MAX_PAGE_TOKEN):
