@@ -15,8 +15,8 @@ Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
 from typing import Any, Callable
 
 from peers.a2a import wire_format as wire_formats
-from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRequired,
-                              PushNotificationNotSupported, UnsupportedOperation, VersionNotSupported)
+from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRequired, PushNotificationNotSupported,
+                              UnsupportedOperation, VersionNotSupported, invalid_params)
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
@@ -257,4 +257,4 @@ def read(reader: Callable[[Any], Any], params: Any) -> Any:
     try:
         return reader(params)
     except WireError as exc:
-        raise InvalidParams(str(exc)) from None
+        raise invalid_params(exc) from None

@@ -488,3 +488,20 @@ def test_an_unpaired_surrogate_is_refused_on_both_bindings_and_nothing_is_kept(b
             "metadata": {"skillId": "process_refund"}}
     sent = billing_rest("POST", "/a2a/message:send", {"message": kept})[2]["task"]
     assert sent["history"][0]["messageId"] == "m-\U0001f600"
+
+
+def test_a_field_that_cannot_be_read_is_named_in_a_bad_request_detail_on_both_bindings(billing_rest):
+    """Spec 9.5 and 11.6: validation errors SHOULD carry google.rpc.BadRequest; the field was named
+    only inside the message's text. An error that names no one field carries the ErrorInfo alone."""
+    message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": 5}]}
+    frame = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    over_rpc = billing_rest("POST", "/a2a", frame)[2]["error"]["data"]
+    status, _, over_rest = billing_rest("POST", "/a2a/message:send", {"message": message})
+    bad = {"@type": "type.googleapis.com/google.rpc.BadRequest",
+           "fieldViolations": [{"field": "message.parts[0].text", "description": "message.parts[0].text must be a string"}]}
+    assert over_rpc[1] == bad and status == 400 and over_rest["error"]["details"][1] == bad
+    assert over_rpc[0]["reason"] == over_rest["error"]["details"][0]["reason"] == "INVALID_PARAMS"
+    status, _, listed = billing_rest("GET", "/a2a/tasks?pageSize=500")
+    assert status == 400 and listed["error"]["details"][1]["fieldViolations"][0]["field"] == "pageSize"
+    empty = billing_rest("POST", "/a2a", {**frame, "params": {"message": {**message, "parts": []}}})[2]["error"]["data"]
+    assert [detail["@type"] for detail in empty] == ["type.googleapis.com/google.rpc.ErrorInfo"]

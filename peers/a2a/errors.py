@@ -14,7 +14,7 @@ from enum import IntEnum
 from typing import Any
 
 from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, REFUSING_CODES, UNAUTHENTICATED_CODE
-from transports.jsonrpc import ErrorCode, JsonRpcError
+from transports.jsonrpc import ErrorCode, InvalidParams, JsonRpcError
 
 
 class A2AErrorCode(IntEnum):
@@ -121,11 +121,23 @@ _STANDARD_REASONS = {ErrorCode.INVALID_PARAMS: "INVALID_PARAMS",
                      ErrorCode.INTERNAL_ERROR: "INTERNAL_ERROR"}
 
 
+def invalid_params(wrong: ValueError) -> InvalidParams:
+    """-32602 for what a wire could not read (a fields.WireError), keeping the field it names."""
+    error = InvalidParams(str(wrong))
+    error.field = getattr(wrong, "field", "")  # for error_details' BadRequest
+    return error
+
+
 def error_details(error: JsonRpcError) -> list[dict[str, Any]] | None:
     """The A2A 1.0 `data` for an error: [ErrorInfo]; None where the spec's peers send none
     (-32700 and -32601)."""
     reason = getattr(error, "reason", None) or _STANDARD_REASONS.get(error.code)
     if reason is None:
         return None
-    return [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
-             "domain": "a2a-protocol.org", "metadata": dict(getattr(error, "details", {}))}]
+    details = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
+                "domain": "a2a-protocol.org", "metadata": dict(getattr(error, "details", {}))}]
+    field = getattr(error, "field", "")  # a request's field it could not read: spec 9.5's BadRequest
+    if field:
+        details.append({"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [
+            {"field": field.removeprefix("params."), "description": error.message.partition(": ")[2]}]})
+    return details

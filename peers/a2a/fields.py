@@ -27,12 +27,17 @@ _NAMES = {str: "a string", list: "an array", dict: "an object", bool: "true or f
 
 
 class WireError(ValueError):
-    """What was received does not have the shape the protocol gives it."""
+    """What was received does not have the shape the protocol gives it; `field`, where one field is
+    wrong, its path as the request spells it (`params.message.parts[0].text`), else ""."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def obj(value: Any, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise WireError(f"{path} must be an object")
+        raise WireError(f"{path} must be an object", path)
     return value
 
 
@@ -63,7 +68,7 @@ def field(source: dict[str, Any], key: str, kind: type, prefix: str = "",
     if value is None and default is not MISSING:
         return default
     if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
-        raise WireError(f"{prefix}{key} must be {_NAMES[kind]}")
+        raise WireError(f"{prefix}{key} must be {_NAMES[kind]}", prefix + key)
     return value
 
 
@@ -90,7 +95,7 @@ def count(source: dict[str, Any], key: str, least: int, most: int, prefix: str =
     given = source.get(key)
     value = None if given is None else int32(given)
     if given is not None and (value is None or not least <= value <= most):
-        raise WireError(f"{prefix}{key} must be a whole number from {least} to {most:,}")
+        raise WireError(f"{prefix}{key} must be a whole number from {least} to {most:,}", prefix + key)
     return value
 
 
@@ -115,7 +120,7 @@ def optional_str(source: dict[str, Any], key: str) -> str | None:
 
 def strings(values: list[Any], path: str) -> list[str]:
     if not all(isinstance(v, str) for v in values):
-        raise WireError(f"{path} must hold strings")
+        raise WireError(f"{path} must hold strings", path)
     return values
 
 
@@ -125,7 +130,7 @@ def one_of(value: Any, spellings: dict[Any, Any], path: str) -> Any:
     if type(value) not in (str, int) or value not in spellings:
         shown = repr(value) if isinstance(value, (str, int, float, type(None))) else \
             f"({_NAMES.get(type(value), type(value).__name__)})"  # (an array), (an object): JSON's words
-        raise WireError(f"{path} {shown[:60]} is not one of {sorted(k for k in spellings if type(k) is str)}")
+        raise WireError(f"{path} {shown[:60]} is not one of {sorted(k for k in spellings if type(k) is str)}", path)
     return spellings[value]
 
 
