@@ -17,7 +17,7 @@ The rules, because a webhook URL is a caller telling the server where to send re
   http or https (TLS keeps the name), so a second DNS answer cannot point it elsewhere;
 - bounded and isolated: at most 10 configs per task (one more where a send that made it, or
   took its turn, came last), 100 per caller and 1,000 in all (push_limits.py), gone
-  with their task when the store forgets it; at most 3 attempts per delivery, 2 s each,
+  with their task when the store forgets it; at most 3 attempts per delivery, 10 s each,
   with growing pauses, and none again for a refusal that would repeat. Deliveries wait
   per caller and destination (a URL's origin), at most 100 each and 200 per caller, and
   each has a thread of its own (at most 256 at once, 16 for one caller), so a webhook that
@@ -47,7 +47,7 @@ from transports.base import parse_url
 from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
 
-ATTEMPTS, ATTEMPT_SECONDS = 3, 2.0
+ATTEMPTS, ATTEMPT_SECONDS = 3, 10.0  # spec 4.3.3 recommends a timeout of 10 to 30 s
 MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per caller and destination; sent to at once
 MAX_WAITING_PER_CALLER, MAX_SENDING_PER_CALLER = 200, 16  # a caller's share of both
 
