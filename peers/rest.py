@@ -95,8 +95,8 @@ def routes_for(path: str) -> tuple[tuple[Route, Mapping[str, str]], ...]:
 
 
 def _match(path: str) -> tuple[tuple[Route, Mapping[str, str]], ...]:
-    tenant, _, below = path.partition("/")
-    for candidate, fields in ((path, {}), (below, {"tenant": unquote(tenant)})):
+    tenant, _, below = path.partition("/")  # an empty segment ("/a2a//tasks") names no tenant: not a route
+    for candidate, fields in ((path, {}), *([(below, {"tenant": unquote(tenant)})] if tenant else [])):
         # Read only: a route found is kept and handed to every request for that path.
         found = tuple((route, MappingProxyType({**fields, **{name: unquote(value)
                                                              for name, value in matched.groupdict().items()}}))

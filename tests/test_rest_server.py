@@ -505,3 +505,12 @@ def test_a_field_that_cannot_be_read_is_named_in_a_bad_request_detail_on_both_bi
     assert status == 400 and listed["error"]["details"][1]["fieldViolations"][0]["field"] == "pageSize"
     empty = billing_rest("POST", "/a2a", {**frame, "params": {"message": {**message, "parts": []}}})[2]["error"]["data"]
     assert [detail["@type"] for detail in empty] == ["type.googleapis.com/google.rpc.ErrorInfo"]
+
+
+def test_an_empty_path_segment_names_no_tenant_and_no_route(billing_rest):
+    """/a2a//tasks was served as ListTasks of tenant "": a {tenant} is one segment, never an empty one."""
+    billing_rest("POST", "/a2a/message:send", REFUND)
+    for path in ("/a2a//tasks", "/a2a//message:send", "/a2a//tasks/x"):
+        status, _, answer = billing_rest("GET" if "tasks" in path else "POST", path, None if "tasks" in path else REFUND)
+        assert status == 404 and "tasks" not in answer, path
+    assert len(billing_rest("GET", "/a2a/tasks")[2]["tasks"]) == 1
