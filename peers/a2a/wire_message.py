@@ -239,7 +239,7 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
 # -- what a request's params say: read alike in both versions ------------------------------
 
 def history_length(params: dict[str, Any], path: str = "") -> int | None:
-    return count(params, "historyLength", 0, 2 ** 31 - 1, path)  # an int32 (1.0's proto), 0 or more
+    return None if params.get("historyLength") is None else count(params, "historyLength", 0, 2 ** 31 - 1, path)
 
 
 def configuration_of(request: dict[str, Any]) -> dict[str, Any]:
