@@ -31,7 +31,7 @@ from peers.a2a.routes import PLACEHOLDER, QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES,
 from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import MOST_CACHED, HttpRequest, HttpResponse, hang_up
-from transports.codec import dumps, loads_strict
+from transports.codec import NotText, dumps, loads_strict
 from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, UNAUTHENTICATED_CODE, let_quit
 from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
 
@@ -182,6 +182,8 @@ def _body(body: bytes) -> dict[str, Any]:
         return {}
     try:
         value = loads_strict(body, REQUEST_LIMITS)
+    except NotText as exc:  # JSON, holding a string that is no text
+        raise InvalidRequest(f"the body is JSON, but {exc}") from None
     except ValueError as exc:  # not JSON, or more than the codec's limits: the SDK's INVALID_REQUEST too
         raise InvalidRequest(f"the body is not JSON ({exc})") from None
     if not isinstance(value, dict):

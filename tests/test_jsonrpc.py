@@ -223,3 +223,43 @@ def test_a_reply_that_is_json_but_over_the_clients_limits_is_said_so_not_called_
     with pytest.raises(ProtocolViolation) as refused:
         decode_response(body, 1)
     assert "response is over this client's limits (" in str(refused.value) and "not JSON" not in str(refused.value)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unpaired_surrogates_are_refused_exactly_when_the_decoded_text_holds_one(seed):
+    """Limits(unpaired_surrogates=False), as a served peer reads requests, judges the raw text's
+    escapes (an escaped backslash, a high-low pair, one alone) in C, not every decoded string in
+    Python: it must refuse exactly what decodes to a string UTF-8 cannot carry, in keys as in values
+    (an escaped backslash between a high and a low escape once made them look like a pair)."""
+    import random
+    rnd = random.Random(seed)
+    pieces = ["a", "\\\\", "\\ud800", "\\udbff", "\\udc00", "\\uDFFF", "\\ud83d\\ude00", "\\uD83D\\uDE00", "\\n",
+              "\\u0041", "\\ud7ff", "\\ue000", "u", "d800", "\\\\u", "\\"+"\\"+"\\ud800", '\\"']
+    strict = codec.LIMITS._replace(unpaired_surrogates=False)
+    for _ in range(500):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randrange(1, 7)))
+        document = f'{{"{text}": ["{text[::-1]}" , "{text}"]}}' if rnd.random() < 0.5 else f'["{text}"]'
+        try:
+            decoded = json.loads(document)
+        except ValueError:  # a reversed escape may not be JSON at all
+            continue
+        unpaired = any(0xD800 <= ord(char) <= 0xDFFF for char in json.dumps(decoded, ensure_ascii=False))
+        if unpaired:
+            with pytest.raises(ValueError, match="unpaired surrogate"):
+                codec.loads_strict(document.encode(), strict)
+        else:
+            assert codec.loads_strict(document.encode(), strict) == decoded
+        assert codec.loads_strict(document.encode()) == decoded, "kept by default (the proxy shows what came)"
+
+
+def test_a_frame_holding_an_unpaired_surrogate_is_an_invalid_request_answered_with_its_id_unless_that_is_it():
+    """It is JSON, so it is no parse error, and its id can be read; an id that is itself the string
+    holding the surrogate is not echoed (the answer would hold it, and be no text either)."""
+    strict = codec.LIMITS._replace(unpaired_surrogates=False)
+    for frame, expected_id in [(b'{"jsonrpc": "2.0", "id": 7, "method": "m", "params": {"a": "\\ud800"}}', 7),
+                               (b'{"jsonrpc": "2.0", "id": "x\\udc00", "method": "m"}', None),
+                               (b'["\\ud800"]', None)]:
+        answer = json.loads(dispatch(frame, {"m": lambda params, context: "ok"}, limits=strict))
+        assert answer["id"] == expected_id and answer["error"]["code"] == ErrorCode.INVALID_REQUEST
+        assert "unpaired surrogate" in answer["error"]["message"]
+        json.dumps(answer, ensure_ascii=False).encode("utf-8")  # the answer itself is text

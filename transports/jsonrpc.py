@@ -11,10 +11,11 @@ we do not own may send anything; bool or float ids and batches are refused here.
 This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 """
 
+import re
 from enum import IntEnum
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
-from transports.codec import LIMITS, MAX_FRAME_BYTES, LimitExceeded, Limits, dumps, loads_strict
+from transports.codec import LIMITS, MAX_FRAME_BYTES, LimitExceeded, Limits, NotText, dumps, loads_strict
 from transports.errors import ProtocolViolation, RemoteError, let_quit
 from transports.records import Record
 
@@ -136,6 +137,10 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
             raise InvalidRequest(f"frame larger than {max_bytes} bytes")  # before decoding it
         try:
             obj = loads_strict(frame, limits)
+        except NotText as exc:  # JSON, so its id is known (echoed unless it is the string that is no text)
+            given = exc.document.get("id") if isinstance(exc.document, dict) else None
+            request_id = given if is_valid_id(given) and not re.search("[\ud800-\udfff]", str(given)) else None
+            raise InvalidRequest(str(exc)) from None
         except ValueError as exc:  # not JSON, or more than our limits let us parse
             raise ParseError(str(exc)) from None
         if isinstance(obj, dict) and is_valid_id(obj.get("id")):
