@@ -264,7 +264,11 @@ def test_enums_by_number_int32s_as_strings_and_url_safe_bytes_are_read_as_protoj
     assert [t["id"] for t in call("ListTasks", {"status": 3, "pageSize": "5"})["result"]["tasks"]] == [task["id"]]
     assert call("ListTasks", {"status": 4})["result"]["tasks"] == []
     assert [t["id"] for t in call("ListTasks", {"status": 0})["result"]["tasks"]] == [task["id"]], "0: unset"
-    for wrong in ({"role": True}, {"role": 1.0}, {"role": 0}, {"role": "1"}):
+    again = call("SendMessage", {"message": {"messageId": "m-3", "role": "1", "parts": [
+        {"data": {"order_id": "ORD-3", "amount": 5}}]}})["result"]["task"]  # "1": its number in digits, read so too
+    assert again["history"][0]["role"] == "ROLE_USER"
+    assert {t["id"] for t in call("ListTasks", {"status": "3"})["result"]["tasks"]} == {task["id"], again["id"]}
+    for wrong in ({"role": True}, {"role": 1.0}, {"role": 0}, {"role": " 1"}, {"role": "01x"}):
         message = {"messageId": "m-2", "parts": [{"data": {"order_id": "ORD-2", "amount": 5}}], **wrong}
         assert call("SendMessage", {"message": message})["error"]["code"] == -32602, wrong
     for wrong in ({"status": True}, {"status": 9}, {"status": 3.0}, {"pageSize": "5.0"}, {"historyLength": 2 ** 31}):

@@ -17,7 +17,7 @@ from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.bindings import BINDINGS, JSONRPC
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
-from peers.a2a.fields import WireError, field, json_names, obj, page_size, url
+from peers.a2a.fields import WireError, enum_key, field, json_names, obj, one_of, page_size, url
 from peers.a2a.fields import instant
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
@@ -222,10 +222,8 @@ def list_query(params: Any) -> ListQuery:
     request = {} if params is None else json_names(obj(params, "params"))
     states = DIALECT.read_states
     state, status = None, request.get("status")
-    if status not in (None, 0, "TASK_STATE_UNSPECIFIED") or type(status) not in (str, int, type(None)):  # unset: none
-        state = states.get(status) if type(status) in (str, int) else None  # a name, or its number (ProtoJSON)
-        if state is None:
-            raise WireError(f"status must be one of {sorted(k for k in states if type(k) is str)}")
+    if type(status) not in (str, int, type(None)) or enum_key(status) not in (None, 0, "TASK_STATE_UNSPECIFIED"):
+        state = one_of(status, states, "status")  # a name, or its number (ProtoJSON); unset (0): no filter
     size = page_size(request, 50)
     token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
     if not (isinstance(token, str) and token.isascii() and len(token) <= MAX_PAGE_TOKEN):
