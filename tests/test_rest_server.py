@@ -482,7 +482,8 @@ def test_an_unpaired_surrogate_is_refused_on_both_bindings_and_nothing_is_kept(b
     frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}).encode()
     status, _, answer = billing_rest.raw("POST", "/a2a", frame, {"Content-Type": "application/json"})
     refused = json.loads(answer)
-    assert status == 200 and refused["error"]["code"] == -32700 and "unpaired surrogate" in refused["error"]["message"]
+    assert status == 200 and refused["error"]["code"] == -32600 and "unpaired surrogate" in refused["error"]["message"]
+    assert refused["id"] == 1, "the frame is JSON: its id is known, and echoed"
     assert billing_rest("GET", "/a2a/tasks")[2]["tasks"] == []
     kept = {**message, "messageId": "m-\U0001f600", "parts": [{"data": {"order_id": "ORD-8", "amount": 5}}],
             "metadata": {"skillId": "process_refund"}}
@@ -514,3 +515,16 @@ def test_an_empty_path_segment_names_no_tenant_and_no_route(billing_rest):
         status, _, answer = billing_rest("GET" if "tasks" in path else "POST", path, None if "tasks" in path else REFUND)
         assert status == 404 and "tasks" not in answer, path
     assert len(billing_rest("GET", "/a2a/tasks")[2]["tasks"]) == 1
+
+
+def test_a_status_filter_reads_the_same_in_the_query_as_in_json_rpc_params(billing_rest):
+    """ProtoJSON reads an enum by its name or its number, digits too: ?status=3 was refused over
+    HTTP+JSON where {"status": 3} filtered over JSON-RPC (spec 5.1); 0 is unset, no filter."""
+    task = billing_rest("POST", "/a2a/message:send", REFUND)[2]["task"]
+    for status, ids in (("3", [task["id"]]), ("TASK_STATE_COMPLETED", [task["id"]]), ("4", []), ("0", [task["id"]])):
+        frame = {"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"status": int(status) if
+                                                                               status.isdigit() else status}}
+        over_rpc = [t["id"] for t in billing_rest("POST", "/a2a", frame)[2]["result"]["tasks"]]
+        answer = billing_rest("GET", f"/a2a/tasks?status={status}")
+        assert answer[0] == 200 and [t["id"] for t in answer[2]["tasks"]] == over_rpc == ids, status
+    assert billing_rest("GET", "/a2a/tasks?status=9")[0] == 400

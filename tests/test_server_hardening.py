@@ -16,7 +16,7 @@ import pytest
 from attacks import held_open
 from conftest import FRAME, JSON_AUTH, serving
 from peers import billing
-from peers.a2a import wire_essay
+from peers.a2a import wire_essay, wire_v10
 from peers.app import PeerApp
 from transports.base import HttpResponse
 from transports.network import HttpTransport
@@ -240,7 +240,8 @@ def test_an_absolute_form_target_is_served_as_its_path_with_its_authority_as_hos
             answer, _ = talk(server.server_address, request(target=target), half_close=True)
             assert parse_responses(answer)[0][0] == 200
             assert (seen[-1].url, seen[-1].headers["host"]) == (f"{server.base_url}{path}", host)
-        for target in ("http://user@h/a2a", "http://h/a2a#x", "ftp://h/a2a", "http:///a2a", "http://h/caf\u00e9"):
+        for target in ("http://user@h/a2a", "http://h/a2a#x", "ftp://h/a2a", "http:///a2a", "http://h/caf\u00e9",
+                       "http://h:1:2/a2a", "http://h:123456/a2a", "http://[h]/a2a"):
             assert_refused(*talk(server.server_address, request(target=target)), 400)
         assert_refused(*talk(server.server_address, request(target="http://h/").replace(b"Host: 127.0.0.1\r\n", b"")),
                        400)  # HTTP/1.1 needs Host all the same [3.2]
@@ -741,3 +742,14 @@ def test_a_header_sent_twice_is_joined_with_a_comma_and_cookie_with_a_semicolon_
             body=b"", length=False))
     assert answer.startswith(b"HTTP/1.1 204")
     assert seen[0]["cookie"] == "a=1; b=2" and seen[0]["x-thing"] == "one, two"
+
+
+def test_a_refusal_of_an_absolute_form_request_to_an_http_json_route_is_worded_as_that_route_words_it():
+    """The server's own refusal (a body too large, here) is worded by the binding at the request's
+    path: for an absolute-form target it fell back to JSON-RPC's words on an HTTP+JSON route."""
+    app = PeerApp(billing.billing_agent(), wire_v10, token="t0k")
+    with serving(app) as server:
+        for target in ("/a2a/message:send", "http://127.0.0.1/a2a/message:send"):
+            data = request(target=target, length=False).replace(b"\r\n\r\n", b"\r\nContent-Length: 99999999\r\n\r\n", 1)
+            (response,) = parse_responses(talk(server.server_address, data)[0])
+            assert response[0] == 413 and json.loads(response[2])["error"]["status"] == "INVALID_ARGUMENT", target

@@ -43,7 +43,7 @@ _VERSION = re.compile(r"HTTP/[0-9]\.[0-9]")
 _ORIGIN_FORM = re.compile(r"/[!-\"$-~]*")  # visible ASCII but "#": no fragment on the wire
 # Absolute-form [3.2.2]: http(s)://authority, then origin-form's characters. No userinfo ("@"):
 # RFC 9110 4.2.4 calls it an error in a request. Its path is served; its authority becomes Host.
-_ABSOLUTE_FORM = re.compile(r"(?i:https?)://([!$&-.0-;=A-Z_a-z~\[\]]+)([/?][!-\"$-~]*)?")
+_ABSOLUTE_FORM = re.compile(r"(?i:https?)://((?:\[[0-9A-Fa-f:.]+\]|[!$&-.0-9;=A-Z_a-z~]+)(?::[0-9]{1,5})?)([/?][!-\"$-~]*)?")
 _ONE_ONLY = ("host", "content-length", "transfer-encoding")
 # Header lines that each pass the checks below (a token, a colon, a value of TOKEN's and
 # FIELD_VALUE's characters), CRLF between them: judged in one pass for the usual head.
@@ -84,6 +84,16 @@ def head_end(buffer: bytearray) -> int | None:
     raise Refusal(431, f"the request head is over {MAX_HEAD} bytes")
 
 
+def origin_form(target: str) -> tuple[str, str | None]:
+    """An absolute-form target as the path it names and its authority (a server MUST accept it
+    [3.2.2]: served as its path, its authority the Host); any other target as it is, and None."""
+    absolute = _ABSOLUTE_FORM.fullmatch(target) if target[:1] != "/" else None
+    if absolute is None:
+        return target, None
+    path = absolute[2] or "/"
+    return (path if path[:1] == "/" else "/" + path), absolute[1]  # "http://h?q" asks for "/?q"
+
+
 def parse_head(head: bytes, max_body: int) -> Head:
     """The head's bytes, without the empty line that ends it, judged by the rules above."""
     line, *fields = head.decode("latin-1").split("\r\n")  # any byte decodes; patterns judge
@@ -99,9 +109,7 @@ def parse_head(head: bytes, max_body: int) -> Head:
         raise Refusal(400, "malformed method")
     if len(target) > MAX_TARGET:
         raise Refusal(414, f"the request target is over {MAX_TARGET} bytes")
-    absolute = _ABSOLUTE_FORM.fullmatch(target) if target[:1] != "/" else None
-    if absolute is not None:  # a server MUST accept it [3.2.2]: served as its path, its authority the Host
-        target = (absolute[2] or "/") if (absolute[2] or "/")[:1] == "/" else "/" + absolute[2]
+    target, authority = origin_form(target)
     if not _ORIGIN_FORM.fullmatch(target):
         raise Refusal(400, "the request target must be a path starting with /, or an http(s) URL")
     if len(fields) > MAX_HEADERS:
@@ -125,8 +133,8 @@ def parse_head(head: bytes, max_body: int) -> Head:
 
     if version == "HTTP/1.1" and "host" not in headers:
         raise Refusal(400, "HTTP/1.1 requires a Host header")
-    if absolute is not None:  # the received Host is ignored for the target's [3.2.2]
-        headers["host"] = absolute[1]
+    if authority is not None:  # the received Host is ignored for the target's [3.2.2]
+        headers["host"] = authority
     chunked = _chunked(headers, version)
     length_text = headers.get("content-length")
     if length_text is None:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable
 from transports.base import App, HangUp, HttpRequest, HttpResponse, hang_up
 from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
-from transports.http11_server import Head, Refusal, head_end, named_length, parse_head, response_head
+from transports.http11_server import Head, Refusal, head_end, named_length, origin_form, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
 from transports.unsent import NotReading, Unsent, rest_of
 
@@ -46,9 +46,10 @@ def refusal(status: int, error: JsonRpcError, app: Any = None, line: bytes = b""
     answer to HEAD is its head alone, the length of the body a GET would get said in it."""
     method, target = (line.split(b" ", 2) + [b"", b""])[:2]  # what it asked, as much as was read of it
     fields, body = {"Content-Type": "application/json"}, encode_error(None, error)
-    if getattr(app, "refused", None) is not None and target.startswith(b"/"):
+    path = origin_form(target.decode("latin-1"))[0]  # absolute-form's path too
+    if getattr(app, "refused", None) is not None and path.startswith("/"):
         try:  # whatever the hook does or gives, a refusal is said
-            worded = app.refused(target.partition(b"?")[0].decode("latin-1"), status, error)
+            worded = app.refused(path.partition("?")[0], status, error)
             if isinstance(worded, HttpResponse) and isinstance(worded.body, bytes):
                 response_head(status, {**worded.headers, **headers}, len(worded.body), close=True)  # it can be said
                 fields, body = worded.headers, worded.body
