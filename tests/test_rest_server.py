@@ -493,7 +493,8 @@ def test_an_unpaired_surrogate_is_refused_on_both_bindings_and_nothing_is_kept(b
 
 def test_a_field_that_cannot_be_read_is_named_in_a_bad_request_detail_on_both_bindings(billing_rest):
     """Spec 9.5 and 11.6: validation errors SHOULD carry google.rpc.BadRequest; the field was named
-    only inside the message's text. An error that names no one field carries the ErrorInfo alone."""
+    only inside the message's text. An error that names no one field (a part with no content at
+    all) carries the ErrorInfo alone."""
     message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": 5}]}
     frame = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
     over_rpc = billing_rest("POST", "/a2a", frame)[2]["error"]["data"]
@@ -504,8 +505,17 @@ def test_a_field_that_cannot_be_read_is_named_in_a_bad_request_detail_on_both_bi
     assert over_rpc[0]["reason"] == over_rest["error"]["details"][0]["reason"] == "INVALID_PARAMS"
     status, _, listed = billing_rest("GET", "/a2a/tasks?pageSize=500")
     assert status == 400 and listed["error"]["details"][1]["fieldViolations"][0]["field"] == "pageSize"
-    empty = billing_rest("POST", "/a2a", {**frame, "params": {"message": {**message, "parts": []}}})[2]["error"]["data"]
-    assert [detail["@type"] for detail in empty] == ["type.googleapis.com/google.rpc.ErrorInfo"]
+    status, _, listed = billing_rest("GET", "/a2a/tasks?historyLength=-1&pageSize=5")
+    assert listed["error"]["details"][1]["fieldViolations"] == [
+        {"field": "historyLength", "description": "historyLength must be a whole number from 0 to 2,147,483,647"}]
+    good = {**message, "parts": [{"text": "a"}]}
+    for params, field in [({"message": {**good, "parts": []}}, "message.parts"),
+                          ({"message": {**good, "messageId": ""}}, "message.messageId"),
+                          ({"message": {**good, "parts": [{"raw": "%%"}]}}, "message.parts[0].raw")]:
+        data = billing_rest("POST", "/a2a", {**frame, "params": params})[2]["error"]["data"]
+        assert data[1]["fieldViolations"][0]["field"] == field, data
+    wrong = billing_rest("POST", "/a2a", {**frame, "params": {"message": {**message, "parts": [{"text": "a"}, {}]}}})
+    assert [detail["@type"] for detail in wrong[2]["error"]["data"]] == ["type.googleapis.com/google.rpc.ErrorInfo"]
 
 
 def test_an_empty_path_segment_names_no_tenant_and_no_route(billing_rest):

@@ -137,7 +137,8 @@ def error_details(error: JsonRpcError) -> list[dict[str, Any]] | None:
     details = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
                 "domain": "a2a-protocol.org", "metadata": dict(getattr(error, "details", {}))}]
     field = getattr(error, "field", "")  # a request's field it could not read: spec 9.5's BadRequest
-    if field:
-        details.append({"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [
-            {"field": field.removeprefix("params."), "description": error.message.partition(": ")[2]}]})
+    if field:  # named as the request's object names it: within params on JSON-RPC, the body on HTTP+JSON
+        why = error.message.partition(": ")[2].removeprefix("params.")
+        details.append({"@type": "type.googleapis.com/google.rpc.BadRequest",
+                        "fieldViolations": [{"field": field.removeprefix("params."), "description": why}]})
     return details

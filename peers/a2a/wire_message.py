@@ -176,11 +176,11 @@ _URL_SAFE = str.maketrans("-_", "+/")
 
 def _base64(value: Any, path: str) -> bytes:
     if not isinstance(value, str):
-        raise WireError(f"{path} must be base64 text")
+        raise WireError(f"{path} must be base64 text", path)
     try:  # standard or URL-safe, padded or not, as ProtoJSON reads bytes
         return base64.b64decode(value.translate(_URL_SAFE) + "=" * (-len(value) % 4), validate=True)
     except (binascii.Error, ValueError):
-        raise WireError(f"{path} is not valid base64") from None
+        raise WireError(f"{path} is not valid base64", path) from None
 
 
 def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Message:
@@ -190,7 +190,7 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
     role = one_of(source.get("role"), dialect.read_roles, path + ".role")
     parts = field(source, "parts", list, path + ".")
     if not parts:
-        raise WireError(f"{path}.parts must not be empty")
+        raise WireError(f"{path}.parts must not be empty", f"{path}.parts")
     message_id, context_id, task_id = field(source, "messageId", str, path + "."), \
         field(source, "contextId", str, path + ".", default=None), field(source, "taskId", str, path + ".", default=None)
     if max(len(message_id), len(context_id or ""), len(task_id or "")) > MAX_ID:  # kept with the task, in every answer
@@ -256,5 +256,5 @@ def accepted_modes(configuration: dict[str, Any]) -> tuple[str, ...]:
 def task_id(params: Any) -> str:
     found = field(obj(params, "params"), "id", str)
     if not found:  # proto3's default: no id given
-        raise WireError("params.id must name a task")
+        raise WireError("params.id must name a task", "params.id")
     return found

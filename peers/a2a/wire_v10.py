@@ -131,7 +131,7 @@ def send_request(params: Any) -> SendMessageRequest:
     request = json_names(obj(params, "params"))
     message = shapes.message_from_wire(DIALECT, json_names(request.get("message")))
     if not message.message_id:  # "" is proto3's unset, and the field is required (spec 5.7)
-        raise WireError("params.message.messageId must name the message")
+        raise WireError("params.message.messageId must name the message", "params.message.messageId")
     configuration = json_names(shapes.configuration_of(request))
     inline = configuration.get("taskPushNotificationConfig")
     if inline is None and configuration.get("pushNotificationConfig") is not None:  # 0.3's name: no push would come
@@ -227,14 +227,15 @@ def list_query(params: Any) -> ListQuery:
     size = page_size(request, 50)
     token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
     if not (isinstance(token, str) and token.isascii() and len(token) <= MAX_PAGE_TOKEN):
-        raise WireError("pageToken must be a token from an earlier ListTasks")
+        raise WireError("pageToken must be a token from an earlier ListTasks", "pageToken")
     context = field(request, "contextId", str, default=None) or None  # "": a proto3 string's default, no filter
     after = request.get("statusTimestampAfter")  # null, as in proto JSON, is the default
     if after is not None and instant(after) is None:
-        raise WireError("statusTimestampAfter must be an RFC 3339 timestamp, like 2026-11-30T12:00:00Z")
+        raise WireError("statusTimestampAfter must be an RFC 3339 timestamp, like 2026-11-30T12:00:00Z",
+                        "statusTimestampAfter")
     artifacts = request.get("includeArtifacts")
     if artifacts is not None and not isinstance(artifacts, bool):
-        raise WireError("includeArtifacts must be true or false")
+        raise WireError("includeArtifacts must be true or false", "includeArtifacts")
     return ListQuery(context, state, size, token, shapes.history_length(request), instant(after),
                      artifacts is True)
 
