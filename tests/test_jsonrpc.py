@@ -245,7 +245,7 @@ def test_unpaired_surrogates_are_refused_exactly_when_the_decoded_text_holds_one
             continue
         unpaired = any(0xD800 <= ord(char) <= 0xDFFF for char in json.dumps(decoded, ensure_ascii=False))
         if unpaired:
-            with pytest.raises(ValueError, match="unpaired surrogate"):
+            with pytest.raises(codec.NotText, match="unpaired surrogate"):
                 codec.loads_strict(document.encode(), strict)
         else:
             assert codec.loads_strict(document.encode(), strict) == decoded
@@ -263,3 +263,5 @@ def test_a_frame_holding_an_unpaired_surrogate_is_an_invalid_request_answered_wi
         assert answer["id"] == expected_id and answer["error"]["code"] == ErrorCode.INVALID_REQUEST
         assert "unpaired surrogate" in answer["error"]["message"]
         json.dumps(answer, ensure_ascii=False).encode("utf-8")  # the answer itself is text
+    notification = b'{"jsonrpc": "2.0", "method": "m", "params": {"a": "\\ud800"}}'
+    assert dispatch(notification, {"m": lambda params, context: "ok"}, limits=strict) is None, "spec 4.1: no answer"

@@ -138,6 +138,8 @@ def dispatch(frame: bytes, methods: Methods, context: Any = None, *,
         try:
             obj = loads_strict(frame, limits)
         except NotText as exc:  # JSON, so its id is known (echoed unless it is the string that is no text)
+            if isinstance(exc.document, dict) and "id" not in exc.document and "method" in exc.document:
+                return None  # a notification: never answered (spec 4.1), whatever it holds
             given = exc.document.get("id") if isinstance(exc.document, dict) else None
             request_id = given if is_valid_id(given) and not re.search("[\ud800-\udfff]", str(given)) else None
             raise InvalidRequest(str(exc)) from None
