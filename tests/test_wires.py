@@ -283,3 +283,30 @@ def test_capabilities_the_card_does_not_declare_get_their_own_error_not_method_n
     error = rpc(app, method, {}, headers)["error"]
     assert error["code"] == code
     assert ("data" in error) == (headers is V1), "1.0 errors carry ErrorInfo details; 0.3 ones do not"
+
+
+def test_0_3_reads_neither_null_nor_an_empty_string_as_a_default_as_1_0_reads_them():
+    """ProtoJSON's null and "" as a field's default are 1.0's: 0.3's JSON schema has no null. A
+    0.3 task with "contextId": null was taken for a while, and a learner was no longer told that
+    peer broke the protocol; "5" was read as historyLength 5; credentials "" as none."""
+    import pytest
+    from peers.a2a import wire_v03, wire_v10
+    from peers.a2a.fields import WireError
+    task = {"kind": "task", "id": "t-1", "contextId": None, "status": {"state": "completed"}}
+    with pytest.raises(WireError, match="contextId"):
+        wire_v03.task_from_wire(task)
+    assert wire_v10.task_query({"id": "t-1", "historyLength": "5"}) == ("t-1", 5)
+    with pytest.raises(WireError, match="historyLength"):
+        wire_v03.task_query({"id": "t-1", "historyLength": "5"})
+    config = {"taskId": "t-1", "pushNotificationConfig": {"url": "https://example.com/hook", "authentication": {
+        "schemes": ["Bearer"], "credentials": ""}}}
+    with pytest.raises(WireError, match="credentials"):
+        wire_v03.push_config(config)
+    one = {"taskId": "t-1", "url": "https://example.com/hook", "authentication": {"scheme": "Bearer", "credentials": ""}}
+    assert wire_v10.push_config(one).authentication == (("Bearer",), None)
+    sent = {"message": {"messageId": "m-1", "role": "ROLE_USER", "contextId": None, "parts": [{"text": "hi"}]},
+            "configuration": {"returnImmediately": None}}
+    assert wire_v10.send_request(sent).message.context_id is None
+    with pytest.raises(WireError, match="blocking"):
+        wire_v03.send_request({"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [
+            {"kind": "text", "text": "hi"}]}, "configuration": {"blocking": None}})

@@ -60,13 +60,22 @@ def json_names(value: Any) -> Any:
     return {**renamed, **{key: item for key, item in value.items() if not (isinstance(key, str) and "_" in key)}}
 
 
+def proto_json(value: Any) -> Any:
+    """A 1.0 request object as ProtoJSON reads it: proto names as JSON names (`json_names`), and a
+    field given as null as absent (null is every field's default). Not 0.3's: its schema has no null."""
+    value = json_names(value)
+    if isinstance(value, dict) and None in value.values():
+        value = {key: item for key, item in value.items() if item is not None}
+    return value
+
+
 def field(source: dict[str, Any], key: str, kind: type, prefix: str = "",
           default: Any = MISSING) -> Any:
-    """source[key], which must be of `kind` (bool is never an int), or `default` if absent or
-    null (in proto3 JSON, null is every field's default)."""
-    value = source.get(key)
-    if value is None and default is not MISSING:
+    """source[key], which must be of `kind` (bool is never an int), or `default` if absent (a 1.0
+    request's null is absent too: `proto_json`)."""
+    if key not in source and default is not MISSING:
         return default
+    value = source.get(key)
     if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
         raise WireError(f"{prefix}{key} must be {_NAMES[kind]}", prefix + key)
     return value

@@ -25,8 +25,8 @@ class Dialect(Record):
     kind: bool  # 0.3 tags every object with "kind"; 1.0 tells them apart by their fields
     states: dict[TaskState, str]  # TaskState -> its spelling on this wire
     roles: dict[str, str]  # "user"/"agent" -> its spelling on this wire
-    read_states: dict[str, TaskState]  # the same two tables read back: spelling -> ours
-    read_roles: dict[str, str]
+    read_states: dict[str | int, TaskState]  # the same two tables read back: spelling (1.0: or number) -> ours
+    read_roles: dict[str | int, str]
 
 
 def dialect(name: str, kind: bool, states: dict[TaskState, str], roles: dict[str, str]) -> Dialect:
@@ -238,7 +238,7 @@ def reply_as_task(dialect: Dialect, value: Any) -> Task:
 
 # -- what a request's params say: read alike in both versions ------------------------------
 
-def history_length(params: dict[str, Any], path: str = "") -> int | None:
+def history_length(params: dict[str, Any], path: str = "") -> int | None:  # 1.0's, an int32 (0.3: wire_v03.py)
     return None if params.get("historyLength") is None else count(params, "historyLength", 0, 2 ** 31 - 1, path)
 
 

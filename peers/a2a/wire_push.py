@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peers.a2a.fields import MISSING, WireError, count, field, json_names, obj
+from peers.a2a.fields import MISSING, WireError, count, field, json_names, obj, proto_json
 from peers.a2a.model import PushConfig
 from transports.http11 import TOKEN
 
@@ -21,20 +21,20 @@ MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
 MAX_SCHEMES = 10  # a webhook's authentication schemes (0.3 lists them)
 
 
-def _text(source: dict[str, Any], key: str, where: str, default: Any = MISSING) -> Any:
-    """source[key] as bounded text; required unless a `default` is given (null or "" then means it, as
-    proto3 JSON reads a string's default: an id "" is none given, for the peer to name)."""
-    if default is not MISSING and source.get(key) in (None, ""):
+def _text(source: dict[str, Any], key: str, where: str, default: Any = MISSING, proto: bool = False) -> Any:
+    """source[key] as bounded text; required unless a `default` is given (null then means it; on 1.0,
+    `proto`, "" too, as proto3 JSON reads a string's default: an id "" is none given, for the peer to name)."""
+    if default is not MISSING and (source.get(key) is None or (proto and source.get(key) == "")):
         return default
     value = field(source, key, str, where, default=default)
     if isinstance(value, str) and not 0 < len(value) <= MAX_TEXT:
-        raise WireError(f"{where}{key} must be 1 to {MAX_TEXT} characters")
+        raise WireError(f"{where}{key} must be 1 to {MAX_TEXT} characters", where + key)
     return value
 
 
 def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path: str = "params") -> PushConfig:
     """The config a set request (or a send's configuration, with `task_id`, at `path`) carries."""
-    request = json_names(obj(params, path))
+    request = (json_names if nested else proto_json)(obj(params, path))
     task_id = task_id if task_id is not None else _text(request, "taskId", path + ".")
     source = json_names(obj(request.get("pushNotificationConfig"), path + ".pushNotificationConfig")) if nested \
         else request
@@ -49,18 +49,18 @@ def config_from_wire(nested: bool, params: Any, task_id: str | None = None, path
         if not all(isinstance(one, str) and len(one) <= 64 and TOKEN.fullmatch(one) for one in schemes):
             raise WireError(f"{where}authentication must name {'its schemes' if nested else 'one scheme'} as HTTP "
                             "does (RFC 9110 11.1: a token, like Bearer)")
-        credentials = _text(auth, "credentials", where + "authentication.", default=None)
+        credentials = _text(auth, "credentials", where + "authentication.", default=None, proto=not nested)
         if credentials is not None and credentials != credentials.strip():  # a receiver would trim them: other ones
             raise WireError(f"{where}authentication.credentials must not begin or end with whitespace")
         authentication = (tuple(schemes), credentials)
-    config_id = _text(source, "id", where, default=None) or ""  # none of its own: the peer names it
-    return PushConfig(task_id, config_id, _text(source, "url", where), _text(source, "token", where, default=None),
-                      authentication)
+    config_id = _text(source, "id", where, default=None, proto=not nested) or ""  # none of its own: the peer names it
+    return PushConfig(task_id, config_id, _text(source, "url", where),
+                      _text(source, "token", where, default=None, proto=not nested), authentication)
 
 
 def query(nested: bool, params: Any) -> tuple[str, str | None]:
     """(task id, config id) of a get, list or delete request."""
-    request = json_names(obj(params, "params"))
+    request = (json_names if nested else proto_json)(obj(params, "params"))
     if nested:
         return _text(request, "id", "params."), _text(request, "pushNotificationConfigId", "params.", default=None)
     return _text(request, "taskId", "params."), _text(request, "id", "params.")
@@ -70,7 +70,7 @@ def list_query(nested: bool, params: Any) -> tuple[str, int | None, str]:
     """(task id, page size or None for all, page token) of a list request; 0.3 has no pages."""
     if nested:
         return query(True, params)[0], None, ""
-    request = json_names(obj(params, "params"))
+    request = proto_json(obj(params, "params"))
     size = count(request, "pageSize", 0, 2 ** 31 - 1) or None  # the most to return; 0 (proto3's unset): all (10 at most)
     token = request.get("pageToken")  # absent, null or "": the first page
     return _text(request, "taskId", "params."), size, "" if token in (None, "") else _text(request, "pageToken", "params.")

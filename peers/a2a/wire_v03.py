@@ -99,7 +99,7 @@ def send_request(params: Any) -> SendMessageRequest:
     where = "params.configuration."
     push = None if inline is None else pushes.config_from_wire(True, {"pushNotificationConfig": inline}, "",
                                                                "params.configuration")
-    return SendMessageRequest(message, history_length=shapes.history_length(configuration, where),
+    return SendMessageRequest(message, history_length=history_length(configuration, where),
                               return_immediately=field(configuration, "blocking", bool, where, default=True) is False,
                               accepted_modes=shapes.accepted_modes(configuration), push_config=push)
 
@@ -170,7 +170,15 @@ def push_list_result(configs: list[PushConfig], tenant: str = "", size: int | No
 
 def task_query(params: Any) -> tuple[str, int | None]:
     """tasks/get / tasks/cancel: the task's id and, for tasks/get, how much history to send."""
-    return shapes.task_id(params), shapes.history_length(params)
+    return shapes.task_id(params), history_length(params)
+
+
+def history_length(params: dict[str, Any], path: str = "") -> int | None:
+    """0.3's historyLength: a JSON integer, 0 or more (its schema's; 1.0's is ProtoJSON's int32)."""
+    length = params.get("historyLength")
+    if length is not None and (type(length) is not int or length < 0):
+        raise WireError(f"{path}historyLength must be a whole number, 0 or more", path + "historyLength")
+    return length
 
 
 def check_version(requested: str | None) -> None:

@@ -17,7 +17,7 @@ from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.bindings import BINDINGS, JSONRPC
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
-from peers.a2a.fields import WireError, enum_key, field, json_names, obj, one_of, page_size, url
+from peers.a2a.fields import WireError, enum_key, field, obj, one_of, page_size, proto_json, url
 from peers.a2a.fields import instant
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
@@ -128,11 +128,11 @@ def send_params(message: Message, return_immediately: bool = False,
 def send_request(params: Any) -> SendMessageRequest:
     """SendMessageRequest: the message, then its configuration (returnImmediately: default
     false, wait for the end; taskPushNotificationConfig, its task id given later)."""
-    request = json_names(obj(params, "params"))
-    message = shapes.message_from_wire(DIALECT, json_names(request.get("message")))
+    request = proto_json(obj(params, "params"))
+    message = shapes.message_from_wire(DIALECT, proto_json(request.get("message")))
     if not message.message_id:  # "" is proto3's unset, and the field is required (spec 5.7)
         raise WireError("params.message.messageId must name the message", "params.message.messageId")
-    configuration = json_names(shapes.configuration_of(request))
+    configuration = proto_json(shapes.configuration_of(request))
     inline = configuration.get("taskPushNotificationConfig")
     if inline is None and configuration.get("pushNotificationConfig") is not None:  # 0.3's name: no push would come
         raise WireError("params.configuration.pushNotificationConfig is A2A 0.3's name; "
@@ -214,12 +214,12 @@ def push_list_result(configs: list[PushConfig], tenant: str = "", size: int | No
 
 def task_query(params: Any) -> tuple[str, int | None]:
     """GetTask / CancelTask: the task's id and, for GetTask, how much history to send."""
-    request = json_names(obj(params, "params"))
+    request = proto_json(obj(params, "params"))
     return shapes.task_id(request), shapes.history_length(request)
 
 
 def list_query(params: Any) -> ListQuery:
-    request = {} if params is None else json_names(obj(params, "params"))
+    request = {} if params is None else proto_json(obj(params, "params"))
     states = DIALECT.read_states
     state, status = None, request.get("status")
     if type(status) not in (str, int, type(None)) or enum_key(status) not in (None, 0, "TASK_STATE_UNSPECIFIED"):
