@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from peers.a2a import wire_format as wire_formats
 from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRequired, PushNotificationNotSupported,
-                              UnsupportedOperation, VersionNotSupported, invalid_params)
+                              InvalidField, UnsupportedOperation, VersionNotSupported)
 from peers.a2a.fields import WireError
 from peers.a2a.model import Task
 from peers.a2a.wire_format import TaskQueries, WireFormat
@@ -257,4 +257,4 @@ def read(reader: Callable[[Any], Any], params: Any) -> Any:
     try:
         return reader(params)
     except WireError as exc:
-        raise invalid_params(exc) from None
+        raise InvalidField(exc) from None

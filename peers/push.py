@@ -17,8 +17,9 @@ The rules, because a webhook URL is a caller telling the server where to send re
   http or https (TLS keeps the name), so a second DNS answer cannot point it elsewhere;
 - bounded and isolated: at most 10 configs per task (one more where a send that made it, or
   took its turn, came last), 100 per caller and 1,000 in all (push_limits.py), gone
-  with their task when the store forgets it; at most 3 attempts per delivery, 10 s each,
-  with growing pauses, and none again for a refusal that would repeat. Deliveries wait
+  with their task when the store forgets it; at most 3 attempts per delivery, 10 s each
+  (spec 4.3.3; so a webhook that hangs holds its sender some 31 s a delivery), with growing
+  pauses, and none again for a refusal that would repeat. Deliveries wait
   per caller and destination (a URL's origin), at most 100 each and 200 per caller, and
   each has a thread of its own (at most 256 at once, 16 for one caller), so a webhook that
   hangs delays only its own pushes, and a caller cycling through hanging destinations

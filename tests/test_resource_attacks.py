@@ -163,7 +163,7 @@ def test_32_subscriptions_from_one_token_leave_honest_streamed_sends_their_slots
 
 class HangingWebhooks:
     """Listening sockets that never accept: a delivery connects (the backlog takes it) and
-    then waits for an answer that never comes, 2 s an attempt."""
+    then waits for an answer that never comes, 10 s an attempt (peers/push.py)."""
 
     def __init__(self, count):
         self.socks = [socket.create_server(("127.0.0.1", 0), backlog=1024) for _ in range(count)]

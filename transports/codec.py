@@ -135,7 +135,8 @@ _ENCODE = encoder(allow_nan=False)
 
 def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
     """Parse JSON as a peer we do not own may send it. Raises ValueError with the reason
-    (`LimitExceeded` when it is valid JSON but too big, deep or long)."""
+    (`LimitExceeded` when it is valid JSON but too big, deep or long; `NotText` when `limits`
+    refuse an unpaired surrogate, which only an escape in the text can make: bytes are UTF-8)."""
     if len(data) > limits.max_bytes:
         raise LimitExceeded(f"larger than {limits.max_bytes} bytes")
     try:

@@ -121,11 +121,14 @@ _STANDARD_REASONS = {ErrorCode.INVALID_PARAMS: "INVALID_PARAMS",
                      ErrorCode.INTERNAL_ERROR: "INTERNAL_ERROR"}
 
 
-def invalid_params(wrong: ValueError) -> InvalidParams:
-    """-32602 for what a wire could not read (a fields.WireError), keeping the field it names."""
-    error = InvalidParams(str(wrong))
-    error.field = getattr(wrong, "field", "")  # for error_details' BadRequest
-    return error
+class InvalidField(InvalidParams):
+    """-32602 for what a wire could not read (a fields.WireError): the field it names, if one, and
+    why, as error_details' BadRequest says them."""
+
+    def __init__(self, wrong: ValueError) -> None:
+        super().__init__(str(wrong))
+        self.field: str = getattr(wrong, "field", "")
+        self.description = str(wrong).removeprefix("params.")
 
 
 def error_details(error: JsonRpcError) -> list[dict[str, Any]] | None:
@@ -136,9 +139,8 @@ def error_details(error: JsonRpcError) -> list[dict[str, Any]] | None:
         return None
     details = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason,
                 "domain": "a2a-protocol.org", "metadata": dict(getattr(error, "details", {}))}]
-    field = getattr(error, "field", "")  # a request's field it could not read: spec 9.5's BadRequest
-    if field:  # named as the request's object names it: within params on JSON-RPC, the body on HTTP+JSON
-        why = error.message.partition(": ")[2].removeprefix("params.")
-        details.append({"@type": "type.googleapis.com/google.rpc.BadRequest",
-                        "fieldViolations": [{"field": field.removeprefix("params."), "description": why}]})
+    if isinstance(error, InvalidField) and error.field:  # the field it could not read: spec 9.5's BadRequest,
+        details.append({"@type": "type.googleapis.com/google.rpc.BadRequest",  # named within params on JSON-RPC,
+                        "fieldViolations": [{"field": error.field.removeprefix("params."),  # the body on HTTP+JSON
+                                             "description": error.description}]})
     return details
