@@ -18,7 +18,6 @@ and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
@@ -27,7 +26,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from peers.a2a import versions, wire_v10
 from peers.a2a.errors import A2AErrorCode
 from peers.a2a.fields import REQUEST_LIMITS
-from peers.a2a.routes import PLACEHOLDER, QUERY_BOOLEANS, QUERY_NUMBERS, ROUTES, Route, in_query, pattern
+from peers.a2a.routes import PLACEHOLDER, QUERY_BOOLEANS, ROUTES, Route, in_query, pattern
 from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import MOST_CACHED, HttpRequest, HttpResponse, hang_up
@@ -40,8 +39,6 @@ from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidR
 # Accept), so clients of either text get theirs. Errors go out as application/json, as the
 # official SDK sends them and the conformance kit requires.
 MEDIA_TYPES = ("application/json", "application/a2a+json")
-QUERY_INTEGER = re.compile(r"-?[0-9]{1,40}")  # as int() reads it, as long as a JSON number may be (codec.Limits): the
-# same value means the same in the query as in JSON-RPC's params (spec 5.1); anything else goes on as text, named by the wire's reader
 MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
 
 
@@ -202,8 +199,10 @@ def _agreeing(fields: Mapping[str, str], asked: dict[str, Any], where: str) -> M
 
 
 def _query(url: str) -> dict[str, Any]:
-    """Section 11.5: the query's camelCase fields, numbers and booleans read as such; a
-    field given twice is refused rather than one of them silently chosen."""
+    """Section 11.5: the query's camelCase fields, booleans read as such; a field given twice is
+    refused rather than one of them silently chosen. A number stays its digits: the wire reads
+    an int32 from digits as ProtoJSON does (fields.count), so a query means what JSON-RPC's
+    params mean (spec 5.1)."""
     try:
         pairs = parse_qsl(urlsplit(url).query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS)
     except ValueError:
@@ -214,9 +213,7 @@ def _query(url: str) -> dict[str, Any]:
             continue
         if name in fields:
             raise InvalidParams(f"query parameter {name[:40]!r} is given more than once")
-        if name in QUERY_NUMBERS and QUERY_INTEGER.fullmatch(value):
-            fields[name] = int(value)
-        elif name in QUERY_BOOLEANS and value in ("true", "false"):
+        if name in QUERY_BOOLEANS and value in ("true", "false"):
             fields[name] = value == "true"
         else:
             fields[name] = value  # the wire's reader names what is wrong with it

@@ -50,8 +50,9 @@ ROUTES = (
     Route("extended-card", ("GET",), "extendedAgentCard"),
 )
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-# Section 11.5: a query parameter is a string; these fields are numbers or booleans.
-QUERY_NUMBERS, QUERY_BOOLEANS = ("historyLength", "pageSize"), ("includeArtifacts",)
+# Section 11.5: a query parameter is a string; these fields are booleans (a number's digits are
+# read by the wire itself, as ProtoJSON reads an int32's: fields.count).
+QUERY_BOOLEANS = ("includeArtifacts",)
 
 
 def in_query(verb: str) -> bool:
