@@ -136,16 +136,18 @@ def strings(values: list[Any], path: str) -> list[str]:
 def one_of(value: Any, spellings: dict[Any, Any], path: str) -> Any:
     """The meaning of an enum's spelling (a state, a role): a string, or where the dialect spells its
     enums by number too (1.0: ProtoJSON), a number, or one in digits ("3"); never a bool or a float."""
-    if type(value) not in (str, int) or enum_key(value) not in spellings:
+    key = enum_key(value)
+    if type(value) not in (str, int) or key not in spellings:
         shown = repr(value) if isinstance(value, (str, int, float, type(None))) else \
             f"({_NAMES.get(type(value), type(value).__name__)})"  # (an array), (an object): JSON's words
         raise WireError(f"{path} {shown[:60]} is not one of {sorted(k for k in spellings if type(k) is str)}", path)
-    return spellings[enum_key(value)]
+    return spellings[key]
 
 
 def enum_key(value: Any) -> Any:
-    """An enum's number written in ASCII digits ("3") as the number, as ProtoJSON's parsers read it."""
-    return int(value) if type(value) is str and value.isascii() and value.isdigit() and len(value) < 10 else value
+    """An enum's number written in digits ("3") as the number, as ProtoJSON's parsers read it (int32's rule)."""
+    number = int32(value) if type(value) is str else None
+    return value if number is None else number
 
 
 def url(value: str, path: str = "url") -> str:

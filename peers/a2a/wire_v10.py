@@ -17,7 +17,7 @@ from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.bindings import BINDINGS, JSONRPC
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
-from peers.a2a.fields import WireError, enum_key, field, obj, one_of, page_size, proto_json, url
+from peers.a2a.fields import WireError, field, obj, one_of, page_size, proto_json, url
 from peers.a2a.fields import instant
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
@@ -47,6 +47,7 @@ DIALECT = shapes.dialect("1.0", kind=False,
 DIALECT = DIALECT._replace(read_roles={**DIALECT.read_roles, 1: "user", 2: "agent"}, read_states={
     **DIALECT.read_states, **{number: DIALECT.read_states[f"TASK_STATE_{name}"] for number, name in enumerate((
         "SUBMITTED", "WORKING", "COMPLETED", "FAILED", "CANCELED", "INPUT_REQUIRED", "REJECTED", "AUTH_REQUIRED"), 1)}})
+STATUS_FILTERS = {**DIALECT.read_states, 0: None, "TASK_STATE_UNSPECIFIED": None}  # ListTasks's status: unset, none
 # A 1.0 card's required fields (A2A 1.0 section 8, the proto's REQUIRED), checked on fetch.
 CARD_SCHEMA = cards.card_schema(
     ["name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes",
@@ -220,10 +221,8 @@ def task_query(params: Any) -> tuple[str, int | None]:
 
 def list_query(params: Any) -> ListQuery:
     request = {} if params is None else proto_json(obj(params, "params"))
-    states = DIALECT.read_states
-    state, status = None, request.get("status")
-    if type(status) not in (str, int, type(None)) or enum_key(status) not in (None, 0, "TASK_STATE_UNSPECIFIED"):
-        state = one_of(status, states, "status")  # a name, or its number (ProtoJSON); unset (0): no filter
+    status = request.get("status")  # a name, or its number (ProtoJSON); unset (0): no filter
+    state = None if status is None else one_of(status, STATUS_FILTERS, "status")
     size = page_size(request, 50)
     token = "" if request.get("pageToken") is None else request["pageToken"]  # null or "": the first page
     if not (isinstance(token, str) and token.isascii() and len(token) <= MAX_PAGE_TOKEN):
