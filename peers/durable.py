@@ -12,12 +12,13 @@ after a crash would refund again. With a store file:
   stream's or a subscription's event, a webhook's delivery): a request nobody watches is one
   commit, however many changes it made, and a commit carries every request's changes staged
   by then (a row changed twice, once, as it is last). Nothing is read back per request: a
-  row is found by what memory holds (a task's, or an effect's, by its `seq`).
+  row is found by what memory holds (a task's, or an effect's, by its slot), and a full
+  store's new task is written over the row of the task it forgets (durable_schema.py).
   A commit that returned survives the process dying at any moment (kill -9); an OS crash
   or power cut may take back the last commits, never half of one (durable_schema.py). A
   write that fails stops the process: memory must never run ahead of what was told.
 - Held for the process's life (a second peer: locked); its owner's alone, holding no credential (durable_private.py).
-- On start, all of it is read back, oldest first (restart.py then settles it).
+- On start, all of it is read back, oldest first (durable_read.py; restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's database, one
   locked by another process, not SQLite, not writable, or holding tables or rows this peer did
   not write is a DurableError naming the file (serve: one line, exit 2), and is left as it was.
@@ -31,10 +32,10 @@ import sys
 import threading
 from typing import Any
 
-from peers.a2a.model import Task
-from peers.durable_codec import from_json, ill_typed, message_keys, to_json
+from peers.durable_codec import to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_schema import EFFECT_ROW, MAX_SEQ, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, judged, migrate
+from peers.durable_read import read_back
+from peers.durable_schema import EFFECT_ROW, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, Slots, judged, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 from transports.records import Record
@@ -171,19 +172,21 @@ class DurableStore(TaskStore):
 
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self.file = file  # a row's seq is its task's `order`: the order tasks were made in
+        self.file, self.slots = file, Slots()  # a row's seq is its task's `order`: the order tasks were made in
 
     def _kept(self, task_id: str) -> None:
-        seq, owner = self.order[task_id], self.owners[task_id]  # a row by its seq: an id may be made again
+        slot, owner = self.slots.slot(task_id), self.owners[task_id]  # an id may be made again: by its slot
         # Its messages, as its row keeps them (durable_schema.py): each one's id and digest, the owner its own.
         keys = [[message_id, self.by_message[(owner, message_id)][1]] for _, message_id in self.message_keys[task_id]]
-        self.file.stage(("tasks", seq), TASK_ROW, (seq, task_id, owner, self.sizes[task_id]), keys, self.tasks[task_id])
+        self.file.stage(("tasks", slot), TASK_ROW, (slot, self.order[task_id], task_id, owner, self.sizes[task_id]),
+                        keys, self.tasks[task_id])
 
     def flush(self) -> None:
         self.file.commit()
 
-    def _forget(self, task_id: str) -> None:
-        self.file.stage(("tasks", self.order[task_id]), "DELETE FROM tasks WHERE seq = ?", (self.order[task_id],))
+    def _forget(self, task_id: str) -> None:  # its row deleted, unless the next task made is written over it
+        slot = self.slots.give_back(task_id)
+        self.file.stage(("tasks", slot), "DELETE FROM tasks WHERE slot = ?", (slot,))
         super()._forget(task_id)  # its messages with it: they are in its row
 
 
@@ -194,6 +197,7 @@ class DurableLedger(Ledger):
         super().__init__(*args)
         self.file, self.seq = file, 0  # the last place given in the file: the next effect's is after it
         self.seqs: dict[str, int] = {}  # each effect's place, from its first record (as in memory): a restart evicts so
+        self.slots = Slots()
         self.writing = threading.Lock()  # memory and file change together under it: staged in the order made
 
     def record(self, key: str, effect: Effect) -> None:
@@ -201,19 +205,23 @@ class DurableLedger(Ledger):
             evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
                 else None
             super().record(key, effect)
+            if evicted is not None:  # the oldest, the ledger full: its slot is this effect's
+                self._delete(evicted)
             if key not in self.seqs:  # a claim's result keeps the claim's place
                 self.seq = self.seqs[key] = self.seq + 1
-            self.file.stage(("effects", self.seqs[key]), EFFECT_ROW, (self.seqs[key], key), effect)
-            self._delete(self.seqs.pop(evicted, None))  # the oldest, if the ledger was full
+            slot = self.slots.slot(key)
+            self.file.stage(("effects", slot), EFFECT_ROW, (slot, self.seqs[key], key), effect)
 
     def forget(self, key: str) -> None:
         with self.writing:
             super().forget(key)
-            self._delete(self.seqs.pop(key, None))
+            self._delete(key)
 
-    def _delete(self, seq: int | None) -> None:  # by its row, not its key: a key forgotten may be recorded again
-        if seq is not None:
-            self.file.stage(("effects", seq), "DELETE FROM effects WHERE seq = ?", (seq,))
+    def _delete(self, key: str) -> None:  # by its slot, not its key: a key forgotten may be recorded again
+        self.seqs.pop(key, None)
+        slot = self.slots.give_back(key)
+        if slot is not None:
+            self.file.stage(("effects", slot), "DELETE FROM effects WHERE slot = ?", (slot,))
 
 
 def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, max_effects: int = 10_000,
@@ -223,37 +231,9 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     durable = DurableStore(file, max_tasks, max_bytes, remember_messages=remember_messages)
     effects = DurableLedger(file, max_effects)
     try:
-        found: dict[str, int] = {}
-        for seq, key, body in file.rows("SELECT seq, key, body FROM effects ORDER BY seq"):
-            effect = from_json(body, Effect)  # below: a count this peer gave, a key once, text where it writes text
-            if seq >= MAX_SEQ or type(key) is not str or key in found or not all(type(v) is str for v in effect):
-                raise ValueError(f"effect {str(key)[:40]!r} is not one this peer wrote (seq {str(seq)[:24]!r})")
-            found[key] = seq
-            Ledger.record(effects, key, effect)
-        effects.seqs = {key: found[key] for key in effects.effects}
-        for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
-            effects._delete(found[key])
-        for seq, task_id, owner, size, kept, body in file.rows("SELECT seq, id, owner, size, messages, body FROM tasks "
-                                                                  "ORDER BY seq"):
-            task, keys = from_json(body, Task), message_keys(kept)
-            wrong = ill_typed(task)  # a field of another type would fail later, mid-request
-            if task.id != task_id or not task.lifecycle or wrong or not isinstance(owner, str) \
-                    or not isinstance(size, int) or size < 0 or seq >= MAX_SEQ:
-                raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote" + (f" ({wrong})" if wrong else ""))
-            if task_id in durable.tasks:  # its id made again (a counter begun again): the later task has it
-                durable._forget(task_id)
-            durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq
-            durable.held.setdefault(owner, {})[task_id] = None
-            durable.sizes[task_id], durable.message_keys[task_id] = size, []
-            durable.kept_bytes += size
-            for message_id, seen in keys:  # a message made or continued one task: kept once
-                if (owner, message_id) in durable.by_message:
-                    raise ValueError(f"message {message_id[:40]!r} is kept twice")
-                durable.by_message[(owner, message_id)] = (task_id, seen)
-                durable.message_keys[task_id].append((owner, message_id))
+        read_back(file, durable, effects)
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         file.db.close()  # as above
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
-    durable.seq, effects.seq = (file.rows(f"SELECT COALESCE(MAX(seq), 0) FROM {table}")[0][0] for table in ("tasks", "effects"))
     file.opened()
     return durable, effects

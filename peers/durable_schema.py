@@ -16,36 +16,43 @@ from typing import Any
 
 from peers.durable_codec import to_json
 
-SCHEMA_VERSION = 4  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
+SCHEMA_VERSION = 5  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
 # messages in a table of their own, a second row for each request to write and delete; 3 kept
 # effects in their keys' order, so each new one landed mid-tree and split its pages half-full
-# (under bench/cpu_per_request.py's load, a full store's commit wrote 6.5 pages; it writes 5
-# now): all three read, and migrated (`migrate`).
-EARLIER_SCHEMAS = ("1", "2", "3")
-# Each table is a rowid tree, its rows in the order they were made, so a new row is appended
-# at its right edge and the oldest, when the store is full, is cut at its left. A task's row is
-# its `seq`, which the store holds for every task it keeps (the id is a column, for reading
-# back). It carries the messages that made or continued it, as JSON: [[messageId, digest], ...],
-# its owner the row's (they live and go with their task). An effect's row is its first `seq`,
-# which the ledger holds for every effect it keeps; its key is a column.
+# (under bench/cpu_per_request.py's load, a full store's commit wrote 6.5 pages; it wrote 5
+# then); 4 appended each new row at its tree's right edge and, once full, cut the oldest at its
+# left: a new page, a page freed, their parents and the free list's pages each commit (9.4 KB
+# a request), where a row written over in place changes one page: all four read, and migrated.
+EARLIER_SCHEMAS = ("1", "2", "3", "4")
+# Each table is a rowid tree of `slot`s. A thing forgotten leaves its slot free, and the next
+# thing made takes it (`Slots`): its row is written over the forgotten one's, in place, so a full
+# store's request changes a page of each tree, not its two edges. A row's `seq` is the order its
+# task (or effect) was made in, which memory holds (ListTasks's tie-break; the oldest is
+# forgotten first): rows are read back in its order. A task's row carries the messages that made
+# or continued it, as JSON: [[messageId, digest], ...], its owner the row's (they live and go
+# with their task). An effect's key is a column.
 TABLES = """
-CREATE TABLE IF NOT EXISTS tasks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL,
-                                  size INTEGER NOT NULL, messages TEXT NOT NULL, body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS effects (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, id TEXT NOT NULL,
+                                  owner TEXT NOT NULL, size INTEGER NOT NULL, messages TEXT NOT NULL,
+                                  body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS effects (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, key TEXT NOT NULL,
+                                    body TEXT NOT NULL);
 """
-# Schemas 1 and 2 name the same columns (1 kept the keys in indexes): both become 4 alike.
+# Schemas 1 and 2 name the same columns (1 kept the keys in indexes): each row's seq its slot.
 FROM_VERSION_1_OR_2 = """
 ALTER TABLE tasks RENAME TO tasks_old; ALTER TABLE effects RENAME TO effects_old;
 """ + TABLES + """
-INSERT INTO tasks SELECT seq, id, owner, size, '[]', body FROM tasks_old;
-INSERT INTO effects (seq, key, body) SELECT seq, key, body FROM effects_old ORDER BY seq;
+INSERT INTO tasks SELECT seq, seq, id, owner, size, '[]', body FROM tasks_old;
+INSERT INTO effects SELECT seq, seq, key, body FROM effects_old ORDER BY seq;
 DROP TABLE tasks_old; DROP TABLE effects_old;
 """
-FROM_VERSION_3 = """
-ALTER TABLE effects RENAME TO effects_old;
+# Schemas 3 and 4: a task's row as 5's, but keyed by its seq; an effect's by its key (3) or seq (4).
+FROM_VERSION_3_OR_4 = """
+ALTER TABLE tasks RENAME TO tasks_old; ALTER TABLE effects RENAME TO effects_old;
 """ + TABLES + """
-INSERT INTO effects (seq, key, body) SELECT seq, key, body FROM effects_old ORDER BY seq;
-DROP TABLE effects_old;
+INSERT INTO tasks SELECT seq, seq, id, owner, size, messages, body FROM tasks_old;
+INSERT INTO effects SELECT seq, seq, key, body FROM effects_old ORDER BY seq;
+DROP TABLE tasks_old; DROP TABLE effects_old;
 """
 # A row's seq is a count this peer gave, from 1, and the next row's is one more: a file whose
 # seq is not an integer, or too near SQLite's largest (2**63 - 1) to count on from, was not
@@ -86,28 +93,28 @@ def judged(db: sqlite3.Connection) -> Any:
         newer = isinstance(version, str) and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
         raise ForeignFile(f"made by a newer version of this peer (schema {version}); this one reads schema "
                            f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})")
-    if version == str(SCHEMA_VERSION):
-        _shaped(db)
+    if version in SHAPES:  # the tables of a schema read as they are (4) or kept (5): judged before anything changes
+        _shaped(db, SHAPES[version])
     return version
 
 
 def migrate(db: sqlite3.Connection, version: Any) -> None:
-    """The file made schema 4, inside the transaction that opens it (`version` as `judged` read
+    """The file made schema 5, inside the transaction that opens it (`version` as `judged` read
     it). One of schema 1 or 2 is rebuilt, each message carried into the row of the task it made:
     the latest row of that id, if the same owner's, as reading schema 2 back found it; a message
-    of no task kept is dropped, as it was then. One of schema 3 has its effects rebuilt. One of
-    schema 4 is left as it is. ForeignFile: tables not shaped as it makes them (whatever the file
+    of no task kept is dropped, as it was then. One of schema 3 or 4 is rebuilt, each row's seq
+    its slot. One of schema 5 is left as it is. ForeignFile: tables not shaped as it makes them (whatever the file
     says, a table missing is never made anew: an effects table gone would be refunds forgotten).
     ValueError: a message, or an effect's seq, this peer did not write."""
     if version is None:
         _run(db, TABLES)
     elif version in EARLIER_SCHEMAS:
         _migrate(db, version)
-    _shaped(db)
+    _shaped(db, SHAPES[str(SCHEMA_VERSION)])
 
 
-def _shaped(db: sqlite3.Connection) -> None:
-    for table, shape in SHAPES.items():
+def _shaped(db: sqlite3.Connection, shapes: dict[str, list[tuple[Any, ...]]]) -> None:
+    for table, shape in shapes.items():
         if _shape(db, table) != shape:
             raise ForeignFile(f"has a {table} table that is not one this peer makes")
 
@@ -117,29 +124,34 @@ def _shape(db: sqlite3.Connection, table: str) -> list[tuple[Any, ...]]:
     return [tuple(column[1:]) for column in db.execute(f"PRAGMA table_info({table})")]
 
 
-def _shapes() -> dict[str, list[tuple[Any, ...]]]:
-    """What TABLES makes, as _shape reads it (an empty database, in memory, made once)."""
+def _shapes(tables: str) -> dict[str, list[tuple[Any, ...]]]:
+    """What `tables` makes, as _shape reads it (an empty database, in memory, made once)."""
     made = sqlite3.connect(":memory:")
     try:
-        _run(made, TABLES)
+        _run(made, tables)
         return {table: _shape(made, table) for table in ("tasks", "effects")}
     finally:
         made.close()
 
 
-SHAPES = _shapes()
+SCHEMA_4 = """
+CREATE TABLE tasks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL, size INTEGER NOT NULL,
+                    messages TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE effects (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL);
+"""
+SHAPES = {"4": _shapes(SCHEMA_4), str(SCHEMA_VERSION): _shapes(TABLES)}
 
 
 def _migrate(db: sqlite3.Connection, version: str) -> None:
-    """A file of schema 1, 2 or 3 made schema 4 (`migrate`)."""
-    # Each effect's seq becomes its row's: one that is not a count this peer gave, or given twice, is refused.
+    """A file of schema 1 to 4 made schema 5 (`migrate`)."""
+    # Each effect's seq becomes its row's slot: one that is not a count this peer gave, or given twice, is refused.
     (strange,), (twice,) = (db.execute(f"SELECT COUNT(*) FROM effects WHERE {where}").fetchone() for where in (
         f"typeof(seq) <> 'integer' OR seq < 1 OR seq >= {MAX_SEQ}",
         "seq IN (SELECT seq FROM effects GROUP BY seq HAVING COUNT(*) > 1)"))
     if strange or twice:
         raise ValueError(f"{strange + twice} effect(s) with a seq this peer did not give")
-    if version == "3":
-        _run(db, FROM_VERSION_3)
+    if version in ("3", "4"):
+        _run(db, FROM_VERSION_3_OR_4)
         return
     _run(db, FROM_VERSION_1_OR_2)
     latest = {task_id: (seq, owner) for seq, task_id, owner in db.execute("SELECT seq, id, owner FROM tasks "
@@ -158,10 +170,44 @@ def _migrate(db: sqlite3.Connection, version: str) -> None:
 
 
 # Each staged row replaces the whole row (or deletes it), so of two changes to one row
-# before a commit only the last need be written: a commit is all of them or none.
-TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (seq) DO UPDATE SET "
-            "size = excluded.size, messages = excluded.messages, body = excluded.body")
-EFFECT_ROW = "INSERT INTO effects VALUES (?, ?, ?) ON CONFLICT (seq) DO UPDATE SET body = excluded.body"
+# before a commit only the last need be written: a commit is all of them or none. A slot
+# freed and taken again before the commit is one change: the new row, over the old.
+TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slot) DO UPDATE SET seq = excluded.seq, "
+            "id = excluded.id, owner = excluded.owner, size = excluded.size, messages = excluded.messages, "
+            "body = excluded.body")
+EFFECT_ROW = ("INSERT INTO effects VALUES (?, ?, ?, ?) ON CONFLICT (slot) DO UPDATE SET seq = excluded.seq, "
+              "key = excluded.key, body = excluded.body")
+
+
+class Slots:
+    """Which slot (row) of a table each thing kept has: a thing forgotten gives its slot back, and
+    the next thing made takes the slot given back last (in a full store, the one just forgotten).
+    Not thread-safe: its table's lock is held around it (the store's, the ledger's)."""
+
+    def __init__(self, taken: dict[Any, int] | None = None) -> None:
+        self.of: dict[Any, int] = dict(taken or {})  # a thing's key -> its slot
+        self.free: list[int] = []
+        self.last = max(self.of.values(), default=0)  # no slot above it was ever given
+
+    def slot(self, key: Any) -> int:
+        """`key`'s slot: its own, or the one given back last, or a new one."""
+        slot = self.of.get(key)
+        if slot is None:
+            if self.free:
+                slot = self.free.pop()
+            else:
+                slot = self.last = self.last + 1
+            self.of[key] = slot
+        return slot
+
+    def give_back(self, key: Any) -> int | None:
+        """`key`'s slot, now free (None: it had none)."""
+        slot = self.of.pop(key, None)
+        if slot is not None:
+            self.free.append(slot)
+        return slot
+
+
 # The file's settings, each chosen (issue 36 measured them: bench/cpu_per_request.py):
 # - locking_mode EXCLUSIVE: the file is this process's for its life (a second peer on it is
 #   refused as locked, rather than keeping a ledger of its own beside the first's).

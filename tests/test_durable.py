@@ -622,22 +622,25 @@ def test_a_task_row_with_a_field_of_another_type_is_refused_as_it_is_read_not_mi
 
 @pytest.mark.parametrize("schema, table, seq", [(3, "effects", "'a'"), (3, "effects", "x'00'"), (3, "effects", "1e300"),
                                                 (3, "effects", "0"), (4, "effects", str(2**63 - 1)),
-                                                (4, "tasks", str(2**63 - 1))],
-                         ids=["text", "a blob", "a real", "none counted", "SQLite's largest", "a task's at SQLite's largest"])
+                                                (4, "tasks", str(2**63 - 1)), (5, "effects", "'a'"), (5, "tasks", "1e300"),
+                                                (5, "tasks", "0"), (5, "effects", str(2**63 - 1))],
+                         ids=["text", "a blob", "a real", "none counted", "SQLite's largest", "a task's at SQLite's largest",
+                              "text (schema 5)", "a task's real (schema 5)", "a task's none counted (schema 5)",
+                              "SQLite's largest (schema 5)"])
 def test_a_seq_this_peer_could_not_count_on_from_is_one_line_naming_the_file(tmp_path, schema, table, seq):
     """The next effect's (or task's) seq is one more than the file's largest. One that is text
     or a blob opened, and the next refund raised TypeError in the ledger (its effect in memory,
     not in the file); at SQLite's largest, the next commit raised OverflowError and lost what
     it carried: every refund from then on was -32603. At 1e300 one more is the same number, so
     every later effect shared it and a restart read them back in the keys' order, not as made.
-    Schema 4 keeps an effect's seq as its row's, an integer: the others come in schema 3's files."""
+    Schema 4 kept an effect's seq as its row's, an integer: the others come in schema 3's files. Schema 5
+    keeps it in a column of its own, where SQLite takes any of them."""
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
     call("SendMessage", refund("m-1", "ORD-1"))
     peer.store.file.close()
-    if schema == 3:
-        from test_durable_schema import as_schema_3  # here: that module reads this one's helpers
-        as_schema_3(path)
+    from test_durable_schema import as_schema_3, as_schema_4  # here: that module reads this one's helpers
+    (as_schema_3 if schema == 3 else as_schema_4 if schema == 4 else lambda path: None)(path)
     with closing(sqlite3.connect(path)) as db:
         db.execute(f"UPDATE {table} SET seq = {seq}")
         db.commit()
@@ -647,9 +650,12 @@ def test_a_seq_this_peer_could_not_count_on_from_is_one_line_naming_the_file(tmp
 
 
 @pytest.mark.parametrize("schema, tamper", [(3, "UPDATE effects SET seq = 1"),
-                                            (4, "UPDATE effects SET key = 'refund of ORD-1'"),
-                                            (4, "UPDATE effects SET key = x'00'")],
-                         ids=["one seq given twice (schema 3)", "one key twice", "a key that is not text"])
+                                            (5, "UPDATE effects SET seq = 1"),
+                                            (5, "UPDATE tasks SET seq = 1"),
+                                            (5, "UPDATE effects SET key = 'refund of ORD-1'"),
+                                            (5, "UPDATE effects SET key = x'00'")],
+                         ids=["one seq given twice (schema 3)", "one seq given twice", "one task's seq given twice",
+                              "one key twice", "a key that is not text"])
 def test_effects_this_peer_did_not_write_are_one_line_naming_the_file(tmp_path, schema, tamper):
     """Two effects of one place in the ledger's order, or of one key (a restart kept the later,
     its first record's place lost), or a key that is not text: not rows this peer wrote."""

@@ -1,9 +1,11 @@
-"""`serve --store FILE.db`, schema 4: each task's row holds the messages that made or continued
-it, so a commit writes one row a task and forgetting a task deletes one row. A file of schema 1
+"""`serve --store FILE.db`, schema 5: each task's row holds the messages that made or continued
+it, so a commit writes one row a task, and a task made when the store is full is written over
+the row of the one it forgets (its slot), as an effect over the oldest's. A file of schema 1
 or 2 (messages in a table of their own) is migrated as it opens, losing nothing a resend needs;
 a messages column this peer did not write is one line naming the file. A file of schema 3
 (effects in their keys' order) has its effects rebuilt in the order made. A file refused as it
-opens is left as it was; tables not shaped as this peer makes them are refused. Real SQLite files, the
+opens is left as it was; one of schema 4 (rows keyed by their seq) has each row's seq made its slot.
+Tables not shaped as this peer makes them are refused. Real SQLite files, the
 real store, billing and app, in process; the older files are written table by table here, as
 that version of the peer wrote them."""
 import json
@@ -33,6 +35,27 @@ UPDATE meta SET value = '2' WHERE key = 'schema';
 """
 
 
+# Schema 4's tables, as the peer made them before a row was kept in a slot: keyed by its seq.
+SCHEMA_4 = """
+CREATE TABLE tasks_4 (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL,
+                      size INTEGER NOT NULL, messages TEXT NOT NULL, body TEXT NOT NULL);
+INSERT INTO tasks_4 SELECT seq, id, owner, size, messages, body FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_4 RENAME TO tasks;
+CREATE TABLE effects_4 (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL);
+INSERT INTO effects_4 SELECT seq, key, body FROM effects ORDER BY seq;
+DROP TABLE effects;
+ALTER TABLE effects_4 RENAME TO effects;
+UPDATE meta SET value = '4' WHERE key = 'schema';
+"""
+
+
+def as_schema_4(path):
+    """Rewrite the store file at `path` as schema 4 held it."""
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(SCHEMA_4)
+
+
 # Schema 3's effects, as the peer kept them before they were kept in the order made: in their keys' order.
 SCHEMA_3 = """
 CREATE TABLE effects_3 (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
@@ -45,6 +68,7 @@ UPDATE meta SET value = '3' WHERE key = 'schema';
 
 def as_schema_3(path):
     """Rewrite the store file at `path` as schema 3 held it."""
+    as_schema_4(path)
     with closing(sqlite3.connect(path)) as db:
         db.executescript(SCHEMA_3)
 
@@ -152,7 +176,7 @@ def test_after_migrating_a_schema_2_file_a_resent_message_gets_its_first_task_an
     assert conflict["code"] == -32602 and "already used for a different message" in conflict["message"]
     assert peer.ledger.effects == effects, "nothing refunded twice, nothing new"
     peer.store.file.close()
-    peer, call = billing_on(path)  # and again on the migrated file, as schema 4
+    peer, call = billing_on(path)  # and again on the migrated file, as schema 5
     assert call(refund("m-2", "ORD-2", 6000))["result"]["task"]["id"] == paused["id"]
     assert peer.ledger.effects == effects
     peer.store.file.close()
@@ -211,7 +235,7 @@ def test_one_message_kept_by_two_tasks_is_one_line_naming_the_file(tmp_path):
 
 
 def test_a_file_holding_one_task_id_twice_reads_back_the_later_task_and_its_messages_alone(tmp_path):
-    """As test_durable.py's file of one id twice, in schema 4: the earlier row's task is
+    """As test_durable.py's file of one id twice, in schema 5: the earlier row's task is
     forgotten as it is read, its messages with it, and no message points at the other's task."""
     path = tmp_path / "billing.db"
     peer, call = billing_on(path)
@@ -291,7 +315,7 @@ UNTYPED_EFFECTS = ("CREATE TABLE loose (key, seq, body)", "INSERT INTO loose SEL
 ], ids=["a key that is not text", "a body that is not JSON", "one key twice"])
 def test_a_schema_3_file_refused_as_its_rows_are_read_back_is_left_as_it_was(tmp_path, statements):
     """The migration and the reading back are one transaction: refused, the file is not left
-    made schema 4 (which the peer that wrote it would refuse as a newer version's)."""
+    made schema 5 (which the peer that wrote it would refuse as a newer version's)."""
     path = tmp_path / "billing.db"
     two_refunds(path)
     as_schema_3(path)
@@ -304,19 +328,21 @@ def test_a_schema_3_file_refused_as_its_rows_are_read_back_is_left_as_it_was(tmp
 
 @pytest.mark.parametrize("schema, statements", [
     (3, ("UPDATE meta SET value = '4' WHERE key = 'schema'",)),
-    (4, ("ALTER TABLE effects ADD COLUMN note TEXT NOT NULL DEFAULT ''",)),
-    (4, ("DROP TABLE effects",)),
-], ids=["schema 4 said of schema 3's tables", "a column more", "no effects table"])
+    (4, ("UPDATE meta SET value = '5' WHERE key = 'schema'",)),
+    (4, ("ALTER TABLE tasks ADD COLUMN slot INTEGER",)),
+    (5, ("ALTER TABLE effects ADD COLUMN note TEXT NOT NULL DEFAULT ''",)),
+    (5, ("DROP TABLE effects",)),
+], ids=["schema 4 said of schema 3's tables", "schema 5 said of schema 4's", "schema 4's with a column more",
+        "a column more", "no effects table"])
 def test_tables_not_shaped_as_this_peer_makes_them_are_one_line_when_the_file_opens(tmp_path, schema, statements):
     """Read by column name the rows came back, and the first commit, written by position, stopped
     the process (exit 70) on every start; with no effects table one was made anew, empty, and a
     refund asked again in a new message was made a second time."""
     path = tmp_path / "billing.db"
     two_refunds(path)
-    if schema == 3:
-        as_schema_3(path)
+    (as_schema_3 if schema == 3 else as_schema_4 if schema == 4 else lambda path: None)(path)
     tampered(path, *statements)
-    before = snapshot(path) if schema == 3 or "DROP" not in statements[0] else None
+    before = snapshot(path) if schema < 5 or "DROP" not in statements[0] else None
     with pytest.raises(DurableError, match="table that is not one this peer makes") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value) and str(raised.value).startswith(str(path))
@@ -324,9 +350,9 @@ def test_tables_not_shaped_as_this_peer_makes_them_are_one_line_when_the_file_op
 
 
 @pytest.mark.parametrize("schema, statement", [
-    (4, "CREATE TRIGGER wipe AFTER INSERT ON tasks BEGIN DELETE FROM effects; END"),
+    (5, "CREATE TRIGGER wipe AFTER INSERT ON tasks BEGIN DELETE FROM effects; END"),
     (3, "CREATE TRIGGER wipe AFTER UPDATE ON effects BEGIN DELETE FROM effects; END"),
-    (4, "CREATE VIEW refunds AS SELECT key FROM effects"),
+    (5, "CREATE VIEW refunds AS SELECT key FROM effects"),
 ], ids=["a trigger on tasks", "a trigger a migration would fire", "a view"])
 def test_a_trigger_or_view_this_peer_never_makes_is_one_line_and_nothing_runs_it(tmp_path, schema, statement):
     """A trigger in the file ran on the peer's own next write: its ledger wiped, and an order

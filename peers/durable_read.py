@@ -1,0 +1,58 @@
+"""A store file's rows read back into memory as `open_store` starts a peer (durable.py), each judged.
+
+Rows are read oldest first, in the order made (`seq`), so the store and ledger come back as
+they were: the same tasks in the same order, each one's slot its own (durable_schema.py), the
+oldest forgotten first again. A row this peer did not write (a type, a count, a key, a message
+out of place) raises ValueError, or whatever reading it raised: open_store names the file, in
+one line. A row kept under larger bounds than this start's is cut, as memory is.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from peers.a2a.model import Task
+from peers.durable_codec import from_json, ill_typed, message_keys
+from peers.durable_schema import MAX_SEQ, Slots
+from peers.ledger import Effect, Ledger
+
+
+def read_back(file: Any, durable: Any, effects: Any) -> None:
+    """Everything `file` keeps, into `durable` and `effects`: durable.py's StoreFile, and its store
+    and ledger on it, new and empty (not named here: durable.py imports this module)."""
+    found: dict[str, tuple[int, int]] = {}  # each effect's (seq, slot)
+    for slot, seq, key, body in file.rows("SELECT slot, seq, key, body FROM effects ORDER BY seq"):
+        effect = from_json(body, Effect)  # below: counts this peer gave (each seq once), a key once, text
+        if not _counted(slot, seq, effects.seq) or type(key) is not str or key in found \
+                or not all(type(v) is str for v in effect):
+            raise ValueError(f"effect {str(key)[:40]!r} is not one this peer wrote (seq {str(seq)[:24]!r})")
+        found[key], effects.seq = (seq, slot), seq
+        Ledger.record(effects, key, effect)
+    effects.seqs = {key: found[key][0] for key in effects.effects}
+    effects.slots = Slots({key: slot for key, (_, slot) in found.items()})
+    for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
+        effects._delete(key)
+    for slot, seq, task_id, owner, size, kept, body in file.rows("SELECT slot, seq, id, owner, size, messages, "
+                                                                 "body FROM tasks ORDER BY seq"):
+        task, keys = from_json(body, Task), message_keys(kept)
+        wrong = ill_typed(task)  # a field of another type would fail later, mid-request
+        if task.id != task_id or not task.lifecycle or wrong or not isinstance(owner, str) \
+                or not isinstance(size, int) or size < 0 or not _counted(slot, seq, durable.seq):
+            raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote" + (f" ({wrong})" if wrong else ""))
+        durable.seq, durable.slots.last = seq, max(durable.slots.last, slot)
+        if task_id in durable.tasks:  # its id made again (a counter begun again): the later task has it
+            durable._forget(task_id)
+        durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq
+        durable.slots.of[task_id] = slot
+        durable.held.setdefault(owner, {})[task_id] = None
+        durable.sizes[task_id], durable.message_keys[task_id] = size, []
+        durable.kept_bytes += size
+        for message_id, seen in keys:  # a message made or continued one task: kept once
+            if (owner, message_id) in durable.by_message:
+                raise ValueError(f"message {message_id[:40]!r} is kept twice")
+            durable.by_message[(owner, message_id)] = (task_id, seen)
+            durable.message_keys[task_id].append((owner, message_id))
+
+
+def _counted(slot: Any, seq: Any, last: int) -> bool:
+    """Whether a row's slot and seq are counts this peer gave, its seq after the `last` row's (read in seq order)."""
+    return type(seq) is int and type(slot) is int and 0 < slot < MAX_SEQ and last < seq < MAX_SEQ
