@@ -539,3 +539,19 @@ def test_a_status_filter_reads_the_same_in_the_query_as_in_json_rpc_params(billi
         answer = billing_rest("GET", f"/a2a/tasks?status={status}")
         assert answer[0] == 200 and [t["id"] for t in answer[2]["tasks"]] == over_rpc == ids, status
     assert billing_rest("GET", "/a2a/tasks?status=9")[0] == 400
+
+
+@pytest.mark.parametrize("verb, path, body, named", [
+    ("POST", "/a2a/message:send", {**REFUND, "configuration": {"historyLength": "many"}}, "configuration.historyLength"),
+    ("POST", "/a2a/message:send", {**REFUND, "configuration": {"pushNotificationConfig": {"url": "http://x"}}},
+     "configuration.pushNotificationConfig"),
+    ("POST", "/a2a/message:send", {"message": {**REFUND["message"], "messageId": ""}}, "message.messageId"),
+    ("GET", "/a2a/tasks/task-1?historyLength=-1", None, "historyLength"),
+], ids=["a body's field", "a field named in its 0.3 spelling", "a message's field", "a query parameter"])
+def test_an_http_json_error_names_the_field_where_this_binding_has_it_not_within_json_rpcs_params(
+        billing_rest, verb, path, body, named):
+    """The wire's readers name a field within JSON-RPC's `params`; over HTTP+JSON there is none:
+    the field is in the body (or the query), and the message says so."""
+    status, _, answer = billing_rest(verb, path, body)
+    assert status == 400 and answer["error"]["status"] == "INVALID_ARGUMENT", answer
+    assert named in answer["error"]["message"] and "params." not in json.dumps(answer), answer
