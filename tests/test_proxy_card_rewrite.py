@@ -74,3 +74,19 @@ def test_a_card_grown_past_the_size_limit_by_its_move_is_still_served_moved():
         agent.stop()
     assert answer.status == 200, lines.text()  # was a 500: the moved card was over the limit we read it back with
     assert json.loads(answer.body)["supportedInterfaces"][4999]["url"] == proxy + "/4999"
+
+
+def test_an_interface_on_the_agents_port_by_the_other_loopback_name_is_moved_too():
+    """A peer told `localhost` lists localhost:PORT; --to says 127.0.0.1:PORT (or back): the same
+    agent, so a client reading the card through the proxy stays on it. [::1] is another address."""
+    def card(base):
+        port = base.rsplit(":", 1)[1]
+        return json.dumps({"name": "x", "supportedInterfaces": [
+            {"url": f"http://localhost:{port}/a2a"}, {"url": f"http://LocalHost:{port}/rest"},
+            {"url": f"http://[::1]:{port}/a2a"}, {"url": "http://localhost:1/a2a"}]}).encode()
+    got, lines, proxy = served_through_proxy(card)
+    urls = [entry["url"] for entry in got["supportedInterfaces"]]
+    assert urls[:2] == [proxy + "/a2a", proxy + "/rest"], lines.text()
+    assert urls[2].startswith("http://[::1]:") and urls[3] == "http://localhost:1/a2a"
+    said = [line for line in lines.lines if line.startswith("[proxy] not moved")]
+    assert len(said) == 1 and "[::1]" in said[0] and "localhost:1/" in said[0], lines.text()

@@ -3,7 +3,8 @@
 A client that reads the card through the proxy must stay on it, so the URLs a card gives
 for its bindings (A2A 1.0: `supportedInterfaces[].url`; 0.3: `url` and
 `additionalInterfaces[].url`) are rewritten from the agent's origin to the proxy's, path
-kept. Only those strings change: each is replaced where it stands in the served bytes, so
+kept (the agent's origin by either name of this machine's loopback address: a peer told
+`localhost` lists localhost:8002 where --to says 127.0.0.1:8002). Only those strings change: each is replaced where it stands in the served bytes, so
 the rest of the card (its layout, its other fields) is the agent's byte for byte. A URL on
 another origin is left alone (the proxy forwards to --to only) and said. A signed card
 (`signatures`) cannot be rewritten without breaking its signature (spec 8.4): `--keep-card`
@@ -15,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from transports.base import parse_url
+from transports.base import Url, parse_url
 from transports.codec import LIMITS, loads_strict
 from transports.records import Record
 
@@ -50,9 +51,10 @@ def rewrite(body: bytes, agent_origin: str, proxy_origin: str) -> Rewrite | None
     if not isinstance(document, dict):
         return None
     changes, elsewhere = [], []
+    agent = _loopback_as_one(parse_url(agent_origin))
     for field, url in interface_urls(document):
         parsed = parse_url(url)
-        if parsed is None or parsed.origin != agent_origin:
+        if parsed is None or parsed.origin != agent_origin and _loopback_as_one(parsed) != agent:
             elsewhere.append(f"{field}: {str(url)[:200]}")
             continue
         changes.append((field, url, proxy_origin + parsed.target))
@@ -74,6 +76,11 @@ def rewrite(body: bytes, agent_origin: str, proxy_origin: str) -> Rewrite | None
         # (a provider's): the card is written anew with the interfaces moved, and nothing else.
         served = json.dumps(document, indent=2).encode("utf-8")
     return Rewrite(served, changes, elsewhere, signed)
+
+
+def _loopback_as_one(url: Url | None) -> tuple[str, str, int] | None:
+    """(scheme, host, port), `localhost` spelled 127.0.0.1: one address, which only its name tells apart."""
+    return None if url is None else (url.scheme, "127.0.0.1" if url.host == "localhost" else url.host, url.port)
 
 
 def unreadable(body: bytes) -> str:
