@@ -66,8 +66,8 @@ def cut(events: Iterator[Event | None], after: int) -> Iterator[Event | None]:
 
 
 class CrashingLedger:
-    """A test double around a peer's durable ledger: the same ledger (its `effects` and
-    `lock` are the real one's), and the process dies at the crash point `at`. For
+    """A test double around a peer's durable ledger: the same ledger (its `effects`, `lock`
+    and `writing` are the real one's), and the process dies at the crash point `at`. For
     "after-commit", `commit` writes what is staged first (the store's flush), so the
     effect is on disk and no answer is."""
 
@@ -75,7 +75,7 @@ class CrashingLedger:
         if at not in CRASH_POINTS:
             raise ValueError(f"a crash point is one of {', '.join(CRASH_POINTS)}")
         self.ledger, self.at, self.commit = ledger, at, commit
-        self.effects, self.lock = ledger.effects, ledger.lock
+        self.effects, self.lock, self.writing = ledger.effects, ledger.lock, ledger.writing
 
     def get(self, key: str | None) -> Effect | None:
         return self.ledger.get(key)

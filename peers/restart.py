@@ -85,13 +85,13 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     """Each task the restart interrupted, as the module's rules say (`go_on(task, owner)`
     continues one, or raises if it cannot; without it, none is continued). Continuing
     runs in threads, waited for CONTINUE_SECONDS in all; one still running then goes on
-    (its task is working, as it would be). Then claims whose task is gone are let go,
-    and the store is cut to its bounds; then all of it is written."""
+    (its task is working, as it would be). Then the store is cut to its bounds, and claims
+    whose task is gone are let go; then all of it is written."""
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
-    going: list[threading.Thread] = []
-    for task in list(store.tasks.values()):
-        key = claims.get(task.id)
-        done = ledger.effects[key] if key is not None else None
+    to_continue: list[Task] = []
+    for task in list(store.tasks.values()):  # each settled before any is continued: a continued task's
+        key = claims.get(task.id)  # claim, recorded in a full ledger, pushes out the oldest effect
+        done = ledger.effects.get(key) if key is not None else None
         if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE:
             # completed, and the process died before its claim was marked done: mark it now
             ledger.record(key, done._replace(summary="".join(a.text for a in task.artifacts)))
@@ -103,15 +103,17 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
         elif go_on is None:
             _fail(store, ledger, task, "")
         else:
-            going.append(threading.Thread(target=_continue, args=(store, ledger, go_on, task), daemon=True))
-            going[-1].start()
+            to_continue.append(task)
+    going = [threading.Thread(target=_continue, args=(store, ledger, go_on, task), daemon=True) for task in to_continue]
+    for thread in going:
+        thread.start()
     deadline = time.monotonic() + CONTINUE_SECONDS
     for thread in going:
         thread.join(max(0.0, deadline - time.monotonic()))
-    for key, effect in list(ledger.effects.items()):  # a claim whose task the store no longer has
+    store.trim()  # the store's bounds hold on disk too: a file kept under larger ones is cut
+    for key, effect in _effects(ledger):  # a claim whose task the store no longer has (cut just now, too)
         if effect.summary in (BEING_DONE, WAITING) and effect.task_id not in store.tasks:
             ledger.forget(key)
-    store.trim()  # the store's bounds hold on disk too: a file kept under larger ones is cut
     store.flush()
 
 
@@ -125,7 +127,7 @@ def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task,
 
 def _fail(store: DurableStore, ledger: DurableLedger, task: Task, why: str) -> None:
     """Failed, saying nothing was done; its claim (however it was made) let go."""
-    for key, effect in list(ledger.effects.items()):
+    for key, effect in _effects(ledger):
         if effect.task_id == task.id and effect.summary in (BEING_DONE, WAITING):
             ledger.forget(key)
     if task.state.is_terminal or task.id not in store.tasks:
@@ -134,3 +136,9 @@ def _fail(store: DurableStore, ledger: DurableLedger, task: Task, why: str) -> N
                                                                             "while this task waited")
     store.update(task.advance(TaskState.FAILED, message=note + (f" (not continued: {why})" if why else ""),
                               timestamp=task.timestamp, data={"retrySafe": True, "effectsLanded": False}))
+
+
+def _effects(ledger: DurableLedger) -> list[tuple[str, Effect]]:
+    """The ledger's entries, copied while none changes (a continued task's thread may be recording one)."""
+    with ledger.writing:
+        return list(ledger.effects.items())

@@ -851,3 +851,31 @@ def test_a_database_holding_only_a_view_is_refused_and_left_as_it_was(tmp_path):
     with pytest.raises(DurableError, match="has a view"):
         open_store(str(path))
     assert path.read_bytes() == before
+
+
+def test_a_restart_whose_continued_task_fills_the_ledger_settles_every_other_task_first(tmp_path):
+    """A paused task's claim, pushed out of a full ledger, is recorded again as the restart
+    continues it, and pushes out the oldest effect in turn. Settling read that effect after
+    the continuing had begun: KeyError, and `serve --store` stopped with a traceback on every
+    start from that file (or exit 70, a write after the file was closed)."""
+    path = tmp_path / "billing.db"
+    store, ledger = open_store(str(path), max_effects=2)
+    peer = billing.billing_agent(store=store, ledger=ledger)
+    restarted(peer, str(path))
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+
+    def send(message_id, order, amount):
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                            "params": refund(message_id, order, amount)}).encode()
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame, HEADERS).body)["result"]["task"]
+    paused = send("m-1", "ORD-1", 6000)
+    done = [send(f"m-{n}", f"ORD-{n}", 5) for n in (2, 3)]
+    peer.store.file.close()
+    for _ in range(2):
+        store, ledger = open_store(str(path), max_effects=2)
+        again = billing.billing_agent(store=store, ledger=ledger, new_task_id=counter_ids("again"))
+        restarted(again, str(path))
+        assert again.store.tasks[paused["id"]].state is TaskState.INPUT_REQUIRED, "continued: it waits again"
+        assert [again.store.tasks[task["id"]].state for task in done] == [TaskState.COMPLETED] * 2
+        assert len(again.ledger.effects) == 2
+        again.store.file.close()
