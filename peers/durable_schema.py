@@ -113,18 +113,26 @@ def migrate(db: sqlite3.Connection, version: Any) -> None:
     _shaped(db, SHAPES[str(SCHEMA_VERSION)])
 
 
-def _shaped(db: sqlite3.Connection, shapes: dict[str, list[tuple[Any, ...]]]) -> None:
+def _shaped(db: sqlite3.Connection, shapes: dict[str, Any]) -> None:
     for table, shape in shapes.items():
         if _shape(db, table) != shape:
             raise ForeignFile(f"has a {table} table that is not one this peer makes")
+    for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE name NOT IN ('meta', 'tasks', 'effects') "
+                                 "AND name NOT LIKE 'sqlite^_%' ESCAPE '^'"):  # SQLite's own (a key's index) aside
+        # An index or a table more: a unique index, say, would refuse the peer's next write (exit 70).
+        raise ForeignFile(f"has an {kind} ({str(name)[:40]!r}) this peer never makes" if kind == "index" else
+                          f"has a {kind} ({str(name)[:40]!r}) this peer never makes")
 
 
-def _shape(db: sqlite3.Connection, table: str) -> list[tuple[Any, ...]]:
-    """Each column's name, declared type, NOT NULL, default and place in the primary key."""
-    return [tuple(column[1:]) for column in db.execute(f"PRAGMA table_info({table})")]
+def _shape(db: sqlite3.Connection, table: str) -> tuple[list[tuple[Any, ...]], Any]:
+    """Each column's name, declared type, NOT NULL, default and place in the primary key; and the
+    statement that made the table, however spaced or quoted (a CHECK or a constraint more is another table)."""
+    columns = [tuple(column[1:]) for column in db.execute(f"PRAGMA table_info({table})")]
+    made = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+    return columns, " ".join(made[0].replace('"', "").split()) if made and isinstance(made[0], str) else None
 
 
-def _shapes(tables: str) -> dict[str, list[tuple[Any, ...]]]:
+def _shapes(tables: str) -> dict[str, Any]:
     """What `tables` makes, as _shape reads it (an empty database, in memory, made once)."""
     made = sqlite3.connect(":memory:")
     try:

@@ -332,8 +332,11 @@ def test_a_schema_3_file_refused_as_its_rows_are_read_back_is_left_as_it_was(tmp
     (4, ("ALTER TABLE tasks ADD COLUMN slot INTEGER",)),
     (5, ("ALTER TABLE effects ADD COLUMN note TEXT NOT NULL DEFAULT ''",)),
     (5, ("DROP TABLE effects",)),
+    (5, ("CREATE TABLE strict (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL CHECK (seq < 3), key TEXT NOT NULL, "
+         "body TEXT NOT NULL)", "INSERT INTO strict SELECT * FROM effects", "DROP TABLE effects",
+         "ALTER TABLE strict RENAME TO effects")),
 ], ids=["schema 4 said of schema 3's tables", "schema 5 said of schema 4's", "schema 4's with a column more",
-        "a column more", "no effects table"])
+        "a column more", "no effects table", "a CHECK more"])
 def test_tables_not_shaped_as_this_peer_makes_them_are_one_line_when_the_file_opens(tmp_path, schema, statements):
     """Read by column name the rows came back, and the first commit, written by position, stopped
     the process (exit 70) on every start; with no effects table one was made anew, empty, and a
@@ -353,14 +356,18 @@ def test_tables_not_shaped_as_this_peer_makes_them_are_one_line_when_the_file_op
     (5, "CREATE TRIGGER wipe AFTER INSERT ON tasks BEGIN DELETE FROM effects; END"),
     (3, "CREATE TRIGGER wipe AFTER UPDATE ON effects BEGIN DELETE FROM effects; END"),
     (5, "CREATE VIEW refunds AS SELECT key FROM effects"),
-], ids=["a trigger on tasks", "a trigger a migration would fire", "a view"])
-def test_a_trigger_or_view_this_peer_never_makes_is_one_line_and_nothing_runs_it(tmp_path, schema, statement):
+    (5, "CREATE UNIQUE INDEX short ON effects (substr(key, 11))"),
+    (4, "CREATE INDEX by_key ON effects (key)"),
+    (5, "CREATE TABLE junk (a)"),
+], ids=["a trigger on tasks", "a trigger a migration would fire", "a view", "a unique index", "an index (schema 4)",
+        "a table more"])
+def test_a_trigger_view_index_or_table_this_peer_never_makes_is_one_line_and_nothing_runs_it(tmp_path, schema, statement):
     """A trigger in the file ran on the peer's own next write: its ledger wiped, and an order
-    refunded before was refunded again after a restart."""
+    refunded before was refunded again after a restart. A unique index opened, and refused the
+    next refund's write: the process stopped (exit 70) on every start from then on."""
     path = tmp_path / "billing.db"
     two_refunds(path)
-    if schema == 3:
-        as_schema_3(path)
+    (as_schema_3 if schema == 3 else as_schema_4 if schema == 4 else lambda path: None)(path)
     tampered(path, statement)
     before = snapshot(path)
     with pytest.raises(DurableError, match="this peer never makes") as raised:
