@@ -21,7 +21,9 @@ after a crash would refund again. With a store file:
 - On start, all of it is read back, oldest first (durable_read.py; restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's database, one
   locked by another process, not SQLite, not writable, or holding tables or rows this peer did
-  not write is a DurableError naming the file (serve: one line, exit 2), and is left as it was.
+  not write is a DurableError naming the file (serve: one line, exit 2), and its tables and rows
+  are left as they were (one refused for a row, judged this peer's by its schema, was made WAL
+  and its owner's alone as it opened).
 Not here: a task's bytes (durable_codec.py), the file's tables (durable_schema.py), what a peer does (peer.py).
 """
 from __future__ import annotations
