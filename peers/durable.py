@@ -21,9 +21,7 @@ after a crash would refund again. With a store file:
 - On start, all of it is read back, oldest first (durable_read.py; restart.py then settles it).
 - The file carries a schema version. A file from a newer version, someone else's database, one
   locked by another process, not SQLite, not writable, or holding tables or rows this peer did
-  not write is a DurableError naming the file (serve: one line, exit 2), and its tables and rows
-  are left as they were (one refused for a row, judged this peer's by its schema, was made WAL
-  and its owner's alone as it opened).
+  not write is a DurableError naming the file (serve: one line, exit 2), and is left as it was.
 Not here: a task's bytes (durable_codec.py), the file's tables (durable_schema.py), what a peer does (peer.py).
 """
 from __future__ import annotations
@@ -37,7 +35,7 @@ from typing import Any
 from peers.durable_codec import to_json
 from peers.durable_private import private_file, scrub_owners
 from peers.durable_read import read_back
-from peers.durable_schema import EFFECT_ROW, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, Slots, judged, migrate
+from peers.durable_schema import EFFECT_ROW, JOURNAL, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, Slots, judged, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 from transports.records import Record
@@ -67,8 +65,7 @@ class StoreFile:
                 private_file(path)
             self.db = sqlite3.connect(path, timeout=0.25, isolation_level=None, check_same_thread=False)
             version = judged(self.db)  # another program's file, or one this peer cannot read: refused, unchanged
-            private_file(path)  # one judged this peer's: narrowed to its owner, if it is not
-            for pragma in PRAGMAS:
+            for pragma in PRAGMAS:  # this connection's: the file's own journal is set once all is read back
                 self.db.execute(f"PRAGMA {pragma}")
             # The file's lock, taken now and kept; what opening changes is committed once every row is read
             # back (`opened`): a file refused is left as it was, never half made this version's.
@@ -87,8 +84,12 @@ class StoreFile:
                 f"holds a row this peer cannot read ({str(exc)[:120]})")) from None
 
     def opened(self) -> None:
-        """What opening the file changed (a migration, owners scrubbed), committed: all of it was read back."""
+        """What opening the file changed (a migration, owners scrubbed), committed: all of it was read back.
+        Only then is the file narrowed to its owner and its journal made the log: a file refused as it
+        opened (a row this peer did not write) is left as it was, byte for byte, its mode too."""
         self.db.execute("COMMIT")
+        private_file(self.path)  # a file made before this version's (or copied in) narrowed to its owner
+        self.db.execute(f"PRAGMA {JOURNAL}")
         if self.scrubbed:  # the clear owners' pages overwritten on disk now, not at some later checkpoint
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -237,5 +238,9 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         file.db.close()  # as above
         raise DurableError(f"{path}: holds a row this peer cannot read ({str(exc)[:120]})") from None
-    file.opened()
+    try:
+        file.opened()
+    except sqlite3.Error as exc:  # its log cannot be made (a folder not writable ...)
+        file.db.close()
+        raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
     return durable, effects

@@ -219,8 +219,9 @@ class Slots:
 # The file's settings, each chosen (issue 36 measured them: bench/cpu_per_request.py):
 # - locking_mode EXCLUSIVE: the file is this process's for its life (a second peer on it is
 #   refused as locked, rather than keeping a ledger of its own beside the first's).
-# - journal_mode WAL: a commit appends the pages it changed to the log, one write each;
-#   the database file itself is written at checkpoints, not at every commit.
+# - journal_mode WAL (JOURNAL, the file's own setting, made once every row is read back: a file
+#   refused as it opens keeps the journal it had): a commit appends the pages it changed to the
+#   log, one write each; the database file itself is written at checkpoints, not at every commit.
 # - synchronous NORMAL: a commit is written to the log (in the OS's cache, which outlives
 #   this process: kill -9 at any moment loses no commit that returned), and the log is
 #   flushed to the device at each checkpoint, not at each commit. An OS crash or a power
@@ -232,4 +233,5 @@ class Slots:
 #   a few hundred bytes of each: with SQLite's 4 KiB pages a commit wrote 22 KB (about five
 #   pages), with 1 KiB pages 9.4 KB (about nine), for the same instructions. Taken only
 #   when a file is made (one made before keeps its own), so it comes first.
-PRAGMAS = ("page_size=1024", "locking_mode=EXCLUSIVE", "journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON")
+PRAGMAS = ("page_size=1024", "locking_mode=EXCLUSIVE", "synchronous=NORMAL", "secure_delete=ON")
+JOURNAL = "journal_mode=WAL"

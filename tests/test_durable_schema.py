@@ -8,7 +8,9 @@ opens is left as it was; one of schema 4 (rows keyed by their seq) has each row'
 Tables not shaped as this peer makes them are refused. Real SQLite files, the
 real store, billing and app, in process; the older files are written table by table here, as
 that version of the peer wrote them."""
+import hashlib
 import json
+import os
 import sqlite3
 from contextlib import closing
 
@@ -414,3 +416,24 @@ def test_a_new_file_has_small_pages_and_a_file_made_with_large_ones_keeps_them_a
     assert call(refund("m-1", "ORD-1"))["result"]["task"]["id"] == first["id"], "the same task, not a new refund"
     assert sorted(peer.ledger.effects) == ["refund of ORD-1"]
     peer.store.file.close()
+
+
+@pytest.mark.parametrize("table", ["tasks", "effects"])
+def test_a_file_refused_for_a_row_is_left_byte_for_byte_its_journal_and_mode_too(tmp_path, table):
+    """A file judged this peer's by its schema, then refused for a row, was left in WAL mode (its
+    header's bytes changed) and narrowed to its owner: opening it changed a file it then refused.
+    Narrowed and made WAL now only once every row is read back; a good file still is both."""
+    path = tmp_path / "billing.db"
+    two_refunds(path)
+    tampered(path, "PRAGMA journal_mode=DELETE")
+    good = path.read_bytes()
+    tampered(path, f"UPDATE {table} SET seq = -5")
+    os.chmod(path, 0o644)
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read"):
+        open_store(str(path))
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before and os.stat(path).st_mode & 0o777 == 0o644
+    path.write_bytes(good)
+    store, _ = open_store(str(path))
+    assert store.file.rows("PRAGMA journal_mode") == [("wal",)] and os.stat(path).st_mode & 0o777 == 0o600
+    store.file.close()
