@@ -242,3 +242,22 @@ def test_the_command_line_reads_a_served_dialect_card_and_strict_cards_refuses_i
         assert [line for line in done.stderr.splitlines() if said in line] == [
             line for line in done.stderr.splitlines() if line.startswith("warning:")], done.stderr
         assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_a_0_3_agents_card_as_the_official_sdk_serves_it_is_read_as_0_3_and_the_refund_is_delegated():
+    """The official SDK serves a 0.3 agent's card with 0.3's fields and a supportedInterfaces list
+    whose one interface is at 0.3. Read as a 1.0 card (it has supportedInterfaces), it was refused
+    as malformed, "no interface for protocol 1.0", even with --wire 0.3."""
+    from peers.a2a.wire_format import by_name
+
+    def as_the_sdk_serves_it(card):
+        return {**card, "supportedInterfaces": [{"url": card["url"], "protocolBinding": "JSONRPC",
+                                                 "protocolVersion": "0.3"}]}
+    network = demo.network(by_name("0.3"), {}, log=lambda line: None)
+    apps = {**network.apps, BASE: writing(network.apps[BASE], as_the_sdk_serves_it)}
+    said, frames = [], []
+    printer = FramePrinter(InProcessTransport(apps), lambda text, frame: frames.append(text))
+    agent = story.SupportAgent(printer, [BILLING], network.credentials, lambda text="", kind=None, **facts: said.append(text))
+    outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+    assert outcome.result == "refund of $180.00 issued for ORD-3300 (ref BILL-ORD-3300)", (outcome.error, said)
+    assert any('"method": "message/send"' in frame for frame in frames), "spoken as 0.3"

@@ -152,9 +152,18 @@ def by_name(name: str) -> WireFormat:
 
 
 def declared_by(card: Any) -> WireFormat:
-    """The wire a fetched card speaks, by the fields only that version's cards have."""
-    if isinstance(card, dict) and "supportedInterfaces" in card:
+    """The wire a fetched card speaks, by the fields only that version's cards have: 1.0's
+    supportedInterfaces, 0.3's protocolVersion. A card with both is 1.0's if it lists an interface
+    at 1.0, else 0.3's (the official SDK serves a 0.3 agent's card so, its one interface at 0.3)."""
+    if isinstance(card, dict) and "supportedInterfaces" in card and (
+            "protocolVersion" not in card or _lists_1_0(card["supportedInterfaces"])):
         return by_name("1.0")
     if isinstance(card, dict) and "protocolVersion" in card:
         return by_name("0.3")
     return by_name(DEFAULT)
+
+
+def _lists_1_0(interfaces: Any) -> bool:
+    return isinstance(interfaces, list) and any(
+        isinstance(each, dict) and str(each.get("protocolVersion", "")).split(".")[:2] == ["1", "0"]
+        for each in interfaces)
