@@ -65,6 +65,7 @@ class Streams:
         turn's events. Either way the events are the same, however fast the work was.
         `started(task)`, as for send_message: a webhook sent with the message, registered."""
         since = len(peer.store.get(message.task_id, owner).lifecycle) - 1 if message.task_id else 0
+        made = peer.store.seq  # the tasks made so far: a first message answered with one of them made none
         give_back = self.open_slot(owner)  # before the work: a refused stream has done nothing
         try:
             answer = peer.send_message(message, owner=owner, scopes=scopes, wait=False, started=started)
@@ -73,8 +74,10 @@ class Streams:
             raise
         if isinstance(answer, Message):
             return Body(iter([answer]), give_back)
-        # A turn sent again, which moved the task no further: the task as it is, whole, as a subscription starts
-        again = message.task_id is not None and len(answer.lifecycle) - 1 <= since
+        # A turn sent again, which moved the task no further, or a first message answered with the task an
+        # earlier one made (a resend, an effect done already): the task as it is, whole, as a subscription starts
+        again = len(answer.lifecycle) - 1 <= since if message.task_id is not None else \
+            peer.store.order.get(answer.id, made + 1) <= made
         return Body(_told(peer, answer, [answer] if again else events_of(answer, since), owner, seconds), give_back)
 
     def watch(self, peer: StreamedPeer, task_id: str, *, owner: str = "",

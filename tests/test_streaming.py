@@ -451,3 +451,26 @@ def test_a_subscriber_that_hangs_up_frees_its_connection_within_seconds():
             status = http.get(server.base_url + "/.well-known/agent-card.json", {}).status
             http.close()
         assert status == 200, "a hung-up subscription gave its slot back within seconds, not at 30 s"
+
+
+@pytest.mark.parametrize("message_id", ["m-1", "m-2"], ids=["the same message again", "the same refund asked anew"])
+def test_a_first_message_answered_with_an_earlier_task_streams_that_task_as_it_is(client, message_id):
+    """A resend, or the same refund under a new messageId, is answered with the task that did it,
+    completed: its stream replayed that task's lifecycle from submitted, old timestamps and all,
+    where GetTask said completed. It is the task as it is now, one event, its word included."""
+    first = stream(client, "SendStreamingMessage", refund("m-1"))
+    task_id = first[0]["result"]["task"]["id"]
+    again = [e["result"] for e in stream(client, "SendStreamingMessage", refund(message_id))]
+    assert len(again) == 1 and again[0]["task"]["id"] == task_id, again
+    assert again[0]["task"]["status"]["state"] == "TASK_STATE_COMPLETED" and again[0]["task"]["artifacts"]
+    assert client.refunds() == ["refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"]
+
+
+def test_a_streams_last_status_carries_the_word_get_task_gives(client):
+    """The completed event had no status message, where GetTask's status has the result: a client
+    building the task from the stream (as the SDKs' task managers do) had another task."""
+    events = [event["result"] for event in stream(client, "SendStreamingMessage", refund("m-1"))]
+    told = events[-1]["statusUpdate"]["status"]
+    asked = client.call("GetTask", {"id": events[0]["task"]["id"]})["result"]["status"]
+    assert told["message"]["parts"] == asked["message"]["parts"] == [
+        {"text": "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"}]

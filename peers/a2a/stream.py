@@ -11,6 +11,7 @@ format spells them (wire_stream.py); the support agent prints each as it reads i
 from typing import Any, Iterable
 
 from peers.a2a.model import NEXT, Artifact, Message, Task, TaskState, ends
+from peers.a2a.wire_message import status_text
 from transports.records import Record
 
 
@@ -52,8 +53,8 @@ def events_of(task: Task, since: int = 0) -> list[Event]:
         last = number == len(later)
         if last and state is TaskState.COMPLETED:
             events += [chunk for artifact in task.artifacts for chunk in chunks(task, artifact)]
-        events.append(StatusUpdate(task.id, task.context_id, state,
-                                   task.status_message if last else None, task.status_data if last else None,
+        events.append(StatusUpdate(task.id, task.context_id, state,  # the last: its word, as GetTask says it
+                                   status_text(task) if last else None, task.status_data if last else None,
                                    task.timestamp if last else None, last and ends(state)))
     return events
 
