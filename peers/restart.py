@@ -48,7 +48,7 @@ def restarted(peer: Peer, path: str) -> list[str]:
     store and ledger; returns what `serve --store` says of them as it starts (the
     ledger's newest five effects)."""
     settle(peer.store, peer.ledger, partial(go_on, peer))
-    effects = list(peer.ledger.effects.items())
+    effects = _effects(peer.ledger)  # a continued task may still be recording
     tasks = len(peer.store.tasks)
     return [f"[serve] store: {path} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
             f"effect{'' if len(effects) == 1 else 's'} in the ledger)"] + [
@@ -83,10 +83,11 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
 
 def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object] | None = None) -> None:
     """Each task the restart interrupted, as the module's rules say (`go_on(task, owner)`
-    continues one, or raises if it cannot; without it, none is continued). Continuing
-    runs in threads, waited for CONTINUE_SECONDS in all; one still running then goes on
-    (its task is working, as it would be). Then the store is cut to its bounds, and claims
-    whose task is gone are let go; then all of it is written."""
+    continues one, or raises if it cannot; without it, none is continued). All are settled
+    first; then the store is cut to its bounds, and claims whose task is gone are let go (no
+    thread runs yet: a claim let go is never one a running task holds); then the tasks still
+    kept are continued, in threads, waited for CONTINUE_SECONDS in all; one still running
+    then goes on (its task is working, as it would be); then all of it is written."""
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
     to_continue: list[Task] = []
     for task in list(store.tasks.values()):  # each settled before any is continued: a continued task's
@@ -104,16 +105,17 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
             _fail(store, ledger, task, "")
         else:
             to_continue.append(task)
-    going = [threading.Thread(target=_continue, args=(store, ledger, go_on, task), daemon=True) for task in to_continue]
+    store.trim()  # the store's bounds hold on disk too: a file kept under larger ones is cut
+    for key, effect in list(ledger.effects.items()):  # a claim whose task the store no longer has (cut just now, too)
+        if effect.summary in (BEING_DONE, WAITING) and effect.task_id not in store.tasks:
+            ledger.forget(key)
+    going = [threading.Thread(target=_continue, args=(store, ledger, go_on, task), daemon=True)
+             for task in to_continue if task.id in store.tasks]  # not one cut just now: its claim is let go
     for thread in going:
         thread.start()
     deadline = time.monotonic() + CONTINUE_SECONDS
     for thread in going:
         thread.join(max(0.0, deadline - time.monotonic()))
-    store.trim()  # the store's bounds hold on disk too: a file kept under larger ones is cut
-    for key, effect in _effects(ledger):  # a claim whose task the store no longer has (cut just now, too)
-        if effect.summary in (BEING_DONE, WAITING) and effect.task_id not in store.tasks:
-            ledger.forget(key)
     store.flush()
 
 

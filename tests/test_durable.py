@@ -879,3 +879,23 @@ def test_a_restart_whose_continued_task_fills_the_ledger_settles_every_other_tas
         assert [again.store.tasks[task["id"]].state for task in done] == [TaskState.COMPLETED] * 2
         assert len(again.ledger.effects) == 2
         again.store.file.close()
+
+
+def test_a_restart_under_smaller_bounds_cuts_first_and_never_continues_or_keeps_a_claim_for_a_task_it_cut(tmp_path):
+    """A file kept under larger bounds: the store is cut before any task is continued, and the
+    claims of tasks it cut go with them. The claim of a paused task cut at the restart outlived
+    it (let go before the cut), and a task cut while it was being continued lost its claim while
+    its refund still ran, so a resend in that moment could refund again."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    paused = call("SendMessage", refund("m-1", "ORD-1", 6000))["result"]["task"]  # the oldest: cut below
+    done = [call("SendMessage", refund(f"m-{n}", f"ORD-{n}"))["result"]["task"] for n in (2, 3, 4)]
+    peer.store.file.close()
+    store, ledger = open_store(str(path), max_tasks=2)
+    continued = []
+    settle(store, ledger, lambda task, owner: continued.append(task.id))
+    assert list(store.tasks) == [done[1]["id"], done[2]["id"]] and continued == [], "cut, so never continued"
+    assert sorted(ledger.effects) == ["refund of ORD-2", "refund of ORD-3", "refund of ORD-4"], \
+        "the cut paused task's claim let go; a done refund kept, though its task was cut"
+    store.file.close()
+    assert paused["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
