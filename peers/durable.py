@@ -52,7 +52,7 @@ class StoreFile:
 
     def __init__(self, path: str) -> None:
         self.path, self.lock = path, threading.Lock()  # one connection, shared by the server's threads
-        # Staged since the last commit: (table, seq) -> (statement, values, records to add as JSON at the commit).
+        # Staged since the last commit: (table, slot) -> (statement, values, records to add as JSON at the commit).
         self.pending: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], tuple[Any, ...]]] = {}
         self.staging = threading.Lock()
         # Group commit: changes staged, and on disk, so far; whether a commit is under way.
@@ -175,7 +175,7 @@ class DurableStore(TaskStore):
 
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self.file, self.slots = file, Slots()  # a row's seq is its task's `order`: the order tasks were made in
+        self.file, self.slots = file, Slots()  # each task's row; the row's seq is its `order` (the order made)
 
     def _kept(self, task_id: str) -> None:
         slot, owner = self.slots.slot(task_id), self.owners[task_id]  # an id may be made again: by its slot
@@ -189,7 +189,8 @@ class DurableStore(TaskStore):
 
     def _forget(self, task_id: str) -> None:  # its row deleted, unless the next task made is written over it
         slot = self.slots.give_back(task_id)
-        self.file.stage(("tasks", slot), "DELETE FROM tasks WHERE slot = ?", (slot,))
+        if slot is not None:  # every kept task has one (`_kept`)
+            self.file.stage(("tasks", slot), "DELETE FROM tasks WHERE slot = ?", (slot,))
         super()._forget(task_id)  # its messages with it: they are in its row
 
 

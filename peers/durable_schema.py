@@ -30,7 +30,8 @@ EARLIER_SCHEMAS = ("1", "2", "3", "4")
 # task (or effect) was made in, which memory holds (ListTasks's tie-break; the oldest is
 # forgotten first): rows are read back in its order. A task's row carries the messages that made
 # or continued it, as JSON: [[messageId, digest], ...], its owner the row's (they live and go
-# with their task). An effect's key is a column.
+# with their task). An effect's key is a column. This text is part of the schema: a file's tables
+# are judged by the statement that made them (`_shape`), so any change to it is a new version.
 TABLES = """
 CREATE TABLE IF NOT EXISTS tasks (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, id TEXT NOT NULL,
                                   owner TEXT NOT NULL, size INTEGER NOT NULL, messages TEXT NOT NULL,
@@ -173,7 +174,7 @@ def _migrate(db: sqlite3.Connection, version: str) -> None:
         if holder == owner:  # never another caller's task, of an id made again
             carried.setdefault(seq, []).append([message_id, seen])
     for seq, keys in carried.items():
-        db.execute("UPDATE tasks SET messages = ? WHERE seq = ?", (to_json(keys), seq))
+        db.execute("UPDATE tasks SET messages = ? WHERE slot = ?", (to_json(keys), seq))  # its slot, just made
     db.execute("DROP TABLE messages")
 
 
@@ -231,7 +232,8 @@ class Slots:
 # - secure_delete ON: what is deleted or replaced is zeroed (durable_private.py).
 # - page_size 1024: a commit appends every page it changed, whole, and a request changes
 #   a few hundred bytes of each: with SQLite's 4 KiB pages a commit wrote 22 KB (about five
-#   pages), with 1 KiB pages 9.4 KB (about nine), for the same instructions. Taken only
-#   when a file is made (one made before keeps its own), so it comes first.
+#   pages), with 1 KiB pages 9.4 KB (about nine), for the same instructions (schema 4's rows;
+#   schema 5 writes over a row in place: 4.3 KB). Taken only when a file is made (one made
+#   before keeps its own), so it comes first.
 PRAGMAS = ("page_size=1024", "locking_mode=EXCLUSIVE", "synchronous=NORMAL", "secure_delete=ON")
 JOURNAL = "journal_mode=WAL"

@@ -18,7 +18,6 @@ and A2A 0.3's REST routes (`/v1/...`), which this binding does not answer.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
@@ -152,13 +151,12 @@ class RestBinding:
         mapped = STATUS.get(error.code)
         code = mapped[1] if mapped and mapped[0] == status else HTTP_CODES.get(status, "UNKNOWN")
         details = error.data if isinstance(error.data, list) else wire_v10.error_data(error)
-        message = error.message  # a field a wire's reader names within JSON-RPC's params: here, in the body or query
-        body = {"code": status, "status": code, "message": _PARAMS.sub("", message) if isinstance(error, InvalidField)
-                else message, **({"details": details} if details else {})}
+        message = error.message  # the field a wire's reader names within JSON-RPC's params: here, in the body or query
+        body = {"code": status, "status": code, "message": message.replace(": params.", ": ", 1)
+                if isinstance(error, InvalidField) else message, **({"details": details} if details else {})}
         return HttpResponse(status, {"Content-Type": "application/json", **headers}, dumps({"error": body}))
 
 
-_PARAMS = re.compile(r"\bparams\.")
 SERVED = RestBinding  # what peers/a2a/bindings.py's HTTP+JSON row serves with
 
 

@@ -676,9 +676,11 @@ def test_effects_this_peer_did_not_write_are_one_line_naming_the_file(tmp_path, 
 
 
 def test_effects_are_kept_in_the_order_they_were_made_not_their_keys_order(tmp_path):
-    """Each new effect is appended to its table's tree, as each new task is: kept in their keys'
-    order (schema 3), a new one landed mid-tree and split its pages, and a full store's commit
-    wrote 6.5 pages, not 5. The file's own order, no ORDER BY, is the order made."""
+    """While the ledger is not full, each new effect is appended to its table's tree, as each new
+    task is while the store is not: kept in their keys' order (schema 3), a new one landed
+    mid-tree and split its pages, and a full store's commit wrote 6.5 pages, not 5. The file's
+    own order, no ORDER BY, is the order made (once full, a new effect takes the oldest's slot:
+    test_durable_slots.py)."""
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
     for number, order in enumerate(("ORD-3", "ORD-10", "ORD-1", "ORD-2")):

@@ -37,17 +37,18 @@ UPDATE meta SET value = '2' WHERE key = 'schema';
 """
 
 
-# Schema 4's tables, as the peer made them before a row was kept in a slot: keyed by its seq.
+# Schema 4's tables, as the peer made them before a row was kept in a slot: keyed by its seq,
+# made by the very statements that version ran (a file's tables are judged by them).
 SCHEMA_4 = """
-CREATE TABLE tasks_4 (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL,
-                      size INTEGER NOT NULL, messages TEXT NOT NULL, body TEXT NOT NULL);
-INSERT INTO tasks_4 SELECT seq, id, owner, size, messages, body FROM tasks;
-DROP TABLE tasks;
-ALTER TABLE tasks_4 RENAME TO tasks;
-CREATE TABLE effects_4 (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL);
-INSERT INTO effects_4 SELECT seq, key, body FROM effects ORDER BY seq;
-DROP TABLE effects;
-ALTER TABLE effects_4 RENAME TO effects;
+ALTER TABLE tasks RENAME TO tasks_5;
+ALTER TABLE effects RENAME TO effects_5;
+CREATE TABLE IF NOT EXISTS tasks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL,
+                                  size INTEGER NOT NULL, messages TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS effects (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL);
+INSERT INTO tasks SELECT seq, id, owner, size, messages, body FROM tasks_5;
+INSERT INTO effects SELECT seq, key, body FROM effects_5 ORDER BY seq;
+DROP TABLE tasks_5;
+DROP TABLE effects_5;
 UPDATE meta SET value = '4' WHERE key = 'schema';
 """
 

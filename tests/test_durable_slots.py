@@ -49,7 +49,7 @@ def remembered(peer):
     store, ledger = peer.store, peer.ledger
     return (list(store.tasks.items()), store.owners, {owner: list(ids) for owner, ids in store.held.items()},
             store.order, store.seq, store.by_message, store.message_keys, store.sizes, store.kept_bytes,
-            list(ledger.effects.items()), ledger.seqs, ledger.seq)
+            list(ledger.effects.items()), ledger.seqs, ledger.seq, store.slots.of, ledger.slots.of)
 
 
 def test_a_full_stores_new_task_and_effect_take_the_slots_of_those_forgotten_and_a_restart_reads_them_back_in_order(
@@ -84,7 +84,7 @@ def test_a_schema_4_file_keeps_each_rows_seq_as_its_slot_and_goes_on_writing_ove
     peer.store.file.close()
     as_schema_4(path)
     again, call = peer_on(path, 2, max_tasks=3, max_effects=3)
-    assert remembered(again) == before
+    assert remembered(again)[:-2] == before[:-2], "all of it, but for the slots: each row's seq is its slot now"
     assert again.store.file.rows("SELECT slot, seq FROM tasks ORDER BY seq") == [(2, 2), (3, 3), (4, 4)]
     assert call(refund("m-3", "ORD-3"))["result"]["task"]["id"] == "life1-4", "a resend: its first task"
     call(refund("m-4", "ORD-4"))
@@ -121,7 +121,7 @@ def test_seeded_lives_of_a_full_store_each_read_back_as_it_was(tmp_path):
             peer.store.file.close()
             assert [task_id for (task_id,) in rows(path, "tasks", "id")] == list(peer.store.tasks)
             assert [key for (key,) in rows(path, "effects", "key")] == list(peer.ledger.effects)
-            assert len({slot for (slot,) in rows(path, "tasks", "slot")}) <= 4
+            assert max(slot for (slot,) in rows(path, "tasks", "slot")) <= 4, "a forgotten task's slot taken again"
             peer, call = peer_on(path, life, max_tasks=4, max_effects=5)
             assert remembered(peer) == before, f"seed {seed}, life {life}"
         peer.store.file.close()
