@@ -555,3 +555,9 @@ def test_an_http_json_error_names_the_field_where_this_binding_has_it_not_within
     status, _, answer = billing_rest(verb, path, body)
     assert status == 400 and answer["error"]["status"] == "INVALID_ARGUMENT", answer
     assert named in answer["error"]["message"] and "params." not in json.dumps(answer), answer
+
+
+def test_an_http_json_error_says_a_value_that_holds_params_as_it_was_sent(billing_rest):
+    sent = {"message": {**REFUND["message"], "role": "params.ROLE_X"}}
+    status, _, answer = billing_rest("POST", "/a2a/message:send", sent)
+    assert status == 400 and "'params.ROLE_X'" in answer["error"]["message"], answer
