@@ -474,3 +474,20 @@ def test_a_streams_last_status_carries_the_word_get_task_gives(client):
     asked = client.call("GetTask", {"id": events[0]["task"]["id"]})["result"]["status"]
     assert told["message"]["parts"] == asked["message"]["parts"] == [
         {"text": "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"}]
+
+
+@pytest.mark.parametrize("wire", ["1.0", "0.3"])
+@pytest.mark.parametrize("binding", [None, "HTTP+JSON"], ids=["JSON-RPC", "HTTP+JSON"])
+def test_a_stream_is_asked_for_as_one_and_every_other_request_as_json(wire, binding):
+    """The SDKs' clients ask for a stream with Accept: text/event-stream; ours sent none over
+    JSON-RPC, and application/json over HTTP+JSON, which a strict server may answer 406."""
+    if binding and wire == "0.3":
+        pytest.skip("0.3's cards here offer JSON-RPC only")
+    agent, printer, _ = support_agent([BILLING], wire=wire, stream=True, **({"binding": binding} if binding else {}))
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-7", "amount": 5})
+    assert outcome.result is not None, outcome.error
+    sent = [frame for frame in printer.frames if frame.direction == "-->" and frame.http_method == "POST"]
+    streamed = [frame for frame in sent if any(name in frame.body for name in (b'"SendStreamingMessage"', b'"message/stream"'))
+                or frame.url.endswith(":stream")]
+    assert streamed and all(frame.headers.get("Accept") == "text/event-stream" for frame in streamed), sent
+    assert all(frame.headers.get("Accept") in (None, "application/json") for frame in sent if frame not in streamed)

@@ -37,6 +37,8 @@ from transports.records import Record
 JSONRPC, HTTP_JSON = bindings.JSONRPC.name, bindings.HTTP_JSON.name  # as a card's supportedInterfaces name them
 SPOKEN = {row.name: row.spoken_by for row in bindings.BINDINGS}  # binding -> the module with it, preferred first
 EITHER = f"{', '.join(list(SPOKEN)[:-1])} or {list(SPOKEN)[-1]}"  # what a card must offer for us to speak to it
+# The methods answered with a stream, as 1.0 and 0.3 name them: asked for with Accept: text/event-stream.
+STREAMED = frozenset(("SendStreamingMessage", "SubscribeToTask", "message/stream", "tasks/resubscribe"))
 
 
 class Binding(Protocol):
@@ -113,7 +115,8 @@ class JsonRpc:
         if self.tenant:  # a field of every 1.0 request message (a2a.proto, first): the card's value, exactly
             params = {"tenant": self.tenant, **{key: value for key, value in (params or {}).items()
                                                 if key != "tenant"}}
-        headers = {"Content-Type": "application/json", **headers}
+        headers = {"Content-Type": "application/json", **({"Accept": sse.MEDIA_TYPE} if method in STREAMED else {}),
+                   **headers}
         sent = ClientRequest("POST", url, headers, jsonrpc.encode_request(request_id, method, params), self.NAME)
 
         def read(response: HttpResponse, attached: bool = False) -> Any:
