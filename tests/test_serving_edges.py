@@ -261,7 +261,8 @@ def test_a_signal_while_a_durable_peer_starts_leaves_its_store_one_file(tmp_path
                                     "--port", "0", "--token", "t", "--store", store], cwd=ROOT,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + 10
-        while not os.path.exists(store + "-wal") and process.poll() is None and time.monotonic() < deadline:
+        while not (os.path.exists(store) and os.path.getsize(store)) and process.poll() is None \
+                and time.monotonic() < deadline:  # its tables written: the store opened (its log comes after)
             pass  # the window is a millisecond or two: a sleep here misses SIGTERM's (the spin lasts ~0.1 s)
         if stop == "SIGINT":
             os.killpg(process.pid, signal.SIGINT)
