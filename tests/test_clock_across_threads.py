@@ -22,8 +22,9 @@ def _switching_at_the_last_return(function, monkeypatch, first, second):
     last `return`, `function()` once on another thread at `second`: what each returned."""
     lines, start = inspect.getsourcelines(SHARED)
     last_return = start + max(i for i, line in enumerate(lines) if line.strip().startswith("return"))
-    moments = iter([first, second])
-    monkeypatch.setattr(time, "time", lambda: next(moments))
+    caller = threading.current_thread()  # its clock reads `first`; the other's, `second`: by thread, not by turn,
+    monkeypatch.setattr(time, "time", lambda: first if threading.current_thread() is caller else second)  # so that
+    # a thread left running by an earlier test, reading the clock meanwhile, takes no moment meant for these two
     other: list[str] = []
 
     def trace(frame, event, arg):
