@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from peers.a2a.errors import PermissionDenied
 from peers.a2a.fields import instant
-from peers.a2a.model import PAUSED, Message, Task, TaskState
+from peers.a2a.model import PAUSED, Message, Part, Task, TaskState
 from transports.jsonrpc import InvalidParams
 from transports.records import Record
 
@@ -199,3 +199,12 @@ def paused_or_failed(task: Task, paused: Paused, waiting_already: int, holds_unt
     until = holds_until or hold_end(now, HOLD_SECONDS if hold_seconds is None else hold_seconds)
     data = paused.asked if until is None else {**paused.asked, "holdsUntil": until}
     return task.advance(paused.STATE, message=str(paused), timestamp=now, data=data)
+
+
+def asked(task: Task) -> Message:
+    """The turn a paused task waits on (its status message, and what it asks for as data), as the
+    agent's message in its history: it joins it when the task goes on, or is canceled, so the task
+    keeps every message exchanged (a continued task's answer follows it; a canceled one ends there)."""
+    return Message(f"{task.id}-asked-{len(task.history)}", "agent",
+                   (Part(text=task.status_message or ""),) + ((Part(data=task.status_data),) if task.status_data else ()),
+                   task.context_id, task.id)

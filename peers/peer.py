@@ -22,9 +22,10 @@ import threading
 from functools import partial
 from typing import TYPE_CHECKING, Callable
 
-from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Part, Task, TaskPage, TaskState
+from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Task, TaskPage, TaskState
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
-from peers.pause import Paused, Pending, Refusal, SkillFailed, hold_over, paused_or_failed, reason_and_data, run_granted
+from peers.pause import (Paused, Pending, Refusal, SkillFailed, asked, hold_over, paused_or_failed, reason_and_data,
+                         run_granted)
 from peers.on_first_use import made_on_first_use
 from peers.skill import Request, Skill, produced, read_request, refuse_unaccepted, skill_for
 from peers.stamps import counter_ids
@@ -128,11 +129,7 @@ class Peer:
         if message.context_id not in (None, task.context_id):
             raise InvalidParams(f"contextId {message.context_id[:80]!r} is not the context of "
                                 f"task {task.id} ({task.context_id})")
-        asked = Message(f"{task.id}-asked-{len(task.history)}", "agent",  # the turn it paused on
-                        (Part(text=task.status_message or ""),)
-                        + ((Part(data=task.status_data),) if task.status_data else ()),
-                        task.context_id, task.id)
-        turns = (asked, message._replace(context_id=task.context_id))
+        turns = (asked(task), message._replace(context_id=task.context_id))  # the turn it paused on, and this
         task, pending = self.store.resume(task.id, owner, turns, content,
                                           lambda pending: pending.paused.accept(message, scopes))
         if started is not None:  # the turn is taken (by this message: its webhook is kept whatever), or was
@@ -215,8 +212,8 @@ class Peer:
 
     def cancel_task(self, task_id: str, *, owner: str = "") -> Task:
         """Only a task waiting for its caller can be canceled (see TaskStore.cancel)."""
-        task, pending = self.store.cancel(task_id, owner,
-                                          lambda task: task.advance(TaskState.CANCELED, timestamp=self._now()))
+        task, pending = self.store.cancel(task_id, owner, lambda task: task._replace(  # the turn it waited on kept
+            history=task.history + (asked(task),)).advance(TaskState.CANCELED, timestamp=self._now()))
         self.ledger.release(pending.effect, task.id)
         return self._answer(task)
 

@@ -100,7 +100,12 @@ def test_an_approval_of_anything_else_leaves_the_task_paused_and_does_nothing(cl
 
 def test_a_canceled_paused_task_takes_no_approval(client):
     task = paused(client)
-    assert client.call("CancelTask", {"id": task["id"]})["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+    canceled = client.call("CancelTask", {"id": task["id"]})["result"]
+    assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
+    # The question it waited on stays in its history, as it does when the task goes on: every message exchanged
+    assert [turn["role"] for turn in canceled["history"]] == ["ROLE_USER", "ROLE_AGENT"], canceled["history"]
+    assert canceled["history"][1]["parts"][0]["text"] == task["status"]["message"]["parts"][0]["text"]
+    assert client.call("GetTask", {"id": task["id"]})["result"]["history"] == canceled["history"]
     error = client.send("m-2", {"approval": PROPOSAL}, taskId=task["id"])["error"]
     assert error["code"] == -32004 and "canceled" in error["message"] and client.refunds() == []
 
