@@ -7,7 +7,7 @@ import pytest
 import re
 
 import a2a_delegation as story
-from conftest import serving, support_agent
+from conftest import Client, serving, support_agent
 from peers import billing, rogue
 from peers.a2a import errors, wire_format as wire_formats
 from peers.a2a.model import Message, Part
@@ -310,3 +310,21 @@ def test_0_3_reads_neither_null_nor_an_empty_string_as_a_default_as_1_0_reads_th
     with pytest.raises(WireError, match="blocking"):
         wire_v03.send_request({"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [
             {"kind": "text", "text": "hi"}]}, "configuration": {"blocking": None}})
+
+
+@pytest.mark.parametrize("method, params", [
+    ("tasks/get", {"id": "task-1", "metadata": "s"}), ("tasks/cancel", {"id": "task-1", "metadata": []}),
+    ("tasks/resubscribe", {"id": "task-1", "metadata": 1}),
+    ("tasks/pushNotificationConfig/get", {"id": "task-1", "metadata": 1}),
+    ("tasks/pushNotificationConfig/list", {"id": "task-1", "metadata": "x"}),
+    ("tasks/pushNotificationConfig/delete", {"id": "task-1", "pushNotificationConfigId": "c", "metadata": []}),
+])
+def test_a_0_3_requests_metadata_is_an_object_on_every_method_as_on_message_send(method, params):
+    """0.3's TaskQueryParams, TaskIdParams and the push config params carry metadata, an object:
+    message/send refused a string there, these took it."""
+    client = Client("in-process", wire=wire_formats.by_name("0.3"))
+    client.call("message/send", {"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [
+        {"kind": "data", "data": {"order_id": "ORD-1", "amount": 5}}]}}, {"Authorization": "Bearer t0k"})
+    answer = client.call(method, params, {"Authorization": "Bearer t0k", "Content-Type": "application/json"})
+    error = answer.get("error") or {}
+    assert error.get("code") == -32602 and "params.metadata" in error.get("message", ""), answer
