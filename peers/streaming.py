@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Callable, Iterator, Protocol
 
 from peers.a2a.errors import TooManyStreams
-from peers.a2a.model import Message, Task
+from peers.a2a.model import PAUSED, Message, Task
 from peers.a2a.stream import Event, StatusUpdate, events_of
 from peers.changes import Changes, Waiter
 from peers.store import TaskStore
@@ -78,6 +78,8 @@ class Streams:
         # earlier one made (a resend, an effect done already): the task as it is, whole, as a subscription starts
         again = len(answer.lifecycle) - 1 <= since if message.task_id is not None else \
             peer.store.order.get(answer.id, made + 1) <= made
+        if again and answer.state in PAUSED:  # this turn ends there, as a send's stream ends at a pause
+            return Body(iter([answer]), give_back)
         return Body(_told(peer, answer, [answer] if again else events_of(answer, since), owner, seconds), give_back)
 
     def watch(self, peer: StreamedPeer, task_id: str, *, owner: str = "",

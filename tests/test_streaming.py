@@ -4,6 +4,7 @@ streams with --stream where the card offers it, and the printer shows each event
 own numbered line. Real frames through the real apps, in process and over HTTP, and
 hostile streams from a peer we do not own."""
 import json
+import time
 
 import pytest
 
@@ -491,3 +492,14 @@ def test_a_stream_is_asked_for_as_one_and_every_other_request_as_json(wire, bind
                 or frame.url.endswith(":stream")]
     assert streamed and all(frame.headers.get("Accept") == "text/event-stream" for frame in streamed), sent
     assert all(frame.headers.get("Accept") in (None, "application/json") for frame in sent if frame not in streamed)
+
+
+def test_a_resent_message_whose_task_waits_for_its_caller_streams_it_and_ends(client):
+    """The task as it is, one event, and the end: a paused task is neither ended nor told by a final
+    status in that one event, so the stream waited out its 30 s for a change that was not coming."""
+    first = [e["result"] for e in stream(client, "SendStreamingMessage", refund("m-1", 6000))]
+    assert first[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    began = time.monotonic()
+    again = [e["result"] for e in stream(client, "SendStreamingMessage", refund("m-1", 6000))]
+    assert [e["task"]["status"]["state"] for e in again] == ["TASK_STATE_INPUT_REQUIRED"]
+    assert time.monotonic() - began < 3
