@@ -65,8 +65,10 @@ class StoreFile:
                 private_file(path)
             self.db = sqlite3.connect(path, timeout=0.25, isolation_level=None, check_same_thread=False)
             version = judged(self.db)  # another program's file, or one this peer cannot read: refused, unchanged
-            for pragma in PRAGMAS:  # this connection's: the file's own journal is set once all is read back
+            for pragma in PRAGMAS:  # this connection's; the file's own journal once all is read back (`opened`)
                 self.db.execute(f"PRAGMA {pragma}")
+            if version is None:  # a new file's now: nothing in it to leave as it was, and of two peers opening
+                self.db.execute(f"PRAGMA {JOURNAL}")  # it at once one is refused, not both (rollback's locks deadlock)
             # The file's lock, taken now and kept; what opening changes is committed once every row is read
             # back (`opened`): a file refused is left as it was, never half made this version's.
             self.db.execute("BEGIN IMMEDIATE")

@@ -901,3 +901,26 @@ def test_a_restart_under_smaller_bounds_cuts_first_and_never_continues_or_keeps_
         "the cut paused task's claim let go; a done refund kept, though its task was cut"
     store.file.close()
     assert paused["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+
+def test_of_two_peers_opening_one_new_store_file_at_once_one_opens_it(tmp_path):
+    """A new file's opening ran under rollback's locks once its log was set only after the rows were
+    read: each peer held the lock the other's commit needed, and both were refused, "locked"."""
+    for trial in range(6):
+        path = str(tmp_path / f"new{trial}.db")
+        go, said = threading.Barrier(2), []
+
+        def opening():
+            go.wait()
+            try:
+                said.append(open_store(path)[0])
+            except DurableError as exc:
+                said.append(str(exc))
+        both = [threading.Thread(target=opening) for _ in range(2)]
+        for thread in both:
+            thread.start()
+        for thread in both:
+            thread.join(10)
+        opened = [one for one in said if not isinstance(one, str)]
+        assert len(opened) == 1 and "locked" in next(one for one in said if isinstance(one, str)), (trial, said)
+        opened[0].file.close()
