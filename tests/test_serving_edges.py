@@ -262,7 +262,7 @@ def test_a_signal_while_a_durable_peer_starts_leaves_its_store_one_file(tmp_path
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + 10
         while not (os.path.exists(store) and os.path.getsize(store)) and process.poll() is None \
-                and time.monotonic() < deadline:  # its tables written: the store opened (its log comes after)
+                and time.monotonic() < deadline:  # the file written to: the store is opening
             pass  # the window is a millisecond or two: a sleep here misses SIGTERM's (the spin lasts ~0.1 s)
         if stop == "SIGINT":
             os.killpg(process.pid, signal.SIGINT)
