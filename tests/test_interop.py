@@ -79,9 +79,12 @@ def test_the_official_sdk_client_continues_a_task_paused_for_approval_on_our_ser
     assert "text refund of $6,200.00 issued for ORD-62 (ref BILL-ORD-62)" in out
 
 
-def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp_path):
+@pytest.mark.parametrize("version, method", [("1.0", "SendMessage"), ("0.3", "message/send")])
+def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp_path, version, method):
+    """A 0.3 agent's card, as the SDK serves it, lists its one interface at 0.3 beside 0.3's own
+    fields: read as a 1.0 card (it has supportedInterfaces), it was refused as malformed."""
     port = free_port()
-    server = Child([SDK_PYTHON, str(INTEROP / "sdk_server.py"), str(port)], stderr=subprocess.PIPE)
+    server = Child([SDK_PYTHON, str(INTEROP / "sdk_server.py"), str(port), version], stderr=subprocess.PIPE)
     try:
         server.until("ready")
         base = f"http://127.0.0.1:{port}"
@@ -96,7 +99,7 @@ def test_our_support_agent_delegates_to_an_agent_built_with_the_official_sdk(tmp
                                "--registry", str(tmp_path / "reg.json"), "--allowlist", str(tmp_path / "allow.json")],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
-        assert '"method": "SendMessage"' in done.stdout
+        assert f'"method": "{method}"' in done.stdout, done.stdout[-2000:]
         result = next(line for line in done.stdout.splitlines() if line.startswith("[support] trusted result"))
         assert result.startswith("[support] trusted result (from echo-refunds): sdk-agent received: ")
         assert '"order_id": "ORD-3300"' in result and '"amount": 180.0' in result  # our data part arrived

@@ -2,7 +2,9 @@
 
 An A2A 1.0 agent built with the official SDK: `echo-refunds`, which answers any message
 with an artifact "sdk-agent received: <text>". It listens on 127.0.0.1:PORT and prints
-"ready" once its card is served. Usage: python sdk_server.py PORT
+"ready" once its card is served. With 0.3, it is a 0.3 agent as the SDK serves one: its one
+interface at 0.3, the card carrying 0.3's fields too, JSON-RPC in 0.3's shapes.
+Usage: python sdk_server.py PORT [1.0|0.3]
 """
 import json
 import sys
@@ -34,20 +36,22 @@ class EchoRefunds(AgentExecutor):
         raise NotImplementedError
 
 
-def main(port: int) -> None:
+def main(port: int, version: str = "1.0") -> None:
     url = f"http://127.0.0.1:{port}/"
     card = AgentCard(
         name="echo-refunds", description="Echoes refund requests (official SDK).", version="0.1.0",
-        supported_interfaces=[AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")],
+        supported_interfaces=[AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=version)],
         capabilities=AgentCapabilities(streaming=False),
         default_input_modes=["application/json", "text/plain"], default_output_modes=["text/plain"],
         skills=[AgentSkill(id="process_refund", name="Echo", description="Echo", tags=["demo"])])
     handler = DefaultRequestHandler(agent_executor=EchoRefunds(), task_store=InMemoryTaskStore(),
                                     agent_card=card)
-    app = Starlette(routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/"))
+    routes = create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True) if version == "0.3" else \
+        create_jsonrpc_routes(handler, "/")
+    app = Starlette(routes=create_agent_card_routes(card) + routes)
     print("ready", flush=True)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), *sys.argv[2:3])
