@@ -104,8 +104,9 @@ def migrate(db: sqlite3.Connection, version: Any) -> None:
     it). One of schema 1 or 2 is rebuilt, each message carried into the row of the task it made:
     the latest row of that id, if the same owner's, as reading schema 2 back found it; a message
     of no task kept is dropped, as it was then. One of schema 3 or 4 is rebuilt, each row's seq
-    its slot. One of schema 5 is left as it is. ForeignFile: tables not shaped as it makes them (whatever the file
-    says, a table missing is never made anew: an effects table gone would be refunds forgotten).
+    its slot. One of schema 5 is left as it is. ForeignFile: tables not shaped as it makes them
+    (whatever the file says, a table missing is never made anew: an effects table gone would be
+    refunds forgotten).
     ValueError: a message, or an effect's seq, this peer did not write."""
     if version is None:
         _run(db, TABLES)
@@ -121,8 +122,7 @@ def _shaped(db: sqlite3.Connection, shapes: dict[str, Any]) -> None:
     for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE name NOT IN ('meta', 'tasks', 'effects') "
                                  "AND name NOT LIKE 'sqlite^_%' ESCAPE '^'"):  # SQLite's own (a key's index) aside
         # An index or a table more: a unique index, say, would refuse the peer's next write (exit 70).
-        raise ForeignFile(f"has an {kind} ({str(name)[:40]!r}) this peer never makes" if kind == "index" else
-                          f"has a {kind} ({str(name)[:40]!r}) this peer never makes")
+        raise ForeignFile(f"has {'an' if kind == 'index' else 'a'} {kind} ({str(name)[:40]!r}) this peer never makes")
 
 
 def _shape(db: sqlite3.Connection, table: str) -> tuple[list[tuple[Any, ...]], Any]:
@@ -220,9 +220,10 @@ class Slots:
 # The file's settings, each chosen (issue 36 measured them: bench/cpu_per_request.py):
 # - locking_mode EXCLUSIVE: the file is this process's for its life (a second peer on it is
 #   refused as locked, rather than keeping a ledger of its own beside the first's).
-# - journal_mode WAL (JOURNAL, the file's own setting, made once every row is read back: a file
-#   refused as it opens keeps the journal it had): a commit appends the pages it changed to the
-#   log, one write each; the database file itself is written at checkpoints, not at every commit.
+# - journal_mode WAL (JOURNAL, the file's own setting: a new file's as it is made, another's once
+#   every row is read back, so a file refused as it opens keeps the journal it had): a commit appends
+#   the pages it changed to the log, one write each; the database file itself is written at
+#   checkpoints, not at every commit.
 # - synchronous NORMAL: a commit is written to the log (in the OS's cache, which outlives
 #   this process: kill -9 at any moment loses no commit that returned), and the log is
 #   flushed to the device at each checkpoint, not at each commit. An OS crash or a power
