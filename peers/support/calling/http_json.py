@@ -86,9 +86,9 @@ class HttpJson:
     def request(self, url: str, method: str, params: Any, headers: dict[str, str],
                 request_id: int) -> "tuple[ClientRequest, Callable[[HttpResponse, bool], Any]]":
         verb, path, body = request_for(method, params)
-        streamed = path.split("?")[0].endswith((":stream", ":subscribe"))  # answered with events, asked for so
-        headers = {"Accept": sse.MEDIA_TYPE if streamed else MEDIA_TYPE, **({"Content-Type": MEDIA_TYPE} if verb == "POST"
-                                                                             else {}), **headers}
+        streamed = path.split("?")[0].endswith((":stream", ":subscribe"))  # answered with events: asked for so
+        headers = {"Accept": sse.MEDIA_TYPE if streamed else MEDIA_TYPE,
+                   **({"Content-Type": MEDIA_TYPE} if verb == "POST" else {}), **headers}
         sent = ClientRequest(verb, url.rstrip("/") + path, headers, body, self.NAME)
 
         def read(response: HttpResponse, attached: bool = False) -> Any:

@@ -6,10 +6,10 @@ for its bindings (A2A 1.0: `supportedInterfaces[].url`; 0.3: `url` and
 kept (the agent's origin by either name of this machine's loopback address: a peer told
 `localhost` lists localhost:8002 where --to says 127.0.0.1:8002). Only those strings
 change: each is replaced where it stands in the served bytes, so the rest of the card (its
-layout, its other fields) is the agent's byte for byte. A URL on
-another origin is left alone (the proxy forwards to --to only) and said. A signed card
-(`signatures`) cannot be rewritten without breaking its signature (spec 8.4): `--keep-card`
-serves it unchanged. Not here: checking the card (that is `check`'s).
+layout, its other fields) is the agent's byte for byte. A URL on another origin is left alone
+(the proxy forwards to --to only) and said. A signed card (`signatures`) cannot be rewritten
+without breaking its signature (spec 8.4): `--keep-card` serves it unchanged. Not here:
+checking the card (that is `check`'s).
 """
 from __future__ import annotations
 
