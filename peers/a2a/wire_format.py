@@ -164,6 +164,11 @@ def declared_by(card: Any) -> WireFormat:
 
 
 def _lists_1_0(interfaces: Any) -> bool:
-    return isinstance(interfaces, list) and any(
-        isinstance(each, dict) and str(each.get("protocolVersion", "")).split(".")[:2] == ["1", "0"]
-        for each in interfaces)
+    return isinstance(interfaces, list) and any(at_version(each, "1.0") for each in interfaces)
+
+
+def at_version(interface: Any, version: str) -> bool:
+    """Whether a card's interface (a supportedInterfaces entry) is for protocol `version`, by its
+    major and minor numbers: "1.0.2" is 1.0's (a patch changes no wire)."""
+    return isinstance(interface, dict) and \
+        str(interface.get("protocolVersion", "")).split(".")[:2] == version.split(".")[:2]

@@ -22,7 +22,7 @@ from peers.a2a.fields import instant
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
 from peers.a2a.stream import Event
-from peers.a2a.wire_format import SendMessageRequest
+from peers.a2a.wire_format import SendMessageRequest, at_version
 from transports.jsonrpc import JsonRpcError
 
 NAME = "1.0"
@@ -85,8 +85,7 @@ def card_from_wire(document: Any) -> AgentCard:
     for index, interface in enumerate(field(card, "supportedInterfaces", list)):
         where = f"supportedInterfaces[{index}]"
         interface = obj(interface, where)
-        version = str(interface.get("protocolVersion", "")).split(".")[:2]
-        if version == ["1", "0"]:
+        if at_version(interface, NAME):
             offered.append((interface.get("protocolBinding"),
                             url(field(interface, "url", str, f"{where}."), f"{where}.url")))
     if not offered:
@@ -105,8 +104,7 @@ def interface_url(document: Any, version: str) -> str | None:
     lists one: a 1.0 card may offer older versions beside its own."""
     interfaces = document.get("supportedInterfaces") if isinstance(document, dict) else None
     for interface in interfaces if isinstance(interfaces, list) else []:
-        if isinstance(interface, dict) and interface.get("protocolBinding") == JSONRPC.name \
-                and str(interface.get("protocolVersion", "")).split(".")[:2] == version.split(".")[:2] \
+        if at_version(interface, version) and interface.get("protocolBinding") == JSONRPC.name \
                 and isinstance(interface.get("url"), str):
             return url(interface["url"], "supportedInterfaces[].url")
     return None

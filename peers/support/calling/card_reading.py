@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
+from peers.a2a.wire_format import at_version
 from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chosen
 from peers.support.calling.replies import read
 from transports.base import parse_url
@@ -77,8 +78,7 @@ def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]
     listed = document.get("supportedInterfaces") if isinstance(document, dict) else None
     found = []
     for index, interface in enumerate(listed if isinstance(listed, list) else []):
-        if not isinstance(interface, dict) or not isinstance(interface.get("protocolBinding"), str) \
-                or str(interface.get("protocolVersion", "")).split(".")[:2] != version.split(".")[:2]:
+        if not at_version(interface, version) or not isinstance(interface.get("protocolBinding"), str):
             continue
         where = read(lambda value: url(value, "supportedInterfaces[].url"), interface.get("url"), "the card")
         tenant = read(lambda value: _tenant(value, f"supportedInterfaces[{index}].tenant"),

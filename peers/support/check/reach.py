@@ -14,7 +14,7 @@ import socket
 import threading
 from typing import Any
 
-from peers.a2a.wire_format import WireFormat, declared_by
+from peers.a2a.wire_format import WireFormat, at_version, declared_by
 from transports.addresses import is_public
 from transports.base import parse_url
 from transports.errors import PeerError
@@ -46,9 +46,8 @@ def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
         return [(str(transport)[:40], url, None)] if parse_url(url) is not None else []
     listed = document.get("supportedInterfaces")
     return [(each["protocolBinding"][:40], each["url"], each.get("tenant") if isinstance(each.get("tenant"), str) else None)
-            for each in (listed if isinstance(listed, list) else []) if isinstance(each, dict)
-            and isinstance(each.get("protocolBinding"), str) and parse_url(each.get("url")) is not None
-            and str(each.get("protocolVersion", "")).split(".")[:2] == ["1", "0"]]
+            for each in (listed if isinstance(listed, list) else []) if at_version(each, "1.0")
+            and isinstance(each.get("protocolBinding"), str) and parse_url(each.get("url")) is not None]
 
 
 def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], transport: Any,
