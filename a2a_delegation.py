@@ -28,7 +28,6 @@ if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, n
 # waits (bench/startup.py) unless this file is imported; session.py restarts it once start-up is over.
 if __name__ == "__main__": gc.disable()  # noqa: E701 - one line, one pdb step (bench/learner_path.py)
 from itertools import count
-from typing import Any, Callable
 
 from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task, clip
@@ -37,6 +36,10 @@ from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, a
 from peers.support.output import Kind
 from transports import base, errors, inprocess  # moving frames, and what can go wrong doing it
 from transports.printer import FramePrinter, escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it, so annotations naming them are text
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.
 SKILL, PAYLOAD, JSON = "process_refund", {"order_id": "ORD-3300", "amount": 180.0}, "application/json"
@@ -57,9 +60,9 @@ class SupportAgent:
               Verdict.UNTRUSTED: "delegating anyway (--allow-untrusted); its output will be tagged UNTRUSTED"}
 
     def __init__(self, transport: base.Transport, allowlist: list[config.AllowEntry],
-                 credentials: dict[str, str], say: Callable[..., None], *,
+                 credentials: dict[str, str], say: "Callable[..., None]", *,
                  allow_untrusted: tuple[str, ...] = (), wire_name: str | None = None, binding: str | None = None,
-                 following: follow.Following = follow.Following(), told: follow.Told | None = None,
+                 following: follow.Following = follow.Following(), told: "follow.Told | None" = None,
                  verbose: bool = False, strict_cards: bool = False) -> None:
         self.fetched: dict[str, cards.FetchedCard] = {}  # endpoint -> its card as we found it, its binding (cards.py)
         self.seen: list[cards.FetchedCard] = []  # every card as found: two may name one endpoint (a copy, elsewhere)
@@ -75,8 +78,7 @@ class SupportAgent:
         self.delegated_to: list[Contact] = []  # the peers a message was sent to, in order
         self.request_ids, self.message_ids = count(1), count(1)  # JSON-RPC ids, messageIds: stable
         self.said_why_one_state = False  # 0.3 and 1.0 show one state: why is said once a run
-        # how a task is followed (--stream, --no-wait, --push, --timeout); `told`: shown each push
-        # to our webhook (main() hands it the printer's `received`)
+        # how a task is followed (--stream, --no-wait, --push, --timeout); `told` shows each push to our webhook
         self.following, self.told = following, told
 
     # -- 2. discover: fetching the card is all discovery is -------------------------------
@@ -140,8 +142,8 @@ class SupportAgent:
             next(found for found in reversed(self.seen) if found.card == card)  # a card rebuilt: the last equal one
 
     # -- 4. delegate: one JSON-RPC call carrying a task ----------------------------------
-    def handoff(self, contact: Contact, skill: str, payload: dict[str, Any], context_id: str | None = None,
-                **metadata: Any) -> Outcome:
+    def handoff(self, contact: Contact, skill: str, payload: "dict[str, Any]", context_id: str | None = None,
+                **metadata: "Any") -> Outcome:
         """Essay: Delegation over JSON-RPC. The card must say this agent takes what we would
         send; then the handoff goes (tasks/send) and what its task became is reported."""
         problem = self.unsendable(contact.card, skill, payload, metadata)  # its card's terms; no credential
@@ -170,8 +172,7 @@ class SupportAgent:
             following = follow.Delegation(contact.card, contact.wire, asked, self.say, self.told)
             return follow.followed(reply, following, way.until, webhook)
 
-    def call(self, contact: Contact, method: str, params: Any, *, scope: str | None = None,
-             stream: bool = False) -> Any:
+    def call(self, contact: Contact, method: str, params: "Any", *, scope: str | None = None, stream: bool = False) -> "Any":
         """One request, one response (a stream: one per event, as each arrives), by the binding
         its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/calling/cards.py);
         our credential goes with it (keyring.py), the one issued for `scope` if a peer asked."""
@@ -179,7 +180,7 @@ class SupportAgent:
         transport = self.keyring.toward(contact.url, scope)  # the printer, our credential added to each request
         return read(transport.send(request, stream=stream), transport.attached)
 
-    def unsendable(self, card: AgentCard, skill: str, payload: Any, metadata: dict[str, Any]) -> str | None:
+    def unsendable(self, card: AgentCard, skill: str, payload: "Any", metadata: "dict[str, Any]") -> str | None:
         """Why `payload` must not go to this agent, or None: what its card says it takes (the
         skill, the modes, the input contract, a credential of ours for its scheme), and seed
         004: what we send never carries a credential, in the payload or the envelope."""
@@ -191,12 +192,12 @@ class SupportAgent:
         return cards.unheld(card, self.credentials)
 
     def message(self, *parts: Part, context_id: str | None = None, task_id: str | None = None,
-                metadata: dict[str, Any] | None = None) -> Message:
+                metadata: "dict[str, Any] | None" = None) -> Message:
         """A message of ours, its id the run's next: ids from a counter, so a run prints alike each time."""
         return Message(f"msg-{next(self.message_ids)}", "user", parts, context_id, task_id, metadata=metadata)
 
     # -- one peer, start to finish: each stage's failure becomes an Outcome here -----------
-    def handle(self, card_url: str, skill: str, payload: dict[str, Any]) -> Outcome:
+    def handle(self, card_url: str, skill: str, payload: "dict[str, Any]") -> Outcome:
         """One peer's whole turn in the essay's run: discover, then gate, then delegate."""
         found = self.find(card_url)  # 2. its card, or why it could not be had
         contact = self.gate(found) if isinstance(found, AgentCard) else found  # 3. a refused peer gets no frame
@@ -212,8 +213,8 @@ class SupportAgent:
             return self.failed(card_url, None, f"card fetch failed: {failure}; fetching a card "
                                                "has no effect, so a retry is safe")
 
-    def gate_then_delegate(self, card: AgentCard, skill: str, payload: dict[str, Any],
-                           context_id: str | None = None, **metadata: Any) -> Outcome:
+    def gate_then_delegate(self, card: AgentCard, skill: str, payload: "dict[str, Any]",
+                           context_id: str | None = None, **metadata: "Any") -> Outcome:
         """Essay: Discovery is not trust, then Delegation over JSON-RPC. The gate first;
         a refused peer gets no frame. A result is printed as trusted or UNTRUSTED."""
         contact = self.gate(card)  # a contact, or the refusal: a refused peer gets no frame
@@ -267,12 +268,12 @@ class SupportAgent:
                      report=self.report, failed=self.failed, message=self.message, vetting=self.vetting,
                      holds=self.holds, printer=self.transport, request_id=self.request_ids.__next__)
 
-    def holds(self) -> tuple[tuple[config.AllowEntry, ...], dict[str, Any]]:
+    def holds(self) -> "tuple[tuple[config.AllowEntry, ...], dict[str, Any]]":
         """What the trust gate and our store hold now, as copies: a story reads them, and
         changes neither (vetting() gives the steps of an agent that holds more)."""
         return tuple(self.allowlist), dict(self.credentials)
 
-    def vetting(self, entries: list[config.AllowEntry] = (), credentials: dict[str, Any] | None = None) -> story_steps.Steps:
+    def vetting(self, entries: list[config.AllowEntry] = (), credentials: "dict[str, Any] | None" = None) -> story_steps.Steps:
         """The steps of an agent like this one whose allowlist also vets `entries` (one naming a
         peer already vetted replaces its line: a key pinned, say) and whose store also holds
         `credentials`, for a story that is given them as it runs; this agent is left as it is."""
@@ -281,8 +282,7 @@ class SupportAgent:
         named = {(entry.name, entry.endpoint) for entry in entries}
         again.allowlist = [e for e in self.allowlist if (e.name, e.endpoint) not in named] + list(entries)
         again.credentials = {**self.credentials, **(credentials or {})}
-        again.keyring = keyring.Keyring(self.transport, again.credentials, self.fetched, self.say,
-                                        verbose=self.keyring.verbose)
+        again.keyring = keyring.Keyring(self.transport, again.credentials, self.fetched, self.say, verbose=self.keyring.verbose)
         return again.steps()
 
 
@@ -328,7 +328,7 @@ def run(agent: SupportAgent, card_urls: list[str]) -> list[Outcome]:
 
 # -- the command line: the demo peers, the transport, the printer, and the story -----------
 
-def main(argv: list[str] | None = None, watch: Any = None) -> int:
+def main(argv: list[str] | None = None, watch: "Any" = None) -> int:
     """FramePrinter(InProcessTransport(the demo peers)), the support agent speaking through
     it, and the story told: the essay's `run`, or the one the session was asked for. Flags,
     files, lessons, learner tools and `watch` (the web page following this run) are

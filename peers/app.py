@@ -20,7 +20,6 @@ import threading
 import time
 from functools import lru_cache
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from peers.a2a import versions, wire_format as wire_formats
 from peers.a2a.bindings import arriving_at
@@ -35,8 +34,12 @@ from transports.codec import MAX_FRAME_BYTES
 from transports import digests
 from transports.jsonrpc import InvalidRequest, JsonRpcError, encode_error
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:  # peers/schemes loads only when a server is told to use one
+    from typing import Any, Callable, Protocol
     from peers.schemes import Scheme
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 JSON = {"Content-Type": "application/json"}
 CARD_MAX_AGE = 300  # seconds: a card changes when its agent is redeployed, not per request

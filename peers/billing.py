@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
 
 from peers.card_files import load_card
 from peers.pause import NeedsApproval, NeedsCredential, Refusal, SkillFailed
@@ -19,6 +18,10 @@ from peers.peer import Peer, Skill
 from peers.stamps import utc_now
 from transports.codec import loads_strict
 from transports.jsonrpc import InvalidParams
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 BASE_URL = "https://billing.acme.example"
 APPROVAL_LIMIT = 5_000.0  # above this, a refund is a person's decision, not an agent's
@@ -185,7 +188,8 @@ def refunds(orders: dict[str, float] | None, slow: float = 0.0,
     return process_refund
 
 
-Admit = Callable[[dict[str, Any], dict[str, Any]], str | Refusal | None]  # Skill.admit's shape
+if TYPE_CHECKING:
+    Admit = Callable[[dict[str, Any], dict[str, Any]], str | Refusal | None]  # Skill.admit's shape
 
 
 def admission(orders: dict[str, float] | None, disputed: dict[str, str] | None = None,

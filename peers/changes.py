@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
 
 from peers.a2a.model import Task
 
-Follower = Callable[[Task, str, bool], None]  # told (the task as it is now, its owner, whether it is gone)
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
+    Follower = Callable[[Task, str, bool], None]  # told (the task as it is now, its owner, whether it is gone)
 
 
 class Changes:

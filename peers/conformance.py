@@ -11,7 +11,6 @@ never meets it. Serve it with `python3 a2a_delegation.py serve conformance-agent
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
 
 from peers.a2a.model import Message, Part, Task
 from peers.card_files import load_card
@@ -19,6 +18,10 @@ from peers.pause import NeedsInput, Refusal
 from peers.peer import Peer
 from peers.skill import Skill, refuse_unaccepted
 from peers.store import TaskStore
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 def _text_artifact(text: str) -> Callable[[], tuple[Part, ...]]:
     return lambda: (Part(text=text),)

@@ -1,16 +1,17 @@
 """The essay's demo network: billing-agent and refund-bot-9000, in process or on real sockets.
 
-In the story these peers belong to other teams; here one process plays them so the run needs
-nothing installed. Billing enforces the bearer auth its card declares, with a token made fresh
-per run and handed to the support agent's credential store, keyed by billing's endpoint, the
-way a platform provisions an audience-bound credential. The rogue takes anything. `network()`
-builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral port) for `--transport http` and
-yields where each hostname now lives; `serve` runs one peer standalone for `python
-a2a_delegation.py serve NAME` (peers/serving.py), as the flags of SERVE_FLAGS say.
+In the story these peers belong to other teams; here one process plays them so the run needs nothing installed.
+Billing enforces the bearer auth its card declares, with a token made fresh per run and handed to the support
+agent's credential store, keyed by billing's endpoint, the way a platform provisions an audience-bound
+credential. The rogue takes anything. `network()` builds the apps; `Served` puts each on 127.0.0.1 (an ephemeral
+port) for `--transport http` and yields where each hostname now lives; `serve` runs one peer standalone for
+`python3 a2a_delegation.py serve NAME` (peers/serving.py), as the flags of SERVE_FLAGS say.
 """
+
+from __future__ import annotations
+
 import json
 import os
-from typing import Any, Callable
 
 from peers import billing, rogue
 from peers.a2a.security_schemes import SCHEME_KINDS
@@ -20,6 +21,10 @@ from peers.peer import Peer
 from peers.push_payload import MEDIA_TYPES, PAYLOADS
 from transports.base import parse_url
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class DemoPeer(Record):
@@ -42,9 +47,8 @@ SHAPE_FLAGS = ("no_streaming", "no_push", "extended_card", "require_extension") 
 SERVABLE = {**PEERS, "conformance-agent": DemoPeer("https://conformance.example", _conformance_agent, SHAPE_FLAGS)}
 
 
-# What a run may ask of a demo peer beyond the essay's run, as plain data: each setting
-# and what it changes. The support side says which a run needs; this file knows the
-# settings, never who asks for them or why.
+# What a run may ask of a demo peer beyond the essay's run, as plain data: each setting and what it
+# changes. The support side says which a run needs; this file knows the settings, never who asks or why.
 SETTINGS = {
     "slow": "seconds each refund takes (billing)",
     "check_orders": "true: each refund is checked against billing's order book (billing.ORDER_BOOK)",
@@ -81,9 +85,8 @@ class Network(Record):
 
 def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None = None, *,
             log: Callable[[str], None] = log_to_stderr) -> Network:
-    """The demo peers as apps serving their cards in `card_format`, with counter task ids;
-    `settings`: peer name -> what is asked of it (SETTINGS). Raises ValueError naming a
-    setting it does not know."""
+    """The demo peers as apps serving their cards in `card_format`, with counter task ids; `settings`: peer
+    name -> what is asked of it (SETTINGS). Raises ValueError naming a setting it does not know."""
     settings = settings or {}
     unknown = [f"{name}: {key}" for name, asked in settings.items() for key in asked
                if name not in PEERS or key not in SETTINGS]
@@ -108,8 +111,7 @@ def network(card_format: WireFormat, settings: dict[str, dict[str, Any]] | None 
         if asked.get("sign_card") and card_format.SIGNED_CARDS:  # keys and TLS: peers/demo_auth.py, when asked
             from peers.demo_auth import demo_key
             signing_key = demo_key(name, asked["sign_card"])
-        apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log,
-                                      signing_key=signing_key)
+        apps[demo.base_url] = PeerApp(peer, card_format, token=token, step_ups=step_ups, log=log, signing_key=signing_key)
         if token:
             credentials[peer.card.url] = token
         for step_up, scope in step_ups.items():  # kept as "ENDPOINT SCOPE" (config.token_for)
@@ -210,9 +212,8 @@ SERVE_FLAGS = (
     ServeFlag("--tls-key", None, "the private key (PEM) of --tls-cert", {"metavar": "FILE"}),
     ServeFlag("--client-ca", None, "--auth mtls: the CA whose client certificates are accepted "
               "(default: the DEMO CA in peers/keys)", {"metavar": "FILE"}),
-    ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback "
-              "addresses, such as a receiver on this machine (off: a guard against request forgery)",
-              {"action": "store_true"}),
+    ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback addresses, such as "
+              "a receiver on this machine (off: a guard against request forgery)", {"action": "store_true"}),
     ServeFlag("--push-payload", PAYLOADS[0], "what a 1.0 webhook is POSTed of each change: the StreamResponse it is "
               "(events: the task, then status and artifact updates) or the whole task (task)", {"choices": PAYLOADS}),
     ServeFlag("--push-media-type", MEDIA_TYPES[0], "the Content-Type of a 1.0 push: A2A 1.0.1 section 4.3.3's "
@@ -230,8 +231,7 @@ SERVE_FLAGS = (
     ServeFlag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
               "send off after N events, as a dropped connection would", {"type": "count", "metavar": "N"}),
     # The card shapes some of the conformance kit's tests need (README: "The conformance kit").
-    ServeFlag("--no-streaming", False, "conformance-agent: declare no streaming (the kit's refusal tests)",
-              {"action": "store_true"}),
+    ServeFlag("--no-streaming", False, "conformance-agent: declare no streaming (the kit's refusal tests)", {"action": "store_true"}),
     ServeFlag("--no-push", False, "conformance-agent: declare no push notifications", {"action": "store_true"}),
     ServeFlag("--extended-card", None, "conformance-agent: declare an extended card, served only to callers "
               "who authenticate (served: needs --auth), or declared with none configured",
@@ -241,10 +241,9 @@ SERVE_FLAGS = (
 )
 
 
-def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None],
-          fail: Callable[[str], None]) -> int:
-    """`serve NAME`: one peer as a standalone A2A server until Ctrl-C or SIGTERM, as the
-    SERVE_FLAGS say (peers/serving.py, loaded only to serve)."""
+def serve(options: Any, card_format: WireFormat, *, say: Callable[[str], None], fail: Callable[[str], None]) -> int:
+    """`serve NAME`: one peer as a standalone A2A server until Ctrl-C or SIGTERM, as the SERVE_FLAGS say
+    (peers/serving.py, loaded only to serve)."""
     from peers.serving import serve_one
     served = SERVABLE[options.peer]
     shape = {name: getattr(options, name) for name in SHAPE_FLAGS if getattr(options, name)}

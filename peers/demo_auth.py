@@ -13,11 +13,14 @@ schemes themselves (peers/schemes), serving (demo.py), the support agent's side.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
 
 from peers.a2a.security_schemes import BEARER, SCHEME_KINDS, kind_of
 from peers.a2a.wire_format import WireFormat
 from peers.app import PeerApp, new_token
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 KEYS = os.path.join(os.path.dirname(__file__), "keys")
 DEMO_CA = os.path.join(KEYS, "demo-ca.DEMO-CERT.pem")

@@ -15,7 +15,6 @@ Not here: the parts themselves (streaming.py, durable.py), which know of no doub
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from peers.a2a.model import Message, Task
 from peers.a2a.stream import Event
@@ -23,7 +22,9 @@ from peers.ledger import BEING_DONE, WAITING, Effect
 from peers.streaming import SUBSCRIPTION_SECONDS, Streams
 from transports.base import hang_up
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
     from peers.peer import Peer
 
 CRASH_POINTS = ("before-effect", "after-commit")

@@ -30,7 +30,6 @@ import os
 import sqlite3
 import sys
 import threading
-from typing import Any
 
 from peers.durable_codec import to_json
 from peers.durable_private import private_file, scrub_owners
@@ -39,6 +38,10 @@ from peers.durable_schema import EFFECT_ROW, JOURNAL, PRAGMAS, SCHEMA_VERSION, T
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class DurableError(Exception):

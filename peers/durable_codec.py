@@ -14,13 +14,16 @@ from __future__ import annotations
 import base64
 import json
 from types import UnionType
-from typing import Any, get_args, get_origin
+from typing import Any, get_args, get_origin, get_type_hints
 
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from peers.ledger import Effect
 from transports.codec import encoder
 
 RECORDS = {cls.__name__: cls for cls in (Task, Message, Part, Artifact, Effect)}
+# Each record's fields' types, as its class declares them: its annotations are text (they never load
+# typing in a run), read here once, where `ill_typed` needs them; `Any` is for type checkers there.
+_DECLARED = {cls: get_type_hints(cls, localns={"Any": Any}) for cls in RECORDS.values()}
 
 
 # Built once (codec.encoder). No check for cycles: `_plain` has
@@ -140,7 +143,7 @@ def ill_typed(record: Any) -> str | None:
     class declares, named ("Task.artifacts"); None if there is none. A row this peer wrote has
     none (the codec itself reads back whatever it wrote): one that has would fail mid-request."""
     for field, item in zip(record._fields, record):
-        annotation = type(record).__annotations__[field]
+        annotation = _DECLARED[type(record)][field]
         if not _fits(item, annotation):
             return f"{type(record).__name__}.{field}"
         for each in item if type(item) is tuple else (item,):  # the records within: a history's messages ...

@@ -8,12 +8,15 @@ one line. A row kept under larger bounds than this start's is cut, as memory is.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.model import Task
 from peers.durable_codec import from_json, ill_typed, message_keys
 from peers.durable_schema import MAX_SEQ, Slots
 from peers.ledger import Effect, Ledger
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def read_back(file: Any, durable: Any, effects: Any) -> None:

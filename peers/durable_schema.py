@@ -12,9 +12,12 @@ Not here: opening, staging and committing (durable.py), a row's bytes (durable_c
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from peers.durable_codec import to_json
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 5  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
 # messages in a table of their own, a second row for each request to write and delete; 3 kept

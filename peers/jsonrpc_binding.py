@@ -7,13 +7,16 @@ peers/methods.py, and a handler's stream goes out as Server-Sent Events.
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from peers.a2a.fields import REQUEST_LIMITS
 from peers.methods import Caller, MethodTable
 from transports import sse
 from transports.base import HttpRequest, HttpResponse
 from transports.jsonrpc import JsonRpcError, dispatch, encode_error
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 JSON = {"Content-Type": "application/json"}
 

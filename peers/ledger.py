@@ -5,10 +5,15 @@ its order) must happen once, however late, under whatever messageId, a copy arri
 The task store (store.py) forgets old tasks; the ledger remembers effects far longer.
 """
 
+from __future__ import annotations
+
 import threading
 from collections import OrderedDict
-from typing import Callable
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 WAITING = "nothing yet: the task waits for its caller"  # the summary of a claim a paused task holds

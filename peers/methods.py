@@ -1,18 +1,17 @@
 """How a peer answers each A2A operation: every wire's method names, mapped onto the peer core.
 
-A served peer answers the essay's, 0.3's and 1.0's methods on one endpoint, choosing by
-method name (the names never collide across versions). Each wire module says which
-operation each of its names asks for (`METHODS`); this module maps those operations onto
-`Peer`, and is where what a wire could not read becomes -32602. An operation the peer's
-card does not declare (streaming, push notifications, an extended card) is refused with
-the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4). `OPERATIONS` is the
-one table from operation to handler: JSON-RPC reaches it by method name (`MethodTable`),
-HTTP+JSON by route (peers/rest.py), so an operation is added once, for both bindings,
-and each is checked once: its version, the extensions it needs, the tenant it names.
-Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
+A served peer answers the essay's, 0.3's and 1.0's methods on one endpoint, choosing by method name (the
+names never collide across versions). Each wire module says which operation each of its names asks for
+(`METHODS`); this module maps those operations onto `Peer`, and is where what a wire could not read becomes
+-32602. An operation the peer's card does not declare (streaming, push notifications, an extended card) is
+refused with the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4). `OPERATIONS` is the one
+table from operation to handler: JSON-RPC reaches it by method name (`MethodTable`), HTTP+JSON by route
+(peers/rest.py), so an operation is added once, for both bindings, and each is checked once: its version,
+the extensions it needs, the tenant it names. Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes),
+3.6 (versions).
 """
 
-from typing import Any, Callable
+from __future__ import annotations
 
 from peers.a2a import wire_format as wire_formats
 from peers.a2a.errors import (ExtendedAgentCardNotConfigured, ExtensionSupportRequired, PushNotificationNotSupported,
@@ -24,6 +23,10 @@ from peers.peer import Peer
 from peers.tenants import partition, split
 from transports.jsonrpc import Handler, InvalidParams, InvalidRequest, JsonRpcError, Stream
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 NO_STREAMING = "this agent does not stream (capabilities.streaming is false)"
 NO_PUSH = "this agent does not send push notifications (capabilities.pushNotifications is false)"
@@ -54,8 +57,7 @@ def _send(wire_format: WireFormat, peer: Peer) -> Handler:
 
 
 def _answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> Any:
-    """The message, if it is the user's and its skill answers in one of the acceptedOutputModes
-    the caller sent, if any (peers/modes.py, loaded only then: the essay's frames send none)."""
+    """The message, if it is the user's and its skill answers in an acceptedOutputMode the caller sent, if any."""
     if message.role != "user":
         raise InvalidParams("message.role must be the user's")
     if accepted:
@@ -148,9 +150,9 @@ def _subscribe(wire_format: Any, peer: Peer) -> Handler:
 
 
 def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
-    """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard): the fuller card a
-    peer shows a caller that proved who it is. A card that does not declare one is refused as
-    its version says; one that declares it with none configured, with -32007 (spec 3.1.11)."""
+    """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard): the fuller card a peer shows a caller
+    that proved who it is. A card that does not declare one is refused as its version says; one that declares it
+    with none configured, with -32007 (spec 3.1.11)."""
     if peer.extended_card is None and peer.card.extended_card:
         return _refusal(ExtendedAgentCardNotConfigured, "the card declares an extended card, but none is "
                         "configured")(wire_format, peer)
@@ -204,10 +206,9 @@ OPERATIONS: dict[str, Callable[[Any, Peer], Handler]] = {
 
 
 class MethodTable:
-    """Every wire's JSON-RPC methods for one peer: the table dispatch() looks in.
-
-    The wire the peer's card speaks is mapped at once; the other wires the first time a
-    caller uses a method that one lacks, so the essay's run never loads 0.3 and 1.0."""
+    """Every wire's JSON-RPC methods for one peer: the table dispatch() looks in. The wire the peer's card
+    speaks is mapped at once; the other wires the first time a caller uses a method that one lacks, so the
+    essay's run never loads 0.3 and 1.0."""
 
     def __init__(self, peer: Peer, card_format: WireFormat, tenants: frozenset[str] = frozenset({""})) -> None:
         self.peer, self.tenants = peer, tenants  # the tenants its served card declares (peers/tenants.py)
@@ -225,16 +226,15 @@ class MethodTable:
         return {method: self.operation(wire_format, operation) for method, operation in wire_format.METHODS.items()}
 
     def operation(self, wire_format: WireFormat, operation: str) -> Handler:
-        """One operation ("send", "get", ...: OPERATIONS) in `wire_format`'s spelling, with
-        its version check: what a JSON-RPC method name and an HTTP+JSON route both reach."""
+        """One operation ("send", "get", ...: OPERATIONS) in `wire_format`'s spelling, with its version check."""
         return _in_version(wire_format, self.peer, OPERATIONS[operation](wire_format, self.peer), self.tenants)
 
 
 def _in_version(wire_format: WireFormat, peer: Peer, handler: Handler, tenants: frozenset[str]) -> Handler:
-    """The version check first (1.0 methods need A2A-Version: 1.0), then the extensions the card
-    requires (-32008 for one the caller did not activate; -32600 where a wire lacks it), then the
-    tenant the request names (its params' `tenant`, on every wire: the caller's tasks within
-    it are all it reaches), and every A2A error with the data that version attaches (1.0: an ErrorInfo)."""
+    """The version check first (1.0 methods need A2A-Version: 1.0), then the extensions the card requires
+    (-32008 for one the caller did not activate; -32600 where a wire lacks it), then the tenant the request
+    names (its params' `tenant`, on every wire: the caller's tasks within it are all it reaches), and every A2A
+    error with the data that version attaches (1.0: an ErrorInfo)."""
     def answer(params: Any, caller: Caller) -> Any:
         try:
             if caller.version_refused:  # whatever the method: no version's semantics can be chosen

@@ -11,12 +11,15 @@ skill answers as it does; this only refuses the caller it cannot answer at all).
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import DEFAULT_OUTPUT_MODES
 from peers.peer import Peer
 from peers.skill import within
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def refuse_unless_answerable(peer: Peer, message: Any, accepted: tuple[str, ...]) -> None:

@@ -7,8 +7,14 @@ start). Like functools.cached_property, but locked on every Python (3.12 dropped
 cached_property's lock): two requests racing to register a first webhook make one set of
 webhooks, not two with one registration lost. Once made, the part is a plain attribute.
 """
+
+from __future__ import annotations
+
 import threading
-from typing import Any, Callable
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class made_on_first_use:  # noqa: N801 - a decorator, spelled as `property` is

@@ -27,10 +27,13 @@ import hashlib
 import hmac
 import json
 import os
-from typing import Callable
 
 from peers.a2a.model import ListQuery, Task, TaskPage
 from transports.jsonrpc import InvalidParams
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 Place = tuple[str, int]  # (the status timestamp as `instant` spells it, or ""; the number it was made with)
 STAMP = 29  # len(instant(...)): "2026-11-30T12:00:00.500000000"

@@ -23,14 +23,19 @@ After it, the effect may be asked for again; the task, approved later, goes on o
 nobody did.
 """
 
+from __future__ import annotations
+
 import json
-from typing import Any, Callable
 
 from peers.a2a.errors import PermissionDenied
 from peers.a2a.fields import instant
 from peers.a2a.model import PAUSED, Message, Part, Task, TaskState
 from transports.jsonrpc import InvalidParams
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class SkillFailed(Exception):

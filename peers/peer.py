@@ -1,26 +1,23 @@
 """The peer core: an agent with a card and skills that turns a request into a Task.
 
-Essay: Delegation over JSON-RPC ("submitted (the peer accepted it), working (the peer is
-doing it), and completed (the peer is done)"). Seed 000's Handoff Contract: a skill
-takes a typed payload (checked against the skill's input schema before any task
-exists) and ends in an explicit variant: completed with an artifact, failed saying
-whether a retry is safe, rejected before any effect, or paused for its caller (an
-approval, or a step-up credential: peers/pause.py).
+Essay: Delegation over JSON-RPC ("submitted (the peer accepted it), working (the peer is doing it), and
+completed (the peer is done)"). Seed 000's Handoff Contract: a skill takes a typed payload (checked against
+the skill's input schema before any task exists) and ends in an explicit variant: completed with an artifact,
+failed saying whether a retry is safe, rejected before any effect, or paused for its caller (an approval, or a
+step-up credential: peers/pause.py).
 
-Built by composition: a peer is given its card, its skills and its parts: where it keeps
-its tasks (`store`, whose change feed streams and webhooks read), the `ledger` of what it
-has done, its `streams`, how it stamps ids and times, and its log. Nothing outside sets
-its attributes; restart.py runs a task again after a restart, by its steps. Every answer is
-kept first (`store.flush`: on disk, for a durable store). Wire- and transport-neutral:
-`peers/methods.py` maps each wire's methods onto `send_message`, `get_task`,
-`cancel_task` and `list_tasks`; `peers/app.py` serves it. Task ids come from a counter by
-default, so a learner's transcript is stable; a served peer's are unguessable.
+Built by composition: a peer is given its card, its skills and its parts: where it keeps its tasks (`store`,
+whose change feed streams and webhooks read), the `ledger` of what it has done, its `streams`, how it stamps
+ids and times, and its log. Nothing outside sets its attributes; restart.py runs a task again after a restart,
+by its steps. Every answer is kept first (`store.flush`: on disk, for a durable store). Wire- and
+transport-neutral: `peers/methods.py` maps each wire's methods onto `send_message`, `get_task`, `cancel_task`
+and `list_tasks`; `peers/app.py` serves it. Task ids come from a counter by default, so a learner's transcript
+is stable; a served peer's are unguessable.
 """
 from __future__ import annotations
 
 import threading
 from functools import partial
-from typing import TYPE_CHECKING, Callable
 
 from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Task, TaskPage, TaskState
 from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
@@ -33,7 +30,9 @@ from peers.store import TaskStore, content_of, refuse_if_too_big
 from peers.tenants import split
 from transports.jsonrpc import InvalidParams
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Callable
     from peers.pages import Pages
     from peers.push import Webhooks
     from peers.push_payload import PushSettings
@@ -186,9 +185,8 @@ class Peer:
         return task
 
     def _already_done(self, earlier: Effect, message: Message, owner: str, request: Request) -> Task:
-        """A request for an effect already carried out (or being carried out): the original
-        task, when the same caller asks the same again and it is still kept; else a
-        rejection saying why."""
+        """A request for an effect already carried out (or being carried out): the original task, when the same
+        caller asks the same again and it is still kept; else a rejection saying why."""
         same = earlier.payload == request.claim
         if earlier.owner == owner and same and earlier.task_id in self.store.tasks:
             return self.store.get(earlier.task_id, owner)

@@ -36,7 +36,6 @@ import json
 import threading
 import time
 from collections import Counter, deque
-from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
@@ -47,6 +46,10 @@ from peers.push_payload import PushSettings, Telling, authorization, header_safe
 from transports.base import parse_url
 from transports.errors import PeerError, let_quit
 from transports.jsonrpc import InvalidParams
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 ATTEMPTS, ATTEMPT_SECONDS = 3, 10.0  # spec 4.3.3 recommends a timeout of 10 to 30 s
 MAX_WAITING, MAX_SENDING = 100, 256  # deliveries waiting per caller and destination; sent to at once
@@ -74,14 +77,12 @@ class Webhooks:
         self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
 
     def admit(self, owner: str, config: PushConfig, again: bool = False) -> Place:
-        """Refuse, before anything is done, a config that could never be delivered: not
-        http(s), an address that is not public (in any spelling), a header value that is
-        not one, or one over the limits. Else its place within the limits is held until
-        `set` keeps it there, or `free` gives it back (its send ended with no task to keep
-        it for). A place held counts as a config kept: sends arriving together never pass
-        a limit, and a config admitted with a send is never refused once the task it made exists.
-        At a limit, a message sent `again` (a resend) gets no place: `set` judges it, its webhook
-        perhaps the one kept already."""
+        """Refuse, before anything is done, a config that could never be delivered: not http(s), an address that
+        is not public (in any spelling), a header value that is not one, or one over the limits. Else its place
+        within the limits is held until `set` keeps it there, or `free` gives it back (its send ended with no
+        task to keep it for). A place held counts as a config kept: sends arriving together never pass a limit,
+        and a config admitted with a send is never refused once the task it made exists. At a limit, a message
+        sent `again` (a resend) gets no place: `set` judges it, its webhook perhaps the one kept already."""
         public_address(config.url, self.allow_private, numeric_only=True)
         header_safe(config.token, "token")
         header_safe(authorization(config), "authentication")
@@ -98,12 +99,11 @@ class Webhooks:
 
     def set(self, owner: str, config: PushConfig, wire: Any, *, place: Place | None = None,
             must_keep: bool = False, named: bool = True) -> PushConfig:
-        """Keep `config` in the place its admission held (else admitted now), spelled in `wire`;
-        sent with no id (not `named`), under the id push_limits.py gives it, or the same one
-        kept (a resend: its queued pushes still go). Kept where no place was held for it (on
-        an earlier task, which answered its send; or in place of a config gone meanwhile), it
-        is judged by the limits now; never where its send set the task's work going (`must_keep`:
-        a task made, a turn taken), which a refusal would leave undone."""
+        """Keep `config` in the place its admission held (else admitted now), spelled in `wire`; sent with no id
+        (not `named`), under the id push_limits.py gives it, or the same one kept (a resend: its queued pushes
+        still go). Kept where no place was held for it (on an earlier task, which answered its send; or in place
+        of a config gone meanwhile), it is judged by the limits now; never where its send set the task's work
+        going (`must_keep`: a task made, a turn taken), which a refusal would leave undone."""
         place = place or self.admit(owner, config)
         key = (owner, config.task_id)
         with self.lock:

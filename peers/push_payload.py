@@ -21,13 +21,15 @@ field for it. So the wire it was registered in, and the server's settings, decid
 Not here: when and where a push is sent, and how often it is tried (push.py).
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from peers.a2a.model import PushConfig, Task
 from transports.jsonrpc import InvalidParams
 from transports.records import Record
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.a2a.stream import Event
 
 PAYLOADS = ("events", "task")  # each change as the kind of StreamResponse it is; the whole task each time

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from peers.a2a import versions, wire_v10
@@ -33,6 +32,10 @@ from transports.base import MOST_CACHED, HttpRequest, HttpResponse, hang_up
 from transports.codec import NotText, dumps, loads_strict
 from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, UNAUTHENTICATED_CODE, let_quit
 from transports.jsonrpc import ErrorCode, InternalError, InvalidParams, InvalidRequest, JsonRpcError, Stream
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Mapping
 
 # Section 11.1 said application/json in A2A 1.0.0 and prefers application/a2a+json since
 # 1.0.1: a result goes out in the one the client used (its Content-Type, or for a GET its

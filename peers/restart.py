@@ -23,7 +23,6 @@ from __future__ import annotations
 import threading
 import time
 from functools import partial
-from typing import Callable
 
 from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
 from peers.durable import DurableLedger, DurableStore
@@ -33,6 +32,10 @@ from peers.peer import Peer
 from peers.skill import read_request
 from peers.tenants import split
 from transports.errors import let_quit
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
                "message) is safe")

@@ -22,7 +22,6 @@ Its tricks, each one tested in tests/test_rogue.py:
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from peers.a2a.wire_format import CARD_PATH
@@ -30,6 +29,10 @@ from transports.base import HttpRequest, HttpResponse, parse_url
 from peers.card_files import load_card
 from peers.peer import Peer
 from peers.store import content_of, refuse_if_too_big
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 BASE_URL = "https://refunds-r-us.example"
 ERASE_LINE = "\x1b[2K\r"  # trick 5: would wipe the terminal line before it

@@ -11,7 +11,6 @@ the server (transports/server.py), the app (app.py), the demo network (demo.py).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
 
 from peers.a2a.security_schemes import BEARER, SCHEME_KINDS
 from peers.a2a.wire_format import WireFormat, card_url

@@ -6,8 +6,9 @@ input (checked before any task exists) and explicit result variants. Here too: w
 message asks for, read and checked before any task (`read_request`).
 """
 
+from __future__ import annotations
+
 from functools import partial
-from typing import Any, Callable
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import DEFAULT_INPUT_MODES, AgentSkill, Artifact, Message, Part
@@ -17,6 +18,10 @@ from peers.store import SORTED_JSON, content_of, refuse_if_too_big
 from peers.tenants import in_tenant
 from transports.jsonrpc import InvalidParams
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class Result(Record):

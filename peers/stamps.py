@@ -10,9 +10,12 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from typing import Callable
 
 from transports.seconds import written_once_a_second
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 def counter_ids(prefix: str) -> Callable[[], str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from peers.a2a.fields import instant
@@ -29,6 +28,10 @@ from peers.changes import Changes
 from transports.codec import encoder
 from transports.digests import sha256
 from transports.jsonrpc import InvalidParams
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_MESSAGE_BYTES = 64 * 1024  # what one task may keep of the message that made it
 MAX_TASK_BYTES, MAX_TURNS = 512 * 1024, 100  # of a task's whole conversation: GetTask answers it all at once
@@ -123,10 +126,8 @@ class TaskStore:
                 return seen, None
             waiting = self.waiting.get(task_id)
             if waiting is None:
-                raise UnsupportedOperation(
-                    f"task {task_id[:80]!r} is {task.state.value} and takes no more messages"
-                    + ("; send a new message (the same contextId keeps the conversation)"
-                       if task.state.is_terminal else ""))
+                ended = "; send a new message (the same contextId keeps the conversation)" if task.state.is_terminal else ""
+                raise UnsupportedOperation(f"task {task_id[:80]!r} is {task.state.value} and takes no more messages{ended}")
             if self.sizes[task_id] + len(content) > MAX_TASK_BYTES or len(task.history) >= 2 * MAX_TURNS:
                 raise InvalidParams(f"task {task_id[:80]!r} keeps at most {MAX_TASK_BYTES:,} bytes and {MAX_TURNS} "
                                     "turns of conversation; send a new message (the same contextId keeps the thread)")
@@ -221,8 +222,7 @@ class TaskStore:
             self.message_keys[task_id].append((owner, message_id))
 
     def _make_room(self, size: int, *, new_task: bool, keep: str | None = None) -> None:
-        """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more
-        task if `new_task`: follow-ups count against the budget as first messages do."""
+        """Forget the oldest tasks (never `keep`) until `size` more bytes fit, and one more task if `new_task`."""
         while (new_task and len(self.tasks) >= self.max_tasks) or self.kept_bytes + size > self.max_bytes:
             if len(self.held) == 1 and keep is None:  # one holder (one caller): its oldest is the store's oldest
                 self._forget(next(iter(self.tasks)))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from typing import Callable, Iterator, Protocol
 
 from peers.a2a.errors import TooManyStreams
 from peers.a2a.model import PAUSED, Message, Task
@@ -24,6 +23,12 @@ from peers.changes import Changes, Waiter
 from peers.store import TaskStore
 from peers.tenants import split
 from transports.base import Body
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable, Iterator, Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 MAX_STREAMS = 32  # streams open at once: half a server's 64 workers, so plain requests get in
 SUBSCRIPTION_SECONDS = 30.0

@@ -21,9 +21,12 @@ Not here: where a request carries its tenant (params: JSON-RPC; the path: peers/
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from transports.jsonrpc import InvalidParams
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 PREFIX = "tenant:"  # a key within a tenant: "tenant:acme:" + the key; the default's has none
 MAX_TENANTS = 20  # a card lists three interfaces for each

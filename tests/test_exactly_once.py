@@ -2,11 +2,12 @@
 whichever wire, under whatever messageId, by however many threads, and after its task
 has left the store's window. Driven through real frames into the real billing app."""
 import json
+import urllib.request
 import threading
 
 import pytest
 
-from conftest import JSON_AUTH, refund_frame
+from conftest import JSON_AUTH, base_url, refund_frame, start_serve
 from peers import billing
 from peers.a2a import wire_essay, wire_v10
 from peers.app import PeerApp

@@ -12,10 +12,13 @@ card must not turn it inward. The rules:
   so a 6to4 address holding 8.8.8.8 was refused there and accepted elsewhere), and a
   judgement must not depend on the interpreter it runs on.
 """
-import ipaddress
-from typing import Union
+from __future__ import annotations
 
-Address = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
+import ipaddress
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 NOT_PUBLIC_V4 = tuple(ipaddress.IPv4Network(block) for block in (
     "0.0.0.0/8",  # "this network"

@@ -10,11 +10,18 @@ HttpResponse`. A transport that cannot complete an exchange raises
 envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printer`).
 """
 
+from __future__ import annotations
+
 import re
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Protocol
 
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 
 class HttpRequest(Record):

@@ -9,11 +9,16 @@ anything accepted can be encoded back. Used by JSON-RPC (`jsonrpc.py`), the supp
 agent and the config files. Spec: RFC 8259 (JSON), section 4's duplicate names.
 """
 
+from __future__ import annotations
+
 import json
 import re
-from typing import Any
 
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_FRAME_BYTES = 1 << 20  # 1 MiB: a delegation frame is a few hundred bytes
 

@@ -11,9 +11,14 @@ a fresh credential can be had (a kept OAuth2 token forgotten, say), and only the
 request sent again, once (a second 401 stands). Nothing here knows A2A: the support
 agent's keyring (peers/support/calling/keyring.py) is what the hooks ask.
 """
-from typing import Callable
+
+from __future__ import annotations
 
 from transports.base import ClientRequest, HttpResponse, Transport
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class Credentialed:

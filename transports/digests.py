@@ -15,7 +15,6 @@ schemes use `hashlib` and `hmac`, loaded when a run uses them).
 """
 from __future__ import annotations
 
-from typing import Any
 
 try:
     from _sha256 import sha256 as _built_in_sha256  # Python 3.10 and 3.11
@@ -26,6 +25,10 @@ except ImportError:
         from hashlib import sha256 as _built_in_sha256
 from _blake2 import blake2b
 from _operator import _compare_digest as compare_digest  # what hmac.compare_digest is without OpenSSL
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["sha256", "blake2b", "compare_digest"]
 

@@ -19,7 +19,10 @@ past that as a traceback. Essay: Delegation over JSON-RPC. No A2A vocabulary her
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAY_HAVE_ACTED = ("the request reached the peer and may have been acted on: retry is NOT "
                   "safe until the peer confirms what happened")

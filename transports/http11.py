@@ -21,9 +21,12 @@ from __future__ import annotations
 import re
 import socket
 import time
-from typing import Iterator
 
 from transports.base import HttpResponse
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 MAX_HEAD = 16 * 1024  # status line and header lines of one message, CRLFs included
 MAX_HEADERS = 100

@@ -15,12 +15,15 @@ mid-stream is, to the caller, a connection cut mid-body, as over HTTP.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
 
 from transports import sse
 from transports.base import App, Body, HttpRequest, HttpResponse, hang_up, parse_url, request
 from transports.codec import MAX_FRAME_BYTES
 from transports.errors import TransportError, let_quit
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 
 class InProcessTransport:

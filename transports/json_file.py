@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
 
 from transports.codec import DuplicateKey, loads_strict
 from transports.named_files import read_named
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class JsonFileError(ValueError):

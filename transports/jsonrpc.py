@@ -11,13 +11,20 @@ we do not own may send anything; bool or float ids and batches are refused here.
 This module knows nothing about A2A; A2A errors subclass `JsonRpcError`.
 """
 
+from __future__ import annotations
+
 import re
 from enum import IntEnum
-from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from transports.codec import LIMITS, MAX_FRAME_BYTES, LimitExceeded, Limits, NotText, dumps, loads_strict
 from transports.errors import ProtocolViolation, RemoteError, let_quit
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator, Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 class ErrorCode(IntEnum):
     PARSE_ERROR = -32700  # the bytes are not JSON

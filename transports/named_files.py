@@ -15,7 +15,10 @@ import errno
 import os
 import stat
 import time
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 PIPE_SECONDS = 10.0  # how long a pipe's writer may take to finish: a program making a file's text
 

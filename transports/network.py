@@ -15,25 +15,26 @@ for ever. The rules, each tested against a hostile server in tests/test_network_
   it while idle: checked before sending, never by resending after a failure (a POST is never
   sent twice). Dropped after `Connection: close`, HTTP/1.0, a body ended by close, an error.
 - A request's header names are tokens and its values hold no control character but a tab.
-- `resolve` maps a hostname to (ip, port) like `curl --resolve`: a loopback peer this process
-  started, spoken to in plain HTTP with the original Host header, or (`resolved_tls`) in
-  TLS, its name sent (SNI) and checked against its certificate. Other https URLs get TLS
-  with `tls` (a context trusting the CA --ca names) or the system's CA certificates; a host
-  origin in `client_tls` gets its own context, which presents our client certificate to
-  that origin alone (mutual TLS). `pinned` maps a hostname to the (ip, port) already checked
-  (a webhook's, an interface `check` judged: the URL's own port is used), so no second DNS
-  answer can move it; TLS is kept, its name sent and checked as ever. Redirects are never followed (a 3xx is returned): no peer can bounce a request,
-  and its credentials, to another host.
+- `resolve` maps a hostname to (ip, port) like `curl --resolve`: a loopback peer this process started,
+  spoken to in plain HTTP with the original Host header, or (`resolved_tls`) in TLS, its name sent (SNI)
+  and checked against its certificate. Other https URLs get TLS with `tls` (a context trusting the CA --ca
+  names) or the system's CA certificates; a host origin in `client_tls` gets its own context, which
+  presents our client certificate to that origin alone (mutual TLS). `pinned` maps a hostname to the (ip,
+  port) already checked (a webhook's, an interface `check` judged: the URL's own port is used), so no
+  second DNS answer can move it; TLS is kept, its name sent and checked as ever. Redirects are never
+  followed (a 3xx is returned): no peer can bounce a request, and its credentials, to another host.
 
 Errors are TransportError: a one-line reason, and `sent`, False only when the request
 certainly did not reach the peer (a retry is safe). Not here: pipelining, proxies, HTTP/2.
 """
+
+from __future__ import annotations
+
 import re
 import select
 import socket
 import time
 from functools import partial
-from typing import Any, Iterator
 
 from transports import sse
 from transports.base import Body, ClientRequest, HttpResponse, parse_url
@@ -41,6 +42,10 @@ from transports.errors import TransportError
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 _FRAMING = frozenset({"host", "content-length", "transfer-encoding"})  # request headers we write ourselves
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a field value, all but a tab [RFC 9110 5.5]
@@ -82,8 +87,7 @@ class HttpTransport:
         """GET's status and headers without its body (a card's caching headers, checked)."""
         return self._exchange("HEAD", url, None, headers)
 
-    def stream(self, url: str, body: bytes, headers: dict[str, str], *,
-               binding: str | None = None) -> HttpResponse:
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         """`post`, but a 200 text/event-stream reply (chunked or not) comes back as it arrives: its
         body an iterator of chunks, each read when asked for, within the same deadline.
         Closing the iterator early hangs up (the connection is not reused)."""
@@ -132,9 +136,8 @@ class HttpTransport:
             raise _failure(exc, reader, self.timeout) from None
 
     def _ended(self, key: _Key, sock: socket.socket, reader: Reader, keep: bool, completed: bool) -> None:
-        """A stream's connection, once the stream is over: kept only if it was read to its
-        end, cleanly (and no other connection to that peer was kept meanwhile); a stream
-        given up half-read is hung up."""
+        """A stream's connection, once the stream is over: kept only if it was read to its end, cleanly (and no
+        other connection to that peer was kept meanwhile); a stream given up half-read is hung up."""
         if completed and keep and not reader.buffer and key not in self._connections:
             self._connections[key] = sock
         else:
@@ -205,10 +208,8 @@ def _request_head(method: str, url: str, body: bytes | None,
 def _open(host: str, port: int, deadline: float) -> socket.socket:
     """Connect to the first of the host's addresses that answers, within the deadline."""
     error: OSError = OSError("no address")
-    # getaddrinfo takes no timeout, so a hung DNS server can overrun the deadline; a
-    # `resolve` entry (an IP address) never asks DNS.
-    for family, kind, proto, _, address in socket.getaddrinfo(host.strip("[]"), port,
-                                                              type=socket.SOCK_STREAM):
+    # getaddrinfo takes no timeout, so a hung DNS server can overrun the deadline; a `resolve` entry never asks DNS.
+    for family, kind, proto, _, address in socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM):
         sock = socket.socket(family, kind, proto)
         try:
             sock.settimeout(left(deadline))
@@ -223,8 +224,7 @@ def _open(host: str, port: int, deadline: float) -> socket.socket:
 
 
 def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportError:
-    """Why an exchange failed, once the request may have arrived (any reply at all means
-    it did): sent=True."""
+    """Why an exchange failed, once the request may have arrived (any reply at all means it did): sent=True."""
     if isinstance(exc, MalformedMessage):
         return TransportError(str(exc), sent=True)
     alert = str(getattr(exc, "reason", ""))

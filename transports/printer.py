@@ -7,41 +7,43 @@ controls escaped (no card moves the cursor or recolours the terminal), credentia
 transport it wraps, and `send`, which takes a request as a value. A stream is shown and kept
 to MAX_STREAM_KEPT bytes; the rest of a longer one (a proxy's reads on) passes unshown.
 
-Hooks, as http.server's: `before_send(frame)` runs after a request is shown and before it leaves
-(--step and --break pause there; it may raise `StopRun`), `listeners` are told of every frame as it
-is recorded (--trace), `summarize(frame, text)` may give a fetched card one line (--frames summary),
-`by_path(binding, headers)` says whether a request names its operation by its path; `show(text,
-frame)` prints (None: records silently). `beneath(transport)` changes what lies below, for a block
-(a caller's own certificate, a proxy on the path); every frame is still shown, recorded and told.
-A JSON-RPC frame names its operation inside it: shown as the bytes alone, as the essay quotes
-it. An HTTP+JSON request names it by its verb and path: shown first, and its answer's status
-(`--> POST /message:send {...}`, `<-- 200 {...}`); told apart by the media type the request
-speaks (`named_by_path`) unless `by_path` knows better (a proxy knows a body's binding). Each
-frame keeps the `binding` its sender named, a reply its request's, for the trace and the
-diagram. A request a peer makes to us (a push to our webhook) crosses no transport we call:
-whoever received it hands it to `received`, which shows and records it (`sender`: to whom we gave that URL).
+Hooks, as http.server's: `before_send(frame)` runs after a request is shown and before it leaves (--step and
+--break pause there; it may raise `StopRun`), `listeners` are told of every frame as it is recorded (--trace),
+`summarize(frame, text)` may give a fetched card one line (--frames summary), `by_path(binding, headers)` says
+whether a request names its operation by its path; `show(text, frame)` prints (None: records silently).
+`beneath(transport)` changes what lies below, for a block (a caller's own certificate, a proxy on the path);
+every frame is still shown, recorded and told. A JSON-RPC frame names its operation inside it: shown as the
+bytes alone, as the essay quotes it. An HTTP+JSON request names it by its verb and path: shown first, and its
+answer's status (`--> POST /message:send {...}`, `<-- 200 {...}`); told apart by the media type the request
+speaks (`named_by_path`) unless `by_path` knows better (a proxy knows a body's binding). Each frame keeps the
+`binding` its sender named, a reply its request's, for the trace and the diagram. A request a peer makes to us
+(a push to our webhook) crosses no transport we call: whoever received it hands it to `received`, which shows
+and records it (`sender`: to whom we gave that URL).
 """
+
+from __future__ import annotations
+
 import time
 from contextlib import contextmanager
 from itertools import count
-from typing import Callable, Iterator
 
 from transports import sse
 from transports.base import Body, ClientRequest, HttpResponse, Transport, hang_up, header, parse_url, send
 from transports.masking import FORM, hold, is_secret_header, mask, mask_body, mask_held, masked  # noqa: F401
 from transports.records import Record
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable, Iterator
+
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 MAX_STREAM_KEPT = 1 << 20  # of a stream that runs on past our own 1 MiB (a proxy's), this is shown and kept
 
 
 def escape(text: str, *, keep_newlines: bool = False) -> str:
-    """Make peer-controlled text safe to print: every invisible character becomes visible.
-
-    Python's isprintable() is False for control characters (C0, C1, DEL), format
-    characters such as the bidirectional overrides that can disguise text, and line or
-    paragraph separators: exactly what a terminal must never receive raw from a peer.
-    """
+    """Make peer-controlled text safe to print: every invisible character becomes visible. Python's
+    isprintable() is False for control characters (C0, C1, DEL), format characters such as the bidirectional
+    overrides that can disguise text, and line or paragraph separators: what a terminal must never get raw."""
     if text.isprintable():
         return text  # nearly every line: nothing to do
     if keep_newlines and "\n" in text:  # a frame's body: each line is nearly always printable
@@ -105,10 +107,9 @@ class FramePrinter:
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         return self.send(ClientRequest("POST", url, headers, body, binding))
 
-    def stream(self, url: str, body: bytes, headers: dict[str, str], *,
-               binding: str | None = None) -> HttpResponse:
-        """`post`, for a reply that may come as a stream: each event is shown on its own
-        line as it arrives; the whole stream is recorded as one frame when it ends."""
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        """`post`, for a reply that may come as a stream: each event shown on a line as it arrives, the whole
+        stream recorded as one frame when it ends."""
         return self.send(ClientRequest("POST", url, headers, body, binding), stream=True)
 
     def send(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
@@ -226,17 +227,16 @@ class FramePrinter:
 
 
 def named_by_path(headers: dict[str, str]) -> bool:
-    """Whether a request names its operation by its verb and path (a REST API's way) rather than
-    in its body (JSON-RPC's) or is a document fetched (a card): told by the media type it speaks,
-    an API's own JSON (RFC 6839's "+json", A2A's application/a2a+json) or a form (an OAuth2 token
-    request), where JSON-RPC and a fetched document speak plain application/json."""
+    """Whether a request names its operation by its verb and path (a REST API's way) rather than in its body
+    (JSON-RPC's) or is a document fetched (a card): told by the media type it speaks, an API's own JSON (RFC
+    6839's "+json", A2A's application/a2a+json) or a form (an OAuth2 token request), where JSON-RPC and a
+    fetched document speak plain application/json."""
     spoken = (header(headers, "Content-Type") or header(headers, "Accept") or "").split(";")[0].strip().lower()
     return spoken.endswith("+json") or spoken == FORM  # a form: an OAuth2 token request, to its path
 
 
 def _target(url: str, held: tuple[str, ...] = ()) -> str:
-    """What a request line names: the URL's path and query (the host is the peer's), any
-    secret we hold masked (a peer may echo one into an id its path then carries)."""
+    """What a request line names: the URL's path and query, any secret we hold masked (a peer may echo one)."""
     parsed = parse_url(url)
     return escape(mask_body(parsed.target if parsed is not None else url, held))
 

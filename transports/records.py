@@ -20,12 +20,11 @@ behaviour, not fields), required ones first; nothing is set on a record after it
 unknown field is a TypeError naming it.
 Not here: checking a field's type (the annotation documents it; from_wire validates input).
 """
-from __future__ import annotations  # SomeRecord, below the class it is bound to, is read by tools only
+from __future__ import annotations  # SomeRecord, below the class it is bound to, is read by checkers only
 
 import sys
 from itertools import count
 from operator import itemgetter
-from typing import Any, Iterable, Iterator, TypeVar
 
 try:
     from _collections import _tuplegetter  # the C field reader collections.namedtuple uses
@@ -33,9 +32,10 @@ except ImportError:  # a Python without it: a property reads the same field, a l
     def _tuplegetter(index: int, doc: str) -> Any:
         return property(itemgetter(index), doc=doc)
 
-if sys.version_info >= (3, 11):  # tells editors and type checkers the fields are the keywords
-    from typing import dataclass_transform
-else:  # 3.10: nothing at run time needs it
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:  # dataclass_transform tells editors and checkers the fields are the keywords
+    from typing import Any, Iterable, Iterator, TypeVar, dataclass_transform
+else:  # nothing at run time needs it
     def dataclass_transform(**_: Any) -> Any:
         return lambda cls: cls
 
@@ -135,7 +135,8 @@ class Record(tuple, metaclass=_RecordType):
         return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
 
 
-SomeRecord = TypeVar("SomeRecord", bound=Record)  # a method of a record returns its own type
+if TYPE_CHECKING:
+    SomeRecord = TypeVar("SomeRecord", bound=Record)  # a method of a record returns its own type
 
 
 def _constructor(cls: type[Record]) -> Any:

@@ -28,10 +28,13 @@ import select
 import selectors
 import socket
 import time
-from typing import Any, Callable
 
 from transports.jsonrpc import InvalidRequest
 from transports.server_answer import Connection, escape, refusal
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 YOUNG_SECONDS = 1.0
 SILENT_SECONDS = 0.1  # a client that has said nothing for this long is silent; sooner, it may be on its way

@@ -10,7 +10,10 @@ Not here: which format (each caller gives its own), a clock of its own (time.tim
 from __future__ import annotations
 
 import time
-from typing import Callable
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 def written_once_a_second(write: Callable[[float], str]) -> Callable[[], tuple[float, str]]:

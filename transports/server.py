@@ -24,7 +24,6 @@ import time
 from collections import deque
 from contextlib import suppress
 from functools import partial
-from typing import Any, Callable
 
 from transports.base import App
 from transports.codec import MAX_FRAME_BYTES
@@ -35,8 +34,11 @@ from transports.server_answer import Connection, escape, refusal
 from transports.unsent import MOST_UNSENT, Unsent, finish, start_writing, why_stalled, write_more
 from transports.workers import Workers, files_to_spare
 
-_LINGER = 1.0  # seconds to drain a client we hang up on: unread bytes would reset our answer
-_SWEEP = 0.05  # how often deadlines are looked at, in seconds
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+_LINGER, _SWEEP = 1.0, 0.05  # s: to drain a client we hang up on (unread bytes would reset our answer); deadlines' looks
 _MOST_HELD = 64 << 20  # bytes of requests held at once, all connections together: past it, large ones wait
 IDLE, READING, BUSY, WRITING, CLOSING = "idle", "reading", "busy", "writing", "closing"  # (TLS: "handshake" first)
 _AT_ONCE, _IN_A_ROW = 0.005, 100  # a worker keeps a client whose next request comes this soon, this often
@@ -45,9 +47,8 @@ _AT_ONCE, _IN_A_ROW = 0.005, 100  # a worker keeps a client whose next request c
 class PeerServer:
     request_queue_size = 1024  # the listen backlog: accepting is quick, the loop takes them in turn
     def __init__(self, app: App | None, host: str = "127.0.0.1", port: int = 0, *,
-                 log: Callable[[str], None] = lambda line: None, idle_timeout: float = 30.0,
-                 request_timeout: float = 10.0, max_body: int = MAX_FRAME_BYTES,
-                 max_connections: int = 1024, max_workers: int = 64, tls: Any = None,
+                 log: Callable[[str], None] = lambda line: None, idle_timeout: float = 30.0, request_timeout: float = 10.0,
+                 max_body: int = MAX_FRAME_BYTES, max_connections: int = 1024, max_workers: int = 64, tls: Any = None,
                  max_unsent: int = MOST_UNSENT) -> None:
         self.app, self.tls = app, tls  # app: may be set after binding, once the port (and card URL) is known
         self.log, self.idle_timeout, self.request_timeout = log, idle_timeout, request_timeout

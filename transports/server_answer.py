@@ -17,7 +17,6 @@ import re
 import select
 import socket
 import time
-from typing import Any, Callable, Iterable
 
 from transports.base import App, HangUp, HttpRequest, HttpResponse, hang_up
 from transports.chunked_body import ChunkedBody
@@ -25,6 +24,10 @@ from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, named_length, origin_form, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
 from transports.unsent import NotReading, Unsent, rest_of
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
 
 _CLIENT_TEXT = re.compile(r'[^\x20-\x7e]|["\\]')  # escaped in what a client sent
 _OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an exception's repr

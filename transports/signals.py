@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from typing import Any, Callable, Iterator, TypeVar
 
-Made = TypeVar("Made")
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, TypeVar
+    Made = TypeVar("Made")
 
 
 def stopped_by_signals(server: Any) -> None:

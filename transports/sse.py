@@ -15,9 +15,12 @@ least: `data` and two line ends), so a count its reader keeps (a proxy's cut-str
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Iterator
 
 from transports.base import Body, hang_up
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator
 
 MEDIA_TYPE = "text/event-stream"
 KEEP_ALIVE = b": still here\n\n"  # a comment: no event, but a write that fails if nobody reads

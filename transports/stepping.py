@@ -15,9 +15,12 @@ from __future__ import annotations
 import bdb
 import json
 import sys
-from typing import Any, Callable, TextIO
 
 from transports.printer import Frame, StopRun
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, TextIO
 
 
 ASKS = 5  # answers that are neither Enter nor q before the run stops: a prompt never loops forever

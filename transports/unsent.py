@@ -20,7 +20,10 @@ from __future__ import annotations
 import ssl
 import threading
 import time
-from typing import Any, Callable
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MOST_UNSENT = 64 << 20  # bytes of answers kept for clients still reading them, all connections together
 MOST_WRITING_SECONDS = 120  # however steadily a client reads, an answer is written within this, or cut

@@ -11,7 +11,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import Callable
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 IDLE_WORKER_SECONDS = 5.0  # a worker with nothing to do for this long leaves
 

@@ -11,10 +11,13 @@ UPPER_SNAKE `reason` in the "a2a-protocol.org" domain. `error_details` builds it
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any
 
 from transports.errors import BUSY_CODE, PERMISSION_DENIED_CODE, REFUSING_CODES, UNAUTHENTICATED_CODE
 from transports.jsonrpc import ErrorCode, InvalidParams, JsonRpcError
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class A2AErrorCode(IntEnum):

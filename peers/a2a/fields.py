@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
 
 from transports.base import is_http_url
 from transports.codec import LIMITS
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MISSING = object()
 # What a served peer reads a request under: the codec's limits, and no unpaired surrogate. A proto3

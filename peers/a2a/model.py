@@ -10,12 +10,17 @@ to define, which the default run's start-up budget needs): a task's lifecycle gr
 making a new Task, so every state a peer passed through is recorded as it happens, in order.
 """
 
+from __future__ import annotations
+
 import json
 from enum import Enum
-from typing import Any
 
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class TaskState(Enum):
@@ -43,8 +48,7 @@ def ends(state: TaskState) -> bool:
     """Where following a task ends: a terminal state, or one where it waits for its caller."""
     return state.is_terminal or state in PAUSED
 
-# Which state may follow which. A peer that follows the protocol asks Task.advance, which
-# refuses anything else; a terminal state has no successor.
+# Which state may follow which: Task.advance refuses anything else; a terminal state has no successor.
 NEXT: dict[TaskState, set[TaskState]] = {
     TaskState.SUBMITTED: {TaskState.WORKING, TaskState.REJECTED, TaskState.CANCELED,
                           TaskState.AUTH_REQUIRED, TaskState.FAILED},
@@ -129,9 +133,8 @@ class Task(Record):
     def state(self) -> TaskState:
         return self.lifecycle[-1]
 
-    def advance(self, state: TaskState, *, message: str | None = None,
-                artifacts: tuple[Artifact, ...] = (), timestamp: str | None = None,
-                data: dict[str, Any] | None = None) -> "Task":
+    def advance(self, state: TaskState, *, message: str | None = None, artifacts: tuple[Artifact, ...] = (),
+                timestamp: str | None = None, data: dict[str, Any] | None = None) -> "Task":
         """This task, one state later. Raises ValueError for a move the protocol forbids."""
         if state not in NEXT.get(self.state, ()):
             raise ValueError(f"task {self.id}: {self.state.value} -> {state.value} is not allowed")
@@ -152,8 +155,7 @@ class ListQuery(Record):
 
 
 class TaskPage(Record):
-    """One page of a ListTasks answer: its tasks, the token for the next ("" if none), and
-    how many tasks the filters match in all (A2A 1.0 ListTasksResponse)."""
+    """A ListTasks answer's page (1.0 ListTasksResponse): its tasks, the next page's token ("" if none), the total."""
 
     tasks: list[Task]
     next_page_token: str
@@ -171,8 +173,7 @@ class PushConfig(Record):
     authentication: tuple[tuple[str, ...], str | None] | None = None
 
 
-# What a 0.3 or 1.0 card we serve says its skills take and answer in: each skill lists no
-# modes of its own, so these apply to every one (a skill's modes override them, a2a.proto).
+# What a card we serve says every skill takes and answers in (a skill's own modes would override them).
 DEFAULT_INPUT_MODES = ("application/json", "text/plain")
 DEFAULT_OUTPUT_MODES = ("text/plain",)
 
@@ -200,10 +201,9 @@ class AgentProvider(Record):
 
 
 class SecurityScheme(Record):
-    """One way a caller proves who it is, as a card declares it (spec 4.5, SecurityScheme):
-    `type` one of "http" (with `scheme` Bearer or Basic), "apiKey" (`key_name` the header
-    that carries it), "oauth2" (the client-credentials flow: `token_url`, `scopes`),
-    "openIdConnect" (`open_id_connect_url`, the discovery document), "mutualTLS"."""
+    """One way a caller proves who it is, as a card declares it (spec 4.5, SecurityScheme): `type` one of "http" (with
+    `scheme` Bearer or Basic), "apiKey" (`key_name` the header that carries it), "oauth2" (the client-credentials
+    flow: `token_url`, `scopes`), "openIdConnect" (`open_id_connect_url`, the discovery document), "mutualTLS"."""
 
     name: str  # its key in the card's securitySchemes, and in its securityRequirements
     type: str
@@ -228,11 +228,10 @@ class AgentCard(Record):
     extended_card: bool = False  # a fuller card for authenticated callers (GetExtendedAgentCard)
     push_notifications: bool = False  # it tells a caller's webhook of each change (peers/push.py)
     required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
-    # What `auth_schemes` names, spelled out, when a server was told how to enforce it
-    # (peers/schemes); empty: a "bearer" in auth_schemes is declared as plain HTTP Bearer.
+    # `auth_schemes` spelled out, when a server was told how to enforce it (peers/schemes); (): "bearer"
+    # in auth_schemes is declared as plain HTTP Bearer. Which of them a caller must present: each entry
+    # of security_requirements one way in (all the schemes it names); (): any one.
     security_schemes: tuple[SecurityScheme, ...] = ()
-    # Which of them a caller must present: each entry one way in (all the schemes it names);
-    # empty: any one declared scheme.
     security_requirements: tuple[tuple[str, ...], ...] = ()
     provider: AgentProvider | None = None
     documentation_url: str = ""

@@ -30,7 +30,10 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from typing import Any, Iterator
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 INPUT_SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
 RESULTS_EXTENSION = "urn:a2a-delegation-workbench:skill-results:v1"  # wire_card.py
@@ -166,8 +169,7 @@ def _value_problem(value: Any, schema: dict[str, Any], path: str) -> str | None:
         return f"{path or 'the document'} {_shown(value)} is not one of {shown}{more}"
     if kind in ("number", "integer"):
         return _check_number(value, schema, path, integer=kind == "integer")
-    if kind in _TYPES and (not isinstance(value, _TYPES[kind]) or
-                           (kind != "boolean" and isinstance(value, bool))):
+    if kind in _TYPES and (not isinstance(value, _TYPES[kind]) or (kind != "boolean" and isinstance(value, bool))):
         return f"{path or 'the document'} must be {_ARTICLES[kind]}"
     if kind == "string":
         if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 1 << 30):

@@ -12,10 +12,15 @@ peers/support/calling/credentials.py; a scheme's own fields on the wire: wire_ca
 Not here: secrets, checking or sending a credential, where our store keeps one.
 """
 # Annotations stay real, not postponed to strings: the default run loads this table (test_layout).
-from typing import Any, Callable
+
+from __future__ import annotations
 
 from peers.a2a.model import SecurityScheme
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class SchemeKind(Record):

@@ -8,11 +8,15 @@ those events (a peer); `fold` turns events back into the task (a client). Each w
 format spells them (wire_stream.py); the support agent prints each as it reads it.
 """
 
-from typing import Any, Iterable
+from __future__ import annotations
 
 from peers.a2a.model import NEXT, Artifact, Message, Task, TaskState, ends
 from peers.a2a.wire_message import status_text
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 
 class StatusUpdate(Record):

@@ -11,12 +11,15 @@ not half applied. Reading raises `WireError` naming the field.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.fields import WireError, field, obj, strings, url
 from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill, SecurityScheme
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable
 from peers.a2a.security_schemes import BEARER, WRAPPED, kind_of
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # A skill's result variants, as a card may declare them: the A2A task states, each with
 # a sentence saying what that ending means for this skill.

@@ -8,13 +8,16 @@ version header: where a lesson needs those, the 0.3 and 1.0 wires show it.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a import versions
 from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings, url
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState
 from peers.a2a.wire_format import SendMessageRequest
 from transports.jsonrpc import JsonRpcError
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "essay"
 HEADERS: dict[str, str] = {}

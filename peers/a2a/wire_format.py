@@ -17,11 +17,16 @@ has neither. Every reader raises `fields.WireError` naming the field it could no
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any, Protocol
 
 from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskPage
 from transports.jsonrpc import JsonRpcError
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 MODULES = {"essay": "peers.a2a.wire_essay", "0.3": "peers.a2a.wire_v03", "1.0": "peers.a2a.wire_v10"}
 NAMES = tuple(MODULES)  # "essay", "0.3", "1.0": what --wire takes

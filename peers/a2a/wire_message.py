@@ -8,13 +8,18 @@ Reading raises `WireError` naming the field; what a WireError means is the reade
 side's business (a peer answers -32602, the support agent reports a protocol violation).
 """
 
+from __future__ import annotations
+
 import base64
 import binascii
-from typing import Any
 
 from peers.a2a.fields import WireError, count, field, obj, one_of, optional, optional_str, optional_strings, strings
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONTENTS = {False: ("text", "raw", "url", "data"), True: ("text", "file", "data")}  # a Part's, one of them: 1.0, 0.3
 MAX_ID = 256  # characters of a message's ids: a UUID is 36, and each is kept, and said again, with its task
@@ -40,7 +45,6 @@ def _tag(dialect: Dialect, kind: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- writing ---------------------------------------------------------------------------
-
 def part_to_wire(dialect: Dialect, part: Part) -> dict[str, Any]:
     if part.text is not None:
         kind, body = "text", {"text": part.text}
@@ -134,7 +138,6 @@ def task_to_wire(dialect: Dialect, task: Task, *, history_length: int | None = N
 
 
 # -- reading -----------------------------------------------------------------------------
-
 def part_from_wire(dialect: Dialect, value: Any, path: str) -> Part:
     """A part: its content (text, data or a file), then its metadata, each checked, made at once."""
     part = obj(value, path)
@@ -204,8 +207,7 @@ def message_from_wire(dialect: Dialect, value: Any, path: str = "message") -> Me
 def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
     source = obj(value, path)
     status = obj(source.get("status"), path + ".status")
-    state = one_of(status.get("state"), dialect.read_states,
-                   path + ".status.state")
+    state = one_of(status.get("state"), dialect.read_states, path + ".status.state")
     artifacts = []
     for index, item in enumerate(field(source, "artifacts", list, path + ".", default=[])):
         where = f"{path}.artifacts[{index}]"
@@ -229,15 +231,13 @@ def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
 
 
 def reply_as_task(dialect: Dialect, value: Any) -> Task:
-    """A direct Message answer (no task was made) read as a completed task, so the
-    support agent handles both answers A2A allows in one way."""
+    """A direct Message answer (no task made) read as a completed task: both answers A2A allows, handled alike."""
     reply = message_from_wire(dialect, value, "message")
     return Task(f"(reply {reply.message_id})", (TaskState.COMPLETED,),
                 (Artifact("reply", reply.parts),), context_id=reply.context_id)
 
 
 # -- what a request's params say: read alike in both versions ------------------------------
-
 def history_length(params: dict[str, Any], path: str = "") -> int | None:  # 1.0's, an int32 (0.3: wire_v03.py)
     return None if params.get("historyLength") is None else count(params, "historyLength", 0, 2 ** 31 - 1, path)
 

@@ -11,11 +11,14 @@ is the server's business (peers/push.py), not the wire's.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.fields import MISSING, WireError, count, field, json_names, obj, optional, proto_json
 from peers.a2a.model import PushConfig
 from transports.http11 import TOKEN
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_TEXT = 2048  # a URL, a token, credentials: none needs more
 MAX_SCHEMES = 10  # a webhook's authentication schemes (0.3 lists them)

@@ -9,12 +9,15 @@ a task's status and artifacts, so the two can never disagree.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a import wire_message as shapes
 from peers.a2a.fields import WireError, field, obj
 from peers.a2a.model import Message, Task, TaskState
 from peers.a2a.stream import ArtifactUpdate, Event, StatusUpdate
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 _KINDS = {"task": "task", "message": "message", "statusUpdate": "status-update",
           "artifactUpdate": "artifact-update"}  # 1.0's wrapper -> 0.3's kind

@@ -8,7 +8,6 @@ in 0.3. Implements wire.WireFormat, plus get/cancel; the shared shapes are in wi
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a import versions, wire_card as cards
 from peers.a2a.errors import ExtendedAgentCardNotConfigured
@@ -20,6 +19,10 @@ from peers.a2a.model import DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard
 from peers.a2a.stream import Event
 from peers.a2a.wire_format import SendMessageRequest
 from transports.jsonrpc import JsonRpcError
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "0.3"
 HEADERS: dict[str, str] = {}

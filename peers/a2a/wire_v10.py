@@ -9,7 +9,6 @@ Implements wire.WireFormat, plus get/cancel/list; the shared shapes are in wire_
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
@@ -24,6 +23,10 @@ from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCar
 from peers.a2a.stream import Event
 from peers.a2a.wire_format import SendMessageRequest, at_version
 from transports.jsonrpc import JsonRpcError
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "1.0"
 HEADERS = {"A2A-Version": "1.0"}  # on every request (spec 3.6.1)

@@ -15,9 +15,12 @@ of them is its own policy (billing: an observed, fresh charge for what it refund
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 CLASSES = ("observed", "reported", "inferred")
 MAX_AGE_SECONDS = 15 * 60  # older than this, a claim is stale: refresh it before acting on it

@@ -16,13 +16,16 @@ what is asked, or None.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.contracts import evidence, transfer
 from peers.contracts.no_credentials import ESCALATION, credential_in  # noqa: F401 - part of the contract
 from peers.a2a.schema import check
 from transports.jsonrpc import InvalidParams
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONTRACT = "refund-handoff/1"
 SUPPORTED = (CONTRACT,)

@@ -12,7 +12,10 @@ Small and without imports beyond `re`: the essay's run checks what it sends too.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Member names that hold a credential, compared without case, "-" or "_" (accessToken,
 # access_token, API-Key ...); and how a credential reads as an Authorization header's value.

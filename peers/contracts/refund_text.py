@@ -8,7 +8,10 @@ with it. It lives in the shared package so the rule exists once.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # [0-9], not \d: \d also matches other scripts' digits, which float() would then read. Each is
 # read whole or not at all: ORD-3300-B is not ORD-3300, "$1 800" not $1, "$180k" not $180.

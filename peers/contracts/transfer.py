@@ -19,9 +19,12 @@ or the owner of the customer. May import `peers.a2a` and `transports` only.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 200}
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"}

@@ -18,10 +18,15 @@ Must not import: a module directly in `peers/`, nor `peers.support`.
 """
 from __future__ import annotations
 
-from typing import Protocol
 
 from peers.a2a.model import SecurityScheme
 from transports.base import HttpRequest, HttpResponse
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 MAX_CREDENTIAL = 4096  # characters: no credential of ours needs more; a longer one is refused unread
 

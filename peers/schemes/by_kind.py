@@ -6,10 +6,13 @@ Not here: the schemes themselves (one module each, beside this one).
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import Scheme
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = tuple(SCHEME_KINDS)  # bearer, apikey, basic, oauth2, oidc, mtls
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hmac
 import json
 import time
-from typing import Any, Callable
 from urllib.parse import parse_qsl, unquote_plus
 
 from peers.a2a.security_schemes import SCHEME_KINDS
@@ -24,6 +23,10 @@ from peers.schemes import MAX_CREDENTIAL, tokens
 from peers.schemes.http_basic import user_and_password
 from peers.signing import rs256
 from transports.base import HttpRequest, HttpResponse
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 TOKEN_PATH = "/oauth2/token"
 DISCOVERY_PATH = "/.well-known/openid-configuration"

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
 
 from peers.schemes import MAX_CREDENTIAL
 from peers.signing import rs256
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 LIFETIME = 300  # seconds: long enough for a delegation, short enough that a leaked token soon dies
 LEEWAY = 5  # seconds of clock difference forgiven on exp and nbf

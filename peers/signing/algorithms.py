@@ -13,10 +13,13 @@ Not here: the card's signed bytes (card_signature.py), other algorithms or curve
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
 
 from peers.signing import ed25519, es256, rs256
 from peers.signing.rs256 import BadKey
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 ALGORITHMS: dict[str, ModuleType] = {"RS256": rs256, "ES256": es256, "EdDSA": ed25519}  # JWS alg -> its module
 KINDS = {"RSA": "RS256", "EC": "ES256", "OKP": "EdDSA"}  # a JWK's kty -> the one alg a key of it signs with

@@ -17,12 +17,13 @@ proposal was made (the peer's task says that).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 
 from peers.signing.jcs import canonical
 from transports.codec import loads_strict
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.signing import rs256
 
 ALGORITHM = "RS256"

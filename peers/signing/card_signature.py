@@ -17,11 +17,14 @@ the "alg: none" and algorithm-confusion doors.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.signing.jcs import canonical
 from transports.codec import loads_strict
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The algorithms (and hashlib, 10 ms to load) are imported only when a card is signed or checked.
 MAX_SIGNATURES = 8  # a card with more is not checked further: nobody signs one card 1,000 times

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Iterator
 
 from peers.signing.jcs import canonical
 from peers.signing.rs256 import BadKey, b64url, from_b64url, int_bytes
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 ALGORITHM = "ES256"
 # P-256 (FIPS 186-4 D.1.2.3; SEC 2 secp256r1), with a = -3.

@@ -12,7 +12,10 @@ deeper than MAX_DEPTH. Not here: what is signed, or how (card_signature.py, rs25
 """
 from __future__ import annotations
 
-from typing import Any
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 64
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}

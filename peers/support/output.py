@@ -17,10 +17,15 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import Any, Protocol, TextIO
 
 from transports.masking import mask_body
 from transports.printer import Frame, escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Protocol, TextIO
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 
 class Kind(Enum):

@@ -16,7 +16,8 @@ Every value here is a peer's, so each is checked with isinstance before it is us
 Not here: reading the card (card_reading.py, wire_card.py); a 0.3 card, whose own form
 is OpenAPI's.
 """
-from typing import Any, Callable
+
+from __future__ import annotations
 
 from peers.a2a.fields import WireError
 from peers.a2a.security_schemes import WRAPPED
@@ -24,6 +25,10 @@ from peers.a2a.wire_card import security_from_wire
 from peers.support.calling.cards import Unspeakable
 from transports.printer import escape
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 BY_TYPE = {kind: wrapper for wrapper, kind in WRAPPED.items()}  # OpenAPI's `type` -> 1.0's oneof field
 SHOWN = 3  # fields a warning names; the rest are counted

@@ -9,7 +9,6 @@ trust gate, in the story).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
 
 from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
@@ -18,6 +17,10 @@ from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chose
 from peers.support.calling.replies import read
 from transports.base import parse_url
 from transports.errors import ProtocolViolation
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_TENANT = 256  # characters: a routing name, not a payload (a2a.proto gives it no format or bound)
 

@@ -18,8 +18,10 @@ offered, else HTTP+JSON), or the one --binding forces; a valid card offering non
 them is `Unspeakable`, naming what it offers, never called malformed. Not here: the
 allowlist's verdict (config.py, and the trust gate in the story); gRPC.
 """
+
+from __future__ import annotations
+
 from importlib import import_module
-from typing import Any, Callable, Protocol
 
 from peers.a2a import bindings
 from peers.a2a.model import AgentCard, clip
@@ -33,6 +35,12 @@ from transports.base import ClientRequest, HttpResponse
 from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 JSONRPC, HTTP_JSON = bindings.JSONRPC.name, bindings.HTTP_JSON.name  # as a card's supportedInterfaces name them
 SPOKEN = {row.name: row.spoken_by for row in bindings.BINDINGS}  # binding -> the module with it, preferred first

@@ -6,9 +6,14 @@ event is the task as it is now). When the support agent joins a task's stream ag
 changed meanwhile (states entered, artifacts made), and `continued` is the task as found,
 its lifecycle and artifacts continuing what was seen. Values in, values out: no I/O.
 """
-from typing import Any
+
+from __future__ import annotations
 
 from peers.a2a.model import Task
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def missed(seen: Task, now: Any) -> str:

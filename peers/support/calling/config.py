@@ -10,14 +10,19 @@ notes for people and are skipped; any other unknown key is an error (a typo such
 "endpont" must not silently drop a trust rule).
 """
 
+from __future__ import annotations
+
 import json
 import os
-from typing import Any
 
 from peers.support.calling.files import ConfigError, load, url_in, without_notes
 from transports.base import parse_url
 from transports.named_files import open_to_write
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 def same_endpoint(first: str, second: str) -> bool:
     """Whether two URLs name one endpoint: as HTTP compares them, host names and schemes

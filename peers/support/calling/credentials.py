@@ -15,7 +15,6 @@ without loading this module (config.token_for); fetching tokens (oauth_tokens.py
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.model import AgentCard, SecurityScheme
 from peers.a2a.security_schemes import BEARER, kind_of
@@ -24,6 +23,10 @@ from peers.support.calling.held import Held, Unheld, held_for
 from transports.base import Transport, parse_url
 from transports.printer import is_secret_header
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 class Attached(Record):
     """What goes with a request to the card's endpoint, and why: headers, and a client

@@ -5,11 +5,16 @@ checked by the one checker (peers/a2a/schema.py); keys starting with "_" are not
 people and are skipped. The registry, the allowlist (config.py) and the credential
 store (held.py) are read through here. Not here: what any of them means.
 """
-from typing import Any
+
+from __future__ import annotations
 
 from peers.a2a.schema import check
 from transports.base import is_http_url
 from transports.json_file import JsonFileError, load_json_file
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_FILE_CHARS = 1 << 20  # a registry of thousands of peers is still far smaller
 

@@ -1,35 +1,36 @@
 """Following a delegated task to its end: one loop over its updates, whatever brings them.
 
-Essay: Delegation over JSON-RPC ("the reply is a task, not a value"). Spec: A2A 1.0 sections
-3.1.2 (SendStreamingMessage), 3.1.3 (GetTask), 3.1.6 (SubscribeToTask), 4.2 (StreamResponse)
-and 4.3 (push notifications, a StreamResponse too); 0.3's message/stream, tasks/get and
-tasks/resubscribe. A peer may answer before its task ends: when asked to (returnImmediately,
---no-wait, --push), or while streaming it (--stream). What happens next reaches us as updates,
-each one of a StreamResponse's four kinds (peers/a2a/stream.py): the task as it now is, a
-status it entered, an artifact (or a chunk of one) it made, a message. `follow(updates, task,
-deadline)` folds them into the task until it ends or pauses, the updates stop, or the deadline
-passes; it does not know where they come from, and takes what the spec lets any source send:
-an update about another task changes nothing, nor one that takes the task back to a state it
-has left (it arrived late). `followed` chooses the source, as the card and the flags did:
-- `streamed`: the events of a stream, read as they arrive (the printer shows each). A stream
-  can break (the connection drops, a proxy times out, the peer restarts); the task goes on
-  without us, so we subscribe to it again: the first event of a subscription is the task as
-  it is now, and comparing it with what was seen says what was missed (caught_up.py). A task
-  that ended meanwhile has no stream to join (1.0 refuses): it is asked for (GetTask); the
-  same when a stream ends before its task does. At most RESUMES times; a stream that broke
-  before it named its task, or is still broken when time is up, is the delegation's failure,
-  said as what it is (a timeout, say), with the task it named and its state last seen.
-- `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each shown
-  as its own frame (`told`, as main() wired it), then read as an update, as on a stream; one
-  delivered twice (A2A 4.3.3 warns it may be) is read once. A task that came back ended is
-  heard out briefly all the same: the peer may yet push it, and would find us gone.
+Essay: Delegation over JSON-RPC ("the reply is a task, not a value"). Spec: A2A 1.0 sections 3.1.2
+(SendStreamingMessage), 3.1.3 (GetTask), 3.1.6 (SubscribeToTask), 4.2 (StreamResponse) and 4.3 (push
+notifications, a StreamResponse too); 0.3's message/stream, tasks/get and tasks/resubscribe. A peer may
+answer before its task ends: when asked to (returnImmediately, --no-wait, --push), or while streaming it
+(--stream). What happens next reaches us as updates, each one of a StreamResponse's four kinds
+(peers/a2a/stream.py): the task as it now is, a status it entered, an artifact (or a chunk of one) it made,
+a message. `follow(updates, task, deadline)` folds them into the task until it ends or pauses, the updates
+stop, or the deadline passes; it does not know where they come from, and takes what the spec lets any source
+send: an update about another task changes nothing, nor one that takes the task back to a state it has left
+(it arrived late). `followed` chooses the source, as the card and the flags did:
+- `streamed`: the events of a stream, read as they arrive (the printer shows each). A stream can break (the
+  connection drops, a proxy times out, the peer restarts); the task goes on without us, so we subscribe to
+  it again: the first event of a subscription is the task as it is now, and comparing it with what was seen
+  says what was missed (caught_up.py). A task that ended meanwhile has no stream to join (1.0 refuses): it
+  is asked for (GetTask); the same when a stream ends before its task does. At most RESUMES times; a stream
+  that broke before it named its task, or is still broken when time is up, is the delegation's failure, said
+  as what it is (a timeout, say), with the task it named and its state last seen.
+- `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each shown as its own
+  frame (`told`, as main() wired it), then read as an update, as on a stream; one delivered twice (A2A 4.3.3
+  warns it may be) is read once. A task that came back ended is heard out briefly all the same: the peer may
+  yet push it, and would find us gone.
 - `polled`: GetTask again after pauses that grow (0.1 s ... 2 s); also what a stream left going.
 All within one deadline (`Following.patience`, --timeout); a task still going then is reported
 as it is. Never done here: send the message again (only the peer knows if it acted)."""
+
+from __future__ import annotations
+
 import math
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator
 
 from peers.a2a.model import AgentCard, Task, ends
 from peers.a2a.wire_format import WireFormat, method_for
@@ -41,11 +42,13 @@ from transports.records import Record
 
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds
 MAX_SEEN_PUSHES, HEARD_OUT = 1000, 1.0  # pushes remembered (one sent twice is read once); an ended task heard out, s
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:  # for readers and type checkers: webhook.py loads only when --push listens, and
     from peers.a2a.stream import Event  # a stream's events only when a task is followed past its answer
     from peers.support.calling.webhook import Receiver
+    from typing import Any, Callable, Generator
     Updates = Generator[Event, None, None]  # what a follower reads: task updates, from any source
-Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
+    Told = Callable[[str, dict[str, str], bytes, str], None]  # (url, headers, body, sender): a push to us, seen
 
 
 class Following(Record):
@@ -66,10 +69,10 @@ class Way(Record):
 
 def way_to_follow(card: AgentCard, spoken: WireFormat, following: Following,
                   warn: Callable[[str], None] = lambda line: None) -> Way:
-    """With --stream, to a card that streams: the streaming send. Else the send, asking for the
-    task at once with --no-wait ("poll") or --push ("push"), and with --push, where the card
-    takes webhooks, naming ours (one that takes none has its task asked about). A flag this card
-    or wire cannot honour is said (`warn`). Called as the message leaves: we stop `patience` on."""
+    """With --stream, to a card that streams: the streaming send. Else the send, asking for the task at once
+    with --no-wait ("poll") or --push ("push"), and with --push, where the card takes webhooks, naming ours
+    (one that takes none has its task asked about). A flag this card or wire cannot honour is said (`warn`).
+    Called as the message leaves: we stop `patience` on."""
     stream, no_wait = following.stream, "" if following.mode == "wait" else following.mode
     until, name = time.monotonic() + following.patience, card.name
     streaming = method_for(spoken, "stream") if stream and card.streaming else None
@@ -113,10 +116,9 @@ def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | Non
 
 
 def folded(task: Task | None, update: "Event") -> Task | None:
-    """`task` after one update. A whole task is the task as the peer now tells it; a status
-    or an artifact update is added to it (stream.fold's rules); a message is the answer
-    only where no task was made. An update about another task is not this one's, and one
-    that takes the task back to a state it has left arrived late (stream.may_become)."""
+    """`task` after one update. A whole task is the task as the peer now tells it; a status or an artifact
+    update is added to it (stream.fold's rules); a message is the answer only where no task was made. An
+    update about another task is not this one's; one taking the task back to a state it left arrived late."""
     from peers.a2a.stream import fold, may_become
     if task is None:
         return fold((update,))
@@ -193,8 +195,7 @@ def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: fl
 
 
 def streamed(results: Iterator[Any], delegation: Delegation, deadline: float) -> Task:
-    """The task a stream describes, joined again if the stream breaks off, or ends, before
-    the task does."""
+    """The task a stream describes, joined again if the stream breaks off, or ends, before the task does."""
     spoken, broke = delegation.spoken, []
     task = follow(_events(results, spoken, broke), None, deadline)
     subscribe = method_for(spoken, "subscribe")
@@ -217,8 +218,7 @@ def streamed(results: Iterator[Any], delegation: Delegation, deadline: float) ->
     return task
 
 
-def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[TransportError],
-              deadline: float) -> Task:
+def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[TransportError], deadline: float) -> Task:
     """The task's stream joined again; or, for a task that ended meanwhile (1.0 section
     3.1.6: no stream to join, UnsupportedOperationError), the task asked for (GetTask).
     What was missed is said as soon as the first event arrives."""

@@ -10,12 +10,16 @@ mistake is one line naming the file and the entry. Holding nothing a card asks f
 OAuth2 tokens (oauth_tokens.py).
 """
 
-from typing import Any
+from __future__ import annotations
 
 from peers.support.calling.files import ConfigError
 from transports.base import parse_url
 from transports.errors import PeerError
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_SECRET = 4096  # characters of any one secret in the file: more is a mistake, not a key
 KINDS = ("bearer", "apiKey", "basic", "oauth2", "tokenUrl", "clientCertificate")  # a file entry's keys

@@ -17,7 +17,6 @@ the support agent deletes nothing), gRPC, and A2A 0.3's REST paths (/v1/...).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
 from urllib.parse import quote, urlencode
 
 from peers.a2a import wire_v10
@@ -29,6 +28,10 @@ from transports.base import ClientRequest, HttpResponse
 from transports.codec import MAX_FRAME_BYTES, LimitExceeded, dumps, loads_strict
 from transports.errors import PERMISSION_DENIED_CODE, ProtocolViolation, RemoteError, TransportError
 from transports.jsonrpc import ErrorCode
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MEDIA_TYPE = "application/a2a+json"  # A2A 1.0.1 section 11.1: HTTP+JSON's own (plain JSON is accepted)
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"

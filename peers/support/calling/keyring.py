@@ -13,13 +13,18 @@ with a new one. A card's GET carries nothing: a card is public (the story fetche
 the printer itself). Not here: which credential a scheme takes (credentials.py); whether
 we may send to a peer at all (the trust gate).
 """
-from typing import Any, Callable
+
+from __future__ import annotations
 
 from peers.support.calling.cards import FetchedCard, only_bearer
 from peers.support.calling.config import token_for
 from peers.support.output import Kind
 from transports.base import Transport
 from transports.credentialed import Credentialed
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class Keyring:

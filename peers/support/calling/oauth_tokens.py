@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import time
-from typing import Any, Callable
 from urllib.parse import quote_plus, urlencode
 
 from peers.a2a.model import SecurityScheme
@@ -32,6 +31,10 @@ from peers.support.calling.replies import read_json
 from transports.base import Transport, parse_url
 from transports.errors import PeerError
 from transports.printer import escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_ANSWER = 16 * 1024  # bytes: a token answer, or a discovery document, is a few hundred
 MARGIN = 5.0  # seconds before expiry a kept token is renewed: it must not expire on its way

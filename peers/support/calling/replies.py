@@ -10,11 +10,14 @@ card_reading.py.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
 
 from peers.a2a.fields import WireError
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 def read_json(body: bytes, what: str) -> Any:

@@ -10,13 +10,14 @@ here: the steps themselves (a2a_delegation.py).
 """
 from __future__ import annotations  # the fields' annotations stay unevaluated: read by tools, not run
 
-from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.support.calling.outcomes import Contact, Outcome
 from transports.base import Transport
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, Callable
     from peers.support.calling.cards import FetchedCard
 
 

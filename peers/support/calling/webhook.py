@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
 
 from peers.a2a.model import PushConfig
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_BODY, MAX_PUSHES = 64 * 1024, 100
 

@@ -13,7 +13,6 @@ not in a header: "not measured". Not here: what a caller may see of another's ta
 from __future__ import annotations
 
 import base64
-from typing import Any
 
 from peers.a2a.security_schemes import kind_of
 from peers.a2a.wire_format import method_for
@@ -21,6 +20,10 @@ from peers.support.check.probe import NOT_MEASURED, SKIP, Answer, Probe, Verdict
 from peers.support.check.protocol_checks import TASK_NOT_FOUND, UNKNOWN
 from peers.support.check.reach import UNREADABLE, Reach
 from transports.printer import Frame
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 WRONG = "wb-check-wrong-credential"
 UNSUPPORTED_OPERATION = -32004

@@ -12,13 +12,16 @@ Not here: one caller's checks (task_checks, stream_checks).
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.model import PushConfig
 from peers.a2a.wire_format import method_for
 from peers.support.check.deep_asking import Deep, kind_of
 from peers.support.check.probe import SKIP, Verdict, error_code, verdict
 from peers.support.check.stream_checks import HOOK, PUSH_NOT_SUPPORTED
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 TASK_NOT_FOUND = -32001
 IDS = ("WB-CALLER-GET-001", "CORE-LIST-001", "WB-CALLER-CANCEL-001", "WB-CALLER-SUBSCRIBE-001",

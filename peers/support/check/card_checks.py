@@ -12,13 +12,16 @@ or `jwk` is never trusted to say whose key signed the card. Not here: the protoc
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from peers.a2a.schema import problems
 from peers.a2a.wire_format import declared_by
 from peers.support.check.probe import SKIP, Answer, Probe, Verdict, verdict
 from transports.base import ClientRequest, parse_url
 from transports.printer import Frame
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MEDIA_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/(?:\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126})"
                         r"(?:\s*;.*)?|\*/\*")

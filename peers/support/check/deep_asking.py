@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
 
 from peers.a2a.bindings import HTTP_JSON
 from peers.a2a.model import Message, Part
@@ -26,6 +25,10 @@ from transports import sse
 from transports.codec import loads_strict
 from transports.errors import PeerError
 from transports.printer import Frame
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
 INTERRUPTED = frozenset({"input-required", "auth-required"})

@@ -9,7 +9,6 @@ themselves (task_checks, stream_checks, caller_checks).
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.bindings import JSONRPC
 from peers.support.check import caller_checks, stream_checks, task_checks
@@ -17,6 +16,10 @@ from peers.support.check.deep_asking import Deep
 from peers.support.check.probe import SKIP, Verdict
 from peers.support.check.reach import Reach
 from peers.support.check.requirements import DEEP
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 NOT_DEEP = "not asked: it needs --deep, which sends messages that may cause effects (point it at a test instance)"
 

@@ -12,8 +12,9 @@ error code either binding spells, so that each check judges a value, never a tra
 Not here: what is asked (the families), what is said about it (report.py).
 """
 
+from __future__ import annotations
+
 import time
-from typing import Any
 
 from peers.support.calling.http_json import CODES, ERROR_INFO
 from transports.base import ClientRequest, HttpResponse
@@ -21,6 +22,10 @@ from transports.codec import MAX_FRAME_BYTES, loads_strict
 from transports.errors import PeerError
 from transports.printer import Frame, FramePrinter
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 PASS, FAIL, SKIP, NOT_MEASURED = "pass", "fail", "skip", "not measured"
 NOT_SENT = "not sent: "  # how a request the run gave up on begins its failure: its checks are skipped

@@ -11,13 +11,16 @@ needs a task (--deep), authentication (auth_checks.py).
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.wire_format import method_for
 from peers.support.check.probe import NOT_MEASURED, SKIP, Answer, Probe, Verdict, error_info, verdict
 from peers.support.check.reach import Reach
 from transports.base import ClientRequest
 from transports.printer import Frame
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 UNKNOWN = "wb-check-no-such-task"  # an id no agent made: every request naming it can only fail
 TASK_NOT_FOUND, VERSION_NOT_SUPPORTED, PUSH_NOT_SUPPORTED = -32001, -32009, -32003

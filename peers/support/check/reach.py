@@ -9,16 +9,21 @@ its scheme takes (`credentials.credential_for`). A binding we do not speak (gRPC
 URI) is a Reach with no binding: reported "not measured". Not here: the checks.
 """
 
+from __future__ import annotations
+
 import ipaddress
 import socket
 import threading
-from typing import Any
 
 from peers.a2a.wire_format import WireFormat, at_version, declared_by
 from transports.addresses import is_public
 from transports.base import parse_url
 from transports.errors import PeerError
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Reach(Record):

@@ -19,14 +19,19 @@ A frame's body is kept to KEPT_BODY characters and its URL to SHOWN_LINE, each c
 how much more there was ("... (N more characters)").
 """
 
+from __future__ import annotations
+
 import json
-from typing import Any
 
 from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, Verdict
 from peers.support.check.requirements import LEVELS, REQUIREMENTS, Requirement
 from transports.masking import mask_body
 from transports.printer import Frame, escape
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
 SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)

@@ -13,7 +13,6 @@ so. Not here: the checks themselves (each family's module).
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.wire_format import CARD_PATH, card_url, declared_by
 from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
@@ -23,6 +22,10 @@ from peers.support.check.report import Report, as_json, graded, junit, text
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.printer import FramePrinter
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 BUDGET = 40.0  # seconds for the whole run: an agent slow at every answer costs this, not a deadline per check
 PER_TIMEOUT = 8  # and at most this many --timeouts: a short --timeout shortens the whole run with it

@@ -16,12 +16,15 @@ subscribe to, and that check is skipped saying so. Not here: the task family
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from peers.a2a.model import PushConfig
 from peers.a2a.wire_format import method_for
 from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of, task_in
 from peers.support.check.probe import SKIP, Answer, Verdict, verdict
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 HOOK, PRIVATE_HOOK = "https://example.com/hook", "http://127.0.0.1/"
 NOTIFICATION_TOKEN = "wb-check-notification-token"  # set with the config: is it read back?

@@ -12,12 +12,15 @@ skipped saying so. Not here: streams and push configs (stream_checks), other cal
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.wire_format import method_for
 from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of, task_in
 from peers.support.check.probe import SKIP, Answer, Verdict, verdict
 from transports.printer import Frame
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 TASK_NOT_CANCELABLE = -32002
 LIST_IDS = ("CORE-LIST-002", "CORE-LIST-004", "WB-LIST-FILTER-001")

@@ -11,9 +11,10 @@ will do nothing, said once. A run with no flags never loads argparse (the essay'
 start-up budget and nothing to parse). A bad value is one line and exit status 2.
 """
 
+from __future__ import annotations
+
 import os
 import sys
-from typing import Any
 
 from peers.support.cli import scenarios
 from peers.support.calling.config import unwritable
@@ -21,6 +22,10 @@ from peers.support.cli import flag_values as values
 from peers.support.cli.flag_values import near_flag
 from peers.support.cli.flags import CHECK_FLAGS, FLAGS, KINDS, PROXY_FLAGS, WEB_FLAGS, Flag, dest_of
 from peers.support.cli.settings import Settings, following, frozen
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # beside the story
 

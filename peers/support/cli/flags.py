@@ -9,11 +9,15 @@ Parsing them, once, into the run's settings is command_line.py's; a bad value is
 and exit status 2, argparse's own convention (flag_values.py).
 """
 
-from typing import Any
+from __future__ import annotations
 
 from peers.a2a.bindings import BINDINGS
 from peers.a2a.wire_format import CARD_PATH, NAMES, card_url
 from peers.support.cli import flag_values as values
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 HTTP_TIMEOUT = 10.0  # seconds for one whole exchange over HTTP, unless --timeout says
 

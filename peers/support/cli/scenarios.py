@@ -12,11 +12,12 @@ demo peers carry out what they are asked.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 
 from peers.support.cli.flags import dest_of
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
     from peers.support.lessons import Lesson

@@ -20,7 +20,6 @@ import contextlib
 import gc
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from peers.a2a import wire_format
 from peers.support.cli import command_line, flags, scenarios
@@ -30,7 +29,9 @@ from transports.base import Transport
 from transports.errors import quit_in_debugger
 from transports.printer import FramePrinter, StopRun, escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time
+    from typing import Any, Callable, Iterator, Protocol
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
     from peers.support.cli.settings import Settings
@@ -48,13 +49,12 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
         def Served(self, apps: dict[str, Any], tls: bool = False) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
 
     class Watch(Protocol):
-        """Something following a run from outside the terminal (the web page): the Console the
-        run says its lines to, `attach(printer, card_urls)`, which hooks the printer once it is
-        made (and keeps the registry's card URLs, as --trace does) and may return what the run
-        speaks through instead (the printer wrapped: a page's conversation), the credentials it was
-        given for this run (origin -> a Held, credentials.py), held in memory only and merged
-        into the run's credential store, and the story it tells instead of the essay's, if
-        any (one operation on an agent)."""
+        """Something following a run from outside the terminal (the web page): the Console the run says its
+        lines to, `attach(printer, card_urls)`, which hooks the printer once it is made (and keeps the
+        registry's card URLs, as --trace does) and may return what the run speaks through instead (the printer
+        wrapped: a page's conversation), the credentials it was given for this run (origin -> a Held,
+        credentials.py), held in memory only and merged into the run's credential store, and the story it tells
+        instead of the essay's, if any (one operation on an agent)."""
 
         console: Console
         credentials: dict[str, Any]

@@ -17,11 +17,14 @@ from __future__ import annotations  # the fields' annotations stay unevaluated: 
 
 from collections import namedtuple
 from types import ModuleType
-from typing import Any
 
 from peers.support.cli.flags import HTTP_TIMEOUT
 from peers.support.calling.follow import Following
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Settings(Record):

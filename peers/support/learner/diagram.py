@@ -23,7 +23,6 @@ invisible characters written out, and XML-escaped before it is drawn.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.picture import Mark, picture
@@ -31,6 +30,10 @@ from peers.support.learner.steps import Run, Step, read_run, short
 from peers.support.learner.trace import PUSH
 from transports import sse
 from transports.codec import loads_strict
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SUPPORT, REGISTRY, GATE, MODEL = "support agent", "registry", "trust gate", "model"
 CLIENT = "client"  # the sender of a proxied session's frames (`proxy --trace`, the page's proxy panel)

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 
 from transports.codec import loads_strict
 from transports.printer import Frame, escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 WHOLE = "(--frames full shows it whole)"
 CLIP = 100  # characters of one value shown

@@ -9,10 +9,13 @@ other card. Both fetches are printed frames: this wraps the printer, and asks it
 """
 from __future__ import annotations
 
-from typing import Any, Callable
 
 from peers.a2a.wire_format import CARD_PATH
 from transports.base import HttpResponse, Transport
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 LEGACY_PATH = "/.well-known/agent.json"
 

@@ -22,11 +22,14 @@ import os
 from itertools import islice
 from html import escape as html_escape
 from string import Template
-from typing import Any
 
 from peers.support.learner.diagram import VERDICTS, Mark, body_of, marked, svg, task_states, title
 from peers.support.learner.steps import Step, short
 from transports.printer import escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page.html")
 # A step's tasks panel, as of that step: the newest tasks, and each one's latest states. Every step

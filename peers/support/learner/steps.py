@@ -24,12 +24,15 @@ is input too): it is read with isinstance checks, and shortened and escaped by `
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.support.learner.trace import PUSH
 from transports.base import parse_url
 from transports.printer import escape
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 EVENTS = ("registry", "trust", "model", "failure", "frame", "broken", "resumed")
 OUTCOMES = ("trusted", "untrusted", "refused", "escalated", "error", "warning")  # line kinds that are results

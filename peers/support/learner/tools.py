@@ -13,10 +13,15 @@ Loaded only when one of them is asked for.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Protocol
 
 from peers.support.output import Console, Kind
 from transports.printer import FramePrinter, escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 
 class Settings(Protocol):

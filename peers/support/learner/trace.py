@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from typing import Any, Callable
 
 from peers.a2a import wire_format
 from peers.a2a.bindings import HTTP_JSON
@@ -28,6 +27,10 @@ from transports.base import parse_url
 from transports.codec import LIMITS, loads_strict
 from transports.named_files import open_to_write, read_named
 from transports.printer import Frame, mask_body
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_TRACE_CHARS = 64 << 20  # a run's trace is a few KiB; this is generous, not endless
 RECORD_LIMITS = LIMITS._replace(max_bytes=8 << 20)  # one record: a frame of 1 MiB escaped, and its headers

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 from transports.records import Record
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.model.generate import Generate
 
 
@@ -75,5 +76,7 @@ def every() -> list[ModuleType]:
 
 
 def _module_names() -> list[str]:
-    import pkgutil  # only a run that names a lesson looks for one
-    return [info.name for info in pkgutil.iter_modules(__path__)]
+    """This package's modules, read from its folder (pkgutil would load typing, which no run needs)."""
+    import os  # only a run that names a lesson looks for one
+    return sorted(name[:-3] for name in os.listdir(__path__[0]) if name.endswith(".py") and name[:-3].isidentifier()
+                  and name != "__init__.py")

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
@@ -41,7 +40,9 @@ from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.calling.outcomes import Contact, Outcome
     from peers.support.calling.story_steps import Steps
 

@@ -13,7 +13,6 @@ with a short fingerprint (`Bearer ****#1ec1`), so the two are told apart, never 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
@@ -25,6 +24,7 @@ from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import masked
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-from typing import TYPE_CHECKING, Iterator
 
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.wire_format import by_name, card_url
@@ -39,7 +38,9 @@ from transports.network import HttpTransport
 from transports.printer import FramePrinter, escape
 from transports.records import Record
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Iterator
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

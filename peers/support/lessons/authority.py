@@ -16,13 +16,13 @@ it one).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.contracts import handoff
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

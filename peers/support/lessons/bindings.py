@@ -17,7 +17,6 @@ said as such, naming what it offers: then only the JSON-RPC half is shown.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.a2a.model import AgentCard
@@ -27,6 +26,7 @@ from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

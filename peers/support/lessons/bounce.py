@@ -14,7 +14,6 @@ forever; the router is bounded too. Each specialist is called with the same `run
 """
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
 
 from peers.contracts import handoff
 from peers.contracts.evidence import utc_second
@@ -27,7 +26,9 @@ from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

@@ -12,7 +12,6 @@ task. Only the payload that meets the contract is delegated.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
@@ -24,6 +23,7 @@ from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

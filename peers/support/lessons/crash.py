@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Callable, ContextManager
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
@@ -37,7 +36,9 @@ from transports.errors import PeerError, TransportError
 from transports.printer import escape
 from transports.signals import made_and_removed
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Callable, ContextManager
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

@@ -12,7 +12,6 @@ task that did nothing and names the first; one refund was issued.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Part
 from peers.support.calling.outcomes import Contact
@@ -22,6 +21,7 @@ from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

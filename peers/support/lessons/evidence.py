@@ -18,7 +18,6 @@ again, not to escalate: a person is asked only when observed facts fall short or
 from __future__ import annotations
 
 import time
-from typing import Any, TYPE_CHECKING
 
 from peers.contracts import handoff
 from peers.contracts.evidence import Claim, utc_second
@@ -30,7 +29,9 @@ from peers.support.lessons.turns import open_lesson
 from peers.support.lessons.orders_tool import TOOLS_URL
 from transports.errors import PeerError
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

@@ -15,12 +15,12 @@ model only inside fenced UNTRUSTED DATA blocks; a real model may or may not be f
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.support.model import planner
 from peers.support.model.generate import Generate, gullible
 from peers.support.lessons import Lesson
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

@@ -10,7 +10,6 @@ peers do: they belong to other teams. The output says so.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
@@ -22,6 +21,7 @@ from peers.support.output import Kind
 from transports import jsonrpc
 from transports.errors import PeerError, ProtocolViolation
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

@@ -11,11 +11,14 @@ It is not gated: we own it. Not here: sessions, streaming, resources or prompts.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from peers.a2a.schema import check
 from transports.base import HttpRequest, HttpResponse
 from transports.jsonrpc import InvalidParams, dispatch
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 TOOLS_URL = "https://tools.support.example/mcp"  # where the support agent's tool server lives
 PROTOCOL_VERSION = "2025-11-25"

@@ -15,7 +15,6 @@ order book (peers/billing.py ORDER_BOOK), as the essay's run does not.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import method_for
@@ -26,6 +25,7 @@ from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

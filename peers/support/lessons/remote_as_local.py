@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Task, TaskState
 from peers.support.lessons import Lesson
@@ -21,7 +20,9 @@ from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, 
 from peers.support.lessons.orders_tool import ORDERS
 from peers.support.output import Kind
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, Callable
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

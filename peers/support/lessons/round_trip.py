@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import TYPE_CHECKING, Any
 
 from peers.a2a.model import AgentCard, Message
 from peers.support.lessons import Lesson
@@ -29,7 +28,9 @@ from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

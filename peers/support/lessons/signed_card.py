@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, TYPE_CHECKING
 
 from peers.signing import algorithms, card_signature, rs256
 from peers.a2a.model import AgentCard
@@ -32,7 +31,9 @@ from peers.support.output import Kind
 from transports.base import HttpResponse
 from transports.codec import loads_strict
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, Callable
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

@@ -15,7 +15,6 @@ the task it already made, never with a second refund.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.support.lessons import Lesson
@@ -26,6 +25,7 @@ from peers.support.calling.replies import read
 from transports.errors import PeerError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.outcomes import Contact, Outcome
     from peers.support.calling.story_steps import Steps

@@ -16,7 +16,6 @@ The allowlist pins billing's key, as in --scenario signed-card.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
@@ -24,6 +23,7 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.signed_card import READS_WIRE, REFUND, open_pinned
 from peers.support.output import Kind
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

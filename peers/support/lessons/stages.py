@@ -12,12 +12,17 @@ bounce.py call `run` and nothing else.
 from __future__ import annotations
 
 from itertools import count
-from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from peers.a2a.model import AgentCard, Artifact, Part, Task, TaskState
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, Callable, Protocol
     from peers.support.calling.outcomes import Outcome
+    # What a local agent's work returns: how its task ends, its words, and its data.
+    Work = Callable[[dict[str, Any], dict[str, Any]], tuple[TaskState, str, dict[str, Any] | None]]
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 
 class NotDelegated(Exception):
@@ -36,9 +41,6 @@ class Stage(Protocol):
 
     def run(self, payload: dict[str, Any], **metadata: Any) -> Task: ...
 
-
-# What a local agent's work returns: how its task ends, its words, and its data.
-Work = Callable[[dict[str, Any], dict[str, Any]], tuple[TaskState, str, dict[str, Any] | None]]
 
 
 class LocalAgent:

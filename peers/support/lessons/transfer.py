@@ -23,7 +23,6 @@ peers/contracts/transfer.py; billing judges them on arrival.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
 
 from peers.a2a.model import AgentCard, TaskState
 from peers.contracts import handoff, transfer
@@ -33,7 +32,9 @@ from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.calling.outcomes import Contact, Outcome
     from peers.support.calling.story_steps import Steps
 

@@ -5,7 +5,6 @@ task it answers, report it as the story reports every task), and reading tasks b
 story's steps (peers/support/calling/story_steps.py) and a contact, never the support agent."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat
@@ -16,7 +15,9 @@ from peers.support.calling.replies import read
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, Callable
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

@@ -17,7 +17,6 @@ shows the other way in: an instruction in a card, read by a model.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.contracts.refund_text import read_refund
@@ -26,6 +25,7 @@ from peers.support.lessons import Lesson
 from peers.support.output import Kind
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

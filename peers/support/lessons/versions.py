@@ -12,7 +12,6 @@ it. Had they shared none, it would escalate: it never guesses a shape.
 """
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
 
 from peers.a2a.model import AgentCard
 from peers.contracts import handoff
@@ -22,7 +21,9 @@ from peers.support.lessons.turns import open_lesson
 from peers.support.output import Kind
 from transports.errors import RemoteError
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

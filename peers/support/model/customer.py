@@ -18,10 +18,13 @@ out. Not here: deciding trust (the story's gate) or drafting a trusted reply in 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from peers.contracts.refund_text import ORDER_ID
 from peers.support.model.prompts import fence
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 UNVERIFIED = ("We have not confirmed anything about {subject} yet: a service we have not vetted "
               "answered, and its answer is unverified, so we neither pass it on nor act on it. "

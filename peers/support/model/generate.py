@@ -21,11 +21,16 @@ import sys
 import threading
 from importlib import import_module
 from types import ModuleType
-from typing import Any, Protocol
 
 from peers.contracts.refund_text import read_refund
 from peers.support.model.prompts import CLOSE, DECIDE, OPEN, ModelStepFailed
 from transports.errors import let_quit
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
+    Protocol = object
 
 class Generate(Protocol):
     """The one hook a model plugs into: a prompt in, the model's text out."""

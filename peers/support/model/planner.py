@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, Callable
 
 from peers.a2a.model import AgentCard
 from peers.contracts.refund_text import read_refund
@@ -26,7 +25,9 @@ from peers.support.output import Kind
 from transports.errors import let_quit
 from transports.printer import escape
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, Callable
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 

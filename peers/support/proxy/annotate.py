@@ -11,12 +11,15 @@ frames or a question of our own (version negotiation, auth): `check` asks those.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
 
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.support.check.requirements import BY_ID, Requirement
 from transports.codec import loads_strict
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 STREAM_FINAL = Requirement("WB-STREAM-FINAL-001", "3.1.2", "MUST", "protocol",
                            "A stream ends with a final event (a Message, or a task terminal or interrupted)",

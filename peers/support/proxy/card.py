@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from transports.base import Url, parse_url
 from transports.codec import LIMITS, loads_strict
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 _URL_MEMBER = re.compile(r'("url"\s*:\s*)("(?:[^"\\]|\\.)*")')  # a "url" member and its string, as written

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Callable
 
 from peers.a2a import versions
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
@@ -32,6 +31,10 @@ from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpRespon
 from transports.errors import TransportError
 from transports.masking import carried
 from transports.printer import escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 # RFC 9110 7.6.1's hop-by-hop fields, Proxy-* (ours, not the agent's), and what each hop writes itself.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any, Callable, Iterable, Iterator
 
 from peers.support.proxy import annotate
 from peers.support.proxy.faults import Fault
@@ -23,9 +22,13 @@ from transports.codec import dumps_as_text, loads_strict
 from transports.errors import TransportError
 from transports.printer import MAX_STREAM_KEPT
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator
+    Piece = tuple[bytes, Any]  # raw bytes ending one event, and that event's data (None: bytes after the last)
+
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its end, or a chunk's unfinished rest
 PAST_KEPT = b"(the stream ran on past what is kept)"  # `events`, once a stream has: all it holds
-Piece = tuple[bytes, Any]  # raw bytes ending one event, and that event's data (None: bytes after the last)
 
 
 def answer(body: bytes, number: int, acting: list[Fault], say: Callable[[str], None]) -> bytes | Body:
@@ -149,9 +152,8 @@ def _cut(pieces: Iterator[Piece], cut: int | None, number: int, say: Callable[[s
 
 
 def _reordered(pieces: Iterator[Piece], fault: Fault, number: int, say: Callable[[str], None]) -> Iterator[Piece]:
-    first, second = fault.events
+    (first, second), seen = fault.events, 0
     held: list[Piece] = []
-    seen = 0
     for piece, data in pieces:
         seen += data is not None
         if first <= seen <= second and data is not None:
@@ -172,8 +174,7 @@ def _reordered(pieces: Iterator[Piece], fault: Fault, number: int, say: Callable
         yield from held
 
 
-def _corrupted_events(pieces: Iterator[Piece], fault: Fault, number: int,
-                      say: Callable[[str], None]) -> Iterator[Piece]:
+def _corrupted_events(pieces: Iterator[Piece], fault: Fault, number: int, say: Callable[[str], None]) -> Iterator[Piece]:
     done, seen = False, 0
     for piece, data in pieces:
         seen += data is not None

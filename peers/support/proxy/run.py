@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from typing import Any, Callable
 
 from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.trace import Recorder, Window
@@ -28,6 +27,10 @@ from peers.support.proxy.forward import PerThread, Proxy
 from transports.base import parse_url
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 from transports.signals import stopped_by_signals
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MOST_FRAMES_HELD = 2000  # frames the printer keeps (a trace keeps its own records): a long session's memory stays flat,
 MOST_BYTES_HELD = 64 << 20  # and their bodies' bytes, however large an agent makes each (up to a MiB)

@@ -12,7 +12,10 @@ line, before the proxy listens. Loaded only when one of these flags is given or 
 from __future__ import annotations
 
 import os
-from typing import Any
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 KEYS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "keys")
 DEMO_CERT, DEMO_KEY = (os.path.join(KEYS, name) for name in ("billing-agent.DEMO-TLS-CERT.pem",

@@ -13,10 +13,13 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any
 
 from transports.base import parse_url
 from transports.codec import dumps_as_text, loads_strict
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 PATH = "/webhook/"
 MOST_MOVED = 256  # distinct receivers a session moves; more are forwarded as they came, and said

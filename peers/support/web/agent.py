@@ -20,7 +20,6 @@ what an operation sends (outside.py).
 """
 from __future__ import annotations
 
-from typing import Any
 from uuid import uuid4
 
 from peers.a2a.model import Part
@@ -31,6 +30,10 @@ from peers.support.web.entered import Entered
 from peers.support.web.outside import OPERATIONS, Asked
 from transports.base import is_http_url, parse_url
 from transports.codec import Limits, loads_strict
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_MESSAGE = 64 * 1024  # characters of one message part: a person types it
 DATA_LIMITS = Limits(max_bytes=4 * MAX_MESSAGE, max_depth=16, max_containers=2_000)

@@ -16,12 +16,15 @@ import hashlib
 import os
 import shutil
 import tempfile
-from typing import Callable
 
 from peers.support.calling.config import load_allowlist
 from peers.support.calling.files import MAX_FILE_CHARS, ConfigError
 from peers.support.web.runs_by_id import MAX_KEPT, MAX_LIVE
 from transports.named_files import read_named
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable
 
 SHOWN_AS = "the allowlist in the page"  # what a problem's file is called, not a temporary path
 MOST_KEPT = MAX_KEPT + MAX_LIVE  # edited allowlists the shown commands name: one a run the page holds

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any
 
 from peers.support.web.agent import credentials
 from peers.support.web.entered import Entered
 from transports.base import is_http_url
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMEOUT = 5.0  # seconds for one exchange, check's own default; the run's budget bounds the whole
 

@@ -29,10 +29,13 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable
 
 from peers.support.calling.oauth_tokens import LONGEST
 from transports.base import ClientRequest, HttpResponse, Transport, header
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MOST = 32  # conversations kept; the oldest is forgotten first
 MARGIN = 10.0  # seconds: a kept token this close to its expiry is not handed out again

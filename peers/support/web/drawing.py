@@ -13,7 +13,10 @@ SVG elements the drawing code writes. Not here: when a run redraws (runs.py).
 """
 from __future__ import annotations
 
-from typing import Any
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 STYLE_PATH = "/diagram.css"
 MOST_RECORDS = 4000  # past this a run is redrawn only when it ends: each drawing reads every record

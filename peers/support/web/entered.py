@@ -12,10 +12,13 @@ door (server.py), an operation on an agent (agent.py), a proxy session (proxying
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from transports.base import is_http_url
 from transports.codec import loads_strict
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 FOLLOW = {"": [], "stream": ["--stream"], "poll": ["--no-wait"], "push": ["--push"]}  # "": as the card allows
 TRANSPORTS = ("in-process", "http")

@@ -22,7 +22,10 @@ import json
 import threading
 from collections import deque
 from itertools import islice
-from typing import Any
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MOST_EVENTS = 20_000  # a lesson makes a few hundred; past this a run's page says it stopped listening
 MOST_ROLLING = 5_000  # a proxy session's newest events kept for the page (each frame line is at most 8 KiB)

@@ -24,7 +24,6 @@ Not here: the page's requests (web/agent.py); which credential a scheme takes
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from peers.a2a.model import AgentCard, Part, Task
 from peers.support.calling.outcomes import Contact
@@ -36,6 +35,7 @@ from transports.errors import PeerError, ProtocolViolation
 from transports.printer import escape
 from transports.records import Record
 
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome

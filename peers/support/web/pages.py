@@ -13,10 +13,13 @@ import hashlib
 import os
 import re
 from string import Template
-from typing import Any
 
 from peers.support.web.drawing import STYLE_PATH, style
 from transports.base import HttpResponse
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STATIC = {"/": ("live.html", "text/html"), "/live.js": ("live.js", "text/javascript"),

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import shlex
 import threading
-from typing import Any
 
 from peers.support.output import Kind
 from peers.support.web.entered import Entered
@@ -30,6 +29,10 @@ from transports import sse
 from transports.base import header, is_http_url
 from transports.printer import Frame, StopRun
 from transports.records import Record
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 TIMEOUT = 30.0  # seconds for one exchange with the agent, and a stream's silence: `proxy`'s own default
 MOST_FAULTS = 8  # faults one session arms; `proxy` takes each as a --fault

@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import secrets
 import threading
-from typing import Any, Callable
 
 from peers.support.learner import trace
 from peers.support.output import Console, Kind
@@ -27,6 +26,10 @@ from peers.support.web.conversation import Conversation, Remembering
 from transports.errors import let_quit
 from transports.masking import mask_body
 from transports.printer import Frame, FramePrinter, StopRun, escape
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 STEP_PATIENCE = 900.0  # seconds a held frame waits for Send before the run stops on its own
 

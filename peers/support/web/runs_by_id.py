@@ -7,11 +7,14 @@ from __future__ import annotations
 import threading
 import time
 from itertools import count
-from typing import Any, Callable
 
 from peers.support.learner import trace
 from peers.support.web.conversation import Conversation
 from peers.support.web.runs import Run
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_LIVE = 3  # runs going at once; the next is refused until one ends
 MAX_KEPT = 20  # finished runs kept for their events and trace; the oldest is forgotten first

@@ -25,13 +25,11 @@ import secrets
 import shlex
 import threading
 from functools import partial
-from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from peers.a2a import wire_format
-from peers.support.web import outside
 from peers.support.output import Console, Kind
-from peers.support.web import agent, allowlist, tools
+from peers.support.web import agent, allowlist, outside, tools
 from peers.support.web.entered import FOLLOW, Entered, document_of, field, run_flags
 from peers.support.web.pages import STATIC, headers, lessons, static, steps_view
 from peers.support.web.conversation import Conversation, Conversations
@@ -39,6 +37,10 @@ from peers.support.web.runs import Run
 from peers.support.web.runs_by_id import STOP_SECONDS, Runs
 from transports.base import Body, HttpRequest, HttpResponse
 from transports.codec import Limits
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 FETCHED = ("events", "trace.jsonl", "steps.html")  # a run's, asked for by the browser itself: by the run's key
 MAX_BODY = 1 << 20  # an allowlist of a few hundred entries; nothing the page sends is bigger
@@ -55,8 +57,7 @@ class WebApp:
     """The page's app (an App, as a peer's is): the door, then one route per path."""
 
     def __init__(self, port: int, token: str, runs: Runs, allowlist_path: str) -> None:
-        self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
-        self.token = token
+        self.hosts, self.token = {f"127.0.0.1:{port}", f"localhost:{port}"}, token
         self.runs, self.allowlist_path = runs, allowlist_path
         self.conversations = Conversations()  # the page's, each with the card and token it has had
         self.scratch = allowlist.Scratch()  # the edited allowlists' folder: removed by close()

@@ -22,7 +22,6 @@ import json
 import re
 import shlex
 import threading
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from peers.support.calling.config import same_endpoint
@@ -30,6 +29,10 @@ from peers.support.web import allowlist, checking, proxying, trace_diff
 from peers.support.web.entered import Entered, document_of
 from transports.base import HttpRequest, is_http_url
 from transports.codec import Limits, loads_strict
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 LIMITS = Limits(max_bytes=1 << 20, max_depth=16, max_containers=10_000)  # two traces; the server bounds the body
 LEFT_TO_CURL = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}

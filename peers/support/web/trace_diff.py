@@ -17,10 +17,13 @@ import difflib
 import json
 import os
 import tempfile
-from typing import Any
 
 from peers.support.learner import trace
 from transports.codec import loads_strict
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SHOWN = 300  # characters of one value shown in a difference
 MOST_FIELDS = 200  # differences listed for one pair of frames; more are counted, not listed
