@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loopback import (CORES, DEMO_CERT, DEMO_KEY, FLOOR, FLOOR_APP_ON_OUR_SERVER, RUN, TOKEN, Request,  # noqa: E402
+from loopback import (CORES, DEMO_CERT, DEMO_KEY, FLOOR, FLOOR_APP_ON_OUR_SERVER, MOST_REFUNDS, RUN, TOKEN, Request,  # noqa: E402
                       bytes_written, client_tls, cpu_seconds, exchange, http_post, in_turn, load, started, stopped)
 
 V10 = "A2A-Version: 1.0\r\n"
@@ -109,7 +109,8 @@ def started_for(server: str, core: int | None, load_core: int | None, store: str
     """The processes a case needs, the measured one first: [(process, port), ...], the
     measured one run under `wrap` (a command that runs it: valgrind). The proxy's peer runs
     on the load's core: only the proxy's CPU is read in its case."""
-    serve = [sys.executable, "a2a_delegation.py", "serve", "billing-agent", "--wire", "1.0", "--token", TOKEN]
+    serve = [sys.executable, "a2a_delegation.py", "serve", "billing-agent", "--wire", "1.0", "--token", TOKEN,
+             "--max-effects", MOST_REFUNDS]
     if server == "proxy":
         behind = started(serve, load_core)
         try:

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loopback import FLOOR, ROOT, TOKEN, load, peak_mb, started, stopped  # noqa: E402  shared with the other benchmarks
+from loopback import FLOOR, MOST_REFUNDS, ROOT, TOKEN, load, peak_mb, started, stopped  # noqa: E402  shared with the other benchmarks
 
 sys.path.insert(0, str(ROOT))
 STORE = Path(tempfile.gettempdir()) / "a2a-bench-billing.db"
@@ -69,10 +69,10 @@ def main() -> None:
           f"{in_process_round_trip(20_000):.1f} us per delegation")
     servers = {
         "served billing peer": [sys.executable, "a2a_delegation.py", "serve", "billing-agent",
-                                "--token", TOKEN],
+                                "--token", TOKEN, "--max-effects", MOST_REFUNDS],
         "floor: bare http.server": [sys.executable, "-c", FLOOR],
         "served peer, --store": [sys.executable, "a2a_delegation.py", "serve", "billing-agent",
-                                 "--token", TOKEN, "--store", str(STORE)],
+                                 "--token", TOKEN, "--max-effects", MOST_REFUNDS, "--store", str(STORE)],
     }
     runs: dict[str, dict[int, list[dict[str, float]]]] = {
         name: {1: [], 4: [], 16: []} for name in servers}

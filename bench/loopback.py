@@ -39,6 +39,8 @@ DEMO_CERT = ROOT / "peers" / "keys" / "billing-agent.DEMO-TLS-CERT.pem"
 DEMO_KEY = ROOT / "peers" / "keys" / "billing-agent.DEMO-TLS-KEY.pem"
 RUN = itertools.count()  # every request refunds an order of its own: a repeated order would
                          # only be looked up in billing's ledger, which is not the work measured
+MOST_REFUNDS = "999999"  # --max-effects: a load refunds more orders than the default 10,000, and a full
+                         # ledger refuses new ones (it forgets none), which is not the work measured either
 Request = Callable[[int, int], bytes]  # (port, client number) -> the bytes of one whole request
 
 FLOOR = r"""

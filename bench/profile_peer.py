@@ -29,7 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from loopback import CORES, ROOT, TOKEN, exchange, load, started  # noqa: E402
+from loopback import CORES, MOST_REFUNDS, ROOT, TOKEN, exchange, load, started  # noqa: E402
 from cpu_per_request import send_message  # noqa: E402
 
 
@@ -61,7 +61,7 @@ def child(folder: str, store: bool, trace: bool, cpu: bool) -> None:
         tracemalloc.start(1)
         signal.signal(signal.SIGUSR1, lambda *_: snapshots.append(tracemalloc.take_snapshot()))
     import a2a_delegation
-    args = ["serve", "billing-agent", "--wire", "1.0", "--token", TOKEN]
+    args = ["serve", "billing-agent", "--wire", "1.0", "--token", TOKEN, "--max-effects", MOST_REFUNDS]
     a2a_delegation.main(args + (["--store", os.path.join(folder, "billing.db")] if store else []))
     if trace and snapshots:
         snapshots.append(tracemalloc.take_snapshot())

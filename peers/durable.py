@@ -205,17 +205,13 @@ class DurableLedger(Ledger):
     def __init__(self, file: StoreFile, *args: Any) -> None:
         super().__init__(*args)
         self.file, self.seq = file, 0  # the last place given in the file: the next effect's is after it
-        self.seqs: dict[str, int] = {}  # each effect's place, from its first record (as in memory): a restart evicts so
+        self.seqs: dict[str, int] = {}  # each effect's place, from its first record (as in memory): read back so
         self.slots = Slots()
         self.writing = threading.Lock()  # memory and file change together under it: staged in the order made
 
     def record(self, key: str, effect: Effect) -> None:
         with self.writing:
-            evicted = next(iter(self.effects)) if key not in self.effects and len(self.effects) >= self.max_effects \
-                else None
             super().record(key, effect)
-            if evicted is not None:  # the oldest, the ledger full: its slot is this effect's
-                self._delete(evicted)
             if key not in self.seqs:  # a claim's result keeps the claim's place
                 self.seq = self.seqs[key] = self.seq + 1
             slot = self.slots.slot(key)

@@ -30,10 +30,8 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
             raise ValueError(f"effect {str(key)[:40]!r} is not one this peer wrote (seq {str(seq)[:24]!r})")
         found[key], effects.seq = (seq, slot), seq
         Ledger.record(effects, key, effect)
-    effects.seqs = {key: found[key][0] for key in effects.effects}
+    effects.seqs = {key: found[key][0] for key in effects.effects}  # every one: a ledger forgets no effect done
     effects.slots = Slots({key: slot for key, (_, slot) in found.items()})
-    for key in found.keys() - effects.seqs.keys():  # kept under a larger bound: cut, as memory is
-        effects._delete(key)
     for slot, seq, task_id, owner, size, kept, body in file.rows("SELECT slot, seq, id, owner, size, messages, "
                                                                  "body FROM tasks ORDER BY seq"):
         task, keys = from_json(body, Task), message_keys(kept)

@@ -29,7 +29,8 @@ SCHEMA_VERSION = 5  # 1 kept an index beside each table's rowid tree, twice the 
 EARLIER_SCHEMAS = ("1", "2", "3", "4")
 # Each table is a rowid tree of `slot`s. A thing forgotten leaves its slot free, and the next
 # thing made takes it (`Slots`): its row is written over the forgotten one's, in place, so a full
-# store's request changes a page of each tree, not its two edges. A row's `seq` is the order its
+# store's request changes a page of its tree, not its two edges (the ledger forgets only a claim
+# that did nothing: its rows are appended). A row's `seq` is the order its
 # task (or effect) was made in, which memory holds (ListTasks's tie-break; the oldest is
 # forgotten first): rows are read back in its order. A task's row carries the messages that made
 # or continued it, as JSON: [[messageId, digest], ...], its owner the row's (they live and go

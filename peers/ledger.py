@@ -2,13 +2,15 @@
 
 Seed 004's failure list ends with duplicate delivery: an effect (billing: a refund, by
 its order) must happen once, however late, under whatever messageId, a copy arrives.
-The task store (store.py) forgets old tasks; the ledger remembers effects far longer.
+The task store (store.py) forgets old tasks; the ledger never forgets an effect done: full,
+it takes no new one (a flood of cheap refunds must not push an earlier one out of it, to be
+done again), and the peer refuses the request saying so.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -30,29 +32,30 @@ class Effect(Record):
 
 
 class Ledger:
-    """The effects a peer has carried out, by what makes two requests the same effect.
-    Kept far longer than tasks: the last `max_effects` (10,000 refunds by default, about
-    3 MB) in memory, so an effect is never repeated within them. The peer holds `lock`
-    from "done already?" to claiming the effect, so of two copies arriving together one
-    runs and the other finds its task; a claim that ends with nothing done is forgotten. A
-    task paused for approval holds its claim (summary WAITING) against its own caller until
-    it is approved, canceled or forgotten, or its hold ends at the time it states (pause.py:
-    holdsUntil), so that caller's second request for the same order meanwhile gets that task,
-    and never for ever. Against another caller it holds nothing (see `held`)."""
+    """The effects a peer has carried out, by what makes two requests the same effect. Kept for
+    as long as the peer (its file, with --store): up to `max_effects` (10,000 refunds by
+    default, about 5 MB), then no new one is claimed (`room_for`), and no effect done is ever
+    forgotten to make room. The peer holds `lock` from "done already?" to claiming the effect,
+    so of two copies arriving together one runs and the other finds its task; a claim that ends
+    with nothing done is forgotten. A task paused for approval holds its claim (summary WAITING)
+    against its own caller until it is approved, canceled or forgotten, or its hold ends at the
+    time it states (pause.py: holdsUntil), so that caller's second request for the same order
+    meanwhile gets that task, and never for ever. Against another caller it holds nothing (see
+    `held`)."""
 
     def __init__(self, max_effects: int = 10_000) -> None:
         self.max_effects = max_effects
-        # Oldest first. Ordered, so that once full the oldest is found at once: a dict whose
-        # first entries are deleted one by one scans past them each time (2.3 us a record at 10,000).
-        self.effects: OrderedDict[str, Effect] = OrderedDict()
+        self.effects: dict[str, Effect] = {}  # in the order claimed
         self.lock = threading.Lock()
 
     def get(self, key: str | None) -> Effect | None:
         return None if key is None else self.effects.get(key)
 
-    def record(self, key: str, effect: Effect) -> None:
-        if key not in self.effects and len(self.effects) >= self.max_effects:
-            del self.effects[next(iter(self.effects))]
+    def room_for(self, key: str | None) -> bool:
+        """Whether `key` may be claimed (under `lock`): it is here already, or the ledger is not full."""
+        return key is None or key in self.effects or len(self.effects) < self.max_effects
+
+    def record(self, key: str, effect: Effect) -> None:  # a new key only where `room_for` said so
         self.effects[key] = effect
 
     def forget(self, key: str) -> None:
@@ -81,6 +84,12 @@ class Ledger:
             held = self.get(key)
             if key is not None and held is not None and held.task_id == task_id:
                 self.forget(key)
+
+
+def full(max_effects: int) -> str:
+    """Why a new effect is refused: the ledger holds all it may, and forgets none of them."""
+    return (f"this agent's ledger holds the {max_effects:,} effects it may keep and forgets none of them (one "
+            "forgotten could be done again): it takes no new one; nothing was done")
 
 
 def why_not_again(earlier: Effect, owner: str, same: bool) -> str:

@@ -20,7 +20,7 @@ import threading
 from functools import partial
 
 from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Task, TaskPage, TaskState
-from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, why_not_again
+from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, full, why_not_again
 from peers.pause import (Paused, Pending, Refusal, SkillFailed, asked, hold_over, paused_or_failed, reason_and_data,
                          run_granted)
 from peers.on_first_use import made_on_first_use
@@ -97,13 +97,16 @@ class Peer:
             return self._rejected(message, owner, request.content, refused), False
         with self.ledger.lock:  # "done already?" and "claim it" as one step
             earlier = self.ledger.held(request.effect, self._holds, owner)
-            if earlier is None:
+            room = earlier is not None or self.ledger.room_for(request.effect)  # full: no effect is forgotten for it
+            if earlier is None and room:
                 task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id,
                                               request.content)
                 if is_new and request.effect is not None:  # claimed: a copy arriving meanwhile finds this task
                     self.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
         if earlier is not None:  # the same effect asked for again: it never happens twice
             return self._already_done(earlier, message, owner, request), False
+        if not room:
+            return self._rejected(message, owner, request.content, full(self.ledger.max_effects)), False
         return task, is_new
 
     def _in_background(self, work: Callable[[], Task]) -> None:
@@ -145,8 +148,12 @@ class Peer:
             earlier = self.ledger.get(pending.effect)
             if earlier is not None and (earlier.task_id == task.id or earlier.summary == WAITING):
                 earlier = None  # the claim it held while it waited, or another caller's paused task's: not done
-            if earlier is None and pending.effect is not None:
+            room = earlier is not None or self.ledger.room_for(pending.effect)
+            if earlier is None and room and pending.effect is not None:
                 self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, BEING_DONE))
+        if not room:  # its claim let go meanwhile, and the ledger full: nothing is forgotten to do it
+            return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=full(
+                self.ledger.max_effects)))
         if earlier is not None:
             done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(

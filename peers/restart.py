@@ -94,7 +94,7 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
     to_continue: list[Task] = []
     for task in list(store.tasks.values()):  # each settled before any is continued: a continued task's
-        key = claims.get(task.id)  # claim, recorded in a full ledger, pushes out the oldest effect
+        key = claims.get(task.id)  # claim is recorded again meanwhile
         done = ledger.effects.get(key) if key is not None else None
         if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE:
             # completed, and the process died before its claim was marked done: mark it now

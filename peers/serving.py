@@ -16,9 +16,14 @@ from peers.a2a.security_schemes import BEARER, SCHEME_KINDS
 from peers.a2a.wire_format import WireFormat, card_url
 from peers.app import PeerApp, log_to_stderr
 from peers.app import token_for
+from peers.ledger import Ledger
 from peers.peer import Peer
 from peers.push_payload import PushSettings
 from peers.stamps import unguessable_task_ids, utc_now
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 # The demo TLS files (made with openssl, published: they prove nothing outside the lessons).
 DEMO_CERT, DEMO_KEY = "billing-agent.DEMO-TLS-CERT.pem", "billing-agent.DEMO-TLS-KEY.pem"
@@ -66,11 +71,11 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         kept: list[str] = []
         store_file = None  # --store's file, closed as the server stops
         if options.store is None:
-            peer = make(base_url, **parts)
+            peer = make(base_url, ledger=Ledger(options.max_effects), **parts)
         else:  # tasks and ledger in SQLite: what a client was told survives a restart
             from peers.durable import DurableError, open_store
             try:
-                store, ledger = open_store(options.store)
+                store, ledger = open_store(options.store, max_effects=options.max_effects)
             except DurableError as exc:
                 fail(str(exc))
                 return 2

@@ -490,10 +490,10 @@ def test_the_ledgers_bound_holds_on_disk(tmp_path):
 
 
 @pytest.mark.parametrize("commits", [False, True], ids=["in one commit", "a commit after each"])
-def test_an_effect_recorded_again_keeps_its_place_so_a_restart_evicts_what_the_process_would_have(tmp_path, commits):
+def test_an_effect_recorded_again_keeps_its_place_and_a_restart_reads_every_effect_back(tmp_path, commits):
     """A paused refund's claim, another order's refund, then the first one's result: in memory the
-    first stays oldest; the file must say so too, or after a restart the next refund past the
-    bound would forget the other order's instead (and a retry of it would be refunded again)."""
+    first stays oldest, and so in the file; a restart reads back every effect, in that order,
+    whatever the bound (a ledger forgets no effect done: its bound only stops new claims)."""
     path = str(tmp_path / "billing.db")
     store, ledger = open_store(path, max_effects=2)
     claim = Effect("bearer:o", "task-1", '{"order_id": "ORD-1"}', "nothing yet: the task waits for its caller")
@@ -508,23 +508,33 @@ def test_an_effect_recorded_again_keeps_its_place_so_a_restart_evicts_what_the_p
     assert ledger.effects["refund of ORD-1"].summary == "refund of $5.00 issued"
     ledger.record("refund of ORD-3", claim._replace(task_id="task-3"))
     store.file.close()
-    store, ledger = open_store(path, max_effects=5)
-    assert list(ledger.effects) == ["refund of ORD-2", "refund of ORD-3"], "the oldest by its first record went"
-    store.file.close()
-
-
-def test_effects_a_file_kept_under_a_larger_bound_are_cut_from_the_file_too(tmp_path):
-    path = str(tmp_path / "billing.db")
-    store, ledger = open_store(path, max_effects=5)
-    for number in range(5):
-        ledger.record(f"refund of ORD-{number}", Effect("bearer:o", f"task-{number}", "{}", "refund issued"))
-    store.file.close()
     store, ledger = open_store(path, max_effects=2)
-    ledger.record("refund of ORD-5", Effect("bearer:o", "task-5", "{}", "refund issued"))
+    assert list(ledger.effects) == ["refund of ORD-1", "refund of ORD-2", "refund of ORD-3"], "none forgotten"
+    assert not ledger.room_for("refund of ORD-4") and ledger.room_for("refund of ORD-1"), "full: no new claim"
     store.file.close()
+
+
+def test_effects_a_file_kept_under_a_larger_bound_all_stay_in_the_file_and_no_order_is_refunded_again(tmp_path):
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    first = [call("SendMessage", refund(f"m-{number}", f"ORD-{number}"))["result"]["task"] for number in range(5)]
+    peer.store.file.close()
+    store, ledger = open_store(str(path), max_effects=2)
+    again = billing.billing_agent(store=store, ledger=ledger, new_task_id=counter_ids("again"))
+    restarted(again, str(path))
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(again, wire_v10, token="t0k")})
+    answers = []
+    for number in (0, 5):  # an old order under a new messageId; a new order, the ledger full
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                            "params": refund(f"m-{number}-again", f"ORD-{number}")}).encode()
+        answers.append(json.loads(transport.post(billing.BASE_URL + "/a2a", frame, HEADERS).body)["result"]["task"])
+    assert answers[0]["id"] == first[0]["id"], "the order asked again: its first task, not a second refund"
+    assert answers[1]["status"]["state"] == "TASK_STATE_REJECTED", answers[1]
+    assert "forgets none of them" in answers[1]["status"]["message"]["parts"][0]["text"]
+    again.store.file.close()
     with closing(sqlite3.connect(path)) as db:
         assert [key for (key,) in db.execute("SELECT key FROM effects ORDER BY seq")] == [
-            "refund of ORD-4", "refund of ORD-5"]
+            f"refund of ORD-{number}" for number in range(5)], "every refund kept, none new"
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -532,7 +542,7 @@ def test_after_records_forgets_and_restarts_under_any_bound_the_ledger_comes_bac
     """Seeded runs of records (a claim's result among them: a key recorded again), forgets,
     commits and restarts under a bound drawn anew each time, some of the processes dying
     with changes staged and not committed. After each start the ledger holds what the
-    process had at its last commit, oldest first, cut to the new bound from the oldest."""
+    process had at its last commit, oldest first, all of it whatever the new bound."""
     rng, path = random.Random(seed), str(tmp_path / "billing.db")
     bound = rng.randint(1, 6)
     store, ledger = open_store(path, max_effects=bound)
@@ -554,7 +564,7 @@ def test_after_records_forgets_and_restarts_under_any_bound_the_ledger_comes_bac
                 store.file.db.close()  # the process dies (kill -9): what is staged never reaches the file
             bound = rng.randint(1, 6)
             store, ledger = open_store(path, max_effects=bound)
-            assert list(ledger.effects) == committed[-bound:], f"seed {seed}, step {step}"
+            assert list(ledger.effects) == committed, f"seed {seed}, step {step}"
     store.file.close()
 
 
@@ -856,12 +866,12 @@ def test_a_database_holding_only_a_view_is_refused_and_left_as_it_was(tmp_path):
 
 
 def test_a_restart_whose_continued_task_fills_the_ledger_settles_every_other_task_first(tmp_path):
-    """A paused task's claim, pushed out of a full ledger, is recorded again as the restart
-    continues it, and pushes out the oldest effect in turn. Settling read that effect after
-    the continuing had begun: KeyError, and `serve --store` stopped with a traceback on every
-    start from that file (or exit 70, a write after the file was closed)."""
+    """A paused task's claim in a full ledger is recorded again as the restart continues it.
+    When a full ledger pushed out its oldest, that claim pushed out an effect settling then
+    read: KeyError, and `serve --store` stopped with a traceback on every start from that file
+    (or exit 70, a write after the file was closed). A full ledger forgets nothing now."""
     path = tmp_path / "billing.db"
-    store, ledger = open_store(str(path), max_effects=2)
+    store, ledger = open_store(str(path), max_effects=3)
     peer = billing.billing_agent(store=store, ledger=ledger)
     restarted(peer, str(path))
     transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
@@ -874,12 +884,12 @@ def test_a_restart_whose_continued_task_fills_the_ledger_settles_every_other_tas
     done = [send(f"m-{n}", f"ORD-{n}", 5) for n in (2, 3)]
     peer.store.file.close()
     for _ in range(2):
-        store, ledger = open_store(str(path), max_effects=2)
+        store, ledger = open_store(str(path), max_effects=3)
         again = billing.billing_agent(store=store, ledger=ledger, new_task_id=counter_ids("again"))
         restarted(again, str(path))
         assert again.store.tasks[paused["id"]].state is TaskState.INPUT_REQUIRED, "continued: it waits again"
         assert [again.store.tasks[task["id"]].state for task in done] == [TaskState.COMPLETED] * 2
-        assert len(again.ledger.effects) == 2
+        assert len(again.ledger.effects) == 3
         again.store.file.close()
 
 

@@ -122,3 +122,33 @@ def test_the_task_store_forgets_oldest_tasks_to_stay_within_its_byte_budget():
     for number in range(10):
         store.add(lambda: Task(f"t-{number}"), "", f"m-{number}", "x" * 3_000)
     assert list(store.tasks) == ["t-7", "t-8", "t-9"] and store.kept_bytes == 9_000
+
+
+@pytest.mark.parametrize("durable", [False, True], ids=["in memory", "--store"])
+def test_a_flood_of_cheap_refunds_cannot_push_an_order_out_of_the_ledger_to_refund_it_again(tmp_path, durable):
+    """A hostile round's attack: one caller's $1,000 refund, then another caller's $0.01 refunds
+    enough to fill the ledger, then the first order asked again under a new messageId. When a full
+    ledger forgot its oldest effect, that order was refunded twice. `serve` over HTTP: the order
+    gets its first task back, every refund past the bound is refused saying why, and none twice."""
+    store = ["--store", str(tmp_path / "billing.db")] if durable else []
+    process, banner = start_serve("billing-agent", "--wire", "1.0", "--token", "t0k", "--other-token", "b0b",
+                                  "--max-effects", "4", *store)
+    try:
+        url = base_url(banner[0]) + "/a2a"
+
+        def send(order, amount, message_id, token):
+            frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+                "messageId": message_id, "role": "ROLE_USER", "metadata": {"skillId": "process_refund"},
+                "parts": [{"data": {"order_id": order, "amount": amount}}]}}}).encode()
+            request = urllib.request.Request(url, frame, {**V1, "Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return json.loads(answer.read())["result"]["task"]
+        first = send("ORD-X", 1000.0, "m-1", "t0k")
+        floods = [send(f"FILL-{n}", 0.01, f"f-{n}", "b0b") for n in range(6)]
+        again = send("ORD-X", 1000.0, "m-2", "t0k")
+    finally:
+        process.stop()
+    assert first["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert again["id"] == first["id"], "the order asked again: its first task, not a second refund"
+    assert [task["status"]["state"] for task in floods] == ["TASK_STATE_COMPLETED"] * 3 + ["TASK_STATE_REJECTED"] * 3
+    assert "forgets none of them" in floods[-1]["status"]["message"]["parts"][0]["text"]
