@@ -34,11 +34,10 @@ from peers.a2a.model import AgentCard, Message, Part, Task, clip
 from peers.support.calling import card_reading, cards, config, follow, keyring, replies, story_steps  # our side
 from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, as_data, in_its_words
 from peers.support.output import Kind
-from transports import base, errors, inprocess  # moving frames, and what can go wrong doing it
+from transports import TYPE_CHECKING, base, errors, inprocess  # moving frames, and what can go wrong doing it
 from transports.printer import FramePrinter, escape
 
-TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it, so annotations naming them are text
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # typing's names, for type checkers: a run need not load it, so annotations naming them are text
     from typing import Any, Callable
 
 # The customer's ticket the support agent cannot handle itself: a refund is billing's job.

@@ -24,3 +24,4 @@ check (peers/durable_codec.py). A protocol class (an interface) is a plain class
 Must not import: anything in `peers` (A2A's objects, the peers, the support agent). The
 transports are the plumbing both sides share.
 """
+TYPE_CHECKING = False  # the story file's (a2a_delegation.py): one line fewer for a learner stepping through it
