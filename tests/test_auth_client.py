@@ -566,13 +566,13 @@ def test_the_auth_schemes_lesson_shows_a_certificate_another_ca_issued_ending_th
     assert said[:7] == [
         "[support] billing at https://mtls.billing.acme.example declares mtls (mutualTLS); our store holds a "
         "client certificate for it",
+        "[trust] 'billing-agent' is allowlisted -> delegating",
         "[support] the refund with no credential, as a caller that ignores the card would send it:",
         '[support] billing answered HTTP 401, WWW-Authenticate: MutualTLS realm="billing-agent"; no task was made',
         "[support] the refund with a client certificate another CA issued:",
         "[support] could not connect to mtls.billing.acme.example:443: TLS: the peer refused our client "
         "certificate (tlsv1 alert unknown ca); nothing was sent, so a retry is safe",
-        "[support] now as the card asks, with the credential from our own store:",
-        "[trust] 'billing-agent' is allowlisted -> delegating"]
+        "[support] now as the card asks, with the credential from our own store:"]
     arrows = [line[:3] for line in mtls if line.startswith(("-->", "<--"))]
     assert arrows == ["-->", "<--", "-->", "-->", "<--"], "the stranger's request is shown; no answer came"
     assert "[support] trusted result (from billing-agent): refund of $180.00 issued for ORD-3300 (ref " \

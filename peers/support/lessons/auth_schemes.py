@@ -17,6 +17,10 @@ issued (a DEMO one, peers/keys) ends the handshake before any HTTP, in one line.
 callers without ours speak through a connection of their own, made as the run's is
 (the same hosts, the same CA trusted) but presenting only what they hold. It ends with
 the difference between a card that declares a scheme and a server that enforces it.
+The lesson vets billing at each of these hosts itself, whatever allowlist.json says (that
+file names billing at its own host, not at these): what it teaches is the server's check,
+not the gate's. The gate still passes each host before any refund frame goes to it, the
+two other callers' included.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from peers.a2a.wire_format import by_name, card_url
 from peers.support.calling.config import AllowEntry
 from peers.support.calling.credentials import client_tls
 from peers.support.calling.held import Held
+from peers.support.calling.outcomes import Contact
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import essay_cannot
 from peers.support.output import Kind
@@ -88,6 +93,9 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
               "the server.", Kind.BANNER)
     if essay_cannot(by_name(wire), "security schemes in its card (securitySchemes)", story.say):
         return []
+    story.say("[support] this lesson vets billing-agent itself at each host below, whatever allowlist.json says "
+              "(it serves billing at a host of its own for each scheme, which that file does not name): what it "
+              "shows is the server's check, not the gate's")
     outcomes = []
     for _, host, wrong, held in CASES:
         story.say()
@@ -97,12 +105,16 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
             continue
         declared = ", ".join(f"{scheme.name} ({scheme.type})" for scheme in card.security_schemes)
         story.say(f"[support] billing at {host} declares {escape(declared)}; our store holds {held} for it")
-        story = story.vetting([AllowEntry(card.name, card.url)])  # vetted at this endpoint too
+        story = story.vetting([AllowEntry(card.name, card.url)])  # vetted at this endpoint too, by the lesson
+        contact = story.gate(card)  # before any refund frame to this host, the other callers' too
+        if not isinstance(contact, Contact):
+            outcomes.append(contact)
+            continue
         bare(story, card, wire, NOBODY, "with no credential, as a caller that ignores the card would send it")
         bare(story, card, wire, wrong, "with a client certificate another CA issued" if wrong.certificate else
              "with a wrong credential")
         story.say("[support] now as the card asks, with the credential from our own store:")
-        outcomes.append(story.delegate(card, "process_refund", REFUND))
+        outcomes.append(story.handoff(contact, "process_refund", REFUND))
     story.say()
     # Task ids count from task-1 at each billing: if ours is task-1, no refusal above made one.
     only_ours = len(outcomes) == len(CASES) and all(outcome.task is not None and outcome.task.id == "task-1"
