@@ -34,3 +34,12 @@ def test_auth_schemes_says_it_vets_billing_itself_and_gates_each_host_before_any
             assert not any(later.startswith("--> {") for later in here[:gate]), line
     assert "whatever allowlist.json says" in cli("--scenario", "auth-schemes", "--help").stdout
 
+
+
+def test_crash_says_it_vets_its_own_billing_whatever_the_allowlist_says(tmp_path):
+    done = cli("--scenario", "crash", "--allowlist", empty_allowlist(tmp_path), timeout=60)
+    lines = done.stdout.splitlines()
+    trust = next(n for n, line in enumerate(lines) if line.startswith("[trust] "))
+    vets = [n for n, line in enumerate(lines) if line.startswith("[support] this lesson vets billing-agent at ")]
+    assert vets and vets[0] < trust and "whatever allowlist.json says" in lines[vets[0]]
+    assert "whatever allowlist.json says" in cli("--scenario", "crash", "--help").stdout

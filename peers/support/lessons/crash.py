@@ -14,7 +14,9 @@ wire has no ListTasks (0.3, the essay's) does it send the very same message agai
 then it says why that is safe here: A2A allows a server to drop a message whose
 messageId it has seen, but does not require it; billing's ledger, not the protocol,
 makes the copy harmless. The frames go over real HTTP to that process (this lesson
-implies --transport http); its ids and port change run to run.
+implies --transport http); its ids and port change run to run. The lesson vets that
+billing itself, and gives it billing's token, whatever allowlist.json says: the file
+cannot name an endpoint whose port is picked as the run starts.
 """
 from __future__ import annotations
 
@@ -109,6 +111,8 @@ def run(story: Steps, card_urls: list[str], wire: str = LESSON.flags["--wire"]) 
             story.say(f"[support] billing runs as process {process.pid}, keeping its tasks and ledger in "
                       "billing.db; a test double's flag kills it after it commits a refund, before it answers")
             show_ledger(story.say, banner)
+            story.say(f"[support] this lesson vets billing-agent at {endpoint} itself, whatever allowlist.json "
+                      "says: that file cannot name a port picked as the run starts")
             card = story.find(card_url(f"http://127.0.0.1:{port}"))
             if not isinstance(card, AgentCard):
                 return [card]
