@@ -43,3 +43,52 @@ def test_crash_says_it_vets_its_own_billing_whatever_the_allowlist_says(tmp_path
     vets = [n for n, line in enumerate(lines) if line.startswith("[support] this lesson vets billing-agent at ")]
     assert vets and vets[0] < trust and "whatever allowlist.json says" in lines[vets[0]]
     assert "whatever allowlist.json says" in cli("--scenario", "crash", "--help").stdout
+
+
+BILLING_ONLY_ELSEWHERE = {"trusted": [{"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}]}
+ROGUE_FIRST = {"peers": [{"cardUrl": "https://refunds-r-us.example/.well-known/agent-card.json"},
+                         {"cardUrl": "https://billing.acme.example/.well-known/agent-card.json"}]}
+
+
+def test_the_signed_card_lessons_stop_saying_why_when_the_allowlist_does_not_vet_billing(tmp_path):
+    for name in ("signed-card", "spoof"):
+        for files in (("--allowlist", empty_allowlist(tmp_path)),
+                      ("--allowlist", written(tmp_path, "rogue.json", BILLING_ONLY_ELSEWHERE))):
+            done = cli("--scenario", name, *files)
+            said = done.stdout + done.stderr
+            assert "pins billing-agent's public key" not in said, (name, files)
+            assert "the allowlist does not vet 'billing-agent' at https://billing.acme.example/a2a" in said
+            assert "why the rule exists" not in said and "altered cards refused" not in said
+            assert "-->" not in done.stdout.replace("--> GET ", ""), "no frame but the card's GET"
+
+
+def test_the_signed_card_lessons_stop_when_the_registry_does_not_list_billing_first(tmp_path):
+    registry = written(tmp_path, "registry.json", ROGUE_FIRST)
+    for name in ("signed-card", "spoof"):
+        done = cli("--scenario", name, "--registry", registry)
+        said = done.stdout + done.stderr
+        assert "pins refund-bot-9000's public key" not in said and "why the rule exists" not in said
+        assert "the registry's first card is 'refund-bot-9000', not billing-agent's" in said
+
+
+def test_spoof_says_why_a_rule_exists_only_where_that_rule_refused_the_copy(tmp_path):
+    copier = written(tmp_path, "allowlist.json", {"trusted": [
+        {"name": "billing-agent", "endpoint": "https://billing.acme.example/a2a"},
+        {"name": "billing-agent", "endpoint": "https://billing-acme.example/a2a"}]})
+    for flags in (("--allowlist", copier), ("--allow-untrusted", "billing-agent")):
+        done = cli("--scenario", "spoof", *flags)
+        lines = done.stdout.splitlines()
+        assert not any("names are free to copy" in line for line in lines), flags
+        assert sum(line.startswith("[support] why the rule exists: ") for line in lines) == 2, flags
+        assert "this copy was not refused by the rule it is here to show" in done.stdout + done.stderr
+
+
+def test_signed_card_counts_only_the_cards_the_pinned_keys_check_refused():
+    done = cli("--scenario", "signed-card", "--allow-untrusted", "billing-agent")
+    said = done.stdout + done.stderr
+    assert "0 of 2 altered cards refused by the pinned key's check" in said
+    assert "A signature proves who made the card's bytes" not in said
+    default = cli("--scenario", "signed-card").stdout.splitlines()
+    assert default[-1] == ("[support] both altered cards refused by the pinned key's check, before any frame of the "
+                           "delegation. A signature proves who made the card's bytes; the pinned key says whose "
+                           "signature counts.")
