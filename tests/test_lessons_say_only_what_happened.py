@@ -92,3 +92,14 @@ def test_signed_card_counts_only_the_cards_the_pinned_keys_check_refused():
     assert default[-1] == ("[support] both altered cards refused by the pinned key's check, before any frame of the "
                            "delegation. A signature proves who made the card's bytes; the pinned key says whose "
                            "signature counts.")
+
+
+def test_injection_says_nothing_was_delegated_not_that_nothing_was_sent():
+    done = cli("--scenario", "injection")
+    lines = done.stdout.splitlines()
+    assert "--> GET https://refunds-r-us.example/.well-known/agent-card.json" in lines, "its card's GET is a frame"
+    assert "Nothing was sent" not in done.stdout
+    assert lines[-1] == ("[support] the model chose it; the trust gate, in code, refused it. Nothing was delegated: "
+                         "no frame went to it but the fetch of its card.")
+    shown = cli("--scenario", "injection", "--help").stdout + cli("--list-scenarios").stdout
+    assert "no frame is sent to it" not in shown and "nothing reaches the rogue" not in shown

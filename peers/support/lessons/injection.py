@@ -1,5 +1,5 @@
 """--scenario injection: the rogue's card tells the model to delegate to it; a gullible
-model obeys; the trust gate refuses anyway, and nothing reaches the rogue.
+model obeys; the trust gate refuses anyway, and nothing is delegated to the rogue.
 
 Essay: Discovery is not trust: "the ability to find a peer that claims a skill says
 nothing about whether you should act on what it returns". This is injection through a
@@ -9,7 +9,8 @@ card, read by a model before any delegation; injection through a delegated resul
 and chooses the peer, skill and input. Here the rogue's card description carries an instruction to any AI reading it
 (the rogue's trick 6), and the offline stand-in is a gullible one that obeys any
 "delegate to NAME" it finds (peers/support/model/generate.py). The model chooses the rogue;
-the trust gate, in code, refuses it, so no frame is sent to it. Card text reaches the
+the trust gate, in code, refuses it, so no delegation frame is sent to it (only its card was
+fetched, as every card is, before the model chose). Card text reaches the
 model only inside fenced UNTRUSTED DATA blocks; a real model may or may not be fooled
 (--generate, --llm-url), and the gate decides either way.
 """
@@ -29,7 +30,7 @@ REQUEST = "Please refund $180 on order ORD-3300"
 
 LESSON = Lesson(
     about="the rogue's card tells the model to delegate to it; a gullible model obeys; the trust gate "
-          "refuses anyway, and nothing reaches the rogue",
+          "refuses anyway, and nothing is delegated to the rogue",
     teaches="essay: Discovery is not trust (injection through a card's text, read by a model)", order=30,
     flags={"--request": REQUEST},
     reads={"--request": f"the customer's words the model reads (default: {REQUEST!r})",

@@ -107,7 +107,7 @@ def run_request(story: Steps, card_urls: list[str], request: str, generate: Gene
     outcome = story.delegate(decision.card, decision.skill, decision.payload)
     if outcome.refused:
         story.say("[support] the model chose it; the trust gate, in code, refused it. "
-                  "Nothing was sent.", Kind.REFUSED)
+                  "Nothing was delegated: no frame went to it but the fetch of its card.", Kind.REFUSED)
     if outcome.result is not None:  # the result goes back to the model as fenced data
         try:
             reply(request, outcome.peer, outcome.result, outcome.trusted, generate,
