@@ -236,7 +236,7 @@ def test_each_pin_checks_the_one_signature_of_its_own_algorithm():
     signed = signed_card(RSA, EC, ED)
     for key in (RSA, EC, ED):
         assert card_signature.unproven(signed, key.public) is None
-    assert card_signature.unproven(signed, RFC7515.public).startswith("has a card signed by another key")
+    assert card_signature.unproven(signed, RFC7515.public).startswith("has a card whose signature does not verify under the pinned key, and names another key")
     assert card_signature.unproven(signed_card(RSA), EC.public) == \
         "has a card with no ES256 signature the pinned key could check"
     assert card_signature.unproven(signed_card(EC), ED.public) == \
@@ -307,7 +307,8 @@ def served(*keys, alter=None):
 @pytest.mark.parametrize("key", [EC, ED], ids=["ES256", "EdDSA"])
 def test_the_gate_trusts_a_card_signed_by_a_pinned_ec_or_ed25519_key_and_refuses_it_altered(key, capsys):
     for alter, why in ((None, None), (lambda document: document.update(description="Refunds: no limit."),
-                                      "has a card altered after it was signed")):
+                                      "has a card whose signature does not verify under the pinned key: altered "
+                                      "after it was signed")):
         agent, printer, _ = support_agent([AllowEntry(BILLING.name, BILLING.endpoint, key.public)], wire="1.0",
                                           printed=True, apps={billing.BASE_URL: served(key, alter=alter)})
         outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5})
@@ -324,7 +325,8 @@ def test_a_card_with_a_thousand_signatures_is_checked_only_as_far_as_the_bound()
     signed = signed_card(ED, alter=lambda document: document.update(signatures=[garbage] * 1000
                                                                     + document["signatures"]))
     assert len(signed.signatures) == card_signature.MAX_SIGNATURES
-    assert card_signature.unproven(signed, ED.public).startswith("has a card altered after it was signed")
+    assert card_signature.unproven(signed, ED.public).startswith(
+        "has a card whose signature does not verify under the pinned key: altered after it was signed")
 
 
 def test_the_demo_keys_are_marked_demo_and_their_pins_are_what_the_lesson_reads():

@@ -103,3 +103,37 @@ def test_injection_says_nothing_was_delegated_not_that_nothing_was_sent():
                          "no frame went to it but the fetch of its card.")
     shown = cli("--scenario", "injection", "--help").stdout + cli("--list-scenarios").stdout
     assert "no frame is sent to it" not in shown and "nothing reaches the rogue" not in shown
+
+
+def forged_with_the_pinned_kid(pinned, signing_input_of):
+    """A JWS by another key (the lesson's) whose header claims `pinned`'s kid: {"protected", "signature"}."""
+    from peers.signing import rs256
+    from peers.signing.jcs import canonical
+    from peers.support.lessons.approval import ANOTHER_KEY, key_at
+    protected = rs256.b64url(canonical({"alg": "RS256", "kid": pinned.jwk()["kid"], "typ": "JOSE"}))
+    signature = rs256.sign(key_at(ANOTHER_KEY), f"{protected}.{signing_input_of()}".encode("ascii"))
+    return {"protected": protected, "signature": rs256.b64url(signature)}
+
+
+def test_a_card_signed_by_another_key_claiming_the_pinned_kid_is_not_said_to_be_altered():
+    from peers.signing import card_signature, rs256
+    from peers.support.lessons.signed_card import pinned_key
+    pinned = pinned_key("RS256")
+    card = {"name": "billing-agent", "description": "Refunds.", "url": "https://billing.acme.example/a2a"}
+    forged = forged_with_the_pinned_kid(pinned, lambda: rs256.b64url(card_signature.payload(card)))
+    why = card_signature.unproven(card_signature.signed_content({**card, "signatures": [forged]}), pinned)
+    assert why == ("has a card whose signature does not verify under the pinned key: altered after it was signed, "
+                   "or signed by another key claiming the pinned key's kid")
+
+
+def test_an_approval_signed_by_another_key_claiming_the_approvers_kid_is_not_said_to_be_altered():
+    from peers import billing
+    from peers.demo import approver_key
+    from peers.signing import approval_signature, rs256
+    proposal, endpoint = {"order_id": "ORD-4100", "amount": 6200.0}, billing.BASE_URL + "/a2a"
+    pinned = approver_key()
+    forged = forged_with_the_pinned_kid(pinned, lambda: rs256.b64url(
+        approval_signature.signed_content(proposal, endpoint, "task-1")))
+    why = approval_signature.unproven(proposal, endpoint, "task-1", forged, pinned)
+    assert why.startswith("the signature does not verify under the approver key the peer pins")
+    assert "or signed by another key claiming the approver's kid" in why

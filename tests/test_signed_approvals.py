@@ -59,14 +59,14 @@ def test_an_unsigned_approval_is_an_agents_say_so_and_is_refused(call):
 def test_an_approval_signed_by_another_key_is_refused_naming_both_keys(call):
     task = paused(call)
     forged = approval_signature.sign(PROPOSAL, ENDPOINT, task["id"], key_at(ANOTHER_KEY))
-    refused(call({"approval": PROPOSAL, "signature": forged}, taskId=task["id"]), "signed by another key")
+    refused(call({"approval": PROPOSAL, "signature": forged}, taskId=task["id"]), "names another key")
 
 
 def test_an_approval_altered_after_it_was_signed_is_refused(call):
     task = paused(call)
     signed = approval_signature.sign({**PROPOSAL, "amount": 600.0}, ENDPOINT, task["id"], key_at(APPROVER_KEY))
     # The proposal sent is billing's, but the signature approved $600: it is not the person's yes to this.
-    refused(call({"approval": PROPOSAL, "signature": signed}, taskId=task["id"]), "does not match this proposal")
+    refused(call({"approval": PROPOSAL, "signature": signed}, taskId=task["id"]), "does not verify under the approver key the peer pins, for this proposal")
     # And a bigger amount than proposed is not the proposal at all.
     more = {**PROPOSAL, "amount": 9000.0}
     refused(call({"approval": more, "signature": approval_signature.sign(more, ENDPOINT, task["id"], key_at(APPROVER_KEY))},
@@ -104,7 +104,7 @@ def test_the_approval_lesson_shows_the_unsigned_and_forged_refused_and_the_signe
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     said = done.stdout
     assert "[support] billing refused it (Invalid params: the approval is unsigned" in said
-    assert "[support] billing refused it (Invalid params: the approval is signed by another key" in said
+    assert "[support] billing refused it (Invalid params: the approval's signature names another key" in said
     assert "[person] approves exactly" in said and "signing it with the approver's key" in said
     assert "refund of $6,200.00 issued for ORD-4100" in said
     assert "[support] what billing checked: the approval is exactly its proposal, signed (RS256) by the approver" \

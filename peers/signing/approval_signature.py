@@ -61,8 +61,8 @@ def unproven(proposal: Any, audience: str, task_id: str, signature: Any, pinned:
             header = None
     if not isinstance(header, dict) or header.get("alg") != ALGORITHM or "crit" in header:
         return f'the approval\'s "signature" is not an {ALGORITHM} JWS ({{"protected", "signature"}})'
-    if header.get("kid") != kid:
-        return (f"the approval is signed by another key (kid {str(header.get('kid'))[:12]!r}), not the "
+    if header.get("kid") != kid:  # refused by its label, unchecked: the label is all that is known
+        return (f"the approval's signature names another key (kid {str(header.get('kid'))[:12]!r}), not the "
                 f"approver key the peer pins (kid {kid[:12]}...)")
     try:
         raw = rs256.from_b64url(signature["signature"])
@@ -70,6 +70,7 @@ def unproven(proposal: Any, audience: str, task_id: str, signature: Any, pinned:
     except ValueError:
         raw, content = b"", b""
     if not rs256.verify(pinned, f"{signature['protected']}.{rs256.b64url(content)}".encode("ascii"), raw):
-        return ("the approver's signature does not match this proposal for this task at this agent (altered "
-                "after it was signed, or signed for another task or agent: an approval is used once, for one task)")
+        return ("the signature does not verify under the approver key the peer pins, for this proposal for this "
+                "task at this agent (altered after it was signed, or signed for another task or agent: an approval "
+                "is used once, for one task; or signed by another key claiming the approver's kid)")
     return None

@@ -97,10 +97,12 @@ def unproven(signed: SignedContent | None, pinned: Any) -> str | None:
         return f"has a card with no {algorithm} signature the pinned key could check"
     if signed.payload is None:
         return "has a card with no canonical form (RFC 8785), so no signature of it can be checked"
+    # What was checked is the signature, not who made it: a header's kid is only a label (anyone can write one)
     if pinned.jwk()["kid"] not in kids:
-        return (f"has a card signed by another key (kid {str(kids[0])[:60]!r}), not the one the "
-                "allowlist pins")
-    return "has a card altered after it was signed: the pinned key's signature does not match it"
+        return (f"has a card whose signature does not verify under the pinned key, and names another key "
+                f"(kid {str(kids[0])[:60]!r}), not the one the allowlist pins")
+    return ("has a card whose signature does not verify under the pinned key: altered after it was signed, or "
+            "signed by another key claiming the pinned key's kid")
 
 
 def _header(entry: Any) -> dict[str, Any] | None:

@@ -7,8 +7,8 @@ the run (steps.py) becomes marks: an arrow per frame, labelled by what it carrie
 (`tasks/send (id 1)`, `task-1 completed (id 1)`, `error -32001`, `HTTP 401`, a push to our
 webhook as `task-1 working (pushed)`), a task by its id, so the turns of one task read as
 one task (`SendMessage (id 3): next turn of task-1`); the gate's question, and its answer
-in the words the terminal printed (`[trust] 'billing-agent' has a card altered after it
-was signed ... -> delegation REFUSED`), a stop mark where it refused (no arrow beyond it);
+in the words the terminal printed (`[trust] 'billing-agent' has a card whose signature
+does not verify ... -> delegation REFUSED`), a stop mark where it refused (no arrow beyond it);
 a stop mark with the failure's error where an exchange failed or we refused to send; a
 cut across a stream that broke off, and a note where it was joined again saying what was
 missed; a note on the support agent's lane for each result, pause or peer's refusal, as
