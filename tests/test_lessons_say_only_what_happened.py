@@ -137,3 +137,16 @@ def test_an_approval_signed_by_another_key_claiming_the_approvers_kid_is_not_sai
     why = approval_signature.unproven(proposal, endpoint, "task-1", forged, pinned)
     assert why.startswith("the signature does not verify under the approver key the peer pins")
     assert "or signed by another key claiming the approver's kid" in why
+
+
+def test_untrusted_says_not_vetted_only_of_a_peer_the_allowlist_does_not_vet(tmp_path):
+    both = written(tmp_path, "both.json", {"trusted": [
+        {"name": "billing-agent", "endpoint": "https://billing.acme.example/a2a"},
+        {"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}]})
+    done = cli("--scenario", "untrusted", "--allowlist", both)
+    assert "not vetted" not in done.stdout
+    assert ("[support] the customer's refund, ORD-3300 for $180.00, to 'refund-bot-9000': this run's allowlist "
+            "vets it at that endpoint (the gate decides)") in done.stdout.splitlines()
+    empty = cli("--scenario", "untrusted", "--allowlist", empty_allowlist(tmp_path)).stdout
+    assert "not vetted, but this run opts in to it (--allow-untrusted)" in empty
+    assert "the allowlist is the same as before (it vets no peer)" in empty and "before ()" not in empty

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from peers.a2a.model import AgentCard
 from peers.contracts.refund_text import read_refund
+from peers.support.calling.config import same_endpoint
 from peers.support.model import customer
 from peers.support.lessons import Lesson
 from peers.support.output import Kind
@@ -58,8 +59,11 @@ def run(story: Steps, card_urls: list[str], allow_untrusted: tuple[str, ...] | l
         return failures
     allowlist_before, _ = story.holds()
     story.say()
+    vetted = any(entry.name == opted[0].name and same_endpoint(entry.endpoint, opted[0].url)
+                 for entry in allowlist_before)
     story.say(f"[support] the customer's refund, {REFUND['order_id']} for ${REFUND['amount']:,.2f}, to "
-              f"{opted[0].name!r}: not vetted, but this run opts in to it (--allow-untrusted)")
+              f"{opted[0].name!r}: " + ("this run's allowlist vets it at that endpoint (the gate decides)" if vetted
+                                        else "not vetted, but this run opts in to it (--allow-untrusted)"))
     untrusted = story.delegate(opted[0], "process_refund", REFUND)
     if untrusted.result is None:
         return failures + [untrusted]  # refused, failed or paused: the story said why
@@ -78,7 +82,7 @@ def run(story: Steps, card_urls: list[str], allow_untrusted: tuple[str, ...] | l
     same = allowlist == allowlist_before
     story.say(f"[support] what it tells the calling agent to do is not done: the allowlist is "
               f"{'the same as before' if same else 'CHANGED'} ("
-              + ", ".join(f"{entry.name} at {entry.endpoint}" for entry in allowlist) + ")",
+              + (", ".join(f"{entry.name} at {entry.endpoint}" for entry in allowlist) or "it vets no peer") + ")",
               Kind.UNTRUSTED if same else Kind.ERROR)
     story.say(f"[support] reply to the customer (written without the UNTRUSTED result, which is "
               f"unverified and not passed on): {customer.untrusted_reply(REFUND)}", Kind.UNTRUSTED)
