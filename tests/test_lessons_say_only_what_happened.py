@@ -150,3 +150,12 @@ def test_untrusted_says_not_vetted_only_of_a_peer_the_allowlist_does_not_vet(tmp
     empty = cli("--scenario", "untrusted", "--allowlist", empty_allowlist(tmp_path)).stdout
     assert "not vetted, but this run opts in to it (--allow-untrusted)" in empty
     assert "the allowlist is the same as before (it vets no peer)" in empty and "before ()" not in empty
+
+
+def test_authority_says_a_bearer_token_in_the_payload_not_the_callers_and_never_that_no_token_is_sent():
+    done = cli("--scenario", "authority")
+    assert "the caller's bearer token" not in done.stdout
+    assert "[support] handing off the refund with an envelope that also carries a bearer token in the payload" \
+        in done.stdout.splitlines()
+    listed = cli("--list-scenarios").stdout
+    assert "the token is never sent" not in listed and "no token is ever sent in an envelope" in listed

@@ -7,10 +7,11 @@ chain that bounces". The support agent tries the same refund six times, each wit
 different envelope (peers/contracts/handoff.py) in the message's metadata, and sends five.
 Billing judges each it gets before anything happens: a grant too small, a grant expired, a
 contract version it does not speak, a chain at its hop limit are all refused, and only a
-grant that covers the refund lets it happen. The fifth, an envelope that also carries the
-caller's bearer token, never leaves: the support agent refuses before sending, because "a
-bearer token sitting in a handoff payload is a permission escalation with extra steps"
-(seed 004); the token stays in HTTP Authorization. Billing refuses such an envelope too,
+grant that covers the refund lets it happen. The fifth, an envelope that also carries a
+bearer token in the payload (a stand-in, "t0k", known for a credential by its member's
+name), never leaves: the support agent refuses before sending, because "a bearer token
+sitting in a handoff payload is a permission escalation with extra steps" (seed 004); our
+real token goes only in HTTP Authorization, on every frame to billing. Billing refuses such an envelope too,
 should another sender smuggle one in, naming the same reason (tests/test_handoff.py sends
 it one).
 """
@@ -33,7 +34,7 @@ LATER, EXPIRED = "2099-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
 
 LESSON = Lesson(
     about="the same refund under six handoff envelopes (too small, expired, unknown version, bounced, a "
-          "smuggled token, valid): the token is never sent; billing admits only the last",
+          "smuggled token, valid): no token is ever sent in an envelope; billing admits only the last",
     teaches="seed 004: permitted actions, with limits and an expiry; no credentials in the envelope",
     order=50, flags={"--wire": "1.0"})  # the essay's tasks/send has no metadata to carry an envelope
 
@@ -52,7 +53,7 @@ ATTEMPTS = [
      {**grant(500.0), "contract": "refund-handoff/2"}),
     ("a handoff that already went support-agent -> billing-agent -> support-agent",
      grant(500.0, hops=("support-agent", "billing-agent", "support-agent"))),
-    ("an envelope that also carries the caller's bearer token", {**grant(500.0), "token": "t0k"}),
+    ("an envelope that also carries a bearer token in the payload", {**grant(500.0), "token": "t0k"}),
     (f"a grant for refunds up to $500.00 until {LATER}", grant(500.0)),
 ]
 
