@@ -159,3 +159,14 @@ def test_authority_says_a_bearer_token_in_the_payload_not_the_callers_and_never_
         in done.stdout.splitlines()
     listed = cli("--list-scenarios").stdout
     assert "the token is never sent" not in listed and "no token is ever sent in an envelope" in listed
+
+
+def test_slow_on_a_wire_without_list_tasks_says_it_sends_the_same_message_not_that_it_looks_first():
+    lines = cli("--scenario", "slow", "--wire", "0.3", timeout=60).stdout.splitlines()
+    assert not any("(ListTasks, GetTask) before any retry" in line for line in lines)
+    assert ("[support] timed out (active) -> the peer may still be working: find its task before any new request; "
+            "this wire has no ListTasks, so the same message (its messageId) goes again, to be answered with the "
+            "task it made") in lines
+    assert sum('"method": "message/send"' in line for line in lines) == 2, "the same message went again"
+    assert lines[-1].startswith("[support] task task-1 ended completed while nobody waited: nothing more to send: "
+                                "the same message, sent again, was answered with this task")

@@ -59,9 +59,12 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
             story.say("[support] billing answered within --timeout, so no deadline passed: this lesson has "
                       "nothing to show with a timeout longer than the refund", Kind.ESCALATED)
         return [outcome]  # refused, or failed otherwise: the story said why
+    listed = contact.method("list")  # 1.0 looks (ListTasks); 0.3 has no look but the same message again
     if timed_out:
-        story.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {outcome.variant.handling}",
-                  Kind.ESCALATED)
+        handling = outcome.variant.handling if listed else (
+            "the peer may still be working: find its task before any new request; this wire has no ListTasks, "
+            "so the same message (its messageId) goes again, to be answered with the task it made")
+        story.say(f"[support] {outcome.variant.label} ({outcome.variant.group}) -> {handling}", Kind.ESCALATED)
     try:
         task = _find(story, contact, outcome.sent) if timed_out else outcome.task
         for pause in PAUSES:
@@ -82,8 +85,11 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
         return [outcome]
     story.report(contact, task)
     if task.state.is_terminal:
-        story.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: nothing "
-                  "to retry (a new request would have asked billing for this refund again)", Kind.BANNER)
+        resent = timed_out and not listed
+        story.say(f"[support] task {escape(task.id)} ended {task.state.value} while nobody waited: "
+                  + ("nothing more to send: the same message, sent again, was answered with this task"
+                     if resent else "nothing to retry") + " (a new request would have asked billing for this "
+                  "refund again)", Kind.BANNER)
     return [outcome._replace(task=task, error=None, failure=None)]  # still working: the variant says so
 
 
