@@ -170,3 +170,12 @@ def test_slow_on_a_wire_without_list_tasks_says_it_sends_the_same_message_not_th
     assert sum('"method": "message/send"' in line for line in lines) == 2, "the same message went again"
     assert lines[-1].startswith("[support] task task-1 ended completed while nobody waited: nothing more to send: "
                                 "the same message, sent again, was answered with this task")
+
+
+def test_duplicate_says_what_billings_answers_showed_and_keeps_it_under_quiet():
+    for flags in ((), ("--quiet",)):
+        lines = cli("--scenario", "duplicate", *flags).stdout.splitlines()
+        assert not any("billing's ledger holds one refund" in line for line in lines), flags
+        assert lines[-1] == ("[support] four deliveries: 3 answers are task task-1 itself; task-2 (rejected): a new "
+                             "task that did nothing, naming task task-1 as the one that refunded; one task refunded "
+                             "ORD-5100, as billing's answers say (its ledger is not read from here)"), flags

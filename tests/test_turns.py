@@ -265,8 +265,9 @@ def test_the_duplicate_lesson_answers_every_delivery_with_one_task_on_both_trans
         ("task-2", "TASK_STATE_REJECTED")], "a copy uses up no task id; the different request is rejected"
     assert "task task-1 already did this: refund of $75.00" in tasks[3]["status"]["message"]["parts"][0]["text"]
     assert shown[0][-1] == ("[support] four deliveries: 3 answers are task task-1 itself; task-2 (rejected): a new task "
-                            "that did nothing, naming task task-1 as the one that refunded; billing's ledger holds "
-                            "one refund for ORD-5100"), "the closing sentence is true of the four answers above"
+                            "that did nothing, naming task task-1 as the one that refunded; one task refunded "
+                            "ORD-5100, as billing's answers say (its ledger is not read from here)"), \
+        "the closing sentence is true of the four answers above"
 
 
 def test_a_duplicate_delivery_uses_up_no_task_id(client):

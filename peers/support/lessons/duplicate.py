@@ -75,8 +75,11 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     if named == {first_task}:
         rest = (f"; {' and '.join(others)}: a new task that did nothing, naming task {escape(first_task)} as the "
                 "one that refunded" if others else "")
+        # what the answers show (billing's ledger is billing's, not read from here); an outcome, so that
+        # --quiet, which drops the retries' reasons, keeps it beside the results it counts
         story.say(f"[support] four deliveries: {itself} answers are task {escape(first_task)} itself{rest}; "
-                  f"billing's ledger holds one refund for {ORDER}", Kind.BANNER)
+                  f"one task refunded {ORDER}, as billing's answers say (its ledger is not read from here)",
+                  Kind.TRUSTED)
     else:  # a peer without a ledger: say what it did, do not hide it
         story.say(f"[support] the answers named tasks {sorted(named)}: {ORDER} may have been "
                   "refunded more than once", Kind.WARNING)
