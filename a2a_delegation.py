@@ -111,18 +111,17 @@ class SupportAgent:
         here = [entry for entry in vetted if config.same_endpoint(card.url, entry.endpoint)]
         elsewhere = config.from_elsewhere(self.found(card))  # whoever it names: --allow-untrusted never waives it
         unproven = config.unproven_card(self.found(card), self.allowlist) or elsewhere  # or not signed
+        not_here = (f"is allowlisted only at {', '.join(e.endpoint for e in vetted)}, but its card sends frames to "
+                    f"{escape(card.url)}") if vetted else "is NOT on the allowlist"
         if here and not unproven:  # a pinned key was checked too: the line says so
             verdict, why = Verdict.TRUSTED, "is allowlisted" + (
                 " and its card is signed by the pinned key" if any(entry.public_key for entry in here) else "")
         elif card.name in self.allow_untrusted and not elsewhere:
-            verdict, why = Verdict.UNTRUSTED, unproven or "is NOT on the allowlist"
+            verdict, why = Verdict.UNTRUSTED, unproven or not_here
         elif unproven:  # vetted at this endpoint, but this card is not shown to come from it
             verdict, why = Verdict.REFUSED, unproven
-        elif vetted:
-            verdict, why = Verdict.REFUSED, (f"is allowlisted only at {', '.join(e.endpoint for e in vetted)}, "
-                                             f"but its card sends frames to {escape(card.url)}")
         else:
-            verdict, why = Verdict.REFUSED, "is NOT on the allowlist"
+            verdict, why = Verdict.REFUSED, not_here
         self.say(f"[trust] {card.name!r} {why} -> {self.ARROWS[verdict]}", Kind[verdict.name], event="trust",
                  peer=card.name, endpoint=card.url, verdict=verdict.value, reason=why)
         return verdict

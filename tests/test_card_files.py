@@ -75,3 +75,13 @@ def test_a_card_file_that_is_not_json_points_at_the_line_as_the_allowlist_does(w
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     line = next(number for number, text in enumerate(path.read_text().splitlines(), 1) if '"skills"' in text)
     assert f"billing-agent.json:{line}:3: not valid JSON (Expecting ',' delimiter)" in done.stderr, done.stderr
+
+
+def test_a_peer_opted_in_to_at_an_endpoint_the_allowlist_does_not_vet_is_said_allowlisted_elsewhere(workbench):
+    """--allow-untrusted: the gate's line says why the card is untrusted as it does without it,
+    not that a peer the allowlist names is NOT on it."""
+    edit_card(workbench, "billing-agent", lambda card: card.update(url="https://billing.acme.example/v2/a2a"))
+    done = run_copy(workbench, "--allow-untrusted", "billing-agent")
+    assert ("[trust] 'billing-agent' is allowlisted only at https://billing.acme.example/a2a, but its card "
+            "sends frames to https://billing.acme.example/v2/a2a -> delegating anyway") in done.stdout
+    assert "'billing-agent' is NOT on the allowlist" not in done.stdout
