@@ -29,6 +29,10 @@ def card(base, flaw):
         made = card(base, None)
         made["skills"][0]["id"] = ["s"]
         return made
+    if flaw == "no_extended":  # its card declares no extended card; every request needs the bearer token
+        made = card(base, None)
+        made["capabilities"] = {}
+        return made
     at = {"inward_interface": "http://224.0.0.1:9",  # multicast: a connection to it fails here, sending nothing
           "localhost_interface": base.replace("127.0.0.1", "localhost")}
     return {"name": "broken", "description": "d", "version": "1",
@@ -251,6 +255,19 @@ def test_interfaces_at_another_origin_than_the_card_are_named_in_the_heading(tmp
     port = report["target"].split(":")[2].split("/")[0]
     assert report["card"]["bindings"] == [f"JSONRPC (at http://localhost:{port}, not the card's origin)"]
     assert failed == set() and status == 0, "asked there, as the card says: it is this machine"
+
+
+def test_a_401_to_get_extended_agent_card_without_a_credential_is_a_skip_as_every_other_401_is(tmp_path):
+    """Without --credentials, an agent that authenticates every request answers 401 before it reads
+    the method: the official SDKs with a credential scheme do. CORE-CAP-003 failed that 401 as a MUST,
+    where every other check skips it ("refused without a credential")."""
+    with outside_peer(Agent, flaw="no_extended") as base:
+        done = cli("check", base, "--format", "json", "--timeout", "1")
+    report = json.loads(done.stdout)
+    rows = {row["id"]: row for row in report["requirements"]}
+    assert rows["CORE-CAP-003"]["outcome"] == "skip", rows["CORE-CAP-003"]
+    assert rows["CORE-CAP-003"]["verdicts"][0]["detail"].startswith("refused without a credential (HTTP 401)")
+    assert rows["CORE-GET-002"]["outcome"] == "skip" and done.returncode == 0
 
 
 def test_a_card_that_cannot_be_read_leaves_the_extended_card_unjudged_not_failed(tmp_path):

@@ -17,7 +17,7 @@ import base64
 from peers.a2a.security_schemes import kind_of
 from peers.a2a.wire_format import method_for
 from peers.support.check.probe import NOT_MEASURED, SKIP, Answer, Probe, Verdict, verdict
-from peers.support.check.protocol_checks import TASK_NOT_FOUND, UNKNOWN
+from peers.support.check.protocol_checks import TASK_NOT_FOUND, UNKNOWN, unauthenticated
 from peers.support.check.reach import UNREADABLE, Reach
 from transports.printer import Frame
 
@@ -113,8 +113,9 @@ def _extended_card(probe: Probe, reach: Reach, document: dict[str, Any]) -> list
         answer, frames = _ask(probe, reach, "extended-card", {}, reach.credential)
         return [Verdict(ids[0], SKIP, "the card declares no extended card", (), reach.name),
                 Verdict(ids[1], SKIP, "the card declares no extended card", (), reach.name),
-                verdict(ids[2], answer.code == UNSUPPORTED_OPERATION, f"GetExtendedAgentCard: {answer.said()}",
-                        frames, reach.name, answer)]
+                unauthenticated(ids[2], answer, frames, reach) or verdict(
+                    ids[2], answer.code == UNSUPPORTED_OPERATION, f"GetExtendedAgentCard: {answer.said()}",
+                    frames, reach.name, answer)]
     if reach.why.startswith(UNREADABLE):  # its schemes unknown: a refusal cannot be judged against them
         return [Verdict(id, SKIP, reach.why, (), reach.name) for id in ids[:2]] + \
             [Verdict(ids[2], SKIP, "the card declares an extended card", (), reach.name)]

@@ -71,11 +71,8 @@ def _binding(asker: Asker, push_declared: bool) -> list[Verdict]:
         return [Verdict("CORE-GET-002", SKIP, f"the {reach.wire.NAME} wire has no GetTask", (), name)]
 
     def judged(id: str, answer: Answer, frames: tuple[Frame, ...], passed: bool, said: str = "") -> Verdict:  # noqa: A002
-        if answer.status == 401:
-            return Verdict(id, SKIP, f"refused without a credential (HTTP 401): give --credentials one for "
-                           f"{reach.endpoint[:80]}" if reach.credential is None else
-                           "refused our credential (HTTP 401): WB-AUTH-RIGHT-001 says more", frames, name)
-        return verdict(id, passed, said or answer.said(), frames, name, answer)
+        return unauthenticated(id, answer, frames, reach) or verdict(id, passed, said or answer.said(), frames, name,
+                                                                     answer)
 
     found = []
     got, frames = asker.ask("get", {"id": UNKNOWN})
@@ -110,6 +107,16 @@ def _binding(asker: Asker, push_declared: bool) -> list[Verdict]:
     found += (_rest_errors if rest else _jsonrpc_errors)(asker, judged)
     found.append(_media_types(asker.answers, rest, name))
     return found
+
+
+def unauthenticated(id: str, answer: Answer, frames: tuple[Frame, ...], reach: Reach) -> Verdict | None:  # noqa: A002
+    """A 401 judges nothing but the credential: without one, it is a skip saying which to give;
+    with ours, a skip pointing at WB-AUTH-RIGHT-001 (None: not a 401)."""
+    if answer.status != 401:
+        return None
+    return Verdict(id, SKIP, f"refused without a credential (HTTP 401): give --credentials one for "
+                   f"{reach.endpoint[:80]}" if reach.credential is None else
+                   "refused our credential (HTTP 401): WB-AUTH-RIGHT-001 says more", frames, reach.name)
 
 
 def _error_shapes(got: Answer, frames: tuple[Frame, ...], rest: bool, v10: bool, name: str, judged: Any) -> list[Verdict]:
