@@ -199,11 +199,17 @@ class Agent(OutsidePeer):
                                     "status": result["status"]}}]
         if self.server.tasks.flaw == "no_final":
             events = events[:2]
+        if self.server.tasks.flaw == "working_after_end":  # completed, then working again
+            events.append(dict(events[1]))
+        if self.server.tasks.flaw == "other_tasks_end":  # the terminal update names another task
+            events[2] = {"statusUpdate": dict(events[2]["statusUpdate"], taskId="task-of-someone-else")}
         stream = b"".join(b"data: " + json.dumps(wrapped(event)).encode() + b"\n\n" for event in events)
         if self.server.tasks.flaw == "final_unended":  # its last event's line ends, the event does not
             stream = stream[:-1]
         if self.server.tasks.flaw == "endless_stream":
             return self.endless(stream.split(b"\n\n")[0] + b"\n\n")
+        if self.server.tasks.flaw == "open_after_end":  # every event, then a keep-alive comment for 5 s
+            return self.endless(stream, b": keep-alive\n\n")
         if self.server.tasks.flaw == "endless_updates":  # working, working, ... as fast as it is read
             first, working = stream.split(b"\n\n")[:2]
             return self.endless(first + b"\n\n", working + b"\n\n", 1000, 0)
@@ -315,6 +321,23 @@ def test_a_final_event_that_no_blank_line_ends_is_no_event_and_the_finding_says_
     assert failed == {"CORE-STREAM-003"} and status == 1
     said = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
     assert "bytes of data lines of an event no blank line ended (so no event)" in json.dumps(said), said
+
+
+@pytest.mark.parametrize("flaw, said", [
+    ("open_after_end", "the stream did not close within 1 s of its final event"),
+    ("working_after_end", "the stream sent 1 more event(s) after its final one (statusUpdate working)"),
+    ("other_tasks_end", "updates of another task than its own (task-of-someone-else), the stream closed before "
+                        "any final event"),
+])
+def test_a_stream_that_goes_on_past_its_tasks_end_or_ends_another_task_fails(flaw, said, tmp_path):
+    """3.1.2: the stream MUST close when the task reaches a terminal state. check stopped at the
+    first event in a terminal state, so keep-alives after it, working again after completed, or
+    a completed update of another task all passed."""
+    started = time.monotonic()
+    failed, status, report = failures(flaw, tmp_path)
+    assert failed == {"CORE-STREAM-003"} and status == 1 and time.monotonic() - started < 15
+    row = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
+    assert all(said in verdict["detail"] for verdict in row["verdicts"]), row["verdicts"]
 
 
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):

@@ -1,5 +1,6 @@
 """How --deep asks for what needs a task: the message it sends, the task read back out of
-an answer in either binding and version, a stream read up to its final event.
+an answer in either binding and version, a stream read up to its final event (and, after a
+Message or a terminal state, on for CLOSE_SECONDS: 3.1.2 says it MUST close there).
 
 Spec: A2A 1.0 sections 3.1 (the operations), 4.1 (Task, Message, TaskState), 3.2.3 (a
 stream's events), 9 and 11 (a result in JSON-RPC's `result` or HTTP+JSON's body); A2A 0.3
@@ -34,6 +35,7 @@ TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
 INTERRUPTED = frozenset({"input-required", "auth-required"})
 SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
 MAX_EVENTS = 200  # a stream longer than this is read no further: it did not end (CORE-STREAM-003 fails)
+CLOSE_SECONDS = 1.0  # how long a stream is read on after its Message or terminal state, where it MUST close (3.1.2)
 RUN = secrets.token_hex(4)  # this run's: messageIds of two runs never collide
 
 
@@ -104,15 +106,21 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     streamed = response.status == 200 and sse.is_stream(response.header("Content-Type"))
     if isinstance(response.body, bytes) and not streamed:  # not a stream: an error, or a plain answer
         return read_answer(response), [], tuple(printer.frames[before:]), "not a stream"
-    events, ended, decoder = [], "closed", sse.Decoder()
+    events, ended, decoder, at, closing = [], "closed", sse.Decoder(), None, 0.0
     chunks = [response.body] if isinstance(response.body, bytes) else response.body  # a stream of known length
     try:
         for chunk in chunks:
             for data in decoder.feed(chunk):
                 events.append(_event(data, rest))
-            if events and final(events[-1]):
-                ended = "final"
+            at = final_at(events) if at is None else at
+            if at is not None and (len(events) > at + 1 or not closes(events[at])):  # more, or an interrupted state
+                ended = _after(events, at)  # (a stream may stay open in input-required: it is read no further)
                 break
+            if at is not None:  # 3.1.2: the stream MUST close here; read on a little, to see that it does
+                closing = closing or time.monotonic() + min(CLOSE_SECONDS, probe.timeout)
+                if time.monotonic() > closing:
+                    ended = f"did not close within {CLOSE_SECONDS:g} s of its final event"
+                    break
             if len(events) >= MAX_EVENTS:  # an endless stream is not a finished one: said as it is
                 ended = f"was read no further after {MAX_EVENTS} events, no final event among them"
                 break
@@ -121,15 +129,28 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
             if decoder.unended:  # what looked like a last event: none, its blank line never came
                 ended = (f"closed after {decoder.unended} bytes of data lines of an event no blank line ended "
                          "(so no event)")
+            elif final_at(events) is not None:
+                ended = _after(events, final_at(events))
     except PeerError as exc:
-        probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
-        ended = f"broken off: {str(exc)[:120]}"
+        if at is None:  # a deadline missed after the final event is this stream's finding, not the agent's pace
+            probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
+        ended = f"did not close after its final event: {str(exc)[:120]}" if at is not None else \
+            f"broken off: {str(exc)[:120]}"
     finally:
         if not isinstance(response.body, bytes):
             response.body.close()
-    if ended == "closed" and events and final(events[-1]):
-        ended = "final"
     return read_answer(response._replace(body=b"")), events, tuple(printer.frames[before:]), ended
+
+
+def _after(events: list[Any], at: int) -> str:
+    """How a stream went on after its final event (at `at`): "final" if it did not, or if all it sent
+    was its task once more (11.7: a final Task snapshot MAY be resent before closing)."""
+    more, first = events[at + 1:], first_task(events)
+    if not more or len(more) == 1 and first and (task_in(more[0]) or {}).get("id") == first["id"]:
+        return "final"
+    more = [f"{kind_of(each) or '?'}" + (f" {state_of(inner_of(each))}" if state_of(inner_of(each)) else "")
+            for each in more]
+    return f"sent {len(more)} more event(s) after its final one ({', '.join(more[:4])})"
 
 
 def _event(data: bytes, rest: bool) -> Any:
@@ -155,13 +176,37 @@ def kind_of(event: Any) -> str | None:
             "artifact-update": "artifactUpdate"}.get(event.get("kind"))
 
 
-def final(event: Any) -> bool:
-    """Whether a stream may end after this event: a message, or a terminal or interrupted state."""
+def final(event: Any, task_id: str | None = None) -> bool:
+    """Whether a stream may end after this event: a message, or a terminal or interrupted state
+    (of the task `task_id`, when given: an update naming another task ends nothing)."""
     kind = kind_of(event)
     if kind == "message":
         return True
-    inner = event.get(kind) if isinstance(event, dict) and isinstance(event.get(kind), dict) else event
-    return kind in ("task", "statusUpdate") and state_of(inner) in TERMINAL | INTERRUPTED
+    inner = inner_of(event)
+    named = inner.get("id" if kind == "task" else "taskId") if isinstance(inner, dict) else None
+    return kind in ("task", "statusUpdate") and state_of(inner) in TERMINAL | INTERRUPTED and \
+        (task_id is None or named == task_id)
+
+
+def closes(event: Any) -> bool:
+    """Whether the stream MUST close after this final event (3.1.2): a Message, or a terminal state."""
+    return kind_of(event) == "message" or state_of(inner_of(event)) in TERMINAL
+
+
+def final_at(events: list[Any]) -> int | None:
+    """Where the stream's first final event is: of the task its first event is, if it began with one."""
+    first = first_task(events)
+    return next((index for index, each in enumerate(events) if final(each, first and first["id"])), None)
+
+
+def first_task(events: list[Any]) -> dict[str, Any] | None:
+    return task_in(events[0]) if events and kind_of(events[0]) == "task" else None
+
+
+def inner_of(event: Any) -> Any:
+    """What an event carries: 1.0's {"statusUpdate": {...}}'s inside, or 0.3's event itself."""
+    kind = kind_of(event)
+    return event.get(kind) if isinstance(event, dict) and isinstance(event.get(kind), dict) else event
 
 
 def task_in(result: Any) -> dict[str, Any] | None:

@@ -155,8 +155,10 @@ DEEP = (
          "serve one task model behind both bindings: the same fields, with the same values"),
     _row("CORE-STREAM-001", "3.1.2", "MUST", "stream", "SendStreamingMessage answers Content-Type text/event-stream",
          "answer SendStreamingMessage with 200 and a text/event-stream of events"),
-    _row("CORE-STREAM-003", "3.1.2", "MUST", "stream", "A stream begins with a Task or Message and ends at a terminal "
-         "or interrupted state", "send the Task (or the one Message) first, and close after the final state's event"),
+    _row("CORE-STREAM-003", "3.1.2", "MUST", "stream", "A stream begins with a Task or Message, carries its task's "
+         "updates only, and closes after the Message or a terminal state (or ends at an interrupted one)",
+         "send the Task (or the one Message) first, then that task's updates only, and close the stream right after "
+         "the Message or the terminal state's event"),
     _row("STREAM-SUB-001", "3.1.6", "MUST", "stream", "SubscribeToTask on a live task streams the Task first",
          "answer SubscribeToTask with a stream whose first event is the task as it is now"),
     _row("STREAM-SUB-003", "3.1.6", "MUST", "stream", "SubscribeToTask on a terminal task is refused",

@@ -19,7 +19,7 @@ import json
 
 from peers.a2a.model import PushConfig
 from peers.a2a.wire_format import method_for
-from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of, task_in
+from peers.support.check.deep_asking import TERMINAL, Deep, first_task, inner_of, kind_of, state_of, task_in
 from peers.support.check.probe import SKIP, Answer, Verdict, verdict
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -42,11 +42,12 @@ def streams(deep: Deep, streaming: bool) -> list[Verdict]:
     found = [verdict("CORE-STREAM-001", head.status == 200 and head.content_type == "text/event-stream",
                      f"SendStreamingMessage: {head.said()}, Content-Type {head.content_type or '(none)'}",
                      frames, name, head)]
-    kinds = [kind_of(event) or "?" for event in events]
+    kinds, others = [kind_of(event) or "?" for event in events], strays(events)
     began = bool(kinds) and kinds[0] in ("task", "message")
-    found.append(verdict("CORE-STREAM-003", began and ended == "final",
+    found.append(verdict("CORE-STREAM-003", began and ended == "final" and not others,
                          f"{len(events)} events ({', '.join(kinds[:6])}{' ...' if len(kinds) > 6 else ''}), "
-                         f"the stream {_ended(ended)}", frames, name, head if not events else None))
+                         + (f"updates of another task than its own ({', '.join(others[:2])}), " if others else "")
+                         + f"the stream {_ended(ended)}", frames, name, head if not events else None))
     task = next((_task(event) for event in events if _task(event) is not None), None)
     found.append(_live(deep))
     if task is None or state_of(_last_state(events, task)) not in TERMINAL:
@@ -59,6 +60,14 @@ def streams(deep: Deep, streaming: bool) -> list[Verdict]:
                          + (f"{len(events)} events ({', '.join(kind_of(e) or 'error' for e in events[:4])})"
                             if events else head.said()), frames, name, head))
     return found
+
+
+def strays(events: list[Any]) -> list[str]:
+    """The other task ids a task's stream has updates of (3.1.2: its updates are of its task)."""
+    first = first_task(events)
+    named = [inner_of(each).get("taskId") for each in events if kind_of(each) in ("statusUpdate", "artifactUpdate")
+             and isinstance(inner_of(each), dict)]
+    return [str(each)[:40] for each in named if first is not None and each != first["id"]]
 
 
 def _ended(ended: str) -> str:
