@@ -256,6 +256,8 @@ class Agent(OutsidePeer):
         path = unquote(parts.path).removeprefix("/a2a/")
         route = next(((method, match) for verb, pattern, method in ROUTES
                       if verb == self.command and (match := re.fullmatch(pattern, path))), None)
+        if route is None and self.server.tasks.flaw == "plain_404":  # as the SDKs' web frameworks answer
+            return self.send(404, b"Not Found", "text/plain")
         if route is None:
             return self.rest_error(-32601)
         if self.command == "POST" and self.headers.get("Content-Type", "").split(";")[0] not in (
@@ -338,6 +340,16 @@ def test_a_stream_that_goes_on_past_its_tasks_end_or_ends_another_task_fails(fla
     assert failed == {"CORE-STREAM-003"} and status == 1 and time.monotonic() - started < 15
     row = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
     assert all(said in verdict["detail"] for verdict in row["verdicts"]), row["verdicts"]
+
+
+def test_a_path_no_operation_has_may_be_answered_in_any_media_type(tmp_path):
+    """Section 11.1: application/a2a+json SHOULD be used, for the binding's operations. check counted
+    the text/plain 404 to its own probe of a path no route has against the agent, as a MUST."""
+    failed, status, report = failures("plain_404", tmp_path)
+    rows = {row["id"]: row for row in report["requirements"]}
+    assert failed == set() and status == 0
+    assert rows["HTTP_JSON-SVC-001"]["level"] == "SHOULD" and rows["HTTP_JSON-SVC-001"]["outcome"] == "pass"
+    assert rows["WB-HTTP_JSON-URL-001"]["outcome"] == "pass"
 
 
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):

@@ -198,11 +198,12 @@ JUDGED = [
 @pytest.mark.parametrize("rule, headers, app", JUDGED, ids=[rule for rule, _, _ in JUDGED])
 def test_an_answer_breaking_a_single_frame_rule_is_annotated_and_forwarded_unchanged(rule, headers, app):
     body = ASK if headers in (RPC, RPC_10) else b'{"message": {}}'
+    path = "/a2a" if headers in (RPC, RPC_10) else "/a2a/message:send"  # an HTTP+JSON operation's route
     with served(app) as agent:
-        direct = HttpTransport(timeout=5).stream(agent + "/a2a", body, headers)
+        direct = HttpTransport(timeout=5).stream(agent + path, body, headers)
         direct_body = direct.body if isinstance(direct.body, bytes) else b"".join(direct.body)
         with proxy_to(agent) as (proxy, lines):
-            through = HttpTransport(timeout=5).stream(proxy + "/a2a", body, headers)
+            through = HttpTransport(timeout=5).stream(proxy + path, body, headers)
             through_body = through.body if isinstance(through.body, bytes) else b"".join(through.body)
     assert (through.status, through_body) == (direct.status, direct_body)
     notes = [line for line in lines.lines if line.startswith("    ! ")]
@@ -233,6 +234,19 @@ def test_our_peers_json_rpc_answer_to_a_stray_get_is_not_judged_by_http_json_rul
         answer = HttpTransport(timeout=5).get(proxy + "/../../etc/passwd", {})
         assert answer.status == 404 and b'"jsonrpc"' in answer.body, answer.body
     assert "! " not in lines.text(), lines.text()
+
+
+def test_a_path_no_http_json_operation_has_is_not_judged_by_the_bindings_rules():
+    """Section 11's rules are for operations' answers: the official SDKs answer a path no route has
+    (GET /rest/wb-check-no-such-route, check's own probe) with a text/plain or HTML 404, and the
+    proxy flagged it HTTP_JSON-SVC-001 and HTTP_JSON-ERR-001. An operation's such answer still is."""
+    app = answering(404, "text/plain", "Not Found")
+    with served(app) as agent, proxy_to(agent) as (proxy, lines):
+        assert HttpTransport(timeout=5).get(proxy + "/rest/wb-check-no-such-route", {}).status == 404
+        assert "! " not in lines.text(), lines.text()
+        assert HttpTransport(timeout=5).get(proxy + "/rest/tasks/t-1", {}).status == 404
+    notes = [line.split()[1:3] for line in lines.lines if line.startswith("    ! ")]
+    assert notes == [["HTTP_JSON-SVC-001", "SHOULD"], ["HTTP_JSON-ERR-001", "MUST"]], lines.text()
 
 
 def test_a_stream_held_open_does_not_hold_up_another_clients_request():

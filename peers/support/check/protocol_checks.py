@@ -32,7 +32,7 @@ class Asker:
 
     def __init__(self, probe: Probe, reach: Reach) -> None:
         self.probe, self.reach = probe, reach
-        self.answers: list[tuple[Answer, tuple[Frame, ...]]] = []  # every answer on this binding
+        self.answers: list[tuple[Answer, tuple[Frame, ...]]] = []  # every answer to an operation on this binding
 
     def ask(self, operation: str, params: Any, version: str | None = "wire", query: str = "",
             **changes: Any) -> tuple[Answer, tuple[Frame, ...]]:
@@ -170,8 +170,8 @@ def _rest_errors(asker: Asker, judged: Any) -> list[Verdict]:
     found.append(judged("WB-HTTP_JSON-ERR-004", answer, frames, answer.status == 400 and answer.code == -32602,
                         f"historyLength=many: {answer.said()}"))
     headers = {"Accept": "application/a2a+json", **asker.reach.wire.HEADERS, **(asker.reach.credential or {})}
-    answer, frames = asker.sent(ClientRequest("GET", asker.reach.endpoint.rstrip("/") + "/wb-check-no-such-route",
-                                              headers, b"", asker.reach.name))
+    answer, frames = asker.probe.send(ClientRequest("GET", asker.reach.endpoint.rstrip("/") + "/wb-check-no-such-route",
+                                                    headers, b"", asker.reach.name))  # no operation's: not in answers
     found.append(judged("WB-HTTP_JSON-URL-001", answer, frames, answer.status == 404))
     return found + [_wrong_type(asker, judged)]
 

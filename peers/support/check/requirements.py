@@ -102,8 +102,8 @@ REQUIREMENTS = (
          "answer a path outside section 11.3's routes with 404"),
     _row("JSONRPC-FMT-002", "9.1", "MUST", "protocol", "JSON-RPC answers are Content-Type application/json",
          "send Content-Type: application/json with every JSON-RPC answer"),
-    _row("HTTP_JSON-SVC-001", "11.1", "MUST", "protocol", "HTTP+JSON answers are JSON (application/a2a+json or application/json)",
-         "send Content-Type: application/a2a+json (or application/json) with every answer"),
+    _row("HTTP_JSON-SVC-001", "11.1", "SHOULD", "protocol", "HTTP+JSON operations are answered as application/a2a+json "
+         "(or application/json)", "send Content-Type: application/a2a+json with every operation's answer"),
     _row("WB-BIND-CTYPE-001", "9.1; 11.1", "SHOULD", "protocol", "A request of the wrong Content-Type is refused, not processed",
          "refuse a request body that is not JSON's media type with 415 (or -32005)"),
     # -- authentication (section 7), and the extended card (3.1.11) --

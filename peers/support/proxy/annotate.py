@@ -11,6 +11,7 @@ frames or a question of our own (version negotiation, auth): `check` asks those.
 """
 from __future__ import annotations
 
+import re
 
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.support.check.requirements import BY_ID, Requirement
@@ -42,6 +43,7 @@ class Answer(Record):
     asked: Any = None  # the request body as JSON, and the answer's: read once by `notes` for
     document: Any = None  # every rule (None where it is not JSON, or a stream's)
     version: str | None = None  # the A2A-Version the request asked for (peers/a2a/versions.py); None: none
+    sent_to: tuple[str, str] | None = None  # the request's verb and path (no query); None: not told, judged as an operation's
 
 
 def _json(data: bytes) -> Any:
@@ -97,8 +99,19 @@ def jsonrpc_error_info(answer: Answer) -> str | None:
     return f"error {code} has no ErrorInfo in data"
 
 
+def _operation(answer: Answer) -> bool:
+    """Whether an HTTP+JSON request asked for an A2A operation: its path ends in one of section 11.3's
+    routes (under any endpoint or tenant). Section 11's rules are for operations' answers; a path
+    no operation has (a favicon, a route probed for) may be answered however the server answers it."""
+    from peers.a2a.routes import ROUTES, pattern
+    if answer.sent_to is None:
+        return True
+    verb, path = answer.sent_to
+    return any(verb in route.verbs and re.search(r"(?:^|/)" + pattern(route).pattern, path) for route in ROUTES)
+
+
 def _http_json_error(answer: Answer) -> Any:
-    if answer.binding != HTTP_JSON.name or answer.status < 400 or answer.events is not None or \
+    if answer.binding != HTTP_JSON.name or answer.status < 400 or answer.events is not None or not _operation(answer) or \
             isinstance(answer.document, dict) and "jsonrpc" in answer.document:  # a JSON-RPC answer to a stray path
         return None
     error = answer.document.get("error") if isinstance(answer.document, dict) else None
@@ -106,7 +119,7 @@ def _http_json_error(answer: Answer) -> Any:
 
 
 def http_json_media_type(answer: Answer) -> str | None:
-    if answer.binding == HTTP_JSON.name and answer.body and answer.events is None and \
+    if answer.binding == HTTP_JSON.name and answer.body and answer.events is None and _operation(answer) and \
             answer.content_type not in ("application/a2a+json", "application/json"):
         return f"Content-Type is {answer.content_type or 'missing'}"
     return None

@@ -172,7 +172,7 @@ class Proxy:
         elif receiver is None:  # the rules judge an agent's answers, not a receiver's
             version = versions.asked(request.header(versions.NAME), request.url).version
             for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body,
-                                                       version=version)):
+                                                       version=version, sent_to=(request.method, target.split("?")[0]))):
                 self.say(line)
             for line in self.webhooks.refused(asked.body, response.status, body) if self.webhooks is not None else ():
                 self.say(line)
