@@ -247,8 +247,11 @@ class Agent(OutsidePeer):
 
     def rest_error(self, code):
         reason, status = REASONS.get(code, ("INVALID_ARGUMENT", 400))
-        self.send(status, json.dumps({"error": {"code": status, "status": "NOT_FOUND" if status == 404 else
-                                                "INVALID_ARGUMENT", "message": reason.lower(),
+        said = "NOT_FOUND" if status == 404 else "INVALID_ARGUMENT"
+        if code == -32602 and self.server.tasks.flaw in ("sdk_reason", "precondition"):  # the Python SDK's reason
+            reason, said = "INVALID_REQUEST", "INVALID_ARGUMENT" if self.server.tasks.flaw == "sdk_reason" else \
+                "FAILED_PRECONDITION"
+        self.send(status, json.dumps({"error": {"code": status, "status": said, "message": reason.lower(),
                                                 "details": [{**INFO, "reason": reason}]}}).encode())
 
     def rest(self, body=b""):
@@ -350,6 +353,14 @@ def test_a_path_no_operation_has_may_be_answered_in_any_media_type(tmp_path):
     assert failed == set() and status == 0
     assert rows["HTTP_JSON-SVC-001"]["level"] == "SHOULD" and rows["HTTP_JSON-SVC-001"]["outcome"] == "pass"
     assert rows["WB-HTTP_JSON-URL-001"]["outcome"] == "pass"
+
+
+@pytest.mark.parametrize("flaw, expected", [("sdk_reason", set()), ("precondition", {"WB-HTTP_JSON-ERR-004"})])
+def test_invalid_params_are_judged_by_their_status_not_an_error_infos_reason(flaw, expected, tmp_path):
+    """11.6 asks an ErrorInfo only of A2A-specific errors, and invalid params is none: the Python
+    SDK's 400 INVALID_ARGUMENT with reason INVALID_REQUEST failed, as the reason is not -32602's."""
+    failed, status, report = failures(flaw, tmp_path)
+    assert failed == expected and status == (1 if expected else 0)
 
 
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):

@@ -167,13 +167,26 @@ def _rest_errors(asker: Asker, judged: Any) -> list[Verdict]:
     answer, frames = asker.ask("cancel", {"id": UNKNOWN}, body=b'{"metadata": ')
     found = [judged("WB-HTTP_JSON-ERR-003", answer, frames, answer.status == 400)]
     answer, frames = asker.ask("get", {"id": UNKNOWN, "historyLength": "many"})  # in the query: ?historyLength=many
-    found.append(judged("WB-HTTP_JSON-ERR-004", answer, frames, answer.status == 400 and answer.code == -32602,
+    found.append(judged("WB-HTTP_JSON-ERR-004", answer, frames, answer.status == 400 and invalid_argument(answer),
                         f"historyLength=many: {answer.said()}"))
     headers = {"Accept": "application/a2a+json", **asker.reach.wire.HEADERS, **(asker.reach.credential or {})}
     answer, frames = asker.probe.send(ClientRequest("GET", asker.reach.endpoint.rstrip("/") + "/wb-check-no-such-route",
                                                     headers, b"", asker.reach.name))  # no operation's: not in answers
     found.append(judged("WB-HTTP_JSON-URL-001", answer, frames, answer.status == 404))
     return found + [_wrong_type(asker, judged)]
+
+
+def invalid_argument(answer: Answer) -> bool:
+    """An HTTP+JSON validation error (3.3.2): status INVALID_ARGUMENT, a google.rpc.BadRequest, or an
+    ErrorInfo meaning -32602. Invalid params is no A2A-specific error, so 11.6 asks no ErrorInfo of
+    it, and its reason (the Python SDK's INVALID_REQUEST) is not judged."""
+    error = answer.document.get("error") if isinstance(answer.document, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    return answer.code == -32602 or isinstance(error, dict) and error.get("status") == "INVALID_ARGUMENT" or \
+        isinstance(details, list) and any(isinstance(each, dict) and each.get("@type") == BAD_REQUEST for each in details)
+
+
+BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 
 
 def _wrong_type(asker: Asker, judged: Any) -> Verdict:

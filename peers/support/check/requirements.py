@@ -96,8 +96,9 @@ REQUIREMENTS = (
          "answer TaskNotFoundError with 404, VersionNotSupportedError with 400"),
     _row("WB-HTTP_JSON-ERR-003", "11.6", "MUST", "protocol", "A malformed HTTP+JSON body answers 400",
          "answer a body that is not JSON with 400 INVALID_ARGUMENT"),
-    _row("WB-HTTP_JSON-ERR-004", "11.6; 5.4", "MUST", "protocol", "Invalid HTTP+JSON params answer 400",
-         "validate a request's parameters before acting and answer 400 INVALID_ARGUMENT"),
+    _row("WB-HTTP_JSON-ERR-004", "3.3.2; 11.6", "MUST", "protocol", "Invalid HTTP+JSON params answer 400 "
+         "INVALID_ARGUMENT", "validate a request's parameters before acting and answer 400 with status "
+         "INVALID_ARGUMENT (a google.rpc.BadRequest in details may say which)"),
     _row("WB-HTTP_JSON-URL-001", "11.3", "SHOULD", "protocol", "A path no operation has answers 404",
          "answer a path outside section 11.3's routes with 404"),
     _row("JSONRPC-FMT-002", "9.1", "MUST", "protocol", "JSON-RPC answers are Content-Type application/json",
