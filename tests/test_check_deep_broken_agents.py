@@ -271,6 +271,9 @@ class Agent(OutsidePeer):
             params.update({key: int(value) if key in ("historyLength", "pageSize") else value
                            for key, value in parse_qsl(parts.query) if key != "A2A-Version"})
         except (ValueError, AttributeError):
+            named = route[1].groupdict().get("id")  # the task its path names, looked up before the body is read
+            if self.server.tasks.flaw == "path_first" and body and named not in self.server.tasks.kept:
+                return self.rest_error(-32001)
             return self.rest_error(-32602)
         method, match = route
         self.answer(method, {**params, **match.groupdict()}, lambda result: result, self.rest_error, rest=True)
@@ -361,6 +364,14 @@ def test_invalid_params_are_judged_by_their_status_not_an_error_infos_reason(fla
     SDK's 400 INVALID_ARGUMENT with reason INVALID_REQUEST failed, as the reason is not -32602's."""
     failed, status, report = failures(flaw, tmp_path)
     assert failed == expected and status == (1 if expected else 0)
+
+
+def test_a_malformed_body_to_an_unknown_task_may_be_answered_task_not_found(tmp_path):
+    """The Python SDK looks the task up first: POST /tasks/<unknown>:cancel with a body that is not JSON
+    is 404 TASK_NOT_FOUND. check failed it as a MUST that section 11.6 does not have."""
+    failed, status, report = failures("path_first", tmp_path)
+    row = next(row for row in report["requirements"] if row["id"] == "WB-HTTP_JSON-ERR-003")
+    assert failed == set() and status == 0 and row["outcome"] == "pass" and row["level"] == "SHOULD"
 
 
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):

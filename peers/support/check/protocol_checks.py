@@ -164,8 +164,9 @@ def _jsonrpc_errors(asker: Asker, judged: Any) -> list[Verdict]:
 
 
 def _rest_errors(asker: Asker, judged: Any) -> list[Verdict]:
-    answer, frames = asker.ask("cancel", {"id": UNKNOWN}, body=b'{"metadata": ')
-    found = [judged("WB-HTTP_JSON-ERR-003", answer, frames, answer.status == 400)]
+    answer, frames = asker.ask("cancel", {"id": UNKNOWN}, body=b'{"metadata": ')  # the task is unknown too: either
+    found = [judged("WB-HTTP_JSON-ERR-003", answer, frames, answer.status == 400 or  # may be refused first
+                    (answer.status == 404 and answer.code == TASK_NOT_FOUND))]
     answer, frames = asker.ask("get", {"id": UNKNOWN, "historyLength": "many"})  # in the query: ?historyLength=many
     found.append(judged("WB-HTTP_JSON-ERR-004", answer, frames, answer.status == 400 and invalid_argument(answer),
                         f"historyLength=many: {answer.said()}"))

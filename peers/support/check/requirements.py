@@ -94,8 +94,8 @@ REQUIREMENTS = (
          "put an ErrorInfo naming the A2A reason (TASK_NOT_FOUND ...) in error.details"),
     _row("HTTP_JSON-STATUS-001", "5.4", "MUST", "protocol", "HTTP+JSON A2A errors map to their HTTP status",
          "answer TaskNotFoundError with 404, VersionNotSupportedError with 400"),
-    _row("WB-HTTP_JSON-ERR-003", "11.6", "MUST", "protocol", "A malformed HTTP+JSON body answers 400",
-         "answer a body that is not JSON with 400 INVALID_ARGUMENT"),
+    _row("WB-HTTP_JSON-ERR-003", "3.3.2; 11.6", "SHOULD", "protocol", "A malformed HTTP+JSON body answers 400 "
+         "(or 404 for the unknown task its path names)", "answer a body that is not JSON with 400 INVALID_ARGUMENT"),
     _row("WB-HTTP_JSON-ERR-004", "3.3.2; 11.6", "MUST", "protocol", "Invalid HTTP+JSON params answer 400 "
          "INVALID_ARGUMENT", "validate a request's parameters before acting and answer 400 with status "
          "INVALID_ARGUMENT (a google.rpc.BadRequest in details may say which)"),
