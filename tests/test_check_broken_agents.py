@@ -63,6 +63,7 @@ class Agent(OutsidePeer):
         if flaw == "duplicate_key_card":  # a name said twice: which one is meant?
             body = b'{"name": "trusted-bank-agent", ' + body[1:]
         cached = [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")]
+        cached = cached[:2] if flaw == "no_last_modified" else cached  # a MAY of 8.6.1, not done
         if self.headers.get("If-None-Match") == '"v1"':
             return self.send(304, b"", headers=cached)
         self.send(200, body, headers=cached)
@@ -268,6 +269,19 @@ def test_a_401_to_get_extended_agent_card_without_a_credential_is_a_skip_as_ever
     assert rows["CORE-CAP-003"]["outcome"] == "skip", rows["CORE-CAP-003"]
     assert rows["CORE-CAP-003"]["verdicts"][0]["detail"].startswith("refused without a credential (HTTP 401)")
     assert rows["CORE-GET-002"]["outcome"] == "skip" and done.returncode == 0
+
+
+def test_a_may_the_agent_does_not_do_is_said_as_not_done_never_as_a_failure(tmp_path):
+    """8.6.1: a card MAY be served with Last-Modified. Without it, check said FAIL MAY CARD-CACHE-003,
+    and its summary "MAY: 1 fail"."""
+    failed, status, report = failures("no_last_modified", tmp_path)
+    row = next(row for row in report["requirements"] if row["id"] == "CARD-CACHE-003")
+    assert failed == set() and status == 0 and report["summary"]["MAY"]["fail"] == 0
+    assert row["outcome"] == "skip" and row["verdicts"][0]["detail"].startswith("not done, which a MAY leaves")
+    with outside_peer(Agent, flaw="no_last_modified") as base:
+        shown = cli("check", base, "--timeout", "1").stdout
+    assert "NOT DONE     MAY    CARD-CACHE-003" in shown and "MAY: 1 pass, 1 not done, " in shown, shown
+    assert "\nFAIL " not in shown and " fail" not in shown.splitlines()[-1].split("MAY:")[1].split(". Exit")[0]
 
 
 def test_a_card_that_cannot_be_read_leaves_the_extended_card_unjudged_not_failed(tmp_path):

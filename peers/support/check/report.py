@@ -3,8 +3,10 @@ as text (one screen), JSON (a stable schema, below), or JUnit XML (for CI); HTML
 report_html.py's.
 
 A requirement judged on two bindings is one line: it fails if it failed on either (each
-binding's verdict stays listed under it). A requirement no check reached is a skip with
-the reason the run gives (no card to read, no binding we speak). The frames shown are the
+binding's verdict stays listed under it). A MAY the agent does not do never fails: it is a
+skip whose line begins NOT_DONE ("NOT DONE" in the text report, counted as not done). A
+requirement no check reached is a skip with the reason the run gives (no card to read, no
+binding we speak). The frames shown are the
 printer's records: headers masked there, bodies masked here against what our store holds.
 The exit status: 0 when no MUST failed, 1 otherwise (2, a usage error, never gets here).
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
+NOT_DONE = "not done, which a MAY leaves to the agent: "  # how a MAY's unmet verdict begins (a skip, never a fail)
 SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)
 SHOWN_LINE = 400  # characters of a verdict's line, or a URL, in any report: an agent's value it quotes may be any size
 KEPT_BODY = 16 << 10  # characters of a body in the JSON report: enough to read, and a report stays small
@@ -80,12 +83,23 @@ def graded(verdicts: list[Verdict], unreached: str) -> tuple[Graded, ...]:
     """Each requirement with its verdicts and one outcome, failures first, then the table's order."""
     rows = []
     for requirement in REQUIREMENTS:
-        mine = tuple(v for v in verdicts if v.id == requirement.id)
+        mine = tuple(_optional(v, requirement) for v in verdicts if v.id == requirement.id)
         outcomes = {v.outcome for v in mine}
         outcome = next((each for each in (FAIL, PASS, NOT_MEASURED, SKIP) if each in outcomes), SKIP)
         rows.append(Graded(requirement, outcome, mine or (Verdict(requirement.id, SKIP, unreached),)))
     return tuple(sorted(rows, key=lambda row: (ORDER[row.outcome], LEVELS.index(row.requirement.level)
                                                if row.outcome == FAIL else 0)))
+
+
+def _optional(verdict: Verdict, requirement: Requirement) -> Verdict:
+    """A MAY the agent does not do is no failure: it is said as not done, and skipped."""
+    if requirement.level != "MAY" or verdict.outcome != FAIL:
+        return verdict
+    return verdict._replace(outcome=SKIP, detail=NOT_DONE + verdict.detail)
+
+
+def not_done(row: Graded) -> bool:
+    return row.outcome == SKIP and any(v.detail.startswith(NOT_DONE) for v in row.verdicts)
 
 
 def said(detail: str, held: tuple[str, ...]) -> str:
@@ -118,8 +132,8 @@ def text(report: Report, verbose: bool = False) -> str:
              "an effect was sent (--deep would send some)."]
     for row in report.graded:
         requirement = row.requirement
-        lines.append(f"{row.outcome.upper():12} {requirement.level:6} {requirement.id:22} {requirement.title} "
-                     f"[{requirement.section}]")
+        outcome = "NOT DONE" if not_done(row) else row.outcome.upper()
+        lines.append(f"{outcome:12} {requirement.level:6} {requirement.id:22} {requirement.title} [{requirement.section}]")
         if row.outcome == FAIL or verbose:
             for each in row.verdicts:
                 lines.append(escape(f"    {each.binding + ': ' if each.binding else ''}{each.outcome}: "
@@ -141,8 +155,11 @@ def counts(report: Report) -> dict[str, dict[str, int]]:
 
 def summary_line(report: Report) -> str:
     found = counts(report)
-    said = "; ".join(f"{level}: {found[level][PASS]} pass, {found[level][FAIL]} fail, "
-                     f"{found[level][SKIP] + found[level][NOT_MEASURED]} not judged" for level in LEVELS)
+    undone = {level: 0 for level in LEVELS}  # MAYs only: skipped, never failed
+    undone["MAY"] = sum(1 for row in report.graded if not_done(row))
+    said = "; ".join(f"{level}: {found[level][PASS]} pass, " + (f"{undone[level]} not done, " if level == "MAY" else
+                                                                 f"{found[level][FAIL]} fail, ")
+                     + f"{found[level][SKIP] + found[level][NOT_MEASURED] - undone[level]} not judged" for level in LEVELS)
     unjudged = found["MUST"][SKIP] + found["MUST"][NOT_MEASURED]
     verdict = "a MUST failed" if report.exit_status else "every MUST passes" if not unjudged else \
         f"no MUST failed ({unjudged} not judged: each says why)"
