@@ -306,7 +306,6 @@ def test_the_agent_written_here_passes_every_deep_requirement_it_is_asked(tmp_pa
     ("no_final", {"CORE-STREAM-003"}, 1),
     ("history_ignored", {"CORE-HIST-001", "CORE-HIST-002"}, 1),
     ("cancel_terminal", {"CORE-CANCEL-002"}, 1),
-    ("duplicate", {"WB-SEND-DUP-001"}, 0),  # a SHOULD: reported, the exit status left at 0
     ("bindings_differ", {"BIND-EQUIV-002"}, 1),
     # GetTask's result under another request's id: no answer to ours, though the task is in it
     ("other_id", {"CORE-GET-001", "CORE-HIST-001", "CORE-HIST-002", "BIND-EQUIV-002"}, 1),
@@ -372,6 +371,16 @@ def test_a_malformed_body_to_an_unknown_task_may_be_answered_task_not_found(tmp_
     failed, status, report = failures("path_first", tmp_path)
     row = next(row for row in report["requirements"] if row["id"] == "WB-HTTP_JSON-ERR-003")
     assert failed == set() and status == 0 and row["outcome"] == "pass" and row["level"] == "SHOULD"
+
+
+def test_a_messageid_sent_twice_making_a_second_task_is_a_may_not_done_not_a_failure(tmp_path):
+    """3.3.1: Send Message operations MAY be idempotent. check failed a second task as a SHOULD of
+    4.1.4 (which says nothing of it), its fix "never a second task"."""
+    failed, status, report = failures("duplicate", tmp_path)
+    row = next(row for row in report["requirements"] if row["id"] == "WB-SEND-DUP-001")
+    assert failed == set() and status == 0 and (row["level"], row["section"], row["outcome"]) == ("MAY", "3.3.1", "skip")
+    assert all(verdict["detail"].startswith("not done, which a MAY leaves") for verdict in row["verdicts"]), row
+    assert "never" not in row["fix"]
 
 
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):

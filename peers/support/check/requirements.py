@@ -148,8 +148,9 @@ DEEP = (
          "answer CancelTask on a completed, failed, canceled or rejected task with -32002 (HTTP+JSON 409)"),
     _row("CORE-SEND-002", "3.1.1", "MUST", "task", "A message to a terminal task is refused",
          "refuse a message whose taskId names a terminal task (-32004 UnsupportedOperation, or an A2A error)"),
-    _row("WB-SEND-DUP-001", "4.1.4", "SHOULD", "task", "One messageId delivered twice makes one task",
-         "answer a repeated messageId with the task it made, never a second task (and never a second effect)"),
+    _row("WB-SEND-DUP-001", "3.3.1", "MAY", "task", "A messageId sent twice is answered with the task it made "
+         "(Send Message MAY be idempotent)", "to make Send Message idempotent, detect a repeated messageId and "
+         "answer it with the task it made"),
     _row("WB-MULTI-TURN-001", "3.4.3", "MUST", "task", "A message with a paused task's taskId and contextId continues it",
          "continue the task the taskId names, in its contextId, when it waits in input-required"),
     _row("BIND-EQUIV-002", "5.1", "MUST", "task", "The same GetTask over JSON-RPC and HTTP+JSON answers the same task",

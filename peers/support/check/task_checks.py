@@ -2,8 +2,8 @@
 
 Spec: A2A 1.0 sections 3.1.1 (SendMessage, and a message to a terminal task), 3.1.3 and
 3.2.4 (GetTask, historyLength), 3.1.4 (ListTasks: pages, a cursor that stays put as tasks
-are added, filters), 3.1.5 (CancelTask on a terminal task), 3.4 (task ids, a task
-continued), 4.1.4 (a messageId delivered twice), 5.1 (both bindings answer alike). These
+are added, filters), 3.1.5 (CancelTask on a terminal task), 3.3.1 (a messageId sent twice:
+Send Message MAY be idempotent), 3.4 (task ids, a task continued), 5.1 (both bindings answer alike). These
 requests make tasks, and a task may be an effect (a refund): --deep says so, and is meant
 for a test instance. Each check judges what came back (deep_asking reads it leniently);
 one that needs what the agent did not give (a task, a paused one, ListTasks in 0.3) is
@@ -196,7 +196,8 @@ def _terminal(deep: Deep, task: dict[str, Any]) -> list[Verdict]:
 
 
 def _duplicate(deep: Deep, message: Any, task: dict[str, Any]) -> Verdict:
-    """The first message again, its messageId and all: the first task, or a refusal; never a second task."""
+    """The first message again, its messageId and all: the first task, or a refusal, where Send
+    Message is idempotent (3.3.1 leaves it to the agent: a second task is a MAY not done)."""
     answer, frames = deep.send(message)
     again = deep.task(answer)
     one = again is None and answer.code is not None or again is not None and (
