@@ -227,6 +227,19 @@ def test_our_peers_refusals_before_reading_a_frame_break_no_rule_and_1_0s_carry_
     assert "! " not in lines.text(), lines.text()
 
 
+def test_a_body_refused_for_its_media_type_with_200_and_a_null_id_breaks_no_rule():
+    """The JavaScript SDK answers a text/plain POST with 200, -32005 and "id": null, not having read
+    the body (JSON-RPC 2.0 section 5: null when the id could not be detected): the proxy flagged
+    JSONRPC-ERR-001, as it let a null id pass only with a 401, 413 or 415."""
+    refused = {"jsonrpc": "2.0", "id": None, "error": {"code": -32005, "message": "Unsupported Content-Type", "data": [
+        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "CONTENT_TYPE_NOT_SUPPORTED",
+         "domain": "a2a-protocol.org"}]}}
+    with served(answering(200, "application/json", refused)) as agent, proxy_to(agent) as (proxy, lines):
+        answer = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, {"Content-Type": "text/plain", "A2A-Version": "1.0"})
+        assert answer.status == 200 and json.loads(answer.body) == refused
+    assert "! " not in lines.text(), lines.text()
+
+
 def test_our_peers_json_rpc_answer_to_a_stray_get_is_not_judged_by_http_json_rules():
     """A GET of a path no binding has (`/../../etc/passwd`) is answered with a JSON-RPC error: it was
     judged as an HTTP+JSON error whose code disagreed with its status."""

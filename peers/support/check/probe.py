@@ -135,7 +135,8 @@ def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
     """A JSON-RPC answer naming another request's id answers nothing we asked (JSON-RPC 2.0
     section 5: the id MUST be the request's): its error code is not read as ours, and its
     `failure` says why, so no check reads its result either (deep_asking.py). A null id is a
-    request's that could not be read: refused before it was (an HTTP error), or -32700, -32600."""
+    request's that could not be read: refused before it was (an HTTP error, or -32005 for a body
+    not in JSON's media type, which the agent did not read), or -32700, -32600."""
     if request.binding != "JSONRPC" or not isinstance(answer.document, dict) or \
             not {"result", "error"} & answer.document.keys():
         return answer
@@ -157,7 +158,8 @@ def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
                            f"error {str(answer.code)[:12]}")
 
 
-UNREAD = (-32700, -32600)  # Parse error, Invalid Request: the only errors whose id may be null
+UNREAD = (-32700, -32600, -32005)  # Parse error, Invalid Request, ContentTypeNotSupported: errors of a body not read,
+# whose id may be null (JSON-RPC 2.0 section 5: null when it could not be detected)
 
 
 def error_code(document: Any) -> int | None:

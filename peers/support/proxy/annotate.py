@@ -65,10 +65,11 @@ def jsonrpc_media_type(answer: Answer) -> str | None:
     return None
 
 
-# Refused before the frame is read (no credential, too large, not JSON's media type): JSON-RPC's
-# id for one the server did not detect is null (2.0 section 5), and reading it would mean parsing
-# what it refuses to parse.
-UNREAD = (401, 413, 415)
+# Refused before the frame is read (no credential, too large, not JSON's media type, by status or
+# as ContentTypeNotSupportedError -32005, as the JavaScript SDK answers with 200): JSON-RPC's id for
+# one the server did not detect is null (2.0 section 5), and reading it would mean parsing what it
+# refuses to parse. check reads such an answer the same way (check/probe.py UNREAD).
+UNREAD, UNREAD_CODE = (401, 413, 415), -32005
 
 
 def jsonrpc_error_id(answer: Answer) -> str | None:
@@ -77,7 +78,7 @@ def jsonrpc_error_id(answer: Answer) -> str | None:
         return None
     if "result" in document:  # JSON-RPC 2.0 section 5: one or the other
         return "the answer carries both a result and an error"
-    if answer.status in UNREAD and document.get("id") is None:
+    if (answer.status in UNREAD or _error(answer).get("code") == UNREAD_CODE) and document.get("id") is None:
         return None
     wanted = asked.get("id")
     if isinstance(wanted, (str, int)) and not isinstance(wanted, bool) and document.get("id") != wanted:
