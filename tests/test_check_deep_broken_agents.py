@@ -383,6 +383,20 @@ def test_a_messageid_sent_twice_making_a_second_task_is_a_may_not_done_not_a_fai
     assert "never" not in row["fix"]
 
 
+def test_a_base_url_with_a_path_has_its_card_looked_for_at_the_origins_root(tmp_path):
+    """8.2 puts the well-known card at the origin's root: check given http://host/a2a, the agent's
+    interface, asked /a2a/.well-known/agent-card.json and failed CARD-DISC-001 on a 404."""
+    with outside_peer(Agent, tasks=Tasks(None)) as base:
+        store = tmp_path / "a.json"
+        store.write_text(json.dumps({"tokens": {base: "token-of-a-0123456789"}}))
+        done = cli("check", base + "/a2a", "--credentials", store, "--format", "json", "--timeout", "2")
+    report = json.loads(done.stdout)
+    row = next(row for row in report["requirements"] if row["id"] == "CARD-DISC-001")
+    assert report["target"] == base + "/.well-known/agent-card.json" and done.returncode == 0
+    assert row["outcome"] == "pass" and row["verdicts"][0]["detail"].startswith(
+        "asked at the origin's root, where 8.2 puts the well-known card, not under /a2a"), row
+
+
 def test_an_agent_that_pauses_for_input_is_continued_and_subscribed_to_and_nothing_fails(tmp_path):
     failed, status, report = failures("pauses", tmp_path)
     outcomes = {row["id"]: row["outcome"] for row in report["requirements"]}

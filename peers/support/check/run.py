@@ -14,7 +14,7 @@ so. Not here: the checks themselves (each family's module).
 from __future__ import annotations
 
 
-from peers.a2a.wire_format import CARD_PATH, card_url, declared_by
+from peers.a2a.wire_format import CARD_PATH, card_url, declared_by, names_a_card
 from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
 from peers.support.check.probe import Probe
 from peers.support.check.reach import origin_of, pin_card_host, reaches
@@ -68,13 +68,15 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     printer = FramePrinter(HttpTransport(timeout=settings.timeout, max_body=1 << 20), show,
                            verbose=settings.verbose, held=held)
     probe = Probe(printer, settings.timeout, min(BUDGET, PER_TIMEOUT * settings.timeout))
-    target = card_url(settings.url)
+    target, moved = card_at(settings.url)
     pin_card_host(target, printer.inner.pinned)
     answer, frames = card_checks.fetched(probe, target)
     if answer.status is None and not answer.reached:
         printer.inner.close()
         return f"{settings.url[:200]} cannot be reached: {answer.failure}"
     verdicts = card_checks.checks(probe, target, answer, frames, card_key)
+    if moved:  # said where the card was looked for, and why not where the URL's path would put it
+        verdicts[0] = verdicts[0]._replace(detail=f"{moved}: {verdicts[0].detail}")
     document = card_checks.card_of(answer)
     found, unreached = [], "no card was read, so nothing past it was asked"
     if document is not None:
@@ -95,6 +97,18 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
             "bindings": [reach.name + ("" if origin_of(reach.endpoint) == origin_of(target) else
                                        f" (at {origin_of(reach.endpoint)}, not the card's origin)") for reach in found]}
     return Report(target, card, graded(verdicts, unreached), held, settings.deep)
+
+
+def card_at(url: str) -> tuple[str, str]:
+    """Where the agent at `url` serves its card, and what to say of it: a card's URL is its own;
+    a base URL's card is at its origin's root (8.2: https://{server_domain}/.well-known/agent-card.json,
+    RFC 8615), whatever path the base URL has; that path moved from is said ("" when there is none)."""
+    parsed = parse_url(url)
+    if names_a_card(url) or parsed is None or parsed.path == "/":
+        return card_url(url), ""
+    _, mark, query = url.split("#", 1)[0].partition("?")
+    return (card_url(parsed.origin + mark + query), f"asked at the origin's root, where 8.2 puts the well-known "
+            f"card, not under {parsed.path[:80]} (give the card's own URL if it is served elsewhere)")
 
 
 def _summary(report: Report) -> str:

@@ -138,7 +138,8 @@ WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
          "allowlist.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
 )
 CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (peers/support/check/)
-    Flag("url", None, f"the agent's base URL (its card is then at {CARD_PATH}) or its card's URL",
+    Flag("url", None, f"the agent's base URL (its card is then at its origin's {CARD_PATH}, A2A 8.2, "
+         "whatever path the URL has) or its card's URL",
          options={"metavar": "URL", "type": values.base_url}),
     Flag("--credentials", None, "the credential store the calling side reads (as a run's --credentials): the "
          "right credential for the declared scheme", options={"metavar": "FILE"}),
