@@ -203,6 +203,24 @@ def test_a_connection_the_server_closed_while_idle_is_replaced_not_reused(hostil
     assert server.accepted == 2 and len(server.requests) == 2, "each POST arrived exactly once"
 
 
+def test_a_connection_is_not_reused_after_a_head_whose_peer_may_send_a_body_late(hostile):
+    """A HEAD has no body, but a wrong peer may send one, and late (50 ms): no readability
+    check before reuse can see it yet, so it would be taken as the next request's reply."""
+    def handler(conn, server):
+        while (request := server.request(conn)) is not None:
+            if not request.startswith(b"HEAD "):
+                conn.sendall(OK)
+                continue
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n")
+            if not server.wait(0.05):
+                conn.sendall(b'{"a": 1}\n')  # the body RFC 9110 9.3.2 forbids after a HEAD's head
+    server = hostile(handler)
+    transport = HttpTransport(timeout=2)
+    assert transport.head(server.url, {}).status == 200
+    assert transport.post(server.url, b"one", {}).body == b"ok"
+    assert server.accepted == 2 and len(server.requests) == 2, "the POST went on a new connection"
+
+
 def test_a_post_is_never_resent_after_the_connection_breaks(hostile):
     def handler(conn, server):
         server.request(conn)
