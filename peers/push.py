@@ -18,14 +18,14 @@ The rules, because a webhook URL is a caller telling the server where to send re
 - bounded and isolated: at most 10 configs per task (one more where a send that made it, or
   took its turn, came last), 100 per caller and 1,000 in all (push_limits.py), gone
   with their task when the store forgets it; at most 3 attempts per delivery, 10 s each
-  (spec 4.3.3; so a webhook that hangs holds its sender some 31 s a delivery), with growing
-  pauses, and none again for a refusal that would repeat. Deliveries wait
-  per caller and destination (a URL's origin), at most 100 each and 200 per caller, and
-  each has a thread of its own (at most 256 at once, 16 for one caller), so a webhook that
-  hangs delays only its own pushes, and a caller cycling through hanging destinations
-  holds up only its own; beyond a queue a delivery is dropped, counted and logged for that
-  destination, never blocking a request. A config deleted (or gone with its task) takes
-  its deliveries not yet made with it. The log shows a webhook URL without its query;
+  (spec 4.3.3; so a webhook that hangs holds its sender some 31 s a delivery), with growing pauses,
+  none again for a refusal that would repeat, nor after a status under 500 (the push arrived, though
+  its reply be cut short or over the limit). Deliveries wait per caller and destination (a URL's
+  origin), at most 100 each and 200 per caller, and each has a thread of its own (at most 256 at once,
+  16 for one caller), so a webhook that hangs delays only its own pushes, and a caller cycling through
+  hanging destinations holds up only its own; beyond a queue a delivery is dropped, counted and logged
+  for that destination, never blocking a request. A config deleted (or gone with its task) takes its
+  deliveries not yet made with it. The log shows a webhook URL without its query;
 - scoped: a caller sees and changes only the configs of its own tasks.
 A peer's `Webhooks` is made with the peer, costing nothing until a caller registers one:
 then it follows the store's change feed (peers/changes.py), and starts its first worker.
@@ -234,11 +234,9 @@ class Webhooks:
     def _deliver(self, owner: str, config: PushConfig, telling: Telling, said: Any) -> None:
         """Up to ATTEMPTS tries, while the config is still set (deleted, the rest are not made)."""
         from transports.network import HttpTransport  # sockets: only when there is a webhook
-        if not self._still_set(owner, config):
-            return
         headers, body = telling.headers(config), json.dumps(telling.spell(said)).encode()
         for attempt in range(ATTEMPTS):
-            if attempt and not self._still_set(owner, config):
+            if not self._still_set(owner, config):
                 return
             try:
                 ip, port = public_address(config.url, self.allow_private)  # again: DNS may have changed
@@ -250,11 +248,13 @@ class Webhooks:
             client = HttpTransport(pinned={url.host: (ip, port)}, timeout=ATTEMPT_SECONDS)
             try:
                 status = client.post(config.url, body, headers).status
-                self.delivered.append((config.url, status))
-                if status < 500:
-                    return  # delivered (a 4xx will not get better by trying again)
             except PeerError as exc:
                 self.log(f"push to {shown(config.url)}, attempt {attempt + 1}: {exc}")
+                status = getattr(exc, "status", None)  # a status line came, then the reply broke off: it is that
             finally:
                 client.close()
+            if status is not None:
+                self.delivered.append((config.url, status))
+                if status < 500:
+                    return  # delivered (a 4xx will not get better by trying again), however its reply ended
             time.sleep(0.2 * 2 ** attempt)

@@ -542,6 +542,32 @@ def test_a_failing_webhook_is_tried_three_times_then_left():
         assert len(hook.requests) == 3 and [status for _, status in app.peer.webhooks.delivered] == [500, 503, 502]
 
 
+@pytest.mark.parametrize("reply", [b"HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\n",
+                                   b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc"],
+                         ids=["a length over the limit", "closed mid-body"])
+def test_a_webhook_whose_2xx_reply_breaks_off_after_its_status_line_was_told_once(reply):
+    """A 2xx status line says the push arrived: what follows it (a body over the limit, or cut
+    short) changes nothing of that, and trying again told the webhook the same change three times."""
+    class Broken(Receiver):
+        def __init__(self):
+            super().__init__()
+
+            def do_POST(request):
+                body = request.rfile.read(int(request.headers["Content-Length"]))
+                self.requests.append((dict(request.headers), json.loads(body)))
+                request.wfile.write(reply)
+                request.close_connection = True
+            self.server.RequestHandlerClass.do_POST = do_POST
+    with Broken() as hook:
+        app, call = peer_app()
+        task = paused_task(call)
+        call("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": hook.url})
+        call("CancelTask", {"id": task["id"]})  # one change, so one delivery
+        hook.wait_for(1)
+        time.sleep(1.0)  # the pauses a second and third attempt would come after
+        assert len(hook.requests) == 1 and [status for _, status in app.peer.webhooks.delivered] == [200]
+
+
 def test_a_webhook_that_answers_in_3_seconds_is_told_once_not_three_times():
     """Spec 4.3.3 recommends a webhook timeout of 10 to 30 s. At 2 s a receiver that took 3 s to
     answer was told every change three times (each attempt given up before its answer came)."""

@@ -53,11 +53,12 @@ class PeerError(Exception):
 class TransportError(PeerError):
     """No complete exchange: `sent` says whether the request may have reached the peer,
     `timed_out` whether it was sent and the deadline passed before the reply (the peer
-    may still be working on it)."""
+    may still be working on it), `status` the reply's status when its head came before
+    it broke off (a 2xx: the peer took the request, whatever followed)."""
 
-    def __init__(self, reason: str, *, sent: bool = False, timed_out: bool = False) -> None:
+    def __init__(self, reason: str, *, sent: bool = False, timed_out: bool = False, status: int | None = None) -> None:
         super().__init__(reason)
-        self.reason, self.sent, self.timed_out = reason, sent, timed_out
+        self.reason, self.sent, self.timed_out, self.status = reason, sent, timed_out, status
 
     def retry_advice(self) -> str:
         return MAY_HAVE_ACTED if self.sent else "nothing was sent, so a retry is safe"

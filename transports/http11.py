@@ -63,6 +63,7 @@ class Reader:
         self.sock, self.deadline = sock, deadline
         self.buffer = bytearray()
         self.received = 0  # tells "no reply" from "a reply too slow to finish"
+        self.status: int | None = None  # the final reply's, once its head is read: a request taken, if 2xx
         self.idle: float | None = None  # set: each wait is this long, whatever the deadline (a stream's body)
 
     def fill(self) -> bool:
@@ -181,6 +182,7 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
     `endless`: a 200 text/event-stream's chunks, then, each within `max_body`, not all of them
     (its reader passes them on and keeps none); any other body is within it whole."""
     minor, status, fields = _whole_head(reader) or _final_head(reader)
+    reader.status = status
     named = [(name.lower(), name, value) for name, value in fields]
 
     def values(wanted: str) -> list[str]:

@@ -226,7 +226,7 @@ def _open(host: str, port: int, deadline: float) -> socket.socket:
 def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportError:
     """Why an exchange failed, once the request may have arrived (any reply at all means it did): sent=True."""
     if isinstance(exc, MalformedMessage):
-        return TransportError(str(exc), sent=True)
+        return TransportError(str(exc), sent=True, status=reader.status)
     alert = str(getattr(exc, "reason", ""))
     # TLS 1.3: a client certificate refused after our Finished. Only that alert, before any
     # reply, says the request was never read: any other may come after the peer acted on it.
@@ -240,7 +240,7 @@ def _failure(exc: BaseException, reader: Reader, timeout: float) -> TransportErr
         reason = f"the reply did not finish within {timeout:g}s"
     else:
         reason = f"no reply within {timeout:g}s (read timeout)"
-    return TransportError(reason, sent=True, timed_out=isinstance(exc, TimeoutError))
+    return TransportError(reason, sent=True, timed_out=isinstance(exc, TimeoutError), status=reader.status)
 
 
 def _reason(exc: BaseException) -> str:
