@@ -24,7 +24,7 @@ from peers.ledger import BEING_DONE, WAITING, Effect, Ledger, full, why_not_agai
 from peers.pause import (Paused, Pending, Refusal, SkillFailed, asked, hold_over, paused_or_failed, reason_and_data,
                          run_granted)
 from peers.on_first_use import made_on_first_use
-from peers.skill import Request, Skill, produced, read_request, refuse_unaccepted, skill_for
+from peers.skill import Request, Skill, produced, read_request, refuse_unaccepted, same_claim, skill_for
 from peers.stamps import counter_ids
 from peers.store import TaskStore, content_of, refuse_if_too_big
 from peers.tenants import split
@@ -194,7 +194,7 @@ class Peer:
     def _already_done(self, earlier: Effect, message: Message, owner: str, request: Request) -> Task:
         """A request for an effect already carried out (or being carried out): the original task, when the same
         caller asks the same again and it is still kept; else a rejection saying why."""
-        same = earlier.payload == request.claim
+        same = same_claim(earlier.payload, request.claim)
         if earlier.owner == owner and same and earlier.task_id in self.store.tasks:
             return self.store.get(earlier.task_id, owner)
         return self._rejected(message, owner, request.content, why_not_again(earlier, owner, same))

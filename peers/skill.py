@@ -8,6 +8,7 @@ message asks for, read and checked before any task (`read_request`).
 
 from __future__ import annotations
 
+import json
 from functools import partial
 
 from peers.a2a.errors import ContentTypeNotSupported
@@ -67,14 +68,37 @@ class Request(Record):
     skill: Skill
     payload: Any  # the skill's checked input
     effect: str | None  # the effect in the world it would have (billing: the order refunded), if any
-    claim: str  # the checked input as canonical JSON: the same request, or another, for the ledger
+    claim: str  # the checked input as canonical JSON (one spelling a number): the same request, or another, for the ledger
     content: str  # the message as text (store.py: a resent copy, or a different message)
     admit: Callable[[], str | Refusal | None]  # the skill's admission check, judged again on a later turn
 
 
 def canonical(payload: Any) -> str:
     # default=repr: a skill whose input is the whole message (conformance.py) may hold file bytes
-    return SORTED_JSON(payload)
+    return SORTED_JSON(_one_spelling(payload))
+
+
+def _one_spelling(value: Any) -> Any:
+    """`value` with each whole float an int: 180 and 180.0 are one JSON number (a JavaScript client
+    re-encoding 180.0 sends 180), so one claim. A bool stays one (True is no 1 here)."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {key: _one_spelling(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_one_spelling(item) for item in value]
+    return value
+
+
+def same_claim(kept: str, claim: str) -> bool:
+    """Whether a claim the ledger kept is `claim`: spelled alike, or alike once spelled as now (a store
+    file written before whole floats were ints holds 180.0: its rows stay as they are, and still match)."""
+    if kept == claim:
+        return True
+    try:
+        return canonical(json.loads(kept)) == claim
+    except (ValueError, RecursionError):  # not JSON: a claim of no request this one could be
+        return False
 
 
 def read_request(skills: dict[str, Skill], message: Message, tenant: str = "") -> Request:

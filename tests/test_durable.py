@@ -19,7 +19,7 @@ from peers.app import PeerApp
 from peers.durable import SCHEMA_VERSION, DurableError, open_store
 from peers.restart import INTERRUPTED, restarted, settle
 from peers.ledger import BEING_DONE, Effect
-from peers.stamps import counter_ids
+from peers.stamps import counter_ids, unguessable_task_ids
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
@@ -73,6 +73,25 @@ def test_after_a_restart_tasks_are_there_for_their_owner_only_and_nothing_is_ref
                                                 "parts": [{"data": approval}]}})["result"]["task"]
     assert approved["status"]["state"] == "TASK_STATE_COMPLETED"
     assert sorted(peer.ledger.effects) == ["refund of ORD-1", "refund of ORD-2"]
+
+
+def test_a_claim_kept_before_numbers_had_one_spelling_still_knows_the_same_request(tmp_path):
+    """A file written when a claim kept 180.0 as it came: the same refund asked again, as 180.0
+    or as 180, is still that request (its task), not one that differs. Ids as `serve` has them."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
+    first = call("SendMessage", refund("m-1", "ORD-1", 180.0))["result"]["task"]
+    kept = peer.ledger.effects["refund of ORD-1"]
+    old = kept._replace(payload=kept.payload.replace('"amount": 180.0', '"amount": 180').replace(
+        '"amount": 180', '"amount": 180.0'))
+    assert '"amount": 180.0' in old.payload
+    peer.ledger.record("refund of ORD-1", old)
+    peer.store.file.close()
+    peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
+    assert peer.ledger.effects["refund of ORD-1"].payload == old.payload, "the row is read as it was written"
+    for number, amount in enumerate([180.0, 180], 2):
+        again = call("SendMessage", refund(f"m-{number}", "ORD-1", amount))["result"]["task"]
+        assert (again["id"], again["status"]["state"]) == (first["id"], "TASK_STATE_COMPLETED"), again["status"]
 
 
 def interrupted_mid_work(path):

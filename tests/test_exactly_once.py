@@ -50,6 +50,15 @@ def test_the_same_order_under_a_new_message_id_gets_the_original_task(app):
     assert again["id"] == first["id"] and len(refunds(app)) == 1
 
 
+@pytest.mark.parametrize("first, then", [(180, 180.0), (180.0, 180), (180.5, 180.50)])
+def test_the_same_amount_spelled_as_another_json_number_is_the_same_request(app, first, then):
+    """180 and 180.0 are one JSON number (a JavaScript client re-encoding 180.0 sends 180): the
+    same refund asked again, answered with its task, not rejected as a request that differs."""
+    done = send_v1(app, "ORD-7", first, "m-1")["result"]["task"]
+    again = send_v1(app, "ORD-7", then, "m-2")["result"]["task"]
+    assert again["id"] == done["id"] and len(refunds(app)) == 1, again["status"]
+
+
 def test_the_same_order_for_another_amount_is_rejected_naming_the_refund_already_made(app):
     first = send_v1(app, "ORD-7", 7.0, "m-1")["result"]["task"]
     other = send_v1(app, "ORD-7", 70.0, "m-2")["result"]["task"]
