@@ -65,7 +65,9 @@ def checks(probe: Probe, card_url: str, answer: Answer, frames: tuple[Frame, ...
 
 def _interfaces(interfaces: Any, version: str, frames: tuple[Frame, ...]) -> list[Verdict]:
     if version != "1.0":
-        return [Verdict(id, SKIP, f"the {version} card has no supportedInterfaces", frames)
+        fields = "url, preferredTransport and additionalInterfaces" if version == "0.3" else "url"
+        return [Verdict(id, SKIP, f"a {version} card declares its interfaces in its {fields}, which 1.0's "
+                        "supportedInterfaces replaced: this rule is 1.0's", frames)
                 for id in ("CARD-PROTO-001", "CARD-PROTO-002")]
     listed = interfaces if isinstance(interfaces, list) else []
     known = [each.get("protocolBinding") for each in listed if isinstance(each, dict)]

@@ -6,7 +6,7 @@ from the caller's own store, never from the card). Built from our calling side, 
 it: the binding that speaks an interface and its URL (`cards.chosen`, with its tenant), the
 card read into its object (`card_reading.read_card`, dialects and all) and the credential
 its scheme takes (`credentials.credential_for`). A binding we do not speak (gRPC, a custom
-URI) is a Reach with no binding: reported "not measured". Not here: the checks.
+URI; HTTP+JSON at 0.3) is a Reach with no binding: reported "not measured". Not here: the checks.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import ipaddress
 import socket
 import threading
 
+from peers.a2a.bindings import HTTP_JSON
 from peers.a2a.wire_format import WireFormat, at_version, declared_by
 from transports.addresses import is_public
 from transports.base import parse_url
@@ -38,17 +39,21 @@ class Reach(Record):
 
 
 UNREADABLE = "the card cannot be read"
+NOT_SPOKEN = "this checker speaks HTTP+JSON as A2A 1.0 routes it, not a 0.3 card's HTTP+JSON (its /v1/ routes)"
 LOOKUP_SECONDS = 5.0  # for an interface's host name: a resolver that says nothing must not hold the run
 
 
 def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
-    """(binding, url, tenant) of each interface the card offers in its own version, in its order;
+    """(binding, url, tenant) of each interface the card offers in its own version, in its order
+    (before 1.0: its url in its preferredTransport, then 0.3's additionalInterfaces, {url, transport});
     one whose url is no http(s) URL is left out (CARD-PROTO-002 names it)."""
     spoken = declared_by(document)
     if spoken.NAME != "1.0":
-        url = document.get("url")
-        transport = document.get("preferredTransport", "JSONRPC")
-        return [(str(transport)[:40], url, None)] if parse_url(url) is not None else []
+        more = document.get("additionalInterfaces")
+        listed = [(document.get("preferredTransport", "JSONRPC"), document.get("url"))] + [
+            (each.get("transport"), each.get("url")) for each in (more if isinstance(more, list) else [])
+            if isinstance(each, dict) and isinstance(each.get("transport"), str)]
+        return [(str(transport)[:40], url, None) for transport, url in listed if parse_url(url) is not None]
     listed = document.get("supportedInterfaces")
     return [(each["protocolBinding"][:40], each["url"], each.get("tenant") if isinstance(each.get("tenant"), str) else None)
             for each in (listed if isinstance(listed, list) else []) if at_version(each, "1.0")
@@ -66,6 +71,9 @@ def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], tran
         if name in seen or (forced is not None and name.upper() != forced.upper()):
             continue
         seen.add(name)
+        if name == HTTP_JSON.name and spoken.NAME != "1.0":  # 0.3's own routes (/v1/...): see routes.py
+            found.append(Reach(name, None, url, spoken, None, not_asked=f"not measured: {NOT_SPOKEN}"))
+            continue
         try:
             binding, endpoint = chosen([(name, url, tenant)], name)
         except PeerError:  # a binding our calling side does not speak

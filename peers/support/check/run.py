@@ -6,7 +6,8 @@ The agent at URL (its base URL or its card's) is graded by the table of requirem
 transport under a deadline and is recorded by the printer, secrets masked; --verbose
 shows each as it crosses. Checking is not delegating: the allowlist is not read. Exit
 status 0 when every MUST passes, 1 when one fails, 2 for a usage error (a flag, a file, a
-URL that is not one, or an agent that cannot be reached at all), said in one line.
+URL that is not one, an agent that cannot be reached at all, or a --binding its card declares
+none of that we can ask), said in one line.
 With --deep it also sends messages, which may cause effects (deep_run: the task, stream,
 push and, with --other-caller's second credential store, callers families); the report says
 so. Not here: the checks themselves (each family's module).
@@ -81,8 +82,15 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     found, unreached = [], "no card was read, so nothing past it was asked"
     if document is not None:
         found = reaches(document, target, store, printer, settings.binding, printer.inner.pinned)
-        unreached = "not asked: the card declares no binding it applies to" if found else \
-            "the card declares no interface in its own version to ask"
+        if settings.binding and all(reach.binding is None for reach in found):  # asked for one, and none measured
+            printer.inner.close()
+            return _unasked(settings.binding.upper(), found, declared_by(document).NAME)
+        unmeasured = [reach.name for reach in found if reach.binding is None]
+        unreached = ("the card declares no interface in its own version to ask" if not found else
+                     f"not asked: its binding is not declared, or not measured ({', '.join(unmeasured)}: "
+                     "WB-BIND-MEASURED-001 says why)" if unmeasured else
+                     f"not asked: --binding {settings.binding} asked for that binding alone" if settings.binding else
+                     "not asked: the card declares no binding it applies to")
         verdicts += protocol_checks.checks(probe, found, _push_declared(document))
         verdicts += auth_checks.checks(probe, found, document)
     if document is not None and settings.deep:
@@ -109,6 +117,14 @@ def card_at(url: str) -> tuple[str, str]:
     _, mark, query = url.split("#", 1)[0].partition("?")
     return (card_url(parsed.origin + mark + query), f"asked at the origin's root, where 8.2 puts the well-known "
             f"card, not under {parsed.path[:80]} (give the card's own URL if it is served elsewhere)")
+
+
+def _unasked(binding: str, found: list[Any], version: str) -> str:
+    """Why a run asked for one binding (--binding) measured none: exit status 2, not a report of nothing."""
+    if not found:
+        return f"--binding {binding.lower()}: the A2A {version} card declares no {binding} interface; nothing was asked"
+    return (f"--binding {binding.lower()}: the A2A {version} card declares {binding} at {found[0].endpoint[:80]}, "
+            f"{found[0].not_asked or 'not measured: not a binding this checker speaks'}; nothing was asked")
 
 
 def _summary(report: Report) -> str:

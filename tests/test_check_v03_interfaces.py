@@ -1,0 +1,53 @@
+"""`check` against a 0.3 card that declares HTTP+JSON as 0.3 does, in additionalInterfaces
+(`{"url", "transport"}`), beside its url and preferredTransport; and, as the Python SDK serves
+a 0.3 card, with 1.0's supportedInterfaces (at protocolVersion 0.3) as well. 0.3's HTTP+JSON
+(its /v1/ routes) is a binding this checker does not speak: the report says the card declares
+it and that it was not measured, and why; nothing it says is untrue (no "no supportedInterfaces",
+no "declares no binding it applies to"). Asked for that binding alone (--binding http+json),
+the run measures nothing it was asked, so it does not end 0: it says so in one line, exit 2.
+The agent is test_check_broken_agents.py's (http.server's, not ours), on 127.0.0.1."""
+import json
+
+from conftest import cli, outside_peer
+from test_check_broken_agents import TOKEN, Agent, card
+
+
+class Sdk03(Agent):
+    def do_GET(self):
+        base = f"http://127.0.0.1:{self.server.server_port}"
+        document = card(base, "v03_only")
+        document["additionalInterfaces"] = [{"transport": "HTTP+JSON", "url": base + "/rest"}]
+        document["supportedInterfaces"] = [
+            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+            {"url": base + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"}]
+        self.send(200, json.dumps(document).encode(), headers=[("Cache-Control", "max-age=60"), ("ETag", '"v1"')])
+
+
+def checked(folder, *extra):
+    with outside_peer(Sdk03, flaw=None, handle_error=lambda request, address: None) as base:
+        store = folder / "credentials.json"
+        store.write_text(json.dumps({"tokens": {base: TOKEN}}))
+        done = cli("check", base, "--credentials", store, "--format", "json", "--timeout", "1", *extra)
+    assert "Traceback" not in done.stderr + done.stdout
+    return done
+
+
+def test_a_0_3_cards_http_json_interface_is_declared_and_said_not_measured_and_nothing_said_is_false(tmp_path):
+    done = checked(tmp_path)
+    report = json.loads(done.stdout)
+    assert report["card"]["version"] == "0.3" and report["card"]["bindings"] == ["JSONRPC", "HTTP+JSON"]
+    details = {row["id"]: [verdict["detail"] for verdict in row["verdicts"]] for row in report["requirements"]}
+    outcomes = {row["id"]: row["outcome"] for row in report["requirements"]}
+    measured = " ".join(details["WB-BIND-MEASURED-001"])
+    assert outcomes["WB-BIND-MEASURED-001"] == "not measured" and "HTTP+JSON" in measured and "0.3" in measured
+    said = json.dumps(details)
+    assert "has no supportedInterfaces" not in said and "declares no binding it applies to" not in said, said
+    assert outcomes["CORE-GET-002"] == "pass", "JSON-RPC, the card's url, is measured as ever"
+    assert all(outcomes[row] != "pass" for row in details if "HTTP_JSON" in row)
+
+
+def test_asked_for_a_binding_it_cannot_measure_check_says_so_and_does_not_end_0(tmp_path):
+    done = checked(tmp_path, "--binding", "http+json")
+    assert done.returncode == 2 and done.stdout == "", done.stdout[:400]
+    line = done.stderr.strip()
+    assert "\n" not in line and "HTTP+JSON" in line and "0.3" in line, line
