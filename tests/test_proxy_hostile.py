@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import pytest
 
 from proxy_helpers import billing_served, proxy_to
-from transports.base import HttpResponse
+from transports.base import ClientRequest, HttpResponse
 from transports.network import HttpTransport
 from transports.server import PeerServer
 
@@ -83,6 +83,22 @@ AGENTS = {
                                                          b"Connection: close\r\n\r\n"), 302,
                          "302 with no Location; passed on"),  # it said "to None"
 }
+
+
+@pytest.mark.parametrize("path, body, row", [
+    ("/a2a", ASK, "JSONRPC-FMT-002"), ("/a2a/tasks/t", b"", "HTTP_JSON-SVC-001")], ids=["JSON-RPC", "HTTP+JSON"])
+def test_a_body_that_is_not_json_under_a_json_media_type_is_passed_on_with_a_finding(path, body, row):
+    """A 200 application/json answer of bytes that are no JSON was passed on with no line: judging
+    the header alone, the rule let it by. It is passed on as sent (the proxy changes no answer),
+    and said under its rule."""
+    junk = bytes(range(256))[::7] * 3
+    script = lambda sock, stop: sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"  # noqa: E731
+                                             b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(junk), junk))
+    with raw_agent(script) as agent, proxy_to(agent, timeout=0.5) as (proxy, lines):
+        answer = HttpTransport(timeout=5).exchange(ClientRequest("POST" if body else "GET", proxy + path, RPC_10, body))
+        assert (answer.status, answer.body) == (200, junk)
+    said = [line for line in lines.lines if f"! {row} " in line]
+    assert len(said) == 1 and "not JSON" in said[0], lines.text()
 
 
 def test_a_304_is_no_redirect_and_no_finding():

@@ -59,9 +59,21 @@ def _error(answer: Answer) -> dict[str, Any] | None:
     return error if isinstance(error, dict) else None
 
 
+def _not_json(answer: Answer) -> str | None:
+    """What a body its JSON media type says is JSON is, when it is not: the header alone proves nothing."""
+    if answer.document is not None:  # read already, by `notes`
+        return None
+    try:
+        loads_strict(answer.body)
+    except (ValueError, RecursionError):
+        return f"the body, under {answer.content_type}, is not JSON: {bytes(answer.body[:40])!r}"
+    return None
+
+
 def jsonrpc_media_type(answer: Answer) -> str | None:
-    if answer.binding == JSONRPC.name and answer.body and answer.events is None and answer.content_type != "application/json":
-        return f"Content-Type is {answer.content_type or 'missing'}"
+    if answer.binding == JSONRPC.name and answer.body and answer.events is None:
+        return f"Content-Type is {answer.content_type or 'missing'}" if answer.content_type != "application/json" \
+            else _not_json(answer)
     return None
 
 
@@ -120,9 +132,9 @@ def _http_json_error(answer: Answer) -> Any:
 
 
 def http_json_media_type(answer: Answer) -> str | None:
-    if answer.binding == HTTP_JSON.name and answer.body and answer.events is None and _operation(answer) and \
-            answer.content_type not in ("application/a2a+json", "application/json"):
-        return f"Content-Type is {answer.content_type or 'missing'}"
+    if answer.binding == HTTP_JSON.name and answer.body and answer.events is None and _operation(answer):
+        return f"Content-Type is {answer.content_type or 'missing'}" if answer.content_type not in (
+            "application/a2a+json", "application/json") else _not_json(answer)
     return None
 
 
