@@ -80,9 +80,10 @@ def canonical(payload: Any) -> str:
 
 def _one_spelling(value: Any) -> Any:
     """`value` with each whole float an int: 180 and 180.0 are one JSON number (a JavaScript client
-    re-encoding 180.0 sends 180), so one claim. A bool stays one (True is no 1 here)."""
+    re-encoding 180.0 sends 180), so one claim. A bool stays one (True is no 1 here). Only within 2**53,
+    where every whole float is exactly an int: 1e308 as an int is 309 digits, from 5 characters sent."""
     if isinstance(value, float):
-        return int(value) if value.is_integer() else value
+        return int(value) if value.is_integer() and -2.0 ** 53 <= value <= 2.0 ** 53 else value
     if isinstance(value, dict):
         return {key: _one_spelling(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

@@ -161,3 +161,12 @@ def test_a_flood_of_cheap_refunds_cannot_push_an_order_out_of_the_ledger_to_refu
     assert again["id"] == first["id"], "the order asked again: its first task, not a second refund"
     assert [task["status"]["state"] for task in floods] == ["TASK_STATE_COMPLETED"] * 3 + ["TASK_STATE_REJECTED"] * 3
     assert "forgets none of them" in floods[-1]["status"]["message"]["parts"][0]["text"]
+
+
+def test_a_claim_spells_a_whole_number_one_way_only_where_it_is_exactly_an_int():
+    """Whole floats are written as ints in a claim only within 2**53: a payload of `1e308`s (five
+    characters each) would otherwise make a claim of 309 digits each, kept in the ledger."""
+    from peers.skill import canonical
+    assert canonical({"amount": 180.0}) == canonical({"amount": 180}) == '{"amount": 180}'
+    assert len(canonical([1e308] * 1000)) < 10 * 1000, "no amplification"
+    assert canonical({"big": 2.0 ** 60}) == '{"big": 1.152921504606847e+18}'
