@@ -68,38 +68,38 @@ class Request(Record):
     skill: Skill
     payload: Any  # the skill's checked input
     effect: str | None  # the effect in the world it would have (billing: the order refunded), if any
-    claim: str  # the checked input as canonical JSON (one spelling a number): the same request, or another, for the ledger
+    claim: str  # the checked input as canonical JSON: the same request, or another, for the ledger (`same_claim`)
     content: str  # the message as text (store.py: a resent copy, or a different message)
     admit: Callable[[], str | Refusal | None]  # the skill's admission check, judged again on a later turn
 
 
 def canonical(payload: Any) -> str:
     # default=repr: a skill whose input is the whole message (conformance.py) may hold file bytes
-    return SORTED_JSON(_one_spelling(payload))
-
-
-def _one_spelling(value: Any) -> Any:
-    """`value` with each whole float an int: 180 and 180.0 are one JSON number (a JavaScript client
-    re-encoding 180.0 sends 180), so one claim. A bool stays one (True is no 1 here). Only within 2**53,
-    where every whole float is exactly an int: 1e308 as an int is 309 digits, from 5 characters sent."""
-    if isinstance(value, float):
-        return int(value) if value.is_integer() and -2.0 ** 53 <= value <= 2.0 ** 53 else value
-    if isinstance(value, dict):
-        return {key: _one_spelling(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_one_spelling(item) for item in value]
-    return value
+    return SORTED_JSON(payload)
 
 
 def same_claim(kept: str, claim: str) -> bool:
-    """Whether a claim the ledger kept is `claim`: spelled alike, or alike once spelled as now (a store
-    file written before whole floats were ints holds 180.0: its rows stay as they are, and still match)."""
+    """Whether a claim the ledger kept is `claim`: spelled alike (nearly always), or the same JSON once
+    read, numbers by value: 180 and 180.0 are one JSON number (a JavaScript client re-encoding 180.0
+    sends 180), true is no 1. Read only here, where a request meets an effect done: no request pays."""
     if kept == claim:
         return True
     try:
-        return canonical(json.loads(kept)) == claim
+        return _alike(json.loads(kept), json.loads(claim))
     except (ValueError, RecursionError):  # not JSON: a claim of no request this one could be
         return False
+
+
+def _alike(one: Any, other: Any) -> bool:
+    if isinstance(one, bool) or isinstance(other, bool):
+        return one is other
+    if isinstance(one, (int, float)) and isinstance(other, (int, float)):
+        return one == other  # exact for int and float alike
+    if isinstance(one, dict) and isinstance(other, dict):
+        return one.keys() == other.keys() and all(_alike(one[key], other[key]) for key in one)
+    if isinstance(one, list) and isinstance(other, list):
+        return len(one) == len(other) and all(map(_alike, one, other))
+    return type(one) is type(other) and one == other
 
 
 def read_request(skills: dict[str, Skill], message: Message, tenant: str = "") -> Request:

@@ -163,10 +163,13 @@ def test_a_flood_of_cheap_refunds_cannot_push_an_order_out_of_the_ledger_to_refu
     assert "forgets none of them" in floods[-1]["status"]["message"]["parts"][0]["text"]
 
 
-def test_a_claim_spells_a_whole_number_one_way_only_where_it_is_exactly_an_int():
-    """Whole floats are written as ints in a claim only within 2**53: a payload of `1e308`s (five
-    characters each) would otherwise make a claim of 309 digits each, kept in the ledger."""
-    from peers.skill import canonical
-    assert canonical({"amount": 180.0}) == canonical({"amount": 180}) == '{"amount": 180}'
+def test_claims_are_the_same_json_numbers_by_value_true_is_no_1_and_none_is_made_longer_than_sent():
+    """A claim is the payload as canonical JSON, spelled as sent (a payload of `1e308`s, five characters
+    each, is no longer as a claim); two claims are compared as JSON, numbers by value, true apart from 1."""
+    from peers.skill import canonical, same_claim
+    assert same_claim(canonical({"amount": 180.0}), canonical({"amount": 180}))
+    assert same_claim(canonical([1e308, {"a": 2 ** 53}]), canonical([1e308, {"a": 2.0 ** 53}]))
+    assert not same_claim(canonical({"ok": True}), canonical({"ok": 1}))
+    assert not same_claim(canonical({"amount": 180.5}), canonical({"amount": 180}))
+    assert not same_claim(canonical({"a": [1, 2]}), canonical({"a": [1, 2, 3]}))
     assert len(canonical([1e308] * 1000)) < 10 * 1000, "no amplification"
-    assert canonical({"big": 2.0 ** 60}) == '{"big": 1.152921504606847e+18}'
