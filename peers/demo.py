@@ -223,8 +223,8 @@ SERVE_FLAGS = (
               {"action": "append", "metavar": "NAME"}),
     ServeFlag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
               "survive a restart (default: in memory)", {"metavar": "FILE.db"}),
-    ServeFlag("--max-effects", 10_000, "the effects (refunds) the ledger may hold: it forgets none, and full, it takes no new "
-              "one, so none is done twice (default: %(default)s)", {"type": "count", "metavar": "N"}),
+    ServeFlag("--max-effects", 10_000, "the effects (refunds) the ledger holds for each caller: it forgets none, and a caller "
+              "whose share is full gets no new one, so none is done twice (default: %(default)s)", {"type": "count", "metavar": "N"}),
     ServeFlag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) right before "
               "its first effect, or right after committing it (peers/doubles.py)", {"choices": ["before-effect", "after-commit"]}),
     ServeFlag("--signing-key", None, "sign the served card with this private key, as A2A 1.0 signs cards: RSA "

@@ -2,9 +2,11 @@
 
 Seed 004's failure list ends with duplicate delivery: an effect (billing: a refund, by
 its order) must happen once, however late, under whatever messageId, a copy arrives.
-The task store (store.py) forgets old tasks; the ledger never forgets an effect done: full,
-it takes no new one (a flood of cheap refunds must not push an earlier one out of it, to be
-done again), and the peer refuses the request saying so.
+The task store (store.py) forgets old tasks; the ledger never forgets an effect done. Each
+caller (an owner: its credential, in its tenant) has a share of it; a caller whose share is
+full claims no new effect (a flood of cheap refunds must not push an earlier one out, to be
+done again), and the peer refuses the request saying so. Another caller's flood fills only
+its own share.
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ class Effect(Record):
 
 class Ledger:
     """The effects a peer has carried out, by what makes two requests the same effect. Kept for
-    as long as the peer (its file, with --store): up to `max_effects` (10,000 refunds by
-    default, about 5 MB), then no new one is claimed (`room_for`), and no effect done is ever
-    forgotten to make room. The peer holds `lock` from "done already?" to claiming the effect,
+    as long as the peer (its file, with --store): up to `max_effects` a caller (10,000 refunds
+    by default, about 5 MB), then that caller claims no new one (`room_for`); no effect done is
+    ever forgotten to make room. The peer holds `lock` from "done already?" to claiming the effect,
     so of two copies arriving together one runs and the other finds its task; a claim that ends
     with nothing done is forgotten. A task paused for approval holds its claim (summary WAITING)
     against its own caller until it is approved, canceled or forgotten, or its hold ends at the
@@ -46,20 +48,33 @@ class Ledger:
     def __init__(self, max_effects: int = 10_000) -> None:
         self.max_effects = max_effects
         self.effects: dict[str, Effect] = {}  # in the order claimed
+        self.owned: dict[str, int] = {}  # owner -> how many of `effects` are its claims (its share: max_effects)
         self.lock = threading.Lock()
 
     def get(self, key: str | None) -> Effect | None:
         return None if key is None else self.effects.get(key)
 
-    def room_for(self, key: str | None) -> bool:
-        """Whether `key` may be claimed (under `lock`): it is here already, or the ledger is not full."""
-        return key is None or key in self.effects or len(self.effects) < self.max_effects
+    def room_for(self, key: str | None, owner: str, kept: Callable[[str], bool] = lambda task_id: True) -> bool:
+        """Whether `owner` may claim `key` (under `lock`): it is here already, or the owner's share has room.
+        A full share first lets go of its paused tasks' claims that are no longer `kept` (see `held`)."""
+        if key is None or key in self.effects or self.owned.get(owner, 0) < self.max_effects:
+            return True
+        for stale in [claimed for claimed, effect in self.effects.items() if effect.owner == owner
+                      and effect.summary == WAITING and not kept(effect.task_id)]:
+            self.forget(stale)
+        return self.owned.get(owner, 0) < self.max_effects
 
     def record(self, key: str, effect: Effect) -> None:  # a new key only where `room_for` said so
+        earlier = self.effects.get(key)
+        if earlier is not None:  # a claim's result, or another caller taking a paused task's claim
+            self.owned[earlier.owner] -= 1
         self.effects[key] = effect
+        self.owned[effect.owner] = self.owned.get(effect.owner, 0) + 1
 
     def forget(self, key: str) -> None:
-        self.effects.pop(key, None)
+        earlier = self.effects.pop(key, None)
+        if earlier is not None:
+            self.owned[earlier.owner] -= 1
 
     def held(self, key: str | None, kept: Callable[[str], bool], owner: str) -> Effect | None:
         """The entry for `key` as `owner`'s request meets it, called holding `lock`. A claim
@@ -86,10 +101,11 @@ class Ledger:
                 self.forget(key)
 
 
-def full(max_effects: int) -> str:
-    """Why a new effect is refused: the ledger holds all it may, and forgets none of them."""
-    return (f"this agent's ledger holds the {max_effects:,} effects it may keep and forgets none of them (one "
-            "forgotten could be done again): it takes no new one; nothing was done")
+def full(ledger: Ledger, owner: str) -> str:
+    """Why `owner`'s new effect is refused: its share of the ledger is full, and none of it is forgotten."""
+    return (f"this agent's ledger holds {ledger.owned.get(owner, 0):,} effects asked for with this credential, "
+            f"its share of at most {ledger.max_effects:,}, and forgets none of them (one forgotten could be done "
+            "again): it takes no new one; nothing was done")
 
 
 def why_not_again(earlier: Effect, owner: str, same: bool) -> str:

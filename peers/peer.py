@@ -97,7 +97,7 @@ class Peer:
             return self._rejected(message, owner, request.content, refused), False
         with self.ledger.lock:  # "done already?" and "claim it" as one step
             earlier = self.ledger.held(request.effect, self._holds, owner)
-            room = earlier is not None or self.ledger.room_for(request.effect)  # full: no effect is forgotten for it
+            room = earlier is not None or self.ledger.room_for(request.effect, owner, self._holds)  # none forgotten
             if earlier is None and room:
                 task, is_new = self.store.add(lambda: self._submitted(message), owner, message.message_id,
                                               request.content)
@@ -106,7 +106,7 @@ class Peer:
         if earlier is not None:  # the same effect asked for again: it never happens twice
             return self._already_done(earlier, message, owner, request), False
         if not room:
-            return self._rejected(message, owner, request.content, full(self.ledger.max_effects)), False
+            return self._rejected(message, owner, request.content, full(self.ledger, owner)), False
         return task, is_new
 
     def _in_background(self, work: Callable[[], Task]) -> None:
@@ -148,12 +148,12 @@ class Peer:
             earlier = self.ledger.get(pending.effect)
             if earlier is not None and (earlier.task_id == task.id or earlier.summary == WAITING):
                 earlier = None  # the claim it held while it waited, or another caller's paused task's: not done
-            room = earlier is not None or self.ledger.room_for(pending.effect)
+            room = earlier is not None or self.ledger.room_for(pending.effect, owner, self._holds)
             if earlier is None and room and pending.effect is not None:
                 self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, BEING_DONE))
         if not room:  # its claim let go meanwhile, and the ledger full: nothing is forgotten to do it
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=full(
-                self.ledger.max_effects)))
+                self.ledger, owner)))
         if earlier is not None:
             done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(

@@ -249,8 +249,9 @@ class Webhooks:
             try:
                 status = client.post(config.url, body, headers).status
             except PeerError as exc:
-                self.log(f"push to {shown(config.url)}, attempt {attempt + 1}: {exc}")
                 status = getattr(exc, "status", None)  # a status line came, then the reply broke off: it is that
+                landed = f" (after status {status}: delivered, not sent again)" if status and status < 500 else ""
+                self.log(f"push to {shown(config.url)}, attempt {attempt + 1}: {exc}{landed}")
             finally:
                 client.close()
             if status is not None:

@@ -26,7 +26,7 @@ from functools import partial
 
 from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
 from peers.durable import DurableLedger, DurableStore
-from peers.ledger import BEING_DONE, WAITING, Effect
+from peers.ledger import BEING_DONE, WAITING, Effect, full
 from peers.pause import Pending, reason_and_data
 from peers.peer import Peer
 from peers.skill import read_request
@@ -75,6 +75,8 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
         held = peer.ledger.get(request.effect)
         if held is not None and held.task_id != task.id:
             raise CannotGoOn("another task holds its effect")
+        if not peer.ledger.room_for(request.effect, owner):  # its claim let go, and its caller's share full since
+            raise CannotGoOn(full(peer.ledger, owner))
         if request.effect is not None:
             peer.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
     until = (task.status_data or {}).get("holdsUntil") if task.state in PAUSED else None  # not renewed

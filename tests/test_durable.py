@@ -75,20 +75,18 @@ def test_after_a_restart_tasks_are_there_for_their_owner_only_and_nothing_is_ref
     assert sorted(peer.ledger.effects) == ["refund of ORD-1", "refund of ORD-2"]
 
 
-def test_a_claim_kept_before_numbers_had_one_spelling_still_knows_the_same_request(tmp_path):
-    """A file written when a claim kept 180.0 as it came: the same refund asked again, as 180.0
-    or as 180, is still that request (its task), not one that differs. Ids as `serve` has them."""
+def test_a_refund_kept_as_180_0_is_the_same_request_as_180_across_a_restart(tmp_path):
+    """The claim a store file keeps is the payload as it came (180.0): the same refund asked again after
+    a restart, as 180.0 or as 180 (one JSON number), is still that request (its task), not one that
+    differs. Ids as `serve` has them."""
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
     first = call("SendMessage", refund("m-1", "ORD-1", 180.0))["result"]["task"]
-    kept = peer.ledger.effects["refund of ORD-1"]
-    old = kept._replace(payload=kept.payload.replace('"amount": 180.0', '"amount": 180').replace(
-        '"amount": 180', '"amount": 180.0'))
-    assert '"amount": 180.0' in old.payload
-    peer.ledger.record("refund of ORD-1", old)
+    kept = peer.ledger.effects["refund of ORD-1"].payload
+    assert '"amount": 180.0' in kept
     peer.store.file.close()
     peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
-    assert peer.ledger.effects["refund of ORD-1"].payload == old.payload, "the row is read as it was written"
+    assert peer.ledger.effects["refund of ORD-1"].payload == kept, "the row is read as it was written"
     for number, amount in enumerate([180.0, 180], 2):
         again = call("SendMessage", refund(f"m-{number}", "ORD-1", amount))["result"]["task"]
         assert (again["id"], again["status"]["state"]) == (first["id"], "TASK_STATE_COMPLETED"), again["status"]
@@ -529,7 +527,9 @@ def test_an_effect_recorded_again_keeps_its_place_and_a_restart_reads_every_effe
     store.file.close()
     store, ledger = open_store(path, max_effects=2)
     assert list(ledger.effects) == ["refund of ORD-1", "refund of ORD-2", "refund of ORD-3"], "none forgotten"
-    assert not ledger.room_for("refund of ORD-4") and ledger.room_for("refund of ORD-1"), "full: no new claim"
+    assert not ledger.room_for("refund of ORD-4", "bearer:o") and ledger.room_for("refund of ORD-1", "bearer:o"), \
+        "its share full: no new claim"
+    assert ledger.room_for("refund of ORD-4", "bearer:other"), "another caller's share is its own"
     store.file.close()
 
 
@@ -953,3 +953,35 @@ def test_of_two_peers_opening_one_new_store_file_at_once_one_opens_it(tmp_path):
         opened = [one for one in said if not isinstance(one, str)]
         assert len(opened) == 1 and "locked" in next(one for one in said if isinstance(one, str)), (trial, said)
         opened[0].file.close()
+
+
+def test_a_restart_claims_no_effect_past_its_callers_share(tmp_path):
+    """A paused refund whose hold ran out lost its claim to a later request (then canceled), and its
+    caller's share filled meanwhile: the restart, continuing the paused task, recorded its claim all
+    the same, past the bound. It now ends the task saying why, and claims nothing."""
+    import time
+    from peers.stamps import utc_now
+
+    def on(life, **options):
+        store, ledger = open_store(str(tmp_path / "billing.db"), max_effects=2)
+        peer = billing.billing_agent(store=store, ledger=ledger, clock=utc_now, new_task_id=counter_ids(life), **options)
+        restarted(peer, str(tmp_path / "billing.db"))
+        transport = InProcessTransport({billing.BASE_URL: PeerApp(peer, wire_v10, token="t0k")})
+
+        def call(method, params):
+            frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+            return json.loads(transport.post(billing.BASE_URL + "/a2a", frame, HEADERS).body)["result"]
+        return peer, call
+    peer, call = on("a", hold_seconds=0.2)
+    old = call("SendMessage", refund("m-1", "BIG", 6000))["task"]  # paused: its claim held until its hold ends
+    time.sleep(0.5)
+    later = call("SendMessage", refund("m-2", "BIG", 6000))["task"]  # the hold over: this one takes the claim
+    call("CancelTask", {"id": later["id"]})  # and lets it go
+    for n in range(2):
+        call("SendMessage", refund(f"f-{n}", f"ORD-{n}", 1))  # the share full
+    peer.store.file.close()
+    again, _ = on("b")
+    assert len(again.ledger.effects) == 2 and "refund of BIG" not in again.ledger.effects
+    ended = again.store.tasks[old["id"]]
+    assert ended.state is TaskState.FAILED and "its share of at most 2" in ended.status_message, ended
+    again.store.file.close()
