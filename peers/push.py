@@ -173,9 +173,8 @@ class Webhooks:
             self._drop_waiting(owner, task.id, None)
 
     def tell(self, task: Task, owner: str, only: PushConfig | None = None) -> None:
-        """Queue the deliveries of a change that left `task` as it is now to each webhook of
-        it (kept already; or the `only` one, while it is kept): what it tells each, in order
-        (the task, or what changed)."""
+        """Queue the deliveries of a change that left `task` as it is now to each webhook of it (kept already;
+        or the `only` one, while it is kept): what it tells each, in order (the task, or what changed)."""
         for config_id in [config.id for config in self.list(owner, task.id) if only in (None, config)]:
             with self.lock:  # the config and how it is told, as they are now: one may replace another meanwhile
                 config = self.configs.get((owner, task.id), {}).get(config_id)
