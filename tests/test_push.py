@@ -543,8 +543,11 @@ def test_a_failing_webhook_is_tried_three_times_then_left():
 
 
 @pytest.mark.parametrize("reply", [b"HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\n",
-                                   b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc"],
-                         ids=["a length over the limit", "closed mid-body"])
+                                   b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc",
+                                   b"HTTP/1.1 200 OK\r\n", b"HTTP/1.1 200 OK\r\nBad Header\r\n\r\n",
+                                   b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"],
+                         ids=["a length over the limit", "closed mid-body", "closed after its status line",
+                              "a malformed header line", "closed after a 100 and its status line"])
 def test_a_webhook_whose_2xx_reply_breaks_off_after_its_status_line_was_told_once(reply):
     """A 2xx status line says the push arrived: what follows it (a body over the limit, or cut
     short) changes nothing of that, and trying again told the webhook the same change three times."""

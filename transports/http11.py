@@ -167,6 +167,8 @@ def _final_head(reader: Reader) -> tuple[int, int, list[tuple[str, str]]]:
         if not match:
             raise MalformedMessage(f"the reply does not start with an HTTP/1.x status line: {line[:40]!r}")
         minor, status = int(match[1]), int(match[2])
+        if status >= 200:  # the final status line came: what breaks after it breaks a reply the peer sent
+            reader.status = status
         fields = read_fields(reader, MAX_HEAD - len(line) - 2)
         if status == 101:
             raise MalformedMessage("the peer switched protocols (101), which was never asked for")
