@@ -13,7 +13,7 @@ for ever. The rules, each tested against a hostile server in tests/test_network_
   passing each chunk on), each chunk within `max_body`, each wait for the next within `timeout`.
 - One kept-alive connection per (scheme, host, port), reused only if the peer has not closed
   it while idle: checked before sending, never by resending after a failure (a POST is never
-  sent twice). Dropped after `Connection: close`, HTTP/1.0, a body ended by close, a HEAD, an error.
+  sent twice). Dropped after `Connection: close`, HTTP/1.0, a body ended by close, a HEAD, a 204 or 304, an error.
 - A request's header names are tokens and its values hold no control character but a tab.
 - `resolve` maps a hostname to (ip, port) like `curl --resolve`: a loopback peer this process started,
   spoken to in plain HTTP with the original Host header, or (`resolved_tls`) in TLS, its name sent (SNI)
@@ -124,8 +124,8 @@ class HttpTransport:
             reader.idle = self.timeout if self.idle_streams else None
             return response._replace(body=Body(self._arriving(reader, response.body),
                                                partial(self._ended, key, sock, reader, keep)))
-        if not keep or reader.buffer or method == "HEAD":  # bytes after the reply: its framing is not to be trusted
-            self._drop(key)  # HEAD: a body a wrong peer sends after it may come late, past _connect's check, as a reply
+        if not keep or reader.buffer or method == "HEAD" or response.status in (204, 304):  # bytes after: untrusted
+            self._drop(key)  # no body by rule (HEAD, 204, 304): one a wrong peer sends may come late, as the next reply
         return response
 
     def _arriving(self, reader: Reader, chunks: Iterator[bytes]) -> Iterator[bytes]:
