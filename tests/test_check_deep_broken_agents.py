@@ -203,12 +203,14 @@ class Agent(OutsidePeer):
             events.append(dict(events[1]))
         if self.server.tasks.flaw == "other_tasks_end":  # the terminal update names another task
             events[2] = {"statusUpdate": dict(events[2]["statusUpdate"], taskId="task-of-someone-else")}
+        if self.server.tasks.flaw in ("ended_snapshot", "snapshot_then_open", "working_snapshot"):  # 11.7: MAY
+            events.append({"task": result if self.server.tasks.flaw != "working_snapshot" else events[0]["task"]})
         stream = b"".join(b"data: " + json.dumps(wrapped(event)).encode() + b"\n\n" for event in events)
         if self.server.tasks.flaw == "final_unended":  # its last event's line ends, the event does not
             stream = stream[:-1]
         if self.server.tasks.flaw == "endless_stream":
             return self.endless(stream.split(b"\n\n")[0] + b"\n\n")
-        if self.server.tasks.flaw == "open_after_end":  # every event, then a keep-alive comment for 5 s
+        if self.server.tasks.flaw in ("open_after_end", "snapshot_then_open"):  # then a keep-alive comment for 5 s
             return self.endless(stream, b": keep-alive\n\n")
         if self.server.tasks.flaw == "endless_updates":  # working, working, ... as fast as it is read
             first, working = stream.split(b"\n\n")[:2]
@@ -335,6 +337,8 @@ def test_a_final_event_that_no_blank_line_ends_is_no_event_and_the_finding_says_
     ("working_after_end", "the stream sent 1 more event(s) after its final one (statusUpdate working)"),
     ("other_tasks_end", "updates of another task than its own (task-of-someone-else), the stream closed before "
                         "any final event"),
+    ("snapshot_then_open", "the stream did not close within 1 s of its final event"),
+    ("working_snapshot", "the stream sent 1 more event(s) after its final one (task submitted)"),
 ])
 def test_a_stream_that_goes_on_past_its_tasks_end_or_ends_another_task_fails(flaw, said, tmp_path):
     """3.1.2: the stream MUST close when the task reaches a terminal state. check stopped at the
@@ -416,3 +420,10 @@ def test_a_hostile_agent_under_deep_yields_findings_never_a_hang_or_a_traceback(
     assert failed == expected and status == 1 and time.monotonic() - started < 10
     said = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
     assert "ended at its final event" not in json.dumps(said), said
+
+
+def test_a_stream_that_sends_its_ended_task_once_more_and_closes_passes(tmp_path):
+    """11.7: a final Task snapshot MAY be resent before the stream closes; one in its terminal state
+    passes, where a snapshot in another state, or a stream left open after it, fails (above)."""
+    failed, status, _ = failures("ended_snapshot", tmp_path)
+    assert failed == set() and status == 0

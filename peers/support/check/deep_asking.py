@@ -113,7 +113,7 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
             for data in decoder.feed(chunk):
                 events.append(_event(data, rest))
             at = final_at(events) if at is None else at
-            if at is not None and (len(events) > at + 1 or not closes(events[at])):  # more, or an interrupted state
+            if at is not None and (len(events) > at + 1 + _resent(events, at) or not closes(events[at])):  # more
                 ended = _after(events, at)  # (a stream may stay open in input-required: it is read no further)
                 break
             if at is not None:  # 3.1.2: the stream MUST close here; read on a little, to see that it does
@@ -142,11 +142,18 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     return read_answer(response._replace(body=b"")), events, tuple(printer.frames[before:]), ended
 
 
+def _resent(events: list[Any], at: int) -> int:
+    """1 if the event after the final one (at `at`) is the task once more, in its terminal state (11.7: a
+    final Task snapshot MAY be resent before closing; read on after it, as after the final event), else 0."""
+    first, again = first_task(events), task_in(events[at + 1]) if len(events) > at + 1 else None
+    return int(bool(first and again and again["id"] == first["id"] and state_of(again) in TERMINAL))
+
+
 def _after(events: list[Any], at: int) -> str:
     """How a stream went on after its final event (at `at`): "final" if it did not, or if all it sent
-    was its task once more (11.7: a final Task snapshot MAY be resent before closing)."""
-    more, first = events[at + 1:], first_task(events)
-    if not more or len(more) == 1 and first and (task_in(more[0]) or {}).get("id") == first["id"]:
+    was its task once more, ended (`_resent`)."""
+    more = events[at + 1:]
+    if not more or len(more) == 1 and _resent(events, at):
         return "final"
     more = [f"{kind_of(each) or '?'}" + (f" {state_of(inner_of(each))}" if state_of(inner_of(each)) else "")
             for each in more]
