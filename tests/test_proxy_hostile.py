@@ -316,3 +316,18 @@ def test_a_client_body_is_told_json_rpc_or_not_by_what_it_is_and_forwarded_uncha
     assert [request.body for request in seen] == [body]
     assert any(line.startswith(f"[client -> agent] {printed}") for line in lines.lines), lines.text()
     assert "Traceback" not in lines.text()
+
+
+@pytest.mark.parametrize("body", [b'{"jsonrpc": "2.0", "id": 1, "result": ' + b"[" * 40 + b"]" * 40 + b"}",
+                                  b'{"jsonrpc": "2.0", "id": 1, "result": ' + b"1" * 50 + b"}",
+                                  b'{"jsonrpc": "2.0", "id": 1, "id": 1, "result": {}}'],
+                         ids=["nested 40 deep", "a 50-digit number", "a name twice"])
+def test_json_past_the_proxys_reading_limits_is_not_said_to_be_not_json(body):
+    """The strict codec's limits (depth 32, numbers of 40 characters, a name once) say what we read,
+    not what JSON is: such a body was flagged `JSONRPC-FMT-002 MUST ... is not JSON`."""
+    script = lambda sock, stop: sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"  # noqa: E731
+                                             b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+    with raw_agent(script) as agent, proxy_to(agent, timeout=0.5) as (proxy, lines):
+        answer = HttpTransport(timeout=5).exchange(ClientRequest("POST", proxy + "/a2a", RPC_10, ASK))
+        assert (answer.status, answer.body) == (200, body)
+    assert not [line for line in lines.lines if "is not JSON" in line], lines.text()

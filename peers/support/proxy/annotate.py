@@ -15,7 +15,7 @@ import re
 
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.support.check.requirements import BY_ID, Requirement
-from transports.codec import loads_strict
+from transports.codec import DuplicateKey, LimitExceeded, loads_strict
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -65,6 +65,8 @@ def _not_json(answer: Answer) -> str | None:
         return None
     try:
         loads_strict(answer.body)
+    except (LimitExceeded, DuplicateKey):  # JSON still (deep, a long number, a name twice): past what we read
+        return None
     except (ValueError, RecursionError):
         return f"the body, under {answer.content_type}, is not JSON: {bytes(answer.body[:40])!r}"
     return None
