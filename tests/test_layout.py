@@ -131,7 +131,7 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
     probe = ("import contextlib, io, sys; import a2a_delegation\n"
              "with contextlib.redirect_stdout(io.StringIO()): a2a_delegation.main([])\n"
              "print(' '.join(sorted(sys.modules)))")
-    loaded = set(subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+    loaded = set(subprocess.run([sys.executable, "-S", "-c", probe], cwd=ROOT, capture_output=True, text=True,  # -S: ours alone
                                 timeout=30).stdout.split())
     assert "a2a_delegation" in loaded
     assert not loaded & {"socket", "ssl", "http.server", "socketserver", "queue", "peers.contracts.evidence",
