@@ -66,10 +66,11 @@ class Ledger:
 
     def record(self, key: str, effect: Effect) -> None:  # a new key only where `room_for` said so
         earlier = self.effects.get(key)
-        if earlier is not None:  # a claim's result, or another caller taking a paused task's claim
-            self.owned[earlier.owner] -= 1
         self.effects[key] = effect
-        self.owned[effect.owner] = self.owned.get(effect.owner, 0) + 1
+        if earlier is None or earlier.owner != effect.owner:  # a claim taken (under `lock`); not its result (a
+            if earlier is not None:  # skill's, recorded outside it): so counts change only under `lock`
+                self.owned[earlier.owner] -= 1
+            self.owned[effect.owner] = self.owned.get(effect.owner, 0) + 1
 
     def forget(self, key: str) -> None:
         earlier = self.effects.pop(key, None)

@@ -192,3 +192,29 @@ def test_a_full_share_lets_go_of_its_paused_tasks_claims_whose_holds_are_over_be
     task = send_v1(app, "ORD-1", 10.0, "m-1")["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
     assert refunds(app) == ["refund of $10.00 issued for ORD-1 (ref BILL-ORD-1)"]
+
+
+def test_each_callers_count_of_claims_holds_under_refunds_finishing_together():
+    """A share is counted as claims are recorded; a skill's result is recorded outside the ledger's
+    lock, so it must not touch the counts, or two finishing at once lose an update (seeded threads,
+    the interpreter switching between them as often as it can)."""
+    from collections import Counter
+    import sys
+    app = PeerApp(billing.billing_agent(max_tasks=2000), wire_v10, token="t0k", other_tokens=("b0b",))
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        def client(number):
+            for order in range(40):
+                send_v1(app, f"ORD-{number}-{order}", 1.0, f"m-{number}-{order}",
+                        {**V1, "Authorization": f"Bearer {('t0k', 'b0b')[number % 2]}"})
+        threads = [threading.Thread(target=client, args=(number,)) for number in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+    finally:
+        sys.setswitchinterval(before)
+    ledger = app.peer.ledger
+    assert len(ledger.effects) == 320
+    assert {owner: n for owner, n in ledger.owned.items() if n} == dict(Counter(e.owner for e in ledger.effects.values()))
