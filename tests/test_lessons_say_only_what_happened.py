@@ -179,3 +179,15 @@ def test_duplicate_says_what_billings_answers_showed_and_keeps_it_under_quiet():
         assert lines[-1] == ("[support] four deliveries: 3 answers are task task-1 itself; task-2 (rejected): a new "
                              "task that did nothing, naming task task-1 as the one that refunded; one task refunded "
                              "ORD-5100, as billing's answers say (its ledger is not read from here)"), flags
+
+
+def test_a_lesson_about_billing_stops_saying_why_when_the_registry_lists_another_peer_first(tmp_path):
+    """Every lesson shows billing's behaviour on the registry's first card: with the rogue's first
+    (a learner's edit), they spoke to it as billing and said billing's story of it."""
+    registry = written(tmp_path, "registry.json", ROGUE_FIRST)
+    for name in ("duplicate", "approval", "contract", "remote-as-local", "outcomes", "bindings"):
+        done = cli("--scenario", name, "--registry", registry)
+        assert done.returncode == 0, (name, done.stderr[-500:])
+        assert ("this lesson shows billing-agent, the registry's first card; the first card now is "
+                "'refund-bot-9000'") in done.stdout + done.stderr, name
+        assert not any(line.startswith("--> {") for line in done.stdout.splitlines()), (name, "no frame sent")

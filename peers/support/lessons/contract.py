@@ -18,7 +18,7 @@ from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from peers.support.calling.contracts import CONTRACTS
 from peers.support.lessons import Lesson
 from peers.support.calling.outcomes import Contact
-from peers.support.lessons.turns import send_turn
+from peers.support.lessons.turns import not_billing, send_turn
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
@@ -52,6 +52,8 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]  # why it could not be had, said already
+    if not_billing(story, card):
+        return []
     skill = next((s for s in card.skills if s.id == "process_refund"), None)
     published = skill.input_schema if skill else None
     schema = published if published is not None else CONTRACTS.get(skill.id) if skill else None  # else our copy

@@ -34,9 +34,23 @@ def open_lesson(story: Steps, card_urls: list[str], about: str, lacks: str | Non
     card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]
-    if lacks is not None and essay_cannot(story.fetched(card).wire, lacks, story.say, run_with):
+    if not_billing(story, card) or lacks is not None and essay_cannot(story.fetched(card).wire, lacks, story.say,
+                                                                      run_with):
         return []
     return card
+
+
+BILLING = "billing-agent"  # the peer every lesson shows, first in the registry
+
+
+def not_billing(story: Steps, card: AgentCard) -> bool:
+    """Whether the registry's first card is another peer's than billing's: then said in one line, and
+    the lesson stops (its sentences are about billing's behaviour, untrue of another peer)."""
+    if card.name == BILLING:
+        return False
+    story.say(f"[support] this lesson shows {BILLING}, the registry's first card; the first card now is "
+              f"'{escape(card.name)[:60]}': put billing's card first in the registry to see it", Kind.WARNING)
+    return True
 
 
 def contact_of(story: Steps, card: AgentCard, outcome: Outcome) -> Contact | None:
