@@ -218,3 +218,26 @@ def test_each_callers_count_of_claims_holds_under_refunds_finishing_together():
     ledger = app.peer.ledger
     assert len(ledger.effects) == 320
     assert {owner: n for owner, n in ledger.owned.items() if n} == dict(Counter(e.owner for e in ledger.effects.values()))
+
+
+def test_a_paused_task_continued_after_its_claim_went_and_its_share_filled_fails_saying_why():
+    """A paused refund's claim let go (its hold over, taken by a later request, that one canceled),
+    its caller's share filled meanwhile: the step-up turn that continues it claims nothing past the
+    share, and its task fails saying why, with nothing done."""
+    from peers.ledger import Ledger
+    from peers.stamps import utc_now
+    peer = billing.billing_agent(step_up_above=1000.0, ledger=Ledger(2), clock=utc_now, hold_seconds=0.2)
+    app = PeerApp(peer, wire_v10, token="t0k", step_ups={"up-t0k": billing.STEP_UP_SCOPE})
+    old = send_v1(app, "BIG", 2000.0, "m-1")["result"]["task"]
+    time.sleep(0.5)  # its hold over
+    later = send_v1(app, "BIG", 2000.0, "m-2")["result"]["task"]
+    post(app, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "CancelTask", "params": {"id": later["id"]}}).encode(), V1)
+    for n in range(2):
+        send_v1(app, f"O-{n}", 1.0, f"f-{n}")
+    turn = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-3", "role": "ROLE_USER", "taskId": old["id"], "contextId": old["contextId"],
+        "metadata": {"skillId": "process_refund"}, "parts": [{"text": "go on"}]}}}).encode()
+    task = post(app, turn, {**V1, "Authorization": "Bearer up-t0k"})["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_FAILED", task["status"]
+    assert "its share of at most 2" in task["status"]["message"]["parts"][0]["text"]
+    assert sorted(refunds(app)) == [f"refund of $1.00 issued for O-{n} (ref BILL-O-{n})" for n in range(2)]
