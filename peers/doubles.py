@@ -77,7 +77,7 @@ class CrashingLedger:
             raise ValueError(f"a crash point is one of {', '.join(CRASH_POINTS)}")
         self.ledger, self.at, self.commit = ledger, at, commit
         self.effects, self.lock, self.writing = ledger.effects, ledger.lock, ledger.writing
-        self.max_effects, self.room_for = ledger.max_effects, ledger.room_for
+        self.max_effects, self.owned, self.room_for = ledger.max_effects, ledger.owned, ledger.room_for
 
     def get(self, key: str | None) -> Effect | None:
         return self.ledger.get(key)

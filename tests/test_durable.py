@@ -985,3 +985,17 @@ def test_a_restart_claims_no_effect_past_its_callers_share(tmp_path):
     ended = again.store.tasks[old["id"]]
     assert ended.state is TaskState.FAILED and "its share of at most 2" in ended.status_message, ended
     again.store.file.close()
+
+
+def test_the_crash_double_refuses_a_refund_past_a_full_share_saying_why(tmp_path):
+    """`--crash-at` wraps the ledger (peers/doubles.py): a refund past its caller's share is refused
+    in words, as without the double; the double lacked the share's count and the answer was an error."""
+    process, base, _ = served(str(tmp_path / "billing.db"), "--crash-at", "after-commit", "--max-effects", "0")
+    try:
+        answer = send(base, "m-1", "ORD-1")
+    finally:
+        process.kill()
+        process.communicate(timeout=10)
+    task = answer["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_REJECTED" and "its share of at most 0" in \
+        task["status"]["message"]["parts"][0]["text"], answer
