@@ -8,7 +8,6 @@ one line. A row kept under larger bounds than this start's is cut, as memory is.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import Task
 from peers.durable_codec import from_json, ill_typed, message_keys
 from peers.durable_schema import MAX_SEQ, Slots

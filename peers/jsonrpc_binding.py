@@ -7,7 +7,6 @@ peers/methods.py, and a handler's stream goes out as Server-Sent Events.
 """
 from __future__ import annotations
 
-
 from peers.a2a.fields import REQUEST_LIMITS
 from peers.methods import Caller, MethodTable
 from transports import sse

@@ -11,7 +11,6 @@ skill answers as it does; this only refuses the caller it cannot answer at all).
 """
 from __future__ import annotations
 
-
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import DEFAULT_OUTPUT_MODES
 from peers.peer import Peer

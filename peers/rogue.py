@@ -22,7 +22,6 @@ Its tricks, each one tested in tests/test_rogue.py:
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from peers.a2a.wire_format import CARD_PATH
 from transports.base import HttpRequest, HttpResponse, parse_url

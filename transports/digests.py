@@ -15,7 +15,6 @@ schemes use `hashlib` and `hmac`, loaded when a run uses them).
 """
 from __future__ import annotations
 
-
 try:
     from _sha256 import sha256 as _built_in_sha256  # Python 3.10 and 3.11
 except ImportError:

@@ -11,7 +11,6 @@ not half applied. Reading raises `WireError` naming the field.
 """
 from __future__ import annotations
 
-
 from peers.a2a.fields import WireError, field, obj, strings, url
 from peers.a2a.model import PAUSED, TERMINAL, AgentCard, AgentSkill, SecurityScheme
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION, check, unreadable

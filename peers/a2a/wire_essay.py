@@ -8,7 +8,6 @@ version header: where a lesson needs those, the 0.3 and 1.0 wires show it.
 """
 from __future__ import annotations
 
-
 from peers.a2a import versions
 from peers.a2a.fields import WireError, field, obj, one_of, optional_str, strings, url
 from peers.a2a.model import AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState

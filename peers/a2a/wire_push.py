@@ -11,7 +11,6 @@ is the server's business (peers/push.py), not the wire's.
 """
 from __future__ import annotations
 
-
 from peers.a2a.fields import MISSING, WireError, count, field, json_names, obj, optional, proto_json
 from peers.a2a.model import PushConfig
 from transports.http11 import TOKEN

@@ -9,7 +9,6 @@ a task's status and artifacts, so the two can never disagree.
 """
 from __future__ import annotations
 
-
 from peers.a2a import wire_message as shapes
 from peers.a2a.fields import WireError, field, obj
 from peers.a2a.model import Message, Task, TaskState

@@ -8,7 +8,6 @@ in 0.3. Implements wire.WireFormat, plus get/cancel; the shared shapes are in wi
 """
 from __future__ import annotations
 
-
 from peers.a2a import versions, wire_card as cards
 from peers.a2a.errors import ExtendedAgentCardNotConfigured
 from peers.a2a import wire_message as shapes

@@ -9,7 +9,6 @@ Implements wire.WireFormat, plus get/cancel/list; the shared shapes are in wire_
 """
 from __future__ import annotations
 
-
 from peers.a2a import wire_card as cards
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes

@@ -16,7 +16,6 @@ what is asked, or None.
 """
 from __future__ import annotations
 
-
 from peers.contracts import evidence, transfer
 from peers.contracts.no_credentials import ESCALATION, credential_in  # noqa: F401 - part of the contract
 from peers.a2a.schema import check

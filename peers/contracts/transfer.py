@@ -19,7 +19,6 @@ or the owner of the customer. May import `peers.a2a` and `transports` only.
 """
 from __future__ import annotations
 
-
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

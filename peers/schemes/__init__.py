@@ -18,7 +18,6 @@ Must not import: a module directly in `peers/`, nor `peers.support`.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import SecurityScheme
 from transports.base import HttpRequest, HttpResponse
 

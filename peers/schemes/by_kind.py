@@ -6,7 +6,6 @@ Not here: the schemes themselves (one module each, beside this one).
 """
 from __future__ import annotations
 
-
 from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import Scheme
 

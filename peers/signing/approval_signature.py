@@ -17,7 +17,6 @@ proposal was made (the peer's task says that).
 """
 from __future__ import annotations
 
-
 from peers.signing.jcs import canonical
 from transports.codec import loads_strict
 

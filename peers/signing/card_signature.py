@@ -17,7 +17,6 @@ the "alg: none" and algorithm-confusion doors.
 """
 from __future__ import annotations
 
-
 from peers.signing.jcs import canonical
 from transports.codec import loads_strict
 from transports.records import Record

@@ -12,7 +12,6 @@ deeper than MAX_DEPTH. Not here: what is signed, or how (card_signature.py, rs25
 """
 from __future__ import annotations
 
-
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Any

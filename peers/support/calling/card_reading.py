@@ -9,7 +9,6 @@ trust gate, in the story).
 """
 from __future__ import annotations
 
-
 from peers.a2a.fields import WireError, url
 from peers.a2a.schema import problems
 from peers.a2a.wire_format import at_version

@@ -9,7 +9,6 @@ what billing's 1.0 card publishes.
 """
 from __future__ import annotations
 
-
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Any

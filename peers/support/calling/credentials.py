@@ -15,7 +15,6 @@ without loading this module (config.token_for); fetching tokens (oauth_tokens.py
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard, SecurityScheme
 from peers.a2a.security_schemes import BEARER, kind_of
 from peers.support.calling.files import ConfigError

@@ -10,7 +10,6 @@ card_reading.py.
 """
 from __future__ import annotations
 
-
 from peers.a2a.fields import WireError
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation

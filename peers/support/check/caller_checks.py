@@ -12,7 +12,6 @@ Not here: one caller's checks (task_checks, stream_checks).
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import PushConfig
 from peers.a2a.wire_format import method_for
 from peers.support.check.deep_asking import Deep, kind_of

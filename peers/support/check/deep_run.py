@@ -9,7 +9,6 @@ themselves (task_checks, stream_checks, caller_checks).
 """
 from __future__ import annotations
 
-
 from peers.a2a.bindings import JSONRPC
 from peers.support.check import caller_checks, stream_checks, task_checks
 from peers.support.check.deep_asking import Deep

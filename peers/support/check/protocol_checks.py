@@ -11,7 +11,6 @@ needs a task (--deep), authentication (auth_checks.py).
 """
 from __future__ import annotations
 
-
 from peers.a2a.wire_format import method_for
 from peers.support.check.probe import NOT_MEASURED, SKIP, Answer, Probe, Verdict, error_info, verdict
 from peers.support.check.reach import Reach

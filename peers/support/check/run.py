@@ -14,7 +14,6 @@ so. Not here: the checks themselves (each family's module).
 """
 from __future__ import annotations
 
-
 from peers.a2a.wire_format import CARD_PATH, card_url, declared_by, names_a_card
 from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
 from peers.support.check.probe import Probe

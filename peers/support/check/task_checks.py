@@ -12,7 +12,6 @@ skipped saying so. Not here: streams and push configs (stream_checks), other cal
 """
 from __future__ import annotations
 
-
 from peers.a2a.wire_format import method_for
 from peers.support.check.deep_asking import TERMINAL, Deep, kind_of, state_of, task_in
 from peers.support.check.probe import SKIP, Answer, Verdict, verdict

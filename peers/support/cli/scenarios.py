@@ -12,7 +12,6 @@ demo peers carry out what they are asked.
 """
 from __future__ import annotations
 
-
 from peers.support.cli.flags import dest_of
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

@@ -23,7 +23,6 @@ invisible characters written out, and XML-escaped before it is drawn.
 """
 from __future__ import annotations
 
-
 from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.picture import Mark, picture
 from peers.support.learner.steps import Run, Step, read_run, short

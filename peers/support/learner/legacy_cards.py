@@ -9,7 +9,6 @@ other card. Both fetches are printed frames: this wraps the printer, and asks it
 """
 from __future__ import annotations
 
-
 from peers.a2a.wire_format import CARD_PATH
 from transports.base import HttpResponse, Transport
 

@@ -24,7 +24,6 @@ is input too): it is read with isinstance checks, and shortened and escaped by `
 """
 from __future__ import annotations
 
-
 from peers.support.learner.trace import PUSH
 from transports.base import parse_url
 from transports.printer import escape

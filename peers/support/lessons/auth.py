@@ -13,7 +13,6 @@ with a short fingerprint (`Bearer ****#1ec1`), so the two are told apart, never 
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard, Message, Part, Task
 from peers.a2a.schema import check
 from peers.support.calling.config import token_for

@@ -17,7 +17,6 @@ it one).
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard
 from peers.contracts import handoff
 from peers.support.lessons import Lesson

@@ -14,7 +14,6 @@ forever; the router is bounded too. Each specialist is called with the same `run
 """
 from __future__ import annotations
 
-
 from peers.contracts import handoff
 from peers.contracts.evidence import utc_second
 from peers.a2a.model import AgentCard, TaskState

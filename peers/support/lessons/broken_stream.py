@@ -17,7 +17,6 @@ tasks/send has no stream at all.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import open_lesson

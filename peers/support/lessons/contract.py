@@ -12,7 +12,6 @@ task. Only the payload that meets the contract is delegated.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard, Part
 from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from peers.support.calling.contracts import CONTRACTS

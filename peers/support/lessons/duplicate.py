@@ -12,7 +12,6 @@ task that did nothing and names the first; one refund was issued.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard, Message, Part
 from peers.support.calling.outcomes import Contact
 from peers.support.lessons import Lesson

@@ -16,7 +16,6 @@ model only inside fenced UNTRUSTED DATA blocks; a real model may or may not be f
 """
 from __future__ import annotations
 
-
 from peers.support.model import planner
 from peers.support.model.generate import Generate, gullible
 from peers.support.lessons import Lesson

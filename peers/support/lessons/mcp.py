@@ -10,7 +10,6 @@ peers do: they belong to other teams. The output says so.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard
 from peers.a2a.schema import check
 from peers.support.calling.cards import BINDING as JSON_RPC

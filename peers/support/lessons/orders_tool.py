@@ -11,7 +11,6 @@ It is not gated: we own it. Not here: sessions, streaming, resources or prompts.
 """
 from __future__ import annotations
 
-
 from peers.a2a.schema import check
 from transports.base import HttpRequest, HttpResponse
 from transports.jsonrpc import InvalidParams, dispatch

@@ -15,7 +15,6 @@ order book (peers/billing.py ORDER_BOOK), as the essay's run does not.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import method_for
 from peers.support.lessons import Lesson

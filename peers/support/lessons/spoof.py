@@ -20,7 +20,6 @@ instead of why the rule exists.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import card_url
 from peers.support.calling.config import same_endpoint

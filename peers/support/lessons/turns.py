@@ -5,7 +5,6 @@ task it answers, report it as the story reports every task), and reading tasks b
 story's steps (peers/support/calling/story_steps.py) and a contact, never the support agent."""
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat
 from peers.support.calling.cards import BINDING as JSON_RPC

@@ -17,7 +17,6 @@ shows the other way in: an instruction in a card, read by a model.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard
 from peers.contracts.refund_text import read_refund
 from peers.support.calling.config import same_endpoint

@@ -12,7 +12,6 @@ it. Had they shared none, it would escalate: it never guesses a shape.
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard
 from peers.contracts import handoff
 from peers.a2a.schema import check

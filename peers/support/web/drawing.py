@@ -13,7 +13,6 @@ SVG elements the drawing code writes. Not here: when a run redraws (runs.py).
 """
 from __future__ import annotations
 
-
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Any

@@ -24,7 +24,6 @@ Not here: the page's requests (web/agent.py); which credential a scheme takes
 """
 from __future__ import annotations
 
-
 from peers.a2a.model import AgentCard, Part, Task
 from peers.support.calling.outcomes import Contact
 from peers.support.calling.held import Unheld
