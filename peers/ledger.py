@@ -49,24 +49,30 @@ class Ledger:
         self.max_effects = max_effects
         self.effects: dict[str, Effect] = {}  # in the order claimed
         self.owned: dict[str, int] = {}  # owner -> how many of `effects` are its claims (its share: max_effects)
+        self.waiting: dict[str, set[str]] = {}  # owner -> the keys its paused tasks hold (WAITING): a full share's to let go
         self.lock = threading.Lock()
 
     def get(self, key: str | None) -> Effect | None:
         return None if key is None else self.effects.get(key)
 
     def room_for(self, key: str | None, owner: str, kept: Callable[[str], bool] = lambda task_id: True) -> bool:
-        """Whether `owner` may claim `key` (under `lock`): it is here already, or the owner's share has room.
-        A full share first lets go of its paused tasks' claims that are no longer `kept` (see `held`)."""
-        if key is None or key in self.effects or self.owned.get(owner, 0) < self.max_effects:
+        """Whether `owner` may claim `key` (under `lock`): it holds it already, or its share has room (taking
+        another caller's paused claim over needs room too). A full share first lets go of its paused tasks'
+        claims that are no longer `kept` (see `held`): only its own, found at once (`waiting`)."""
+        if key is None or key in self.effects and self.effects[key].owner == owner or \
+                self.owned.get(owner, 0) < self.max_effects:
             return True
-        for stale in [claimed for claimed, effect in self.effects.items() if effect.owner == owner
-                      and effect.summary == WAITING and not kept(effect.task_id)]:
+        for stale in [claimed for claimed in list(self.waiting.get(owner, ())) if not kept(self.effects[claimed].task_id)]:
             self.forget(stale)
         return self.owned.get(owner, 0) < self.max_effects
 
     def record(self, key: str, effect: Effect) -> None:  # a new key only where `room_for` said so
         earlier = self.effects.get(key)
         self.effects[key] = effect
+        if earlier is not None and earlier.summary == WAITING:
+            self.waiting.get(earlier.owner, set()).discard(key)
+        if effect.summary == WAITING:
+            self.waiting.setdefault(effect.owner, set()).add(key)
         if earlier is None or earlier.owner != effect.owner:  # a claim taken (under `lock`); not its result (a
             if earlier is not None:  # skill's, recorded outside it): so counts change only under `lock`
                 self.owned[earlier.owner] -= 1
@@ -76,6 +82,8 @@ class Ledger:
         earlier = self.effects.pop(key, None)
         if earlier is not None:
             self.owned[earlier.owner] -= 1
+            if earlier.summary == WAITING:
+                self.waiting.get(earlier.owner, set()).discard(key)
 
     def held(self, key: str | None, kept: Callable[[str], bool], owner: str) -> Effect | None:
         """The entry for `key` as `owner`'s request meets it, called holding `lock`. A claim

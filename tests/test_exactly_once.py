@@ -241,3 +241,23 @@ def test_a_paused_task_continued_after_its_claim_went_and_its_share_filled_fails
     assert task["status"]["state"] == "TASK_STATE_FAILED", task["status"]
     assert "its share of at most 2" in task["status"]["message"]["parts"][0]["text"]
     assert sorted(refunds(app)) == [f"refund of $1.00 issued for O-{n} (ref BILL-O-{n})" for n in range(2)]
+
+
+def test_a_full_share_takes_no_other_callers_paused_claim_over_and_the_sweep_sees_only_its_own():
+    """A caller whose share was full could still refund an order another caller's paused task held
+    (a claim taken over counted as room), past its share, and so learn which orders others had paused.
+    And a full share's sweep read the whole ledger under its lock; it reads its own paused claims."""
+    from peers.ledger import WAITING, Ledger
+    app = PeerApp(billing.billing_agent(ledger=Ledger(1)), wire_v10, token="TA", other_tokens=("TB",))
+
+    def send(order, amount, message_id, token):
+        return send_v1(app, order, amount, message_id, {**V1, "Authorization": f"Bearer {token}"})["result"]["task"]
+    assert send("ORD-9", 6000.0, "b-1", "TB")["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert send("ORD-1", 10.0, "a-1", "TA")["status"]["state"] == "TASK_STATE_COMPLETED"  # A's share full
+    untouched, paused = send("ORD-2", 10.0, "a-2", "TA"), send("ORD-9", 10.0, "a-3", "TA")
+    assert untouched["status"]["state"] == paused["status"]["state"] == "TASK_STATE_REJECTED", paused["status"]
+    ledger = app.peer.ledger
+    assert ledger.effects["refund of ORD-9"].summary == WAITING, "still B's paused claim"
+    assert sorted(ledger.owned.values()) == [1, 1], "each caller holds one: A's share never passed"
+    assert {owner: keys for owner, keys in ledger.waiting.items() if keys} == {
+        effect.owner: {key} for key, effect in ledger.effects.items() if effect.summary == WAITING}
