@@ -191,3 +191,12 @@ def test_a_lesson_about_billing_stops_saying_why_when_the_registry_lists_another
         assert ("this lesson shows billing-agent, the registry's first card; the first card now is "
                 "'refund-bot-9000'") in done.stdout + done.stderr, name
         assert not any(line.startswith("--> {") for line in done.stdout.splitlines()), (name, "no frame sent")
+
+
+def test_quiet_keeps_the_line_saying_a_lesson_vets_billing_itself_beside_the_trust_line_it_explains(tmp_path):
+    """--quiet keeps trust decisions: it kept "[trust] 'billing-agent' is allowlisted" and dropped the
+    line saying the lesson vets billing itself, which read as untrue with an empty allowlist.json."""
+    for name in ("auth-schemes", "crash"):
+        done = cli("--scenario", name, "--quiet", "--allowlist", empty_allowlist(tmp_path), timeout=60)
+        assert "is allowlisted" in done.stdout, (name, done.stdout[-500:])
+        assert "this lesson vets billing-agent" in done.stdout, name

@@ -95,7 +95,7 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
         return []
     story.say("[support] this lesson vets billing-agent itself at each host below, whatever allowlist.json says "
               "(it serves billing at a host of its own for each scheme, which that file does not name): what it "
-              "shows is the server's check, not the gate's")
+              "shows is the server's check, not the gate's", Kind.TRUSTED)  # a trust decision: --quiet keeps it
     outcomes = []
     for _, host, wrong, held in CASES:
         story.say()

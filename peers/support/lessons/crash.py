@@ -112,7 +112,7 @@ def run(story: Steps, card_urls: list[str], wire: str = LESSON.flags["--wire"]) 
                       "billing.db; a test double's flag kills it after it commits a refund, before it answers")
             show_ledger(story.say, banner)
             story.say(f"[support] this lesson vets billing-agent at {endpoint} itself, whatever allowlist.json "
-                      "says: that file cannot name a port picked as the run starts")
+                      "says: that file cannot name a port picked as the run starts", Kind.TRUSTED)  # kept by --quiet
             card = story.find(card_url(f"http://127.0.0.1:{port}"))
             if not isinstance(card, AgentCard):
                 return [card]
