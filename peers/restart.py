@@ -73,8 +73,8 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
         raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
     with peer.ledger.lock:
         held = peer.ledger.get(request.effect)
-        if held is not None and held.task_id != task.id and (held.summary != WAITING or held.owner == owner):
-            raise CannotGoOn("another task holds its effect")  # (another caller's paused claim holds nothing: `held`)
+        if held is not None and held.task_id != task.id:
+            raise CannotGoOn("another task holds its effect")
         if not peer.ledger.room_for(request.effect, owner):  # its claim let go, and its caller's share full since
             raise CannotGoOn(full(peer.ledger, owner))
         if request.effect is not None:

@@ -999,20 +999,3 @@ def test_the_crash_double_refuses_a_refund_past_a_full_share_saying_why(tmp_path
     task = answer["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_REJECTED" and "its share of at most 0" in \
         task["status"]["message"]["parts"][0]["text"], answer
-
-
-def test_a_restart_continues_a_paused_task_whose_order_another_callers_paused_task_holds(tmp_path):
-    """Another caller's paused claim holds nothing against this one (Ledger.held): a restart failed
-    this caller's paused task "as another task holds its effect", telling it that some other task
-    had asked for the order, where without a restart its approval would have gone through."""
-    path = tmp_path / "billing.db"
-    peer, call = durable_billing(path, other_tokens=("b0b",), new_task_id=unguessable_task_ids())
-    mine = call("SendMessage", refund("m-1", "ORD-X", 6000))["result"]["task"]
-    theirs = call("SendMessage", refund("m-2", "ORD-X", 7000), token="b0b")["result"]["task"]
-    assert mine["status"]["state"] == theirs["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    peer.store.file.close()
-    again, _ = durable_billing(path, other_tokens=("b0b",), new_task_id=unguessable_task_ids())
-    for task in (mine, theirs):
-        kept = again.store.tasks[task["id"]]
-        assert kept.state is TaskState.INPUT_REQUIRED and "another task" not in (kept.status_message or ""), kept
-    again.store.file.close()
