@@ -170,7 +170,8 @@ class SupportAgent:
             following = follow.Delegation(contact.card, contact.wire, asked, self.say, self.told)
             return follow.followed(reply, following, way.until, webhook)
 
-    def call(self, contact: Contact, method: str, params: "Any", *, scope: str | None = None, stream: bool = False) -> "Any":
+    def call(self, contact: Contact, method: str, params: "Any", *, scope: str | None = None,
+             stream: bool = False) -> "Any":
         """One request, one response (a stream: one per event, as each arrives), by the binding
         its card offers: a JSON-RPC envelope, or HTTP+JSON's verb and path (peers/support/calling/cards.py);
         our credential goes with it (keyring.py), the one issued for `scope` if a peer asked."""
@@ -280,7 +281,8 @@ class SupportAgent:
         named = {(entry.name, entry.endpoint) for entry in entries}
         again.allowlist = [e for e in self.allowlist if (e.name, e.endpoint) not in named] + list(entries)
         again.credentials = {**self.credentials, **(credentials or {})}
-        again.keyring = keyring.Keyring(self.transport, again.credentials, self.fetched, self.say, verbose=self.keyring.verbose)
+        again.keyring = keyring.Keyring(self.transport, again.credentials, self.fetched, self.say,
+                                        verbose=self.keyring.verbose)
         return again.steps()
 
 
