@@ -13,7 +13,7 @@ from functools import partial
 
 from peers.a2a.errors import ContentTypeNotSupported
 from peers.a2a.model import DEFAULT_INPUT_MODES, AgentSkill, Artifact, Message, Part
-from peers.a2a.schema import check, with_defaults
+from peers.a2a.schema import check, same_scalar, with_defaults
 from peers.pause import Refusal
 from peers.store import SORTED_JSON, content_of, refuse_if_too_big
 from peers.tenants import in_tenant
@@ -91,15 +91,11 @@ def same_claim(kept: str, claim: str) -> bool:
 
 
 def _alike(one: Any, other: Any) -> bool:
-    if isinstance(one, bool) or isinstance(other, bool):
-        return one is other
-    if isinstance(one, (int, float)) and isinstance(other, (int, float)):
-        return one == other  # exact for int and float alike
     if isinstance(one, dict) and isinstance(other, dict):
         return one.keys() == other.keys() and all(_alike(one[key], other[key]) for key in one)
     if isinstance(one, list) and isinstance(other, list):
         return len(one) == len(other) and all(map(_alike, one, other))
-    return type(one) is type(other) and one == other
+    return same_scalar(one, other)  # as an enum compares: true is not 1, 1 is 1.0
 
 
 def read_request(skills: dict[str, Skill], message: Message, tenant: str = "") -> Request:

@@ -119,8 +119,8 @@ def _bad_enum(members: Any) -> bool:
         or (isinstance(member, float) and math.isfinite(member)) for member in members)
 
 
-def _same(value: Any, member: Any) -> bool:
-    """JSON equality for an enum's scalar members: true is not 1, 1 is 1.0."""
+def same_scalar(value: Any, member: Any) -> bool:
+    """JSON equality of scalars (an enum's members, two claims' leaves: skill.py): true is not 1, 1 is 1.0."""
     if isinstance(value, bool) or isinstance(member, bool) or value is None or member is None:
         return value is member
     if isinstance(value, (int, float)) and isinstance(member, (int, float)):
@@ -163,7 +163,7 @@ def _value_problem(value: Any, schema: dict[str, Any], path: str) -> str | None:
     """What is wrong with a value as a whole (enum, type, a number's or a string's bounds), not
     the items or fields within it: a call, not a generator (most values are strings and numbers)."""
     kind = schema.get("type")
-    if "enum" in schema and not any(_same(value, member) for member in schema["enum"]):
+    if "enum" in schema and not any(same_scalar(value, member) for member in schema["enum"]):
         shown = ", ".join(repr(member)[:40] for member in schema["enum"][:8])
         more = f" and {len(schema['enum']) - 8} more" if len(schema["enum"]) > 8 else ""
         return f"{path or 'the document'} {_shown(value)} is not one of {shown}{more}"
