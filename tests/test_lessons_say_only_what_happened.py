@@ -69,6 +69,7 @@ def test_the_signed_card_lessons_stop_when_the_registry_does_not_list_billing_fi
         said = done.stdout + done.stderr
         assert "pins refund-bot-9000's public key" not in said and "why the rule exists" not in said
         assert "the registry's first card is 'refund-bot-9000', not billing-agent's" in said
+        assert done.returncode == 2, (name, done.stderr[-300:])
 
 
 def test_spoof_says_why_a_rule_exists_only_where_that_rule_refused_the_copy(tmp_path):
@@ -187,7 +188,7 @@ def test_a_lesson_about_billing_stops_saying_why_when_the_registry_lists_another
     registry = written(tmp_path, "registry.json", ROGUE_FIRST)
     for name in ("duplicate", "approval", "contract", "remote-as-local", "outcomes", "bindings"):
         done = cli("--scenario", name, "--registry", registry)
-        assert done.returncode == 0, (name, done.stderr[-500:])
+        assert done.returncode == 2, (name, done.stderr[-500:])  # what the files cannot show: as bad input
         assert ("this lesson shows billing-agent, the registry's first card; the first card now is "
                 "'refund-bot-9000'") in done.stdout + done.stderr, name
         assert not any(line.startswith("--> {") for line in done.stdout.splitlines()), (name, "no frame sent")

@@ -63,7 +63,7 @@ def test_a_task_that_does_not_carry_our_note_is_read_as_none_never_a_crash(task)
 
 def test_on_the_essays_wire_it_says_what_is_missing_and_sends_nothing():
     (done,) = cli_together(("--scenario", "round-trip", "--wire", "essay"))
-    assert done.returncode == 0 and '"method"' not in done.stdout
+    assert done.returncode == 2 and '"method"' not in done.stdout
     assert "the essay's tasks/send has no metadata to carry the note" in done.stderr
 
 

@@ -227,9 +227,9 @@ def test_the_approval_lesson_prints_the_same_frames_on_both_transports_and_ends_
     assert sum("refund of $6,200.00 issued" in line for line in shown[0] if line.startswith("[support] trusted")) == 1
 
 
-def test_the_approval_lesson_on_the_essays_wire_says_it_cannot_continue_a_task():
+def test_the_approval_lesson_on_the_essays_wire_says_it_cannot_continue_a_task_and_exits_2():
     done = cli_once("--scenario", "approval", "--wire", "essay")
-    assert done.returncode == 0
+    assert done.returncode == 2, "a flag the lesson cannot be shown with, as any input that cannot be used"
     assert "the essay's tasks/send has no taskId to continue the task with" in done.stdout + done.stderr
     assert "refund of $6,200.00 issued" not in done.stdout
 

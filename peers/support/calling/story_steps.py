@@ -55,3 +55,9 @@ class Steps:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("the story's steps are not changed once made: vetting() gives new ones")
+
+
+class StoppedShort(Exception):
+    """A story that cannot be told with this run's files or flags (a lesson about billing's behaviour
+    with another peer first, a wire that lacks what it shows), having said why in one line: the run
+    ends there, with exit status 2, as for any input that cannot be used (cli/session.py)."""

@@ -24,6 +24,7 @@ import sys
 from peers.a2a import wire_format
 from peers.support.cli import command_line, flags, scenarios
 from peers.support.calling.config import ConfigError, load_allowlist, load_credentials, trust_hint
+from peers.support.calling.story_steps import StoppedShort
 from peers.support.output import Console, Kind
 from transports.base import Transport
 from transports.errors import quit_in_debugger
@@ -78,10 +79,9 @@ class Session:
     @classmethod
     def begin(cls, argv: list[str] | None, demo: DemoNetwork, read_registry: Callable[[str, int], list[str]],
               again: Callable[[list[str], Watch], int] | None = None, watch: Watch | None = None) -> Session | int:
-        """The run the command line asks for, with its files read and its peers built; or,
-        for a run that is over already, its exit status. `again(argv, watch)` runs once more
-        (main itself), for `web`; `watch` follows this run instead of the terminal. `argv`:
-        the flags (None: this process's own)."""
+        """The run the command line asks for, with its files read and its peers built; or, for a run that is over
+        already, its exit status. `again(argv, watch)` runs once more (main itself), for `web`; `watch` follows this
+        run instead of the terminal. `argv`: the flags (None: this process's own)."""
         if argv is None and not gc.isenabled():  # run as a program, the story file stopped the collector
             gc.freeze()  # while it started: what that made lives as long as the process, so is never
             gc.enable()  # walked again; it runs again for the rest, which may last
@@ -175,10 +175,9 @@ class Session:
                      for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
 
     def listening(self, printer: FramePrinter) -> Transport:
-        """The printer main() made, with this run's listeners attached: a card in brief
-        (--frames summary), the web page following the run; returns what the support agent
-        speaks through: the printer, or what the watch wraps it in (with --legacy-card-path,
-        asking at A2A 0.2's card path too)."""
+        """The printer main() made, with this run's listeners attached: a card in brief (--frames summary), the web
+        page following the run; returns what the support agent speaks through: the printer, or what the watch wraps it
+        in (with --legacy-card-path, asking at A2A 0.2's card path too)."""
         self.console.held, self.printer = printer.held, printer
         if self.settings.frames == "summary":  # a card as one line, a changed one as what changed
             from peers.support.learner.frame_summaries import Summaries
@@ -212,22 +211,23 @@ class Session:
 
     @contextlib.contextmanager
     def telling(self, agent: Any) -> Iterator[Told]:
-        """Around the story: the learner tools (--step, --break, --trace, --diagram) hooked to
-        the printer, and written however it ends; a stop at --step ends it quietly; then what
-        trusting a --peer would take. `Told.status`, after: 0 every peer handled, 1 a delegation
-        failed, 2 a peer unreachable or a file unwritten."""
+        """Around the story: the learner tools (--step, --break, --trace, --diagram) hooked to the printer,
+        and written however it ends; a stop at --step ends it quietly; then what trusting a --peer would take.
+        `Told.status`, after: 0 every peer handled, 1 a delegation failed, 2 a peer unreachable, a file
+        unwritten, or a story this run's files or flags cannot show (StoppedShort, said why already)."""
         settings, console, tools, told = self.settings, self.console, None, Told()
         if settings.step or settings.debugger or settings.trace or settings.diagram:
             from peers.support.learner.tools import LearnerTools  # they hook the printer and the console
             tools = LearnerTools(settings, self.printer, console, self.card_urls)
         try:
             yield told
-        except Exception as stop:  # --step's q, or --break's wherever its stop was stepped on to: a clean end
-            if not isinstance(stop, StopRun) and not (settings.debugger and quit_in_debugger(stop)):
+        except Exception as stop:  # --step's q, --break's stop wherever stepped on to, a story stopped short: an end
+            if not isinstance(stop, (StopRun, StoppedShort)) and not (settings.debugger and quit_in_debugger(stop)):
                 raise  # (under `python -m pdb`, pdb's own q is pdb's to end the program with)
-            console.say("[step] stopped before that frame left; nothing more was sent." if isinstance(stop, StopRun)
-                        else "[break] quit in the debugger: the run ends there; the frames above are what was sent.")
-            told.status = 0
+            if not isinstance(stop, StoppedShort):
+                console.say("[step] stopped before that frame left; nothing more was sent." if isinstance(stop, StopRun)
+                            else "[break] quit in the debugger: the run ends there; the frames above are what was sent.")
+            told.status = 2 if isinstance(stop, StoppedShort) else 0
             return
         finally:  # however the run ended: write what was recorded
             problem = tools.finish() if tools else None

@@ -35,7 +35,7 @@ from peers.a2a.model import AgentCard, Message, Part, Task, TaskState
 from peers.a2a.schema import check
 from peers.signing import approval_signature, rs256
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import attempt, contact_of, essay_cannot, look_up, open_lesson, said, turn_failed
+from peers.support.lessons.turns import attempt, carries, contact_of, look_up, open_lesson, said, turn_failed
 from peers.support.output import Kind
 from transports.errors import PeerError
 from transports.printer import escape
@@ -81,8 +81,7 @@ def run(story: Steps, card_urls: list[str], *, interactive: bool = False) -> lis
     task, contact = outcome.task, contact_of(story, card, outcome)
     if task is None or contact is None or task.state is not TaskState.INPUT_REQUIRED:
         return [outcome]
-    if essay_cannot(contact.wire, "taskId to continue the task with", story.say):
-        return [outcome]
+    carries(contact.wire, "taskId to continue the task with", story.say)
     proposal = (task.status_data or {}).get("approval")
     problem = check(proposal, PROPOSAL, "the proposal")
     if problem:  # nothing a person could approve: escalated as it is

@@ -35,7 +35,7 @@ from peers.support.calling.credentials import client_tls
 from peers.support.calling.held import Held
 from peers.support.calling.outcomes import Contact
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import essay_cannot
+from peers.support.lessons.turns import carries
 from peers.support.output import Kind
 from transports import jsonrpc
 from transports.errors import TransportError
@@ -91,8 +91,7 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
     """Each scheme in turn: without a credential, with a wrong one, then with ours."""
     story.say(f"[transport] {story.label}. Security schemes: declared by the card, enforced by "
               "the server.", Kind.BANNER)
-    if essay_cannot(by_name(wire), "security schemes in its card (securitySchemes)", story.say):
-        return []
+    carries(by_name(wire), "security schemes in its card (securitySchemes)", story.say)
     story.say("[support] this lesson vets billing-agent itself at each host below, whatever allowlist.json says "
               "(it serves billing at a host of its own for each scheme, which that file does not name): what it "
               "shows is the server's check, not the gate's", Kind.TRUSTED)  # a trust decision: --quiet keeps it

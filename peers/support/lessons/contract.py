@@ -17,7 +17,7 @@ from peers.a2a.schema import INPUT_SCHEMA_EXTENSION, RESULTS_EXTENSION
 from peers.support.calling.contracts import CONTRACTS
 from peers.support.lessons import Lesson
 from peers.support.calling.outcomes import Contact
-from peers.support.lessons.turns import not_billing, send_turn
+from peers.support.lessons.turns import billing_first, send_turn, stop_short
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
 from transports.printer import escape
@@ -51,15 +51,13 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]  # why it could not be had, said already
-    if not_billing(story, card):
-        return []
+    billing_first(story, card)
     skill = next((s for s in card.skills if s.id == "process_refund"), None)
     published = skill.input_schema if skill else None
     schema = published if published is not None else CONTRACTS.get(skill.id) if skill else None  # else our copy
     if schema is None:
-        story.say("[support] billing's card publishes no contract for process_refund: nothing to "
-                  "check a payload against (the 1.0 and 0.3 cards carry it)", Kind.WARNING)
-        return []
+        stop_short(story.say, "[support] billing's card publishes no contract for process_refund: nothing to "
+                   "check a payload against (the 1.0 and 0.3 cards carry it)")
     shape = f"fields {sorted(schema.get('properties', {}))}, required {schema.get('required', [])}"
     if published is None:  # the essay's card has no place for one
         story.say("[support] billing's card publishes no contract for process_refund (the essay's card has no place "

@@ -16,7 +16,7 @@ import re
 
 from peers.a2a.model import AgentCard, Task, TaskState
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import not_billing
+from peers.support.lessons.turns import billing_first
 from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, Stage, data_of
 from peers.support.lessons.orders_tool import ORDERS
 from peers.support.output import Kind
@@ -66,8 +66,7 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]  # why it could not be had, said already
-    if not_billing(story, card):
-        return []
+    billing_first(story, card)
     billing = RemoteAgent(story.delegate, card, "process_refund")
     stages: list[Stage] = [LocalAgent("triage", triage), billing]
     story.say()

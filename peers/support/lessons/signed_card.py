@@ -29,7 +29,7 @@ from peers.a2a.model import AgentCard
 from peers.a2a.wire_format import by_name
 from peers.support.calling.config import AllowEntry, same_endpoint, unproven_card
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import essay_cannot
+from peers.support.lessons.turns import carries, stop_short
 from peers.support.output import Kind
 from transports.base import HttpResponse
 from transports.codec import loads_strict
@@ -71,12 +71,10 @@ def open_pinned(story: Steps, card_urls: list[str], about: str,
     card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]
-    if essay_cannot(by_name(wire), "signatures (A2A 1.0 signed cards)", story.say):
-        return []
+    carries(by_name(wire), "signatures (A2A 1.0 signed cards)", story.say)
     lacking = lacks_billing(story, card)
     if lacking:  # the lesson's sentences would not be true of this run: it stops, saying why
-        story.say(f"[support] this lesson cannot be shown with this run's files: {lacking}", Kind.WARNING)
-        return []
+        stop_short(story.say, f"[support] this lesson cannot be shown with this run's files: {lacking}")
     return pin_billing_key(story, card), card
 
 

@@ -9,6 +9,7 @@ from peers.a2a.model import AgentCard, Message, Task
 from peers.a2a.wire_format import WireFormat
 from peers.support.calling.cards import BINDING as JSON_RPC
 from peers.support.calling.outcomes import Contact, Verdict
+from peers.support.calling.story_steps import StoppedShort
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, RemoteError
@@ -16,7 +17,7 @@ from transports.printer import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any, Callable, NoReturn
     from peers.support.calling.story_steps import Steps
     from peers.support.calling.outcomes import Outcome
 
@@ -26,30 +27,30 @@ def open_lesson(story: Steps, card_urls: list[str], about: str, lacks: str | Non
     """A lesson's first lines: what it shows, then billing's card (first in the registry),
     not yet gated: the trust gate speaks where the lesson first delegates (or gates it,
     `story.gate`, for a contact). Instead of the card, the outcomes the lesson ends with:
-    [why the card could not be had], or, if it speaks the essay's wire and that `lacks`
-    what the lesson needs (said, with the wires that have it: `run_with`), []."""
+    [why the card could not be had]. StoppedShort, said why, for another first card than billing's,
+    or a card speaking the essay's wire if that `lacks` what the lesson needs (with the wires that have
+    it: `run_with`)."""
     story.say(f"[transport] {story.label}. {about}", Kind.BANNER)
     story.say()
     card = story.find(card_urls[0])
     if not isinstance(card, AgentCard):
         return [card]
-    if not_billing(story, card) or lacks is not None and essay_cannot(story.fetched(card).wire, lacks, story.say,
-                                                                      run_with):
-        return []
+    billing_first(story, card)
+    if lacks is not None:
+        carries(story.fetched(card).wire, lacks, story.say, run_with)
     return card
 
 
 BILLING = "billing-agent"  # the peer every lesson shows, first in the registry
 
 
-def not_billing(story: Steps, card: AgentCard) -> bool:
-    """Whether the registry's first card is another peer's than billing's: then said in one line, and
-    the lesson stops (its sentences are about billing's behaviour, untrue of another peer)."""
+def billing_first(story: Steps, card: AgentCard) -> None:
+    """StoppedShort if the registry's first card is another peer's than billing's, said in one line: the
+    lesson's sentences are about billing's behaviour, untrue of another peer."""
     if card.name == BILLING:
-        return False
-    story.say(f"[support] this lesson shows {BILLING}, the registry's first card; the first card now is "
-              f"'{escape(card.name)[:60]}': put billing's card first in the registry to see it", Kind.WARNING)
-    return True
+        return
+    stop_short(story.say, f"[support] this lesson shows {BILLING}, the registry's first card; the first card now is "
+              f"'{escape(card.name)[:60]}': put billing's card first in the registry to see it")
 
 
 def contact_of(story: Steps, card: AgentCard, outcome: Outcome) -> Contact | None:
@@ -61,14 +62,17 @@ def contact_of(story: Steps, card: AgentCard, outcome: Outcome) -> Contact | Non
     return Contact(card, outcome.verdict, found.wire, found.binding or JSON_RPC)
 
 
-def essay_cannot(spoken: WireFormat, lacks: str, say: Callable[..., None],
-                 run_with: str = "--wire 1.0 or --wire 0.3") -> bool:
-    """Whether the wire a card speaks is the essay's, which lacks what the lesson needs (a
-    taskId, a contextId, metadata): then say so, and how to run it."""
-    if spoken.TURNS:
-        return False
-    say(f"[support] the essay's tasks/send has no {lacks}: run with {run_with}", Kind.WARNING)
-    return True
+def carries(spoken: WireFormat, lacks: str, say: Callable[..., None], run_with: str = "--wire 1.0 or --wire 0.3") -> None:
+    """StoppedShort if the wire a card speaks is the essay's, which lacks what the lesson needs (a
+    taskId, a contextId, metadata), said with how to run it."""
+    if not spoken.TURNS:
+        stop_short(say, f"[support] the essay's tasks/send has no {lacks}: run with {run_with}")
+
+
+def stop_short(say: Callable[..., None], why: str) -> NoReturn:
+    """Say why this run's files or flags cannot show the lesson, and stop it there (exit status 2)."""
+    say(why, Kind.WARNING)
+    raise StoppedShort(why)
 
 
 def send_turn(story: Steps, contact: Contact, message: Message, scope: str | None = None) -> Task:

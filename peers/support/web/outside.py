@@ -27,7 +27,7 @@ from __future__ import annotations
 from peers.a2a.model import AgentCard, Part, Task
 from peers.support.calling.outcomes import Contact
 from peers.support.calling.held import Unheld
-from peers.support.lessons.turns import essay_cannot
+from peers.support.lessons.turns import carries
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, ProtocolViolation
@@ -95,8 +95,8 @@ def talk(asked: Asked, story: Steps, card_urls: list[str]) -> list[Outcome]:
 def send(story: Steps, contact: Contact, asked: Asked) -> Task | None:
     """A message with one part: a new task, or the next turn of the paused task it names
     (its taskId and contextId), followed as the story's delegate follows one."""
-    if asked.task_id and essay_cannot(contact.wire, "taskId to continue a task with", story.say):
-        return None
+    if asked.task_id:
+        carries(contact.wire, "taskId to continue a task with", story.say)
     if asked.task_id:
         story.say(f"[support] continuing task {escape(asked.task_id)} (context {escape(asked.context_id or '-')})")
     message = story.message(asked.part, context_id=asked.context_id or None, task_id=asked.task_id or None,
