@@ -153,7 +153,7 @@ class Peer:
                 self.ledger.record(pending.effect, Effect(owner, task.id, pending.claim, BEING_DONE))
         if not room:  # its claim let go meanwhile, and the ledger full: nothing is forgotten to do it
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=full(
-                self.ledger, owner)))
+                self.ledger, owner), data={"retrySafe": True, "effectsLanded": []}))  # nothing done, as seed 004 says it
         if earlier is not None:
             done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(

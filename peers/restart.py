@@ -142,7 +142,7 @@ def _fail(store: DurableStore, ledger: DurableLedger, task: Task, why: str) -> N
     note = INTERRUPTED if task.state not in PAUSED else INTERRUPTED.replace("before this task ended",
                                                                             "while this task waited")
     store.update(task.advance(TaskState.FAILED, message=note + (f" (not continued: {why})" if why else ""),
-                              timestamp=task.timestamp, data={"retrySafe": True, "effectsLanded": False}))
+                              timestamp=task.timestamp, data={"retrySafe": True, "effectsLanded": []}))
 
 
 def _effects(ledger: DurableLedger) -> list[tuple[str, Effect]]:

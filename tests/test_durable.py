@@ -119,6 +119,10 @@ def test_without_a_peer_to_continue_it_an_interrupted_task_is_failed_as_safe_to_
     settle(store, ledger)  # no go_on: nothing is continued
     assert store.tasks[task.id].state is TaskState.FAILED and store.tasks[task.id].status_message == INTERRUPTED
     assert ledger.effects == {}, "its claim let go"
+    # Seed 004's data, as every failure's: effectsLanded a list (it was False, which our own client read as nothing)
+    from peers.support.calling.outcomes import as_data
+    assert store.tasks[task.id].status_data == {"retrySafe": True, "effectsLanded": []}
+    assert as_data(store.tasks[task.id]) == " [as data: retry is safe; effects landed: none]"
 
 
 def test_the_store_bounds_hold_on_disk(tmp_path):

@@ -240,6 +240,7 @@ def test_a_paused_task_continued_after_its_claim_went_and_its_share_filled_fails
     task = post(app, turn, {**V1, "Authorization": "Bearer up-t0k"})["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_FAILED", task["status"]
     assert "its share of at most 2" in task["status"]["message"]["parts"][0]["text"]
+    assert task["status"]["message"]["parts"][1]["data"] == {"retrySafe": True, "effectsLanded": []}, "as every failure"
     assert sorted(refunds(app)) == [f"refund of $1.00 issued for O-{n} (ref BILL-O-{n})" for n in range(2)]
 
 
