@@ -1,0 +1,69 @@
+"""The proxy on 127.0.0.1 answers only requests addressed to it (hostile-tester finding, round 52).
+
+`proxy --client-cert` ends mutual TLS at the proxy: every request it forwards is made as the
+proxy's client certificate. A web page the person has open elsewhere can reach 127.0.0.1 by DNS
+rebinding (its own name, answered with 127.0.0.1): the browser then sends the page's requests
+to the proxy with the page's own name in Host and Origin, and reads the answers. The live page's
+server refuses such a request (421: peers/support/web/server.py `door`); the proxy forwarded it,
+so the rebound page issued a refund as the support agent's certificate. A careful proxy answers
+only a Host naming itself (127.0.0.1 or localhost at its port), as the live page does.
+All on 127.0.0.1 with the DEMO certificates; no mocks of the project's code.
+"""
+import json
+import socket
+import time
+
+from conftest import ROOT
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from peers.schemes.mutual_tls import MutualTls
+from proxy_helpers import proxy_to
+from transports import tls
+from transports.server import PeerServer
+
+KEYS = ROOT / "peers/keys"
+CA, CERT, KEY = (str(KEYS / name) for name in ("demo-ca.DEMO-CERT.pem", "billing-agent.DEMO-TLS-CERT.pem",
+                                                "billing-agent.DEMO-TLS-KEY.pem"))
+CLIENT_CERT, CLIENT_KEY = (str(KEYS / f"support-agent.DEMO-CLIENT-{part}.pem") for part in ("CERT", "KEY"))
+REBOUND = "rebound.attacker.example"  # a name the attacker's DNS answers with 127.0.0.1
+
+
+def exchange(port, data, timeout=5.0):
+    """One request on a fresh connection (Connection: close): the whole answer, bounded in time."""
+    deadline, answer = time.monotonic() + timeout, b""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        while time.monotonic() < deadline:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return answer
+
+
+def test_a_request_naming_another_host_is_not_forwarded_with_the_proxys_client_certificate():
+    done = []
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=tls.server_context(CERT, KEY, CA))
+    peer = billing.billing_agent(server.base_url)
+    app = PeerApp(peer, wire_v10, scheme=MutualTls("billing-agent"), log=lambda line: None)
+    server.app = lambda request: done.append(request.url) or app(request)
+    server.start()
+    try:
+        with proxy_to(server.base_url, ca=CA, client_cert=CLIENT_CERT, client_key=CLIENT_KEY) as (proxy, _):
+            port = int(proxy.rsplit(":", 1)[1])
+            body = json.dumps({"message": {"messageId": "rebound-1", "role": "ROLE_USER",
+                                           "parts": [{"data": {"order_id": "ORD-REBOUND", "amount": 4999}}]}}).encode()
+            # What a browser sends for a rebound page's fetch(): its own name in Host and Origin.
+            request = (f"POST /a2a/message:send HTTP/1.1\r\nHost: {REBOUND}:{port}\r\n"
+                       f"Origin: http://{REBOUND}:{port}\r\nA2A-Version: 1.0\r\n"
+                       f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                       "Connection: close\r\n\r\n").encode() + body
+            answer = exchange(port, request)
+    finally:
+        server.stop()
+    status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else None
+    assert b"ORD-REBOUND" not in answer and not any("message:send" in url for url in done), (
+        "a request for another Host went to the agent as the proxy's client certificate: "
+        f"{answer[:200]!r}")
+    assert status in (400, 403, 421), answer[:200]
