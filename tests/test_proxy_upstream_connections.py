@@ -4,7 +4,7 @@ whose thread has gone is closed, not kept (with its socket) for the rest of the 
 import threading
 
 from proxy_helpers import billing_served
-from peers.support.proxy.forward import PerThread
+from peers.support.proxy.upstream import PerThread
 from transports.network import HttpTransport
 
 THREADS = 12  # workers that came, asked once and left, one after another

@@ -42,53 +42,26 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "t
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
 
 
+def rebound(request: HttpRequest, base: str) -> str | None:
+    """The Host a browser's request names if it is not the proxy's own address (at `base`, on 127.0.0.1): a page
+    elsewhere that rebound its own name to 127.0.0.1 (DNS rebinding) sends its requests here under that name, and
+    forwarded they would act as the proxy's credentials (--client-cert) and read the agent from this machine. So
+    they are refused (421), as the live page refuses them. A browser says it is one: Origin, or the Sec-Fetch-*
+    headers no page can take off. A program reaching the proxy by the agent's own name (an /etc/hosts line, a
+    resolver of its own), which sends neither, is answered as asked: that is how a proxy is put in its path."""
+    host, port = request.header("Host"), base.rpartition(":")[2]
+    if host is None or host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        return None
+    browser = request.header("Origin") is not None or any(name.lower().startswith("sec-fetch-") for name in request.headers)
+    return host if browser else None
+
+
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
     """The headers a proxy forwards: all but the hop-by-hop ones, and any Connection names."""
     named = {token.strip().lower() for name, value in headers.items() if name.lower() == "connection"
              for token in value.split(",")}
     dropped = HOP_BY_HOP | named if named else HOP_BY_HOP
     return {name: value for name, value in headers.items() if name.lower() not in dropped}
-
-
-class PerThread:
-    """One network transport per worker thread: a kept-alive connection to the agent serves one
-    exchange at a time, and the server answers several clients at once. The server's workers
-    come and go (an idle one leaves): a transport whose thread has gone is closed when another
-    is made, so a long session holds connections for the workers alive, not for all it had."""
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self.make, self.label = make, "HTTP through the proxy"
-        self.made, self._lock = {}, threading.Lock()  # made: each worker thread's transport
-
-    def _mine(self) -> Any:
-        me = threading.current_thread()
-        with self._lock:
-            transport = self.made.get(me)
-            if transport is None:
-                for gone in [thread for thread in self.made if not thread.is_alive()]:
-                    self.made.pop(gone).close()
-                transport = self.made[me] = self.make()
-        return transport
-
-    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        return self._mine().get(url, headers, binding=binding)
-
-    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        return self._mine().post(url, body, headers, binding=binding)
-
-    def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        return self._mine().stream(url, body, headers, binding=binding)
-
-    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        return self._mine().head(url, headers, binding=binding)
-
-    def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
-        return self._mine().exchange(request, stream=stream)
-
-    def close(self) -> None:
-        with self._lock:
-            for transport in self.made.values():
-                transport.close()
 
 
 class Proxy:
@@ -111,6 +84,12 @@ class Proxy:
         self.holders, self._held, self._holding = [printer], (), threading.Lock()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        host = rebound(request, self.base)
+        if host is not None:
+            self.say(f"[proxy] refused a browser's request for Host {host[:80]}: a page answers here only at this "
+                     "proxy's own address (127.0.0.1 or localhost at its port), or DNS rebinding could use it")
+            return HttpResponse(421, {"Content-Type": "text/plain; charset=utf-8"},
+                                b"421: a browser's request is answered only at 127.0.0.1 or localhost at this port\n")
         number, acting = self.faults.next_request()
         self._hold(request.headers, request.body if isinstance(request.body, bytes) else b"")
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target

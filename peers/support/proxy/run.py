@@ -23,7 +23,8 @@ from peers.support.output import Kind
 from peers.support.calling.config import unwritable
 from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
-from peers.support.proxy.forward import PerThread, Proxy
+from peers.support.proxy.forward import Proxy
+from peers.support.proxy.upstream import PerThread
 from transports.base import parse_url
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 from transports.signals import stopped_by_signals

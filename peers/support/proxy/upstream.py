@@ -1,0 +1,56 @@
+"""The proxy's way to the agent: one network transport per worker thread of its server.
+
+A kept-alive connection to the agent serves one exchange at a time, and the proxy's server
+(transports/server.py) answers several clients at once, each on a worker thread: so each
+worker has its transport, made when it first forwards. Workers come and go (an idle one
+leaves), so a transport whose thread has gone is closed when another is made: a long session
+holds connections for the workers alive, not for all it had. Not here: what is forwarded (forward.py).
+"""
+from __future__ import annotations
+
+import threading
+
+from transports.base import ClientRequest, HttpResponse
+
+TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+
+class PerThread:
+    """A transport as the printer takes one (get, post, stream, head, exchange), each call made on
+    the calling thread's own network transport (`make()`, once a thread), as above."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make, self.label = make, "HTTP through the proxy"
+        self.made, self._lock = {}, threading.Lock()  # made: each worker thread's transport
+
+    def _mine(self) -> Any:
+        me = threading.current_thread()
+        with self._lock:
+            transport = self.made.get(me)
+            if transport is None:
+                for gone in [thread for thread in self.made if not thread.is_alive()]:
+                    self.made.pop(gone).close()
+                transport = self.made[me] = self.make()
+        return transport
+
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().get(url, headers, binding=binding)
+
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().post(url, body, headers, binding=binding)
+
+    def stream(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().stream(url, body, headers, binding=binding)
+
+    def head(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        return self._mine().head(url, headers, binding=binding)
+
+    def exchange(self, request: ClientRequest, *, stream: bool = False) -> HttpResponse:
+        return self._mine().exchange(request, stream=stream)
+
+    def close(self) -> None:
+        with self._lock:
+            for transport in self.made.values():
+                transport.close()
