@@ -79,9 +79,9 @@ def test_a_request_frame_copied_as_curl_has_placeholders_never_the_secret(page):
     text = json.loads(body)["curl"]
     said, command = text.split("\n", 1)
     assert status == 200 and said.startswith("# set A2A_AUTHORIZATION to the secret first")
-    assert command.startswith("curl -X POST ") and "--data-binary" in command and "****" not in command
+    assert command.startswith("curl -X POST ") and "--data-raw" in command and "****" not in command
     words = shlex.split(command.replace("\\\n", ""))
-    assert words[3] == frames[sent]["url"] and "Authorization: Bearer ${A2A_AUTHORIZATION}" in words
+    assert words[3:5] == ["--url", frames[sent]["url"]] and "Authorization: Bearer ${A2A_AUTHORIZATION}" in words
     assert frames[sent]["headers"]["Authorization"].startswith("Bearer ****#"), "the trace had it masked"
     answered = next(index for index, frame in enumerate(frames) if frame["direction"] == "<--")
     assert ask(page, f"/runs/{run}/curl?frame={answered}")[0] == 404, "an answer is no request"

@@ -97,8 +97,11 @@ def entry(text: str, name: str, endpoint: str, path: str) -> dict[str, Any]:
 
 
 def curl(frame: dict[str, Any]) -> str:
-    """A request frame as a curl command; each masked header a variable to set, never the secret."""
-    lines = [f"curl -X {shlex.quote(str(frame.get('http_method') or 'POST'))} {shlex.quote(str(frame.get('url')))}"]
+    """A request frame as a curl command; each masked header a variable to set, never the secret. A frame may
+    come from a trace anyone wrote (POST /traces): each value is the value of its own option (--url, never a
+    word curl could read as an option), and the body goes as it was (--data-raw: --data-binary's @FILE sends
+    a file of the machine that runs it)."""
+    lines = [f"curl -X {shlex.quote(str(frame.get('http_method') or 'POST'))} --url {shlex.quote(str(frame.get('url')))}"]
     variables = []
     headers = frame.get("headers") if isinstance(frame.get("headers"), dict) else {}
     for name, value in headers.items():
@@ -114,7 +117,7 @@ def curl(frame: dict[str, Any]) -> str:
             lines.append(f"-H {shlex.quote(text)}")
     body = frame.get("body")
     if isinstance(body, str) and body:
-        lines.append(f"--data-binary {shlex.quote(body)}")
+        lines.append(f"--data-raw {shlex.quote(body)}")
     said = [f"# set {variable} to the secret first (the workbench never shows it)" for variable in variables]
     return "\n".join(said + [" \\\n  ".join(lines)])
 
