@@ -9,8 +9,13 @@ go on: its work was a running function, gone with the process. So, on start
   submitted, by the peer core's own steps (`go_on`), under the ledger's claim, with the skill's
   admission judged again, so its effect still happens at most once; it completes, or
   pauses for its caller again (an approval asked for again is the same proposal, its
-  hold ending at the time stated before the restart, not renewed: pause.py). The
-  restart waits CONTINUE_SECONDS for these in all; one still running then goes on;
+  hold ending at the time stated before the restart, not renewed: pause.py). Another
+  caller's paused claim holds nothing against it (Ledger.held); a claim of its own caller's
+  other task, or one being done or done, does: it is failed. Tasks asking for one effect are
+  continued one after another, in the store's order, each meeting the ledger as the one
+  before left it, so which goes on never races with another's re-run holding the claim as
+  being done; tasks of other effects at once. The restart waits CONTINUE_SECONDS for these
+  in all; one still running then goes on, and so do the rest of its effect's, in turn;
 - any other (a follow-up's grant, an approval or a step-up, only its caller can give
   again), or one that cannot go on, is failed, saying why, that nothing was done and a
   retry is safe, and any claim it holds is let go;
@@ -29,7 +34,7 @@ from peers.durable import DurableLedger, DurableStore
 from peers.ledger import BEING_DONE, WAITING, Effect, full
 from peers.pause import Pending, reason_and_data
 from peers.peer import Peer
-from peers.skill import read_request
+from peers.skill import Request, read_request
 from peers.tenants import split
 from transports.errors import let_quit
 
@@ -50,7 +55,7 @@ def restarted(peer: Peer, path: str) -> list[str]:
     """Settle the tasks a restart interrupted, on a peer made with `open_store(path)`'s
     store and ledger; returns what `serve --store` says of them as it starts (the
     ledger's newest five effects)."""
-    settle(peer.store, peer.ledger, partial(go_on, peer))
+    settle(peer.store, peer.ledger, partial(go_on, peer), partial(effect_of, peer))
     effects = _effects(peer.ledger)  # a continued task may still be recording
     tasks = len(peer.store.tasks)
     return [f"[serve] store: {path} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
@@ -64,17 +69,14 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
     effect still happens at most once), its lifecycle from submitted. A task of one
     turn only: CannotGoOn for a later turn's grant (an approval, a step-up), which only
     its caller can give again, or a request no longer admitted."""
-    turns = [message for message in task.history if message.role == "user"]
-    if len(turns) != 1:
-        raise CannotGoOn("a later turn's grant is needed again")
-    request = read_request(peer.skills, turns[0], split(owner)[0])
+    request = _request(peer, task, owner)
     refused = request.admit()
     if refused:
         raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
     with peer.ledger.lock:
-        held = peer.ledger.get(request.effect)
-        if held is not None and held.task_id != task.id:
-            raise CannotGoOn("another task holds its effect")
+        held = peer.ledger.get(request.effect)  # another caller's paused claim holds nothing against it (`held`):
+        if held is not None and held.task_id != task.id and (held.summary != WAITING or held.owner == owner):
+            raise CannotGoOn("another task holds its effect")  # (settle runs an effect's tasks in turn: no race)
         if not peer.ledger.room_for(request.effect, owner):  # its claim let go, and its caller's share full since
             raise CannotGoOn(full(peer.ledger, owner))
         if request.effect is not None:
@@ -86,13 +88,34 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
     return peer._answer(peer._run(work, again, pending, owner, frozenset()))  # the core's own steps
 
 
-def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object] | None = None) -> None:
+def effect_of(peer: Peer, task: Task, owner: str) -> str | None:
+    """The ledger's key for what a task of one turn asks for; None if none, or if it cannot
+    be read (`go_on` then says why, failing it)."""
+    try:
+        return _request(peer, task, owner).effect
+    except Exception as exc:  # noqa: BLE001 - any reason go_on has to fail it: it is failed there
+        let_quit(exc)
+        return None
+
+
+def _request(peer: Peer, task: Task, owner: str) -> Request:
+    """What a task of one turn asked; CannotGoOn for a later turn's grant, only its caller's to give again."""
+    turns = [message for message in task.history if message.role == "user"]
+    if len(turns) != 1:
+        raise CannotGoOn("a later turn's grant is needed again")
+    return read_request(peer.skills, turns[0], split(owner)[0])
+
+
+def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object] | None = None,
+           effect_of: Callable[[Task, str], str | None] | None = None) -> None:
     """Each task the restart interrupted, as the module's rules say (`go_on(task, owner)`
     continues one, or raises if it cannot; without it, none is continued). All are settled
     first; then the store is cut to its bounds, and claims whose task is gone are let go (no
     thread runs yet: a claim let go is never one a running task holds); then the tasks still
-    kept are continued, in threads, waited for CONTINUE_SECONDS in all; one still running
-    then goes on (its task is working, as it would be); then all of it is written."""
+    kept are continued, a thread for each effect (`effect_of(task, owner)`, else the claim the
+    task holds, else the task alone) running its tasks in the store's order, waited for
+    CONTINUE_SECONDS in all; one still running then goes on (its task is working, as it would
+    be), and its effect's later tasks after it; then all of it is written."""
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
     to_continue: list[Task] = []
     for task in list(store.tasks.values()):  # each settled before any is continued: a continued task's
@@ -114,14 +137,25 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     for key, effect in list(ledger.effects.items()):  # a claim whose task the store no longer has (cut just now, too)
         if effect.summary in (BEING_DONE, WAITING) and effect.task_id not in store.tasks:
             ledger.forget(key)
-    going = [threading.Thread(target=_continue, args=(store, ledger, go_on, task), daemon=True)
-             for task in to_continue if task.id in store.tasks]  # not one cut just now: its claim is let go
+    in_turn: dict[tuple[str, str], list[Task]] = {}  # an effect's tasks, in the store's order (dicts keep it)
+    for task in to_continue:
+        if task.id in store.tasks:  # not one cut just now: its claim is let go
+            key = (effect_of(task, store.owners[task.id]) if effect_of is not None else None) or claims.get(task.id)
+            in_turn.setdefault(("effect", key) if key is not None else ("task", task.id), []).append(task)
+    going = [threading.Thread(target=_continue_each, args=(store, ledger, go_on, tasks), daemon=True)
+             for tasks in in_turn.values()]
     for thread in going:
         thread.start()
     deadline = time.monotonic() + CONTINUE_SECONDS
     for thread in going:
         thread.join(max(0.0, deadline - time.monotonic()))
     store.flush()
+
+
+def _continue_each(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object],
+                   tasks: list[Task]) -> None:
+    for task in tasks:  # one after another: each meets the ledger as the one before left it
+        _continue(store, ledger, go_on, task)
 
 
 def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object], task: Task) -> None:

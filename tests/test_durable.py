@@ -1003,3 +1003,60 @@ def test_the_crash_double_refuses_a_refund_past_a_full_share_saying_why(tmp_path
     task = answer["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_REJECTED" and "its share of at most 0" in \
         task["status"]["message"]["parts"][0]["text"], answer
+
+
+def rpc(base, method, params, token):
+    from transports.network import HttpTransport
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    transport = HttpTransport(timeout=10)
+    try:
+        return json.loads(transport.post(f"{base}/a2a", frame, {**HEADERS, "Authorization": f"Bearer {token}"}).body)
+    finally:
+        transport.close()
+
+
+def approval(message_id, task_id, order, amount):
+    """The next turn of a paused refund: its proposal, sent back (billing pins no approver key here)."""
+    proposal = {"order_id": order, "amount": float(amount), "currency": "USD"}
+    return {"message": {"messageId": message_id, "role": "ROLE_USER", "taskId": task_id,
+                        "parts": [{"data": {"approval": proposal}}]}}
+
+
+@pytest.mark.parametrize("first", [0, 1], ids=["the first to pause approves first", "the second approves first"])
+def test_a_restart_continues_two_callers_paused_refunds_of_one_order_in_turn_and_refunds_it_once(tmp_path, first):
+    """Two callers' refunds of one order, each paused for its approval (another caller's paused
+    claim holds nothing against a caller: Ledger.held), and the process killed. The restart
+    continued both at once, in threads, and failed the one whose claim the ledger no longer showed
+    "(not continued: another task holds its effect)"; let go on, which of the two went on raced with
+    the other's re-run holding the claim as being done. Tasks of one effect are continued one after
+    another, in the store's order: each pauses again (the later holds the claim), both approvals are
+    taken, and whichever comes first refunds the order; the other does nothing."""
+    from peers.ledger import WAITING
+    path, callers, amounts = str(tmp_path / "billing.db"), ("tok-1", "b0b"), (6000, 7000)
+    process, base, _ = served(path, "--other-token", "b0b")
+    try:
+        paused = [rpc(base, "SendMessage", refund(f"m-{n}", "ORD-X", amounts[n]), callers[n])["result"]["task"]
+                  for n in (0, 1)]
+    finally:
+        process.kill()  # as a crash: each pause was on disk before its caller was told of it
+        process.communicate(timeout=10)
+    assert [task["status"]["state"] for task in paused] == ["TASK_STATE_INPUT_REQUIRED"] * 2, paused
+    process, base, lines = served(path, "--other-token", "b0b")
+    try:
+        assert f"[serve] ledger: refund of ORD-X: {WAITING} (task {paused[1]['id']})" in \
+            [line.rstrip() for line in lines], lines
+        for task, token in zip(paused, callers):
+            status = rpc(base, "GetTask", {"id": task["id"]}, token)["result"]["status"]
+            assert status["state"] == "TASK_STATE_INPUT_REQUIRED", ("continued: it waits again", status)
+        answers = {n: rpc(base, "SendMessage", approval(f"m-{n}a", paused[n]["id"], "ORD-X", amounts[n]),
+                          callers[n])["result"]["task"]["status"] for n in (first, 1 - first)}
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    assert answers[first]["state"] == "TASK_STATE_COMPLETED", answers
+    late = answers[1 - first]
+    assert late["state"] == "TASK_STATE_FAILED" and "already did this meanwhile" in late["message"]["parts"][0]["text"]
+    with closing(sqlite3.connect(path)) as kept:
+        rows = [json.loads(body) for (body,) in kept.execute("SELECT body FROM effects")]
+    assert [(row["task_id"], row["summary"]) for row in rows] == [(paused[first]["id"], (
+        f"refund of ${amounts[first]:,.2f} issued for ORD-X (ref BILL-ORD-X)"))], "refunded once, never twice"
