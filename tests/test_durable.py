@@ -1060,3 +1060,40 @@ def test_a_restart_continues_two_callers_paused_refunds_of_one_order_in_turn_and
         rows = [json.loads(body) for (body,) in kept.execute("SELECT body FROM effects")]
     assert [(row["task_id"], row["summary"]) for row in rows] == [(paused[first]["id"], (
         f"refund of ${amounts[first]:,.2f} issued for ORD-X (ref BILL-ORD-X)"))], "refunded once, never twice"
+
+
+def test_restarts_continue_each_orders_paused_refunds_in_the_stores_order_whatever_the_threads_do(tmp_path):
+    """As above, in process: three callers' paused refunds of each of three orders, and the
+    interpreter switching threads as often as it can. An order's tasks continued at once, each in
+    a thread, raced: one's re-run held the claim as being done as another looked, and that one was
+    failed (every run of this test, so). Restarted again and again, every task pauses again, each
+    order's claim held by its last task in the store's order; then each order is refunded once,
+    by its first approval, and the others do nothing."""
+    import sys
+    from peers.ledger import WAITING
+    path, callers, orders = tmp_path / "billing.db", ("t0k", "b0b", "c4r"), ("ORD-A", "ORD-B", "ORD-C")
+    peer, call = durable_billing(path, other_tokens=callers[1:], new_task_id=unguessable_task_ids())
+    paused = {order: [call("SendMessage", refund(f"m-{order}-{n}", order, 6000 + n), token)["result"]["task"]
+                      for n, token in enumerate(callers)] for order in orders}
+    peer.store.file.close()
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(4):  # bounded: each restart continues all nine, as `serve --store` does
+            peer, call = durable_billing(path, other_tokens=callers[1:], new_task_id=unguessable_task_ids())
+            for order, tasks in paused.items():
+                kept = [peer.store.tasks[task["id"]] for task in tasks]
+                assert [task.state for task in kept] == [TaskState.INPUT_REQUIRED] * 3, (order, kept)
+                held = peer.ledger.effects[f"refund of {order}"]
+                assert (held.task_id, held.summary) == (tasks[-1]["id"], WAITING), (order, held)
+            peer.store.file.close()
+    finally:
+        sys.setswitchinterval(before)
+    peer, call = durable_billing(path, other_tokens=callers[1:], new_task_id=unguessable_task_ids())
+    for order, tasks in paused.items():
+        ended = [call("SendMessage", approval(f"a-{order}-{n}", task["id"], order, 6000 + n), token)["result"]["task"]
+                 for n, (task, token) in enumerate(zip(tasks, callers))]
+        assert [task["status"]["state"] for task in ended] == ["TASK_STATE_COMPLETED"] + ["TASK_STATE_FAILED"] * 2
+        assert peer.ledger.effects[f"refund of {order}"].task_id == tasks[0]["id"]
+    assert len(peer.ledger.effects) == 3, "each order refunded once"
+    peer.store.file.close()
