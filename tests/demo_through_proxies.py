@@ -28,7 +28,8 @@ class ServedThroughProxies(demo.Served):
         super().__init__(apps, tls=False)
         self.proxies = contextlib.ExitStack()
         for host, (address, port) in list(self.resolve.items()):
-            base, SAID[host] = self.proxies.enter_context(proxy_to(f"http://{address}:{port}", timeout=10.0))
+            base, SAID[host] = self.proxies.enter_context(proxy_to(f"http://{address}:{port}", timeout=10.0,
+                                                                   allow_host=(host,)))  # reached by the peer's name
             self.resolve[host] = ("127.0.0.1", int(base.rsplit(":", 1)[1]))
 
     def stop(self):

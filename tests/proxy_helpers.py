@@ -56,7 +56,7 @@ def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0, read=None, **set
     printer holds what the proxy kept); `read` answers --step's prompts."""
     lines = Lines()
     settings = SimpleNamespace(**{"to": to, "port": 0, "verbose": False, "keep_card": keep_card, "timeout": timeout,
-                                  "step": read is not None, "webhook": False, **dict.fromkeys(TLS_FLAGS), **settings})
+                                  "step": read is not None, "webhook": False, "allow_host": (), **dict.fromkeys(TLS_FLAGS), **settings})
     server, lines.app, upstream = build(settings, lines, Faults([parse(spec, seed) for spec in faults]), read=read)
     server.start()
     try:

@@ -13,7 +13,7 @@ ASK = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "GetTask", "params": {"id
 def raw(base, head, body):
     """One request as raw bytes to `base` (Connection: close); what came back, read to the close."""
     with socket.create_connection(("127.0.0.1", int(base.rsplit(":", 1)[1])), timeout=5) as sock:
-        sock.sendall(b"POST /a2a HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        sock.sendall(b"POST /a2a HTTP/1.1\r\nHost: " + base.split("//")[1].encode() + b"\r\nConnection: close\r\nContent-Type: application/json\r\n"
                      b"A2A-Version: 1.0\r\nAuthorization: Bearer " + TOKEN.encode() + b"\r\n" + head + b"\r\n" + body)
         answer = b""
         while chunk := sock.recv(65536):

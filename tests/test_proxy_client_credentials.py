@@ -30,7 +30,7 @@ def echoing(request):
 def test_a_credential_the_agent_says_back_is_masked_on_screen_and_in_the_trace(tmp_path):
     agent = PeerServer(echoing, "127.0.0.1", 0, idle_timeout=2.0).start()
     lines, recorder = Lines(), Recorder("HTTP through the proxy")
-    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False,
+    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False, allow_host=(),
                                **dict.fromkeys(TLS_FLAGS))
     server, _, upstream = build(settings, lines, Faults([]), recorder)
     server.start()
@@ -69,7 +69,7 @@ def test_a_basic_credential_said_back_decoded_and_a_body_secret_said_back_are_ma
     import base64
     agent = PeerServer(quoting, "127.0.0.1", 0, idle_timeout=2.0).start()
     lines, recorder = Lines(), Recorder("HTTP through the proxy")
-    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False,
+    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False, allow_host=(),
                                **dict.fromkeys(TLS_FLAGS))
     server, _, upstream = build(settings, lines, Faults([]), recorder)
     server.start()
@@ -101,7 +101,7 @@ def test_many_secrets_over_many_requests_never_break_the_proxy_and_plain_words_s
     import base64
     agent = PeerServer(quoting, "127.0.0.1", 0, idle_timeout=2.0).start()
     lines = Lines()
-    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False,
+    settings = SimpleNamespace(to=agent.base_url, port=0, verbose=True, keep_card=False, timeout=5.0, step=False, webhook=False, allow_host=(),
                                **dict.fromkeys(TLS_FLAGS))
     server, _, upstream = build(settings, lines, Faults([]), None)
     server.start()

@@ -77,7 +77,7 @@ def test_cut_stream_ends_the_stream_after_the_named_event_with_no_end_of_body():
     with billing_served() as agent, proxy_to(agent, "cut-stream:2") as (proxy, lines):
         with socket.create_connection(("127.0.0.1", int(proxy.rsplit(":", 1)[1])), timeout=5) as raw:
             body = refund(1, "SendStreamingMessage")
-            raw.sendall(b"POST /a2a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
+            raw.sendall(b"POST /a2a HTTP/1.1\r\nHost: " + proxy.split("//")[1].encode() + b"\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n"
                         b"Authorization: Bearer " + TOKEN.encode() + b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
             received = b""
             while chunk := raw.recv(65536):

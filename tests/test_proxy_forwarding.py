@@ -214,7 +214,7 @@ def test_two_set_cookie_headers_reach_the_client_as_two_not_joined_by_a_comma():
         with proxy_to(f"http://127.0.0.1:{agent.server_address[1]}") as (proxy, _):
             host, port = proxy.split("//")[1].split(":")
             with socket.create_connection((host, int(port)), timeout=5) as sock:
-                sock.sendall(b"GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                sock.sendall(f"GET /x HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
                 answer = b""
                 while chunk := sock.recv(65536):
                     answer += chunk

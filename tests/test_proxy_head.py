@@ -16,7 +16,7 @@ def heads(base, *requests):
     """Send each (verb, path) on one connection; each answer's (status, headers), and the bytes left."""
     with socket.create_connection(("127.0.0.1", int(base.rsplit(":", 1)[1])), timeout=5) as sock:
         for verb, path in requests:
-            sock.sendall(f"{verb} {path} HTTP/1.1\r\nHost: x\r\n{AUTH}\r\n".encode())
+            sock.sendall(f"{verb} {path} HTTP/1.1\r\nHost: {base.split('//')[1]}\r\n{AUTH}\r\n".encode())
         got, answers, deadline = b"", [], time.monotonic() + 5
         while len(answers) < len(requests) and time.monotonic() < deadline:
             got += sock.recv(65536)

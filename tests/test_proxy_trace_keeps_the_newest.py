@@ -19,7 +19,7 @@ def traced_proxy():
     """A proxy before a served billing peer, as `proxy --trace` builds it: (its URL, its Lines, its Recorder)."""
     lines, recorder = Lines(), Recorder("HTTP through the proxy")
     with billing_served() as agent:
-        settings = SimpleNamespace(to=agent, port=0, verbose=False, keep_card=False, timeout=5.0, step=False,
+        settings = SimpleNamespace(to=agent, port=0, verbose=False, keep_card=False, timeout=5.0, step=False, allow_host=(),
                                    webhook=False, **dict.fromkeys(TLS_FLAGS))
         server, lines.app, upstream = run.build(settings, lines, Faults([]), recorder)
         server.start()

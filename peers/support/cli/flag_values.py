@@ -8,6 +8,7 @@ A mistyped lesson or flag is answered with the nearest name there is (difflib), 
 """
 from __future__ import annotations
 
+import re
 from types import ModuleType
 
 
@@ -78,6 +79,14 @@ def host(text: str) -> str:
         raise _bad("name an address: 127.0.0.1 (this machine only), or 0.0.0.0 for every interface; "
                    "an empty one would listen on every interface")
     return text
+
+
+def host_name(text: str) -> str:
+    """A DNS name a request's Host may give (lower-cased: names are read so): letters, digits, dots and hyphens."""
+    name = text.strip().lower().rstrip(".")
+    if not re.fullmatch(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*", name) or len(name) > 253:
+        raise _bad("name a host as an /etc/hosts line gives it (letters, digits, dots and hyphens), without a port")
+    return name
 
 
 def lesson(text: str) -> ModuleType:

@@ -42,18 +42,20 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "t
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
 
 
-def rebound(request: HttpRequest, base: str) -> str | None:
-    """The Host a browser's request names if it is not the proxy's own address (at `base`, on 127.0.0.1): a page
-    elsewhere that rebound its own name to 127.0.0.1 (DNS rebinding) sends its requests here under that name, and
-    forwarded they would act as the proxy's credentials (--client-cert) and read the agent from this machine. So
-    they are refused (421), as the live page refuses them. A browser says it is one: Origin, or the Sec-Fetch-*
-    headers no page can take off. A program reaching the proxy by the agent's own name (an /etc/hosts line, a
-    resolver of its own), which sends neither, is answered as asked: that is how a proxy is put in its path."""
-    host, port = request.header("Host"), base.rpartition(":")[2]
-    if host is None or host in (f"127.0.0.1:{port}", f"localhost:{port}"):
-        return None
-    browser = request.header("Origin") is not None or any(name.lower().startswith("sec-fetch-") for name in request.headers)
-    return host if browser else None
+def misaddressed(host: str | None, base: str, names: tuple[str, ...]) -> bool:
+    """Whether a request's Host is neither the proxy's own address (127.0.0.1 or localhost at the port of `base`)
+    nor a name --allow-host gives. A web page elsewhere can rebind a name of its own to 127.0.0.1 (DNS rebinding)
+    and send requests here under that name, reading the answers: forwarded, they would act as the proxy's
+    credentials (--client-cert) and reach the agent from this machine. So they are refused (421), as the live
+    page refuses them; a name the person chose (an /etc/hosts line putting the proxy in a program's path) is not.
+    No Host (HTTP/1.0) is no browser's request."""
+    if host is None:
+        return False
+    host, port = host.lower(), base.rpartition(":")[2]
+    if host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        return False
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host  # a port said or not ([::1]:80 is no name)
+    return name.rstrip(".") not in names
 
 
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
@@ -68,8 +70,9 @@ class Proxy:
     answers_head = True  # our server asks it HEAD as HEAD (transports/base.py's App), forwarded as such
 
     def __init__(self, to: str, printer: Any, say: Callable[[str], None], faults: Faults, *,
-                 keep_card: bool = False, pushes: Any = None, timeout: float = 30.0) -> None:
-        self.agent = parse_url(to).origin  # every request goes there, whatever its Host said
+                 keep_card: bool = False, pushes: Any = None, timeout: float = 30.0, hosts: tuple[str, ...] = ()) -> None:
+        self.agent = parse_url(to).origin  # every request goes there, its Host one the proxy answers at (`misaddressed`)
+        self.hosts = hosts  # --allow-host: names beside 127.0.0.1 and localhost
         self.timeout = timeout  # --timeout: how long a stream a fault drains may go on
         self.printer, self.faults, self.keep_card = printer, faults, keep_card
         # --webhook: deliveries to the proxy's /webhook/K go on to the client's receiver, through
@@ -84,12 +87,12 @@ class Proxy:
         self.holders, self._held, self._holding = [printer], (), threading.Lock()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        host = rebound(request, self.base)
-        if host is not None:
-            self.say(f"[proxy] refused a browser's request for Host {host[:80]}: a page answers here only at this "
-                     "proxy's own address (127.0.0.1 or localhost at its port), or DNS rebinding could use it")
+        host = request.header("Host")
+        if misaddressed(host, self.base, self.hosts):
+            self.say(f"[proxy] refused a request for Host {host[:80]}: this proxy answers at 127.0.0.1 or localhost "
+                     "(a web page could rebind another name to them); --allow-host NAME answers at NAME too")
             return HttpResponse(421, {"Content-Type": "text/plain; charset=utf-8"},
-                                b"421: a browser's request is answered only at 127.0.0.1 or localhost at this port\n")
+                                b"421: this proxy answers at 127.0.0.1 or localhost, and at each --allow-host name\n")
         number, acting = self.faults.next_request()
         self._hold(request.headers, request.body if isinstance(request.body, bytes) else b"")
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target

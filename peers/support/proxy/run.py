@@ -133,6 +133,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
             each.before_send = holding
             each.listeners.append(lambda frame: frame.direction == "<--" and not _is_stream(frame) and holding(frame))
     app = Proxy(settings.to, printer, console.say, faults, keep_card=settings.keep_card, pushes=pushes,
+                hosts=tuple(settings.allow_host or ()),
                 timeout=settings.timeout)
     app.holders += ([recorder] if recorder is not None else []) + ([pushes] if pushes is not None else [])
 

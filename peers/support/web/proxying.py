@@ -59,6 +59,7 @@ class Settings(Record):
     tls_key: str | None = None
     client_cert: str | None = None
     client_key: str | None = None
+    allow_host: tuple[str, ...] = ()  # the page's proxies answer at 127.0.0.1 and localhost only
 
 
 def start(body: dict[str, Any], runs: Any) -> tuple[int, dict[str, Any]]:
