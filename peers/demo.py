@@ -149,10 +149,9 @@ def spoofs(app: PeerApp, card_format: WireFormat, copied_to: dict[str, str]) -> 
 
 
 class Served:
-    """Every app served on 127.0.0.1 (ephemeral ports) until `stop()`, or the end of a
-    `with` block. `apps` maps a base URL to its app. `resolve` maps each hostname to
-    (ip, port), which the HTTP transport uses the way `curl --resolve` does. With `tls`,
-    each serves https with the DEMO certificate for its name (`ca`: the CA that issued them)."""
+    """Every app served on 127.0.0.1 (ephemeral ports) until `stop()`, or the end of a `with` block. `apps` maps a base
+    URL to its app. `resolve` maps each hostname to (ip, port), which the HTTP transport uses the way `curl --resolve`
+    does. With `tls`, each serves https with the DEMO certificate for its name (`ca`: the CA that issued them)."""
 
     ca = os.path.join(os.path.dirname(__file__), "keys", "demo-ca.DEMO-CERT.pem")  # what issued each certificate
 
@@ -208,10 +207,10 @@ SERVE_FLAGS = (
     ServeFlag("--other-token", None, "a second caller's bearer token: its tasks its own (check --other-caller)", {"type": "token"}),
     ServeFlag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert "
               "(implied by --auth mtls)", {"action": "store_true"}),
-    ServeFlag("--tls-cert", None, "the server's certificate (PEM) for --tls", {"metavar": "FILE"}),
-    ServeFlag("--tls-key", None, "the private key (PEM) of --tls-cert", {"metavar": "FILE"}),
+    ServeFlag("--tls-cert", None, "the server's certificate (PEM) for --tls", {"type": "file", "metavar": "FILE"}),
+    ServeFlag("--tls-key", None, "the private key (PEM) of --tls-cert", {"type": "file", "metavar": "FILE"}),
     ServeFlag("--client-ca", None, "--auth mtls: the CA whose client certificates are accepted "
-              "(default: the DEMO CA in peers/keys)", {"metavar": "FILE"}),
+              "(default: the DEMO CA in peers/keys)", {"type": "file", "metavar": "FILE"}),
     ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback addresses, such as "
               "a receiver on this machine (off: a guard against request forgery)", {"action": "store_true"}),
     ServeFlag("--push-payload", PAYLOADS[0], "what a 1.0 webhook is POSTed of each change: the StreamResponse it is "
@@ -222,13 +221,14 @@ SERVE_FLAGS = (
               "named by its own interfaces on the 1.0 card; repeat for each ('' keeps the untenanted ones too)",
               {"action": "append", "metavar": "NAME"}),
     ServeFlag("--store", None, "keep the tasks and the ledger of what was done in this SQLite file: they "
-              "survive a restart (default: in memory)", {"metavar": "FILE.db"}),
+              "survive a restart (default: in memory)", {"type": "file", "metavar": "FILE.db"}),
     ServeFlag("--max-effects", 10_000, "the effects (refunds) the ledger holds for each caller: it forgets none, and a caller "
               "whose share is full gets no new one, so none is done twice (default: %(default)s)", {"type": "count", "metavar": "N"}),
     ServeFlag("--crash-at", None, "a test double for crash tests: the process dies (exit 137, no answer) right before "
               "its first effect, or right after committing it (peers/doubles.py)", {"choices": ["before-effect", "after-commit"]}),
     ServeFlag("--signing-key", None, "sign the served card with this private key, as A2A 1.0 signs cards: RSA "
-              "in a PEM file (python3 -m peers.signing.new_key FILE), EC P-256 or Ed25519 in a JWK", {"metavar": "FILE"}),
+              "in a PEM file (python3 -m peers.signing.new_key FILE), EC P-256 or Ed25519 in a JWK",
+              {"type": "file", "metavar": "FILE"}),
     ServeFlag("--cut-streams-after", None, "a test double for a client's resume: break each streamed "
               "send off after N events, as a dropped connection would", {"type": "count", "metavar": "N"}),
     # The card shapes some of the conformance kit's tests need (README: "The conformance kit").

@@ -112,4 +112,5 @@ def test_a_pipe_with_a_writer_reads_as_the_file_would():
                                    ("proxy", "--to", "http://127.0.0.1:9", "--trace", "")])
 def test_an_empty_file_name_is_refused_not_ignored(flags):
     done = cli(*flags)
-    assert done.returncode == 2 and '"": needs a file name' in done.stderr, done.stderr
+    assert done.returncode == 2 and f"argument {flags[-2]}: needs a file name" in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr

@@ -81,6 +81,14 @@ def host(text: str) -> str:
     return text
 
 
+def file_name(text: str) -> str:
+    """A file's name: never empty (`--replay "$TRACE"` with TRACE unset), which read as the flag not given would
+    put a default in its place (a live run for a replay, the default allowlist, the demo certificate)."""
+    if not text.strip():
+        raise _bad("needs a file name (an empty one names no file)")
+    return text
+
+
 def host_name(text: str) -> str:
     """A DNS name a request's Host may give (lower-cased: names are read so): letters, digits, dots and hyphens."""
     name = text.strip().lower().rstrip(".")

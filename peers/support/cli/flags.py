@@ -41,17 +41,19 @@ class Flag:
         return self.options.get("dest") or self.name.lstrip("-").replace("-", "_")
 
 
+# A file flag's value: a name, never empty (`--replay "$UNSET"` is a mistake said, not the flag left out)
+A_FILE, A_PATH, A_TRACE = ({"metavar": name, "type": values.file_name} for name in ("FILE", "PATH", "FILE.jsonl"))
 MODEL, LEARN = "letting a model choose the delegation (generate())", "watching, stepping, saving"
 LESSONS = "lessons beyond the essay's run"
 FLAGS = (
     Flag("--registry", None, "where peers live: a list of Agent Card URLs (default: the "
-         "registry.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
+         "registry.json beside a2a_delegation.py)", options=A_PATH),
     Flag("--allowlist", None, "which peers are trusted, by card name and endpoint (default: "
-         "the allowlist.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
+         "the allowlist.json beside a2a_delegation.py)", options=A_PATH),
     Flag("--credentials", None, 'the support agent\'s tokens, {"tokens": {endpoint: token}}, and other '
          'credentials, {"credentials": {endpoint: {"apiKey" | "basic" | "oauth2" | "clientCertificate": ...}}} '
          "(README: Authentication); each sent only to its own endpoint (default: $A2A_CREDENTIALS)",
-         options={"metavar": "PATH"}),
+         options=A_PATH),
     Flag("--allow-untrusted", [], "delegate to this peer even though it is not allowlisted; its "
          "output is tagged UNTRUSTED and kept apart (repeatable)",
          options={"action": "append", "metavar": "NAME"}),
@@ -65,7 +67,7 @@ FLAGS = (
          "demo peers on 127.0.0.1 and talk to every peer over real HTTP; https: the same over real TLS, "
          "each certificate checked (against the demo CA, or --ca)", options={"choices": ["in-process", "http", "https"]}),
     Flag("--ca", None, "trust the https peers whose certificates this CA (a PEM file) issued, instead of the "
-         "system's CAs (or, with --transport https, the demo CA)", options={"metavar": "FILE"}),
+         "system's CAs (or, with --transport https, the demo CA)", options=A_FILE),
     Flag("--wire", None, "the A2A wire format: the demo peers serve this card, and the support "
          "agent speaks it to every peer (default: the essay's frames for the demo peers; for "
          "others, what each card declares)", options={"choices": list(NAMES)}),
@@ -117,11 +119,11 @@ FLAGS = (
     Flag("--break", False, "stop in the Python debugger before each frame leaves (inspect "
          "`request`; `c` sends it, `q` stops)", LEARN, {"action": "store_true", "dest": "debugger"}),
     Flag("--trace", None, "write every frame, line and trust decision as JSON lines", LEARN,
-         {"metavar": "FILE.jsonl"}),
+         A_TRACE),
     Flag("--replay", None, "print a saved trace again as the live run did, with no peers", LEARN,
-         {"metavar": "FILE.jsonl"}),
+         A_TRACE),
     Flag("--diagram", None, "draw the run as a sequence diagram: .svg, .html or .mmd (Mermaid)",
-         LEARN, {"metavar": "FILE"}),
+         LEARN, A_FILE),
     Flag("--no-color", False, "no colour (also when NO_COLOR is set, TERM is dumb, or output is "
          "not a terminal)", LEARN, {"action": "store_true"}),
     Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing; every frame whole",
@@ -135,25 +137,25 @@ WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
     Flag("--port", 0, "the page's port on 127.0.0.1 (default: a free one)", options={"type": values.port}),
     Flag("--open", False, "also open the page in the default browser", options={"action": "store_true"}),
     Flag("--allowlist", None, "the allowlist the page edits and saves to when asked (default: the "
-         "allowlist.json beside a2a_delegation.py)", options={"metavar": "PATH"}),
+         "allowlist.json beside a2a_delegation.py)", options=A_PATH),
 )
 CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (peers/support/check/)
     Flag("url", None, f"the agent's base URL (its card is then at its origin's {CARD_PATH}, A2A 8.2, "
          "whatever path the URL has) or its card's URL",
          options={"metavar": "URL", "type": values.base_url}),
     Flag("--credentials", None, "the credential store the calling side reads (as a run's --credentials): the "
-         "right credential for the declared scheme", options={"metavar": "FILE"}),
+         "right credential for the declared scheme", options=A_FILE),
     Flag("--other-caller", None, "a second caller's credential store, for the checks across callers (with --deep: "
-         "can caller B see or change caller A's task?)", options={"metavar": "FILE"}),
+         "can caller B see or change caller A's task?)", options=A_FILE),
     Flag("--binding", None, "check only this binding (default: every binding the card declares)",
          options={"choices": [row.name.lower() for row in BINDINGS]}),
     Flag("--deep", False, "also send messages, which may cause effects (point it at a test instance): the "
          "checks that need a task, a stream or a push config", options={"action": "store_true"}),
     Flag("--format", "text", "the report's format: text (one screen), json (a stable schema), junit (CI), "
          "html (one self-contained page)", options={"choices": ["text", "json", "junit", "html"]}),
-    Flag("--out", None, "write the report to this file instead of the terminal", options={"metavar": "FILE"}),
+    Flag("--out", None, "write the report to this file instead of the terminal", options=A_FILE),
     Flag("--card-key", None, "the public JWK a signed card's signatures are verified with (a card's own jku "
-         "or jwk is never trusted)", options={"metavar": "FILE"}),
+         "or jwk is never trusted)", options=A_FILE),
     Flag("--timeout", 5.0, "how long one exchange with the agent may take (default: %(default)s)",
          options={"type": values.seconds, "metavar": "SECONDS"}),
     Flag("--verbose", False, "print every frame as it crosses, as the printer does (secrets masked), and "
@@ -174,7 +176,7 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
     Flag("--keep-card", False, "serve a signed card unchanged (its interfaces still name the agent)",
          options={"action": "store_true"}),
     Flag("--trace", None, "also write every frame and line to FILE.jsonl when stopped (--replay and --diagram read it)",
-         options={"metavar": "FILE"}),
+         options=A_FILE),
     Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take; a stream lasts while it "
          "talks, ended once silent this long (default: %(default)s)",
          options={"type": values.seconds, "metavar": "SECONDS"}),
@@ -183,14 +185,14 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
     Flag("--step", False, "hold each request before it goes to the agent, and each whole answer before it goes "
          "back, until Enter; q (or end of input) stops holding", options={"action": "store_true"}),
     Flag("--ca", None, "an https agent's certificate is checked against this CA (a PEM file; default: the "
-         "system's CAs)", options={"metavar": "FILE"}),
+         "system's CAs)", options=A_FILE),
     Flag("--tls", False, "serve https, with the DEMO certificate in peers/keys unless --tls-cert",
          options={"action": "store_true"}),
-    Flag("--tls-cert", None, "the proxy's certificate (PEM) for --tls", options={"metavar": "FILE"}),
-    Flag("--tls-key", None, "the private key (PEM) of --tls-cert", options={"metavar": "FILE"}),
+    Flag("--tls-cert", None, "the proxy's certificate (PEM) for --tls", options=A_FILE),
+    Flag("--tls-key", None, "the private key (PEM) of --tls-cert", options=A_FILE),
     Flag("--client-cert", None, "a client certificate the proxy presents to an https agent that asks for one "
-         "(mutual TLS ends at the proxy: a client's own cannot pass through)", options={"metavar": "FILE"}),
-    Flag("--client-key", None, "the private key (PEM) of --client-cert", options={"metavar": "FILE"}),
+         "(mutual TLS ends at the proxy: a client's own cannot pass through)", options=A_FILE),
+    Flag("--client-key", None, "the private key (PEM) of --client-cert", options=A_FILE),
     Flag("--webhook", False, "front the client's push receiver too: a push config set through the proxy gets a "
          "URL of the proxy's, and each delivery is printed (and faulted) on its way to the client's",
          options={"action": "store_true"}),
@@ -203,7 +205,7 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
 # `parse` (serve_flags). A serve flag names the kind of its value; its check is here.
 KINDS = {"port": values.port, "count": values.count, "base_url": values.base_url, "token": values.token,
          "seconds": values.seconds, "host": values.host, "served_base": values.served_base,
-         "extension_uri": values.extension_uri}
+         "extension_uri": values.extension_uri, "file": values.file_name}
 
 
 def dest_of(flag: str) -> str:
