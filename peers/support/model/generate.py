@@ -167,6 +167,7 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
     redirect is never followed, so the key never goes to a host it was not given for."""
     from transports.codec import LIMITS, loads_strict
     from transports.errors import TransportError
+    from transports.masking import mask_body
     from transports.network import HttpTransport
     # The path below the base, its query kept after it (Azure's ?api-version=); a fragment is never sent.
     base, _, query = url.split("#", 1)[0].partition("?")
@@ -191,10 +192,11 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
             transport.close()
         if 300 <= response.status < 400 and response.header("Location") is not None:
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}, a redirect "
-                                f"(to {response.header('Location')[:200]!r}); not followed, so the key "
+                                f"(to {mask_body(response.header('Location')[:200], (key,) if key else ())!r}); not followed, so the key "
                                 "goes nowhere else: give --llm-url the address it names, if you trust it")
         if response.status != 200:
             detail = response.body[:300].decode("utf-8", "replace").strip() or "(no body)"
+            detail = mask_body(detail, (key,) if key else ())  # an endpoint may say our key back ("Incorrect API key")
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}: {detail}")
         try:  # strictly, as every byte from outside: no NaN, no key said twice, no depth without end
             reply = loads_strict(response.body, LIMITS._replace(max_bytes=MAX_ANSWER))
