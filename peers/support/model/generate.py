@@ -190,13 +190,13 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
                                 else f"cannot reach the model endpoint {endpoint}: {exc.reason}") from None
         finally:
             transport.close()
+        held = (key,) if key else ()  # an endpoint may say our key back ("Incorrect API key provided: ..."): masked
         if 300 <= response.status < 400 and response.header("Location") is not None:
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}, a redirect "
-                                f"(to {mask_body(response.header('Location')[:200], (key,) if key else ())!r}); not followed, so the key "
+                                f"(to {mask_body(response.header('Location')[:200], held)!r}); not followed, so the key "
                                 "goes nowhere else: give --llm-url the address it names, if you trust it")
         if response.status != 200:
-            detail = response.body[:300].decode("utf-8", "replace").strip() or "(no body)"
-            detail = mask_body(detail, (key,) if key else ())  # an endpoint may say our key back ("Incorrect API key")
+            detail = mask_body(response.body[:300].decode("utf-8", "replace").strip() or "(no body)", held)
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}: {detail}")
         try:  # strictly, as every byte from outside: no NaN, no key said twice, no depth without end
             reply = loads_strict(response.body, LIMITS._replace(max_bytes=MAX_ANSWER))
