@@ -46,8 +46,7 @@ class Deep(Asker):
         super().__init__(probe, reach)
         self.document, self.made = document, 0
 
-    def message(self, task_id: str | None = None, context_id: str | None = None,
-                message_id: str | None = None) -> Message:
+    def message(self, task_id: str | None = None, context_id: str | None = None, message_id: str | None = None) -> Message:
         self.made += 1
         return Message(message_id or f"wb-check-{RUN}-{self.reach.name.lower()}-{self.made}", "user",
                        (_part(self.document, self.made),), context_id=context_id, task_id=task_id)
@@ -244,8 +243,8 @@ def _part(document: dict[str, Any], count: int) -> Part:
                     and each.get("uri") == SCHEMA_EXTENSION and isinstance(each.get("params"), dict)), {})
     schema = schemas.get(skill) if isinstance(skill, str) else None
     if isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
-        example = {name: _example(schema["properties"].get(name), count) for name in schema.get("required", [])
-                   if isinstance(name, str)}
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []  # the agent's data
+        example = {name: _example(schema["properties"].get(name), count) for name in required if isinstance(name, str)}
         return Part(data=example)
     modes = skills[0].get("inputModes") if skills and isinstance(skills[0], dict) else None
     modes = modes if isinstance(modes, list) and modes else document.get("defaultInputModes")
@@ -255,6 +254,7 @@ def _part(document: dict[str, Any], count: int) -> Part:
 
 
 def _example(schema: Any, count: int) -> Any:
-    kind = schema.get("type") if isinstance(schema, dict) else None
+    kind = schema.get("type") if isinstance(schema, dict) else None  # the agent's, so anything
+    kind = next((each for each in kind if each != "null"), None) if isinstance(kind, list) else kind  # ["number", "null"]
     return {"number": 1.0, "integer": 1, "boolean": False, "array": [], "object": {}}.get(
-        kind, f"WB-CHECK-{RUN}-{count}")
+        kind if isinstance(kind, str) else None, f"WB-CHECK-{RUN}-{count}")
