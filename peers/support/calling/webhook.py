@@ -63,7 +63,10 @@ class Receiver:
 
             def log_message(self, *args: Any) -> None:
                 pass  # the printer shows what matters
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:  # anyone on the machine can reach it:
+                receiver.forged += 1  # one hanging up mid-push (a reset): counted as a forged push is, not a traceback
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/a2a-push"
         self.config = PushConfig("", "support-agent", self.url, self.token)  # what the message registers
