@@ -84,7 +84,7 @@ def read_run(records: list[Any]) -> Run:
             found[-1] = found[-1]._replace(said=text)
             found[-1].printed.append(text)
             continues = line
-        elif continues == line and not paragraph:
+        elif found and continues == line and not paragraph:  # (a trace may begin with any line: nothing to continue)
             found[-1].printed.append(text)
         elif line in OUTCOMES:
             found.append(Step(record, text, [*waiting, text], None))
