@@ -184,6 +184,23 @@ def unwritable(flag: str, path: str | None) -> str | None:
     return f"{flag} {shown}: {problem}" if problem else None
 
 
+def written_over(written: dict[str, str | None], read: dict[str, str | None]) -> str | None:
+    """A file a run would write (flag -> path) that is a file it reads, as one line; None if none: a slip
+    of the keyboard would replace the trust list or the credential store with a trace or a report."""
+    for flag, path in written.items():
+        source = next((name for name, other in read.items() if path and other and _same_file(path, other)), None)
+        if source is not None:
+            return f"{flag} {path}: that is the file {source} reads; a run never writes over its own input"
+    return None
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)  # a link, a relative and an absolute name alike
+    except OSError:  # one not there yet, so nothing to write over: by their names
+        return os.path.realpath(one) == os.path.realpath(other)
+
+
 def _unwritable(path: str) -> str | None:
     if not path:
         return "needs a file name"

@@ -143,12 +143,13 @@ def _push_declared(document: dict[str, Any]) -> bool:
 
 def _ready(settings: Any) -> tuple[dict[str, Any], dict[str, Any] | None, Any, tuple[str, ...]] | str:
     """What the run needs, read before any frame is sent; or the one line saying what is wrong."""
-    from peers.support.calling.config import load_credentials, unwritable
+    from peers.support.calling.config import load_credentials, unwritable, written_over
     from peers.support.calling.files import ConfigError
     parsed = parse_url(settings.url)
     if parsed is None:
         return f"{settings.url[:200]!r} is not an http(s) URL (give the agent's base URL or its card's, ...{CARD_PATH})"
-    problem = unwritable("--out", settings.out)
+    problem = unwritable("--out", settings.out) or written_over({"--out": settings.out}, {
+        "--credentials": settings.credentials, "--other-caller": settings.other_caller, "--card-key": settings.card_key})
     if problem:
         return problem
     try:

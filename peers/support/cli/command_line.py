@@ -17,7 +17,7 @@ import os
 import sys
 
 from peers.support.cli import scenarios
-from peers.support.calling.config import unwritable
+from peers.support.calling.config import unwritable, written_over
 from peers.support.cli import flag_values as values
 from peers.support.cli.flag_values import near_flag
 from peers.support.cli.flags import CHECK_FLAGS, FLAGS, KINDS, PROXY_FLAGS, WEB_FLAGS, Flag, dest_of
@@ -125,6 +125,12 @@ def _check_run(parser: Any, given: dict[str, Any]) -> None:
             parser.error(problem)
     if given["trace"] and given["diagram"] and os.path.realpath(given["trace"]) == os.path.realpath(given["diagram"]):
         parser.error("--trace and --diagram need two different files")
+    problem = written_over({"--trace": given["trace"], "--diagram": given["diagram"]}, {
+        "--allowlist": given["allowlist"] or os.path.join(HERE, "allowlist.json"), "--replay": given["replay"],
+        "--registry": given["registry"] or os.path.join(HERE, "registry.json"),
+        "--credentials": given["credentials"] or os.environ.get("A2A_CREDENTIALS")})
+    if problem:
+        parser.error(problem)
     if given["llm_url"] and not given["llm_model"]:
         parser.error("--llm-url needs --llm-model")
     if not given["replay"] and given["token_env"] and not os.environ.get(given["token_env"]):

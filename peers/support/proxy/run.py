@@ -20,7 +20,7 @@ import threading
 from peers.a2a.bindings import HTTP_JSON
 from peers.support.learner.trace import Recorder, Window
 from peers.support.output import Kind
-from peers.support.calling.config import unwritable
+from peers.support.calling.config import unwritable, written_over
 from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import Proxy
@@ -61,7 +61,9 @@ def proxy(settings: Any, console: Any) -> int:
     except ValueError as exc:
         console.say(f"proxy: {exc}", Kind.ERROR)
         return 2
-    problem = unwritable("--trace", settings.trace)
+    read = {f"--{name.replace('_', '-')}": getattr(settings, name)
+            for name in ("ca", "tls_cert", "tls_key", "client_cert", "client_key")}
+    problem = unwritable("--trace", settings.trace) or written_over({"--trace": settings.trace}, read)
     if problem:
         console.say(f"proxy: {problem}", Kind.ERROR)
         return 2
