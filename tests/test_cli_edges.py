@@ -340,3 +340,27 @@ def test_a_required_extension_no_caller_could_send_is_refused(uri):
     done = subprocess.run([sys.executable, STORY, "serve", "conformance-agent", "--wire", "1.0", "--require-extension",
                            uri], capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert done.returncode == 2 and "is not an extension URI a caller could send" in done.stderr
+
+
+def test_a_peer_whose_card_names_another_origin_is_not_offered_an_allowlist_entry_that_would_not_trust_it():
+    """A card is believed only from its own endpoint's origin: the closing line offered the allowlist
+    entry for a card fetched at one origin naming an endpoint at another, and with that entry added
+    the next run refused it all the same. It now says why no entry would do, and where to ask."""
+    import json
+    from conftest import OutsidePeer, outside_peer
+
+    class Elsewhere(OutsidePeer):
+        def do_GET(self):
+            self.send(200, json.dumps({
+                "name": "elsewhere", "description": "d", "version": "1",
+                "supportedInterfaces": [{"url": "http://127.0.0.1:9/a2a", "protocolBinding": "JSONRPC",
+                                         "protocolVersion": "1.0"}],
+                "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+                "skills": [{"id": "process_refund", "name": "r", "description": "d", "tags": []}]}).encode())
+    with outside_peer(Elsewhere) as base:
+        done = cli("--peer", base)
+    said = done.stdout + done.stderr
+    assert "then add this to the allowlist" not in said, said[-600:]
+    assert ("[support] 'elsewhere' names its endpoint at http://127.0.0.1:9, another origin than the one its card "
+            f"came from ({base}): no allowlist entry trusts a card fetched elsewhere; ask http://127.0.0.1:9 for "
+            "its card (--peer http://127.0.0.1:9)") in said, said[-600:]

@@ -217,10 +217,16 @@ def _unwritable(path: str) -> str | None:
     return None
 
 
-def trust_hint(card: Any, allowlist: list[AllowEntry]) -> str:
-    """For a --peer agent: the allowlist entry that would trust it, once a person vetted it."""
-    if card is None:
+def trust_hint(fetched: Any, allowlist: list[AllowEntry]) -> str:
+    """For a --peer agent (what finding its card found): the allowlist entry that would trust it, once a person
+    vetted it; none for a card fetched at another origin than its endpoint's, which no entry trusts."""
+    if fetched is None:
         return "[support] its card could not be read or spoken to (said above), so there is nothing to trust yet"
+    card, there = fetched.card, parse_url(fetched.card.url)
+    if from_elsewhere(fetched) and there is not None:
+        return (f"[support] {card.name!r} names its endpoint at {there.origin}, another origin than the one its card came "
+                f"from ({parse_url(fetched.fetched_from).origin}): no allowlist entry trusts a card fetched elsewhere; "
+                f"ask {there.origin} for its card (--peer {there.origin})")
     if any(entry.name == card.name and same_endpoint(entry.endpoint, card.url) for entry in allowlist):
         return f"[support] {card.name!r} at {card.url} is on the allowlist"
     return (f"[support] to trust {card.name!r}, vet it, then add this to the allowlist: "

@@ -235,7 +235,7 @@ class Session:
                 console.say(problem, Kind.ERROR)
         outcomes = told.outcomes
         for card_url in flags.peer_card_urls(settings.peer):  # --peer: what trusting it would take
-            found = next((fetched.card for fetched in agent.seen if fetched.fetched_from == card_url), None)
+            found = next((fetched for fetched in agent.seen if fetched.fetched_from == card_url), None)
             asked = found is not None or any(outcome.peer == card_url for outcome in outcomes or ())
             console.say(trust_hint(found, self.allowlist) if asked else
                         f"[support] this run never asked {escape(card_url)} for its card, so there is nothing to trust yet")
