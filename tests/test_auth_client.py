@@ -597,3 +597,38 @@ def test_the_auth_schemes_lesson_prints_the_same_frames_each_run():
     fingerprints = [re.findall(r"\*{4}#[0-9a-f]{4}", run) for run in runs]
     assert fingerprints[0] and len(fingerprints[0]) == len(fingerprints[1])
     assert re.sub(r"\*{4}#[0-9a-f]{4}", "****#", runs[0]) == re.sub(r"\*{4}#[0-9a-f]{4}", "****#", runs[1])
+
+
+@pytest.mark.parametrize("spelled", ["HTTP://127.0.0.1:{port}/a2a", "http://127.0.0.1:{port}", "Http://127.0.0.1:{port}/"])
+def test_a_credential_kept_under_another_spelling_of_the_endpoint_is_the_endpoints(served, tmp_path, spelled):
+    """A URL's scheme and host are read without case, and a default port or a bare "/" says nothing more:
+    an entry spelled so was never found ("holds no credential for it", the file holding it), so the
+    person who wrote it was told the store lacked what it held."""
+    base = served("apikey")
+    key = spelled.format(port=base.rsplit(":", 1)[1])
+    outcome, _, printed = delegate(base, store_of(tmp_path, {key: HELD["apikey"]}))
+    assert outcome.result.startswith("refund of $180.00 issued for ORD-3300"), printed
+
+
+def test_one_url_spelled_otherwise_is_one_key_and_two_spellings_of_it_in_one_file_are_refused(tmp_path):
+    from transports.base import parse_url
+    assert parse_url("HTTPS://Billing.Example:443/a2a").canonical == "https://billing.example/a2a"
+    assert parse_url("http://billing.example:80/").canonical == parse_url("http://billing.example").canonical
+    assert parse_url("http://billing.example/A2A").canonical != parse_url("http://billing.example/a2a").canonical
+    with pytest.raises(ConfigError, match="given already, spelled otherwise"):
+        store_of(tmp_path, {"https://billing.example/a2a": {"apiKey": "one-key"}, "HTTPS://billing.example:443/a2a": {
+            "apiKey": "another-key"}})
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({"tokens": {"https://b.example/a2a": "t-one", "https://B.example/a2a": "t-two"}}))
+    with pytest.raises(ConfigError, match="given already, spelled otherwise"):
+        load_credentials(type("Options", (), {"credentials": str(path), "token_env": None, "peer": []})())
+
+
+def test_a_credential_for_another_path_or_port_is_not_the_endpoints(served, tmp_path):
+    """Spellings of one URL are one key; another path or another port is another audience: never sent there."""
+    base = served("apikey")
+    host, port = base.rsplit(":", 1)
+    for key in (f"{host}:{int(port) + 1}/a2a", f"{base}/other", f"{base}/a2a/x", f"https://127.0.0.1:{port}/a2a"):
+        outcome, frames, printed = delegate(base, store_of(tmp_path, {key: HELD["apikey"]}))
+        assert outcome.result is None and "holds none for" in printed, (key, printed[-300:])
+        assert not any(frame.direction == "-->" and frame.url == base + "/a2a" for frame in frames), key

@@ -183,6 +183,11 @@ class Url(Record):
         default = DEFAULT_PORTS[self.scheme]
         return f"{self.scheme}://{self.host}" + ("" if self.port == default else f":{self.port}")
 
+    @property
+    def canonical(self) -> str:
+        """The URL in one spelling: `HTTPS://Billing.example:443/` is `https://billing.example` (its path as sent)."""
+        return self.origin + ("" if self.target == "/" else self.target)
+
 
 # scheme :// host [: port] [target] [#fragment]; visible ASCII only, no user:password@.
 # A host name is dot-separated labels of 1-63 letters, digits and inner hyphens (RFC 1123), and

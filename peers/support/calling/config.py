@@ -140,10 +140,13 @@ def _tokens_file(path: str) -> dict[str, Any]:
     doc = without_notes(load(path, TOKENS))  # "_" keys are notes, as everywhere
     if not doc:
         raise ConfigError(f'{path}: holds neither "tokens" nor "credentials"')
-    tokens = doc.get("tokens", {})
-    for endpoint, token in tokens.items():
+    tokens = {}  # keyed by each URL's canonical spelling, as they are looked up (held.py's held_for too)
+    for endpoint, token in doc.get("tokens", {}).items():
         url_in(endpoint, f"tokens[{endpoint[:60]!r}]", path)
         _check_token(token, f"{path}: the token for {endpoint}")
+        if parse_url(endpoint).canonical in tokens:  # a spelling of one given already: which was meant?
+            raise ConfigError(f"{path}: tokens[{endpoint[:60]!r}] names an endpoint given already, spelled otherwise")
+        tokens[parse_url(endpoint).canonical] = token
     if "credentials" not in doc:
         return tokens
     from peers.support.calling.held import read_held  # only a store with more than bearer tokens needs it
@@ -167,7 +170,7 @@ def token_for(credentials: dict[str, Any], endpoint: str, scope: str | None = No
     if scope is not None:
         return credentials.get(f"{endpoint} {scope}")
     url = parse_url(endpoint)
-    found = credentials.get(endpoint) or (credentials.get(url.origin) if url else None)
+    found = credentials.get(endpoint) or (credentials.get(url.canonical) or credentials.get(url.origin) if url else None)
     # A Held (credentials.py) holds more than a bearer token: only its bearer token is one,
     # never the record itself, whose other secrets are for other schemes.
     return found if found is None or isinstance(found, str) else found.bearer

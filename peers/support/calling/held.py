@@ -55,8 +55,8 @@ class Unheld(PeerError):
 
 def held_for(store: dict[str, Any], endpoint: str) -> Held:
     """What the store holds for `endpoint` (or its origin): a bearer token alone is a string."""
-    url = parse_url(endpoint)
-    found = store.get(endpoint) or (store.get(url.origin) if url else None)
+    url = parse_url(endpoint)  # the store is keyed by each URL's canonical spelling (read_held, config._tokens_file)
+    found = store.get(endpoint) or (store.get(url.canonical) or store.get(url.origin) if url else None)
     return found if isinstance(found, Held) else Held(bearer=found if isinstance(found, str) else None)
 
 
@@ -69,13 +69,15 @@ def read_held(entries: dict[str, Any], path: str) -> dict[str, Any]:
         where = f"{path}: credentials[{endpoint[:60]!r}]"
         if parse_url(endpoint) is None:
             raise ConfigError(f"{where} must be keyed by an http(s) URL")
+        if parse_url(endpoint).canonical in store:  # a spelling of one already given: which was meant?
+            raise ConfigError(f"{where} names an endpoint given already, spelled otherwise")
         if not isinstance(entry, dict) or not entry:
             raise ConfigError(f"{where} must be an object of some of {', '.join(KINDS)}")
         unknown = next((kind for kind in entry if kind not in KINDS), None)
         if unknown is not None:  # a misspelling, as "apikey", named: the kinds are case-sensitive
             raise ConfigError(f"{where} has an unknown field {unknown[:40]!r}: each is one of {', '.join(KINDS)}")
         texts = {kind: _secret(entry[kind], f"{where}.{kind}") for kind in KINDS[:5] if kind in entry}
-        store[endpoint] = Held(texts.get("bearer"), texts.get("apiKey"),
+        store[parse_url(endpoint).canonical] = Held(texts.get("bearer"), texts.get("apiKey"),
                                _pair(texts.get("basic"), f"{where}.basic", "USER:PASSWORD"),
                                _pair(texts.get("oauth2"), f"{where}.oauth2", "CLIENT-ID:CLIENT-SECRET"),
                                _token_url(texts.get("tokenUrl"), endpoint, where),
