@@ -1,0 +1,80 @@
+"""The proxy's Host rule (peers/support/proxy/forward.py `misaddressed`) as real clients meet it.
+
+1. curl, Python's http.client, Node's fetch and every HTTP library leave the port out of
+   Host when it is the scheme's default (RFC 9110 7.2): a proxy serving on `--port 80`
+   (or `--tls --port 443`) is asked for "127.0.0.1" or "localhost", its own address, and
+   refused every request with 421, its line saying "refused a request for Host 127.0.0.1:
+   this proxy answers at 127.0.0.1".
+2. The rule stops a rebound name; a web page needs none to act through the proxy: its
+   cross-site POST to http://127.0.0.1:PORT names the proxy's own Host, and is forwarded
+   with the proxy's --client-cert (the agent sees it; only an agent checking Content-Type
+   refuses it, as billing does, and the proxy stands in front of any agent). The browser
+   says so in Origin and Sec-Fetch-Site, which no page can take off.
+
+Review findings: real servers on 127.0.0.1 (the proxy on port 80 only where it may bind it);
+the DEMO certificates; no mocks of the project's code."""
+import json
+import socket
+
+import pytest
+
+from peers import billing
+from peers.a2a import wire_v10
+from peers.app import PeerApp
+from peers.schemes.mutual_tls import MutualTls
+from peers.support.proxy.forward import misaddressed
+from proxy_helpers import billing_served, proxy_to
+from test_proxy_host_check import CA, CERT, CLIENT_CERT, CLIENT_KEY, KEY, exchange
+from transports import tls
+from transports.server import PeerServer
+
+
+@pytest.mark.parametrize("host, base", [("127.0.0.1", "http://127.0.0.1:80"), ("localhost", "http://127.0.0.1:80"),
+                                        ("127.0.0.1", "https://127.0.0.1:443"), ("LOCALHOST", "https://127.0.0.1:443")])
+def test_the_proxys_own_address_at_the_schemes_default_port_is_its_own(host, base):
+    assert not misaddressed(host, base, ()), f"Host {host} (port left out, as every client does) refused at {base}"
+
+
+def test_a_proxy_on_port_80_answers_a_client_naming_it_as_clients_do():
+    probe = socket.socket()
+    try:
+        probe.bind(("127.0.0.1", 80))
+    except OSError as exc:
+        pytest.skip(f"port 80 cannot be bound here ({exc.strerror})")
+    finally:
+        probe.close()
+    import http.client
+    with billing_served() as agent, proxy_to(agent, port=80) as (proxy, lines):
+        assert proxy == "http://127.0.0.1:80", proxy
+        asking = http.client.HTTPConnection("127.0.0.1", 80, timeout=5)  # sends "Host: 127.0.0.1"
+        try:
+            asking.request("GET", "/.well-known/agent-card.json")
+            answer = asking.getresponse()
+            status = answer.status
+            answer.read()
+        finally:
+            asking.close()
+    assert status == 200, (status, lines.text())
+
+
+def test_a_cross_site_page_posting_to_the_proxys_own_address_is_not_forwarded_as_its_client_certificate():
+    done = []
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=tls.server_context(CERT, KEY, CA))
+    app = PeerApp(billing.billing_agent(server.base_url), wire_v10, scheme=MutualTls("billing-agent"),
+                  log=lambda line: None)
+    server.app = lambda request: done.append(request.url) or app(request)
+    server.start()
+    try:
+        with proxy_to(server.base_url, ca=CA, client_cert=CLIENT_CERT, client_key=CLIENT_KEY) as (proxy, _):
+            port = int(proxy.rsplit(":", 1)[1])
+            body = json.dumps({"message": {"messageId": "csrf-1", "role": "ROLE_USER",
+                                           "parts": [{"data": {"order_id": "ORD-CSRF", "amount": 4999}}]}}).encode()
+            # What a browser sends for a page's fetch(url, {method: "POST", mode: "no-cors", body}) from elsewhere
+            request = (f"POST /a2a/message:send HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                       "Origin: https://pages.attacker.example\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n"
+                       f"Content-Type: text/plain;charset=UTF-8\r\nContent-Length: {len(body)}\r\n"
+                       "Connection: close\r\n\r\n").encode() + body
+            exchange(port, request)
+    finally:
+        server.stop()
+    assert not any("message:send" in url for url in done), "a cross-site page's POST reached the agent through the proxy"
