@@ -81,8 +81,9 @@ def test_a_read_naming_another_host_is_refused_unless_allow_host_names_it():
         def get(host):
             return exchange(port, (f"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\n"
                                    "Connection: close\r\n\r\n").encode())
-        for host in (f"{REBOUND}:{port}", REBOUND, f"127.0.0.1:{port + 1}", "[::1]:80", "billing.acme.example.evil"):
+        for host in (f"{REBOUND}:{port}", REBOUND, "[::1]:80", "billing.acme.example.evil", "127.0.0.1.evil.example"):
             assert get(host).startswith(b"HTTP/1.1 421 "), host
-        for host in (f"127.0.0.1:{port}", f"LOCALHOST:{port}", "billing.acme.example", f"Billing.Acme.Example:{port}"):
+        for host in (f"127.0.0.1:{port}", f"LOCALHOST:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}",  # (a forwarded port)
+                     "billing.acme.example", f"Billing.Acme.Example.:{port}"):
             assert get(host).startswith(b"HTTP/1.1 200 "), host
-    assert lines.text().count(f"refused a request for Host {REBOUND}") == 2, lines.text()
+    assert lines.text().count(f"refused a request naming Host {REBOUND}") == 2, lines.text()

@@ -1,4 +1,4 @@
-"""The proxy's Host rule (peers/support/proxy/forward.py `misaddressed`) as real clients meet it.
+"""The proxy's Host rule (peers/support/proxy/forward.py `from_a_page`) as real clients meet it.
 
 1. curl, Python's http.client, Node's fetch and every HTTP library leave the port out of
    Host when it is the scheme's default (RFC 9110 7.2): a proxy serving on `--port 80`
@@ -22,7 +22,7 @@ from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
 from peers.schemes.mutual_tls import MutualTls
-from peers.support.proxy.forward import misaddressed
+from peers.support.proxy.forward import from_a_page
 from proxy_helpers import billing_served, proxy_to
 from test_proxy_host_check import CA, CERT, CLIENT_CERT, CLIENT_KEY, KEY, exchange
 from transports import tls
@@ -32,7 +32,9 @@ from transports.server import PeerServer
 @pytest.mark.parametrize("host, base", [("127.0.0.1", "http://127.0.0.1:80"), ("localhost", "http://127.0.0.1:80"),
                                         ("127.0.0.1", "https://127.0.0.1:443"), ("LOCALHOST", "https://127.0.0.1:443")])
 def test_the_proxys_own_address_at_the_schemes_default_port_is_its_own(host, base):
-    assert not misaddressed(host, base, ()), f"Host {host} (port left out, as every client does) refused at {base}"
+    from transports.base import request
+    asked = request("GET", base + "/", {"Host": host})
+    assert from_a_page(asked, ()) is None, f"Host {host} (port left out, as every client does) refused at {base}"
 
 
 def test_a_proxy_on_port_80_answers_a_client_naming_it_as_clients_do():
@@ -78,3 +80,20 @@ def test_a_cross_site_page_posting_to_the_proxys_own_address_is_not_forwarded_as
     finally:
         server.stop()
     assert not any("message:send" in url for url in done), "a cross-site page's POST reached the agent through the proxy"
+
+
+@pytest.mark.parametrize("origin, refused", [("https://pages.attacker.example", True), ("null", True),
+                                             ("http://127.0.0.1.attacker.example", True),
+                                             ("http://localhost:3000", False), ("http://127.0.0.1:8080", False),
+                                             ("https://billing.acme.example", False)])
+def test_an_origin_at_none_of_the_proxys_names_is_a_pages_and_refused(origin, refused):
+    """A web UI of the person's own on this machine (localhost:3000) may call the proxy; a page elsewhere, or a
+    sandboxed one (Origin null), may not; an --allow-host name is the proxy's too."""
+    from transports.base import request
+    asked = request("POST", "http://127.0.0.1:5000/a2a", {"Host": "127.0.0.1:5000", "Origin": origin})
+    assert (from_a_page(asked, ("billing.acme.example",)) is not None) is refused, origin
+    with billing_served() as agent, proxy_to(agent) as (proxy, lines):
+        port = int(proxy.rsplit(":", 1)[1])
+        answer = exchange(port, (f"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                                 f"Origin: {origin}\r\nConnection: close\r\n\r\n").encode())
+    assert answer.startswith(b"HTTP/1.1 403 " if refused or "billing" in origin else b"HTTP/1.1 200 "), answer[:80]

@@ -197,8 +197,8 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
          "URL of the proxy's, and each delivery is printed (and faulted) on its way to the client's",
          options={"action": "store_true"}),
     Flag("--allow-host", None, "also answer requests whose Host is NAME (any port), as an /etc/hosts line that puts "
-         "the proxy in a program's path gives it; repeatable. Else only 127.0.0.1 and localhost at its port: a web "
-         "page could rebind a name of its own to 127.0.0.1 and act through the proxy", options={
+         "the proxy in a program's path gives it; repeatable. Else only 127.0.0.1 and localhost: a web page could "
+         "rebind a name of its own to 127.0.0.1 and act through the proxy", options={
              "action": "append", "metavar": "NAME", "type": values.host_name}),
 )
 # What `serve NAME`'s flags are is the peer side's to say: main() hands its table to

@@ -42,20 +42,25 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "t
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
 
 
-def misaddressed(host: str | None, base: str, names: tuple[str, ...]) -> bool:
-    """Whether a request's Host is neither the proxy's own address (127.0.0.1 or localhost at the port of `base`)
-    nor a name --allow-host gives. A web page elsewhere can rebind a name of its own to 127.0.0.1 (DNS rebinding)
-    and send requests here under that name, reading the answers: forwarded, they would act as the proxy's
-    credentials (--client-cert) and reach the agent from this machine. So they are refused (421), as the live
-    page refuses them; a name the person chose (an /etc/hosts line putting the proxy in a program's path) is not.
-    No Host (HTTP/1.0) is no browser's request."""
-    if host is None:
-        return False
-    host, port = host.lower(), base.rpartition(":")[2]
-    if host in (f"127.0.0.1:{port}", f"localhost:{port}"):
-        return False
-    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host  # a port said or not ([::1]:80 is no name)
-    return name.rstrip(".") not in names
+def from_a_page(request: HttpRequest, names: tuple[str, ...]) -> str | None:
+    """What shows a request may come from a web page elsewhere, or None. Forwarded, it would act as the proxy's
+    credentials (--client-cert) and reach the agent from this machine, so it is refused, as the live page
+    refuses one: a Host naming neither 127.0.0.1 nor localhost (at any port, or none: clients leave a default
+    port out) nor an --allow-host name (a page that rebound a name of its own to 127.0.0.1, DNS rebinding); or
+    an Origin at none of them (a cross-site page's POST, which names the proxy's own Host; a browser sends its
+    Origin, which no page can take off, and a program none). No Host (HTTP/1.0) is no browser's request."""
+    host, origin, known = request.header("Host"), request.header("Origin"), ("127.0.0.1", "localhost", *names)
+    if host is not None and _name(host) not in known:
+        return f"Host {host[:80]}"
+    if origin is not None and _name(origin.partition("://")[2]) not in known:  # "null" too: a sandboxed page
+        return f"Origin {origin[:80]}"
+    return None
+
+
+def _name(authority: str) -> str:
+    """A Host's (or an Origin's) host name: in lower case, a port and a final dot left out ([::1] whole)."""
+    name = authority.lower().rsplit(":", 1)[0] if authority.count(":") == 1 else authority.lower()
+    return name.rstrip(".")
 
 
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
@@ -87,12 +92,12 @@ class Proxy:
         self.holders, self._held, self._holding = [printer], (), threading.Lock()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        host = request.header("Host")
-        if misaddressed(host, self.base, self.hosts):
-            self.say(f"[proxy] refused a request for Host {host[:80]}: this proxy answers at 127.0.0.1 or localhost "
-                     "(a web page could rebind another name to them); --allow-host NAME answers at NAME too")
-            return HttpResponse(421, {"Content-Type": "text/plain; charset=utf-8"},
-                                b"421: this proxy answers at 127.0.0.1 or localhost, and at each --allow-host name\n")
+        page = from_a_page(request, self.hosts)
+        if page is not None:  # 421 for a name this proxy does not answer at; 403 for a page's request to it
+            self.say(f"[proxy] refused a request naming {page}: this proxy answers at 127.0.0.1 or localhost (a web "
+                     "page elsewhere could act through it); --allow-host NAME answers at NAME too")
+            return HttpResponse(421 if page.startswith("Host") else 403, {"Content-Type": "text/plain; charset=utf-8"},
+                                b"this proxy answers at 127.0.0.1 or localhost, and at each --allow-host name\n")
         number, acting = self.faults.next_request()
         self._hold(request.headers, request.body if isinstance(request.body, bytes) else b"")
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
