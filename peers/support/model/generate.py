@@ -193,10 +193,10 @@ def openai_compatible(url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
         held = (key,) if key else ()  # an endpoint may say our key back ("Incorrect API key provided: ..."): masked
         if 300 <= response.status < 400 and response.header("Location") is not None:
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}, a redirect "
-                                f"(to {mask_body(response.header('Location')[:200], held)!r}); not followed, so the key "
+                                f"(to {mask_body(response.header('Location'), held)[:200]!r}); not followed, so the key "
                                 "goes nowhere else: give --llm-url the address it names, if you trust it")
         if response.status != 200:
-            detail = mask_body(response.body[:300].decode("utf-8", "replace").strip() or "(no body)", held)
+            detail = mask_body(response.body.decode("utf-8", "replace"), held)[:300].strip() or "(no body)"  # mask, then cut
             raise GenerateError(f"the model endpoint {endpoint} answered HTTP {response.status}: {detail}")
         try:  # strictly, as every byte from outside: no NaN, no key said twice, no depth without end
             reply = loads_strict(response.body, LIMITS._replace(max_bytes=MAX_ANSWER))
