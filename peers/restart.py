@@ -14,7 +14,8 @@ go on: its work was a running function, gone with the process. So, on start
   other task, or one being done or done, does: it is failed. Tasks asking for one effect are
   continued one after another, in the store's order, each meeting the ledger as the one
   before left it, so which goes on never races with another's re-run holding the claim as
-  being done; tasks of other effects at once. The restart waits CONTINUE_SECONDS for these
+  being done (one waiting its turn is shown submitted: what it waits for comes back only with
+  its re-run); tasks of other effects at once. The restart waits CONTINUE_SECONDS for these
   in all; one still running then goes on, and so do the rest of its effect's, in turn;
 - any other (a follow-up's grant, an approval or a step-up, only its caller can give
   again), or one that cannot go on, is failed, saying why, that nothing was done and a
@@ -142,6 +143,9 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
         if task.id in store.tasks:  # not one cut just now: its claim is let go
             key = (effect_of(task, store.owners[task.id]) if effect_of is not None else None) or claims.get(task.id)
             in_turn.setdefault(("effect", key) if key is not None else ("task", task.id), []).append(task)
+    for tasks in in_turn.values():  # one waiting its turn is shown submitted: its pause (what it waits for) is made
+        for task in tasks[1:]:  # again only by its re-run, and the peer may serve before that (CONTINUE_SECONDS)
+            store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
     going = [threading.Thread(target=_continue_each, args=(store, ledger, go_on, tasks), daemon=True)
              for tasks in in_turn.values()]
     for thread in going:
@@ -163,18 +167,19 @@ def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task,
         go_on(task, store.owners[task.id])
     except Exception as exc:  # noqa: BLE001 - it cannot go on (CannotGoOn, or its skill's bug): failed
         let_quit(exc)
-        _fail(store, ledger, store.tasks.get(task.id, task), str(exc) if isinstance(exc, CannotGoOn) else "")
+        _fail(store, ledger, store.tasks.get(task.id, task), str(exc) if isinstance(exc, CannotGoOn) else "",
+              waited=task.state in PAUSED)  # as the restart found it, whatever it was shown as meanwhile
 
 
-def _fail(store: DurableStore, ledger: DurableLedger, task: Task, why: str) -> None:
-    """Failed, saying nothing was done; its claim (however it was made) let go."""
+def _fail(store: DurableStore, ledger: DurableLedger, task: Task, why: str, waited: bool | None = None) -> None:
+    """Failed, saying nothing was done; its claim (however it was made) let go. `waited`: it was paused."""
     for key, effect in _effects(ledger):
         if effect.task_id == task.id and effect.summary in (BEING_DONE, WAITING):
             ledger.forget(key)
     if task.state.is_terminal or task.id not in store.tasks:
         return
-    note = INTERRUPTED if task.state not in PAUSED else INTERRUPTED.replace("before this task ended",
-                                                                            "while this task waited")
+    waited = task.state in PAUSED if waited is None else waited
+    note = INTERRUPTED if not waited else INTERRUPTED.replace("before this task ended", "while this task waited")
     store.update(task.advance(TaskState.FAILED, message=note + (f" (not continued: {why})" if why else ""),
                               timestamp=task.timestamp, data={"retrySafe": True, "effectsLanded": []}))
 

@@ -31,6 +31,7 @@ def test_a_paused_task_shown_to_its_caller_after_a_restart_takes_its_approval(tm
         second = paused[1]["id"]
         shown = call("GetTask", {"id": second}, callers[1])["result"]["status"]["state"]
         answer = call("SendMessage", approval("a-1", second, "ORD-X", 6001), callers[1])
+        assert shown in ("TASK_STATE_SUBMITTED", "TASK_STATE_INPUT_REQUIRED"), shown  # waiting its turn: submitted
         if shown == "TASK_STATE_INPUT_REQUIRED":
             assert "error" not in answer, ("a task its caller sees as input-required refused its approval", answer)
     finally:  # bounded: both re-runs end (each pauses again) before the file is let go
