@@ -6,7 +6,8 @@ change of the task there, as a StreamResponse (the task, a status update, an art
 update or a message). `listening(wanted)` is a receiver on 127.0.0.1 (an ephemeral port)
 for one delegation, closed when the delegation's `with` block ends, however it ends.
 It takes only POSTs that carry its token in X-A2A-Notification-Token (anything else
-could be anyone: refused and counted), hands each over as it arrives, as a `Push`, to
+could be anyone: refused, and counted in `forged` with those cut off mid-push, never shown
+as a traceback), hands each over as it arrives, as a `Push`, to
 the one loop that follows the task (follow.py), and refuses bodies over 64 KiB and more
 than 100 pushes waiting. It does not read what a push says (follow.py does), nor show it
 (the frame printer does, as main() wired it).
@@ -41,7 +42,7 @@ class Receiver:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         self.token = os.urandom(16).hex()
         self.pushes: Any = queue.Queue(MAX_PUSHES)
-        self.forged = 0
+        self.forged, self.counting = 0, threading.Lock()  # refused pushes; handler threads count at once
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,7 +51,7 @@ class Receiver:
                 length = self.headers.get("Content-Length", "")
                 size = int(length) if length.isdigit() and len(length) < 9 else MAX_BODY + 1
                 if self.headers.get("X-A2A-Notification-Token") != receiver.token or size > MAX_BODY:
-                    receiver.forged += 1
+                    receiver.refused()
                     self.send_response(403 if size <= MAX_BODY else 413)
                 else:
                     try:
@@ -65,13 +66,17 @@ class Receiver:
                 pass  # the printer shows what matters
         class Server(ThreadingHTTPServer):
             def handle_error(self, request: Any, client_address: Any) -> None:  # anyone on the machine can reach it:
-                receiver.forged += 1  # one hanging up mid-push (a reset): counted as a forged push is, not a traceback
+                receiver.refused()  # one hanging up mid-push (a reset): counted as a forged push is, not a traceback
         self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/a2a-push"
         self.config = PushConfig("", "support-agent", self.url, self.token)  # what the message registers
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
         self.closed, self.closing_lock = False, threading.Lock()
+
+    def refused(self) -> None:
+        with self.counting:
+            self.forged += 1
 
     def next_push(self, seconds: float) -> Push | None:
         """The next push, waiting at most `seconds` for it; None if none came."""
