@@ -74,8 +74,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
         epilog="Exit status: 0 when every MUST passes, 1 when one fails, 2 for a usage error or an agent "
                "that cannot be reached." if
         command == "check" else None if serving else "Exit status: 0 when every peer was handled (or a --step or --break "
-        "run was stopped at your word), 1 when a delegation failed, 2 for bad input (a data file, a flag, or a "
-        "registry entry whose card cannot be fetched).")
+        "run was stopped at your word), 1 when a delegation failed, 2 for bad input (a data file, a flag, a "
+        "registry entry whose card cannot be fetched, or a lesson they cannot show).")
     groups: dict[str, Any] = {}
     served = tuple(Flag(flag.name, flag.default, flag.help, options={
         **flag.options, **({"type": KINDS[flag.options["type"]]} if "type" in flag.options else {})})

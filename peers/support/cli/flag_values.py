@@ -84,7 +84,7 @@ def host(text: str) -> str:
 def file_name(text: str) -> str:
     """A file's name: never empty (`--replay "$TRACE"` with TRACE unset), which read as the flag not given would
     put a default in its place (a live run for a replay, the default allowlist, the demo certificate)."""
-    if not text.strip():
+    if not text:  # (spaces alone are a file's name, if an odd one)
         raise _bad("needs a file name (an empty one names no file)")
     return text
 

@@ -75,9 +75,8 @@ def talk(asked: Asked, story: Steps, card_urls: list[str]) -> list[Outcome]:
     try:  # no header of ours: the store attaches the credential, as on every call of every run
         if asked.operation == "send":
             task = send(story, contact, asked)
-            if task is not None:
-                story.report(contact, task)
-                told(story, contact, task)
+            story.report(contact, task)
+            told(story, contact, task)
         elif asked.operation == "list":
             listed(story, contact)
         else:
@@ -92,12 +91,11 @@ def talk(asked: Asked, story: Steps, card_urls: list[str]) -> list[Outcome]:
     return []
 
 
-def send(story: Steps, contact: Contact, asked: Asked) -> Task | None:
+def send(story: Steps, contact: Contact, asked: Asked) -> Task:
     """A message with one part: a new task, or the next turn of the paused task it names
     (its taskId and contextId), followed as the story's delegate follows one."""
     if asked.task_id:
-        carries(contact.wire, "taskId to continue a task with", story.say)
-    if asked.task_id:
+        carries(contact.wire, "taskId to continue a task with", story.say)  # StoppedShort on the essay's wire
         story.say(f"[support] continuing task {escape(asked.task_id)} (context {escape(asked.context_id or '-')})")
     message = story.message(asked.part, context_id=asked.context_id or None, task_id=asked.task_id or None,
                             metadata={"skillId": asked.skill} if asked.skill else None)
