@@ -52,11 +52,11 @@ class CannotGoOn(Exception):
     """Why a task a restart interrupted cannot run again; said in the note it is failed with."""
 
 
-def restarted(peer: Peer, path: str) -> list[str]:
+def restarted(peer: Peer, path: str, wait: float = CONTINUE_SECONDS) -> list[str]:
     """Settle the tasks a restart interrupted, on a peer made with `open_store(path)`'s
-    store and ledger; returns what `serve --store` says of them as it starts (the
-    ledger's newest five effects)."""
-    settle(peer.store, peer.ledger, partial(go_on, peer), partial(effect_of, peer))
+    store and ledger, waiting `wait` seconds for those it continues; returns what `serve
+    --store` says of them as it starts (the ledger's newest five effects)."""
+    settle(peer.store, peer.ledger, partial(go_on, peer), partial(effect_of, peer), wait)
     effects = _effects(peer.ledger)  # a continued task may still be recording
     tasks = len(peer.store.tasks)
     return [f"[serve] store: {path} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
@@ -108,7 +108,7 @@ def _request(peer: Peer, task: Task, owner: str) -> Request:
 
 
 def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object] | None = None,
-           effect_of: Callable[[Task, str], str | None] | None = None) -> None:
+           effect_of: Callable[[Task, str], str | None] | None = None, wait: float = CONTINUE_SECONDS) -> None:
     """Each task the restart interrupted, as the module's rules say (`go_on(task, owner)`
     continues one, or raises if it cannot; without it, none is continued). All are settled
     first; then the store is cut to its bounds, and claims whose task is gone are let go (no
@@ -150,7 +150,7 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
              for tasks in in_turn.values()]
     for thread in going:
         thread.start()
-    deadline = time.monotonic() + CONTINUE_SECONDS
+    deadline = time.monotonic() + wait
     for thread in going:
         thread.join(max(0.0, deadline - time.monotonic()))
     store.flush()

@@ -17,7 +17,7 @@ from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import TaskState
 from peers.app import PeerApp
 from peers.durable import SCHEMA_VERSION, DurableError, open_store
-from peers.restart import INTERRUPTED, restarted, settle
+from peers.restart import CONTINUE_SECONDS, INTERRUPTED, restarted, settle
 from peers.ledger import BEING_DONE, Effect
 from peers.stamps import counter_ids, unguessable_task_ids
 from transports.inprocess import InProcessTransport
@@ -25,12 +25,12 @@ from transports.inprocess import InProcessTransport
 HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
 
 
-def on_file(path, max_tasks=1000, **options):
+def on_file(path, max_tasks=1000, wait=CONTINUE_SECONDS, **options):
     """billing, made on a store and ledger on `path` as `serve --store` makes it, with
-    what a restart interrupted settled."""
+    what a restart interrupted settled (`wait`: how long the restart waits for the tasks it continues)."""
     store, ledger = open_store(str(path), max_tasks=max_tasks)
     peer = billing.billing_agent(store=store, ledger=ledger, **options)
-    restarted(peer, str(path))
+    restarted(peer, str(path), wait)
     return peer
 
 

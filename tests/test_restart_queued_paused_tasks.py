@@ -16,7 +16,7 @@ from peers.a2a.model import PAUSED, TaskState
 from peers.stamps import unguessable_task_ids
 from test_durable import approval, durable_billing, refund
 
-SLOW = 5.5  # a refund's seconds in billing (`serve billing-agent --slow`): past the 5 s a restart waits
+SLOW, WAIT = 1.0, 0.4  # a refund's seconds in billing (as `serve billing-agent --slow`), past the restart's wait (its 5 s, here 0.4)
 
 
 def test_a_paused_task_shown_to_its_caller_after_a_restart_takes_its_approval(tmp_path):
@@ -26,7 +26,7 @@ def test_a_paused_task_shown_to_its_caller_after_a_restart_takes_its_approval(tm
               for n, token in enumerate(callers)]  # two callers' refunds of one order, each paused for approval
     assert [task["status"]["state"] for task in paused] == ["TASK_STATE_INPUT_REQUIRED"] * 2, paused
     peer.store.file.close()
-    peer, call = durable_billing(path, other_tokens=callers[1:], new_task_id=unguessable_task_ids(), slow=SLOW)
+    peer, call = durable_billing(path, other_tokens=callers[1:], new_task_id=unguessable_task_ids(), slow=SLOW, wait=WAIT)
     try:  # serving now; the first task's re-run has not paused again yet, the second waits its turn
         second = paused[1]["id"]
         shown = call("GetTask", {"id": second}, callers[1])["result"]["status"]["state"]
