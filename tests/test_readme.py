@@ -103,17 +103,30 @@ def test_each_run_command_in_the_readme_works_as_printed(command):
 SERVE_COMMANDS = [c for c in sh_commands() if " serve " in c and "signing-key" not in c]  # that one: below
 
 
+def serving(command, printed, tmp_path):
+    """The README's serve command on a free port instead of `printed`: (the server, once its banner says it
+    listens; the ports). A port found free may be taken before the server binds it (the other parts' sockets,
+    run at once), so one refused as in use is tried again on another, a few times."""
+    from conftest import free_port
+    for attempt in range(5):
+        ports = {printed: free_port()}
+        server = Child(["bash", "-c", "exec " + with_free_ports(command, ports, tmp_path)], cwd=ROOT,
+                       stderr=subprocess.PIPE)
+        try:
+            assert "listening on" in server.until("Ctrl-C")[0]  # its banner, up to how to stop it
+            return server, ports
+        except pytest.fail.Exception as failed:
+            if "Address already in use" not in str(failed) or attempt == 4:
+                raise
+
+
 @pytest.mark.parametrize("command", SERVE_COMMANDS)
 def test_each_serve_command_in_the_readme_serves_and_the_commands_that_use_it_work(command, tmp_path):
-    from conftest import free_port
     printed = re.search(r"--port (\d+)", command)[1]
-    ports = {printed: free_port()}
     users = [c for c in sh_commands() if (f":{printed}" in c or (MY_FILES in c and printed == "8001"))
              and " serve " not in c]
-    server = Child(["bash", "-c", "exec " + with_free_ports(command, ports, tmp_path)], cwd=ROOT,
-                   stderr=subprocess.PIPE)
+    server, ports = serving(command, printed, tmp_path)
     try:
-        assert "listening on" in server.until("Ctrl-C")[0]  # its banner, up to how to stop it
         for user in users:
             if " proxy " in user:  # it runs until stopped too: the commands sent through it run meanwhile
                 through_the_proxy(user, ports, tmp_path)
