@@ -325,6 +325,16 @@ def serving(app, **kwargs):
         server.stop()
 
 
+def agent_card(base: str, name: str = "a", **fields) -> bytes:
+    """A plain A2A 1.0 card of an agent a test plays, its JSON-RPC interface at `base`/a2a and one skill `s`;
+    `fields` are top-level fields added or put in place of these (capabilities, skills ...)."""
+    return json.dumps({
+        "name": name, "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}], **fields}).encode()
+
+
 class OutsidePeer(BaseHTTPRequestHandler):
     """A peer we do not own, played by a test (http.server, not our server): HTTP/1.1, silent,
     each answer one JSON document, with `extra_headers` beside it (a hostile peer's fill them)."""

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from conftest import OutsidePeer, cli, outside_peer
+from conftest import OutsidePeer, agent_card, cli, outside_peer
 
 SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
 SCHEMAS = {
@@ -25,13 +25,9 @@ SCHEMAS = {
 
 class SchemaAgent(OutsidePeer):
     def do_GET(self):
-        base = f"http://127.0.0.1:{self.server.server_port}"
-        self.send(200, json.dumps({
-            "name": "schema-agent", "description": "d", "version": "1",
-            "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-            "capabilities": {"extensions": [{"uri": SCHEMA_EXTENSION, "params": {"s": self.server.schema}}]},
-            "defaultInputModes": ["application/json"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}]}).encode())
+        self.send(200, agent_card(f"http://127.0.0.1:{self.server.server_port}", "schema-agent",
+                                  defaultInputModes=["application/json"], capabilities={"extensions": [
+                                      {"uri": SCHEMA_EXTENSION, "params": {"s": self.server.schema}}]}))
 
     def do_POST(self):
         try:

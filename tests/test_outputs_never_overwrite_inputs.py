@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, OutsidePeer, cli, outside_peer
+from conftest import ROOT, OutsidePeer, agent_card, cli, outside_peer
 
 
 @pytest.mark.parametrize("written", ["--trace", "--diagram"])
@@ -27,12 +27,7 @@ def test_a_run_does_not_write_over_a_file_it_reads(tmp_path, read, written):
 
 class Agent(OutsidePeer):
     def do_GET(self):
-        base = f"http://127.0.0.1:{self.server.server_port}"
-        self.send(200, json.dumps({
-            "name": "a", "description": "d", "version": "1",
-            "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}]}).encode())
+        self.send(200, agent_card(f"http://127.0.0.1:{self.server.server_port}"))
 
     def do_POST(self):
         self.reply({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "Task not found"}})

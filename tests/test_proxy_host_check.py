@@ -42,26 +42,32 @@ def exchange(port, data, timeout=5.0):
     return answer
 
 
-def test_a_request_naming_another_host_is_not_forwarded_with_the_proxys_client_certificate():
+def sent_through_an_mtls_proxy(order, *lines, content_type="application/json"):
+    """A refund of `order` POSTed to a proxy that presents the support agent's client certificate to billing
+    (mutual TLS), with the head's `lines` ({port}: the proxy's): (what came back, the URLs billing was asked)."""
     done = []
     server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=tls.server_context(CERT, KEY, CA))
-    peer = billing.billing_agent(server.base_url)
-    app = PeerApp(peer, wire_v10, scheme=MutualTls("billing-agent"), log=lambda line: None)
+    app = PeerApp(billing.billing_agent(server.base_url), wire_v10, scheme=MutualTls("billing-agent"),
+                  log=lambda line: None)
     server.app = lambda request: done.append(request.url) or app(request)
     server.start()
     try:
         with proxy_to(server.base_url, ca=CA, client_cert=CLIENT_CERT, client_key=CLIENT_KEY) as (proxy, _):
             port = int(proxy.rsplit(":", 1)[1])
-            body = json.dumps({"message": {"messageId": "rebound-1", "role": "ROLE_USER",
-                                           "parts": [{"data": {"order_id": "ORD-REBOUND", "amount": 4999}}]}}).encode()
-            # What a browser sends for a rebound page's fetch(): its own name in Host and Origin.
-            request = (f"POST /a2a/message:send HTTP/1.1\r\nHost: {REBOUND}:{port}\r\n"
-                       f"Origin: http://{REBOUND}:{port}\r\nA2A-Version: 1.0\r\n"
-                       f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-                       "Connection: close\r\n\r\n").encode() + body
-            answer = exchange(port, request)
+            body = json.dumps({"message": {"messageId": order.lower(), "role": "ROLE_USER",
+                                           "parts": [{"data": {"order_id": order, "amount": 4999}}]}}).encode()
+            head = "".join(line.format(port=port) + "\r\n" for line in lines)
+            answer = exchange(port, (f"POST /a2a/message:send HTTP/1.1\r\n{head}Content-Type: {content_type}\r\n"
+                                     f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body)
     finally:
         server.stop()
+    return answer, done
+
+
+def test_a_request_naming_another_host_is_not_forwarded_with_the_proxys_client_certificate():
+    # What a browser sends for a rebound page's fetch(): its own name in Host and Origin.
+    answer, done = sent_through_an_mtls_proxy("ORD-REBOUND", f"Host: {REBOUND}:{{port}}", f"Origin: http://{REBOUND}:{{port}}",
+                                              "A2A-Version: 1.0")
     status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else None
     assert b"ORD-REBOUND" not in answer and not any("message:send" in url for url in done), (
         "a request for another Host went to the agent as the proxy's client certificate: "

@@ -13,20 +13,13 @@
 
 Review findings: real servers on 127.0.0.1 (the proxy on port 80 only where it may bind it);
 the DEMO certificates; no mocks of the project's code."""
-import json
 import socket
 
 import pytest
 
-from peers import billing
-from peers.a2a import wire_v10
-from peers.app import PeerApp
-from peers.schemes.mutual_tls import MutualTls
 from peers.support.proxy.forward import from_a_page
 from proxy_helpers import billing_served, proxy_to
-from test_proxy_host_check import CA, CERT, CLIENT_CERT, CLIENT_KEY, KEY, exchange
-from transports import tls
-from transports.server import PeerServer
+from test_proxy_host_check import exchange, sent_through_an_mtls_proxy
 
 
 @pytest.mark.parametrize("host, base", [("127.0.0.1", "http://127.0.0.1:80"), ("localhost", "http://127.0.0.1:80"),
@@ -60,25 +53,10 @@ def test_a_proxy_on_port_80_answers_a_client_naming_it_as_clients_do():
 
 
 def test_a_cross_site_page_posting_to_the_proxys_own_address_is_not_forwarded_as_its_client_certificate():
-    done = []
-    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0, tls=tls.server_context(CERT, KEY, CA))
-    app = PeerApp(billing.billing_agent(server.base_url), wire_v10, scheme=MutualTls("billing-agent"),
-                  log=lambda line: None)
-    server.app = lambda request: done.append(request.url) or app(request)
-    server.start()
-    try:
-        with proxy_to(server.base_url, ca=CA, client_cert=CLIENT_CERT, client_key=CLIENT_KEY) as (proxy, _):
-            port = int(proxy.rsplit(":", 1)[1])
-            body = json.dumps({"message": {"messageId": "csrf-1", "role": "ROLE_USER",
-                                           "parts": [{"data": {"order_id": "ORD-CSRF", "amount": 4999}}]}}).encode()
-            # What a browser sends for a page's fetch(url, {method: "POST", mode: "no-cors", body}) from elsewhere
-            request = (f"POST /a2a/message:send HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                       "Origin: https://pages.attacker.example\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n"
-                       f"Content-Type: text/plain;charset=UTF-8\r\nContent-Length: {len(body)}\r\n"
-                       "Connection: close\r\n\r\n").encode() + body
-            exchange(port, request)
-    finally:
-        server.stop()
+    # What a browser sends for a page's fetch(url, {method: "POST", mode: "no-cors", body}) from elsewhere
+    _, done = sent_through_an_mtls_proxy("ORD-CSRF", "Host: 127.0.0.1:{port}", "Origin: https://pages.attacker.example",
+                                         "Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: no-cors",
+                                         content_type="text/plain;charset=UTF-8")
     assert not any("message:send" in url for url in done), "a cross-site page's POST reached the agent through the proxy"
 
 
