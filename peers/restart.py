@@ -114,8 +114,8 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     first; then the store is cut to its bounds, and claims whose task is gone are let go (no
     thread runs yet: a claim let go is never one a running task holds); then the tasks still
     kept are continued, a thread for each effect (`effect_of(task, owner)`, else the claim the
-    task holds, else the task alone) running its tasks in the store's order, waited for
-    CONTINUE_SECONDS in all; one still running then goes on (its task is working, as it would
+    task holds, else the task alone) running its tasks in the store's order, waited for `wait`
+    seconds in all (serve: CONTINUE_SECONDS); one still running then goes on (its task is working, as it would
     be), and its effect's later tasks after it; then all of it is written."""
     claims = {effect.task_id: key for key, effect in ledger.effects.items()}
     to_continue: list[Task] = []

@@ -30,7 +30,7 @@ _SECOND = written_once_a_second(lambda now: time.strftime("%Y-%m-%dT%H:%M:%S", t
 def utc_now() -> str:
     """A served peer's clock: ISO 8601 UTC with milliseconds, as A2A 1.0 asks."""
     now, second = _SECOND()
-    return second + ".%03dZ" % int(now % 1 * 1000)  # %, not an f-string's format spec: a third of the cost
+    return second + ".%03dZ" % int(now % 1 * 1000)  # %, not an f-string's format spec, parsed on every call
 
 
 def unguessable_task_ids() -> Callable[[], str]:
