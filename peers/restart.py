@@ -82,11 +82,19 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
             raise CannotGoOn(full(peer.ledger, owner))
         if request.effect is not None:
             peer.ledger.record(request.effect, Effect(owner, task.id, request.claim, BEING_DONE))
-    until = (task.status_data or {}).get("holdsUntil") if task.state in PAUSED else None  # not renewed
-    again = peer.store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
-    pending = Pending(None, request.effect, request.claim, request.admit, until if isinstance(until, str) else None)
+    again = peer.store.update(submitted_again(task))
+    until = (again.status_data or {}).get("holdsUntil")  # the hold stated before the restart, not renewed
+    pending = Pending(None, request.effect, request.claim, request.admit, until)
     work = partial(request.skill.run, request.payload)
     return peer._answer(peer._run(work, again, pending, owner, frozenset()))  # the core's own steps
+
+
+def submitted_again(task: Task) -> Task:
+    """`task` as a restart runs it again: submitted, with the end of the hold a pause stated kept (unshown: it
+    has no status message), so that a restart killed meanwhile, and the next, renew no hold."""
+    until = (task.status_data or {}).get("holdsUntil")
+    return task._replace(lifecycle=task.lifecycle[:1], status_message=None,
+                         status_data={"holdsUntil": until} if isinstance(until, str) else None)
 
 
 def effect_of(peer: Peer, task: Task, owner: str) -> str | None:
@@ -145,7 +153,7 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
             in_turn.setdefault(("effect", key) if key is not None else ("task", task.id), []).append(task)
     for tasks in in_turn.values():  # one waiting its turn is shown submitted: its pause (what it waits for) is made
         for task in tasks[1:]:  # again only by its re-run, and the peer may serve before that (CONTINUE_SECONDS)
-            store.update(task._replace(lifecycle=task.lifecycle[:1], status_message=None, status_data=None))
+            store.update(submitted_again(task))
     going = [threading.Thread(target=_continue_each, args=(store, ledger, go_on, tasks), daemon=True)
              for tasks in in_turn.values()]
     for thread in going:
