@@ -10,12 +10,13 @@ go on: its work was a running function, gone with the process. So, on start
   admission judged again, so its effect still happens at most once; it completes, or
   pauses for its caller again (an approval asked for again is the same proposal, its
   hold ending at the time stated before the restart, not renewed: pause.py). Another
-  caller's paused claim holds nothing against it (Ledger.held); a claim of its own caller's
-  other task, or one being done or done, does: it is failed. Tasks asking for one effect are
-  continued one after another, in the store's order, each meeting the ledger as the one
-  before left it, so which goes on never races with another's re-run holding the claim as
-  being done (one waiting its turn is shown submitted: what it waits for comes back only with
-  its re-run); tasks of other effects at once. The restart waits CONTINUE_SECONDS for these
+  task's paused claim holds nothing against it, as against an approval (peer.py); one being
+  done, or done, does: it is failed. Tasks asking for one effect are continued one after
+  another, the task holding the claim the dead process left first (its re-run, or failure,
+  settles that claim), then in the store's order, each meeting the ledger as the one before
+  left it, so which goes on never races with another's re-run holding the claim as being
+  done (one waiting its turn is shown submitted: what it waits for comes back only with its
+  re-run, the end of its hold kept); tasks of other effects at once. The restart waits CONTINUE_SECONDS for these
   in all; one still running then goes on, and so do the rest of its effect's, in turn;
 - any other (a follow-up's grant, an approval or a step-up, only its caller can give
   again), or one that cannot go on, is failed, saying why, that nothing was done and a
@@ -75,8 +76,8 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
     if refused:
         raise CannotGoOn(f"it is no longer admitted: {reason_and_data(refused)[0][:200]}")
     with peer.ledger.lock:
-        held = peer.ledger.get(request.effect)  # another caller's paused claim holds nothing against it (`held`):
-        if held is not None and held.task_id != task.id and (held.summary != WAITING or held.owner == owner):
+        held = peer.ledger.get(request.effect)  # another task's paused claim holds nothing against it, as against an
+        if held is not None and held.task_id != task.id and held.summary != WAITING:  # approval (peer._continue)
             raise CannotGoOn("another task holds its effect")  # (settle runs an effect's tasks in turn: no race)
         if not peer.ledger.room_for(request.effect, owner):  # its claim let go, and its caller's share full since
             raise CannotGoOn(full(peer.ledger, owner))
@@ -151,6 +152,9 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
         if task.id in store.tasks:  # not one cut just now: its claim is let go
             key = (effect_of(task, store.owners[task.id]) if effect_of is not None else None) or claims.get(task.id)
             in_turn.setdefault(("effect", key) if key is not None else ("task", task.id), []).append(task)
+    for (kind, key), tasks in in_turn.items():  # the claim's holder first: the claim the dead process left is its
+        holder = ledger.effects.get(key) if kind == "effect" else None  # (its re-run, or its failure, settles it)
+        tasks.sort(key=lambda task: holder is None or task.id != holder.task_id)  # (stable: the rest in order)
     for tasks in in_turn.values():  # one waiting its turn is shown submitted: its pause (what it waits for) is made
         for task in tasks[1:]:  # again only by its re-run, and the peer may serve before that (CONTINUE_SECONDS)
             store.update(submitted_again(task))

@@ -27,13 +27,14 @@ def test_a_paused_task_shown_to_its_caller_after_a_restart_takes_its_approval(tm
     assert [task["status"]["state"] for task in paused] == ["TASK_STATE_INPUT_REQUIRED"] * 2, paused
     peer.store.file.close()
     peer, call = durable_billing(path, other_tokens=callers[1:], new_task_id=unguessable_task_ids(), slow=SLOW, wait=WAIT)
-    try:  # serving now; the first task's re-run has not paused again yet, the second waits its turn
-        second = paused[1]["id"]
-        shown = call("GetTask", {"id": second}, callers[1])["result"]["status"]["state"]
-        answer = call("SendMessage", approval("a-1", second, "ORD-X", 6001), callers[1])
-        assert shown in ("TASK_STATE_SUBMITTED", "TASK_STATE_INPUT_REQUIRED"), shown  # waiting its turn: submitted
-        if shown == "TASK_STATE_INPUT_REQUIRED":
-            assert "error" not in answer, ("a task its caller sees as input-required refused its approval", answer)
+    try:  # serving now; one task's re-run has not paused again yet, the other waits its turn
+        shown = {task["id"]: call("GetTask", {"id": task["id"]}, token)["result"]["status"]["state"]
+                 for task, token in zip(paused, callers)}
+        assert "TASK_STATE_SUBMITTED" in shown.values(), shown  # the one waiting its turn, shown so
+        for n, (task, token) in enumerate(zip(paused, callers)):
+            answer = call("SendMessage", approval(f"a-{n}", task["id"], "ORD-X", 6000 + n), token)
+            if shown[task["id"]] == "TASK_STATE_INPUT_REQUIRED":
+                assert "error" not in answer, ("a task its caller sees as input-required refused its approval", answer)
     finally:  # bounded: both re-runs end (each pauses again) before the file is let go
         deadline = time.monotonic() + 4 * SLOW
         while time.monotonic() < deadline and not all(
