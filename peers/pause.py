@@ -167,6 +167,11 @@ class Pending(Record):
     admit: Callable[[], str | Refusal | None]  # the skill's admission check, judged again before it goes on
     holds_until: str | None = None  # when its hold on the effect ends, once stated (kept across a restart)
 
+    @property
+    def hold(self) -> dict[str, str] | None:
+        """The end of its hold, as the task keeps it while it works again (unshown; a restart reads it: restart.py)."""
+        return {"holdsUntil": self.holds_until} if self.holds_until else None
+
 
 MAX_PAUSED_PER_CALLER = 20  # tasks one caller may have waiting at once
 HOLD_SECONDS = 600.0  # how long a paused task holds its effect against other requests

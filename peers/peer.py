@@ -165,7 +165,7 @@ class Peer:
         """-> working -> completed, failed, or paused for a person. An effect done is in the
         ledger before the task says completed (a restart between the two completes the
         task: restart.py); a claim that ended with nothing done is forgotten."""
-        task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now()))
+        task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now(), data=pending.hold))
         effect = pending.effect
         try:
             text = run_granted(work, scopes)

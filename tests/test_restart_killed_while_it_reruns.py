@@ -99,3 +99,29 @@ def test_a_restart_killed_while_it_reruns_an_orders_paused_refunds_does_not_rene
                if hold_of(task) != holds[task_id][1]}
     assert not renewed, (f"{len(renewed)} of the {len(mid)} tasks the kill found waiting their turn had their "
                          f"holds renewed (first stated -> now): {list(renewed.items())[:3]}")
+
+
+def test_a_task_a_restart_runs_again_keeps_its_holds_end_while_it_works(tmp_path):
+    """Killed while a re-run works (billing's refund takes its time before it asks again), the task was
+    working with no hold stated, and the next start paused it with a fresh one: it keeps the end, unshown."""
+    from peers.a2a.model import PAUSED, TaskState
+    from peers.stamps import utc_now
+    from test_durable import durable_billing
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path, clock=utc_now)  # a served peer's clock: a pause states its hold's end
+    task = call("SendMessage", refund("m-1", "ORD-H", 6000))["result"]["task"]
+    until = hold_of(task)
+    assert until is not None, task
+    peer.store.file.close()
+    peer, call = durable_billing(path, slow=1.0, wait=0.2, clock=utc_now)  # the re-run still works when the restart is done
+    try:
+        working = peer.store.tasks[task["id"]]
+        assert working.state is TaskState.WORKING and (working.status_data or {}).get("holdsUntil") == until, working
+        assert "message" not in call("GetTask", {"id": task["id"]})["result"]["status"], "the hold's end is not shown"
+    finally:  # bounded: the re-run pauses again before the file is let go
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and peer.store.tasks[task["id"]].state not in PAUSED:
+            time.sleep(0.05)
+        again = call("GetTask", {"id": task["id"]})["result"]
+        peer.store.file.close()
+    assert hold_of(again) == until, "paused again, its hold as first stated"
