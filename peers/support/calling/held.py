@@ -77,11 +77,11 @@ def read_held(entries: dict[str, Any], path: str) -> dict[str, Any]:
         if unknown is not None:  # a misspelling, as "apikey", named: the kinds are case-sensitive
             raise ConfigError(f"{where} has an unknown field {unknown[:40]!r}: each is one of {', '.join(KINDS)}")
         texts = {kind: _secret(entry[kind], f"{where}.{kind}") for kind in KINDS[:5] if kind in entry}
-        store[parse_url(endpoint).canonical] = Held(texts.get("bearer"), texts.get("apiKey"),
-                               _pair(texts.get("basic"), f"{where}.basic", "USER:PASSWORD"),
-                               _pair(texts.get("oauth2"), f"{where}.oauth2", "CLIENT-ID:CLIENT-SECRET"),
-                               _token_url(texts.get("tokenUrl"), endpoint, where),
-                               _certificate(entry.get("clientCertificate"), f"{where}.clientCertificate"))
+        store[parse_url(endpoint).canonical] = Held(
+            texts.get("bearer"), texts.get("apiKey"), _pair(texts.get("basic"), f"{where}.basic", "USER:PASSWORD"),
+            _pair(texts.get("oauth2"), f"{where}.oauth2", "CLIENT-ID:CLIENT-SECRET"),
+            _token_url(texts.get("tokenUrl"), endpoint, where),
+            _certificate(entry.get("clientCertificate"), f"{where}.clientCertificate"))
     return store
 
 

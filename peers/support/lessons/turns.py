@@ -50,7 +50,7 @@ def billing_first(story: Steps, card: AgentCard) -> None:
     if card.name == BILLING:
         return
     stop_short(story.say, f"[support] this lesson shows {BILLING}, the registry's first card; the first card now is "
-              f"'{escape(card.name)[:60]}': put billing's card first in the registry to see it")
+                          f"'{escape(card.name)[:60]}': put billing's card first in the registry to see it")
 
 
 def contact_of(story: Steps, card: AgentCard, outcome: Outcome) -> Contact | None:
