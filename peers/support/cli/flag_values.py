@@ -8,7 +8,6 @@ A mistyped lesson or flag is answered with the nearest name there is (difflib), 
 """
 from __future__ import annotations
 
-import re
 from types import ModuleType
 
 
@@ -91,8 +90,10 @@ def file_name(text: str) -> str:
 
 def host_name(text: str) -> str:
     """A DNS name a request's Host may give (lower-cased: names are read so): letters, digits, dots and hyphens."""
+    from transports.base import parse_url  # the one URL check reads host names
     name = text.strip().lower().rstrip(".")
-    if not re.fullmatch(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*", name) or len(name) > 253:
+    url = parse_url(f"http://{name}/") if name else None
+    if url is None or url.host != name:  # a port, a path, a character no host name has
         raise _bad("name a host as an /etc/hosts line gives it (letters, digits, dots and hyphens), without a port")
     return name
 

@@ -50,17 +50,17 @@ def from_a_page(request: HttpRequest, names: tuple[str, ...]) -> str | None:
     an Origin at none of them (a cross-site page's POST, which names the proxy's own Host; a browser sends its
     Origin, which no page can take off, and a program none). No Host (HTTP/1.0) is no browser's request."""
     host, origin, known = request.header("Host"), request.header("Origin"), ("127.0.0.1", "localhost", *names)
-    if host is not None and _name(host) not in known:
+    if host is not None and _name(parse_url(f"http://{host}/")) not in known:
         return f"Host {host[:80]}"
-    if origin is not None and _name(origin.partition("://")[2]) not in known:  # "null" too: a sandboxed page
+    if origin is not None and _name(parse_url(origin)) not in known:  # "null" too: a sandboxed page
         return f"Origin {origin[:80]}"
     return None
 
 
-def _name(authority: str) -> str:
-    """A Host's (or an Origin's) host name: in lower case, a port and a final dot left out ([::1] whole)."""
-    name = authority.lower().rsplit(":", 1)[0] if authority.count(":") == 1 else authority.lower()
-    return name.rstrip(".")
+def _name(url: Any) -> str:
+    """The host a URL names (read by the one URL check: in lower case, its port apart), a final dot left out;
+    "" for what is no URL (then no name the proxy answers at)."""
+    return url.host.rstrip(".") if url is not None else ""
 
 
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
