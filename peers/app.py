@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import time
+from _thread import allocate_lock  # threading.Lock itself, without loading threading (peers/ledger.py)
 from functools import lru_cache
 from importlib import import_module
 
@@ -45,7 +45,7 @@ JSON = {"Content-Type": "application/json"}
 CARD_MAX_AGE = 300  # seconds: a card changes when its agent is redeployed, not per request
 
 
-_LOG_LOCK = threading.Lock()
+_LOG_LOCK = allocate_lock()
 
 
 def log_to_stderr(line: str) -> None:

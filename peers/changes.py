@@ -12,8 +12,8 @@ taken and nothing built. Not here: what a change is (store.py), what is told (th
 """
 from __future__ import annotations
 
-import threading
 import time
+from _thread import allocate_lock  # threading.Lock itself, without loading threading (peers/ledger.py)
 
 from peers.a2a.model import Task
 
@@ -27,7 +27,7 @@ class Changes:
     def __init__(self) -> None:
         # Replaced, never changed in place: publishing reads it without a lock.
         self.followers: tuple[Follower, ...] = ()
-        self.lock = threading.Lock()  # between followers coming and going
+        self.lock = allocate_lock()  # between followers coming and going
 
     def follow(self, follower: Follower) -> None:
         with self.lock:
@@ -52,6 +52,7 @@ class Waiter:
 
     def __init__(self, changes: Changes, task_id: str) -> None:
         self.changes, self.task_id = changes, task_id
+        import threading  # a stream or a subscription: the runs that follow a task load it
         self.woken = threading.Event()
         changes.follow(self.heard)
 

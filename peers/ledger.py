@@ -11,7 +11,7 @@ its own share.
 
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without loading threading: a start-up's cost (bench/startup.py)
 
 from transports.records import Record
 
@@ -50,7 +50,7 @@ class Ledger:
         self.effects: dict[str, Effect] = {}  # in the order claimed
         self.owned: dict[str, int] = {}  # owner -> how many of `effects` are its claims (its share: max_effects)
         self.waiting: dict[str, set[str]] = {}  # owner -> the keys its paused tasks hold (WAITING): a full share's to let go
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
 
     def get(self, key: str | None) -> Effect | None:
         return None if key is None else self.effects.get(key)

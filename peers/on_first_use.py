@@ -10,7 +10,7 @@ webhooks, not two with one registration lost. Once made, the part is a plain att
 
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without loading threading (peers/ledger.py)
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 class made_on_first_use:  # noqa: N801 - a decorator, spelled as `property` is
     def __init__(self, make: Callable[[Any], Any]) -> None:
-        self.make, self.lock, self.__doc__ = make, threading.Lock(), make.__doc__
+        self.make, self.lock, self.__doc__ = make, allocate_lock(), make.__doc__
         self.name = make.__name__
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:

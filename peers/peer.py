@@ -16,7 +16,6 @@ is stable; a served peer's are unguessable.
 """
 from __future__ import annotations
 
-import threading
 from functools import partial
 
 from peers.a2a.model import PAUSED, AgentCard, ListQuery, Message, Task, TaskPage, TaskState
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from peers.push import Webhooks
     from peers.push_payload import PushSettings
     from peers.streaming import Streams
+    from threading import BoundedSemaphore
 
 MAX_BACKGROUND = 16  # tasks worked on after their answer (returnImmediately) at one time
 
@@ -59,19 +59,17 @@ class Peer:
         self.clock, self.hold_seconds = clock, hold_seconds  # no clock: a stable transcript, and no hold ends
         self.log = log or (lambda line: None)
         self.allow_private_webhooks, self.push = allow_private_webhooks, push  # for `webhooks`, at the end
-        self.background = threading.BoundedSemaphore(MAX_BACKGROUND)  # returnImmediately's workers
 
     def send_message(self, message: Message, *, owner: str = "", scopes: frozenset[str] = frozenset(),
                      wait: bool = True, started: Callable[..., None] | None = None) -> Task:
         """Run the skill a message asks for, as a task: submitted -> working -> an end.
 
-        `owner` is who asked, in its tenant (store.py, tenants.py); a message it sent before gets
-        the task it made the first time, and the skill does not run again. A message
-        naming a task (its taskId) is the next turn of that task: see `_continue`.
-        `scopes`: what the caller's credential grants beyond asking (a step-up's scope). With
-        `wait=False` (returnImmediately) the task is answered as submitted and worked on in
-        the background (MAX_BACKGROUND at once; beyond, the caller waits). `started(task, is_new)`
-        is told of the task answered, a new one before its work begins (to register the caller's webhook).
+        `owner` is who asked, in its tenant (store.py, tenants.py); a message it sent before gets the task it made
+        the first time, and the skill does not run again. A message naming a task (its taskId) is the next turn of
+        that task: see `_continue`. `scopes`: what the caller's credential grants beyond asking (a step-up's scope).
+        With `wait=False` (returnImmediately) the task is answered as submitted and worked on in the background
+        (MAX_BACKGROUND at once; beyond, the caller waits). `started(task, is_new)` is told of the task answered, a
+        new one before its work begins (to register the caller's webhook).
         """
         if message.task_id is not None:
             return self._answer(self._continue(message, owner, scopes, started))
@@ -84,14 +82,14 @@ class Peer:
         pending = Pending(None, request.effect, request.claim, request.admit)
         work = partial(self._run, partial(request.skill.run, request.payload), task, pending, owner, scopes)
         if not wait and self.background.acquire(blocking=False):  # the caller asks how it went later
+            import threading  # loaded by the runs that work in the background, not by every start-up
             threading.Thread(target=self._in_background, args=(work,), daemon=True).start()
             return self._answer(task)
         return self._answer(work())  # `s` here: the lifecycle, in _run
 
     def _open(self, request: Request, message: Message, owner: str) -> tuple[Task, bool]:
-        """The new task, submitted, its effect claimed in the ledger in the same step
-        (True); or, with nothing done (False): a rejection saying why, the task that did
-        this effect already, or the task this message made when it came before."""
+        """The new task, submitted, its effect claimed in the ledger in the same step (True); or, with nothing done
+        (False): a rejection saying why, the task that did this effect already, or the task this message made before."""
         refused = request.admit()
         if refused:  # not permitted: a rejected task says why, and nothing was done
             return self._rejected(message, owner, request.content, refused), False
@@ -142,8 +140,7 @@ class Peer:
         if refused:
             self.ledger.release(pending.effect, task.id)
             note, data = reason_and_data(refused)
-            return self.store.update(task.advance(TaskState.FAILED, message=note, data=data,
-                                                  timestamp=self._now()))
+            return self.store.update(task.advance(TaskState.FAILED, message=note, data=data, timestamp=self._now()))
         with self.ledger.lock:  # approved: claim the effect, unless another task did it meanwhile
             earlier = self.ledger.get(pending.effect)
             if earlier is not None and (earlier.task_id == task.id or earlier.summary == WAITING):
@@ -160,8 +157,7 @@ class Peer:
                 f"{done_by} already did this meanwhile; nothing was done again (retry is NOT safe)")))
         return self._run(pending.paused.then, task, pending, owner, scopes)
 
-    def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str,
-             scopes: frozenset[str]) -> Task:
+    def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str, scopes: frozenset[str]) -> Task:
         """-> working -> completed, failed, or paused for a person. An effect done is in the
         ledger before the task says completed (a restart between the two completes the
         task: restart.py); a claim that ended with nothing done is forgotten."""
@@ -203,8 +199,7 @@ class Peer:
         note, data = reason_and_data(refused)
 
         def rejected() -> Task:
-            return self._submitted(message).advance(TaskState.REJECTED, message=note, data=data,
-                                                    timestamp=self._now())
+            return self._submitted(message).advance(TaskState.REJECTED, message=note, data=data, timestamp=self._now())
         return self.store.add(rejected, owner, message.message_id, content)[0]
 
     def _holds(self, task_id: str) -> bool:  # a paused task's claim: kept, still paused (or about to be), hold not over
@@ -243,6 +238,11 @@ class Peer:
 
     def _now(self) -> str | None:
         return self.clock() if self.clock else None
+
+    @made_on_first_use
+    def background(self) -> BoundedSemaphore:  # returnImmediately's workers, MAX_BACKGROUND at once; made as a caller
+        import threading  # first asks: a run that never works in the background never loads threading
+        return threading.BoundedSemaphore(MAX_BACKGROUND)
 
     @made_on_first_use
     def streams(self) -> Streams:  # its open streams, bounded (streaming.py); made as a caller first streams

@@ -18,7 +18,7 @@ store has it on disk before anyone is told. Not here: who is told what (the feed
 """
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without loading threading (peers/ledger.py)
 from collections import OrderedDict
 
 from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
@@ -74,7 +74,7 @@ class TaskStore:
         self.kept_bytes = 0  # the sum of `sizes`
         self.waiting: dict[str, Any] = {}  # task id -> what a paused task waits for
         self.seq, self.order = 0, {}  # task id -> the number it was made with (ListTasks's tie-break)
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
         self.changes = changes or Changes()  # where each change is published, once
 
     def add(self, make_task: Callable[[], Task], owner: str, message_id: str | None,
