@@ -30,7 +30,7 @@ MIN_HELD = 8  # characters: a held secret shorter than this is masked only where
 # (matched anywhere, a short one would mask ordinary words, and where it did would give it away)
 MOST_HELD = 64  # credentials a printer learns from what it sends (`hold`), beyond those it was given
 MOST_SAID = 16  # secret fields' values of one body looked for elsewhere in it
-_MASKED = re.compile(r"\*{4}(?:#[0-9a-f]{4})?")  # a value shown masked already (a trace read back): kept as it is
+_MASKED = r"\*{4}(?:#[0-9a-f]{4})?"  # a value shown masked already (a trace read back): kept as it is
 _JSON_SECRET = r'("(?:%s)"\s*:\s*")((?:[^"\\]|\\.)*)"' % "|".join(SECRET_FIELDS)
 # A form's field, a URL query's: its value runs to what no query holds unescaped (RFC 3986 3.4), so a
 # line's "]" or '"' after it is not taken for part of the secret (one secret, one fingerprint).
@@ -67,7 +67,7 @@ def mask_body(text: str, held: tuple[str, ...] = ()) -> str:
     # each is looked for in the whole body, and a body of 20,000 such fields took seconds a frame)
 
     def hidden(found: re.Match[str], closing: str = "") -> str:
-        if _MASKED.fullmatch(found.group(2)):
+        if re.fullmatch(_MASKED, found.group(2)):
             return found.group(0)
         if len(said) < MOST_SAID and found.group(2) not in said:
             said.append(found.group(2))
@@ -137,9 +137,9 @@ def carried(headers: dict[str, str], body: bytes = b"") -> list[str]:
                 found += _basic(secret)
     text = body[:1 << 20].decode("utf-8", "replace") if body else ""
     if '"' in text and any(name in text for name in _QUOTED):
-        found += [value for _, value in re.findall(_JSON_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
+        found += [value for _, value in re.findall(_JSON_SECRET, text)[:MOST_SAID] if not re.fullmatch(_MASKED, value)]
     if "=" in text and any(name in text for name in _ASSIGNED):
-        found += [value for _, value in re.findall(_FORM_SECRET, text)[:MOST_SAID] if not _MASKED.fullmatch(value)]
+        found += [value for _, value in re.findall(_FORM_SECRET, text)[:MOST_SAID] if not re.fullmatch(_MASKED, value)]
     return [secret for secret in dict.fromkeys(found)  # a huge one, a plain word: masked where named
             if secret and len(secret) <= MOST_KEPT and not _plain_word(secret)]
 

@@ -92,14 +92,14 @@ def optional(source: dict[str, Any], key: str, kind: type, prefix: str = "") -> 
 def int32(value: Any) -> int | None:
     """An int32 as ProtoJSON reads one: a number with no fraction, or its decimal digits in a
     string ("5", as a proto3 JSON writer may send it), within -2**31 .. 2**31-1; None otherwise."""
-    if type(value) is str and _INT32_TEXT.fullmatch(value):
+    if type(value) is str and value[:1] in _DIGITS_START and re.fullmatch(_INT32_TEXT, value):  # a name ("ROLE_USER") told at its first letter
         value = int(value)
     elif type(value) is float and value.is_integer() and abs(value) < 2 ** 31:
         value = int(value)
     return value if type(value) is int and -2 ** 31 <= value < 2 ** 31 else None
 
 
-_INT32_TEXT = re.compile(r"-?[0-9]{1,10}")
+_INT32_TEXT, _DIGITS_START = r"-?[0-9]{1,10}", "-0123456789"  # compiled by re at a first enum sent in digits
 
 
 def count(source: dict[str, Any], key: str, least: int, most: int, prefix: str = "") -> int | None:

@@ -24,7 +24,7 @@ NAME = "A2A-Version"  # the header's name, and the request parameter's (section 
 _LOWER = NAME.lower()
 LATEST = {"0": "0.3", "1": "1.0"}  # each major served -> the latest minor served of it
 _NUMBER = r"(?:0|[1-9][0-9]{0,3})"  # no leading zero, no sign, ASCII digits only, short
-_FORM = re.compile(rf"({_NUMBER})(?:\.({_NUMBER})(?:\.{_NUMBER})?)?")
+_FORM = rf"({_NUMBER})(?:\.({_NUMBER})(?:\.{_NUMBER})?)?"  # compiled by re at its first use: a plain header never
 SHOWN = 24  # how much of a refused value an error message quotes
 
 
@@ -75,7 +75,7 @@ def asked(header: str | None, url: str) -> Asked:
 def served(value: str) -> str | None:
     """"Major.Minor" for a well-formed value (a patch dropped, a major alone completed with
     the latest minor served of it, or ".0" where none is); None for anything else."""
-    form = _FORM.fullmatch(value)
+    form = re.fullmatch(_FORM, value)
     if form is None:
         return None
     major, minor = form.groups()
