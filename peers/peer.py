@@ -117,9 +117,8 @@ class Peer:
 
     def _continue(self, message: Message, owner: str, scopes: frozenset[str],
                   started: Callable[[Task], None] | None = None) -> Task:
-        """The next turn of a task (A2A: a message carrying taskId). Only a paused task
-        takes one, and only with what it waits for; the turn joins the task's history, and
-        then, not before, `started(task)` is told of it (the webhook it came with)."""
+        """The next turn of a task (A2A: a message carrying taskId). Only a paused task takes one, and only with
+        what it waits for; the turn joins the task's history, and then, not before, `started(task)` is told of it."""
         content = content_of(message)
         refuse_if_too_big(content)
         task = self.store.get(message.task_id, owner)  # unknown, or another caller's: -32001
@@ -153,8 +152,9 @@ class Peer:
                 self.ledger, owner), data={"retrySafe": True, "effectsLanded": []}))  # nothing done, as seed 004 says it
         if earlier is not None:
             done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
-            return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(
-                f"{done_by} already did this meanwhile; nothing was done again (retry is NOT safe)")))
+            return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(  # landed, not by it
+                f"{done_by} already did this meanwhile; nothing was done again (a retry finds it done)"),
+                data={"retrySafe": True, "effectsLanded": [split(pending.effect)[1]]}))
         return self._run(pending.paused.then, task, pending, owner, scopes)
 
     def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str, scopes: frozenset[str]) -> Task:

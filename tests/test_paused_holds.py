@@ -61,5 +61,7 @@ def test_a_paused_task_approved_after_another_caller_refunded_its_order_does_not
                           approval("m-2", also["result"]["task"]["id"]))) == "TASK_STATE_COMPLETED"
         late = call(first.base_url, "first", "SendMessage", approval("m-2", waiting["result"]["task"]["id"]))
         assert state(late) == "TASK_STATE_FAILED" and "already did this meanwhile" in text(late)
+        said = late["result"]["task"]["status"]["message"]["parts"][1]["data"]  # seed 004's failure, as data
+        assert said == {"retrySafe": True, "effectsLanded": ["refund of ORD-9"]}, "landed, by the other; a retry finds it"
         refunds = [effect.summary for effect in peer.ledger.effects.values()]
         assert refunds == ["refund of $6,000.00 issued for ORD-9 (ref BILL-ORD-9)"], "refunded once, never twice"
