@@ -1,20 +1,19 @@
 """Reading one HTTP/1.1 message from a socket, strictly and under a deadline (RFC 9112).
 
-Used by the network transport to read a peer's reply. The rules, each tested against a
-hostile server in tests/test_network_client.py:
-- Every wait gets only the time left before one deadline for the whole exchange, so a
-  dripped message, endless headers or an endless body end on time (TimeoutError); a
-  reader given `idle` seconds waits that long for each next byte instead (a stream's body).
-- Lines end in CRLF; at most MAX_HEADERS header lines and MAX_HEAD bytes of head; names
-  are tokens, values hold no CR, LF or NUL, no obs-fold [5.2]; a status line is
-  `HTTP/1.x NNN reason` [4], and at most MAX_INTERIM 1xx replies are skipped.
-- Body length as in [6.3]: none after HEAD (bytes that came with its head anyway are
-  returned as its body, to be judged), 1xx, 204, 304. Content-Length with
-  Transfer-Encoding is refused (two framings are how messages get smuggled); the only
-  coding is "chunked" [7.1]. Content-Length is ASCII digits, every copy equal, at most
-  max_body before reading. Else the body ends at close, up to max_body.
-Anything else raises MalformedMessage with a one-line reason. Character classes are
-spelled out, because `\\d` would also match "²" and other Unicode digits.
+Used by the network transport to read a peer's reply. The rules, each tested against a hostile server in
+tests/test_network_client.py:
+- Every wait gets only the time left before one deadline for the whole exchange, so a dripped message,
+  endless headers or an endless body end on time (TimeoutError); a reader given `idle` seconds waits that
+  long for each next byte instead (a stream's body).
+- Lines end in CRLF; at most MAX_HEADERS header lines and MAX_HEAD bytes of head; names are tokens, values
+  hold no CR, LF or NUL, no obs-fold [5.2]; a status line is `HTTP/1.x NNN reason` [4], and at most
+  MAX_INTERIM 1xx replies are skipped.
+- Body length as in [6.3]: none after HEAD (bytes that come with its head anyway, or within HEAD_LINGER,
+  are returned as its body, to be judged), 1xx, 204, 304. Content-Length with Transfer-Encoding is refused
+  (two framings are how messages get smuggled); the only coding is "chunked" [7.1]. Content-Length is ASCII
+  digits, every copy equal, at most max_body before reading. Else the body ends at close, up to max_body.
+Anything else raises MalformedMessage with a one-line reason. Character classes are spelled out, because
+`\\d` would also match "²" and other Unicode digits.
 """
 from __future__ import annotations
 
@@ -32,10 +31,11 @@ MAX_HEAD = 16 * 1024  # status line and header lines of one message, CRLFs inclu
 MAX_HEADERS = 100
 MAX_INTERIM = 10  # 1xx replies skipped before the final one
 MAX_CHUNK_LINE = 1024  # a chunk-size line, extensions included
-# Set-Cookie is the one field RFC 9110 5.3 says is not joined with commas (RFC 6265 3: a cookie's
-# Expires holds one); repeated, its values are kept apart by a line feed, which no field value
-# holds, and each is written back on a line of its own (http11_server.response_head).
+# Set-Cookie is the one field RFC 9110 5.3 says is not joined with commas (RFC 6265 3: a cookie's Expires
+# holds one); repeated, its values are kept apart by a line feed, which no field value holds, and each is
+# written back on a line of its own (http11_server.response_head).
 COOKIES_APART = "\n"
+HEAD_LINGER = 0.1  # s a reply to HEAD is heard out after its head: a body wrongly sent often comes apart, later
 
 TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # a header name [RFC 9110 5.6.2]
 FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")  # a header value, decoded as Latin-1
@@ -105,6 +105,16 @@ class Reader:
                 return data
         raise MalformedMessage(f"the reply is over the {limit}-byte limit")
 
+    def within(self, seconds: float, limit: int) -> bytes:
+        """What is buffered; if nothing is, what arrives within `seconds` (and the deadline): up to `limit` bytes."""
+        try:
+            if not self.buffer:
+                self.sock.settimeout(min(seconds, left(self.deadline)))
+                self.buffer += self.sock.recv(limit)
+        except (TimeoutError, OSError):  # nothing came, or the connection went: nothing is all
+            pass
+        return bytes(self.buffer[:limit])
+
     def as_it_comes(self, limit: int, endless: bool = False) -> Iterator[bytes]:
         """A body that ends as the connection does [6.3 item 8], given as its bytes arrive,
         within `limit` bytes in all (`endless`: each read): a stream needs no chunks to be one."""
@@ -136,9 +146,9 @@ def read_fields(reader: Reader, budget: int) -> list[tuple[str, str]]:
     return fields
 
 
-# A whole final head at once, every line well formed: what nearly every reply is. Anything
-# else (a 1xx first, a line this refuses, a head not yet all here) is read line by line
-# below, which accepts the same heads and says what is wrong with any other.
+# A whole final head at once, every line well formed: what nearly every reply is. Anything else (a 1xx
+# first, a line this refuses, a head not yet all here) is read line by line below, which accepts the same
+# heads and says what is wrong with any other.
 _VALUE, _NAME = FIELD_VALUE.pattern.encode(), TOKEN.pattern.encode()
 _WHOLE_HEAD = re.compile(rb"HTTP/1\.([0-9]) ([2-5][0-9][0-9])(?: %s)?\r\n((?:%s:%s\r\n)*)\r\n" % (_VALUE, _NAME, _VALUE))
 
@@ -203,8 +213,8 @@ def read_reply(reader: Reader, method: str, max_body: int, *,
         raise MalformedMessage("the reply's Content-Length is not a number")
     media = [value.split(";")[0].strip().lower() for value in values("content-type")]
     endless = endless and status == 200 and media == ["text/event-stream"]
-    if method == "HEAD":  # none; what came with the head anyway is kept as one, for a caller to judge
-        body = bytes(reader.buffer)  # (check does; the connection is not kept)
+    if method == "HEAD":  # none; what came with the head anyway, or within HEAD_LINGER, is kept as one for a
+        body = reader.within(HEAD_LINGER, max_body)  # caller to judge (check does; the connection is not kept)
     elif status in (204, 304):
         body = b""  # a Content-Length here describes what a GET would have returned
     elif codings:
