@@ -14,6 +14,8 @@ over the median; issue 36's targets in brackets):
     answering json.dumps of a fixed answer (loopback.FLOOR), keep-alive, Nagle off;
   - the floor's app behind the workbench's own server (transports/server.py), which every
     served peer runs on: the server's cost, apart from the peer's;
+  - the one-function yardstick (bench/flat_peer.py): the same checks and answer as the peer's
+    below, written as one function on the same server: the work, without the layers;
   - the served billing-agent (`serve billing-agent --wire 1.0 --token`), A2A 1.0
     SendMessage over JSON-RPC, a bearer token, a refund of a new order every request,
     4 keep-alive connections [at most 1.5x the floor];
@@ -87,6 +89,7 @@ class Case(NamedTuple):
 CASES = (
     Case("floor: http.server + json", "floor", send_message, completes=False),
     Case("our server, the floor's app", "server", send_message, completes=False),
+    Case("one-function yardstick", "flat", send_message),
     Case("served peer, JSON-RPC", "peer", send_message),
     Case("served peer, HTTP+JSON", "peer", rest_send),
     Case("served peer, --store", "durable", send_message),
@@ -97,6 +100,8 @@ CASES = (
 # (what, measured case, baseline case, the target, if there is one)
 RATIOS = (("served peer / floor", "served peer, JSON-RPC", "floor: http.server + json", 1.5),
           ("our server / floor", "our server, the floor's app", "floor: http.server + json", None),
+          ("yardstick / floor", "one-function yardstick", "floor: http.server + json", None),
+          ("served peer / yardstick", "served peer, JSON-RPC", "one-function yardstick", None),
           ("HTTP+JSON / floor", "served peer, HTTP+JSON", "floor: http.server + json", None),
           ("--store / in-memory peer", "served peer, --store", "served peer, JSON-RPC", 1.6),
           ("--store / floor", "served peer, --store", "floor: http.server + json", None),
@@ -123,6 +128,7 @@ def started_for(server: str, core: int | None, load_core: int | None, store: str
         stale.unlink()
     return [started([*wrap, *{"floor": [sys.executable, "-c", FLOOR],
                                "server": [sys.executable, "-c", FLOOR_APP_ON_OUR_SERVER],
+                               "flat": [sys.executable, "bench/flat_peer.py", TOKEN, MOST_REFUNDS],
                                "floor-tls": [sys.executable, "-c", FLOOR, str(DEMO_CERT), str(DEMO_KEY)],
                                "peer": serve, "durable": serve + ["--store", store],
                                "peer-tls": serve + ["--tls"]}[server]], core)]
@@ -172,7 +178,7 @@ def main() -> None:
     parser.add_argument("--warm-up", type=float, default=1.0, help="seconds of load before each measured one: "
                         "the peer's store full (1,000 tasks), as after a while in a test run (default 1)")
     parser.add_argument("--only", nargs="+", choices=sorted({case.server for case in CASES}), metavar="SERVER",
-                        help="measure these servers alone (floor, server, peer, durable, floor-tls, peer-tls, proxy); "
+                        help="measure these servers alone (floor, server, flat, peer, durable, floor-tls, peer-tls, proxy); "
                         "a ratio is printed when both its sides were measured")
     parser.add_argument("--instructions", action="store_true", help="count instructions per request under valgrind "
                         "(callgrind) instead: the same from run to run, the kernel's share left out")
