@@ -65,3 +65,33 @@ def test_a_paused_task_approved_after_another_caller_refunded_its_order_does_not
         assert said == {"retrySafe": True, "effectsLanded": ["refund of ORD-9"]}, "landed, by the other; a retry finds it"
         refunds = [effect.summary for effect in peer.ledger.effects.values()]
         assert refunds == ["refund of $6,000.00 issued for ORD-9 (ref BILL-ORD-9)"], "refunded once, never twice"
+
+
+def test_a_paused_task_approved_while_another_callers_refund_is_only_under_way_says_no_refund_landed_that_did_not():
+    """Another caller's refund of the order claimed it (BEING_DONE) but had not done it when the paused task was
+    approved, and then did nothing (its step-up paused it). The approved task's failure says as data that the
+    refund landed and that a retry finds it done: neither is so, and the caller's retry goes ahead instead."""
+    import threading
+    import time
+    from peers.ledger import BEING_DONE, WAITING
+    peer = billing.billing_agent(slow=2.0, step_up_above=10.0)  # each refund takes 2 s; above $10 a step-up
+    with serving(PeerApp(peer, wire_v10, token="first")) as first, \
+            serving(PeerApp(peer, wire_v10, token="second")) as second:
+        waiting = call(first.base_url, "first", "SendMessage", refund("m-1", "ORD-9", 6000))
+        assert state(waiting) == "TASK_STATE_INPUT_REQUIRED"
+        answers = []
+        other = threading.Thread(target=lambda: answers.append(call(
+            second.base_url, "second", "SendMessage", refund("s-1", "ORD-9", 25))), daemon=True)
+        other.start()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and getattr(peer.ledger.get("refund of ORD-9"), "summary", "") != BEING_DONE:
+            time.sleep(0.01)  # until the other caller's refund has claimed the order: under way, nothing done yet
+        assert peer.ledger.get("refund of ORD-9").summary == BEING_DONE
+        late = call(first.base_url, "first", "SendMessage", approval("m-2", waiting["result"]["task"]["id"]))
+        other.join(10)
+        assert state(answers[0]) == "TASK_STATE_AUTH_REQUIRED", "the other refund paused for a step-up: nothing done"
+        assert peer.ledger.get("refund of ORD-9").summary == WAITING, "no refund of ORD-9 landed"
+        parts = late["result"]["task"]["status"]["message"]["parts"]
+        landed = parts[1]["data"]["effectsLanded"] if len(parts) > 1 else []
+        assert landed == [] and "finds it done" not in text(late), (
+            f"the approved task says {landed} landed and {text(late)!r}, yet nothing was refunded")
