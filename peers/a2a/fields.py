@@ -92,7 +92,7 @@ def optional(source: dict[str, Any], key: str, kind: type, prefix: str = "") -> 
 def int32(value: Any) -> int | None:
     """An int32 as ProtoJSON reads one: a number with no fraction, or its decimal digits in a
     string ("5", as a proto3 JSON writer may send it), within -2**31 .. 2**31-1; None otherwise."""
-    if type(value) is str and value[:1] in _DIGITS_START and re.fullmatch(_INT32_TEXT, value):  # a name ("ROLE_USER") told at its first letter
+    if type(value) is str and value[:1] in _DIGITS_START and re.fullmatch(_INT32_TEXT, value):  # a name: at once
         value = int(value)
     elif type(value) is float and value.is_integer() and abs(value) < 2 ** 31:
         value = int(value)
