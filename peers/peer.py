@@ -150,25 +150,25 @@ class Peer:
         if not room:  # its claim let go meanwhile, and the ledger full: nothing is forgotten to do it
             return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=full(
                 self.ledger, owner), data={"retrySafe": True, "effectsLanded": []}))  # nothing done, as seed 004 says it
-        if earlier is not None:
-            done_by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
-            return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(  # landed, not by it
-                f"{done_by} already did this meanwhile; nothing was done again (a retry finds it done)"),
-                data={"retrySafe": True, "effectsLanded": [split(pending.effect)[1]]}))
+        if earlier is not None:  # done by another meanwhile, or being done now (it may yet do nothing): not by this task
+            by = f"task {earlier.task_id}" if earlier.owner == owner else "another caller"
+            now = earlier.summary == BEING_DONE
+            return self.store.update(task.advance(TaskState.FAILED, timestamp=self._now(), message=(
+                f"{by} is doing this now; nothing was done by this task (ask again once it ends)" if now else
+                f"{by} already did this meanwhile; nothing was done again (a retry finds it done)"),
+                data={"retrySafe": True, "effectsLanded": [] if now else [split(pending.effect)[1]]}))
         return self._run(pending.paused.then, task, pending, owner, scopes)
 
     def _run(self, work: Callable[[], str], task: Task, pending: Pending, owner: str, scopes: frozenset[str]) -> Task:
-        """-> working -> completed, failed, or paused for a person. An effect done is in the
-        ledger before the task says completed (a restart between the two completes the
-        task: restart.py); a claim that ended with nothing done is forgotten."""
+        """-> working -> completed, failed, or paused for a person. An effect done is in the ledger before the task
+        says completed (a restart between the two completes it: restart.py); a claim that did nothing is forgotten."""
         task = self.store.update(task.advance(TaskState.WORKING, timestamp=self._now(), data=pending.hold))
         effect = pending.effect
         try:
             text = run_granted(work, scopes)
         except SkillFailed as exc:
             note = f"{exc.reason} (retry {'is' if exc.retry_safe else 'is NOT'} safe)"
-            task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now(),
-                                                  data=exc.as_data()))
+            task = self.store.update(task.advance(TaskState.FAILED, message=note, timestamp=self._now(), data=exc.as_data()))
         except Paused as exc:  # nothing was done: a person, or a stronger credential, must say
             task = paused_or_failed(task, exc, self.store.paused_by(owner), pending.holds_until, self.hold_seconds,
                                     self._now())
