@@ -581,3 +581,28 @@ def test_a_pinned_host_goes_to_its_pinned_address_at_each_urls_own_port():
         answer = client.get(f"http://agent.example:{port}/x", {})
         client.close()
     assert (answer.status, answer.body) == (200, b"here")
+
+
+def test_a_head_asks_the_server_to_close_so_no_body_is_waited_for_where_none_comes():
+    """A HEAD's connection is dropped after it (a body wrongly sent could be read as the next reply), and its
+    reply is heard out for HEAD_LINGER after its head: saying `Connection: close` lets a server end it at once.
+    A caller's own Connection header is sent as it is; other requests say nothing of it."""
+    from transports.network import HttpTransport
+    from conftest import OutsidePeer, outside_peer
+    seen = []
+
+    class Peer(OutsidePeer):
+        def do_HEAD(self):
+            seen.append(("HEAD", self.headers.get("Connection")))
+            self.send(200, b"{}")
+
+        def do_GET(self):
+            seen.append(("GET", self.headers.get("Connection")))
+            self.send(200, b"{}")
+    with outside_peer(Peer) as base:
+        client = HttpTransport(timeout=5)
+        client.head(base + "/", {})
+        client.head(base + "/", {"Connection": "keep-alive"})
+        client.get(base + "/", {})
+        client.close()
+    assert seen == [("HEAD", "close"), ("HEAD", "keep-alive"), ("GET", None)]

@@ -13,7 +13,7 @@ for ever. The rules, each tested against a hostile server in tests/test_network_
   passing each chunk on), each chunk within `max_body`, each wait for the next within `timeout`.
 - One kept-alive connection per (scheme, host, port), reused only if the peer has not closed
   it while idle: checked before sending, never by resending after a failure (a POST is never
-  sent twice). Dropped after `Connection: close`, HTTP/1.0, a body ended by close, a HEAD, a 204 or 304, an error.
+  sent twice). Dropped after `Connection: close`, HTTP/1.0, a body ended by close, a HEAD (it says so), a 204/304, an error.
 - A request's header names are tokens and its values hold no control character but a tab.
 - `resolve` maps a hostname to (ip, port) like `curl --resolve`: a loopback peer this process started,
   spoken to in plain HTTP with the original Host header, or (`resolved_tls`) in TLS, its name sent (SNI)
@@ -164,8 +164,7 @@ class HttpTransport:
                 context = self.client_tls.get(origin, self.tls)  # our client certificate, to its origin only
                 sock = context.wrap_socket(sock, server_hostname=host.strip("[]"))  # closes sock on failure
         except TimeoutError:
-            raise TransportError(f"could not connect to {host}:{port} within "
-                                 f"{self.timeout:g}s (timeout)") from None
+            raise TransportError(f"could not connect to {host}:{port} within {self.timeout:g}s (timeout)") from None
         except (OSError, UnicodeError) as exc:  # UnicodeError: a name the resolver cannot encode
             raise TransportError(f"could not connect to {host}:{port}: {_reason(exc)}") from None
         self._connections[key] = sock
@@ -177,8 +176,7 @@ class HttpTransport:
             connection.close()
 
 
-def _request_head(method: str, url: str, body: bytes | None,
-                  headers: dict[str, str]) -> tuple[_Key, bytes]:
+def _request_head(method: str, url: str, body: bytes | None, headers: dict[str, str]) -> tuple[_Key, bytes]:
     """The connection key and the request's head; nothing has been sent yet (sent=False)."""
     parsed = parse_url(url)  # the one URL check: visible ASCII, no user:password@, a valid port
     if parsed is None:
@@ -196,6 +194,8 @@ def _request_head(method: str, url: str, body: bytes | None,
                 said = "a CR, LF or NUL" if any(c in value for c in "\r\n\0") else "a control character"
                 raise TransportError(f"the request header {name} has {said} in its value")
     lines += [f"{name}: {value}" for name, value in headers.items()]
+    if method == "HEAD" and "connection" not in names.lower().split(":"):  # dropped after it anyway: said, so a server
+        lines.append("Connection: close")  # closes at once, not waited on for a body it must not send (HEAD_LINGER)
     if body is not None:
         lines.append(f"Content-Length: {len(body)}")
     try:
