@@ -331,3 +331,17 @@ def test_json_past_the_proxys_reading_limits_is_not_said_to_be_not_json(body):
         answer = HttpTransport(timeout=5).exchange(ClientRequest("POST", proxy + "/a2a", RPC_10, ASK))
         assert (answer.status, answer.body) == (200, body)
     assert not [line for line in lines.lines if "is not JSON" in line], lines.text()
+
+
+@pytest.mark.parametrize("body", [b'{"jsonrpc": "2.0", "id": 1, "result": NaN}',
+                                  '{"jsonrpc": "2.0", "id": 1, "result": {}}'.encode("utf-16"),
+                                  b'{"jsonrpc": "2.0", "id": 1, "result": {}} and more'],
+                         ids=["NaN", "UTF-16", "text after it"])
+def test_what_a_quick_read_takes_but_json_is_not_is_still_said_to_be_not_json(body):
+    """A success's body is read for its syntax by the C scanner (quick), then, if that fails, strictly: what
+    Python's json takes (NaN, a UTF-16 body it detects) and JSON does not (RFC 8259 6, 8.1) is still said."""
+    script = lambda sock, stop: sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"  # noqa: E731
+                                             b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+    with raw_agent(script) as agent, proxy_to(agent, timeout=0.5) as (proxy, lines):
+        HttpTransport(timeout=5).exchange(ClientRequest("POST", proxy + "/a2a", RPC_10, ASK))
+    assert len([line for line in lines.lines if "! JSONRPC-FMT-002 " in line and "not JSON" in line]) == 1, lines.text()

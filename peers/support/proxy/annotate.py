@@ -11,6 +11,7 @@ frames or a question of our own (version negotiation, auth): `check` asks those.
 """
 from __future__ import annotations
 
+import json
 import re
 
 from peers.a2a.bindings import HTTP_JSON, JSONRPC
@@ -59,10 +60,24 @@ def _error(answer: Answer) -> dict[str, Any] | None:
     return error if isinstance(error, dict) else None
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Every answer holding no error is read so: the C scanner, hooked for NaN and Infinity alone. A strict read
+# (each object's keys checked in Python) of every one cost the proxy a third more a forwarded request.
+_SYNTAX = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def _not_json(answer: Answer) -> str | None:
     """What a body its JSON media type says is JSON is, when it is not: the header alone proves nothing."""
     if answer.document is not None:  # read already, by `notes`
         return None
+    try:  # nearly always JSON: read quickly; if not, strictly, to tell JSON past our limits from none
+        _SYNTAX.decode(bytes(answer.body).decode("utf-8"))
+        return None
+    except (ValueError, RecursionError):
+        pass
     try:
         loads_strict(answer.body)
     except (LimitExceeded, DuplicateKey):  # JSON still (deep, a long number, a name twice): past what we read
