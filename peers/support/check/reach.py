@@ -83,21 +83,27 @@ def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], tran
         if refused:  # not asked, and said: "not measured" with the reason
             found.append(Reach(name, None, url, spoken, None, not_asked=refused))
             continue
-        credential, why, schemes = _credential(document, spoken, card_url, name, store, transport)
+        credential, why, schemes = _credential(document, spoken, card_url, name, endpoint, store, transport)
         found.append(Reach(name, binding, endpoint, spoken, credential, why, schemes))
     return found
 
 
-def _credential(document: dict[str, Any], spoken: WireFormat, card_url: str, binding: str,
+def _credential(document: dict[str, Any], spoken: WireFormat, card_url: str, binding: str, endpoint: str,
                 store: dict[str, Any], transport: Any) -> tuple[dict[str, str] | None, str, tuple[Any, ...]]:
-    """The headers our store's credential for this interface takes, or None and why not; and
-    the schemes the card declares."""
+    """The headers our store's credential for this interface (at `endpoint`, where its requests
+    go) takes, or None and why not; and the schemes the card declares."""
     from peers.support.calling.card_reading import read_card
     from peers.support.calling.credentials import credential_for
     try:
         card = read_card(spoken, document, None, card_url, binding).card
     except PeerError as exc:
         return None, f"{UNREADABLE}: {str(exc)[:200]}", ()
+    if card.url != endpoint:  # the card read names another interface of this binding (a 0.3 card's
+        # supportedInterfaces at 0.3): the credential is the one held for where the requests go, never that one's
+        if parse_url(endpoint).scheme != parse_url(card_url).scheme:  # as read_card refuses a downgrade (7.1)
+            return None, f"{UNREADABLE}: fetched over {parse_url(card_url).scheme}, asked over " \
+                f"{parse_url(endpoint).scheme} ({endpoint[:80]}): a downgrade, refused", ()
+        card = card._replace(url=endpoint)
     schemes = tuple(card.security_schemes)
     if not schemes and not [kind for kind in card.auth_schemes if kind != "none"]:
         return None, "the card declares no security scheme", ()
