@@ -1,0 +1,52 @@
+"""`check URL` against an agent that stalls: a report, never a traceback; and exit status 0
+only when no MUST failed, which an agent must not earn by stalling.
+
+After MAX_TIMEOUTS answers in a row past their deadline the agent is not asked again
+(probe.py), and every check still to come is a skip saying so. The two requests before the
+first MUST of the protocol are the card's conditional GET and its HEAD, both SHOULDs: an
+agent that lets exactly those two run out its deadline has every MUST of the protocol and
+of authentication skipped, not failed, so it exits 0 ("no MUST failed") however broken the
+rest of it is. Here every POST is answered with bytes that are no JSON at all: each MUST it
+would be asked fails. The first request not sent, JSON-RPC's GetTask, has no frames, and the
+error-shape check read its first frame's body: an IndexError, out of the whole run."""
+import json
+import time
+
+from conftest import OutsidePeer, cli, outside_peer
+
+STALL = 1.0  # seconds: past --timeout 0.4
+
+
+class Staller(OutsidePeer):
+    def do_GET(self):
+        if self.headers.get("If-None-Match") or self.command == "HEAD":
+            time.sleep(STALL)  # the two SHOULDs' requests: run out their deadline
+        base = f"http://127.0.0.1:{self.server.server_port}"
+        card = {"name": "staller", "description": "d", "version": "1",
+                "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+                "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+                "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}]}
+        try:
+            self.send(200, json.dumps(card).encode(), headers=[("Cache-Control", "max-age=60"), ("ETag", '"v1"')])
+        except OSError:  # the checker hung up at its deadline, as it should
+            self.close_connection = True
+
+    do_HEAD = do_GET
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send(200, b"\x00 no JSON, no JSON-RPC, nothing an A2A client can read", "application/json")
+
+
+def stalled():
+    with outside_peer(Staller, handle_error=lambda request, address: None) as base:
+        return cli("check", base, "--format", "json", "--timeout", "0.4")
+
+
+def test_a_json_rpc_gettask_left_unsent_by_an_agent_that_stalled_is_a_skip_in_a_report_not_a_traceback():
+    done = stalled()  # raised IndexError (protocol_checks._error_shapes: frames[0] of a request never sent)
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    outcome = {row["id"]: (row["outcome"], row["verdicts"][0]["detail"]) for row in report["requirements"]}
+    assert outcome["JSONRPC-ERR-001"][0] == "skip" and "run past their deadline" in outcome["JSONRPC-ERR-001"][1]
+
