@@ -50,3 +50,11 @@ def test_a_json_rpc_gettask_left_unsent_by_an_agent_that_stalled_is_a_skip_in_a_
     outcome = {row["id"]: (row["outcome"], row["verdicts"][0]["detail"]) for row in report["requirements"]}
     assert outcome["JSONRPC-ERR-001"][0] == "skip" and "run past their deadline" in outcome["JSONRPC-ERR-001"][1]
 
+
+def test_an_agent_that_stalls_two_should_requests_does_not_exit_0_with_every_must_unasked():
+    done = stalled()
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    unasked = [row["id"] for row in report["requirements"] if row["level"] == "MUST" and row["outcome"] == "skip"
+               and "run past their deadline" in row["verdicts"][0]["detail"]]
+    assert done.returncode != 0, f"exit status 0 with these MUSTs never asked: {unasked}"
