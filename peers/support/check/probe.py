@@ -19,7 +19,7 @@ import time
 from peers.support.calling.http_json import CODES, ERROR_INFO
 from transports.base import ClientRequest, HttpResponse
 from transports.codec import MAX_FRAME_BYTES, loads_strict
-from transports.errors import PeerError
+from transports.errors import PeerError, TransportError
 from transports.printer import Frame, FramePrinter
 from transports.records import Record
 
@@ -116,6 +116,29 @@ class Probe:
         self.timeouts = 0
         return _of_this_request(read_answer(response), request), tuple(self.printer.frames[before:])
 
+
+
+class Budgeted:
+    """The printer as the calling side's token fetches use it (reach.py: the OAuth2 tokens a card's
+    schemes ask for, any number of them): each request within the run's budget as a probe's is,
+    none once it is spent (a TransportError saying so, which the credential's reason then says)."""
+
+    def __init__(self, probe: Probe) -> None:
+        self.probe = probe
+
+    def _within(self) -> None:
+        left = self.probe.deadline - time.monotonic()
+        if left <= 0:
+            raise TransportError(f"{NOT_SENT}the run's time budget was spent")
+        self.probe.printer.inner.timeout = min(self.probe.timeout, left)
+
+    def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        self._within()
+        return self.probe.printer.get(url, headers, binding=binding)
+
+    def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
+        self._within()
+        return self.probe.printer.post(url, body, headers, binding=binding)
 
 def read_answer(response: HttpResponse) -> Answer:
     """An answer's status, media type, JSON and the error code it names, whichever binding."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from peers.a2a.wire_format import CARD_PATH, card_url, declared_by, names_a_card
 from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
-from peers.support.check.probe import Probe
+from peers.support.check.probe import Budgeted, Probe
 from peers.support.check.reach import origin_of, pin_card_host, reaches
 from peers.support.check.report import Report, as_json, graded, junit, text
 from peers.support.output import Kind
@@ -80,7 +80,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     document = card_checks.card_of(answer)
     found, unreached = [], "no card was read, so nothing past it was asked"
     if document is not None:
-        found = reaches(document, target, store, printer, settings.binding, printer.inner.pinned)
+        found = reaches(document, target, store, Budgeted(probe), settings.binding, printer.inner.pinned)
         if settings.binding and all(reach.binding is None for reach in found):  # asked for one, and none measured
             printer.inner.close()
             return _unasked(settings.binding.upper(), found, declared_by(document).NAME)
@@ -93,7 +93,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
         verdicts += protocol_checks.checks(probe, found, _push_declared(document))
         verdicts += auth_checks.checks(probe, found, document)
     if document is not None and settings.deep:
-        others = reaches(document, target, other_store, printer, settings.binding, printer.inner.pinned) \
+        others = reaches(document, target, other_store, Budgeted(probe), settings.binding, printer.inner.pinned) \
             if other_store is not None else None
         verdicts += deep_run.checks(probe, found, others, document)
     else:
