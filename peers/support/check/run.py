@@ -18,7 +18,7 @@ from peers.a2a.wire_format import CARD_PATH, card_url, declared_by, names_a_card
 from peers.support.check import auth_checks, card_checks, deep_run, protocol_checks
 from peers.support.check.probe import Budgeted, Probe
 from peers.support.check.reach import origin_of, pin_card_host, reaches
-from peers.support.check.report import Report, as_json, graded, junit, text
+from peers.support.check.report import Report, as_json, graded, junit, said, text
 from peers.support.output import Kind
 from transports.base import parse_url
 from transports.printer import FramePrinter
@@ -99,7 +99,8 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     else:
         verdicts += deep_run.skipped(bool(settings.other_caller))
     printer.inner.close()
-    card = {"name": document.get("name") if document is not None and isinstance(document.get("name"), str) else "?",
+    card = {"name": said(document["name"], held) if document is not None and isinstance(document.get("name"), str)
+            else "?",  # cut, as every value the agent controls is in a report (a card may be a megabyte of name)
             "version": declared_by(document).NAME if document is not None else "?",
             "bindings": [reach.name + ("" if origin_of(reach.endpoint) == origin_of(target) else
                                        f" (at {origin_of(reach.endpoint)}, not the card's origin)") for reach in found]}
