@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 PASS, FAIL, SKIP, NOT_MEASURED = "pass", "fail", "skip", "not measured"
 NOT_SENT = "not sent: "  # how a request the run gave up on begins its failure: its checks are skipped
+SPENT, STALLED = f"{NOT_SENT}the run's time budget was spent", f"{NOT_SENT}the agent let "  # gave up for its pace
 MAX_TIMEOUTS = 2  # answers in a row that missed their deadline: past this the agent is not asked again
 
 
@@ -99,10 +100,9 @@ class Probe:
         before = len(self.printer.frames)
         left = self.deadline - time.monotonic()
         if left <= 0:
-            return Answer(None, "", None, None, f"{NOT_SENT}the run's time budget was spent"), ()
+            return Answer(None, "", None, None, SPENT), ()
         if self.timeouts >= MAX_TIMEOUTS:
-            return Answer(None, "", None, None, f"{NOT_SENT}the agent let {self.timeouts} requests in a row "
-                                                "run past their deadline"), ()
+            return Answer(None, "", None, None, f"{STALLED}{self.timeouts} requests in a row run past their deadline"), ()
         self.printer.inner.timeout = min(self.timeout, left)  # the network transport's one deadline
         try:
             if request.method == "HEAD":
@@ -117,7 +117,6 @@ class Probe:
         return _of_this_request(read_answer(response), request), tuple(self.printer.frames[before:])
 
 
-
 class Budgeted:
     """The printer as the calling side's token fetches use it (reach.py: the OAuth2 tokens a card's
     schemes ask for, any number of them): each request within the run's budget as a probe's is,
@@ -129,7 +128,7 @@ class Budgeted:
     def _within(self) -> None:
         left = self.probe.deadline - time.monotonic()
         if left <= 0:
-            raise TransportError(f"{NOT_SENT}the run's time budget was spent")
+            raise TransportError(SPENT)
         self.probe.printer.inner.timeout = min(self.probe.timeout, left)
 
     def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
@@ -139,6 +138,7 @@ class Budgeted:
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
         self._within()
         return self.probe.printer.post(url, body, headers, binding=binding)
+
 
 def read_answer(response: HttpResponse) -> Answer:
     """An answer's status, media type, JSON and the error code it names, whichever binding."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 
-from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, Verdict
+from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, SPENT, STALLED, Verdict
 from peers.support.check.requirements import LEVELS, REQUIREMENTS, Requirement
 from transports.masking import mask_body
 from transports.printer import Frame, escape
@@ -76,7 +76,15 @@ class Report(Record):
 
     @property
     def exit_status(self) -> int:
-        return 1 if any(g.outcome == FAIL and g.requirement.level == "MUST" for g in self.graded) else 0
+        """1 where a MUST failed, or went unasked for the agent's pace (`unasked`): a gate passes no agent
+        that lets its requests run past their deadlines, whatever the MUSTs it was never asked would say."""
+        return 1 if any(g.outcome == FAIL and g.requirement.level == "MUST" for g in self.graded) or self.unasked else 0
+
+    @property
+    def unasked(self) -> int:
+        """MUSTs left unjudged because the agent stalled (requests in a row past their deadline) or spent the budget."""
+        return sum(1 for g in self.graded if g.requirement.level == "MUST" and g.outcome == SKIP
+                   and any(v.detail.startswith((SPENT, STALLED)) for v in g.verdicts))
 
 
 def graded(verdicts: list[Verdict], unreached: str) -> tuple[Graded, ...]:
@@ -161,7 +169,9 @@ def summary_line(report: Report) -> str:
                                                                  f"{found[level][FAIL]} fail, ")
                      + f"{found[level][SKIP] + found[level][NOT_MEASURED] - undone[level]} not judged" for level in LEVELS)
     unjudged = found["MUST"][SKIP] + found["MUST"][NOT_MEASURED]
-    verdict = "a MUST failed" if report.exit_status else "every MUST passes" if not unjudged else \
+    failed = any(g.outcome == FAIL and g.requirement.level == "MUST" for g in report.graded)
+    verdict = "a MUST failed" if failed else f"{report.unasked} MUST(s) never asked, for the agent's pace (each " \
+        "says why)" if report.unasked else "every MUST passes" if not unjudged else \
         f"no MUST failed ({unjudged} not judged: each says why)"
     return f"{said}. Exit status {report.exit_status}: {verdict}."
 
