@@ -19,7 +19,6 @@ import sys
 import time
 from _thread import allocate_lock  # threading.Lock itself, without loading threading (peers/ledger.py)
 from functools import lru_cache
-from importlib import import_module
 
 from peers.a2a import versions, wire_format as wire_formats
 from peers.a2a.bindings import arriving_at
@@ -31,7 +30,7 @@ from peers.peer import Peer
 from peers.tenants import declared
 from transports.base import HttpRequest, HttpResponse, parse_url
 from transports.codec import MAX_FRAME_BYTES
-from transports import digests
+from transports import digests, imported
 from transports.jsonrpc import InvalidRequest, JsonRpcError, encode_error
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -140,7 +139,7 @@ class PeerApp:
             return None, ""
         row, route = found
         if row.name not in self.bindings:
-            self.bindings[row.name] = import_module(row.served_by).SERVED(self.methods, self._log, self.max_body)
+            self.bindings[row.name] = imported(row.served_by).SERVED(self.methods, self._log, self.max_body)
         return self.bindings[row.name], route
 
     def _answer(self, request: HttpRequest, binding: Binding, route: str) -> HttpResponse:

@@ -124,8 +124,9 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
     """Not a timing (bench/startup.py measures); a guard: sockets, http.server, TLS, queues,
     the handoff envelope, the conformance peer, card signing, OpenSSL's digests (hashlib, hmac:
     transports/digests.py), and a peer's parts the essay's run never meets (streams, webhooks,
-    ListTasks's cursors, restarts, a stream's events) and threading (background work, a stream's wait: its locks
-    are _thread's) load only in the runs that use them; and typing, which no run uses (its names are for
+    ListTasks's cursors, restarts, a stream's events), threading (background work, a stream's wait: its locks
+    are _thread's) and importlib with warnings (a module named at run time: transports.imported) load only in
+    the runs that use them; and typing, which no run uses (its names are for
     type checkers: a tenth of the default run's start)."""
     import subprocess
     import sys
@@ -141,7 +142,7 @@ def test_the_default_run_loads_nothing_only_other_runs_need():
                          "peers.signing.es256", "peers.signing.ed25519", "peers.streaming", "peers.push",
                          "peers.pages", "peers.restart", "peers.a2a.stream", "peers.support.calling.caught_up",
                          "peers.a2a.wire_card", "peers.durable", "hashlib", "hmac", "_hashlib", "typing",
-                         "threading"}
+                         "threading", "importlib", "warnings"}
 
 
 @pytest.mark.parametrize("argv", [[], ["check", "http://127.0.0.1:9/"]], ids=["the default run", "check"])

@@ -19,9 +19,20 @@ imported under `if TYPE_CHECKING:`, where TYPE_CHECKING is the module's own Fals
 checkers read the block as true), and `from __future__ import annotations` keeps every
 annotation text. Importing typing costs about 16 million instructions, a tenth of the default
 run's start (bench/startup.py), and no run needs a value from it but a durable store's row
-check (peers/durable_codec.py). A protocol class (an interface) is a plain class at run time.
+check (peers/durable_codec.py). A protocol class (an interface) is a plain class at run time. And a
+module named at run time (a wire format, a binding) is loaded by `imported` below, not importlib's
+import_module, whose package loads warnings too: 1.5 million instructions of every start.
 
 Must not import: anything in `peers` (A2A's objects, the peers, the support agent). The
 transports are the plumbing both sides share.
 """
+import sys
+from types import ModuleType
+
 TYPE_CHECKING = False  # the story file's (a2a_delegation.py): one line fewer for a learner stepping through it
+
+
+def imported(name: str) -> ModuleType:
+    """The module `name` (dotted), imported first if it is not yet: importlib.import_module's answer."""
+    __import__(name)
+    return sys.modules[name]

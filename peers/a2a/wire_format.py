@@ -16,9 +16,9 @@ has neither. Every reader raises `fields.WireError` naming the field it could no
 """
 from __future__ import annotations
 
-from importlib import import_module
 
 from peers.a2a.model import AgentCard, ListQuery, Message, Task, TaskPage
+from transports import imported
 from transports.jsonrpc import JsonRpcError
 from transports.records import Record
 
@@ -152,7 +152,7 @@ def method_for(spoken: WireFormat, operation: str) -> str | None:
 
 
 def by_name(name: str) -> WireFormat:
-    module: Any = import_module(MODULES[name])
+    module: Any = imported(MODULES[name])
     return module
 
 

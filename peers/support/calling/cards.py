@@ -21,7 +21,6 @@ allowlist's verdict (config.py, and the trust gate in the story); gRPC.
 
 from __future__ import annotations
 
-from importlib import import_module
 
 from peers.a2a import bindings
 from peers.a2a.model import AgentCard, clip
@@ -30,7 +29,7 @@ from peers.a2a.security_schemes import BEARER, kind_of
 from peers.a2a.wire_format import WireFormat
 from peers.support.calling.config import token_for
 from peers.support.calling.contracts import CONTRACTS
-from transports import jsonrpc, sse
+from transports import imported, jsonrpc, sse
 from transports.base import ClientRequest, HttpResponse
 from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
@@ -96,7 +95,7 @@ def chosen(offered: list[tuple[str, str, str | None]], forced: str | None = None
     wanted = [forced] if forced else list(SPOKEN)
     for name in wanted:
         if name in urls and name in SPOKEN:
-            binding: Binding = import_module(SPOKEN[name]).BINDING
+            binding: Binding = imported(SPOKEN[name]).BINDING
             return binding.at(*urls[name])
     listed = ", ".join(dict.fromkeys(name[:40] for name, _, _ in offered)) or "no interface"
     asked = f"the {forced} asked for" if forced else EITHER
