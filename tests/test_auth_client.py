@@ -632,3 +632,39 @@ def test_a_credential_for_another_path_or_port_is_not_the_endpoints(served, tmp_
         outcome, frames, printed = delegate(base, store_of(tmp_path, {key: HELD["apikey"]}))
         assert outcome.result is None and "holds none for" in printed, (key, printed[-300:])
         assert not any(frame.direction == "-->" and frame.url == base + "/a2a" for frame in frames), key
+
+
+def test_a_way_in_asking_for_two_credentials_in_one_header_is_not_chosen_and_no_token_is_fetched_for_it(
+        served, tmp_path):
+    """HTTP has one Authorization header: a way in naming two OAuth2 schemes (or bearer and Basic) cannot
+    be met by one request, whatever we hold. It was chosen, a token fetched for each scheme (40 schemes:
+    40 fetches, 40 deadlines) and only the last sent. The next way in that one request can carry is chosen;
+    with none, one line says why, before any frame to a token endpoint."""
+    counted = []
+
+    def declaring(*ways):
+        def make(base, peer):
+            schemes = (OAUTH2._replace(token_url=base + "/oauth2/token"),
+                       OAUTH2._replace(name="oauth2-again", token_url=base + "/oauth2/token"),
+                       SecurityScheme("bearer", "http", scheme="Bearer"))
+            peer.card = peer.card._replace(auth_schemes=tuple(s.name for s in schemes), security_schemes=schemes)
+            real = PeerApp(peer, wire_v10, token="t0k", log=lambda line: None)
+
+            def app(request):
+                if request.url.endswith("/oauth2/token"):
+                    counted.append(request.body)
+                    return _answer({"access_token": f"at-{len(counted)}", "token_type": "Bearer"})
+                if request.url.endswith("/agent-card.json"):  # our peers serve one way in; this card, `ways`
+                    card = json.loads(real(request).body)
+                    card["securityRequirements"] = [{"schemes": {name: {"list": []} for name in way}} for way in ways]
+                    return _answer(card)
+                return real(request)
+            return app
+        return make
+    base = served(app=declaring(("oauth2", "oauth2-again"), ("bearer",)))
+    held = store_of(tmp_path, {base + "/a2a": {"bearer": "t0k", "oauth2": "support-agent:s3cret"}})
+    outcome, frames, printed = delegate(base, held)
+    assert outcome.result is not None and "requires bearer" in printed and counted == [], printed
+    base = served(app=declaring(("oauth2", "oauth2-again"),))
+    outcome, frames, printed = delegate(base, store_of(tmp_path, {base + "/a2a": {"oauth2": "support-agent:s3cret"}}))
+    assert outcome.result is None and "no one request can carry" in printed and counted == [], printed

@@ -79,18 +79,29 @@ def _usable(scheme: SecurityScheme, held: Held) -> bool:
                  "clientCertificate": held.certificate}.get(_credential(scheme)))
 
 
+def _one_request(way: tuple[SecurityScheme, ...]) -> bool:
+    """Whether one request can carry every scheme of a way: each in a header of its own. Two that ride
+    in Authorization (bearer, Basic, an OAuth2 token) cannot both be sent, nor two API keys of one name."""
+    headers = [("authorization" if _credential(s) in ("bearer", "basic", "oauth2") else s.key_name.lower())
+               for s in way if _credential(s) not in (None, "clientCertificate")]
+    return len(headers) == len(set(headers))
+
+
 def choose(card: AgentCard, store: dict[str, Any]) -> tuple[SecurityScheme, ...]:
     """The schemes we will present to `card`'s agent: the first of its requirements we hold
-    every credential for; () for a card that requires none. Raises Unheld, saying what
-    would be needed, when we hold none of them."""
+    every credential for, and one request can carry; () for a card that requires none. Raises
+    Unheld, saying what would be needed, when we hold none of them."""
     ways = requirements(card)
     if not ways:
         return ()
     held = held_for(store, card.url)
     for way in ways:
-        if all(_usable(scheme, held) for scheme in way):
+        if all(_usable(scheme, held) for scheme in way) and _one_request(way):
             return way
     wanted = " or ".join(" and ".join(f"{scheme.name[:40]} ({needs(scheme)})" for scheme in way) for way in ways[:4])
+    if all(not _one_request(way) for way in ways):  # held or not: nothing sent could meet them
+        raise Unheld(f"its card requires {wanted}: each way in asks for two credentials in one header "
+                     "(two in Authorization, or two API keys of one name), which no one request can carry")
     if all(any(scheme.type in UNMET for scheme in way) for way in ways):  # not a credential we lack
         raise Unheld(f"its card requires {wanted}: no credential can be chosen for that, whatever --credentials holds")
     keys = [s for way in ways for s in way if _credential(s) == "apiKey"]
