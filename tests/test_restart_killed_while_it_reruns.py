@@ -12,7 +12,7 @@ from now. Every crash while a restart runs renews them again.
 Hostile review finding: real `serve --store` processes on 127.0.0.1 (port from the banner), SIGKILL,
 the store file read read-only (sqlite3, mode=ro) between runs; no mocks of the project's code."""
 import json
-import random
+import os
 import signal
 import sqlite3
 import subprocess
@@ -39,21 +39,36 @@ def hold_of(task):
                  if isinstance(part.get("data"), dict)), None)
 
 
-def killed_after(path, seconds):
-    """`serve --store path`, SIGKILLed `seconds` after it was started (its banner or not)."""
+def written(path):
+    """When the store's log (its -wal file) was last written: the server holds the file itself (locking_mode
+    EXCLUSIVE), so its commits are watched from outside, not read."""
+    try:
+        return os.stat(path + "-wal").st_mtime_ns
+    except FileNotFoundError:
+        return None
+
+
+def killed_at_a_commit(path, commits, seconds):
+    """`serve --store path`, SIGKILLed as soon as it has written its log `commits` times (one of them the
+    restart's first re-run, which writes the order's later tasks as waiting their turn), or after `seconds`:
+    watched, not timed, so neither a busy machine nor a fast one moves the kill off the re-runs."""
+    before, seen = written(path), 0
     process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent", "--wire",
                                 "1.0", "--port", "0", "--store", path, "--other-token", CALLERS[1]],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**__import__("os").environ, "A2A_SERVE_TOKEN": CALLERS[0]})
+                               env={**os.environ, "A2A_SERVE_TOKEN": CALLERS[0]})
     try:
-        time.sleep(seconds)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and process.poll() is None and seen < commits:
+            now = written(path)
+            seen, before = seen + (now != before), now
+            time.sleep(0.0002)  # bounded by `seconds`
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(10)
 
 
 def test_a_restart_killed_while_it_reruns_an_orders_paused_refunds_does_not_renew_their_holds(tmp_path):
-    rng = random.Random(56)
     path = str(tmp_path / "billing.db")
     process, base, _ = served(path, "--other-token", CALLERS[1])
     try:  # two callers' refunds of one order, alternating (another caller's pause holds nothing), each paused
@@ -67,19 +82,14 @@ def test_a_restart_killed_while_it_reruns_an_orders_paused_refunds_does_not_rene
         process.kill()
         process.communicate(timeout=10)
     time.sleep(1.1)  # a hold made again now ends visibly later than the one first stated
-    started = time.monotonic()  # how long a start takes here: its banner comes after the re-runs
-    process, base, _ = served(path, "--other-token", CALLERS[1])
-    banner = time.monotonic() - started
-    process.kill()
-    process.communicate(timeout=10)
     mid = None
-    for _ in range(60):  # bounded: killed at seeded moments around the re-runs until one lands among them
-        killed_after(path, rng.uniform(0.4 * banner, 1.1 * banner))
+    for commits in range(1, 13):  # bounded: the writes before the re-runs' (opening the file ...) let pass, one more each time
+        killed_at_a_commit(path, commits, 15)
         waiting = {task_id: state for task_id, state in states_on_disk(path).items() if state in ("submitted", "working")}
         if waiting:
             mid = waiting
             break
-    assert mid is not None, "no kill landed while the restart re-ran the tasks (the machine too fast or too slow?)"
+    assert mid is not None, "no kill landed while the restart re-ran the tasks"
     process, base, _ = served(path, "--other-token", CALLERS[1])
     try:
         deadline, shown = time.monotonic() + 15, {}
