@@ -191,14 +191,19 @@ def test_a_connection_is_not_reused_when_the_reply_says_so_or_is_suspect(hostile
 
 
 def test_a_connection_the_server_closed_while_idle_is_replaced_not_reused(hostile):
+    hung_up = threading.Event()
+
     def handler(conn, server):
         server.request(conn)
         conn.sendall(OK)
         server.wait(0.1)  # then hang up, idle, like an idle timeout
+        conn.close()
+        hung_up.set()
     server = hostile(handler)
     transport = HttpTransport(timeout=2)
     assert transport.post(server.url, b"one", {}).body == b"ok"
-    time.sleep(0.3)
+    assert hung_up.wait(5), "the server hung up"  # waited for, not slept on: a loaded machine is late to
+    time.sleep(0.05)  # its FIN crosses loopback
     assert transport.post(server.url, b"two", {}).body == b"ok"
     assert server.accepted == 2 and len(server.requests) == 2, "each POST arrived exactly once"
 
