@@ -99,9 +99,11 @@ def choose(card: AgentCard, store: dict[str, Any]) -> tuple[SecurityScheme, ...]
         if all(_usable(scheme, held) for scheme in way) and _one_request(way):
             return way
     wanted = " or ".join(" and ".join(f"{scheme.name[:40]} ({needs(scheme)})" for scheme in way) for way in ways[:4])
-    if all(not _one_request(way) for way in ways):  # held or not: nothing sent could meet them
-        raise Unheld(f"its card requires {wanted}: each way in asks for two credentials in one header "
-                     "(two in Authorization, or two API keys of one name), which no one request can carry")
+    every = all(not _one_request(way) for way in ways)  # held or not: nothing sent could meet them
+    if every or any(all(_usable(s, held) for s in way) for way in ways):  # or one we hold could not: that is why
+        raise Unheld(f"its card requires {wanted}: {'each way in' if every else 'the way in we hold credentials for'} "
+                     "asks for two credentials in one header (two in Authorization, or two API keys of one name), "
+                     "which no one request can carry")
     if all(any(scheme.type in UNMET for scheme in way) for way in ways):  # not a credential we lack
         raise Unheld(f"its card requires {wanted}: no credential can be chosen for that, whatever --credentials holds")
     keys = [s for way in ways for s in way if _credential(s) == "apiKey"]
