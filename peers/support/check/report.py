@@ -8,7 +8,8 @@ skip whose line begins NOT_DONE ("NOT DONE" in the text report, counted as not d
 requirement no check reached is a skip with the reason the run gives (no card to read, no
 binding we speak). The frames shown are the
 printer's records: headers masked there, bodies masked here against what our store holds.
-The exit status: 0 when no MUST failed, 1 otherwise (2, a usage error, never gets here).
+The exit status: 1 when a MUST failed or went unasked for the agent's pace (`unasked`), 0 otherwise
+(2, a usage error, never gets here).
 
 The JSON schema (SCHEMA; "schema": "a2a-workbench-check/1", changed only by a new number):
 {"schema", "target", "card": {"name", "version", "bindings"}, "deep": false,
@@ -77,7 +78,7 @@ class Report(Record):
     @property
     def exit_status(self) -> int:
         """1 where a MUST failed, or went unasked for the agent's pace (`unasked`): a gate passes no agent
-        that lets its requests run past their deadlines, whatever the MUSTs it was never asked would say."""
+        that stalls, or is slow enough to spend the run's budget, whatever the MUSTs it was never asked would say."""
         return 1 if any(g.outcome == FAIL and g.requirement.level == "MUST" for g in self.graded) or self.unasked else 0
 
     @property
