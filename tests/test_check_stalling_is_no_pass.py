@@ -58,3 +58,35 @@ def test_an_agent_that_stalls_two_should_requests_does_not_exit_0_with_every_mus
     unasked = [row["id"] for row in report["requirements"] if row["level"] == "MUST" and row["outcome"] == "skip"
                and "run past their deadline" in row["verdicts"][0]["detail"]]
     assert done.returncode != 0, f"exit status 0 with these MUSTs never asked: {unasked}"
+
+
+
+def test_an_agent_slow_but_on_time_that_spends_the_budget_is_not_judged_on_what_went_unasked(tmp_path):
+    """Exit status 1 is for an agent that stalls (its requests past their deadline). Our own billing peer,
+    each answer 0.15 s late but within --timeout 0.25, spends the run's budget (8 of them: 2 s): what it was
+    not asked is not judged (exit 0, no MUST failed), and the request whose deadline was the budget's end,
+    not --timeout, is a skip, not a failure ("no reply within")."""
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.app import PeerApp
+    from transports.server import PeerServer
+    server = PeerServer(None, "127.0.0.1", 0)
+    peer = PeerApp(billing.billing_agent(server.base_url), wire_v10, token="t0k", log=lambda line: None)
+
+    def slow(request):
+        time.sleep(0.15)
+        return peer(request)
+    server.app = slow
+    server.start()
+    try:
+        store = tmp_path / "credentials.json"
+        store.write_text(json.dumps({"tokens": {server.base_url: "t0k"}}))
+        done = cli("check", server.base_url, "--credentials", store, "--format", "json", "--timeout", "0.25")
+    finally:
+        server.stop()
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    details = [(row["outcome"], verdict["detail"]) for row in report["requirements"] for verdict in row["verdicts"]]
+    assert any("time budget" in detail for outcome, detail in details if outcome == "skip"), "the budget was spent"
+    assert not [detail for outcome, detail in details if outcome == "fail" and "no reply within" in detail], details
+    assert done.returncode == 0 and report["exit_status"] == 0, report["summary"]

@@ -20,7 +20,7 @@ import time
 from peers.a2a.bindings import HTTP_JSON
 from peers.a2a.model import Message, Part
 from peers.a2a.wire_format import method_for
-from peers.support.check.probe import MAX_TIMEOUTS, NOT_SENT, Answer
+from peers.support.check.probe import MAX_TIMEOUTS, NOT_SENT, SPENT, Answer, stalled
 from peers.support.check.protocol_checks import Asker
 from transports import sse
 from transports.codec import loads_strict
@@ -91,9 +91,7 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     from peers.support.check.probe import read_answer
     printer, before, left = probe.printer, len(probe.printer.frames), probe.deadline - time.monotonic()
     if left <= 0 or probe.timeouts >= MAX_TIMEOUTS:
-        why = "the run's time budget was spent" if left <= 0 else \
-            f"the agent let {probe.timeouts} requests in a row run past their deadline"
-        return Answer(None, "", None, None, NOT_SENT + why), [], (), "not sent"
+        return Answer(None, "", None, None, SPENT if left <= 0 else stalled(probe.timeouts)), [], (), "not sent"
     printer.inner.timeout = min(probe.timeout, left)
     try:
         response = printer.send(request, stream=True)

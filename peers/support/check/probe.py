@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 PASS, FAIL, SKIP, NOT_MEASURED = "pass", "fail", "skip", "not measured"
 NOT_SENT = "not sent: "  # how a request the run gave up on begins its failure: its checks are skipped
-SPENT, STALLED = f"{NOT_SENT}the run's time budget was spent", f"{NOT_SENT}the agent let "  # gave up for its pace
+SPENT, STALLED = f"{NOT_SENT}the run's time budget was spent", f"{NOT_SENT}the agent let "  # why a request was not
+CUT = "the run's time budget ran out while it was answered"  # sent, and why one sent got no answer: skips, not fails
 MAX_TIMEOUTS = 2  # answers in a row that missed their deadline: past this the agent is not asked again
 
 
@@ -102,7 +103,7 @@ class Probe:
         if left <= 0:
             return Answer(None, "", None, None, SPENT), ()
         if self.timeouts >= MAX_TIMEOUTS:
-            return Answer(None, "", None, None, f"{STALLED}{self.timeouts} requests in a row run past their deadline"), ()
+            return Answer(None, "", None, None, stalled(self.timeouts)), ()
         self.printer.inner.timeout = min(self.timeout, left)  # the network transport's one deadline
         try:
             if request.method == "HEAD":
@@ -110,11 +111,18 @@ class Probe:
             else:
                 response = self.printer.send(request)
         except PeerError as exc:  # the transport's: nothing came back that could be read
-            self.timeouts = self.timeouts + 1 if getattr(exc, "timed_out", False) else 0
+            timed_out = getattr(exc, "timed_out", False)
+            self.timeouts = self.timeouts + 1 if timed_out else 0
+            if timed_out and left < self.timeout:  # its deadline was the budget's end, not --timeout: unjudged
+                return Answer(None, "", None, None, f"{NOT_SENT}{CUT}"), tuple(self.printer.frames[before:])
             return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), \
                 tuple(self.printer.frames[before:])
         self.timeouts = 0
         return _of_this_request(read_answer(response), request), tuple(self.printer.frames[before:])
+
+
+def stalled(timeouts: int) -> str:
+    return f"{STALLED}{timeouts} requests in a row run past their deadline"
 
 
 class Budgeted:

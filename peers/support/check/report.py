@@ -8,7 +8,7 @@ skip whose line begins NOT_DONE ("NOT DONE" in the text report, counted as not d
 requirement no check reached is a skip with the reason the run gives (no card to read, no
 binding we speak). The frames shown are the
 printer's records: headers masked there, bodies masked here against what our store holds.
-The exit status: 1 when a MUST failed or went unasked for the agent's pace (`unasked`), 0 otherwise
+The exit status: 1 when a MUST failed or went unasked because the agent stalled (`unasked`), 0 otherwise
 (2, a usage error, never gets here).
 
 The JSON schema (SCHEMA; "schema": "a2a-workbench-check/1", changed only by a new number):
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 
-from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, SPENT, STALLED, Verdict
+from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, STALLED, Verdict
 from peers.support.check.requirements import LEVELS, REQUIREMENTS, Requirement
 from transports.masking import mask_body
 from transports.printer import Frame, escape
@@ -77,15 +77,20 @@ class Report(Record):
 
     @property
     def exit_status(self) -> int:
-        """1 where a MUST failed, or went unasked for the agent's pace (`unasked`): a gate passes no agent
-        that stalls, or is slow enough to spend the run's budget, whatever the MUSTs it was never asked would say."""
-        return 1 if any(g.outcome == FAIL and g.requirement.level == "MUST" for g in self.graded) or self.unasked else 0
+        """1 where a MUST failed, or went unasked because the agent stalled (`unasked`): a gate passes no agent
+        that lets its requests run past their deadlines, whatever the MUSTs it was never asked would say. One slow
+        but on time, that spends the run's budget (8 --timeouts, at most 40 s), leaves its MUSTs not judged."""
+        return 1 if self.failed or self.unasked else 0
+
+    @property
+    def failed(self) -> bool:
+        return any(g.outcome == FAIL and g.requirement.level == "MUST" for g in self.graded)
 
     @property
     def unasked(self) -> int:
-        """MUSTs left unjudged because the agent stalled (requests in a row past their deadline) or spent the budget."""
+        """MUSTs left unjudged because the agent stalled: requests in a row past their deadline (STALLED)."""
         return sum(1 for g in self.graded if g.requirement.level == "MUST" and g.outcome == SKIP
-                   and any(v.detail.startswith((SPENT, STALLED)) for v in g.verdicts))
+                   and any(v.detail.startswith(STALLED) for v in g.verdicts))
 
 
 def graded(verdicts: list[Verdict], unreached: str) -> tuple[Graded, ...]:
@@ -170,9 +175,8 @@ def summary_line(report: Report) -> str:
                                                                  f"{found[level][FAIL]} fail, ")
                      + f"{found[level][SKIP] + found[level][NOT_MEASURED] - undone[level]} not judged" for level in LEVELS)
     unjudged = found["MUST"][SKIP] + found["MUST"][NOT_MEASURED]
-    failed = any(g.outcome == FAIL and g.requirement.level == "MUST" for g in report.graded)
-    verdict = "a MUST failed" if failed else f"{report.unasked} MUST(s) never asked, for the agent's pace (each " \
-        "says why)" if report.unasked else "every MUST passes" if not unjudged else \
+    verdict = "a MUST failed" if report.failed else f"{report.unasked} MUST(s) never asked: the agent let its " \
+        "requests run past their deadline (each says so)" if report.unasked else "every MUST passes" if not unjudged else \
         f"no MUST failed ({unjudged} not judged: each says why)"
     return f"{said}. Exit status {report.exit_status}: {verdict}."
 

@@ -5,7 +5,7 @@ The agent at URL (its base URL or its card's) is graded by the table of requirem
 (protocol_checks), its authentication (auth_checks). Every frame crosses our own network
 transport under a deadline and is recorded by the printer, secrets masked; --verbose
 shows each as it crosses. Checking is not delegating: the allowlist is not read. Exit
-status 0 when no MUST fails, 1 when one fails or goes unasked for the agent's pace (report.py's
+status 0 when no MUST fails, 1 when one fails or goes unasked because the agent stalled (report.py's
 `unasked`), 2 for a usage error (a flag, a file, a
 URL that is not one, an agent that cannot be reached at all, or a --binding its card declares
 none of that we can ask), said in one line.

@@ -71,9 +71,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
         "Watch a support agent discover, trust or refuse, and delegate to A2A peers over "
         "JSON-RPC, every frame printed. 'a2a_delegation.py serve NAME --help' runs one peer "
         "as an HTTP server; 'a2a_delegation.py web' serves the live page.",
-        epilog="Exit status: 0 when no MUST fails, 1 when one fails or goes unasked for the agent's pace (its "
-               "requests past their deadlines, or the run's budget spent), 2 for a usage error or an agent that "
-               "cannot be reached." if
+        epilog="Exit status: 0 when no MUST fails, 1 when one fails or goes unasked because the agent let its "
+               "requests run past their deadline, 2 for a usage error or an agent that cannot be reached." if
         command == "check" else None if serving else "Exit status: 0 when every peer was handled (or a --step or --break "
         "run was stopped at your word), 1 when a delegation failed, 2 for bad input (a data file, a flag, a "
         "registry entry whose card cannot be fetched, or a lesson they cannot show).")
