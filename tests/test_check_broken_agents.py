@@ -55,7 +55,7 @@ class Agent(OutsidePeer):
             body = json.dumps(card(f"http://127.0.0.1:{self.server.server_port}", None)).encode()
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
             self.wfile.flush()
-            time.sleep(0.03)
+            time.sleep(0.01)  # well within HEAD_LINGER (0.1 s), even on a loaded machine
             self.wfile.write(body)
             return
         self.do_GET()

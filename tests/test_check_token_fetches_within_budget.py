@@ -2,12 +2,13 @@
 --timeouts) whatever the card asks of the calling side.
 
 A card's way in (one securityRequirements entry) may name any number of OAuth2 schemes to
-present together; the calling side fetches a token for each, one after another, before the
-first probe (reach.py: _credential, through credential_for). Those fetches go through the
-printer, not the probe, so the run's budget does not bound them: a card naming 40 schemes
-whose token endpoint (at the agent's own origin, where our client secret may go) answers
-each in just under the deadline holds the run for 40 deadlines, and sends our client secret
-40 times."""
+present together. The calling side fetched a token for each, one after another, before the
+first probe (reach.py: _credential, through credential_for), outside the run's budget: a card
+naming 40 schemes whose token endpoint (at the agent's own origin, where our client secret may
+go) answers each in just under the deadline held the run for 40 deadlines, and had our client
+secret sent 40 times. Two guards hold it now: such a way is never chosen (two tokens cannot both
+ride in Authorization: credentials.py `_one_request`), and a token fetch is held to the budget
+(probe.py `Budgeted`); this run would pass with either alone."""
 import json
 import time
 

@@ -89,6 +89,7 @@ def test_a_paused_task_approved_while_another_callers_refund_is_only_under_way_s
         assert peer.ledger.get("refund of ORD-9").summary == BEING_DONE
         late = call(first.base_url, "first", "SendMessage", approval("m-2", waiting["result"]["task"]["id"]))
         other.join(10)
+        assert not other.is_alive() and answers, "the other caller's refund was answered"
         assert state(answers[0]) == "TASK_STATE_AUTH_REQUIRED", "the other refund paused for a step-up: nothing done"
         assert peer.ledger.get("refund of ORD-9").summary == WAITING, "no refund of ORD-9 landed"
         parts = late["result"]["task"]["status"]["message"]["parts"]

@@ -49,9 +49,10 @@ def written(path):
 
 
 def killed_at_a_commit(path, commits, seconds):
-    """`serve --store path`, SIGKILLed as soon as it has written its log `commits` times (one of them the
-    restart's first re-run, which writes the order's later tasks as waiting their turn), or after `seconds`:
-    watched, not timed, so neither a busy machine nor a fast one moves the kill off the re-runs."""
+    """`serve --store path`, SIGKILLed once its log's mtime has changed `commits` times (writes within one tick
+    are one change; one of them is the restart's first re-run, which writes the order's later tasks as waiting
+    their turn), or after `seconds`: watched, not timed, so neither a busy machine nor a fast one moves the
+    kill off the re-runs."""
     before, seen = written(path), 0
     process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent", "--wire",
                                 "1.0", "--port", "0", "--store", path, "--other-token", CALLERS[1]],

@@ -126,9 +126,10 @@ def stalled(timeouts: int) -> str:
 
 
 class Budgeted:
-    """The printer as the calling side's token fetches use it (reach.py: the OAuth2 tokens a card's
-    schemes ask for, any number of them): each request within the run's budget as a probe's is,
-    none once it is spent (a TransportError saying so, which the credential's reason then says)."""
+    """The printer as the calling side's token fetches use it (reach.py: an OAuth2 token a binding's way
+    in asks for, one a binding: credentials.py chooses no way needing two): each request within the run's
+    budget as a probe's is, none once it is spent (a TransportError saying so, which the credential's
+    reason then says)."""
 
     def __init__(self, probe: Probe) -> None:
         self.probe = probe
