@@ -12,7 +12,8 @@ aside (tests/test_bench_flat_peer.py holds it to that, and to refusing what the 
 that with dicts in one function: no records, no wire format, no method table, no store or ledger objects.
 What it does not do, it refuses in one error: another method, another skill, a text or file part, a turn
 of a task, a configuration, extensions, a handoff envelope, an amount a person approves, 0.3, HTTP+JSON
-(and a refund the ledger holds, asked otherwise, where the peer answers a rejected task).
+(and a refund the ledger holds, asked otherwise, where the peer answers a rejected task; a notification,
+which it answers, where the peer answers nothing).
 Nothing in the workbench imports it. Served on the workbench's own server (transports/server.py), as
 the peer is: `python3 bench/flat_peer.py TOKEN` prints the line bench/loopback.py reads, and serves.
 """
