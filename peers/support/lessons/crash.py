@@ -132,6 +132,10 @@ def run(story: Steps, card_urls: list[str], wire: str = LESSON.flags["--wire"]) 
                 return [outcome]
             story.say(f"[support] billing exited ({process.returncode}); starting it again on the same store")
             process, banner = start_billing(port, store, wire, running=running)
+            if not any(f"127.0.0.1:{port}" in line and "listening on" in line for line in banner):
+                story.say(f"[support] billing did not start again on port {port} (taken meanwhile?), so this "
+                          "lesson cannot be shown this way", Kind.ESCALATED)  # and no stranger there is asked
+                return [outcome]
             show_ledger(story.say, banner)
             if outcome.error is None or outcome.sent is None:
                 return [outcome]  # answered after all, or nothing left: nothing to find out
@@ -195,7 +199,23 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def _free_port() -> int:
+    """A loopback port nothing listens on, drawn below the kernel's ephemeral range where it has one: billing
+    is down a moment between its death and its restart on the same port, and a port in that range may be
+    handed meanwhile to any program's port-0 bind or outgoing connection (a stranger then answers as billing)."""
+    import random
     import socket
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as ranges:
+            low = int(ranges.read().split()[0])
+    except (OSError, ValueError, IndexError):  # no Linux /proc: the kernel's own pick
+        low = 0
+    for port in [random.randrange(20000, low) for _ in range(50)] if low > 21000 else []:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
