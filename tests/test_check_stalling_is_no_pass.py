@@ -90,3 +90,16 @@ def test_an_agent_slow_but_on_time_that_spends_the_budget_is_not_judged_on_what_
     assert any("time budget" in detail for outcome, detail in details if outcome == "skip"), "the budget was spent"
     assert not [detail for outcome, detail in details if outcome == "fail" and "no reply within" in detail], details
     assert done.returncode == 0 and report["exit_status"] == 0, report["summary"]
+
+
+def test_a_junit_report_says_the_musts_a_stalling_agent_left_unasked_as_errors_as_its_exit_status_does():
+    """A CI dashboard reads the JUnit report, not the exit status: MUSTs left unasked because the agent stalled
+    were skips there (failures="0") while `check` exited 1; each is an error now, counted in errors="N"."""
+    import xml.etree.ElementTree as ElementTree
+    with outside_peer(Staller, handle_error=lambda request, address: None) as base:
+        done = cli("check", base, "--format", "junit", "--timeout", "0.4")
+    suite = ElementTree.fromstring(done.stdout)
+    errors = [case for case in suite.iter("testcase") if case.find("error") is not None]
+    assert done.returncode == 1 and errors and int(suite.get("errors")) == len(errors)
+    assert all(case.get("classname").startswith("MUST.") for case in errors)
+    assert all("run past their deadline" in case.find("error").get("message") for case in errors)

@@ -89,8 +89,14 @@ class Report(Record):
     @property
     def unasked(self) -> int:
         """MUSTs left unjudged because the agent stalled: requests in a row past their deadline (STALLED)."""
-        return sum(1 for g in self.graded if g.requirement.level == "MUST" and g.outcome == SKIP
-                   and any(v.detail.startswith(STALLED) for v in g.verdicts))
+        return sum(1 for g in self.graded if went_unasked(g))
+
+
+def went_unasked(row: Graded) -> bool:
+    """A MUST skipped, unasked, because the agent let its requests run past their deadline: the exit status
+    fails it (`Report.exit_status`), and a JUnit report says it as an error, so a dashboard agrees."""
+    return row.requirement.level == "MUST" and row.outcome == SKIP and any(
+        v.detail.startswith(STALLED) for v in row.verdicts)
 
 
 def graded(verdicts: list[Verdict], unreached: str) -> tuple[Graded, ...]:
@@ -201,7 +207,8 @@ def _frame(frame: Frame, held: tuple[str, ...]) -> dict[str, Any]:
 def junit(report: Report) -> str:
     from xml.sax.saxutils import escape as xml, quoteattr
     failures = sum(1 for g in report.graded if g.outcome == FAIL)
-    skipped = sum(1 for g in report.graded if g.outcome in (SKIP, NOT_MEASURED))
+    errors = sum(1 for g in report.graded if went_unasked(g))
+    skipped = sum(1 for g in report.graded if g.outcome in (SKIP, NOT_MEASURED)) - errors
     cases = []
     for row in report.graded:
         requirement = row.requirement
@@ -212,9 +219,11 @@ def junit(report: Report) -> str:
             frames = "\n".join(frame_line(f, report.held) for v in row.verdicts if v.outcome == FAIL for f in v.frames[:4])
             message = quoteattr(escape(said(row.verdicts[0].detail, report.held))[:300])
             inner = f"<failure message={message}>{xml(seen + chr(10) + frames + chr(10) + 'fix: ' + requirement.fix)}</failure>"
+        elif went_unasked(row):
+            inner = f"<error message={quoteattr(escape(said(row.verdicts[0].detail, report.held))[:300])}/>"
         elif row.outcome in (SKIP, NOT_MEASURED):
             inner = f"<skipped message={quoteattr(escape(row.outcome + ': ' + said(row.verdicts[0].detail, report.held))[:300])}/>"
         cases.append(f'  <testcase classname="{requirement.level}.{requirement.family}" name={name}>{inner}</testcase>')
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name={quoteattr(escape("a2a check " + report.target))} '
-            f'tests="{len(report.graded)}" failures="{failures}" skipped="{skipped}">\n' + "\n".join(cases)
+            f'tests="{len(report.graded)}" failures="{failures}" errors="{errors}" skipped="{skipped}">\n' + "\n".join(cases)
             + "\n</testsuite>\n")
