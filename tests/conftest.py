@@ -473,24 +473,11 @@ def misbehaving_peer():
 
 
 def free_port() -> int:
-    """A loopback port nothing listens on, for a server started in a subprocess on a port it is told. Drawn below
+    """A loopback port nothing listens on, for a server started in a subprocess on a port it is told: drawn below
     the kernel's ephemeral range, which every port-0 bind and outgoing connection of the parts run at once draws
-    from: a port found free there was taken, now and then, before the server bound it (Address already in use)."""
-    import random
-    try:
-        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):  # no Linux /proc: the kernel's own pick, as before
-        low = 0
-    for port in [random.randrange(20000, low) for _ in range(50)] if low > 21000 else []:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    from (a port found free there was taken, now and then, before the server bound it: Address already in use)."""
+    from transports.ports import spare_port
+    return spare_port()
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ and the one URL check; `inprocess` (the shim), `network` (HTTP/1.1 over sockets,
 `chunked_body` a chunked body, `server_answer` answering it and `workers` its threads) move
 frames; `room` picks the connection a full server closes;
 `printer` wraps any transport and is the only code that prints frames;
-`stepping` pauses it for a learner. Two small parts both sides share: `digests` (SHA-256,
-BLAKE2b and a constant-time comparison without loading OpenSSL for small inputs) and
-`seconds` (a time written out once a second, safely across threads).
+`stepping` pauses it for a learner. Small parts both sides share: `digests` (SHA-256,
+BLAKE2b and a constant-time comparison without loading OpenSSL for small inputs),
+`seconds` (a time written out once a second, safely across threads) and `ports` (a loopback port
+for a server started on one it is told).
 Essay: Delegation over JSON-RPC ("reusing Part 12's transport").
 
 One habit every module of the house shares: typing's names (Any, Callable, Protocol ...) are

@@ -35,6 +35,7 @@ from peers.support.lessons.turns import ask, send_turn
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, TransportError
+from transports.ports import spare_port
 from transports.printer import escape
 from transports.signals import made_and_removed
 
@@ -100,7 +101,7 @@ def run(story: Steps, card_urls: list[str], wire: str = LESSON.flags["--wire"]) 
     story.say(f"[transport] {story.label}. A crash: billing dies after the refund, before "
               "its answer.", Kind.BANNER)
     with store_folder() as folder:
-        store, port = os.path.join(folder, "billing.db"), _free_port()
+        store, port = os.path.join(folder, "billing.db"), spare_port()  # below the ephemeral range (its docstring)
         endpoint = f"http://127.0.0.1:{port}/a2a"
         # vetted, and its token issued as a platform would, for this run's billing only
         story = story.vetting([AllowEntry("billing-agent", endpoint)], {endpoint: TOKEN})
@@ -196,26 +197,3 @@ def stop(process: subprocess.Popen) -> None:
         process.kill()
         process.wait(timeout=10)
         raise
-
-
-def _free_port() -> int:
-    """A loopback port nothing listens on, drawn below the kernel's ephemeral range where it has one: billing
-    is down a moment between its death and its restart on the same port, and a port in that range may be
-    handed meanwhile to any program's port-0 bind or outgoing connection (a stranger then answers as billing)."""
-    import random
-    import socket
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as ranges:
-            low = int(ranges.read().split()[0])
-    except (OSError, ValueError, IndexError):  # no Linux /proc: the kernel's own pick
-        low = 0
-    for port in [random.randrange(20000, low) for _ in range(50)] if low > 21000 else []:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
