@@ -159,6 +159,30 @@ def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
     return value
 
 
+# Whether a text is JSON at all, read by the C scanner hooked for NaN and Infinity alone: no object's keys
+# checked in Python, so about half a strict read's cost (the proxy asks it of every answer it forwards).
+_SYNTAX = json.JSONDecoder(parse_constant=_no_constants)
+
+
+def is_json(data: bytes) -> bool:
+    """Whether `data` is JSON text (RFC 8259, UTF-8), whatever our reading limits: a deep document, a long
+    number or a name given twice is JSON still. Quick where the document holds no more containers than a
+    strict read takes (its brackets, counted, bound them: the C scanner counts none); else read strictly."""
+    try:
+        if data.count(b"{") + data.count(b"[") <= LIMITS.max_containers:
+            _SYNTAX.decode(data.decode("utf-8"))
+            return True
+    except (ValueError, RecursionError):
+        pass  # not JSON, or JSON the quick read cannot take (UTF-8 aside): the strict read tells which
+    try:
+        loads_strict(data)
+    except (LimitExceeded, DuplicateKey):  # JSON still: past what we read
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 def _unpaired(text: str) -> bool:
     """Whether JSON text (valid: every backslash in it begins an escape) holds a surrogate escape the
     decoder cannot pair: with each escaped backslash made a plain letter (not taken out: that would
