@@ -364,3 +364,24 @@ def test_a_peer_whose_card_names_another_origin_is_not_offered_an_allowlist_entr
     assert ("[support] 'elsewhere' names its endpoint at http://127.0.0.1:9, another origin than the one its card "
             f"came from ({base}): no allowlist entry trusts a card fetched elsewhere; ask http://127.0.0.1:9 for "
             "its card (--peer http://127.0.0.1:9)") in said, said[-600:]
+
+
+CTRL_C_WHILE_A_MODULE_LOADS = r"""
+import builtins, runpy, sys
+loading = builtins.__import__
+def interrupted(name, *args, **kwargs):  # a Ctrl-C that lands as the printer's module loads: deterministic
+    if name == "transports.printer":
+        raise KeyboardInterrupt
+    return loading(name, *args, **kwargs)
+builtins.__import__ = interrupted
+sys.argv = ["a2a_delegation.py"]
+runpy.run_path("a2a_delegation.py", run_name="__main__")
+"""
+
+
+def test_ctrl_c_while_the_story_loads_its_modules_ends_the_run_without_a_traceback():
+    """main() turns a Ctrl-C into exit status 130; one in the ~30 ms before it, while the modules
+    load, printed a traceback. Python then ends by SIGINT, as a shell expects (status 130 there)."""
+    done = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_A_MODULE_LOADS], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == -2 and done.stdout == "" and done.stderr == "", (done.returncode, done.stderr[-500:])
