@@ -26,7 +26,9 @@ if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, n
                    file=sys.stderr) or 2)
 # Start-up makes thousands of objects that live as long as the run, and no garbage: the collector
 # waits (bench/startup.py) unless this file is imported; session.py restarts it once start-up is over.
-if __name__ == "__main__": gc.disable()  # noqa: E701 - one line, one pdb step (bench/learner_path.py)
+# A Ctrl-C while they load ends the run quietly, as one later does (main(), at the end): no traceback.
+# One line, one pdb step (bench/learner_path.py).
+if __name__ == "__main__": gc.disable(); sys.excepthook = lambda kind, *a: kind is KeyboardInterrupt or sys.__excepthook__(kind, *a)  # noqa
 from itertools import count
 
 from peers.a2a import wire_format
