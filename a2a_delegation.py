@@ -24,10 +24,8 @@ import gc, sys  # noqa: E401 - one line, one pdb step: a learner's path to the f
 if sys.version_info < (3, 10):  # before any import that needs 3.10: one line, not a traceback
     sys.exit(print(f"a2a_delegation.py needs Python 3.10 or newer (this is {sys.version.split()[0]})",
                    file=sys.stderr) or 2)
-# Start-up makes thousands of objects that live as long as the run, and no garbage: the collector
-# waits (bench/startup.py) unless this file is imported; session.py restarts it once start-up is over.
-# A Ctrl-C while they load ends the run quietly, as one later does (main(), at the end): no traceback.
-# One line, one pdb step (bench/learner_path.py).
+# Start-up makes thousands of lasting objects and no garbage: the collector waits (bench/startup.py) till session.py
+# restarts it, and a Ctrl-C meanwhile ends the run as main()'s does, with no traceback. One line, one pdb step.
 if __name__ == "__main__": gc.disable(); sys.excepthook = lambda kind, *a: kind is KeyboardInterrupt or sys.__excepthook__(kind, *a)  # noqa
 from itertools import count
 
