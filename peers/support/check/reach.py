@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import threading
+import time
 
 from peers.a2a.bindings import HTTP_JSON
 from peers.a2a.wire_format import WireFormat, at_version, declared_by
@@ -40,7 +41,7 @@ class Reach(Record):
 
 UNREADABLE = "the card cannot be read"
 NOT_SPOKEN = "this checker speaks HTTP+JSON as A2A 1.0 routes it, not a 0.3 card's HTTP+JSON (its /v1/ routes)"
-LOOKUP_SECONDS = 5.0  # for an interface's host name: a resolver that says nothing must not hold the run
+LOOKUP_SECONDS = 5.0  # for a host name, and no longer than the run's budget: a resolver that says nothing
 
 
 def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -61,9 +62,11 @@ def offered(document: dict[str, Any]) -> list[tuple[str, str, str | None]]:
 
 
 def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], transport: Any,
-            forced: str | None = None, pinned: dict[str, tuple[str, int]] | None = None) -> list[Reach]:
+            forced: str | None = None, pinned: dict[str, tuple[str, int]] | None = None,
+            deadline: float | None = None) -> list[Reach]:
     """One Reach per binding the card declares (the first interface of each), or only `forced`'s;
-    an interface's host judged by `inward` is pinned in `pinned` (the transport's) to the address judged."""
+    an interface's host judged by `inward` (its lookup over by `deadline`, the run's) is pinned in
+    `pinned` (the transport's) to the address judged."""
     from peers.support.calling.cards import chosen
     spoken = declared_by(document)
     found, seen, judged = [], set(), {}
@@ -79,7 +82,7 @@ def reaches(document: dict[str, Any], card_url: str, store: dict[str, Any], tran
         except PeerError:  # a binding our calling side does not speak
             found.append(Reach(name, None, url, spoken, None))
             continue
-        refused = inward(card_url, url, pinned, judged)
+        refused = inward(card_url, url, pinned, judged, deadline)
         if refused:  # not asked, and said: "not measured" with the reason
             found.append(Reach(name, None, url, spoken, None, not_asked=refused))
             continue
@@ -114,30 +117,32 @@ def _credential(document: dict[str, Any], spoken: WireFormat, card_url: str, bin
     return (attached.headers or None), ("" if attached.headers else "no credential held for it in --credentials"), schemes
 
 
-def inward(card_url: str, url: str, pinned: dict[str, tuple[str, int]] | None, judged: dict[str, str]) -> str:
+def inward(card_url: str, url: str, pinned: dict[str, tuple[str, int]] | None, judged: dict[str, str],
+           deadline: float | None = None) -> str:
     """Why an interface is not asked ("" when it may be): at another host than the card, at an
     address that is not public (transports/addresses.py: private, loopback, link-local: a cloud's
     metadata service), unless both are this machine's loopback. A card may name any URL, and check
     runs where its user does: a card must not turn it inward. An interface's host name is looked
-    up once, for LOOKUP_SECONDS at most (the resolver takes no deadline), and pinned to the
+    up once, for LOOKUP_SECONDS at most, and not past `deadline` (the resolver takes none), and pinned to the
     address judged, so that no second answer can move the requests elsewhere (DNS rebinding);
     the card's host is judged by its own pinned address (pin_card_host)."""
     card, there = parse_url(card_url), parse_url(url)
     if card is None or there is None or there.host == card.host or (pinned and there.host in pinned):
         return ""
     if there.host not in judged:
-        judged[there.host] = _judged(card.host, there.host, there.port, pinned)
+        judged[there.host] = _judged(card.host, there.host, there.port, pinned, deadline)
     return judged[there.host]
 
 
-def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, int]] | None) -> str:
-    at_there = _addresses(host)
+def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, int]] | None,
+            deadline: float | None) -> str:
+    at_there = _addresses(host, deadline)
     if at_there is None:
-        return f"not asked: its host {host[:60]} did not resolve within {LOOKUP_SECONDS:g} s"
+        return f"not asked: its host {host[:60]} did not resolve within {LOOKUP_SECONDS:g} s, or the run's time budget"
     if not at_there:  # not found now: a second lookup must not find it somewhere inward
         return f"not asked: its host {host[:60]} is not found"
     at_card = [ipaddress.ip_address(pinned[card_host][0])] if pinned and card_host in pinned \
-        else _addresses(card_host)
+        else _addresses(card_host, deadline)
     local = bool(at_card) and all(map(_here, (*at_there, *at_card)))  # found, and all this machine
     if not local and not all(map(is_public, at_there)):
         return (f"not asked: the card, at {card_host[:60]}, names another host, {host[:60]}, at a private, "
@@ -149,14 +154,14 @@ def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, i
     return ""
 
 
-def pin_card_host(card_url: str, pinned: dict[str, tuple[str, int]]) -> None:
-    """The card's host name, looked up once (within LOOKUP_SECONDS) and pinned to its first address:
+def pin_card_host(card_url: str, pinned: dict[str, tuple[str, int]], deadline: float | None = None) -> None:
+    """The card's host name, looked up once (within LOOKUP_SECONDS and `deadline`) and pinned to its first address:
     the card and every request at that host then go to the one address, not to whatever a later
     lookup says (DNS rebinding). The host is the user's choice: any address it names is asked."""
     card = parse_url(card_url)
     if card is None or not _named(card.host):
         return
-    found = _addresses(card.host)
+    found = _addresses(card.host, deadline)
     if found and not all(address.is_loopback for address in found):  # this machine's own names (localhost) are
         pinned[card.host] = (str(found[0]), card.port)  # its hosts file's, and a server may listen on one address alone
 
@@ -176,8 +181,9 @@ def origin_of(url: str) -> str:
     return f"{parsed.scheme}://{parsed.host}:{parsed.port}" if parsed is not None else url[:80]
 
 
-def _addresses(host: str) -> list[Any] | None:
-    """The addresses `host` is found at, in the resolver's order ([]: none); None if it said nothing in time."""
+def _addresses(host: str, deadline: float | None = None) -> list[Any] | None:
+    """The addresses `host` is found at, in the resolver's order ([]: none); None if it said nothing in
+    LOOKUP_SECONDS, or before `deadline` (time.monotonic's)."""
     found: list[str] = []
     done = threading.Event()
 
@@ -189,6 +195,6 @@ def _addresses(host: str) -> list[Any] | None:
         finally:
             done.set()
     threading.Thread(target=look, daemon=True).start()
-    if not done.wait(LOOKUP_SECONDS):
+    if not done.wait(LOOKUP_SECONDS if deadline is None else max(0.0, min(LOOKUP_SECONDS, deadline - time.monotonic()))):
         return None
     return list(dict.fromkeys(ipaddress.ip_address(address.split("%")[0]) for address in found))

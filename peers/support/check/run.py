@@ -70,7 +70,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
                            verbose=settings.verbose, held=held)
     probe = Probe(printer, settings.timeout, min(BUDGET, PER_TIMEOUT * settings.timeout))
     target, moved = card_at(settings.url)
-    pin_card_host(target, printer.inner.pinned)
+    pin_card_host(target, printer.inner.pinned, probe.deadline)
     answer, frames = card_checks.fetched(probe, target)
     if answer.status is None and not answer.reached:
         printer.inner.close()
@@ -81,7 +81,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
     document = card_checks.card_of(answer)
     found, unreached = [], "no card was read, so nothing past it was asked"
     if document is not None:
-        found = reaches(document, target, store, Budgeted(probe), settings.binding, printer.inner.pinned)
+        found = reaches(document, target, store, Budgeted(probe), settings.binding, printer.inner.pinned, probe.deadline)
         if settings.binding and all(reach.binding is None for reach in found):  # asked for one, and none measured
             printer.inner.close()
             return _unasked(settings.binding.upper(), found, declared_by(document).NAME)
@@ -94,7 +94,8 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
         verdicts += protocol_checks.checks(probe, found, _push_declared(document))
         verdicts += auth_checks.checks(probe, found, document)
     if document is not None and settings.deep:
-        others = reaches(document, target, other_store, Budgeted(probe), settings.binding, printer.inner.pinned) \
+        others = reaches(document, target, other_store, Budgeted(probe), settings.binding, printer.inner.pinned,
+                         probe.deadline) \
             if other_store is not None else None
         verdicts += deep_run.checks(probe, found, others, document)
     else:
