@@ -90,3 +90,69 @@ def test_of_equal_holders_the_one_whose_oldest_task_came_first_makes_room_and_a_
     again.add(lambda: Task("t5"), "erin", None)
     assert list(again.tasks) == ["t1", "t2", "t3", "t4", "t5"], "read back, the same order"
     again.file.close()
+
+
+
+def tenanted_billing(server, tenants):
+    """billing behind `server`, its card naming `tenants` (as `serve --tenant` does), alice's and bob's."""
+    peer = billing.billing_agent(server.base_url, allow_private_webhooks=True)
+    peer.card = peer.card._replace(tenants=tenants)
+    server.app = PeerApp(peer, wire_v10, token="alice", other_tokens=("bob",), log=lambda line: None)
+    return peer
+
+
+def test_a_callers_share_of_webhooks_is_counted_across_the_tenants_it_names():
+    """Counted per tenant, ten tenants let one token keep all 1,000 configs a peer holds, and
+    another caller's every webhook was refused. Counted per caller, as its share of streams is."""
+    import http.client
+    import json
+    from peers.push_limits import MAX_PER_CALLER
+    tenants = tuple(f"t{n}" for n in range(10))
+    with serving(None) as server:
+        tenanted_billing(server, tenants)
+        connection = http.client.HTTPConnection(*server.server_address[:2], timeout=5)
+
+        def ask(token, method, params):  # one kept-alive connection: a thousand requests in a second or two
+            connection.request("POST", "/a2a", json.dumps({"jsonrpc": "2.0", "id": 1, "method": method,
+                                                           "params": params}),
+                               {"Content-Type": "application/json", "A2A-Version": "1.0",
+                                "Authorization": f"Bearer {token}"})
+            return json.loads(connection.getresponse().read())
+        try:
+            kept = 0
+            for tenant in tenants:  # ten tasks a tenant, ten webhooks each: what ten shares would hold
+                for number in range(10):
+                    task_id = ask("alice", "SendMessage", {"tenant": tenant, **refund(
+                        f"a-{number}", f"ORD-{number}", 5)})["result"]["task"]["id"]
+                    kept += sum("result" in ask("alice", "CreateTaskPushNotificationConfig", {
+                        "tenant": tenant, "taskId": task_id, "id": f"c{hook}", "url": "http://127.0.0.1:9/hook"})
+                        for hook in range(10))
+            task_id = ask("bob", "SendMessage", {"tenant": "t0", **refund("b-1", "ORD-B1", 5)})["result"]["task"]["id"]
+            answer = ask("bob", "CreateTaskPushNotificationConfig", {"tenant": "t0", "taskId": task_id,
+                                                                     "url": "http://127.0.0.1:9/hook"})
+        finally:
+            connection.close()
+        assert "result" in answer, f"bob's first webhook, once alice named ten tenants: {answer}"
+        assert kept == MAX_PER_CALLER, f"alice kept {kept} webhooks across ten tenants"
+
+
+def test_a_callers_share_of_delivery_threads_is_counted_across_the_tenants_it_names():
+    """Sixteen tenants, a hanging webhook in each, would hold sixteen times a caller's 16 threads,
+    all 256 of a peer's; counted per caller, its twentieth destination waits for one of its own."""
+    from peers.push import MAX_SENDING_PER_CALLER
+    from test_resource_attacks import HangingWebhooks
+    tenants = tuple(f"t{n}" for n in range(20))
+    hanging = HangingWebhooks(len(tenants))
+    try:
+        with serving(None) as server:
+            peer = tenanted_billing(server, tenants)
+            for tenant, url in zip(tenants, hanging.urls):
+                answer = call(server.base_url, "alice", "SendMessage", {"tenant": tenant, **refund(
+                    f"a-{tenant}", f"ORD-{tenant}", 5, taskPushNotificationConfig={"url": url})})
+                assert "result" in answer, answer
+            with peer.webhooks.lock:
+                sending = len(peer.webhooks.sending)
+                peer.webhooks.waiting.clear()  # measured: what still waits for the hanging ones is let go
+            assert sending <= MAX_SENDING_PER_CALLER, f"{sending} threads on one caller's deliveries"
+    finally:
+        hanging.close()
