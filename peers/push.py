@@ -41,7 +41,7 @@ from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
 from peers.addresses import public_address, shown
 from peers.changes import Changes
-from peers.push_limits import LIMITS, Place, full, unnamed
+from peers.push_limits import LIMITS, Place, caller, full, unnamed
 from peers.push_payload import PushSettings, Telling, authorization, header_safe
 from transports.base import parse_url
 from transports.errors import PeerError, let_quit
@@ -196,14 +196,14 @@ class Webhooks:
                 self.log(f"push to {shown(config.url)} dropped: {MAX_WAITING} deliveries already wait for "
                          f"{destination}, or {MAX_WAITING_PER_CALLER} for its caller ({dropped} dropped for it so far)")
 
-    def _waiting_for(self, owner: str) -> int:  # called holding the lock
-        return sum(len(waiting) for (holder, _), waiting in self.waiting.items() if holder == owner)
+    def _waiting_for(self, owner: str) -> int:  # called holding the lock; in any tenant (push_limits.caller)
+        return sum(len(waiting) for (holder, _), waiting in self.waiting.items() if caller(holder) == caller(owner))
 
     def _may_send(self, key: tuple[str, str]) -> bool:
         """Whether a thread may start on `key` now (called holding the lock): none is on it,
         fewer than MAX_SENDING are busy, and fewer than its caller's share."""
         return key not in self.sending and len(self.sending) < MAX_SENDING and \
-            sum(holder == key[0] for holder, _ in self.sending) < MAX_SENDING_PER_CALLER
+            sum(caller(holder) == caller(key[0]) for holder, _ in self.sending) < MAX_SENDING_PER_CALLER
 
     def _deliver_while_busy(self, key: tuple[str, str]) -> None:
         """Deliver to a (caller, destination) until nothing waits for it; then take over one

@@ -2,8 +2,8 @@
 functions of what peers/push.py keeps, which calls them holding its lock.
 
 The rules:
-- at most MAX_PER_TASK configs per task, MAX_PER_CALLER per caller (its credential) and
-  MAX_CONFIGS in all. A config admitted and not yet kept holds a `Place`, which counts as a
+- at most MAX_PER_TASK configs per task, MAX_PER_CALLER per caller (its credential, whatever
+  tenants it names: `caller`, as its share of streams) and MAX_CONFIGS in all. A config admitted and not yet kept holds a `Place`, which counts as a
   config kept, so requests judged together never pass a limit. A place for a task not made
   yet (task id "") counts for its caller and in all: each such task will be one of its own;
 - a webhook sent with no id of its own (with a message, or by CreateTaskPushNotificationConfig)
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 
 from peers.a2a.model import PushConfig
+from peers.tenants import split
 
 MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER = 10, 1000, 100
 MAX_ID = 2048  # a config's id, as the wire reads one (peers/a2a/wire_push.py MAX_TEXT)
@@ -35,11 +36,17 @@ class Place:
 def full(configs: Kept, held: Counter[tuple[str, str]], key: tuple[str, str]) -> bool:
     """Whether one more config for `key` (owner, task id) would pass a limit."""
     owner, task_id = key
-    on_task = len(configs.get(key, {})) + (held[key] if task_id else 0)
-    mine = sum(len(kept) for (holder, _), kept in configs.items() if holder == owner) + \
-        sum(count for (holder, _), count in held.items() if holder == owner)
+    on_task, me = len(configs.get(key, {})) + (held[key] if task_id else 0), caller(owner)
+    mine = sum(len(kept) for (holder, _), kept in configs.items() if caller(holder) == me) + \
+        sum(count for (holder, _), count in held.items() if caller(holder) == me)
     return on_task >= MAX_PER_TASK or mine >= MAX_PER_CALLER or \
         sum(map(len, configs.values())) + sum(held.values()) >= MAX_CONFIGS
+
+
+def caller(owner: str) -> str:
+    """Whose share an owner's configs and deliveries count in: its credential, in any tenant (peers/tenants.py).
+    Per tenant, ten tenants were ten shares, and one token held all MAX_CONFIGS."""
+    return split(owner)[1]
 
 
 def unnamed(kept: dict[str, PushConfig], config: PushConfig) -> PushConfig:
