@@ -225,6 +225,38 @@ def test_a_destinations_overflow_is_counted_and_said_for_that_destination_only()
             webhooks.waiting.clear()
 
 
+
+def test_a_caller_naming_ever_new_destinations_while_its_deliveries_wait_keeps_no_more_drop_counts():
+    """Each destination a push was dropped for was counted for ever: a caller whose 200 deliveries wait
+    (two hanging webhooks) and who sets, is told at and deletes a webhook at a new origin each time adds
+    one that never went. Kept: the counts of the latest destinations, the one dropping now among them."""
+    lines, hanging = [], HangingWebhooks(2)
+    webhooks = Webhooks(Changes(), allow_private=True, log=lines.append)
+    task = billing.billing_agent().send_message(billing_refund_message(), owner="o")
+    try:
+        for number, url in enumerate(hanging.urls):  # 0.3: the whole task each change, a delivery each
+            webhooks.set("o", PushConfig(task.id, f"h{number}", url), wire_v03)
+        for change in range(150):
+            webhooks.tell(task._replace(metadata={"change": change}), "o")
+        deadline = time.monotonic() + 5  # each hanging webhook's thread has taken its first (then waits 10 s) ...
+        while time.monotonic() < deadline and len(webhooks.sending) < 2:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        webhooks.tell(task._replace(metadata={"change": "more"}), "o")  # ... and its place is filled again: 200 wait
+        assert webhooks._waiting_for("o") == 200
+        for number in range(3000):  # seeded by its number: an origin of its own each time
+            config = PushConfig(task.id, "c", f"http://127.0.0.{1 + number % 250}:{1024 + number}/hook")
+            webhooks.set("o", config, wire_v03)
+            webhooks.tell(task, "o", only=config)
+            webhooks.delete("o", task.id, "c")
+        assert webhooks.dropped[f"http://127.0.0.{1 + 2999 % 250}:{1024 + 2999}"] == 1, "the latest is counted"
+        assert len(webhooks.dropped) <= 1000, f"{len(webhooks.dropped)} destinations' drop counts kept"
+    finally:
+        hanging.close()
+        with webhooks.lock:
+            webhooks.waiting.clear()
+
+
 def billing_refund_message():
     from peers.a2a.model import Message, Part
     return Message("m-1", "user", (Part(data={"order_id": "ORD-1", "amount": 6000}),),
