@@ -41,7 +41,7 @@ from peers.a2a.errors import TaskNotFound
 from peers.a2a.model import PushConfig, Task
 from peers.addresses import public_address, shown
 from peers.changes import Changes
-from peers.push_limits import LIMITS, Place, caller, full, unnamed
+from peers.push_limits import LIMITS, Place, caller, count_dropped, full, unnamed
 from peers.push_payload import PushSettings, Telling, authorization, header_safe
 from transports.base import parse_url
 from transports.errors import PeerError, let_quit
@@ -73,7 +73,7 @@ class Webhooks:
         # drops only its own, counted in `dropped`. Nothing is made before there is something to deliver.
         self.waiting: dict[tuple[str, str], deque[tuple[PushConfig, Telling, Any]]] = {}
         self.sending: set[tuple[str, str]] = set()  # (caller, destination)s a thread is delivering to now
-        self.dropped: Counter[str] = Counter()  # destination -> pushes dropped, since the start
+        self.dropped: Counter[str] = Counter()  # destination -> pushes dropped, since the start (the latest 1,000)
         self.delivered: deque[tuple[str, int]] = deque(maxlen=100)  # (url, HTTP status), the last 100
 
     def admit(self, owner: str, config: PushConfig, again: bool = False) -> Place:
@@ -184,8 +184,7 @@ class Webhooks:
                 for said in telling.told(task) if told else ():
                     waiting, mine = self.waiting.get((owner, destination), ()), self._waiting_for(owner)
                     if len(waiting) >= MAX_WAITING or mine >= MAX_WAITING_PER_CALLER:
-                        self.dropped[destination] += 1
-                        dropped = self.dropped[destination]
+                        dropped = count_dropped(self.dropped, destination)
                         continue
                     self.waiting.setdefault((owner, destination), deque()).append((config, telling, said))
                     if self._may_send((owner, destination)):

@@ -3,8 +3,9 @@ functions of what peers/push.py keeps, which calls them holding its lock.
 
 The rules:
 - at most MAX_PER_TASK configs per task, MAX_PER_CALLER per caller (its credential, whatever
-  tenants it names: `caller`, as its share of streams) and MAX_CONFIGS in all. A config admitted and not yet kept holds a `Place`, which counts as a
-  config kept, so requests judged together never pass a limit. A place for a task not made
+  tenants it names: `caller`, as its share of streams) and MAX_CONFIGS in all. A config
+  admitted and not yet kept holds a `Place`, which counts as a config kept, so requests
+  judged together never pass a limit. A place for a task not made
   yet (task id "") counts for its caller and in all: each such task will be one of its own;
 - a webhook sent with no id of its own (with a message, or by CreateTaskPushNotificationConfig)
   replaces none: it takes the task's id if the task keeps none so named, else "<task id>-N",
@@ -21,6 +22,7 @@ from peers.tenants import split
 
 MAX_PER_TASK, MAX_CONFIGS, MAX_PER_CALLER = 10, 1000, 100
 MAX_ID = 2048  # a config's id, as the wire reads one (peers/a2a/wire_push.py MAX_TEXT)
+MAX_DROPPED = 1000  # destinations whose dropped pushes are counted (the latest): a caller names any number
 LIMITS = f"at most {MAX_PER_TASK} webhooks per task, {MAX_PER_CALLER} per caller, {MAX_CONFIGS} in all"
 
 Kept = dict[tuple[str, str], dict[str, PushConfig]]  # (owner, task id) -> config id -> config
@@ -41,6 +43,15 @@ def full(configs: Kept, held: Counter[tuple[str, str]], key: tuple[str, str]) ->
         sum(count for (holder, _), count in held.items() if caller(holder) == me)
     return on_task >= MAX_PER_TASK or mine >= MAX_PER_CALLER or \
         sum(map(len, configs.values())) + sum(held.values()) >= MAX_CONFIGS
+
+
+def count_dropped(dropped: Counter[str], destination: str) -> int:
+    """One more push dropped for `destination`, and how many so far: counted for the MAX_DROPPED destinations
+    that dropped one latest, the oldest count let go (else each new origin named was kept for ever)."""
+    dropped[destination] = count = dropped.pop(destination, 0) + 1  # the latest last
+    if len(dropped) > MAX_DROPPED:
+        del dropped[next(iter(dropped))]
+    return count
 
 
 def caller(owner: str) -> str:
