@@ -156,3 +156,22 @@ def test_a_callers_share_of_delivery_threads_is_counted_across_the_tenants_it_na
             assert sending <= MAX_SENDING_PER_CALLER, f"{sending} threads on one caller's deliveries"
     finally:
         hanging.close()
+
+
+def test_a_caller_spreading_its_tasks_over_ten_tenants_still_makes_room_from_its_own():
+    """The store forgets the oldest task of the caller holding the most: counted per tenant, alice's
+    60 tasks in ten tenants were ten holders of 6, and bob's 12 made the room for them."""
+    tenants = tuple(f"t{n}" for n in range(10))
+    with serving(None) as server:
+        peer = billing.billing_agent(server.base_url, max_tasks=60)
+        peer.card = peer.card._replace(tenants=tenants)
+        server.app = PeerApp(peer, wire_v10, token="alice", other_tokens=("bob",), log=lambda line: None)
+        bobs = [call(server.base_url, "bob", "SendMessage", {"tenant": "t0", **refund(f"b-{n}", f"ORD-B{n}", 5)})
+                ["result"]["task"]["id"] for n in range(12)]
+        for tenant in tenants:
+            for number in range(6):
+                assert "result" in call(server.base_url, "alice", "SendMessage", {"tenant": tenant, **refund(
+                    f"a-{number}", f"ORD-A{number}", 5)})
+        kept = [task_id for task_id in bobs
+                if "result" in call(server.base_url, "bob", "GetTask", {"tenant": "t0", "id": task_id})]
+        assert kept == bobs, f"{len(kept)} of bob's 12 tasks kept beside alice's 48"
