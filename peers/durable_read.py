@@ -12,6 +12,7 @@ from peers.a2a.model import Task
 from peers.durable_codec import from_json, ill_typed, message_keys
 from peers.durable_schema import MAX_SEQ, Slots
 from peers.ledger import Effect, Ledger
+from peers.tenants import split
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
             durable._forget(task_id)
         durable.tasks[task_id], durable.owners[task_id], durable.order[task_id] = task, owner, seq
         durable.slots.of[task_id] = slot
-        durable.held.setdefault(owner, {})[task_id] = None
+        durable.held.setdefault(split(owner)[1], {})[task_id] = None
         durable.sizes[task_id], durable.message_keys[task_id] = size, []
         durable.kept_bytes += size
         for message_id, seen in keys:  # a message made or continued one task: kept once

@@ -2,8 +2,8 @@
 
 Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004: duplicate delivery is harmless. So:
 - bounded: past `max_tasks`, or past `max_bytes` of the messages the tasks keep, the oldest task of the
-  caller holding the most is forgotten ("not found" then, as the spec allows): a caller's own tasks make
-  room for it, so none pushes out another's (a share of the store, as streams, paused tasks and webhooks have);
+  caller holding the most, in every tenant it names (`held`), is forgotten ("not found" then, as the spec
+  allows): a caller's own tasks make room for it, so none pushes out another's (as streams and webhooks);
 - scoped: a task is visible only to the caller who created it (its `owner`, from its credentials);
 - idempotent: `add` with a messageId this owner sent before returns the task it made (or
   continued) and stores nothing; the same messageId saying something else is -32602;
@@ -12,9 +12,8 @@ Spec: A2A GetTask / CancelTask / ListTasks read tasks back; seed 004: duplicate 
 The `Ledger` (peers/ledger.py) is kept apart, because this store's window forgets: no duplicate, however
 late, makes an effect happen twice. Thread-safe: every method holds the store's own lock. `_kept(task_id)`
 is told of each change under it, before anyone else hears of it (a hook: peers/durable.py stages the
-change for its file there). Then the change is published once on the store's feed (`changes`,
-peers/changes.py), which streams, subscriptions and push delivery read; `flush()` first, so a durable
-store has it on disk before anyone is told. Not here: who is told what (the feed's followers).
+change for its file there). Then it is published once on the store's feed (`changes`, peers/changes.py), which
+streams, subscriptions and push delivery read (`flush()` first: on disk before anyone is told). Not here: who is told what.
 """
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ from peers.a2a.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperati
 from peers.a2a.fields import instant
 from peers.a2a.model import PAUSED, Message, Task, TaskState
 from peers.changes import Changes
+from peers.tenants import split
 from transports.codec import encoder
 from transports.digests import sha256
 from transports.jsonrpc import InvalidParams
@@ -67,7 +67,7 @@ class TaskStore:
         self.remember_messages = remember_messages  # False: each message is new (conformance.py's)
         self.tasks: OrderedDict[str, Task] = OrderedDict()  # oldest first
         self.owners: dict[str, str] = {}  # task id -> owner
-        self.held: dict[str, dict[str, None]] = {}  # owner -> its task ids, oldest first (who makes room)
+        self.held: dict[str, dict[str, None]] = {}  # caller (any tenant: split) -> its task ids, oldest first
         self.by_message: dict[tuple[str, str], tuple[str, int]] = {}  # (owner, messageId) -> (its task, digest)
         self.message_keys: dict[str, list[tuple[str, str]]] = {}  # task id -> its messages
         self.sizes: dict[str, int] = {}  # task id -> the bytes of messages it keeps
@@ -91,7 +91,7 @@ class TaskStore:
                 self._forget(task.id)  # the task that had it goes wholly, not half kept as its owner's
             self._make_room(len(content), new_task=True)
             self.tasks[task.id], self.owners[task.id] = task, owner
-            self.held.setdefault(owner, {})[task.id] = None
+            self.held.setdefault(split(owner)[1], {})[task.id] = None
             self.seq = self.order[task.id] = self.seq + 1
             self.sizes[task.id], self.message_keys[task.id] = 0, []
             self._keep(task.id, owner, message_id, content)
@@ -231,13 +231,13 @@ class TaskStore:
             # once full. Of equal holders, the one whose oldest came first: the first such task kept.
             held = {owner: len(ids) for owner, ids in self.held.items()}
             if keep in self.owners:
-                held[self.owners[keep]] -= 1
+                held[split(self.owners[keep])[1]] -= 1
             most = max(held.values(), default=0)
             if most == 0:
                 return
             largest = {owner for owner, count in held.items() if count == most}
             ids = self.held[next(iter(largest))] if len(largest) == 1 else self.owners
-            self._forget(next(task_id for task_id in ids if task_id != keep and self.owners[task_id] in largest))
+            self._forget(next(task_id for task_id in ids if task_id != keep and split(self.owners[task_id])[1] in largest))
 
     def trim(self) -> None:
         """Forget the oldest tasks until within the bounds (a store read from a file kept under larger ones)."""
@@ -248,9 +248,9 @@ class TaskStore:
 
     def _forget(self, task_id: str) -> None:
         task, owner = self.tasks.pop(task_id), self.owners.pop(task_id)
-        del self.held[owner][task_id]
-        if not self.held[owner]:
-            del self.held[owner]
+        del self.held[split(owner)[1]][task_id]
+        if not self.held[split(owner)[1]]:
+            del self.held[split(owner)[1]]
         self.kept_bytes -= self.sizes.pop(task_id)
         self.order.pop(task_id, None)
         self.waiting.pop(task_id, None)

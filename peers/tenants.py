@@ -10,10 +10,10 @@ How a tenant is kept apart: a task's owner, as the store keeps it, is the caller
 the tenant it named (`in_tenant`), and so is a ledger's effect key. Everything keyed by the
 owner (tasks, the messages seen, ListTasks's cursors, push configs, streams, what the change
 feed tells) is then a partition of its own, with no second set of tables, and one feed. A
-caller's shares of streams and of webhooks and their deliveries are counted across tenants
-(streaming.py, push_limits.caller), as those bounds on the whole agent are a few shares; its
-other shares (the store's room, paused tasks) are per tenant, so one caller naming several
-tenants holds at most MAX_TENANTS times one, and every bound on the whole agent holds as before.
+caller's shares of streams, of webhooks and their deliveries, and of the store's room are
+counted across tenants (streaming.py, push_limits.caller, store.py's `held`), as those bounds
+on the whole agent are a few shares; its other shares (paused tasks, the ledger) are per tenant,
+so one caller naming several tenants holds at most MAX_TENANTS times one of those.
 The default partition (no tenant) keeps the keys it always had, so a store file written
 before tenants reads the same. A tenant is refused unless the served card declares it,
 and a request naming none is refused by a card that declares only tenants (`partition`).
