@@ -201,3 +201,23 @@ def test_quiet_keeps_the_line_saying_a_lesson_vets_billing_itself_beside_the_tru
         done = cli("--scenario", name, "--quiet", "--allowlist", empty_allowlist(tmp_path), timeout=60)
         assert "is allowlisted" in done.stdout, (name, done.stdout[-500:])
         assert "this lesson vets billing-agent" in done.stdout, name
+
+
+def test_a_lesson_that_says_it_cannot_be_shown_with_this_runs_flags_or_files_exits_2():
+    """--help: exit status 2 for "a lesson they cannot show". slow with a deadline longer than the
+    refund, and untrusted with no peer outside the allowlist to opt in to, each said the lesson had
+    nothing to show, then exited 0, as if it had been shown (a script or CI job was told it went fine)."""
+    slow = cli("--scenario", "slow", "--timeout", "5")
+    assert slow.returncode == 2, slow.returncode
+    assert "this lesson has nothing to show with a timeout longer than the refund" in slow.stderr
+    nobody = cli("--scenario", "untrusted", "--allow-untrusted", "nobody")
+    assert nobody.returncode == 2 and "this lesson needs one" in nobody.stderr
+    assert '"method"' not in nobody.stdout, "nothing was delegated"
+
+
+def test_untrusted_with_the_rogue_vetted_says_it_needs_a_peer_outside_the_allowlist_and_exits_2(tmp_path):
+    vetted = written(tmp_path, "rogue.json", {"trusted": [
+        {"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}]})
+    done = cli("--scenario", "untrusted", "--allowlist", vetted)
+    assert done.returncode == 2, done.returncode
+    assert "its result is trusted: this lesson needs a peer outside it" in done.stderr
