@@ -18,7 +18,7 @@ import time
 
 from peers.a2a.model import AgentCard, Message, Task
 from peers.support.lessons import Lesson
-from peers.support.lessons.turns import ask, contact_of, look_up, open_lesson
+from peers.support.lessons.turns import ask, contact_of, look_up, open_lesson, stop_short
 from peers.support.calling.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.calling.replies import read
@@ -55,9 +55,9 @@ def run(story: Steps, card_urls: list[str]) -> list[Outcome]:
     # --no-wait or --push: no deadline passed, the task named is still going: followed as found
     going = outcome.task is not None and outcome.variant.group == "active"  # not ended, nor paused for us
     if contact is None or not (timed_out or going):
-        if contact is not None and outcome.error is None:
-            story.say("[support] billing answered within --timeout, so no deadline passed: this lesson has "
-                      "nothing to show with a timeout longer than the refund", Kind.ESCALATED)
+        if contact is not None and outcome.error is None:  # this run's --timeout cannot show it: exit status 2
+            stop_short(story.say, "[support] billing answered within --timeout, so no deadline passed: this lesson "
+                                  "has nothing to show with a timeout longer than the refund")
         return [outcome]  # refused, or failed otherwise: the story said why
     listed = contact.method("list")  # 1.0 looks (ListTasks); 0.3 has no look but the same message again
     if timed_out:

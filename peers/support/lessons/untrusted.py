@@ -22,6 +22,7 @@ from peers.contracts.refund_text import read_refund
 from peers.support.calling.config import same_endpoint
 from peers.support.model import customer
 from peers.support.lessons import Lesson
+from peers.support.lessons.turns import stop_short
 from peers.support.output import Kind
 from transports.printer import escape
 
@@ -53,9 +54,8 @@ def run(story: Steps, card_urls: list[str], allow_untrusted: tuple[str, ...] | l
     failures = [outcome for outcome in found if not isinstance(outcome, AgentCard)]
     opted = [card for card in cards if card.name in allow_untrusted]
     if not opted:
-        story.say(f"[support] no card this run could use is of a peer it opts in to (--allow-untrusted): this "
-                  f"lesson needs one, as it has by default ({ROGUE})", Kind.WARNING)
-        return failures
+        stop_short(story.say, f"[support] no card this run could use is of a peer it opts in to (--allow-untrusted): "
+                              f"this lesson needs one, as it has by default ({ROGUE})")  # exit status 2
     allowlist_before, _ = story.holds()
     story.say()
     vetted = any(entry.name == opted[0].name and same_endpoint(entry.endpoint, opted[0].url)
@@ -67,9 +67,8 @@ def run(story: Steps, card_urls: list[str], allow_untrusted: tuple[str, ...] | l
     if untrusted.result is None:
         return failures + [untrusted]  # refused, failed or paused: the story said why
     if untrusted.trusted:  # this run's allowlist vets it: its result is not the lesson's to doubt
-        story.say(f"[support] {untrusted.peer!r} is on this run's allowlist, so its result is trusted: "
-                  "this lesson needs a peer outside it", Kind.WARNING)
-        return failures + [untrusted]
+        stop_short(story.say, f"[support] {untrusted.peer!r} is on this run's allowlist, so its result is trusted: "
+                              "this lesson needs a peer outside it")  # this run's files cannot show it: exit status 2
     story.say("[support] the result, fenced as data, as any later step (a model drafting a reply) "
               "would be shown it:")
     story.say(customer.fenced(untrusted.peer, untrusted.result))
