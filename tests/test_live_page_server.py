@@ -546,7 +546,7 @@ def test_a_saved_trace_opens_again_as_the_lines_it_recorded(page, tmp_path):
 
 
 def test_a_lone_surrogate_in_any_text_is_refused_in_one_line_and_leaves_nothing_on_disk(page, tmp_path):
-    """"\ud800" is valid JSON but no character: text holding one can be neither saved nor shown.
+    """"\\ud800" is valid JSON but no character: text holding one can be neither saved nor shown.
     Each request holding one is refused before any field is used, and no folder or file is made
     (one was left in the temporary folder on every such request)."""
     import tempfile
