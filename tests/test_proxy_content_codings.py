@@ -1,0 +1,37 @@
+"""The proxy prints frames, not compressed bytes: a client that accepts gzip (httpx, which the
+Python SDK uses, says `Accept-Encoding: gzip, deflate`) in front of an agent that compresses
+when asked (Starlette's GZipMiddleware, from 500 bytes) made the proxy print the gzip bytes as
+the frame and judge a JSON answer "not JSON". The agent here is a test double on 127.0.0.1."""
+import gzip
+import json
+
+from proxy_helpers import proxy_to
+from transports.base import ClientRequest, HttpResponse
+from transports.network import HttpTransport
+from transports.server import PeerServer
+
+ANSWER = json.dumps({"jsonrpc": "2.0", "id": 3, "result": {"id": "task-1", "note": "x" * 600}}).encode()
+ASK = b'{"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": "task-1"}}'
+
+
+def compressing(request):
+    """An agent answering in gzip whenever the request's Accept-Encoding names it."""
+    if "gzip" in (request.header("accept-encoding") or ""):
+        return HttpResponse(200, {"Content-Type": "application/json", "Content-Encoding": "gzip", "Vary": "Accept-Encoding"},
+                            gzip.compress(ANSWER, mtime=0))
+    return HttpResponse(200, {"Content-Type": "application/json"}, ANSWER)
+
+
+def test_a_client_accepting_gzip_sees_the_proxy_print_the_agents_json_and_gets_a_body_it_reads():
+    server = PeerServer(compressing, "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with proxy_to(server.base_url) as (proxy, lines):
+            got = HttpTransport(timeout=5).exchange(ClientRequest(
+                "POST", proxy + "/a2a", {"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"}, ASK))
+    finally:
+        server.stop()
+    said = lines.text()
+    assert f"[agent -> client] <-- {ANSWER.decode()}" in said, said
+    assert "! JSONRPC-FMT-002" not in said, said
+    coding = (got.header("Content-Encoding") or "identity").lower()
+    assert got.status == 200 and (gzip.decompress(got.body) if coding == "gzip" else got.body) == ANSWER
