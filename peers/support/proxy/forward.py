@@ -5,7 +5,8 @@ here; it goes on to the agent through the frame printer wrapping our network tra
 (its deadline and body limit), so the printer shows and records it, and the answer comes
 back the same way. Forwarded unchanged: the verb, the path and query, the body, every
 header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for itself (Host,
-Content-Length); an answer's status, headers (the same rule) and body; a stream (Server-
+Content-Length) but Accept-Encoding, asked as identity (the proxy prints frames, not gzip, and
+identity is what every client takes); an answer's status, headers (the same rule) and body; a stream (Server-
 Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). A request body
 a client sent chunked reaches us whole (our server decodes it, within the same limit as a
 Content-Length one) and goes on with a Content-Length: chunking is a hop's own framing. HEAD
@@ -71,6 +72,13 @@ def end_to_end(headers: dict[str, str]) -> dict[str, str]:
     return {name: value for name, value in headers.items() if name.lower() not in dropped}
 
 
+def uncoded(headers: dict[str, str]) -> dict[str, str]:
+    """A request's headers with any Accept-Encoding asking for identity: an agent that compresses
+    when a client accepts it (gzip from 500 bytes, as Starlette's middleware does) would have the
+    proxy print and judge compressed bytes. Identity is acceptable to every client [RFC 9110 12.5.3]."""
+    return {name: "identity" if name.lower() == "accept-encoding" else value for name, value in headers.items()}
+
+
 class Proxy:
     answers_head = True  # our server asks it HEAD as HEAD (transports/base.py's App), forwarded as such
 
@@ -120,7 +128,7 @@ class Proxy:
             body, said = self.webhooks.move(body, request.method, target)
             for line in said:
                 self.say(line)
-        asked = ClientRequest(request.method, receiver or self.agent + target, end_to_end(request.headers), body,
+        asked = ClientRequest(request.method, receiver or self.agent + target, uncoded(end_to_end(request.headers)), body,
                               None if is_card or bare or receiver else binding_of(request))
         kinds = {fault.kind for fault in acting}
         try:
