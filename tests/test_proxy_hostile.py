@@ -345,3 +345,23 @@ def test_what_a_quick_read_takes_but_json_is_not_is_still_said_to_be_not_json(bo
     with raw_agent(script) as agent, proxy_to(agent, timeout=0.5) as (proxy, lines):
         HttpTransport(timeout=5).exchange(ClientRequest("POST", proxy + "/a2a", RPC_10, ASK))
     assert len([line for line in lines.lines if "! JSONRPC-FMT-002 " in line and "not JSON" in line]) == 1, lines.text()
+
+
+def test_a_request_never_forwarded_is_said_to_have_reached_nothing_and_one_forwarded_may_have_been_acted_on():
+    """A --> line printed for a request the agent never got (nothing listens) and for one it got and
+    never answered were followed by the same kind of finding, and the client by the same 502 or 504:
+    neither said which, though whether the agent may have acted is what a person watching needs."""
+    closed = socket.socket()  # bound, not listening: a connection to it is refused, and no one else takes the port
+    closed.bind(("127.0.0.1", 0))
+    silent = lambda sock, stop: stop.wait(3)  # noqa: E731 (reads the request, answers nothing)
+    try:
+        with proxy_to(f"http://127.0.0.1:{closed.getsockname()[1]}", timeout=0.5) as (proxy, lines):
+            refused = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, RPC)
+        with raw_agent(silent) as agent, proxy_to(agent, timeout=0.5) as (proxy, taken):
+            unanswered = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, RPC)
+    finally:
+        closed.close()
+    assert refused.status == 502 and b"nothing was sent" in refused.body, refused.body
+    assert [line for line in lines.lines if "finding" in line and "nothing was sent" in line], lines.text()
+    assert unanswered.status == 504 and b"may have been acted on" in unanswered.body, unanswered.body
+    assert [line for line in taken.lines if "finding" in line and "may have been acted on" in line], taken.text()
