@@ -139,11 +139,11 @@ class Proxy:
                          "the sender gets the second answer")
                 response = printer.send(asked, stream=not is_card)
         except TransportError as exc:
-            status = 504 if exc.timed_out else 502
-            self.say(f"[proxy] finding: request {number} ({request.method} {target[:80]}): {exc}; "
+            status, advice = 504 if exc.timed_out else 502, exc.retry_advice()  # whether it reached the agent
+            self.say(f"[proxy] finding: request {number} ({request.method} {target[:80]}): {exc}; {advice}; "
                      f"the client gets {status}")
             return HttpResponse(status, {"Content-Type": "text/plain; charset=utf-8"},
-                                f"{status}: {who}'s answer could not be forwarded: {exc}\n".encode())
+                                f"{status}: {who}'s answer could not be forwarded: {exc}; {advice}\n".encode())
         if "drop-response" in kinds:
             _drain(response, self.timeout)
             self.say(f"[fault] drop-response:{number}: {who} answered request {number} ({response.status}); "
