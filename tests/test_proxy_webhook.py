@@ -85,3 +85,14 @@ def test_an_agent_refusing_the_proxys_own_receiver_is_a_finding_that_says_so():
     assert refused.status == 400 and b"127.0.0.1" in refused.body
     assert f"[proxy] finding: the agent refused the webhook moved to the proxy ({proxy}/webhook/...), not the " \
            "client's own: serve the agent with --allow-private-webhooks" in lines.text()
+
+
+def test_a_config_read_back_with_its_slashes_escaped_names_the_clients_url_too():
+    """JSON may write "/" as "\\/" (PHP's json_encode does, by default): an agent reading a config back
+    so told the client the proxy's /webhook/1, as if the client had set it, not its own receiver."""
+    moved = Webhooks("http://127.0.0.1:5")
+    body, _ = moved.move(b'{"jsonrpc": "2.0", "id": 1, "method": "CreateTaskPushNotificationConfig", "params": '
+                         b'{"taskId": "t", "url": "http://127.0.0.1:9/hook"}}', "POST", "/a2a")
+    assert b"http://127.0.0.1:5/webhook/1" in body
+    read_back = moved.restore(b'{"jsonrpc": "2.0", "id": 2, "result": {"url": "http:\\/\\/127.0.0.1:5\\/webhook\\/1"}}')
+    assert loads_strict(read_back)["result"]["url"] == "http://127.0.0.1:9/hook", read_back
