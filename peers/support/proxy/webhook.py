@@ -94,10 +94,12 @@ class Webhooks:
 
     def restore(self, body: bytes) -> bytes:
         """An answer's body with each moved URL the client's own again."""
-        if not self.moved or PATH.encode() not in body:
+        if not self.moved or b"webhook" not in body:  # as /webhook/ or, slashes escaped, \/webhook\/
             return body
         for key, original in list(self.moved.items()):
-            body = body.replace(json.dumps(self.base + PATH + key).encode(), json.dumps(original).encode())
+            ours = json.dumps(self.base + PATH + key)
+            for spelled in (ours, ours.replace("/", "\\/")):  # JSON may write "/" as "\/" (PHP does)
+                body = body.replace(spelled.encode(), json.dumps(original).encode())
         return body
 
 
