@@ -29,6 +29,7 @@ from itertools import count
 
 from transports import sse
 from transports.base import Body, ClientRequest, HttpResponse, Transport, hang_up, header, parse_url, send
+from transports.codec import is_json
 from transports.masking import FORM, hold, is_secret_header, mask, mask_body, mask_held, masked  # noqa: F401
 from transports.records import Record
 
@@ -80,8 +81,7 @@ class FramePrinter:
                  verbose: bool = False, held: tuple[str, ...] = ()) -> None:
         self.inner, self.label = inner, inner.label
         self.held = list(held)  # our secrets, masked wherever shown; shared, and grown by what we send (`hold`)
-        self.show = show  # None records without printing (benchmarks, tests)
-        self.verbose = verbose  # --verbose: HTTP status, headers (masked) and timing too
+        self.show, self.verbose = show, verbose  # show None: records, prints nothing; --verbose: status, headers, timing
         self.frames: list[Frame] = []
         self.listeners: list[Callable[[Frame], None]] = []  # hook: told of every frame
         self.before_send: Callable[[Frame], None] = lambda frame: None  # hook: may StopRun
@@ -100,8 +100,8 @@ class FramePrinter:
             self._show(f"<-- {response.status} {_text(response.body, held=self.held)}".rstrip(), got)
         elif response.status != 200:
             self._show(f"<-- HTTP {response.status} {_text(response.body, held=self.held)}", got)
-        else:  # a card: shown as served, line by line, so its layout stays readable (or summarised)
-            self._show(self._summary(got) or _text(response.body, keep_newlines=True, held=self.held), got)
+        else:  # a card, as served: line by line if JSON (none of its lines can begin as one of ours), else one line
+            self._show(self._summary(got) or _text(response.body, keep_newlines=is_json(response.body), held=self.held), got)
         return response
 
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
