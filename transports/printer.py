@@ -57,7 +57,7 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
 
 
 class StopRun(Exception):
-    """The learner asked to stop before the next frame left (q at a --step prompt)."""
+    """The learner asked to stop before the next frame left (q at a --step prompt), or, saying so, elsewhere."""
 
 
 class Frame(Record):

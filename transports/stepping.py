@@ -49,8 +49,8 @@ class Stepper:
         try:
             _start_debugger()  # pdb stops on the next line, in this function
             stopped = True  # noqa: F841 - stopped here: `pp reply` is the peer's answer; `c` goes on
-        except bdb.BdbQuit:
-            raise StopRun() from None
+        except bdb.BdbQuit:  # the frame has left, and been answered: not the request stop's words
+            raise StopRun("[break] quit in the debugger at the peer's answer: nothing more was sent.") from None
 
     def _ask(self) -> None:
         """Only Enter sends: a frame leaves because someone said so, never by default."""
