@@ -273,7 +273,8 @@ def test_the_test_command_needs_nothing_a_stock_python3_lacks(tmp_path):
         assert done.returncode == 0 and done.stdout.startswith("pip "), done.stderr
         return
     env = only_python3(tmp_path)
-    made = subprocess.run(["/bin/bash", "-c", venv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    made = subprocess.run(["/bin/bash", "-c", venv], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=180)  # ensurepip's own install: 10 s here, past 60 on a machine at load 20
     assert made.returncode == 0, made.stderr
     asked = pip.split(" install ")[0] + " --version"  # the same pip, told the same target, asked only its version
     done = subprocess.run(["/bin/bash", "-c", asked], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
