@@ -244,3 +244,10 @@ def test_a_card_shown_whole_cannot_print_a_line_of_its_own_unless_it_is_json():
     lines = out.getvalue().splitlines()[len(shown_pretty):]
     assert not any(line.startswith(("[trust]", "[support]")) for line in lines), lines
     assert "\\x0a[trust] 'refund-bot-9000' is allowlisted" in lines[-1], lines
+
+
+def test_a_card_declaring_no_scheme_is_summarised_as_such_not_as_an_empty_list():
+    """0.3 and 1.0 cards that ask for no credential declare no scheme: the line said `auth []`, and
+    the support agent's next line said auth=['none'] of the same card."""
+    lines, _ = served(json.dumps({key: value for key, value in CARD.items() if key != "securitySchemes"}).encode())
+    assert "no auth declared" in lines[1] and "auth []" not in lines[1], lines
