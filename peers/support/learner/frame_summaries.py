@@ -71,10 +71,10 @@ def is_card(document: dict[str, Any]) -> bool:
 def card_line(card: dict[str, Any]) -> str:
     """One line: name, description, endpoints with their bindings, skills, auth, signature."""
     endpoints = [f"{_word(url, 200)}{f' ({spoken})' if spoken else ''}" for url, spoken in interfaces(card).items()]
-    skills = [_word(skill.get("id")) for skill in card["skills"] if isinstance(skill, dict)]
+    skills, auth = [_word(skill.get("id")) for skill in card["skills"] if isinstance(skill, dict)], declared_auth(card)
     parts = [_value(card["name"]), _value(card.get("description", ""), 240),  # what a model reads of it
-             f"at {_some(endpoints, '; ')}", f"skills [{_some(skills)}]",
-             f"auth [{_some([_word(name) for name in declared_auth(card)])}]", signature_state(card)]
+             f"at {_some(endpoints, '; ')}", f"skills [{_some(skills)}]",  # none declared: not `auth []` beside auth=['none']
+             f"auth [{_some([_word(name) for name in auth])}]" if auth else "no auth declared", signature_state(card)]
     return ", ".join(parts)
 
 
