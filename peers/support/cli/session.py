@@ -226,7 +226,7 @@ class Session:
                 raise  # (under `python -m pdb`, pdb's own q is pdb's to end the program with)
             if not isinstance(stop, StoppedShort):
                 console.say((str(stop) or "[step] stopped before that frame left; nothing more was sent.") if isinstance(
-                    stop, StopRun) else "[break] quit in the debugger: the run ends there; the frames above are what was sent.")
+                    stop, StopRun) else "[break] quit in the debugger: the run ends there; nothing more is sent.")
             told.status = 2 if isinstance(stop, StoppedShort) else 0
             return
         finally:  # however the run ended: write what was recorded
