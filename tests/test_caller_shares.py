@@ -175,3 +175,21 @@ def test_a_caller_spreading_its_tasks_over_ten_tenants_still_makes_room_from_its
         kept = [task_id for task_id in bobs
                 if "result" in call(server.base_url, "bob", "GetTask", {"tenant": "t0", "id": task_id})]
         assert kept == bobs, f"{len(kept)} of bob's 12 tasks kept beside alice's 48"
+
+
+def test_a_durable_store_read_back_counts_a_callers_tasks_in_every_tenant_as_one_holder(tmp_path):
+    """Read back from its file, the store counts its holders as it did before it stopped (durable_read.py):
+    carol's tasks in two tenants are one holder of 3, so her oldest makes room, not dave's."""
+    from peers.a2a.model import Task
+    from peers.durable import open_store
+    from peers.tenants import in_tenant
+    owners = [in_tenant("t0", "carol"), "dave", in_tenant("t1", "carol"), "dave", "carol"]
+    durable, _ = open_store(str(tmp_path / "peer.db"), max_tasks=5)
+    for number, owner in enumerate(owners):
+        durable.add(lambda number=number: Task(f"t{number}"), owner, None)
+    durable.flush()
+    durable.file.close()  # as a peer that stopped
+    again, _ = open_store(str(tmp_path / "peer.db"), max_tasks=5)
+    again.add(lambda: Task("t5"), "erin", None)
+    assert list(again.tasks) == ["t1", "t2", "t3", "t4", "t5"], "carol's oldest (tenant t0's) made the room"
+    again.file.close()
