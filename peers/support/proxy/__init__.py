@@ -1,9 +1,9 @@
 """`proxy --to URL`: watch any two A2A programs talk, byte for byte, annotated against the spec.
 
 The proxy listens on 127.0.0.1 and forwards every request to the agent at --to and every
-answer back, unchanged but for the hop-by-hop headers (RFC 9110 7.6.1) and the card's
-interface URLs (moved to the proxy, so a client pointed at it stays on it; said once as a
-diff). It serves with our own server (transports/server.py: its limits and deadlines) and
+answer back, unchanged but for the hop-by-hop headers (RFC 9110 7.6.1), Accept-Encoding (asked as
+identity, so frames are printed, not gzip) and the card's interface URLs (moved to the proxy, so a
+client pointed at it stays on it; said once as a diff). It serves with our own server (transports/server.py: its limits and deadlines) and
 forwards with our own network transport (transports/network.py), wrapped by the frame
 printer, so each frame is shown and traced as every run's are, tagged with who sent it.
 What lives here: the app that forwards (`forward`), an answer on its way back, a stream's

@@ -6,7 +6,8 @@ has its `url` moved to a path of the proxy's, /webhook/K, said in one line; the 
 delivers there, and the proxy forwards each delivery to the URL the client gave, printed and
 faulted as any request is (forward.py). An answer that says a moved URL back (a config read or
 listed) says the client's own again, so a client checking its config is not misled. This is the
-one change to a request the proxy makes, and only with --webhook. Not here: the sending.
+one change the proxy makes to a request's body, and only with --webhook (to its headers, one more:
+Accept-Encoding asks for identity, forward.py's `uncoded`). Not here: the sending.
 """
 from __future__ import annotations
 
