@@ -365,3 +365,26 @@ def test_a_request_never_forwarded_is_said_to_have_reached_nothing_and_one_forwa
     assert [line for line in lines.lines if "finding" in line and "nothing was sent" in line], lines.text()
     assert unanswered.status == 504 and b"may have been acted on" in unanswered.body, unanswered.body
     assert [line for line in taken.lines if "finding" in line and "may have been acted on" in line], taken.text()
+
+
+def test_twice_whose_second_copy_finds_nothing_listening_says_the_first_may_have_been_acted_on():
+    """--fault twice: the first copy reached the agent (and was answered); the second, to an agent
+    gone since, was refused. 'nothing was sent, so a retry is safe' was said of a request the agent took."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer_once():  # one request answered, then nothing listens: the second copy's connect is refused
+        sock, _ = listener.accept()
+        with sock:
+            sock.settimeout(5)
+            got = b""
+            while b"\r\n\r\n" not in got or len(got.partition(b"\r\n\r\n")[2]) < len(ASK):
+                got += sock.recv(4096) or b"\r\n\r\n" + ASK
+            listener.close()
+            body = b'{"jsonrpc": "2.0", "id": 5, "result": {}}'
+            sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                         b"Connection: close\r\n\r\n%s" % (len(body), body))
+    threading.Thread(target=answer_once, daemon=True).start()
+    with proxy_to(f"http://127.0.0.1:{listener.getsockname()[1]}", "twice:1", timeout=2) as (proxy, lines):
+        got = HttpTransport(timeout=5).post(proxy + "/a2a", ASK, RPC)
+    assert got.status == 502 and b"may have been acted on" in got.body, got.body
+    assert [line for line in lines.lines if "finding" in line and "may have been acted on" in line], lines.text()
