@@ -29,7 +29,7 @@ from peers.support.proxy import annotate, card, passing
 from peers.support.proxy.faults import Faults
 from peers.support.proxy.webhook import Webhooks
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
-from transports.errors import TransportError
+from transports.errors import MAY_HAVE_ACTED, TransportError
 from transports.masking import carried
 from transports.printer import escape
 
@@ -130,7 +130,7 @@ class Proxy:
                 self.say(line)
         asked = ClientRequest(request.method, receiver or self.agent + target, uncoded(end_to_end(request.headers)), body,
                               None if is_card or bare or receiver else binding_of(request))
-        kinds = {fault.kind for fault in acting}
+        kinds, response = {fault.kind for fault in acting}, None
         try:
             response = printer.send(asked, stream=not is_card)
             if "twice" in kinds:
@@ -139,7 +139,8 @@ class Proxy:
                          "the sender gets the second answer")
                 response = printer.send(asked, stream=not is_card)
         except TransportError as exc:
-            status, advice = 504 if exc.timed_out else 502, exc.retry_advice()  # whether it reached the agent
+            status = 504 if exc.timed_out else 502  # and whether it reached the agent: twice's first copy did
+            advice = exc.retry_advice() if response is None else MAY_HAVE_ACTED
             self.say(f"[proxy] finding: request {number} ({request.method} {target[:80]}): {exc}; {advice}; "
                      f"the client gets {status}")
             return HttpResponse(status, {"Content-Type": "text/plain; charset=utf-8"},
