@@ -20,7 +20,7 @@ from peers.a2a.security_schemes import BEARER, kind_of
 from peers.support.calling.files import ConfigError
 from peers.support.calling.held import Held, Unheld, held_for
 from transports.base import Transport, parse_url
-from transports.printer import is_secret_header
+from transports.printer import escape, is_secret_header
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -148,9 +148,9 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
             said.append(f"our client certificate {held.certificate[0][-60:]}, in the TLS handshake")
     if not way and held.bearer:  # issued for this very endpoint: sent, as the essay's token always was
         headers["Authorization"] = f"Bearer {held.bearer}"
-    why = (f"[auth] {card.name[:60]!r} requires {' and '.join(s.name[:40] for s in way)} "
-           f"({', '.join(needs(s) for s in way)}): we send " + "; ".join(said)) if way else \
-        f"[auth] {card.name[:60]!r} declares no security scheme: we send " + (
+    why = escape(f"[auth] {card.name[:60]!r} requires {' and '.join(s.name[:40] for s in way)} "  # a scheme's name is
+                 f"({', '.join(needs(s) for s in way)}): we send " + "; ".join(said)) if way else \
+        f"[auth] {card.name[:60]!r} declares no security scheme: we send " + (  # the card's: one line of ours
             "the bearer token our store holds for its endpoint" if held.bearer else "no credential")
     return Attached(tuple(scheme.name for scheme in way), headers, certificate, why)
 

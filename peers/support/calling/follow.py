@@ -177,7 +177,7 @@ def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: fl
     """Each push to our webhook, shown as the frame it is, then read as an update; a push
     delivered again (the same bytes: a retry whose answer was lost, A2A 4.3.3) only once."""
     if awaited:
-        delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {delegation.card.name} will tell "
+        delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {escape(delegation.card.name)} will tell "
                        "our webhook of each change")
     seen: set[bytes] = set()  # the digests of the first MAX_SEEN_PUSHES pushes: memory stays bounded
     while time.monotonic() < deadline:
