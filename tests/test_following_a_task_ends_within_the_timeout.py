@@ -1,0 +1,67 @@
+"""A task followed past its answer (--no-wait's GetTask, --stream's SubscribeToTask after a
+stream ended early) is followed within --timeout from the send, every request it makes
+included: one asked just before the deadline gets what is left of it, not a --timeout of its
+own. An agent the test plays on 127.0.0.1 (http.server, port 0) answers the send at once and
+stalls what follows; the whole command line runs, timed."""
+import json
+import time
+
+from conftest import OutsidePeer, agent_card, cli, outside_peer
+
+TIMEOUT, MARGIN = 2.0, 0.75  # the run's --timeout; what "within it" allows for a loaded machine
+WORKING = {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}
+
+
+class Agent(OutsidePeer):
+    """A task that stays working: the send answered at once, then the server's `stall` says how the rest go."""
+
+    def do_GET(self):
+        base = f"http://127.0.0.1:{self.server.server_port}"
+        self.send(200, agent_card(base, "agent", capabilities={"streaming": True}, defaultInputModes=[
+            "application/json"], skills=[{"id": "process_refund", "name": "s", "description": "d", "tags": []}]))
+
+    def do_POST(self):
+        frame = self.asked()
+        self.server.asked.append(frame["method"])
+        if frame["method"] == "SendMessage":
+            return self.reply({"jsonrpc": "2.0", "id": frame["id"], "result": {"task": WORKING}})
+        if frame["method"] == "GetTask":  # four answered at once; the fifth, the one asked last, never
+            if self.server.asked.count("GetTask") >= 5:
+                return self.server.stop.wait(10)
+            return self.reply({"jsonrpc": "2.0", "id": frame["id"], "result": WORKING})
+        self.send_response(200)  # a stream: the task, then silence (the send's: ended just before
+        self.send_header("Content-Type", "text/event-stream")  # the deadline; a subscription's: never)
+        self.end_headers()
+        self.wfile.write(b"data: " + json.dumps({"jsonrpc": "2.0", "id": frame["id"], "result": {"task": WORKING}})
+                         .encode() + b"\n\n")
+        self.wfile.flush()
+        self.server.stop.wait(TIMEOUT - 0.2 if frame["method"] == "SendStreamingMessage" else 10)
+        self.close_connection = True
+
+
+def timed(*flags):
+    """The run against the agent: what it printed, and how long it took from its send to its end."""
+    import threading
+    with outside_peer(Agent, asked=[], stop=threading.Event(),
+                      handle_error=lambda request, address: None) as base:
+        done = cli("--peer", base, "--allow-untrusted", "agent", "--timeout", str(TIMEOUT), *flags,
+                   env={"A2A_CREDENTIALS": ""})
+        return done, time.monotonic()
+
+
+def test_the_last_get_task_of_no_wait_gets_what_is_left_of_the_timeout_and_the_task_is_said_as_last_seen():
+    started = time.monotonic()
+    done, ended = timed("--no-wait")
+    printed = done.stdout + done.stderr
+    assert ended - started < TIMEOUT + MARGIN, f"{ended - started:.2f} s for a --timeout of {TIMEOUT:g} s"
+    assert "Traceback" not in printed and "GetTask had no answer before the deadline" in printed, printed[-2000:]
+    assert "still going when last seen" in printed and "delegation failed" not in printed, printed[-2000:]
+
+
+def test_a_subscription_after_a_stream_ended_early_gets_what_is_left_of_the_timeout():
+    started = time.monotonic()
+    done, ended = timed("--stream")
+    printed = done.stdout + done.stderr
+    assert "subscribing to it again" in printed, printed[-2000:]
+    assert ended - started < TIMEOUT + MARGIN, f"{ended - started:.2f} s for a --timeout of {TIMEOUT:g} s"
+    assert "Traceback" not in printed and "was last seen working" in printed, printed[-2000:]
