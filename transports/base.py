@@ -12,14 +12,18 @@ envelopes (see `jsonrpc`), A2A objects (see `peers/a2a/`), printing (see `printe
 
 from __future__ import annotations
 
+import math
 import re
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable, Protocol
+    from typing import Any, Callable, Iterable, Iterator, Protocol
 else:  # an interface below is a documented class at run time, and typing's Protocol to a checker
     Protocol = object
 
@@ -163,6 +167,29 @@ def send(transport: Transport, request: ClientRequest, *, stream: bool = False) 
         return transport.get(request.url, request.headers, binding=request.binding)
     sending = transport.stream if stream else transport.post
     return sending(request.url, request.body, request.headers, binding=request.binding)
+
+
+_PATIENCE: ContextVar[float | None] = ContextVar("patience", default=None)  # time.monotonic(), or no caller's
+
+
+@contextmanager
+def patient_until(moment: float) -> Iterator[None]:
+    """Every exchange begun in the block (by this thread) ends by `moment` (time.monotonic()),
+    whatever its transport's timeout: a caller following a task within its patience asks
+    each question within it too, not with a whole timeout of its own."""
+    kept = _PATIENCE.set(moment)
+    try:
+        yield
+    finally:
+        _PATIENCE.reset(kept)
+
+
+def seconds_for(timeout: float | None) -> float | None:
+    """The seconds an exchange begun now may take: the transport's `timeout` (None: no limit),
+    cut to what is left of its caller's patience (`patient_until`), if any."""
+    moment = _PATIENCE.get()
+    left = None if moment is None else max(math.ceil((moment - time.monotonic()) * 100) / 100, 0.0)  # in hundredths
+    return timeout if left is None else left if timeout is None else min(timeout, left)
 
 
 class Url(Record):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 
 from transports import sse
-from transports.base import App, Body, HttpRequest, HttpResponse, hang_up, parse_url, request
+from transports.base import App, Body, HttpRequest, HttpResponse, hang_up, parse_url, request, seconds_for
 from transports.codec import MAX_FRAME_BYTES
 from transports.errors import TransportError, let_quit
 
@@ -53,18 +53,20 @@ class InProcessTransport:
         if app is None:
             raise TransportError(f"nothing serves {url.origin} in this process (the in-process shim "
                                  "reaches only the apps it runs; a real server needs --transport http)")
+        seconds = seconds_for(self.timeout)  # a caller's patience may leave it less (base.patient_until)
         if stream:  # each chunk is handed over as the app makes it, in the caller's thread
             started = time.monotonic()
-            response = app(http_request) if self.timeout is None else \
-                self._within_deadline(app, http_request, whole=False)
+            response = app(http_request) if seconds is None else \
+                self._within_deadline(app, http_request, seconds, whole=False)
             if not isinstance(response.body, bytes) and response.status == 200 and sse.is_stream(
                     response.header("Content-Type")):
-                return response._replace(body=_arriving(response.body, started, self.timeout))
+                return response._replace(body=_arriving(response.body, started, seconds))
         else:
-            response = app(http_request) if self.timeout is None else self._within_deadline(app, http_request)
+            response = app(http_request) if seconds is None else self._within_deadline(app, http_request, seconds)
         return response if isinstance(response.body, bytes) else response._replace(body=_whole(response.body))
 
-    def _within_deadline(self, app: App, http_request: HttpRequest, whole: bool = True) -> HttpResponse:
+    def _within_deadline(self, app: App, http_request: HttpRequest, seconds: float,
+                         whole: bool = True) -> HttpResponse:
         import threading
         answer: list[Any] = []
 
@@ -77,9 +79,9 @@ class InProcessTransport:
                 answer.append(exc)
         worker = threading.Thread(target=work, daemon=True)  # the peer finishes on its own
         worker.start()
-        worker.join(self.timeout)
+        worker.join(seconds)
         if not answer:  # the same words as the network transport's read timeout
-            raise TransportError(f"no reply within {self.timeout:g}s (read timeout)", sent=True,
+            raise TransportError(f"no reply within {seconds:g}s (read timeout)", sent=True,
                                  timed_out=True)
         if isinstance(answer[0], BaseException):
             raise answer[0]

@@ -37,7 +37,7 @@ import time
 from functools import partial
 
 from transports import sse
-from transports.base import Body, ClientRequest, HttpResponse, parse_url
+from transports.base import Body, ClientRequest, HttpResponse, parse_url, seconds_for
 from transports.errors import TransportError
 from transports.codec import MAX_FRAME_BYTES
 from transports.http11 import TOKEN, MalformedMessage, Reader, left, read_reply
@@ -105,9 +105,9 @@ class HttpTransport:
 
     def _exchange(self, method: str, url: str, body: bytes | None,
                   headers: dict[str, str], lazy: bool = False) -> HttpResponse:
-        deadline = time.monotonic() + self.timeout
-        key, head = _request_head(method, url, body, headers)
-        sock = self._connect(key, deadline)
+        seconds = seconds_for(self.timeout)  # a caller's patience may leave it less (base.patient_until)
+        deadline, key, head = time.monotonic() + seconds, *_request_head(method, url, body, headers)
+        sock = self._connect(key, deadline, seconds)
         reader = Reader(sock, deadline)
         try:  # from the first byte written on, the request may have arrived: sent=True
             sock.settimeout(left(deadline))
@@ -118,22 +118,22 @@ class HttpTransport:
                 response = response._replace(body=b"".join(response.body))  # not a stream: all now
         except (MalformedMessage, OSError) as exc:
             self._drop(key)
-            raise _failure(exc, reader, self.timeout) from None
+            raise _failure(exc, reader, seconds) from None
         if not isinstance(response.body, bytes):  # a stream: its connection is its own until it ends
             self._connections.pop(key, None)
             reader.idle = self.timeout if self.idle_streams else None
-            return response._replace(body=Body(self._arriving(reader, response.body),
+            return response._replace(body=Body(self._arriving(reader, response.body, seconds),
                                                partial(self._ended, key, sock, reader, keep)))
         if not keep or reader.buffer or method == "HEAD" or response.status in (204, 304):  # bytes after: untrusted
             self._drop(key)  # no body by rule (HEAD, 204, 304): one a wrong peer sends may come late, as the next reply
         return response
 
-    def _arriving(self, reader: Reader, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    def _arriving(self, reader: Reader, chunks: Iterator[bytes], seconds: float) -> Iterator[bytes]:
         """A stream's chunks as they are read; a failure is a TransportError, as ever."""
         try:
             yield from chunks
         except (MalformedMessage, OSError) as exc:
-            raise _failure(exc, reader, self.timeout) from None
+            raise _failure(exc, reader, self.timeout if reader.idle is not None else seconds) from None
 
     def _ended(self, key: _Key, sock: socket.socket, reader: Reader, keep: bool, completed: bool) -> None:
         """A stream's connection, once the stream is over: kept only if it was read to its end, cleanly (and no
@@ -143,7 +143,7 @@ class HttpTransport:
         else:
             sock.close()
 
-    def _connect(self, key: _Key, deadline: float) -> socket.socket:
+    def _connect(self, key: _Key, deadline: float, seconds: float) -> socket.socket:
         kept = self._connections.get(key)
         if kept is not None:
             # Readable while we have sent nothing means the peer closed it (an idle timeout)
@@ -164,7 +164,7 @@ class HttpTransport:
                 context = self.client_tls.get(origin, self.tls)  # our client certificate, to its origin only
                 sock = context.wrap_socket(sock, server_hostname=host.strip("[]"))  # closes sock on failure
         except TimeoutError:
-            raise TransportError(f"could not connect to {host}:{port} within {self.timeout:g}s (timeout)") from None
+            raise TransportError(f"could not connect to {host}:{port} within {seconds:g}s (timeout)") from None
         except (OSError, UnicodeError) as exc:  # UnicodeError: a name the resolver cannot encode
             raise TransportError(f"could not connect to {host}:{port}: {_reason(exc)}") from None
         self._connections[key] = sock

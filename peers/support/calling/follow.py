@@ -1,29 +1,26 @@
 """Following a delegated task to its end: one loop over its updates, whatever brings them.
 
-Essay: Delegation over JSON-RPC ("the reply is a task, not a value"). Spec: A2A 1.0 sections 3.1.2
-(SendStreamingMessage), 3.1.3 (GetTask), 3.1.6 (SubscribeToTask), 4.2 (StreamResponse) and 4.3 (push
-notifications, a StreamResponse too); 0.3's message/stream, tasks/get and tasks/resubscribe. A peer may
-answer before its task ends: when asked to (returnImmediately, --no-wait, --push), or while streaming it
-(--stream). What happens next reaches us as updates, each one of a StreamResponse's four kinds
-(peers/a2a/stream.py): the task as it now is, a status it entered, an artifact (or a chunk of one) it made,
-a message. `follow(updates, task, deadline)` folds them into the task until it ends or pauses, the updates
-stop, or the deadline passes; it does not know where they come from, and takes what the spec lets any source
-send: an update about another task changes nothing, nor one that takes the task back to a state it has left
-(it arrived late). `followed` chooses the source, as the card and the flags did:
-- `streamed`: the events of a stream, read as they arrive (the printer shows each). A stream can break (the
-  connection drops, a proxy times out, the peer restarts); the task goes on without us, so we subscribe to
-  it again: the first event of a subscription is the task as it is now, and comparing it with what was seen
-  says what was missed (caught_up.py). A task that ended meanwhile has no stream to join (1.0 refuses): it
-  is asked for (GetTask); the same when a stream ends before its task does. At most RESUMES times; a stream
-  that broke before it named its task, or is still broken when time is up, is the delegation's failure, said
-  as what it is (a timeout, say), with the task it named and its state last seen.
-- `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each shown as its own
-  frame (`told`, as main() wired it), then read as an update, as on a stream; one delivered twice (A2A 4.3.3
-  warns it may be) is read once. A task that came back ended is heard out briefly all the same: the peer may
-  yet push it, and would find us gone.
+Essay: Delegation over JSON-RPC ("the reply is a task, not a value"). Spec: A2A 1.0 sections 3.1.2 (SendStreamingMessage),
+3.1.3 (GetTask), 3.1.6 (SubscribeToTask), 4.2 (StreamResponse) and 4.3 (push notifications, a StreamResponse too); 0.3's
+message/stream, tasks/get and tasks/resubscribe. A peer may answer before its task ends: when asked to (returnImmediately,
+--no-wait, --push), or while streaming it (--stream). What happens next reaches us as updates, each one of a
+StreamResponse's four kinds (peers/a2a/stream.py): the task as it now is, a status it entered, an artifact (or a chunk of
+one) it made, a message. `follow(updates, task, deadline)` folds them into the task until it ends or pauses, the updates
+stop, or the deadline passes; it does not know where they come from, and takes what the spec lets any source send: an
+update about another task changes nothing, nor one that takes the task back to a state it has left (it arrived late).
+`followed` chooses the source, as the card and the flags did:
+- `streamed`: the events of a stream, read as they arrive (the printer shows each). A stream can break (the connection
+  drops, a proxy times out, the peer restarts); the task goes on without us, so we subscribe to it again: the first event
+  of a subscription is the task as it is now, and comparing it with what was seen says what was missed (caught_up.py). A
+  task that ended meanwhile has no stream to join (1.0 refuses): it is asked for (GetTask); the same when a stream ends
+  before its task does. At most RESUMES times; a stream that broke before it named its task, or is still broken when time
+  is up, is the delegation's failure, said as what it is (a timeout, say), with the task it named and its state last seen.
+- `pushed`: what the peer POSTs to our webhook (webhook.py, open while `listening`), each shown as its own frame (`told`,
+  as main() wired it), then read as an update, as on a stream; one delivered twice (A2A 4.3.3 warns it may be) is read
+  once. A task that came back ended is heard out briefly all the same: the peer may yet push it, and would find us gone.
 - `polled`: GetTask again after pauses that grow (0.1 s ... 2 s); also what a stream left going.
-All within one deadline (`Following.patience`, --timeout); a task still going then is reported
-as it is. Never done here: send the message again (only the peer knows if it acted)."""
+All within one deadline (`Following.patience`, --timeout), each request included (transports.base.patient_until); a task
+still going then is reported as last seen. Never done here: send the message again (only the peer knows if it acted)."""
 
 from __future__ import annotations
 
@@ -36,6 +33,7 @@ from peers.a2a.model import AgentCard, Task, ends
 from peers.a2a.wire_format import WireFormat, method_for
 from peers.support.calling.replies import read, read_json
 from transports.digests import sha256
+from transports.base import patient_until
 from transports.errors import ProtocolViolation, RemoteError, TransportError
 from transports.printer import escape
 from transports.records import Record
@@ -103,8 +101,8 @@ class Delegation(Record):
 
 
 def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | None:
-    """The task as `updates` leave it: each folded in, until the task ends or pauses, the updates
-    stop, or `deadline` (time.monotonic()) passes; then closed, so a stream read no further is hung up."""
+    """The task as `updates` leave it: each folded in, until the task ends or pauses, the updates stop, or `deadline`
+    (time.monotonic()) passes; then closed, so a stream read no further is hung up."""
     try:
         for update in updates:
             task = folded(task, update)
@@ -116,9 +114,9 @@ def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | Non
 
 
 def folded(task: Task | None, update: "Event") -> Task | None:
-    """`task` after one update. A whole task is the task as the peer now tells it; a status or an artifact
-    update is added to it (stream.fold's rules); a message is the answer only where no task was made. An
-    update about another task is not this one's; one taking the task back to a state it left arrived late."""
+    """`task` after one update. A whole task is the task as the peer now tells it; a status or an artifact update is added
+    to it (stream.fold's rules); a message is the answer only where no task was made. An update about another task is not
+    this one's; one taking the task back to a state it left arrived late."""
     from peers.a2a.stream import fold, may_become
     if task is None:
         return fold((update,))
@@ -139,23 +137,23 @@ def listening(wanted: bool) -> "Iterator[Receiver | None]":
 
 
 def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Receiver | None" = None) -> Task:
-    """The task a send's `reply` (a result, or a stream of them) starts, followed until it
-    ends or pauses, or `deadline` passes: streamed, then told to our webhook or asked about."""
-    task = streamed(reply, delegation, deadline) if isinstance(reply, Iterator) else \
-        read(delegation.spoken.task_from_result, reply, "the result")
-    if ends(task.state):  # nearly always: the task came back finished, or paused
-        if webhook is not None:  # the peer may yet push so: heard out (each push shown), not hung up on
-            try:
-                until = min(deadline, time.monotonic() + HEARD_OUT)
-                for update in pushed(delegation, task, webhook, until, awaited=False):
-                    if getattr(update, "state", None) == task.state and task.id in (
-                            getattr(update, "task_id", ""), getattr(update, "id", "")):
-                        break  # its last word on this task: what the answer said
-            except ProtocolViolation as exc:  # the answer stands, whatever a push after it is
-                delegation.say(f"[support] a push after the answer is not read: {escape(str(exc))}")
-        return task
-    more = polled(delegation, task, deadline) if webhook is None else pushed(delegation, task, webhook, deadline)
-    return follow(more, task, deadline) or task
+    """The task a send's `reply` (a result, or a stream of them) starts, followed until it ends or pauses, or `deadline`
+    passes: streamed, then told to our webhook or asked about; every request made meanwhile ends by `deadline` too."""
+    with patient_until(deadline):  # a subscription, a GetTask: given what is left, not a --timeout of its own
+        task = streamed(reply, delegation, deadline) if isinstance(reply, Iterator) else \
+            read(delegation.spoken.task_from_result, reply, "the result")
+        if ends(task.state):  # nearly always: the task came back finished, or paused
+            if webhook is not None:  # the peer may yet push so: heard out (each push shown), not hung up on
+                try:
+                    for update in pushed(delegation, task, webhook, min(deadline, time.monotonic() + HEARD_OUT), False):
+                        if getattr(update, "state", None) == task.state and task.id in (
+                                getattr(update, "task_id", ""), getattr(update, "id", "")):
+                            break  # its last word on this task: what the answer said
+                except ProtocolViolation as exc:  # the answer stands, whatever a push after it is
+                    delegation.say(f"[support] a push after the answer is not read: {escape(str(exc))}")
+            return task
+        more = polled(delegation, task, deadline) if webhook is None else pushed(delegation, task, webhook, deadline)
+        return follow(more, task, deadline) or task
 
 
 def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
@@ -166,7 +164,14 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
             (pause := min(pause, math.floor((deadline - time.monotonic()) * 10) / 10)) >= FIRST_PAUSE:
         delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: asking again in {pause:g}s")
         time.sleep(pause)
-        later = read(delegation.spoken.task_from_wire, delegation.call(method, {"id": task.id}), "the task")
+        try:
+            answer = delegation.call(method, {"id": task.id})
+        except TransportError as failure:  # unanswered when our patience ran out: the task is as last seen
+            if not failure.timed_out or time.monotonic() < deadline:
+                raise
+            return delegation.say(f"[support] {method} had no answer before the deadline ({escape(str(failure))}): "
+                                  f"task {escape(task.id)} was last seen {task.state.value}")
+        later = read(delegation.spoken.task_from_wire, answer, "the task")
         if later.id != task.id:
             raise ProtocolViolation(f"asked for task {task.id[:80]!r}, the peer answered about another")
         task, pause = later, min(pause * 2, LONGEST_PAUSE)
@@ -174,8 +179,8 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
 
 
 def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float, awaited: bool = True) -> "Updates":
-    """Each push to our webhook, shown as the frame it is, then read as an update; a push
-    delivered again (the same bytes: a retry whose answer was lost, A2A 4.3.3) only once."""
+    """Each push to our webhook, shown as the frame it is, then read as an update; a push delivered again (the same
+    bytes: a retry whose answer was lost, A2A 4.3.3) only once."""
     if awaited:
         delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: {escape(delegation.card.name)} will tell "
                        "our webhook of each change")
@@ -186,8 +191,7 @@ def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: fl
             return
         if delegation.told is not None:  # the frame printer, as main() wired it
             delegation.told(push.url, push.headers, push.body, delegation.card.url)
-        digest = sha256(push.body).digest()
-        if digest in seen:
+        if (digest := sha256(push.body).digest()) in seen:
             continue
         if len(seen) < MAX_SEEN_PUSHES:
             seen.add(digest)
@@ -219,9 +223,8 @@ def streamed(results: Iterator[Any], delegation: Delegation, deadline: float) ->
 
 
 def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[TransportError], deadline: float) -> Task:
-    """The task's stream joined again; or, for a task that ended meanwhile (1.0 section
-    3.1.6: no stream to join, UnsupportedOperationError), the task asked for (GetTask).
-    What was missed is said as soon as the first event arrives."""
+    """The task's stream joined again; or, for a task that ended meanwhile (1.0 section 3.1.6: no stream to join,
+    UnsupportedOperationError), the task asked for (GetTask). What was missed is said as soon as the first event arrives."""
     from peers.support.calling.caught_up import continued, missed
 
     def caught_up(now: Any) -> Any:
@@ -233,20 +236,17 @@ def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[Tr
     try:
         results = delegation.call(subscribe, {"id": seen.id}, stream=True)
     except RemoteError as refused:
-        get = method_for(delegation.spoken, "get")
-        if get is None:
+        if (get := method_for(delegation.spoken, "get")) is None:
             raise
-        delegation.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task "
-                       f"instead ({get})")
+        delegation.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task instead ({get})")
         return caught_up(read(delegation.spoken.task_from_wire, delegation.call(get, {"id": seen.id}), "the task"))
     return follow(_events(results, delegation.spoken, broke, caught_up), seen, deadline) or seen
 
 
 def _events(results: Any, spoken: WireFormat, broke: list[TransportError],
             first: Callable[[Any], Any] = lambda event: event) -> "Updates":
-    """The events of a stream as they arrive, `first` applied to the first (a subscription's:
-    the task as it was when we came back). A break in the connection is kept in `broke`,
-    not raised: it is not the peer's word, and the task goes on without us."""
+    """The events of a stream as they arrive, `first` applied to the first (a subscription's: the task as it was when we
+    came back). A break in the connection is kept in `broke`, not raised: it is not the peer's word, and the task goes on."""
     if not isinstance(results, Iterator):  # one JSON answer where a stream was asked for
         yield first(read(spoken.task_from_result, results, "the result"))
         return
