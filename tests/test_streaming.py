@@ -248,6 +248,24 @@ def test_a_stream_of_many_events_is_read_within_bounds():
     assert [state.value for state in outcome.task.lifecycle] == ["submitted", "completed"], "nothing after the end"
 
 
+def test_a_state_said_again_and_again_is_entered_once_so_the_lifecycle_line_stays_short(capsys):
+    """A stream (or pushes) repeating "working" 10,000 times made a lifecycle of 10,002 states, and the
+    report line of the task 120,000 characters long: a status in the state the task is in enters nothing."""
+    working = {"statusUpdate": {"taskId": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+    card = json.dumps(wire_v10.card_to_wire(billing.billing_agent().card)).encode()
+    body = event(TASK) + event(working) * 10_000 + event(DONE)
+
+    def app(request):
+        if request.method == "GET":
+            return HttpResponse(200, {"Content-Type": "application/json"}, card)
+        return HttpResponse(200, {"Content-Type": "text/event-stream"}, body)
+    agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, stream=True, printed=True)
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-1", "amount": 5})
+    assert [state.value for state in outcome.task.lifecycle] == ["submitted", "working", "completed"]
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[support] task t-1")]
+    assert said == ["[support] task t-1 lifecycle: submitted -> working -> completed"], [line[:200] for line in said]
+
+
 def test_a_subscription_that_sees_no_change_closes_at_its_deadline():
     import time
     from peers.a2a.model import Message, Part
