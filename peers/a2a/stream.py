@@ -103,8 +103,8 @@ def may_become(state: TaskState, later: TaskState) -> bool:
 def fold(events: Iterable[Event]) -> Task | None:
     """The task a stream describes (or a direct reply as a completed task); None if it
     held no task. Events about another task id than the first are not this stream's, a
-    status the task cannot come to from where it is arrived late (may_become), and nothing
-    after the state that ends the stream counts."""
+    status the task cannot come to from where it is arrived late (may_become), one in the state
+    it is in enters none (its word is the news), and nothing after the state that ends the stream counts."""
     task: Task | None = None
     for event in events:
         if isinstance(event, Task) and task is None:
@@ -118,8 +118,9 @@ def fold(events: Iterable[Event]) -> Task | None:
         elif task is not None and getattr(event, "task_id", None) == task.id:
             if isinstance(event, ArtifactUpdate):  # a chunk (append) joins the artifact it continues
                 task = task._replace(artifacts=appended(task.artifacts, event))
-            elif isinstance(event, StatusUpdate) and may_become(task.state, event.state):
-                task = task._replace(lifecycle=task.lifecycle + (event.state,), status_message=event.message,
+            elif isinstance(event, StatusUpdate) and may_become(task.state, event.state):  # the state it is in: its
+                entered = () if event.state is task.state else (event.state,)  # word anew, no state entered again
+                task = task._replace(lifecycle=task.lifecycle + entered, status_message=event.message,
                                      status_data=event.data, timestamp=event.timestamp)
                 if ends(event.state):  # the stream is over, whatever a peer sends after it
                     break
