@@ -653,6 +653,28 @@ def test_a_task_row_with_a_field_of_another_type_is_refused_as_it_is_read_not_mi
         open_store(str(path))
 
 
+@pytest.mark.parametrize("field, value", [("metadata", {"x": float("nan")}), ("metadata", {"x": float("-inf")}),
+                                          ("status_data", {"x": 1e999}), ("lifecycle", {"$tuple": [{"$state": "unknown"}]}),
+                                          ("history", {"$tuple": [{"$": "Message", "message_id": "m", "role": "system",
+                                                                    "parts": {"$tuple": []}}]})],
+                         ids=["NaN", "-Infinity", "1e999", "an unknown state", "a role of neither side"])
+def test_a_task_row_holding_a_value_this_peer_never_writes_is_refused_as_it_is_read_not_answered_with_500s(
+        tmp_path, field, value):
+    """Of the right type, but no value this peer makes: a NaN or an infinity (no JSON a client may
+    send holds one), a state ours never are, a message neither the user's nor the agent's. Each
+    opened, and then GetTask, ListTasks and a resend of the task's message answered -32603 every
+    time (the state one also printed a restart thread's traceback)."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    (body,), = peer.store.file.rows("SELECT body FROM tasks")
+    peer.store.file.write([("UPDATE tasks SET body = ?", (json.dumps({**json.loads(body), field: value}),))])
+    peer.store.file.close()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value)
+
+
 @pytest.mark.parametrize("schema, table, seq", [(3, "effects", "'a'"), (3, "effects", "x'00'"), (3, "effects", "1e300"),
                                                 (3, "effects", "0"), (4, "effects", str(2**63 - 1)),
                                                 (4, "tasks", str(2**63 - 1)), (5, "effects", "'a'"), (5, "tasks", "1e300"),
