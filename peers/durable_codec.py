@@ -37,8 +37,9 @@ def to_json(record: Any) -> str:
 
 
 def from_json(text: str, kind: type = object) -> Any:
-    """The record `text` holds; ValueError if it is not a `kind` (a row this peer did not write)."""
-    value = _record(json.loads(text))
+    """The record `text` holds; ValueError if it is not a `kind` (a row this peer did not write),
+    or holds a NaN or an infinity, which no JSON a client may send holds, and no answer can carry."""
+    value = _record(json.loads(text, parse_constant=_not_a_number, parse_float=_finite))
     if not isinstance(value, kind):
         raise ValueError(f"a row that is not a {kind.__name__}")
     return value
@@ -54,6 +55,18 @@ def message_keys(text: Any) -> list[tuple[str, str]]:
     return [(message_id, seen) for message_id, seen in pairs]
 
 
+def _not_a_number(text: str) -> float:
+    raise ValueError(f"a number this peer never writes ({text})")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number in (_INFINITY, -_INFINITY):  # 1e999: a float too large for a double
+        raise ValueError(f"a number this peer never writes ({text[:24]})")
+    return number
+
+
+_INFINITY = float("inf")
 _HEX = frozenset("0123456789abcdef")  # a digest as store.py's `digest` spells it
 PLAIN = frozenset((str, int, float, bool, type(None)))  # exactly these types (a TaskState is a str too)
 _NAMES = {cls: name for name, cls in RECORDS.items()}
@@ -140,11 +153,12 @@ def _record(value: Any) -> Any:
 
 def ill_typed(record: Any) -> str | None:
     """The first field of `record`, or of a record within it, whose value is not of the type its
-    class declares, named ("Task.artifacts"); None if there is none. A row this peer wrote has
-    none (the codec itself reads back whatever it wrote): one that has would fail mid-request."""
+    class declares, or is a value this peer never makes (a state ours never are, a message of neither
+    side: no wire spells them), named ("Task.artifacts"); None if there is none. A row this peer wrote
+    has none (the codec itself reads back whatever it wrote): one that has would fail mid-request."""
     for field, item in zip(record._fields, record):
         annotation = _DECLARED[type(record)][field]
-        if not _fits(item, annotation):
+        if not _fits(item, annotation) or not _made(type(record), field, item):
             return f"{type(record).__name__}.{field}"
         for each in item if type(item) is tuple else (item,):  # the records within: a history's messages ...
             wrong = ill_typed(each) if type(each) in _NAMES else None
@@ -162,3 +176,11 @@ def _fits(value: Any, annotation: Any) -> bool:
     if origin is tuple:  # tuple[X, ...]
         return type(value) is tuple and all(_fits(item, inner[0]) for item in value)
     return annotation is Any or type(value) is (origin or annotation)  # dict[...]: a dict; NoneType: None
+
+
+def _made(kind: type, field: str, value: Any) -> bool:
+    """Whether a field of the right type holds a value this peer makes: its tasks are never in the
+    state 0.3 calls unknown (1.0 has no name for it), and a message is the user's or the agent's."""
+    if kind is Task and field == "lifecycle":
+        return TaskState.UNKNOWN not in value
+    return value in ("user", "agent") if kind is Message and field == "role" else True
