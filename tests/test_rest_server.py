@@ -561,3 +561,25 @@ def test_an_http_json_error_says_a_value_that_holds_params_as_it_was_sent(billin
     sent = {"message": {**REFUND["message"], "role": "params.ROLE_X"}}
     status, _, answer = billing_rest("POST", "/a2a/message:send", sent)
     assert status == 400 and "'params.ROLE_X'" in answer["error"]["message"], answer
+
+
+@pytest.mark.parametrize("verb, place", [("POST", "body"), ("GET", "query"), ("DELETE", "query")])
+def test_a_task_the_path_names_and_the_body_or_query_names_otherwise_by_its_proto_name_is_refused(verb, place):
+    """ProtoJSON reads `task_id` as `taskId`, and so does the wire: a body or query naming another
+    task so was silently overruled by the path (a webhook set on the path's task while the body
+    named another's), where the same request spelled `taskId` is refused, as two tasks named are."""
+    peer = billing.billing_agent(allow_private_webhooks=True)
+    with serving(PeerApp(peer, by_name("1.0"), token=TOKEN), idle_timeout=2.0) as server:
+        call = Client(server.server_address[:2])
+        first = call("POST", "/a2a/message:send", REFUND)[2]["task"]["id"]
+        other = call("POST", "/a2a/message:send", {"message": {**REFUND["message"], "messageId": "m-2", "parts": [
+            {"data": {"order_id": "ORD-43", "amount": 43}}]}})[2]["task"]["id"]
+        where = f"/a2a/tasks/{first}/pushNotificationConfigs"
+        assert call("POST", where, {"id": "hook-1", "url": "http://127.0.0.1:9/hook"})[0] == 200
+        for spelled in ("taskId", "task_id"):
+            if place == "body":
+                status, _, answer = call(verb, where, {spelled: other, "id": "hook-2", "url": "http://127.0.0.1:9/h"})
+            else:
+                status, _, answer = call(verb, f"{where}/hook-1?{spelled}={other}")
+            assert status == 400 and "the path names taskId" in answer["error"]["message"], (spelled, answer)
+        assert [config["id"] for config in call("GET", where)[2]["configs"]] == ["hook-1"]
