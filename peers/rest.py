@@ -193,12 +193,18 @@ def _body(body: bytes) -> dict[str, Any]:
     return value
 
 
+# Each path field's proto name, where it differs from its JSON name (routes.py's {names} are JSON names).
+_PROTO_NAMES = {name: "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+                for route in ROUTES for name in route.in_path if name != name.lower()}
+
+
 def _agreeing(fields: Mapping[str, str], asked: dict[str, Any], where: str) -> Mapping[str, str]:
     """The path's fields, if the body or query gives none of them otherwise: a request
     naming two tenants (or tasks), one in its path and another in its body, is refused
-    rather than one silently chosen. Given empty, a field is unset (proto3), not another."""
+    rather than one silently chosen. Given empty, a field is unset (proto3), not another. Either
+    spelling counts: ProtoJSON reads the proto name (`task_id`) as the JSON name (`taskId`)."""
     for name, value in fields.items():
-        if asked.get(name) not in (None, "", value):
+        if any(asked.get(spelled) not in (None, "", value) for spelled in (name, _PROTO_NAMES.get(name))):
             raise InvalidParams(f"the path names {name} {value[:80]!r}, and the {where} another")
     return fields
 
