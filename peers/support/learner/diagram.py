@@ -169,6 +169,16 @@ def lanes(run: Run) -> dict[str, tuple[str, str]]:
     return {SUPPORT: (SUPPORT, ""), REGISTRY: (REGISTRY, ""), GATE: (GATE, ""), **model, **run.lanes}
 
 
+def on_two_lanes(labels: dict[str, tuple[str, str]]) -> set[str]:
+    """The names more than one lane bears (each such lane is shown with its host), counted once
+    each: a trace may name as many hosts as it holds records."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for name, _ in labels.values():
+        (twice if name in seen else seen).add(name)
+    return twice
+
+
 def title(records: list[Any]) -> str:
     frames = [r for r in records if isinstance(r, dict) and r.get("kind") == "frame"]
     transport = short(frames[0].get("transport"), 90) if frames else "no frames"
@@ -187,12 +197,12 @@ def mermaid(records: list[Any]) -> str:
     run, marks = marked(records)
     labels = lanes(run)
     ids = {lane: f"L{number}" for number, lane in enumerate(labels)}
-    names = [name for name, _ in labels.values()]
+    twice = on_two_lanes(labels)
 
     def clean(text: str) -> str:  # Mermaid's syntax has few safe characters
         return "".join(c for c in text if c.isalnum() or c in " -_.,()?:'/").strip()
     out = ["sequenceDiagram", f"    title {clean(title(records))}"]  # a name on two lanes: each with its host
-    out += [f"    participant {ids[lane]} as {clean(name if names.count(name) == 1 else f'{name} at {host}')}"
+    out += [f"    participant {ids[lane]} as {clean(f'{name} at {host}' if name in twice else name)}"
             for lane, (name, host) in labels.items()]
     for mark in (mark for step in marks for mark in step):
         source, target = ids[mark.source], ids[mark.target]

@@ -23,7 +23,7 @@ from itertools import islice
 from html import escape as html_escape
 from string import Template
 
-from peers.support.learner.diagram import VERDICTS, Mark, body_of, marked, svg, task_states, title
+from peers.support.learner.diagram import VERDICTS, Mark, body_of, marked, on_two_lanes, svg, task_states, title
 from peers.support.learner.steps import Step, short
 from transports.printer import escape
 
@@ -115,8 +115,8 @@ def tasks_as_of(tasks: dict[str, dict[str, list[str]]], peers: list[str]) -> lis
 
 def page(records: list[Any]) -> str:
     run, marks = marked(records)
-    names = [name for name, _ in run.lanes.values()]
-    who = {lane: name if names.count(name) == 1 else f"{name} at {host}" for lane, (name, host) in run.lanes.items()}
+    twice = on_two_lanes(run.lanes)
+    who = {lane: f"{name} at {host}" if name in twice else name for lane, (name, host) in run.lanes.items()}
     tasks: dict[str, dict[str, list[str]]] = {}  # peer -> task id -> the states seen so far
     items, steps = [], []
     for number, step in enumerate(run.steps, 1):
