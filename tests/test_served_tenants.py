@@ -282,6 +282,28 @@ def test_a_path_and_a_body_naming_different_tenants_are_refused_seeded():
         assert status == 400 and "the path names tenant 'acme', and the query another" in answer["error"]["message"]
 
 
+def test_a_posts_query_naming_another_tenant_than_its_path_and_body_is_refused_not_ignored():
+    """A POST's fields are its body's (section 11.5), so its query was never read: POST
+    /a2a/acme/message:send?tenant=globex made a task in acme, and /a2a/message:send?tenant=acme
+    one under no tenant, whatever a proxy or gateway routing by the query took them for. A query
+    agreeing with the path and body (or naming nothing they name) is served as before."""
+    with served() as wire:
+        for target, body_tenant in (("/a2a/acme/message:send?tenant=globex", None), ("/a2a/message:send?tenant=acme", None),
+                                    ("/a2a/message:send?tenant=acme", "globex"), ("/a2a/acme/message:send?tenant=globex", "acme")):
+            body = {"message": refund("q-1", order="ORD-Q"), **({"tenant": body_tenant} if body_tenant else {})}
+            status, answer = wire.http("POST", target, body)
+            assert status == 400 and answer["error"]["status"] == "INVALID_ARGUMENT", (target, body_tenant, answer)
+        assert wire.peer.store.tasks == {}, "nothing is done"
+        for target, body_tenant in (("/a2a/acme/message:send?tenant=acme", None), ("/a2a/message:send?tenant=globex", "globex"),
+                                    ("/a2a/message:send?tenant=", None), ("/a2a/acme/message:send?other=1", None)):
+            body = {"message": refund(f"q-{len(wire.peer.store.tasks)}", order="ORD-Q"),
+                    **({"tenant": body_tenant} if body_tenant else {})}
+            assert wire.http("POST", target, body)[0] == 200, (target, body_tenant)
+        task = next(iter(wire.peer.store.tasks))
+        status, answer = wire.http("POST", f"/a2a/tasks/{task}:cancel?id=another", {})
+        assert status == 400 and answer["error"]["status"] == "INVALID_ARGUMENT", answer
+
+
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
 def test_our_agent_delegates_to_a_served_peers_tenant_interface(binding, stream):
