@@ -132,6 +132,8 @@ class RestBinding:
             where = "query" if in_query(request.method) else "body"
             asked = _query(request.url) if where == "query" else _body(request.body)
             params = {**asked, **_agreeing(fields, asked, where)}  # the path's fields name the resource
+            if where == "body" and "?" in request.url:  # a POST's query carries no field, yet names none otherwise
+                _query_agreeing({name: params.get(name) or "" for name in ("tenant", *found.in_path)}, request.url)
             if found.operation not in self.handlers:
                 self.handlers[found.operation] = self.methods.operation(wire_v10, found.operation)
             result = self.handlers[found.operation](params, caller)
@@ -201,12 +203,24 @@ _PROTO_NAMES = {name: "".join(f"_{c.lower()}" if c.isupper() else c for c in nam
 def _agreeing(fields: Mapping[str, str], asked: dict[str, Any], where: str) -> Mapping[str, str]:
     """The path's fields, if the body or query gives none of them otherwise: a request
     naming two tenants (or tasks), one in its path and another in its body, is refused
-    rather than one silently chosen. Given empty, a field is unset (proto3), not another. Either
-    spelling counts: ProtoJSON reads the proto name (`task_id`) as the JSON name (`taskId`)."""
+    rather than one silently chosen; so is a POST's query (section 11.5: never read) naming
+    a tenant or task its path and body do not, which whatever routed it may have gone by.
+    Given empty, a field is unset (proto3), not another. Either spelling counts: ProtoJSON
+    reads the proto name (`task_id`) as the JSON name (`taskId`)."""
     for name, value in fields.items():
         if any(asked.get(spelled) not in (None, "", value) for spelled in (name, _PROTO_NAMES.get(name))):
-            raise InvalidParams(f"the path names {name} {value[:80]!r}, and the {where} another")
+            raise InvalidParams(f"the path names {name} {value[:80]!r}, and the {where} another" if value else
+                                f"the {where} names a {name} the path and body do not")
     return fields
+
+
+def _query_agreeing(fields: dict[str, str], url: str) -> None:
+    """A POST's query (its other parameters unread, as section 11.5 has it): each time it names
+    one of `fields` (the tenant and task the path and body name, or "" for none), the same one."""
+    spellings = {spelled: name for name in fields for spelled in (name, _PROTO_NAMES.get(name)) if spelled}
+    for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):  # within the 8 KiB a target is
+        if name in spellings:
+            _agreeing({spellings[name]: fields[spellings[name]]}, {spellings[name]: value}, "query")
 
 
 def _query(url: str) -> dict[str, Any]:
