@@ -165,8 +165,10 @@ def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_ke
     except ValueError as exc:
         fail(f"--auth {kind}: {exc}")
         return None
-    # The card says what the server enforces: this scheme, and no other.
-    declare_on_cards(peer, auth_schemes=(scheme.declared.name,), security_schemes=(scheme.declared,))
+    # The card says what the server enforces: this scheme, and no other, with the scopes its
+    # tokens must carry (what a caller asks its token endpoint for: oauth_tokens.py).
+    declare_on_cards(peer, auth_schemes=(scheme.declared.name,), security_schemes=(scheme.declared,),
+                     security_requirements=({scheme.declared.name: tuple(s for s, _ in scheme.declared.scopes)},))
     return scheme, secret
 
 

@@ -236,7 +236,8 @@ def test_a_token_from_a_shared_provider_goes_only_to_the_agent_and_scopes_it_was
         agents = {"http://127.0.0.1:1/a2a": "refunds:write", "http://127.0.0.1:2/a2a": "read"}
         store = {url: Held(client=(ID, SECRET), token_url=token_url) for url in agents}
         cards = {url: AgentCard(f"agent-{scope}", "", url, "1", (), auth_schemes=("oauth",), security_schemes=(
-            SecurityScheme("oauth", "oauth2", token_url=token_url, scopes=((scope, ""),)),)) for url, scope in agents.items()}
+            SecurityScheme("oauth", "oauth2", token_url=token_url, scopes=((scope, ""),)),),
+            security_requirements=({"oauth": (scope,)},)) for url, scope in agents.items()}
         cache, transport = {}, HttpTransport(timeout=5)
         sent = {url: credential_for(card, store, transport, cache).headers["Authorization"] for url, card in cards.items()}
         again = credential_for(cards["http://127.0.0.1:1/a2a"], store, transport, cache).headers["Authorization"]
@@ -256,6 +257,6 @@ def test_an_api_key_with_a_space_is_masked_whole_and_only_authorization_keeps_it
 def test_a_card_that_also_admits_callers_with_nothing_is_called_without_a_credential():
     optional = AgentCard("open-agent", "", "http://127.0.0.1:1/a2a", "1", (), auth_schemes=("bearer",),
                          security_schemes=(SecurityScheme("bearer", "http", "Bearer"),),
-                         security_requirements=(("bearer",), ()))
+                         security_requirements=({"bearer": ()}, {}))
     assert unheld(optional, {}) is None
-    assert unheld(optional._replace(security_requirements=(("bearer",),)), {}).startswith("its card requires")
+    assert unheld(optional._replace(security_requirements=({"bearer": ()},)), {}).startswith("its card requires")

@@ -21,7 +21,7 @@ KEY, MTLS = SecurityScheme("key", "apiKey", key_name="X-API-Key"), SecuritySchem
 def card(*ways):
     schemes = (FIRST, SECOND, BEARER, KEY, MTLS)
     return AgentCard("c", "", URL, "1", (), auth_schemes=tuple(s.name for s in schemes), security_schemes=schemes,
-                     security_requirements=ways)
+                     security_requirements=tuple(dict.fromkeys(way, ()) for way in ways))
 
 
 def test_a_held_way_two_oauth2_schemes_ask_for_is_refused_saying_so_though_another_way_is_unheld():

@@ -116,3 +116,28 @@ def test_a_signed_requirement_listing_no_scope_asks_none_even_with_it_dropped_an
     outcome = _delegate(base)
     assert [form.get("scope") for form in forms] == [None], "no scope parameter: the token endpoint's default"
     assert outcome.trusted and outcome.result is not None, outcome.error
+
+
+@pytest.mark.parametrize("wire", [wire_v10, wire_v03], ids=["1.0", "0.3"])
+def test_a_cards_requirements_and_their_scopes_read_back_as_written(wire):
+    from peers.a2a.model import SecurityScheme
+    card = billing.billing_agent().card._replace(auth_schemes=("oauth2", "key"), security_schemes=(
+        SecurityScheme("oauth2", "oauth2", token_url="http://127.0.0.1:1/token", scopes=(("a2a", "tasks"), ("b", ""))),
+        SecurityScheme("key", "apiKey", key_name="X-API-Key")),
+        security_requirements=({"oauth2": ("a2a",)}, {"key": (), "oauth2": ()}))
+    for each in (card, card._replace(security_requirements=())):
+        back = wire.card_from_wire(json.loads(json.dumps(wire.card_to_wire(each))))
+        assert (back.security_schemes, back.security_requirements) == (each.security_schemes,
+                                                                       each.security_requirements)
+
+
+@pytest.mark.parametrize("requirement, field", [
+    ({"schemes": {"oauth2": {"list": ["a2a", 5]}}}, "securityRequirements[0].oauth2"),
+    ({"schemes": {"oauth2": {"list": "a2a"}}}, "securityRequirements[0].oauth2.list"),
+    ({"schemes": {"oauth2": ["a2a"]}}, "securityRequirements[0].oauth2")])
+def test_a_requirements_scopes_of_a_wrong_type_are_refused_naming_the_field(requirement, field):
+    from peers.a2a.fields import WireError
+    document = wire_v10.card_to_wire(billing.billing_agent().card)
+    with pytest.raises(WireError) as refused:
+        wire_v10.card_from_wire({**document, "securityRequirements": [requirement]})
+    assert refused.value.field == field

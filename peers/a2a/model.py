@@ -230,9 +230,9 @@ class AgentCard(Record):
     required_extensions: tuple[str, ...] = ()  # extension URIs a caller must activate (A2A-Extensions)
     # `auth_schemes` spelled out, when a server was told how to enforce it (peers/schemes); (): "bearer"
     # in auth_schemes is declared as plain HTTP Bearer. Which of them a caller must present: each entry
-    # of security_requirements one way in (all the schemes it names); (): any one.
+    # of security_requirements one way in, as a skill's: scheme name -> the scopes it needs; (): any one.
     security_schemes: tuple[SecurityScheme, ...] = ()
-    security_requirements: tuple[tuple[str, ...], ...] = ()
+    security_requirements: tuple[dict[str, tuple[str, ...]], ...] = ()
     provider: AgentProvider | None = None
     documentation_url: str = ""
     icon_url: str = ""

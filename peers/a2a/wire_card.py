@@ -151,8 +151,9 @@ def security_from_wire(card: dict[str, Any], version: str) -> dict[str, Any]:
     `security_to_wire` writes them ("1.0": the proto's oneof wrappers and
     securityRequirements; "0.3": OpenAPI's, and security), as AgentCard's fields:
     `auth_schemes` ("bearer" for HTTP Bearer; ("none",) for none), `security_schemes`
-    and `security_requirements`. A scheme of a kind we do not know is kept, typed
-    "unknown", so a caller can say what it would need; a wrong type raises WireError."""
+    and `security_requirements` (each a scheme name -> the scopes it lists). A scheme of
+    a kind we do not know is kept, typed "unknown", so a caller can say what it would
+    need; a wrong type raises WireError."""
     declared = []
     for name, value in obj(card.get("securitySchemes", {}), "securitySchemes").items():
         where = f"securitySchemes.{name[:40]}."
@@ -161,13 +162,25 @@ def security_from_wire(card: dict[str, Any], version: str) -> dict[str, Any]:
     key = "securityRequirements" if version == "1.0" else "security"
     required = []
     for index, requirement in enumerate(field(card, key, list, default=[])):
-        schemes = obj(requirement, f"{key}[{index}]")
+        where = f"{key}[{index}]"
+        schemes = obj(requirement, where)
         if version == "1.0":  # {"schemes": {name: {"list": [scope, ...]}}}; 0.3: {name: [scope, ...]}
-            schemes = obj(schemes.get("schemes", {}), f"{key}[{index}].schemes")
-        required.append(tuple(name[:100] for name in schemes))
+            schemes = obj(schemes.get("schemes", {}), f"{where}.schemes")
+        # The scopes are kept: they, not every scope a flow declares, are what a token is asked for
+        # (a signature covers a listed scope; a flow's scope described by "" it does not: oauth_tokens.py).
+        required.append({name[:100]: _listed(scopes, version, f"{where}.{name[:40]}")
+                         for name, scopes in schemes.items()})
     bearer = [scheme.name for scheme in declared if kind_of(scheme) is BEARER]
     return {"auth_schemes": tuple(BEARER.kind if s.name in bearer else s.name for s in declared) or ("none",),
             "security_schemes": tuple(declared), "security_requirements": tuple(required)}
+
+
+def _listed(scopes: Any, version: str, where: str) -> tuple[str, ...]:
+    """One scheme's scopes in a requirement: 1.0's {"list": [...]} (protobuf writes {} for none), 0.3's list."""
+    listed = field(obj(scopes, where), "list", list, where + ".", default=[]) if version == "1.0" else scopes
+    if not isinstance(listed, list):
+        raise WireError(f"{where} must be an array", where)
+    return tuple(strings(listed, where))
 
 
 def _scheme_from_v10(name: str, scheme: dict[str, Any], where: str) -> SecurityScheme:
@@ -208,11 +221,10 @@ def security_to_wire(card: AgentCard, version: str) -> dict[str, Any]:
     if not declared:
         return {}
     schemes = {scheme.name: (_scheme_v10 if version == "1.0" else _scheme_v03)(scheme) for scheme in declared}
-    scopes = {scheme.name: [scope for scope, _ in scheme.scopes] for scheme in declared}
-    if version == "1.0":
-        return {"securitySchemes": schemes, "securityRequirements": [
-            {"schemes": {name: {"list": listed} for name, listed in scopes.items()}}]}
-    return {"securitySchemes": schemes, "security": [scopes]}
+    # The card's requirements as they are, so a card written and read back is the card; the
+    # essay's (bearer named, no scheme spelled out) requires that bearer token, with no scope.
+    required = card.security_requirements if card.security_schemes else ({BEARER.kind: ()},)
+    return {"securitySchemes": schemes, **(_requirements(required, version) if required else {})}
 
 
 def _scheme_v10(scheme: SecurityScheme) -> dict[str, Any]:

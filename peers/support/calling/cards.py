@@ -149,7 +149,7 @@ def refused(status: int, headers: dict[str, str], url: str, attached: bool = Fal
 def only_bearer(card: AgentCard) -> bool:
     """Whether the card asks for nothing but the essay's bearer token, if anything. A card
     that also lets a caller in with nothing (an empty requirement) is credentials.py's to judge."""
-    return set(card.auth_schemes) <= {BEARER.kind, "none"} and () not in card.security_requirements and all(
+    return set(card.auth_schemes) <= {BEARER.kind, "none"} and all(card.security_requirements) and all(
         kind_of(scheme) is BEARER for scheme in card.security_schemes)
 
 

@@ -7,7 +7,8 @@ for, as bearer tokens always were: a `Held` per endpoint, with any of a bearer t
 an API key, a Basic user and password, OAuth2 client credentials, a client certificate.
 `credential_for(card, store)` takes the card's requirements in its order and uses the
 first whose every scheme we hold a credential for, saying why; an OAuth2 or OpenID
-Connect scheme gets its access token from the token endpoint (oauth_tokens.py). A
+Connect scheme gets its access token from the token endpoint, for the scopes that
+requirement lists (oauth_tokens.py says why those and no others). A
 client certificate is presented in the TLS handshake, by the context `client_tls` makes
 for that endpoint's host only. Holding nothing the card asks for is `Unheld`: one line
 saying what would be needed. Not here: the essay's bearer token, which the story sends
@@ -44,7 +45,7 @@ def requirements(card: AgentCard) -> list[tuple[SecurityScheme, ...]]:
     if not declared:  # the essay's card: names only, of which we know bearer
         return [(BEARER.declared(name) if name == BEARER.kind else SecurityScheme(name, "named"),)
                 for name in card.auth_schemes if name != "none"]
-    listed = card.security_requirements or tuple((name,) for name in declared)
+    listed = card.security_requirements or tuple({name: ()} for name in declared)  # no scope: oauth_tokens.py
     undeclared = SecurityScheme("?", "undeclared")  # a requirement naming an undeclared scheme cannot be met
     return [tuple(declared.get(name, undeclared._replace(name=name)) for name in names) for names in listed]
 
@@ -140,7 +141,8 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
             from peers.support.calling.oauth_tokens import access_token
             if transport is None:
                 raise Unheld("an OAuth2 token is fetched from the token endpoint, and no transport was given")
-            token, source = access_token(scheme, held, card.url, transport, {} if cache is None else cache)
+            token, source = access_token(scheme, _scopes(card, way).get(scheme.name, ()), held, card.url,
+                                         transport, {} if cache is None else cache)
             headers["Authorization"] = f"Bearer {token}"
             said.append(f"an access token for our client {held.client[0][:40]!r} ({source}), in Authorization: Bearer")
         else:  # a client certificate: the transport presents it in the handshake (client_tls)
@@ -153,6 +155,13 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
         f"[auth] {card.name[:60]!r} declares no security scheme: we send " + (  # the card's: one line of ours
             "the bearer token our store holds for its endpoint" if held.bearer else "no credential")
     return Attached(tuple(scheme.name for scheme in way), headers, certificate, why)
+
+
+def _scopes(card: AgentCard, way: tuple[SecurityScheme, ...]) -> dict[str, tuple[str, ...]]:
+    """What the card's requirement that `way` came from lists for each of its schemes (the first
+    naming just these schemes, as choose() takes them in order); none if the card lists none."""
+    names = [scheme.name for scheme in way]
+    return next((each for each in card.security_requirements if list(each) == names), {})
 
 
 def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:

@@ -17,6 +17,16 @@ then fetched once more; a kept token the agent answers with 401 (revoked, or sig
 a key the agent has since replaced) is dropped by `forget_kept`, so the next request
 fetches a new one, once. Not here: refresh tokens, other grants, checking the token
 (that is the agent's to do).
+
+The scopes asked are those the card's security requirement lists for the scheme (1.0's
+securityRequirements `list`, 0.3's security), never every scope its flow declares: the
+flow's map is what the server offers, the requirement what calling the agent needs
+(least privilege). And a signature does not cover a scope the map describes by "" (a
+signed card's canonical form drops empty values, as the SDK's does: card_signature.py),
+so asking the map would let an unsigned edit widen the token the agent is handed. A
+requirement listing no scope, and a card listing no requirement (one signed form: an
+empty list is dropped too), ask none: no `scope` parameter, so the token endpoint's
+default for our client (RFC 6749 3.3), which its registration sets, not the card.
 """
 from __future__ import annotations
 
@@ -49,12 +59,14 @@ class TokenRefused(PeerError):
         return "nothing was sent to the agent, so a retry is safe once the token endpoint gives a usable token"
 
 
-def access_token(scheme: SecurityScheme, held: Held, endpoint: str, transport: Transport,
+def access_token(scheme: SecurityScheme, scopes: tuple[str, ...], held: Held, endpoint: str, transport: Transport,
                  cache: dict[Any, Any], clock: Callable[[], float] = time.monotonic) -> tuple[str, str]:
-    """A bearer token for `held`'s client at the agent `endpoint`, as `scheme` says where
-    to get it, and where it came from (for --verbose): kept in `cache` until it expires."""
+    """A bearer token for `held`'s client at the agent `endpoint`, with the `scopes` the card's
+    requirement lists for `scheme`, as `scheme` says where to get it, and where it came from
+    (for --verbose): kept in `cache` until it expires."""
     token_url = _token_endpoint(scheme, held, endpoint, transport, cache)
-    scope = " ".join(scope for scope, _ in scheme.scopes)  # the card's for this scheme; "": the server's default
+    # A "" listed is no scope (nor signed: the signed form drops it); none listed: no scope parameter, the default
+    scope = " ".join(dict.fromkeys(scope for scope in scopes if scope))
     # A token is kept for the agent it was fetched for, with the scopes asked: one client id
     # at one token endpoint may serve several agents, and none may be handed another's token.
     agent = parse_url(endpoint)
