@@ -20,6 +20,7 @@ from peers.durable import SCHEMA_VERSION, DurableError, open_store
 from peers.restart import CONTINUE_SECONDS, INTERRUPTED, restarted, settle
 from peers.ledger import BEING_DONE, Effect
 from peers.stamps import counter_ids, unguessable_task_ids
+from peers.store import MAX_TASK_BYTES
 from transports.inprocess import InProcessTransport
 
 HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0", "Authorization": "Bearer t0k"}
@@ -1119,3 +1120,21 @@ def test_restarts_continue_each_orders_paused_refunds_in_the_stores_order_whatev
         assert peer.ledger.effects[f"refund of {order}"].task_id == tasks[0]["id"]
     assert len(peer.ledger.effects) == 3, "each order refunded once"
     peer.store.file.close()
+
+
+@pytest.mark.parametrize("size, padding", [(1, 20 << 20), (MAX_TASK_BYTES + 1, 0)],
+                         ids=["a body far past its size", "a size past a task's bound"])
+def test_a_task_row_larger_than_a_task_can_be_is_refused_before_it_is_read(tmp_path, size, padding):
+    """The row's `size` (the bytes of messages its task keeps: what the store's bounds count) was taken
+    as written: a 20 MiB body said to keep 1 byte was read whole and served whole, past the store's
+    bounds; a size no task can reach (MAX_TASK_BYTES) counted against them as if it could."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    (body,), = peer.store.file.rows("SELECT body FROM tasks")
+    grown = json.dumps({**json.loads(body), "metadata": {"pad": "x" * padding}} if padding else json.loads(body))
+    peer.store.file.write([("UPDATE tasks SET body = ?, size = ?", (grown, size))])
+    peer.store.file.close()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value)
