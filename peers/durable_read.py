@@ -12,7 +12,12 @@ from peers.a2a.model import Task
 from peers.durable_codec import from_json, ill_typed, message_keys
 from peers.durable_schema import MAX_SEQ, Slots
 from peers.ledger import Effect, Ledger
+from peers.store import MAX_TASK_BYTES
 from peers.tenants import split
+
+# A task's row: its conversation (at most MAX_TASK_BYTES, the `size` the store's bounds count) as JSON, each
+# character at most six (\uXXXX), with the agent's turns and artifacts: far below this. A row past it was not ours.
+MAX_ROW_CHARS = 16 * MAX_TASK_BYTES
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -34,10 +39,13 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
     effects.slots = Slots({key: slot for key, (_, slot) in found.items()})
     for slot, seq, task_id, owner, size, kept, body in file.rows("SELECT slot, seq, id, owner, size, messages, "
                                                                  "body FROM tasks ORDER BY seq"):
+        if not isinstance(size, int) or not 0 <= size <= MAX_TASK_BYTES or len(body or "") > MAX_ROW_CHARS:
+            # no task this peer keeps is larger: read no further
+            raise ValueError(f"task {str(task_id)[:40]} is larger than a task this peer keeps")
         task, keys = from_json(body, Task), message_keys(kept)
         wrong = ill_typed(task)  # a field of another type would fail later, mid-request
         if task.id != task_id or not task.lifecycle or wrong or not isinstance(owner, str) \
-                or not isinstance(size, int) or size < 0 or not _counted(slot, seq, durable.seq):
+                or not _counted(slot, seq, durable.seq):
             raise ValueError(f"task {str(task_id)[:40]} is not a task this peer wrote" + (f" ({wrong})" if wrong else ""))
         durable.seq, durable.slots.last = seq, max(durable.slots.last, slot)
         if task_id in durable.tasks:  # its id made again (a counter begun again): the later task has it
