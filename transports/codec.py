@@ -159,28 +159,61 @@ def loads_strict(data: bytes | str, limits: Limits = LIMITS) -> Any:
     return value
 
 
-# Whether a text is JSON at all, read by the C scanner hooked for NaN and Infinity alone: no object's keys
-# checked in Python, so about half a strict read's cost (the proxy asks it of every answer it forwards).
-_SYNTAX = json.JSONDecoder(parse_constant=_no_constants)
+# Whether a text is JSON at all, read by the C scanner hooked so that only what is not JSON fails it: NaN and
+# Infinity refused, a number's digits never converted (int() refuses 4,300 of them), no object's keys checked in
+# Python, so about half a strict read's cost (the proxy asks it of every answer it forwards).
+_SYNTAX = json.JSONDecoder(parse_constant=_no_constants, parse_int=len, parse_float=len)
+# One token, after any white space: an opening bracket, a closing one, a comma or colon, a string, any other value.
+_TOKEN = re.compile(r'[ \t\n\r]*(?:([\[{])|([\]}])|([,:])|("[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})'
+                    r'[^"\\\x00-\x1f]*)*")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null))')
 
 
 def is_json(data: bytes) -> bool:
     """Whether `data` is JSON text (RFC 8259, UTF-8), whatever our reading limits: a deep document, a long
-    number or a name given twice is JSON still. Quick where the document holds no more containers than a
-    strict read takes (its brackets, counted, bound them: the C scanner counts none); else read strictly."""
+    number or a name given twice is JSON still, and what follows a limit is read all the same (a card shown
+    line by line on this word must begin no line as ours). The C scanner where the document holds no more
+    containers than a strict read takes (the scanner builds them all) and nests within its recursion; else
+    the grammar, token by token."""
     try:
+        text = data.decode("utf-8")
         if data.count(b"{") + data.count(b"[") <= LIMITS.max_containers:
-            _SYNTAX.decode(data.decode("utf-8"))
+            _SYNTAX.decode(text)
             return True
-    except (ValueError, RecursionError):
-        pass  # not JSON, or JSON the quick read cannot take (UTF-8 aside): the strict read tells which
-    try:
-        loads_strict(data)
-    except (LimitExceeded, DuplicateKey):  # JSON still: past what we read
-        return True
-    except (ValueError, RecursionError):
+    except ValueError:  # not UTF-8, or not JSON
         return False
-    return True
+    except RecursionError:  # nested deeper than the scanner goes
+        pass
+    return _grammatical(text)
+
+
+def _grammatical(text: str) -> bool:
+    """Whether `text` follows JSON's grammar: its tokens read in a loop, the open containers on a stack, so
+    that no depth recurses and no length is too long (only `is_json`'s rare documents come here)."""
+    closing: list[str] = []  # the bracket that closes each container open, innermost last
+    wants, at = "value", 0  # value, key, colon, next (a comma or the close), end; "value]" and "key}" may close
+    while (token := _TOKEN.match(text, at)) is not None:
+        at = token.end()
+        opening, close, mark, string, scalar = token.groups()
+        if string is not None and wants in ("key", "key}"):
+            wants = "colon"
+        elif opening or string is not None or scalar:
+            if wants not in ("value", "value]"):
+                return False
+            if opening:
+                closing.append("]" if opening == "[" else "}")
+            wants = ("value]" if opening == "[" else "key}") if opening else "next" if closing else "end"
+        elif close:
+            if not closing or close != closing[-1] or wants not in ("next", "value" + close, "key" + close):
+                return False
+            closing.pop()
+            wants = "next" if closing else "end"
+        elif wants == "colon" and mark == ":":
+            wants = "value"
+        elif wants == "next" and mark == ",":
+            wants = "value" if closing[-1] == "]" else "key"
+        else:
+            return False
+    return wants == "end" and not text[at:].strip(" \t\n\r")
 
 
 def _unpaired(text: str) -> bool:
