@@ -304,6 +304,15 @@ def test_a_posts_query_naming_another_tenant_than_its_path_and_body_is_refused_n
         assert status == 400 and answer["error"]["status"] == "INVALID_ARGUMENT", answer
 
 
+def test_a_posts_query_naming_a_tenant_beside_a_body_tenant_of_the_wrong_type_is_a_bad_request_not_a_500():
+    """The query's tenant was compared with the body's before the body was read: a number there
+    raised a TypeError (slicing it for the message), answered 500 and logged as our bug."""
+    with served() as wire:
+        status, answer = wire.http("POST", "/a2a/message:send?tenant=acme", {"message": refund("q-1"), "tenant": 5})
+        assert status == 400 and "tenant must be a string" in answer["error"]["message"], answer
+        assert wire.peer.store.tasks == {}
+
+
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
 def test_our_agent_delegates_to_a_served_peers_tenant_interface(binding, stream):
