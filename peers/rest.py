@@ -133,7 +133,8 @@ class RestBinding:
             asked = _query(request.url) if where == "query" else _body(request.body)
             params = {**asked, **_agreeing(fields, asked, where)}  # the path's fields name the resource
             if where == "body" and "?" in request.url:  # a POST's query carries no field, yet names none otherwise
-                _query_agreeing({name: params.get(name) or "" for name in ("tenant", *found.in_path)}, request.url)
+                _query_agreeing({name: value for name in ("tenant", *found.in_path)  # not a string: the wire refuses it
+                                 if isinstance(value := params.get(name) or "", str)}, request.url)
             if found.operation not in self.handlers:
                 self.handlers[found.operation] = self.methods.operation(wire_v10, found.operation)
             result = self.handlers[found.operation](params, caller)
