@@ -65,3 +65,32 @@ def test_a_subscription_after_a_stream_ended_early_gets_what_is_left_of_the_time
     assert "subscribing to it again" in printed, printed[-2000:]
     assert ended - started < TIMEOUT + MARGIN, f"{ended - started:.2f} s for a --timeout of {TIMEOUT:g} s"
     assert "Traceback" not in printed and "was last seen working" in printed, printed[-2000:]
+
+
+def test_a_get_task_that_finds_no_time_left_to_connect_in_leaves_the_task_as_last_seen():
+    """The last pause ends at most a tenth of a second before the deadline, so the last GetTask
+    may begin with nothing left: to an agent that closes each connection (Connection: close) it
+    must connect anew, and 'could not connect ... within 0s (timeout)' (nothing sent, so not a
+    reply timed out) failed the delegation, where the README says the task is reported as last seen."""
+    import socket
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.a2a.model import Task, TaskState
+    from peers.support.calling.follow import Delegation, polled
+    from transports.base import patient_until
+    from transports.network import HttpTransport
+
+    listener, transport, said = socket.create_server(("127.0.0.1", 0)), HttpTransport(timeout=5.0), []
+    deadline = time.monotonic() + 0.25
+
+    def call(method, params, stream=False):  # the pause's sleep overran the deadline by a hair
+        time.sleep(max(0.0, deadline - time.monotonic()) + 0.005)
+        return transport.post(f"http://127.0.0.1:{listener.getsockname()[1]}/a2a", b"{}",
+                              {"Content-Type": "application/json"})
+    delegation = Delegation(billing.billing_agent().card, wire_v10, call, lambda line, **facts: said.append(line), None)
+    try:
+        with patient_until(deadline):
+            assert list(polled(delegation, Task("t-1", (TaskState.SUBMITTED, TaskState.WORKING)), deadline)) == []
+    finally:
+        listener.close()
+    assert "no answer before the deadline" in said[-1] and "last seen working" in said[-1], said
