@@ -166,9 +166,9 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
         time.sleep(pause)
         try:
             answer = delegation.call(method, {"id": task.id})
-        except TransportError as failure:  # unanswered when our patience ran out: the task is as last seen
-            if not failure.timed_out or time.monotonic() < deadline:
-                raise
+        except TransportError as failure:  # when our patience ran out, unanswered or never sent (no time was
+            if time.monotonic() < deadline or (failure.sent and not failure.timed_out):  # left to connect in):
+                raise  # else the task is as last seen
             return delegation.say(f"[support] {method} had no answer before the deadline ({escape(str(failure))}): "
                                   f"task {escape(task.id)} was last seen {task.state.value}")
         later = read(delegation.spoken.task_from_wire, answer, "the task")
