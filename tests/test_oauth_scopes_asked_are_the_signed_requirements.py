@@ -118,6 +118,24 @@ def test_a_signed_requirement_listing_no_scope_asks_none_even_with_it_dropped_an
     assert outcome.trusted and outcome.result is not None, outcome.error
 
 
+def _preempted(document, version):
+    """The man in the middle's other edit: a requirement of the same scheme listing no scope, put
+    first (invisible to the signature, which drops it whole)."""
+    document["securityRequirements" if version == "1.0" else "security"].insert(
+        0, {"schemes": {"oauth2": {"list": []}}} if version == "1.0" else {"oauth2": []})
+
+
+@pytest.mark.parametrize("wire", [wire_v10, wire_v03], ids=["1.0", "0.3"])
+def test_a_requirement_listing_no_scope_added_before_the_signed_one_does_not_drop_its_scope(tampered, wire):
+    """The first requirement we hold credentials for was used, scopes and all: one listing none, put
+    before the signed one in transit, made us ask no scope, the token endpoint's default for our
+    client, which may be all it was ever granted."""
+    base, forms = tampered(wire, _preempted)
+    outcome = _delegate(base)
+    assert [form.get("scope") for form in forms] == [["a2a"]], "what the signed requirement lists"
+    assert outcome.trusted and outcome.result is not None, outcome.error
+
+
 @pytest.mark.parametrize("wire", [wire_v10, wire_v03], ids=["1.0", "0.3"])
 def test_a_cards_requirements_and_their_scopes_read_back_as_written(wire):
     from peers.a2a.model import SecurityScheme
