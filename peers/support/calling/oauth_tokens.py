@@ -24,9 +24,11 @@ flow's map is what the server offers, the requirement what calling the agent nee
 (least privilege). And a signature does not cover a scope the map describes by "" (a
 signed card's canonical form drops empty values, as the SDK's does: card_signature.py),
 so asking the map would let an unsigned edit widen the token the agent is handed. A
-requirement listing no scope, and a card listing no requirement (one signed form: an
-empty list is dropped too), ask none: no `scope` parameter, so the token endpoint's
-default for our client (RFC 6749 3.3), which its registration sets, not the card.
+requirement listing no scope for the scheme takes those another requirement lists for it
+(one listing none is unsigned too: credentials.py's `_scopes`); where none lists any, and
+where a card lists no requirement (one signed form: an empty list is dropped too), none is
+asked: no `scope` parameter, so the token endpoint's default for our client (RFC 6749
+3.3), which its registration sets, not the card.
 """
 from __future__ import annotations
 
