@@ -157,15 +157,15 @@ def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Rece
 
 
 def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
-    """GetTask, asked again after a growing pause while the task is going (where the wire has
-    GetTask; the essay's has not); the last pause cut to what is left, in tenths of a second."""
-    pause, method = FIRST_PAUSE, method_for(delegation.spoken, "get")
-    while not ends(task.state) and method is not None and \
-            (pause := min(pause, math.floor((deadline - time.monotonic()) * 10) / 10)) >= FIRST_PAUSE:
+    """GetTask, asked again after a growing pause while the task is going (where the wire has it; the essay's has not),
+    the last pause cut to what is left less twice the last answer's time (`took`), or that answer would come too late."""
+    pause, method, took = FIRST_PAUSE, method_for(delegation.spoken, "get"), 0.0
+    while not ends(task.state) and method is not None and (pause := min(pause, math.floor(
+            (deadline - time.monotonic() - 2 * took) * 10) / 10)) >= FIRST_PAUSE:
         delegation.say(f"[support] task {escape(task.id)} is {task.state.value}: asking again in {pause:g}s")
         time.sleep(pause)
         try:
-            answer = delegation.call(method, {"id": task.id})
+            asked, answer = time.monotonic(), delegation.call(method, {"id": task.id})
         except TransportError as failure:  # when our patience ran out, unanswered or never sent (no time was
             if time.monotonic() < deadline or (failure.sent and not failure.timed_out):  # left to connect in):
                 raise  # else the task is as last seen
@@ -174,7 +174,7 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
         later = read(delegation.spoken.task_from_wire, answer, "the task")
         if later.id != task.id:
             raise ProtocolViolation(f"asked for task {task.id[:80]!r}, the peer answered about another")
-        task, pause = later, min(pause * 2, LONGEST_PAUSE)
+        task, pause, took = later, min(pause * 2, LONGEST_PAUSE), time.monotonic() - asked
         yield task
 
 
