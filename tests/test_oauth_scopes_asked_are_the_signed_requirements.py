@@ -111,10 +111,13 @@ def test_a_scope_added_to_a_signed_cards_flow_with_no_description_is_not_asked_f
 
 
 @pytest.mark.parametrize("wire", [wire_v10, wire_v03], ids=["1.0", "0.3"])
-def test_a_signed_requirement_listing_no_scope_asks_none_even_with_it_dropped_and_a_scope_added(tampered, wire):
+def test_a_card_listing_no_scope_asks_the_flows_described_scopes_never_one_added_undescribed(tampered, wire):
+    """Where no requirement lists a scope (one listing none and none at all sign alike), the flow's scopes
+    described are asked (signed, as its description is), not none: a token endpoint may refuse a request
+    naming no scope, or grant all our client ever held; never the one added described by nothing."""
     base, forms = tampered(wire, _unrequired, signed_as=_listing_no_scope)
     outcome = _delegate(base)
-    assert [form.get("scope") for form in forms] == [None], "no scope parameter: the token endpoint's default"
+    assert [form.get("scope") for form in forms] == [["a2a"]], "the flow's described scope, not the added one"
     assert outcome.trusted and outcome.result is not None, outcome.error
 
 
