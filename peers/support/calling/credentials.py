@@ -160,12 +160,14 @@ def credential_for(card: AgentCard, store: dict[str, Any], transport: Transport 
 def _scopes(card: AgentCard, way: tuple[SecurityScheme, ...]) -> dict[str, tuple[str, ...]]:
     """What the card's requirement that `way` came from lists for each of its schemes (the first
     naming just these schemes, as choose() takes them in order). A scheme it lists no scope for
-    takes the first scopes another requirement lists for it, if any: a requirement listing none is
-    outside a signature (its signed form drops it whole), so one added in transit must not turn a
-    signed scope into none, the token endpoint's default (maybe all our client was ever granted)."""
+    takes the first scopes another requirement lists for it: a requirement listing none is outside a
+    signature (its signed form drops it whole), so one added in transit must not turn a signed scope
+    into none, the token endpoint's default (maybe all our client was ever granted). Where none lists
+    any, the flow's scopes that are described (a "" description is outside a signature too)."""
     names, required = [scheme.name for scheme in way], card.security_requirements
     chosen = next((each for each in required if list(each) == names), {})
-    return {name: chosen.get(name) or next((each[name] for each in required if each.get(name)), ()) for name in names}
+    return {scheme.name: chosen.get(scheme.name) or next((each[scheme.name] for each in required if each.get(
+        scheme.name)), ()) or tuple(scope for scope, said in scheme.scopes if said) for scheme in way}
 
 
 def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:

@@ -26,9 +26,10 @@ signed card's canonical form drops empty values, as the SDK's does: card_signatu
 so asking the map would let an unsigned edit widen the token the agent is handed. A
 requirement listing no scope for the scheme takes those another requirement lists for it
 (one listing none is unsigned too: credentials.py's `_scopes`); where none lists any, and
-where a card lists no requirement (one signed form: an empty list is dropped too), none is
-asked: no `scope` parameter, so the token endpoint's default for our client (RFC 6749
-3.3), which its registration sets, not the card.
+where a card lists no requirement (one signed form: an empty list is dropped too), the
+flow's scopes that carry a description, which a signature covers (a token endpoint may
+refuse a request naming no scope, or grant all our client holds); none described: no `scope`
+parameter, the token endpoint's default for our client (RFC 6749 3.3).
 """
 from __future__ import annotations
 
