@@ -120,3 +120,15 @@ def test_the_last_get_task_is_asked_while_there_is_time_for_its_answer():
     assert time.monotonic() - started < TIMEOUT + MARGIN
     assert "Traceback" not in printed and "still going when last seen" in printed, printed[-2000:]
     assert "had no answer before the deadline" not in printed, printed[-2000:]
+
+
+def test_a_patience_within_another_never_outlasts_it():
+    """A block patient until later, inside one patient until sooner, kept the later moment: each
+    exchange in it could outlast the outer deadline."""
+    from transports.base import patient_until, seconds_for
+    now = time.monotonic()
+    with patient_until(now + 1.0):
+        with patient_until(now + 60.0):
+            assert seconds_for(30.0) <= 1.0
+        assert seconds_for(30.0) <= 1.0
+    assert seconds_for(30.0) == 30.0
