@@ -176,8 +176,9 @@ _PATIENCE: ContextVar[float | None] = ContextVar("patience", default=None)  # ti
 def patient_until(moment: float) -> Iterator[None]:
     """Every exchange begun in the block (by this thread) ends by `moment` (time.monotonic()),
     whatever its transport's timeout: a caller following a task within its patience asks
-    each question within it too, not with a whole timeout of its own."""
-    kept = _PATIENCE.set(moment)
+    each question within it too, not with a whole timeout of its own. Within another, the sooner."""
+    outer = _PATIENCE.get()
+    kept = _PATIENCE.set(moment if outer is None else min(outer, moment))
     try:
         yield
     finally:
