@@ -6,6 +6,8 @@ stalls what follows; the whole command line runs, timed."""
 import json
 import time
 
+import pytest
+
 from conftest import OutsidePeer, agent_card, cli, outside_peer
 
 TIMEOUT, MARGIN = 2.0, 0.75  # the run's --timeout; what "within it" allows for a loaded machine
@@ -132,3 +134,22 @@ def test_a_patience_within_another_never_outlasts_it():
             assert seconds_for(30.0) <= 1.0
         assert seconds_for(30.0) <= 1.0
     assert seconds_for(30.0) == 30.0
+
+
+def test_a_subscription_that_finds_no_time_left_to_connect_in_says_the_task_as_last_seen():
+    """A stream that ended before its task did is joined again with what is left of the deadline; a
+    subscription that could not even connect in it (nothing sent) failed the delegation with the bare
+    'could not connect', where a stream still broken when time is up says the task as last seen."""
+    from peers import billing
+    from peers.a2a import wire_v10
+    from peers.support.calling.follow import Delegation, streamed
+    from transports.errors import TransportError
+    deadline, said = time.monotonic() + 0.3, []
+
+    def call(method, params, stream=False):  # the subscription, begun with a hair of the deadline left
+        time.sleep(max(0.0, deadline - time.monotonic()) + 0.005)
+        raise TransportError("could not connect to 127.0.0.1:9 within 0s (timeout)", sent=False)
+    delegation = Delegation(billing.billing_agent().card, wire_v10, call, lambda line, **facts: said.append(line), None)
+    with pytest.raises(TransportError) as raised:
+        streamed((event for event in [{"task": WORKING}]), delegation, deadline)
+    assert "task t-1 was last seen working" in str(raised.value), (str(raised.value), said)
