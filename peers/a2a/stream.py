@@ -4,7 +4,8 @@ Spec: A2A 1.0 sections 3.1.2 and 4.2 (StreamResponse: a Task, a Message, a
 TaskStatusUpdateEvent or a TaskArtifactUpdateEvent). A stream starts with the task as
 it is, then says each state it enters and each artifact it makes, and ends after a
 terminal or interrupted state. `events_of` turns a task's recorded lifecycle into
-those events (a peer); `fold` turns events back into the task (a client). Each wire
+those events (a peer); `fold` turns events back into the task (a client), and `folded`
+one more update into it, from a stream or elsewhere (a push, a GetTask). Each wire
 format spells them (wire_stream.py); the support agent prints each as it reads it.
 """
 
@@ -125,3 +126,15 @@ def fold(events: Iterable[Event]) -> Task | None:
                 if ends(event.state):  # the stream is over, whatever a peer sends after it
                     break
     return task
+
+
+def folded(task: Task | None, update: Event) -> Task | None:
+    """`task` after one update, from any source (a stream, a push, a GetTask: peers/support/calling/follow.py). A whole
+    task is the task as the peer now tells it; a status or an artifact update is added to it (`fold`'s rules); a
+    message is the answer only where no task was made. An update about another task is not this one's; one taking
+    the task back to a state it left arrived late."""
+    if task is None:
+        return fold((update,))
+    if isinstance(update, Task):
+        return update if update.id == task.id and may_become(task.state, update.state) else task
+    return fold((task, update))

@@ -103,6 +103,7 @@ class Delegation(Record):
 def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | None:
     """The task as `updates` leave it: each folded in, until the task ends or pauses, the updates stop, or `deadline`
     (time.monotonic()) passes; then closed, so a stream read no further is hung up."""
+    from peers.a2a.stream import folded  # each by a stream's rules: loaded once a task is followed past its answer
     try:
         for update in updates:
             task = folded(task, update)
@@ -111,18 +112,6 @@ def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | Non
     finally:
         updates.close()
     return task
-
-
-def folded(task: Task | None, update: "Event") -> Task | None:
-    """`task` after one update. A whole task is the task as the peer now tells it; a status or an artifact update is added
-    to it (stream.fold's rules); a message is the answer only where no task was made. An update about another task is not
-    this one's; one taking the task back to a state it left arrived late."""
-    from peers.a2a.stream import fold, may_become
-    if task is None:
-        return fold((update,))
-    if isinstance(update, Task):
-        return update if update.id == task.id and may_become(task.state, update.state) else task
-    return fold((task, update))
 
 
 @contextmanager
@@ -211,7 +200,12 @@ def streamed(results: Iterator[Any], delegation: Delegation, deadline: float) ->
                        f"{task.state.value}: subscribing to it again ({subscribe}) for what was missed",
                        event="broken", peer=delegation.card.name, endpoint=delegation.card.url, task=task.id)
         broke = []
-        task = _rejoined(delegation, subscribe, task, broke, deadline)
+        try:
+            task = _rejoined(delegation, subscribe, task, broke, deadline)
+        except TransportError as failure:  # not even connected when time was up: broken still, said as such below
+            if time.monotonic() < deadline:
+                raise
+            broke.append(failure)
     if broke and (task is None or (not ends(task.state) and time.monotonic() >= deadline)):
         last = broke[-1]  # before it named its task (nothing to ask for), or out of time: said as it is
         raise last if task is None else TransportError(f"{last.reason}; task {task.id[:80]} was last seen "
