@@ -637,18 +637,25 @@ def test_a_task_row_this_peer_did_not_write_is_one_line_naming_the_file(tmp_path
     assert "\n" not in str(raised.value)
 
 
+def a_store_whose_task_row_holds(tmp_path, field, value, size=None):
+    """billing's store file after one refund, its task's row then holding `field` = `value` (and the `size` given)."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    (body,), = peer.store.file.rows("SELECT body FROM tasks")
+    grown = json.dumps({**json.loads(body), field: value})
+    peer.store.file.write([("UPDATE tasks SET body = ?, size = COALESCE(?, size)", (grown, size))])
+    peer.store.file.close()
+    return path
+
+
 @pytest.mark.parametrize("field, value", [("artifacts", 5), ("history", "a message"), ("lifecycle", [{"$state": "working"}]),
                                           ("timestamp", 7), ("status_data", [1])])
 def test_a_task_row_with_a_field_of_another_type_is_refused_as_it_is_read_not_mid_request(tmp_path, field, value):
     """Each field as the record declares it, or the row was not this peer's: a completed task whose
     artifacts were a number stopped `serve` with a traceback as it started, and a history that was
     a string answered every ListTasks -32603."""
-    path = tmp_path / "billing.db"
-    peer, call = durable_billing(path)
-    call("SendMessage", refund("m-1", "ORD-1"))
-    (body,), = peer.store.file.rows("SELECT body FROM tasks")
-    peer.store.file.write([("UPDATE tasks SET body = ?", (json.dumps({**json.loads(body), field: value}),))])
-    peer.store.file.close()
+    path = a_store_whose_task_row_holds(tmp_path, field, value)
     with pytest.raises(DurableError, match=rf"holds a row this peer cannot read .task \S+ is not a task this peer wrote "
                                            rf"\(Task\.{field}\)"):
         open_store(str(path))
@@ -665,12 +672,7 @@ def test_a_task_row_holding_a_value_this_peer_never_writes_is_refused_as_it_is_r
     send holds one), a state ours never are, a message neither the user's nor the agent's. Each
     opened, and then GetTask, ListTasks and a resend of the task's message answered -32603 every
     time (the state one also printed a restart thread's traceback)."""
-    path = tmp_path / "billing.db"
-    peer, call = durable_billing(path)
-    call("SendMessage", refund("m-1", "ORD-1"))
-    (body,), = peer.store.file.rows("SELECT body FROM tasks")
-    peer.store.file.write([("UPDATE tasks SET body = ?", (json.dumps({**json.loads(body), field: value}),))])
-    peer.store.file.close()
+    path = a_store_whose_task_row_holds(tmp_path, field, value)
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value)
@@ -1128,13 +1130,7 @@ def test_a_task_row_larger_than_a_task_can_be_is_refused_before_it_is_read(tmp_p
     """The row's `size` (the bytes of messages its task keeps: what the store's bounds count) was taken
     as written: a 20 MiB body said to keep 1 byte was read whole and served whole, past the store's
     bounds; a size no task can reach (MAX_TASK_BYTES) counted against them as if it could."""
-    path = tmp_path / "billing.db"
-    peer, call = durable_billing(path)
-    call("SendMessage", refund("m-1", "ORD-1"))
-    (body,), = peer.store.file.rows("SELECT body FROM tasks")
-    grown = json.dumps({**json.loads(body), "metadata": {"pad": "x" * padding}} if padding else json.loads(body))
-    peer.store.file.write([("UPDATE tasks SET body = ?, size = ?", (grown, size))])
-    peer.store.file.close()
+    path = a_store_whose_task_row_holds(tmp_path, "metadata", {"pad": "x" * padding} if padding else None, size)
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value)
