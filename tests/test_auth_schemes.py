@@ -34,11 +34,11 @@ REFUND = {"message": {"messageId": "m-1", "role": "ROLE_USER",
 class Served:
     """billing-agent under `kind` on 127.0.0.1, and plain HTTP requests to it."""
 
-    def __init__(self, kind, wire=wire_v10):
+    def __init__(self, kind, wire=wire_v10, card_key=KEY):
         self.server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
         self.base = self.server.base_url
         self.peer = billing.billing_agent(self.base)
-        self.scheme, _ = scheme_for(kind, SECRETS[kind], self.base, self.peer, KEY, pytest.fail)
+        self.scheme, _ = scheme_for(kind, SECRETS[kind], self.base, self.peer, card_key, pytest.fail)
         self.server.app = PeerApp(self.peer, wire, scheme=self.scheme, log=lambda line: None)
         self.server.start()
 
@@ -68,8 +68,8 @@ class Served:
 def served(request):
     peers = []
 
-    def start(kind, wire=wire_v10):
-        peers.append(Served(kind, wire))
+    def start(kind, wire=wire_v10, card_key=KEY):
+        peers.append(Served(kind, wire, card_key))
         return peers[-1]
     yield start
     for peer in peers:
@@ -199,6 +199,23 @@ def test_an_access_token_is_refused_unless_our_key_signed_it_for_us_now_with_the
     assert status == 200 and "task" in json.loads(body)["result"]
     listed = json.loads(peer.call("ListTasks", {}, {"Authorization": f"Bearer {token}"})[2])["result"]["tasks"]
     assert len(listed) == 1, "only the accepted request made a task"
+
+
+@pytest.mark.parametrize("kind", ["oauth2", "oidc"])
+@pytest.mark.parametrize("algorithm", ["ES256", "EdDSA"])
+def test_a_card_signed_with_an_ec_or_ed25519_key_still_issues_access_tokens_its_endpoint_takes(served, kind, algorithm):
+    """`serve --signing-key` takes an ES256 or EdDSA JWK for the card, and oauth2 and oidc sign
+    their access tokens with the card's key: they signed RS256 with it whatever its kind, so
+    every token request was a 500 (AttributeError in the log) and no caller could get in."""
+    from peers.demo_auth import demo_key
+    peer = served(kind, card_key=demo_key("billing-agent", [algorithm])[0])
+    token = peer.token(client_id="support-agent", client_secret="s3cret")
+    status, _, body = peer.call("SendMessage", REFUND, {"Authorization": f"Bearer {token}"})
+    assert status == 200 and json.loads(body)["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", body
+    if kind == "oidc":  # the JWKS names the key that checks them, as the algorithm it is
+        (jwk,) = json.loads(peer.request("GET", "/.well-known/jwks.json")[2])["keys"]
+        assert jwk["alg"] == "RS256" and jwk["kty"] == "RSA"
+        assert tokens.check(token, rs256.public_from_jwk(jwk), peer.peer.card.url, "a2a")["sub"] == "support-agent"
 
 
 def test_a_token_issued_now_expires_within_its_lifetime():
