@@ -150,11 +150,12 @@ def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_ke
     """--auth KIND: the scheme (peers/schemes), declared on the peer's cards, and the
     secret it holds; None when
     --token is not the secret that scheme takes (said through `fail`). Without --token a
-    secret is made (shown once); oauth2 and oidc sign tokens with the card's key, if any,
-    else a fresh one: a token outlives no restart, so neither need its key."""
+    secret is made (shown once); oauth2 and oidc sign tokens (RS256) with the card's key if
+    it is an RSA one, else a fresh one: a token outlives no restart, so neither need its key."""
     from peers.app import new_token
     from peers.schemes.by_kind import make_scheme
-    token_key = card_key
+    from peers.signing import rs256
+    token_key = card_key if isinstance(card_key, rs256.PrivateKey) else None  # an ES256 or EdDSA card key signs no token
     if SCHEME_KINDS[kind].issues_tokens and token_key is None:
         from peers.signing.new_key import new_private_key
         token_key = new_private_key()
