@@ -199,19 +199,34 @@ def test_openssl_s_client_is_refused_a_refund_without_a_client_certificate_and_g
 @pytest.mark.parametrize("around", ["\u00a0", "\u0085", "\u3000", "\u2028"], ids=["nbsp", "nel", "ideographic", "line-sep"])
 def test_a_credential_with_another_kind_of_space_around_it_is_not_the_credential(around):
     """HTTP trims spaces and tabs around a field's value (RFC 9110 5.5); any other space is part
-    of what was sent, so `t0k` followed by a no-break space is not the token, nor the key."""
+    of what was sent, so `t0k` followed by a no-break space is not the token, nor the key, nor
+    the Basic pair (whose base64 was trimmed of every kind of space, NEL and NBSP as Latin-1
+    bytes too, and taken), nor a client's Basic pair at the token endpoint."""
     from peers import billing
     from peers.app import PeerApp
     from peers.schemes.api_key import HEADER, ApiKey
+    from peers.schemes.http_basic import Basic
+    from peers.schemes.oauth2 import ClientCredentials
     from transports.inprocess import InProcessTransport
     frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m-1", "role": "ROLE_USER", "parts": [{"data": {"order_id": "ORD-1", "amount": 5}}]}}}).encode()
     headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
-    for app, credential in ((PeerApp(billing.billing_agent(), wire_v10, token="t0k"), "Authorization"),
-                            (PeerApp(billing.billing_agent(), wire_v10, scheme=ApiKey("k3y", "billing")), HEADER)):
-        value = "Bearer " if credential == "Authorization" else ""
-        secret = "t0k" if credential == "Authorization" else "k3y"
+    pair = b64encode(b"support-agent:pa55").decode()
+    for app, credential, value, secret in (
+            (PeerApp(billing.billing_agent(), wire_v10, token="t0k"), "Authorization", "Bearer ", "t0k"),
+            (PeerApp(billing.billing_agent(), wire_v10, scheme=ApiKey("k3y", "billing")), HEADER, "", "k3y"),
+            (PeerApp(billing.billing_agent(), wire_v10, scheme=Basic("support-agent:pa55", "billing")),
+             "Authorization", "Basic ", pair)):
         transport = InProcessTransport({billing.BASE_URL: app})
         sent = [transport.post(billing.BASE_URL + "/a2a", frame, {**headers, credential: value + shown}).status
                 for shown in (f"{secret}{around}", f"{around}{secret}", f" \t{secret} \t")]
-        assert sent == [401, 401, 200], (credential, sent)
+        assert sent == [401, 401, 200], (credential, value, sent)
+    from peers.demo_auth import demo_key
+    issuer = ClientCredentials("support-agent:pa55", billing.BASE_URL, billing.BASE_URL + "/a2a", "billing",
+                               demo_key("billing-agent"))
+    transport = InProcessTransport({billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10, scheme=issuer)})
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    sent = [transport.post(billing.BASE_URL + "/oauth2/token", b"grant_type=client_credentials",
+                           {**form, "Authorization": "Basic " + shown}).status
+            for shown in (f"{pair}{around}", f"{around}{pair}", f"{pair} \t")]
+    assert sent == [401, 401, 200], ("token endpoint", sent)
