@@ -25,7 +25,7 @@ def user_and_password(authorization: str | None, scheme: str = "basic") -> tuple
     if name.lower() != scheme or not encoded or len(encoded) > MAX_CREDENTIAL:
         return None
     try:
-        decoded = base64.b64decode(encoded.strip(), validate=True)
+        decoded = base64.b64decode(encoded.strip(" \t"), validate=True)  # OWS only: a no-break space is sent
         decoded.decode("utf-8")
     except (binascii.Error, ValueError):
         return None
