@@ -155,7 +155,7 @@ def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_ke
     from peers.app import new_token
     from peers.schemes.by_kind import make_scheme
     from peers.signing import rs256
-    token_key = card_key if isinstance(card_key, rs256.PrivateKey) else None  # an ES256 or EdDSA card key signs no token
+    token_key = card_key if isinstance(card_key, rs256.PrivateKey) else None  # ES256, EdDSA: not for tokens
     if SCHEME_KINDS[kind].issues_tokens and token_key is None:
         from peers.signing.new_key import new_private_key
         token_key = new_private_key()
