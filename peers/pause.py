@@ -143,7 +143,7 @@ class NeedsCredential(Paused):
     def accept(self, message: Message, scopes: frozenset[str]) -> None:
         if self.scope not in scopes:  # a caller it knows, without the scope: 403's kind of refusal
             raise PermissionDenied(f"this task waits for a follow-up sent with a bearer token for scope "
-                                   f"{self.scope!r} in HTTP Authorization; nothing was done")
+                                   f"{self.scope!r} in HTTP Authorization; nothing was done", self.scope)
 
 
 def run_granted(work: Callable[[], str], scopes: frozenset[str]) -> str:

@@ -138,8 +138,10 @@ class RestBinding:
             if found.operation not in self.handlers:
                 self.handlers[found.operation] = self.methods.operation(wire_v10, found.operation)
             result = self.handlers[found.operation](params, caller)
-        except JsonRpcError as exc:
-            return self.error(STATUS.get(exc.code, (500, "INTERNAL"))[0], exc, {})
+        except JsonRpcError as exc:  # a token too small says which scope it lacks (RFC 6750 3: MUST challenge)
+            lacking = getattr(exc, "scope", "")
+            return self.error(STATUS.get(exc.code, (500, "INTERNAL"))[0], exc, {
+                "WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{lacking}"'} if lacking else {})
         except Exception as exc:  # a bug, not the caller's fault: the detail stays in the log
             let_quit(exc)
             self.log(f"internal error in {request.method} /{route[:80]}: {exc!r}")

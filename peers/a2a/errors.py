@@ -93,6 +93,10 @@ class PermissionDenied(JsonRpcError):
 
     code, title, reason = PERMISSION_DENIED_CODE, "Permission denied", "PERMISSION_DENIED"
 
+    def __init__(self, detail: str | None = None, scope: str = "") -> None:
+        super().__init__(detail)
+        self.scope = scope  # the bearer scope lacking, named by HTTP+JSON's 403 challenge (RFC 6750 3.1)
+
 
 class InvalidAgentResponse(A2AError):
     code = A2AErrorCode.INVALID_AGENT_RESPONSE
