@@ -162,6 +162,17 @@ def test_the_token_endpoint_takes_basic_or_form_client_authentication_and_refuse
                         {**form, **good})[0] == 400
 
 
+
+def test_a_token_request_naming_no_grant_type_is_an_invalid_request_not_an_unsupported_grant(served):
+    """RFC 6749 5.2: a request missing a required parameter is `invalid_request`;
+    `unsupported_grant_type` says the grant it names is not served, and this one names none."""
+    peer = served("oauth2")
+    form = {"Content-Type": "application/x-www-form-urlencoded", **_basic(b"support-agent:s3cret")}
+    for body, error in ((b"", "invalid_request"), (b"scope=a2a", "invalid_request"),
+                        (b"grant_type=", "invalid_request"), (b"grant_type=password", "unsupported_grant_type")):
+        status, _, answer = peer.request("POST", "/oauth2/token", body, form)
+        assert (status, json.loads(answer)["error"]) == (400, error), body
+
 def _forged(header, claims, signer=None, secret=None):
     signing_input = ".".join(rs256.b64url(json.dumps(part).encode()) for part in (header, claims))
     signature = (rs256.sign(signer, signing_input.encode()) if signer else
