@@ -98,6 +98,8 @@ class ClientCredentials:
         form = dict(pairs)
         if len(form) != len(pairs):  # RFC 6749 3.2: parameters MUST NOT be included more than once
             return _oauth_error(400, "invalid_request", "a parameter is repeated")
+        if not form.get("grant_type"):  # RFC 6749 5.2: a required parameter missing (an empty one too)
+            return _oauth_error(400, "invalid_request", "grant_type is required: grant_type=client_credentials")
         if form.get("grant_type") != "client_credentials":
             return _oauth_error(400, "unsupported_grant_type", "only grant_type=client_credentials")
         in_header = request.header("Authorization") is not None
