@@ -753,3 +753,20 @@ def test_a_refusal_of_an_absolute_form_request_to_an_http_json_route_is_worded_a
             data = request(target=target, length=False).replace(b"\r\n\r\n", b"\r\nContent-Length: 99999999\r\n\r\n", 1)
             (response,) = parse_responses(talk(server.server_address, data)[0])
             assert response[0] == 413 and json.loads(response[2])["error"]["status"] == "INVALID_ARGUMENT", target
+
+
+def test_a_key_a_client_puts_in_the_query_is_masked_in_the_servers_log(peer):
+    """A client that sends its API key or token in the query (`?api_key=...`, wrongly: the card
+    says a header) had it written whole to the server's log, in the request line."""
+    import http.client
+    secret = "k3y-0123456789abcdef"
+    for target in (f"/a2a/tasks?api_key={secret}", f"/a2a?historyLength=1&access_token={secret}"):
+        connection = http.client.HTTPConnection(*peer.server_address[:2], timeout=5)
+        try:
+            connection.request("GET", target)
+            connection.getresponse().read()
+        finally:
+            connection.close()
+    assert wait_for(lambda: sum("GET /a2a" in line for line in peer.lines) >= 2), peer.lines
+    logged = "\n".join(peer.lines)
+    assert secret not in logged and "api_key=****" in logged and "access_token=****" in logged, logged
