@@ -23,6 +23,7 @@ from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, named_length, origin_form, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
+from transports.masking import mask_body
 from transports.unsent import NotReading, Unsent, rest_of
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -36,17 +37,17 @@ _OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an e
 def escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 300) -> str:
     if not isinstance(text, str):
         text = bytes(text).decode("latin-1")  # one character per byte: every byte shows
+    text = mask_body(text) if "?" in text else text  # a query's key (a client's mistake: ?api_key=...) logged masked
     shown = pattern.sub(lambda found: ascii(found[0])[1:-1] if found[0] != '"' else "\\x22",
                         text[:limit])
     return shown + "..." if len(text) > limit else shown
 
 
 def refusal(status: int, error: JsonRpcError, app: Any = None, line: bytes = b"", **headers: str) -> bytes:
-    """A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals;
-    or, where the app has a `refused(path, status, error)` hook and the request line names a
-    path, the HttpResponse it words for that path (a peer's HTTP+JSON routes: their own shape).
-    The hook runs on the server's one loop thread, so it must be quick and never wait. An
-    answer to HEAD is its head alone, the length of the body a GET would get said in it."""
+    """A whole answer of ours, then we close: a JSON-RPC error body, as the peer app's refusals; or, where the app has
+    a `refused(path, status, error)` hook and the request line names a path, the HttpResponse it words for that path
+    (a peer's HTTP+JSON routes: their own shape). The hook runs on the server's one loop thread, so it must be quick
+    and never wait. An answer to HEAD is its head alone, the length of the body a GET would get said in it."""
     method, target = (line.split(b" ", 2) + [b"", b""])[:2]  # what it asked, as much as was read of it
     fields, body = {"Content-Type": "application/json"}, encode_error(None, error)
     path = origin_form(target.decode("latin-1"))[0]  # absolute-form's path too
@@ -119,10 +120,9 @@ class Connection:
         return tls.read(self.sock)
 
     def take_request(self, max_body: int, *, early: bool = False) -> tuple[Head, bytes] | None:
-        """The request in `buffer`, head and body, once all of it has arrived (None until
-        then); Refusal for one that must not be served. Its head is judged as soon as it is
-        whole, so an oversize body is refused before it is sent (and 100 Continue is said); a
-        chunked one, as soon as the chunk that passes the limit says its size."""
+        """The request in `buffer`, head and body, once all of it has arrived (None until then); Refusal for one that
+        must not be served. Its head is judged as soon as it is whole, so an oversize body is refused before it is
+        sent (and 100 Continue is said); a chunked one, as soon as the chunk that passes the limit says its size."""
         if self.head is None:
             end = head_end(self.buffer)
             if end is None:
