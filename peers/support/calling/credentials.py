@@ -166,8 +166,11 @@ def _scopes(card: AgentCard, way: tuple[SecurityScheme, ...]) -> dict[str, tuple
     any, the flow's scopes that are described (a "" description is outside a signature too)."""
     names, required = [scheme.name for scheme in way], card.security_requirements
     chosen = next((each for each in required if list(each) == names), {})
-    return {scheme.name: chosen.get(scheme.name) or next((each[scheme.name] for each in required if each.get(
-        scheme.name)), ()) or tuple(scope for scope, said in scheme.scopes if said) for scheme in way}
+    listed = {}
+    for scheme in way:  # the chosen requirement's scopes, else the first another lists, else the flow's described
+        found = next((each[scheme.name] for each in (chosen, *required) if each.get(scheme.name)), ())
+        listed[scheme.name] = found or tuple(scope for scope, said in scheme.scopes if said)
+    return listed
 
 
 def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:
