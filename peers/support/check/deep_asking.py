@@ -24,6 +24,7 @@ from peers.support.check.probe import MAX_TIMEOUTS, NOT_SENT, SPENT, Answer, sta
 from peers.support.check.protocol_checks import Asker
 from transports import sse
 from transports.codec import loads_strict
+from transports.base import patient_until
 from transports.errors import PeerError
 from transports.printer import Frame
 
@@ -92,9 +93,9 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     printer, before, left = probe.printer, len(probe.printer.frames), probe.deadline - time.monotonic()
     if left <= 0 or probe.timeouts >= MAX_TIMEOUTS:
         return Answer(None, "", None, None, SPENT if left <= 0 else stalled(probe.timeouts)), [], (), "not sent"
-    printer.inner.timeout = min(probe.timeout, left)
     try:
-        response = printer.send(request, stream=True)
+        with patient_until(probe.deadline):  # its stream read within that too: its deadline is set as it is sent
+            response = printer.send(request, stream=True)
     except PeerError as exc:
         probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
         return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), [], \

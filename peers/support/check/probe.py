@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 
 from peers.support.calling.http_json import CODES, ERROR_INFO
-from transports.base import ClientRequest, HttpResponse
+from transports.base import ClientRequest, HttpResponse, patient_until
 from transports.codec import MAX_FRAME_BYTES, loads_strict
 from transports.errors import PeerError, TransportError
 from transports.printer import Frame, FramePrinter
@@ -104,12 +104,12 @@ class Probe:
             return Answer(None, "", None, None, SPENT), ()
         if self.timeouts >= MAX_TIMEOUTS:
             return Answer(None, "", None, None, stalled(self.timeouts)), ()
-        self.printer.inner.timeout = min(self.timeout, left)  # the network transport's one deadline
         try:
-            if request.method == "HEAD":
-                response = self.printer.head(request.url, request.headers, binding=request.binding)
-            else:
-                response = self.printer.send(request)
+            with patient_until(self.deadline):  # each request given --timeout, or what is left of the budget
+                if request.method == "HEAD":
+                    response = self.printer.head(request.url, request.headers, binding=request.binding)
+                else:
+                    response = self.printer.send(request)
         except PeerError as exc:  # the transport's: nothing came back that could be read
             timed_out = getattr(exc, "timed_out", False)
             self.timeouts = self.timeouts + 1 if timed_out else 0
@@ -134,19 +134,18 @@ class Budgeted:
     def __init__(self, probe: Probe) -> None:
         self.probe = probe
 
-    def _within(self) -> None:
-        left = self.probe.deadline - time.monotonic()
-        if left <= 0:
+    def _within(self) -> float:
+        if self.probe.deadline <= time.monotonic():
             raise TransportError(SPENT)
-        self.probe.printer.inner.timeout = min(self.probe.timeout, left)
+        return self.probe.deadline
 
     def get(self, url: str, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        self._within()
-        return self.probe.printer.get(url, headers, binding=binding)
+        with patient_until(self._within()):
+            return self.probe.printer.get(url, headers, binding=binding)
 
     def post(self, url: str, body: bytes, headers: dict[str, str], *, binding: str | None = None) -> HttpResponse:
-        self._within()
-        return self.probe.printer.post(url, body, headers, binding=binding)
+        with patient_until(self._within()):
+            return self.probe.printer.post(url, body, headers, binding=binding)
 
 
 def read_answer(response: HttpResponse) -> Answer:
