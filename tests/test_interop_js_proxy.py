@@ -31,9 +31,9 @@ def test_the_javascript_sdk_client_gets_a_refund_through_the_proxy_every_frame_p
     assert done.returncode == 0, done.stderr[-2000:]
     assert "text refund of $42.00 issued for ORD-42 (ref BILL-ORD-42)" in done.stdout
     assert "[proxy] the card, as served through the proxy" in said  # the client stayed on the proxy
-    sent = [line for line in said.splitlines() if line.startswith("[client -> agent] --> ") and "agent-card" not in line]
+    sent = [line for line in said.splitlines() if " client -> agent] --> " in line and "agent-card" not in line]
     assert len(sent) == 1 and ('"jsonrpc"' in sent[0]) == (binding == "JSONRPC"), said[-3000:]
     if stream:
         assert [line.split()[1] for line in done.stdout.splitlines() if line.startswith("event ")] == KINDS
-        assert "[agent -> client] <-- [4] " in said and "[agent -> client] <-- [5] " not in said
+        assert " agent -> client] <-- [4] " in said and " agent -> client] <-- [5] " not in said
     assert "[proxy] finding" not in said and "    ! " not in said, said[-3000:]

@@ -39,7 +39,7 @@ def test_the_sdk_client_hears_through_the_proxy_what_it_hears_direct(sdk_agent, 
         proxied = sdk_client(proxy, *flags)
     assert proxied == direct and proxied, proxied
     said = lines.text()
-    assert "the card, as served through the proxy" in said and "[agent -> client] <-- " in said
+    assert "the card, as served through the proxy" in said and " agent -> client] <-- " in said
     if "--stream" in flags:
-        assert "[agent -> client] <-- [1] " in said
+        assert " agent -> client] <-- [1] " in said
     assert "\n    ! " not in said, said

@@ -52,8 +52,8 @@ def test_a_proxied_exchange_appears_live_with_both_sides_its_annotation_and_a_fa
         assert [(frame["direction"], frame["method"]) for frame in frames] == [
             ("-->", "GET"), ("<--", "GET"), ("-->", "POST"), ("<--", "POST")], "both sides, as they crossed"
         lines = [event["text"] for event in seen if event["type"] == "line"]
-        assert any(line.startswith("[client -> agent] --> ") and "GetTask" in line for line in lines)
-        assert any(line.startswith("[agent -> client] <-- ") for line in lines)
+        assert any(line.startswith("[#2 client -> agent] --> ") and "GetTask" in line for line in lines)
+        assert any(line.startswith("[#2 agent -> client] <-- ") for line in lines)
         assert lines[-1].startswith("    ! JSONRPC-ERR-001 MUST"), lines[-1]
         assert through(session["proxy"] + "/a2a", ASKED) == 503  # request 3: the fault answers, not the agent
         seen = events_of(page, session["id"], until=lambda event: event.get("text", "").startswith("[fault]"))

@@ -114,10 +114,10 @@ def test_webhook_fronts_the_clients_receiver_and_each_delivery_is_a_frame_of_the
         assert through(moved, delivery) == 200  # the agent's delivery, played here
         assert [request.body for request in receiver.seen] == [delivery], "forwarded to the client's receiver"
         events = events_of(page, session["id"], until=lambda event: event.get("text", "").startswith(
-            "[client -> agent] (push answered)"))
+            "[#2 client -> agent] (push answered)"))
         lines = [event["text"] for event in events if event["type"] == "line"]
         assert any(line.startswith("[proxy] webhook moved to the proxy: " + receiver.url) for line in lines)
-        assert f"[agent -> client] (push) --> {delivery.decode()}" in lines, lines
+        assert f"[#2 agent -> client] (push) --> {delivery.decode()}" in lines, lines
         pushed = [event for event in events if event["type"] == "frame" and event["url"] == receiver.url + "/receiver"]
         assert [event["direction"] for event in pushed] == ["-->", "<--"], "the delivery's frames, as the page sees them"
         stop(page, session)

@@ -202,7 +202,7 @@ def test_a_proxied_session_appears_live_and_a_script_in_a_proxied_frame_never_ru
             assert through(proxy + "/a2a", ASKED) == 503
             browser.wait_for("!!(document.querySelector('#frames li.fault') && document.querySelector('#frames li.annotation'))")
             shown = browser.evaluate("document.getElementById('frames').textContent")
-            assert "[client -> agent] -->" in shown and "[agent -> client] <--" in shown and "<script>" in shown
+            assert "[#2 client -> agent] -->" in shown and "[#2 agent -> client] <--" in shown and "<script>" in shown
             browser.evaluate("document.getElementById('proxy-stop').click()")
             browser.wait_for("document.getElementById('proxy-where').hidden && !document.getElementById('proxy-start').disabled")
             assert browser.evaluate("document.body.dataset.pwned") is None

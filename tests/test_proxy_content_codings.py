@@ -31,7 +31,7 @@ def test_a_client_accepting_gzip_sees_the_proxy_print_the_agents_json_and_gets_a
     finally:
         server.stop()
     said = lines.text()
-    assert f"[agent -> client] <-- {ANSWER.decode()}" in said, said
+    assert f"[#1 agent -> client] <-- {ANSWER.decode()}" in said, said
     assert "! JSONRPC-FMT-002" not in said, said
     coding = (got.header("Content-Encoding") or "identity").lower()
     assert got.status == 200 and (gzip.decompress(got.body) if coding == "gzip" else got.body) == ANSWER

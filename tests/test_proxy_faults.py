@@ -47,7 +47,7 @@ def test_twice_delivers_one_request_two_times_upstream():
         answer = HttpTransport(timeout=5).post(proxy + "/a2a", refund(1), HEADERS)
     assert answer.status == 200 and refunds_made(seen) == ["m-1", "m-1"]
     assert lines.text().count("[fault] twice:1: delivered request 1 to the agent a second time") == 1
-    assert lines.text().count("[client -> agent] --> ") == 2  # both deliveries printed
+    assert lines.text().count("[#1 client -> agent] --> ") == 2  # both deliveries printed, each of request 1
 
 
 def test_status_answers_retry_after_and_the_agent_never_sees_it():

@@ -40,8 +40,8 @@ def test_our_agent_prints_the_same_frames_through_the_proxy_on_both_bindings_and
             said += lines.text()
         assert normal(proxied) == normal(direct), flags
         assert "<-- [4]" in proxied if "--stream" in flags else "TASK_STATE_COMPLETED" in proxied
-    assert said.count("[client -> agent] --> POST /a2a/message:stream") == 1
-    assert said.count("[agent -> client] <-- [4] ") == 2  # each event its own frame line, on both bindings
+    assert said.count("[#2 client -> agent] --> POST /a2a/message:stream") == 1  # the card, then the stream
+    assert said.count("[#2 agent -> client] <-- [4] ") == 2  # each event its own frame line, on both bindings
     assert said.count("the card, as served through the proxy") == 4  # the rewrite, said once a proxy
     assert "! " not in said  # billing breaks no single-frame rule
 
@@ -123,9 +123,9 @@ def test_a_proxied_session_traced_is_replayed_and_drawn(tmp_path):
         finally:
             proxy.terminate()
             said = proxy.communicate(timeout=10)[0]
-    assert "[agent -> client] <-- " in said and proxy.returncode == 0
+    assert "[#1 agent -> client] <-- " in said and proxy.returncode == 0
     replayed = cli("--replay", str(trace), "--diagram", str(tmp_path / "proxied.svg"))
-    assert replayed.returncode == 0 and "[client -> agent] --> " in replayed.stdout
+    assert replayed.returncode == 0 and "[#1 client -> agent] --> " in replayed.stdout
     drawn = (tmp_path / "proxied.svg").read_text()
     assert "SendMessage" in drawn and ">client<" in drawn, "a client's frames to the agent"
     assert ">trust gate<" not in drawn and ">registry<" not in drawn, "not our agent's: no registry or gate drawn"

@@ -48,8 +48,8 @@ def test_a_head_reaches_the_agent_as_head_and_its_answer_has_no_body():
     assert {k: v for k, v in missing_fields.items() if k not in drop} == \
         {k: v for k, v in direct[0][1].items() if k not in drop}, "the agent's own head, its length included"
     said = lines.text()
-    assert said.count(f"[client -> agent] --> HEAD {CARD}") == 1 and said.count("--> HEAD /a2a/tasks/no-such") == 1
-    assert said.count("[agent -> client] <-- 404 (headers only)") == 1 and "--> GET /a2a/tasks/no-such" not in said
+    assert said.count(f"[#1 client -> agent] --> HEAD {CARD}") == 1 and said.count("[#2 client -> agent] --> HEAD /a2a/tasks/no-such") == 1
+    assert said.count("[#2 agent -> client] <-- 404 (headers only)") == 1 and "--> GET /a2a/tasks/no-such" not in said
 
 
 def test_an_agent_that_sends_a_body_after_a_heads_head_gets_no_byte_of_it_to_the_client():

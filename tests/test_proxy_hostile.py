@@ -314,7 +314,7 @@ def test_a_client_body_is_told_json_rpc_or_not_by_what_it_is_and_forwarded_uncha
         answer = HttpTransport(timeout=5).post(proxy + "/a2a", body, {"Content-Type": "application/a2a+json"})
         assert answer.status < 500  # the agent refuses it, as it likes: the proxy passed it on
     assert [request.body for request in seen] == [body]
-    assert any(line.startswith(f"[client -> agent] {printed}") for line in lines.lines), lines.text()
+    assert any(line.startswith(f"[#1 client -> agent] {printed}") for line in lines.lines), lines.text()
     assert "Traceback" not in lines.text()
 
 

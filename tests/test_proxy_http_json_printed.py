@@ -25,8 +25,8 @@ def test_an_http_json_request_is_printed_with_its_verb_and_path_whatever_its_med
         client.close()
     said = lines.text().splitlines()
     assert sent.status == 400 and asked.status == 404 and rpc.status == 200  # a message billing cannot act on
-    assert f'[client -> agent] --> POST /a2a/message:send {SEND.decode()}' in said
-    assert any(line.startswith("[agent -> client] <-- 400 {") for line in said), said
-    assert "[client -> agent] --> GET /a2a/tasks/no-such" in said
-    assert any(line.startswith("[agent -> client] <-- 404 {") for line in said), said
-    assert '[client -> agent] --> {"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": "x"}}' in said
+    assert f'[#1 client -> agent] --> POST /a2a/message:send {SEND.decode()}' in said
+    assert any(line.startswith("[#1 agent -> client] <-- 400 {") for line in said), said
+    assert "[#2 client -> agent] --> GET /a2a/tasks/no-such" in said
+    assert any(line.startswith("[#2 agent -> client] <-- 404 {") for line in said), said
+    assert '[#3 client -> agent] --> {"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": "x"}}' in said

@@ -56,7 +56,7 @@ def test_a_stream_over_a_mebibyte_goes_through_whole_and_what_is_kept_is_said():
     text = lines.text()
     assert text.count(f"the stream is over {MAX_STREAM_KEPT} bytes: its first events are shown and kept") == 1, text[-2000:]
     assert text.count(f"the stream ran on past {MAX_STREAM_KEPT} bytes: passed on whole, its end not judged") == 1
-    shown = [line for line in lines.lines if line.startswith("[agent -> client] <-- [")]
+    shown = [line for line in lines.lines if line.startswith("[#1 agent -> client] <-- [")]
     assert 60 <= len(shown) <= 66  # about 1 MiB of 16 KiB events: not all 193
     kept = [frame.body for frame in lines.app.printer.frames if frame.direction == "<--"]
     assert kept == [sent[:MAX_STREAM_KEPT]]  # the first MiB exactly, recorded as the stream's frame

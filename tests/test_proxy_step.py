@@ -28,7 +28,7 @@ def test_a_request_reaches_the_agent_only_after_enter_and_its_answer_only_after_
             HttpTransport(timeout=10).post(proxy + "/a2a", refund(1), HEADERS)))
         client.start()
         assert "Enter sends it" in keys.asked.get(timeout=5)
-        assert seen == [] and "[client -> agent] --> " in lines.text()  # shown, and held
+        assert seen == [] and "[#1 client -> agent] --> " in lines.text()  # shown, and held
         keys.answers.put("")
         keys.asked.get(timeout=5)  # the answer, held in turn
         assert len(seen) == 1 and answers == []

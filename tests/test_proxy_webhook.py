@@ -3,6 +3,7 @@ the proxy, each delivery is printed and can be faulted on its way to the client'
 and a config read back says the client's own URL. Our own agent's --push through the proxy
 to the real billing app, which pushes to 127.0.0.1 as `serve --allow-private-webhooks` does."""
 import json
+import re
 
 from conftest import cli
 from peers.support.proxy.webhook import Webhooks
@@ -22,7 +23,7 @@ def test_our_agents_pushes_cross_the_proxy_printed_and_one_delivered_twice():
     said = lines.text()
     assert done.returncode == 0 and "submitted -> working -> completed" in done.stdout, done.stdout[-2000:]
     assert "[proxy] webhook moved to the proxy: http://127.0.0.1:" in said and f"-> {proxy}/webhook/1" in said
-    assert said.count("[agent -> client] (push) --> POST ") == 5  # four pushes, the first one twice
+    assert len(re.findall(r"\[#[0-9]+ agent -> client\] \(push\) --> POST ", said)) == 5  # four pushes, the first one twice
     assert "[fault] twice:3: delivered request 3 to the client's receiver a second time" in said
     assert "TASK_STATE_COMPLETED" in done.stdout.split("(pushed to our webhook)")[-1]
 

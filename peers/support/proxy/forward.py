@@ -64,6 +64,12 @@ def _name(url: Any) -> str:
     return url.host.rstrip(".") if url is not None else ""
 
 
+class Exchange(threading.local):
+    """The number of the request this thread forwards, and whose stream it passes on (faults.py's N): each frame
+    line names it, so that the interleaved lines of clients at once can be told apart, and a fault aimed."""
+    number = 0
+
+
 def end_to_end(headers: dict[str, str]) -> dict[str, str]:
     """The headers a proxy forwards: all but the hop-by-hop ones, and any Connection names."""
     named = {token.strip().lower() for name, value in headers.items() if name.lower() == "connection"
@@ -98,6 +104,7 @@ class Proxy:
         # A client's credentials are masked in its headers; an agent may say them back in a body
         # (an error that quotes the token): the printer and the trace's recorder hold them too.
         self.holders, self._held, self._holding = [printer], (), threading.Lock()
+        self.exchange = Exchange()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         page = from_a_page(request, self.hosts)
@@ -107,6 +114,7 @@ class Proxy:
             return HttpResponse(421 if page.startswith("Host") else 403, {"Content-Type": "text/plain; charset=utf-8"},
                                 b"this proxy answers at 127.0.0.1 or localhost, and at each --allow-host name\n")
         number, acting = self.faults.next_request()
+        self.exchange.number = number
         self._hold(request.headers, request.body if isinstance(request.body, bytes) else b"")
         target = request.url[len(self.base):] or "/"  # the server hands us base + the request's target
         receiver = self.webhooks.receiver(target) if self.webhooks is not None else None

@@ -3,8 +3,8 @@
 Listens on 127.0.0.1 (--port, 0: a free one), says its URL in one line, and forwards each
 request to the agent at --to (forward.py). Frames are printed as every run prints them
 (the frame printer, secrets masked, each event of a stream its own line), each tagged with
-who sent it: `[client -> agent]` crossed the proxy toward the agent, `[agent -> client]`
-back; the proxy's own lines start with `[proxy]` or `[fault]`. --trace writes the same
+who sent it and the request's number (faults.py's count): `[#2 client -> agent]` crossed the proxy toward the
+agent, `[#2 agent -> client]` back; the proxy's own lines start with `[proxy]` or `[fault]`. --trace writes the same
 records a run's --trace does (learner/trace.py: every frame and every line), when it stops.
 The server's limits and deadlines are the served peers' (transports/server.py); the
 agent's answer is read within --timeout and the frame limit (transports/network.py), a
@@ -38,8 +38,8 @@ MOST_BYTES_HELD = 64 << 20  # and their bodies' bytes, however large an agent ma
 MOST_TRACED = 10_000  # --trace: a session's newest records kept, and their characters: even if every one were
 MOST_TRACED_BYTES = 8 << 20  # escaped 6-fold in JSON, the file stays within what --replay reads (MAX_TRACE_CHARS)
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
-TAGS = {"-->": "[client -> agent]", "<--": "[agent -> client]"}
-PUSH_TAGS = {"-->": "[agent -> client] (push)", "<--": "[client -> agent] (push answered)"}
+TAGS = {"-->": "client -> agent]", "<--": "agent -> client]"}  # after the request's number: [#2 client -> agent]
+PUSH_TAGS = {"-->": "agent -> client] (push)", "<--": "client -> agent] (push answered)"}
 
 
 def not_an_origin(to: str) -> str | None:
@@ -110,8 +110,8 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         (proxy_tls.toward_agent(settings), proxy_tls.toward_client(settings))
     upstream = PerThread(lambda: HttpTransport(timeout=settings.timeout, idle_streams=True, **toward_agent))
 
-    def show(text: str, frame: Frame) -> None:
-        console.frame(f"{TAGS[frame.direction]} {text}", frame)
+    def show(text: str, frame: Frame, tags: dict[str, str] = TAGS) -> None:
+        console.frame(f"[#{app.exchange.number} {tags[frame.direction]} {text}", frame)
     printer = FramePrinter(upstream, show, verbose=settings.verbose)
     printer.by_path = by_binding  # a client's HTTP+JSON request in plain application/json is still one
     if not settings.verbose:  # a card in one line; --verbose and --trace keep it whole
@@ -122,8 +122,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
                              MOST_TRACED, MOST_TRACED_BYTES, keeper="--trace keeps"))
         console.listeners += [recorder.line, *traced]
     if settings.webhook:  # deliveries cross the other way: the agent sends, the client's receiver answers
-        pushes = FramePrinter(upstream, lambda text, frame: console.frame(f"{PUSH_TAGS[frame.direction]} {text}", frame),
-                              verbose=settings.verbose)
+        pushes = FramePrinter(upstream, lambda text, frame: show(text, frame, PUSH_TAGS), verbose=settings.verbose)
         printers.append(pushes)
     for each in printers:
         each.listeners += ([recorder.frame, *traced] if recorder is not None else []) + [_bounded(each)]
