@@ -154,6 +154,22 @@ def test_replay_says_which_live_run_flags_it_ignores(tmp_path):
     assert cli("--replay", str(trace)).stderr == ""
 
 
+def test_replay_says_the_data_files_and_peer_flags_it_ignores_too(tmp_path):
+    """A learner who edits the allowlist and replays a saved run with --allowlist sees the
+    old decisions: each file and flag of a live run is named as doing nothing, none silently."""
+    trace = tmp_path / "run.jsonl"
+    assert cli("--trace", str(trace)).returncode == 0
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"trusted": []}')
+    given = {"--registry": str(empty), "--allowlist": str(empty), "--credentials": str(empty),
+             "--allow-untrusted": "refund-bot-9000", "--timeout": "3", "--ca": str(empty)}
+    done = cli("--replay", str(trace), *[part for pair in given.items() for part in pair],
+               "--legacy-card-path", "--verbose", "--break")
+    assert done.returncode == 0 and "'billing-agent' is allowlisted -> delegating" in done.stdout
+    warned = [line.split()[1] for line in done.stderr.splitlines() if "does nothing with --replay" in line]
+    assert sorted(warned) == sorted([*given, "--legacy-card-path", "--verbose", "--break"]), done.stderr
+
+
 def test_a_diagram_says_where_it_was_written(tmp_path):
     done = cli("--diagram", str(tmp_path / "run.html"))
     assert done.returncode == 0 and (tmp_path / "run.html").exists()
