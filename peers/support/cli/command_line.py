@@ -193,7 +193,14 @@ def _ignored(given: dict[str, Any], scenario: str | None, lesson: Any) -> list[s
                                          ("--peer", given["peer"]), ("--request", given["request"]),
                                          ("--stream", given["stream"]), ("--push", given["push"]),
                                          ("--no-wait", given["no_wait"]), ("--step", given["step"]),
-                                         ("--strict-cards", given["strict_cards"])) if value]
+                                         ("--strict-cards", given["strict_cards"]),
+                                         # the data files and settings a live run reads, none read here
+                                         ("--registry", given["registry"]), ("--allowlist", given["allowlist"]),
+                                         ("--credentials", given["credentials"]), ("--ca", given["ca"]),
+                                         ("--allow-untrusted", given["allow_untrusted"]),
+                                         ("--timeout", given["timeout"]), ("--verbose", given["verbose"]),
+                                         ("--legacy-card-path", given["legacy_card_path"]),
+                                         ("--break", given["debugger"])) if value]
     if given["interactive"] and "--interactive" not in reads:
         warnings.append("--interactive does nothing without " + " or ".join(
             f"--scenario {name}" for name in scenarios.readers_of("--interactive")))
