@@ -151,25 +151,24 @@ class Connection:
         return head, body
 
     def next_request(self, wait: float, max_body: int) -> tuple[Head, bytes] | None:
-        """A busy keep-alive client's next request, if all of it arrives within `wait` s of our
-        answer (sparing a trip back to the loop); None otherwise, and whatever did arrive
-        stays in `buffer` for the loop, which judges it as any other (a refusal included).
-        Over TLS, what the TLS layer has decrypted already is read at once (poll sees the rest)."""
-        if not (hasattr(self.sock, "pending") and self.sock.pending()):
+        """A busy keep-alive client's next request: one the last read brought (no more is read before it is
+        answered: a client pipelining without pause has one read held, not a read more per answer), or one
+        arriving whole within `wait` s of our answer (sparing a trip to the loop); else None, what did arrive
+        left in `buffer` for the loop, which judges it as any other (a refusal too). Over TLS, what the TLS
+        layer has decrypted already is read at once (poll sees the rest)."""
+        if not self.buffer and not (hasattr(self.sock, "pending") and self.sock.pending()):
             waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
             waiting.register(self.sock, select.POLLIN)
             if not waiting.poll(wait * 1000):
                 return None
         try:
             self.sock.settimeout(0)
-            data = self.receive(lambda line: None)  # over TLS, decrypted
+            data = b"" if self.buffer else self.receive(lambda line: None)  # over TLS, decrypted
         except OSError:  # nothing after all (over TLS, half a record: BlockingIOError), or reset: the loop finds out
-            return None
-        if not data:  # the client is gone: the loop sees the end of the file too
             return None
         self.buffer += data
         del self.buffer[:len(self.buffer) - len(self.buffer.lstrip(b"\r\n"))]  # RFC 9112 2.2
-        if self.head is not None or not self.buffer:
+        if self.head is not None or not self.buffer:  # nothing (b"": the client is gone; the loop sees that too)
             return None
         held = bytes(self.buffer)
         try:
