@@ -156,14 +156,15 @@ class Connection:
         arriving whole within `wait` s of our answer (sparing a trip to the loop); else None, what did arrive
         left in `buffer` for the loop, which judges it as any other (a refusal too). Over TLS, what the TLS
         layer has decrypted already is read at once (poll sees the rest)."""
-        if not self.buffer and not (hasattr(self.sock, "pending") and self.sock.pending()):
+        decrypted = hasattr(self.sock, "pending") and self.sock.pending()  # TLS's: poll would not see it
+        if not (self.buffer or decrypted):
             waiting = select.poll()  # poll, not select: a server's descriptors may pass 1024
             waiting.register(self.sock, select.POLLIN)
             if not waiting.poll(wait * 1000):
                 return None
         try:
             self.sock.settimeout(0)
-            data = b"" if self.buffer else self.receive(lambda line: None)  # over TLS, decrypted
+            data = self.receive(lambda line: None) if decrypted or not self.buffer else b""  # over TLS, decrypted
         except OSError:  # nothing after all (over TLS, half a record: BlockingIOError), or reset: the loop finds out
             return None
         self.buffer += data
