@@ -770,3 +770,15 @@ def test_a_key_a_client_puts_in_the_query_is_masked_in_the_servers_log(peer):
     assert wait_for(lambda: sum("GET /a2a" in line for line in peer.lines) >= 2), peer.lines
     logged = "\n".join(peer.lines)
     assert secret not in logged and "api_key=****" in logged and "access_token=****" in logged, logged
+
+
+def test_a_password_a_client_puts_in_an_absolute_form_targets_userinfo_is_masked_in_the_servers_log(peer):
+    """`GET http://user:password@host/ HTTP/1.1` is refused (RFC 9110 4.2.4: userinfo in a
+    request is an error), and its request line logged: with the password whole, before."""
+    secret = "hunter2-0123456789"
+    for target in (f"http://alice:{secret}@127.0.0.1/a2a", f"https://alice:{secret}@h/a2a/tasks?historyLength=1"):
+        answer, _ = talk(peer.server_address, f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        assert answer.startswith(b"HTTP/1.1 400 "), answer[:80]
+    assert wait_for(lambda: sum("alice:" in line for line in peer.lines) >= 2), peer.lines
+    logged = "\n".join(peer.lines)
+    assert secret not in logged and logged.count("alice:****#") == 2, logged
