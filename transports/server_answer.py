@@ -23,7 +23,7 @@ from transports.chunked_body import ChunkedBody
 from transports.errors import let_quit
 from transports.http11_server import Head, Refusal, head_end, named_length, origin_form, parse_head, response_head
 from transports.jsonrpc import InternalError, JsonRpcError, encode_error
-from transports.masking import mask_body
+from transports.masking import mask_line
 from transports.unsent import NotReading, Unsent, rest_of
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -37,7 +37,7 @@ _OUR_TEXT = re.compile(r"[^\x20-\x7e]")  # escaped in our own text, such as an e
 def escape(text: str | bytes, pattern: re.Pattern = _CLIENT_TEXT, limit: int = 300) -> str:
     if not isinstance(text, str):
         text = bytes(text).decode("latin-1")  # one character per byte: every byte shows
-    text = mask_body(text) if "?" in text else text  # a query's key (a client's mistake: ?api_key=...) logged masked
+    text = mask_line(text)  # a client's mistake (?api_key=..., http://user:password@...): its secret logged masked
     shown = pattern.sub(lambda found: ascii(found[0])[1:-1] if found[0] != '"' else "\\x22",
                         text[:limit])
     return shown + "..." if len(text) > limit else shown
