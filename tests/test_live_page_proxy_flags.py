@@ -99,6 +99,29 @@ def test_step_holds_the_request_and_then_the_answer_until_send(page):
         stop(page, session)
 
 
+@pytest.mark.skipif(not CHROMIUM, reason=NO_CHROMIUM)
+def test_step_ticked_in_the_proxy_panel_holds_the_request_until_send_is_pressed(page, chromium):
+    with Served(agent_answer) as agent, chromium.tab(page["url"]) as browser:
+        browser.wait_for("document.body.dataset.state === 'idle'")
+        browser.evaluate(f"""(() => {{ document.getElementById('proxy-to').value = {json.dumps(agent.url)};
+            document.getElementById('proxy-step').checked = true;
+            document.getElementById('proxy-start').click(); }})()""")
+        proxy = browser.wait_for("document.getElementById('proxy-url').textContent")
+        assert browser.evaluate("document.getElementById('command').textContent").endswith(" --step")
+        answered = []
+        client = threading.Thread(target=lambda: answered.append(through(proxy + "/a2a", ASKED)), daemon=True)
+        client.start()
+        for held in (1, 2):  # the request, then the answer: each waits for Send
+            browser.wait_for(f"document.querySelectorAll('#frames li.held').length === {held} && "
+                             "document.body.dataset.state === 'held'")
+            assert len(agent.seen) == held - 1, "what is held has not gone on"
+            browser.evaluate("document.getElementById('send').click()")
+        client.join(10)
+        assert answered == [200] and len(agent.seen) == 1
+        browser.evaluate("document.getElementById('proxy-stop').click()")
+        browser.wait_for("document.body.dataset.state === 'ended'")
+
+
 def test_webhook_fronts_the_clients_receiver_and_each_delivery_is_a_frame_of_the_session(page):
     with Served(agent_answer) as agent, Served(lambda request: json_answer({})) as receiver:
         session = started_proxy_with(page, {"to": agent.url, "webhook": True})

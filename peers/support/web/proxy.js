@@ -11,7 +11,8 @@ async function startProxy() {
   $("proxy-problem").textContent = "";
   const seed = $("proxy-seed").value.trim();
   const answer = await follow("/proxy", {to: $("proxy-to").value.trim(), faults: $("proxy-faults").value,
-    seed: seed === "" ? 0 : /^[0-9]{1,10}$/.test(seed) ? Number(seed) : seed, // else said beside it step: $("proxy-step").checked,
+    seed: seed === "" ? 0 : /^[0-9]{1,10}$/.test(seed) ? Number(seed) : seed, // else said beside it
+    step: $("proxy-step").checked,
     webhook: $("proxy-webhook").checked, verbose: $("verbose").checked});
   if (!answer) { // nothing started: said beside its field (controls.js), or here; the last run's frames kept
     if (!document.querySelector("#proxy [aria-invalid]")) $("proxy-problem").textContent = $("status").textContent;
