@@ -13,7 +13,10 @@ item 3 (a proxy session, watched for hours).
   already (one opened late, or reconnecting) is told first how many older ones went.
 - A proxy session's trace records: kept by learner/trace.py's `Window` to the newest
   MOST_RECORDS records and MOST_RECORD_BYTES bytes, so the saved trace, the step-through
-  view and the live diagram are of the newest part of a long session.
+  view and the live diagram are of the newest part of a long session. Any other run's to
+  the newest MOST_RUN_RECORDS and MOST_RUN_RECORD_BYTES: a lesson's trace is under 100 KiB,
+  but an agent may push 64 KiB bodies to the run's webhook for as long as the run follows
+  its task, each a frame kept whole, and the page keeps its last runs.
 Not here: what an event says (runs.py), HTTP (server.py), what a proxy is (proxying.py).
 """
 from __future__ import annotations
@@ -32,6 +35,7 @@ MOST_ROLLING = 5_000  # a proxy session's newest events kept for the page (each 
 MOST_ROLLING_BYTES = 16 << 20
 MOST_RECORDS = 1_000  # a proxy session's newest trace records: its trace, its step-through view, its diagram
 MOST_RECORD_BYTES = 4 << 20  # of the records' bodies and lines: a frame is kept whole, up to 1 MiB or more
+MOST_RUN_RECORDS, MOST_RUN_RECORD_BYTES = 4_000, 8 << 20  # any other run's: past what it draws live
 
 
 class Events:

@@ -70,16 +70,16 @@ class Run:
     def attach(self, printer: FramePrinter, card_urls: list[str] | None, *more: FramePrinter) -> Remembering | None:
         """Hook the printer main() made (and `more`: a proxy's printer of pushes): every frame
         an event, and each one held if stepping; a run's trace starts with the registry's card URLs,
-        as --trace's does (tools.py), kept to its newest part if the run is rolling (keeping.py).
+        as --trace's does (tools.py), kept to its newest part, bounded (keeping.py).
         A turn of a conversation speaks through the printer wrapped (conversation.py), else None."""
         self.recorder, self.held = trace.Recorder(printer.label, printer.held), printer.held
         if card_urls is not None:  # None: a proxy session, which reads no registry
             self.recorder.event("registry", cards=card_urls)
-        window = [trace.Window(self.recorder.records, self._add, keeping.MOST_RECORDS, keeping.MOST_RECORD_BYTES)
-                  ] if self.rolling else []
-        self.console.listeners += [self.recorder.line, *window, self.redraw_after]
+        window = trace.Window(self.recorder.records, self._add, *((keeping.MOST_RECORDS, keeping.MOST_RECORD_BYTES)
+                              if self.rolling else (keeping.MOST_RUN_RECORDS, keeping.MOST_RUN_RECORD_BYTES)))
+        self.console.listeners += [self.recorder.line, window, self.redraw_after]
         for each in (printer, *more):
-            each.listeners += [self.recorder.frame, *window, self.frame, self.redraw_after]
+            each.listeners += [self.recorder.frame, window, self.frame, self.redraw_after]
             each.before_send = self.before_send
             if each.show is not None:
                 each.show = self._stream_head(each.show)
