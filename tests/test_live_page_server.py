@@ -576,3 +576,11 @@ def test_a_finished_runs_events_asked_after_their_end_end_at_once(page):
         began = time.monotonic()
         with urllib.request.urlopen(request, timeout=10) as response:
             assert response.read() == b"" and time.monotonic() - began < 5, last
+
+
+@pytest.mark.parametrize("verb", ["PUT", "DELETE", "PATCH"])
+def test_the_allowlist_takes_only_get_and_post_and_another_verb_changes_nothing(page, verb):
+    body = {"text": json.dumps({"trusted": []}), "save": True} if verb != "DELETE" else None  # (no body: HTTP 400)
+    status, headers, _ = ask(page, "/allowlist", verb, body)
+    assert (status, headers.get("Allow")) == (405, "GET, POST, HEAD")
+    assert page["path"].read_text() == ESSAY_ALLOWLIST, "nothing written"

@@ -182,3 +182,8 @@ def test_the_diff_is_of_the_file_itself_and_says_when_it_carries_an_edit_not_sav
     assert status == 200 and answer["diff"].startswith(f"--- {page['path']} (now)\n+++ {page['path']} (confirmed)")
     assert '-    {"name": "billing-agent", "endpoint": "https://billing.acme.example/a2a"}' in answer["diff"].splitlines()
     assert "with the page's edit not saved yet" in answer["which"]
+
+
+def test_check_refuses_a_deep_that_is_not_true_or_false_rather_than_reading_it_as_false(page, closed_port):
+    status, answer = post(page, "/check", {"peer": f"http://127.0.0.1:{closed_port}", "deep": "yes"})
+    assert (status, answer["field"]) == (400, "deep")

@@ -60,8 +60,7 @@ class WebApp:
         self.hosts, self.token = {f"127.0.0.1:{port}", f"localhost:{port}"}, token
         self.runs, self.allowlist_path = runs, allowlist_path
         self.conversations = Conversations()  # the page's, each with the card and token it has had
-        self.scratch = allowlist.Scratch()  # the edited allowlists' folder: removed by close()
-        self.closing = False
+        self.scratch, self.closing = allowlist.Scratch(), False  # the edited allowlists' folder: removed by close()
         self.streams = threading.BoundedSemaphore(MOST_STREAMS)  # a place for each open event stream
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
@@ -99,8 +98,9 @@ class WebApp:
         if method == "GET" and path == "/lessons":
             return _answer(200, {"runs": lessons(), "wires": list(wire_format.NAMES)})
         if path == "/allowlist":
-            if method == "GET":
-                return _answer(200, {"path": self.allowlist_path, "text": allowlist.read(self.allowlist_path)})
+            if method != "POST":  # GET reads it; POST checks or saves it; any other verb is none of the page's
+                return _answer(200, {"path": self.allowlist_path, "text": allowlist.read(self.allowlist_path)}) \
+                    if method == "GET" else _answer(405, {"error": "the allowlist takes GET and POST"}, Allow="GET, POST, HEAD")
             document = document_of(request.body, REQUEST_LIMITS)  # read once, for both fields
             text = field(document, "text")
             if field(document, "save", bool, False):
@@ -256,5 +256,5 @@ def _after(last_event_id: str | None) -> int:
     return int(text) if text.isascii() and text.isdigit() and len(text) < 9 else 0
 
 
-def _answer(status: int, document: dict[str, Any]) -> HttpResponse:
-    return HttpResponse(status, {**headers(), "Content-Type": "application/json"}, json.dumps(document).encode())
+def _answer(status: int, document: dict[str, Any], **more: str) -> HttpResponse:
+    return HttpResponse(status, {**headers(), "Content-Type": "application/json", **more}, json.dumps(document).encode())

@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from peers.support.calling.config import same_endpoint
 from peers.support.web import allowlist, checking, proxying, trace_diff
-from peers.support.web.entered import Entered, document_of
+from peers.support.web.entered import Entered, document_of, field
 from transports.base import HttpRequest, is_http_url
 from transports.codec import Limits, loads_strict
 
@@ -47,7 +47,7 @@ def route(request: HttpRequest, path: str, allowlist_path: str, runs: Any) -> tu
             return 429, {"error": "two checks are going already; wait for one to end"}
         try:
             answer = checking.report(_text(body, "peer"), _text(body, "scheme"), _text(body, "secret"),
-                                     body.get("deep") is True)
+                                     field(body, "deep", bool, False))
         finally:
             CHECKS.release()
         return (502 if "error" in answer else 200), answer
