@@ -304,6 +304,22 @@ def test_while_a_key_is_rotated_a_card_signed_by_either_pinned_key_is_trusted():
         assert agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5}).trusted
 
 
+@pytest.mark.parametrize("twin", [BILLING.endpoint, "https://BILLING.acme.example:443/a2a"])
+def test_a_pinned_peer_stays_pinned_beside_an_entry_for_it_that_pins_no_key(twin, capsys):
+    """An old line left beside the pinned one (or the same endpoint spelled otherwise) let an
+    unsigned card through, and the gate said it was signed by the pinned key."""
+    allowlist = [pinned(SIGNER), AllowEntry(BILLING.name, twin)]
+    agent, printer, _ = support_agent(allowlist, apps={billing.BASE_URL: PeerApp(billing.billing_agent(), wire_v10)},
+                                      wire="1.0", printed=True)
+    outcome = agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5})
+    out = capsys.readouterr().out
+    assert outcome.refused and [f for f in printer.sent_to(billing.BASE_URL) if f.http_method == "POST"] == []
+    assert "[trust] 'billing-agent' has an unsigned card, but the allowlist pins a key for it" in out
+    assert "signed by the pinned key" not in out
+    agent, _, _ = support_agent(allowlist, apps={billing.BASE_URL: signed_billing(SIGNER)}, wire="1.0")
+    assert agent.handle(BILLING_CARD, "process_refund", {"order_id": "ORD-5", "amount": 5}).trusted
+
+
 def test_with_allow_untrusted_a_card_that_fails_its_check_says_which_check(capsys):
     agent, _, _ = support_agent([pinned()], apps={billing.BASE_URL: signed_billing(OTHER)}, wire="1.0",
                                 printed=True, allow_untrusted=("billing-agent",))
