@@ -65,10 +65,12 @@ def from_elsewhere(fetched: Any) -> str | None:
 def unproven_card(fetched: Any, allowlist: list[AllowEntry]) -> str | None:
     """Why a fetched card is not shown to come from the peer an entry vetted at its
     endpoint, or None. Where several entries name that peer there (a key being rotated: one
-    pin each), the card needs to satisfy only one of them."""
+    pin each), the card needs to satisfy only one of them; but where one pins a key, only those
+    that pin one count (a line left unpinned beside it, in any spelling, would waive the pin)."""
     card = fetched.card
-    doubts = [entry.unproven(fetched) for entry in allowlist
-              if entry.name == card.name and same_endpoint(entry.endpoint, card.url)]
+    here = [entry for entry in allowlist if entry.name == card.name and same_endpoint(entry.endpoint, card.url)]
+    doubts = [entry.unproven(fetched) for entry in here
+              if entry.public_key is not None or not any(other.public_key is not None for other in here)]
     return None if not doubts or None in doubts else doubts[0]
 
 
