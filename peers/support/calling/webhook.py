@@ -6,10 +6,10 @@ change of the task there, as a StreamResponse (the task, a status update, an art
 update or a message). `listening(wanted)` is a receiver on 127.0.0.1 (an ephemeral port)
 for one delegation, closed when the delegation's `with` block ends, however it ends.
 It takes only POSTs that carry its token in X-A2A-Notification-Token (anything else
-could be anyone: refused, and counted in `forged` with those cut off mid-push, never shown
-as a traceback), hands each over as it arrives, as a `Push`, to
-the one loop that follows the task (follow.py), and refuses bodies over 64 KiB and more
-than 100 pushes waiting. It does not read what a push says (follow.py does), nor show it
+could be anyone: refused, and counted in `forged`; one cut off mid-push is closed by the
+server, never shown as a traceback), hands each over as it arrives, as a `Push` (its header
+names lower-cased, as every app of ours gets them), to the one loop that follows the task
+(follow.py), and refuses bodies over 64 KiB and more than 100 pushes waiting. It does not read what a push says (follow.py does), nor show it
 (the frame printer does, as main() wired it).
 """
 from __future__ import annotations
@@ -18,13 +18,16 @@ import os
 import threading
 
 from peers.a2a.model import PushConfig
+from transports.base import HttpRequest, HttpResponse
+from transports.digests import compare_digest
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_BODY, MAX_PUSHES = 64 * 1024, 100
+MAX_BODY, MAX_PUSHES, PATH = 64 * 1024, 100, "/a2a-push"
+REQUEST_SECONDS, MAX_CONNECTIONS = 2.0, 64  # a push arrives whole within this; connections open at once
 
 
 class Push(Record):
@@ -38,41 +41,35 @@ class Push(Record):
 class Receiver:
     def __init__(self) -> None:
         """Listening at once, until `close` (the `with` block of `listening` calls it)."""
-        import queue  # here, not at the top: only --push listens, and http.server is heavy to load
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import queue  # here, not at the top: only --push listens
+        from transports.server import PeerServer
         self.token = os.urandom(16).hex()
         self.pushes: Any = queue.Queue(MAX_PUSHES)
-        self.forged, self.counting = 0, threading.Lock()  # refused pushes; handler threads count at once
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            timeout = 2.0  # a peer that drips its push gives up its thread after this
-            def do_POST(self) -> None:
-                length = self.headers.get("Content-Length", "")
-                size = int(length) if length.isdigit() and len(length) < 9 else MAX_BODY + 1
-                if self.headers.get("X-A2A-Notification-Token") != receiver.token or size > MAX_BODY:
-                    receiver.refused()
-                    self.send_response(403 if size <= MAX_BODY else 413)
-                else:
-                    try:
-                        receiver.pushes.put_nowait(Push(receiver.url, dict(self.headers), self.rfile.read(size)))
-                        self.send_response(200)
-                    except queue.Full:
-                        self.send_response(429)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass  # the printer shows what matters
-        class Server(ThreadingHTTPServer):
-            def handle_error(self, request: Any, client_address: Any) -> None:  # anyone on the machine can reach it:
-                receiver.refused()  # one hanging up mid-push (a reset): counted as a forged push is, not a traceback
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/a2a-push"
+        self.forged, self.counting = 0, threading.Lock()  # refused pushes; the server's workers count at once
+        # The project's own server, not http.server's thread per connection: anyone on the machine can reach
+        # us, so an idle or dripping connection is a socket, not a thread; a request must arrive whole within
+        # REQUEST_SECONDS however it is dripped (408); past MAX_CONNECTIONS the one that made least progress
+        # is closed for a newcomer; a body over MAX_BODY is 413 before a byte of it is read.
+        self.server = PeerServer(self._answer, "127.0.0.1", 0, idle_timeout=REQUEST_SECONDS, max_body=MAX_BODY,
+                                 request_timeout=REQUEST_SECONDS, max_connections=MAX_CONNECTIONS, max_workers=4)
+        self.url = self.server.base_url + PATH
         self.config = PushConfig("", "support-agent", self.url, self.token)  # what the message registers
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        self.server.start()
         self.closed, self.closing_lock = False, threading.Lock()
+
+    def _answer(self, request: HttpRequest) -> HttpResponse:
+        """A push taken (200), or refused: no token or another (403), too many waiting (429)."""
+        import queue
+        offered = (request.header("X-A2A-Notification-Token") or "").encode("utf-8", "surrogateescape")
+        # compare_digest: the time taken must not say how much of a guess was right
+        if request.method != "POST" or not compare_digest(offered, self.token.encode()):
+            self.refused()
+            return HttpResponse(403, {"Content-Length": "0"})
+        try:
+            self.pushes.put_nowait(Push(self.url, dict(request.headers), request.body))
+        except queue.Full:
+            return HttpResponse(429, {"Content-Length": "0"})
+        return HttpResponse(200, {"Content-Length": "0"})
 
     def refused(self) -> None:
         with self.counting:
@@ -97,5 +94,4 @@ class Receiver:
             if self.closed:
                 return
             self.closed = True
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
