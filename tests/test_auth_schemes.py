@@ -202,7 +202,8 @@ def test_an_access_token_is_refused_unless_our_key_signed_it_for_us_now_with_the
     }
     for why, token in hostile.items():
         status, headers, _ = peer.call("SendMessage", REFUND, {"Authorization": f"Bearer {token}"})
-        assert status == 401 and headers["WWW-Authenticate"] == 'Bearer realm="billing-agent", scope="a2a"', why
+        assert status == 401 and headers["WWW-Authenticate"] == \
+            'Bearer realm="billing-agent", scope="a2a", error="invalid_token"', why  # RFC 6750 3.1: one was presented
     fair = _forged(rs, claims, KEY)  # the same claims, signed by the peer's own key: accepted
     assert peer.call("ListTasks", {}, {"Authorization": f"Bearer {fair}"})[0] == 200
     token = peer.token(client_id="support-agent", client_secret="s3cret")

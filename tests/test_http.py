@@ -57,13 +57,16 @@ def test_a_token_goes_only_to_the_endpoint_it_was_issued_for():
 
 
 def test_the_server_refuses_a_request_without_the_token_with_401_and_creates_no_task(billing_server):
+    """RFC 6750 3.1: a bearer token presented and not valid is error="invalid_token"; a request with
+    no bearer token at all (none, or another scheme's credential) is told no error code."""
     transport = HttpTransport(resolve={}, timeout=3)
-    for headers in ({"Content-Type": "application/json"},
-                    {"Content-Type": "application/json", "Authorization": "Bearer wrong"},
-                    {"Content-Type": "application/json", "Authorization": "Basic dDBr"}):
+    challenge, invalid = 'Bearer realm="billing-agent"', 'Bearer realm="billing-agent", error="invalid_token"'
+    for authorization, expected in ((None, challenge), ("Bearer wrong", invalid), ("bearer  wrong ", invalid),
+                                    ("Bearer", challenge), ("Basic dDBr", challenge)):
+        headers = {"Content-Type": "application/json", **({"Authorization": authorization} if authorization else {})}
         response = transport.post(f"{billing_server.base_url}/a2a", FRAME, headers)
         assert response.status == 401
-        assert response.header("WWW-Authenticate") == 'Bearer realm="billing-agent"'
+        assert response.header("WWW-Authenticate") == expected, authorization
     assert billing_server.app.peer.store.tasks == {}
     assert transport.post(f"{billing_server.base_url}/a2a", FRAME, JSON_AUTH).status == 200
 
