@@ -155,6 +155,9 @@ class PeerApp:
             # No task is created: the request is not even parsed (so its id is not known: null).
             wanted, challenge = (("bearer token", f'Bearer realm="{self.name}"') if self.scheme is None else
                                  (f"{self.scheme.declared.name} credential", self.scheme.challenge()))
+            scheme, _, token = (request.header("Authorization") or "").partition(" ")
+            if challenge.startswith("Bearer ") and scheme.lower() == "bearer" and token.strip(" \t"):
+                challenge += ', error="invalid_token"'  # RFC 6750 3.1: one was presented; none sent is told no error
             return self._refused(binding, version, 401, Unauthenticated(f"a valid {wanted} is required"),
                                  {"WWW-Authenticate": challenge})
         if len(request.body) > self.max_body:

@@ -546,7 +546,8 @@ def test_the_auth_schemes_lesson_refuses_without_and_with_a_wrong_credential_the
     assert [line.split("WWW-Authenticate: ")[1] for line in refusals] == [
         'APIKey realm="billing-agent", header="X-API-Key"; no task was made'] * 2 + [
         'Basic realm="billing-agent", charset="UTF-8"; no task was made'] * 2 + [
-        'Bearer realm="billing-agent", scope="a2a"; no task was made'] * 4 + [
+        'Bearer realm="billing-agent", scope="a2a"; no task was made',
+        'Bearer realm="billing-agent", scope="a2a", error="invalid_token"; no task was made'] * 2 + [
         'MutualTLS realm="billing-agent"; no task was made'], "mutual TLS without a certificate: a 401 too"
     assert sum(line.startswith("[support] trusted result (from billing-agent): refund of $180.00") for line in lines) == 5
     assert lines.count("--> POST /oauth2/token grant_type=client_credentials&scope=a2a") == 1

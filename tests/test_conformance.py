@@ -308,7 +308,8 @@ def test_a_401_on_json_rpc_is_the_servers_own_unauthenticated_code_not_invalid_r
     headers = {"Content-Type": "application/json", **({"Authorization": credential} if credential else {}),
                **({"A2A-Version": version} if version else {})}
     refused = transport.post(billing.BASE_URL + "/a2a", frame, headers)
-    assert refused.status == 401 and refused.header("WWW-Authenticate") == 'Bearer realm="billing-agent"'
+    invalid = ', error="invalid_token"' if credential == "Bearer guess" else ""  # RFC 6750 3.1: a token presented
+    assert refused.status == 401 and refused.header("WWW-Authenticate") == 'Bearer realm="billing-agent"' + invalid
     assert json.loads(refused.body) == {"jsonrpc": "2.0", "id": None, "error": {
         "code": -32041, "message": "Unauthenticated: a valid bearer token is required", "data": UNAUTHENTICATED}}
 

@@ -265,7 +265,8 @@ def test_the_extended_card_asks_for_authentication_exactly_as_a_task_operation_d
         card = card["result"] if body is not None else card
         assert status == 200 and card["description"].endswith(conformance.EXTENDED_NOTE)
         return
-    assert (status, headers["www-authenticate"]) == (401, 'Bearer realm="conformance-agent"')
+    invalid = ', error="invalid_token"' if credential.startswith("Bearer ") else ""  # RFC 6750 3.1: one presented
+    assert (status, headers["www-authenticate"]) == (401, 'Bearer realm="conformance-agent"' + invalid)
     assert (task_op[0], task_op[1]["www-authenticate"], task_op[2]) == (status, headers["www-authenticate"], answer)
     refused = json.loads(answer)["error"]
     if body is None:
