@@ -309,6 +309,8 @@ def test_an_untrusted_peers_words_on_a_paused_or_failed_task_are_quoted_named_an
     (["--replay", "/dev/zero"], "larger than"),
     (["--request", "refund $5 on ORD-1", "--llm-url", "file:///etc", "--llm-model", "m"], "not an http(s) base URL"),
     (["serve", "billing-agent", "--token", "two words"], "printable ASCII without spaces"),
+    (["serve", "billing-agent", "--token", "t\u00f6ken"], "argument --token: a token is printable ASCII"),  # no header holds it
+    (["serve", "billing-agent", "--auth", "basic", "--token", "me:p\u00e4ss"], "argument --token: a token is printable ASCII"),
 ])
 def test_a_bad_path_or_value_is_one_line_and_exit_2_before_any_frame_is_sent(args, expected):
     done = cli(*args)
