@@ -168,7 +168,7 @@ class SupportAgent:
             reply = self.call(contact, way.method, params, scope=scope, stream=way.streamed)  # the frame leaves
             asked = lambda method, params, stream=False: self.call(contact, method, params, stream=stream)  # noqa: E731
             following = follow.Delegation(contact.card, contact.wire, asked, self.say, self.told)
-            return follow.followed(reply, following, way.until, webhook)
+            return replies.continued(message, follow.followed(reply, following, way.until, webhook))
 
     def call(self, contact: Contact, method: str, params: "Any", *, scope: str | None = None,
              stream: bool = False) -> "Any":

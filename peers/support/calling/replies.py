@@ -34,3 +34,17 @@ def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
     except WireError as exc:
         raise ProtocolViolation(f"{what} is malformed: {exc}") from None
 
+
+
+def continued(message: Any, task: Any) -> Any:
+    """`task`, the answer to `message`, if it is the task `message` is the next turn of (A2A 1.0 3.1.1: a taskId names
+    the task, which keeps its context): a peer answering with another task, or in another context, did something else
+    than asked, and we cannot say what. A direct reply (a Message: no task) names none, and is read as it is."""
+    if not message.task_id or task.id.startswith("(reply "):
+        return task
+    if task.id != message.task_id:
+        raise ProtocolViolation(f"continued task {message.task_id[:80]!r}, the peer answered with task {task.id[:80]!r}")
+    if message.context_id and task.context_id and task.context_id != message.context_id:
+        raise ProtocolViolation(f"continued task {message.task_id[:80]!r} in context {message.context_id[:80]!r}, "
+                                f"the peer answered in context {task.context_id[:80]!r}")
+    return task
