@@ -15,6 +15,7 @@ from peers.a2a.model import Artifact, Part, Task, TaskState
 from peers.a2a.stream import ArtifactUpdate, StatusUpdate, may_become
 from peers.support.calling.webhook import MAX_BODY
 from test_push import pushed_to
+from transports.codec import MAX_FRAME_BYTES
 
 WORKING, COMPLETED, SUBMITTED = TaskState.WORKING, TaskState.COMPLETED, TaskState.SUBMITTED
 
@@ -121,3 +122,16 @@ def test_the_same_updates_pushed_or_streamed_leave_the_task_the_same(seed):
     outcome, _, _, _ = pushed_to(wire, told(*pushes), patience=3)
     streamed = (wire.event_from_result(push) for push in pushes)
     assert follow(streamed, Task("t-1", context_id="c-1"), time.monotonic() + 3) == outcome.task
+
+
+def test_pushes_past_what_one_stream_may_carry_are_refused_413_and_fail_the_delegation_at_once():
+    """A peer pushing without end (here 40 chunks of 60 KB, appended to one artifact) would grow the task, and
+    the frames kept of it, for as long as it was followed: a hostile round's 550 MB in 5 s. One delegation's
+    pushes hold at most what one stream's reply may (1 MiB); past it each is refused, and that is the peer's fault."""
+    chunks = [artifact(wire_v10, f"{n:02}" + "x" * 60_000, append=n > 0) for n in range(40)]
+    outcome, printer, answered, took = pushed_to(wire_v10, told(status(wire_v10, WORKING), *chunks,
+                                                               status(wire_v10, COMPLETED)), patience=10)
+    pushed = sum(len(frame.body) for frame in printer.frames if frame.sender is not None)
+    assert pushed <= MAX_FRAME_BYTES and answered[0] == 200 and 413 in answered and took < 5, (pushed, answered)
+    assert outcome.error.startswith("delegation failed: the pushes to our webhook are over the 1048576-byte limit")
+    assert "\n" not in outcome.error
