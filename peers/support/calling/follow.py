@@ -176,6 +176,9 @@ def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: fl
     seen: set[bytes] = set()  # the digests of the first MAX_SEEN_PUSHES pushes: memory stays bounded
     while time.monotonic() < deadline:
         push = webhook.next_push(deadline - time.monotonic())
+        if push is None and webhook.over:  # the peer's doing, as a stream's reply over the limit is
+            raise ProtocolViolation(f"the pushes to our webhook are over the {webhook.most_taken}-byte limit: "
+                                    "the rest were refused")
         if push is None:
             return
         if delegation.told is not None:  # the frame printer, as main() wired it

@@ -9,8 +9,10 @@ It takes only POSTs that carry its token in X-A2A-Notification-Token (anything e
 could be anyone: refused, and counted in `forged`; one cut off mid-push is closed by the
 server, never shown as a traceback), hands each over as it arrives, as a `Push` (its header
 names lower-cased, as every app of ours gets them), to the one loop that follows the task
-(follow.py), and refuses bodies over 64 KiB and more than 100 pushes waiting. It does not read what a push says (follow.py does), nor show it
-(the frame printer does, as main() wired it).
+(follow.py), and refuses bodies over 64 KiB, more than 100 pushes waiting, and any push once
+those taken hold 1 MiB (a peer pushing without end would grow the task, and the frames kept,
+for as long as it was followed; a stream's reply is held to the same). It does not read
+what a push says (follow.py does), nor show it (the frame printer does, as main() wired it).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import threading
 
 from peers.a2a.model import PushConfig
 from transports.base import HttpRequest, HttpResponse
+from transports.codec import MAX_FRAME_BYTES
 from transports.digests import compare_digest
 from transports.records import Record
 
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
 
 MAX_BODY, MAX_PUSHES, PATH = 64 * 1024, 100, "/a2a-push"
 REQUEST_SECONDS, MAX_CONNECTIONS = 2.0, 64  # a push arrives whole within this; connections open at once
+MAX_TAKEN = MAX_FRAME_BYTES  # bytes of pushes one delegation takes: what one stream's reply may hold
 
 
 class Push(Record):
@@ -39,6 +43,8 @@ class Push(Record):
 
 
 class Receiver:
+    most_taken = MAX_TAKEN  # said by the follower when a peer's pushes come past it
+
     def __init__(self) -> None:
         """Listening at once, until `close` (the `with` block of `listening` calls it)."""
         import queue  # here, not at the top: only --push listens
@@ -46,6 +52,7 @@ class Receiver:
         self.token = os.urandom(16).hex()
         self.pushes: Any = queue.Queue(MAX_PUSHES)
         self.forged, self.counting = 0, threading.Lock()  # refused pushes; the server's workers count at once
+        self.taken, self.over = 0, False  # bytes of pushes taken; whether one came past MAX_TAKEN (then no more are)
         # The project's own server, not http.server's thread per connection: anyone on the machine can reach
         # us, so an idle or dripping connection is a socket, not a thread; a request must arrive whole within
         # REQUEST_SECONDS however it is dripped (408); past MAX_CONNECTIONS the one that made least progress
@@ -65,18 +72,21 @@ class Receiver:
         if request.method != "POST" or not compare_digest(offered, self.token.encode()):
             self.refused()
             return HttpResponse(403, {"Content-Length": "0"})
+        with self.counting:  # all one delegation's pushes may hold, as a stream's reply may: past it, none is taken
+            self.over = self.over or self.taken + len(request.body) > MAX_TAKEN
+            self.taken += 0 if self.over else len(request.body)
         try:
-            self.pushes.put_nowait(Push(self.url, dict(request.headers), request.body))
-        except queue.Full:
-            return HttpResponse(429, {"Content-Length": "0"})
-        return HttpResponse(200, {"Content-Length": "0"})
+            self.pushes.put_nowait(None if self.over else Push(self.url, dict(request.headers), request.body))
+        except queue.Full:  # over, and the follower not yet come to the pushes before: it stops when it does
+            return HttpResponse(413 if self.over else 429, {"Content-Length": "0"})
+        return HttpResponse(413 if self.over else 200, {"Content-Length": "0"})
 
     def refused(self) -> None:
         with self.counting:
             self.forged += 1
 
     def next_push(self, seconds: float) -> Push | None:
-        """The next push, waiting at most `seconds` for it; None if none came."""
+        """The next push, waiting at most `seconds` for it; None if none came, or the pushes came past MAX_TAKEN."""
         import queue
         try:
             return self.pushes.get(timeout=max(seconds, 0.0))
