@@ -135,3 +135,17 @@ def test_pushes_past_what_one_stream_may_carry_are_refused_413_and_fail_the_dele
     assert pushed <= MAX_FRAME_BYTES and answered[0] == 200 and 413 in answered and took < 5, (pushed, answered)
     assert outcome.error.startswith("delegation failed: the pushes to our webhook are over the 1048576-byte limit")
     assert "\n" not in outcome.error
+
+
+@pytest.mark.parametrize("wire", [wire_v10, wire_v03])
+def test_the_task_pushed_again_after_its_artifact_was_told_loses_none_of_what_was_told(wire):
+    """A2A 4.3.3: a push may be delivered again, and pushes come in any order. The task as first pushed (working,
+    nothing made yet), arriving after the artifact made since, is older than what was read, not news: the refund's
+    confirmation must not be lost from the task that completes. A hostile round's finding: it was, and the
+    delegation's result was empty."""
+    chunk = artifact(wire, " (ref 7)", append=True)
+    outcome, _, answered, _ = pushed_to(wire, told(status(wire, WORKING), artifact(wire), chunk, task(wire, WORKING),
+                                                   status(wire, COMPLETED)))
+    assert answered == [200] * 5 and outcome.error is None
+    assert outcome.result == "refund issued (ref 7)" and len(outcome.task.artifacts) == 1
+    assert [state.value for state in outcome.task.lifecycle] == ["submitted", "working", "completed"]
