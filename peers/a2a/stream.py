@@ -130,11 +130,21 @@ def fold(events: Iterable[Event]) -> Task | None:
 
 def folded(task: Task | None, update: Event) -> Task | None:
     """`task` after one update, from any source (a stream, a push, a GetTask: peers/support/calling/follow.py). A whole
-    task is the task as the peer now tells it; a status or an artifact update is added to it (`fold`'s rules); a
+    task is the task as the peer now tells it (in the state seen, less than what was told since is kept); a status or an artifact update is added to it (`fold`'s rules); a
     message is the answer only where no task was made. An update about another task is not this one's; one taking
     the task back to a state it left arrived late."""
     if task is None:
         return fold((update,))
     if isinstance(update, Task):
-        return update if update.id == task.id and may_become(task.state, update.state) else task
+        if update.id != task.id or not may_become(task.state, update.state):
+            return task
+        if update.state is not task.state:
+            return update
+        # The state seen: a snapshot that may be older than updates read since (a push delivered again, or late:
+        # A2A 4.3.3). The lifecycle seen is kept, and so is each artifact as fully as it was told, never lost.
+        told, kept = {artifact.artifact_id: artifact for artifact in update.artifacts}, []
+        for seen in task.artifacts:  # in the order seen, each the fuller of the two (a chunk appended since)
+            now = told.pop(seen.artifact_id, seen)
+            kept.append(now if len(now.parts) >= len(seen.parts) else seen)
+        return update._replace(lifecycle=task.lifecycle, artifacts=tuple(kept) + tuple(told.values()))
     return fold((task, update))
