@@ -130,9 +130,9 @@ def fold(events: Iterable[Event]) -> Task | None:
 
 def folded(task: Task | None, update: Event) -> Task | None:
     """`task` after one update, from any source (a stream, a push, a GetTask: peers/support/calling/follow.py). A whole
-    task is the task as the peer now tells it (in the state seen, less than what was told since is kept); a status or an artifact update is added to it (`fold`'s rules); a
-    message is the answer only where no task was made. An update about another task is not this one's; one taking
-    the task back to a state it left arrived late."""
+    task is the task as the peer now tells it (in the state seen, what was told since is kept: it may be older); a
+    status or an artifact update is added to it (`fold`'s rules); a message is the answer only where no task was
+    made. An update about another task is not this one's; one taking the task back to a state it left arrived late."""
     if task is None:
         return fold((update,))
     if isinstance(update, Task):
