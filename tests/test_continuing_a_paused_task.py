@@ -31,8 +31,23 @@ def peer_answering(task_id, context_id, state="TASK_STATE_COMPLETED"):
     return app
 
 
-def next_turn(app):
-    agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, wire="1.0")
+def peer_replying(streamed):
+    """A peer answering the next turn with a direct Message (no task: A2A 1.0 allows it), in a stream or not."""
+    card = json.dumps(wire_v10.card_to_wire(billing.billing_agent().card)).encode()
+
+    def app(request):
+        if request.method == "GET":
+            return HttpResponse(200, {"Content-Type": "application/json"}, card)
+        said = {"message": {"messageId": "m-9", "contextId": "c-1", "role": "ROLE_AGENT", "parts": [{"text": "noted"}]}}
+        answer = json.dumps({"jsonrpc": "2.0", "id": json.loads(request.body)["id"], "result": said}).encode()
+        if streamed:
+            return HttpResponse(200, {"Content-Type": "text/event-stream"}, b"data: " + answer + b"\n\n")
+        return HttpResponse(200, {"Content-Type": "application/a2a+json"}, answer)
+    return app
+
+
+def next_turn(app, stream=False):
+    agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: app}, wire="1.0", stream=stream)
     steps = agent.steps()
     contact = steps.gate(steps.find(BILLING_CARD))
     message = steps.message(Part(text="the approval"), context_id="c-1", task_id="t-1")
@@ -52,3 +67,10 @@ def test_a_next_turn_answered_with_another_task_or_context_is_a_protocol_violati
 def test_a_next_turn_answered_with_the_same_task_in_its_context_is_that_task():
     task = next_turn(peer_answering("t-1", "c-1"))
     assert (task.id, task.context_id, task.state.value) == ("t-1", "c-1", "completed")
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["answered", "streamed"])
+def test_a_next_turn_answered_with_a_direct_message_is_that_reply_streamed_or_not(streamed):
+    task = next_turn(peer_replying(streamed), stream=streamed)
+    assert task.state.value == "completed" and "noted" in (task.status_message or "") + "".join(
+        part.text or "" for made in task.artifacts for part in made.parts)
