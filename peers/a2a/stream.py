@@ -114,7 +114,7 @@ def fold(events: Iterable[Event]) -> Task | None:
                 break
         elif isinstance(event, Message) and task is None:
             text = "".join(part.describe() for part in event.parts)
-            return Task(event.message_id or "reply", (TaskState.COMPLETED,), status_message=text,
+            return Task(f"(reply {event.message_id})", (TaskState.COMPLETED,), status_message=text,  # as answered
                         context_id=event.context_id)
         elif task is not None and getattr(event, "task_id", None) == task.id:
             if isinstance(event, ArtifactUpdate):  # a chunk (append) joins the artifact it continues
