@@ -64,6 +64,14 @@ def test_a_next_turn_answered_with_another_task_or_context_is_a_protocol_violati
     assert said in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_a_next_turn_answered_with_a_paused_task_named_as_a_direct_reply_is_a_protocol_violation():
+    """"(reply ...)" is how our side names a direct Message's answer; a task id is the peer's to choose, so a peer
+    naming another task so must not pass for a reply: the next turn (an approval) would go to that task."""
+    with pytest.raises(ProtocolViolation) as caught:
+        next_turn(peer_answering("(reply m-9)", "c-1", state="TASK_STATE_INPUT_REQUIRED"))
+    assert "continued task 't-1', the peer answered with task '(reply m-9)'" in str(caught.value)
+
+
 def test_a_next_turn_answered_with_the_same_task_in_its_context_is_that_task():
     task = next_turn(peer_answering("t-1", "c-1"))
     assert (task.id, task.context_id, task.state.value) == ("t-1", "c-1", "completed")
