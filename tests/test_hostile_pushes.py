@@ -149,3 +149,22 @@ def test_the_task_pushed_again_after_its_artifact_was_told_loses_none_of_what_wa
     assert answered == [200] * 5 and outcome.error is None
     assert outcome.result == "refund issued (ref 7)" and len(outcome.task.artifacts) == 1
     assert [state.value for state in outcome.task.lifecycle] == ["submitted", "working", "completed"]
+
+
+def test_pushes_refused_429_while_the_follower_is_behind_count_nothing_toward_the_limit():
+    """A push refused 429 (100 waiting, the follower behind) was not taken: a peer sending it again (its right, as
+    for any refusal it may retry) must not find the limit of what one delegation takes spent by bytes never taken."""
+    from peers.support.calling.follow import listening
+    from peers.support.calling.webhook import MAX_PUSHES
+    from transports.network import HttpTransport
+    with listening(True) as receiver:
+        http, headers = HttpTransport(timeout=5), {"X-A2A-Notification-Token": receiver.token}
+        try:
+            waiting = [http.post(receiver.url, b"{}", headers).status for _ in range(MAX_PUSHES)]
+            refused = [http.post(receiver.url, b"x" * (MAX_BODY - 1), headers).status for _ in range(20)]
+            taken = [receiver.next_push(1) for _ in range(MAX_PUSHES)]
+            later = http.post(receiver.url, b"{}", headers).status
+        finally:
+            http.close()
+    assert waiting == [200] * MAX_PUSHES and refused == [429] * 20 and None not in taken
+    assert later == 200 and not receiver.over, later
