@@ -74,11 +74,11 @@ class Receiver:
             return HttpResponse(403, {"Content-Length": "0"})
         with self.counting:  # all one delegation's pushes may hold, as a stream's reply may: past it, none is taken
             self.over = self.over or self.taken + len(request.body) > MAX_TAKEN
-            self.taken += 0 if self.over else len(request.body)
-        try:
-            self.pushes.put_nowait(None if self.over else Push(self.url, dict(request.headers), request.body))
-        except queue.Full:  # over, and the follower not yet come to the pushes before: it stops when it does
-            return HttpResponse(413 if self.over else 429, {"Content-Length": "0"})
+            try:  # None: the follower's word that the rest were refused, after the pushes taken before
+                self.pushes.put_nowait(None if self.over else Push(self.url, dict(request.headers), request.body))
+            except queue.Full:  # over, and the follower not yet come to the pushes before: it stops when it does
+                return HttpResponse(413 if self.over else 429, {"Content-Length": "0"})
+            self.taken += 0 if self.over else len(request.body)  # counted once taken: a 429 sent again is no more
         return HttpResponse(413 if self.over else 200, {"Content-Length": "0"})
 
     def refused(self) -> None:
