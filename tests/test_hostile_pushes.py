@@ -7,6 +7,7 @@ our support agent against a peer of the test's own (test_push.pushing_peer) that
 to our webhook over real HTTP on 127.0.0.1; the one loop that follows a task (follow.py)
 reads what arrives, as it reads a stream."""
 import random
+import time
 
 import pytest
 
@@ -168,3 +169,25 @@ def test_pushes_refused_429_while_the_follower_is_behind_count_nothing_toward_th
             http.close()
     assert waiting == [200] * MAX_PUSHES and refused == [429] * 20 and None not in taken
     assert later == 200 and not receiver.over, later
+
+
+def test_pushes_going_past_the_limit_while_100_wait_fail_the_follower_once_it_has_read_them_not_at_its_deadline():
+    """Past the limit with 100 pushes waiting, the word that the rest were refused finds no room in the queue: the
+    follower, once it has read the pushes taken, must be told at once, not wait out its patience for another push."""
+    from peers.support.calling.follow import listening
+    from peers.support.calling.webhook import MAX_PUSHES, MAX_TAKEN
+    from transports.network import HttpTransport
+    with listening(True) as receiver:
+        http, headers = HttpTransport(timeout=5), {"X-A2A-Notification-Token": receiver.token}
+        try:
+            body = b"x" * (MAX_TAKEN // MAX_PUSHES - 100)  # 100 of them fit, just
+            waiting = [http.post(receiver.url, body, headers).status for _ in range(MAX_PUSHES)]
+            over = http.post(receiver.url, b"x" * (MAX_BODY - 1), headers).status
+            taken = [receiver.next_push(1) for _ in range(MAX_PUSHES)]
+            started = time.monotonic()
+            after = receiver.next_push(5)
+            took = time.monotonic() - started
+        finally:
+            http.close()
+    assert waiting == [200] * MAX_PUSHES and over == 413 and None not in taken and receiver.over
+    assert after is None and took < 1, f"the follower waited {took:.1f} s for a push after the limit"
