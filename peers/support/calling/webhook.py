@@ -76,7 +76,7 @@ class Receiver:
             self.over = self.over or self.taken + len(request.body) > MAX_TAKEN
             try:  # None: the follower's word that the rest were refused, after the pushes taken before
                 self.pushes.put_nowait(None if self.over else Push(self.url, dict(request.headers), request.body))
-            except queue.Full:  # over, and the follower not yet come to the pushes before: it stops when it does
+            except queue.Full:  # over, and the follower not yet come to the pushes before: it stops once it has
                 return HttpResponse(413 if self.over else 429, {"Content-Length": "0"})
             self.taken += 0 if self.over else len(request.body)  # counted once taken: a 429 sent again is no more
         return HttpResponse(413 if self.over else 200, {"Content-Length": "0"})
@@ -88,8 +88,8 @@ class Receiver:
     def next_push(self, seconds: float) -> Push | None:
         """The next push, waiting at most `seconds` for it; None if none came, or the pushes came past MAX_TAKEN."""
         import queue
-        try:
-            return self.pushes.get(timeout=max(seconds, 0.0))
+        try:  # past it, none waits: the word that the rest were refused found no room if 100 were waiting
+            return self.pushes.get_nowait() if self.over else self.pushes.get(timeout=max(seconds, 0.0))
         except queue.Empty:
             return None
 
