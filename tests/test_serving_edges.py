@@ -13,6 +13,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -271,3 +272,32 @@ def test_a_signal_while_a_durable_peer_starts_leaves_its_store_one_file(tmp_path
         assert process.wait(timeout=15) == 0 and b"Traceback" not in process.stderr.read()
         process.stderr.close()
         assert sorted(glob.glob(store + "*")) == [store], f"trial {trial}"
+
+
+def test_a_request_still_waiting_for_a_worker_when_the_server_stops_is_never_handed_to_the_app():
+    """A stopping server finishes the answers under way; one it never began (every worker busy)
+    is not begun after the stop: its effect (a refund) would land with nobody to tell."""
+    from transports.base import HttpResponse
+    entered, release, seen = threading.Event(), threading.Event(), []
+
+    def app(request):
+        seen.append(request.url.rsplit("/", 1)[-1])
+        if len(seen) == 1:  # the one worker stays busy with the first request until let go
+            entered.set()
+            release.wait(5)
+        return HttpResponse(200, {"Content-Type": "application/json"}, b"{}")
+    server = PeerServer(app, "127.0.0.1", 0, max_workers=1).start()
+    clients = [socket.create_connection(server.server_address, timeout=5) for _ in range(2)]
+    try:
+        clients[0].sendall(b"GET /first HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert entered.wait(5)
+        clients[1].sendall(b"GET /second HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        time.sleep(0.3)  # read whole by the loop, and waiting for the busy worker
+        threading.Timer(0.2, release.set).start()  # the first answer ends while the server stops
+        server.stop()
+        time.sleep(0.3)
+        assert seen == ["first"], "a request waiting for a worker was answered after the server stopped"
+    finally:
+        release.set()
+        for client in clients:
+            client.close()

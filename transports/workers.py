@@ -39,7 +39,8 @@ class Workers:
         thread.start()
 
     def close(self, seconds: float) -> None:
-        """Let idle workers go now, and wait up to `seconds` for those still answering."""
+        """Let idle workers go now, and wait up to `seconds` for those still answering; work
+        still waiting is never begun (its connection is the stop's to close)."""
         with self.lock:
             self.closed = True
             self.lock.notify_all()
@@ -54,7 +55,9 @@ class Workers:
                 if not self.waiting and not self.closed:
                     self.lock.wait(IDLE_WORKER_SECONDS)
                 self.free -= 1
-                if not self.waiting:
+                # Closed: none begun now. A request still waiting was never begun; begun after a
+                # stop, its effect would land with the connection closed and nobody told of it.
+                if not self.waiting or self.closed:
                     self.threads.discard(threading.current_thread())
                     return
                 work = self.waiting.popleft()
