@@ -59,7 +59,7 @@ def choose(request: str, cards: list[AgentCard], generate: Generate, contracts: 
     try:
         decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts, asked)
     except prompts.InvalidDecision as exc:  # one more chance, told what was wrong
-        prompt += f"\nYour answer could not be used: {exc}. Answer again."
+        prompt += "\n" + prompts.retry(str(exc))
         decision = prompts.parse_decision(ask(generate, prompt, show, say), cards, contracts, asked)
     say(f"[model] chose {escape(repr(decision.card.name))} / {escape(decision.skill)} with "
         f"{escape(json.dumps(decision.payload))}", Kind.MODEL, event="model",

@@ -66,6 +66,14 @@ def summary_prompt(request: str, peer: str, result: str, trusted: bool) -> str:
     ])
 
 
+def retry(reason: str) -> str:
+    """The words that ask again after an answer that could not be used. The reason quotes the
+    model's answer and the cards' claims (a peer's name, its skill ids), so it is fenced as data:
+    a card's name must not speak outside the fence because a model answered wrongly once."""
+    return "\n".join(["Your answer could not be used; why (it quotes your answer and the cards' claims):",
+                      fence("why the answer could not be used", reason), "Answer again."])
+
+
 class Decision(Record):
     card: AgentCard
     skill: str
