@@ -58,3 +58,29 @@ class Stopped(BaseException):
 
 def raises_base(prompt: str) -> str:
     raise Stopped("from the hook")
+
+
+class Unsayable(Exception):
+    """An exception whose message cannot be read: its __str__ itself fails."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no message")
+
+
+def raises_unsayable(prompt: str) -> str:
+    raise Unsayable()
+
+
+def raises_at_length(prompt: str) -> str:
+    raise RuntimeError("the model's server says\n" + "x" * 100_000)
+
+
+def names_a_huge_peer(prompt: str) -> str:
+    return json.dumps({"peer": "P" * 60_000, "skill": "process_refund", "input": {}})
+
+
+def drafts_a_huge_reply(prompt: str) -> str:
+    if "Answer with one JSON object" in prompt:
+        return json.dumps({"peer": "billing-agent", "skill": "process_refund",
+                           "input": {"order_id": "ORD-3300", "amount": 180}})
+    return "Your refund is done. " + "R" * 3_000_000

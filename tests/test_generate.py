@@ -394,3 +394,20 @@ def test_a_peers_own_schema_is_shown_to_the_model_but_never_run():
     assert decision.payload == {"order_id": "ORD-3300", "amount": 180.0}
     with pytest.raises(prompts.InvalidDecision, match="no contract of its own"):
         prompts.parse_decision(answer, [card], {})
+
+
+@pytest.mark.parametrize("model", ["raises_unsayable", "raises_at_length", "names_a_huge_peer"])
+def test_whatever_a_hook_raises_or_names_is_said_in_one_short_line(model):
+    """A hook's exception whose message itself fails was a traceback; a 100 KB message, or a
+    60 KB peer name in the answer, was one error line that long."""
+    done = cli("--request", REQUEST, "--generate", f"tests.fake_models:{model}")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and len(done.stderr) < 600, done.stderr[:300]
+    assert done.stderr.startswith("error: the model's delegation could not be used: ")
+
+
+def test_a_reply_the_model_drafts_is_shown_cut_to_a_reply_s_length():
+    done = cli("--request", REQUEST, "--generate", "tests.fake_models:drafts_a_huge_reply")
+    (reply,) = [line for line in done.stdout.splitlines() if line.startswith("[support] reply to the customer")]
+    assert done.returncode == 0 and "Your refund is done. RRR" in reply
+    assert len(reply) < 2_200 and reply.endswith("characters more)")

@@ -47,6 +47,16 @@ class GenerateError(ModelStepFailed):
     """The model could not be reached, loaded, or answered something unusable."""
 
 
+def said(exc: BaseException, most: int = 200) -> str:
+    """What a hook's exception says, cut: a plugged-in model's code may raise with any message,
+    of any length, or one whose reading itself fails."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 (its __str__ is the hook's code, and failed)
+        return "(its message could not be read)"
+    return text[:most] + ("..." if len(text) > most else "")
+
+
 def stand_in(prompt: str) -> str:
     blocks = _fenced(prompt)
     if DECIDE not in prompt:  # a summary prompt: report the result, quoted as a claim
@@ -95,7 +105,7 @@ def load(spec: str) -> Generate:
         raise GenerateError(f"{module_name!r} has no {attribute!r}") from None
     except Exception as exc:  # the module's own code failed while loading: say which, in one line
         let_quit(exc)
-        raise GenerateError(f"loading {module_name!r} failed: {exc.__class__.__name__}: {exc}") from None
+        raise GenerateError(f"loading {module_name!r} failed: {exc.__class__.__name__}: {said(exc)}") from None
     if not callable(function):
         raise GenerateError(f"{spec} is not callable")
     return function
@@ -154,7 +164,7 @@ def within(function: Generate, seconds: float, name: str) -> Generate:
         if answered:
             return value
         if not isinstance(value, Exception):  # SystemExit, KeyboardInterrupt (ours come to this thread), any other
-            raise GenerateError(f"{name} raised {value.__class__.__name__}({str(value)[:200]})") from None
+            raise GenerateError(f"{name} raised {value.__class__.__name__}({said(value)})") from None
         raise value
     return generate
 

@@ -18,7 +18,7 @@ import traceback
 from peers.a2a.model import AgentCard
 from peers.contracts.refund_text import read_refund
 from peers.support.model import customer, prompts
-from peers.support.model.generate import STAND_IN_READS, Generate, GenerateError, gullible, stand_in
+from peers.support.model.generate import STAND_IN_READS, Generate, GenerateError, gullible, said, stand_in
 from peers.support.model.prompts import ModelStepFailed
 from peers.support.calling.contracts import CONTRACTS
 from peers.support.output import Kind
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from peers.support.calling.outcomes import Outcome
 
 
+MAX_REPLY = 2000  # characters of the customer's reply shown, of a model's answer of any length
+
+
 def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -> str:
     try:
         answer = generate(prompt)
@@ -39,7 +42,7 @@ def ask(generate: Generate, prompt: str, show: bool, say: Callable[..., None]) -
         raise
     except Exception as exc:  # the plugged-in model's own failure: one line, nothing sent
         let_quit(exc)
-        raise GenerateError(f"generate() raised {exc.__class__.__name__}: {exc}") from exc
+        raise GenerateError(f"generate() raised {exc.__class__.__name__}: {said(exc)}") from exc
     if not isinstance(answer, str):
         raise GenerateError(f"generate() returned {type(answer).__name__}, not text")
     answer = str.__str__(answer)  # a plain str: a subclass's own methods (a slow __getitem__) run nowhere after
@@ -78,6 +81,8 @@ def reply(request: str, peer: str, result: str, trusted: bool, generate: Generat
             f"unverified and not passed on): {text}", Kind.UNTRUSTED)
         return text
     text = ask(generate, prompts.summary_prompt(request, peer, result, trusted), show, say)
+    if len(text) > MAX_REPLY:  # a model may answer at any length: a reply to a customer is a sentence or two
+        text = f"{text[:MAX_REPLY]} ... (cut: {len(text) - MAX_REPLY:,} characters more)"
     say(f"[support] reply to the customer: {escape(text)}", Kind.TRUSTED)
     return text
 

@@ -103,17 +103,18 @@ def parse_decision(answer: str, cards: list[AgentCard], contracts: dict[str, dic
         raise InvalidDecision('the object needs "peer" and "skill" strings and an "input" object')
     card = next((c for c in cards if c.name == peer), None)
     if card is None:
-        raise InvalidDecision(f"no discovered peer is named {peer!r}; "
-                              f"choose one of {[c.name for c in cards]}")
+        raise InvalidDecision(f"no discovered peer is named {_quoted(peer)}; "
+                              f"choose one of [{', '.join(_quoted(c.name) for c in cards[:10])}]")
     offered = next((s for s in card.skills if s.id == skill), None)
     if offered is None:
-        raise InvalidDecision(f"{peer!r} does not offer {skill!r}; it offers {card.skill_ids}")
+        raise InvalidDecision(f"{_quoted(peer)} does not offer {_quoted(skill)}; "
+                              f"it offers [{', '.join(_quoted(s) for s in card.skill_ids[:10])}]")
     # Checked against the support agent's own contract, never the card's schema: a schema
     # a peer wrote is data for the model to read, not a program for us to run (a peer's
     # regular expression could hang us; its bounds could be whatever suits it).
     schema = contracts.get(skill)
     if schema is None:  # nothing of our own to check it against: it must not be sent
-        raise InvalidDecision(f"the support agent has no contract of its own for {skill!r}")
+        raise InvalidDecision(f"the support agent has no contract of its own for {_quoted(skill)}")
     problem = check(payload, schema)
     if problem:
         raise InvalidDecision(problem)
@@ -125,6 +126,11 @@ def parse_decision(answer: str, cards: list[AgentCard], contracts: dict[str, dic
             raise InvalidDecision(f"the customer asked for {field} {asked[field]!r}, not {repr(payload[field])[:80]}: "
                                   "what the customer named is not the model's to change")
     return Decision(card, skill, payload)
+
+
+def _quoted(text: str, most: int = 60) -> str:
+    """A name the model or a card gave, quoted for a reason: cut, since either may be any length."""
+    return repr(text[:most]) + ("..." if len(text) > most else "")
 
 
 MAX_ANSWER = 64 * 1024  # characters of a model's answer read; a decision is a few hundred
