@@ -1,8 +1,14 @@
 """A proxy's --trace, for a session that runs for days, keeps its newest records, bounded in number
 and in characters (headers too), and says once, then every tenth of its cap, how many older went.
 What it writes is a trace --replay reads."""
+import os
+import sys
 from contextlib import contextmanager
 from types import SimpleNamespace
+
+import pytest
+
+from conftest import ROOT, Child
 
 from peers.support.learner import trace
 from peers.support.learner.trace import Recorder
@@ -56,3 +62,14 @@ def test_headers_count_toward_what_a_trace_keeps(monkeypatch):
     kept = sum(len(name) + len(value) for record in recorder.records for name, value in (record.get("headers") or {}).items())
     assert kept <= 64 << 10
     assert any("--trace keeps the newest" in line for line in lines.lines)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a file every write to fails")
+def test_a_trace_the_stopped_proxy_cannot_write_is_said_and_its_exit_status_is_2():
+    """Said, but the exit status was 0, as if the trace a script asked for were there."""
+    proxy = Child([sys.executable, str(ROOT / "a2a_delegation.py"), "proxy", "--to", "http://127.0.0.1:9",
+                   "--trace", "/dev/full"], stderr=-1)
+    proxy.until("Ctrl-C or SIGTERM stops it")
+    _, err = proxy.stop()
+    assert "--trace /dev/full: not written (No space left on device)" in err
+    assert proxy.returncode == 2 and "Traceback" not in err

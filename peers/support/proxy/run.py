@@ -77,6 +77,7 @@ def proxy(settings: Any, console: Any) -> int:
         console.say(f"proxy: cannot listen on 127.0.0.1:{settings.port}: {exc.strerror or exc}", Kind.ERROR)
         return 2
     stopped_by_signals(server)  # from now a signal asks the loop to stop (raised, it could skip the clean-up below)
+    status = 0
     try:
         for line in said_at_start(settings, server, app, faults):
             console.say(line)
@@ -96,7 +97,8 @@ def proxy(settings: Any, console: Any) -> int:
                 recorder.write(settings.trace)
             except OSError as exc:
                 console.say(f"proxy: --trace {settings.trace}: not written ({exc.strerror or exc})", Kind.ERROR)
-    return 0
+                status = 2  # as a run's trace not written: a script asked for a file that is not there
+    return status
 
 
 def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None = None,
