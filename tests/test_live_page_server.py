@@ -420,6 +420,27 @@ def test_saving_the_allowlist_as_the_page_read_it_leaves_the_file_byte_for_byte(
     assert page["path"].read_text() == ESSAY_ALLOWLIST, "the final newline is kept, not dropped"
 
 
+def test_saving_an_allowlist_named_through_a_link_writes_the_file_it_names_keeping_its_mode(tmp_path):
+    """The save replaced the link itself with a new file, readable by its owner alone: the file
+    the link named (kept with a person's other settings, say) was left as it was, and the link gone."""
+    (tmp_path / "settings").mkdir()
+    real = tmp_path / "settings" / "allowlist.json"
+    real.write_text(ESSAY_ALLOWLIST)
+    real.chmod(0o644)
+    (tmp_path / "allowlist.json").symlink_to(real)
+    server, app, url = web.listening(0, str(tmp_path / "allowlist.json"), story.main, request_timeout=1.0)
+    try:
+        base, token = url.split("/?token=")
+        linked = {"base": base, "token": token}
+        emptied = json.dumps({"trusted": []})
+        assert ask(linked, "/allowlist", "POST", {"text": emptied, "save": True})[0] == 200
+    finally:
+        web.close(server, app)
+    assert (tmp_path / "allowlist.json").is_symlink() and real.read_text() == emptied + "\n"
+    assert real.stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in real.parent.iterdir()) == ["allowlist.json"], "no temporary file left"
+
+
 def test_a_finished_run_saves_as_the_same_trace_as_the_flag(page, tmp_path):
     run_id = started(page)
     events_of(page, run_id)

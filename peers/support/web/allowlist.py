@@ -126,15 +126,20 @@ def save(path: str, text: str) -> str | None:
     if problem:
         return problem
     text = text if text.endswith("\n") else text + "\n"  # a text file ends with one, as the file did (POSIX)
-    folder = os.path.dirname(os.path.abspath(path))
+    # The file a link names is the allowlist: replaced, the link itself would become a new file and
+    # the file it named be left as it was. The new file keeps the old one's mode (mkstemp's is 0600).
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
     try:
         handle, temporary = tempfile.mkstemp(prefix=".allowlist-", suffix=".json", dir=folder)
         try:
+            if os.path.exists(target):
+                os.fchmod(handle, os.stat(target).st_mode & 0o7777)
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 out.write(text)
                 out.flush()
                 os.fsync(out.fileno())
-            os.replace(temporary, path)
+            os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)
             raise
