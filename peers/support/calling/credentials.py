@@ -177,13 +177,19 @@ def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:
     """origin -> the TLS context to reach it with, for each endpoint we hold a client
     certificate for: it trusts `ca` (None: the system's CAs) and presents that certificate
     to that origin only (scheme, host and port: another service on the same host that asks
-    for a certificate is not given this one). ConfigError for a CA file that cannot be used."""
+    for a certificate is not given this one). ConfigError for a file that cannot be used: the
+    certificate's files were tried as the store was read, but may have changed since."""
     import ssl
     contexts = {}
     for endpoint, held in store.items():
         if isinstance(held, Held) and held.certificate is not None and parse_url(endpoint) is not None:
             context = trusting(ca)
-            context.load_cert_chain(*held.certificate)
+            try:
+                context.load_cert_chain(*held.certificate)
+            except (OSError, ssl.SSLError) as exc:
+                from transports.tls import reason_of
+                raise ConfigError(f"the client certificate for {endpoint[:80]}: cannot use {held.certificate[0][:80]} "
+                                  f"with {held.certificate[1][:80]}: {reason_of(exc)}") from None
             # TLS 1.2: a server refusing the certificate then says so in the handshake, before any
             # byte of a request; in 1.3 it may hang up after our first request is on its way.
             context.maximum_version = ssl.TLSVersion.TLSv1_2

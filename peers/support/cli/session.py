@@ -1,17 +1,14 @@
 """One run of the command line: everything main() hands over, from the flags to the exit status.
 
-main() (a2a_delegation.py) shows the one shape of every run: the peers behind
-FramePrinter(InProcessTransport(...)), and the support agent speaking through it. The
-rest is here, in the order a run needs it: the command line is parsed once into the
-run's settings (command_line.py: a frozen record, settings.py), the data files (config.py)
-are read, the demo network main() hands in is built (peers/demo.py plays the
-other teams' peers; our side never imports them), the apps are served on 127.0.0.1 for
---transport http, the lesson or model the run asks for is told (scenarios.py) with the
-learner tools around it (tools.py), and the outcomes become the exit status. A run that
-is over before any peer is needed (--list-scenarios, serve, --replay, a mistake in a
-flag or a file) ends in `begin`, as its exit status; so does `web`, the live page
-(peers/support/web/), which runs main() again for each run it starts, with a `Watch`: the
-Console the run's lines go to, and the printer's hooks it attaches once the printer is made.
+main() (a2a_delegation.py) shows the one shape of every run: the peers behind FramePrinter(InProcessTransport(...)),
+and the support agent speaking through it. The rest is here, in the order a run needs it: the command line is parsed
+once into the run's settings (command_line.py: a frozen record, settings.py), the data files (config.py) are read, the
+demo network main() hands in is built (peers/demo.py plays the other teams' peers; our side never imports them), the
+apps are served on 127.0.0.1 for --transport http, the lesson or model the run asks for is told (scenarios.py) with the
+learner tools around it (tools.py), and the outcomes become the exit status. A run that is over before any peer is
+needed (--list-scenarios, serve, --replay, a mistake in a flag or a file) ends in `begin`, as its exit status; so does
+`web`, the live page (peers/support/web/), which runs main() again for each run it starts, with a `Watch`: the Console
+the run's lines go to, and the printer's hooks it attaches once the printer is made.
 """
 from __future__ import annotations
 
@@ -50,12 +47,11 @@ if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cos
         def Served(self, apps: dict[str, Any], tls: bool = False) -> Any: ...  # noqa: N802 - a class: apps served on 127.0.0.1
 
     class Watch(Protocol):
-        """Something following a run from outside the terminal (the web page): the Console the run says its
-        lines to, `attach(printer, card_urls)`, which hooks the printer once it is made (and keeps the
-        registry's card URLs, as --trace does) and may return what the run speaks through instead (the printer
-        wrapped: a page's conversation), the credentials it was given for this run (origin -> a Held,
-        credentials.py), held in memory only and merged into the run's credential store, and the story it tells
-        instead of the essay's, if any (one operation on an agent)."""
+        """Something following a run from outside the terminal (the web page): the Console the run says its lines to,
+        `attach(printer, card_urls)`, which hooks the printer once it is made (and keeps the registry's card URLs, as
+        --trace does) and may return what the run speaks through instead (the printer wrapped: a page's conversation),
+        the credentials it was given for this run (origin -> a Held, credentials.py), held in memory only and merged
+        into the run's credential store, and the story it tells instead of the essay's (one operation on an agent)."""
 
         console: Console
         credentials: dict[str, Any]
@@ -88,8 +84,7 @@ class Session:
             atexit.register(gc.freeze)  # nor on the way out (bench/startup.py)
         argv = sys.argv[1:] if argv is None else argv
         settings = command_line.parse(argv, serve_flags=demo.SERVE_FLAGS)  # a run's Settings, or serve's, web's
-        console = watch.console if watch is not None else \
-            Console(colour=False if settings.no_color else None, quiet=settings.quiet)
+        console = watch.console if watch is not None else Console(colour=False if settings.no_color else None, quiet=settings.quiet)
         if settings.command in ("serve", "web", "proxy"):  # they run until stopped: each line is seen as it is said
             console.line_by_line()
         if settings.command == "serve":  # one peer as a standalone A2A server
@@ -145,9 +140,14 @@ class Session:
             return
         from transports.network import HttpTransport
         https, ca = self.settings.transport == "https", self.settings.ca
+        try:  # checked as the run began, and read again here: a file changed since is one line too, not a traceback
+            made = self.tls(ca or (self.demo.Served.ca if https else None))
+        except ConfigError as exc:
+            self.console.say(str(exc), Kind.ERROR)
+            raise SystemExit(2) from None  # before any peer is served, as a flag refused is
         served = self.demo.Served(self.apps, tls=https)
         http = HttpTransport(resolve=served.resolve, timeout=self.settings.timeout or flags.HTTP_TIMEOUT,
-                             resolved_tls=https, **self.tls(ca or (served.ca if https else None)))
+                             resolved_tls=https, **made)
         try:
             yield self.named(http)
         finally:
@@ -161,8 +161,8 @@ class Session:
         return transport
 
     def tls(self, ca: str | None) -> dict[str, Any]:
-        """How the HTTP transport checks https peers (trusting `ca`; None: the system's CAs)
-        and presents the client certificates our store holds, each to its own host only."""
+        """How the HTTP transport checks https peers (trusting `ca`; None: the system's CAs) and presents the client
+        certificates our store holds, each to its own host only. ConfigError for a file that cannot be used."""
         if ca is None and all(isinstance(held, str) or held.certificate is None for held in self.credentials.values()):
             return {}  # nothing asked of TLS beyond the defaults: ssl is loaded only for an https URL
         from peers.support.calling.credentials import client_tls, trusting
