@@ -24,10 +24,25 @@ if TYPE_CHECKING:
 
 
 ASKS = 5  # answers that are neither Enter nor q before the run stops: a prompt never loops forever
+MOST_ANSWER = 1024  # characters of an answer read from a pipe or a file, where a line may never end
+
+
+def answer(prompt: str) -> str:
+    """What the person answered: input()'s line at a terminal (whose lines are bounded); from a pipe
+    or a file (/dev/zero, a program writing without newlines) at most MOST_ANSWER characters of it.
+    EOFError at the end of input, as input() says it."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return input(prompt)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.readline(MOST_ANSWER)
+    if not line:
+        raise EOFError
+    return line.removesuffix("\n")
 
 
 class Stepper:
-    def __init__(self, *, debugger: bool = False, read: Callable[[str], str] = input,
+    def __init__(self, *, debugger: bool = False, read: Callable[[str], str] = answer,
                  prompt_to: TextIO = sys.stdout) -> None:
         self.debugger, self.read, self.prompt_to = debugger, read, prompt_to
 

@@ -135,8 +135,9 @@ def decided(story: Steps, contact: Contact, task: Task, proposal: dict[str, Any]
 
 def person_at_terminal(question: str) -> bool:
     """--interactive: ask the person at the terminal; anything but yes (or no terminal) is no."""
+    from transports.stepping import answer  # as --step reads one: bounded, from a pipe too
     try:
-        return input(f"[person] {question} [y/N] ").strip().lower() in ("y", "yes")
+        return answer(f"[person] {question} [y/N] ").strip().lower() in ("y", "yes")
     except EOFError:
         return False
 
