@@ -214,21 +214,21 @@ def _signing_key(path: str, card_format: WireFormat, fail: Callable[[str], None]
     """--signing-key FILE: the private key the card is signed with, or 2 (said through `fail`): an
     RSA key in a PEM file (RS256), or a JWK object with "d" of an EC P-256 (ES256, the spec's own
     example) or Ed25519 (EdDSA) key, the kinds a pinned key may be (peers/signing/algorithms.py)."""
-    import json
     from peers.signing import rs256
     from peers.signing.algorithms import private_from_jwk
     if not card_format.SIGNED_CARDS:
         fail("--signing-key: the essay's card has no signatures; serve it with --wire 1.0 or --wire 0.3")
         return 2
+    from transports.codec import loads_strict
     from transports.named_files import read_named
     try:
         text = read_named(path, 64 * 1024)[:64 * 1024].decode("ascii")  # a FIFO no one writes: empty, at once
         if not text.lstrip().startswith("{"):
             return rs256.private_from_pem(text)
-        try:
-            jwk = json.loads(text)
-        except (ValueError, RecursionError):
-            raise rs256.BadKey("neither a PEM file nor a JWK: not JSON, read as a JWK") from None
+        try:  # strictly, as every JSON file: of two "d"s a lenient reader signs with the last
+            jwk = loads_strict(text)
+        except ValueError as exc:
+            raise rs256.BadKey(f"neither a PEM file nor a JWK: not JSON, read as a JWK ({exc})") from None
         return private_from_jwk(jwk)
     except (OSError, UnicodeDecodeError) as exc:
         fail(f"--signing-key {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")

@@ -336,3 +336,18 @@ def test_the_demo_keys_are_marked_demo_and_their_pins_are_what_the_lesson_reads(
         assert algorithms.public_from_jwk(pin) == key.public and pin["kid"] == key.public.jwk()["kid"]
     with pytest.raises(ValueError, match="none of RS256, ES256, EdDSA"):
         demo_key("billing-agent", ["HS256"])
+
+
+@pytest.mark.parametrize("document, why", [
+    ('{"kty": "EC", "crv": "P-256", "x": "%(x)s", "y": "%(y)s", "d": "%(d)s", "d": "%(x)s"}', "duplicate key 'd'"),
+    ('{"kty": "EC", "crv": "P-256", "x": "%(x)s", "y": "%(y)s", "d": "%(d)s", "n": NaN}', "NaN is not JSON"),
+])
+def test_a_signing_key_jwk_only_a_lenient_reader_takes_is_refused_in_one_line(tmp_path, document, why):
+    """`serve --signing-key` read its JWK leniently: of two "d"s it signed with the last, and took NaN."""
+    from conftest import cli
+    key = json.loads((Path(__file__).parent.parent / "peers/keys/billing-agent.DEMO-KEY.ES256.json").read_text())
+    path = tmp_path / "key.json"
+    path.write_text(document % key)
+    done = cli("serve", "billing-agent", "--wire", "1.0", "--port", "0", "--signing-key", str(path), timeout=15)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"error: --signing-key {path}: ") and why in done.stderr, done.stderr
