@@ -253,6 +253,7 @@ class Agent(OutsidePeer):
         if code == -32602 and self.server.tasks.flaw in ("sdk_reason", "precondition"):  # the Python SDK's reason
             reason, said = "INVALID_REQUEST", "INVALID_ARGUMENT" if self.server.tasks.flaw == "sdk_reason" else \
                 "FAILED_PRECONDITION"
+        status = 200 if self.server.tasks.flaw == "rest_errors_in_200" else status  # a success, by its status
         self.send(status, json.dumps({"error": {"code": status, "status": said, "message": reason.lower(),
                                                 "details": [{**INFO, "reason": reason}]}}).encode())
 
@@ -427,3 +428,15 @@ def test_a_stream_that_sends_its_ended_task_once_more_and_closes_passes(tmp_path
     passes, where a snapshot in another state, or a stream left open after it, fails (above)."""
     failed, status, _ = failures("ended_snapshot", tmp_path)
     assert failed == set() and status == 0
+
+
+def test_an_http_json_error_answered_with_a_success_status_is_no_error_refusing_the_request(tmp_path):
+    """11.6: an HTTP+JSON error is said by its HTTP status; a client reads a 200 as the operation's
+    result. Every error this agent sent over HTTP+JSON came in a 200, and check read the code inside
+    as the agent's refusal: GetTask and CancelTask on an unknown task passed as TaskNotFoundError."""
+    failed, status, report = failures("rest_errors_in_200", tmp_path)
+    assert status == 1 and {"CORE-GET-002", "CORE-CANCEL-003", "CORE-CANCEL-002", "HTTP_JSON-STATUS-001"} <= failed
+    row = next(row for row in report["requirements"] if row["id"] == "CORE-GET-002")
+    said = {verdict["binding"]: (verdict["outcome"], verdict["detail"]) for verdict in row["verdicts"]}
+    assert said["JSONRPC"][0] == "pass" and said["HTTP+JSON"][0] == "fail", said
+    assert said["HTTP+JSON"][1].startswith("HTTP 200, an error (-32001) in a success"), said

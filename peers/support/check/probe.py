@@ -167,7 +167,11 @@ def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
     section 5: the id MUST be the request's): its error code is not read as ours, and its
     `failure` says why, so no check reads its result either (deep_asking.py). A null id is a
     request's that could not be read: refused before it was (an HTTP error, or -32005 for a body
-    not in JSON's media type, which the agent did not read), or -32700, -32600."""
+    not in JSON's media type, which the agent did not read), or -32700, -32600. An HTTP+JSON error
+    comes with an error status (11.6): one inside a 2xx is a success to every client, so no refusal."""
+    if request.binding == "HTTP+JSON" and answer.code is not None and 200 <= (answer.status or 0) < 300:
+        return answer._replace(code=None, failure=f"an error ({answer.code}) in a success: HTTP+JSON says an error "
+                               "by its HTTP status (11.6), and a client reads a 2xx as the operation's result")
     if request.binding != "JSONRPC" or not isinstance(answer.document, dict) or \
             not {"result", "error"} & answer.document.keys():
         return answer
