@@ -5,23 +5,20 @@ Message or a terminal state, on for CLOSE_SECONDS: 3.1.2 says it MUST close ther
 Spec: A2A 1.0 sections 3.1 (the operations), 4.1 (Task, Message, TaskState), 3.2.3 (a
 stream's events), 9 and 11 (a result in JSON-RPC's `result` or HTTP+JSON's body); A2A 0.3
 for a 0.3 card (a Task or Message with its `kind`, states in lower case). The message is
-what the card's first skill accepts: a data part made from the input schema the card
-publishes for it (the workbench's skill-input-schema extension), else a text part (a data
-part where the skill takes JSON and not text). Its
-messageId starts with a token fresh for each run, so a rerun is not a duplicate of the
-last. Everything read here is read leniently: a missing field is None, never a traceback.
+what the card's first skill accepts (skill_input.py). Its messageId starts with a token
+fresh for each run, so a rerun is not a duplicate of the last. Everything read here is read leniently: a missing field is None, never a traceback.
 Not here: the verdicts (task_checks, stream_checks, push_checks, caller_checks).
 """
 from __future__ import annotations
 
-import secrets
 import time
 
 from peers.a2a.bindings import HTTP_JSON
-from peers.a2a.model import Message, Part
+from peers.a2a.model import Message
 from peers.a2a.wire_format import method_for
 from peers.support.check.probe import MAX_TIMEOUTS, NOT_SENT, SPENT, Answer, stalled
 from peers.support.check.protocol_checks import Asker
+from peers.support.check.skill_input import RUN, part_for
 from transports import sse
 from transports.codec import loads_strict
 from transports.base import patient_until
@@ -34,10 +31,8 @@ if TYPE_CHECKING:
 
 TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
 INTERRUPTED = frozenset({"input-required", "auth-required"})
-SCHEMA_EXTENSION = "urn:a2a-delegation-workbench:skill-input-schema:v1"
 MAX_EVENTS = 200  # a stream longer than this is read no further: it did not end (CORE-STREAM-003 fails)
 CLOSE_SECONDS = 1.0  # how long a stream is read on after its Message or terminal state, where it MUST close (3.1.2)
-RUN = secrets.token_hex(4)  # this run's: messageIds of two runs never collide
 
 
 class Deep(Asker):
@@ -50,7 +45,7 @@ class Deep(Asker):
     def message(self, task_id: str | None = None, context_id: str | None = None, message_id: str | None = None) -> Message:
         self.made += 1
         return Message(message_id or f"wb-check-{RUN}-{self.reach.name.lower()}-{self.made}", "user",
-                       (_part(self.document, self.made),), context_id=context_id, task_id=task_id)
+                       (part_for(self.document, self.made),), context_id=context_id, task_id=task_id)
 
     def ask(self, operation: str, params: Any, *args: Any, **changes: Any) -> tuple[Answer, tuple[Frame, ...]]:
         """As Asker's; a request our binding cannot spell (an id that is no string, in a path) is not sent."""
@@ -229,31 +224,3 @@ def state_of(task: Any) -> str | None:
     if not isinstance(state, str):
         return None
     return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
-
-
-def _part(document: dict[str, Any], count: int) -> Part:
-    """What the card's first skill takes: an example of the input schema the card publishes
-    for it (each required field, of its type), else a line of text."""
-    skills = document.get("skills") if isinstance(document.get("skills"), list) else []
-    skill = skills[0].get("id") if skills and isinstance(skills[0], dict) else None
-    capabilities = document.get("capabilities") if isinstance(document.get("capabilities"), dict) else {}
-    extensions = capabilities.get("extensions") if isinstance(capabilities.get("extensions"), list) else []
-    schemas = next((each.get("params") for each in extensions if isinstance(each, dict)
-                    and each.get("uri") == SCHEMA_EXTENSION and isinstance(each.get("params"), dict)), {})
-    schema = schemas.get(skill) if isinstance(skill, str) else None
-    if isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []  # the agent's data
-        example = {name: _example(schema["properties"].get(name), count) for name in required if isinstance(name, str)}
-        return Part(data=example)
-    modes = skills[0].get("inputModes") if skills and isinstance(skills[0], dict) else None
-    modes = modes if isinstance(modes, list) and modes else document.get("defaultInputModes")
-    if isinstance(modes, list) and "text/plain" not in modes and "application/json" in modes:
-        return Part(data={"text": f"hello from a2a-workbench check ({count})"})  # JSON, where text is not taken
-    return Part(text=f"hello from a2a-workbench check ({count})")
-
-
-def _example(schema: Any, count: int) -> Any:
-    kind = schema.get("type") if isinstance(schema, dict) else None  # the agent's, so anything
-    kind = next((each for each in kind if each != "null"), None) if isinstance(kind, list) else kind  # ["number", "null"]
-    return {"number": 1.0, "integer": 1, "boolean": False, "array": [], "object": {}}.get(
-        kind if isinstance(kind, str) else None, f"WB-CHECK-{RUN}-{count}")
