@@ -160,7 +160,8 @@ class Agent(OutsidePeer):
         request_id, method, params = frame.get("id"), frame.get("method"), frame.get("params")
         if not isinstance(params, dict) and params is not None:
             return self.rpc_error(request_id, -32602)
-        answered = request_id + 1000 if self.server.tasks.flaw == "other_id" and method == "GetTask" else request_id
+        answered = request_id + 1000 if (self.server.tasks.flaw, method) in (("other_id", "GetTask"), (
+            "stream_other_id", "SendStreamingMessage")) else request_id
         self.answer(method, params or {}, lambda result: {"jsonrpc": "2.0", "id": answered, "result": result},
                     lambda code: self.rpc_error(request_id, code), rest=False)
 
@@ -440,3 +441,14 @@ def test_an_http_json_error_answered_with_a_success_status_is_no_error_refusing_
     said = {verdict["binding"]: (verdict["outcome"], verdict["detail"]) for verdict in row["verdicts"]}
     assert said["JSONRPC"][0] == "pass" and said["HTTP+JSON"][0] == "fail", said
     assert said["HTTP+JSON"][1].startswith("HTTP 200, an error (-32001) in a success"), said
+
+
+def test_a_stream_whose_events_answer_another_requests_id_is_no_stream_of_ours(tmp_path):
+    """JSON-RPC 2.0 section 5: each event of a JSON-RPC stream is a response, its id the request's.
+    Every event of this agent's stream named another request's id, and check passed the stream."""
+    failed, status, report = failures("stream_other_id", tmp_path)
+    assert failed == {"CORE-STREAM-003"} and status == 1
+    row = next(row for row in report["requirements"] if row["id"] == "CORE-STREAM-003")
+    said = {verdict["binding"]: (verdict["outcome"], verdict["detail"]) for verdict in row["verdicts"]}
+    assert said["HTTP+JSON"][0] == "pass" and said["JSONRPC"][0] == "fail", said
+    assert "the stream sent an event that answers request id 1" in said["JSONRPC"][1] and ", not ours (" in said["JSONRPC"][1], said

@@ -83,8 +83,14 @@ class Deep(Asker):
         return read_stream(self.probe, request, self.reach.name == HTTP_JSON.name)
 
 
+class NotOurs(PeerError):
+    """A JSON-RPC stream's event that answers another request (JSON-RPC 2.0 section 5: a response's id is its
+    request's): it and what follows are not read as this stream's."""
+
+
 def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any], tuple[Frame, ...], str]:
-    from peers.support.check.probe import read_answer
+    from peers.support.check.probe import of_this_request, read_answer
+    from peers.support.check.protocol_checks import request_id
     printer, before, left = probe.printer, len(probe.printer.frames), probe.deadline - time.monotonic()
     if left <= 0 or probe.timeouts >= MAX_TIMEOUTS:
         return Answer(None, "", None, None, SPENT if left <= 0 else stalled(probe.timeouts)), [], (), "not sent"
@@ -98,13 +104,14 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     probe.timeouts = 0
     streamed = response.status == 200 and sse.is_stream(response.header("Content-Type"))
     if isinstance(response.body, bytes) and not streamed:  # not a stream: an error, or a plain answer
-        return read_answer(response), [], tuple(printer.frames[before:]), "not a stream"
+        return of_this_request(read_answer(response), request), [], tuple(printer.frames[before:]), "not a stream"
     events, ended, decoder, at, closing = [], "closed", sse.Decoder(), None, 0.0
+    asked = None if rest else request_id(request.body)  # each JSON-RPC event's id is this
     chunks = [response.body] if isinstance(response.body, bytes) else response.body  # a stream of known length
     try:
         for chunk in chunks:
             for data in decoder.feed(chunk):
-                events.append(_event(data, rest))
+                events.append(_event(data, rest, asked))
             at = final_at(events) if at is None else at
             if at is not None and (len(events) > at + 1 + _resent(events, at) or not closes(events[at])):  # more
                 ended = _after(events, at)  # (a stream may stay open in input-required: it is read no further)
@@ -118,7 +125,7 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
                 ended = f"was read no further after {MAX_EVENTS} events, no final event among them"
                 break
         else:
-            events += [_event(data, rest) for data in decoder.end()]
+            events += [_event(data, rest, asked) for data in decoder.end()]
             if decoder.unended:  # what looked like a last event: none, its blank line never came
                 ended = (f"closed after {decoder.unended} bytes of data lines of an event no blank line ended "
                          "(so no event)")
@@ -127,8 +134,8 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     except PeerError as exc:
         if at is None:  # a deadline missed after the final event is this stream's finding, not the agent's pace
             probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
-        ended = f"did not close after its final event: {str(exc)[:120]}" if at is not None else \
-            f"broken off: {str(exc)[:120]}"
+        ended = str(exc) if isinstance(exc, NotOurs) else f"did not close after its final event: {str(exc)[:120]}" \
+            if at is not None else f"was broken off: {str(exc)[:120]}"
     finally:
         if not isinstance(response.body, bytes):
             response.body.close()
@@ -153,12 +160,16 @@ def _after(events: list[Any], at: int) -> str:
     return f"sent {len(more)} more event(s) after its final one ({', '.join(more[:4])})"
 
 
-def _event(data: bytes, rest: bool) -> Any:
-    """One event's StreamResponse (JSON-RPC: its result), or {"error": ...}, or None."""
+def _event(data: bytes, rest: bool, asked: Any = None) -> Any:
+    """One event's StreamResponse (JSON-RPC: its result, if its id is `asked`, else NotOurs), or {"error": ...},
+    or None."""
     try:
         document = loads_strict(data)
     except ValueError:
         return None
+    if not rest and isinstance(document, dict) and (type(document.get("id")) is not type(asked)
+                                                     or document.get("id") != asked):
+        raise NotOurs(f"sent an event that answers request id {repr(document.get('id'))[:40]}, not ours ({asked!r})")
     if not rest and isinstance(document, dict):
         return document.get("result") if "result" in document else {"error": document.get("error")}
     return document

@@ -118,7 +118,7 @@ class Probe:
             return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), \
                 tuple(self.printer.frames[before:])
         self.timeouts = 0
-        return _of_this_request(read_answer(response), request), tuple(self.printer.frames[before:])
+        return of_this_request(read_answer(response), request), tuple(self.printer.frames[before:])
 
 
 def stalled(timeouts: int) -> str:
@@ -162,7 +162,7 @@ def read_answer(response: HttpResponse) -> Answer:
                   body=body)
 
 
-def _of_this_request(answer: Answer, request: ClientRequest) -> Answer:
+def of_this_request(answer: Answer, request: ClientRequest) -> Answer:
     """A JSON-RPC answer naming another request's id answers nothing we asked (JSON-RPC 2.0
     section 5: the id MUST be the request's): its error code is not read as ours, and its
     `failure` says why, so no check reads its result either (deep_asking.py). A null id is a

@@ -130,7 +130,7 @@ def _error_shapes(got: Answer, frames: tuple[Frame, ...], rest: bool, v10: bool,
                 judged("HTTP_JSON-STATUS-001", got, frames, got.code == TASK_NOT_FOUND and got.status == 404,
                        f"TaskNotFound as {got.said()}")]
     document = got.document if isinstance(got.document, dict) else {}
-    sent_id = frames[0].body and _request_id(frames[0].body) if frames else None  # none: not sent (a skip)
+    sent_id = frames[0].body and request_id(frames[0].body) if frames else None  # none: not sent (a skip)
     shaped = document.get("jsonrpc") == "2.0" and "id" in document and document.get("id") == sent_id \
         and type(error.get("code")) is int and isinstance(error.get("message"), str) and "result" not in document
     found = [judged("JSONRPC-ERR-001", got, frames, shaped, f"{got.said()}: id {str(document.get('id'))[:20]} "
@@ -142,7 +142,8 @@ def _error_shapes(got: Answer, frames: tuple[Frame, ...], rest: bool, v10: bool,
     return found
 
 
-def _request_id(body: bytes) -> Any:
+def request_id(body: bytes) -> Any:
+    """The id a JSON-RPC request of ours carries (None: none, or no JSON-RPC request)."""
     from transports.codec import loads_strict
     try:
         sent = loads_strict(body)
