@@ -163,7 +163,8 @@ class Agent(OutsidePeer):
         answered = request_id + 1000 if (self.server.tasks.flaw, method) in (("other_id", "GetTask"), (
             "stream_other_id", "SendStreamingMessage")) else request_id
         self.answer(method, params or {}, lambda result: {"jsonrpc": "2.0", "id": answered, "result": result},
-                    lambda code: self.rpc_error(request_id, code), rest=False)
+                    lambda code: self.rpc_error(request_id + 1000 if self.server.tasks.flaw == "refusal_other_id" and
+                                                method == "SubscribeToTask" else request_id, code), rest=False)
 
     def caller(self):
         owner = TOKENS.get(self.headers.get("Authorization", ""))
@@ -452,3 +453,13 @@ def test_a_stream_whose_events_answer_another_requests_id_is_no_stream_of_ours(t
     said = {verdict["binding"]: (verdict["outcome"], verdict["detail"]) for verdict in row["verdicts"]}
     assert said["HTTP+JSON"][0] == "pass" and said["JSONRPC"][0] == "fail", said
     assert "the stream sent an event that answers request id 1" in said["JSONRPC"][1] and ", not ours (" in said["JSONRPC"][1], said
+
+
+def test_a_refusal_of_a_streaming_request_under_another_requests_id_refuses_nothing_we_asked(tmp_path):
+    """SubscribeToTask on a terminal task was refused under another request's id, and check read
+    that refusal as the answer to its own, where every other request's answer is held to its id."""
+    failed, status, report = failures("refusal_other_id", tmp_path)
+    assert failed == {"STREAM-SUB-003", "AUTH-SCOPE-003"} and status == 1, "the other caller's refusal too"
+    row = next(row for row in report["requirements"] if row["id"] == "STREAM-SUB-003")
+    said = {verdict["binding"]: verdict["detail"] for verdict in row["verdicts"]}
+    assert said["JSONRPC"].startswith("SubscribeToTask on a terminal task: HTTP 200, it answers request id 10"), said
