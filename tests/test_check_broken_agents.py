@@ -71,8 +71,8 @@ class Agent(OutsidePeer):
             body = b'{"name": "trusted-bank-agent", ' + body[1:]
         cached = [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")]
         cached = cached[:2] if flaw == "no_last_modified" else cached  # a MAY of 8.6.1, not done
-        if self.headers.get("If-None-Match") == '"v1"':
-            return self.send(304, b"", headers=cached)
+        if self.headers.get("If-None-Match") == '"v1"' or (flaw == "any_tag_304" and self.headers.get("If-None-Match")):
+            return self.send(304, b"", headers=[("ETag", '"v2"')] if flaw == "other_tag_304" else cached)
         self.send(200, body, headers=cached)
 
     def drip(self):
@@ -336,3 +336,17 @@ def test_an_agent_slow_at_every_answer_costs_the_runs_budget_not_a_deadline_per_
     report = json.loads(done.stdout)
     details = json.dumps([row["verdicts"] for row in report["requirements"]])
     assert "the run's time budget was spent" in details
+
+
+@pytest.mark.parametrize("flaw, said", [
+    ("any_tag_304", "; If-None-Match \"wb-check-no-such-tag\": HTTP 304, not the card"),
+    ("other_tag_304", ": HTTP 304 with ETag \"v2\", not the card's \"v1\""),
+])
+def test_a_304_to_a_tag_the_card_does_not_have_or_naming_another_is_no_working_revalidation(flaw, said, tmp_path):
+    """RFC 9110 13.1.2: If-None-Match is false, so 304, only where a tag it lists matches the card's;
+    15.4.5: a 304 carries the ETag a 200 would. An agent answering 304 to any tag (a client's stale
+    card kept for good) or naming another tag in it passed WB-CARD-CACHE-004."""
+    failed, status, report = failures(flaw, tmp_path)
+    assert failed == {"WB-CARD-CACHE-004"} and status == 0, "a SHOULD"
+    detail = next(row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] == "WB-CARD-CACHE-004")
+    assert said in detail, detail

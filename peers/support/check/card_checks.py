@@ -27,6 +27,9 @@ MEDIA_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/(?:\*|[A-Za-z0-
                         r"(?:\s*;.*)?|\*/\*")
 
 
+STALE_TAG = '"wb-check-no-such-tag"'  # a tag no card has: a 304 to it is a 304 to any
+
+
 def fetched(probe: Probe, card_url: str) -> tuple[Answer, tuple[Frame, ...]]:
     """The card, asked for as a client discovering the agent would."""
     return probe.send(ClientRequest("GET", card_url, {"Accept": "application/json"}))
@@ -171,10 +174,18 @@ def _caching(probe: Probe, card_url: str, answer: Answer, frames: tuple[Frame, .
              verdict("CARD-CACHE-003", "last-modified" in headers,
                      f"Last-Modified: {headers['last-modified']}" if "last-modified" in headers else "no Last-Modified",
                      frames)]
-    if etag:
+    if etag:  # 304 for its tag, carrying it (RFC 9110 15.4.5), and the card for another (13.1.2): a cache
+        # answered 304 whatever tag it sent keeps a stale card for good
         again, more = probe.send(ClientRequest("GET", card_url, {"Accept": "application/json", "If-None-Match": etag}))
-        found.append(verdict("WB-CARD-CACHE-004", again.status == 304, f"If-None-Match {etag[:40]}: {again.said()}",
-                             more, answer=again))
+        tag = next((value for name, value in again.headers.items() if name.lower() == "etag"), "(none)")
+        matched = again.status == 304 and tag.removeprefix("W/") == etag.removeprefix("W/")
+        other, most = probe.send(ClientRequest("GET", card_url, {"Accept": "application/json",
+                                                                 "If-None-Match": STALE_TAG})) if matched else (again, ())
+        said = f"If-None-Match {etag[:40]}: {again.said()}" + (
+            f" with ETag {tag[:40]}, not the card's {etag[:40]}" if again.status == 304 and not matched else "") + (
+            f"; If-None-Match {STALE_TAG}: {other.said()}" + ("" if other.status == 200 else ", not the card")
+            if most else "")
+        found.append(verdict("WB-CARD-CACHE-004", matched and other.status == 200, said, more + most, answer=other))
     else:
         found.append(Verdict("WB-CARD-CACHE-004", SKIP, "no ETag to send back", frames))
     head, more = probe.send(ClientRequest("HEAD", card_url, {"Accept": "application/json"}))

@@ -54,9 +54,9 @@ REQUIREMENTS = (
          "send an ETag with the card"),
     _row("CARD-CACHE-003", "8.6.1", "MAY", "card", "The card is served with Last-Modified",
          "send Last-Modified with the card"),
-    _row("WB-CARD-CACHE-004", "8.6.1; RFC 9110 13.1.2", "SHOULD", "card",
-         "A GET with If-None-Match of the card's ETag is answered 304 Not Modified",
-         "answer 304 with no body when If-None-Match names the current ETag"),
+    _row("WB-CARD-CACHE-004", "8.6.1; RFC 9110 13.1.2, 15.4.5", "SHOULD", "card",
+         "A GET with If-None-Match of the card's ETag is answered 304 Not Modified with it; of another tag, the card",
+         "answer 304 with no body and the ETag when If-None-Match names the current ETag, and the card when not"),
     _row("WB-CARD-HEAD-001", "RFC 9110 9.3.2", "SHOULD", "card", "HEAD on the card answers as GET would, without a body",
          "answer HEAD on the card with GET's status and headers and no body"),
     # -- the protocol, on each binding the card declares (sections 3.3, 3.6, 9, 11) --
