@@ -350,3 +350,12 @@ def test_a_304_to_a_tag_the_card_does_not_have_or_naming_another_is_no_working_r
     assert failed == {"WB-CARD-CACHE-004"} and status == 0, "a SHOULD"
     detail = next(row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] == "WB-CARD-CACHE-004")
     assert said in detail, detail
+
+
+def test_a_redirect_is_said_with_where_it_points_and_that_it_was_not_followed(tmp_path):
+    """A 302 for the card was said "HTTP 302" alone: a developer could not tell where it pointed,
+    nor that check does not follow one (a redirect may point anywhere, a private address too)."""
+    failed, status, report = failures("redirect", tmp_path)
+    detail = next(row["verdicts"][0]["detail"] for row in report["requirements"] if row["id"] == "CARD-DISC-001")
+    assert "CARD-DISC-001" in failed and status == 1
+    assert detail.startswith("HTTP 302, a redirect to http://127.0.0.1:9/elsewhere, not followed"), detail

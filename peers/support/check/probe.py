@@ -69,6 +69,9 @@ class Answer(Record):
             return f"HTTP {self.status}, {self.failure}"
         code = f", code {self.code}" if self.code is not None else ""
         shape = "" if self.document is not None or not self.body else self._unread()
+        if 300 <= self.status < 400 and self.status != 304:  # never followed (network.py): where to, said
+            to = next((value for name, value in self.headers.items() if name.lower() == "location"), "nowhere")
+            shape = f", a redirect to {to[:80]}, not followed{shape}"
         return f"HTTP {self.status}{code}{shape}"
 
     def _unread(self) -> str:
