@@ -21,6 +21,7 @@ TYPE_CHECKING = False  # typing's names are for type checkers: a run need not lo
 if TYPE_CHECKING:
     from typing import Any, Callable
 
+MAX_INTERFACES = 16  # a 0.3 card's additionalInterfaces read: a card lists a few, not thousands
 MAX_TENANT = 256  # characters: a routing name, not a payload (a2a.proto gives it no format or bound)
 
 
@@ -107,10 +108,26 @@ def _tenant(value: Any, path: str) -> str | None:
 
 def _preferred(document: Any, where: str) -> list[tuple[str, str, str | None]]:
     """What a card before 1.0 offers: its url, in its preferredTransport (0.3; the essay's
-    card names none: JSON-RPC). Our HTTP+JSON is 1.0's, so 0.3's other transports are
-    named as 0.3's: a card offering only those is refused as unsupported, saying so."""
+    card names none: JSON-RPC), then each of its additionalInterfaces (0.3 section 5.6: a
+    client may choose any of them; the SDKs list JSON-RPC there beside a preferred REST or
+    gRPC). Our HTTP+JSON is 1.0's, so 0.3's other transports are named as 0.3's: a card
+    offering only those is refused as unsupported, saying so. Only a JSON-RPC interface's
+    url is read, as the card's own url is (http or https): we never send to the others."""
     transport = document.get("preferredTransport", JSONRPC) if isinstance(document, dict) else JSONRPC
-    return [(JSONRPC if transport == JSONRPC else f"{str(transport)[:40]} (A2A 0.3)", where, None)]
+    offered = [(_as_03(transport), where, None)]
+    listed = document.get("additionalInterfaces") if isinstance(document, dict) else None
+    for index, interface in enumerate(listed[:MAX_INTERFACES] if isinstance(listed, list) else []):
+        named = interface.get("transport") if isinstance(interface, dict) else None
+        if named == JSONRPC:
+            offered.append((JSONRPC, read(lambda value: url(value, f"additionalInterfaces[{index}].url"),
+                                          interface.get("url"), "the card"), None))
+        elif named is not None:
+            offered.append((_as_03(named), "", None))
+    return offered
+
+
+def _as_03(transport: Any) -> str:
+    return JSONRPC if transport == JSONRPC else f"{str(transport)[:40]} (A2A 0.3)"
 
 
 def _modes(value: Any) -> tuple[str, ...]:
