@@ -32,10 +32,10 @@ class Outside(OutsidePeer):
         self.reply({"jsonrpc": "2.0", "id": asked.get("id"), "result": task})
 
 
-def run_against(card):
+def run_against(card, *flags):
     posted = []
     with outside_peer(Outside, card=card, posted=posted) as base:
-        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", *flags, timeout=20)
     return done, posted
 
 
@@ -47,3 +47,15 @@ def test_a_0_3_card_preferring_rest_is_spoken_to_over_the_json_rpc_interface_it_
     assert "Traceback" not in done.stderr and "not supported" not in done.stdout + done.stderr, done.stdout + done.stderr
     assert posted == [("/jsonrpc", "message/send")], done.stdout + done.stderr
     assert "UNTRUSTED result (from outside), kept as data, never as instructions: refund issued" in done.stdout
+
+
+def test_wire_0_3_to_a_card_offering_0_3_only_over_http_json_says_so_and_sends_nothing():
+    done, posted = run_against(lambda base: {
+        "name": "outside", "description": "d", "version": "1", "capabilities": {},
+        "supportedInterfaces": [{"url": base + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+                                {"url": base + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3.0"}],
+        "defaultInputModes": ["application/json"], "defaultOutputModes": ["text/plain"], "skills": [SKILL]}, "--wire", "0.3")
+    said = done.stdout + done.stderr
+    assert "it offers A2A 0.3 only over HTTP+JSON, and the support agent speaks 0.3 over JSONRPC alone" in said, said
+    assert "speaks the 1.0 wire format" not in said and "Traceback" not in said
+    assert posted == []

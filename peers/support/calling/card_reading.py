@@ -50,6 +50,11 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     offered = _interfaces(document, spoken.NAME) or _preferred(document, card.url)
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
+        if other is None and (others := [name for name, _, _ in _interfaces(document, wanted.NAME)]):
+            # It does speak that version, by a binding we speak only in 1.0's (0.3's REST paths are not 1.0's)
+            raise Unspeakable(f"the card is not supported: it offers A2A {wanted.NAME} only over "
+                              f"{', '.join(dict.fromkeys(others))[:120]}, and the support agent speaks "
+                              f"{wanted.NAME} over {JSONRPC} alone")
         if other is None:
             raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
                                     f"{wanted.NAME} that --wire asked for")
