@@ -59,3 +59,27 @@ def test_wire_0_3_to_a_card_offering_0_3_only_over_http_json_says_so_and_sends_n
     assert "it offers A2A 0.3 only over HTTP+JSON, and the support agent speaks 0.3 over JSONRPC alone" in said, said
     assert "speaks the 1.0 wire format" not in said and "Traceback" not in said
     assert posted == []
+
+
+class OtherVersion(Outside):
+    """Answers each request in the other version's shape: 0.3's bare task to 1.0, 1.0's wrapped task to 0.3."""
+
+    def do_POST(self):
+        asked = self.asked()
+        self.server.posted.append((self.path, asked.get("method")))
+        task = {"id": "t-1", "contextId": "c-1", "status": {"state": "completed"}}
+        self.reply({"jsonrpc": "2.0", "id": asked.get("id"), "result": {"task": task} if asked.get("method") ==
+                    "message/send" else {"kind": "task", **task}})
+
+
+def test_an_answer_in_the_other_versions_shape_is_refused_in_one_line_naming_the_version_it_is_spelled_in():
+    for version, spelled in (("0.3.0", 'spelled as A2A 1.0 spells one, wrapped: {"task": ...}'),
+                             ("1.0", 'spelled as A2A 0.3 spells one, by its "kind"')):
+        posted = []
+        with outside_peer(OtherVersion, card=lambda base: {**card_03(base), "protocolVersion": version, **({
+                "supportedInterfaces": [{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
+                if version == "1.0" else {})}, posted=posted) as base:
+            done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+        failed = [line for line in done.stderr.splitlines() if "delegation failed" in line]
+        assert len(failed) == 1 and spelled in failed[0] and "Traceback" not in done.stderr, done.stdout + done.stderr
+        assert len(posted) == 1

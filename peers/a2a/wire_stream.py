@@ -45,6 +45,14 @@ def event_to_wire(dialect: shapes.Dialect, event: Event, history_length: int | N
     return _wrap(dialect, "artifactUpdate", body)
 
 
+def other_spelling(value: dict[str, Any], kind: bool) -> str:
+    """Where a result this wire cannot read is spelled as the other version spells one (0.3 names it by
+    its `kind`, 1.0 by one wrapper key), those words: they tell the reader which --wire the peer speaks."""
+    if kind and "kind" not in value and any(wrapper in value for wrapper in _KINDS):
+        return ' (spelled as A2A 1.0 spells one, wrapped: {"task": ...})'
+    return ' (spelled as A2A 0.3 spells one, by its "kind")' if not kind and value.get("kind") in _KINDS.values() else ""
+
+
 def event_from_wire(dialect: shapes.Dialect, value: Any, path: str = "result") -> Event:
     """One stream result, read as the event it is; WireError naming what is wrong."""
     source = obj(value, path)
@@ -59,7 +67,8 @@ def event_from_wire(dialect: shapes.Dialect, value: Any, path: str = "result") -
         name = named[0] if named else None
         body = source.get(name) if name else None
     if name is None:
-        raise WireError(f"{path} is none of a task, a message, a status update or an artifact update")
+        raise WireError(f"{path} is none of a task, a message, a status update or an artifact update"
+                        + other_spelling(source, dialect.kind))
     where = path if dialect.kind else f"{path}.{name}"
     if name == "task":
         return shapes.task_from_wire(dialect, body, where)

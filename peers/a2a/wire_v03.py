@@ -118,7 +118,7 @@ def task_from_result(result: Any) -> Task:
         return shapes.task_from_wire(DIALECT, answer, "result")
     if answer.get("kind") == "message":
         return shapes.reply_as_task(DIALECT, answer)
-    raise WireError("result.kind must be 'task' or 'message'")
+    raise WireError("result.kind must be 'task' or 'message'" + streamed.other_spelling(answer, True))
 
 
 def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any]:

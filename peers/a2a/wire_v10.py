@@ -157,7 +157,7 @@ def task_from_result(result: Any) -> Task:
         return shapes.task_from_wire(DIALECT, answer["task"])
     if "message" in answer:
         return shapes.reply_as_task(DIALECT, answer["message"])
-    raise WireError("result holds neither a task nor a message")
+    raise WireError("result holds neither a task nor a message" + streamed.other_spelling(answer, False))
 
 
 def task_to_wire(task: Task, history_length: int | None = None) -> dict[str, Any]:
