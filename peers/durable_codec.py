@@ -175,7 +175,18 @@ def _fits(value: Any, annotation: Any) -> bool:
         return any(_fits(value, one) for one in inner)
     if origin is tuple:  # tuple[X, ...]
         return type(value) is tuple and all(_fits(item, inner[0]) for item in value)
-    return annotation is Any or type(value) is (origin or annotation)  # dict[...]: a dict; NoneType: None
+    if annotation is Any or origin is dict:  # JSON (a part's data, metadata): what the wire can carry, no marker's value
+        return (annotation is Any or type(value) is dict) and _carried(value)
+    return type(value) is (origin or annotation)  # NoneType: None
+
+
+def _carried(value: Any) -> bool:
+    """Whether `value` is JSON as the peer keeps it (a tuple for an array): a state, bytes or a record read
+    back inside it (a marker there, which no client's "$" key spells: `_dict`) no answer can carry."""
+    kind = type(value)
+    if kind is dict:
+        return all(_carried(item) for item in value.values())
+    return all(_carried(item) for item in value) if kind in (list, tuple) else kind in PLAIN
 
 
 def _made(kind: type, field: str, value: Any) -> bool:

@@ -678,6 +678,28 @@ def test_a_task_row_holding_a_value_this_peer_never_writes_is_refused_as_it_is_r
     assert "\n" not in str(raised.value)
 
 
+MARKED = {"a state": {"$state": "working"}, "bytes": {"$bytes": "AAAA"}, "a part": {"$": "Part", "text": "hi"}}
+
+
+@pytest.mark.parametrize("field, inner", [("metadata", "a state"), ("status_data", "bytes"), ("metadata", "a part"),
+                                          ("history", "a state")])
+def test_a_task_row_whose_json_holds_a_value_json_cannot_carry_is_refused_as_it_is_read_not_answered_with_500s(
+        tmp_path, field, inner):
+    """What a client sent, or the peer said, as data is JSON, and a client's own "$" keys are escaped
+    ($dict): a store's marker inside it (a state, bytes, a record) is no row this peer wrote. Each was
+    read back as a TaskState, bytes or a Part inside the data, and every GetTask and ListTasks of the
+    task's caller (and a resend of its message) answered -32603 (TaskState is not JSON serializable)."""
+    value = {"x": [MARKED[inner]]}
+    if field == "history":  # deep in a part's data, where the refund's order is
+        value = {"$tuple": [{"$": "Message", "message_id": "m-1", "role": "user", "parts": {"$tuple": [
+            {"$": "Part", "data": {"order_id": MARKED[inner], "amount": 5}}]}}]}
+    path = a_store_whose_task_row_holds(tmp_path, field, value)
+    with pytest.raises(DurableError, match=r"holds a row this peer cannot read .task \S+ is not a task this peer wrote") \
+            as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value)
+
+
 @pytest.mark.parametrize("schema, table, seq", [(3, "effects", "'a'"), (3, "effects", "x'00'"), (3, "effects", "1e300"),
                                                 (3, "effects", "0"), (4, "effects", str(2**63 - 1)),
                                                 (4, "tasks", str(2**63 - 1)), (5, "effects", "'a'"), (5, "tasks", "1e300"),
