@@ -18,7 +18,7 @@ from peers.a2a.model import TaskState
 from peers.app import PeerApp
 from peers.durable import SCHEMA_VERSION, DurableError, open_store
 from peers.restart import CONTINUE_SECONDS, INTERRUPTED, restarted, settle
-from peers.ledger import BEING_DONE, Effect
+from peers.ledger import BEING_DONE, WAITING, Effect
 from peers.stamps import counter_ids, unguessable_task_ids
 from peers.store import MAX_TASK_BYTES
 from transports.inprocess import InProcessTransport
@@ -838,6 +838,41 @@ def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start
     assert peer.ledger.effects[key].summary == "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"
     assert call("SendMessage", refund("m-2", "ORD-1"))["result"]["task"]["id"] == task["id"]
 
+
+
+APPROVAL = {"approval": {"order_id": "ORD-2", "amount": 6000.0, "currency": "USD"}}
+
+
+@pytest.mark.parametrize("edit", ["DELETE FROM effects WHERE key = ?", "UPDATE effects SET key = 'acme/' || key WHERE key = ?",
+                                  "SELECT ?",
+                                  "UPDATE effects SET body = json_set(body, '$.summary', '%s') WHERE key = ?" % WAITING],
+                         ids=["its row deleted", "moved to another tenant", "left as written", "shown as a paused claim"])
+def test_a_completed_refund_the_ledger_no_longer_holds_is_learnt_again_on_start_and_never_done_twice(tmp_path, edit):
+    """The ledger is what stops a second refund; the file's effects rows edited by hand (one deleted, or
+    its key moved to another tenant, or shown as a claim a paused task holds, which is let go as that task
+    is not paused) while the completed tasks that made the refunds are still kept. Both orders were
+    refunded again, each under a new messageId, by a new task: a one-turn refund and an approved one."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
+    one = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    paused = call("SendMessage", refund("m-2", "ORD-2", 6000))["result"]["task"]
+    approved = call("SendMessage", {"message": {"messageId": "m-3", "role": "ROLE_USER", "taskId": paused["id"],
+                                                "parts": [{"data": APPROVAL}]}})["result"]["task"]
+    assert approved["status"]["state"] == "TASK_STATE_COMPLETED"
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as edited:
+        for order in ("ORD-1", "ORD-2"):
+            edited.execute(edit, (f"refund of {order}",))
+        edited.commit()
+    peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
+    again = [call("SendMessage", refund(f"n-{n}", order, amount))["result"]["task"]
+             for n, (order, amount) in enumerate([("ORD-1", 5), ("ORD-2", 6000)])]
+    assert [task["id"] for task in again] == [one["id"], paused["id"]], "the tasks that did them, not new ones"
+    assert {key: (effect.task_id, effect.summary) for key, effect in peer.ledger.effects.items()
+            if not key.startswith("acme/")} == {
+        "refund of ORD-1": (one["id"], "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"),
+        "refund of ORD-2": (paused["id"], "refund of $6,000.00 issued for ORD-2 (ref BILL-ORD-2)")}
+    peer.store.file.close()
 
 def test_a_completed_task_and_its_effect_are_on_disk_together_before_anyone_is_told(tmp_path):
     peer, call = durable_billing(tmp_path / "billing.db")
