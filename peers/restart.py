@@ -21,8 +21,10 @@ go on: its work was a running function, gone with the process. So, on start
 - any other (a follow-up's grant, an approval or a step-up, only its caller can give
   again), or one that cannot go on, is failed, saying why, that nothing was done and a
   retry is safe, and any claim it holds is let go;
-- a completed task whose claim was not yet marked done has it marked; a claim whose task
-  is gone is let go; and then the store is cut to its bounds.
+- a completed task whose claim was not yet marked done has it marked, and one whose effect
+  the ledger does not hold (its row deleted, or edited, by hand) has it recorded as done: the
+  ledger is what stops a second refund; a claim whose task is gone is let go; and then the
+  store is cut to its bounds.
 Not here: reading and writing the file (durable.py); a task's steps (peer.py).
 """
 from __future__ import annotations
@@ -57,7 +59,7 @@ def restarted(peer: Peer, path: str, wait: float = CONTINUE_SECONDS) -> list[str
     """Settle the tasks a restart interrupted, on a peer made with `open_store(path)`'s
     store and ledger, waiting `wait` seconds for those it continues; returns what `serve
     --store` says of them as it starts (the ledger's newest five effects)."""
-    settle(peer.store, peer.ledger, partial(go_on, peer), partial(effect_of, peer), wait)
+    settle(peer.store, peer.ledger, partial(go_on, peer), partial(effect_of, peer), wait, partial(done_by, peer))
     effects = _effects(peer.ledger)  # a continued task may still be recording
     tasks = len(peer.store.tasks)
     return [f"[serve] store: {path} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
@@ -108,16 +110,29 @@ def effect_of(peer: Peer, task: Task, owner: str) -> str | None:
         return None
 
 
-def _request(peer: Peer, task: Task, owner: str) -> Request:
+def done_by(peer: Peer, task: Task, owner: str) -> tuple[str, Effect] | None:
+    """The ledger's entry a completed task made: its first turn's effect and claim, its result's text (None:
+    none, or unreadable). However many turns it took (an approval's), its first turn asked for the effect."""
+    try:
+        request = _request(peer, task, owner, first=True)
+    except Exception as exc:  # noqa: BLE001 - a task whose request cannot be read back claims nothing
+        let_quit(exc)
+        return None
+    summary = "".join(artifact.text for artifact in task.artifacts)
+    return None if request.effect is None else (request.effect, Effect(owner, task.id, request.claim, summary))
+
+
+def _request(peer: Peer, task: Task, owner: str, first: bool = False) -> Request:
     """What a task of one turn asked; CannotGoOn for a later turn's grant, only its caller's to give again."""
     turns = [message for message in task.history if message.role == "user"]
-    if len(turns) != 1:
+    if len(turns) != 1 and not (first and turns):
         raise CannotGoOn("a later turn's grant is needed again")
     return read_request(peer.skills, turns[0], split(owner)[0])
 
 
 def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object] | None = None,
-           effect_of: Callable[[Task, str], str | None] | None = None, wait: float = CONTINUE_SECONDS) -> None:
+           effect_of: Callable[[Task, str], str | None] | None = None, wait: float = CONTINUE_SECONDS,
+           done_by: Callable[[Task, str], tuple[str, Effect] | None] | None = None) -> None:
     """Each task the restart interrupted, as the module's rules say (`go_on(task, owner)`
     continues one, or raises if it cannot; without it, none is continued). All are settled
     first; then the store is cut to its bounds, and claims whose task is gone are let go (no
@@ -134,6 +149,8 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
         if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE:
             # completed, and the process died before its claim was marked done: mark it now
             ledger.record(key, done._replace(summary="".join(a.text for a in task.artifacts)))
+        elif task.state is TaskState.COMPLETED and done_by is not None:  # a ledger without it (a file edited by
+            _learn(ledger, done_by(task, store.owners[task.id]))  # hand): it was done, and is never done again
         if task.state.is_terminal:
             continue
         if done is not None and done.summary not in (WAITING, BEING_DONE) and task.state is TaskState.WORKING:
@@ -166,6 +183,13 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     for thread in going:
         thread.join(max(0.0, deadline - time.monotonic()))
     store.flush()
+
+
+def _learn(ledger: DurableLedger, made: tuple[str, Effect] | None) -> None:
+    """A completed task's effect recorded as done, unless the ledger shows it done (by it, or another task)."""
+    held = ledger.effects.get(made[0]) if made is not None else None
+    if made is not None and (held is None or held.summary in (WAITING, BEING_DONE)):
+        ledger.record(*made)
 
 
 def _continue_each(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, str], object],
