@@ -1191,3 +1191,24 @@ def test_a_task_row_larger_than_a_task_can_be_is_refused_before_it_is_read(tmp_p
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("table, column", [("tasks", "messages"), ("effects", "body")])
+def test_a_row_whose_other_text_is_larger_than_this_peer_writes_is_refused_before_it_is_read(tmp_path, table, column):
+    """Only a task's body was bounded: 20 MiB of a task's messages (pairs each as this peer writes them), or an
+    effect whose summary is 20 MiB, were read whole and kept; the summary was then printed as serve started,
+    and sent in every answer about its order, far past what a client reads."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    (text,), = peer.store.file.rows(f"SELECT {column} FROM {table}")
+    grown = json.loads(text)
+    if table == "tasks":
+        grown += [[f"m-{n:07}", "0" * 64] for n in range((20 << 20) // 80)]
+    else:
+        grown["summary"] += "x" * (20 << 20)
+    peer.store.file.write([(f"UPDATE {table} SET {column} = ?", (json.dumps(grown),))])
+    peer.store.file.close()
+    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
+        open_store(str(path))
+    assert "\n" not in str(raised.value) and len(str(raised.value)) < 400
