@@ -16,7 +16,8 @@ from peers.store import MAX_TASK_BYTES
 from peers.tenants import split
 
 # A task's row: its conversation (at most MAX_TASK_BYTES, the `size` the store's bounds count) as JSON, each
-# character at most six (\uXXXX), with the agent's turns and artifacts: far below this. A row past it was not ours.
+# character at most six (\uXXXX), with the agent's turns and artifacts: far below this. A row past it was not ours;
+# nor is a task's messages column past it (a pair a turn), nor an effect's row (its claim and its task's result).
 MAX_ROW_CHARS = 16 * MAX_TASK_BYTES
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -29,6 +30,8 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
     and ledger on it, new and empty (not named here: durable.py imports this module)."""
     found: dict[str, tuple[int, int]] = {}  # each effect's (seq, slot)
     for slot, seq, key, body in file.rows("SELECT slot, seq, key, body FROM effects ORDER BY seq"):
+        if _chars(body) + _chars(key) > MAX_ROW_CHARS:  # its summary is printed, and answered, whole
+            raise ValueError(f"effect {str(key)[:40]!r} is larger than an effect this peer keeps")
         effect = from_json(body, Effect)  # below: counts this peer gave (each seq once), a key once, text
         if not _counted(slot, seq, effects.seq) or type(key) is not str or key in found \
                 or not all(type(v) is str for v in effect):
@@ -39,7 +42,8 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
     effects.slots = Slots({key: slot for key, (_, slot) in found.items()})
     for slot, seq, task_id, owner, size, kept, body in file.rows("SELECT slot, seq, id, owner, size, messages, "
                                                                  "body FROM tasks ORDER BY seq"):
-        if not isinstance(size, int) or not 0 <= size <= MAX_TASK_BYTES or len(body or "") > MAX_ROW_CHARS:
+        if not isinstance(size, int) or not 0 <= size <= MAX_TASK_BYTES or _chars(body) > MAX_ROW_CHARS \
+                or _chars(kept) > MAX_ROW_CHARS:
             # no task this peer keeps is larger: read no further
             raise ValueError(f"task {str(task_id)[:40]} is larger than a task this peer keeps")
         task, keys = from_json(body, Task), message_keys(kept)
@@ -60,6 +64,11 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
                 raise ValueError(f"message {message_id[:40]!r} is kept twice")
             durable.by_message[(owner, message_id)] = (task_id, seen)
             durable.message_keys[task_id].append((owner, message_id))
+
+
+def _chars(value: Any) -> int:
+    """A column's length as text (or bytes); 0 for a value of another type, which reading it refuses."""
+    return len(value) if isinstance(value, (str, bytes)) else 0
 
 
 def _counted(slot: Any, seq: Any, last: int) -> bool:
