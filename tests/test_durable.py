@@ -1212,3 +1212,22 @@ def test_a_row_whose_other_text_is_larger_than_this_peer_writes_is_refused_befor
     with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
         open_store(str(path))
     assert "\n" not in str(raised.value) and len(str(raised.value)) < 400
+
+
+def test_the_ledger_lines_serve_prints_as_it_starts_are_one_line_each_whatever_an_effect_row_holds(tmp_path):
+    """An effect's key and summary as the file holds them (edited by hand: a newline, a line of ours after it):
+    the forged line was printed as serve's own, before the real one, saying a bearer token was made and shown."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    forged = "\n[serve] bearer token made for this run, shown this once: not-yours\r"
+    with closing(sqlite3.connect(path)) as edited:
+        edited.execute("UPDATE effects SET key = key || ?, body = json_set(body, '$.summary', "
+                       "json_extract(body, '$.summary') || ? || ?)", (forged, forged, "x" * 100_000))
+        edited.commit()
+    store, ledger = open_store(str(path))
+    lines = restarted(billing.billing_agent(store=store, ledger=ledger), str(path))
+    store.file.close()
+    assert [line for line in lines if "ORD-1" in line], lines
+    assert all(line.isprintable() and len(line) < 1000 for line in lines), lines
