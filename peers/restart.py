@@ -41,6 +41,7 @@ from peers.peer import Peer
 from peers.skill import Request, read_request
 from peers.tenants import split
 from transports.errors import let_quit
+from transports.printer import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -62,9 +63,15 @@ def restarted(peer: Peer, path: str, wait: float = CONTINUE_SECONDS) -> list[str
     settle(peer.store, peer.ledger, partial(go_on, peer), partial(effect_of, peer), wait, partial(done_by, peer))
     effects = _effects(peer.ledger)  # a continued task may still be recording
     tasks = len(peer.store.tasks)
-    return [f"[serve] store: {path} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
+    return [f"[serve] store: {_shown(path)} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
             f"effect{'' if len(effects) == 1 else 's'} in the ledger)"] + [
-        f"[serve] ledger: {key}: {effect.summary} (task {effect.task_id})" for key, effect in effects[-5:]]
+        f"[serve] ledger: {_shown(key)}: {_shown(effect.summary)} (task {_shown(effect.task_id)})"
+        for key, effect in effects[-5:]]
+
+
+def _shown(text: str, limit: int = 200) -> str:
+    """A file's text as one line of ours: a row edited by hand may hold a newline, and a line of ours after it."""
+    return escape(text[:limit]) + (f"... ({len(text) - limit:,} more characters)" if len(text) > limit else "")
 
 
 def go_on(peer: Peer, task: Task, owner: str) -> Task:
