@@ -122,6 +122,27 @@ def test_a_schema_2_store_with_tokens_in_clear_in_its_messages_table_keeps_none_
     assert TOKEN.encode() not in on_disk(path)
 
 
+
+def test_a_store_an_earlier_version_wrote_with_a_token_in_clear_in_an_effect_keeps_none_and_its_caller_keeps_it(tmp_path):
+    """An earlier version kept each effect's owner in clear too (in the effect's row): only the tasks'
+    owners were scrubbed, so the token stayed in the file, and the ledger named a caller no request is,
+    so its own caller asking again for the refund was told it was done for another caller."""
+    path = tmp_path / "billing.db"
+    peer, call = served_on(path)
+    task = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    peer.store.file.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:  # as that version wrote it
+        db.execute("UPDATE tasks SET owner = ?", (TOKEN,))
+        db.execute("UPDATE effects SET body = json_set(body, '$.owner', ?)", (TOKEN,))
+        db.commit()
+    assert TOKEN.encode() in on_disk(path), "else this test proves nothing"
+    peer, call = served_on(path)
+    assert TOKEN.encode() not in on_disk(path), "scrubbed, effects too, while it serves"
+    again = call("SendMessage", refund("m-2", "ORD-1"))["result"]["task"]
+    assert again["id"] == task["id"], again["status"]
+    peer.store.file.close()
+    assert TOKEN.encode() not in on_disk(path)
+
 def test_a_store_path_that_is_a_link_makes_the_file_it_names_its_owners_alone(tmp_path, open_umask):
     (tmp_path / "elsewhere").mkdir()
     target, link = tmp_path / "elsewhere" / "billing.db", tmp_path / "billing.db"
