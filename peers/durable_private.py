@@ -8,11 +8,13 @@ of each task must not be a secret that proves it. So:
   made world-readable is narrowed, as are its -wal and -shm, when this process owns it;
 - freed pages are zeroed (secure_delete), so nothing removed lingers in the file;
 - a task's owner is a digest of the bearer token (peers/app.py `owner_of_bearer`), never
-  the token; owners an earlier version wrote in clear are replaced by their digest when
+  the token; owners an earlier version wrote in clear (a task's, an effect's) are replaced by their digest when
   the file is opened, and the file checkpointed at once, so the caller still finds its
   tasks and neither the file nor its WAL holds the token from then on.
 """
+import json
 import os
+import re
 import sqlite3
 
 from peers.app import owner_of_bearer
@@ -43,11 +45,31 @@ def private_file(path: str) -> None:
 
 
 def scrub_owners(db: sqlite3.Connection) -> int:
-    """Replace owners written in clear by an earlier version with their digest; how many
-    distinct owners were. Called inside the opening transaction, the file migrated first
-    (a task's messages are in its row, under its owner)."""
-    clear = [owner for (owner,) in db.execute("SELECT DISTINCT owner FROM tasks")
-             if isinstance(owner, str) and owner and not owner.startswith(OWNER_PREFIXES)]
+    """Replace owners written in clear by an earlier version with their digest, a task's and an
+    effect's (in its row's JSON: that version's ledger named its caller so too); how many rows of
+    them were. Called inside the opening transaction, the file migrated first (a task's messages
+    are in its row, under its owner)."""
+    clear = [owner for (owner,) in db.execute("SELECT DISTINCT owner FROM tasks") if _in_clear(owner)]
     for owner in clear:
         db.execute("UPDATE tasks SET owner = ? WHERE owner = ?", (owner_of_bearer(owner), owner))
-    return len(clear)
+    effects = 0
+    for slot, body in db.execute("SELECT slot, body FROM effects").fetchall():
+        if type(body) is not str or _OWNED.match(body):  # nearly every row: its owner a digest, seen unparsed
+            continue
+        try:
+            effect = json.loads(body)
+        except ValueError:
+            continue  # read back, and refused, with the rest of the file
+        if type(effect) is dict and _in_clear(effect.get("owner")):
+            effect["owner"] = owner_of_bearer(effect["owner"])
+            db.execute("UPDATE effects SET body = ? WHERE slot = ?", (json.dumps(effect, separators=(",", ":")), slot))
+            effects += 1
+    return len(clear) + effects
+
+
+def _in_clear(owner: object) -> bool:
+    return isinstance(owner, str) and bool(owner) and not owner.startswith(OWNER_PREFIXES)
+
+
+# An effect's row as the codec writes it (durable_codec.py), its owner spelled as an owner is, not in clear.
+_OWNED = re.compile(r'\{"\$":\s*"Effect",\s*"owner":\s*"(?:' + "|".join(map(re.escape, OWNER_PREFIXES)) + ")")
