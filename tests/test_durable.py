@@ -143,6 +143,9 @@ def test_the_store_bounds_hold_on_disk(tmp_path):
     (lambda path: sqlite3.connect(path).executescript(
         f"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION + 1}');"),
      "made by a newer version"),
+    (lambda path: sqlite3.connect(path).executescript(  # past the digits Python turns into an int: it raised
+        f"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', '{'9' * 5000}');"),
+     r"made by a newer version of this peer \(schema 9{20}\.\.\."),
     (lambda path: path.mkdir(), "cannot be opened for writing"),
 ])
 def test_a_store_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, make, why):
