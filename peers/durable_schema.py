@@ -95,8 +95,10 @@ def judged(db: sqlite3.Connection) -> Any:
                           "is made by this peer, or is a new file")
     version = found[0]
     if version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
-        newer = isinstance(version, str) and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
-        raise ForeignFile(f"made by a newer version of this peer (schema {version}); this one reads schema "
+        newer = isinstance(version, str) and version.isascii() and version.isdigit() and (  # 5,000 digits: no int
+            len(version.lstrip("0")) > 18 or int(version) > SCHEMA_VERSION)
+        shown = str(version)[:20] + ("..." if len(str(version)) > 20 else "")
+        raise ForeignFile(f"made by a newer version of this peer (schema {shown}); this one reads schema "
                            f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})")
     if version in SHAPES:  # the tables of a schema read as they are (4) or kept (5): judged before anything changes
         _shaped(db, SHAPES[version])
