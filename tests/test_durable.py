@@ -830,6 +830,30 @@ def test_a_store_file_holding_one_task_id_twice_reads_back_the_later_task_alone(
         assert sorted(kept.execute("SELECT id FROM tasks").fetchall()) == sorted((t,) for t in peer.store.tasks)
 
 
+@pytest.mark.parametrize("state", ["working", "submitted", "input-required"])
+def test_a_task_whose_effect_the_ledger_shows_it_did_is_completed_on_start_in_any_state_never_run_again(tmp_path, state):
+    """The ledger says the task did its refund; its row says it is still going (edited by hand). Working,
+    it was completed with the ledger's result; submitted or paused, it was run again: its refund issued a
+    second time, or, its order gone from billing's book meanwhile, the re-run failed and let go of the
+    ledger's record of the refund done, so the order could be refunded again by any later request."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    task = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as edited:
+        (body,), = edited.execute("SELECT body FROM tasks").fetchall()
+        row = json.loads(body)
+        row["lifecycle"] = {"$tuple": [{"$state": "submitted"}] + ([{"$state": state}] if state != "submitted" else [])}
+        del row["artifacts"]
+        edited.execute("UPDATE tasks SET body = ?", (json.dumps(row),))
+        edited.commit()
+    peer, call = durable_billing(path, orders={"ORD-2": 10.0})  # billing's book no longer has ORD-1
+    done = "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"
+    assert peer.ledger.effects["refund of ORD-1"].summary == done, "the refund done stays done"
+    again = peer.store.tasks[task["id"]]
+    assert again.state is TaskState.COMPLETED and [a.text for a in again.artifacts] == [done], "not run again (it fails)"
+    peer.store.file.close()
+
 def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start(tmp_path):
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
