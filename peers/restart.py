@@ -4,7 +4,7 @@ A task that was running, or waiting for its caller, when the process died cannot
 go on: its work was a running function, gone with the process. So, on start
 (`serve --store`: a peer made on `open_store`'s store and ledger, then `restarted`):
 - a task whose effect the ledger shows done is completed, with that result (the process
-  died between committing the effect and saying so);
+  died between committing the effect and saying so), whatever state its row is in: never run again;
 - a task of one turn is continued: its message's work runs again, its lifecycle from
   submitted, by the peer core's own steps (`go_on`), under the ledger's claim, with the skill's
   admission judged again, so its effect still happens at most once; it completes, or
@@ -33,7 +33,7 @@ import threading
 import time
 from functools import partial
 
-from peers.a2a.model import PAUSED, Artifact, Part, Task, TaskState
+from peers.a2a.model import NEXT, PAUSED, Artifact, Part, Task, TaskState
 from peers.durable import DurableLedger, DurableStore
 from peers.ledger import BEING_DONE, WAITING, Effect, full
 from peers.pause import Pending, reason_and_data
@@ -160,9 +160,12 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
             _learn(ledger, done_by(task, store.owners[task.id]))  # hand): it was done, and is never done again
         if task.state.is_terminal:
             continue
-        if done is not None and done.summary not in (WAITING, BEING_DONE) and task.state is TaskState.WORKING:
-            store.update(task.advance(TaskState.COMPLETED, timestamp=task.timestamp,  # it was done: say so
-                                      artifacts=(Artifact(f"{task.id}-result", (Part(text=done.summary),)),)))
+        if done is not None and done.summary not in (WAITING, BEING_DONE):  # in whatever state its row says (a
+            # file edited): it was done, so it is never run again; said so (a paused task by way of working)
+            going = task if TaskState.COMPLETED in NEXT[task.state] else task.advance(TaskState.WORKING,
+                                                                                       timestamp=task.timestamp)
+            store.update(going.advance(TaskState.COMPLETED, timestamp=task.timestamp,
+                                       artifacts=(Artifact(f"{task.id}-result", (Part(text=done.summary),)),)))
         elif go_on is None:
             _fail(store, ledger, task, "")
         else:
