@@ -88,6 +88,8 @@ def go_on(peer: Peer, task: Task, owner: str) -> Task:
         held = peer.ledger.get(request.effect)  # another task's paused claim holds nothing against it, as against an
         if held is not None and held.task_id != task.id and held.summary != WAITING:  # approval (peer._continue)
             raise CannotGoOn("another task holds its effect")  # (settle runs an effect's tasks in turn: no race)
+        if held is not None and held.summary not in (WAITING, BEING_DONE):  # done by this task, as the ledger says
+            raise CannotGoOn("the ledger shows its effect done already")  # (its row did not): never done again
         if not peer.ledger.room_for(request.effect, owner):  # its claim let go, and its caller's share full since
             raise CannotGoOn(full(peer.ledger, owner))
         if request.effect is not None:
