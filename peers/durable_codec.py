@@ -175,7 +175,7 @@ def _fits(value: Any, annotation: Any) -> bool:
         return any(_fits(value, one) for one in inner)
     if origin is tuple:  # tuple[X, ...]
         return type(value) is tuple and all(_fits(item, inner[0]) for item in value)
-    if annotation is Any or origin is dict:  # JSON (a part's data, metadata): what the wire can carry, no marker's value
+    if annotation is Any or origin is dict:  # JSON (a part's data, metadata): what the wire carries, no marker
         return (annotation is Any or type(value) is dict) and _carried(value)
     return type(value) is (origin or annotation)  # NoneType: None
 
