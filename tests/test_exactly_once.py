@@ -262,3 +262,16 @@ def test_a_full_share_takes_no_other_callers_paused_claim_over_and_the_sweep_see
     assert sorted(ledger.owned.values()) == [1, 1], "each caller holds one: A's share never passed"
     assert {owner: keys for owner, keys in ledger.waiting.items() if keys} == {
         effect.owner: {key} for key, effect in ledger.effects.items() if effect.summary == WAITING}
+
+
+def test_letting_go_of_a_tasks_claim_never_forgets_an_effect_that_task_did():
+    """`release` is for a claim that ended with nothing done; the entry it found for the task was let go
+    whatever it said, so a task that somehow ended badly after its effect was recorded (a restart running
+    it again, on a file edited by hand, did) erased the record of the effect, and the next request did it again."""
+    from peers.ledger import BEING_DONE, Effect, Ledger
+    ledger = Ledger()
+    ledger.record("refund of ORD-1", Effect("o", "task-1", "{}", "refund of $5.00 issued for ORD-1"))
+    ledger.record("refund of ORD-2", Effect("o", "task-1", "{}", BEING_DONE))
+    ledger.release("refund of ORD-1", "task-1")
+    ledger.release("refund of ORD-2", "task-1")
+    assert list(ledger.effects) == ["refund of ORD-1"] and ledger.owned == {"o": 1}
