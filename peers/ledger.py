@@ -103,10 +103,12 @@ class Ledger:
         return earlier
 
     def release(self, key: str | None, task_id: str) -> None:
-        """Let go of the claim `task_id` holds on `key`: it ended with nothing done."""
+        """Let go of the claim `task_id` holds on `key`: it ended with nothing done. An effect it did is no
+        claim, and stays (forgotten, it would be done again)."""
         with self.lock:
             held = self.get(key)
-            if key is not None and held is not None and held.task_id == task_id:
+            if key is not None and held is not None and held.task_id == task_id \
+                    and held.summary in (WAITING, BEING_DONE):
                 self.forget(key)
 
 
