@@ -290,3 +290,28 @@ def test_a_certificate_whose_subject_spells_another_callers_is_not_that_caller(t
             assert json.loads(answer)["error"]["code"] == -32001, other
     finally:
         server.stop()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed: it encrypts the key")
+def test_serve_given_an_encrypted_key_says_so_in_one_line_and_never_waits_for_a_passphrase(tmp_path):
+    """OpenSSL asked for the passphrase on the terminal, or on stdin: a server whose stdin is a
+    pipe nobody writes (a service manager's) waited there, unserved, until it was killed."""
+    import sys
+    encrypted = tmp_path / "encrypted.key"
+    subprocess.run(["openssl", "pkey", "-in", KEY, "-aes256", "-passout", "pass:secret", "-out", str(encrypted)],
+                   capture_output=True, timeout=20, check=True)
+    process = subprocess.Popen([sys.executable, str(ROOT / "a2a_delegation.py"), "serve", "billing-agent", "--port", "0",
+                                "--tls", "--tls-cert", CERT, "--tls-key", str(encrypted)], cwd=ROOT,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # no terminal to ask on: as a service runs
+    try:
+        status = process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        status = process.wait()
+    finally:
+        process.stdin.close()
+    said = process.stdout.read() + process.stderr.read()
+    assert status == 2, said
+    assert "the key is encrypted" in said and "pass phrase" not in said.lower() and "Traceback" not in said, said
+    assert len(said.strip().splitlines()) == 1, said

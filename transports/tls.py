@@ -31,13 +31,22 @@ def server_context(certificate: str, key: str, client_ca: str | None = None) -> 
     on_disk(certificate, key, *([client_ca] if client_ca is not None else []))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(certificate, key)
+    context.load_cert_chain(certificate, key, password=no_passphrase)
     if client_ca is not None:
         context.load_verify_locations(client_ca)
         # Optional, not required: a client without one still reads the card (which says what
         # to present) and is refused by the app with a 401; one from another CA fails here.
         context.verify_mode = ssl.CERT_OPTIONAL
     return context
+
+
+def no_passphrase() -> bytes:
+    """The password callback for a key file: an encrypted key is refused. Without a callback
+    OpenSSL asks for the passphrase on the terminal, or reads it from stdin, and a server
+    started with stdin an open pipe (a service manager's, a test's) waited there forever."""
+    import errno
+    raise OSError(errno.EINVAL, "the key is encrypted (it asks a passphrase): give one without, "
+                                "as `openssl pkey -in KEY -out PLAIN-KEY` writes it")
 
 
 def reason_of(exc: BaseException) -> str:
