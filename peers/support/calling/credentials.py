@@ -185,7 +185,8 @@ def client_tls(store: dict[str, Any], ca: str | None) -> dict[str, Any]:
         if isinstance(held, Held) and held.certificate is not None and parse_url(endpoint) is not None:
             context = trusting(ca)
             try:
-                context.load_cert_chain(*held.certificate)
+                from transports.tls import no_passphrase  # an encrypted key: refused, never a prompt
+                context.load_cert_chain(*held.certificate, password=no_passphrase)
             except (OSError, ssl.SSLError) as exc:
                 from transports.tls import reason_of
                 raise ConfigError(f"the client certificate for {endpoint[:80]}: cannot use {held.certificate[0][:80]} "

@@ -123,7 +123,8 @@ def _certificate(value: Any, where: str) -> tuple[str, str] | None:
     from transports.named_files import on_disk
     try:
         on_disk(value["certificate"], value["key"])
-        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(value["certificate"], value["key"])
+        from transports.tls import no_passphrase  # an encrypted key: refused, never a prompt that waits
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(value["certificate"], value["key"], no_passphrase)
     except (OSError, ssl.SSLError) as exc:
         from transports.tls import reason_of
         raise ConfigError(f"{where}: cannot use {value['certificate'][:80]} with {value['key'][:80]}: "

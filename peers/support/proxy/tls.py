@@ -48,7 +48,8 @@ def toward_agent(settings: Any) -> dict[str, Any]:
         from transports.named_files import on_disk
         try:
             on_disk(settings.client_cert, settings.client_key)
-            context.load_cert_chain(settings.client_cert, settings.client_key)
+            from transports.tls import no_passphrase  # an encrypted key: refused, never a prompt that waits
+            context.load_cert_chain(settings.client_cert, settings.client_key, password=no_passphrase)
         except (OSError, ssl.SSLError) as exc:
             raise ValueError(f"--client-cert {settings.client_cert[:80]}, --client-key {settings.client_key[:80]}: "
                              f"cannot use them: {_reason(exc)}") from None
