@@ -284,3 +284,39 @@ def test_curl_follows_the_card_to_a_token_and_a_refund(served, kind):
     assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     refused = curl("-H", "Content-Type: application/json", "-H", "A2A-Version: 1.0", "-d", frame, endpoint)
     assert refused["error"]["data"][0]["reason"] == "UNAUTHENTICATED"
+
+
+@pytest.mark.parametrize("kind", ["oauth2", "oidc"])
+def test_under_a_base_url_with_a_path_the_token_url_and_discovery_the_card_names_are_served_there(kind):
+    """`serve --url BASE/billing`: the endpoint was served at /billing/a2a, but the token
+    endpoint and OpenID discovery the card named under /billing answered 404 (served only
+    at the root), so no client following the card could get a token."""
+    from urllib.parse import urlsplit
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
+    base = server.base_url + "/billing"
+    peer = billing.billing_agent(base)
+    scheme, _ = scheme_for(kind, SECRETS[kind], base, peer, KEY, pytest.fail)
+    server.app = PeerApp(peer, wire_v10, scheme=scheme, log=lambda line: None)
+    server.start()
+    try:
+        served = Served.__new__(Served)
+        served.server = server
+        card = json.loads(served.request("GET", "/.well-known/agent-card.json")[2])
+        declared = card["securitySchemes"][kind]
+        if kind == "oidc":
+            status, _, body = served.request("GET", urlsplit(declared["openIdConnectSecurityScheme"]["openIdConnectUrl"]).path)
+            assert status == 200, body
+            token_url = json.loads(body)["token_endpoint"]
+            assert served.request("GET", urlsplit(json.loads(body)["jwks_uri"]).path)[0] == 200
+        else:
+            token_url = declared["oauth2SecurityScheme"]["flows"]["clientCredentials"]["tokenUrl"]
+        status, _, body = served.request("POST", urlsplit(token_url).path, _form(grant_type="client_credentials"),
+                                         {"Content-Type": "application/x-www-form-urlencoded",
+                                          **_basic(SECRETS[kind].encode())})
+        assert status == 200, body
+        token = json.loads(body)["access_token"]
+        status, _, body = served.call("SendMessage", REFUND, {"Authorization": "Bearer " + token},
+                                      path=urlsplit(card["supportedInterfaces"][0]["url"]).path)
+        assert status == 200 and "result" in json.loads(body), body
+    finally:
+        server.stop()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hmac
 import json
 import time
-from urllib.parse import parse_qsl, unquote_plus
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import MAX_CREDENTIAL, tokens
@@ -45,6 +45,11 @@ class ClientCredentials:
         self.issuer, self.audience, self.realm, self.key = base_url, endpoint, realm, key
         self.clock = clock or time.time
         self.discovery = discovery
+        # Served at the paths of the URLs declared, as the endpoint is: under `serve --url BASE`
+        # with a path (a proxy that keeps it) the card named BASE/oauth2/token, answered 404.
+        below = urlsplit(base_url).path.rstrip("/")
+        self.token_path, self.discovery_path, self.jwks_path = (below + path for path in (TOKEN_PATH, DISCOVERY_PATH,
+                                                                                         JWKS_PATH))
         self.declared = (SCHEME_KINDS["oidc"].declared("oidc", open_id_connect_url=base_url + DISCOVERY_PATH)
                          if discovery else
                          SCHEME_KINDS["oauth2"].declared("oauth2", token_url=base_url + TOKEN_PATH,
@@ -65,13 +70,13 @@ class ClientCredentials:
         return f'Bearer realm="{self.realm}", scope="{SCOPE}"'
 
     def serve(self, request: HttpRequest, path: str) -> HttpResponse | None:
-        if path == TOKEN_PATH:
+        if path == self.token_path:
             return self.token(request) if request.method == "POST" else _oauth_error(
                 405, "invalid_request", "the token endpoint takes POST", Allow="POST")
-        if self.discovery and path in (DISCOVERY_PATH, JWKS_PATH):
+        if self.discovery and path in (self.discovery_path, self.jwks_path):
             if request.method != "GET":
                 return _oauth_error(405, "invalid_request", "read with GET", Allow="GET")
-            document = self.configuration() if path == DISCOVERY_PATH else \
+            document = self.configuration() if path == self.discovery_path else \
                 {"keys": [{**self.key.public.jwk(), "use": "sig", "alg": "RS256"}]}
             return HttpResponse(200, {"Content-Type": "application/json", "Cache-Control": "max-age=300"},
                                 json.dumps(document, indent=2).encode() + b"\n")
