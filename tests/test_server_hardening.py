@@ -772,6 +772,27 @@ def test_a_key_a_client_puts_in_the_query_is_masked_in_the_servers_log(peer):
     assert secret not in logged and "api_key=****" in logged and "access_token=****" in logged, logged
 
 
+def test_a_key_in_the_query_under_the_header_name_a_card_names_is_masked_in_the_servers_log(peer):
+    """`serve --auth apikey` names the header X-API-Key; a client putting the key in the query
+    under that name (or `Authorization`, or any case or percent-encoding of a secret's name)
+    had it written whole to the server's log: only a few lowercase names were masked."""
+    import http.client
+    secret = "k3y-0123456789abcdef"
+    targets = (f"/a2a?X-API-Key={secret}", f"/a2a?historyLength=1&API_KEY={secret}",
+               f"/a2a?Authorization=Bearer%20{secret}", f"/a2a?x%2Dapi%2Dkey={secret}")
+    for target in targets:
+        connection = http.client.HTTPConnection(*peer.server_address[:2], timeout=5)
+        try:
+            connection.request("GET", target)
+            connection.getresponse().read()
+        finally:
+            connection.close()
+    assert wait_for(lambda: sum("GET /a2a?" in line for line in peer.lines) >= len(targets)), peer.lines
+    logged = "\n".join(peer.lines)
+    assert secret not in logged and logged.count("=****#") == len(targets), logged
+    assert "historyLength=1&" in logged, "a field that is no secret is logged as it was sent"
+
+
 def test_a_password_a_client_puts_in_an_absolute_form_targets_userinfo_is_masked_in_the_servers_log(peer):
     """`GET http://user:password@host/ HTTP/1.1` is refused (RFC 9110 4.2.4: userinfo in a
     request is an error), and its request line logged: with the password whole, before."""

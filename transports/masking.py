@@ -174,12 +174,25 @@ def mask_held(headers: dict[str, str], held: tuple[str, ...]) -> dict[str, str]:
 _USERINFO = re.compile(r"(?i)(\bhttps?://[^/?#@\s\":]*:)(?=([^/?#@\s\"]+))\2(@)")
 
 
+# A query's field in a request line: its name, and its value up to the next field or the line's end.
+_QUERY_FIELD = r"(?<=[?&;])([^=?&;#\s]+=)([^&;#\s]*)"  # a name holds no "?": a line of them is linear
+
+
 def mask_line(text: str) -> str:
     """A line a log keeps of what a client sent (its request line): the password of a URL's
-    userinfo and a query's secret fields shown masked, as a frame's would be."""
+    userinfo and a query's secret fields shown masked, as a frame's would be; and any field
+    a header of that name would be masked as (`X-API-Key`, `Authorization`, any case or
+    percent-encoding): a client putting the key where the card says a header went in whole."""
     if "@" in text and "://" in text:
         text = _USERINFO.sub(lambda found: found[1] + masked(found[2]) + found[3], text)
-    return mask_body(text) if "?" in text else text
+    if "?" not in text:
+        return text
+    from urllib.parse import unquote
+
+    def hidden(found: re.Match[str]) -> str:
+        secret = is_secret_header(unquote(found[1][:-1])[:200]) and not re.fullmatch(_MASKED, found[2])
+        return found[1] + masked(found[2]) if secret else found[0]
+    return re.sub(_QUERY_FIELD, hidden, mask_body(text))
 
 
 def masked(secret: str) -> str:
