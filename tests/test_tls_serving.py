@@ -186,6 +186,22 @@ def test_a_client_certificate_from_another_ca_ends_the_handshake_in_one_log_line
     assert any("TLS handshake failed: certificate verify failed" in line for line in log), log
 
 
+@pytest.mark.parametrize("certificate, why", [
+    (STRANGER, "(unable to get local issuer certificate)"),
+    ((CERT, KEY), "(unsuitable certificate purpose)"),  # the demo CA issued it, for a server
+])
+def test_the_log_line_of_a_refused_client_certificate_says_which_check_it_failed(https, certificate, why):
+    """It said "certificate verify failed" whatever the reason: another CA, a server's
+    certificate presented as a client's, one expired; its holder was left guessing."""
+    server, log = https(mtls=True)
+    with pytest.raises((ssl.SSLError, ConnectionError)):
+        ask(server, "POST", "/a2a", REFUND, {"Content-Type": "application/json"}, certificate=certificate)
+    deadline = time.monotonic() + 3
+    while not any("certificate verify failed" in line for line in log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any(line.endswith("TLS handshake failed: certificate verify failed " + why) for line in log), log
+
+
 @pytest.mark.parametrize("flags, why", [
     (["--tls", "--tls-cert", CERT], "--tls-cert and --tls-key go together"),
     (["--tls", "--tls-cert", CA, "--tls-key", CA], "--tls: cannot use"),

@@ -72,7 +72,10 @@ def handshake(sock: ssl.SSLSocket) -> str | None:
     except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
         return ""  # a handshake's records are small: the socket takes ours, we wait for theirs
     except ssl.SSLError as exc:  # plain HTTP to this port too ("http request"): closed at once, unanswered
-        return "TLS handshake failed: " + (exc.reason or "error").lower().replace("_", " ")
+        # Which check a client certificate failed (OpenSSL's own words: "certificate has expired",
+        # "unsuitable certificate purpose"): "verify failed" alone left its holder guessing.
+        why = getattr(exc, "verify_message", None)
+        return "TLS handshake failed: " + (exc.reason or "error").lower().replace("_", " ") + (f" ({why})" if why else "")
     except OSError as exc:
         return f"TLS handshake failed: {exc.strerror or 'connection lost'}"
     return None
