@@ -96,6 +96,26 @@ def test_plain_http_to_the_tls_port_is_a_closed_connection_and_one_log_line(http
     assert any("TLS handshake failed: http request" in line for line in log), log
 
 
+def test_tls_to_a_plain_http_port_is_refused_as_a_tls_handshake_not_as_bare_line_feeds():
+    """A ClientHello sent to a plain port was refused and logged as "lines must end with CRLF,
+    not a bare LF" (a byte of the hello is 0x0A), or, with no such byte, waited on until the
+    request deadline: neither told the operator a client had said https to an http port."""
+    log = []
+    server = PeerServer(PeerApp(billing.billing_agent(), wire_v10, token="t0k", log=lambda line: None),
+                        "127.0.0.1", 0, log=log.append).start()
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=5) as raw:
+            with pytest.raises((ssl.SSLError, ConnectionError)):
+                client_context().wrap_socket(raw, server_hostname="127.0.0.1")
+        deadline = time.monotonic() + 3
+        while not log and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        server.stop()
+    assert len(log) == 1 and log[0].endswith("400 refused: a TLS handshake: this port serves plain HTTP "
+                                             "(http://, not https://)"), log
+
+
 def test_a_stalled_handshake_neither_blocks_the_loop_nor_stays_open(https):
     server, log = https(request_timeout=0.5)
     with socket.create_connection(server.server_address[:2], timeout=5) as stalled:

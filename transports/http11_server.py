@@ -72,6 +72,8 @@ class Head(Record):
 
 def head_end(buffer: bytearray) -> int | None:
     """Where the head ends (the index of its empty line), or None while more must come."""
+    if buffer.startswith(b"\x16\x03"):  # a TLS handshake record (no method starts so): its stray LF read as a bare one
+        raise Refusal(400, "a TLS handshake: this port serves plain HTTP (http://, not https://)")
     end = buffer.find(b"\r\n\r\n")
     if 0 <= end <= MAX_HEAD:
         return end
