@@ -210,7 +210,7 @@ SERVE_FLAGS = (
     ServeFlag("--tls-cert", None, "the server's certificate (PEM) for --tls", {"type": "file", "metavar": "FILE"}),
     ServeFlag("--tls-key", None, "the private key (PEM) of --tls-cert", {"type": "file", "metavar": "FILE"}),
     ServeFlag("--client-ca", None, "--auth mtls: the CA whose client certificates are accepted "
-              "(default: the DEMO CA in peers/keys)", {"type": "file", "metavar": "FILE"}),
+              "(default: the DEMO CA in peers/keys; required with --tls-cert)", {"type": "file", "metavar": "FILE"}),
     ServeFlag("--allow-private-webhooks", False, "let push notifications go to private and loopback addresses, such as "
               "a receiver on this machine (off: a guard against request forgery)", {"action": "store_true"}),
     ServeFlag("--push-payload", PAYLOADS[0], "what a 1.0 webhook is POSTed of each change: the StreamResponse it is "

@@ -192,6 +192,10 @@ def _tls_context(options: Any, fail: Callable[[str], None]) -> Any:
     if options.client_ca and not _in_handshake(options.auth):
         fail("--client-ca names the CA of the client certificates --auth mtls requires")
         return 2
+    if _in_handshake(options.auth) and options.tls_cert and not options.client_ca:  # a server of one's own
+        fail("--auth mtls with --tls-cert needs --client-ca: the default, the DEMO CA, vouches for client "
+             "certificates whose keys are published in peers/keys, so anyone could call")
+        return 2
     cert, key = (options.tls_cert, options.tls_key) if options.tls_cert else (_demo(DEMO_CERT), _demo(DEMO_KEY))
     client_ca = options.client_ca or _demo("demo-ca.DEMO-CERT.pem") if _in_handshake(options.auth) else None
     try:

@@ -232,6 +232,18 @@ def test_serve_refuses_tls_files_it_cannot_use_in_one_line(flags, why):
     assert done.returncode == 2 and why in done.stderr and "Traceback" not in done.stderr
 
 
+def test_serve_with_its_own_certificate_under_mtls_names_the_client_ca_rather_than_trust_the_demo_one():
+    """`serve --auth mtls --tls-cert OURS --tls-key OURS` trusted the DEMO CA for client
+    certificates, whose keys are published (peers/keys): anyone could call a server its
+    operator had given a certificate of their own."""
+    done = cli("serve", "billing-agent", "--port", "0", "--auth", "mtls", "--tls-cert", CERT, "--tls-key", KEY,
+               timeout=15)
+    assert done.returncode == 2 and "listening" not in done.stdout, done.stdout
+    assert done.stderr.strip().splitlines() == [
+        "error: --auth mtls with --tls-cert needs --client-ca: the default, the DEMO CA, vouches for client "
+        "certificates whose keys are published in peers/keys, so anyone could call"], done.stderr
+
+
 OPENSSL, CURL = shutil.which("openssl"), shutil.which("curl")
 
 
