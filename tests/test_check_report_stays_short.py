@@ -53,3 +53,27 @@ def test_the_json_reports_frames_are_cut_so_the_report_stays_small(reports):
     assert max(len(frame["url"]) for frame in frames) < SHOWN_LINE + 100
     assert any("more characters)" in frame["body"] for frame in frames), "a huge answer said cut, not dropped"
     assert len(reports["json"].stdout) < 2 << 20, "megabyte answers quoted by many verdicts: still a small report"
+
+
+def test_skips_that_give_one_reason_are_one_line_so_a_served_peers_report_fits_a_screen(tmp_path):
+    """Without --deep, 30 requirements are skipped for one reason (it needs --deep): one line each
+    buried the passes under a screen of the same sentence. Folded, the report of our own billing is
+    about a screen, still names every requirement, and --verbose gives each its line again."""
+    from conftest import base_url, start_serve
+    from peers.support.check.requirements import REQUIREMENTS
+    process, banner = start_serve("billing-agent", "--wire", "1.0", "--token", "check-token-0123456789")
+    try:
+        url = base_url(banner[0])
+        store = tmp_path / "credentials.json"
+        store.write_text(json.dumps({"tokens": {url: "check-token-0123456789"}}))
+        plain, verbose = (cli("check", url, "--credentials", store, *extra) for extra in ((), ("--verbose",)))
+    finally:
+        process.stop()
+    lines = plain.stdout.splitlines()
+    assert plain.returncode == 0 and len(lines) <= 50, plain.stdout
+    assert plain.stdout.count("it needs --deep") == 1
+    folded = next(line for line in lines if "it needs --deep" in line)
+    assert folded.startswith("SKIP") and "30 requirements (26 MUST, 1 SHOULD, 3 MAY)" in folded
+    assert all(requirement.id in plain.stdout for requirement in REQUIREMENTS)
+    own = [line for line in verbose.stdout.splitlines() if line.startswith("SKIP") and "CORE-SEND-001" in line]
+    assert len(own) == 1 and "requirements" not in own[0]

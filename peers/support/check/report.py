@@ -25,6 +25,7 @@ how much more there was ("... (N more characters)").
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, STALLED, Verdict
 from peers.support.check.requirements import LEVELS, REQUIREMENTS, Requirement
@@ -36,6 +37,7 @@ TYPE_CHECKING = False  # typing's names are for type checkers: a run need not lo
 if TYPE_CHECKING:
     from typing import Any
 
+FOLDED = 3  # skips saying one reason this often are one line (28 need --deep): a line each filled a screen with one reason
 ORDER = {FAIL: 0, PASS: 1, SKIP: 2, NOT_MEASURED: 3}
 NOT_DONE = "not done, which a MAY leaves to the agent: "  # how a MAY's unmet verdict begins (a skip, never a fail)
 SHOWN_BODY = 240  # characters of a body in the text report (--verbose printed every frame whole)
@@ -150,8 +152,16 @@ def text(report: Report, verbose: bool = False) -> str:
              "caused effects (point it at a test instance)." if report.deep else
              "Checking is not delegating: the allowlist was not consulted, and no message that could cause "
              "an effect was sent (--deep would send some)."]
+    reasons = {} if verbose else {row.requirement.id: said(row.verdicts[0].detail, report.held)
+                                  for row in report.graded if row.outcome == SKIP and not not_done(row)}
+    shared, folded = Counter(reasons.values()), set()
     for row in report.graded:
         requirement = row.requirement
+        reason = reasons.get(requirement.id)
+        if shared[reason] >= FOLDED:  # one line for them all, where the first would stand: the report stays a screen
+            lines += [] if reason in folded else [_folded(report, reason, reasons)]
+            folded.add(reason)
+            continue
         outcome = "NOT DONE" if not_done(row) else row.outcome.upper()
         lines.append(f"{outcome:12} {requirement.level:6} {requirement.id:22} {requirement.title} [{requirement.section}]")
         if row.outcome == FAIL or verbose:
@@ -166,6 +176,15 @@ def text(report: Report, verbose: bool = False) -> str:
             lines[-1] += escape(f": {said(row.verdicts[0].detail, report.held)}")
     lines.append(summary_line(report))
     return "\n".join(lines)
+
+
+def _folded(report: Report, reason: str, reasons: dict[str, str]) -> str:
+    """Skips that say one reason, as one line: how many, of which levels, why, and their ids."""
+    rows = [row.requirement for row in report.graded if reasons.get(row.requirement.id) == reason]
+    levels = ", ".join(f"{sum(r.level == level for r in rows)} {level}" for level in LEVELS
+                       if any(r.level == level for r in rows))
+    return escape(f"{'SKIP':12} {len(rows)} requirements ({levels}), each {reason}: "
+                  f"{', '.join(r.id for r in rows)} (--verbose lists each)")
 
 
 def counts(report: Report) -> dict[str, dict[str, int]]:

@@ -151,7 +151,7 @@ CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (pee
          options={"choices": [row.name.lower() for row in BINDINGS]}),
     Flag("--deep", False, "also send messages, which may cause effects (point it at a test instance): the "
          "checks that need a task, a stream or a push config", options={"action": "store_true"}),
-    Flag("--format", "text", "the report's format: text (one screen), json (a stable schema), junit (CI), "
+    Flag("--format", "text", "the report's format: text (about a screen: skips for one reason on one line), json (a stable schema), junit (CI), "
          "html (one self-contained page)", options={"choices": ["text", "json", "junit", "html"]}),
     Flag("--out", None, "write the report to this file instead of the terminal", options=A_FILE),
     Flag("--card-key", None, "the public JWK a signed card's signatures are verified with (a card's own jku "
