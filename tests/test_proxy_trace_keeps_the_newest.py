@@ -73,3 +73,13 @@ def test_a_trace_the_stopped_proxy_cannot_write_is_said_and_its_exit_status_is_2
     _, err = proxy.stop()
     assert "--trace /dev/full: not written (No space left on device)" in err
     assert proxy.returncode == 2 and "Traceback" not in err
+
+
+def test_proxy_help_says_trace_keeps_the_newest_records_to_the_file_named():
+    """--help said --trace writes "every frame and line to FILE.jsonl": it keeps a session's newest
+    records (as many as run.MOST_TRACED, of run.MOST_TRACED_BYTES), in the file named as given."""
+    from conftest import cli
+    done = cli("proxy", "--help")
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0 and "every frame and line" not in said and "FILE.jsonl" not in said
+    assert f"newest {run.MOST_TRACED:,} records ({run.MOST_TRACED_BYTES >> 20} MiB" in said

@@ -1,5 +1,5 @@
 """The report of a check: each requirement's verdict, failures first, with its frames and fix,
-as text (one screen), JSON (a stable schema, below), or JUnit XML (for CI); HTML is
+as text (about a screen), JSON (a stable schema, below), or JUnit XML (for CI); HTML is
 report_html.py's.
 
 A requirement judged on two bindings is one line: it fails if it failed on either (each

@@ -151,7 +151,8 @@ CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (pee
          options={"choices": [row.name.lower() for row in BINDINGS]}),
     Flag("--deep", False, "also send messages, which may cause effects (point it at a test instance): the "
          "checks that need a task, a stream or a push config", options={"action": "store_true"}),
-    Flag("--format", "text", "the report's format: text (about a screen: skips for one reason on one line), json (a stable schema), junit (CI), "
+    Flag("--format", "text", "the report's format: text (about a screen: skips for one reason on one line), "
+         "json (a stable schema), junit (CI), "
          "html (one self-contained page)", options={"choices": ["text", "json", "junit", "html"]}),
     Flag("--out", None, "write the report to this file instead of the terminal", options=A_FILE),
     Flag("--card-key", None, "the public JWK a signed card's signatures are verified with (a card's own jku "
@@ -175,8 +176,8 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
          options={"type": int}),
     Flag("--keep-card", False, "serve a signed card unchanged (its interfaces still name the agent)",
          options={"action": "store_true"}),
-    Flag("--trace", None, "also write every frame and line to FILE.jsonl when stopped (--replay and --diagram read it)",
-         options=A_FILE),
+    Flag("--trace", None, "also write the session's frames and lines to FILE when stopped, its newest 10,000 "
+         "records (8 MiB of bodies and headers); --replay and --diagram read it", options=A_FILE),
     Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take; a stream lasts while it "
          "talks, ended once silent this long (default: %(default)s)",
          options={"type": values.seconds, "metavar": "SECONDS"}),
