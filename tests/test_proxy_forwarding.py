@@ -241,7 +241,7 @@ def test_a_proxy_told_to_forward_to_itself_says_so_and_does_not_start():
 
 def test_an_agent_on_another_loopback_address_at_the_proxys_port_is_not_the_proxy():
     """The proxy listens on 127.0.0.1 alone: an agent on [::1] (Node's localhost) or 127.0.0.2 at the same port is another."""
-    from peers.support.proxy.run import _is_itself
+    from peers.support.proxy.upstream import leads_back as _is_itself
     assert _is_itself("http://127.0.0.1:8001", 8001) and _is_itself("http://0:8001", 8001)
     assert not _is_itself("http://[::1]:8001", 8001) and not _is_itself("http://127.0.0.2:8001", 8001)
     assert not _is_itself("http://127.0.0.1:8002", 8001)

@@ -24,7 +24,7 @@ from peers.support.calling.config import unwritable, written_over
 from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import Proxy
-from peers.support.proxy.upstream import PerThread
+from peers.support.proxy.upstream import PerThread, leads_back
 from transports.base import parse_url
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 from transports.signals import stopped_by_signals
@@ -144,7 +144,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
             console.say(f"[proxy] client {line}")
     server = PeerServer(app, port=settings.port, log=log, tls=toward_client)
-    if _is_itself(settings.to, server.server_address[1]):  # each request would come back to it, without end
+    if leads_back(settings.to, server.server_address[1]):  # each request would come back to it, without end
         server.server_close()
         raise ValueError(f"--to {settings.to} is this proxy itself (127.0.0.1:{server.server_address[1]}): "
                          "it would forward every request to itself; name the agent's origin")
@@ -152,25 +152,6 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
     if app.webhooks is not None:
         app.webhooks.base = server.base_url
     return server, app, upstream
-
-
-def _is_itself(to: str, port: int) -> bool:
-    """Whether `to` names where the proxy listens (127.0.0.1, its port) by any spelling: an
-    address it resolves to is 127.0.0.1 or none at all (0, 2130706433, [::ffff:127.0.0.1],
-    a name /etc/hosts gives 127.0.0.1). Only asked when the ports are the same: no other lookup."""
-    import ipaddress
-    import socket
-    from transports.base import parse_url
-    url = parse_url(to)
-    if url is None or url.port != port:
-        return False
-    try:
-        found = {info[4][0] for info in socket.getaddrinfo(url.host.strip("[]"), port, proto=socket.IPPROTO_TCP)}
-    except (OSError, UnicodeError):  # not resolved: the first request forwarded says so
-        return False
-    addresses = [ipaddress.ip_address(address.split("%")[0]) for address in found]
-    listening = ipaddress.ip_address("127.0.0.1")  # where the proxy is: [::1] or 127.0.0.2 is someone else
-    return any((getattr(ip, "ipv4_mapped", None) or ip) == listening or ip.is_unspecified for ip in addresses)
 
 
 def said_at_start(settings: Any, server: Any, app: Proxy, faults: Faults) -> list[str]:

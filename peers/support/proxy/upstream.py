@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 
-from transports.base import ClientRequest, HttpResponse
+from transports.base import ClientRequest, HttpResponse, parse_url
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -54,3 +54,22 @@ class PerThread:
         with self._lock:
             for transport in self.made.values():
                 transport.close()
+
+
+def leads_back(to: str, port: int) -> bool:
+    """Whether `to` names where the proxy listens (127.0.0.1, its port) by any spelling, so what is
+    sent there comes back to it (--to, a push receiver): an address it resolves to is 127.0.0.1
+    or none at all (0, 2130706433, [::ffff:127.0.0.1], localhost, a name /etc/hosts gives
+    127.0.0.1). Only asked when the ports are the same: no other lookup."""
+    import ipaddress
+    import socket
+    url = parse_url(to)
+    if url is None or url.port != port:
+        return False
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(url.host.strip("[]"), port, proto=socket.IPPROTO_TCP)}
+    except (OSError, UnicodeError):  # not resolved: the first request forwarded says so
+        return False
+    addresses = [ipaddress.ip_address(address.split("%")[0]) for address in found]
+    listening = ipaddress.ip_address("127.0.0.1")  # where the proxy is: [::1] or 127.0.0.2 is someone else
+    return any((getattr(ip, "ipv4_mapped", None) or ip) == listening or ip.is_unspecified for ip in addresses)

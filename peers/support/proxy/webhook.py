@@ -15,6 +15,7 @@ import json
 import re
 import threading
 
+from peers.support.proxy.upstream import leads_back
 from transports.base import parse_url
 from transports.codec import dumps_as_text, loads_strict
 
@@ -58,6 +59,11 @@ class Webhooks:
             original = config["url"]
             if parse_url(original) is None:  # nothing the proxy could deliver to: the agent judges it, as sent
                 said.append(f"[proxy] webhook {original[:80]!r}: not moved (not an http(s) URL); sent on as given")
+                continue
+            proxy = parse_url(self.base)
+            if proxy is not None and leads_back(original, proxy.port):  # moved, each delivery would be sent to us again
+                said.append(f"[proxy] webhook {original[:120]}: not moved (it names this proxy itself: its deliveries "
+                            "would come back to the proxy without end); sent on as given")
                 continue
             with self._lock:
                 key = self._index.get(original)
