@@ -11,7 +11,9 @@ from peers.support.proxy.webhook import Webhooks
 from proxy_helpers import TOKEN, billing_served, proxy_to
 from test_proxy_faults import refund
 from transports.codec import loads_strict
+from transports.base import HttpResponse
 from transports.network import HttpTransport
+from transports.server import PeerServer
 
 HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json", "A2A-Version": "1.0"}
 
@@ -117,3 +119,24 @@ def test_a_receiver_naming_the_proxy_itself_is_not_moved_so_no_delivery_loops_th
     assert took < 1.5 and delivered.status != 504, (took, delivered.status)
     assert len(re.findall(r"\(push\) -->", said)) == 0 and said.count("[#") < 12, said[-2000:]
 
+
+def test_a_fault_on_a_deliverys_answer_acts_on_what_the_clients_receiver_said_back_and_says_so():
+    """corrupt, drip and reorder on a delivery's number did nothing, and said nothing: the answer's faults
+    acted on the agent's answers alone. Here the test plays the agent, delivering to the proxy's /webhook/1."""
+    receiver = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "application/json"}, b'{"ok": true}'),
+                          "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with billing_served(private_webhooks=True) as agent, \
+                proxy_to(agent, "corrupt:2:ok", "drip:3:2000", webhook=True) as (proxy, lines):
+            client = HttpTransport(timeout=5)
+            body = json.loads(refund(5))
+            body["params"]["configuration"] = {"taskPushNotificationConfig": {"url": receiver.base_url + "/hook"}}
+            client.post(proxy + "/a2a", json.dumps(body).encode(), HEADERS)
+            corrupted, dripped = (client.post(proxy + "/webhook/1", b'{"task": {}}', {"Content-Type": "application/json"})
+                                  for _ in range(2))
+    finally:
+        receiver.stop()
+    said = lines.text()
+    assert loads_strict(corrupted.body) == {"ok": "true"}, corrupted.body
+    assert "[fault] corrupt:2:ok: in the answer to request 2, ok (true, a boolean) replaced by \"true\" (a string)" in said
+    assert dripped.body == b'{"ok": true}' and "[fault] drip:3:2000: passing the answer to request 3 on at 2000" in said

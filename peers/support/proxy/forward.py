@@ -181,7 +181,7 @@ class Proxy:
             for line in self.webhooks.refused(asked.body, response.status, body) if self.webhooks is not None else ():
                 self.say(line)
             body = self.webhooks.restore(body) if self.webhooks is not None else body
-            body = passing.answer(body, number, acting, self.say) if acting else body
+        body = passing.answer(body, number, acting, self.say) if acting and not isinstance(body, Body) else body  # a push's too
         return HttpResponse(response.status, headers, body)
 
     def _head(self, response: HttpResponse, number: int, acting: list[Any], on_card: bool) -> HttpResponse:
