@@ -4,7 +4,6 @@ and a config read back says the client's own URL. Our own agent's --push through
 to the real billing app, which pushes to 127.0.0.1 as `serve --allow-private-webhooks` does."""
 import json
 import re
-import time
 
 from conftest import cli
 from peers.support.proxy.webhook import Webhooks
@@ -105,19 +104,17 @@ def test_a_config_read_back_with_its_slashes_escaped_names_the_clients_url_too()
 def test_a_receiver_naming_the_proxy_itself_is_not_moved_so_no_delivery_loops_through_the_proxy():
     """A receiver at the proxy's own /webhook/1 (here by the name localhost) was moved to /webhook/1: each
     delivery there was forwarded to the proxy again, without end, until every worker waited on the next."""
-    with billing_served(private_webhooks=True) as agent, proxy_to(agent, webhook=True, timeout=2) as (proxy, lines):
+    with billing_served() as agent, proxy_to(agent, webhook=True, timeout=2) as (proxy, lines):  # it never pushes itself
         itself = proxy.replace("127.0.0.1", "localhost") + "/webhook/1"
         body = json.loads(refund(4))
         body["params"]["configuration"] = {"taskPushNotificationConfig": {"url": itself}}
         client = HttpTransport(timeout=10)
         sent = client.post(proxy + "/a2a", json.dumps(body).encode(), HEADERS)
-        started = time.monotonic()
         delivered = client.post(proxy + "/webhook/1", b'{"task": {}}', {"Content-Type": "application/json"})
-        took = time.monotonic() - started
     said = lines.text()
-    assert sent.status == 200 and f"[proxy] webhook {itself}: not moved (it names this proxy itself" in said, said[-2000:]
-    assert took < 1.5 and delivered.status != 504, (took, delivered.status)
-    assert len(re.findall(r"\(push\) -->", said)) == 0 and said.count("[#") < 12, said[-2000:]
+    assert f"[proxy] webhook {itself}: not moved (it names this proxy itself" in said, said[-2000:]
+    assert b'"error"' in sent.body and delivered.status == 404, (sent.body, delivered.status)  # each the agent's own answer
+    assert len(re.findall(r"\(push\) -->", said)) == 0 and said.count("[#") == 4, said[-2000:]
 
 
 def test_a_fault_on_a_deliverys_answer_acts_on_what_the_clients_receiver_said_back_and_says_so():
