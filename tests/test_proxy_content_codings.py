@@ -35,3 +35,23 @@ def test_a_client_accepting_gzip_sees_the_proxy_print_the_agents_json_and_gets_a
     assert "! JSONRPC-FMT-002" not in said, said
     coding = (got.header("Content-Encoding") or "identity").lower()
     assert got.status == 200 and (gzip.decompress(got.body) if coding == "gzip" else got.body) == ANSWER
+
+
+def always_compressing(request):
+    """An agent that compresses whenever a client names no encoding: RFC 9110 12.5.3 lets it (curl's case)."""
+    if request.header("accept-encoding") is None:
+        return HttpResponse(200, {"Content-Type": "application/json", "Content-Encoding": "gzip"}, gzip.compress(ANSWER, mtime=0))
+    return HttpResponse(200, {"Content-Type": "application/json"}, ANSWER)
+
+
+def test_an_answer_compressed_for_a_client_naming_no_encoding_is_passed_on_and_said_not_judged():
+    server = PeerServer(always_compressing, "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with proxy_to(server.base_url) as (proxy, lines):
+            got = HttpTransport(timeout=5).exchange(ClientRequest("POST", proxy + "/a2a", {"Content-Type": "application/json"}, ASK))
+    finally:
+        server.stop()
+    said = lines.text()
+    assert gzip.decompress(got.body) == ANSWER, "passed on as the agent sent it"
+    assert "! JSONRPC-FMT-002" not in said, said
+    assert "(not judged: the agent compressed this answer, Content-Encoding gzip;" in said, said

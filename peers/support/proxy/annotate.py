@@ -44,6 +44,7 @@ class Answer(Record):
     document: Any = None  # every rule (None where it is not JSON, or a stream's)
     version: str | None = None  # the A2A-Version the request asked for (peers/a2a/versions.py); None: none
     sent_to: tuple[str, str] | None = None  # the request's verb and path (no query); None: not told, judged as an operation's
+    coded: str | None = None  # its Content-Encoding, if the agent gave one
 
 
 def _json(data: bytes) -> Any:
@@ -198,7 +199,12 @@ def _may_judge(answer: Answer) -> bool:
 
 
 def notes(answer: Answer) -> list[str]:
-    """One line per rule this answer breaks: `! ID LEVEL [section] title: what was seen`."""
+    """One line per rule this answer breaks: `! ID LEVEL [section] title: what was seen`; none for a body
+    the agent compressed (a client naming no Accept-Encoding takes any, RFC 9110 12.5.3): its bytes are not
+    the JSON they carry, so one line says it was not judged."""
+    if answer.coded is not None and answer.coded.strip().lower() not in ("", "identity") and answer.body:
+        return [f"    (not judged: the agent compressed this answer, Content-Encoding {answer.coded[:40]}; a client "
+                "that names no Accept-Encoding takes any, and the proxy forwards what it asked as it asked it)"]
     found = []
     if _may_judge(answer):  # each body parsed once, not once per rule, and only when a rule may need it
         answer = answer._replace(asked=_json(answer.request_body), document=_json(answer.body))

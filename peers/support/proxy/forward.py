@@ -174,9 +174,9 @@ class Proxy:
             body = Body(passing.stream(body, number, asked.binding, asked.body, content_type, self.say,
                                        self.faults.cut_after(), acting), lambda completed: hang_up(response.body))
         elif receiver is None:  # the rules judge an agent's answers, not a receiver's
-            version = versions.asked(request.header(versions.NAME), request.url).version
+            version, coded = versions.asked(request.header(versions.NAME), request.url).version, response.header("Content-Encoding")
             for line in annotate.notes(annotate.Answer(asked.binding, request.body, response.status, content_type, body,
-                                                       version=version, sent_to=(request.method, target.split("?")[0]))):
+                                                       version=version, sent_to=(request.method, target.split("?")[0]), coded=coded)):
                 self.say(line)
             for line in self.webhooks.refused(asked.body, response.status, body) if self.webhooks is not None else ():
                 self.say(line)
