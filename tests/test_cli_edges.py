@@ -42,6 +42,14 @@ def test_an_answer_that_is_neither_enter_nor_q_is_asked_again_and_never_sends():
     assert "[step] stopped before that frame left" in done.stdout
 
 
+@pytest.mark.parametrize("answer", ["\x1c", "\x1f", "\x0b", "\x0c", "\x1e"])
+def test_a_control_character_is_no_enter_and_sends_nothing(answer):
+    """Python counts these as whitespace, so a file of them answered Enter: a frame left with no one saying so."""
+    done = step((answer + "\n") * 20)
+    assert "discovered" not in done.stdout and "is neither Enter nor q" in done.stdout
+    assert "[step] stopped before that frame left" in done.stdout
+
+
 @functools.cache
 def old_pythons():
     """Each Python 3.6 to 3.9 that really runs here (a pyenv shim may name one that does not),

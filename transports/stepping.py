@@ -25,13 +25,16 @@ if TYPE_CHECKING:
 
 ASKS = 5  # answers that are neither Enter nor q before the run stops: a prompt never loops forever
 MOST_ANSWER = 1024  # characters of an answer read from a pipe or a file, where a line may never end
+MOST_COMMANDS = 1000  # debugger commands read from a pipe or a file at one stop: `yes ""` never says `c`
 
 
 def answer(prompt: str) -> str:
     """What the person answered: input()'s line at a terminal (whose lines are bounded); from a pipe
     or a file (/dev/zero, a program writing without newlines) at most MOST_ANSWER characters of it.
-    EOFError at the end of input, as input() says it."""
-    if sys.stdin is None or sys.stdin.isatty():
+    EOFError at the end of input, as input() says it, and where the shell closed it (`<&-`)."""
+    if sys.stdin is None:
+        raise EOFError
+    if sys.stdin.isatty():
         return input(prompt)
     sys.stdout.write(prompt)
     sys.stdout.flush()
@@ -75,9 +78,9 @@ class Stepper:
                 answer = self.read("[step] Enter sends it, q stops: ")
             except (EOFError, OSError):  # no one left to ask (a terminal that hung up reads EIO): stop, as q would
                 answer = "q"
-            if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
+            if sys.stdin is None or not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
                 self.prompt_to.write("\n")
-            if not answer.strip():
+            if not answer.strip(" \t\r"):  # Enter (a CRLF file's too); a control character is no Enter
                 return
             if answer.strip().lower() in ("q", "quit"):
                 raise StopRun()
@@ -87,7 +90,26 @@ class Stepper:
 
 def _start_debugger() -> None:
     import pdb
-    pdb.Pdb().set_trace(sys._getframe(1))  # trace the caller, Stepper.__call__
+    piped = sys.stdin is None or not sys.stdin.isatty()  # from a pipe or a file: read bounded, as --step's answers
+    debugger = pdb.Pdb(**({"stdin": _Commands(sys.stdin)} if piped else {}))
+    debugger.use_rawinput = not piped  # input() would read sys.stdin itself, unbounded
+    debugger.set_trace(sys._getframe(1))  # trace the caller, Stepper.__call__ or on_reply
+
+
+class _Commands:
+    """The debugger's input from a pipe or a file, where a line may never end (/dev/zero) and lines may never stop
+    (`yes ""`): each command at most MOST_ANSWER characters, and after MOST_COMMANDS at one stop, the end of input,
+    where the debugger quits, as it does at a pipe's end. None (stdin closed): the end of input at once."""
+
+    def __init__(self, stdin: TextIO | None) -> None:
+        self.stdin, self.read = stdin, 0
+
+    def readline(self) -> str:
+        self.read += 1
+        if self.stdin is None or self.read > MOST_COMMANDS:
+            return ""
+        line = self.stdin.readline(MOST_ANSWER)
+        return line if line.endswith("\n") or len(line) < MOST_ANSWER else line + "\n"
 
 
 def _parsed(body: bytes) -> Any:
