@@ -33,7 +33,7 @@ from peers.a2a import wire_format
 from peers.a2a.model import AgentCard, Message, Part, Task, clip
 from peers.support.calling import card_reading, cards, config, follow, keyring, replies, story_steps  # our side
 from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, as_data, in_its_words
-from peers.support.output import Kind
+from peers.support.output import Kind, OutputLost, ended, flush_output
 from transports import TYPE_CHECKING, base, errors, inprocess  # moving frames, and what can go wrong doing it
 from transports.printer import FramePrinter, escape
 
@@ -351,10 +351,9 @@ def main(argv: list[str] | None = None, watch: "Any" = None) -> int:
 if __name__ == "__main__":
     try:
         status = main()
-        sys.stdout.flush()  # what a pipe's buffer still holds meets a closed pipe here, not at exit
+        flush_output()  # what a pipe's buffer still holds meets a closed pipe (a full disk) here, not at exit
     except KeyboardInterrupt:
         status = 130
-    except BrokenPipeError:  # `python3 a2a_delegation.py | head` stopped reading
-        from peers.support.cli.session import exit_quietly_on_broken_pipe
-        status = exit_quietly_on_broken_pipe()
+    except (BrokenPipeError, OutputLost) as lost:  # `python3 a2a_delegation.py | head` stopped reading; a full disk
+        status = ended(lost)  # quietly, 141, as a shell says; or one line, 2
     sys.exit(status)

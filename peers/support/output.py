@@ -46,6 +46,7 @@ class Kind(Enum):
         self.label, self.colour, self.is_outcome = label, colour, is_outcome
 
 
+STDOUT, STDERR = "standard output", "standard error"  # as an error names the stream it could not write
 FRAME_COLOURS = {"-->": "36", "<--": "34"}  # sent cyan, received blue; an HTTP error red
 
 
@@ -55,16 +56,20 @@ class Listener(Protocol):
     def __call__(self, text: str, kind: Kind, facts: dict[str, Any]) -> None: ...
 
 
-def wants_colour(stream: TextIO) -> bool:
+def wants_colour(stream: TextIO | None) -> bool:
     """Colour only for a person at a terminal that can show it."""
-    return (stream.isatty() and not os.environ.get("NO_COLOR")
+    return (stream is not None and stream.isatty() and not os.environ.get("NO_COLOR")
             and os.environ.get("TERM") != "dumb")
 
 
 class Console:
     def __init__(self, *, colour: bool | None = None, quiet: bool = False,
                  out: TextIO | None = None, err: TextIO | None = None) -> None:
-        self.out, self.err = out or sys.stdout, err or sys.stderr
+        self.out, self.err = out or sys.stdout, err or sys.stderr  # None: closed by the shell (`>&-`)
+        for stream in (self.out, self.err):  # an ASCII or Latin-1 terminal: a peer's other letters shown as \xe9
+            if (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "") != "utf8" and hasattr(
+                    stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
         self.colour_out = wants_colour(self.out) if colour is None else colour
         self.colour_err = wants_colour(self.err) if colour is None else colour
         self.quiet = quiet
@@ -91,11 +96,11 @@ class Console:
         for listener in self.listeners:
             listener(text, kind, facts)
         if kind in (Kind.ERROR, Kind.WARNING):
-            self.out.flush()  # keep the error in its place among the lines before it
-            self.err.write(_paint(f"{kind.label}: {text}", kind.colour, self.colour_err) + "\n")
-            self.err.flush()
+            if self.out is not None:  # keep the error in its place among the lines before it
+                _write(self.out, "", STDOUT, flush=True)
+            _write(self.err, _paint(f"{kind.label}: {text}", kind.colour, self.colour_err) + "\n", STDERR, flush=True)
         elif not self.quiet or kind.is_outcome:
-            self.out.write(_paint(text, kind.colour, self.colour_out) + "\n")
+            _write(self.out, _paint(text, kind.colour, self.colour_out) + "\n", STDOUT)
 
     def frame(self, text: str, frame: Frame) -> None:
         """Print one frame line for the FramePrinter (hidden by --quiet)."""
@@ -104,7 +109,45 @@ class Console:
         if not self.quiet:
             failed = frame.status is not None and frame.status >= 400
             colour = "31" if failed else FRAME_COLOURS[frame.direction]
-            self.out.write(_paint(text, colour, self.colour_out) + "\n")
+            _write(self.out, _paint(text, colour, self.colour_out) + "\n", STDOUT)
+
+
+class OutputLost(Exception):
+    """Standard output or error cannot be written: a full disk, a closed stream. Not an OSError, so that no handler
+    of a file's failure takes it for its own: main() ends the run with one line (`ended`)."""
+
+
+def _write(stream: TextIO | None, text: str, name: str, flush: bool = False) -> None:
+    try:
+        if stream is None:
+            raise OSError(f"{name} is closed")
+        stream.write(text)
+        if flush:
+            stream.flush()
+    except BrokenPipeError:  # `| head` stopped reading: main() ends quietly, as a shell expects
+        raise
+    except OSError as exc:
+        raise OutputLost(f"cannot write to {name}: {exc.strerror or exc}") from None
+
+
+def flush_output() -> None:
+    """What stdout's buffer holds, written now: a full disk is said here, not at exit (OutputLost)."""
+    if sys.stdout is not None:  # closed by the shell: nothing is held for it
+        _write(sys.stdout, "", STDOUT, flush=True)
+
+
+def ended(lost: BrokenPipeError | OutputLost) -> int:
+    """The exit status of a run whose output could not be written: 141 for a closed pipe, as a shell says, quietly;
+    else 2, said in one line on stderr, if it can be. Stdout is pointed at /dev/null so exit's own flush cannot fail."""
+    if sys.stdout is not None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if isinstance(lost, BrokenPipeError):
+        return 141
+    try:
+        _write(sys.stderr, f"error: {lost}\n", STDERR, flush=True)
+    except (OSError, OutputLost):  # stderr is lost too: the status says it
+        pass
+    return 2
 
 
 def _paint(text: str, colour: str | None, enabled: bool) -> str:

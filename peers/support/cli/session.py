@@ -15,7 +15,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
-import os
 import sys
 
 from peers.a2a import wire_format
@@ -253,8 +252,3 @@ class Told:
     outcomes: list[Outcome] | None = None
     status: int = 0
 
-
-def exit_quietly_on_broken_pipe() -> int:
-    """`python3 a2a_delegation.py | head` stopped reading: stop quietly (141, as a shell says)."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so exit's flush cannot fail
-    return 141
