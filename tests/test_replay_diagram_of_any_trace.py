@@ -41,3 +41,17 @@ def test_a_trace_of_frames_to_as_many_hosts_as_a_trace_may_hold_is_drawn_in_seco
     trace.write_text("".join(json.dumps(record) + "\n" for record in frames))
     done = cli_process("--replay", str(trace), "--diagram", str(drawn), timeout=seconds)
     assert done.returncode == 0 and drawn.exists(), done.stderr[-300:]
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".mmd", ".html"])
+def test_a_stream_frame_holding_a_lone_surrogate_is_drawn(tmp_path, suffix):
+    """JSON spells a lone surrogate ("\\ud800"), which no UTF-8 holds: a stream's body holding one made the drawing
+    fail, the whole trace refused as "'utf-8' codec can't encode character"."""
+    trace, drawn = tmp_path / "run.jsonl", tmp_path / ("run" + suffix)
+    stream = 'data: {"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t", "status": {"state": "x\ud800"}}}}\n\n'
+    trace.write_text(json.dumps({"seq": 1, "kind": "frame", "direction": "<--", "peer": "p", "origin": "http://h.example",
+                                 "transport": "http", "wire": "1.0", "method": "SendStreamingMessage",
+                                 "http_method": "POST", "url": "http://h.example/a2a", "http_status": 200,
+                                 "body": stream}) + "\n")
+    done = cli("--replay", str(trace), "--diagram", str(drawn))
+    assert done.returncode == 0 and drawn.exists(), done.stderr[-300:]
