@@ -120,7 +120,7 @@ class OutputLost(Exception):
 def _write(stream: TextIO | None, text: str, name: str, flush: bool = False) -> None:
     try:
         if stream is None:
-            raise OSError(f"{name} is closed")
+            raise OSError("the shell closed it")
         stream.write(text)
         if flush:
             stream.flush()

@@ -47,7 +47,7 @@ def body_of(record: dict[str, Any]) -> Any:
     Sent Events) is drawn as its last event: where the task got to."""
     body = record.get("body")
     if isinstance(body, str) and body.startswith("data:"):
-        events = sse.decode(body.encode(errors="replace"))  # a trace file's "\\ud800" is no UTF-8: drawn as "?"
+        events = sse.decode(body.encode(errors="replace"))  # a lone surrogate (JSON spells one; UTF-8 holds none): "?"
         body = events[-1].decode(errors="replace") if events else ""
     try:
         return loads_strict(body) if isinstance(body, str) and body else None
