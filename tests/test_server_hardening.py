@@ -755,31 +755,9 @@ def test_a_refusal_of_an_absolute_form_request_to_an_http_json_route_is_worded_a
             assert response[0] == 413 and json.loads(response[2])["error"]["status"] == "INVALID_ARGUMENT", target
 
 
-def test_a_key_a_client_puts_in_the_query_is_masked_in_the_servers_log(peer):
-    """A client that sends its API key or token in the query (`?api_key=...`, wrongly: the card
-    says a header) had it written whole to the server's log, in the request line."""
+def logged_after(peer, targets):
+    """The server's log once each of `targets` was asked for with a GET, each on a connection of its own."""
     import http.client
-    secret = "k3y-0123456789abcdef"
-    for target in (f"/a2a/tasks?api_key={secret}", f"/a2a?historyLength=1&access_token={secret}"):
-        connection = http.client.HTTPConnection(*peer.server_address[:2], timeout=5)
-        try:
-            connection.request("GET", target)
-            connection.getresponse().read()
-        finally:
-            connection.close()
-    assert wait_for(lambda: sum("GET /a2a" in line for line in peer.lines) >= 2), peer.lines
-    logged = "\n".join(peer.lines)
-    assert secret not in logged and "api_key=****" in logged and "access_token=****" in logged, logged
-
-
-def test_a_key_in_the_query_under_the_header_name_a_card_names_is_masked_in_the_servers_log(peer):
-    """`serve --auth apikey` names the header X-API-Key; a client putting the key in the query
-    under that name (or `Authorization`, or any case or percent-encoding of a secret's name)
-    had it written whole to the server's log: only a few lowercase names were masked."""
-    import http.client
-    secret = "k3y-0123456789abcdef"
-    targets = (f"/a2a?X-API-Key={secret}", f"/a2a?historyLength=1&API_KEY={secret}",
-               f"/a2a?Authorization=Bearer%20{secret}", f"/a2a?x%2Dapi%2Dkey={secret}")
     for target in targets:
         connection = http.client.HTTPConnection(*peer.server_address[:2], timeout=5)
         try:
@@ -787,8 +765,26 @@ def test_a_key_in_the_query_under_the_header_name_a_card_names_is_masked_in_the_
             connection.getresponse().read()
         finally:
             connection.close()
-    assert wait_for(lambda: sum("GET /a2a?" in line for line in peer.lines) >= len(targets)), peer.lines
-    logged = "\n".join(peer.lines)
+    assert wait_for(lambda: sum("GET /a2a" in line for line in peer.lines) >= len(targets)), peer.lines
+    return "\n".join(peer.lines)
+
+
+def test_a_key_a_client_puts_in_the_query_is_masked_in_the_servers_log(peer):
+    """A client that sends its API key or token in the query (`?api_key=...`, wrongly: the card
+    says a header) had it written whole to the server's log, in the request line."""
+    secret = "k3y-0123456789abcdef"
+    logged = logged_after(peer, (f"/a2a/tasks?api_key={secret}", f"/a2a?historyLength=1&access_token={secret}"))
+    assert secret not in logged and "api_key=****" in logged and "access_token=****" in logged, logged
+
+
+def test_a_key_in_the_query_under_the_header_name_a_card_names_is_masked_in_the_servers_log(peer):
+    """`serve --auth apikey` names the header X-API-Key; a client putting the key in the query
+    under that name (or `Authorization`, or any case or percent-encoding of a secret's name)
+    had it written whole to the server's log: only a few lowercase names were masked."""
+    secret = "k3y-0123456789abcdef"
+    targets = (f"/a2a?X-API-Key={secret}", f"/a2a?historyLength=1&API_KEY={secret}",
+               f"/a2a?Authorization=Bearer%20{secret}", f"/a2a?x%2Dapi%2Dkey={secret}")
+    logged = logged_after(peer, targets)
     assert secret not in logged and logged.count("=****#") == len(targets), logged
     assert "historyLength=1&" in logged, "a field that is no secret is logged as it was sent"
 
