@@ -7,6 +7,7 @@ shown escaped.
 A hostile round's findings: each of these was a traceback (an OSError, an AttributeError on None, a
 UnicodeEncodeError mid-run, RuntimeError "input(): lost sys.stdin")."""
 import json
+import os
 import subprocess
 import sys
 
@@ -52,9 +53,11 @@ def test_a_closed_stdout_ends_the_run_in_one_line(flags):
     assert done.returncode == 2
 
 
-def test_a_full_disk_on_both_stdout_and_stderr_ends_the_run_with_status_2_and_no_more():
-    with open("/dev/full", "w") as full:
-        done = run(stdout=full, stderr=full)
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered, as a stock machine runs it", "PYTHONUNBUFFERED"])
+def test_a_full_disk_on_both_stdout_and_stderr_ends_the_run_with_status_2_and_no_more(unbuffered):
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:  # buffered, the error line stayed in stderr's buffer: exit's flush made it 120
+        done = run(stdout=full, stderr=full, env={**env, "PYTHONUNBUFFERED": "1"} if unbuffered else env)
     assert done.returncode == 2
 
 

@@ -138,7 +138,8 @@ def flush_output() -> None:
 
 def ended(lost: BrokenPipeError | OutputLost) -> int:
     """The exit status of a run whose output could not be written: 141 for a closed pipe, as a shell says, quietly;
-    else 2, said in one line on stderr, if it can be. Stdout is pointed at /dev/null so exit's own flush cannot fail."""
+    else 2, said in one line on stderr, if it can be. Stdout (and stderr, if that failed too) is pointed at /dev/null
+    so that exit's own flush of what their buffers hold cannot fail (status 120, where output is buffered)."""
     if sys.stdout is not None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if isinstance(lost, BrokenPipeError):
@@ -146,7 +147,8 @@ def ended(lost: BrokenPipeError | OutputLost) -> int:
     try:
         _write(sys.stderr, f"error: {lost}\n", STDERR, flush=True)
     except (OSError, OutputLost):  # stderr is lost too: the status says it
-        pass
+        if sys.stderr is not None:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
     return 2
 
 
