@@ -162,12 +162,16 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
             _learn(ledger, done_by(task, store.owners[task.id]))  # hand): it was done, and is never done again
         if task.state.is_terminal:
             continue
+        own = effect_of(task, store.owners[task.id]) if effect_of is not None else None
+        if own is not None and _did(ledger.effects.get(own), task.id) and not _did(done, task.id):
+            done = ledger.effects[own]  # its claim as read was another row naming it (edited): its own says done
         if done is not None and done.summary not in (WAITING, BEING_DONE):  # in whatever state its row says (a
             # file edited): it was done, so it is never run again; said so (a paused task by way of working)
             going = task if TaskState.COMPLETED in NEXT[task.state] else task.advance(TaskState.WORKING,
                                                                                        timestamp=task.timestamp)
             store.update(going.advance(TaskState.COMPLETED, timestamp=task.timestamp,
                                        artifacts=(Artifact(f"{task.id}-result", (Part(text=done.summary),)),)))
+            _let_go(ledger, task.id)  # a stray claim naming it (a file edited) holds its order for ever otherwise
         elif go_on is None:
             _fail(store, ledger, task, "")
         else:
@@ -221,15 +225,25 @@ def _continue(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task,
 
 def _fail(store: DurableStore, ledger: DurableLedger, task: Task, why: str, waited: bool | None = None) -> None:
     """Failed, saying nothing was done; its claim (however it was made) let go. `waited`: it was paused."""
-    for key, effect in _effects(ledger):
-        if effect.task_id == task.id and effect.summary in (BEING_DONE, WAITING):
-            ledger.forget(key)
+    _let_go(ledger, task.id)
     if task.state.is_terminal or task.id not in store.tasks:
         return
     waited = task.state in PAUSED if waited is None else waited
     note = INTERRUPTED if not waited else INTERRUPTED.replace("before this task ended", "while this task waited")
     store.update(task.advance(TaskState.FAILED, message=note + (f" (not continued: {why})" if why else ""),
                               timestamp=task.timestamp, data={"retrySafe": True, "effectsLanded": []}))
+
+
+def _did(effect: Effect | None, task_id: str) -> bool:
+    """Whether the ledger's `effect` is one done (no claim) by `task_id`."""
+    return effect is not None and effect.task_id == task_id and effect.summary not in (WAITING, BEING_DONE)
+
+
+def _let_go(ledger: DurableLedger, task_id: str) -> None:
+    """Every claim `task_id` holds (however it was made) let go; an effect it did stays."""
+    for key, effect in _effects(ledger):
+        if effect.task_id == task_id and effect.summary in (BEING_DONE, WAITING):
+            ledger.forget(key)
 
 
 def _effects(ledger: DurableLedger) -> list[tuple[str, Effect]]:

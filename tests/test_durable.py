@@ -873,6 +873,29 @@ def test_a_task_a_restart_would_run_again_is_not_when_the_ledger_shows_its_effec
     assert "refund of ORD-9" not in peer.ledger.effects, "the claim that did nothing, let go"
     peer.store.file.close()
 
+
+def test_a_task_whose_refund_the_ledger_shows_it_did_is_completed_on_start_not_failed_as_if_nothing_was_done(tmp_path):
+    """As above: a second effect row names the task as a claim (a file edited by hand). The task was failed
+    saying nothing was done and a retry is safe (effectsLanded: none), while the ledger shows its refund done:
+    its caller, told so, asks again, and gets that failed task back. It is completed with the ledger's result,
+    as a task whose own claim the ledger shows done is, and its stray claim is let go."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    task = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    peer.ledger.record("refund of ORD-9", Effect(peer.store.owners[task["id"]], task["id"], "{}", BEING_DONE))
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as edited:
+        edited.execute("UPDATE tasks SET body = json_set(json_remove(body, '$.artifacts'), '$.lifecycle', "
+                       "json('{\"$tuple\": [{\"$state\": \"submitted\"}]}'))")
+        edited.commit()
+    peer, call = durable_billing(path, orders={"ORD-2": 10.0})
+    done = "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"
+    got = call("GetTask", {"id": task["id"]})["result"]
+    assert got["status"]["state"] == "TASK_STATE_COMPLETED", got["status"]
+    assert [part["text"] for artifact in got["artifacts"] for part in artifact["parts"]] == [done]
+    assert "refund of ORD-9" not in peer.ledger.effects, "the claim that did nothing, let go"
+    peer.store.file.close()
+
 def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start(tmp_path):
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
