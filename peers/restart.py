@@ -23,8 +23,8 @@ go on: its work was a running function, gone with the process. So, on start
   retry is safe, and any claim it holds is let go;
 - a completed task whose claim was not yet marked done has it marked, and one whose effect
   the ledger does not hold (its row deleted, or edited, by hand) has it recorded as done: the
-  ledger is what stops a second refund; a claim whose task is gone is let go; and then the
-  store is cut to its bounds.
+  ledger is what stops a second refund; a claim naming a finished task for any other effect
+  (edited), or whose task is gone, is let go; and then the store is cut to its bounds.
 Not here: reading and writing the file (durable.py); a task's steps (peer.py).
 """
 from __future__ import annotations
@@ -155,11 +155,14 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     for task in list(store.tasks.values()):  # each settled before any is continued: a continued task's
         key = claims.get(task.id)  # claim is recorded again meanwhile
         done = ledger.effects.get(key) if key is not None else None
-        if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE:
-            # completed, and the process died before its claim was marked done: mark it now
-            ledger.record(key, done._replace(summary="".join(a.text for a in task.artifacts)))
-        elif task.state is TaskState.COMPLETED and done_by is not None:  # a ledger without it (a file edited by
-            _learn(ledger, done_by(task, store.owners[task.id]))  # hand): it was done, and is never done again
+        made = done_by(task, store.owners[task.id]) if done_by is not None and task.state is TaskState.COMPLETED \
+            else None  # (key, effect) of what it did; None: not completed, or its request unreadable
+        if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE \
+                and (made is None or made[0] == key):  # completed, and the process died before its claim was
+            ledger.record(key, done._replace(summary="".join(a.text for a in task.artifacts)))  # marked: marked
+        elif task.state is TaskState.COMPLETED:  # a ledger without it (a file edited by hand): it was done, and
+            _learn(ledger, made)  # is never done again; a claim naming it for another effect it never made, let go
+            _let_go(ledger, task.id)
         if task.state.is_terminal:
             continue
         own = effect_of(task, store.owners[task.id]) if effect_of is not None else None

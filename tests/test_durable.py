@@ -896,6 +896,26 @@ def test_a_task_whose_refund_the_ledger_shows_it_did_is_completed_on_start_not_f
     assert "refund of ORD-9" not in peer.ledger.effects, "the claim that did nothing, let go"
     peer.store.file.close()
 
+def test_a_claim_a_completed_task_never_made_is_let_go_on_start_never_marked_done_with_its_refund(tmp_path):
+    """A second effect row names a completed task as a claim being done, for another order (a file edited by
+    hand). It was marked done with the task's result, as the task's own claim would be: the other order's
+    refund was then never done, every request for it told it was done already. It is let go, and that order
+    can be refunded."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path)
+    task = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    peer.ledger.record("refund of ORD-9", Effect(peer.store.owners[task["id"]], task["id"], "{}", BEING_DONE))
+    peer.store.file.close()
+    peer, call = durable_billing(path)
+    assert peer.ledger.effects["refund of ORD-1"].summary == "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"
+    assert "refund of ORD-9" not in peer.ledger.effects, "a claim the task never made, let go"
+    other = call("SendMessage", refund("m-2", "ORD-9"))["result"]["task"]
+    assert other["status"]["state"] == "TASK_STATE_COMPLETED", other["status"]
+    assert [part["text"] for artifact in other["artifacts"] for part in artifact["parts"]] == [
+        "refund of $5.00 issued for ORD-9 (ref BILL-ORD-9)"]
+    peer.store.file.close()
+
+
 def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start(tmp_path):
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
