@@ -23,7 +23,7 @@ go on: its work was a running function, gone with the process. So, on start
   retry is safe, and any claim it holds is let go;
 - a completed task whose claim was not yet marked done has it marked, and one whose effect
   the ledger does not hold (its row deleted, or edited, by hand) has it recorded as done: the
-  ledger is what stops a second refund; a claim naming a finished task for any other effect
+  ledger is what stops a second refund; a claim naming a completed task for another effect
   (edited), or whose task is gone, is let go; and then the store is cut to its bounds.
 Not here: reading and writing the file (durable.py); a task's steps (peer.py).
 """
