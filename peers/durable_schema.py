@@ -96,7 +96,7 @@ def judged(db: sqlite3.Connection) -> Any:
     version = found[0]
     if version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
         newer = isinstance(version, str) and version.isascii() and version.isdigit() and (  # 5,000 digits: no int
-            len(version.lstrip("0")) > 18 or int(version) > SCHEMA_VERSION)
+            len(version.lstrip("0")) > 18 or int(version.lstrip("0") or "0") > SCHEMA_VERSION)  # (zeros: no int)
         shown = str(version)[:20] + ("..." if len(str(version)) > 20 else "")
         raise ForeignFile(f"made by a newer version of this peer (schema {shown}); this one reads schema "
                            f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})")

@@ -146,6 +146,9 @@ def test_the_store_bounds_hold_on_disk(tmp_path):
     (lambda path: sqlite3.connect(path).executescript(  # past the digits Python turns into an int: it raised
         f"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', '{'9' * 5000}');"),
      r"made by a newer version of this peer \(schema 9{20}\.\.\."),
+    (lambda path: sqlite3.connect(path).executescript(  # zeros before it: no newer number, and no int either
+        f"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', '{'0' * 5000}1');"),
+     r"has a schema this peer does not know \('0{20}'\)"),
     (lambda path: path.mkdir(), "cannot be opened for writing"),
 ])
 def test_a_store_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, make, why):
