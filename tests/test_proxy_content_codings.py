@@ -54,4 +54,4 @@ def test_an_answer_compressed_for_a_client_naming_no_encoding_is_passed_on_and_s
     said = lines.text()
     assert gzip.decompress(got.body) == ANSWER, "passed on as the agent sent it"
     assert "! JSONRPC-FMT-002" not in said, said
-    assert "(not judged: the agent compressed this answer, Content-Encoding gzip;" in said, said
+    assert "(not judged: the agent compressed this answer, Content-Encoding gzip, so its bytes" in said, said

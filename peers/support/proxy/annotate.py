@@ -203,8 +203,8 @@ def notes(answer: Answer) -> list[str]:
     the agent compressed (a client naming no Accept-Encoding takes any, RFC 9110 12.5.3): its bytes are not
     the JSON they carry, so one line says it was not judged."""
     if answer.coded is not None and answer.coded.strip().lower() not in ("", "identity") and answer.body:
-        return [f"    (not judged: the agent compressed this answer, Content-Encoding {answer.coded[:40]}; a client "
-                "that names no Accept-Encoding takes any, and the proxy forwards what it asked as it asked it)"]
+        return [f"    (not judged: the agent compressed this answer, Content-Encoding {answer.coded[:40]}, so its bytes are "
+                "not the JSON they carry; the proxy asks for identity only for a client that names encodings)"]
     found = []
     if _may_judge(answer):  # each body parsed once, not once per rule, and only when a rule may need it
         answer = answer._replace(asked=_json(answer.request_body), document=_json(answer.body))

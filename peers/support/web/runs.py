@@ -191,11 +191,12 @@ class Run:
             finally:
                 self.cleanup()
                 self.credentials, self.story = {}, None  # a credential lives as long as its run
-                if self.recorder is not None and (self.due or len(self.recorder.records) > drawing.MOST_RECORDS):
-                    self.draw(self.recorder.resolved())  # drawn once more, whole, at its end
-                with self.changed:
-                    self.status = status
-                    self.changed.notify_all()
+                with self.one_drawing:  # the last drawing: one under way ends first, one due after it draws nothing
+                    if self.recorder is not None:
+                        self.draw(self.recorder.resolved())  # drawn once more, whole, at its end
+                    with self.changed:
+                        self.status = status
+                        self.changed.notify_all()
                 self._add({"type": "end", "status": status})
         threading.Thread(target=running, name=f"web-run-{self.id}", daemon=True).start()
 
