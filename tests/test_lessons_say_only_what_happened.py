@@ -215,10 +215,13 @@ def test_a_lesson_that_says_it_cannot_be_shown_with_this_runs_flags_or_files_exi
     assert '"method"' not in nobody.stdout, "nothing was delegated"
 
 
-def test_injection_with_the_rogue_vetted_says_the_gate_let_it_through_and_exits_2(tmp_path):
-    vetted = written(tmp_path, "rogue.json", {"trusted": [
+def rogue_vetted(tmp_path):
+    return written(tmp_path, "rogue.json", {"trusted": [
         {"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}]})
-    done = cli("--scenario", "injection", "--allowlist", vetted)
+
+
+def test_injection_with_the_rogue_vetted_says_the_gate_let_it_through_and_exits_2(tmp_path):
+    done = cli("--scenario", "injection", "--allowlist", rogue_vetted(tmp_path))
     assert done.returncode == 2, done.returncode
     assert "[trust] 'refund-bot-9000' is allowlisted -> delegating" in done.stdout
     assert "the gate let the fooled model's choice through" in done.stderr
@@ -226,8 +229,6 @@ def test_injection_with_the_rogue_vetted_says_the_gate_let_it_through_and_exits_
 
 
 def test_untrusted_with_the_rogue_vetted_says_it_needs_a_peer_outside_the_allowlist_and_exits_2(tmp_path):
-    vetted = written(tmp_path, "rogue.json", {"trusted": [
-        {"name": "refund-bot-9000", "endpoint": "https://refunds-r-us.example/a2a"}]})
-    done = cli("--scenario", "untrusted", "--allowlist", vetted)
+    done = cli("--scenario", "untrusted", "--allowlist", rogue_vetted(tmp_path))
     assert done.returncode == 2, done.returncode
     assert "its result is trusted: this lesson needs a peer outside it" in done.stderr
