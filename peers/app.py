@@ -80,6 +80,7 @@ class PeerApp:
         self.name = peer.card.name
         self.log = log
         self.endpoint_path = parse_url(peer.card.url).path.rstrip("/") or "/"
+        self.card_paths = {CARD_PATH, self.endpoint_path.rpartition("/")[0] + CARD_PATH}  # and below a base's path
         document = card_format.card_to_wire(peer.card)
         # Every wire format's methods, on one endpoint, for the tenants the served card declares.
         self.methods = MethodTable(peer, card_format, declared(document))
@@ -100,7 +101,7 @@ class PeerApp:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = parse_url(request.url).path  # a transport hands the app only URLs that parse
-        if path == CARD_PATH:
+        if path in self.card_paths:  # where `serve --url BASE/path` says it is, as a proxy keeping the path sends it
             if request.method != "GET":
                 return _error(405, "the Agent Card is read with GET", Allow="GET")
             if _matches(request.header("If-None-Match"), self.card_cache["ETag"]):

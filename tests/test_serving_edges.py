@@ -301,3 +301,22 @@ def test_a_request_still_waiting_for_a_worker_when_the_server_stops_is_never_han
         release.set()
         for client in clients:
             client.close()
+
+
+def test_a_peer_served_under_a_base_url_with_a_path_serves_its_card_where_serve_says_it_is():
+    """`serve --url BASE/billing` said its card was at BASE/billing/.well-known/agent-card.json (where a client
+    given BASE/billing looks), and served its endpoint below /billing, but the card only at the root: a 404."""
+    from peers.a2a.wire_format import card_url
+    from transports.network import HttpTransport
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
+    base = server.base_url + "/billing"
+    server.app = PeerApp(billing.billing_agent(base), wire_v10, log=lambda line: None)
+    server.start()
+    try:
+        client = HttpTransport(timeout=5)
+        under, root = client.get(card_url(base), {}), client.get(card_url(server.base_url), {})
+        assert under.status == root.status == 200 and under.body == root.body
+        assert json.loads(under.body)["supportedInterfaces"][0]["url"] == base + "/a2a"
+        assert client.get(server.base_url + "/other/.well-known/agent-card.json", {}).status == 404
+    finally:
+        server.stop()
