@@ -5,14 +5,15 @@ TaskStatusUpdateEvent or a TaskArtifactUpdateEvent). A stream starts with the ta
 it is, then says each state it enters and each artifact it makes, and ends after a
 terminal or interrupted state. `events_of` turns a task's recorded lifecycle into
 those events (a peer); `fold` turns events back into the task (a client), and `folded`
-one more update into it, from a stream or elsewhere (a push, a GetTask). Each wire
-format spells them (wire_stream.py); the support agent prints each as it reads it.
+one more update into it, from a stream or elsewhere (a push, a GetTask); a direct reply
+(a Message, no task made), streamed or not, is read as a completed task (`direct_reply`).
+Each wire format spells them (wire_stream.py); the support agent prints each as it reads it.
 """
 
 from __future__ import annotations
 
 from peers.a2a.model import NEXT, Artifact, Message, Task, TaskState, ends
-from peers.a2a.wire_message import status_text
+from peers.a2a.wire_message import message_from_wire, status_text
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -101,6 +102,24 @@ def may_become(state: TaskState, later: TaskState) -> bool:
     return later in ahead
 
 
+def direct_reply(message: Message, **said: Any) -> Task:
+    """A direct Message answer (no task made) as a completed task named '(reply ID)': both answers A2A allows,
+    handled alike. The name is our side's, but a task's id is the peer's to choose: see `is_direct_reply`."""
+    return Task(f"(reply {message.message_id})", (TaskState.COMPLETED,), context_id=message.context_id, **said)
+
+
+def is_direct_reply(task: Task) -> bool:
+    """Whether `task` is a direct reply: so named and completed from the start (a peer's task of that name and so
+    completed takes no next turn either, and says no more than a direct reply could)."""
+    return task.id.startswith("(reply ") and task.lifecycle == (TaskState.COMPLETED,)
+
+
+def reply_as_task(dialect: Any, value: Any) -> Task:
+    """A direct Message answer, as a result carries it in `dialect` (wire_message.py), read as a completed task."""
+    reply = message_from_wire(dialect, value, "message")
+    return direct_reply(reply, artifacts=(Artifact("reply", reply.parts),))
+
+
 def fold(events: Iterable[Event]) -> Task | None:
     """The task a stream describes (or a direct reply as a completed task); None if it
     held no task. Events about another task id than the first are not this stream's, a
@@ -113,9 +132,7 @@ def fold(events: Iterable[Event]) -> Task | None:
             if task.state.is_terminal:  # a stream may be just the task, finished: nothing follows
                 break
         elif isinstance(event, Message) and task is None:
-            text = "".join(part.describe() for part in event.parts)
-            return Task(f"(reply {event.message_id})", (TaskState.COMPLETED,), status_message=text,  # as answered
-                        context_id=event.context_id)
+            return direct_reply(event, status_message="".join(part.describe() for part in event.parts))
         elif task is not None and getattr(event, "task_id", None) == task.id:
             if isinstance(event, ArtifactUpdate):  # a chunk (append) joins the artifact it continues
                 task = task._replace(artifacts=appended(task.artifacts, event))

@@ -230,13 +230,6 @@ def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
                 metadata=optional(source, "metadata", dict, path + "."))
 
 
-def reply_as_task(dialect: Dialect, value: Any) -> Task:
-    """A direct Message answer (no task made) read as a completed task: both answers A2A allows, handled alike."""
-    reply = message_from_wire(dialect, value, "message")
-    return Task(f"(reply {reply.message_id})", (TaskState.COMPLETED,),
-                (Artifact("reply", reply.parts),), context_id=reply.context_id)
-
-
 # -- what a request's params say: read alike in both versions ------------------------------
 def history_length(params: dict[str, Any], path: str = "") -> int | None:  # 1.0's, an int32 (0.3: wire_v03.py)
     return None if params.get("historyLength") is None else count(params, "historyLength", 0, 2 ** 31 - 1, path)

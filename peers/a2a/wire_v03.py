@@ -15,7 +15,7 @@ from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.fields import WireError, field, obj, optional, url
 from peers.a2a.model import DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, Message, PushConfig, Task, TaskState
-from peers.a2a.stream import Event
+from peers.a2a.stream import Event, reply_as_task
 from peers.a2a.wire_format import SendMessageRequest
 from transports.jsonrpc import JsonRpcError
 
@@ -117,7 +117,7 @@ def task_from_result(result: Any) -> Task:
     if answer.get("kind") == "task":
         return shapes.task_from_wire(DIALECT, answer, "result")
     if answer.get("kind") == "message":
-        return shapes.reply_as_task(DIALECT, answer)
+        return reply_as_task(DIALECT, answer)
     raise WireError("result.kind must be 'task' or 'message'" + streamed.other_spelling(answer, True))
 
 

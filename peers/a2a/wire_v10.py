@@ -19,7 +19,7 @@ from peers.a2a.fields import WireError, field, obj, one_of, page_size, proto_jso
 from peers.a2a.fields import instant
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
-from peers.a2a.stream import Event
+from peers.a2a.stream import Event, reply_as_task
 from peers.a2a.wire_format import SendMessageRequest, at_version
 from transports.jsonrpc import JsonRpcError
 
@@ -156,7 +156,7 @@ def task_from_result(result: Any) -> Task:
     if "task" in answer:
         return shapes.task_from_wire(DIALECT, answer["task"])
     if "message" in answer:
-        return shapes.reply_as_task(DIALECT, answer["message"])
+        return reply_as_task(DIALECT, answer["message"])
     raise WireError("result holds neither a task nor a message" + streamed.other_spelling(answer, False))
 
 

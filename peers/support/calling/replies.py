@@ -11,7 +11,7 @@ card_reading.py.
 from __future__ import annotations
 
 from peers.a2a.fields import WireError
-from peers.a2a.model import TaskState
+from peers.a2a.stream import is_direct_reply
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation
 
@@ -39,10 +39,9 @@ def read(reader: Callable[[Any], Any], value: Any, what: str) -> Any:
 def continued(message: Any, task: Any) -> Any:
     """`task`, the answer to `message`, if it is the task `message` is the next turn of (A2A 1.0 3.1.1: a taskId names
     the task, which keeps its context): a peer answering with another task, or in another context, did something else
-    than asked, and we cannot say what. A direct reply (a Message: no task) names none, and is read as it is: our side
-    names it '(reply ID)', completed (wire_message.reply_as_task, stream.fold); a task id is the peer's to choose, so one
-    spelled so passes only completed from the start, where it takes no next turn, as a direct reply says no more."""
-    if not message.task_id or task.id.startswith("(reply ") and task.lifecycle == (TaskState.COMPLETED,):
+    than asked, and we cannot say what. A direct reply (a Message: no task) names none, and is read as it is
+    (stream.is_direct_reply)."""
+    if not message.task_id or is_direct_reply(task):
         return task
     if task.id != message.task_id:
         raise ProtocolViolation(f"continued task {message.task_id[:80]!r}, the peer answered with task {task.id[:80]!r}")
