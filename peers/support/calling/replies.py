@@ -11,7 +11,6 @@ card_reading.py.
 from __future__ import annotations
 
 from peers.a2a.fields import WireError
-from peers.a2a.stream import is_direct_reply
 from transports.codec import loads_strict
 from transports.errors import ProtocolViolation
 
@@ -41,7 +40,10 @@ def continued(message: Any, task: Any) -> Any:
     the task, which keeps its context): a peer answering with another task, or in another context, did something else
     than asked, and we cannot say what. A direct reply (a Message: no task) names none, and is read as it is
     (stream.is_direct_reply)."""
-    if not message.task_id or is_direct_reply(task):
+    if not message.task_id:
+        return task
+    from peers.a2a.stream import is_direct_reply  # only a next turn asks: the essay's run loads no stream
+    if is_direct_reply(task):
         return task
     if task.id != message.task_id:
         raise ProtocolViolation(f"continued task {message.task_id[:80]!r}, the peer answered with task {task.id[:80]!r}")
