@@ -35,7 +35,8 @@ from peers.support.calling import card_reading, cards, config, follow, keyring, 
 from peers.support.calling.outcomes import Contact, Outcome, Variant, Verdict, as_data, in_its_words
 from peers.support.output import Kind, OutputLost, ended, flush_output
 from transports import TYPE_CHECKING, base, errors, inprocess  # moving frames, and what can go wrong doing it
-from transports.printer import FramePrinter, escape
+from transports.escaping import escape
+from transports.printer import FramePrinter
 
 if TYPE_CHECKING:  # typing's names, for type checkers: a run need not load it, so annotations naming them are text
     from typing import Any, Callable

@@ -41,7 +41,7 @@ from peers.peer import Peer
 from peers.skill import Request, read_request
 from peers.tenants import split
 from transports.errors import let_quit
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -6,8 +6,9 @@ import pytest
 from peers import billing
 from peers.a2a import wire_essay
 from peers.app import PeerApp
+from transports.escaping import escape
 from transports.inprocess import InProcessTransport
-from transports.printer import FramePrinter, escape, mask, mask_body, masked
+from transports.printer import FramePrinter, mask, mask_body, masked
 
 
 def test_control_characters_and_bidi_overrides_become_visible():

@@ -89,8 +89,8 @@ def test_a_long_stream_that_breaks_off_is_said_to_have_broken_off_and_nothing_el
 
 
 def test_what_the_proxy_keeps_of_its_frames_is_bounded_in_bytes_not_only_in_number(monkeypatch):
-    from peers.support.proxy import run
-    monkeypatch.setattr(run, "MOST_BYTES_HELD", 4 << 20)
+    from transports import printer
+    monkeypatch.setattr(printer, "MOST_BYTES_KEPT", 4 << 20)
     large = b'{"jsonrpc": "2.0", "id": 5, "result": {"text": "%s"}}' % (b"y" * (1 << 19))
     answer = lambda request: HttpResponse(200, {"Content-Type": "application/json"}, large)  # noqa: E731
     agent = PeerServer(answer, "127.0.0.1", 0, idle_timeout=2.0).start()

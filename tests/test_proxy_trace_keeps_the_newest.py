@@ -15,6 +15,7 @@ from peers.support.learner.trace import Recorder
 from peers.support.proxy import run
 from peers.support.proxy.faults import Faults
 from proxy_helpers import TLS_FLAGS, Lines, billing_served
+from transports import printer
 from transports.network import HttpTransport
 
 ASK = b'{"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t-%d"}}'
@@ -38,7 +39,7 @@ def traced_proxy():
 
 def test_a_long_proxied_session_traces_its_newest_records_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "MOST_TRACED", 40)
-    monkeypatch.setattr(run, "MOST_FRAMES_HELD", 20)
+    monkeypatch.setattr(printer, "MOST_FRAMES_KEPT", 20)
     with traced_proxy() as (proxy, lines, recorder):
         client = HttpTransport(timeout=5)
         for n in range(60):  # 120 frames and their lines: three times the 40 kept

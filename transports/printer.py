@@ -1,24 +1,24 @@
 """FramePrinter: wraps any transport, prints every frame that crosses it, and keeps them.
 
-Essay: the `-->` / `<--` lines of Delegation over JSON-RPC, and the card in The Agent Card.
-The only code that prints frames: the bytes that crossed, never a re-encoding, what a peer
-controls escaped (no card moves the cursor or recolours the terminal), credentials masked
-(masking.py) before a frame is printed or recorded. Modelled on the MCP SDK's recording transport: it implements the calls of the
-transport it wraps, and `send`, which takes a request as a value. A stream is shown and kept
-to MAX_STREAM_KEPT bytes; the rest of a longer one (a proxy's reads on) passes unshown.
+Essay: the `-->` / `<--` lines of Delegation over JSON-RPC, and the card in The Agent Card. The only code that
+prints frames: the bytes that crossed, never a re-encoding, what a peer controls escaped (no card moves the cursor
+or recolours the terminal), credentials masked (masking.py) before a frame is printed or recorded. Modelled on the
+MCP SDK's recording transport: it implements the calls of the transport it wraps, and `send`, which takes a request
+as a value. A stream is shown and kept to MAX_STREAM_KEPT bytes; the rest of a longer one (a proxy's reads on)
+passes unshown.
 
-Hooks, as http.server's: `before_send(frame)` runs after a request is shown and before it leaves (--step and
---break pause there; it may raise `StopRun`), `listeners` are told of every frame as it is recorded (--trace),
+Hooks, as http.server's: `before_send(frame)` runs after a request is shown and before it leaves (--step and --break
+pause there; it may raise `StopRun`), `listeners` are told of every frame as it is recorded (--trace),
 `summarize(frame, text)` may give a fetched card one line (--frames summary), `by_path(binding, headers)` says
 whether a request names its operation by its path; `show(text, frame)` prints (None: records silently).
-`beneath(transport)` changes what lies below, for a block (a caller's own certificate, a proxy on the path);
-every frame is still shown, recorded and told. A JSON-RPC frame names its operation inside it: shown as the
-bytes alone, as the essay quotes it. An HTTP+JSON request names it by its verb and path: shown first, and its
-answer's status (`--> POST /message:send {...}`, `<-- 200 {...}`); told apart by the media type the request
-speaks (`named_by_path`) unless `by_path` knows better (a proxy knows a body's binding). Each frame keeps the
-`binding` its sender named, a reply its request's, for the trace and the diagram. A request a peer makes to us
-(a push to our webhook) crosses no transport we call: whoever received it hands it to `received`, which shows
-and records it (`sender`: to whom we gave that URL).
+`beneath(transport)` changes what lies below, for a block (a caller's own certificate, a proxy on the path); every
+frame is still shown, recorded and told. A JSON-RPC frame names its operation inside it: shown as the bytes alone,
+as the essay quotes it. An HTTP+JSON request names it by its verb and path: shown first, and its answer's status
+(`--> POST /message:send {...}`, `<-- 200 {...}`); told apart by the media type the request speaks (`named_by_path`)
+unless `by_path` knows better (a proxy knows a body's binding). Each frame keeps the `binding` its sender named, a
+reply its request's, for the trace and the diagram. A request a peer makes to us (a push to our webhook) crosses no
+transport we call: whoever received it hands it to `received`, which shows and records it (`sender`: to whom we gave
+that URL).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from itertools import count
 from transports import sse
 from transports.base import Body, ClientRequest, HttpResponse, Transport, hang_up, header, parse_url, send
 from transports.codec import is_json
+from transports.escaping import escape
 from transports.masking import FORM, hold, is_secret_header, mask, mask_body, mask_held, masked  # noqa: F401
 from transports.records import Record
 
@@ -39,21 +40,9 @@ if TYPE_CHECKING:
 
 MAX_SHOWN = 8192  # characters of one frame shown; the record keeps every byte
 MAX_STREAM_KEPT = 1 << 20  # of a stream that runs on past our own 1 MiB (a proxy's), this is shown and kept
-
-
-def escape(text: str, *, keep_newlines: bool = False) -> str:
-    """Make peer-controlled text safe to print: every invisible character becomes visible. Python's
-    isprintable() is False for control characters (C0, C1, DEL), format characters such as the bidirectional
-    overrides that can disguise text, and line or paragraph separators: what a terminal must never get raw."""
-    if text.isprintable():
-        return text  # nearly every line: nothing to do
-    if keep_newlines and "\n" in text:  # a frame's body: each line is nearly always printable
-        return "\n".join(escape(line) for line in text.split("\n"))
-    def visible(ch: str) -> str:
-        if ch.isprintable() or (keep_newlines and ch == "\n"):
-            return ch
-        return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
-    return "".join(visible(ch) for ch in text)
+# What a printer keeps of the frames it recorded (a trace keeps its own: `listeners`): past either bound the older
+# half goes, so a long run's memory stays flat (a peer answering each poll with a MiB, a proxy serving for days).
+MOST_FRAMES_KEPT, MOST_BYTES_KEPT = 2000, 64 << 20
 
 
 class StopRun(Exception):
@@ -82,7 +71,9 @@ class FramePrinter:
         self.inner, self.label = inner, inner.label
         self.held = list(held)  # our secrets, masked wherever shown; shared, and grown by what we send (`hold`)
         self.show, self.verbose = show, verbose  # show None: records, prints nothing; --verbose: status, headers, timing
-        self.frames: list[Frame] = []
+        self.frames: list[Frame] = []  # the newest recorded, within `most_kept` (frames, bytes of their bodies)
+        self.most_kept, self.recorded, self._bytes_kept = (MOST_FRAMES_KEPT, MOST_BYTES_KEPT), 0, 0
+        self._numbers = count(1)  # each frame's seq: unique, however many threads record at once (a proxy's)
         self.listeners: list[Callable[[Frame], None]] = []  # hook: told of every frame
         self.before_send: Callable[[Frame], None] = lambda frame: None  # hook: may StopRun
         self.summarize: Callable[[Frame, str], str | None] = lambda frame, text: None  # hook: a card's line
@@ -152,7 +143,7 @@ class FramePrinter:
     def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
         # What the lines are shown with until the stream ends and its whole frame is recorded.
         now = (time.perf_counter() - self._start) * 1000
-        head = Frame(len(self.frames) + 1, "<--", sent.http_method, url, mask_held(mask(response.headers), self.held), b"", 200,
+        head = Frame(self.recorded + 1, "<--", sent.http_method, url, mask_held(mask(response.headers), self.held), b"", 200,
                      now, now - sent.offset_ms, binding=sent.binding)
         self._show(f"<-- {'200 ' if rest else ''}a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
                    "workbench (the numbers are not part of the protocol)", head)
@@ -193,6 +184,10 @@ class FramePrinter:
         got = self._record("<--", "POST", url, headers, body, 200, sender=sender)
         self._show(f"<-- (pushed to our webhook) {_text(body, held=self.held)}", got)
 
+    def since(self, recorded: int) -> tuple[Frame, ...]:
+        """The frames recorded after the first `recorded` (a caller's mark, `recorded` then), as kept still."""
+        return tuple(frame for frame in self.frames if frame.seq > recorded)
+
     def sent_to(self, origin: str) -> list[Frame]:
         """The frames we sent to one peer (tests count them: a refused peer gets none)."""
         wanted = parse_url(origin)
@@ -206,9 +201,14 @@ class FramePrinter:
         elapsed = None if sent is None else offset - sent.offset_ms
         if direction == "-->":  # a credential we send (an OAuth token fetched now): masked wherever said back
             hold(self.held, headers)
-        frame = Frame(len(self.frames) + 1, direction, http_method, url, mask_held(mask(headers), self.held), body,
+        self.recorded = seq = next(self._numbers)
+        frame = Frame(seq, direction, http_method, url, mask_held(mask(headers), self.held), body,
                       status, offset, elapsed, sender, binding if sent is None else sent.binding)
         self.frames.append(frame)
+        self._bytes_kept += len(body)
+        if len(self.frames) > self.most_kept[0] or self._bytes_kept > self.most_kept[1]:
+            del self.frames[:max(1, len(self.frames) // 2)]  # recounted: threads recording at once skew it briefly
+            self._bytes_kept = sum(len(kept.body) for kept in self.frames)
         for listener in self.listeners:
             listener(frame)
         return frame

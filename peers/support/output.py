@@ -19,7 +19,8 @@ import sys
 from enum import Enum
 
 from transports.masking import mask_body
-from transports.printer import Frame, escape
+from transports.escaping import escape
+from transports.printer import Frame
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

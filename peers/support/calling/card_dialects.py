@@ -23,7 +23,7 @@ from peers.a2a.fields import WireError
 from peers.a2a.security_schemes import WRAPPED
 from peers.a2a.wire_card import security_from_wire
 from peers.support.calling.cards import Unspeakable
-from transports.printer import escape
+from transports.escaping import escape
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

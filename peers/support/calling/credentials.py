@@ -21,7 +21,8 @@ from peers.a2a.security_schemes import BEARER, kind_of
 from peers.support.calling.files import ConfigError
 from peers.support.calling.held import Held, Unheld, held_for
 from transports.base import Transport, parse_url
-from transports.printer import escape, is_secret_header
+from transports.escaping import escape
+from transports.printer import is_secret_header
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

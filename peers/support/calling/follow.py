@@ -35,7 +35,7 @@ from peers.support.calling.replies import read, read_json
 from transports.digests import sha256
 from transports.base import patient_until
 from transports.errors import ProtocolViolation, RemoteError, TransportError
-from transports.printer import escape
+from transports.escaping import escape
 from transports.records import Record
 
 RESUMES, FIRST_PAUSE, LONGEST_PAUSE = 3, 0.1, 2.0  # a broken stream's resumes; polling's pauses, in seconds

@@ -43,7 +43,7 @@ from peers.support.calling.held import MAX_SECRET, Held, Unheld
 from peers.support.calling.replies import read_json
 from transports.base import Transport, parse_url
 from transports.errors import PeerError
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -91,7 +91,7 @@ class NotOurs(PeerError):
 def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any], tuple[Frame, ...], str]:
     from peers.support.check.probe import of_this_request, read_answer
     from peers.support.check.protocol_checks import request_id
-    printer, before, left = probe.printer, len(probe.printer.frames), probe.deadline - time.monotonic()
+    printer, before, left = probe.printer, probe.printer.recorded, probe.deadline - time.monotonic()
     if left <= 0 or probe.timeouts >= MAX_TIMEOUTS:
         return Answer(None, "", None, None, SPENT if left <= 0 else stalled(probe.timeouts)), [], (), "not sent"
     try:
@@ -100,11 +100,11 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     except PeerError as exc:
         probe.timeouts = probe.timeouts + 1 if getattr(exc, "timed_out", False) else 0
         return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), [], \
-            tuple(printer.frames[before:]), "no answer"
+            printer.since(before), "no answer"
     probe.timeouts = 0
     streamed = response.status == 200 and sse.is_stream(response.header("Content-Type"))
     if isinstance(response.body, bytes) and not streamed:  # not a stream: an error, or a plain answer
-        return of_this_request(read_answer(response), request), [], tuple(printer.frames[before:]), "not a stream"
+        return of_this_request(read_answer(response), request), [], printer.since(before), "not a stream"
     events, ended, decoder, at, closing = [], "closed", sse.Decoder(), None, 0.0
     asked = None if rest else request_id(request.body)  # each JSON-RPC event's id is this
     chunks = [response.body] if isinstance(response.body, bytes) else response.body  # a stream of known length
@@ -139,7 +139,7 @@ def read_stream(probe: Any, request: Any, rest: bool) -> tuple[Answer, list[Any]
     finally:
         if not isinstance(response.body, bytes):
             response.body.close()
-    return read_answer(response._replace(body=b"")), events, tuple(printer.frames[before:]), ended
+    return read_answer(response._replace(body=b"")), events, printer.since(before), ended
 
 
 def _resent(events: list[Any], at: int) -> int:

@@ -101,7 +101,7 @@ class Probe:
 
     def send(self, request: ClientRequest) -> tuple[Answer, tuple[Frame, ...]]:
         """`request` sent (or not, once the budget is spent), its answer read, its frames."""
-        before = len(self.printer.frames)
+        before = self.printer.recorded
         left = self.deadline - time.monotonic()
         if left <= 0:
             return Answer(None, "", None, None, SPENT), ()
@@ -117,11 +117,11 @@ class Probe:
             timed_out = getattr(exc, "timed_out", False)
             self.timeouts = self.timeouts + 1 if timed_out else 0
             if timed_out and left < self.timeout:  # its deadline was the budget's end, not --timeout: unjudged
-                return Answer(None, "", None, None, f"{NOT_SENT}{CUT}"), tuple(self.printer.frames[before:])
+                return Answer(None, "", None, None, f"{NOT_SENT}{CUT}"), self.printer.since(before)
             return Answer(None, "", None, None, str(exc)[:300], reached=getattr(exc, "sent", True)), \
-                tuple(self.printer.frames[before:])
+                self.printer.since(before)
         self.timeouts = 0
-        return of_this_request(read_answer(response), request), tuple(self.printer.frames[before:])
+        return of_this_request(read_answer(response), request), self.printer.since(before)
 
 
 def stalled(timeouts: int) -> str:

@@ -14,7 +14,7 @@ from html import escape as html
 
 from peers.support.check.probe import FAIL
 from peers.support.check.report import Report, frame_line, said, summary_line
-from transports.printer import escape
+from transports.escaping import escape
 
 STYLE = ("body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;width:100%}"
          "td{border-top:1px solid #ddd;padding:.3em .5em;vertical-align:top}.fail{color:#b00}.pass{color:#070}"

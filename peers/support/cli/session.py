@@ -24,7 +24,8 @@ from peers.support.calling.story_steps import StoppedShort
 from peers.support.output import Console, Kind
 from transports.base import Transport
 from transports.errors import quit_in_debugger
-from transports.printer import FramePrinter, StopRun, escape
+from transports.escaping import escape
+from transports.printer import FramePrinter, StopRun
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:  # a declared interface, for readers and type checkers: no cost at run time

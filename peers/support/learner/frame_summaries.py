@@ -25,7 +25,8 @@ import base64
 import json
 
 from transports.codec import loads_strict
-from transports.printer import Frame, escape
+from transports.escaping import escape
+from transports.printer import Frame
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from string import Template
 
 from peers.support.learner.diagram import VERDICTS, Mark, body_of, marked, on_two_lanes, svg, task_states, title
 from peers.support.learner.steps import Step, short
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from peers.support.learner.trace import PUSH
 from transports.base import parse_url
-from transports.printer import escape
+from transports.escaping import escape
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

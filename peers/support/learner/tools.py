@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 
 from peers.support.output import Console, Kind
-from transports.printer import FramePrinter, escape
+from transports.escaping import escape
+from transports.printer import FramePrinter
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

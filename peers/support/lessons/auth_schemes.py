@@ -40,7 +40,8 @@ from peers.support.output import Kind
 from transports import jsonrpc
 from transports.errors import TransportError
 from transports.network import HttpTransport
-from transports.printer import FramePrinter, escape
+from transports.escaping import escape
+from transports.printer import FramePrinter
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

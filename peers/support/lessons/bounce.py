@@ -23,7 +23,7 @@ from peers.support.lessons.turns import open_lesson
 from peers.support.calling.outcomes import referred_to
 from peers.support.output import Kind
 from transports.jsonrpc import InvalidParams
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

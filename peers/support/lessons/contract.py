@@ -20,7 +20,7 @@ from peers.support.calling.outcomes import Contact
 from peers.support.lessons.turns import billing_first, send_turn, stop_short
 from peers.support.output import Kind
 from transports.errors import PeerError, RemoteError
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, TransportError
 from transports.ports import spare_port
-from transports.printer import escape
+from transports.escaping import escape
 from transports.signals import made_and_removed
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

@@ -22,7 +22,7 @@ from peers.support.lessons.turns import contact_of, look_up, open_lesson, turn_f
 from peers.support.calling.outcomes import Variant, legend
 from peers.support.output import Kind
 from transports.errors import PeerError
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from peers.support.lessons import Lesson
 from peers.support.lessons.turns import ask, contact_of, kept_message, open_lesson
 from peers.support.output import Kind
 from transports.errors import PeerError
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

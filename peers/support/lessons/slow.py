@@ -23,7 +23,7 @@ from peers.support.calling.outcomes import Variant
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from peers.support.calling.story_steps import StoppedShort
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, RemoteError
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

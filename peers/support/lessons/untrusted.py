@@ -24,7 +24,7 @@ from peers.support.model import customer
 from peers.support.lessons import Lesson
 from peers.support.lessons.turns import stop_short
 from peers.support.output import Kind
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from peers.support.model.prompts import ModelStepFailed
 from peers.support.calling.contracts import CONTRACTS
 from peers.support.output import Kind
 from transports.errors import let_quit
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -33,8 +33,6 @@ TYPE_CHECKING = False  # typing's names are for type checkers: a run need not lo
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-MOST_FRAMES_HELD = 2000  # frames the printer keeps (a trace keeps its own records): a long session's memory stays flat,
-MOST_BYTES_HELD = 64 << 20  # and their bodies' bytes, however large an agent makes each (up to a MiB)
 MOST_TRACED = 10_000  # --trace: a session's newest records kept, and their characters: even if every one were
 MOST_TRACED_BYTES = 8 << 20  # escaped 6-fold in JSON, the file stays within what --replay reads (MAX_TRACE_CHARS)
 _ANSWERED = re.compile(r'\S+ ".*" [0-9]{3}')  # the server's line for a request answered, nothing more to say
@@ -127,7 +125,7 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         pushes = FramePrinter(upstream, lambda text, frame: show(text, frame, PUSH_TAGS), verbose=settings.verbose)
         printers.append(pushes)
     for each in printers:
-        each.listeners += ([recorder.frame, *traced] if recorder is not None else []) + [_bounded(each)]
+        each.listeners += [recorder.frame, *traced] if recorder is not None else []  # a printer keeps its newest frames
     if settings.step and read is None and not sys.stdin.isatty():
         console.say("[proxy] --step: stdin is not a terminal, so no one can press Enter: frames are not held")
     elif settings.step:
@@ -189,21 +187,6 @@ def by_binding(binding: str | None, headers: dict[str, str]) -> bool:
     """Whether a request names its operation by its verb and path: by the binding forward.py found
     it in (what its body is), not the media type a client claims; a card's GET, a HEAD, a push: by that."""
     return binding == HTTP_JSON.name if binding is not None else named_by_path(headers)
-
-
-def _bounded(printer: FramePrinter) -> Callable[[Frame], Any]:
-    """A listener keeping the printer's frames to MOST_FRAMES_HELD and MOST_BYTES_HELD (a trace
-    keeps its records, learner/trace.py): past either, the older half goes (the bytes recounted
-    then, so threads recording at once cannot skew the count for long)."""
-    held = 0  # bytes of the frames' bodies
-
-    def listener(frame: Frame) -> None:
-        nonlocal held
-        held += len(frame.body)
-        if len(printer.frames) > MOST_FRAMES_HELD or held > MOST_BYTES_HELD:
-            del printer.frames[:max(1, len(printer.frames) // 2)]
-            held = sum(len(kept.body) for kept in printer.frames)
-    return listener
 
 
 def _is_stream(frame: Frame) -> bool:

@@ -146,7 +146,7 @@ def card_event(body: bytes, how: str) -> dict[str, Any]:
     from peers.a2a.schema import problems
     from peers.a2a.wire_format import declared_by
     from peers.support.learner.steps import short
-    from transports.printer import escape
+    from transports.escaping import escape
     document = _json(body)
     if not isinstance(document, dict):
         return {"type": "card", "line": "a card that is not a JSON object", "verdict": "unreadable",

@@ -31,7 +31,7 @@ from peers.support.lessons.turns import carries
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, ProtocolViolation
-from transports.printer import escape
+from transports.escaping import escape
 from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
