@@ -18,9 +18,9 @@ import os
 import sys
 from enum import Enum
 
-from transports.masking import mask_body
 from transports.escaping import escape
-from transports.printer import Frame
+from transports.masking import mask_body
+from transports.printer import MAX_SHOWN, Frame
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -96,6 +96,9 @@ class Console:
             facts = {name: mask_body(fact, self.held) if isinstance(fact, str) else fact for name, fact in facts.items()}
         for listener in self.listeners:
             listener(text, kind, facts)
+        if len(text) > MAX_SHOWN:  # a line a screen cannot hold (a peer's 900 KB result) is cut as a frame is; a trace keeps it
+            text = "\n".join(line if len(line) <= MAX_SHOWN else f"{line[:MAX_SHOWN]} ... ({len(line) - MAX_SHOWN} more "
+                             "characters not shown)" for line in text.split("\n"))
         if kind in (Kind.ERROR, Kind.WARNING):
             if self.out is not None:  # keep the error in its place among the lines before it
                 _write(self.out, "", STDOUT, flush=True)

@@ -29,8 +29,8 @@ from collections import Counter
 
 from peers.support.check.probe import FAIL, NOT_MEASURED, PASS, SKIP, STALLED, Verdict
 from peers.support.check.requirements import LEVELS, REQUIREMENTS, Requirement
-from transports.masking import mask_body
 from transports.escaping import escape
+from transports.masking import mask_body
 from transports.printer import Frame
 from transports.records import Record
 

@@ -39,8 +39,8 @@ from peers.support.lessons.turns import carries
 from peers.support.output import Kind
 from transports import jsonrpc
 from transports.errors import TransportError
-from transports.network import HttpTransport
 from transports.escaping import escape
+from transports.network import HttpTransport
 from transports.printer import FramePrinter
 from transports.records import Record
 

@@ -22,8 +22,8 @@ from peers.support.lessons.stages import LocalAgent, NotDelegated, RemoteAgent, 
 from peers.support.lessons.turns import open_lesson
 from peers.support.calling.outcomes import referred_to
 from peers.support.output import Kind
-from transports.jsonrpc import InvalidParams
 from transports.escaping import escape
+from transports.jsonrpc import InvalidParams
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

@@ -35,8 +35,8 @@ from peers.support.lessons.turns import ask, send_turn
 from peers.support.output import Kind
 from peers.support.calling.replies import read
 from transports.errors import PeerError, TransportError
-from transports.ports import spare_port
 from transports.escaping import escape
+from transports.ports import spare_port
 from transports.signals import made_and_removed
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)

@@ -30,8 +30,8 @@ from peers.support.proxy.faults import Faults
 from peers.support.proxy.webhook import Webhooks
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.errors import MAY_HAVE_ACTED, TransportError
-from transports.masking import carried
 from transports.escaping import escape
+from transports.masking import carried
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:

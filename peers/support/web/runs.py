@@ -25,8 +25,8 @@ from peers.support.output import Console, Kind
 from peers.support.web import drawing, keeping
 from peers.support.web.conversation import Conversation, Remembering
 from transports.errors import let_quit
-from transports.masking import mask_body
 from transports.escaping import escape
+from transports.masking import mask_body
 from transports.printer import Frame, FramePrinter, StopRun
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
