@@ -37,7 +37,7 @@ OUR_CLIENT_CERTIFICATE = {"certificate": os.path.join(KEYS, "support-agent.DEMO-
 
 def demo_key(name: str, algorithms: Any = True) -> Any:
     """The peer's published demo signing key (peers/keys/NAME.DEMO-KEY.pem, RS256): for sign_card
-    only. Given a list of JWS algs (RS256, ES256, EdDSA), its demo key for each, as a list: the
+    only, never access tokens (anyone could sign one). Given a list of JWS algs (RS256, ES256, EdDSA), its demo key for each, as a list: the
     EC and Ed25519 ones are private JWKs (NAME.DEMO-KEY.ES256.json, NAME.DEMO-KEY.EdDSA.json)."""
     import json
     from peers.signing import algorithms as kinds, rs256
@@ -84,7 +84,7 @@ def under_schemes(make: Callable[..., Any], schemes_at: dict[str, str], card_for
         secret = row.new_secret(new_token())
         peer = make(base_url, allow_private_webhooks=True, log=lambda line, url=base_url: log(f"[{url}] {line}"))
         failed: list[str] = []
-        scheme, _ = scheme_for(kind, secret, base_url, peer, demo_key("billing-agent"), failed.append)
+        scheme, _ = scheme_for(kind, secret, base_url, peer, None, failed.append)  # tokens: a fresh key
         credential = {row.credential: OUR_CLIENT_CERTIFICATE if row.in_handshake else secret}
         served[base_url] = (PeerApp(peer, card_format, scheme=scheme, log=log), credential)
     return served

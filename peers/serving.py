@@ -100,7 +100,7 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
         made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
         scheme = None
         if options.auth not in (None, BEARER.kind):
-            made_scheme = scheme_for(options.auth, token, base_url, peer, key, fail)
+            made_scheme = scheme_for(options.auth, token, base_url, peer, None, fail)  # never the card's key
             if made_scheme is None:
                 return 2
             scheme, secret = made_scheme
@@ -145,18 +145,23 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
     return 0
 
 
-def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, card_key: Any,
-            fail: Callable[[str], None]) -> tuple[Any, str] | None:
+def scheme_for(kind: str, secret: str | None, base_url: str, peer: Peer, token_key: Any,
+               fail: Callable[[str], None]) -> tuple[Any, str] | None:
     """--auth KIND: the scheme (peers/schemes), declared on the peer's cards, and the
     secret it holds; None when
     --token is not the secret that scheme takes (said through `fail`). Without --token a
-    secret is made (shown once); oauth2 and oidc sign tokens (RS256) with the card's key if
-    it is an RSA one, else a fresh one: a token outlives no restart, so neither need its key."""
+    secret is made (shown once). oauth2 and oidc sign their access tokens (RS256) with
+    `token_key` when one is given, else with a key made now: never the card's --signing-key,
+    which may be a published DEMO key (with it anyone could sign a token this peer takes),
+    and a key serves one purpose. A token outlives no restart, so neither need its key: a
+    client refused one with 401 invalid_token fetches another."""
     from peers.app import new_token
     from peers.schemes.by_kind import make_scheme
     from peers.signing import rs256
-    token_key = card_key if isinstance(card_key, rs256.PrivateKey) else None  # ES256, EdDSA: not for tokens
-    if SCHEME_KINDS[kind].issues_tokens and token_key is None:
+    if SCHEME_KINDS[kind].issues_tokens and not isinstance(token_key, rs256.PrivateKey):
+        if token_key is not None:
+            fail(f"--auth {kind}: its access tokens are signed RS256, by an RSA key")
+            return None
         from peers.signing.new_key import new_private_key
         token_key = new_private_key()
     if secret is None:

@@ -21,7 +21,8 @@ def make_scheme(kind: str, secret: str, base_url: str, endpoint: str, realm: str
     """The scheme `kind` (one of KINDS but bearer, which peers/app.py keeps), with `secret`:
     the API key, "user:password", or "client-id:client-secret"; mtls takes none (ValueError
     if given one, as for a secret its scheme cannot use).
-    `signing_key` (an rs256.PrivateKey) signs oauth2's and oidc's access tokens."""
+    `signing_key` (an rs256.PrivateKey) signs oauth2's and oidc's access tokens: a key of
+    their own, no card's (peers/serving.py scheme_for makes one)."""
     if kind == "apikey":
         from peers.schemes.api_key import ApiKey
         return ApiKey(secret, realm)
