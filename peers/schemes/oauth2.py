@@ -8,7 +8,8 @@ form-urlencoded first, RFC 6749 2.3.1, so decoded here) or by `client_id` and
 token (tokens.py) for this peer's endpoint, which it then sends as `Authorization:
 Bearer`. With `discovery` (oidc) the card names `/.well-known/openid-configuration`
 instead, which names the same token endpoint and a JWKS with the public key tokens are
-signed with. The token endpoint's answers and errors are RFC 6749 5.1 and 5.2's. Not
+signed with. The token endpoint's answers and errors are RFC 6749 5.1 and 5.2's, and
+429 for a client id (or all) that guessed wrong too often (guesses.py). Not
 here: other grants, refresh tokens, ID tokens, more than one client.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import MAX_CREDENTIAL, tokens
+from peers.schemes.guesses import Guesses
 from peers.schemes.http_basic import user_and_password
 from peers.signing import rs256
 from transports.base import HttpRequest, HttpResponse
@@ -37,7 +39,8 @@ NO_STORE = {"Content-Type": "application/json", "Cache-Control": "no-store"}
 
 class ClientCredentials:
     def __init__(self, pair: str, base_url: str, endpoint: str, realm: str, key: rs256.PrivateKey, *,
-                 discovery: bool = False, clock: Callable[[], float] | None = None) -> None:
+                 discovery: bool = False, clock: Callable[[], float] | None = None,
+                 guesses: Guesses | None = None) -> None:
         client_id, colon, secret = pair.partition(":")
         if not colon or not client_id or not secret:
             raise ValueError("oauth2 and oidc need --token CLIENT-ID:CLIENT-SECRET")
@@ -45,6 +48,7 @@ class ClientCredentials:
         self.issuer, self.audience, self.realm, self.key = base_url, endpoint, realm, key
         self.clock = clock or time.time
         self.discovery = discovery
+        self.guesses = guesses or Guesses()  # wrong secrets heard, and who is held back (RFC 6749 2.3.1)
         # Served at the paths of the URLs declared, as the endpoint is: under `serve --url BASE`
         # with a path (a proxy that keeps it) the card named BASE/oauth2/token, answered 404.
         below = urlsplit(base_url).path.rstrip("/")
@@ -112,11 +116,19 @@ class ClientCredentials:
             return _oauth_error(400, "invalid_request", "the client authenticates one way, not two")
         offered = _form_decoded(user_and_password(request.header("Authorization"))) if in_header else \
             (form.get("client_id", "").encode(), form.get("client_secret", "").encode())
+        client = offered[0] if offered is not None else b""
+        held = self.guesses.wait(client)
+        if held:  # before the secret is looked at: a guess now tests nothing. RFC 6749 names no
+            # error for this at the token endpoint; temporarily_unavailable is its nearest (4.1.2.1)
+            return _oauth_error(429, "temporarily_unavailable", f"too many wrong client secrets: try again in "
+                                f"{held} s", **{"Retry-After": str(held)})
         id_ok = offered is not None and hmac.compare_digest(offered[0], self.client_id)
         secret_ok = offered is not None and hmac.compare_digest(offered[1], self.secret)
         if not (id_ok and secret_ok):
+            self.guesses.failed(client)
             return _oauth_error(401, "invalid_client", "unknown client or wrong secret",
                                 **{"WWW-Authenticate": f'Basic realm="{self.realm}"'})
+        self.guesses.succeeded(client)
         asked = form.get("scope", SCOPE).split()
         if any(scope != SCOPE for scope in asked):
             return _oauth_error(400, "invalid_scope", f"the one scope here is {SCOPE}")
