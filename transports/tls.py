@@ -26,18 +26,35 @@ MOST_AT_ONCE = 1 << 20  # bytes read from the TLS layer in one go: the loop's bu
 def server_context(certificate: str, key: str, client_ca: str | None = None) -> ssl.SSLContext:
     """A context serving `certificate` (PEM) with its `key`; with `client_ca`, a client
     certificate is asked for, and one that CA did not issue ends the handshake. OSError
-    (ssl.SSLError is one) for files that cannot be used."""
+    (ssl.SSLError is one) for files that cannot be used, a certificate outside its dates too."""
     from transports.named_files import on_disk
     on_disk(certificate, key, *([client_ca] if client_ca is not None else []))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.load_cert_chain(certificate, key, password=no_passphrase)
+    _within_dates(certificate)
     if client_ca is not None:
         context.load_verify_locations(client_ca)
         # Optional, not required: a client without one still reads the card (which says what
         # to present) and is refused by the app with a 401; one from another CA fails here.
         context.verify_mode = ssl.CERT_OPTIONAL
     return context
+
+
+def _within_dates(certificate: str) -> None:
+    """OSError (one line: its dates, and now) for a certificate expired or not valid yet, checked
+    by this machine's clock as a client checks it: served, every handshake would fail later, in
+    the client's words. One OpenSSL took but our reader cannot read is not judged."""
+    import datetime
+    import errno
+    from transports.certificate_dates import MOST, outside_dates
+    from transports.named_files import read_named
+    try:
+        why = outside_dates(read_named(certificate, MOST), datetime.datetime.now(datetime.timezone.utc))
+    except ValueError:
+        return
+    if why:
+        raise OSError(errno.EINVAL, why, certificate)
 
 
 def no_passphrase() -> bytes:
