@@ -120,3 +120,18 @@ def test_any_bytes_in_a_certificate_block_are_a_value_error_at_worst():
     for broken in (b"-----BEGIN CERTIFICATE-----\nMIIB", _pem(b"hello"), _pem(der[:-40])):
         with pytest.raises(ValueError):
             dates_in(broken)
+
+
+@needs_openssl
+def test_a_demo_certificate_outside_its_dates_ends_an_https_run_in_one_line_not_a_traceback(tmp_path):
+    """The DEMO certificates are dated too (to 2036), and a machine's clock may be wrong: the
+    demo network's https run said it in a traceback, once the check refused to serve one."""
+    copy = tmp_path / "wb"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", ".sdk", ".venv", ".js-sdk", "tests"))
+    expired = certificate(tmp_path, "billing.acme.example", "20200101000000Z", "20210101000000Z")
+    shutil.copy(expired, copy / "peers/keys/billing-agent.DEMO-TLS-CERT.pem")
+    import sys
+    done = subprocess.run([sys.executable, str(copy / "a2a_delegation.py"), "--transport", "https"], cwd=copy,
+                          capture_output=True, text=True, timeout=60)
+    line = refused_in_one_line(done, copy / "peers/keys/billing-agent.DEMO-TLS-CERT.pem", "the certificate has expired")
+    assert line.startswith("error: cannot serve the demo peers over https: "), line

@@ -145,7 +145,12 @@ class Session:
         except ConfigError as exc:
             self.console.say(str(exc), Kind.ERROR)
             raise SystemExit(2) from None  # before any peer is served, as a flag refused is
-        served = self.demo.Served(self.apps, tls=https)
+        try:
+            served = self.demo.Served(self.apps, tls=https)
+        except OSError as exc:  # a DEMO certificate outside its dates (by this clock), say: one line
+            self.console.say(f"cannot serve the demo peers over {self.settings.transport}: "
+                             f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", Kind.ERROR)
+            raise SystemExit(2) from None
         http = HttpTransport(resolve=served.resolve, timeout=self.settings.timeout or flags.HTTP_TIMEOUT,
                              resolved_tls=https, **made)
         try:
