@@ -1,8 +1,8 @@
-"""The served token endpoint stops hearing a client id that guessed wrong secrets too often
-(RFC 6749 2.3.1: protect a password-checking endpoint against brute force): 429 with
-Retry-After (RFC 6585 4) before the secret is looked at, per client id and over all of
-them, its memory bounded however many ids an attacker invents. It heard any number of
-guesses before. Real requests to billing's token endpoint on 127.0.0.1."""
+"""The served token endpoint stops hearing its client's id once wrong secrets for it came too often
+(RFC 6749 2.3.1: protect a password-checking endpoint against brute force): 429 with Retry-After
+(RFC 6585 4) before the secret is looked at. Guesses under ids it does not know test no secret:
+they hold no one back, however many. It heard any number of guesses before. Real requests to
+billing's token endpoint on 127.0.0.1."""
 import base64
 import http.client
 import json
@@ -61,12 +61,13 @@ def test_a_client_id_that_guessed_wrong_five_times_is_answered_429_with_retry_af
     assert (status, answer["error"]) == (401, "invalid_client"), "another client id is not held for this one's guesses"
 
 
-def test_an_attacker_inventing_a_client_id_for_each_guess_is_held_by_the_count_over_all_in_bounded_memory(endpoint):
+def test_ids_invented_for_each_guess_test_no_secret_and_never_hold_back_the_client(endpoint):
+    """An overall count would have let anyone lock the endpoint with fifty requests a minute."""
     server, scheme = endpoint
     statuses = [_ask(server, f"invented-{n}-" + "x" * 3000, "guess", basic=False)[0] for n in range(120)]
-    assert statuses == [401] * 50 + [429] * 70, statuses
-    assert _ask(server, "support-agent", "s3cret")[0] == 429, "no guess is heard, the right one neither"
-    assert len(scheme.guesses.failures) <= 100 and {len(key) for key in scheme.guesses.failures} == {32}
+    assert statuses == [401] * 120, statuses
+    assert _ask(server, "support-agent", "s3cret")[0] == 200
+    assert scheme.guesses.wrong == 0
 
 
 def test_a_held_client_is_heard_again_when_its_window_ends_and_the_right_secret_starts_its_count_again(endpoint):
@@ -85,8 +86,8 @@ def test_a_held_client_is_heard_again_when_its_window_ends_and_the_right_secret_
     assert _ask(server, "support-agent", "wrong")[0] == 429
 
 
-def test_a_client_id_no_basic_header_could_carry_is_counted_as_one_caller_and_held(endpoint):
-    """A Basic credential that does not decode names no id: its guesses count all the same."""
+def test_a_basic_header_that_does_not_decode_is_refused_and_holds_no_one_back(endpoint):
+    """It names no id, so it guesses no secret."""
     server, _ = endpoint
     headers = {**FORM, "Authorization": "Basic ***not-base64***"}
     statuses = []
@@ -97,20 +98,5 @@ def test_a_client_id_no_basic_header_could_carry_is_counted_as_one_caller_and_he
             statuses.append(connection.getresponse().status)
         finally:
             connection.close()
-    assert statuses == [401] * 5 + [429]
-
-
-def test_ids_invented_for_an_hour_never_keep_more_than_twice_the_overall_count_in_memory():
-    """Each id's window opens at its first failure, so ids from the window before are still
-    held when the count over all begins again: the table is bounded all the same."""
-    from peers.schemes.guesses import OVERALL, Guesses
-    now = [0.0]
-    guesses, largest, heard = Guesses(clock=lambda: now[0]), 0, 0
-    for n in range(36_000):  # one invented id every tenth of a second, as the endpoint asks
-        now[0] = n / 10
-        client_id = f"invented-{n}".encode()
-        if not guesses.wait(client_id):
-            guesses.failed(client_id)
-            heard += 1
-        largest = max(largest, len(guesses.failures))
-    assert largest <= 2 * OVERALL and heard <= OVERALL * 61, (largest, heard)
+    assert statuses == [401] * 6
+    assert _ask(server, "support-agent", "s3cret")[0] == 200

@@ -9,7 +9,7 @@ token (tokens.py) for this peer's endpoint, which it then sends as `Authorizatio
 Bearer`. With `discovery` (oidc) the card names `/.well-known/openid-configuration`
 instead, which names the same token endpoint and a JWKS with the public key tokens are
 signed with. The token endpoint's answers and errors are RFC 6749 5.1 and 5.2's, and
-429 for a client id (or all) that guessed wrong too often (guesses.py). Not
+429 for our client's id once wrong secrets for it came too often (guesses.py). Not
 here: other grants, refresh tokens, ID tokens, more than one client.
 """
 from __future__ import annotations
@@ -116,19 +116,19 @@ class ClientCredentials:
             return _oauth_error(400, "invalid_request", "the client authenticates one way, not two")
         offered = _form_decoded(user_and_password(request.header("Authorization"))) if in_header else \
             (form.get("client_id", "").encode(), form.get("client_secret", "").encode())
-        client = offered[0] if offered is not None else b""
-        held = self.guesses.wait(client)
+        id_ok = offered is not None and hmac.compare_digest(offered[0], self.client_id)
+        held = self.guesses.wait() if id_ok else 0
         if held:  # before the secret is looked at: a guess now tests nothing. RFC 6749 names no
             # error for this at the token endpoint; temporarily_unavailable is its nearest (4.1.2.1)
             return _oauth_error(429, "temporarily_unavailable", f"too many wrong client secrets: try again in "
                                 f"{held} s", **{"Retry-After": str(held)})
-        id_ok = offered is not None and hmac.compare_digest(offered[0], self.client_id)
         secret_ok = offered is not None and hmac.compare_digest(offered[1], self.secret)
         if not (id_ok and secret_ok):
-            self.guesses.failed(client)
+            if id_ok:  # a guess at our client's secret; under another id, no secret could succeed
+                self.guesses.failed()
             return _oauth_error(401, "invalid_client", "unknown client or wrong secret",
                                 **{"WWW-Authenticate": f'Basic realm="{self.realm}"'})
-        self.guesses.succeeded(client)
+        self.guesses.succeeded()
         asked = form.get("scope", SCOPE).split()
         if any(scope != SCOPE for scope in asked):
             return _oauth_error(400, "invalid_scope", f"the one scope here is {SCOPE}")
