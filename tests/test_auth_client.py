@@ -227,6 +227,10 @@ HOSTILE_TOKEN_ANSWERS = {
                           "gave expires_in -5"),
     "an array": (lambda n: _answer([1, 2]), "answered JSON that is not an object"),
     "a server error": (lambda n: _answer(None, 500, b"oops"), "refused us: HTTP 500"),
+    "too many guesses": (lambda n: HttpResponse(429, {"Retry-After": "42"}, b'{"error": "temporarily_unavailable"}'),
+                         "refused us: HTTP 429: temporarily_unavailable; it asks us to wait 42 s before asking again"),
+    "a wait in long words": (lambda n: HttpResponse(503, {"Retry-After": "later" * 99}, b""),
+                             "refused us: HTTP 503; it asks us to wait " + "later" * 8 + " before asking again"),
 }
 
 

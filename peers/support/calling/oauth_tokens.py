@@ -167,7 +167,10 @@ def _answer(response: Any, what: str, url: str) -> dict[str, Any]:
         except (PeerError, AttributeError):
             error = None
         said = f": {escape(error[:40])}" if isinstance(error, str) else ""
-        raise TokenRefused(f"{what} at {url} refused us: HTTP {response.status}{said}")
+        wait = response.header("Retry-After") or ""  # a 429's or 503's (RFC 9110 10.2.3): seconds, or a date
+        later = f"; it asks us to wait {escape(wait[:40])}{' s' if wait.isdigit() else ''} before asking again" \
+            if response.status in (429, 503) and wait else ""
+        raise TokenRefused(f"{what} at {url} refused us: HTTP {response.status}{said}{later}")
     document = read_json(body, f"what {what} at {url} answered")
     if not isinstance(document, dict):
         raise TokenRefused(f"{what} at {url} answered JSON that is not an object")
