@@ -104,6 +104,7 @@ def test_junit_is_xml_and_html_is_one_page_with_nothing_from_elsewhere(served, t
     (("check", "http://127.0.0.1:1", "--credentials", "/no/such/file.json"), "file not found"),
     (("check", "http://127.0.0.1:1", "--format", "yaml"), "invalid choice"),
     (("check", "http://127.0.0.1:1", "--out", "/no/such/folder/report.txt"), "--out"),
+    (("check", "http://127.0.0.1:1", "--other-caller", str(ROOT / "registry.json")), "--other-caller needs --deep"),
 ])
 def test_a_usage_error_is_one_line_and_exit_status_2(args, said):
     done = cli(*args)
@@ -121,9 +122,7 @@ def test_verbose_prints_every_frame_with_the_token_masked(served, tmp_path):
 
 
 def test_without_deep_nothing_that_needs_a_task_is_asked_and_the_report_says_why(served, tmp_path):
-    store = tmp_path / "other.json"
-    store.write_text(json.dumps({"tokens": {served["1.0"]: "another-token-0123"}}))
-    _, report = checked(served["1.0"], tmp_path, "--other-caller", store)
+    _, report = checked(served["1.0"], tmp_path)
     deep = {row["id"]: row for row in report["requirements"] if row["id"] in {"CORE-SEND-001", "CORE-LIST-001"}}
     assert report["deep"] is False and all(row["outcome"] == "skip" for row in deep.values())
     assert "needs --deep" in deep["CORE-LIST-001"]["verdicts"][0]["detail"]

@@ -23,11 +23,10 @@ if TYPE_CHECKING:
 NOT_DEEP = "not asked: it needs --deep, which sends messages that may cause effects (point it at a test instance)"
 
 
-def skipped(other_caller: bool) -> list[Verdict]:
-    """Every --deep requirement, skipped: the run was not deep."""
-    return [Verdict(row.id, SKIP, NOT_DEEP + (" (--other-caller was given: its checks need --deep too)"
-                                              if other_caller and row.family == "callers" else ""))
-            for row in DEEP]
+def skipped() -> list[Verdict]:
+    """Every --deep requirement, skipped: the run was not deep (nor was --other-caller given:
+    without --deep it is a usage error, cli/command_line.py)."""
+    return [Verdict(row.id, SKIP, NOT_DEEP) for row in DEEP]
 
 
 def checks(probe: Any, reaches: list[Reach], others: list[Reach] | None, document: dict[str, Any]) -> list[Verdict]:

@@ -99,7 +99,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
             if other_store is not None else None
         verdicts += deep_run.checks(probe, found, others, document)
     else:
-        verdicts += deep_run.skipped(bool(settings.other_caller))
+        verdicts += deep_run.skipped()
     printer.inner.close()
     card = {"name": said(document["name"], held) if document is not None and isinstance(document.get("name"), str)
             else "?",  # cut, as every value the agent controls is in a report (a card may be a megabyte of name)

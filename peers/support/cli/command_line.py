@@ -99,6 +99,8 @@ def parse(argv: list[str], *, serve_flags: tuple[Any, ...] = ()) -> Any:
             except argparse.ArgumentTypeError as exc:
                 parser.error(f"$A2A_SERVE_TOKEN: {exc}")
         return frozen(command, {"no_color": False, "quiet": False, **given, "token": given["token"] or from_environment})
+    if command == "check" and given["other_caller"] and not given["deep"]:  # caller B's checks need A's task
+        parser.error("--other-caller needs --deep: caller B is asked about caller A's task, which only --deep makes")
     if command in ("check", "proxy"):
         return frozen(command, {"no_color": False, "quiet": False, **given})
     if command == "web":

@@ -145,7 +145,7 @@ CHECK_FLAGS = (  # `check URL`: grade an agent by the table of requirements (pee
          options={"metavar": "URL", "type": values.base_url}),
     Flag("--credentials", None, "the credential store the calling side reads (as a run's --credentials): the "
          "right credential for the declared scheme", options=A_FILE),
-    Flag("--other-caller", None, "a second caller's credential store, for the checks across callers (with --deep: "
+    Flag("--other-caller", None, "a second caller's credential store, for the checks across callers (needs --deep: "
          "can caller B see or change caller A's task?)", options=A_FILE),
     Flag("--binding", None, "check only this binding (default: every binding the card declares)",
          options={"choices": [row.name.lower() for row in BINDINGS]}),
