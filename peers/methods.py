@@ -179,7 +179,7 @@ def _get(wire_format: TaskQueries, peer: Peer) -> Handler:
 
 def _cancel(wire_format: TaskQueries, peer: Peer) -> Handler:
     def cancel(params: Any, caller: Caller) -> Any:
-        task_id, _ = read(wire_format.task_query, params)
+        task_id, _ = read(wire_format.cancel_query, params)
         return wire_format.task_to_wire(peer.cancel_task(task_id, owner=caller.owner))
     return cancel
 

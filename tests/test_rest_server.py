@@ -590,3 +590,22 @@ def test_a_task_the_path_names_and_the_body_or_query_names_otherwise_by_its_prot
                 status, _, answer = call(verb, f"{where}/hook-1?{spelled}={other}")
             assert status == 400 and "the path names taskId" in answer["error"]["message"], (spelled, answer)
         assert [config["id"] for config in call("GET", where)[2]["configs"]] == ["hook-1"]
+
+
+@pytest.mark.parametrize("metadata", [5, "x", [1], True])
+def test_a_cancel_whose_metadata_is_not_an_object_is_invalid_params_on_both_bindings_as_a_sends_is(billing_rest,
+                                                                                                   metadata):
+    """1.0's CancelTaskRequest carries metadata, a Struct: `metadata: 5` was taken, and the task
+    canceled (or, finished, refused as not cancelable) as if none had been sent. GetTask's and
+    SubscribeToTask's requests have no metadata: one there is a field nobody asked for (5.7)."""
+    task = billing_rest("POST", "/a2a/message:send", REFUND)[2]["task"]
+    frame = {"jsonrpc": "2.0", "id": 1, "method": "CancelTask", "params": {"id": task["id"], "metadata": metadata}}
+    refused = billing_rest("POST", "/a2a", frame)[2]["error"]
+    assert refused["code"] == -32602 and "params.metadata must be an object" in refused["message"], refused
+    status, _, body = billing_rest("POST", f"/a2a/tasks/{task['id']}:cancel", {"metadata": metadata})
+    assert (status, error_of(body)[1]) == (400, "INVALID_ARGUMENT") and "metadata must be an object" in body["error"][
+        "message"], body
+    read = billing_rest("POST", "/a2a", {**frame, "method": "GetTask", "params": {"id": task["id"], "metadata": 5}})
+    assert read[2]["result"]["id"] == task["id"]
+    kept = billing_rest("POST", "/a2a", {**frame, "params": {"id": task["id"], "metadata": {"why": "late"}}})[2]
+    assert kept["error"]["code"] == -32002, "an object is read as before: the finished task is not cancelable"

@@ -89,6 +89,12 @@ def optional(source: dict[str, Any], key: str, kind: type, prefix: str = "") -> 
     return None if source.get(key) is None else field(source, key, kind, prefix)
 
 
+def request_metadata(params: Any) -> dict[str, Any] | None:
+    """A request's own metadata, which no peer of ours reads: a Struct (1.0's SendMessage and CancelTask,
+    0.3's every params but a push config's set), so an object if given, as every method checks it here."""
+    return optional(obj(params, "params"), "metadata", dict, "params.")
+
+
 def int32(value: Any) -> int | None:
     """An int32 as ProtoJSON reads one: a number with no fraction, or its decimal digits in a
     string ("5", as a proto3 JSON writer may send it), within -2**31 .. 2**31-1; None otherwise."""

@@ -125,6 +125,9 @@ class TaskQueries(Protocol):
     def task_query(self, params: Any) -> tuple[str, int | None]:
         """The task id, and how much history to send back (None: all of it)."""
 
+    def cancel_query(self, params: Any) -> tuple[str, None]:
+        """CancelTask's task id, its metadata checked (1.0's GetTask has none)."""
+
     def task_to_wire(self, task: Task, history_length: int | None = None) -> dict[str, Any]: ...
 
     def list_query(self, params: Any) -> ListQuery: ...

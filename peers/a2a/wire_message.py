@@ -13,7 +13,8 @@ from __future__ import annotations
 import base64
 import binascii
 
-from peers.a2a.fields import WireError, count, field, obj, one_of, optional, optional_str, optional_strings, strings
+from peers.a2a.fields import (WireError, count, field, obj, one_of, optional, optional_str, optional_strings,
+                              request_metadata, strings)
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState
 from transports.records import Record
 
@@ -237,7 +238,7 @@ def history_length(params: dict[str, Any], path: str = "") -> int | None:  # 1.0
 
 def configuration_of(request: dict[str, Any]) -> dict[str, Any]:
     """SendMessage's configuration ({} where absent or null); the request's metadata, read nowhere else, too."""
-    optional(request, "metadata", dict, "params.")  # an object, if given
+    request_metadata(request)
     return {} if request.get("configuration") is None else obj(request["configuration"], "params.configuration")
 
 

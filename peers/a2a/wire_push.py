@@ -11,7 +11,7 @@ is the server's business (peers/push.py), not the wire's.
 """
 from __future__ import annotations
 
-from peers.a2a.fields import MISSING, WireError, count, field, json_names, obj, optional, proto_json
+from peers.a2a.fields import MISSING, WireError, count, field, json_names, obj, proto_json, request_metadata
 from peers.a2a.model import PushConfig
 from transports.http11 import TOKEN
 
@@ -64,7 +64,7 @@ def query(nested: bool, params: Any) -> tuple[str, str | None]:
     """(task id, config id) of a get, list or delete request."""
     request = (json_names if nested else proto_json)(obj(params, "params"))
     if nested:  # 0.3's params carry metadata, read nowhere else: an object, if given
-        optional(request, "metadata", dict, "params.")
+        request_metadata(request)
         return _text(request, "id", "params."), _text(request, "pushNotificationConfigId", "params.", default=None)
     return _text(request, "taskId", "params."), _text(request, "id", "params.")
 

@@ -13,7 +13,7 @@ from peers.a2a.errors import ExtendedAgentCardNotConfigured
 from peers.a2a import wire_message as shapes
 from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
-from peers.a2a.fields import WireError, field, obj, optional, url
+from peers.a2a.fields import WireError, field, obj, request_metadata, url
 from peers.a2a.model import DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, Message, PushConfig, Task, TaskState
 from peers.a2a.stream import Event, reply_as_task
 from peers.a2a.wire_format import SendMessageRequest
@@ -174,8 +174,11 @@ def task_query(params: Any) -> tuple[str, int | None]:
     """tasks/get / tasks/cancel: the task's id and, for tasks/get, how much history to send; its
     metadata, read nowhere else, an object if given (TaskQueryParams, TaskIdParams)."""
     found = shapes.task_id(params), history_length(params)
-    optional(params, "metadata", dict, "params.")
+    request_metadata(params)
     return found
+
+
+cancel_query = task_query  # tasks/cancel's TaskIdParams: an id and metadata, as tasks/get's reads them
 
 
 def history_length(params: dict[str, Any], path: str = "") -> int | None:

@@ -15,8 +15,7 @@ from peers.a2a import wire_push as pushes
 from peers.a2a import wire_stream as streamed
 from peers.a2a.bindings import BINDINGS, JSONRPC
 from peers.a2a.errors import UnsupportedOperation, VersionNotSupported, error_details
-from peers.a2a.fields import WireError, field, obj, one_of, page_size, proto_json, url
-from peers.a2a.fields import instant
+from peers.a2a.fields import WireError, field, instant, obj, one_of, page_size, proto_json, request_metadata, url
 from peers.a2a.model import (DEFAULT_INPUT_MODES, DEFAULT_OUTPUT_MODES, AgentCard, ListQuery, Message, PushConfig, Task,
                              TaskPage, TaskState)
 from peers.a2a.stream import Event, reply_as_task
@@ -175,7 +174,6 @@ def tasks_from_list(result: Any) -> list[Task]:
             for n, task in enumerate(field(obj(result, "result"), "tasks", list, "result."))]
 
 
-
 def stream_result(event: Event, history_length: int | None = None) -> dict[str, Any]:
     """Peer: one result of a stream (SSE event), for SendStreamingMessage or SubscribeToTask; a Task
     event with the history the send asked for, as a send's answer has."""
@@ -185,7 +183,6 @@ def stream_result(event: Event, history_length: int | None = None) -> dict[str, 
 def event_from_result(result: Any) -> Event:
     """Client: the event one stream result carries."""
     return streamed.event_from_wire(DIALECT, result)
-
 
 
 def push_config(params: Any) -> PushConfig:
@@ -214,9 +211,15 @@ def push_list_result(configs: list[PushConfig], tenant: str = "", size: int | No
 
 
 def task_query(params: Any) -> tuple[str, int | None]:
-    """GetTask / CancelTask: the task's id and, for GetTask, how much history to send."""
+    """GetTask / SubscribeToTask: the task's id and, for GetTask, how much history to send."""
     request = proto_json(obj(params, "params"))
     return shapes.task_id(request), shapes.history_length(request)
+
+
+def cancel_query(params: Any) -> tuple[str, None]:
+    """CancelTask: the task's id; its metadata, an object if given (GetTask's request has none: 5.7 ignores it)."""
+    request_metadata(params)
+    return task_query(params)[0], None
 
 
 def list_query(params: Any) -> ListQuery:
