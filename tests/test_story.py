@@ -179,6 +179,10 @@ def test_editing_allowlist_json_changes_the_cli_run(tmp_path):
     ("--credentials", '{"tokens": {"https://billing.acme.example/a2a": 5}}', "must be a string (in quotes)"),
     ("--registry", '{"peers": [{"cardUrl": "https://a.example/card"}, {"cardUrl": "HTTPS://A.example/card"}]}',
      "peers[1].cardUrl lists the card peers[0] does; list each once"),
+    ("--registry", '{"peers": [{"cardUrl": "https://a.example/.well-known/agent-card.json?a=1"}, '
+                   '{"cardUrl": "https://A.example:443/.well-known/agent-card.json?a=2#top"}]}',
+     "peers[1].cardUrl lists the card peers[0] does, with another query (a query names no other agent); list each "
+     "once"),
     ("--registry", '{"peers": [{"cardUrl": "https://x:99999/card"}]}', "peers[0].cardUrl must be an http(s) URL"),
     ("--registry", '{"agents": []}', "has an unknown field 'agents'"),
     ("--registry", '\xff', "allow.json:1:1: not UTF-8 (byte 0xff)"),

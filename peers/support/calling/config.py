@@ -101,9 +101,14 @@ def load_registry(path: str, added: int = 0) -> list[str]:
     urls = [url_in(entry["cardUrl"], f"peers[{index}].cardUrl", path) for index, entry in enumerate(doc["peers"])]
     first: dict[Any, int] = {}
     for index, url in enumerate(urls):  # listed twice, a peer would be asked twice: one refund, two requests
-        earlier = first.setdefault(parse_url(url), index)
+        # A card is keyed by where it lives, its origin and path (8.2's well-known URL): a query (a key,
+        # a cache-buster) names no other agent, so ?a=1 and ?a=2 are one card listed twice.
+        parsed = parse_url(url)
+        earlier = first.setdefault((parsed.origin, parsed.path), index)
         if earlier != index:
-            raise ConfigError(f"{path}: peers[{index}].cardUrl lists the card peers[{earlier}] does; list each once")
+            again = "" if parsed == parse_url(urls[earlier]) else ", with another query (a query names no other agent)"
+            raise ConfigError(f"{path}: peers[{index}].cardUrl lists the card peers[{earlier}] does{again}; "
+                              "list each once")
     return urls
 
 
