@@ -5,6 +5,8 @@ Each agent is a test's own http.server on 127.0.0.1, port 0 (conftest.outside_pe
 card at /.well-known/agent-card.json, and a JSON-RPC endpoint that records what it was sent."""
 import json
 
+import pytest
+
 from conftest import OutsidePeer, cli, outside_peer
 
 SKILL = {"id": "process_refund", "name": "r", "description": "r", "tags": []}
@@ -83,3 +85,17 @@ def test_an_answer_in_the_other_versions_shape_is_refused_in_one_line_naming_the
         failed = [line for line in done.stderr.splitlines() if "delegation failed" in line]
         assert len(failed) == 1 and spelled in failed[0] and "Traceback" not in done.stderr, done.stdout + done.stderr
         assert len(posted) == 1
+
+
+@pytest.mark.parametrize("interface", [{"url": "not a url"}, {"url": 5}, {}, {"url": ["x"]}, {"url": "ftp://x/a2a"}])
+def test_a_0_3_cards_json_rpc_additional_interface_with_no_http_url_is_left_out_in_one_line_not_the_whole_card(
+        interface):
+    """0.3's additionalInterfaces are choices beside the card's url (0.3 section 5.6): one that names
+    no http(s) URL refused the whole card, the url it prefers too (and a url that was no string,
+    or none at all, ended the run in a traceback). `check` leaves it out too, and names it."""
+    done, posted = run_against(lambda base: card_03(base, additionalInterfaces=[
+        {"transport": "JSONRPC", **interface}, {"url": base + "/a2a", "transport": "JSONRPC"}]))
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said and posted == [("/a2a", "message/send")], said
+    left_out = [line for line in said.splitlines() if "additionalInterfaces[0]" in line]
+    assert len(left_out) == 1 and "left out" in left_out[0] and "http(s) URL" in left_out[0], said

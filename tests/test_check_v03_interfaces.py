@@ -8,6 +8,8 @@ the run measures nothing it was asked, so it does not end 0: it says so in one l
 The agent is test_check_broken_agents.py's (http.server's, not ours), on 127.0.0.1."""
 import json
 
+import pytest
+
 from conftest import cli, outside_peer
 from test_check_broken_agents import TOKEN, Agent, card
 
@@ -51,3 +53,32 @@ def test_asked_for_a_binding_it_cannot_measure_check_says_so_and_does_not_end_0(
     assert done.returncode == 2 and done.stdout == "", done.stdout[:400]
     line = done.stderr.strip()
     assert "\n" not in line and "HTTP+JSON" in line and "0.3" in line, line
+
+
+class BadAdditional03(Agent):
+    """A 0.3 card whose first JSON-RPC additionalInterfaces entry names no http(s) URL (the server's `bad`)."""
+
+    def do_GET(self):
+        base = f"http://127.0.0.1:{self.server.server_port}"
+        document = card(base, "v03_only")
+        document["additionalInterfaces"] = [{"transport": "JSONRPC", "url": self.server.bad},
+                                            {"transport": "JSONRPC", "url": base + "/a2a"}]
+        self.send(200, json.dumps(document).encode())
+
+
+@pytest.mark.parametrize("bad", ["not a url", 5])
+def test_a_0_3_additional_interface_with_no_http_url_is_a_must_failed_naming_it_and_the_rest_is_asked(tmp_path, bad):
+    """check left such an entry out and said nothing of it (CARD-PROTO-002 was skipped as 1.0's), while
+    its auth family read the card as the calling side did, which refused it whole: 'the card cannot be
+    read'. Now both leave that one interface out, and check names it."""
+    with outside_peer(BadAdditional03, flaw=None, bad=bad, handle_error=lambda request, address: None) as base:
+        store = tmp_path / "credentials.json"
+        store.write_text(json.dumps({"tokens": {base: TOKEN}}))
+        done = cli("check", base, "--credentials", store, "--format", "json", "--timeout", "1")
+    assert "Traceback" not in done.stderr + done.stdout
+    report = json.loads(done.stdout)
+    rows = {row["id"]: row for row in report["requirements"]}
+    proto = rows["CARD-PROTO-002"]
+    assert proto["outcome"] == "fail" and "additionalInterfaces[0]" in proto["verdicts"][0]["detail"], proto
+    assert rows["WB-AUTH-RIGHT-001"]["outcome"] == "pass" and rows["CORE-GET-002"]["outcome"] == "pass"
+    assert "cannot be read" not in json.dumps(report)

@@ -159,9 +159,10 @@ def enum_key(value: Any) -> Any:
     return value if number is None else number
 
 
-def url(value: str, path: str = "url") -> str:
-    if not is_http_url(value):
-        raise WireError(f"{path} {value[:80]!r} must be an http(s) URL")
+def url(value: Any, path: str = "url") -> str:
+    if not is_http_url(value):  # any value: a field no schema checked may be a number, an array, or absent
+        shown = repr(value[:80]) if isinstance(value, str) else f"({_NAMES.get(type(value), 'no string')})"
+        raise WireError(f"{path} {shown} must be an http(s) URL")
     return value
 
 

@@ -16,6 +16,7 @@ from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chose
 from peers.support.calling.replies import read
 from transports.base import parse_url
 from transports.errors import ProtocolViolation
+from transports.printer import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     as 1.0 spells it, one line to `warn` saying so, or refused if `strict` (--strict-cards:
     card_dialects.py); its signatures are checked on the card as it was served."""
     card = read(spoken.card_from_wire, _in_spec_form(spoken, document, strict, warn), "the card")
-    offered = _interfaces(document, spoken.NAME) or _preferred(document, card.url)
+    offered = _interfaces(document, spoken.NAME) or _preferred(document, card.url, warn)
     if wanted is not None and wanted.NAME != spoken.NAME:
         other = read(lambda doc: spoken.interface_url(doc, wanted.NAME), document, "the card")
         if other is None and (others := [name for name, _, _ in _interfaces(document, wanted.NAME)]):
@@ -111,21 +112,26 @@ def _tenant(value: Any, path: str) -> str | None:
     return value
 
 
-def _preferred(document: Any, where: str) -> list[tuple[str, str, str | None]]:
+def _preferred(document: Any, where: str, warn: Callable[[str], Any] | None) -> list[tuple[str, str, str | None]]:
     """What a card before 1.0 offers: its url, in its preferredTransport (0.3; the essay's
     card names none: JSON-RPC), then each of its additionalInterfaces (0.3 section 5.6: a
     client may choose any of them; the SDKs list JSON-RPC there beside a preferred REST or
     gRPC). Our HTTP+JSON is 1.0's, so 0.3's other transports are named as 0.3's: a card
     offering only those is refused as unsupported, saying so. Only a JSON-RPC interface's
-    url is read, as the card's own url is (http or https): we never send to the others."""
+    url is read, as the card's own url is (http or https): we never send to the others. One
+    whose url is none is left out, said in one line to `warn`: it is one choice beside the
+    card's url, not the card (check's CARD-PROTO-002 names it too)."""
     transport = document.get("preferredTransport", JSONRPC) if isinstance(document, dict) else JSONRPC
     offered = [(_as_03(transport), where, None)]
     listed = document.get("additionalInterfaces") if isinstance(document, dict) else None
     for index, interface in enumerate(listed[:MAX_INTERFACES] if isinstance(listed, list) else []):
         named = interface.get("transport") if isinstance(interface, dict) else None
         if named == JSONRPC:
-            offered.append((JSONRPC, read(lambda value: url(value, f"additionalInterfaces[{index}].url"),
-                                          interface.get("url"), "the card"), None))
+            try:
+                offered.append((JSONRPC, url(interface.get("url"), f"additionalInterfaces[{index}].url"), None))
+            except WireError as exc:
+                if warn is not None:
+                    warn(escape(f"[support] the card's {exc}: that one interface is left out, not the card"))
         elif named is not None:
             offered.append((_as_03(named), "", None))
     return offered

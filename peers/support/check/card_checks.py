@@ -59,6 +59,8 @@ def checks(probe: Probe, card_url: str, answer: Answer, frames: tuple[Frame, ...
     found.append(verdict("CARD-STRUCT-001", not missing, "; ".join(missing) or f"every field {spoken.NAME} requires",
                          frames))
     found += _interfaces(interfaces, spoken.NAME, frames)
+    if spoken.NAME == "0.3":  # CARD-PROTO-002's rule, of the interfaces a 0.3 card declares as 0.3 does
+        found[-1] = _interfaces_03(document, frames)
     found += _modes_and_skills(document, frames)
     found += _security(document, spoken.NAME, frames)
     found += _signatures(document, card_key, frames)
@@ -82,6 +84,21 @@ def _interfaces(interfaces: Any, version: str, frames: tuple[Frame, ...]) -> lis
             verdict("CARD-PROTO-002", bool(listed) and not bad,
                     f"{', '.join(bad[:4])} lack an http(s) url, a protocolBinding or a protocolVersion" if bad
                     else f"{len(listed)} interface(s), each complete", frames)]
+
+
+def _interfaces_03(document: dict[str, Any], frames: tuple[Frame, ...]) -> Verdict:
+    """A 0.3 card's interfaces: its url, then additionalInterfaces, each {url, transport} (0.3 section 5.6).
+    One of those with no http(s) url is left out, here (reach.offered) and by the calling side, which
+    says so in one line and still asks the card's url; a card whose own url is none, it refuses."""
+    more = document.get("additionalInterfaces")
+    listed = more if isinstance(more, list) else []
+    bad = [f"additionalInterfaces[{index}]" for index, each in enumerate(listed) if not isinstance(each, dict)
+           or parse_url(each.get("url")) is None or not isinstance(each.get("transport"), str) or not each["transport"]]
+    own = parse_url(document.get("url")) is not None
+    said = ("" if own else "its url is no http(s) URL: the calling side refuses the card; ") + (
+        f"{', '.join(bad[:4])} lack an http(s) url or a transport: none is asked, the others are (as by the calling side)"
+        if bad else f"its url and {len(listed)} additional interface(s), each complete")
+    return verdict("CARD-PROTO-002", own and not bad, said, frames)
 
 
 def _modes_and_skills(document: dict[str, Any], frames: tuple[Frame, ...]) -> list[Verdict]:

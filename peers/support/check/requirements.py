@@ -35,7 +35,7 @@ REQUIREMENTS = (
     _row("CARD-PROTO-001", "8.3", "MUST", "card", "supportedInterfaces declares at least one binding a client can use",
          "list JSONRPC, HTTP+JSON or GRPC in supportedInterfaces, preferred first"),
     _row("CARD-PROTO-002", "8.3.1", "MUST", "card", "Each interface names an absolute http(s) url, its binding and version",
-         "give every supportedInterfaces entry url, protocolBinding and protocolVersion"),
+         "give every supportedInterfaces entry url, protocolBinding and protocolVersion (0.3: url and transport)"),
     _row("WB-CARD-MODES-001", "4.4.1", "SHOULD", "card", "Input and output modes are media types (type/subtype)",
          "write each mode as a media type such as text/plain or application/json"),
     _row("WB-CARD-SKILLS-001", "4.4.5", "MUST", "card", "Skills have ids, and no two skills share one",
