@@ -799,3 +799,40 @@ def test_a_password_a_client_puts_in_an_absolute_form_targets_userinfo_is_masked
     assert wait_for(lambda: sum("alice:" in line for line in peer.lines) >= 2), peer.lines
     logged = "\n".join(peer.lines)
     assert secret not in logged and logged.count("alice:****#") == 2, logged
+
+
+@pytest.mark.parametrize("waiting, said", [(2, 2), (40, 6)])
+def test_requests_still_waiting_for_a_worker_when_the_server_stops_are_said_one_line_each_then_counted(waiting, said):
+    """A stopping server begins no request still waiting for a worker (workers.py): each was closed
+    unanswered and unsaid. Now each is one line, the first few; past them one line counts the rest,
+    so a thousand waiting is not a thousand lines."""
+    from transports.server import PeerServer
+    release = threading.Event()
+
+    def slow(request):  # holds the one worker until the test lets it go
+        release.wait(5)
+        return HttpResponse(200, {"Content-Type": "text/plain"}, b"ok")
+    lines, clients = [], []
+    server = PeerServer(slow, "127.0.0.1", 0, log=lines.append, max_workers=1).start()
+    stopping = threading.Thread(target=server.stop)
+    try:
+        for n in range(waiting + 1):  # the first is being answered; the rest wait for the one worker
+            clients.append(socket.create_connection(server.server_address, timeout=5))
+            clients[-1].sendall(f"GET /asked-{n} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        assert wait_for(lambda: len(server.workers.waiting) == waiting)
+        stopping.start()
+        assert wait_for(lambda: server.workers.closed)  # closed before the worker is free: it begins none of them
+        release.set()
+        stopping.join(10)
+    finally:
+        release.set()
+        for client in clients:
+            client.close()
+    check_log(lines)
+    dropped = [line for line in lines if "dropped" in line]
+    assert len(dropped) == said and not stopping.is_alive(), lines
+    assert dropped[0] == '127.0.0.1 "GET /asked-1 HTTP/1.1" dropped unanswered: the server stopped before a worker began it'
+    if waiting > said:
+        assert dropped[-1] == f"{waiting - 5} more requests dropped unanswered: the server stopped before a worker " \
+                              "began them"
+    assert lines[0] == '127.0.0.1 "GET /asked-0 HTTP/1.1" 200', "the one begun is answered and said as ever"

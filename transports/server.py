@@ -99,7 +99,7 @@ class PeerServer:
         for conn in [conn for conn in self._open.values() if conn.state not in (BUSY, WRITING)]:
             self._close(conn)
         self.socket.close()
-        self.workers.close(2.0)
+        self.workers.close(2.0, self.log, lambda work: f'{work.args[0].ip} "{escape(work.args[0].line)}"')  # _work's conn
         finish([conn for conn in self._open.values() if conn.unsent], 2.0, self.log)  # the loop's writing, ended
         for conn in list(self._open.values()):
             if conn.answering:  # a worker still making its answer (a stream): its line said now, as the process may end

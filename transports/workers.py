@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Callable
 
 IDLE_WORKER_SECONDS = 5.0  # a worker with nothing to do for this long leaves
+MOST_SAID = 5  # work a stop drops: each said, up to these; the rest counted in one line (a thousand: not a flood)
 
 
 class Workers:
@@ -38,15 +39,22 @@ class Workers:
             self.threads.add(thread)
         thread.start()
 
-    def close(self, seconds: float) -> None:
+    def close(self, seconds: float, log: Callable[[str], None], named: Callable[[Callable[[], None]], str]) -> None:
         """Let idle workers go now, and wait up to `seconds` for those still answering; work
-        still waiting is never begun (its connection is the stop's to close)."""
+        still waiting is never begun (its connection is the stop's to close), and is said to
+        `log` as `named` names it, once those answering are done: its client was told nothing."""
         with self.lock:
             self.closed = True
             self.lock.notify_all()
+            dropped = list(self.waiting)  # closed: none of it is begun now
         deadline = time.monotonic() + seconds
         for thread in list(self.threads):
             thread.join(max(0.0, deadline - time.monotonic()))
+        for work in dropped[:MOST_SAID]:
+            log(f"{named(work)} dropped unanswered: the server stopped before a worker began it")
+        if len(dropped) > MOST_SAID:
+            log(f"{len(dropped) - MOST_SAID} more requests dropped unanswered: the server stopped before a worker "
+                "began them")
 
     def _run(self) -> None:
         while True:
