@@ -16,7 +16,7 @@ from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chose
 from peers.support.calling.replies import read
 from transports.base import parse_url
 from transports.errors import ProtocolViolation
-from transports.printer import escape
+from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
