@@ -191,3 +191,15 @@ def test_pushes_going_past_the_limit_while_100_wait_fail_the_follower_once_it_ha
             http.close()
     assert waiting == [200] * MAX_PUSHES and over == 413 and None not in taken and receiver.over
     assert after is None and took < 1, f"the follower waited {took:.1f} s for a push after the limit"
+
+
+@pytest.mark.parametrize("wire", [wire_v10, wire_v03])
+def test_a_task_pushed_holding_two_artifacts_of_one_id_fails_the_delegation_in_one_line(wire):
+    """An artifactId is unique within its task: a task holding two of one id cannot be told faithfully (an update
+    to that id would name neither). Folded in the state seen, the first of them was lost, and the result with it."""
+    twice = wire.stream_result(Task("t-1", (WORKING,), (Artifact("a-1", (Part(text="refund issued"),)),
+                                                        Artifact("a-1", (Part(text=" (ref 7)"),))), context_id="c-1"))
+    outcome, _, answered, took = pushed_to(wire, told(status(wire, WORKING), twice, status(wire, COMPLETED)), patience=5)
+    assert answered[:2] == [200, 200] and took < 3 and outcome.task is None, (answered, outcome.result)
+    assert outcome.error.startswith("delegation failed: a push is malformed: ") and "\n" not in outcome.error
+    assert "artifacts[1].artifactId 'a-1' is an earlier artifact's" in outcome.error, outcome.error

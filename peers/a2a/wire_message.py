@@ -209,7 +209,7 @@ def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
     source = obj(value, path)
     status = obj(source.get("status"), path + ".status")
     state = one_of(status.get("state"), dialect.read_states, path + ".status.state")
-    artifacts = []
+    artifacts, ids = [], set()
     for index, item in enumerate(field(source, "artifacts", list, path + ".", default=[])):
         where = f"{path}.artifacts[{index}]"
         artifact = obj(item, where)
@@ -220,6 +220,10 @@ def task_from_wire(dialect: Dialect, value: Any, path: str = "task") -> Task:
                                   optional_str(artifact, "name"), optional(artifact, "description", str, where + "."),
                                   optional(artifact, "metadata", dict, where + "."),
                                   optional_strings(artifact, "extensions", where + ".")))
+        if (made := artifacts[-1].artifact_id) in ids:  # two of one id: an update to "it" would name neither
+            raise WireError(f"{where}.artifactId {made[:80]!r} is an earlier artifact's: an artifactId is unique "
+                            "within its task", where + ".artifactId")
+        ids.add(made)
     note = asked = None
     if "message" in status and state is not TaskState.COMPLETED:
         said = message_from_wire(dialect, status["message"], path + ".status.message")
