@@ -77,13 +77,15 @@ def chunks(task: Task, artifact: Artifact) -> list[ArtifactUpdate]:
 
 
 def appended(artifacts: tuple[Artifact, ...], update: ArtifactUpdate) -> tuple[Artifact, ...]:
-    """The task's artifacts after an artifact update: a new artifact, or, with `append`,
-    its parts added to the artifact of the same id."""
+    """The task's artifacts after an artifact update: a new artifact; with `append`, its parts added to the artifact of
+    the same id; without it, that artifact as it now is (A2A: an artifactId is unique within its task, so an update
+    naming one the task holds is about that artifact, which the agent made anew, not a second one beside it)."""
     same = next((n for n, artifact in enumerate(artifacts) if artifact.artifact_id == update.artifact.artifact_id), None)
-    if not update.append or same is None:
+    if same is None:
         return artifacts + (update.artifact,)
-    grown = artifacts[same]._replace(parts=artifacts[same].parts + update.artifact.parts)
-    return artifacts[:same] + (grown,) + artifacts[same + 1:]
+    now = artifacts[same]._replace(parts=artifacts[same].parts + update.artifact.parts) if update.append else \
+        update.artifact
+    return artifacts[:same] + (now,) + artifacts[same + 1:]
 
 
 def may_become(state: TaskState, later: TaskState) -> bool:
