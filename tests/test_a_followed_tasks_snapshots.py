@@ -64,6 +64,23 @@ def texts(outcome):
     return [artifact.text for artifact in outcome.task.artifacts]
 
 
+def test_a_get_task_answered_in_the_state_seen_is_shown_as_told_though_its_artifact_has_fewer_parts():
+    outcome = delegated({"SendMessage": {"task": task("WORKING", ("a-1", ["draft ", "(2 of 2)"]))},
+                         "GetTask": task("WORKING", ("a-1", ["final"]))}, mode="poll")
+    assert outcome.error is None and outcome.task.state.value == "working", outcome.error
+    assert texts(outcome) == ["final"], "the answer to the last GetTask is the task as it is now"
+
+
+def test_a_subscriptions_first_event_in_the_state_seen_is_shown_as_told_though_its_artifact_has_fewer_parts():
+    outcome = delegated({"SendStreamingMessage": [{"task": task("WORKING", ("a-1", ["draft ", "(2 of 2)"]))}],
+                         "SubscribeToTask": [{"task": task("WORKING", ("a-1", ["final"]))},
+                                             {"statusUpdate": {"taskId": "t-1", "contextId": "c-1",
+                                                               "status": {"state": "TASK_STATE_COMPLETED"}}}]},
+                        stream=True, patience=3.0)
+    assert outcome.error is None and outcome.task.state.value == "completed", outcome.error
+    assert texts(outcome) == ["final"], "a subscription's first event is the task as it is now"
+
+
 def test_a_task_holding_two_artifacts_of_one_id_fails_the_delegation_in_one_line():
     outcome = delegated({"SendMessage": {"task": task("WORKING")},
                          "GetTask": task("WORKING", ("a-1", ["refund issued"]), ("a-1", [" (ref 7)"]))}, mode="poll")

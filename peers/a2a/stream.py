@@ -46,6 +46,13 @@ class ArtifactUpdate(Record):
 Event = Task | Message | StatusUpdate | ArtifactUpdate
 
 
+class Current(Record):
+    """The task as the peer says it is now, answering our asking after every update read (GetTask's answer, a
+    subscription's first event): newer than all of them. A whole task from elsewhere (a push) may be older."""
+
+    task: Task
+
+
 def events_of(task: Task, since: int = 0) -> list[Event]:
     """The stream for `task` from lifecycle step `since` on: the task as it was there, then
     each later state (its artifacts just before it ends). A follow-up's stream starts
@@ -147,11 +154,13 @@ def fold(events: Iterable[Event]) -> Task | None:
     return task
 
 
-def folded(task: Task | None, update: Event) -> Task | None:
+def folded(task: Task | None, update: Event | Current) -> Task | None:
     """`task` after one update, from any source (a stream, a push, a GetTask: peers/support/calling/follow.py). A whole
-    task is the task as the peer now tells it (in the state seen, what was told since is kept: it may be older); a
-    status or an artifact update is added to it (`fold`'s rules); a message is the answer only where no task was
-    made. An update about another task is not this one's; one taking the task back to a state it left arrived late."""
+    task is the task as the peer now tells it (in the state seen, what was told since is kept, unless it is Current:
+    it may be older); a status or an artifact update is added to it (`fold`'s rules); a message is the answer only
+    where no task was made. An update about another task is not this one's; one taking the task back to a state it
+    left arrived late."""
+    current, update = isinstance(update, Current), update.task if isinstance(update, Current) else update
     if task is None:
         return fold((update,))
     if isinstance(update, Task):
@@ -159,6 +168,8 @@ def folded(task: Task | None, update: Event) -> Task | None:
             return task
         if update.state is not task.state:
             return update
+        if current:  # the state seen, as it is now: as told, whatever it no longer holds (an artifact made anew)
+            return update._replace(lifecycle=task.lifecycle)
         # The state seen: a snapshot that may be older than updates read since (a push delivered again, or late:
         # A2A 4.3.3). The lifecycle seen is kept, and so is each artifact as fully as it was told, never lost.
         told, kept = {artifact.artifact_id: artifact for artifact in update.artifacts}, []

@@ -4,12 +4,14 @@ Essay: Delegation over JSON-RPC. Spec: A2A 1.0 section 3.1.6 (SubscribeToTask: i
 event is the task as it is now). When the support agent joins a task's stream again
 (follow.py), the task it finds is compared with the last one it saw: `missed` says what
 changed meanwhile (states entered, artifacts made), and `continued` is the task as found,
-its lifecycle and artifacts continuing what was seen. Values in, values out: no I/O.
+its lifecycle and artifacts continuing what was seen: Current, newer than what was seen,
+whatever it no longer holds. Values in, values out: no I/O.
 """
 
 from __future__ import annotations
 
 from peers.a2a.model import Task
+from peers.a2a.stream import Current
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
@@ -28,10 +30,10 @@ def missed(seen: Task, now: Any) -> str:
     return "; ".join(changes) or "nothing: the task is as it was"
 
 
-def continued(seen: Task, later: Task) -> Task:
+def continued(seen: Task, later: Task) -> Current:
     """The task as we found it again, its lifecycle and artifacts continuing what was seen
-    before (an artifact sent again replaces the copy we had)."""
+    before (an artifact sent again replaces the copy we had, however few parts it has now)."""
     states = later.lifecycle[1:] if later.lifecycle[:1] == seen.lifecycle[-1:] else later.lifecycle
     fresh = {artifact.artifact_id for artifact in later.artifacts}
     artifacts = tuple(a for a in seen.artifacts if a.artifact_id not in fresh) + later.artifacts
-    return later._replace(lifecycle=seen.lifecycle + states, artifacts=artifacts)
+    return Current(later._replace(lifecycle=seen.lifecycle + states, artifacts=artifacts))

@@ -148,6 +148,7 @@ def followed(reply: Any, delegation: Delegation, deadline: float, webhook: "Rece
 def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
     """GetTask, asked again after a growing pause while the task is going (where the wire has it; the essay's has not),
     the last pause cut to what is left less twice the last answer's time (`took`), or that answer would come too late."""
+    from peers.a2a.stream import Current  # each answer, asked after all read before it, is the task as it is now
     pause, method, took = FIRST_PAUSE, method_for(delegation.spoken, "get"), 0.0
     while not ends(task.state) and method is not None and (pause := min(pause, math.floor(
             (deadline - time.monotonic() - 2 * took) * 10) / 10)) >= FIRST_PAUSE:
@@ -164,7 +165,7 @@ def polled(delegation: Delegation, task: Task, deadline: float) -> "Updates":
         if later.id != task.id:
             raise ProtocolViolation(f"asked for task {task.id[:80]!r}, the peer answered about another")
         task, pause, took = later, min(pause * 2, LONGEST_PAUSE), time.monotonic() - asked
-        yield task
+        yield Current(task)
 
 
 def pushed(delegation: Delegation, task: Task, webhook: "Receiver", deadline: float, awaited: bool = True) -> "Updates":
@@ -236,7 +237,8 @@ def _rejoined(delegation: Delegation, subscribe: str, seen: Task, broke: list[Tr
         if (get := method_for(delegation.spoken, "get")) is None:
             raise
         delegation.say(f"[support] {subscribe} was refused ({escape(str(refused))}): asking for the task instead ({get})")
-        return caught_up(read(delegation.spoken.task_from_wire, delegation.call(get, {"id": seen.id}), "the task"))
+        now = read(delegation.spoken.task_from_wire, delegation.call(get, {"id": seen.id}), "the task")
+        return caught_up(now).task  # a Task found: the task as it is now (caught_up.continued)
     return follow(_events(results, delegation.spoken, broke, caught_up), seen, deadline) or seen
 
 
