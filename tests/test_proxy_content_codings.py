@@ -54,4 +54,31 @@ def test_an_answer_compressed_for_a_client_naming_no_encoding_is_passed_on_and_s
     said = lines.text()
     assert gzip.decompress(got.body) == ANSWER, "passed on as the agent sent it"
     assert "! JSONRPC-FMT-002" not in said, said
-    assert "(not judged: the agent compressed this answer, Content-Encoding gzip, so its bytes" in said, said
+    assert "(its body not judged: the agent compressed this answer, Content-Encoding gzip, so its bytes" in said, said
+
+
+def compressing_wrongly(request):
+    """An agent that compresses for a client naming no encoding, under a Content-Type no binding answers with:
+    a JSON-RPC answer as text/html, an HTTP+JSON operation's 404 as text/plain."""
+    status, kind = (200, "text/html") if request.url.endswith("/a2a") else (404, "text/plain")
+    return HttpResponse(status, {"Content-Type": kind, "Content-Encoding": "gzip"}, gzip.compress(ANSWER, mtime=0))
+
+
+def test_a_compressed_answer_is_still_judged_by_the_rules_that_read_only_its_status_and_headers():
+    """Its bytes are not the JSON they carry, so the rules that read the body cannot judge it; those that read
+    only the status line and headers can, and did not: an agent answering JSON-RPC as text/html was told nothing."""
+    server = PeerServer(compressing_wrongly, "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with proxy_to(server.base_url) as (proxy, lines):
+            http = HttpTransport(timeout=5)
+            rpc = http.exchange(ClientRequest("POST", proxy + "/a2a", {"Content-Type": "application/json"}, ASK))
+            rest = http.exchange(ClientRequest("GET", proxy + "/tasks/task-1", {}, b""))
+    finally:
+        server.stop()
+    said = lines.text()
+    assert rpc.status == 200 and rest.status == 404 and gzip.decompress(rest.body) == ANSWER
+    assert "! JSONRPC-FMT-002 MUST [9.1] JSON-RPC answers are Content-Type application/json: Content-Type is " \
+           "text/html" in said, said
+    assert "! HTTP_JSON-SVC-001 SHOULD [11.1]" in said and "Content-Type is text/plain" in said, said
+    assert "HTTP_JSON-ERR-001" not in said and "is not JSON" not in said, "a body not read is not judged: " + said
+    assert said.count("(its body not judged: the agent compressed this answer, Content-Encoding gzip") == 2, said

@@ -60,10 +60,16 @@ def _error(answer: Answer) -> dict[str, Any] | None:
     return error if isinstance(error, dict) else None
 
 
+def _compressed(answer: Answer) -> bool:
+    """Whether the agent compressed the body (a client naming no Accept-Encoding takes any, RFC 9110 12.5.3): its
+    bytes are not the JSON they carry, so no rule reads them; its status and headers are as any answer's."""
+    return answer.coded is not None and answer.coded.strip().lower() not in ("", "identity") and bool(answer.body)
+
+
 def _not_json(answer: Answer) -> str | None:
     """What a body its JSON media type says is JSON is, when it is not: the header alone proves nothing.
     Asked of every answer holding no error (a strict read of each cost a third more a forwarded request)."""
-    if answer.document is not None or is_json(bytes(answer.body)):  # read already, by `notes`; or JSON
+    if answer.document is not None or _compressed(answer) or is_json(bytes(answer.body)):  # read by `notes`; JSON
         return None
     return f"the body, under {answer.content_type}, is not JSON: {bytes(answer.body[:40])!r}"
 
@@ -123,6 +129,7 @@ def _operation(answer: Answer) -> bool:
 
 def _http_json_error(answer: Answer) -> Any:
     if answer.binding != HTTP_JSON.name or answer.status < 400 or answer.events is not None or not _operation(answer) or \
+            _compressed(answer) or \
             isinstance(answer.document, dict) and "jsonrpc" in answer.document:  # a JSON-RPC answer to a stray path
         return None
     error = answer.document.get("error") if isinstance(answer.document, dict) else None
@@ -191,7 +198,7 @@ def _may_judge(answer: Answer) -> bool:
     """Whether a rule reads the bodies as JSON: only those of an error answer do (a JSON-RPC
     error object, an HTTP+JSON status of 400 or more). A body without the bytes "error" (nor a
     \\u escape that could spell them) holds no error object: parsing it would find nothing."""
-    if answer.events is not None:
+    if answer.events is not None or _compressed(answer):
         return False
     if answer.binding == HTTP_JSON.name:
         return answer.status >= 400
@@ -199,13 +206,11 @@ def _may_judge(answer: Answer) -> bool:
 
 
 def notes(answer: Answer) -> list[str]:
-    """One line per rule this answer breaks: `! ID LEVEL [section] title: what was seen`; none for a body
-    the agent compressed (a client naming no Accept-Encoding takes any, RFC 9110 12.5.3): its bytes are not
-    the JSON they carry, so one line says it was not judged."""
-    if answer.coded is not None and answer.coded.strip().lower() not in ("", "identity") and answer.body:
-        return [f"    (not judged: the agent compressed this answer, Content-Encoding {answer.coded[:40]}, so its bytes are "
-                "not the JSON they carry; the proxy asks for identity only for a client that names encodings)"]
-    found = []
+    """One line per rule this answer breaks: `! ID LEVEL [section] title: what was seen`. A body the agent
+    compressed is read by no rule (`_compressed`), and one line says so; its status and headers are judged."""
+    found = [f"    (its body not judged: the agent compressed this answer, Content-Encoding {answer.coded[:40]}, so its "
+             "bytes are not the JSON they carry; the proxy asks for identity only for a client that names encodings)"
+             ] if _compressed(answer) else []
     if _may_judge(answer):  # each body parsed once, not once per rule, and only when a rule may need it
         answer = answer._replace(asked=_json(answer.request_body), document=_json(answer.body))
     for row, judge in RULES:
