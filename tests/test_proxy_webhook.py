@@ -138,3 +138,44 @@ def test_a_fault_on_a_deliverys_answer_acts_on_what_the_clients_receiver_said_ba
     assert loads_strict(corrupted.body) == {"ok": "true"}, corrupted.body
     assert "[fault] corrupt:2:ok: in the answer to request 2, ok (true, a boolean) replaced by \"true\" (a string)" in said
     assert dripped.body == b'{"ok": true}' and "[fault] drip:3:2000: passing the answer to request 3 on at 2000" in said
+
+
+def test_receivers_named_at_the_proxys_port_by_hosts_no_resolver_answers_for_hold_the_request_two_seconds_at_most(
+        monkeypatch):
+    """Whether a receiver at the proxy's own port is the proxy itself asks the resolver, which takes no deadline: a
+    name it never answered for held the request (here three, in one batch) for as long as the resolver did. Each
+    request waits LOOKUP_SECONDS at most for all its receivers; one not told by then is not moved, and said so."""
+    import socket
+    import threading
+    import time
+    from peers.support.proxy.upstream import LOOKUP_SECONDS
+    released, resolve = threading.Event(), socket.getaddrinfo
+
+    def silent_for_some(host, *args, **kwargs):  # as a resolver asked by name: one read as an address asks none
+        if isinstance(host, str) and host.endswith(".silent.test") and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
+            released.wait(30)
+            raise socket.gaierror("no answer")
+        return resolve(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", silent_for_some)
+    try:
+        with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+            port = proxy.rsplit(":", 1)[1]
+            batch = []
+            for n in range(3):
+                body = json.loads(refund(10 + n))
+                body["id"] = n + 1
+                body["params"]["configuration"] = {"taskPushNotificationConfig": {
+                    "url": f"http://receiver-{n}.silent.test:{port}/hook"}}
+                batch.append(body)
+            started = time.monotonic()
+            sent = HttpTransport(timeout=LOOKUP_SECONDS + 4).post(proxy + "/a2a", json.dumps(batch).encode(), HEADERS)
+            took = time.monotonic() - started
+    finally:
+        released.set()
+    said = lines.text()
+    assert took < LOOKUP_SECONDS + 1.5 and sent.status == 200, f"{took:.1f} s"
+    for n in range(3):
+        assert f"[proxy] webhook http://receiver-{n}.silent.test:{port}/hook: not moved (its host, at this proxy's " \
+               f"port, was not resolved within {LOOKUP_SECONDS:g} s: it may name this proxy itself); sent on as given" \
+               in said, said[-3000:]
+    assert "webhook moved to the proxy" not in said

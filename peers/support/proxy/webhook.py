@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 
-from peers.support.proxy.upstream import leads_back
+from peers.support.proxy.upstream import LOOKUP_SECONDS, leads_back
 from transports.base import parse_url
 from transports.codec import dumps_as_text, loads_strict
 
@@ -55,15 +56,19 @@ class Webhooks:
         requests = document if isinstance(document, list) else [document]
         configs = [config for request in requests for config in _configs(request, method, target)]
         said, changed, literal = [], False, body
+        until = time.monotonic() + LOOKUP_SECONDS  # the receivers' hosts, looked up, hold this request so long at most
         for config in configs:
             original = config["url"]
             if parse_url(original) is None:  # nothing the proxy could deliver to: the agent judges it, as sent
                 said.append(f"[proxy] webhook {original[:80]!r}: not moved (not an http(s) URL); sent on as given")
                 continue
             proxy = parse_url(self.base)
-            if proxy is not None and leads_back(original, proxy.port):  # moved, each delivery would be sent to us again
-                said.append(f"[proxy] webhook {original[:120]}: not moved (it names this proxy itself: its deliveries "
-                            "would come back to the proxy without end); sent on as given")
+            leads = leads_back(original, proxy.port, until) if proxy is not None else False
+            if leads is not False:  # moved, each delivery would be sent to us again; or might be: not moved either
+                said.append(f"[proxy] webhook {original[:120]}: not moved (" + (
+                    "it names this proxy itself: its deliveries would come back to the proxy without end" if leads else
+                    f"its host, at this proxy's port, was not resolved within {LOOKUP_SECONDS:g} s: it may name this "
+                    "proxy itself") + "); sent on as given")
                 continue
             with self._lock:
                 key = self._index.get(original)
