@@ -130,3 +130,73 @@ def test_reorder_and_corrupt_act_on_whole_events_however_the_agent_spreads_them(
     assert [json.loads(event)["result"]["n"] for event in sse.decode(swapped.body)] == [4, 2, 3, 1]
     assert [json.loads(event)["result"]["n"] for event in sse.decode(corrupted.body)] == [True, 2, 3, 4]
     assert "in event 1 of the stream answering request 2, result.n (1, a number) replaced by true" in lines.text()
+
+
+@pytest.mark.parametrize("spec", ["reorder:1:3:4", "reorder:1:2:3"], ids=["before the swap began", "at its first event"])
+def test_reorder_on_a_stream_whose_client_hung_up_before_the_swap_reached_it_says_nothing_was_swapped(spec):
+    """The client takes event 1, then hangs up (a reset) before the agent sends the rest: the proxy's first write
+    after it fails. Said nothing (an armed fault silent), or that it swapped events the client never got."""
+    import socket
+    import struct
+    import threading
+    from transports.base import HttpResponse
+    from transports.server import PeerServer
+    go = threading.Event()
+
+    def events():
+        yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"n": 1}}\n\n'
+        go.wait(5)
+        for n in range(2, 6):
+            yield b'data: {"jsonrpc": "2.0", "id": 5, "result": {"n": %d}}\n\n' % n
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, events()),
+                       "127.0.0.1", 0, idle_timeout=2.0).start()
+    try:
+        with proxy_to(agent.base_url, spec) as (proxy, lines):
+            asked = b'{"jsonrpc": "2.0", "id": 5, "method": "SendStreamingMessage"}'
+            with socket.create_connection(("127.0.0.1", int(proxy.rsplit(":", 1)[1])), timeout=5) as client:
+                client.sendall(b"POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                               b"Content-Length: %d\r\n\r\n%s" % (len(asked), asked))
+                got, deadline = b"", time.monotonic() + 5
+                while b'"n": 1}' not in got and time.monotonic() < deadline:
+                    got += client.recv(4096)
+                assert b'"n": 1}' in got, got[:300]
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # closed with a reset
+            go.set()
+            deadline = time.monotonic() + 5
+            while "the client's stream ended early" not in lines.text() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            said = lines.text()
+    finally:
+        go.set()
+        agent.stop()
+    first, second = spec.split(":")[2:]
+    assert "the client's stream ended early" in said and "swapped events" not in said, said
+    assert f"[fault] {spec}: the client hung up before event {second} of the stream answering request 1 was " \
+           f"passed on in event {first}'s place: nothing swapped" in said, said
+
+
+@pytest.mark.parametrize("cut, said", [
+    (2, "the stream was cut mid-swap in the stream answering request 1: event 3 went in event 1's place, event 1 "
+        "never did"),
+    (3, "swapped events 1 and 3 of the stream answering request 1")])
+def test_reorder_on_a_stream_cut_mid_swap_says_which_of_the_swapped_events_the_client_got(cut, said):
+    """Events 3, 2, 1 go on in that order; a cut after two of them leaves event 1 never sent: 'swapped events 1
+    and 3' was said as the swap began, whatever came of it."""
+    from transports.base import HttpResponse
+    from transports.errors import TransportError
+    from transports.server import PeerServer
+    events = [b'data: {"jsonrpc": "2.0", "id": 5, "result": {"n": %d}}\n\n' % n for n in range(1, 6)]
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, iter(events)),
+                       "127.0.0.1", 0, idle_timeout=2.0).start()
+    got = bytearray()
+    try:
+        with proxy_to(agent.base_url, "reorder:1:1:3", f"cut-stream:{cut}") as (proxy, lines):
+            stream = HttpTransport(timeout=5).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
+                                                     {"Content-Type": "application/json"})
+            with pytest.raises(TransportError):
+                for chunk in stream.body:
+                    got += chunk
+    finally:
+        agent.stop()
+    assert [json.loads(event)["result"]["n"] for event in sse.decode(bytes(got))] == [3, 2, 1][:cut]
+    assert lines.text().count("[fault] reorder:1:1:3: ") == 1 and f"[fault] reorder:1:1:3: {said}" in lines.text()

@@ -1,5 +1,5 @@
 """An answer on its way back to the client: a stream passed on as it arrives, and the faults that
-change an answer (cut, drip, corrupt, reorder: faults.py) acting on it.
+change an answer (cut, drip, corrupt, reorder: faults.py; reorder.py swaps) acting on it.
 
 A stream (Server-Sent Events) goes on chunk by chunk, never gathered first, and is judged by
 annotate.py once it has ended, as the agent sent it. A fault that acts on its events reads it
@@ -16,6 +16,7 @@ import time
 
 from peers.support.proxy import annotate
 from peers.support.proxy.faults import Fault
+from peers.support.proxy.reorder import Reorder
 from transports import sse
 from transports.base import Body, HangUp, hang_up
 from transports.codec import dumps_as_text, loads_strict
@@ -48,7 +49,7 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
            say: Callable[[str], None], cut: int | None, acting: list[Fault]) -> Iterator[bytes]:
     """A stream's chunks as they arrive, changed if a fault says so, judged once it has ended
     (only one of at most MAX_STREAM_KEPT bytes: a longer one is passed on, and its events not kept)."""
-    decoder, events, completed, judged = sse.Decoder(), [], False, True
+    decoder, events, completed, judged, reorder = sse.Decoder(), [], False, True, None
     by_event = cut is not None or any(fault.kind in ("corrupt", "reorder") for fault in acting)
     try:
         if not by_event:
@@ -59,7 +60,8 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
                 if fault.kind == "corrupt":
                     tampered = _corrupted_events(tampered, fault, number, say)
                 elif fault.kind == "reorder":
-                    tampered = _reordered(tampered, fault, number, say)
+                    reorder = Reorder(fault, number, say)
+                    tampered = reorder(tampered)
             pieces = _cut(tampered, cut, number, say)
         for fault in acting:
             if fault.kind == "drip":
@@ -69,16 +71,22 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
         completed = True
     except HangUp:
         judged = False  # our own cut: ours to answer for, not the agent's
+        if reorder is not None:  # the event handed on last was written: a cut comes after one
+            reorder.ended("the stream was cut", written=True)
         raise
     except TransportError as exc:
         judged = not exc.timed_out  # silent past --timeout: ended by us, no rule of the agent's to judge
         say(f"[proxy] request {number}: the agent's stream went silent: {exc} (--timeout bounds each wait for its "
             "next bytes, not the stream's length); the client's is ended too" if exc.timed_out else
             f"[proxy] finding: request {number}: the agent's stream broke off: {exc}; the client's is cut too")
+        if reorder is not None:
+            reorder.ended(f"the agent's stream {'went silent' if exc.timed_out else 'broke off'}")
         raise HangUp from None
     except GeneratorExit:
         say(f"[proxy] request {number}: the client's stream ended early (it hung up, or took nothing for the "
             "server's write deadline); the agent's stream was closed")
+        if reorder is not None:  # the event handed on last is the one the server could not write
+            reorder.ended("the client hung up")
         judged = False
         raise
     finally:
@@ -149,29 +157,6 @@ def _cut(pieces: Iterator[Piece], cut: int | None, number: int, say: Callable[[s
     if cut is not None:  # armed, and said to be: its silence would read as a cut that did nothing
         say(f"[fault] cut-stream:{cut}: the stream answering request {number} ended after {passed} event(s): "
             "nothing cut")
-
-
-def _reordered(pieces: Iterator[Piece], fault: Fault, number: int, say: Callable[[str], None]) -> Iterator[Piece]:
-    (first, second), seen = fault.events, 0
-    held: list[Piece] = []
-    for piece, data in pieces:
-        seen += data is not None
-        if first <= seen <= second and data is not None:
-            held.append((piece, data))
-            if seen == second:
-                say(f"[fault] {fault.spec}: swapped events {first} and {second} of the stream answering request {number}")
-                yield held[-1]
-                yield from held[1:-1]
-                yield held[0]
-                held = []
-            continue
-        yield from held  # a piece after the last event: the stream ends before the swap
-        held = []
-        yield piece, data
-    if held or seen < second:
-        say(f"[fault] {fault.spec}: the stream answering request {number} ended after {seen} event(s): "
-            "nothing swapped")
-        yield from held
 
 
 def _corrupted_events(pieces: Iterator[Piece], fault: Fault, number: int, say: Callable[[str], None]) -> Iterator[Piece]:
