@@ -7,10 +7,11 @@ client pointed at it stays on it; said once as a diff). It serves with our own s
 forwards with our own network transport (transports/network.py), wrapped by the frame
 printer, so each frame is shown and traced as every run's are, tagged with who sent it.
 What lives here: the app that forwards (`forward`), an answer on its way back, a stream's
-events and the faults that change an answer (`passing`), the card's rewrite (`card`), the
+events and the faults that change an answer (`passing`; a swap, `reorder`), the card's rewrite (`card`), the
 faults a --seed repeats (`faults`), the single-frame rules of check's table (`annotate`),
-TLS on both sides (`tls`), the push receiver fronted with --webhook (`webhook`), and the
-command from settings to exit status (`run`).
+TLS on both sides (`tls`), the push receiver fronted with --webhook (`webhook`), the way to
+the agent and whether a URL leads back to the proxy (`upstream`), and the command from
+settings to exit status (`run`).
 
 May import: `transports`, `peers.a2a`, `peers.support.output`, the calling room (card
 dialects), the check room (its table of requirements) and the learner room (the trace).
