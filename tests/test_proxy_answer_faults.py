@@ -171,7 +171,7 @@ def test_reorder_on_a_stream_whose_client_hung_up_before_the_swap_reached_it_say
         agent.stop()
     first, second = spec.split(":")[2:]
     assert "the client's stream ended early" in said and "swapped events" not in said, said
-    assert f"[fault] {spec}: the client hung up before event {second} of the stream answering request 1 was " \
+    assert f"[fault] {spec}: the client stopped taking the stream before event {second} of the stream answering request 1 was " \
            f"passed on in event {first}'s place: nothing swapped" in said, said
 
 

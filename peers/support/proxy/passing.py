@@ -86,7 +86,7 @@ def stream(chunks: Any, number: int, binding: str | None, request_body: bytes, c
         say(f"[proxy] request {number}: the client's stream ended early (it hung up, or took nothing for the "
             "server's write deadline); the agent's stream was closed")
         if reorder is not None:  # the event handed on last is the one the server could not write
-            reorder.ended("the client hung up")
+            reorder.ended("the client stopped taking the stream")
         judged = False
         raise
     finally:

@@ -53,7 +53,7 @@ class Reorder:
                    f"request {self.number}")
 
     def ended(self, why: str, written: bool = False) -> None:
-        """The stream ended early, for `why` (the client hung up, it was cut ...): what of the swap the client
+        """The stream ended early, for `why` (the client stopped taking it, a cut ...): what of the swap the client
         was given, if not said yet. `written`: the event handed on last was written (a cut came after it)."""
         (first, second), swapped = self.fault.events, self.swapped + (written and self.handing)
         if swapped == second - first + 1:  # all of it, cut just after
