@@ -351,3 +351,17 @@ def test_a_signing_key_jwk_only_a_lenient_reader_takes_is_refused_in_one_line(tm
     done = cli("serve", "billing-agent", "--wire", "1.0", "--port", "0", "--signing-key", str(path), timeout=15)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith(f"error: --signing-key {path}: ") and why in done.stderr, done.stderr
+
+
+def test_rs256_signs_blinded_yet_each_signature_is_the_textbook_one_and_verifies():
+    """Blinding (a random factor raised, then divided out) hides the key's timing; RS256 (PKCS#1 v1.5) is
+    deterministic all the same: every signature is the message's encoding raised to d, as RFC 8017 8.2.1 says."""
+    key = rs256.private_from_pem((Path(__file__).parent / "keys" / "other.pem").read_text())
+    size = key.public.size
+    for n in range(20):
+        data = f"message {n}".encode() * n
+        digest = bytes.fromhex("3031300d060960864801650304020105000420") + hashlib.sha256(data).digest()
+        encoded = int.from_bytes(b"\x00\x01" + b"\xff" * (size - len(digest) - 3) + b"\x00" + digest, "big")
+        signature = rs256.sign(key, data)
+        assert signature == pow(encoded, key.d, key.n).to_bytes(size, "big") == rs256.sign(key, data)
+        assert rs256.verify(key.public, data, signature)
