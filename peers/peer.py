@@ -6,13 +6,12 @@ the skill's input schema before any task exists) and ends in an explicit variant
 failed saying whether a retry is safe, rejected before any effect, or paused for its caller (an approval, or a
 step-up credential: peers/pause.py).
 
-Built by composition: a peer is given its card, its skills and its parts: where it keeps its tasks (`store`,
-whose change feed streams and webhooks read), the `ledger` of what it has done, its `streams`, how it stamps
-ids and times, and its log. Nothing outside sets its attributes; restart.py runs a task again after a restart,
-by its steps. Every answer is kept first (`store.flush`: on disk, for a durable store). Wire- and
-transport-neutral: `peers/methods.py` maps each wire's methods onto `send_message`, `get_task`, `cancel_task`
-and `list_tasks`; `peers/app.py` serves it. Task ids come from a counter by default, so a learner's transcript
-is stable; a served peer's are unguessable.
+Built by composition: a peer is given its card, its skills and its parts: where it keeps its tasks (`store`, whose
+change feed streams and webhooks read), the `ledger` of what it has done, its `streams`, how it stamps ids and times,
+and its log. Nothing outside sets its attributes; restart.py runs a task again after a restart, by its steps. Every
+answer is kept first (`store.flush`: on disk, for a durable store). Wire- and transport-neutral: `peers/methods.py`
+maps each wire's methods onto `send_message`, `get_task`, `cancel_task` and `list_tasks`; `peers/app.py` serves it.
+Task ids come from a counter by default, so a learner's transcript is stable; a served peer's are unguessable.
 """
 from __future__ import annotations
 
@@ -94,6 +93,9 @@ class Peer:
         if refused:  # not permitted: a rejected task says why, and nothing was done
             return self._rejected(message, owner, request.content, refused), False
         with self.ledger.lock:  # "done already?" and "claim it" as one step
+            made = self.store.made_by(owner, message.message_id, request.content)  # A2A: a message sent before gets
+            if made is not None:  # the task it made, not the one the ledger names for its effect now (a retry's)
+                return made, False
             earlier = self.ledger.held(request.effect, self._holds, owner)
             room = earlier is not None or self.ledger.room_for(request.effect, owner, self._holds)  # none forgotten
             if earlier is None and room:
@@ -197,10 +199,8 @@ class Peer:
 
     def _rejected(self, message: Message, owner: str, content: str, refused: str | Refusal) -> Task:
         note, data = reason_and_data(refused)
-
-        def rejected() -> Task:
-            return self._submitted(message).advance(TaskState.REJECTED, message=note, data=data, timestamp=self._now())
-        return self.store.add(rejected, owner, message.message_id, content)[0]
+        return self.store.add(lambda: self._submitted(message).advance(  # kept under its messageId, as any task
+            TaskState.REJECTED, message=note, data=data, timestamp=self._now()), owner, message.message_id, content)[0]
 
     def _holds(self, task_id: str) -> bool:  # a paused task's claim: kept, still paused (or about to be), hold not over
         task = self.store.tasks.get(task_id)  # working: its hold is written just before its pause is kept (_run)

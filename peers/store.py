@@ -183,9 +183,8 @@ class TaskStore:
 
     def find(self, task_id: str, owner: str) -> Task | None:
         """The task as it is now, or None if it is forgotten (or another owner's)."""
-        with self.lock:
-            task = self.tasks.get(task_id)
-            return task if task is not None and self.owners.get(task_id) == owner else None
+        with self.lock:  # (a task's owner is kept as long as it is)
+            return self.tasks.get(task_id) if self.owners.get(task_id) == owner else None
 
     def owned_by(self, owner: str, *, context_id: str | None = None, state: TaskState | None = None,
                  updated_after: str | None = None) -> list[tuple[tuple[str, int], Task]]:
@@ -204,15 +203,16 @@ class TaskStore:
             raise TaskNotFound(f"no task {task_id[:80]!r}")  # another owner's: the same answer
         return task
 
+    def made_by(self, owner: str, message_id: str | None, content: str) -> Task | None:
+        with self.lock:  # the task this owner's message made (or continued), if kept: as `add` finds it
+            return self._seen(owner, message_id, content)
+
     def _seen(self, owner: str, message_id: str | None, content: str) -> Task | None:
-        remembered = message_id is not None and self.remember_messages
-        seen = self.by_message.get((owner, message_id)) if remembered else None
-        if seen is None:
-            return None
-        if seen[1] != digest(content):
+        seen = self.by_message.get((owner, message_id)) if self.remember_messages else None  # (no None id is kept)
+        if seen is not None and seen[1] != digest(content):
             raise InvalidParams(f"messageId {message_id[:80]!r} was already used for a "
                                 f"different message (task {seen[0]}); use a new messageId")
-        return self.tasks[seen[0]]
+        return None if seen is None else self.tasks[seen[0]]
 
     def _keep(self, task_id: str, owner: str, message_id: str | None, content: str) -> None:
         self.sizes[task_id] += len(content)

@@ -903,6 +903,23 @@ def test_a_claim_a_completed_task_never_made_is_let_go_on_start_never_marked_don
     peer.store.file.close()
 
 
+def test_after_a_restart_a_resent_message_gets_the_task_it_made_not_the_task_that_later_did_its_order(tmp_path):
+    """m-1's refund failed (billing's book lacked the order), safe to retry; after a restart whose book has it,
+    m-2 asks again and is refunded. m-1 resent, as a client whose answer was lost resends it, was answered with
+    m-2's task, the one the ledger names for the order: A2A's same messageId answers with the task it made."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path, orders={"ORD-2": 10.0}, new_task_id=unguessable_task_ids())
+    failed = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    assert failed["status"]["state"] == "TASK_STATE_FAILED"
+    peer.store.file.close()
+    peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
+    done = call("SendMessage", refund("m-2", "ORD-1"))["result"]["task"]
+    resent = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    assert (resent["id"], resent["status"]["state"]) == (failed["id"], "TASK_STATE_FAILED"), resent["status"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED" and len(peer.ledger.effects) == 1
+    peer.store.file.close()
+
+
 def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start(tmp_path):
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)

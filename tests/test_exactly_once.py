@@ -94,6 +94,22 @@ def test_an_order_is_never_refunded_again_after_its_task_left_the_store(app):
     assert len(refunds(app)) == 5
 
 
+def test_a_resent_message_gets_the_task_it_made_not_the_task_that_later_did_its_order(app):
+    """A2A: the same messageId answers with its task. m-1's refund waited for approval and was
+    canceled; m-2 asked for it again and was approved. m-1 resent (its answer lost) was answered
+    with m-2's task, as the ledger names it for the order: the canceled task is the one m-1 made."""
+    approval = {"approval": {"order_id": "ORD-77", "amount": 6000.0, "currency": "USD"}}
+    canceled = send_v1(app, "ORD-77", 6000.0, "m-1")["result"]["task"]
+    post(app, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "CancelTask", "params": {"id": canceled["id"]}}).encode(), V1)
+    other = send_v1(app, "ORD-77", 6000.0, "m-2")["result"]["task"]
+    post(app, json.dumps({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-3", "role": "ROLE_USER", "taskId": other["id"], "parts": [{"data": approval}]}}}).encode(), V1)
+    resent = send_v1(app, "ORD-77", 6000.0, "m-1")["result"]["task"]
+    assert (resent["id"], resent["status"]["state"]) == (canceled["id"], "TASK_STATE_CANCELED"), resent["status"]
+    assert send_v1(app, "ORD-77", 6000.0, "m-4")["result"]["task"]["id"] == other["id"], "a new message: the refund's task"
+    assert len(refunds(app)) == 1
+
+
 def test_the_bearer_scheme_in_any_case_is_the_same_caller(app):
     tasks = [send_v1(app, "ORD-9", 9.0, "m-1", {**V1, "Authorization": f"{scheme} t0k"})["result"]["task"]["id"]
              for scheme in ("Bearer", "bearer", "BEARER")]
