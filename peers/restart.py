@@ -24,7 +24,8 @@ go on: its work was a running function, gone with the process. So, on start
 - a completed task whose claim was not yet marked done has it marked, and one whose effect
   the ledger does not hold (its row deleted, or edited, by hand) has it recorded as done: the
   ledger is what stops a second refund; a claim naming a completed task for another effect
-  (edited), or whose task is gone, is let go; and then the store is cut to its bounds.
+  (edited), a failed, canceled or rejected task (it did nothing: its claim's release was lost,
+  or a file edited), or a task gone, is let go; and then the store is cut to its bounds.
 Not here: reading and writing the file (durable.py); a task's steps (peer.py).
 """
 from __future__ import annotations
@@ -161,9 +162,9 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
                 and (made is None or made[0] == key):  # completed, and the process died before its claim was
             ledger.record(key, done._replace(summary="".join(a.text for a in task.artifacts)))  # marked: marked
         elif task.state is TaskState.COMPLETED:  # a ledger without it (a file edited by hand): it was done, and
-            _learn(ledger, made)  # is never done again; a claim naming it for another effect it never made, let go
-            _let_go(ledger, task.id)
-        if task.state.is_terminal:
+            _learn(ledger, made)  # is never done again
+        if task.state.is_terminal:  # an ended task holds no claim: one naming it (for an effect a completed task
+            _let_go(ledger, task.id)  # never made; a failure's release lost, a file edited) held its order for ever
             continue
         own = effect_of(task, store.owners[task.id]) if effect_of is not None else None
         if own is not None and _did(ledger.effects.get(own), task.id) and not _did(done, task.id):

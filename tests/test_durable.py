@@ -920,6 +920,27 @@ def test_after_a_restart_a_resent_message_gets_the_task_it_made_not_the_task_tha
     peer.store.file.close()
 
 
+@pytest.mark.parametrize("order", ["ORD-1", "ORD-9"], ids=["its own order", "another order"])
+@pytest.mark.parametrize("summary", [BEING_DONE, WAITING])
+def test_a_claim_a_failed_task_holds_is_let_go_on_start_so_its_order_can_be_refunded(tmp_path, order, summary):
+    """A failed task did nothing, and let go of its claim as it failed; a claim naming it (a file edited by hand,
+    or the claim's release lost) was kept on every start, as a restart settles only unfinished and completed
+    tasks: the order was never refunded, each request for it told another task was doing it or had done it."""
+    path = tmp_path / "billing.db"
+    peer, call = durable_billing(path, orders={"ORD-2": 10.0}, new_task_id=unguessable_task_ids())
+    failed = call("SendMessage", refund("m-1", "ORD-1"))["result"]["task"]
+    assert failed["status"]["state"] == "TASK_STATE_FAILED" and peer.ledger.effects == {}
+    peer.ledger.record(f"refund of {order}", Effect(peer.store.owners[failed["id"]], failed["id"], "{}", summary))
+    peer.store.file.close()
+    peer, call = durable_billing(path, new_task_id=unguessable_task_ids())
+    assert peer.ledger.effects == {}, "the claim that did nothing, let go"
+    done = call("SendMessage", refund("m-2", order))["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED", done["status"]
+    assert peer.ledger.effects[f"refund of {order}"].task_id == done["id"]
+    assert call("GetTask", {"id": failed["id"]})["result"]["status"]["state"] == "TASK_STATE_FAILED"
+    peer.store.file.close()
+
+
 def test_a_completed_task_whose_claim_was_not_yet_marked_done_is_marked_on_start(tmp_path):
     path = tmp_path / "billing.db"
     peer, call = durable_billing(path)
