@@ -6,12 +6,13 @@ the skill's input schema before any task exists) and ends in an explicit variant
 failed saying whether a retry is safe, rejected before any effect, or paused for its caller (an approval, or a
 step-up credential: peers/pause.py).
 
-Built by composition: a peer is given its card, its skills and its parts: where it keeps its tasks (`store`, whose
-change feed streams and webhooks read), the `ledger` of what it has done, its `streams`, how it stamps ids and times,
-and its log. Nothing outside sets its attributes; restart.py runs a task again after a restart, by its steps. Every
-answer is kept first (`store.flush`: on disk, for a durable store). Wire- and transport-neutral: `peers/methods.py`
-maps each wire's methods onto `send_message`, `get_task`, `cancel_task` and `list_tasks`; `peers/app.py` serves it.
-Task ids come from a counter by default, so a learner's transcript is stable; a served peer's are unguessable.
+Built by composition: a peer is given its card, its skills and its parts: where it keeps its tasks (`store`,
+whose change feed streams and webhooks read), the `ledger` of what it has done, its `streams`, how it stamps
+ids and times, and its log. Nothing outside sets its attributes; restart.py runs a task again after a restart,
+by its steps. Every answer is kept first (`store.flush`: on disk, for a durable store). Wire- and
+transport-neutral: `peers/methods.py` maps each wire's methods onto `send_message`, `get_task`, `cancel_task`
+and `list_tasks`; `peers/app.py` serves it. Task ids come from a counter by default, so a learner's transcript
+is stable; a served peer's are unguessable.
 """
 from __future__ import annotations
 
@@ -224,8 +225,7 @@ class Peer:
         return self.pages.page(found, query, owner, self.store.sizes.get)
 
     def _answer(self, task: Task) -> Task:
-        """`task`, once every change it tells of is kept: a durable store writes what it
-        staged (this request's changes, and any other's), in one commit, before the answer."""
+        """`task`, once every change it tells of is kept: a durable store writes all it staged (any request's), in one commit."""
         self.store.flush()
         return task
 
