@@ -85,7 +85,7 @@ class StoreFile:
                 self.db.close()  # (its changes rolled back)
             raise exc if isinstance(exc, DurableError) else DurableError(f"{path}: " + (
                 str(exc) if isinstance(exc, ForeignFile) else
-                f"cannot be used as the store ({_why(exc)})" if isinstance(exc, sqlite3.Error) else
+                f"cannot be used as the store ({_why(exc, path)})" if isinstance(exc, sqlite3.Error) else
                 f"holds a row this peer cannot read ({str(exc)[:120]})")) from None
 
     def opened(self) -> None:
@@ -139,7 +139,7 @@ class StoreFile:
                 for sql, values in statements:
                     self.db.execute(sql, values)
         except sqlite3.Error as exc:
-            print(f"[store] {self.path}: a write failed ({_why(exc)}); stopping, so that nothing is "
+            print(f"[store] {self.path}: a write failed ({_why(exc, self.path)}); stopping, so that nothing is "
                   "answered that is not on disk", file=sys.stderr, flush=True)
             os._exit(70)
 
@@ -161,10 +161,11 @@ class _Transaction(Record):
         self.db.execute("BEGIN IMMEDIATE")  # the write lock now, not halfway through
 
     def __exit__(self, kind: Any, *rest: Any) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is None or self.db.in_transaction:  # a full disk's error ends it in SQLite: a ROLLBACK then
+            self.db.execute("COMMIT" if kind is None else "ROLLBACK")  # would fail, and be told instead of why
 
 
-def _why(exc: sqlite3.Error) -> str:
+def _why(exc: sqlite3.Error, path: str) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return "it is locked: is another peer using it?"
@@ -172,6 +173,17 @@ def _why(exc: sqlite3.Error) -> str:
         return "it is not a SQLite database, or it is damaged"
     if "readonly" in text or "unable to open" in text:
         return "it cannot be opened for writing"
+    if "full" in text or "I/O error" in text:  # SQLITE_FULL; SQLITE_IOERR: no room to map its shared memory, a quota,
+        try:  # a failing device ...: what is free beside it tells which (Python 3.10 has no error's name)
+            found = os.statvfs(os.path.dirname(os.path.abspath(path)))
+            free: int | None = found.f_bavail * found.f_frsize
+        except OSError:
+            free = None
+        room = f"{free:,} bytes free there" if free is not None else "its free space unknown"
+        shm = getattr(exc, "sqlite_errorname", "") == "SQLITE_IOERR_SHMSIZE"  # its shared memory's file not grown
+        if "full" in text or shm or free is not None and free < 1 << 20:
+            return f"no room to write it: its disk is full, or a file met its size limit; {room}"
+        return f"a disk I/O error: it could not be read or written (a quota met, or the device failing?); {room}"
     return text[:200]
 
 
@@ -244,5 +256,5 @@ def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, m
         file.opened()
     except sqlite3.Error as exc:  # its log cannot be made (a folder not writable ...)
         file.db.close()
-        raise DurableError(f"{path}: cannot be used as the store ({_why(exc)})") from None
+        raise DurableError(f"{path}: cannot be used as the store ({_why(exc, path)})") from None
     return durable, effects
