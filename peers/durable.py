@@ -1,27 +1,25 @@
 """`serve NAME --store FILE.db`: a served peer's tasks and its ledger, kept in SQLite.
 
-Seed 004 asks of every failure "whether retrying is safe and which effects may already
-have landed". A peer that keeps everything in memory forgets, when it restarts, both
-the tasks its clients were told about and the refunds it made, so a client's retry
-after a crash would refund again. With a store file:
-- Every change is staged, under the store's lock (the ledger's under a lock of its own, memory
-  and file together): a task's row, which holds the messages that made or continued it (each
-  messageId and a SHA-256 of what it said, so a resent copy after a restart gets its first
-  task; they go with their task), each effect the ledger records. What is staged is written,
-  in one transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
-  stream's or a subscription's event, a webhook's delivery): a request nobody watches is one
-  commit, however many changes it made, and a commit carries every request's changes staged
-  by then (a row changed twice, once, as it is last). Nothing is read back per request: a
-  row is found by what memory holds (a task's, or an effect's, by its slot), and a full
-  store's new task is written over the row of the task it forgets (durable_schema.py).
-  A commit that returned survives the process dying at any moment (kill -9); an OS crash
-  or power cut may take back the last commits, never half of one (durable_schema.py). A
-  write that fails stops the process: memory must never run ahead of what was told.
+Seed 004 asks of every failure "whether retrying is safe and which effects may already have landed". A peer that
+keeps everything in memory forgets, when it restarts, both the tasks its clients were told about and the refunds it
+made, so a client's retry after a crash would refund again. With a store file:
+- Every change is staged, under the store's lock (the ledger's under a lock of its own, memory and file together): a
+  task's row, which holds the messages that made or continued it (each messageId and a SHA-256 of what it said, so a
+  resent copy after a restart gets its first task; they go with their task), each effect the ledger records. What is
+  staged is written, in one transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
+  stream's or a subscription's event, a webhook's delivery): a request nobody watches is one commit, however many
+  changes it made, and a commit carries every request's changes staged by then (a row changed twice, once, as it is
+  last). Nothing is read back per request: a row is found by what memory holds (a task's, or an effect's, by its
+  slot), and a full store's new task is written over the row of the task it forgets (durable_schema.py). A commit
+  that returned survives the process dying at any moment (kill -9); an OS crash or power cut may take back the last
+  commits, never half of one (durable_schema.py). A write that fails stops the process: memory must never run ahead
+  of what was told.
 - Held for the process's life (a second peer: locked); its owner's alone, holding no credential (durable_private.py).
-- On start, all of it is read back, oldest first (durable_read.py; restart.py then settles it).
-- The file carries a schema version. A file from a newer version, someone else's database, one
-  locked by another process, not SQLite, not writable, or holding tables or rows this peer did
-  not write is a DurableError naming the file (serve: one line, exit 2), and is left as it was.
+- On start, the ledger is read back whole, the tasks only as many of the newest as its bounds hold (and any a claim
+  names): older rows, never read, go as the store is cut to its bounds (durable_read.py; restart.py settles the rest).
+- The file carries a schema version. A file from a newer version, someone else's database, one locked by another
+  process, not SQLite, not writable, or holding tables or rows this peer did not write is a DurableError naming the
+  file (serve: one line, exit 2), and is left as it was.
 Not here: a task's bytes (durable_codec.py), the file's tables (durable_schema.py), what a peer does (peer.py).
 """
 from __future__ import annotations
@@ -33,7 +31,7 @@ import threading
 
 from peers.durable_codec import to_json
 from peers.durable_private import private_file, scrub_owners
-from peers.durable_read import read_back
+from peers.durable_read import cut_older, read_back
 from peers.durable_schema import EFFECT_ROW, JOURNAL, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, Slots, judged, migrate
 from peers.ledger import Effect, Ledger
 from peers.store import TaskStore
@@ -193,6 +191,7 @@ class DurableStore(TaskStore):
     def __init__(self, file: StoreFile, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
         self.file, self.slots = file, Slots()  # each task's row; the row's seq is its `order` (the order made)
+        self.older: int | None = None  # rows of this seq or older were not read back (durable_read.py): cut
 
     def _kept(self, task_id: str) -> None:
         slot, owner = self.slots.slot(task_id), self.owners[task_id]  # an id may be made again: by its slot
@@ -203,6 +202,10 @@ class DurableStore(TaskStore):
 
     def flush(self) -> None:
         self.file.commit()
+
+    def trim(self) -> None:
+        super().trim()
+        cut_older(self)  # no task older than the newest the bounds held at start, nor its row (durable_read.py)
 
     def _forget(self, task_id: str) -> None:  # its row deleted, unless the next task made is written over it
         slot = self.slots.give_back(task_id)
@@ -229,16 +232,13 @@ class DurableLedger(Ledger):
             slot = self.slots.slot(key)
             self.file.stage(("effects", slot), EFFECT_ROW, (slot, self.seqs[key], key), effect)
 
-    def forget(self, key: str) -> None:
+    def forget(self, key: str) -> None:  # its row by its slot, not its key: a key forgotten may be recorded again
         with self.writing:
             super().forget(key)
-            self._delete(key)
-
-    def _delete(self, key: str) -> None:  # by its slot, not its key: a key forgotten may be recorded again
-        self.seqs.pop(key, None)
-        slot = self.slots.give_back(key)
-        if slot is not None:
-            self.file.stage(("effects", slot), "DELETE FROM effects WHERE slot = ?", (slot,))
+            self.seqs.pop(key, None)
+            slot = self.slots.give_back(key)
+            if slot is not None:
+                self.file.stage(("effects", slot), "DELETE FROM effects WHERE slot = ?", (slot,))
 
 
 def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, max_effects: int = 10_000,

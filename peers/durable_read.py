@@ -4,14 +4,18 @@ Rows are read oldest first, in the order made (`seq`), so the store and ledger c
 they were: the same tasks in the same order, each one's slot its own (durable_schema.py), the
 oldest forgotten first again. A row this peer did not write (a type, a count, a key, a message
 out of place) raises ValueError, or whatever reading it raised: open_store names the file, in
-one line. A row kept under larger bounds than this start's is cut, as memory is.
+one line. Each row is read as it comes, never all of them at once. The ledger is read whole: no
+effect done is forgotten. Of the tasks, only the newest the store's bounds hold are read (a
+file kept under larger bounds, or made by hand, may hold millions), and any task a claim names,
+so that the restart settles that claim as it would with the task in memory (restart.py); as the
+store is cut to its bounds, those go, and the rows older than the newest read (`cut_older`).
 """
 from __future__ import annotations
 
 from peers.a2a.model import Task
 from peers.durable_codec import from_json, ill_typed, message_keys
 from peers.durable_schema import MAX_SEQ, Slots
-from peers.ledger import Effect, Ledger
+from peers.ledger import BEING_DONE, WAITING, Effect, Ledger
 from peers.store import MAX_TASK_BYTES
 from peers.tenants import split
 
@@ -29,7 +33,8 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
     """Everything `file` keeps, into `durable` and `effects`: durable.py's StoreFile, and its store
     and ledger on it, new and empty (not named here: durable.py imports this module)."""
     found: dict[str, tuple[int, int]] = {}  # each effect's (seq, slot)
-    for slot, seq, key, body in file.rows("SELECT slot, seq, key, body FROM effects ORDER BY seq"):
+    db = file.db  # as the peer starts, no other thread uses it: its rows as they come (a cursor), not all at once
+    for slot, seq, key, body in db.execute("SELECT slot, seq, key, body FROM effects ORDER BY seq"):
         if _chars(body) + _chars(key) > MAX_ROW_CHARS:  # its summary is printed, and answered, whole
             raise ValueError(f"effect {str(key)[:40]!r} is larger than an effect this peer keeps")
         effect = from_json(body, Effect)  # below: counts this peer gave (each seq once), a key once, text
@@ -40,8 +45,10 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
         Ledger.record(effects, key, effect)
     effects.seqs = {key: found[key][0] for key in effects.effects}  # every one: a ledger forgets no effect done
     effects.slots = Slots({key: slot for key, (_, slot) in found.items()})
-    for slot, seq, task_id, owner, size, kept, body in file.rows("SELECT slot, seq, id, owner, size, messages, "
-                                                                 "body FROM tasks ORDER BY seq"):
+    claims = {effect.task_id for effect in effects.effects.values() if effect.summary in (BEING_DONE, WAITING)}
+    for place in _within(db, durable, claims):
+        row = db.execute("SELECT slot, seq, id, owner, size, messages, body FROM tasks WHERE slot = ?", place).fetchone()
+        slot, seq, task_id, owner, size, kept, body = row
         if not isinstance(size, int) or not 0 <= size <= MAX_TASK_BYTES or _chars(body) > MAX_ROW_CHARS \
                 or _chars(kept) > MAX_ROW_CHARS:
             # no task this peer keeps is larger: read no further
@@ -64,6 +71,40 @@ def read_back(file: Any, durable: Any, effects: Any) -> None:
                 raise ValueError(f"message {message_id[:40]!r} is kept twice")
             durable.by_message[(owner, message_id)] = (task_id, seen)
             durable.message_keys[task_id].append((owner, message_id))
+
+
+def _within(db: Any, durable: Any, claims: set[str]) -> list[tuple[int]]:
+    """The slots of the tasks to read, oldest first: the newest, up to the store's count and just past its bytes (the
+    store's own rule then picks which go: the oldest of the caller holding the most), and older ones that `claims`
+    name. `durable.older`: the newest seq not among the newest read, whose rows go as the store is cut (None: all read)."""
+    newest, kept, out = [], 0, None
+    for seq, slot, size, task_id in db.execute("SELECT seq, slot, size, id FROM tasks ORDER BY seq DESC LIMIT ?",
+                                               (durable.max_tasks + 1,)):  # SQLite keeps only these as it sorts
+        if len(newest) >= durable.max_tasks or kept > durable.max_bytes:
+            out = seq
+            break
+        newest.append((seq, slot, task_id))
+        kept += size if type(size) is int else 0  # a size of another type: the row is refused as it is read
+    if out is None:
+        return [(slot,) for _, slot, _ in reversed(newest)]
+    if type(out) is not int or newest and newest[-1][0] == out:  # (a seq is a count given once: durable_schema.py)
+        raise ValueError(f"a task's seq this peer did not give ({str(out)[:24]!r})")
+    durable.older, wanted = out, claims - {task_id for _, _, task_id in newest}
+    named = sorted((seq, slot) for seq, slot, task_id in db.execute("SELECT seq, slot, id FROM tasks WHERE seq <= ?",
+                                                                    (out,)) if task_id in wanted) if wanted else []
+    return [(slot,) for _, slot in named] + [(slot,) for _, slot, _ in reversed(newest)]
+
+
+def cut_older(durable: Any) -> None:
+    """After the store is cut to its bounds: the tasks read only as a claim named them, forgotten, and every row as
+    old as those not read (`_within`), deleted with the next commit. Nothing older than the newest read is kept."""
+    if durable.older is None:
+        return
+    with durable.lock:
+        for task_id in [task_id for task_id, seq in durable.order.items() if seq <= durable.older]:
+            durable._forget(task_id)
+    durable.file.stage(("tasks", "older"), "DELETE FROM tasks WHERE seq <= ?", (durable.older,))
+    durable.older = None
 
 
 def _chars(value: Any) -> int:

@@ -414,6 +414,71 @@ def test_a_file_kept_under_larger_bounds_is_cut_to_the_stores_on_start(tmp_path)
     assert len(small.ledger.effects) == 5, "the ledger outlives the tasks' window, as in memory"
 
 
+def a_file_of_many_tasks(path, count):
+    """A store file holding `count` completed refunds' rows (task-1 the oldest), made by hand from the one
+    row a real peer wrote, as a file kept under far larger bounds, or made by hand, may hold them."""
+    peer, call = durable_billing(path)
+    call("SendMessage", refund("m-1", "ORD-1"))
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        (_, _, _, owner, size, _, body), = db.execute("SELECT * FROM tasks").fetchall()
+        db.execute("DELETE FROM tasks")
+        db.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, '[]', ?)", (
+            (n, n, f"task-{n}", owner, size, body.replace('"task-1"', f'"task-{n}"')) for n in range(1, count + 1)))
+        db.commit()
+    return owner
+
+
+@pytest.mark.parametrize("bound", ["max_tasks", "max_bytes"])
+def test_a_file_of_many_more_tasks_than_the_bounds_starts_in_memory_the_bounds_hold_not_the_files(tmp_path, bound):
+    """Start-up read every task row, then cut the store to its bounds: 1,500 rows of half a kilobyte each
+    took 4 MB at their peak (each row parsed, then forgotten), a file of millions as many times more. Only
+    the newest the bounds hold are read; the older rows go from the file as the store is cut."""
+    import tracemalloc
+    path = tmp_path / "billing.db"
+    a_file_of_many_tasks(path, 1500)
+    with closing(sqlite3.connect(path)) as db:
+        (size,), = db.execute("SELECT DISTINCT size FROM tasks").fetchall()
+    tracemalloc.start()
+    try:  # ten tasks, by their count or by the bytes of their messages
+        store, ledger = open_store(str(path), **{bound: 10 if bound == "max_tasks" else 10 * size})
+        settle(store, ledger)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, f"{peak:,} bytes at the peak"
+    assert list(store.tasks) == [f"task-{n}" for n in range(1491, 1501)], "the newest kept"
+    assert list(ledger.effects) == ["refund of ORD-1"], "the ledger whole"
+    store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT id FROM tasks ORDER BY seq").fetchall() == [(f"task-{n}",) for n in range(1491, 1501)]
+
+
+def test_a_claim_naming_a_task_older_than_the_bounds_is_settled_as_if_every_task_were_read(tmp_path):
+    """Start-up reads only the newest tasks the bounds hold, and any task a claim names: settled as before,
+    a completed task's claim not yet marked done is marked with its result (never let go, to be refunded
+    again), a working task's claim is let go, and both are cut with the rest."""
+    path = tmp_path / "billing.db"
+    owner = a_file_of_many_tasks(path, 50)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE tasks SET body = json_set(json_remove(body, '$.artifacts'), '$.lifecycle', json("
+                   "'{\"$tuple\": [{\"$state\": \"submitted\"}, {\"$state\": \"working\"}]}')) WHERE id = 'task-3'")
+        db.commit()
+    store, ledger = open_store(str(path), max_tasks=10)
+    ledger.record("refund of ORD-1", ledger.effects["refund of ORD-1"]._replace(summary=BEING_DONE))  # died before
+    ledger.record("refund of ORD-3", Effect(owner, "task-3", "{}", BEING_DONE))  # mid-work, long ago
+    store.file.close()
+    store, ledger = open_store(str(path), max_tasks=10)
+    assert "task-1" in store.tasks and "task-3" in store.tasks and len(store.tasks) == 12, "read: claims name them"
+    settle(store, ledger)
+    assert {key: effect.summary for key, effect in ledger.effects.items()} == {
+        "refund of ORD-1": "refund of $5.00 issued for ORD-1 (ref BILL-ORD-1)"}
+    assert list(store.tasks) == [f"task-{n}" for n in range(41, 51)]
+    store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT id FROM tasks ORDER BY seq").fetchall() == [(f"task-{n}",) for n in range(41, 51)]
+
+
 # -- found by a hostile tester (each a regression test) --------------------------------------
 
 def test_a_second_peer_on_the_same_store_file_is_refused_as_locked(tmp_path):
