@@ -204,8 +204,8 @@ class DurableStore(TaskStore):
         self.file.commit()
 
     def trim(self) -> None:
+        cut_older(self)  # first: a task read only as a claim named it (durable_read.py) makes none of the newest go
         super().trim()
-        cut_older(self)  # no task older than the newest the bounds held at start, nor its row (durable_read.py)
 
     def _forget(self, task_id: str) -> None:  # its row deleted, unless the next task made is written over it
         slot = self.slots.give_back(task_id)

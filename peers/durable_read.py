@@ -96,8 +96,9 @@ def _within(db: Any, durable: Any, claims: set[str]) -> list[tuple[int]]:
 
 
 def cut_older(durable: Any) -> None:
-    """After the store is cut to its bounds: the tasks read only as a claim named them, forgotten, and every row as
-    old as those not read (`_within`), deleted with the next commit. Nothing older than the newest read is kept."""
+    """As the store is cut to its bounds, before its own rule picks which go: the tasks read only as a claim named
+    them, forgotten, and every row as old as those not read (`_within`), deleted with the next commit. Nothing older
+    than the newest read is kept."""
     if durable.older is None:
         return
     with durable.lock:

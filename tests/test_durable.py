@@ -479,6 +479,31 @@ def test_a_claim_naming_a_task_older_than_the_bounds_is_settled_as_if_every_task
         assert db.execute("SELECT id FROM tasks ORDER BY seq").fetchall() == [(f"task-{n}",) for n in range(41, 51)]
 
 
+def test_a_task_read_only_as_an_older_claim_names_it_costs_none_of_the_newest_the_bounds_hold(tmp_path):
+    """A task older than the newest the bounds hold is read only so that its claim is settled, then cut. It was
+    cut after the store's own rule had made room for it: of two callers, the one holding the most gives up its
+    oldest, so each byte of another caller's old claimed task cost one of the newest a task, though it went too."""
+    path = tmp_path / "billing.db"
+    owner = a_file_of_many_tasks(path, 50)
+    with closing(sqlite3.connect(path)) as db:
+        (size,), = db.execute("SELECT DISTINCT size FROM tasks").fetchall()
+        db.execute("UPDATE tasks SET owner = ?, body = json_set(json_remove(body, '$.artifacts'), '$.lifecycle', json("
+                   "'{\"$tuple\": [{\"$state\": \"submitted\"}, {\"$state\": \"working\"}]}')) WHERE id = 'task-3'",
+                   (owner + "-another",))
+        db.commit()
+    store, ledger = open_store(str(path), max_bytes=10 * size)
+    ledger.record("refund of ORD-3", Effect(owner + "-another", "task-3", "{}", BEING_DONE))  # mid-work, long ago
+    store.file.close()
+    store, ledger = open_store(str(path), max_bytes=10 * size)
+    assert "task-3" in store.tasks, "read: a claim names it"
+    settle(store, ledger)
+    assert ledger.effects == {"refund of ORD-1": ledger.effects["refund of ORD-1"]}, "task-3's claim let go"
+    assert list(store.tasks) == [f"task-{n}" for n in range(41, 51)], "the newest ten, as without the claim"
+    store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT id FROM tasks ORDER BY seq").fetchall() == [(f"task-{n}",) for n in range(41, 51)]
+
+
 # -- found by a hostile tester (each a regression test) --------------------------------------
 
 def test_a_second_peer_on_the_same_store_file_is_refused_as_locked(tmp_path):
