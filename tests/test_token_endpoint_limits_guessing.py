@@ -100,3 +100,14 @@ def test_a_basic_header_that_does_not_decode_is_refused_and_holds_no_one_back(en
             connection.close()
     assert statuses == [401] * 6
     assert _ask(server, "support-agent", "s3cret")[0] == 200
+
+
+def test_guesses_sent_at_once_are_each_counted_before_any_secret_is_compared(endpoint):
+    """Asked 'is it held?' and then told 'it was wrong' in two steps, guesses arriving together could each
+    pass the first before any was counted: 40 at once, over as many connections."""
+    from concurrent.futures import ThreadPoolExecutor
+    server, scheme = endpoint
+    with ThreadPoolExecutor(40) as pool:
+        statuses = list(pool.map(lambda n: _ask(server, "support-agent", f"guess-{n}")[0], range(40)))
+    assert sorted(statuses) == [401] * 5 + [429] * 35, statuses
+    assert [scheme.guesses.attempt() > 0 for _ in range(3)] == [True] * 3, "held still: a held guess counts nothing"

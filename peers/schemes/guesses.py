@@ -4,9 +4,10 @@ RFC 6749 2.3.1: a server authenticating clients by password MUST protect the end
 force. The endpoint knows one client (oauth2.py): only a guess at its secret can ever succeed, so only
 those are counted. Past MOST wrong secrets within WINDOW seconds of the first, the client's id is
 answered 429 (RFC 6585 4, with Retry-After) until the window ends, before its secret is looked at, so a
-guess made then tests nothing; the right secret starts the count again. A guess under an id the
-endpoint does not know tests no secret, and is not counted: no one can lock the endpoint by inventing
-ids, and nothing is kept per id. The price, as of any lockout: someone guessing wrong secrets under the
+guess made then tests nothing; the right secret starts the count again. Each secret is counted as it
+arrives, before it is compared, so guesses sent at once cannot slip in before the first is counted. A
+guess under an id the endpoint does not know tests no secret, and is not counted: no one can lock the
+endpoint by inventing ids, and nothing is kept per id. The price, as of any lockout: someone guessing wrong secrets under the
 client's id (an id is no secret: RFC 6749 2.2) keeps the rightful client out until the window ends.
 Not here: the endpoint (oauth2.py), the secrets' comparison (constant time, there).
 """
@@ -30,20 +31,17 @@ class Guesses:
         self.wrong, self.since = 0, -math.inf  # wrong secrets in the window begun at `since`
         self.lock = threading.Lock()  # a server's workers may ask at once
 
-    def wait(self) -> int:
-        """The seconds before a secret offered for the client is looked at again; 0: now."""
-        with self.lock:
-            left = self.since + self.window - self.clock()
-            held = self.wrong >= self.most and 0 < left <= self.window  # a clock gone back holds no longer than a window
-        return math.ceil(left) if held else 0
-
-    def failed(self) -> None:
-        """A wrong secret for the client."""
+    def attempt(self) -> int:
+        """One secret offered for the client, counted before it is looked at, as one step (of guesses sent
+        at once, no more than MOST are looked at): the seconds to wait instead; 0, look at it now."""
         with self.lock:
             now = self.clock()
             if not 0 <= now - self.since < self.window:  # a new window (or a clock gone back)
                 self.wrong, self.since = 0, now
-            self.wrong += 1
+            if self.wrong >= self.most:
+                return max(1, math.ceil(self.since + self.window - now))
+            self.wrong += 1  # wrong until it is known right (`succeeded`)
+            return 0
 
     def succeeded(self) -> None:
         """The right secret: the count starts again."""

@@ -117,15 +117,13 @@ class ClientCredentials:
         offered = _form_decoded(user_and_password(request.header("Authorization"))) if in_header else \
             (form.get("client_id", "").encode(), form.get("client_secret", "").encode())
         id_ok = offered is not None and hmac.compare_digest(offered[0], self.client_id)
-        held = self.guesses.wait() if id_ok else 0
+        held = self.guesses.attempt() if id_ok else 0
         if held:  # before the secret is looked at: a guess now tests nothing. RFC 6749 names no
             # error for this at the token endpoint; temporarily_unavailable is its nearest (4.1.2.1)
             return _oauth_error(429, "temporarily_unavailable", f"too many wrong client secrets: try again in "
                                 f"{held} s", **{"Retry-After": str(held)})
         secret_ok = offered is not None and hmac.compare_digest(offered[1], self.secret)
-        if not (id_ok and secret_ok):
-            if id_ok:  # a guess at our client's secret; under another id, no secret could succeed
-                self.guesses.failed()
+        if not (id_ok and secret_ok):  # a guess at our client's secret was counted; under another id none could succeed
             return _oauth_error(401, "invalid_client", "unknown client or wrong secret",
                                 **{"WWW-Authenticate": f'Basic realm="{self.realm}"'})
         self.guesses.succeeded()
