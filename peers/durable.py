@@ -181,7 +181,7 @@ def _why(exc: sqlite3.Error, path: str) -> str:
         shm = getattr(exc, "sqlite_errorname", "") == "SQLITE_IOERR_SHMSIZE"  # its shared memory's file not grown
         if "full" in text or shm or free is not None and free < 1 << 20:
             return f"no room to write it: its disk is full, or a file met its size limit; {room}"
-        return f"a disk I/O error: it could not be read or written (a quota met, or the device failing?); {room}"
+        return f"a disk I/O error: it could not be read or written (a size limit or quota met, a failing device?); {room}"
     return text[:200]
 
 
