@@ -14,6 +14,7 @@ import pytest
 
 import a2a_delegation as story
 from conftest import cli
+from core_waits import CoreWaits
 from peers import billing
 from peers.a2a import wire_essay
 from peers.support.calling.config import AllowEntry
@@ -21,7 +22,10 @@ from transports.network import HttpTransport
 from transports.printer import FramePrinter
 
 TIMEOUT = 1.0
-MARGIN = 0.75  # what "ends within the timeout" allows for start-up and a loaded machine
+# What "ends within the timeout" allows for the run's own work (a card read, its error said). The time
+# its thread waited for a core on a loaded machine is the machine's, not the run's: measured, and
+# taken off what is held to the bound (core_waits.py), so the bound stays this on an idle one.
+MARGIN = 0.75
 OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
 
 
@@ -123,12 +127,15 @@ def hostile_peer():
 
 
 def delegate(base: str) -> tuple[story.Outcome, float]:
+    """The run's outcome, and how long it took less the time its thread (this one) waited for a core."""
     transport = FramePrinter(HttpTransport(timeout=TIMEOUT))
     agent = story.SupportAgent(transport, [AllowEntry("billing-agent", f"{base}/a2a")],
                                {f"{base}/a2a": "t0k"}, lambda *args, **facts: None)
-    started = time.monotonic()
-    (outcome,) = story.run(agent, [f"{base}/.well-known/agent-card.json"])
-    return outcome, time.monotonic() - started
+    with CoreWaits() as waits:
+        started = time.monotonic()
+        (outcome,) = story.run(agent, [f"{base}/.well-known/agent-card.json"])
+        took = time.monotonic() - started
+    return outcome, took - waits.seconds
 
 
 def assert_one_line(outcome: story.Outcome, stage: str, took: float) -> None:
@@ -167,9 +174,10 @@ def test_a_hostile_reply_ends_the_delegation_within_the_timeout_and_says_if_a_re
 
 def test_the_cli_against_a_dripping_peer_ends_in_about_the_timeout_with_one_line(hostile_peer):
     base = hostile_peer(ATTACKS["dripped"])
-    started = time.monotonic()
-    done = cli("--peer", base, "--timeout", "1", timeout=20)
-    took = time.monotonic() - started
-    assert took < 1 + 2.0, f"{took:.2f} s, interpreter start-up included"
+    with CoreWaits() as waits:
+        started = time.monotonic()
+        done = cli("--peer", base, "--timeout", "1", timeout=20)
+        took = time.monotonic() - started
+    assert took - waits.seconds < 1 + 2.0, f"{took:.2f} s, {waits.seconds:.2f} s of it waiting for a core"
     assert done.returncode == 2 and "Traceback" not in done.stderr  # 2: a card not fetched
     assert done.stderr.count("\n") == 1 and "card fetch failed" in done.stderr, done.stderr
