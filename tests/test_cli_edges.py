@@ -273,31 +273,67 @@ def test_sigterm_in_the_body_unwinds_it_the_removal_runs_whole_then_the_process_
     assert done.stdout.strip() and not os.path.exists(done.stdout.strip()) and list(tmp_path.iterdir()) == []
 
 
+def run_with_a_second_ctrl_c(at: int, folder) -> tuple[int, str, object, object]:
+    """The run with --step, --trace and --diagram, given a Ctrl-C at its first prompt (the story's first frame)
+    and another at step `at` of those from there in the code that writes the files (session.py's, tools.py's):
+    each line begun and each function entered (not a generator resumed: it goes on inside its `try`), the
+    places a signal's handler runs. How many steps there were, what it said on stderr, its two files."""
+    import inspect
+    import io
+    import a2a_delegation as story
+    from peers.support.cli import session
+    from peers.support.learner import tools
+    watched, steps = {session.__file__, tools.__file__}, 0
+    trace, diagram = folder / f"{at}.jsonl", folder / f"{at}.html"
+
+    def step(frame, event, arg):
+        nonlocal steps
+        if event == "line" or (event == "call" and not frame.f_code.co_flags & inspect.CO_GENERATOR):
+            steps += 1
+            if steps == at:
+                raise KeyboardInterrupt  # as Python's handler raises it there (tracing ends with it)
+        return step
+
+    def entered(frame, event, arg):
+        return step(frame, event, arg) if frame.f_code.co_filename in watched else None
+
+    class CtrlCAtThePrompt(io.StringIO):
+        def readline(self, *args):
+            sys.settrace(entered)  # from here on: the story unwinds, then the files are written
+            raise KeyboardInterrupt
+
+    kept, said = (sys.stdin, sys.stdout, sys.stderr), io.StringIO()
+    sys.stdin, sys.stdout, sys.stderr = CtrlCAtThePrompt(), io.StringIO(), said
+    try:
+        story.main(["--step", "--trace", str(trace), "--diagram", str(diagram)])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.settrace(None)
+        sys.stdin, sys.stdout, sys.stderr = kept
+    return steps, said.getvalue(), trace, diagram
+
+
 def test_a_second_ctrl_c_while_the_trace_and_diagram_are_written_never_leaves_one_missing_unsaid(tmp_path):
-    """Ctrl-C, then another a few milliseconds later, as the files are written: the diagram was
-    silently not written (6 runs in 8). It may be cut short, but the run says so."""
-    import signal
-    import time
-    for gap in (0.002, 0.004):
-        folder = tmp_path / str(gap)
-        folder.mkdir()
-        trace, diagram = folder / "run.jsonl", folder / "run.html"
-        run = subprocess.Popen([sys.executable, STORY, "--transport", "http", "--scenario", "slow", "--trace", str(trace),
-                                "--diagram", str(diagram)], cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
-        with contextlib.suppress(ProcessLookupError):  # it may have ended already
-            os.killpg(run.pid, signal.SIGINT)
-            time.sleep(gap)
-            os.killpg(run.pid, signal.SIGINT)
-        try:
-            _, err = run.communicate(timeout=30)
-        finally:
-            run.kill()
-        said = next((line for line in err.splitlines() if "stopped while writing: " in line), "")
-        for path in (trace, diagram):
-            whole = path.exists() and path.read_text().rstrip().endswith("</html>" if path == diagram else "}")
-            assert whole or str(path) in said, (gap, path, err[-300:])
+    """Ctrl-C, then another as the files are written: the diagram was silently not written (6 runs in 8);
+    then, once in many runs on Python 3.10 under load, the trace, when the second came before finish() began
+    its `try` (at its call, or the line listing the files), where nothing said so. Two timed signals found
+    that by chance; here the second lands at every step from the story's end in turn, until one comes after
+    the files are written. Either file may be cut short, but the run says so."""
+    _, _, trace, _ = run_with_a_second_ctrl_c(10 ** 9, tmp_path)  # never: the files whole
+    whole_lines = len(trace.read_text().splitlines())
+    cut_short = 0
+    for at in range(1, 1000):
+        steps, said, trace, diagram = run_with_a_second_ctrl_c(at, tmp_path)
+        line = next((line for line in said.splitlines() if "stopped while writing: " in line), "")
+        cut_short += bool(line)
+        assert "Traceback" not in said, (at, said[-300:])
+        for path, whole in ((trace, lambda text: len(text.splitlines()) == whole_lines and text.endswith("}\n")),
+                            (diagram, lambda text: text.rstrip().endswith("</html>"))):
+            assert (path.exists() and whole(path.read_text())) or str(path) in line, (at, path, said[-300:])
+        if steps < at:  # it came after the last step: every step was tried
+            break
+    assert 20 < at < 1000 and cut_short > 10, (at, cut_short)
 
 
 def test_a_paused_tasks_words_do_not_repeat_its_variants_name():

@@ -224,20 +224,26 @@ class Session:
         if settings.step or settings.debugger or settings.trace or settings.diagram:
             from peers.support.learner.tools import LearnerTools  # they hook the printer and the console
             tools = LearnerTools(settings, self.printer, console, self.card_urls)
-        try:
-            yield told
-        except Exception as stop:  # --step's q, --break's stop wherever stepped on to, a story stopped short: an end
-            if not isinstance(stop, (StopRun, StoppedShort)) and not (settings.debugger and quit_in_debugger(stop)):
-                raise  # (under `python -m pdb`, pdb's own q is pdb's to end the program with)
-            if not isinstance(stop, StoppedShort):
-                console.say((str(stop) or "[step] stopped before that frame left; nothing more was sent.") if isinstance(
-                    stop, StopRun) else "[break] quit in the debugger: the run ends there; nothing more is sent.")
-            told.status = 2 if isinstance(stop, StoppedShort) else 0
-            return
-        finally:  # however the run ended: write what was recorded
-            problem = tools.finish() if tools else None
-            if problem:
-                console.say(problem, Kind.ERROR)
+        try:  # a Ctrl-C as the files are written is said here: anywhere from the story's end, not only in finish
+            try:
+                yield told
+            except Exception as stop:  # --step's q, --break's stop wherever stepped on to, a story stopped short
+                if not isinstance(stop, (StopRun, StoppedShort)) and not (settings.debugger and quit_in_debugger(stop)):
+                    raise  # (under `python -m pdb`, pdb's own q is pdb's to end the program with)
+                if not isinstance(stop, StoppedShort):
+                    console.say((str(stop) or "[step] stopped before that frame left; nothing more was sent.")
+                                if isinstance(stop, StopRun) else
+                                "[break] quit in the debugger: the run ends there; nothing more is sent.")
+                told.status = 2 if isinstance(stop, StoppedShort) else 0
+                return
+            finally:  # however the run ended: write what was recorded
+                problem = tools.finish() if tools else None
+                if problem:
+                    console.say(problem, Kind.ERROR)
+        except KeyboardInterrupt:
+            if tools:
+                tools.cut_short()
+            raise
         outcomes = told.outcomes
         for card_url in flags.peer_card_urls(settings.peer):  # --peer: what trusting it would take
             found = next((fetched for fetched in agent.seen if fetched.fetched_from == card_url), None)

@@ -36,11 +36,13 @@ class Settings(Protocol):
 
 class LearnerTools:
     """Attach with `LearnerTools(settings, printer, console, card_urls)`; call `finish()`
-    when the run ends, however it ends: it writes the --trace and --diagram files."""
+    when the run ends, however it ends: it writes the --trace and --diagram files; and
+    `cut_short()` if a Ctrl-C ends the run before they are written."""
 
     def __init__(self, settings: Settings, printer: FramePrinter, console: Console,
                  card_urls: list[str]) -> None:
         self.settings, self.console = settings, console
+        self.unwritten = [path for path in (settings.trace, settings.diagram) if path]  # until each is whole
         if settings.step or settings.debugger:
             from transports.stepping import Stepper
             stepper = Stepper(debugger=settings.debugger)
@@ -57,22 +59,28 @@ class LearnerTools:
     def finish(self) -> str | None:
         """Write the files; None, or why one could not be written (the path was checked
         before the run, but a disk can fill up or a folder vanish meanwhile)."""
-        unwritten = [path for path in (self.settings.trace, self.settings.diagram) if path]
         try:
             if self.settings.trace:
                 self.recorder.write(self.settings.trace)
-                unwritten.remove(self.settings.trace)
+                self.unwritten.remove(self.settings.trace)
             if self.settings.diagram:
                 write_diagram(self.settings.diagram, self.recorder.resolved())
-                unwritten.remove(self.settings.diagram)
+                self.unwritten.remove(self.settings.diagram)
         except OSError as exc:  # ENOSPC and its kind carry no file name: ours does
+            unwritten, self.unwritten = self.unwritten, []  # said here: no Ctrl-C cut it short
             return f"could not write {unwritten[0]}: {exc.strerror or exc}"
-        except KeyboardInterrupt:  # a second Ctrl-C, while writing (a pipe may block): ends it, but not silently
-            self.console.say(f"stopped while writing: {' and '.join(unwritten)} not written, or not whole", Kind.ERROR)
-            raise
         if self.settings.diagram:
             self.console.say(wrote_diagram(self.settings.diagram))
         return None
+
+    def cut_short(self) -> None:
+        """A Ctrl-C (most often a second one) ended the run before its files were written whole: while
+        they were (a pipe may block), or on the way there. It ends the run, but not silently: said by
+        `telling`, which it passes wherever it came from the story's end on, in `finish` or before its
+        `try` (at its call, the line listing the files), where it once went unsaid."""
+        if self.unwritten:
+            self.console.say(f"stopped while writing: {' and '.join(self.unwritten)} not written, or not whole",
+                             Kind.ERROR)
 
 
 def replay(records: list[dict[str, Any]], say: Callable[..., None], settings: Settings) -> int:
