@@ -142,14 +142,11 @@ class Session:
         https, ca = self.settings.transport == "https", self.settings.ca
         try:  # checked as the run began, and read again here: a file changed since is one line too, not a traceback
             made = self.tls(ca or (self.demo.Served.ca if https else None))
-        except ConfigError as exc:
-            self.console.say(str(exc), Kind.ERROR)
-            raise SystemExit(2) from None  # before any peer is served, as a flag refused is
-        try:
-            served = self.demo.Served(self.apps, tls=https)
-        except OSError as exc:  # a DEMO certificate outside its dates (by this clock), say: one line
-            self.console.say(f"cannot serve the demo peers over {self.settings.transport}: "
-                             f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", Kind.ERROR)
+            served = self.demo.Served(self.apps, tls=https)  # OSError: a DEMO certificate outside its dates, say
+        except (ConfigError, OSError) as exc:  # before any peer is served, as a flag refused is
+            self.console.say(str(exc) if isinstance(exc, ConfigError) else f"cannot serve the demo peers over "
+                             f"{self.settings.transport}: {exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}",
+                             Kind.ERROR)
             raise SystemExit(2) from None
         http = HttpTransport(resolve=served.resolve, timeout=self.settings.timeout or flags.HTTP_TIMEOUT,
                              resolved_tls=https, **made)
@@ -196,8 +193,7 @@ class Session:
         return LegacyCardPath(spoken, warn=lambda line: self.console.say(line, Kind.WARNING))
 
     def told_instead(self) -> Callable[[Any, list[str]], list[Outcome] | None] | None:
-        """The story this run tells instead of the essay's, told with the agent's steps: the
-        page's one operation, the lesson asked for, or a model's choice (--request); None: the essay's."""
+        """The story told instead of the essay's, with the agent's steps: the page's, a lesson, a model's; None: the essay's."""
         told_by_page = self.watch.story if self.watch is not None else None
         if told_by_page is not None:
             return lambda agent, card_urls: told_by_page(agent.steps(), card_urls)
@@ -231,14 +227,12 @@ class Session:
                 if not isinstance(stop, (StopRun, StoppedShort)) and not (settings.debugger and quit_in_debugger(stop)):
                     raise  # (under `python -m pdb`, pdb's own q is pdb's to end the program with)
                 if not isinstance(stop, StoppedShort):
-                    console.say((str(stop) or "[step] stopped before that frame left; nothing more was sent.")
-                                if isinstance(stop, StopRun) else
-                                "[break] quit in the debugger: the run ends there; nothing more is sent.")
+                    console.say((str(stop) or "[step] stopped before that frame left; nothing more was sent.") if isinstance(
+                        stop, StopRun) else "[break] quit in the debugger: the run ends there; nothing more is sent.")
                 told.status = 2 if isinstance(stop, StoppedShort) else 0
                 return
             finally:  # however the run ended: write what was recorded
-                problem = tools.finish() if tools else None
-                if problem:
+                if problem := tools.finish() if tools else None:
                     console.say(problem, Kind.ERROR)
         except KeyboardInterrupt:
             if tools:
