@@ -335,6 +335,23 @@ def agent_card(base: str, name: str = "a", **fields) -> bytes:
         "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}], **fields}).encode()
 
 
+def exchange(connection, method: str, path: str, body=b"", headers=None):
+    """One request on an http.client connection a test made (plain or TLS, to a server it started), closed
+    after: (status, headers, body)."""
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read()
+    finally:
+        connection.close()
+
+
+def refund_agent_card(base: str, **fields) -> bytes:
+    """agent_card for an agent named "agent" whose one skill is the refund the support agent asks, taking JSON."""
+    return agent_card(base, "agent", defaultInputModes=["application/json"],
+                      skills=[{"id": "process_refund", "name": "s", "description": "d", "tags": []}], **fields)
+
+
 class OutsidePeer(BaseHTTPRequestHandler):
     """A peer we do not own, played by a test (http.server, not our server): HTTP/1.1, silent,
     each answer one JSON document, with `extra_headers` beside it (a hostile peer's fill them)."""
@@ -359,6 +376,13 @@ class OutsidePeer(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD" and status != 304:
             self.wfile.write(body)
+
+
+class StreamingRefundAgent(OutsidePeer):
+    """An agent a test plays whose card offers the refund skill and streaming (refund_agent_card); its POSTs the test's."""
+
+    def do_GET(self):
+        self.send(200, refund_agent_card(f"http://127.0.0.1:{self.server.server_port}", capabilities={"streaming": True}))
 
 
 @contextlib.contextmanager

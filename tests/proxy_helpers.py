@@ -64,3 +64,26 @@ def proxy_to(to, *faults, seed=0, keep_card=False, timeout=5.0, read=None, **set
     finally:
         server.stop()
         upstream.close()
+
+
+def broken_off_through_the_proxy(events, *faults, timeout, proxy_timeout=None):
+    """What a client reads of an agent's stream (`events()` its chunks) through a proxy told `faults`, one of
+    which breaks it off (a TransportError, which the client must get): the bytes, and the proxy's lines."""
+    import pytest
+    from transports.base import HttpResponse
+    from transports.errors import TransportError
+    from transports.network import HttpTransport
+    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, events()),
+                       "127.0.0.1", 0, idle_timeout=2.0).start()
+    got = bytearray()
+    extra = {} if proxy_timeout is None else {"timeout": proxy_timeout}
+    try:
+        with proxy_to(agent.base_url, *faults, **extra) as (proxy, lines):
+            stream = HttpTransport(timeout=timeout).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
+                                                           {"Content-Type": "application/json"})
+            with pytest.raises(TransportError):
+                for chunk in stream.body:
+                    got += chunk
+    finally:
+        agent.stop()
+    return got, lines

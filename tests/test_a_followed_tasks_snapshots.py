@@ -8,7 +8,7 @@ longer holds (a push may be older: test_hostile_pushes.py). An agent the test pl
 reaches it over real HTTP."""
 import json
 
-from conftest import OutsidePeer, agent_card, outside_peer
+from conftest import StreamingRefundAgent, outside_peer
 
 REFUND = {"order_id": "ORD-1", "amount": 5}
 
@@ -25,13 +25,8 @@ def made(artifact_id, text, append=False):
                                "artifact": {"artifactId": artifact_id, "parts": [{"text": text}]}}}
 
 
-class Agent(OutsidePeer):
+class Agent(StreamingRefundAgent):
     """Each method answered as the server's `answers` say: a result, or (a list) a stream of them."""
-
-    def do_GET(self):
-        base = f"http://127.0.0.1:{self.server.server_port}"
-        self.send(200, agent_card(base, "agent", capabilities={"streaming": True}, defaultInputModes=[
-            "application/json"], skills=[{"id": "process_refund", "name": "s", "description": "d", "tags": []}]))
 
     def do_POST(self):
         frame = self.asked()

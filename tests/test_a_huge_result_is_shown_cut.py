@@ -4,7 +4,7 @@ a frame is, saying how much more there was; --trace keeps every character. An ag
 (http.server, port 0) completes its task with a 900,000-character artifact; the whole command line runs."""
 import json
 
-from conftest import OutsidePeer, agent_card, cli, outside_peer
+from conftest import OutsidePeer, cli, outside_peer, refund_agent_card
 from transports.printer import MAX_SHOWN
 
 HUGE = "x" * 900_000
@@ -13,8 +13,7 @@ HUGE = "x" * 900_000
 class Agent(OutsidePeer):
     def do_GET(self):
         base = f"http://127.0.0.1:{self.server.server_port}"
-        self.send(200, agent_card(base, "agent", defaultInputModes=["application/json"], skills=[
-            {"id": "process_refund", "name": "s", "description": "d", "tags": []}]))
+        self.send(200, refund_agent_card(base))
 
     def do_POST(self):
         frame = self.asked()

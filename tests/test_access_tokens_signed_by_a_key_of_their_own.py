@@ -9,7 +9,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from conftest import ROOT, base_url, start_serve
+from conftest import ROOT, base_url, exchange, start_serve
 from peers.demo_auth import demo_key
 from peers.schemes import tokens
 from peers.signing import rs256
@@ -21,13 +21,7 @@ REFUND = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"data"
 
 def _request(base, method, path, body=b"", headers=None):
     address = urlsplit(base)
-    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=5)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        answer = connection.getresponse()
-        return answer.status, dict(answer.getheaders()), answer.read()
-    finally:
-        connection.close()
+    return exchange(http.client.HTTPConnection(address.hostname, address.port, timeout=5), method, path, body, headers)
 
 
 def _call(base, token):

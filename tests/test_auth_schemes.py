@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, exchange
 from peers import billing
 from peers.a2a import wire_v03, wire_v10
 from peers.app import PeerApp
@@ -44,13 +44,8 @@ class Served:
 
     def request(self, method, path, body=b"", headers=None):
         import http.client
-        connection = http.client.HTTPConnection("127.0.0.1", self.server.server_address[1], timeout=5)
-        try:
-            connection.request(method, path, body=body, headers=headers or {})
-            answer = connection.getresponse()
-            return answer.status, dict(answer.getheaders()), answer.read()
-        finally:
-            connection.close()
+        return exchange(http.client.HTTPConnection("127.0.0.1", self.server.server_address[1], timeout=5),
+                        method, path, body, headers)
 
     def call(self, method, params, headers, path="/a2a"):
         frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()

@@ -8,19 +8,14 @@ import time
 
 import pytest
 
-from conftest import OutsidePeer, agent_card, cli, outside_peer
+from conftest import StreamingRefundAgent, cli, outside_peer
 
 TIMEOUT, MARGIN = 2.0, 0.75  # the run's --timeout; what "within it" allows for a loaded machine
 WORKING = {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}
 
 
-class Agent(OutsidePeer):
+class Agent(StreamingRefundAgent):
     """A task that stays working: the send answered at once, then the server's `stall` says how the rest go."""
-
-    def do_GET(self):
-        base = f"http://127.0.0.1:{self.server.server_port}"
-        self.send(200, agent_card(base, "agent", capabilities={"streaming": True}, defaultInputModes=[
-            "application/json"], skills=[{"id": "process_refund", "name": "s", "description": "d", "tags": []}]))
 
     def do_POST(self):
         frame = self.asked()

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import OutsidePeer, outside_peer
 from peers.support.proxy.faults import Faults, parse
-from proxy_helpers import billing_served, proxy_to
+from proxy_helpers import billing_served, broken_off_through_the_proxy, proxy_to
 from test_proxy_faults import HEADERS, refund
 from transports import sse
 from transports.network import HttpTransport
@@ -182,21 +182,7 @@ def test_reorder_on_a_stream_whose_client_hung_up_before_the_swap_reached_it_say
 def test_reorder_on_a_stream_cut_mid_swap_says_which_of_the_swapped_events_the_client_got(cut, said):
     """Events 3, 2, 1 go on in that order; a cut after two of them leaves event 1 never sent: 'swapped events 1
     and 3' was said as the swap began, whatever came of it."""
-    from transports.base import HttpResponse
-    from transports.errors import TransportError
-    from transports.server import PeerServer
     events = [b'data: {"jsonrpc": "2.0", "id": 5, "result": {"n": %d}}\n\n' % n for n in range(1, 6)]
-    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, iter(events)),
-                       "127.0.0.1", 0, idle_timeout=2.0).start()
-    got = bytearray()
-    try:
-        with proxy_to(agent.base_url, "reorder:1:1:3", f"cut-stream:{cut}") as (proxy, lines):
-            stream = HttpTransport(timeout=5).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
-                                                     {"Content-Type": "application/json"})
-            with pytest.raises(TransportError):
-                for chunk in stream.body:
-                    got += chunk
-    finally:
-        agent.stop()
+    got, lines = broken_off_through_the_proxy(lambda: iter(events), "reorder:1:1:3", f"cut-stream:{cut}", timeout=5)
     assert [json.loads(event)["result"]["n"] for event in sse.decode(bytes(got))] == [3, 2, 1][:cut]
     assert lines.text().count("[fault] reorder:1:1:3: ") == 1 and f"[fault] reorder:1:1:3: {said}" in lines.text()

@@ -7,10 +7,9 @@ import time
 import pytest
 
 from peers.support.proxy.faults import MOST_EVENTS
-from proxy_helpers import proxy_to
+from proxy_helpers import broken_off_through_the_proxy, proxy_to
 from transports import sse
 from transports.base import HttpResponse
-from transports.errors import TransportError
 from transports.network import HttpTransport
 from transports.server import PeerServer
 
@@ -29,20 +28,7 @@ SPREADS = {
 def cut_through_the_proxy(events, cut, *, timeout, proxy_timeout=None):
     """What a client reads of an agent's stream (`events()` its chunks) through a proxy told
     `cut-stream:CUT`, which breaks it off (a TransportError): the bytes, and the proxy's lines."""
-    agent = PeerServer(lambda request: HttpResponse(200, {"Content-Type": "text/event-stream"}, events()),
-                       "127.0.0.1", 0, idle_timeout=2.0).start()
-    got = bytearray()
-    extra = {} if proxy_timeout is None else {"timeout": proxy_timeout}
-    try:
-        with proxy_to(agent.base_url, f"cut-stream:{cut}", **extra) as (proxy, lines):
-            stream = HttpTransport(timeout=timeout).stream(proxy + "/a2a", b'{"jsonrpc": "2.0", "id": 5, "method": "x"}',
-                                                           {"Content-Type": "application/json"})
-            with pytest.raises(TransportError):
-                for chunk in stream.body:
-                    got += chunk
-    finally:
-        agent.stop()
-    return got, lines
+    return broken_off_through_the_proxy(events, f"cut-stream:{cut}", timeout=timeout, proxy_timeout=proxy_timeout)
 
 
 @pytest.mark.parametrize("spread", list(SPREADS))

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, exchange
 from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
@@ -56,14 +56,8 @@ def client_context(certificate=None):
 
 def ask(server, method="GET", path="/.well-known/agent-card.json", body=None, headers=None, certificate=None):
     import http.client
-    connection = http.client.HTTPSConnection("127.0.0.1", server.server_address[1], timeout=5,
-                                             context=client_context(certificate))
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        answer = connection.getresponse()
-        return answer.status, dict(answer.getheaders()), answer.read()
-    finally:
-        connection.close()
+    return exchange(http.client.HTTPSConnection("127.0.0.1", server.server_address[1], timeout=5,
+                                                context=client_context(certificate)), method, path, body, headers)
 
 
 def test_https_serves_the_card_under_an_https_url_with_a_certificate_the_demo_ca_vouches_for(https):
