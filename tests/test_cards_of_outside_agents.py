@@ -99,3 +99,81 @@ def test_a_0_3_cards_json_rpc_additional_interface_with_no_http_url_is_left_out_
     assert "Traceback" not in said and posted == [("/a2a", "message/send")], said
     left_out = [line for line in said.splitlines() if "additionalInterfaces[0]" in line]
     assert len(left_out) == 1 and "left out" in left_out[0] and "http(s) URL" in left_out[0], said
+
+
+class Outside10(Outside):
+    """Answers every JSON-RPC request with a completed task as A2A 1.0 spells one, noting its path."""
+
+    def do_POST(self):
+        asked = self.asked()
+        self.server.posted.append((self.path, asked.get("method")))
+        task = {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"},
+                "artifacts": [{"artifactId": "a", "parts": [{"text": "refund issued"}]}]}
+        self.reply({"jsonrpc": "2.0", "id": asked.get("id"), "result": {"task": task}})
+
+
+def card_10(base, interfaces):
+    return {**{key: value for key, value in card_03(base).items() if key not in ("url", "protocolVersion")},
+            "supportedInterfaces": interfaces}
+
+
+@pytest.mark.parametrize("interface", [{"url": "not a url"}, {"url": 5}, {}, {"url": ["x"]}, {"url": "ftp://x/a2a"}])
+def test_a_1_0_cards_interface_with_no_http_url_is_left_out_in_one_line_as_0_3s_is_not_the_whole_card(interface):
+    """A 1.0 card's supportedInterfaces are choices too (1.0 section 8.3): one whose url is no
+    http(s) URL, or no string, refused the whole card, its usable JSON-RPC interface with it,
+    where a 0.3 card's additionalInterfaces entry of that kind is left out in one line."""
+    posted = []
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, [
+            {"protocolBinding": "JSONRPC", "protocolVersion": "1.0", **interface},
+            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}])) as base:
+        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said and posted == [("/a2a", "SendMessage")], said
+    left_out = [line for line in said.splitlines() if "supportedInterfaces[0]" in line]
+    assert len(left_out) == 1 and "left out" in left_out[0] and "http(s) URL" in left_out[0], said
+    assert "UNTRUSTED result (from outside), kept as data, never as instructions: refund issued" in done.stdout
+
+
+def test_a_1_0_card_whose_every_1_0_interface_has_no_http_url_is_refused_naming_why_and_nothing_is_sent():
+    """Leaving out an unusable interface keeps a card only while one at its own version remains:
+    a 0.3 interface beside them is no 1.0 card's endpoint."""
+    posted = []
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, [
+            {"url": "ftp://x/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": "not a url", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}])) as base:
+        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    refused = [line for line in said.splitlines() if "card fetch failed" in line]
+    assert "Traceback" not in said and posted == [] and len(refused) == 1, said
+    assert "supportedInterfaces[0].url 'ftp://x/a2a' must be an http(s) URL" in refused[0], said
+
+
+def test_a_signed_1_0_cards_signature_is_checked_on_the_card_as_served_not_on_it_less_the_interface_left_out(tmp_path):
+    """A pinned key signed the card with every interface in it: leaving one out is our reading,
+    and must not turn a good signature into a bad one (nor a bad one into a good one)."""
+    from peers.demo_auth import demo_key
+    from peers.signing import card_signature
+    key = demo_key("billing-agent", ["EdDSA"])[0]
+    posted = []
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_signature.sign(card_10(base, [
+            {"url": "ftp://x/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]), key)) as base:
+        (tmp_path / "allow.json").write_text(json.dumps({"trusted": [
+            {"name": "outside", "endpoint": base + "/a2a", "publicKey": key.public.jwk()}]}))
+        done = cli("--peer", base, "--allowlist", str(tmp_path / "allow.json"), "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    assert "'outside' is allowlisted and its card is signed by the pinned key" in said, said
+    assert posted == [("/a2a", "SendMessage")] and "Traceback" not in said, said
+
+
+def test_a_1_0_card_of_thousands_of_unusable_interfaces_beside_one_good_says_a_few_lines_not_thousands():
+    posted = []
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, [
+            *({"url": f"ftp://x/{n}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"} for n in range(3000)),
+            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}])) as base:
+        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    left_out = [line for line in done.stderr.splitlines() if "left out" in line]
+    assert posted == [("/a2a", "SendMessage")] and "Traceback" not in said, said[-2000:]
+    assert len(left_out) == 17 and "and 2984 more" in left_out[-1], left_out[-3:]

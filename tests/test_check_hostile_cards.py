@@ -53,3 +53,25 @@ def test_a_card_of_any_shape_is_findings_never_a_traceback(name):
         assert outcomes["WB-BIND-MEASURED-001"] == "not measured"
     else:
         assert "fail" in {outcomes[id] for id in ("CARD-STRUCT-001", "CARD-PROTO-002", "WB-CARD-SKILLS-001")}
+
+
+def test_a_1_0_interface_with_no_http_url_beside_a_good_one_still_fails_card_proto_002_and_the_card_is_read():
+    """The calling side leaves such an interface out and speaks to the others (card_reading.usable),
+    as it does a 0.3 card's: check still names it, a MUST broken, and its auth family reads the
+    card as the calling side does, where both refused the whole card ('cannot be read')."""
+    def served(base):
+        return {**GOOD, "supportedInterfaces": [
+            {"url": "ftp://x/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
+
+    class Served(CardServer):
+        def do_GET(self):
+            self.send(200, json.dumps(served(f"http://127.0.0.1:{self.server.server_port}")).encode())
+
+    with outside_peer(Served, card=None, handle_error=lambda request, address: None) as base:
+        done = cli("check", base, "--format", "json", "--timeout", "2")
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    proto = {row["id"]: row for row in report["requirements"]}["CARD-PROTO-002"]
+    assert proto["outcome"] == "fail" and "supportedInterfaces[0]" in proto["verdicts"][0]["detail"], proto
+    assert "cannot be read" not in json.dumps(report), json.dumps(report)[:3000]

@@ -14,7 +14,7 @@ from peers.a2a.schema import problems
 from peers.a2a.wire_format import at_version
 from peers.support.calling.cards import JSONRPC, FetchedCard, Unspeakable, chosen
 from peers.support.calling.replies import read
-from transports.base import parse_url
+from transports.base import is_http_url, parse_url
 from transports.errors import ProtocolViolation
 from transports.escaping import escape
 
@@ -22,14 +22,15 @@ TYPE_CHECKING = False  # typing's names are for type checkers: a run need not lo
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-MAX_INTERFACES = 16  # a 0.3 card's additionalInterfaces read: a card lists a few, not thousands
+MAX_INTERFACES = 16  # a 0.3 card's additionalInterfaces read, a 1.0 card's left out said: a card lists a few
 MAX_TENANT = 256  # characters: a routing name, not a payload (a2a.proto gives it no format or bound)
 
 
 def check_card(document: Any, spoken: Any) -> None:
     """Every field the card's wire format requires, present and of its type; otherwise a
-    ProtocolViolation naming each problem (up to five), so a card's author can fix them all."""
-    found = problems(document, spoken.CARD_SCHEMA, "card", most=5)
+    ProtocolViolation naming each problem (up to five), so a card's author can fix them all.
+    An interface `usable` leaves out is not one of them: read_card says it in one line."""
+    found = problems(usable(document, spoken.NAME), spoken.CARD_SCHEMA, "card", most=5)
     if found:
         raise ProtocolViolation(f"the card lacks what A2A {spoken.NAME} requires: " + "; ".join(found))
 
@@ -47,6 +48,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     has none (a payload is checked against our own copy then: cards.refusal). A 1.0 card whose security is in a dialect an SDK writes is read
     as 1.0 spells it, one line to `warn` saying so, or refused if `strict` (--strict-cards:
     card_dialects.py); its signatures are checked on the card as it was served."""
+    signed, document = _signed(document), usable(document, spoken.NAME, warn)  # signed: as it was served
     card = read(spoken.card_from_wire, _in_spec_form(spoken, document, strict, warn), "the card")
     offered = _interfaces(document, spoken.NAME) or _preferred(document, card.url, warn)
     if wanted is not None and wanted.NAME != spoken.NAME:
@@ -70,7 +72,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     defaults = _modes(document.get("defaultInputModes"))
     card = card._replace(url=endpoint, skills=tuple(
         skill._replace(input_modes=skill.input_modes or defaults) for skill in card.skills))
-    return FetchedCard(card, fetched_from, _signed(document), spoken, speaking)
+    return FetchedCard(card, fetched_from, signed, spoken, speaking)
 
 
 def _in_spec_form(spoken: Any, document: Any, strict: bool, warn: Callable[[str], Any] | None) -> Any:
@@ -79,6 +81,32 @@ def _in_spec_form(spoken: Any, document: Any, strict: bool, warn: Callable[[str]
         return document
     from peers.support.calling.card_dialects import in_spec_form
     return in_spec_form(document, strict, warn)
+
+
+def usable(document: Any, version: str, warn: Callable[[str], Any] | None = None) -> Any:
+    """A 1.0 card without each supportedInterfaces entry whose url is no http(s) URL (or no
+    string, or none), each said in one line to `warn`, as _preferred leaves out such a 0.3
+    additionalInterfaces entry: one interface is one choice among the card's, not the card.
+    So only while an interface at `version` (the card's own) remains usable: else the card is
+    as served, and refused as before, naming its first unusable url. check's CARD-PROTO-002
+    still fails such a card: a MUST is broken, though we can speak to what remains."""
+    listed = document.get("supportedInterfaces") if isinstance(document, dict) else None
+    if not isinstance(listed, list):
+        return document
+    bad = [index for index, each in enumerate(listed) if isinstance(each, dict) and not is_http_url(each.get("url"))]
+    left_out = set(bad)
+    kept = [each for index, each in enumerate(listed) if index not in left_out]
+    if not bad or not any(isinstance(each, dict) and at_version(each, version) for each in kept):
+        return document
+    for index in bad[:MAX_INTERFACES] if warn is not None else ():  # a card may list thousands: a few lines
+        try:
+            url(listed[index].get("url"), f"supportedInterfaces[{index}].url")
+        except WireError as exc:
+            warn(escape(f"[support] the card's {exc}: that one interface is left out, not the card"))
+    if warn is not None and len(bad) > MAX_INTERFACES:
+        warn(f"[support] and {len(bad) - MAX_INTERFACES} more of the card's supportedInterfaces with no "
+             "http(s) url: each left out, not the card")
+    return {**document, "supportedInterfaces": kept}
 
 
 def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]]:
