@@ -101,15 +101,20 @@ def load_registry(path: str, added: int = 0) -> list[str]:
     urls = [url_in(entry["cardUrl"], f"peers[{index}].cardUrl", path) for index, entry in enumerate(doc["peers"])]
     first: dict[Any, int] = {}
     for index, url in enumerate(urls):  # listed twice, a peer would be asked twice: one refund, two requests
-        # A card is keyed by where it lives, its origin and path (8.2's well-known URL): a query (a key,
-        # a cache-buster) names no other agent, so ?a=1 and ?a=2 are one card listed twice.
-        parsed = parse_url(url)
-        earlier = first.setdefault((parsed.origin, parsed.path), index)
+        earlier = first.setdefault(card_key(url), index)
         if earlier != index:
-            again = "" if parsed == parse_url(urls[earlier]) else ", with another query (a query names no other agent)"
+            again = "" if parse_url(url) == parse_url(urls[earlier]) else \
+                ", with another query (a query names no other agent)"
             raise ConfigError(f"{path}: peers[{index}].cardUrl lists the card peers[{earlier}] does{again}; "
                               "list each once")
     return urls
+
+
+def card_key(url: str) -> tuple[str, str]:
+    """A card is keyed by where it lives, its origin and path (8.2's well-known URL): a query (a
+    key, a cache-buster) names no other agent, so ?a=1 and ?a=2 are one card. Not a URL: itself."""
+    parsed = parse_url(url)
+    return (parsed.origin, parsed.path) if parsed is not None else (url, "")
 
 
 def load_allowlist(path: str) -> list[AllowEntry]:

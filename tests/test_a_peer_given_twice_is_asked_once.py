@@ -1,0 +1,34 @@
+"""`--peer` given twice for one card, by the same URL or by two spellings of it (its base URL,
+its card's URL, another query), is one peer: asked once, one line saying the repeat was
+dropped. It was asked twice: one ticket, two refunds asked for. Cards are keyed as the
+registry keys them (config.card_key: origin and path, a query naming no other agent).
+
+The agent is test_cards_of_outside_agents.py's (http.server's, not ours), on 127.0.0.1."""
+import pytest
+
+from conftest import cli, outside_peer
+from test_cards_of_outside_agents import Outside, card_03
+
+
+@pytest.mark.parametrize("again", ["{base}", "{base}/", "{base}/.well-known/agent-card.json",
+                                   "HTTP://127.0.0.1:{port}/.well-known/agent-card.json?a=2"])
+def test_a_peer_given_twice_by_any_spelling_of_its_card_is_asked_once_and_the_repeat_said_in_one_line(again):
+    posted = []
+    with outside_peer(Outside, card=card_03, posted=posted) as base:
+        repeat = again.format(base=base, port=base.rsplit(":", 1)[1])
+        done = cli("--peer", base, "--peer", repeat, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    assert posted == [("/a2a", "message/send")] and "Traceback" not in said, said
+    dropped = [line for line in said.splitlines() if "--peer" in line and "dropped" in line]
+    assert len(dropped) == 1 and "agent-card.json" in dropped[0], said
+    assert said.count("UNTRUSTED result (from outside)") == 1 and done.returncode == 0, said
+
+
+def test_two_peers_at_one_origin_with_two_cards_are_both_asked():
+    """Keyed by origin and path: two cards at one origin are two agents (a gateway serves many)."""
+    posted = []
+    with outside_peer(Outside, card=card_03, posted=posted) as base:
+        done = cli("--peer", base, "--peer", base + "/other/.well-known/agent-card.json", "--allow-untrusted",
+                   "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    assert len(posted) == 2 and "dropped" not in said, said
