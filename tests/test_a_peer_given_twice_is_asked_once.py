@@ -4,6 +4,8 @@ dropped. It was asked twice: one ticket, two refunds asked for. Cards are keyed 
 registry keys them (config.card_key: origin and path, a query naming no other agent).
 
 The agent is test_cards_of_outside_agents.py's (http.server's, not ours), on 127.0.0.1."""
+import json
+
 import pytest
 
 from conftest import cli, outside_peer
@@ -32,3 +34,22 @@ def test_two_peers_at_one_origin_with_two_cards_are_both_asked():
                    "outside", "--timeout", "5", timeout=20)
     said = done.stdout + done.stderr
     assert len(posted) == 2 and "dropped" not in said, said
+
+
+@pytest.mark.parametrize("given", ["{base}", "{base}/.well-known/agent-card.json?a=2"])
+def test_a_peer_the_registry_lists_is_asked_once_as_the_registrys_entry_and_the_peer_dropped_in_one_line(
+        given, tmp_path):
+    """--peer beside a registry that lists its card: the registry's entry is asked, the --peer
+    dropped. Both were asked: one ticket, two refunds asked for."""
+    posted = []
+    with outside_peer(Outside, card=card_03, posted=posted) as base:
+        listed = base + "/.well-known/agent-card.json?v=1"
+        (tmp_path / "registry.json").write_text(json.dumps({"peers": [{"cardUrl": listed}]}))
+        done = cli("--registry", str(tmp_path / "registry.json"), "--peer", given.format(base=base),
+                   "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    assert posted == [("/a2a", "message/send")] and "Traceback" not in said, said
+    dropped = [line for line in said.splitlines() if "--peer" in line and "dropped" in line]
+    assert len(dropped) == 1 and "registry" in dropped[0] and "?v=1" in dropped[0], said
+    assert said.count("UNTRUSTED result (from outside)") == 1 and done.returncode == 0, said
+    assert "never asked" not in said, "the card it names was asked, as the registry's entry"

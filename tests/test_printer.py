@@ -101,8 +101,11 @@ def test_a_query_secret_has_one_fingerprint_whatever_the_line_puts_after_it(text
 
 
 def test_a_card_urls_query_secret_is_masked_in_the_trace_as_on_screen(tmp_path):
-    from conftest import cli
-    done = cli("--peer", "https://billing.acme.example/.well-known/agent-card.json?api_key=SECRETAAAA1",
+    from conftest import ROOT, cli
+    registry = json.loads((ROOT / "registry.json").read_text())  # the essay's, billing's card URL given a key
+    registry["peers"][0]["cardUrl"] += "?api_key=SECRETAAAA1"
+    (tmp_path / "registry.json").write_text(json.dumps(registry))
+    done = cli("--registry", str(tmp_path / "registry.json"), "--transport", "http",
                "--trace", str(tmp_path / "run.jsonl"))
     traced = (tmp_path / "run.jsonl").read_text()
     assert done.returncode == 0 and "SECRETAAAA1" not in traced + done.stdout + done.stderr

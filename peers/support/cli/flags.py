@@ -217,3 +217,21 @@ def dest_of(flag: str) -> str:
 def peer_card_urls(peers: tuple[str, ...]) -> list[str]:
     """--peer URLs (settings.peer) as card URLs: a base URL gets the well-known path."""
     return [card_url(url) for url in peers]
+
+
+def unlisted(peers: tuple[str, ...], listed: list[str], warn: Any) -> list[str]:
+    """The card URLs of --peer agents the registry does not list (keyed as it keys a card, config.card_key);
+    each it lists is dropped in one line to `warn`, the registry's entry asked in its place: both asked, one
+    ticket would ask two refunds. As a repeated --peer is (command_line._once), a secret in a query masked."""
+    from peers.support.calling.config import card_key
+    from transports.escaping import escape
+    from transports.masking import mask_body
+    known = {card_key(url): url for url in listed}
+    kept = []
+    for peer, card in zip(peers, peer_card_urls(peers)):
+        if card_key(card) not in known:
+            kept.append(card)
+        else:
+            warn(escape(mask_body(f"--peer {peer[:200]} names the card the registry lists ({known[card_key(card)][:200]}):"
+                                  " the registry's entry is asked, the --peer dropped")))
+    return kept

@@ -19,7 +19,7 @@ import sys
 
 from peers.a2a import wire_format
 from peers.support.cli import command_line, flags, scenarios
-from peers.support.calling.config import ConfigError, load_allowlist, load_credentials, trust_hint
+from peers.support.calling.config import ConfigError, card_key, load_allowlist, load_credentials, trust_hint
 from peers.support.calling.story_steps import StoppedShort
 from peers.support.output import Console, Kind
 from transports.base import Transport
@@ -108,8 +108,8 @@ class Session:
             if settings.replay:  # a saved run, printed again with no peers (and drawn, if asked)
                 from peers.support.learner import tools, trace
                 return tools.replay(trace.load(settings.replay), console.say, settings)
-            added = flags.peer_card_urls(settings.peer)  # --peer: agents added to this run
-            card_urls = read_registry(settings.registry, len(added)) + added
+            listed = read_registry(settings.registry, len(settings.peer))  # then --peer: agents added to this run
+            card_urls = listed + flags.unlisted(settings.peer, listed, lambda line: console.say(line, Kind.WARNING))
             allowlist = load_allowlist(settings.allowlist)
             credentials = {**load_credentials(settings), **(watch.credentials if watch is not None else {})}
             if settings.ca:  # a CA file that cannot be used is one line now, not a failed handshake later
@@ -240,8 +240,8 @@ class Session:
             raise
         outcomes = told.outcomes
         for card_url in flags.peer_card_urls(settings.peer):  # --peer: what trusting it would take
-            found = next((fetched for fetched in agent.seen if fetched.fetched_from == card_url), None)
-            asked = found is not None or any(outcome.peer == card_url for outcome in outcomes or ())
+            found = next((fetched for fetched in agent.seen if card_key(fetched.fetched_from) == card_key(card_url)), None)
+            asked = found is not None or any(card_key(outcome.peer) == card_key(card_url) for outcome in outcomes or ())
             console.say(trust_hint(found, self.allowlist) if asked else
                         f"[support] this run never asked {escape(card_url)} for its card, so there is nothing to trust yet")
         if outcomes is None:  # the model's answer could not be used: said already
