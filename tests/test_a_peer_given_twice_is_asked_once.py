@@ -53,3 +53,16 @@ def test_a_peer_the_registry_lists_is_asked_once_as_the_registrys_entry_and_the_
     assert len(dropped) == 1 and "registry" in dropped[0] and "?v=1" in dropped[0], said
     assert said.count("UNTRUSTED result (from outside)") == 1 and done.returncode == 0, said
     assert "never asked" not in said, "the card it names was asked, as the registry's entry"
+
+
+def test_a_secret_in_a_dropped_peers_query_is_masked_in_the_line_saying_so():
+    """A card URL's query may carry a key (A2A 4.5: location "query"): the frames show it masked,
+    and so must the line saying the repeat was dropped, which named both URLs as given."""
+    posted = []
+    with outside_peer(Outside, card=card_03, posted=posted) as base:
+        keyed = base + "/.well-known/agent-card.json?api_key=SECRETAAAA1"
+        done = cli("--peer", keyed, "--peer", base + "/?api_key=SECRETAAAA2", "--allow-untrusted", "outside",
+                   "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    assert [line for line in said.splitlines() if "dropped" in line and "api_key=****#" in line], said
+    assert "SECRETAAAA" not in said and len(posted) == 1, said

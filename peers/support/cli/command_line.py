@@ -174,6 +174,7 @@ def _once(peers: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     from peers.a2a.wire_format import card_url
     from peers.support.calling.config import card_key
     from transports.escaping import escape
+    from transports.masking import mask_body  # a key in a query (A2A 4.5) is shown masked, as in the frames
     first: dict[tuple[str, str], int] = {}
     kept, said = [], []
     for index, peer in enumerate(peers):
@@ -181,8 +182,8 @@ def _once(peers: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if earlier == index:
             kept.append(peer)
         else:
-            said.append(escape(f"--peer {peer[:200]} names the card an earlier --peer does "
-                               f"({card_url(peers[earlier])[:200]}): it is asked once, the repeat dropped"))
+            said.append(escape(mask_body(f"--peer {peer[:200]} names the card an earlier --peer does "
+                                         f"({card_url(peers[earlier])[:200]}): it is asked once, the repeat dropped")))
     return tuple(kept), tuple(said)
 
 
