@@ -101,6 +101,17 @@ def test_a_0_3_cards_json_rpc_additional_interface_with_no_http_url_is_left_out_
     assert len(left_out) == 1 and "left out" in left_out[0] and "http(s) URL" in left_out[0], said
 
 
+@pytest.mark.parametrize("entry", [5, "x", [], None])
+def test_a_0_3_cards_additional_interface_that_is_not_an_object_is_left_out_in_one_line_naming_its_index(entry):
+    """It was skipped without a word, where one with no http(s) url is said: both are the card's error."""
+    done, posted = run_against(lambda base: card_03(base, additionalInterfaces=[
+        {"url": base + "/a2a", "transport": "JSONRPC"}, entry]))
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said and posted == [("/a2a", "message/send")], said
+    left_out = [line for line in said.splitlines() if "additionalInterfaces[1]" in line]
+    assert len(left_out) == 1 and "left out" in left_out[0] and "not an object" in left_out[0], said
+
+
 class Outside10(Outside):
     """Answers every JSON-RPC request with a completed task as A2A 1.0 spells one, noting its path."""
 
@@ -177,3 +188,27 @@ def test_a_1_0_card_of_thousands_of_unusable_interfaces_beside_one_good_says_a_f
     left_out = [line for line in done.stderr.splitlines() if "left out" in line]
     assert posted == [("/a2a", "SendMessage")] and "Traceback" not in said, said[-2000:]
     assert len(left_out) == 17 and "and 2984 more" in left_out[-1], left_out[-3:]
+
+
+@pytest.mark.parametrize("entry", [5, "x", [], None])
+def test_a_1_0_cards_interface_that_is_not_an_object_is_left_out_in_one_line_naming_its_index_not_the_whole_card(entry):
+    """As one whose url is no http(s) URL is: a choice the card lists wrongly, not the card; it
+    refused the whole card, its usable JSON-RPC interface with it."""
+    posted = []
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, [
+            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}, entry])) as base:
+        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said and posted == [("/a2a", "SendMessage")], said
+    left_out = [line for line in said.splitlines() if "supportedInterfaces[1]" in line]
+    assert len(left_out) == 1 and "left out" in left_out[0] and "not an object" in left_out[0], said
+    assert "UNTRUSTED result (from outside), kept as data, never as instructions: refund issued" in done.stdout
+
+
+def test_a_1_0_card_of_only_interfaces_that_are_not_objects_is_still_refused_and_nothing_is_sent():
+    posted = []
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, [5, "x"])) as base:
+        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    refused = [line for line in said.splitlines() if "card fetch failed" in line]
+    assert "Traceback" not in said and posted == [] and len(refused) == 1 and "supportedInterfaces" in refused[0], said

@@ -55,14 +55,16 @@ def test_a_card_of_any_shape_is_findings_never_a_traceback(name):
         assert "fail" in {outcomes[id] for id in ("CARD-STRUCT-001", "CARD-PROTO-002", "WB-CARD-SKILLS-001")}
 
 
-def test_a_1_0_interface_with_no_http_url_beside_a_good_one_still_fails_card_proto_002_and_the_card_is_read():
-    """The calling side leaves such an interface out and speaks to the others (card_reading.usable),
-    as it does a 0.3 card's: check still names it, a MUST broken, and its auth family reads the
-    card as the calling side does, where both refused the whole card ('cannot be read')."""
+@pytest.mark.parametrize("unusable", [{"url": "ftp://x/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                                      5, "x", []])
+def test_a_1_0_interface_with_no_http_url_beside_a_good_one_still_fails_card_proto_002_and_the_card_is_read(unusable):
+    """The calling side leaves such an interface out (one with no http(s) url, or no object) and speaks
+    to the others (card_reading.usable), as it does a 0.3 card's: check still names it, a MUST broken,
+    and its auth family reads the card as the calling side does, where both refused the whole card
+    ('cannot be read')."""
     def served(base):
         return {**GOOD, "supportedInterfaces": [
-            {"url": "ftp://x/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
+            unusable, {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
 
     class Served(CardServer):
         def do_GET(self):

@@ -84,8 +84,8 @@ def _in_spec_form(spoken: Any, document: Any, strict: bool, warn: Callable[[str]
 
 
 def usable(document: Any, version: str, warn: Callable[[str], Any] | None = None) -> Any:
-    """A 1.0 card without each supportedInterfaces entry whose url is no http(s) URL (or no
-    string, or none), each said in one line to `warn`, as _preferred leaves out such a 0.3
+    """A 1.0 card without each supportedInterfaces entry that is no object or whose url is no
+    http(s) URL (or no string, or none), each said in one line to `warn`, as _preferred leaves out such a 0.3
     additionalInterfaces entry: one interface is one choice among the card's, not the card.
     So only while an interface at `version` (the card's own) remains usable: else the card is
     as served, and refused as before, naming its first unusable url. check's CARD-PROTO-002
@@ -93,20 +93,27 @@ def usable(document: Any, version: str, warn: Callable[[str], Any] | None = None
     listed = document.get("supportedInterfaces") if isinstance(document, dict) else None
     if not isinstance(listed, list):
         return document
-    bad = [index for index, each in enumerate(listed) if isinstance(each, dict) and not is_http_url(each.get("url"))]
+    bad = [index for index, each in enumerate(listed) if not isinstance(each, dict) or not is_http_url(each.get("url"))]
     left_out = set(bad)
     kept = [each for index, each in enumerate(listed) if index not in left_out]
     if not bad or not any(isinstance(each, dict) and at_version(each, version) for each in kept):
         return document
     for index in bad[:MAX_INTERFACES] if warn is not None else ():  # a card may list thousands: a few lines
-        try:
-            url(listed[index].get("url"), f"supportedInterfaces[{index}].url")
-        except WireError as exc:
-            warn(escape(f"[support] the card's {exc}: that one interface is left out, not the card"))
+        _left_out(listed[index], f"supportedInterfaces[{index}]", warn)
     if warn is not None and len(bad) > MAX_INTERFACES:
-        warn(f"[support] and {len(bad) - MAX_INTERFACES} more of the card's supportedInterfaces with no "
-             "http(s) url: each left out, not the card")
+        warn(f"[support] and {len(bad) - MAX_INTERFACES} more of the card's supportedInterfaces that are no object "
+             "or have no http(s) url: each left out, not the card")
     return {**document, "supportedInterfaces": kept}
+
+
+def _left_out(interface: Any, path: str, warn: Callable[[str], Any]) -> None:
+    """One line saying why the interface at `path` is left out: it is no object, or its url no http(s) URL."""
+    try:
+        if not isinstance(interface, dict):
+            raise WireError(f"{path} is not an object")
+        url(interface.get("url"), f"{path}.url")
+    except WireError as exc:
+        warn(escape(f"[support] the card's {exc}: that one interface is left out, not the card"))
 
 
 def _interfaces(document: Any, version: str) -> list[tuple[str, str, str | None]]:
@@ -147,19 +154,18 @@ def _preferred(document: Any, where: str, warn: Callable[[str], Any] | None) -> 
     gRPC). Our HTTP+JSON is 1.0's, so 0.3's other transports are named as 0.3's: a card
     offering only those is refused as unsupported, saying so. Only a JSON-RPC interface's
     url is read, as the card's own url is (http or https): we never send to the others. One
-    whose url is none is left out, said in one line to `warn`: it is one choice beside the
-    card's url, not the card (check's CARD-PROTO-002 names it too)."""
+    whose url is none, or that is no object, is left out, said in one line to `warn`: it is one
+    choice beside the card's url, not the card (check's CARD-PROTO-002 names it too)."""
     transport = document.get("preferredTransport", JSONRPC) if isinstance(document, dict) else JSONRPC
     offered = [(_as_03(transport), where, None)]
     listed = document.get("additionalInterfaces") if isinstance(document, dict) else None
     for index, interface in enumerate(listed[:MAX_INTERFACES] if isinstance(listed, list) else []):
         named = interface.get("transport") if isinstance(interface, dict) else None
-        if named == JSONRPC:
-            try:
-                offered.append((JSONRPC, url(interface.get("url"), f"additionalInterfaces[{index}].url"), None))
-            except WireError as exc:
-                if warn is not None:
-                    warn(escape(f"[support] the card's {exc}: that one interface is left out, not the card"))
+        if (named == JSONRPC and not is_http_url(interface.get("url"))) or not isinstance(interface, dict):
+            if warn is not None:
+                _left_out(interface, f"additionalInterfaces[{index}]", warn)
+        elif named == JSONRPC:
+            offered.append((JSONRPC, url(interface.get("url"), f"additionalInterfaces[{index}].url"), None))
         elif named is not None:
             offered.append((_as_03(named), "", None))
     return offered
