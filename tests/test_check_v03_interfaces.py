@@ -82,3 +82,22 @@ def test_a_0_3_additional_interface_with_no_http_url_is_a_must_failed_naming_it_
     assert proto["outcome"] == "fail" and "additionalInterfaces[0]" in proto["verdicts"][0]["detail"], proto
     assert rows["WB-AUTH-RIGHT-001"]["outcome"] == "pass" and rows["CORE-GET-002"]["outcome"] == "pass"
     assert "cannot be read" not in json.dumps(report)
+
+
+class BadBesideRest03(Agent):
+    """A 0.3 card listing, beside its JSON-RPC url, an interface with no url and an HTTP+JSON one."""
+
+    def do_GET(self):
+        base = f"http://127.0.0.1:{self.server.server_port}"
+        document = card(base, "v03_only")
+        document["additionalInterfaces"] = [{"transport": "JSONRPC"}, {"transport": "HTTP+JSON", "url": base + "/rest"}]
+        self.send(200, json.dumps(document).encode())
+
+
+def test_card_proto_002_says_only_the_json_rpc_interfaces_of_the_rest_are_asked_not_every_one(tmp_path):
+    """It said the others "are asked": the HTTP+JSON one never is (0.3's /v1/ routes are not 1.0's)."""
+    with outside_peer(BadBesideRest03, flaw=None, handle_error=lambda request, address: None) as base:
+        done = cli("check", base, "--format", "json", "--timeout", "1")
+    detail = {row["id"]: row for row in json.loads(done.stdout)["requirements"]}["CARD-PROTO-002"]["verdicts"][0]["detail"]
+    assert "additionalInterfaces[0]" in detail and "the others are" not in detail, detail
+    assert "only the JSON-RPC ones" in detail, detail
