@@ -130,17 +130,3 @@ def test_a_mebibyte_of_secret_fields_is_masked_each_in_its_place_in_about_one_pa
     started = time.process_time()
     shown = mask_body(body)
     assert time.process_time() - started < 2.0 and "secret-value" not in shown
-
-
-def test_a_key_in_a_urls_query_is_masked_in_any_line_said_not_only_in_frames():
-    """Each line's own code need not remember it: a --peer URL said back at the end of a run printed its key."""
-    import io
-    from peers.support.output import Console
-    out = io.StringIO()
-    console = Console(colour=False, out=out)
-    lines = []
-    console.listeners.append(lambda text, kind, facts: lines.append((text, facts)))
-    console.say("[support] this run never asked https://agent.example/.well-known/agent-card.json?api_key=SECRETAAAA1 "
-                "for its card", peer="https://agent.example/?api_key=SECRETAAAA1")
-    assert "SECRETAAAA1" not in out.getvalue() and "api_key=****#" in out.getvalue(), out.getvalue()
-    assert "SECRETAAAA1" not in repr(lines), "nor traced"

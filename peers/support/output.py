@@ -91,10 +91,9 @@ class Console:
         a caller forgot to escape, no control character reaches the terminal raw; an error or a
         warning is one line, whatever a name in it holds (a file's, from $A2A_CREDENTIALS)."""
         text = escape(text, keep_newlines=kind not in (Kind.ERROR, Kind.WARNING))
-        # A peer's error message may say our secret back, a URL given may hold a key in its query (a --peer): never
-        # shown, nor traced. Masked here, in every line, so that no line's own code need remember to.
-        text = mask_body(text, self.held)
-        facts = {name: mask_body(fact, self.held) if isinstance(fact, str) else fact for name, fact in facts.items()}
+        if self.held:  # a peer's error message may say our secret back: it is never shown, nor traced
+            text = mask_body(text, self.held)
+            facts = {name: mask_body(fact, self.held) if isinstance(fact, str) else fact for name, fact in facts.items()}
         for listener in self.listeners:
             listener(text, kind, facts)
         if len(text) > MAX_SHOWN:  # a line a screen cannot hold (a peer's 900 KB result) is cut as a frame is; a trace keeps it
