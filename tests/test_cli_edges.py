@@ -361,6 +361,8 @@ def test_a_peer_whose_card_failed_and_one_never_asked_for_are_told_apart():
     assert f"[support] this run never asked {unreachable}/.well-known/agent-card.json for its card, so there is " \
         "nothing to trust yet" in skipped.stdout and "could not be read" not in skipped.stdout
     assert skipped.returncode == 0 and "card fetch failed" not in skipped.stderr
+    keyed = cli("--scenario", "duplicate", "--peer", unreachable + "/?api_key=SECRETAAAA1")  # a key in its query: masked
+    assert "SECRETAAAA1" not in keyed.stdout + keyed.stderr and "never asked" in keyed.stdout, keyed.stdout[-600:]
 
 
 def test_an_empty_registry_beside_a_peer_flag_asks_that_peer(tmp_path):
