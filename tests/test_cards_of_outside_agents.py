@@ -133,15 +133,21 @@ def test_a_1_0_cards_interface_with_no_http_url_is_left_out_in_one_line_as_0_3s_
     """A 1.0 card's supportedInterfaces are choices too (1.0 section 8.3): one whose url is no
     http(s) URL, or no string, refused the whole card, its usable JSON-RPC interface with it,
     where a 0.3 card's additionalInterfaces entry of that kind is left out in one line."""
+    left_out_of_a_card_refunded_through(lambda base: [{"protocolBinding": "JSONRPC", "protocolVersion": "1.0", **interface},
+                                                      {"url": base + "/a2a", "protocolBinding": "JSONRPC",
+                                                       "protocolVersion": "1.0"}], 0, "http(s) URL")
+
+
+def left_out_of_a_card_refunded_through(interfaces, index, why):
+    """A run against a 1.0 card listing `interfaces(base)`, one usable: the refund sent through it, and the
+    entry at `index` said left out in one line naming `why`."""
     posted = []
-    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, [
-            {"protocolBinding": "JSONRPC", "protocolVersion": "1.0", **interface},
-            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}])) as base:
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, interfaces(base))) as base:
         done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
     said = done.stdout + done.stderr
     assert "Traceback" not in said and posted == [("/a2a", "SendMessage")], said
-    left_out = [line for line in said.splitlines() if "supportedInterfaces[0]" in line]
-    assert len(left_out) == 1 and "left out" in left_out[0] and "http(s) URL" in left_out[0], said
+    left_out = [line for line in said.splitlines() if f"supportedInterfaces[{index}]" in line]
+    assert len(left_out) == 1 and "left out" in left_out[0] and why in left_out[0], said
     assert "UNTRUSTED result (from outside), kept as data, never as instructions: refund issued" in done.stdout
 
 
@@ -194,15 +200,8 @@ def test_a_1_0_card_of_thousands_of_unusable_interfaces_beside_one_good_says_a_f
 def test_a_1_0_cards_interface_that_is_not_an_object_is_left_out_in_one_line_naming_its_index_not_the_whole_card(entry):
     """As one whose url is no http(s) URL is: a choice the card lists wrongly, not the card; it
     refused the whole card, its usable JSON-RPC interface with it."""
-    posted = []
-    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, [
-            {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}, entry])) as base:
-        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
-    said = done.stdout + done.stderr
-    assert "Traceback" not in said and posted == [("/a2a", "SendMessage")], said
-    left_out = [line for line in said.splitlines() if "supportedInterfaces[1]" in line]
-    assert len(left_out) == 1 and "left out" in left_out[0] and "not an object" in left_out[0], said
-    assert "UNTRUSTED result (from outside), kept as data, never as instructions: refund issued" in done.stdout
+    left_out_of_a_card_refunded_through(lambda base: [{"url": base + "/a2a", "protocolBinding": "JSONRPC",
+                                                       "protocolVersion": "1.0"}, entry], 1, "not an object")
 
 
 def test_a_1_0_card_of_only_interfaces_that_are_not_objects_is_still_refused_and_nothing_is_sent():
