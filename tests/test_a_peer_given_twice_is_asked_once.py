@@ -66,3 +66,20 @@ def test_a_secret_in_a_dropped_peers_query_is_masked_in_the_line_saying_so():
     said = done.stdout + done.stderr
     assert [line for line in said.splitlines() if "dropped" in line and "api_key=****#" in line], said
     assert "SECRETAAAA" not in said and len(posted) == 1, said
+
+
+def test_a_dropped_peers_line_keeps_what_follows_a_masked_key_in_the_url_it_names(tmp_path):
+    """A key's value runs to what no query holds, and ")" and ":" may be in one: masked in the
+    whole line, the key took the line's own "):" with it. Each URL is masked on its own."""
+    with outside_peer(Outside, card=card_03, posted=[]) as base:
+        keyed = base + "/.well-known/agent-card.json?api_key=SECRETAAAA1"
+        (tmp_path / "registry.json").write_text(json.dumps({"peers": [{"cardUrl": keyed}]}))
+        other = base + "/other/.well-known/agent-card.json?api_key=SECRETAAAA2"  # a second agent, keyed too
+        done = cli("--registry", str(tmp_path / "registry.json"), "--peer", other, "--peer", base + "/other",
+                   "--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    repeat = [line for line in said.splitlines() if "an earlier --peer does" in line]
+    listed = [line for line in said.splitlines() if "the registry lists" in line]
+    assert len(repeat) == 1 and "): it is asked once" in repeat[0], said
+    assert len(listed) == 1 and "): the registry's entry is asked" in listed[0], said
+    assert "SECRETAAAA" not in said, said

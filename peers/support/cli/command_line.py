@@ -182,8 +182,9 @@ def _once(peers: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if earlier == index:
             kept.append(peer)
         else:
-            said.append(escape(mask_body(f"--peer {peer[:200]} names the card an earlier --peer does "
-                                         f"({card_url(peers[earlier])[:200]}): it is asked once, the repeat dropped")))
+            # Each URL masked on its own: a key's value runs to what no query holds, and ")" and ":" may be in one
+            said.append(escape(f"--peer {mask_body(peer[:200])} names the card an earlier --peer does "
+                               f"({mask_body(card_url(peers[earlier])[:200])}): it is asked once, the repeat dropped"))
     return tuple(kept), tuple(said)
 
 

@@ -232,6 +232,7 @@ def unlisted(peers: tuple[str, ...], listed: list[str], warn: Any) -> list[str]:
         if card_key(card) not in known:
             kept.append(card)
         else:
-            warn(escape(mask_body(f"--peer {peer[:200]} names the card the registry lists ({known[card_key(card)][:200]}):"
-                                  " the registry's entry is asked, the --peer dropped")))
+            # Each URL masked on its own: a key's value runs to what no query holds, and ")" and ":" may be in one
+            warn(escape(f"--peer {mask_body(peer[:200])} names the card the registry lists "
+                        f"({mask_body(known[card_key(card)][:200])}): the registry's entry is asked, the --peer dropped"))
     return kept
