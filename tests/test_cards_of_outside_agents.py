@@ -211,3 +211,22 @@ def test_a_1_0_card_of_only_interfaces_that_are_not_objects_is_still_refused_and
     said = done.stdout + done.stderr
     refused = [line for line in said.splitlines() if "card fetch failed" in line]
     assert "Traceback" not in said and posted == [] and len(refused) == 1 and "supportedInterfaces" in refused[0], said
+
+
+@pytest.mark.parametrize("interfaces, named", [
+    (lambda base: [{"url": "ftp://x/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                   {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0", "tenant": 7}],
+     "supportedInterfaces[1].tenant"),
+    (lambda base: [5, {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                   {"url": base + "/b", "protocolVersion": "1.0"}],
+     "supportedInterfaces[2].protocolBinding")])
+def test_a_1_0_cards_refusal_after_an_interface_is_left_out_names_the_index_of_the_card_as_served(interfaces, named):
+    """The card's author reads the card as served: an index counted in it less the entries left out
+    named a neighbour of the entry at fault (the tenant of [1] said [0]'s)."""
+    posted = []
+    with outside_peer(Outside10, posted=posted, card=lambda base: card_10(base, interfaces(base))) as base:
+        done = cli("--peer", base, "--allow-untrusted", "outside", "--timeout", "5", timeout=20)
+    said = done.stdout + done.stderr
+    refused = [line for line in said.splitlines() if "card fetch failed" in line]
+    assert "Traceback" not in said and posted == [] and len(refused) == 1, said
+    assert named in refused[0], refused[0]

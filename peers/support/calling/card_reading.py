@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 MAX_INTERFACES = 16  # a 0.3 card's additionalInterfaces read, a 1.0 card's left out said: a card lists a few
+LEFT_OUT = {"url": "", "protocolBinding": "", "protocolVersion": ""}  # usable's stand-in: of no version, read by none
 MAX_TENANT = 256  # characters: a routing name, not a payload (a2a.proto gives it no format or bound)
 
 
@@ -84,8 +85,8 @@ def _in_spec_form(spoken: Any, document: Any, strict: bool, warn: Callable[[str]
 
 
 def usable(document: Any, version: str, warn: Callable[[str], Any] | None = None) -> Any:
-    """A 1.0 card without each supportedInterfaces entry that is no object or whose url is no
-    http(s) URL (or no string, or none), each said in one line to `warn`, as _preferred leaves out such a 0.3
+    """A 1.0 card with each supportedInterfaces entry that is no object or whose url is no
+    http(s) URL (or no string, or none) left out, a stand-in in its place, each said in one line to `warn`, as _preferred leaves out such a 0.3
     additionalInterfaces entry: one interface is one choice among the card's, not the card.
     So only while an interface at `version` (the card's own) remains usable: else the card is
     as served, and refused as before, naming its first unusable url. check's CARD-PROTO-002
@@ -95,15 +96,17 @@ def usable(document: Any, version: str, warn: Callable[[str], Any] | None = None
         return document
     bad = [index for index, each in enumerate(listed) if not isinstance(each, dict) or not is_http_url(each.get("url"))]
     left_out = set(bad)
-    kept = [each for index, each in enumerate(listed) if index not in left_out]
-    if not bad or not any(isinstance(each, dict) and at_version(each, version) for each in kept):
+    if not bad or not any(at_version(each, version) for index, each in enumerate(listed) if index not in left_out):
         return document
     for index in bad[:MAX_INTERFACES] if warn is not None else ():  # a card may list thousands: a few lines
         _left_out(listed[index], f"supportedInterfaces[{index}]", warn)
     if warn is not None and len(bad) > MAX_INTERFACES:
         warn(f"[support] and {len(bad) - MAX_INTERFACES} more of the card's supportedInterfaces that are no object "
              "or have no http(s) url: each left out, not the card")
-    return {**document, "supportedInterfaces": kept}
+    # Each left out stands in its place as an interface of no version, which every reader passes over:
+    # a refusal for another entry then names its index in the card as served, where its author looks
+    return {**document, "supportedInterfaces": [dict(LEFT_OUT) if index in left_out else each
+                                                for index, each in enumerate(listed)]}
 
 
 def _left_out(interface: Any, path: str, warn: Callable[[str], Any]) -> None:
