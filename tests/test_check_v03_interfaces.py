@@ -100,4 +100,4 @@ def test_card_proto_002_says_only_the_json_rpc_interfaces_of_the_rest_are_asked_
         done = cli("check", base, "--format", "json", "--timeout", "1")
     detail = {row["id"]: row for row in json.loads(done.stdout)["requirements"]}["CARD-PROTO-002"]["verdicts"][0]["detail"]
     assert "additionalInterfaces[0]" in detail and "the others are" not in detail, detail
-    assert "only the JSON-RPC ones" in detail, detail
+    assert "asks one JSON-RPC interface of the rest, the card's url first" in detail, detail

@@ -96,8 +96,8 @@ def _interfaces_03(document: dict[str, Any], frames: tuple[Frame, ...]) -> Verdi
            or parse_url(each.get("url")) is None or not isinstance(each.get("transport"), str) or not each["transport"]]
     own = parse_url(document.get("url")) is not None
     said = ("" if own else "its url is no http(s) URL: the calling side refuses the card; ") + (
-        f"{', '.join(bad[:4])} lack an http(s) url or a transport: none is asked; of the others, "
-        "only the JSON-RPC ones are, as by the calling side"
+        f"{', '.join(bad[:4])} lack an http(s) url or a transport: none is asked; the calling side asks one "
+        "JSON-RPC interface of the rest, the card's url first"
         if bad else f"its url and {len(listed)} additional interface(s), each complete")
     return verdict("CARD-PROTO-002", own and not bad, said, frames)
 
