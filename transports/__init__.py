@@ -11,8 +11,10 @@ frames; `room` picks the connection a full server closes;
 `printer` wraps any transport and is the only code that prints frames;
 `stepping` pauses it for a learner. Small parts both sides share: `digests` (SHA-256,
 BLAKE2b and a constant-time comparison without loading OpenSSL for small inputs),
-`seconds` (a time written out once a second, safely across threads) and `ports` (a loopback port
-for a server started on one it is told).
+`seconds` (a time written out once a second, safely across threads), `ports` (a loopback port
+for a server started on one it is told), `escaping` (text a peer controls, made safe to print),
+`lookups` (a host name's addresses, within a deadline) and `certificate_dates` (when a
+certificate is valid).
 Essay: Delegation over JSON-RPC ("reusing Part 12's transport").
 
 One habit every module of the house shares: typing's names (Any, Callable, Protocol ...) are

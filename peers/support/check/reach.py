@@ -12,12 +12,11 @@ URI; HTTP+JSON at 0.3) is a Reach with no binding: reported "not measured". Not 
 from __future__ import annotations
 
 import ipaddress
-import socket
-import threading
 import time
 
 from peers.a2a.bindings import HTTP_JSON
 from peers.a2a.wire_format import WireFormat, at_version, declared_by
+from transports import lookups
 from transports.addresses import is_public
 from transports.base import parse_url
 from transports.errors import PeerError
@@ -184,17 +183,8 @@ def origin_of(url: str) -> str:
 def _addresses(host: str, deadline: float | None = None) -> list[Any] | None:
     """The addresses `host` is found at, in the resolver's order ([]: none); None if it said nothing in
     LOOKUP_SECONDS, or before `deadline` (time.monotonic's)."""
-    found: list[str] = []
-    done = threading.Event()
-
-    def look() -> None:
-        try:
-            found.extend(info[4][0] for info in socket.getaddrinfo(host.strip("[]"), None, type=socket.SOCK_STREAM))
-        except (OSError, UnicodeError):
-            pass
-        finally:
-            done.set()
-    threading.Thread(target=look, daemon=True).start()
-    if not done.wait(LOOKUP_SECONDS if deadline is None else max(0.0, min(LOOKUP_SECONDS, deadline - time.monotonic()))):
+    until = time.monotonic() + LOOKUP_SECONDS
+    found = lookups.addresses(host, until if deadline is None else min(until, deadline))
+    if found is None:
         return None
     return list(dict.fromkeys(ipaddress.ip_address(address.split("%")[0]) for address in found))

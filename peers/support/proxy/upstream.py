@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 
+from transports import lookups
 from transports.base import ClientRequest, HttpResponse, parse_url
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -18,8 +19,6 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 LOOKUP_SECONDS = 2.0  # the longest one request waits on the resolver for the receivers it names (leads_back)
-MOST_LOOKING = 8  # lookups the resolver has not answered, waited on at once: past them a name is not looked up
-_looking = threading.BoundedSemaphore(MOST_LOOKING)
 
 
 class PerThread:
@@ -78,33 +77,12 @@ def leads_back(to: str, port: int, until: float | None = None) -> bool | None:
         found = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP,
                                                            flags=socket.AI_NUMERICHOST)}
     except socket.gaierror:  # a name: looked up, for as long as the request may wait on it
-        looked_up = _looked_up(host, port, time.monotonic() + LOOKUP_SECONDS if until is None else until)
+        looked_up = lookups.addresses(host, time.monotonic() + LOOKUP_SECONDS if until is None else until, port)
         if looked_up is None:
             return None  # not known: the caller says so
-        found = looked_up
+        found = set(looked_up)
     except (OSError, UnicodeError):  # not resolved: the first request forwarded says so
         return False
     addresses = [ipaddress.ip_address(address.split("%")[0]) for address in found]
     listening = ipaddress.ip_address("127.0.0.1")  # where the proxy is: [::1] or 127.0.0.2 is someone else
     return any((getattr(ip, "ipv4_mapped", None) or ip) == listening or ip.is_unspecified for ip in addresses)
-
-
-def _looked_up(host: str, port: int, until: float) -> set[str] | None:
-    """The addresses the resolver gives `host` (none, if it refused the name); None if it had not answered by
-    `until`, or MOST_LOOKING lookups it has not answered are waited on already (each holds a thread till it does)."""
-    import socket
-    if not _looking.acquire(blocking=False):
-        return None
-    found: set[str] = set()
-    done = threading.Event()
-
-    def look() -> None:
-        try:
-            found.update(info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP))
-        except (OSError, UnicodeError):  # not resolved: the first request forwarded says so
-            pass
-        finally:
-            done.set()
-            _looking.release()
-    threading.Thread(target=look, name="proxy-lookup", daemon=True).start()
-    return found if done.wait(max(0.0, until - time.monotonic())) else None
