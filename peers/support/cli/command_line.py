@@ -160,32 +160,7 @@ def _settled(given: dict[str, Any]) -> Settings:
             "frames": given["frames"] or ("summary" if (lesson or given["request"] is not None)
                                           and not given["verbose"] else "full"),
             "ignored": tuple(_ignored(given, name, lesson))}
-    if not given["replay"]:  # a replay asks no peer: --peer is warned about as doing nothing
-        made["peer"], repeated = _once(made["peer"])
-        made["ignored"] += repeated
     return Settings(**{field: made[field] if field in made else given[field] for field in Settings._fields})
-
-
-def _once(peers: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """--peer URLs, each card once (keyed as the registry keys a card listed twice, config.card_key),
-    and a line for each repeat dropped. Asked twice, a peer would be sent the ticket twice: two
-    refunds for one. Dropped with a warning, not refused as the registry's repeat is: a flag
-    typed again names the same agent, and what the user asked for is plain; a file is edited."""
-    from peers.a2a.wire_format import card_url
-    from peers.support.calling.config import card_key
-    from transports.escaping import escape
-    from transports.masking import mask_body  # a key in a query (A2A 4.5) is shown masked, as in the frames
-    first: dict[tuple[str, str], int] = {}
-    kept, said = [], []
-    for index, peer in enumerate(peers):
-        earlier = first.setdefault(card_key(card_url(peer)), index)
-        if earlier == index:
-            kept.append(peer)
-        else:
-            # Each URL masked on its own: a key's value runs to what no query holds, and ")" and ":" may be in one
-            said.append(escape(f"--peer {mask_body(peer[:200])} names the card an earlier --peer does "
-                               f"({mask_body(card_url(peers[earlier])[:200])}): it is asked once, the repeat dropped"))
-    return tuple(kept), tuple(said)
 
 
 def _with_lesson(given: dict[str, Any], lesson: Any) -> dict[str, Any]:

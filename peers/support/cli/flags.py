@@ -215,24 +215,34 @@ def dest_of(flag: str) -> str:
 
 
 def peer_card_urls(peers: tuple[str, ...]) -> list[str]:
-    """--peer URLs (settings.peer) as card URLs: a base URL gets the well-known path."""
-    return [card_url(url) for url in peers]
+    """--peer URLs (settings.peer) as card URLs, each card once (keyed as the registry keys a card,
+    config.card_key: a base URL and its card URL, or another query, name one card): a base URL gets the
+    well-known path."""
+    from peers.support.calling.config import card_key
+    first: dict[tuple[str, str], str] = {}
+    for url in peers:
+        first.setdefault(card_key(card_url(url)), card_url(url))
+    return list(first.values())
 
 
 def unlisted(peers: tuple[str, ...], listed: list[str], warn: Any) -> list[str]:
-    """The card URLs of --peer agents the registry does not list (keyed as it keys a card, config.card_key);
-    each it lists is dropped in one line to `warn`, the registry's entry asked in its place: both asked, one
-    ticket would ask two refunds. As a repeated --peer is (command_line._once), a secret in a query masked."""
+    """The card URLs of --peer agents, each card once and none the registry lists (keyed as it keys a card
+    listed twice, config.card_key): asked twice, one ticket would ask two refunds. Each dropped is said in
+    one line to `warn`: a warning, not a refusal as a registry's repeat is, since a flag typed again names
+    the same agent and what was asked for is plain; a file is edited. A key in a URL's query is masked."""
     from peers.support.calling.config import card_key
     from transports.escaping import escape
     from transports.masking import mask_body
-    known = {card_key(url): url for url in listed}
+    known = {card_key(url): (url, "the registry lists", "the registry's entry is asked, the --peer dropped")
+             for url in listed}
     kept = []
-    for peer, card in zip(peers, peer_card_urls(peers)):
+    for peer in peers:
+        card = card_url(peer)
         if card_key(card) not in known:
+            known[card_key(card)] = (card, "an earlier --peer does", "it is asked once, the repeat dropped")
             kept.append(card)
-        else:
-            # Each URL masked on its own: a key's value runs to what no query holds, and ")" and ":" may be in one
-            warn(escape(f"--peer {mask_body(peer[:200])} names the card the registry lists "
-                        f"({mask_body(known[card_key(card)][:200])}): the registry's entry is asked, the --peer dropped"))
+            continue
+        named, by, done = known[card_key(card)]
+        # Each URL masked on its own: a key's value runs to what no query holds, and ")" and ":" may be in one
+        warn(escape(f"--peer {mask_body(peer[:200])} names the card {by} ({mask_body(named[:200])}): {done}"))
     return kept
