@@ -8,10 +8,10 @@ import tracemalloc
 
 from peers.support.proxy.annotate import Answer, notes
 
-BODY = b'{"jsonrpc": "2.0", "id": 1, "result": [' + b",".join([b"{}"] * 349_000) + b"]}"
+BODY = b'{"jsonrpc": "2.0", "id": 1, "result": [' + b",".join([b"{}"] * 100_000) + b"]}"
 
 
-def test_a_megabyte_of_empty_objects_in_a_success_is_judged_without_building_them_all():
+def test_a_hundred_thousand_empty_objects_in_a_success_are_judged_without_building_them_all():
     answer = Answer("JSONRPC", b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}}', 200,
                     "application/json", BODY)
     tracemalloc.start()
