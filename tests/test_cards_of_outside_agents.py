@@ -230,3 +230,25 @@ def test_a_1_0_cards_refusal_after_an_interface_is_left_out_names_the_index_of_t
     refused = [line for line in said.splitlines() if "card fetch failed" in line]
     assert "Traceback" not in said and posted == [] and len(refused) == 1, said
     assert named in refused[0], refused[0]
+
+
+@pytest.mark.parametrize("entry", [{}, {"transport": ""}, {"transport": 5}, {"transport": None}])
+def test_a_0_3_cards_additional_interface_that_names_no_transport_is_left_out_in_one_line_naming_its_index(entry):
+    """It was skipped without a word, where one with no http(s) url is said: both are the card's error."""
+    done, posted = run_against(lambda base: card_03(base, additionalInterfaces=[
+        {"url": base + "/a2a", "transport": "JSONRPC"}, {"url": base + "/other", **entry}]))
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said and posted == [("/a2a", "message/send")], said
+    left_out = [line for line in said.splitlines() if "additionalInterfaces[1]" in line]
+    assert len(left_out) == 1 and "left out" in left_out[0] and "transport" in left_out[0], said
+
+
+def test_a_0_3_card_of_thousands_of_additional_interfaces_says_those_past_the_16th_unread_in_one_line():
+    """Past the 16th, entries were never read and never said: one line for all of them, not one each."""
+    done, posted = run_against(lambda base: card_03(base, additionalInterfaces=[
+        {"url": f"http://127.0.0.1:9/{n}"} for n in range(3000)]))
+    said = done.stdout + done.stderr
+    about = [line for line in done.stderr.splitlines() if "additionalInterfaces" in line]
+    assert "Traceback" not in said and posted == [("/a2a", "message/send")], said[-2000:]
+    assert len(about) == 17 and all("transport" in line for line in about[:16]), about[-3:]
+    assert "(2984 more) are not read" in about[-1], about[-1]

@@ -109,11 +109,14 @@ def usable(document: Any, version: str, warn: Callable[[str], Any] | None = None
                                                 for index, each in enumerate(listed)]}
 
 
-def _left_out(interface: Any, path: str, warn: Callable[[str], Any]) -> None:
-    """One line saying why the interface at `path` is left out: it is no object, or its url no http(s) URL."""
+def _left_out(interface: Any, path: str, warn: Callable[[str], Any], transport: bool = False) -> None:
+    """One line saying why the interface at `path` is left out: it is no object, names no `transport`
+    (where one is asked for: 0.3's), or its url is no http(s) URL."""
     try:
         if not isinstance(interface, dict):
             raise WireError(f"{path} is not an object")
+        if transport and not _named(interface):
+            raise WireError(f"{path} names no transport (a non-empty string)")
         url(interface.get("url"), f"{path}.url")
     except WireError as exc:
         warn(escape(f"[support] the card's {exc}: that one interface is left out, not the card"))
@@ -158,20 +161,29 @@ def _preferred(document: Any, where: str, warn: Callable[[str], Any] | None) -> 
     offering only those is refused as unsupported, saying so. Only a JSON-RPC interface's
     url is read, as the card's own url is (http or https): we never send to the others. One
     whose url is none, or that is no object, is left out, said in one line to `warn`: it is one
-    choice beside the card's url, not the card (check's CARD-PROTO-002 names it too)."""
+    choice beside the card's url, not the card (check's CARD-PROTO-002 names it too); so is one
+    that names no transport. Past the first MAX_INTERFACES none is read: one line says so."""
     transport = document.get("preferredTransport", JSONRPC) if isinstance(document, dict) else JSONRPC
     offered = [(_as_03(transport), where, None)]
     listed = document.get("additionalInterfaces") if isinstance(document, dict) else None
-    for index, interface in enumerate(listed[:MAX_INTERFACES] if isinstance(listed, list) else []):
-        named = interface.get("transport") if isinstance(interface, dict) else None
-        if (named == JSONRPC and not is_http_url(interface.get("url"))) or not isinstance(interface, dict):
+    listed = listed if isinstance(listed, list) else []
+    for index, interface in enumerate(listed[:MAX_INTERFACES]):
+        if not _named(interface) or (interface["transport"] == JSONRPC and not is_http_url(interface.get("url"))):
             if warn is not None:
-                _left_out(interface, f"additionalInterfaces[{index}]", warn)
-        elif named == JSONRPC:
+                _left_out(interface, f"additionalInterfaces[{index}]", warn, transport=True)
+        elif interface["transport"] == JSONRPC:
             offered.append((JSONRPC, url(interface.get("url"), f"additionalInterfaces[{index}].url"), None))
-        elif named is not None:
-            offered.append((_as_03(named), "", None))
+        else:
+            offered.append((_as_03(interface["transport"]), "", None))
+    if warn is not None and len(listed) > MAX_INTERFACES:  # a card may list thousands: one line for the rest
+        warn(f"[support] the card's additionalInterfaces past its first {MAX_INTERFACES} ({len(listed) - MAX_INTERFACES} "
+             "more) are not read: a card lists a few; the card is read without them")
     return offered
+
+
+def _named(interface: Any) -> bool:
+    """Whether a 0.3 additionalInterfaces entry is an object naming its transport (0.3 section 5.6: {url, transport})."""
+    return isinstance(interface, dict) and isinstance(interface.get("transport"), str) and bool(interface["transport"])
 
 
 def _as_03(transport: Any) -> str:
