@@ -252,3 +252,16 @@ def test_a_0_3_card_of_thousands_of_additional_interfaces_says_those_past_the_16
     assert "Traceback" not in said and posted == [("/a2a", "message/send")], said[-2000:]
     assert len(about) == 17 and all("transport" in line for line in about[:16]), about[-3:]
     assert "(2984 more) are not read" in about[-1], about[-1]
+
+
+def test_wire_0_3_to_a_1_0_card_whose_0_3_interfaces_are_all_unusable_says_which_and_sends_nothing():
+    """It was refused as speaking 1.0, not 0.3: true of what is left, but the card does list 0.3, unusably."""
+    done, posted = run_against(lambda base: card_10(base, [
+        {"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": "ftp://x/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        {"url": 5, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3.0"}]), "--wire", "0.3")
+    said = done.stdout + done.stderr
+    refused = [line for line in said.splitlines() if "card fetch failed" in line]
+    assert "Traceback" not in said and posted == [] and len(refused) == 1, said
+    assert "the 0.3 interfaces it lists are unusable (supportedInterfaces[1].url 'ftp://x/a2a' must be an http(s) " \
+           "URL; supportedInterfaces[2].url (an integer) must be an http(s) URL)" in refused[0], refused[0]

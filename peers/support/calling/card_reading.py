@@ -49,6 +49,7 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
     has none (a payload is checked against our own copy then: cards.refusal). A 1.0 card whose security is in a dialect an SDK writes is read
     as 1.0 spells it, one line to `warn` saying so, or refused if `strict` (--strict-cards:
     card_dialects.py); its signatures are checked on the card as it was served."""
+    served = document
     signed, document = _signed(document), usable(document, spoken.NAME, warn)  # signed: as it was served
     card = read(spoken.card_from_wire, _in_spec_form(spoken, document, strict, warn), "the card")
     offered = _interfaces(document, spoken.NAME) or _preferred(document, card.url, warn)
@@ -59,9 +60,11 @@ def read_card(spoken: Any, document: Any, wanted: Any = None, fetched_from: str 
             raise Unspeakable(f"the card is not supported: it offers A2A {wanted.NAME} only over "
                               f"{', '.join(dict.fromkeys(others))[:120]}, and the support agent speaks "
                               f"{wanted.NAME} over {JSONRPC} alone")
-        if other is None:
-            raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the "
-                                    f"{wanted.NAME} that --wire asked for")
+        if other is None:  # a card listing that version only unusably is told so: its author has a fix to make
+            unusable = _unusable(served, wanted.NAME)
+            raise ProtocolViolation(f"the card speaks the {spoken.NAME} wire format, not the {wanted.NAME} that "
+                                    "--wire asked for" + (f": the {wanted.NAME} interfaces it lists are unusable "
+                                                          f"({unusable})" if unusable else ""))
         offered, spoken = [(JSONRPC, other, None)], wanted
     speaking, endpoint = chosen(offered, binding)
     fetched_over, sent_over = (parse_url(where) for where in (fetched_from, endpoint))
@@ -107,6 +110,21 @@ def usable(document: Any, version: str, warn: Callable[[str], Any] | None = None
     # a refusal for another entry then names its index in the card as served, where its author looks
     return {**document, "supportedInterfaces": [dict(LEFT_OUT) if index in left_out else each
                                                 for index, each in enumerate(listed)]}
+
+
+def _unusable(served: Any, version: str) -> str:
+    """Why each supportedInterfaces entry of the card as served at `version` cannot be spoken to, the
+    first four said and the rest counted: "" if it lists none at that version."""
+    listed = served.get("supportedInterfaces") if isinstance(served, dict) else None
+    why = []
+    for index, interface in enumerate(listed if isinstance(listed, list) else []):
+        if at_version(interface, version):
+            try:
+                url(interface.get("url"), f"supportedInterfaces[{index}].url")
+                why.append(f"supportedInterfaces[{index}].protocolBinding must be a string")  # the one other need
+            except WireError as exc:
+                why.append(str(exc))
+    return escape("; ".join(why[:4]) + (f"; and {len(why) - 4} more" if len(why) > 4 else ""))
 
 
 def _left_out(interface: Any, path: str, warn: Callable[[str], Any], transport: bool = False) -> None:
