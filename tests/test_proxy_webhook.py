@@ -179,3 +179,46 @@ def test_receivers_named_at_the_proxys_port_by_hosts_no_resolver_answers_for_hol
                f"port, was not resolved within {LOOKUP_SECONDS:g} s: it may name this proxy itself); sent on as given" \
                in said, said[-3000:]
     assert "webhook moved to the proxy" not in said
+
+
+def test_a_receiver_not_looked_up_because_eight_lookups_were_already_waiting_is_said_so_not_as_slow(monkeypatch):
+    """Past lookups.MOST_WAITING lookups waiting on the resolver, a receiver's host is not looked up at all: its
+    line said it "was not resolved within 2 s", true, but the resolver was never asked, and the request never waited."""
+    import socket
+    import threading
+    import time
+    from conftest import free_port
+    from transports import lookups
+    released, resolve = threading.Event(), socket.getaddrinfo
+
+    def silent(host, *args, **kwargs):  # a resolver that never answers for these names; an address asks none
+        if isinstance(host, str) and host.endswith(".silent.test") and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
+            released.wait(30)
+            raise socket.gaierror("no answer")
+        return resolve(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", silent)
+    try:
+        for n in range(lookups.MOST_WAITING):  # each waits on the resolver after its asker has gone on
+            assert lookups.addresses(f"pending-{n}.silent.test", time.monotonic() + 0.05) is None
+        with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+            port = proxy.rsplit(":", 1)[1]
+            body = json.loads(refund(20))
+            body["params"]["configuration"] = {"taskPushNotificationConfig": {
+                "url": f"http://receiver.silent.test:{port}/hook"}}
+            started = time.monotonic()
+            sent = HttpTransport(timeout=5).post(proxy + "/a2a", json.dumps(body).encode(), HEADERS)
+            took = time.monotonic() - started
+        free = free_port()
+        with proxy_to(f"http://agent.silent.test:{free}", port=free) as (_, at_start):
+            to_said = at_start.text()
+    finally:
+        released.set()
+        for thread in [each for each in threading.enumerate() if each.name == "lookup"]:
+            thread.join(5)  # the places free again for the tests after this one
+    said = lines.text()
+    assert sent.status == 200 and took < 1.5, f"{took:.1f} s"
+    assert f"[proxy] webhook http://receiver.silent.test:{port}/hook: not moved (its host, at this proxy's port, was " \
+           f"not looked up, as {lookups.MOST_WAITING} lookups were already waiting on the resolver: it may name this proxy " \
+           "itself); sent on as given" in said, said[-3000:]
+    assert f"[proxy] --to http://agent.silent.test:{free}: its host, at this proxy's port, was not looked up, as " \
+           f"{lookups.MOST_WAITING} lookups were already waiting on the resolver: it may name this proxy itself" in to_said

@@ -3,7 +3,8 @@ answers would hold whoever asked for as long as it likes (a proxy's request, a c
 
 The lookup runs on a thread of its own; past the deadline the asker goes on without it (None), and the thread
 ends when the resolver answers. At most MOST_WAITING lookups wait on the resolver at once, in the whole process:
-past them a name is not looked up (None too), so names no resolver answers hold a bounded number of threads.
+past them a name is not looked up (Busy, so that the asker can say which it was), so names no resolver answers
+hold a bounded number of threads.
 Not here: what an address means to the asker (peers/support/check/reach.py, peers/support/proxy/upstream.py).
 """
 from __future__ import annotations
@@ -16,13 +17,17 @@ MOST_WAITING = 8  # lookups the resolver has not answered, waited on at once
 _waiting = threading.BoundedSemaphore(MOST_WAITING)
 
 
+class Busy(Exception):
+    """MOST_WAITING lookups were waiting on the resolver already: the name was not looked up at all."""
+
+
 def addresses(host: str, until: float, port: int | None = None) -> list[str] | None:
     """The addresses the resolver gives `host` (an IPv6 address bracketed or not), in its order, each once;
-    [] if it refused the name; None if it had not answered by `until` (time.monotonic's), or MOST_WAITING
+    [] if it refused the name; None if it had not answered by `until` (time.monotonic's). Busy if MOST_WAITING
     lookups are waiting already."""
     import socket  # here: most runs look up no name this way
     if not _waiting.acquire(blocking=False):
-        return None
+        raise Busy(f"not looked up, as {MOST_WAITING} lookups were already waiting on the resolver")
     found: list[str] = []
     done = threading.Event()
 

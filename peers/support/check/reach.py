@@ -184,7 +184,10 @@ def _addresses(host: str, deadline: float | None = None) -> list[Any] | None:
     """The addresses `host` is found at, in the resolver's order ([]: none); None if it said nothing in
     LOOKUP_SECONDS, or before `deadline` (time.monotonic's)."""
     until = time.monotonic() + LOOKUP_SECONDS
-    found = lookups.addresses(host, until if deadline is None else min(until, deadline))
+    try:
+        found = lookups.addresses(host, until if deadline is None else min(until, deadline))
+    except lookups.Busy:  # as silent a resolver as one not answering in time: said alike
+        return None
     if found is None:
         return None
     return list(dict.fromkeys(ipaddress.ip_address(address.split("%")[0]) for address in found))

@@ -25,6 +25,7 @@ from peers.support.proxy import tls as proxy_tls
 from peers.support.proxy.faults import Faults, parse
 from peers.support.proxy.forward import Proxy
 from peers.support.proxy.upstream import LOOKUP_SECONDS, PerThread, leads_back
+from transports import lookups
 from transports.base import parse_url
 from transports.printer import Frame, FramePrinter, StopRun, named_by_path
 from transports.signals import stopped_by_signals
@@ -142,14 +143,17 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
         if not _ANSWERED.fullmatch(line) and not line.endswith("as the app asked"):
             console.say(f"[proxy] client {line}")
     server = PeerServer(app, port=settings.port, log=log, tls=toward_client)
-    leads = leads_back(settings.to, server.server_address[1])
+    try:
+        leads, unknown = leads_back(settings.to, server.server_address[1]), f"was not resolved within {LOOKUP_SECONDS:g} s"
+    except lookups.Busy as exc:  # not asked at all (a proxy built in a process already waiting on the resolver)
+        leads, unknown = None, f"was {exc}"
     if leads:  # each request would come back to it, without end
         server.server_close()
         raise ValueError(f"--to {settings.to} is this proxy itself (127.0.0.1:{server.server_address[1]}): "
                          "it would forward every request to itself; name the agent's origin")
     if leads is None:  # not known: a name the resolver did not answer for in time (it takes no deadline)
-        console.say(f"[proxy] --to {settings.to}: its host, at this proxy's port, was not resolved within "
-                    f"{LOOKUP_SECONDS:g} s: it may name this proxy itself, which would forward every request to itself")
+        console.say(f"[proxy] --to {settings.to}: its host, at this proxy's port, {unknown}: it may name this "
+                    "proxy itself, which would forward every request to itself")
     app.base = server.base_url
     if app.webhooks is not None:
         app.webhooks.base = server.base_url

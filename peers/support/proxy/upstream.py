@@ -66,7 +66,8 @@ def leads_back(to: str, port: int, until: float | None = None) -> bool | None:
     or none at all (0, 2130706433, [::ffff:127.0.0.1], localhost, a name /etc/hosts gives
     127.0.0.1). Only asked when the ports are the same: no other lookup. An address, in any spelling,
     is read, not looked up; a name is waited for until `until` (time.monotonic's; else LOOKUP_SECONDS on),
-    as a request waits on it: None if the resolver, which takes no deadline, had not answered by then."""
+    as a request waits on it: None if the resolver, which takes no deadline, had not answered by then;
+    lookups.Busy if the name was not looked up, lookups no resolver answered holding every place."""
     import ipaddress
     import socket
     url = parse_url(to)

@@ -17,6 +17,7 @@ import threading
 import time
 
 from peers.support.proxy.upstream import LOOKUP_SECONDS, leads_back
+from transports.lookups import Busy
 from transports.base import parse_url
 from transports.codec import dumps_as_text, loads_strict
 
@@ -63,12 +64,15 @@ class Webhooks:
                 said.append(f"[proxy] webhook {original[:80]!r}: not moved (not an http(s) URL); sent on as given")
                 continue
             proxy = parse_url(self.base)
-            leads = leads_back(original, proxy.port, until) if proxy is not None else False
+            try:
+                leads, unknown = leads_back(original, proxy.port, until) if proxy is not None else False, \
+                    f"was not resolved within {LOOKUP_SECONDS:g} s"
+            except Busy as exc:  # not asked at all: the resolver is not slow for this name, just not free
+                leads, unknown = None, f"was {exc}"
             if leads is not False:  # moved, each delivery would be sent to us again; or might be: not moved either
                 said.append(f"[proxy] webhook {original[:120]}: not moved (" + (
                     "it names this proxy itself: its deliveries would come back to the proxy without end" if leads else
-                    f"its host, at this proxy's port, was not resolved within {LOOKUP_SECONDS:g} s: it may name this "
-                    "proxy itself") + "); sent on as given")
+                    f"its host, at this proxy's port, {unknown}: it may name this proxy itself") + "); sent on as given")
                 continue
             with self._lock:
                 key = self._index.get(original)
