@@ -222,3 +222,34 @@ def test_a_receiver_not_looked_up_because_eight_lookups_were_already_waiting_is_
            "itself); sent on as given" in said, said[-3000:]
     assert f"[proxy] --to http://agent.silent.test:{free}: its host, at this proxy's port, was not looked up, as " \
            f"{lookups.MOST_WAITING} lookups were already waiting on the resolver: it may name this proxy itself" in to_said
+
+
+def test_a_batch_of_receivers_no_resolver_answers_for_holds_one_place_among_the_lookups_not_all_eight(monkeypatch):
+    """Once a request's LOOKUP_SECONDS were spent on its first receiver, each next one was still handed to the
+    resolver, with no time left to wait for it: a batch of ten held all eight places, so every other request's
+    receivers went unlooked-up for as long as the resolver kept silent. A lookup past its deadline is not started."""
+    import socket
+    import threading
+    from transports import lookups
+    released, resolve = threading.Event(), socket.getaddrinfo
+
+    def silent(host, *args, **kwargs):  # a resolver that never answers for these names; an address asks none
+        if isinstance(host, str) and host.endswith(".silent.test") and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
+            released.wait(30)
+            raise socket.gaierror("no answer")
+        return resolve(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", silent)
+    try:
+        with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+            port = proxy.rsplit(":", 1)[1]
+            body = json.loads(refund(30))
+            batch = [{**body, "id": n, "params": {**body["params"], "configuration": {"taskPushNotificationConfig": {
+                "url": f"http://receiver-{n}.silent.test:{port}/hook"}}}} for n in range(10)]
+            sent = HttpTransport(timeout=8).post(proxy + "/a2a", json.dumps(batch).encode(), HEADERS)
+            waiting = [each for each in threading.enumerate() if each.name == "lookup"]
+    finally:
+        released.set()
+        for thread in [each for each in threading.enumerate() if each.name == "lookup"]:
+            thread.join(5)  # the places free again for the tests after this one
+    assert sent.status == 200 and len(waiting) == 1, (len(waiting), lines.text()[-2000:])
+    assert "not looked up" not in lines.text()

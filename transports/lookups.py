@@ -26,6 +26,8 @@ def addresses(host: str, until: float, port: int | None = None) -> list[str] | N
     [] if it refused the name; None if it had not answered by `until` (time.monotonic's). Busy if MOST_WAITING
     lookups are waiting already."""
     import socket  # here: most runs look up no name this way
+    if until <= time.monotonic():  # no time to wait for an answer: a lookup started would only hold a place
+        return None
     if not _waiting.acquire(blocking=False):
         raise Busy(f"not looked up, as {MOST_WAITING} lookups were already waiting on the resolver")
     found: list[str] = []
