@@ -76,10 +76,13 @@ def test_each_side_receives_the_same_bytes_with_and_without_the_proxy():
     seen_direct, seen_proxied = [], []
     with billing_served(seen=seen_direct) as agent:
         direct = exchange(agent, seen_direct)
-    with billing_served(seen=seen_proxied) as agent, proxy_to(agent) as (proxy, _):
+    with billing_served(seen=seen_proxied) as agent, proxy_to(agent) as (proxy, lines):
         proxied = exchange(proxy, seen_proxied)
-    assert proxied[1] == direct[1]  # the agent was handed the same verbs, paths, headers and bodies
-    assert proxied[0] == direct[0]  # the client got the same statuses, headers and bodies (a stream's too)
+    via = {"via": f"1.1 {lines.app.pseudonym}"}  # the one header the proxy adds, either way [RFC 9110 7.6.3]
+    # the agent was handed the same verbs, paths, headers and bodies; the client got the same statuses, headers
+    # and bodies (a stream's too)
+    assert proxied[1] == [(verb, path, {**headers, **via}, body) for verb, path, headers, body in direct[1]]
+    assert proxied[0] == [(status, {**headers, **via}, body) for status, headers, body in direct[0]]
     assert [status for status, _, _ in direct[0]] == [200, 200, 404, 200]
 
 

@@ -45,8 +45,8 @@ def test_a_head_reaches_the_agent_as_head_and_its_answer_has_no_body():
     assert "content-length" not in card_fields, "the card the proxy serves is rewritten: its GET says the length"
     assert card_fields["content-type"] == got_fields["content-type"] == "application/json"
     drop = ("date", "connection")
-    assert {k: v for k, v in missing_fields.items() if k not in drop} == \
-        {k: v for k, v in direct[0][1].items() if k not in drop}, "the agent's own head, its length included"
+    assert {k: v for k, v in missing_fields.items() if k not in drop} == {"via": f"1.1 {lines.app.pseudonym}", **{
+        k: v for k, v in direct[0][1].items() if k not in drop}}, "the agent's own head, its length included, and Via"
     said = lines.text()
     assert said.count(f"[#1 client -> agent] --> HEAD {CARD}") == 1 and said.count("[#2 client -> agent] --> HEAD /a2a/tasks/no-such") == 1
     assert said.count("[#2 agent -> client] <-- 404 (headers only)") == 1 and "--> GET /a2a/tasks/no-such" not in said

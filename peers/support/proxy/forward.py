@@ -6,8 +6,9 @@ here; it goes on to the agent through the frame printer wrapping our network tra
 back the same way. Forwarded unchanged: the verb, the path and query, the body, every
 header but the hop-by-hop ones (RFC 9110 7.6.1) and those each hop writes for itself (Host,
 Content-Length) but Accept-Encoding, asked as identity (the proxy prints frames, not gzip, and
-identity is what every client takes); an answer's status, headers (the same rule) and body; a stream (Server-
-Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). A request body
+identity is what every client takes), and Via, the proxy added (message_forwarding.py: a request
+whose Via names it already came round, and is answered 508 Loop Detected); an answer's status,
+headers (the same rule) and body; a stream (Server-Sent Events) chunk by chunk as it arrives, never gathered first (passing.py). A request body
 a client sent chunked reaches us whole (our server decodes it, within the same limit as a
 Content-Length one) and goes on with a Content-Length: chunking is a hop's own framing. HEAD
 goes on as HEAD, its answer back as the agent's status and headers, no body [RFC 9110 9.3.2].
@@ -27,6 +28,7 @@ from peers.a2a.bindings import HTTP_JSON, JSONRPC
 from peers.a2a.wire_format import CARD_PATH
 from peers.support.proxy import annotate, card, passing
 from peers.support.proxy.faults import Faults
+from peers.support.proxy.message_forwarding import came_round, end_to_end, pseudonym, uncoded, with_via
 from peers.support.proxy.webhook import Webhooks
 from transports.base import Body, ClientRequest, HangUp, HttpRequest, HttpResponse, hang_up, parse_url
 from transports.errors import MAY_HAVE_ACTED, TransportError
@@ -37,9 +39,6 @@ TYPE_CHECKING = False  # typing's names are for type checkers: a run need not lo
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-# RFC 9110 7.6.1's hop-by-hop fields, Proxy-* (ours, not the agent's), and what each hop writes itself.
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-                        "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length", "expect"})
 MOST_HELD = 16  # the clients' latest credentials, masked wherever an answer shows them: a few, however long it runs
 
 
@@ -70,21 +69,6 @@ class Exchange(threading.local):
     number = 0
 
 
-def end_to_end(headers: dict[str, str]) -> dict[str, str]:
-    """The headers a proxy forwards: all but the hop-by-hop ones, and any Connection names."""
-    named = {token.strip().lower() for name, value in headers.items() if name.lower() == "connection"
-             for token in value.split(",")}
-    dropped = HOP_BY_HOP | named if named else HOP_BY_HOP
-    return {name: value for name, value in headers.items() if name.lower() not in dropped}
-
-
-def uncoded(headers: dict[str, str]) -> dict[str, str]:
-    """A request's headers with any Accept-Encoding asking for identity: an agent that compresses
-    when a client accepts it (gzip from 500 bytes, as Starlette's middleware does) would have the
-    proxy print and judge compressed bytes. Identity is acceptable to every client [RFC 9110 12.5.3]."""
-    return {name: "identity" if name.lower() == "accept-encoding" else value for name, value in headers.items()}
-
-
 class Proxy:
     answers_head = True  # our server asks it HEAD as HEAD (transports/base.py's App), forwarded as such
 
@@ -105,6 +89,7 @@ class Proxy:
         # (an error that quotes the token): the printer and the trace's recorder hold them too.
         self.holders, self._held, self._holding = [printer], (), threading.Lock()
         self.exchange = Exchange()
+        self.pseudonym = pseudonym()  # its name in each Via it adds (message_forwarding.py), to see a loop by
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         page = from_a_page(request, self.hosts)
@@ -113,6 +98,12 @@ class Proxy:
                      "page elsewhere could act through it); --allow-host NAME answers at NAME too")
             return HttpResponse(421 if page.startswith("Host") else 403, {"Content-Type": "text/plain; charset=utf-8"},
                                 b"this proxy answers at 127.0.0.1 or localhost, and at each --allow-host name\n")
+        if came_round(request.headers, self.pseudonym):  # forwarded, it would come round again, and again
+            self.say(f"[proxy] refused a request ({request.method} {request.url[len(self.base):][:80] or '/'}): its Via "
+                     f"names this proxy ({self.pseudonym}) already: it came round, --to leading back here (through another "
+                     "proxy, or by another name for this one); the client gets 508 Loop Detected")
+            return HttpResponse(508, {"Content-Type": "text/plain; charset=utf-8"},
+                                b"508: loop detected: this request came round to the same proxy again (its Via)\n")
         number, acting = self.faults.next_request()
         self.exchange.number = number
         self._hold(request.headers, request.body if isinstance(request.body, bytes) else b"")
@@ -136,7 +127,8 @@ class Proxy:
             body, said = self.webhooks.move(body, request.method, target)
             for line in said:
                 self.say(line)
-        asked = ClientRequest(request.method, receiver or self.agent + target, uncoded(end_to_end(request.headers)), body,
+        asked = ClientRequest(request.method, receiver or self.agent + target,
+                              with_via(uncoded(end_to_end(request.headers)), self.pseudonym), body,
                               None if is_card or bare or receiver else binding_of(request))
         kinds, response = {fault.kind for fault in acting}, None
         try:
@@ -164,7 +156,7 @@ class Proxy:
                 f"to {location[:120]}; passed on, not followed" if location else "with no Location; passed on"))
         if bare:
             return self._head(response, number, acting, on_card)
-        headers, body = end_to_end(response.headers), response.body
+        headers, body = with_via(end_to_end(response.headers), self.pseudonym), response.body
         if is_card and response.status == 200:
             body = self._card(body)
         content_type = (response.header("Content-Type") or "").split(";")[0].strip().lower()
@@ -187,7 +179,7 @@ class Proxy:
     def _head(self, response: HttpResponse, number: int, acting: list[Any], on_card: bool) -> HttpResponse:
         """A HEAD's answer: the agent's status and headers, no body [RFC 9110 9.3.2], and the length
         its GET would have, but for the card's (the proxy's GET serves it rewritten: another length)."""
-        headers, length = end_to_end(response.headers), response.header("Content-Length")
+        headers, length = with_via(end_to_end(response.headers), self.pseudonym), response.header("Content-Length")
         if length is not None and not on_card:
             headers["Content-Length"] = length  # the server says it for us (server_answer.py)
         for fault in acting:

@@ -7,7 +7,7 @@ delivers there, and the proxy forwards each delivery to the URL the client gave,
 faulted as any request is (forward.py). An answer that says a moved URL back (a config read or
 listed) says the client's own again, so a client checking its config is not misled. This is the
 one change the proxy makes to a request's body, and only with --webhook (to its headers, one more:
-Accept-Encoding asks for identity, forward.py's `uncoded`). Not here: the sending.
+Accept-Encoding asks for identity, and Via names the proxy: message_forwarding.py). Not here: the sending.
 """
 from __future__ import annotations
 
