@@ -37,6 +37,7 @@ class HttpRequest(Record):
     headers: dict[str, str]  # lower-case names
     body: bytes = b""
     client_certificate: str = ""  # over TLS: who the verified client certificate names (subject, fingerprint)
+    client_address: str = ""  # the IP address the request came from (a server's; "" in process): guesses are counted by it
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())

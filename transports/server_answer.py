@@ -206,7 +206,7 @@ class Connection:
             # an app that answers HEAD itself (`answers_head`: a proxy) is asked HEAD, its length said.
             itself = bare and getattr(app, "answers_head", False) is True
             method = "GET" if bare and not itself else head.method
-            response = app(HttpRequest(method, base + head.target, head.headers, body, self.client_certificate))
+            response = app(HttpRequest(method, base + head.target, head.headers, body, self.client_certificate, self.ip))
             status, body = response.status, response.body
             streaming = not isinstance(body, (bytes, bytearray))
             if streaming:

@@ -8,7 +8,7 @@ proves to be (`caller`: the owner of the tasks it makes, or None), the challenge
 refusal carries, and the routes it serves itself (an OAuth2 token endpoint, OpenID
 discovery and its JWKS); `by_kind.make_scheme` makes the one a kind names. `http_basic` (Basic), `api_key` (a key in a named header),
 `oauth2` (client credentials; with OpenID discovery for oidc), `guesses` (the wrong
-secrets its token endpoint hears for its client before a 429), `tokens` (the RS256
+secrets heard from an address before a 429), `tokens` (the RS256
 access tokens oauth2 issues and checks) and `mutual_tls` (the client certificate). The
 essay's static Bearer token stays in peers/app.py, so the default run loads none of
 this. Not here: TLS itself (transports/tls.py), the support agent's side (its

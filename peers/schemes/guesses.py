@@ -1,49 +1,100 @@
-"""How many wrong secrets a token endpoint hears for its client before it stops listening for a while.
+"""How many wrong secrets a server hears before it stops listening for a while, counted per source address.
 
 RFC 6749 2.3.1: a server authenticating clients by password MUST protect the endpoint against brute
-force. The endpoint knows one client (oauth2.py): only a guess at its secret can ever succeed, so only
-those are counted. Past MOST wrong secrets within WINDOW seconds of the first, the client's id is
-answered 429 (RFC 6585 4, with Retry-After) until the window ends, before its secret is looked at, so a
-guess made then tests nothing; the right secret starts the count again. Each secret is counted as it
-arrives, before it is compared, so guesses sent at once cannot slip in before the first is counted. A
-guess under an id the endpoint does not know tests no secret, and is not counted: no one can lock the
-endpoint by inventing ids, and nothing is kept per id. The price, as of any lockout: someone guessing wrong secrets under the
-client's id (an id is no secret: RFC 6749 2.2) keeps the rightful client out until the window ends.
-Not here: the endpoint (oauth2.py), the secrets' comparison (constant time, there).
+force (OWASP asks it of every login). Only a guess that could succeed is counted: at the secret of the
+one client id (oauth2.py's token endpoint) or Basic user (http_basic.py) the peer knows, or at its API
+key (api_key.py: a key names no one, so every key offered is one). A guess under a name the peer does
+not know tests no secret: not counted, and nothing is kept of it, so no one can lock anything by
+inventing names. Past MOST wrong secrets from one address within WINDOW seconds of its first, that
+address is answered 429 (RFC 6585 4, with Retry-After) until its window ends, before its secret is
+looked at, so a guess made then tests nothing; the right secret starts its count again. Being held,
+counting and comparing are one step under one lock: of guesses sent at once, no more than MOST are
+compared, and right secrets sent at once never hold each other back.
+
+Why per address. An id or user name is no secret (RFC 6749 2.2): counted per name alone, anyone who
+knew it locked the rightful client out by guessing wrong. Per address, a guesser holds back its own
+address and those who share it (a NAT; behind a proxy every caller is the proxy's address). An IPv6
+host commonly holds a whole /64, so that is one address here. Guessing from many addresses is still
+bounded for a name: past MOST_IN_ALL wrong secrets within a window from all of them, every address is
+held for it, the rightful client too. That is the price of bounding distributed guessing at all:
+someone holding MOST_IN_ALL / MOST addresses can still lock the name out. An API key names no one, so
+it has no count in all (one would let any stranger lock out every holder); guessing it from many
+addresses is bounded by how many addresses a guesser holds. At most KEPT addresses are kept, the one
+heard from longest ago forgotten first: memory stays bounded whoever calls, and a guesser must cycle
+through more than KEPT addresses to have its count forgotten. Not here: the comparisons (constant
+time, in each scheme).
 """
 from __future__ import annotations
 
 import math
 import threading
 import time
+from collections import OrderedDict
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Callable
 
-MOST = 5  # wrong secrets in a window: a client misconfigured learns it at once, a guesser makes 5 a minute
+MOST = 5  # wrong secrets from one address in a window: a client misconfigured learns it at once, a guesser makes 5 a minute
+MOST_IN_ALL = 50  # wrong secrets for a name from all addresses in a window: ten addresses' worth
 WINDOW = 60.0  # seconds
+KEPT = 1024  # addresses kept: about 200 bytes each
+
+
+class Window:
+    """Wrong secrets within a window begun at `since`."""
+
+    def __init__(self) -> None:
+        self.wrong, self.since = 0, -math.inf
+
+    def held(self, most: int, window: float, now: float) -> int:
+        """The seconds to wait before a guess is heard (0: now), a new window begun if the last one ended."""
+        if not 0 <= now - self.since < window:  # a new window (or a clock gone back)
+            self.wrong, self.since = 0, now
+        return max(1, math.ceil(self.since + window - now)) if self.wrong >= most else 0
 
 
 class Guesses:
-    def __init__(self, most: int = MOST, window: float = WINDOW, clock: Callable[[], float] = time.monotonic) -> None:
-        self.most, self.window, self.clock = most, window, clock
-        self.wrong, self.since = 0, -math.inf  # wrong secrets in the window begun at `since`
+    def __init__(self, most: int = MOST, window: float = WINDOW, clock: Callable[[], float] = time.monotonic, *,
+                 in_all: int | None = MOST_IN_ALL, kept: int = KEPT) -> None:
+        self.most, self.window, self.clock, self.most_in_all, self.most_kept = most, window, clock, in_all, kept
+        self.kept: OrderedDict[str, Window] = OrderedDict()  # address -> its window, the least recent first
+        self.in_all = Window()  # from every address: counted only with a bound (`in_all`)
         self.lock = threading.Lock()  # a server's workers may ask at once
 
-    def attempt(self) -> int:
-        """One secret offered for the client, counted before it is looked at, as one step (of guesses sent
-        at once, no more than MOST are looked at): the seconds to wait instead; 0, look at it now."""
+    def heard(self, address: str, right: Callable[[], bool]) -> tuple[int, bool]:
+        """A secret offered from `address` (a request's client_address; "" in process): (seconds to wait,
+        False) while it is held, `right` not called; else (0, right()), a wrong one counted."""
+        source = _source(address)
         with self.lock:
             now = self.clock()
-            if not 0 <= now - self.since < self.window:  # a new window (or a clock gone back)
-                self.wrong, self.since = 0, now
-            if self.wrong >= self.most:
-                return max(1, math.ceil(self.since + self.window - now))
-            self.wrong += 1  # wrong until it is known right (`succeeded`)
-            return 0
+            own = self.kept.get(source) or Window()
+            held = max(own.held(self.most, self.window, now), 0 if self.most_in_all is None else
+                       self.in_all.held(self.most_in_all, self.window, now))
+            if held:
+                return held, False
+            if right():
+                self.kept.pop(source, None)  # the count starts again
+                return 0, True
+            own.wrong += 1
+            self.in_all.wrong += self.most_in_all is not None
+            self.kept[source] = own
+            self.kept.move_to_end(source)
+            if len(self.kept) > self.most_kept:
+                self.kept.popitem(last=False)
+            return 0, False
 
-    def succeeded(self) -> None:
-        """The right secret: the count starts again."""
-        with self.lock:
-            self.wrong, self.since = 0, -math.inf
+
+def _source(address: str) -> str:
+    """The address guesses are counted under: an IPv6 one's /64 (one host's, commonly), an IPv4 one as it is,
+    also when written inside IPv6 (::ffff:a.b.c.d)."""
+    if ":" not in address:
+        return address
+    import ipaddress
+    try:
+        parsed = ipaddress.IPv6Address(address.partition("%")[0])
+    except ValueError:
+        return address
+    if parsed.ipv4_mapped is not None:
+        return str(parsed.ipv4_mapped)
+    return str(ipaddress.IPv6Network((parsed, 64), strict=False).network_address) + "/64"

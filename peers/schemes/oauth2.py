@@ -9,7 +9,7 @@ token (tokens.py) for this peer's endpoint, which it then sends as `Authorizatio
 Bearer`. With `discovery` (oidc) the card names `/.well-known/openid-configuration`
 instead, which names the same token endpoint and a JWKS with the public key tokens are
 signed with. The token endpoint's answers and errors are RFC 6749 5.1 and 5.2's, and
-429 for our client's id once wrong secrets for it came too often (guesses.py). Not
+429 for our client's id at an address its wrong secrets came from too often (guesses.py). Not
 here: other grants, refresh tokens, ID tokens, more than one client.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ class ClientCredentials:
         self.issuer, self.audience, self.realm, self.key = base_url, endpoint, realm, key
         self.clock = clock or time.time
         self.discovery = discovery
-        self.guesses = guesses or Guesses()  # wrong secrets heard, and who is held back (RFC 6749 2.3.1)
+        self.guesses = guesses or Guesses()  # wrong secrets heard, and where from (RFC 6749 2.3.1)
         # Served at the paths of the URLs declared, as the endpoint is: under `serve --url BASE`
         # with a path (a proxy that keeps it) the card named BASE/oauth2/token, answered 404.
         below = urlsplit(base_url).path.rstrip("/")
@@ -117,16 +117,19 @@ class ClientCredentials:
         offered = _form_decoded(user_and_password(request.header("Authorization"))) if in_header else \
             (form.get("client_id", "").encode(), form.get("client_secret", "").encode())
         id_ok = offered is not None and hmac.compare_digest(offered[0], self.client_id)
-        held = self.guesses.attempt() if id_ok else 0
+
+        def right() -> bool:
+            return offered is not None and hmac.compare_digest(offered[1], self.secret)
+        # Under another id no secret could succeed: compared all the same (the time does not say the id
+        # was wrong), never counted. Under ours, counted by the address it came from (guesses.py).
+        held, secret_ok = self.guesses.heard(request.client_address, right) if id_ok else (0, right())
         if held:  # before the secret is looked at: a guess now tests nothing. RFC 6749 names no
             # error for this at the token endpoint; temporarily_unavailable is its nearest (4.1.2.1)
             return _oauth_error(429, "temporarily_unavailable", f"too many wrong client secrets: try again in "
                                 f"{held} s", **{"Retry-After": str(held)})
-        secret_ok = offered is not None and hmac.compare_digest(offered[1], self.secret)
-        if not (id_ok and secret_ok):  # a guess at our client's secret was counted; under another id none could succeed
+        if not (id_ok and secret_ok):
             return _oauth_error(401, "invalid_client", "unknown client or wrong secret",
                                 **{"WWW-Authenticate": f'Basic realm="{self.realm}"'})
-        self.guesses.succeeded()
         asked = form.get("scope", SCOPE).split()
         if any(scope != SCOPE for scope in asked):
             return _oauth_error(400, "invalid_scope", f"the one scope here is {SCOPE}")
