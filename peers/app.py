@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from peers.a2a import versions, wire_format as wire_formats
 from peers.a2a.bindings import arriving_at
-from peers.a2a.errors import ContentTypeNotSupported, Unauthenticated
+from peers.a2a.errors import ContentTypeNotSupported, TooManyGuesses, Unauthenticated
 from peers.a2a.security_schemes import BEARER
 from peers.a2a.wire_format import CARD_PATH, WireFormat
 from peers.methods import Caller, MethodTable
@@ -151,7 +151,10 @@ class PeerApp:
         if not binding.takes(media_type, request.body):
             # A2A names this failure: ContentTypeNotSupportedError (-32005), in the 415's body.
             return self._refused(binding, version, 415, ContentTypeNotSupported("Content-Type must be application/json"))
-        credential, scopes = self.credential(request)
+        try:
+            credential, scopes = self.credential(request)
+        except TooManyGuesses as held:  # wrong ones came too often from there: this one was not looked at
+            return self._refused(binding, version, 429, held, {"Retry-After": str(held.seconds)})
         if (self.token is not None or self.scheme is not None) and credential is None:
             # No task is created: the request is not even parsed (so its id is not known: null).
             wanted, challenge = (("bearer token", f'Bearer realm="{self.name}"') if self.scheme is None else

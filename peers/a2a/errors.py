@@ -87,6 +87,18 @@ class Unauthenticated(JsonRpcError):
         self.data = error_details(self)
 
 
+class TooManyGuesses(Unauthenticated):
+    """Wrong credentials came too often from the caller's address (peers/schemes/guesses.py): refused
+    under HTTP 429 and Retry-After, the credential not looked at, so a guess now tests nothing. Still
+    -32041, as any credential not taken: the status and Retry-After say it is a matter of waiting."""
+
+    reason = "RESOURCE_EXHAUSTED"  # google.rpc's name for HTTP 429, as HTTP+JSON's body says it
+
+    def __init__(self, seconds: int) -> None:
+        super().__init__(f"too many wrong credentials from this address: try again in {seconds} s")
+        self.seconds = seconds
+
+
 class PermissionDenied(JsonRpcError):
     """A caller this agent knows, whose credential lacks what the request needs (a
     step-up's scope: peers/pause.py). Nothing was done."""

@@ -5,7 +5,10 @@ was given. Everything about the header is hostile until checked: its size, the b
 (strictly, no stray characters), UTF-8 (the charset RFC 7617 names), and the colon
 that separates user and password; any failure is a 401, never a traceback. User and
 password are both compared in constant time, and both always (the time does not say
-which one was wrong). The caller it proves is the user. Not here: more than one user.
+which one was wrong). Wrong passwords for the user are counted per address (guesses.py): too
+many, and that address is refused with 429 before its password is looked at; a guess under
+another user name tests nothing, and is neither counted nor kept. The caller it proves is the
+user. Not here: more than one user.
 """
 from __future__ import annotations
 
@@ -13,8 +16,10 @@ import base64
 import binascii
 import hmac
 
+from peers.a2a.errors import TooManyGuesses
 from peers.a2a.security_schemes import SCHEME_KINDS
 from peers.schemes import MAX_CREDENTIAL
+from peers.schemes.guesses import Guesses
 from transports.base import HttpRequest, HttpResponse
 
 
@@ -40,14 +45,23 @@ class Basic:
             raise ValueError("basic needs --token USER:PASSWORD")
         self.user, self.password, self.realm = user.encode(), password.encode(), realm
         self.declared = SCHEME_KINDS["basic"].declared("basic")
+        self.guesses = Guesses()  # wrong passwords for the user, by address (OWASP: protect a login from brute force)
 
     def caller(self, request: HttpRequest) -> tuple[str | None, frozenset[str]]:
+        """TooManyGuesses for an address that gave the user's password wrong too often."""
         offered = user_and_password(request.header("Authorization"))
         if offered is None:
             return None, frozenset()
         user_ok = hmac.compare_digest(offered[0], self.user)
-        password_ok = hmac.compare_digest(offered[1], self.password)
-        return ("basic:" + self.user.decode(), frozenset()) if user_ok & password_ok else (None, frozenset())
+
+        def right() -> bool:
+            return hmac.compare_digest(offered[1], self.password)
+        # Under another user the password is compared all the same (the time does not say which was wrong),
+        # never counted: no password could succeed there.
+        held, proved = self.guesses.heard(request.client_address, right) if user_ok else (0, right() & False)
+        if held:
+            raise TooManyGuesses(held)
+        return ("basic:" + self.user.decode(), frozenset()) if proved else (None, frozenset())
 
     def challenge(self) -> str:
         return f'Basic realm="{self.realm}", charset="UTF-8"'
