@@ -1,6 +1,7 @@
 """`serve` and `proxy` refuse a --tls-cert that has expired or is not valid yet, in one line
 naming the file and its dates, exit status 2: they started without a word, and every
-client then failed its handshake ("certificate has expired") far from the cause. The dates
+client then failed its handshake ("certificate has expired") far from the cause. The calling
+side refuses a client certificate in --credentials so too, before any frame. The dates
 are read by a DER reader of our own (transports/certificate_dates.py), which any bytes
 leave with a ValueError at worst. Certificates made here with `openssl ca`, which sets
 both dates, for billing's DEMO TLS key."""
@@ -75,6 +76,27 @@ def test_the_proxy_refuses_an_expired_certificate_as_serve_does(tmp_path):
     done = cli_process("proxy", "--to", "http://127.0.0.1:9", "--port", "0", "--tls-cert", expired, "--tls-key", KEY,
                        timeout=20)
     refused_in_one_line(done, expired, "the certificate has expired", "2021-01-01 00:00:00 UTC")
+
+
+@needs_openssl
+@pytest.mark.parametrize("start, end, said", [
+    ("20200101000000Z", "20210101000000Z", "the certificate has expired (valid from 2020-01-01 00:00:00 UTC to "
+                                           "2021-01-01 00:00:00 UTC"),
+    ("20990101000000Z", "21000101000000Z", "the certificate is not valid yet (valid from 2099-01-01 00:00:00 UTC")])
+def test_a_client_certificate_in_credentials_outside_its_dates_is_refused_in_one_line_before_any_frame(
+        tmp_path, start, end, said):
+    """Taken, it was presented in the handshake, and the server's refusal ("certificate expired", a
+    handshake failure) said nothing of the file in our store."""
+    import json
+    client = certificate(tmp_path, "support-agent", start, end)
+    credentials = tmp_path / "credentials.json"
+    credentials.write_text(json.dumps({"credentials": {"https://127.0.0.1:9/a2a": {
+        "clientCertificate": {"certificate": str(client), "key": str(KEY)}}}}))
+    done = cli_process("--peer", "https://127.0.0.1:9", "--allow-untrusted", "billing-agent",
+                       "--credentials", credentials, timeout=30)
+    line = refused_in_one_line(done, client, said)
+    assert credentials.name in line and "clientCertificate" in line, line
+    assert "POST" not in done.stdout and "-->" not in done.stdout, "no frame was sent"
 
 
 @needs_openssl

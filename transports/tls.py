@@ -32,7 +32,7 @@ def server_context(certificate: str, key: str, client_ca: str | None = None) -> 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.load_cert_chain(certificate, key, password=no_passphrase)
-    _within_dates(certificate)
+    within_dates(certificate)
     if client_ca is not None:
         context.load_verify_locations(client_ca)
         # Optional, not required: a client without one still reads the card (which says what
@@ -41,10 +41,11 @@ def server_context(certificate: str, key: str, client_ca: str | None = None) -> 
     return context
 
 
-def _within_dates(certificate: str) -> None:
+def within_dates(certificate: str) -> None:
     """OSError (one line: its dates, and now) for a certificate expired or not valid yet, checked
-    by this machine's clock as a client checks it: served, every handshake would fail later, in
-    the client's words. One OpenSSL took but our reader cannot read is not judged."""
+    by this machine's clock as its peer checks it: served, or presented as a client's, every
+    handshake would fail later, in the peer's words. One OpenSSL took but our reader cannot read
+    is not judged."""
     import datetime
     import errno
     from transports.certificate_dates import MOST, outside_dates

@@ -112,8 +112,9 @@ def _token_url(value: str | None, endpoint: str, where: str) -> str | None:
 
 
 def _certificate(value: Any, where: str) -> tuple[str, str] | None:
-    """The PEM files of a client certificate and its key, tried now, so a wrong file is
-    one line before any frame rather than a failed handshake later."""
+    """The PEM files of a client certificate and its key, tried now, so a wrong file, or a
+    certificate outside its dates, is one line before any frame rather than a failed handshake
+    later, in the server's words."""
     if value is None:
         return None
     if not isinstance(value, dict) or set(value) != {"certificate", "key"} or not all(
@@ -123,10 +124,17 @@ def _certificate(value: Any, where: str) -> tuple[str, str] | None:
     from transports.named_files import on_disk
     try:
         on_disk(value["certificate"], value["key"])
-        from transports.tls import no_passphrase  # an encrypted key: refused, never a prompt that waits
+        from transports.tls import no_passphrase, within_dates  # an encrypted key: refused, never a prompt that waits
         ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(value["certificate"], value["key"], no_passphrase)
+        within_dates(value["certificate"])
     except (OSError, ssl.SSLError) as exc:
         from transports.tls import reason_of
-        raise ConfigError(f"{where}: cannot use {value['certificate'][:80]} with {value['key'][:80]}: "
+        raise ConfigError(f"{where}: cannot use {_named(value['certificate'])} with {_named(value['key'])}: "
                           f"{reason_of(exc)}") from None
     return value["certificate"], value["key"]
+
+
+def _named(path: str) -> str:
+    """A file's path, its end kept where it is long: the end names the file (its start was cut, and
+    with it the name of a file deep in a folder)."""
+    return path if len(path) <= 80 else "..." + path[-77:]
