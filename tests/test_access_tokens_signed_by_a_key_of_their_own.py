@@ -78,3 +78,20 @@ def test_two_runs_sign_their_tokens_with_two_keys_none_of_them_a_demo_key():
             process.stop()
     demo_moduli = {DEMO.public.n, demo_key("approver").public.n}
     assert seen[0] != seen[1] and not demo_moduli & set(seen)
+
+
+def test_the_jwks_is_served_for_no_cache_to_reuse_unasked_since_its_key_is_made_at_each_start():
+    """Served with max-age=300, a cache (a gateway checking our tokens) kept the old key for up to five
+    minutes after a restart and refused every token the new key signed. The discovery document names
+    no key, only where to read it: it may be kept."""
+    process, banner = start_serve("billing-agent", "--wire", "1.0", "--port", "0", "--auth", "oidc", "--token", PAIR)
+    try:
+        base = base_url(banner[0])
+        status, headers, _ = _request(base, "GET", "/.well-known/jwks.json")
+        directives = {part.strip().partition("=")[0]: part.strip().partition("=")[2]
+                      for part in headers["Cache-Control"].split(",")}
+        assert status == 200 and "no-cache" in directives and int(directives.get("max-age", 0)) == 0, headers
+        status, headers, _ = _request(base, "GET", "/.well-known/openid-configuration")
+        assert status == 200 and headers["Cache-Control"] == "max-age=300", headers
+    finally:
+        process.stop()

@@ -82,7 +82,11 @@ class ClientCredentials:
                 return _oauth_error(405, "invalid_request", "read with GET", Allow="GET")
             document = self.configuration() if path == self.discovery_path else \
                 {"keys": [{**self.key.public.jwk(), "use": "sig", "alg": "RS256"}]}
-            return HttpResponse(200, {"Content-Type": "application/json", "Cache-Control": "max-age=300"},
+            # The discovery document names no key, only where to read it: kept a while. The JWKS holds a
+            # key made as this process started (no file holds it), so no one can say how long it lasts:
+            # kept for any time, a restart's new key would be unknown to the cache and its tokens refused.
+            kept = "max-age=300" if path == self.discovery_path else "no-cache"
+            return HttpResponse(200, {"Content-Type": "application/json", "Cache-Control": kept},
                                 json.dumps(document, indent=2).encode() + b"\n")
         return None
 
