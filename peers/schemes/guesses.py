@@ -38,11 +38,13 @@ if TYPE_CHECKING:
 MOST = 5  # wrong secrets from one address in a window: a client misconfigured learns it at once, a guesser makes 5 a minute
 MOST_IN_ALL = 50  # wrong secrets for a name from all addresses in a window: ten addresses' worth
 WINDOW = 60.0  # seconds
-KEPT = 1024  # addresses kept: about 200 bytes each
+KEPT = 1024  # addresses kept: a few hundred bytes each, a few hundred KiB in all
 
 
 class Window:
     """Wrong secrets within a window begun at `since`."""
+
+    __slots__ = ("wrong", "since")  # one per address kept: no __dict__ beside each
 
     def __init__(self) -> None:
         self.wrong, self.since = 0, -math.inf
