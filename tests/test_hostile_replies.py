@@ -185,3 +185,19 @@ def test_an_http_status_instead_of_an_answer_is_said_as_what_it_means(status, sa
     outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
     assert outcome.task is None and said in outcome.error and advice in outcome.error, outcome.error
     assert ("--credentials" in outcome.error) is False, "a credential is no answer to it (one was sent: the 403)"
+
+
+@pytest.mark.parametrize("status, wait, said", [
+    (429, "7", "it asks us to wait 7 s"), (503, "Fri, 31 Dec 2027 23:59:59 GMT", "it asks us to wait Fri, 31 Dec 2027"),
+    (429, "\x1b[2J9", "it asks us to wait \\x1b[2J9"), (404, "7", None)])
+def test_a_429_or_503_says_how_long_the_peer_asks_us_to_wait(status, wait, said):
+    """A 429 (a peer's guess limit on our credential, or its load) said "may be sent again later" and not
+    when, though its Retry-After said: RFC 9110 10.2.3's seconds or date, shown escaped and cut."""
+    honest = support_agent([BILLING])[2][billing.BASE_URL]
+
+    def answering(request):
+        return honest(request) if request.method == "GET" else HttpResponse(status, {"Retry-After": wait}, b"")
+    agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: answering})
+    outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+    assert outcome.task is None and "\x1b" not in outcome.error
+    assert (said in outcome.error) if said else "wait" not in outcome.error, outcome.error

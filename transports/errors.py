@@ -68,9 +68,10 @@ class HttpRefusal(PeerError):
     """The peer answered with an HTTP status other than 200 instead of a JSON-RPC response,
     said as what that status means: a credential wanted or refused (401, 403), a redirect
     (never followed: no peer moves a request, or its credentials, elsewhere), too many
-    requests (429: nothing done, later may do), its own failure (5xx), a refusal."""
+    requests (429: nothing done, later may do), its own failure (5xx), a refusal. A 429's or 503's
+    Retry-After (RFC 9110 10.2.3: seconds, or a date) is said as the wait the peer asks for."""
 
-    def __init__(self, status: int, *, credentials_sent: bool, hint: str = "") -> None:
+    def __init__(self, status: int, *, credentials_sent: bool, hint: str = "", wait: str | None = None) -> None:
         if status == 401 and not credentials_sent:
             reason = "the peer requires credentials and none were sent"
         elif status in (401, 403) and credentials_sent:
@@ -86,6 +87,9 @@ class HttpRefusal(PeerError):
         else:
             reason = "the peer refused at the HTTP level"
         hint = hint if status in (401, 403) and not credentials_sent else ""  # a credential is no answer to a 404
+        if status in (429, 503) and wait:  # the peer's own words: shown escaped, and cut
+            from transports.escaping import escape
+            reason += f"; it asks us to wait {escape(wait[:40])}{' s' if wait.isdigit() else ''}"
         super().__init__(f"HTTP {status}: {reason}" + (f" ({hint})" if hint else ""))
         self.status = status
 

@@ -128,7 +128,7 @@ class JsonRpc:
 
         def read(response: HttpResponse, attached: bool = False) -> Any:
             if response.status != 200:
-                raise refused(response.status, headers, url, attached)
+                raise refused(response.status, headers, url, attached, response.header("Retry-After"))
             if sse.is_stream(response.header("Content-Type")):
                 return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
             return jsonrpc.decode_response(response.body, request_id)
@@ -138,11 +138,13 @@ class JsonRpc:
 BINDING = JsonRpc()
 
 
-def refused(status: int, headers: dict[str, str], url: str, attached: bool = False) -> HttpRefusal:
+def refused(status: int, headers: dict[str, str], url: str, attached: bool = False,
+            wait: str | None = None) -> HttpRefusal:
     """An HTTP error with no A2A answer in it, saying whether a credential went with it: in
-    `headers`, or `attached` by the transport that sent it (transports/credentialed.py)."""
+    `headers`, or `attached` by the transport that sent it (transports/credentialed.py); `wait`,
+    its Retry-After."""
     sent = attached or any(is_secret_header(name) for name in headers)
-    return HttpRefusal(status, credentials_sent=sent,
+    return HttpRefusal(status, credentials_sent=sent, wait=wait,
                        hint="" if sent else f"give the support agent a credential for {url} with --credentials")
 
 

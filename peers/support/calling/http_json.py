@@ -96,7 +96,7 @@ class HttpJson:
 
         def read(response: HttpResponse, attached: bool = False) -> Any:
             if not 200 <= response.status < 300:
-                raise error_of(response.status, response.body, headers, url, attached)
+                raise error_of(response.status, response.body, headers, url, attached, response.header("Retry-After"))
             if sse.is_stream(response.header("Content-Type")):
                 return sse.events(response.body, event_of)
             return _json(response.body, "the answer")
@@ -106,13 +106,14 @@ class HttpJson:
 BINDING = HttpJson()
 
 
-def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached: bool = False) -> Exception:
+def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached: bool = False,
+             wait: str | None = None) -> Exception:
     """An HTTP error status as what it says: the A2A error its ErrorInfo names (RemoteError,
     with the code JSON-RPC would have used and the details as 1.0's `data`), or, for an
     answer without one (or a credential refused: any 401), the HTTP refusal it is. A 403 that
     names PERMISSION_DENIED is the peer's answer to a caller it knows, as JSON-RPC's -32043 is."""
     if status == 401 or not isinstance(body, bytes):
-        return refused(status, headers, url, attached)
+        return refused(status, headers, url, attached, wait)
     try:
         error = loads_strict(body).get("error") if len(body) <= MAX_FRAME_BYTES else None
     except (ValueError, AttributeError):
@@ -122,7 +123,7 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached
                 None) if isinstance(details, list) else None
     code = CODES.get(info.get("reason")) if info is not None and isinstance(info.get("reason"), str) else None
     if code is None or (status == 403 and code != PERMISSION_DENIED_CODE):
-        return refused(status, headers, url, attached)
+        return refused(status, headers, url, attached, wait)
     message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
     return RemoteError(code, f"HTTP {status}: {message[:200]}", details)
 
