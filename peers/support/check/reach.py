@@ -135,13 +135,20 @@ def inward(card_url: str, url: str, pinned: dict[str, tuple[str, int]] | None, j
 
 def _judged(card_host: str, host: str, port: int, pinned: dict[str, tuple[str, int]] | None,
             deadline: float | None) -> str:
-    at_there = _addresses(host, deadline)
+    try:
+        at_there = _addresses(host, deadline)
+    except lookups.Busy:  # not asked of the resolver at all: no slowness of its to look for
+        return (f"not asked: its host {host[:60]} was not looked up, as {lookups.MOST_WAITING} lookups were "
+                "already waiting on the resolver")
     if at_there is None:
         return f"not asked: its host {host[:60]} did not resolve within {LOOKUP_SECONDS:g} s, or the run's time budget"
     if not at_there:  # not found now: a second lookup must not find it somewhere inward
         return f"not asked: its host {host[:60]} is not found"
-    at_card = [ipaddress.ip_address(pinned[card_host][0])] if pinned and card_host in pinned \
-        else _addresses(card_host, deadline)
+    try:
+        at_card = [ipaddress.ip_address(pinned[card_host][0])] if pinned and card_host in pinned \
+            else _addresses(card_host, deadline)
+    except lookups.Busy:  # the card's host unknown: this interface is not judged local
+        at_card = None
     local = bool(at_card) and all(map(_here, (*at_there, *at_card)))  # found, and all this machine
     if not local and not all(map(is_public, at_there)):
         return (f"not asked: the card, at {card_host[:60]}, names another host, {host[:60]}, at a private, "
@@ -160,7 +167,10 @@ def pin_card_host(card_url: str, pinned: dict[str, tuple[str, int]], deadline: f
     card = parse_url(card_url)
     if card is None or not _named(card.host):
         return
-    found = _addresses(card.host, deadline)
+    try:
+        found = _addresses(card.host, deadline)
+    except lookups.Busy:  # not looked up: not pinned, as a name the resolver did not answer for
+        return
     if found and not all(address.is_loopback for address in found):  # this machine's own names (localhost) are
         pinned[card.host] = (str(found[0]), card.port)  # its hosts file's, and a server may listen on one address alone
 
@@ -182,12 +192,9 @@ def origin_of(url: str) -> str:
 
 def _addresses(host: str, deadline: float | None = None) -> list[Any] | None:
     """The addresses `host` is found at, in the resolver's order ([]: none); None if it said nothing in
-    LOOKUP_SECONDS, or before `deadline` (time.monotonic's)."""
+    LOOKUP_SECONDS, or before `deadline` (time.monotonic's); lookups.Busy if it was not asked."""
     until = time.monotonic() + LOOKUP_SECONDS
-    try:
-        found = lookups.addresses(host, until if deadline is None else min(until, deadline))
-    except lookups.Busy:  # as silent a resolver as one not answering in time: said alike
-        return None
+    found = lookups.addresses(host, until if deadline is None else min(until, deadline))
     if found is None:
         return None
     return list(dict.fromkeys(ipaddress.ip_address(address.split("%")[0]) for address in found))
