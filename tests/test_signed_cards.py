@@ -366,6 +366,17 @@ def test_the_legacy_card_path_is_tried_only_when_asked_and_with_a_warning():
         assert len(warnings) == asked and (not asked or "A2A 0.2 and earlier" in warnings[0])
 
 
+def test_a_lesson_that_sends_beneath_the_printer_runs_with_the_legacy_card_path_as_without_it():
+    """signed-card puts a proxy beneath the printer and auth-schemes sends as other callers beneath it:
+    with --legacy-card-path the support agent speaks through a transport around the printer, which
+    had neither `beneath` nor the printer's `inner`, and each lesson ended in a traceback."""
+    from conftest import FINGERPRINT, cli
+    for name in ("signed-card", "auth-schemes"):
+        runs = [cli("--scenario", name, *flag, timeout=60) for flag in ((), ("--legacy-card-path",))]
+        assert [run.returncode for run in runs] == [0, 0] and runs[1].stderr == "", runs[1].stderr[-300:]
+        assert FINGERPRINT.sub("", runs[0].stdout) == FINGERPRINT.sub("", runs[1].stdout), name
+
+
 # -- found by a hostile tester (each a regression test) --------------------------------------
 
 def test_a_key_file_whose_parts_do_not_belong_together_is_refused_when_loaded(tmp_path):

@@ -21,16 +21,23 @@ LEGACY_PATH = "/.well-known/agent.json"
 
 class LegacyCardPath:
     """A transport around the printer that, for a card missing at 1.0's path (404), asks at
-    0.2's path too, saying so through `warn` (a hook): both fetches are frames."""
+    0.2's path too, saying so through `warn` (a hook): both fetches are frames. Anything else
+    asked of it is the printer's: a lesson speaks beneath the printer (`beneath`, its `inner`)
+    through whatever the support agent speaks through, so this keeps no `inner` of its own."""
 
-    def __init__(self, inner: Transport, warn: Callable[[str], None] = lambda line: None) -> None:
-        self.inner, self.warn, self.label = inner, warn, inner.label
-        self.post, self.stream, self.send = inner.post, inner.stream, inner.send  # all but a card: the printer's
+    def __init__(self, printer: Transport, warn: Callable[[str], None] = lambda line: None) -> None:
+        self.printer, self.warn, self.label = printer, warn, printer.label
+        self.post, self.stream, self.send = printer.post, printer.stream, printer.send  # all but a card: the printer's
+
+    def __getattr__(self, name: str) -> Any:  # only what this does not have itself
+        if name == "printer":  # not made yet (a copy being made): never a search for it in itself
+            raise AttributeError(name)
+        return getattr(self.printer, name)
 
     def get(self, url: str, headers: dict[str, str], **how: Any) -> HttpResponse:
-        response = self.inner.get(url, headers, **how)
+        response = self.printer.get(url, headers, **how)
         if response.status != 404 or not url.endswith(CARD_PATH):
             return response
         legacy = url[:-len(CARD_PATH)] + LEGACY_PATH
         self.warn(f"no card at {url}; trying {legacy}, the path of A2A 0.2 and earlier (--legacy-card-path)")
-        return self.inner.get(legacy, headers, **how)
+        return self.printer.get(legacy, headers, **how)
