@@ -36,6 +36,21 @@ def test_auth_schemes_says_it_vets_billing_itself_and_gates_each_host_before_any
 
 
 
+def test_auth_schemes_says_our_store_holds_a_credential_only_where_it_holds_one_the_card_asks_for(tmp_path):
+    """A --credentials entry for a host (here a user and password where the card asks for an API key)
+    stands in for the demo's: the lesson said "our store holds an API key for it" from its own table,
+    and the line under it said the support agent holds none."""
+    store = written(tmp_path, "credentials.json",
+                    {"credentials": {"https://apikey.billing.acme.example/a2a": {"basic": "support-agent:pw"}}})
+    done = cli("--scenario", "auth-schemes", "--credentials", store, timeout=60)
+    said = [line for line in done.stdout.splitlines() if line.startswith("[support] billing at https://")]
+    assert len(said) == 5 and "our store holds an API key" not in said[0], said[0]
+    assert "holds none for https://apikey.billing.acme.example/a2a" in said[0], said[0]
+    assert said[1].endswith("our store holds a user and password for it"), "the demo's store, elsewhere"
+    assert "with the credential from our own store" not in done.stdout.split(said[1])[0], "no credential was sent"
+    assert done.returncode == 1
+
+
 def test_crash_says_it_vets_its_own_billing_whatever_the_allowlist_says(tmp_path):
     done = cli("--scenario", "crash", "--allowlist", empty_allowlist(tmp_path), timeout=60)
     lines = done.stdout.splitlines()

@@ -104,7 +104,9 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
             outcomes.append(card)
             continue
         declared = ", ".join(f"{scheme.name} ({scheme.type})" for scheme in card.security_schemes)
-        story.say(f"[support] billing at {host} declares {escape(declared)}; our store holds {held} for it")
+        lacking = story.lacks(card)  # a --credentials entry for this host stands in for the demo's
+        story.say(f"[support] billing at {host} declares {escape(declared)}; "
+                  + (f"our store holds {held} for it" if lacking is None else f"our store holds nothing it asks for ({lacking})"))
         story = story.vetting([AllowEntry(card.name, card.url)])  # vetted at this endpoint too, by the lesson
         contact = story.gate(card)  # before any refund frame to this host, the other callers' too
         if not isinstance(contact, Contact):
@@ -113,7 +115,8 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
         bare(story, card, wire, NOBODY, "with no credential, as a caller that ignores the card would send it")
         bare(story, card, wire, wrong, "with a client certificate another CA issued" if wrong.certificate else
              "with a wrong credential")
-        story.say("[support] now as the card asks, with the credential from our own store:")
+        if lacking is None:  # else the support agent sends nothing, and says why
+            story.say("[support] now as the card asks, with the credential from our own store:")
         outcomes.append(story.handoff(contact, "process_refund", REFUND))
     story.say()
     # Task ids count from task-1 at each billing: if ours is task-1, no refusal above made one.
