@@ -546,13 +546,13 @@ def test_the_auth_schemes_lesson_refuses_without_and_with_a_wrong_credential_the
     done = cli("--scenario", "auth-schemes", timeout=60)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     lines = done.stdout.splitlines()
-    refusals = [line for line in lines if line.startswith("[support] billing answered HTTP 401")]
-    assert [line.split("WWW-Authenticate: ")[1] for line in refusals] == [
-        'APIKey realm="billing-agent", header="X-API-Key"; no task was made'] * 2 + [
-        'Basic realm="billing-agent", charset="UTF-8"; no task was made'] * 2 + [
-        'Bearer realm="billing-agent", scope="a2a"; no task was made',
-        'Bearer realm="billing-agent", scope="a2a", error="invalid_token"; no task was made'] * 2 + [
-        'MutualTLS realm="billing-agent"; no task was made'], "mutual TLS without a certificate: a 401 too"
+    refusals = re.findall(r"billing answered HTTP 401, WWW-Authenticate: ([^;]*); no task was made", done.stdout)
+    assert refusals == [
+        'APIKey realm="billing-agent", header="X-API-Key"'] * 2 + [
+        'Basic realm="billing-agent", charset="UTF-8"'] * 2 + [
+        'Bearer realm="billing-agent", scope="a2a"',
+        'Bearer realm="billing-agent", scope="a2a", error="invalid_token"'] * 2 + [
+        'MutualTLS realm="billing-agent"'], "mutual TLS without a certificate: a 401 too"
     assert sum(line.startswith("[support] trusted result (from billing-agent): refund of $180.00") for line in lines) == 5
     assert lines.count("--> POST /oauth2/token grant_type=client_credentials&scope=a2a") == 1
     assert lines.count("--> POST /oauth2/token grant_type=client_credentials") == 1  # oidc's names no scope
@@ -563,7 +563,7 @@ def test_the_auth_schemes_lesson_refuses_without_and_with_a_wrong_credential_the
 
 
 def test_the_auth_schemes_lesson_shows_a_certificate_another_ca_issued_ending_the_handshake_in_one_line():
-    done = cli("--scenario", "auth-schemes", timeout=60)
+    done = cli("--scenario", "auth-schemes", "--frames", "full", timeout=60)  # every host's frames
     lines = done.stdout.splitlines()
     mtls = lines[lines.index("[support] billing at https://mtls.billing.acme.example declares mtls (mutualTLS); "
                              "our store holds a client certificate for it"):]
@@ -582,6 +582,34 @@ def test_the_auth_schemes_lesson_shows_a_certificate_another_ca_issued_ending_th
     assert arrows == ["-->", "<--", "-->", "-->", "<--"], "the stranger's request is shown; no answer came"
     assert "[support] trusted result (from billing-agent): refund of $180.00 issued for ORD-3300 (ref " \
            "BILL-ORD-3300)" in said[7:]
+
+
+def test_the_auth_schemes_lesson_shows_its_pattern_once_in_a_screen_and_every_frame_when_asked(tmp_path):
+    """Five hosts, each the same refund three ways, printed every frame: 106 lines, most of them the
+    same frames again. By default the first host's frames are shown, and at the others a line says
+    what differs; every frame is still recorded, and --frames full shows each."""
+    runs = {how: cli("--scenario", "auth-schemes", *flags, "--trace", str(tmp_path / f"{how}.jsonl"), timeout=60)
+            for how, flags in (("brief", ()), ("full", ("--frames", "full")))}
+    lines = runs["brief"].stdout.splitlines()
+    assert runs["brief"].returncode == 0 and len(lines) <= 56, len(lines)
+    sent = [line for line in lines if line.startswith("--> ")]
+    assert sent[:1] == ["--> GET https://apikey.billing.acme.example/.well-known/agent-card.json"]
+    assert len([line for line in sent if line.startswith("--> {")]) == 3, "the refund three ways, at the first host"
+    assert [line for line in sent if not line.startswith("--> {")][1:] == [
+        "--> POST /oauth2/token grant_type=client_credentials&scope=a2a",
+        "--> GET https://oidc.billing.acme.example/.well-known/openid-configuration",
+        "--> POST /oauth2/token grant_type=client_credentials"], "what differs at a host is shown: its token fetch"
+    said = [line for line in lines if line.startswith("[support] billing at https://mtls.")]
+    assert said == ['[support] billing at https://mtls.billing.acme.example declares mtls (mutualTLS). The refund '
+                    'with no credential: billing answered HTTP 401, WWW-Authenticate: MutualTLS realm="billing-agent"; '
+                    'no task was made. With a client certificate another CA issued: could not connect to '
+                    'mtls.billing.acme.example:443: TLS: the peer refused our client certificate (tlsv1 alert unknown '
+                    'ca); nothing was sent, so a retry is safe. Now as the card asks, with a client certificate from '
+                    'our own store:']
+    assert len([line for line in runs["full"].stdout.splitlines() if line.startswith("--> {")]) == 15
+    recorded = {how: [json.loads(line)["url"] for line in (tmp_path / f"{how}.jsonl").read_text().splitlines()
+                      if json.loads(line)["kind"] == "frame"] for how in runs}
+    assert len(recorded["brief"]) == 45 and recorded["brief"] == recorded["full"], "every frame kept, shown or not"
 
 
 def test_the_auth_schemes_lesson_ends_with_what_a_declared_scheme_is_and_what_an_enforced_one_shows():

@@ -37,17 +37,20 @@ def test_auth_schemes_says_it_vets_billing_itself_and_gates_each_host_before_any
 
 
 def test_auth_schemes_says_our_store_holds_a_credential_only_where_it_holds_one_the_card_asks_for(tmp_path):
-    """A --credentials entry for a host (here a user and password where the card asks for an API key)
-    stands in for the demo's: the lesson said "our store holds an API key for it" from its own table,
-    and the line under it said the support agent holds none."""
-    store = written(tmp_path, "credentials.json",
-                    {"credentials": {"https://apikey.billing.acme.example/a2a": {"basic": "support-agent:pw"}}})
+    """A --credentials entry for a host (here a user and password where the card asks for an API key, and
+    an API key where it asks for a password) stands in for the demo's: the lesson said "our store holds an
+    API key for it" from its own table, and the line under it said the support agent holds none."""
+    store = written(tmp_path, "credentials.json", {"credentials": {
+        "https://apikey.billing.acme.example/a2a": {"basic": "support-agent:pw"},
+        "https://basic.billing.acme.example/a2a": {"apiKey": "a-key"}}})
     done = cli("--scenario", "auth-schemes", "--credentials", store, timeout=60)
     said = [line for line in done.stdout.splitlines() if line.startswith("[support] billing at https://")]
     assert len(said) == 5 and "our store holds an API key" not in said[0], said[0]
     assert "holds none for https://apikey.billing.acme.example/a2a" in said[0], said[0]
-    assert said[1].endswith("our store holds a user and password for it"), "the demo's store, elsewhere"
-    assert "with the credential from our own store" not in done.stdout.split(said[1])[0], "no credential was sent"
+    assert "a user and password from our own store" not in said[1], said[1]
+    assert "Our store holds nothing it asks for" in said[1] and "holds none for https://basic." in said[1], said[1]
+    assert said[2].endswith("with an OAuth2 client id and secret from our own store:"), "the demo's store, elsewhere"
+    assert "with the credential from our own store" not in done.stdout, "no credential was sent at the first host"
     assert done.returncode == 1
 
 

@@ -9,16 +9,16 @@ passes unshown.
 
 Hooks, as http.server's: `before_send(frame)` runs after a request is shown and before it leaves (--step and --break
 pause there; it may raise `StopRun`), `listeners` are told of every frame as it is recorded (--trace),
-`summarize(frame, text)` may give a fetched card one line (--frames summary), `by_path(binding, headers)` says
-whether a request names its operation by its path; `show(text, frame)` prints (None: records silently).
-`beneath(transport)` changes what lies below, for a block (a caller's own certificate, a proxy on the path); every
-frame is still shown, recorded and told. A JSON-RPC frame names its operation inside it: shown as the bytes alone,
-as the essay quotes it. An HTTP+JSON request names it by its verb and path: shown first, and its answer's status
-(`--> POST /message:send {...}`, `<-- 200 {...}`); told apart by the media type the request speaks (`named_by_path`)
-unless `by_path` knows better (a proxy knows a body's binding). Each frame keeps the `binding` its sender named, a
-reply its request's, for the trace and the diagram. A request a peer makes to us (a push to our webhook) crosses no
-transport we call: whoever received it hands it to `received`, which shows and records it (`sender`: to whom we gave
-that URL).
+`summarize(frame, text)` may give a fetched card one line (--frames summary), `by_path(binding, headers)` says whether
+a request names its operation by its path; `show(text, frame)` prints (None: records silently). `beneath(transport)`
+changes what lies below, for a block (a caller's own certificate, a proxy on the path); every frame is still shown,
+recorded and told. A frame to or from a URL in `unshown` is recorded and told, not shown (a lesson says in a line what
+repeats). A JSON-RPC frame names its operation inside it: shown as the bytes alone, as the essay quotes it. An
+HTTP+JSON request names it by its verb and path: shown first, and its answer's status (`--> POST /message:send {...}`,
+`<-- 200 {...}`); told apart by the media type the request speaks (`named_by_path`) unless `by_path` knows better (a
+proxy knows a body's binding). Each frame keeps the `binding` its sender named, a reply its request's, for the trace
+and the diagram. A request a peer makes to us (a push to our webhook) crosses no transport we call: whoever received it
+hands it to `received`, which shows and records it (`sender`: to whom we gave that URL).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Frame(Record):
 class FramePrinter:
     def __init__(self, inner: Transport, show: Callable[[str, Frame], None] | None = None, *,
                  verbose: bool = False, held: tuple[str, ...] = ()) -> None:
-        self.inner, self.label = inner, inner.label
+        self.inner, self.label, self.unshown = inner, inner.label, set()  # unshown: URLs whose frames are not shown
         self.held = list(held)  # our secrets, masked wherever shown; shared, and grown by what we send (`hold`)
         self.show, self.verbose = show, verbose  # show None: records, prints nothing; --verbose: status, headers, timing
         self.frames: list[Frame] = []  # the newest recorded, within `most_kept` (frames, bytes of their bodies)
@@ -220,7 +220,7 @@ class FramePrinter:
         return f"<-- {got.status} {escape(summary, keep_newlines=True)}" if summary else None
 
     def _show(self, text: str, frame: Frame) -> None:
-        if self.show is not None:
+        if self.show is not None and frame.url not in self.unshown:
             self.show(text, frame)
             if self.verbose:
                 self.show(mask_body(_details(frame), self.held), frame)

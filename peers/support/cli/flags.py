@@ -129,8 +129,9 @@ FLAGS = (
     Flag("--verbose", False, "also show each frame's HTTP status, headers (masked) and timing; every frame whole",
          LEARN, {"action": "store_true"}),
     Flag("--frames", None, "full: every frame whole, a card as served (the default of the essay's run and --verbose); "
-         "summary: a card as one line, a changed card as the fields that changed (the default of a lesson and "
-         "--request); --trace keeps every frame whole", LEARN, {"choices": ["full", "summary"]}),
+         "summary: a card as one line, a changed card as the fields that changed, frames a lesson shows again "
+         "said in a line (the default of a lesson and --request); --trace keeps every frame whole", LEARN,
+         {"choices": ["full", "summary"]}),
     Flag("--quiet", False, "print only the outcome lines", LEARN, {"action": "store_true"}),
 )
 WEB_FLAGS = (  # `web`: the live page, on 127.0.0.1 only (peers/support/web/)
