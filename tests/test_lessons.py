@@ -680,6 +680,17 @@ def test_every_lesson_module_is_found_and_its_data_is_complete_and_plain():
         assert json.loads(json.dumps(lesson.peers)) == lesson.peers, "what a peer is asked is plain data"
 
 
+def test_every_lesson_says_its_point_in_about_a_screen():
+    """What a learner sees is the product: a lesson is read, not scrolled. Each prints at most 62
+    lines (outcomes, the longest, is four endings and the legend of every variant); auth-schemes
+    printed 106, its first host's frames again at four more, before it said that pattern once."""
+    names = [line.split()[0] for line in cli_once("--list-scenarios").stdout.splitlines()]
+    runs = cli_together(*[("--scenario", name) for name in names])
+    assert [done.returncode for done in runs] == [0] * len(names), [done.stderr[-200:] for done in runs]
+    lengths = {name: len(done.stdout.splitlines()) for name, done in zip(names, runs)}
+    assert max(lengths.values()) <= 62 and lengths["auth-schemes"] <= 56, lengths
+
+
 def test_list_scenarios_prints_one_line_per_lesson_in_teaching_order_as_the_readme_lists_them():
     from peers.support.lessons import name_of
     listed = [line.split()[0] for line in cli("--list-scenarios").stdout.splitlines()]
