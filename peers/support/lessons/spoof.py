@@ -53,8 +53,8 @@ LESSON = Lesson(
 
 def run(story: Steps, card_urls: list[str], wire: str = "1.0") -> list[Outcome]:
     """Each copy, discovered and gated; none gets a frame."""
-    opened = open_pinned(story, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing.",
-                         wire)
+    opened = open_pinned(story, card_urls, "Spoofed cards: billing's card, served by hosts that are not billing. "
+                         "A card is a public document: anyone can serve a copy.", wire)
     if isinstance(opened, list):
         return opened  # why it cannot go on, said already
     story, _ = opened
