@@ -109,10 +109,10 @@ def run(story: Steps, card_urls: list[str], wire: str = "1.0", frames: str = "su
               "shows is the server's check, not the gate's", Kind.TRUSTED)  # a trust decision: --quiet keeps it
     whole = frames == "full" or step or debugger  # a frame held before it leaves is one the learner sees
     if not whole:
-        story.say("[support] at each host the same refund goes three ways: with no credential, with a wrong one, "
-                  "then as the card asks, with the credential our own store holds. The first host's frames are "
-                  "shown; at the others, a line says what differs, and their card and refund frames are not shown "
-                  "(--frames full shows them, --trace keeps them)")
+        story.say("[support] at each host the same refund goes with no credential, then with a wrong one, and then "
+                  "the support agent sends it as the card asks, if our own store holds a credential for it. The first "
+                  "host's frames are shown; at the others, a line says what differs, and their card and refund frames "
+                  "are not shown (--frames full shows them, --trace keeps them)")
     outcomes = []
     for number, (_, host, wrong, held) in enumerate(CASES):
         story.say()
