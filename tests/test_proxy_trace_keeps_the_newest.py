@@ -65,6 +65,21 @@ def test_headers_count_toward_what_a_trace_keeps(monkeypatch):
     assert any("--trace keeps the newest" in line for line in lines.lines)
 
 
+
+def test_a_traced_session_to_ever_new_urls_remembers_only_the_newest_urls_asked(monkeypatch):
+    """A response is named by the request last sent to its URL, so a trace remembers what each URL was asked:
+    it remembered every URL, for ever, so a client naming a new query with each request (a cache-buster, or
+    one meaning to) grew a traced proxy by that URL a request, past every bound its records keep (6 KB URLs:
+    +6 MB a thousand requests). The newest URLs alone are remembered; the newest request's answer is named."""
+    monkeypatch.setattr(trace, "MOST_ASKED", 20)
+    with traced_proxy() as (proxy, lines, recorder):
+        client = HttpTransport(timeout=5)
+        for n in range(60):  # each to a URL of its own
+            client.post(f"{proxy}/a2a?n={n}", ASK % n, {"Content-Type": "application/json"})
+    assert len(recorder._asked) <= 20, len(recorder._asked)
+    answers = [record for record in recorder.records if record["kind"] == "frame" and record["direction"] == "<--"]
+    assert answers[-1]["method"] == "GetTask" and answers[-1]["url"].endswith("/a2a?n=59"), answers[-1]
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a file every write to fails")
 def test_a_trace_the_stopped_proxy_cannot_write_is_said_and_its_exit_status_is_2():
     """Said, but the exit status was 0, as if the trace a script asked for were there."""

@@ -42,6 +42,9 @@ WIRE_OF.update(dict.fromkeys(("initialize", "notifications/initialized", "tools/
 # Every kind of record a Recorder writes: the Console's lines and events, and the frames.
 KINDS = ("line", "frame", "registry", "trust", "failure", "model", "broken", "resumed", "task")
 PUSH = "push to our webhook"  # a frame's method, where a peer POSTed a task's change to us
+# URLs whose last request is remembered, the newest: an answer comes just after its request, a push names the peer we
+# last asked, and a proxy's clients may name a new URL (a query of their own) with every request, for days
+MOST_ASKED = 1000
 
 
 class Recorder:
@@ -50,7 +53,8 @@ class Recorder:
         self.records: list[dict[str, Any]] = []
         self.added = 0  # records numbered as added: a keeper of the newest alone (web/keeping.py) may drop the first
         self.names: dict[str, str] = {}  # origin -> the name on the card served there
-        self._asked: dict[str, tuple[Any, ...]] = {}  # url -> (method, id, binding) of the last request
+        self._asked: dict[str, tuple[Any, ...]] = {}  # url -> (method, id, binding) of the last request, newest last
+        self._asking = threading.Lock()  # a proxy's workers record at once
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
         """A Console listener. A line whose facts name an `event` records that event too."""
@@ -82,7 +86,7 @@ class Recorder:
         elif frame.direction == "-->" and binding == HTTP_JSON.name:  # its request line names the method
             from peers.support.calling.http_json import method_of  # loaded only for a run that spoke it
             method, rpc_id = method_of(frame.http_method, parse_url(frame.url).path), None
-            self._asked[frame.url] = (method, rpc_id, binding)
+            self._asks(frame.url, (method, rpc_id, binding))
         elif frame.http_method == "GET" and frame.url not in self._asked:
             method, rpc_id = "GET agent card", None
             name = parsed.get("name") if isinstance(parsed, dict) else None
@@ -91,7 +95,7 @@ class Recorder:
         elif frame.direction == "-->":
             method = parsed.get("method") if isinstance(parsed, dict) else None
             rpc_id = parsed.get("id") if isinstance(parsed, dict) else None
-            self._asked[frame.url] = (method, rpc_id, None)
+            self._asks(frame.url, (method, rpc_id, None))
         else:
             method, rpc_id, _ = self._asked.get(frame.url, (None, None, None))
         self._add({"kind": "frame", "t_ms": round(frame.offset_ms, 3), "direction": frame.direction,
@@ -102,6 +106,14 @@ class Recorder:
                    "http_status": frame.status, "headers": frame.headers, "body": body,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 3),
                    **({"binding": binding} if binding else {})})
+
+    def _asks(self, url: str, asked: tuple[Any, ...]) -> None:
+        """What `url` was last asked, remembered as the newest; past MOST_ASKED URLs, the oldest forgotten."""
+        with self._asking:
+            self._asked.pop(url, None)
+            self._asked[url] = asked
+            if len(self._asked) > MOST_ASKED:
+                del self._asked[next(iter(self._asked))]
 
     def resolved(self) -> list[dict[str, Any]]:
         """The records, each frame's peer given the name on its card once that was seen
