@@ -221,3 +221,22 @@ def test_a_long_session_keeps_its_newest_records_and_the_page_says_older_ones_we
         assert browser.evaluate("document.getElementById('frames').childElementCount") == 3000, "the page's list, bounded"
         assert browser.evaluate("document.getElementById('dropped-page').textContent") == \
             "This list shows the newest 3000 lines: 100 older ones were taken off it."
+
+
+def test_a_long_sessions_diagram_names_the_frames_it_draws_not_the_sessions_first(page):
+    """Each arrow of the diagram names its frame, for the page to show when it is clicked. Drawn from the newest records
+    the session keeps, its arrows were named by the session's first frames: the nth arrow kept was given the nth frame
+    of the session, so an arrow clicked showed a frame long gone (six frames kept of twenty: named 1 to 6)."""
+    with Served(agent_answer) as agent:
+        session = started_proxy(page, agent.url)
+        for sent in range(10):  # 20 frames of 600 KB: the 4 MiB kept holds the newest few
+            body = json.dumps({"jsonrpc": "2.0", "id": sent, "method": "GetTask", "params": {"pad": "y" * BIG},
+                               "size": BIG}).encode()
+            assert through(session["proxy"] + "/a2a", body) == 200
+        stop(page, session)
+        events = events_of(page, session["id"])
+    crossed = [event["seq"] for event in events if event["type"] == "frame" and not event["stream"]]
+    kept = [json.loads(line) for line in ask(page, f"/runs/{session['id']}/trace.jsonl")[2].splitlines()]
+    drawn = [event["frames"] for event in events if event["type"] == "diagram"][-1]
+    newest = crossed[-sum(1 for record in kept if record["kind"] == "frame"):]
+    assert len(crossed) == 20 and len(newest) < 20 and [seq for seq in drawn if seq is not None] == newest, drawn

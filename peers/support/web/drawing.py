@@ -15,23 +15,24 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Sequence
 
 STYLE_PATH = "/diagram.css"
 MOST_RECORDS = 4000  # past this a run is redrawn only when it ends: each drawing reads every record
 
 
-def drawing(records: list[dict[str, Any]], frame_seqs: list[int]) -> dict[str, Any]:
+def drawing(records: list[dict[str, Any]], frame_seqs: Sequence[int]) -> dict[str, Any]:
     """The "diagram" event: the SVG of `records`, and the frame (by the printer's number,
-    from `frame_seqs`, in the order the frames crossed) each step draws."""
+    from `frame_seqs`, in the order the frames crossed, the newest last) each step draws."""
     from peers.support.learner import diagram, picture
     run, marks = diagram.marked(records)
     svg = diagram.svg(records, drawn=(run, marks)).replace(f"<style>{picture.STYLE}</style>", "", 1)
     ordinal = {id(record): number for number, record in
                enumerate(record for record in records if record.get("kind") == "frame")}
+    # A long run's records are its newest (keeping.py): its frames are the last of those that crossed, not the first
+    seqs = list(frame_seqs)[max(0, len(frame_seqs) - len(ordinal)):]
     steps = [ordinal.get(id(step.record)) for step in run.steps]  # the SVG's data-step=N is steps[N - 1]
-    return {"type": "diagram", "svg": svg,
-            "frames": [frame_seqs[n] if n is not None and n < len(frame_seqs) else None for n in steps]}
+    return {"type": "diagram", "svg": svg, "frames": [seqs[n] if n is not None and n < len(seqs) else None for n in steps]}
 
 
 def style() -> str:

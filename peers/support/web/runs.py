@@ -19,6 +19,7 @@ import io
 import secrets
 import threading
 import time
+from collections import deque
 
 from peers.support.learner import trace
 from peers.support.output import Console, Kind
@@ -66,7 +67,8 @@ class Run:
         self.asked: str | None = None  # "send" or "stop", from the page, for the frame held
         self.stopping = False
         self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
-        self.frame_seqs: list[int] = []  # the printer's number of each frame, in the order they crossed
+        # The printer's number of each frame, in the order they crossed: the newest, as many as a run's records hold
+        self.frame_seqs: deque[int] = deque(maxlen=max(keeping.MOST_RECORDS, keeping.MOST_RUN_RECORDS))
         self.drawing, self.one_drawing = threading.Lock(), threading.Lock()  # (redraw_after)
         self.drawn_at = self.drawing_took = 0.0  # the last drawing's end, and what it took (time.monotonic())
         self.due = False  # a drawing is due: whatever is heard before it is drawn with it
