@@ -105,3 +105,17 @@ def test_what_the_proxy_keeps_of_its_frames_is_bounded_in_bytes_not_only_in_numb
     finally:
         agent.stop()
     assert 4 <= len(lines.app.printer.frames) <= 16
+
+
+def test_a_stream_whose_first_mebibyte_ends_where_a_chunk_ends_is_said_to_run_over_it_as_any_other():
+    """The line saying the rest passes unshown was said only by the chunk that held the 1 MiB mark within it: a
+    stream whose first 1 MiB ended exactly with a chunk (an agent writing in 64 KiB pieces) ran on unsaid."""
+    event = EVENT % (b"y" * 16_000)
+    whole = event * (MAX_STREAM_KEPT // len(event))
+    whole += EVENT % (b"z" * (MAX_STREAM_KEPT - len(whole) - len(EVENT % b"")))  # the last one ends at the mark
+    assert len(whole) == MAX_STREAM_KEPT
+    got, lines = through_the_proxy([whole, event * 3, FINAL])
+    assert got == whole + event * 3 + FINAL
+    text = lines.text()
+    assert text.count(f"the stream is over {MAX_STREAM_KEPT} bytes: its first events are shown and kept") == 1, text[-2000:]
+    assert [frame.body for frame in lines.app.printer.frames if frame.direction == "<--"] == [whole]

@@ -157,9 +157,9 @@ class FramePrinter:
                     received.extend(kept)
                     for event in decoder.feed(kept):
                         self._show(f"<-- [{next(numbers)}] {_text(event, held=self.held)}", head)
-                    if len(kept) < len(chunk):
-                        self._show(f"<-- the stream is over {MAX_STREAM_KEPT} bytes: its first events are "
-                                   "shown and kept, the rest passed on as they arrive, not shown", head)
+                if seen <= MAX_STREAM_KEPT < seen + len(chunk):  # the chunk past it: one beginning there too
+                    self._show(f"<-- the stream is over {MAX_STREAM_KEPT} bytes: its first events are "
+                               "shown and kept, the rest passed on as they arrive, not shown", head)
                 seen += len(chunk)
                 yield chunk
             for event in decoder.end() if seen <= MAX_STREAM_KEPT else ():
