@@ -83,3 +83,21 @@ def test_a_dropped_peers_line_keeps_what_follows_a_masked_key_in_the_url_it_name
     assert len(repeat) == 1 and "): it is asked once" in repeat[0], said
     assert len(listed) == 1 and "): the registry's entry is asked" in listed[0], said
     assert "SECRETAAAA" not in said, said
+
+
+@pytest.mark.parametrize("name", ["API_KEY", "X-API-Key", "access-key", "api%5Fkey"])
+def test_a_key_in_a_peers_query_under_a_name_a_secret_header_could_have_is_masked_in_each_line_frame_and_trace(
+        name, tmp_path):
+    """A card names where its API key goes (A2A 4.5: in the query, under a name of its choosing), and a
+    key typed into a --peer URL is the user's secret under whatever name: only the few names a form's
+    secret field has (api_key, token ...) were masked, so X-API-Key, API_KEY and the rest were printed in
+    the clear in the card's frame, the line dropping the repeat and the trace. Any name a secret header
+    could have is masked, as a served peer's log masks it (masking.mask_line), in any case or encoding."""
+    with outside_peer(Outside, card=card_03, posted=[]) as base:
+        keyed = f"{base}/.well-known/agent-card.json?{name}=SECRETBBBB1"
+        done = cli("--peer", keyed, "--peer", base, "--allow-untrusted", "outside", "--timeout", "5",
+                   "--trace", str(tmp_path / "run.jsonl"), timeout=20)
+    said = done.stdout + done.stderr
+    assert [line for line in said.splitlines() if "dropped" in line and f"{name}=****#" in line], said
+    assert [line for line in said.splitlines() if line.startswith("--> GET") and f"{name}=****#" in line], said
+    assert "SECRETBBBB1" not in said and "SECRETBBBB1" not in (tmp_path / "run.jsonl").read_text(), said

@@ -233,7 +233,7 @@ def unlisted(peers: tuple[str, ...], listed: list[str], warn: Any) -> list[str]:
     the same agent and what was asked for is plain; a file is edited. A key in a URL's query is masked."""
     from peers.support.calling.config import card_key
     from transports.escaping import escape
-    from transports.masking import mask_body
+    from transports.masking import mask_line
     known = {card_key(url): (url, "the registry lists", "the registry's entry is asked, the --peer dropped")
              for url in listed}
     kept = []
@@ -244,6 +244,18 @@ def unlisted(peers: tuple[str, ...], listed: list[str], warn: Any) -> list[str]:
             kept.append(card)
             continue
         named, by, done = known[card_key(card)]
-        # Each URL masked on its own: a key's value runs to what no query holds, and ")" and ":" may be in one
-        warn(escape(f"--peer {mask_body(peer[:200])} names the card {by} ({mask_body(named[:200])}): {done}"))
+        # Each URL masked on its own and whole (")" and ":" may be in a key), under any name a secret header may have
+        warn(escape(f"--peer {mask_line(peer)[:200]} names the card {by} ({mask_line(named)[:200]}): {done}"))
     return kept
+
+
+def query_secrets(urls: list[str]) -> tuple[str, ...]:
+    """What card URLs' queries carry under a name a secret header could have (X-API-Key, API_KEY, any case or encoding):
+    a card's API key goes in the query under a name of its choosing (A2A 4.5). Held as the store's: masked wherever said."""
+    from urllib.parse import parse_qsl
+    from transports.masking import hold
+    held: list[str] = []  # as the headers' secrets are: not a short plain word, nor past MOST_HELD
+    for url in urls:
+        for name, value in parse_qsl(url.split("#", 1)[0].partition("?")[2]):
+            hold(held, {name: value})
+    return tuple(held)

@@ -172,9 +172,9 @@ class Session:
 
     @property
     def held(self) -> tuple[str, ...]:
-        """Every secret our store holds: masked wherever a frame or a line shows one."""
-        return tuple(secret for entry in self.credentials.values()
-                     for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
+        """Every secret our store holds, and any typed into a card URL's query: masked wherever a frame or a line shows one."""
+        return tuple(secret for entry in self.credentials.values() for secret in (
+            (entry,) if isinstance(entry, str) else entry.secrets())) + flags.query_secrets(self.card_urls)
 
     def listening(self, printer: FramePrinter) -> Transport:
         """The printer main() made, with this run's listeners attached: a card in brief (--frames summary), the web
