@@ -41,3 +41,16 @@ def runs(tmp_path_factory):
 def test_a_token_the_agent_echoes_into_ids_is_masked_in_every_report(runs, shape):
     assert TOKEN not in runs[shape]
     assert "****#" in runs[shape], "the echoed value is shown, masked"
+
+
+@pytest.mark.parametrize("shape", ["text", "json", "junit", "html", "verbose", "unreached"])
+def test_a_key_in_the_checked_urls_query_is_masked_in_every_report_and_in_the_line_saying_it_cannot_be_reached(shape):
+    """A card puts its API key in the query under a name of its choosing (A2A 4.5): a URL given to check with one
+    (X-API-Key=...) was printed whole, in the report's first line, every format's target, --verbose's frames and
+    the error line for an agent not reached; only a form's few secret field names (api_key ...) were masked."""
+    with outside_peer(Agent, tasks=Tasks(None)) as base:
+        url = (base if shape != "unreached" else "http://127.0.0.1:9") + "/.well-known/agent-card.json?X-API-Key=SECRETDDDD1"
+        flags = ["--verbose"] if shape == "verbose" else [] if shape == "unreached" else ["--format", shape]
+        done = cli("check", url, *flags, "--timeout", "2")
+    said = done.stdout + done.stderr
+    assert "SECRETDDDD1" not in said and "X-API-Key=****#" in said and "Traceback" not in said, said[-2000:]

@@ -22,6 +22,7 @@ from peers.support.check.reach import origin_of, pin_card_host, reaches
 from peers.support.check.report import Report, as_json, graded, junit, said, text
 from peers.support.output import Kind
 from transports.base import parse_url
+from transports.masking import mask_body, query_secrets
 from transports.printer import FramePrinter
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -38,6 +39,7 @@ def check(settings: Any, console: Any) -> int:
     if isinstance(ready, str):
         console.say(f"check: {ready}", Kind.ERROR)
         return 2
+    console.held = ready[3]  # a key in the URL's query too, said back by a line saying it cannot be reached
     quiet_stdout = settings.format != "text" and not settings.out  # a JSON or XML report owns stdout
     report = examine(settings, *ready, console.frame if settings.verbose and not quiet_stdout else None)
     if isinstance(report, str):
@@ -106,7 +108,7 @@ def examine(settings: Any, store: dict[str, Any], other_store: dict[str, Any] | 
             "version": declared_by(document).NAME if document is not None else "?",
             "bindings": [reach.name + ("" if origin_of(reach.endpoint) == origin_of(target) else
                                        f" (at {origin_of(reach.endpoint)}, not the card's origin)") for reach in found]}
-    return Report(target, card, graded(verdicts, unreached), held, settings.deep)
+    return Report(mask_body(target, held), card, graded(verdicts, unreached), held, settings.deep)  # a key in its query
 
 
 def card_at(url: str) -> tuple[str, str]:
@@ -162,7 +164,7 @@ def _ready(settings: Any) -> tuple[dict[str, Any], dict[str, Any] | None, Any, t
     except (ConfigError, ValueError) as exc:
         return str(exc)
     held = tuple(secret for entry in (*store.values(), *(other_store or {}).values())
-                 for secret in ((entry,) if isinstance(entry, str) else entry.secrets()))
+                 for secret in ((entry,) if isinstance(entry, str) else entry.secrets())) + query_secrets((settings.url,))
     return store, other_store, card_key, held
 
 

@@ -248,14 +248,3 @@ def unlisted(peers: tuple[str, ...], listed: list[str], warn: Any) -> list[str]:
         warn(escape(f"--peer {mask_line(peer)[:200]} names the card {by} ({mask_line(named)[:200]}): {done}"))
     return kept
 
-
-def query_secrets(urls: list[str]) -> tuple[str, ...]:
-    """What card URLs' queries carry under a name a secret header could have (X-API-Key, API_KEY, any case or encoding):
-    a card's API key goes in the query under a name of its choosing (A2A 4.5). Held as the store's: masked wherever said."""
-    from urllib.parse import parse_qsl
-    from transports.masking import hold
-    held: list[str] = []  # as the headers' secrets are: not a short plain word, nor past MOST_HELD
-    for url in urls:
-        for name, value in parse_qsl(url.split("#", 1)[0].partition("?")[2]):
-            hold(held, {name: value})
-    return tuple(held)

@@ -132,9 +132,8 @@ class Session:
 
     @contextlib.contextmanager
     def over_http(self, transport: Transport) -> Iterator[Transport]:
-        """`transport` as it is; with --transport http, the same apps served on 127.0.0.1
-        and reached over real HTTP instead, until the run ends; with https, over real TLS,
-        each name checked against its certificate, issued by the demo CA (or --ca's)."""
+        """`transport` as it is; with --transport http, the same apps served on 127.0.0.1 and reached over real HTTP
+        instead, until the run ends; with https, over real TLS, each name checked against its certificate (demo CA's, or --ca's)."""
         if self.settings.transport not in ("http", "https"):
             yield self.named(transport)
             return
@@ -173,8 +172,9 @@ class Session:
     @property
     def held(self) -> tuple[str, ...]:
         """Every secret our store holds, and any typed into a card URL's query: masked wherever a frame or a line shows one."""
+        from transports.masking import query_secrets
         return tuple(secret for entry in self.credentials.values() for secret in (
-            (entry,) if isinstance(entry, str) else entry.secrets())) + flags.query_secrets(self.card_urls)
+            (entry,) if isinstance(entry, str) else entry.secrets())) + query_secrets(self.card_urls)
 
     def listening(self, printer: FramePrinter) -> Transport:
         """The printer main() made, with this run's listeners attached: a card in brief (--frames summary), the web
