@@ -216,9 +216,12 @@ def query_secrets(urls: list[str]) -> tuple[str, ...]:
     """What URLs' queries carry under a name a secret header could have (X-API-Key, API_KEY, any case or encoding):
     a card's API key goes in the query under a name of its choosing (A2A 4.5), and a key typed into a URL we are
     given (--peer, a registry's, check's) is the user's. To be held as a store's secrets are: masked wherever said."""
+    queries = [query for url in urls if (query := url.split("#", 1)[0].partition("?")[2])]
+    if not queries:  # nearly every run's: urllib.parse (and the warnings it loads) is not loaded for them
+        return ()
     from urllib.parse import parse_qsl
     held: list[str] = []  # as headers' secrets are (`hold`): not a short plain word, nor past MOST_HELD
-    for url in urls:
-        for name, value in parse_qsl(url.split("#", 1)[0].partition("?")[2]):
+    for query in queries:
+        for name, value in parse_qsl(query):
             hold(held, {name: value})
     return tuple(held)
