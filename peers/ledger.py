@@ -59,16 +59,21 @@ class Ledger:
         """Whether `owner` may claim `key` (under `lock`): it holds it already, or its share has room (taking
         another caller's paused claim over needs room too). A full share first lets go of its paused tasks'
         claims that are no longer `kept` (see `held`): only its own, found at once (`waiting`)."""
-        if key is None or key in self.effects and self.effects[key].owner == owner or \
-                self.owned.get(owner, 0) < self.max_effects:
+        if key is None or self.owned.get(owner, 0) < self.max_effects:  # its count first: `get` may read a file
             return True
-        for stale in [claimed for claimed in list(self.waiting.get(owner, ())) if not kept(self.effects[claimed].task_id)]:
+        held = self.get(key)
+        if held is not None and held.owner == owner:
+            return True
+        for stale in [claimed for claimed in list(self.waiting.get(owner, ())) if not kept(self.claim_of(claimed).task_id)]:
             self.forget(stale)
         return self.owned.get(owner, 0) < self.max_effects
 
     def record(self, key: str, effect: Effect) -> None:  # a new key only where `room_for` said so
-        earlier = self.effects.get(key)
+        self._counted(key, self.effects.get(key), effect)
         self.effects[key] = effect
+
+    def _counted(self, key: str, earlier: Effect | None, effect: Effect) -> None:
+        """Each caller's share and paused claims, as `key`'s entry goes from `earlier` to `effect`."""
         if earlier is not None and earlier.summary == WAITING:
             self.waiting.get(earlier.owner, set()).discard(key)
         if effect.summary == WAITING:
@@ -79,7 +84,9 @@ class Ledger:
             self.owned[effect.owner] = self.owned.get(effect.owner, 0) + 1
 
     def forget(self, key: str) -> None:
-        earlier = self.effects.pop(key, None)
+        self._uncounted(key, self.effects.pop(key, None))
+
+    def _uncounted(self, key: str, earlier: Effect | None) -> None:
         if earlier is not None:
             self.owned[earlier.owner] -= 1
             if earlier.summary == WAITING:
@@ -106,10 +113,14 @@ class Ledger:
         """Let go of the claim `task_id` holds on `key`: it ended with nothing done. An effect it did is no
         claim, and stays (forgotten, it would be done again)."""
         with self.lock:
-            held = self.get(key)
-            if key is not None and held is not None and held.task_id == task_id \
-                    and held.summary in (WAITING, BEING_DONE):
+            held = self.claim_of(key)
+            if held is not None and held.task_id == task_id:
                 self.forget(key)
+
+    def claim_of(self, key: str | None) -> Effect | None:
+        """The claim held on `key` (being done, or waiting), None if none: memory holds every claim."""
+        held = self.get(key)
+        return held if held is not None and held.summary in (WAITING, BEING_DONE) else None
 
 
 def full(ledger: Ledger, owner: str) -> str:
