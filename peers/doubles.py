@@ -78,6 +78,7 @@ class CrashingLedger:
         self.ledger, self.at, self.commit = ledger, at, commit
         self.effects, self.lock, self.writing = ledger.effects, ledger.lock, ledger.writing
         self.max_effects, self.owned, self.room_for = ledger.max_effects, ledger.owned, ledger.room_for
+        self.claim_of, self.claims, self.newest = ledger.claim_of, ledger.claims, ledger.newest
 
     def get(self, key: str | None) -> Effect | None:
         return self.ledger.get(key)

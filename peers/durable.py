@@ -9,17 +9,20 @@ made, so a client's retry after a crash would refund again. With a store file:
   staged is written, in one transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
   stream's or a subscription's event, a webhook's delivery): a request nobody watches is one commit, however many
   changes it made, and a commit carries every request's changes staged by then (a row changed twice, once, as it is
-  last). Nothing is read back per request: a row is found by what memory holds (a task's, or an effect's, by its
-  slot), and a full store's new task is written over the row of the task it forgets (durable_schema.py). A commit
+  last). Nothing is read back per request but an effect memory does not hold, by its key (one indexed read:
+  durable_ledger.py): a row is found by what memory holds (a task's, or an effect's, by its slot), and a full
+  store's new task is written over the row of the task it forgets (durable_schema.py). A commit
   that returned survives the process dying at any moment (kill -9); an OS crash or power cut may take back the last
   commits, never half of one (durable_schema.py). A write that fails stops the process: memory must never run ahead
   of what was told.
 - Held for the process's life (a second peer: locked); its owner's alone, holding no credential (durable_private.py).
-- On start, the ledger is read back whole, the tasks only as many of the newest as its bounds hold (and any a claim
-  names): older rows, never read, go as the store is cut to its bounds (durable_read.py; restart.py settles the rest).
+- On start, of the ledger only its claims and each caller's count (its effects done stay in the file, found when
+  asked: durable_ledger.py), of the tasks only as many of the newest as its bounds hold (and any a claim names):
+  older rows, never read, go as the store is cut to its bounds (durable_read.py; restart.py settles the rest).
 - The file carries a schema version. A file from a newer version, someone else's database, one locked by another
   process, not SQLite, not writable, or holding tables or rows this peer did not write is a DurableError naming the
-  file (serve: one line, exit 2), and is left as it was.
+  file (serve: one line, exit 2), and is left as it was (an effect done's row is judged as it is read, not before:
+  durable_ledger.py).
 Not here: a task's bytes (durable_codec.py), the file's tables (durable_schema.py), what a peer does (peer.py).
 """
 from __future__ import annotations
@@ -30,10 +33,11 @@ import sys
 import threading
 
 from peers.durable_codec import to_json
+from peers.durable_ledger import DurableLedger, UnreadableEffect  # noqa: F401 - UnreadableEffect: serve's, from here
 from peers.durable_private import private_file, scrub_owners
 from peers.durable_read import cut_older, read_back
-from peers.durable_schema import EFFECT_ROW, JOURNAL, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, Slots, judged, migrate
-from peers.ledger import Effect, Ledger
+from peers.durable_schema import JOURNAL, PRAGMAS, SCHEMA_VERSION, TASK_ROW, ForeignFile, Slots
+from peers.durable_versions import judged, migrate
 from peers.store import TaskStore
 from transports.records import Record
 
@@ -96,11 +100,13 @@ class StoreFile:
         if self.scrubbed:  # the clear owners' pages overwritten on disk now, not at some later checkpoint
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def stage(self, row: tuple[Any, ...], sql: str, values: tuple[Any, ...], *records: Any) -> None:
-        """Keep `row`'s change for the next commit, replacing one staged before it."""
+    def stage(self, row: tuple[Any, ...], sql: str, values: tuple[Any, ...], *records: Any) -> int:
+        """Keep `row`'s change for the next commit, replacing one staged before it; the change's number:
+        on disk once `written` is at least that."""
         with self.staging:
             self.pending[row] = (sql, values, records)
             self.staged += 1
+            return self.staged
 
     def commit(self) -> None:
         """Everything staged so far on disk, in one transaction, when this returns. A
@@ -141,9 +147,9 @@ class StoreFile:
                   "answered that is not on disk", file=sys.stderr, flush=True)
             os._exit(70)
 
-    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, values: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self.lock:
-            return self.db.execute(sql).fetchall()
+            return self.db.execute(sql, values).fetchall()
 
     def close(self) -> None:
         """What is staged, committed; then the file let go."""
@@ -212,33 +218,6 @@ class DurableStore(TaskStore):
         if slot is not None:  # every kept task has one (`_kept`)
             self.file.stage(("tasks", slot), "DELETE FROM tasks WHERE slot = ?", (slot,))
         super()._forget(task_id)  # its messages with it: they are in its row
-
-
-class DurableLedger(Ledger):
-    """The ledger, each effect it records (or forgets) staged, written with the next commit."""
-
-    def __init__(self, file: StoreFile, *args: Any) -> None:
-        super().__init__(*args)
-        self.file, self.seq = file, 0  # the last place given in the file: the next effect's is after it
-        self.seqs: dict[str, int] = {}  # each effect's place, from its first record (as in memory): read back so
-        self.slots = Slots()
-        self.writing = threading.Lock()  # memory and file change together under it: staged in the order made
-
-    def record(self, key: str, effect: Effect) -> None:
-        with self.writing:
-            super().record(key, effect)
-            if key not in self.seqs:  # a claim's result keeps the claim's place
-                self.seq = self.seqs[key] = self.seq + 1
-            slot = self.slots.slot(key)
-            self.file.stage(("effects", slot), EFFECT_ROW, (slot, self.seqs[key], key), effect)
-
-    def forget(self, key: str) -> None:  # its row by its slot, not its key: a key forgotten may be recorded again
-        with self.writing:
-            super().forget(key)
-            self.seqs.pop(key, None)
-            slot = self.slots.give_back(key)
-            if slot is not None:
-                self.file.stage(("effects", slot), "DELETE FROM effects WHERE slot = ?", (slot,))
 
 
 def open_store(path: str, *, max_tasks: int = 1000, max_bytes: int = 16 << 20, max_effects: int = 10_000,

@@ -14,7 +14,6 @@ of each task must not be a secret that proves it. So:
 """
 import json
 import os
-import re
 import sqlite3
 
 from peers.app import owner_of_bearer
@@ -46,30 +45,33 @@ def private_file(path: str) -> None:
 
 def scrub_owners(db: sqlite3.Connection) -> int:
     """Replace owners written in clear by an earlier version with their digest, a task's and an
-    effect's (in its row's JSON: that version's ledger named its caller so too); how many rows of
-    them were. Called inside the opening transaction, the file migrated first (a task's messages
-    are in its row, under its owner)."""
+    effect's (its column, and in its row's JSON: that version's ledger named its caller so too); how
+    many rows of them were. Called inside the opening transaction, the file migrated first (a task's
+    messages are in its row, under its owner; an effect's owner a column, read from its JSON)."""
     clear = [owner for (owner,) in db.execute("SELECT DISTINCT owner FROM tasks") if _in_clear(owner)]
     for owner in clear:
         db.execute("UPDATE tasks SET owner = ? WHERE owner = ?", (owner_of_bearer(owner), owner))
     effects = 0
-    for slot, body in db.execute("SELECT slot, body FROM effects").fetchall():
-        if type(body) is not str or _OWNED.match(body):  # nearly every row: its owner a digest, seen unparsed
-            continue
-        try:
-            effect = json.loads(body)
-        except ValueError:
-            continue  # read back, and refused, with the rest of the file
-        if type(effect) is dict and _in_clear(effect.get("owner")):
-            effect["owner"] = owner_of_bearer(effect["owner"])
-            db.execute("UPDATE effects SET body = ? WHERE slot = ?", (json.dumps(effect, separators=(",", ":")), slot))
-            effects += 1
+    db.create_function("scrubbed", 1, _scrubbed, deterministic=True)  # each row as SQLite comes to it: none held
+    for (owner,) in db.execute("SELECT DISTINCT owner FROM effects").fetchall():  # (a few: one a caller)
+        if _in_clear(owner):
+            effects += db.execute("UPDATE effects SET owner = ?, body = scrubbed(body) WHERE owner = ?",
+                                  (owner_of_bearer(owner), owner)).rowcount
     return len(clear) + effects
+
+
+def _scrubbed(body: object) -> object:
+    """An effect's row's JSON, its owner in clear replaced by its digest; any other, as it was (judged as it is read)."""
+    try:
+        effect = json.loads(body) if type(body) is str else None
+    except (ValueError, RecursionError):
+        return body
+    if type(effect) is not dict or not _in_clear(effect.get("owner")):
+        return body
+    effect["owner"] = owner_of_bearer(effect["owner"])
+    return json.dumps(effect, separators=(",", ":"))
 
 
 def _in_clear(owner: object) -> bool:
     return isinstance(owner, str) and bool(owner) and not owner.startswith(OWNER_PREFIXES)
 
-
-# An effect's row as the codec writes it (durable_codec.py), its owner spelled as an owner is, not in clear.
-_OWNED = re.compile(r'\{"\$":\s*"Effect",\s*"owner":\s*"(?:' + "|".join(map(re.escape, OWNER_PREFIXES)) + ")")

@@ -1,21 +1,21 @@
 """A store file's rows read back into memory as `open_store` starts a peer (durable.py), each judged.
 
-Rows are read oldest first, in the order made (`seq`), so the store and ledger come back as
-they were: the same tasks in the same order, each one's slot its own (durable_schema.py), the
-oldest forgotten first again. A row this peer did not write (a type, a count, a key, a message
-out of place) raises ValueError, or whatever reading it raised: open_store names the file, in
-one line. Each row is read as it comes, never all of them at once. The ledger is read whole: no
-effect done is forgotten. Of the tasks, only the newest the store's bounds hold are read (a
-file kept under larger bounds, or made by hand, may hold millions), and any task a claim names,
-so that the restart settles that claim as it would with the task in memory (restart.py); as the
-store is cut to its bounds, those go, and the rows older than the newest read (`cut_older`).
+Rows are read oldest first, in the order made (`seq`), so the store comes back as it was: the
+same tasks in the same order, each one's slot its own (durable_schema.py), the oldest forgotten
+first again. A row this peer did not write (a type, a count, a key, a message out of place)
+raises ValueError, or whatever reading it raised: open_store names the file, in one line. Each
+row is read as it comes, never all of them at once. Of the ledger, its claims and counts alone
+(durable_ledger.py): no effect done is forgotten, none is read. Of the tasks, only the newest
+the store's bounds hold are read (a file kept under larger bounds, or made by hand, may hold
+millions), and any task a claim names, so that the restart settles that claim as it would with
+the task in memory (restart.py); as the store is cut to its bounds, those go, and the rows older
+than the newest read (`cut_older`).
 """
 from __future__ import annotations
 
 from peers.a2a.model import Task
 from peers.durable_codec import from_json, ill_typed, message_keys
-from peers.durable_schema import MAX_SEQ, Slots
-from peers.ledger import BEING_DONE, WAITING, Effect, Ledger
+from peers.durable_schema import MAX_SEQ
 from peers.store import MAX_TASK_BYTES
 from peers.tenants import split
 
@@ -30,22 +30,11 @@ if TYPE_CHECKING:
 
 
 def read_back(file: Any, durable: Any, effects: Any) -> None:
-    """Everything `file` keeps, into `durable` and `effects`: durable.py's StoreFile, and its store
-    and ledger on it, new and empty (not named here: durable.py imports this module)."""
-    found: dict[str, tuple[int, int]] = {}  # each effect's (seq, slot)
+    """What `file` keeps, into `durable` and `effects`: durable.py's StoreFile, and its store and
+    ledger on it, new and empty (not named here: durable.py imports this module)."""
     db = file.db  # as the peer starts, no other thread uses it: its rows as they come (a cursor), not all at once
-    for slot, seq, key, body in db.execute("SELECT slot, seq, key, body FROM effects ORDER BY seq"):
-        if _chars(body) + _chars(key) > MAX_ROW_CHARS:  # its summary is printed, and answered, whole
-            raise ValueError(f"effect {str(key)[:40]!r} is larger than an effect this peer keeps")
-        effect = from_json(body, Effect)  # below: counts this peer gave (each seq once), a key once, text
-        if not _counted(slot, seq, effects.seq) or type(key) is not str or key in found \
-                or not all(type(v) is str for v in effect):
-            raise ValueError(f"effect {str(key)[:40]!r} is not one this peer wrote (seq {str(seq)[:24]!r})")
-        found[key], effects.seq = (seq, slot), seq
-        Ledger.record(effects, key, effect)
-    effects.seqs = {key: found[key][0] for key in effects.effects}  # every one: a ledger forgets no effect done
-    effects.slots = Slots({key: slot for key, (_, slot) in found.items()})
-    claims = {effect.task_id for effect in effects.effects.values() if effect.summary in (BEING_DONE, WAITING)}
+    effects.read_back(db)
+    claims = {effect.task_id for _, effect in effects.claims()}
     for place in _within(db, durable, claims):
         row = db.execute("SELECT slot, seq, id, owner, size, messages, body FROM tasks WHERE slot = ?", place).fetchone()
         slot, seq, task_id, owner, size, kept, body = row

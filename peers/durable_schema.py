@@ -3,30 +3,31 @@
 Rules: what one request writes is a few pages of each tree it changes, and each page is a
 frame appended to the write-ahead log (a system call or two, and a page: 1 KiB), so each table is
 one tree, a task is one row (the messages that made or continued it inside it: they live
-and go with it), and a row is found by what memory already holds, never read back first.
-A file of an earlier schema is migrated in the transaction that opens it (`migrate`); one
-of a later schema is refused (durable.py). Every setting of the file is chosen here, and
-says why.
+and go with it), and a row is found by what memory already holds, never read back first;
+one index only, the effects' by key, for the ledger's effects done, which memory does not
+hold (durable_ledger.py). A file of an earlier schema is migrated in the transaction that
+opens it; one of a later schema is refused (durable_versions.py). Every setting of the file
+is chosen here, and says why.
 Not here: opening, staging and committing (durable.py), a row's bytes (durable_codec.py).
 """
 from __future__ import annotations
 
 import sqlite3
 
-from peers.durable_codec import to_json
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Any
 
-SCHEMA_VERSION = 5  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
+SCHEMA_VERSION = 6  # 1 kept an index beside each table's rowid tree, twice the frames; 2 kept a task's
 # messages in a table of their own, a second row for each request to write and delete; 3 kept
 # effects in their keys' order, so each new one landed mid-tree and split its pages half-full
 # (under bench/cpu_per_request.py's load, a full store's commit wrote 6.5 pages; it wrote 5
 # then); 4 appended each new row at its tree's right edge and, once full, cut the oldest at its
 # left: a new page, a page freed, their parents and the free list's pages each commit (9.4 KB
-# a request), where a row written over in place changes one page: all four read, and migrated.
-EARLIER_SCHEMAS = ("1", "2", "3", "4")
+# a request), where a row written over in place changes one page; 5 had no index, so every effect
+# was read back, and held in memory, as the peer started: a long-served ledger (200,000 refunds)
+# grew each start's memory and time without bound. All five read, and migrated (durable_versions.py).
 # Each table is a rowid tree of `slot`s. A thing forgotten leaves its slot free, and the next
 # thing made takes it (`Slots`): its row is written over the forgotten one's, in place, so a full
 # store's request changes a page of its tree, not its two edges (the ledger forgets only a claim
@@ -34,30 +35,18 @@ EARLIER_SCHEMAS = ("1", "2", "3", "4")
 # task (or effect) was made in, which memory holds (ListTasks's tie-break; the oldest is
 # forgotten first): rows are read back in its order. A task's row carries the messages that made
 # or continued it, as JSON: [[messageId, digest], ...], its owner the row's (they live and go
-# with their task). An effect's key is a column. This text is part of the schema: a file's tables
-# are judged by the statement that made them (`_shape`), so any change to it is a new version.
+# with their task). An effect's key and owner are columns: an effect done is found by its key
+# (`effects_by_key`: one more page a new effect writes, a few entries of 30 bytes, where reading
+# every effect back cost each start all of them), and each caller's share is counted by owner as
+# the peer starts. This text is part of the schema: a file's tables and index are judged by the
+# statements that made them (`_shape`), so any change to it is a new version.
 TABLES = """
 CREATE TABLE IF NOT EXISTS tasks (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, id TEXT NOT NULL,
                                   owner TEXT NOT NULL, size INTEGER NOT NULL, messages TEXT NOT NULL,
                                   body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS effects (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, key TEXT NOT NULL,
-                                    body TEXT NOT NULL);
-"""
-# Schemas 1 and 2 name the same columns (1 kept the keys in indexes): each row's seq its slot.
-FROM_VERSION_1_OR_2 = """
-ALTER TABLE tasks RENAME TO tasks_old; ALTER TABLE effects RENAME TO effects_old;
-""" + TABLES + """
-INSERT INTO tasks SELECT seq, seq, id, owner, size, '[]', body FROM tasks_old;
-INSERT INTO effects SELECT seq, seq, key, body FROM effects_old ORDER BY seq;
-DROP TABLE tasks_old; DROP TABLE effects_old;
-"""
-# Schemas 3 and 4: a task's row as 5's, but keyed by its seq; an effect's by its key (3) or seq (4).
-FROM_VERSION_3_OR_4 = """
-ALTER TABLE tasks RENAME TO tasks_old; ALTER TABLE effects RENAME TO effects_old;
-""" + TABLES + """
-INSERT INTO tasks SELECT seq, seq, id, owner, size, messages, body FROM tasks_old;
-INSERT INTO effects SELECT seq, seq, key, body FROM effects_old ORDER BY seq;
-DROP TABLE tasks_old; DROP TABLE effects_old;
+                                    owner TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS effects_by_key ON effects (key);
 """
 # A row's seq is a count this peer gave, from 1, and the next row's is one more: a file whose
 # seq is not an integer, or too near SQLite's largest (2**63 - 1) to count on from, was not
@@ -65,7 +54,7 @@ DROP TABLE tasks_old; DROP TABLE effects_old;
 MAX_SEQ = 1 << 62
 
 
-def _run(db: sqlite3.Connection, script: str) -> None:
+def run(db: sqlite3.Connection, script: str) -> None:
     """Statements one by one, inside the transaction begun (executescript would commit it)."""
     for statement in filter(str.strip, script.split(";")):
         db.execute(statement)
@@ -75,60 +64,20 @@ class ForeignFile(Exception):
     """A file this peer does not read: its schema, or its tables' shape, is not one it makes. The text says why."""
 
 
-def judged(db: sqlite3.Connection) -> Any:
-    """The schema a file's meta names (None: a new, empty file), judged before anything in it is
-    changed, so a file refused is left as it was. ForeignFile: tables and no meta naming a schema
-    (another program's database, a meta table of its own included), a trigger or a view, a schema
-    this peer does not read, or this schema's tables not shaped as it makes them."""
-    for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')"):
-        # Never made by this peer: a trigger would run on the peer's own next write (DELETE FROM effects ...).
-        raise ForeignFile(f"has a {kind} ({str(name)[:40]!r}) this peer never makes")
-    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not tables:
-        return None
-    try:
-        found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if "meta" in tables else None
-    except sqlite3.Error:  # a meta table of another shape
-        found = None
-    if found is None:
-        raise ForeignFile(f"holds tables of something else ({', '.join(sorted(map(str, tables)))[:80]}); a store file "
-                          "is made by this peer, or is a new file")
-    version = found[0]
-    if version not in (*EARLIER_SCHEMAS, str(SCHEMA_VERSION)):
-        newer = isinstance(version, str) and version.isascii() and version.isdigit() and (  # 5,000 digits: no int
-            len(version.lstrip("0")) > 18 or int(version.lstrip("0") or "0") > SCHEMA_VERSION)  # (zeros: no int)
-        shown = str(version)[:20] + ("..." if len(str(version)) > 20 else "")
-        raise ForeignFile(f"made by a newer version of this peer (schema {shown}); this one reads schema "
-                           f"{SCHEMA_VERSION}" if newer else f"has a schema this peer does not know ({str(version)[:20]!r})")
-    if version in SHAPES:  # the tables of a schema read as they are (4) or kept (5): judged before anything changes
-        _shaped(db, SHAPES[version])
-    return version
-
-
-def migrate(db: sqlite3.Connection, version: Any) -> None:
-    """The file made schema 5, inside the transaction that opens it (`version` as `judged` read
-    it). One of schema 1 or 2 is rebuilt, each message carried into the row of the task it made:
-    the latest row of that id, if the same owner's, as reading schema 2 back found it; a message
-    of no task kept is dropped, as it was then. One of schema 3 or 4 is rebuilt, each row's seq
-    its slot. One of schema 5 is left as it is. ForeignFile: tables not shaped as it makes them
-    (whatever the file says, a table missing is never made anew: an effects table gone would be
-    refunds forgotten).
-    ValueError: a message, or an effect's seq, this peer did not write."""
-    if version is None:
-        _run(db, TABLES)
-    elif version in EARLIER_SCHEMAS:
-        _migrate(db, version)
-    _shaped(db, SHAPES[str(SCHEMA_VERSION)])
-
-
-def _shaped(db: sqlite3.Connection, shapes: dict[str, Any]) -> None:
+def shaped(db: sqlite3.Connection, shapes: dict[str, Any]) -> None:
+    """ForeignFile unless the file's tables, and indexes, are those `shapes` holds (`shapes_of`)."""
     for table, shape in shapes.items():
-        if _shape(db, table) != shape:
+        if table != "indexes" and _shape(db, table) != shape:
             raise ForeignFile(f"has a {table} table that is not one this peer makes")
-    for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE name NOT IN ('meta', 'tasks', 'effects') "
-                                 "AND name NOT LIKE 'sqlite^_%' ESCAPE '^'"):  # SQLite's own (a key's index) aside
+    indexes = {}
+    for kind, name, made in db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT IN ('meta', 'tasks', "
+                                       "'effects') AND name NOT LIKE 'sqlite^_%' ESCAPE '^'"):  # SQLite's own aside
         # An index or a table more: a unique index, say, would refuse the peer's next write (exit 70).
-        raise ForeignFile(f"has {'an' if kind == 'index' else 'a'} {kind} ({str(name)[:40]!r}) this peer never makes")
+        if kind != "index" or shapes["indexes"].get(name, "") != _spaced(made):
+            raise ForeignFile(f"has {'an' if kind == 'index' else 'a'} {kind} ({str(name)[:40]!r}) this peer never makes")
+        indexes[name] = made
+    for name in set(shapes["indexes"]) - set(indexes):  # without it, each lookup would read the whole table
+        raise ForeignFile(f"has no index {name}, which this peer makes")
 
 
 def _shape(db: sqlite3.Connection, table: str) -> tuple[list[tuple[Any, ...]], Any]:
@@ -136,52 +85,23 @@ def _shape(db: sqlite3.Connection, table: str) -> tuple[list[tuple[Any, ...]], A
     statement that made the table, however spaced or quoted (a CHECK or a constraint more is another table)."""
     columns = [tuple(column[1:]) for column in db.execute(f"PRAGMA table_info({table})")]
     made = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
-    return columns, " ".join(made[0].replace('"', "").split()) if made and isinstance(made[0], str) else None
+    return columns, _spaced(made[0]) if made else None
 
 
-def _shapes(tables: str) -> dict[str, Any]:
-    """What `tables` makes, as _shape reads it (an empty database, in memory, made once)."""
+def _spaced(made: Any) -> Any:
+    return " ".join(made.replace('"', "").split()) if isinstance(made, str) else None
+
+
+def shapes_of(tables: str) -> dict[str, Any]:
+    """What `tables` makes, as `shaped` reads it (an empty database, in memory, made once)."""
     made = sqlite3.connect(":memory:")
     try:
-        _run(made, tables)
-        return {table: _shape(made, table) for table in ("tasks", "effects")}
+        run(made, tables)
+        indexes = {name: _spaced(sql) for name, sql in made.execute("SELECT name, sql FROM sqlite_master "
+                                                                    "WHERE type = 'index'")}
+        return {**{table: _shape(made, table) for table in ("tasks", "effects")}, "indexes": indexes}
     finally:
         made.close()
-
-
-SCHEMA_4 = """
-CREATE TABLE tasks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, owner TEXT NOT NULL, size INTEGER NOT NULL,
-                    messages TEXT NOT NULL, body TEXT NOT NULL);
-CREATE TABLE effects (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL);
-"""
-SHAPES = {"4": _shapes(SCHEMA_4), str(SCHEMA_VERSION): _shapes(TABLES)}
-
-
-def _migrate(db: sqlite3.Connection, version: str) -> None:
-    """A file of schema 1 to 4 made schema 5 (`migrate`)."""
-    # Each effect's seq becomes its row's slot: one that is not a count this peer gave, or given twice, is refused.
-    (strange,), (twice,) = (db.execute(f"SELECT COUNT(*) FROM effects WHERE {where}").fetchone() for where in (
-        f"typeof(seq) <> 'integer' OR seq < 1 OR seq >= {MAX_SEQ}",
-        "seq IN (SELECT seq FROM effects GROUP BY seq HAVING COUNT(*) > 1)"))
-    if strange or twice:
-        raise ValueError(f"{strange + twice} effect(s) with a seq this peer did not give")
-    if version in ("3", "4"):
-        _run(db, FROM_VERSION_3_OR_4)
-        return
-    _run(db, FROM_VERSION_1_OR_2)
-    latest = {task_id: (seq, owner) for seq, task_id, owner in db.execute("SELECT seq, id, owner FROM tasks "
-                                                                            "ORDER BY seq")}
-    carried: dict[int, list[list[str]]] = {}
-    for owner, message_id, task_id, seen in db.execute("SELECT owner, message_id, task_id, digest FROM messages "
-                                                       "ORDER BY owner, message_id").fetchall():
-        if not all(isinstance(value, str) for value in (owner, message_id, task_id, seen)):
-            raise ValueError(f"message {str(message_id)[:40]!r} is not one this peer wrote")
-        seq, holder = latest.get(task_id, (None, None))
-        if holder == owner:  # never another caller's task, of an id made again
-            carried.setdefault(seq, []).append([message_id, seen])
-    for seq, keys in carried.items():
-        db.execute("UPDATE tasks SET messages = ? WHERE slot = ?", (to_json(keys), seq))  # its slot, just made
-    db.execute("DROP TABLE messages")
 
 
 # Each staged row replaces the whole row (or deletes it), so of two changes to one row
@@ -190,8 +110,8 @@ def _migrate(db: sqlite3.Connection, version: str) -> None:
 TASK_ROW = ("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slot) DO UPDATE SET seq = excluded.seq, "
             "id = excluded.id, owner = excluded.owner, size = excluded.size, messages = excluded.messages, "
             "body = excluded.body")
-EFFECT_ROW = ("INSERT INTO effects VALUES (?, ?, ?, ?) ON CONFLICT (slot) DO UPDATE SET seq = excluded.seq, "
-              "key = excluded.key, body = excluded.body")
+EFFECT_ROW = ("INSERT INTO effects VALUES (?, ?, ?, ?, ?) ON CONFLICT (slot) DO UPDATE SET seq = excluded.seq, "
+              "key = excluded.key, owner = excluded.owner, body = excluded.body")
 
 
 class Slots:

@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 INTERRUPTED = ("the agent restarted before this task ended; nothing was done, so a retry (a new "
                "message) is safe")
 CONTINUE_SECONDS = 5.0  # how long a restart waits for the tasks it continues, in all
+# An effect's row among the newest five, shown so: judged as it is read (durable_ledger.py), where a request meets it.
+UNREADABLE = Effect("", "?", "", "a row this peer did not write (its store file edited?)")
 
 
 class CannotGoOn(Exception):
@@ -62,12 +64,12 @@ def restarted(peer: Peer, path: str, wait: float = CONTINUE_SECONDS) -> list[str
     store and ledger, waiting `wait` seconds for those it continues; returns what `serve
     --store` says of them as it starts (the ledger's newest five effects)."""
     settle(peer.store, peer.ledger, partial(go_on, peer), partial(effect_of, peer), wait, partial(done_by, peer))
-    effects = _effects(peer.ledger)  # a continued task may still be recording
+    total, newest = peer.ledger.newest(5, UNREADABLE)  # from the file, as a continued task may still be recording
     tasks = len(peer.store.tasks)
-    return [f"[serve] store: {_shown(path)} ({tasks} task{'' if tasks == 1 else 's'}, {len(effects)} "
-            f"effect{'' if len(effects) == 1 else 's'} in the ledger)"] + [
+    return [f"[serve] store: {_shown(path)} ({tasks} task{'' if tasks == 1 else 's'}, {total} "
+            f"effect{'' if total == 1 else 's'} in the ledger)"] + [
         f"[serve] ledger: {_shown(key)}: {_shown(effect.summary)} (task {_shown(effect.task_id)})"
-        for key, effect in effects[-5:]]
+        for key, effect in newest]
 
 
 def _shown(text: str, limit: int = 200) -> str:
@@ -151,11 +153,11 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     task holds, else the task alone) running its tasks in the store's order, waited for `wait`
     seconds in all (serve: CONTINUE_SECONDS); one still running then goes on (its task is working, as it would
     be), and its effect's later tasks after it; then all of it is written."""
-    claims = {effect.task_id: key for key, effect in ledger.effects.items()}
+    claims = {effect.task_id: key for key, effect in ledger.claims()}  # (an effect done: found by its key, below)
     to_continue: list[Task] = []
     for task in list(store.tasks.values()):  # each settled before any is continued: a continued task's
         key = claims.get(task.id)  # claim is recorded again meanwhile
-        done = ledger.effects.get(key) if key is not None else None
+        done = ledger.get(key)
         made = done_by(task, store.owners[task.id]) if done_by is not None and task.state is TaskState.COMPLETED \
             else None  # (key, effect) of what it did; None: not completed, or its request unreadable
         if task.state is TaskState.COMPLETED and done is not None and done.summary == BEING_DONE \
@@ -167,8 +169,9 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
             _let_go(ledger, task.id)  # never made; a failure's release lost, a file edited) held its order for ever
             continue
         own = effect_of(task, store.owners[task.id]) if effect_of is not None else None
-        if own is not None and _did(ledger.effects.get(own), task.id) and not _did(done, task.id):
-            done = ledger.effects[own]  # its claim as read was another row naming it (edited): its own says done
+        mine = ledger.get(own) if own is not None else None  # its own effect, from the file if done
+        if _did(mine, task.id) and not _did(done, task.id):
+            done = mine  # its claim as read was another row naming it (edited), or none: its own says done
         if done is not None and done.summary not in (WAITING, BEING_DONE):  # in whatever state its row says (a
             # file edited): it was done, so it is never run again; said so (a paused task by way of working)
             going = task if TaskState.COMPLETED in NEXT[task.state] else task.advance(TaskState.WORKING,
@@ -181,8 +184,8 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
         else:
             to_continue.append(task)
     store.trim()  # the store's bounds hold on disk too: a file kept under larger ones is cut
-    for key, effect in list(ledger.effects.items()):  # a claim whose task the store no longer has (cut just now, too)
-        if effect.summary in (BEING_DONE, WAITING) and effect.task_id not in store.tasks:
+    for key, effect in ledger.claims():  # a claim whose task the store no longer has (cut just now, too)
+        if effect.task_id not in store.tasks:
             ledger.forget(key)
     in_turn: dict[tuple[str, str], list[Task]] = {}  # an effect's tasks, in the store's order (dicts keep it)
     for task in to_continue:
@@ -190,7 +193,7 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
             key = (effect_of(task, store.owners[task.id]) if effect_of is not None else None) or claims.get(task.id)
             in_turn.setdefault(("effect", key) if key is not None else ("task", task.id), []).append(task)
     for (kind, key), tasks in in_turn.items():  # the claim's holder first: the claim the dead process left is its
-        holder = ledger.effects.get(key) if kind == "effect" else None  # (its re-run, or its failure, settles it)
+        holder = ledger.get(key) if kind == "effect" else None  # (its re-run, or its failure, settles it)
         tasks.sort(key=lambda task: holder is None or task.id != holder.task_id)  # (stable: the rest in order)
     for tasks in in_turn.values():  # one waiting its turn is shown submitted: its pause (what it waits for) is made
         for task in tasks[1:]:  # again only by its re-run, and the peer may serve before that (CONTINUE_SECONDS)
@@ -207,7 +210,7 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
 
 def _learn(ledger: DurableLedger, made: tuple[str, Effect] | None) -> None:
     """A completed task's effect recorded as done, unless the ledger shows it done (by it, or another task)."""
-    held = ledger.effects.get(made[0]) if made is not None else None
+    held = ledger.get(made[0]) if made is not None else None
     if made is not None and (held is None or held.summary in (WAITING, BEING_DONE)):
         ledger.record(*made)
 
@@ -245,12 +248,6 @@ def _did(effect: Effect | None, task_id: str) -> bool:
 
 def _let_go(ledger: DurableLedger, task_id: str) -> None:
     """Every claim `task_id` holds (however it was made) let go; an effect it did stays."""
-    for key, effect in _effects(ledger):
-        if effect.task_id == task_id and effect.summary in (BEING_DONE, WAITING):
+    for key, effect in ledger.claims():  # (copied while none changes: a continued task may be recording one)
+        if effect.task_id == task_id:
             ledger.forget(key)
-
-
-def _effects(ledger: DurableLedger) -> list[tuple[str, Effect]]:
-    """The ledger's entries, copied while none changes (a continued task's thread may be recording one)."""
-    with ledger.writing:
-        return list(ledger.effects.items())

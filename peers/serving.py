@@ -95,8 +95,13 @@ def serve_one(make: Callable[..., Peer], options: Any, card_format: WireFormat, 
                 fail(f"--tenant: {why}")
                 return 2
         if options.store is not None:  # what a restart interrupted, settled once every flag is judged
+            from peers.durable import UnreadableEffect
             from peers.restart import restarted
-            kept = restarted(peer, options.store)
+            try:
+                kept = restarted(peer, options.store)
+            except UnreadableEffect as exc:  # an effect's row it read, edited by hand: the file named, in one line
+                fail(f"{options.store}: {exc.message.removeprefix('Internal error: ')}")
+                return 2
         made = token is None  # no --token and no $A2A_SERVE_TOKEN: one is made, and shown once
         scheme = None
         if options.auth not in (None, BEARER.kind):

@@ -1,4 +1,4 @@
-"""`serve --store FILE.db`, schema 5: each task's row holds the messages that made or continued
+"""`serve --store FILE.db`, schema 5 on: each task's row holds the messages that made or continued
 it, so a commit writes one row a task, and a task made when the store is full is written over
 the row of the one it forgets (its slot), as an effect over the oldest's. A file of schema 1
 or 2 (messages in a table of their own) is migrated as it opens, losing nothing a resend needs;
@@ -16,8 +16,10 @@ from contextlib import closing
 
 import pytest
 
+from peers import billing
 from peers.a2a import wire_v10
-from peers.durable import SCHEMA_VERSION, DurableError, open_store
+from peers.durable import SCHEMA_VERSION, DurableError, UnreadableEffect, open_store
+from peers.restart import restarted
 from peers.stamps import counter_ids
 from peers.store import content_of, digest
 
@@ -118,7 +120,7 @@ def test_a_continued_task_keeps_every_message_in_its_one_row_and_the_file_has_no
     assert kept[first["id"]] == [["m-1", digest(content_of(sent))]]
     with closing(sqlite3.connect(path)) as db:
         assert sorted(db.execute("SELECT name FROM sqlite_master WHERE tbl_name <> 'meta'")) == [
-            ("effects",), ("tasks",)]
+            ("effects",), ("effects_by_key",), ("tasks",)]
     peer, call = billing_on(path)
     assert call(approval("m-2a", paused["id"], "ORD-2", 6000.0))["result"]["task"]["id"] == paused["id"]
     assert "already used for a different message" in call(refund("m-2a", "ORD-9"))["error"]["message"]
@@ -161,7 +163,7 @@ def test_a_schema_2_file_is_migrated_each_message_into_its_tasks_row_and_the_res
     with closing(sqlite3.connect(path)) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
         assert sorted(db.execute("SELECT name FROM sqlite_master WHERE tbl_name <> 'meta'")) == [
-            ("effects",), ("tasks",)], "the messages table gone, its rows in their tasks'"
+            ("effects",), ("effects_by_key",), ("tasks",)], "the messages table gone, its rows in their tasks'"
     kept = kept_messages(path)
     assert {task_id: [pair[0] for pair in pairs] for task_id, pairs in kept.items()} == {
         first["id"]: ["m-1"], paused["id"]: ["m-2", "m-2a"], theirs["id"]: ["m-1"]}, "m-gone, of no task, dropped"
@@ -279,7 +281,7 @@ def test_a_schema_3_file_has_its_effects_kept_in_the_order_made_and_nothing_is_r
     peer.store.file.close()
     with closing(sqlite3.connect(path)) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
-        assert [key for (key,) in db.execute("SELECT key FROM effects")] == [
+        assert [key for (key,) in db.execute("SELECT key FROM effects NOT INDEXED")] == [  # the table's own order
             "refund of ORD-3", "refund of ORD-10", "refund of ORD-1", "refund of ORD-2"]
     peer, call = billing_on(path)
     assert peer.ledger.effects["refund of ORD-1"].summary.startswith("refund of $6,000.00 issued")
@@ -336,7 +338,7 @@ def test_a_schema_3_file_refused_as_its_rows_are_read_back_is_left_as_it_was(tmp
     (5, ("ALTER TABLE effects ADD COLUMN note TEXT NOT NULL DEFAULT ''",)),
     (5, ("DROP TABLE effects",)),
     (5, ("CREATE TABLE strict (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL CHECK (seq < 3), key TEXT NOT NULL, "
-         "body TEXT NOT NULL)", "INSERT INTO strict SELECT * FROM effects", "DROP TABLE effects",
+         "owner TEXT NOT NULL, body TEXT NOT NULL)", "INSERT INTO strict SELECT * FROM effects", "DROP TABLE effects",
          "ALTER TABLE strict RENAME TO effects")),
 ], ids=["schema 4 said of schema 3's tables", "schema 5 said of schema 4's", "schema 4's with a column more",
         "a column more", "no effects table", "a CHECK more"])
@@ -381,16 +383,30 @@ def test_a_trigger_view_index_or_table_this_peer_never_makes_is_one_line_and_not
 
 @pytest.mark.parametrize("field, value", [("task_id", {"a": 1}), ("owner", ["o"]), ("summary", 5)],
                          ids=["a task_id that is an object", "an owner that is a list", "a summary that is a number"])
-def test_an_effect_whose_fields_are_not_text_is_one_line_naming_the_file(tmp_path, field, value):
+def test_an_effect_whose_fields_are_not_text_is_one_line_naming_it_when_it_is_read_and_nothing_is_done(
+        tmp_path, field, value):
     """A task_id that is an object came back, and settling the restart (restart.py) stopped
-    `serve` with a traceback: unhashable type."""
+    `serve` with a traceback: unhashable type. An effect done is read when it is asked for, not
+    as the file opens (durable_ledger.py): the restart asks for the effect of each completed task
+    it keeps, and stops there, in one line; a store that no longer keeps that task starts, and a
+    request for that order is refused in one line (-32603), nothing done, another order refunded."""
     path = tmp_path / "billing.db"
     two_refunds(path)
     effect = {"$": "Effect", "owner": "o", "task_id": "task-1", "payload": "{}", "summary": "done", field: value}
     tampered(path, f"UPDATE effects SET body = '{json.dumps(effect)}' WHERE key = 'refund of ORD-0'")
-    with pytest.raises(DurableError, match="holds a row this peer cannot read") as raised:
-        open_store(str(path))
+    store, ledger = open_store(str(path))
+    with pytest.raises(UnreadableEffect, match="holds a row it cannot read: effect 'refund of ORD-0'") as raised:
+        restarted(billing.billing_agent(store=store, ledger=ledger), str(path))
+    store.file.close()
     assert "\n" not in str(raised.value)
+    peer, call = billing_on(path, max_tasks=1)  # ORD-0's task, the older, is not read
+    error = call(refund("m-9", "ORD-0"))["error"]
+    assert error["code"] == -32603 and "holds a row it cannot read: effect 'refund of ORD-0'" in error["message"]
+    assert "\n" not in error["message"] and len(peer.store.tasks) == 1, "no task made"
+    assert call(refund("m-8", "ORD-8"))["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT body FROM effects WHERE key = 'refund of ORD-0'").fetchone() == (json.dumps(effect),)
 
 
 def page_size(path):
