@@ -5,8 +5,9 @@ keeps everything in memory forgets, when it restarts, both the tasks its clients
 made, so a client's retry after a crash would refund again. With a store file:
 - Every change is staged, under the store's lock (the ledger's under a lock of its own, memory and file together): a
   task's row, which holds the messages that made or continued it (each messageId and a SHA-256 of what it said, so a
-  resent copy after a restart gets its first task; they go with their task), each effect the ledger records. What is
-  staged is written, in one transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
+  resent copy after a restart gets its first task; they go with their task: a copy resent once its task is
+  forgotten is a new message to the peer, its effect found done, never done again), each effect the ledger records.
+  What is staged is written, in one transaction, before anyone hears of any of it (`flush`: before the caller's answer, a
   stream's or a subscription's event, a webhook's delivery): a request nobody watches is one commit, however many
   changes it made, and a commit carries every request's changes staged by then (a row changed twice, once, as it is
   last). Nothing is read back per request but an effect memory does not hold, by its key (one indexed read:

@@ -191,8 +191,8 @@ class Peer:
         return task
 
     def _already_done(self, earlier: Effect, message: Message, owner: str, request: Request) -> Task:
-        """A request for an effect already carried out (or being carried out): the original task, when the same
-        caller asks the same again and it is still kept; else a rejection saying why."""
+        """A request for an effect already done (or being done): the original task, if the same caller asks the same and it
+        is kept; else a rejection saying why. So is a message resent once its task is forgotten, its messageId with it."""
         same = same_claim(earlier.payload, request.claim)
         if earlier.owner == owner and same and earlier.task_id in self.store.tasks:
             return self.store.get(earlier.task_id, owner)

@@ -110,6 +110,56 @@ def test_a_resent_message_gets_the_task_it_made_not_the_task_that_later_did_its_
     assert len(refunds(app)) == 1
 
 
+@pytest.mark.parametrize("durable", [False, True], ids=["in memory", "--store, restarted"])
+def test_a_message_resent_after_its_task_left_the_store_is_answered_as_a_new_message_for_its_order(tmp_path, durable):
+    """m-1's refund waited for approval and was canceled; m-2 asked for the same order, was approved and
+    refunded it. Then m-1's task left the store's window, and its messageId with it (a task's messages live
+    and go with it: the store's bounds hold them too), and m-1 was resent. To the peer it is a new message,
+    answered as any new message for that order is: with the order's task, m-2's, still kept; once that is
+    gone too, with a rejection naming it. Both are true of the order, refunded once, by that task; neither
+    is m-1's own canceled task, which is forgotten. Kept so on purpose: A2A lets a server drop a message
+    whose messageId it has seen and asks nothing of one it no longer keeps, and exactly-once is the
+    ledger's (the effect never happens twice), which task answers is secondary; remembering every
+    messageId ever seen would grow without bound, as the whole ledger read back at each start did."""
+    from peers.durable import open_store
+    from peers.restart import restarted
+    from peers.stamps import unguessable_task_ids
+
+    def billing_on_its_store():  # (task ids of their own in each life, as `serve` gives them)
+        if not durable:
+            return billing.billing_agent(max_tasks=3, new_task_id=unguessable_task_ids())
+        store, ledger = open_store(str(tmp_path / "billing.db"), max_tasks=3)
+        peer = billing.billing_agent(store=store, ledger=ledger, new_task_id=unguessable_task_ids())
+        restarted(peer, str(tmp_path / "billing.db"))
+        return peer
+    app = PeerApp(billing_on_its_store(), wire_v10, token="t0k")
+    approval = {"approval": {"order_id": "ORD-77", "amount": 6000.0, "currency": "USD"}}
+    canceled = send_v1(app, "ORD-77", 6000.0, "m-1")["result"]["task"]
+    post(app, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "CancelTask", "params": {"id": canceled["id"]}}).encode(), V1)
+    other = send_v1(app, "ORD-77", 6000.0, "m-2")["result"]["task"]
+    post(app, json.dumps({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-3", "role": "ROLE_USER", "taskId": other["id"], "parts": [{"data": approval}]}}}).encode(), V1)
+    for n in range(2):  # the store keeps 3 tasks: m-1's, the oldest, is forgotten
+        send_v1(app, f"ORD-{n}", 1.0, f"f-{n}")
+    if durable:
+        app.peer.store.file.close()
+        app = PeerApp(billing_on_its_store(), wire_v10, token="t0k")
+    assert canceled["id"] not in app.peer.store.tasks and other["id"] in app.peer.store.tasks
+    resent, new = send_v1(app, "ORD-77", 6000.0, "m-1")["result"]["task"], send_v1(app, "ORD-77", 6000.0, "m-9")
+    assert (resent["id"], resent["status"]["state"]) == (other["id"], "TASK_STATE_COMPLETED"), resent["status"]
+    assert new["result"]["task"]["id"] == other["id"], "as a new message for the order is answered"
+    for n in range(2, 5):  # m-2's task forgotten too (and the rejections the resends made)
+        send_v1(app, f"ORD-{n}", 1.0, f"f-{n}")
+    late = send_v1(app, "ORD-77", 6000.0, "m-2")["result"]["task"]
+    assert late["status"]["state"] == "TASK_STATE_REJECTED"
+    assert f"already done by task {other['id']}: refund of $6,000.00 issued for ORD-77" in \
+        late["status"]["message"]["parts"][0]["text"]
+    assert sorted(refunds(app)) == sorted([f"refund of $1.00 issued for ORD-{n} (ref BILL-ORD-{n})" for n in range(5)] +
+                                          ["refund of $6,000.00 issued for ORD-77 (ref BILL-ORD-77)"]), "each once"
+    if durable:
+        app.peer.store.file.close()
+
+
 def test_the_bearer_scheme_in_any_case_is_the_same_caller(app):
     tasks = [send_v1(app, "ORD-9", 9.0, "m-1", {**V1, "Authorization": f"{scheme} t0k"})["result"]["task"]["id"]
              for scheme in ("Bearer", "bearer", "BEARER")]
