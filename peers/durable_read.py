@@ -10,6 +10,11 @@ the store's bounds hold are read (a file kept under larger bounds, or made by ha
 millions), and any task a claim names, so that the restart settles that claim as it would with
 the task in memory (restart.py); as the store is cut to its bounds, those go, and the rows older
 than the newest read (`cut_older`).
+A completed task the restart reads whose effect's row is gone (deleted by hand) has its effect
+recorded again (restart.py); one beyond the bounds, never read, does not. That is kept so: such
+a task is forgotten as the store starts anyway, a row deleted by hand undoes the ledger for any
+order whether or not its task is kept, and finding them would read every task the file holds,
+the start growing with the file again.
 """
 from __future__ import annotations
 

@@ -23,7 +23,8 @@ go on: its work was a running function, gone with the process. So, on start
   retry is safe, and any claim it holds is let go;
 - a completed task whose claim was not yet marked done has it marked, and one whose effect
   the ledger does not hold (its row deleted, or edited, by hand) has it recorded as done: the
-  ledger is what stops a second refund; a claim naming a completed task for another effect
+  ledger is what stops a second refund (a task the store's bounds keep: durable_read.py says why
+  not one beyond them); a claim naming a completed task for another effect
   (edited), a failed, canceled or rejected task (it did nothing: its claim's release was lost,
   or a file edited), or a task gone, is let go; and then the store is cut to its bounds.
 Not here: reading and writing the file (durable.py); a task's steps (peer.py).
