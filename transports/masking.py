@@ -219,9 +219,15 @@ def query_secrets(urls: list[str]) -> tuple[str, ...]:
     queries = [query for url in urls if (query := url.split("#", 1)[0].partition("?")[2])]
     if not queries:  # nearly every run's: urllib.parse (and the warnings it loads) is not loaded for them
         return ()
-    from urllib.parse import parse_qsl
+    from urllib.parse import unquote_plus
     held: list[str] = []  # as headers' secrets are (`hold`): not a short plain word, nor past MOST_HELD
-    for query in queries:
-        for name, value in parse_qsl(query):
-            hold(held, {name: value})
+    for field in (field for query in queries for field in query.split("&")):
+        name, _, value = field.partition("=")
+        # As the URL spells it (a base64 key's "+", a "%2D"), which decoded it is not, and decoded, as a peer says it
+        # back. A key too short or too plain to be looked for alone is masked with its name, where the URL names it.
+        before = len(held)
+        for secret in (value, unquote_plus(value)):
+            hold(held, {unquote_plus(name): secret})
+        if len(held) == before and value:
+            hold(held, {unquote_plus(name): field})
     return tuple(held)
