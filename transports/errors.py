@@ -87,9 +87,8 @@ class HttpRefusal(PeerError):
         else:
             reason = "the peer refused at the HTTP level"
         hint = hint if status in (401, 403) and not credentials_sent else ""  # a credential is no answer to a 404
-        if status in (429, 503) and wait:  # the peer's own words: shown escaped, and cut
-            from transports.escaping import escape
-            reason += f"; it asks us to wait {escape(wait[:40])}{' s' if wait.isdigit() else ''}"
+        asked = waiting(status, wait)  # a 429's or 503's Retry-After
+        reason += f"; {asked}" if asked else ""
         super().__init__(f"HTTP {status}: {reason}" + (f" ({hint})" if hint else ""))
         self.status = status
 
@@ -99,6 +98,16 @@ class HttpRefusal(PeerError):
         if self.status == 429:
             return BUSY
         return REFUSED_BEFORE_ACTING if self.status < 500 else MAY_HAVE_ACTED
+
+
+def waiting(status: int, wait: str | None) -> str:
+    """How long a 429 or 503 asks us to wait, by its Retry-After (RFC 9110 10.2.3: seconds, or a date): the
+    peer's own words, escaped and cut; "" for another status or none said."""
+    if status not in (429, 503) or not wait:
+        return ""
+    from transports.escaping import escape
+    seconds = wait.isascii() and wait.isdigit()  # delay-seconds are ASCII digits: "٣" is none
+    return f"it asks us to wait {escape(wait[:40])}{' s' if seconds else ''}"
 
 
 class RemoteError(PeerError):
