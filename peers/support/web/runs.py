@@ -69,6 +69,7 @@ class Run:
         self.opened: list[dict[str, Any]] | None = None  # a saved trace's records, for a run opened from one
         # The printer's number of each frame, in the order they crossed: the newest, as many as a run's records hold
         self.frame_seqs: deque[int] = deque(maxlen=max(keeping.MOST_RECORDS, keeping.MOST_RUN_RECORDS))
+        self.framing = threading.Lock()  # a frame's record and its number are added, and read to draw, together
         self.drawing, self.one_drawing = threading.Lock(), threading.Lock()  # (redraw_after)
         self.drawn_at = self.drawing_took = 0.0  # the last drawing's end, and what it took (time.monotonic())
         self.due = False  # a drawing is due: whatever is heard before it is drawn with it
@@ -86,7 +87,7 @@ class Run:
                               if self.rolling else (keeping.MOST_RUN_RECORDS, keeping.MOST_RUN_RECORD_BYTES)))
         self.console.listeners += [self.recorder.line, window, self.redraw_after]
         for each in (printer, *more):
-            each.listeners += [self.recorder.frame, window, self.frame, self.redraw_after]
+            each.listeners += [self._recorded, window, self.frame, self.redraw_after]
             each.before_send = self.before_send
             if each.show is not None:
                 each.show = self._stream_head(each.show)
@@ -105,12 +106,16 @@ class Run:
         """A printer listener: what HTTP said of a frame as it crossed (secrets masked already).
         `stream`: "starts" for a stream's status and headers, told before its first event (the
         printer records a stream as one frame once it has ended: "" then)."""
-        if not stream:
-            self.frame_seqs.append(frame.seq)
         self._add({"type": "frame", "seq": frame.seq, "direction": frame.direction,
                    "method": frame.http_method, "url": mask_body(frame.url, self.held), "status": frame.status,
                    "headers": frame.headers, "pushed_by": frame.sender, "stream": stream,
                    "elapsed_ms": None if frame.elapsed_ms is None else round(frame.elapsed_ms, 1)})
+
+    def _recorded(self, frame: Frame) -> None:
+        """A printer listener: the frame recorded (trace.py) and its number kept, as one step (`draw`)."""
+        with self.framing:
+            self.recorder.frame(frame)  # type: ignore[union-attr]
+            self.frame_seqs.append(frame.seq)
 
     def _stream_head(self, show: Callable[[str, Frame], None]) -> Callable[[str, Frame], None]:
         """The printer's `show`, wrapped: the first line of a stream is shown with a frame of its
@@ -151,13 +156,17 @@ class Run:
                 if not self.due or self.status is not None:  # drawn already, or at the run's end
                     return
                 self.due, began = False, time.monotonic()
-            self.draw(self.recorder.resolved())  # type: ignore[union-attr]
+            self.draw()
             self.drawn_at = time.monotonic()
             self.drawing_took = self.drawn_at - began
 
-    def draw(self, records: list[dict[str, Any]]) -> None:
-        """The diagram of `records`, the newest event; the one before is dropped (a page needs the newest)."""
-        self._add(drawing.drawing(records, self.frame_seqs))  # the one before it is dropped (keeping.py)
+    def draw(self, records: list[dict[str, Any]] | None = None) -> None:
+        """The diagram of `records` (else the run's, read with its frames' numbers at once: frames crossing while
+        it is drawn would name each arrow by a later frame), the newest event; the one before is dropped (keeping.py)."""
+        with self.framing:
+            records = self.recorder.resolved() if records is None else records  # type: ignore[union-attr]
+            seqs = list(self.frame_seqs)
+        self._add(drawing.drawing(records, seqs))
 
     def before_send(self, frame: Frame) -> None:
         """The printer's hook: the frame is shown; in step mode it leaves only on Send."""
@@ -196,7 +205,7 @@ class Run:
                 self.credentials, self.story = {}, None  # a credential lives as long as its run
                 with self.one_drawing:  # the last drawing: one under way ends first, one due after it draws nothing
                     if self.recorder is not None:
-                        self.draw(self.recorder.resolved())  # drawn once more, whole, at its end
+                        self.draw()  # drawn once more, whole, at its end
                     with self.changed:
                         self.status = status
                         self.changed.notify_all()
