@@ -87,7 +87,7 @@ class HttpRefusal(PeerError):
         else:
             reason = "the peer refused at the HTTP level"
         hint = hint if status in (401, 403) and not credentials_sent else ""  # a credential is no answer to a 404
-        asked = waiting(status, wait)  # a 429's or 503's Retry-After
+        asked = retry_after(status, wait)  # a 429's or 503's Retry-After
         reason += f"; {asked}" if asked else ""
         super().__init__(f"HTTP {status}: {reason}" + (f" ({hint})" if hint else ""))
         self.status = status
@@ -100,7 +100,7 @@ class HttpRefusal(PeerError):
         return REFUSED_BEFORE_ACTING if self.status < 500 else MAY_HAVE_ACTED
 
 
-def waiting(status: int, wait: str | None) -> str:
+def retry_after(status: int, wait: str | None) -> str:
     """How long a 429 or 503 asks us to wait, by its Retry-After (RFC 9110 10.2.3: seconds, or a date): the
     peer's own words, escaped and cut; "" for another status or none said."""
     if status not in (429, 503) or not wait:

@@ -42,7 +42,7 @@ from peers.support.calling.config import same_endpoint
 from peers.support.calling.held import MAX_SECRET, Held, Unheld
 from peers.support.calling.replies import read_json
 from transports.base import Transport, parse_url
-from transports.errors import PeerError, waiting
+from transports.errors import PeerError, retry_after
 from transports.escaping import escape
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -167,7 +167,7 @@ def _answer(response: Any, what: str, url: str) -> dict[str, Any]:
         except (PeerError, AttributeError):
             error = None
         said = f": {escape(error[:40])}" if isinstance(error, str) else ""
-        asked = waiting(response.status, response.header("Retry-After"))  # a 429's or 503's wait, if it says one
+        asked = retry_after(response.status, response.header("Retry-After"))  # a 429's or 503's wait, if it says one
         later = f"; {asked} before asking again" if asked else ""
         raise TokenRefused(f"{what} at {url} refused us: HTTP {response.status}{said}{later}")
     document = read_json(body, f"what {what} at {url} answered")
