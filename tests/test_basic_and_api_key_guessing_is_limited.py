@@ -2,8 +2,9 @@
 from an address once they came too often (RFC 6749 2.3.1's brute-force protection, OWASP's for any
 login): 429 with Retry-After (RFC 6585 4) in the binding's own error body, before the credential is
 looked at, as the token endpoint does (test_token_endpoint_limits_guessing.py). It heard any number of
-guesses before. Basic guesses under a user the peer does not know test no password: neither counted
-nor kept. Counted per source address, at most KEPT of them. Real requests to billing on 127.0.0.1
+guesses before. Basic guesses under a user the peer does not know test no password, yet count at their
+address (a 429 there must not say the name was right), never toward the user's count from all addresses.
+Counted per source address, at most KEPT of them. Real requests to billing on 127.0.0.1
 (and 127.0.0.x, where the platform lets a client bind it)."""
 import base64
 import http.client
@@ -91,11 +92,25 @@ def test_the_http_json_binding_answers_a_held_address_with_the_same_429_in_its_o
     assert _call(server, _basic("support-agent:pa55"))[0] == 429, "one count for both bindings"
 
 
-def test_basic_guesses_under_user_names_the_peer_does_not_know_are_neither_counted_nor_kept(served):
+def test_a_basic_guessers_statuses_do_not_say_whether_the_user_name_it_guessed_under_is_right(served):
+    """Counted under the peer's user alone, five wrong passwords and then 429 told a guesser the name was right,
+    and 401 without end that it was not: the statuses said which half of the credential was wrong, which the
+    comparison of both halves, each always and in constant time, keeps from the time taken."""
+    said = {}
+    for user in ("support-agent", "someone-else"):
+        server, _ = served("basic")
+        said[user] = [_call(server, _basic(f"{user}:guess-{n}"))[0] for n in range(MOST + 1)]
+    assert said["support-agent"] == said["someone-else"] == [401] * MOST + [429], said
+
+
+def test_basic_guesses_under_user_names_the_peer_does_not_know_hold_back_their_own_address_alone(served):
+    """Counted at the address they came from, as any wrong password is; never toward the user's count from all
+    addresses, so no one locks the user out by inventing names; and of them only the address is kept."""
     server, scheme = served("basic")
-    statuses = [_call(server, _basic(f"invented-{n}-{'x' * 500}:guess"))[0] for n in range(60)]
-    assert statuses == [401] * 60, statuses
-    assert not scheme.guesses.kept, "nothing is kept of a name the peer does not know"
+    guesser = _from("127.0.0.2")
+    statuses = [_call(server, _basic(f"invented-{n}-{'x' * 500}:guess"), source=guesser)[0] for n in range(60)]
+    assert statuses == [401] * MOST + [429] * (60 - MOST), statuses
+    assert list(scheme.guesses.kept) == ["127.0.0.2"] and scheme.guesses.in_all.wrong == 0, "an address, no name"
     assert _call(server, _basic("support-agent:pa55"))[0] == 200
 
 

@@ -1,18 +1,21 @@
 """How many wrong secrets a server hears before it stops listening for a while, counted per source address.
 
 RFC 6749 2.3.1: a server authenticating clients by password MUST protect the endpoint against brute
-force (OWASP asks it of every login). Only a guess that could succeed is counted: at the secret of the
-one client id (oauth2.py's token endpoint) or Basic user (http_basic.py) the peer knows, or at its API
-key (api_key.py: a key names no one, so every key offered is one). A guess under a name the peer does
-not know tests no secret: not counted, and nothing is kept of it, so no one can lock anything by
-inventing names. Past MOST wrong secrets from one address within WINDOW seconds of its first, that
-address is answered 429 (RFC 6585 4, with Retry-After) until its window ends, before its secret is
-looked at, so a guess made then tests nothing; the right secret starts its count again. Being held,
-counting and comparing are one step under one lock: of guesses sent at once, no more than MOST are
-compared, and right secrets sent at once never hold each other back.
+force (OWASP asks it of every login). Counted: each wrong secret for the one client id (oauth2.py's token
+endpoint) or Basic user (http_basic.py) the peer knows, and each wrong API key (api_key.py: a key names
+no one, so every key offered is a guess at it). A guess under a client id the peer does not know tests
+no secret: not counted, and nothing is kept of it, so no one can lock anything by inventing ids. A Basic
+user name is half of what is compared, and a status must not say which half was wrong (a 429 coming only
+under the right name would): a guess under another name counts at its address as a wrong password does
+(`named` False), never toward the count from all addresses (below), so inventing names holds back no one
+else. Past MOST wrong secrets from one address within WINDOW seconds of its first, that address is
+answered 429 (RFC 6585 4, with Retry-After) until its window ends, before its secret is looked at, so a
+guess made then tests nothing; the right secret starts its count again. Being held, counting and
+comparing are one step under one lock: of guesses sent at once, no more than MOST are compared, and
+right secrets sent at once never hold each other back.
 
-Why per address. An id or user name is no secret (RFC 6749 2.2): counted per name alone, anyone who
-knew it locked the rightful client out by guessing wrong. Per address, a guesser holds back its own
+Why per address. An id is no secret (RFC 6749 2.2), nor a user name one to lean on: counted per name
+alone, anyone who knew it locked the rightful client out by guessing wrong. Per address, a guesser holds back its own
 address and those who share it (a NAT; behind a proxy every caller is the proxy's address). An IPv6
 host commonly holds a whole /64, so that is one address here. Guessing from many addresses is still
 bounded for a name: past MOST_IN_ALL wrong secrets within a window from all of them, every address is
@@ -64,9 +67,10 @@ class Guesses:
         self.in_all = Window()  # from every address: counted only with a bound (`in_all`)
         self.lock = threading.Lock()  # a server's workers may ask at once
 
-    def heard(self, address: str, right: Callable[[], bool]) -> tuple[int, bool]:
+    def heard(self, address: str, right: Callable[[], bool], named: bool = True) -> tuple[int, bool]:
         """A secret offered from `address` (a request's client_address; "" in process): (seconds to wait,
-        False) while it is held, `right` not called; else (0, right()), a wrong one counted."""
+        False) while it is held, `right` not called; else (0, right()), a wrong one counted; toward the
+        count from all addresses only if `named` (under the name the peer knows)."""
         source = _source(address)
         with self.lock:
             now = self.clock()
@@ -79,7 +83,7 @@ class Guesses:
                 self.kept.pop(source, None)  # the count starts again
                 return 0, True
             own.wrong += 1
-            self.in_all.wrong += self.most_in_all is not None
+            self.in_all.wrong += self.most_in_all is not None and named
             self.kept[source] = own
             self.kept.move_to_end(source)
             if len(self.kept) > self.most_kept:

@@ -5,10 +5,10 @@ was given. Everything about the header is hostile until checked: its size, the b
 (strictly, no stray characters), UTF-8 (the charset RFC 7617 names), and the colon
 that separates user and password; any failure is a 401, never a traceback. User and
 password are both compared in constant time, and both always (the time does not say
-which one was wrong). Wrong passwords for the user are counted per address (guesses.py): too
-many, and that address is refused with 429 before its password is looked at; a guess under
-another user name tests nothing, and is neither counted nor kept. The caller it proves is the
-user. Not here: more than one user.
+which one was wrong). Wrong passwords are counted per address (guesses.py): too many, and that
+address is refused with 429 before its password is looked at; a guess under another user name
+tests nothing, yet counts there too (else the 429 would say which name is right), though never
+toward the user's count from all addresses. The caller it proves is the user. Not here: more than one user.
 """
 from __future__ import annotations
 
@@ -54,11 +54,11 @@ class Basic:
             return None, frozenset()
         user_ok = hmac.compare_digest(offered[0], self.user)
 
-        def right() -> bool:
-            return hmac.compare_digest(offered[1], self.password)
-        # Under another user the password is compared all the same (the time does not say which was wrong),
-        # never counted: no password could succeed there.
-        held, proved = self.guesses.heard(request.client_address, right) if user_ok else (0, right() & False)
+        def right() -> bool:  # both compared, always: the time does not say which was wrong
+            return hmac.compare_digest(offered[1], self.password) & user_ok
+        # Under another user no password could succeed, yet it counts at its address all the same: a 429 that
+        # came only under the right name would say that name was right. Not toward the user's count in all.
+        held, proved = self.guesses.heard(request.client_address, right, named=user_ok)
         if held:
             raise TooManyGuesses(held)
         return ("basic:" + self.user.decode(), frozenset()) if proved else (None, frozenset())
