@@ -504,6 +504,39 @@ def free_port() -> int:
     return spare_port()
 
 
+SILENT = ".silent.test"  # host names `silent_resolver` never answers for
+
+
+class SilentResolver:
+    def __init__(self) -> None:
+        self.released = threading.Event()
+
+    def fill(self) -> None:
+        """Every place transports/lookups.py keeps for lookups waiting on the resolver, taken by one each."""
+        from transports import lookups
+        for n in range(lookups.MOST_WAITING):  # each waits on the resolver after its asker has gone on
+            assert lookups.addresses(f"pending-{n}{SILENT}", time.monotonic() + 0.05) is None
+
+
+@pytest.fixture
+def silent_resolver(monkeypatch):
+    """The system's resolver, but one that never answers for a name ending in SILENT (an address written out
+    asks it nothing), as a resolver may: the stdlib's takes no deadline. As the test ends the silent lookups
+    end, and their threads are waited for, so that their places are free again for the tests after it."""
+    silent, resolve = SilentResolver(), socket.getaddrinfo
+
+    def answering(host, *args, **kwargs):
+        if isinstance(host, str) and host.endswith(SILENT) and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
+            silent.released.wait(30)
+            raise socket.gaierror("no answer")
+        return resolve(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", answering)
+    yield silent
+    silent.released.set()
+    for thread in [each for each in threading.enumerate() if each.name == "lookup"]:
+        thread.join(5)
+
+
 @pytest.fixture
 def closed_port():
     """A loopback port nothing listens on."""

@@ -141,37 +141,24 @@ def test_a_fault_on_a_deliverys_answer_acts_on_what_the_clients_receiver_said_ba
 
 
 def test_receivers_named_at_the_proxys_port_by_hosts_no_resolver_answers_for_hold_the_request_two_seconds_at_most(
-        monkeypatch):
+        silent_resolver):
     """Whether a receiver at the proxy's own port is the proxy itself asks the resolver, which takes no deadline: a
     name it never answered for held the request (here three, in one batch) for as long as the resolver did. Each
     request waits LOOKUP_SECONDS at most for all its receivers; one not told by then is not moved, and said so."""
-    import socket
-    import threading
     import time
     from peers.support.proxy.upstream import LOOKUP_SECONDS
-    released, resolve = threading.Event(), socket.getaddrinfo
-
-    def silent_for_some(host, *args, **kwargs):  # as a resolver asked by name: one read as an address asks none
-        if isinstance(host, str) and host.endswith(".silent.test") and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
-            released.wait(30)
-            raise socket.gaierror("no answer")
-        return resolve(host, *args, **kwargs)
-    monkeypatch.setattr(socket, "getaddrinfo", silent_for_some)
-    try:
-        with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
-            port = proxy.rsplit(":", 1)[1]
-            batch = []
-            for n in range(3):
-                body = json.loads(refund(10 + n))
-                body["id"] = n + 1
-                body["params"]["configuration"] = {"taskPushNotificationConfig": {
-                    "url": f"http://receiver-{n}.silent.test:{port}/hook"}}
-                batch.append(body)
-            started = time.monotonic()
-            sent = HttpTransport(timeout=LOOKUP_SECONDS + 4).post(proxy + "/a2a", json.dumps(batch).encode(), HEADERS)
-            took = time.monotonic() - started
-    finally:
-        released.set()
+    with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+        port = proxy.rsplit(":", 1)[1]
+        batch = []
+        for n in range(3):
+            body = json.loads(refund(10 + n))
+            body["id"] = n + 1
+            body["params"]["configuration"] = {"taskPushNotificationConfig": {
+                "url": f"http://receiver-{n}.silent.test:{port}/hook"}}
+            batch.append(body)
+        started = time.monotonic()
+        sent = HttpTransport(timeout=LOOKUP_SECONDS + 4).post(proxy + "/a2a", json.dumps(batch).encode(), HEADERS)
+        took = time.monotonic() - started
     said = lines.text()
     assert took < LOOKUP_SECONDS + 1.5 and sent.status == 200, f"{took:.1f} s"
     for n in range(3):
@@ -181,40 +168,24 @@ def test_receivers_named_at_the_proxys_port_by_hosts_no_resolver_answers_for_hol
     assert "webhook moved to the proxy" not in said
 
 
-def test_a_receiver_not_looked_up_because_eight_lookups_were_already_waiting_is_said_so_not_as_slow(monkeypatch):
+def test_a_receiver_not_looked_up_because_eight_lookups_were_already_waiting_is_said_so_not_as_slow(silent_resolver):
     """Past lookups.MOST_WAITING lookups waiting on the resolver, a receiver's host is not looked up at all: its
     line said it "was not resolved within 2 s", true, but the resolver was never asked, and the request never waited."""
-    import socket
-    import threading
     import time
     from conftest import free_port
     from transports import lookups
-    released, resolve = threading.Event(), socket.getaddrinfo
-
-    def silent(host, *args, **kwargs):  # a resolver that never answers for these names; an address asks none
-        if isinstance(host, str) and host.endswith(".silent.test") and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
-            released.wait(30)
-            raise socket.gaierror("no answer")
-        return resolve(host, *args, **kwargs)
-    monkeypatch.setattr(socket, "getaddrinfo", silent)
-    try:
-        for n in range(lookups.MOST_WAITING):  # each waits on the resolver after its asker has gone on
-            assert lookups.addresses(f"pending-{n}.silent.test", time.monotonic() + 0.05) is None
-        with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
-            port = proxy.rsplit(":", 1)[1]
-            body = json.loads(refund(20))
-            body["params"]["configuration"] = {"taskPushNotificationConfig": {
-                "url": f"http://receiver.silent.test:{port}/hook"}}
-            started = time.monotonic()
-            sent = HttpTransport(timeout=5).post(proxy + "/a2a", json.dumps(body).encode(), HEADERS)
-            took = time.monotonic() - started
-        free = free_port()
-        with proxy_to(f"http://agent.silent.test:{free}", port=free) as (_, at_start):
-            to_said = at_start.text()
-    finally:
-        released.set()
-        for thread in [each for each in threading.enumerate() if each.name == "lookup"]:
-            thread.join(5)  # the places free again for the tests after this one
+    silent_resolver.fill()
+    with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+        port = proxy.rsplit(":", 1)[1]
+        body = json.loads(refund(20))
+        body["params"]["configuration"] = {"taskPushNotificationConfig": {
+            "url": f"http://receiver.silent.test:{port}/hook"}}
+        started = time.monotonic()
+        sent = HttpTransport(timeout=5).post(proxy + "/a2a", json.dumps(body).encode(), HEADERS)
+        took = time.monotonic() - started
+    free = free_port()
+    with proxy_to(f"http://agent.silent.test:{free}", port=free) as (_, at_start):
+        to_said = at_start.text()
     said = lines.text()
     assert sent.status == 200 and took < 1.5, f"{took:.1f} s"
     assert f"[proxy] webhook http://receiver.silent.test:{port}/hook: not moved (its host, at this proxy's port, was " \
@@ -224,32 +195,17 @@ def test_a_receiver_not_looked_up_because_eight_lookups_were_already_waiting_is_
            f"{lookups.MOST_WAITING} lookups were already waiting on the resolver: it may name this proxy itself" in to_said
 
 
-def test_a_batch_of_receivers_no_resolver_answers_for_holds_one_place_among_the_lookups_not_all_eight(monkeypatch):
+def test_a_batch_of_receivers_no_resolver_answers_for_holds_one_place_among_the_lookups_not_all_eight(silent_resolver):
     """Once a request's LOOKUP_SECONDS were spent on its first receiver, each next one was still handed to the
     resolver, with no time left to wait for it: a batch of ten held all eight places, so every other request's
     receivers went unlooked-up for as long as the resolver kept silent. A lookup past its deadline is not started."""
-    import socket
     import threading
-    from transports import lookups
-    released, resolve = threading.Event(), socket.getaddrinfo
-
-    def silent(host, *args, **kwargs):  # a resolver that never answers for these names; an address asks none
-        if isinstance(host, str) and host.endswith(".silent.test") and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
-            released.wait(30)
-            raise socket.gaierror("no answer")
-        return resolve(host, *args, **kwargs)
-    monkeypatch.setattr(socket, "getaddrinfo", silent)
-    try:
-        with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
-            port = proxy.rsplit(":", 1)[1]
-            body = json.loads(refund(30))
-            batch = [{**body, "id": n, "params": {**body["params"], "configuration": {"taskPushNotificationConfig": {
-                "url": f"http://receiver-{n}.silent.test:{port}/hook"}}}} for n in range(10)]
-            sent = HttpTransport(timeout=8).post(proxy + "/a2a", json.dumps(batch).encode(), HEADERS)
-            waiting = [each for each in threading.enumerate() if each.name == "lookup"]
-    finally:
-        released.set()
-        for thread in [each for each in threading.enumerate() if each.name == "lookup"]:
-            thread.join(5)  # the places free again for the tests after this one
+    with billing_served() as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+        port = proxy.rsplit(":", 1)[1]
+        body = json.loads(refund(30))
+        batch = [{**body, "id": n, "params": {**body["params"], "configuration": {"taskPushNotificationConfig": {
+            "url": f"http://receiver-{n}.silent.test:{port}/hook"}}}} for n in range(10)]
+        sent = HttpTransport(timeout=8).post(proxy + "/a2a", json.dumps(batch).encode(), HEADERS)
+        waiting = [each for each in threading.enumerate() if each.name == "lookup"]
     assert sent.status == 200 and len(waiting) == 1, (len(waiting), lines.text()[-2000:])
     assert "not looked up" not in lines.text()
