@@ -504,6 +504,17 @@ def free_port() -> int:
     return spare_port()
 
 
+def loopback_source(address: str) -> tuple[str, int]:
+    """A client's source address (127.0.0.x, any port), for a server that counts callers by address; the test
+    skipped where the platform binds only 127.0.0.1."""
+    try:
+        with socket.socket() as probe:
+            probe.bind((address, 0))
+    except OSError as exc:
+        pytest.skip(f"cannot bind a client to {address} here ({exc}): one loopback address only")
+    return (address, 0)
+
+
 SILENT = ".silent.test"  # host names `silent_resolver` never answers for
 
 

@@ -9,11 +9,11 @@ Counted per source address, at most KEPT of them. Real requests to billing on 12
 import base64
 import http.client
 import json
-import socket
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from conftest import loopback_source
 from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
@@ -41,16 +41,6 @@ def served():
     yield start
     for server in servers:
         server.stop()
-
-
-def _from(address):
-    """A client socket bound to `address` (127.0.0.x), or the test skipped where the platform has only 127.0.0.1."""
-    try:
-        with socket.socket() as probe:
-            probe.bind((address, 0))
-    except OSError as exc:
-        pytest.skip(f"cannot bind a client to {address} here ({exc}): one loopback address only")
-    return (address, 0)
 
 
 def _call(server, credential, rest=False, source=None):
@@ -107,7 +97,7 @@ def test_basic_guesses_under_user_names_the_peer_does_not_know_hold_back_their_o
     """Counted at the address they came from, as any wrong password is; never toward the user's count from all
     addresses, so no one locks the user out by inventing names; and of them only the address is kept."""
     server, scheme = served("basic")
-    guesser = _from("127.0.0.2")
+    guesser = loopback_source("127.0.0.2")
     statuses = [_call(server, _basic(f"invented-{n}-{'x' * 500}:guess"), source=guesser)[0] for n in range(60)]
     assert statuses == [401] * MOST + [429] * (60 - MOST), statuses
     assert list(scheme.guesses.kept) == ["127.0.0.2"] and scheme.guesses.in_all.wrong == 0, "an address, no name"
@@ -143,7 +133,7 @@ def test_right_api_keys_sent_at_once_never_hold_each_other_back(served):
 def test_an_api_key_guesser_at_one_address_does_not_hold_back_the_keys_holder_at_another(served):
     """A key names no one, so its guesses are counted by address alone: one guesser cannot lock out the holder."""
     server, _ = served("apikey")
-    guesser = _from("127.0.0.2")
+    guesser = loopback_source("127.0.0.2")
     assert [_call(server, _key(f"guess-{n}"), source=guesser)[0] for n in range(MOST + 1)] == [401] * MOST + [429]
     assert _call(server, _key("k3y-42"), source=guesser)[0] == 429
     assert _call(server, _key("k3y-42"))[0] == 200
@@ -152,7 +142,7 @@ def test_an_api_key_guesser_at_one_address_does_not_hold_back_the_keys_holder_at
 def test_the_addresses_kept_are_bounded_and_the_one_heard_from_longest_ago_is_forgotten_first(served):
     server, scheme = served("apikey")
     scheme.guesses = Guesses(in_all=None, kept=3)
-    first, *others = [_from(f"127.0.0.{n}") for n in range(2, 6)]
+    first, *others = [loopback_source(f"127.0.0.{n}") for n in range(2, 6)]
     assert [_call(server, _key("wrong"), source=first)[0] for _ in range(MOST + 1)] == [401] * MOST + [429]
     for source in others:
         assert _call(server, _key("wrong"), source=source)[0] == 401

@@ -94,16 +94,23 @@ def test_an_order_is_never_refunded_again_after_its_task_left_the_store(app):
     assert len(refunds(app)) == 5
 
 
-def test_a_resent_message_gets_the_task_it_made_not_the_task_that_later_did_its_order(app):
-    """A2A: the same messageId answers with its task. m-1's refund waited for approval and was
-    canceled; m-2 asked for it again and was approved. m-1 resent (its answer lost) was answered
-    with m-2's task, as the ledger names it for the order: the canceled task is the one m-1 made."""
+def canceled_then_done_by_another(app):
+    """m-1 asks for ORD-77's refund, which waits for approval, and is canceled; m-2 asks for it again and is
+    approved (m-3): the refund is done, by m-2's task. (m-1's task, m-2's task)."""
     approval = {"approval": {"order_id": "ORD-77", "amount": 6000.0, "currency": "USD"}}
     canceled = send_v1(app, "ORD-77", 6000.0, "m-1")["result"]["task"]
     post(app, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "CancelTask", "params": {"id": canceled["id"]}}).encode(), V1)
     other = send_v1(app, "ORD-77", 6000.0, "m-2")["result"]["task"]
     post(app, json.dumps({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": {
         "messageId": "m-3", "role": "ROLE_USER", "taskId": other["id"], "parts": [{"data": approval}]}}}).encode(), V1)
+    return canceled, other
+
+
+def test_a_resent_message_gets_the_task_it_made_not_the_task_that_later_did_its_order(app):
+    """A2A: the same messageId answers with its task. m-1's refund waited for approval and was
+    canceled; m-2 asked for it again and was approved. m-1 resent (its answer lost) was answered
+    with m-2's task, as the ledger names it for the order: the canceled task is the one m-1 made."""
+    canceled, other = canceled_then_done_by_another(app)
     resent = send_v1(app, "ORD-77", 6000.0, "m-1")["result"]["task"]
     assert (resent["id"], resent["status"]["state"]) == (canceled["id"], "TASK_STATE_CANCELED"), resent["status"]
     assert send_v1(app, "ORD-77", 6000.0, "m-4")["result"]["task"]["id"] == other["id"], "a new message: the refund's task"
@@ -133,12 +140,7 @@ def test_a_message_resent_after_its_task_left_the_store_is_answered_as_a_new_mes
         restarted(peer, str(tmp_path / "billing.db"))
         return peer
     app = PeerApp(billing_on_its_store(), wire_v10, token="t0k")
-    approval = {"approval": {"order_id": "ORD-77", "amount": 6000.0, "currency": "USD"}}
-    canceled = send_v1(app, "ORD-77", 6000.0, "m-1")["result"]["task"]
-    post(app, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "CancelTask", "params": {"id": canceled["id"]}}).encode(), V1)
-    other = send_v1(app, "ORD-77", 6000.0, "m-2")["result"]["task"]
-    post(app, json.dumps({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": {
-        "messageId": "m-3", "role": "ROLE_USER", "taskId": other["id"], "parts": [{"data": approval}]}}}).encode(), V1)
+    canceled, other = canceled_then_done_by_another(app)
     for n in range(2):  # the store keeps 3 tasks: m-1's, the oldest, is forgotten
         send_v1(app, f"ORD-{n}", 1.0, f"f-{n}")
     if durable:

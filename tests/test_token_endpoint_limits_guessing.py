@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, loopback_source
 from peers import billing
 from peers.a2a import wire_v10
 from peers.app import PeerApp
@@ -33,17 +33,6 @@ def endpoint():
     server.start()
     yield server, scheme
     server.stop()
-
-
-def _from(address):
-    """A client socket bound to `address` (127.0.0.x), or the test skipped where the platform has only 127.0.0.1."""
-    import socket
-    try:
-        with socket.socket() as probe:
-            probe.bind((address, 0))
-    except OSError as exc:
-        pytest.skip(f"cannot bind a client to {address} here ({exc}): one loopback address only")
-    return (address, 0)
 
 
 def _ask(server, client_id, secret, basic=True, source=None):
@@ -131,7 +120,7 @@ def test_a_guesser_at_one_address_does_not_lock_out_the_rightful_client_at_anoth
     """An id is no secret (RFC 6749 2.2): counted per id alone, five wrong secrets from anywhere kept the
     rightful client out for a minute."""
     server, _ = endpoint
-    guesser = _from("127.0.0.2")
+    guesser = loopback_source("127.0.0.2")
     assert [_ask(server, "support-agent", f"guess-{n}", source=guesser)[0] for n in range(6)] == [401] * 5 + [429]
     assert _ask(server, "support-agent", "s3cret", source=guesser)[0] == 429, "the guesser's address is held"
     assert _ask(server, "support-agent", "s3cret")[0] == 200, "the rightful client, at 127.0.0.1, is not"
@@ -142,11 +131,11 @@ def test_guesses_from_many_addresses_together_are_still_bounded(endpoint):
     client, the rightful one too (the price guesses.py names), until the window ends."""
     from peers.schemes.guesses import MOST, MOST_IN_ALL
     server, _ = endpoint
-    sources = [_from(f"127.0.0.{n}") for n in range(2, 2 + MOST_IN_ALL // MOST)]
+    sources = [loopback_source(f"127.0.0.{n}") for n in range(2, 2 + MOST_IN_ALL // MOST)]
     statuses = [_ask(server, "support-agent", f"guess-{n}", source=source)[0]
                 for source in sources for n in range(MOST)]
     assert statuses == [401] * MOST_IN_ALL, statuses
-    status, headers, _ = _ask(server, "support-agent", "s3cret", source=_from("127.0.0.99"))
+    status, headers, _ = _ask(server, "support-agent", "s3cret", source=loopback_source("127.0.0.99"))
     assert status == 429 and 0 < int(headers["Retry-After"]) <= 60, "a new address is held too"
     assert _ask(server, "support-agent", "s3cret")[0] == 429
 
