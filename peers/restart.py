@@ -170,6 +170,8 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
             _let_go(ledger, task.id)  # never made; a failure's release lost, a file edited) held its order for ever
             continue
         own = effect_of(task, store.owners[task.id]) if effect_of is not None else None
+        if own is None and done_by is not None:  # a task of later turns (approved): its first asked for its effect,
+            own = (done_by(task, store.owners[task.id]) or (None,))[0]  # which the ledger holds done once it did it
         mine = ledger.get(own) if own is not None else None  # its own effect, from the file if done
         if _did(mine, task.id) and not _did(done, task.id):
             done = mine  # its claim as read was another row naming it (edited), or none: its own says done

@@ -323,6 +323,43 @@ def test_killed_before_the_effect_after_the_commit_or_after_the_answer_nothing_i
     assert {json.loads(body)["task_id"] for _, body in rows} == set(told.values())
 
 
+def test_an_approved_refund_killed_right_after_its_effects_commit_is_completed_on_restart_not_failed_as_nothing_done(
+        tmp_path):
+    """A refund that paused for approval and was approved has two turns; killed after its effect's commit
+    (the ledger: done, by it) and before its task's, the restart failed it "nothing was done, so a retry is
+    safe", effectsLanded [], though $6,000 went out: an effect done was no longer found by the task that
+    did it, only by the claim it no longer is, and its own effect was asked of its later turn alone."""
+    from transports.errors import TransportError
+    from transports.network import HttpTransport
+    path = str(tmp_path / "billing.db")
+    process, base, _ = served(path, "--crash-at", "after-commit")
+    try:
+        paused = send(base, "m-1", "ORD-1", 6000)["result"]["task"]
+        assert paused["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        approval = {"approval": {"order_id": "ORD-1", "amount": 6000.0, "currency": "USD"}}
+        frame = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {"message": {
+            "messageId": "m-2", "role": "ROLE_USER", "taskId": paused["id"], "parts": [{"data": approval}]}}}).encode()
+        transport = HttpTransport(timeout=5)
+        with pytest.raises(TransportError):  # the process died after the commit: no answer
+            transport.post(f"{base}/a2a", frame, {**HEADERS, "Authorization": "Bearer tok-1"})
+        transport.close()
+    finally:
+        process.kill()
+        process.communicate(timeout=10)
+    process, base, lines = served(path)  # restarted, no crash this time
+    try:
+        assert any("refund of ORD-1: refund of $6,000.00 issued" in line for line in lines), lines
+        again = send(base, "m-3", "ORD-1", 6000)["result"]["task"]  # the order asked again: its task
+        assert again["id"] == paused["id"]
+        assert again["status"]["state"] == "TASK_STATE_COMPLETED", again["status"]
+        assert again["artifacts"][0]["parts"][0]["text"].startswith("refund of $6,000.00 issued for ORD-1")
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT key FROM effects").fetchall() == [("refund of ORD-1",)], "refunded once"
+
+
 def test_sixteen_clients_and_a_restart_midway_lose_nothing_and_repeat_nothing(tmp_path):
     import threading
     import time
