@@ -44,7 +44,7 @@ from transports.records import Record
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Iterable
 
 
 class DurableError(Exception):
@@ -122,10 +122,10 @@ class StoreFile:
                 return
             self.committing, upto = True, self.staged
             staged, self.pending = self.pending, {}
-        try:
+        try:  # (each row's values made as it is written: one that cannot be made is a write that fails)
             with self.lock:
-                self._write([(sql, (*values, *map(to_json, records)) if records else values)
-                             for sql, values, records in staged.values()])
+                self._write((sql, (*values, *map(to_json, records)) if records else values)
+                            for sql, values, records in staged.values())
         finally:
             with self.staging:
                 self.committing, self.written = False, max(self.written, upto)
@@ -136,15 +136,18 @@ class StoreFile:
         with self.lock:
             self._write(statements)
 
-    def _write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-        """Called holding the lock. A write that fails (a full disk, a failing device) stops
-        the process: memory would otherwise run ahead of the file, which a restart trusts."""
+    def _write(self, statements: Iterable[tuple[str, tuple[Any, ...]]]) -> None:
+        """Called holding the lock. A write that fails (a full disk, a failing device, a value SQLite cannot
+        bind) stops the process: memory would otherwise run ahead of the file, which a restart trusts (and
+        a commit is counted written however it ends: the ledger lets go of what it carried, durable_ledger.py)."""
         try:
             with _Transaction(self.db):
                 for sql, values in statements:
                     self.db.execute(sql, values)
-        except sqlite3.Error as exc:
-            print(f"[store] {self.path}: a write failed ({_why(exc, self.path)}); stopping, so that nothing is "
+        except Exception as exc:  # noqa: BLE001 - whatever stopped it, the transaction is rolled back, unwritten
+            why = _why(exc, self.path) if isinstance(exc, sqlite3.Error) else \
+                f"a row it cannot write: {type(exc).__name__}"  # (never the row: it may be any caller's words)
+            print(f"[store] {self.path}: a write failed ({why}); stopping, so that nothing is "
                   "answered that is not on disk", file=sys.stderr, flush=True)
             os._exit(70)
 

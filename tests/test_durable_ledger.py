@@ -144,3 +144,36 @@ def test_serve_on_a_file_whose_kept_refunds_row_was_edited_exits_2_with_one_line
     said = [line for line in (done.stdout + done.stderr).splitlines() if str(path) in line]
     assert said == [f"error: {path}: this agent's ledger holds a row it cannot read: effect 'refund of ORD-1' is not one this "
                     "peer wrote (its store file edited?); nothing was done"], done.stdout + done.stderr
+
+
+def test_a_commit_failing_for_any_reason_stops_the_peer_and_no_effect_it_held_is_let_go_of_unwritten(tmp_path):
+    """Memory holds an effect done until the commit that writes it returns. A commit that failed with other than
+    SQLite's error (a value SQLite cannot bind: a string no UTF-8 holds) was counted written all the same, so the
+    ledger let go of the refunds it carried, on disk nowhere, and the next request for one refunded it again."""
+    import subprocess
+    import sys
+    from conftest import ROOT
+    path = tmp_path / "billing.db"
+    script = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+from peers.durable import open_store
+from peers.ledger import Effect
+store, ledger = open_store({str(path)!r})
+ledger.record("refund of ORD-1", Effect("o", "task-1", "{{}}", "refund of $5.00 issued for ORD-1"))
+ledger.record("refund of ORD-2", Effect("o\\udc80", "task-2", "{{}}", "refund of $5.00 issued"))  # not UTF-8: unbound
+try:
+    store.flush()
+except Exception as exc:
+    print("the commit raised", type(exc).__name__)
+ledger.record("refund of ORD-3", Effect("o", "task-3", "{{}}", "refund of $5.00 issued for ORD-3"))
+print("ORD-1 found:", ledger.get("refund of ORD-1") is not None)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 70 and done.stdout == "", (done.stdout, done.stderr[-2000:])
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"[store] {path}: a write failed (a row it cannot write: UnicodeEncodeError"), done.stderr
+    assert done.stderr.endswith("); stopping, so that nothing is answered that is not on disk\n"), done.stderr
+    store, ledger = open_store(str(path))
+    assert len(ledger.effects) == 0, "nothing of the failed commit on disk, and nothing was told"
+    store.file.close()
