@@ -36,7 +36,7 @@ CLAIMS = (BEING_DONE, WAITING)
 # A row this peer did not write, as the file's columns show it: judged for every row as the peer starts, in SQLite.
 _STRANGE = (f"typeof(seq) <> 'integer' OR seq < 1 OR seq >= {MAX_SEQ} OR slot < 1 OR slot >= {MAX_SEQ} OR "
             f"typeof(key) <> 'text' OR typeof(owner) <> 'text' OR typeof(body) <> 'text' OR "
-            f"length(key) + length(body) > {MAX_ROW_CHARS}")
+            f"length(key) + length(owner) + length(body) > {MAX_ROW_CHARS}")
 
 
 class UnreadableEffect(InternalError):
@@ -132,8 +132,9 @@ class DurableLedger(Ledger):
     def read_back(self, db: Any) -> None:
         """As the peer starts (no other thread yet): each caller's count, the last seq and slot, and the
         claims, never the effects done; every row's columns judged. ValueError: a row this peer did not write."""
-        for owner, count, last, strange in db.execute(f"SELECT owner, COUNT(*), MAX(seq), SUM({_STRANGE}) "
-                                                      "FROM effects GROUP BY owner"):
+        for owner, count, last, strange in db.execute(  # a strange owner never read: it may be of any length
+                "SELECT CASE WHEN strange THEN NULL ELSE owner END, count, last, strange FROM (SELECT owner, "
+                f"COUNT(*) AS count, MAX(seq) AS last, SUM({_STRANGE}) AS strange FROM effects GROUP BY owner)"):
             if strange:
                 raise ValueError(f"{strange} effect(s) this peer did not write (a seq, slot, key or owner of "
                                  "another type, or larger than it writes)")

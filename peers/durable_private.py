@@ -17,6 +17,7 @@ import os
 import sqlite3
 
 from peers.app import owner_of_bearer
+from peers.durable_read import MAX_ROW_CHARS
 from peers.tenants import PREFIX
 
 # How owners are spelled by every way of telling who calls: a scheme's prefix, or "" for
@@ -53,7 +54,8 @@ def scrub_owners(db: sqlite3.Connection) -> int:
         db.execute("UPDATE tasks SET owner = ? WHERE owner = ?", (owner_of_bearer(owner), owner))
     effects = 0
     db.create_function("scrubbed", 1, _scrubbed, deterministic=True)  # each row as SQLite comes to it: none held
-    for (owner,) in db.execute("SELECT DISTINCT owner FROM effects").fetchall():  # (a few: one a caller)
+    for (owner,) in db.execute("SELECT DISTINCT owner FROM effects WHERE length(owner) <= ?",  # (a few: one a
+                               (MAX_ROW_CHARS,)).fetchall():  # caller; one longer is refused, unread: durable_ledger.py)
         if _in_clear(owner):
             effects += db.execute("UPDATE effects SET owner = ?, body = scrubbed(body) WHERE owner = ?",
                                   (owner_of_bearer(owner), owner)).rowcount

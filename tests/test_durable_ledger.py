@@ -177,3 +177,36 @@ print("ORD-1 found:", ledger.get("refund of ORD-1") is not None)
     store, ledger = open_store(str(path))
     assert len(ledger.effects) == 0, "nothing of the failed commit on disk, and nothing was told"
     store.file.close()
+
+
+def test_an_effects_owner_column_larger_than_any_row_this_peer_writes_is_one_line_and_never_read_into_memory(tmp_path):
+    """An effect's key and body were bounded as the peer started, its owner column (schema 6) not: a file
+    edited to hold an owner of 9 million characters started, holding it in each caller's count for the
+    process's life (and a copy of it at every request for its order)."""
+    import sqlite3
+    from contextlib import closing
+    from peers.durable import DurableError
+    from peers.durable_read import MAX_ROW_CHARS
+    path = tmp_path / "billing.db"
+    store, ledger = open_store(str(path))
+    ledger.record("refund of ORD-1", Effect(OWNERS[0], "task-1", "{}", "refund of $5.00 issued for ORD-1"))
+    store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE effects SET owner = ?", ("o" * (MAX_ROW_CHARS + 1),))
+        db.commit()
+    before = path.read_bytes()
+    tracemalloc.start()
+    try:
+        try:
+            open_store(str(path))
+        except DurableError as exc:
+            refused = str(exc)
+        else:
+            refused = None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert refused is not None and "\n" not in refused and refused.startswith(f"{path}: holds a row this peer cannot "
+                                                                              "read (1 effect(s) this peer did not write")
+    assert peak < MAX_ROW_CHARS // 4, f"{peak:,} bytes held as it was refused: the owner was read"
+    assert path.read_bytes() == before, "left as it was"
