@@ -90,6 +90,23 @@ def as_schema_2(path, *extra_messages):
         db.commit()
 
 
+# Schema 5's effects, as the peer made them before an effect's owner was a column beside an index on its key.
+SCHEMA_5 = """
+ALTER TABLE effects RENAME TO effects_6;
+CREATE TABLE IF NOT EXISTS effects (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, key TEXT NOT NULL,
+                                    body TEXT NOT NULL);
+INSERT INTO effects SELECT slot, seq, key, body FROM effects_6;
+DROP TABLE effects_6;
+UPDATE meta SET value = '5' WHERE key = 'schema';
+"""
+
+
+def as_schema_5(path):
+    """Rewrite the store file at `path` as schema 5 held it (the index goes with the table it was on)."""
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(SCHEMA_5)
+
+
 def billing_on(path, **options):
     """billing on a store file as `serve --store` makes it, two callers' tokens; (peer, call)."""
     peer, call = durable_billing(path, other_tokens=("b0b",), **options)
@@ -454,3 +471,100 @@ def test_a_file_refused_for_a_row_is_left_byte_for_byte_its_journal_and_mode_too
     store, _ = open_store(str(path))
     assert store.file.rows("PRAGMA journal_mode") == [("wal",)] and os.stat(path).st_mode & 0o777 == 0o600
     store.file.close()
+
+
+def test_a_schema_5_file_has_each_effects_owner_made_a_column_and_nothing_is_refunded_twice(tmp_path):
+    """Schema 6 reads an effect done from the file by its key (its index) and counts each caller's share by
+    the owner column, which a schema 5 file has not: migrated as it opens, each row's owner is its body's,
+    the index is made, the paused refund's claim still holds, and a refund asked again is its task."""
+    path = tmp_path / "billing.db"
+    peer, call = billing_on(path)
+    done = call(refund("m-1", "ORD-1"))["result"]["task"]
+    call(refund("m-2", "ORD-2"), token="b0b")
+    paused = call(refund("m-3", "ORD-3", 6000))["result"]["task"]
+    owners = {key: effect.owner for key, effect in peer.ledger.effects.items()}
+    peer.store.file.close()
+    as_schema_5(path)
+    peer, call = billing_on(path, new_task_id=counter_ids("migrated"))
+    assert call(refund("m-9", "ORD-1"))["result"]["task"]["id"] == done["id"], "asked again: its task, no refund"
+    assert call(refund("m-8", "ORD-2"))["result"]["task"]["status"]["state"] == "TASK_STATE_REJECTED", \
+        "done for another caller"
+    approved = call(approval("m-3a", paused["id"], "ORD-3", 6000.0))["result"]["task"]
+    assert approved["status"]["state"] == "TASK_STATE_COMPLETED", "the paused refund's claim held across it"
+    assert call(refund("m-6", "ORD-3", 6000))["result"]["task"]["id"] == paused["id"], "refunded once"
+    assert peer.ledger.owned == {owners["refund of ORD-1"]: 2, owners["refund of ORD-2"]: 1}, "each share counted"
+    peer.store.file.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
+        rows = db.execute("SELECT key, owner, body FROM effects ORDER BY seq").fetchall()
+        assert sorted(db.execute("SELECT name FROM sqlite_master WHERE tbl_name = 'effects'")) == [
+            ("effects",), ("effects_by_key",)]
+    assert [(key, owner) for key, owner, _ in rows] == list(owners.items())
+    assert all(json.loads(body)["owner"] == owner for _, owner, body in rows)
+
+
+def test_a_schema_5_file_killed_at_any_point_of_its_migration_is_left_schema_5_or_made_schema_6_whole(tmp_path):
+    """The migration rebuilds the effects' table, row by row, in the transaction that opens the file: a
+    process killed (os._exit, as kill -9) at seeded points inside it, counted in SQLite's own steps, leaves
+    the file as it was, byte for byte what SQLite reads, or migrated whole; either opens with every refund."""
+    import random
+    import subprocess
+    import sys
+    from conftest import ROOT
+    from peers.app import owner_of_bearer
+    from peers.ledger import Effect
+    owners = [owner_of_bearer(f"token-{number}") for number in range(3)]  # as a caller's owner is kept
+    source = tmp_path / "source.db"
+    store, ledger = open_store(str(source), max_effects=400)
+    for number in range(300):
+        ledger.record(f"refund of ORD-{number}", Effect(owners[number % 3], f"task-{number}", "{}",
+                                                        f"refund of $5.00 issued for ORD-{number}"))
+    store.file.close()
+    as_schema_5(source)
+    before = snapshot(source)
+    child = """
+import os, sqlite3, sys
+sys.path.insert(0, sys.argv[1])
+steps, kill_at = [0], int(sys.argv[3])
+def counted():  # each thousand of SQLite's steps; at kill_at, the process dies as kill -9 kills it
+    steps[0] += 1
+    if steps[0] == kill_at:
+        os._exit(137)
+connect = sqlite3.connect
+def connect_counted(*args, **kwargs):
+    db = connect(*args, **kwargs)
+    db.set_progress_handler(counted, 1000)
+    return db
+sqlite3.connect = connect_counted
+from peers.durable import open_store
+store, _ = open_store(sys.argv[2], max_effects=400)
+store.file.close()
+print(steps[0])
+"""
+
+    def opened(path, kill_at):
+        return subprocess.run([sys.executable, "-c", child, str(ROOT), str(path), str(kill_at)], capture_output=True,
+                              text=True, timeout=60)
+    whole = tmp_path / "whole.db"
+    whole.write_bytes(source.read_bytes())
+    counted = opened(whole, 0)
+    assert counted.returncode == 0, counted.stderr[-2000:]
+    steps = int(counted.stdout)
+    assert steps > 20, "the migration is long enough to be killed inside"
+    outcomes = set()
+    for kill_at in sorted(random.Random(5).sample(range(1, steps), 8)):
+        path = tmp_path / f"killed-{kill_at}.db"
+        path.write_bytes(source.read_bytes())
+        killed = opened(path, kill_at)
+        assert killed.returncode == 137 and "Traceback" not in killed.stderr, (kill_at, killed.stderr[-2000:])
+        with closing(sqlite3.connect(path)) as db:
+            (schema,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        assert schema in ("5", str(SCHEMA_VERSION)), schema
+        if schema == "5":
+            assert snapshot(path) == before, f"killed at {kill_at:,} of {steps:,}: no longer schema 5 whole"
+        outcomes.add(schema)
+        store, ledger = open_store(str(path), max_effects=400)
+        assert len(ledger.effects) == 300 and ledger.get("refund of ORD-0").summary.startswith("refund of $5.00")
+        assert ledger.owned == dict.fromkeys(owners, 100)
+        store.file.close()
+    assert "5" in outcomes, "some kill landed inside the migration"
