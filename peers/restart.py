@@ -189,7 +189,7 @@ def settle(store: DurableStore, ledger: DurableLedger, go_on: Callable[[Task, st
     store.trim()  # the store's bounds hold on disk too: a file kept under larger ones is cut
     for key, effect in ledger.claims():  # a claim whose task the store no longer has (cut just now, too)
         if effect.task_id not in store.tasks:
-            ledger.forget(key)
+            ledger.release(key, effect.task_id)
     in_turn: dict[tuple[str, str], list[Task]] = {}  # an effect's tasks, in the store's order (dicts keep it)
     for task in to_continue:
         if task.id in store.tasks:  # not one cut just now: its claim is let go
@@ -251,6 +251,6 @@ def _did(effect: Effect | None, task_id: str) -> bool:
 
 def _let_go(ledger: DurableLedger, task_id: str) -> None:
     """Every claim `task_id` holds (however it was made) let go; an effect it did stays."""
-    for key, effect in ledger.claims():  # (copied while none changes: a continued task may be recording one)
+    for key, effect in ledger.claims():  # a copy: under the ledger's lock, each is let go only if still the task's
         if effect.task_id == task_id:
-            ledger.forget(key)
+            ledger.release(key, task_id)
