@@ -103,15 +103,16 @@ class Delegation(Record):
 def follow(updates: "Updates", task: Task | None, deadline: float) -> Task | None:
     """The task as `updates` leave it: each folded in, until the task ends or pauses, the updates stop, or `deadline`
     (time.monotonic()) passes; then closed, so a stream read no further is hung up."""
-    from peers.a2a.stream import folded  # each by a stream's rules: loaded once a task is followed past its answer
+    from peers.a2a.stream import Folding  # each by a stream's rules: loaded once a task is followed past its answer
+    folding = Folding(task)
     try:
         for update in updates:
-            task = folded(task, update)
-            if (task is not None and ends(task.state)) or time.monotonic() >= deadline:
+            folding.add(update)
+            if folding.ended() or time.monotonic() >= deadline:
                 break
     finally:
         updates.close()
-    return task
+    return folding.task
 
 
 @contextmanager
