@@ -1,5 +1,5 @@
 """`--peer` given twice for one card, by the same URL or by two spellings of it (its base URL,
-its card's URL, another query), is one peer: asked once, one line saying the repeat was
+its card's URL, another query, its host ending in the root's dot), is one peer: asked once, one line saying the repeat was
 dropped. It was asked twice: one ticket, two refunds asked for. Cards are keyed as the
 registry keys them (config.card_key: origin and path, a query naming no other agent).
 
@@ -13,7 +13,8 @@ from test_cards_of_outside_agents import Outside, card_03
 
 
 @pytest.mark.parametrize("again", ["{base}", "{base}/", "{base}/.well-known/agent-card.json",
-                                   "HTTP://127.0.0.1:{port}/.well-known/agent-card.json?a=2"])
+                                   "HTTP://127.0.0.1:{port}/.well-known/agent-card.json?a=2",
+                                   "http://127.0.0.1.:{port}", "HTTP://127.0.0.1.:{port}/.well-known/agent-card.json"])
 def test_a_peer_given_twice_by_any_spelling_of_its_card_is_asked_once_and_the_repeat_said_in_one_line(again):
     posted = []
     with outside_peer(Outside, card=card_03, posted=posted) as base:

@@ -183,6 +183,9 @@ def test_editing_allowlist_json_changes_the_cli_run(tmp_path):
                    '{"cardUrl": "https://A.example:443/.well-known/agent-card.json?a=2#top"}]}',
      "peers[1].cardUrl lists the card peers[0] does, with another query (a query names no other agent); list each "
      "once"),
+    ("--registry", '{"peers": [{"cardUrl": "https://a.example/card"}, {"cardUrl": "https://A.Example./card"}]}',
+     "peers[1].cardUrl lists the card peers[0] does, its host written with and without the root's dot (one host in "
+     "DNS); list each once"),  # asked twice, one ticket would ask two refunds
     ("--registry", '{"peers": [{"cardUrl": "https://x:99999/card"}]}', "peers[0].cardUrl must be an http(s) URL"),
     ("--registry", '{"agents": []}', "has an unknown field 'agents'"),
     ("--registry", '\xff', "allow.json:1:1: not UTF-8 (byte 0xff)"),

@@ -103,8 +103,9 @@ def load_registry(path: str, added: int = 0) -> list[str]:
     for index, url in enumerate(urls):  # listed twice, a peer would be asked twice: one refund, two requests
         earlier = first.setdefault(card_key(url), index)
         if earlier != index:
-            again = "" if parse_url(url) == parse_url(urls[earlier]) else \
-                ", with another query (a query names no other agent)"
+            now, then = parse_url(url), parse_url(urls[earlier])
+            again = "" if now == then else ", with another query (a query names no other agent)" if now.target != \
+                then.target else ", its host written with and without the root's dot (one host in DNS)"
             raise ConfigError(f"{path}: peers[{index}].cardUrl lists the card peers[{earlier}] does{again}; "
                               "list each once")
     return urls
@@ -112,9 +113,11 @@ def load_registry(path: str, added: int = 0) -> list[str]:
 
 def card_key(url: str) -> tuple[str, str]:
     """A card is keyed by where it lives, its origin and path (8.2's well-known URL): a query (a
-    key, a cache-buster) names no other agent, so ?a=1 and ?a=2 are one card. Not a URL: itself."""
+    key, a cache-buster) names no other agent, so ?a=1 and ?a=2 are one card; nor does a host's case,
+    or the root's dot ending it (`host.` is `host` in DNS): keyed apart, one agent was asked twice.
+    Not a URL: itself."""
     parsed = parse_url(url)
-    return (parsed.origin, parsed.path) if parsed is not None else (url, "")
+    return (parsed._replace(host=parsed.host.rstrip(".")).origin, parsed.path) if parsed is not None else (url, "")
 
 
 def load_allowlist(path: str) -> list[AllowEntry]:
