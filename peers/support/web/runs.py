@@ -119,13 +119,13 @@ class Run:
 
     def _stream_head(self, show: Callable[[str, Frame], None]) -> Callable[[str, Frame], None]:
         """The printer's `show`, wrapped: the first line of a stream is shown with a frame of its
-        own, its status and headers, which the printer records only when the stream ends."""
-        started: set[int] = set()
+        own, its status and headers, which the printer records only when the stream ends. The printer
+        shows that line once a stream, so nothing is kept of the streams started (a set of them grew
+        for a session's life, keyed by id(frame), which Python gives again once a frame is freed)."""
 
         def showing(text: str, frame: Frame) -> None:
-            if frame.direction == "<--" and not frame.body and id(frame) not in started and \
+            if frame.direction == "<--" and not frame.body and \
                     text.startswith(("<-- a stream of events", "<-- 200 a stream of events")):
-                started.add(id(frame))
                 self.frame(frame, "starts")
             show(text, frame)
         return showing
