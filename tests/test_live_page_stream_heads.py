@@ -1,9 +1,12 @@
 """The live page tells a stream's status and headers as it starts, before its events (runs.py `_stream_head`), under
 the number of the frame the stream is recorded as once it ends. Every stream's start is told, however many a session
 reads: the starts were kept in a set for the session's life, keyed by id(frame), which Python gives again once a
-frame is freed, so a later stream's start could be taken for one told already.
+frame is freed, so a later stream's start could be taken for one told already. And no two frames share a number: a
+stream's start was numbered as the frame recorded next, and a push recorded while the stream ran took that number too.
 
 Real frames: a printer over our network transport to a server of ours on 127.0.0.1 port 0, each request deadlined."""
+import json
+
 from peers.support.web.runs import Run
 from transports.base import HttpResponse
 from transports.network import HttpTransport
@@ -47,3 +50,21 @@ def test_every_one_of_a_long_sessions_many_streams_has_its_start_told():
         server.stop()
     starts = [event["seq"] for event in frame_events(run) if event["stream"] == "starts"]
     assert len(starts) == 200, f"{200 - len(starts)} streams' starts were not told"
+
+
+def test_a_push_recorded_while_a_stream_runs_has_a_number_of_its_own_and_the_stream_keeps_its_start_number():
+    server, transport, printer, run = watched()
+    try:
+        response = printer.stream(server.base_url + "/a2a", ASKED, {"Content-Type": "application/json"})
+        printer.received("http://127.0.0.1:1/webhook", {"Content-Type": "application/json"},
+                         json.dumps({"statusUpdate": {"taskId": "t"}}).encode(), server.base_url)
+        b"".join(response.body)
+    finally:
+        transport.close()
+        server.stop()
+    told = frame_events(run)
+    start = next(event["seq"] for event in told if event["stream"] == "starts")
+    pushed = next(event["seq"] for event in told if event["pushed_by"])
+    whole = [frame.seq for frame in printer.frames if frame.direction == "<--" and frame.sender is None]
+    assert pushed != start and whole == [start], (start, pushed, whole)
+    assert len({frame.seq for frame in printer.frames}) == len(printer.frames) == 3

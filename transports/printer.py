@@ -141,9 +141,9 @@ class FramePrinter:
         return f"--> {named}{_text(request.body, held=self.held)}".rstrip()  # a GET's, a DELETE's: no body
 
     def _events(self, url: str, response: HttpResponse, sent: Frame, rest: bool = False) -> Body:
-        # What the lines are shown with until the stream ends and its whole frame is recorded.
-        now = (time.perf_counter() - self._start) * 1000
-        head = Frame(self.recorded + 1, "<--", sent.http_method, url, mask_held(mask(response.headers), self.held), b"", 200,
+        # What the lines are shown with until the stream ends and its whole frame is recorded, under the number taken
+        now = (time.perf_counter() - self._start) * 1000  # now: a frame recorded meanwhile (a push) takes another
+        head = Frame(next(self._numbers), "<--", sent.http_method, url, mask_held(mask(response.headers), self.held), b"", 200,
                      now, now - sent.offset_ms, binding=sent.binding)
         self._show(f"<-- {'200 ' if rest else ''}a stream of events, each shown as it arrives, numbered [1], [2] ... by the "
                    "workbench (the numbers are not part of the protocol)", head)
@@ -167,7 +167,7 @@ class FramePrinter:
 
         def recorded(completed: bool) -> None:  # ended, broken off, or hung up on: what arrived
             hang_up(response.body)
-            self._record("<--", sent.http_method, url, response.headers, bytes(received), 200, sent)
+            self._record("<--", sent.http_method, url, response.headers, bytes(received), 200, sent, seq=head.seq)
         return Body(arriving(), recorded)
 
     @contextmanager
@@ -196,12 +196,12 @@ class FramePrinter:
 
     def _record(self, direction: str, http_method: str, url: str, headers: dict[str, str],
                 body: bytes, status: int | None = None, sent: Frame | None = None, *,
-                sender: str | None = None, binding: str | None = None) -> Frame:
+                sender: str | None = None, binding: str | None = None, seq: int | None = None) -> Frame:
         offset = (time.perf_counter() - self._start) * 1000
         elapsed = None if sent is None else offset - sent.offset_ms
         if direction == "-->":  # a credential we send (an OAuth token fetched now): masked wherever said back
             hold(self.held, headers)
-        self.recorded = seq = next(self._numbers)
+        self.recorded = max(self.recorded, seq := next(self._numbers) if seq is None else seq)  # a stream's: its start's
         frame = Frame(seq, direction, http_method, url, mask_held(mask(headers), self.held), body,
                       status, offset, elapsed, sender, binding if sent is None else sent.binding)
         self.frames.append(frame)
