@@ -80,6 +80,26 @@ def test_a_traced_session_to_ever_new_urls_remembers_only_the_newest_urls_asked(
     answers = [record for record in recorder.records if record["kind"] == "frame" and record["direction"] == "<--"]
     assert answers[-1]["method"] == "GetTask" and answers[-1]["url"].endswith("/a2a?n=59"), answers[-1]
 
+def test_what_a_traced_session_remembers_each_url_was_asked_is_bounded_in_bytes_however_long_the_urls_and_methods(
+        monkeypatch):
+    """MOST_ASKED bounds the URLs remembered by number alone: 8 KiB URLs made its thousand ~8 MiB, more than a
+    session keeps of its records (keeping.MOST_RECORD_BYTES, 4 MiB), and a method a client spelled as a long list
+    was kept whole with its URL. They are bounded in bytes too (here 64 KiB: 30 requests of 7-30 KiB each)."""
+    import json
+    monkeypatch.setattr(trace, "MOST_ASKED_BYTES", 64 << 10, raising=False)
+    with traced_proxy() as (proxy, lines, recorder):
+        client = HttpTransport(timeout=5)
+        for n in range(30):  # each to a URL of its own: half long, half asking a "method" 30 KB long
+            long = n % 2 == 0
+            asked = ASK % n if long else json.dumps({"jsonrpc": "2.0", "id": n, "method": ["m" * 1000] * 30}).encode()
+            client.post(f"{proxy}/a2a?n={n}&pad={'p' * 7000 if long else ''}", asked, {"Content-Type": "application/json"})
+        client.post(f"{proxy}/a2a?n=last", ASK % 99, {"Content-Type": "application/json"})
+    remembered = sum(len(json.dumps([url, *asked])) for url, asked in recorder._asked.items())
+    assert remembered <= 64 << 10, remembered
+    answers = [record for record in recorder.records if record["kind"] == "frame" and record["direction"] == "<--"]
+    assert answers[-1]["method"] == "GetTask" and answers[-1]["url"].endswith("/a2a?n=last"), answers[-1]
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a file every write to fails")
 def test_a_trace_the_stopped_proxy_cannot_write_is_said_and_its_exit_status_is_2():
     """Said, but the exit status was 0, as if the trace a script asked for were there."""

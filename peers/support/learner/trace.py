@@ -17,6 +17,7 @@ it reads exactly as it did live, with no peers. The diagram is drawn from the sa
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections import deque
 
@@ -43,8 +44,10 @@ WIRE_OF.update(dict.fromkeys(("initialize", "notifications/initialized", "tools/
 KINDS = ("line", "frame", "registry", "trust", "failure", "model", "broken", "resumed", "task")
 PUSH = "push to our webhook"  # a frame's method, where a peer POSTed a task's change to us
 # URLs whose last request is remembered, the newest: an answer comes just after its request, a push names the peer we
-# last asked, and a proxy's clients may name a new URL (a query of their own) with every request, for days
-MOST_ASKED = 1000
+# last asked, and a proxy's clients may name a new URL (a query of their own) with every request, for days. Bounded in
+# bytes too, URLs and what they were asked: a thousand 8 KiB URLs were 8 MiB, past the 4 MiB a session keeps of its
+# records (web/keeping.py); a quarter of that holds a proxy's 64 requests at once (server.py's workers) many times over
+MOST_ASKED, MOST_ASKED_BYTES = 1000, 1 << 20
 
 
 class Recorder:
@@ -54,6 +57,7 @@ class Recorder:
         self.added = 0  # records numbered as added: a keeper of the newest alone (web/keeping.py) may drop the first
         self.names: dict[str, str] = {}  # origin -> the name on the card served there
         self._asked: dict[str, tuple[Any, ...]] = {}  # url -> (method, id, binding) of the last request, newest last
+        self._asked_bytes = 0  # of those URLs and what they were asked (_size)
         self._asking = threading.Lock()  # a proxy's workers record at once
 
     def line(self, text: str, kind: Kind, facts: dict[str, Any]) -> None:
@@ -108,12 +112,18 @@ class Recorder:
                    **({"binding": binding} if binding else {})})
 
     def _asks(self, url: str, asked: tuple[Any, ...]) -> None:
-        """What `url` was last asked, remembered as the newest; past MOST_ASKED URLs, the oldest forgotten."""
+        """What `url` was last asked, remembered as the newest; past MOST_ASKED URLs, or MOST_ASKED_BYTES of them and
+        what they were asked, the oldest forgotten (the newest kept: a request is at most a frame). Of what a body
+        names, a string or a number alone is kept (a method's name, an id): a list or an object is neither, and was
+        kept whole, however large a client made it."""
+        asked = tuple(value if value is None or isinstance(value, (str, int, float)) else None for value in asked)
         with self._asking:
-            self._asked.pop(url, None)
-            self._asked[url] = asked
-            if len(self._asked) > MOST_ASKED:
-                del self._asked[next(iter(self._asked))]
+            if url in self._asked:
+                self._asked_bytes -= _size(url, self._asked.pop(url))
+            self._asked[url], self._asked_bytes = asked, self._asked_bytes + _size(url, asked)
+            while len(self._asked) > 1 and (len(self._asked) > MOST_ASKED or self._asked_bytes > MOST_ASKED_BYTES):
+                oldest = next(iter(self._asked))
+                self._asked_bytes -= _size(oldest, self._asked.pop(oldest))
 
     def resolved(self) -> list[dict[str, Any]]:
         """The records, each frame's peer given the name on its card once that was seen
@@ -175,6 +185,11 @@ def load(path: str) -> list[dict[str, Any]]:
         raise ValueError(f"{path}: no record of a kind a trace has ({', '.join(KINDS)}); not a trace of this "
                          f"workbench")
     return records
+
+
+def _size(url: str, asked: tuple[Any, ...]) -> int:
+    """The bytes a URL remembered and what it was asked take (scalars, each sized by its own kind)."""
+    return sys.getsizeof(url) + sum(sys.getsizeof(value) for value in asked)
 
 
 def _wire(method: Any) -> str | None:
