@@ -66,6 +66,17 @@ def test_headers_count_toward_what_a_trace_keeps(monkeypatch):
 
 
 
+def test_urls_count_toward_what_a_trace_keeps(monkeypatch):
+    """A record's URL was not counted: 10,000 records of 8 KiB URLs were 80 MiB kept, and a file --replay refuses."""
+    monkeypatch.setattr(run, "MOST_TRACED_BYTES", 64 << 10)
+    with traced_proxy() as (proxy, lines, recorder):
+        client = HttpTransport(timeout=5)
+        for n in range(30):  # each request to a 7 KiB URL, with a tiny body
+            client.post(f"{proxy}/a2a?n={n}&pad={'p' * 7000}", ASK % n, {"Content-Type": "application/json"})
+    assert sum(len(record.get("url") or "") for record in recorder.records) <= 64 << 10
+    assert any("--trace keeps the newest" in line for line in lines.lines)
+
+
 def test_a_traced_session_to_ever_new_urls_remembers_only_the_newest_urls_asked(monkeypatch):
     """A response is named by the request last sent to its URL, so a trace remembers what each URL was asked:
     it remembered every URL, for ever, so a client naming a new query with each request (a cache-buster, or
