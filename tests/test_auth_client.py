@@ -129,6 +129,19 @@ def test_a_wrong_credential_is_refused_by_the_peer_and_said_in_one_line(served, 
     assert not [frame for frame in frames if frame.url == base + "/a2a" and kind in ("oauth2", "oidc")]
 
 
+def test_a_429_from_the_peers_guess_limit_says_our_credential_is_the_cause_in_the_peers_own_words(served, tmp_path):
+    """Past five wrong API keys, the peer answers 429 whatever we send, its JSON-RPC error (-32041) saying why: too
+    many wrong credentials from our address. We said "the peer has had too many requests" and to send it again
+    later: its body was never read. The peer's message is said, and the advice is to fix the credential."""
+    base = served("apikey")
+    for _ in range(5):
+        delegate(base, store_of(tmp_path, {base + "/a2a": WRONG["apikey"]}))
+    outcome, _, _ = delegate(base, store_of(tmp_path, {base + "/a2a": WRONG["apikey"]}))
+    assert "HTTP 429" in outcome.error and "too many wrong credentials from this address" in outcome.error, outcome.error
+    assert "retry once the credentials are fixed" in outcome.error and "too busy" not in outcome.error, outcome.error
+    assert "\n" not in outcome.error
+
+
 @pytest.mark.parametrize("kind, needed", [
     ("apikey", "apiKey (an API key, in the X-API-Key header)"),
     ("basic", "basic (a Basic user and password)"),

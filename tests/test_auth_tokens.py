@@ -184,8 +184,9 @@ def test_a_second_401_is_one_line_and_no_third_request_or_second_token_is_sent(s
     finally:
         agent.close()
     assert frames == REFUSED + FETCHED + REFUSED, "one new token, one retry, then no more"
-    assert refused.error == ("delegation failed: HTTP 401: the peer refused the credentials sent; the peer did "
-                             "nothing; retry once the credentials are fixed")
+    assert refused.error == ("delegation failed: HTTP 401: the peer refused the credentials sent (it says "
+                             '"Unauthenticated: a valid oauth2 credential is required"); the peer did nothing; retry '
+                             "once the credentials are fixed")
     assert "\n" not in refused.error and frames_again == frames, "each delegation bounded the same way"
 
 

@@ -187,6 +187,34 @@ def test_an_http_status_instead_of_an_answer_is_said_as_what_it_means(status, sa
     assert ("--credentials" in outcome.error) is False, "a credential is no answer to it (one was sent: the 403)"
 
 
+def _error(message, code=-32050):
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": message}}).encode()
+
+
+@pytest.mark.parametrize("status, body, said", [
+    (429, _error("slow down: 3 a minute"), '(it says "slow down: 3 a minute")'),
+    (503, _error("\x1b[2Jdown for upkeep " + "z" * 5000), '(it says "\\x1b[2Jdown for upkeep zzz'),
+    (404, b"<html>no such page</html>", None), (429, b"\xff\xfe not UTF-8", None), (429, b"[1, 2]", None),
+    (429, b'{"error": "no object"}', None), (429, _error(["not", "a", "string"]), None),
+    (429, b"[" * 100_000 + b"]" * 100_000, None),  # nested past any limit: not read, nothing said
+    (429, _error("x" * (2 << 20)), None),  # past what is read of a refusal: not read at all
+    (429, json.dumps({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": "quota"}}).encode(),
+     '(it says "quota")'),  # HTTP+JSON's google.rpc.Status
+])
+def test_an_http_refusals_error_message_is_said_escaped_and_cut_and_any_other_body_changes_nothing(status, body, said):
+    """A refusal's status was said without its body, whose error object may say why (a 429 for wrong credentials
+    is no load to wait out). Its message is read, strictly and only from a small body, and said escaped and cut."""
+    honest = support_agent([BILLING])[2][billing.BASE_URL]
+
+    def answering(request):
+        return honest(request) if request.method == "GET" else HttpResponse(status, {}, body)
+    agent, _, _ = support_agent([BILLING], apps={billing.BASE_URL: answering})
+    outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+    assert outcome.task is None and f"HTTP {status}: " in outcome.error and "\n" not in outcome.error, outcome.error
+    assert "\x1b" not in outcome.error and len(outcome.error) < 1000, outcome.error
+    assert (said in outcome.error) if said else "it says" not in outcome.error, outcome.error
+
+
 @pytest.mark.parametrize("status, wait, said", [
     (429, "7", "it asks us to wait 7 s"), (503, "Fri, 31 Dec 2027 23:59:59 GMT", "it asks us to wait Fri, 31 Dec 2027"),
     (429, "\x1b[2J9", "it asks us to wait \\x1b[2J9"), (404, "7", None)])

@@ -69,10 +69,16 @@ class HttpRefusal(PeerError):
     said as what that status means: a credential wanted or refused (401, 403), a redirect
     (never followed: no peer moves a request, or its credentials, elsewhere), too many
     requests (429: nothing done, later may do), its own failure (5xx), a refusal. A 429's or 503's
-    Retry-After (RFC 9110 10.2.3: seconds, or a date) is said as the wait the peer asks for."""
+    Retry-After (RFC 9110 10.2.3: seconds, or a date) is said as the wait the peer asks for. What the
+    body's error object `said` (its message) is said too, escaped and cut: the status alone may mislead
+    (a 429 for wrong credentials, `code` UNAUTHENTICATED_CODE, is no load to wait out: a fix is due)."""
 
-    def __init__(self, status: int, *, credentials_sent: bool, hint: str = "", wait: str | None = None) -> None:
-        if status == 401 and not credentials_sent:
+    def __init__(self, status: int, *, credentials_sent: bool, hint: str = "", wait: str | None = None,
+                 said: str | None = None, code: Any = None) -> None:
+        self.credentials_held_back = status == 429 and type(code) is int and code == UNAUTHENTICATED_CODE
+        if self.credentials_held_back:
+            reason = "the peer holds back our credentials: wrong ones came from us too often"
+        elif status == 401 and not credentials_sent:
             reason = "the peer requires credentials and none were sent"
         elif status in (401, 403) and credentials_sent:
             reason = "the peer refused the credentials sent"
@@ -87,13 +93,16 @@ class HttpRefusal(PeerError):
         else:
             reason = "the peer refused at the HTTP level"
         hint = hint if status in (401, 403) and not credentials_sent else ""  # a credential is no answer to a 404
+        if said:
+            from transports.escaping import escape
+            reason += f' (it says "{escape(said[:200])}{"..." if len(said) > 200 else ""}")'
         asked = retry_after(status, wait)  # a 429's or 503's Retry-After
         reason += f"; {asked}" if asked else ""
         super().__init__(f"HTTP {status}: {reason}" + (f" ({hint})" if hint else ""))
         self.status = status
 
     def retry_advice(self) -> str:
-        if self.status in (401, 403):
+        if self.status in (401, 403) or self.credentials_held_back:
             return FIX_CREDENTIALS
         if self.status == 429:
             return BUSY

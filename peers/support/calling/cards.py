@@ -31,10 +31,12 @@ from peers.support.calling.config import token_for
 from peers.support.calling.contracts import CONTRACTS
 from transports import imported, jsonrpc, sse
 from transports.base import ClientRequest, HttpResponse
+from transports.codec import loads_strict
 from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
 from transports.records import Record
 
+MOST_REFUSAL_READ = 64 << 10  # bytes of a refusal's body read for its error: an error object is a few hundred
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Any, Callable, Protocol
@@ -128,7 +130,7 @@ class JsonRpc:
 
         def read(response: HttpResponse, attached: bool = False) -> Any:
             if response.status != 200:
-                raise refused(response.status, headers, url, attached, response.header("Retry-After"))
+                raise refused(response.status, headers, url, attached, response.header("Retry-After"), response.body)
             if sse.is_stream(response.header("Content-Type")):
                 return sse.events(response.body, lambda event: jsonrpc.decode_response(event, request_id))
             return jsonrpc.decode_response(response.body, request_id)
@@ -139,13 +141,27 @@ BINDING = JsonRpc()
 
 
 def refused(status: int, headers: dict[str, str], url: str, attached: bool = False,
-            wait: str | None = None) -> HttpRefusal:
+            wait: str | None = None, body: Any = b"") -> HttpRefusal:
     """An HTTP error with no A2A answer in it, saying whether a credential went with it: in
     `headers`, or `attached` by the transport that sent it (transports/credentialed.py); `wait`,
-    its Retry-After."""
+    its Retry-After; and what the error object in its `body` says, if it holds one (`error_in`)."""
     sent = attached or any(is_secret_header(name) for name in headers)
-    return HttpRefusal(status, credentials_sent=sent, wait=wait,
+    code, said = error_in(body)
+    return HttpRefusal(status, credentials_sent=sent, wait=wait, said=said, code=code,
                        hint="" if sent else f"give the support agent a credential for {url} with --credentials")
+
+
+def error_in(body: Any) -> tuple[Any, str | None]:
+    """The code and message of the error object a refusal's body holds, JSON-RPC's or HTTP+JSON's (google.rpc.Status,
+    its code HTTP's), as (None, None) for any other body: read strictly, and only up to MOST_REFUSAL_READ bytes."""
+    if not isinstance(body, bytes) or len(body) > MOST_REFUSAL_READ:
+        return None, None
+    try:
+        error = loads_strict(body).get("error")
+    except (ValueError, AttributeError):  # not JSON, past a limit, or not an object: it names no error
+        return None, None
+    message = error.get("message") if isinstance(error, dict) else None
+    return error.get("code") if isinstance(error, dict) else None, message if isinstance(message, str) else None
 
 
 def only_bearer(card: AgentCard) -> bool:

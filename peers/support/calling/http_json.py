@@ -113,7 +113,7 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached
     answer without one (or a credential refused: any 401), the HTTP refusal it is. A 403 that
     names PERMISSION_DENIED is the peer's answer to a caller it knows, as JSON-RPC's -32043 is."""
     if status == 401 or not isinstance(body, bytes):
-        return refused(status, headers, url, attached, wait)
+        return refused(status, headers, url, attached, wait, body)
     try:
         error = loads_strict(body).get("error") if len(body) <= MAX_FRAME_BYTES else None
     except (ValueError, AttributeError):
@@ -123,7 +123,7 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached
                 None) if isinstance(details, list) else None
     code = CODES.get(info.get("reason")) if info is not None and isinstance(info.get("reason"), str) else None
     if code is None or (status == 403 and code != PERMISSION_DENIED_CODE):
-        return refused(status, headers, url, attached, wait)
+        return refused(status, headers, url, attached, wait, body)
     message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
     return RemoteError(code, f"HTTP {status}: {message[:200]}", details)
 
