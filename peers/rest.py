@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 # official SDK sends them and the conformance kit requires.
 MEDIA_TYPES = ("application/json", "application/a2a+json")
 MAX_QUERY_FIELDS = 20  # ListTasks has seven; more is not a request we need to read
+# A caller's tasks, webhooks (their tokens) and extended card: no cache may keep an answer for another. An API
+# key travels in X-API-Key, so RFC 9111 3.5 (no answer to Authorization reused) does not cover it, and a GET's
+# answer with no Cache-Control is heuristically cacheable (4.2.2). A stream keeps its no-cache.
+NOT_STORED = {"Cache-Control": "no-store"}
 
 
 # Section 5.4 (1.0.1): each error's HTTP status, and the google.rpc code its Status names.
@@ -150,7 +154,7 @@ class RestBinding:
             return HttpResponse(200, {"Content-Type": sse.MEDIA_TYPE, "Cache-Control": "no-cache", **headers},
                                 _events(result.results))
         # DeleteTaskPushNotificationConfig answers google.protobuf.Empty: {} in JSON.
-        answer = {"Content-Type": _media_type(request), **headers}
+        answer = {"Content-Type": _media_type(request), **NOT_STORED, **headers}
         return HttpResponse(200, answer, dumps({} if result is None else result))
 
     def error(self, status: int, error: JsonRpcError, headers: dict[str, str]) -> HttpResponse:
@@ -162,7 +166,7 @@ class RestBinding:
         message = error.message  # the field a wire's reader names within JSON-RPC's params: here, in the body or query
         body = {"code": status, "status": code, "message": message.replace(": params.", ": ", 1)
                 if isinstance(error, InvalidField) else message, **({"details": details} if details else {})}
-        return HttpResponse(status, {"Content-Type": "application/json", **headers}, dumps({"error": body}))
+        return HttpResponse(status, {"Content-Type": "application/json", **NOT_STORED, **headers}, dumps({"error": body}))
 
 
 SERVED = RestBinding  # what peers/a2a/bindings.py's HTTP+JSON row serves with

@@ -609,3 +609,41 @@ def test_a_cancel_whose_metadata_is_not_an_object_is_invalid_params_on_both_bind
     assert read[2]["result"]["id"] == task["id"]
     kept = billing_rest("POST", "/a2a", {**frame, "params": {"id": task["id"], "metadata": {"why": "late"}}})[2]
     assert kept["error"]["code"] == -32002, "an object is read as before: the finished task is not cancelable"
+
+
+def test_no_answer_of_the_binding_may_be_stored_by_a_cache_so_none_reaches_a_stranger_asking_the_same_url():
+    """An API key travels in X-API-Key, not Authorization, so RFC 9111 3.5 does not keep a shared cache
+    in front of the agent from storing an answer to it: a GET's 200 (or 404) with no Cache-Control is
+    heuristically cacheable (RFC 9111 4.2.2; Varnish keeps one 120 s by default), and the caller's task
+    list, task, webhook configs (their tokens too) and extended card went, from the cache, to anyone asking
+    the same URL with no key at all. Every answer says no-store; a stream keeps its no-cache."""
+    from conftest import exchange
+    from peers.serving import scheme_for
+    from transports.server import PeerServer
+    server = PeerServer(None, "127.0.0.1", 0, idle_timeout=2.0)
+    peer = billing.billing_agent(server.base_url)
+    scheme, _ = scheme_for("apikey", "k3y-42", server.base_url, peer, None, pytest.fail)
+    server.app = PeerApp(peer, by_name("1.0"), scheme=scheme, log=lambda line: None)
+    server.start()
+
+    def ask(verb, path, body=None):  # the key in its header, and no Authorization: all a cache goes by
+        sent = b"" if body is None else json.dumps(body).encode()
+        status, headers, answer = exchange(http.client.HTTPConnection(*server.server_address[:2], timeout=5), verb,
+                                           path, sent, {"X-API-Key": "k3y-42", "A2A-Version": "1.0",
+                                                        **({"Content-Type": "application/json"} if sent else {})})
+        return status, {name.lower(): value for name, value in headers.items()}, answer
+    try:
+        task = json.loads(ask("POST", "/a2a/message:send", REFUND)[2])["task"]["id"]
+        webhook = {"url": "https://hooks.example/a2a", "token": "webhook-secret"}
+        assert ask("POST", f"/a2a/tasks/{task}/pushNotificationConfigs", webhook)[0] == 200
+        for verb, path, expected in [
+                ("GET", "/a2a/tasks", 200), ("GET", f"/a2a/tasks/{task}", 200),
+                ("GET", f"/a2a/tasks/{task}/pushNotificationConfigs", 200),
+                ("GET", f"/a2a/tasks/{task}/pushNotificationConfigs/{task}", 200),
+                ("GET", "/a2a/extendedAgentCard", 200), ("GET", "/a2a/tasks/no-such-task", 404),
+                ("GET", "/a2a/tasks?pageSize=0", 400), ("POST", f"/a2a/tasks/{task}:cancel", 400)]:
+            status, headers, answer = ask(verb, path)
+            assert status == expected and "no-store" in headers.get("cache-control", ""), (path, status, headers)
+        assert b"webhook-secret" in ask("GET", f"/a2a/tasks/{task}/pushNotificationConfigs")[2], "what was at stake"
+    finally:
+        server.stop()
