@@ -1,14 +1,13 @@
 """How a peer answers each A2A operation: every wire's method names, mapped onto the peer core.
 
-A served peer answers the essay's, 0.3's and 1.0's methods on one endpoint, choosing by method name (the
-names never collide across versions). Each wire module says which operation each of its names asks for
-(`METHODS`); this module maps those operations onto `Peer`, and is where what a wire could not read becomes
--32602. An operation the peer's card does not declare (streaming, push notifications, an extended card) is
-refused with the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4). `OPERATIONS` is the one
-table from operation to handler: JSON-RPC reaches it by method name (`MethodTable`), HTTP+JSON by route
-(peers/rest.py), so an operation is added once, for both bindings, and each is checked once: its version,
-the extensions it needs, the tenant it names. Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes),
-3.6 (versions).
+A served peer answers the essay's, 0.3's and 1.0's methods on one endpoint, choosing by method name (the names
+never collide across versions). Each wire module says which operation each of its names asks for (`METHODS`);
+this module maps those operations onto `Peer`, and is where what a wire could not read becomes -32602. An
+operation the peer's card does not declare (streaming, push notifications, an extended card) is refused with
+the spec's own error, not "Method not found" (A2A 1.0 section 3.3.4). `OPERATIONS` is the one table from
+operation to handler: JSON-RPC reaches it by method name (`MethodTable`), HTTP+JSON by route (peers/rest.py),
+so an operation is added once, for both bindings, and each is checked once: its version, the extensions it
+needs, the tenant it names. Spec: A2A 1.0 sections 5.3 and 9.4 (methods), 11.3 (routes), 3.6 (versions).
 """
 
 from __future__ import annotations
@@ -100,6 +99,9 @@ def _push(verb: str) -> Callable[[Any, Peer], Handler]:
                 config = read(wire_format.push_config, params)
                 peer.get_task(config.task_id, owner=caller.owner)  # one's own task, or -32001
                 kept = webhooks.set(caller.owner, config, wire_format, named=bool(config.id))  # none: named here
+                if peer.store.find(config.task_id, caller.owner) is None:  # forgotten since found: its webhooks went
+                    webhooks.delete(caller.owner, config.task_id, kept.id)  # with it, and so does this one (kept, it
+                    peer.get_task(config.task_id, owner=caller.owner)  # was never told, nor deleted): -32001
                 return wire_format.push_to_wire(kept, tenant)
             if verb == "list":  # a page of them (1.0): a token naming none of them is the caller's -32602
                 task_id, size, token = read(wire_format.push_list_query, params)
@@ -134,8 +136,7 @@ def _stream(wire_format: WireFormat, peer: Peer) -> Handler:
 
 
 def _subscribe(wire_format: Any, peer: Peer) -> Handler:
-    """SubscribeToTask: a task's stream from where it is now, each change as it happens,
-    until it ends. A finished task has no more events (-32004), as a plain JSON error."""
+    """SubscribeToTask: a task from now, each change as it happens, until it ends; a finished one: -32004."""
     if not peer.card.streaming:
         return _refusal(UnsupportedOperation, NO_STREAMING)(wire_format, peer)
 
@@ -164,8 +165,7 @@ def _extended_card(wire_format: WireFormat, peer: Peer) -> Handler:
         # never gets here where the app checks one (its 401 comes first, as for a task); an app that checks
         # none tells nobody apart, so shows the card to nobody (`serve` will not start so: peers/demo.py).
         if not split(caller.owner)[1]:  # nobody, whatever tenant it names
-            raise ExtendedAgentCardNotConfigured("the extended card is for authenticated callers; "
-                                                 "this server checks no credentials")
+            raise ExtendedAgentCardNotConfigured("it is for authenticated callers; this server checks no credentials")
         return wire_format.card_to_wire(peer.extended_card)
     return extended
 

@@ -860,3 +860,40 @@ def test_a_push_that_is_no_stream_response_fails_the_delegation_in_one_line_and_
     outcome, _, answered, took = pushed_to(wire_v10, lambda token: [(body, token)], patience=5)
     assert answered == [200] and outcome.error.startswith("delegation failed: a push ") and "\n" not in outcome.error
     assert took < 3, "not waited out"
+
+
+def test_a_config_whose_task_the_store_forgets_while_it_is_set_is_not_kept_and_the_set_says_the_task_is_gone(
+        monkeypatch):
+    """CreateTaskPushNotificationConfig found the task, then kept the config: a task forgotten between
+    the two (the store full, its caller's newest refund pushing out its oldest) took its configs with it
+    before this one was kept, so this one stayed for ever, never told, never deleted (delete first finds
+    the task), and counted in its caller's 100 and the peer's 1,000. A name's lookup as the config is
+    judged holds it at that point, so the store forgets the task there, every time."""
+    import socket
+    looking, answer = threading.Event(), threading.Event()
+    resolve = socket.getaddrinfo
+
+    def held_for_localhost(host, *args, **kwargs):
+        if host == "localhost":
+            looking.set()
+            answer.wait(5)
+        return resolve(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", held_for_localhost)
+    app = PeerApp(billing.billing_agent(allow_private_webhooks=True, max_tasks=1), wire_v10, token="t0k")
+    transport = InProcessTransport({billing.BASE_URL: app})
+
+    def call(method, params):
+        frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+        return json.loads(transport.post(billing.BASE_URL + "/a2a", frame, HEADERS).body)
+    task = paused_task(call)["id"]
+    answered = []
+    setting = threading.Thread(target=lambda: answered.append(call("CreateTaskPushNotificationConfig", {
+        "taskId": task, "url": "http://localhost:9/hook"})))
+    setting.start()
+    assert looking.wait(5), "the config is being judged: its task was found"
+    call("SendMessage", {"message": {"messageId": "m-2", "role": "ROLE_USER", "parts": [
+        {"data": {"order_id": "ORD-2", "amount": 5}}]}})  # a store of one task forgets the first
+    answer.set()
+    setting.join(10)
+    assert answered[0].get("error", {}).get("code") == -32001, answered
+    assert not any(configs for (_, task_id), configs in app.peer.webhooks.configs.items() if task_id == task)
