@@ -188,11 +188,14 @@ def instant(timestamp: str | None) -> str | None:
     if not (shape and digits.isascii() and digits.isdigit() and len(digits) == 14
             and len(fraction) <= 9 and (not dot or (fraction.isascii() and fraction.isdigit()))):
         return None
-    try:  # the shape is right; the month, day and time must be real too
+    try:  # the shape is right; the month, day and time must be real too (a leap second is 60: strptime takes 61)
         parsed = time.strptime(whole, "%Y-%m-%dT%H:%M:%S")
     except ValueError:
         return None
+    if parsed.tm_sec > 60:
+        return None
     if offset:  # the same moment in UTC (calendar loads datetime: only for a timestamp that needs it)
         import calendar
-        whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(calendar.timegm(parsed) - offset * 60))
-    return f"{whole}.{fraction:0<9}" if len(whole) == 19 else None  # past year 9999, or before year 1: none
+        parsed = time.gmtime(calendar.timegm(parsed) - offset * 60)  # its year written in four digits below:
+        whole = "%04d-%02d-%02dT%02d:%02d:%02d" % parsed[:6]  # strftime's %Y writes year 999 as 999
+    return f"{whole}.{fraction:0<9}" if 1 <= parsed.tm_year <= 9999 else None  # past year 9999, or before 1: none
