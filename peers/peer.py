@@ -194,9 +194,9 @@ class Peer:
         """A request for an effect already done (or being done): the original task, if the same caller asks the same and it
         is kept; else a rejection saying why. So is a message resent once its task is forgotten, its messageId with it."""
         same = same_claim(earlier.payload, request.claim)
-        if earlier.owner == owner and same and earlier.task_id in self.store.tasks:
-            return self.store.get(earlier.task_id, owner)
-        return self._rejected(message, owner, request.content, why_not_again(earlier, owner, same))
+        kept = self.store.find(earlier.task_id, owner) if earlier.owner == owner and same else None  # one look, as
+        return kept if kept is not None else \
+            self._rejected(message, owner, request.content, why_not_again(earlier, owner, same))  # it may go meanwhile
 
     def _rejected(self, message: Message, owner: str, content: str, refused: str | Refusal) -> Task:
         note, data = reason_and_data(refused)
