@@ -272,11 +272,12 @@ def test_a_file_holding_one_task_id_twice_reads_back_the_later_task_and_its_mess
     peer, call = billing_on(path, new_task_id=counter_ids("again"))
     assert list(peer.store.tasks) == ["task-1"] and list(peer.store.by_message) == [(owner + "b", "b-0")]
     assert peer.store.message_keys == {"task-1": [(owner + "b", "b-0")]}
-    resent = call(refund("a-0", "ORD-A0"))
+    resent = call(refund("a-0", "ORD-A0"))  # its task forgotten: a new message, for an order done (rejected)
     assert "ORD-B0" not in json.dumps(resent), "never answered with another caller's task"
+    assert resent["result"]["task"]["status"]["state"] == "TASK_STATE_REJECTED", resent
     peer.store.file.close()
     assert {task_id: [pair[0] for pair in pairs] for task_id, pairs in kept_messages(path).items()} == {
-        "task-1": ["b-0"]}, "the earlier row deleted, with its message"
+        "task-1": ["b-0"], "again-1": ["a-0"]}, "the earlier row deleted, with its message"
 
 
 def test_a_schema_3_file_has_its_effects_kept_in_the_order_made_and_nothing_is_refunded_twice(tmp_path):
