@@ -200,7 +200,7 @@ def folded(task: Task | None, update: Event | Current) -> Task | None:
 class Folding:
     """One source's updates folded into its task as they are read (follow.py), each as `folded` folds it; an artifact
     update without a scan or a new task (Artifacts), the task's tuple of artifacts made once, when the task is next
-    asked for (by an update of another kind, or the caller)."""
+    asked for (by a whole task, which is compared with them, or the caller): a status or a message changes none."""
 
     def __init__(self, task: Task | None) -> None:
         self._task: Task | None = task
@@ -222,5 +222,5 @@ class Folding:
                 and not task.state.is_terminal:
             self._made = self._made or Artifacts(task.artifacts)
             self._made.add(update)
-        else:
-            self._task = folded(self.task, update)
+        else:  # (made at each status, a peer's "working" after each artifact made folding quadratic)
+            self._task = folded(self.task if isinstance(update, (Task, Current)) else task, update)
