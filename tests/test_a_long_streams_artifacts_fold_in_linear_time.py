@@ -60,10 +60,14 @@ def test_eight_thousand_artifact_updates_fold_in_well_under_a_second_and_four_ti
     assert whole < 8 * quarter + 0.1, f"4 times the updates took {whole / quarter:.1f} times as long: not linear"
 
 
-def test_artifact_updates_each_followed_by_a_status_fold_in_time_linear_in_their_number():
-    """A status update between artifact updates made the artifacts told into the task's tuple, and the next artifact
-    update indexed them all again: a peer saying "working" after each took 2 s of CPU for 4,000 (the scan it replaced
-    took a quarter of that). A status changes no artifact: the task's tuple is made once a whole task is folded in."""
-    folded_in(200, [WORKING])
-    quarter, whole = folded_in(1000, [WORKING]), min(folded_in(4000, [WORKING]) for _ in range(2))
+AGAIN = {"task": {"id": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}  # as it was: no artifact
+
+
+def test_artifact_updates_each_followed_by_a_status_and_the_task_again_fold_in_time_linear_in_their_number():
+    """A status update or a whole task between artifact updates made the artifacts told into the task's tuple, and the
+    next artifact update indexed them all again: a peer saying "working" after each took 2 s of CPU for 4,000 (the
+    scan it replaced took a quarter of that), and the task resent as it began, each artifact compared with all told.
+    A status changes no artifact, and a task resent is compared artifact by artifact with those it tells alone."""
+    folded_in(100, [WORKING, AGAIN])
+    quarter, whole = folded_in(500, [WORKING, AGAIN]), min(folded_in(2000, [WORKING, AGAIN]) for _ in range(2))
     assert whole < 8 * quarter + 0.1, f"4 times the updates took {whole / quarter:.1f} times as long: not linear"

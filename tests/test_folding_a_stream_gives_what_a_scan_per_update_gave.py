@@ -5,7 +5,7 @@ ahead, back, the same; whole tasks, Current, messages) are folded both ways, by 
 import random
 
 from peers.a2a.model import Artifact, Message, Part, Task, TaskState, ends
-from peers.a2a.stream import ArtifactUpdate, Current, Folding, StatusUpdate, direct_reply, fold, may_become
+from peers.a2a.stream import ArtifactUpdate, Current, Folding, StatusUpdate, direct_reply, fold, folded, may_become
 
 
 def old_appended(artifacts, update):
@@ -96,10 +96,12 @@ def test_following_a_stream_gives_the_task_folding_each_update_in_turn_gave_for_
     rng = random.Random(5)
     for _ in range(1500):
         events = seeded_stream(rng, rng.randint(0, 30))
-        start = rng.choice([None, Task("t", (TaskState.WORKING,), (Artifact("a", (Part(text="0"),)),))])
+        start = rng.choice([None, Task("t", (TaskState.WORKING,), (Artifact("a", (Part(text="0"),)),)), Task(
+            "t", (TaskState.WORKING,), tuple(Artifact(name, (Part(text=name),)) for name in "aab"))])  # (by hand: twice)
         folding, task = Folding(start), start
         for event in events:
             folding.add(event)
+            assert folded(task, event) == old_folded(task, event), (task, event)
             task = old_folded(task, event)
             assert folding.ended() == (task is not None and ends(task.state))
             if rng.random() < 0.2:  # the task asked for midway (follow.py asks at its end), then folded on
