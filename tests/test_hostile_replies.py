@@ -20,6 +20,7 @@ from peers import billing
 from peers.support.output import Console
 from transports.base import HttpResponse
 from transports.inprocess import InProcessTransport
+from transports.masking import mask_body
 from transports.network import HttpTransport
 from transports.printer import FramePrinter
 
@@ -193,7 +194,7 @@ def _error(message, code=-32050):
 
 @pytest.mark.parametrize("status, body, said", [
     (429, _error("slow down: 3 a minute"), '(it says "slow down: 3 a minute")'),
-    (503, _error("\x1b[2Jdown for upkeep " + "z" * 5000), '(it says "\\x1b[2Jdown for upkeep zzz'),
+    (503, _error("\x1b[2Jdown for upkeep " + "z" * 5000), '(it says "\\x1b[2Jdown for upkeep...")'),  # a word cut: left out
     (404, b"<html>no such page</html>", None), (429, b"\xff\xfe not UTF-8", None), (429, b"[1, 2]", None),
     (429, b'{"error": "no object"}', None), (429, _error(["not", "a", "string"]), None),
     (429, b"[" * 100_000 + b"]" * 100_000, None),  # nested past any limit: not read, nothing said
@@ -213,6 +214,26 @@ def test_an_http_refusals_error_message_is_said_escaped_and_cut_and_any_other_bo
     assert outcome.task is None and f"HTTP {status}: " in outcome.error and "\n" not in outcome.error, outcome.error
     assert "\x1b" not in outcome.error and len(outcome.error) < 1000, outcome.error
     assert (said in outcome.error) if said else "it says" not in outcome.error, outcome.error
+
+
+def test_our_credential_an_http_refusal_says_back_is_cut_whole_or_not_at_all_so_it_is_masked_where_it_is_shown():
+    """A refusal's message is cut to 200 characters; cut inside our token, which the peer said back ("invalid token
+    ..."), the part before the cut was no secret we hold and was shown and traced unmasked (a JWT, longer than the
+    cut, always was). The message is cut between words: our token is in it whole, and masked, or not at all."""
+    honest = support_agent([BILLING])[2][billing.BASE_URL]
+
+    def echoing(request):
+        if request.method == "GET":
+            return honest(request)
+        token = request.header("Authorization").partition(" ")[2]
+        words = "no " * ((200 - len(token) // 2) // 3)  # the token straddles the 200th character
+        return HttpResponse(401, {}, json.dumps({"error": {"code": -32041, "message": f"{words}{token} is wrong"}}
+                                                ).encode())
+    agent, printer, _ = support_agent([BILLING], apps={billing.BASE_URL: echoing})
+    outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+    (token,) = printer.held
+    shown = mask_body(outcome.error, tuple(printer.held))
+    assert "HTTP 401" in outcome.error and '(it says "no no' in shown and token[:8] not in shown, shown
 
 
 @pytest.mark.parametrize("status, wait, said", [

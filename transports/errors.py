@@ -94,8 +94,8 @@ class HttpRefusal(PeerError):
             reason = "the peer refused at the HTTP level"
         hint = hint if status in (401, 403) and not credentials_sent else ""  # a credential is no answer to a 404
         if said:
-            from transports.escaping import escape
-            reason += f' (it says "{escape(said[:200])}{"..." if len(said) > 200 else ""}")'
+            from transports.escaping import cut, escape
+            reason += f' (it says "{escape(cut(said, 200))}")'
         asked = retry_after(status, wait)  # a 429's or 503's Retry-After
         reason += f"; {asked}" if asked else ""
         super().__init__(f"HTTP {status}: {reason}" + (f" ({hint})" if hint else ""))

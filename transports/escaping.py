@@ -17,3 +17,16 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
             return ch
         return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
     return "".join(visible(ch) for ch in text)
+
+
+def cut(text: str, most: int) -> str:
+    """`text` to at most `most` characters, "..." after it if longer, cut between words: a secret it says (our token,
+    which a peer may say back) is kept whole, to be masked by whoever holds it (masking.py), or left out, never cut
+    in two (its first part is no secret we hold: it was shown, and traced, as it came)."""
+    if len(text) <= most:
+        return text
+    kept = text[:most]
+    if not text[most].isspace() and not kept[-1].isspace():  # the last word goes on past the cut: it goes, whole
+        words = kept.rsplit(None, 1)
+        kept = words[0] if len(words) == 2 else ""
+    return f"{kept.rstrip()}..."
