@@ -24,6 +24,7 @@ from transports.base import HttpResponse
 from transports.errors import HttpRefusal, PeerError, ProtocolViolation, RemoteError
 from transports.inprocess import InProcessTransport
 from transports.network import HttpTransport
+from transports.masking import mask_body
 from transports.printer import FramePrinter
 
 BASE = "https://billing.acme.example"
@@ -321,3 +322,23 @@ def test_a_0_3_card_preferring_another_transport_is_unsupported_not_malformed():
     for transport in ("HTTP+JSON", "GRPC"):
         with pytest.raises(Unspeakable, match=re.escape(f"it offers {transport} (A2A 0.3), not JSONRPC")):
             read_card(wire_v03, {**document, "preferredTransport": transport})
+
+
+def test_our_credential_an_http_json_error_says_back_is_cut_whole_or_not_at_all_so_it_is_masked_where_it_is_shown():
+    """An HTTP+JSON error's message is cut to 200 characters: cut inside our token, said back in it, the part before
+    the cut was no secret we hold, and was shown and traced unmasked. It is cut between words, as a refusal's is."""
+    agent, peer, _ = rest_only()
+
+    def echoing(http):
+        if http.method == "GET":
+            return peer(http)
+        token = http.header("Authorization").partition(" ")[2]
+        words = "no " * ((200 - len(token) // 2) // 3)  # the token straddles the 200th character
+        return HttpResponse(403, {"Content-Type": "application/json"}, json.dumps({"error": {
+            "code": 403, "status": "PERMISSION_DENIED", "message": f"{words}{token} lacks a scope", "details": [
+                {"@type": http_json.ERROR_INFO, "reason": "PERMISSION_DENIED", "domain": "a2a-protocol.org"}]}}).encode())
+    agent.transport.inner.apps[BASE] = echoing
+    outcome = agent.handle(BILLING_CARD, story.SKILL, story.PAYLOAD)
+    shown = mask_body(outcome.error, tuple(agent.transport.held))
+    (token,) = agent.transport.held
+    assert "HTTP 403: no no" in shown and "(-32043)" in shown and token[:8] not in shown, shown

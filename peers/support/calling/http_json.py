@@ -27,6 +27,7 @@ from transports import sse
 from transports.base import ClientRequest, HttpResponse
 from transports.codec import MAX_FRAME_BYTES, LimitExceeded, dumps, loads_strict
 from transports.errors import PERMISSION_DENIED_CODE, ProtocolViolation, RemoteError, TransportError
+from transports.escaping import cut
 from transports.jsonrpc import ErrorCode
 
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
@@ -125,7 +126,7 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached
     if code is None or (status == 403 and code != PERMISSION_DENIED_CODE):
         return refused(status, headers, url, attached, wait, body)
     message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
-    return RemoteError(code, f"HTTP {status}: {message[:200]}", details)
+    return RemoteError(code, f"HTTP {status}: {cut(message, 200)}", details)  # (whole words: our token, masked)
 
 
 def event_of(data: bytes) -> Any:
