@@ -203,7 +203,7 @@ def test_a_long_session_keeps_its_newest_records_and_the_page_says_older_ones_we
         said = browser.wait_for("!document.getElementById('dropped').hidden && "
                                 "document.getElementById('dropped-records').textContent")
         assert said.startswith(f"its trace and diagram keep the newest {keeping.MOST_RECORDS:,} records (4 MiB of "
-                               "bodies and headers): ") and said.endswith("older frames and lines were dropped"), said
+                               "bodies, lines, URLs and headers): ") and said.endswith("older frames and lines were dropped"), said
         assert 2 * BIG * sent > keeping.MOST_RECORD_BYTES and sent < 12
         run_id = browser.evaluate("document.body.dataset.run")
         records = [json.loads(line) for line in ask(page, f"/runs/{run_id}/trace.jsonl")[2].splitlines()]

@@ -178,7 +178,7 @@ PROXY_FLAGS = (  # `proxy --to URL`: stand between two A2A programs, every frame
     Flag("--keep-card", False, "serve a signed card unchanged (its interfaces still name the agent)",
          options={"action": "store_true"}),
     Flag("--trace", None, "also write the session's frames and lines to FILE when stopped, its newest 10,000 "
-         "records (8 MiB of bodies and headers); --replay and --diagram read it", options=A_FILE),
+         "records (8 MiB of bodies, lines, URLs and headers); --replay and --diagram read it", options=A_FILE),
     Flag("--timeout", HTTP_TIMEOUT * 3, "how long one exchange with the agent may take; a stream lasts while it "
          "talks, ended once silent this long (default: %(default)s)",
          options={"type": values.seconds, "metavar": "SECONDS"}),

@@ -243,5 +243,5 @@ class Window:
             self.said = self.dropped
             return {"type": "dropped", "what": "records", "text": (
                 f"{self.keeper} the newest {self.most:,} records ({self.most_bytes >> 20} MiB of "
-                f"bodies and headers): {self.dropped:,} older frames and lines were dropped")}
+                f"bodies, lines, URLs and headers): {self.dropped:,} older frames and lines were dropped")}
         return None
