@@ -46,7 +46,8 @@ PUSH = "push to our webhook"  # a frame's method, where a peer POSTed a task's c
 # URLs whose last request is remembered, the newest: an answer comes just after its request, a push names the peer we
 # last asked, and a proxy's clients may name a new URL (a query of their own) with every request, for days. Bounded in
 # bytes too, URLs and what they were asked: a thousand 8 KiB URLs were 8 MiB, past the 4 MiB a session keeps of its
-# records (web/keeping.py); a quarter of that holds a proxy's 64 requests at once (server.py's workers) many times over
+# records (web/keeping.py); a quarter of that holds a hundred of the longest URLs a proxy takes (8 KiB), more than its
+# 64 workers ask at once (server.py), though one request whose body names a method or an id of a MiB holds it alone
 MOST_ASKED, MOST_ASKED_BYTES = 1000, 1 << 20
 
 
