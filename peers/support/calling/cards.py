@@ -36,7 +36,7 @@ from transports.errors import HttpRefusal, PeerError
 from transports.printer import is_secret_header
 from transports.records import Record
 
-MOST_REFUSAL_READ = 64 << 10  # bytes of a refusal's body read for its error: an error object is a few hundred
+MOST_REFUSAL_READ = 64 << 10  # bytes a refusal's body may be to be read for its error: an error object is a few hundred
 TYPE_CHECKING = False  # typing's names are for type checkers: a run need not load it (transports/__init__.py)
 if TYPE_CHECKING:
     from typing import Any, Callable, Protocol
@@ -153,7 +153,7 @@ def refused(status: int, headers: dict[str, str], url: str, attached: bool = Fal
 
 def error_in(body: Any) -> tuple[Any, str | None]:
     """The code and message of the error object a refusal's body holds, JSON-RPC's or HTTP+JSON's (google.rpc.Status,
-    its code HTTP's), as (None, None) for any other body: read strictly, and only up to MOST_REFUSAL_READ bytes."""
+    its code HTTP's), as (None, None) for any other body: read strictly, and only if at most MOST_REFUSAL_READ bytes."""
     if not isinstance(body, bytes) or len(body) > MOST_REFUSAL_READ:
         return None, None
     try:
