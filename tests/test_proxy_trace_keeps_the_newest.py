@@ -130,3 +130,20 @@ def test_proxy_help_says_trace_keeps_the_newest_records_to_the_file_named():
     said = " ".join(done.stdout.split())
     assert done.returncode == 0 and "every frame and line" not in said and "FILE.jsonl" not in said
     assert f"newest {run.MOST_TRACED:,} records ({run.MOST_TRACED_BYTES >> 20} MiB" in said
+
+
+def test_the_method_each_frame_names_counts_toward_what_a_trace_keeps(tmp_path, monkeypatch):
+    """A frame's record names its request's method, its answer's too, and neither was counted: a client's method
+    of 3,000 characters was kept twice more for each request, uncounted, and a session's --trace file, each such
+    character written as 6 (\\u00e9), was three times the size --replay was sized for (MAX_TRACE_CHARS)."""
+    import json
+    monkeypatch.setattr(run, "MOST_TRACED_BYTES", 64 << 10)
+    with traced_proxy() as (proxy, lines, recorder):
+        client = HttpTransport(timeout=5)
+        for n in range(30):
+            asked = json.dumps({"jsonrpc": "2.0", "id": n, "method": "\u00e9" * 3000}, ensure_ascii=False).encode()
+            client.post(f"{proxy}/a2a", asked, {"Content-Type": "application/json"})
+    kept = sum(len(record[key]) for record in recorder.records for key in ("body", "text", "url", "method", "jsonrpc_id")
+               if isinstance(record.get(key), str))
+    assert kept <= 64 << 10, f"{kept:,} characters kept past the 64 KiB bound"
+    assert any("--trace keeps the newest" in line for line in lines.lines)

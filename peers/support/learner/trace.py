@@ -206,11 +206,17 @@ def _json(data: bytes) -> Any:
         return None
 
 
+# What a record holds that its sender chose the length of, counted with its headers: a frame's method (and id) is its
+# request's, named again in its answer's record, uncounted a client's 3,000-character method tripled the file
+COUNTED = ("body", "text", "url", "method", "jsonrpc_id")
+
+
 class Window:
-    """A listener after a Recorder's, keeping its records to the newest `most` and `most_bytes`
-    (of bodies, lines, URLs and headers; the registry record first stays), and `tell`ing so, in the
-    words of `keeper` (who keeps them), when older ones first go and every tenth of `most` after
-    that: a long session's trace is of its newest part, its memory bounded (a proxy's, the page's).
+    """A listener after a Recorder's, keeping its records to the newest `most` and `most_bytes` (of
+    bodies, lines, URLs, headers and the methods they name: COUNTED; the registry record first stays),
+    and `tell`ing so, in the words of `keeper` (who keeps them), when older ones first go and every
+    tenth of `most` after that: a long session's trace is of its newest part, its memory bounded (a
+    proxy's, the page's).
     A proxy's workers record at once: one call at a time counts and drops records."""
 
     def __init__(self, records: list[dict[str, Any]], tell: Callable[[dict[str, Any]], None],
@@ -229,7 +235,7 @@ class Window:
     def _keep(self) -> dict[str, Any] | None:
         pinned = 1 if self.records and self.records[0].get("kind") == "registry" else 0
         for record in self.records[pinned + len(self.sizes):]:  # the records added since the last call
-            size = sum(len(record[key]) for key in ("body", "text", "url") if isinstance(record.get(key), str)) + 64 + sum(
+            size = sum(len(record[key]) for key in COUNTED if isinstance(record.get(key), str)) + 64 + sum(
                 len(name) + len(value) for name, value in (record.get("headers") or {}).items())
             self.sizes.append(size)
             self.size += size
