@@ -209,3 +209,26 @@ def test_a_batch_of_receivers_no_resolver_answers_for_holds_one_place_among_the_
         waiting = [each for each in threading.enumerate() if each.name == "lookup"]
     assert sent.status == 200 and len(waiting) == 1, (len(waiting), lines.text()[-2000:])
     assert "not looked up" not in lines.text()
+
+
+def test_a_delivery_the_proxy_relays_has_frame_numbers_of_its_own_apart_from_the_clients_exchanges():
+    """The proxy prints a delivery with a printer of its own, beside the one of its clients' exchanges, and a live
+    page shows both and draws them by number (web/proxying.py): each counted from 1, a page's #1 and #2 were two
+    frames each, and a step of the diagram showed the other."""
+    import time
+    delivered = []
+    receiver = PeerServer(lambda request: delivered.append(request.body) or HttpResponse(200, {}, b""), "127.0.0.1", 0,
+                          idle_timeout=2.0).start()
+    try:
+        with billing_served(private_webhooks=True) as agent, proxy_to(agent, webhook=True) as (proxy, lines):
+            asked = json.loads(refund(1))
+            asked["params"]["configuration"] = {"taskPushNotificationConfig": {"url": receiver.base_url + "/r"}}
+            assert HttpTransport(timeout=5).post(proxy + "/a2a", json.dumps(asked).encode(), HEADERS).status == 200
+            deadline = time.monotonic() + 10
+            while not delivered and time.monotonic() < deadline:  # billing pushes once its answer has gone
+                time.sleep(0.02)
+            seqs = [frame.seq for each in (lines.app.printer, lines.app.pushes) for frame in each.frames]
+    finally:
+        receiver.stop()
+    assert delivered and len(lines.app.pushes.frames) >= 2, "a delivery crossed the proxy"
+    assert len(seqs) == len(set(seqs)), sorted(seqs)

@@ -67,13 +67,13 @@ class Frame(Record):
 
 class FramePrinter:
     def __init__(self, inner: Transport, show: Callable[[str, Frame], None] | None = None, *,
-                 verbose: bool = False, held: tuple[str, ...] = ()) -> None:
+                 verbose: bool = False, held: tuple[str, ...] = (), numbered_with: FramePrinter | None = None) -> None:
         self.inner, self.label, self.unshown = inner, inner.label, set()  # unshown: URLs whose frames are not shown
         self.held = list(held)  # our secrets, masked wherever shown; shared, and grown by what we send (`hold`)
         self.show, self.verbose = show, verbose  # show None: records, prints nothing; --verbose: status, headers, timing
         self.frames: list[Frame] = []  # the newest recorded, within `most_kept` (frames, bytes of their bodies)
         self.most_kept, self.recorded, self._bytes_kept = (MOST_FRAMES_KEPT, MOST_BYTES_KEPT), 0, 0
-        self._numbers = count(1)  # each frame's seq: unique, however many threads record at once (a proxy's)
+        self._numbers = numbered_with._numbers if numbered_with else count(1)  # unique across threads, and printers
         self.listeners: list[Callable[[Frame], None]] = []  # hook: told of every frame
         self.before_send: Callable[[Frame], None] = lambda frame: None  # hook: may StopRun
         self.summarize: Callable[[Frame, str], str | None] = lambda frame, text: None  # hook: a card's line

@@ -123,7 +123,8 @@ def build(settings: Any, console: Any, faults: Faults, recorder: Recorder | None
                              MOST_TRACED, MOST_TRACED_BYTES, keeper="--trace keeps"))
         console.listeners += [recorder.line, *traced]
     if settings.webhook:  # deliveries cross the other way: the agent sends, the client's receiver answers
-        pushes = FramePrinter(upstream, lambda text, frame: show(text, frame, PUSH_TAGS), verbose=settings.verbose)
+        pushes = FramePrinter(upstream, lambda text, frame: show(text, frame, PUSH_TAGS), verbose=settings.verbose,
+                              numbered_with=printer)  # a live page shows both, each frame by its number
         printers.append(pushes)
     for each in printers:
         each.listeners += [recorder.frame, *traced] if recorder is not None else []  # a printer keeps its newest frames
