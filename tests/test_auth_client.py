@@ -61,12 +61,13 @@ def store_of(tmp_path, entries, name="credentials.json"):
     return load_credentials(type("Options", (), {"credentials": str(path), "token_env": None, "peer": []})())
 
 
-def delegate(base, store, timeout=5.0):
-    """One refund to the peer at `base`, trusted there: its outcome, the frames (as printed), our lines."""
+def delegate(base, store, timeout=5.0, binding=None):
+    """One refund to the peer at `base`, trusted there (over `binding`, if given): its outcome, the frames (as
+    printed), our lines."""
     shown, lines = [], []
     printer = FramePrinter(HttpTransport(timeout=timeout), lambda text, frame: shown.append(text), verbose=True)
     agent = story.SupportAgent(printer, [AllowEntry("billing-agent", base + "/a2a")], store,
-                               lambda text="", *args, **facts: lines.append(text), verbose=True)
+                               lambda text="", *args, **facts: lines.append(text), verbose=True, binding=binding)
     try:
         outcome = agent.handle(base + "/.well-known/agent-card.json", story.SKILL, story.PAYLOAD)
     finally:
@@ -129,14 +130,17 @@ def test_a_wrong_credential_is_refused_by_the_peer_and_said_in_one_line(served, 
     assert not [frame for frame in frames if frame.url == base + "/a2a" and kind in ("oauth2", "oidc")]
 
 
-def test_a_429_from_the_peers_guess_limit_says_our_credential_is_the_cause_in_the_peers_own_words(served, tmp_path):
-    """Past five wrong API keys, the peer answers 429 whatever we send, its JSON-RPC error (-32041) saying why: too
-    many wrong credentials from our address. We said "the peer has had too many requests" and to send it again
-    later: its body was never read. The peer's message is said, and the advice is to fix the credential."""
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
+def test_a_429_from_the_peers_guess_limit_says_our_credential_is_the_cause_in_the_peers_own_words(
+        served, tmp_path, binding):
+    """Past five wrong API keys, the peer answers 429 whatever we send, its error (-32041; HTTP+JSON's ErrorInfo
+    UNAUTHENTICATED) saying why: too many wrong credentials from our address. We said "the peer has had too many
+    requests" and to send it again later: its body was never read (over HTTP+JSON, its ErrorInfo named
+    RESOURCE_EXHAUSTED, as a load would). The peer's message is said, and the advice is to fix the credential."""
     base = served("apikey")
     for _ in range(5):
-        delegate(base, store_of(tmp_path, {base + "/a2a": WRONG["apikey"]}))
-    outcome, _, _ = delegate(base, store_of(tmp_path, {base + "/a2a": WRONG["apikey"]}))
+        delegate(base, store_of(tmp_path, {base + "/a2a": WRONG["apikey"]}), binding=binding)
+    outcome, _, _ = delegate(base, store_of(tmp_path, {base + "/a2a": WRONG["apikey"]}), binding=binding)
     assert "HTTP 429" in outcome.error and "too many wrong credentials from this address" in outcome.error, outcome.error
     assert "retry once the credentials are fixed" in outcome.error and "too busy" not in outcome.error, outcome.error
     assert "\n" not in outcome.error

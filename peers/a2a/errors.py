@@ -90,9 +90,8 @@ class Unauthenticated(JsonRpcError):
 class TooManyGuesses(Unauthenticated):
     """Wrong credentials came too often from the caller's address (peers/schemes/guesses.py): refused
     under HTTP 429 and Retry-After, the credential not looked at, so a guess now tests nothing. Still
-    -32041, as any credential not taken: the status and Retry-After say it is a matter of waiting."""
-
-    reason = "RESOURCE_EXHAUSTED"  # google.rpc's name for HTTP 429, as HTTP+JSON's body says it
+    -32041, and its ErrorInfo UNAUTHENTICATED, as any credential not taken: the cause is the caller's
+    credentials, not a load; HTTP+JSON's `status` (RESOURCE_EXHAUSTED, 429's) and Retry-After say to wait."""
 
     def __init__(self, seconds: int) -> None:
         super().__init__(f"too many wrong credentials from this address: try again in {seconds} s")

@@ -26,7 +26,8 @@ from peers.support.calling.cards import HTTP_JSON, refused
 from transports import sse
 from transports.base import ClientRequest, HttpResponse
 from transports.codec import MAX_FRAME_BYTES, LimitExceeded, dumps, loads_strict
-from transports.errors import PERMISSION_DENIED_CODE, ProtocolViolation, RemoteError, TransportError
+from transports.errors import (PERMISSION_DENIED_CODE, UNAUTHENTICATED_CODE, ProtocolViolation, RemoteError,
+                               TransportError)
 from transports.escaping import cut
 from transports.jsonrpc import ErrorCode
 
@@ -43,9 +44,10 @@ ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 # that speaks every verb (transports/base.py `send`: the network's).
 SENT = {route.operation: route for route in ROUTES}
 # An error's ErrorInfo reason -> the code JSON-RPC would have answered with: the same refusal.
-# A scope the credential lacks is an answer too (403, PERMISSION_DENIED): JSON-RPC's -32043.
+# A scope the credential lacks is an answer too (403, PERMISSION_DENIED): JSON-RPC's -32043; and credentials
+# held back (429, UNAUTHENTICATED: a guess limit's), -32041. A 401 is the refusal it is, its body never read so.
 CODES = {**{code.name: int(code) for code in A2AErrorCode}, **{code.name: int(code) for code in ErrorCode},
-         "PERMISSION_DENIED": PERMISSION_DENIED_CODE}
+         "PERMISSION_DENIED": PERMISSION_DENIED_CODE, "UNAUTHENTICATED": UNAUTHENTICATED_CODE}
 
 
 def request_for(method: str, params: Any) -> tuple[str, str, bytes]:
