@@ -208,11 +208,11 @@ def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int
     """Serve the page until Ctrl-C or SIGTERM; print its URL with the token. Returns 0, or 2
     when it cannot listen on the port."""
     import signal
-    import threading
-    stopped = threading.Event()
+    import threading, time  # noqa: E401
+    asked: list[int] = []  # signals come. The handler takes no lock: an Event's set() hung on the one its wait() held
     if threading.current_thread() is threading.main_thread():  # before anything is made: a signal only asks to stop
         for each in (signal.SIGINT, signal.SIGTERM):  # (raised mid-start-up, Ctrl-C left the page's folder behind)
-            signal.signal(each, lambda signum, frame: stopped.set())
+            signal.signal(each, lambda signum, frame: asked.append(signum))
     from transports.named_files import on_disk
     try:  # a file the page reads and saves: absent it is made on saving, but a folder or a pipe never serves
         if os.path.lexists(settings.allowlist):
@@ -232,8 +232,8 @@ def serve(settings: Any, console: Console, again: Callable[[list[str], Any], int
         import webbrowser
         if not webbrowser.open(url):  # no browser this machine knows of: the person opens it
             console.say(f"--open found no browser to open; open {url} in one", Kind.WARNING)
-    while not stopped.wait(0.5):  # a second Ctrl-C only asks again: it cannot cut the clean-up short
-        pass
+    while not asked:  # a second Ctrl-C only asks again: it cannot cut the clean-up short
+        time.sleep(0.1)
     console.say(f"[web] stopping: waiting up to {STOP_SECONDS:g} s for the runs going to end (a lesson's clean-up)")
     close(server, app)
     console.say("[web] stopped.")
