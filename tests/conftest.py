@@ -499,9 +499,18 @@ def misbehaving_peer():
 def free_port() -> int:
     """A loopback port nothing listens on, for a server started in a subprocess on a port it is told: drawn below
     the kernel's ephemeral range, which every port-0 bind and outgoing connection of the parts run at once draws
-    from (a port found free there was taken, now and then, before the server bound it: Address already in use)."""
+    from (a port found free there was taken, now and then, before the server bound it: Address already in use).
+    Never one this process was given before: two drawn for one test came out the same once (a proxy --to itself)."""
     from transports.ports import spare_port
-    return spare_port()
+    for _ in range(100):
+        port = spare_port()
+        if port not in _GIVEN:
+            _GIVEN.add(port)
+            return port
+    raise RuntimeError("no port not given before was found free")
+
+
+_GIVEN: set[int] = set()  # the ports free_port gave, in this process: a few hundred at most
 
 
 def loopback_source(address: str) -> tuple[str, int]:
