@@ -221,7 +221,7 @@ def test_ctrl_c_or_sigterm_during_the_crash_lesson_leaves_no_store_file_and_no_p
 REMOVED_WHILE_ANOTHER_THREAD_TAKES_CTRL_C = r"""
 import os, signal, sys, threading, time
 from peers.support.lessons.crash import store_folder
-FILES = 20000
+FILES = 5000
 def ctrl_c_once_removal_starts(folder):  # taken by this thread, as the demo servers' threads may take it
     deadline = time.monotonic() + 30
     while len(os.listdir(folder)) == FILES and time.monotonic() < deadline:
