@@ -71,6 +71,20 @@ def served_tls(host: str, app: Any) -> Any:
                               os.path.join(KEYS, f"{owner}.DEMO-TLS-KEY.pem"), client_ca)
 
 
+_TOKEN_KEYS: dict[str, Any] = {}  # a scheme kind -> the key its demo host signs access tokens with
+
+
+def _token_key(kind: str) -> Any:
+    """A key made the first time this process serves a demo host issuing tokens of `kind` (none: it issues none),
+    never a DEMO one, as `serve` makes one (serving.py): each costs about 0.25 s in pure Python, and a lesson run
+    again in one process (the live page's, a test's) made two anew each time. A token lives no longer than its
+    process, then, and no demo host takes another kind's: each kind has a key of its own."""
+    if not SCHEME_KINDS[kind].issues_tokens:
+        return None
+    from peers.signing.new_key import new_private_key
+    return _TOKEN_KEYS.get(kind) or _TOKEN_KEYS.setdefault(kind, new_private_key())
+
+
 def under_schemes(make: Callable[..., Any], schemes_at: dict[str, str], card_format: WireFormat,
                   log: Callable[[str], None]) -> dict[str, tuple[PeerApp, dict[str, Any]]]:
     """base URL -> (billing served there under that scheme, the credential for its endpoint,
@@ -84,7 +98,7 @@ def under_schemes(make: Callable[..., Any], schemes_at: dict[str, str], card_for
         secret = row.new_secret(new_token())
         peer = make(base_url, allow_private_webhooks=True, log=lambda line, url=base_url: log(f"[{url}] {line}"))
         failed: list[str] = []
-        scheme, _ = scheme_for(kind, secret, base_url, peer, None, failed.append)  # tokens: a fresh key
+        scheme, _ = scheme_for(kind, secret, base_url, peer, _token_key(kind), failed.append)
         credential = {row.credential: OUR_CLIENT_CERTIFICATE if row.in_handshake else secret}
         served[base_url] = (PeerApp(peer, card_format, scheme=scheme, log=log), credential)
     return served
