@@ -77,8 +77,9 @@ _TOKEN_KEYS: dict[str, Any] = {}  # a scheme kind -> the key its demo host signs
 def _token_key(kind: str) -> Any:
     """A key made the first time this process serves a demo host issuing tokens of `kind` (none: it issues none),
     never a DEMO one, as `serve` makes one (serving.py): each costs about 0.25 s in pure Python, and a lesson run
-    again in one process (the live page's, a test's) made two anew each time. A token lives no longer than its
-    process, then, and no demo host takes another kind's: each kind has a key of its own."""
+    again in one process (the live page's, a test's) made two anew each time. So a token one run was issued may be
+    taken by the same host in a later run of this process, within its 300 s: these are the lesson's own in-process
+    hosts, and our own agent holds their tokens. No host takes another kind's: each kind has a key of its own."""
     if not SCHEME_KINDS[kind].issues_tokens:
         return None
     from peers.signing.new_key import new_private_key
