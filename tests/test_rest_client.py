@@ -201,6 +201,20 @@ def test_an_http_json_error_is_the_a2a_error_it_names_or_the_http_refusal_it_is(
         assert error.code in (-32001, -32602)
 
 
+UNAUTHENTICATED = (b'{"error": {"code": %d, "message": "wrong", "details": [{"@type": '
+                   b'"type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNAUTHENTICATED"}]}}')
+
+
+@pytest.mark.parametrize("status", [500, 503, 400, 200])
+def test_unauthenticated_is_read_from_a_429_alone_not_from_a_status_that_may_have_acted(status):
+    """A guess limit's 429 names UNAUTHENTICATED, and is advised as credentials to fix: read so from any status,
+    a 500 that may have acted would be advised "retry once the credentials are fixed" by a peer's say-so."""
+    error = http_json.error_of(status, UNAUTHENTICATED % status, {"Authorization": "Bearer x"}, f"{BASE}/a2a")
+    assert type(error) is HttpRefusal and "credentials are fixed" not in error.retry_advice(), error.retry_advice()
+    held = http_json.error_of(429, UNAUTHENTICATED % 429, {"Authorization": "Bearer x"}, f"{BASE}/a2a")
+    assert "credentials are fixed" in held.retry_advice()
+
+
 @pytest.mark.parametrize("data", [b"not json", b'{"error": {"message": "x"}}', b'{"a": NaN}', b"9" * 2_000_000])
 def test_a_stream_event_that_is_not_a_stream_response_is_a_protocol_violation(data):
     with pytest.raises((ProtocolViolation, RemoteError)) as raised:

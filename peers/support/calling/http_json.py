@@ -114,7 +114,9 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached
     """An HTTP error status as what it says: the A2A error its ErrorInfo names (RemoteError,
     with the code JSON-RPC would have used and the details as 1.0's `data`), or, for an
     answer without one (or a credential refused: any 401), the HTTP refusal it is. A 403 that
-    names PERMISSION_DENIED is the peer's answer to a caller it knows, as JSON-RPC's -32043 is."""
+    names PERMISSION_DENIED is the peer's answer to a caller it knows, as JSON-RPC's -32043 is; a 429
+    naming UNAUTHENTICATED, its guess limit's (-32041). Either named under another status is refused as
+    that status (a 500 "unauthenticated" must not be advised as nothing done, credentials to fix)."""
     if status == 401 or not isinstance(body, bytes):
         return refused(status, headers, url, attached, wait, body)
     try:
@@ -125,7 +127,8 @@ def error_of(status: int, body: Any, headers: dict[str, str], url: str, attached
     info = next((detail for detail in details if isinstance(detail, dict) and detail.get("@type") == ERROR_INFO),
                 None) if isinstance(details, list) else None
     code = CODES.get(info.get("reason")) if info is not None and isinstance(info.get("reason"), str) else None
-    if code is None or (status == 403 and code != PERMISSION_DENIED_CODE):
+    if code is None or (status == 403) != (code == PERMISSION_DENIED_CODE) or \
+            (status == 429) != (code == UNAUTHENTICATED_CODE):  # each said of its own status alone
         return refused(status, headers, url, attached, wait, body)
     message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
     return RemoteError(code, f"HTTP {status}: {cut(message, 200)}", details)  # (whole words: our token, masked)
